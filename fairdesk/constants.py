@@ -1,0 +1,7 @@
+"""Constants shared by every layer (pure: importing this drags in no device library)."""
+
+#: Working sample rate of every model and signal-processing step (Hz).
+SAMPLE_RATE = 16_000
+
+#: At most this many items in one analysis run (METHODS §1, run cap).
+MAX_RUN_ITEMS = 20_000

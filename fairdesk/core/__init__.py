@@ -1,0 +1,1 @@
+"""Project store, datasets and importers, audio I/O."""

@@ -1,0 +1,496 @@
+"""Dataset importers with validation.
+
+Each reader turns a source (manifest, audiofolder, Common Voice, LibriSpeech) into
+candidate rows plus the problems it found while parsing; :func:`import_dataset` then
+checks every row (path inside the dataset folder, audio decodes, transcript present, id
+unique) and writes the good rows in one transaction. Every problem names the file, the
+row and the reason; the good rows are imported.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import time
+import unicodedata
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from . import audio as audio_io
+from .errors import AudioError, ImportFailed
+from .store import Project
+
+FORMATS = ("auto", "manifest", "audiofolder", "commonvoice", "librispeech")
+
+AUDIO_COLUMNS = ("path", "audio", "audio_path", "file", "file_name", "filename", "wav",
+                 "audio_file", "audio_filepath")
+TEXT_COLUMNS = ("text", "transcript", "transcription", "sentence", "reference",
+                "normalized_text", "ref")
+SPEAKER_COLUMNS = ("speaker_id", "speaker", "client_id", "spk", "spk_id", "participant")
+CONTENT_COLUMNS = ("content_id", "sentence_id", "prompt_id", "text_id")
+ID_COLUMNS = ("id", "item_id", "utt_id", "utterance_id", "key")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One refused row: ``row`` is the 1-based data row of ``source`` (None: whole file)."""
+
+    row: int | None
+    path: str | None
+    reason: str
+    source: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Candidate:
+    row: int
+    source: str
+    key: str | None
+    path: str
+    text: str | None
+    speaker_id: str | None = None
+    content_id: str | None = None
+    metadata: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import did."""
+
+    dataset: str
+    format: str
+    imported: int
+    added: int
+    updated: int
+    unchanged: int
+    problems: tuple[Problem, ...]
+
+    def to_dict(self) -> dict:
+        return {"dataset": self.dataset, "format": self.format, "imported": self.imported,
+                "added": self.added, "updated": self.updated, "unchanged": self.unchanged,
+                "problems": [p.to_dict() for p in self.problems]}
+
+
+# -- text decoding ---------------------------------------------------------------------
+def read_text(path: Path) -> str:
+    """Read a text file as UTF-8 (BOM allowed); undecodable bytes become surrogates so that
+    the rows holding them can be reported one by one instead of sinking the file."""
+    data = Path(path).read_bytes()
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def bad_utf8(value) -> str | None:
+    """A reason when ``value`` holds bytes that were not UTF-8, else None."""
+    if not isinstance(value, str):
+        return None
+    for i, ch in enumerate(value):
+        if "\udc80" <= ch <= "\udcff":
+            return (f"text is not valid UTF-8 (byte 0x{ord(ch) - 0xDC00:02x} at character "
+                    f"{i + 1}); re-save the file as UTF-8")
+    return None
+
+
+def derive_content_id(text: str) -> str:
+    """content_id from the normalised reference (NFC, lower case, no punctuation, marks kept)."""
+    t = unicodedata.normalize("NFC", text or "").lower()
+    t = "".join(ch if not unicodedata.category(ch).startswith("P") else " " for ch in t)
+    t = " ".join(t.split())
+    return "t:" + hashlib.sha1(t.encode("utf-8")).hexdigest()[:12]
+
+
+def _pick(columns, wanted: str | None, candidates, what: str, source) -> str | None:
+    if wanted:
+        if wanted not in columns:
+            raise ImportFailed(f"{source}: no column {wanted!r} for the {what} "
+                               f"(columns: {', '.join(columns)})")
+        return wanted
+    lower = {c.lower().strip(): c for c in columns}
+    for c in candidates:
+        if c in lower:
+            return lower[c]
+    return None
+
+
+# -- table reading (CSV / TSV / JSONL) ---------------------------------------------------
+def read_table(path: Path) -> tuple[list[str], list[tuple[int, dict]], list[Problem]]:
+    """Rows of a CSV, TSV or JSONL file as (row number, dict); malformed rows as problems."""
+    path = Path(path)
+    text = read_text(path)
+    src = str(path)
+    problems: list[Problem] = []
+    rows: list[tuple[int, dict]] = []
+    if path.suffix.lower() in (".jsonl", ".ndjson", ".json"):
+        columns: dict[str, None] = {}
+        for i, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                reason = bad_utf8(line) or f"malformed JSON ({exc.msg} at column {exc.colno})"
+                problems.append(Problem(i, None, reason, src))
+                continue
+            if not isinstance(obj, dict):
+                problems.append(Problem(i, None, "line is not a JSON object", src))
+                continue
+            for k in obj:
+                columns.setdefault(str(k), None)
+            rows.append((i, obj))
+        return list(columns), rows, problems
+    first = text.split("\n", 1)[0]
+    delim = "\t" if path.suffix.lower() == ".tsv" or ("\t" in first and "," not in first) else ","
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim)
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise ImportFailed(f"{src}: the file is empty; it needs a header row") from None
+    header = [h.strip() for h in header]
+    if len(set(header)) != len(header):
+        dup = sorted({h for h in header if header.count(h) > 1})
+        raise ImportFailed(f"{src}: duplicate column names {dup}; rename them")
+    for i, values in enumerate(reader, start=1):
+        if not values or all(not v.strip() for v in values):
+            continue
+        if len(values) != len(header):
+            problems.append(Problem(i, None, f"row has {len(values)} fields but the header has "
+                                    f"{len(header)}; fix the quoting or separators", src))
+            continue
+        rows.append((i, dict(zip(header, values))))
+    return header, rows, problems
+
+
+def _clean(v):
+    if v is None:
+        return None
+    if isinstance(v, str):
+        v = v.strip()
+        return v or None
+    return v
+
+
+def rows_to_candidates(header, rows, source: Path, base: Path, *, audio_col=None, text_col=None,
+                       speaker_col=None, content_col=None, id_col=None,
+                       drop: tuple[str, ...] = ()) -> list[Candidate]:
+    """Map table rows to candidates; paths are made relative to the dataset root later."""
+    a = _pick(header, audio_col, AUDIO_COLUMNS, "audio path", source)
+    if a is None:
+        raise ImportFailed(f"{source}: no audio-path column found (looked for "
+                           f"{', '.join(AUDIO_COLUMNS)}); name it with --audio-col")
+    t = _pick(header, text_col, TEXT_COLUMNS, "transcript", source)
+    if t is None:
+        raise ImportFailed(f"{source}: no transcript column found (looked for "
+                           f"{', '.join(TEXT_COLUMNS)}); name it with --text-col")
+    s = _pick(header, speaker_col, SPEAKER_COLUMNS, "speaker id", source)
+    c = _pick(header, content_col, CONTENT_COLUMNS, "content id", source)
+    k = _pick(header, id_col, ID_COLUMNS, "item id", source)
+    used = {a, t, s, c, k} | set(drop)
+    out = []
+    for i, row in rows:
+        p = row.get(a)
+        meta = {}
+        for col, v in row.items():
+            if col in used:
+                continue
+            v = _clean(v)
+            if v is not None:
+                meta[str(col)] = v if isinstance(v, (str, int, float, bool)) else v
+        path = str(p).strip() if p is not None else ""
+        out.append(Candidate(
+            row=i, source=str(source), key=None if k is None else _str(row.get(k)),
+            path=str(base / path) if path and not os.path.isabs(path) else path,
+            text=row.get(t) if isinstance(row.get(t), str) or row.get(t) is None
+            else str(row.get(t)),
+            speaker_id=None if s is None else _str(row.get(s)),
+            content_id=None if c is None else _str(row.get(c)),
+            metadata=meta))
+    return out
+
+
+def _str(v) -> str | None:
+    v = _clean(v)
+    return None if v is None else str(v)
+
+
+# -- readers --------------------------------------------------------------------------
+def read_manifest(path: Path, **cols) -> tuple[Path, list[Candidate], list[Problem]]:
+    path = Path(path)
+    header, rows, problems = read_table(path)
+    return path.parent, rows_to_candidates(header, rows, path, path.parent, **cols), problems
+
+
+def read_audiofolder(root: Path, **cols) -> tuple[Path, list[Candidate], list[Problem]]:
+    root = Path(root)
+    metas = sorted(list(root.rglob("metadata.csv")) + list(root.rglob("metadata.jsonl")))
+    if not metas:
+        raise ImportFailed(f"{root}: no metadata.csv or metadata.jsonl (audiofolder layout)")
+    cands, problems = [], []
+    for m in metas:
+        header, rows, probs = read_table(m)
+        cols.setdefault("audio_col", "file_name" if "file_name" in header else None)
+        c = rows_to_candidates(header, rows, m, m.parent, **cols)
+        split = m.parent.relative_to(root).as_posix()
+        for cand in c:
+            if split != ".":
+                cand.metadata.setdefault("split", split)
+        cands += c
+        problems += probs
+    return root, cands, problems
+
+
+def read_commonvoice(root: Path, split: str | None = None, **cols):
+    root = Path(root)
+    if split:
+        tsvs = [root / (split if split.endswith(".tsv") else f"{split}.tsv")]
+        if not tsvs[0].exists():
+            raise ImportFailed(f"{tsvs[0]}: not found; Common Voice splits here: "
+                               f"{', '.join(p.name for p in sorted(root.glob('*.tsv')))}")
+    elif (root / "validated.tsv").exists():
+        tsvs = [root / "validated.tsv"]
+    else:
+        tsvs = [root / f"{s}.tsv" for s in ("train", "dev", "test") if (root / f"{s}.tsv").exists()]
+    if not tsvs:
+        raise ImportFailed(f"{root}: no validated.tsv, train.tsv, dev.tsv or test.tsv "
+                           "(Common Voice layout)")
+    clips = root / "clips"
+    cands, problems = [], []
+    for tsv in tsvs:
+        header, rows, probs = read_table(tsv)
+        c = rows_to_candidates(header, rows, tsv, clips, audio_col="path", text_col="sentence",
+                               speaker_col="client_id",
+                               content_col="sentence_id" if "sentence_id" in header else None,
+                               drop=("up_votes", "down_votes", "segment"))
+        for cand in c:
+            cand.key = Path(cand.path).stem
+            if "accent" in cand.metadata and "accents" not in cand.metadata:
+                cand.metadata["accents"] = cand.metadata.pop("accent")
+        cands += c
+        problems += probs
+    return root, cands, problems
+
+
+def read_librispeech(root: Path, **_):
+    root = Path(root)
+    trans = sorted(root.rglob("*.trans.txt"))
+    if not trans:
+        raise ImportFailed(f"{root}: no *.trans.txt files (LibriSpeech layout)")
+    speakers: dict[str, dict] = {}
+    problems: list[Problem] = []
+    for sp in (root / "SPEAKERS.TXT", root.parent / "SPEAKERS.TXT"):
+        if sp.exists():
+            for i, line in enumerate(read_text(sp).splitlines(), start=1):
+                if not line.strip() or line.lstrip().startswith(";"):
+                    continue
+                parts = [x.strip() for x in line.split("|")]
+                if len(parts) < 3:
+                    problems.append(Problem(i, None, "SPEAKERS.TXT line is not "
+                                            "'ID | SEX | SUBSET | MINUTES | NAME'", str(sp)))
+                    continue
+                sex = {"F": "female", "M": "male"}.get(parts[1].upper(), parts[1])
+                speakers[parts[0]] = {"gender": sex, "subset": parts[2]}
+            break
+    cands = []
+    for tf in trans:
+        for i, line in enumerate(read_text(tf).splitlines(), start=1):
+            if not line.strip():
+                continue
+            utt, _, text = line.strip().partition(" ")
+            spk = utt.split("-")[0]
+            flac = tf.parent / f"{utt}.flac"
+            cands.append(Candidate(row=i, source=str(tf), key=utt, path=str(flac), text=text,
+                                   speaker_id=spk, metadata=dict(speakers.get(spk, {}))))
+    return root, cands, problems
+
+
+def detect_format(path: Path) -> str:
+    """Guess the format of a file or folder (see :data:`FORMATS`)."""
+    path = Path(path)
+    if path.is_file():
+        return "manifest"
+    if not path.is_dir():
+        raise ImportFailed(f"{path}: no such file or folder")
+    if (path / "clips").is_dir() and any(path.glob("*.tsv")):
+        return "commonvoice"
+    if (path / "metadata.csv").exists() or (path / "metadata.jsonl").exists() or any(
+            path.glob("*/metadata.csv")):
+        return "audiofolder"
+    if next(path.rglob("*.trans.txt"), None) is not None:
+        return "librispeech"
+    for name in ("manifest.csv", "manifest.tsv", "manifest.jsonl"):
+        if (path / name).exists():
+            return "manifest"
+    raise ImportFailed(f"{path}: cannot tell the dataset format; pass --format "
+                       "(manifest, audiofolder, commonvoice or librispeech)")
+
+
+READERS: dict[str, Callable] = {
+    "manifest": read_manifest, "audiofolder": read_audiofolder,
+    "commonvoice": read_commonvoice, "librispeech": read_librispeech,
+}
+
+
+# -- validation and writing ------------------------------------------------------------
+def _inside(root: Path, p: str) -> tuple[Path | None, str | None]:
+    """Resolve ``p`` and require it inside ``root``; returns (absolute path, reason)."""
+    if not p:
+        return None, "no audio path in this row"
+    full = Path(p)
+    try:
+        resolved = full.resolve()
+        resolved.relative_to(root)
+    except ValueError:
+        return None, (f"path {p!r} is outside the dataset folder {root}; move the audio "
+                      "inside the dataset folder")
+    except OSError as exc:
+        return None, f"path {p!r} cannot be resolved ({exc})"
+    return resolved, None
+
+
+def import_dataset(project: Project, name: str, path, fmt: str = "auto",
+                   language: str = "en", progress=None, **options) -> ImportReport:
+    """Import a dataset into ``project`` under ``name``.
+
+    Parameters
+    ----------
+    project : the open project.
+    name : dataset name (re-importing under the same name updates it; unchanged rows stay).
+    path : manifest file or dataset folder.
+    fmt : one of :data:`FORMATS`.
+    language : the transcripts' language (``en`` selects Whisper's English normaliser).
+    progress : optional ``progress(fraction, message)`` callback.
+    **options : ``audio_col``, ``text_col``, ``speaker_col``, ``content_col``, ``id_col``
+        (manifest), ``split`` (Common Voice).
+
+    Returns
+    -------
+    ImportReport
+        Counts and every refused row with its reason. Nothing is written when no row is
+        good (the caller reports exit code 1).
+    """
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise ImportFailed(f"{path}: no such file or folder")
+    if fmt not in FORMATS:
+        raise ImportFailed(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    if fmt == "auto":
+        fmt = detect_format(path)
+    if fmt == "manifest" and path.is_dir():
+        for n in ("manifest.csv", "manifest.tsv", "manifest.jsonl"):
+            if (path / n).exists():
+                path = path / n
+                break
+    if fmt != "manifest" and not path.is_dir():
+        raise ImportFailed(f"{path}: the {fmt} format expects a folder")
+    reader = READERS[fmt]
+    cols = {k: v for k, v in options.items() if v is not None}
+    root, cands, problems = reader(path, **cols)
+    root = root.resolve()
+    problems = list(problems)
+
+    # Per-row checks that need no audio.
+    seen: dict[str, int] = {}
+    todo: list[tuple[Candidate, Path, str]] = []
+    for c in cands:
+        reason = bad_utf8(c.text) or bad_utf8(c.path) or bad_utf8(c.speaker_id) or next(
+            (bad_utf8(v) for v in c.metadata.values() if bad_utf8(v)), None)
+        if reason:
+            problems.append(Problem(c.row, None, reason, c.source))
+            continue
+        full, reason = _inside(root, c.path)
+        rel = full.relative_to(root).as_posix() if full is not None else c.path
+        if reason:
+            problems.append(Problem(c.row, c.path or None, reason, c.source))
+            continue
+        if c.text is None or not str(c.text).strip():
+            problems.append(Problem(c.row, rel, "empty transcript; add the reference text or "
+                                    "remove the row", c.source))
+            continue
+        key = c.key or rel
+        if key in seen:
+            problems.append(Problem(c.row, rel, f"duplicate item id {key!r} (first seen at row "
+                                    f"{seen[key]}); give each row a unique id", c.source))
+            continue
+        seen[key] = c.row
+        c.key = key
+        todo.append((c, full, rel))
+
+    # Decode every file (validates it and gives the content hash); threads overlap I/O.
+    def check(entry):
+        c, full, rel = entry
+        try:
+            return entry, audio_io.probe(full), None
+        except AudioError as exc:
+            return entry, None, exc.reason
+
+    good = []
+    workers = max(1, min(4, os.cpu_count() or 1))
+    with ThreadPoolExecutor(workers) as pool:
+        for n, (entry, info, reason) in enumerate(pool.map(check, todo), start=1):
+            c, full, rel = entry
+            if reason:
+                problems.append(Problem(c.row, rel, reason, c.source))
+            else:
+                good.append((c, rel, info))
+            if progress and n % 50 == 0:
+                progress(n / max(1, len(todo)), f"checked {n}/{len(todo)} files")
+
+    added = updated = unchanged = 0
+    if good:
+        with project.transaction() as conn:
+            row = conn.execute("SELECT id, root FROM datasets WHERE name=?", (name,)).fetchone()
+            if row is None:
+                cur = conn.execute(
+                    "INSERT INTO datasets(name, root, format, created_at, language) "
+                    "VALUES (?,?,?,?,?)", (name, str(root), fmt, time.time(), language))
+                ds_id = cur.lastrowid
+            else:
+                ds_id = row["id"]
+                if Path(row["root"]) != root:
+                    raise ImportFailed(
+                        f"dataset {name!r} already exists with its audio in {row['root']}; "
+                        "choose another --name to import from a different folder")
+            existing = {r["item_key"]: r for r in conn.execute(
+                "SELECT id, item_key, path, audio_hash, text, speaker_id, content_id, metadata "
+                "FROM items WHERE dataset_id=?", (ds_id,))}
+            for c, rel, info in good:
+                text = unicodedata.normalize("NFC", str(c.text).strip())
+                content = c.content_id or derive_content_id(text)
+                meta = json.dumps(c.metadata, ensure_ascii=False, sort_keys=True)
+                values = (rel, info.content_hash, info.duration, info.sample_rate,
+                          info.channels, text, c.speaker_id, content, meta)
+                old = existing.get(c.key)
+                if old is None:
+                    conn.execute(
+                        "INSERT INTO items(dataset_id, item_key, path, audio_hash, duration, "
+                        "sample_rate, channels, text, speaker_id, content_id, metadata) "
+                        "VALUES (?,?,?,?,?,?,?,?,?,?,?)", (ds_id, c.key, *values))
+                    added += 1
+                elif (old["path"], old["audio_hash"], old["text"], old["speaker_id"],
+                      old["content_id"], old["metadata"]) == (rel, info.content_hash, text,
+                                                              c.speaker_id, content, meta):
+                    unchanged += 1
+                else:
+                    conn.execute(
+                        "UPDATE items SET path=?, audio_hash=?, duration=?, sample_rate=?, "
+                        "channels=?, text=?, speaker_id=?, content_id=?, metadata=? WHERE id=?",
+                        (*values, old["id"]))
+                    updated += 1
+            if added or updated:
+                conn.execute("DELETE FROM import_problems WHERE dataset_id=?", (ds_id,))
+                now = time.time()
+                conn.executemany(
+                    "INSERT INTO import_problems(dataset_id, row, path, reason, created_at) "
+                    "VALUES (?,?,?,?,?)",
+                    [(ds_id, p.row, p.path, f"{p.source}: {p.reason}" if p.source else p.reason,
+                      now) for p in problems])
+    problems.sort(key=lambda p: (p.source or "", p.row or 0))
+    return ImportReport(name, fmt, len(good), added, updated, unchanged, tuple(problems))

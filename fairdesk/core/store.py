@@ -1,0 +1,345 @@
+"""The project store: a folder holding ``project.sqlite`` (SQLite in WAL mode).
+
+Readers keep working while a job writes (WAL); every write is a transaction, so a killed
+process never leaves half an import, and what was committed survives ``kill -9``.
+The schema is versioned with ``PRAGMA user_version`` and migrated forward on open.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import StoreError
+
+DB_NAME = "project.sqlite"
+
+_V1 = """
+CREATE TABLE datasets (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    root TEXT NOT NULL,
+    format TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE items (
+    id INTEGER PRIMARY KEY,
+    dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+    item_key TEXT NOT NULL,
+    path TEXT NOT NULL,
+    audio_hash TEXT NOT NULL,
+    duration REAL NOT NULL,
+    sample_rate INTEGER NOT NULL,
+    channels INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    speaker_id TEXT,
+    content_id TEXT NOT NULL,
+    metadata TEXT NOT NULL DEFAULT '{}',
+    UNIQUE (dataset_id, item_key)
+);
+CREATE INDEX items_hash ON items(audio_hash);
+CREATE TABLE annotations (
+    id INTEGER PRIMARY KEY,
+    item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    start REAL,
+    end REAL,
+    value TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE recordings (
+    id INTEGER PRIMARY KEY,
+    dataset_id INTEGER REFERENCES datasets(id) ON DELETE SET NULL,
+    path TEXT NOT NULL,
+    prompt TEXT,
+    speaker_id TEXT,
+    status TEXT NOT NULL,
+    duration REAL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE runs (
+    id INTEGER PRIMARY KEY,
+    dataset_id INTEGER REFERENCES datasets(id) ON DELETE SET NULL,
+    model_id TEXT NOT NULL,
+    model_fingerprint TEXT NOT NULL,
+    request_hash TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    finished_at REAL
+);
+CREATE TABLE run_items (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+    status TEXT NOT NULL,
+    error TEXT,
+    prediction_id INTEGER REFERENCES predictions(id),
+    PRIMARY KEY (run_id, item_id)
+);
+CREATE TABLE predictions (
+    id INTEGER PRIMARY KEY,
+    audio_hash TEXT NOT NULL,
+    model_key TEXT NOT NULL,
+    text TEXT NOT NULL,
+    words TEXT NOT NULL DEFAULT '[]',
+    confidence REAL,
+    extra TEXT NOT NULL DEFAULT '{}',
+    created_at REAL NOT NULL,
+    UNIQUE (audio_hash, model_key)
+);
+CREATE TABLE results (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+"""
+
+# Version 2: import problems are kept with the dataset (the browser lists them), and
+# embeddings are cached next to predictions.
+_V2 = """
+CREATE TABLE import_problems (
+    id INTEGER PRIMARY KEY,
+    dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+    row INTEGER,
+    path TEXT,
+    reason TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE embeddings (
+    audio_hash TEXT NOT NULL,
+    model_key TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (audio_hash, model_key)
+);
+ALTER TABLE datasets ADD COLUMN language TEXT NOT NULL DEFAULT 'en';
+"""
+
+#: Migration scripts; index i moves a database from user_version i to i + 1.
+MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """One dataset row."""
+
+    id: int
+    name: str
+    root: Path
+    format: str
+    language: str
+
+
+def _connect(db_path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(str(db_path), timeout=30.0, isolation_level=None,
+                           check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA busy_timeout=30000")
+    return conn
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Bring a database to :data:`SCHEMA_VERSION`; returns the version it had before."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"the project was written by a newer fairdesk (schema {version} > "
+            f"{SCHEMA_VERSION}); upgrade fairdesk to open it"
+        )
+    for v in range(version, SCHEMA_VERSION):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for stmt in _split_sql(MIGRATIONS[v]):
+                conn.execute(stmt)
+            conn.execute(f"PRAGMA user_version={v + 1}")
+            conn.execute("COMMIT")
+        except Exception:
+            conn.execute("ROLLBACK")
+            raise
+    return version
+
+
+def _split_sql(script: str) -> Iterator[str]:
+    for stmt in script.split(";"):
+        if stmt.strip():
+            yield stmt
+
+
+class Project:
+    """A fairdesk project folder.
+
+    Parameters
+    ----------
+    folder : the project folder; created with an empty store when ``create`` is true.
+    create : create the folder and database if they do not exist.
+
+    Notes
+    -----
+    One connection per thread (:meth:`conn`); a background job opens its own.
+    """
+
+    def __init__(self, folder, create: bool = True):
+        self.folder = Path(folder).expanduser().resolve()
+        self.db_path = self.folder / DB_NAME
+        if not self.db_path.exists():
+            if not create:
+                raise StoreError(f"{self.folder}: no fairdesk project here (run `fairdesk init`)")
+            if self.folder.exists() and not self.folder.is_dir():
+                raise StoreError(f"{self.folder}: exists and is not a folder")
+            self.folder.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        try:
+            migrate(self.conn)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.db_path}: not a usable fairdesk database ({exc})") from None
+
+    # -- connections and transactions -------------------------------------------------
+    @property
+    def conn(self) -> sqlite3.Connection:
+        c = getattr(self._local, "conn", None)
+        if c is None:
+            c = _connect(self.db_path)
+            self._local.conn = c
+        return c
+
+    def close(self) -> None:
+        c = getattr(self._local, "conn", None)
+        if c is not None:
+            c.close()
+            self._local.conn = None
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction: everything inside commits together or not at all."""
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            yield c
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+        else:
+            c.execute("COMMIT")
+
+    @property
+    def schema_version(self) -> int:
+        return self.conn.execute("PRAGMA user_version").fetchone()[0]
+
+    # -- datasets and items ---------------------------------------------------------
+    def datasets(self) -> list[Dataset]:
+        rows = self.conn.execute("SELECT * FROM datasets ORDER BY name").fetchall()
+        return [self._dataset(r) for r in rows]
+
+    def dataset(self, name: str) -> Dataset:
+        r = self.conn.execute("SELECT * FROM datasets WHERE name=?", (name,)).fetchone()
+        if r is None:
+            names = ", ".join(d.name for d in self.datasets()) or "none"
+            raise StoreError(f"no dataset named {name!r} in {self.folder} (datasets: {names})")
+        return self._dataset(r)
+
+    @staticmethod
+    def _dataset(r) -> Dataset:
+        return Dataset(r["id"], r["name"], Path(r["root"]), r["format"], r["language"])
+
+    def dataset_summary(self, ds: Dataset) -> dict:
+        """Counts of a dataset: items, speakers, duration, and per metadata column its values."""
+        c = self.conn
+        n, spk, dur = c.execute(
+            "SELECT COUNT(*), COUNT(DISTINCT speaker_id), COALESCE(SUM(duration),0) "
+            "FROM items WHERE dataset_id=?", (ds.id,)).fetchone()
+        columns: dict[str, dict[str, dict[str, int]]] = {}
+        speakers_by: dict[str, dict[str, set]] = {}
+        for meta, sid in c.execute("SELECT metadata, speaker_id FROM items WHERE dataset_id=?",
+                                   (ds.id,)):
+            for k, v in json.loads(meta).items():
+                if v is None or isinstance(v, (dict, list)):
+                    continue
+                v = str(v)
+                col = columns.setdefault(k, {})
+                col.setdefault(v, {"items": 0, "speakers": 0})["items"] += 1
+                if sid is not None:
+                    speakers_by.setdefault(k, {}).setdefault(v, set()).add(sid)
+        for k, vals in speakers_by.items():
+            for v, s in vals.items():
+                columns[k][v]["speakers"] = len(s)
+        problems = c.execute("SELECT COUNT(*) FROM import_problems WHERE dataset_id=?",
+                             (ds.id,)).fetchone()[0]
+        return {"name": ds.name, "root": str(ds.root), "format": ds.format,
+                "language": ds.language, "items": n, "speakers": spk,
+                "hours": round(dur / 3600.0, 4), "problems": problems, "columns": columns}
+
+    def items(self, ds: Dataset, filters: dict[str, list[str]] | None = None):
+        """The dataset's items as a DataFrame (metadata expanded into columns).
+
+        Columns: ``id`` (the item key), ``db_id``, ``path`` (relative), ``audio_hash``,
+        ``duration``, ``sample_rate``, ``channels``, ``text``, ``speaker_id``, ``content_id``
+        and one column per metadata key. ``filters`` keeps rows whose column value is one of
+        the given strings.
+        """
+        import pandas as pd
+
+        rows = self.conn.execute(
+            "SELECT id, item_key, path, audio_hash, duration, sample_rate, channels, text, "
+            "speaker_id, content_id, metadata FROM items WHERE dataset_id=? ORDER BY id",
+            (ds.id,)).fetchall()
+        records = []
+        for r in rows:
+            rec = {"id": r["item_key"], "db_id": r["id"], "path": r["path"],
+                   "audio_hash": r["audio_hash"], "duration": r["duration"],
+                   "sample_rate": r["sample_rate"], "channels": r["channels"],
+                   "text": r["text"], "speaker_id": r["speaker_id"],
+                   "content_id": r["content_id"]}
+            for k, v in json.loads(r["metadata"]).items():
+                rec.setdefault(k, v)
+            records.append(rec)
+        frame = pd.DataFrame.from_records(records)
+        if frame.empty:
+            frame = pd.DataFrame(columns=["id", "db_id", "path", "audio_hash", "duration",
+                                          "sample_rate", "channels", "text", "speaker_id",
+                                          "content_id"])
+        for col, values in (filters or {}).items():
+            if col not in frame.columns:
+                raise StoreError(
+                    f"filter column {col!r} is not in dataset {ds.name!r} "
+                    f"(columns: {', '.join(map(str, frame.columns))})")
+            frame = frame[frame[col].astype(str).isin([str(v) for v in values])]
+        return frame.reset_index(drop=True)
+
+    # -- annotations (saved at once) ------------------------------------------------
+    def add_annotation(self, item_db_id: int, kind: str, value, start=None, end=None) -> int:
+        now = time.time()
+        with self.transaction() as c:
+            cur = c.execute(
+                "INSERT INTO annotations(item_id, kind, start, end, value, created_at, "
+                "updated_at) VALUES (?,?,?,?,?,?,?)",
+                (item_db_id, kind, start, end, json.dumps(value, ensure_ascii=False), now, now))
+            return int(cur.lastrowid)
+
+    def annotations(self, item_db_id: int) -> list[dict]:
+        rows = self.conn.execute("SELECT * FROM annotations WHERE item_id=? ORDER BY id",
+                                 (item_db_id,)).fetchall()
+        return [{**dict(r), "value": json.loads(r["value"])} for r in rows]
+
+
+def executemany_chunked(conn: sqlite3.Connection, sql: str, rows: Iterable, size: int = 500):
+    """``executemany`` in chunks (keeps memory flat on large imports)."""
+    buf = []
+    for row in rows:
+        buf.append(row)
+        if len(buf) >= size:
+            conn.executemany(sql, buf)
+            buf.clear()
+    if buf:
+        conn.executemany(sql, buf)

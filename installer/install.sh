@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Install fairdesk: system packages (apt, when available and permitted), a virtual
+# environment at .venv in the repository root, and fairdesk into it.
+#
+# Usage: installer/install.sh [--dev]     (--dev adds the test tools)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+extras=""
+[ "${1:-}" = "--dev" ] && extras="[dev]"
+
+apt_pkgs=(libportaudio2 libsndfile1 espeak-ng sox xvfb
+          libegl1 libgl1 libxkbcommon0 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4
+          libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0
+          libxcb-xinerama0 libxcb-xkb1 libfontconfig1 libdbus-1-3 libglib2.0-0)
+if command -v apt-get >/dev/null 2>&1; then
+  missing=()
+  for p in "${apt_pkgs[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && sudo="sudo"
+    echo "fairdesk: installing system packages: ${missing[*]}"
+    if ! { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >/tmp/fairdesk-apt.log 2>&1; then
+      echo "fairdesk: warning: apt could not install ${missing[*]} (see /tmp/fairdesk-apt.log);" >&2
+      echo "          recording and synthetic speech may be unavailable." >&2
+    fi
+  fi
+else
+  echo "fairdesk: no apt-get here; install PortAudio and the Qt runtime libraries yourself." >&2
+fi
+
+py="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  "$py" -m venv .venv
+fi
+.venv/bin/python -m pip install -q --upgrade pip
+# torch pinned: this exact version is a local CPU wheel here; unpinned would pull CUDA builds.
+.venv/bin/python -m pip install -q "torch==2.13.0"
+.venv/bin/python -m pip install -q -e ".${extras}"
+echo "fairdesk: installed into $root/.venv ($(.venv/bin/fairdesk --version))"

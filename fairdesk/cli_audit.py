@@ -1,5 +1,259 @@
-"""Sub-commands of the audit pipeline (filled as the pipeline lands)."""
+"""``fairdesk audit`` and ``fairdesk regress``: the headless analysis commands."""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from pathlib import Path
+
+from .cli import EXIT_NOTHING, EXIT_OK, UsageError, dump_json, parse_filters
+
+
+def _add_stats_options(s):
+    g = s.add_argument_group("statistics (METHODS.md §3; every value is recorded with the run)")
+    g.add_argument("--n-bootstrap", type=int, default=2000, help="resamples, 200-20000")
+    g.add_argument("--alpha", type=float, default=0.05)
+    g.add_argument("--absolute-error-gap", type=float, default=0.05)
+    g.add_argument("--disparity-ratio", type=float, default=1.25)
+    g.add_argument("--grounding-gap", type=float, default=0.15)
+    g.add_argument("--min-items", type=int, default=30)
+    g.add_argument("--min-speakers", type=int, default=5)
+    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--resampling", default="auto",
+                   choices=["auto", "two_way", "speaker", "content", "utterance"])
+    g.add_argument("--structure-threshold", type=float, default=0.1)
+
+
+def _settings(a):
+    from .stats.settings import AuditSettings
+
+    return AuditSettings(
+        n_bootstrap=a.n_bootstrap, seed=a.seed, alpha=a.alpha,
+        absolute_error_gap=a.absolute_error_gap, disparity_ratio=a.disparity_ratio,
+        grounding_gap=a.grounding_gap, min_items=a.min_items, min_speakers=a.min_speakers,
+        resampling=a.resampling, structure_threshold=a.structure_threshold)
 
 
 def add_commands(sub):
-    return None
+    s = sub.add_parser("audit", help="run a fairness audit (project + model, or a table)")
+    src = s.add_argument_group("source: a project dataset and a model, or --table")
+    src.add_argument("--project")
+    src.add_argument("--dataset")
+    src.add_argument("--model", help="whisper-tiny.en, pocketsphinx-en-us, hf:<folder>, "
+                     "predictions:<file>")
+    src.add_argument("--table", help="CSV, TSV, JSONL or Parquet with reference and "
+                     "hypothesis per utterance (no audio needed)")
+    src.add_argument("--ref-col", default="reference")
+    src.add_argument("--hyp-col", default="hypothesis")
+    src.add_argument("--speaker-col", default="speaker_id")
+    src.add_argument("--content-col", default="content_id")
+    src.add_argument("--language", default=None, help="text language for --table (default en)")
+    s.add_argument("--by", action="append", required=True, metavar="COL",
+                   help="grouping column (twice for a cross product)")
+    s.add_argument("--filter", action="append", metavar="COL=VAL")
+    s.add_argument("--reference", help="reference group (default: the largest)")
+    s.add_argument("--metric", action="append", metavar="ID", help="metric id (repeatable)")
+    s.add_argument("--sample", type=int, help="stratified sample of N items per group")
+    s.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    s.add_argument("--nlu", default="auto", help="auto, none, demo-music, hf:<folder>, "
+                   "table:<file>")
+    s.add_argument("--representation", action="store_true",
+                   help="embed every item: silhouette and leakage (§5)")
+    s.add_argument("--workers", type=int, help="inference threads")
+    s.add_argument("--json", metavar="OUT", help="write the full result as JSON ('-' = stdout)")
+    s.add_argument("--quiet", action="store_true")
+    _add_stats_options(s)
+    s.set_defaults(func=cmd_audit)
+
+    s = sub.add_parser("regress", help="logistic-regression tests of bias (METHODS.md §4)")
+    s.add_argument("--project")
+    s.add_argument("--run", type=int, help="a finished audit run of the project")
+    s.add_argument("--table")
+    s.add_argument("--outcome", default="em",
+                   help="em, correct (utterance without error), wer (binomial GLM), or a 0/1 "
+                   "column")
+    s.add_argument("--vars", nargs="+", required=True)
+    s.add_argument("--reference", action="append", metavar="VAR=LEVEL")
+    s.add_argument("--cluster", help="speaker column for clustered inference (e.g. speaker_id)")
+    s.add_argument("--interactions", action="store_true")
+    s.add_argument("--alpha", type=float, default=0.05)
+    s.add_argument("--ref-col", default="reference")
+    s.add_argument("--hyp-col", default="hypothesis")
+    s.add_argument("--json", metavar="OUT")
+    s.set_defaults(func=cmd_regress)
+
+
+# -- table input -------------------------------------------------------------------------
+def read_any_table(path):
+    """A CSV, TSV, JSONL or Parquet file as a DataFrame (rows with bad JSON reported)."""
+    import pandas as pd
+
+    from .core.importers import read_table
+
+    p = Path(path)
+    if not p.exists():
+        raise UsageError(f"--table {p}: no such file")
+    if p.suffix.lower() in (".parquet", ".pq"):
+        return pd.read_parquet(p), []
+    _header, rows, problems = read_table(p)
+    return pd.DataFrame.from_records([r for _, r in rows]), problems
+
+
+def table_frame(a):
+    """The per-item audit frame from ``--table`` (renaming the named columns)."""
+    import pandas as pd
+
+    from .core.importers import bad_utf8, derive_content_id
+
+    df, problems = read_any_table(a.table)
+    ren = {a.ref_col: "reference", a.hyp_col: "hypothesis"}
+    if a.speaker_col in df.columns:
+        ren[a.speaker_col] = "speaker_id"
+    if a.content_col in df.columns:
+        ren[a.content_col] = "content_id"
+    for need in (a.ref_col, a.hyp_col):
+        if need not in df.columns:
+            raise UsageError(f"--table {a.table}: no column {need!r} (columns: "
+                             f"{', '.join(map(str, df.columns))}); name it with --ref-col / "
+                             "--hyp-col")
+    df = df.rename(columns=ren)
+    if "intent" in df.columns and "ref_intent" not in df.columns:
+        df = df.rename(columns={"intent": "ref_intent", "slots": "ref_slots"})
+    bad = []
+    for i, (r, h) in enumerate(zip(df["reference"], df["hypothesis"]), start=1):
+        reason = bad_utf8(r) or bad_utf8(h)
+        if reason:
+            bad.append(i - 1)
+            problems.append({"row": i, "reason": reason})
+    df = df.drop(index=bad).reset_index(drop=True)
+    df["reference"] = df["reference"].fillna("").astype(str)
+    df["hypothesis"] = df["hypothesis"].fillna("").astype(str)
+    if "content_id" not in df.columns:
+        df["content_id"] = [derive_content_id(t) for t in df["reference"]]
+    if "speaker_id" not in df.columns:
+        df["speaker_id"] = None
+    if "item_id" not in df.columns:
+        df["item_id"] = [str(i) for i in range(1, len(df) + 1)]
+    problems = [p.to_dict() if hasattr(p, "to_dict") else p for p in problems]
+    return pd.DataFrame(df), problems
+
+
+def audit_table(a, settings):
+    """Audit of a table of references and hypotheses: every text metric, no audio."""
+    from .metrics import compute_item_stats, metric_specs
+    from .stats import compare_groups
+    from .stats.slicing import check_run_cap, slice_frame, stratified_sample
+
+    frame, problems = table_frame(a)
+    if frame.empty:
+        raise UsageError(f"--table {a.table}: no usable rows")
+    frame = slice_frame(frame, a.by, parse_filters(a.filter))
+    if a.sample:
+        frame = stratified_sample(frame, "group", a.sample, seed=settings.seed)
+    check_run_cap(frame, settings.max_items)
+    stats = compute_item_stats(frame, language=a.language or "en")
+    import pandas as pd
+
+    frame = pd.concat([frame.reset_index(drop=True),
+                       stats.reset_index(drop=True)[[c for c in stats.columns
+                                                     if c not in frame.columns]]], axis=1)
+    specs = metric_specs(stats, a.metric)
+    from .jobs.audit import flatten_groups
+
+    res = flatten_groups(compare_groups(frame, specs, settings, reference=a.reference).to_dict())
+    res.update({"table": str(a.table), "by": a.by, "failures": [], "problems": problems,
+                "from_cache": False})
+    res["settings"] = {**res.get("settings", {}), "language": a.language or "en",
+                       "by": a.by, "filters": parse_filters(a.filter)}
+    return res
+
+
+# -- printing ----------------------------------------------------------------------------
+def _fmt(v, pct=True):
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "-"
+    return f"{100 * v:.1f}%" if pct else f"{v:.3g}"
+
+
+def print_groups(res: dict, file=sys.stdout):
+    groups = res.get("groups", [])
+    shown = [m for m in ("wer", "cer", "em", "accuracy", "der", "ter") if any(
+        g.get(m) is not None for g in groups)]
+    ref = res.get("reference")
+    head = f"{'group':<34}{'items':>7}{'spk':>5}" + "".join(f"{m.upper():>9}" for m in shown)
+    print(head, file=file)
+    for g in groups:
+        mark = " (reference)" if g["group"] == ref else (" (excluded)" if g.get("excluded")
+                                                         else "")
+        name = (str(g["group"]) + mark)[:33]
+        print(f"{name:<34}{g['n_items']:>7}{(g.get('n_speakers') or 0):>5}" + "".join(
+            f"{_fmt(g.get(m)):>9}" for m in shown), file=file)
+    comps = [c for c in res.get("comparisons", []) if c["metric"] == (shown[0] if shown
+                                                                        else None)]
+    if comps:
+        print(f"\n{shown[0].upper()} against {ref}:", file=file)
+        for c in comps:
+            print(f"  {str(c['group'])[:30]:<30} gap {_fmt(c['gap']):>7} "
+                  f"[{_fmt(c['ci_low'])}, {_fmt(c['ci_high'])}] p_adj "
+                  f"{_fmt(c['p_adjusted'], pct=False):>6}  {c['verdict']}", file=file)
+    for e in res.get("excluded", []):
+        print(f"  excluded {e['group']}: {e['reason']}", file=file)
+    if res.get("failures"):
+        print(f"\n{len(res['failures'])} items failed:", file=file)
+        for f in res["failures"][:10]:
+            print(f"  {f['item']}: {f['reason']}", file=file)
+    for n in res.get("notes", []):
+        print(f"note: {n}", file=file)
+
+
+def cmd_audit(a):
+    settings = _settings(a)
+    if a.table:
+        if a.project or a.model:
+            raise UsageError("--table audits a table alone; drop --project/--model")
+        res = audit_table(a, settings)
+    else:
+        if not (a.project and a.dataset and a.model):
+            raise UsageError("give --project, --dataset and --model (or --table FILE)")
+        res = _audit_project(a, settings)
+    if not a.quiet:
+        print_groups(res)
+    if a.json:
+        dump_json(res, a.json)
+    return EXIT_OK if res.get("groups") else EXIT_NOTHING
+
+
+def _audit_project(a, settings):
+    from .cli import _project
+    from .jobs import AuditRequest, run_audit
+
+    p = _project(a.project)
+    flt = parse_filters(a.filter)
+    if set(flt) & set(a.by):
+        raise UsageError(f"column(s) {sorted(set(flt) & set(a.by))} can't be both a filter "
+                         "and a grouping key")
+    req = AuditRequest(
+        dataset=a.dataset, model=a.model, by=tuple(a.by),
+        filters=tuple((k, tuple(v)) for k, v in sorted(flt.items())),
+        reference=a.reference, metrics=tuple(a.metric) if a.metric else None,
+        sample=a.sample, device=a.device, nlu=a.nlu, representation=a.representation,
+        settings=settings, workers=a.workers)
+    last = [0.0]
+
+    def progress(frac, msg):
+        if a.quiet:
+            return
+        now = time.monotonic()
+        if now - last[0] > 2.0 or frac >= 1.0:
+            last[0] = now
+            print(f"[{100 * frac:5.1f}%] {msg}", file=sys.stderr, flush=True)
+
+    out = run_audit(p, req, progress=progress)
+    return out.result
+
+
+def cmd_regress(a):
+    from .regress_cli import run_regress_command
+
+    return run_regress_command(a)

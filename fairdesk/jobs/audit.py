@@ -1,0 +1,392 @@
+"""The four-stage audit job (METHODS.md §8): prepare → infer → explain → aggregate.
+
+Pure code: it takes ``progress(fraction, message)`` and ``cancelled()`` callbacks, checks for
+cancellation between shards, records each failed item with its reason and goes on, and keeps
+every finished prediction in the project's cache, so a cancelled or crashed job resumes
+without redoing finished items. An identical request is answered from the stored results.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field, replace
+
+from .. import __version__
+from ..core import audio as audio_io
+from ..core.errors import AudioError, FairdeskError
+from ..core.store import Project
+from ..stats.settings import AuditSettings
+from . import cache
+from .progress import Cancelled, Progress
+
+__all__ = ["AuditRequest", "AuditOutcome", "Cancelled", "run_audit", "prepare"]
+
+#: Bumped whenever a change alters computed numbers (part of the result-cache key).
+METRICS_CODE_VERSION = "1"
+
+
+@dataclass(frozen=True)
+class AuditRequest:
+    """Everything that defines an audit run (and its cache key).
+
+    Parameters
+    ----------
+    dataset : dataset name in the project.
+    model : model id (``whisper-tiny.en``, ``pocketsphinx-en-us``, ``hf:<folder>``,
+        ``predictions:<file>``).
+    by : one or two grouping columns.
+    filters : ``((column, (value, ...)), ...)``.
+    reference : reference group label (None: the largest group).
+    metrics : metric ids to compare (None: every metric the data supports).
+    sample : stratified sample of this many items per group (None: all).
+    device : ``auto``, ``cpu`` or ``cuda``.
+    nlu : ``auto`` (the embedded music NLU when the dataset has intent labels the NLU
+        knows), ``none``, or an NLU spec (``demo-music``, ``hf:<folder>``, ``table:<file>``).
+    representation : also embed every item and compute silhouette and leakage.
+    settings : statistics settings.
+    shard_size : items per inference shard.
+    workers : inference worker threads (None: the backend's preference).
+    """
+
+    dataset: str
+    model: str
+    by: tuple[str, ...]
+    filters: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    reference: str | None = None
+    metrics: tuple[str, ...] | None = None
+    sample: int | None = None
+    device: str = "auto"
+    nlu: str = "auto"
+    representation: bool = False
+    settings: AuditSettings = field(default_factory=AuditSettings)
+    shard_size: int = 8
+    workers: int | None = None
+
+    def filters_dict(self) -> dict[str, list[str]]:
+        return {k: list(v) for k, v in self.filters}
+
+
+@dataclass(frozen=True)
+class AuditOutcome:
+    """What a run produced: the per-item frame, failures and the statistics."""
+
+    run_id: int
+    request: AuditRequest
+    frame: object  # pandas DataFrame: one row per analysed item with hypothesis and stats
+    failures: tuple[dict, ...]
+    result: dict  # JSON-ready: groups, comparisons, summary, excluded, settings, ...
+    from_cache: bool
+    timings: dict
+
+    def to_dict(self) -> dict:
+        return self.result
+
+
+# -- prepare ---------------------------------------------------------------------------
+@dataclass
+class Prepared:
+    frame: object
+    dataset: object
+    backend: object
+    model_key: str
+    request_hash: str
+
+
+def _load_backend(req: AuditRequest):
+    from ..models import get_backend
+
+    return get_backend(req.model, device=req.device)
+
+
+def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
+    """Select, slice and sample the items; compute the cache keys (no inference)."""
+    from ..stats.slicing import check_run_cap, slice_frame, stratified_sample
+
+    if not req.by:
+        raise FairdeskError("give at least one grouping column (--by COL)")
+    if len(req.by) > 2:
+        raise FairdeskError("at most two grouping columns (--by COL [--by COL2])")
+    ds = project.dataset(req.dataset)
+    items = project.items(ds, req.filters_dict())
+    if items.empty:
+        raise FairdeskError(f"no items in dataset {req.dataset!r} match the filters")
+    frame = slice_frame(items, list(req.by), {})
+    if req.sample:
+        frame = stratified_sample(frame, "group", int(req.sample), seed=req.settings.seed)
+    check_run_cap(frame, req.settings.max_items)
+    frame = frame.reset_index(drop=True)
+    backend = backend if backend is not None else _load_backend(req)
+    model_key = f"{backend.id}@{backend.fingerprint}"
+    h = hashlib.sha256()
+    h.update(json.dumps({
+        "v": __version__, "metrics_code": METRICS_CODE_VERSION, "model": model_key,
+        "dataset_language": ds.language, "by": list(req.by),
+        "filters": req.filters_dict(), "reference": req.reference,
+        "metrics": list(req.metrics) if req.metrics else None, "sample": req.sample,
+        "nlu": req.nlu, "representation": req.representation,
+        "settings": req.settings.to_dict(),
+    }, sort_keys=True).encode())
+    for key, ah, grp in zip(frame["id"], frame["audio_hash"], frame["group"]):
+        h.update(f"{key}\0{ah}\0{grp}\n".encode())
+    return Prepared(frame, ds, backend, model_key, h.hexdigest())
+
+
+# -- infer -----------------------------------------------------------------------------
+def _predict_shard(backend, root, rows) -> list[tuple[int, dict | None, str | None]]:
+    """Run one shard; returns (row index, prediction dict, failure reason) per item."""
+    out: list[tuple[int, dict | None, str | None]] = []
+    lookup = getattr(backend, "lookup", None)
+    if lookup is not None:  # imported predictions: no audio needed
+        for idx, key, rel in rows:
+            p = lookup(key, rel)
+            if p is None:
+                out.append((idx, None, "no prediction for this item in the imported file"))
+            else:
+                out.append((idx, cache.prediction_to_dict(p), None))
+        return out
+    audios, ok = [], []
+    for idx, key, rel in rows:
+        try:
+            audios.append(audio_io.load(root / rel).samples)
+            ok.append(idx)
+        except AudioError as exc:
+            out.append((idx, None, exc.reason))
+    if not ok:
+        return out
+    caps = getattr(backend, "capabilities", {"transcribe"})
+    method = backend.transcribe if "transcribe" in caps else backend.classify
+    try:
+        preds = method(audios)
+        out += [(i, cache.prediction_to_dict(p), None) for i, p in zip(ok, preds)]
+    except Exception:  # isolate the item that breaks the batch
+        for i, a in zip(ok, audios):
+            try:
+                out.append((i, cache.prediction_to_dict(method([a])[0]), None))
+            except Exception as exc:  # noqa: BLE001 - a model error is a per-item failure
+                out.append((i, None, f"model error: {type(exc).__name__}: {exc}"))
+    return out
+
+
+def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, run_id: int):
+    """Fill the prediction cache for every item of the frame; returns failures by row."""
+    frame = prep.frame
+    cached = cache.lookup_predictions(project, prep.model_key, list(frame["audio_hash"]))
+    preds: dict[int, dict] = {}
+    todo = []
+    for idx, (key, rel, ah) in enumerate(zip(frame["id"], frame["path"], frame["audio_hash"])):
+        lookup = getattr(prep.backend, "lookup", None)
+        if lookup is None and ah in cached:
+            preds[idx] = cached[ah]
+        else:
+            todo.append((idx, key, rel))
+    failures: dict[int, str] = {}
+    n_total, n_cached = len(frame), len(preds)
+    if todo:
+        shards = [todo[i:i + req.shard_size] for i in range(0, len(todo), req.shard_size)]
+        workers = req.workers or getattr(prep.backend, "preferred_workers", 1) or 1
+        started = time.monotonic()
+        done = 0
+        root = prep.dataset.root
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            pending = set()
+            it = iter(shards)
+            while True:
+                while len(pending) < workers * 2:
+                    if prog.cancelled():
+                        break
+                    shard = next(it, None)
+                    if shard is None:
+                        break
+                    pending.add(pool.submit(_predict_shard, prep.backend, root, shard))
+                if not pending:
+                    break
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    results = fut.result()
+                    cache.store_shard(project, run_id, prep.model_key, frame, results)
+                    for idx, pred, reason in results:
+                        if pred is None:
+                            failures[idx] = reason
+                        else:
+                            preds[idx] = pred
+                    done += len(results)
+                    prog.items(done, len(todo), started, "transcribed")
+                if prog.cancelled():
+                    for fut in pending:
+                        fut.cancel()
+                    wait(pending)
+                    for fut in pending:
+                        if not fut.cancelled():
+                            cache.store_shard(project, run_id, prep.model_key, frame,
+                                              fut.result())
+                    raise Cancelled("cancelled by the user")
+    return preds, failures, {"n_items": n_total, "n_cached": n_cached, "n_inferred": len(todo)}
+
+
+# -- aggregate -------------------------------------------------------------------------
+def analysis_frame(frame, preds: dict[int, dict]):
+    """Join the predictions to the items: the per-item audit frame of the contract."""
+    import pandas as pd
+
+    rows = sorted(preds)
+    f = frame.iloc[rows].copy()
+    f["item_id"] = f["id"].astype(str)
+    f["reference"] = f["text"]
+    f["hypothesis"] = [preds[i].get("text") or "" for i in rows]
+    f["confidence_model"] = [preds[i].get("confidence") for i in rows]
+    extra = [preds[i].get("extra") or {} for i in rows]
+    for name in ("intent", "slots", "label"):
+        vals = [e.get(name) for e in extra]
+        if any(v is not None for v in vals):
+            f[{"intent": "hyp_intent", "slots": "hyp_slots", "label": "predicted_label"}[name]] = vals
+    if "predicted_label" in f.columns:
+        f["confidence"] = [e.get("confidence", preds[i].get("confidence"))
+                           for e, i in zip(extra, rows)]
+    if "intent" in f.columns:
+        f["ref_intent"] = f["intent"]
+        f["ref_slots"] = f["slots"] if "slots" in f.columns else [{}] * len(f)
+    return pd.DataFrame(f).reset_index(drop=True)
+
+
+def _apply_nlu(f, req: AuditRequest, notes: list[str]):
+    """Parse hypotheses into intents and slots when the dataset has intent labels."""
+    if "ref_intent" not in f.columns or "hyp_intent" in f.columns or req.nlu == "none":
+        return f
+    from ..nlu import get_nlu
+
+    spec = req.nlu
+    if spec == "auto":
+        nlu = get_nlu("demo-music")
+        known = set(getattr(nlu, "intents", []) or [])
+        ref = set(f["ref_intent"].dropna().astype(str))
+        if known and not ref <= known:
+            notes.append("EM not computed: the dataset's intents are not those of the embedded "
+                         "music NLU; pass --nlu hf:<folder> or --nlu table:<file>")
+            return f
+    else:
+        nlu = get_nlu(spec)
+    from ..nlu import parse_frame
+
+    parsed = parse_frame(nlu, f)
+    f = f.copy()
+    f["hyp_intent"] = parsed["hyp_intent"].to_numpy()
+    f["hyp_slots"] = parsed["hyp_slots"].to_numpy()
+    notes.append(f"intents and slots from the NLU {nlu.id}")
+    return f
+
+
+def aggregate(f, req: AuditRequest, language: str, notes: list[str]) -> tuple[object, dict]:
+    """Per-item metrics and every comparison; returns (frame with stats, result dict)."""
+    import pandas as pd
+
+    from ..metrics import compute_item_stats, metric_specs
+    from ..stats import compare_groups
+
+    f = _apply_nlu(f, req, notes)
+    stats = compute_item_stats(f, language=language)
+    f = pd.concat([f, stats[[c for c in stats.columns if c not in f.columns]]], axis=1)
+    specs = metric_specs(stats, list(req.metrics) if req.metrics else None)
+    result = compare_groups(f, specs, req.settings, reference=req.reference)
+    return f, flatten_groups(result.to_dict())
+
+
+def flatten_groups(res: dict) -> dict:
+    """Each group's metric values also as top-level keys (``wer``, ``cer``, ...)."""
+    for g in res.get("groups", []):
+        for k, v in (g.get("values") or {}).items():
+            g.setdefault(k, v)
+    return res
+
+
+# -- the job -----------------------------------------------------------------------------
+def run_audit(project: Project, req: AuditRequest, progress: Callable | None = None,
+              cancelled: Callable[[], bool] | None = None, backend=None,
+              use_result_cache: bool = True) -> AuditOutcome:
+    """Run the whole audit. Raises :class:`Cancelled` when cancelled (state consistent)."""
+    prog = Progress(progress, cancelled)
+    t0 = time.monotonic()
+    prog.stage(0.0, 0.05, "preparing")
+    prep = prepare(project, req, backend)
+    prog.check()
+    timings = {"prepare_s": time.monotonic() - t0}
+    if use_result_cache:
+        hit = cache.lookup_result(project, prep.request_hash)
+        if hit is not None:
+            run_id, payload = hit
+            timings["total_s"] = time.monotonic() - t0
+            prog.stage(1.0, 1.0, "answered from the cache")
+            payload = {**payload, "from_cache": True}
+            return AuditOutcome(run_id, req, None, tuple(payload.get("failures", ())), payload,
+                                True, timings)
+    run_id = cache.start_run(project, prep, req)
+    try:
+        prog.stage(0.05, 0.85, "inference")
+        t1 = time.monotonic()
+        preds, failures, counts = infer(project, prep, req, prog, run_id)
+        timings["infer_s"] = time.monotonic() - t1
+        prog.check()
+        prog.stage(0.85, 0.87, "explain (not requested)")
+        prog.stage(0.87, 1.0, "statistics")
+        t2 = time.monotonic()
+        f = analysis_frame(prep.frame, preds)
+        notes: list[str] = []
+        if f.empty:
+            raise FairdeskError("every item failed; see the failures for the reasons")
+        f, res = aggregate(f, req, prep.dataset.language, notes)
+        if req.representation:
+            from .representation import representation_block
+
+            res["representation"] = representation_block(project, prep, f, res, req, prog)
+        timings["aggregate_s"] = time.monotonic() - t2
+        fails = tuple({"item": str(prep.frame["id"].iloc[i]),
+                       "path": str(prep.frame["path"].iloc[i]), "reason": r}
+                      for i, r in sorted(failures.items()))
+        res.update({
+            "run_id": run_id, "dataset": req.dataset, "model": req.model,
+            "model_key": prep.model_key, "device": getattr(prep.backend, "device", "cpu"),
+            "by": list(req.by), "failures": list(fails), "notes": notes,
+            "counts": counts, "from_cache": False,
+        })
+        res["settings"] = {**res.get("settings", {}), **_run_settings(req, prep)}
+        timings["total_s"] = time.monotonic() - t0
+        res["timings"] = timings
+        cache.finish_run(project, run_id, prep.request_hash, res, items=_item_records(f))
+        prog.stage(1.0, 1.0, "done")
+        return AuditOutcome(run_id, req, f, fails, res, False, timings)
+    except Cancelled:
+        cache.mark_run(project, run_id, "cancelled")
+        raise
+    except BaseException:
+        cache.mark_run(project, run_id, "failed")
+        raise
+
+
+def _item_records(f) -> list[dict]:
+    """Per-item rows kept with the run (metadata, texts, predictions, per-item stats)."""
+    drop = {"db_id", "audio_hash", "sample_rate", "channels", "text"}
+    cols = [c for c in f.columns if c not in drop]
+    return f[cols].to_dict(orient="records")
+
+
+def _run_settings(req: AuditRequest, prep: Prepared) -> dict:
+    b = prep.backend
+    return {
+        "model": req.model, "model_key": prep.model_key,
+        "decoding": getattr(b, "settings", None) if not callable(getattr(b, "settings", None))
+        else None,
+        "device": getattr(b, "device", "cpu"), "by": list(req.by),
+        "filters": req.filters_dict(), "reference_requested": req.reference,
+        "sample_per_group": req.sample, "nlu": req.nlu, "language": prep.dataset.language,
+        "shard_size": req.shard_size, "fairdesk_version": __version__,
+        "metrics_code_version": METRICS_CODE_VERSION, "cpu_count": os.cpu_count(),
+    }
+
+
+def with_settings(req: AuditRequest, **changes) -> AuditRequest:
+    """A copy of ``req`` with statistics settings changed."""
+    return replace(req, settings=replace(req.settings, **changes))

@@ -1,0 +1,69 @@
+"""Representation stage (METHODS.md §5): one embedding per item, silhouette and leakage.
+
+Embeddings are cached in the project store by (audio content hash, model key).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..core import audio as audio_io
+from ..core.errors import AudioError
+
+
+def item_embeddings(project, prep, frame, prog, batch: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    """Embeddings of the frame's items (rows that failed are dropped); returns (X, row mask)."""
+    backend = prep.backend
+    if "embed" not in getattr(backend, "capabilities", set()):
+        raise ValueError(f"model {backend.id} gives no embeddings; representation metrics "
+                         "need a model with an encoder (whisper-tiny.en or hf:<folder>)")
+    key = prep.model_key
+    hashes = list(frame["audio_hash"])
+    have = {}
+    conn = project.conn
+    for i in range(0, len(hashes), 500):
+        chunk = hashes[i:i + 500]
+        q = (f"SELECT audio_hash, vector FROM embeddings WHERE model_key=? AND audio_hash IN "
+             f"({','.join('?' * len(chunk))})")
+        for r in conn.execute(q, (key, *chunk)):
+            have[r["audio_hash"]] = np.frombuffer(r["vector"], dtype=np.float32)
+    todo = [i for i, h in enumerate(hashes) if h not in have]
+    started = time.monotonic()
+    root = prep.dataset.root
+    for s in range(0, len(todo), batch):
+        prog.check()
+        rows = todo[s:s + batch]
+        audios, ok = [], []
+        for i in rows:
+            try:
+                audios.append(audio_io.load(root / frame["path"].iloc[i]).samples)
+                ok.append(i)
+            except AudioError:
+                continue
+        if ok:
+            vecs = np.asarray(backend.embed(audios), dtype=np.float32)
+            with project.transaction() as c:
+                for i, v in zip(ok, vecs):
+                    have[hashes[i]] = v
+                    c.execute("INSERT OR REPLACE INTO embeddings(audio_hash, model_key, vector) "
+                              "VALUES (?,?,?)", (hashes[i], key, v.tobytes()))
+        prog.items(min(s + batch, len(todo)), len(todo), started, "embedded")
+    mask = np.array([h in have for h in hashes])
+    X = np.stack([have[h] for h, m in zip(hashes, mask) if m]) if mask.any() else np.zeros((0, 0))
+    return X, mask
+
+
+def representation_block(project, prep, frame, result: dict, req, prog) -> dict:
+    """Silhouette, leakage and the per-metric case labels, as a JSON-ready dict."""
+    from ..stats.representation import representation_analysis
+
+    X, mask = item_embeddings(project, prep, frame, prog)
+    sub = frame[mask].reset_index(drop=True)
+    rep = representation_analysis(
+        X, sub["group"].astype(str).to_numpy(),
+        speakers=sub["speaker_id"].to_numpy() if "speaker_id" in sub else None,
+        comparisons=result.get("comparisons", []),
+        threshold=req.settings.structure_threshold, seed=req.settings.seed)
+    return rep.to_dict() if hasattr(rep, "to_dict") else rep

@@ -1,0 +1,116 @@
+"""The four-stage audit job with a stand-in backend: failures, cancel/resume, caches."""
+
+import numpy as np
+import pytest
+
+from fairdesk.core.importers import import_dataset
+from fairdesk.core.store import Project
+from fairdesk.jobs import AuditRequest, Cancelled, run_audit
+from fairdesk.stats import AuditSettings
+from tests.conftest import write_wav
+
+
+class LengthBackend:
+    """Transcribes by clip length: 0.5 s clips are heard right, 0.7 s clips lose a word."""
+
+    id = "fake-length"
+    fingerprint = "v1"
+    device = "cpu"
+    capabilities = {"transcribe"}
+    preferred_workers = 2
+
+    def __init__(self):
+        self.calls = 0
+
+    def transcribe(self, audios):
+        from fairdesk.models.base import Transcription
+
+        self.calls += len(audios)
+        return [Transcription(text="play the song" if len(a) < 0.6 * 16000 else "play song",
+                              words=(), confidence=None, language="en") for a in audios]
+
+
+@pytest.fixture
+def project(tmp_path):
+    root = tmp_path / "data"
+    lines = ["path,text,speaker_id,content_id,accent"]
+    for accent, secs in (("a", 0.5), ("b", 0.7)):
+        for s in range(6):
+            for c in range(6):
+                rel = f"{accent}/{s}_{c}.wav"
+                write_wav(root / rel, seconds=secs, freq=200 + 10 * c + 3 * s)
+                lines.append(f"{rel},play the song,{accent}{s},c{c},{accent}")
+    (root / "m.csv").write_text("\n".join(lines) + "\n")
+    p = Project(tmp_path / "proj")
+    rep = import_dataset(p, "d", root / "m.csv")
+    assert rep.imported == 72
+    # corrupt one file after import: the job must report it and go on
+    (root / "b" / "0_0.wav").write_bytes(b"RIFF garbage")
+    return p
+
+
+SETTINGS = AuditSettings(n_bootstrap=400, min_items=20, min_speakers=5)
+
+
+def test_audit_failure_cache_and_numbers(project):
+    be = LengthBackend()
+    req = AuditRequest(dataset="d", model="fake", by=("accent",), settings=SETTINGS,
+                       metrics=("wer",), nlu="none")
+    out = run_audit(project, req, backend=be)
+    res = out.result
+    assert [f["path"] for f in res["failures"]] == ["b/0_0.wav"]
+    assert "cannot decode" in res["failures"][0]["reason"]
+    groups = {g["group"]: g for g in res["groups"]}
+    assert groups["a"]["n_items"] == 36 and groups["b"]["n_items"] == 35
+    assert groups["a"]["wer"] == 0.0
+    assert groups["b"]["wer"] == pytest.approx(1 / 3)
+    comp = [c for c in res["comparisons"] if c["metric"] == "wer"][0]
+    assert comp["group"] == "b" and comp["reference"] == "a"
+    assert comp["gap"] == pytest.approx(1 / 3) and comp["verdict"] == "speaker_confounded"
+    assert be.calls == 71
+    # identical request: answered from the stored result without touching the model
+    again = run_audit(project, req, backend=be)
+    assert again.from_cache and be.calls == 71
+    assert again.result["comparisons"] == res["comparisons"]
+    # same items, other statistics settings: predictions come from the cache
+    req2 = AuditRequest(dataset="d", model="fake", by=("accent",), nlu="none",
+                        settings=AuditSettings(n_bootstrap=500, min_items=20, min_speakers=5))
+    third = run_audit(project, req2, backend=be)
+    assert not third.from_cache and be.calls == 71 + 0
+    assert third.result["counts"]["n_cached"] == 71
+
+
+def test_cancel_then_resume(project):
+    be = LengthBackend()
+    req = AuditRequest(dataset="d", model="fake", by=("accent",), settings=SETTINGS,
+                       nlu="none", shard_size=8, workers=1)
+    seen = []
+
+    def progress(frac, msg):
+        seen.append(msg)
+
+    with pytest.raises(Cancelled):
+        run_audit(project, req, backend=be, progress=progress,
+                  cancelled=lambda: be.calls >= 16)
+    first = be.calls
+    assert 16 <= first < 71
+    status = project.conn.execute("SELECT status FROM runs ORDER BY id DESC").fetchone()[0]
+    assert status == "cancelled"
+    out = run_audit(project, req, backend=be)
+    assert out.result["counts"]["n_cached"] == first
+    assert be.calls == 71  # nothing done twice
+    assert out.result["counts"]["n_inferred"] == 72 - first
+
+
+def test_filters_and_bad_requests(project):
+    be = LengthBackend()
+    req = AuditRequest(dataset="d", model="fake", by=("accent",), settings=SETTINGS,
+                       filters=(("accent", ("a",)),), nlu="none")
+    out = run_audit(project, req, backend=be)
+    assert [g["group"] for g in out.result["groups"]] == ["a"]
+    with pytest.raises(Exception, match="at least one grouping"):
+        run_audit(project, AuditRequest(dataset="d", model="fake", by=()), backend=be)
+    with pytest.raises(Exception, match="no dataset named"):
+        run_audit(project, AuditRequest(dataset="zz", model="fake", by=("accent",)),
+                  backend=be)
+    assert np.isfinite(out.timings["total_s"])

@@ -155,9 +155,9 @@ def audit_table(a, settings):
     stats = compute_item_stats(frame, language=a.language or "en")
     import pandas as pd
 
-    frame = pd.concat([frame.reset_index(drop=True),
-                       stats.reset_index(drop=True)[[c for c in stats.columns
-                                                     if c not in frame.columns]]], axis=1)
+    frame = frame.reset_index(drop=True)
+    frame = pd.concat([frame.drop(columns=[c for c in stats.columns if c in frame.columns]),
+                       stats.reset_index(drop=True)], axis=1)
     specs = metric_specs(stats, a.metric)
     from .jobs.audit import flatten_groups
 

@@ -289,7 +289,8 @@ def aggregate(f, req: AuditRequest, language: str, notes: list[str]) -> tuple[ob
 
     f = _apply_nlu(f, req, notes)
     stats = compute_item_stats(f, language=language)
-    f = pd.concat([f, stats[[c for c in stats.columns if c not in f.columns]]], axis=1)
+    f = pd.concat([f.drop(columns=[c for c in stats.columns if c in f.columns]), stats],
+                  axis=1)
     specs = metric_specs(stats, list(req.metrics) if req.metrics else None)
     result = compare_groups(f, specs, req.settings, reference=req.reference)
     return f, flatten_groups(result.to_dict())

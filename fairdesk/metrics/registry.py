@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -37,6 +38,8 @@ class MetricSpec:
     kind : ``"rate"`` (a ratio of counts, effect size by block SD) or ``"proportion"``
         (mean of a 0/1 per-item outcome; effect size is Cohen's h).
     family : ``"transcription"``, ``"diacritic"``, ``"slu"``, ``"classification"``.
+    denominator : the stats whose sum is the metric's denominator (empty if none); a metric
+        whose denominator sums to 0 over a whole frame is undefined there.
     """
 
     id: str
@@ -46,13 +49,16 @@ class MetricSpec:
     higher_is_better: bool = False
     kind: str = "rate"
     family: str = "transcription"
+    denominator: tuple[str, ...] = field(default=(), compare=False)
 
     def compute(self, sums: np.ndarray) -> np.ndarray:
         """Metric value(s) from sums with the stats on the last axis."""
         return self.value(np.asarray(sums, dtype=float))
 
 
-def ratio_metric(id, label, num, den, *, higher_is_better=False, kind="rate", family="transcription"):
+def ratio_metric(
+    id, label, num, den, *, higher_is_better=False, kind="rate", family="transcription"
+):
     """A metric sum(num columns) / sum(den columns)."""
     num = tuple(num)
     den = tuple(den)
@@ -63,4 +69,255 @@ def ratio_metric(id, label, num, den, *, higher_is_better=False, kind="rate", fa
     def value(s: np.ndarray) -> np.ndarray:
         return _ratio(s[..., ni].sum(axis=-1), s[..., di].sum(axis=-1))
 
-    return MetricSpec(id, label, stats, value, higher_is_better, kind, family)
+    return MetricSpec(id, label, stats, value, higher_is_better, kind, family, den)
+
+
+# --------------------------------------------------------------------------- the fixed metrics
+
+_TR, _DIA, _SLU, _CLS = "transcription", "diacritic", "slu", "classification"
+_WORD_ERRORS = ("n_sub", "n_del", "n_ins")
+_TONE_ERRORS = ("tone_dropped", "tone_hallucinated", "tone_wrong")
+
+
+def _net_loss() -> MetricSpec:
+    def value(s: np.ndarray) -> np.ndarray:
+        return _ratio(s[..., 0] - s[..., 1], s[..., 0])
+
+    return MetricSpec(
+        "diacritic_net_loss",
+        "Diacritic net loss (E-P)/E",
+        ("dia_expected", "dia_produced"),
+        value,
+        False,
+        "rate",
+        _DIA,
+        ("dia_expected",),
+    )
+
+
+def _fixed_metrics() -> dict[str, MetricSpec]:
+    specs = [
+        ratio_metric("wer", "Word error rate (WER)", _WORD_ERRORS, ("n_words",)),
+        ratio_metric("sub_rate", "Substitution rate S/N", ("n_sub",), ("n_words",)),
+        ratio_metric("del_rate", "Deletion rate D/N", ("n_del",), ("n_words",)),
+        ratio_metric("ins_rate", "Insertion rate I/N", ("n_ins",), ("n_words",)),
+        ratio_metric("insertion_ratio", "Insertion ratio I/(S+D+I)", ("n_ins",), _WORD_ERRORS),
+        ratio_metric(
+            "cer", "Character error rate (CER)", ("c_sub", "c_del", "c_ins"), ("n_chars",)
+        ),
+        ratio_metric(
+            "der",
+            "Diacritic error rate (D+H)/E",
+            ("dia_dropped", "dia_added"),
+            ("dia_expected",),
+            family=_DIA,
+        ),
+        ratio_metric(
+            "rdd", "Raw diacritic drop rate D/E", ("dia_dropped",), ("dia_expected",), family=_DIA
+        ),
+        _net_loss(),
+        ratio_metric("ter", "Tone error rate (TER)", _TONE_ERRORS, ("tone_expected",), family=_DIA),
+        ratio_metric(
+            "ter_dropped",
+            "Tone marks dropped / E",
+            ("tone_dropped",),
+            ("tone_expected",),
+            family=_DIA,
+        ),
+        ratio_metric(
+            "ter_hallucinated",
+            "Tone marks hallucinated / E",
+            ("tone_hallucinated",),
+            ("tone_expected",),
+            family=_DIA,
+        ),
+        ratio_metric(
+            "ter_wrong", "Wrong tone marks / E", ("tone_wrong",), ("tone_expected",), family=_DIA
+        ),
+        ratio_metric(
+            "em",
+            "Exact match (EM)",
+            ("em",),
+            ("n_nlu",),
+            higher_is_better=True,
+            kind="proportion",
+            family=_SLU,
+        ),
+        ratio_metric(
+            "intent_accuracy",
+            "Intent accuracy",
+            ("intent_correct",),
+            ("n_nlu",),
+            higher_is_better=True,
+            kind="proportion",
+            family=_SLU,
+        ),
+        ratio_metric(
+            "accuracy",
+            "Accuracy",
+            ("correct",),
+            ("n_cls",),
+            higher_is_better=True,
+            kind="proportion",
+            family=_CLS,
+        ),
+        ratio_metric(
+            "mean_confidence",
+            "Mean confidence",
+            ("confidence",),
+            ("n_conf",),
+            higher_is_better=True,
+            kind="rate",
+            family=_CLS,
+        ),
+    ]
+    return {s.id: s for s in specs}
+
+
+#: Every metric with a fixed set of stat columns, by id.
+METRICS: dict[str, MetricSpec] = _fixed_metrics()
+
+#: Metrics built per label set by :func:`class_metric` (balanced accuracy == macro recall).
+CLASS_METRIC_IDS = ("balanced_accuracy", "macro_recall")
+
+#: Every valid metric id, in the canonical (display) order.
+METRIC_IDS: tuple[str, ...] = (
+    *[i for i in METRICS if i != "mean_confidence"],
+    *CLASS_METRIC_IDS,
+    "mean_confidence",
+)
+
+_CLASS_LABELS = {
+    "balanced_accuracy": "Balanced accuracy",
+    "macro_recall": "Macro recall",
+}
+
+
+def class_labels(columns) -> list[str]:
+    """Labels L that have both ``cls_L_n`` and ``cls_L_correct`` among ``columns``, sorted."""
+    cols = set(columns)
+    out = []
+    for c in cols:
+        if c.startswith("cls_") and c.endswith("_n"):
+            label = c[len("cls_") : -len("_n")]
+            if f"cls_{label}_correct" in cols:
+                out.append(label)
+    return sorted(out)
+
+
+def class_metric(id: str, labels) -> MetricSpec:
+    """Balanced accuracy or macro recall over the given class labels.
+
+    The value is the mean, over the classes with ``n > 0`` in the (resampled) group, of the
+    recall ``cls_L_correct / cls_L_n``; NaN when no class is present. With this (unadjusted)
+    definition the two ids are the same number, equal to
+    ``sklearn.metrics.balanced_accuracy_score`` on the group's items. (sklearn's
+    ``recall_score(average="macro")`` differs only when a group's predictions contain labels
+    absent from its true labels: it averages over those too, counting them as recall 0.)
+
+    Parameters
+    ----------
+    id : ``"balanced_accuracy"`` or ``"macro_recall"``.
+    labels : the class labels (as in the ``cls_<label>_*`` column names).
+
+    Returns
+    -------
+    MetricSpec
+    """
+    if id not in CLASS_METRIC_IDS:
+        raise ValueError(f"class_metric id must be one of {CLASS_METRIC_IDS}, got {id!r}.")
+    labels = list(labels)
+    if not labels:
+        raise ValueError(f"{id} needs at least one class label (columns cls_<label>_n).")
+    k = len(labels)
+    n_cols = tuple(f"cls_{lab}_n" for lab in labels)
+    c_cols = tuple(f"cls_{lab}_correct" for lab in labels)
+
+    def value(s: np.ndarray) -> np.ndarray:
+        n = s[..., :k]
+        c = s[..., k:]
+        present = n > 0
+        recall = np.where(present, c / np.where(present, n, 1.0), 0.0)
+        count = present.sum(axis=-1)
+        return np.where(count > 0, recall.sum(axis=-1) / np.maximum(count, 1), np.nan)
+
+    return MetricSpec(id, _CLASS_LABELS[id], n_cols + c_cols, value, True, "rate", _CLS, n_cols)
+
+
+_NEEDS = {
+    "n_words": "'reference' and 'hypothesis'",
+    "n_chars": "'reference' and 'hypothesis'",
+    "dia_expected": "'reference' and 'hypothesis'",
+    "tone_expected": "'reference' and 'hypothesis'",
+    "n_nlu": "'ref_intent' and 'hyp_intent'",
+    "n_cls": "'label' and 'predicted_label'",
+    "n_conf": "'confidence'",
+}
+
+
+def _spec_for(id: str, columns) -> MetricSpec | None:
+    if id in CLASS_METRIC_IDS:
+        labels = class_labels(columns)
+        return class_metric(id, labels) if labels else None
+    spec = METRICS[id]
+    return spec if set(spec.stats) <= set(columns) else None
+
+
+def _missing_message(id: str) -> str:
+    if id in CLASS_METRIC_IDS:
+        needs = _NEEDS["n_cls"]
+    else:
+        den = METRICS[id].denominator
+        needs = _NEEDS.get(den[0], "'reference' and 'hypothesis'") if den else "its inputs"
+    return (
+        f"metric {id!r} cannot be computed: the item stats lack its columns. "
+        f"The audit frame needs the columns {needs}."
+    )
+
+
+def metric_specs(stats_df, wanted=None) -> list[MetricSpec]:
+    """The metric specs computable from a frame of per-item stats.
+
+    Parameters
+    ----------
+    stats_df : the output of :func:`~fairdesk.metrics.compute_item_stats` (a DataFrame), or
+        just its column names.
+    wanted : None (every metric the columns allow, in the canonical order of ``METRIC_IDS``,
+        skipping metrics whose denominator sums to 0 over the whole frame -- e.g. diacritic
+        metrics on text without diacritics), or an id / list of ids (returned in that order,
+        duplicates dropped; undefined values are then NaN rather than skipped).
+
+    Returns
+    -------
+    list of MetricSpec
+
+    Raises
+    ------
+    ValueError
+        For an unknown id (the message lists the valid ones), or a wanted metric whose columns
+        are missing (the message says which input columns the audit frame needs).
+    """
+    is_frame = isinstance(stats_df, pd.DataFrame)
+    columns = list(stats_df.columns) if is_frame else list(stats_df)
+    if wanted is None:
+        out = []
+        for id in METRIC_IDS:
+            spec = _spec_for(id, columns)
+            if spec is None:
+                continue
+            if is_frame and spec.denominator:
+                if float(stats_df[list(spec.denominator)].to_numpy(float).sum()) <= 0:
+                    continue
+            out.append(spec)
+        return out
+    ids = [wanted] if isinstance(wanted, str) else list(dict.fromkeys(wanted))
+    unknown = [i for i in ids if i not in METRIC_IDS]
+    if unknown:
+        raise ValueError(f"unknown metric id(s) {unknown}; valid ids are: {', '.join(METRIC_IDS)}.")
+    out = []
+    for id in ids:
+        spec = _spec_for(id, columns)
+        if spec is None:
+            raise ValueError(_missing_message(id))
+        out.append(spec)
+    return out

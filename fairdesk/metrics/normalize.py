@@ -1,0 +1,233 @@
+"""Text normalisers used before scoring (METHODS.md §2).
+
+* :func:`english` -- Whisper's ``EnglishTextNormalizer`` (package ``whisper-normalizer``), so
+  English WER/CER compare with published Whisper numbers. It strips diacritics and spells
+  numbers as digits ("seven" -> "7").
+* :func:`basic` -- Whisper's ``BasicTextNormalizer`` with diacritics *kept*, for every other
+  language. ``remove_diacritics=False`` alone is not enough: the basic normaliser would still
+  replace every Unicode mark (category ``M*``) that NFKC cannot compose by a space, which splits
+  Yoruba/Igbo words such as "ọ́kụ̀" in two. We therefore also pass ``preserve_marks=True``
+  (whisper-normalizer >= 0.1), which keeps combining marks.
+* :func:`tone_preserving` -- for diacritic and tone metrics in every language: NFC, lower case,
+  punctuation (category ``P*``) replaced by a space, combining marks kept, whitespace collapsed.
+
+Every normaliser maps ``None``, NaN and non-text "missing" values to the empty string and always
+returns a stripped string with single spaces.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import unicodedata
+from collections.abc import Callable
+
+__all__ = [
+    "NORMALIZERS",
+    "as_text",
+    "basic",
+    "english",
+    "get_normalizer",
+    "is_english",
+    "label_text",
+    "normalizer_for",
+    "tone_preserving",
+]
+
+_WS = re.compile(r"\s+")
+_english_impl = None
+_basic_impl = None
+
+
+def as_text(value) -> str:
+    """Return ``value`` as a string, with ``None``, NaN and ``pd.NA`` mapped to ``""``.
+
+    Parameters
+    ----------
+    value : str, None, float NaN, pandas NA, or anything with a ``str()``.
+
+    Returns
+    -------
+    str
+    """
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float) and math.isnan(value):
+        return ""
+    try:
+        import pandas as pd
+
+        if value is pd.NA or value is pd.NaT:
+            return ""
+    except ImportError:  # pragma: no cover - pandas is a dependency
+        pass
+    return str(value)
+
+
+def label_text(value) -> str:
+    """A class label as a stripped string; integral floats print as integers.
+
+    pandas turns an integer label column with a missing value into floats (``1`` -> ``1.0``);
+    this keeps ``1.0`` and ``1`` the same label. Missing values give ``""``.
+    """
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return as_text(value).strip()
+
+
+def _collapse(s: str) -> str:
+    return _WS.sub(" ", s).strip()
+
+
+def english(text) -> str:
+    """Normalise English text with Whisper's ``EnglishTextNormalizer``.
+
+    Parameters
+    ----------
+    text : str or None/NaN (treated as empty).
+
+    Returns
+    -------
+    str
+        Lower case, punctuation removed, British spellings and number words standardised
+        (``"Seven"`` -> ``"7"``), diacritics removed, single spaces, stripped. One fix on top
+        of Whisper's: tokens made only of punctuation (the ``"."`` Whisper leaves from an
+        ellipsis) are dropped.
+    """
+    s = as_text(text)
+    return _english_str(s) if s else ""
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _english_str(s: str) -> str:
+    global _english_impl
+    if _english_impl is None:
+        from whisper_normalizer.english import EnglishTextNormalizer
+
+        _english_impl = EnglishTextNormalizer()
+    # Whisper's normaliser leaves a lone "." from an ellipsis ("well..." -> "well ."); a token
+    # made only of punctuation is not a word, so drop it.
+    return " ".join(t for t in _english_impl(s).split() if not _all_punct(t))
+
+
+def _all_punct(token: str) -> bool:
+    return all(unicodedata.category(c).startswith("P") for c in token)
+
+
+def basic(text) -> str:
+    """Normalise non-English text with Whisper's ``BasicTextNormalizer``, diacritics kept.
+
+    Parameters
+    ----------
+    text : str or None/NaN (treated as empty).
+
+    Returns
+    -------
+    str
+        NFKC, lower case, bracketed/parenthesised spans removed, symbols and punctuation
+        replaced by spaces, combining marks kept, single spaces, stripped.
+    """
+    s = as_text(text)
+    return _basic_str(s) if s else ""
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _basic_str(s: str) -> str:
+    global _basic_impl
+    if _basic_impl is None:
+        from whisper_normalizer.basic import BasicTextNormalizer
+
+        try:
+            _basic_impl = BasicTextNormalizer(remove_diacritics=False, preserve_marks=True)
+        except TypeError as exc:  # older whisper-normalizer
+            raise RuntimeError(
+                "whisper-normalizer is too old: BasicTextNormalizer has no 'preserve_marks' "
+                "option, so it would split words at every combining diacritic. Upgrade it "
+                "with `pip install -U 'whisper-normalizer>=0.1'`."
+            ) from exc
+    return _collapse(_basic_impl(s))
+
+
+def tone_preserving(text) -> str:
+    """Normalise text for diacritic and tone metrics (METHODS.md §2).
+
+    Parameters
+    ----------
+    text : str or None/NaN (treated as empty).
+
+    Returns
+    -------
+    str
+        Unicode NFC, lower case, every punctuation character (category ``P*``) replaced by a
+        space, combining marks and symbols kept, whitespace collapsed, stripped.
+    """
+    s = as_text(text)
+    if not s:
+        return ""
+    s = unicodedata.normalize("NFC", s).lower()
+    s = "".join(" " if unicodedata.category(c).startswith("P") else c for c in s)
+    return _collapse(unicodedata.normalize("NFC", s))
+
+
+def is_english(language) -> bool:
+    """True for ``"en"``, ``"en-GB"``, ``"en_us"``, ``"eng"``, ``"english"`` (any case)."""
+    lang = as_text(language).strip().lower()
+    return lang in ("en", "eng", "english") or lang.startswith(("en-", "en_"))
+
+
+def normalizer_for(language) -> Callable[[object], str]:
+    """The WER/CER normaliser for a language code.
+
+    Parameters
+    ----------
+    language : BCP-47-like code, e.g. ``"en"``, ``"en-GB"``, ``"yo"``, ``"ig"``.
+
+    Returns
+    -------
+    callable
+        :func:`english` for English, :func:`basic` for every other language.
+    """
+    return english if is_english(language) else basic
+
+
+#: Normalisers by the names used in run settings (``AuditSettings.normaliser``).
+NORMALIZERS: dict[str, Callable[[object], str]] = {
+    "whisper-english": english,
+    "whisper-basic": basic,
+    "tone-preserving": tone_preserving,
+}
+
+
+def get_normalizer(name=None, language="en") -> Callable[[object], str]:
+    """Resolve a normaliser from a settings name, a callable, or the language.
+
+    Parameters
+    ----------
+    name : None (choose by ``language``), ``"auto"`` (same), one of ``NORMALIZERS``
+        (``"whisper-english"``, ``"whisper-basic"``, ``"tone-preserving"``), or a callable
+        ``str -> str``.
+    language : used when ``name`` is None or ``"auto"``.
+
+    Returns
+    -------
+    callable
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+    """
+    if name is None or name == "auto":
+        return normalizer_for(language)
+    if callable(name):
+        return name
+    try:
+        return NORMALIZERS[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown text normaliser {name!r}; use one of {sorted(NORMALIZERS)} or 'auto' "
+            "(Whisper English for English, Whisper basic with diacritics otherwise)."
+        ) from None

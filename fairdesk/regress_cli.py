@@ -85,10 +85,11 @@ def run_regress_command(a) -> int:
         raise UsageError(f"unknown variable(s) {missing} (columns: {', '.join(df.columns)})")
     cluster = a.cluster
     if cluster and cluster not in df.columns:
-        if cluster == "speaker_id" and "speaker_id" in df.columns:
-            pass
+        if a.table and "speaker_id" in df.columns:  # the table reader renamed it
+            cluster = "speaker_id"
         else:
-            raise UsageError(f"--cluster {cluster!r} is not a column")
+            raise UsageError(f"--cluster {cluster!r} is not a column "
+                             f"(columns: {', '.join(map(str, df.columns))})")
     df, col, binomial, label = _outcome_columns(df, a.outcome)
     res = run_regression(df, col, list(a.vars), references=references or None,
                          cluster=cluster, alpha=a.alpha, interactions=a.interactions,

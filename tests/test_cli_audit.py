@@ -1,0 +1,118 @@
+"""``fairdesk audit --table`` and ``fairdesk regress --table``: no audio, no project."""
+
+import json
+
+import jiwer
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairdesk.cli import main
+from fairdesk.metrics import english
+
+COMPARISON_FIELDS = {"metric", "group", "reference", "value", "reference_value", "gap", "ratio",
+                     "effect_size", "ci_low", "ci_high", "p_value", "p_adjusted", "mde",
+                     "estimator", "n_blocks", "design", "verdict", "direction", "flags",
+                     "n_items", "n_speakers", "reading"}
+
+
+def _table(tmp_path, fmt="csv"):
+    rng = np.random.default_rng(3)
+    sents = [f"play track {w} from the {v} album" for w, v in
+             zip("one two three four five six seven eight nine ten eleven twelve".split(),
+                 "red blue green white black gold pink grey brown teal navy plum".split())]
+    rows = []
+    for acc, p, n_spk in (("us", 0.03, 12), ("scot", 0.25, 12), ("nyc", 0.04, 12),
+                          ("tiny", 0.1, 2)):
+        for s in range(n_spk):
+            for c, t in enumerate(sents):
+                words = t.split()
+                hyp = " ".join(w if rng.random() > p else "zzz" for w in words)
+                intent_ok = rng.random() > p
+                rows.append({"ref": t, "hyp": hyp, "spk": f"{acc}{s}", "content_id": f"c{c}",
+                             "accent": acc, "gender": "f" if s % 2 else "m",
+                             "intent": "PlayMusic",
+                             "hyp_intent": "PlayMusic" if intent_ok else "Pause"})
+    df = pd.DataFrame(rows)
+    path = tmp_path / f"t.{fmt}"
+    if fmt == "csv":
+        df.to_csv(path, index=False)
+    elif fmt == "parquet":
+        df.to_parquet(path)
+    else:
+        df.to_json(path, orient="records", lines=True)
+    return df, path
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "jsonl"])
+def test_audit_table_json(tmp_path, capsys, fmt):
+    df, path = _table(tmp_path, fmt)
+    out = tmp_path / "o.json"
+    code = main(["audit", "--table", str(path), "--ref-col", "ref", "--hyp-col", "hyp",
+                 "--speaker-col", "spk", "--by", "accent", "--n-bootstrap", "400",
+                 "--json", str(out), "--quiet"])
+    assert code == 0
+    res = json.loads(out.read_text())
+    assert res["reference"] in ("us", "scot", "nyc")
+    groups = {g["group"]: g for g in res["groups"]}
+    assert groups["tiny"]["excluded"] and "speakers" in groups["tiny"]["reason"]
+    assert {e["group"] for e in res["excluded"]} == {"tiny"}
+    # group WER equals jiwer's on the same normalised strings
+    for acc, g in groups.items():
+        sub = df[df["accent"] == acc]
+        want = jiwer.wer([english(r) for r in sub["ref"]], [english(h) for h in sub["hyp"]])
+        assert g["wer"] == pytest.approx(want, abs=1e-12)
+        assert g["n_items"] == len(sub) and g["n_speakers"] == sub["spk"].nunique()
+    comps = res["comparisons"]
+    assert comps and all(set(c) >= COMPARISON_FIELDS for c in comps)
+    metrics = {c["metric"] for c in comps}
+    assert {"wer", "cer", "em", "intent_accuracy"} <= metrics
+    scot = [c for c in comps if c["group"] == "scot" and c["metric"] == "wer"][0]
+    assert scot["verdict"] == "disparity_detected" and scot["direction"] == "worse"
+    assert scot["ci_low"] > 0 and scot["estimator"] == "two_way"
+    assert res["summary"]["wer"]["worst_group"] == "scot"
+    assert set(res["settings"]) >= {"n_bootstrap", "seed", "alpha", "absolute_error_gap",
+                                    "disparity_ratio", "grounding_gap", "min_items",
+                                    "min_speakers", "normaliser"}
+
+
+def test_audit_table_same_request_same_numbers(tmp_path):
+    _df, path = _table(tmp_path)
+    outs = []
+    for i in range(2):
+        o = tmp_path / f"o{i}.json"
+        main(["audit", "--table", str(path), "--ref-col", "ref", "--hyp-col", "hyp",
+              "--speaker-col", "spk", "--by", "accent", "--by", "gender", "--metric", "wer",
+              "--n-bootstrap", "300", "--min-speakers", "2", "--json", str(o), "--quiet"])
+        outs.append(json.loads(o.read_text()))
+    assert outs[0]["comparisons"] == outs[1]["comparisons"]
+    assert any(" × " in g["group"] for g in outs[0]["groups"])
+
+
+def test_audit_table_usage_errors(tmp_path, capsys):
+    _df, path = _table(tmp_path)
+    assert main(["audit", "--table", str(path), "--by", "accent", "--quiet"]) == 2
+    assert "no column 'reference'" in capsys.readouterr().err
+    assert main(["audit", "--table", str(path), "--ref-col", "ref", "--hyp-col", "hyp",
+                 "--by", "accent", "--metric", "nope", "--quiet"]) == 2
+    assert main(["audit", "--table", str(path), "--ref-col", "ref", "--hyp-col", "hyp",
+                 "--by", "accent", "--filter", "accent=us", "--quiet"]) == 2
+    assert main(["audit", "--table", str(path), "--ref-col", "ref", "--hyp-col", "hyp",
+                 "--by", "accent", "--n-bootstrap", "50", "--quiet"]) == 2
+
+
+def test_regress_table(tmp_path, capsys):
+    _df, path = _table(tmp_path)
+    out = tmp_path / "r.json"
+    code = main(["regress", "--table", str(path), "--ref-col", "ref", "--hyp-col", "hyp",
+                 "--outcome", "correct", "--vars", "accent", "gender", "--reference",
+                 "accent=us", "--cluster", "spk", "--json", str(out)])
+    assert code == 0, capsys.readouterr().err
+    r = json.loads(out.read_text())
+    uni = {u["variable"]: u for u in r["univariate"]}
+    assert uni["accent"]["reference"] == "us"
+    scot = [lv for lv in uni["accent"]["levels"] if lv["level"] == "scot"][0]
+    assert scot["odds_ratio"] < 1 and scot["p_value"] < 0.05
+    assert {(a["variable"], a["adjusted_on"]) for a in r["adjustments"]} == {
+        ("accent", "gender"), ("gender", "accent")}
+    assert r["clustered"] and r["independence"] and r["conclusions"]

@@ -1,0 +1,44 @@
+"""Fairness statistics: slicing, resampling, comparisons, verdicts, summaries (METHODS.md §3,
+§5). The public API is re-exported here; regression models live in ``stats.regression``."""
+
+from fairdesk.stats.bootstrap import ESTIMATOR_LABELS, SCHEMES
+from fairdesk.stats.compare import compare_groups
+from fairdesk.stats.representation import (
+    RepresentationResult,
+    leakage,
+    representation_analysis,
+    silhouette,
+)
+from fairdesk.stats.results import AuditResult, Comparison, Exclusion, GroupInfo
+from fairdesk.stats.settings import AuditSettings
+from fairdesk.stats.slicing import (
+    apply_minimums,
+    check_run_cap,
+    choose_reference,
+    slice_frame,
+    stratified_sample,
+)
+from fairdesk.stats.summary import MetricSummary, gini, weighted_std
+
+__all__ = [
+    "ESTIMATOR_LABELS",
+    "SCHEMES",
+    "AuditResult",
+    "AuditSettings",
+    "Comparison",
+    "Exclusion",
+    "GroupInfo",
+    "MetricSummary",
+    "RepresentationResult",
+    "apply_minimums",
+    "check_run_cap",
+    "choose_reference",
+    "compare_groups",
+    "gini",
+    "leakage",
+    "representation_analysis",
+    "silhouette",
+    "slice_frame",
+    "stratified_sample",
+    "weighted_std",
+]

@@ -1,0 +1,420 @@
+"""Vectorised resampling of a group/reference comparison (METHODS.md §3, "Resampling blocks").
+
+Every metric is a function of per-item statistics summed over a group, so a bootstrap
+replicate only needs the *weighted sums* of those statistics. Each side of a comparison is
+stored as block sums ``T[s, c, k]`` (speaker-block ``s`` × content-block ``c`` × statistic
+``k``); a replicate draws count vectors ``u`` (speakers) and ``w`` (contents) and its sums are
+``Σ_s Σ_c u[s] w[c] T[s, c, k]``, evaluated for all replicates at once with matrix products.
+
+Schemes (§3, in the automatic order):
+
+``two_way``
+    speaker ids and ≥ 5 shared content ids: both sides restricted to the shared content;
+    content ids drawn with replacement (the same draw on both sides), speakers drawn with
+    replacement within each side; item weight = speaker count × content count.
+``speaker``
+    speaker ids, content not shared: stratified cluster bootstrap of speakers per side.
+``content``
+    no speaker ids, shared content: content ids redrawn (same draw both sides) on the shared
+    subset. Forced with speaker ids it is "conditional on these speakers".
+``utterance``
+    neither: items resampled within each side.
+
+Count vectors are multinomial(n, 1/n) draws made as ``integers`` + ``bincount`` (identical
+in distribution to drawing n indices with replacement), in chunks of replicates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+SCHEMES = ("two_way", "speaker", "content", "utterance")
+#: Fewest shared content ids for a paired scheme (METHODS.md §3).
+MIN_SHARED_CONTENT = 5
+#: Share of the reference's content a group must cover for a matched design.
+MATCHED_COVERAGE = 0.95
+
+ESTIMATOR_LABELS = {
+    "two_way": "two-way bootstrap (speakers × sentences)",
+    "speaker": "speaker cluster bootstrap",
+    "content": "paired-by-content bootstrap",
+    "content_conditional": "paired-by-content bootstrap, conditional on these speakers",
+    "utterance": "utterance bootstrap",
+}
+
+_CHUNK_ELEMENTS = 4_000_000  # replicates × blocks per chunk, bounds memory
+
+
+def comparison_rng(seed: int, *parts: str) -> np.random.Generator:
+    """A generator derived deterministically from ``seed`` and text parts (group, ...)."""
+    digest = hashlib.blake2b("\x1f".join(map(str, parts)).encode("utf-8"), digest_size=8)
+    h = int.from_bytes(digest.digest(), "little")
+    return np.random.default_rng(np.random.SeedSequence([int(seed), h & 0xFFFFFFFF, h >> 32]))
+
+
+def draw_counts(
+    rng: np.random.Generator, n_blocks: int, n_rep: int, n_draw: int | None = None
+) -> np.ndarray:
+    """Bootstrap counts: ``n_rep`` rows of ``n_draw`` (default ``n_blocks``) draws with
+    replacement among ``n_blocks`` blocks, as an ``(n_rep, n_blocks)`` array of whole-number
+    floats (float so that the products with block sums run in BLAS)."""
+    n_draw = n_blocks if n_draw is None else n_draw
+    idx = rng.integers(0, n_blocks, size=(n_rep, n_draw))
+    idx += (np.arange(n_rep) * n_blocks)[:, None]
+    counts = np.bincount(idx.ravel(), minlength=n_rep * n_blocks).reshape(n_rep, n_blocks)
+    return counts.astype(float)
+
+
+def _missing_mask(values: np.ndarray) -> np.ndarray:
+    """Missing labels: None/NaN, or negative codes in an integer array."""
+    values = np.asarray(values)
+    if values.dtype.kind in "iu":
+        return values < 0
+    return pd.isna(values)
+
+
+def _codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes ``0..n-1`` of labels and the labels; a missing label is its own block."""
+    values = np.asarray(values)
+    missing = _missing_mask(values)
+    codes, uniq = pd.factorize(np.where(missing, None, values) if missing.any() else values)
+    labels = np.asarray(uniq, dtype=object)
+    if missing.any():
+        n_missing = int(missing.sum())
+        codes = codes.copy()
+        codes[missing] = len(labels) + np.arange(n_missing)
+        labels = np.concatenate([labels, np.array([None] * n_missing, dtype=object)])
+    return codes.astype(np.int64), labels
+
+
+def _present(values: np.ndarray) -> set:
+    values = np.asarray(values)
+    return set(pd.unique(values[~_missing_mask(values)]).tolist())
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a comparison: per-item statistics and optional block labels.
+
+    Parameters
+    ----------
+    stats : ``(n_items, n_stats)`` per-item statistics.
+    speakers : speaker id per item, or None when speaker ids don't exist.
+    contents : content id per item, or None when content ids don't exist.
+    """
+
+    stats: np.ndarray
+    speakers: np.ndarray | None = None
+    contents: np.ndarray | None = None
+
+
+def shared_contents(group: Side, reference: Side) -> np.ndarray:
+    """Content ids present on both sides, sorted (empty without content ids)."""
+    if group.contents is None or reference.contents is None:
+        return np.array([], dtype=object)
+    both = _present(group.contents) & _present(reference.contents)
+    return np.array(sorted(both, key=lambda c: (str(type(c)), c)), dtype=object)
+
+
+def content_design(group: Side, reference: Side) -> tuple[str, int, float]:
+    """Design of one comparison: ``(design, n_shared, coverage of the reference's content)``.
+
+    matched: the group covers ≥ 95% of the reference's content ids (and ≥ 5 are shared);
+    partially_matched: ≥ 5 shared; else unmatched.
+    """
+    shared = shared_contents(group, reference)
+    if reference.contents is None:
+        return "unmatched", 0, 0.0
+    n_ref = len(_present(reference.contents))
+    coverage = len(shared) / n_ref if n_ref else 0.0
+    if len(shared) >= MIN_SHARED_CONTENT and coverage >= MATCHED_COVERAGE:
+        return "matched", len(shared), coverage
+    if len(shared) >= MIN_SHARED_CONTENT:
+        return "partially_matched", len(shared), coverage
+    return "unmatched", len(shared), coverage
+
+
+def choose_scheme(
+    has_speakers: bool, n_shared: int, requested: str = "auto", where: str = ""
+) -> str:
+    """The resampling scheme of METHODS.md §3 (automatic order, or a checked override).
+
+    Raises
+    ------
+    ValueError
+        An override the data can't support (the message says what is missing and where).
+    """
+    paired = n_shared >= MIN_SHARED_CONTENT
+    if requested == "auto":
+        if has_speakers and paired:
+            return "two_way"
+        if has_speakers:
+            return "speaker"
+        if paired:
+            return "content"
+        return "utterance"
+    if requested not in SCHEMES:
+        raise ValueError(f"Unknown resampling {requested!r}; choose auto or one of {SCHEMES}.")
+    needs = []
+    if requested in ("two_way", "speaker") and not has_speakers:
+        needs.append("speaker ids")
+    if requested in ("two_way", "content") and not paired:
+        needs.append(
+            f"at least {MIN_SHARED_CONTENT} content ids shared with the reference "
+            f"(found {n_shared})"
+        )
+    if needs:
+        raise ValueError(
+            f"--resampling {requested} needs {' and '.join(needs)}{where}; use --resampling "
+            "auto to let fairdesk pick a scheme the data supports."
+        )
+    return requested
+
+
+@dataclass(frozen=True)
+class _Blocks:
+    """Block sums of one side: ``T[s, c, k]`` and which axes a replicate redraws."""
+
+    T: np.ndarray
+    draw_rows: bool
+    draw_cols: bool
+    row_labels: np.ndarray  # speaker labels (or item positions) of the rows
+    n_items: int
+
+
+def _side_blocks(side: Side, scheme: str, shared: np.ndarray) -> _Blocks:
+    X = np.asarray(side.stats, dtype=float)
+    if X.ndim != 2:
+        raise ValueError("Side.stats must be a 2-D (items × statistics) array.")
+    n, k = X.shape
+    if scheme in ("two_way", "content"):
+        contents = np.asarray(side.contents)
+        cc = pd.Index(shared).get_indexer(contents).astype(np.int64)
+        cc[_missing_mask(contents)] = -1
+        keep = cc >= 0
+        X, cc = X[keep], cc[keep]
+        spk = None if side.speakers is None else np.asarray(side.speakers, dtype=object)[keep]
+        n_cols = len(shared)
+    else:
+        spk = None if side.speakers is None else np.asarray(side.speakers, dtype=object)
+        cc = np.zeros(n, dtype=np.int64)
+        n_cols = 1
+    if scheme == "utterance":
+        rows = np.arange(len(X))
+        labels = np.arange(len(X)).astype(object)
+    elif spk is not None:
+        rows, labels = _codes(spk)
+    else:
+        rows = np.zeros(len(X), dtype=np.int64)
+        labels = np.array(["(all)"], dtype=object)
+    n_rows = len(labels)
+    T = np.zeros((n_rows * n_cols, k))
+    flat = rows * n_cols + cc
+    for j in range(k):
+        T[:, j] = np.bincount(flat, weights=X[:, j], minlength=n_rows * n_cols)
+    T = T.reshape(n_rows, n_cols, k)
+    return _Blocks(
+        T=T,
+        draw_rows=scheme in ("two_way", "speaker", "utterance"),
+        draw_cols=scheme in ("two_way", "content"),
+        row_labels=labels,
+        n_items=len(X),
+    )
+
+
+def _chunk(n_rep: int, width: int) -> int:
+    return max(1, min(n_rep, _CHUNK_ELEMENTS // max(1, width)))
+
+
+def _weighted_sums(T: np.ndarray, u: np.ndarray | None, w: np.ndarray | None) -> np.ndarray:
+    """``Σ_s Σ_c u[b,s] w[b,c] T[s,c,k]`` for a chunk of replicates (u or w None = ones)."""
+    S, C, K = T.shape
+    if u is None and w is None:
+        raise ValueError("nothing to resample")
+    if w is None:
+        return u @ T.sum(axis=1)
+    if u is None:
+        return w @ T.sum(axis=0)
+    M = (u @ T.reshape(S, C * K)).reshape(len(u), C, K)
+    return np.einsum("bc,bck->bk", w, M)
+
+
+@dataclass(frozen=True)
+class PairBootstrap:
+    """Bootstrap replicates of one comparison's summed statistics.
+
+    Attributes
+    ----------
+    scheme : ``two_way``, ``speaker``, ``content`` or ``utterance``.
+    group_point, reference_point : observed sums ``(n_stats,)`` on the analysed subset.
+    group_reps, reference_reps : ``(B, n_stats)`` replicate sums.
+    group_blocks, reference_blocks : block-level sums ``(n_blocks, n_stats)`` (speakers for
+        two_way/speaker, contents for content, items for utterance), for effect sizes.
+    n_group_speakers, n_reference_speakers : speakers analysed (None without speaker ids).
+    n_contents : shared content ids resampled (None for speaker/utterance).
+    n_group_items, n_reference_items : items analysed (after restriction to shared content).
+    counts : the count matrices used (only with ``keep_counts=True``).
+    """
+
+    scheme: str
+    group_point: np.ndarray
+    reference_point: np.ndarray
+    group_reps: np.ndarray
+    reference_reps: np.ndarray
+    group_blocks: np.ndarray
+    reference_blocks: np.ndarray
+    n_group_speakers: int | None
+    n_reference_speakers: int | None
+    n_contents: int | None
+    n_group_items: int
+    n_reference_items: int
+    counts: dict | None = None
+    _group: _Blocks | None = field(default=None, repr=False)
+    _content_counts: np.ndarray | None = field(default=None, repr=False)
+
+
+def bootstrap_pair(
+    group: Side,
+    reference: Side,
+    scheme: str,
+    n_rep: int,
+    rng: np.random.Generator,
+    *,
+    keep_counts: bool = False,
+) -> PairBootstrap:
+    """Replicate sums of both sides of a comparison under one scheme.
+
+    Parameters
+    ----------
+    group, reference : the two sides (same statistic columns).
+    scheme : one of ``SCHEMES`` (see ``choose_scheme``).
+    n_rep : number of bootstrap replicates B.
+    rng : the comparison's generator.
+    keep_counts : also return the count matrices for checking: ``counts['content']`` (the
+        shared content draw, columns in the order of ``counts['contents']``),
+        ``counts['group']`` / ``counts['reference']`` (row draws: speakers, or item positions
+        for ``utterance``; columns in the order of ``counts['group_rows']`` /
+        ``counts['reference_rows']``).
+    """
+    if scheme not in SCHEMES:
+        raise ValueError(f"Unknown scheme {scheme!r}; one of {SCHEMES}.")
+    shared = shared_contents(group, reference) if scheme in ("two_way", "content") else None
+    gb = _side_blocks(group, scheme, shared)
+    rb = _side_blocks(reference, scheme, shared)
+    if gb.n_items == 0 or rb.n_items == 0:
+        raise ValueError("A side of the comparison has no item to resample.")
+    Sg, C, K = gb.T.shape
+    Sr = rb.T.shape[0]
+    g_reps = np.empty((n_rep, K))
+    r_reps = np.empty((n_rep, K))
+    w_all = np.empty((n_rep, C)) if gb.draw_cols else None
+    keep = {"group": [], "reference": []} if keep_counts else None
+    step = _chunk(n_rep, max(Sg, Sr) * max(C, 1) + C)
+    for b0 in range(0, n_rep, step):
+        b1 = min(n_rep, b0 + step)
+        m = b1 - b0
+        w = draw_counts(rng, C, m) if gb.draw_cols else None
+        ug = draw_counts(rng, Sg, m) if gb.draw_rows else None
+        ur = draw_counts(rng, Sr, m) if rb.draw_rows else None
+        g_reps[b0:b1] = _weighted_sums(gb.T, ug, w)
+        r_reps[b0:b1] = _weighted_sums(rb.T, ur, w)
+        if w is not None:
+            w_all[b0:b1] = w
+        if keep is not None:
+            keep["group"].append(ug)
+            keep["reference"].append(ur)
+    counts = None
+    if keep is not None:
+        counts = {
+            "content": w_all,
+            "group": None if not gb.draw_rows else np.vstack(keep["group"]),
+            "reference": None if not rb.draw_rows else np.vstack(keep["reference"]),
+            "contents": shared,
+            "group_rows": gb.row_labels,
+            "reference_rows": rb.row_labels,
+        }
+    has_spk = group.speakers is not None and scheme != "utterance"
+    if scheme == "content":
+        g_blk, r_blk = gb.T.sum(axis=0), rb.T.sum(axis=0)
+    else:
+        g_blk, r_blk = gb.T.sum(axis=1), rb.T.sum(axis=1)
+    return PairBootstrap(
+        scheme=scheme,
+        group_point=gb.T.sum(axis=(0, 1)),
+        reference_point=rb.T.sum(axis=(0, 1)),
+        group_reps=g_reps,
+        reference_reps=r_reps,
+        group_blocks=g_blk,
+        reference_blocks=r_blk,
+        n_group_speakers=Sg if has_spk else None,
+        n_reference_speakers=Sr if has_spk else None,
+        n_contents=C if scheme in ("two_way", "content") else None,
+        n_group_items=gb.n_items,
+        n_reference_items=rb.n_items,
+        counts=counts,
+        _group=gb,
+        _content_counts=w_all,
+    )
+
+
+@dataclass(frozen=True)
+class SpeakerJackknife:
+    """The group side recomputed with each of its speakers left out.
+
+    Attributes
+    ----------
+    speakers : the left-out speaker of each row.
+    point : ``(J, n_stats)`` observed group sums without that speaker.
+    reps : ``(J, B, n_stats)`` replicate group sums without that speaker (the reference
+        replicates and the shared content draws are reused).
+    """
+
+    speakers: np.ndarray
+    point: np.ndarray
+    reps: np.ndarray
+
+
+def jackknife_group_speakers(pb: PairBootstrap, rng: np.random.Generator) -> SpeakerJackknife:
+    """Leave each group speaker out and redo the group side's replicates.
+
+    For ``two_way``/``speaker`` the remaining S-1 speakers are redrawn with replacement (S-1
+    draws) on top of the comparison's own content draws; for ``content`` (conditional on the
+    speakers) only the content draws are reused. Vectorised over replicates; loops over
+    chunks of left-out speakers only.
+
+    Raises
+    ------
+    ValueError
+        Without speaker ids (utterance scheme or no speakers), or with fewer than 2 speakers.
+    """
+    gb = pb._group
+    if gb is None or pb.n_group_speakers is None:
+        raise ValueError("The speaker jackknife needs speaker ids on the group side.")
+    T = gb.T
+    S, C, K = T.shape
+    if S < 2:
+        raise ValueError("The speaker jackknife needs at least two speakers.")
+    B = pb.group_reps.shape[0]
+    w = pb._content_counts
+    row_tot = T.sum(axis=1)  # S × K
+    point = row_tot.sum(axis=0)[None, :] - row_tot
+    reps = np.empty((S, B, K))
+    if pb.scheme == "content":
+        base = w @ T.sum(axis=0)  # B × K
+        reps[:] = base[None] - np.einsum("bc,sck->sbk", w, T)
+        return SpeakerJackknife(gb.row_labels, point, reps)
+    # per-replicate speaker totals under the content draw (B × S × K), then speaker counts
+    W = np.einsum("bc,sck->bsk", w, T) if w is not None else np.broadcast_to(row_tot, (B, S, K))
+    step = max(1, _CHUNK_ELEMENTS // max(1, B * S))
+    for j0 in range(0, S, step):
+        js = np.arange(j0, min(S, j0 + step))
+        idx = rng.integers(0, S - 1, size=(len(js), B, S - 1))
+        idx += idx >= js[:, None, None]  # skip the left-out speaker
+        flat = idx + (np.arange(len(js) * B) * S).reshape(len(js), B, 1)
+        u = np.bincount(flat.ravel(), minlength=len(js) * B * S).reshape(len(js), B, S)
+        reps[js] = np.einsum("jbs,bsk->jbk", u.astype(float), W, optimize=True)
+    return SpeakerJackknife(gb.row_labels, point, reps)

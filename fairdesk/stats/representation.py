@@ -1,0 +1,231 @@
+"""Representation structure of embeddings and its link with disparity (METHODS.md §5).
+
+- **Silhouette**: sklearn silhouette score of the embeddings labelled by group (cosine).
+- **Leakage**: balanced accuracy of a logistic-regression probe predicting the group from
+  the embedding, cross-validated with folds split by speaker (never a speaker in both train
+  and test), minus chance 1 / number of groups.
+- **Case** per metric: structure (silhouette ≥ t or leakage ≥ t) × disparity (any
+  ``disparity_detected`` comparison on that metric).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+CASES = (
+    "representation_linked_disparity",
+    "representation_only",
+    "disparity_not_representation_linked",
+    "no_structure_no_disparity",
+)
+
+
+def _labels(groups) -> np.ndarray:
+    return np.asarray([str(g) for g in groups], dtype=object)
+
+
+def silhouette(embeddings, groups, *, max_items: int = 5000, seed: int = 0) -> float:
+    """Cosine silhouette score of the embeddings labelled by group.
+
+    Parameters
+    ----------
+    embeddings : ``(n_items, dim)`` array.
+    groups : group label per item.
+    max_items : above this many items the score is computed on a seeded random sample of
+        this size (sklearn ``sample_size``), since the exact score is quadratic in items.
+    seed : seed of that sample.
+
+    Returns
+    -------
+    float
+        In [-1, 1]; NaN with fewer than two groups or fewer items than groups + 1.
+    """
+    from sklearn.metrics import silhouette_score
+
+    X = np.asarray(embeddings, dtype=float)
+    y = _labels(groups)
+    n_groups = len(set(y.tolist()))
+    if X.ndim != 2 or len(X) != len(y):
+        raise ValueError(
+            f"embeddings must be (n_items, dim) with one group per item; got {X.shape} "
+            f"embeddings and {len(y)} group labels."
+        )
+    if n_groups < 2 or len(X) <= n_groups:
+        return math.nan
+    sample = max_items if len(X) > max_items else None
+    return float(silhouette_score(X, y, metric="cosine", sample_size=sample, random_state=seed))
+
+
+@dataclass(frozen=True)
+class Leakage:
+    """Result of the group-prediction probe.
+
+    Attributes
+    ----------
+    leakage : balanced accuracy − chance.
+    balanced_accuracy : out-of-fold balanced accuracy.
+    chance : 1 / number of groups.
+    n_folds : folds used.
+    split : ``speaker`` (folds split by speaker) or ``item`` (no speaker ids).
+    """
+
+    leakage: float
+    balanced_accuracy: float
+    chance: float
+    n_folds: int
+    split: str
+
+
+def leakage(
+    embeddings, groups, speakers: Sequence | None = None, *, n_splits: int = 5, seed: int = 0
+) -> Leakage:
+    """Balanced accuracy above chance of a logistic probe predicting group from embedding.
+
+    Out-of-fold predictions from ``StratifiedGroupKFold`` with speakers as the groups, so no
+    speaker is ever in both train and test; without speaker ids, ``StratifiedKFold`` over
+    items. The probe is ``StandardScaler`` + ``LogisticRegression``.
+
+    Parameters
+    ----------
+    embeddings : ``(n_items, dim)`` array.
+    groups : group label per item.
+    speakers : speaker id per item (None or all missing: item-level folds; a missing id is
+        its own speaker).
+    n_splits : folds (reduced to the number of speakers when fewer).
+    seed : fold shuffling seed.
+    """
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import balanced_accuracy_score
+    from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X = np.asarray(embeddings, dtype=float)
+    y = _labels(groups)
+    classes = sorted(set(y.tolist()))
+    if X.ndim != 2 or len(X) != len(y):
+        raise ValueError(
+            f"embeddings must be (n_items, dim) with one group per item; got {X.shape} "
+            f"embeddings and {len(y)} group labels."
+        )
+    chance = 1.0 / len(classes) if classes else math.nan
+    if len(classes) < 2:
+        return Leakage(math.nan, math.nan, chance, 0, "none")
+    spk = None
+    if speakers is not None:
+        s = np.asarray(speakers, dtype=object)
+        miss = np.array([v is None or (isinstance(v, float) and math.isnan(v)) for v in s])
+        if not miss.all():
+            s = np.where(miss, np.array([f"\0item{i}" for i in range(len(s))], dtype=object), s)
+            spk = np.array([str(v) for v in s], dtype=object)
+    if spk is not None:
+        k = int(min(n_splits, len(set(spk.tolist()))))
+        if k < 2:
+            return Leakage(math.nan, math.nan, chance, 0, "speaker")
+        cv = StratifiedGroupKFold(n_splits=k, shuffle=True, random_state=seed)
+        splits = list(cv.split(X, y, groups=spk))
+        split = "speaker"
+    else:
+        _, counts = np.unique(y.astype(str), return_counts=True)
+        k = int(min(n_splits, counts.min()))
+        if k < 2:
+            return Leakage(math.nan, math.nan, chance, 0, "item")
+        cv = StratifiedKFold(n_splits=k, shuffle=True, random_state=seed)
+        splits = list(cv.split(X, y))
+        split = "item"
+    pred = np.empty(len(y), dtype=object)
+    for train, test in splits:
+        train_classes = set(y[train].tolist())
+        if len(train_classes) < 2:
+            pred[test] = next(iter(train_classes))
+            continue
+        model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
+        model.fit(X[train], y[train])
+        pred[test] = model.predict(X[test])
+    bacc = float(balanced_accuracy_score(y.astype(str), pred.astype(str)))
+    return Leakage(bacc - chance, bacc, chance, k, split)
+
+
+def case_label(structure: bool, disparity: bool) -> str:
+    """The §5 case of one metric from structure and disparity."""
+    if structure and disparity:
+        return "representation_linked_disparity"
+    if structure:
+        return "representation_only"
+    if disparity:
+        return "disparity_not_representation_linked"
+    return "no_structure_no_disparity"
+
+
+@dataclass(frozen=True)
+class RepresentationResult:
+    """Representation analysis of one run.
+
+    Attributes
+    ----------
+    silhouette : cosine silhouette of embeddings by group.
+    leakage : the probe result.
+    threshold : structure threshold used.
+    structure : silhouette ≥ threshold or leakage ≥ threshold.
+    cases : metric id → case label.
+    """
+
+    silhouette: float
+    leakage: Leakage
+    threshold: float
+    structure: bool
+    cases: dict
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict (NaN → None)."""
+        from fairdesk.stats.results import jsonable
+
+        return jsonable(self)
+
+
+def representation_analysis(
+    embeddings,
+    groups,
+    speakers=None,
+    *,
+    result=None,
+    disparity: dict | None = None,
+    threshold: float | None = None,
+    n_splits: int = 5,
+    seed: int = 0,
+) -> RepresentationResult:
+    """Silhouette, leakage and the case label of every metric.
+
+    Parameters
+    ----------
+    embeddings, groups, speakers : one embedding, group and speaker id per item (use the
+        analysed groups only).
+    result : an ``AuditResult``; disparity of a metric = any comparison with verdict
+        ``disparity_detected``; its settings give the default threshold and seed.
+    disparity : alternatively ``{metric id: bool}`` (overrides ``result``'s).
+    threshold : structure threshold (default ``settings.structure_threshold`` or 0.1).
+    n_splits, seed : probe folds and seed.
+    """
+    if threshold is None:
+        threshold = result.settings.structure_threshold if result is not None else 0.1
+    if result is not None and seed == 0:
+        seed = result.settings.seed
+    flags: dict[str, bool] = {}
+    if result is not None:
+        for c in result.comparisons:
+            flags[c.metric] = flags.get(c.metric, False) or c.verdict == "disparity_detected"
+        for m in result.summary:
+            flags.setdefault(m, False)
+    flags.update(disparity or {})
+    sil = silhouette(embeddings, groups, seed=seed)
+    leak = leakage(embeddings, groups, speakers, n_splits=n_splits, seed=seed)
+    structure = bool(
+        (math.isfinite(sil) and sil >= threshold)
+        or (math.isfinite(leak.leakage) and leak.leakage >= threshold)
+    )
+    cases = {m: case_label(structure, d) for m, d in flags.items()}
+    return RepresentationResult(sil, leak, threshold, structure, cases)

@@ -1,0 +1,170 @@
+"""Immutable result objects of an audit and their JSON-ready form."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from fairdesk.stats.settings import AuditSettings
+from fairdesk.stats.summary import MetricSummary
+
+
+def jsonable(obj):
+    """Plain JSON-ready data: dataclasses → dicts, tuples → lists, numpy → Python,
+    NaN and ±inf → None."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [jsonable(v) for v in obj.tolist()]
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        x = float(obj)
+        return x if math.isfinite(x) else None
+    return obj
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One group × metric compared with the reference (METHODS.md §3).
+
+    Attributes
+    ----------
+    metric : metric id.
+    group, reference : group labels.
+    value, reference_value : pooled metric values (on the shared content for paired schemes).
+    gap : value − reference_value.
+    ratio : value / reference_value.
+    effect_size : Cohen's h (proportion metrics) or gap / pooled SD of block-level metric
+        values (speakers for two_way/speaker, shared contents for content, items for
+        utterance; on the analysed subset).
+    ci_low, ci_high : percentile 95% bootstrap CI of the gap.
+    p_value : two-sided bootstrap p, (1 + #{|gap* − gap| ≥ |gap|}) / (B + 1).
+    p_adjusted : Holm-adjusted over every group × metric comparison of the run.
+    mde : minimum detectable effect, (z.975 + z.80) × bootstrap SD of the gap.
+    estimator : resampling scheme id (``two_way``, ``speaker``, ``content``, ``utterance``).
+    n_blocks : block counts: group_speakers, reference_speakers, contents, group_items,
+        reference_items (None where the scheme has no such block).
+    design : ``matched``, ``partially_matched`` or ``unmatched`` for this pair.
+    verdict : see ``fairdesk.stats.verdicts``.
+    direction : ``worse``, ``better`` or ``equal`` (respects higher_is_better).
+    flags : caveats: ``content_confounded`` (unmatched design), ``shared_content_subset``
+        (paired scheme dropped unshared items), ``conditional_on_speakers`` (content scheme
+        with speaker ids), ``fewer_than_10_speakers``, ``speaker_jackknife_flip``,
+        ``undefined_replicates_dropped`` (NaN replicates left out), ``p_unresolvable``
+        (comparisons / (n_bootstrap + 1) ≥ alpha: no p_adjusted can fall below alpha).
+    n_items, n_speakers : the group's analysed items and speakers (None without ids).
+    reading : one plain-English sentence.
+    """
+
+    metric: str
+    group: str
+    reference: str
+    value: float
+    reference_value: float
+    gap: float
+    ratio: float
+    effect_size: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    p_adjusted: float
+    mde: float
+    estimator: str
+    n_blocks: dict
+    design: str
+    verdict: str
+    direction: str
+    flags: tuple[str, ...]
+    n_items: int
+    n_speakers: int | None
+    reading: str
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict (NaN/inf → None)."""
+        return {f.name: jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+
+@dataclass(frozen=True)
+class GroupInfo:
+    """One group of the run, analysed or excluded, with its full-data metric values."""
+
+    group: str
+    n_items: int
+    n_speakers: int | None
+    excluded: bool
+    reason: str | None
+    values: dict
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict (NaN/inf → None)."""
+        return {f.name: jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """A group left out of the analysis and why."""
+
+    group: str
+    reason: str
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict."""
+        return {"group": self.group, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """Everything ``compare_groups`` found.
+
+    Attributes
+    ----------
+    comparisons : every non-excluded group ≠ reference × metric.
+    summary : metric id → ``MetricSummary``.
+    groups : every group, excluded ones included.
+    excluded : the excluded groups with reasons.
+    reference : the reference group (None when every group is excluded).
+    design : run-level design: ``matched`` (every comparison matched), ``unmatched`` (none
+        shares ≥ 5 content ids with the reference), else ``partially_matched``; None without
+        comparisons.
+    settings : the settings used.
+    """
+
+    comparisons: tuple[Comparison, ...]
+    summary: dict
+    groups: tuple[GroupInfo, ...]
+    excluded: tuple[Exclusion, ...]
+    reference: str | None
+    design: str | None
+    settings: AuditSettings
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict (NaN/inf → None)."""
+        return {
+            "comparisons": [c.to_dict() for c in self.comparisons],
+            "summary": {m: jsonable(s) for m, s in self.summary.items()},
+            "groups": [g.to_dict() for g in self.groups],
+            "excluded": [e.to_dict() for e in self.excluded],
+            "reference": self.reference,
+            "design": self.design,
+            "settings": self.settings.to_dict(),
+        }
+
+    def comparison(self, metric: str, group: str) -> Comparison:
+        """The comparison of ``group`` on ``metric`` (KeyError if absent)."""
+        for c in self.comparisons:
+            if c.metric == metric and c.group == group:
+                return c
+        raise KeyError(f"No comparison for metric {metric!r} and group {group!r}.")
+
+
+__all__ = ["AuditResult", "Comparison", "Exclusion", "GroupInfo", "MetricSummary", "jsonable"]

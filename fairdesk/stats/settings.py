@@ -1,0 +1,121 @@
+"""Per-run settings of a fairness audit (METHODS.md §3, §5; contract ``AuditSettings``).
+
+Every default is a setting the user can change per run, and every run records the settings it
+used next to its results (``AuditSettings.to_dict``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, fields
+
+from fairdesk.constants import MAX_RUN_ITEMS
+
+#: Resampling schemes of METHODS.md §3 (``auto`` picks one per comparison).
+RESAMPLING_CHOICES = ("auto", "two_way", "speaker", "content", "utterance")
+
+
+def _check_int(name: str, value, low: int, high: int | None) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"AuditSettings.{name} must be an integer, got {value!r}.")
+    if value < low or (high is not None and value > high):
+        span = f"{low}..{high}" if high is not None else f">= {low}"
+        raise ValueError(f"AuditSettings.{name} must be in {span}, got {value}.")
+
+
+def _check_float(
+    name: str, value, low: float, high: float, *, low_open: bool = False, high_open: bool = False
+) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"AuditSettings.{name} must be a finite number, got {value!r}.")
+    too_low = value <= low if low_open else value < low
+    too_high = value >= high if high_open else value > high
+    if too_low or too_high:
+        lb = "(" if low_open else "["
+        rb = ")" if high_open else "]"
+        raise ValueError(f"AuditSettings.{name} must be in {lb}{low}, {high}{rb}, got {value}.")
+
+
+@dataclass(frozen=True)
+class AuditSettings:
+    """Thresholds and choices of one audit run.
+
+    Parameters
+    ----------
+    n_bootstrap : bootstrap resamples (200..20000).
+    seed : base seed; every comparison derives its own stream from it deterministically.
+    alpha : significance level applied to Holm-adjusted p-values (0 < alpha < 1).
+    absolute_error_gap : a gap at least this large (absolute) is practical.
+    disparity_ratio : a ratio (1/ratio for higher-is-better metrics) at least this large is
+        practical (> 1).
+    grounding_gap : practical gap for grounding metrics (``grounding_lift``).
+    min_items : a group needs at least this many items.
+    min_speakers : a group needs at least this many speakers where speaker ids exist.
+    resampling : ``"auto"`` (METHODS.md §3 order) or one of ``"two_way"``, ``"speaker"``,
+        ``"content"`` (conditional on the speakers when speaker ids exist), ``"utterance"``.
+    structure_threshold : silhouette / leakage at or above this means representation
+        structure (§5).
+    max_items : run cap (1..MAX_RUN_ITEMS); larger requests are refused with an offer of a
+        stratified sample.
+    normaliser : text normaliser name used by the metrics (recorded with the results).
+    """
+
+    n_bootstrap: int = 2000
+    seed: int = 0
+    alpha: float = 0.05
+    absolute_error_gap: float = 0.05
+    disparity_ratio: float = 1.25
+    grounding_gap: float = 0.15
+    min_items: int = 30
+    min_speakers: int = 5
+    resampling: str = "auto"
+    structure_threshold: float = 0.1
+    max_items: int = MAX_RUN_ITEMS
+    normaliser: str = "whisper-english"
+
+    def __post_init__(self) -> None:
+        _check_int("n_bootstrap", self.n_bootstrap, 200, 20000)
+        _check_int("seed", self.seed, 0, None)
+        _check_float("alpha", self.alpha, 0.0, 1.0, low_open=True, high_open=True)
+        _check_float(
+            "absolute_error_gap",
+            self.absolute_error_gap,
+            0.0,
+            math.inf,
+            low_open=True,
+            high_open=True,
+        )
+        _check_float(
+            "disparity_ratio", self.disparity_ratio, 1.0, math.inf, low_open=True, high_open=True
+        )
+        _check_float(
+            "grounding_gap", self.grounding_gap, 0.0, math.inf, low_open=True, high_open=True
+        )
+        _check_int("min_items", self.min_items, 1, None)
+        _check_int("min_speakers", self.min_speakers, 1, None)
+        if self.resampling not in RESAMPLING_CHOICES:
+            raise ValueError(
+                f"AuditSettings.resampling must be one of {', '.join(RESAMPLING_CHOICES)}, "
+                f"got {self.resampling!r}."
+            )
+        _check_float("structure_threshold", self.structure_threshold, -1.0, 1.0)
+        _check_int("max_items", self.max_items, 1, MAX_RUN_ITEMS)
+        if not isinstance(self.normaliser, str) or not self.normaliser.strip():
+            raise ValueError(
+                f"AuditSettings.normaliser must be a non-empty string, got {self.normaliser!r}."
+            )
+
+    def to_dict(self) -> dict:
+        """The settings as a plain JSON-ready dict."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> AuditSettings:
+        """Settings from a dict such as ``to_dict`` wrote; unknown keys are an error."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(
+                f"Unknown AuditSettings field(s) {unknown}; known fields: {sorted(known)}."
+            )
+        return cls(**data)

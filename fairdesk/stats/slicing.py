@@ -1,0 +1,286 @@
+"""Grouping an audit frame into slices, minimums, reference choice and the run cap.
+
+METHODS.md §1 and §3 (minimums). One or two grouping keys; two keys give the cross product
+labelled ``accent=en-gb × gender=female`` (U+00D7 between the parts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+#: Label of a group whose key value is missing.
+MISSING_LABEL = "(missing)"
+#: Separator between the parts of a two-key label.
+CROSS = " \u00d7 "
+
+
+def _value_labels(series: pd.Series) -> pd.Series:
+    """String labels of a key column, ``(missing)`` where the value is missing."""
+    missing = series.isna().to_numpy()
+    labels = series.astype(object).map(str).to_numpy(dtype=object)
+    labels[missing] = MISSING_LABEL
+    stripped = np.array([s.strip() for s in labels], dtype=object)
+    stripped[stripped == ""] = MISSING_LABEL
+    return pd.Series(stripped, index=series.index, dtype=object)
+
+
+def _check_columns(frame: pd.DataFrame, wanted: Sequence[str], role: str) -> None:
+    unknown = [c for c in wanted if c not in frame.columns]
+    if unknown:
+        raise ValueError(
+            f"Unknown {role} column(s) {unknown}; the frame has columns: "
+            f"{', '.join(map(str, frame.columns))}."
+        )
+
+
+def slice_frame(
+    frame: pd.DataFrame, by: Sequence[str] | str, filters: Mapping[str, Sequence] | None = None
+) -> pd.DataFrame:
+    """Filter rows and add the ``group`` label column.
+
+    Parameters
+    ----------
+    frame : the per-item audit frame.
+    by : one or two grouping columns.
+    filters : ``{column: allowed values}``; a row is kept when its value (compared as text)
+        is among the allowed values of every filter column. A filter column can't be a key.
+
+    Returns
+    -------
+    DataFrame
+        A copy of the kept rows with a ``group`` column: the value itself for one key,
+        ``key1=v1 × key2=v2`` for two keys; a missing key value is ``(missing)``.
+
+    Raises
+    ------
+    ValueError
+        No key or more than two, an unknown column, a column both filter and key, or no row
+        left after filtering.
+    """
+    keys = [by] if isinstance(by, str) else list(by)
+    filters = dict(filters or {})
+    if not 1 <= len(keys) <= 2:
+        raise ValueError(f"Group by one or two columns, got {len(keys)}: {keys}.")
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"The grouping keys repeat a column: {keys}.")
+    _check_columns(frame, keys, "grouping")
+    _check_columns(frame, list(filters), "filter")
+    both = [c for c in filters if c in keys]
+    if both:
+        raise ValueError(
+            f"Column(s) {both} can't be both a filter and a grouping key; filter on another "
+            "column or group by it without filtering."
+        )
+    keep = np.ones(len(frame), dtype=bool)
+    for col, allowed in filters.items():
+        if isinstance(allowed, str) or not isinstance(allowed, Sequence | set | frozenset):
+            allowed = [allowed]
+        allowed_text = {MISSING_LABEL if a is None else str(a) for a in allowed}
+        keep &= _value_labels(frame[col]).isin(allowed_text).to_numpy()
+    out = frame.loc[keep].copy()
+    if out.empty:
+        raise ValueError(
+            f"No rows left after the filters {filters}; check the allowed values against the "
+            "values present in those columns."
+        )
+    if len(keys) == 1:
+        out["group"] = _value_labels(out[keys[0]])
+    else:
+        a = _value_labels(out[keys[0]])
+        b = _value_labels(out[keys[1]])
+        out["group"] = f"{keys[0]}=" + a + CROSS + f"{keys[1]}=" + b
+    return out
+
+
+def group_sizes(frame: pd.DataFrame, group_col: str = "group") -> pd.Series:
+    """Items per group, sorted by size (descending) then name."""
+    sizes = frame[group_col].astype(object).map(str).value_counts()
+    return _order_sizes(dict(sizes.items()))
+
+
+def _order_sizes(sizes: Mapping[str, int]) -> pd.Series:
+    order = sorted(sizes, key=lambda g: (-int(sizes[g]), str(g)))
+    return pd.Series({g: int(sizes[g]) for g in order}, dtype="int64")
+
+
+def choose_reference(
+    frame: pd.DataFrame | Mapping[str, int],
+    reference: str | None = None,
+    *,
+    group_col: str = "group",
+    by: Sequence[str] | str | None = None,
+    eligible: Sequence[str] | None = None,
+) -> str:
+    """The reference group: the user's choice, or the largest group by items.
+
+    Parameters
+    ----------
+    frame : frame with the group column, or a mapping group label → item count.
+    reference : a full group label, or for one key its value (``en-gb`` or ``accent=en-gb``);
+        None picks the largest group (ties broken by name).
+    group_col : the group label column.
+    by : the grouping keys (lets ``accent=en-gb`` name a one-key group).
+    eligible : groups allowed as reference (e.g. those meeting the minimums); default all.
+
+    Raises
+    ------
+    ValueError
+        The named reference is not a group (the message lists the groups) or not eligible.
+    """
+    if isinstance(frame, pd.DataFrame):
+        sizes = group_sizes(frame, group_col)
+    else:
+        sizes = _order_sizes(frame)
+    labels = [str(g) for g in sizes.index]
+    allowed = labels if eligible is None else [g for g in labels if g in set(map(str, eligible))]
+    if reference is None:
+        if not allowed:
+            raise ValueError("No group is eligible as reference (all are excluded).")
+        return allowed[0]
+    chosen = None
+    if reference in labels:
+        chosen = reference
+    else:
+        keys = [by] if isinstance(by, str) else list(by or [])
+        if len(keys) == 1 and "=" in reference:
+            key, _, value = reference.partition("=")
+            if key.strip() == keys[0] and value.strip() in labels:
+                chosen = value.strip()
+    if chosen is None:
+        raise ValueError(
+            f"Reference group {reference!r} is not one of the groups: {', '.join(labels)}."
+        )
+    if chosen not in allowed:
+        raise ValueError(
+            f"Reference group {chosen!r} is excluded by the minimums; pick one of: "
+            f"{', '.join(allowed) or '(none)'}."
+        )
+    return chosen
+
+
+def has_speaker_ids(frame: pd.DataFrame, speaker_col: str = "speaker_id") -> bool:
+    """Whether the frame has any known speaker id."""
+    return speaker_col in frame.columns and bool(frame[speaker_col].notna().any())
+
+
+def apply_minimums(
+    frame: pd.DataFrame,
+    min_items: int,
+    min_speakers: int,
+    *,
+    group_col: str = "group",
+    speaker_col: str = "speaker_id",
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """Split the groups into kept and excluded by the minimums of METHODS.md §3.
+
+    A group needs ``min_items`` items and, where speaker ids exist, ``min_speakers`` distinct
+    known speakers.
+
+    Returns
+    -------
+    kept : group labels meeting both minimums (largest first, ties by name).
+    excluded : ``(group, reason)`` for the others, the reason saying which minimum failed.
+    """
+    sizes = dict(group_sizes(frame, group_col).items())
+    speakers = None
+    if has_speaker_ids(frame, speaker_col):
+        g = frame[group_col].astype(object).map(str)
+        speakers = dict(frame[speaker_col].groupby(g).nunique(dropna=True).items())
+    return minimums_from_counts(sizes, speakers, min_items, min_speakers)
+
+
+def minimums_from_counts(
+    sizes: Mapping[str, int], speakers: Mapping[str, int] | None, min_items: int, min_speakers: int
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """``apply_minimums`` on precomputed items (and speakers, None without ids) per group."""
+    kept, excluded = [], []
+    for g, n in _order_sizes(sizes).items():
+        reasons = []
+        if n < min_items:
+            reasons.append(f"{n} items < min_items {min_items}")
+        if speakers is not None:
+            k = int(speakers.get(g, 0))
+            if k < min_speakers:
+                reasons.append(f"{k} speakers < min_speakers {min_speakers}")
+        if reasons:
+            excluded.append((str(g), "; ".join(reasons)))
+        else:
+            kept.append(str(g))
+    return kept, excluded
+
+
+def check_run_cap(frame: pd.DataFrame, max_items: int, *, group_col: str = "group") -> None:
+    """Refuse a run larger than ``max_items``, offering a stratified sample.
+
+    Raises
+    ------
+    ValueError
+        The frame has more than ``max_items`` rows; the message suggests ``--sample N``.
+    """
+    n = len(frame)
+    if n <= max_items:
+        return
+    n_groups = frame[group_col].nunique() if group_col in frame.columns else 1
+    per_group = max(1, max_items // max(1, n_groups))
+    raise ValueError(
+        f"The run has {n:,} items, more than the cap of {max_items:,} (max_items). Analyse a "
+        f"stratified sample instead: `--sample N` draws N items per group spread over its "
+        f"speakers, e.g. `--sample {per_group}` for {n_groups} group(s)."
+    )
+
+
+def stratified_sample(
+    frame: pd.DataFrame,
+    by: Sequence[str] | str,
+    n_per_group: int,
+    seed: int = 0,
+    *,
+    speaker_col: str = "speaker_id",
+) -> pd.DataFrame:
+    """At most ``n_per_group`` items per group, spread over each group's speakers.
+
+    Within a group the speakers are visited in a random order and take turns giving one
+    random item each, so every speaker contributes before any gives a second item. Items
+    without a speaker id count as their own speakers. Deterministic for a given seed.
+
+    Parameters
+    ----------
+    frame : the audit frame.
+    by : the grouping column(s) (e.g. ``"group"`` or ``["accent", "gender"]``).
+    n_per_group : items to keep per group (a group with fewer keeps them all).
+    seed : random seed.
+    """
+    if (
+        isinstance(n_per_group, bool)
+        or not isinstance(n_per_group, int | np.integer)
+        or n_per_group < 1
+    ):
+        raise ValueError(f"n_per_group must be a positive integer, got {n_per_group!r}.")
+    keys = [by] if isinstance(by, str) else list(by)
+    _check_columns(frame, keys, "grouping")
+    rng = np.random.default_rng(seed)
+    n = len(frame)
+    work = pd.DataFrame(index=np.arange(n))
+    for i, k in enumerate(keys):
+        work[f"k{i}"] = _value_labels(frame[k]).to_numpy()
+    if speaker_col in frame.columns:
+        spk = frame[speaker_col].astype(object).to_numpy(dtype=object)
+        miss = pd.isna(spk)
+        spk = np.where(miss, np.array([f"\0item{i}" for i in range(n)], dtype=object), spk)
+    else:
+        spk = np.array([f"\0item{i}" for i in range(n)], dtype=object)
+    work["spk"] = pd.Series(spk).map(str).to_numpy()
+    work["u_item"] = rng.random(n)
+    codes, uniq = pd.factorize(work["spk"])
+    spk_key = rng.random(len(uniq))
+    work["u_spk"] = spk_key[codes]
+    gcols = [f"k{i}" for i in range(len(keys))]
+    work = work.sort_values(gcols + ["spk", "u_item"], kind="mergesort")
+    work["turn"] = work.groupby(gcols + ["spk"], sort=False).cumcount()
+    work = work.sort_values(gcols + ["turn", "u_spk"], kind="mergesort")
+    work["rank"] = work.groupby(gcols, sort=False).cumcount()
+    chosen = np.sort(work.index[work["rank"] < n_per_group].to_numpy())
+    return frame.iloc[chosen].copy()

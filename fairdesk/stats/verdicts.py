@@ -1,0 +1,191 @@
+"""Practical size, verdicts, direction and the plain-English reading (METHODS.md §3).
+
+Verdicts, checked in this order (first that applies):
+
+1. ``speaker_confounded``: p_adjusted < alpha, and the group has fewer than 10 speakers or
+   leaving one of its speakers out changes the conclusion (see ``compare``);
+2. ``disparity_detected``: p_adjusted < alpha and practical;
+3. ``significant_but_small``: p_adjusted < alpha, not practical;
+4. ``inconclusive_underpowered``: p_adjusted ≥ alpha and MDE > the practical threshold;
+5. ``no_disparity_detected``: p_adjusted ≥ alpha and MDE ≤ the practical threshold.
+
+``not_computable`` (outside §3) marks a comparison whose gap or p-value is undefined (e.g. a
+zero denominator).
+"""
+
+from __future__ import annotations
+
+import math
+
+from fairdesk.metrics.registry import MetricSpec
+from fairdesk.stats.bootstrap import ESTIMATOR_LABELS
+from fairdesk.stats.settings import AuditSettings
+
+VERDICTS = (
+    "speaker_confounded",
+    "disparity_detected",
+    "significant_but_small",
+    "inconclusive_underpowered",
+    "no_disparity_detected",
+    "not_computable",
+)
+#: Fewer speakers than this make a significant result speaker_confounded (§3).
+MIN_SPEAKERS_FOR_TRUST = 10
+
+
+def is_grounding(spec: MetricSpec) -> bool:
+    """Whether the metric is judged with ``grounding_gap`` (grounding lift)."""
+    return spec.id == "grounding_lift" or spec.family == "grounding"
+
+
+def is_practical(gap: float, ratio: float, spec: MetricSpec, settings: AuditSettings) -> bool:
+    """Whether a gap is of practical size (§3).
+
+    |gap| ≥ absolute_error_gap, or ratio ≥ disparity_ratio (1/ratio for higher-is-better
+    metrics, i.e. the ratio in the *worse* direction); grounding metrics: |gap| ≥
+    grounding_gap.
+    """
+    if not math.isfinite(gap):
+        return False
+    if is_grounding(spec):
+        return abs(gap) >= settings.grounding_gap
+    if abs(gap) >= settings.absolute_error_gap:
+        return True
+    if math.isnan(ratio):
+        return False
+    if spec.higher_is_better:
+        worse_ratio = math.inf if ratio == 0 else 1.0 / ratio
+    else:
+        worse_ratio = ratio
+    return worse_ratio >= settings.disparity_ratio
+
+
+def practical_threshold(reference_value: float, spec: MetricSpec, settings: AuditSettings) -> float:
+    """The smallest |gap| that would count as practical, for the MDE test (§3, steps 4-5).
+
+    Grounding metrics: ``grounding_gap``. Others: the smaller of ``absolute_error_gap`` and
+    the gap the ratio criterion implies at the reference value in the worse direction,
+    ``(disparity_ratio − 1)·ref`` (lower is better) or ``(1 − 1/disparity_ratio)·ref``
+    (higher is better).
+    """
+    if is_grounding(spec):
+        return settings.grounding_gap
+    if not math.isfinite(reference_value):
+        return settings.absolute_error_gap
+    r = settings.disparity_ratio
+    factor = (1.0 - 1.0 / r) if spec.higher_is_better else (r - 1.0)
+    return min(settings.absolute_error_gap, factor * abs(reference_value))
+
+
+def direction(gap: float, higher_is_better: bool) -> str:
+    """``worse``, ``better`` or ``equal`` for the group relative to the reference."""
+    if not math.isfinite(gap) or gap == 0:
+        return "equal"
+    worse = gap < 0 if higher_is_better else gap > 0
+    return "worse" if worse else "better"
+
+
+def decide_verdict(
+    p_adjusted: float,
+    practical: bool,
+    mde: float,
+    threshold: float,
+    alpha: float,
+    speaker_confounded: bool,
+) -> str:
+    """The first verdict of §3 that applies (``speaker_confounded`` decided by the caller)."""
+    if not math.isfinite(p_adjusted):
+        return "not_computable"
+    if p_adjusted < alpha:
+        if speaker_confounded:
+            return "speaker_confounded"
+        return "disparity_detected" if practical else "significant_but_small"
+    if not math.isfinite(mde) or mde > threshold:
+        return "inconclusive_underpowered"
+    return "no_disparity_detected"
+
+
+def _num(x: float) -> str:
+    if x is None or not math.isfinite(x):
+        return "undefined"
+    return f"{x:.3g}"
+
+
+def _p(p: float) -> str:
+    if not math.isfinite(p):
+        return "undefined"
+    return f"{p:.2g}" if p >= 0.001 else "< 0.001"
+
+
+def blocks_text(estimator: str, n_blocks: dict) -> str:
+    """Block counts in words, e.g. ``12 + 14 speakers × 30 shared sentences``."""
+    sg, sr = n_blocks.get("group_speakers"), n_blocks.get("reference_speakers")
+    c = n_blocks.get("contents")
+    if estimator == "two_way":
+        return f"{sg} + {sr} speakers × {c} shared sentences"
+    if estimator == "speaker":
+        return f"{sg} + {sr} speakers"
+    if estimator == "content":
+        return f"{c} shared sentences"
+    return f"{n_blocks.get('group_items')} + {n_blocks.get('reference_items')} utterances"
+
+
+def reading(
+    *,
+    label: str,
+    group: str,
+    reference: str,
+    value: float,
+    reference_value: float,
+    gap: float,
+    ci_low: float,
+    ci_high: float,
+    p_adjusted: float,
+    mde: float,
+    threshold: float,
+    estimator: str,
+    conditional: bool,
+    n_blocks: dict,
+    verdict: str,
+    direction_: str,
+    design: str,
+) -> str:
+    """One plain-English sentence with the CI, p_adjusted, estimator and block counts."""
+    est = ESTIMATOR_LABELS["content_conditional" if conditional else estimator]
+    head = (
+        f"{label} is {_num(value)} for {group} vs {_num(reference_value)} for the reference "
+        f"{reference} (gap {_num(gap) if not math.isfinite(gap) else f'{gap:+.3g}'}, 95% CI "
+        f"{_num(ci_low)} to {_num(ci_high)}, p_adjusted {_p(p_adjusted)}; {est}, "
+        f"{blocks_text(estimator, n_blocks)})"
+    )
+    if verdict == "speaker_confounded":
+        tail = (
+            f"the gap is significant ({direction_} than the reference) but rests on too few "
+            "speakers or on a single speaker, so get more speakers before concluding"
+        )
+    elif verdict == "disparity_detected":
+        tail = f"a disparity of practical size: {group} does {direction_} than the reference"
+    elif verdict == "significant_but_small":
+        tail = (
+            f"a significant but small difference ({direction_}), below the practical "
+            f"threshold of {_num(threshold)}"
+        )
+    elif verdict == "inconclusive_underpowered":
+        tail = (
+            f"inconclusive, not fine: this sample could only detect gaps of {_num(mde)} "
+            f"or more, above the practical threshold of {_num(threshold)}"
+        )
+    elif verdict == "no_disparity_detected":
+        tail = (
+            f"no disparity detected, and the sample could have detected a gap of "
+            f"{_num(mde)} (practical threshold {_num(threshold)})"
+        )
+    else:
+        tail = "not computable (the metric is undefined on one side, e.g. a zero denominator)"
+    caveat = ""
+    if design == "unmatched" and verdict != "not_computable":
+        caveat = (
+            "; the groups said different content, so the gap may reflect harder "
+            "sentences rather than the group and is not causal"
+        )
+    return f"{head}: {tail}{caveat}."

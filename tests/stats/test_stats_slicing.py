@@ -1,0 +1,143 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairdesk.stats import (
+    apply_minimums,
+    check_run_cap,
+    choose_reference,
+    slice_frame,
+    stratified_sample,
+)
+
+
+@pytest.fixture
+def frame():
+    return pd.DataFrame(
+        {
+            "item_id": [f"i{i}" for i in range(8)],
+            "speaker_id": ["a", "a", "b", "c", "c", "d", None, "e"],
+            "accent": ["en-gb", "en-gb", "en-us", "en-us", None, "en-gb", "en-us", "en-us"],
+            "gender": ["f", "m", "f", "f", "m", "m", "f", "f"],
+            "split": ["x", "x", "x", "y", "x", "y", "x", "x"],
+        }
+    )
+
+
+def test_one_key_labels_and_missing(frame):
+    out = slice_frame(frame, ["accent"])
+    assert list(out["group"]) == [
+        "en-gb",
+        "en-gb",
+        "en-us",
+        "en-us",
+        "(missing)",
+        "en-gb",
+        "en-us",
+        "en-us",
+    ]
+    assert "group" not in frame.columns  # input untouched
+
+
+def test_two_keys_cross_product_label(frame):
+    out = slice_frame(frame, ["accent", "gender"])
+    assert out["group"].iloc[0] == "accent=en-gb \u00d7 gender=f"
+    assert out["group"].iloc[4] == "accent=(missing) \u00d7 gender=m"
+    assert out["group"].nunique() == 4
+
+
+def test_filters_keep_listed_values(frame):
+    out = slice_frame(frame, "accent", {"split": ["x"]})
+    assert len(out) == 6 and set(out["split"]) == {"x"}
+
+
+def test_filter_column_cannot_be_key(frame):
+    with pytest.raises(ValueError, match="both a filter and a grouping key"):
+        slice_frame(frame, ["accent"], {"accent": ["en-gb"]})
+
+
+def test_unknown_column_lists_columns(frame):
+    with pytest.raises(ValueError, match="accnt.*item_id, speaker_id, accent"):
+        slice_frame(frame, ["accnt"])
+    with pytest.raises(ValueError, match="filter"):
+        slice_frame(frame, ["accent"], {"nope": ["1"]})
+
+
+def test_key_count_and_empty_result(frame):
+    with pytest.raises(ValueError, match="one or two"):
+        slice_frame(frame, ["accent", "gender", "split"])
+    with pytest.raises(ValueError, match="one or two"):
+        slice_frame(frame, [])
+    with pytest.raises(ValueError, match="No rows left"):
+        slice_frame(frame, ["accent"], {"split": ["z"]})
+
+
+def test_reference_default_largest_ties_by_name():
+    df = pd.DataFrame({"group": ["b", "b", "a", "a", "c"]})
+    assert choose_reference(df) == "a"
+    df = pd.DataFrame({"group": ["b", "b", "b", "a", "a", "c"]})
+    assert choose_reference(df) == "b"
+    assert choose_reference(df, eligible=["a", "c"]) == "a"
+
+
+def test_reference_by_value_or_full_label(frame):
+    one = slice_frame(frame, ["accent"])
+    assert choose_reference(one, "en-gb") == "en-gb"
+    assert choose_reference(one, "accent=en-gb", by=["accent"]) == "en-gb"
+    two = slice_frame(frame, ["accent", "gender"])
+    label = "accent=en-us \u00d7 gender=f"
+    assert choose_reference(two, label) == label
+
+
+def test_unknown_or_excluded_reference(frame):
+    one = slice_frame(frame, ["accent"])
+    with pytest.raises(ValueError, match="not one of the groups: en-us, en-gb, \\(missing\\)"):
+        choose_reference(one, "fr-fr")
+    with pytest.raises(ValueError, match="excluded"):
+        choose_reference(one, "en-gb", eligible=["en-us"])
+
+
+def test_minimums_with_reasons(frame):
+    one = slice_frame(frame, ["accent"])
+    kept, excluded = apply_minimums(one, min_items=3, min_speakers=3)
+    # en-us: 4 items, speakers b, c, e (+ one unknown) -> kept; en-gb: 3 items, 2 speakers
+    assert kept == ["en-us"]
+    reasons = dict(excluded)
+    assert reasons["en-gb"] == "2 speakers < min_speakers 3"
+    assert reasons["(missing)"] == "1 items < min_items 3; 1 speakers < min_speakers 3"
+
+
+def test_minimums_without_speaker_ids(frame):
+    one = slice_frame(frame.drop(columns="speaker_id"), ["accent"])
+    kept, excluded = apply_minimums(one, min_items=3, min_speakers=50)
+    assert kept == ["en-us", "en-gb"] and [g for g, _ in excluded] == ["(missing)"]
+
+
+def test_run_cap_offers_stratified_sample():
+    df = pd.DataFrame({"group": ["a"] * 30 + ["b"] * 20})
+    check_run_cap(df, 50)
+    with pytest.raises(ValueError, match=r"50 items, more than the cap of 40.*--sample 20"):
+        check_run_cap(df, 40)
+
+
+def test_stratified_sample_spreads_over_speakers():
+    rng = np.random.default_rng(0)
+    rows = []
+    for g, n_spk in [("a", 4), ("b", 10)]:
+        for s in range(n_spk):
+            for i in range(int(rng.integers(3, 30))):
+                rows.append({"group": g, "speaker_id": f"{g}{s}", "n": i})
+    df = pd.DataFrame(rows)
+    out = stratified_sample(df, "group", 8, seed=1)
+    per = out.groupby(["group", "speaker_id"]).size()
+    assert out.groupby("group").size().to_dict() == {"a": 8, "b": 8}
+    assert per.loc["a"].tolist() == [2, 2, 2, 2]  # 8 over 4 speakers
+    assert per.loc["b"].max() == 1 and len(per.loc["b"]) == 8  # 8 distinct of 10
+    again = stratified_sample(df, "group", 8, seed=1)
+    pd.testing.assert_frame_equal(out, again)
+    other = stratified_sample(df, "group", 8, seed=2)
+    assert not out.index.equals(other.index)
+    # groups smaller than n keep everything; keys can be raw columns
+    assert len(stratified_sample(df, ["group"], 10_000, seed=0)) == len(df)
+    with pytest.raises(ValueError, match="n_per_group"):
+        stratified_sample(df, "group", 0)

@@ -321,7 +321,8 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
             run_id, payload = hit
             timings["total_s"] = time.monotonic() - t0
             prog.stage(1.0, 1.0, "answered from the cache")
-            payload = {**payload, "from_cache": True}
+            payload = {**payload, "from_cache": True, "timings": timings,
+                       "cached_from_run": run_id}
             return AuditOutcome(run_id, req, None, tuple(payload.get("failures", ())), payload,
                                 True, timings)
     run_id = cache.start_run(project, prep, req)

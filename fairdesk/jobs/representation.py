@@ -60,10 +60,23 @@ def representation_block(project, prep, frame, result: dict, req, prog) -> dict:
     from ..stats.representation import representation_analysis
 
     X, mask = item_embeddings(project, prep, frame, prog)
-    sub = frame[mask].reset_index(drop=True)
+    excluded = {g["group"] for g in result.get("groups", []) if g.get("excluded")}
+    groups = frame["group"].astype(str).to_numpy()
+    keep = mask.copy()
+    keep[mask] = ~np.isin(groups[mask], list(excluded))
+    X = X[~np.isin(groups[mask], list(excluded))]
+    sub = frame[keep].reset_index(drop=True)
+    if len(set(sub["group"])) < 2:
+        return {"error": "representation metrics need at least two analysed groups"}
+    disparity: dict[str, bool] = {}
+    for c in result.get("comparisons", []):
+        disparity[c["metric"]] = disparity.get(c["metric"], False) or (
+            c["verdict"] == "disparity_detected")
+    speakers = sub["speaker_id"].to_numpy() if "speaker_id" in sub else None
     rep = representation_analysis(
-        X, sub["group"].astype(str).to_numpy(),
-        speakers=sub["speaker_id"].to_numpy() if "speaker_id" in sub else None,
-        comparisons=result.get("comparisons", []),
+        X, sub["group"].astype(str).to_numpy(), speakers, disparity=disparity,
         threshold=req.settings.structure_threshold, seed=req.settings.seed)
-    return rep.to_dict() if hasattr(rep, "to_dict") else rep
+    out = rep.to_dict() if hasattr(rep, "to_dict") else dict(rep)
+    out["n_items"] = int(len(sub))
+    out["model_key"] = prep.model_key
+    return out

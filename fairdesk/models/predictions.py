@@ -1,0 +1,380 @@
+"""Imported hypotheses (``predictions:<file>``): audit a model that was run elsewhere.
+
+File formats (chosen by extension): ``.csv``, ``.tsv``, ``.jsonl`` / ``.ndjson``.
+
+Columns (CSV/TSV header, or JSONL object keys; names are case-insensitive):
+
+- key: ``item_id`` and/or ``path`` (also ``audio_path``); at least one per row;
+- ``text`` (or ``hypothesis``): the transcript; empty is allowed (flagged);
+- optional ``confidence`` (number), ``intent``, ``slots`` (a JSON object; in JSONL an
+  object or a JSON string), ``label``.
+
+Bad rows are reported in :attr:`PredictionsBackend.problems` and skipped; the good rows are
+kept. ``row`` in a problem is the 1-based line number in the file (the CSV header is line 1;
+a quoted field spanning lines reports the line where its record starts).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import posixpath
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from fairdesk.models.base import Backend, file_digest
+
+FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+KEY_COLUMNS = ("item_id", "path", "audio_path")
+TEXT_COLUMNS = ("text", "hypothesis")
+VALUE_COLUMNS = ("confidence", "intent", "slots", "label")
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One imported prediction.
+
+    Attributes
+    ----------
+    text : str or None
+        Hypothesis transcript (None when the file has no text column).
+    confidence : float or None
+    intent : str or None
+    slots : dict or None
+    label : str or None
+    row : int
+        Line number in the file.
+    """
+
+    text: str | None
+    confidence: float | None = None
+    intent: str | None = None
+    slots: dict | None = None
+    label: str | None = None
+    row: int = 0
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A rejected or suspicious row.
+
+    Attributes
+    ----------
+    row : int
+        1-based line number in the file.
+    key : str or None
+        The row's item_id/path when it could be read.
+    reason : str
+        What is wrong, in words.
+    kept : bool
+        True for a warning (the row was kept, e.g. empty text), False for a rejected row.
+    """
+
+    row: int
+    key: str | None
+    reason: str
+    kept: bool = False
+
+    def __str__(self) -> str:
+        what = "warning" if self.kept else "skipped"
+        key = f" ({self.key})" if self.key else ""
+        return f"line {self.row}{key}: {self.reason} [{what}]"
+
+
+class _BadRow(Exception):
+    pass
+
+
+def normalise_path(path: str) -> str:
+    """Forward slashes, no leading ``./``, collapsed ``..``/``.`` (for matching, not for I/O)."""
+    p = str(path).strip().replace("\\", "/")
+    return posixpath.normpath(p) if p else ""
+
+
+def _clean(value) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    s = str(value).strip()
+    return s or None
+
+
+class PredictionsBackend(Backend):
+    """Predictions imported from a CSV, TSV or JSONL file.
+
+    Parameters
+    ----------
+    path : path-like
+        The predictions file.
+    model_id : str, optional
+        Defaults to ``"predictions:<path>"``.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the file does not exist.
+    ValueError
+        When the format is unknown or the file lacks a key or a prediction column.
+    """
+
+    capabilities = frozenset()
+
+    def __init__(self, path, model_id: str | None = None, device: str = "auto") -> None:
+        self._path = Path(path)
+        self._id = model_id or f"predictions:{path}"
+        if not self._path.is_file():
+            raise FileNotFoundError(f"predictions file not found: {self._path} (check the path)")
+        fmt = FORMATS.get(self._path.suffix.lower())
+        if fmt is None:
+            raise ValueError(
+                f"{self._path}: unknown predictions format {self._path.suffix!r}; "
+                f"use one of {', '.join(sorted(FORMATS))}"
+            )
+        self._fingerprint = file_digest(self._path)
+        self.problems: list[Problem] = []
+        self._by_id: dict[str, Prediction] = {}
+        self._by_path: dict[str, Prediction] = {}
+        self._first_row: dict[tuple[str, str], int] = {}
+        self.n_rows = 0
+        raw = self._path.read_bytes()
+        if raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        if fmt == "jsonl":
+            self._load_jsonl(raw)
+        else:
+            self._load_delimited(raw, "\t" if fmt == "tsv" else ",")
+
+    # -- identity ------------------------------------------------------------------------------
+    @property
+    def id(self) -> str:
+        return self._id
+
+    @property
+    def fingerprint(self) -> str:
+        """sha256 of the file's content."""
+        return self._fingerprint
+
+    @property
+    def device(self) -> str:
+        return "none"
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    def _unsupported(self, capability: str, why: str = "") -> NotImplementedError:
+        return super()._unsupported(
+            capability,
+            "it holds imported predictions and runs no model on audio: use lookup(item_id, rel_path)",
+        )
+
+    # -- queries -------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        """Number of distinct predictions kept."""
+        return len({id(p) for p in (*self._by_id.values(), *self._by_path.values())})
+
+    def lookup(self, item_id: str | None, rel_path: str | None = None) -> Prediction | None:
+        """The prediction for an item, by ``item_id`` first, then by its audio path.
+
+        A path matches exactly (after :func:`normalise_path`) or, failing that, when one path
+        ends with the other at a folder boundary and exactly one stored path does.
+        """
+        if item_id is not None and str(item_id) in self._by_id:
+            return self._by_id[str(item_id)]
+        if not rel_path:
+            return None
+        p = normalise_path(rel_path)
+        if p in self._by_path:
+            return self._by_path[p]
+        hits = [v for k, v in self._by_path.items() if k.endswith("/" + p) or p.endswith("/" + k)]
+        return hits[0] if len(hits) == 1 else None
+
+    def summary(self) -> str:
+        """One line: kept, skipped and flagged rows."""
+        bad = sum(not p.kept for p in self.problems)
+        warn = sum(p.kept for p in self.problems)
+        return (
+            f"{self._path.name}: {len(self)} predictions kept, {bad} rows skipped, {warn} warnings"
+        )
+
+    # -- parsing -------------------------------------------------------------------------------
+    def _check_columns(self, columns: Sequence[str]) -> None:
+        cols = set(columns)
+        if not cols & set(KEY_COLUMNS):
+            raise ValueError(
+                f"{self._path}: no key column; add one of {', '.join(KEY_COLUMNS)} "
+                f"(columns found: {', '.join(columns) or 'none'})"
+            )
+        if not cols & {*TEXT_COLUMNS, "label", "intent"}:
+            raise ValueError(
+                f"{self._path}: nothing to import; add a text (or hypothesis), label or intent "
+                f"column (columns found: {', '.join(columns)})"
+            )
+        self._has_text = bool(cols & set(TEXT_COLUMNS))
+
+    def _load_delimited(self, raw: bytes, delimiter: str) -> None:
+        text = raw.decode("utf-8", errors="surrogateescape")
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise ValueError(f"{self._path}: the file is empty (expected a header row)") from None
+        header = [h.strip().lower() for h in header]
+        self._check_columns(header)
+        line = reader.line_num + 1
+        for fields in reader:
+            start, line = line, reader.line_num + 1
+            if not any(f.strip() for f in fields):
+                continue
+            self.n_rows += 1
+            if len(fields) != len(header):
+                self._reject(
+                    start, None, f"row has {len(fields)} fields but the header has {len(header)}"
+                )
+                continue
+            record = dict(zip(header, fields, strict=True))
+            key = (
+                _clean(record.get("item_id"))
+                or _clean(record.get("path"))
+                or _clean(record.get("audio_path"))
+            )
+            if any(_has_surrogates(f) for f in fields):
+                self._reject(
+                    start, _printable(key), "row is not valid UTF-8 (save the file as UTF-8)"
+                )
+                continue
+            self._add(start, record)
+
+    def _load_jsonl(self, raw: bytes) -> None:
+        checked = False
+        for n, line_bytes in enumerate(raw.split(b"\n"), start=1):
+            if not line_bytes.strip():
+                continue
+            self.n_rows += 1
+            try:
+                line = line_bytes.decode("utf-8")
+            except UnicodeDecodeError as e:
+                self._reject(
+                    n, None, f"line is not valid UTF-8 (byte {e.start}); save the file as UTF-8"
+                )
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                self._reject(n, None, f"line is not valid JSON ({e.msg} at column {e.colno})")
+                continue
+            if not isinstance(obj, dict):
+                self._reject(n, None, f"line is a JSON {type(obj).__name__}, expected an object")
+                continue
+            record = {str(k).strip().lower(): v for k, v in obj.items()}
+            if not checked:
+                # Columns are checked on the first object: JSONL has no header.
+                self._check_columns(list(record))
+                checked = True
+            self._add(n, record)
+        if not checked:
+            raise ValueError(f"{self._path}: no JSON objects found (the file is empty)")
+
+    def _reject(self, row: int, key: str | None, reason: str) -> None:
+        self.problems.append(Problem(row, key, reason))
+
+    def _add(self, row: int, record: dict) -> None:
+        item_id = _clean(record.get("item_id"))
+        path = _clean(record.get("path")) or _clean(record.get("audio_path"))
+        key = item_id or path
+        if key is None:
+            self._reject(row, None, "missing key: item_id and path are both empty")
+            return
+        try:
+            pred = self._parse(row, record)
+        except _BadRow as e:
+            self._reject(row, key, str(e))
+            return
+        keys = []
+        if item_id is not None:
+            keys.append(("item_id", item_id))
+        if path is not None:
+            keys.append(("path", normalise_path(path)))
+        for kind, k in keys:
+            if (kind, k) in self._first_row:
+                self._reject(
+                    row,
+                    key,
+                    f"duplicate {kind} {k!r} (first seen on line {self._first_row[kind, k]})",
+                )
+                return
+        for kind, k in keys:
+            self._first_row[kind, k] = row
+            (self._by_id if kind == "item_id" else self._by_path)[k] = pred
+        if self._has_text and not pred.text:
+            self.problems.append(
+                Problem(row, key, "empty text (kept: the model said nothing)", kept=True)
+            )
+        if pred.confidence is not None and not 0.0 <= pred.confidence <= 1.0:
+            self.problems.append(
+                Problem(
+                    row, key, f"confidence {pred.confidence} is outside [0, 1] (kept)", kept=True
+                )
+            )
+
+    def _parse(self, row: int, record: dict) -> Prediction:
+        text = None
+        if self._has_text:
+            raw_text = record.get("text")
+            if raw_text is None or str(raw_text).strip() == "":
+                raw_text = record.get("hypothesis", raw_text)
+            text = "" if raw_text is None else str(raw_text).strip()
+        confidence = None
+        raw_conf = record.get("confidence")
+        if raw_conf is not None and not (isinstance(raw_conf, str) and not raw_conf.strip()):
+            if isinstance(raw_conf, bool):
+                raise _BadRow(f"confidence {raw_conf!r} is not a number")
+            try:
+                confidence = float(raw_conf)
+            except (TypeError, ValueError):
+                raise _BadRow(f"confidence {raw_conf!r} is not a number") from None
+            if not math.isfinite(confidence):
+                raise _BadRow(f"confidence {raw_conf!r} is not a finite number")
+        slots = record.get("slots")
+        if isinstance(slots, str):
+            slots = slots.strip() or None
+            if slots is not None:
+                try:
+                    slots = json.loads(slots)
+                except json.JSONDecodeError as e:
+                    raise _BadRow(
+                        f"slots is not valid JSON ({e.msg} at column {e.colno}): {_short(record['slots'])}"
+                    ) from None
+        if slots is not None and not isinstance(slots, dict):
+            raise _BadRow(
+                f"slots must be a JSON object (name -> value), got {type(slots).__name__}"
+            )
+        return Prediction(
+            text=text,
+            confidence=confidence,
+            intent=_clean(record.get("intent")),
+            slots=slots,
+            label=_clean(record.get("label")),
+            row=row,
+        )
+
+
+def _has_surrogates(s: str) -> bool:
+    return any("\udc80" <= ch <= "\udcff" for ch in s)
+
+
+def _printable(key: str | None) -> str | None:
+    return (
+        None
+        if key is None
+        else key.encode("utf-8", errors="surrogateescape").decode("utf-8", "replace")
+    )
+
+
+def _short(s: str, n: int = 40) -> str:
+    s = str(s)
+    return repr(s if len(s) <= n else s[: n - 1] + "…")

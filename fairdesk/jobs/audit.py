@@ -150,7 +150,7 @@ def _predict_shard(backend, root, rows) -> list[tuple[int, dict | None, str | No
                 out.append((idx, cache.prediction_to_dict(p), None))
         return out
     audios, ok = [], []
-    for idx, key, rel in rows:
+    for idx, _key, rel in rows:
         try:
             audios.append(audio_io.load(root / rel).samples)
             ok.append(idx)
@@ -354,6 +354,12 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
             "by": list(req.by), "failures": list(fails), "notes": notes,
             "counts": counts, "from_cache": False,
         })
+        probs = getattr(prep.backend, "problems", None)
+        if probs:
+            res["prediction_problems"] = [p.__dict__ if hasattr(p, "__dict__") else p
+                                          for p in probs]
+            notes.append(f"{len(probs)} rows of the predictions file were refused or flagged "
+                         "(see prediction_problems)")
         res["settings"] = {**res.get("settings", {}), **_run_settings(req, prep)}
         timings["total_s"] = time.monotonic() - t0
         res["timings"] = timings

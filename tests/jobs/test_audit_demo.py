@@ -1,0 +1,90 @@
+"""The audit on the embedded demo corpus with real models (seconds, CPU)."""
+
+import json
+
+import jiwer
+import pytest
+
+from fairdesk.cli import main
+from fairdesk.core.demo import open_demo
+from fairdesk.core.store import Project
+from fairdesk.metrics import english
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    p = Project(tmp_path_factory.mktemp("demo") / "proj")
+    rep = open_demo(p)
+    assert rep is not None and rep.imported == 2340 and not rep.problems
+    assert open_demo(p) is None  # reopening changes nothing
+    return p
+
+
+def test_whisper_audit_cli_on_demo(demo, tmp_path, capsys):
+    out = tmp_path / "a.json"
+    code = main(["audit", "--project", str(demo.folder), "--dataset", "demo", "--model",
+                 "whisper-tiny.en", "--by", "accent", "--filter", "gender=female",
+                 "--sample", "4", "--min-items", "4", "--min-speakers", "2",
+                 "--n-bootstrap", "200", "--json", str(out)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "en-us" in printed and "WER" in printed
+    res = json.loads(out.read_text())
+    groups = {g["group"]: g for g in res["groups"]}
+    assert len(groups) == 6 and all(g["n_items"] == 4 for g in groups.values())
+    # the en-us voice is understood: WER < 0.5, recomputed independently with jiwer
+    items = demo.items(demo.dataset("demo"))
+    assert groups["en-us"]["wer"] < 0.5
+    assert res["settings"]["model"] == "whisper-tiny.en" and res["failures"] == []
+    assert res["counts"]["n_inferred"] == 24
+    assert res["comparisons"] and res["reference"] in groups
+    # the per-item rows stored with the run agree with jiwer on the same normalised texts
+    from fairdesk.jobs.cache import run_items_frame
+
+    rows = run_items_frame(demo, res["run_id"])
+    us = rows[rows["accent"] == "en-us"]
+    want = jiwer.wer([english(r) for r in us["reference"]],
+                     [english(h) for h in us["hypothesis"]])
+    assert groups["en-us"]["wer"] == pytest.approx(want)
+    assert set(us["id"]) <= set(items["id"])
+    # EM from the embedded NLU on the hypotheses
+    assert "em" in groups["en-us"]
+
+
+def test_pocketsphinx_returns_text_on_demo(demo):
+    from fairdesk.core import audio
+    from fairdesk.models import get_backend
+
+    items = demo.items(demo.dataset("demo"), {"accent": ["en-us"]}).head(2)
+    root = demo.dataset("demo").root
+    be = get_backend("pocketsphinx-en-us")
+    out = be.transcribe([audio.load(root / p).samples for p in items["path"]])
+    assert all(t.text.strip() for t in out)
+
+
+def test_predictions_audit_on_demo(demo, tmp_path):
+    """A cloud system's hypotheses: audited without running it; bad rows reported."""
+    items = demo.items(demo.dataset("demo"))
+    sel = items[items["speaker_id"].str.endswith(("f1", "f2", "m1", "m2", "m3"))]
+    lines = ["item_id,text"]
+    for _, r in sel.iterrows():
+        hyp = r["text"] if r["accent"] != "en-029" else " ".join(r["text"].split()[1:])
+        lines.append(f"{r['id']},{hyp}")
+    lines.append("no-such-item,hello")
+    lines.append(f"{sel['id'].iloc[0]},duplicate")
+    pred = tmp_path / "cloud.csv"
+    pred.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "p.json"
+    code = main(["audit", "--project", str(demo.folder), "--dataset", "demo", "--model",
+                 f"predictions:{pred}", "--by", "accent", "--n-bootstrap", "300",
+                 "--metric", "wer", "--metric", "em", "--reference", "en-us", "--json", str(out),
+                 "--quiet"])
+    assert code == 0
+    res = json.loads(out.read_text())
+    groups = {g["group"]: g for g in res["groups"]}
+    assert groups["en-us"]["wer"] == 0.0 and groups["en-029"]["wer"] > 0.1
+    # items of the speakers left out have no prediction: reported as failures, not dropped
+    assert len(res["failures"]) == len(items) - len(sel)
+    assert all("no prediction" in f["reason"] for f in res["failures"])
+    c = [c for c in res["comparisons"] if c["group"] == "en-029" and c["metric"] == "wer"][0]
+    assert c["gap"] > 0 and c["ci_low"] > 0

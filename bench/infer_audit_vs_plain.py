@@ -38,8 +38,7 @@ def main() -> None:
     open_demo(demo)
     items = demo.items(demo.dataset("demo"))
     per = max(1, -(-a.n // items["accent"].nunique()))
-    sel = (items.groupby("accent", group_keys=False)
-           .apply(lambda g: g.sample(min(per, len(g)), random_state=0)).head(a.n))
+    sel = items.groupby("accent").sample(n=per, random_state=0).head(a.n)
     root = demo.dataset("demo").root
     manifest = root / "bench_manifest.csv"
     pd.DataFrame({"path": sel["path"], "text": sel["text"], "speaker_id": sel["speaker_id"],

@@ -159,9 +159,10 @@ def audit_table(a, settings):
     frame = pd.concat([frame.drop(columns=[c for c in stats.columns if c in frame.columns]),
                        stats.reset_index(drop=True)], axis=1)
     specs = metric_specs(stats, a.metric)
-    from .jobs.audit import flatten_groups
+    from .jobs.audit import confusions, flatten_groups
 
     res = flatten_groups(compare_groups(frame, specs, settings, reference=a.reference).to_dict())
+    res.update(confusions(frame))
     res.update({"table": str(a.table), "by": a.by, "failures": [], "problems": problems,
                 "from_cache": False})
     res["settings"] = {**res.get("settings", {}), "language": a.language or "en",

@@ -71,6 +71,14 @@ def test_audit_table_json(tmp_path, capsys, fmt):
     assert scot["verdict"] == "disparity_detected" and scot["direction"] == "worse"
     assert scot["ci_low"] > 0 and scot["estimator"] == "two_way"
     assert res["summary"]["wer"]["worst_group"] == "scot"
+    # per-group intent confusion matrices sum to the group sizes
+    for acc, m in res["intent_confusion"].items():
+        assert sum(map(sum, m["matrix"])) == (df["accent"] == acc).sum()
+        rows = dict(zip(m["true"], m["matrix"]))
+        assert sum(rows["Pause"]) == 0  # no reference says Pause
+        pred = dict(zip(m["predicted"], rows["PlayMusic"]))
+        sub = df[df["accent"] == acc]
+        assert pred["Pause"] == (sub["hyp_intent"] == "Pause").sum()
     assert set(res["settings"]) >= {"n_bootstrap", "seed", "alpha", "absolute_error_gap",
                                     "disparity_ratio", "grounding_gap", "min_items",
                                     "min_speakers", "normaliser"}

@@ -86,6 +86,11 @@ def read_text(path: Path) -> str:
     data = Path(path).read_bytes()
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 with a byte-order mark
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            pass
     return data.decode("utf-8", errors="surrogateescape")
 
 

@@ -293,7 +293,25 @@ def aggregate(f, req: AuditRequest, language: str, notes: list[str]) -> tuple[ob
                   axis=1)
     specs = metric_specs(stats, list(req.metrics) if req.metrics else None)
     result = compare_groups(f, specs, req.settings, reference=req.reference)
-    return f, flatten_groups(result.to_dict())
+    res = flatten_groups(result.to_dict())
+    res.update(confusions(f))
+    return f, res
+
+
+def confusions(f) -> dict:
+    """Per-group confusion matrices of intents (NLU) and class labels (classifiers)."""
+    from ..metrics import confusion_matrix
+
+    out = {}
+    for key, true_col, pred_col in (("intent_confusion", "ref_intent", "hyp_intent"),
+                                    ("confusion", "label", "predicted_label")):
+        if true_col in f.columns and pred_col in f.columns:
+            mats = confusion_matrix(f, "group", true_col=true_col, pred_col=pred_col)
+            out[key] = {str(g): {"true": [str(x) for x in m.index],
+                                 "predicted": [str(x) for x in m.columns],
+                                 "matrix": m.to_numpy().astype(int).tolist()}
+                        for g, m in mats.items()}
+    return out
 
 
 def flatten_groups(res: dict) -> dict:

@@ -189,3 +189,12 @@ def test_filters(project, tmp_path):
     assert project.items(ds, {"accent": ["irish"]})["id"].tolist() == ["u2"]
     with pytest.raises(Exception, match="filter column 'dialect'"):
         project.items(ds, {"dialect": ["x"]})
+
+
+def test_utf16_manifest_with_bom(project, tmp_path):
+    root = tmp_path / "u16"
+    write_wav(root / "a.wav")
+    (root / "m.csv").write_bytes("path,text\na.wav,àkwà ákwá\n".encode("utf-16"))
+    rep = import_dataset(project, "u16", root / "m.csv")
+    assert rep.imported == 1
+    assert project.items(project.dataset("u16"))["text"].tolist() == ["àkwà ákwá"]

@@ -62,13 +62,19 @@ def test_pocketsphinx_returns_text_on_demo(demo):
     assert all(t.text.strip() for t in out)
 
 
-def test_predictions_audit_on_demo(demo, tmp_path):
-    """A cloud system's hypotheses: audited without running it; bad rows reported."""
+def test_predictions_audit_on_demo(demo, tmp_path, capsys):
+    """A cloud system's hypotheses: audited without running it; bad rows reported; then the
+    regression tests of bias on the stored run."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
     items = demo.items(demo.dataset("demo"))
     sel = items[items["speaker_id"].str.endswith(("f1", "f2", "m1", "m2", "m3"))]
     lines = ["item_id,text"]
     for _, r in sel.iterrows():
-        hyp = r["text"] if r["accent"] != "en-029" else " ".join(r["text"].split()[1:])
+        p_err = 0.6 if r["accent"] == "en-029" else 0.1
+        words = r["text"].split()
+        hyp = " ".join(words[1:]) if rng.random() < p_err else r["text"]
         lines.append(f"{r['id']},{hyp}")
     lines.append("no-such-item,hello")
     lines.append(f"{sel['id'].iloc[0]},duplicate")
@@ -77,14 +83,31 @@ def test_predictions_audit_on_demo(demo, tmp_path):
     out = tmp_path / "p.json"
     code = main(["audit", "--project", str(demo.folder), "--dataset", "demo", "--model",
                  f"predictions:{pred}", "--by", "accent", "--n-bootstrap", "300",
-                 "--metric", "wer", "--metric", "em", "--reference", "en-us", "--json", str(out),
-                 "--quiet"])
+                 "--metric", "wer", "--metric", "em", "--reference", "en-us", "--json",
+                 str(out), "--quiet"])
     assert code == 0
     res = json.loads(out.read_text())
     groups = {g["group"]: g for g in res["groups"]}
-    assert groups["en-us"]["wer"] == 0.0 and groups["en-029"]["wer"] > 0.1
+    assert groups["en-us"]["wer"] < 0.05 and groups["en-029"]["wer"] > 0.1
     # items of the speakers left out have no prediction: reported as failures, not dropped
     assert len(res["failures"]) == len(items) - len(sel)
     assert all("no prediction" in f["reason"] for f in res["failures"])
+    assert res["prediction_problems"]  # the duplicate row is reported
     c = [c for c in res["comparisons"] if c["group"] == "en-029" and c["metric"] == "wer"][0]
     assert c["gap"] > 0 and c["ci_low"] > 0
+    # intent confusion per group sums to the group size
+    for g, m in res["intent_confusion"].items():
+        assert sum(map(sum, m["matrix"])) == groups[g]["n_items"]
+    # regression tests of bias on the stored run: en-029 has lower odds of a perfect transcript
+    rout = tmp_path / "r.json"
+    capsys.readouterr()
+    code = main(["regress", "--project", str(demo.folder), "--run", str(res["run_id"]),
+                 "--outcome", "correct", "--vars", "accent", "gender", "--cluster",
+                 "speaker_id", "--json", str(rout)])
+    assert code == 0
+    r = json.loads(rout.read_text())
+    acc = [u for u in r["univariate"] if u["variable"] == "accent"][0]
+    assert acc["reference"] == "en-us"  # the audit's reference group
+    lv = [x for x in acc["levels"] if x["level"] == "en-029"][0]
+    assert lv["odds_ratio"] < 0.5 and lv["p_value"] < 0.01
+    assert r["clustered"]["univariate"] and r["conclusions"]

@@ -114,3 +114,25 @@ def test_filters_and_bad_requests(project):
         run_audit(project, AuditRequest(dataset="zz", model="fake", by=("accent",)),
                   backend=be)
     assert np.isfinite(out.timings["total_s"])
+
+
+def test_show_ranks_failing_items(project, tmp_path, capsys):
+    import json
+
+    from fairdesk.cli import main
+
+    be = LengthBackend()
+    req = AuditRequest(dataset="d", model="fake", by=("accent",), settings=SETTINGS,
+                       nlu="none")
+    out = run_audit(project, req, backend=be)
+    capsys.readouterr()
+    o = tmp_path / "show.json"
+    assert main(["show", "--project", str(project.folder), "--run", str(out.run_id),
+                 "--worst", "3", "--json", str(o)]) == 0
+    printed = capsys.readouterr().out
+    reps = json.loads(o.read_text())
+    assert len(reps) == 3 and all(r["group"] == "b" for r in reps)
+    assert all(r["deletions"] == 1 and r["n_words"] == 3 for r in reps)
+    assert "REF: play the song" in printed and "HYP: play *** song" in printed
+    assert main(["show", "--project", str(project.folder), "--run", str(out.run_id),
+                 "--group", "zz"]) == 2

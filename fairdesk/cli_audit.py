@@ -141,8 +141,6 @@ def table_frame(a):
 
 def audit_table(a, settings):
     """Audit of a table of references and hypotheses: every text metric, no audio."""
-    from .metrics import compute_item_stats, metric_specs
-    from .stats import compare_groups
     from .stats.slicing import check_run_cap, slice_frame, stratified_sample
 
     frame, problems = table_frame(a)
@@ -152,17 +150,14 @@ def audit_table(a, settings):
     if a.sample:
         frame = stratified_sample(frame, "group", a.sample, seed=settings.seed)
     check_run_cap(frame, settings.max_items)
-    stats = compute_item_stats(frame, language=a.language or "en")
-    import pandas as pd
+    from .jobs.analysis import analyse, split_metric_ids
 
-    frame = frame.reset_index(drop=True)
-    frame = pd.concat([frame.drop(columns=[c for c in stats.columns if c in frame.columns]),
-                       stats.reset_index(drop=True)], axis=1)
-    specs = metric_specs(stats, a.metric)
-    from .jobs.audit import confusions, flatten_groups
-
-    res = flatten_groups(compare_groups(frame, specs, settings, reference=a.reference).to_dict())
-    res.update(confusions(frame))
+    wanted, rep = split_metric_ids(a.metric)
+    if rep:
+        raise UsageError("silhouette and leakage need embeddings of the audio; audit a project "
+                         "dataset with a model instead of --table")
+    _frame, res = analyse(frame, settings, reference=a.reference, wanted=wanted,
+                          language=a.language or "en")
     res.update({"table": str(a.table), "by": a.by, "failures": [], "problems": problems,
                 "from_cache": False})
     res["settings"] = {**res.get("settings", {}), "language": a.language or "en",
@@ -234,11 +229,15 @@ def _audit_project(a, settings):
     if set(flt) & set(a.by):
         raise UsageError(f"column(s) {sorted(set(flt) & set(a.by))} can't be both a filter "
                          "and a grouping key")
+    from .jobs.analysis import split_metric_ids
+
+    wanted, rep = split_metric_ids(a.metric)
     req = AuditRequest(
         dataset=a.dataset, model=a.model, by=tuple(a.by),
         filters=tuple((k, tuple(v)) for k, v in sorted(flt.items())),
-        reference=a.reference, metrics=tuple(a.metric) if a.metric else None,
-        sample=a.sample, device=a.device, nlu=a.nlu, representation=a.representation,
+        reference=a.reference, metrics=tuple(wanted) if wanted else None,
+        sample=a.sample, device=a.device, nlu=a.nlu,
+        representation=a.representation or rep,
         settings=settings, workers=a.workers)
     last = [0.0]
 

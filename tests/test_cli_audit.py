@@ -62,11 +62,17 @@ def test_audit_table_json(tmp_path, capsys, fmt):
         sub = df[df["accent"] == acc]
         want = jiwer.wer([english(r) for r in sub["ref"]], [english(h) for h in sub["hyp"]])
         assert g["wer"] == pytest.approx(want, abs=1e-12)
+        o = jiwer.process_words([english(r) for r in sub["ref"]],
+                                [english(h) for h in sub["hyp"]])
+        n = o.hits + o.substitutions + o.deletions
+        assert g["sub_rate"] == pytest.approx(o.substitutions / n)  # reported, not tested
+        assert g["del_rate"] == pytest.approx(o.deletions / n)
         assert g["n_items"] == len(sub) and g["n_speakers"] == sub["spk"].nunique()
     comps = res["comparisons"]
     assert comps and all(set(c) >= COMPARISON_FIELDS for c in comps)
     metrics = {c["metric"] for c in comps}
     assert {"wer", "cer", "em", "intent_accuracy"} <= metrics
+    assert "sub_rate" not in metrics and "sub_rate" in res["descriptive_metrics"]
     scot = [c for c in comps if c["group"] == "scot" and c["metric"] == "wer"][0]
     assert scot["verdict"] == "disparity_detected" and scot["direction"] == "worse"
     assert scot["ci_low"] > 0 and scot["estimator"] == "two_way"

@@ -27,7 +27,7 @@ from .progress import Cancelled, Progress
 __all__ = ["AuditRequest", "AuditOutcome", "Cancelled", "run_audit", "prepare"]
 
 #: Bumped whenever a change alters computed numbers (part of the result-cache key).
-METRICS_CODE_VERSION = "1"
+METRICS_CODE_VERSION = "2"
 
 
 @dataclass(frozen=True)
@@ -282,44 +282,11 @@ def _apply_nlu(f, req: AuditRequest, notes: list[str]):
 
 def aggregate(f, req: AuditRequest, language: str, notes: list[str]) -> tuple[object, dict]:
     """Per-item metrics and every comparison; returns (frame with stats, result dict)."""
-    import pandas as pd
-
-    from ..metrics import compute_item_stats, metric_specs
-    from ..stats import compare_groups
+    from .analysis import analyse
 
     f = _apply_nlu(f, req, notes)
-    stats = compute_item_stats(f, language=language)
-    f = pd.concat([f.drop(columns=[c for c in stats.columns if c in f.columns]), stats],
-                  axis=1)
-    specs = metric_specs(stats, list(req.metrics) if req.metrics else None)
-    result = compare_groups(f, specs, req.settings, reference=req.reference)
-    res = flatten_groups(result.to_dict())
-    res.update(confusions(f))
-    return f, res
-
-
-def confusions(f) -> dict:
-    """Per-group confusion matrices of intents (NLU) and class labels (classifiers)."""
-    from ..metrics import confusion_matrix
-
-    out = {}
-    for key, true_col, pred_col in (("intent_confusion", "ref_intent", "hyp_intent"),
-                                    ("confusion", "label", "predicted_label")):
-        if true_col in f.columns and pred_col in f.columns:
-            mats = confusion_matrix(f, "group", true_col=true_col, pred_col=pred_col)
-            out[key] = {str(g): {"true": [str(x) for x in m.index],
-                                 "predicted": [str(x) for x in m.columns],
-                                 "matrix": m.to_numpy().astype(int).tolist()}
-                        for g, m in mats.items()}
-    return out
-
-
-def flatten_groups(res: dict) -> dict:
-    """Each group's metric values also as top-level keys (``wer``, ``cer``, ...)."""
-    for g in res.get("groups", []):
-        for k, v in (g.get("values") or {}).items():
-            g.setdefault(k, v)
-    return res
+    return analyse(f, req.settings, reference=req.reference, wanted=req.metrics,
+                   language=language)
 
 
 # -- the job -----------------------------------------------------------------------------

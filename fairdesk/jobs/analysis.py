@@ -1,0 +1,97 @@
+"""From the per-item frame to the statistics: shared by project audits and table audits."""
+
+from __future__ import annotations
+
+#: Metrics reported per group but not tested by default: they decompose a tested metric
+#: (WER into S/D/I; TER into its parts; diacritic counts into RDD and net loss). Testing them
+#: too would multiply the Holm family without a new question; ask with --metric to test them.
+DESCRIPTIVE_BY_DEFAULT = frozenset({
+    "sub_rate", "del_rate", "ins_rate", "insertion_ratio", "rdd", "diacritic_net_loss",
+    "ter_dropped", "ter_hallucinated", "ter_wrong",
+})
+
+#: Metric ids computed outside the per-item table (§5).
+REPRESENTATION_IDS = frozenset({"silhouette", "leakage"})
+GROUNDING_IDS = frozenset({"grounding_lift"})
+
+
+def split_metric_ids(ids):
+    """(per-item metric ids, wants representation) from a user's ``--metric`` list."""
+    if not ids:
+        return None, False
+    ids = list(dict.fromkeys(ids))
+    g = [i for i in ids if i in GROUNDING_IDS]
+    if g:
+        raise ValueError("grounding_lift needs the explain stage (saliency maps), which this "
+                         "version does not run yet; drop --metric grounding_lift")
+    rep = any(i in REPRESENTATION_IDS for i in ids)
+    rest = [i for i in ids if i not in REPRESENTATION_IDS]
+    return (rest or None), rep
+
+
+def analyse(frame, settings, reference=None, wanted=None, language="en"):
+    """Per-item metrics, every comparison, group values of every metric and confusions.
+
+    Parameters
+    ----------
+    frame : the per-item audit frame with a ``group`` column (contract).
+    settings : ``AuditSettings``.
+    reference : reference group (None: the largest).
+    wanted : metric ids to test (None: every metric the data supports, less
+        :data:`DESCRIPTIVE_BY_DEFAULT`, which are reported per group only).
+    language : transcript language (selects the normaliser).
+
+    Returns
+    -------
+    (frame with the per-item stat columns, JSON-ready result dict)
+    """
+    import pandas as pd
+
+    from ..metrics import compute_item_stats, metric_specs
+    from ..stats import compare_groups
+
+    stats = compute_item_stats(frame, language=language)
+    frame = frame.reset_index(drop=True)
+    frame = pd.concat([frame.drop(columns=[c for c in stats.columns if c in frame.columns]),
+                       stats.reset_index(drop=True)], axis=1)
+    every = metric_specs(stats)
+    if wanted:
+        tested = metric_specs(stats, list(wanted))
+    else:
+        tested = [s for s in every if s.id not in DESCRIPTIVE_BY_DEFAULT] or every
+    res = compare_groups(frame, tested, settings, reference=reference).to_dict()
+    _add_group_values(res, frame, [s for s in every if s.id not in {t.id for t in tested}])
+    res["tested_metrics"] = [s.id for s in tested]
+    res["descriptive_metrics"] = [s.id for s in every if s.id not in res["tested_metrics"]]
+    res.update(confusions(frame))
+    return frame, res
+
+
+def _add_group_values(res: dict, frame, specs) -> None:
+    """Pooled value of each extra metric per group; every metric also as a top-level key."""
+    import numpy as np
+
+    for g in res.get("groups", []):
+        values = g.setdefault("values", {})
+        sub = frame[frame["group"].astype(str) == str(g["group"])]
+        for s in specs:
+            v = float(s.compute(sub[list(s.stats)].to_numpy(float).sum(axis=0)))
+            values[s.id] = v if np.isfinite(v) else None
+        for k, v in values.items():
+            g.setdefault(k, v)
+
+
+def confusions(f) -> dict:
+    """Per-group confusion matrices of intents (NLU) and class labels (classifiers)."""
+    from ..metrics import confusion_matrix
+
+    out = {}
+    for key, true_col, pred_col in (("intent_confusion", "ref_intent", "hyp_intent"),
+                                    ("confusion", "label", "predicted_label")):
+        if true_col in f.columns and pred_col in f.columns:
+            mats = confusion_matrix(f, "group", true_col=true_col, pred_col=pred_col)
+            out[key] = {str(g): {"true": [str(x) for x in m.index],
+                                 "predicted": [str(x) for x in m.columns],
+                                 "matrix": m.to_numpy().astype(int).tolist()}
+                        for g, m in mats.items()}
+    return out

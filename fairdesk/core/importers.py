@@ -34,6 +34,8 @@ TEXT_COLUMNS = ("text", "transcript", "transcription", "sentence", "reference",
 SPEAKER_COLUMNS = ("speaker_id", "speaker", "client_id", "spk", "spk_id", "participant")
 CONTENT_COLUMNS = ("content_id", "sentence_id", "prompt_id", "text_id")
 ID_COLUMNS = ("id", "item_id", "utt_id", "utterance_id", "key")
+#: A manifest without transcripts is accepted when it has one of these (classifiers).
+LABEL_COLUMNS = ("label", "class", "emotion")
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,7 @@ class Candidate:
     speaker_id: str | None = None
     content_id: str | None = None
     metadata: dict = field(default_factory=dict)
+    needs_text: bool = True
 
 
 @dataclass(frozen=True)
@@ -192,9 +195,11 @@ def rows_to_candidates(header, rows, source: Path, base: Path, *, audio_col=None
         raise ImportFailed(f"{source}: no audio-path column found (looked for "
                            f"{', '.join(AUDIO_COLUMNS)}); name it with --audio-col")
     t = _pick(header, text_col, TEXT_COLUMNS, "transcript", source)
-    if t is None:
+    label_only = t is None and any(h.lower() in LABEL_COLUMNS for h in header)
+    if t is None and not label_only:
         raise ImportFailed(f"{source}: no transcript column found (looked for "
-                           f"{', '.join(TEXT_COLUMNS)}); name it with --text-col")
+                           f"{', '.join(TEXT_COLUMNS)}); name it with --text-col (a "
+                           "classification dataset needs a 'label' column instead)")
     s = _pick(header, speaker_col, SPEAKER_COLUMNS, "speaker id", source)
     c = _pick(header, content_col, CONTENT_COLUMNS, "content id", source)
     k = _pick(header, id_col, ID_COLUMNS, "item id", source)
@@ -213,8 +218,9 @@ def rows_to_candidates(header, rows, source: Path, base: Path, *, audio_col=None
         out.append(Candidate(
             row=i, source=str(source), key=None if k is None else _str(row.get(k)),
             path=str(base / path) if path and not os.path.isabs(path) else path,
-            text=row.get(t) if isinstance(row.get(t), str) or row.get(t) is None
-            else str(row.get(t)),
+            text="" if label_only else (row.get(t) if isinstance(row.get(t), str)
+                                        or row.get(t) is None else str(row.get(t))),
+            needs_text=not label_only,
             speaker_id=None if s is None else _str(row.get(s)),
             content_id=None if c is None else _str(row.get(c)),
             metadata=meta))
@@ -415,7 +421,7 @@ def import_dataset(project: Project, name: str, path, fmt: str = "auto",
         if reason:
             problems.append(Problem(c.row, c.path or None, reason, c.source))
             continue
-        if c.text is None or not str(c.text).strip():
+        if c.needs_text and (c.text is None or not str(c.text).strip()):
             problems.append(Problem(c.row, rel, "empty transcript; add the reference text or "
                                     "remove the row", c.source))
             continue
@@ -467,8 +473,8 @@ def import_dataset(project: Project, name: str, path, fmt: str = "auto",
                 "SELECT id, item_key, path, audio_hash, text, speaker_id, content_id, metadata "
                 "FROM items WHERE dataset_id=?", (ds_id,))}
             for c, rel, info in good:
-                text = unicodedata.normalize("NFC", str(c.text).strip())
-                content = c.content_id or derive_content_id(text)
+                text = unicodedata.normalize("NFC", str(c.text or "").strip())
+                content = c.content_id or (derive_content_id(text) if text else f"item:{c.key}")
                 meta = json.dumps(c.metadata, ensure_ascii=False, sort_keys=True)
                 values = (rel, info.content_hash, info.duration, info.sample_rate,
                           info.channels, text, c.speaker_id, content, meta)

@@ -244,6 +244,11 @@ def analysis_frame(frame, preds: dict[int, dict]):
         vals = [e.get(name) for e in extra]
         if any(v is not None for v in vals):
             f[{"intent": "hyp_intent", "slots": "hyp_slots", "label": "predicted_label"}[name]] = vals
+    if "predicted_label" in f.columns and "label" not in f.columns:
+        for alt in ("class", "emotion"):
+            if alt in f.columns:
+                f["label"] = f[alt]
+                break
     if "predicted_label" in f.columns:
         f["confidence"] = [e.get("confidence", preds[i].get("confidence"))
                            for e, i in zip(extra, rows)]

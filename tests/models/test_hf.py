@@ -189,3 +189,41 @@ def test_clear_errors_for_broken_folders(tmp_path):
         get_backend(f"hf:{tmp_path}")
     with pytest.raises(ValueError, match="needs a path"):
         get_backend("hf:")
+
+
+def test_classifier_audit_end_to_end(folders, tmp_path):
+    """A classification dataset (labels, no transcripts) audited with an hf classifier:
+    accuracy per group, and per-group confusion matrices that sum to the group sizes."""
+    import soundfile as sf
+
+    from fairdesk.core.importers import import_dataset
+    from fairdesk.core.store import Project
+    from fairdesk.jobs import AuditRequest, run_audit
+    from fairdesk.stats import AuditSettings
+
+    rng = np.random.default_rng(1)
+    data = tmp_path / "emo"
+    data.mkdir()
+    lines = ["path,label,speaker_id,accent"]
+    for g in ("a", "b"):
+        for s in range(5):
+            for k in range(4):
+                name = f"{g}{s}_{k}.wav"
+                sf.write(str(data / name), (0.1 * rng.standard_normal(8000)).astype("float32"),
+                         16000)
+                lines.append(f"{name},{LABELS[(s + k) % len(LABELS)]},{g}{s},{g}")
+    (data / "m.csv").write_text("\n".join(lines) + "\n")
+    p = Project(tmp_path / "proj")
+    assert import_dataset(p, "emo", data / "m.csv").imported == 40
+    req = AuditRequest(dataset="emo", model=f"hf:{folders['classifier']}", by=("accent",),
+                       settings=AuditSettings(n_bootstrap=200, min_items=10, min_speakers=5),
+                       nlu="none")
+    res = run_audit(p, req).result
+    assert res["failures"] == []
+    assert {"accuracy", "balanced_accuracy", "mean_confidence"} <= set(res["tested_metrics"])
+    rows = __import__("fairdesk.jobs.cache", fromlist=["x"]).run_items_frame(p, res["run_id"])
+    for g in res["groups"]:
+        sub = rows[rows["group"] == g["group"]]
+        assert g["accuracy"] == pytest.approx((sub["label"] == sub["predicted_label"]).mean())
+        m = res["confusion"][g["group"]]
+        assert sum(map(sum, m["matrix"])) == g["n_items"] == 20

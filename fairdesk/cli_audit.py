@@ -23,6 +23,10 @@ def _add_stats_options(s):
     g.add_argument("--resampling", default="auto",
                    choices=["auto", "two_way", "speaker", "content", "utterance"])
     g.add_argument("--structure-threshold", type=float, default=0.1)
+    g.add_argument("--normaliser", default="auto",
+                   choices=["auto", "whisper-english", "whisper-basic", "tone-preserving"],
+                   help="text normaliser for WER/CER (auto: Whisper's English normaliser for "
+                   "English, its basic one with diacritics kept otherwise)")
 
 
 def _settings(a):
@@ -32,7 +36,8 @@ def _settings(a):
         n_bootstrap=a.n_bootstrap, seed=a.seed, alpha=a.alpha,
         absolute_error_gap=a.absolute_error_gap, disparity_ratio=a.disparity_ratio,
         grounding_gap=a.grounding_gap, min_items=a.min_items, min_speakers=a.min_speakers,
-        resampling=a.resampling, structure_threshold=a.structure_threshold)
+        resampling=a.resampling, structure_threshold=a.structure_threshold,
+        normaliser=a.normaliser)
 
 
 def add_commands(sub):

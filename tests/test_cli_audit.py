@@ -130,3 +130,27 @@ def test_regress_table(tmp_path, capsys):
     assert {(a["variable"], a["adjusted_on"]) for a in r["adjustments"]} == {
         ("accent", "gender"), ("gender", "accent")}
     assert r["clustered"] and r["independence"] and r["conclusions"]
+
+
+def test_table_audit_tonal_language(tmp_path):
+    """Igbo transcripts: the basic normaliser keeps tone marks, the run records it, and the
+    diacritic metrics follow METHODS §2 on a hand-counted example."""
+    rows = []
+    for g, hyp in (("a", "akwa akwà àkwà ákwá"), ("b", "akwa akwa akwa akwa")):
+        for s in range(6):
+            for c in range(6):
+                rows.append({"reference": "akwa akwà àkwà ákwá", "hypothesis": hyp,
+                             "speaker_id": f"{g}{s}", "content_id": f"c{c}", "dialect": g})
+    path = tmp_path / "ig.jsonl"
+    pd.DataFrame(rows).to_json(path, orient="records", lines=True, force_ascii=False)
+    out = tmp_path / "o.json"
+    assert main(["audit", "--table", str(path), "--by", "dialect", "--language", "ig",
+                 "--min-items", "10", "--n-bootstrap", "200", "--json", str(out),
+                 "--quiet"]) == 0
+    res = json.loads(out.read_text())
+    assert res["settings"]["normaliser"] == "whisper-basic"
+    g = {x["group"]: x for x in res["groups"]}
+    # reference: akwà, àkwà (2 marked letters), ákwá (2) -> E = 1 + 2 + 2 = 5 per item
+    assert g["a"]["wer"] == 0 and g["b"]["wer"] == pytest.approx(3 / 4)
+    assert g["b"]["der"] == pytest.approx(1.0) and g["b"]["diacritic_net_loss"] == 1.0
+    assert g["a"]["der"] == 0.0

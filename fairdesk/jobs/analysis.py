@@ -45,12 +45,19 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     -------
     (frame with the per-item stat columns, JSON-ready result dict)
     """
+    from dataclasses import replace
+
     import pandas as pd
 
     from ..metrics import compute_item_stats, metric_specs
+    from ..metrics.normalize import is_english
     from ..stats import compare_groups
 
-    stats = compute_item_stats(frame, language=language)
+    name = settings.normaliser
+    if name == "auto":
+        name = "whisper-english" if is_english(language) else "whisper-basic"
+        settings = replace(settings, normaliser=name)
+    stats = compute_item_stats(frame, language=language, normalizer=name)
     frame = frame.reset_index(drop=True)
     frame = pd.concat([frame.drop(columns=[c for c in stats.columns if c in frame.columns]),
                        stats.reset_index(drop=True)], axis=1)

@@ -9,5 +9,5 @@ bash "$root/installer/install.sh"
 fd="$root/.venv/bin/fairdesk"
 "$fd" demo --project "$project"
 "$fd" audit --project "$project" --dataset demo --model whisper-tiny.en --by accent \
-    --sample 40 --json "$project/audit-accent.json"
+    --reference en-us --sample 60 --json "$project/audit-accent.json"
 echo "fairdesk: the audit's JSON is in $project/audit-accent.json"

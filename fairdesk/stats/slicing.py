@@ -239,12 +239,17 @@ def stratified_sample(
     seed: int = 0,
     *,
     speaker_col: str = "speaker_id",
+    content_col: str = "content_id",
 ) -> pd.DataFrame:
-    """At most ``n_per_group`` items per group, spread over each group's speakers.
+    """At most ``n_per_group`` items per group, spread over speakers and aligned on content.
 
-    Within a group the speakers are visited in a random order and take turns giving one
-    random item each, so every speaker contributes before any gives a second item. Items
-    without a speaker id count as their own speakers. Deterministic for a given seed.
+    Within a group the speakers are visited in a random order and take turns giving one item
+    each, so every speaker contributes before any gives a second item. Which item a speaker
+    gives follows one random order of the content ids shared by every group (each turn asks
+    for the next content in that order; a speaker who lacks it gives the nearest one after
+    it), so in a matched corpus the groups' samples cover the same sentences and the
+    comparison keeps its pairing (two-way resampling). Items without a speaker id count as
+    their own speakers. Deterministic for a given seed.
 
     Parameters
     ----------
@@ -252,6 +257,7 @@ def stratified_sample(
     by : the grouping column(s) (e.g. ``"group"`` or ``["accent", "gender"]``).
     n_per_group : items to keep per group (a group with fewer keeps them all).
     seed : random seed.
+    speaker_col, content_col : column names (either may be absent).
     """
     if (
         isinstance(n_per_group, bool)
@@ -263,24 +269,46 @@ def stratified_sample(
     _check_columns(frame, keys, "grouping")
     rng = np.random.default_rng(seed)
     n = len(frame)
-    work = pd.DataFrame(index=np.arange(n))
-    for i, k in enumerate(keys):
-        work[f"k{i}"] = _value_labels(frame[k]).to_numpy()
+    labels = pd.Series([""] * n)
+    for k in keys:
+        labels = labels + "\0" + _value_labels(frame[k]).astype(str).reset_index(drop=True)
     if speaker_col in frame.columns:
         spk = frame[speaker_col].astype(object).to_numpy(dtype=object)
-        miss = pd.isna(spk)
-        spk = np.where(miss, np.array([f"\0item{i}" for i in range(n)], dtype=object), spk)
+        spk = np.array([f"\0item{i}" if pd.isna(v) else str(v) for i, v in enumerate(spk)],
+                       dtype=object)
     else:
         spk = np.array([f"\0item{i}" for i in range(n)], dtype=object)
-    work["spk"] = pd.Series(spk).map(str).to_numpy()
-    work["u_item"] = rng.random(n)
-    codes, uniq = pd.factorize(work["spk"])
-    spk_key = rng.random(len(uniq))
-    work["u_spk"] = spk_key[codes]
-    gcols = [f"k{i}" for i in range(len(keys))]
-    work = work.sort_values(gcols + ["spk", "u_item"], kind="mergesort")
-    work["turn"] = work.groupby(gcols + ["spk"], sort=False).cumcount()
-    work = work.sort_values(gcols + ["turn", "u_spk"], kind="mergesort")
-    work["rank"] = work.groupby(gcols, sort=False).cumcount()
-    chosen = np.sort(work.index[work["rank"] < n_per_group].to_numpy())
-    return frame.iloc[chosen].copy()
+    if content_col in frame.columns:
+        cont = frame[content_col].astype(str).to_numpy()
+        uniq = np.unique(cont)
+        order = dict(zip(uniq[rng.permutation(len(uniq))], range(len(uniq)), strict=True))
+        rank = np.array([order[c] for c in cont])
+        n_ranks = len(uniq)
+    else:
+        rank = rng.permutation(n)
+        n_ranks = n
+    tie = rng.random(n)
+    chosen: list[int] = []
+    for _label, idx in sorted(pd.Series(np.arange(n)).groupby(labels.to_numpy()).groups.items()):
+        idx = np.asarray(idx)
+        if len(idx) <= n_per_group:
+            chosen.extend(int(i) for i in idx)
+            continue
+        speakers = sorted(set(spk[idx]))
+        speakers = [speakers[i] for i in rng.permutation(len(speakers))]
+        pending: dict[str, list[int]] = {s_: [] for s_ in speakers}
+        for i in idx[np.lexsort((tie[idx], rank[idx]))]:
+            pending[spk[i]].append(int(i))
+        target, taken = 0, 0
+        while taken < n_per_group and any(pending.values()):
+            for s_ in speakers:
+                if taken >= n_per_group:
+                    break
+                items = pending[s_]
+                if not items:
+                    continue
+                j = min(range(len(items)), key=lambda k: (rank[items[k]] - target) % n_ranks)
+                chosen.append(items.pop(j))
+                target = (target + 1) % n_ranks
+                taken += 1
+    return frame.iloc[np.sort(np.asarray(chosen, dtype=int))].copy()

@@ -141,3 +141,15 @@ def test_stratified_sample_spreads_over_speakers():
     assert len(stratified_sample(df, ["group"], 10_000, seed=0)) == len(df)
     with pytest.raises(ValueError, match="n_per_group"):
         stratified_sample(df, "group", 0)
+
+
+def test_stratified_sample_aligns_content_across_groups():
+    """In a matched corpus the per-group samples read the same sentences (keeps pairing)."""
+    rows = [{"group": g, "speaker_id": f"{g}{s}", "content_id": f"c{c:02d}"}
+            for g in ("a", "b", "c") for s in range(10) for c in range(39)]
+    df = pd.DataFrame(rows)
+    out = stratified_sample(df, "group", 40, seed=3)
+    per_group = {g: set(sub["content_id"]) for g, sub in out.groupby("group")}
+    assert per_group["a"] == per_group["b"] == per_group["c"]
+    assert len(per_group["a"]) == 39  # 40 items cycle through every sentence once first
+    assert out.groupby(["group", "speaker_id"]).size().max() == 4

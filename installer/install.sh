@@ -12,7 +12,8 @@ extras=""
 apt_pkgs=(libportaudio2 libsndfile1 espeak-ng sox xvfb
           libegl1 libgl1 libxkbcommon0 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4
           libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0
-          libxcb-xinerama0 libxcb-xkb1 libfontconfig1 libdbus-1-3 libglib2.0-0)
+          libxcb-xinerama0 libxcb-xkb1 libfontconfig1 libdbus-1-3 libglib2.0-0
+          fonts-dejavu-core)
 if command -v apt-get >/dev/null 2>&1; then
   missing=()
   for p in "${apt_pkgs[@]}"; do

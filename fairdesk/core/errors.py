@@ -28,3 +28,7 @@ class StoreError(FairdeskError):
 
 class ImportFailed(FairdeskError):
     """A whole import was refused (nothing was written)."""
+
+
+class Cancelled(FairdeskError):
+    """Raised inside a job when the user cancelled it; the state stays consistent."""

@@ -5,11 +5,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from ..core.errors import Cancelled
+
+__all__ = ["Cancelled", "Progress", "ProgressFn"]
+
 ProgressFn = Callable[[float, str], None]
-
-
-class Cancelled(Exception):
-    """Raised inside a job when the user cancelled it; state stays consistent."""
 
 
 class Progress:

@@ -1,0 +1,432 @@
+"""The audit panel: choose a model, the grouping and the statistics settings; run the
+four-stage audit in the background with progress, ETA and cancel."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QStandardItemModel
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from . import tasks
+from .context import Context
+from .jobs import Job
+from .theme import mono_font
+
+NONE = "(none)"
+LARGEST = "(largest group)"
+PICK = {"predictions:<file>": "Predictions file…", "hf:<folder>": "Hugging Face folder…",
+        "ct2:<folder>": "CTranslate2 Whisper folder…"}
+_ETA = re.compile(r"ETA\s+(\d+(?:\.\d+)?)\s*s")
+
+
+def eta_text(fraction: float, message: str, elapsed: float) -> str:
+    """Remaining time: from the job's message when it says it, else extrapolated."""
+    m = _ETA.search(message or "")
+    if m:
+        secs = float(m.group(1))
+    elif fraction >= 0.05 and elapsed >= 2.0 and fraction < 1.0:
+        secs = elapsed / fraction * (1.0 - fraction)
+    else:
+        return "estimating…" if fraction < 1.0 else ""
+    if secs >= 90:
+        return f"about {secs / 60:.0f} min left"
+    return f"about {secs:.0f} s left"
+
+
+class AuditPanel(QWidget):
+    """Audit settings and the run/cancel controls.
+
+    Signals
+    -------
+    run_done(int) : the id of the finished run (a new one, or the cached one it matched).
+    show_run(int) : the user asked to see a stored run (double-click in the history).
+    """
+
+    run_done = Signal(int)
+    show_run = Signal(int)
+
+    def __init__(self, ctx: Context, parent=None):
+        super().__init__(parent)
+        self.ctx = ctx
+        self.job: Job | None = None
+        self._t0 = 0.0
+        self.last_result: dict | None = None
+        self.last_error: str | None = None
+
+        self.dataset = QComboBox()
+        self.model = QComboBox()
+        self.model.setMinimumWidth(320)
+        self.by1 = QComboBox()
+        self.by2 = QComboBox()
+        self.reference = QComboBox()
+        self.sample = QSpinBox()
+        self.sample.setRange(0, 100000)
+        self.sample.setSpecialValueText("all items")
+        self.sample.setSuffix(" per group")
+        self.device = QComboBox()
+        self.device.addItems(["auto", "cpu", "cuda"])
+        self.n_boot = QSpinBox()
+        self.n_boot.setRange(200, 20000)
+        self.n_boot.setSingleStep(200)
+        self.n_boot.setValue(2000)
+        self.alpha = QDoubleSpinBox()
+        self.alpha.setRange(0.001, 0.5)
+        self.alpha.setDecimals(3)
+        self.alpha.setSingleStep(0.01)
+        self.alpha.setValue(0.05)
+        self.min_items = QSpinBox()
+        self.min_items.setRange(1, 100000)
+        self.min_items.setValue(30)
+        self.min_speakers = QSpinBox()
+        self.min_speakers.setRange(1, 10000)
+        self.min_speakers.setValue(5)
+
+        what = QGroupBox("What to audit")
+        f1 = QFormLayout(what)
+        f1.addRow("Dataset", self.dataset)
+        f1.addRow("Model", self.model)
+        by = QHBoxLayout()
+        by.addWidget(self.by1, 1)
+        by.addWidget(QLabel("×"))
+        by.addWidget(self.by2, 1)
+        f1.addRow("Group by", by)
+        f1.addRow("Reference group", self.reference)
+        f1.addRow("Sample", self.sample)
+        f1.addRow("Device", self.device)
+        stats = QGroupBox("Statistics")
+        f2 = QFormLayout(stats)
+        f2.addRow("Bootstrap resamples", self.n_boot)
+        f2.addRow("Significance level α (Holm)", self.alpha)
+        f2.addRow("Min. items per group", self.min_items)
+        f2.addRow("Min. speakers per group", self.min_speakers)
+        for f in (f1, f2):
+            f.setLabelAlignment(Qt.AlignRight)
+
+        self.run_btn = QPushButton("Run audit")
+        self.run_btn.setObjectName("primary")
+        self.cancel_btn = QPushButton("Cancel")
+        self.cancel_btn.setEnabled(False)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setFormat("%p%")
+        self.stage = QLabel("Ready.")
+        self.eta = QLabel("")
+        self.eta.setObjectName("muted")
+        self.log = QPlainTextEdit()
+        self.log.setReadOnly(True)
+        self.log.setFont(mono_font(9))
+        self.log.setMaximumBlockCount(2000)
+        self.log.setPlaceholderText("What each run started here did: its stages, notes, "
+                                    "failed items and errors.")
+
+        self.history = QTableWidget(0, 6)
+        self.history.setHorizontalHeaderLabels(["Run", "Model", "Dataset", "Grouped by",
+                                                "Status", "Started"])
+        self.history.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.history.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.history.setAlternatingRowColors(True)
+        self.history.verticalHeader().setVisible(False)
+        self.history.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.history.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)
+        self.history.setToolTip("Double-click a finished run to show its results")
+        self.history.cellDoubleClicked.connect(self._open_run)
+
+        run_box = QGroupBox("Run")
+        rv = QVBoxLayout(run_box)
+        btns = QHBoxLayout()
+        btns.addWidget(self.run_btn)
+        btns.addWidget(self.cancel_btn)
+        btns.addStretch(1)
+        btns.addWidget(self.eta)
+        rv.addLayout(btns)
+        rv.addWidget(self.progress)
+        rv.addWidget(self.stage)
+        rv.addWidget(self.log, 1)
+        hist_box = QGroupBox("Runs in this project")
+        hv = QVBoxLayout(hist_box)
+        hv.addWidget(self.history)
+        right = QSplitter(Qt.Vertical)
+        right.addWidget(run_box)
+        right.addWidget(hist_box)
+        right.setSizes([380, 420])
+
+        left = QVBoxLayout()
+        left.addWidget(what)
+        left.addWidget(stats)
+        self.help = QLabel(
+            "Every gap is tested against the reference group with a bootstrap 95% confidence "
+            "interval (resampling speakers and sentences when the design allows), "
+            "Holm-adjusted p-values and a minimum detectable effect. Imported predictions "
+            "(CSV/JSONL keyed by item id or path) audit a system run elsewhere.")
+        self.help.setWordWrap(True)
+        self.help.setObjectName("muted")
+        left.addWidget(self.help)
+        left.addStretch(1)
+        lw = QWidget()
+        lw.setLayout(left)
+        lw.setMaximumWidth(560)
+        lay = QHBoxLayout(self)
+        lay.addWidget(lw, 0)
+        lay.addWidget(right, 1)
+
+        self._fill_models()
+        self.model.activated.connect(self._model_activated)
+        self.dataset.currentTextChanged.connect(self._dataset_changed)
+        self.by1.currentTextChanged.connect(self._fill_references)
+        self.by2.currentTextChanged.connect(self._fill_references)
+        self.run_btn.clicked.connect(self.start)
+        self.cancel_btn.clicked.connect(self.cancel)
+        ctx.project_changed.connect(self.reload)
+        ctx.runs_changed.connect(self._fill_history)
+        self.reload()
+
+    # -- run history ----------------------------------------------------------------------
+    def _fill_history(self) -> None:
+        import time as _time
+
+        runs = self.ctx.runs(done_only=False)
+        self.history.setRowCount(len(runs))
+        colours = {"done": "#2e7d32", "failed": "#c62828", "cancelled": "#ef6c00",
+                   "running": "#1565c0"}
+        for i, r in enumerate(runs):
+            vals = [str(r.id), r.model_id, r.dataset or "?", " × ".join(r.by), r.status,
+                    _time.strftime("%Y-%m-%d %H:%M", _time.localtime(r.created_at))]
+            for j, v in enumerate(vals):
+                it = QTableWidgetItem(v)
+                it.setData(Qt.UserRole, r.id)
+                if j == 4:
+                    it.setForeground(QBrush(QColor(colours.get(r.status, "#222222"))))
+                if j == 1:
+                    it.setToolTip(v)
+                self.history.setItem(i, j, it)
+
+    def _open_run(self, row: int, _col: int) -> None:
+        it = self.history.item(row, 0)
+        status = self.history.item(row, 4).text()
+        if it is not None and status == "done":
+            rid = int(it.data(Qt.UserRole))
+            self.ctx.select_run(rid)
+            self.show_run.emit(rid)
+
+    # -- choices ------------------------------------------------------------------------
+    def _fill_models(self) -> None:
+        from ..models import list_models
+
+        self.model.clear()
+        m: QStandardItemModel = self.model.model()
+        for info in list_models():
+            text = PICK.get(info.id, info.id)
+            self.model.addItem(text, info.id)
+            item = m.item(self.model.count() - 1)
+            tip = info.description if info.available else f"unavailable: {info.reason}"
+            item.setToolTip(tip)
+            if not info.available:
+                item.setEnabled(False)
+        for i in range(self.model.count()):
+            if m.item(i).isEnabled() and "<" not in self.model.itemData(i):
+                self.model.setCurrentIndex(i)
+                break
+
+    def set_model(self, model_id: str) -> None:
+        """Select ``model_id`` (adding it, e.g. ``predictions:/path.csv``)."""
+        i = self.model.findData(model_id)
+        if i < 0:
+            label = model_id
+            if len(label) > 60:
+                head, _, rest = label.partition(":")
+                label = f"{head}:…{rest[-50:]}"
+            self.model.insertItem(0, label, model_id)
+            self.model.setItemData(0, model_id, Qt.ToolTipRole)
+            i = 0
+        self.model.setCurrentIndex(i)
+
+    def _model_activated(self, index: int) -> None:
+        mid = self.model.itemData(index)
+        if not mid or "<" not in mid:
+            return
+        prefix = mid.split(":", 1)[0]
+        if prefix == "predictions":
+            path, _ = QFileDialog.getOpenFileName(
+                self, "Predictions file", "", "Predictions (*.csv *.tsv *.jsonl *.ndjson)")
+        else:
+            path = QFileDialog.getExistingDirectory(self, f"{PICK[mid]}")
+        if path:
+            self.set_model(f"{prefix}:{path}")
+
+    def reload(self) -> None:
+        p = self.ctx.project
+        cur = self.dataset.currentText()
+        self.dataset.blockSignals(True)
+        self.dataset.clear()
+        if p is not None:
+            self.dataset.addItems([d.name for d in p.datasets()])
+        self.dataset.blockSignals(False)
+        if cur and self.dataset.findText(cur) >= 0:
+            self.dataset.setCurrentText(cur)
+        self._dataset_changed(self.dataset.currentText())
+        self.run_btn.setEnabled(p is not None and self.dataset.count() > 0)
+        self._fill_history()
+
+    def _dataset_changed(self, name: str) -> None:
+        self._columns: dict[str, dict] = {}
+        if name and self.ctx.project is not None:
+            s = self.ctx.project.dataset_summary(self.ctx.project.dataset(name))
+            self._columns = {k: v for k, v in s["columns"].items() if 2 <= len(v) <= 200}
+        cols = sorted(self._columns)
+        for box, extra in ((self.by1, []), (self.by2, [NONE])):
+            box.blockSignals(True)
+            old = box.currentText()
+            box.clear()
+            box.addItems(extra + cols)
+            if old and box.findText(old) >= 0:
+                box.setCurrentText(old)
+            box.blockSignals(False)
+        if self.by1.currentText() not in cols and cols:
+            pref = next((c for c in ("accent", "dialect", "gender") if c in cols), cols[0])
+            self.by1.setCurrentText(pref)
+        self._fill_references()
+
+    def _fill_references(self, *_):
+        a, b = self.by1.currentText(), self.by2.currentText()
+        labels: list[str] = []
+        if a in self._columns:
+            va = sorted(self._columns[a])
+            if b in self._columns and b != a:
+                labels = self._pairs(a, b)
+            else:
+                labels = va
+        old = self.reference.currentText()
+        self.reference.clear()
+        self.reference.addItem(LARGEST, None)
+        for lab in labels:
+            self.reference.addItem(lab, lab)
+        if old and self.reference.findText(old) >= 0:
+            self.reference.setCurrentText(old)
+
+    def _pairs(self, a: str, b: str) -> list[str]:
+        """Group labels of two keys as the slicer writes them (``a=x × b=y``), present ones."""
+        p = self.ctx.project
+        items = p.items(p.dataset(self.dataset.currentText()))
+        if a not in items.columns or b not in items.columns:
+            return []
+        pairs = items[[a, b]].astype(str).drop_duplicates().sort_values([a, b])
+        return [f"{a}={x} × {b}={y}" for x, y in pairs.itertuples(index=False)]
+
+    # -- running ------------------------------------------------------------------------
+    def request(self):
+        """The :class:`AuditRequest` the form describes (plain values only)."""
+        from ..jobs.audit import AuditRequest
+        from ..stats.settings import AuditSettings
+
+        by = [self.by1.currentText()]
+        if self.by2.currentText() not in (NONE, "", by[0]):
+            by.append(self.by2.currentText())
+        settings = AuditSettings(n_bootstrap=self.n_boot.value(), alpha=self.alpha.value(),
+                                 min_items=self.min_items.value(),
+                                 min_speakers=self.min_speakers.value())
+        return AuditRequest(dataset=self.dataset.currentText(), model=self.model.currentData(),
+                            by=tuple(by), reference=self.reference.currentData(),
+                            sample=self.sample.value() or None, device=self.device.currentText(),
+                            settings=settings)
+
+    def start(self) -> Job | None:
+        mid = self.model.currentData()
+        if not mid or "<" in mid:
+            self._log(f"choose a {PICK.get(mid, 'model')} first")
+            self.stage.setText("Choose a model first.")
+            return None
+        try:
+            req = self.request()
+        except ValueError as exc:
+            self.stage.setText(str(exc))
+            return None
+        self.last_result, self.last_error = None, None
+        self._t0 = time.monotonic()
+        self.progress.setValue(0)
+        self.eta.setText("")
+        self.stage.setText("starting…")
+        self._log(f"audit {req.dataset} with {req.model} by {' × '.join(req.by)}"
+                  + (f", reference {req.reference}" if req.reference else "")
+                  + (f", {req.sample} per group" if req.sample else "")
+                  + f", {req.settings.n_bootstrap} resamples")
+        job = Job(tasks.audit, str(self.ctx.folder), req, name="audit", request=req)
+        job.signals.progress.connect(self._progress)
+        job.signals.result.connect(self._result)
+        job.signals.error.connect(self._error)
+        job.signals.cancelled.connect(self._cancelled)
+        job.signals.finished.connect(self._finished)
+        self.run_btn.setEnabled(False)
+        self.cancel_btn.setEnabled(True)
+        self.job = self.ctx.jobs.submit(job, channel="audit")
+        return self.job
+
+    def cancel(self) -> None:
+        if self.job is not None:
+            self.job.cancel()
+            self.cancel_btn.setEnabled(False)
+            self.stage.setText("cancelling after the current shard…")
+
+    def _progress(self, fraction: float, message: str) -> None:
+        self.progress.setValue(int(round(fraction * 1000)))
+        self.stage.setText(message)
+        self.eta.setText(eta_text(fraction, message, time.monotonic() - self._t0))
+
+    def _result(self, out: dict) -> None:
+        self.last_result = out
+        res = out["result"]
+        secs = time.monotonic() - self._t0
+        how = "answered from the cache" if out.get("from_cache") else f"finished in {secs:.1f} s"
+        n = sum(g.get("n_items", 0) for g in res.get("groups", []))
+        self.stage.setText(f"Run {out['run_id']} {how}: {n:,} items, "
+                           f"{len(res.get('comparisons', []))} comparisons, "
+                           f"{len(res.get('failures', []))} failed items.")
+        self.progress.setValue(1000)
+        self._log(self.stage.text())
+        for note in res.get("notes") or []:
+            self._log(f"note: {note}")
+        for f in (res.get("failures") or [])[:20]:
+            self._log(f"failed: {f.get('item')}: {f.get('reason')}")
+        self._fill_history()
+        self.ctx.run_finished(int(out["run_id"]))
+        self.run_done.emit(int(out["run_id"]))
+
+    def _error(self, message: str) -> None:
+        self.last_error = message
+        self.stage.setText(f"<span style='color:#c62828'><b>Audit failed:</b> {message}</span>")
+        self._log(f"error: {message}")
+
+    def _cancelled(self) -> None:
+        self.stage.setText("Cancelled. Finished predictions are cached; a rerun resumes.")
+        self._log("cancelled")
+
+    def _finished(self) -> None:
+        self.job = None
+        self._fill_history()
+        self.run_btn.setEnabled(True)
+        self.cancel_btn.setEnabled(False)
+        self.eta.setText("")
+
+    def _log(self, text: str) -> None:
+        self.log.appendPlainText(time.strftime("%H:%M:%S  ") + text)

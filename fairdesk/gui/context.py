@@ -1,0 +1,110 @@
+"""What the panels share: the open project (read on the GUI thread), the job registry and
+the selected run. Every panel takes a :class:`Context`, so each can be opened on its own."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Signal
+
+from ..core.store import Project
+from .jobs import JobRegistry
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """One row of the ``runs`` table."""
+
+    id: int
+    model_id: str
+    dataset: str | None
+    status: str
+    created_at: float
+    by: tuple[str, ...]
+
+    def label(self) -> str:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.created_at))
+        model = self.model_id
+        if model.startswith("predictions:") and len(model) > 48:
+            model = "predictions:…" + model[-34:]
+        by = " × ".join(self.by) or "?"
+        return f"run {self.id} · {model} · {self.dataset or '?'} by {by} · {when}"
+
+
+class Context(QObject):
+    """The open project and the background jobs of one window.
+
+    Signals
+    -------
+    project_changed : a project was opened (or a dataset added to it).
+    runs_changed : a run finished (the run lists reload).
+    run_selected(int) : the run shown by the results pane and the item view.
+    status(str) : a message for the status bar.
+    """
+
+    project_changed = Signal()
+    runs_changed = Signal()
+    run_selected = Signal(int)
+    status = Signal(str)
+
+    def __init__(self, folder=None, parent=None):
+        super().__init__(parent)
+        self.jobs = JobRegistry(self)
+        self.project: Project | None = None
+        self.run_id: int | None = None
+        if folder is not None:
+            self.open_project(folder)
+
+    @property
+    def folder(self):
+        return self.project.folder if self.project is not None else None
+
+    def open_project(self, folder) -> Project:
+        if self.project is not None:
+            self.project.close()
+        self.project = Project(folder)
+        self.run_id = None
+        self.project_changed.emit()
+        self.runs_changed.emit()
+        self.status.emit(f"project {self.project.folder}")
+        return self.project
+
+    def refresh(self) -> None:
+        self.project_changed.emit()
+
+    def runs(self, done_only: bool = True) -> list[RunInfo]:
+        """Runs of the project, newest first."""
+        if self.project is None:
+            return []
+        q = ("SELECT runs.id, runs.model_id, runs.status, runs.created_at, runs.settings, "
+             "datasets.name AS dataset FROM runs LEFT JOIN datasets ON datasets.id = "
+             "runs.dataset_id" + (" WHERE runs.status='done'" if done_only else "") +
+             " ORDER BY runs.id DESC")
+        out = []
+        for r in self.project.conn.execute(q):
+            try:
+                by = tuple(json.loads(r["settings"]).get("by") or ())
+            except (ValueError, TypeError):
+                by = ()
+            out.append(RunInfo(int(r["id"]), r["model_id"], r["dataset"], r["status"],
+                               float(r["created_at"]), by))
+        return out
+
+    def select_run(self, run_id: int | None) -> None:
+        if run_id is None or run_id == self.run_id:
+            return
+        self.run_id = int(run_id)
+        self.run_selected.emit(self.run_id)
+
+    def run_finished(self, run_id: int) -> None:
+        self.runs_changed.emit()
+        self.run_id = None
+        self.select_run(run_id)
+
+    def close(self, timeout_ms: int = 30000) -> None:
+        """Cancel and wait for the jobs, then close the GUI thread's connection."""
+        self.jobs.shutdown(timeout_ms)
+        if self.project is not None:
+            self.project.close()

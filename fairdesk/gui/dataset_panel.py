@@ -1,0 +1,339 @@
+"""The dataset browser: open a project or the demo, list datasets with their group counts,
+and browse a dataset's items with a text filter and per-column filters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from . import tasks
+from .context import Context
+from .jobs import Job
+from .table_model import FrameFilter, FrameModel
+
+#: Item columns not worth a table column.
+HIDDEN = ("db_id", "audio_hash", "sample_rate", "channels")
+#: A metadata column gets a filter box when it has at most this many values.
+MAX_FILTER_VALUES = 40
+ALL = "(all)"
+
+
+class DatasetPanel(QWidget):
+    """Datasets of the open project and the items of the selected one.
+
+    Signals
+    -------
+    dataset_selected(str) : the dataset shown.
+    """
+
+    dataset_selected = Signal(str)
+
+    def __init__(self, ctx: Context, parent=None):
+        super().__init__(parent)
+        self.ctx = ctx
+        self._summary: dict | None = None
+        self._filters: dict[str, QComboBox] = {}
+
+        self.open_btn = QPushButton("Open project…")
+        self.demo_btn = QPushButton("Open demo…")
+        self.import_btn = QPushButton("Import dataset…")
+        self.project_label = QLabel("no project open")
+        self.project_label.setObjectName("muted")
+        self.busy = QProgressBar()
+        self.busy.setMaximumWidth(220)
+        self.busy.hide()
+        top = QHBoxLayout()
+        for w in (self.open_btn, self.demo_btn, self.import_btn):
+            top.addWidget(w)
+        top.addSpacing(12)
+        top.addWidget(self.project_label, 1)
+        top.addWidget(self.busy)
+
+        # left: datasets and their groups
+        self.datasets = QListWidget()
+        self.datasets.setMaximumHeight(130)
+        self.summary_label = QLabel()
+        self.summary_label.setWordWrap(True)
+        self.groups = QTreeWidget()
+        self.groups.setHeaderLabels(["Column / value", "Items", "Speakers"])
+        self.groups.setAlternatingRowColors(True)
+        self.groups.setRootIsDecorated(True)
+        self.groups.header().setSectionResizeMode(0, QHeaderView.Stretch)
+        self.groups.header().setStretchLastSection(False)
+        self.groups.setToolTip("Double-click a value to filter the items by it")
+        left = QWidget()
+        left.setMinimumWidth(300)
+        left.setMaximumWidth(480)
+        lv = QVBoxLayout(left)
+        lv.setContentsMargins(0, 0, 0, 0)
+        h = QLabel("Datasets")
+        h.setObjectName("heading")
+        lv.addWidget(h)
+        lv.addWidget(self.datasets)
+        lv.addWidget(self.summary_label)
+        lv.addWidget(self.groups, 1)
+
+        # right: items
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Filter items (id, text, speaker, any column)…")
+        self.search.setClearButtonEnabled(True)
+        self.filter_row = QHBoxLayout()
+        self.filter_row.setSpacing(6)
+        self.count_label = QLabel()
+        self.count_label.setObjectName("muted")
+        self.model = FrameModel()
+        self.proxy = FrameFilter(self)
+        self.proxy.setSourceModel(self.model)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
+        self.table.setSortingEnabled(True)
+        self.table.setAlternatingRowColors(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setTextElideMode(Qt.ElideMiddle)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(24)
+        self.table.horizontalHeader().setHighlightSections(False)
+        right = QWidget()
+        rv = QVBoxLayout(right)
+        rv.setContentsMargins(0, 0, 0, 0)
+        h = QLabel("Items")
+        h.setObjectName("heading")
+        head = QHBoxLayout()
+        head.addWidget(h)
+        head.addStretch(1)
+        head.addWidget(self.count_label)
+        rv.addLayout(head)
+        rv.addWidget(self.search)
+        rv.addLayout(self.filter_row)
+        rv.addWidget(self.table, 1)
+
+        split = QSplitter(Qt.Horizontal)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setStretchFactor(0, 0)
+        split.setStretchFactor(1, 1)
+        split.setSizes([330, 900])
+        lay = QVBoxLayout(self)
+        lay.addLayout(top)
+        lay.addWidget(split, 1)
+
+        self.open_btn.clicked.connect(self.choose_project)
+        self.demo_btn.clicked.connect(self.choose_demo)
+        self.import_btn.clicked.connect(self.import_dialog)
+        self.datasets.currentItemChanged.connect(self._dataset_changed)
+        self.search.textChanged.connect(self._search)
+        self.groups.itemDoubleClicked.connect(self._group_clicked)
+        ctx.project_changed.connect(self.reload)
+        self.reload()
+
+    # -- project ------------------------------------------------------------------------
+    def choose_project(self) -> None:
+        d = QFileDialog.getExistingDirectory(self, "Open or create a fairdesk project folder")
+        if d:
+            self.ctx.open_project(d)
+
+    def choose_demo(self) -> None:
+        d = QFileDialog.getExistingDirectory(
+            self, "Folder for the demo project (it will hold 2,340 utterances, ~60 MB)",
+            str(Path.home()))
+        if d:
+            self.open_demo(d)
+
+    def open_demo(self, folder) -> Job:
+        """Create (or reopen) the demo project in ``folder`` in the background."""
+        job = Job(tasks.open_demo, str(folder), name="open demo")
+        self._busy(True, "importing the demo corpus…")
+        job.signals.progress.connect(lambda f, m: self.busy.setValue(int(f * 100)))
+        job.signals.result.connect(lambda folder: self.ctx.open_project(folder))
+        job.signals.error.connect(lambda msg: QMessageBox.warning(self, "Demo", msg))
+        job.signals.finished.connect(lambda: self._busy(False))
+        return self.ctx.jobs.submit(job, channel="project")
+
+    def _busy(self, on: bool, text: str = "") -> None:
+        self.busy.setVisible(on)
+        self.busy.setValue(0)
+        for b in (self.open_btn, self.demo_btn, self.import_btn):
+            b.setEnabled(not on)
+        if text:
+            self.ctx.status.emit(text)
+
+    def import_dialog(self):
+        from .import_dialog import ImportDialog
+
+        if self.ctx.project is None:
+            QMessageBox.information(self, "Import", "Open or create a project folder first.")
+            return None
+        dlg = ImportDialog(self.ctx, self)
+        dlg.show()
+        return dlg
+
+    # -- datasets -------------------------------------------------------------------
+    def reload(self) -> None:
+        p = self.ctx.project
+        self.import_btn.setEnabled(p is not None)
+        self.project_label.setText(str(p.folder) if p else "no project open")
+        current = self.current_dataset()
+        self.datasets.blockSignals(True)
+        self.datasets.clear()
+        names = []
+        if p is not None:
+            for ds in p.datasets():
+                n = p.conn.execute("SELECT COUNT(*) FROM items WHERE dataset_id=?",
+                                   (ds.id,)).fetchone()[0]
+                it = QListWidgetItem(f"{ds.name}    ({n:,} items, {ds.format})")
+                it.setData(Qt.UserRole, ds.name)
+                self.datasets.addItem(it)
+                names.append(ds.name)
+        self.datasets.blockSignals(False)
+        if names:
+            self.select_dataset(current if current in names else names[0])
+        else:
+            self._show(None)
+
+    def current_dataset(self) -> str | None:
+        it = self.datasets.currentItem()
+        return it.data(Qt.UserRole) if it else None
+
+    def select_dataset(self, name: str) -> None:
+        for i in range(self.datasets.count()):
+            if self.datasets.item(i).data(Qt.UserRole) == name:
+                if self.datasets.currentRow() == i:
+                    self._show(name)
+                else:
+                    self.datasets.setCurrentRow(i)
+                return
+
+    def _dataset_changed(self, cur, _prev) -> None:
+        self._show(cur.data(Qt.UserRole) if cur else None)
+
+    def _show(self, name: str | None) -> None:
+        p = self.ctx.project
+        self.groups.clear()
+        self._clear_filters()
+        if p is None or name is None:
+            self._summary = None
+            self.summary_label.setText("No dataset. Import one, or open the demo."
+                                       if p is not None else "Open a project folder.")
+            self.model.set_frame(None)
+            self._update_count()
+            return
+        ds = p.dataset(name)
+        s = p.dataset_summary(ds)
+        self._summary = s
+        extra = f" · <span style='color:#c62828'>{s['problems']} import problems</span>" \
+            if s["problems"] else ""
+        self.summary_label.setText(
+            f"<b>{s['items']:,}</b> items · <b>{s['speakers']}</b> speakers · "
+            f"<b>{s['hours']:.2f}</b> h · {s['format']} · language {s['language']}{extra}")
+        for col, values in sorted(s["columns"].items()):
+            top = QTreeWidgetItem([f"{col}  ({len(values)} values)", "", ""])
+            f = top.font(0)
+            f.setBold(True)
+            top.setFont(0, f)
+            self.groups.addTopLevelItem(top)
+            if len(values) > MAX_FILTER_VALUES:
+                continue
+            for v, c in sorted(values.items()):
+                child = QTreeWidgetItem([v, f"{c['items']:,}", f"{c['speakers']:,}"])
+                child.setData(0, Qt.UserRole, (col, v))
+                child.setTextAlignment(1, Qt.AlignRight | Qt.AlignVCenter)
+                child.setTextAlignment(2, Qt.AlignRight | Qt.AlignVCenter)
+                top.addChild(child)
+            top.setExpanded(len(values) <= 8)
+        self.groups.resizeColumnToContents(1)
+        self.groups.resizeColumnToContents(2)
+        frame = p.items(ds)
+        cols = [c for c in ("id", "text", "speaker_id", "duration", "content_id")
+                if c in frame.columns]
+        cols += [c for c in frame.columns if c not in cols and c not in HIDDEN and c != "path"]
+        frame = frame[cols]
+        self.model.set_frame(frame)
+        for col, values in sorted(s["columns"].items()):
+            structured = any(str(v).startswith(("{", "[")) for v in values)
+            if 2 <= len(values) <= MAX_FILTER_VALUES and col in cols and not structured:
+                self._add_filter(col, sorted(values), cols.index(col))
+        self.filter_row.addStretch(1)
+        self._fit_columns()
+        self._update_count()
+        self.dataset_selected.emit(name)
+
+    def _fit_columns(self) -> None:
+        hdr = self.table.horizontalHeader()
+        hdr.setSectionResizeMode(QHeaderView.Interactive)
+        self.table.resizeColumnsToContents()
+        for c in range(self.model.columnCount()):
+            w = self.table.columnWidth(c)
+            name = self.model.columns[c]
+            cap = {"text": 340, "id": 260}.get(name, 200)
+            self.table.setColumnWidth(c, min(max(w, 60), cap))
+
+    def _clear_filters(self) -> None:
+        while self.filter_row.count():
+            it = self.filter_row.takeAt(0)
+            if it.widget():
+                it.widget().deleteLater()
+        self._filters.clear()
+        for c in list(getattr(self.proxy, "_columns", {})):
+            self.proxy.set_column_filter(c, None)
+
+    def _add_filter(self, col: str, values: list[str], index: int) -> None:
+        box = QComboBox()
+        box.addItem(f"{col}: {ALL}", None)
+        for v in values:
+            box.addItem(f"{col}: {v}", v)
+        box.setToolTip(f"Show only items with this {col}")
+        box.currentIndexChanged.connect(
+            lambda _i, b=box, c=index: self._column_filter(c, b.currentData()))
+        self.filter_row.addWidget(box)
+        self._filters[col] = box
+
+    def set_filter(self, column: str, value: str | None) -> None:
+        """Filter the items on a metadata column (None: all)."""
+        box = self._filters.get(column)
+        if box is None:
+            return
+        i = box.findData(value) if value is not None else 0
+        box.setCurrentIndex(max(0, i))
+
+    def _column_filter(self, index: int, value) -> None:
+        self.proxy.set_column_filter(index, value)
+        self._update_count()
+
+    def _search(self, text: str) -> None:
+        self.proxy.set_text(text)
+        self._update_count()
+
+    def _group_clicked(self, item, _col) -> None:
+        data = item.data(0, Qt.UserRole)
+        if data:
+            self.set_filter(*data)
+
+    def _update_count(self) -> None:
+        self.count_label.setText(f"{self.proxy.rowCount():,} of {self.model.rowCount():,} items")
+
+    def visible_rows(self) -> int:
+        return self.proxy.rowCount()

@@ -1,0 +1,147 @@
+"""Reference vs hypothesis: the word alignment of ``item_report`` rendered with colours
+(substitutions, deletions, insertions), and the intent and slot differences."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .theme import OPS, SLOT_STATUS
+
+_TOKEN = re.compile(r"\S+")
+
+
+def parse_alignment(text: str) -> list[tuple[str, str, str]]:
+    """Columns of jiwer's ``REF:/HYP:/markers`` text as (ref word, hyp word, op).
+
+    ``op`` is ``""`` (correct), ``S``, ``D`` or ``I``; the missing side of a deletion or an
+    insertion is ``""``. Words are padded to a common width per column, so the columns are
+    the tokens of the two lines taken pairwise; a column's marker lies within its span.
+    """
+    lines = (text or "").split("\n")
+    out: list[tuple[str, str, str]] = []
+    for i, ref in enumerate(lines):
+        if not ref.startswith("REF:") or i + 1 >= len(lines) or not lines[i + 1].startswith(
+                "HYP:"):
+            continue
+        hyp = lines[i + 1]
+        marks = lines[i + 2] if i + 2 < len(lines) and not lines[i + 2].startswith(
+            ("REF:", "HYP:")) else ""
+        for a, b in zip(_TOKEN.finditer(ref, 4), _TOKEN.finditer(hyp, 4)):
+            span = marks[min(a.start(), b.start()):max(a.end(), b.end())].strip()
+            op = span[:1] if span[:1] in ("S", "D", "I") else ""
+            r, h = a.group(), b.group()
+            if not op:  # the markers line is a convenience; the words decide too
+                op = ("I" if set(r) == {"*"} else "D" if set(h) == {"*"} else
+                      "S" if r != h else "")
+            out.append(("" if op == "I" or set(r) == {"*"} else r,
+                        "" if op == "D" or set(h) == {"*"} else h, op))
+    return out
+
+
+def alignment_html(report: dict, per_line: int = 11) -> str:
+    """HTML of the coloured alignment (tables of ``per_line`` columns) and a legend."""
+    cols = parse_alignment(report.get("alignment") or "")
+    if not cols:
+        ref = html.escape(report.get("reference") or "")
+        hyp = html.escape(report.get("hypothesis") or "")
+        return (f"<p><b>REF</b> {ref or '<i>(empty)</i>'}<br><b>HYP</b> "
+                f"{hyp or '<i>(empty)</i>'}</p>")
+    parts = []
+    for s in range(0, len(cols), per_line):
+        chunk = cols[s:s + per_line]
+        rows = {"REF": [], "HYP": []}
+        for r, h, op in chunk:
+            bg, fg, _ = OPS.get(op, ("#ffffff", "#1f2933", ""))
+            style = f"background:{bg}; color:{fg};" if op else "color:#1f2933;"
+            for key, word in (("REF", r), ("HYP", h)):
+                w = html.escape(word) if word else "<span style='color:#9aa1a9'>—</span>"
+                if op == "D" and key == "REF":
+                    w = f"<s>{w}</s>"
+                weight = "font-weight:bold;" if op else ""
+                rows[key].append(f"<td style='{style}{weight} padding:3px 7px;'>{w}</td>")
+        parts.append(
+            "<table cellspacing='2' style='margin-bottom:6px; font-size:13px;'>"
+            + "".join(f"<tr><td style='color:#5f6b7a; padding:3px 6px 3px 0;'><b>{k}</b></td>"
+                      + "".join(v) + "</tr>" for k, v in rows.items())
+            + "</table>")
+    legend = " ".join(
+        f"<span style='background:{bg}; color:{fg}; padding:1px 6px;'>&nbsp;{label} "
+        f"{report.get(label + 's', 0)}"
+        f"&nbsp;</span>" for op, (bg, fg, label) in OPS.items())
+    head = (f"<p style='color:#5f6b7a'>{report.get('errors', 0)} word errors / "
+            f"{report.get('n_words', 0)} reference words &nbsp; {legend}</p>")
+    return head + "".join(parts)
+
+
+class DiffView(QWidget):
+    """The coloured alignment, the intent line and the slot table of one item."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.text = QTextBrowser()
+        self.text.setOpenLinks(False)
+        self.text.setMinimumHeight(110)
+        self.intent = QLabel()
+        self.intent.setTextFormat(Qt.RichText)
+        self.slots = QTableWidget(0, 4)
+        self.slots.setHorizontalHeaderLabels(["Slot", "Status", "Reference", "Hypothesis"])
+        self.slots.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.slots.verticalHeader().setVisible(False)
+        self.slots.setAlternatingRowColors(True)
+        self.slots.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        self.slots.setMinimumHeight(90)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.text, 2)
+        lay.addWidget(self.intent)
+        lay.addWidget(self.slots, 2)
+
+    def set_report(self, rep: dict | None) -> None:
+        self.slots.setRowCount(0)
+        if rep is None:
+            self.text.setHtml("")
+            self.intent.setText("")
+            return
+        self.text.setHtml(alignment_html(rep))
+        if "intent" in rep:
+            i = rep["intent"]
+            ok = str(i.get("reference")) == str(i.get("hypothesis"))
+            mark = ("<span style='color:#2e7d32'><b>correct</b></span>" if ok else
+                    "<span style='color:#c62828'><b>wrong</b></span>")
+            em = rep.get("em")
+            em_txt = "" if em is None else (" · exact match <b>yes</b>" if float(em) >= 1 else
+                                            " · exact match <b>no</b>")
+            self.intent.setText(f"Intent <b>{html.escape(str(i.get('reference')))}</b> → "
+                                f"<b>{html.escape(str(i.get('hypothesis')))}</b> ({mark})"
+                                f"{em_txt}")
+            self.intent.show()
+            self.slots.show()
+        else:
+            self.intent.hide()
+            self.slots.hide()
+        slots = rep.get("slots") or []
+        self.slots.setRowCount(len(slots))
+        for r, d in enumerate(slots):
+            vals = [d.get("slot"), d.get("status"), d.get("reference"), d.get("hypothesis")]
+            for c, v in enumerate(vals):
+                it = QTableWidgetItem("" if v is None else str(v))
+                if c == 1:
+                    it.setForeground(QBrush(QColor(SLOT_STATUS.get(str(v), "#222222"))))
+                    f = it.font()
+                    f.setBold(True)
+                    it.setFont(f)
+                self.slots.setItem(r, c, it)

@@ -1,0 +1,253 @@
+"""The results pane: a run selector, verdict cards, the group table, the comparisons, the gap
+plot with CIs, the disparity radar and the confusion matrices of one stored run."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .charts import GapPlot, RadarWidget
+from .confusion_view import ConfusionView
+from .context import Context
+from .table_model import FrameModel
+from .theme import metric_label, metric_short, pct, pvalue, verdict_style
+from .verdict_cards import VerdictCards
+
+COMPARISON_COLUMNS = ("metric", "group", "reference", "value", "reference_value", "gap",
+                      "ci_low", "ci_high", "p_value", "p_adjusted", "mde", "effect_size",
+                      "verdict", "direction", "estimator", "design", "n_items", "n_speakers",
+                      "flags")
+
+
+class ResultsPanel(QWidget):
+    """Everything about one run; ``load_run`` reads the stored payload (``run_payload``).
+
+    Signals
+    -------
+    loaded(int) : a run was shown.
+    """
+
+    loaded = Signal(int)
+
+    def __init__(self, ctx: Context, parent=None):
+        super().__init__(parent)
+        self.ctx = ctx
+        self.result: dict | None = None
+        self.run_id: int | None = None
+
+        self.runs = QComboBox()
+        self.runs.setMinimumWidth(460)
+        self.reload_btn = QPushButton("Reload")
+        self.header = QLabel("No run yet: run an audit, or pick a stored run.")
+        self.header.setWordWrap(True)
+        self.header.setTextFormat(Qt.RichText)
+        top = QHBoxLayout()
+        lab = QLabel("Run")
+        lab.setObjectName("heading")
+        top.addWidget(lab)
+        top.addWidget(self.runs, 1)
+        top.addWidget(self.reload_btn)
+
+        self.cards = VerdictCards()
+        self.groups = QTableWidget()
+        self.groups.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.groups.setAlternatingRowColors(True)
+        self.groups.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.groups.verticalHeader().setVisible(False)
+        self.comparisons_model = FrameModel()
+        self.comparisons = QTableView()
+        self.comparisons.setModel(self.comparisons_model)
+        self.comparisons.setAlternatingRowColors(True)
+        self.comparisons.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.comparisons.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.gaps = GapPlot()
+        self.radar = RadarWidget()
+        self.confusion = ConfusionView()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.groups, "Groups")
+        self.tabs.addTab(self.comparisons, "Comparisons")
+        self.tabs.addTab(self.gaps, "Gaps (95% CI)")
+        self.tabs.addTab(self.radar, "Radar")
+        self.tabs.addTab(self.confusion, "Confusion")
+
+        self.split = split = QSplitter(Qt.Vertical)
+        split.addWidget(self.cards)
+        split.addWidget(self.tabs)
+        split.setStretchFactor(0, 0)
+        split.setStretchFactor(1, 1)
+        lay = QVBoxLayout(self)
+        lay.addLayout(top)
+        lay.addWidget(self.header)
+        lay.addWidget(split, 1)
+
+        self.runs.activated.connect(lambda i: self.ctx.select_run(self.runs.itemData(i)))
+        self.reload_btn.clicked.connect(self.reload_runs)
+        ctx.runs_changed.connect(self.reload_runs)
+        ctx.run_selected.connect(self.load_run)
+        self.reload_runs()
+
+    # -- runs ---------------------------------------------------------------------------
+    def reload_runs(self) -> None:
+        runs = self.ctx.runs()
+        self.runs.blockSignals(True)
+        self.runs.clear()
+        for r in runs:
+            self.runs.addItem(r.label(), r.id)
+        self.runs.blockSignals(False)
+        if self.run_id is not None and self.runs.findData(self.run_id) >= 0:
+            self.runs.setCurrentIndex(self.runs.findData(self.run_id))
+        elif runs and self.run_id is None and self.ctx.run_id is None:
+            self.ctx.select_run(runs[0].id)
+        elif not runs:
+            self.show_result(None)
+
+    def load_run(self, run_id: int) -> None:
+        """Show a stored run (its audit payload)."""
+        from ..jobs.cache import run_payload
+
+        try:
+            payload = run_payload(self.ctx.project, int(run_id))
+        except ValueError as exc:
+            self.header.setText(f"<span style='color:#c62828'>{exc}</span>")
+            return
+        self.run_id = int(run_id)
+        i = self.runs.findData(self.run_id)
+        if i < 0:
+            self.reload_runs()
+            i = self.runs.findData(self.run_id)
+        self.runs.setCurrentIndex(i)
+        self.show_result(payload)
+        self.loaded.emit(self.run_id)
+
+    # -- rendering ----------------------------------------------------------------------
+    def show_result(self, result: dict | None) -> None:
+        self.result = result
+        self.cards.set_result(result)
+        self.gaps.set_result(result)
+        self.radar.set_result(result)
+        self.confusion.set_result(result)
+        self._fill_groups(result)
+        self._fill_comparisons(result)
+        self.header.setText(self._header(result) if result else
+                            "No run yet: run an audit, or pick a stored run.")
+        self._fit_split()
+
+    def _fit_split(self) -> None:
+        """Give the cards the height they need (at most half the pane), the tabs the rest."""
+        total = self.split.height()
+        if total < 200:
+            return
+        need = self.cards.preferred_height()
+        top = min(need, int(total * 0.53))
+        self.split.setSizes([top, total - top])
+
+    def showEvent(self, event):  # noqa: N802 - Qt API
+        super().showEvent(event)
+        self._fit_split()
+
+    def resizeEvent(self, event):  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        self._fit_split()
+
+    @staticmethod
+    def _header(r: dict) -> str:
+        n = sum(g.get("n_items", 0) for g in r.get("groups") or [])
+        bits = [f"<b>{r.get('model', '?')}</b> on <b>{r.get('dataset', '?')}</b>",
+                f"by {' × '.join(r.get('by') or [])}",
+                f"reference <b>{r.get('reference')}</b>",
+                f"{n:,} items", f"design {r.get('design', '?')}",
+                f"{(r.get('settings') or {}).get('n_bootstrap', '?')} resamples"]
+        if r.get("failures"):
+            bits.append(f"<span style='color:#c62828'>{len(r['failures'])} failed items</span>")
+        if r.get("excluded"):
+            bits.append(f"<span style='color:#ef6c00'>{len(r['excluded'])} groups excluded"
+                        "</span>")
+        notes = r.get("notes") or []
+        text = " · ".join(bits)
+        if notes:
+            text += "<br><span style='color:#5f6b7a'>" + "; ".join(notes) + "</span>"
+        return text
+
+    def _fill_groups(self, r: dict | None) -> None:
+        t = self.groups
+        t.clear()
+        if not r:
+            t.setRowCount(0)
+            t.setColumnCount(0)
+            return
+        metrics = list(r.get("tested_metrics") or []) + list(r.get("descriptive_metrics") or [])
+        heads = ["Group", "Items", "Speakers"] + [metric_short(m) for m in metrics] + ["Status"]
+        t.setColumnCount(len(heads))
+        t.setHorizontalHeaderLabels(heads)
+        for k, m in enumerate(metrics):
+            t.horizontalHeaderItem(3 + k).setToolTip(metric_label(m))
+        groups = r.get("groups") or []
+        t.setRowCount(len(groups))
+        ref = r.get("reference")
+        verdicts = {(c["group"], c["metric"]): c.get("verdict") for c in
+                    r.get("comparisons") or []}
+        directions = {(c["group"], c["metric"]): c.get("direction") for c in
+                      r.get("comparisons") or []}
+        bold = QFont(t.font())
+        bold.setBold(True)
+        for i, g in enumerate(groups):
+            values = g.get("values") or {}
+            status = ("reference" if g["group"] == ref else
+                      f"excluded: {g.get('reason')}" if g.get("excluded") else "compared")
+            cells = [g["group"], f"{g.get('n_items', 0):,}", f"{g.get('n_speakers', 0):,}"]
+            cells += [pct(values.get(m, g.get(m)), 2) for m in metrics] + [status]
+            for j, v in enumerate(cells):
+                it = QTableWidgetItem(v)
+                if 0 < j < len(cells) - 1:
+                    it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                if g["group"] == ref:
+                    it.setFont(bold)
+                if g.get("excluded"):
+                    it.setForeground(QBrush(QColor("#9aa1a9")))
+                    it.setToolTip(str(g.get("reason")))
+                if 3 <= j < 3 + len(metrics):
+                    v_ = verdicts.get((g["group"], metrics[j - 3]))
+                    worse = directions.get((g["group"], metrics[j - 3])) == "worse"
+                    if worse and v_ in ("disparity_detected", "speaker_confounded"):
+                        label, bg, fg = verdict_style(v_)
+                        it.setBackground(QBrush(bg.lighter(170)))
+                        it.setToolTip(label)
+                t.setItem(i, j, it)
+        hdr = t.horizontalHeader()
+        hdr.setSectionResizeMode(QHeaderView.ResizeToContents)
+        hdr.setSectionResizeMode(len(heads) - 1, QHeaderView.Stretch)
+
+    def _fill_comparisons(self, r: dict | None) -> None:
+        import pandas as pd
+
+        rows = []
+        for c in (r or {}).get("comparisons") or []:
+            row = {k: c.get(k) for k in COMPARISON_COLUMNS}
+            for k in ("value", "reference_value", "gap", "ci_low", "ci_high", "mde"):
+                row[k] = pct(row[k], 2, signed=k in ("gap", "ci_low", "ci_high"))
+            row["p_value"], row["p_adjusted"] = pvalue(row["p_value"]), pvalue(
+                row["p_adjusted"])
+            row["effect_size"] = (f"{row['effect_size']:.2f}" if isinstance(
+                row["effect_size"], (int, float)) else "")
+            row["metric"] = metric_short(row["metric"])
+            row["verdict"] = verdict_style(row["verdict"] or "")[0]
+            row["flags"] = ", ".join(row["flags"] or [])
+            rows.append(row)
+        self.comparisons_model.set_frame(pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
+                                         if rows else None)
+        self.comparisons.resizeColumnsToContents()

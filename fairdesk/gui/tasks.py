@@ -1,0 +1,70 @@
+"""The functions the GUI runs as jobs: each opens its own project connection in the worker
+thread (``Project.conn`` is per thread) and takes ``progress`` and ``cancelled`` callbacks.
+
+No Qt here: every function returns plain data for the job's ``result`` signal.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..core.store import Project
+
+
+def audit(folder, request, *, progress, cancelled):
+    """Run an audit; returns ``{"run_id", "result", "from_cache"}``."""
+    from ..jobs.audit import run_audit
+
+    project = Project(folder)
+    try:
+        out = run_audit(project, request, progress=progress, cancelled=cancelled)
+        return {"run_id": out.run_id, "result": out.result, "from_cache": out.from_cache}
+    finally:
+        project.close()
+
+
+def import_dataset(folder, name, path, *, fmt="auto", language="en", options=None, progress,
+                   cancelled):
+    """Import a dataset; returns the :class:`ImportReport` as a dict."""
+    from ..core.importers import import_dataset as _import
+
+    project = Project(folder)
+    try:
+        rep = _import(project, name, path, fmt=fmt, language=language, progress=progress,
+                      **(options or {}))
+        return rep.to_dict()
+    finally:
+        project.close()
+
+
+def open_demo(folder, *, progress, cancelled):
+    """Create (or reopen) the demo dataset in ``folder``; returns the folder."""
+    from ..core.demo import open_demo as _open_demo
+
+    progress(0.0, "unpacking and importing the demo corpus (2,340 utterances)")
+    project = Project(folder)
+    try:
+        _open_demo(project)
+    finally:
+        project.close()
+    progress(1.0, "demo ready")
+    return str(Path(folder))
+
+
+def load_audio(path, *, spectrogram_too: bool = True, progress, cancelled):
+    """Decode a file to the working rate; with its envelope and (optionally) spectrogram."""
+    from ..core import audio, signal
+
+    progress(0.0, f"decoding {Path(path).name}")
+    a = audio.load(path)
+    env = signal.envelope(a.samples)
+    spec = None
+    if spectrogram_too:
+        spec = signal.spectrogram(a.samples, progress=progress, cancelled=cancelled)
+    return {"samples": a.samples, "envelope": env, "spectrogram": spec}
+
+
+def spectrogram(samples, *, progress, cancelled):
+    from ..core import signal
+
+    return signal.spectrogram(samples, progress=progress, cancelled=cancelled)

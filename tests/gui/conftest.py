@@ -1,0 +1,130 @@
+"""A small real project for the GUI tests: 40 wav files in two accents, imported with the
+manifest importer, and one audit of imported predictions (no model, no network)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import write_wav
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pyqtgraph")
+
+SENTENCES = [
+    ("play bohemian rhapsody by queen", "PlayMusic",
+     {"artist": "queen", "song": "bohemian rhapsody"}),
+    ("play hotel california", "PlayMusic", {"song": "hotel california"}),
+    ("turn the volume up", "VolumeUp", {}),
+    ("pause the music", "Pause", {}),
+    ("go back to the previous song", "Previous", {}),
+]
+ACCENTS = ("north", "south")
+SPEAKERS = 4
+
+
+@dataclass(frozen=True)
+class MiniProject:
+    folder: Path
+    data: Path
+    predictions: Path
+    run_id: int
+    n_items: int
+
+
+def build_data(root: Path) -> tuple[Path, Path]:
+    """Write the wav files, the manifest and a predictions file; returns (manifest, preds)."""
+    root.mkdir(parents=True, exist_ok=True)
+    rows, preds = [], []
+    n = 0
+    for accent in ACCENTS:
+        for s in range(SPEAKERS):
+            spk = f"{accent}_{s}"
+            gender = "female" if s % 2 else "male"
+            for k, (text, intent, slots) in enumerate(SENTENCES):
+                rel = f"audio/{spk}/{spk}_{k}.wav"
+                write_wav(root / rel, seconds=0.4, freq=180.0 + 23.0 * n)
+                n += 1
+                rows.append({"path": rel, "text": text, "speaker_id": spk,
+                             "content_id": f"c{k}", "accent": accent, "gender": gender,
+                             "intent": intent, "slots": json.dumps(slots)})
+                words = text.split()
+                if accent == "south" and (s + k) % 2 == 0:
+                    del words[1]  # the south accent loses a word in half of its items
+                if accent == "north" and s == 0 and k == 0:
+                    words[2] = "rap"
+                preds.append({"path": rel, "text": " ".join(words)})
+    manifest = root / "manifest.csv"
+    with manifest.open("w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    pred_path = root / "predictions.csv"
+    with pred_path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=["path", "text"])
+        w.writeheader()
+        w.writerows(preds)
+    return manifest, pred_path
+
+
+def small_settings(**kw):
+    from fairdesk.stats.settings import AuditSettings
+
+    return AuditSettings(n_bootstrap=200, min_items=5, min_speakers=2, **kw)
+
+
+@pytest.fixture(scope="session")
+def mini(tmp_path_factory) -> MiniProject:
+    from fairdesk.core.importers import import_dataset
+    from fairdesk.core.store import Project
+    from fairdesk.jobs.audit import AuditRequest, run_audit
+
+    base = tmp_path_factory.mktemp("gui")
+    manifest, preds = build_data(base / "data")
+    project = Project(base / "project")
+    rep = import_dataset(project, "mini", manifest, fmt="manifest")
+    assert rep.imported == len(ACCENTS) * SPEAKERS * len(SENTENCES), rep.problems
+    out = run_audit(project, AuditRequest(dataset="mini", model=f"predictions:{preds}",
+                                          by=("accent",), reference="north",
+                                          settings=small_settings()))
+    project.close()
+    return MiniProject(base / "project", base / "data", preds, out.run_id, rep.imported)
+
+
+@pytest.fixture
+def ctx(qtbot, mini):
+    """A context on the mini project, closed (jobs cancelled and waited for) afterwards."""
+    from fairdesk.gui.context import Context
+
+    c = Context(mini.folder)
+    yield c
+    c.close(10000)
+
+
+@pytest.fixture(autouse=True)
+def _no_pool_threads_left(request):
+    """Fail a test that leaves a job running on any pool."""
+    yield
+    if "qapp" not in request.fixturenames and "qtbot" not in request.fixturenames:
+        return
+    from PySide6.QtCore import QThreadPool
+    from shiboken6 import isValid
+
+    from fairdesk.gui.jobs import JobRegistry
+
+    live = [r for r in list(JobRegistry.instances) if isValid(r) and isValid(r.pool)]
+    busy = [r for r in live if not r.pool.waitForDone(5000)]
+    assert not busy, "a test left background jobs running"
+    assert QThreadPool.globalInstance().waitForDone(5000)
+
+
+@pytest.fixture
+def gui_log(caplog):
+    """The log records of fairdesk's GUI at WARNING and above."""
+    caplog.set_level(logging.WARNING)
+    return caplog

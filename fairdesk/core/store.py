@@ -123,8 +123,23 @@ CREATE TABLE embeddings (
 ALTER TABLE datasets ADD COLUMN language TEXT NOT NULL DEFAULT 'en';
 """
 
+# Version 3: saliency curves (the explain stage) cached by audio, model, target and method.
+_V3 = """
+CREATE TABLE saliency (
+    audio_hash TEXT NOT NULL,
+    model_key TEXT NOT NULL,
+    target_hash TEXT NOT NULL,
+    method TEXT NOT NULL,
+    frame_s REAL NOT NULL,
+    curve BLOB NOT NULL,
+    meta TEXT NOT NULL DEFAULT '{}',
+    created_at REAL NOT NULL,
+    PRIMARY KEY (audio_hash, model_key, target_hash, method)
+);
+"""
+
 #: Migration scripts; index i moves a database from user_version i to i + 1.
-MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

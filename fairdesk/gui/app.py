@@ -123,6 +123,13 @@ def screenshots(out_dir, project, run_id: int | None = None) -> list[Path]:
     _import_shot(win, out / "05_import_dialog.png", written)
     win.close()
     app.processEvents()
+    import tempfile
+
+    from .record_panel import screenshot as record_screenshot
+
+    with tempfile.TemporaryDirectory() as tmp:  # a synthetic take, never in the user's project
+        written.append(record_screenshot(out / "06_record.png", Path(tmp) / "field"))
+    app.processEvents()
     return written
 
 

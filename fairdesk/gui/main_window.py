@@ -10,9 +10,10 @@ from .audit_panel import AuditPanel
 from .context import Context
 from .dataset_panel import DatasetPanel
 from .item_panel import ItemPanel
+from .record_panel import RecordPanel
 from .results_panel import ResultsPanel
 
-TABS = ("datasets", "audit", "results", "items")
+TABS = ("datasets", "audit", "results", "items", "record")
 
 
 class MainWindow(QMainWindow):
@@ -33,6 +34,9 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.audit, "Audit")
         self.tabs.addTab(self.results, "Results")
         self.tabs.addTab(self.items, "Items")
+        # -- Record tab (field recording and transcript annotation) --
+        self.record = RecordPanel(self.ctx)
+        self.tabs.addTab(self.record, "Record")
         self.setCentralWidget(self.tabs)
 
         self.ctx.status.connect(lambda m: self.statusBar().showMessage(m, 8000))
@@ -68,5 +72,6 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event):  # noqa: N802 - Qt API
         self.items.player.stop()
+        self.record.shutdown()  # finishes a running take, saves a pending transcript
         self.ctx.close()
         super().closeEvent(event)

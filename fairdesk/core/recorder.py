@@ -1,0 +1,693 @@
+"""Crash-safe audio recording (no Qt).
+
+The sounddevice callback only copies each block into a queue; a writer thread appends the
+blocks to the take's WAV file as they arrive.
+
+Crash safety
+------------
+A take is a plain WAV file written by :class:`WavAppender`, not by libsndfile: libsndfile's
+``sf_write_sync`` (``SoundFile.flush()``) only syncs and leaves the header's sizes at 0 until
+the file is closed, so strict readers see an empty file after a crash. Instead, after every
+block the writer
+
+1. appends the block's bytes with an unbuffered ``os.write`` (in the kernel's page cache at
+   once, so they survive ``kill -9`` of the process), then
+2. rewrites the RIFF and ``data`` chunk sizes in the header (two 4-byte writes),
+
+and calls ``fsync`` about once a second (survives a power cut, up to that second). After a
+``kill -9`` the file on disk is therefore already a valid WAV holding every block whose write
+finished; at most the block being written at that instant is beyond the header's sizes.
+
+Next to each take a sidecar ``<take>.wav.json`` records its format and ``status``
+(``recording`` while the recorder runs, ``done`` after :meth:`Recorder.stop`).
+:func:`recover` finds takes still marked ``recording`` whose writer is gone, extends the
+header over every whole frame on disk (a torn last frame of a few bytes is cut) and marks
+them ``recovered``. Audio is never deleted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import socket
+import struct
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..constants import SAMPLE_RATE
+from .errors import FairdeskError
+
+__all__ = [
+    "ArrayStream",
+    "Level",
+    "RecordedTake",
+    "Recorder",
+    "RecorderError",
+    "RecorderUnavailable",
+    "WavAppender",
+    "input_status",
+    "read_sidecar",
+    "recover",
+    "sidecar_path",
+    "sounddevice_stream",
+    "synthetic_speech",
+]
+
+#: Sample formats a take can be written in: dtype -> (WAV format tag, bytes per sample).
+FORMATS = {"int16": (1, 2), "float32": (3, 4)}
+#: Status values of a take's sidecar.
+RECORDING, DONE, RECOVERED, FAILED = "recording", "done", "recovered", "failed"
+SIDECAR_SUFFIX = ".json"
+#: Resolution of the display envelope kept while recording (frames per min/max pair).
+ENVELOPE_HOP = 160
+
+
+class RecorderError(FairdeskError):
+    """A take could not be recorded or written (the message says where and what to do)."""
+
+
+class RecorderUnavailable(RecorderError):
+    """No audio input can be used here: PortAudio or the input device is missing."""
+
+
+# -- the WAV file ----------------------------------------------------------------------
+def _header(samplerate: int, channels: int, dtype: str) -> tuple[bytes, int, int | None]:
+    """A WAV header with zero sizes; returns (bytes, offset of data size, offset of fact)."""
+    tag, width = FORMATS[dtype]
+    block_align = channels * width
+    fmt = struct.pack("<HHIIHH", tag, channels, samplerate, samplerate * block_align,
+                      block_align, width * 8)
+    if tag == 1:
+        chunks = b"fmt " + struct.pack("<I", 16) + fmt
+        fact = None
+    else:  # IEEE float: cbSize and a fact chunk (sample count), as the format requires
+        chunks = b"fmt " + struct.pack("<I", 18) + fmt + struct.pack("<H", 0)
+        fact = 12 + len(chunks) + 8
+        chunks += b"fact" + struct.pack("<I", 4) + struct.pack("<I", 0)
+    head = b"RIFF" + struct.pack("<I", 0) + b"WAVE" + chunks + b"data" + struct.pack("<I", 0)
+    return head, len(head) - 4, fact
+
+
+class WavAppender:
+    """A WAV file that is valid on disk after every :meth:`append` (see the module notes).
+
+    Parameters
+    ----------
+    path : the file to create; an existing file is never overwritten.
+    samplerate, channels : the format.
+    dtype : ``"int16"`` (PCM 16-bit) or ``"float32"`` (IEEE float).
+    """
+
+    def __init__(self, path, samplerate: int, channels: int, dtype: str = "int16"):
+        if dtype not in FORMATS:
+            raise RecorderError(f"sample format {dtype!r} is not supported; use int16 or float32")
+        self.path = Path(path)
+        self.samplerate, self.channels, self.dtype = int(samplerate), int(channels), dtype
+        self.frame_bytes = FORMATS[dtype][1] * self.channels
+        head, self._size_at, self._fact_at = _header(self.samplerate, self.channels, dtype)
+        self.data_offset = len(head)
+        self.frames = 0
+        # O_EXCL: never overwrite a take (user audio is never deleted).
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+        self.fd = os.open(self.path, flags, 0o644)
+        _write_all(self.fd, head)
+        os.fsync(self.fd)
+
+    def append(self, block: np.ndarray) -> None:
+        """Append a (frames, channels) block, then rewrite the header's sizes."""
+        data = np.ascontiguousarray(block, dtype=np.dtype(self.dtype).newbyteorder("<"))
+        if data.ndim == 1:
+            data = data[:, None]
+        if data.shape[1] != self.channels:
+            raise RecorderError(f"{self.path}: a block has {data.shape[1]} channels, the take "
+                                f"{self.channels}")
+        _write_all(self.fd, data.tobytes())
+        self.frames += data.shape[0]
+        self._patch()
+
+    def _patch(self) -> None:
+        nbytes = self.frames * self.frame_bytes
+        self._put(4, self.data_offset - 8 + nbytes)
+        self._put(self._size_at, nbytes)
+        if self._fact_at is not None:
+            self._put(self._fact_at, self.frames)
+        os.lseek(self.fd, 0, os.SEEK_END)
+
+    def _put(self, offset: int, value: int) -> None:
+        # lseek + write rather than os.pwrite, which Windows lacks.
+        os.lseek(self.fd, offset, os.SEEK_SET)
+        _write_all(self.fd, struct.pack("<I", value))
+
+    def sync(self) -> None:
+        os.fsync(self.fd)
+
+    def close(self) -> None:
+        if self.fd < 0:
+            return
+        try:
+            self._patch()
+            os.fsync(self.fd)
+        finally:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def _parse_wav(path: Path) -> dict:
+    """Format and data-chunk position of a WAV written by :class:`WavAppender` (or any
+    canonical WAV); raises ValueError when the header is unusable."""
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    if len(head) < 12 or head[:4] != b"RIFF" or head[8:12] != b"WAVE":
+        raise ValueError("no RIFF/WAVE header (the recorder stopped before writing it)")
+    pos, fmt, fact_at = 12, None, None
+    while pos + 8 <= len(head):
+        cid, size = head[pos:pos + 4], struct.unpack("<I", head[pos + 4:pos + 8])[0]
+        if cid == b"fmt ":
+            tag, ch, sr, _, align, bits = struct.unpack("<HHIIHH", head[pos + 8:pos + 24])
+            fmt = {"tag": tag, "channels": ch, "samplerate": sr, "frame_bytes": align,
+                   "bits": bits}
+        elif cid == b"fact":
+            fact_at = pos + 8
+        elif cid == b"data":
+            if fmt is None:
+                raise ValueError("data chunk before the fmt chunk")
+            return {**fmt, "data_offset": pos + 8, "size_at": pos + 4, "fact_at": fact_at,
+                    "declared": size}
+        pos += 8 + size + (size & 1)
+    raise ValueError("no data chunk in the header")
+
+
+# -- sidecar -------------------------------------------------------------------------------
+def sidecar_path(wav) -> Path:
+    """``<take>.wav.json``: format and status of a take."""
+    p = Path(wav)
+    return p.with_name(p.name + SIDECAR_SUFFIX)
+
+
+def read_sidecar(wav) -> dict | None:
+    try:
+        return json.loads(sidecar_path(wav).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _write_json_atomic(path: Path, obj: dict) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(obj, f, ensure_ascii=False, indent=1)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+# -- device ------------------------------------------------------------------------------
+_NO_PORTAUDIO = ("the PortAudio library is missing ({exc}). Install it (Debian/Ubuntu: "
+                 "sudo apt-get install libportaudio2; macOS and Windows: reinstall the "
+                 "sounddevice package) and restart fairdesk")
+_NO_INPUT = ("no audio input device found ({exc}). Connect a microphone or USB audio "
+             "interface, check that the system sees it (and that fairdesk may use it), then "
+             "restart fairdesk")
+
+
+def input_status(device=None) -> tuple[bool, str]:
+    """Whether audio can be recorded here and, if not, why and what to do.
+
+    sounddevice is imported here, lazily; importing this module touches no device.
+    """
+    try:
+        import sounddevice as sd
+    except OSError as exc:
+        return False, "Recording unavailable: " + _NO_PORTAUDIO.format(exc=exc)
+    except ImportError as exc:
+        return False, (f"Recording unavailable: the sounddevice package is not installed "
+                       f"({exc}); pip install sounddevice")
+    try:
+        info = sd.query_devices(device, kind="input")
+    except Exception as exc:  # noqa: BLE001 - PortAudioError / ValueError: no such device
+        return False, "Recording unavailable: " + _NO_INPUT.format(exc=exc)
+    if not info or int(info.get("max_input_channels", 0)) < 1:
+        return False, "Recording unavailable: " + _NO_INPUT.format(exc="no input channels")
+    return True, f"input: {info.get('name', 'default')}"
+
+
+def sounddevice_stream(samplerate: int, channels: int, dtype: str, blocksize: int,
+                       callback: Callable, device=None):
+    """The real input stream (sounddevice, imported lazily).
+
+    Raises
+    ------
+    RecorderUnavailable
+        PortAudio is missing, there is no input device, or it refused the format.
+    """
+    try:
+        import sounddevice as sd
+    except OSError as exc:
+        raise RecorderUnavailable(_NO_PORTAUDIO.format(exc=exc)) from None
+    except ImportError as exc:
+        raise RecorderUnavailable(f"the sounddevice package is not installed ({exc})") from None
+    try:
+        return sd.InputStream(samplerate=samplerate, channels=channels, dtype=dtype,
+                              blocksize=blocksize, callback=callback, device=device)
+    except Exception as exc:  # noqa: BLE001 - PortAudioError, ValueError
+        ok, why = input_status(device)
+        if not ok:
+            raise RecorderUnavailable(why.removeprefix("Recording unavailable: ")) from None
+        raise RecorderUnavailable(
+            f"the audio input refused {samplerate} Hz, {channels} channel(s), {dtype} ({exc}); "
+            "choose another sample rate or device") from None
+
+
+class ArrayStream:
+    """A synthetic input stream: feeds ``signal`` to the callback block by block from a
+    thread, like a device would (for tests, demos and screenshots; no audio device).
+
+    Parameters
+    ----------
+    signal : (frames,) or (frames, channels) array in the stream's dtype.
+    realtime : pace the blocks at the sample rate times ``speed`` (False: as fast as possible).
+    loop : start again at the end (else the stream stays open and silent, like a device
+        whose user stopped talking).
+    """
+
+    def __init__(self, signal, samplerate, channels, dtype, blocksize, callback,
+                 realtime: bool = False, speed: float = 1.0, loop: bool = False):
+        sig = np.asarray(signal, dtype=dtype)
+        self.signal = sig[:, None] if sig.ndim == 1 else sig
+        if self.signal.shape[1] != channels:
+            self.signal = np.repeat(self.signal[:, :1], channels, axis=1)
+        self.samplerate, self.blocksize, self.callback = samplerate, blocksize, callback
+        self.realtime, self.speed, self.loop = realtime, speed, loop
+        self.fed = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @classmethod
+    def factory(cls, signal, **kw) -> Callable:
+        """A stream factory for :class:`Recorder` that plays ``signal``."""
+        def make(samplerate, channels, dtype, blocksize, callback, device=None):
+            return cls(signal, samplerate, channels, dtype, blocksize, callback, **kw)
+        return make
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="fairdesk-array-stream",
+                                        daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        pos, n, t0, sent = 0, len(self.signal), time.monotonic(), 0
+        while not self._stop.is_set():
+            if pos >= n:
+                if not self.loop:
+                    self._stop.wait(0.05)
+                    continue
+                pos = 0
+            block = self.signal[pos:pos + self.blocksize]
+            pos += len(block)
+            self.callback(block, len(block), None, None)
+            self.fed += len(block)
+            sent += len(block)
+            if self.realtime:
+                due = t0 + sent / (self.samplerate * self.speed)
+                self._stop.wait(max(0.0, due - time.monotonic()))
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def close(self) -> None:
+        self.stop()
+
+
+def synthetic_speech(seconds: float = 2.0, samplerate: int = SAMPLE_RATE, seed: int = 0,
+                     dtype: str = "int16") -> np.ndarray:
+    """Speech-like test signal: voiced syllables (harmonics of a gliding pitch) in bursts."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(seconds * samplerate)) / samplerate
+    f0 = 140 + 30 * np.sin(2 * np.pi * 0.7 * t)
+    phase = 2 * np.pi * np.cumsum(f0) / samplerate
+    voiced = sum(np.sin(k * phase) / k for k in range(1, 6))
+    syll = np.clip(np.sin(2 * np.pi * 3.2 * t), 0, None) ** 1.5
+    syll *= (t > 0.15) & (t < seconds - 0.15)
+    x = 0.35 * voiced * syll + 0.003 * rng.standard_normal(t.size)
+    x = np.clip(x, -0.99, 0.99).astype(np.float32)
+    return (x * 32767).astype(np.int16) if dtype == "int16" else x
+
+
+# -- the recorder ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Level:
+    """Level of the last block, full scale = 1: RMS and absolute peak."""
+
+    rms: float = 0.0
+    peak: float = 0.0
+
+    @property
+    def dbfs(self) -> float:
+        return 20 * np.log10(max(self.rms, 1e-6))
+
+
+@dataclass(frozen=True)
+class RecordedTake:
+    """A finished take."""
+
+    path: Path
+    samplerate: int
+    channels: int
+    frames: int
+    dtype: str
+    overflows: int = 0
+    status: str = DONE
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def duration(self) -> float:
+        return self.frames / float(self.samplerate)
+
+
+#: Takes being written by a recorder of this process (recover() leaves them alone).
+_ACTIVE: set[str] = set()
+_ACTIVE_LOCK = threading.Lock()
+
+
+class Recorder:
+    """Record takes to crash-safe WAV files.
+
+    Parameters
+    ----------
+    stream_factory : ``factory(samplerate, channels, dtype, blocksize, callback, device)``
+        returning an object with ``start()``, ``stop()`` and ``close()`` that calls
+        ``callback(indata, frames, time, status)`` from its own thread. Default:
+        :func:`sounddevice_stream`; tests pass :meth:`ArrayStream.factory`.
+    blocksize : frames per block.
+    dtype : sample format of the device and the file (``int16`` or ``float32``).
+    fsync_every : seconds between two ``fsync`` calls (power-cut safety).
+    on_written : ``on_written(frames_on_disk)``, called by the writer thread after each
+        block is on disk and the header covers it (tests use it as an acknowledgement).
+
+    Notes
+    -----
+    ``level``, ``frames``, ``duration`` and :meth:`envelope` may be read from any thread
+    (the GUI's display timer polls them).
+    """
+
+    def __init__(self, stream_factory: Callable | None = None, *, blocksize: int = 1024,
+                 dtype: str = "int16", fsync_every: float = 1.0,
+                 on_written: Callable[[int], None] | None = None):
+        if dtype not in FORMATS:
+            raise RecorderError(f"sample format {dtype!r} is not supported; use int16 or float32")
+        self.stream_factory = stream_factory or sounddevice_stream
+        self.blocksize, self.dtype, self.fsync_every = int(blocksize), dtype, fsync_every
+        self.on_written = on_written
+        self._scale = 32768.0 if dtype == "int16" else 1.0
+        self._reset()
+
+    def _reset(self) -> None:
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._stream = None
+        self._writer: threading.Thread | None = None
+        self._file: WavAppender | None = None
+        self._meta: dict = {}
+        self._error: BaseException | None = None
+        self._overflows = 0
+        self._env_lock = threading.Lock()
+        self._env: list[np.ndarray] = []
+        self._carry = np.zeros(0, np.float32)
+        self.level = Level()
+        self.frames = 0
+        self.samplerate = SAMPLE_RATE
+        self.channels = 1
+        self.path: Path | None = None
+
+    # -- state ------------------------------------------------------------------------
+    @property
+    def recording(self) -> bool:
+        return self._writer is not None
+
+    @property
+    def duration(self) -> float:
+        """Seconds of the current (or last) take on disk."""
+        return self.frames / float(self.samplerate)
+
+    @property
+    def error(self) -> BaseException | None:
+        """The writer's error (disk full, ...), if it failed; the take stops growing."""
+        return self._error
+
+    def envelope(self) -> np.ndarray:
+        """(n, 2) min/max pairs of the take so far, one per :data:`ENVELOPE_HOP` frames,
+        full scale = 1 (mono mix)."""
+        with self._env_lock:
+            parts = list(self._env)
+        return np.concatenate(parts) if parts else np.zeros((0, 2), np.float32)
+
+    # -- start / stop -------------------------------------------------------------------
+    def start(self, path, samplerate: int = SAMPLE_RATE, channels: int = 1, *,
+              device=None, meta: dict | None = None) -> None:
+        """Create ``path`` and start recording into it.
+
+        Raises
+        ------
+        RecorderUnavailable
+            No usable input (the file is not created).
+        RecorderError
+            Already recording, or ``path`` exists (takes are never overwritten).
+        """
+        if self.recording:
+            raise RecorderError(f"already recording {self.path}; stop it first")
+        self._reset()
+        path = Path(path)
+        if path.exists():
+            raise RecorderError(f"{path}: a take with this name exists; it is never "
+                                "overwritten (choose the next take number)")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.samplerate, self.channels, self.path = int(samplerate), int(channels), path
+        self._meta = {"status": RECORDING, "samplerate": self.samplerate,
+                      "channels": self.channels, "dtype": self.dtype,
+                      "started_at": time.time(), "pid": os.getpid(),
+                      "host": socket.gethostname(), **(meta or {})}
+        try:
+            stream = self.stream_factory(self.samplerate, self.channels, self.dtype,
+                                         self.blocksize, self._callback, device)
+        except RecorderUnavailable:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a factory's own failure, made typed
+            raise RecorderUnavailable(f"cannot open the audio input: {exc}") from None
+        try:
+            self._file = WavAppender(path, self.samplerate, self.channels, self.dtype)
+        except FileExistsError:
+            stream.close()
+            raise RecorderError(f"{path}: a take with this name exists; it is never "
+                                "overwritten") from None
+        except OSError as exc:
+            stream.close()
+            raise RecorderError(f"{path}: cannot create the take ({exc.strerror}); check the "
+                                "folder is writable and the disk is not full") from None
+        with _ACTIVE_LOCK:
+            _ACTIVE.add(str(path.resolve()))
+        _write_json_atomic(sidecar_path(path), self._meta)
+        self._stream = stream
+        self._writer = threading.Thread(target=self._write_loop, name="fairdesk-take-writer",
+                                        daemon=True)
+        self._writer.start()
+        try:
+            stream.start()
+        except Exception as exc:  # noqa: BLE001
+            self._finish_writer()
+            self._close_stream()
+            self._finalise(FAILED)
+            if self.frames == 0:  # nothing was recorded: leave no empty take behind
+                path.unlink(missing_ok=True)
+                sidecar_path(path).unlink(missing_ok=True)
+            ok, why = input_status(device)
+            why = why.removeprefix("Recording unavailable: ")
+            raise RecorderUnavailable(why if not ok else f"the audio input did not start "
+                                      f"({exc}); check the device and try again") from None
+
+    def _callback(self, indata, frames, time_info, status) -> None:
+        # Runs on the audio thread: copy and queue, nothing else.
+        if status:
+            self._overflows += 1
+        self._queue.put_nowait(indata.copy())
+
+    def _write_loop(self) -> None:
+        last_sync = time.monotonic()
+        f = self._file
+        while True:
+            block = self._queue.get()
+            if block is None:
+                break
+            if self._error is not None:
+                continue  # keep draining so memory stays flat; the take stops growing
+            try:
+                f.append(block)
+                self.frames = f.frames
+                if time.monotonic() - last_sync >= self.fsync_every:
+                    f.sync()
+                    last_sync = time.monotonic()
+            except Exception as exc:  # noqa: BLE001 - disk full, removed drive ...
+                self._error = exc
+                continue
+            self._measure(block)
+            if self.on_written is not None:
+                self.on_written(self.frames)
+
+    def _measure(self, block: np.ndarray) -> None:
+        x = np.asarray(block, dtype=np.float32) / self._scale
+        mono = x.mean(axis=1) if x.ndim == 2 else x
+        if mono.size:
+            self.level = Level(float(np.sqrt(np.mean(mono * mono))),
+                               float(np.max(np.abs(x))))
+            # Carry the frames short of a whole hop over to the next block, so that the
+            # envelope has exactly one point per ENVELOPE_HOP frames.
+            mono = np.concatenate([self._carry, mono]) if self._carry.size else mono
+            n = mono.size // ENVELOPE_HOP * ENVELOPE_HOP
+            self._carry = mono[n:].copy()
+            if n:
+                m = mono[:n].reshape(-1, ENVELOPE_HOP)
+                pairs = np.stack([m.min(axis=1), m.max(axis=1)], axis=1)
+                with self._env_lock:
+                    self._env.append(pairs)
+
+    def _finish_writer(self) -> None:
+        if self._writer is not None:
+            self._queue.put(None)
+            self._writer.join()
+            self._writer = None
+
+    def _close_stream(self) -> None:
+        s, self._stream = self._stream, None
+        if s is not None:
+            try:
+                s.stop()
+            finally:
+                s.close()
+
+    def _finalise(self, status: str) -> None:
+        f, self._file = self._file, None
+        if f is not None:
+            f.close()
+            self.frames = f.frames
+        if self.path is not None:
+            with _ACTIVE_LOCK:
+                _ACTIVE.discard(str(self.path.resolve()))
+            self._meta.update(status=status, frames=self.frames,
+                              duration=self.frames / float(self.samplerate),
+                              stopped_at=time.time(), overflows=self._overflows)
+            if self._error is not None:
+                self._meta["error"] = str(self._error)
+            _write_json_atomic(sidecar_path(self.path), self._meta)
+
+    def stop(self) -> RecordedTake:
+        """Stop the stream, write what is queued, close the file and mark the take done.
+
+        Raises
+        ------
+        RecorderError
+            Writing failed during the take (the audio before the failure is kept).
+        """
+        if not self.recording:
+            raise RecorderError("not recording")
+        try:
+            self._close_stream()
+        finally:
+            self._finish_writer()
+            self._finalise(DONE if self._error is None else FAILED)
+        if self._error is not None:
+            raise RecorderError(f"{self.path}: writing the take failed after "
+                                f"{self.duration:.1f} s ({self._error}); the audio before "
+                                "that is kept. Free disk space or choose another folder")
+        return RecordedTake(self.path, self.samplerate, self.channels, self.frames, self.dtype,
+                            self._overflows, DONE, dict(self._meta))
+
+
+# -- recovery ----------------------------------------------------------------------------
+def _alive(meta: dict) -> bool:
+    if meta.get("host") not in (None, socket.gethostname()):
+        return False
+    pid = meta.get("pid")
+    if not isinstance(pid, int) or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def recover(folder) -> list[RecordedTake]:
+    """Make every unfinished take under ``folder`` readable and mark it ``recovered``.
+
+    A take is unfinished when its sidecar still says ``recording`` and no live recorder
+    writes it (not this process's, and its process id is gone). The header is extended over
+    every whole frame on disk; a torn last frame (less than one frame of bytes) is cut.
+    Takes whose header never reached the disk are marked ``failed`` and left as they are.
+
+    Returns
+    -------
+    list of RecordedTake
+        One per take looked at, with ``status`` ``recovered`` or ``failed`` (and
+        ``meta["error"]`` saying why).
+    """
+    out = []
+    for side in sorted(Path(folder).rglob("*.wav" + SIDECAR_SUFFIX)):
+        wav = side.with_name(side.name[: -len(SIDECAR_SUFFIX)])
+        meta = read_sidecar(wav)
+        if not meta or meta.get("status") != RECORDING:
+            continue
+        with _ACTIVE_LOCK:
+            if str(wav.resolve()) in _ACTIVE:
+                continue
+        if _alive(meta):
+            continue
+        out.append(_recover_one(wav, meta))
+    return out
+
+
+def _recover_one(wav: Path, meta: dict) -> RecordedTake:
+    sr, ch = int(meta.get("samplerate", SAMPLE_RATE)), int(meta.get("channels", 1))
+    dtype = meta.get("dtype", "int16")
+    try:
+        if not wav.exists():
+            raise ValueError("the take's file is missing")
+        h = _parse_wav(wav)
+        size = wav.stat().st_size
+        frames = max(0, size - h["data_offset"]) // h["frame_bytes"]
+        end = h["data_offset"] + frames * h["frame_bytes"]
+        with open(wav, "r+b") as f:
+            if size > end:
+                f.truncate(end)  # a torn frame: less than one sample per channel
+            f.seek(4)
+            f.write(struct.pack("<I", end - 8))
+            f.seek(h["size_at"])
+            f.write(struct.pack("<I", end - h["data_offset"]))
+            if h["fact_at"] is not None:
+                f.seek(h["fact_at"])
+                f.write(struct.pack("<I", frames))
+            f.flush()
+            os.fsync(f.fileno())
+        sr, ch = h["samplerate"], h["channels"]
+        status = RECOVERED
+        meta = {**meta, "status": status, "frames": frames, "duration": frames / float(sr),
+                "recovered_at": time.time()}
+    except (OSError, ValueError, struct.error) as exc:
+        frames, status = 0, FAILED
+        meta = {**meta, "status": status, "error": f"cannot recover: {exc}",
+                "recovered_at": time.time()}
+    _write_json_atomic(sidecar_path(wav), meta)
+    return RecordedTake(wav, sr, ch, frames, dtype, int(meta.get("overflows", 0)), status, meta)

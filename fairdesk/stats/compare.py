@@ -409,6 +409,16 @@ def _compare_groups(
         verdict = decide_verdict(
             float(p_adj[k]), practical, pc.mde, threshold, settings.alpha, confounded
         )
+        # The CI is per comparison; the verdict is adjusted for the whole run (Holm). Say so
+        # where they part: the CI excludes 0 but the adjusted test is not significant.
+        multiplicity = (
+            not significant
+            and math.isfinite(pc.ci_low)
+            and math.isfinite(pc.ci_high)
+            and (pc.ci_low > 0 or pc.ci_high < 0)
+        )
+        if multiplicity:
+            flags.append("significant_before_multiplicity_adjustment")
         n_blocks = {
             "group_speakers": pb.n_group_speakers,
             "reference_speakers": pb.n_reference_speakers,
@@ -458,6 +468,7 @@ def _compare_groups(
                     verdict=verdict,
                     direction_=dirn,
                     design=pc.design,
+                    multiplicity=len(pending) if multiplicity else 0,
                 ),
             )
         )

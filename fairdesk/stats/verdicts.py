@@ -149,6 +149,7 @@ def reading(
     verdict: str,
     direction_: str,
     design: str,
+    multiplicity: int = 0,
 ) -> str:
     """One plain-English sentence with the CI, p_adjusted, estimator and block counts."""
     est = ESTIMATOR_LABELS["content_conditional" if conditional else estimator]
@@ -187,5 +188,10 @@ def reading(
         caveat = (
             "; the groups said different content, so the gap may reflect harder "
             "sentences rather than the group and is not causal"
+        )
+    if multiplicity:
+        caveat += (
+            f"; the 95% CI excludes 0 on its own, but not once the {multiplicity} comparisons "
+            "of this run are taken into account (Holm), so treat it as a lead to confirm"
         )
     return f"{head}: {tail}{caveat}."

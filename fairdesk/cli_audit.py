@@ -65,6 +65,15 @@ def add_commands(sub):
                    "table:<file>")
     s.add_argument("--representation", action="store_true",
                    help="embed every item: silhouette and leakage (§5)")
+    s.add_argument("--explain", action="store_true",
+                   help="explain stage: saliency on a speaker-balanced sample and the "
+                        "grounding_lift metric (METHODS.md §5; also on with "
+                        "--metric grounding_lift)")
+    s.add_argument("--explain-per-group", type=int, default=12, metavar="N",
+                   help="items per group in the explain sample (default 12)")
+    s.add_argument("--explain-method", default="occlusion",
+                   choices=["occlusion", "gradxinput", "integrated_gradients"],
+                   help="saliency method (gradient methods need an hf:<folder> model)")
     s.add_argument("--workers", type=int, help="inference threads")
     s.add_argument("--json", metavar="OUT", help="write the full result as JSON ('-' = stdout)")
     s.add_argument("--quiet", action="store_true")
@@ -155,12 +164,15 @@ def audit_table(a, settings):
     if a.sample:
         frame = stratified_sample(frame, "group", a.sample, seed=settings.seed)
     check_run_cap(frame, settings.max_items)
-    from .jobs.analysis import analyse, split_metric_ids
+    from .jobs.analysis import analyse, split_metric_ids, wants_explain
 
     wanted, rep = split_metric_ids(a.metric)
     if rep:
         raise UsageError("silhouette and leakage need embeddings of the audio; audit a project "
                          "dataset with a model instead of --table")
+    if wants_explain(a.metric) or getattr(a, "explain", False):
+        raise UsageError("grounding_lift needs saliency maps of the audio; audit a project "
+                         "dataset with a model (--explain) instead of --table")
     _frame, res = analyse(frame, settings, reference=a.reference, wanted=wanted,
                           language=a.language or "en")
     res.update({"table": str(a.table), "by": a.by, "failures": [], "problems": problems,
@@ -177,7 +189,9 @@ def _fmt(v, pct=True):
     return f"{100 * v:.1f}%" if pct else f"{v:.3g}"
 
 
-def print_groups(res: dict, file=sys.stdout):
+def print_groups(res: dict, file=None):
+    # sys.stdout looked up at call time (a default bound at import outlives a swapped stream)
+    file = file if file is not None else sys.stdout
     groups = res.get("groups", [])
     shown = [m for m in ("wer", "cer", "em", "accuracy", "der", "ter") if any(
         g.get(m) is not None for g in groups)]
@@ -198,6 +212,17 @@ def print_groups(res: dict, file=sys.stdout):
             print(f"  {str(c['group'])[:30]:<30} gap {_fmt(c['gap']):>7} "
                   f"[{_fmt(c['ci_low'])}, {_fmt(c['ci_high'])}] p_adj "
                   f"{_fmt(c['p_adjusted'], pct=False):>6}  {c['verdict']}", file=file)
+    ex = res.get("explain")
+    if ex:
+        n = ", ".join(f"{g} {k}" for g, k in sorted(ex.get("items_explained", {}).items()))
+        print(f"\nGrounding lift ({ex.get('method')}, items explained: {n or 'none'}):",
+              file=file)
+        for c in res.get("comparisons", []):
+            if c["metric"] == "grounding_lift":
+                print(f"  {str(c['group'])[:30]:<30} {_fmt(c['value'], pct=False):>6} vs "
+                      f"{_fmt(c['reference_value'], pct=False)}  gap "
+                      f"{_fmt(c['gap'], pct=False):>6} p_adj "
+                      f"{_fmt(c['p_adjusted'], pct=False):>6}  {c['verdict']}", file=file)
     for e in res.get("excluded", []):
         print(f"  excluded {e['group']}: {e['reason']}", file=file)
     if res.get("failures"):
@@ -234,7 +259,7 @@ def _audit_project(a, settings):
     if set(flt) & set(a.by):
         raise UsageError(f"column(s) {sorted(set(flt) & set(a.by))} can't be both a filter "
                          "and a grouping key")
-    from .jobs.analysis import split_metric_ids
+    from .jobs.analysis import split_metric_ids, wants_explain
 
     wanted, rep = split_metric_ids(a.metric)
     req = AuditRequest(
@@ -243,6 +268,9 @@ def _audit_project(a, settings):
         reference=a.reference, metrics=tuple(wanted) if wanted else None,
         sample=a.sample, device=a.device, nlu=a.nlu,
         representation=a.representation or rep,
+        explain=bool(getattr(a, "explain", False)) or wants_explain(a.metric),
+        explain_per_group=getattr(a, "explain_per_group", 12),
+        explain_method=getattr(a, "explain_method", "occlusion"),
         settings=settings, workers=a.workers)
     last = [0.0]
 

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPushButton,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -50,6 +51,9 @@ class ItemPanel(QWidget):
         self.language = "en"
         self.dataset_root: Path | None = None
         self.report: dict | None = None
+        self.payload: dict = {}
+        self._row: dict | None = None
+        self._saliency_job = None
 
         self.run_label = QLabel("No run selected.")
         self.run_label.setObjectName("heading")
@@ -90,12 +94,24 @@ class ItemPanel(QWidget):
         self.title.setTextFormat(Qt.RichText)
         self.title.setWordWrap(True)
         self.player = AudioPlayer(ctx.jobs)
+        self.saliency_info = QLabel("")
+        self.saliency_info.setObjectName("muted")
+        self.saliency_btn = QPushButton("Compute saliency")
+        self.saliency_btn.setToolTip("Occlusion saliency of the reference transcript under the "
+                                     "run's model, with the reference word spans (runs in the "
+                                     "background and is stored in the project)")
+        self.saliency_btn.setVisible(False)
+        self.saliency_btn.clicked.connect(self.compute_saliency)
+        srow = QHBoxLayout()
+        srow.addWidget(self.saliency_info, 1)
+        srow.addWidget(self.saliency_btn)
         self.diff = DiffView()
         right = QSplitter(Qt.Vertical)
         top = QWidget()
         tv = QVBoxLayout(top)
         tv.setContentsMargins(0, 0, 0, 0)
         tv.addWidget(self.title)
+        tv.addLayout(srow)
         tv.addWidget(self.player, 1)
         right.addWidget(top)
         right.addWidget(self.diff)
@@ -128,6 +144,7 @@ class ItemPanel(QWidget):
             self.run_label.setText(str(exc))
             return
         self.run_id = int(run_id)
+        self.payload = payload
         self.language = (payload.get("settings") or {}).get("language", "en")
         try:
             self.dataset_root = p.dataset(payload.get("dataset")).root
@@ -193,9 +210,13 @@ class ItemPanel(QWidget):
 
         if row is None:
             self.report = None
+            self._row = None
             self.title.setText("No item.")
             self.diff.set_report(None)
+            self.saliency_info.setText("")
+            self.saliency_btn.setVisible(False)
             return
+        self._row = row
         rep = item_report(row, self.language)
         self.report = rep
         self.title.setText(
@@ -205,4 +226,79 @@ class ItemPanel(QWidget):
         self.diff.set_report(rep)
         if self.dataset_root is not None and row.get("path"):
             self.player.load(self.dataset_root / str(row["path"]), row.get("duration"))
+        self._show_saliency(row)
         self.item_shown.emit(str(rep["id"]))
+
+    # -- saliency (explain stage) ----------------------------------------------------------
+    def _audio_hash(self, row: dict) -> str | None:
+        p = self.ctx.project
+        try:
+            ds = p.dataset(self.payload.get("dataset"))
+        except Exception:  # noqa: BLE001 - a deleted dataset: no saliency lookup
+            return None
+        r = p.conn.execute("SELECT audio_hash FROM items WHERE dataset_id=? AND item_key=?",
+                           (ds.id, str(row.get("id", row.get("item_id"))))).fetchone()
+        return None if r is None else str(r[0])
+
+    def _show_saliency(self, row: dict) -> None:
+        """Overlay the stored saliency of the item for the run's model, or offer to compute it."""
+        from ..explain.stage import saliency_for_item
+
+        model_key = self.payload.get("model_key")
+        ah = self._audio_hash(row)
+        hit = None
+        if ah and model_key:
+            hit = saliency_for_item(self.ctx.project, ah, model_key,
+                                    row.get("reference") or row.get("text"))
+        if hit is not None:
+            self.player.set_saliency(hit.curve, hit.frame_s, hit.meta.get("words") or ())
+            self.saliency_info.setText(f"saliency: {hit.key.method.split(':')[0]} "
+                                       f"({hit.curve.size} frames of {hit.frame_s * 1000:.0f} ms)"
+                                       "; shaded: reference words")
+            self.saliency_btn.setVisible(False)
+            return
+        self.saliency_info.setText("no saliency for this item and model")
+        model = str(self.payload.get("model") or "")
+        can = bool(ah) and self.dataset_root is not None and not model.startswith(
+            "predictions:")
+        self.saliency_btn.setVisible(True)
+        self.saliency_btn.setEnabled(can)
+        if not can:
+            self.saliency_btn.setToolTip("Saliency needs the run's model and the audio: "
+                                         "imported predictions have no model to ask")
+
+    def compute_saliency(self):
+        """Run occlusion for the shown item in a background job; draws it when done."""
+        from . import tasks
+        from .jobs import Job
+
+        row = self._row
+        if row is None or self.dataset_root is None:
+            return None
+        ah = self._audio_hash(row)
+        text = row.get("reference") or row.get("text") or ""
+        item = str(row.get("id", row.get("item_id")))
+        job = Job(tasks.saliency, self.ctx.folder, self.payload.get("model"),
+                  str(self.dataset_root / str(row["path"])), ah, text,
+                  device=self.payload.get("device") or "auto", name="saliency", request=item)
+        job.signals.progress.connect(
+            lambda f, m: self.saliency_info.setText(f"computing saliency… {100 * f:.0f}%"))
+        job.signals.result.connect(lambda out, it=item: self._saliency_done(it, out))
+        job.signals.error.connect(lambda msg: self._saliency_failed(msg))
+        self.saliency_btn.setEnabled(False)
+        self.saliency_info.setText("computing saliency…")
+        self._saliency_job = self.ctx.jobs.submit(job, channel="saliency")
+        return self._saliency_job
+
+    def _saliency_done(self, item: str, out: dict) -> None:
+        if self._row is None or str(self._row.get("id", self._row.get("item_id"))) != item:
+            return  # another item is shown now; the curve is stored for later
+        self.player.set_saliency(out["curve"], out["frame_s"], out["words"])
+        self.saliency_btn.setVisible(False)
+        self.saliency_info.setText(f"saliency: occlusion ({len(out['curve'])} frames); "
+                                   "shaded: reference words")
+
+    def _saliency_failed(self, message: str) -> None:
+        self.saliency_btn.setEnabled(True)
+        self.saliency_info.setText(f"<span style='color:#c62828'>saliency failed: "
+                                   f"{html.escape(message)}</span>")

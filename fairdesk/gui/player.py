@@ -77,6 +77,9 @@ class AudioPlayer(QWidget):
         self._t0 = 0.0
         self.playing = False
         self.spectrogram = None
+        self._peak = 1.0
+        self._saliency: tuple | None = None  # (times, curve, words) shown over the waveform
+        self._saliency_items: list = []
 
         self.wave = pg.PlotWidget()
         self.wave.setMinimumHeight(90)
@@ -148,6 +151,7 @@ class AudioPlayer(QWidget):
     def load(self, path, duration_hint: float | None = None) -> Job | None:
         """Show ``path``; long files are decoded and analysed in a job (returned)."""
         self.stop()
+        self.clear_saliency()
         self.path = str(path)
         self.info.setText(Path(path).name)
         if duration_hint is not None and duration_hint > LONG_SECONDS:
@@ -194,12 +198,66 @@ class AudioPlayer(QWidget):
         self._hi.setData(env.times, env.hi)
         self.wave.setYRange(-peak, peak, padding=0)
         self.wave.setXRange(0, self.duration, padding=0)
+        self._peak = peak
+        if self._saliency is not None:
+            self._draw_saliency()
         self.set_position(0.0)
         self.play_btn.setEnabled(self.can_play)
         self.info.setText(f"{Path(path).name} · {self.duration:.2f} s")
         if out.get("spectrogram") is not None:
             self._show_spectrogram(out["spectrogram"])
             self.ready.emit(path)
+
+    # -- saliency overlay (explain stage) ----------------------------------------------------
+    def set_saliency(self, curve, frame_s: float, words=()) -> None:
+        """Overlay a saliency curve (one value per frame of ``frame_s`` seconds) on the
+        waveform as a filled translucent curve scaled to the plot (negative values clipped
+        at 0, the maximum at the top), and the reference words as labelled regions
+        (``words``: dicts or objects with ``word``, ``start``, ``end``)."""
+        c = np.clip(np.asarray(curve, dtype=float), 0.0, None)
+        times = (np.arange(c.size) + 0.5) * float(frame_s)
+        spans = []
+        for w in words or ():
+            get = w.get if isinstance(w, dict) else (lambda k, w=w: getattr(w, k, None))
+            if get("start") is not None and get("end") is not None:
+                spans.append((str(get("word")), float(get("start")), float(get("end"))))
+        self._saliency = (times, c, spans)
+        self._draw_saliency()
+
+    def clear_saliency(self) -> None:
+        self._saliency = None
+        for it in self._saliency_items:
+            self.wave.removeItem(it)
+        self._saliency_items = []
+
+    @property
+    def saliency_shown(self) -> bool:
+        return bool(self._saliency_items)
+
+    def _draw_saliency(self) -> None:
+        for it in self._saliency_items:
+            self.wave.removeItem(it)
+        self._saliency_items = []
+        if self._saliency is None:
+            return
+        times, c, spans = self._saliency
+        peak = self._peak
+        top = float(c.max()) if c.size else 0.0
+        y = -peak + 2 * peak * (c / top if top > 0 else c)
+        for k, (word, start, end) in enumerate(spans):
+            region = pg.LinearRegionItem(values=(start, end), movable=False,
+                                         brush=pg.mkBrush(67, 160, 71, 28 if k % 2 else 45),
+                                         pen=pg.mkPen(67, 160, 71, 90))
+            region.setZValue(-10)
+            label = pg.TextItem(word, color="#2e7d32", anchor=(0.5, 0))
+            label.setPos((start + end) / 2, peak)
+            self._saliency_items += [region, label]
+        curve = pg.PlotDataItem(times, y, pen=pg.mkPen(239, 108, 0, 200, width=1),
+                                fillLevel=-peak, brush=pg.mkBrush(255, 152, 0, 90))
+        curve.setZValue(5)
+        self._saliency_items.append(curve)
+        for it in self._saliency_items:
+            self.wave.addItem(it)
 
     def _spec_done(self, path: str, spec) -> None:
         if path == self.path:

@@ -68,3 +68,24 @@ def spectrogram(samples, *, progress, cancelled):
     from ..core import signal
 
     return signal.spectrogram(samples, progress=progress, cancelled=cancelled)
+
+
+def saliency(folder, model, audio_path, audio_hash, text, *, device="auto", progress,
+             cancelled):
+    """Occlusion saliency and reference word spans of one item, stored in the project's
+    saliency cache; returns :func:`fairdesk.explain.stage.explain_item`'s dict."""
+    from ..core import audio as audio_io
+    from ..explain.stage import explain_item
+    from ..models import get_backend
+
+    progress(0.0, f"loading {model}")
+    samples = audio_io.load(audio_path).samples
+    project = Project(folder)
+    backend = get_backend(model, device=device)
+    try:
+        progress(0.05, f"saliency of {Path(audio_path).name}")
+        return explain_item(project, backend, samples, audio_hash, text, "occlusion",
+                            cancelled=cancelled, progress=progress)
+    finally:
+        backend.close()
+        project.close()

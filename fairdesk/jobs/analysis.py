@@ -12,18 +12,26 @@ DESCRIPTIVE_BY_DEFAULT = frozenset({
 
 #: Metric ids computed outside the per-item table (§5).
 REPRESENTATION_IDS = frozenset({"silhouette", "leakage"})
+#: Metric ids that need the explain stage (saliency); their per-item stat columns are
+#: written by it (fairdesk.explain.stage), so they are per-item metrics once it ran.
 GROUNDING_IDS = frozenset({"grounding_lift"})
+GROUNDING_STATS = ("grounding_lift", "n_grounded")
+
+
+def wants_explain(ids) -> bool:
+    """Whether a ``--metric`` list asks for a grounding metric (switches explain on)."""
+    return any(i in GROUNDING_IDS for i in (ids or ()))
 
 
 def split_metric_ids(ids):
-    """(per-item metric ids, wants representation) from a user's ``--metric`` list."""
+    """(per-item metric ids, wants representation) from a user's ``--metric`` list.
+
+    Grounding ids stay in the per-item list (the explain stage adds their columns); use
+    :func:`wants_explain` to switch the explain stage on for them.
+    """
     if not ids:
         return None, False
     ids = list(dict.fromkeys(ids))
-    g = [i for i in ids if i in GROUNDING_IDS]
-    if g:
-        raise ValueError("grounding_lift needs the explain stage (saliency maps), which this "
-                         "version does not run yet; drop --metric grounding_lift")
     rep = any(i in REPRESENTATION_IDS for i in ids)
     rest = [i for i in ids if i not in REPRESENTATION_IDS]
     return (rest or None), rep
@@ -58,6 +66,10 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
         name = "whisper-english" if is_english(language) else "whisper-basic"
         settings = replace(settings, normaliser=name)
     stats = compute_item_stats(frame, language=language, normalizer=name)
+    grounding = [c for c in GROUNDING_STATS if c in frame.columns]
+    if grounding:  # written by the explain stage
+        stats = pd.concat([stats.reset_index(drop=True),
+                           frame[grounding].astype(float).reset_index(drop=True)], axis=1)
     frame = frame.reset_index(drop=True)
     frame = pd.concat([frame.drop(columns=[c for c in stats.columns if c in frame.columns]),
                        stats.reset_index(drop=True)], axis=1)

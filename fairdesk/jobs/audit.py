@@ -48,6 +48,11 @@ class AuditRequest:
     nlu : ``auto`` (the embedded music NLU when the dataset has intent labels the NLU
         knows), ``none``, or an NLU spec (``demo-music``, ``hf:<folder>``, ``table:<file>``).
     representation : also embed every item and compute silhouette and leakage.
+    explain : run the explain stage (saliency on a speaker-balanced sample, grounding lift);
+        also switched on by asking for the metric ``grounding_lift``.
+    explain_per_group : items per group in the explain sample.
+    explain_method : ``occlusion`` (any model that scores text), ``gradxinput`` or
+        ``integrated_gradients`` (differentiable hf models).
     settings : statistics settings.
     shard_size : items per inference shard.
     workers : inference worker threads (None: the backend's preference).
@@ -63,12 +68,20 @@ class AuditRequest:
     device: str = "auto"
     nlu: str = "auto"
     representation: bool = False
+    explain: bool = False
+    explain_per_group: int = 12
+    explain_method: str = "occlusion"
     settings: AuditSettings = field(default_factory=AuditSettings)
     shard_size: int = 8
     workers: int | None = None
 
     def filters_dict(self) -> dict[str, list[str]]:
         return {k: list(v) for k, v in self.filters}
+
+    @property
+    def wants_explain(self) -> bool:
+        """Whether the explain stage runs (``explain``, or ``grounding_lift`` asked for)."""
+        return bool(self.explain) or "grounding_lift" in (self.metrics or ())
 
 
 @dataclass(frozen=True)
@@ -122,15 +135,28 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
     frame = frame.reset_index(drop=True)
     backend = backend if backend is not None else _load_backend(req)
     model_key = f"{backend.id}@{backend.fingerprint}"
+    explain = None
+    if req.wants_explain:
+        from ..explain.stage import STAGE_SETTINGS, check_explain_backend
+
+        if int(req.explain_per_group) < 1:
+            raise FairdeskError(f"explain_per_group must be at least 1, not "
+                                f"{req.explain_per_group}")
+        check_explain_backend(backend, req.explain_method)
+        explain = {"per_group": int(req.explain_per_group), "method": req.explain_method,
+                   "stage": STAGE_SETTINGS}
     h = hashlib.sha256()
-    h.update(json.dumps({
+    hashed = {
         "v": __version__, "metrics_code": METRICS_CODE_VERSION, "model": model_key,
         "dataset_language": ds.language, "by": list(req.by),
         "filters": req.filters_dict(), "reference": req.reference,
         "metrics": list(req.metrics) if req.metrics else None, "sample": req.sample,
         "nlu": req.nlu, "representation": req.representation,
         "settings": req.settings.to_dict(),
-    }, sort_keys=True).encode())
+    }
+    if explain is not None:  # only when on, so results cached before the explain stage stay valid
+        hashed["explain"] = explain
+    h.update(json.dumps(hashed, sort_keys=True).encode())
     for key, ah, grp in zip(frame["id"], frame["audio_hash"], frame["group"]):
         h.update(f"{key}\0{ah}\0{grp}\n".encode())
     return Prepared(frame, ds, backend, model_key, h.hexdigest())
@@ -297,8 +323,12 @@ def aggregate(f, req: AuditRequest, language: str, notes: list[str]) -> tuple[ob
 # -- the job -----------------------------------------------------------------------------
 def run_audit(project: Project, req: AuditRequest, progress: Callable | None = None,
               cancelled: Callable[[], bool] | None = None, backend=None,
-              use_result_cache: bool = True) -> AuditOutcome:
-    """Run the whole audit. Raises :class:`Cancelled` when cancelled (state consistent)."""
+              use_result_cache: bool = True, aligner=None) -> AuditOutcome:
+    """Run the whole audit. Raises :class:`Cancelled` when cancelled (state consistent).
+
+    ``aligner`` (tests, or a caller holding one) replaces the explain stage's default
+    whisper-tiny.en forced aligner (:class:`fairdesk.explain.alignment.WhisperAligner`).
+    """
     prog = Progress(progress, cancelled)
     t0 = time.monotonic()
     prog.stage(0.0, 0.05, "preparing")
@@ -322,14 +352,27 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
         preds, failures, counts = infer(project, prep, req, prog, run_id)
         timings["infer_s"] = time.monotonic() - t1
         prog.check()
-        prog.stage(0.85, 0.87, "explain (not requested)")
-        prog.stage(0.87, 1.0, "statistics")
-        t2 = time.monotonic()
         f = analysis_frame(prep.frame, preds)
         notes: list[str] = []
         if f.empty:
             raise FairdeskError("every item failed; see the failures for the reasons")
+        explain_block = None
+        if req.wants_explain:
+            prog.stage(0.85, 0.95, "explain")
+            t_x = time.monotonic()
+            f, explain_block = _explain(project, prep, f, req, prog, aligner)
+            timings["explain_s"] = time.monotonic() - t_x
+            prog.check()
+        else:
+            prog.stage(0.85, 0.95, "explain (not requested)")
+        prog.stage(0.95, 1.0, "statistics")
+        t2 = time.monotonic()
         f, res = aggregate(f, req, prep.dataset.language, notes)
+        if explain_block is not None:
+            res["explain"] = explain_block
+            if explain_block["failures"]:
+                notes.append(f"{len(explain_block['failures'])} sampled items were not "
+                             "grounded (see explain.failures)")
         if req.representation:
             from .representation import representation_block
 
@@ -364,6 +407,17 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
         raise
 
 
+def _explain(project, prep, f, req, prog, aligner):
+    """The explain stage: per-item ``grounding_lift`` and ``n_grounded`` columns + block."""
+    from ..explain.stage import explain_stage
+
+    lifts, grounded, block = explain_stage(project, prep, f, req, prog, aligner=aligner)
+    f = f.copy()
+    f["grounding_lift"] = lifts
+    f["n_grounded"] = grounded
+    return f, block
+
+
 def _item_records(f) -> list[dict]:
     """Per-item rows kept with the run (metadata, texts, predictions, per-item stats)."""
     drop = {"db_id", "audio_hash", "sample_rate", "channels", "text"}
@@ -380,6 +434,8 @@ def _run_settings(req: AuditRequest, prep: Prepared) -> dict:
         "device": getattr(b, "device", "cpu"), "by": list(req.by),
         "filters": req.filters_dict(), "reference_requested": req.reference,
         "sample_per_group": req.sample, "nlu": req.nlu, "language": prep.dataset.language,
+        "explain": req.wants_explain, "explain_per_group": req.explain_per_group,
+        "explain_method": req.explain_method,
         "shard_size": req.shard_size, "fairdesk_version": __version__,
         "metrics_code_version": METRICS_CODE_VERSION, "cpu_count": os.cpu_count(),
     }

@@ -37,7 +37,8 @@ class MetricSpec:
     higher_is_better : True for accuracy-like metrics, False for error rates.
     kind : ``"rate"`` (a ratio of counts, effect size by block SD) or ``"proportion"``
         (mean of a 0/1 per-item outcome; effect size is Cohen's h).
-    family : ``"transcription"``, ``"diacritic"``, ``"slu"``, ``"classification"``.
+    family : ``"transcription"``, ``"diacritic"``, ``"slu"``, ``"classification"``,
+        ``"grounding"`` (judged with ``grounding_gap``).
     denominator : the stats whose sum is the metric's denominator (empty if none); a metric
         whose denominator sums to 0 over a whole frame is undefined there.
     """
@@ -75,6 +76,7 @@ def ratio_metric(
 # --------------------------------------------------------------------------- the fixed metrics
 
 _TR, _DIA, _SLU, _CLS = "transcription", "diacritic", "slu", "classification"
+_GRD = "grounding"
 _WORD_ERRORS = ("n_sub", "n_del", "n_ins")
 _TONE_ERRORS = ("tone_dropped", "tone_hallucinated", "tone_wrong")
 
@@ -161,6 +163,16 @@ def _fixed_metrics() -> dict[str, MetricSpec]:
             kind="proportion",
             family=_CLS,
         ),
+        # METHODS.md §5: mean grounding lift of the explained items (explain stage)
+        ratio_metric(
+            "grounding_lift",
+            "Grounding lift",
+            ("grounding_lift",),
+            ("n_grounded",),
+            higher_is_better=True,
+            kind="rate",
+            family=_GRD,
+        ),
         ratio_metric(
             "mean_confidence",
             "Mean confidence",
@@ -182,9 +194,10 @@ CLASS_METRIC_IDS = ("balanced_accuracy", "macro_recall")
 
 #: Every valid metric id, in the canonical (display) order.
 METRIC_IDS: tuple[str, ...] = (
-    *[i for i in METRICS if i != "mean_confidence"],
+    *[i for i in METRICS if i not in ("mean_confidence", "grounding_lift")],
     *CLASS_METRIC_IDS,
     "mean_confidence",
+    "grounding_lift",
 )
 
 _CLASS_LABELS = {
@@ -252,6 +265,8 @@ _NEEDS = {
     "n_nlu": "'ref_intent' and 'hyp_intent'",
     "n_cls": "'label' and 'predicted_label'",
     "n_conf": "'confidence'",
+    "n_grounded": "'grounding_lift' and 'n_grounded' (written by the explain stage: audit a "
+    "project dataset with a model and --explain)",
 }
 
 

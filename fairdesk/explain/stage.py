@@ -1,0 +1,294 @@
+"""The audit's explain stage (METHODS.md §5, §8): saliency on the speaker-balanced sample.
+
+For every group that passes the minimums, :func:`~.grounding.explain_sample` picks
+``explain_per_group`` items (default 12) spread over speakers and aligned on content. For
+each sampled item:
+
+1. the saliency curve of the reference transcript's log-probability under the audited model
+   (``explain_method``: occlusion by default), looked up in / written to the ``saliency``
+   cache table by (audio hash, model key, target hash, method key);
+2. the target regions: the item's annotated error windows when it has any
+   (:data:`~.grounding.ERROR_KINDS`), else the reference word spans from
+   :class:`~.alignment.WhisperAligner` (cached in the curve's ``meta``);
+3. its grounding lift.
+
+Every other item gets lift 0 and ``n_grounded`` 0, so the metric ``grounding_lift`` =
+Σ lift / Σ n_grounded is the mean lift of the explained items of a group. An item whose
+saliency cannot be computed (unreadable audio, a clip over the model's window, a model
+error) or whose lift is undefined is listed under ``failures`` with the reason and is not
+grounded; the job goes on.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from ..core import audio as audio_io
+from ..core.errors import AudioError, Cancelled, FairdeskError
+from . import store
+from .grounding import ERROR_KINDS, explain_sample, grounding_lift
+from .saliency import (
+    DEFAULT_FRAME_S,
+    DEFAULT_STEPS,
+    DEFAULT_WINDOW_S,
+    GRADIENT_METHODS,
+    METHODS,
+    compute_saliency,
+    is_differentiable,
+    method_key,
+    method_params,
+)
+
+#: Settings of the explain stage that are not request fields (recorded with every result
+#: and part of the saliency cache key through the method key).
+STAGE_SETTINGS = {
+    "window_s": DEFAULT_WINDOW_S,
+    "stride_s": DEFAULT_WINDOW_S,
+    "mask": "zero",
+    "steps": DEFAULT_STEPS,
+    "frame_s": DEFAULT_FRAME_S,
+}
+
+
+def stage_method_key(method: str) -> str:
+    """The cache's method key of the audit's explain stage for ``method``."""
+    s = STAGE_SETTINGS
+    params = method_params(method, window_s=s["window_s"], stride_s=s["stride_s"],
+                           mask=s["mask"], steps=s["steps"])
+    return method_key(method, frame_s=s["frame_s"], **params)
+
+
+def check_explain_backend(backend, method: str) -> None:
+    """Refuse, before any work, a model or method the explain stage cannot use."""
+    if method not in METHODS:
+        raise FairdeskError(f"unknown explain method {method!r}; use one of "
+                            f"{', '.join(METHODS)}")
+    caps = getattr(backend, "capabilities", set())
+    if "score" not in caps:
+        raise FairdeskError(
+            f"model {getattr(backend, 'id', '?')!r} gives no log-probability of a text, which "
+            "saliency needs (grounding_lift); use whisper-tiny.en or an hf:<folder> CTC or "
+            "seq2seq model, or drop --explain / --metric grounding_lift")
+    if method in GRADIENT_METHODS and not is_differentiable(backend):
+        raise FairdeskError(
+            f"explain method {method!r} needs a differentiable (torch) model such as "
+            f"hf:<folder>; model {getattr(backend, 'id', '?')!r} is not: use "
+            "--explain-method occlusion")
+
+
+def occlusion_batch(backend) -> int:
+    """Masked copies per ``score_many`` call: 16 on a GPU, 1 on the CPU.
+
+    Measured with bench/explain_occlusion.py (whisper-tiny.en int8, 2 CPU threads, a 2 s demo
+    clip, 21 scorings): one copy per call took 16.1 s per item, all 21 in one call (encoded
+    8 at a time) 21.0 s, the same curve either way. The 30 s encoder pass dominates and does
+    not get cheaper per clip in a CPU batch; one copy per call also checks for cancellation
+    after every scoring.
+    """
+    return 16 if getattr(backend, "device", "cpu") == "cuda" else 1
+
+
+def compute_item_saliency(backend, audio, text, method: str, cancelled=None, progress=None):
+    """The explain stage's saliency for one clip (its fixed settings, :data:`STAGE_SETTINGS`)."""
+    s = STAGE_SETTINGS
+    batch = occlusion_batch(backend) if method == "occlusion" else None
+    return compute_saliency(backend, audio, text, method, window_s=s["window_s"],
+                            stride_s=s["stride_s"], frame_s=s["frame_s"], mask=s["mask"],
+                            steps=s["steps"], batch_size=batch, cancelled=cancelled,
+                            progress=progress)
+
+
+def error_windows(project, item_db_id) -> list[tuple[float, float]]:
+    """Annotated error windows of an item (annotations of a kind in ERROR_KINDS)."""
+    if item_db_id is None or (isinstance(item_db_id, float) and math.isnan(item_db_id)):
+        return []
+    out = []
+    for a in project.annotations(int(item_db_id)):
+        if a["kind"] in ERROR_KINDS and a["start"] is not None and a["end"] is not None:
+            out.append((float(a["start"]), float(a["end"])))
+    return sorted(out)
+
+
+def _default_aligner(backend):
+    from .alignment import WhisperAligner
+
+    if getattr(backend, "id", None) == "whisper-tiny.en" and hasattr(backend, "_encode"):
+        return WhisperAligner(backend)
+    return WhisperAligner()
+
+
+def explain_stage(project, prep, frame, req, prog, aligner=None):
+    """Run the explain stage on the per-item audit frame.
+
+    Parameters
+    ----------
+    project, prep, req, prog : as in :func:`fairdesk.jobs.audit.run_audit`.
+    frame : the per-item audit frame (``analysis_frame``): ``group``, ``reference``,
+        ``path``, ``audio_hash``, ``speaker_id``, ``item_id``, ``db_id``.
+    aligner : an object with ``align(audio, text) -> [WordSpan]`` and ``key`` (default:
+        :class:`~.alignment.WhisperAligner`, loaded only when a span is missing).
+
+    Returns
+    -------
+    (lift per row, n_grounded per row, JSON-ready block)
+    """
+    from ..stats.slicing import apply_minimums
+
+    method = req.explain_method
+    check_explain_backend(prep.backend, method)
+    settings = req.settings
+    started = time.monotonic()
+    lifts = np.zeros(len(frame))
+    grounded = np.zeros(len(frame))
+    kept, _excluded = apply_minimums(frame, settings.min_items, settings.min_speakers)
+    eligible = frame[frame["group"].astype(str).isin([str(g) for g in kept])]
+    sample = explain_sample(eligible, req.explain_per_group, seed=settings.seed) \
+        if len(eligible) else eligible
+    mkey = stage_method_key(method)
+    root = prep.dataset.root
+    items, failures = [], []
+    n_cached = n_computed = n_aligned = 0
+    own_aligner = aligner
+    total = len(sample)
+    for done, (row_ix, row) in enumerate(sample.iterrows()):
+        prog.check()
+        item = str(row.get("item_id", row.get("id")))
+        text = str(row.get("reference") or "").strip()
+        if not text:
+            failures.append({"item": item, "reason": "empty reference text"})
+            continue
+        key = store.SaliencyKey(str(row["audio_hash"]), prep.model_key, store.target_hash(text),
+                                mkey)
+        hit = store.lookup(project, key)
+        samples = None
+        try:
+            if hit is None:
+                samples = audio_io.load(root / str(row["path"])).samples
+                sal = compute_item_saliency(prep.backend, samples, text, method,
+                                            cancelled=prog.cancelled)
+                curve, frame_s = sal.curve, sal.frame_s
+                meta = {**sal.meta, "score": sal.score, "params": sal.params}
+                store.save(project, key, frame_s, curve, meta)
+                n_computed += 1
+            else:
+                curve, frame_s, meta = hit.curve, hit.frame_s, dict(hit.meta)
+                n_cached += 1
+            regions = error_windows(project, row.get("db_id"))
+            target = "error_windows" if regions else "words"
+            if not regions:
+                if own_aligner is None:
+                    own_aligner = _default_aligner(prep.backend)
+                akey = own_aligner.key
+                if meta.get("aligner") != akey or "words" not in meta:
+                    if samples is None:
+                        samples = audio_io.load(root / str(row["path"])).samples
+                    words = own_aligner.align(samples, text)
+                    meta = {**meta, "aligner": akey,
+                            "words": [w.to_dict() if hasattr(w, "to_dict") else dict(w)
+                                      for w in words]}
+                    store.update_meta(project, key, meta)
+                    n_aligned += 1
+                regions = [(w["start"], w["end"]) for w in meta["words"]]
+        except Cancelled:
+            raise
+        except AudioError as exc:
+            failures.append({"item": item, "reason": exc.reason})
+            continue
+        except Exception as exc:  # noqa: BLE001 - a model error is a per-item failure
+            failures.append({"item": item, "reason": f"{type(exc).__name__}: {exc}"})
+            continue
+        lift = grounding_lift(curve, frame_s, regions)
+        spk = row.get("speaker_id")
+        rec = {"item": item, "group": str(row["group"]),
+               "speaker_id": None if spk is None or spk != spk else str(spk),
+               "lift": None if math.isnan(lift) else lift, "target": target,
+               "n_regions": len(regions), "cached": hit is not None,
+               "saliency_key": key.to_dict()}
+        items.append(rec)
+        if math.isnan(lift):
+            failures.append({"item": item, "reason": "grounding lift undefined (no positive "
+                             "saliency, or no frame inside the target regions)"})
+        else:
+            pos = frame.index.get_loc(row_ix)
+            lifts[pos] = lift
+            grounded[pos] = 1.0
+        prog.items(done + 1, total, started, "explained")
+    per_group: dict[str, int] = {}
+    for r in items:
+        if r["lift"] is not None:
+            per_group[r["group"]] = per_group.get(r["group"], 0) + 1
+    block = {
+        "method": method,
+        "method_key": mkey,
+        **{k: v for k, v in STAGE_SETTINGS.items()
+           if k in ("frame_s",) or k in method_params(method)},
+        "per_group": int(req.explain_per_group),
+        "target": "log-probability of the reference transcript under the audited model",
+        "regions": "annotated error windows where the item has them, else the reference "
+                   "word spans (whisper-tiny.en forced alignment)",
+        "aligner": getattr(own_aligner, "key", None) if own_aligner is not None else None,
+        "items_explained": per_group,
+        "items": items,
+        "failures": failures,
+        "n_sampled": int(total),
+        "n_cached": n_cached,
+        "n_computed": n_computed,
+        "n_aligned": n_aligned,
+        "seconds": round(time.monotonic() - started, 3),
+    }
+    return lifts, grounded, block
+
+
+def explain_item(project, backend, audio, audio_hash: str, text: str, method: str = "occlusion",
+                 aligner=None, cancelled=None, progress=None) -> dict:
+    """Saliency and word spans of one clip, computed (or read from the cache) and stored.
+
+    What the GUI's "Compute saliency" runs; the settings are the explain stage's
+    (:data:`STAGE_SETTINGS`), so the audit and the GUI share cache entries.
+
+    Returns
+    -------
+    dict with ``curve`` (numpy), ``frame_s``, ``words`` (list of dicts), ``key``
+    (:class:`~.store.SaliencyKey` as a dict) and ``cached``.
+    """
+    check_explain_backend(backend, method)
+    text = str(text).strip()
+    if not text:
+        raise FairdeskError("the item has no reference text to explain")
+    model_key = f"{backend.id}@{backend.fingerprint}"
+    key = store.SaliencyKey(str(audio_hash), model_key, store.target_hash(text),
+                            stage_method_key(method))
+    hit = store.lookup(project, key)
+    if hit is None:
+        sal = compute_item_saliency(backend, audio, text, method, cancelled=cancelled,
+                                    progress=progress)
+        curve, frame_s = sal.curve, sal.frame_s
+        meta = {**sal.meta, "score": sal.score, "params": sal.params}
+        store.save(project, key, frame_s, curve, meta)
+    else:
+        curve, frame_s, meta = hit.curve, hit.frame_s, dict(hit.meta)
+    if "words" not in meta:
+        aligner = aligner or _default_aligner(backend)
+        meta = {**meta, "aligner": aligner.key,
+                "words": [w.to_dict() for w in aligner.align(audio, text)]}
+        store.update_meta(project, key, meta)
+    return {"curve": np.asarray(curve), "frame_s": float(frame_s), "words": meta["words"],
+            "key": key.to_dict(), "cached": hit is not None}
+
+
+def saliency_for_item(project, audio_hash: str, model_key: str, text: str | None = None):
+    """The stored curve to show for a clip and model: the reference target first, occlusion
+    before gradient methods, newest first; None when there is none."""
+    rows = store.for_audio(project, audio_hash, model_key)
+    if not rows:
+        return None
+    want = store.target_hash(text) if text is not None else None
+
+    def rank(r):
+        return (r.key.target_hash != want, not r.key.method.startswith("occlusion"),
+                -r.created_at)
+
+    return sorted(rows, key=rank)[0]

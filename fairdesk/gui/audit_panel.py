@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFileDialog,
@@ -87,6 +88,18 @@ class AuditPanel(QWidget):
         self.sample.setSuffix(" per group")
         self.device = QComboBox()
         self.device.addItems(["auto", "cpu", "cuda"])
+        self.representation = QCheckBox("Representation (silhouette, leakage)")
+        self.representation.setToolTip(
+            "Embed every item with the model's encoder: silhouette of the groups and a "
+            "speaker-grouped probe's leakage (METHODS §5)")
+        self.explain = QCheckBox("Explain (saliency, grounding lift)")
+        self.explain.setToolTip(
+            "Occlusion saliency on a speaker-balanced sample and the grounding lift per "
+            "group (METHODS §5); several seconds per item on a CPU")
+        self.explain_n = QSpinBox()
+        self.explain_n.setRange(1, 200)
+        self.explain_n.setValue(12)
+        self.explain_n.setSuffix(" items per group")
         self.n_boot = QSpinBox()
         self.n_boot.setRange(200, 20000)
         self.n_boot.setSingleStep(200)
@@ -115,6 +128,9 @@ class AuditPanel(QWidget):
         f1.addRow("Reference group", self.reference)
         f1.addRow("Sample", self.sample)
         f1.addRow("Device", self.device)
+        f1.addRow("Also", self.representation)
+        f1.addRow("", self.explain)
+        f1.addRow("Explain sample", self.explain_n)
         stats = QGroupBox("Statistics")
         f2 = QFormLayout(stats)
         f2.addRow("Bootstrap resamples", self.n_boot)
@@ -349,7 +365,9 @@ class AuditPanel(QWidget):
         return AuditRequest(dataset=self.dataset.currentText(), model=self.model.currentData(),
                             by=tuple(by), reference=self.reference.currentData(),
                             sample=self.sample.value() or None, device=self.device.currentText(),
-                            settings=settings)
+                            representation=self.representation.isChecked(),
+                            explain=self.explain.isChecked(),
+                            explain_per_group=self.explain_n.value(), settings=settings)
 
     def start(self) -> Job | None:
         mid = self.model.currentData()

@@ -177,7 +177,31 @@ class ResultsPanel(QWidget):
         if r.get("excluded"):
             bits.append(f"<span style='color:#ef6c00'>{len(r['excluded'])} groups excluded"
                         "</span>")
-        notes = r.get("notes") or []
+        notes = list(r.get("notes") or [])
+        rep = r.get("representation") or {}
+        if rep.get("leakage") is not None:
+            leak = rep["leakage"] or {}
+            cases = ", ".join(f"{m}: {c.replace('_', ' ')}"
+                              for m, c in (rep.get("cases") or {}).items())
+
+            def num(v):
+                return "–" if v is None else f"{v:.3f}"
+
+            notes.append(
+                f"representation: silhouette {num(rep.get('silhouette'))}, leakage "
+                f"{num(leak.get('leakage'))} (probe balanced accuracy "
+                f"{num(leak.get('balanced_accuracy'))} vs chance {num(leak.get('chance'))}, "
+                f"folds by {leak.get('split', '?')}); structure "
+                f"{'yes' if rep.get('structure') else 'no'}" + (f" — {cases}" if cases else ""))
+        elif rep.get("error"):
+            notes.append(f"representation: {rep['error']}")
+        ex = r.get("explain") or {}
+        if ex:
+            done = sum((ex.get("items_explained") or {}).values())
+            notes.append(f"explain: {ex.get('method', '?')} saliency on {done} of "
+                         f"{ex.get('n_sampled', '?')} sampled items "
+                         f"({ex.get('per_group', '?')} per group); grounding lift tested "
+                         "per group")
         text = " · ".join(bits)
         if notes:
             text += "<br><span style='color:#5f6b7a'>" + "; ".join(notes) + "</span>"

@@ -128,10 +128,14 @@ class Backend(ABC):
     #: backend: each already uses all the cores it is given (or holds one decoder).
     preferred_workers: int = 1
 
+    #: Set by subclasses in ``__init__``: the model id and where it runs.
+    _id: str = ""
+    _device: str = "cpu"
+
     @property
-    @abstractmethod
     def id(self) -> str:
         """The model id, as given to :func:`fairdesk.models.get_backend`."""
+        return self._id
 
     @property
     @abstractmethod
@@ -141,7 +145,7 @@ class Backend(ABC):
     @property
     def device(self) -> str:
         """Where the model runs: ``"cpu"`` or ``"cuda"`` (``"none"`` for imported results)."""
-        return "cpu"
+        return self._device
 
     @property
     def settings(self) -> dict:

@@ -266,17 +266,9 @@ class HFBackend(Backend):
 
     # -- identity ------------------------------------------------------------------------------
     @property
-    def id(self) -> str:
-        return self._id
-
-    @property
     def kind(self) -> str:
         """``"seq2seq"``, ``"ctc"`` or ``"classifier"``."""
         return self._kind
-
-    @property
-    def device(self) -> str:
-        return self._device
 
     @property
     def settings(self) -> dict:

@@ -86,10 +86,6 @@ class PocketSphinxBackend(Backend):
         self._fingerprint: str | None = None
 
     @property
-    def id(self) -> str:
-        return self._id
-
-    @property
     def settings(self) -> dict:
         return {"samprate": SAMPLE_RATE, "bestpath": True, **self._config}
 

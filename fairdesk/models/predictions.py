@@ -150,10 +150,6 @@ class PredictionsBackend(Backend):
 
     # -- identity ------------------------------------------------------------------------------
     @property
-    def id(self) -> str:
-        return self._id
-
-    @property
     def fingerprint(self) -> str:
         """sha256 of the file's content."""
         return self._fingerprint

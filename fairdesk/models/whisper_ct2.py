@@ -183,14 +183,6 @@ class WhisperCT2Backend(Backend):
 
     # -- identity ------------------------------------------------------------------------------
     @property
-    def id(self) -> str:
-        return self._id
-
-    @property
-    def device(self) -> str:
-        return self._device
-
-    @property
     def settings(self) -> dict:
         return {
             "compute_type": self._compute_type,

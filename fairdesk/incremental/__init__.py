@@ -1,0 +1,50 @@
+"""Incremental (streaming) recognition: simulation, adds/revokes, pooled metrics per group.
+
+METHODS.md §6 (seed 001). :func:`simulate` streams one clip through a policy
+(``concatenation``, ``sliding``, ``sliding-literal``, ``local-agreement``);
+:func:`item_stats` turns its update log into summable per-item statistics; :func:`pooled`
+gives the corpus metrics (WER, LAT, EO, RPS, SPR, RTF, latencies) and
+:data:`INCREMENTAL_METRICS` lets :func:`fairdesk.stats.compare_groups` audit them per group.
+"""
+
+from fairdesk.incremental.edits import (
+    StreamCounts,
+    count_stream,
+    edit_counts,
+    prefix_counts,
+    stable_from,
+    tokens,
+)
+from fairdesk.incremental.metrics import (
+    DEFAULT_COMPARED,
+    INCREMENTAL_METRICS,
+    STAT_COLUMNS,
+    item_stats,
+    pooled,
+)
+from fairdesk.incremental.run import compare_by_group, evaluate, hardware, summarise, warm_up
+from fairdesk.incremental.simulate import POLICIES, Cut, Simulation, Update, simulate
+
+__all__ = [
+    "DEFAULT_COMPARED",
+    "INCREMENTAL_METRICS",
+    "POLICIES",
+    "STAT_COLUMNS",
+    "Cut",
+    "Simulation",
+    "StreamCounts",
+    "Update",
+    "compare_by_group",
+    "count_stream",
+    "edit_counts",
+    "evaluate",
+    "hardware",
+    "item_stats",
+    "pooled",
+    "prefix_counts",
+    "simulate",
+    "stable_from",
+    "summarise",
+    "tokens",
+    "warm_up",
+]

@@ -1,0 +1,63 @@
+"""One real whisper-tiny.en run on one espeak-ng clip (concatenation and sliding window)."""
+
+from __future__ import annotations
+
+import math
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from fairdesk.incremental import item_stats, simulate, warm_up
+
+TEXT = "Please call Stella and ask her to bring these things with her from the store."
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def clip(tmp_path_factory):
+    exe = shutil.which("espeak-ng")
+    if exe is None:
+        pytest.skip("espeak-ng is not installed: cannot synthesise test speech "
+                    "(apt install espeak-ng)")
+    import soundfile as sf
+    import soxr
+
+    path = tmp_path_factory.mktemp("inc") / "stella.wav"
+    subprocess.run([exe, "-v", "en-us", "-w", str(path), TEXT], check=True, capture_output=True)
+    a, sr = sf.read(str(path), dtype="float32", always_2d=False)
+    return soxr.resample(a, sr, 16000).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def backend():
+    pytest.importorskip("faster_whisper")
+    from fairdesk.models import get_backend
+
+    try:
+        be = get_backend("whisper-tiny.en", "cpu", cpu_threads=2)
+    except Exception as exc:  # noqa: BLE001 - model package missing
+        pytest.skip(f"whisper-tiny.en is not available: {exc}")
+    yield be
+    be.close()
+
+
+def test_concatenation_and_sliding_on_real_speech(clip, backend):
+    warm_up(backend, clip)
+    n_chunks = math.ceil(clip.size / 16000)
+    sim = simulate(backend, clip, "concatenation", 1.0)
+    assert len(sim.updates) == n_chunks + 1 and sim.n_decodes == n_chunks
+    st = item_stats(sim, TEXT)
+    assert st["n_words"] == len(TEXT.split())
+    assert (st["n_sub"] + st["n_del"] + st["n_ins"]) / st["n_words"] < 0.5
+    assert st["n_adds"] - st["n_revokes"] == st["n_final_words"] > 0
+    assert st["n_adds_edit"] - st["n_revokes_edit"] == st["n_final_words"]
+    assert 0 < st["decode_s"] and st["clock_s"] >= clip.size / 16000
+    assert st["n_fwl"] == 1 and st["fwl_s"] >= 0
+
+    sl = simulate(backend, clip, "sliding", 1.0)
+    st2 = item_stats(sl, TEXT)
+    assert st2["n_adds"] - st2["n_revokes"] == st2["n_final_words"] > 0
+    assert sl.cuts and not any(c.inside_word for c in sl.cuts)

@@ -53,3 +53,21 @@ def pytest_unconfigure(config):
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(status)
+
+
+def espeak(text: str, folder, voice: str = "en-us", name: str = "speech.wav"):
+    """``text`` spoken by espeak-ng as float32 mono 16 kHz (the test is skipped without it)."""
+    import shutil
+    import subprocess
+
+    import soundfile as sf
+    import soxr
+
+    exe = shutil.which("espeak-ng")
+    if exe is None:
+        pytest.skip("espeak-ng is not installed: cannot synthesise test speech "
+                    "(apt install espeak-ng)")
+    path = folder / name
+    subprocess.run([exe, "-v", voice, "-w", str(path), text], check=True, capture_output=True)
+    audio, sr = sf.read(str(path), dtype="float32", always_2d=False)
+    return soxr.resample(audio, sr, 16000).astype(np.float32)

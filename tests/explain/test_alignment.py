@@ -2,28 +2,17 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-
 import numpy as np
 import pytest
+
+from tests.conftest import espeak
 
 TEXT = "The quick brown fox jumps over the lazy dog."
 
 
 @pytest.fixture(scope="module")
 def fox(tmp_path_factory):
-    exe = shutil.which("espeak-ng")
-    if exe is None:
-        pytest.skip("espeak-ng is not installed: cannot synthesise test speech "
-                    "(apt install espeak-ng)")
-    import soundfile as sf
-    import soxr
-
-    path = tmp_path_factory.mktemp("align") / "fox.wav"
-    subprocess.run([exe, "-v", "en-us", "-w", str(path), TEXT], check=True, capture_output=True)
-    a, sr = sf.read(str(path), dtype="float32", always_2d=False)
-    return soxr.resample(a, sr, 16000).astype(np.float32)
+    return espeak(TEXT, tmp_path_factory.mktemp("align"), name="fox.wav")
 
 
 def test_word_spans_are_monotone_and_inside_the_clip(fox):

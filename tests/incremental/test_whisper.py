@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import math
-import shutil
-import subprocess
 
-import numpy as np
 import pytest
 
 from fairdesk.incremental import item_stats, simulate, warm_up
+from tests.conftest import espeak
 
 TEXT = "Please call Stella and ask her to bring these things with her from the store."
 
@@ -18,17 +16,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def clip(tmp_path_factory):
-    exe = shutil.which("espeak-ng")
-    if exe is None:
-        pytest.skip("espeak-ng is not installed: cannot synthesise test speech "
-                    "(apt install espeak-ng)")
-    import soundfile as sf
-    import soxr
-
-    path = tmp_path_factory.mktemp("inc") / "stella.wav"
-    subprocess.run([exe, "-v", "en-us", "-w", str(path), TEXT], check=True, capture_output=True)
-    a, sr = sf.read(str(path), dtype="float32", always_2d=False)
-    return soxr.resample(a, sr, 16000).astype(np.float32)
+    return espeak(TEXT, tmp_path_factory.mktemp("inc"), name="stella.wav")
 
 
 @pytest.fixture(scope="module")

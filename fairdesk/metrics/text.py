@@ -111,6 +111,21 @@ def _counts_from_output(out, n_items: int) -> list[tuple[int, int, int, int]]:
     return rows
 
 
+def _counts_many(name, process, counts_type, references, hypotheses):
+    """One jiwer ``process`` call over many pairs, split back into per-pair counts."""
+    refs = [as_text(r) for r in references]
+    hyps = [as_text(h) for h in hypotheses]
+    if len(refs) != len(hyps):
+        raise ValueError(
+            f"{name}: {len(refs)} references but {len(hyps)} hypotheses; "
+            "pass one hypothesis per reference."
+        )
+    if not refs:
+        return []
+    out = process(refs, hyps)
+    return [counts_type(*row) for row in _counts_from_output(out, len(refs))]
+
+
 def word_counts_many(references: Sequence[str], hypotheses: Sequence[str]) -> list[WordCounts]:
     """Word counts for many *already normalised* pairs with one ``jiwer.process_words`` call.
 
@@ -124,17 +139,8 @@ def word_counts_many(references: Sequence[str], hypotheses: Sequence[str]) -> li
         Summing them gives exactly ``jiwer.wer(references, hypotheses)`` as
         (S+D+I)/N.
     """
-    refs = [as_text(r) for r in references]
-    hyps = [as_text(h) for h in hypotheses]
-    if len(refs) != len(hyps):
-        raise ValueError(
-            f"word_counts_many: {len(refs)} references but {len(hyps)} hypotheses; "
-            "pass one hypothesis per reference."
-        )
-    if not refs:
-        return []
-    out = jiwer.process_words(refs, hyps)
-    return [WordCounts(*row) for row in _counts_from_output(out, len(refs))]
+    return _counts_many("word_counts_many", jiwer.process_words, WordCounts, references,
+                        hypotheses)
 
 
 def char_counts_many(references: Sequence[str], hypotheses: Sequence[str]) -> list[CharCounts]:
@@ -149,17 +155,8 @@ def char_counts_many(references: Sequence[str], hypotheses: Sequence[str]) -> li
     list of CharCounts
         Summing them gives exactly ``jiwer.cer(references, hypotheses)``.
     """
-    refs = [as_text(r) for r in references]
-    hyps = [as_text(h) for h in hypotheses]
-    if len(refs) != len(hyps):
-        raise ValueError(
-            f"char_counts_many: {len(refs)} references but {len(hyps)} hypotheses; "
-            "pass one hypothesis per reference."
-        )
-    if not refs:
-        return []
-    out = jiwer.process_characters(refs, hyps)
-    return [CharCounts(*row) for row in _counts_from_output(out, len(refs))]
+    return _counts_many("char_counts_many", jiwer.process_characters, CharCounts, references,
+                        hypotheses)
 
 
 def word_counts(reference, hypothesis, language="en", normalizer=None) -> WordCounts:

@@ -189,6 +189,15 @@ def _fmt(v, pct=True):
     return f"{100 * v:.1f}%" if pct else f"{v:.3g}"
 
 
+def print_failures(res: dict, file=None, limit: int = 10) -> None:
+    """The items that failed, with their reasons (the first ``limit``)."""
+    file = file or sys.stdout
+    if res.get("failures"):
+        print(f"\n{len(res['failures'])} items failed:", file=file)
+        for f in res["failures"][:limit]:
+            print(f"  {f['item']}: {f['reason']}", file=file)
+
+
 def print_groups(res: dict, file=None):
     # sys.stdout looked up at call time (a default bound at import outlives a swapped stream)
     file = file if file is not None else sys.stdout
@@ -225,10 +234,7 @@ def print_groups(res: dict, file=None):
                       f"{_fmt(c['p_adjusted'], pct=False):>6}  {c['verdict']}", file=file)
     for e in res.get("excluded", []):
         print(f"  excluded {e['group']}: {e['reason']}", file=file)
-    if res.get("failures"):
-        print(f"\n{len(res['failures'])} items failed:", file=file)
-        for f in res["failures"][:10]:
-            print(f"  {f['item']}: {f['reason']}", file=file)
+    print_failures(res, file)
     for n in res.get("notes", []):
         print(f"note: {n}", file=file)
 

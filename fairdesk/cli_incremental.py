@@ -10,6 +10,7 @@ import math
 import sys
 
 from .cli import EXIT_NOTHING, EXIT_OK, UsageError, dump_json, parse_filters
+from .cli_audit import print_failures
 
 _POLICY_CHOICES = ("concatenation", "sliding", "sliding-literal", "local-agreement", "all")
 
@@ -257,10 +258,7 @@ def print_summary(res: dict, file=None):
                   f"p_adj {_f(c['p_adjusted'], '{:.3g}')}  {c['verdict']}", file=file)
         for e in block.get("excluded", []):
             print(f"  excluded {e['group']}: {e['reason']}", file=file)
-    if res.get("failures"):
-        print(f"\n{len(res['failures'])} items failed:", file=file)
-        for f in res["failures"][:10]:
-            print(f"  {f['item']}: {f['reason']}", file=file)
+    print_failures(res, file)
 
 
 def cmd_incremental(a):

@@ -71,3 +71,25 @@ def espeak(text: str, folder, voice: str = "en-us", name: str = "speech.wav"):
     subprocess.run([exe, "-v", voice, "-w", str(path), text], check=True, capture_output=True)
     audio, sr = sf.read(str(path), dtype="float32", always_2d=False)
     return soxr.resample(audio, sr, 16000).astype(np.float32)
+
+
+def tone_project(tmp_path, durations: dict, n_speakers: int, n_contents: int, text: str):
+    """A project with dataset ``d``: per accent (key of ``durations``) ``n_speakers`` speakers
+    each reading ``n_contents`` sentences; every file is a distinct tone of the accent's
+    duration. Returns (project, data folder)."""
+    from fairdesk.core.importers import import_dataset
+    from fairdesk.core.store import Project
+
+    root = tmp_path / "data"
+    lines = ["path,text,speaker_id,content_id,accent"]
+    for accent, secs in durations.items():
+        for s in range(n_speakers):
+            for c in range(n_contents):
+                rel = f"{accent}/{s}_{c}.wav"
+                write_wav(root / rel, seconds=secs, freq=200 + 10 * c + 3 * s)
+                lines.append(f"{rel},{text},{accent}{s},c{c},{accent}")
+    (root / "m.csv").write_text("\n".join(lines) + "\n")
+    p = Project(tmp_path / "proj")
+    n = len(durations) * n_speakers * n_contents
+    assert import_dataset(p, "d", root / "m.csv").imported == n
+    return p, root

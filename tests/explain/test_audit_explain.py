@@ -5,12 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fairdesk.core.importers import import_dataset
-from fairdesk.core.store import Project
 from fairdesk.explain.alignment import WordSpan
 from fairdesk.jobs import AuditRequest, Cancelled, run_audit
 from fairdesk.stats import AuditSettings
-from tests.conftest import write_wav
+from tests.conftest import tone_project
 
 SR = 16000
 
@@ -59,18 +57,7 @@ class FakeAligner:
 
 @pytest.fixture
 def project(tmp_path):
-    root = tmp_path / "data"
-    lines = ["path,text,speaker_id,content_id,accent"]
-    for accent, secs in (("a", 0.5), ("b", 0.7)):
-        for s in range(10):
-            for c in range(3):
-                rel = f"{accent}/{s}_{c}.wav"
-                write_wav(root / rel, seconds=secs, freq=200 + 10 * c + 3 * s)
-                lines.append(f"{rel},play the song,{accent}{s},c{c},{accent}")
-    (root / "m.csv").write_text("\n".join(lines) + "\n")
-    p = Project(tmp_path / "proj")
-    assert import_dataset(p, "d", root / "m.csv").imported == 60
-    return p
+    return tone_project(tmp_path, {"a": 0.5, "b": 0.7}, 10, 3, "play the song")[0]
 
 
 SETTINGS = AuditSettings(n_bootstrap=300, min_items=20, min_speakers=5)

@@ -7,11 +7,8 @@ import json
 
 import pytest
 
-from fairdesk.core.importers import import_dataset
-from fairdesk.core.store import Project
 from fairdesk.models.base import Transcription, Word
-
-from ..conftest import write_wav
+from tests.conftest import tone_project
 
 SENTENCE = "play the song by the band".split()
 
@@ -46,18 +43,7 @@ class PrefixBackend:
 
 @pytest.fixture
 def project(tmp_path):
-    root = tmp_path / "data"
-    lines = ["path,text,speaker_id,content_id,accent"]
-    for accent, secs in (("a", 1.8), ("b", 2.6)):
-        for s in range(5):
-            for c in range(2):
-                rel = f"{accent}/{s}_{c}.wav"
-                write_wav(root / rel, seconds=secs, freq=200 + 10 * c + 3 * s)
-                lines.append(f"{rel},{' '.join(SENTENCE)},{accent}{s},c{c},{accent}")
-    (root / "m.csv").write_text("\n".join(lines) + "\n")
-    p = Project(tmp_path / "proj")
-    assert import_dataset(p, "d", root / "m.csv").imported == 20
-    return p
+    return tone_project(tmp_path, {"a": 1.8, "b": 2.6}, 5, 2, " ".join(SENTENCE))[0]
 
 
 def _run(argv):

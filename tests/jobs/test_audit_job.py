@@ -3,11 +3,9 @@
 import numpy as np
 import pytest
 
-from fairdesk.core.importers import import_dataset
-from fairdesk.core.store import Project
 from fairdesk.jobs import AuditRequest, Cancelled, run_audit
 from fairdesk.stats import AuditSettings
-from tests.conftest import write_wav
+from tests.conftest import tone_project
 
 
 class LengthBackend:
@@ -32,18 +30,7 @@ class LengthBackend:
 
 @pytest.fixture
 def project(tmp_path):
-    root = tmp_path / "data"
-    lines = ["path,text,speaker_id,content_id,accent"]
-    for accent, secs in (("a", 0.5), ("b", 0.7)):
-        for s in range(6):
-            for c in range(6):
-                rel = f"{accent}/{s}_{c}.wav"
-                write_wav(root / rel, seconds=secs, freq=200 + 10 * c + 3 * s)
-                lines.append(f"{rel},play the song,{accent}{s},c{c},{accent}")
-    (root / "m.csv").write_text("\n".join(lines) + "\n")
-    p = Project(tmp_path / "proj")
-    rep = import_dataset(p, "d", root / "m.csv")
-    assert rep.imported == 72
+    p, root = tone_project(tmp_path, {"a": 0.5, "b": 0.7}, 6, 6, "play the song")
     # corrupt one file after import: the job must report it and go on
     (root / "b" / "0_0.wav").write_bytes(b"RIFF garbage")
     return p

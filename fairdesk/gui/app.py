@@ -10,20 +10,9 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from .theme import apply_style
+from .qapp import application
 
 log = logging.getLogger("fairdesk.gui")
-
-
-def application(argv=None) -> QApplication:
-    """The QApplication (created once), with fairdesk's font and style."""
-    app = QApplication.instance()
-    if app is None:
-        app = QApplication(list(argv or sys.argv[:1]))
-        app.setApplicationName("fairdesk")
-        app.setOrganizationName("fairdesk")
-    apply_style(app)
-    return app
 
 
 def _excepthook(window):

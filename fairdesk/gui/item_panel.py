@@ -133,8 +133,8 @@ class ItemPanel(QWidget):
 
     def load_run(self, run_id: int) -> None:
         """Rank the items of a finished run."""
-        from ..cli_show import rank_failures
         from ..jobs.cache import run_items_frame, run_payload
+        from ..review import rank_failures
 
         p = self.ctx.project
         try:
@@ -206,7 +206,7 @@ class ItemPanel(QWidget):
         self.table.selectRow(index)
 
     def show_item(self, row: dict | None) -> None:
-        from ..cli_show import item_report
+        from ..review import item_report
 
         if row is None:
             self.report = None

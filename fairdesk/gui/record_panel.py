@@ -695,7 +695,7 @@ def screenshot(out_png, project_folder, seconds: float = 1.6) -> Path:
 
     from PySide6.QtWidgets import QApplication
 
-    from .app import application
+    from .qapp import application
 
     app = application()
     ctx = Context(project_folder)
@@ -758,7 +758,7 @@ def main(argv=None) -> int:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         print(screenshot(a.screenshot, folder))
         return 0
-    from .app import application
+    from .qapp import application
 
     app = application()
     ctx = Context(folder)

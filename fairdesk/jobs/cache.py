@@ -80,7 +80,7 @@ def store_shard(project: Project, run_id: int, model_key: str, frame, results) -
 def finish_run(project: Project, run_id: int, request_hash: str, result: dict,
                items: list[dict] | None = None) -> None:
     """Mark a run done and store its result (and its per-item rows, for later analyses)."""
-    from ..cli import clean_json
+    from ..core.jsonio import clean_json
 
     with project.transaction() as c:
         if items is not None:

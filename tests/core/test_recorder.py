@@ -396,7 +396,7 @@ def test_prompt_with_intent_and_slots_is_kept_on_the_item(tmp_path):
 def test_record_commands_accept_and_correct_a_take(tmp_path, igbo, capsys):
     import argparse
 
-    from fairdesk import cli_record
+    from fairdesk.cli import record as cli_record
 
     ap = argparse.ArgumentParser(prog="fairdesk")
     cli_record.add_command(ap.add_subparsers(dest="command"))

@@ -44,7 +44,7 @@ def test_spectrogram_reports_progress_and_stops_when_cancelled():
 
 
 def test_parse_alignment_reads_item_report_columns_and_operations():
-    from fairdesk.cli_show import item_report
+    from fairdesk.review import item_report
 
     rep = item_report({"reference": "play hotel california by the eagles",
                        "hypothesis": "play a hotel in califormia by eagles"})

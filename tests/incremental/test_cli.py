@@ -47,7 +47,7 @@ def project(tmp_path):
 
 
 def _run(argv):
-    from fairdesk import cli_incremental
+    from fairdesk.cli import incremental as cli_incremental
 
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers()
@@ -81,7 +81,7 @@ def test_cli_table_json_and_groups(project, tmp_path, monkeypatch, capsys):
     for item in res["items"]:
         assert item["n_adds"] - item["n_revokes"] == item["n_final_words"]
 
-    from fairdesk.cli_incremental import print_summary
+    from fairdesk.cli.incremental import print_summary
 
     print_summary(res)
     text = capsys.readouterr().out

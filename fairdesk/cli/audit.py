@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 import sys
 import time
-from pathlib import Path
 
-from .cli import EXIT_NOTHING, EXIT_OK, UsageError, dump_json, parse_filters
+from .common import EXIT_NOTHING, EXIT_OK, UsageError, dump_json, parse_filters
+from .tables import table_frame
 
 
 def _add_stats_options(s):
@@ -30,7 +30,7 @@ def _add_stats_options(s):
 
 
 def _settings(a):
-    from .stats.settings import AuditSettings
+    from ..stats.settings import AuditSettings
 
     return AuditSettings(
         n_bootstrap=a.n_bootstrap, seed=a.seed, alpha=a.alpha,
@@ -40,7 +40,7 @@ def _settings(a):
         normaliser=a.normaliser)
 
 
-def add_commands(sub):
+def add_command(sub):
     s = sub.add_parser("audit", help="run a fairness audit (project + model, or a table)")
     src = s.add_argument_group("source: a project dataset and a model, or --table")
     src.add_argument("--project")
@@ -80,82 +80,10 @@ def add_commands(sub):
     _add_stats_options(s)
     s.set_defaults(func=cmd_audit)
 
-    s = sub.add_parser("regress", help="logistic-regression tests of bias (METHODS.md §4)")
-    s.add_argument("--project")
-    s.add_argument("--run", type=int, help="a finished audit run of the project")
-    s.add_argument("--table")
-    s.add_argument("--outcome", default="em",
-                   help="em, correct (utterance without error), wer (binomial GLM), or a 0/1 "
-                   "column")
-    s.add_argument("--vars", nargs="+", required=True)
-    s.add_argument("--reference", action="append", metavar="VAR=LEVEL")
-    s.add_argument("--cluster", help="speaker column for clustered inference (e.g. speaker_id)")
-    s.add_argument("--interactions", action="store_true")
-    s.add_argument("--alpha", type=float, default=0.05)
-    s.add_argument("--ref-col", default="reference")
-    s.add_argument("--hyp-col", default="hypothesis")
-    s.add_argument("--json", metavar="OUT")
-    s.set_defaults(func=cmd_regress)
-
-
-# -- table input -------------------------------------------------------------------------
-def read_any_table(path):
-    """A CSV, TSV, JSONL or Parquet file as a DataFrame (rows with bad JSON reported)."""
-    import pandas as pd
-
-    from .core.importers import read_table
-
-    p = Path(path)
-    if not p.exists():
-        raise UsageError(f"--table {p}: no such file")
-    if p.suffix.lower() in (".parquet", ".pq"):
-        return pd.read_parquet(p), []
-    _header, rows, problems = read_table(p)
-    return pd.DataFrame.from_records([r for _, r in rows]), problems
-
-
-def table_frame(a):
-    """The per-item audit frame from ``--table`` (renaming the named columns)."""
-    import pandas as pd
-
-    from .core.importers import bad_utf8, derive_content_id
-
-    df, problems = read_any_table(a.table)
-    ren = {a.ref_col: "reference", a.hyp_col: "hypothesis"}
-    if a.speaker_col in df.columns:
-        ren[a.speaker_col] = "speaker_id"
-    if a.content_col in df.columns:
-        ren[a.content_col] = "content_id"
-    for need in (a.ref_col, a.hyp_col):
-        if need not in df.columns:
-            raise UsageError(f"--table {a.table}: no column {need!r} (columns: "
-                             f"{', '.join(map(str, df.columns))}); name it with --ref-col / "
-                             "--hyp-col")
-    df = df.rename(columns=ren)
-    if "intent" in df.columns and "ref_intent" not in df.columns:
-        df = df.rename(columns={"intent": "ref_intent", "slots": "ref_slots"})
-    bad = []
-    for i, (r, h) in enumerate(zip(df["reference"], df["hypothesis"]), start=1):
-        reason = bad_utf8(r) or bad_utf8(h)
-        if reason:
-            bad.append(i - 1)
-            problems.append({"row": i, "reason": reason})
-    df = df.drop(index=bad).reset_index(drop=True)
-    df["reference"] = df["reference"].fillna("").astype(str)
-    df["hypothesis"] = df["hypothesis"].fillna("").astype(str)
-    if "content_id" not in df.columns:
-        df["content_id"] = [derive_content_id(t) for t in df["reference"]]
-    if "speaker_id" not in df.columns:
-        df["speaker_id"] = None
-    if "item_id" not in df.columns:
-        df["item_id"] = [str(i) for i in range(1, len(df) + 1)]
-    problems = [p.to_dict() if hasattr(p, "to_dict") else p for p in problems]
-    return pd.DataFrame(df), problems
-
 
 def audit_table(a, settings):
     """Audit of a table of references and hypotheses: every text metric, no audio."""
-    from .stats.slicing import check_run_cap, slice_frame, stratified_sample
+    from ..stats.slicing import check_run_cap, slice_frame, stratified_sample
 
     frame, problems = table_frame(a)
     if frame.empty:
@@ -164,7 +92,7 @@ def audit_table(a, settings):
     if a.sample:
         frame = stratified_sample(frame, "group", a.sample, seed=settings.seed)
     check_run_cap(frame, settings.max_items)
-    from .jobs.analysis import analyse, split_metric_ids, wants_explain
+    from ..jobs.analysis import analyse, split_metric_ids, wants_explain
 
     wanted, rep = split_metric_ids(a.metric)
     if rep:
@@ -257,15 +185,15 @@ def cmd_audit(a):
 
 
 def _audit_project(a, settings):
-    from .cli import _project
-    from .jobs import AuditRequest, run_audit
+    from ..jobs import AuditRequest, run_audit
+    from .common import _project
 
     p = _project(a.project)
     flt = parse_filters(a.filter)
     if set(flt) & set(a.by):
         raise UsageError(f"column(s) {sorted(set(flt) & set(a.by))} can't be both a filter "
                          "and a grouping key")
-    from .jobs.analysis import split_metric_ids, wants_explain
+    from ..jobs.analysis import split_metric_ids, wants_explain
 
     wanted, rep = split_metric_ids(a.metric)
     req = AuditRequest(
@@ -290,9 +218,3 @@ def _audit_project(a, settings):
 
     out = run_audit(p, req, progress=progress)
     return out.result
-
-
-def cmd_regress(a):
-    from .regress_cli import run_regress_command
-
-    return run_regress_command(a)

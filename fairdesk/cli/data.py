@@ -1,76 +1,10 @@
-"""The ``fairdesk`` command: everything the GUI does, a command can do.
-
-Exit codes: 0 ok, 1 nothing was done (e.g. nothing imported, every item failed),
-2 usage error (bad arguments, unknown dataset or column).
-"""
+"""``fairdesk init/demo/import/datasets/items/models``: projects, datasets and models."""
 
 from __future__ import annotations
 
-import argparse
-import json
-import math
 import sys
 
-from . import __version__
-
-EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
-
-
-class UsageError(Exception):
-    """A mistake in the command line; printed and exit code 2."""
-
-
-def _json_default(o):
-    import numpy as np
-
-    if isinstance(o, (np.integer,)):
-        return int(o)
-    if isinstance(o, (np.floating,)):
-        return None if not math.isfinite(float(o)) else float(o)
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    if hasattr(o, "to_dict"):
-        return o.to_dict()
-    return str(o)
-
-
-def clean_json(o):
-    """Replace NaN/inf by None recursively (JSON has no NaN)."""
-    if isinstance(o, float):
-        return o if math.isfinite(o) else None
-    if isinstance(o, dict):
-        return {str(k): clean_json(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)):
-        return [clean_json(v) for v in o]
-    return o
-
-
-def dump_json(obj, out=None) -> str:
-    text = json.dumps(clean_json(json.loads(json.dumps(obj, default=_json_default))),
-                      ensure_ascii=False, indent=2)
-    if out is None or out == "-":
-        print(text)
-    else:
-        with open(out, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
-    return text
-
-
-def parse_filters(pairs) -> dict[str, list[str]]:
-    """``COL=VAL`` pairs (repeatable; the same column twice keeps either value)."""
-    out: dict[str, list[str]] = {}
-    for p in pairs or []:
-        if "=" not in p:
-            raise UsageError(f"--filter {p!r}: expected COL=VAL")
-        k, v = p.split("=", 1)
-        out.setdefault(k.strip(), []).append(v.strip())
-    return out
-
-
-def _project(path):
-    from .core.store import Project
-
-    return Project(path, create=True)
+from .common import EXIT_NOTHING, EXIT_OK, _project, dump_json, parse_filters
 
 
 # -- commands --------------------------------------------------------------------------
@@ -96,7 +30,7 @@ def _print_summary(s: dict, keys=None):
 
 
 def cmd_demo(a):
-    from .core.demo import open_demo
+    from ..core.demo import open_demo
 
     p = _project(a.project)
     rep = open_demo(p)
@@ -112,7 +46,7 @@ def cmd_demo(a):
 
 
 def cmd_import(a):
-    from .core.importers import import_dataset
+    from ..core.importers import import_dataset
 
     p = _project(a.project)
     rep = import_dataset(p, a.name, a.path, fmt=a.format, language=a.language,
@@ -161,7 +95,7 @@ def cmd_items(a):
 
 
 def cmd_models(a):
-    from .models import list_models
+    from ..models import list_models
 
     infos = list_models()
     if a.json:
@@ -175,14 +109,7 @@ def cmd_models(a):
     return EXIT_OK
 
 
-# -- parser -------------------------------------------------------------------------
-def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(
-        prog="fairdesk",
-        description="Audit whether a speech model works equally well for everyone.")
-    ap.add_argument("--version", action="version", version=f"fairdesk {__version__}")
-    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
-
+def add_commands(sub):
     s = sub.add_parser("init", help="create an empty project folder")
     s.add_argument("dir")
     s.set_defaults(func=cmd_init)
@@ -225,36 +152,3 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("models", help="list the available models")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_models)
-
-    from . import cli_audit, cli_gui, cli_incremental, cli_record, cli_show
-
-    cli_audit.add_commands(sub)
-    cli_show.add_command(sub)
-    cli_gui.add_command(sub)
-    cli_record.add_command(sub)
-    cli_incremental.add_command(sub)
-    return ap
-
-
-def main(argv=None) -> int:
-    from .core.errors import FairdeskError, ImportFailed
-
-    ap = build_parser()
-    a = ap.parse_args(argv)
-    if not getattr(a, "func", None):
-        ap.print_help()
-        return EXIT_USAGE
-    try:
-        return int(a.func(a) or 0)
-    except UsageError as exc:
-        print(f"fairdesk {a.command}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except ImportFailed as exc:
-        print(f"fairdesk {a.command}: {exc}", file=sys.stderr)
-        return EXIT_NOTHING
-    except (FairdeskError, ValueError) as exc:
-        print(f"fairdesk {a.command}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("fairdesk: interrupted", file=sys.stderr)
-        return 130

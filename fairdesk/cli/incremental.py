@@ -1,7 +1,7 @@
 """``fairdesk incremental``: stream a dataset through a recogniser chunk by chunk and measure
 accuracy, latency and stability (adds/revokes), pooled and per group (METHODS.md §6).
 
-Wire it with ``cli_incremental.add_command(sub)``.
+Wired by ``fairdesk.cli.build_parser`` (``incremental.add_command(sub)``).
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 import sys
 
-from .cli import EXIT_NOTHING, EXIT_OK, UsageError, dump_json, parse_filters
-from .cli_audit import print_failures
+from .audit import print_failures
+from .common import EXIT_NOTHING, EXIT_OK, UsageError, dump_json, parse_filters
 
 _POLICY_CHOICES = ("concatenation", "sliding", "sliding-literal", "local-agreement", "all")
 
@@ -77,9 +77,9 @@ def _options(a) -> dict:
 
 
 def _load_items(a, settings):
-    from .cli import _project
-    from .core.errors import StoreError
-    from .stats.slicing import slice_frame, stratified_sample
+    from ..core.errors import StoreError
+    from ..stats.slicing import slice_frame, stratified_sample
+    from .common import _project
 
     proj = _project(a.project)
     try:
@@ -113,7 +113,7 @@ def _load_items(a, settings):
 def _backend(a):
     import os
 
-    from .models import get_backend
+    from ..models import get_backend
 
     kw = {"cpu_threads": a.threads or os.cpu_count() or 1}
     if a.beam_size:
@@ -132,10 +132,10 @@ def run_incremental(a) -> dict:
     """Everything the command computes, as a JSON-ready dict."""
     import math as _m
 
-    from .core import audio as audio_io
-    from .incremental import compare_by_group, evaluate, hardware, summarise, warm_up
-    from .incremental.metrics import DEFAULT_COMPARED, INCREMENTAL_METRICS
-    from .stats.settings import AuditSettings
+    from ..core import audio as audio_io
+    from ..incremental import compare_by_group, evaluate, hardware, summarise, warm_up
+    from ..incremental.metrics import DEFAULT_COMPARED, INCREMENTAL_METRICS
+    from ..stats.settings import AuditSettings
 
     if not (_m.isfinite(a.chunk) and a.chunk > 0):
         raise UsageError("--chunk must be a positive number of seconds")
@@ -200,7 +200,7 @@ def run_incremental(a) -> dict:
         res["logs"] = [{"item": k[0], "policy": k[1], **v} for k, v in logs.items()]
     cols = [c for c in ("id", "speaker_id", "content_id", *(a.by or []), "policy", "stream")
             if c in frame.columns]
-    from .incremental.metrics import STAT_COLUMNS
+    from ..incremental.metrics import STAT_COLUMNS
 
     res["items"] = frame[cols + list(STAT_COLUMNS) + ["hypothesis"]].to_dict("records") \
         if not frame.empty else []

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .cli import EXIT_OK, UsageError
+from .common import EXIT_OK, UsageError
 
 
 def add_command(sub):
@@ -30,13 +30,13 @@ def cmd_gui(a):
         if not a.project:
             raise UsageError("--screenshot needs --project DIR")
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-        from .gui.app import screenshots
+        from ..gui.app import screenshots
 
         for p in screenshots(a.screenshot, a.project, a.run):
             print(p)
         return EXIT_OK
     if a.run is not None:
         raise UsageError("--run goes with --screenshot")
-    from .gui.app import run
+    from ..gui.app import run
 
     return run(a.project)

@@ -4,7 +4,30 @@ from __future__ import annotations
 
 import sys
 
-from .cli import EXIT_OK, UsageError, dump_json
+from .common import EXIT_OK, UsageError, dump_json
+
+
+def add_command(sub):
+    s = sub.add_parser("regress", help="logistic-regression tests of bias (METHODS.md §4)")
+    s.add_argument("--project")
+    s.add_argument("--run", type=int, help="a finished audit run of the project")
+    s.add_argument("--table")
+    s.add_argument("--outcome", default="em",
+                   help="em, correct (utterance without error), wer (binomial GLM), or a 0/1 "
+                   "column")
+    s.add_argument("--vars", nargs="+", required=True)
+    s.add_argument("--reference", action="append", metavar="VAR=LEVEL")
+    s.add_argument("--cluster", help="speaker column for clustered inference (e.g. speaker_id)")
+    s.add_argument("--interactions", action="store_true")
+    s.add_argument("--alpha", type=float, default=0.05)
+    s.add_argument("--ref-col", default="reference")
+    s.add_argument("--hyp-col", default="hypothesis")
+    s.add_argument("--json", metavar="OUT")
+    s.set_defaults(func=cmd_regress)
+
+
+def cmd_regress(a):
+    return run_regress_command(a)
 
 
 def _outcome_columns(df, outcome: str):
@@ -37,7 +60,7 @@ def _outcome_columns(df, outcome: str):
 
 
 def run_regress_command(a) -> int:
-    from .stats.regression import run_regression
+    from ..stats.regression import run_regression
 
     if bool(a.table) == bool(a.run):
         raise UsageError("give either --project P --run RUN or --table FILE")
@@ -48,8 +71,8 @@ def run_regress_command(a) -> int:
         k, v = r.split("=", 1)
         references[k] = v
     if a.run:
-        from .cli import _project
-        from .jobs.cache import run_items_frame, run_payload
+        from ..jobs.cache import run_items_frame, run_payload
+        from .common import _project
 
         if not a.project:
             raise UsageError("--run needs --project")
@@ -60,8 +83,8 @@ def run_regress_command(a) -> int:
         if len(by) == 1 and by[0] in a.vars and payload.get("reference"):
             references.setdefault(by[0], str(payload["reference"]))
     else:
-        from .cli_audit import table_frame
-        from .metrics import compute_item_stats
+        from ..metrics import compute_item_stats
+        from .tables import table_frame
 
         class _A:  # reuse the audit table reader (column renames, UTF-8 checks)
             pass
@@ -77,7 +100,7 @@ def run_regress_command(a) -> int:
             df = pd.concat([df, stats[[c for c in stats.columns if c not in df.columns]]],
                            axis=1)
         except UsageError:
-            from .cli_audit import read_any_table
+            from .tables import read_any_table
 
             df, _problems = read_any_table(a.table)
     missing = [v for v in a.vars if v not in df.columns]

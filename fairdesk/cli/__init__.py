@@ -1,0 +1,62 @@
+"""The ``fairdesk`` command: everything the GUI does, a command can do.
+
+Exit codes: 0 ok, 1 nothing was done (e.g. nothing imported, every item failed),
+2 usage error (bad arguments, unknown dataset or column).
+
+One module per command group (``data``, ``audit``, ``regress``, ``show``, ``record``,
+``incremental``, ``gui``); ``common`` holds what they share.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .. import __version__
+from .common import EXIT_NOTHING, EXIT_OK, EXIT_USAGE, UsageError, dump_json
+
+__all__ = ["EXIT_NOTHING", "EXIT_OK", "EXIT_USAGE", "UsageError", "build_parser", "dump_json",
+           "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="fairdesk",
+        description="Audit whether a speech model works equally well for everyone.")
+    ap.add_argument("--version", action="version", version=f"fairdesk {__version__}")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+
+    from . import audit, data, gui, incremental, record, regress, show
+
+    data.add_commands(sub)
+    audit.add_command(sub)
+    regress.add_command(sub)
+    show.add_command(sub)
+    gui.add_command(sub)
+    record.add_command(sub)
+    incremental.add_command(sub)
+    return ap
+
+
+def main(argv=None) -> int:
+    from ..core.errors import FairdeskError, ImportFailed
+
+    ap = build_parser()
+    a = ap.parse_args(argv)
+    if not getattr(a, "func", None):
+        ap.print_help()
+        return EXIT_USAGE
+    try:
+        return int(a.func(a) or 0)
+    except UsageError as exc:
+        print(f"fairdesk {a.command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ImportFailed as exc:
+        print(f"fairdesk {a.command}: {exc}", file=sys.stderr)
+        return EXIT_NOTHING
+    except (FairdeskError, ValueError) as exc:
+        print(f"fairdesk {a.command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("fairdesk: interrupted", file=sys.stderr)
+        return 130

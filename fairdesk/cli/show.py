@@ -1,0 +1,59 @@
+"""``fairdesk show``: the failing utterances of a run, ranked, with what went wrong.
+
+For each item: reference and hypothesis aligned word by word (jiwer's alignment, after the
+same normalisation as WER), the S/D/I counts, and for labelled requests the intent and each
+slot (ok / missed / wrong / extra). The headless twin of the player's difference view.
+"""
+
+from __future__ import annotations
+
+from ..review import item_report, rank_failures
+from .common import EXIT_OK, UsageError, dump_json
+
+
+def add_command(sub):
+    s = sub.add_parser("show", help="failing utterances of a run, ranked, with alignment and "
+                       "slot differences")
+    s.add_argument("--project", required=True)
+    s.add_argument("--run", type=int, required=True)
+    s.add_argument("--item", help="one item id")
+    s.add_argument("--group", help="only this group")
+    s.add_argument("--worst", type=int, default=10, help="how many items (default 10)")
+    s.add_argument("--json", metavar="OUT")
+    s.set_defaults(func=cmd_show)
+
+
+def cmd_show(a):
+    from ..jobs.cache import run_items_frame, run_payload
+    from .common import _project
+
+    p = _project(a.project)
+    df = run_items_frame(p, a.run)
+    lang = (run_payload(p, a.run).get("settings") or {}).get("language", "en")
+    if a.item:
+        df = df[df["id"].astype(str) == a.item]
+        if df.empty:
+            raise UsageError(f"run {a.run} has no item {a.item!r}")
+    elif a.group:
+        if a.group not in set(df["group"].astype(str)):
+            raise UsageError(f"run {a.run} has no group {a.group!r} (groups: "
+                             f"{', '.join(sorted(set(df['group'].astype(str))))})")
+        df = df[df["group"].astype(str) == a.group]
+    df = rank_failures(df).head(1 if a.item else a.worst)
+    reports = [item_report(r, lang) for r in df.to_dict(orient="records")]
+    if a.json:
+        dump_json(reports, a.json)
+    for r in reports:
+        print(f"== {r['id']}  [{r['group']}]  speaker {r['speaker_id']}  {r['errors']} errors "
+              f"/ {r['n_words']} words (S {r['substitutions']}, D {r['deletions']}, "
+              f"I {r['insertions']})")
+        print(r["alignment"] or f"REF: {r['reference']}\nHYP: {r['hypothesis']}")
+        if "intent" in r:
+            i = r["intent"]
+            mark = "ok" if str(i["reference"]) == str(i["hypothesis"]) else "WRONG"
+            print(f"intent: {i['reference']} -> {i['hypothesis']} ({mark}); EM {r['em']}")
+            for d in r["slots"]:
+                print(f"  slot {d['slot']:<10} {d['status']:<7} ref={d['reference']!r} "
+                      f"hyp={d['hypothesis']!r}")
+        print()
+    return EXIT_OK

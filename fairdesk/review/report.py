@@ -1,0 +1,45 @@
+"""An item's report: reference and hypothesis aligned word by word, error counts, intent and
+slots (what ``fairdesk show`` prints and the GUI's Items view displays)."""
+
+from __future__ import annotations
+
+import math
+
+
+def _num(v) -> float:
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        return 0.0
+    return 0.0 if math.isnan(v) else v
+
+
+def item_report(row: dict, language: str = "en") -> dict:
+    """Everything the difference view shows for one item (JSON-ready)."""
+    import jiwer
+
+    from ..metrics import normalizer_for, slot_diff
+
+    norm = normalizer_for(language)
+    ref, hyp = norm(row.get("reference") or ""), norm(row.get("hypothesis") or "")
+    if ref.strip() or hyp.strip():
+        out = jiwer.process_words(ref or "", hyp or "") if ref.strip() else None
+    else:
+        out = None
+    alignment = (jiwer.visualize_alignment(out, show_measures=False).split("\n", 2)[2].rstrip()
+                 if out is not None else "")
+    rep = {
+        "id": row.get("id") or row.get("item_id"), "group": row.get("group"),
+        "speaker_id": row.get("speaker_id"), "path": row.get("path"),
+        "reference": row.get("reference"), "hypothesis": row.get("hypothesis"),
+        "errors": int(_num(row.get("n_sub")) + _num(row.get("n_del")) + _num(row.get("n_ins"))),
+        "n_words": int(_num(row.get("n_words"))),
+        "substitutions": int(_num(row.get("n_sub"))), "deletions": int(_num(row.get("n_del"))),
+        "insertions": int(_num(row.get("n_ins"))), "alignment": alignment,
+    }
+    if row.get("ref_intent") is not None:
+        rep["intent"] = {"reference": row.get("ref_intent"), "hypothesis": row.get("hyp_intent")}
+        rep["em"] = row.get("em")
+        rep["slots"] = [d.to_dict() for d in slot_diff(row.get("ref_slots"),
+                                                       row.get("hyp_slots"), language)]
+    return rep

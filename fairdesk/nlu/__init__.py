@@ -12,7 +12,7 @@ Slot and text normalisation (used for exact match) lives in :mod:`fairdesk.nlu.n
 torch and transformers are imported only by the ``hf:`` backend, when first used.
 """
 
-from fairdesk.nlu.base import NluModel, NluResult, get_nlu, parse_frame
+from fairdesk.nlu.base import NluModel, NluResult, parse_frame
 from fairdesk.nlu.normalize import (
     exact_match,
     normalize_slot_value,
@@ -20,6 +20,7 @@ from fairdesk.nlu.normalize import (
     normalize_text,
     slots_match,
 )
+from fairdesk.nlu.registry import get_nlu
 
 __all__ = [
     "NluModel",

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["NluModel", "NluResult", "get_nlu", "parse_frame"]
+__all__ = ["NluModel", "NluResult", "parse_frame", "slots_from_json"]
 
 
 @dataclass(frozen=True)
@@ -90,49 +90,6 @@ class NluModel(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} id={self.id!r} fingerprint={self.fingerprint[:12]}>"
-
-
-def get_nlu(spec: str | NluModel) -> NluModel:
-    """Build the NLU named by a spec.
-
-    Parameters
-    ----------
-    spec : str or NluModel
-        ``"demo-music"`` (the embedded music NLU), ``"hf:<folder>"`` (a local JointBERT-style
-        Hugging Face model, see :mod:`fairdesk.nlu.hf_joint`), or ``"table:<file>"`` (imported
-        predictions, CSV or JSONL keyed by ``item_id``). A model is returned unchanged.
-
-    Returns
-    -------
-    NluModel
-
-    Raises
-    ------
-    ValueError
-        For an unknown spec; FileNotFoundError when the folder or file does not exist.
-    """
-    if isinstance(spec, NluModel):
-        return spec
-    if not isinstance(spec, str):
-        raise TypeError(f"NLU spec must be a string, got {type(spec).__name__}")
-    kind, _, arg = spec.strip().partition(":")
-    kind = kind.strip().lower()
-    if kind == "demo-music" and not arg:
-        from fairdesk.nlu.music import MusicNlu
-
-        return MusicNlu.load()
-    if kind == "hf" and arg.strip():
-        from fairdesk.nlu.hf_joint import HfJointNlu
-
-        return HfJointNlu(arg.strip())
-    if kind == "table" and arg.strip():
-        from fairdesk.nlu.table import TableNlu
-
-        return TableNlu.from_file(arg.strip())
-    raise ValueError(
-        f"unknown NLU spec {spec!r}: use 'demo-music', 'hf:<folder with intent/ and slots/>' "
-        "or 'table:<predictions.csv|.jsonl>'"
-    )
 
 
 def parse_frame(

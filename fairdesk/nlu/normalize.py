@@ -1,8 +1,9 @@
 """Text and slot-value normalisation for the NLU stage, kept in one place.
 
-Exact match (EM, METHODS.md §2) compares the intent and every slot "after normalisation".
-This module is that normalisation, so that the NLU input, the slot values it returns and the
-EM comparison all agree:
+The NLU reads its input after this normalisation, and returns slot values in this form.
+Exact match itself (EM, METHODS.md §2) has one implementation,
+:func:`fairdesk.metrics.slots.exact_match` (the one the audit uses);
+:func:`exact_match` and :func:`slots_match` here call it. The NLU's normalisation:
 
 - Unicode NFKC, lower-case, diacritics removed (``beyoncé`` = ``beyonce``; EM is an
   English music-domain metric, diacritic metrics use their own tone-preserving normaliser);
@@ -265,12 +266,15 @@ def normalize_slots(slots: Mapping[str, object] | None) -> dict[str, str]:
 def slots_match(
     reference: Mapping[str, object] | None, hypothesis: Mapping[str, object] | None
 ) -> bool:
-    """Whether two slot dictionaries are equal after normalisation.
+    """Whether two slot dictionaries are equal as exact match compares them.
 
     Every reference slot must be present with an equal value, and the hypothesis must hold
-    no extra slot (a spurious slot changes what the assistant does).
+    no extra slot (a spurious slot changes what the assistant does). The comparison is
+    :func:`fairdesk.metrics.slots.slot_diff`, the one the audit's EM uses.
     """
-    return normalize_slots(reference) == normalize_slots(hypothesis)
+    from fairdesk.metrics.slots import slot_diff
+
+    return all(d.status == "ok" for d in slot_diff(reference, hypothesis))
 
 
 def exact_match(
@@ -279,14 +283,16 @@ def exact_match(
     hyp_intent: str | None,
     hyp_slots: Mapping[str, object] | None,
 ) -> int:
-    """Exact match of one utterance (METHODS.md §2, seed 000).
+    """Exact match of one utterance (METHODS.md §2, seed 000), in the NLU's argument order.
+
+    The same function the audit's EM uses, :func:`fairdesk.metrics.slots.exact_match`
+    (English value normaliser), so the NLU tests and the audit cannot disagree.
 
     Returns
     -------
     int
-        1 when the intents are equal (compared stripped, case-insensitively) and
-        :func:`slots_match` holds, else 0.
+        1 when the intents and every slot match, else 0.
     """
-    ri = (ref_intent or "").strip().lower()
-    hi = (hyp_intent or "").strip().lower()
-    return int(bool(ri) and ri == hi and slots_match(ref_slots, hyp_slots))
+    from fairdesk.metrics.slots import exact_match as _exact_match
+
+    return _exact_match(ref_intent, hyp_intent, ref_slots, hyp_slots, "en")

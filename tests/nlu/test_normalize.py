@@ -81,3 +81,22 @@ def test_exact_match_needs_intent_and_every_slot():
     assert not exact_match("", {}, "", {})
     assert exact_match("SetVolume", {"volume": "seven"}, "SetVolume", {"volume": "7"})
     assert slots_match({}, {"song": ""})
+
+
+def test_nlu_exact_match_is_the_audit_exact_match():
+    """One EM: the NLU's exact_match gives what the audit's metric gives, on the demo prompts
+    parsed by the demo NLU (correct labels and the NLU's own, sometimes wrong, parses)."""
+    import json
+    from pathlib import Path
+
+    from fairdesk.metrics import exact_match as audit_em
+    from fairdesk.nlu import get_nlu
+
+    root = Path(__file__).resolve().parents[2]
+    prompts = [json.loads(x) for x in
+               (root / "resources" / "demo" / "prompts.jsonl").read_text().splitlines() if x]
+    parsed = get_nlu("demo-music").parse([p["text"] for p in prompts])
+    pairs = [(p["intent"], p["slots"], r.intent, r.slots) for p, r in zip(prompts, parsed)]
+    pairs += [(p["intent"], p["slots"], p["intent"], {}) for p in prompts]
+    for ri, rs, hi, hs in pairs:
+        assert exact_match(ri, rs, hi, hs) == audit_em(ri, hi, rs, hs, "en")

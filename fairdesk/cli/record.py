@@ -2,7 +2,7 @@
 
 Sub-commands: ``lists``, ``prompts``, ``devices``, ``take``, ``accept``, ``transcript``,
 ``recover``. sounddevice is imported only by ``devices`` and ``take`` (through
-``core.recorder``).
+``recording.recorder``).
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def add_command(sub):
 def _load_list(name):
     from pathlib import Path
 
-    from ..core.prompts import builtin_lists, load_builtin, load_prompts
+    from ..recording.prompts import builtin_lists, load_builtin, load_prompts
 
     if name in builtin_lists() and not Path(name).exists():
         return load_builtin(name)
@@ -79,7 +79,7 @@ def _load_list(name):
 
 
 def cmd_lists(a):
-    from ..core.prompts import builtin_lists, load_prompts
+    from ..recording.prompts import builtin_lists, load_prompts
 
     out = []
     for name, path in builtin_lists().items():
@@ -113,7 +113,7 @@ def cmd_prompts(a):
 
 
 def cmd_devices(a):
-    from ..core.recorder import input_status
+    from ..recording.recorder import input_status
 
     ok, why = input_status()
     print(why)
@@ -121,8 +121,8 @@ def cmd_devices(a):
 
 
 def _session(a):
-    from ..core.session import RecordingSession, Speaker
     from ..core.store import Project
+    from ..recording.session import RecordingSession, Speaker
 
     meta = {}
     for kv in a.meta or []:
@@ -141,7 +141,7 @@ def _session(a):
         if q.isdigit() and 1 <= int(q) <= len(pl):
             prompt = pl[int(q) - 1]
         else:
-            from ..core.prompts import nfc
+            from ..recording.prompts import nfc
 
             prompt = next((p for p in pl.prompts if q in (p.content_id, nfc(p.text))
                            or nfc(q) == p.text), None)
@@ -157,7 +157,7 @@ def _take_dict(t):
 
 
 def cmd_take(a):
-    from ..core.recorder import Recorder
+    from ..recording.recorder import Recorder
 
     if a.seconds <= 0:
         raise UsageError("--seconds must be positive")
@@ -211,8 +211,8 @@ def cmd_transcript(a):
 
 
 def cmd_recover(a):
-    from ..core.session import recover_recordings
     from ..core.store import Project
+    from ..recording.session import recover_recordings
 
     out = recover_recordings(Project(a.project))
     rows = [{"path": str(t.path), "status": t.status, "frames": t.frames,

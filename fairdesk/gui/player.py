@@ -169,7 +169,7 @@ class AudioPlayer(QWidget):
             return None
         self._loaded(self.path, out)
         if len(out["samples"]) / SAMPLE_RATE <= LONG_SECONDS:
-            from ..core.signal import spectrogram
+            from ..recording.signal import spectrogram
 
             self._show_spectrogram(spectrogram(out["samples"]))
             self.ready.emit(self.path)

@@ -1,10 +1,10 @@
 """The Record tab: record new speakers prompt by prompt, accept takes into a dataset, and
 correct their transcripts with tone marks.
 
-A thin widget over :mod:`fairdesk.core.session` and :mod:`fairdesk.core.recorder`. The
+A thin widget over :mod:`fairdesk.recording.session` and :mod:`fairdesk.recording.recorder`. The
 recorder's own threads write the audio; this panel only polls its level and envelope with
 one display timer while a take runs. sounddevice is reached only through
-``core.recorder`` (lazily); without an input device the record button is disabled with a
+``recording.recorder`` (lazily); without an input device the record button is disabled with a
 tooltip saying why, and the panel still annotates takes already recorded.
 
 Open it on its own::
@@ -39,10 +39,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core import recorder as rec
 from ..core.errors import FairdeskError
-from ..core.prompts import PromptError, PromptList, builtin_lists, load_prompts
-from ..core.session import RecordingSession, Speaker, Take, recover_recordings
+from ..recording import recorder as rec
+from ..recording.prompts import PromptError, PromptList, builtin_lists, load_prompts
+from ..recording.session import RecordingSession, Speaker, Take, recover_recordings
 from .annotate import TranscriptEditor
 from .context import Context
 from .player import AudioPlayer
@@ -104,7 +104,7 @@ class RecordPanel(QWidget):
     ----------
     ctx : the shared context (open project, job registry).
     stream_factory : input stream factory for the recorder (tests and demos pass
-        :meth:`fairdesk.core.recorder.ArrayStream.factory`); None: the sound card.
+        :meth:`fairdesk.recording.recorder.ArrayStream.factory`); None: the sound card.
 
     Signals
     -------

@@ -65,7 +65,7 @@ def load_audio(path, *, spectrogram_too: bool = True, progress, cancelled):
 
 
 def spectrogram(samples, *, progress, cancelled):
-    from ..core import signal
+    from ..recording import signal
 
     return signal.spectrogram(samples, progress=progress, cancelled=cancelled)
 

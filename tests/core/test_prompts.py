@@ -8,7 +8,7 @@ import unicodedata
 import pytest
 
 from fairdesk.core.importers import derive_content_id
-from fairdesk.core.prompts import (
+from fairdesk.recording.prompts import (
     PromptError,
     builtin_lists,
     load_builtin,

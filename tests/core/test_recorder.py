@@ -17,9 +17,10 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from fairdesk.core import recorder as rec
-from fairdesk.core.prompts import load_builtin, parse_prompts
-from fairdesk.core.recorder import (
+from fairdesk.core.store import Project
+from fairdesk.recording import recorder as rec
+from fairdesk.recording.prompts import load_builtin, parse_prompts
+from fairdesk.recording.recorder import (
     ArrayStream,
     Recorder,
     RecorderError,
@@ -28,13 +29,12 @@ from fairdesk.core.recorder import (
     read_sidecar,
     recover,
 )
-from fairdesk.core.session import (
+from fairdesk.recording.session import (
     RecordingSession,
     SessionError,
     Speaker,
     recover_recordings,
 )
-from fairdesk.core.store import Project
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -170,9 +170,9 @@ def test_writer_failure_is_reported_and_audio_before_it_kept(tmp_path, monkeypat
 CHILD = textwrap.dedent("""
     import sys, time
     import numpy as np
-    from fairdesk.core.recorder import ArrayStream, Recorder
-    from fairdesk.core.prompts import load_builtin
-    from fairdesk.core.session import RecordingSession, Speaker
+    from fairdesk.recording.recorder import ArrayStream, Recorder
+    from fairdesk.recording.prompts import load_builtin
+    from fairdesk.recording.session import RecordingSession, Speaker
     from fairdesk.core.store import Project
     from tests.core.test_recorder import ramp
 

@@ -11,8 +11,8 @@ import pytest
 import soundfile as sf
 from PySide6.QtCore import Qt
 
-from fairdesk.core import recorder as rec
 from fairdesk.gui.annotate import ACUTE, DOT_BELOW, GRAVE, MACRON, apply_mark
+from fairdesk.recording import recorder as rec
 
 
 @pytest.mark.parametrize("text,pos,mark,want,want_pos", [
@@ -134,9 +134,9 @@ def test_record_accept_and_annotate_with_the_palette(qtbot, project, caplog):
 
 
 def test_without_an_input_device_the_panel_still_annotates(qtbot, project, monkeypatch):
-    from fairdesk.core.prompts import load_builtin
-    from fairdesk.core.session import RecordingSession, Speaker
     from fairdesk.gui.record_panel import RecordPanel
+    from fairdesk.recording.prompts import load_builtin
+    from fairdesk.recording.session import RecordingSession, Speaker
 
     # a take recorded earlier (synthetic), accepted
     pr = load_builtin("igbo_tonal_minimal_pairs")[0]

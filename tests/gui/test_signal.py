@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fairdesk.core.signal import envelope, spectrogram
 from fairdesk.gui.diff_view import parse_alignment
 from fairdesk.jobs.progress import Cancelled
+from fairdesk.recording.signal import envelope, spectrogram
 
 
 def test_envelope_is_min_and_max_per_bin():

@@ -102,7 +102,7 @@ def spectrogram(samples: np.ndarray, sample_rate: int = SAMPLE_RATE, n_fft: int 
     out = np.empty((n_frames, n_fft // 2 + 1), dtype=np.float32)
     for start in range(0, n_frames, chunk_frames):
         if cancelled is not None and cancelled():
-            from .errors import Cancelled
+            from ..core.errors import Cancelled
 
             raise Cancelled("spectrogram cancelled")
         stop = min(n_frames, start + chunk_frames)

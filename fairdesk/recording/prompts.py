@@ -22,9 +22,9 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .demo import resources_dir
-from .errors import FairdeskError
-from .importers import bad_utf8, derive_content_id, read_text
+from ..core.demo import resources_dir
+from ..core.errors import FairdeskError
+from ..core.importers import bad_utf8, derive_content_id, read_text
 
 __all__ = [
     "Prompt",

@@ -5,7 +5,7 @@ Layout of a session's dataset ``<project>/recordings/<dataset>/``::
 
     manifest.jsonl                    one row per accepted (speaker, prompt): the dataset
     <speaker>/<content>_<take>.wav    every take ever recorded (never deleted)
-    <speaker>/<content>_<take>.wav.json   its format and status (see core.recorder)
+    <speaker>/<content>_<take>.wav.json   its format and status (see recording.recorder)
 
 ``<content>`` is the prompt's content id made safe for file names (``t:580dd0d06170`` ->
 ``t-580dd0d06170``).
@@ -33,11 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..constants import SAMPLE_RATE
+from ..core.errors import FairdeskError
+from ..core.importers import import_dataset
+from ..core.store import Project
 from . import recorder as rec
-from .errors import FairdeskError
-from .importers import import_dataset
 from .prompts import Prompt, nfc
-from .store import Project
 
 __all__ = [
     "RESERVED_KEYS",
@@ -419,7 +419,7 @@ class RecordingSession:
 def recover_recordings(project: Project, folder=None) -> list[rec.RecordedTake]:
     """Make the takes of a crashed session readable and fix their ``recordings`` rows.
 
-    Runs :func:`fairdesk.core.recorder.recover` on ``folder`` (default: the project's
+    Runs :func:`fairdesk.recording.recorder.recover` on ``folder`` (default: the project's
     ``recordings/``), then marks each row still ``recording`` whose take is not being
     written: ``recovered`` with its duration, or ``failed`` (file missing or unusable).
     """

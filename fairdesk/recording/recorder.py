@@ -27,7 +27,6 @@ them ``recovered``. Audio is never deleted.
 
 from __future__ import annotations
 
-import json
 import os
 import queue
 import socket
@@ -41,9 +40,35 @@ from pathlib import Path
 import numpy as np
 
 from ..constants import SAMPLE_RATE
-from .errors import FairdeskError
+from .devices import (
+    ArrayStream,
+    RecorderUnavailable,
+    input_status,
+    sounddevice_stream,
+    synthetic_speech,
+)
+from .wavfile import (
+    DONE,
+    FAILED,
+    FORMATS,
+    RECORDING,
+    RECOVERED,
+    SIDECAR_SUFFIX,
+    RecorderError,
+    WavAppender,
+    _parse_wav,
+    _write_json_atomic,
+    read_sidecar,
+    sidecar_path,
+)
 
 __all__ = [
+    "DONE",
+    "FAILED",
+    "FORMATS",
+    "RECORDING",
+    "RECOVERED",
+    "SIDECAR_SUFFIX",
     "ArrayStream",
     "Level",
     "RecordedTake",
@@ -59,292 +84,9 @@ __all__ = [
     "synthetic_speech",
 ]
 
-#: Sample formats a take can be written in: dtype -> (WAV format tag, bytes per sample).
-FORMATS = {"int16": (1, 2), "float32": (3, 4)}
-#: Status values of a take's sidecar.
-RECORDING, DONE, RECOVERED, FAILED = "recording", "done", "recovered", "failed"
-SIDECAR_SUFFIX = ".json"
 #: Resolution of the display envelope kept while recording (frames per min/max pair).
 ENVELOPE_HOP = 160
 
-
-class RecorderError(FairdeskError):
-    """A take could not be recorded or written (the message says where and what to do)."""
-
-
-class RecorderUnavailable(RecorderError):
-    """No audio input can be used here: PortAudio or the input device is missing."""
-
-
-# -- the WAV file ----------------------------------------------------------------------
-def _header(samplerate: int, channels: int, dtype: str) -> tuple[bytes, int, int | None]:
-    """A WAV header with zero sizes; returns (bytes, offset of data size, offset of fact)."""
-    tag, width = FORMATS[dtype]
-    block_align = channels * width
-    fmt = struct.pack("<HHIIHH", tag, channels, samplerate, samplerate * block_align,
-                      block_align, width * 8)
-    if tag == 1:
-        chunks = b"fmt " + struct.pack("<I", 16) + fmt
-        fact = None
-    else:  # IEEE float: cbSize and a fact chunk (sample count), as the format requires
-        chunks = b"fmt " + struct.pack("<I", 18) + fmt + struct.pack("<H", 0)
-        fact = 12 + len(chunks) + 8
-        chunks += b"fact" + struct.pack("<I", 4) + struct.pack("<I", 0)
-    head = b"RIFF" + struct.pack("<I", 0) + b"WAVE" + chunks + b"data" + struct.pack("<I", 0)
-    return head, len(head) - 4, fact
-
-
-class WavAppender:
-    """A WAV file that is valid on disk after every :meth:`append` (see the module notes).
-
-    Parameters
-    ----------
-    path : the file to create; an existing file is never overwritten.
-    samplerate, channels : the format.
-    dtype : ``"int16"`` (PCM 16-bit) or ``"float32"`` (IEEE float).
-    """
-
-    def __init__(self, path, samplerate: int, channels: int, dtype: str = "int16"):
-        if dtype not in FORMATS:
-            raise RecorderError(f"sample format {dtype!r} is not supported; use int16 or float32")
-        self.path = Path(path)
-        self.samplerate, self.channels, self.dtype = int(samplerate), int(channels), dtype
-        self.frame_bytes = FORMATS[dtype][1] * self.channels
-        head, self._size_at, self._fact_at = _header(self.samplerate, self.channels, dtype)
-        self.data_offset = len(head)
-        self.frames = 0
-        # O_EXCL: never overwrite a take (user audio is never deleted).
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-        self.fd = os.open(self.path, flags, 0o644)
-        _write_all(self.fd, head)
-        os.fsync(self.fd)
-
-    def append(self, block: np.ndarray) -> None:
-        """Append a (frames, channels) block, then rewrite the header's sizes."""
-        data = np.ascontiguousarray(block, dtype=np.dtype(self.dtype).newbyteorder("<"))
-        if data.ndim == 1:
-            data = data[:, None]
-        if data.shape[1] != self.channels:
-            raise RecorderError(f"{self.path}: a block has {data.shape[1]} channels, the take "
-                                f"{self.channels}")
-        _write_all(self.fd, data.tobytes())
-        self.frames += data.shape[0]
-        self._patch()
-
-    def _patch(self) -> None:
-        nbytes = self.frames * self.frame_bytes
-        self._put(4, self.data_offset - 8 + nbytes)
-        self._put(self._size_at, nbytes)
-        if self._fact_at is not None:
-            self._put(self._fact_at, self.frames)
-        os.lseek(self.fd, 0, os.SEEK_END)
-
-    def _put(self, offset: int, value: int) -> None:
-        # lseek + write rather than os.pwrite, which Windows lacks.
-        os.lseek(self.fd, offset, os.SEEK_SET)
-        _write_all(self.fd, struct.pack("<I", value))
-
-    def sync(self) -> None:
-        os.fsync(self.fd)
-
-    def close(self) -> None:
-        if self.fd < 0:
-            return
-        try:
-            self._patch()
-            os.fsync(self.fd)
-        finally:
-            os.close(self.fd)
-            self.fd = -1
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        n = os.write(fd, view)
-        view = view[n:]
-
-
-def _parse_wav(path: Path) -> dict:
-    """Format and data-chunk position of a WAV written by :class:`WavAppender` (or any
-    canonical WAV); raises ValueError when the header is unusable."""
-    with open(path, "rb") as f:
-        head = f.read(4096)
-    if len(head) < 12 or head[:4] != b"RIFF" or head[8:12] != b"WAVE":
-        raise ValueError("no RIFF/WAVE header (the recorder stopped before writing it)")
-    pos, fmt, fact_at = 12, None, None
-    while pos + 8 <= len(head):
-        cid, size = head[pos:pos + 4], struct.unpack("<I", head[pos + 4:pos + 8])[0]
-        if cid == b"fmt ":
-            tag, ch, sr, _, align, bits = struct.unpack("<HHIIHH", head[pos + 8:pos + 24])
-            fmt = {"tag": tag, "channels": ch, "samplerate": sr, "frame_bytes": align,
-                   "bits": bits}
-        elif cid == b"fact":
-            fact_at = pos + 8
-        elif cid == b"data":
-            if fmt is None:
-                raise ValueError("data chunk before the fmt chunk")
-            return {**fmt, "data_offset": pos + 8, "size_at": pos + 4, "fact_at": fact_at,
-                    "declared": size}
-        pos += 8 + size + (size & 1)
-    raise ValueError("no data chunk in the header")
-
-
-# -- sidecar -------------------------------------------------------------------------------
-def sidecar_path(wav) -> Path:
-    """``<take>.wav.json``: format and status of a take."""
-    p = Path(wav)
-    return p.with_name(p.name + SIDECAR_SUFFIX)
-
-
-def read_sidecar(wav) -> dict | None:
-    try:
-        return json.loads(sidecar_path(wav).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
-def _write_json_atomic(path: Path, obj: dict) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(obj, f, ensure_ascii=False, indent=1)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-# -- device ------------------------------------------------------------------------------
-_NO_PORTAUDIO = ("the PortAudio library is missing ({exc}). Install it (Debian/Ubuntu: "
-                 "sudo apt-get install libportaudio2; macOS and Windows: reinstall the "
-                 "sounddevice package) and restart fairdesk")
-_NO_INPUT = ("no audio input device found ({exc}). Connect a microphone or USB audio "
-             "interface, check that the system sees it (and that fairdesk may use it), then "
-             "restart fairdesk")
-
-
-def input_status(device=None) -> tuple[bool, str]:
-    """Whether audio can be recorded here and, if not, why and what to do.
-
-    sounddevice is imported here, lazily; importing this module touches no device.
-    """
-    try:
-        import sounddevice as sd
-    except OSError as exc:
-        return False, "Recording unavailable: " + _NO_PORTAUDIO.format(exc=exc)
-    except ImportError as exc:
-        return False, (f"Recording unavailable: the sounddevice package is not installed "
-                       f"({exc}); pip install sounddevice")
-    try:
-        info = sd.query_devices(device, kind="input")
-    except Exception as exc:  # noqa: BLE001 - PortAudioError / ValueError: no such device
-        return False, "Recording unavailable: " + _NO_INPUT.format(exc=exc)
-    if not info or int(info.get("max_input_channels", 0)) < 1:
-        return False, "Recording unavailable: " + _NO_INPUT.format(exc="no input channels")
-    return True, f"input: {info.get('name', 'default')}"
-
-
-def sounddevice_stream(samplerate: int, channels: int, dtype: str, blocksize: int,
-                       callback: Callable, device=None):
-    """The real input stream (sounddevice, imported lazily).
-
-    Raises
-    ------
-    RecorderUnavailable
-        PortAudio is missing, there is no input device, or it refused the format.
-    """
-    try:
-        import sounddevice as sd
-    except OSError as exc:
-        raise RecorderUnavailable(_NO_PORTAUDIO.format(exc=exc)) from None
-    except ImportError as exc:
-        raise RecorderUnavailable(f"the sounddevice package is not installed ({exc})") from None
-    try:
-        return sd.InputStream(samplerate=samplerate, channels=channels, dtype=dtype,
-                              blocksize=blocksize, callback=callback, device=device)
-    except Exception as exc:  # noqa: BLE001 - PortAudioError, ValueError
-        ok, why = input_status(device)
-        if not ok:
-            raise RecorderUnavailable(why.removeprefix("Recording unavailable: ")) from None
-        raise RecorderUnavailable(
-            f"the audio input refused {samplerate} Hz, {channels} channel(s), {dtype} ({exc}); "
-            "choose another sample rate or device") from None
-
-
-class ArrayStream:
-    """A synthetic input stream: feeds ``signal`` to the callback block by block from a
-    thread, like a device would (for tests, demos and screenshots; no audio device).
-
-    Parameters
-    ----------
-    signal : (frames,) or (frames, channels) array in the stream's dtype.
-    realtime : pace the blocks at the sample rate times ``speed`` (False: as fast as possible).
-    loop : start again at the end (else the stream stays open and silent, like a device
-        whose user stopped talking).
-    """
-
-    def __init__(self, signal, samplerate, channels, dtype, blocksize, callback,
-                 realtime: bool = False, speed: float = 1.0, loop: bool = False):
-        sig = np.asarray(signal, dtype=dtype)
-        self.signal = sig[:, None] if sig.ndim == 1 else sig
-        if self.signal.shape[1] != channels:
-            self.signal = np.repeat(self.signal[:, :1], channels, axis=1)
-        self.samplerate, self.blocksize, self.callback = samplerate, blocksize, callback
-        self.realtime, self.speed, self.loop = realtime, speed, loop
-        self.fed = 0
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    @classmethod
-    def factory(cls, signal, **kw) -> Callable:
-        """A stream factory for :class:`Recorder` that plays ``signal``."""
-        def make(samplerate, channels, dtype, blocksize, callback, device=None):
-            return cls(signal, samplerate, channels, dtype, blocksize, callback, **kw)
-        return make
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="fairdesk-array-stream",
-                                        daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        pos, n, t0, sent = 0, len(self.signal), time.monotonic(), 0
-        while not self._stop.is_set():
-            if pos >= n:
-                if not self.loop:
-                    self._stop.wait(0.05)
-                    continue
-                pos = 0
-            block = self.signal[pos:pos + self.blocksize]
-            pos += len(block)
-            self.callback(block, len(block), None, None)
-            self.fed += len(block)
-            sent += len(block)
-            if self.realtime:
-                due = t0 + sent / (self.samplerate * self.speed)
-                self._stop.wait(max(0.0, due - time.monotonic()))
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-
-    def close(self) -> None:
-        self.stop()
-
-
-def synthetic_speech(seconds: float = 2.0, samplerate: int = SAMPLE_RATE, seed: int = 0,
-                     dtype: str = "int16") -> np.ndarray:
-    """Speech-like test signal: voiced syllables (harmonics of a gliding pitch) in bursts."""
-    rng = np.random.default_rng(seed)
-    t = np.arange(int(seconds * samplerate)) / samplerate
-    f0 = 140 + 30 * np.sin(2 * np.pi * 0.7 * t)
-    phase = 2 * np.pi * np.cumsum(f0) / samplerate
-    voiced = sum(np.sin(k * phase) / k for k in range(1, 6))
-    syll = np.clip(np.sin(2 * np.pi * 3.2 * t), 0, None) ** 1.5
-    syll *= (t > 0.15) & (t < seconds - 0.15)
-    x = 0.35 * voiced * syll + 0.003 * rng.standard_normal(t.size)
-    x = np.clip(x, -0.99, 0.99).astype(np.float32)
-    return (x * 32767).astype(np.int16) if dtype == "int16" else x
 
 
 # -- the recorder ------------------------------------------------------------------------

@@ -1,0 +1,154 @@
+"""Audio input: the sounddevice stream (imported lazily), and an in-memory stand-in for tests
+and demos that plays an array through the same callback.
+
+Importing this module touches no device; sounddevice is imported when a stream is opened.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from ..constants import SAMPLE_RATE
+from .wavfile import RecorderError
+
+
+class RecorderUnavailable(RecorderError):
+    """No audio input can be used here: PortAudio or the input device is missing."""
+
+
+# -- device ------------------------------------------------------------------------------
+_NO_PORTAUDIO = ("the PortAudio library is missing ({exc}). Install it (Debian/Ubuntu: "
+                 "sudo apt-get install libportaudio2; macOS and Windows: reinstall the "
+                 "sounddevice package) and restart fairdesk")
+_NO_INPUT = ("no audio input device found ({exc}). Connect a microphone or USB audio "
+             "interface, check that the system sees it (and that fairdesk may use it), then "
+             "restart fairdesk")
+
+
+def input_status(device=None) -> tuple[bool, str]:
+    """Whether audio can be recorded here and, if not, why and what to do.
+
+    sounddevice is imported here, lazily; importing this module touches no device.
+    """
+    try:
+        import sounddevice as sd
+    except OSError as exc:
+        return False, "Recording unavailable: " + _NO_PORTAUDIO.format(exc=exc)
+    except ImportError as exc:
+        return False, (f"Recording unavailable: the sounddevice package is not installed "
+                       f"({exc}); pip install sounddevice")
+    try:
+        info = sd.query_devices(device, kind="input")
+    except Exception as exc:  # noqa: BLE001 - PortAudioError / ValueError: no such device
+        return False, "Recording unavailable: " + _NO_INPUT.format(exc=exc)
+    if not info or int(info.get("max_input_channels", 0)) < 1:
+        return False, "Recording unavailable: " + _NO_INPUT.format(exc="no input channels")
+    return True, f"input: {info.get('name', 'default')}"
+
+
+def sounddevice_stream(samplerate: int, channels: int, dtype: str, blocksize: int,
+                       callback: Callable, device=None):
+    """The real input stream (sounddevice, imported lazily).
+
+    Raises
+    ------
+    RecorderUnavailable
+        PortAudio is missing, there is no input device, or it refused the format.
+    """
+    try:
+        import sounddevice as sd
+    except OSError as exc:
+        raise RecorderUnavailable(_NO_PORTAUDIO.format(exc=exc)) from None
+    except ImportError as exc:
+        raise RecorderUnavailable(f"the sounddevice package is not installed ({exc})") from None
+    try:
+        return sd.InputStream(samplerate=samplerate, channels=channels, dtype=dtype,
+                              blocksize=blocksize, callback=callback, device=device)
+    except Exception as exc:  # noqa: BLE001 - PortAudioError, ValueError
+        ok, why = input_status(device)
+        if not ok:
+            raise RecorderUnavailable(why.removeprefix("Recording unavailable: ")) from None
+        raise RecorderUnavailable(
+            f"the audio input refused {samplerate} Hz, {channels} channel(s), {dtype} ({exc}); "
+            "choose another sample rate or device") from None
+
+
+class ArrayStream:
+    """A synthetic input stream: feeds ``signal`` to the callback block by block from a
+    thread, like a device would (for tests, demos and screenshots; no audio device).
+
+    Parameters
+    ----------
+    signal : (frames,) or (frames, channels) array in the stream's dtype.
+    realtime : pace the blocks at the sample rate times ``speed`` (False: as fast as possible).
+    loop : start again at the end (else the stream stays open and silent, like a device
+        whose user stopped talking).
+    """
+
+    def __init__(self, signal, samplerate, channels, dtype, blocksize, callback,
+                 realtime: bool = False, speed: float = 1.0, loop: bool = False):
+        sig = np.asarray(signal, dtype=dtype)
+        self.signal = sig[:, None] if sig.ndim == 1 else sig
+        if self.signal.shape[1] != channels:
+            self.signal = np.repeat(self.signal[:, :1], channels, axis=1)
+        self.samplerate, self.blocksize, self.callback = samplerate, blocksize, callback
+        self.realtime, self.speed, self.loop = realtime, speed, loop
+        self.fed = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @classmethod
+    def factory(cls, signal, **kw) -> Callable:
+        """A stream factory for :class:`Recorder` that plays ``signal``."""
+        def make(samplerate, channels, dtype, blocksize, callback, device=None):
+            return cls(signal, samplerate, channels, dtype, blocksize, callback, **kw)
+        return make
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="fairdesk-array-stream",
+                                        daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        pos, n, t0, sent = 0, len(self.signal), time.monotonic(), 0
+        while not self._stop.is_set():
+            if pos >= n:
+                if not self.loop:
+                    self._stop.wait(0.05)
+                    continue
+                pos = 0
+            block = self.signal[pos:pos + self.blocksize]
+            pos += len(block)
+            self.callback(block, len(block), None, None)
+            self.fed += len(block)
+            sent += len(block)
+            if self.realtime:
+                due = t0 + sent / (self.samplerate * self.speed)
+                self._stop.wait(max(0.0, due - time.monotonic()))
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def close(self) -> None:
+        self.stop()
+
+
+def synthetic_speech(seconds: float = 2.0, samplerate: int = SAMPLE_RATE, seed: int = 0,
+                     dtype: str = "int16") -> np.ndarray:
+    """Speech-like test signal: voiced syllables (harmonics of a gliding pitch) in bursts."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(seconds * samplerate)) / samplerate
+    f0 = 140 + 30 * np.sin(2 * np.pi * 0.7 * t)
+    phase = 2 * np.pi * np.cumsum(f0) / samplerate
+    voiced = sum(np.sin(k * phase) / k for k in range(1, 6))
+    syll = np.clip(np.sin(2 * np.pi * 3.2 * t), 0, None) ** 1.5
+    syll *= (t > 0.15) & (t < seconds - 0.15)
+    x = 0.35 * voiced * syll + 0.003 * rng.standard_normal(t.size)
+    x = np.clip(x, -0.99, 0.99).astype(np.float32)
+    return (x * 32767).astype(np.int16) if dtype == "int16" else x

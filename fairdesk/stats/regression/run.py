@@ -1,0 +1,157 @@
+"""The entry point, :func:`run_regression`: every family of test on one frame."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from itertools import combinations, permutations
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .adjusted import _adjustment
+from .conclusions import _conclusions
+from .data import _prepare
+from .fits import CLUSTER_METHODS
+from .independence import _independence
+from .results import AdjustmentResult, ClusteredResult, RegressionResult, UnivariateResult
+from .univariate import _univariate
+
+
+def run_regression(
+    frame: pd.DataFrame,
+    outcome: str,
+    variables: Sequence[str] | str,
+    references: Mapping[str, Any] | None = None,
+    cluster: str | None = None,
+    alpha: float = 0.05,
+    interactions: bool = False,
+    binomial: tuple[str, str] | None = None,
+    *,
+    cluster_method: str = "robust",
+    outcome_label: str | None = None,
+    clip_errors: bool = True,
+) -> RegressionResult:
+    """Regression tests of demographic bias (METHODS.md §4).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per utterance with the outcome, the demographic columns and (optionally) a
+        speaker column.
+    outcome : str
+        A 0/1 column (e.g. ``"em"``, or a caller-derived "no word error" column). With
+        ``binomial`` it is only the outcome's name in sentences (e.g. ``"wer"``).
+    variables : sequence of str
+        Categorical demographic columns. Missing values are left out of each model that uses
+        the variable (counts in ``dropped`` and ``conclusions``).
+    references : mapping, optional
+        Variable -> reference level. Default: the level with the most utterances.
+    cluster : str, optional
+        Speaker column; when given, every model is also fitted with speaker-clustered
+        inference (``clustered``). Utterances with no speaker are their own clusters.
+    alpha : float
+        Significance level of every test and conclusion; CIs are at ``1 - alpha``.
+    interactions : bool
+        Also test ``C(A) * C(B)`` against ``C(A) + C(B)`` for each pair.
+    binomial : (str, str), optional
+        ``(errors_column, words_column)``: fit a binomial GLM of word errors out of reference
+        words per utterance instead of a logistic regression (odds ratios then compare the
+        odds of a word error).
+    cluster_method : {"robust", "gee"}
+        ``"robust"``: cluster-robust covariance on the maximum-likelihood fit (odds ratios
+        identical to the plain ones). ``"gee"``: GEE, binomial family, exchangeable working
+        correlation (population-averaged odds ratios; for ``binomial`` each word is a row).
+        Clustered LR tests are Wald tests of the same terms with the clustered covariance.
+    outcome_label : str, optional
+        How sentences name the outcome (default: "exact match" for ``em``, "word errors" for
+        ``binomial``, else the column name).
+    clip_errors : bool
+        With ``binomial``, cap errors above the word count (insertions) at the word count
+        (reported); ``False`` raises instead.
+
+    Returns
+    -------
+    RegressionResult
+
+    Raises
+    ------
+    ValueError
+        Unknown column, a variable with fewer than two levels, an outcome that isn't 0/1 or is
+        constant, an unknown reference level or an invalid option. Perfect separation and
+        non-convergence are reported per model (``problem`` and ``conclusions``), not raised.
+    """
+    if isinstance(variables, str):
+        variables = [variables]
+    variables = list(variables)
+    if not 0.0 < float(alpha) < 1.0:
+        raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
+    if cluster_method not in CLUSTER_METHODS:
+        raise ValueError(f"cluster_method must be one of {CLUSTER_METHODS}, got {cluster_method!r}")
+    data, dropped, notes = _prepare(
+        frame, outcome, variables, references, cluster, binomial, clip_errors
+    )
+    alpha = float(alpha)
+
+    def analyse(method: str) -> tuple[tuple[UnivariateResult, ...], tuple[AdjustmentResult, ...]]:
+        cache: dict[tuple, Any] = {}
+        uni = tuple(_univariate(data, var, method, alpha) for var in variables)
+        adj = tuple(
+            _adjustment(data, a, b, method, alpha, interactions, cache)
+            for a, b in permutations(variables, 2)
+        )
+        return uni, adj
+
+    univariate, adjustments = analyse("plain")
+    clustered = None
+    if cluster is not None:
+        c_uni, c_adj = analyse(cluster_method)
+        clustered = ClusteredResult(
+            method=cluster_method,
+            cluster=cluster,
+            n_clusters=int(np.unique(data.groups).size),
+            univariate=c_uni,
+            adjustments=c_adj,
+        )
+    independence = tuple(_independence(data, a, b) for a, b in combinations(variables, 2))
+    if outcome_label is None:
+        outcome_label = (
+            "word errors"
+            if binomial is not None
+            else ("exact match" if outcome == "em" else outcome.replace("_", " "))
+        )
+    conclusions = _conclusions(
+        univariate,
+        adjustments,
+        clustered,
+        independence,
+        outcome_label,
+        alpha,
+        binomial is not None,
+        notes,
+    )
+    problems = [f"{u.variable}: {u.problem}" for u in univariate if u.problem]
+    problems += [
+        f"{a.variable} adjusted on {a.adjusted_on}: {a.problem}" for a in adjustments if a.problem
+    ]
+    problems += [
+        f"{a.variable} × {a.adjusted_on}: {a.interaction_problem}"
+        for a in adjustments
+        if a.with_interaction and a.interaction_problem and not a.problem
+    ]
+    if clustered is not None:
+        problems += [
+            f"clustered {u.variable}: {u.problem}" for u in clustered.univariate if u.problem
+        ]
+    return RegressionResult(
+        outcome=outcome,
+        model="binomial" if binomial is not None else "logit",
+        alpha=alpha,
+        univariate=univariate,
+        adjustments=adjustments,
+        clustered=clustered,
+        independence=independence,
+        conclusions=tuple(conclusions),
+        dropped=dropped,
+        problems=tuple(problems),
+    )

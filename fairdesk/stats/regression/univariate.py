@@ -1,0 +1,43 @@
+"""Univariate models: ``outcome ~ C(var)``, odds ratios, LR test and pseudo-R²."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+
+from .data import _Data
+from .fits import _design, _effects, _safe_fit, _separation, _wald
+from .results import UnivariateResult
+
+
+def _univariate(data: _Data, var: str, method: str, alpha: float) -> UnivariateResult:
+    mask = np.array([v is not None for v in data.values[var]])
+    n, ref = int(mask.sum()), data.levels[var][0]
+    base = {"variable": var, "reference": ref, "n": n, "n_dropped": int((~mask).sum())}
+    test = "lr" if method == "plain" else "wald"
+    failed = {"llr_p_value": math.nan, "pseudo_r2": math.nan, "levels": (), "test": test}
+    problem = _separation(data, mask, [var], cells=False)
+    if problem:
+        return UnivariateResult(**base, **failed, problem=problem)
+    design = _design(data, mask, [var])
+    fit, problem = _safe_fit(data, mask, design, method, alpha)
+    if fit is None:
+        return UnivariateResult(**base, **failed, problem=problem)
+    if method == "plain":
+        stat = 2.0 * (fit.llf - fit.llnull)
+        df = len(design.terms[var])
+        p = float(stats.chi2.sf(stat, df))
+    else:
+        stat, df, p = _wald(fit, design.terms[var])
+    r2 = 1.0 - fit.llf / fit.llnull if method != "gee" else math.nan
+    return UnivariateResult(
+        **base,
+        llr_p_value=p,
+        pseudo_r2=float(r2),
+        levels=_effects(fit, design, var),
+        llr_stat=float(stat),
+        df=int(df),
+        test=test,
+    )

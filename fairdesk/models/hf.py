@@ -45,7 +45,6 @@ differentiable score (saliency, :mod:`fairdesk.explain.saliency`)
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Sequence
@@ -65,97 +64,19 @@ from fairdesk.models.base import (
     require_nonempty,
     weights_digest,
 )
+from fairdesk.models.hf_folder import (
+    KINDS,
+    PICKLE_SUFFIXES,
+    _offline,
+    detect_kind,
+    resolve_torch_device,
+)
+from fairdesk.models.hf_gradients import DifferentiableScore
 
-PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
-KINDS = ("seq2seq", "ctc", "classifier")
-
-
-def _offline() -> None:
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    os.environ["TRANSFORMERS_OFFLINE"] = "1"
-    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
-
-
-def detect_kind(folder: str | os.PathLike) -> str:
-    """Inspect a model folder and return ``"seq2seq"``, ``"ctc"`` or ``"classifier"``.
-
-    Checks, with messages that say what to do: the folder exists, has ``config.json`` and has
-    safetensors weights (pickle-only folders are refused).
-
-    Raises
-    ------
-    FileNotFoundError, ValueError
-    """
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise FileNotFoundError(
-            f"model folder not found: {folder} (give the folder that save_pretrained wrote)"
-        )
-    config_path = folder / "config.json"
-    files = [p for p in folder.iterdir() if p.is_file()]
-    if not config_path.is_file():
-        raise FileNotFoundError(
-            f"{folder} has no config.json: it is not a transformers model folder. Save the model "
-            "with model.save_pretrained(folder, safe_serialization=True) (and its processor with "
-            "processor.save_pretrained(folder)), or copy the complete model repository there"
-        )
-    try:
-        config = json.loads(config_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{config_path} is not valid JSON ({e}); re-save the model") from None
-    if (
-        (folder / "model.bin").is_file()
-        and (folder / "vocabulary.txt").is_file()
-        and "architectures" not in config
-    ):
-        raise ValueError(
-            f"{folder} looks like a CTranslate2 model (model.bin + vocabulary.txt), not a "
-            f"transformers one: load it as 'ct2:{folder}'"
-        )
-    if not any(
-        p.name.endswith(".safetensors") or p.name.endswith(".safetensors.index.json") for p in files
-    ):
-        pickles = sorted(p.name for p in files if p.suffix in PICKLE_SUFFIXES)
-        if pickles:
-            raise ValueError(
-                f"{folder} has only pickle weights ({', '.join(pickles)}); fairdesk loads safetensors "
-                "only, because loading a pickle can run arbitrary code. Convert once, in an "
-                "environment you trust: load the model with from_pretrained(folder) and call "
-                "save_pretrained(folder, safe_serialization=True)"
-            )
-        raise FileNotFoundError(
-            f"{folder} has config.json but no weights (*.safetensors); copy the model's "
-            "model.safetensors into it, or re-save it with save_pretrained(folder, safe_serialization=True)"
-        )
-    archs = [str(a) for a in config.get("architectures") or []]
-    if any(a.endswith("ForCTC") for a in archs):
-        return "ctc"
-    if any(a.endswith(("ForSequenceClassification", "ForAudioClassification")) for a in archs):
-        return "classifier"
-    if any(a.endswith(("ForConditionalGeneration", "ForSpeechSeq2Seq")) for a in archs) or (
-        not archs and config.get("is_encoder_decoder")
-    ):
-        return "seq2seq"
-    raise ValueError(
-        f"{config_path}: cannot tell what kind of model this is (architectures={archs or 'missing'}, "
-        f"model_type={config.get('model_type')!r}); fairdesk supports speech seq2seq "
-        "(...ForConditionalGeneration, e.g. Whisper), CTC (...ForCTC, e.g. wav2vec2) and audio "
-        "classification (...ForSequenceClassification/...ForAudioClassification) models"
-    )
+__all__ = ["KINDS", "PICKLE_SUFFIXES", "HFBackend", "detect_kind", "resolve_torch_device"]
 
 
-def resolve_torch_device(device: str) -> str:
-    """Map ``"auto"`` to ``"cuda"`` when torch sees a GPU, else ``"cpu"``."""
-    if device not in ("auto", "cpu", "cuda"):
-        raise ValueError(f"device must be 'auto', 'cpu' or 'cuda', not {device!r}")
-    if device != "auto":
-        return device
-    import torch
-
-    return "cuda" if torch.cuda.is_available() else "cpu"
-
-
-class HFBackend(Backend):
+class HFBackend(DifferentiableScore, Backend):
     """A local transformers speech model (see the module docstring).
 
     Parameters
@@ -601,94 +522,3 @@ class HFBackend(Backend):
                 for i, v in zip(idx, loss.tolist(), strict=True):
                     out[i] = -float(v)
         return out
-
-    # -- differentiable score (explain stage) --------------------------------------------
-    @property
-    def differentiable(self) -> bool:
-        """Whether :meth:`score_with_grad` works (CTC and seq2seq models)."""
-        return self._kind in ("seq2seq", "ctc")
-
-    def model_input(self, audio: np.ndarray) -> tuple[np.ndarray, float, int]:
-        """The model's input for one clip: ``(values (T, F), seconds per step, steps of clip)``.
-
-        See the module docstring (differentiable score).
-        """
-        if not self.differentiable:
-            raise self._unsupported("score", "it is an audio classifier")
-        self._check_open()
-        audios = as_audio_batch([audio])
-        require_nonempty(audios, self._id, "explain")
-        self._check_window(audios, "explain")
-        inputs = self._inputs(audios)
-        if self._kind == "seq2seq":
-            feats = inputs["input_features"][0].float().cpu().numpy()  # (n_mels, T)
-            hop = int(getattr(self._fe, "hop_length", 160))
-            values = np.ascontiguousarray(feats.T)
-            step_s = hop / SAMPLE_RATE
-            n_valid = min(values.shape[0], math.ceil(audios[0].size / hop))
-        else:
-            values = inputs["input_values"][0].float().cpu().numpy()[:, None]
-            step_s = 1.0 / SAMPLE_RATE
-            n_valid = values.shape[0]
-        return values.astype(np.float32), float(step_s), int(n_valid)
-
-    def score_with_grad(self, inputs: np.ndarray, text: str) -> tuple[np.ndarray, np.ndarray]:
-        """Scores of ``text`` for a batch of model inputs ``(B, T, F)`` and their gradients.
-
-        Returns
-        -------
-        (numpy.ndarray of shape (B,), numpy.ndarray of shape (B, T, F))
-        """
-        import torch
-
-        if not self.differentiable:
-            raise self._unsupported("score", "it is an audio classifier")
-        self._check_open()
-        dtype = next(self._model.parameters()).dtype
-        x = torch.tensor(np.asarray(inputs, dtype=np.float32), dtype=dtype,
-                         device=self._device, requires_grad=True)
-        if x.ndim != 3:
-            raise ValueError(f"score_with_grad takes inputs of shape (B, T, F), not {tuple(x.shape)}")
-        with torch.enable_grad():
-            lp = self._seq2seq_lp_tensor(x, text) if self._kind == "seq2seq" else \
-                self._ctc_lp_tensor(x, text)
-            (grad,) = torch.autograd.grad(lp.sum(), x)
-        return (lp.detach().double().cpu().numpy(),
-                grad.detach().float().cpu().numpy())
-
-    def _seq2seq_lp_tensor(self, x, text: str):
-        import torch
-
-        b = x.shape[0]
-        prefix = self._prefix()
-        seq = prefix + self._target_tokens(text)
-        dec_in = torch.tensor([seq[:-1]] * b, dtype=torch.long, device=self._device)
-        logits = self._model(input_features=x.transpose(1, 2), decoder_input_ids=dec_in).logits
-        logp = torch.log_softmax(logits.double(), dim=-1)
-        targets = torch.tensor(seq[len(prefix):], device=self._device)
-        pos = torch.arange(len(prefix) - 1, len(seq) - 1, device=self._device)
-        return logp[:, pos, targets].sum(dim=-1)
-
-    def _ctc_lp_tensor(self, x, text: str):
-        import torch
-
-        b, n = x.shape[0], x.shape[1]
-        kw = {"input_values": x[..., 0]}
-        if self._masked:
-            kw["attention_mask"] = torch.ones((b, n), dtype=torch.long, device=self._device)
-        logp = torch.log_softmax(self._model(**kw).logits.double(), dim=-1)
-        blank = self._model.config.pad_token_id
-        if blank is None:
-            blank = self._tok.pad_token_id
-        ids = list(self._tok(str(text).strip()).input_ids)
-        frames = logp.shape[1]
-        loss = torch.nn.functional.ctc_loss(
-            logp.transpose(0, 1).cpu(),
-            torch.tensor(ids * b, dtype=torch.long),
-            torch.full((b,), frames, dtype=torch.long),
-            torch.full((b,), len(ids), dtype=torch.long),
-            blank=int(blank),
-            reduction="none",
-            zero_infinity=False,
-        )
-        return -loss

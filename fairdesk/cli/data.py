@@ -61,7 +61,7 @@ def cmd_import(a):
               f"{len(rep.problems)} problems")
         for pr in rep.problems:
             where = f"{pr.source}:" if pr.source else ""
-            print(f"  {where}row {pr.row}: {pr.path or ''}: {pr.reason}", file=sys.stderr)
+            print(f"  {where}line {pr.row}: {pr.path or ''}: {pr.reason}", file=sys.stderr)
     return EXIT_OK if rep.imported else EXIT_NOTHING
 
 

@@ -9,22 +9,24 @@ from .common import UsageError
 
 
 def read_any_table(path):
-    """A CSV, TSV, JSONL or Parquet file as a DataFrame (rows with bad JSON reported)."""
-    import pandas as pd
-
-    from ..core.importers import read_table
+    """A CSV, TSV, JSONL or Parquet file as a DataFrame indexed by the file's line numbers
+    (Parquet: row numbers), and the unreadable rows as ``{"line", "reason", "source"}``."""
+    from ..core.tables import TableError, read_table
 
     p = Path(path)
     if not p.exists():
         raise UsageError(f"--table {p}: no such file")
-    if p.suffix.lower() in (".parquet", ".pq"):
-        return pd.read_parquet(p), []
-    _header, rows, problems = read_table(p)
-    return pd.DataFrame.from_records([r for _, r in rows]), problems
+    try:
+        table = read_table(p)
+    except TableError as exc:
+        raise UsageError(f"--table {exc}") from None
+    problems = [{"line": pr.line, "reason": pr.reason, "source": str(p)} for pr in table.problems]
+    return table.frame(), problems
 
 
 def table_frame(a):
-    """The per-item audit frame from ``--table`` (renaming the named columns)."""
+    """The per-item audit frame from ``--table`` (renaming the named columns); its problems
+    name the file's lines, and an item without an ``item_id`` column is named by its line."""
     import pandas as pd
 
     from ..core.importers import bad_utf8, derive_content_id
@@ -43,13 +45,14 @@ def table_frame(a):
     df = df.rename(columns=ren)
     if "intent" in df.columns and "ref_intent" not in df.columns:
         df = df.rename(columns={"intent": "ref_intent", "slots": "ref_slots"})
+    # The frame's index is the file's line numbers: they stay the rows' names from here on.
     bad = []
-    for i, (r, h) in enumerate(zip(df["reference"], df["hypothesis"]), start=1):
+    for line, r, h in zip(df.index, df["reference"], df["hypothesis"], strict=True):
         reason = bad_utf8(r) or bad_utf8(h)
         if reason:
-            bad.append(i - 1)
-            problems.append({"row": i, "reason": reason})
-    df = df.drop(index=bad).reset_index(drop=True)
+            bad.append(line)
+            problems.append({"line": int(line), "reason": reason, "source": str(a.table)})
+    df = df.drop(index=bad)
     df["reference"] = df["reference"].fillna("").astype(str)
     df["hypothesis"] = df["hypothesis"].fillna("").astype(str)
     if "content_id" not in df.columns:
@@ -57,6 +60,6 @@ def table_frame(a):
     if "speaker_id" not in df.columns:
         df["speaker_id"] = None
     if "item_id" not in df.columns:
-        df["item_id"] = [str(i) for i in range(1, len(df) + 1)]
-    problems = [p.to_dict() if hasattr(p, "to_dict") else p for p in problems]
-    return pd.DataFrame(df), problems
+        df["item_id"] = [str(line) for line in df.index]  # an item is named by its line
+    problems = sorted(problems, key=lambda pr: pr["line"])
+    return pd.DataFrame(df).reset_index(drop=True), problems

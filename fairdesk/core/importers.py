@@ -9,9 +9,7 @@ row and the reason; the good rows are imported.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import os
 import time
@@ -22,8 +20,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import audio as audio_io
+from . import tables
 from .errors import AudioError, ImportFailed
 from .store import Project
+from .tables import TableError, decode_text, undecodable
 
 FORMATS = ("auto", "manifest", "audiofolder", "commonvoice", "librispeech")
 
@@ -40,7 +40,8 @@ LABEL_COLUMNS = ("label", "class", "emotion")
 
 @dataclass(frozen=True)
 class Problem:
-    """One refused row: ``row`` is the 1-based data row of ``source`` (None: whole file)."""
+    """One refused row: ``row`` is the line of ``source`` where the row starts (None: the
+    whole file); messages say "line N"."""
 
     row: int | None
     path: str | None
@@ -84,28 +85,17 @@ class ImportReport:
 
 # -- text decoding ---------------------------------------------------------------------
 def read_text(path: Path) -> str:
-    """Read a text file as UTF-8 (BOM allowed); undecodable bytes become surrogates so that
+    """Read a text file by the encoding policy of :func:`fairdesk.core.tables.decode_text`
+    (UTF-8 with or without BOM, UTF-16 with BOM); undecodable bytes become surrogates so that
     the rows holding them can be reported one by one instead of sinking the file."""
-    data = Path(path).read_bytes()
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 with a byte-order mark
-        try:
-            return data.decode("utf-16")
-        except UnicodeDecodeError:
-            pass
-    return data.decode("utf-8", errors="surrogateescape")
+    try:
+        return decode_text(Path(path).read_bytes(), path)
+    except TableError as exc:
+        raise ImportFailed(str(exc)) from None
 
 
-def bad_utf8(value) -> str | None:
-    """A reason when ``value`` holds bytes that were not UTF-8, else None."""
-    if not isinstance(value, str):
-        return None
-    for i, ch in enumerate(value):
-        if "\udc80" <= ch <= "\udcff":
-            return (f"text is not valid UTF-8 (byte 0x{ord(ch) - 0xDC00:02x} at character "
-                    f"{i + 1}); re-save the file as UTF-8")
-    return None
+#: A reason when a value holds bytes that were not UTF-8 (naming the byte), else None.
+bad_utf8 = undecodable
 
 
 def derive_content_id(text: str) -> str:
@@ -129,52 +119,18 @@ def _pick(columns, wanted: str | None, candidates, what: str, source) -> str | N
     return None
 
 
-# -- table reading (CSV / TSV / JSONL) ---------------------------------------------------
-def read_table(path: Path) -> tuple[list[str], list[tuple[int, dict]], list[Problem]]:
-    """Rows of a CSV, TSV or JSONL file as (row number, dict); malformed rows as problems."""
-    path = Path(path)
-    text = read_text(path)
-    src = str(path)
-    problems: list[Problem] = []
-    rows: list[tuple[int, dict]] = []
-    if path.suffix.lower() in (".jsonl", ".ndjson", ".json"):
-        columns: dict[str, None] = {}
-        for i, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                reason = bad_utf8(line) or f"malformed JSON ({exc.msg} at column {exc.colno})"
-                problems.append(Problem(i, None, reason, src))
-                continue
-            if not isinstance(obj, dict):
-                problems.append(Problem(i, None, "line is not a JSON object", src))
-                continue
-            for k in obj:
-                columns.setdefault(str(k), None)
-            rows.append((i, obj))
-        return list(columns), rows, problems
-    first = text.split("\n", 1)[0]
-    delim = "\t" if path.suffix.lower() == ".tsv" or ("\t" in first and "," not in first) else ","
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim)
+# -- table reading (the one reader, core.tables) ------------------------------------------
+def read_table(path: Path, quoting: str = "rfc4180"
+               ) -> tuple[list[str], list[tuple[int, dict]], list[Problem]]:
+    """Rows of a CSV, TSV, JSONL or Parquet file as ``(line, dict)``; unreadable rows as
+    problems (see :mod:`fairdesk.core.tables`: numbering, quoting, encodings)."""
     try:
-        header = next(reader)
-    except StopIteration:
-        raise ImportFailed(f"{src}: the file is empty; it needs a header row") from None
-    header = [h.strip() for h in header]
-    if len(set(header)) != len(header):
-        dup = sorted({h for h in header if header.count(h) > 1})
-        raise ImportFailed(f"{src}: duplicate column names {dup}; rename them")
-    for i, values in enumerate(reader, start=1):
-        if not values or all(not v.strip() for v in values):
-            continue
-        if len(values) != len(header):
-            problems.append(Problem(i, None, f"row has {len(values)} fields but the header has "
-                                    f"{len(header)}; fix the quoting or separators", src))
-            continue
-        rows.append((i, dict(zip(header, values))))
-    return header, rows, problems
+        table = tables.read_table(path, quoting=quoting)
+    except TableError as exc:
+        raise ImportFailed(str(exc)) from None
+    src = str(path)
+    problems = [Problem(pr.line, None, pr.reason, src) for pr in table.problems]
+    return table.columns, table.rows, problems
 
 
 def _clean(v):
@@ -275,7 +231,8 @@ def read_commonvoice(root: Path, split: str | None = None, **cols):
     clips = root / "clips"
     cands, problems = [], []
     for tsv in tsvs:
-        header, rows, probs = read_table(tsv)
+        # Common Voice TSVs are unquoted: a " inside a sentence is text.
+        header, rows, probs = read_table(tsv, quoting="none")
         c = rows_to_candidates(header, rows, tsv, clips, audio_col="path", text_col="sentence",
                                speaker_col="client_id",
                                content_col="sentence_id" if "sentence_id" in header else None,
@@ -427,7 +384,7 @@ def import_dataset(project: Project, name: str, path, fmt: str = "auto",
             continue
         key = c.key or rel
         if key in seen:
-            problems.append(Problem(c.row, rel, f"duplicate item id {key!r} (first seen at row "
+            problems.append(Problem(c.row, rel, f"duplicate item id {key!r} (first seen on line "
                                     f"{seen[key]}); give each row a unique id", c.source))
             continue
         seen[key] = c.row

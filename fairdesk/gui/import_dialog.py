@@ -87,7 +87,7 @@ class ImportDialog(QDialog):
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.problems = QTableWidget(0, 4)
-        self.problems.setHorizontalHeaderLabels(["Source", "Row", "Path", "Reason"])
+        self.problems.setHorizontalHeaderLabels(["Source", "Line", "Path", "Reason"])
         self.problems.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.problems.setAlternatingRowColors(True)
         self.problems.setWordWrap(True)

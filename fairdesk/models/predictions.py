@@ -9,15 +9,15 @@ Columns (CSV/TSV header, or JSONL object keys; names are case-insensitive):
 - optional ``confidence`` (number), ``intent``, ``slots`` (a JSON object; in JSONL an
   object or a JSON string), ``label``.
 
-Bad rows are reported in :attr:`PredictionsBackend.problems` and skipped; the good rows are
-kept. ``row`` in a problem is the 1-based line number in the file (the CSV header is line 1;
-a quoted field spanning lines reports the line where its record starts).
+The file is read by :mod:`fairdesk.core.tables` (RFC 4180 quoting; UTF-8 with or without BOM,
+or UTF-16 with BOM). Bad rows are reported in :attr:`PredictionsBackend.problems` and
+skipped; the good rows are kept. ``row`` in a problem is the 1-based line number in the file
+(the CSV header is line 1; a quoted field spanning lines reports the line where its record
+starts).
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 import posixpath
@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from fairdesk.core.tables import Table, read_table
 from fairdesk.models.base import Backend, file_digest
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
@@ -140,13 +141,11 @@ class PredictionsBackend(Backend):
         self._by_path: dict[str, Prediction] = {}
         self._first_row: dict[tuple[str, str], int] = {}
         self.n_rows = 0
-        raw = self._path.read_bytes()
-        if raw.startswith(b"\xef\xbb\xbf"):
-            raw = raw[3:]
+        table = read_table(self._path, fmt=fmt)
         if fmt == "jsonl":
-            self._load_jsonl(raw)
+            self._load_jsonl(table)
         else:
-            self._load_delimited(raw, "\t" if fmt == "tsv" else ",")
+            self._load_delimited(table)
 
     # -- identity ------------------------------------------------------------------------------
     @property
@@ -212,68 +211,33 @@ class PredictionsBackend(Backend):
             )
         self._has_text = bool(cols & set(TEXT_COLUMNS))
 
-    def _load_delimited(self, raw: bytes, delimiter: str) -> None:
-        text = raw.decode("utf-8", errors="surrogateescape")
-        reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-        try:
-            header = next(reader)
-        except StopIteration:
-            raise ValueError(f"{self._path}: the file is empty (expected a header row)") from None
-        header = [h.strip().lower() for h in header]
+    def _load_delimited(self, table: Table) -> None:
+        header = [h.lower() for h in table.columns]
         self._check_columns(header)
-        line = reader.line_num + 1
-        for fields in reader:
-            start, line = line, reader.line_num + 1
-            if not any(f.strip() for f in fields):
-                continue
-            self.n_rows += 1
-            if len(fields) != len(header):
-                self._reject(
-                    start, None, f"row has {len(fields)} fields but the header has {len(header)}"
-                )
-                continue
-            record = dict(zip(header, fields, strict=True))
-            key = (
-                _clean(record.get("item_id"))
-                or _clean(record.get("path"))
-                or _clean(record.get("audio_path"))
-            )
-            if any(_has_surrogates(f) for f in fields):
-                self._reject(
-                    start, _printable(key), "row is not valid UTF-8 (save the file as UTF-8)"
-                )
-                continue
-            self._add(start, record)
+        self._load(table)
 
-    def _load_jsonl(self, raw: bytes) -> None:
-        checked = False
-        for n, line_bytes in enumerate(raw.split(b"\n"), start=1):
-            if not line_bytes.strip():
-                continue
-            self.n_rows += 1
-            try:
-                line = line_bytes.decode("utf-8")
-            except UnicodeDecodeError as e:
-                self._reject(
-                    n, None, f"line is not valid UTF-8 (byte {e.start}); save the file as UTF-8"
-                )
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                self._reject(n, None, f"line is not valid JSON ({e.msg} at column {e.colno})")
-                continue
-            if not isinstance(obj, dict):
-                self._reject(n, None, f"line is a JSON {type(obj).__name__}, expected an object")
-                continue
-            record = {str(k).strip().lower(): v for k, v in obj.items()}
-            if not checked:
-                # Columns are checked on the first object: JSONL has no header.
-                self._check_columns(list(record))
-                checked = True
-            self._add(n, record)
-        if not checked:
+    def _load_jsonl(self, table: Table) -> None:
+        if not table.rows:
+            if table.problems:
+                raise ValueError(f"{self._path}: no JSON objects found ("
+                                 f"{'; '.join(map(str, table.problems[:3]))})")
             raise ValueError(f"{self._path}: no JSON objects found (the file is empty)")
+        # Columns are checked on the first object: JSONL has no header.
+        self._check_columns([str(k).strip().lower() for k in table.rows[0][1]])
+        self._load(table)
+
+    def _load(self, table: Table) -> None:
+        """Good rows and the reader's problems, in the file's line order."""
+        events = [(n, 1, r) for n, r in table.rows] + [(pr.line, 0, pr) for pr in table.problems]
+        for n, is_row, item in sorted(events, key=lambda e: (e[0], e[1])):
+            self.n_rows += 1
+            if not is_row:
+                rec = {str(k).strip().lower(): v for k, v in (item.record or {}).items()}
+                key = _clean(rec.get("item_id")) or _clean(rec.get("path")) or _clean(
+                    rec.get("audio_path"))
+                self._reject(n, _printable(key), item.reason)
+                continue
+            self._add(n, {str(k).strip().lower(): v for k, v in item.items()})
 
     def _reject(self, row: int, key: str | None, reason: str) -> None:
         self.problems.append(Problem(row, key, reason))
@@ -357,10 +321,6 @@ class PredictionsBackend(Backend):
             label=_clean(record.get("label")),
             row=row,
         )
-
-
-def _has_surrogates(s: str) -> bool:
-    return any("\udc80" <= ch <= "\udcff" for ch in s)
 
 
 def _printable(key: str | None) -> str | None:

@@ -18,11 +18,13 @@ object, a confidence outside [0, 1], a repeated item id) are skipped and listed 
 :attr:`TableNlu.bad_rows`; a file with no usable row is refused. An item with no row gets an
 empty prediction (intent ``""``), which never matches, and is listed by
 :meth:`TableNlu.missing`.
+
+The file is read by :mod:`fairdesk.core.tables` (RFC 4180 quoting; UTF-8 with or without BOM,
+or UTF-16 with BOM); ``row`` is the file's line where the row starts (the header is line 1).
 """
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import math
@@ -30,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from fairdesk.core.tables import Table, read_table
 from fairdesk.nlu.base import NluModel, NluResult, slots_from_json
 
 __all__ = ["BadRow", "TableNlu"]
@@ -119,14 +122,12 @@ class TableNlu(NluModel):
             raise FileNotFoundError(f"NLU predictions file not found: {path}")
         raw = path.read_bytes()
         suffix = path.suffix.lower()
-        if suffix in (".jsonl", ".ndjson"):
-            records = list(cls._jsonl_records(raw.decode("utf-8-sig"), path))
-        elif suffix in (".csv", ".tsv"):
-            records = list(cls._csv_records(raw.decode("utf-8-sig"), path, suffix))
-        else:
+        if suffix not in (".jsonl", ".ndjson", ".csv", ".tsv"):
             raise ValueError(
                 f"{path}: unknown predictions format {suffix!r}; use .csv, .tsv or .jsonl"
             )
+        table = read_table(path)
+        records = cls._records(table, path)
         results: dict[str, NluResult] = {}
         bad: list[BadRow] = []
         for line, record in records:
@@ -154,42 +155,27 @@ class TableNlu(NluModel):
         return cls(results, str(path), hashlib.sha256(raw).hexdigest(), bad)
 
     @staticmethod
-    def _jsonl_records(text: str, path: Path):
-        for n, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield n, BadRow(n, "", f"not valid JSON ({exc.msg})")
-                continue
-            if not isinstance(record, dict):
-                yield n, BadRow(n, "", "not a JSON object")
-                continue
-            yield n, record
-
-    @staticmethod
-    def _csv_records(text: str, path: Path, suffix: str):
-        reader = csv.DictReader(text.splitlines(), delimiter="\t" if suffix == ".tsv" else ",")
-        header = reader.fieldnames or []
-        if "item_id" not in header or not any(c in header for c in _INTENT):
-            raise ValueError(
-                f"{path}: the header must name 'item_id' and 'intent'; it has {header}"
-            )
-        for record in reader:
-            line = reader.line_num
-            if None in record:
-                yield line, BadRow(line, "", "more cells than header columns")
-                continue
-            record = {k: v for k, v in record.items() if k is not None}
+    def _records(table: Table, path: Path) -> list[tuple[int, dict | BadRow]]:
+        """The table's rows and unreadable rows (as :class:`BadRow`), in line order."""
+        if table.format != "jsonl":
+            header = table.columns
+            if "item_id" not in header or not any(c in header for c in _INTENT):
+                raise ValueError(
+                    f"{path}: the header must name 'item_id' and 'intent'; it has {header}"
+                )
+        out: list[tuple[int, dict | BadRow]] = [
+            (pr.line, BadRow(pr.line, "", pr.reason)) for pr in table.problems
+        ]
+        for line, record in table.rows:
             slot_cols = {
                 k.split(":", 1)[1] if k.startswith("slot:") else k[5:]: v
                 for k, v in record.items()
-                if k.startswith(_SLOT_PREFIX) and not _blank(v)
+                if table.format != "jsonl" and k.startswith(_SLOT_PREFIX) and not _blank(v)
             }
             if slot_cols:
-                record["__slot_columns__"] = slot_cols
-            yield line, record
+                record = {**record, "__slot_columns__": slot_cols}
+            out.append((line, record))
+        return sorted(out, key=lambda e: e[0])
 
     @staticmethod
     def _parse_record(line: int, record: dict) -> tuple[str, NluResult] | BadRow:

@@ -48,17 +48,17 @@ def test_manifest_good_rows_imported_bad_rows_reported(project, tmp_path):
     man = _broken_tree(tmp_path / "data")
     rep = import_dataset(project, "d", man)
     assert rep.imported == 3 and rep.added == 3
-    by_row = {p.row: p.reason for p in rep.problems}
-    assert set(by_row) == {4, 5, 6, 7, 8, 9, 10, 11, 12}
-    assert "not found" in by_row[4]
-    assert "cannot decode" in by_row[5]
-    assert "zero length" in by_row[6]
-    assert "duplicate item id 'u1'" in by_row[7]
-    assert "not valid UTF-8" in by_row[8] and "0xe9" in by_row[8]
-    assert "empty transcript" in by_row[9]
-    assert "outside the dataset folder" in by_row[10]
-    assert "outside the dataset folder" in by_row[11]
-    assert "fields" in by_row[12]
+    by_line = {p.row: p.reason for p in rep.problems}  # the file's line (header = line 1)
+    assert set(by_line) == {5, 6, 7, 8, 9, 10, 11, 12, 13}
+    assert "not found" in by_line[5]
+    assert "cannot decode" in by_line[6]
+    assert "zero length" in by_line[7]
+    assert "duplicate item id 'u1'" in by_line[8] and "first seen on line 2" in by_line[8]
+    assert "not valid UTF-8" in by_line[9] and "0xe9" in by_line[9]
+    assert "empty transcript" in by_line[10]
+    assert "outside the dataset folder" in by_line[11]
+    assert "outside the dataset folder" in by_line[12]
+    assert "fields" in by_line[13]
     ds = project.dataset("d")
     items = project.items(ds)
     assert list(items["id"]) == ["u1", "u2", "u3"]
@@ -113,7 +113,7 @@ def test_jsonl_manifest_with_malformed_line(project, tmp_path):
     (root / "m.jsonl").write_text("\n".join(lines) + "\n")
     rep = import_dataset(project, "j", root / "m.jsonl")
     assert rep.imported == 2
-    assert [(p.row, "malformed JSON" in p.reason) for p in rep.problems] == [(2, True)]
+    assert [(p.row, "not valid JSON" in p.reason) for p in rep.problems] == [(2, True)]
     items = project.items(project.dataset("j")).set_index("path")
     assert items.loc["a.wav", "intent"] == "Pause" and items.loc["b.wav", "age"] == 30
 
@@ -155,7 +155,7 @@ def test_commonvoice(project, tmp_path):
         "c2\tcv_9.wav\tsid2\tMissing clip.\t2\t0\tthirties\tmale_masculine\t\n")
     rep = import_dataset(project, "cv", root)
     assert rep.format == "commonvoice" and rep.imported == 2
-    assert rep.problems[0].row == 3 and "not found" in rep.problems[0].reason
+    assert rep.problems[0].row == 4 and "not found" in rep.problems[0].reason  # line 4
     it = project.items(project.dataset("cv")).set_index("id")
     assert it.loc["cv_1", "speaker_id"] == "c1" and it.loc["cv_1", "content_id"] == "sid1"
     assert it.loc["cv_1", "accents"] == "Scottish English"

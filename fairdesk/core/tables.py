@@ -1,0 +1,304 @@
+"""The one reader of table-shaped input: CSV, TSV, JSONL and Parquet, with row-numbered problems.
+
+Manifests (:mod:`fairdesk.core.importers`), imported predictions
+(:mod:`fairdesk.models.predictions`), NLU tables (:mod:`fairdesk.nlu.table`) and ``--table``
+audits all read their files here, so that they agree on three things:
+
+Quoting
+    Set by the caller that knows the format. ``quoting="rfc4180"`` (the default) follows
+    RFC 4180: a field may be quoted, ``""`` inside quotes is one ``"``, and a quoted field may
+    span lines. An opening quote that is never closed is a problem naming its line; the lines
+    after it are read as rows of their own, never swallowed into one field.
+    ``quoting="none"`` reads every ``"`` as text (Common Voice TSVs are unquoted: a sentence
+    may hold a quotation mark).
+Encoding
+    UTF-8 with or without a byte-order mark, or UTF-16 with its byte-order mark. A row holding
+    bytes that are not UTF-8 is a problem naming its line and the byte; a UTF-16 file that does
+    not decode is refused as a whole.
+Row numbering
+    Row N is the file's Nth physical line (a CSV's header is line 1; JSONL has no header), and
+    every message says "line N". A record whose quoted field spans lines is numbered by the
+    line where it starts. Parquet has no lines: its rows are numbered 1, 2, ... and said "row N".
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import FairdeskError
+
+__all__ = [
+    "JSONL_SUFFIXES",
+    "PARQUET_SUFFIXES",
+    "Table",
+    "TableError",
+    "TableProblem",
+    "decode_text",
+    "read_table",
+    "undecodable",
+]
+
+JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+QUOTING = ("rfc4180", "none")
+
+
+class TableError(FairdeskError, ValueError):
+    """The whole file cannot be read as a table (empty, no header, duplicate columns ...)."""
+
+
+@dataclass(frozen=True)
+class TableProblem:
+    """One row that could not be read.
+
+    Attributes
+    ----------
+    line : the file's line where the row starts (Parquet: the row's 1-based position).
+    reason : what is wrong and what to do.
+    record : the row's fields as far as they could be read (None when they could not), so
+        that a caller can name the row's key.
+    """
+
+    line: int
+    reason: str
+    record: dict | None = None
+    unit: str = "line"
+
+    def __str__(self) -> str:
+        return f"{self.unit} {self.line}: {self.reason}"
+
+
+@dataclass
+class Table:
+    """A table read from a file.
+
+    Attributes
+    ----------
+    path : the file.
+    format : ``"csv"``, ``"tsv"``, ``"jsonl"`` or ``"parquet"``.
+    columns : the header's column names, stripped (JSONL: every key seen, in order).
+    rows : ``(line, record)`` for every readable, non-blank row, in file order.
+    problems : the rows that could not be read.
+    """
+
+    path: Path
+    format: str
+    columns: list[str]
+    rows: list[tuple[int, dict]] = field(default_factory=list)
+    problems: list[TableProblem] = field(default_factory=list)
+
+    def frame(self, line_column: str | None = None):
+        """The rows as a DataFrame indexed by their line numbers (``line_column``: also as a
+        column)."""
+        import pandas as pd
+
+        df = pd.DataFrame.from_records([r for _, r in self.rows],
+                                       index=[n for n, _ in self.rows])
+        for c in self.columns:
+            if c not in df.columns:
+                df[c] = None
+        if line_column:
+            df[line_column] = df.index
+        return df
+
+
+def decode_text(data: bytes, source) -> str:
+    """Decode a file's bytes by the encoding policy (see the module docstring).
+
+    Undecodable UTF-8 bytes become lone surrogates (``surrogateescape``) so that the rows
+    holding them can be reported one by one; :func:`undecodable` finds them.
+    """
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 with a byte-order mark
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise TableError(f"{source}: starts with a UTF-16 byte-order mark but does not "
+                             f"decode as UTF-16 (byte {exc.start}); re-save it as UTF-8") from None
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def undecodable(value) -> str | None:
+    """A reason when ``value`` holds bytes that were not UTF-8 (naming the byte), else None."""
+    if not isinstance(value, str):
+        return None
+    for i, ch in enumerate(value):
+        if "\udc80" <= ch <= "\udcff":
+            return (f"text is not valid UTF-8 (byte 0x{ord(ch) - 0xDC00:02x} at character "
+                    f"{i + 1}); re-save the file as UTF-8")
+    return None
+
+
+def _format_of(path: Path, fmt: str | None) -> str:
+    if fmt:
+        return fmt
+    suffix = path.suffix.lower()
+    if suffix in JSONL_SUFFIXES:
+        return "jsonl"
+    if suffix in PARQUET_SUFFIXES:
+        return "parquet"
+    return "tsv" if suffix == ".tsv" else "csv"
+
+
+def read_table(path, *, fmt: str | None = None, delimiter: str | None = None,
+               quoting: str = "rfc4180") -> Table:
+    """Read a CSV, TSV, JSONL or Parquet file.
+
+    Parameters
+    ----------
+    path : str or Path
+    fmt : {"csv", "tsv", "jsonl", "parquet"}, optional
+        Default: from the suffix (``.tsv``, ``.jsonl``/``.ndjson``/``.json``, ``.parquet``/
+        ``.pq``; anything else is CSV).
+    delimiter : str, optional
+        Default: a tab for TSV; for CSV a tab when the first line has tabs and no comma, else
+        a comma.
+    quoting : {"rfc4180", "none"}
+        How ``"`` is read in CSV/TSV (module docstring).
+
+    Returns
+    -------
+    Table
+
+    Raises
+    ------
+    TableError
+        The file is empty, has no header, repeats a column name, or is not decodable at all.
+    """
+    path = Path(path)
+    if quoting not in QUOTING:
+        raise ValueError(f"quoting must be one of {QUOTING}, got {quoting!r}")
+    fmt = _format_of(path, fmt)
+    if fmt == "parquet":
+        return _read_parquet(path)
+    text = decode_text(path.read_bytes(), path)
+    if fmt == "jsonl":
+        return _read_jsonl(path, text)
+    if delimiter is None:
+        first = text.split("\n", 1)[0]
+        delimiter = "\t" if fmt == "tsv" or ("\t" in first and "," not in first) else ","
+    return _read_delimited(path, text, fmt, delimiter, quoting)
+
+
+def _read_parquet(path: Path) -> Table:
+    import pandas as pd
+
+    df = pd.read_parquet(path)
+    cols = [str(c) for c in df.columns]
+    rows = [(i, dict(zip(cols, r, strict=True)))
+            for i, r in enumerate(df.itertuples(index=False, name=None), start=1)]
+    return Table(path, "parquet", cols, rows, [])
+
+
+def _read_jsonl(path: Path, text: str) -> Table:
+    table = Table(path, "jsonl", [])
+    seen: dict[str, None] = {}
+    for n, line in enumerate(io.StringIO(text, newline=""), start=1):
+        if not line.strip():
+            continue
+        bad = undecodable(line)
+        if bad:
+            table.problems.append(TableProblem(n, bad))
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            table.problems.append(
+                TableProblem(n, f"not valid JSON ({exc.msg} at column {exc.colno})"))
+            continue
+        if not isinstance(obj, dict):
+            table.problems.append(TableProblem(
+                n, f"not a JSON object (a JSON {type(obj).__name__}); write one object per line"))
+            continue
+        for k in obj:
+            seen.setdefault(str(k), None)
+        table.rows.append((n, {str(k): v for k, v in obj.items()}))
+    table.columns = list(seen)
+    return table
+
+
+class _Lines:
+    """Physical lines (``\\n``, ``\\r\\n`` or ``\\r``) fed to :mod:`csv`, counted."""
+
+    def __init__(self, lines: list[str], start: int):
+        self.lines, self.next = lines, start  # index of the next line to hand out
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> str:
+        if self.next >= len(self.lines):
+            raise StopIteration
+        self.next += 1
+        return self.lines[self.next - 1]
+
+
+def _read_delimited(path: Path, text: str, fmt: str, delimiter: str, quoting: str) -> Table:
+    lines = list(io.StringIO(text, newline=""))
+    q = csv.QUOTE_NONE if quoting == "none" else csv.QUOTE_MINIMAL
+    src = _Lines(lines, 0)
+    try:
+        header = next(csv.reader(src, delimiter=delimiter, quoting=q, strict=True))
+    except StopIteration:
+        raise TableError(f"{path}: the file is empty; it needs a header row") from None
+    except csv.Error as exc:
+        raise TableError(f"{path}: line 1 (the header) cannot be read ({exc}); fix its "
+                         "quoting") from None
+    header = [h.strip() for h in header]
+    if src.next != 1:
+        raise TableError(f"{path}: the header's quoted names run over several lines; close "
+                         "the quote on line 1")
+    if len(set(header)) != len(header):
+        dup = sorted({h for h in header if header.count(h) > 1})
+        raise TableError(f"{path}: duplicate column names {dup}; rename them")
+    table = Table(path, fmt, header)
+    while src.next < len(lines):
+        start = src.next  # 0-based index of the line where the next record starts
+        reader = csv.reader(src, delimiter=delimiter, quoting=q, strict=True)
+        try:
+            values = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            # An unclosed quote runs to the end of the file (or a malformed quoted field):
+            # report the record's first line and read on from the line after it.
+            table.problems.append(TableProblem(start + 1, _quote_reason(exc)))
+            src.next = start + 1
+            continue
+        n_lines = src.next - start
+        if not values or all(not v.strip() for v in values):
+            continue
+        if len(values) != len(header):
+            if n_lines > 1:
+                # Most likely a quote opened on this line and closed (by accident) lines
+                # later; read those lines again as rows of their own.
+                table.problems.append(TableProblem(
+                    start + 1, f"a quote opened on this line is closed only on line "
+                    f"{start + n_lines}, which leaves {len(values)} fields (the header has "
+                    f"{len(header)}); close the quote or double it (\"\") inside the field"))
+                src.next = start + 1
+                continue
+            table.problems.append(TableProblem(
+                start + 1, f"row has {len(values)} fields but the header has {len(header)}; "
+                "fix the quoting or separators"))
+            continue
+        record = dict(zip(header, values, strict=True))
+        bad = next(((c, r) for c, v in record.items() if (r := undecodable(v))), None)
+        if bad:
+            table.problems.append(TableProblem(start + 1, f"column {bad[0]!r}: {bad[1]}", record))
+            continue
+        table.rows.append((start + 1, record))
+    return table
+
+
+def _quote_reason(exc: csv.Error) -> str:
+    msg = str(exc)
+    if "unexpected end of data" in msg:
+        return ("a quoted field opened on this line is never closed; close the quote, or "
+                "double it (\"\") inside the field")
+    return f"malformed quoting ({msg}); quote the whole field and double any \" inside it"

@@ -174,7 +174,7 @@ CHILD = textwrap.dedent("""
     from fairdesk.recording.prompts import load_builtin
     from fairdesk.recording.session import RecordingSession, Speaker
     from fairdesk.core.store import Project
-    from tests.core.test_recorder import ramp
+    from tests.recording.test_recorder import ramp
 
     folder, block = sys.argv[1], int(sys.argv[2])
     prompt = load_builtin("igbo_tonal_minimal_pairs")[2]

@@ -39,7 +39,8 @@ def test_import_json_and_exit_codes(tmp_path, capsys):
     assert code == 0
     d = json.loads(out)
     assert d["dataset"] == "d" and d["imported"] == 1
-    assert [(p["row"], p["path"]) for p in d["problems"]] == [(2, "b.wav"), (3, "c.wav")]
+    # rows are named by their line in the file (the header is line 1)
+    assert [(p["row"], p["path"]) for p in d["problems"]] == [(3, "b.wav"), (4, "c.wav")]
     assert all(p["reason"] for p in d["problems"])
     code, out, _ = _run(capsys, "items", "--project", str(proj), "--dataset", "d", "--json")
     items = json.loads(out)

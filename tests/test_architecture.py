@@ -156,7 +156,11 @@ def test_graph_resolves_relative_function_level_and_parent_imports(tmp_path):
     (pkg / "x" / "base.py").write_text("def build():\n    from . import impl\n")
     (pkg / "x" / "impl.py").write_text("from .base import build\nthing = 1\n")
     (pkg / "y.py").write_text("from fairdesk.x.base import build\n")
+    (pkg / "z").mkdir()
+    (pkg / "z" / "__init__.py").write_text("")
+    (pkg / "z" / "w.py").write_text("from ..x import base\nfrom .. import y\n")
     g = import_graph(pkg)
+    assert g["fairdesk.z.w"] == {"fairdesk.x.base", "fairdesk.x", "fairdesk.y"}
     assert g["fairdesk.x.base"] == {"fairdesk.x.impl"}  # own package __init__ not implicit
     assert g["fairdesk.x.impl"] == {"fairdesk.x.base"}
     assert g["fairdesk.y"] == {"fairdesk.x.base", "fairdesk.x"}  # x/__init__ runs first

@@ -53,7 +53,8 @@ def open_demo(folder, *, progress, cancelled):
 
 def load_audio(path, *, spectrogram_too: bool = True, progress, cancelled):
     """Decode a file to the working rate; with its envelope and (optionally) spectrogram."""
-    from ..core import audio, signal
+    from ..core import audio
+    from ..recording import signal
 
     progress(0.0, f"decoding {Path(path).name}")
     a = audio.load(path)

@@ -92,11 +92,11 @@ def build_speech_runs(tmp: Path) -> SpeechRuns:
     p = Project(tmp / "proj")
     assert import_dataset(p, "d", root / "m.csv", id_col="id").imported == 50
     assert import_dataset(p, "t", root / "t.csv", language="yo", id_col="id").imported == 6
-    settings = AuditSettings(n_bootstrap=400, min_items=10, min_speakers=3)
+    settings = AuditSettings(n_bootstrap=400, min_items=10, min_speakers=3, normaliser="auto")
     out = run_audit(p, AuditRequest(dataset="d", model=f"predictions:{root / 'preds.csv'}",
                                     by=("accent",), settings=settings, nlu="none",
                                     reference="us"))
-    tsettings = AuditSettings(n_bootstrap=200, min_items=2, min_speakers=1)
+    tsettings = AuditSettings(n_bootstrap=200, min_items=2, min_speakers=1, normaliser="auto")
     tout = run_audit(p, AuditRequest(dataset="t", model=f"predictions:{root / 'tpreds.csv'}",
                                      by=("accent",), settings=tsettings, nlu="none"))
     return SpeechRuns(p, root, out.run_id, tout.run_id, items)

@@ -226,13 +226,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_models)
 
-    from . import cli_audit, cli_gui, cli_incremental, cli_record, cli_show
+    from . import cli_audit, cli_gui, cli_incremental, cli_record, cli_report, cli_show
 
     cli_audit.add_commands(sub)
     cli_show.add_command(sub)
     cli_gui.add_command(sub)
     cli_record.add_command(sub)
     cli_incremental.add_command(sub)
+    cli_report.add_commands(sub)
     return ap
 
 

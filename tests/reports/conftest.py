@@ -118,3 +118,35 @@ def _csv(path: Path, rows: list[dict]) -> None:
 @pytest.fixture(scope="session")
 def speech_runs(tmp_path_factory) -> SpeechRuns:
     return build_speech_runs(tmp_path_factory.mktemp("reports"))
+
+
+def with_interval_fields(payload: dict) -> dict:
+    """A copy of a stored result with the fields newer fairdesk versions add: per-group CIs
+    (``groups[i].ci``, ``ci_scheme``), the corpus-wide value with its CI
+    (``summary[m].overall``), and one ``not_estimable`` and one ``no_variation`` comparison.
+    The interval numbers are planted test inputs (this module renders them; the statistics
+    tests check how they are computed)."""
+    import copy
+
+    p = copy.deepcopy(payload)
+    for g in p["groups"]:
+        g["ci"], g["ci_scheme"] = {}, {}
+        for m in p["tested_metrics"]:
+            v = g["values"][m]
+            g["ci"][m] = [max(v - 0.05, 0.0), v + 0.07]
+            g["ci_scheme"][m] = "two_way"
+    for m, s in p["summary"].items():
+        s["overall"] = {"value": 0.1, "ci": [0.07, 0.14], "scheme": "two_way"}
+    base = p["comparisons"][0]
+    p["comparisons"].append({**base, "metric": "der", "verdict": "not_estimable",
+                             "p_value": None, "p_adjusted": None, "ci_low": None,
+                             "ci_high": None, "reason": "the group has 1 speaker; the "
+                             "speaker bootstrap needs at least 2 on each side",
+                             "reading": "DER cannot be compared: too few speakers."})
+    p["comparisons"].append({**base, "metric": "ter", "verdict": "no_variation",
+                             "reason": None, "no_variation": {
+                                 "value": 0.0, "unit": "items", "n_group": 25,
+                                 "n_reference": 25, "bound_group": 0.12,
+                                 "bound_reference": 0.12},
+                             "reading": "TER is 0 in both groups."})
+    return p

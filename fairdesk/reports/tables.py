@@ -138,7 +138,8 @@ def odds_ratio_table(result) -> pd.DataFrame:
 
     Parameters
     ----------
-    result : a :class:`fairdesk.stats.regression.RegressionResult` or its ``to_dict()``.
+    result : a :class:`fairdesk.stats.regression.RegressionResult`, or its
+        ``to_dict(detail=True)`` (the plain ``to_dict()`` has no adjusted odds ratios).
 
     Returns
     -------
@@ -151,7 +152,7 @@ def odds_ratio_table(result) -> pd.DataFrame:
         ``clustered_ci_low``, ``clustered_ci_high``, ``clustered_p_value`` (speaker-clustered
         inference of the univariate model) and ``clustered_test_p``.
     """
-    d = result.to_dict() if hasattr(result, "to_dict") else dict(result)
+    d = result.to_dict(detail=True) if hasattr(result, "to_dict") else dict(result)
     adjustments = d.get("adjustments") or []
     clustered = d.get("clustered") or {}
     cl_uni = {u["variable"]: u for u in clustered.get("univariate") or []}
@@ -169,7 +170,8 @@ def odds_ratio_table(result) -> pd.DataFrame:
             row = {"variable": var, "level": name, "reference": ref, "is_reference": is_ref,
                    "n": u.get("n"), "odds_ratio": lev.get("odds_ratio"),
                    "ci_low": lev.get("ci_low"), "ci_high": lev.get("ci_high"),
-                   "p_value": lev.get("p_value"), "lr_p_value": u.get("llr_p_value")}
+                   "p_value": lev.get("p_value"), "lr_p_value": u.get("llr_p_value"),
+                   "problem": u.get("problem")}
             for a in adj:
                 b = a["adjusted_on"]
                 al = _levels(a.get("levels")).get(name, {})

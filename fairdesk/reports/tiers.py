@@ -21,8 +21,8 @@ Four tiers (names in :data:`TIERS`):
     word before them (the first word for a leading insertion).
 ``saliency``
     Only for items explained (a saliency curve stored for the run's model): the stretches
-    where the curve is at or above its 80th percentile, labelled with their mean saliency
-    relative to the curve's peak.
+    where the curve is at or above its 80th percentile and above its mean, labelled with
+    their mean saliency relative to the curve's peak.
 """
 
 from __future__ import annotations
@@ -194,7 +194,9 @@ def _saliency_spans(d: RunData, row: dict, duration: float):
     peak = float(np.nanmax(curve))
     if not math.isfinite(peak) or peak <= 0:
         return []
-    on = curve >= max(float(np.nanquantile(curve, SALIENCY_QUANTILE)), 1e-12)
+    # the top fifth of frames, and above the mean (a flat curve has no span)
+    on = (curve >= float(np.nanquantile(curve, SALIENCY_QUANTILE))) & (
+        curve > float(np.nanmean(curve))) & (curve > 0)
     spans, i = [], 0
     while i < len(on):
         if on[i]:
@@ -254,6 +256,8 @@ def item_tiers(d: RunData, row: dict, aligners: Aligners) -> ItemTiers:
     if math.isnan(duration) or duration <= 0:
         duration = 1.0
         note = (note + "; " if note else "") + "no duration known; a 1 s time axis is used"
+    # times are written with 4 decimals: round the time axis down so none passes the end
+    duration = math.floor(duration * 1e4) / 1e4
     words = str(row.get("reference") or "").split()
     spans, source, anote = aligners.spans(d, row, words, samples, duration)
     ref = clean(spans, duration)
@@ -265,19 +269,19 @@ def item_tiers(d: RunData, row: dict, aligners: Aligners) -> ItemTiers:
                     duration)
         hsource = "model word times"
     else:
-        hyp = [(0.0, round(duration, 4), hyp_text)] if hyp_text.strip() else []
+        hyp = [(0.0, duration, hyp_text)] if hyp_text.strip() else []
         hsource = "one interval (the model gave no word times)"
     norm = normaliser(d.settings, d.language)
     if ref:
         errors = clean(_error_labels(ref, hyp_text, norm), duration)
     else:
         ins = [o.label() for o in align_tokens([], norm(hyp_text).split())]
-        errors = [(0.0, round(duration, 4), "; ".join(ins))] if ins else []
+        errors = [(0.0, duration, "; ".join(ins))] if ins else []
     tiers = {"reference": ref, "hypothesis": hyp, "errors": errors,
              "saliency": clean(_saliency_spans(d, row, duration), duration)}
     db_id = row.get("db_id")
     return ItemTiers(item, None if db_id is None or num(db_id) != num(db_id) else int(db_id),
-                     str(d.payload.get("dataset") or ""), path, round(duration, 4), tiers,
+                     str(d.payload.get("dataset") or ""), path, duration, tiers,
                      source, hsource, "; ".join(x for x in (note, anote) if x))
 
 

@@ -135,7 +135,7 @@ def with_interval_fields(payload: dict) -> dict:
             v = g["values"][m]
             g["ci"][m] = [max(v - 0.05, 0.0), v + 0.07]
             g["ci_scheme"][m] = "two_way"
-    for m, s in p["summary"].items():
+    for s in p["summary"].values():
         s["overall"] = {"value": 0.1, "ci": [0.07, 0.14], "scheme": "two_way"}
     base = p["comparisons"][0]
     p["comparisons"].append({**base, "metric": "der", "verdict": "not_estimable",

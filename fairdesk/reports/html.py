@@ -242,7 +242,7 @@ def _representation(d: RunData) -> dict | None:
         rows.append(("Leakage", _num3(leak)))
     cases = [(metric_label(m), str(c).replace("_", " ")) for m, c in
              (rep.get("cases") or {}).items()]
-    return {"rows": rows, "cases": cases, "n_items": rep.get("n_items")}
+    return {"error": None, "rows": rows, "cases": cases, "n_items": rep.get("n_items")}
 
 
 def _grounding(d: RunData) -> dict | None:
@@ -353,6 +353,8 @@ def _definitions(d: RunData) -> list[dict]:
     used = set(p.get("tested_metrics") or []) | set(p.get("descriptive_metrics") or [])
     if p.get("representation"):
         used.add("representation")
+    if p.get("explain"):
+        used.add("grounding_lift")
     if "ter" in used or "der" in used:
         used |= {"der", "ter"}
     keep = [s for s in sections if "(always)" in s["title"] or s["id"] in used]

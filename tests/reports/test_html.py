@@ -6,13 +6,13 @@ import base64
 import io
 import re
 
+import html5lib
 import pytest
 
 from fairdesk.reports.data import load_run, verdict_style
 from fairdesk.reports.html import render, report_context, write_report
 from tests.reports.conftest import EVIL, with_interval_fields
 
-html5lib = pytest.importorskip("html5lib")
 
 
 def parse(text: str):
@@ -164,3 +164,41 @@ def test_chart_svg_escapes_user_text():
     assert "<script" not in svg and "&lt;script&gt;" in svg
     tree = parse(f"<!DOCTYPE html><html><head><title>t</title></head><body>{svg}</body></html>")
     assert external_references(svg, tree) == []
+
+
+def test_reports_never_import_qt():
+    import subprocess
+    import sys
+
+    code = ("import sys\nimport fairdesk.cli, fairdesk.reports.html, fairdesk.reports.charts, "
+            "fairdesk.reports.praat, fairdesk.reports.elan, fairdesk.reports.tables, "
+            "fairdesk.reports.pdf\nfairdesk.cli.build_parser()\n"
+            "from fairdesk.reports.charts import value_chart, svg_text\n"
+            "svg_text(value_chart({'groups': [{'group': 'a', 'values': {'wer': 0.1}}], "
+            "'reference': 'a'}, 'wer').figure)\n"
+            "bad = [m for m in ('PySide6', 'pyqtgraph', 'torch', 'matplotlib.backends.backend_qtagg')"
+            " if m in sys.modules]\nassert not bad, bad\nprint('ok')")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr + r.stdout
+
+
+def test_grounding_and_representation_sections(speech_runs):
+    d = load_run(speech_runs.project, speech_runs.run)
+    p = d.payload
+    for g in p["groups"]:
+        g["values"]["grounding_lift"] = 1.8 if g["group"] == "us" else 1.2
+    p["comparisons"].append({**p["comparisons"][0], "metric": "grounding_lift", "value": 1.2,
+                             "reference_value": 1.8, "gap": -0.6, "ratio": 1.2 / 1.8,
+                             "verdict": "inconclusive_underpowered"})
+    p["explain"] = {"method": "occlusion", "regions": "reference word spans",
+                    "aligner": "whisper-tiny.en@x", "items_explained": {"us": 12, "scot": 11},
+                    "failures": [{"item": "scot-1-1", "reason": "grounding lift undefined"}]}
+    p["representation"] = {"silhouette": 0.21, "leakage": {"leakage": 0.3,
+                           "balanced_accuracy": 0.8, "chance": 0.5}, "threshold": 0.1,
+                           "structure": True, "cases": {"wer": "representation_only"},
+                           "n_items": 50}
+    plain = "".join(parse(render(report_context(d))).itertext())
+    assert "Grounding" in plain and "1.80×" in plain and "1.20×" in plain and "0.67×" in plain
+    assert "grounding lift undefined" in plain and "whisper-tiny.en@x" in plain
+    assert "Silhouette" in plain and "0.210" in plain and "representation only" in plain
+    assert "Grounding lift (seed 002)" in plain and "Representation (seed 002)" in plain

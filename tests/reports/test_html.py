@@ -14,7 +14,6 @@ from fairdesk.reports.html import render, report_context, write_report
 from tests.reports.conftest import EVIL, with_interval_fields
 
 
-
 def parse(text: str):
     """html5lib in strict mode: any parse error raises."""
     return html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(text)

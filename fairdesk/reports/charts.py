@@ -114,6 +114,9 @@ def value_chart(payload: dict, metric: str) -> Chart:
     ax.set_xlim(-0.6, len(groups) - 0.4)
     ax.set_ylabel(f"{metric_short(metric)} ({_unit(metric)})")
     ax.grid(axis="y", alpha=0.3)
+    lo, hi = ax.get_ylim()
+    floor = 0.0 if not is_ratio_metric(metric) else min(lo, 0.0)
+    ax.set_ylim(floor, max(hi, floor + (1.0 if is_ratio_metric(metric) else 5.0)))
     ax.set_title(f"{plain(metric_label(metric))} by group (95% CI)", fontsize=10)
     cap = ("Each group's value with its own 95% bootstrap CI; dashed line: the reference "
            "group; colours: the verdict against the reference.")

@@ -189,8 +189,7 @@ def _gap_rows(d: RunData) -> list[dict]:
             "mde": fmt_value(c.get("mde"), m),
             "effect": "–" if math.isnan(num(c.get("effect_size")))
             else f"{num(c['effect_size']):.2f}",
-            "estimator": f"{c.get('estimator') or '–'} ({blocks})" if blocks
-            else str(c.get("estimator") or "–"),
+            "estimator": str(c.get("estimator") or "–"), "blocks": blocks,
             "design": str(c.get("design") or "").replace("_", " "),
             "verdict": label, "bg": bg, "fg": fg,
             "flags": ", ".join(str(f).replace("_", " ") for f in c.get("flags") or []),

@@ -319,6 +319,22 @@ def save_chart(chart: Chart, folder) -> list[Path]:
     return out
 
 
+def export_chart(chart: Chart, path) -> Path:
+    """Write one chart to ``path`` as PNG, SVG or PDF, chosen by the extension (what the
+    GUI's per-chart "Export as PNG/SVG" calls)."""
+    import matplotlib
+
+    path = Path(path)
+    ext = path.suffix.lower().lstrip(".")
+    if ext not in ("png", "svg", "pdf"):
+        raise ValueError(f"{path}: save a chart as .png, .svg or .pdf")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with matplotlib.rc_context(_FONT):
+        chart.figure.savefig(path, format=ext, dpi=150, metadata={"Date": None}
+                             if ext != "pdf" else {"CreationDate": None})
+    return path
+
+
 def save_figures(payload: dict, folder) -> list[Path]:
     """Every chart of a result as PNG and SVG in ``folder``; returns the files written."""
     paths: list[Path] = []

@@ -201,3 +201,17 @@ def test_grounding_and_representation_sections(speech_runs):
     assert "grounding lift undefined" in plain and "whisper-tiny.en@x" in plain
     assert "Silhouette" in plain and "0.210" in plain and "representation only" in plain
     assert "Grounding lift (seed 002)" in plain and "Representation (seed 002)" in plain
+
+
+def test_export_one_chart_by_extension(speech_runs, tmp_path):
+    from fairdesk.reports.charts import export_chart, report_charts
+
+    d = load_run(speech_runs.project, speech_runs.run)
+    charts = {c.name: c for c in report_charts(d.payload)}
+    assert {"values_wer", "gaps_wer", "radar"} <= set(charts)
+    svg = export_chart(charts["radar"], tmp_path / "radar.svg").read_text()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    assert export_chart(charts["values_wer"], tmp_path / "v.png").read_bytes()[:4] == b"\x89PNG"
+    assert export_chart(charts["gaps_wer"], tmp_path / "g.pdf").read_bytes()[:5] == b"%PDF-"
+    with pytest.raises(ValueError, match="png, .svg or .pdf"):
+        export_chart(charts["radar"], tmp_path / "radar.gif")

@@ -235,8 +235,8 @@ def _representation(d: RunData) -> dict | None:
             ("Structure", "yes" if rep.get("structure") else "no")]
     if isinstance(leak, dict):
         for k, v in leak.items():
-            if isinstance(v, (int, float)) or v is None:
-                rows.append((f"Leakage: {k.replace('_', ' ')}", _num3(v)))
+            shown = str(v) if isinstance(v, (int, str)) and not isinstance(v, bool) else _num3(v)
+            rows.append((f"Leakage probe: {k.replace('_', ' ')}", shown))
     else:
         rows.append(("Leakage", _num3(leak)))
     cases = [(metric_label(m), str(c).replace("_", " ")) for m, c in

@@ -153,12 +153,25 @@ def gap_chart(payload: dict, metric: str) -> Chart:
                  "Gap (group − reference) with its 95% bootstrap CI, coloured by verdict.")
 
 
+#: Radar ratios above this are drawn on the rim with their value written next to them.
+RADAR_MAX = 3.0
+
+
 def radar_metrics(payload: dict) -> list[str]:
-    """The radar's axes: the tested metrics, then the descriptive ones, that have values."""
-    ids = list(dict.fromkeys((payload.get("tested_metrics") or [])
-                             + (payload.get("descriptive_metrics") or [])))
+    """The radar's axes: the tested metrics with values; the descriptive ones (S/D/I rates…)
+    are added only while there are fewer than three axes."""
     groups = _analysed(payload)
-    return [m for m in ids if any(not math.isnan(_value(g, m)) for g in groups)][:10]
+
+    def has(m):
+        return any(not math.isnan(_value(g, m)) and _value(g, m) != 0 for g in groups)
+
+    axes = [m for m in payload.get("tested_metrics") or [] if has(m)]
+    for m in payload.get("descriptive_metrics") or []:
+        if len(axes) >= 3:
+            break
+        if has(m) and m not in axes:
+            axes.append(m)
+    return axes[:10]
 
 
 def radar_chart(payload: dict, metrics: list[str] | None = None) -> Chart | None:
@@ -200,23 +213,35 @@ def radar_chart(payload: dict, metrics: list[str] | None = None) -> Chart | None
         v = np.array([_value(g, m) / d for m, d in zip(axes, divisors)])
         return np.concatenate([v, v[:1]])
 
-    ref_line = ring(ref_g)
-    ax.plot(closed, ref_line, color=REFERENCE_COLOUR, ls="--", lw=1.6,
-            label=f"{plain(short_group(ref))} (reference)")
-    top = float(np.nanmax(ref_line)) if np.isfinite(ref_line).any() else 1.0
-    for i, g in enumerate(x for x in groups if x["group"] != ref):
-        line = ring(g)
+    if scaled_by_max:  # the reference is off the unit circle on those axes
+        ax.plot(closed, ring(ref_g), color=REFERENCE_COLOUR, ls="--", lw=1.6,
+                label=f"{plain(short_group(ref))} (reference)")
+    else:
+        theta = np.linspace(0, 2 * np.pi, 181)
+        ax.plot(theta, np.ones_like(theta), color=REFERENCE_COLOUR, ls="--", lw=1.6,
+                label=f"{plain(short_group(ref))} (reference = 1)")
+    ax.set_rlabel_position(180.0 / len(axes))
+    lines = [(g, ring(g)) for g in groups if g["group"] != ref]
+    top = max([1.0] + [float(np.nanmax(v)) for _, v in lines if np.isfinite(v).any()])
+    rim = min(top, RADAR_MAX)
+    clipped = False
+    for i, (g, line) in enumerate(lines):
         if not np.isfinite(line).any():
             continue
-        top = max(top, float(np.nanmax(line)))
         colour = SERIES[i % len(SERIES)]
-        ax.plot(closed, line, color=colour, lw=2, marker="o",
+        shown = np.minimum(line, rim)
+        ax.plot(closed, shown, color=colour, lw=2, marker="o",
                 label=plain(short_group(g["group"])))
-        ax.fill(closed, np.nan_to_num(line), color=colour, alpha=0.08)
+        ax.fill(closed, np.nan_to_num(shown), color=colour, alpha=0.08)
+        for a, v in zip(closed[:-1], line[:-1]):
+            if np.isfinite(v) and v > rim:
+                clipped = True
+                ax.annotate(f"{v:.1f}×", (a, rim), textcoords="offset points",
+                            xytext=(6, 4), fontsize=7, color=colour)
     ax.set_xticks(angles)
     ax.set_xticklabels([plain(metric_short(m)) + (" *" if m in scaled_by_max else "")
                         for m in axes])
-    ax.set_ylim(0, max(1.2, top * 1.1))
+    ax.set_ylim(0, max(1.2, rim * 1.08))
     ax.legend(loc="upper right", bbox_to_anchor=(1.35, 1.12), fontsize=8, frameon=False)
     ax.set_title("Group value ÷ reference value, per metric", fontsize=10, pad=18)
     cap = ("One axis per metric, one line per group; each value is divided by the reference "
@@ -227,6 +252,9 @@ def radar_chart(payload: dict, metrics: list[str] | None = None) -> Chart | None
                                                               scaled_by_max)
                 + ": no ratio exists there, so those axes are divided by the largest group "
                 "value instead (the worst group reaches 1, the reference sits at 0).")
+    if clipped:
+        cap += (f" Ratios above {RADAR_MAX:g}× sit on the rim with their value written "
+                "next to them.")
     if all_zero:
         cap += (" Left out because every group is at 0: "
                 + ", ".join(metric_short(m) for m in all_zero) + ".")
@@ -255,8 +283,9 @@ def confusion_chart(group: str, conf: dict, kind: str = "confusion") -> Chart:
     return Chart(f"{kind}_{_safe(group)}", f"{short_group(group)}: {what} confusion", fig)
 
 
-def report_charts(payload: dict) -> list[Chart]:
-    """Every chart of a result, in report order."""
+def report_charts(payload: dict, confusion: bool = True) -> list[Chart]:
+    """Every chart of a result, in report order (``confusion=False``: without the confusion
+    matrices, which the HTML report shows as tables)."""
     charts: list[Chart] = []
     tested = [m for m in payload.get("tested_metrics") or []]
     for m in tested:
@@ -267,7 +296,7 @@ def report_charts(payload: dict) -> list[Chart]:
     radar = radar_chart(payload)
     if radar is not None:
         charts.append(radar)
-    for kind in ("intent_confusion", "confusion"):
+    for kind in ("intent_confusion", "confusion") if confusion else ():
         for g, conf in (payload.get(kind) or {}).items():
             charts.append(confusion_chart(g, conf, kind))
     return charts

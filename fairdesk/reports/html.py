@@ -383,7 +383,7 @@ def report_context(d: RunData, embed_audio: bool = False, worst: int = 3) -> dic
 
     skipped: list[str] = []
     charts = []
-    for i, ch in enumerate(report_charts(d.payload)):
+    for i, ch in enumerate(report_charts(d.payload, confusion=False)):
         charts.append({"title": ch.title, "caption": ch.caption,
                        "svg": svg_text(ch.figure, prefix=f"f{i}")})
     p = d.payload

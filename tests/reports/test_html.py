@@ -215,3 +215,20 @@ def test_export_one_chart_by_extension(speech_runs, tmp_path):
     assert export_chart(charts["gaps_wer"], tmp_path / "g.pdf").read_bytes()[:5] == b"%PDF-"
     with pytest.raises(ValueError, match="png, .svg or .pdf"):
         export_chart(charts["radar"], tmp_path / "radar.gif")
+
+
+def test_report_command(speech_runs, tmp_path, capsys):
+    from fairdesk.cli import main
+
+    base = ["report", "--project", str(speech_runs.project.folder), "--run",
+            str(speech_runs.run)]
+    assert main(base + ["--html", str(tmp_path / "r.html"), "--figures",
+                        str(tmp_path / "figs")]) == 0
+    out = capsys.readouterr().out
+    assert f"report: {tmp_path / 'r.html'}" in out and "figures:" in out
+    assert parse((tmp_path / "r.html").read_text(encoding="utf-8")) is not None
+    assert (tmp_path / "figs" / "radar.svg").exists()
+    assert main(base + ["--html", str(tmp_path / "r.txt")]) == 2
+    assert main(["report", "--project", str(speech_runs.project.folder), "--run", "999",
+                 "--html", str(tmp_path / "x.html")]) == 2
+    capsys.readouterr()

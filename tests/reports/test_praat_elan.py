@@ -25,6 +25,14 @@ def textgrids(speech_runs, tmp_path_factory):
     return out
 
 
+def test_export_says_how_reference_times_were_obtained(speech_runs, tmp_path, capsys):
+    assert main(["export", "--project", str(speech_runs.project.folder), "--run",
+                 str(speech_runs.tone_run), "--textgrid", str(tmp_path)]) == 0
+    cap = capsys.readouterr()
+    assert f"reference word times for 6 items: {SOURCE_EVEN}" in cap.out
+    assert "no forced aligner for language 'yo'" in cap.err
+
+
 def test_every_item_has_a_textgrid_with_tiers_inside_the_audio(textgrids, speech_runs):
     from praatio import textgrid
 

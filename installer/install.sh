@@ -13,7 +13,7 @@ apt_pkgs=(libportaudio2 libsndfile1 espeak-ng sox xvfb
           libegl1 libgl1 libxkbcommon0 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4
           libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0
           libxcb-xinerama0 libxcb-xkb1 libfontconfig1 libdbus-1-3 libglib2.0-0
-          fonts-dejavu-core)
+          fonts-dejavu-core libpango-1.0-0 libpangoft2-1.0-0 poppler-utils)
 if command -v apt-get >/dev/null 2>&1; then
   missing=()
   for p in "${apt_pkgs[@]}"; do

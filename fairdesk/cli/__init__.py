@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--version", action="version", version=f"fairdesk {__version__}")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
 
-    from . import audit, data, gui, incremental, record, regress, show
+    from . import audit, data, gui, incremental, record, regress, report, show
 
     data.add_commands(sub)
     audit.add_command(sub)
@@ -35,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     gui.add_command(sub)
     record.add_command(sub)
     incremental.add_command(sub)
+    report.add_commands(sub)
     return ap
 
 

@@ -23,6 +23,9 @@ def add_command(sub):
     s.add_argument("--ref-col", default="reference")
     s.add_argument("--hyp-col", default="hypothesis")
     s.add_argument("--json", metavar="OUT")
+    s.add_argument("--table-out", metavar="F",
+                   help="seed 000's odds-ratio table (level, OR, CI, p, adjusted OR, clustered "
+                   "p) as CSV, TSV or Parquet by extension")
     s.set_defaults(func=cmd_regress)
 
 
@@ -122,6 +125,10 @@ def run_regress_command(a) -> int:
         print(sentence)
     if a.json:
         dump_json(d, a.json)
+    if getattr(a, "table_out", None):
+        from ..reports.tables import write_odds_ratio_table
+
+        write_odds_ratio_table(res, a.table_out)
     return EXIT_OK
 
 

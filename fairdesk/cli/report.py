@@ -1,0 +1,177 @@
+"""``fairdesk report``, ``fairdesk export`` and ``fairdesk annotate``: results leave fairdesk
+as a report (HTML/PDF), tables (CSV/Parquet), Praat TextGrids and ELAN files, and corrected
+transcripts come back from Praat and ELAN as annotations. The work is in
+``fairdesk.reports``; this module only reads arguments and prints."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .common import EXIT_NOTHING, EXIT_OK, UsageError, dump_json
+
+
+def add_commands(sub):
+    s = sub.add_parser("report", help="a self-contained HTML report of a run (and PDF, "
+                       "figures)")
+    s.add_argument("--project", required=True)
+    s.add_argument("--run", type=int, required=True)
+    s.add_argument("--html", required=True, metavar="OUT.html")
+    s.add_argument("--pdf", metavar="OUT.pdf", help="the same content as PDF")
+    s.add_argument("--embed-audio", action="store_true",
+                   help="an audio player per worst item (Opus inside the HTML)")
+    s.add_argument("--figures", metavar="DIR", help="also write every chart as PNG and SVG")
+    s.add_argument("--worst", type=int, default=3, help="worst items per group (default 3)")
+    s.set_defaults(func=cmd_report)
+
+    s = sub.add_parser("export", help="tables (CSV/Parquet), Praat TextGrids and ELAN files "
+                       "of a run")
+    s.add_argument("--project", required=True)
+    s.add_argument("--run", type=int, required=True)
+    s.add_argument("--items", metavar="F", help="per-item rows (.csv, .tsv or .parquet)")
+    s.add_argument("--groups", metavar="F", help="per-group values with CIs")
+    s.add_argument("--comparisons", metavar="F", help="every comparison with every field")
+    s.add_argument("--textgrid", metavar="DIR", help="one Praat TextGrid per item")
+    s.add_argument("--eaf", metavar="DIR", help="one ELAN .eaf per item, linked to the audio")
+    s.add_argument("--aligner", default="auto", choices=["auto", "whisper", "even"],
+                   help="reference word times: auto (cached alignment, whisper-tiny.en for "
+                   "English, else an even split), whisper (fail without it), even")
+    s.add_argument("--item", action="append", metavar="ID", help="only this item (repeatable)")
+    s.add_argument("--copy-audio", action="store_true",
+                   help="copy each clip next to its TextGrid (Praat opens the pair)")
+    s.add_argument("--json", metavar="OUT", help="what was written, as JSON")
+    s.set_defaults(func=cmd_export)
+
+    s = sub.add_parser("annotate", help="import corrected transcripts from Praat TextGrids or "
+                       "ELAN files as annotations")
+    s.add_argument("--project", required=True)
+    s.add_argument("--dataset", required=True)
+    src = s.add_mutually_exclusive_group(required=True)
+    src.add_argument("--from-textgrid", metavar="DIR")
+    src.add_argument("--from-eaf", metavar="DIR")
+    s.add_argument("--tier", required=True, help="the tier holding the transcript (e.g. "
+                   "reference)")
+    s.add_argument("--json", metavar="OUT")
+    s.set_defaults(func=cmd_annotate)
+
+
+def _open(path):
+    from ..core.store import Project
+
+    folder = Path(path).expanduser()
+    if not (folder / "project.sqlite").exists():
+        raise UsageError(f"{folder}: no fairdesk project here")
+    return Project(folder, create=False)
+
+
+def _check_ext(path, exts, option):
+    if path and Path(path).suffix.lower() not in exts:
+        raise UsageError(f"{option} {path}: name the file {' or '.join(exts)}")
+
+
+def cmd_report(a):
+    from ..reports.html import write_report
+    from ..reports.pdf import PdfUnavailable
+
+    _check_ext(a.html, (".html", ".htm"), "--html")
+    _check_ext(a.pdf, (".pdf",), "--pdf")
+    p = _open(a.project)
+    try:
+        out = write_report(p, a.run, a.html, embed_audio=a.embed_audio, worst=a.worst,
+                           pdf=a.pdf, figures=a.figures)
+    except PdfUnavailable as exc:
+        raise UsageError(str(exc)) from None
+    print(f"report: {out.html}")
+    if out.pdf:
+        print(f"pdf: {out.pdf}")
+    if out.figures:
+        print(f"figures: {len(out.figures)} files in {a.figures}")
+    for s in out.audio_skipped:
+        print(f"audio not embedded: {s}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_export(a):
+    from ..reports.data import load_run
+    from ..reports.tables import export_tables, table_format
+
+    if not any((a.items, a.groups, a.comparisons, a.textgrid, a.eaf)):
+        raise UsageError("nothing to export: give --items, --groups, --comparisons, "
+                         "--textgrid and/or --eaf")
+    for opt, f in (("--items", a.items), ("--groups", a.groups),
+                   ("--comparisons", a.comparisons)):
+        if f:
+            try:
+                table_format(f)
+            except ValueError as exc:
+                raise UsageError(f"{opt} {exc}") from None
+    p = _open(a.project)
+    d = load_run(p, a.run)
+    if a.item:
+        known = set(d.items["id"].astype(str))
+        unknown = [i for i in a.item if i not in known]
+        if unknown:
+            raise UsageError(f"run {a.run} has no item(s) {', '.join(map(repr, unknown))}")
+    written = {"tables": [str(x) for x in export_tables(d, a.items, a.groups,
+                                                        a.comparisons)]}
+    for path in written["tables"]:
+        print(f"table: {path}")
+    for kind, folder in (("textgrid", a.textgrid), ("eaf", a.eaf)):
+        if not folder:
+            continue
+        if kind == "textgrid":
+            from ..reports.praat import export_textgrids
+
+            its = export_textgrids(p, a.run, folder, aligner=a.aligner, items=a.item,
+                                   copy_audio=a.copy_audio)
+        else:
+            from ..reports.elan import export_eafs
+
+            its = export_eafs(p, a.run, folder, aligner=a.aligner, items=a.item)
+        sources: dict[str, int] = {}
+        for it in its:
+            sources[it.reference_source] = sources.get(it.reference_source, 0) + 1
+        print(f"{kind}: {len(its)} files in {folder}")
+        for src, n in sorted(sources.items()):
+            print(f"  reference word times for {n} items: {src}")
+        notes = sorted({it.note for it in its if it.note})
+        for n in notes:
+            print(f"  note: {n}", file=sys.stderr)
+        written[kind] = [{"item": it.item, "reference_times": it.reference_source,
+                          "hypothesis_times": it.hypothesis_source, "note": it.note,
+                          "duration": it.duration} for it in its]
+    if a.json:
+        dump_json(written, a.json)
+    return EXIT_OK
+
+
+def cmd_annotate(a):
+    from ..core.errors import StoreError
+
+    p = _open(a.project)
+    try:
+        if a.from_textgrid:
+            from ..reports.praat import import_textgrids
+
+            rep = import_textgrids(p, a.dataset, a.from_textgrid, a.tier)
+        else:
+            from ..reports.elan import import_eafs
+
+            rep = import_eafs(p, a.dataset, a.from_eaf, a.tier)
+    except FileNotFoundError as exc:
+        raise UsageError(str(exc)) from None
+    except StoreError as exc:
+        raise UsageError(str(exc)) from None
+    folder = a.from_textgrid or a.from_eaf
+    print(f"{rep.files} files in {folder}: {len(rep.imported)} transcripts imported as "
+          f"annotations, {len(rep.unchanged)} unchanged, {len(rep.problems)} problems")
+    for f, item, ann in rep.imported:
+        print(f"  {f}: item {item} (annotation {ann})")
+    for f, reason in rep.problems:
+        print(f"  {f}: {reason}", file=sys.stderr)
+    if a.json:
+        dump_json(rep.to_dict(), a.json)
+    if rep.files == 0:
+        print(f"fairdesk annotate: no {'TextGrid' if a.from_textgrid else '.eaf'} files in "
+              f"{folder}", file=sys.stderr)
+    return EXIT_OK if (rep.imported or (rep.unchanged and not rep.problems)) else EXIT_NOTHING

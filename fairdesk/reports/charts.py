@@ -1,0 +1,372 @@
+"""The result charts drawn headless with matplotlib (Agg and SVG; never Qt).
+
+The encodings of the results pane: points coloured by verdict (the GUI's palette), the
+reference group in near-black, 95% CIs as error bars, a dashed line at the reference.
+
+* :func:`value_chart`: each group's value of a metric with its own 95% CI (the
+  ``groups[i].ci[metric]`` of the result; a point without bars when the run has none);
+* :func:`gap_chart`: each group's gap to the reference with the CI of the gap;
+* :func:`radar_chart`: one axis per metric, one line per group, each value divided by the
+  reference group's, so the reference is the unit circle; on an axis where the reference
+  value is 0 (no ratio exists) values are divided by the largest group value instead, and the
+  caption and the axis label say so;
+* :func:`confusion_chart`: one group's confusion matrix.
+
+:func:`report_charts` lists every chart of a result; :func:`save_figures` writes each as PNG
+and SVG (``fairdesk report --figures DIR`` and the GUI's per-chart export).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .data import (
+    REFERENCE_COLOUR,
+    SERIES,
+    is_ratio_metric,
+    metric_label,
+    metric_short,
+    num,
+    short_group,
+    verdict_style,
+)
+
+_FONT = {"font.family": "DejaVu Sans", "font.size": 9, "svg.fonttype": "none",
+         "axes.spines.top": False, "axes.spines.right": False, "svg.hashsalt": "fairdesk"}
+
+
+@dataclass
+class Chart:
+    """A drawn chart: file-safe ``name``, ``title``, the matplotlib ``figure``, a ``caption``."""
+
+    name: str
+    title: str
+    figure: object
+    caption: str = ""
+
+
+def _figure(w: float, h: float, polar: bool = False):
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context(_FONT):
+        fig = Figure(figsize=(w, h), dpi=100, layout="constrained")
+        ax = fig.add_subplot(projection="polar" if polar else None)
+    return fig, ax
+
+
+def plain(text) -> str:
+    """A user string safe for matplotlib (``$`` would start mathtext)."""
+    return str(text).replace("\\", "\\\\").replace("$", r"\$")
+
+
+def _analysed(payload: dict) -> list[dict]:
+    return [g for g in payload.get("groups") or [] if not g.get("excluded")]
+
+
+def _verdicts(payload: dict, metric: str) -> dict:
+    return {c["group"]: c.get("verdict") for c in payload.get("comparisons") or []
+            if c.get("metric") == metric}
+
+
+def _value(g: dict, metric: str) -> float:
+    return num((g.get("values") or {}).get(metric, g.get(metric)))
+
+
+def _scale(metric: str) -> float:
+    return 1.0 if is_ratio_metric(metric) else 100.0
+
+
+def _unit(metric: str) -> str:
+    return "×" if is_ratio_metric(metric) else "%"
+
+
+def value_chart(payload: dict, metric: str) -> Chart:
+    """Each analysed group's value of ``metric`` with its 95% CI (see the module doc)."""
+    groups = _analysed(payload)
+    ref = payload.get("reference")
+    verdicts = _verdicts(payload, metric)
+    fig, ax = _figure(max(4.0, 1.0 + 0.9 * len(groups)), 3.2)
+    k = _scale(metric)
+    n_ci = 0
+    for i, g in enumerate(groups):
+        v = _value(g, metric) * k
+        verdict = "reference" if g["group"] == ref else verdicts.get(g["group"], "")
+        colour = REFERENCE_COLOUR if verdict == "reference" else verdict_style(verdict)[1]
+        ci = (g.get("ci") or {}).get(metric)
+        if ci and len(ci) == 2 and not any(math.isnan(num(x)) for x in ci) and not math.isnan(v):
+            lo, hi = num(ci[0]) * k, num(ci[1]) * k
+            ax.errorbar([i], [v], yerr=[[max(v - lo, 0)], [max(hi - v, 0)]], fmt="none",
+                        ecolor="#37474f", elinewidth=2, capsize=6, zorder=2)
+            n_ci += 1
+        if not math.isnan(v):
+            ax.scatter([i], [v], s=90, color=colour, edgecolor="#263238", zorder=3)
+    ref_g = next((g for g in groups if g["group"] == ref), None)
+    if ref_g is not None and not math.isnan(_value(ref_g, metric)):
+        ax.axhline(_value(ref_g, metric) * k, color="#444444", ls="--", lw=1.2, zorder=1)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([plain(short_group(g["group"])) + (" (ref.)" if g["group"] == ref else "")
+                        for g in groups], rotation=20 if len(groups) > 4 else 0)
+    ax.set_xlim(-0.6, len(groups) - 0.4)
+    ax.set_ylabel(f"{metric_short(metric)} ({_unit(metric)})")
+    ax.grid(axis="y", alpha=0.3)
+    lo, hi = ax.get_ylim()
+    floor = 0.0 if not is_ratio_metric(metric) else min(lo, 0.0)
+    ax.set_ylim(floor, max(hi, floor + (1.0 if is_ratio_metric(metric) else 5.0)))
+    ax.set_title(f"{plain(metric_label(metric))} by group (95% CI)", fontsize=10)
+    cap = ("Each group's value with its own 95% bootstrap CI; dashed line: the reference "
+           "group; colours: the verdict against the reference.")
+    if not n_ci:
+        cap += " This run stored no per-group CIs (an older fairdesk), so no bars are drawn."
+    return Chart(f"values_{_safe(metric)}", f"{metric_label(metric)} by group", fig, cap)
+
+
+def gap_chart(payload: dict, metric: str) -> Chart:
+    """Each group's gap to the reference with the 95% CI of the gap (the GUI's gap plot)."""
+    rows = [c for c in payload.get("comparisons") or [] if c.get("metric") == metric]
+    ref = payload.get("reference")
+    fig, ax = _figure(max(4.0, 1.2 + 0.9 * len(rows)), 3.0)
+    k = _scale(metric)
+    ax.axhline(0, color="#444444", ls="--", lw=1.2)
+    for i, c in enumerate(rows):
+        y, lo, hi = num(c.get("gap")) * k, num(c.get("ci_low")) * k, num(c.get("ci_high")) * k
+        if not any(math.isnan(x) for x in (y, lo, hi)):
+            ax.errorbar([i], [y], yerr=[[max(y - lo, 0)], [max(hi - y, 0)]], fmt="none",
+                        ecolor="#37474f", elinewidth=2, capsize=6)
+        if not math.isnan(y):
+            ax.scatter([i], [y], s=90, color=verdict_style(c.get("verdict"))[1],
+                       edgecolor="#263238", zorder=3)
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels([plain(short_group(c["group"])) for c in rows],
+                       rotation=20 if len(rows) > 4 else 0)
+    ax.set_xlim(-0.6, max(len(rows), 1) - 0.4)
+    unit = "×" if is_ratio_metric(metric) else "pp"
+    ax.set_ylabel(f"gap ({unit})")
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_title(f"{plain(metric_short(metric))} gap vs {plain(short_group(ref))} (95% CI)",
+                 fontsize=10)
+    return Chart(f"gaps_{_safe(metric)}", f"{metric_label(metric)}: gap to the reference", fig,
+                 "Gap (group − reference) with its 95% bootstrap CI, coloured by verdict.")
+
+
+#: Radar ratios above this are drawn on the rim with their value written next to them.
+RADAR_MAX = 3.0
+
+
+def radar_metrics(payload: dict) -> list[str]:
+    """The radar's axes: the tested metrics with values; the descriptive ones (S/D/I rates…)
+    are added only while there are fewer than three axes."""
+    groups = _analysed(payload)
+
+    def has(m):
+        return any(not math.isnan(_value(g, m)) and _value(g, m) != 0 for g in groups)
+
+    axes = [m for m in payload.get("tested_metrics") or [] if has(m)]
+    for m in payload.get("descriptive_metrics") or []:
+        if len(axes) >= 3:
+            break
+        if has(m) and m not in axes:
+            axes.append(m)
+    return axes[:10]
+
+
+def radar_chart(payload: dict, metrics: list[str] | None = None) -> Chart | None:
+    """One axis per metric, one line per group, the reference as the unit circle.
+
+    Axes where every group's value is 0 carry no information and are left out (the caption
+    names them). Returns None with fewer than two analysed groups or three axes.
+    """
+    import numpy as np
+
+    groups = _analysed(payload)
+    ref = payload.get("reference")
+    ref_g = next((g for g in groups if g["group"] == ref), None)
+    if len(groups) < 2 or ref_g is None:
+        return None
+    axes, divisors, scaled_by_max, all_zero = [], [], [], []
+    for m in metrics or radar_metrics(payload):
+        vals = [_value(g, m) for g in groups if not math.isnan(_value(g, m))]
+        top = max(vals, default=math.nan)
+        if not vals or top == 0:
+            all_zero.append(m)
+            continue
+        rv = _value(ref_g, m)
+        axes.append(m)
+        if not math.isnan(rv) and rv != 0:
+            divisors.append(rv)
+        else:
+            divisors.append(top)
+            scaled_by_max.append(m)
+    if len(axes) < 3:
+        return None
+    angles = np.linspace(0, 2 * np.pi, len(axes), endpoint=False)
+    closed = np.concatenate([angles, angles[:1]])
+    fig, ax = _figure(6.4, 5.2, polar=True)
+    ax.set_theta_offset(np.pi / 2)
+    ax.set_theta_direction(-1)
+
+    def ring(g):
+        v = np.array([_value(g, m) / d for m, d in zip(axes, divisors)])
+        return np.concatenate([v, v[:1]])
+
+    if scaled_by_max:  # the reference is off the unit circle on those axes
+        ax.plot(closed, ring(ref_g), color=REFERENCE_COLOUR, ls="--", lw=1.6,
+                label=f"{plain(short_group(ref))} (reference)")
+    else:
+        theta = np.linspace(0, 2 * np.pi, 181)
+        ax.plot(theta, np.ones_like(theta), color=REFERENCE_COLOUR, ls="--", lw=1.6,
+                label=f"{plain(short_group(ref))} (reference = 1)")
+    ax.set_rlabel_position(180.0 / len(axes))
+    lines = [(g, ring(g)) for g in groups if g["group"] != ref]
+    top = max([1.0] + [float(np.nanmax(v)) for _, v in lines if np.isfinite(v).any()])
+    rim = min(top, RADAR_MAX)
+    clipped = False
+    for i, (g, line) in enumerate(lines):
+        if not np.isfinite(line).any():
+            continue
+        colour = SERIES[i % len(SERIES)]
+        shown = np.minimum(line, rim)
+        ax.plot(closed, shown, color=colour, lw=2, marker="o",
+                label=plain(short_group(g["group"])))
+        ax.fill(closed, np.nan_to_num(shown), color=colour, alpha=0.08)
+        for a, v in zip(closed[:-1], line[:-1]):
+            if np.isfinite(v) and v > rim:
+                clipped = True
+                ax.annotate(f"{v:.1f}×", (a, rim), textcoords="offset points",
+                            xytext=(6, 4), fontsize=7, color=colour)
+    ax.set_xticks(angles)
+    ax.set_xticklabels([plain(metric_short(m)) + (" *" if m in scaled_by_max else "")
+                        for m in axes])
+    ax.set_ylim(0, max(1.2, rim * 1.08))
+    ax.legend(loc="upper right", bbox_to_anchor=(1.35, 1.12), fontsize=8, frameon=False)
+    ax.set_title("Group value ÷ reference value, per metric", fontsize=10, pad=18)
+    cap = ("One axis per metric, one line per group; each value is divided by the reference "
+           "group's, so the reference is the dashed unit circle and a line outside it is "
+           "higher than the reference (worse for error rates, better for accuracies).")
+    if scaled_by_max:
+        cap += (" * The reference value is 0 on " + ", ".join(metric_short(m) for m in
+                                                              scaled_by_max)
+                + ": no ratio exists there, so those axes are divided by the largest group "
+                "value instead (the worst group reaches 1, the reference sits at 0).")
+    if clipped:
+        cap += (f" Ratios above {RADAR_MAX:g}× sit on the rim with their value written "
+                "next to them.")
+    if all_zero:
+        cap += (" Left out because every group is at 0: "
+                + ", ".join(metric_short(m) for m in all_zero) + ".")
+    return Chart("radar", "Disparity radar", fig, cap)
+
+
+def confusion_chart(group: str, conf: dict, kind: str = "confusion") -> Chart:
+    """One group's confusion matrix (rows: true, columns: predicted)."""
+    import numpy as np
+
+    mat = np.asarray(conf.get("matrix") or [[0]], dtype=float)
+    true, pred = conf.get("true") or [], conf.get("predicted") or []
+    fig, ax = _figure(max(3.2, 1.6 + 0.55 * len(pred)), max(2.6, 1.2 + 0.45 * len(true)))
+    ax.imshow(mat, cmap="Blues", aspect="auto")
+    for (r, c), v in np.ndenumerate(mat):
+        ax.text(c, r, f"{int(v)}", ha="center", va="center",
+                color="white" if v > mat.max() / 2 else "#1a1a1a", fontsize=8)
+    ax.set_xticks(range(len(pred)))
+    ax.set_xticklabels([plain(p) for p in pred], rotation=35, ha="right")
+    ax.set_yticks(range(len(true)))
+    ax.set_yticklabels([plain(t) for t in true])
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("true")
+    what = "intent" if kind == "intent_confusion" else "label"
+    ax.set_title(f"{plain(short_group(group))}: {what} confusion", fontsize=10)
+    return Chart(f"{kind}_{_safe(group)}", f"{short_group(group)}: {what} confusion", fig)
+
+
+def report_charts(payload: dict, confusion: bool = True) -> list[Chart]:
+    """Every chart of a result, in report order (``confusion=False``: without the confusion
+    matrices, which the HTML report shows as tables)."""
+    charts: list[Chart] = []
+    tested = [m for m in payload.get("tested_metrics") or []]
+    for m in tested:
+        charts.append(value_chart(payload, m))
+    for m in tested:
+        if any(c.get("metric") == m for c in payload.get("comparisons") or []):
+            charts.append(gap_chart(payload, m))
+    radar = radar_chart(payload)
+    if radar is not None:
+        charts.append(radar)
+    for kind in ("intent_confusion", "confusion") if confusion else ():
+        for g, conf in (payload.get(kind) or {}).items():
+            charts.append(confusion_chart(g, conf, kind))
+    return charts
+
+
+def _safe(text) -> str:
+    s = re.sub(r"[^0-9A-Za-z._-]+", "-", str(text)).strip("-")
+    return s or "chart"
+
+
+def svg_text(fig, prefix: str = "c") -> str:
+    """The figure as an inline ``<svg>`` element: no XML prolog, DOCTYPE or metadata, and
+    every id prefixed (several charts share one HTML page)."""
+    import matplotlib
+
+    buf = io.StringIO()
+    with matplotlib.rc_context(_FONT):
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+    s = buf.getvalue()
+    s = s[s.index("<svg"):]
+    s = re.sub(r"<metadata>.*?</metadata>", "", s, flags=re.S)
+    s = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}-{m.group(1)}"', s)
+    s = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{prefix}-{m.group(1)}"', s)
+    s = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}-{m.group(1)})", s)
+    return s
+
+
+def png_bytes(fig, dpi: int = 150) -> bytes:
+    import matplotlib
+
+    buf = io.BytesIO()
+    with matplotlib.rc_context(_FONT):
+        fig.savefig(buf, format="png", dpi=dpi)
+    return buf.getvalue()
+
+
+def save_chart(chart: Chart, folder) -> list[Path]:
+    """Write one chart as ``<name>.png`` and ``<name>.svg`` in ``folder``."""
+    import matplotlib
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    with matplotlib.rc_context(_FONT):
+        for ext in ("png", "svg"):
+            path = folder / f"{chart.name}.{ext}"
+            chart.figure.savefig(path, format=ext, dpi=150, metadata={"Date": None})
+            out.append(path)
+    return out
+
+
+def export_chart(chart: Chart, path) -> Path:
+    """Write one chart to ``path`` as PNG, SVG or PDF, chosen by the extension (what the
+    GUI's per-chart "Export as PNG/SVG" calls)."""
+    import matplotlib
+
+    path = Path(path)
+    ext = path.suffix.lower().lstrip(".")
+    if ext not in ("png", "svg", "pdf"):
+        raise ValueError(f"{path}: save a chart as .png, .svg or .pdf")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with matplotlib.rc_context(_FONT):
+        chart.figure.savefig(path, format=ext, dpi=150, metadata={"Date": None}
+                             if ext != "pdf" else {"CreationDate": None})
+    return path
+
+
+def save_figures(payload: dict, folder) -> list[Path]:
+    """Every chart of a result as PNG and SVG in ``folder``; returns the files written."""
+    paths: list[Path] = []
+    for chart in report_charts(payload):
+        paths += save_chart(chart, folder)
+    return paths

@@ -1,0 +1,78 @@
+"""ELAN ``.eaf`` files: one per item with the tiers of :mod:`fairdesk.reports.tiers`
+(pympi-ling), linked to the item's audio, and corrected transcripts read back."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .data import load_run
+from .tiers import TIERS, file_stem, run_tiers
+from .transcripts import import_transcripts
+
+ITEM_PROPERTY = "fairdesk:item"
+DATASET_PROPERTY = "fairdesk:dataset"
+MIME = {".wav": "audio/x-wav", ".flac": "audio/flac", ".mp3": "audio/mpeg",
+        ".ogg": "audio/ogg", ".opus": "audio/ogg"}
+
+
+def write_eaf(it, path) -> Path:
+    """Write one :class:`~fairdesk.reports.tiers.ItemTiers` as an EAF linked to its audio
+    (absolute ``file://`` URL and the path relative to the EAF's folder)."""
+    import pympi
+
+    path = Path(path)
+    eaf = pympi.Elan.Eaf(author="fairdesk")
+    if it.audio is not None:
+        audio = Path(it.audio).resolve()
+        rel = os.path.relpath(audio, path.parent.resolve())
+        eaf.add_linked_file(audio.as_uri(), relpath=rel,
+                            mimetype=MIME.get(audio.suffix.lower(), "audio/x-wav"))
+    eaf.add_property(ITEM_PROPERTY, it.item)
+    eaf.add_property(DATASET_PROPERTY, it.dataset)
+    for name in TIERS:
+        entries = it.tiers.get(name) or []
+        if name == "saliency" and not entries:
+            continue
+        eaf.add_tier(name)
+        for s, e, label in entries:
+            start, end = int(round(s * 1000)), int(round(e * 1000))
+            if end > start:
+                eaf.add_annotation(name, start, end, label)
+    eaf.remove_tier("default")
+    eaf.to_file(str(path))
+    return path
+
+
+def export_eafs(project, run_id: int, folder, aligner="auto", items=None) -> list:
+    """One ``<item>.eaf`` per analysed item of a run in ``folder`` (see
+    :func:`fairdesk.reports.praat.export_textgrids` for the parameters)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    done = []
+    for it in run_tiers(load_run(project, run_id), aligner, items):
+        write_eaf(it, folder / f"{file_stem(it.item)}.eaf")
+        done.append(it)
+    return done
+
+
+def read_eaf(path) -> tuple[str | None, dict]:
+    """(item id from the ``fairdesk:item`` property or None, {tier: [(start s, end s, label)]})."""
+    import pympi
+
+    try:
+        eaf = pympi.Elan.Eaf(str(path), suppress_version_warning=True)
+    except Exception as exc:  # noqa: BLE001 - pympi raises many kinds on a bad file
+        raise ValueError(f"{type(exc).__name__}: {exc}") from None
+    item = next((v for k, v in eaf.properties if k == ITEM_PROPERTY), None)
+    tiers = {}
+    for name in eaf.get_tier_names():
+        tiers[name] = [(a[0] / 1000.0, a[1] / 1000.0, a[2])
+                       for a in eaf.get_annotation_data_for_tier(name)]
+    return item, tiers
+
+
+def import_eafs(project, dataset: str, folder, tier: str):
+    """Corrected transcripts from the ``tier`` of each EAF in ``folder``
+    (:func:`fairdesk.reports.transcripts.import_transcripts`)."""
+    return import_transcripts(project, dataset, folder, tier, read_eaf, "*.eaf", "ELAN")

@@ -1,0 +1,48 @@
+"""The report as PDF: the same HTML rendered by WeasyPrint (pip ``weasyprint``; it needs the
+system Pango library, ``libpango-1.0-0``, which installer/install.sh installs with apt).
+
+The print style sheet of the report hides the audio players; everything else (tables, inline
+SVG charts, verdict cards) is the HTML's. WeasyPrint may only read ``data:`` URLs here: any
+other URL is refused, so the PDF, like the HTML, depends on nothing outside the file.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+
+class PdfUnavailable(RuntimeError):
+    """WeasyPrint or the Pango library it needs is missing."""
+
+
+def _fetch_data_only(url: str, *args, **kwargs):
+    if not url.startswith("data:"):
+        raise ValueError(f"the report refers to {url!r}; only data: URLs are allowed")
+    from weasyprint.urls import default_url_fetcher
+
+    return default_url_fetcher(url, *args, **kwargs)
+
+
+def write_pdf(html_text: str, path) -> Path:
+    """Render report HTML to ``path`` (A4); returns the path.
+
+    Raises
+    ------
+    PdfUnavailable
+        WeasyPrint cannot be imported (not installed, or Pango missing: on Debian/Ubuntu
+        ``apt install libpango-1.0-0 libpangoft2-1.0-0``).
+    """
+    try:
+        import weasyprint
+    except (ImportError, OSError) as exc:
+        raise PdfUnavailable(
+            f"cannot write a PDF: WeasyPrint is unavailable ({exc}); install it with "
+            "`pip install weasyprint` and the Pango library with `apt install libpango-1.0-0 "
+            "libpangoft2-1.0-0`, or open the HTML report in a browser and print it") from None
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # WeasyPrint logs every CSS property it does not support (e.g. grid) as a warning.
+    logging.getLogger("weasyprint").setLevel(logging.ERROR)
+    weasyprint.HTML(string=html_text, url_fetcher=_fetch_data_only).write_pdf(str(path))
+    return path

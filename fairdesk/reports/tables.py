@@ -1,0 +1,196 @@
+"""Tables of a run for notebooks and papers: CSV or Parquet, chosen by the file extension.
+
+- :func:`items_table`: one row per analysed item: ids, speaker, group, reference, hypothesis,
+  every per-item metric column and every metadata column the run kept;
+- :func:`groups_table`: one row per group × metric: value and 95% CI (when the run has them),
+  items, speakers, excluded and why;
+- :func:`comparisons_table`: one row per comparison with every stored field (block counts
+  flattened to ``n_blocks.<name>``, flags joined with ``;``);
+- :func:`odds_ratio_table`: seed 000's table from a ``fairdesk regress`` result.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from .data import RunData
+
+#: Extensions :func:`write_table` knows.
+EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".pq": "parquet"}
+
+
+def table_format(path) -> str:
+    """``csv``, ``tsv`` or ``parquet`` from the extension (ValueError otherwise)."""
+    ext = Path(path).suffix.lower()
+    if ext not in EXTENSIONS:
+        raise ValueError(f"{path}: unknown table type {ext or '(no extension)'!r}; name the "
+                         "file .csv, .tsv or .parquet")
+    return EXTENSIONS[ext]
+
+
+def write_table(frame: pd.DataFrame, path) -> Path:
+    """Write ``frame`` as CSV/TSV (UTF-8) or Parquet by the extension of ``path``.
+
+    Columns holding lists or dicts (slots, flags) are written as JSON text, so every format
+    reads back with plain types.
+    """
+    fmt = table_format(path)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame = frame.copy()
+    for c in frame.columns:
+        if frame[c].map(lambda v: isinstance(v, (list, dict, tuple))).any():
+            frame[c] = frame[c].map(lambda v: json.dumps(v, ensure_ascii=False)
+                                    if isinstance(v, (list, dict, tuple)) else v)
+    if fmt == "parquet":
+        for c in frame.columns:  # mixed object columns (None and str) stay strings
+            if frame[c].dtype == object:
+                frame[c] = frame[c].map(lambda v: v if v is None or isinstance(v, str)
+                                        else str(v))
+        frame.to_parquet(path, index=False)
+    else:
+        frame.to_csv(path, index=False, sep="\t" if fmt == "tsv" else ",", encoding="utf-8")
+    return path
+
+
+#: Leading columns of the items table, in this order when present.
+ITEM_FIRST = ("id", "group", "speaker_id", "content_id", "path", "duration", "reference",
+              "hypothesis")
+#: Internal join columns left out of the items table.
+ITEM_DROP = ("db_id", "audio_hash", "item_id")
+
+
+def items_table(d: RunData) -> pd.DataFrame:
+    """One row per analysed item (see the module doc)."""
+    f = d.items.drop(columns=[c for c in ITEM_DROP if c in d.items.columns])
+    first = [c for c in ITEM_FIRST if c in f.columns]
+    return f[first + [c for c in f.columns if c not in first]].reset_index(drop=True)
+
+
+def groups_table(d: RunData) -> pd.DataFrame:
+    """One row per group × metric: value, CI, items, speakers, exclusion (module doc)."""
+    p = d.payload
+    tested = set(p.get("tested_metrics") or [])
+    rows = []
+    for g in p.get("groups") or []:
+        values = g.get("values") or {}
+        for m, v in values.items():
+            ci = (g.get("ci") or {}).get(m) or [None, None]
+            rows.append({
+                "group": g["group"], "metric": m, "tested": m in tested, "value": v,
+                "ci_low": ci[0], "ci_high": ci[1],
+                "ci_scheme": (g.get("ci_scheme") or {}).get(m),
+                "ci_note": (g.get("ci_note") or {}).get(m),
+                "n_items": g.get("n_items"), "n_speakers": g.get("n_speakers"),
+                "reference": g["group"] == p.get("reference"),
+                "excluded": bool(g.get("excluded")), "excluded_reason": g.get("reason")})
+    for m, s in (p.get("summary") or {}).items():
+        o = (s or {}).get("overall")
+        if o:
+            ci = o.get("ci") or [None, None]
+            rows.append({"group": "(all groups)", "metric": m, "tested": m in tested,
+                         "value": o.get("value"), "ci_low": ci[0], "ci_high": ci[1],
+                         "ci_scheme": o.get("scheme"), "ci_note": None,
+                         "n_items": len(d.items), "n_speakers": None, "reference": False,
+                         "excluded": False, "excluded_reason": None})
+    cols = ["group", "metric", "tested", "value", "ci_low", "ci_high", "ci_scheme", "ci_note",
+            "n_items", "n_speakers", "reference", "excluded", "excluded_reason"]
+    return pd.DataFrame.from_records(rows, columns=cols)
+
+
+def comparisons_table(d: RunData) -> pd.DataFrame:
+    """One row per comparison with every field of the stored result (module doc)."""
+    rows = []
+    for c in d.payload.get("comparisons") or []:
+        r = {}
+        for k, v in c.items():
+            if k == "n_blocks" and isinstance(v, dict):
+                r.update({f"n_blocks.{b}": n for b, n in v.items()})
+            elif k == "flags":
+                r[k] = ";".join(map(str, v or []))
+            elif k == "no_variation" and isinstance(v, dict):
+                r.update({f"no_variation.{b}": n for b, n in v.items()})
+            else:
+                r[k] = v
+        rows.append(r)
+    return pd.DataFrame.from_records(rows)
+
+
+def export_tables(d: RunData, items=None, groups=None, comparisons=None) -> list[Path]:
+    """Write the asked-for tables of a run; returns the files written."""
+    out = []
+    for path, build in ((items, items_table), (groups, groups_table),
+                        (comparisons, comparisons_table)):
+        if path is not None:
+            out.append(write_table(build(d), path))
+    return out
+
+
+def _levels(entries) -> dict[str, dict]:
+    return {str(e["level"]): e for e in entries or []}
+
+
+def odds_ratio_table(result) -> pd.DataFrame:
+    """Seed 000's odds-ratio table from a regression result.
+
+    Parameters
+    ----------
+    result : a :class:`fairdesk.stats.regression.RegressionResult`, or its
+        ``to_dict(detail=True)`` (the plain ``to_dict()`` has no adjusted odds ratios).
+
+    Returns
+    -------
+    DataFrame
+        One row per variable × level, the reference level first (OR 1 by definition):
+        ``variable, level, reference, is_reference, odds_ratio, ci_low, ci_high, p_value``
+        (Wald), ``lr_p_value`` (the variable's likelihood-ratio test), then for each other
+        variable B ``adjusted_or[B]``, ``adjusted_ci_low[B]``, ``adjusted_ci_high[B]``,
+        ``adjusted_p[B]``, ``or_change_pct[B]``, ``confounder[B]``, and with a cluster column
+        ``clustered_ci_low``, ``clustered_ci_high``, ``clustered_p_value`` (speaker-clustered
+        inference of the univariate model) and ``clustered_test_p``.
+    """
+    d = result.to_dict(detail=True) if hasattr(result, "to_dict") else dict(result)
+    adjustments = d.get("adjustments") or []
+    clustered = d.get("clustered") or {}
+    cl_uni = {u["variable"]: u for u in clustered.get("univariate") or []}
+    rows = []
+    for u in d.get("univariate") or []:
+        var, ref = u["variable"], str(u["reference"])
+        levels = [{"level": ref, "odds_ratio": 1.0, "ci_low": None, "ci_high": None,
+                   "p_value": None}] + list(u.get("levels") or [])
+        adj = [a for a in adjustments if a["variable"] == var]
+        cl = cl_uni.get(var) or {}
+        cl_levels = _levels(cl.get("levels"))
+        for lev in levels:
+            name = str(lev["level"])
+            is_ref = name == ref
+            row = {"variable": var, "level": name, "reference": ref, "is_reference": is_ref,
+                   "n": u.get("n"), "odds_ratio": lev.get("odds_ratio"),
+                   "ci_low": lev.get("ci_low"), "ci_high": lev.get("ci_high"),
+                   "p_value": lev.get("p_value"), "lr_p_value": u.get("llr_p_value"),
+                   "problem": u.get("problem")}
+            for a in adj:
+                b = a["adjusted_on"]
+                al = _levels(a.get("levels")).get(name, {})
+                row[f"adjusted_or[{b}]"] = 1.0 if is_ref else al.get("odds_ratio")
+                row[f"adjusted_ci_low[{b}]"] = al.get("ci_low")
+                row[f"adjusted_ci_high[{b}]"] = al.get("ci_high")
+                row[f"adjusted_p[{b}]"] = al.get("p_value")
+                row[f"or_change_pct[{b}]"] = (a.get("or_change_pct") or {}).get(name)
+                row[f"confounder[{b}]"] = a.get("confounder")
+            if clustered:
+                cll = cl_levels.get(name, {})
+                row["clustered_ci_low"] = cll.get("ci_low")
+                row["clustered_ci_high"] = cll.get("ci_high")
+                row["clustered_p_value"] = cll.get("p_value")
+                row["clustered_test_p"] = cl.get("llr_p_value")
+            rows.append(row)
+    return pd.DataFrame.from_records(rows)
+
+
+def write_odds_ratio_table(result, path) -> Path:
+    """:func:`odds_ratio_table` written as CSV/TSV/Parquet by the extension of ``path``."""
+    return write_table(odds_ratio_table(result), path)

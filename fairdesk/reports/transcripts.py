@@ -1,0 +1,128 @@
+"""Corrected transcripts back from Praat or ELAN files, stored as annotations.
+
+A linguist fixes a transcript (tone marks, typically) in the ``reference`` tier of an exported
+TextGrid or EAF file, or in any tier they name. :func:`import_transcripts` reads every file of
+a folder, maps it to a dataset item (the EAF's ``fairdesk:item`` property, else the file name
+as written by the export), joins the tier's non-empty intervals in time order, and stores the
+text as an annotation of kind ``transcript`` (what the record panel stores; value: ``text``,
+``previous``, ``path``, ``speaker_id``, ``content_id``, ``source``). The item's own reference
+text is not changed here. Every file that cannot be used is reported with the reason (not a
+readable file, unknown item, missing tier, no text in the tier); a transcript equal to the
+item's current one is counted as unchanged and not stored again.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+KIND = "transcript"
+
+
+@dataclass
+class TranscriptImport:
+    """What an import did. ``imported``: (file, item, annotation id); ``unchanged``: (file,
+    item); ``problems``: (file, reason)."""
+
+    dataset: str
+    tier: str
+    files: int = 0
+    imported: list = field(default_factory=list)
+    unchanged: list = field(default_factory=list)
+    problems: list = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"dataset": self.dataset, "tier": self.tier, "files": self.files,
+                "imported": [{"file": f, "item": i, "annotation_id": a}
+                             for f, i, a in self.imported],
+                "unchanged": [{"file": f, "item": i} for f, i in self.unchanged],
+                "problems": [{"file": f, "reason": r} for f, r in self.problems]}
+
+
+def current_transcript(project, item_db_id: int, text: str) -> str:
+    """The latest ``transcript`` annotation's text, else the item's reference text."""
+    for a in reversed(project.annotations(item_db_id)):
+        if a["kind"] == KIND:
+            v = a["value"]
+            return str(v.get("text", "")) if isinstance(v, dict) else str(v)
+    return text
+
+
+def import_transcripts(project, dataset: str, folder, tier: str, reader, pattern: str,
+                       what: str) -> TranscriptImport:
+    """Import the ``tier`` of every ``pattern`` file in ``folder`` (see the module doc).
+
+    Parameters
+    ----------
+    project : the open project.
+    dataset : dataset name whose items the files belong to.
+    folder : folder of exported (and edited) files.
+    tier : tier name holding the corrected transcript.
+    reader : ``reader(path) -> (item id or None, {tier name: [(start, end, label)]})``;
+        raises ``ValueError`` for an unreadable file.
+    pattern : glob of the files (``*.TextGrid``, ``*.eaf``).
+    what : the files' kind in messages and in the annotation's ``source``.
+
+    Raises
+    ------
+    FileNotFoundError
+        ``folder`` is not a folder.
+    """
+    from ..core.errors import StoreError
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder}: no such folder")
+    ds = project.dataset(dataset)
+    frame = project.items(ds)
+    by_key = {str(k): r for k, r in zip(frame["id"], frame.to_dict(orient="records"))}
+    out = TranscriptImport(dataset, tier)
+    files = sorted(p for p in folder.iterdir() if p.is_file() and p.match(pattern))
+    if not files:
+        files = sorted(p for p in folder.iterdir()
+                       if p.is_file() and p.suffix.lower() == pattern[1:].lower())
+    for path in files:
+        out.files += 1
+        name = path.name
+        try:
+            item, tiers = reader(path)
+        except ValueError as exc:
+            out.problems.append((name, f"not a readable {what} file ({exc})"))
+            continue
+        if item is None:
+            from .tiers import item_from_stem
+
+            item = item_from_stem(path.stem)
+        row = by_key.get(str(item))
+        if row is None:
+            out.problems.append((name, f"unknown item {item!r}: dataset {dataset!r} has no "
+                                       "such item (was the file renamed, or exported from "
+                                       "another dataset?)"))
+            continue
+        if tier not in tiers:
+            have = ", ".join(repr(t) for t in tiers) or "none"
+            out.problems.append((name, f"no tier {tier!r} (tiers: {have})"))
+            continue
+        labels = [str(lab).strip() for _s, _e, lab in sorted(tiers[tier], key=lambda x: x[0])]
+        labels = [lab for lab in labels if lab]
+        if not labels:
+            out.problems.append((name, f"tier {tier!r} has no text: every interval is empty"))
+            continue
+        text = unicodedata.normalize("NFC", " ".join(" ".join(labels).split()))
+        try:
+            current = current_transcript(project, int(row["db_id"]), str(row["text"]))
+        except StoreError as exc:  # pragma: no cover - the store raised on a read
+            out.problems.append((name, str(exc)))
+            continue
+        if text == current:
+            out.unchanged.append((name, str(item)))
+            continue
+        value = {"text": text, "previous": current, "path": row.get("path"),
+                 "speaker_id": row.get("speaker_id"), "content_id": row.get("content_id"),
+                 "source": f"{what} {name}, tier {tier}"}
+        json.dumps(value, ensure_ascii=False)  # fail here, not inside the transaction
+        ann = project.add_annotation(int(row["db_id"]), KIND, value)
+        out.imported.append((name, str(item), ann))
+    return out

@@ -125,7 +125,7 @@ def screenshots(out_dir, project, run_id: int | None = None) -> list[Path]:
     app.processEvents()
     import tempfile
 
-    from .record_panel import screenshot as record_screenshot
+    from .record_shot import screenshot as record_screenshot
 
     with tempfile.TemporaryDirectory() as tmp:  # a synthetic take, never in the user's project
         written.append(record_screenshot(out / "06_record.png", Path(tmp) / "field"))

@@ -15,7 +15,8 @@ from .context import Context
 from .record_panel import RecordPanel
 
 
-def screenshot(out_png, project_folder, seconds: float = 1.6) -> Path:
+def screenshot(out_png, project_folder, seconds: float = 1.6,
+               size: tuple[int, int] = (1440, 900)) -> Path:
     """Open the panel offscreen on ``project_folder`` with a synthetic input, record and
     accept a take of the Igbo prompt àkwá, correct its transcript with the palette, and
     save a PNG (the project gets a dataset ``field``)."""
@@ -30,7 +31,7 @@ def screenshot(out_png, project_folder, seconds: float = 1.6) -> Path:
     sig = rec.synthetic_speech(seconds)
     w = RecordPanel(ctx, stream_factory=rec.ArrayStream.factory(sig, realtime=True, speed=4))
     try:
-        w.resize(1440, 900)
+        w.resize(*size)
         w.show()
         w.speaker_id.setText("spk01")
         w.meta["accent"].setText("owerri")
@@ -79,6 +80,8 @@ def main(argv=None) -> int:
     ap.add_argument("project", nargs="?", help="project folder (default: a temporary one)")
     ap.add_argument("--synthetic", action="store_true", help="record a synthetic voice "
                     "instead of the sound card")
+    ap.add_argument("--input-file", metavar="WAV", help="record from this audio file, played "
+                    "as the microphone")
     ap.add_argument("--screenshot", metavar="PNG", help="save a screenshot offscreen and exit")
     a = ap.parse_args(argv)
     folder = a.project or tempfile.mkdtemp(prefix="fairdesk-record-")
@@ -92,7 +95,7 @@ def main(argv=None) -> int:
     ctx = Context(folder)
     factory = (rec.ArrayStream.factory(rec.synthetic_speech(3.0), realtime=True, loop=True)
                if a.synthetic else None)
-    w = RecordPanel(ctx, stream_factory=factory)
+    w = RecordPanel(ctx, stream_factory=factory, input_file=a.input_file)
     w.resize(1300, 860)
     w.show()
     code = app.exec()

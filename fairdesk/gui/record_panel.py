@@ -304,7 +304,7 @@ class RecordPanel(QWidget):
             self.gloss.setText("")
             self.counter.setText("no prompt list")
         else:
-            self.prompt_label.setText(html.escape(pr.text))
+            self.prompt_label.setText(pr.text)  # plain text format: shown literally
             self.gloss.setText(f"‘{pr.gloss}’" if pr.gloss else "")
             extra = pr.extra.get("tones")
             self.counter.setText(f"Prompt {self.index + 1} of {n} · {self.prompt_list.name}"

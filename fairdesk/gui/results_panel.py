@@ -185,6 +185,7 @@ class ResultsPanel(QWidget):
         self.header.setText(self._header(result) if result else
                             "No run yet: run an audit, or pick a stored run.")
         self._fit_split()
+        QTimer.singleShot(0, self._fit_split)  # again once the new cards are laid out
 
     def step_tab(self, step: int) -> None:
         self.tabs.setCurrentIndex((self.tabs.currentIndex() + step) % self.tabs.count())
@@ -210,7 +211,7 @@ class ResultsPanel(QWidget):
         if total < 200:
             return
         need = self.cards.preferred_height()
-        top = min(need, int(total * 0.53))
+        top = min(need, max(int(total * 0.53), self.cards.one_row_height()), total - 150)
         self.split.setSizes([top, total - top])
         QTimer.singleShot(0, self.cards.reveal)
 

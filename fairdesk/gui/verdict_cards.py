@@ -192,8 +192,22 @@ class VerdictCards(QWidget):
 
     def preferred_height(self) -> int:
         """Height that shows every card without scrolling (legend and reading included)."""
-        grid = self.grid_host.sizeHint().height() + 6
-        return grid + self.reading.sizeHint().height() + 40
+        width = max(200, self.scroll.viewport().width() or self.width())
+        g = self.grid
+        grid = (g.totalHeightForWidth(width) if g.hasHeightForWidth() else
+                g.totalSizeHint().height())
+        reading = (self.reading.heightForWidth(max(200, self.width()))
+                   if self.reading.text() else 0)
+        return self.legend.sizeHint().height() + grid + max(reading, 0) + 24
+
+    def one_row_height(self) -> int:
+        """Height that shows the legend, one row of cards and the reading."""
+        card = max((c.sizeHint().height() for c in self.cards), default=0)
+        head = self.grid.itemAtPosition(0, 1)
+        head_h = head.sizeHint().height() if head is not None else 0
+        reading = (self.reading.heightForWidth(max(200, self.width()))
+                   if self.reading.text() else 0)
+        return self.legend.sizeHint().height() + head_h + card + max(reading, 0) + 40
 
     def show_reading(self, c: dict) -> None:
         """Show ``c``'s reading below the grid, select its card and scroll it into view (the

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
-    QFrame,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
@@ -24,7 +23,6 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QSpinBox,
     QSplitter,
     QTableWidget,
@@ -35,7 +33,9 @@ from PySide6.QtWidgets import (
 
 from . import tasks
 from .context import Context
+from .fit_scroll import FitScrollArea
 from .jobs import Job
+from .settings import restore_splitter
 from .theme import mono_font, plain_tip
 
 NONE = "(none)"
@@ -215,11 +215,7 @@ class AuditPanel(QWidget):
         lw.setLayout(left)
         lw.setMaximumWidth(560)
         lw.setMinimumWidth(360)
-        left_scroll = QScrollArea()  # a small screen scrolls the settings instead of clipping
-        left_scroll.setWidgetResizable(True)
-        left_scroll.setFrameShape(QFrame.NoFrame)
-        left_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        left_scroll.setWidget(lw)
+        left_scroll = FitScrollArea(lw)  # a small screen scrolls the settings, never clips
         left_scroll.setMaximumWidth(580)
         left_scroll.setMinimumWidth(380)
         lw = left_scroll
@@ -283,9 +279,7 @@ class AuditPanel(QWidget):
                 spin.setValue(state[key])
         if isinstance(state.get("alpha"), (int, float)):
             self.alpha.setValue(float(state["alpha"]))
-        sizes = state.get("split")
-        if isinstance(sizes, list) and len(sizes) == 2:
-            self.split.setSizes([int(x) for x in sizes])
+        restore_splitter(self.split, state.get("split"))
 
     # -- run history ----------------------------------------------------------------------
     def _fill_history(self) -> None:

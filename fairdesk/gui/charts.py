@@ -76,6 +76,12 @@ class GroupValuePlot(pg.GraphicsLayoutWidget):
             p = self.addPlot(row=k // ncols, col=k % ncols)
             self.plots[metric] = p
             self._draw(p, metric, group_rows(result, metric), result.get("reference"))
+        if metrics and not self.has_ci:
+            self.addLabel("<span style='color:#5f6b7a'>This run was stored without per-group "
+                          "confidence intervals: each group's value is shown without an error "
+                          "bar (audit again to get them).</span>",
+                          row=(len(metrics) + ncols - 1) // ncols, col=0, colspan=ncols,
+                          size="9pt")
 
     def _draw(self, p: pg.PlotItem, metric: str, rows: list[dict], ref) -> None:
         unit = "×" if is_ratio(metric) else "%"
@@ -111,12 +117,12 @@ class GroupValuePlot(pg.GraphicsLayoutWidget):
         ax.setStyle(tickFont=QFont(QFont().family(), 9))
         left = p.getAxis("left")
         left.enableAutoSIPrefix(False)  # no "(x0.001)" on the axis
-        left.setLabel(f"{metric_short(metric)} ({unit})")
+        left.setLabel("lift (×)" if is_ratio(metric) else f"{metric_short(metric)} ({unit})")
         span = np.concatenate([y[fin], lo[ok], hi[ok]])
         if span.size:
             lo_, hi_ = float(span.min()), float(span.max())
             if not is_ratio(metric):
                 lo_ = min(lo_, 0.0)
-            pad = max(0.02 if is_ratio(metric) else 0.5, (hi_ - lo_) * 0.1)
-            p.setYRange(lo_ - (0 if lo_ == 0 else pad), hi_ + pad, padding=0)
+            pad = max(0.02 if is_ratio(metric) else 1.0, (hi_ - lo_) * 0.15)
+            p.setYRange(lo_ - (pad * 0.3 if lo_ == 0 else pad), hi_ + pad, padding=0)
         p.setXRange(-0.6, len(rows) - 0.4, padding=0)

@@ -193,7 +193,8 @@ class RadarCanvas(QWidget):
             return
         legend_w = 190
         w, h = self.width() - legend_w, self.height()
-        radius = max(40.0, min((w - 200) / 2, (h - 70) / 2))
+        line = QFontMetrics(self.font()).height()
+        radius = max(40.0, min((w - 240) / 2, (h - 4 * line - 40) / 2))
         c = QPointF(w / 2, h / 2)
         n, outer = len(s.metrics), s.outer
 

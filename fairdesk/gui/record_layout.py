@@ -8,14 +8,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
-    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -23,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from .annotate import TranscriptEditor
 from .devices import DeviceBox
+from .fit_scroll import FitScrollArea
 from .player import AudioPlayer
 from .record_widgets import LevelMeter, SpeakerForm
 
@@ -85,11 +84,7 @@ def build(panel) -> None:
     lv.addWidget(spk_box)
     lv.addWidget(dev_box)
     lv.addWidget(prompt_box, 1)
-    left = QScrollArea()  # a small screen scrolls the form instead of clipping it
-    left.setWidgetResizable(True)
-    left.setFrameShape(QFrame.NoFrame)
-    left.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-    left.setWidget(left_inner)
+    left = FitScrollArea(left_inner)  # a small screen scrolls the form instead of clipping it
     left.setMinimumWidth(260)
     left.setMaximumWidth(440)
     panel.left = left
@@ -104,9 +99,9 @@ def build(panel) -> None:
     panel.prompt_label.setWordWrap(True)
     panel.prompt_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
     f = QFont(panel.prompt_label.font())
-    f.setPointSize(34)
+    f.setPointSize(30)
     panel.prompt_label.setFont(f)
-    panel.prompt_label.setMinimumHeight(64)
+    panel.prompt_label.setMinimumHeight(54)
     panel.gloss = QLabel("")
     panel.gloss.setTextFormat(Qt.PlainText)
     panel.gloss.setAlignment(Qt.AlignCenter)
@@ -138,7 +133,7 @@ def build(panel) -> None:
     nav.addWidget(panel.meter, 1)
 
     panel.live = pg.PlotWidget()
-    panel.live.setMinimumHeight(64)
+    panel.live.setMinimumHeight(50)
     panel.live.setMaximumHeight(120)
     panel.live.setMenuEnabled(False)
     panel.live.setMouseEnabled(x=False, y=False)
@@ -167,23 +162,27 @@ def build(panel) -> None:
 
     # takes and playback
     panel.takes = QListWidget()
-    panel.takes.setMaximumHeight(90)
+    panel.takes.setMinimumHeight(60)
     panel.accept_btn = QPushButton("✓  Accept take")
     panel.accept_btn.setToolTip("make the selected take the dataset item of this prompt "
-                               "(other takes stay on disk) (Ctrl+Return)")
+                                "(other takes stay on disk) (Ctrl+Return)")
     panel.again_btn = QPushButton("Re-record")
     panel.again_btn.setToolTip("record a new take of this prompt; earlier takes are kept "
-                              "(Ctrl+R)")
+                               "(Ctrl+R)")
     panel.player = AudioPlayer(panel.ctx.jobs)
-    trow = QVBoxLayout()
-    trow.addWidget(panel.accept_btn)
-    trow.addWidget(panel.again_btn)
-    trow.addStretch(1)
-    th = QHBoxLayout()
-    th.addWidget(panel.takes, 1)
-    th.addLayout(trow)
-    tv = QVBoxLayout()
-    tv.addLayout(th)
+    # the take list and its buttons beside the player (not above it): fits 768 px high
+    col = QWidget()
+    cv = QVBoxLayout(col)
+    cv.setContentsMargins(0, 0, 0, 0)
+    cv.addWidget(panel.takes, 1)
+    brow = QHBoxLayout()
+    brow.addWidget(panel.accept_btn)
+    brow.addWidget(panel.again_btn)
+    cv.addLayout(brow)
+    col.setMinimumWidth(230)
+    col.setMaximumWidth(300)
+    tv = QHBoxLayout()
+    tv.addWidget(col)
     tv.addWidget(panel.player, 1)
     takes_box = QGroupBox("Takes")
     takes_box.setLayout(tv)
@@ -204,10 +203,7 @@ def build(panel) -> None:
     rv.addWidget(takes_box, 1)
     rv.addWidget(panel.transcript_box)
     rv.addWidget(panel.message)
-    right = QScrollArea()
-    right.setWidgetResizable(True)
-    right.setFrameShape(QFrame.NoFrame)
-    right.setWidget(right_inner)
+    right = FitScrollArea(right_inner)
 
     panel.split = split = QSplitter()
     split.addWidget(left)

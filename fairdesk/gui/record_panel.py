@@ -36,6 +36,7 @@ from .context import Context
 from .devices import FILE_INPUT
 from .record_layout import build as build_ui
 from .record_widgets import GENDERS, SPEAKER_FIELDS, LevelMeter
+from .settings import restore_splitter
 
 __all__ = ["GENDERS", "SPEAKER_FIELDS", "LevelMeter", "RecordPanel"]
 
@@ -546,9 +547,7 @@ class RecordPanel(QWidget):
                 self.devices.set_input_file(had_file)
         if isinstance(state.get("prompt_index"), int):
             self.go(state["prompt_index"])
-        sizes = state.get("split")
-        if isinstance(sizes, list) and len(sizes) == 2 and all(isinstance(x, int) for x in sizes):
-            self.split.setSizes(sizes)
+        restore_splitter(self.split, state.get("split"))
 
     def shutdown(self) -> None:
         """Finish a running take (kept as done), save a pending transcript, stop playback."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..constants import SAMPLE_RATE
 from ..core import recorder as rec
 from .context import Context
 from .record_panel import RecordPanel
@@ -17,7 +18,8 @@ from .record_panel import RecordPanel
 
 def screenshot(out_png, project_folder, seconds: float = 1.6,
                size: tuple[int, int] = (1440, 900)) -> Path:
-    """Open the panel offscreen on ``project_folder`` with a synthetic input, record and
+    """Open the panel offscreen on ``project_folder`` with a synthetic voice file as the input
+    (played as the microphone), record and
     accept a take of the Igbo prompt àkwá, correct its transcript with the palette, and
     save a PNG (the project gets a dataset ``field``)."""
     import time
@@ -29,7 +31,13 @@ def screenshot(out_png, project_folder, seconds: float = 1.6,
     app = application()
     ctx = Context(project_folder)
     sig = rec.synthetic_speech(seconds)
-    w = RecordPanel(ctx, stream_factory=rec.ArrayStream.factory(sig, realtime=True, speed=4))
+    # the input is a file played as the microphone (the --input-file path), 4× real time
+    import soundfile as sf
+
+    voice = Path(project_folder).parent / "voice.wav"
+    voice.parent.mkdir(parents=True, exist_ok=True)
+    sf.write(str(voice), sig, SAMPLE_RATE, subtype="PCM_16")
+    w = RecordPanel(ctx, input_file=voice, file_speed=4.0)
     try:
         w.resize(*size)
         w.show()

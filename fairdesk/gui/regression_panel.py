@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDoubleSpinBox,
-    QHBoxLayout,
+    QGridLayout,
     QHeaderView,
     QLabel,
     QListWidget,
@@ -47,11 +47,16 @@ HEADS = ["Variable", "Level (vs reference)", "OR", "95% CI", "p", "OR clustered"
          "95% CI clustered", "p clustered"]
 
 
-def candidate_columns(frame) -> list[str]:
-    """Columns of a run's items that can be regressed on: categorical, 2–30 levels."""
+def candidate_columns(frame, metadata: set[str] | None = None) -> list[str]:
+    """Columns of a run's items that can be regressed on: the dataset's metadata columns
+    (when known; else any non-numeric column) with 2–30 levels."""
     out = []
     for c in frame.columns:
         if c in NOT_VARIABLES or str(c).startswith(("n_", "hyp_", "ref_")):
+            continue
+        if metadata is not None and c not in metadata:
+            continue  # per-item statistics (c_sub, ...) are outcomes, not demographics
+        if metadata is None and frame[c].dtype.kind in "iufcb":
             continue
         try:
             n = frame[c].dropna().astype(str).nunique()
@@ -111,7 +116,10 @@ class RegressionPanel(QWidget):
             self.outcome.addItem(key, key)
             self.outcome.setItemData(self.outcome.count() - 1, plain_tip(what), Qt.ToolTipRole)
         self.variables = QListWidget()
-        self.variables.setMaximumHeight(110)
+        self.variables.setMaximumHeight(78)
+        self.variables.setFlow(QListWidget.LeftToRight)
+        self.variables.setWrapping(True)
+        self.variables.setSpacing(2)
         self.variables.setToolTip("the demographic variables (check one or more)")
         self.cluster = QComboBox()
         self.cluster.setToolTip("speaker column for the clustered models (none: plain only)")
@@ -126,6 +134,8 @@ class RegressionPanel(QWidget):
                                 "run (Ctrl+Shift+R)")
         self.history = QComboBox()
         self.history.setToolTip("regressions stored with this run")
+        self.history.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.history.setMinimumContentsLength(26)
         self.status = QLabel("")
         self.status.setTextFormat(Qt.PlainText)
         self.status.setWordWrap(True)
@@ -137,41 +147,41 @@ class RegressionPanel(QWidget):
         self.table.verticalHeader().setVisible(False)
         hdr = self.table.horizontalHeader()
         hdr.setSectionResizeMode(QHeaderView.ResizeToContents)
-        hdr.setSectionResizeMode(1, QHeaderView.Stretch)
         self.conclusions = QPlainTextEdit()
         self.conclusions.setReadOnly(True)
         self.conclusions.setPlaceholderText("The conclusions, in words, appear here.")
+        self.conclusions.setLineWrapMode(QPlainTextEdit.WidgetWidth)
 
-        form = QHBoxLayout()
-        col1 = QVBoxLayout()
-        col1.addWidget(QLabel("Outcome"))
-        col1.addWidget(self.outcome)
-        col1.addWidget(QLabel("Clusters"))
-        col1.addWidget(self.cluster)
-        col1.addWidget(QLabel("α"))
-        col1.addWidget(self.alpha)
-        col1.addStretch(1)
-        col2 = QVBoxLayout()
-        col2.addWidget(QLabel("Variables"))
-        col2.addWidget(self.variables)
-        col3 = QVBoxLayout()
-        col3.addWidget(self.run_btn)
-        col3.addWidget(QLabel("Stored"))
-        col3.addWidget(self.history)
-        col3.addStretch(1)
-        form.addLayout(col1)
-        form.addLayout(col2, 1)
-        form.addLayout(col3)
+        form = QGridLayout()
+        form.setHorizontalSpacing(8)
+        form.setVerticalSpacing(4)
+        form.addWidget(QLabel("Outcome"), 0, 0)
+        form.addWidget(self.outcome, 0, 1)
+        form.addWidget(QLabel("Clusters"), 1, 0)
+        form.addWidget(self.cluster, 1, 1)
+        form.addWidget(QLabel("α"), 2, 0)
+        form.addWidget(self.alpha, 2, 1)
+        form.addWidget(QLabel("Variables"), 0, 2)
+        form.addWidget(self.variables, 0, 3, 3, 1)
+        form.addWidget(self.run_btn, 0, 4)
+        form.addWidget(QLabel("Stored"), 1, 4)
+        form.addWidget(self.history, 2, 4)
+        form.setColumnStretch(3, 1)
         top = QWidget()
         tv = QVBoxLayout(top)
         tv.setContentsMargins(0, 0, 0, 0)
+        tv.setSpacing(4)
         tv.addLayout(form)
         tv.addWidget(self.status)
-        self.split = QSplitter(Qt.Vertical)
+        # odds ratios and the conclusions side by side: the table keeps the height
+        self.split = QSplitter(Qt.Horizontal)
         self.split.addWidget(self.table)
         self.split.addWidget(self.conclusions)
-        self.split.setSizes([300, 160])
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 2)
+        self.split.setSizes([700, 460])
         lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
         lay.addWidget(top)
         lay.addWidget(self.split, 1)
         self.run_btn.clicked.connect(self.start)
@@ -198,7 +208,7 @@ class RegressionPanel(QWidget):
                 frame = None
             if frame is not None:
                 all_cols = [str(c) for c in frame.columns]
-                cols = candidate_columns(frame)
+                cols = candidate_columns(frame, self._metadata_columns(payload))
         default = rr.default_request(payload or {}, all_cols)
         for c in cols:
             it = QListWidgetItem(c)
@@ -213,6 +223,15 @@ class RegressionPanel(QWidget):
         self.outcome.setCurrentIndex(max(0, self.outcome.findData(default["outcome"])))
         self._fill_history()
         self._set_enabled()
+
+    def _metadata_columns(self, payload: dict) -> set[str] | None:
+        """The metadata columns of the run's dataset (None when it is not in the project)."""
+        p, name = self.ctx.project, payload.get("dataset")
+        try:
+            summary = p.dataset_summary(p.dataset(name))
+        except Exception:  # noqa: BLE001 - a table audit or a dataset removed since
+            return None
+        return set(summary.get("columns") or {})
 
     def _fill_history(self, select_id: int | None = None) -> None:
         self.history.clear()

@@ -30,6 +30,7 @@ from .confusion_view import ConfusionView
 from .context import Context
 from .radar import RadarWidget
 from .regression_panel import RegressionPanel
+from .settings import restore_splitter
 from .table_model import FrameModel
 from .theme import (
     esc,
@@ -201,17 +202,16 @@ class ResultsPanel(QWidget):
     def restore_state(self, state: dict) -> None:
         if state.get("subtab") in SUBTABS:
             self.show_subtab(state["subtab"])
-        sizes = state.get("regression_split")
-        if isinstance(sizes, list) and len(sizes) == 2:
-            self.regression.split.setSizes([int(x) for x in sizes])
+        restore_splitter(self.regression.split, state.get("regression_split"))
 
     def _fit_split(self) -> None:
-        """Give the cards the height they need (at most half the pane), the tabs the rest."""
+        """Give the cards the height they need (at most 42% of the pane, at least one row of
+        cards), the tabs the rest."""
         total = self.split.height()
         if total < 200:
             return
         need = self.cards.preferred_height()
-        top = min(need, max(int(total * 0.53), self.cards.one_row_height()), total - 150)
+        top = min(need, max(int(total * 0.42), self.cards.one_row_height()), total - 150)
         self.split.setSizes([top, total - top])
         QTimer.singleShot(0, self.cards.reveal)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QEvent, QObject, QSettings, QTimer
 
 ORGANISATION = "fairdesk"
 APPLICATION = "fairdesk"
@@ -47,3 +47,30 @@ def remember_project(s: QSettings, folder) -> None:
     s.setValue("last_project", f)
     put_json(s, "recent_projects", [f] + [x for x in recent_projects(s) if x != f][
         : MAX_RECENT - 1])
+
+
+class _SplitterSizes(QObject):
+    """Applies remembered sizes to a splitter when it is first shown (a hidden splitter has
+    no real size yet, and would scale them)."""
+
+    def __init__(self, splitter, sizes):
+        super().__init__(splitter)
+        self.sizes = sizes
+        splitter.installEventFilter(self)
+
+    def eventFilter(self, obj, event):  # noqa: N802 - Qt API
+        if event.type() == QEvent.Show:
+            obj.removeEventFilter(self)
+            QTimer.singleShot(0, lambda: obj.setSizes(self.sizes))
+        return False
+
+
+def restore_splitter(splitter, sizes) -> None:
+    """Set ``splitter``'s sizes (a list of ints from ``save_state``) now and again once it
+    is shown; anything else is ignored."""
+    if not (isinstance(sizes, list) and len(sizes) == splitter.count()
+            and all(isinstance(x, int) and x >= 0 for x in sizes)):
+        return
+    splitter.setSizes(sizes)
+    if not splitter.isVisible():
+        _SplitterSizes(splitter, sizes)

@@ -92,6 +92,10 @@ def apply_style(app) -> None:
             break
     app.setStyle("Fusion")
     app.setStyleSheet(STYLE)
+    import pyqtgraph as pg
+
+    # white plots in every panel, whichever module is imported first
+    pg.setConfigOptions(antialias=True, background="w", foreground="#222222")
 
 
 def mono_font(size: int = 10) -> QFont:

@@ -38,7 +38,7 @@ UNTESTED = frozenset({"not_estimable", "no_variation", "not_computable"})
 
 class VerdictCard(QFrame):
     """One comparison: gap and CI, the two values, p_adj, the verdict; the reading as
-    tooltip. Every label wraps rather than clips, so a narrow window keeps p_adj readable."""
+    tooltip. Labels keep their full width (the grid scrolls), so p_adj is never clipped."""
 
     clicked = Signal(dict)
 
@@ -66,7 +66,7 @@ class VerdictCard(QFrame):
         if verdict in UNTESTED:
             reason = c.get("reason") or c.get("reading") or label
             head = QLabel(f"<b>{esc(short)}</b>")
-            why = QLabel(esc(_clip(str(reason), 90)))
+            why = QLabel(esc(_clip(str(reason), 40)))
             vals = QLabel(f"{esc(fmt_value(m, c.get('value')) or '–')} vs "
                           f"{esc(fmt_value(m, c.get('reference_value')) or '–')}")
             self.labels = [head, why, vals]
@@ -79,8 +79,9 @@ class VerdictCard(QFrame):
             head = QLabel(f"<b>{esc(short)}</b>{arrow}")
             self.labels = [gap, vals, padj, head]
         for w in self.labels:
+            # no word wrap: a label's minimum width is its text, so the grid scrolls
+            # sideways on a narrow window instead of cutting p_adj off
             w.setTextFormat(Qt.RichText)
-            w.setWordWrap(True)
             lay.addWidget(w)
         self.p_adj_label = self.labels[2] if verdict not in UNTESTED else None
         self.setToolTip(plain_tip(c.get("reading") or c.get("reason") or label))

@@ -337,7 +337,7 @@ class AuditPanel(QWidget):
                 head, _, rest = label.partition(":")
                 label = f"{head}:…{rest[-50:]}"
             self.model.insertItem(0, label, model_id)
-            self.model.setItemData(0, model_id, Qt.ToolTipRole)
+            self.model.setItemData(0, plain_tip(model_id), Qt.ToolTipRole)
             i = 0
         self.model.setCurrentIndex(i)
 

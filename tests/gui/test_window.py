@@ -285,3 +285,26 @@ def test_closing_during_a_job_takes_under_a_second(qtbot, tmp_path):
     assert time.monotonic() - t0 < 1.0
     assert job.cancel_requested
     assert job.wait(5.0)  # it ends by itself soon after
+
+
+def test_gui_command_checks_the_input_file(tmp_path):
+    from fairdesk.cli import UsageError, build_parser
+
+    a = build_parser().parse_args(["gui", "--input-file", str(tmp_path / "missing.wav")])
+    with pytest.raises(UsageError, match="no such file"):
+        a.func(a)
+    bad = tmp_path / "bad.wav"
+    bad.write_bytes(b"RIFF nonsense")
+    a = build_parser().parse_args(["gui", "--input-file", str(bad)])
+    with pytest.raises(UsageError, match="bad.wav"):
+        a.func(a)
+
+
+def test_window_records_from_the_input_file(qtbot, mini, settings, tmp_path):
+    from tests.conftest import write_wav
+
+    wav = write_wav(tmp_path / "take.wav", seconds=0.5)
+    win = _window(qtbot, mini.folder, settings, input_file=str(wav))
+    assert win.record.devices.input_choice() == "file" and win.record.can_record
+    assert "take.wav" in win.record.devices.input.currentText()
+    win.close()

@@ -57,11 +57,19 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"fairdesk {__version__}")
         self.resize(1366, 860)
         self.setMinimumSize(900, 560)
+        remembered = False
         if folder is None and restore:
             last = self.settings.value("last_project")
             if last and (Path(str(last)) / "project.sqlite").exists():
-                folder = str(last)
-        self.ctx = Context(folder, self)
+                folder, remembered = str(last), True
+        try:
+            self.ctx = Context(folder, self)
+        except Exception as exc:  # noqa: BLE001 - StoreError, OSError
+            if not remembered:
+                raise
+            # the last project cannot be opened any more: start on the first-run page
+            log.warning("the last project %s cannot be opened: %s", folder, exc)
+            self.ctx = Context(None, self)
         self.datasets = DatasetPanel(self.ctx)
         self.audit = AuditPanel(self.ctx)
         self.results = ResultsPanel(self.ctx)

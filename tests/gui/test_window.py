@@ -308,3 +308,13 @@ def test_window_records_from_the_input_file(qtbot, mini, settings, tmp_path):
     assert win.record.devices.input_choice() == "file" and win.record.can_record
     assert "take.wav" in win.record.devices.input.currentText()
     win.close()
+
+
+def test_an_unusable_last_project_starts_on_the_first_run_page(qtbot, settings, tmp_path):
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "project.sqlite").write_bytes(b"not a database at all" * 100)
+    settings.setValue("last_project", str(broken))
+    win = _window(qtbot, None, settings)
+    assert win.ctx.project is None and win.stack.currentWidget() is win.welcome
+    win.close()

@@ -358,3 +358,68 @@ def executemany_chunked(conn: sqlite3.Connection, sql: str, rows: Iterable, size
             buf.clear()
     if buf:
         conn.executemany(sql, buf)
+
+
+# -- results stored with a run (regression and other analyses; no schema change) -----------
+def add_result(project: Project, run_id: int, kind: str, payload: dict) -> int:
+    """Store ``payload`` (JSON-ready) as a result of ``kind`` with run ``run_id``.
+
+    Parameters
+    ----------
+    project : the open project.
+    run_id : an existing run.
+    kind : e.g. ``"regression"`` (``"audit"`` and ``"items"`` are written by the audit).
+    payload : plain values only.
+
+    Returns
+    -------
+    int
+        The id of the new ``results`` row.
+
+    Raises
+    ------
+    StoreError
+        When the run does not exist.
+    """
+    text = json.dumps(payload, ensure_ascii=False, allow_nan=False)
+    with project.transaction() as c:
+        if c.execute("SELECT 1 FROM runs WHERE id=?", (int(run_id),)).fetchone() is None:
+            raise StoreError(f"run {run_id} does not exist in {project.folder}")
+        cur = c.execute("INSERT INTO results(run_id, kind, payload, created_at) "
+                        "VALUES (?,?,?,?)", (int(run_id), kind, text, time.time()))
+        return int(cur.lastrowid)
+
+
+def results_for_run(project: Project, run_id: int, kind: str | None = None) -> list[dict]:
+    """Results stored with run ``run_id`` (of ``kind`` when given), oldest first.
+
+    Returns
+    -------
+    list of dict
+        ``{"id", "run_id", "kind", "created_at", "payload"}`` with the payload decoded.
+    """
+    q = "SELECT id, run_id, kind, payload, created_at FROM results WHERE run_id=?"
+    args: list = [int(run_id)]
+    if kind is not None:
+        q += " AND kind=?"
+        args.append(kind)
+    rows = project.conn.execute(q + " ORDER BY id", args).fetchall()
+    return [{"id": int(r["id"]), "run_id": int(r["run_id"]), "kind": r["kind"],
+             "created_at": float(r["created_at"]), "payload": json.loads(r["payload"])}
+            for r in rows]
+
+
+def remove_dataset_if_empty(project: Project, name: str) -> bool:
+    """Delete dataset ``name`` when it holds no item, recording or import problem (e.g. the
+    row a failed first take created); returns whether it was deleted."""
+    with project.transaction() as c:
+        row = c.execute("SELECT id FROM datasets WHERE name=?", (name,)).fetchone()
+        if row is None:
+            return False
+        ds = int(row["id"])
+        for table in ("items", "recordings", "import_problems", "runs"):
+            if c.execute(f"SELECT 1 FROM {table} WHERE dataset_id=? LIMIT 1",  # noqa: S608
+                         (ds,)).fetchone() is not None:
+                return False
+        c.execute("DELETE FROM datasets WHERE id=?", (ds,))
+        return True

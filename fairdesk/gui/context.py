@@ -103,8 +103,10 @@ class Context(QObject):
         self.run_id = None
         self.select_run(run_id)
 
-    def close(self, timeout_ms: int = 30000) -> None:
-        """Cancel and wait for the jobs, then close the GUI thread's connection."""
+    def close(self, timeout_ms: int = 800) -> None:
+        """Cancel the jobs and wait for them briefly (closing stays under a second; a job
+        past its next cancellation check finishes on its own connection), then close the
+        GUI thread's connection."""
         self.jobs.shutdown(timeout_ms)
         if self.project is not None:
             self.project.close()

@@ -27,7 +27,7 @@ from .progress import Cancelled, Progress
 __all__ = ["AuditRequest", "AuditOutcome", "Cancelled", "run_audit", "prepare"]
 
 #: Bumped whenever a change alters computed numbers (part of the result-cache key).
-METRICS_CODE_VERSION = "3"
+METRICS_CODE_VERSION = "4"
 
 
 @dataclass(frozen=True)

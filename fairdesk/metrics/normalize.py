@@ -32,6 +32,7 @@ __all__ = [
     "NORMALIZERS",
     "as_text",
     "basic",
+    "choose_normaliser",
     "english",
     "get_normalizer",
     "is_english",
@@ -291,3 +292,64 @@ def get_normalizer(name=None, language="en") -> Callable[[object], str]:
             f"unknown text normaliser {name!r}; use one of {sorted(NORMALIZERS)} or 'auto' "
             "(Whisper English for English, Whisper basic with diacritics otherwise)."
         ) from None
+
+
+#: Share of ASCII letters in the references at or above which ``auto`` picks English.
+ENGLISH_ASCII_SHARE = 0.99
+
+
+def _letter_counts(text: str) -> tuple[int, int]:
+    """(letters, plain ASCII letters) of a text; a letter carrying a mark is not plain."""
+    s = unicodedata.normalize("NFC", text)
+    letters = plain = 0
+    for i, ch in enumerate(s):
+        if not unicodedata.category(ch).startswith("L"):
+            continue
+        letters += 1
+        marked = i + 1 < len(s) and unicodedata.category(s[i + 1]).startswith("M")
+        plain += ch.isascii() and not marked
+    return letters, plain
+
+
+def choose_normaliser(references, language=None) -> tuple[str, str]:
+    """The WER/CER normaliser of a run, decided once from all its references (METHODS §2).
+
+    Parameters
+    ----------
+    references : every reference text of the run (None/NaN ignored).
+    language : the dataset's or user's language; None, ``""`` or ``"auto"`` decides from
+        the text, any other code decides by language (English → Whisper English).
+
+    Returns
+    -------
+    (name, reason)
+        ``"whisper-english"`` when at least 99% of the reference letters are plain ASCII
+        (a letter with a combining mark, e.g. "ọ́", is not), else ``"whisper-basic"``
+        (Whisper's basic normaliser with every mark kept, so tone marks count); the reason
+        in words, to record with the run.
+    """
+    lang = as_text(language).strip()
+    if lang and lang.lower() != "auto":
+        if is_english(lang):
+            return "whisper-english", f"language {lang!r} is English"
+        return "whisper-basic", f"language {lang!r} is not English: basic normaliser, marks kept"
+    letters = plain = 0
+    for r in references:
+        t = as_text(r)
+        if t:
+            a, b = _letter_counts(t)
+            letters += a
+            plain += b
+    if letters == 0:
+        return "whisper-english", "language auto: the references have no letters"
+    share = plain / letters
+    if share >= ENGLISH_ASCII_SHARE:
+        return "whisper-english", (
+            f"language auto: {share:.1%} of the {letters:,} reference letters are plain ASCII "
+            f"(≥ {ENGLISH_ASCII_SHARE:.0%}), so Whisper's English normaliser"
+        )
+    return "whisper-basic", (
+        f"language auto: only {share:.1%} of the {letters:,} reference letters are plain ASCII "
+        f"(< {ENGLISH_ASCII_SHARE:.0%}), so Whisper's basic normaliser with diacritics and tone "
+        "marks kept"
+    )

@@ -105,7 +105,8 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     -------
     (frame with the per-item stat columns, JSON-ready result dict)
         The dict also has ``normaliser`` (``name, reason, language``), ``input_problems``,
-        ``warnings`` and ``settings.normaliser_reason``.
+        ``warnings``, ``settings.normaliser_reason`` and ``minimums_message`` (what the
+        minimums excluded and what lowering them costs; None when nothing).
     """
     from dataclasses import replace
 
@@ -141,8 +142,20 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     res["settings"]["normaliser_reason"] = reason
     res["input_problems"] = problems
     res["warnings"] = warnings + notes
+    res["minimums_message"] = _minimums_message(res, settings)
     res.update(confusions(frame))
     return frame, res
+
+
+def _minimums_message(res: dict, settings) -> str | None:
+    """The teaching message of ``stats.minimums.exclusion_message`` for this run's groups."""
+    from ..stats.minimums import exclusion_message
+
+    groups = res.get("groups", [])
+    sizes = {g["group"]: g["n_items"] for g in groups}
+    has_spk = any(g.get("n_speakers") is not None for g in groups)
+    speakers = {g["group"]: g.get("n_speakers") or 0 for g in groups} if has_spk else None
+    return exclusion_message(sizes, speakers, settings.min_items, settings.min_speakers)
 
 
 def _add_group_values(res: dict, frame, specs) -> None:

@@ -156,6 +156,7 @@ def coverage_study(
     seed: int = 0,
     metric: str = "wer",
     resampling: str = "auto",
+    small_cluster_scaling: bool = False,
     **sim,
 ) -> dict:
     """Coverage of the true gap by the 95% CI over simulated two-group audits (§9).
@@ -171,6 +172,7 @@ def coverage_study(
     seed : seed of the simulation (each audit also gets its own bootstrap seed).
     metric : ``wer``, ``sub_rate`` or ``em``.
     resampling : ``auto`` or a forced scheme (e.g. ``content`` to reproduce the panel).
+    small_cluster_scaling : the √(k/(k−1)) scaling of §3.
     **sim : passed to ``simulate_audit``.
 
     Returns
@@ -194,7 +196,8 @@ def coverage_study(
             **sim,
         )
         settings = AuditSettings(
-            n_bootstrap=n_bootstrap, seed=i, min_items=1, min_speakers=1, resampling=resampling
+            n_bootstrap=n_bootstrap, seed=i, min_items=1, min_speakers=1, resampling=resampling,
+            small_cluster_scaling=small_cluster_scaling,
         )
         c = compare_groups(frame, specs, settings, reference="ref").comparisons[0]
         hits += c.ci_low <= truth <= c.ci_high
@@ -228,7 +231,8 @@ def familywise_study(
     -------
     dict
         ``n_audits, comparisons, any_disparity`` (the family-wise rate of disparity
-        verdicts), ``any_significant`` (any p_adjusted < alpha), ``verdicts`` (counts).
+        verdicts), ``any_significant`` (any p_adjusted < alpha), ``verdicts`` (counts),
+        ``n_bootstrap_used`` (B after the §3 raise).
     """
     from fairdesk.stats.compare import compare_groups
     from fairdesk.stats.settings import AuditSettings
@@ -238,7 +242,7 @@ def familywise_study(
     effects = {"ref": 0.0, **{f"g{i}": 0.0 for i in range(n_groups)}}
     disparity = significant = 0
     verdicts: dict[str, int] = {}
-    n_comp = 0
+    n_comp = b_used = 0
     for i in range(n_audits):
         frame = simulate_audit(
             rng, effects, design="matched", speakers_per_group=speakers_per_group
@@ -247,6 +251,7 @@ def familywise_study(
             frame, specs, AuditSettings(n_bootstrap=n_bootstrap, seed=i), reference="ref"
         )
         n_comp = len(res.comparisons)
+        b_used = res.bootstrap["used"]
         disparity += any(c.verdict == "disparity_detected" for c in res.comparisons)
         significant += any(c.p_adjusted < res.settings.alpha for c in res.comparisons)
         for c in res.comparisons:
@@ -257,6 +262,7 @@ def familywise_study(
         "any_disparity": disparity / n_audits,
         "any_significant": significant / n_audits,
         "verdicts": verdicts,
+        "n_bootstrap_used": b_used,
     }
 
 

@@ -113,16 +113,20 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     import pandas as pd
 
     from ..metrics import compute_item_stats, metric_specs
-    from ..metrics.inputs import check_transcripts
+    from ..metrics.inputs import check_transcripts, classification_only
     from ..stats import compare_groups
 
+    labels_only = classification_only(frame)
     frame, problems, warnings = check_transcripts(frame)
     if frame.empty:
         raise ValueError("no row has a reference: nothing to score (see the problems: "
                          + "; ".join(f"row {p['row']}" for p in problems[:5]) + ")")
     name, reason, slot_lang = resolve_normaliser(settings, frame, language)
     settings = replace(settings, normaliser=name)
-    stats = compute_item_stats(frame, language=slot_lang, normalizer=name)
+    # a classification table (labels, no transcript) is not scored as transcripts
+    scored = frame.drop(columns=["reference", "hypothesis"], errors="ignore") if labels_only \
+        else frame
+    stats = compute_item_stats(scored, language=slot_lang, normalizer=name)
     grounding = [c for c in GROUNDING_STATS if c in frame.columns]
     if grounding:  # written by the explain stage
         stats = pd.concat([stats.reset_index(drop=True),

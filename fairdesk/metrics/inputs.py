@@ -12,7 +12,7 @@ import pandas as pd
 
 from .normalize import as_text
 
-__all__ = ["check_transcripts"]
+__all__ = ["check_transcripts", "classification_only"]
 
 
 def _blank(series: pd.Series) -> pd.Series:
@@ -30,6 +30,17 @@ def _line(frame: pd.DataFrame, pos: int):
     return int(v) if isinstance(v, int) or hasattr(v, "__index__") else v
 
 
+def classification_only(
+    frame: pd.DataFrame, ref_col: str = "reference", label_col: str = "label",
+    pred_col: str = "predicted_label",
+) -> bool:
+    """Whether the frame is a classification table: true and predicted labels, and no
+    reference transcript at all (no column, or every cell empty)."""
+    if label_col not in frame.columns or pred_col not in frame.columns:
+        return False
+    return ref_col not in frame.columns or bool(_blank(frame[ref_col]).all())
+
+
 def check_transcripts(
     frame: pd.DataFrame, ref_col: str = "reference", hyp_col: str = "hypothesis"
 ) -> tuple[pd.DataFrame, list[dict], list[str]]:
@@ -45,11 +56,12 @@ def check_transcripts(
     Returns
     -------
     (kept, problems, warnings)
-        ``kept``: the rows with a reference (index kept); ``problems``: ``{"row": line,
+        ``kept``: the rows with a reference (index kept; a classification table, see
+        :func:`classification_only`, is returned whole); ``problems``: ``{"row": line,
         "item": id (when the frame has ``item_id``/``id``), "reason": ...}`` per left-out
         row; ``warnings``: sentences (the empty-hypothesis count).
     """
-    if ref_col not in frame.columns:
+    if ref_col not in frame.columns or classification_only(frame, ref_col):
         return frame, [], []
     empty_ref = _blank(frame[ref_col]).to_numpy()
     problems = []

@@ -103,3 +103,14 @@ def test_classification_table_without_transcripts_balanced_accuracy_tested_once(
     _, res = analyse(df, AUTO, wanted=["macro_recall", "balanced_accuracy"], language=None)
     assert res["tested_metrics"] == ["macro_recall"]
     assert any("tested once" in w for w in res["warnings"])
+
+
+def test_classifier_rows_with_empty_transcripts_are_not_problems():
+    df = pd.DataFrame({"group": ["a", "a", "b", "b"], "reference": ["", None, "", ""],
+                       "hypothesis": ["cat", "", "dog", ""], "label": ["cat", "dog"] * 2,
+                       "predicted_label": ["cat", "cat", "dog", "dog"]})
+    kept, problems, _ = check_transcripts(df)
+    assert problems == [] and len(kept) == 4
+    f, res = analyse(df, AUTO, language=None)
+    assert res["input_problems"] == [] and "wer" not in res["tested_metrics"]
+    assert "n_words" not in f.columns and "accuracy" in res["tested_metrics"]

@@ -27,7 +27,7 @@ from .progress import Cancelled, Progress
 __all__ = ["AuditRequest", "AuditOutcome", "Cancelled", "run_audit", "prepare"]
 
 #: Bumped whenever a change alters computed numbers (part of the result-cache key).
-METRICS_CODE_VERSION = "3"
+METRICS_CODE_VERSION = "4"
 
 
 @dataclass(frozen=True)
@@ -316,8 +316,13 @@ def aggregate(f, req: AuditRequest, language: str, notes: list[str]) -> tuple[ob
     from .analysis import analyse
 
     f = _apply_nlu(f, req, notes)
-    return analyse(f, req.settings, reference=req.reference, wanted=req.metrics,
-                   language=language)
+    f, res = analyse(f, req.settings, reference=req.reference, wanted=req.metrics,
+                     language=language)
+    notes.extend(res.get("warnings", []))
+    if res.get("input_problems"):
+        notes.append(f"{len(res['input_problems'])} item(s) without a reference were left out "
+                     "(see input_problems)")
+    return f, res
 
 
 # -- the job -----------------------------------------------------------------------------

@@ -23,6 +23,9 @@ def _add_stats_options(s):
     g.add_argument("--resampling", default="auto",
                    choices=["auto", "two_way", "speaker", "content", "utterance"])
     g.add_argument("--structure-threshold", type=float, default=0.1)
+    g.add_argument("--small-cluster-scaling", action="store_true",
+                   help="scale speaker-bootstrap deviations by sqrt(k/(k-1)) (few speakers "
+                   "per group; METHODS.md §3)")
     g.add_argument("--normaliser", default="auto",
                    choices=["auto", "whisper-english", "whisper-basic", "tone-preserving"],
                    help="text normaliser for WER/CER (auto: Whisper's English normaliser for "
@@ -37,7 +40,7 @@ def _settings(a):
         absolute_error_gap=a.absolute_error_gap, disparity_ratio=a.disparity_ratio,
         grounding_gap=a.grounding_gap, min_items=a.min_items, min_speakers=a.min_speakers,
         resampling=a.resampling, structure_threshold=a.structure_threshold,
-        normaliser=a.normaliser)
+        normaliser=a.normaliser, small_cluster_scaling=a.small_cluster_scaling)
 
 
 def add_command(sub):
@@ -53,7 +56,9 @@ def add_command(sub):
     src.add_argument("--hyp-col", default="hypothesis")
     src.add_argument("--speaker-col", default="speaker_id")
     src.add_argument("--content-col", default="content_id")
-    src.add_argument("--language", default=None, help="text language for --table (default en)")
+    src.add_argument("--language", default=None,
+                     help="text language for --table (default auto: English only when at "
+                     "least 99%% of the reference letters are ASCII, else tone marks kept)")
     s.add_argument("--by", action="append", required=True, metavar="COL",
                    help="grouping column (twice for a cross product)")
     s.add_argument("--filter", action="append", metavar="COL=VAL")
@@ -102,10 +107,13 @@ def audit_table(a, settings):
         raise UsageError("grounding_lift needs saliency maps of the audio; audit a project "
                          "dataset with a model (--explain) instead of --table")
     _frame, res = analyse(frame, settings, reference=a.reference, wanted=wanted,
-                          language=a.language or "en")
+                          language=a.language)
+    problems = sorted(problems + [{**pr, "source": str(a.table)}
+                                  for pr in res.get("input_problems", [])],
+                      key=lambda pr: pr.get("line") or 0)
     res.update({"table": str(a.table), "by": a.by, "failures": [], "problems": problems,
                 "from_cache": False})
-    res["settings"] = {**res.get("settings", {}), "language": a.language or "en",
+    res["settings"] = {**res.get("settings", {}), "language": a.language or "auto",
                        "by": a.by, "filters": parse_filters(a.filter)}
     return res
 
@@ -127,28 +135,11 @@ def print_failures(res: dict, file=None, limit: int = 10) -> None:
 
 
 def print_groups(res: dict, file=None):
+    from ..stats import format_groups
+
     # sys.stdout looked up at call time (a default bound at import outlives a swapped stream)
     file = file if file is not None else sys.stdout
-    groups = res.get("groups", [])
-    shown = [m for m in ("wer", "cer", "em", "accuracy", "der", "ter") if any(
-        g.get(m) is not None for g in groups)]
-    ref = res.get("reference")
-    head = f"{'group':<34}{'items':>7}{'spk':>5}" + "".join(f"{m.upper():>9}" for m in shown)
-    print(head, file=file)
-    for g in groups:
-        mark = " (reference)" if g["group"] == ref else (" (excluded)" if g.get("excluded")
-                                                         else "")
-        name = (str(g["group"]) + mark)[:33]
-        print(f"{name:<34}{g['n_items']:>7}{(g.get('n_speakers') or 0):>5}" + "".join(
-            f"{_fmt(g.get(m)):>9}" for m in shown), file=file)
-    comps = [c for c in res.get("comparisons", []) if c["metric"] == (shown[0] if shown
-                                                                        else None)]
-    if comps:
-        print(f"\n{shown[0].upper()} against {ref}:", file=file)
-        for c in comps:
-            print(f"  {str(c['group'])[:30]:<30} gap {_fmt(c['gap']):>7} "
-                  f"[{_fmt(c['ci_low'])}, {_fmt(c['ci_high'])}] p_adj "
-                  f"{_fmt(c['p_adjusted'], pct=False):>6}  {c['verdict']}", file=file)
+    print(format_groups(res), file=file)
     ex = res.get("explain")
     if ex:
         n = ", ".join(f"{g} {k}" for g, k in sorted(ex.get("items_explained", {}).items()))

@@ -133,6 +133,7 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
         frame = stratified_sample(frame, "group", int(req.sample), seed=req.settings.seed)
     check_run_cap(frame, req.settings.max_items)
     frame = frame.reset_index(drop=True)
+    _check_groups(frame, req)  # minimums and --reference are known before the model runs
     backend = backend if backend is not None else _load_backend(req)
     model_key = f"{backend.id}@{backend.fingerprint}"
     explain = None
@@ -160,6 +161,18 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
     for key, ah, grp in zip(frame["id"], frame["audio_hash"], frame["group"]):
         h.update(f"{key}\0{ah}\0{grp}\n".encode())
     return Prepared(frame, ds, backend, model_key, h.hexdigest())
+
+
+def _check_groups(frame, req: AuditRequest) -> None:
+    from ..stats.minimums import check_groups_before_inference
+
+    if frame["group"].nunique() < 2:  # one group: described, nothing compared
+        return
+    try:
+        check_groups_before_inference(frame, "group", req.settings.min_items,
+                                      req.settings.min_speakers, req.reference)
+    except ValueError as exc:
+        raise FairdeskError(str(exc)) from None
 
 
 # -- infer -----------------------------------------------------------------------------

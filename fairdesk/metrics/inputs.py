@@ -57,7 +57,7 @@ def check_transcripts(
     -------
     (kept, problems, warnings)
         ``kept``: the rows with a reference (index kept; a classification table, see
-        :func:`classification_only`, is returned whole); ``problems``: ``{"row": line,
+        :func:`classification_only`, is returned whole); ``problems``: ``{"line": line,
         "item": id (when the frame has ``item_id``/``id``), "reason": ...}`` per left-out
         row; ``warnings``: sentences (the empty-hypothesis count).
     """
@@ -68,7 +68,7 @@ def check_transcripts(
     id_col = next((c for c in ("item_id", "id") if c in frame.columns), None)
     for pos in empty_ref.nonzero()[0]:
         p = {
-            "row": _line(frame, int(pos)),
+            "line": _line(frame, int(pos)),
             "reason": f"empty {ref_col}: the row cannot be scored (every hypothesis word "
             "would count as an insertion) and is left out; fill in the reference or drop "
             "the row",

@@ -35,13 +35,14 @@ def value_with_ci(value, ci) -> str:
     return f"{_pct(value)} [{_pct(ci[0])}, {_pct(ci[1])}]"
 
 
-def format_groups(res: dict, metrics=None) -> str:
+def format_groups(res: dict, metrics=None, readings: bool = True) -> str:
     """The console table of an audit result dict (``AuditResult.to_dict`` + analysis keys).
 
     Parameters
     ----------
     res : the JSON-ready result.
     metrics : metric ids to show (default: those of ``SHOWN`` the result has).
+    readings : print each comparison's plain-English reading under it.
 
     Returns
     -------
@@ -52,6 +53,7 @@ def format_groups(res: dict, metrics=None) -> str:
         ``not_estimable``, n and the 3/n bound for ``no_variation``), the minimums message
         and the warnings.
     """
+    verbose_off = not readings
     groups = res.get("groups", [])
     summary = res.get("summary", {})
     if metrics is None:
@@ -78,6 +80,13 @@ def format_groups(res: dict, metrics=None) -> str:
     comps = [c for c in res.get("comparisons", []) if metrics and c["metric"] == metrics[0]]
     if comps:
         out.append("")
+        schemes = sorted({str(c.get("estimator")) for c in comps if c.get("estimator")})
+        design = res.get("design")
+        if design or schemes:
+            out.append(f"design: {design or 'unknown'}; resampling: "
+                       f"{', '.join(schemes) or 'none'}"
+                       + (" (groups said different content: gaps are not causal)"
+                          if design == "unmatched" else ""))
         out.append(f"{metrics[0].upper()} against {ref}:")
         for c in comps:
             head = f"  {str(c['group'])[:30]:<30} "
@@ -94,6 +103,8 @@ def format_groups(res: dict, metrics=None) -> str:
                 out.append(f"{head}gap {_pct(c['gap']):>6} [{_pct(c['ci_low'])}, "
                            f"{_pct(c['ci_high'])}] p_adj {_num(c['p_adjusted']):>6}  "
                            f"{c['verdict']}")
+            if c.get("reading") and not verbose_off:
+                out.append(f"    {c['reading']}")
     boot = res.get("bootstrap") or {}
     if boot.get("raised"):
         out.append(f"B raised from {boot['requested']:,} to {boot['used']:,} resamples for "
@@ -104,7 +115,7 @@ def format_groups(res: dict, metrics=None) -> str:
     for w in res.get("warnings", []) or []:
         out.append(f"warning: {w}")
     for p in res.get("input_problems", []) or []:
-        out.append(f"problem: row {p.get('row')}: {p.get('reason')}")
+        out.append(f"problem: line {p.get('line')}: {p.get('reason')}")
     norm = res.get("normaliser")
     if norm:
         out.append(f"normaliser: {norm.get('name')} ({norm.get('reason')})")

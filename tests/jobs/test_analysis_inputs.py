@@ -53,15 +53,15 @@ def test_empty_references_are_problems_with_their_lines():
                 ["play music", "hello there", "x", "stop", "y", "next song"])
     df["line"] = [2, 3, 4, 5, 6, 7]
     kept, problems, warnings = check_transcripts(df)
-    assert [p["row"] for p in problems] == [3, 4, 6]
+    assert [p["line"] for p in problems] == [3, 4, 6]
     assert [p["item"] for p in problems] == ["i1", "i2", "i4"]
     assert "empty reference" in problems[0]["reason"] and len(kept) == 3 and warnings == []
     # without a line column, the index names the row
     _, problems, _ = check_transcripts(df.drop(columns="line").set_index(pd.Index([10, 11, 12,
                                                                                   13, 14, 15])))
-    assert [p["row"] for p in problems] == [11, 12, 14]
+    assert [p["line"] for p in problems] == [11, 12, 14]
     f, res = analyse(df, AUTO, language=None)
-    assert len(f) == 3 and [p["row"] for p in res["input_problems"]] == [3, 4, 6]
+    assert len(f) == 3 and [p["line"] for p in res["input_problems"]] == [3, 4, 6]
     assert res["groups"] and all(g["wer"] == 0.0 for g in res["groups"])  # no insertions
 
 

@@ -72,7 +72,7 @@ def test_console_table_shows_cis_corpus_and_reasons():
     assert "(corpus, analysed groups)" in text and "WER % [95% CI]" in text
     big = next(g for g in res["groups"] if g["group"] == "big")
     assert value_with_ci(big["values"]["wer"], big["ci"]["wer"]) in text
-    assert "exclude 1 of 2" in text and "problem: row 99" in text
+    assert "exclude 1 of 2" in text and "problem: line 99" in text
     assert "normaliser: whisper-english" in text
     st = AuditSettings(n_bootstrap=200, min_items=5, min_speakers=1, normaliser="auto")
     _, res = analyse(pd.DataFrame(rows), st, language=None)

@@ -8,6 +8,8 @@ from __future__ import annotations
 DESCRIPTIVE_BY_DEFAULT = frozenset({
     "sub_rate", "del_rate", "ins_rate", "insertion_ratio", "rdd", "diacritic_net_loss",
     "ter_dropped", "ter_hallucinated", "ter_wrong",
+    # METHODS.md §2 hallucination flags: reported per group, tested only when asked for
+    "hallucination_rate", "wer_unflagged",
 })
 
 #: Metric ids computed outside the per-item table (§5).
@@ -60,12 +62,14 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     from ..metrics import compute_item_stats, metric_specs
     from ..metrics.normalize import is_english
     from ..stats import compare_groups
+    from .pitfalls import add_pitfall_columns, pitfalls_block
 
     name = settings.normaliser
     if name == "auto":
         name = "whisper-english" if is_english(language) else "whisper-basic"
         settings = replace(settings, normaliser=name)
     stats = compute_item_stats(frame, language=language, normalizer=name)
+    frame, stats = add_pitfall_columns(frame, stats, name, language)
     grounding = [c for c in GROUNDING_STATS if c in frame.columns]
     if grounding:  # written by the explain stage
         stats = pd.concat([stats.reset_index(drop=True),
@@ -83,6 +87,7 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     res["tested_metrics"] = [s.id for s in tested]
     res["descriptive_metrics"] = [s.id for s in every if s.id not in res["tested_metrics"]]
     res.update(confusions(frame))
+    res["pitfalls"] = pitfalls_block(frame, res, tested, settings, reference)
     return frame, res
 
 

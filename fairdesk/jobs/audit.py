@@ -22,12 +22,13 @@ from ..core.errors import AudioError, FairdeskError
 from ..core.store import Project
 from ..stats.settings import AuditSettings
 from . import cache
+from .acoustic_stage import add_acoustics
 from .progress import Cancelled, Progress
 
 __all__ = ["AuditRequest", "AuditOutcome", "Cancelled", "run_audit", "prepare"]
 
 #: Bumped whenever a change alters computed numbers (part of the result-cache key).
-METRICS_CODE_VERSION = "3"
+METRICS_CODE_VERSION = "4"
 
 
 @dataclass(frozen=True)
@@ -356,6 +357,8 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
         notes: list[str] = []
         if f.empty:
             raise FairdeskError("every item failed; see the failures for the reasons")
+        prog.stage(0.85, 0.86, "acoustic covariates")
+        f, acoustics = add_acoustics(f, preds, prep.dataset.root, prog)
         explain_block = None
         if req.wants_explain:
             prog.stage(0.85, 0.95, "explain")
@@ -368,6 +371,10 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
         prog.stage(0.95, 1.0, "statistics")
         t2 = time.monotonic()
         f, res = aggregate(f, req, prep.dataset.language, notes)
+        res["acoustics"] = acoustics
+        if acoustics["failures"] or acoustics.get("unavailable"):
+            notes.append(acoustics.get("unavailable") or f"{len(acoustics['failures'])} items "
+                         "have no acoustic covariates (see acoustics.failures)")
         if explain_block is not None:
             res["explain"] = explain_block
             if explain_block["failures"]:

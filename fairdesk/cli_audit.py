@@ -9,6 +9,8 @@ from pathlib import Path
 
 from .cli import EXIT_NOTHING, EXIT_OK, UsageError, dump_json, parse_filters
 
+_HEAD = {"hallucination_rate": "HALLUC"}
+
 
 def _add_stats_options(s):
     g = s.add_argument_group("statistics (METHODS.md §3; every value is recorded with the run)")
@@ -77,6 +79,10 @@ def add_commands(sub):
     s.add_argument("--workers", type=int, help="inference threads")
     s.add_argument("--json", metavar="OUT", help="write the full result as JSON ('-' = stdout)")
     s.add_argument("--quiet", action="store_true")
+    s.add_argument("--normaliser-sensitivity", action="store_true",
+                   help="re-score the run under each normaliser (Whisper English, basic, "
+                   "tone-preserving, none) without re-decoding; says per comparison whether "
+                   "the verdict holds under all")
     _add_stats_options(s)
     s.set_defaults(func=cmd_audit)
 
@@ -179,7 +185,7 @@ def audit_table(a, settings):
                 "from_cache": False})
     res["settings"] = {**res.get("settings", {}), "language": a.language or "en",
                        "by": a.by, "filters": parse_filters(a.filter)}
-    return res
+    return res, _frame
 
 
 # -- printing ----------------------------------------------------------------------------
@@ -202,10 +208,11 @@ def print_groups(res: dict, file=None):
     # sys.stdout looked up at call time (a default bound at import outlives a swapped stream)
     file = file if file is not None else sys.stdout
     groups = res.get("groups", [])
-    shown = [m for m in ("wer", "cer", "em", "accuracy", "der", "ter") if any(
-        g.get(m) is not None for g in groups)]
+    shown = [m for m in ("wer", "cer", "em", "accuracy", "der", "ter", "hallucination_rate")
+             if any(g.get(m) is not None for g in groups)]
     ref = res.get("reference")
-    head = f"{'group':<34}{'items':>7}{'spk':>5}" + "".join(f"{m.upper():>9}" for m in shown)
+    head = f"{'group':<34}{'items':>7}{'spk':>5}" + "".join(
+        f"{_HEAD.get(m, m.upper()):>9}" for m in shown)
     print(head, file=file)
     for g in groups:
         mark = " (reference)" if g["group"] == ref else (" (excluded)" if g.get("excluded")
@@ -234,6 +241,9 @@ def print_groups(res: dict, file=None):
                       f"{_fmt(c['p_adjusted'], pct=False):>6}  {c['verdict']}", file=file)
     for e in res.get("excluded", []):
         print(f"  excluded {e['group']}: {e['reason']}", file=file)
+    from .cli_pitfalls import print_pitfalls
+
+    print_pitfalls(res, file)
     print_failures(res, file)
     for n in res.get("notes", []):
         print(f"note: {n}", file=file)
@@ -244,13 +254,21 @@ def cmd_audit(a):
     if a.table:
         if a.project or a.model:
             raise UsageError("--table audits a table alone; drop --project/--model")
-        res = audit_table(a, settings)
+        res, frame = audit_table(a, settings)
     else:
         if not (a.project and a.dataset and a.model):
             raise UsageError("give --project, --dataset and --model (or --table FILE)")
-        res = _audit_project(a, settings)
+        res, frame = _audit_project(a, settings)
+    if a.normaliser_sensitivity:
+        from .cli_pitfalls import normaliser_sensitivity, print_sensitivity
+
+        res["normaliser_sensitivity"] = normaliser_sensitivity(
+            frame, settings, res.get("reference"), res.get("tested_metrics"),
+            (res.get("settings") or {}).get("language") or "en")
     if not a.quiet:
         print_groups(res)
+        if a.normaliser_sensitivity:
+            print_sensitivity(res["normaliser_sensitivity"])
     if a.json:
         dump_json(res, a.json)
     return EXIT_OK if res.get("groups") else EXIT_NOTHING
@@ -289,7 +307,12 @@ def _audit_project(a, settings):
             print(f"[{100 * frac:5.1f}%] {msg}", file=sys.stderr, flush=True)
 
     out = run_audit(p, req, progress=progress)
-    return out.result
+    frame = out.frame
+    if frame is None and a.normaliser_sensitivity:  # answered from the cache
+        from .jobs.cache import run_items_frame
+
+        frame = run_items_frame(p, out.run_id)
+    return out.result, frame
 
 
 def cmd_regress(a):

@@ -25,6 +25,7 @@ def item_report(row: dict, language: str = "en") -> dict:
     import jiwer
 
     from .metrics import normalizer_for, slot_diff
+    from .metrics.hallucination import item_pitfalls
 
     norm = normalizer_for(language)
     ref, hyp = norm(row.get("reference") or ""), norm(row.get("hypothesis") or "")
@@ -43,6 +44,7 @@ def item_report(row: dict, language: str = "en") -> dict:
         "substitutions": int(_num(row.get("n_sub"))), "deletions": int(_num(row.get("n_del"))),
         "insertions": int(_num(row.get("n_ins"))), "alignment": alignment,
     }
+    rep.update(item_pitfalls(row))
     if row.get("ref_intent") is not None:
         rep["intent"] = {"reference": row.get("ref_intent"), "hypothesis": row.get("hyp_intent")}
         rep["em"] = row.get("em")
@@ -102,6 +104,11 @@ def cmd_show(a):
               f"/ {r['n_words']} words (S {r['substitutions']}, D {r['deletions']}, "
               f"I {r['insertions']})")
         print(r["alignment"] or f"REF: {r['reference']}\nHYP: {r['hypothesis']}")
+        for line in r["hallucination_lines"]:
+            print(f"HALLUCINATION {line}")
+        if r["acoustics"]:
+            print("acoustics: " + ", ".join(f"{k} {v:.3g}" if v is not None else f"{k} -"
+                                            for k, v in r["acoustics"].items()))
         if "intent" in r:
             i = r["intent"]
             mark = "ok" if str(i["reference"]) == str(i["hypothesis"]) else "WRONG"

@@ -38,6 +38,7 @@ __all__ = [
     "HallucinationSettings",
     "find_loop",
     "hallucination_columns",
+    "item_pitfalls",
     "describe",
     "parse_evidence",
     "runaway",
@@ -298,3 +299,41 @@ def describe(evidence: dict) -> str:
         return (f"unstable: two sampled decodes differ by a word edit rate of "
                 f"{evidence['edit_rate']:.2f}")
     return json.dumps(evidence)
+
+
+#: Per-item acoustic columns shown with an item (fairdesk.core.acoustics).
+_ITEM_ACOUSTICS = ("duration_s", "speech_s", "nonspeech_share", "snr_db", "speech_rate",
+                   "asr_confidence")
+
+
+def _finite(v):
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        return None
+    return v if np.isfinite(v) else None
+
+
+def item_pitfalls(row: dict) -> dict:
+    """The hallucination evidence and acoustic covariates of one stored item row.
+
+    Parameters
+    ----------
+    row : one record of the run's per-item frame (``run_items_frame``).
+
+    Returns
+    -------
+    dict
+        ``{"hallucination": [evidence dicts], "hallucination_lines": [str],
+        "acoustics": {column: float or None}, "speech_regions": [[start, end], ...] or None}``
+        (``acoustics`` holds only the columns the run has).
+    """
+    ev = parse_evidence(row.get("hallucination_evidence"))
+    regions = row.get("speech_regions")
+    if isinstance(regions, str):
+        regions = json.loads(regions) if regions.strip() else None
+    elif not isinstance(regions, list):
+        regions = None
+    return {"hallucination": ev, "hallucination_lines": [describe(e) for e in ev],
+            "acoustics": {c: _finite(row.get(c)) for c in _ITEM_ACOUSTICS if c in row},
+            "speech_regions": regions}

@@ -11,7 +11,10 @@ Flags, each with its evidence:
 * ``runaway`` -- hypothesis words > 2 x reference words + 5 (normalised words).
 * ``over_nonspeech`` -- for backends with word times: a word whose whole span
   ``[start, end]`` lies inside one non-speech stretch of the clip (the complement of the VAD's
-  speech regions; :mod:`fairdesk.core.acoustics`).
+  speech regions; :mod:`fairdesk.core.acoustics`). Words whose times collapsed to a point
+  (``end <= start``, as Whisper's alignment gives when it cannot place a word) have no span
+  and are skipped: on speechocean762 they were the only words "over non-speech" in ordinary
+  transcripts (4 of 120 utterances).
 * ``unstable`` (optional) -- two sampled decodes whose word edit rate exceeds a threshold; the
   rate is the word edit distance (jiwer) between the two normalised decodes divided by the
   word count of the longer one (symmetric, in [0, 1]).
@@ -160,7 +163,7 @@ def words_over_nonspeech(words, speech, duration: float) -> list[dict]:
     Parameters
     ----------
     words : word dicts (or objects) with ``text``/``word``, ``start``, ``end`` in seconds from
-        the clip start; words without times are skipped.
+        the clip start; words without times or with ``end <= start`` are skipped.
     speech : the clip's speech regions ``[(start_s, end_s), ...]``.
     duration : clip length in seconds.
 
@@ -179,6 +182,8 @@ def words_over_nonspeech(words, speech, duration: float) -> list[dict]:
         if s is None or e is None:
             continue
         s, e = float(s), float(e)
+        if e <= s:
+            continue
         for a, b in gaps:
             if a <= s and e <= b:
                 out.append({"flag": "over_nonspeech", "word": get("text") or get("word"),

@@ -199,7 +199,7 @@ def test_words_over_nonspeech_flagged_by_the_audit_job(tmp_path):
     assert res["pitfalls"]["flags_checked"] == ["loop", "runaway", "over_nonspeech"]
     by = res["pitfalls"]["by_group"]
     assert by["b"]["over_nonspeech"] == 3 and by["a"]["over_nonspeech"] == 0
-    assert res["acoustics"]["word_times"] and res["acoustics"]["vad"]["threshold"] == 0.5
+    assert res["acoustics"]["word_times"] and res["acoustics"]["vad"]["threshold"] == 0.35
     items = run_items_frame(p, out.run_id)
     for col in ("duration_s", "speech_s", "nonspeech_share", "snr_db", "speech_rate",
                 "asr_confidence", "hallucination_evidence", "speech_regions"):

@@ -112,3 +112,9 @@ def test_settings_change_the_thresholds_and_item_pitfalls_reads_stored_rows():
     assert rep["acoustics"] == {"nonspeech_share": 0.25, "snr_db": None}
     assert rep["speech_regions"] == [[0.1, 0.9]]
     assert item_pitfalls({})["hallucination"] == []
+
+
+def test_words_whose_times_collapsed_to_a_point_are_not_evidence():
+    words = [{"text": "Okay,", "start": 0.0, "end": 0.0}, {"text": "go", "start": 3.0,
+                                                           "end": 3.0}]
+    assert words_over_nonspeech(words, [(0.45, 1.3)], 4.0) == []

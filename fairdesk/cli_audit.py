@@ -83,6 +83,9 @@ def add_commands(sub):
                    help="re-score the run under each normaliser (Whisper English, basic, "
                    "tone-preserving, none) without re-decoding; says per comparison whether "
                    "the verdict holds under all")
+    s.add_argument("--unstable", action="store_true",
+                   help="decode every item twice more with sampling and flag items whose two "
+                   "decodes differ by a word edit rate > 0.2 (faster-whisper models only)")
     _add_stats_options(s)
     s.set_defaults(func=cmd_audit)
 
@@ -254,6 +257,9 @@ def cmd_audit(a):
     if a.table:
         if a.project or a.model:
             raise UsageError("--table audits a table alone; drop --project/--model")
+        if getattr(a, "unstable", False):
+            raise UsageError("--unstable decodes the audio again; audit a project dataset "
+                             "with a model instead of --table")
         res, frame = audit_table(a, settings)
     else:
         if not (a.project and a.dataset and a.model):
@@ -295,6 +301,7 @@ def _audit_project(a, settings):
         explain=bool(getattr(a, "explain", False)) or wants_explain(a.metric),
         explain_per_group=getattr(a, "explain_per_group", 12),
         explain_method=getattr(a, "explain_method", "occlusion"),
+        unstable=bool(getattr(a, "unstable", False)),
         settings=settings, workers=a.workers)
     last = [0.0]
 

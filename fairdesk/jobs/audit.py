@@ -54,6 +54,8 @@ class AuditRequest:
     explain_per_group : items per group in the explain sample.
     explain_method : ``occlusion`` (any model that scores text), ``gradxinput`` or
         ``integrated_gradients`` (differentiable hf models).
+    unstable : decode every item twice more with sampling for the ``unstable``
+        hallucination flag (backends with ``transcribe_sampled`` only).
     settings : statistics settings.
     shard_size : items per inference shard.
     workers : inference worker threads (None: the backend's preference).
@@ -72,6 +74,7 @@ class AuditRequest:
     explain: bool = False
     explain_per_group: int = 12
     explain_method: str = "occlusion"
+    unstable: bool = False
     settings: AuditSettings = field(default_factory=AuditSettings)
     shard_size: int = 8
     workers: int | None = None
@@ -157,6 +160,14 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
     }
     if explain is not None:  # only when on, so results cached before the explain stage stay valid
         hashed["explain"] = explain
+    if req.unstable:
+        from .unstable_stage import UNSTABLE_TEMPERATURE, can_sample
+
+        if not can_sample(backend):
+            raise FairdeskError(f"model {req.model!r} cannot sample decodes, so the unstable "
+                                "flag cannot be checked; drop --unstable or use a "
+                                "faster-whisper model (whisper-tiny.en, ct2:<folder>)")
+        hashed["unstable"] = {"temperature": UNSTABLE_TEMPERATURE}
     h.update(json.dumps(hashed, sort_keys=True).encode())
     for key, ah, grp in zip(frame["id"], frame["audio_hash"], frame["group"]):
         h.update(f"{key}\0{ah}\0{grp}\n".encode())
@@ -359,6 +370,12 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
             raise FairdeskError("every item failed; see the failures for the reasons")
         prog.stage(0.85, 0.86, "acoustic covariates")
         f, acoustics = add_acoustics(f, preds, prep.dataset.root, prog)
+        if req.unstable:
+            from .unstable_stage import add_sampled_decodes
+
+            prog.stage(0.86, 0.95, "sampled decodes (unstable flag)")
+            f, acoustics["unstable"] = add_sampled_decodes(f, prep.backend, prep.dataset.root,
+                                                           prog)
         explain_block = None
         if req.wants_explain:
             prog.stage(0.85, 0.95, "explain")
@@ -442,7 +459,7 @@ def _run_settings(req: AuditRequest, prep: Prepared) -> dict:
         "filters": req.filters_dict(), "reference_requested": req.reference,
         "sample_per_group": req.sample, "nlu": req.nlu, "language": prep.dataset.language,
         "explain": req.wants_explain, "explain_per_group": req.explain_per_group,
-        "explain_method": req.explain_method,
+        "explain_method": req.explain_method, "unstable": req.unstable,
         "shard_size": req.shard_size, "fairdesk_version": __version__,
         "metrics_code_version": METRICS_CODE_VERSION, "cpu_count": os.cpu_count(),
     }

@@ -262,6 +262,41 @@ class WhisperCT2Backend(Backend):
                 out[i] = t
         return out  # type: ignore[return-value]
 
+    def transcribe_sampled(
+        self, audios: Sequence[np.ndarray], temperature: float = 0.5
+    ) -> list[Transcription]:
+        """One *sampled* decode per clip, for the optional ``unstable`` hallucination flag.
+
+        Sampling at ``temperature`` (one candidate, no fallback, no word times), one
+        ``transcribe`` call per clip. Not reproducible: CTranslate2 samples in its worker
+        threads, which ``ctranslate2.set_random_seed`` does not reach (CTranslate2 issue
+        #1757; checked here: the same seed gave two different decodes), so two calls give two
+        independent samples. Never cached.
+        """
+        self._check_open()
+        if not float(temperature) > 0:
+            raise ValueError(f"sampling needs a temperature > 0, not {temperature}")
+        audios = as_audio_batch(audios)
+        out = []
+        for a in audios:
+            if a.size == 0:
+                out.append(Transcription("", (), None, self._language))
+                continue
+            segments, _ = self._model.transcribe(
+                a,
+                language=self._language,
+                beam_size=1,
+                best_of=1,
+                temperature=float(temperature),
+                vad_filter=False,
+                word_timestamps=False,
+                condition_on_previous_text=False,
+                without_timestamps=a.size <= WINDOW_SAMPLES,
+                no_speech_threshold=self._no_speech_threshold,
+            )
+            out.append(self._to_transcription(list(segments), 0.0, a.size / SAMPLE_RATE))
+        return out
+
     def _transcribe_one(self, audio: np.ndarray) -> Transcription:
         segments, _ = self._model.transcribe(
             audio,

@@ -216,3 +216,36 @@ def test_words_over_nonspeech_flagged_by_the_audit_job(tmp_path):
 
 def a_share(items):
     return float(items.loc[items["group"] == "a", "nonspeech_share"].max())
+
+
+class SamplingBackend(TimedBackend):
+    """Sampled decodes agree on group a's clips (short) and disagree on group b's (long)."""
+
+    def transcribe_sampled(self, audios, temperature):
+        from fairdesk.models.base import Transcription
+
+        return [Transcription("the fox" if a.size / 16000 < 4.0 or k == 0
+                              else "thank you for watching the fox", (), None, "en")
+                for k, a in enumerate(audios)]
+
+
+def test_unstable_items_from_two_sampled_decodes(tmp_path):
+    from fairdesk.core.errors import FairdeskError
+
+    p, _root = tone_project(tmp_path, {"a": 0.5, "b": 4.5}, 3, 2, "the fox")
+    settings = AuditSettings(n_bootstrap=200, min_items=2, min_speakers=2,
+                             resampling="utterance")
+    req = AuditRequest(dataset="d", model="fake", by=("accent",), nlu="none",
+                       settings=settings, unstable=True)
+    res = run_audit(p, req, backend=SamplingBackend()).result
+    by = res["pitfalls"]["by_group"]
+    assert (by["a"]["unstable"], by["b"]["unstable"]) == (0, 6)
+    assert "unstable" in res["pitfalls"]["flags_checked"]
+    assert res["acoustics"]["unstable"]["temperature"] == 0.5
+    # "the fox" vs "thank you for watching the fox": 4 insertions over 6 words
+    items = run_items_frame(p, res["run_id"])
+    ev = json.loads(items.loc[items.group == "b", "hallucination_evidence"].iloc[0])
+    assert [e["edit_rate"] for e in ev if e["flag"] == "unstable"] == [pytest.approx(4 / 6,
+                                                                                    abs=1e-4)]
+    with pytest.raises(FairdeskError, match="cannot sample"):
+        run_audit(p, req, backend=TimedBackend())

@@ -89,3 +89,11 @@ def test_fingerprint_is_stable(whisper):
     fp = whisper.fingerprint
     assert len(fp) == 64 and fp == whisper.fingerprint
     assert whisper.settings["compute_type"] == "int8" and whisper.device == "cpu"
+
+
+def test_sampled_decodes(whisper, speech):
+    audio, _text = speech[0]
+    a, b = whisper.transcribe_sampled([audio, audio], temperature=1.0)
+    assert a.text.strip() and b.text.strip()
+    with pytest.raises(ValueError, match="temperature > 0"):
+        whisper.transcribe_sampled([audio], temperature=0.0)

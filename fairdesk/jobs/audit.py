@@ -122,6 +122,7 @@ def _load_backend(req: AuditRequest):
 
 def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
     """Select, slice and sample the items; compute the cache keys (no inference)."""
+    from ..core.acoustics import VAD_SETTINGS
     from ..stats.slicing import check_run_cap, slice_frame, stratified_sample
 
     if not req.by:
@@ -156,7 +157,7 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
         "filters": req.filters_dict(), "reference": req.reference,
         "metrics": list(req.metrics) if req.metrics else None, "sample": req.sample,
         "nlu": req.nlu, "representation": req.representation,
-        "settings": req.settings.to_dict(),
+        "settings": req.settings.to_dict(), "vad": VAD_SETTINGS,
     }
     if explain is not None:  # only when on, so results cached before the explain stage stay valid
         hashed["explain"] = explain

@@ -170,7 +170,7 @@ class TimedBackend:
         return out
 
 
-def test_words_over_nonspeech_flagged_by_the_audit_job(tmp_path):
+def test_words_over_nonspeech_flagged_by_the_audit_job(tmp_path, capsys):
     import soundfile as sf
 
     from fairdesk.cli_show import item_report
@@ -212,6 +212,13 @@ def test_words_over_nonspeech_flagged_by_the_audit_job(tmp_path):
     rep = item_report(b.to_dict())
     assert rep["hallucination_lines"][0].startswith('over non-speech: "thank"')
     assert rep["acoustics"]["nonspeech_share"] == pytest.approx(b["nonspeech_share"])
+    from fairdesk.cli import main
+
+    capsys.readouterr()
+    assert main(["show", "--project", str(p.folder), "--run", str(out.run_id), "--group", "b",
+                 "--worst", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert 'HALLUCINATION over non-speech: "thank"' in printed and "nonspeech_share" in printed
 
 
 def a_share(items):

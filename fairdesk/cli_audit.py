@@ -84,8 +84,9 @@ def add_commands(sub):
                    "tone-preserving, none) without re-decoding; says per comparison whether "
                    "the verdict holds under all")
     s.add_argument("--unstable", action="store_true",
-                   help="decode every item twice more with sampling and flag items whose two "
-                   "decodes differ by a word edit rate > 0.2 (faster-whisper models only)")
+                   help="decode every item twice more with Whisper's temperature fallback "
+                   "(sampling where greedy decoding fails) and flag items whose two decodes "
+                   "differ by a word edit rate > 0.2 (faster-whisper models only)")
     _add_stats_options(s)
     s.set_defaults(func=cmd_audit)
 

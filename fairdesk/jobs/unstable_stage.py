@@ -1,8 +1,13 @@
 """The audit job's optional instability step (METHODS.md §2, ``unstable`` flag).
 
-Koenecke et al. (FAccT 2024) found hallucinations often non-deterministic. With
-``AuditRequest.unstable`` every analysed item is decoded twice more with sampling (backends
-that offer ``transcribe_sampled``: the faster-whisper ones) and the two decodes are kept as
+Koenecke et al. (FAccT 2024) found hallucinations often non-deterministic: the same audio sent
+twice to Whisper's API gave different hallucinated text. With ``AuditRequest.unstable`` every
+analysed item is decoded twice more the way that API decodes, temperature 0 with Whisper's
+fallback to sampling when the decode fails its compression and log-probability checks
+(backends that offer ``transcribe_sampled``: the faster-whisper ones). A clip that decodes
+cleanly gives the same text twice; one that falls back is sampled and may not. (Sampling every
+clip outright at temperature 0.5 flagged 50 of 120 speechocean762 utterances: it measures the
+model's uncertainty on hard speech, not hallucination.) The two decodes are kept as
 ``hypothesis_sampled_a`` / ``hypothesis_sampled_b`` (sampled decodes are not reproducible:
 the run records them, a rerun samples anew); the flag itself is set by
 :func:`fairdesk.metrics.hallucination.hallucination_columns` when their word edit rate
@@ -15,8 +20,8 @@ import time
 
 __all__ = ["UNSTABLE_TEMPERATURE", "add_sampled_decodes", "can_sample"]
 
-#: Sampling temperature of the two extra decodes (recorded with the run).
-UNSTABLE_TEMPERATURE = 0.5
+#: Temperature schedule of the two extra decodes (recorded with the run).
+UNSTABLE_TEMPERATURE = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 
 
 def can_sample(backend) -> bool:
@@ -24,7 +29,7 @@ def can_sample(backend) -> bool:
     return callable(getattr(backend, "transcribe_sampled", None))
 
 
-def add_sampled_decodes(f, backend, root, prog=None, temperature: float = UNSTABLE_TEMPERATURE):
+def add_sampled_decodes(f, backend, root, prog=None, temperature=UNSTABLE_TEMPERATURE):
     """Two sampled decodes per row of the analysis frame (columns ``hypothesis_sampled_a/b``).
 
     Parameters
@@ -33,7 +38,7 @@ def add_sampled_decodes(f, backend, root, prog=None, temperature: float = UNSTAB
     backend : a backend with ``transcribe_sampled(audios, temperature)``.
     root : the dataset folder.
     prog : a :class:`~fairdesk.jobs.progress.Progress` or None.
-    temperature : sampling temperature.
+    temperature : temperature schedule (or one sampling temperature).
 
     Returns
     -------
@@ -62,5 +67,6 @@ def add_sampled_decodes(f, backend, root, prog=None, temperature: float = UNSTAB
     f = f.copy()
     f["hypothesis_sampled_a"] = a_col
     f["hypothesis_sampled_b"] = b_col
-    return f, {"temperature": temperature, "reproducible": False, "n_decoded":
+    return f, {"temperature": list(temperature) if isinstance(temperature, (list, tuple))
+               else temperature, "reproducible": False, "n_decoded":
                len(f) - len(failures), "failures": failures}

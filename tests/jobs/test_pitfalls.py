@@ -248,7 +248,7 @@ def test_unstable_items_from_two_sampled_decodes(tmp_path):
     by = res["pitfalls"]["by_group"]
     assert (by["a"]["unstable"], by["b"]["unstable"]) == (0, 6)
     assert "unstable" in res["pitfalls"]["flags_checked"]
-    assert res["acoustics"]["unstable"]["temperature"] == 0.5
+    assert res["acoustics"]["unstable"]["temperature"] == [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
     # "the fox" vs "thank you for watching the fox": 4 insertions over 6 words
     items = run_items_frame(p, res["run_id"])
     ev = json.loads(items.loc[items.group == "b", "hallucination_evidence"].iloc[0])

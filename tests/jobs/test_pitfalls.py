@@ -256,3 +256,13 @@ def test_unstable_items_from_two_sampled_decodes(tmp_path):
                                                                                     abs=1e-4)]
     with pytest.raises(FairdeskError, match="cannot sample"):
         run_audit(p, req, backend=TimedBackend())
+
+
+def test_dominance_thresholds_are_at_least_20_errors_and_more_than_a_quarter():
+    def frame(errors):
+        return pd.DataFrame({"group": "g", "item_id": [f"i{k}" for k in range(len(errors))],
+                             "n_sub": errors, "n_del": 0, "n_ins": 0, "n_words": 10})
+
+    assert dominant_items(frame([5, 5, 5, 5])) == {}          # 20 errors, 1/4 exactly
+    assert dominant_items(frame([6, 5, 5, 4]))["g"]["item"] == "i0"  # 20 errors, 6/20
+    assert dominant_items(frame([6, 5, 5, 3])) == {}          # 19 errors

@@ -301,8 +301,9 @@ def describe(evidence: dict) -> str:
         return (f"over non-speech: \"{evidence['word']}\" at {evidence['start']:.2f}-"
                 f"{evidence['end']:.2f} s lies in the non-speech stretch {a:.2f}-{b:.2f} s")
     if f == "unstable":
-        return (f"unstable: two sampled decodes differ by a word edit rate of "
-                f"{evidence['edit_rate']:.2f}")
+        return (f"unstable: two decodes differ by a word edit rate of "
+                f"{evidence['edit_rate']:.2f} (\"{evidence['decode_a']}\" vs "
+                f"\"{evidence['decode_b']}\")")
     return json.dumps(evidence)
 
 

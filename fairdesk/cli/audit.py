@@ -82,6 +82,14 @@ def add_command(sub):
     s.add_argument("--workers", type=int, help="inference threads")
     s.add_argument("--json", metavar="OUT", help="write the full result as JSON ('-' = stdout)")
     s.add_argument("--quiet", action="store_true")
+    s.add_argument("--normaliser-sensitivity", action="store_true",
+                   help="re-score the run under each normaliser (Whisper English, basic, "
+                   "tone-preserving, none) without re-decoding; says per comparison whether "
+                   "the verdict holds under all")
+    s.add_argument("--unstable", action="store_true",
+                   help="decode every item twice more with Whisper's temperature fallback "
+                   "(sampling where greedy decoding fails) and flag items whose two decodes "
+                   "differ by a word edit rate > 0.2 (faster-whisper models only)")
     _add_stats_options(s)
     s.set_defaults(func=cmd_audit)
 
@@ -115,7 +123,7 @@ def audit_table(a, settings):
                 "from_cache": False})
     res["settings"] = {**res.get("settings", {}), "language": a.language or "auto",
                        "by": a.by, "filters": parse_filters(a.filter)}
-    return res
+    return res, _frame
 
 
 # -- printing ----------------------------------------------------------------------------
@@ -153,6 +161,9 @@ def print_groups(res: dict, file=None):
                       f"{_fmt(c['p_adjusted'], pct=False):>6}  {c['verdict']}", file=file)
     for e in res.get("excluded", []):
         print(f"  excluded {e['group']}: {e['reason']}", file=file)
+    from .pitfalls import print_pitfalls
+
+    print_pitfalls(res, file)
     print_failures(res, file)
     for n in res.get("notes", []):
         print(f"note: {n}", file=file)
@@ -163,13 +174,27 @@ def cmd_audit(a):
     if a.table:
         if a.project or a.model:
             raise UsageError("--table audits a table alone; drop --project/--model")
-        res = audit_table(a, settings)
+        if getattr(a, "unstable", False):
+            raise UsageError("--unstable decodes the audio again; audit a project dataset "
+                             "with a model instead of --table")
+        res, frame = audit_table(a, settings)
     else:
         if not (a.project and a.dataset and a.model):
             raise UsageError("give --project, --dataset and --model (or --table FILE)")
-        res = _audit_project(a, settings)
+        res, frame = _audit_project(a, settings)
+    if a.normaliser_sensitivity:
+        from .pitfalls import normaliser_sensitivity, print_sensitivity
+
+        lang = (res.get("settings") or {}).get("language")
+        if lang in (None, "", "auto"):  # the language the run's normaliser was chosen for
+            lang = "en" if (res.get("normaliser") or {}).get("name") == "whisper-english" \
+                else "und"
+        res["normaliser_sensitivity"] = normaliser_sensitivity(
+            frame, settings, res.get("reference"), res.get("tested_metrics"), lang)
     if not a.quiet:
         print_groups(res)
+        if a.normaliser_sensitivity:
+            print_sensitivity(res["normaliser_sensitivity"])
     if a.json:
         dump_json(res, a.json)
     return EXIT_OK if res.get("groups") else EXIT_NOTHING
@@ -196,6 +221,7 @@ def _audit_project(a, settings):
         explain=bool(getattr(a, "explain", False)) or wants_explain(a.metric),
         explain_per_group=getattr(a, "explain_per_group", 12),
         explain_method=getattr(a, "explain_method", "occlusion"),
+        unstable=bool(getattr(a, "unstable", False)),
         settings=settings, workers=a.workers)
     last = [0.0]
 
@@ -208,4 +234,9 @@ def _audit_project(a, settings):
             print(f"[{100 * frac:5.1f}%] {msg}", file=sys.stderr, flush=True)
 
     out = run_audit(p, req, progress=progress)
-    return out.result
+    frame = out.frame
+    if frame is None and a.normaliser_sensitivity:  # answered from the cache
+        from ..jobs.cache import run_items_frame
+
+        frame = run_items_frame(p, out.run_id)
+    return out.result, frame

@@ -48,6 +48,11 @@ def cmd_show(a):
               f"/ {r['n_words']} words (S {r['substitutions']}, D {r['deletions']}, "
               f"I {r['insertions']})")
         print(r["alignment"] or f"REF: {r['reference']}\nHYP: {r['hypothesis']}")
+        for line in r["hallucination_lines"]:
+            print(f"HALLUCINATION {line}")
+        if r["acoustics"]:
+            print("acoustics: " + ", ".join(f"{k} {v:.3g}" if v is not None else f"{k} -"
+                                            for k, v in r["acoustics"].items()))
         if "intent" in r:
             i = r["intent"]
             mark = "ok" if str(i["reference"]) == str(i["hypothesis"]) else "WRONG"

@@ -10,6 +10,8 @@ DESCRIPTIVE_BY_DEFAULT = frozenset({
     "ter_dropped", "ter_hallucinated", "ter_wrong",
     # the same number as balanced_accuracy (mean per-class recall): tested once
     "macro_recall",
+    # METHODS.md §2 hallucination flags: reported per group, tested only when asked for
+    "hallucination_rate", "wer_unflagged",
 })
 #: Metric ids that are the same number; only the first asked for is tested.
 SAME_NUMBER = (("balanced_accuracy", "macro_recall"),)
@@ -115,18 +117,21 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     from ..metrics import compute_item_stats, metric_specs
     from ..metrics.inputs import check_transcripts, classification_only
     from ..stats import compare_groups
+    from .pitfalls import add_pitfall_columns, pitfalls_block
 
     labels_only = classification_only(frame)
     frame, problems, warnings = check_transcripts(frame)
     if frame.empty:
         raise ValueError("no row has a reference: nothing to score (see the problems: "
-                         + "; ".join(f"row {p['row']}" for p in problems[:5]) + ")")
+                         + "; ".join(f"line {p['line']}" for p in problems[:5]) + ")")
     name, reason, slot_lang = resolve_normaliser(settings, frame, language)
     settings = replace(settings, normaliser=name)
     # a classification table (labels, no transcript) is not scored as transcripts
     scored = frame.drop(columns=["reference", "hypothesis"], errors="ignore") if labels_only \
         else frame
     stats = compute_item_stats(scored, language=slot_lang, normalizer=name)
+    if not labels_only:
+        frame, stats = add_pitfall_columns(frame, stats, name, slot_lang)
     grounding = [c for c in GROUNDING_STATS if c in frame.columns]
     if grounding:  # written by the explain stage
         stats = pd.concat([stats.reset_index(drop=True),
@@ -148,6 +153,7 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     res["warnings"] = warnings + notes
     res["minimums_message"] = _minimums_message(res, settings)
     res.update(confusions(frame))
+    res["pitfalls"] = pitfalls_block(frame, res, tested, settings, reference)
     return frame, res
 
 

@@ -22,6 +22,7 @@ from ..core.errors import AudioError, FairdeskError
 from ..core.store import Project
 from ..stats.settings import AuditSettings
 from . import cache
+from .acoustic_stage import add_acoustics
 from .progress import Cancelled, Progress
 
 __all__ = ["AuditRequest", "AuditOutcome", "Cancelled", "run_audit", "prepare"]
@@ -53,6 +54,8 @@ class AuditRequest:
     explain_per_group : items per group in the explain sample.
     explain_method : ``occlusion`` (any model that scores text), ``gradxinput`` or
         ``integrated_gradients`` (differentiable hf models).
+    unstable : decode every item twice more with sampling for the ``unstable``
+        hallucination flag (backends with ``transcribe_sampled`` only).
     settings : statistics settings.
     shard_size : items per inference shard.
     workers : inference worker threads (None: the backend's preference).
@@ -71,6 +74,7 @@ class AuditRequest:
     explain: bool = False
     explain_per_group: int = 12
     explain_method: str = "occlusion"
+    unstable: bool = False
     settings: AuditSettings = field(default_factory=AuditSettings)
     shard_size: int = 8
     workers: int | None = None
@@ -118,6 +122,7 @@ def _load_backend(req: AuditRequest):
 
 def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
     """Select, slice and sample the items; compute the cache keys (no inference)."""
+    from ..core.acoustics import VAD_SETTINGS
     from ..stats.slicing import check_run_cap, slice_frame, stratified_sample
 
     if not req.by:
@@ -153,10 +158,18 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
         "filters": req.filters_dict(), "reference": req.reference,
         "metrics": list(req.metrics) if req.metrics else None, "sample": req.sample,
         "nlu": req.nlu, "representation": req.representation,
-        "settings": req.settings.to_dict(),
+        "settings": req.settings.to_dict(), "vad": VAD_SETTINGS,
     }
     if explain is not None:  # only when on, so results cached before the explain stage stay valid
         hashed["explain"] = explain
+    if req.unstable:
+        from .unstable_stage import UNSTABLE_TEMPERATURE, can_sample
+
+        if not can_sample(backend):
+            raise FairdeskError(f"model {req.model!r} cannot sample decodes, so the unstable "
+                                "flag cannot be checked; drop --unstable or use a "
+                                "faster-whisper model (whisper-tiny.en, ct2:<folder>)")
+        hashed["unstable"] = {"temperature": UNSTABLE_TEMPERATURE}
     h.update(json.dumps(hashed, sort_keys=True).encode())
     for key, ah, grp in zip(frame["id"], frame["audio_hash"], frame["group"]):
         h.update(f"{key}\0{ah}\0{grp}\n".encode())
@@ -374,6 +387,14 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
         notes: list[str] = []
         if f.empty:
             raise FairdeskError("every item failed; see the failures for the reasons")
+        prog.stage(0.85, 0.86, "acoustic covariates")
+        f, acoustics = add_acoustics(f, preds, prep.dataset.root, prog)
+        if req.unstable:
+            from .unstable_stage import add_sampled_decodes
+
+            prog.stage(0.86, 0.95, "sampled decodes (unstable flag)")
+            f, acoustics["unstable"] = add_sampled_decodes(f, prep.backend, prep.dataset.root,
+                                                           prog)
         explain_block = None
         if req.wants_explain:
             prog.stage(0.85, 0.95, "explain")
@@ -386,6 +407,10 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
         prog.stage(0.95, 1.0, "statistics")
         t2 = time.monotonic()
         f, res = aggregate(f, req, prep.dataset.language, notes)
+        res["acoustics"] = acoustics
+        if acoustics["failures"] or acoustics.get("unavailable"):
+            notes.append(acoustics.get("unavailable") or f"{len(acoustics['failures'])} items "
+                         "have no acoustic covariates (see acoustics.failures)")
         if explain_block is not None:
             res["explain"] = explain_block
             if explain_block["failures"]:
@@ -453,7 +478,7 @@ def _run_settings(req: AuditRequest, prep: Prepared) -> dict:
         "filters": req.filters_dict(), "reference_requested": req.reference,
         "sample_per_group": req.sample, "nlu": req.nlu, "language": prep.dataset.language,
         "explain": req.wants_explain, "explain_per_group": req.explain_per_group,
-        "explain_method": req.explain_method,
+        "explain_method": req.explain_method, "unstable": req.unstable,
         "shard_size": req.shard_size, "fairdesk_version": __version__,
         "metrics_code_version": METRICS_CODE_VERSION, "cpu_count": os.cpu_count(),
     }

@@ -62,6 +62,8 @@ STRATEGIES = ("sequential", "batched")
 #: the remaining silence again, which often adds a hallucinated "Thank you." (WER 27.6% vs
 #: 18.6% on those 20 clips).
 DEFAULT_STRATEGY = "batched"
+#: Whisper's temperature fallback schedule (OpenAI and faster-whisper defaults).
+FALLBACK_TEMPERATURES = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 
 
 def resolve_ct2_device(device: str) -> str:
@@ -261,6 +263,48 @@ class WhisperCT2Backend(Backend):
             for i, t in zip(idx, self._transcribe_batched([audios[i] for i in idx]), strict=True):
                 out[i] = t
         return out  # type: ignore[return-value]
+
+    def transcribe_sampled(
+        self,
+        audios: Sequence[np.ndarray],
+        temperature: float | Sequence[float] = FALLBACK_TEMPERATURES,
+    ) -> list[Transcription]:
+        """One possibly sampled decode per clip, for the optional ``unstable`` flag.
+
+        With a temperature schedule (default :data:`FALLBACK_TEMPERATURES`, as OpenAI's
+        Whisper API and faster-whisper decode by default) a clip is decoded at temperature 0
+        (beam search) and sampled at the next temperature only when the decode fails
+        faster-whisper's checks (compression ratio > 2.4 or mean log-probability < -1): a clip
+        that decodes cleanly gives the same text every time; one that loops or babbles is
+        sampled and may not. A single float samples at that temperature outright (one
+        candidate). No word times; one ``transcribe`` call per clip. Not reproducible:
+        CTranslate2 samples in its worker threads, which ``ctranslate2.set_random_seed`` does
+        not reach (CTranslate2 issue #1757; the same seed gave two different decodes here).
+        Never cached.
+        """
+        self._check_open()
+        temps = [float(t) for t in (temperature if isinstance(temperature, (list, tuple))
+                                    else [temperature])]
+        if not temps or min(temps) < 0 or max(temps) <= 0:
+            raise ValueError(f"sampling needs a temperature > 0, not {temperature}")
+        audios = as_audio_batch(audios)
+        opts = dict(language=self._language, vad_filter=False, word_timestamps=False,
+                    condition_on_previous_text=False,
+                    no_speech_threshold=self._no_speech_threshold)
+        if len(temps) == 1:
+            opts.update(beam_size=1, best_of=1, temperature=temps[0])
+        else:
+            opts.update(beam_size=self._beam_size, temperature=temps)
+        out = []
+        for a in audios:
+            if a.size == 0:
+                out.append(Transcription("", (), None, self._language))
+                continue
+            segments, _ = self._model.transcribe(
+                a, without_timestamps=a.size <= WINDOW_SAMPLES, **opts
+            )
+            out.append(self._to_transcription(list(segments), 0.0, a.size / SAMPLE_RATE))
+        return out
 
     def _transcribe_one(self, audio: np.ndarray) -> Transcription:
         segments, _ = self._model.transcribe(

@@ -19,6 +19,7 @@ def item_report(row: dict, language: str = "en") -> dict:
     import jiwer
 
     from ..metrics import normalizer_for, slot_diff
+    from ..metrics.hallucination import item_pitfalls
 
     norm = normalizer_for(language)
     ref, hyp = norm(row.get("reference") or ""), norm(row.get("hypothesis") or "")
@@ -37,6 +38,7 @@ def item_report(row: dict, language: str = "en") -> dict:
         "substitutions": int(_num(row.get("n_sub"))), "deletions": int(_num(row.get("n_del"))),
         "insertions": int(_num(row.get("n_ins"))), "alignment": alignment,
     }
+    rep.update(item_pitfalls(row))
     if row.get("ref_intent") is not None:
         rep["intent"] = {"reference": row.get("ref_intent"), "hypothesis": row.get("hyp_intent")}
         rep["em"] = row.get("em")

@@ -11,7 +11,10 @@ from __future__ import annotations
 import math
 
 #: Metrics shown in the group table, in this order, when the result has them.
-SHOWN = ("wer", "cer", "em", "accuracy", "balanced_accuracy", "der", "ter")
+SHOWN = ("wer", "cer", "em", "accuracy", "balanced_accuracy", "der", "ter",
+         "hallucination_rate")
+#: Short column heads where the metric id is long.
+HEADS = {"balanced_accuracy": "BAL.ACC", "hallucination_rate": "HALLUC"}
 
 
 def _pct(v) -> str:
@@ -63,7 +66,8 @@ def format_groups(res: dict, metrics=None, readings: bool = True) -> str:
     out = []
     cellw = 22
     out.append(f"{'group':<30}{'items':>7}{'spk':>5}"
-               + "".join(f"{(m.upper() + ' % [95% CI]'):>{cellw}}" for m in metrics))
+               + "".join(f"{(HEADS.get(m, m.upper()) + ' % [95% CI]'):>{cellw}}"
+                       for m in metrics))
     for g in groups:
         mark = " (reference)" if g["group"] == ref else (" (excluded)" if g.get("excluded")
                                                          else "")

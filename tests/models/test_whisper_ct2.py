@@ -89,3 +89,14 @@ def test_fingerprint_is_stable(whisper):
     fp = whisper.fingerprint
     assert len(fp) == 64 and fp == whisper.fingerprint
     assert whisper.settings["compute_type"] == "int8" and whisper.device == "cpu"
+
+
+def test_sampled_decodes(whisper, speech):
+    audio, _text = speech[0]
+    a, b = whisper.transcribe_sampled([audio, audio], temperature=1.0)
+    assert a.text.strip() and b.text.strip()
+    # clean speech passes the checks at temperature 0: the fallback schedule never samples
+    c, d = whisper.transcribe_sampled([audio, audio])
+    assert c.text == d.text
+    with pytest.raises(ValueError, match="temperature > 0"):
+        whisper.transcribe_sampled([audio], temperature=0.0)

@@ -60,3 +60,13 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("fairdesk: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # `fairdesk items --json | head`: the reader left; say nothing, as `cat` does.
+        import os
+
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return EXIT_OK

@@ -6,7 +6,16 @@ import math
 import sys
 import time
 
-from .common import EXIT_NOTHING, EXIT_OK, UsageError, dump_json, parse_filters
+from .common import (
+    EXIT_NOTHING,
+    EXIT_OK,
+    UsageError,
+    dump_json,
+    human_out,
+    parse_filters,
+    positive_int,
+    term,
+)
 from .tables import table_frame
 
 
@@ -59,7 +68,8 @@ def add_command(sub):
     s.add_argument("--filter", action="append", metavar="COL=VAL")
     s.add_argument("--reference", help="reference group (default: the largest)")
     s.add_argument("--metric", action="append", metavar="ID", help="metric id (repeatable)")
-    s.add_argument("--sample", type=int, help="stratified sample of N items per group")
+    s.add_argument("--sample", type=positive_int,
+                   help="stratified sample of N items per group (default: every item)")
     s.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     s.add_argument("--nlu", default="auto", help="auto, none, demo-music, hf:<folder>, "
                    "table:<file>")
@@ -123,7 +133,10 @@ def print_failures(res: dict, file=None, limit: int = 10) -> None:
     if res.get("failures"):
         print(f"\n{len(res['failures'])} items failed:", file=file)
         for f in res["failures"][:limit]:
-            print(f"  {f['item']}: {f['reason']}", file=file)
+            print(term(f"  {f['item']}: {f['reason']}"), file=file)
+        if len(res["failures"]) > limit:
+            print(f"  ... and {len(res['failures']) - limit} more (all in the JSON: --json)",
+                  file=file)
 
 
 def print_groups(res: dict, file=None):
@@ -138,7 +151,7 @@ def print_groups(res: dict, file=None):
     for g in groups:
         mark = " (reference)" if g["group"] == ref else (" (excluded)" if g.get("excluded")
                                                          else "")
-        name = (str(g["group"]) + mark)[:33]
+        name = term(str(g["group"]) + mark)[:33]
         print(f"{name:<34}{g['n_items']:>7}{(g.get('n_speakers') or 0):>5}" + "".join(
             f"{_fmt(g.get(m)):>9}" for m in shown), file=file)
     comps = [c for c in res.get("comparisons", []) if c["metric"] == (shown[0] if shown
@@ -146,7 +159,7 @@ def print_groups(res: dict, file=None):
     if comps:
         print(f"\n{shown[0].upper()} against {ref}:", file=file)
         for c in comps:
-            print(f"  {str(c['group'])[:30]:<30} gap {_fmt(c['gap']):>7} "
+            print(f"  {term(c['group'])[:30]:<30} gap {_fmt(c['gap']):>7} "
                   f"[{_fmt(c['ci_low'])}, {_fmt(c['ci_high'])}] p_adj "
                   f"{_fmt(c['p_adjusted'], pct=False):>6}  {c['verdict']}", file=file)
     ex = res.get("explain")
@@ -156,15 +169,15 @@ def print_groups(res: dict, file=None):
               file=file)
         for c in res.get("comparisons", []):
             if c["metric"] == "grounding_lift":
-                print(f"  {str(c['group'])[:30]:<30} {_fmt(c['value'], pct=False):>6} vs "
+                print(f"  {term(c['group'])[:30]:<30} {_fmt(c['value'], pct=False):>6} vs "
                       f"{_fmt(c['reference_value'], pct=False)}  gap "
                       f"{_fmt(c['gap'], pct=False):>6} p_adj "
                       f"{_fmt(c['p_adjusted'], pct=False):>6}  {c['verdict']}", file=file)
     for e in res.get("excluded", []):
-        print(f"  excluded {e['group']}: {e['reason']}", file=file)
+        print(term(f"  excluded {e['group']}: {e['reason']}"), file=file)
     print_failures(res, file)
     for n in res.get("notes", []):
-        print(f"note: {n}", file=file)
+        print(term(f"note: {n}"), file=file)
 
 
 def cmd_audit(a):
@@ -176,12 +189,21 @@ def cmd_audit(a):
     else:
         if not (a.project and a.dataset and a.model):
             raise UsageError("give --project, --dataset and --model (or --table FILE)")
+        if not a.dataset.strip():
+            raise UsageError("--dataset: give a dataset name (`fairdesk datasets` lists them)")
         res = _audit_project(a, settings)
     if not a.quiet:
-        print_groups(res)
+        print_groups(res, file=human_out(a.json))
+    elif not res.get("groups"):
+        print_failures(res, file=sys.stderr)
     if a.json:
         dump_json(res, a.json)
-    return EXIT_OK if res.get("groups") else EXIT_NOTHING
+    if not res.get("groups"):
+        print(f"fairdesk audit: nothing to analyse: every item failed ({len(res.get('failures', []))}"
+              " failures listed above)" if res.get("failures") else
+              "fairdesk audit: no group could be analysed", file=sys.stderr)
+        return EXIT_NOTHING
+    return EXIT_OK
 
 
 def _audit_project(a, settings):
@@ -216,5 +238,10 @@ def _audit_project(a, settings):
             last[0] = now
             print(f"[{100 * frac:5.1f}%] {msg}", file=sys.stderr, flush=True)
 
-    out = run_audit(p, req, progress=progress)
+    try:
+        out = run_audit(p, req, progress=progress)
+    except KeyboardInterrupt:
+        print("fairdesk audit: cancelled (Ctrl-C); the finished items are kept and the same "
+              "command resumes from them", file=sys.stderr)
+        raise
     return out.result

@@ -118,8 +118,10 @@ def run_regress_command(a) -> int:
                          cluster=cluster, alpha=a.alpha, interactions=a.interactions,
                          binomial=binomial, outcome_label=label)
     d = res.to_dict()
+    from .common import human_out, term
+
     for sentence in d.get("conclusions", []):
-        print(sentence)
+        print(term(sentence), file=human_out(a.json))
     if a.json:
         dump_json(d, a.json)
     return EXIT_OK

@@ -16,6 +16,9 @@ def read_any_table(path):
     p = Path(path)
     if not p.exists():
         raise UsageError(f"--table {p}: no such file")
+    if not p.is_file():
+        raise UsageError(f"--table {p}: is {'a folder' if p.is_dir() else 'not a regular file'}"
+                         "; give a CSV, TSV, JSONL or Parquet file")
     try:
         table = read_table(p)
     except TableError as exc:

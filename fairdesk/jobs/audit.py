@@ -235,36 +235,41 @@ def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, r
         with ThreadPoolExecutor(max_workers=workers) as pool:
             pending = set()
             it = iter(shards)
-            while True:
-                while len(pending) < workers * 2:
+            try:
+                while True:
+                    while len(pending) < workers * 2:
+                        if prog.cancelled():
+                            break
+                        shard = next(it, None)
+                        if shard is None:
+                            break
+                        pending.add(pool.submit(_predict_shard, prep.backend, root, shard))
+                    if not pending:
+                        break
+                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    # finished shards are stored before a failed one raises (Ctrl-C)
+                    for fut in sorted(finished, key=lambda f: f.exception() is not None):
+                        results = fut.result()
+                        cache.store_shard(project, run_id, prep.model_key, frame, results)
+                        for idx, pred, reason in results:
+                            if pred is None:
+                                failures[idx] = reason
+                            else:
+                                preds[idx] = pred
+                        done += len(results)
+                        prog.items(done, len(todo), started, "transcribed")
                     if prog.cancelled():
-                        break
-                    shard = next(it, None)
-                    if shard is None:
-                        break
-                    pending.add(pool.submit(_predict_shard, prep.backend, root, shard))
-                if not pending:
-                    break
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    results = fut.result()
-                    cache.store_shard(project, run_id, prep.model_key, frame, results)
-                    for idx, pred, reason in results:
-                        if pred is None:
-                            failures[idx] = reason
-                        else:
-                            preds[idx] = pred
-                    done += len(results)
-                    prog.items(done, len(todo), started, "transcribed")
-                if prog.cancelled():
-                    for fut in pending:
-                        fut.cancel()
-                    wait(pending)
-                    for fut in pending:
-                        if not fut.cancelled():
-                            cache.store_shard(project, run_id, prep.model_key, frame,
-                                              fut.result())
-                    raise Cancelled("cancelled by the user")
+                        for fut in pending:
+                            fut.cancel()
+                        wait(pending)
+                        for fut in pending:
+                            if not fut.cancelled():
+                                cache.store_shard(project, run_id, prep.model_key, frame,
+                                                  fut.result())
+                        raise Cancelled("cancelled by the user")
+            except BaseException:  # Ctrl-C included: queued shards never start
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
     return preds, failures, {"n_items": n_total, "n_cached": n_cached, "n_inferred": len(todo)}
 
 

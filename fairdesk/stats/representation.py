@@ -129,6 +129,12 @@ def leakage(
         # Folds need two speakers, and a group with at least k items (sklearn refuses k
         # folds when every group has fewer items): small groups give fewer folds, or none.
         k = int(min(n_splits, len(set(spk.tolist())), counts.max()))
+        lone = sorted(c for c in classes if len(set(spk[y == c].tolist())) < 2)
+        if lone:  # its one speaker is always in the test fold: the probe never sees the group
+            return Leakage(math.nan, math.nan, chance, 0, "speaker",
+                           f"probe not run: group(s) {', '.join(lone[:5])} have a single "
+                           "speaker, and speaker-split folds need two per group; record more "
+                           "items or speakers per group")
         if k < 2:
             return Leakage(math.nan, math.nan, chance, 0, "speaker",
                            _few(n_splits, counts, len(set(spk.tolist()))))

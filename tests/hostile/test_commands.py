@@ -246,3 +246,15 @@ def test_ansi_escapes_in_transcripts_are_escaped_on_the_terminal(cli, tmp_path):
     code, out, _ = cli("show", "--project", proj, "--run", run, "--worst", 1)
     assert code == 0 and "\x1b" not in out and "\x07" not in out
     assert "\\x1b 0 pwned\\x07" in out  # (normalised for the alignment, then escaped)
+
+
+def test_argument_with_bytes_that_are_not_utf8_is_a_usage_error(base):
+    proj, data = base
+    before = dump(proj)
+    r = subprocess.run([sys.executable, "-m", "fairdesk", "import", "--project", str(proj),
+                        "--name", b"caf\xe9", str(data / "m.csv")], capture_output=True,
+                       timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    err = r.stderr.decode()
+    assert r.returncode == 2 and "--name" in err and "0xe9" in err and "UTF-8" in err
+    assert "Traceback" not in err
+    assert dump(proj) == before

@@ -219,9 +219,14 @@ class Project:
     """
 
     def __init__(self, folder, create: bool = True):
-        self.folder = Path(folder).expanduser().resolve()
-        self.db_path = self.folder / DB_NAME
-        if not self.db_path.exists():
+        try:
+            self.folder = Path(folder).expanduser().resolve()
+            self.db_path = self.folder / DB_NAME
+            exists = self.db_path.exists()
+        except OSError as exc:  # a name too long, a loop of links ...
+            raise StoreError(f"{str(folder)[:200]}: cannot open this project folder "
+                             f"({exc.strerror or exc}); check the --project path") from None
+        if not exists:
             if not create:
                 raise StoreError(
                     f"{self.folder}: no fairdesk project here ({DB_NAME} is missing); check "
@@ -229,7 +234,11 @@ class Project:
                     f"{self.folder}` (or `fairdesk import` / `fairdesk demo`)")
             if self.folder.exists() and not self.folder.is_dir():
                 raise StoreError(f"{self.folder}: exists and is not a folder")
-            self.folder.mkdir(parents=True, exist_ok=True)
+            try:
+                self.folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"{self.folder}: cannot create the project folder "
+                                 f"({exc.strerror or exc}); choose a writable place") from None
         self._local = threading.local()
         try:
             migrate(self.conn)

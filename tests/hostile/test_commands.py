@@ -258,3 +258,22 @@ def test_argument_with_bytes_that_are_not_utf8_is_a_usage_error(base):
     assert r.returncode == 2 and "--name" in err and "0xe9" in err and "UTF-8" in err
     assert "Traceback" not in err
     assert dump(proj) == before
+
+
+@pytest.mark.parametrize("where", ["--project", "--table", "import-path"])
+def test_paths_of_5000_characters_are_usage_errors(cli, base, tmp_path, where):
+    proj, _ = base
+    long = str(tmp_path / "/".join(["p" * 250] * 20))
+    before = dump(proj)
+    if where == "--project":
+        code, _, err = cli("datasets", "--project", long)
+        assert code == 2 and "cannot open this project folder" in err
+        assert "check the --project path" in err
+    elif where == "--table":
+        code, _, err = cli("audit", "--table", long + ".csv", "--by", "accent")
+        assert code == 2 and "--table" in err and "check the path" in err
+    else:
+        code, _, err = cli("import", "--project", proj, "--name", "x", long)
+        assert code == 1 and "cannot be opened" in err
+    assert "name too long" in err.lower()
+    assert dump(proj) == before

@@ -6,7 +6,16 @@ import math
 import sys
 import time
 
-from .common import EXIT_NOTHING, EXIT_OK, UsageError, dump_json, parse_filters
+from .common import (
+    EXIT_NOTHING,
+    EXIT_OK,
+    UsageError,
+    dump_json,
+    human_out,
+    parse_filters,
+    positive_int,
+    term,
+)
 from .tables import table_frame
 
 
@@ -64,7 +73,8 @@ def add_command(sub):
     s.add_argument("--filter", action="append", metavar="COL=VAL")
     s.add_argument("--reference", help="reference group (default: the largest)")
     s.add_argument("--metric", action="append", metavar="ID", help="metric id (repeatable)")
-    s.add_argument("--sample", type=int, help="stratified sample of N items per group")
+    s.add_argument("--sample", type=positive_int,
+                   help="stratified sample of N items per group (default: every item)")
     s.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     s.add_argument("--nlu", default="auto", help="auto, none, demo-music, hf:<folder>, "
                    "table:<file>")
@@ -139,7 +149,10 @@ def print_failures(res: dict, file=None, limit: int = 10) -> None:
     if res.get("failures"):
         print(f"\n{len(res['failures'])} items failed:", file=file)
         for f in res["failures"][:limit]:
-            print(f"  {f['item']}: {f['reason']}", file=file)
+            print(term(f"  {f['item']}: {f['reason']}"), file=file)
+        if len(res["failures"]) > limit:
+            print(f"  ... and {len(res['failures']) - limit} more (all in the JSON: --json)",
+                  file=file)
 
 
 def print_groups(res: dict, file=None):
@@ -147,7 +160,7 @@ def print_groups(res: dict, file=None):
 
     # sys.stdout looked up at call time (a default bound at import outlives a swapped stream)
     file = file if file is not None else sys.stdout
-    print(format_groups(res), file=file)
+    print("\n".join(term(line) for line in format_groups(res).split("\n")), file=file)
     ex = res.get("explain")
     if ex:
         n = ", ".join(f"{g} {k}" for g, k in sorted(ex.get("items_explained", {}).items()))
@@ -155,18 +168,18 @@ def print_groups(res: dict, file=None):
               file=file)
         for c in res.get("comparisons", []):
             if c["metric"] == "grounding_lift":
-                print(f"  {str(c['group'])[:30]:<30} {_fmt(c['value'], pct=False):>6} vs "
+                print(f"  {term(c['group'])[:30]:<30} {_fmt(c['value'], pct=False):>6} vs "
                       f"{_fmt(c['reference_value'], pct=False)}  gap "
                       f"{_fmt(c['gap'], pct=False):>6} p_adj "
                       f"{_fmt(c['p_adjusted'], pct=False):>6}  {c['verdict']}", file=file)
     for e in res.get("excluded", []):
-        print(f"  excluded {e['group']}: {e['reason']}", file=file)
+        print(term(f"  excluded {e['group']}: {e['reason']}"), file=file)
     from .pitfalls import print_pitfalls
 
     print_pitfalls(res, file)
     print_failures(res, file)
     for n in res.get("notes", []):
-        print(f"note: {n}", file=file)
+        print(term(f"note: {n}"), file=file)
 
 
 def cmd_audit(a):
@@ -181,6 +194,8 @@ def cmd_audit(a):
     else:
         if not (a.project and a.dataset and a.model):
             raise UsageError("give --project, --dataset and --model (or --table FILE)")
+        if not a.dataset.strip():
+            raise UsageError("--dataset: give a dataset name (`fairdesk datasets` lists them)")
         res, frame = _audit_project(a, settings)
     if a.normaliser_sensitivity:
         from .pitfalls import normaliser_sensitivity, print_sensitivity
@@ -192,12 +207,19 @@ def cmd_audit(a):
         res["normaliser_sensitivity"] = normaliser_sensitivity(
             frame, settings, res.get("reference"), res.get("tested_metrics"), lang)
     if not a.quiet:
-        print_groups(res)
+        print_groups(res, file=human_out(a.json))
         if a.normaliser_sensitivity:
-            print_sensitivity(res["normaliser_sensitivity"])
+            print_sensitivity(res["normaliser_sensitivity"], file=human_out(a.json))
+    elif not res.get("groups"):
+        print_failures(res, file=sys.stderr)
     if a.json:
         dump_json(res, a.json)
-    return EXIT_OK if res.get("groups") else EXIT_NOTHING
+    if not res.get("groups"):
+        print(f"fairdesk audit: nothing to analyse: every item failed ({len(res.get('failures', []))}"
+              " failures listed above)" if res.get("failures") else
+              "fairdesk audit: no group could be analysed", file=sys.stderr)
+        return EXIT_NOTHING
+    return EXIT_OK
 
 
 def _audit_project(a, settings):
@@ -233,7 +255,12 @@ def _audit_project(a, settings):
             last[0] = now
             print(f"[{100 * frac:5.1f}%] {msg}", file=sys.stderr, flush=True)
 
-    out = run_audit(p, req, progress=progress)
+    try:
+        out = run_audit(p, req, progress=progress)
+    except KeyboardInterrupt:
+        print("fairdesk audit: cancelled (Ctrl-C); the finished items are kept and the same "
+              "command resumes from them", file=sys.stderr)
+        raise
     frame = out.frame
     if frame is None and a.normaliser_sensitivity:  # answered from the cache
         from ..jobs.cache import run_items_frame

@@ -10,7 +10,7 @@ import math
 import sys
 
 from .audit import print_failures
-from .common import EXIT_NOTHING, EXIT_OK, UsageError, dump_json, parse_filters
+from .common import EXIT_NOTHING, EXIT_OK, UsageError, dump_json, parse_filters, positive_int
 
 _POLICY_CHOICES = ("concatenation", "sliding", "sliding-literal", "local-agreement", "all")
 
@@ -34,7 +34,7 @@ def add_command(sub):
     s.add_argument("--metric", action="append", metavar="ID",
                    help="metric compared across groups (repeatable; default eo, "
                    "revokes_per_audio_second, wer)")
-    s.add_argument("--sample", type=int, metavar="N",
+    s.add_argument("--sample", type=positive_int, metavar="N",
                    help="N items (per group with --by, spread over speakers)")
     s.add_argument("--chunk", type=float, default=1.0, help="seconds per chunk (default 1.0)")
     d = s.add_argument_group("decoder")
@@ -264,7 +264,9 @@ def print_summary(res: dict, file=None):
 def cmd_incremental(a):
     res = run_incremental(a)
     if not a.quiet:
-        print_summary(res)
+        from .common import human_out
+
+        print_summary(res, file=human_out(a.json))
     if a.json:
         dump_json(res, a.json)
     return EXIT_OK if res["summary"] else EXIT_NOTHING

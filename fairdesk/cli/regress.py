@@ -131,8 +131,10 @@ def run_regress_command(a) -> int:
             "request": {"outcome": a.outcome, "variables": list(a.vars), "cluster": cluster,
                         "alpha": float(a.alpha), "references": references},
             "result": res.to_dict(detail=True), "created_at": time.time()})
+    from .common import human_out, term
+
     for sentence in d.get("conclusions", []):
-        print(sentence)
+        print(term(sentence), file=human_out(a.json))
     if a.json:
         dump_json(d, a.json)
     if getattr(a, "table_out", None):

@@ -14,8 +14,16 @@ def read_any_table(path):
     from ..core.tables import TableError, read_table
 
     p = Path(path)
-    if not p.exists():
+    try:
+        exists, regular = p.exists(), p.is_file()
+    except OSError as exc:  # a name too long ...
+        raise UsageError(f"--table {str(p)[:200]}...: cannot be opened "
+                         f"({exc.strerror or exc}); check the path") from None
+    if not exists:
         raise UsageError(f"--table {p}: no such file")
+    if not regular:
+        raise UsageError(f"--table {p}: is {'a folder' if p.is_dir() else 'not a regular file'}"
+                         "; give a CSV, TSV, JSONL or Parquet file")
     try:
         table = read_table(p)
     except TableError as exc:

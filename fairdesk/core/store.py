@@ -138,8 +138,21 @@ CREATE TABLE saliency (
 );
 """
 
+# "stale": per-item status kept apart from ``items`` (whose rows annotations and runs refer
+# to): ``stale`` marks an item that the last re-import of its dataset no longer lists (kept,
+# excluded from new audits), ``warnings`` the import's warnings about its audio (JSON list).
+# Idempotent (IF NOT EXISTS) so that it can be renumbered when migrations are merged.
+_STALE = """
+CREATE TABLE IF NOT EXISTS item_status (
+    item_id INTEGER PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
+    stale INTEGER NOT NULL DEFAULT 0,
+    warnings TEXT NOT NULL DEFAULT '[]',
+    updated_at REAL NOT NULL
+);
+"""
+
 #: Migration scripts; index i moves a database from user_version i to i + 1.
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _STALE)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -206,19 +219,34 @@ class Project:
     """
 
     def __init__(self, folder, create: bool = True):
-        self.folder = Path(folder).expanduser().resolve()
-        self.db_path = self.folder / DB_NAME
-        if not self.db_path.exists():
+        try:
+            self.folder = Path(folder).expanduser().resolve()
+            self.db_path = self.folder / DB_NAME
+            exists = self.db_path.exists()
+        except OSError as exc:  # a name too long, a loop of links ...
+            raise StoreError(f"{str(folder)[:200]}: cannot open this project folder "
+                             f"({exc.strerror or exc}); check the --project path") from None
+        if not exists:
             if not create:
-                raise StoreError(f"{self.folder}: no fairdesk project here (run `fairdesk init`)")
+                raise StoreError(
+                    f"{self.folder}: no fairdesk project here ({DB_NAME} is missing); check "
+                    f"the --project path, or create a project with `fairdesk init "
+                    f"{self.folder}` (or `fairdesk import` / `fairdesk demo`)")
             if self.folder.exists() and not self.folder.is_dir():
                 raise StoreError(f"{self.folder}: exists and is not a folder")
-            self.folder.mkdir(parents=True, exist_ok=True)
+            try:
+                self.folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"{self.folder}: cannot create the project folder "
+                                 f"({exc.strerror or exc}); choose a writable place") from None
         self._local = threading.local()
         try:
             migrate(self.conn)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.db_path}: not a usable fairdesk database ({exc})") from None
+        from .runlock import release_interrupted
+
+        release_interrupted(self)
 
     # -- connections and transactions -------------------------------------------------
     @property
@@ -271,13 +299,16 @@ class Project:
     def dataset_summary(self, ds: Dataset) -> dict:
         """Counts of a dataset: items, speakers, duration, and per metadata column its values."""
         c = self.conn
+        live = ("FROM items WHERE dataset_id=? AND id NOT IN (SELECT item_id FROM item_status "
+                "WHERE stale=1)")
         n, spk, dur = c.execute(
-            "SELECT COUNT(*), COUNT(DISTINCT speaker_id), COALESCE(SUM(duration),0) "
-            "FROM items WHERE dataset_id=?", (ds.id,)).fetchone()
+            f"SELECT COUNT(*), COUNT(DISTINCT speaker_id), COALESCE(SUM(duration),0) {live}",
+            (ds.id,)).fetchone()
+        n_stale = c.execute("SELECT COUNT(*) FROM items JOIN item_status ON item_id = items.id "
+                            "WHERE dataset_id=? AND stale=1", (ds.id,)).fetchone()[0]
         columns: dict[str, dict[str, dict[str, int]]] = {}
         speakers_by: dict[str, dict[str, set]] = {}
-        for meta, sid in c.execute("SELECT metadata, speaker_id FROM items WHERE dataset_id=?",
-                                   (ds.id,)):
+        for meta, sid in c.execute(f"SELECT metadata, speaker_id {live}", (ds.id,)):
             for k, v in json.loads(meta).items():
                 if v is None or isinstance(v, (dict, list)):
                     continue
@@ -293,29 +324,36 @@ class Project:
                              (ds.id,)).fetchone()[0]
         return {"name": ds.name, "root": str(ds.root), "format": ds.format,
                 "language": ds.language, "items": n, "speakers": spk,
-                "hours": round(dur / 3600.0, 4), "problems": problems, "columns": columns}
+                "hours": round(dur / 3600.0, 4), "problems": problems, "stale": n_stale, "columns": columns}
 
-    def items(self, ds: Dataset, filters: dict[str, list[str]] | None = None):
+    def items(self, ds: Dataset, filters: dict[str, list[str]] | None = None,
+              stale: bool | None = False):
         """The dataset's items as a DataFrame (metadata expanded into columns).
 
         Columns: ``id`` (the item key), ``db_id``, ``path`` (relative), ``audio_hash``,
         ``duration``, ``sample_rate``, ``channels``, ``text``, ``speaker_id``, ``content_id``
         and one column per metadata key. ``filters`` keeps rows whose column value is one of
-        the given strings.
+        the given strings. ``stale``: False (default) leaves out the items the last re-import
+        no longer listed, True keeps only them, None keeps every item. The ``warnings`` column
+        lists the import's warnings about an item's audio.
         """
         import pandas as pd
 
         rows = self.conn.execute(
             "SELECT id, item_key, path, audio_hash, duration, sample_rate, channels, text, "
-            "speaker_id, content_id, metadata FROM items WHERE dataset_id=? ORDER BY id",
-            (ds.id,)).fetchall()
+            "speaker_id, content_id, metadata, COALESCE(s.stale, 0) AS stale, "
+            "COALESCE(s.warnings, '[]') AS warnings FROM items LEFT JOIN item_status AS s "
+            "ON s.item_id = items.id WHERE dataset_id=? ORDER BY id", (ds.id,)).fetchall()
+        if stale is not None:
+            rows = [r for r in rows if bool(r["stale"]) == bool(stale)]
         records = []
         for r in rows:
             rec = {"id": r["item_key"], "db_id": r["id"], "path": r["path"],
                    "audio_hash": r["audio_hash"], "duration": r["duration"],
                    "sample_rate": r["sample_rate"], "channels": r["channels"],
                    "text": r["text"], "speaker_id": r["speaker_id"],
-                   "content_id": r["content_id"]}
+                   "content_id": r["content_id"],
+                   "warnings": json.loads(r["warnings"]) or None}
             for k, v in json.loads(r["metadata"]).items():
                 rec.setdefault(k, v)
             records.append(rec)
@@ -323,12 +361,22 @@ class Project:
         if frame.empty:
             frame = pd.DataFrame(columns=["id", "db_id", "path", "audio_hash", "duration",
                                           "sample_rate", "channels", "text", "speaker_id",
-                                          "content_id"])
+                                          "content_id", "warnings"])
         for col, values in (filters or {}).items():
             if col not in frame.columns:
                 raise StoreError(
                     f"filter column {col!r} is not in dataset {ds.name!r} "
                     f"(columns: {', '.join(map(str, frame.columns))})")
+            have = frame[col].dropna().astype(str)
+            missing = [str(v) for v in values if str(v) not in set(have)]
+            if missing:
+                shown = sorted(set(have))
+                more = f" and {len(shown) - 30} more" if len(shown) > 30 else ""
+                raise StoreError(
+                    f"filter {col}={','.join(missing)}: no item of dataset {ds.name!r} has "
+                    f"{'this value' if len(missing) == 1 else 'these values'} (values of "
+                    f"{col!r}: {', '.join(shown[:30]) or 'none'}{more}); repeat --filter "
+                    f"{col}=VALUE for several values")
             frame = frame[frame[col].astype(str).isin([str(v) for v in values])]
         return frame.reset_index(drop=True)
 

@@ -117,7 +117,16 @@ class Prepared:
 def _load_backend(req: AuditRequest):
     from ..models import get_backend
 
-    return get_backend(req.model, device=req.device)
+    try:
+        return get_backend(req.model, device=req.device)
+    except FairdeskError:
+        raise
+    except (OSError, ValueError, TypeError, RuntimeError) as exc:
+        # A missing file or folder, an unreadable model: a usage error naming the model.
+        msg = str(exc) if isinstance(exc, (ValueError, TypeError)) or not getattr(
+            exc, "filename", None) else f"{exc.filename}: {exc.strerror}"
+        raise FairdeskError(f"--model {req.model}: {msg}; check the path after the prefix "
+                            "(`fairdesk models` lists what can run here)") from None
 
 
 def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
@@ -138,8 +147,8 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
         frame = stratified_sample(frame, "group", int(req.sample), seed=req.settings.seed)
     check_run_cap(frame, req.settings.max_items)
     frame = frame.reset_index(drop=True)
+    backend = backend if backend is not None else _load_backend(req)  # a bad model: first
     _check_groups(frame, req)  # minimums and --reference are known before the model runs
-    backend = backend if backend is not None else _load_backend(req)
     model_key = f"{backend.id}@{backend.fingerprint}"
     explain = None
     if req.wants_explain:
@@ -197,7 +206,9 @@ def _predict_shard(backend, root, rows) -> list[tuple[int, dict | None, str | No
         for idx, key, rel in rows:
             p = lookup(key, rel)
             if p is None:
-                out.append((idx, None, "no prediction for this item in the imported file"))
+                why = getattr(backend, "missing_reason", None)
+                out.append((idx, None, why(key, rel) if why else
+                            "no prediction for this item in the imported file"))
             else:
                 out.append((idx, cache.prediction_to_dict(p), None))
         return out
@@ -238,6 +249,9 @@ def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, r
             todo.append((idx, key, rel))
     failures: dict[int, str] = {}
     n_total, n_cached = len(frame), len(preds)
+    bind = getattr(prep.backend, "bind", None)
+    if bind is not None:  # imported predictions: ambiguous keys are found before any lookup
+        bind(list(zip(frame["id"].astype(str), frame["path"])))
     if todo:
         shards = [todo[i:i + req.shard_size] for i in range(0, len(todo), req.shard_size)]
         workers = req.workers or getattr(prep.backend, "preferred_workers", 1) or 1
@@ -247,36 +261,41 @@ def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, r
         with ThreadPoolExecutor(max_workers=workers) as pool:
             pending = set()
             it = iter(shards)
-            while True:
-                while len(pending) < workers * 2:
+            try:
+                while True:
+                    while len(pending) < workers * 2:
+                        if prog.cancelled():
+                            break
+                        shard = next(it, None)
+                        if shard is None:
+                            break
+                        pending.add(pool.submit(_predict_shard, prep.backend, root, shard))
+                    if not pending:
+                        break
+                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    # finished shards are stored before a failed one raises (Ctrl-C)
+                    for fut in sorted(finished, key=lambda f: f.exception() is not None):
+                        results = fut.result()
+                        cache.store_shard(project, run_id, prep.model_key, frame, results)
+                        for idx, pred, reason in results:
+                            if pred is None:
+                                failures[idx] = reason
+                            else:
+                                preds[idx] = pred
+                        done += len(results)
+                        prog.items(done, len(todo), started, "transcribed")
                     if prog.cancelled():
-                        break
-                    shard = next(it, None)
-                    if shard is None:
-                        break
-                    pending.add(pool.submit(_predict_shard, prep.backend, root, shard))
-                if not pending:
-                    break
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    results = fut.result()
-                    cache.store_shard(project, run_id, prep.model_key, frame, results)
-                    for idx, pred, reason in results:
-                        if pred is None:
-                            failures[idx] = reason
-                        else:
-                            preds[idx] = pred
-                    done += len(results)
-                    prog.items(done, len(todo), started, "transcribed")
-                if prog.cancelled():
-                    for fut in pending:
-                        fut.cancel()
-                    wait(pending)
-                    for fut in pending:
-                        if not fut.cancelled():
-                            cache.store_shard(project, run_id, prep.model_key, frame,
-                                              fut.result())
-                    raise Cancelled("cancelled by the user")
+                        for fut in pending:
+                            fut.cancel()
+                        wait(pending)
+                        for fut in pending:
+                            if not fut.cancelled():
+                                cache.store_shard(project, run_id, prep.model_key, frame,
+                                                  fut.result())
+                        raise Cancelled("cancelled by the user")
+            except BaseException:  # Ctrl-C included: queued shards never start
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
     return preds, failures, {"n_items": n_total, "n_cached": n_cached, "n_inferred": len(todo)}
 
 
@@ -376,7 +395,7 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
                        "cached_from_run": run_id}
             return AuditOutcome(run_id, req, None, tuple(payload.get("failures", ())), payload,
                                 True, timings)
-    run_id = cache.start_run(project, prep, req)
+    run_id, lock = cache.start_run(project, prep, req)
     try:
         prog.stage(0.05, 0.85, "inference")
         t1 = time.monotonic()
@@ -385,8 +404,11 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
         prog.check()
         f = analysis_frame(prep.frame, preds)
         notes: list[str] = []
+        fails = tuple({"item": str(prep.frame["id"].iloc[i]),
+                       "path": str(prep.frame["path"].iloc[i]), "reason": r}
+                      for i, r in sorted(failures.items()))
         if f.empty:
-            raise FairdeskError("every item failed; see the failures for the reasons")
+            return _all_failed(project, prep, req, run_id, fails, counts, timings, t0)
         prog.stage(0.85, 0.86, "acoustic covariates")
         f, acoustics = add_acoustics(f, preds, prep.dataset.root, prog)
         if req.unstable:
@@ -421,9 +443,6 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
 
             res["representation"] = representation_block(project, prep, f, res, req, prog)
         timings["aggregate_s"] = time.monotonic() - t2
-        fails = tuple({"item": str(prep.frame["id"].iloc[i]),
-                       "path": str(prep.frame["path"].iloc[i]), "reason": r}
-                      for i, r in sorted(failures.items()))
         res.update({
             "run_id": run_id, "dataset": req.dataset, "model": req.model,
             "model_key": prep.model_key, "device": getattr(prep.backend, "device", "cpu"),
@@ -442,12 +461,31 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
         cache.finish_run(project, run_id, prep.request_hash, res, items=_item_records(f))
         prog.stage(1.0, 1.0, "done")
         return AuditOutcome(run_id, req, f, fails, res, False, timings)
-    except Cancelled:
+    except (Cancelled, KeyboardInterrupt):  # Ctrl-C is a cancel: what finished is cached
         cache.mark_run(project, run_id, "cancelled")
         raise
     except BaseException:
         cache.mark_run(project, run_id, "failed")
         raise
+    finally:
+        lock.release()
+
+
+def _all_failed(project, prep, req, run_id, fails, counts, timings, t0) -> AuditOutcome:
+    """Every item failed: the run is stored ``failed`` with its failures (never answered
+    from the result cache) and the result lists them; no statistics."""
+    timings["total_s"] = time.monotonic() - t0
+    res = {"run_id": run_id, "dataset": req.dataset, "model": req.model,
+           "model_key": prep.model_key, "by": list(req.by), "groups": [], "comparisons": [],
+           "failures": list(fails), "counts": counts, "from_cache": False,
+           "notes": [f"every item failed ({len(fails)}); no statistics were computed"],
+           "settings": _run_settings(req, prep), "timings": timings}
+    probs = getattr(prep.backend, "problems", None)
+    if probs:
+        res["prediction_problems"] = [p.__dict__ if hasattr(p, "__dict__") else p
+                                      for p in probs]
+    cache.finish_run(project, run_id, prep.request_hash, res, status="failed")
+    return AuditOutcome(run_id, req, None, fails, res, False, timings)
 
 
 def _explain(project, prep, f, req, prog, aligner):

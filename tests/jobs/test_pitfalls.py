@@ -172,10 +172,10 @@ class TimedBackend:
 
 def test_words_over_nonspeech_flagged_by_the_audit_job(tmp_path, capsys):
     import soundfile as sf
-    from fairdesk.review import item_report
 
     from fairdesk.core.importers import import_dataset
     from fairdesk.core.store import Project
+    from fairdesk.review import item_report
 
     sp = espeak("the quick brown fox", tmp_path)
     root = tmp_path / "data"

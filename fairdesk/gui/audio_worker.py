@@ -38,9 +38,15 @@ def stretch(samples: np.ndarray, speed: float) -> np.ndarray:
     from audiotsm import wsola
     from audiotsm.io.array import ArrayReader, ArrayWriter
 
-    reader, writer = ArrayReader(x[None, :]), ArrayWriter(1)
-    wsola(1, speed=float(speed)).run(reader, writer)
-    return np.ascontiguousarray(writer.data[0], dtype=np.float32)
+    # audiotsm's output lags by half a frame and stops a frame short of the end: pad the
+    # input with two frames of silence, then keep len(x) / speed samples after the lag.
+    frame = 1024
+    padded = np.concatenate([x, np.zeros(2 * frame, dtype=np.float32)])
+    reader, writer = ArrayReader(padded[None, :]), ArrayWriter(1)
+    wsola(1, frame_length=frame, speed=float(speed)).run(reader, writer)
+    y = writer.data[0]
+    n = int(round(x.size / float(speed)))
+    return np.ascontiguousarray(y[frame // 2:frame // 2 + n], dtype=np.float32)
 
 
 class OutputSink:

@@ -227,7 +227,6 @@ class ItemPanel(QWidget):
     # -- the run ---------------------------------------------------------------------------
     def load_run(self, run_id: int) -> None:
         """Rank the items of a finished run."""
-        from ..cli_show import rank_failures
         from ..jobs.cache import run_items_frame, run_payload
 
         p = self.ctx.project
@@ -248,6 +247,12 @@ class ItemPanel(QWidget):
         except Exception:  # noqa: BLE001 - a deleted dataset: no audio, the rest still shows
             self.dataset_root = None
             self._items = None
+        self.set_items(df)
+
+    def set_items(self, df) -> None:
+        """Rank and show the per-item rows of the run (``run_items_frame``)."""
+        from ..cli_show import rank_failures
+
         df = rank_failures(df).reset_index(drop=True)
         errs = sum(df[c].fillna(0) for c in ("n_sub", "n_del", "n_ins") if c in df.columns)
         df["errors"] = errs.astype(int) if hasattr(errs, "astype") else 0
@@ -262,7 +267,7 @@ class ItemPanel(QWidget):
             bad |= (df["em"].fillna(1) == 0).to_numpy()
         self._bad = bad
         self.frame = df
-        self.run_label.setText(f"Run {run_id}: {int(bad.sum()):,} of "
+        self.run_label.setText(f"Run {self.run_id}: {int(bad.sum()):,} of "
                                f"{plural(len(df), 'item')} with errors")
         self.group.blockSignals(True)
         self.group.clear()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -373,17 +374,10 @@ class DatasetPanel(QWidget):
         """Show the new transcript in the table's annotation column."""
         if self._frame is None or "annotation" not in self.model.columns:
             return
-        pos = self._frame.index[self._frame["db_id"] == db_id]
-        if len(pos):
-            self._frame.loc[pos, "annotation"] = text
-            c = self.model.columns.index("annotation")
-            self.model._data[c][int(pos[0])] = text
-            self.model._shown.pop(c, None)
-            self.model._hay = None
-            r = self.model.view_row(int(pos[0]))
-            if r >= 0:
-                ix = self.model.index(r, c)
-                self.model.dataChanged.emit(ix, ix)
+        hit = np.flatnonzero(self._frame["db_id"].to_numpy() == db_id)
+        for r in hit:
+            self._frame.loc[self._frame.index[r], "annotation"] = text
+            self.model.set_value(int(r), "annotation", text)
 
     def _add_filter(self, col: str, values: list[str], index: int) -> None:
         box = QComboBox()

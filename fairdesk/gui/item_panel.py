@@ -466,12 +466,24 @@ class ItemPanel(QWidget):
         return self._saliency_job
 
     def _saliency_done(self, item: str, out: dict) -> None:
+        self._flag_saliency(item)
         if self._row is None or str(self._row.get("id", self._row.get("item_id"))) != item:
             return  # another item is shown now; the curve is stored for later
         self.player.set_saliency(out["curve"], out["frame_s"], out["words"])
         self.saliency_btn.setVisible(False)
         self.saliency_info.setText(f"saliency: occlusion ({len(out['curve'])} frames); "
                                    "shaded: reference words")
+
+    def _flag_saliency(self, item: str) -> None:
+        """Mark ``item`` in the table's saliency column."""
+        if self.frame is None or "Sal." not in self.model.columns:
+            return
+        hit = np.flatnonzero(self.frame["id"].astype(str).to_numpy() == item)
+        if not hit.size:
+            return
+        self.frame.loc[hit, "saliency"] = "●"
+        for r in hit:
+            self.model.set_value(int(r), "Sal.", "●")
 
     def _saliency_failed(self, message: str) -> None:
         self.saliency_btn.setEnabled(True)

@@ -133,6 +133,17 @@ class FrameModel(QAbstractTableModel):
         return {c: (d[i].item() if isinstance(d[i], np.generic) else d[i])
                 for c, d in zip(self._cols, self._data)}
 
+    def set_value(self, source_row: int, column: str, value) -> None:
+        """Change one cell (by frame row and column name), e.g. after an annotation."""
+        c = self._cols.index(column)
+        self._data[c][int(source_row)] = value
+        self._shown.pop(c, None)
+        self._hay = None
+        r = self.view_row(int(source_row))
+        if r >= 0:
+            ix = self.index(r, c)
+            self.dataChanged.emit(ix, ix)
+
     # -- sorting and filtering ----------------------------------------------------------------
     def sort(self, column: int, order=Qt.AscendingOrder) -> None:  # Qt API
         if column < 0 or column >= len(self._cols):

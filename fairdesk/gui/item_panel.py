@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -199,9 +199,23 @@ class ItemPanel(QWidget):
                           ("-", self.player.zoom_out), ("0", self.player.zoom_fit),
                           ("Ctrl+E", lambda: self.annotation.editor.edit.setFocus())):
             shortcut(self, key, slot)
-        ctx.run_selected.connect(self.load_run)
+        self._pending_run: int | None = None
+        ctx.run_selected.connect(self._run_selected)
         if ctx.run_id is not None:
             self.load_run(ctx.run_id)
+
+    def _run_selected(self, run_id: int) -> None:
+        # a hidden tab loads the run when it is first shown (launch stays quick)
+        if self.isVisible():
+            self.load_run(run_id)
+        else:
+            self._pending_run = int(run_id)
+
+    def showEvent(self, event):  # noqa: N802 - Qt API
+        super().showEvent(event)
+        if self._pending_run is not None:
+            run_id, self._pending_run = self._pending_run, None
+            self.load_run(run_id)
 
     # -- state -----------------------------------------------------------------------------
     def save_state(self, settings: dict | None = None) -> dict:
@@ -267,6 +281,7 @@ class ItemPanel(QWidget):
             bad |= (df["em"].fillna(1) == 0).to_numpy()
         self._bad = bad
         self.frame = df
+        self._records = df.to_dict(orient="records")  # row access to arrow columns is slow
         self.run_label.setText(f"Run {self.run_id}: {int(bad.sum()):,} of "
                                f"{plural(len(df), 'item')} with errors")
         self.group.blockSignals(True)
@@ -315,8 +330,10 @@ class ItemPanel(QWidget):
         if not current.isValid():
             return
         src = self.model.source_row(current.row())
-        self.show_item(self.frame.iloc[src].to_dict())
-        self._prefetch(current.row())
+        self.show_item(dict(self._records[src]))
+        # after the item is drawn: starting jobs is GUI-thread work too
+        view_row = current.row()
+        QTimer.singleShot(30, lambda: self._prefetch(view_row))
 
     def select(self, index: int) -> None:
         self.table.selectRow(index)
@@ -338,7 +355,7 @@ class ItemPanel(QWidget):
     def _path_of(self, view_row: int) -> str | None:
         if self.dataset_root is None or not 0 <= view_row < self.model.rowCount():
             return None
-        rel = self.frame.iloc[self.model.source_row(view_row)].get("path")
+        rel = self._records[self.model.source_row(view_row)].get("path")
         return str(self.dataset_root / str(rel)) if rel else None
 
     def _prefetch(self, view_row: int) -> None:

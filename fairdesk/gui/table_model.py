@@ -30,6 +30,9 @@ def display(value) -> str:
     return str(value)
 
 
+_ROLES = frozenset({Qt.DisplayRole, Qt.ToolTipRole, Qt.UserRole, Qt.TextAlignmentRole})
+
+
 def _numeric(series) -> bool:
     import pandas as pd
 
@@ -105,8 +108,8 @@ class FrameModel(QAbstractTableModel):
         return 0 if parent is not None and parent.isValid() else len(self._cols)
 
     def data(self, index, role=Qt.DisplayRole):
-        if not index.isValid():
-            return None
+        if role not in _ROLES or not index.isValid():
+            return None  # most roles Qt asks for: nothing to say, answered first
         v = self._data[index.column()][self._view[index.row()]]
         if role == Qt.DisplayRole:
             return display(v)

@@ -156,16 +156,15 @@ class TranscriptEditor(QWidget):
             self.buttons[mark] = b
             row.addWidget(b)
         row.addSpacing(8)
-        self.undo_btn = QPushButton("↶")
+        self.undo_btn = QPushButton("Undo")
         self.undo_btn.setToolTip("Undo (Ctrl+Z)")
-        self.redo_btn = QPushButton("↷")
+        self.redo_btn = QPushButton("Redo")
         self.redo_btn.setToolTip("Redo (Ctrl+Shift+Z)")
         for b, slot, sig in ((self.undo_btn, self.undo_stack.undo,
                               self.undo_stack.canUndoChanged),
                              (self.redo_btn, self.undo_stack.redo,
                               self.undo_stack.canRedoChanged)):
             b.setFocusPolicy(Qt.NoFocus)
-            b.setMaximumWidth(36)
             b.setEnabled(False)
             b.clicked.connect(slot)
             sig.connect(b.setEnabled)

@@ -39,9 +39,9 @@ from .table_model import FrameModel, fit_columns
 ALL = "(all groups)"
 HEADERS = {"rank": "#", "errors": "Err.", "n_words": "Words", "wer": "WER", "em": "EM",
            "speaker_id": "speaker", "saliency": "Sal.", "text_source": "Text"}
-SHOWN = ("rank", "group", "errors", "n_words", "wer", "em", "saliency", "text_source",
-         "reference", "hypothesis", "id", "speaker_id")
-CAPS = {"reference": 220, "hypothesis": 220, "id": 200, "speaker": 120, "group": 130}
+SHOWN = ("rank", "group", "errors", "wer", "reference", "hypothesis", "saliency", "text_source",
+         "n_words", "em", "id", "speaker_id")
+CAPS = {"reference": 200, "hypothesis": 200, "id": 200, "speaker": 120, "group": 110}
 #: Neighbours prefetched on each side of the shown item.
 PREFETCH = 2
 

@@ -184,6 +184,7 @@ class AudioPlayer(QWidget):
             controls.addWidget(b)
         controls.addSpacing(10)
         controls.addWidget(self.no_output)
+        controls.addSpacing(12)
         controls.addStretch(1)
         controls.addWidget(self.info)
         lay = QVBoxLayout(self)
@@ -212,7 +213,7 @@ class AudioPlayer(QWidget):
         self.play_btn.setEnabled(ok and self.samples is not None)
         self.play_btn.setToolTip("Play / pause from the playhead (Space; click the "
                                  "spectrogram to move it)" if ok else why)
-        self.no_output.setText("" if ok else "no audio output here")
+        self.no_output.setText("" if ok else "no audio output")
         self.no_output.setToolTip(why)
 
     # -- loading --------------------------------------------------------------------------
@@ -283,6 +284,7 @@ class AudioPlayer(QWidget):
             if start is not None and end is not None and float(end) > float(start):
                 spans.append((str(text).strip(), float(start), float(end)))
         self.words = spans
+        self.word_strip.setVisible(bool(spans))  # no strip when the model gave no word times
         self._draw_words()
 
     def _draw_words(self) -> None:

@@ -181,6 +181,7 @@ class TranscriptEditor(QWidget):
 
         self._loading = False
         self._saved = ""
+        self._saved_note = ""
         self._shown = ("", 0)  # text and cursor after the last recorded step
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
@@ -199,6 +200,7 @@ class TranscriptEditor(QWidget):
         self.undo_stack.clear()
         self._shown = (text, self.edit.cursorPosition())
         self._saved = unicodedata.normalize("NFC", text)
+        self._saved_note = note
         self.setEnabled(enabled)
         self.status.setText(note)
 
@@ -258,9 +260,12 @@ class TranscriptEditor(QWidget):
                 self._loading = False
                 self._shown = (t, min(pos, len(t)))
             self.save_requested.emit(t)
+        elif self.status.text() == "editing…":  # back to what is stored: nothing to save
+            self.status.setText(self._saved_note)
 
     def mark_saved(self, text: str, note: str) -> None:
         self._saved = text
+        self._saved_note = note
         self.status.setText(note)
 
     @property

@@ -16,6 +16,7 @@ from collections import OrderedDict
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal
+from shiboken6 import isValid
 
 from . import tasks
 from .jobs import Job, JobRegistry
@@ -171,6 +172,8 @@ class AudioCache(QObject):
                 self.request(p)
 
     def _done(self, path: str, out: dict) -> None:
+        if not isValid(self):  # the view was closed while the job ran
+            return
         self._data[path] = out
         self._data.move_to_end(path)
         while len(self._data) > self.capacity:
@@ -178,7 +181,8 @@ class AudioCache(QObject):
         self.loaded.emit(path, out)
 
     def _error(self, path: str, message: str) -> None:
-        self.failed.emit(path, message)
+        if isValid(self):
+            self.failed.emit(path, message)
 
     def _finished(self, path: str, job: Job) -> None:
         if self._pending.get(path) is job:

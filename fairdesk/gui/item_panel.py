@@ -333,7 +333,7 @@ class ItemPanel(QWidget):
         self.show_item(dict(self._records[src]))
         # after the item is drawn: starting jobs is GUI-thread work too
         view_row = current.row()
-        QTimer.singleShot(30, lambda: self._prefetch(view_row))
+        QTimer.singleShot(30, self, lambda: self._prefetch(view_row))
 
     def select(self, index: int) -> None:
         self.table.selectRow(index)

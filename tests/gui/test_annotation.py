@@ -142,3 +142,27 @@ def test_dataset_panel_annotates_and_shows_the_latest_text(qtbot, own):
         assert w.visible_rows() == 1
     finally:
         ctx.close(10000)
+
+
+def test_panels_remember_their_state_as_plain_values(qtbot, ctx):
+    import json
+
+    from fairdesk.gui.dataset_panel import DatasetPanel
+    from fairdesk.gui.item_panel import ItemPanel
+
+    a = ItemPanel(ctx)
+    qtbot.addWidget(a)
+    a.annotation.annotator.setText("Ngozi")
+    a.only_failing.setChecked(False)
+    a.player.set_speed(0.75)
+    state = json.loads(json.dumps(a.save_state({})))  # plain values only
+    b = ItemPanel(ctx)
+    qtbot.addWidget(b)
+    b.restore_state(state)
+    assert b.annotation.annotator.text() == "Ngozi" and not b.only_failing.isChecked()
+    assert b.player.speed == 0.75
+    d = DatasetPanel(ctx)
+    qtbot.addWidget(d)
+    d.restore_state(json.loads(json.dumps(d.save_state({}))))
+    assert all(isinstance(k, str) and isinstance(v, str) for k, v in ItemPanel.SHORTCUTS)
+    assert all(isinstance(k, str) for k, _ in DatasetPanel.SHORTCUTS)

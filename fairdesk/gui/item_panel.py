@@ -281,7 +281,7 @@ class ItemPanel(QWidget):
             bad |= (df["em"].fillna(1) == 0).to_numpy()
         self._bad = bad
         self.frame = df
-        self._records = df.to_dict(orient="records")  # row access to arrow columns is slow
+        self._records: dict[int, dict] = {}  # rows as dicts, made when first shown
         self.run_label.setText(f"Run {self.run_id}: {int(bad.sum()):,} of "
                                f"{plural(len(df), 'item')} with errors")
         self.group.blockSignals(True)
@@ -330,10 +330,16 @@ class ItemPanel(QWidget):
         if not current.isValid():
             return
         src = self.model.source_row(current.row())
-        self.show_item(dict(self._records[src]))
+        self.show_item(dict(self._record(src)))
         # after the item is drawn: starting jobs is GUI-thread work too
         view_row = current.row()
         QTimer.singleShot(30, self, lambda: self._prefetch(view_row))
+
+    def _record(self, src: int) -> dict:
+        rec = self._records.get(src)
+        if rec is None:
+            rec = self._records[src] = self.frame.iloc[src].to_dict()
+        return rec
 
     def select(self, index: int) -> None:
         self.table.selectRow(index)
@@ -355,7 +361,7 @@ class ItemPanel(QWidget):
     def _path_of(self, view_row: int) -> str | None:
         if self.dataset_root is None or not 0 <= view_row < self.model.rowCount():
             return None
-        rel = self._records[self.model.source_row(view_row)].get("path")
+        rel = self._record(self.model.source_row(view_row)).get("path")
         return str(self.dataset_root / str(rel)) if rel else None
 
     def _prefetch(self, view_row: int) -> None:

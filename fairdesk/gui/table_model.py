@@ -33,6 +33,17 @@ def display(value) -> str:
 _ROLES = frozenset({Qt.DisplayRole, Qt.ToolTipRole, Qt.UserRole, Qt.TextAlignmentRole})
 
 
+def _lower_strings(series):
+    """A column as lower-case Arrow strings (vectorised; numbers rounded as displayed)."""
+    import pandas as pd
+
+    if pd.api.types.is_float_dtype(series):
+        series = series.round(3)
+    if series.dtype == object:
+        series = series.map(display, na_action="ignore")
+    return series.astype("string[pyarrow]").str.lower()
+
+
 def _numeric(series) -> bool:
     import pandas as pd
 
@@ -57,7 +68,7 @@ class FrameModel(QAbstractTableModel):
         self._text = ""
         self._col_filters: dict[int, str] = {}
         self._masks: dict[str, np.ndarray] = {}
-        self._hay = None  # lower-case text of each row (built on the first text filter)
+        self._hay = None  # lower-case text per column (built on the first text filter)
         self._shown: dict[int, np.ndarray] = {}  # display strings per column (lazily)
         self.decorations: dict[str, dict] = {}  # column -> {value: tooltip} (see data())
         self.set_frame(frame)
@@ -139,7 +150,8 @@ class FrameModel(QAbstractTableModel):
     def set_value(self, source_row: int, column: str, value) -> None:
         """Change one cell (by frame row and column name), e.g. after an annotation."""
         c = self._cols.index(column)
-        self._data[c][int(source_row)] = value
+        self._frame.iat[int(source_row), c] = value
+        self._data[c] = self._frame.iloc[:, c].to_numpy()
         self._shown.pop(c, None)
         self._hay = None
         r = self.view_row(int(source_row))
@@ -195,12 +207,13 @@ class FrameModel(QAbstractTableModel):
             keep &= self._strings(c) == want
         if self._text and n:
             if self._hay is None:
-                import pandas as pd
-
-                cols = [pd.Series(self._strings(c)) for c in range(len(self._cols))]
-                hay = cols[0].str.cat(cols[1:], sep="\x1f") if cols else pd.Series([""] * n)
-                self._hay = hay.str.lower()
-            keep &= self._hay.str.contains(self._text, regex=False).to_numpy(dtype=bool)
+                self._hay = [_lower_strings(self._frame.iloc[:, c])
+                             for c in range(len(self._cols))]
+            hit = np.zeros(n, dtype=bool)
+            for col in self._hay:
+                hit |= col.str.contains(self._text, regex=False).fillna(False).to_numpy(
+                    dtype=bool)
+            keep &= hit
         rows = np.flatnonzero(keep)
         if self._sort is not None and rows.size:
             c, order = self._sort

@@ -90,6 +90,7 @@ class StallMeter:
 
         self.interval = interval_ms / 1000
         self.gaps: list[float] = []
+        self.at: list[float] = []  # when each gap began
         self._last = time.monotonic()
         self.timer = QTimer()
         self.timer.setInterval(interval_ms)
@@ -98,6 +99,7 @@ class StallMeter:
     def _tick(self):
         now = time.monotonic()
         self.gaps.append(max(0.0, now - self._last - self.interval))
+        self.at.append(self._last)
         self._last = now
 
     def start(self):
@@ -124,8 +126,8 @@ def audit_job(folder, per_group: int):
     return Job(tasks.audit, str(folder), req, name="audit")
 
 
-def stall_during_audit(app, folder: Path, per_group: int) -> tuple[float, float, int, float]:
-    """(longest stall ms, p99 stall ms, run id, audit seconds)."""
+def stall_during_audit(app, folder: Path, per_group: int):
+    """(longest stall ms, p99 stall ms, run id, audit seconds, the job's stage then)."""
     from fairdesk.gui.main_window import MainWindow
 
     win = MainWindow(folder)
@@ -133,7 +135,9 @@ def stall_during_audit(app, folder: Path, per_group: int) -> tuple[float, float,
     pump(app, 0.3)
     job = audit_job(folder, per_group)
     done = {}
+    stages = []
     job.signals.progress.connect(lambda f, m: win.statusBar().showMessage(f"{f:.0%} {m}"))
+    job.signals.progress.connect(lambda f, m: stages.append((time.monotonic(), f"{f:.0%} {m}")))
     job.signals.result.connect(lambda out: done.update(out))
     job.signals.error.connect(lambda msg: done.update(error=msg))
     meter = StallMeter()
@@ -151,7 +155,10 @@ def stall_during_audit(app, folder: Path, per_group: int) -> tuple[float, float,
     app.processEvents()
     gaps = sorted(meter.gaps)
     p99 = gaps[int(0.99 * (len(gaps) - 1))] if gaps else 0.0
-    return max(gaps) * 1000, p99 * 1000, int(done["run_id"]), secs
+    i = max(range(len(meter.gaps)), key=meter.gaps.__getitem__)
+    began = meter.at[i]
+    stage = next((m for t, m in reversed(stages) if t <= began), "before the first progress")
+    return max(gaps) * 1000, p99 * 1000, int(done["run_id"]), secs, stage
 
 
 def table_speed(app, project: Path, run_id: int, rows: int = 20000) -> dict[str, float]:
@@ -297,7 +304,7 @@ def main(argv=None) -> int:
     app = application()
     with tempfile.TemporaryDirectory() as tmp:
         a1 = copy_store(project, Path(tmp) / "audit")
-        stall, p99, run_id, secs = stall_during_audit(app, a1, a.per_group)
+        stall, p99, run_id, secs, stage = stall_during_audit(app, a1, a.per_group)
         rows.append((f"longest GUI stall, {6 * a.per_group}-item audit (ms)",
                      f"{stall:.0f} (p99 {p99:.0f}; audit {secs:.0f} s)", "—", None))
         tab = table_speed(app, a1, run_id)
@@ -325,6 +332,7 @@ def main(argv=None) -> int:
     for k, (v, c) in tab.items():
         print(f"  {k:<44} {v:8.1f} {c:8.1f}")
     print(f"next item without prefetch (ms): {', '.join(f'{c:.0f}' for c in cold)}")
+    print(f"the longest stall began after the audit's progress message: {stage}")
     return 0
 
 

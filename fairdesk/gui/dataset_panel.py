@@ -140,14 +140,17 @@ class DatasetPanel(QWidget):
         rv.addLayout(head)
         rv.addWidget(self.search)
         rv.addLayout(self.filter_row)
-        self.player = AudioPlayer(ctx.jobs)
-        self.annotation = AnnotationPanel(ctx)
-        self.annotation.saved.connect(self._annotated)
+        # the player and the annotation editor are built when an item is first selected
+        self.player: AudioPlayer | None = None
+        self.annotation: AnnotationPanel | None = None
+        self._annotation_state: dict = {}
         detail = QWidget()
-        dv = QVBoxLayout(detail)
-        dv.setContentsMargins(0, 0, 0, 0)
-        dv.addWidget(self.player, 1)
-        dv.addWidget(self.annotation)
+        self._detail = QVBoxLayout(detail)
+        self._detail.setContentsMargins(0, 0, 0, 0)
+        self._hint = QLabel("Select an item to listen to it and annotate its transcript.")
+        self._hint.setObjectName("muted")
+        self._hint.setAlignment(Qt.AlignCenter)
+        self._detail.addWidget(self._hint, 1)
         self.vsplit = QSplitter(Qt.Vertical)
         self.vsplit.addWidget(self.table)
         self.vsplit.addWidget(detail)
@@ -165,7 +168,8 @@ class DatasetPanel(QWidget):
         lay.addLayout(top)
         lay.addWidget(split, 1)
         self.table.selectionModel().currentRowChanged.connect(self._row_selected)
-        for key, slot in (("Space", self.player.toggle), ("J", lambda: self._step(1)),
+        for key, slot in (("Space", lambda: self.player and self.player.toggle()),
+                          ("J", lambda: self._step(1)),
                           ("K", lambda: self._step(-1))):
             shortcut(self, key, slot)
 
@@ -268,7 +272,8 @@ class DatasetPanel(QWidget):
                                        if p is not None else "Open a project folder.")
             self.model.set_frame(None)
             self._frame = None
-            self.annotation.set_item(None)
+            if self.annotation is not None:
+                self.annotation.set_item(None)
             self._update_count()
             return
         ds = p.dataset(name)
@@ -330,7 +335,8 @@ class DatasetPanel(QWidget):
     def save_state(self, settings: dict | None = None) -> dict:
         out = dict(settings or {})
         out.update({"split": list(self.split.sizes()), "vsplit": list(self.vsplit.sizes()),
-                    "annotation": self.annotation.save_state({})})
+                    "annotation": self.annotation.save_state({}) if self.annotation
+                    else dict(self._annotation_state)})
         return out
 
     def restore_state(self, state: dict) -> None:
@@ -339,7 +345,9 @@ class DatasetPanel(QWidget):
             if isinstance(sizes, (list, tuple)) and all(isinstance(s, int) for s in sizes):
                 getattr(self, name).setSizes(list(sizes))
         if isinstance(state.get("annotation"), dict):
-            self.annotation.restore_state(state["annotation"])
+            self._annotation_state = dict(state["annotation"])
+            if self.annotation is not None:
+                self.annotation.restore_state(self._annotation_state)
 
     def _step(self, d: int) -> None:
         n = self.model.rowCount()
@@ -366,9 +374,22 @@ class DatasetPanel(QWidget):
         row = self._frame.iloc[self.model.source_row(current.row())]
         path = self._path(current.row())
         if path:
-            self.player.load(path)
+            self.ensure_detail().load(path)
             self.player.prefetch(self._path(current.row() + d) for d in (1, -1, 2))
+        self.ensure_detail()
         self.annotation.set_item(int(row["db_id"]), str(row["id"]))
+
+    def ensure_detail(self) -> AudioPlayer:
+        """The player (and annotation editor), built on first use; returns the player."""
+        if self.player is None:
+            self.player = AudioPlayer(self.ctx.jobs)
+            self.annotation = AnnotationPanel(self.ctx)
+            self.annotation.restore_state(self._annotation_state)
+            self.annotation.saved.connect(self._annotated)
+            self._hint.hide()
+            self._detail.addWidget(self.player, 1)
+            self._detail.addWidget(self.annotation)
+        return self.player
 
     def _annotated(self, db_id: int, text: str) -> None:
         """Show the new transcript in the table's annotation column."""

@@ -202,7 +202,7 @@ class ItemPanel(QWidget):
         self._pending_run: int | None = None
         ctx.run_selected.connect(self._run_selected)
         if ctx.run_id is not None:
-            self.load_run(ctx.run_id)
+            self._run_selected(ctx.run_id)
 
     def _run_selected(self, run_id: int) -> None:
         # a hidden tab loads the run when it is first shown (launch stays quick)

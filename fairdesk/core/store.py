@@ -151,8 +151,18 @@ CREATE TABLE IF NOT EXISTS item_status (
 );
 """
 
+# Version 5: annotations say who made them, and an item's transcript history is read by
+# (item, kind) in order. The original (imported) text stays in items.text.
+_V5 = """
+ALTER TABLE annotations ADD COLUMN annotator TEXT NOT NULL DEFAULT '';
+CREATE INDEX annotations_item_kind ON annotations(item_id, kind, id);
+"""
+
+#: Annotation kind of a corrected transcript (value: ``{"text", "previous", "source"...}``).
+TRANSCRIPT = "transcript"
+
 #: Migration scripts; index i moves a database from user_version i to i + 1.
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _STALE)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _STALE, _V5)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -381,19 +391,118 @@ class Project:
         return frame.reset_index(drop=True)
 
     # -- annotations (saved at once) ------------------------------------------------
-    def add_annotation(self, item_db_id: int, kind: str, value, start=None, end=None) -> int:
+    def add_annotation(self, item_db_id: int, kind: str, value, start=None, end=None,
+                       annotator: str = "") -> int:
         now = time.time()
         with self.transaction() as c:
             cur = c.execute(
                 "INSERT INTO annotations(item_id, kind, start, end, value, created_at, "
-                "updated_at) VALUES (?,?,?,?,?,?,?)",
-                (item_db_id, kind, start, end, json.dumps(value, ensure_ascii=False), now, now))
+                "updated_at, annotator) VALUES (?,?,?,?,?,?,?,?)",
+                (item_db_id, kind, start, end, json.dumps(value, ensure_ascii=False), now, now,
+                 annotator or ""))
             return int(cur.lastrowid)
 
-    def annotations(self, item_db_id: int) -> list[dict]:
-        rows = self.conn.execute("SELECT * FROM annotations WHERE item_id=? ORDER BY id",
+    def annotations(self, item_db_id: int, kind: str | None = None) -> list[dict]:
+        q = "SELECT * FROM annotations WHERE item_id=?" + (" AND kind=?" if kind else "")
+        rows = self.conn.execute(q + " ORDER BY id", (item_db_id, kind) if kind else
                                  (item_db_id,)).fetchall()
         return [{**dict(r), "value": json.loads(r["value"])} for r in rows]
+
+    def save_transcript(self, item_db_id: int, text: str, annotator: str = "",
+                        session: str | None = None, source: str = "annotation editor"
+                        ) -> int | None:
+        """Store a corrected transcript of an item (its original text is kept).
+
+        Saving as one types would write one row per pause, so consecutive saves of one
+        editing ``session`` (same item, same annotator) update that session's row; a new
+        session adds a row to the item's history.
+
+        Parameters
+        ----------
+        item_db_id : the item's database id.
+        text : the transcript (stored NFC).
+        annotator : who typed it.
+        session : an id of the editing session (None: always a new row).
+        source : what wrote it (shown in the history).
+
+        Returns
+        -------
+        int or None
+            The annotation id; None when ``text`` equals the item's current transcript and
+            nothing was written.
+        """
+        import unicodedata
+
+        new = unicodedata.normalize("NFC", text)
+        with self.transaction() as c:
+            item = c.execute("SELECT text FROM items WHERE id=?", (item_db_id,)).fetchone()
+            if item is None:
+                raise StoreError(f"no item with id {item_db_id} in {self.folder}")
+            last = c.execute("SELECT id, value, annotator FROM annotations WHERE item_id=? "
+                             "AND kind=? ORDER BY id DESC LIMIT 1",
+                             (item_db_id, TRANSCRIPT)).fetchone()
+            last_value = json.loads(last["value"]) if last is not None else None
+            now = time.time()
+            if (session is not None and last is not None and last["annotator"] == annotator
+                    and last_value.get("session") == session):
+                if last_value.get("text") == new:
+                    return int(last["id"])
+                value = {**last_value, "text": new}
+                c.execute("UPDATE annotations SET value=?, updated_at=? WHERE id=?",
+                          (json.dumps(value, ensure_ascii=False), now, last["id"]))
+                return int(last["id"])
+            current = last_value.get("text") if last_value else item["text"]
+            if current == new:
+                return None
+            value = {"text": new, "previous": current, "original": item["text"],
+                     "source": source}
+            if session is not None:
+                value["session"] = session
+            cur = c.execute(
+                "INSERT INTO annotations(item_id, kind, start, end, value, created_at, "
+                "updated_at, annotator) VALUES (?,?,NULL,NULL,?,?,?,?)",
+                (item_db_id, TRANSCRIPT, json.dumps(value, ensure_ascii=False), now, now,
+                 annotator or ""))
+            return int(cur.lastrowid)
+
+    def transcript_history(self, item_db_id: int) -> list[dict]:
+        """An item's transcripts, oldest first: the imported one, then each annotation.
+
+        Each entry: ``text``, ``source`` (``import`` or the annotation's source),
+        ``annotator``, ``created_at``, ``updated_at``, ``annotation_id`` (None for the
+        imported text).
+        """
+        r = self.conn.execute("SELECT text FROM items WHERE id=?", (item_db_id,)).fetchone()
+        if r is None:
+            return []
+        anns = self.annotations(item_db_id, TRANSCRIPT)
+        original = anns[0]["value"].get("original", anns[0]["value"].get("previous")) \
+            if anns else r["text"]
+        out = [{"text": original if original is not None else r["text"], "source": "import",
+                "annotator": "", "created_at": None, "updated_at": None,
+                "annotation_id": None}]
+        for a in anns:
+            out.append({"text": a["value"].get("text", ""),
+                        "source": a["value"].get("source", "annotation"),
+                        "annotator": a.get("annotator") or "", "created_at": a["created_at"],
+                        "updated_at": a["updated_at"], "annotation_id": a["id"]})
+        return out
+
+    def latest_transcripts(self, item_db_ids: Iterable[int] | None = None) -> dict[int, str]:
+        """The latest transcript annotation of each item that has one (item id -> text)."""
+        ids = None if item_db_ids is None else {int(i) for i in item_db_ids}
+        rows = self.conn.execute(
+            "SELECT a.item_id, a.value FROM annotations a JOIN (SELECT item_id, MAX(id) AS id "
+            "FROM annotations WHERE kind=? GROUP BY item_id) m ON a.id = m.id",
+            (TRANSCRIPT,)).fetchall()
+        out = {}
+        for item_id, value in rows:
+            if ids is not None and item_id not in ids:
+                continue
+            text = json.loads(value).get("text")
+            if isinstance(text, str) and text.strip():
+                out[int(item_id)] = text
+        return out
 
 
 def executemany_chunked(conn: sqlite3.Connection, sql: str, rows: Iterable, size: int = 500):

@@ -154,6 +154,10 @@ def screenshots(out_dir, project, run_id: int | None = None,
     with tempfile.TemporaryDirectory() as rtmp:  # a synthetic take, never in the user's project
         written.append(record_screenshot(out / "06_record.png", Path(rtmp) / "field",
                                          size=size))
+    from .annotation_shot import screenshot as annotation_screenshot
+
+    # the transcript editor with its palette and history, on a copy of the store
+    written.append(annotation_screenshot(out / "08_annotation.png", project, run_id))
     app.processEvents()
     tmp.cleanup()
     return written

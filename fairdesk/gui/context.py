@@ -12,6 +12,9 @@ from PySide6.QtCore import QObject, Signal
 from ..core.store import Project
 from .jobs import JobRegistry
 
+#: How long closing waits for cancelled jobs (ms) before it lets the window go.
+CLOSE_WAIT_MS = 800
+
 
 @dataclass(frozen=True)
 class RunInfo:
@@ -103,10 +106,13 @@ class Context(QObject):
         self.run_id = None
         self.select_run(run_id)
 
-    def close(self, timeout_ms: int = 800) -> None:
-        """Cancel the jobs and wait for them briefly (closing stays under a second; a job
-        past its next cancellation check finishes on its own connection), then close the
-        GUI thread's connection."""
+    def close(self, timeout_ms: int = CLOSE_WAIT_MS) -> None:
+        """Cancel the jobs, wait for them briefly, then close the GUI thread's connection.
+
+        A job still inside one shard of inference when the wait ends finishes that shard on
+        its own connection and stops (it sees the cancel); what it committed stays. The
+        window does not wait for it (closing used to freeze the window for up to 30 s).
+        """
         self.jobs.shutdown(timeout_ms)
         if self.project is not None:
             self.project.close()

@@ -142,6 +142,7 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
     items = project.items(ds, req.filters_dict())
     if items.empty:
         raise FairdeskError(f"no items in dataset {req.dataset!r} match the filters")
+    items = use_latest_transcripts(project, items)
     frame = slice_frame(items, list(req.by), {})
     if req.sample:
         frame = stratified_sample(frame, "group", int(req.sample), seed=req.settings.seed)
@@ -180,8 +181,11 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
                                 "faster-whisper model (whisper-tiny.en, ct2:<folder>)")
         hashed["unstable"] = {"temperature": UNSTABLE_TEMPERATURE}
     h.update(json.dumps(hashed, sort_keys=True).encode())
-    for key, ah, grp in zip(frame["id"], frame["audio_hash"], frame["group"]):
-        h.update(f"{key}\0{ah}\0{grp}\n".encode())
+    # Every per-item input of the statistics: a corrected transcript or label gives a new key.
+    labels = [c for c in ("intent", "slots", "label") if c in frame.columns]
+    for row in zip(frame["id"], frame["audio_hash"], frame["group"], frame["text"],
+                   *(frame[c] for c in labels)):
+        h.update(("\0".join(map(str, row)) + "\n").encode())
     return Prepared(frame, ds, backend, model_key, h.hexdigest())
 
 
@@ -195,6 +199,20 @@ def _check_groups(frame, req: AuditRequest) -> None:
                                       req.settings.min_speakers, req.reference)
     except ValueError as exc:
         raise FairdeskError(str(exc)) from None
+
+
+def use_latest_transcripts(project: Project, items):
+    """Items with the latest transcript annotation as their text, where they have one.
+
+    Adds ``text_source``: ``annotation`` or ``import`` per item. The imported text stays in
+    the store (``items.text``); only this frame's copy changes.
+    """
+    latest = project.latest_transcripts(items["db_id"]) if len(items) else {}
+    items = items.copy()
+    ann = [latest.get(int(i)) for i in items["db_id"]]
+    items["text_source"] = ["annotation" if t is not None else "import" for t in ann]
+    items["text"] = [t if t is not None else old for t, old in zip(ann, items["text"])]
+    return items
 
 
 # -- infer -----------------------------------------------------------------------------
@@ -517,9 +535,18 @@ def _run_settings(req: AuditRequest, prep: Prepared) -> dict:
         "sample_per_group": req.sample, "nlu": req.nlu, "language": prep.dataset.language,
         "explain": req.wants_explain, "explain_per_group": req.explain_per_group,
         "explain_method": req.explain_method, "unstable": req.unstable,
+        "text_source": _text_sources(prep.frame),
         "shard_size": req.shard_size, "fairdesk_version": __version__,
         "metrics_code_version": METRICS_CODE_VERSION, "cpu_count": os.cpu_count(),
     }
+
+
+def _text_sources(frame) -> dict[str, int]:
+    """How many analysed items took their reference from an annotation / the import."""
+    if "text_source" not in frame.columns:
+        return {"import": int(len(frame))}
+    counts = frame["text_source"].value_counts()
+    return {k: int(counts.get(k, 0)) for k in ("annotation", "import")}
 
 
 def with_settings(req: AuditRequest, **changes) -> AuditRequest:

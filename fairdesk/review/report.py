@@ -27,8 +27,12 @@ def item_report(row: dict, language: str = "en") -> dict:
         out = jiwer.process_words(ref or "", hyp or "") if ref.strip() else None
     else:
         out = None
-    alignment = (jiwer.visualize_alignment(out, show_measures=False).split("\n", 2)[2].rstrip()
-                 if out is not None else "")
+    # skip_correct=False: jiwer otherwise returns "" for an item without errors (the
+    # IndexError of a correctly recognised item); the header line is dropped, not indexed.
+    text = (jiwer.visualize_alignment(out, show_measures=False, skip_correct=False)
+            if out is not None else "")
+    alignment = "\n".join(ln for ln in text.split("\n")
+                           if not ln.startswith("=== SENTENCE")).strip("\n").rstrip()
     rep = {
         "id": row.get("id") or row.get("item_id"), "group": row.get("group"),
         "speaker_id": row.get("speaker_id"), "path": row.get("path"),

@@ -112,8 +112,8 @@ def test_item_panel_ranks_failures_and_shows_audio_and_difference(qtbot, ctx, mi
     w = ItemPanel(ctx)
     qtbot.addWidget(w)
     w.show()
-    with qtbot.waitSignal(w.item_shown, timeout=10000):
-        ctx.select_run(mini.run_id)
+    with qtbot.waitSignals([w.item_shown, w.player.ready], timeout=10000):
+        ctx.select_run(mini.run_id)  # the audio is decoded in a job: ready comes later
     # 10 south items lost a word ((speaker + sentence) even), 1 north item has a substitution
     assert w.model.rowCount() == 11
     rep = w.report

@@ -19,25 +19,46 @@ A speaker enters the likelihood only through ``Y_s = Σ_j errors_sj`` and
 score (Fisher's identity) and the Hessian the quadrature estimate of the observed
 information by Louis' identity; ``scipy.optimize.minimize(method="trust-exact")`` uses both.
 
-The report built on this fit is in :mod:`fairdesk.stats.poisson_mixed_report`.
+:class:`PreparedData` validates an utterance frame and builds the design of every term; the
+report built on the fit is :func:`fairdesk.stats.poisson_mixed_report.run_poisson_mixed`.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import pandas as pd
 from numpy.polynomial.hermite import hermgauss
 from scipy import optimize, sparse
 from scipy.special import gammaln, logsumexp
 
-__all__ = ["DEFAULT_N_QUAD", "MixedFit", "fit_poisson_mixed", "speaker_loglik"]
+__all__ = [
+    "CROSSED_NOTE",
+    "DEFAULT_N_QUAD",
+    "MAX_FIXED_CONTENTS",
+    "MixedFit",
+    "PreparedData",
+    "fit_poisson_mixed",
+    "speaker_loglik",
+]
 
 #: Quadrature nodes per speaker (lme4 allows up to 25; 15 agrees with a brute-force integral
 #: to ~1e-9 on audit-sized speakers, see the tests).
 DEFAULT_N_QUAD = 15
 _LOG_2PI = math.log(2.0 * math.pi)
+#: Content ids up to this many (and shared across groups) enter as fixed effects.
+MAX_FIXED_CONTENTS = 50
+#: Fewest content ids shared between groups for content to be modelled (METHODS.md §3).
+MIN_SHARED_CONTENT = 5
+
+CROSSED_NOTE = (
+    "Crossed speaker × content random effects are not fitted: adaptive Gauss-Hermite "
+    "quadrature integrates one grouping factor (the speaker) only."
+)
 
 
 @dataclass(frozen=True)
@@ -298,3 +319,232 @@ def fit_poisson_mixed(
         n_iter=int(res.nit),
         message=str(res.message),
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Data and design
+# --------------------------------------------------------------------------------------------
+
+
+def _levels(col: pd.Series) -> list[str]:
+    """Levels ordered by utterance count (most first), ties by name."""
+    counts = col.value_counts()
+    return sorted(counts.index.tolist(), key=lambda v: (-int(counts[v]), str(v)))
+
+
+# --------------------------------------------------------------------------------------------
+# Data and design
+# --------------------------------------------------------------------------------------------
+
+
+class PreparedData:
+    """Validated utterances, speaker codes and the design block of every term.
+
+    See :func:`fairdesk.stats.poisson_mixed_report.run_poisson_mixed` for the parameters.
+    """
+
+    def __init__(self, frame, group_vars, covariates, reference, speaker_col, content_col,
+                 errors_cols, words_col, max_fixed_contents):
+        if not isinstance(frame, pd.DataFrame):
+            raise ValueError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
+        if isinstance(group_vars, str):
+            group_vars = [group_vars]
+        if isinstance(covariates, str):
+            covariates = [covariates]
+        self.group_vars, self.covariates = list(group_vars), list(covariates or [])
+        if not self.group_vars:
+            raise ValueError("Name at least one group variable (e.g. accent) to test.")
+        names = self.group_vars + self.covariates
+        if len(set(names)) != len(names):
+            raise ValueError(f"A column is listed twice among the variables: {names}.")
+        cols = [*names, words_col, *errors_cols]
+        if speaker_col is None or speaker_col not in frame.columns:
+            raise ValueError(
+                f"The frame has no speaker column {speaker_col!r}: the model's random "
+                "intercept is per speaker. Name the speaker column (speaker_col=...), or use "
+                "the logistic/binomial regression when speakers are unknown."
+            )
+        missing = [c for c in cols if c not in frame.columns]
+        if missing:
+            raise ValueError(
+                f"Column(s) {missing} are not in the frame; available: "
+                f"{', '.join(map(str, frame.columns))}. Word errors need "
+                f"{' + '.join(errors_cols)} and {words_col} (per-item statistics of a run)."
+            )
+        df = frame.copy()
+        self.dropped: dict[str, int] = {}
+        self.notes: list[str] = []
+        numeric = {}
+        for c in [words_col, *errors_cols]:
+            vals = pd.to_numeric(df[c], errors="coerce")
+            bad = vals.isna() & df[c].notna()
+            if bad.any():
+                raise ValueError(
+                    f"Column {c!r} must hold counts; row {df.index[bad.to_numpy()][0]!r} holds "
+                    f"{df[c][bad].iloc[0]!r}."
+                )
+            numeric[c] = vals
+        errs = sum(numeric[c] for c in errors_cols)
+        words = numeric[words_col]
+        bad = (errs < 0) | (errs != np.round(errs))
+        if bad.any():
+            raise ValueError(
+                f"Word-error counts must be non-negative integers; row "
+                f"{df.index[bad.to_numpy()][0]!r} has {errs[bad].iloc[0]!r}."
+            )
+        keep = errs.notna() & words.notna()
+        for c in names:
+            miss = df[c].isna()
+            if miss.any():
+                self.dropped[c] = int((miss & keep).sum())
+            keep &= ~miss
+        zero = keep & (words <= 0)
+        if zero.any():
+            self.dropped[f"{words_col} = 0"] = int(zero.sum())
+            keep &= ~zero
+        for k, v in self.dropped.items():
+            if v:
+                self.notes.append(f"{v} utterance(s) left out: missing {k}."
+                                  if not k.endswith("= 0") else
+                                  f"{v} utterance(s) with no reference word left out.")
+        df, errs, words = df[keep], errs[keep], words[keep]
+        spk = df[speaker_col].astype(object)
+        no_spk = spk.isna()
+        if no_spk.any():
+            spk = spk.where(~no_spk, pd.Series([f"\x00utt{i}" for i in range(len(spk))],
+                                               index=spk.index))
+            self.notes.append(
+                f"{int(no_spk.sum())} utterance(s) have no speaker id; each is its own speaker."
+            )
+        self.content_col = content_col
+        self.content = (
+            df[content_col].astype(object)
+            if content_col and content_col in df.columns and df[content_col].notna().any()
+            else None
+        )
+        self.df = df
+        self.y = errs.to_numpy(dtype=float)
+        self.offset = np.log(words.to_numpy(dtype=float))
+        self.speakers = spk.map(str).to_numpy(dtype=object)
+        if len(df) == 0:
+            raise ValueError("No utterance is left to model (see the dropped counts).")
+        refs = reference if isinstance(reference, Mapping) else (
+            {self.group_vars[0]: reference} if reference is not None else {})
+        unknown = set(refs) - set(self.group_vars)
+        if unknown:
+            raise ValueError(f"Reference given for {sorted(unknown)}, not a group variable.")
+        self.levels: dict[str, list[str]] = {}
+        for var in self.group_vars:
+            labels = df[var].map(str)
+            levs = _levels(labels)
+            if len(levs) < 2:
+                raise ValueError(f"Group variable {var!r} has a single level ({levs}): nothing "
+                                 "to compare.")
+            ref = refs.get(var)
+            if ref is not None:
+                if str(ref) not in levs:
+                    raise ValueError(f"Reference level {ref!r} is not a level of {var!r}; "
+                                     f"levels: {levs}.")
+                levs.remove(str(ref))
+                levs.insert(0, str(ref))
+            self.levels[var] = levs
+        self.terms: dict[str, tuple[np.ndarray, list[str], str]] = {}
+        for var in self.group_vars:
+            self.terms[var] = self._dummies(df[var].map(str), self.levels[var]) + ("group",)
+        self.cov_info: dict[str, dict] = {}
+        for c in self.covariates:
+            self.terms[c] = self._covariate(df[c], c)
+        self.content_info = self._content(max_fixed_contents)
+
+    @staticmethod
+    def _dummies(labels: pd.Series, levels: list[str]) -> tuple[np.ndarray, list[str]]:
+        arr = labels.to_numpy(dtype=object)
+        cols = [(arr == lev).astype(float) for lev in levels[1:]]
+        return np.column_stack(cols) if cols else np.zeros((len(arr), 0)), levels[1:]
+
+    def _covariate(self, col: pd.Series, name: str):
+        num = pd.to_numeric(col, errors="coerce")
+        categorical = pd.api.types.is_bool_dtype(col) or isinstance(
+            col.dtype, pd.CategoricalDtype)
+        if not categorical and num.notna().all():
+            x = num.to_numpy(dtype=float)
+            sd = float(np.std(x))
+            if not sd > 0:
+                raise ValueError(f"Covariate {name!r} is constant: it cannot adjust anything.")
+            self.cov_info[name] = {"kind": "numeric", "mean": float(x.mean()), "sd": sd}
+            return (((x - x.mean()) / sd)[:, None], [name], "numeric")
+        labels = col.map(str)
+        levels = _levels(labels)
+        if len(levels) < 2:
+            raise ValueError(f"Covariate {name!r} has a single level: it cannot adjust anything.")
+        self.cov_info[name] = {"kind": "categorical", "reference": levels[0]}
+        return self._dummies(labels, levels) + ("categorical",)
+
+    def _content(self, max_fixed: int) -> dict:
+        info: dict[str, Any] = {"handling": "absent", "n_contents": 0, "n_shared": 0}
+        if self.content is None:
+            info["reason"] = "no content ids: sentence difficulty is not separated."
+            return info
+        var = self.group_vars[0]
+        labels = self.df[var].map(str).to_numpy(dtype=object)
+        cont = self.content.map(str).to_numpy(dtype=object)
+        per = pd.DataFrame({"c": cont, "g": labels}).drop_duplicates().groupby("c").size()
+        n_shared, n_cont = int((per >= 2).sum()), int(per.size)
+        info.update(n_contents=n_cont, n_shared=n_shared)
+        if n_shared < MIN_SHARED_CONTENT:
+            info["handling"] = "not_shared"
+            info["reason"] = (
+                f"the levels of {var} share {n_shared} content id(s) (< {MIN_SHARED_CONTENT}): "
+                "content differences between groups cannot be separated from the groups "
+                "(content_confounded); within-group sentence variation shows in the "
+                "overdispersion check."
+            )
+            return info
+        if n_cont > max_fixed:
+            info["handling"] = "not_modelled"
+            info["reason"] = (
+                f"{n_cont} content ids ({n_shared} shared) are too many for fixed effects "
+                f"(at most {max_fixed}); {CROSSED_NOTE[:-1].lower()}. Sentence difficulty then "
+                "shows as extra-Poisson variation (see the overdispersion check); the two-way "
+                "bootstrap comparison resamples sentences."
+            )
+            return info
+        # content with no error at all: its fixed effect runs to -inf and its utterances carry
+        # no information about the other effects, so they are left out (exactly the limit)
+        tot = pd.Series(self.y).groupby(cont).sum()
+        zero = set(tot.index[tot.to_numpy() == 0])
+        if zero:
+            keep = ~pd.Series(cont).isin(zero).to_numpy()
+            info["dropped_error_free_contents"] = len(zero)
+            info["dropped_utterances"] = int((~keep).sum())
+            self._subset(keep)
+            cont = cont[keep]
+        levels = _levels(pd.Series(cont))
+        X, names = self._dummies(pd.Series(cont), levels)
+        self.terms["content"] = (X, names, "content")
+        info["handling"] = "fixed_effect"
+        info["reason"] = (
+            f"{n_cont} content ids, {n_shared} shared across the levels of {var}: content "
+            "enters as a fixed effect (every comparison is within sentence). " + CROSSED_NOTE
+        )
+        if zero:
+            info["reason"] += (
+                f" {len(zero)} content id(s) had no error in any utterance; their "
+                f"{info['dropped_utterances']} utterance(s) carry no information about the "
+                "groups once content is a fixed effect and were left out."
+            )
+        return info
+
+    def _subset(self, keep: np.ndarray) -> None:
+        self.df = self.df[keep]
+        self.y, self.offset, self.speakers = self.y[keep], self.offset[keep], self.speakers[keep]
+        self.terms = {k: (X[keep], n, kind) for k, (X, n, kind) in self.terms.items()}
+
+    def design(self, terms: Sequence[str]) -> tuple[np.ndarray, list[tuple[str, str]]]:
+        """Intercept + the named terms; column labels as (term, level)."""
+        blocks, labels = [np.ones((self.y.size, 1))], [("(intercept)", "")]
+        for t in terms:
+            X, names, _ = self.terms[t]
+            blocks.append(X)
+            labels += [(t, n) for n in names]
+        return np.hstack(blocks), labels

@@ -167,16 +167,16 @@ def _shrink_sentence(var: str, level: str, ref: str, before: dict, after: dict, 
     who = f"{level} (vs {ref}, {var})"
     if abs(b0) < 0.01:
         return None, (f"The rate ratio for {who} is about 1 before adjustment; once {what} "
-                      f"is included it is {after['rate_ratio']:.2f} ({rr}).")
+                      f"included it is {after['rate_ratio']:.2f} ({rr}).")
     shrink = 100.0 * (1.0 - b1 / b0)
     if abs(shrink) < 5.0:
-        text = f"The gap for {who} hardly moves once {what} is included ({rr})."
+        text = f"The gap for {who} hardly moves once {what} included ({rr})."
     elif shrink > 100.0:
-        text = f"The gap for {who} reverses once {what} is included ({rr})."
+        text = f"The gap for {who} reverses once {what} included ({rr})."
     elif shrink > 0.0:
-        text = f"The gap for {who} shrinks by {shrink:.0f}% once {what} is included ({rr})."
+        text = f"The gap for {who} shrinks by {shrink:.0f}% once {what} included ({rr})."
     else:
-        text = f"The gap for {who} grows by {-shrink:.0f}% once {what} is included ({rr})."
+        text = f"The gap for {who} grows by {-shrink:.0f}% once {what} included ({rr})."
     return shrink, text
 
 
@@ -187,7 +187,7 @@ def _tracing(data, base, covariates, main, n_quad, alpha) -> tuple[list[dict], l
     for added in steps:
         model = main if len(added) == len(covariates) else _Model(data, base + added, n_quad)
         stat, df, p = _lr(model, unadj)
-        what = " and ".join(added)
+        what = " and ".join(added) + (" are" if len(added) > 1 else " is")
         levels, changed = [], []
         for var in data.group_vars:
             ref = data.levels[var][0]
@@ -211,7 +211,8 @@ def _tracing(data, base, covariates, main, n_quad, alpha) -> tuple[list[dict], l
         if confounder:
             parts = [f"{lev} {'becomes' if q < alpha else 'is no longer'} significant "
                      f"(p = {_fmt_p(q)})" for _, lev, q in changed]
-            sentences.append(f"{what[:1].upper()}{what[1:]} confounds the group effect (LR p = "
+            names = " and ".join(added)
+            sentences.append(f"{names[:1].upper()}{names[1:]} confounds the group effect (LR p = "
                              f"{_fmt_p(p)}): adjusted on it, {'; '.join(parts)}.")
         out.append({"added": list(added), "lr_stat": _num(stat), "df": int(df),
                     "lr_p_value": _num(p), "confounder": bool(confounder), "levels": levels})

@@ -26,7 +26,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy import stats
-from statsmodels.stats.multitest import multipletests
 
 from fairdesk.stats.poisson_mixed import (
     CROSSED_NOTE,
@@ -52,6 +51,16 @@ def _num(x: Any) -> Any:
         return int(x)
     x = float(x)
     return x if math.isfinite(x) else None
+
+
+def _holm(p_values: Sequence[float]) -> np.ndarray:
+    """Holm-Bonferroni adjusted p-values (step-down, monotone, capped at 1)."""
+    p = np.asarray(p_values, dtype=float)
+    order = np.argsort(p)
+    adj = np.maximum.accumulate((p.size - np.arange(p.size)) * p[order])
+    out = np.empty_like(p)
+    out[order] = np.minimum(adj, 1.0)
+    return out
 
 
 def _fmt_p(p: float) -> str:
@@ -310,7 +319,7 @@ def run_poisson_mixed(
                        "lr_p_value": p, "levels": rows[1:], "reference_row": rows[0]})
     finite = [r for r in all_p if math.isfinite(r["p_value"])]
     if finite:
-        adj = multipletests([r["p_value"] for r in finite], method="holm")[1]
+        adj = _holm([r["p_value"] for r in finite])
         for r, a in zip(finite, adj):
             r["p_adjusted"] = float(a)
     for r in all_p:

@@ -439,6 +439,31 @@ class PreparedData:
         unknown = set(refs) - set(self.group_vars)
         if unknown:
             raise ValueError(f"Reference given for {sorted(unknown)}, not a group variable.")
+        # a level without any error has rate ratio 0 (its coefficient runs to -inf) and no
+        # Wald interval: it is left out with a note rather than reported as a number
+        for var in self.group_vars:
+            labels = df[var].map(str).to_numpy(dtype=object)
+            tot = pd.Series(self.y).groupby(labels).sum()
+            none = sorted(tot.index[tot.to_numpy() == 0])
+            ref = refs.get(var)
+            if ref is not None and str(ref) in none:
+                raise ValueError(
+                    f"The reference level {ref!r} of {var!r} has no word error at all: every "
+                    "rate ratio against it is infinite. Choose another reference level."
+                )
+            if none:
+                keep = ~np.isin(labels, none)
+                self.notes.append(
+                    f"{var} level(s) {', '.join(map(repr, none))} have no word error in any "
+                    f"of their {int((~keep).sum())} utterance(s) and were left out (a rate "
+                    "ratio of 0 has no Wald interval; the bootstrap comparison reports them)."
+                )
+                self.dropped[f"{var}: no error"] = int((~keep).sum())
+                df, self.y, self.offset = df[keep], self.y[keep], self.offset[keep]
+                self.speakers = self.speakers[keep]
+                if self.content is not None:
+                    self.content = self.content[keep]
+        self.df = df
         self.levels: dict[str, list[str]] = {}
         for var in self.group_vars:
             labels = df[var].map(str)

@@ -263,6 +263,13 @@ def test_bad_input_gets_clear_messages():
         run_poisson_mixed(bad, "accent")
     with pytest.raises(ValueError, match="collinear"):
         run_poisson_mixed(df.assign(flag=(df.accent == "grp") * 1.0), "accent", ["flag"])
+    silent = df.assign(n_sub=np.where(df.accent == "grp", 0, df.n_sub))
+    with pytest.raises(ValueError, match="no word error at all"):
+        run_poisson_mixed(silent, "accent", reference="grp")
+    three = pd.concat([df, silent[silent.accent == "grp"].assign(accent="quiet")])
+    res = run_poisson_mixed(three, "accent", reference="ref", content_col=None)
+    assert [r["level"] for r in res["group_variables"][0]["levels"]] == ["grp"]
+    assert any("'quiet'" in c and "left out" in c for c in res["conclusions"])
     res = run_poisson_mixed(df.assign(n_words=df.n_words.where(df.index != 0, 0)), "accent",
                             content_col=None)
     assert res["n_utterances"] == len(df) - 1 and res["dropped"]

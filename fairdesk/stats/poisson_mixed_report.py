@@ -74,13 +74,18 @@ def _fmt_p(p: float) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+def _rank(X: np.ndarray) -> int:
+    """Column rank of a tall design, from its small R factor (cheap with many utterances)."""
+    return int(np.linalg.matrix_rank(np.linalg.qr(X, mode="r")))
+
+
 class _Model:
     """One fitted model with its Wald inference per column."""
 
     def __init__(self, data: PreparedData, terms: Sequence[str], n_quad: int, sigma=None):
         self.terms = list(terms)
         X, self.labels = data.design(self.terms)
-        rank = np.linalg.matrix_rank(X)
+        rank = _rank(X)
         if rank < X.shape[1]:
             raise ValueError(
                 f"The terms {self.terms} are collinear (design rank {rank} < {X.shape[1]} "
@@ -96,7 +101,7 @@ class _Model:
         mean = np.vstack([np.bincount(codes, X[:, j]) for j in range(X.shape[1])]).T / cnt[:, None]
         dev = np.abs(X - mean[codes]).max(axis=0)
         self.between = dev < 1e-12
-        p_between = np.linalg.matrix_rank(X[:, self.between]) if self.between.any() else 0
+        p_between = _rank(X[:, self.between]) if self.between.any() else 0
         self.df_between = self.n_speakers - p_between
         self.X = X
 

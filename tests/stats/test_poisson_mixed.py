@@ -273,3 +273,19 @@ def test_bad_input_gets_clear_messages():
     res = run_poisson_mixed(df.assign(n_words=df.n_words.where(df.index != 0, 0)), "accent",
                             content_col=None)
     assert res["n_utterances"] == len(df) - 1 and res["dropped"]
+
+
+def test_small_group_gets_welch_df_and_inflated_standard_error():
+    rng = np.random.default_rng(31)
+    big = _frame(rng, {"ref": 0.0}, speakers=30)
+    small = _frame(rng, {"few": 0.4}, speakers=5)
+    df = pd.concat([big, small], ignore_index=True)
+    res = run_poisson_mixed(df, "accent", reference="ref", content_col=None)
+    lev = _level(res, "few")
+    assert lev["df"] == 4  # min(5, 30) - 1
+    X = np.column_stack([np.ones(len(df)), (df.accent == "few") * 1.0])
+    fit = fit_poisson_mixed(df.n_sub, X, np.log(df.n_words.to_numpy(float)),
+                            pd.factorize(df.speaker_id)[0])
+    assert lev["se"] == pytest.approx(fit.se_beta[1] * math.sqrt(35 / 33), rel=1e-6)
+    half = math.log(lev["ci_high"] / lev["ci_low"]) / 2
+    assert half == pytest.approx(2.776445 * lev["se"], rel=1e-5)  # t(4) quantile

@@ -11,7 +11,9 @@ everything else) and both methods estimate the same number: the model's rate rat
 bootstrap's pooled-WER ratio. Rows:
 
 * ``effect``: β = 0.3, γ = 0: coverage of exp(β) by the 95% interval and the mean width of
-  the interval of the *log* ratio; ``null``: β = 0: share of datasets with p < 0.05.
+  the interval of the *log* ratio (``--datasets``); ``null``: β = 0: share of datasets with
+  p < 0.05 (``--nulls``, more of them: a rejection rate near 5% needs ~1,000 to be read to
+  ±1.4%). ``n`` is effect/null datasets (or both, one of each per dataset, for §9 rows).
 * ``nuisance``: β = 0, γ = 0.15 per second, and ``grp`` reads longer utterances (10–25
   words vs 5–11, at 2–3.5 words per second): the gap in pooled WER is real but comes from
   duration. Model without duration vs with duration as a covariate (coverage of the group
@@ -141,8 +143,9 @@ def run_poisson_rows(args, rows):
         rng = np.random.default_rng(args.seed + cfg_i)
         model, bs, vb = Tally(), Tally(), Tally()
         sds, over = [], []
-        for i in range(args.datasets):
-            for eff in (EFFECT, 0.0):
+        for i in range(max(args.datasets, args.nulls)):
+            effects = ((EFFECT,) if i < args.datasets else ()) + ((0.0,) if i < args.nulls else ())
+            for eff in effects:
                 f = simulate(rng, spk, sd, eff)
                 r = run_poisson_mixed(f, "group", reference="ref", content_col=None)
                 lv = level(r)
@@ -163,7 +166,8 @@ def run_poisson_rows(args, rows):
                         vb.reject(2 * (1 - _phi(abs(b / s))))
         dt = time.perf_counter() - t0
         note = f"σ̂ {np.mean(sds):.2f}, χ²/df {np.mean(over):.2f}"
-        rows.append(("Poisson, effect/null", spk, sd, args.datasets, model.cells(), bs.cells(),
+        rows.append(("Poisson, effect/null", spk, sd, f"{args.datasets}/{args.nulls}",
+                     model.cells(), bs.cells(),
                      vb.cells() if vb.n else None, args.vb, note, dt))
         print_row(rows[-1])
 
@@ -224,7 +228,7 @@ def run_s9_rows(args, rows):
         print_row(rows[-1])
 
 
-HEAD = (f"{'scenario':<24} {'spk':>3} {'sd':>4} {'n':>4} | {'model cov':>9} {'width':>6} "
+HEAD = (f"{'scenario':<24} {'spk':>3} {'sd':>4} {'n':>8} | {'model cov':>9} {'width':>6} "
         f"{'rej':>6} | {'boot cov':>8} {'width':>6} {'rej':>6} | {'vb cov':>7} {'width':>6} "
         f"{'rej':>6} | notes")
 
@@ -234,14 +238,15 @@ def print_row(row):
     vbc = f"{v[0]:>7} {v[1]:>6} {v[2]:>6}" if v else f"{'':>7} {'':>6} {'':>6}"
     if v:
         note = f"vb on {nvb}; {note}"
-    print(f"{name:<24} {spk:>3} {sd:>4} {n:>4} | {m[0]:>9} {m[1]:>6} {m[2]:>6} | {b[0]:>8} "
+    print(f"{name:<24} {spk:>3} {sd:>4} {n!s:>8} | {m[0]:>9} {m[1]:>6} {m[2]:>6} | {b[0]:>8} "
           f"{b[1]:>6} {b[2]:>6} | {vbc} | {note} ({dt:.0f}s)", flush=True)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--datasets", type=int, default=300, help="per Poisson config (each: "
-                    "one effect and one null dataset)")
+    ap.add_argument("--datasets", type=int, default=300, help="effect datasets per Poisson "
+                    "config")
+    ap.add_argument("--nulls", type=int, default=1000, help="null datasets per Poisson config")
     ap.add_argument("--nuisance", type=int, default=200)
     ap.add_argument("--s9", type=int, default=150)
     ap.add_argument("--vb", type=int, default=50, help="datasets per 12-speaker config for the VB column")

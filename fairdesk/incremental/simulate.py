@@ -33,21 +33,21 @@ Policies
     word ends before the raw cut, the window keeps growing (no cut), unless it is full
     (>= ``max_window_s``), when the raw cut is used (``forced``). The flush freezes everything.
 ``sliding-literal``
-    The same with the raw (unsnapped) cut: words ending at or before it are frozen, a word
-    straddling it is neither frozen nor kept; the next window starts mid-word.
-``local-agreement`` (whisper_streaming's LocalAgreement-2)
-    Decode ``audio[b0:t]`` (``b0`` = 0 until the buffer exceeds ``buffer_trim_s`` (15 s), then
-    the end of the last committed word). Of the hypothesis, keep the words that start after
-    the last committed word's end minus 0.1 s, drop a leading 1..5-gram repeating the
-    committed tail (smallest first, counted as a trim), then commit the longest common prefix
-    (normalised words) of this hypothesis and the previous update's unconfirmed words. The
-    *displayed* stream is committed + unconfirmed; the *committed* stream is the committed
-    words alone (never revoked). The flush commits the unconfirmed words. whisper_streaming
-    also prompts the decoder with committed text; :class:`~fairdesk.models.base.Backend` has no
-    prompt, so this does not.
+    The same with the raw (unsnapped) cut, the seed's cut at exactly 35 %: the window's words
+    are frozen in order while their midpoint ``(start + end) / 2`` lies before the cut, so a
+    word *straddling* the cut (``start < cut < end``) is frozen when its midpoint is before
+    the cut and left to the next window otherwise; the next window starts at the cut, mid-word,
+    and a re-heard frozen word is dropped by the n-gram rule. Every cut records how many words
+    straddled it and whether the straddler was frozen.
+``local-agreement``, ``local-agreement-norm``
+    whisper_streaming's LocalAgreement-2, see :mod:`fairdesk.incremental.agreement`.
 
 Every policy needs the backend's word timestamps except concatenation (words without times
-count as starting at the window start and ending at its end).
+count as starting at the window start and ending at its end). ``native`` (an engine's own
+partial hypotheses, :mod:`fairdesk.incremental.native`) writes the same log.
+
+Each decode is one *prediction* (seed 001's LAT): ``n_predicted`` is the number of words the
+decode returned for its span, before any joining by the policy.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from fairdesk.constants import SAMPLE_RATE
-from fairdesk.incremental.edits import common_prefix, tokens, word_tokens
+from fairdesk.incremental.edits import tokens
 from fairdesk.models.base import Word
 
 __all__ = [
@@ -72,7 +72,9 @@ __all__ = [
     "simulate",
 ]
 
-POLICIES = ("concatenation", "sliding", "sliding-literal", "local-agreement")
+#: Re-decoding policies (any backend with ``transcribe``).
+POLICIES = ("concatenation", "sliding", "sliding-literal", "local-agreement",
+            "local-agreement-norm")
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,8 @@ class Update:
     n_committed : how many leading words are final (frozen by the sliding window, committed by
         local agreement; the whole list after the flush); None for concatenation before the
         flush.
+    n_predicted : words the decode returned (seed 001's "words in that prediction"); None
+        when nothing was decoded.
     """
 
     index: int
@@ -103,6 +107,7 @@ class Update:
     end_s: float
     words: tuple[Word, ...]
     n_committed: int | None = None
+    n_predicted: int | None = None
 
     @property
     def committed(self) -> tuple[Word, ...]:
@@ -120,6 +125,7 @@ class Update:
             "end_s": self.end_s,
             "words": [[w.text, w.start, w.end] for w in self.words],
             "n_committed": self.n_committed,
+            "n_predicted": self.n_predicted,
         }
 
 
@@ -136,6 +142,8 @@ class Cut:
         (``start < cut < end``).
     n_frozen : words frozen by this cut.
     forced : the window was full and no word ended before the raw cut.
+    n_straddled : words of the window with ``start < cut < end`` (literal variant).
+    n_straddled_frozen : of those, frozen because their midpoint lies before the cut.
     """
 
     update: int
@@ -144,6 +152,8 @@ class Cut:
     inside_word: bool
     n_frozen: int
     forced: bool = False
+    n_straddled: int = 0
+    n_straddled_frozen: int = 0
 
 
 @dataclass
@@ -192,20 +202,43 @@ class Simulation:
 
 
 class Decoder:
-    """Decodes spans of one clip with a backend and times each call with ``timer``."""
+    """Decodes spans of one clip with a backend and times each call with ``timer``.
+
+    After each call, :attr:`n_words` holds the number of words decoded and
+    :attr:`segment_ends` the backend's segment end times (clip seconds) when it was a
+    streaming decode (``streaming=True``) of a backend with ``transcribe_streaming``
+    (whisper), else None.
+    """
 
     def __init__(self, backend, audio: np.ndarray, timer: Callable[[], float]):
         self.backend = backend
         self.audio = audio
         self.timer = timer
+        self.n_words: int | None = None
+        self.segment_ends: list[float] | None = None
 
-    def __call__(self, s0: int, s1: int) -> tuple[list[Word], float]:
-        """Words of ``audio[s0:s1]`` with times shifted to the clip, and the wall time."""
+    @property
+    def can_stream(self) -> bool:
+        """Whether the backend takes a prompt and reports segments."""
+        return callable(getattr(self.backend, "transcribe_streaming", None))
+
+    def __call__(self, s0: int, s1: int, *, prompt: str | None = None,
+                 streaming: bool = False) -> tuple[list[Word], float]:
+        """Words of ``audio[s0:s1]`` with times shifted to the clip, and the wall time.
+
+        With ``streaming`` and a backend that supports it, the decode is prompted with
+        ``prompt`` and returns segment ends (whisper_streaming's decode).
+        """
         seg = self.audio[s0:s1]
+        ends = None
         t0 = self.timer()
-        tr = self.backend.transcribe([seg])[0]
+        if streaming and self.can_stream:
+            tr, ends = self.backend.transcribe_streaming(seg, prompt or None)
+        else:
+            tr = self.backend.transcribe([seg])[0]
         wall = self.timer() - t0
         off = s0 / SAMPLE_RATE
+        self.segment_ends = None if ends is None else [round(off + e, 4) for e in ends]
         dur = seg.size / SAMPLE_RATE
         words = list(tr.words)
         if not words and tr.text.strip():
@@ -215,20 +248,28 @@ class Decoder:
             start = 0.0 if w.start is None else float(w.start)
             end = dur if w.end is None else float(w.end)
             out.append(Word(w.text, round(off + start, 4), round(off + end, 4), w.probability))
+        self.n_words = len(out)
         return out, float(wall)
 
 
-def _drop_repeated_ngram(prev: Sequence[Word], new: list[Word], max_n: int = 5):
+def _raw(words: Sequence[Word]) -> list[str]:
+    return [w.text for w in words]
+
+
+def _drop_repeated_ngram(prev: Sequence[Word], new: list[Word], max_n: int = 5,
+                         raw: bool = False):
     """Drop a leading n-gram of ``new`` (n = 1..max_n, smallest first) whose normalised
-    tokens equal those of the same number of words at the end of ``prev``.
+    tokens (``raw``: word strings as written) equal those of the same number of words at the
+    end of ``prev``.
 
     Returns ``(words, trimmed)``.
     """
     if not prev or not new:
         return new, False
+    key = _raw if raw else tokens
     for n in range(1, min(max_n, len(prev), len(new)) + 1):
-        tail = tokens(prev[-n:])
-        if tail and tail == tokens(new[:n]):
+        tail = key(prev[-n:])
+        if tail and tail == key(new[:n]):
             return new[n:], True
     return new, False
 
@@ -331,58 +372,24 @@ class SlidingWindow(_Policy):
             else:
                 return
         else:
+            # METHODS §6: a word straddling the literal cut is frozen when its midpoint lies
+            # before the cut, so that no word is lost at the cut
             cut = raw
             k = 0
-            while k < len(words) and words[k].end is not None and words[k].end <= raw_s:
+            while k < len(words) and _midpoint(words[k]) < raw_s:
                 k += 1
         cut = max(cut, self.w0 + 1)  # always move forward
         cut_s = cut / SAMPLE_RATE
-        inside = any(
-            w.start is not None and w.end is not None and w.start < cut_s < w.end for w in words
-        )
+        straddling = [i for i, w in enumerate(words) if w.start < cut_s < w.end]
         self.frozen = self.frozen + words[:k]
         self.window_words = words[k:]
-        self.sim.cuts.append(Cut(index, raw_s, cut_s, inside, k, forced))
+        self.sim.cuts.append(Cut(index, raw_s, cut_s, bool(straddling), k, forced,
+                                 len(straddling), sum(1 for i in straddling if i < k)))
         self.w0 = cut
 
 
-class LocalAgreement(_Policy):
-    name = "local-agreement"
-
-    def __init__(self, decode, sim, *, buffer_trim_s: float = 15.0, max_ngram: int = 5):
-        super().__init__(decode, sim)
-        self.trim = int(round(buffer_trim_s * SAMPLE_RATE))
-        self.max_ngram = int(max_ngram)
-        self.b0 = 0
-        self.committed: list[Word] = []
-        self.unconfirmed: list[Word] = []
-        self.last_end = -math.inf
-
-    def step(self, index, t, final):
-        span = (self.b0, t)
-        wall = 0.0
-        decoded = None
-        if not final and span != self.last_span and t > self.b0:
-            words, wall = self.decode(*span)
-            decoded = span
-            self.last_span = span
-            new = [w for w in words if w.start is None or w.start > self.last_end - 0.1]
-            new, trimmed = _drop_repeated_ngram(self.committed, new, self.max_ngram)
-            self.sim.n_trims += int(trimmed)
-            a, b = word_tokens(new), word_tokens(self.unconfirmed)
-            k = common_prefix(a, b)
-            self.committed += new[:k]
-            if k and new[k - 1].end is not None:
-                self.last_end = new[k - 1].end
-            self.unconfirmed = new[k:]
-        shown = self.committed + self.unconfirmed
-        if final:
-            self.committed = shown
-            self.unconfirmed = []
-            return shown, len(shown), decoded, wall
-        if t - self.b0 > self.trim and self.committed and math.isfinite(self.last_end):
-            self.b0 = max(self.b0, min(t, int(round(self.last_end * SAMPLE_RATE))))
-        return shown, len(self.committed), decoded, wall
+def _midpoint(w: Word) -> float:
+    return 0.5 * (float(w.start) + float(w.end))
 
 
 def make_policy(name: str, decode: Decoder, sim: Simulation, **options) -> _Policy:
@@ -393,8 +400,10 @@ def make_policy(name: str, decode: Decoder, sim: Simulation, **options) -> _Poli
         return SlidingWindow(decode, sim, snap=True, **options)
     if name == "sliding-literal":
         return SlidingWindow(decode, sim, snap=False, **options)
-    if name == "local-agreement":
-        return LocalAgreement(decode, sim, **options)
+    if name in ("local-agreement", "local-agreement-norm"):
+        from fairdesk.incremental.agreement import LocalAgreement
+
+        return LocalAgreement(decode, sim, normalised=name.endswith("-norm"), **options)
     raise ValueError(f"unknown policy {name!r}; use one of {', '.join(POLICIES)}")
 
 
@@ -428,7 +437,8 @@ def simulate(
     chunk_s : seconds per chunk.
     timer : clock used to time each decode (``time.perf_counter``; tests pass a fake clock).
     **options : policy options (``min_words``, ``max_window_s``, ``cut_fraction``,
-        ``max_ngram`` for the sliding window; ``buffer_trim_s`` for local agreement).
+        ``max_ngram`` for the sliding window; ``buffer_trim_s``, ``prompt_chars``,
+        ``max_ngram`` for local agreement).
 
     Returns
     -------
@@ -458,6 +468,7 @@ def simulate(
                 end_s=clock,
                 words=tuple(words),
                 n_committed=n_committed,
+                n_predicted=None if span is None else pol.decode.n_words,
             )
         )
     return sim

@@ -433,7 +433,8 @@ def simulate(
     backend : a :class:`~fairdesk.models.base.Backend` with ``transcribe`` (warm it up first:
         the first decode of a fresh model pays for loading, which is not decode time).
     audio : float32 mono samples at 16 kHz.
-    policy : one of :data:`POLICIES`.
+    policy : one of :data:`POLICIES`, or ``"native"`` for an engine's own partial results
+        (:func:`fairdesk.incremental.native.simulate_native`).
     chunk_s : seconds per chunk.
     timer : clock used to time each decode (``time.perf_counter``; tests pass a fake clock).
     **options : policy options (``min_words``, ``max_window_s``, ``cut_fraction``,
@@ -444,6 +445,10 @@ def simulate(
     -------
     Simulation
     """
+    if policy == "native":
+        from fairdesk.incremental.native import simulate_native
+
+        return simulate_native(backend, audio, chunk_s, timer=timer)
     audio = np.ascontiguousarray(np.asarray(audio, dtype=np.float32))
     if audio.ndim != 1:
         raise ValueError(f"audio must be mono 1-D samples, got shape {audio.shape}")

@@ -7,7 +7,8 @@ buffer
     Audio ``[b0, t]`` is decoded at every update; ``b0`` starts at 0.
 prompt
     The committed words that end at or before ``b0`` (the ones no longer in the buffer),
-    the last ``prompt_chars`` (200) characters of them: words are taken from the end while
+    the last committed word always left out (as ``OnlineASRProcessor.prompt`` does), the
+    last ``prompt_chars`` (200) characters of them: words are taken from the end while
     fewer than 200 characters (word + separator) have been taken. Backends with
     ``transcribe_streaming`` (whisper) get it as the decoder's initial prompt; the others
     (PocketSphinx, fakes) decode without one.

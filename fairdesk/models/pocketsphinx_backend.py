@@ -18,7 +18,9 @@ streaming
     (``process_raw`` per chunk, one ``start_utt``/``end_utt``) and reads the decoder's own
     partial hypothesis (``seg()`` of the current best path) after each chunk; the final
     result comes after ``end_utt`` (best-path rescoring, as :meth:`transcribe`). Partial
-    words carry no posterior (``probability`` None).
+    words carry no posterior (``probability`` None). The cepstral mean is estimated as the
+    audio arrives (``full_utt=False``), so a stream's final result can differ from
+    :meth:`transcribe`'s, which normalises over the whole clip.
 embed, score
     Not supported: PocketSphinx exposes no neural encoder states, and its forced alignment
     gives acoustic scores on a scale that is not a log-probability of the text.

@@ -149,20 +149,11 @@ def _load_items(a, settings):
 def _backend(a, model: str):
     import os
 
-    from ..models import get_backend
+    from ..incremental.job import open_backend
 
-    kw = {"cpu_threads": a.threads or os.cpu_count() or 1}
-    if a.beam_size:
-        kw["beam_size"] = a.beam_size
+    kw = {"beam_size": a.beam_size} if a.beam_size else {}
     try:
-        return get_backend(model, a.device, **kw), kw["cpu_threads"]
-    except TypeError:
-        if a.beam_size:
-            raise UsageError(f"model {model!r} has no beam size setting") from None
-        try:
-            return get_backend(model, a.device), None
-        except ValueError as e:
-            raise UsageError(str(e)) from None
+        return open_backend(model, a.device, a.threads or os.cpu_count() or 1, **kw)
     except ValueError as e:
         raise UsageError(str(e)) from None
 

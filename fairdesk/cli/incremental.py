@@ -227,9 +227,13 @@ def run_incremental(a) -> dict:
             if progress:
                 print(file=sys.stderr)
             fingerprints[model] = getattr(backend, "fingerprint", model)
+            decoder = {"model": model, **getattr(backend, "settings", {}),
+                       "cpu_threads": threads}
+            if any(p.startswith("local-agreement") for p in mpol):
+                decoder["local_agreement_decode"] = getattr(
+                    backend, "streaming_settings", "the backend's transcribe (no prompt)")
             per_model.append({"model": model, "policies": mpol, "warm_up_s": warm_s,
-                              "decoder": {"model": model, **getattr(backend, "settings", {}),
-                                          "cpu_threads": threads}})
+                              "decoder": decoder})
         frames.append(frame)
         failures += [{**f, "model": model} for f in fails]
         timelines += extras.timelines

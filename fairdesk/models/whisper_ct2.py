@@ -272,6 +272,12 @@ class WhisperCT2Backend(Backend):
         )
         return self._to_transcription(list(segments), 0.0, audio.size / SAMPLE_RATE)
 
+    @property
+    def streaming_settings(self) -> dict:
+        """How :meth:`transcribe_streaming` decodes (recorded with local-agreement tables)."""
+        return {**self.settings, "strategy": "sequential", "without_timestamps": False,
+                "condition_on_previous_text": True, "initial_prompt": "committed text"}
+
     def transcribe_streaming(self, audio: np.ndarray, prompt: str | None = None
                              ) -> tuple[Transcription, list[float]]:
         """One decode as whisper_streaming makes it (local agreement, METHODS.md §6).

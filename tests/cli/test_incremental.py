@@ -204,3 +204,31 @@ def test_native_needs_a_streaming_engine(project, monkeypatch):
     with pytest.raises(UsageError, match="no native streaming"):
         _run(["incremental", "--project", str(project.folder), "--dataset", "d",
               "--policy", "native", "--quiet", "--no-store"])
+
+
+def test_split_reports_per_segment_and_pooled(project, tmp_path, monkeypatch):
+    import fairdesk.incremental.segment as seg
+    import fairdesk.models
+
+    monkeypatch.setattr(fairdesk.models, "get_backend", lambda *a, **k: PrefixBackend())
+    # two speech regions in every clip: cut at 0.6 s
+    monkeypatch.setattr(seg, "speech_regions", lambda audio, settings=None: ((0.0, 0.5),
+                                                                               (0.7, 1.0)))
+    out = tmp_path / "split.json"
+    rc = _run(["incremental", "--project", str(project.folder), "--dataset", "d", "--split",
+               "--sample", "4", "--json", str(out), "--quiet", "--no-store"])
+    assert rc == 0
+    res = json.loads(out.read_text())
+    assert res["split"]["min_silence_duration_ms"] == 500 and "run_id" not in res
+    assert all(r["n_segments"] == 2 for r in res["items"])
+    segs = res["segments"]
+    assert len(segs) == 8 and {s["segment"] for s in segs} == {0, 1}
+    assert all(s["n_words"] is None for s in segs)  # no reference per segment: no WER
+    for item in res["items"]:
+        mine = [s for s in segs if s["id"] == item["id"]]
+        assert [s["seg_start_s"] for s in mine] == [0.0, 0.6]
+        # the item's stream is its segments' streams joined
+        assert sum(s["n_adds"] for s in mine) == item["n_adds"]
+        assert sum(s["n_revokes"] for s in mine) == item["n_revokes"]
+        assert sum(s["decode_s"] for s in mine) == pytest.approx(item["decode_s"])
+        assert item["n_adds"] - item["n_revokes"] == item["n_final_words"]

@@ -295,15 +295,29 @@ _ROW_NAMES = {"wer": "WER", "lat_seed001": "LAT (seed 001)", "lat_pooled": "LAT 
 
 def print_table(res: dict, file=None) -> None:
     """The models × policies table (seed 001's Table 2 layout), one column per engine ×
-    policy; SPR is inf without revokes."""
+    policy under a model header line; SPR is inf without revokes."""
+    from ..incremental.run import _LABEL
+
     file = file if file is not None else sys.stdout
     t = res.get("table") or {}
     cols = t.get("columns") or []
     if not cols:
         return
-    w = max(12, *(len(c["label"]) + 2 for c in cols))
-    w = min(w, 30)
-    print(f"\n{'':<16}" + "".join(f"{c['label'][:w - 1]:>{w}}" for c in cols), file=file)
+    heads = []
+    for c in cols:
+        h = _LABEL.get(c["policy"], c["policy"])
+        heads.append(h if c["stream"] == "displayed" else f"{h} ({c['stream'][:4]}.)")
+    w = max(10, *(len(h) + 2 for h in heads))
+    models = []
+    for i, c in enumerate(cols):
+        new = i == 0 or c["model"] != cols[i - 1]["model"]
+        models.append(c["model"] if new else "")
+    line = f"{'':<16}"
+    for i, m in enumerate(models):
+        if m:
+            line = line.ljust(16 + i * w) + f"  {m}"
+    print("\n" + line.rstrip(), file=file)
+    print(f"{'':<16}" + "".join(f"{h:>{w}}" for h in heads), file=file)
     for m in t["rows"]:
         cells = []
         for v in t["values"][m]:

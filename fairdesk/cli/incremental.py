@@ -93,14 +93,18 @@ def _policies(a) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _model_policies(policies, backend, model, explicit_native: bool) -> list[str]:
+def _model_policies(policies, backend, model) -> list[str]:
+    """``native`` applies to engines with their own partial results only; a model left with
+    no policy is a usage error."""
     from ..incremental import supports_native
 
     if "native" in policies and not supports_native(backend):
-        if explicit_native:
+        rest = [p for p in policies if p != "native"]
+        if not rest:
             raise UsageError(f"model {model!r} has no native streaming; --policy native "
-                             "needs an engine with partial results (pocketsphinx-en-us)")
-        return [p for p in policies if p != "native"]
+                             "needs an engine with partial results (pocketsphinx-en-us); add "
+                             "a re-decoding policy for it")
+        return rest
     return list(policies)
 
 
@@ -195,7 +199,6 @@ def run_incremental(a) -> dict:
     ds, items = _load_items(a, settings)
     policies = _policies(a)
     models = list(dict.fromkeys(a.model or ["whisper-tiny.en"]))
-    explicit_native = "native" in (a.policy or [])
 
     def load(item):
         return audio_io.load(ds.root / item["path"]).samples
@@ -205,7 +208,7 @@ def run_incremental(a) -> dict:
     for model in models:
         backend, threads = _backend(a, model)
         with backend:
-            mpol = _model_policies(policies, backend, model, explicit_native)
+            mpol = _model_policies(policies, backend, model)
             first = None
             try:
                 first = load(items.iloc[0].to_dict())

@@ -336,7 +336,7 @@ def print_summary(res: dict, file=None):
     for d in res.get("decoders") or [{"model": res["model"], "decoder": res["decoder"]}]:
         dec = d["decoder"]
         print(f"{d['model']} on {hw.get('cpu') or hw.get('machine')} "
-              f"({hw.get('usable_cpus')} usable CPUs, {dec.get('cpu_threads')} decoder "
+              f"({hw.get('usable_cpus')} usable CPUs, {dec.get('cpu_threads') or 'own'} decoder "
               f"threads); chunk {res['chunk_s']} s; decoder: "
               + ", ".join(f"{k}={dec[k]}" for k in ("compute_type", "beam_size", "temperature",
                                                      "strategy") if k in dec), file=file)

@@ -4,9 +4,11 @@ each item's add/revoke timeline (seed 001's Figure 1) while its audio plays.
 Runs are the project's stored incremental runs (``fairdesk incremental`` or this tab;
 :mod:`fairdesk.incremental.store`). For the chosen run the models × policies table is shown;
 for the chosen item, model and policy the timeline: x is the time on the computation clock
-when each prediction was shown (a diamond per update), y the word position; an added word is
-written in green at its position, a revoked one in red and struck out. The grey line is the
-audio that had arrived; the red line follows the player.
+when each prediction was shown (a diamond per update, on row -1), y the word position; an
+added word is written in green to the right of its marker, a revoked one in red, struck out,
+to the left of its marker. A grey bar on row -1 runs from each update's chunk arrival to its
+prediction (seed 001's LAT is that time over the prediction's words); the red line follows
+the player.
 """
 
 from __future__ import annotations
@@ -83,7 +85,7 @@ class TimelineView(pg.PlotWidget):
                                           pen=pg.mkPen(REVOKE))
         self.updates = pg.ScatterPlotItem(symbol="d", size=9, brush=pg.mkBrush("#1565c0"),
                                           pen=None)
-        self.arrival = pg.PlotDataItem(pen=pg.mkPen("#9e9e9e", width=1, style=Qt.DashLine))
+        self.arrival = pg.PlotDataItem(pen=pg.mkPen("#9e9e9e", width=3), connect="pairs")
         for it in (self.arrival, self.updates, self.adds, self.revokes):
             self.addItem(it)
         self.cursor = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen("#e53935", width=2))
@@ -106,19 +108,21 @@ class TimelineView(pg.PlotWidget):
         self.revokes.setData([r[0] for r in revs], [r[1] for r in revs])
         ev = tl.get("events", [])
         self.updates.setData([float(e["shown_s"]) for e in ev], [-1.0] * len(ev))
-        self.arrival.setData([float(e["arrival_s"]) for e in ev],
-                             [max(0, int(e["n_words"]) - 1) for e in ev])
+        xs = [x for e in ev for x in (float(e["arrival_s"]), float(e["shown_s"]))]
+        self.arrival.setData(xs, [-1.0] * len(xs))
         for kind, pts in ((ADD, adds), (REVOKE, revs)):
             for t, y, text in pts[: MAX_LABELS // 2]:
                 label = html.escape(text)
                 if kind == REVOKE:
                     label = f"<s>{label}</s>"
                 item = pg.TextItem(html=f"<span style='color:{kind}'>{label}</span>",
-                                   anchor=(0, 0.5))
+                                   anchor=(1, 0.5) if kind == REVOKE else (0, 0.5))
                 item.setPos(t, y)
                 self.addItem(item)
                 self.labels.append(item)
         self.autoRange()
+        lo, hi = self.getPlotItem().getViewBox().viewRange()[0]
+        self.setXRange(lo, hi + 0.2 * (hi - lo), padding=0)  # room for the last labels
 
     def set_cursor(self, seconds: float) -> None:
         self.cursor.setValue(float(seconds))

@@ -78,7 +78,7 @@ class Context(QObject):
         self.project_changed.emit()
 
     def runs(self, done_only: bool = True) -> list[RunInfo]:
-        """Runs of the project, newest first."""
+        """Audit runs of the project, newest first (incremental runs are left out)."""
         if self.project is None:
             return []
         q = ("SELECT runs.id, runs.model_id, runs.status, runs.created_at, runs.settings, "
@@ -88,9 +88,12 @@ class Context(QObject):
         out = []
         for r in self.project.conn.execute(q):
             try:
-                by = tuple(json.loads(r["settings"]).get("by") or ())
-            except (ValueError, TypeError):
-                by = ()
+                settings = json.loads(r["settings"])
+                by = tuple(settings.get("by") or ())
+            except (ValueError, TypeError, AttributeError):
+                settings, by = {}, ()
+            if isinstance(settings, dict) and settings.get("kind") == "incremental":
+                continue  # incremental runs have their own tab
             out.append(RunInfo(int(r["id"]), r["model_id"], r["dataset"], r["status"],
                                float(r["created_at"]), by))
         return out

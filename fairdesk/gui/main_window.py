@@ -17,6 +17,7 @@ from .audit_panel import AuditPanel
 from .context import Context
 from .dataset_panel import DatasetPanel
 from .first_run import FirstRunPage, default_demo_folder
+from .incremental_panel import IncrementalPanel
 from .item_panel import ItemPanel
 from .record_panel import RecordPanel
 from .results_panel import ResultsPanel
@@ -24,7 +25,7 @@ from .settings import app_settings, get_json, put_json, recent_projects, remembe
 
 log = logging.getLogger("fairdesk.gui")
 
-TABS = ("datasets", "audit", "results", "items", "record")
+TABS = ("datasets", "audit", "results", "items", "record", "incremental")
 #: The window's own shortcuts (the panels list theirs in ``SHORTCUTS``).
 WINDOW_SHORTCUTS = [
     ("Ctrl+O", "Open a project…"),
@@ -75,10 +76,11 @@ class MainWindow(QMainWindow):
         self.results = ResultsPanel(self.ctx)
         self.items = ItemPanel(self.ctx)
         self.record = RecordPanel(self.ctx, input_file=input_file)
+        self.incremental = IncrementalPanel(self.ctx)
         self.tabs = QTabWidget()
         for panel, label in ((self.datasets, "Datasets"), (self.audit, "Audit"),
                              (self.results, "Results"), (self.items, "Items"),
-                             (self.record, "Record")):
+                             (self.record, "Record"), (self.incremental, "Incremental")):
             self.tabs.addTab(panel, label)
         self.welcome = FirstRunPage()
         self.stack = QStackedWidget()
@@ -129,7 +131,8 @@ class MainWindow(QMainWindow):
         self._action(h, "About fairdesk", self._about)
 
     def panels(self) -> list:
-        return [self.datasets, self.audit, self.results, self.items, self.record]
+        return [self.datasets, self.audit, self.results, self.items, self.record,
+                self.incremental]
 
     def shortcut_rows(self) -> list[tuple[str, str]]:
         """Every shortcut: the window's, then each panel's ``SHORTCUTS``."""
@@ -267,6 +270,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event):  # noqa: N802 - Qt API
         self.save_state()
         self.items.player.stop()
+        self.incremental.player.stop()
         self.record.shutdown()  # finishes a running take, saves a pending transcript
         self.results.regression.shutdown()
         self.ctx.close()

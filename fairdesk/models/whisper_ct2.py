@@ -316,6 +316,39 @@ class WhisperCT2Backend(Backend):
         )
         return self._to_transcription(list(segments), 0.0, audio.size / SAMPLE_RATE)
 
+    @property
+    def streaming_settings(self) -> dict:
+        """How :meth:`transcribe_streaming` decodes (recorded with local-agreement tables)."""
+        return {**self.settings, "strategy": "sequential", "without_timestamps": False,
+                "condition_on_previous_text": True, "initial_prompt": "committed text"}
+
+    def transcribe_streaming(self, audio: np.ndarray, prompt: str | None = None
+                             ) -> tuple[Transcription, list[float]]:
+        """One decode as whisper_streaming makes it (local agreement, METHODS.md §6).
+
+        faster-whisper's sequential ``transcribe`` with timestamp tokens, word timestamps,
+        ``initial_prompt=prompt`` and ``condition_on_previous_text=True`` (as
+        whisper_streaming's ``FasterWhisperASR``), but at temperature 0 only (no fallback)
+        and this backend's beam size. Returns the transcription and each segment's end time
+        in seconds from the start of ``audio`` (the buffer-trimming points).
+        """
+        self._check_open()
+        audio = as_audio_batch([audio])[0]
+        if audio.size == 0:
+            return Transcription("", (), None, self._language), []
+        segments, _ = self._model.transcribe(
+            audio,
+            initial_prompt=prompt or None,
+            condition_on_previous_text=True,
+            without_timestamps=False,
+            no_speech_threshold=self._no_speech_threshold,
+            **self._decode_options(),
+        )
+        segments = list(segments)
+        dur = audio.size / SAMPLE_RATE
+        ends = [round(min(float(s.end), dur), 3) for s in segments]
+        return self._to_transcription(segments, 0.0, dur), ends
+
     def _transcribe_batched(self, audios: list[np.ndarray]) -> list[Transcription]:
         from faster_whisper import BatchedInferencePipeline
 

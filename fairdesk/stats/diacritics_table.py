@@ -12,6 +12,13 @@ bootstrap 95% CI and the bootstrap mean, and the overall loss across categories.
   reference letters, with the same bootstrap;
 * overall: every item pooled; a replicate redraws utterances within each category (strata).
 
+The bootstrap mean is the mean of the pooled replicate values, so it stays near the pooled
+value. The seed's own example (raw 30/49 = 61.2%, bootstrap mean 75.5%, "resampling at
+utterance level gives more weight to samples with extreme loss rates") looks like a mean of
+per-utterance rates, which METHODS.md §3 rules out; fairdesk's numbers will differ there.
+"Reference letters" are the Unicode letters of the tone-preserving reference (no spaces,
+digits or punctuation).
+
 Resampling utterances of a single speaker's recordings is what the seed did; METHODS.md §3
 allows it only when asked for, and says what it means: the interval describes *these
 recordings* (this speaker, these sentences), not other speakers or sentences. The payload

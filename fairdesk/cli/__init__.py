@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--version", action="version", version=f"fairdesk {__version__}")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
 
-    from . import audit, data, gui, incremental, record, regress, report, show
+    from . import audit, data, diacritics, gui, incremental, record, regress, report, show
 
     data.add_commands(sub)
     audit.add_command(sub)
@@ -36,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     record.add_command(sub)
     incremental.add_command(sub)
     report.add_commands(sub)
+    diacritics.add_command(sub)
     return ap
 
 

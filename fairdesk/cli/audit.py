@@ -155,6 +155,20 @@ def print_failures(res: dict, file=None, limit: int = 10) -> None:
                   file=file)
 
 
+def print_no_diacritics(res: dict, file=None) -> None:
+    """Seed 003's first category: diacritics added on items whose reference has none."""
+    block = res.get("no_diacritic_items")
+    if not block:
+        return
+    print("\nItems without diacritics in the reference (DER undefined): diacritics added",
+          file=file)
+    for g, s in block["groups"].items():
+        if s:
+            rate = "-" if s["per_100_letters"] is None else f"{s['per_100_letters']:.2f}"
+            print(term(f"  {g[:30]:<30} {s['added']} added on {s['n_items']} items "
+                       f"({rate} per 100 reference letters)"), file=file)
+
+
 def print_groups(res: dict, file=None):
     from ..stats import format_groups
 
@@ -174,6 +188,7 @@ def print_groups(res: dict, file=None):
                       f"{_fmt(c['p_adjusted'], pct=False):>6}  {c['verdict']}", file=file)
     for e in res.get("excluded", []):
         print(term(f"  excluded {e['group']}: {e['reason']}"), file=file)
+    print_no_diacritics(res, file)
     from .pitfalls import print_pitfalls
 
     print_pitfalls(res, file)

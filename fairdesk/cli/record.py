@@ -107,6 +107,8 @@ def cmd_prompts(a):
         print(f"{pl.name} ({pl.language or 'language not set'}): {len(pl)} prompts")
         for i, p in enumerate(pl.prompts, 1):
             print(f"{i:>4}  {p.content_id}  {p.text}" + (f"  ‘{p.gloss}’" if p.gloss else ""))
+            if p.instruction:
+                print(f"{'':>6}{'(not recordable) ' if p.placeholder else ''}{p.instruction}")
     for p in pl.problems:
         print(f"  {p}", file=sys.stderr)
     return EXIT_OK

@@ -23,6 +23,28 @@ def add_command(sub):
     s.set_defaults(func=cmd_show)
 
 
+def print_diacritics(d: dict | None, out) -> None:
+    """Seed 003's per-item detail: E, P, D, H and each mark dropped, added or changed."""
+    if not d:
+        return
+    head = (f"diacritics ({d['count']}): expected {d['expected']}, produced {d['produced']}, "
+            f"dropped {d['dropped']}, added {d['added']}")
+    if d["der"] is not None:
+        head += f"; DER {100 * d['der']:.1f}%"
+    else:
+        rate = d["added_per_100_letters"]
+        head += ("; no diacritics in the reference (DER undefined): "
+                 f"{d['produced']} added" + (f", {rate:.2f} per 100 reference letters"
+                                             if rate is not None else ""))
+    m = d["marks"]
+    head += f"  [marks: {m['dropped']} dropped, {m['added']} added, {m['changed']} changed]"
+    print(term(head), file=out)
+    for e in d["edits"]:
+        words = f"{e['ref_word'] or '—'} → {e['hyp_word'] or '—'}"
+        what = f"changed {e['text']}" if e["kind"] == "changed" else e["text"]
+        print(term(f"  {what}  ({words})"), file=out)
+
+
 def cmd_show(a):
     from ..jobs.cache import run_items_frame, run_payload
     from .common import _project
@@ -55,6 +77,7 @@ def cmd_show(a):
         if r["acoustics"]:
             print("acoustics: " + ", ".join(f"{k} {v:.3g}" if v is not None else f"{k} -"
                                             for k, v in r["acoustics"].items()), file=out)
+        print_diacritics(r.get("diacritics"), out)
         if "intent" in r:
             i = r["intent"]
             mark = "ok" if str(i["reference"]) == str(i["hypothesis"]) else "WRONG"

@@ -1,4 +1,5 @@
-"""Audio I/O: decode with soundfile, downmix to mono, resample with soxr, hash the content.
+"""Audio I/O: decode with soundfile (PyAV for M4A/AAC/MP4 and whatever libsndfile cannot
+read), downmix to mono, resample with soxr, hash the content.
 
 Pure numpy; importing this module does not touch any audio device.
 """
@@ -18,7 +19,10 @@ from ..constants import SAMPLE_RATE
 from .errors import AudioError
 
 #: Extensions fairdesk tries to read (libsndfile decides what it really supports).
-AUDIO_EXTENSIONS = (".wav", ".flac", ".ogg", ".oga", ".opus", ".mp3", ".aiff", ".aif")
+AUDIO_EXTENSIONS = (".wav", ".flac", ".ogg", ".oga", ".opus", ".mp3", ".aiff", ".aif",
+                    ".m4a", ".aac", ".mp4")
+#: Containers libsndfile does not read (phone voice memos: AAC in MPEG-4); PyAV decodes them.
+AV_EXTENSIONS = (".m4a", ".aac", ".mp4")
 
 #: Quality warnings of :func:`audio_warnings` (the audio is kept; the warning is stored).
 MIN_DURATION_S = 0.1
@@ -65,19 +69,58 @@ def _decode(path) -> tuple[np.ndarray, int]:
         kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(st.st_mode) else "a device or socket")
         raise AudioError(p, f"is {kind}, not a regular file; copy the audio into a regular "
                          "file or remove the row")
-    try:
-        data, sr = sf.read(str(p), dtype="float32", always_2d=True)
-    except Exception as exc:  # soundfile raises LibsndfileError / RuntimeError / TypeError
-        msg = str(exc).strip() or type(exc).__name__
-        raise AudioError(
-            p, f"cannot decode audio ({msg}); the file is corrupt or in an unsupported format "
-            "(use WAV, FLAC, OGG or MP3)"
-        ) from None
+    if p.suffix.lower() in AV_EXTENSIONS:
+        data, sr = _decode_av(p, None)
+    else:
+        try:
+            data, sr = sf.read(str(p), dtype="float32", always_2d=True)
+        except Exception as exc:  # soundfile raises LibsndfileError / RuntimeError / TypeError
+            # libsndfile does not know the format: FFmpeg's decoders (PyAV) may
+            data, sr = _decode_av(p, str(exc).strip() or type(exc).__name__)
     if data.shape[0] == 0:
         raise AudioError(p, "audio has zero length; re-record or remove this item")
     if not np.all(np.isfinite(data)):
         raise AudioError(p, "audio contains NaN or infinite samples; re-export the file")
     return data, int(sr)
+
+
+def _decode_av(p: Path, sf_error: str | None) -> tuple[np.ndarray, int]:
+    """Decode with PyAV (FFmpeg): every audio frame of the first audio stream as float32
+    ``(frames, channels)``. ``sf_error``: why soundfile refused it (None when PyAV was the
+    first choice, by extension)."""
+    try:
+        import av
+    except ImportError:  # pragma: no cover - av is a dependency
+        raise AudioError(p, "cannot decode M4A/AAC without PyAV; install the 'av' package "
+                         "or convert the file to WAV") from None
+    chunks = []
+    sr = None
+    try:
+        with av.open(str(p)) as container:
+            stream = next((s for s in container.streams if s.type == "audio"), None)
+            if stream is None:
+                raise AudioError(p, "holds no audio stream; export the recording as audio")
+            for frame in container.decode(stream):
+                arr = frame.to_ndarray()
+                if arr.dtype.kind in "iu":  # integer PCM: scale to [-1, 1)
+                    arr = arr.astype(np.float32) / float(2 ** (8 * arr.dtype.itemsize - 1))
+                n_ch = len(frame.layout.channels)
+                # planar: (channels, n); packed: (1, n * channels), interleaved
+                arr = arr.T if frame.format.is_planar else arr.reshape(-1, n_ch)
+                chunks.append(np.asarray(arr, dtype=np.float32))
+                sr = frame.sample_rate
+    except AudioError:
+        raise
+    except Exception as exc:  # av.error.FFmpegError and kin: corrupt or not audio
+        msg = str(exc).strip() or type(exc).__name__
+        why = f"soundfile: {sf_error}; FFmpeg: {msg}" if sf_error else msg
+        raise AudioError(
+            p, f"cannot decode audio ({why}); the file is corrupt or in an unsupported format "
+            "(use WAV, FLAC, OGG, MP3 or M4A)"
+        ) from None
+    if not chunks or sr is None:
+        raise AudioError(p, "audio has zero length; re-record or remove this item")
+    return np.concatenate(chunks, axis=0), int(sr)
 
 
 def content_hash(samples: np.ndarray, sample_rate: int) -> str:

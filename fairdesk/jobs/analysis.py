@@ -144,7 +144,10 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     describe = [s for s in every if s.id not in {t.id for t in tested}]
     res = compare_groups(frame, tested, settings, reference=reference,
                          describe=describe).to_dict()
-    _add_group_values(res, frame, [])
+    nodia = no_diacritic_block(frame, name)
+    _add_group_values(res, frame, nodia_specs() if nodia else [])
+    if nodia:
+        res["no_diacritic_items"] = nodia
     res["tested_metrics"] = [s.id for s in tested]
     res["descriptive_metrics"] = [s.id for s in every if s.id not in res["tested_metrics"]]
     res["normaliser"] = {"name": name, "reason": reason, "language": language}
@@ -155,6 +158,34 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     res.update(confusions(frame))
     res["pitfalls"] = pitfalls_block(frame, res, tested, settings, reference)
     return frame, res
+
+
+def nodia_specs():
+    """Group metrics of items without diacritics (seed 003's first category)."""
+    from ..stats.diacritics_table import NODIA_SPECS
+
+    return list(NODIA_SPECS)
+
+
+def no_diacritic_block(frame, normaliser: str) -> dict | None:
+    """Seed 003's first category: items whose reference carries no diacritic, where DER is
+    undefined; the diacritics the model added there, overall and per group (None for a run
+    where neither side has any diacritic and the text is English)."""
+    from ..stats.diacritics_table import nodia_summary
+
+    need = ("nodia_items", "dia_expected", "dia_produced")
+    if not set(need) <= set(frame.columns) or not frame["nodia_items"].sum():
+        return None
+    marked = frame["dia_expected"].sum() + frame["dia_produced"].sum()
+    if not marked and normaliser == "whisper-english":
+        return None
+    groups = {}
+    for g, sub in frame.groupby(frame["group"].astype(str), sort=True):
+        groups[g] = nodia_summary(sub)
+    return {"overall": nodia_summary(frame), "groups": groups,
+            "reading": "DER is undefined where the reference carries no diacritic; these "
+                       "items report the diacritics the model added there (every one was "
+                       "added), in all and per 100 reference letters"}
 
 
 def _minimums_message(res: dict, settings) -> str | None:

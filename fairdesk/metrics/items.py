@@ -7,6 +7,7 @@ resamples.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 
 import numpy as np
@@ -21,6 +22,7 @@ __all__ = [
     "CLASSIFICATION_COLUMNS",
     "CONFIDENCE_COLUMNS",
     "DIACRITIC_COLUMNS",
+    "NODIA_COLUMNS",
     "SLU_COLUMNS",
     "TONE_COLUMNS",
     "WORD_COLUMNS",
@@ -32,6 +34,11 @@ WORD_COLUMNS = ("n_words", "n_sub", "n_del", "n_ins")
 CHAR_COLUMNS = ("n_chars", "c_sub", "c_del", "c_ins")
 DIACRITIC_COLUMNS = ("dia_expected", "dia_produced", "dia_dropped", "dia_added")
 TONE_COLUMNS = ("tone_expected", "tone_dropped", "tone_hallucinated", "tone_wrong")
+#: Seed 003's first category: items whose reference carries no diacritic (E = 0), where DER
+#: is undefined. ``nodia_items`` is 1 for such an item (with at least one reference letter),
+#: ``nodia_added`` its P (every diacritic the model produced there was added),
+#: ``nodia_letters`` its reference letters; ``ref_letters`` counts the letters of every item.
+NODIA_COLUMNS = ("ref_letters", "nodia_items", "nodia_added", "nodia_letters")
 SLU_COLUMNS = ("n_nlu", "em", "intent_correct")
 CLASSIFICATION_COLUMNS = ("n_cls", "correct")
 CONFIDENCE_COLUMNS = ("n_conf", "confidence")
@@ -88,7 +95,20 @@ def _transcription(frame, language, diacritic_count, normalizer) -> dict[str, np
     ).reshape(-1, 4)
     for k, name in enumerate(TONE_COLUMNS):
         cols[name] = tone[:, k]
+    letters = np.array([_letter_count(u.base) for u in ref_u], dtype=np.int64)
+    nodia = (e == 0) & (letters > 0)
+    cols["ref_letters"] = letters
+    cols["nodia_items"] = nodia.astype(np.int64)
+    cols["nodia_added"] = np.where(nodia, p, 0)
+    cols["nodia_letters"] = np.where(nodia, letters, 0)
     return cols
+
+
+def _letter_count(base: str) -> int:
+    """Letters (Unicode category L*) among base characters (marks already split off)."""
+    if base.isascii():
+        return sum(1 for c in base if c.isalpha())
+    return sum(1 for c in base if unicodedata.category(c).startswith("L"))
 
 
 def _slu(frame, language) -> dict[str, np.ndarray]:
@@ -184,7 +204,8 @@ def compute_item_stats(
         * transcription: ``n_words, n_sub, n_del, n_ins`` (words), ``n_chars, c_sub, c_del,
           c_ins`` (characters, spaces included), ``dia_expected, dia_produced, dia_dropped,
           dia_added`` (E, P, D, H), ``tone_expected, tone_dropped, tone_hallucinated,
-          tone_wrong``;
+          tone_wrong``, ``ref_letters, nodia_items, nodia_added, nodia_letters``
+          (:data:`NODIA_COLUMNS`);
         * SLU: ``n_nlu`` (1 when the reference intent is given), ``em``, ``intent_correct``;
         * classification: ``n_cls`` (1 when the true label is given), ``correct``, and per
           true label L ``cls_L_n``, ``cls_L_correct``;

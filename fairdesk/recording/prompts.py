@@ -5,7 +5,10 @@ Two formats:
 * text (``.txt``): one prompt per line; blank lines and lines starting with ``#`` are
   skipped. Header comments ``# name: ...`` and ``# language: xx`` name the list.
 * JSONL (``.jsonl``): one object per line with ``text`` and optionally ``content_id``,
-  ``gloss``, ``intent``, ``slots`` (an object); other keys are kept in ``extra``. A line
+  ``gloss``, ``intent``, ``slots`` (an object); other keys are kept in ``extra``
+  (``instruction``: shown to the speaker; ``placeholder: true``: a slot for the linguist to
+  fill, whose text is an instruction and which a session refuses to record; ``category``:
+  stored with the recorded item). A line
   ``{"_list": {"name": ..., "language": ...}}`` names the list.
 
 Texts are NFC-normalised with their tone marks and dots kept (``àkwà`` stays ``àkwà``); the
@@ -63,6 +66,18 @@ class Prompt:
     slots: dict = field(default_factory=dict, hash=False, compare=False)
     extra: dict = field(default_factory=dict, hash=False, compare=False)
     line: int | None = field(default=None, compare=False)
+
+    @property
+    def placeholder(self) -> bool:
+        """A slot a linguist still has to fill (``"placeholder": true`` in JSONL): its text
+        is an instruction, not something to read aloud, so it cannot be recorded."""
+        return self.extra.get("placeholder") is True
+
+    @property
+    def instruction(self) -> str | None:
+        """What the speaker or the linguist is asked to do (JSONL ``instruction``)."""
+        v = self.extra.get("instruction")
+        return None if v is None else str(v)
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,15 @@ class SessionError(FairdeskError):
     """A session action was refused (the message says why and what to do)."""
 
 
+def refuse_placeholder(prompt: Prompt) -> None:
+    """Refuse to record a placeholder slot (its text is an instruction for the linguist)."""
+    if prompt.placeholder:
+        raise SessionError(
+            f"“{prompt.text}” is a slot to be filled by the linguist, not a prompt: write the "
+            "text to read in a copy of the list (a line with 'text', without 'placeholder') "
+            "and record from that list")
+
+
 def safe_name(value: str, what: str = "name") -> str:
     """``value`` as a file-name-safe token (letters, digits, ``. _ -``)."""
     s = _UNSAFE.sub("-", nfc(str(value))).strip("-")
@@ -248,6 +257,7 @@ class RecordingSession:
             From the recorder; the row is then removed when no file was created (no
             device), else marked ``failed``.
         """
+        refuse_placeholder(prompt)
         path, n = self.next_take_path(prompt)
         made = [d for d in (self.root, self.speaker_dir) if not d.exists()]
         self.root.mkdir(parents=True, exist_ok=True)
@@ -332,6 +342,7 @@ class RecordingSession:
         SessionError
             The take is still recording, or the importer refused it (reason given).
         """
+        refuse_placeholder(prompt)
         if take.status == rec.RECORDING:
             raise SessionError(f"{take.path.name} is still being recorded; stop it first")
         if not take.path.exists():
@@ -345,6 +356,8 @@ class RecordingSession:
                **self.speaker.metadata}
         if prompt.gloss:
             row["gloss"] = prompt.gloss
+        if prompt.extra.get("category"):  # seed 003's categories: `--by category`
+            row["category"] = str(prompt.extra["category"])
         if prompt.intent:
             row["intent"] = prompt.intent
         if prompt.slots:

@@ -20,6 +20,7 @@ def item_report(row: dict, language: str = "en") -> dict:
 
     from ..metrics import normalizer_for, slot_diff
     from ..metrics.hallucination import item_pitfalls
+    from .diacritics import diacritic_detail
 
     norm = normalizer_for(language)
     ref, hyp = norm(row.get("reference") or ""), norm(row.get("hypothesis") or "")
@@ -43,6 +44,8 @@ def item_report(row: dict, language: str = "en") -> dict:
         "insertions": int(_num(row.get("n_ins"))), "alignment": alignment,
     }
     rep.update(item_pitfalls(row))
+    # tone marks and dots: counts and which marks were dropped, added or changed (seed 003)
+    rep["diacritics"] = diacritic_detail(row.get("reference"), row.get("hypothesis"))
     if row.get("ref_intent") is not None:
         rep["intent"] = {"reference": row.get("ref_intent"), "hypothesis": row.get("hyp_intent")}
         rep["em"] = row.get("em")

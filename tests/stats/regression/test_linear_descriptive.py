@@ -23,7 +23,7 @@ def onset_frame(seed: int = 4, n_speakers: int = 120) -> pd.DataFrame:
         onset = int(rng.integers(0, 25))
         age = int(rng.integers(18, 70))
         p = 0.05 + BETA_ONSET * onset + BETA_AGE * age
-        for u in range(3):
+        for _u in range(3):
             n = 60
             err = int(rng.binomial(n, p))
             sub = err // 2

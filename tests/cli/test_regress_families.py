@@ -73,3 +73,20 @@ def test_bad_family_options_are_usage_errors(tmp_path, capsys):
     assert main(base + ["--vars", "accent", "--filter", "kind=nope"]) == 2
     assert main(base + ["--family", "linear", "--covariates", "snr_db"]) == 2
     assert "per-item acoustic" in capsys.readouterr().err
+
+
+def test_audit_table_model_based(tmp_path, capsys):
+    out = tmp_path / "a.json"
+    path = _table(tmp_path)
+    code = main(["audit", "--table", str(path), "--ref-col", "ref", "--hyp-col", "hyp",
+                 "--by", "accent", "--reference", "us", "--min-items", "10",
+                 "--n-bootstrap", "200", "--model-based", "--covariates", "age_onset",
+                 "--json", str(out)])
+    cap = capsys.readouterr()
+    assert code == 0, cap.err
+    mb = json.loads(out.read_text())["model_based"]["accent"]
+    assert mb["group_variables"][0]["reference"] == "us" and mb["agreement"]
+    assert "Model-based (mixed-effects Poisson) by accent:" in cap.out
+    assert mb["agreement"][0]["sentence"] in cap.out
+    assert main(["audit", "--table", str(path), "--ref-col", "ref", "--hyp-col", "hyp",
+                 "--by", "accent", "--covariates", "age_onset"]) == 2

@@ -68,7 +68,12 @@ def anova(data: _Data, var: str) -> dict:
            "k": len(groups)}
     if len(groups) < 2 or all(g.size < 2 for g in groups):
         return {**out, "f": None, "df_between": 0, "df_within": 0, "p_value": None}
-    f, p = stats.f_oneway(*groups)
+    with np.errstate(all="ignore"):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            f, p = stats.f_oneway(*groups)
     n = out["n"]
     return {**out, "f": _num(f), "df_between": len(groups) - 1, "df_within": n - len(groups),
             "p_value": _num(p)}
@@ -146,13 +151,17 @@ def descriptive_sentences(block: dict, outcome_label: str, alpha: float) -> list
     """One line per χ² and ANOVA test."""
     lines = []
     for c in block["outcome_chi2"]:
-        if c.get("p_value") is None:
+        if c.get("p_value") is None or c.get("chi2") is None:
             continue
         sig = "depends on" if c["p_value"] < alpha else "shows no evidence of depending on"
         lines.append(f"χ² test: {outcome_label} {sig} {c['variable']} (χ² = {c['chi2']:.2f}, "
                      f"df = {c['df']}, p = {_p(c['p_value'])}, on {c['unit']}).")
     for a in block["anova"]:
         if a.get("p_value") is None:
+            continue
+        if a.get("f") is None:
+            lines.append(f"One-way ANOVA by {a['variable']}: the outcome does not vary within "
+                         "any level, so F is infinite (the levels differ completely).")
             continue
         lines.append(f"One-way ANOVA of the {a['per']} by {a['variable']}: F({a['df_between']}, "
                      f"{a['df_within']}) = {a['f']:.2f}, p = {_p(a['p_value'])}.")

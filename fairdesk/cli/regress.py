@@ -157,6 +157,9 @@ def run_regress_command(a) -> int:
         raise UsageError(f"--family {a.family} needs --vars VAR ...")
     if a.family == "linear" and not a.covariates:
         raise UsageError("--family linear needs --covariates COL ...")
+    if a.family == "poisson-mixed" and a.outcome not in (None, "wer"):
+        raise UsageError("--family poisson-mixed models word errors (S+D+I per utterance); "
+                         "drop --outcome")
     if a.family != "logit" and a.interactions:
         raise UsageError("--interactions belongs to --family logit")
     references = {}

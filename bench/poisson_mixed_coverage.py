@@ -47,7 +47,7 @@ from threadpoolctl import threadpool_limits
 
 from fairdesk.stats.bootstrap import Side, bootstrap_pair, choose_scheme, content_design
 from fairdesk.stats.compare import bootstrap_p
-from fairdesk.stats.poisson_mixed_report import run_poisson_mixed
+from fairdesk.stats.regression.poisson_mixed_report import run_poisson_mixed
 from fairdesk.stats.simulation import simulate_audit, true_values
 
 BASE = -1.7

@@ -100,6 +100,13 @@ def add_command(sub):
                    help="decode every item twice more with Whisper's temperature fallback "
                    "(sampling where greedy decoding fails) and flag items whose two decodes "
                    "differ by a word edit rate > 0.2 (faster-whisper models only)")
+    s.add_argument("--model-based", action="store_true",
+                   help="also fit the mixed-effects Poisson model of word errors per --by "
+                   "column (speaker random intercept; Liu et al. 2022) and say whether it "
+                   "agrees with the bootstrap")
+    s.add_argument("--covariates", nargs="+", default=[], metavar="COL",
+                   help="covariates of --model-based: duration_s, nonspeech_share, snr_db, "
+                   "speech_rate, asr_confidence, n_words or numeric metadata columns")
     _add_stats_options(s)
     s.set_defaults(func=cmd_audit)
 
@@ -199,6 +206,8 @@ def print_groups(res: dict, file=None):
 
 def cmd_audit(a):
     settings = _settings(a)
+    if getattr(a, "covariates", None) and not getattr(a, "model_based", False):
+        raise UsageError("--covariates belongs to --model-based")
     if a.table:
         if a.project or a.model:
             raise UsageError("--table audits a table alone; drop --project/--model")
@@ -212,6 +221,14 @@ def cmd_audit(a):
         if not a.dataset.strip():
             raise UsageError("--dataset: give a dataset name (`fairdesk datasets` lists them)")
         res, frame = _audit_project(a, settings)
+    if a.table and getattr(a, "model_based", False) and res.get("groups"):
+        from ..jobs.model_based import model_based_block
+
+        missing = [c for c in a.covariates if c not in frame.columns]
+        if missing:
+            raise UsageError(f"--covariates {missing}: no such column in --table "
+                             f"(columns: {', '.join(map(str, frame.columns))})")
+        res["model_based"] = model_based_block(frame, res, a.by, a.covariates)
     if a.normaliser_sensitivity:
         from .pitfalls import normaliser_sensitivity, print_sensitivity
 
@@ -225,6 +242,11 @@ def cmd_audit(a):
         print_groups(res, file=human_out(a.json))
         if a.normaliser_sensitivity:
             print_sensitivity(res["normaliser_sensitivity"], file=human_out(a.json))
+        if res.get("model_based"):
+            from ..jobs.model_based import model_based_lines
+
+            for line in model_based_lines(res["model_based"]):
+                print(term(line), file=human_out(a.json))
     elif not res.get("groups"):
         print_failures(res, file=sys.stderr)
     if a.json:
@@ -259,6 +281,8 @@ def _audit_project(a, settings):
         explain_per_group=getattr(a, "explain_per_group", 12),
         explain_method=getattr(a, "explain_method", "occlusion"),
         unstable=bool(getattr(a, "unstable", False)),
+        model_based=bool(getattr(a, "model_based", False)),
+        covariates=tuple(getattr(a, "covariates", None) or ()),
         settings=settings, workers=a.workers)
     last = [0.0]
 

@@ -56,6 +56,10 @@ class AuditRequest:
         ``integrated_gradients`` (differentiable hf models).
     unstable : decode every item twice more with sampling for the ``unstable``
         hallucination flag (backends with ``transcribe_sampled`` only).
+    model_based : also fit the mixed-effects Poisson model of word errors per grouping
+        column (:mod:`fairdesk.jobs.model_based`; result under ``model_based``).
+    covariates : covariate columns of that model (per-item acoustic covariates, ``n_words``
+        or numeric metadata).
     settings : statistics settings.
     shard_size : items per inference shard.
     workers : inference worker threads (None: the backend's preference).
@@ -75,6 +79,8 @@ class AuditRequest:
     explain_per_group: int = 12
     explain_method: str = "occlusion"
     unstable: bool = False
+    model_based: bool = False
+    covariates: tuple[str, ...] = ()
     settings: AuditSettings = field(default_factory=AuditSettings)
     shard_size: int = 8
     workers: int | None = None
@@ -180,6 +186,17 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
                                 "flag cannot be checked; drop --unstable or use a "
                                 "faster-whisper model (whisper-tiny.en, ct2:<folder>)")
         hashed["unstable"] = {"temperature": UNSTABLE_TEMPERATURE}
+    if req.model_based:  # only when on, so results cached before it stay valid
+        from .model_based import ITEM_COVARIATES
+
+        unknown = [c for c in req.covariates if c not in ITEM_COVARIATES
+                   and c not in frame.columns]
+        if unknown:
+            raise FairdeskError(f"unknown covariate(s) {unknown}: name per-item covariates "
+                                f"({', '.join(ITEM_COVARIATES)}) or metadata columns")
+        hashed["model_based"] = {"covariates": list(req.covariates)}
+    elif req.covariates:
+        raise FairdeskError("covariates belong to the model-based analysis (--model-based)")
     h.update(json.dumps(hashed, sort_keys=True).encode())
     # Every per-item input of the statistics: a corrected transcript or label gives a new key.
     labels = [c for c in ("intent", "slots", "label") if c in frame.columns]
@@ -460,6 +477,10 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
             from .representation import representation_block
 
             res["representation"] = representation_block(project, prep, f, res, req, prog)
+        if req.model_based:
+            from .model_based import model_based_block
+
+            res["model_based"] = model_based_block(f, res, req.by, req.covariates)
         timings["aggregate_s"] = time.monotonic() - t2
         res.update({
             "run_id": run_id, "dataset": req.dataset, "model": req.model,
@@ -535,6 +556,7 @@ def _run_settings(req: AuditRequest, prep: Prepared) -> dict:
         "sample_per_group": req.sample, "nlu": req.nlu, "language": prep.dataset.language,
         "explain": req.wants_explain, "explain_per_group": req.explain_per_group,
         "explain_method": req.explain_method, "unstable": req.unstable,
+        "model_based": req.model_based, "covariates": list(req.covariates),
         "text_source": _text_sources(prep.frame),
         "shard_size": req.shard_size, "fairdesk_version": __version__,
         "metrics_code_version": METRICS_CODE_VERSION, "cpu_count": os.cpu_count(),

@@ -32,6 +32,12 @@ from .data import (
     short_group,
     verdict_style,
 )
+from .sections import (
+    model_based_section,
+    pitfalls_section,
+    regression_sections,
+    sensitivity_section,
+)
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -396,6 +402,8 @@ def report_context(d: RunData, embed_audio: bool = False, worst: int = 3) -> dic
         "worst_n": worst, "failures": _failures(d), "definitions": _definitions(d),
         "reference": p.get("reference"), "audio_skipped": skipped,
         "version": __version__, "short_group": short_group,
+        "model_based": model_based_section(d), "regressions": regression_sections(d),
+        "pitfalls": pitfalls_section(d), "sensitivity": sensitivity_section(d),
     }
 
 
@@ -409,6 +417,10 @@ def render(context: dict) -> str:
                              trim_blocks=True, lstrip_blocks=True)
     ctx = dict(context)
     ctx["charts"] = [{**c, "svg": Markup(c["svg"])} for c in context["charts"]]
+    ctx["regressions"] = [{**r, "charts": [{**c, "svg": Markup(c["svg"])} for c in r["charts"]]}
+                          for r in context.get("regressions") or []]
+    for key in ("model_based", "pitfalls", "sensitivity"):
+        ctx.setdefault(key, None)
     return env.get_template("report.html.j2").render(**ctx)
 
 

@@ -29,11 +29,15 @@ rows. The entry point is :func:`run_regression`; results are frozen dataclasses 
 ``to_dict()`` is JSON-ready (NaN -> None).
 
 One module per family: :mod:`.univariate`, :mod:`.adjusted` (confounding and interactions),
-:mod:`.independence`, :mod:`.conclusions`; :mod:`.fits` holds the plain and speaker-clustered
+:mod:`.independence`, :mod:`.conclusions`, :mod:`.descriptive` (seed 000's χ², ANOVA,
+cross-tables and per-speaker spread), :mod:`.linear` (OLS of WER on covariates, seed 002) and
+:mod:`.poisson_mixed` / :mod:`.poisson_mixed_report` (the mixed-effects Poisson model of word
+errors, Liu, Veliche and Peng 2022); :mod:`.fits` holds the plain and speaker-clustered
 fits they share, :mod:`.data` the preparation of the frame, :mod:`.results` the result objects.
 """
 
 from .fits import CLUSTER_METHODS
+from .poisson_mixed_report import agreement_with_bootstrap, run_poisson_mixed
 from .results import (
     AdjustmentResult,
     ClusteredResult,
@@ -52,5 +56,7 @@ __all__ = [
     "LevelEffect",
     "RegressionResult",
     "UnivariateResult",
+    "agreement_with_bootstrap",
+    "run_poisson_mixed",
     "run_regression",
 ]

@@ -19,6 +19,7 @@ class _Data:
     values: dict[str, np.ndarray]  # variable -> str labels (object array, None when missing)
     levels: dict[str, list[str]]  # variable -> levels, reference first
     groups: np.ndarray | None  # cluster codes (int), unknown speakers as singletons
+    index: pd.Index | None = None  # the frame's rows these arrays hold (in order)
 
     @property
     def binomial(self) -> bool:
@@ -215,4 +216,6 @@ def _prepare(
                 f"Only {n_clusters} {cluster} clusters: clustered standard errors are unreliable "
                 f"with fewer than about {_MIN_CLUSTERS_WARN} clusters."
             )
-    return _Data(y=y, trials=trials, values=values, levels=levels, groups=groups), dropped, notes
+    data = _Data(y=y, trials=trials, values=values, levels=levels, groups=groups,
+                 index=sub.index)
+    return data, dropped, notes

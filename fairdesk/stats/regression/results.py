@@ -121,6 +121,7 @@ class AdjustmentResult:
             "p_value": _num(self.p_value),
             "confounder": bool(self.confounder),
             "or_change_pct": {k: _num(v) for k, v in self.or_change_pct.items()},
+            "levels": [lev.to_dict() for lev in self.levels],
         }
         if self.with_interaction:
             out.update(
@@ -130,7 +131,6 @@ class AdjustmentResult:
             )
         if detail:
             out.update(
-                levels=[lev.to_dict() for lev in self.levels],
                 unadjusted_levels=[lev.to_dict() for lev in self.unadjusted_levels],
                 changed_levels=list(self.changed_levels),
                 n=int(self.n),
@@ -204,8 +204,10 @@ class ClusteredResult:
 class RegressionResult:
     """Everything :func:`run_regression` computed.
 
-    ``to_dict()`` gives the keys ``univariate``, ``adjustments``, ``clustered`` (None without a
-    cluster column), ``independence`` and ``conclusions``; ``to_dict(detail=True)`` adds the
+    ``to_dict()`` gives the keys ``univariate``, ``adjustments`` (with the adjusted odds ratios
+    per level), ``clustered`` (None without a cluster column), ``independence``,
+    ``conclusions`` and seed 000's ``outcome_chi2``, ``anova``, ``cross_tables`` and
+    ``speaker_spread`` (:mod:`.descriptive`); ``to_dict(detail=True)`` adds the
     run's settings, dropped-row counts, problems and per-entry details.
     """
 
@@ -219,6 +221,7 @@ class RegressionResult:
     conclusions: tuple[str, ...]
     dropped: dict[str, int] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
+    descriptive: dict = field(default_factory=dict)
 
     def to_dict(self, detail: bool = False) -> dict[str, Any]:
         """JSON-ready dict (NaN -> None); ``detail=True`` adds settings and diagnostics."""
@@ -228,6 +231,7 @@ class RegressionResult:
             "clustered": None if self.clustered is None else self.clustered.to_dict(detail),
             "independence": [i.to_dict(detail) for i in self.independence],
             "conclusions": list(self.conclusions),
+            **self.descriptive,
         }
         if detail:
             out.update(

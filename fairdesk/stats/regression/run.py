@@ -12,6 +12,7 @@ import pandas as pd
 from .adjusted import _adjustment
 from .conclusions import _conclusions
 from .data import _prepare
+from .descriptive import descriptive_block, descriptive_sentences
 from .fits import CLUSTER_METHODS
 from .independence import _independence
 from .results import AdjustmentResult, ClusteredResult, RegressionResult, UnivariateResult
@@ -31,6 +32,7 @@ def run_regression(
     cluster_method: str = "robust",
     outcome_label: str | None = None,
     clip_errors: bool = True,
+    speaker_col: str | None = None,
 ) -> RegressionResult:
     """Regression tests of demographic bias (METHODS.md §4).
 
@@ -130,6 +132,12 @@ def run_regression(
         binomial is not None,
         notes,
     )
+    spk_col = speaker_col or cluster
+    speakers = None
+    if spk_col is not None and spk_col in frame.columns:
+        speakers = frame.loc[data.index, spk_col].astype(str).to_numpy(dtype=object)
+    descriptive = descriptive_block(data, variables, speakers, outcome_label)
+    conclusions += descriptive_sentences(descriptive, outcome_label, alpha)
     problems = [f"{u.variable}: {u.problem}" for u in univariate if u.problem]
     problems += [
         f"{a.variable} adjusted on {a.adjusted_on}: {a.problem}" for a in adjustments if a.problem
@@ -154,4 +162,5 @@ def run_regression(
         conclusions=tuple(conclusions),
         dropped=dropped,
         problems=tuple(problems),
+        descriptive=descriptive,
     )

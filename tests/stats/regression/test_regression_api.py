@@ -12,7 +12,8 @@ from fairdesk.stats.regression import RegressionResult, run_regression
 
 UNIVARIATE_KEYS = {"variable", "reference", "llr_p_value", "pseudo_r2", "n", "levels"}
 LEVEL_KEYS = {"level", "odds_ratio", "ci_low", "ci_high", "p_value"}
-ADJ_KEYS = {"variable", "adjusted_on", "lr_stat", "df", "p_value", "confounder", "or_change_pct"}
+ADJ_KEYS = {"variable", "adjusted_on", "lr_stat", "df", "p_value", "confounder", "or_change_pct",
+            "levels"}
 INTER_KEYS = {"interaction_lr_stat", "interaction_df", "interaction_p_value"}
 IND_KEYS = {"variable_a", "variable_b", "chi2", "df", "p_value", "valid", "reason", "table"}
 
@@ -21,7 +22,8 @@ def test_to_dict_shape(small_frame):
     res = run_regression(small_frame, "em", ["age", "accent"], cluster="speaker_id")
     assert isinstance(res, RegressionResult)
     d = json.loads(json.dumps(res.to_dict(), allow_nan=False))
-    assert set(d) == {"univariate", "adjustments", "clustered", "independence", "conclusions"}
+    assert set(d) == {"univariate", "adjustments", "clustered", "independence", "conclusions",
+                      "outcome_chi2", "anova", "cross_tables", "speaker_spread"}
     for u in d["univariate"] + d["clustered"]["univariate"]:
         assert set(u) == UNIVARIATE_KEYS
         assert all(set(lev) == LEVEL_KEYS for lev in u["levels"])

@@ -14,8 +14,8 @@ from scipy.stats import norm, poisson
 from statsmodels.stats.multitest import multipletests
 from statsmodels.tools.numdiff import approx_hess3
 
-from fairdesk.stats.poisson_mixed import _Marginal, fit_poisson_mixed, speaker_loglik
-from fairdesk.stats.poisson_mixed_report import (
+from fairdesk.stats.regression.poisson_mixed import _Marginal, fit_poisson_mixed, speaker_loglik
+from fairdesk.stats.regression.poisson_mixed_report import (
     _holm,
     agreement_with_bootstrap,
     run_poisson_mixed,

@@ -1,7 +1,7 @@
 """Model-based disparity: the mixed-effects Poisson regression of word errors, reported.
 
 :func:`run_poisson_mixed` fits ``errors ~ Poisson(N · exp(group + covariates [+ content] +
-u_speaker))`` (:mod:`fairdesk.stats.poisson_mixed`) and reports, for every level of every
+u_speaker))`` (:mod:`fairdesk.stats.regression.poisson_mixed`) and reports, for every level of every
 group variable against its reference level, the rate ratio (≈ WER ratio) with its 95% CI,
 p-value and Holm-adjusted p-value; the likelihood-ratio test of each group variable; the
 speaker SD with its test against 0; an overdispersion check; how content is handled; and the
@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fairdesk.stats.poisson_mixed import (
+from .poisson_mixed import (
     CROSSED_NOTE,
     DEFAULT_N_QUAD,
     MAX_FIXED_CONTENTS,

@@ -1,0 +1,104 @@
+"""``audit --model-based``: the mixed-effects Poisson model beside the bootstrap (issue 17).
+
+After the bootstrap analysis, for each grouping column ``v`` of the audit, the word errors of
+each utterance are fitted with :func:`fairdesk.stats.regression.run_poisson_mixed`
+(``errors ~ Poisson(words · exp(v + covariates + speaker))``) with the audit's reference
+group as reference, and each level's rate ratio is set beside the bootstrap comparison of
+the same groups (:func:`~fairdesk.stats.regression.agreement_with_bootstrap`). The result
+goes under ``payload["model_based"][v]``, stored with the run, so the GUI and the report find
+it. Groups the audit excluded (below the minimums) are left out of the model too.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ITEM_COVARIATES", "model_based_block", "model_based_lines"]
+
+#: Per-item covariates an audit provides without user work (fairdesk.core.acoustics) and the
+#: word count; any numeric metadata column can be named too.
+ITEM_COVARIATES = ("duration_s", "nonspeech_share", "snr_db", "speech_rate", "asr_confidence",
+                   "n_words")
+
+
+def _reference_level(res: dict, by: list[str], var: str) -> str | None:
+    """The audit's reference group as a level of ``var`` (``a=x × b=y`` for two columns)."""
+    ref = res.get("reference")
+    if ref is None:
+        return None
+    ref = str(ref)
+    if len(by) == 1:
+        return ref
+    for part in ref.split(" × "):
+        k, _, v = part.partition("=")
+        if k == var:
+            return v
+    return None
+
+
+def model_based_block(frame, res: dict, by, covariates=(), alpha: float | None = None) -> dict:
+    """The model-based analysis of each grouping column (JSON-ready).
+
+    Parameters
+    ----------
+    frame : the audit's per-item frame after the statistics (``group``, the grouping
+        columns, ``n_sub``, ``n_del``, ``n_ins``, ``n_words``, ``speaker_id``, optional
+        ``content_id`` and covariate columns).
+    res : the audit result (``reference``, ``comparisons``, ``excluded``, ``settings``).
+    by : the grouping columns.
+    covariates : covariate columns (see :data:`ITEM_COVARIATES`).
+    alpha : level of the tests (default: the audit's).
+
+    Returns
+    -------
+    dict
+        ``{v: run_poisson_mixed result + "agreement"}``, or ``{v: {"error": reason}}``
+        when the model cannot be fitted for ``v`` (the audit itself stands).
+    """
+    from ..stats.regression import agreement_with_bootstrap, run_poisson_mixed
+
+    by = [str(b) for b in by]
+    if alpha is None:
+        alpha = float((res.get("settings") or {}).get("alpha", 0.05))
+    excluded = {str(e.get("group")) for e in res.get("excluded") or []}
+    f = frame[~frame["group"].astype(str).isin(excluded)] if excluded else frame
+    covariates = list(covariates or ())
+    out = {}
+    for v in by:
+        ref = _reference_level(res, by, v)
+        try:
+            missing = [c for c in covariates if c not in f.columns]
+            if missing:
+                raise ValueError(f"no covariate column {missing} in this run's items")
+            if "speaker_id" not in f.columns:
+                raise ValueError("the model needs speaker ids (speaker_id)")
+            m = run_poisson_mixed(f, [v], covariates, reference={v: ref} if ref else None,
+                                  speaker_col="speaker_id",
+                                  content_col="content_id" if "content_id" in f.columns
+                                  else None, alpha=alpha)
+        except ValueError as exc:
+            out[v] = {"error": str(exc)}
+            continue
+        comps = res.get("comparisons") or []
+        if len(by) > 1:  # the bootstrap compared combined groups: nothing to set beside
+            m["agreement"] = []
+            m["agreement_note"] = ("the audit compared combinations of " + " × ".join(by)
+                                   + "; the model compares the levels of each column")
+        else:
+            m["agreement"] = agreement_with_bootstrap(m, comps, v)
+        if excluded:
+            m.setdefault("notes", []).append(
+                f"groups excluded by the audit's minimums were left out: {sorted(excluded)}")
+        out[v] = m
+    return out
+
+
+def model_based_lines(block: dict) -> list[str]:
+    """What ``fairdesk audit --model-based`` prints: conclusions and agreement per column."""
+    lines = []
+    for v, m in (block or {}).items():
+        lines.append(f"Model-based (mixed-effects Poisson) by {v}:")
+        if m.get("error"):
+            lines.append(f"  not fitted: {m['error']}")
+            continue
+        lines += [f"  {s}" for s in m.get("conclusions") or []]
+        lines += [f"  {a['sentence']}" for a in m.get("agreement") or []]
+    return lines

@@ -1,0 +1,96 @@
+"""``audit --model-based``: the mixed-effects Poisson model stored beside the bootstrap."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from tests.conftest import tone_project
+
+
+def _preds(tmp_path):
+    preds = tmp_path / "preds.csv"
+    with preds.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["path", "text"])
+        for accent in ("a", "b"):
+            for s in range(6):
+                for c in range(5):
+                    lost = c < (3 if accent == "b" else 1)  # b: 3 of 20 words lost, a: 1
+                    w.writerow([f"{accent}/{s}_{c}.wav",
+                                "play the song" if lost else "play the song now"])
+    return preds
+
+
+@pytest.fixture
+def project(tmp_path):
+    p, _root = tone_project(tmp_path, {"a": 0.4, "b": 0.4}, 6, 5, "play the song now")
+    yield p, _preds(tmp_path)
+    p.close()
+
+
+def _request(preds, **kw):
+    from fairdesk.jobs.audit import AuditRequest
+    from fairdesk.stats.settings import AuditSettings
+
+    return AuditRequest(dataset="d", model=f"predictions:{preds}", by=("accent",),
+                        reference="a", nlu="none",
+                        settings=AuditSettings(n_bootstrap=200, min_items=5, min_speakers=2),
+                        **kw)
+
+
+def test_model_based_result_is_stored_with_the_run(project):
+    from fairdesk.jobs.audit import run_audit
+    from fairdesk.jobs.cache import run_items_frame, run_payload
+    from fairdesk.stats.regression import agreement_with_bootstrap, run_poisson_mixed
+
+    p, preds = project
+    plain = run_audit(p, _request(preds))
+    assert "model_based" not in plain.result
+    out = run_audit(p, _request(preds, model_based=True))
+    assert not out.from_cache and out.run_id != plain.run_id  # the flag is in the cache key
+    stored = run_payload(p, out.run_id)["model_based"]["accent"]
+    lev = stored["group_variables"][0]["levels"][0]
+    assert lev["level"] == "b" and lev["rate_ratio"] == pytest.approx(3.0, rel=1e-4)
+    # the same numbers as the model called directly on the stored items
+    direct = run_poisson_mixed(run_items_frame(p, out.run_id), ["accent"],
+                               reference={"accent": "a"})
+    assert lev["ci_low"] == pytest.approx(direct["group_variables"][0]["levels"][0]["ci_low"])
+    assert stored["agreement"] == agreement_with_bootstrap(direct, out.result["comparisons"],
+                                                           "accent")
+    assert stored["agreement"][0]["agree"]  # neither finds a gap with 6 speakers a side
+    assert "bootstrap" in stored["agreement"][0]["sentence"]
+    again = run_audit(p, _request(preds, model_based=True))
+    assert again.from_cache and again.result["model_based"]["accent"]["agreement"]
+
+
+def test_unknown_covariate_is_refused_before_inference(project):
+    from fairdesk.core.errors import FairdeskError
+    from fairdesk.jobs.audit import run_audit
+
+    p, preds = project
+    with pytest.raises(FairdeskError, match="unknown covariate"):
+        run_audit(p, _request(preds, model_based=True, covariates=("loudness",)))
+    with pytest.raises(FairdeskError, match="model-based"):
+        run_audit(p, _request(preds, covariates=("duration_s",)))
+
+
+def test_a_model_that_cannot_be_fitted_leaves_the_audit_standing(project):
+    from fairdesk.jobs.audit import run_audit
+
+    p, preds = project
+    # duration is the same for every item: no variation to estimate an effect from
+    out = run_audit(p, _request(preds, model_based=True, covariates=("n_words",)))
+    block = out.result["model_based"]["accent"]
+    assert "error" in block or block["covariates"]
+    assert out.result["comparisons"]
+
+
+def test_model_based_lines():
+    from fairdesk.jobs.model_based import model_based_lines
+
+    lines = model_based_lines({"g": {"error": "too few speakers"},
+                               "h": {"conclusions": ["x"], "agreement": [{"sentence": "y"}]}})
+    assert lines == ["Model-based (mixed-effects Poisson) by g:", "  not fitted: too few "
+                     "speakers", "Model-based (mixed-effects Poisson) by h:", "  x", "  y"]

@@ -7,7 +7,7 @@ slot (ok / missed / wrong / extra). The headless twin of the player's difference
 
 from __future__ import annotations
 
-from ..review import item_report, rank_failures
+from ..review import item_report, rank_failures, run_normaliser
 from .common import EXIT_OK, UsageError, dump_json, human_out, positive_int, term
 
 
@@ -51,7 +51,9 @@ def cmd_show(a):
 
     p = _project(a.project)
     df = run_items_frame(p, a.run)
-    lang = (run_payload(p, a.run).get("settings") or {}).get("language", "en")
+    payload = run_payload(p, a.run)
+    lang = (payload.get("settings") or {}).get("language") or "en"
+    norm = run_normaliser(payload)  # align as the run's WER was counted
     if a.item:
         df = df[df["id"].astype(str) == a.item]
         if df.empty:
@@ -62,7 +64,7 @@ def cmd_show(a):
                              f"{', '.join(sorted(set(df['group'].astype(str))))})")
         df = df[df["group"].astype(str) == a.group]
     df = rank_failures(df).head(1 if a.item else a.worst)
-    reports = [item_report(r, lang) for r in df.to_dict(orient="records")]
+    reports = [item_report(r, lang, norm) for r in df.to_dict(orient="records")]
     if a.json:
         dump_json(reports, a.json)
     out = human_out(a.json)

@@ -14,15 +14,19 @@ def _num(v) -> float:
     return 0.0 if math.isnan(v) else v
 
 
-def item_report(row: dict, language: str = "en") -> dict:
-    """Everything the difference view shows for one item (JSON-ready)."""
+def item_report(row: dict, language: str = "en", normaliser: str | None = None) -> dict:
+    """Everything the difference view shows for one item (JSON-ready).
+
+    ``normaliser``: the run's recorded normaliser (``run_normaliser``), so the alignment
+    shown is the one its WER counted; None chooses by ``language``."""
     import jiwer
 
-    from ..metrics import normalizer_for, slot_diff
+    from ..metrics import slot_diff
+    from ..metrics.normalize import get_normalizer
     from ..metrics.hallucination import item_pitfalls
     from .diacritics import diacritic_detail
 
-    norm = normalizer_for(language)
+    norm = get_normalizer(normaliser, language)
     ref, hyp = norm(row.get("reference") or ""), norm(row.get("hypothesis") or "")
     if ref.strip() or hyp.strip():
         out = jiwer.process_words(ref or "", hyp or "") if ref.strip() else None
@@ -52,3 +56,11 @@ def item_report(row: dict, language: str = "en") -> dict:
         rep["slots"] = [d.to_dict() for d in slot_diff(row.get("ref_slots"),
                                                        row.get("hyp_slots"), language)]
     return rep
+
+
+def run_normaliser(payload: dict) -> str | None:
+    """The text normaliser a stored run used for WER (resolved from ``auto``), or None for
+    runs stored before it was recorded."""
+    name = (payload.get("normaliser") or {}).get("name") or \
+        (payload.get("settings") or {}).get("normaliser")
+    return None if name in (None, "", "auto") else str(name)

@@ -22,8 +22,8 @@ def item_report(row: dict, language: str = "en", normaliser: str | None = None) 
     import jiwer
 
     from ..metrics import slot_diff
-    from ..metrics.normalize import get_normalizer
     from ..metrics.hallucination import item_pitfalls
+    from ..metrics.normalize import get_normalizer
     from .diacritics import diacritic_detail
 
     norm = get_normalizer(normaliser, language)

@@ -222,6 +222,8 @@ class RegressionResult:
     dropped: dict[str, int] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
     descriptive: dict = field(default_factory=dict)
+    #: Sentences on what the data cannot support (single-speaker levels, independence).
+    cautions: tuple[str, ...] = ()
 
     def to_dict(self, detail: bool = False) -> dict[str, Any]:
         """JSON-ready dict (NaN -> None); ``detail=True`` adds settings and diagnostics."""
@@ -231,6 +233,7 @@ class RegressionResult:
             "clustered": None if self.clustered is None else self.clustered.to_dict(detail),
             "independence": [i.to_dict(detail) for i in self.independence],
             "conclusions": list(self.conclusions),
+            "cautions": list(self.cautions),
             **self.descriptive,
         }
         if detail:

@@ -22,7 +22,7 @@ def test_to_dict_shape(small_frame):
     res = run_regression(small_frame, "em", ["age", "accent"], cluster="speaker_id")
     assert isinstance(res, RegressionResult)
     d = json.loads(json.dumps(res.to_dict(), allow_nan=False))
-    assert set(d) == {"univariate", "adjustments", "clustered", "independence", "conclusions",
+    assert set(d) == {"univariate", "adjustments", "clustered", "independence", "conclusions", "cautions",
                       "outcome_chi2", "anova", "cross_tables", "speaker_spread"}
     for u in d["univariate"] + d["clustered"]["univariate"]:
         assert set(u) == UNIVARIATE_KEYS
@@ -131,3 +131,33 @@ def test_categorical_order_and_bool_outcome():
     res = run_regression(frame, "ok", ["age"], references={"age": "young"})
     assert [lev.level for lev in res.univariate[0].levels] == ["mid", "old"]
     assert "ok" in res.conclusions[0]
+
+
+def test_single_speaker_levels_and_unclustered_word_models_carry_cautions():
+    """A level with one speaker is flagged (speaker and level cannot be told apart, even in
+    the clustered test); the unclustered binomial WER model says words are not
+    independent, and the clustered one does not."""
+    import numpy as np
+    import pandas as pd
+
+    from fairdesk.stats.regression import run_regression
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for level, speakers in (("a", [f"a{i}" for i in range(6)]), ("b", ["b0"])):
+        for spk in speakers:
+            for _ in range(12):
+                words = 6
+                errors = int(rng.binomial(words, 0.2 if level == "a" else 0.35))
+                rows.append({"region": level, "speaker_id": spk, "errors": errors,
+                             "words": words, "ok": int(errors == 0)})
+    df = pd.DataFrame(rows)
+    res = run_regression(df, "ok", ["region"], cluster="speaker_id").to_dict()
+    single = [c for c in res["cautions"] if "single speaker" in c]
+    assert len(single) == 1 and "region = b" in single[0]
+    assert single[0] in res["conclusions"]
+    words = run_regression(df, "wer", ["region"], binomial=("errors", "words")).to_dict()
+    assert any("not independent" in c for c in words["cautions"])
+    clustered = run_regression(df, "wer", ["region"], binomial=("errors", "words"),
+                               cluster="speaker_id").to_dict()
+    assert not any("not independent" in c for c in clustered["cautions"])

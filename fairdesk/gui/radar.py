@@ -116,6 +116,9 @@ def radar_inputs(result: Mapping) -> tuple[dict, str | None, list[str]]:
     if len(metrics) < 3:
         metrics += [m for m in result.get("descriptive_metrics") or []
                     if m not in metrics and any(v.get(m) is not None for v in vals.values())]
+    if "hallucination_rate" not in metrics and any(
+            v.get("hallucination_rate") is not None for v in vals.values()):
+        metrics.append("hallucination_rate")  # issue 18: always an axis when the run has it
     return vals, result.get("reference"), metrics
 
 

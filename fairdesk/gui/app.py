@@ -139,6 +139,11 @@ def screenshots(out_dir, project, run_id: int | None = None,
     if win.items.model.rowCount():
         win.items.select(0)
     shot("04_items")
+    win.show_tab("incremental")  # the newest stored incremental run, if any
+    inc = win.incremental
+    if inc.runs.count() and inc.items.count():
+        inc.show_timeline()
+    shot("09_incremental")
     _import_shot(win, out / "05_import_dialog.png", written)
     dlg = win.show_shortcuts()
     app.processEvents()

@@ -198,7 +198,8 @@ class ChartExportButton(QToolButton):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setText("Export chart")
+        self.setText("Export chart ▾")
+        self.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0px; }")
         self.setToolTip("Save a chart of this view as PNG or SVG (drawn as in the report)")
         self.setPopupMode(QToolButton.InstantPopup)
         self.setMenu(QMenu(self))

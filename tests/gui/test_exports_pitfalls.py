@@ -209,11 +209,11 @@ def test_nonspeech_stretches_are_the_complement_of_the_speech():
 
 
 # -- the model-based result ----------------------------------------------------------------
-def _poisson_frame(seed=3, speakers=8, per=6, sd=0.4, effect=math.log(1.8)):
+def _poisson_frame(seed=3, speakers=8, per=6, sd=0.4, rate_ratio=1.8):
     """Utterances with errors ~ Poisson(words · exp(base + effect[group] + u_speaker))."""
     rng = np.random.default_rng(seed)
     rows = []
-    for g, eff in (("north", 0.0), ("south", effect)):
+    for g, eff in (("north", 0.0), ("south", math.log(rate_ratio))):
         si = np.repeat(np.arange(speakers), per)
         words = rng.integers(5, 12, si.size)
         eta = -1.7 + eff + rng.normal(0, sd, speakers)[si]

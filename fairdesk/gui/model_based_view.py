@@ -41,6 +41,12 @@ def _num(v) -> float | None:
     return x if math.isfinite(x) else None
 
 
+def _problem(res: dict) -> str | None:
+    """Why a variable's model was not fitted (the audit stores the error instead)."""
+    p = res.get("error") or res.get("problem")
+    return None if p is None or res.get("group_variables") else str(p)
+
+
 def rate_rows(model_based: dict) -> list[list[str]]:
     """Table rows: each level of each group variable with its rate ratio against the
     reference level."""
@@ -48,8 +54,8 @@ def rate_rows(model_based: dict) -> list[list[str]]:
     for var, res in (model_based or {}).items():
         if not isinstance(res, dict):
             continue
-        if res.get("error"):
-            rows.append([str(var), f"(not fitted: {res['error']})", "", "", "", "", "", ""])
+        if _problem(res):
+            rows.append([str(var), f"(not fitted: {_problem(res)})", "", "", "", "", "", ""])
             continue
         for gv in res.get("group_variables") or []:
             ref = gv.get("reference")
@@ -88,11 +94,13 @@ def model_based_text(model_based: dict) -> str:
         if not isinstance(res, dict):
             continue
         lines = [f"{var}:"]
-        if res.get("error"):
-            lines.append(f"  not fitted: {res['error']}")
+        if _problem(res):
+            lines.append(f"  not fitted: {_problem(res)}")
             parts.append("\n".join(lines))
             continue
         agree = agreement_lines(res)
+        if res.get("agreement_note"):
+            lines.append(f"Not set beside the bootstrap: {res['agreement_note']}.")
         if agree:
             lines.append("Against the bootstrap comparison of the same groups:")
             lines += [f"  {t}" for t in agree]
@@ -109,7 +117,7 @@ def summary_line(model_based: dict) -> str:
     """One line over the table: the model, the speaker SD and the overdispersion ratio."""
     bits = []
     for var, res in (model_based or {}).items():
-        if not isinstance(res, dict) or res.get("error"):
+        if not isinstance(res, dict) or _problem(res):
             continue
         sd = _num(res.get("speaker_sd"))
         over = res.get("overdispersion") or {}

@@ -105,6 +105,9 @@ def screenshots(out_dir, project, run_id: int | None = None,
         win.ctx.run_id = None
         win.ctx.select_run(run_id)
         payload = win.results.result or {}
+        if payload.get("dataset") and win.audit.dataset.findText(payload["dataset"]) >= 0:
+            win.audit.dataset.setCurrentText(payload["dataset"])  # its columns, then "by"
+            settle(win)
         if payload.get("model"):
             win.audit.set_model(payload["model"])
         by = payload.get("by") or []

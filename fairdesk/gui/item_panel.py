@@ -49,7 +49,8 @@ ACOUSTIC = {"duration_s": 2, "nonspeech_share": 2, "snr_db": 1, "speech_rate": 2
             "asr_confidence": 2}
 SHOWN = ("rank", "group", "errors", "wer", "halluc", "reference", "hypothesis", "saliency",
          "text_source", "n_words", "em", *ACOUSTIC, "id", "speaker_id")
-CAPS = {"reference": 200, "hypothesis": 200, "id": 200, "speaker": 120, "group": 110}
+CAPS = {"reference": 200, "hypothesis": 200, "id": 200, "speaker": 120, "group": 110,
+        "Halluc.": 110}
 #: Neighbours prefetched on each side of the shown item.
 PREFETCH = 2
 

@@ -216,10 +216,11 @@ class RadarCanvas(QWidget):
             p.setPen(QPen(QColor("#d5d9de"), 1))
             p.setBrush(Qt.NoBrush)
             p.drawPolygon(QPolygonF([at(k, ring) for k in range(n)]))
-            p.setPen(QColor("#8a939c"))
-            q = at(0, ring)
-            p.drawText(QRectF(q.x() + 4, q.y() - 14, 60, 14), Qt.AlignLeft | Qt.AlignBottom,
-                       f"{ring:g}×")
+            if outer <= 2 or abs(ring - round(ring)) < 1e-9:  # many rings: whole ones only
+                p.setPen(QColor("#8a939c"))
+                q = at(0, ring)
+                p.drawText(QRectF(q.x() + 4, q.y() - 14, 60, 14),
+                           Qt.AlignLeft | Qt.AlignBottom, f"{ring:g}×")
             ring += 0.5
         p.setPen(QPen(QColor("#c3c8ce"), 1))
         for k in range(n):

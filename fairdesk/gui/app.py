@@ -105,6 +105,9 @@ def screenshots(out_dir, project, run_id: int | None = None,
         win.ctx.run_id = None
         win.ctx.select_run(run_id)
         payload = win.results.result or {}
+        if payload.get("dataset") and win.audit.dataset.findText(payload["dataset"]) >= 0:
+            win.audit.dataset.setCurrentText(payload["dataset"])  # its columns, then "by"
+            settle(win)
         if payload.get("model"):
             win.audit.set_model(payload["model"])
         by = payload.get("by") or []
@@ -139,6 +142,11 @@ def screenshots(out_dir, project, run_id: int | None = None,
     if win.items.model.rowCount():
         win.items.select(0)
     shot("04_items")
+    win.show_tab("incremental")  # the newest stored incremental run, if any
+    inc = win.incremental
+    if inc.runs.count() and inc.items.count():
+        inc.show_timeline()
+    shot("09_incremental")
     _import_shot(win, out / "05_import_dialog.png", written)
     dlg = win.show_shortcuts()
     app.processEvents()

@@ -105,6 +105,12 @@ class AuditPanel(QWidget):
         self.explain.setToolTip(
             "Occlusion saliency on a speaker-balanced sample and the grounding lift per "
             "group (METHODS §5); several seconds per item on a CPU")
+        self.model_based = QCheckBox("Model-based (mixed Poisson of word errors)")
+        self.model_based.setToolTip(
+            "Also fit the mixed-effects Poisson regression of word errors with a speaker "
+            "random intercept per grouping column, and say whether it agrees with the "
+            "bootstrap (issue 17; shown in Results ▸ Regression)")
+        self.model_based.setVisible(_supports_model_based())
         self.explain_n = QSpinBox()
         self.explain_n.setRange(1, 200)
         self.explain_n.setValue(12)
@@ -139,6 +145,8 @@ class AuditPanel(QWidget):
         f1.addRow("Device", self.device)
         f1.addRow("Also", self.representation)
         f1.addRow("", self.explain)
+        if _supports_model_based():
+            f1.addRow("", self.model_based)
         f1.addRow("Explain sample", self.explain_n)
         stats = QGroupBox("Statistics")
         f2 = QFormLayout(stats)
@@ -425,12 +433,15 @@ class AuditPanel(QWidget):
         settings = AuditSettings(n_bootstrap=self.n_boot.value(), alpha=self.alpha.value(),
                                  min_items=self.min_items.value(),
                                  min_speakers=self.min_speakers.value())
+        extra = ({"model_based": self.model_based.isChecked()} if _supports_model_based()
+                 else {})
         return AuditRequest(dataset=self.dataset.currentText(), model=self.model.currentData(),
                             by=tuple(by), reference=self.reference.currentData(),
                             sample=self.sample.value() or None, device=self.device.currentText(),
                             representation=self.representation.isChecked(),
                             explain=self.explain.isChecked(),
-                            explain_per_group=self.explain_n.value(), settings=settings)
+                            explain_per_group=self.explain_n.value(), settings=settings,
+                            **extra)
 
     def start(self) -> Job | None:
         mid = self.model.currentData()
@@ -512,3 +523,12 @@ class AuditPanel(QWidget):
 
     def _log(self, text: str) -> None:
         self.log.appendPlainText(time.strftime("%H:%M:%S  ") + text)
+
+
+def _supports_model_based() -> bool:
+    """Whether this fairdesk's audit job takes ``model_based`` (``audit --model-based``)."""
+    import dataclasses
+
+    from ..jobs.audit import AuditRequest
+
+    return any(f.name == "model_based" for f in dataclasses.fields(AuditRequest))

@@ -54,6 +54,24 @@ def group_rows(result: dict, metric: str) -> list[dict]:
     return rows
 
 
+#: Descriptive metrics drawn beside the tested ones (issue 18: hallucinations per group).
+PITFALL_METRICS = ("hallucination_rate", "wer_unflagged")
+
+
+def value_metrics(result: dict) -> list[str]:
+    """The metrics with a value plot: the tested ones, then the hallucination rate (when the
+    run has it) and the WER without flagged items (when an item was flagged)."""
+    out = list(result.get("tested_metrics") or [])
+    flagged = ((result.get("pitfalls") or {}).get("n_flagged") or 0) > 0
+    for m in PITFALL_METRICS:
+        if m in out or m not in (result.get("descriptive_metrics") or []):
+            continue
+        if m == "wer_unflagged" and not flagged:
+            continue  # equal to the WER: nothing to add
+        out.append(m)
+    return out
+
+
 class GroupValuePlot(pg.GraphicsLayoutWidget):
     """One plot per tested metric: every group's value with its 95% CI as an error bar."""
 
@@ -69,7 +87,7 @@ class GroupValuePlot(pg.GraphicsLayoutWidget):
         self.has_ci = False
         if not result:
             return
-        metrics = [m for m in result.get("tested_metrics") or []
+        metrics = [m for m in value_metrics(result)
                    if any(r["value"] is not None for r in group_rows(result, m))]
         ncols = 2 if len(metrics) > 1 else 1
         for k, metric in enumerate(metrics):

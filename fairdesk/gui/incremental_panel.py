@@ -78,7 +78,7 @@ class TimelineView(pg.PlotWidget):
         self.setMenuEnabled(False)
         self.setMinimumHeight(160)
         self.getPlotItem().getAxis("bottom").setLabel("s (computation clock)")
-        self.getPlotItem().getAxis("left").setLabel("word")
+        self.getPlotItem().getAxis("left").setLabel("word position")
         self.getPlotItem().invertY(True)
         self.adds = pg.ScatterPlotItem(symbol="s", size=7, brush=pg.mkBrush(ADD), pen=None)
         self.revokes = pg.ScatterPlotItem(symbol="x", size=9, brush=pg.mkBrush(REVOKE),
@@ -110,6 +110,10 @@ class TimelineView(pg.PlotWidget):
         self.updates.setData([float(e["shown_s"]) for e in ev], [-1.0] * len(ev))
         xs = [x for e in ev for x in (float(e["arrival_s"]), float(e["shown_s"]))]
         self.arrival.setData(xs, [-1.0] * len(xs))
+        top = max([p[1] for p in adds + revs], default=0)
+        step = max(1, (top + 1) // 12)  # at most a dozen word ticks
+        self.getPlotItem().getAxis("left").setTicks(
+            [[(-1.0, "updates")] + [(float(k), str(k + 1)) for k in range(0, top + 1, step)]])
         for kind, pts in ((ADD, adds), (REVOKE, revs)):
             for t, y, text in pts[: MAX_LABELS // 2]:
                 label = html.escape(text)

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -34,15 +35,22 @@ from .annotation_panel import AnnotationPanel
 from .context import Context
 from .diff_view import DiffView
 from .fit_scroll import FitScrollArea
+from .pitfall_view import evidence_html, hallucination_labels
 from .player import AudioPlayer
 from .table_model import FrameModel, fit_columns
 
 ALL = "(all groups)"
 HEADERS = {"rank": "#", "errors": "Err.", "n_words": "Words", "wer": "WER", "em": "EM",
-           "speaker_id": "speaker", "saliency": "Sal.", "text_source": "Text"}
-SHOWN = ("rank", "group", "errors", "wer", "reference", "hypothesis", "saliency", "text_source",
-         "n_words", "em", "id", "speaker_id")
-CAPS = {"reference": 200, "hypothesis": 200, "id": 200, "speaker": 120, "group": 110}
+           "speaker_id": "speaker", "saliency": "Sal.", "text_source": "Text",
+           "halluc": "Halluc.", "duration_s": "Dur. s", "nonspeech_share": "Non-sp.",
+           "snr_db": "SNR dB", "speech_rate": "Words/s", "asr_confidence": "Conf."}
+#: The acoustic covariates of each item (issue 18), hidden until "acoustics" is checked.
+ACOUSTIC = {"duration_s": 2, "nonspeech_share": 2, "snr_db": 1, "speech_rate": 2,
+            "asr_confidence": 2}
+SHOWN = ("rank", "group", "errors", "wer", "halluc", "reference", "hypothesis", "saliency",
+         "text_source", "n_words", "em", *ACOUSTIC, "id", "speaker_id")
+CAPS = {"reference": 200, "hypothesis": 200, "id": 200, "speaker": 120, "group": 110,
+        "Halluc.": 110}
 #: Neighbours prefetched on each side of the shown item.
 PREFETCH = 2
 
@@ -106,17 +114,25 @@ class ItemPanel(QWidget):
         self.run_label = QLabel("No run selected.")
         self.run_label.setObjectName("heading")
         self.run_label.setTextFormat(Qt.PlainText)
+        self.run_label.setWordWrap(True)  # long counts wrap instead of widening the window
         self.group = QComboBox()
         self.group.setMinimumWidth(160)
         self.only_failing = QCheckBox("only items with errors")
         self.only_failing.setChecked(True)
+        self.only_flagged = QCheckBox("only flagged")
+        self.only_flagged.setToolTip("only items with a hallucination flag (loop, runaway "
+                                     "output, words over non-speech, unstable)")
+        self.acoustics = QCheckBox("acoustics")
+        self.acoustics.setToolTip("show each item's duration, non-speech share, SNR, speech "
+                                  "rate and mean confidence")
         self.count = QLabel()
         self.count.setObjectName("muted")
         self.model = FrameModel()
         self.model.decorations = {
             "Sal.": {"●": "saliency stored for this item and model"},
             "Text": {"ann.": "the run's reference was an annotation",
-                     "": "the run's reference was the imported text"}}
+                     "": "the run's reference was the imported text"},
+            "Halluc.": {"": "no hallucination flag"}}
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
@@ -136,12 +152,17 @@ class ItemPanel(QWidget):
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
         lv.addWidget(self.run_label)
-        row = QHBoxLayout()
+        row = QHBoxLayout()  # two rows: the list keeps its width on a 1366-pixel screen
         row.addWidget(self.group)
-        row.addWidget(self.only_failing)
         row.addStretch(1)
         row.addWidget(self.count)
         lv.addLayout(row)
+        row2 = QHBoxLayout()
+        row2.addWidget(self.only_failing)
+        row2.addWidget(self.only_flagged)
+        row2.addWidget(self.acoustics)
+        row2.addStretch(1)
+        lv.addLayout(row2)
         lv.addWidget(self.table, 1)
 
         self.title = QLabel("Select an item.")
@@ -160,6 +181,11 @@ class ItemPanel(QWidget):
         srow.addWidget(self.saliency_info, 1)
         srow.addWidget(self.saliency_btn)
         self.diff = DiffView()
+        self.evidence = QLabel("")
+        self.evidence.setTextFormat(Qt.RichText)
+        self.evidence.setWordWrap(True)
+        self.evidence.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.evidence.setVisible(False)
         self.annotation = AnnotationPanel(ctx)
         self.rerun_note = QLabel("")
         self.rerun_note.setObjectName("muted")
@@ -169,6 +195,7 @@ class ItemPanel(QWidget):
         bv = QVBoxLayout(bottom)
         bv.setContentsMargins(0, 0, 0, 0)
         bv.addWidget(self.diff, 1)
+        bv.addWidget(self.evidence)
         bv.addWidget(self.annotation)
         bv.addWidget(self.rerun_note)
         self.right = QSplitter(Qt.Vertical)
@@ -191,6 +218,8 @@ class ItemPanel(QWidget):
 
         self.group.currentIndexChanged.connect(self._refill)
         self.only_failing.toggled.connect(self._refill)
+        self.only_flagged.toggled.connect(self._refill)
+        self.acoustics.toggled.connect(self._show_acoustics)
         self.table.selectionModel().currentRowChanged.connect(self._selected)
         for key, slot in (("Space", self.player.toggle), ("J", self.next_item),
                           ("Down", self.next_item), ("K", self.previous_item),
@@ -223,6 +252,7 @@ class ItemPanel(QWidget):
         out = dict(settings or {})
         out.update({"split": list(self.split.sizes()), "right": list(self.right.sizes()),
                     "only_failing": self.only_failing.isChecked(),
+                    "acoustics": self.acoustics.isChecked(),
                     "speed": self.player.speed,
                     "annotation": self.annotation.save_state({})})
         return out
@@ -234,6 +264,8 @@ class ItemPanel(QWidget):
                 getattr(self, name).setSizes(list(sizes))
         if "only_failing" in state:
             self.only_failing.setChecked(bool(state["only_failing"]))
+        if "acoustics" in state:
+            self.acoustics.setChecked(bool(state["acoustics"]))
         if state.get("speed"):
             self.player.set_speed(float(state["speed"]))
         if isinstance(state.get("annotation"), dict):
@@ -277,14 +309,24 @@ class ItemPanel(QWidget):
         df["saliency"] = self._saliency_flags(df)
         if "text_source" in df.columns:
             df["text_source"] = np.where(df["text_source"] == "annotation", "ann.", "")
+        df["halluc"] = hallucination_labels(df)
+        for c, digits in ACOUSTIC.items():
+            if c in df.columns:
+                df[c] = pd.to_numeric(df[c], errors="coerce").round(digits)
+        self._flagged = (df["halluc"] != "").to_numpy()
         bad = (df["errors"] > 0).to_numpy().copy()
         if "em" in df.columns:
             bad |= (df["em"].fillna(1) == 0).to_numpy()
         self._bad = bad
         self.frame = df
         self._records: dict[int, dict] = {}  # rows as dicts, made when first shown
+        n_flag = int(self._flagged.sum())
         self.run_label.setText(f"Run {self.run_id}: {int(bad.sum()):,} of "
-                               f"{plural(len(df), 'item')} with errors")
+                               f"{plural(len(df), 'item')} with errors"
+                               + (f", {n_flag:,} flagged as hallucinated" if n_flag else ""))
+        self.only_flagged.setEnabled(bool(n_flag))
+        if not n_flag:
+            self.only_flagged.setChecked(False)
         self.group.blockSignals(True)
         self.group.clear()
         self.group.addItem(ALL, None)
@@ -298,6 +340,14 @@ class ItemPanel(QWidget):
                     "middle" if name in ("id", "speaker_id") else None)
             self.table.setItemDelegateForColumn(c, self._delegates[kind] if kind else None)
         self._refill(fit=True)
+        self._show_acoustics()
+
+    def _show_acoustics(self, *_) -> None:
+        cols = self.model.columns
+        for c in ACOUSTIC:
+            name = HEADERS[c]
+            if name in cols:
+                self.table.setColumnHidden(cols.index(name), not self.acoustics.isChecked())
 
     def _saliency_flags(self, df) -> list[str]:
         model_key = self.payload.get("model_key")
@@ -315,6 +365,7 @@ class ItemPanel(QWidget):
         self.model.set_mask("group", None if g is None else
                             (self.frame["group"].astype(str) == g).to_numpy())
         self.model.set_mask("failing", self._bad if self.only_failing.isChecked() else None)
+        self.model.set_mask("flagged", self._flagged if self.only_flagged.isChecked() else None)
         if fit:
             fit_columns(self.table, CAPS, default_cap=70)
         n = self.model.rowCount()
@@ -382,6 +433,8 @@ class ItemPanel(QWidget):
             self.saliency_btn.setVisible(False)
             self.annotation.set_item(None)
             self.rerun_note.setText("")
+            self.evidence.setVisible(False)
+            self.player.set_nonspeech(None, None)
             return
         self._row = row
         rep = item_report(row, self.language)
@@ -398,8 +451,27 @@ class ItemPanel(QWidget):
         self.annotation.set_item(None if db_id is None else int(db_id), key)
         self._note_rerun()
         self._show_words(row)
+        self._show_pitfalls(row)
         self._show_saliency(row)
         self.item_shown.emit(str(rep["id"]))
+
+    def _show_pitfalls(self, row: dict) -> None:
+        """The hallucination evidence under the diff, the acoustic covariates, and the
+        non-speech stretches shaded on the waveform."""
+        from ..metrics.hallucination import item_pitfalls
+
+        try:
+            pit = item_pitfalls(row)
+        except (ValueError, TypeError, KeyError):  # a malformed stored cell: show nothing
+            pit = {"hallucination_lines": [], "acoustics": {}, "speech_regions": None}
+        self.evidence.setText(evidence_html(pit))
+        self.evidence.setVisible(bool(self.evidence.text()))
+        dur = (pit.get("acoustics") or {}).get("duration_s") or row.get("duration")
+        try:
+            dur = float(dur) if dur is not None else None
+        except (TypeError, ValueError):
+            dur = None
+        self.player.set_nonspeech(pit.get("speech_regions"), dur)
 
     def _item_field(self, key: str, field: str):
         if self._items is None or key not in self._items.index:

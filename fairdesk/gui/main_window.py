@@ -16,6 +16,7 @@ from .. import __version__
 from .audit_panel import AuditPanel
 from .context import Context
 from .dataset_panel import DatasetPanel
+from .exports import Exporter, ReportDialog, folder_and_format
 from .first_run import FirstRunPage, default_demo_folder
 from .incremental_panel import IncrementalPanel
 from .item_panel import ItemPanel
@@ -31,6 +32,7 @@ WINDOW_SHORTCUTS = [
     ("Ctrl+O", "Open a project…"),
     ("Ctrl+I", "Import a dataset…"),
     ("Ctrl+Shift+S", "Export a screenshot of the window…"),
+    ("Ctrl+Shift+E", "Export the shown run's report (HTML, PDF)…"),
     ("Ctrl+Q", "Quit"),
     *[(f"Ctrl+{i + 1}", f"Show the {t.capitalize()} tab") for i, t in enumerate(TABS)],
     ("F9", "Run the audit"),
@@ -89,6 +91,9 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.stack)
 
         self.ctx.status.connect(lambda m: self.statusBar().showMessage(m, 8000))
+        self.exporter = Exporter(self.ctx, self)
+        self.exporter.message.connect(lambda m: self.statusBar().showMessage(m, 15000))
+        self.report_dialog: ReportDialog | None = None
         self.ctx.project_changed.connect(self._project_changed)
         self.audit.run_done.connect(lambda _id: self.show_tab("results"))
         self.audit.show_run.connect(lambda _id: self.show_tab("results"))
@@ -118,6 +123,11 @@ class MainWindow(QMainWindow):
         m.addSeparator()
         self._action(m, "Record from an audio file…", self.choose_input_file)
         self._action(m, "Export screenshot…", self.export_screenshot, "Ctrl+Shift+S")
+        self.report_action = self._action(m, "Export report…", self.export_report,
+                                          "Ctrl+Shift+E")
+        self._action(m, "Export tables…", self.export_tables)
+        self._action(m, "Export Praat TextGrids…", lambda: self.export_tiers("textgrid"))
+        self._action(m, "Export ELAN files…", lambda: self.export_tiers("eaf"))
         m.addSeparator()
         self._action(m, "Quit", self.close, QKeySequence.Quit)
         v = self.menuBar().addMenu("&View")
@@ -233,6 +243,53 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"screenshot saved to {path}" if ok else
                                      f"could not write {path}", 8000)
         return Path(path) if ok else None
+
+    def shown_run(self) -> int | None:
+        """The run the results pane shows (what the exports write)."""
+        return self.results.run_id if self.results.result else None
+
+    def _no_run(self) -> bool:
+        if self.ctx.project is None or self.shown_run() is None:
+            QMessageBox.information(self, "Export", "Open a project and show a finished run "
+                                    "in Results first.")
+            return True
+        return False
+
+    def export_report(self, path=None, *, pdf=None, embed_audio: bool = False):
+        """Export the shown run's report: with no ``path``, a dialog asks where (and whether
+        to add the PDF and embed the audio); returns the dialog or the job."""
+        if self._no_run():
+            return None
+        run_id = self.shown_run()
+        if path is not None:
+            return self.exporter.report(run_id, path, pdf=pdf, embed_audio=embed_audio)
+        dlg = ReportDialog(run_id, Path.home() / f"fairdesk-run{run_id}-report.html", self)
+        dlg.accepted.connect(lambda: self.exporter.report(run_id, **dlg.values()))
+        self.report_dialog = dlg
+        dlg.open()
+        return dlg
+
+    def export_tables(self, folder=None, ext: str = "csv"):
+        """items, groups and comparisons of the shown run as CSV/TSV/Parquet files."""
+        if self._no_run():
+            return None
+        if folder is None:
+            folder, ext = folder_and_format(self, "Folder for the tables",
+                                            ("csv", "tsv", "parquet"))
+            if folder is None:
+                return None
+        return self.exporter.tables(self.shown_run(), folder, ext)
+
+    def export_tiers(self, kind: str = "textgrid", folder=None):
+        """One Praat TextGrid or ELAN file per item of the shown run."""
+        if self._no_run():
+            return None
+        if folder is None:
+            folder, _ = folder_and_format(self, "Folder for the TextGrids" if kind ==
+                                          "textgrid" else "Folder for the ELAN files")
+            if folder is None:
+                return None
+        return self.exporter.tiers(self.shown_run(), folder, kind)
 
     # -- remembered state -----------------------------------------------------------------
     def save_state(self) -> None:

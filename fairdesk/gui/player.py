@@ -45,6 +45,21 @@ def audio_output() -> tuple[bool, str]:
     return s.available, s.reason
 
 
+def nonspeech_stretches(speech_regions, duration) -> list[tuple[float, float]]:
+    """The complement of ``speech_regions`` in ``[0, duration]`` (stretches under 10 ms
+    left out); empty without regions or a duration."""
+    if speech_regions is None or not duration or duration <= 0:
+        return []
+    out, t = [], 0.0
+    for a, b in sorted((float(a), float(b)) for a, b in speech_regions):
+        if a - t >= 0.01:
+            out.append((t, min(a, duration)))
+        t = max(t, b)
+    if duration - t >= 0.01:
+        out.append((t, float(duration)))
+    return out
+
+
 def _fmt(t: float) -> str:
     return f"{int(t // 60)}:{t % 60:05.2f}"
 
@@ -100,6 +115,8 @@ class AudioPlayer(QWidget):
         self._stretched: dict = {}
         self._saliency: tuple | None = None  # (times, curve, words) shown over the waveform
         self._saliency_items: list = []
+        self._nonspeech_items: list = []
+        self.nonspeech: list[tuple[float, float]] = []
         self.words: list[tuple[str, float, float]] = []
         self._word_items: list = []
 
@@ -322,6 +339,23 @@ class AudioPlayer(QWidget):
         span = self.word_at(vb.mapSceneToView(ev.scenePos()).x())
         if span is not None:
             self.play_span(span[1], span[2])
+
+    # -- non-speech stretches (hallucination evidence) ---------------------------------------
+    def set_nonspeech(self, speech_regions, duration: float | None) -> None:
+        """Shade the stretches of the clip outside the VAD's ``speech_regions`` (``[[start,
+        end], …]`` in seconds), so that words over non-speech show; None clears."""
+        for it in self._nonspeech_items:
+            self.wave.removeItem(it)
+        self._nonspeech_items = []
+        self.nonspeech = nonspeech_stretches(speech_regions, duration)
+        for a, b in self.nonspeech:
+            r = pg.LinearRegionItem(values=(a, b), movable=False,
+                                    brush=pg.mkBrush(96, 108, 122, 45),
+                                    pen=pg.mkPen(96, 108, 122, 0))
+            r.setZValue(-20)
+            r.setToolTip(f"non-speech (VAD) {a:.2f}–{b:.2f} s")
+            self._nonspeech_items.append(r)
+            self.wave.addItem(r)
 
     # -- saliency overlay (explain stage) ----------------------------------------------------
     def set_saliency(self, curve, frame_s: float, words=()) -> None:

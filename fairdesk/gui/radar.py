@@ -116,6 +116,11 @@ def radar_inputs(result: Mapping) -> tuple[dict, str | None, list[str]]:
     if len(metrics) < 3:
         metrics += [m for m in result.get("descriptive_metrics") or []
                     if m not in metrics and any(v.get(m) is not None for v in vals.values())]
+    if not ((result.get("pitfalls") or {}).get("n_flagged") or 0):
+        metrics = [m for m in metrics if m != "wer_unflagged"]  # the WER itself: no new axis
+    if "hallucination_rate" not in metrics and any(
+            v.get("hallucination_rate") is not None for v in vals.values()):
+        metrics.append("hallucination_rate")  # issue 18: always an axis when the run has it
     return vals, result.get("reference"), metrics
 
 
@@ -157,7 +162,7 @@ class RadarWidget(QWidget):
                 "largest group value instead (marked * on the chart).")
         if self.scale.empty:
             notes.append("Every group is at 0 on " + ", ".join(
-                metric_short(m) for m in self.scale.empty) + ".")
+                metric_short(m) for m in self.scale.empty).rstrip(".") + ".")
         self.caption.setText(" ".join(notes))
 
 
@@ -211,10 +216,11 @@ class RadarCanvas(QWidget):
             p.setPen(QPen(QColor("#d5d9de"), 1))
             p.setBrush(Qt.NoBrush)
             p.drawPolygon(QPolygonF([at(k, ring) for k in range(n)]))
-            p.setPen(QColor("#8a939c"))
-            q = at(0, ring)
-            p.drawText(QRectF(q.x() + 4, q.y() - 14, 60, 14), Qt.AlignLeft | Qt.AlignBottom,
-                       f"{ring:g}×")
+            if outer <= 2 or abs(ring - round(ring)) < 1e-9:  # many rings: whole ones only
+                p.setPen(QColor("#8a939c"))
+                q = at(0, ring)
+                p.drawText(QRectF(q.x() + 4, q.y() - 14, 60, 14),
+                           Qt.AlignLeft | Qt.AlignBottom, f"{ring:g}×")
             ring += 0.5
         p.setPen(QPen(QColor("#c3c8ce"), 1))
         for k in range(n):

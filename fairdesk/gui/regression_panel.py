@@ -4,7 +4,9 @@ the shown run, run in the background and stored with the run.
 Pick the outcome and the demographic variables (defaults from the run: its grouping columns,
 exact match when the run has it, speakers as clusters) and press Run. The table shows each
 level's odds ratio against the reference level with its CI, plain and speaker-clustered side
-by side; below, the conclusions in words. Every result is stored with the run
+by side; beside them, the conclusions in words; below, when the audit ran with
+``--model-based``, the mixed-effects Poisson rate ratios and whether they agree with the
+bootstrap (:mod:`fairdesk.gui.model_based_view`). Every result is stored with the run
 (``results`` table, kind ``regression``) and shown again when the run is reopened.
 """
 
@@ -34,6 +36,7 @@ from PySide6.QtWidgets import (
 from ..jobs import regression_run as rr
 from .context import Context
 from .jobs import Job
+from .model_based_view import ModelBasedView
 from .theme import plain_tip, pvalue
 
 #: Item columns that are never demographic variables.
@@ -183,7 +186,14 @@ class RegressionPanel(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         lay.addWidget(top)
-        lay.addWidget(self.split, 1)
+        # the model-based result of the audit (issue 17), under the logistic results
+        self.model_view = ModelBasedView()
+        self.vsplit = QSplitter(Qt.Vertical)
+        self.vsplit.addWidget(self.split)
+        self.vsplit.addWidget(self.model_view)
+        self.vsplit.setStretchFactor(0, 1)
+        self.vsplit.setStretchFactor(1, 1)
+        lay.addWidget(self.vsplit, 1)
         self.run_btn.clicked.connect(self.start)
         self.history.activated.connect(self._history_picked)
         self._set_enabled()
@@ -192,6 +202,7 @@ class RegressionPanel(QWidget):
     def set_run(self, run_id: int | None, payload: dict | None) -> None:
         """Show run ``run_id``: its defaults and the newest stored regression."""
         self.run_id, self.payload = run_id, payload
+        self.model_view.set_model_based((payload or {}).get("model_based"))
         self.variables.clear()
         self.cluster.clear()
         self.history.clear()

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from .charts import GroupValuePlot
 from .confusion_view import ConfusionView
 from .context import Context
+from .exports import ChartExportButton
 from .radar import RadarWidget
 from .regression_panel import RegressionPanel
 from .settings import restore_splitter
@@ -52,6 +53,20 @@ COMPARISON_COLUMNS = ("metric", "group", "reference", "value", "reference_value"
                       "ci_low", "ci_high", "p_value", "p_adjusted", "mde", "effect_size",
                       "verdict", "direction", "estimator", "design", "n_items", "n_speakers",
                       "flags")
+
+
+def dominated_text(dom: dict, long: bool = False) -> str:
+    """The ``wer_dominated_by`` flag of a group in words (METHODS §2: one utterance carries
+    more than a quarter of at least 20 word errors)."""
+    short = (f"one item carries {dom.get('share', 0):.0%} of the WER errors: "
+             f"{dom.get('item')}")
+    if not long:
+        return short
+    wo = dom.get("wer_without_item")
+    return (f"One utterance ({dom.get('item')}) holds {dom.get('errors')} of the group's "
+            f"{dom.get('group_errors')} word errors ({dom.get('share', 0):.0%}); the pooled "
+            f"WER is {pct(dom.get('wer'), 1)}, {pct(wo, 1) if wo is not None else '–'} "
+            "without it. Listen to it in Items before trusting this group's WER.")
 
 
 class ResultsPanel(QWidget):
@@ -116,6 +131,14 @@ class ResultsPanel(QWidget):
         self.tabs.addTab(self.radar, "Radar")
         self.tabs.addTab(self.confusion, "Confusion")
         self.tabs.addTab(self.regression, "Regression")
+        self.chart_export = ChartExportButton()
+        self.tabs.setCornerWidget(self.chart_export, Qt.TopRightCorner)
+        self.chart_export.setVisible(False)
+        self.tabs.currentChanged.connect(lambda _i: self._chart_view())
+        for w in (self.radar, self.confusion):  # a right click offers the export too
+            w.setContextMenuPolicy(Qt.CustomContextMenu)
+            w.customContextMenuRequested.connect(
+                lambda pos, w=w: self.chart_export.context_menu(w, pos))
 
         self.split = split = QSplitter(Qt.Vertical)
         split.addWidget(self.cards)
@@ -183,10 +206,14 @@ class ResultsPanel(QWidget):
         self.regression.set_run(self.run_id if result else None, result)
         self._fill_groups(result)
         self._fill_comparisons(result)
+        self._chart_view()
         self.header.setText(self._header(result) if result else
                             "No run yet: run an audit, or pick a stored run.")
         self._fit_split()
         QTimer.singleShot(0, self._fit_split)  # again once the new cards are laid out
+
+    def _chart_view(self) -> None:
+        self.chart_export.set_view(self.result, SUBTABS[self.tabs.currentIndex()])
 
     def step_tab(self, step: int) -> None:
         self.tabs.setCurrentIndex((self.tabs.currentIndex() + step) % self.tabs.count())
@@ -294,6 +321,9 @@ class ResultsPanel(QWidget):
             values = g.get("values") or {}
             status = ("reference" if g["group"] == ref else
                       f"excluded: {g.get('reason')}" if g.get("excluded") else "compared")
+            dom = g.get("wer_dominated_by")
+            if dom:
+                status += f" · {dominated_text(dom)}"
             cells = [g["group"], f"{g.get('n_items', 0):,}", f"{g.get('n_speakers', 0):,}"]
             cells += [fmt_value(m, values.get(m, g.get(m)), 2) for m in metrics] + [status]
             for j, v in enumerate(cells):
@@ -305,6 +335,9 @@ class ResultsPanel(QWidget):
                 if g.get("excluded"):
                     it.setForeground(QBrush(QColor("#9aa1a9")))
                     it.setToolTip(plain_tip(g.get("reason")))
+                if dom and j == len(cells) - 1:
+                    it.setForeground(QBrush(QColor("#b45309")))
+                    it.setToolTip(plain_tip(dominated_text(dom, long=True)))
                 if 3 <= j < 3 + len(metrics):
                     v_ = verdicts.get((g["group"], metrics[j - 3]))
                     worse = directions.get((g["group"], metrics[j - 3])) == "worse"

@@ -204,7 +204,8 @@ def metric_short(metric: str) -> str:
             "sub_rate": "Sub. rate", "del_rate": "Del. rate", "ins_rate": "Ins. rate",
             "insertion_ratio": "Ins. ratio", "der": "DER", "ter": "TER",
             "accuracy": "Accuracy", "balanced_accuracy": "Bal. acc.",
-            "macro_recall": "Macro recall", "mean_confidence": "Confidence"}.get(
+            "macro_recall": "Macro recall", "mean_confidence": "Confidence",
+            "hallucination_rate": "Halluc.", "wer_unflagged": "WER unflagged"}.get(
         metric, metric.replace("_", " "))
 
 

@@ -216,15 +216,39 @@ class VerdictCards(QWidget):
         label = verdict_style(c.get("verdict", ""))[0]
         flags = ", ".join(c.get("flags") or [])
         body = c.get("reading") or c.get("reason") or ""
+        wf = without_flagged_text(c)
         self.reading.setText(
             f"<b>{esc(metric_short(c['metric']))} · {esc(c['group'])}</b> — <i>{esc(label)}"
-            f"</i><br>{esc(body)}" + (f"<br><i>flags: {esc(flags)}</i>" if flags else ""))
+            f"</i><br>{esc(body)}" + (f"<br><i>flags: {esc(flags)}</i>" if flags else "")
+            + (f"<br><span style='color:#7c2d12'>{esc(wf)}</span>" if wf else ""))
         self.selected = c
         for card in self.cards:
             on = card.comparison is c
             card.set_selected(on)
             if on:
                 self.scroll.ensureWidgetVisible(card, 4, 4)
+
+
+def without_flagged_text(c: dict) -> str:
+    """The comparison recomputed without the hallucination-flagged items, in words (empty
+    when nothing was flagged on either side)."""
+    wf = c.get("without_flagged")
+    if not isinstance(wf, dict):
+        return ""
+    n_g, n_r = wf.get("n_flagged_group", 0) or 0, wf.get("n_flagged_reference", 0) or 0
+    if not (n_g or n_r) and wf.get("verdict") is not None:
+        return ""
+    m = c.get("metric", "")
+    left = (f"Without the flagged items ({n_g} in {c.get('group')}, {n_r} in "
+            f"{c.get('reference')})")
+    if wf.get("verdict") is None:
+        return f"{left}: not recomputed ({wf.get('reason') or 'not compared'})."
+    same = wf["verdict"] == c.get("verdict")
+    what = verdict_style(wf["verdict"])[0]
+    gap = (f"gap {fmt_gap(m, wf.get('gap'))} {fmt_ci(m, wf.get('ci_low'), wf.get('ci_high'))}"
+           if wf.get("gap") is not None else "")
+    turn = f"the verdict holds ({what})" if same else f"the verdict changes to {what}"
+    return f"{left}: {gap + '; ' if gap else ''}{turn}."
 
 
 def _most_severe(comps: list[dict]) -> dict | None:

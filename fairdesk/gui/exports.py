@@ -1,0 +1,309 @@
+"""Getting a run out of the window: File ▸ Export report / tables / TextGrids / EAFs (each a
+background job, see :mod:`fairdesk.gui.tasks`) and every chart of the results pane as PNG or
+SVG.
+
+Charts are re-drawn from the run's payload by :mod:`fairdesk.reports.charts` (matplotlib,
+the report's and ``fairdesk report --figures``' renderer), so an exported figure has the
+encodings of the report, whatever the size of the window.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+)
+
+from . import tasks
+from .jobs import Job
+
+#: The chart kinds of each results sub-tab (``reports.charts`` name prefixes).
+SUBTAB_CHARTS = {"values": ("values_", "gaps_"), "radar": ("radar",),
+                 "confusion": ("confusion_", "intent_confusion_")}
+
+
+def pdf_available() -> bool:
+    """Whether WeasyPrint is installed (it may still miss Pango: the job then says so)."""
+    return importlib.util.find_spec("weasyprint") is not None
+
+
+class ReportDialog(QDialog):
+    """Where to write the report, and whether to add the PDF and embed the audio."""
+
+    def __init__(self, run_id: int, default: Path, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle(f"Export the report of run {run_id}")
+        self.path = QLineEdit(str(default))
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        self.pdf = QCheckBox("Also write a PDF beside it (same content)")
+        self.pdf.setEnabled(pdf_available())
+        if not pdf_available():
+            self.pdf.setToolTip("WeasyPrint is not installed")
+        self.embed_audio = QCheckBox("Embed audio: a player for each worst item (Opus inside "
+                                     "the file; larger)")
+        note = QLabel("One self-contained HTML file: settings, verdicts, per-group values "
+                      "with CIs, gaps, charts, worst items with their diff, definitions.")
+        note.setObjectName("muted")
+        note.setWordWrap(True)
+        grid = QGridLayout()
+        grid.addWidget(QLabel("HTML file"), 0, 0)
+        grid.addWidget(self.path, 0, 1)
+        grid.addWidget(browse, 0, 2)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons.button(QDialogButtonBox.Ok).setText("Export")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addLayout(grid)
+        lay.addWidget(self.pdf)
+        lay.addWidget(self.embed_audio)
+        lay.addWidget(note)
+        lay.addWidget(buttons)
+        self.resize(620, 200)
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Report file", self.path.text(),
+                                              "HTML (*.html)")
+        if path:
+            self.path.setText(path if path.lower().endswith((".html", ".htm"))
+                              else path + ".html")
+
+    def values(self) -> dict:
+        html = Path(self.path.text().strip())
+        return {"path": html, "pdf": html.with_suffix(".pdf") if self.pdf.isChecked()
+                else None, "embed_audio": self.embed_audio.isChecked()}
+
+
+class Exporter(QObject):
+    """Runs the exports of the window's shown run as jobs and says how they went.
+
+    Signals
+    -------
+    message(str) : progress and the outcome, for the status bar.
+    done(str, object) : kind (``report``, ``tables``, ``textgrid``, ``eaf``) and the job's
+        result.
+    failed(str, str) : kind and the error message.
+    """
+
+    message = Signal(str)
+    done = Signal(str, object)
+    failed = Signal(str, str)
+
+    def __init__(self, ctx, parent=None):
+        super().__init__(parent)
+        self.ctx = ctx
+        self.last_message = ""
+        self.message.connect(lambda m: setattr(self, "last_message", m))
+
+    def _submit(self, kind: str, job: Job, describe) -> Job:
+        job.signals.progress.connect(lambda _f, m: self.message.emit(f"{m}…"))
+        job.signals.result.connect(lambda out: (self.message.emit(describe(out)),
+                                                self.done.emit(kind, out)))
+        job.signals.error.connect(lambda m: (self.message.emit(f"Export failed: {m}"),
+                                             self.failed.emit(kind, m)))
+        return self.ctx.jobs.submit(job, channel=f"export-{kind}")
+
+    def report(self, run_id: int, path, *, pdf=None, embed_audio: bool = False) -> Job:
+        """Write the HTML report (and the PDF) of ``run_id`` in the background."""
+        job = Job(tasks.export_report, str(self.ctx.folder), int(run_id), str(path),
+                  embed_audio=bool(embed_audio), pdf=None if pdf is None else str(pdf),
+                  name="report", request=int(run_id))
+
+        def said(out):
+            bits = [f"Report of run {run_id} written to {out['html']}"]
+            if out.get("pdf"):
+                bits.append(f"PDF: {out['pdf']}")
+            if out.get("audio_skipped"):
+                bits.append(f"{len(out['audio_skipped'])} clips not embedded")
+            return "; ".join(bits)
+
+        return self._submit("report", job, said)
+
+    def tables(self, run_id: int, folder, ext: str = "csv") -> Job:
+        """items / groups / comparisons as ``.csv``, ``.tsv`` or ``.parquet`` in ``folder``."""
+        job = Job(tasks.export_tables, str(self.ctx.folder), int(run_id), str(folder),
+                  ext=ext, name="tables", request=int(run_id))
+        return self._submit("tables", job, lambda out: f"Tables of run {run_id} written: "
+                            + ", ".join(Path(p).name for p in out) + f" in {folder}")
+
+    def tiers(self, run_id: int, folder, kind: str = "textgrid") -> Job:
+        """One TextGrid or EAF per item in ``folder``."""
+        job = Job(tasks.export_tiers, str(self.ctx.folder), int(run_id), str(folder),
+                  kind=kind, name=kind, request=int(run_id))
+        what = "TextGrids" if kind == "textgrid" else "ELAN files"
+
+        def said(out):
+            how = ", ".join(f"{n} {k}" for k, n in (out.get("reference_times") or {}).items())
+            return (f"{out['n']} {what} of run {run_id} written to {folder}"
+                    + (f" (reference times: {how})" if how else ""))
+
+        return self._submit(kind, job, said)
+
+
+# -- charts ----------------------------------------------------------------------------
+def run_charts(payload: dict | None, subtab: str | None = None) -> list:
+    """The report charts of a payload (``reports.charts.Chart``), those of one results
+    sub-tab when ``subtab`` is given."""
+    if not payload:
+        return []
+    from ..reports.charts import report_charts, value_chart
+    from .charts import value_metrics
+
+    charts = report_charts(payload)
+    have = {c.name for c in charts}
+    at = max((i + 1 for i, c in enumerate(charts) if c.name.startswith("values_")), default=0)
+    for m in value_metrics(payload):  # the pane also plots the hallucination rate
+        if f"values_{m}" not in have:
+            charts.insert(at, value_chart(payload, m))
+            at += 1
+    if subtab is None:
+        return charts
+    prefixes = SUBTAB_CHARTS.get(subtab, ())
+    return [c for c in charts if c.name.startswith(prefixes)]
+
+
+def export_chart(payload: dict, name: str, path) -> Path:
+    """Write the chart ``name`` of ``payload`` to ``path`` (.png or .svg by extension)."""
+    from ..reports.charts import export_chart as _export
+
+    chart = next((c for c in run_charts(payload) if c.name == name), None)
+    if chart is None:
+        raise ValueError(f"this run has no chart {name!r}")
+    return _export(chart, path)
+
+
+class ChartExportButton(QToolButton):
+    """"Export chart ▾": one entry per chart of the shown sub-tab (PNG or SVG, asked in the
+    save dialog) and every chart of the run at once. The same menu opens on a right click
+    on the radar and the confusion matrices."""
+
+    exported = Signal(list)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setText("Export chart ▾")
+        self.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0px; }")
+        self.setToolTip("Save a chart of this view as PNG or SVG (drawn as in the report)")
+        self.setPopupMode(QToolButton.InstantPopup)
+        self.setMenu(QMenu(self))
+        self.menu().aboutToShow.connect(self._fill)
+        self.payload: dict | None = None
+        self.subtab: str | None = None
+        self.folder: Path = Path.home()
+
+    def set_view(self, payload: dict | None, subtab: str | None) -> None:
+        self.payload, self.subtab = payload, subtab
+        self.setVisible(bool(payload) and subtab in SUBTAB_CHARTS)
+
+    def _fill(self) -> None:
+        self.populate(self.menu())
+
+    def populate(self, menu: QMenu) -> None:
+        menu.clear()
+        charts = run_charts(self.payload, self.subtab)
+        for c in charts:
+            for ext in ("png", "svg"):
+                a = QAction(f"{c.title} as {ext.upper()}…", menu)
+                a.triggered.connect(lambda _=False, n=c.name, e=ext: self.export(n, e))
+                menu.addAction(a)
+        if not charts:
+            a = menu.addAction("(no chart in this view)")
+            a.setEnabled(False)
+        menu.addSeparator()
+        a = QAction("Every chart of the run as PNG and SVG…", menu)
+        a.triggered.connect(lambda _=False: self.export_all())
+        menu.addAction(a)
+
+    def context_menu(self, widget, pos) -> None:
+        """Show the menu at ``pos`` of ``widget`` (a right click on a chart)."""
+        if not self.payload:
+            return
+        menu = QMenu(widget)
+        self.populate(menu)
+        menu.exec(widget.mapToGlobal(pos))
+
+    def export(self, name: str, ext: str, path=None) -> Path | None:
+        if self.payload is None:
+            return None
+        if path is None:
+            filt = "PNG image (*.png)" if ext == "png" else "SVG image (*.svg)"
+            path, _ = QFileDialog.getSaveFileName(self, "Export chart",
+                                                  str(self.folder / f"{name}.{ext}"), filt)
+            if not path:
+                return None
+            if not path.lower().endswith(f".{ext}"):
+                path += f".{ext}"
+        QApplication.setOverrideCursor(Qt.WaitCursor)
+        try:
+            out = export_chart(self.payload, name, path)
+        finally:
+            QApplication.restoreOverrideCursor()
+        self.folder = out.parent
+        self.exported.emit([out])
+        return out
+
+    def export_all(self, folder=None) -> list[Path]:
+        if self.payload is None:
+            return []
+        if folder is None:
+            folder = QFileDialog.getExistingDirectory(self, "Folder for every chart",
+                                                      str(self.folder))
+            if not folder:
+                return []
+        from ..reports.charts import save_figures
+
+        QApplication.setOverrideCursor(Qt.WaitCursor)
+        try:
+            out = save_figures(self.payload, folder)
+        finally:
+            QApplication.restoreOverrideCursor()
+        self.folder = Path(folder)
+        self.exported.emit(out)
+        return out
+
+
+def folder_and_format(parent, title: str, formats: tuple[str, ...] = ()) -> tuple:
+    """Ask for a folder (and, when ``formats`` is given, a table format); (None, None) when
+    cancelled."""
+    folder = QFileDialog.getExistingDirectory(parent, title, str(Path.home()))
+    if not folder:
+        return None, None
+    if not formats:
+        return folder, None
+    dlg = QDialog(parent)
+    dlg.setWindowTitle("Table format")
+    box = QHBoxLayout()
+    checks = []
+    for i, f in enumerate(formats):
+        c = QCheckBox(f)
+        c.setAutoExclusive(True)
+        c.setChecked(i == 0)
+        checks.append(c)
+        box.addWidget(c)
+    buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+    buttons.accepted.connect(dlg.accept)
+    buttons.rejected.connect(dlg.reject)
+    lay = QVBoxLayout(dlg)
+    lay.addWidget(QLabel("items, groups and comparisons as"))
+    lay.addLayout(box)
+    lay.addWidget(buttons)
+    if dlg.exec() != QDialog.Accepted:
+        return None, None
+    return folder, next(f for f, c in zip(formats, checks) if c.isChecked())

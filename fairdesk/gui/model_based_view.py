@@ -1,0 +1,181 @@
+"""The model-based result of an audit (issue 17; ``fairdesk audit --model-based``): the
+mixed-effects Poisson regression of word errors with a speaker random intercept, shown in
+the Regression tab beside the logistic regressions.
+
+The run payload carries ``model_based[variable]``: the dict of
+:func:`fairdesk.stats.poisson_mixed_report.run_poisson_mixed` plus ``agreement`` (the
+per-level entries of ``agreement_with_bootstrap``, or their sentences). This view only
+renders it: a table of rate ratios with their 95% CIs, p and Holm-adjusted p, and the
+agreement with the bootstrap, the speaker SD, the overdispersion check and the conclusions
+in words.
+"""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .theme import pvalue
+
+HEADS = ["Variable", "Level (vs reference)", "Rate ratio", "95% CI", "p", "p (Holm)",
+         "Speakers", "WER"]
+
+
+def _num(v) -> float | None:
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def _problem(res: dict) -> str | None:
+    """Why a variable's model was not fitted (the audit stores the error instead)."""
+    p = res.get("error") or res.get("problem")
+    return None if p is None or res.get("group_variables") else str(p)
+
+
+def rate_rows(model_based: dict) -> list[list[str]]:
+    """Table rows: each level of each group variable with its rate ratio against the
+    reference level."""
+    rows = []
+    for var, res in (model_based or {}).items():
+        if not isinstance(res, dict):
+            continue
+        if _problem(res):
+            rows.append([str(var), f"(not fitted: {_problem(res)})", "", "", "", "", "", ""])
+            continue
+        for gv in res.get("group_variables") or []:
+            ref = gv.get("reference")
+            for lev in gv.get("levels") or []:
+                rr, lo, hi = (_num(lev.get(k)) for k in ("rate_ratio", "ci_low", "ci_high"))
+                wer = _num(lev.get("wer"))
+                rows.append([
+                    str(gv.get("variable", var)), f"{lev.get('level')} vs {ref}",
+                    "–" if rr is None else f"{rr:.2f}×",
+                    "–" if lo is None or hi is None else f"{lo:.2f} – {hi:.2f}",
+                    pvalue(_num(lev.get("p_value"))), pvalue(_num(lev.get("p_adjusted"))),
+                    str(lev.get("n_speakers", "")),
+                    "–" if wer is None else f"{100 * wer:.1f}%"])
+    return rows
+
+
+def agreement_lines(res: dict) -> list[str]:
+    """The agreement of the model with the bootstrap, one sentence per level."""
+    ag = res.get("agreement")
+    if isinstance(ag, str):
+        return [ag]
+    out = []
+    for a in ag or []:
+        if isinstance(a, dict) and a.get("sentence"):
+            out.append(("✓ " if a.get("agree") else "✗ ") + str(a["sentence"]))
+        elif isinstance(a, str):
+            out.append(a)
+    return out
+
+
+def model_based_text(model_based: dict) -> str:
+    """Plain text: per variable, the agreement with the bootstrap first, then the speaker
+    SD, the overdispersion reading and the model's conclusions."""
+    parts = []
+    for var, res in (model_based or {}).items():
+        if not isinstance(res, dict):
+            continue
+        lines = [f"{var}:"]
+        if _problem(res):
+            lines.append(f"  not fitted: {_problem(res)}")
+            parts.append("\n".join(lines))
+            continue
+        agree = agreement_lines(res)
+        if res.get("agreement_note"):
+            lines.append(f"Not set beside the bootstrap: {res['agreement_note']}.")
+        if agree:
+            lines.append("Against the bootstrap comparison of the same groups:")
+            lines += [f"  {t}" for t in agree]
+        lines.append("The model says:")
+        lines += [f"  • {t}" for t in res.get("conclusions") or []]
+        if res.get("approximation"):
+            lines.append(f"  ({res['approximation']}; {res.get('n_utterances', '?')} "
+                         f"utterances, {res.get('n_speakers', '?')} speakers)")
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def summary_line(model_based: dict) -> str:
+    """One line over the table: the model, the speaker SD and the overdispersion ratio."""
+    bits = []
+    for var, res in (model_based or {}).items():
+        if not isinstance(res, dict) or _problem(res):
+            continue
+        sd = _num(res.get("speaker_sd"))
+        over = res.get("overdispersion") or {}
+        ratio = _num(over.get("ratio", over.get("dispersion")))
+        agree = [a for a in res.get("agreement") or [] if isinstance(a, dict)]
+        n_ok = sum(bool(a.get("agree")) for a in agree)
+        bit = f"{var}: speaker SD {sd:.2f}" if sd is not None else f"{var}"
+        if ratio is not None:
+            bit += f", dispersion {ratio:.2f}"
+        if agree:
+            bit += f", agrees with the bootstrap on {n_ok} of {len(agree)} levels"
+        bits.append(bit)
+    return ("Mixed-effects Poisson regression of word errors (speaker random intercept; "
+            "rate ratio ≈ WER ratio) — " + "; ".join(bits)) if bits else ""
+
+
+class ModelBasedView(QWidget):
+    """Rate ratios with CIs (left) and the agreement and conclusions in words (right)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.model_based: dict | None = None
+        self.title = QLabel("")
+        self.title.setObjectName("muted")
+        self.title.setWordWrap(True)
+        self.title.setTextFormat(Qt.PlainText)
+        self.table = QTableWidget(0, len(HEADS))
+        self.table.setHorizontalHeaderLabels(HEADS)
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.text = QPlainTextEdit()
+        self.text.setReadOnly(True)
+        self.text.setLineWrapMode(QPlainTextEdit.WidgetWidth)
+        self.split = QSplitter(Qt.Horizontal)
+        self.split.addWidget(self.table)
+        self.split.addWidget(self.text)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 2)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 4, 0, 0)
+        lay.setSpacing(2)
+        lay.addWidget(self.title)
+        lay.addWidget(self.split, 1)
+        self.set_model_based(None)
+
+    def set_model_based(self, model_based: dict | None) -> None:
+        """Show the payload's ``model_based`` block (None or empty: hide)."""
+        self.model_based = model_based or None
+        rows = rate_rows(model_based or {})
+        self.table.setRowCount(len(rows))
+        for i, row in enumerate(rows):
+            for j, v in enumerate(row):
+                it = QTableWidgetItem(v)  # plain item text: user levels never render
+                if j >= 2:
+                    it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                self.table.setItem(i, j, it)
+        self.text.setPlainText(model_based_text(model_based or {}))
+        self.title.setText(summary_line(model_based or {}))
+        self.setVisible(bool(model_based))

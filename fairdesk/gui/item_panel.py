@@ -104,6 +104,7 @@ class ItemPanel(QWidget):
         self.run_id: int | None = None
         self.frame = None
         self.language = "en"
+        self.normaliser = None  # the run's recorded WER normaliser (review.run_normaliser)
         self.dataset_root: Path | None = None
         self.report: dict | None = None
         self.payload: dict = {}
@@ -285,7 +286,10 @@ class ItemPanel(QWidget):
             return
         self.run_id = int(run_id)
         self.payload = payload
-        self.language = (payload.get("settings") or {}).get("language", "en")
+        self.language = (payload.get("settings") or {}).get("language") or "en"
+        from ..review import run_normaliser
+
+        self.normaliser = run_normaliser(payload)
         try:
             ds = p.dataset(payload.get("dataset"))
             self.dataset_root = ds.root
@@ -437,7 +441,7 @@ class ItemPanel(QWidget):
             self.player.set_nonspeech(None, None)
             return
         self._row = row
-        rep = item_report(row, self.language)
+        rep = item_report(row, self.language, self.normaliser)
         self.report = rep
         self.title.setText(
             f"<b>{html.escape(str(rep['id']))}</b> · group <b>{html.escape(str(rep['group']))}"

@@ -171,6 +171,7 @@ def accentedness_regression(frame, *, outcome: str = "wer", reference: str | Non
     Returns
     -------
     dict or None (fewer than 2 groups or too few rows to fit)
+        ``estimable`` (False with a ``reason`` when accentedness and group are collinear),
         ``beta_accentedness`` (coef, CI, p), ``groups``: per group ``without`` and ``with``
         (coef, CI, p of its term), ``survives`` (significant with accentedness), ``absorbed``
         (significant without it, not with it); ``n``, ``r2``, ``formula``.
@@ -186,8 +187,18 @@ def accentedness_regression(frame, *, outcome: str = "wer", reference: str | Non
         return None
     ref = reference if reference in groups.index else str(groups.index[0])
     term = f"C(g, Treatment(reference={ref!r}))"
+    m1 = smf.ols(f"y ~ acc + {term}", d)
+    x = m1.exog
+    base = {"formula": f"{outcome} ~ accentedness + C(group)", "reference": ref,
+            "n": int(len(d)), "n_per_group": {str(k): int(v) for k, v in groups.items()},
+            "alpha": alpha}
+    if np.linalg.matrix_rank(x) < x.shape[1]:
+        return {**base, "estimable": False,
+                "reason": "accentedness is a function of the group here (e.g. constant within "
+                          "each group), so their effects cannot be separated; annotate more "
+                          "items whose accentedness varies within groups"}
     m0 = smf.ols(f"y ~ {term}", d).fit()
-    m1 = smf.ols(f"y ~ acc + {term}", d).fit()
+    m1 = m1.fit()
 
     def coef(m, name):
         ci = m.conf_int(alpha).loc[name]
@@ -202,9 +213,7 @@ def accentedness_regression(frame, *, outcome: str = "wer", reference: str | Non
         w0, w1 = coef(m0, name), coef(m1, name)
         out_groups[g] = {"without": w0, "with": w1, "survives": bool(w1["p"] < alpha),
                          "absorbed": bool(w0["p"] < alpha and w1["p"] >= alpha)}
-    return {"formula": f"{outcome} ~ accentedness + C(group)", "reference": ref,
-            "n": int(len(d)), "n_per_group": {str(k): int(v) for k, v in groups.items()},
-            "alpha": alpha, "beta_accentedness": coef(m1, "acc"),
+    return {**base, "estimable": True, "beta_accentedness": coef(m1, "acc"),
             "r2": float(m1.rsquared), "r2_without": float(m0.rsquared),
             "groups": out_groups,
             "mean_accentedness": {str(g): float(np.mean(s)) for g, s in

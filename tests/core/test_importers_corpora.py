@@ -152,4 +152,3 @@ def test_l2arctic_import_with_annotations(project, tmp_path):
     # re-import replaces, never duplicates
     import_dataset(project, "l2", root, fmt="l2arctic")
     assert len(project.annotations(db, "phone_error")) == 3
-    assert isinstance(np.float64(1.0), float)

@@ -512,7 +512,7 @@ def _write_source_annotations(conn, ds_id: int, good) -> None:
         "INSERT INTO annotations(item_id, kind, start, end, value, created_at, updated_at, "
         "annotator) VALUES (?,?,?,?,?,?,?,?)",
         [(ids[c.key], kind, start, end, json.dumps(value, ensure_ascii=False), now, now,
-          f"{c.source} (imported)") for c, (kind, start, end, value) in rows])
+          "imported with the dataset") for c, (kind, start, end, value) in rows])
 
 
 def _write_status(conn, ds_id: int, listed: set, good) -> int:

@@ -16,16 +16,16 @@ import time
 import unicodedata
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import audio as audio_io
-from . import tables
 from .errors import AudioError, ImportFailed
+from .import_rows import Candidate, Problem, read_table, read_text
 from .importers_l2arctic import read_l2arctic
 from .importers_saa import read_saa
 from .store import Project
-from .tables import TableError, decode_text, undecodable
+from .tables import undecodable
 
 FORMATS = ("auto", "manifest", "audiofolder", "commonvoice", "librispeech", "saa", "l2arctic")
 
@@ -38,36 +38,6 @@ CONTENT_COLUMNS = ("content_id", "sentence_id", "prompt_id", "text_id")
 ID_COLUMNS = ("id", "item_id", "utt_id", "utterance_id", "key")
 #: A manifest without transcripts is accepted when it has one of these (classifiers).
 LABEL_COLUMNS = ("label", "class", "emotion")
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One refused row: ``row`` is the line of ``source`` where the row starts (None: the
-    whole file); messages say "line N"."""
-
-    row: int | None
-    path: str | None
-    reason: str
-    source: str | None = None
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
-@dataclass
-class Candidate:
-    row: int
-    source: str
-    key: str | None
-    path: str
-    text: str | None
-    speaker_id: str | None = None
-    content_id: str | None = None
-    metadata: dict = field(default_factory=dict)
-    needs_text: bool = True
-    #: ``(kind, start, end, value)`` annotations that come with the source (L2-ARCTIC's
-    #: phone errors); re-importing replaces the item's annotations of these kinds.
-    annotations: list = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -96,17 +66,6 @@ class ImportReport:
                 "warnings": list(self.warnings)}
 
 
-# -- text decoding ---------------------------------------------------------------------
-def read_text(path: Path) -> str:
-    """Read a text file by the encoding policy of :func:`fairdesk.core.tables.decode_text`
-    (UTF-8 with or without BOM, UTF-16 with BOM); undecodable bytes become surrogates so that
-    the rows holding them can be reported one by one instead of sinking the file."""
-    try:
-        return decode_text(Path(path).read_bytes(), path)
-    except TableError as exc:
-        raise ImportFailed(str(exc)) from None
-
-
 #: A reason when a value holds bytes that were not UTF-8 (naming the byte), else None.
 bad_utf8 = undecodable
 
@@ -130,20 +89,6 @@ def _pick(columns, wanted: str | None, candidates, what: str, source) -> str | N
         if c in lower:
             return lower[c]
     return None
-
-
-# -- table reading (the one reader, core.tables) ------------------------------------------
-def read_table(path: Path, quoting: str = "rfc4180", name_blank: bool = False
-               ) -> tuple[list[str], list[tuple[int, dict]], list[Problem]]:
-    """Rows of a CSV, TSV, JSONL or Parquet file as ``(line, dict)``; unreadable rows as
-    problems (see :mod:`fairdesk.core.tables`: numbering, quoting, encodings)."""
-    try:
-        table = tables.read_table(path, quoting=quoting, name_blank=name_blank)
-    except TableError as exc:
-        raise ImportFailed(str(exc)) from None
-    src = str(path)
-    problems = [Problem(pr.line, None, pr.reason, src) for pr in table.problems]
-    return table.columns, table.rows, problems
 
 
 def _clean(v):

@@ -32,6 +32,7 @@ from collections import Counter
 from pathlib import Path
 
 from .errors import ImportFailed
+from .import_rows import Candidate, Problem, read_text
 
 #: The corpus README's speaker table: folder → (L1, gender).
 SPEAKERS: dict[str, tuple[str, str]] = {
@@ -110,8 +111,6 @@ def parse_phones_tier(path: Path) -> dict:
 def read_l2arctic(root: Path, **_):
     """Candidates of an L2-ARCTIC folder (see the module docstring); annotated utterances
     carry their annotations in ``Candidate.annotations``."""
-    from .importers import Candidate, Problem, read_text
-
     root = Path(root)
     spk_dirs = sorted(d for d in root.iterdir() if d.is_dir() and (d / "wav").is_dir())
     if not spk_dirs:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .errors import ImportFailed
+from .import_rows import Candidate, Problem, read_table
 
 #: The archive's public elicitation paragraph, read by every speaker.
 STELLA = ("Please call Stella. Ask her to bring these things with her from the store: "
@@ -48,8 +49,6 @@ def _folders(root: Path) -> list[Path]:
 
 def read_saa(root: Path, **_):
     """Candidates of a Speech Accent Archive folder (see the module docstring)."""
-    from .importers import Candidate, Problem, read_table
-
     root = Path(root)
     csv = root / "speakers_all.csv"
     if not csv.exists():

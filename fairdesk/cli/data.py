@@ -143,12 +143,13 @@ def add_commands(sub):
     s.set_defaults(func=cmd_demo)
 
     s = sub.add_parser("import", help="import a dataset (manifest, audiofolder, Common Voice, "
-                       "LibriSpeech)")
+                       "LibriSpeech, Speech Accent Archive, L2-ARCTIC)")
     s.add_argument("--project", required=True)
     s.add_argument("--name", required=True)
     s.add_argument("path")
     s.add_argument("--format", default="auto",
-                   choices=["auto", "manifest", "audiofolder", "commonvoice", "librispeech"])
+                   choices=["auto", "manifest", "audiofolder", "commonvoice", "librispeech",
+                            "saa", "l2arctic"])
     s.add_argument("--language", default="en", help="transcript language (default en)")
     s.add_argument("--audio-col")
     s.add_argument("--text-col")

@@ -16,16 +16,18 @@ import time
 import unicodedata
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import audio as audio_io
-from . import tables
 from .errors import AudioError, ImportFailed
+from .import_rows import Candidate, Problem, read_table, read_text
+from .importers_l2arctic import read_l2arctic
+from .importers_saa import read_saa
 from .store import Project
-from .tables import TableError, decode_text, undecodable
+from .tables import undecodable
 
-FORMATS = ("auto", "manifest", "audiofolder", "commonvoice", "librispeech")
+FORMATS = ("auto", "manifest", "audiofolder", "commonvoice", "librispeech", "saa", "l2arctic")
 
 AUDIO_COLUMNS = ("path", "audio", "audio_path", "file", "file_name", "filename", "wav",
                  "audio_file", "audio_filepath")
@@ -36,33 +38,6 @@ CONTENT_COLUMNS = ("content_id", "sentence_id", "prompt_id", "text_id")
 ID_COLUMNS = ("id", "item_id", "utt_id", "utterance_id", "key")
 #: A manifest without transcripts is accepted when it has one of these (classifiers).
 LABEL_COLUMNS = ("label", "class", "emotion")
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One refused row: ``row`` is the line of ``source`` where the row starts (None: the
-    whole file); messages say "line N"."""
-
-    row: int | None
-    path: str | None
-    reason: str
-    source: str | None = None
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
-@dataclass
-class Candidate:
-    row: int
-    source: str
-    key: str | None
-    path: str
-    text: str | None
-    speaker_id: str | None = None
-    content_id: str | None = None
-    metadata: dict = field(default_factory=dict)
-    needs_text: bool = True
 
 
 @dataclass(frozen=True)
@@ -91,17 +66,6 @@ class ImportReport:
                 "warnings": list(self.warnings)}
 
 
-# -- text decoding ---------------------------------------------------------------------
-def read_text(path: Path) -> str:
-    """Read a text file by the encoding policy of :func:`fairdesk.core.tables.decode_text`
-    (UTF-8 with or without BOM, UTF-16 with BOM); undecodable bytes become surrogates so that
-    the rows holding them can be reported one by one instead of sinking the file."""
-    try:
-        return decode_text(Path(path).read_bytes(), path)
-    except TableError as exc:
-        raise ImportFailed(str(exc)) from None
-
-
 #: A reason when a value holds bytes that were not UTF-8 (naming the byte), else None.
 bad_utf8 = undecodable
 
@@ -125,20 +89,6 @@ def _pick(columns, wanted: str | None, candidates, what: str, source) -> str | N
         if c in lower:
             return lower[c]
     return None
-
-
-# -- table reading (the one reader, core.tables) ------------------------------------------
-def read_table(path: Path, quoting: str = "rfc4180"
-               ) -> tuple[list[str], list[tuple[int, dict]], list[Problem]]:
-    """Rows of a CSV, TSV, JSONL or Parquet file as ``(line, dict)``; unreadable rows as
-    problems (see :mod:`fairdesk.core.tables`: numbering, quoting, encodings)."""
-    try:
-        table = tables.read_table(path, quoting=quoting)
-    except TableError as exc:
-        raise ImportFailed(str(exc)) from None
-    src = str(path)
-    problems = [Problem(pr.line, None, pr.reason, src) for pr in table.problems]
-    return table.columns, table.rows, problems
 
 
 def _clean(v):
@@ -301,16 +251,22 @@ def detect_format(path: Path) -> str:
         return "audiofolder"
     if next(path.rglob("*.trans.txt"), None) is not None:
         return "librispeech"
+    if (path / "speakers_all.csv").exists():
+        return "saa"
+    if any((d / "wav").is_dir() and (d / "transcript").is_dir() for d in path.iterdir()
+           if d.is_dir()):
+        return "l2arctic"
     for name in ("manifest.csv", "manifest.tsv", "manifest.jsonl"):
         if (path / name).exists():
             return "manifest"
     raise ImportFailed(f"{path}: cannot tell the dataset format; pass --format "
-                       "(manifest, audiofolder, commonvoice or librispeech)")
+                       "(manifest, audiofolder, commonvoice, librispeech, saa or l2arctic)")
 
 
 READERS: dict[str, Callable] = {
     "manifest": read_manifest, "audiofolder": read_audiofolder,
     "commonvoice": read_commonvoice, "librispeech": read_librispeech,
+    "saa": read_saa, "l2arctic": read_l2arctic,
 }
 
 
@@ -470,6 +426,7 @@ def import_dataset(project: Project, name: str, path, fmt: str = "auto",
                         (*values, old["id"]))
                     updated += 1
             n_stale = _write_status(conn, ds_id, listed, good)
+            _write_source_annotations(conn, ds_id, good)
             # The stored problem list is always the last import's.
             conn.execute("DELETE FROM import_problems WHERE dataset_id=?", (ds_id,))
             now = time.time()
@@ -481,6 +438,26 @@ def import_dataset(project: Project, name: str, path, fmt: str = "auto",
     problems.sort(key=lambda p: (p.source or "", p.row or 0))
     return ImportReport(name, fmt, len(good), added, updated, unchanged, tuple(problems),
                         warnings, n_stale)
+
+
+def _write_source_annotations(conn, ds_id: int, good) -> None:
+    """Store the annotations a source ships with its items (L2-ARCTIC's phone errors),
+    replacing those of the same kinds from an earlier import; nothing else is touched."""
+    rows = [(c, a) for c, _rel, _info in good for a in c.annotations]
+    if not rows:
+        return
+    ids = {r["item_key"]: r["id"] for r in conn.execute(
+        "SELECT id, item_key FROM items WHERE dataset_id=?", (ds_id,))}
+    kinds = sorted({a[0] for _c, a in rows})
+    marks = ",".join("?" * len(kinds))
+    conn.executemany(f"DELETE FROM annotations WHERE item_id=? AND kind IN ({marks})",
+                     [(ids[k], *kinds) for k in {c.key for c, _a in rows}])
+    now = time.time()
+    conn.executemany(
+        "INSERT INTO annotations(item_id, kind, start, end, value, created_at, updated_at, "
+        "annotator) VALUES (?,?,?,?,?,?,?,?)",
+        [(ids[c.key], kind, start, end, json.dumps(value, ensure_ascii=False), now, now,
+          "imported with the dataset") for c, (kind, start, end, value) in rows])
 
 
 def _write_status(conn, ds_id: int, listed: set, good) -> int:

@@ -153,7 +153,7 @@ def _format_of(path: Path, fmt: str | None) -> str:
 
 
 def read_table(path, *, fmt: str | None = None, delimiter: str | None = None,
-               quoting: str = "rfc4180") -> Table:
+               quoting: str = "rfc4180", name_blank: bool = False) -> Table:
     """Read a CSV, TSV, JSONL or Parquet file.
 
     Parameters
@@ -167,6 +167,10 @@ def read_table(path, *, fmt: str | None = None, delimiter: str | None = None,
         a comma.
     quoting : {"rfc4180", "none"}
         How ``"`` is read in CSV/TSV (module docstring).
+    name_blank : bool
+        CSV/TSV: name a blank header cell ``unnamed_<column number>`` (as pandas does)
+        instead of refusing the file for duplicate names; for published files whose rows end
+        in empty columns (the Speech Accent Archive's ``speakers_all.csv``).
 
     Returns
     -------
@@ -202,7 +206,7 @@ def read_table(path, *, fmt: str | None = None, delimiter: str | None = None,
     if delimiter is None:
         first = text.split("\n", 1)[0]
         delimiter = "\t" if fmt == "tsv" or ("\t" in first and "," not in first) else ","
-    return _read_delimited(path, text, fmt, delimiter, quoting)
+    return _read_delimited(path, text, fmt, delimiter, quoting, name_blank)
 
 
 def _read_parquet(path: Path) -> Table:
@@ -274,7 +278,8 @@ class _Lines:
         return self.lines[self.next - 1]
 
 
-def _read_delimited(path: Path, text: str, fmt: str, delimiter: str, quoting: str) -> Table:
+def _read_delimited(path: Path, text: str, fmt: str, delimiter: str, quoting: str,
+                    name_blank: bool = False) -> Table:
     lines = list(io.StringIO(text, newline=""))
     q = csv.QUOTE_NONE if quoting == "none" else csv.QUOTE_MINIMAL
     src = _Lines(lines, 0)
@@ -286,6 +291,8 @@ def _read_delimited(path: Path, text: str, fmt: str, delimiter: str, quoting: st
         raise TableError(f"{path}: line 1 (the header) cannot be read ({exc}); fix its "
                          "quoting") from None
     header = [h.strip() for h in header]
+    if name_blank:
+        header = [h or f"unnamed_{i}" for i, h in enumerate(header, start=1)]
     for i, h in enumerate(header, start=1):
         bad = undecodable(h)
         if bad:

@@ -10,7 +10,12 @@ each sampled item:
 2. the target regions: the item's annotated error windows when it has any
    (:data:`~.grounding.ERROR_KINDS`), else the reference word spans from
    :class:`~.alignment.WhisperAligner` (cached in the curve's ``meta``);
-3. its grounding lift.
+3. its grounding lift;
+4. where the target is annotated error windows, phone-error grounding (METHODS.md §5):
+   AUROC and average precision of the saliency for the frames inside the windows, overall
+   and within speech frames only (the audit's Silero VAD regions, ``speech_regions``; the
+   energy VAD of :func:`~.grounding.energy_vad` when the frame has none), summarised per
+   group as the mean over its items (:func:`phone_grounding_summary`).
 
 Every other item gets lift 0 and ``n_grounded`` 0, so the metric ``grounding_lift`` =
 Σ lift / Σ n_grounded is the mean lift of the explained items of a group. An item whose
@@ -29,7 +34,14 @@ import numpy as np
 from ..core import audio as audio_io
 from ..core.errors import AudioError, Cancelled, FairdeskError
 from . import store
-from .grounding import ERROR_KINDS, explain_sample, grounding_lift
+from .grounding import (
+    ERROR_KINDS,
+    energy_vad,
+    explain_sample,
+    frames_in_regions,
+    grounding_lift,
+    phone_error_grounding,
+)
 from .saliency import (
     DEFAULT_FRAME_S,
     DEFAULT_STEPS,
@@ -201,12 +213,20 @@ def explain_stage(project, prep, frame, req, prog, aligner=None):
             failures.append({"item": item, "reason": f"{type(exc).__name__}: {exc}"})
             continue
         lift = grounding_lift(curve, frame_s, regions)
+        peg = None
+        if target == "error_windows":
+            try:
+                peg = _phone_error_grounding(curve, frame_s, regions, row, samples, root)
+            except AudioError as exc:
+                failures.append({"item": item, "reason": f"phone-error grounding: {exc.reason}"})
         spk = row.get("speaker_id")
         rec = {"item": item, "group": str(row["group"]),
                "speaker_id": None if spk is None or spk != spk else str(spk),
                "lift": None if math.isnan(lift) else lift, "target": target,
                "n_regions": len(regions), "cached": hit is not None,
                "saliency_key": key.to_dict()}
+        if peg is not None:
+            rec["phone_error_grounding"] = peg
         items.append(rec)
         if math.isnan(lift):
             failures.append({"item": item, "reason": "grounding lift undefined (no positive "
@@ -233,6 +253,7 @@ def explain_stage(project, prep, frame, req, prog, aligner=None):
         "items_explained": per_group,
         "items": items,
         "failures": failures,
+        "phone_error_grounding": phone_grounding_summary(items),
         "n_sampled": int(total),
         "n_cached": n_cached,
         "n_computed": n_computed,
@@ -240,6 +261,53 @@ def explain_stage(project, prep, frame, req, prog, aligner=None):
         "seconds": round(time.monotonic() - started, 3),
     }
     return lifts, grounded, block
+
+
+def _speech_mask(row, n: int, frame_s: float, samples, root):
+    """(speech frames, source) of an item: the audit's VAD regions when the frame has them,
+    else the energy VAD of the clip."""
+    import json
+
+    raw = row.get("speech_regions") if hasattr(row, "get") else None
+    if isinstance(raw, str) and raw:
+        return frames_in_regions(n, frame_s, [tuple(r) for r in json.loads(raw)]), "silero-vad"
+    if samples is None:
+        samples = audio_io.load(root / str(row["path"])).samples
+    sp = energy_vad(samples, frame_s)
+    out = np.zeros(n, dtype=bool)
+    out[:min(n, sp.size)] = sp[:n]
+    return out, "energy-vad"
+
+
+def _phone_error_grounding(curve, frame_s, regions, row, samples, root) -> dict:
+    """Phone-error grounding of one item, NaN as None (JSON)."""
+    c = np.asarray(curve, dtype=np.float64)
+    flags = frames_in_regions(c.size, frame_s, regions)
+    speech, source = _speech_mask(row, c.size, frame_s, samples, root)
+    out = phone_error_grounding(c, flags, speech)
+    out = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in out.items()}
+    out["speech_source"] = source
+    return out
+
+
+def phone_grounding_summary(items) -> dict:
+    """Per group: the mean of its items' AUROC, AP and within-speech AUROC/AP, each with the
+    number of items where it is defined (METHODS.md §5). Empty when no item had windows."""
+    per: dict[str, dict[str, list]] = {}
+    for r in items:
+        peg = r.get("phone_error_grounding")
+        if not peg:
+            continue
+        d = per.setdefault(r["group"], {k: [] for k in ("auroc", "ap", "auroc_speech",
+                                                         "ap_speech")})
+        for k in d:
+            if peg.get(k) is not None:
+                d[k].append(float(peg[k]))
+    out = {}
+    for g, d in sorted(per.items()):
+        out[g] = {k: (float(np.mean(v)) if v else None) for k, v in d.items()}
+        out[g].update({f"n_{k}": len(v) for k, v in d.items()})
+    return out
 
 
 def explain_item(project, backend, audio, audio_hash: str, text: str, method: str = "occlusion",

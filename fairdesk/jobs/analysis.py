@@ -156,6 +156,8 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     res["warnings"] = warnings + notes
     res["minimums_message"] = _minimums_message(res, settings)
     res.update(confusions(frame))
+    if not labels_only:
+        res.update(text_blocks(frame, res, name, slot_lang))
     res["pitfalls"] = pitfalls_block(frame, res, tested, settings, reference)
     return frame, res
 
@@ -211,6 +213,28 @@ def _add_group_values(res: dict, frame, specs) -> None:
             values[s.id] = v if np.isfinite(v) else None
         for k, v in values.items():
             g.setdefault(k, v)
+
+
+def text_blocks(frame, res: dict, normaliser: str, language: str) -> dict:
+    """The word-position heatmap (matched or partially matched designs) and, for English
+    runs, the model-side phone confusion per group (METHODS.md §7). A block that cannot be
+    computed is left out with a warning saying why; the audit goes on."""
+    from ..metrics.normalize import get_normalizer
+
+    norm = get_normalizer(normaliser, language)
+    out = {}
+    if res.get("design") in ("matched", "partially_matched"):
+        from ..stats.positions import word_position_heatmap
+
+        out["word_positions"] = word_position_heatmap(frame, norm)
+    if normaliser == "whisper-english":
+        from ..stats.phone_confusion import model_phone_confusion
+
+        try:
+            out["phone_confusion"] = model_phone_confusion(frame, norm)
+        except (OSError, FileNotFoundError) as exc:  # no CMUdict / espeak-ng here
+            res.setdefault("warnings", []).append(f"phone confusion not computed: {exc}")
+    return out
 
 
 def confusions(f) -> dict:

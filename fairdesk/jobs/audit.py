@@ -465,6 +465,10 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
         t2 = time.monotonic()
         f, res = aggregate(f, req, prep.dataset.language, notes)
         res["acoustics"] = acoustics
+        if "n_words" in f.columns:  # phone-level annotations (L2-ARCTIC), METHODS §7
+            from .phone_stage import annotation_blocks
+
+            res.update(annotation_blocks(project, f, res, alpha=req.settings.alpha))
         if acoustics["failures"] or acoustics.get("unavailable"):
             notes.append(acoustics.get("unavailable") or f"{len(acoustics['failures'])} items "
                          "have no acoustic covariates (see acoustics.failures)")

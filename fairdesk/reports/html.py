@@ -384,6 +384,7 @@ def _failures(d: RunData) -> dict:
 def report_context(d: RunData, embed_audio: bool = False, worst: int = 3) -> dict:
     """Everything the template shows, as plain (unescaped) values."""
     from .charts import report_charts, svg_text
+    from .phones import phones_context
 
     skipped: list[str] = []
     charts = []
@@ -398,7 +399,8 @@ def report_context(d: RunData, embed_audio: bool = False, worst: int = 3) -> dic
         "cards": [_card(c) for c in p.get("comparisons") or []],
         "groups": _group_values(d), "gaps": _gap_rows(d), "charts": charts,
         "confusions": _confusions(d), "representation": _representation(d),
-        "grounding": _grounding(d), "worst": _worst(d, worst, embed_audio, skipped),
+        "grounding": _grounding(d), "phones": phones_context(p),
+        "worst": _worst(d, worst, embed_audio, skipped),
         "worst_n": worst, "failures": _failures(d), "definitions": _definitions(d),
         "reference": p.get("reference"), "audio_skipped": skipped,
         "version": __version__, "short_group": short_group,

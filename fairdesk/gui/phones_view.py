@@ -1,0 +1,135 @@
+"""Word positions and phone confusions of a run (METHODS.md §7): a self-contained view.
+
+``PhonesView.set_result(payload)`` shows, from an audit's result payload:
+
+* the word-position heatmap of one shared content (a combo picks which): rows are groups,
+  columns the reference words, each cell the group's error rate at that word, shaded white
+  (0) to red (1), with the counts as tooltip;
+* the model-side phone confusions per group (``phone_confusion``), and the annotated ones
+  (``phone_annotations``) when the run has them: the most frequent confusions with counts
+  and rates.
+
+Not wired into the results panel here (that panel belongs to the GUI's own modules): add it
+as a tab with ``PhonesView()`` and call ``set_result`` with the run's payload.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+#: Confusions listed per group.
+TOP = 8
+
+
+def _pct(v) -> str:
+    return "–" if v is None else f"{100 * v:.0f}%"
+
+
+def heat_color(rate) -> QColor:
+    """White at 0, red at 1 (the rate, clipped to [0, 1])."""
+    a = 0.0 if rate is None else max(0.0, min(1.0, float(rate)))
+    return QColor(255, int(255 - 200 * a), int(255 - 200 * a))
+
+
+class PhonesView(QWidget):
+    """The heatmap and the phone-confusion tables of one run."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._positions: dict = {}
+        lay = QVBoxLayout(self)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Shared text:"))
+        self.content = QComboBox()
+        self.content.currentIndexChanged.connect(self._show_content)
+        top.addWidget(self.content, 1)
+        lay.addLayout(top)
+        self.note = QLabel("")
+        self.note.setWordWrap(True)
+        lay.addWidget(self.note)
+        self.heatmap = QTableWidget()
+        self.heatmap.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        lay.addWidget(self.heatmap, 2)
+        self.model_title = QLabel("Phone confusions of the model (reference → heard)")
+        lay.addWidget(self.model_title)
+        self.model = QTableWidget()
+        self.model.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        lay.addWidget(self.model, 1)
+        self.annotated_title = QLabel("Annotated pronunciation errors (canonical → perceived)")
+        lay.addWidget(self.annotated_title)
+        self.annotated = QTableWidget()
+        self.annotated.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        lay.addWidget(self.annotated, 1)
+
+    def set_result(self, payload: dict | None) -> None:
+        """Show a run's ``word_positions``, ``phone_confusion`` and ``phone_annotations``."""
+        p = payload or {}
+        self._positions = p.get("word_positions") or {}
+        self.content.blockSignals(True)
+        self.content.clear()
+        for cid, h in self._positions.items():
+            self.content.addItem(f"{h.get('reference', cid)[:80]} ({h.get('n_items')} readings)",
+                                 cid)
+        self.content.blockSignals(False)
+        if self._positions:
+            self.note.setText("Share of each group's readings in which the model substituted "
+                              "or deleted each reference word. Descriptive, with n.")
+            self._show_content(0)
+        else:
+            self.note.setText("No text was read by more than one group in this run: the "
+                              "word-position heatmap needs a matched design.")
+            self.heatmap.clear()
+            self.heatmap.setRowCount(0)
+            self.heatmap.setColumnCount(0)
+        self._fill(self.model, (p.get("phone_confusion") or {}).get("groups") or {})
+        ann = (p.get("phone_annotations") or {}).get("confusion") or {}
+        self._fill(self.annotated, ann)
+        self.annotated.setVisible(bool(ann))
+        self.annotated_title.setVisible(bool(ann))
+
+    def _show_content(self, index: int) -> None:
+        cid = self.content.itemData(index)
+        h = self._positions.get(cid)
+        if not h:
+            return
+        groups = list(h["groups"])
+        self.heatmap.clear()
+        self.heatmap.setRowCount(len(groups))
+        self.heatmap.setColumnCount(len(h["words"]))
+        self.heatmap.setHorizontalHeaderLabels(h["words"])
+        self.heatmap.setVerticalHeaderLabels([f"{g} ({h['n'].get(g)})" for g in groups])
+        for r, g in enumerate(groups):
+            for c, rate in enumerate(h["groups"][g]):
+                it = QTableWidgetItem(_pct(rate))
+                it.setBackground(heat_color(rate))
+                it.setForeground(QColor(0, 0, 0))
+                err = h.get("errors", {}).get(g, [None] * len(h["words"]))[c]
+                it.setToolTip(f"{g}: '{h['words'][c]}' lost in {err} of {h['n'].get(g)} "
+                              "readings")
+                self.heatmap.setItem(r, c, it)
+        self.heatmap.resizeColumnsToContents()
+
+    @staticmethod
+    def _fill(table: QTableWidget, groups: dict) -> None:
+        cols = ["group", "phones", "phone error rate"] + [f"#{i + 1}" for i in range(TOP)]
+        table.clear()
+        table.setColumnCount(len(cols))
+        table.setHorizontalHeaderLabels(cols)
+        table.setRowCount(len(groups))
+        for r, (g, t) in enumerate(groups.items()):
+            cells = [g, str(t.get("n_ref_phones", "")), _pct(t.get("phone_error_rate"))]
+            for c in t.get("top", [])[:TOP]:
+                cells.append(f"{c['ref']}→{c['hyp']} ×{c['count']}"
+                             + (f" ({_pct(c['rate'])})" if c.get("rate") is not None else ""))
+            for k, text in enumerate(cells):
+                table.setItem(r, k, QTableWidgetItem(text))
+        table.resizeColumnsToContents()

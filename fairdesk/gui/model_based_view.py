@@ -3,7 +3,7 @@ mixed-effects Poisson regression of word errors with a speaker random intercept,
 the Regression tab beside the logistic regressions.
 
 The run payload carries ``model_based[variable]``: the dict of
-:func:`fairdesk.stats.poisson_mixed_report.run_poisson_mixed` plus ``agreement`` (the
+:func:`fairdesk.stats.regression.run_poisson_mixed` plus ``agreement`` (the
 per-level entries of ``agreement_with_bootstrap``, or their sentences). This view only
 renders it: a table of rate ratios with their 95% CIs, p and Holm-adjusted p, and the
 agreement with the bootstrap, the speaker SD, the overdispersion check and the conclusions

@@ -29,6 +29,7 @@ from .charts import GroupValuePlot
 from .confusion_view import ConfusionView
 from .context import Context
 from .exports import ChartExportButton
+from .phones_view import PhonesView
 from .radar import RadarWidget
 from .regression_panel import RegressionPanel
 from .settings import restore_splitter
@@ -47,7 +48,7 @@ from .theme import (
 from .verdict_cards import VerdictCards
 
 #: Sub-tabs, in order (screenshots and the remembered state use the names).
-SUBTABS = ("groups", "comparisons", "values", "radar", "confusion", "regression")
+SUBTABS = ("groups", "comparisons", "values", "radar", "confusion", "phones", "regression")
 
 COMPARISON_COLUMNS = ("metric", "group", "reference", "value", "reference_value", "gap",
                       "ci_low", "ci_high", "p_value", "p_adjusted", "mde", "effect_size",
@@ -123,6 +124,7 @@ class ResultsPanel(QWidget):
         self.values = GroupValuePlot()
         self.radar = RadarWidget()
         self.confusion = ConfusionView()
+        self.phones = PhonesView()  # word-position heatmap and phone confusions (§7)
         self.regression = RegressionPanel(ctx)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.groups, "Groups")
@@ -130,6 +132,7 @@ class ResultsPanel(QWidget):
         self.tabs.addTab(self.values, "Group values (95% CI)")
         self.tabs.addTab(self.radar, "Radar")
         self.tabs.addTab(self.confusion, "Confusion")
+        self.tabs.addTab(self.phones, "Words && phones")
         self.tabs.addTab(self.regression, "Regression")
         self.chart_export = ChartExportButton()
         self.tabs.setCornerWidget(self.chart_export, Qt.TopRightCorner)
@@ -203,6 +206,7 @@ class ResultsPanel(QWidget):
         self.values.set_result(result)
         self.radar.set_result(result)
         self.confusion.set_result(result)
+        self.phones.set_result(result)
         self.regression.set_run(self.run_id if result else None, result)
         self._fill_groups(result)
         self._fill_comparisons(result)

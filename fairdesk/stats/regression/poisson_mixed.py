@@ -20,7 +20,7 @@ score (Fisher's identity) and the Hessian the quadrature estimate of the observe
 information by Louis' identity; ``scipy.optimize.minimize(method="trust-exact")`` uses both.
 
 :class:`PreparedData` validates an utterance frame and builds the design of every term; the
-report built on the fit is :func:`fairdesk.stats.poisson_mixed_report.run_poisson_mixed`.
+report built on the fit is :func:`fairdesk.stats.regression.poisson_mixed_report.run_poisson_mixed`.
 """
 
 from __future__ import annotations
@@ -346,7 +346,7 @@ def _levels(col: pd.Series) -> list[str]:
 class PreparedData:
     """Validated utterances, speaker codes and the design block of every term.
 
-    See :func:`fairdesk.stats.poisson_mixed_report.run_poisson_mixed` for the parameters.
+    See :func:`fairdesk.stats.regression.poisson_mixed_report.run_poisson_mixed` for the parameters.
     """
 
     def __init__(self, frame, group_vars, covariates, reference, speaker_col, content_col,

@@ -57,7 +57,7 @@ fi
 
 start=$(date +%s)
 echo "fairdesk bundle: running PyInstaller (nice; several minutes)"
-FAIRDESK_BUNDLE_FULL="$full" $nice_ "$py" -m PyInstaller --noconfirm --clean \
+FAIRDESK_BUNDLE_FULL="$full" $nice_ "$py" -m PyInstaller --noconfirm \
     --log-level WARN --distpath "$root/dist/.build$suffix" \
     --workpath "$root/build/pyinstaller$suffix" "$root/installer/fairdesk.spec"
 rm -rf "$root/dist/$name"

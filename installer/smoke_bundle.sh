@@ -81,6 +81,14 @@ step 0 "audit (whisper-tiny.en)" audit --project "$tmp/home/T" --dataset l2-engl
     --model whisper-tiny.en --by age_group --sample 6 --min-items 3 --min-speakers 2 \
     --n-bootstrap 200 --json "$tmp/home/audit.json"
 tail -12 "$tmp/out" | sed 's/^/   | /'
+run=$(grep -o '"run_id": *[0-9]*' "$tmp/home/audit.json" 2>/dev/null | head -1 | grep -o '[0-9]*$' || true)
+step 0 "HTML and PDF report of run ${run:-?}" report --project "$tmp/home/T" --run "${run:-1}" \
+    --html "$tmp/home/report.html" --pdf "$tmp/home/report.pdf"
+if head -c 4 "$tmp/home/report.pdf" 2>/dev/null | grep -q '%PDF'; then
+  echo "   report.html $(du -h "$tmp/home/report.html" | cut -f1), report.pdf $(du -h "$tmp/home/report.pdf" | cut -f1)"
+else
+  echo "   FAILED: no PDF"; fail=1
+fi
 step 0 "audit (pocketsphinx-en-us)" audit --project "$tmp/home/T" --dataset l2-english \
     --model pocketsphinx-en-us --by age_group --sample 6 --min-items 3 --min-speakers 2 \
     --n-bootstrap 200 --quiet

@@ -12,10 +12,10 @@ project changes nothing, and a project made before a dataset existed gains it.
 
 from __future__ import annotations
 
-import os
 import zipfile
 from pathlib import Path
 
+from ..paths import resources_dir
 from .errors import ImportFailed
 from .importers import ImportReport, import_dataset
 from .store import Project
@@ -26,12 +26,6 @@ L2_NAME = "l2-english"
 DEMO_DATASETS = (DEMO_NAME, L2_NAME)
 
 
-def resources_dir() -> Path:
-    """The ``resources/`` folder (``FAIRDESK_RESOURCES`` overrides it)."""
-    env = os.environ.get("FAIRDESK_RESOURCES")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2] / "resources"
 
 
 def _zip_of(name: str) -> Path:

@@ -257,6 +257,9 @@ def is_differentiable(backend) -> bool:
 
 
 def _require_grad(backend, method: str) -> None:
+    from ..paths import require_torch
+
+    require_torch(f"saliency by {method}")
     if not is_differentiable(backend):
         raise ValueError(
             f"{method} needs a differentiable (torch) model such as hf:<folder> (CTC or "

@@ -114,6 +114,9 @@ class HFBackend(DifferentiableScore, Backend):
         dtype: str = "float32",
         cpu_threads: int | None = None,
     ) -> None:
+        from fairdesk.paths import require_torch
+
+        require_torch(f"model hf:{folder}")
         self._folder = Path(folder)
         self._id = model_id or f"hf:{folder}"
         self._kind = detect_kind(self._folder)

@@ -157,7 +157,10 @@ class HfJointNlu(NluModel):
 
     def _load(self):
         if self._loaded is None:
-            import torch  # noqa: F401  (fail here, clearly, when torch is absent)
+            from fairdesk.paths import require_torch
+
+            require_torch(f"NLU model {self.id}")
+            import torch  # noqa: F401
             from transformers import (
                 AutoModelForSequenceClassification,
                 AutoModelForTokenClassification,

@@ -32,8 +32,10 @@ _NUMBER = re.compile(r"\b\d+\b")
 
 
 def default_artifact_path() -> Path:
-    """Where the shipped artifact lives: ``<repository>/resources/nlu/music_nlu.json``."""
-    return Path(__file__).resolve().parents[2] / "resources" / "nlu" / "music_nlu.json"
+    """Where the shipped artifact lives: ``<resources>/nlu/music_nlu.json``."""
+    from fairdesk.paths import resources_dir
+
+    return resources_dir() / "nlu" / "music_nlu.json"
 
 
 class MusicNlu(NluModel):

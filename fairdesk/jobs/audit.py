@@ -58,7 +58,13 @@ class AuditRequest:
         hallucination flag (backends with ``transcribe_sampled`` only).
     settings : statistics settings.
     shard_size : items per inference shard.
-    workers : inference worker threads (None: the backend's preference).
+    workers : inference worker threads (None: the backend's preference); with
+        ``engine="ray"``, model actors (None: one per free CPU slot / GPU of the cluster).
+    engine : ``local`` (threads in this process) or ``ray`` (actors on a Ray cluster,
+        :mod:`fairdesk.jobs.engines`); not part of the cache key (same answers).
+    ray_address : ``None`` (start a local Ray), ``auto`` or ``ray://HOST:10001``.
+    audio_transport : ``bytes`` (the driver decodes and ships the samples) or ``path``
+        (workers read the files from a path the cluster shares).
     """
 
     dataset: str
@@ -78,6 +84,9 @@ class AuditRequest:
     settings: AuditSettings = field(default_factory=AuditSettings)
     shard_size: int = 8
     workers: int | None = None
+    engine: str = "local"
+    ray_address: str | None = None
+    audio_transport: str = "bytes"
 
     def filters_dict(self) -> dict[str, list[str]]:
         return {k: list(v) for k, v in self.filters}
@@ -112,6 +121,7 @@ class Prepared:
     backend: object
     model_key: str
     request_hash: str
+    backend_given: bool = False  # passed in by the caller (not loaded from req.model)
 
 
 def _load_backend(req: AuditRequest):
@@ -148,7 +158,8 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
         frame = stratified_sample(frame, "group", int(req.sample), seed=req.settings.seed)
     check_run_cap(frame, req.settings.max_items)
     frame = frame.reset_index(drop=True)
-    backend = backend if backend is not None else _load_backend(req)  # a bad model: first
+    given = backend is not None
+    backend = backend if given else _load_backend(req)  # a bad model: first
     _check_groups(frame, req)  # minimums and --reference are known before the model runs
     model_key = f"{backend.id}@{backend.fingerprint}"
     explain = None
@@ -186,7 +197,7 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
     for row in zip(frame["id"], frame["audio_hash"], frame["group"], frame["text"],
                    *(frame[c] for c in labels)):
         h.update(("\0".join(map(str, row)) + "\n").encode())
-    return Prepared(frame, ds, backend, model_key, h.hexdigest())
+    return Prepared(frame, ds, backend, model_key, h.hexdigest(), given)
 
 
 def _check_groups(frame, req: AuditRequest) -> None:
@@ -230,13 +241,25 @@ def _predict_shard(backend, root, rows) -> list[tuple[int, dict | None, str | No
             else:
                 out.append((idx, cache.prediction_to_dict(p), None))
         return out
-    audios, ok = [], []
+    return out + predict_audio(backend, load_shard_audio(root, rows))
+
+
+def load_shard_audio(root, rows) -> list[tuple[int, object, str | None]]:
+    """Decode a shard's audio: ``(row index, samples or None, failure reason)`` per item."""
+    loaded = []
     for idx, _key, rel in rows:
         try:
-            audios.append(audio_io.load(root / rel).samples)
-            ok.append(idx)
+            loaded.append((idx, audio_io.load(root / rel).samples, None))
         except AudioError as exc:
-            out.append((idx, None, exc.reason))
+            loaded.append((idx, None, exc.reason))
+    return loaded
+
+
+def predict_audio(backend, loaded) -> list[tuple[int, dict | None, str | None]]:
+    """Run the backend on decoded audio (:func:`load_shard_audio`), one batch per shard."""
+    out = [(idx, None, why) for idx, a, why in loaded if a is None]
+    ok = [idx for idx, a, _ in loaded if a is not None]
+    audios = [a for _, a, _ in loaded if a is not None]
     if not ok:
         return out
     caps = getattr(backend, "capabilities", {"transcribe"})
@@ -270,7 +293,25 @@ def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, r
     bind = getattr(prep.backend, "bind", None)
     if bind is not None:  # imported predictions: ambiguous keys are found before any lookup
         bind(list(zip(frame["id"].astype(str), frame["path"])))
-    if todo:
+    if todo and req.engine != "local":
+        from .engines import run_remote
+
+        done = [0]
+        started = time.monotonic()
+
+        def commit(results):  # the driver alone writes the store, one shard at a time
+            cache.store_shard(project, run_id, prep.model_key, frame, results)
+            for idx, pred, reason in results:
+                if pred is None:
+                    failures[idx] = reason
+                else:
+                    preds[idx] = pred
+            done[0] += len(results)
+            prog.items(done[0], len(todo), started, "transcribed")
+
+        shards = [todo[i:i + req.shard_size] for i in range(0, len(todo), req.shard_size)]
+        run_remote(req, prep, shards, commit, prog.cancelled)
+    elif todo:
         shards = [todo[i:i + req.shard_size] for i in range(0, len(todo), req.shard_size)]
         workers = req.workers or getattr(prep.backend, "preferred_workers", 1) or 1
         started = time.monotonic()
@@ -536,7 +577,8 @@ def _run_settings(req: AuditRequest, prep: Prepared) -> dict:
         "explain": req.wants_explain, "explain_per_group": req.explain_per_group,
         "explain_method": req.explain_method, "unstable": req.unstable,
         "text_source": _text_sources(prep.frame),
-        "shard_size": req.shard_size, "fairdesk_version": __version__,
+        "shard_size": req.shard_size, "engine": req.engine,
+        "fairdesk_version": __version__,
         "metrics_code_version": METRICS_CODE_VERSION, "cpu_count": os.cpu_count(),
     }
 

@@ -7,7 +7,7 @@ used next to its results (``AuditSettings.to_dict``).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 
 from fairdesk.constants import MAX_RUN_ITEMS
 
@@ -115,6 +115,14 @@ class AuditSettings:
                 f"{self.small_cluster_scaling!r}."
             )
 
+    def with_run_cap(self, max_items: int) -> AuditSettings:
+        """A copy whose run cap is ``max_items``, above MAX_RUN_ITEMS if asked (the explicit
+        lift of METHODS.md §1, ``--max-items``); plain construction keeps refusing it."""
+        _check_int("max_items", max_items, 1, None)
+        lifted = replace(self, max_items=min(int(max_items), MAX_RUN_ITEMS))
+        object.__setattr__(lifted, "max_items", int(max_items))
+        return lifted
+
     def to_dict(self) -> dict:
         """The settings as a plain JSON-ready dict."""
         return asdict(self)
@@ -128,4 +136,7 @@ class AuditSettings:
             raise ValueError(
                 f"Unknown AuditSettings field(s) {unknown}; known fields: {sorted(known)}."
             )
+        cap = data.get("max_items")
+        if isinstance(cap, int) and not isinstance(cap, bool) and cap > MAX_RUN_ITEMS:
+            return cls(**{**data, "max_items": MAX_RUN_ITEMS}).with_run_cap(cap)
         return cls(**data)

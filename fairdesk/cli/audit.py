@@ -42,6 +42,9 @@ def _add_stats_options(s):
 
 
 def _settings(a):
+    from dataclasses import replace
+
+    from ..constants import MAX_RUN_ITEMS
     from ..stats.settings import AuditSettings
 
     s = AuditSettings(
@@ -51,7 +54,7 @@ def _settings(a):
         resampling=a.resampling, structure_threshold=a.structure_threshold,
         normaliser=a.normaliser, small_cluster_scaling=a.small_cluster_scaling)
     cap = getattr(a, "max_items", None)
-    return s.with_run_cap(cap) if cap else s
+    return replace(s, max_items=cap, max_items_lifted=cap > MAX_RUN_ITEMS) if cap else s
 
 
 def add_command(sub):

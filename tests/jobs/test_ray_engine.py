@@ -136,3 +136,21 @@ def test_cancel_leaves_nothing_running_and_resumes(ray_local, project):
     out = run_audit(project, req, backend=ToneBackend(), use_result_cache=False)
     assert out.result["counts"]["n_cached"] == kept
     assert len(out.frame) == 59
+
+
+
+@pytest.mark.slow
+def test_whisper_on_ray_gives_the_local_hypotheses(ray_local, tmp_path):
+    """The actor loads whisper-tiny.en itself, with the driver's CTranslate2 thread count."""
+    p, _root = tone_project(tmp_path, {"a": 0.5, "b": 0.7}, 3, 2, "play the song")
+    settings = AuditSettings(n_bootstrap=200, min_items=1, min_speakers=1)
+    req = AuditRequest(dataset="d", model="whisper-tiny.en", by=("accent",), nlu="none",
+                       settings=settings, metrics=("wer",), device="cpu")
+    local = run_audit(p, req, use_result_cache=False)
+    with p.transaction() as c:
+        c.execute("DELETE FROM run_items")
+        c.execute("DELETE FROM predictions")
+    remote = run_audit(p, AuditRequest(**{**req.__dict__, "engine": "ray"}),
+                       use_result_cache=False)
+    assert remote.result["counts"]["n_inferred"] == 12
+    assert _items(remote) == _items(local)

@@ -10,7 +10,11 @@ Two metrics (``--metric wer --metric cer``); B = 2,000 asked for, raised by METH
 Prints the effective B, the wall and CPU time of the audit (``fairdesk audit --table ...
 --max-items N``, run in this process) and the peak resident memory (``getrusage``).
 
-Run: ``nice -n 10 .venv/bin/python bench/stats_1m.py [--rows 1000000] [--profile]``.
+``--stats-only`` times the statistics alone (``compare_groups`` on per-item counts drawn
+the same way), without reading the table or scoring the text.
+
+Run: ``nice -n 10 .venv/bin/python bench/stats_1m.py [--rows 1000000] [--profile]
+[--stats-only]``.
 """
 
 from __future__ import annotations
@@ -96,12 +100,63 @@ def run(table: Path, n_rows: int, profile: bool = False) -> dict:
                          for v in sorted({c["verdict"] for c in comps})}}
 
 
+def run_stats_only(n_rows: int, seed: int = 0) -> dict:
+    """``compare_groups`` alone on per-item counts drawn like the table's (no text scoring):
+    the statistics part of the audit, WER and CER tested, B raised as in the audit."""
+    import pandas as pd
+
+    from fairdesk.metrics.registry import ratio_metric
+    from fairdesk.stats import AuditSettings, compare_groups
+
+    rng = np.random.default_rng(seed)
+    n_spk = N_GROUPS * SPK_PER_GROUP
+    spk = np.repeat(np.arange(n_spk), -(-n_rows // n_spk))[:n_rows]
+    group = spk // SPK_PER_GROUP
+    content = rng.integers(0, N_SENT, n_rows)
+    n_words = rng.integers(6, 14, N_SENT)[content]
+    p_err = np.clip(0.04 + 0.10 * (group / N_GROUPS) + rng.normal(0, 0.02, n_spk)[spk], 0, 1)
+    err = rng.binomial(3, p_err)
+    kind = rng.integers(0, 3, n_rows)
+    frame = pd.DataFrame({
+        "group": [f"g{g:03d}" for g in group], "speaker_id": spk, "content_id": content,
+        "n_words": n_words, "n_sub": err * (kind == 0), "n_del": err * (kind == 1),
+        "n_ins": err * (kind == 2), "n_chars": n_words * 5,
+        "c_sub": err * 2 * (kind == 0), "c_del": err * 4 * (kind == 1),
+        "c_ins": err * 4 * (kind == 2),
+    })
+    specs = [ratio_metric("wer", "WER", ["n_sub", "n_del", "n_ins"], ["n_words"]),
+             ratio_metric("cer", "CER", ["c_sub", "c_del", "c_ins"], ["n_chars"])]
+    settings = AuditSettings(n_bootstrap=2000, max_items=n_rows,
+                             max_items_lifted=n_rows > 20_000)
+    t0, c0 = time.perf_counter(), time.process_time()
+    res = compare_groups(frame, specs, settings).to_dict()
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    comps = res["comparisons"]
+    return {"rows": n_rows, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
+            "bootstrap": res["bootstrap"], "n_comparisons": len(comps),
+            "estimators": sorted({c["estimator"] for c in comps}),
+            "verdicts": {v: sum(c["verdict"] == v for c in comps)
+                         for v in sorted({c["verdict"] for c in comps})}}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--table", help="reuse this Parquet file (written when missing)")
+    ap.add_argument("--stats-only", action="store_true",
+                    help="time compare_groups alone on per-item counts (no table, no text)")
     a = ap.parse_args()
+    if a.stats_only:
+        r = run_stats_only(a.rows)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024
+        print(f"statistics only (compare_groups): rows {r['rows']:,}  comparisons "
+              f"{r['n_comparisons']}  estimators {r['estimators']}")
+        print(f"bootstrap: {r['bootstrap']}")
+        print(f"verdicts: {r['verdicts']}")
+        print(f"wall {r['wall_s']} s, CPU {r['cpu_s']} s ({os.cpu_count()} cores, load "
+              f"{os.getloadavg()[0]:.1f}); peak RSS {peak:.2f} GiB")
+        return
     table = Path(a.table or Path(tempfile.gettempdir()) / f"fairdesk-bench-{a.rows}.parquet")
     if not table.exists():
         t = time.perf_counter()

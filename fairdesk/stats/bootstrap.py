@@ -345,7 +345,9 @@ def bootstrap_pair(
     Mr = _content_major(Tr) if rb.draw_rows and rb.draw_cols else None
     g_reps = np.full((n_rep, K), np.nan)
     r_reps = np.full((n_rep, K), np.nan)
-    w_all = np.empty((n_rep, C)) if gb.draw_cols else None
+    # the content draws are kept for the jackknife: as small whole numbers (uint8 while
+    # they fit; 99 comparisons × 20,000 replicates × 500 contents is 1 GB, not 8)
+    w_all = np.empty((n_rep, C), dtype=np.uint8) if gb.draw_cols else None
     keep = {"group": [], "reference": []} if keep_counts else None
     step = _chunk(n_rep, max(Sg, Sr) * max(C, 1) + C)
     for b0 in range(0, n_rep, step):
@@ -357,6 +359,8 @@ def bootstrap_pair(
         g_reps[b0:b1, cols] = _weighted_sums(Tg, ug, w, Mg)
         r_reps[b0:b1, cols] = _weighted_sums(Tr, ur, w, Mr)
         if w is not None:
+            if w_all.dtype == np.uint8 and w.max(initial=0) > 255:
+                w_all = w_all.astype(np.uint32)
             w_all[b0:b1] = w
         if keep is not None:
             keep["group"].append(ug)
@@ -364,7 +368,7 @@ def bootstrap_pair(
     counts = None
     if keep is not None:
         counts = {
-            "content": w_all,
+            "content": None if w_all is None else w_all.astype(float),
             "group": None if not gb.draw_rows else np.vstack(keep["group"]),
             "reference": None if not rb.draw_rows else np.vstack(keep["reference"]),
             "contents": shared,

@@ -3,12 +3,13 @@
 # environment at .venv in the repository root, fairdesk into it, and an applications-menu
 # launcher with its icon (installer/launcher.sh; FAIRDESK_NO_LAUNCHER=1 skips it).
 #
-# Usage: installer/install.sh [--dev]     (--dev adds the test tools)
+# Usage: installer/install.sh [--dev]     (--dev adds the test tools and the cluster extra,
+#                                          so the Ray engine's tests run too)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 extras=""
-[ "${1:-}" = "--dev" ] && extras="[dev]"
+[ "${1:-}" = "--dev" ] && extras="[dev,cluster]"
 
 apt_pkgs=(libportaudio2 libsndfile1 espeak-ng sox xvfb
           libegl1 libgl1 libxkbcommon0 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4

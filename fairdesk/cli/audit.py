@@ -42,14 +42,19 @@ def _add_stats_options(s):
 
 
 def _settings(a):
+    from dataclasses import replace
+
+    from ..constants import MAX_RUN_ITEMS
     from ..stats.settings import AuditSettings
 
-    return AuditSettings(
+    s = AuditSettings(
         n_bootstrap=a.n_bootstrap, seed=a.seed, alpha=a.alpha,
         absolute_error_gap=a.absolute_error_gap, disparity_ratio=a.disparity_ratio,
         grounding_gap=a.grounding_gap, min_items=a.min_items, min_speakers=a.min_speakers,
         resampling=a.resampling, structure_threshold=a.structure_threshold,
         normaliser=a.normaliser, small_cluster_scaling=a.small_cluster_scaling)
+    cap = getattr(a, "max_items", None)
+    return replace(s, max_items=cap, max_items_lifted=cap > MAX_RUN_ITEMS) if cap else s
 
 
 def add_command(sub):
@@ -89,7 +94,19 @@ def add_command(sub):
     s.add_argument("--explain-method", default="occlusion",
                    choices=["occlusion", "gradxinput", "integrated_gradients"],
                    help="saliency method (gradient methods need an hf:<folder> model)")
-    s.add_argument("--workers", type=int, help="inference threads")
+    s.add_argument("--workers", type=int, help="inference threads (--engine ray: model "
+                   "actors; default one per free CPU slot or GPU)")
+    s.add_argument("--engine", default="local", choices=["local", "ray"],
+                   help="where inference runs: threads here, or actors on a Ray cluster "
+                   "(pip install 'fairdesk[cluster]'; README: Running on a cluster)")
+    s.add_argument("--ray-address", metavar="ADDR",
+                   help="Ray cluster: auto (the head on this node) or ray://HOST:10001 "
+                   "(default: a Ray started for this run)")
+    s.add_argument("--audio-transport", default="bytes", choices=["bytes", "path"],
+                   help="bytes: this machine decodes and ships the audio; path: workers "
+                   "read the files from a path every node shares")
+    s.add_argument("--max-items", type=positive_int, metavar="N",
+                   help="lift the run cap of 20,000 items (METHODS.md §1) to N")
     s.add_argument("--json", metavar="OUT", help="write the full result as JSON ('-' = stdout)")
     s.add_argument("--quiet", action="store_true")
     s.add_argument("--normaliser-sensitivity", action="store_true",
@@ -218,6 +235,12 @@ def cmd_audit(a):
     else:
         if not (a.project and a.dataset and a.model):
             raise UsageError("give --project, --dataset and --model (or --table FILE)")
+        if a.engine == "ray":
+            from ..jobs.engines import INSTALL_HINT, ray_available
+
+            if not ray_available():
+                raise UsageError(f"--engine ray needs Ray, which is not installed; install "
+                                 f"it with `{INSTALL_HINT}` (or drop --engine ray)")
         if not a.dataset.strip():
             raise UsageError("--dataset: give a dataset name (`fairdesk datasets` lists them)")
         res, frame = _audit_project(a, settings)
@@ -283,7 +306,8 @@ def _audit_project(a, settings):
         unstable=bool(getattr(a, "unstable", False)),
         model_based=bool(getattr(a, "model_based", False)),
         covariates=tuple(getattr(a, "covariates", None) or ()),
-        settings=settings, workers=a.workers)
+        settings=settings, workers=a.workers, engine=a.engine,
+        ray_address=a.ray_address, audio_transport=a.audio_transport)
     last = [0.0]
 
     def progress(frac, msg):

@@ -14,100 +14,21 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 
 from .. import __version__
-from ..core import audio as audio_io
-from ..core.errors import AudioError, FairdeskError
+from ..core.errors import FairdeskError
 from ..core.store import Project
-from ..stats.settings import AuditSettings
 from . import cache
 from .acoustic_stage import add_acoustics
 from .progress import Cancelled, Progress
+from .request import AuditOutcome, AuditRequest, with_settings  # noqa: F401 - re-exported
+from .shards import _predict_shard, load_shard_audio, predict_audio  # noqa: F401
 
 __all__ = ["AuditRequest", "AuditOutcome", "Cancelled", "run_audit", "prepare"]
 
 #: Bumped whenever a change alters computed numbers (part of the result-cache key).
 METRICS_CODE_VERSION = "4"
-
-
-@dataclass(frozen=True)
-class AuditRequest:
-    """Everything that defines an audit run (and its cache key).
-
-    Parameters
-    ----------
-    dataset : dataset name in the project.
-    model : model id (``whisper-tiny.en``, ``pocketsphinx-en-us``, ``hf:<folder>``,
-        ``predictions:<file>``).
-    by : one or two grouping columns.
-    filters : ``((column, (value, ...)), ...)``.
-    reference : reference group label (None: the largest group).
-    metrics : metric ids to compare (None: every metric the data supports).
-    sample : stratified sample of this many items per group (None: all).
-    device : ``auto``, ``cpu`` or ``cuda``.
-    nlu : ``auto`` (the embedded music NLU when the dataset has intent labels the NLU
-        knows), ``none``, or an NLU spec (``demo-music``, ``hf:<folder>``, ``table:<file>``).
-    representation : also embed every item and compute silhouette and leakage.
-    explain : run the explain stage (saliency on a speaker-balanced sample, grounding lift);
-        also switched on by asking for the metric ``grounding_lift``.
-    explain_per_group : items per group in the explain sample.
-    explain_method : ``occlusion`` (any model that scores text), ``gradxinput`` or
-        ``integrated_gradients`` (differentiable hf models).
-    unstable : decode every item twice more with sampling for the ``unstable``
-        hallucination flag (backends with ``transcribe_sampled`` only).
-    model_based : also fit the mixed-effects Poisson model of word errors per grouping
-        column (:mod:`fairdesk.jobs.model_based`; result under ``model_based``).
-    covariates : covariate columns of that model (per-item acoustic covariates, ``n_words``
-        or numeric metadata).
-    settings : statistics settings.
-    shard_size : items per inference shard.
-    workers : inference worker threads (None: the backend's preference).
-    """
-
-    dataset: str
-    model: str
-    by: tuple[str, ...]
-    filters: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    reference: str | None = None
-    metrics: tuple[str, ...] | None = None
-    sample: int | None = None
-    device: str = "auto"
-    nlu: str = "auto"
-    representation: bool = False
-    explain: bool = False
-    explain_per_group: int = 12
-    explain_method: str = "occlusion"
-    unstable: bool = False
-    model_based: bool = False
-    covariates: tuple[str, ...] = ()
-    settings: AuditSettings = field(default_factory=AuditSettings)
-    shard_size: int = 8
-    workers: int | None = None
-
-    def filters_dict(self) -> dict[str, list[str]]:
-        return {k: list(v) for k, v in self.filters}
-
-    @property
-    def wants_explain(self) -> bool:
-        """Whether the explain stage runs (``explain``, or ``grounding_lift`` asked for)."""
-        return bool(self.explain) or "grounding_lift" in (self.metrics or ())
-
-
-@dataclass(frozen=True)
-class AuditOutcome:
-    """What a run produced: the per-item frame, failures and the statistics."""
-
-    run_id: int
-    request: AuditRequest
-    frame: object  # pandas DataFrame: one row per analysed item with hypothesis and stats
-    failures: tuple[dict, ...]
-    result: dict  # JSON-ready: groups, comparisons, summary, excluded, settings, ...
-    from_cache: bool
-    timings: dict
-
-    def to_dict(self) -> dict:
-        return self.result
 
 
 # -- prepare ---------------------------------------------------------------------------
@@ -118,6 +39,7 @@ class Prepared:
     backend: object
     model_key: str
     request_hash: str
+    backend_given: bool = False  # passed in by the caller (not loaded from req.model)
 
 
 def _load_backend(req: AuditRequest):
@@ -154,7 +76,8 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
         frame = stratified_sample(frame, "group", int(req.sample), seed=req.settings.seed)
     check_run_cap(frame, req.settings.max_items)
     frame = frame.reset_index(drop=True)
-    backend = backend if backend is not None else _load_backend(req)  # a bad model: first
+    given = backend is not None
+    backend = backend if given else _load_backend(req)  # a bad model: first
     _check_groups(frame, req)  # minimums and --reference are known before the model runs
     model_key = f"{backend.id}@{backend.fingerprint}"
     explain = None
@@ -203,7 +126,7 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
     for row in zip(frame["id"], frame["audio_hash"], frame["group"], frame["text"],
                    *(frame[c] for c in labels)):
         h.update(("\0".join(map(str, row)) + "\n").encode())
-    return Prepared(frame, ds, backend, model_key, h.hexdigest())
+    return Prepared(frame, ds, backend, model_key, h.hexdigest(), given)
 
 
 def _check_groups(frame, req: AuditRequest) -> None:
@@ -233,43 +156,6 @@ def use_latest_transcripts(project: Project, items):
 
 
 # -- infer -----------------------------------------------------------------------------
-def _predict_shard(backend, root, rows) -> list[tuple[int, dict | None, str | None]]:
-    """Run one shard; returns (row index, prediction dict, failure reason) per item."""
-    out: list[tuple[int, dict | None, str | None]] = []
-    lookup = getattr(backend, "lookup", None)
-    if lookup is not None:  # imported predictions: no audio needed
-        for idx, key, rel in rows:
-            p = lookup(key, rel)
-            if p is None:
-                why = getattr(backend, "missing_reason", None)
-                out.append((idx, None, why(key, rel) if why else
-                            "no prediction for this item in the imported file"))
-            else:
-                out.append((idx, cache.prediction_to_dict(p), None))
-        return out
-    audios, ok = [], []
-    for idx, _key, rel in rows:
-        try:
-            audios.append(audio_io.load(root / rel).samples)
-            ok.append(idx)
-        except AudioError as exc:
-            out.append((idx, None, exc.reason))
-    if not ok:
-        return out
-    caps = getattr(backend, "capabilities", {"transcribe"})
-    method = backend.transcribe if "transcribe" in caps else backend.classify
-    try:
-        preds = method(audios)
-        out += [(i, cache.prediction_to_dict(p), None) for i, p in zip(ok, preds)]
-    except Exception:  # isolate the item that breaks the batch
-        for i, a in zip(ok, audios):
-            try:
-                out.append((i, cache.prediction_to_dict(method([a])[0]), None))
-            except Exception as exc:  # noqa: BLE001 - a model error is a per-item failure
-                out.append((i, None, f"model error: {type(exc).__name__}: {exc}"))
-    return out
-
-
 def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, run_id: int):
     """Fill the prediction cache for every item of the frame; returns failures by row."""
     frame = prep.frame
@@ -287,7 +173,25 @@ def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, r
     bind = getattr(prep.backend, "bind", None)
     if bind is not None:  # imported predictions: ambiguous keys are found before any lookup
         bind(list(zip(frame["id"].astype(str), frame["path"])))
-    if todo:
+    if todo and req.engine != "local":
+        from .engines import run_remote
+
+        done = [0]
+        started = time.monotonic()
+
+        def commit(results):  # the driver alone writes the store, one shard at a time
+            cache.store_shard(project, run_id, prep.model_key, frame, results)
+            for idx, pred, reason in results:
+                if pred is None:
+                    failures[idx] = reason
+                else:
+                    preds[idx] = pred
+            done[0] += len(results)
+            prog.items(done[0], len(todo), started, "transcribed")
+
+        shards = [todo[i:i + req.shard_size] for i in range(0, len(todo), req.shard_size)]
+        run_remote(req, prep, shards, commit, prog.cancelled)
+    elif todo:
         shards = [todo[i:i + req.shard_size] for i in range(0, len(todo), req.shard_size)]
         workers = req.workers or getattr(prep.backend, "preferred_workers", 1) or 1
         started = time.monotonic()
@@ -562,7 +466,8 @@ def _run_settings(req: AuditRequest, prep: Prepared) -> dict:
         "explain_method": req.explain_method, "unstable": req.unstable,
         "model_based": req.model_based, "covariates": list(req.covariates),
         "text_source": _text_sources(prep.frame),
-        "shard_size": req.shard_size, "fairdesk_version": __version__,
+        "shard_size": req.shard_size, "engine": req.engine,
+        "fairdesk_version": __version__,
         "metrics_code_version": METRICS_CODE_VERSION, "cpu_count": os.cpu_count(),
     }
 
@@ -573,8 +478,3 @@ def _text_sources(frame) -> dict[str, int]:
         return {"import": int(len(frame))}
     counts = frame["text_source"].value_counts()
     return {k: int(counts.get(k, 0)) for k in ("annotation", "import")}
-
-
-def with_settings(req: AuditRequest, **changes) -> AuditRequest:
-    """A copy of ``req`` with statistics settings changed."""
-    return replace(req, settings=replace(req.settings, **changes))

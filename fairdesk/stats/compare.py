@@ -326,6 +326,8 @@ def _compare_groups(
 
     pending: list[_Pending] = []
     ref_side = side(ref) if ref is not None else None
+    # only the tested metrics' statistics are resampled per comparison (same draws)
+    tested_cols = sorted({j for s in specs for j in cols[s.id]})
     for g in others:
         gs = side(g)
         design, n_shared, _ = content_design(gs, ref_side)
@@ -346,7 +348,8 @@ def _compare_groups(
         )
         pb = None
         if scheme is not None:
-            pb = bootstrap_pair(gs, ref_side, scheme, B, rng_for("compare", g, ref))
+            pb = bootstrap_pair(gs, ref_side, scheme, B, rng_for("compare", g, ref),
+                                columns=tested_cols)
         shared = shared_contents(gs, ref_side)
         g_rows = _analysed_rows(gs, scheme, shared)
         r_rows = _analysed_rows(ref_side, scheme, shared)

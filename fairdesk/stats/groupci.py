@@ -16,7 +16,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fairdesk.stats.bootstrap import MIN_SHARED_CONTENT, _chunk, _weighted_sums, draw_counts
+from fairdesk.stats.bootstrap import (
+    MIN_SHARED_CONTENT,
+    _chunk,
+    _content_major,
+    _weighted_sums,
+    draw_counts,
+)
 from fairdesk.stats.estimability import MIN_UNITS, scale_small_clusters
 
 
@@ -140,7 +146,9 @@ def bootstrap_value(
         flat = r * Cl + c_local
         for j in range(K):
             T[:, j] = np.bincount(flat, weights=X[idx, j], minlength=S * Cl)
-        blocks.append((T.reshape(S, Cl, K), present, S))
+        T = T.reshape(S, Cl, K)
+        M = _content_major(T) if draw_cols and draw_rows else None  # once, not per chunk
+        blocks.append((T, present, S, M))
     point = sum(b[0].sum(axis=(0, 1)) for b in blocks)
     reps = np.zeros((n_rep, K))
     width = max(b[2] * len(b[1]) for b in blocks) + C
@@ -148,10 +156,10 @@ def bootstrap_value(
     for b0 in range(0, n_rep, step):
         m = min(n_rep, b0 + step) - b0
         w = draw_counts(rng, C, m) if draw_cols else None
-        for T, present, S in blocks:
+        for T, present, S, M in blocks:
             u = draw_counts(rng, S, m) if draw_rows else None
             wl = None if w is None else w[:, present]
-            part = _weighted_sums(T, u, wl)
+            part = _weighted_sums(T, u, wl, M)
             if scale and scheme in ("two_way", "speaker"):
                 part = scale_small_clusters(part, T.sum(axis=(0, 1)), S)
             reps[b0 : b0 + m] += part

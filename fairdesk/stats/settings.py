@@ -7,7 +7,7 @@ used next to its results (``AuditSettings.to_dict``).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 
 from fairdesk.constants import MAX_RUN_ITEMS
 
@@ -61,6 +61,8 @@ class AuditSettings:
     small_cluster_scaling : scale the replicate deviations of the speaker and two-way
         schemes by √(k/(k−1)), k = speakers on that side (METHODS.md §3), for the gap CIs
         and the group and corpus CIs.
+    max_items_lifted : allow ``max_items`` above MAX_RUN_ITEMS (the explicit lift of
+        METHODS.md §1, ``--max-items N``).
     """
 
     n_bootstrap: int = 2000
@@ -76,6 +78,7 @@ class AuditSettings:
     max_items: int = MAX_RUN_ITEMS
     normaliser: str = "whisper-english"
     small_cluster_scaling: bool = False
+    max_items_lifted: bool = False
 
     def __post_init__(self) -> None:
         _check_int("n_bootstrap", self.n_bootstrap, 200, 20000)
@@ -103,7 +106,17 @@ class AuditSettings:
                 f"got {self.resampling!r}."
             )
         _check_float("structure_threshold", self.structure_threshold, -1.0, 1.0)
-        _check_int("max_items", self.max_items, 1, MAX_RUN_ITEMS)
+        if not isinstance(self.max_items_lifted, bool):
+            raise ValueError("AuditSettings.max_items_lifted must be True or False, got "
+                             f"{self.max_items_lifted!r}.")
+        if self.max_items > MAX_RUN_ITEMS if isinstance(self.max_items, int) else False:
+            if not self.max_items_lifted:
+                raise ValueError(
+                    f"AuditSettings.max_items must be in 1..{MAX_RUN_ITEMS} unless the cap is "
+                    f"lifted explicitly (max_items_lifted=True, --max-items), got "
+                    f"{self.max_items}.")
+        _check_int("max_items", self.max_items, 1, None if self.max_items_lifted else
+                   MAX_RUN_ITEMS)
         if not isinstance(self.normaliser, str) or not self.normaliser.strip():
             raise ValueError(
                 f"AuditSettings.normaliser must be a non-empty string, got {self.normaliser!r}."
@@ -115,9 +128,21 @@ class AuditSettings:
                 f"{self.small_cluster_scaling!r}."
             )
 
+    def with_run_cap(self, max_items: int) -> AuditSettings:
+        """A copy whose run cap is ``max_items``, above MAX_RUN_ITEMS if asked (the explicit
+        lift of METHODS.md §1, ``--max-items``); plain construction keeps refusing it."""
+        _check_int("max_items", max_items, 1, None)
+        lifted = replace(self, max_items=min(int(max_items), MAX_RUN_ITEMS))
+        object.__setattr__(lifted, "max_items", int(max_items))
+        return lifted
+
     def to_dict(self) -> dict:
-        """The settings as a plain JSON-ready dict."""
-        return asdict(self)
+        """The settings as a plain JSON-ready dict (``max_items_lifted`` only when set, so
+        the settings, and the cache keys, of runs under the default cap stay as they were)."""
+        d = asdict(self)
+        if not d["max_items_lifted"]:
+            del d["max_items_lifted"]
+        return d
 
     @classmethod
     def from_dict(cls, data: dict) -> AuditSettings:
@@ -128,4 +153,7 @@ class AuditSettings:
             raise ValueError(
                 f"Unknown AuditSettings field(s) {unknown}; known fields: {sorted(known)}."
             )
+        cap = data.get("max_items")
+        if isinstance(cap, int) and not isinstance(cap, bool) and cap > MAX_RUN_ITEMS:
+            return cls(**{**data, "max_items": MAX_RUN_ITEMS}).with_run_cap(cap)
         return cls(**data)

@@ -228,7 +228,8 @@ def check_run_cap(frame: pd.DataFrame, max_items: int, *, group_col: str = "grou
     raise ValueError(
         f"The run has {n:,} items, more than the cap of {max_items:,} (max_items). Analyse a "
         f"stratified sample instead: `--sample N` draws N items per group spread over its "
-        f"speakers, e.g. `--sample {per_group}` for {n_groups} group(s)."
+        f"speakers, e.g. `--sample {per_group}` for {n_groups} group(s), or lift the cap "
+        f"explicitly with `--max-items N`."
     )
 
 

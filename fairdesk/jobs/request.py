@@ -1,0 +1,103 @@
+"""The request and the outcome of an audit (:mod:`.audit`): plain frozen data, so that the
+GUI, the command line and the cache key all read the same fields."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from ..stats.settings import AuditSettings
+
+__all__ = ["AuditOutcome", "AuditRequest", "with_settings"]
+
+
+@dataclass(frozen=True)
+class AuditRequest:
+    """Everything that defines an audit run (and its cache key).
+
+    Parameters
+    ----------
+    dataset : dataset name in the project.
+    model : model id (``whisper-tiny.en``, ``pocketsphinx-en-us``, ``hf:<folder>``,
+        ``predictions:<file>``).
+    by : one or two grouping columns.
+    filters : ``((column, (value, ...)), ...)``.
+    reference : reference group label (None: the largest group).
+    metrics : metric ids to compare (None: every metric the data supports).
+    sample : stratified sample of this many items per group (None: all).
+    device : ``auto``, ``cpu`` or ``cuda``.
+    nlu : ``auto`` (the embedded music NLU when the dataset has intent labels the NLU
+        knows), ``none``, or an NLU spec (``demo-music``, ``hf:<folder>``, ``table:<file>``).
+    representation : also embed every item and compute silhouette and leakage.
+    explain : run the explain stage (saliency on a speaker-balanced sample, grounding lift);
+        also switched on by asking for the metric ``grounding_lift``.
+    explain_per_group : items per group in the explain sample.
+    explain_method : ``occlusion`` (any model that scores text), ``gradxinput`` or
+        ``integrated_gradients`` (differentiable hf models).
+    unstable : decode every item twice more with sampling for the ``unstable``
+        hallucination flag (backends with ``transcribe_sampled`` only).
+    model_based : also fit the mixed-effects Poisson model of word errors per grouping
+        column (:mod:`fairdesk.jobs.model_based`; result under ``model_based``).
+    covariates : covariate columns of that model (per-item acoustic covariates, ``n_words``
+        or numeric metadata).
+    settings : statistics settings.
+    shard_size : items per inference shard.
+    workers : inference worker threads (None: the backend's preference); with
+        ``engine="ray"``, model actors (None: one per free CPU slot / GPU of the cluster).
+    engine : ``local`` (threads in this process) or ``ray`` (actors on a Ray cluster,
+        :mod:`fairdesk.jobs.engines`); not part of the cache key (same answers).
+    ray_address : ``None`` (start a local Ray), ``auto`` or ``ray://HOST:10001``.
+    audio_transport : ``bytes`` (the driver decodes and ships the samples) or ``path``
+        (workers read the files from a path the cluster shares).
+    """
+
+    dataset: str
+    model: str
+    by: tuple[str, ...]
+    filters: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    reference: str | None = None
+    metrics: tuple[str, ...] | None = None
+    sample: int | None = None
+    device: str = "auto"
+    nlu: str = "auto"
+    representation: bool = False
+    explain: bool = False
+    explain_per_group: int = 12
+    explain_method: str = "occlusion"
+    unstable: bool = False
+    model_based: bool = False
+    covariates: tuple[str, ...] = ()
+    settings: AuditSettings = field(default_factory=AuditSettings)
+    shard_size: int = 8
+    workers: int | None = None
+    engine: str = "local"
+    ray_address: str | None = None
+    audio_transport: str = "bytes"
+
+    def filters_dict(self) -> dict[str, list[str]]:
+        return {k: list(v) for k, v in self.filters}
+
+    @property
+    def wants_explain(self) -> bool:
+        """Whether the explain stage runs (``explain``, or ``grounding_lift`` asked for)."""
+        return bool(self.explain) or "grounding_lift" in (self.metrics or ())
+
+
+@dataclass(frozen=True)
+class AuditOutcome:
+    """What a run produced: the per-item frame, failures and the statistics."""
+
+    run_id: int
+    request: AuditRequest
+    frame: object  # pandas DataFrame: one row per analysed item with hypothesis and stats
+    failures: tuple[dict, ...]
+    result: dict  # JSON-ready: groups, comparisons, summary, excluded, settings, ...
+    from_cache: bool
+    timings: dict
+
+    def to_dict(self) -> dict:
+        return self.result
+
+
+def with_settings(req: AuditRequest, **changes) -> AuditRequest:
+    """A copy of ``req`` with statistics settings changed."""
+    return replace(req, settings=replace(req.settings, **changes))

@@ -1,0 +1,57 @@
+"""One shard of inference: decode a few items' audio and run the model on them. Shared by the
+local engine (:mod:`.audit`) and the Ray engine (:mod:`.engines`), so it lives below both."""
+
+from __future__ import annotations
+
+from ..core import audio as audio_io
+from ..core.errors import AudioError
+from . import cache
+
+
+def _predict_shard(backend, root, rows) -> list[tuple[int, dict | None, str | None]]:
+    """Run one shard; returns (row index, prediction dict, failure reason) per item."""
+    out: list[tuple[int, dict | None, str | None]] = []
+    lookup = getattr(backend, "lookup", None)
+    if lookup is not None:  # imported predictions: no audio needed
+        for idx, key, rel in rows:
+            p = lookup(key, rel)
+            if p is None:
+                why = getattr(backend, "missing_reason", None)
+                out.append((idx, None, why(key, rel) if why else
+                            "no prediction for this item in the imported file"))
+            else:
+                out.append((idx, cache.prediction_to_dict(p), None))
+        return out
+    return out + predict_audio(backend, load_shard_audio(root, rows))
+
+
+def load_shard_audio(root, rows) -> list[tuple[int, object, str | None]]:
+    """Decode a shard's audio: ``(row index, samples or None, failure reason)`` per item."""
+    loaded = []
+    for idx, _key, rel in rows:
+        try:
+            loaded.append((idx, audio_io.load(root / rel).samples, None))
+        except AudioError as exc:
+            loaded.append((idx, None, exc.reason))
+    return loaded
+
+
+def predict_audio(backend, loaded) -> list[tuple[int, dict | None, str | None]]:
+    """Run the backend on decoded audio (:func:`load_shard_audio`), one batch per shard."""
+    out = [(idx, None, why) for idx, a, why in loaded if a is None]
+    ok = [idx for idx, a, _ in loaded if a is not None]
+    audios = [a for _, a, _ in loaded if a is not None]
+    if not ok:
+        return out
+    caps = getattr(backend, "capabilities", {"transcribe"})
+    method = backend.transcribe if "transcribe" in caps else backend.classify
+    try:
+        preds = method(audios)
+        out += [(i, cache.prediction_to_dict(p), None) for i, p in zip(ok, preds)]
+    except Exception:  # isolate the item that breaks the batch
+        for i, a in zip(ok, audios):
+            try:
+                out.append((i, cache.prediction_to_dict(method([a])[0]), None))
+            except Exception as exc:  # noqa: BLE001 - a model error is a per-item failure
+                out.append((i, None, f"model error: {type(exc).__name__}: {exc}"))
+    return out

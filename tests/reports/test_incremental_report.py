@@ -203,3 +203,28 @@ def test_report_command_on_an_incremental_run(stored, tmp_path, capsys):
     text = out.read_text(encoding="utf-8")
     assert parse(text) is not None and text.count("<svg") == 1
     assert "Models × policies" in text
+
+
+def test_pdf_has_the_table_and_the_timelines(stored, tmp_path):
+    import re
+    import shutil
+    import subprocess
+
+    from fairdesk.reports.html import write_report
+    from fairdesk.reports.pdf import PdfUnavailable
+
+    exe = shutil.which("pdftotext")
+    if exe is None:
+        pytest.skip("pdftotext is not installed (apt install poppler-utils)")
+    project, run_id = stored
+    try:
+        files = write_report(project, run_id, tmp_path / "r.html", worst=2,
+                             pdf=tmp_path / "r.pdf")
+    except PdfUnavailable as exc:
+        pytest.skip(str(exc))
+    text = subprocess.run([exe, "-enc", "UTF-8", str(files.pdf), "-"], check=True,
+                          capture_output=True, text=True).stdout
+    flat = re.sub(r"\s+", " ", text)
+    for heading in ("What was run", "Models × policies", "Groups", "Add/revoke timelines"):
+        assert heading in flat
+    assert 'alert("x")' in flat

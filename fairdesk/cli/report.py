@@ -12,8 +12,8 @@ from .common import EXIT_NOTHING, EXIT_OK, UsageError, dump_json
 
 
 def add_commands(sub):
-    s = sub.add_parser("report", help="a self-contained HTML report of a run (and PDF, "
-                       "figures)")
+    s = sub.add_parser("report", help="a self-contained HTML report of a run, audit or "
+                       "incremental (and PDF, figures)")
     s.add_argument("--project", required=True)
     s.add_argument("--run", type=int, required=True)
     s.add_argument("--html", required=True, metavar="OUT.html")
@@ -21,7 +21,9 @@ def add_commands(sub):
     s.add_argument("--embed-audio", action="store_true",
                    help="an audio player per worst item (Opus inside the HTML)")
     s.add_argument("--figures", metavar="DIR", help="also write every chart as PNG and SVG")
-    s.add_argument("--worst", type=int, default=3, help="worst items per group (default 3)")
+    s.add_argument("--worst", type=int, default=3,
+                   help="worst items per group (default 3); for an incremental run, the add/revoke timelines of the N streams with the "
+                   "highest edit overhead")
     s.set_defaults(func=cmd_report)
 
     s = sub.add_parser("export", help="tables (CSV/Parquet), Praat TextGrids and ELAN files "

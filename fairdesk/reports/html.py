@@ -436,6 +436,10 @@ def build_report(project, run_id: int, embed_audio: bool = False, worst: int = 3
     embed_audio : add an audio player (Opus in a data URI) to each worst item.
     worst : worst items shown per group.
     """
+    from .incremental import incremental_context, is_incremental_run, render_incremental
+
+    if is_incremental_run(project, run_id):
+        return render_incremental(incremental_context(project, run_id, worst))
     return render(report_context(load_run(project, run_id), embed_audio, worst))
 
 
@@ -453,7 +457,17 @@ def write_report(project, run_id: int, path, embed_audio: bool = False, worst: i
     Returns
     -------
     ReportFiles
+
+    An incremental run gets its own report (:mod:`fairdesk.reports.incremental`; ``worst``
+    is then the number of add/revoke timelines shown, and no audio is embedded).
     """
+    from .incremental import is_incremental_run, write_incremental_report
+
+    if is_incremental_run(project, run_id):
+        out = write_incremental_report(project, run_id, path, worst, pdf, figures)
+        if embed_audio:
+            out.audio_skipped.append("an incremental report embeds no audio")
+        return out
     d = load_run(project, run_id)
     ctx = report_context(d, embed_audio, worst)
     text = render(ctx)

@@ -34,7 +34,8 @@ SLOTS = {
                             "pidgin"},
     "domain_terms": {"place_names", "food_terms", "idioms", "french_control", "noise"},
 }
-SEED_FILE = Path("/work/shared/seeds")
+# the project's shared folder lies beside the checkout (seeds are the source documents)
+SEED_FILE = Path(__file__).resolve().parents[2].parent / "shared" / "seeds"
 
 
 def _all():

@@ -421,3 +421,82 @@ def test_record_commands_accept_and_correct_a_take(tmp_path, igbo, capsys):
     assert run("prompts", "yoruba_tonal_minimal_pairs") == 0
     assert "ọ̀kọ̀" in capsys.readouterr().out
     assert run("recover", "--project", str(folder)) == 0
+
+
+# -- the header fields, read as raw bytes (soundfile and wave accept a wrong RIFF size) ------
+def _riff_fields(path) -> dict:
+    """The RIFF/WAVE chunk fields of ``path``, parsed here with struct (not by fairdesk)."""
+    import struct
+
+    raw = Path(path).read_bytes()
+    assert raw[:4] == b"RIFF" and raw[8:12] == b"WAVE"
+    out = {"riff_size": struct.unpack("<I", raw[4:8])[0], "file_size": len(raw), "chunks": []}
+    pos = 12
+    while pos + 8 <= len(raw):
+        cid, size = raw[pos:pos + 4], struct.unpack("<I", raw[pos + 4:pos + 8])[0]
+        out["chunks"].append(cid)
+        body = raw[pos + 8:pos + 8 + size]
+        if cid == b"fmt ":
+            (out["tag"], out["channels"], out["samplerate"], out["byte_rate"], out["block_align"],
+             out["bits"]) = struct.unpack("<HHIIHH", body[:16])
+            out["fmt_size"] = size
+        elif cid == b"fact":
+            out["fact_frames"] = struct.unpack("<I", body)[0]
+        elif cid == b"data":
+            out["data_size"], out["data_offset"] = size, pos + 8
+            out["data_on_disk"] = len(raw) - (pos + 8)
+            break
+        pos += 8 + size + (size & 1)
+    return out
+
+
+@pytest.mark.parametrize("dtype,channels,width,tag", [("int16", 1, 2, 1), ("int16", 2, 2, 1),
+                                                      ("float32", 1, 4, 3),
+                                                      ("float32", 2, 4, 3)])
+def test_header_fields_are_exact(tmp_path, dtype, channels, width, tag):
+    path = tmp_path / "take.wav"
+    w = WavAppender(path, 22050, channels, dtype)
+    h = _riff_fields(path)  # valid before any audio: zero-length data chunk
+    assert h["riff_size"] == h["file_size"] - 8 and h["data_size"] == 0
+    w.append(ramp(700, channels, dtype))
+    w.append(ramp(301, channels, dtype))
+    h = _riff_fields(path)  # valid after every block, before close
+    assert h["riff_size"] == h["file_size"] - 8
+    assert h["data_size"] == 1001 * channels * width == h["data_on_disk"]
+    w.close()
+    h = _riff_fields(path)
+    assert h["riff_size"] == h["file_size"] - 8
+    assert h["data_size"] == h["data_on_disk"] == 1001 * channels * width
+    assert (h["tag"], h["channels"], h["samplerate"], h["bits"]) == (tag, channels, 22050,
+                                                                      8 * width)
+    assert h["block_align"] == channels * width
+    assert h["byte_rate"] == 22050 * channels * width
+    if tag == 1:
+        assert h["fmt_size"] == 16 and h["chunks"] == [b"fmt ", b"data"]
+    else:  # IEEE float: an 18-byte fmt (cbSize) and a fact chunk with the frame count
+        assert h["fmt_size"] == 18 and h["chunks"] == [b"fmt ", b"fact", b"data"]
+        assert h["fact_frames"] == 1001
+
+
+@pytest.mark.parametrize("dtype,width", [("int16", 2), ("float32", 4)])
+def test_header_fields_after_crash_recovery(tmp_path, dtype, width):
+    path = tmp_path / "t.wav"
+    w = WavAppender(path, 16000, 2, dtype)
+    w.append(ramp(500, 2, dtype))
+    # a crash: 10 more frames and a torn byte reach the disk, the header never sees them
+    os.write(w.fd, ramp(10, 2, dtype).tobytes() + b"\x01")
+    os.close(w.fd)
+    before = _riff_fields(path)
+    assert before["data_size"] == 500 * 2 * width  # the header still covers 500 frames
+    meta = {"status": "recording", "samplerate": 16000, "channels": 2, "dtype": dtype,
+            "pid": 2**22 + 7, "host": None}
+    rec._write_json_atomic(rec.sidecar_path(path), meta)
+    (take,) = recover(tmp_path)
+    assert take.status == "recovered" and take.frames == 510
+    h = _riff_fields(path)
+    assert h["file_size"] == h["data_offset"] + 510 * 2 * width  # the torn byte is cut
+    assert h["riff_size"] == h["file_size"] - 8
+    assert h["data_size"] == h["data_on_disk"] == 510 * 2 * width
+    assert (h["channels"], h["samplerate"], h["block_align"]) == (2, 16000, 2 * width)
+    if dtype == "float32":
+        assert h["fact_frames"] == 510

@@ -81,7 +81,10 @@ PACKAGES: dict[str, dict[str, list[str]]] = {
 #: ignored.
 EQUIVALENT: dict[str, str] = {}
 
-PYTEST_ENV = {"QT_QPA_PLATFORM": "offscreen", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+# FAIRDESK_TEST_HARD_EXIT=0: mutmut runs pytest inside its own process, which the suite's
+# os._exit at unconfigure (tests/conftest.py) would end.
+PYTEST_ENV = {"QT_QPA_PLATFORM": "offscreen", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+              "FAIRDESK_TEST_HARD_EXIT": "0"}
 
 
 def _env() -> dict[str, str]:

@@ -500,3 +500,72 @@ def test_header_fields_after_crash_recovery(tmp_path, dtype, width):
     assert (h["channels"], h["samplerate"], h["block_align"]) == (2, 16000, 2 * width)
     if dtype == "float32":
         assert h["fact_frames"] == 510
+
+
+def _dead_pid() -> int:
+    """The id of a process that has just exited (so no process has it now)."""
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+def test_recover_reports_every_field_of_the_take_and_its_sidecar(tmp_path):
+    path = tmp_path / "t.wav"
+    w = WavAppender(path, 22050, 2, "float32")
+    w.append(ramp(300, 2, "float32"))
+    os.close(w.fd)  # a crash: the sidecar still says "recording"
+    meta = {"status": "recording", "samplerate": 22050, "channels": 2, "dtype": "float32",
+            "pid": _dead_pid(), "host": None, "overflows": 3, "speaker": "s1"}
+    rec._write_json_atomic(rec.sidecar_path(path), meta)
+    t0 = time.time()
+    (take,) = recover(tmp_path)
+    assert (take.path, take.samplerate, take.channels, take.frames, take.dtype,
+            take.overflows, take.status) == (path, 22050, 2, 300, "float32", 3, "recovered")
+    side = read_sidecar(path)
+    assert take.meta == side
+    assert side["status"] == "recovered" and side["frames"] == 300
+    assert side["duration"] == pytest.approx(300 / 22050)
+    assert t0 <= side["recovered_at"] <= time.time()
+    assert side["speaker"] == "s1" and side["overflows"] == 3  # the rest is kept
+
+    # a take whose file is gone: failed, with the format the sidecar gave and why
+    gone = tmp_path / "gone.wav"
+    rec._write_json_atomic(rec.sidecar_path(gone), {**meta, "pid": _dead_pid()})
+    (take,) = recover(tmp_path)
+    assert (take.path, take.samplerate, take.channels, take.frames, take.dtype,
+            take.overflows, take.status) == (gone, 22050, 2, 0, "float32", 3, "failed")
+    side = read_sidecar(gone)
+    assert take.meta == side and side["status"] == "failed"
+    assert side["error"] == "cannot recover: the take's file is missing"
+    assert t0 <= side["recovered_at"] <= time.time()
+    assert recover(tmp_path) == []  # neither is "recording" any more
+
+
+def test_recover_reads_only_what_a_sidecar_omits_from_the_defaults(tmp_path):
+    gone = tmp_path / "gone.wav"
+    rec._write_json_atomic(rec.sidecar_path(gone), {"status": "recording"})
+    (take,) = recover(tmp_path)
+    assert (take.samplerate, take.channels, take.dtype, take.overflows, take.status) == (
+        16000, 1, "int16", 0, "failed")
+
+
+def test_a_take_is_left_alone_only_while_its_writer_may_be_alive(tmp_path):
+    alive = rec._alive
+    host = __import__("socket").gethostname()
+    assert alive({"pid": os.getppid(), "host": host})  # another live process, this host
+    assert alive({"pid": os.getppid()})  # no host recorded: this one assumed
+    assert not alive({"pid": os.getppid(), "host": host + "-elsewhere"})  # pid means nothing
+    assert not alive({"pid": os.getpid(), "host": host})  # this process: a stale take
+    assert not alive({"pid": _dead_pid(), "host": host})
+    assert not alive({"pid": "123", "host": host})
+    assert not alive({"host": host})
+    # recover() skips a take whose writer is alive and recovers it once the writer is gone
+    w = WavAppender(tmp_path / "a.wav", 16000, 1, "int16")
+    w.append(ramp(100))
+    os.close(w.fd)
+    meta = {"status": "recording", "samplerate": 16000, "channels": 1, "dtype": "int16",
+            "pid": os.getppid(), "host": host}
+    rec._write_json_atomic(rec.sidecar_path(tmp_path / "a.wav"), meta)
+    assert recover(tmp_path) == []
+    rec._write_json_atomic(rec.sidecar_path(tmp_path / "a.wav"), {**meta, "pid": _dead_pid()})
+    assert [t.frames for t in recover(tmp_path)] == [100]

@@ -17,6 +17,8 @@ Usage::
 
     nice -n 15 .venv/bin/python bench/mutation.py metrics core recording stats \\
         [--max-children 2] [--time-limit 1800] [--workdir /tmp/fairdesk-mutation]
+    # after adding tests: check the previous survivors again
+    nice -n 15 .venv/bin/python bench/mutation.py recording --rerun-survivors
 
 ``--time-limit`` caps each package's ``mutmut run`` (seconds); mutants left unchecked at the
 cap are counted and printed as such, never as killed. The machine this was written on has two
@@ -47,7 +49,8 @@ PACKAGES: dict[str, dict[str, list[str]]] = {
     },
     "core": {
         "mutate": ["fairdesk/core/tables.py", "fairdesk/core/importers.py"],
-        "tests": ["tests/core/test_tables.py", "tests/core/test_importers.py"],
+        "tests": ["tests/core/test_tables.py", "tests/core/test_importers.py",
+                  "tests/core/test_importers_readers.py"],
     },
     "recording": {
         "mutate": ["fairdesk/recording/wavfile.py", "fairdesk/recording/recorder.py"],
@@ -172,10 +175,13 @@ def _diff(work: Path, name: str) -> str:
     return " | ".join(ln.strip() for ln in changed)[:220]
 
 
-def mutate(pkg: str, spec: dict, workdir: Path, max_children: int, time_limit: float) -> dict:
+def mutate(pkg: str, spec: dict, workdir: Path, max_children: int, time_limit: float,
+           rerun_survivors: bool = False) -> dict:
     work = _prepare(pkg, spec, workdir)
     t0 = time.monotonic()
     cmd = [sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children)]
+    if rerun_survivors:  # after new tests: run the previous survivors again (fresh copy)
+        cmd += sorted(n for n, s in _results(work).items() if s in ("survived", "no tests"))
     try:
         r = subprocess.run(cmd, cwd=work, env=_env(), capture_output=True, text=True,
                            timeout=time_limit)
@@ -199,6 +205,8 @@ def main(argv=None) -> int:
     ap.add_argument("--time-limit", type=float, default=3600.0, help="seconds per package")
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/fairdesk-mutation"))
     ap.add_argument("--no-coverage", action="store_true")
+    ap.add_argument("--rerun-survivors", action="store_true",
+                    help="run only the survivors of the previous run again (after new tests)")
     a = ap.parse_args(argv)
     ok = True
     for pkg in a.packages:
@@ -208,7 +216,7 @@ def main(argv=None) -> int:
         if not a.no_coverage:
             for f, (ln, br) in coverage(pkg, spec).items():
                 print(f"   coverage {f}: lines {ln:.1f}%, branches {br:.1f}%", flush=True)
-        out = mutate(pkg, spec, a.workdir, a.max_children, a.time_limit)
+        out = mutate(pkg, spec, a.workdir, a.max_children, a.time_limit, a.rerun_survivors)
         c = out["counts"]
         killed = c.get("killed", 0) + c.get("timeout", 0)
         survivors = sorted(n for n, s in out["results"].items() if s in ("survived", "no tests"))

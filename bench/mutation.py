@@ -167,12 +167,35 @@ def _results(work: Path) -> dict[str, str]:
     return out
 
 
-def _diff(work: Path, name: str) -> str:
-    r = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=work, env=_env(),
+_DIFFS = """
+import json, sys
+import mutmut.__main__ as m
+out = {}
+for name in json.loads(sys.stdin.read()):
+    try:
+        out[name] = m.get_diff_for_mutant(name, path=m.find_mutant(name).path)
+    except Exception as exc:  # noqa: BLE001 - report, do not stop the listing
+        out[name] = f"(no diff: {exc})"
+print(json.dumps(out))
+"""
+
+
+def _diffs(work: Path, names: list[str]) -> dict[str, str]:
+    """The changed lines of each mutant, in one call (``mutmut show`` per mutant is slow)."""
+    if not names:
+        return {}
+    r = subprocess.run([sys.executable, "-c", _DIFFS], cwd=work, env=_env(), input=json.dumps(names),
                        capture_output=True, text=True)
-    changed = [ln for ln in r.stdout.splitlines()
-               if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
-    return " | ".join(ln.strip() for ln in changed)[:220]
+    try:
+        raw = json.loads(r.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return {n: f"(no diff: {r.stderr.strip()[-200:]})" for n in names}
+    out = {}
+    for n, diff in raw.items():
+        changed = [ln for ln in diff.splitlines()
+                   if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+        out[n] = " | ".join(ln.strip() for ln in changed)[:220]
+    return out
 
 
 def mutate(pkg: str, spec: dict, workdir: Path, max_children: int, time_limit: float,
@@ -229,10 +252,11 @@ def main(argv=None) -> int:
               f"{'; time limit reached' if out['capped'] else ''} in {out['seconds']:.0f} s")
         print(f"   MUTATION SCORE {pkg}: {score:.1f}% killed of {decided} checked "
               f"({score_eq:.1f}% without the {len(equivalent)} listed as equivalent)")
+        diffs = _diffs(out["work"], survivors)
         for n in survivors:
             why = EQUIVALENT.get(n)
             tag = f"EQUIVALENT: {why}" if why else out["results"][n].upper()
-            print(f"   - {n} [{tag}]\n       {_diff(out['work'], n)}", flush=True)
+            print(f"   - {n} [{tag}]\n       {diffs.get(n, '')}", flush=True)
         ok &= score_eq >= 85.0
     return 0 if ok else 1
 

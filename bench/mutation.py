@@ -199,9 +199,16 @@ def _diffs(work: Path, names: list[str]) -> dict[str, str]:
 
 
 def mutate(pkg: str, spec: dict, workdir: Path, max_children: int, time_limit: float,
-           rerun_survivors: bool = False) -> dict:
-    work = _prepare(pkg, spec, workdir)
+           rerun_survivors: bool = False, report_only: bool = False) -> dict:
     t0 = time.monotonic()
+    if report_only:
+        work = workdir / pkg
+        res = _results(work)
+        counts: dict[str, int] = {}
+        for status in res.values():
+            counts[status] = counts.get(status, 0) + 1
+        return {"work": work, "results": res, "counts": counts, "capped": False, "seconds": 0.0}
+    work = _prepare(pkg, spec, workdir)
     cmd = [sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children)]
     if rerun_survivors:  # after new tests: run the previous survivors again (fresh copy)
         cmd += sorted(n for n, s in _results(work).items() if s in ("survived", "no tests"))
@@ -214,7 +221,7 @@ def mutate(pkg: str, spec: dict, workdir: Path, max_children: int, time_limit: f
     except subprocess.TimeoutExpired:
         capped = True
     res = _results(work)
-    counts: dict[str, int] = {}
+    counts = {}
     for status in res.values():
         counts[status] = counts.get(status, 0) + 1
     return {"work": work, "results": res, "counts": counts, "capped": capped,
@@ -230,16 +237,19 @@ def main(argv=None) -> int:
     ap.add_argument("--no-coverage", action="store_true")
     ap.add_argument("--rerun-survivors", action="store_true",
                     help="run only the survivors of the previous run again (after new tests)")
+    ap.add_argument("--report-only", action="store_true",
+                    help="print the stored results of the last run, run nothing")
     a = ap.parse_args(argv)
     ok = True
     for pkg in a.packages:
         spec = PACKAGES[pkg]
         print(f"== {pkg}: {' '.join(spec['mutate'])}\n   tests: {' '.join(spec['tests'])}",
               flush=True)
-        if not a.no_coverage:
+        if not (a.no_coverage or a.report_only):
             for f, (ln, br) in coverage(pkg, spec).items():
                 print(f"   coverage {f}: lines {ln:.1f}%, branches {br:.1f}%", flush=True)
-        out = mutate(pkg, spec, a.workdir, a.max_children, a.time_limit, a.rerun_survivors)
+        out = mutate(pkg, spec, a.workdir, a.max_children, a.time_limit, a.rerun_survivors,
+                     a.report_only)
         c = out["counts"]
         killed = c.get("killed", 0) + c.get("timeout", 0)
         survivors = sorted(n for n, s in out["results"].items() if s in ("survived", "no tests"))

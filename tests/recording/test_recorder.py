@@ -569,3 +569,107 @@ def test_a_take_is_left_alone_only_while_its_writer_may_be_alive(tmp_path):
     assert recover(tmp_path) == []
     rec._write_json_atomic(rec.sidecar_path(tmp_path / "a.wav"), {**meta, "pid": _dead_pid()})
     assert [t.frames for t in recover(tmp_path)] == [100]
+
+
+# -- the parts of the recorder, driven directly ------------------------------------------------
+def _wav_bytes(*chunks: tuple[bytes, bytes]) -> bytes:
+    import struct
+
+    body = b"WAVE"
+    for cid, data in chunks:
+        body += cid + struct.pack("<I", len(data)) + data + (b"\0" if len(data) & 1 else b"")
+    return b"RIFF" + struct.pack("<I", len(body)) + body
+
+
+def test_parse_wav_reads_chunks_and_names_what_is_wrong(tmp_path):
+    import struct
+
+    fmt = struct.pack("<HHIIHH", 1, 2, 22050, 22050 * 4, 4, 16)
+    p = tmp_path / "x.wav"
+    # an odd-sized LIST chunk (padded) before fmt, then data
+    p.write_bytes(_wav_bytes((b"LIST", b"abc"), (b"fmt ", fmt), (b"data", b"\1\2\3\4")))
+    h = rec._parse_wav(p)
+    assert h == {"tag": 1, "channels": 2, "samplerate": 22050, "frame_bytes": 4, "bits": 16,
+                 "data_offset": 12 + 12 + 8 + 16 + 8, "size_at": 12 + 12 + 8 + 16 + 4,
+                 "fact_at": None, "declared": 4}
+    p.write_bytes(_wav_bytes((b"fmt ", fmt), (b"fact", b"\0\0\0\0"), (b"data", b"")))
+    assert rec._parse_wav(p)["fact_at"] == 12 + 8 + 16 + 8
+    cases = {
+        b"RIFX\0\0\0\0WAVE": "no RIFF/WAVE header (the recorder stopped before writing it)",
+        b"RIFF\0\0\0\0AVI ": "no RIFF/WAVE header (the recorder stopped before writing it)",
+        b"RIFF\0\0\0\0WAV": "no RIFF/WAVE header (the recorder stopped before writing it)",
+        b"RIFF\0\0\0\0WAVE": "no data chunk in the header",
+        _wav_bytes((b"fmt ", fmt)): "no data chunk in the header",
+        _wav_bytes((b"data", b"\0\0"), (b"fmt ", fmt)): "data chunk before the fmt chunk",
+    }
+    for raw, message in cases.items():
+        p.write_bytes(raw)
+        with pytest.raises(ValueError) as e:
+            rec._parse_wav(p)
+        assert str(e.value) == message, raw
+    # a data chunk header that ends exactly at the end of what was written is found
+    p.write_bytes(_wav_bytes((b"fmt ", fmt)) + b"data\0\0\0\0")
+    assert rec._parse_wav(p)["data_offset"] == 12 + 8 + 16 + 8
+
+
+def test_measure_level_and_envelope_across_blocks():
+    r = Recorder(ArrayStream.factory(ramp(10)), dtype="int16")
+    assert r.envelope().shape == (0, 2) and r.envelope().dtype == np.float32
+    sig = ramp(1000, 2)  # stereo int16
+    for start in range(0, 1000, 100):  # blocks shorter than one envelope hop
+        r._measure(sig[start:start + 100])
+    mono = sig.astype(np.float32).mean(axis=1) / 32768.0
+    hop = rec.ENVELOPE_HOP
+    n = len(mono) // hop
+    want = np.stack([mono[: n * hop].reshape(n, hop).min(axis=1),
+                     mono[: n * hop].reshape(n, hop).max(axis=1)], axis=1)
+    np.testing.assert_allclose(r.envelope(), want, rtol=0, atol=1e-7)
+    last = sig[900:1000].astype(np.float32) / 32768.0  # the level is the last block's
+    assert r.level.rms == pytest.approx(float(np.sqrt(np.mean(last.mean(axis=1) ** 2))))
+    assert r.level.peak == pytest.approx(float(np.abs(last).max()))
+    f = Recorder(ArrayStream.factory(ramp(10)), dtype="float32")
+    f._measure(np.full(hop, 0.5, np.float32))  # mono float32, full scale 1
+    assert f.level.peak == pytest.approx(0.5) and f.envelope().tolist() == [[0.5, 0.5]]
+
+
+class _FlaggingStream:
+    """Feeds ``n`` blocks; the status flag (an overflow) is set on the blocks in ``flagged``."""
+
+    def __init__(self, signal, blocksize, callback, flagged):
+        self.signal, self.blocksize, self.callback, self.flagged = signal, blocksize, callback, flagged
+        self._thread = None
+
+    def start(self):
+        import threading
+
+        def run():
+            for i, s in enumerate(range(0, len(self.signal), self.blocksize)):
+                self.callback(self.signal[s:s + self.blocksize], self.blocksize, None,
+                              "input overflow" if i in self.flagged else None)
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+
+    def stop(self):
+        self._thread.join()
+
+    def close(self):
+        pass
+
+
+def test_overflows_are_counted_and_fsync_follows_its_period(tmp_path, monkeypatch):
+    syncs = []
+    monkeypatch.setattr(WavAppender, "sync", lambda self: syncs.append(self.frames))
+    sig = ramp(1000)
+
+    def factory(flagged):
+        return lambda sr, ch, dtype, bs, cb, device=None: _FlaggingStream(sig, bs, cb, flagged)
+
+    r = Recorder(factory({1, 4, 5}), blocksize=100, fsync_every=1e9)
+    take = record_all(r, tmp_path / "a.wav", len(sig))
+    assert take.frames == 1000 and take.overflows == 3
+    assert read_sidecar(tmp_path / "a.wav")["overflows"] == 3
+    assert syncs == []  # the period never elapsed (close() syncs on its own)
+    r = Recorder(factory(set()), blocksize=100, fsync_every=0.0)
+    take = record_all(r, tmp_path / "b.wav", len(sig))
+    assert take.overflows == 0 and syncs == list(range(100, 1001, 100))  # after every block

@@ -28,6 +28,7 @@ shared cores: run one package at a time.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import os
 import re
@@ -215,12 +216,20 @@ def _diffs(work: Path, names: list[str]) -> dict[str, str]:
     return out
 
 
+def _matching(res: dict[str, str], patterns: list[str]) -> dict[str, str]:
+    if not patterns:
+        return res
+    return {n: s for n, s in res.items() if any(fnmatch.fnmatch(n, p) for p in patterns)}
+
+
 def mutate(pkg: str, spec: dict, workdir: Path, max_children: int, time_limit: float,
-           rerun_survivors: bool = False, report_only: bool = False) -> dict:
+           rerun_survivors: bool = False, report_only: bool = False,
+           patterns: list[str] | None = None) -> dict:
     t0 = time.monotonic()
+    patterns = patterns or []
     if report_only:
         work = workdir / pkg
-        res = _results(work)
+        res = _matching(_results(work), patterns)
         counts: dict[str, int] = {}
         for status in res.values():
             counts[status] = counts.get(status, 0) + 1
@@ -228,7 +237,14 @@ def mutate(pkg: str, spec: dict, workdir: Path, max_children: int, time_limit: f
     work = _prepare(pkg, spec, workdir)
     cmd = [sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children)]
     if rerun_survivors:  # after new tests: run the previous survivors again (fresh copy)
-        cmd += sorted(n for n, s in _results(work).items() if s in ("survived", "no tests"))
+        again = sorted(n for n, s in _matching(_results(work), patterns).items()
+                       if s in ("survived", "no tests"))
+        if not again:
+            return mutate(pkg, spec, workdir, max_children, time_limit, report_only=True,
+                          patterns=patterns)
+        cmd += again
+    else:
+        cmd += patterns
     try:
         r = subprocess.run(cmd, cwd=work, env=_env(), capture_output=True, text=True,
                            timeout=time_limit)
@@ -237,7 +253,7 @@ def mutate(pkg: str, spec: dict, workdir: Path, max_children: int, time_limit: f
             print(r.stdout[-2000:], r.stderr[-2000:])
     except subprocess.TimeoutExpired:
         capped = True
-    res = _results(work)
+    res = _matching(_results(work), patterns)
     counts = {}
     for status in res.values():
         counts[status] = counts.get(status, 0) + 1
@@ -254,6 +270,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-coverage", action="store_true")
     ap.add_argument("--rerun-survivors", action="store_true",
                     help="run only the survivors of the previous run again (after new tests)")
+    ap.add_argument("--mutants", action="append", default=[], metavar="GLOB",
+                    help="only mutants whose name matches (e.g. 'fairdesk.stats.verdicts.*'); "
+                    "repeatable")
     ap.add_argument("--report-only", action="store_true",
                     help="print the stored results of the last run, run nothing")
     a = ap.parse_args(argv)
@@ -266,7 +285,7 @@ def main(argv=None) -> int:
             for f, (ln, br) in coverage(pkg, spec).items():
                 print(f"   coverage {f}: lines {ln:.1f}%, branches {br:.1f}%", flush=True)
         out = mutate(pkg, spec, a.workdir, a.max_children, a.time_limit, a.rerun_survivors,
-                     a.report_only)
+                     a.report_only, a.mutants)
         c = out["counts"]
         killed = c.get("killed", 0) + c.get("timeout", 0)
         survivors = sorted(n for n, s in out["results"].items() if s in ("survived", "no tests"))

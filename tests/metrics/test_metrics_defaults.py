@@ -10,9 +10,14 @@ from fairdesk.metrics.text import ToneCounts, char_counts, tone_counts, word_cou
 
 
 def test_english_is_the_default_language():
-    # Whisper's English normaliser writes "six" as "6"; the basic one does not
-    assert sum(word_counts("six apples", "6 apples")[:3]) == 0
-    assert sum(char_counts("six apples", "6 apples")[:3]) == 0
+    # Whisper's English normaliser maps British spellings ("colour" -> "color"); the basic
+    # one (any other language) does not
+    assert word_counts("colour", "color", language="xx").n_sub == 1
+    w = word_counts("colour", "color")
+    assert (w.n_words, w.n_sub, w.n_del, w.n_ins) == (1, 0, 0, 0)
+    c = char_counts("colour", "color")
+    assert c == char_counts("colour", "color", language="en")
+    assert c != char_counts("colour", "color", language="xx")
     # slot values: "seven" == "7" only for English
     assert exact_match("SetVolume", "SetVolume", {"volume": "seven"}, {"volume": "7"}) == 1
     assert [d.status for d in slot_diff({"volume": "seven"}, {"volume": "7"})] == ["ok"]

@@ -51,7 +51,8 @@ PACKAGES: dict[str, dict[str, list[str]]] = {
     "core": {
         "mutate": ["fairdesk/core/tables.py", "fairdesk/core/importers.py"],
         "tests": ["tests/core/test_tables.py", "tests/core/test_importers.py",
-                  "tests/core/test_importers_readers.py", "tests/core/test_tables_fields.py"],
+                  "tests/core/test_importers_readers.py", "tests/core/test_tables_fields.py",
+                  "tests/core/test_importers_reimport.py"],
     },
     "recording": {
         "mutate": ["fairdesk/recording/wavfile.py", "fairdesk/recording/recorder.py"],

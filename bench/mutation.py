@@ -233,7 +233,7 @@ def mutate(pkg: str, spec: dict, workdir: Path, max_children: int, time_limit: f
     cmd = [sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children)]
     if rerun_survivors:  # after new tests: run the previous survivors again (fresh copy)
         again = sorted(n for n, s in _matching(_results(work), patterns).items()
-                       if s in ("survived", "no tests"))
+                       if s in ("survived", "no tests", "not checked"))
         if not again:
             return mutate(pkg, spec, workdir, max_children, time_limit, report_only=True,
                           patterns=patterns)
@@ -264,7 +264,8 @@ def main(argv=None) -> int:
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/fairdesk-mutation"))
     ap.add_argument("--no-coverage", action="store_true")
     ap.add_argument("--rerun-survivors", action="store_true",
-                    help="run only the survivors of the previous run again (after new tests)")
+                    help="run only the survivors (and unchecked) of the previous run again "
+                    "(after new tests; a changed test list resets mutmut's results: run all)")
     ap.add_argument("--mutants", action="append", default=[], metavar="GLOB",
                     help="only mutants whose name matches (e.g. 'fairdesk.stats.verdicts.*'); "
                     "repeatable")

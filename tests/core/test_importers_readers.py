@@ -158,3 +158,40 @@ def test_content_id_from_the_normalised_reference():
     assert len(a) == 14 and a != imp.derive_content_id("hello word")
     assert imp.derive_content_id("àkwà") != imp.derive_content_id("akwa")  # marks kept
     assert imp.derive_content_id(None) == imp.derive_content_id("")
+
+
+@pytest.mark.parametrize("option, what", [("text_col", "transcript"),
+                                          ("speaker_col", "speaker id"),
+                                          ("content_col", "content id"),
+                                          ("id_col", "item id")])
+def test_a_named_column_that_is_missing_is_named(tmp_path, option, what):
+    m = tmp_path / "m.csv"
+    m.write_text("path,text\na.wav,hi\n")
+    with pytest.raises(ImportFailed) as e:
+        imp.read_manifest(m, **{option: "nope"})
+    assert str(e.value) == f"{m}: no column 'nope' for the {what} (columns: path, text)"
+
+
+def test_manifest_cells_become_candidates_as_they_are(tmp_path):
+    m = tmp_path / "m.jsonl"
+    m.write_text('{"path": "/abs/a.wav", "text": 5, "speaker": 7, "content_id": 3, "id": 9}\n'
+                 '{"path": null, "text": null}\n'
+                 '{"path": "  sub/b.wav ", "text": "x"}\n', encoding="utf-8")
+    root, cands, problems = imp.read_manifest(m)
+    assert problems == [] and root == tmp_path
+    a, b, c = cands
+    assert (a.path, a.text, a.speaker_id, a.content_id, a.key) == ("/abs/a.wav", "5", "7",
+                                                                   "3", "9")
+    assert (b.path, b.text, b.key, b.speaker_id) == ("", None, None, None)
+    assert (c.path, c.source, c.row) == (str(tmp_path / "sub/b.wav"), str(m), 3)
+
+
+def test_table_problems_carry_the_file(tmp_path):
+    m = tmp_path / "m.csv"
+    m.write_text('path,text\n"a.wav,hi\n')
+    _, cands, problems = imp.read_manifest(m)
+    assert cands == [] and [(p.row, p.path, p.source) for p in problems] == [(2, None, str(m))]
+    (tmp_path / "e.csv").write_text("")
+    with pytest.raises(ImportFailed) as e:
+        imp.read_manifest(tmp_path / "e.csv")
+    assert str(e.value) == f"{tmp_path / 'e.csv'}: the file is empty; it needs a header row"

@@ -1,14 +1,17 @@
-"""Incremental recognition: the four streaming policies side by side (METHODS.md §6).
+"""Incremental recognition: models × policies (seed 001's Table 2), METHODS.md §6.
 
 Builds utterances from the demo corpus (``fairdesk.core.demo.open_demo`` into a temporary
 project): per accent, ``--per-accent`` speakers, each utterance ``--concat`` consecutive
 prompts of one speaker joined with 0.3 s of silence (demo prompts last 1-3.7 s, too short for a
 sliding window to cut; ``--concat 1`` uses the raw clips). Every utterance is streamed in
-``--chunk`` second chunks through concatenation, the snapped sliding window, the literal
-sliding window and local agreement with one warmed-up whisper-tiny.en, and the pooled metrics
-are printed side by side with METHODS §6's reference figures.
+``--chunk`` second chunks with each ``--model`` (warmed up first) through ``--policy``
+(default: seed 001's columns: the engine's own partials where it streams natively, the literal
+sliding window, the snapped one, concatenation; and local agreement), and the pooled metrics
+are printed per model × policy, then as one table (rows WER, LAT (seed 001), LAT (pooled),
+EO, RPS, SPR, RTF) beside METHODS §6's reference figures.
 
-Usage: .venv/bin/python bench/incremental_policies.py [--per-accent 4] [--concat 3]
+Usage: .venv/bin/python bench/incremental_policies.py [--model whisper-tiny.en
+       --model pocketsphinx-en-us] [--per-accent 4] [--concat 3]
        [--accents en-us en-gb-scotland en-029] [--threads 2] [--json OUT]
 """
 
@@ -29,7 +32,7 @@ REFERENCE = {  # METHODS.md §6, whisper tiny.en int8, 2 threads, 60 utterances,
     "concatenation": "WER 17.0%, EO 0.30",
     "local-agreement (displayed)": "WER 17.4%, EO 0.28",
     "local-agreement (committed)": "EO 0",
-    "sliding-literal": "WER 54.5%, 257 of 267 cuts inside a word",
+    "sliding-literal": "WER 54.5%, 257 of 267 cuts inside a word (before the straddle rule)",
 }
 
 
@@ -65,14 +68,30 @@ def main() -> None:
     ap.add_argument("--concat", type=int, default=3)
     ap.add_argument("--chunk", type=float, default=1.0)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--model", action="append",
+                    help="repeatable (default whisper-tiny.en and pocketsphinx-en-us)")
+    ap.add_argument("--policy", action="append",
+                    help="repeatable (default native, sliding-literal, sliding, "
+                    "concatenation, local-agreement)")
     ap.add_argument("--json", help="write the summary and per-item rows here")
     a = ap.parse_args()
 
+    from fairdesk.cli.incremental import print_table
     from fairdesk.core.demo import open_demo
     from fairdesk.core.store import Project
-    from fairdesk.incremental import POLICIES, evaluate, hardware, summarise, warm_up
-    from fairdesk.models import get_backend
+    from fairdesk.incremental import (
+        evaluate,
+        hardware,
+        models_table,
+        summarise,
+        supports_native,
+        warm_up,
+    )
+    from fairdesk.incremental.job import open_backend
 
+    models = a.model or ["whisper-tiny.en", "pocketsphinx-en-us"]
+    policies = a.policy or ["native", "sliding-literal", "sliding", "concatenation",
+                            "local-agreement"]
     tmp = Path(tempfile.mkdtemp(prefix="fairdesk-inc-bench-"))
     proj = Project(tmp / "demo")
     open_demo(proj)
@@ -83,25 +102,34 @@ def main() -> None:
     total_audio = sum(u["audio"].size for u in utts) / 16000
     print(f"{len(utts)} utterances ({a.concat} prompts each), {total_audio:.1f} s of audio, "
           f"accents {', '.join(a.accents)}", flush=True)
-
-    be = get_backend("whisper-tiny.en", "cpu", cpu_threads=a.threads)
-    warm_s = warm_up(be, utts[0]["audio"])
     hw = hardware(a.threads)
-    dec = {**be.settings, "cpu_threads": a.threads}
-    print(f"hardware: {hw}\ndecoder: {dec}\nwarm-up {warm_s:.2f} s (excluded)", flush=True)
+    print(f"hardware: {hw}", flush=True)
 
     audio_of = {u["id"]: u["audio"] for u in utts}
     rows = [{k: v for k, v in u.items() if k != "audio"} for u in utts]
+    frames, decoders, failures = [], [], []
     t0 = time.perf_counter()
+    for model in models:
+        be, threads = open_backend(model, "cpu", a.threads)
+        pols = [p for p in policies if p != "native" or supports_native(be)]
+        warm_s = warm_up(be, utts[0]["audio"])
+        dec = {"model": model, **be.settings, "cpu_threads": threads}
+        decoders.append(dec)
+        print(f"decoder: {dec}\nwarm-up {warm_s:.2f} s (excluded); policies {pols}", flush=True)
 
-    def progress(done, total, msg):
-        print(f"\r[{done}/{total}] {time.perf_counter() - t0:6.0f} s {msg[:50]:<50}",
-              end="", file=sys.stderr, flush=True)
+        def progress(done, total, msg, model=model):
+            print(f"\r{model[:18]} [{done}/{total}] {time.perf_counter() - t0:6.0f} s "
+                  f"{msg[:40]:<40}", end="", file=sys.stderr, flush=True)
 
-    frame, failures, _ = evaluate(be, rows, lambda it: audio_of[it["id"]], POLICIES, a.chunk,
-                                  progress=progress)
-    print(file=sys.stderr)
-    be.close()
+        frame, fails, _ = evaluate(be, rows, lambda it: audio_of[it["id"]], pols, a.chunk,
+                                   progress=progress, model=model)
+        print(file=sys.stderr)
+        be.close()
+        frames.append(frame)
+        failures += fails
+    import pandas as pd
+
+    frame = pd.concat(frames, ignore_index=True)
     summary = summarise(frame)
 
     def f(v, fmt):
@@ -109,38 +137,43 @@ def main() -> None:
             return "-"
         return "inf" if isinstance(v, float) and math.isinf(v) else fmt.format(v)
 
-    print(f"\n{'policy':<29}{'WER':>7}{'EO':>7}{'EO ed':>7}{'upd/R':>7}{'LAT':>7}{'RPS':>7}"
-          f"{'R/aud':>7}{'RTF':>6}{'FWL':>6}{'stab':>6}{'trims':>6}{'cuts':>6}{'in wd':>6}")
+    print(f"\n{'model / policy':<44}{'WER':>7}{'LATsd':>7}{'LATpl':>7}{'EO':>7}{'EO ed':>7}"
+          f"{'upd/R':>7}{'RPS':>7}{'R/aud':>7}{'RTF':>6}{'FWL':>6}{'stab':>6}{'trims':>6}"
+          f"{'cuts':>6}{'strd':>6}")
     for r in summary:
-        name = r["policy"] if r["policy"] != "local-agreement" else \
-            f"local-agreement ({r['stream']})"
+        name = r["policy"] if not r["policy"].startswith("local-agreement") else \
+            f"{r['policy']} ({r['stream']})"
         t = r["totals"]
-        print(f"{name:<29}{f(r['wer'], '{:.1%}'):>7}{f(r['eo'], '{:.3f}'):>7}"
+        print(f"{(r['model'][:16] + ' ' + name)[:43]:<44}{f(r['wer'], '{:.1%}'):>7}"
+              f"{f(r['lat_seed001'], '{:.3f}'):>7}{f(r['lat_pooled'], '{:.3f}'):>7}"
+              f"{f(r['eo'], '{:.3f}'):>7}"
               f"{f(r['eo_edit'], '{:.3f}'):>7}{f(r['revoke_update_share'], '{:.2f}'):>7}"
-              f"{f(r['lat'], '{:.3f}'):>7}{f(r['rps'], '{:.2f}'):>7}"
+              f"{f(r['rps'], '{:.2f}'):>7}"
               f"{f(r['revokes_per_audio_second'], '{:.2f}'):>7}{f(r['rtf'], '{:.2f}'):>6}"
               f"{f(r['final_word_latency'], '{:.2f}'):>6}"
               f"{f(r['stabilisation_latency'], '{:.2f}'):>6}{t['n_trims']:>6}{t['n_cuts']:>6}"
-              f"{t['n_cuts_inside_word']:>6}")
-    print("\nMETHODS §6 reference figures:")
+              f"{t['n_straddled']:>6}")
+    table = models_table(summary)
+    print_table({"table": table})
+    print("\nMETHODS §6 reference figures (faster-whisper default decoding, 60 utterances):")
     for k, v in REFERENCE.items():
         print(f"  {k:<29}{v}")
     print(f"\nper accent (WER / EO), {len(utts) // len(a.accents)} utterances each:")
-    for (pol, stream), part in frame.groupby(["policy", "stream"], sort=False):
+    for (model, pol, stream), part in frame.groupby(["model", "policy", "stream"], sort=False):
         cells = []
         for acc, g in part.groupby("accent"):
             wer = (g.n_sub.sum() + g.n_del.sum() + g.n_ins.sum()) / g.n_words.sum()
             eo = g.n_revokes.sum() / max(1, g.n_adds.sum() + g.n_revokes.sum())
             cells.append(f"{acc} {wer:.1%}/{eo:.2f}")
-        print(f"  {pol + ('' if stream == 'displayed' else ' (' + stream + ')'):<29}"
-              + "  ".join(cells))
-    print(f"\ndecode wall time {frame.drop_duplicates(['id', 'policy']).decode_s.sum():.1f} s, "
-          f"run {time.perf_counter() - t0:.0f} s, load average "
+        name = pol + ("" if stream == "displayed" else " (" + stream + ")")
+        print(f"  {(model[:16] + ' ' + name)[:43]:<44}" + "  ".join(cells))
+    print(f"\ndecode wall time {frame.drop_duplicates(['model', 'id', 'policy']).decode_s.sum():.1f}"
+          f" s, run {time.perf_counter() - t0:.0f} s, load average "
           f"{os.getloadavg()[0]:.2f}; failures: {failures or 'none'}")
     if a.json:
         Path(a.json).write_text(json.dumps(
-            {"hardware": hw, "decoder": dec, "chunk_s": a.chunk, "summary": summary,
-             "items": frame.drop(columns=["text"]).to_dict("records")},
+            {"hardware": hw, "decoders": decoders, "chunk_s": a.chunk, "summary": summary,
+             "table": table, "items": frame.drop(columns=["text"]).to_dict("records")},
             default=lambda o: o.item() if hasattr(o, "item") else str(o), indent=1))
 
 

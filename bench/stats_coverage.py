@@ -1,7 +1,10 @@
 """Coverage of the 95% CIs on simulated audits with known truth (METHODS.md §9).
 
-Prints scheme, design, speakers per group, coverage of the true WER gap and mean CI width.
-Run: ``.venv/bin/python bench/stats_coverage.py [--audits 300] [--bootstrap 500] [--quick]``.
+Prints, per row: scheme, design, speakers per group, coverage of the true value and the mean
+CI width, next to the §9 target; then the per-group and corpus-wide value CIs, the all-null
+family-wise rate and the small-audit estimability check.
+Run: ``.venv/bin/python bench/stats_coverage.py [--audits 300] [--bootstrap 500]
+[--small-audits 1000] [--quick]``.
 """
 
 from __future__ import annotations
@@ -9,21 +12,37 @@ from __future__ import annotations
 import argparse
 import time
 
-from fairdesk.stats.simulation import coverage_study, familywise_study
+from fairdesk.stats.simulation import (
+    coverage_study,
+    familywise_study,
+    small_audit_study,
+    value_coverage_study,
+)
 
-CASES = [
-    # (label, design, speakers, resampling, extra simulate_audit arguments, §9 target)
-    ("two-way", "matched", 12, "auto", {}, "94-99%"),
-    ("two-way", "matched", 40, "auto", {}, "94-99%"),
-    ("speaker", "unmatched", 12, "auto", {"utterances_per_speaker": 15}, "93-97%"),
-    ("speaker", "unmatched", 20, "auto", {"utterances_per_speaker": 15}, "93-97%"),
-    ("speaker", "unmatched", 40, "auto", {"utterances_per_speaker": 15}, "93-97%"),
-    ("utterance", "independent", None, "auto", {"n_utterances": 400}, "93-97%"),
+UNMATCHED = {"utterances_per_speaker": 15}
+GAP_CASES = [
+    # (label, design, speakers, resampling, scaling, extra simulate_audit arguments, target)
+    ("two-way", "matched", 12, "auto", False, {}, "94-99%"),
+    ("two-way", "matched", 20, "auto", False, {}, "94-99%"),
+    ("two-way", "matched", 40, "auto", False, {}, "94-99%"),
+    ("speaker", "unmatched", 12, "auto", False, UNMATCHED, "~91%"),
+    ("speaker, scaled", "unmatched", 12, "auto", True, UNMATCHED, "93-97%"),
+    ("speaker", "unmatched", 20, "auto", False, UNMATCHED, "93-97%"),
+    ("speaker", "unmatched", 40, "auto", False, UNMATCHED, "93-97%"),
+    ("utterance", "independent", None, "auto", False, {"n_utterances": 400}, "93-97%"),
     # §3's argument against pairing by content alone when speakers are known
-    ("content (conditional)", "matched", 12, "content", {}, "§3: 67-75%"),
-    ("content (conditional)", "matched", 40, "content", {}, "§3: 67-75%"),
-    ("speaker only", "matched", 12, "speaker", {}, "§3: 91-93%"),
-    ("speaker only", "matched", 40, "speaker", {}, "§3: 91-93%"),
+    ("content (conditional)", "matched", 12, "content", False, {}, "§3: 62-75%"),
+    ("speaker only", "matched", 12, "speaker", False, {}, "§3: 91-93%"),
+]
+VALUE_CASES = [
+    # (design, speakers, scaling, extra, target)
+    ("matched", 12, False, {}, "report"),
+    ("matched", 20, False, {}, "93-97%"),
+    ("matched", 40, False, {}, "93-97%"),
+    ("unmatched", 12, False, UNMATCHED, "report"),
+    ("unmatched", 12, True, UNMATCHED, "report"),
+    ("unmatched", 20, False, UNMATCHED, "93-97%"),
+    ("unmatched", 40, False, UNMATCHED, "93-97%"),
 ]
 
 
@@ -31,21 +50,26 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--audits", type=int, default=300)
     ap.add_argument("--bootstrap", type=int, default=500)
+    ap.add_argument("--fwer-audits", type=int, default=None, help="default: --audits")
+    ap.add_argument("--small-audits", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--quick", action="store_true", help="only the four §9 schemes")
+    ap.add_argument("--quick", action="store_true", help="skip the §3 content/speaker-only rows")
     args = ap.parse_args()
-    cases = CASES[:6] if args.quick else CASES
+    t_all = time.perf_counter()
+    cases = GAP_CASES[:8] if args.quick else GAP_CASES
     print(
-        f"{args.audits} audits per row, {args.bootstrap} resamples, true gap from "
-        "2,000,000 Monte Carlo draws; logit effect 0.3, base -1.7"
+        f"{args.audits} audits per row, {args.bootstrap} resamples, true values from "
+        "2,000,000 Monte Carlo draws; logit effect 0.3, base -1.7, speaker sd 0.3, sentence "
+        "sd 0.5; matched = 30 shared sentences, unmatched = 15 own sentences per speaker"
     )
+    print("\nGap (group − reference) CIs")
     head = (
         f"{'scheme':<22} {'design':<12} {'speakers':>8} {'coverage':>9} "
         f"{'mean CI width':>14} {'target':>11} {'time':>7}"
     )
     print(head)
     print("-" * len(head))
-    for i, (label, design, spk, resampling, extra, target) in enumerate(cases):
+    for i, (label, design, spk, resampling, scaled, extra, target) in enumerate(cases):
         t0 = time.perf_counter()
         r = coverage_study(
             design,
@@ -54,6 +78,7 @@ def main() -> None:
             n_bootstrap=args.bootstrap,
             seed=args.seed + 1000 * i,
             resampling=resampling,
+            small_cluster_scaling=scaled,
             **extra,
         )
         dt = time.perf_counter() - t0
@@ -62,14 +87,48 @@ def main() -> None:
             f"{r['mean_width']:>14.4f} {target:>11} {dt:>6.1f}s",
             flush=True,
         )
-    t0 = time.perf_counter()
-    f = familywise_study(n_groups=10, n_audits=args.audits, n_bootstrap=max(1000, args.bootstrap))
-    print(
-        f"\nall-null audits, 10 groups × 3 metrics ({f['comparisons']} comparisons, "
-        f"{max(1000, args.bootstrap)} resamples, two-way): any disparity_detected in "
-        f"{f['any_disparity']:.1%} of {f['n_audits']} audits (target ≤ 5%), any p_adjusted "
-        f"< alpha in {f['any_significant']:.1%}; {time.perf_counter() - t0:.0f}s"
+    print("\nPer-group value CIs (both groups pooled) and the corpus-wide CI")
+    head = (
+        f"{'design':<12} {'speakers':>8} {'scaled':>6} {'scheme':>9} {'group cov':>9} "
+        f"{'width':>7} {'corpus cov':>10} {'width':>7} {'target':>7} {'time':>7}"
     )
+    print(head)
+    print("-" * len(head))
+    for i, (design, spk, scaled, extra, target) in enumerate(VALUE_CASES):
+        t0 = time.perf_counter()
+        r = value_coverage_study(
+            design, speakers_per_group=spk, n_audits=args.audits, n_bootstrap=args.bootstrap,
+            seed=args.seed + 5000 + 1000 * i, small_cluster_scaling=scaled, **extra,
+        )
+        dt = time.perf_counter() - t0
+        print(
+            f"{design:<12} {spk:>8} {'yes' if scaled else 'no':>6} {r['group_scheme']:>9} "
+            f"{r['group_coverage']:>9.1%} {r['group_width']:>7.4f} {r['corpus_coverage']:>10.1%} "
+            f"{r['corpus_width']:>7.4f} {target:>7} {dt:>6.1f}s",
+            flush=True,
+        )
+    t0 = time.perf_counter()
+    n_fwer = args.fwer_audits or args.audits
+    f = familywise_study(n_groups=10, n_audits=n_fwer, n_bootstrap=max(1000, args.bootstrap))
+    print(
+        f"\nall-null audits, 10 groups × 3 metrics ({f['comparisons']} comparisons, requested "
+        f"{max(1000, args.bootstrap)} resamples, raised to {f['n_bootstrap_used']} by §3, "
+        f"two-way): any disparity_detected in {f['any_disparity']:.1%} of {f['n_audits']} "
+        f"audits (target ≤ 5%), any p_adjusted < alpha in {f['any_significant']:.1%}; "
+        f"{time.perf_counter() - t0:.0f}s",
+        flush=True,
+    )
+    t0 = time.perf_counter()
+    s = small_audit_study(n_audits=args.small_audits, n_bootstrap=200, seed=args.seed + 11)
+    verdicts = ", ".join(f"{k} {v}" for k, v in sorted(s["verdicts"].items()))
+    print(
+        f"\nsmall audits (1-3 speakers per group, {s['n_audits']} audits, {s['comparisons']} "
+        f"comparisons): {s['degenerate']} degenerate, {s['violations']} of them with a verdict "
+        f"other than not_estimable/no_variation/not_computable (target 0); both groups "
+        f"constant at different values (a disparity by §3): {s['constant_different']}; "
+        f"verdicts: {verdicts}; {time.perf_counter() - t0:.0f}s"
+    )
+    print(f"\ntotal {time.perf_counter() - t_all:.0f}s")
 
 
 if __name__ == "__main__":

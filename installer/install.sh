@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install fairdesk: system packages (apt, when available and permitted), a virtual
-# environment at .venv in the repository root, and fairdesk into it.
+# environment at .venv in the repository root, fairdesk into it, and an applications-menu
+# launcher with its icon (installer/launcher.sh; FAIRDESK_NO_LAUNCHER=1 skips it).
 #
 # Usage: installer/install.sh [--dev]     (--dev adds the test tools)
 set -euo pipefail
@@ -13,7 +14,8 @@ apt_pkgs=(libportaudio2 libsndfile1 espeak-ng sox xvfb
           libegl1 libgl1 libxkbcommon0 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4
           libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0
           libxcb-xinerama0 libxcb-xkb1 libfontconfig1 libdbus-1-3 libglib2.0-0
-          fonts-dejavu-core libpango-1.0-0 libpangoft2-1.0-0 poppler-utils)
+          fonts-dejavu-core libpango-1.0-0 libpangoft2-1.0-0 poppler-utils
+          desktop-file-utils)
 if command -v apt-get >/dev/null 2>&1; then
   missing=()
   for p in "${apt_pkgs[@]}"; do
@@ -40,4 +42,6 @@ fi
 # torch pinned: this exact version is a local CPU wheel here; unpinned would pull CUDA builds.
 .venv/bin/python -m pip install -q "torch==2.13.0"
 .venv/bin/python -m pip install -q -e ".${extras}"
+# the applications-menu entry and icon (warns and goes on where there is no desktop)
+bash "$root/installer/launcher.sh" "$root/.venv/bin" || true
 echo "fairdesk: installed into $root/.venv ($(.venv/bin/fairdesk --version))"

@@ -39,6 +39,19 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _check_text_args(a) -> None:
+    """Refuse an argument holding bytes that are not UTF-8 (the shell passes them as lone
+    surrogates): it would be stored or printed as text and fail far from here."""
+    from ..core.tables import undecodable
+
+    for name, value in vars(a).items():
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, str) and any("\ud800" <= ch <= "\udfff" for ch in v):
+                why = undecodable(v) or "text is not valid UTF-8"
+                raise UsageError(f"--{name.replace('_', '-')} {ascii(v)}: {why.split(';')[0]}; "
+                                 "rename the file or folder, or pass the value in UTF-8")
+
+
 def main(argv=None) -> int:
     from ..core.errors import FairdeskError, ImportFailed
 
@@ -48,6 +61,7 @@ def main(argv=None) -> int:
         ap.print_help()
         return EXIT_USAGE
     try:
+        _check_text_args(a)
         return int(a.func(a) or 0)
     except UsageError as exc:
         print(f"fairdesk {a.command}: {exc}", file=sys.stderr)
@@ -61,3 +75,13 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("fairdesk: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # `fairdesk items --json | head`: the reader left; say nothing, as `cat` does.
+        import os
+
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return EXIT_OK

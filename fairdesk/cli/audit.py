@@ -6,7 +6,16 @@ import math
 import sys
 import time
 
-from .common import EXIT_NOTHING, EXIT_OK, UsageError, dump_json, parse_filters
+from .common import (
+    EXIT_NOTHING,
+    EXIT_OK,
+    UsageError,
+    dump_json,
+    human_out,
+    parse_filters,
+    positive_int,
+    term,
+)
 from .tables import table_frame
 
 
@@ -23,6 +32,9 @@ def _add_stats_options(s):
     g.add_argument("--resampling", default="auto",
                    choices=["auto", "two_way", "speaker", "content", "utterance"])
     g.add_argument("--structure-threshold", type=float, default=0.1)
+    g.add_argument("--small-cluster-scaling", action="store_true",
+                   help="scale speaker-bootstrap deviations by sqrt(k/(k-1)) (few speakers "
+                   "per group; METHODS.md §3)")
     g.add_argument("--normaliser", default="auto",
                    choices=["auto", "whisper-english", "whisper-basic", "tone-preserving"],
                    help="text normaliser for WER/CER (auto: Whisper's English normaliser for "
@@ -37,7 +49,7 @@ def _settings(a):
         absolute_error_gap=a.absolute_error_gap, disparity_ratio=a.disparity_ratio,
         grounding_gap=a.grounding_gap, min_items=a.min_items, min_speakers=a.min_speakers,
         resampling=a.resampling, structure_threshold=a.structure_threshold,
-        normaliser=a.normaliser)
+        normaliser=a.normaliser, small_cluster_scaling=a.small_cluster_scaling)
 
 
 def add_command(sub):
@@ -53,13 +65,16 @@ def add_command(sub):
     src.add_argument("--hyp-col", default="hypothesis")
     src.add_argument("--speaker-col", default="speaker_id")
     src.add_argument("--content-col", default="content_id")
-    src.add_argument("--language", default=None, help="text language for --table (default en)")
+    src.add_argument("--language", default=None,
+                     help="text language for --table (default auto: English only when at "
+                     "least 99%% of the reference letters are ASCII, else tone marks kept)")
     s.add_argument("--by", action="append", required=True, metavar="COL",
                    help="grouping column (twice for a cross product)")
     s.add_argument("--filter", action="append", metavar="COL=VAL")
     s.add_argument("--reference", help="reference group (default: the largest)")
     s.add_argument("--metric", action="append", metavar="ID", help="metric id (repeatable)")
-    s.add_argument("--sample", type=int, help="stratified sample of N items per group")
+    s.add_argument("--sample", type=positive_int,
+                   help="stratified sample of N items per group (default: every item)")
     s.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     s.add_argument("--nlu", default="auto", help="auto, none, demo-music, hf:<folder>, "
                    "table:<file>")
@@ -77,6 +92,14 @@ def add_command(sub):
     s.add_argument("--workers", type=int, help="inference threads")
     s.add_argument("--json", metavar="OUT", help="write the full result as JSON ('-' = stdout)")
     s.add_argument("--quiet", action="store_true")
+    s.add_argument("--normaliser-sensitivity", action="store_true",
+                   help="re-score the run under each normaliser (Whisper English, basic, "
+                   "tone-preserving, none) without re-decoding; says per comparison whether "
+                   "the verdict holds under all")
+    s.add_argument("--unstable", action="store_true",
+                   help="decode every item twice more with Whisper's temperature fallback "
+                   "(sampling where greedy decoding fails) and flag items whose two decodes "
+                   "differ by a word edit rate > 0.2 (faster-whisper models only)")
     _add_stats_options(s)
     s.set_defaults(func=cmd_audit)
 
@@ -102,12 +125,15 @@ def audit_table(a, settings):
         raise UsageError("grounding_lift needs saliency maps of the audio; audit a project "
                          "dataset with a model (--explain) instead of --table")
     _frame, res = analyse(frame, settings, reference=a.reference, wanted=wanted,
-                          language=a.language or "en")
+                          language=a.language)
+    problems = sorted(problems + [{**pr, "source": str(a.table)}
+                                  for pr in res.get("input_problems", [])],
+                      key=lambda pr: pr.get("line") or 0)
     res.update({"table": str(a.table), "by": a.by, "failures": [], "problems": problems,
                 "from_cache": False})
-    res["settings"] = {**res.get("settings", {}), "language": a.language or "en",
+    res["settings"] = {**res.get("settings", {}), "language": a.language or "auto",
                        "by": a.by, "filters": parse_filters(a.filter)}
-    return res
+    return res, _frame
 
 
 # -- printing ----------------------------------------------------------------------------
@@ -123,32 +149,18 @@ def print_failures(res: dict, file=None, limit: int = 10) -> None:
     if res.get("failures"):
         print(f"\n{len(res['failures'])} items failed:", file=file)
         for f in res["failures"][:limit]:
-            print(f"  {f['item']}: {f['reason']}", file=file)
+            print(term(f"  {f['item']}: {f['reason']}"), file=file)
+        if len(res["failures"]) > limit:
+            print(f"  ... and {len(res['failures']) - limit} more (all in the JSON: --json)",
+                  file=file)
 
 
 def print_groups(res: dict, file=None):
+    from ..stats import format_groups
+
     # sys.stdout looked up at call time (a default bound at import outlives a swapped stream)
     file = file if file is not None else sys.stdout
-    groups = res.get("groups", [])
-    shown = [m for m in ("wer", "cer", "em", "accuracy", "der", "ter") if any(
-        g.get(m) is not None for g in groups)]
-    ref = res.get("reference")
-    head = f"{'group':<34}{'items':>7}{'spk':>5}" + "".join(f"{m.upper():>9}" for m in shown)
-    print(head, file=file)
-    for g in groups:
-        mark = " (reference)" if g["group"] == ref else (" (excluded)" if g.get("excluded")
-                                                         else "")
-        name = (str(g["group"]) + mark)[:33]
-        print(f"{name:<34}{g['n_items']:>7}{(g.get('n_speakers') or 0):>5}" + "".join(
-            f"{_fmt(g.get(m)):>9}" for m in shown), file=file)
-    comps = [c for c in res.get("comparisons", []) if c["metric"] == (shown[0] if shown
-                                                                        else None)]
-    if comps:
-        print(f"\n{shown[0].upper()} against {ref}:", file=file)
-        for c in comps:
-            print(f"  {str(c['group'])[:30]:<30} gap {_fmt(c['gap']):>7} "
-                  f"[{_fmt(c['ci_low'])}, {_fmt(c['ci_high'])}] p_adj "
-                  f"{_fmt(c['p_adjusted'], pct=False):>6}  {c['verdict']}", file=file)
+    print("\n".join(term(line) for line in format_groups(res).split("\n")), file=file)
     ex = res.get("explain")
     if ex:
         n = ", ".join(f"{g} {k}" for g, k in sorted(ex.get("items_explained", {}).items()))
@@ -156,15 +168,18 @@ def print_groups(res: dict, file=None):
               file=file)
         for c in res.get("comparisons", []):
             if c["metric"] == "grounding_lift":
-                print(f"  {str(c['group'])[:30]:<30} {_fmt(c['value'], pct=False):>6} vs "
+                print(f"  {term(c['group'])[:30]:<30} {_fmt(c['value'], pct=False):>6} vs "
                       f"{_fmt(c['reference_value'], pct=False)}  gap "
                       f"{_fmt(c['gap'], pct=False):>6} p_adj "
                       f"{_fmt(c['p_adjusted'], pct=False):>6}  {c['verdict']}", file=file)
     for e in res.get("excluded", []):
-        print(f"  excluded {e['group']}: {e['reason']}", file=file)
+        print(term(f"  excluded {e['group']}: {e['reason']}"), file=file)
+    from .pitfalls import print_pitfalls
+
+    print_pitfalls(res, file)
     print_failures(res, file)
     for n in res.get("notes", []):
-        print(f"note: {n}", file=file)
+        print(term(f"note: {n}"), file=file)
 
 
 def cmd_audit(a):
@@ -172,16 +187,39 @@ def cmd_audit(a):
     if a.table:
         if a.project or a.model:
             raise UsageError("--table audits a table alone; drop --project/--model")
-        res = audit_table(a, settings)
+        if getattr(a, "unstable", False):
+            raise UsageError("--unstable decodes the audio again; audit a project dataset "
+                             "with a model instead of --table")
+        res, frame = audit_table(a, settings)
     else:
         if not (a.project and a.dataset and a.model):
             raise UsageError("give --project, --dataset and --model (or --table FILE)")
-        res = _audit_project(a, settings)
+        if not a.dataset.strip():
+            raise UsageError("--dataset: give a dataset name (`fairdesk datasets` lists them)")
+        res, frame = _audit_project(a, settings)
+    if a.normaliser_sensitivity:
+        from .pitfalls import normaliser_sensitivity, print_sensitivity
+
+        lang = (res.get("settings") or {}).get("language")
+        if lang in (None, "", "auto"):  # the language the run's normaliser was chosen for
+            lang = "en" if (res.get("normaliser") or {}).get("name") == "whisper-english" \
+                else "und"
+        res["normaliser_sensitivity"] = normaliser_sensitivity(
+            frame, settings, res.get("reference"), res.get("tested_metrics"), lang)
     if not a.quiet:
-        print_groups(res)
+        print_groups(res, file=human_out(a.json))
+        if a.normaliser_sensitivity:
+            print_sensitivity(res["normaliser_sensitivity"], file=human_out(a.json))
+    elif not res.get("groups"):
+        print_failures(res, file=sys.stderr)
     if a.json:
         dump_json(res, a.json)
-    return EXIT_OK if res.get("groups") else EXIT_NOTHING
+    if not res.get("groups"):
+        print(f"fairdesk audit: nothing to analyse: every item failed ({len(res.get('failures', []))}"
+              " failures listed above)" if res.get("failures") else
+              "fairdesk audit: no group could be analysed", file=sys.stderr)
+        return EXIT_NOTHING
+    return EXIT_OK
 
 
 def _audit_project(a, settings):
@@ -205,6 +243,7 @@ def _audit_project(a, settings):
         explain=bool(getattr(a, "explain", False)) or wants_explain(a.metric),
         explain_per_group=getattr(a, "explain_per_group", 12),
         explain_method=getattr(a, "explain_method", "occlusion"),
+        unstable=bool(getattr(a, "unstable", False)),
         settings=settings, workers=a.workers)
     last = [0.0]
 
@@ -216,5 +255,15 @@ def _audit_project(a, settings):
             last[0] = now
             print(f"[{100 * frac:5.1f}%] {msg}", file=sys.stderr, flush=True)
 
-    out = run_audit(p, req, progress=progress)
-    return out.result
+    try:
+        out = run_audit(p, req, progress=progress)
+    except KeyboardInterrupt:
+        print("fairdesk audit: cancelled (Ctrl-C); the finished items are kept and the same "
+              "command resumes from them", file=sys.stderr)
+        raise
+    frame = out.frame
+    if frame is None and a.normaliser_sensitivity:  # answered from the cache
+        from ..jobs.cache import run_items_frame
+
+        frame = run_items_frame(p, out.run_id)
+    return out.result, frame

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import re
+import sys
 
 from ..core.jsonio import clean_json, json_default
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
 
 __all__ = ["EXIT_NOTHING", "EXIT_OK", "EXIT_USAGE", "UsageError", "clean_json", "dump_json",
-           "parse_filters"]
+           "human_out", "parse_filters", "positive_int", "term"]
 
 
 class UsageError(Exception):
@@ -38,7 +41,41 @@ def parse_filters(pairs) -> dict[str, list[str]]:
     return out
 
 
-def _project(path):
+def positive_int(text: str) -> int:
+    """argparse type: an integer of at least 1 (``--limit -5`` would silently drop items)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n} is not allowed: give a whole number of at "
+                                         "least 1 (leave the option out for all)")
+    return n
+
+
+def human_out(json_target):
+    """Where human-readable text goes: stderr when the JSON goes to stdout (``--json -``),
+    so that stdout stays one JSON document."""
+    return sys.stderr if json_target == "-" else sys.stdout
+
+
+# C0 controls but tab and newline, DEL, C1 controls, and bidi overrides: they move the cursor,
+# recolour or rewrite the terminal, or reorder what is shown.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def term(value) -> str:
+    """``value`` as text safe to print on a terminal: control characters (ANSI escapes
+    included) are shown escaped (``\\x1b``) instead of acting on the terminal."""
+    return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], str(value))
+
+
+def _project(path, create: bool = False):
+    """Open the project at ``path``. Only ``init``, ``demo`` and ``import`` create one
+    (``create=True``); every other command refuses a folder without a project, so that a
+    mistyped ``--project`` never makes a new empty one."""
     from ..core.store import Project
 
-    return Project(path, create=True)
+    if path is None or not str(path).strip():
+        raise UsageError("--project: give the project folder")
+    return Project(path, create=create)

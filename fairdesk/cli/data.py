@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import sys
 
-from .common import EXIT_NOTHING, EXIT_OK, _project, dump_json, parse_filters
+from .common import (
+    EXIT_NOTHING,
+    EXIT_OK,
+    UsageError,
+    _project,
+    dump_json,
+    parse_filters,
+    positive_int,
+    term,
+)
 
 
 # -- commands --------------------------------------------------------------------------
 def cmd_init(a):
-    p = _project(a.dir)
+    p = _project(a.dir, create=True)
     print(f"fairdesk project at {p.folder} (schema {p.schema_version})")
     return EXIT_OK
 
@@ -32,7 +41,7 @@ def _print_summary(s: dict, keys=None):
 def cmd_demo(a):
     from ..core.demo import open_demo
 
-    p = _project(a.project)
+    p = _project(a.project, create=True)
     rep = open_demo(p)
     ds = p.dataset("demo")
     s = p.dataset_summary(ds)
@@ -48,7 +57,9 @@ def cmd_demo(a):
 def cmd_import(a):
     from ..core.importers import import_dataset
 
-    p = _project(a.project)
+    if not a.name.strip():
+        raise UsageError("--name: give the dataset a name (letters, digits, spaces ...)")
+    p = _project(a.project, create=True)
     rep = import_dataset(p, a.name, a.path, fmt=a.format, language=a.language,
                          audio_col=a.audio_col, text_col=a.text_col, speaker_col=a.speaker_col,
                          content_col=a.content_col, id_col=a.id_col, split=a.split)
@@ -56,12 +67,19 @@ def cmd_import(a):
     if a.json:
         dump_json(d)
     else:
-        print(f"{rep.dataset}: {rep.imported} items imported ({rep.added} new, {rep.updated} "
-              f"updated, {rep.unchanged} unchanged) as {rep.format}; "
-              f"{len(rep.problems)} problems")
+        print(f"{term(rep.dataset)}: {rep.imported} items imported ({rep.added} new, "
+              f"{rep.updated} updated, {rep.unchanged} unchanged) as {rep.format}; "
+              f"{len(rep.problems)} problems" + (f", {len(rep.warnings)} warnings"
+                                                 if rep.warnings else "")
+              + (f"; {rep.stale} items no longer listed marked stale (kept; "
+                 "`fairdesk items --stale` lists them)" if rep.stale else ""))
         for pr in rep.problems:
             where = f"{pr.source}:" if pr.source else ""
-            print(f"  {where}line {pr.row}: {pr.path or ''}: {pr.reason}", file=sys.stderr)
+            line = f"line {pr.row}: " if pr.row is not None else ""
+            print(term(f"  {where}{line}{pr.path or ''}: {pr.reason}"), file=sys.stderr)
+        for w in rep.warnings:
+            print(term(f"  warning: {w['item']} ({w['path']}): {w['warning']}"),
+                  file=sys.stderr)
     return EXIT_OK if rep.imported else EXIT_NOTHING
 
 
@@ -81,16 +99,21 @@ def cmd_datasets(a):
 def cmd_items(a):
     p = _project(a.project)
     ds = p.dataset(a.dataset)
-    frame = p.items(ds, parse_filters(a.filter))
+    frame = p.items(ds, parse_filters(a.filter), stale=True if a.stale else False)
     frame = frame.drop(columns=["db_id", "audio_hash", "sample_rate", "channels"],
                        errors="ignore")
     records = frame.to_dict(orient="records")
+    shown = records[: a.limit] if a.limit else records
     if a.json:
-        dump_json(records)
+        dump_json(shown)
     else:
-        for r in records[: a.limit or None]:
-            print(f"{r['id']}\t{r['speaker_id'] or '-'}\t{r['duration']:.2f}s\t{r['text']}")
-        print(f"{len(records)} items")
+        for r in shown:
+            warn = f"\t[{'; '.join(r['warnings'])}]" if r.get("warnings") else ""
+            print(term(f"{r['id']}\t{r['speaker_id'] or '-'}\t{r['duration']:.2f}s\t"
+                       f"{r['text']}{warn}"))
+        what = "stale items (no longer in the dataset's source; kept)" if a.stale else "items"
+        print(f"{len(records)} {what}" + (f", {len(shown)} shown" if len(shown) < len(records)
+                                          else ""))
     return EXIT_OK
 
 
@@ -145,7 +168,9 @@ def add_commands(sub):
     s.add_argument("--project", required=True)
     s.add_argument("--dataset", required=True)
     s.add_argument("--filter", action="append", metavar="COL=VAL")
-    s.add_argument("--limit", type=int, default=0)
+    s.add_argument("--limit", type=positive_int, help="show at most N items (default: all)")
+    s.add_argument("--stale", action="store_true",
+                   help="list the items a re-import no longer found (kept, not audited)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_items)
 

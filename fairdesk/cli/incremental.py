@@ -10,9 +10,13 @@ import math
 import sys
 
 from .audit import print_failures
-from .common import EXIT_NOTHING, EXIT_OK, UsageError, dump_json, parse_filters
+from .common import EXIT_NOTHING, EXIT_OK, UsageError, dump_json, parse_filters, positive_int
 
-_POLICY_CHOICES = ("concatenation", "sliding", "sliding-literal", "local-agreement", "all")
+_POLICY_CHOICES = ("concatenation", "sliding", "sliding-literal", "local-agreement",
+                   "local-agreement-norm", "native", "seed001", "all")
+#: ``--policy seed001``: seed 001's Table 2 columns (sliding window, literal and snapped, and
+#: concatenation), plus the engine's own partials for a streaming engine.
+_SEED001 = ("native", "sliding-literal", "sliding", "concatenation")
 
 
 def add_command(sub):
@@ -23,10 +27,14 @@ def add_command(sub):
     )
     s.add_argument("--project", required=True)
     s.add_argument("--dataset", required=True)
-    s.add_argument("--model", default="whisper-tiny.en")
+    s.add_argument("--model", action="append", metavar="MODEL",
+                   help="model id (repeatable: one models x policies table; default "
+                   "whisper-tiny.en)")
     s.add_argument("--policy", action="append", choices=_POLICY_CHOICES, metavar="POLICY",
-                   help="concatenation (default), sliding, sliding-literal, local-agreement "
-                   "or all (repeatable)")
+                   help="concatenation (default), sliding, sliding-literal, local-agreement, "
+                   "local-agreement-norm, native (an engine's own partial results), seed001 "
+                   "(native where the engine streams, sliding-literal, sliding, "
+                   "concatenation) or all (repeatable)")
     s.add_argument("--by", action="append", metavar="COL",
                    help="compare groups of this column (one or two, repeatable)")
     s.add_argument("--filter", action="append", metavar="COL=VAL")
@@ -34,9 +42,15 @@ def add_command(sub):
     s.add_argument("--metric", action="append", metavar="ID",
                    help="metric compared across groups (repeatable; default eo, "
                    "revokes_per_audio_second, wer)")
-    s.add_argument("--sample", type=int, metavar="N",
+    s.add_argument("--sample", type=positive_int, metavar="N",
                    help="N items (per group with --by, spread over speakers)")
     s.add_argument("--chunk", type=float, default=1.0, help="seconds per chunk (default 1.0)")
+    s.add_argument("--split", action="store_true",
+                   help="split long recordings on silence (Silero VAD) and stream each "
+                   "segment; reports per segment and pooled")
+    s.add_argument("--no-store", action="store_true",
+                   help="do not store the run in the project (default: stored, for the GUI "
+                   "and the report)")
     d = s.add_argument_group("decoder")
     d.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     d.add_argument("--threads", type=int, help="decoder CPU threads (default: all cores)")
@@ -50,6 +64,8 @@ def add_command(sub):
                    help="sliding window: raw cut at this fraction of the window")
     p.add_argument("--buffer-trim", type=float, default=15.0,
                    help="local agreement: trim the buffer past this many seconds")
+    p.add_argument("--prompt-chars", type=int, default=200,
+                   help="local agreement: characters of committed text in the prompt")
     g = s.add_argument_group("statistics (METHODS.md §3)")
     g.add_argument("--n-bootstrap", type=int, default=2000)
     g.add_argument("--alpha", type=float, default=0.05)
@@ -63,17 +79,41 @@ def add_command(sub):
 
 
 def _policies(a) -> list[str]:
-    chosen = a.policy or ["concatenation"]
-    if "all" in chosen:
-        return ["concatenation", "sliding", "sliding-literal", "local-agreement"]
-    return list(dict.fromkeys(chosen))
+    """The policies asked for; ``native`` is kept only for models that stream natively
+    (see :func:`_model_policies`)."""
+    out: list[str] = []
+    for p in a.policy or ["concatenation"]:
+        if p == "all":
+            out += ["native", "sliding-literal", "sliding", "concatenation", "local-agreement",
+                    "local-agreement-norm"]
+        elif p == "seed001":
+            out += list(_SEED001)
+        else:
+            out.append(p)
+    return list(dict.fromkeys(out))
+
+
+def _model_policies(policies, backend, model) -> list[str]:
+    """``native`` applies to engines with their own partial results only; a model left with
+    no policy is a usage error."""
+    from ..incremental import supports_native
+
+    if "native" in policies and not supports_native(backend):
+        rest = [p for p in policies if p != "native"]
+        if not rest:
+            raise UsageError(f"model {model!r} has no native streaming; --policy native "
+                             "needs an engine with partial results (pocketsphinx-en-us); add "
+                             "a re-decoding policy for it")
+        return rest
+    return list(policies)
 
 
 def _options(a) -> dict:
     sliding = {"min_words": a.min_words, "max_window_s": a.max_window,
                "cut_fraction": a.cut_fraction}
+    agree = {"buffer_trim_s": a.buffer_trim, "prompt_chars": a.prompt_chars}
     return {"sliding": sliding, "sliding-literal": dict(sliding),
-            "local-agreement": {"buffer_trim_s": a.buffer_trim}}
+            "local-agreement": agree, "local-agreement-norm": dict(agree)}
 
 
 def _load_items(a, settings):
@@ -110,31 +150,37 @@ def _load_items(a, settings):
     return ds, frame.reset_index(drop=True)
 
 
-def _backend(a):
+def _backend(a, model: str):
     import os
 
-    from ..models import get_backend
+    from ..incremental.job import open_backend
 
-    kw = {"cpu_threads": a.threads or os.cpu_count() or 1}
-    if a.beam_size:
-        kw["beam_size"] = a.beam_size
+    kw = {"beam_size": a.beam_size} if a.beam_size else {}
     try:
-        return get_backend(a.model, a.device, **kw), kw["cpu_threads"]
-    except TypeError:
-        if a.beam_size:
-            raise UsageError(f"model {a.model!r} has no beam size setting") from None
-        return get_backend(a.model, a.device), None
+        return open_backend(model, a.device, a.threads or os.cpu_count() or 1, **kw)
     except ValueError as e:
         raise UsageError(str(e)) from None
 
 
 def run_incremental(a) -> dict:
-    """Everything the command computes, as a JSON-ready dict."""
+    """Everything the command computes, as a JSON-ready dict (``timelines`` included; the
+    command writes them to ``--json`` only with ``--logs``)."""
     import math as _m
 
+    import pandas as pd
+
     from ..core import audio as audio_io
-    from ..incremental import compare_by_group, evaluate, hardware, summarise, warm_up
+    from ..incremental import (
+        STAT_COLUMNS,
+        compare_by_group,
+        evaluate,
+        hardware,
+        models_table,
+        summarise,
+        warm_up,
+    )
     from ..incremental.metrics import DEFAULT_COMPARED, INCREMENTAL_METRICS
+    from ..incremental.segment import SPLIT_SETTINGS
     from ..stats.settings import AuditSettings
 
     if not (_m.isfinite(a.chunk) and a.chunk > 0):
@@ -152,41 +198,69 @@ def run_incremental(a) -> dict:
         raise UsageError(str(e)) from None
     ds, items = _load_items(a, settings)
     policies = _policies(a)
-    backend, threads = _backend(a)
+    models = list(dict.fromkeys(a.model or ["whisper-tiny.en"]))
 
     def load(item):
         return audio_io.load(ds.root / item["path"]).samples
 
-    with backend:
-        first = None
-        try:
-            first = load(items.iloc[0].to_dict())
-        except Exception:  # noqa: BLE001 - warm up on silence instead
+    frames, failures, timelines, segments = [], [], [], []
+    per_model, fingerprints, logs = [], {}, []
+    for model in models:
+        backend, threads = _backend(a, model)
+        with backend:
+            mpol = _model_policies(policies, backend, model)
             first = None
-        warm_s = warm_up(backend, first)
-        progress = None
-        if not a.quiet:
-            def progress(done, total, msg):
-                print(f"\r[{done}/{total}] {msg[:60]:<60}", end="", file=sys.stderr,
-                      flush=True)
-        frame, failures, logs = evaluate(
-            backend, items.to_dict("records"), load, policies, a.chunk,
-            language=ds.language or "en", options=_options(a), keep_logs=a.logs,
-            progress=progress)
-        if progress:
-            print(file=sys.stderr)
-        decoder = {"model": a.model, **backend.settings, "cpu_threads": threads}
+            try:
+                first = load(items.iloc[0].to_dict())
+            except Exception:  # noqa: BLE001 - warm up on silence instead
+                first = None
+            warm_s = warm_up(backend, first)
+            progress = None
+            if not a.quiet:
+                def progress(done, total, msg, model=model):
+                    print(f"\r{model[:20]} [{done}/{total}] {msg[:50]:<50}", end="",
+                          file=sys.stderr, flush=True)
+            try:
+                frame, fails, extras = evaluate(
+                    backend, items.to_dict("records"), load, mpol, a.chunk,
+                    language=ds.language or "en", options=_options(a), keep_logs=a.logs,
+                    progress=progress, model=model, timelines=True, split=a.split)
+            except ValueError as e:
+                raise UsageError(str(e)) from None
+            if progress:
+                print(file=sys.stderr)
+            fingerprints[model] = getattr(backend, "fingerprint", model)
+            decoder = {"model": model, **getattr(backend, "settings", {}),
+                       "cpu_threads": threads}
+            if any(p.startswith("local-agreement") for p in mpol):
+                decoder["local_agreement_decode"] = getattr(
+                    backend, "streaming_settings", "the backend's transcribe (no prompt)")
+            per_model.append({"model": model, "policies": mpol, "warm_up_s": warm_s,
+                              "decoder": decoder})
+        frames.append(frame)
+        failures += [{**f, "model": model} for f in fails]
+        timelines += extras.timelines
+        segments += extras.segments
+        logs += [{"item": k[0], "model": model, "policy": k[1], **v}
+                 for k, v in extras.logs.items()]
+    frame = pd.concat([f for f in frames if not f.empty], ignore_index=True) \
+        if any(not f.empty for f in frames) else pd.DataFrame()
+    summary = summarise(frame)
     res = {
         "dataset": a.dataset,
-        "model": a.model,
+        "model": models[0],
+        "models": models,
         "policies": policies,
         "chunk_s": a.chunk,
+        "split": {"vad": "silero (faster_whisper.vad)", **SPLIT_SETTINGS} if a.split else None,
         "policy_options": _options(a),
-        "hardware": hardware(threads),
-        "decoder": decoder,
-        "warm_up_s": warm_s,
+        "hardware": hardware(per_model[0]["decoder"]["cpu_threads"] if per_model else None),
+        "decoder": per_model[0]["decoder"] if per_model else {},
+        "decoders": per_model,
+        "warm_up_s": per_model[0]["warm_up_s"] if per_model else None,
         "n_items": int(len(items)),
-        "summary": [{"model": a.model, **r} for r in summarise(frame)],
+        "summary": summary,
+        "table": models_table(summary),
         "failures": failures,
         "settings": {**settings.to_dict(), "by": a.by, "filters": parse_filters(a.filter),
                      "sample": a.sample, "metrics": metrics},
@@ -197,13 +271,16 @@ def run_incremental(a) -> dict:
         except ValueError as e:
             raise UsageError(str(e)) from None
     if a.logs:
-        res["logs"] = [{"item": k[0], "policy": k[1], **v} for k, v in logs.items()]
-    cols = [c for c in ("id", "speaker_id", "content_id", *(a.by or []), "policy", "stream")
-            if c in frame.columns]
-    from ..incremental.metrics import STAT_COLUMNS
-
+        res["logs"] = logs
+    cols = [c for c in ("id", "speaker_id", "content_id", *(a.by or []), "model", "policy",
+                        "stream", "n_segments") if c in frame.columns]
     res["items"] = frame[cols + list(STAT_COLUMNS) + ["hypothesis"]].to_dict("records") \
         if not frame.empty else []
+    if a.split:
+        res["segments"] = segments
+    res["timelines"] = timelines
+    res["_fingerprints"] = fingerprints
+    res["_dataset_id"] = ds.id
     return res
 
 
@@ -215,35 +292,93 @@ def _f(v, fmt="{:.3f}"):
     return fmt.format(v)
 
 
+_ROW_NAMES = {"wer": "WER", "lat_seed001": "LAT (seed 001)", "lat_pooled": "LAT (pooled)",
+              "eo": "EO", "rps": "RPS", "spr": "SPR", "rtf": "RTF"}
+
+
+def print_table(res: dict, file=None) -> None:
+    """The models × policies table (seed 001's Table 2 layout), one column per engine ×
+    policy under a model header line; SPR is inf without revokes."""
+    from ..incremental.run import _LABEL
+
+    file = file if file is not None else sys.stdout
+    t = res.get("table") or {}
+    cols = t.get("columns") or []
+    if not cols:
+        return
+    heads = []
+    for c in cols:
+        h = _LABEL.get(c["policy"], c["policy"])
+        heads.append(h if c["stream"] == "displayed" else f"{h} ({c['stream'][:4]}.)")
+    w = max(10, *(len(h) + 2 for h in heads))
+    models = []
+    for i, c in enumerate(cols):
+        new = i == 0 or c["model"] != cols[i - 1]["model"]
+        models.append(c["model"] if new else "")
+    line = f"{'':<16}"
+    for i, m in enumerate(models):
+        if m:
+            line = line.ljust(16 + i * w) + f"  {m}"
+    print("\n" + line.rstrip(), file=file)
+    print(f"{'':<16}" + "".join(f"{h:>{w}}" for h in heads), file=file)
+    for m in t["rows"]:
+        cells = []
+        for v in t["values"][m]:
+            if m == "spr" and v is None:
+                v = math.inf  # stored JSON has no infinity: no revokes means SPR = inf
+            cells.append(_f(v, "{:.1%}" if m == "wer" else "{:.3f}"))
+        print(f"{_ROW_NAMES.get(m, m):<16}" + "".join(f"{x:>{w}}" for x in cells), file=file)
+
+
 def print_summary(res: dict, file=None):
     file = file if file is not None else sys.stdout
-    hw, dec = res["hardware"], res["decoder"]
-    print(f"{res['model']} on {hw.get('cpu') or hw.get('machine')} "
-          f"({hw.get('usable_cpus')} usable CPUs, {dec.get('cpu_threads')} decoder threads); "
-          f"chunk {res['chunk_s']} s; decoder: "
-          + ", ".join(f"{k}={dec[k]}" for k in ("compute_type", "beam_size", "strategy")
-                      if k in dec), file=file)
-    head = (f"{'policy':<28}{'items':>6}{'WER':>8}{'LAT':>8}{'EO':>7}{'EO(ed)':>8}{'RPS':>7}"
-            f"{'SPR':>7}{'R/aud s':>8}{'RTF':>7}{'FWL s':>7}{'stab s':>7}")
+    hw = res["hardware"]
+    for d in res.get("decoders") or [{"model": res["model"], "decoder": res["decoder"]}]:
+        dec = d["decoder"]
+        print(f"{d['model']} on {hw.get('cpu') or hw.get('machine')} "
+              f"({hw.get('usable_cpus')} usable CPUs, {dec.get('cpu_threads') or 'own'} decoder "
+              f"threads); chunk {res['chunk_s']} s; decoder: "
+              + ", ".join(f"{k}={dec[k]}" for k in ("compute_type", "beam_size", "temperature",
+                                                     "strategy") if k in dec), file=file)
+    if res.get("split"):
+        print(f"split on silence: {res['split']}", file=file)
+    multi = len(res.get("models") or [res["model"]]) > 1
+    head = (f"{'policy':<34}{'items':>6}{'WER':>8}{'LATseed':>8}{'LATpool':>8}{'EO':>7}"
+            f"{'EO(ed)':>8}{'RPS':>7}{'SPR':>7}{'R/aud s':>8}{'RTF':>7}{'FWL s':>7}"
+            f"{'stab s':>7}")
     print(head, file=file)
     for r in res["summary"]:
         if r.get("spr") is None and not r["totals"].get("n_revokes"):
             r = {**r, "spr": math.inf}  # JSON has no infinity: no revokes means SPR = inf
-        name = (r["policy"] if r["policy"] != "local-agreement"
+        name = (r["policy"] if not r["policy"].startswith("local-agreement")
                 else f"{r['policy']} ({r['stream']})")
-        print(f"{name[:27]:<28}{r['n_items']:>6}{_f(r['wer'], '{:.1%}'):>8}{_f(r['lat']):>8}"
+        if multi:
+            name = f"{r.get('model', '')[:14]} {name}"
+        print(f"{name[:33]:<34}{r['n_items']:>6}{_f(r['wer'], '{:.1%}'):>8}"
+              f"{_f(r['lat_seed001']):>8}{_f(r['lat_pooled']):>8}"
               f"{_f(r['eo']):>7}{_f(r['eo_edit']):>8}{_f(r['rps'], '{:.2f}'):>7}"
               f"{_f(r['spr'], '{:.2f}'):>7}{_f(r['revokes_per_audio_second'], '{:.2f}'):>8}"
               f"{_f(r['rtf'], '{:.2f}'):>7}{_f(r['final_word_latency'], '{:.2f}'):>7}"
               f"{_f(r['stabilisation_latency'], '{:.2f}'):>7}", file=file)
     for r in res["summary"]:
         t = r["totals"]
+        who = f"{r.get('model', '')} {r['policy']}".strip()
         if r["policy"].startswith("sliding") or t.get("n_trims"):
-            print(f"  {r['policy']}: {t['n_trims']} trims, {t['n_cuts']} cuts, "
-                  f"{t['n_cuts_inside_word']} inside a word, {t['n_cuts_forced']} forced",
+            print(f"  {who}: {t['n_trims']} trims, {t['n_cuts']} cuts, "
+                  f"{t['n_cuts_inside_word']} inside a word, {t['n_cuts_forced']} forced, "
+                  f"{t['n_straddled']} straddling words ({t['n_straddled_frozen']} frozen)",
                   file=file)
+        if t.get("n_pred_zero"):
+            print(f"  {who} ({r['stream']}): {t['n_pred_zero']} predictions with zero words "
+                  "skipped by LAT (seed 001)", file=file)
+    print_table(res, file)
+    if res.get("segments"):
+        print(f"\n{len(res['segments'])} segment rows (per segment: --json); items split into "
+              f"{max(int(i.get('n_segments', 1)) for i in res['items'])} segments at most",
+              file=file)
     for block in res.get("groups", []):
-        print(f"\n{block['policy']} ({block['stream']}), groups "
+        model = f"{block['model']} " if block.get("model") and multi else ""
+        print(f"\n{model}{block['policy']} ({block['stream']}), groups "
               f"(reference {block.get('reference')}):", file=file)
         metrics = res["settings"]["metrics"]
         print(f"  {'group':<30}{'items':>6}" + "".join(f"{m[:12]:>14}" for m in metrics),
@@ -263,8 +398,20 @@ def print_summary(res: dict, file=None):
 
 def cmd_incremental(a):
     res = run_incremental(a)
+    fps, ds_id = res.pop("_fingerprints"), res.pop("_dataset_id")
+    if not a.no_store and res["summary"]:
+        from ..incremental.store import store_incremental
+        from .common import _project
+
+        res["run_id"] = store_incremental(_project(a.project), ds_id, res, fps)
     if not a.quiet:
-        print_summary(res)
+        from .common import human_out
+
+        print_summary(res, file=human_out(a.json))
+        if res.get("run_id"):
+            print(f"\nstored as run {res['run_id']} (GUI: Incremental tab)",
+                  file=human_out(a.json))
     if a.json:
-        dump_json(res, a.json)
+        out = res if a.logs else {k: v for k, v in res.items() if k != "timelines"}
+        dump_json(out, a.json)
     return EXIT_OK if res["summary"] else EXIT_NOTHING

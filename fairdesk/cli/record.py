@@ -120,9 +120,9 @@ def cmd_devices(a):
     return EXIT_OK if ok else EXIT_NOTHING
 
 
-def _session(a):
-    from ..core.store import Project
+def _session(a, create: bool = False):
     from ..recording.session import RecordingSession, Speaker
+    from .common import _project
 
     meta = {}
     for kv in a.meta or []:
@@ -133,8 +133,8 @@ def _session(a):
         meta[k.strip()] = int(v) if v.isdigit() and k.strip() == "age" else v
     pl = _load_list(a.list) if getattr(a, "list", None) else None
     lang = a.language or (pl.language if pl is not None else None) or "en"
-    s = RecordingSession(Project(a.project), a.dataset, Speaker(a.speaker, meta),
-                         language=lang)
+    s = RecordingSession(_project(a.project, create=create), a.dataset,
+                         Speaker(a.speaker, meta), language=lang)
     prompt = None
     if pl is not None:
         q = a.prompt.strip()
@@ -159,11 +159,22 @@ def _take_dict(t):
 def cmd_take(a):
     from ..recording.recorder import Recorder
 
-    if a.seconds <= 0:
-        raise UsageError("--seconds must be positive")
-    s, prompt = _session(a)
+    if not a.seconds > 0 or a.seconds == float("inf"):
+        raise UsageError("--seconds must be a positive number of seconds")
+    from ..recording.recorder import RecorderUnavailable, input_status
+
+    ok, why = input_status()
+    if not ok:  # before anything is created: no project, dataset or folder is left behind
+        print(f"fairdesk record take: {why}", file=sys.stderr)
+        return EXIT_NOTHING
+    # Field recording may start a project (as import does); the other actions need one.
+    s, prompt = _session(a, create=True)
     r = Recorder()
-    take = s.start_take(prompt, r)
+    try:
+        take = s.start_take(prompt, r)
+    except RecorderUnavailable as exc:
+        print(f"fairdesk record take: {exc}", file=sys.stderr)
+        return EXIT_NOTHING
     print(f"recording take {take.number} of “{prompt.text}” for {a.seconds:g} s "
           "(Ctrl+C stops early)…", file=sys.stderr)
     try:
@@ -211,10 +222,10 @@ def cmd_transcript(a):
 
 
 def cmd_recover(a):
-    from ..core.store import Project
     from ..recording.session import recover_recordings
+    from .common import _project
 
-    out = recover_recordings(Project(a.project))
+    out = recover_recordings(_project(a.project))
     rows = [{"path": str(t.path), "status": t.status, "frames": t.frames,
              "duration": t.duration, "error": t.meta.get("error")} for t in out]
     if a.json:

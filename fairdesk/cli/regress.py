@@ -121,8 +121,20 @@ def run_regress_command(a) -> int:
                          cluster=cluster, alpha=a.alpha, interactions=a.interactions,
                          binomial=binomial, outcome_label=label)
     d = res.to_dict()
+    if a.run:  # stored with the run, so the GUI's Regression tab and the report find it
+        import time
+
+        from ..jobs.regression_run import store_regression
+
+        store_regression(p, int(a.run), {
+            "run_id": int(a.run),
+            "request": {"outcome": a.outcome, "variables": list(a.vars), "cluster": cluster,
+                        "alpha": float(a.alpha), "references": references},
+            "result": res.to_dict(detail=True), "created_at": time.time()})
+    from .common import human_out, term
+
     for sentence in d.get("conclusions", []):
-        print(sentence)
+        print(term(sentence), file=human_out(a.json))
     if a.json:
         dump_json(d, a.json)
     if getattr(a, "table_out", None):

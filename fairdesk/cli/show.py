@@ -8,7 +8,7 @@ slot (ok / missed / wrong / extra). The headless twin of the player's difference
 from __future__ import annotations
 
 from ..review import item_report, rank_failures
-from .common import EXIT_OK, UsageError, dump_json
+from .common import EXIT_OK, UsageError, dump_json, human_out, positive_int, term
 
 
 def add_command(sub):
@@ -18,7 +18,7 @@ def add_command(sub):
     s.add_argument("--run", type=int, required=True)
     s.add_argument("--item", help="one item id")
     s.add_argument("--group", help="only this group")
-    s.add_argument("--worst", type=int, default=10, help="how many items (default 10)")
+    s.add_argument("--worst", type=positive_int, default=10, help="how many items (default 10)")
     s.add_argument("--json", metavar="OUT")
     s.set_defaults(func=cmd_show)
 
@@ -43,17 +43,25 @@ def cmd_show(a):
     reports = [item_report(r, lang) for r in df.to_dict(orient="records")]
     if a.json:
         dump_json(reports, a.json)
+    out = human_out(a.json)
     for r in reports:
-        print(f"== {r['id']}  [{r['group']}]  speaker {r['speaker_id']}  {r['errors']} errors "
-              f"/ {r['n_words']} words (S {r['substitutions']}, D {r['deletions']}, "
-              f"I {r['insertions']})")
-        print(r["alignment"] or f"REF: {r['reference']}\nHYP: {r['hypothesis']}")
+        print(term(f"== {r['id']}  [{r['group']}]  speaker {r['speaker_id']}  {r['errors']} "
+                   f"errors / {r['n_words']} words (S {r['substitutions']}, D "
+                   f"{r['deletions']}, I {r['insertions']})"), file=out)
+        print("\n".join(term(x) for x in (r["alignment"] or f"REF: {r['reference']}\nHYP: "
+                                          f"{r['hypothesis']}").split("\n")), file=out)
+        for line in r["hallucination_lines"]:
+            print(term(f"HALLUCINATION {line}"), file=out)
+        if r["acoustics"]:
+            print("acoustics: " + ", ".join(f"{k} {v:.3g}" if v is not None else f"{k} -"
+                                            for k, v in r["acoustics"].items()), file=out)
         if "intent" in r:
             i = r["intent"]
             mark = "ok" if str(i["reference"]) == str(i["hypothesis"]) else "WRONG"
-            print(f"intent: {i['reference']} -> {i['hypothesis']} ({mark}); EM {r['em']}")
+            print(term(f"intent: {i['reference']} -> {i['hypothesis']} ({mark}); EM {r['em']}"),
+                  file=out)
             for d in r["slots"]:
-                print(f"  slot {d['slot']:<10} {d['status']:<7} ref={d['reference']!r} "
-                      f"hyp={d['hypothesis']!r}")
-        print()
+                print(term(f"  slot {d['slot']:<10} {d['status']:<7} ref={d['reference']!r} "
+                           f"hyp={d['hypothesis']!r}"), file=out)
+        print(file=out)
     return EXIT_OK

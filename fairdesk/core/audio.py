@@ -6,6 +6,9 @@ Pure numpy; importing this module does not touch any audio device.
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +20,11 @@ from .errors import AudioError
 #: Extensions fairdesk tries to read (libsndfile decides what it really supports).
 AUDIO_EXTENSIONS = (".wav", ".flac", ".ogg", ".oga", ".opus", ".mp3", ".aiff", ".aif")
 
+#: Quality warnings of :func:`audio_warnings` (the audio is kept; the warning is stored).
+MIN_DURATION_S = 0.1
+CLIP_LEVEL = 0.999
+CLIP_FRACTION = 0.01
+
 
 @dataclass(frozen=True)
 class AudioInfo:
@@ -27,6 +35,7 @@ class AudioInfo:
     frames: int
     duration: float
     content_hash: str
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -41,10 +50,21 @@ def _decode(path) -> tuple[np.ndarray, int]:
     import soundfile as sf
 
     p = Path(path)
-    if not p.exists():
-        raise AudioError(p, "file not found; check the path in the manifest or restore the file")
-    if p.is_dir():
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise AudioError(p, "file not found; check the path in the manifest or restore the "
+                         "file") from None
+    except OSError as exc:  # a name too long, a loop of links, no permission ...
+        raise AudioError(p, f"cannot be opened ({exc.strerror or exc}); check the path in "
+                         "the manifest") from None
+    if stat.S_ISDIR(st.st_mode):
         raise AudioError(p, "is a folder, not an audio file")
+    if not stat.S_ISREG(st.st_mode):
+        # A FIFO would block the reader forever; a device or socket is no recording either.
+        kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(st.st_mode) else "a device or socket")
+        raise AudioError(p, f"is {kind}, not a regular file; copy the audio into a regular "
+                         "file or remove the row")
     try:
         data, sr = sf.read(str(p), dtype="float32", always_2d=True)
     except Exception as exc:  # soundfile raises LibsndfileError / RuntimeError / TypeError
@@ -86,6 +106,62 @@ def resample(samples: np.ndarray, sr_in: int, sr_out: int = SAMPLE_RATE) -> np.n
     return soxr.resample(samples, int(sr_in), int(sr_out), quality="HQ").astype(np.float32)
 
 
+def declared_frames(path) -> int | None:
+    """Frames a WAV file's header says its ``data`` chunk holds (None: not a WAV, or a
+    header that leaves the size open, as streaming writers do)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(12)
+            if len(head) < 12 or head[:4] not in (b"RIFF", b"RF64") or head[8:12] != b"WAVE":
+                return None
+            align = None
+            for _ in range(64):
+                ch = f.read(8)
+                if len(ch) < 8:
+                    return None
+                cid, size = ch[:4], struct.unpack("<I", ch[4:])[0]
+                if cid == b"fmt ":
+                    fmt = f.read(size)
+                    if len(fmt) < 14:
+                        return None
+                    align = struct.unpack("<H", fmt[12:14])[0]
+                    f.seek(size % 2, os.SEEK_CUR)
+                elif cid == b"data":
+                    if not align or size in (0, 0xFFFFFFFF) or head[:4] == b"RF64":
+                        return None
+                    return size // align
+                else:
+                    f.seek(size + size % 2, os.SEEK_CUR)
+    except (OSError, struct.error):
+        return None
+    return None
+
+
+def audio_warnings(data: np.ndarray, sr: int, path=None) -> tuple[str, ...]:
+    """What is suspicious about decoded audio (kept, but said): digital silence, heavy
+    clipping, a fraction of a second, fewer frames than the header claims."""
+    out = []
+    peak = float(np.max(np.abs(data))) if data.size else 0.0
+    if peak == 0.0:
+        out.append("digital silence (every sample is 0); check the recording")
+    else:
+        clipped = float(np.mean(np.abs(data) >= CLIP_LEVEL))
+        if clipped >= CLIP_FRACTION:
+            out.append(f"heavily clipped ({100 * clipped:.1f}% of samples at full scale); "
+                       "re-record at a lower input level")
+    dur = data.shape[0] / float(sr)
+    if dur < MIN_DURATION_S:
+        out.append(f"very short ({1000 * dur:.0f} ms, under {1000 * MIN_DURATION_S:.0f} ms); "
+                   "check that the file holds the whole utterance")
+    if path is not None:
+        claimed = declared_frames(path)
+        if claimed is not None and claimed > data.shape[0]:
+            out.append(f"shorter than its header claims ({data.shape[0] / sr:.2f} s on disk, "
+                       f"the header says {claimed / sr:.2f} s); the file is truncated: copy "
+                       "it again from the source")
+    return tuple(out)
+
+
 def probe(path) -> AudioInfo:
     """Decode a file fully (to validate it) and return its facts and content hash.
 
@@ -102,6 +178,7 @@ def probe(path) -> AudioInfo:
         frames=int(data.shape[0]),
         duration=data.shape[0] / float(sr),
         content_hash=content_hash(mono, sr),
+        warnings=audio_warnings(data, sr, path),
     )
 
 

@@ -67,7 +67,12 @@ class Candidate:
 
 @dataclass(frozen=True)
 class ImportReport:
-    """What an import did."""
+    """What an import did.
+
+    ``warnings``: ``{"item", "path", "warning"}`` per suspicious audio file (imported and
+    stored with the item). ``stale``: items of an earlier import that the source no longer
+    lists (kept and marked stale: left out of new audits, listed by ``items --stale``).
+    """
 
     dataset: str
     format: str
@@ -76,11 +81,14 @@ class ImportReport:
     updated: int
     unchanged: int
     problems: tuple[Problem, ...]
+    warnings: tuple[dict, ...] = ()
+    stale: int = 0
 
     def to_dict(self) -> dict:
         return {"dataset": self.dataset, "format": self.format, "imported": self.imported,
                 "added": self.added, "updated": self.updated, "unchanged": self.unchanged,
-                "problems": [p.to_dict() for p in self.problems]}
+                "stale": self.stale, "problems": [p.to_dict() for p in self.problems],
+                "warnings": list(self.warnings)}
 
 
 # -- text decoding ---------------------------------------------------------------------
@@ -344,8 +352,14 @@ def import_dataset(project: Project, name: str, path, fmt: str = "auto",
         Counts and every refused row with its reason. Nothing is written when no row is
         good (the caller reports exit code 1).
     """
+    if not str(name or "").strip():
+        raise ValueError("the dataset needs a name; give one (--name)")
     path = Path(path).expanduser()
-    if not path.exists():
+    try:
+        exists = path.exists()
+    except OSError as exc:  # e.g. a name too long
+        raise ImportFailed(f"{str(path)[:200]}: cannot be opened ({exc.strerror or exc})") from None
+    if not exists:
         raise ImportFailed(f"{path}: no such file or folder")
     if fmt not in FORMATS:
         raise ImportFailed(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
@@ -411,7 +425,10 @@ def import_dataset(project: Project, name: str, path, fmt: str = "auto",
             if progress and n % 50 == 0:
                 progress(n / max(1, len(todo)), f"checked {n}/{len(todo)} files")
 
-    added = updated = unchanged = 0
+    added = updated = unchanged = n_stale = 0
+    listed = {c.key for c, _full, _rel in todo}
+    warnings = tuple({"item": c.key, "path": rel, "warning": w}
+                     for c, rel, info in good for w in info.warnings)
     if good:
         with project.transaction() as conn:
             row = conn.execute("SELECT id, root FROM datasets WHERE name=?", (name,)).fetchone()
@@ -452,13 +469,35 @@ def import_dataset(project: Project, name: str, path, fmt: str = "auto",
                         "channels=?, text=?, speaker_id=?, content_id=?, metadata=? WHERE id=?",
                         (*values, old["id"]))
                     updated += 1
-            if added or updated:
-                conn.execute("DELETE FROM import_problems WHERE dataset_id=?", (ds_id,))
-                now = time.time()
-                conn.executemany(
-                    "INSERT INTO import_problems(dataset_id, row, path, reason, created_at) "
-                    "VALUES (?,?,?,?,?)",
-                    [(ds_id, p.row, p.path, f"{p.source}: {p.reason}" if p.source else p.reason,
-                      now) for p in problems])
+            n_stale = _write_status(conn, ds_id, listed, good)
+            # The stored problem list is always the last import's.
+            conn.execute("DELETE FROM import_problems WHERE dataset_id=?", (ds_id,))
+            now = time.time()
+            conn.executemany(
+                "INSERT INTO import_problems(dataset_id, row, path, reason, created_at) "
+                "VALUES (?,?,?,?,?)",
+                [(ds_id, p.row, p.path, f"{p.source}: {p.reason}" if p.source else p.reason,
+                  now) for p in problems])
     problems.sort(key=lambda p: (p.source or "", p.row or 0))
-    return ImportReport(name, fmt, len(good), added, updated, unchanged, tuple(problems))
+    return ImportReport(name, fmt, len(good), added, updated, unchanged, tuple(problems),
+                        warnings, n_stale)
+
+
+def _write_status(conn, ds_id: int, listed: set, good) -> int:
+    """Store each imported item's audio warnings, and mark stale the dataset's items that
+    the source no longer lists (never deleted: annotations and runs refer to them); an item
+    listed again is live again. Returns how many items are stale."""
+    now = time.time()
+    ids = {r["item_key"]: r["id"] for r in conn.execute(
+        "SELECT id, item_key FROM items WHERE dataset_id=?", (ds_id,))}
+    rows = []
+    for key, db_id in ids.items():
+        rows.append((db_id, 0 if key in listed else 1, now))
+    conn.executemany(
+        "INSERT INTO item_status(item_id, stale, updated_at) VALUES (?,?,?) ON CONFLICT(item_id) "
+        "DO UPDATE SET stale=excluded.stale, updated_at=excluded.updated_at", rows)
+    conn.executemany(
+        "UPDATE item_status SET warnings=? WHERE item_id=?",
+        [(json.dumps(list(info.warnings), ensure_ascii=False), ids[c.key])
+         for c, _rel, info in good])
+    return sum(1 for _db, st, _t in rows if st)

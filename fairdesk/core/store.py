@@ -138,8 +138,31 @@ CREATE TABLE saliency (
 );
 """
 
+# "stale": per-item status kept apart from ``items`` (whose rows annotations and runs refer
+# to): ``stale`` marks an item that the last re-import of its dataset no longer lists (kept,
+# excluded from new audits), ``warnings`` the import's warnings about its audio (JSON list).
+# Idempotent (IF NOT EXISTS) so that it can be renumbered when migrations are merged.
+_STALE = """
+CREATE TABLE IF NOT EXISTS item_status (
+    item_id INTEGER PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
+    stale INTEGER NOT NULL DEFAULT 0,
+    warnings TEXT NOT NULL DEFAULT '[]',
+    updated_at REAL NOT NULL
+);
+"""
+
+# Version 5: annotations say who made them, and an item's transcript history is read by
+# (item, kind) in order. The original (imported) text stays in items.text.
+_V5 = """
+ALTER TABLE annotations ADD COLUMN annotator TEXT NOT NULL DEFAULT '';
+CREATE INDEX annotations_item_kind ON annotations(item_id, kind, id);
+"""
+
+#: Annotation kind of a corrected transcript (value: ``{"text", "previous", "source"...}``).
+TRANSCRIPT = "transcript"
+
 #: Migration scripts; index i moves a database from user_version i to i + 1.
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _STALE, _V5)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -206,19 +229,34 @@ class Project:
     """
 
     def __init__(self, folder, create: bool = True):
-        self.folder = Path(folder).expanduser().resolve()
-        self.db_path = self.folder / DB_NAME
-        if not self.db_path.exists():
+        try:
+            self.folder = Path(folder).expanduser().resolve()
+            self.db_path = self.folder / DB_NAME
+            exists = self.db_path.exists()
+        except OSError as exc:  # a name too long, a loop of links ...
+            raise StoreError(f"{str(folder)[:200]}: cannot open this project folder "
+                             f"({exc.strerror or exc}); check the --project path") from None
+        if not exists:
             if not create:
-                raise StoreError(f"{self.folder}: no fairdesk project here (run `fairdesk init`)")
+                raise StoreError(
+                    f"{self.folder}: no fairdesk project here ({DB_NAME} is missing); check "
+                    f"the --project path, or create a project with `fairdesk init "
+                    f"{self.folder}` (or `fairdesk import` / `fairdesk demo`)")
             if self.folder.exists() and not self.folder.is_dir():
                 raise StoreError(f"{self.folder}: exists and is not a folder")
-            self.folder.mkdir(parents=True, exist_ok=True)
+            try:
+                self.folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"{self.folder}: cannot create the project folder "
+                                 f"({exc.strerror or exc}); choose a writable place") from None
         self._local = threading.local()
         try:
             migrate(self.conn)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.db_path}: not a usable fairdesk database ({exc})") from None
+        from .runlock import release_interrupted
+
+        release_interrupted(self)
 
     # -- connections and transactions -------------------------------------------------
     @property
@@ -271,13 +309,16 @@ class Project:
     def dataset_summary(self, ds: Dataset) -> dict:
         """Counts of a dataset: items, speakers, duration, and per metadata column its values."""
         c = self.conn
+        live = ("FROM items WHERE dataset_id=? AND id NOT IN (SELECT item_id FROM item_status "
+                "WHERE stale=1)")
         n, spk, dur = c.execute(
-            "SELECT COUNT(*), COUNT(DISTINCT speaker_id), COALESCE(SUM(duration),0) "
-            "FROM items WHERE dataset_id=?", (ds.id,)).fetchone()
+            f"SELECT COUNT(*), COUNT(DISTINCT speaker_id), COALESCE(SUM(duration),0) {live}",
+            (ds.id,)).fetchone()
+        n_stale = c.execute("SELECT COUNT(*) FROM items JOIN item_status ON item_id = items.id "
+                            "WHERE dataset_id=? AND stale=1", (ds.id,)).fetchone()[0]
         columns: dict[str, dict[str, dict[str, int]]] = {}
         speakers_by: dict[str, dict[str, set]] = {}
-        for meta, sid in c.execute("SELECT metadata, speaker_id FROM items WHERE dataset_id=?",
-                                   (ds.id,)):
+        for meta, sid in c.execute(f"SELECT metadata, speaker_id {live}", (ds.id,)):
             for k, v in json.loads(meta).items():
                 if v is None or isinstance(v, (dict, list)):
                     continue
@@ -293,29 +334,36 @@ class Project:
                              (ds.id,)).fetchone()[0]
         return {"name": ds.name, "root": str(ds.root), "format": ds.format,
                 "language": ds.language, "items": n, "speakers": spk,
-                "hours": round(dur / 3600.0, 4), "problems": problems, "columns": columns}
+                "hours": round(dur / 3600.0, 4), "problems": problems, "stale": n_stale, "columns": columns}
 
-    def items(self, ds: Dataset, filters: dict[str, list[str]] | None = None):
+    def items(self, ds: Dataset, filters: dict[str, list[str]] | None = None,
+              stale: bool | None = False):
         """The dataset's items as a DataFrame (metadata expanded into columns).
 
         Columns: ``id`` (the item key), ``db_id``, ``path`` (relative), ``audio_hash``,
         ``duration``, ``sample_rate``, ``channels``, ``text``, ``speaker_id``, ``content_id``
         and one column per metadata key. ``filters`` keeps rows whose column value is one of
-        the given strings.
+        the given strings. ``stale``: False (default) leaves out the items the last re-import
+        no longer listed, True keeps only them, None keeps every item. The ``warnings`` column
+        lists the import's warnings about an item's audio.
         """
         import pandas as pd
 
         rows = self.conn.execute(
             "SELECT id, item_key, path, audio_hash, duration, sample_rate, channels, text, "
-            "speaker_id, content_id, metadata FROM items WHERE dataset_id=? ORDER BY id",
-            (ds.id,)).fetchall()
+            "speaker_id, content_id, metadata, COALESCE(s.stale, 0) AS stale, "
+            "COALESCE(s.warnings, '[]') AS warnings FROM items LEFT JOIN item_status AS s "
+            "ON s.item_id = items.id WHERE dataset_id=? ORDER BY id", (ds.id,)).fetchall()
+        if stale is not None:
+            rows = [r for r in rows if bool(r["stale"]) == bool(stale)]
         records = []
         for r in rows:
             rec = {"id": r["item_key"], "db_id": r["id"], "path": r["path"],
                    "audio_hash": r["audio_hash"], "duration": r["duration"],
                    "sample_rate": r["sample_rate"], "channels": r["channels"],
                    "text": r["text"], "speaker_id": r["speaker_id"],
-                   "content_id": r["content_id"]}
+                   "content_id": r["content_id"],
+                   "warnings": json.loads(r["warnings"]) or None}
             for k, v in json.loads(r["metadata"]).items():
                 rec.setdefault(k, v)
             records.append(rec)
@@ -323,29 +371,138 @@ class Project:
         if frame.empty:
             frame = pd.DataFrame(columns=["id", "db_id", "path", "audio_hash", "duration",
                                           "sample_rate", "channels", "text", "speaker_id",
-                                          "content_id"])
+                                          "content_id", "warnings"])
         for col, values in (filters or {}).items():
             if col not in frame.columns:
                 raise StoreError(
                     f"filter column {col!r} is not in dataset {ds.name!r} "
                     f"(columns: {', '.join(map(str, frame.columns))})")
+            have = frame[col].dropna().astype(str)
+            missing = [str(v) for v in values if str(v) not in set(have)]
+            if missing:
+                shown = sorted(set(have))
+                more = f" and {len(shown) - 30} more" if len(shown) > 30 else ""
+                raise StoreError(
+                    f"filter {col}={','.join(missing)}: no item of dataset {ds.name!r} has "
+                    f"{'this value' if len(missing) == 1 else 'these values'} (values of "
+                    f"{col!r}: {', '.join(shown[:30]) or 'none'}{more}); repeat --filter "
+                    f"{col}=VALUE for several values")
             frame = frame[frame[col].astype(str).isin([str(v) for v in values])]
         return frame.reset_index(drop=True)
 
     # -- annotations (saved at once) ------------------------------------------------
-    def add_annotation(self, item_db_id: int, kind: str, value, start=None, end=None) -> int:
+    def add_annotation(self, item_db_id: int, kind: str, value, start=None, end=None,
+                       annotator: str = "") -> int:
         now = time.time()
         with self.transaction() as c:
             cur = c.execute(
                 "INSERT INTO annotations(item_id, kind, start, end, value, created_at, "
-                "updated_at) VALUES (?,?,?,?,?,?,?)",
-                (item_db_id, kind, start, end, json.dumps(value, ensure_ascii=False), now, now))
+                "updated_at, annotator) VALUES (?,?,?,?,?,?,?,?)",
+                (item_db_id, kind, start, end, json.dumps(value, ensure_ascii=False), now, now,
+                 annotator or ""))
             return int(cur.lastrowid)
 
-    def annotations(self, item_db_id: int) -> list[dict]:
-        rows = self.conn.execute("SELECT * FROM annotations WHERE item_id=? ORDER BY id",
+    def annotations(self, item_db_id: int, kind: str | None = None) -> list[dict]:
+        q = "SELECT * FROM annotations WHERE item_id=?" + (" AND kind=?" if kind else "")
+        rows = self.conn.execute(q + " ORDER BY id", (item_db_id, kind) if kind else
                                  (item_db_id,)).fetchall()
         return [{**dict(r), "value": json.loads(r["value"])} for r in rows]
+
+    def save_transcript(self, item_db_id: int, text: str, annotator: str = "",
+                        session: str | None = None, source: str = "annotation editor"
+                        ) -> int | None:
+        """Store a corrected transcript of an item (its original text is kept).
+
+        Saving as one types would write one row per pause, so consecutive saves of one
+        editing ``session`` (same item, same annotator) update that session's row; a new
+        session adds a row to the item's history.
+
+        Parameters
+        ----------
+        item_db_id : the item's database id.
+        text : the transcript (stored NFC).
+        annotator : who typed it.
+        session : an id of the editing session (None: always a new row).
+        source : what wrote it (shown in the history).
+
+        Returns
+        -------
+        int or None
+            The annotation id; None when ``text`` equals the item's current transcript and
+            nothing was written.
+        """
+        import unicodedata
+
+        new = unicodedata.normalize("NFC", text)
+        with self.transaction() as c:
+            item = c.execute("SELECT text FROM items WHERE id=?", (item_db_id,)).fetchone()
+            if item is None:
+                raise StoreError(f"no item with id {item_db_id} in {self.folder}")
+            last = c.execute("SELECT id, value, annotator FROM annotations WHERE item_id=? "
+                             "AND kind=? ORDER BY id DESC LIMIT 1",
+                             (item_db_id, TRANSCRIPT)).fetchone()
+            last_value = json.loads(last["value"]) if last is not None else None
+            now = time.time()
+            if (session is not None and last is not None and last["annotator"] == annotator
+                    and last_value.get("session") == session):
+                if last_value.get("text") == new:
+                    return int(last["id"])
+                value = {**last_value, "text": new}
+                c.execute("UPDATE annotations SET value=?, updated_at=? WHERE id=?",
+                          (json.dumps(value, ensure_ascii=False), now, last["id"]))
+                return int(last["id"])
+            current = last_value.get("text") if last_value else item["text"]
+            if current == new:
+                return None
+            value = {"text": new, "previous": current, "original": item["text"],
+                     "source": source}
+            if session is not None:
+                value["session"] = session
+            cur = c.execute(
+                "INSERT INTO annotations(item_id, kind, start, end, value, created_at, "
+                "updated_at, annotator) VALUES (?,?,NULL,NULL,?,?,?,?)",
+                (item_db_id, TRANSCRIPT, json.dumps(value, ensure_ascii=False), now, now,
+                 annotator or ""))
+            return int(cur.lastrowid)
+
+    def transcript_history(self, item_db_id: int) -> list[dict]:
+        """An item's transcripts, oldest first: the imported one, then each annotation.
+
+        Each entry: ``text``, ``source`` (``import`` or the annotation's source),
+        ``annotator``, ``created_at``, ``updated_at``, ``annotation_id`` (None for the
+        imported text).
+        """
+        r = self.conn.execute("SELECT text FROM items WHERE id=?", (item_db_id,)).fetchone()
+        if r is None:
+            return []
+        anns = self.annotations(item_db_id, TRANSCRIPT)
+        original = anns[0]["value"].get("original", anns[0]["value"].get("previous")) \
+            if anns else r["text"]
+        out = [{"text": original if original is not None else r["text"], "source": "import",
+                "annotator": "", "created_at": None, "updated_at": None,
+                "annotation_id": None}]
+        for a in anns:
+            out.append({"text": a["value"].get("text", ""),
+                        "source": a["value"].get("source", "annotation"),
+                        "annotator": a.get("annotator") or "", "created_at": a["created_at"],
+                        "updated_at": a["updated_at"], "annotation_id": a["id"]})
+        return out
+
+    def latest_transcripts(self, item_db_ids: Iterable[int] | None = None) -> dict[int, str]:
+        """The latest transcript annotation of each item that has one (item id -> text)."""
+        ids = None if item_db_ids is None else {int(i) for i in item_db_ids}
+        rows = self.conn.execute(
+            "SELECT a.item_id, a.value FROM annotations a JOIN (SELECT item_id, MAX(id) AS id "
+            "FROM annotations WHERE kind=? GROUP BY item_id) m ON a.id = m.id",
+            (TRANSCRIPT,)).fetchall()
+        out = {}
+        for item_id, value in rows:
+            if ids is not None and item_id not in ids:
+                continue
+            text = json.loads(value).get("text")
+            if isinstance(text, str) and text.strip():
+                out[int(item_id)] = text
+        return out
 
 
 def executemany_chunked(conn: sqlite3.Connection, sql: str, rows: Iterable, size: int = 500):
@@ -358,3 +515,68 @@ def executemany_chunked(conn: sqlite3.Connection, sql: str, rows: Iterable, size
             buf.clear()
     if buf:
         conn.executemany(sql, buf)
+
+
+# -- results stored with a run (regression and other analyses; no schema change) -----------
+def add_result(project: Project, run_id: int, kind: str, payload: dict) -> int:
+    """Store ``payload`` (JSON-ready) as a result of ``kind`` with run ``run_id``.
+
+    Parameters
+    ----------
+    project : the open project.
+    run_id : an existing run.
+    kind : e.g. ``"regression"`` (``"audit"`` and ``"items"`` are written by the audit).
+    payload : plain values only.
+
+    Returns
+    -------
+    int
+        The id of the new ``results`` row.
+
+    Raises
+    ------
+    StoreError
+        When the run does not exist.
+    """
+    text = json.dumps(payload, ensure_ascii=False, allow_nan=False)
+    with project.transaction() as c:
+        if c.execute("SELECT 1 FROM runs WHERE id=?", (int(run_id),)).fetchone() is None:
+            raise StoreError(f"run {run_id} does not exist in {project.folder}")
+        cur = c.execute("INSERT INTO results(run_id, kind, payload, created_at) "
+                        "VALUES (?,?,?,?)", (int(run_id), kind, text, time.time()))
+        return int(cur.lastrowid)
+
+
+def results_for_run(project: Project, run_id: int, kind: str | None = None) -> list[dict]:
+    """Results stored with run ``run_id`` (of ``kind`` when given), oldest first.
+
+    Returns
+    -------
+    list of dict
+        ``{"id", "run_id", "kind", "created_at", "payload"}`` with the payload decoded.
+    """
+    q = "SELECT id, run_id, kind, payload, created_at FROM results WHERE run_id=?"
+    args: list = [int(run_id)]
+    if kind is not None:
+        q += " AND kind=?"
+        args.append(kind)
+    rows = project.conn.execute(q + " ORDER BY id", args).fetchall()
+    return [{"id": int(r["id"]), "run_id": int(r["run_id"]), "kind": r["kind"],
+             "created_at": float(r["created_at"]), "payload": json.loads(r["payload"])}
+            for r in rows]
+
+
+def remove_dataset_if_empty(project: Project, name: str) -> bool:
+    """Delete dataset ``name`` when it holds no item, recording or import problem (e.g. the
+    row a failed first take created); returns whether it was deleted."""
+    with project.transaction() as c:
+        row = c.execute("SELECT id FROM datasets WHERE name=?", (name,)).fetchone()
+        if row is None:
+            return False
+        ds = int(row["id"])
+        for table in ("items", "recordings", "import_problems", "runs"):
+            if c.execute(f"SELECT 1 FROM {table} WHERE dataset_id=? LIMIT 1",  # noqa: S608
+                         (ds,)).fetchone() is not None:
+                return False
+        c.execute("DELETE FROM datasets WHERE id=?", (ds,))
+        return True

@@ -26,6 +26,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +45,11 @@ __all__ = [
 ]
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
+#: Longest field of a CSV/TSV (the csv module's default limit, 128 KiB): a longer one is
+#: almost always a quoting mistake that swallowed lines, and is reported at its line.
+FIELD_LIMIT = 131072
+#: Deepest JSON nesting read (the reference parser recurses).
+MAX_JSON_DEPTH = 64
 PARQUET_SUFFIXES = (".parquet", ".pq")
 QUOTING = ("rfc4180", "none")
 
@@ -174,9 +181,22 @@ def read_table(path, *, fmt: str | None = None, delimiter: str | None = None,
     if quoting not in QUOTING:
         raise ValueError(f"quoting must be one of {QUOTING}, got {quoting!r}")
     fmt = _format_of(path, fmt)
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise TableError(f"{path}: cannot be opened ({exc.strerror or exc}); check the "
+                         "path") from None
+    if not stat.S_ISREG(st.st_mode):
+        what = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (a FIFO, " \
+            "device or socket)"
+        raise TableError(f"{path}: is {what}; give a CSV, TSV, JSONL or Parquet file")
     if fmt == "parquet":
         return _read_parquet(path)
-    text = decode_text(path.read_bytes(), path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TableError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    text = decode_text(data, path)
     if fmt == "jsonl":
         return _read_jsonl(path, text)
     if delimiter is None:
@@ -205,15 +225,31 @@ def _read_jsonl(path: Path, text: str) -> Table:
         if bad:
             table.problems.append(TableProblem(n, bad))
             continue
+        if _json_depth(line) > MAX_JSON_DEPTH:
+            table.problems.append(TableProblem(
+                n, f"JSON nested deeper than {MAX_JSON_DEPTH} levels; write one flat object "
+                "per line (values may be objects or lists a few levels deep)"))
+            continue
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             table.problems.append(
                 TableProblem(n, f"not valid JSON ({exc.msg} at column {exc.colno})"))
             continue
+        except RecursionError:
+            table.problems.append(TableProblem(n, "JSON nested too deeply; write one flat "
+                                               "object per line"))
+            continue
         if not isinstance(obj, dict):
             table.problems.append(TableProblem(
                 n, f"not a JSON object (a JSON {type(obj).__name__}); write one object per line"))
+            continue
+        where = _lone_surrogate(obj)
+        if where is not None:
+            table.problems.append(TableProblem(
+                n, f"{where} holds a lone surrogate (an escape such as \\ud800 that is half "
+                "of a UTF-16 pair, not a character); write the character itself or its "
+                "complete pair"))
             continue
         for k in obj:
             seen.setdefault(str(k), None)
@@ -250,6 +286,10 @@ def _read_delimited(path: Path, text: str, fmt: str, delimiter: str, quoting: st
         raise TableError(f"{path}: line 1 (the header) cannot be read ({exc}); fix its "
                          "quoting") from None
     header = [h.strip() for h in header]
+    for i, h in enumerate(header, start=1):
+        bad = undecodable(h)
+        if bad:
+            raise TableError(f"{path}: line 1 (the header), column {i}: {bad}")
     if src.next != 1:
         raise TableError(f"{path}: the header's quoted names run over several lines; close "
                          "the quote on line 1")
@@ -296,8 +336,52 @@ def _read_delimited(path: Path, text: str, fmt: str, delimiter: str, quoting: st
     return table
 
 
+def _json_depth(line: str) -> int:
+    """Deepest bracket nesting of a JSON line (strings skipped); cheap, no recursion."""
+    depth = deepest = 0
+    in_str = esc = False
+    for ch in line:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def _lone_surrogate(obj, where: str = "") -> str | None:
+    """Where (``column 'x'``) a JSON value holds a lone surrogate code point, else None."""
+    stack = [(obj, where)]
+    while stack:
+        v, w = stack.pop()
+        if isinstance(v, str):
+            if any("\ud800" <= ch <= "\udfff" for ch in v):
+                return w or "a key"
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                kw = w or f"column {k!r}"
+                if any("\ud800" <= ch <= "\udfff" for ch in str(k)):
+                    return f"the key of {kw}" if w else "a column name"
+                stack.append((x, kw))
+        elif isinstance(v, list):
+            stack.extend((x, w) for x in v)
+    return None
+
+
 def _quote_reason(exc: csv.Error) -> str:
     msg = str(exc)
+    if "field larger than field limit" in msg:
+        return (f"a field is longer than {FIELD_LIMIT // 1024} KiB; most likely a quote opened "
+                "here runs over many lines (close it), else shorten the field")
     if "unexpected end of data" in msg:
         return ("a quoted field opened on this line is never closed; close the quote, or "
                 "double it (\"\") inside the field")

@@ -25,14 +25,16 @@ def _excepthook(window):
     return hook
 
 
-def run(project=None) -> int:
-    """Open the main window (on ``project`` when given) and run the event loop."""
+def run(project=None, input_file=None) -> int:
+    """Open the main window (on ``project`` when given, else the last project or the
+    first-run page) and run the event loop. ``input_file``: record from this audio file,
+    played as the microphone."""
     from .main_window import MainWindow
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s "
                         "%(message)s")
     app = application()
-    win = MainWindow(project)
+    win = MainWindow(project, input_file=input_file)
     sys.excepthook = _excepthook(win)
     win.show()
     return app.exec()
@@ -51,7 +53,15 @@ def settle(window, timeout: float = 60.0) -> None:
         app.processEvents()
 
 
-def screenshots(out_dir, project, run_id: int | None = None) -> list[Path]:
+def _throwaway_settings(folder: Path):
+    """Settings in a temporary file: screenshots neither read nor change the user's."""
+    from PySide6.QtCore import QSettings
+
+    return QSettings(str(folder / "settings.ini"), QSettings.IniFormat)
+
+
+def screenshots(out_dir, project, run_id: int | None = None,
+                size: tuple[int, int] = (1440, 920)) -> list[Path]:
     """Open every panel of ``project`` with real data and save one PNG per panel.
 
     Parameters
@@ -59,19 +69,33 @@ def screenshots(out_dir, project, run_id: int | None = None) -> list[Path]:
     out_dir : folder for the PNGs (created).
     project : project folder.
     run_id : the run to show (default: the newest finished run).
+    size : the window's size (e.g. 1366×768 to check a laptop screen).
 
     Returns
     -------
     list of Path
         The files written.
     """
+    import tempfile
+
     from .main_window import MainWindow
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     app = application()
-    win = MainWindow(project)
-    win.resize(1440, 920)
+    tmp = tempfile.TemporaryDirectory()
+    written: list[Path] = []
+    # the first-run page (no project)
+    first = MainWindow(None, settings=_throwaway_settings(Path(tmp.name)), restore=False)
+    first.resize(*size)
+    first.show()
+    app.processEvents()
+    path = out / "00_first_run.png"
+    first.grab().save(str(path))
+    written.append(path)
+    first.close()
+    win = MainWindow(project, settings=_throwaway_settings(Path(tmp.name)), restore=False)
+    win.resize(*size)
     win.show()
     settle(win)
     runs = win.ctx.runs()
@@ -88,7 +112,6 @@ def screenshots(out_dir, project, run_id: int | None = None) -> list[Path]:
             win.audit.by1.setCurrentText(by[0])
             if len(by) > 1:
                 win.audit.by2.setCurrentText(by[1])
-    written: list[Path] = []
 
     def shot(name: str, widget=None) -> None:
         settle(win)
@@ -102,23 +125,41 @@ def screenshots(out_dir, project, run_id: int | None = None) -> list[Path]:
     win.show_tab("audit")
     shot("02_audit")
     win.show_tab("results")
-    for i, name in enumerate(("groups", "comparisons", "gaps", "radar", "confusion")):
-        win.results.tabs.setCurrentIndex(i)
+    from .results_panel import SUBTABS
+
+    for name in SUBTABS:
+        win.results.show_subtab(name)
+        if name == "regression" and run_id is not None:
+            reg = win.results.regression
+            if reg.shown is None and reg.run_btn.isEnabled():
+                reg.start()  # fitted in the background and stored with the run
+                settle(win, 120)
         shot(f"03_results_{name}")
     win.show_tab("items")
     if win.items.model.rowCount():
         win.items.select(0)
     shot("04_items")
     _import_shot(win, out / "05_import_dialog.png", written)
+    dlg = win.show_shortcuts()
+    app.processEvents()
+    path = out / "07_shortcuts.png"
+    dlg.grab().save(str(path))
+    written.append(path)
+    dlg.close()
     win.close()
     app.processEvents()
-    import tempfile
 
-    from .record_panel import screenshot as record_screenshot
+    from .record_shot import screenshot as record_screenshot
 
-    with tempfile.TemporaryDirectory() as tmp:  # a synthetic take, never in the user's project
-        written.append(record_screenshot(out / "06_record.png", Path(tmp) / "field"))
+    with tempfile.TemporaryDirectory() as rtmp:  # a synthetic take, never in the user's project
+        written.append(record_screenshot(out / "06_record.png", Path(rtmp) / "field",
+                                         size=size))
+    from .annotation_shot import screenshot as annotation_screenshot
+
+    # the transcript editor with its palette and history, on a copy of the store
+    written.append(annotation_screenshot(out / "08_annotation.png", project, run_id))
     app.processEvents()
+    tmp.cleanup()
     return written
 
 

@@ -3,11 +3,12 @@ four-stage audit in the background with progress, ETA and cancel."""
 
 from __future__ import annotations
 
+import html
 import re
 import time
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QStandardItemModel
+from PySide6.QtGui import QBrush, QColor, QKeySequence, QShortcut, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -32,8 +33,10 @@ from PySide6.QtWidgets import (
 
 from . import tasks
 from .context import Context
+from .fit_scroll import FitScrollArea
 from .jobs import Job
-from .theme import mono_font
+from .settings import restore_splitter
+from .theme import mono_font, plain_tip
 
 NONE = "(none)"
 LARGEST = "(largest group)"
@@ -67,6 +70,12 @@ class AuditPanel(QWidget):
 
     run_done = Signal(int)
     show_run = Signal(int)
+
+    #: Keyboard shortcuts of this panel (collected by Help ▸ Keyboard shortcuts).
+    SHORTCUTS = [
+        ("Ctrl+Return", "Audit: run the audit (in the Audit tab)"),
+        ("Esc", "Audit: cancel the running audit (in the Audit tab)"),
+    ]
 
     def __init__(self, ctx: Context, parent=None):
         super().__init__(parent)
@@ -148,6 +157,8 @@ class AuditPanel(QWidget):
         self.progress.setRange(0, 1000)
         self.progress.setFormat("%p%")
         self.stage = QLabel("Ready.")
+        self.stage.setWordWrap(True)
+        self.stage.setTextFormat(Qt.RichText)  # messages are escaped (see _error)
         self.eta = QLabel("")
         self.eta.setObjectName("muted")
         self.log = QPlainTextEdit()
@@ -183,7 +194,7 @@ class AuditPanel(QWidget):
         hist_box = QGroupBox("Runs in this project")
         hv = QVBoxLayout(hist_box)
         hv.addWidget(self.history)
-        right = QSplitter(Qt.Vertical)
+        self.split = right = QSplitter(Qt.Vertical)
         right.addWidget(run_box)
         right.addWidget(hist_box)
         right.setSizes([380, 420])
@@ -203,6 +214,11 @@ class AuditPanel(QWidget):
         lw = QWidget()
         lw.setLayout(left)
         lw.setMaximumWidth(560)
+        lw.setMinimumWidth(360)
+        left_scroll = FitScrollArea(lw)  # a small screen scrolls the settings, never clips
+        left_scroll.setMaximumWidth(580)
+        left_scroll.setMinimumWidth(380)
+        lw = left_scroll
         lay = QHBoxLayout(self)
         lay.addWidget(lw, 0)
         lay.addWidget(right, 1)
@@ -214,9 +230,56 @@ class AuditPanel(QWidget):
         self.by2.currentTextChanged.connect(self._fill_references)
         self.run_btn.clicked.connect(self.start)
         self.cancel_btn.clicked.connect(self.cancel)
+        self.run_btn.setToolTip("run the audit in the background (Ctrl+Return here, F9 anywhere)")
+        self.cancel_btn.setToolTip("cancel after the current shard (Esc here, Shift+F9 anywhere)")
+        for key, slot in (("Ctrl+Return", self._run_key), ("Ctrl+Enter", self._run_key),
+                          ("Esc", self.cancel)):
+            sc = QShortcut(QKeySequence(key), self)
+            sc.setContext(Qt.WidgetWithChildrenShortcut)
+            sc.activated.connect(slot)
         ctx.project_changed.connect(self.reload)
         ctx.runs_changed.connect(self._fill_history)
         self.reload()
+
+    def _run_key(self) -> None:
+        if self.run_btn.isEnabled():
+            self.start()
+
+    # -- remembered state ----------------------------------------------------------------
+    def save_state(self) -> dict:
+        """The form's choices as plain values."""
+        return {"dataset": self.dataset.currentText(), "model": self.model.currentData(),
+                "by1": self.by1.currentText(), "by2": self.by2.currentText(),
+                "sample": self.sample.value(), "device": self.device.currentText(),
+                "n_bootstrap": self.n_boot.value(), "alpha": self.alpha.value(),
+                "min_items": self.min_items.value(), "min_speakers": self.min_speakers.value(),
+                "explain_per_group": self.explain_n.value(),
+                "split": [int(x) for x in self.split.sizes()]}
+
+    def restore_state(self, state: dict) -> None:
+        if not state:
+            return
+        if state.get("dataset") and self.dataset.findText(state["dataset"]) >= 0:
+            self.dataset.setCurrentText(state["dataset"])
+        m = state.get("model")
+        if isinstance(m, str) and m and "<" not in m:
+            if not m.startswith(("predictions:", "hf:", "ct2:")) or self.model.findData(m) >= 0:
+                if self.model.findData(m) >= 0:
+                    self.model.setCurrentIndex(self.model.findData(m))
+            else:
+                self.set_model(m)
+        for box, key in ((self.by1, "by1"), (self.by2, "by2"), (self.device, "device")):
+            v = state.get(key)
+            if isinstance(v, str) and box.findText(v) >= 0:
+                box.setCurrentText(v)
+        for spin, key in ((self.sample, "sample"), (self.n_boot, "n_bootstrap"),
+                          (self.min_items, "min_items"), (self.min_speakers, "min_speakers"),
+                          (self.explain_n, "explain_per_group")):
+            if isinstance(state.get(key), int):
+                spin.setValue(state[key])
+        if isinstance(state.get("alpha"), (int, float)):
+            self.alpha.setValue(float(state["alpha"]))
+        restore_splitter(self.split, state.get("split"))
 
     # -- run history ----------------------------------------------------------------------
     def _fill_history(self) -> None:
@@ -235,7 +298,7 @@ class AuditPanel(QWidget):
                 if j == 4:
                     it.setForeground(QBrush(QColor(colours.get(r.status, "#222222"))))
                 if j == 1:
-                    it.setToolTip(v)
+                    it.setToolTip(plain_tip(v))
                 self.history.setItem(i, j, it)
 
     def _open_run(self, row: int, _col: int) -> None:
@@ -274,7 +337,7 @@ class AuditPanel(QWidget):
                 head, _, rest = label.partition(":")
                 label = f"{head}:…{rest[-50:]}"
             self.model.insertItem(0, label, model_id)
-            self.model.setItemData(0, model_id, Qt.ToolTipRole)
+            self.model.setItemData(0, plain_tip(model_id), Qt.ToolTipRole)
             i = 0
         self.model.setCurrentIndex(i)
 
@@ -373,18 +436,18 @@ class AuditPanel(QWidget):
         mid = self.model.currentData()
         if not mid or "<" in mid:
             self._log(f"choose a {PICK.get(mid, 'model')} first")
-            self.stage.setText("Choose a model first.")
+            self.stage.setText(html.escape("Choose a model first."))
             return None
         try:
             req = self.request()
         except ValueError as exc:
-            self.stage.setText(str(exc))
+            self.stage.setText(html.escape(str(exc)))
             return None
         self.last_result, self.last_error = None, None
         self._t0 = time.monotonic()
         self.progress.setValue(0)
         self.eta.setText("")
-        self.stage.setText("starting…")
+        self.stage.setText(html.escape("starting…"))
         self._log(f"audit {req.dataset} with {req.model} by {' × '.join(req.by)}"
                   + (f", reference {req.reference}" if req.reference else "")
                   + (f", {req.sample} per group" if req.sample else "")
@@ -404,11 +467,11 @@ class AuditPanel(QWidget):
         if self.job is not None:
             self.job.cancel()
             self.cancel_btn.setEnabled(False)
-            self.stage.setText("cancelling after the current shard…")
+            self.stage.setText(html.escape("cancelling after the current shard…"))
 
     def _progress(self, fraction: float, message: str) -> None:
         self.progress.setValue(int(round(fraction * 1000)))
-        self.stage.setText(message)
+        self.stage.setText(html.escape(message))
         self.eta.setText(eta_text(fraction, message, time.monotonic() - self._t0))
 
     def _result(self, out: dict) -> None:
@@ -417,11 +480,11 @@ class AuditPanel(QWidget):
         secs = time.monotonic() - self._t0
         how = "answered from the cache" if out.get("from_cache") else f"finished in {secs:.1f} s"
         n = sum(g.get("n_items", 0) for g in res.get("groups", []))
-        self.stage.setText(f"Run {out['run_id']} {how}: {n:,} items, "
+        self.stage.setText(html.escape(f"Run {out['run_id']} {how}: {n:,} items, "
                            f"{len(res.get('comparisons', []))} comparisons, "
-                           f"{len(res.get('failures', []))} failed items.")
+                           f"{len(res.get('failures', []))} failed items."))
         self.progress.setValue(1000)
-        self._log(self.stage.text())
+        self._log(html.unescape(self.stage.text()))
         for note in res.get("notes") or []:
             self._log(f"note: {note}")
         for f in (res.get("failures") or [])[:20]:
@@ -432,11 +495,12 @@ class AuditPanel(QWidget):
 
     def _error(self, message: str) -> None:
         self.last_error = message
-        self.stage.setText(f"<span style='color:#c62828'><b>Audit failed:</b> {message}</span>")
+        self.stage.setText(f"<span style='color:#c62828'><b>Audit failed:</b> "
+                           f"{html.escape(message)}</span>")
         self._log(f"error: {message}")
 
     def _cancelled(self) -> None:
-        self.stage.setText("Cancelled. Finished predictions are cached; a rerun resumes.")
+        self.stage.setText(html.escape("Cancelled. Finished predictions are cached; a rerun resumes."))
         self._log("cancelled")
 
     def _finished(self) -> None:

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from .charts import short_group
+from .theme import plain_tip
 
 KINDS = {"intent_confusion": "Intents", "confusion": "Labels"}
 
@@ -39,6 +40,7 @@ class ConfusionView(QWidget):
         self.group.setMinimumWidth(200)
         self.accuracy = QLabel()
         self.accuracy.setObjectName("muted")
+        self.accuracy.setTextFormat(Qt.PlainText)  # names a user's group
         self.table = QTableWidget()
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.NoSelection)
@@ -121,8 +123,8 @@ class ConfusionView(QWidget):
                 it.setBackground(QBrush(bg))
                 dark = (bg.red() * 0.299 + bg.green() * 0.587 + bg.blue() * 0.114) < 140
                 it.setForeground(QBrush(QColor("#ffffff" if dark else "#222222")))
-                it.setToolTip(f"true {true[i]} → predicted {pred[j]}: {v} of {sum(row)} "
-                              f"({share:.0%} of the row)")
+                it.setToolTip(plain_tip(f"true {true[i]} → predicted {pred[j]}: {v} of "
+                                        f"{sum(row)} ({share:.0%} of the row)"))
                 self.table.setItem(i, j, it)
                 total += v
                 correct += v if diag else 0

@@ -12,6 +12,9 @@ from PySide6.QtCore import QObject, Signal
 from ..core.store import Project
 from .jobs import JobRegistry
 
+#: How long closing waits for cancelled jobs (ms) before it lets the window go.
+CLOSE_WAIT_MS = 800
+
 
 @dataclass(frozen=True)
 class RunInfo:
@@ -75,7 +78,7 @@ class Context(QObject):
         self.project_changed.emit()
 
     def runs(self, done_only: bool = True) -> list[RunInfo]:
-        """Runs of the project, newest first."""
+        """Audit runs of the project, newest first (incremental runs are left out)."""
         if self.project is None:
             return []
         q = ("SELECT runs.id, runs.model_id, runs.status, runs.created_at, runs.settings, "
@@ -85,9 +88,12 @@ class Context(QObject):
         out = []
         for r in self.project.conn.execute(q):
             try:
-                by = tuple(json.loads(r["settings"]).get("by") or ())
-            except (ValueError, TypeError):
-                by = ()
+                settings = json.loads(r["settings"])
+                by = tuple(settings.get("by") or ())
+            except (ValueError, TypeError, AttributeError):
+                settings, by = {}, ()
+            if isinstance(settings, dict) and settings.get("kind") == "incremental":
+                continue  # incremental runs have their own tab
             out.append(RunInfo(int(r["id"]), r["model_id"], r["dataset"], r["status"],
                                float(r["created_at"]), by))
         return out
@@ -103,8 +109,13 @@ class Context(QObject):
         self.run_id = None
         self.select_run(run_id)
 
-    def close(self, timeout_ms: int = 30000) -> None:
-        """Cancel and wait for the jobs, then close the GUI thread's connection."""
+    def close(self, timeout_ms: int = CLOSE_WAIT_MS) -> None:
+        """Cancel the jobs, wait for them briefly, then close the GUI thread's connection.
+
+        A job still inside one shard of inference when the wait ends finishes that shard on
+        its own connection and stops (it sees the cancel); what it committed stays. The
+        window does not wait for it (closing used to freeze the window for up to 30 s).
+        """
         self.jobs.shutdown(timeout_ms)
         if self.project is not None:
             self.project.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -28,9 +29,13 @@ from PySide6.QtWidgets import (
 )
 
 from . import tasks
+from .annotation_panel import AnnotationPanel
 from .context import Context
+from .fit_scroll import FitScrollArea
+from .item_panel import plural, shortcut
 from .jobs import Job
-from .table_model import FrameFilter, FrameModel
+from .player import AudioPlayer
+from .table_model import FrameModel, fit_columns
 
 #: Item columns not worth a table column.
 HIDDEN = ("db_id", "audio_hash", "sample_rate", "channels")
@@ -49,10 +54,18 @@ class DatasetPanel(QWidget):
 
     dataset_selected = Signal(str)
 
+    SHORTCUTS = [
+        ("Space", "Play / pause the selected item (except while typing)"),
+        ("J / K", "Next / previous item"),
+        *AnnotationPanel.SHORTCUTS,
+    ]
+
     def __init__(self, ctx: Context, parent=None):
         super().__init__(parent)
         self.ctx = ctx
         self._summary: dict | None = None
+        self._frame = None  # the dataset's items (all columns), rows as in the model
+        self._root: Path | None = None
         self._filters: dict[str, QComboBox] = {}
 
         self.open_btn = QPushButton("Open project…")
@@ -103,16 +116,15 @@ class DatasetPanel(QWidget):
         self.count_label = QLabel()
         self.count_label.setObjectName("muted")
         self.model = FrameModel()
-        self.proxy = FrameFilter(self)
-        self.proxy.setSourceModel(self.model)
+        self.proxy = self.model  # the model sorts and filters itself (vectorised)
         self.table = QTableView()
-        self.table.setModel(self.proxy)
+        self.table.setModel(self.model)
         self.table.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
         self.table.setSortingEnabled(True)
         self.table.setAlternatingRowColors(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.table.setTextElideMode(Qt.ElideMiddle)
+        self.table.setTextElideMode(Qt.ElideRight)
         self.table.setWordWrap(False)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(24)
@@ -129,7 +141,22 @@ class DatasetPanel(QWidget):
         rv.addLayout(head)
         rv.addWidget(self.search)
         rv.addLayout(self.filter_row)
-        rv.addWidget(self.table, 1)
+        # the player and the annotation editor are built when an item is first selected
+        self.player: AudioPlayer | None = None
+        self.annotation: AnnotationPanel | None = None
+        self._annotation_state: dict = {}
+        detail = QWidget()
+        self._detail = QVBoxLayout(detail)
+        self._detail.setContentsMargins(0, 0, 0, 0)
+        self._hint = QLabel("Select an item to listen to it and annotate its transcript.")
+        self._hint.setObjectName("muted")
+        self._hint.setAlignment(Qt.AlignCenter)
+        self._detail.addWidget(self._hint, 1)
+        self.vsplit = QSplitter(Qt.Vertical)
+        self.vsplit.addWidget(self.table)
+        self.vsplit.addWidget(FitScrollArea(detail))  # a small screen scrolls, never clips
+        self.vsplit.setSizes([420, 380])
+        rv.addWidget(self.vsplit, 1)
 
         split = QSplitter(Qt.Horizontal)
         split.addWidget(left)
@@ -137,9 +164,15 @@ class DatasetPanel(QWidget):
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
         split.setSizes([330, 900])
+        self.split = split
         lay = QVBoxLayout(self)
         lay.addLayout(top)
         lay.addWidget(split, 1)
+        self.table.selectionModel().currentRowChanged.connect(self._row_selected)
+        for key, slot in (("Space", lambda: self.player and self.player.toggle()),
+                          ("J", lambda: self._step(1)),
+                          ("K", lambda: self._step(-1))):
+            shortcut(self, key, slot)
 
         self.open_btn.clicked.connect(self.choose_project)
         self.demo_btn.clicked.connect(self.choose_demo)
@@ -239,6 +272,9 @@ class DatasetPanel(QWidget):
             self.summary_label.setText("No dataset. Import one, or open the demo."
                                        if p is not None else "Open a project folder.")
             self.model.set_frame(None)
+            self._frame = None
+            if self.annotation is not None:
+                self.annotation.set_item(None)
             self._update_count()
             return
         ds = p.dataset(name)
@@ -267,11 +303,13 @@ class DatasetPanel(QWidget):
         self.groups.resizeColumnToContents(1)
         self.groups.resizeColumnToContents(2)
         frame = p.items(ds)
-        cols = [c for c in ("id", "text", "speaker_id", "duration", "content_id")
-                if c in frame.columns]
+        latest = p.latest_transcripts(frame["db_id"]) if len(frame) else {}
+        frame["annotation"] = [latest.get(int(i), "") for i in frame["db_id"]]
+        self._frame, self._root = frame, ds.root
+        cols = [c for c in ("id", "text", "annotation", "speaker_id", "duration",
+                            "content_id") if c in frame.columns]
         cols += [c for c in frame.columns if c not in cols and c not in HIDDEN and c != "path"]
-        frame = frame[cols]
-        self.model.set_frame(frame)
+        self.model.set_frame(frame[cols].copy())
         for col, values in sorted(s["columns"].items()):
             structured = any(str(v).startswith(("{", "[")) for v in values)
             if 2 <= len(values) <= MAX_FILTER_VALUES and col in cols and not structured:
@@ -282,14 +320,9 @@ class DatasetPanel(QWidget):
         self.dataset_selected.emit(name)
 
     def _fit_columns(self) -> None:
-        hdr = self.table.horizontalHeader()
-        hdr.setSectionResizeMode(QHeaderView.Interactive)
-        self.table.resizeColumnsToContents()
-        for c in range(self.model.columnCount()):
-            w = self.table.columnWidth(c)
-            name = self.model.columns[c]
-            cap = {"text": 340, "id": 260}.get(name, 200)
-            self.table.setColumnWidth(c, min(max(w, 60), cap))
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
+        fit_columns(self.table, {"text": 340, "annotation": 300, "id": 260}, default_cap=200,
+                    minimum=60)
 
     def _clear_filters(self) -> None:
         while self.filter_row.count():
@@ -297,8 +330,76 @@ class DatasetPanel(QWidget):
             if it.widget():
                 it.widget().deleteLater()
         self._filters.clear()
-        for c in list(getattr(self.proxy, "_columns", {})):
-            self.proxy.set_column_filter(c, None)
+        self.model.clear_column_filters()
+
+    # -- one item: listen and annotate --------------------------------------------------
+    def save_state(self, settings: dict | None = None) -> dict:
+        out = dict(settings or {})
+        out.update({"split": list(self.split.sizes()), "vsplit": list(self.vsplit.sizes()),
+                    "annotation": self.annotation.save_state({}) if self.annotation
+                    else dict(self._annotation_state)})
+        return out
+
+    def restore_state(self, state: dict) -> None:
+        for name in ("split", "vsplit"):
+            sizes = state.get(name)
+            if isinstance(sizes, (list, tuple)) and all(isinstance(s, int) for s in sizes):
+                getattr(self, name).setSizes(list(sizes))
+        if isinstance(state.get("annotation"), dict):
+            self._annotation_state = dict(state["annotation"])
+            if self.annotation is not None:
+                self.annotation.restore_state(self._annotation_state)
+
+    def _step(self, d: int) -> None:
+        n = self.model.rowCount()
+        if n:
+            r = self.table.currentIndex().row()
+            self.table.selectRow(0 if r < 0 else min(max(r + d, 0), n - 1))
+
+    def current_item(self) -> dict | None:
+        """The selected item's row of the dataset frame (with ``db_id`` and ``path``)."""
+        r = self.table.currentIndex().row()
+        if r < 0 or self._frame is None:
+            return None
+        return self._frame.iloc[self.model.source_row(r)].to_dict()
+
+    def _path(self, view_row: int) -> str | None:
+        if self._frame is None or self._root is None or not 0 <= view_row < \
+                self.model.rowCount():
+            return None
+        return str(self._root / str(self._frame["path"].iloc[self.model.source_row(view_row)]))
+
+    def _row_selected(self, current, _prev) -> None:
+        if not current.isValid() or self._frame is None:
+            return
+        row = self._frame.iloc[self.model.source_row(current.row())]
+        path = self._path(current.row())
+        if path:
+            self.ensure_detail().load(path)
+            self.player.prefetch(self._path(current.row() + d) for d in (1, -1, 2))
+        self.ensure_detail()
+        self.annotation.set_item(int(row["db_id"]), str(row["id"]))
+
+    def ensure_detail(self) -> AudioPlayer:
+        """The player (and annotation editor), built on first use; returns the player."""
+        if self.player is None:
+            self.player = AudioPlayer(self.ctx.jobs)
+            self.annotation = AnnotationPanel(self.ctx)
+            self.annotation.restore_state(self._annotation_state)
+            self.annotation.saved.connect(self._annotated)
+            self._hint.hide()
+            self._detail.addWidget(self.player, 1)
+            self._detail.addWidget(self.annotation)
+        return self.player
+
+    def _annotated(self, db_id: int, text: str) -> None:
+        """Show the new transcript in the table's annotation column."""
+        if self._frame is None or "annotation" not in self.model.columns:
+            return
+        hit = np.flatnonzero(self._frame["db_id"].to_numpy() == db_id)
+        for r in hit:
+            self._frame.loc[self._frame.index[r], "annotation"] = text
+            self.model.set_value(int(r), "annotation", text)
 
     def _add_filter(self, col: str, values: list[str], index: int) -> None:
         box = QComboBox()
@@ -333,7 +434,8 @@ class DatasetPanel(QWidget):
             self.set_filter(*data)
 
     def _update_count(self) -> None:
-        self.count_label.setText(f"{self.proxy.rowCount():,} of {self.model.rowCount():,} items")
+        self.count_label.setText(f"{self.model.rowCount():,} of "
+                                 f"{plural(self.model.source_rows(), 'item')}")
 
     def visible_rows(self) -> int:
-        return self.proxy.rowCount()
+        return self.model.rowCount()

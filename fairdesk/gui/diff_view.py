@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
@@ -19,9 +20,45 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .theme import OPS, SLOT_STATUS
+from ..review.marks import describe, word_edits, word_pairs
+from .theme import SLOT_STATUS
 
 _TOKEN = re.compile(r"\S+")
+#: Alignment operations: (background, foreground, label). An insertion is violet, not
+#: green: green reads as "correct".
+OPS = {
+    "S": ("#ffe0a3", "#6d4c00", "substitution"),
+    "D": ("#ffcdd2", "#b71c1c", "deletion"),
+    "I": ("#e1d5f5", "#4a148c", "insertion"),
+}
+#: Colour of the letters with an error inside a substituted word.
+LETTER_ERROR = "#c62828"
+
+
+def marked_word(word: str, edits, side: str) -> str:
+    """HTML of ``word`` with the letters that carry an edit underlined in red.
+
+    ``side`` is ``"ref"`` or ``"hyp"``; letters are matched by position in the reference
+    (``ref``) or by the edited hypothesis letters (``hyp``).
+    """
+    from ..review.marks import letters
+
+    ls = letters(word)
+    if side == "ref":
+        hot = {e.index for e in edits if e.kind != "inserted"}
+    else:  # positions of the hypothesis letters named by the edits, in order
+        wanted = [e.hyp_letter for e in edits if e.hyp_letter]
+        hot = set()
+        for i, (b, m) in enumerate(ls):
+            nfc = unicodedata.normalize("NFC", b + "".join(m))
+            if nfc in wanted:
+                hot.add(i)
+                wanted.remove(nfc)
+    out = []
+    for i, (b, m) in enumerate(ls):
+        ch = html.escape(unicodedata.normalize("NFC", b + "".join(m)))
+        out.append(f"<u style='color:{LETTER_ERROR};'>{ch}</u>" if i in hot else ch)
+    return "".join(out)
 
 
 def parse_alignment(text: str) -> list[tuple[str, str, str]]:
@@ -67,8 +104,12 @@ def alignment_html(report: dict, per_line: int = 11) -> str:
         for r, h, op in chunk:
             bg, fg, _ = OPS.get(op, ("#ffffff", "#1f2933", ""))
             style = f"background:{bg}; color:{fg};" if op else "color:#1f2933;"
+            edits = word_edits(r, h) if op == "S" and r and h else []
+            small = edits and sum(not e.is_mark for e in edits) <= max(1, len(r) // 3)
             for key, word in (("REF", r), ("HYP", h)):
                 w = html.escape(word) if word else "<span style='color:#9aa1a9'>—</span>"
+                if small and word:
+                    w = marked_word(word, edits, "ref" if key == "REF" else "hyp")
                 if op == "D" and key == "REF":
                     w = f"<s>{w}</s>"
                 weight = "font-weight:bold;" if op else ""
@@ -84,7 +125,27 @@ def alignment_html(report: dict, per_line: int = 11) -> str:
         f"&nbsp;</span>" for op, (bg, fg, label) in OPS.items())
     head = (f"<p style='color:#5f6b7a'>{report.get('errors', 0)} word errors / "
             f"{report.get('n_words', 0)} reference words &nbsp; {legend}</p>")
-    return head + "".join(parts)
+    return head + "".join(parts) + inside_words_html(report)
+
+
+def inside_words_html(report: dict) -> str:
+    """A list of the errors inside substituted words (tone marks, dots, letters), from the
+    raw transcripts with every mark kept."""
+    try:
+        pairs = word_pairs(report.get("reference") or "", report.get("hypothesis") or "")
+    except Exception:  # noqa: BLE001 - a text the aligner refuses: no list, the diff stays
+        return ""
+    lines = []
+    for r, h, edits in pairs:
+        if not edits or sum(not e.is_mark for e in edits) > max(1, len(r) // 3):
+            continue  # a different word, not an error inside one
+        what = "; ".join(html.escape(describe(e)) for e in edits)
+        lines.append(f"<li><b>{marked_word(r, edits, 'ref')}</b> → "
+                     f"<b>{marked_word(h, edits, 'hyp')}</b>: {what}</li>")
+    if not lines:
+        return ""
+    return ("<p style='color:#5f6b7a; margin-bottom:0'>Inside words (marks and letters):</p>"
+            "<ul style='margin-top:2px'>" + "".join(lines) + "</ul>")
 
 
 class DiffView(QWidget):

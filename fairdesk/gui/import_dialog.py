@@ -28,6 +28,7 @@ from ..core.importers import FORMATS
 from . import tasks
 from .context import Context
 from .jobs import Job
+from .theme import esc, plain_tip
 
 
 class ImportDialog(QDialog):
@@ -85,6 +86,7 @@ class ImportDialog(QDialog):
         self.progress.setRange(0, 100)
         self.message = QLabel()
         self.message.setWordWrap(True)
+        self.message.setTextFormat(Qt.RichText)  # every value in it is escaped (esc)
         self.message.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.problems = QTableWidget(0, 4)
         self.problems.setHorizontalHeaderLabels(["Source", "Line", "Path", "Reason"])
@@ -139,14 +141,15 @@ class ImportDialog(QDialog):
         """Start the import job with the dialog's fields."""
         path, name = self.path.text().strip(), self.name.text().strip()
         if not path or not name:
-            self.message.setText("Give the source (a manifest or a folder) and a dataset name.")
+            self.message.setText(esc("Give the source (a manifest or a folder) and a dataset "
+                                     "name."))
             return None
         options = {k: w.text().strip() or None for k, w in self.cols.items()}
         if self.split.text().strip():
             options["split"] = self.split.text().strip()
         self.problems.setRowCount(0)
         self.progress.setValue(0)
-        self.message.setText(f"importing {path} …")
+        self.message.setText(esc(f"importing {path} …"))
         self.import_btn.setEnabled(False)
         job = Job(tasks.import_dataset, str(self.ctx.folder), name, path,
                   fmt=self.format.currentText(), language=self.language.text().strip() or "en",
@@ -160,15 +163,16 @@ class ImportDialog(QDialog):
 
     def _progress(self, fraction: float, message: str):
         self.progress.setValue(int(fraction * 100))
-        self.message.setText(message)
+        self.message.setText(esc(message))
 
     def _done(self, rep: dict):
         self.report = rep
         self.progress.setValue(100)
         probs = rep.get("problems") or []
         self.message.setText(
-            f"<b>{rep['dataset']}</b>: {rep['imported']:,} items imported ({rep['added']:,} new, "
-            f"{rep['updated']:,} updated, {rep['unchanged']:,} unchanged) as {rep['format']}; "
+            f"<b>{esc(rep['dataset'])}</b>: {rep['imported']:,} items imported ({rep['added']:,} new, "
+            f"{rep['updated']:,} updated, {rep['unchanged']:,} unchanged) as "
+            f"{esc(rep['format'])}; "
             f"<b>{len(probs)}</b> rows refused" + (" (listed below)" if probs else "."))
         self.problems.setRowCount(len(probs))
         for r, p in enumerate(probs):
@@ -176,7 +180,7 @@ class ImportDialog(QDialog):
                     else str(p["row"]), p.get("path") or "", p.get("reason") or ""]
             for c, v in enumerate(vals):
                 it = QTableWidgetItem(v)
-                it.setToolTip(v)
+                it.setToolTip(plain_tip(v))
                 self.problems.setItem(r, c, it)
         self.problems.resizeRowsToContents()
         self.ctx.refresh()
@@ -185,4 +189,4 @@ class ImportDialog(QDialog):
     def _error(self, message: str):
         self.progress.setValue(0)
         self.message.setText(f"<span style='color:#c62828'><b>Nothing imported.</b> "
-                             f"{message}</span>")
+                             f"{esc(message)}</span>")

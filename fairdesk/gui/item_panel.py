@@ -1,12 +1,20 @@
-"""The item view: a run's failing utterances ranked worst first (``rank_failures``); for the
-selected one the audio player and the reference-vs-hypothesis difference."""
+"""The item view: a run's items ranked worst first (``rank_failures``); for the selected one the
+audio player, the reference-vs-hypothesis difference (down to tone marks inside words) and
+the transcript annotation editor.
+
+Listening is driven from the keyboard anywhere in the view (see :attr:`ItemPanel.SHORTCUTS`);
+the neighbouring items' audio is prefetched so that the next item shows at once.
+"""
 
 from __future__ import annotations
 
 import html
+import json
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+import numpy as np
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -16,25 +24,54 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSplitter,
+    QStyledItemDelegate,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
+from .annotation_panel import AnnotationPanel
 from .context import Context
 from .diff_view import DiffView
+from .fit_scroll import FitScrollArea
 from .player import AudioPlayer
-from .table_model import FrameFilter, FrameModel
+from .table_model import FrameModel, fit_columns
 
 ALL = "(all groups)"
 HEADERS = {"rank": "#", "errors": "Err.", "n_words": "Words", "wer": "WER", "em": "EM",
-           "speaker_id": "speaker"}
-SHOWN = ("rank", "group", "errors", "n_words", "wer", "em", "reference", "hypothesis", "id",
-         "speaker_id")
+           "speaker_id": "speaker", "saliency": "Sal.", "text_source": "Text"}
+SHOWN = ("rank", "group", "errors", "wer", "reference", "hypothesis", "saliency", "text_source",
+         "n_words", "em", "id", "speaker_id")
+CAPS = {"reference": 200, "hypothesis": 200, "id": 200, "speaker": 120, "group": 110}
+#: Neighbours prefetched on each side of the shown item.
+PREFETCH = 2
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+class ElideDelegate(QStyledItemDelegate):
+    """Elides a column's text at the end (transcripts) or in the middle (ids)."""
+
+    def __init__(self, mode, parent=None):
+        super().__init__(parent)
+        self.mode = mode
+
+    def initStyleOption(self, option, index):  # noqa: N802 - Qt API
+        super().initStyleOption(option, index)
+        option.textElideMode = self.mode
+
+
+def shortcut(widget, key, slot) -> QShortcut:
+    sc = QShortcut(QKeySequence(key), widget)
+    sc.setContext(Qt.WidgetWithChildrenShortcut)
+    sc.activated.connect(slot)
+    return sc
 
 
 class ItemPanel(QWidget):
-    """Ranked failures of the selected run and the detail of one item.
+    """Ranked items of the selected run and the detail of one item.
 
     Signals
     -------
@@ -42,6 +79,16 @@ class ItemPanel(QWidget):
     """
 
     item_shown = Signal(str)
+
+    SHORTCUTS = [
+        ("Space", "Play / pause the item (anywhere in Items, except while typing)"),
+        ("J or ↓", "Next item"),
+        ("K or ↑", "Previous item"),
+        ("L", "Loop the selection on the waveform"),
+        ("+ / − / 0", "Zoom the waveform in / out / whole file"),
+        ("Click a word", "Play just that word (the strip under the waveform)"),
+        *AnnotationPanel.SHORTCUTS,
+    ]
 
     def __init__(self, ctx: Context, parent=None):
         super().__init__(parent)
@@ -54,9 +101,11 @@ class ItemPanel(QWidget):
         self.payload: dict = {}
         self._row: dict | None = None
         self._saliency_job = None
+        self._items = None  # the dataset's items by key: db_id, audio_hash
 
         self.run_label = QLabel("No run selected.")
         self.run_label.setObjectName("heading")
+        self.run_label.setTextFormat(Qt.PlainText)
         self.group = QComboBox()
         self.group.setMinimumWidth(160)
         self.only_failing = QCheckBox("only items with errors")
@@ -64,20 +113,25 @@ class ItemPanel(QWidget):
         self.count = QLabel()
         self.count.setObjectName("muted")
         self.model = FrameModel()
-        self.proxy = FrameFilter(self)
-        self.proxy.setSourceModel(self.model)
+        self.model.decorations = {
+            "Sal.": {"●": "saliency stored for this item and model"},
+            "Text": {"ann.": "the run's reference was an annotation",
+                     "": "the run's reference was the imported text"}}
         self.table = QTableView()
-        self.table.setModel(self.proxy)
+        self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.setAlternatingRowColors(True)
         self.table.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
         self.table.setSortingEnabled(True)
-        self.table.setTextElideMode(Qt.ElideMiddle)
+        self.table.setTextElideMode(Qt.ElideRight)
         self.table.setWordWrap(False)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(24)
+        self._delegates = {"end": ElideDelegate(Qt.ElideRight, self),
+                           "middle": ElideDelegate(Qt.ElideMiddle, self)}
         left = QWidget()
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
@@ -106,35 +160,89 @@ class ItemPanel(QWidget):
         srow.addWidget(self.saliency_info, 1)
         srow.addWidget(self.saliency_btn)
         self.diff = DiffView()
-        right = QSplitter(Qt.Vertical)
+        self.annotation = AnnotationPanel(ctx)
+        self.rerun_note = QLabel("")
+        self.rerun_note.setObjectName("muted")
+        self.rerun_note.setWordWrap(True)
+        self.annotation.saved.connect(lambda *_: self._note_rerun())
+        bottom = QWidget()
+        bv = QVBoxLayout(bottom)
+        bv.setContentsMargins(0, 0, 0, 0)
+        bv.addWidget(self.diff, 1)
+        bv.addWidget(self.annotation)
+        bv.addWidget(self.rerun_note)
+        self.right = QSplitter(Qt.Vertical)
         top = QWidget()
         tv = QVBoxLayout(top)
         tv.setContentsMargins(0, 0, 0, 0)
         tv.addWidget(self.title)
         tv.addLayout(srow)
         tv.addWidget(self.player, 1)
-        right.addWidget(top)
-        right.addWidget(self.diff)
-        right.setSizes([420, 330])
+        self.right.addWidget(top)
+        self.right.addWidget(FitScrollArea(bottom))  # a small screen scrolls, never clips
+        self.right.setSizes([380, 420])
 
-        split = QSplitter(Qt.Horizontal)
-        split.addWidget(left)
-        split.addWidget(right)
-        split.setSizes([730, 690])
+        self.split = QSplitter(Qt.Horizontal)
+        self.split.addWidget(left)
+        self.split.addWidget(self.right)
+        self.split.setSizes([640, 780])
         lay = QVBoxLayout(self)
-        lay.addWidget(split)
+        lay.addWidget(self.split)
 
         self.group.currentIndexChanged.connect(self._refill)
         self.only_failing.toggled.connect(self._refill)
         self.table.selectionModel().currentRowChanged.connect(self._selected)
-        ctx.run_selected.connect(self.load_run)
+        for key, slot in (("Space", self.player.toggle), ("J", self.next_item),
+                          ("Down", self.next_item), ("K", self.previous_item),
+                          ("Up", self.previous_item),
+                          ("L", lambda: self.player.loop.toggle()),
+                          ("+", self.player.zoom_in), ("=", self.player.zoom_in),
+                          ("-", self.player.zoom_out), ("0", self.player.zoom_fit),
+                          ("Ctrl+E", lambda: self.annotation.editor.edit.setFocus())):
+            shortcut(self, key, slot)
+        self._pending_run: int | None = None
+        ctx.run_selected.connect(self._run_selected)
         if ctx.run_id is not None:
-            self.load_run(ctx.run_id)
+            self._run_selected(ctx.run_id)
 
+    def _run_selected(self, run_id: int) -> None:
+        # a hidden tab loads the run when it is first shown (launch stays quick)
+        if self.isVisible():
+            self.load_run(run_id)
+        else:
+            self._pending_run = int(run_id)
+
+    def showEvent(self, event):  # noqa: N802 - Qt API
+        super().showEvent(event)
+        if self._pending_run is not None:
+            run_id, self._pending_run = self._pending_run, None
+            self.load_run(run_id)
+
+    # -- state -----------------------------------------------------------------------------
+    def save_state(self, settings: dict | None = None) -> dict:
+        out = dict(settings or {})
+        out.update({"split": list(self.split.sizes()), "right": list(self.right.sizes()),
+                    "only_failing": self.only_failing.isChecked(),
+                    "speed": self.player.speed,
+                    "annotation": self.annotation.save_state({})})
+        return out
+
+    def restore_state(self, state: dict) -> None:
+        for name in ("split", "right"):
+            sizes = state.get(name)
+            if isinstance(sizes, (list, tuple)) and all(isinstance(s, int) for s in sizes):
+                getattr(self, name).setSizes(list(sizes))
+        if "only_failing" in state:
+            self.only_failing.setChecked(bool(state["only_failing"]))
+        if state.get("speed"):
+            self.player.set_speed(float(state["speed"]))
+        if isinstance(state.get("annotation"), dict):
+            self.annotation.restore_state(state["annotation"])
+
+    # -- the run ---------------------------------------------------------------------------
     def load_run(self, run_id: int) -> None:
         """Rank the items of a finished run."""
         from ..jobs.cache import run_items_frame, run_payload
-        from ..review import rank_failures
 
         p = self.ctx.project
         try:
@@ -147,64 +255,121 @@ class ItemPanel(QWidget):
         self.payload = payload
         self.language = (payload.get("settings") or {}).get("language", "en")
         try:
-            self.dataset_root = p.dataset(payload.get("dataset")).root
+            ds = p.dataset(payload.get("dataset"))
+            self.dataset_root = ds.root
+            items = p.items(ds)
+            self._items = items.set_index(items["id"].astype(str))[["db_id", "audio_hash"]]
         except Exception:  # noqa: BLE001 - a deleted dataset: no audio, the rest still shows
             self.dataset_root = None
+            self._items = None
+        self.set_items(df)
+
+    def set_items(self, df) -> None:
+        """Rank and show the per-item rows of the run (``run_items_frame``)."""
+        from ..review import rank_failures
+
         df = rank_failures(df).reset_index(drop=True)
         errs = sum(df[c].fillna(0) for c in ("n_sub", "n_del", "n_ins") if c in df.columns)
         df["errors"] = errs.astype(int) if hasattr(errs, "astype") else 0
         words = df["n_words"].clip(lower=1) if "n_words" in df.columns else 1
         df["wer"] = (df["errors"] / words).round(3)
         df["rank"] = range(1, len(df) + 1)
+        df["saliency"] = self._saliency_flags(df)
+        if "text_source" in df.columns:
+            df["text_source"] = np.where(df["text_source"] == "annotation", "ann.", "")
+        bad = (df["errors"] > 0).to_numpy().copy()
+        if "em" in df.columns:
+            bad |= (df["em"].fillna(1) == 0).to_numpy()
+        self._bad = bad
         self.frame = df
-        n_fail = int(((df["errors"] > 0) | (df.get("em", 1) == 0)).sum())
-        self.run_label.setText(f"Run {run_id}: {n_fail:,} of {len(df):,} items with errors")
+        self._records: dict[int, dict] = {}  # rows as dicts, made when first shown
+        self.run_label.setText(f"Run {self.run_id}: {int(bad.sum()):,} of "
+                               f"{plural(len(df), 'item')} with errors")
         self.group.blockSignals(True)
         self.group.clear()
         self.group.addItem(ALL, None)
         for g in sorted(df["group"].astype(str).unique()):
             self.group.addItem(g, g)
         self.group.blockSignals(False)
-        self._refill()
+        cols = [c for c in SHOWN if c in df.columns]
+        self.model.set_frame(df[cols].rename(columns=HEADERS))
+        for c, name in enumerate(cols):
+            kind = ("end" if name in ("reference", "hypothesis") else
+                    "middle" if name in ("id", "speaker_id") else None)
+            self.table.setItemDelegateForColumn(c, self._delegates[kind] if kind else None)
+        self._refill(fit=True)
 
-    def _refill(self, *_):
+    def _saliency_flags(self, df) -> list[str]:
+        model_key = self.payload.get("model_key")
+        if self._items is None or not model_key:
+            return [""] * len(df)
+        have = {r[0] for r in self.ctx.project.conn.execute(
+            "SELECT DISTINCT audio_hash FROM saliency WHERE model_key=?", (model_key,))}
+        hashes = self._items["audio_hash"].reindex(df["id"].astype(str)).to_numpy()
+        return ["●" if h in have else "" for h in hashes]
+
+    def _refill(self, *_, fit: bool = False):
         if self.frame is None:
             return
-        df = self.frame
         g = self.group.currentData()
-        if g is not None:
-            df = df[df["group"].astype(str) == g]
-        if self.only_failing.isChecked():
-            bad = df["errors"] > 0
-            if "em" in df.columns:
-                bad |= df["em"].fillna(1) == 0
-            df = df[bad]
-        self._rows = df.reset_index(drop=True)
-        cols = [c for c in SHOWN if c in df.columns]
-        self.model.set_frame(self._rows[cols].rename(columns=HEADERS))
-        hdr = self.table.horizontalHeader()
-        hdr.setSectionResizeMode(QHeaderView.Interactive)
-        self.table.resizeColumnsToContents()
-        for c, name in enumerate(cols):
-            width = {"reference": 190, "hypothesis": 190, "id": 200, "speaker_id": 120,
-                     "group": 120, "rank": 44}.get(name, 60)
-            self.table.setColumnWidth(c, min(self.table.columnWidth(c), width) if width > 100
-                                      else width)
-        self.count.setText(f"{len(self._rows):,} shown")
-        if len(self._rows):
-            self.table.selectRow(0)
+        self.model.set_mask("group", None if g is None else
+                            (self.frame["group"].astype(str) == g).to_numpy())
+        self.model.set_mask("failing", self._bad if self.only_failing.isChecked() else None)
+        if fit:
+            fit_columns(self.table, CAPS, default_cap=70)
+        n = self.model.rowCount()
+        self.count.setText(f"{n:,} shown")
+        if n:
+            if self.table.currentIndex().row() < 0:
+                self.table.selectRow(0)
+            else:
+                self.table.scrollTo(self.table.currentIndex())
         else:
             self.show_item(None)
 
     def _selected(self, current, _previous) -> None:
         if not current.isValid():
             return
-        src = self.proxy.mapToSource(current)
-        self.show_item(self._rows.iloc[src.row()].to_dict())
+        src = self.model.source_row(current.row())
+        self.show_item(dict(self._record(src)))
+        # after the item is drawn: starting jobs is GUI-thread work too
+        view_row = current.row()
+        QTimer.singleShot(30, self, lambda: self._prefetch(view_row))
+
+    def _record(self, src: int) -> dict:
+        rec = self._records.get(src)
+        if rec is None:
+            rec = self._records[src] = self.frame.iloc[src].to_dict()
+        return rec
 
     def select(self, index: int) -> None:
         self.table.selectRow(index)
 
+    def next_item(self) -> None:
+        self._step(1)
+
+    def previous_item(self) -> None:
+        self._step(-1)
+
+    def _step(self, d: int) -> None:
+        n = self.model.rowCount()
+        if not n:
+            return
+        r = self.table.currentIndex().row()
+        r = 0 if r < 0 else min(max(r + d, 0), n - 1)
+        self.table.selectRow(r)
+
+    def _path_of(self, view_row: int) -> str | None:
+        if self.dataset_root is None or not 0 <= view_row < self.model.rowCount():
+            return None
+        rel = self._record(self.model.source_row(view_row)).get("path")
+        return str(self.dataset_root / str(rel)) if rel else None
+
+    def _prefetch(self, view_row: int) -> None:
+        order = [view_row + k * s for k in range(1, PREFETCH + 1) for s in (1, -1)]
+        self.player.prefetch(self._path_of(r) for r in order)
+
+    # -- one item --------------------------------------------------------------------------
     def show_item(self, row: dict | None) -> None:
         from ..review import item_report
 
@@ -215,6 +380,8 @@ class ItemPanel(QWidget):
             self.diff.set_report(None)
             self.saliency_info.setText("")
             self.saliency_btn.setVisible(False)
+            self.annotation.set_item(None)
+            self.rerun_note.setText("")
             return
         self._row = row
         rep = item_report(row, self.language)
@@ -226,19 +393,51 @@ class ItemPanel(QWidget):
         self.diff.set_report(rep)
         if self.dataset_root is not None and row.get("path"):
             self.player.load(self.dataset_root / str(row["path"]), row.get("duration"))
+        key = str(row.get("id", row.get("item_id")))
+        db_id = self._item_field(key, "db_id")
+        self.annotation.set_item(None if db_id is None else int(db_id), key)
+        self._note_rerun()
+        self._show_words(row)
         self._show_saliency(row)
         self.item_shown.emit(str(rep["id"]))
 
+    def _item_field(self, key: str, field: str):
+        if self._items is None or key not in self._items.index:
+            return None
+        v = self._items.at[key, field]
+        return v.iloc[0] if hasattr(v, "iloc") else v
+
+    def _note_rerun(self) -> None:
+        if self._row is None or self.annotation.item_db_id is None:
+            self.rerun_note.setText("")
+            return
+        used = str(self._row.get("reference") or "")
+        now = self.annotation.current_text()
+        self.rerun_note.setText(
+            "" if now == used else
+            f"Run {self.run_id} used “{used}”; re-run the audit to use the annotation.")
+
+    def _show_words(self, row: dict) -> None:
+        """The hypothesis words with their times (when the model gave them) under the
+        waveform, for click-to-play."""
+        ah = self._audio_hash(row)
+        model_key = self.payload.get("model_key")
+        words = []
+        if ah and model_key:
+            r = self.ctx.project.conn.execute(
+                "SELECT words FROM predictions WHERE audio_hash=? AND model_key=?",
+                (ah, model_key)).fetchone()
+            if r is not None:
+                try:
+                    words = json.loads(r[0]) or []
+                except ValueError:
+                    words = []
+        self.player.set_words(words)
+
     # -- saliency (explain stage) ----------------------------------------------------------
     def _audio_hash(self, row: dict) -> str | None:
-        p = self.ctx.project
-        try:
-            ds = p.dataset(self.payload.get("dataset"))
-        except Exception:  # noqa: BLE001 - a deleted dataset: no saliency lookup
-            return None
-        r = p.conn.execute("SELECT audio_hash FROM items WHERE dataset_id=? AND item_key=?",
-                           (ds.id, str(row.get("id", row.get("item_id"))))).fetchone()
-        return None if r is None else str(r[0])
+        v = self._item_field(str(row.get("id", row.get("item_id"))), "audio_hash")
+        return None if v is None else str(v)
 
     def _show_saliency(self, row: dict) -> None:
         """Overlay the stored saliency of the item for the run's model, or offer to compute it."""
@@ -291,12 +490,24 @@ class ItemPanel(QWidget):
         return self._saliency_job
 
     def _saliency_done(self, item: str, out: dict) -> None:
+        self._flag_saliency(item)
         if self._row is None or str(self._row.get("id", self._row.get("item_id"))) != item:
             return  # another item is shown now; the curve is stored for later
         self.player.set_saliency(out["curve"], out["frame_s"], out["words"])
         self.saliency_btn.setVisible(False)
         self.saliency_info.setText(f"saliency: occlusion ({len(out['curve'])} frames); "
                                    "shaded: reference words")
+
+    def _flag_saliency(self, item: str) -> None:
+        """Mark ``item`` in the table's saliency column."""
+        if self.frame is None or "Sal." not in self.model.columns:
+            return
+        hit = np.flatnonzero(self.frame["id"].astype(str).to_numpy() == item)
+        if not hit.size:
+            return
+        self.frame.loc[hit, "saliency"] = "●"
+        for r in hit:
+            self.model.set_value(int(r), "Sal.", "●")
 
     def _saliency_failed(self, message: str) -> None:
         self.saliency_btn.setEnabled(True)

@@ -237,10 +237,12 @@ class JobRegistry(QObject):
         return self.pool.waitForDone(timeout_ms)
 
     def shutdown(self, timeout_ms: int = 30000) -> bool:
-        """Cancel every live job and wait for the pool; returns whether it emptied."""
+        """Cancel every live job, drop those not started, and wait for the pool; returns
+        whether it emptied."""
         self.cancel_all()
+        self.pool.clear()  # queued jobs never start
         ok = self.wait(timeout_ms)
         if not ok:
-            log.warning("%d background jobs did not stop within %d s", len(self._live),
-                        timeout_ms // 1000)
+            log.warning("%d background jobs did not stop within %.1f s; they stop after "
+                        "their current step", len(self._live), timeout_ms / 1000)
         return ok

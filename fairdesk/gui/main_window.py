@@ -1,77 +1,277 @@
-"""The main window: datasets, audit, results and items as tabs over one shared context."""
+"""The main window: datasets, audit, results, items and record as tabs over one shared
+context; a first-run page when no project is open; menus with a shortcut for every frequent
+action (Help ▸ Keyboard shortcuts lists them all); geometry, splitters, the last project and
+each panel's state remembered in QSettings."""
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QTabWidget
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QStackedWidget, QTabWidget
 
 from .. import __version__
 from .audit_panel import AuditPanel
 from .context import Context
 from .dataset_panel import DatasetPanel
+from .first_run import FirstRunPage, default_demo_folder
+from .incremental_panel import IncrementalPanel
 from .item_panel import ItemPanel
 from .record_panel import RecordPanel
 from .results_panel import ResultsPanel
+from .settings import app_settings, get_json, put_json, recent_projects, remember_project
 
-TABS = ("datasets", "audit", "results", "items", "record")
+log = logging.getLogger("fairdesk.gui")
+
+TABS = ("datasets", "audit", "results", "items", "record", "incremental")
+#: The window's own shortcuts (the panels list theirs in ``SHORTCUTS``).
+WINDOW_SHORTCUTS = [
+    ("Ctrl+O", "Open a project…"),
+    ("Ctrl+I", "Import a dataset…"),
+    ("Ctrl+Shift+S", "Export a screenshot of the window…"),
+    ("Ctrl+Q", "Quit"),
+    *[(f"Ctrl+{i + 1}", f"Show the {t.capitalize()} tab") for i, t in enumerate(TABS)],
+    ("F9", "Run the audit"),
+    ("Shift+F9", "Cancel the running audit"),
+    ("F1", "Keyboard shortcuts (this list)"),
+]
 
 
 class MainWindow(QMainWindow):
-    """fairdesk's window. ``folder``: a project to open at start (None: none)."""
+    """fairdesk's window.
 
-    def __init__(self, folder=None, parent=None):
+    Parameters
+    ----------
+    folder : a project to open at start (None: the last project, else the first-run page).
+    settings : where state is remembered (default :func:`app_settings`; tests pass a
+        ``QSettings`` on a temporary file).
+    input_file : an audio file the Record tab records from, played as the microphone.
+    restore : read the remembered state (geometry, panels, last project).
+    """
+
+    def __init__(self, folder=None, parent=None, *, settings: QSettings | None = None,
+                 input_file=None, restore: bool = True):
         super().__init__(parent)
+        self.settings = settings if settings is not None else app_settings()
         self.setWindowTitle(f"fairdesk {__version__}")
-        self.resize(1380, 900)
-        self.ctx = Context(folder, self)
+        self.resize(1366, 860)
+        self.setMinimumSize(900, 560)
+        remembered = False
+        if folder is None and restore:
+            last = self.settings.value("last_project")
+            if last and (Path(str(last)) / "project.sqlite").exists():
+                folder, remembered = str(last), True
+        try:
+            self.ctx = Context(folder, self)
+        except Exception as exc:  # noqa: BLE001 - StoreError, OSError
+            if not remembered:
+                raise
+            # the last project cannot be opened any more: start on the first-run page
+            log.warning("the last project %s cannot be opened: %s", folder, exc)
+            self.ctx = Context(None, self)
         self.datasets = DatasetPanel(self.ctx)
         self.audit = AuditPanel(self.ctx)
         self.results = ResultsPanel(self.ctx)
         self.items = ItemPanel(self.ctx)
+        self.record = RecordPanel(self.ctx, input_file=input_file)
+        self.incremental = IncrementalPanel(self.ctx)
         self.tabs = QTabWidget()
-        self.tabs.setDocumentMode(False)
-        self.tabs.addTab(self.datasets, "Datasets")
-        self.tabs.addTab(self.audit, "Audit")
-        self.tabs.addTab(self.results, "Results")
-        self.tabs.addTab(self.items, "Items")
-        # -- Record tab (field recording and transcript annotation) --
-        self.record = RecordPanel(self.ctx)
-        self.tabs.addTab(self.record, "Record")
-        self.setCentralWidget(self.tabs)
+        for panel, label in ((self.datasets, "Datasets"), (self.audit, "Audit"),
+                             (self.results, "Results"), (self.items, "Items"),
+                             (self.record, "Record"), (self.incremental, "Incremental")):
+            self.tabs.addTab(panel, label)
+        self.welcome = FirstRunPage()
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.welcome)
+        self.stack.addWidget(self.tabs)
+        self.setCentralWidget(self.stack)
 
         self.ctx.status.connect(lambda m: self.statusBar().showMessage(m, 8000))
-        self.ctx.project_changed.connect(self._title)
+        self.ctx.project_changed.connect(self._project_changed)
         self.audit.run_done.connect(lambda _id: self.show_tab("results"))
         self.audit.show_run.connect(lambda _id: self.show_tab("results"))
-        self._title()
+        self.welcome.demo.connect(self.open_demo)
+        self.welcome.open_project.connect(self.choose_project)
+        self.welcome.import_dataset.connect(self.import_dataset)
+        self.welcome.open_recent.connect(self.open_project)
+        self._build_menus()
+        if restore:
+            self.restore_state()
+        self._project_changed()
 
+    # -- menus ------------------------------------------------------------------------
+    def _action(self, menu, text: str, slot, key=None) -> QAction:
+        a = QAction(text, self)
+        if key is not None:
+            a.setShortcut(QKeySequence(key))
+        a.triggered.connect(lambda _=False: slot())
+        menu.addAction(a)
+        return a
+
+    def _build_menus(self) -> None:
         m = self.menuBar().addMenu("&File")
-        for text, slot, key in (("Open project…", self.datasets.choose_project,
-                                 QKeySequence.Open),
-                                ("Open demo…", self.datasets.choose_demo, None),
-                                ("Import dataset…", self.datasets.import_dialog, None),
-                                ("Quit", self.close, QKeySequence.Quit)):
-            a = QAction(text, self)
-            if key is not None:
-                a.setShortcut(key)
-            a.triggered.connect(slot)
-            m.addAction(a)
+        self._action(m, "Open project…", self.choose_project, QKeySequence.Open)
+        self._action(m, "Open the demo project", self.open_demo)
+        self._action(m, "Import dataset…", self.import_dataset, "Ctrl+I")
+        m.addSeparator()
+        self._action(m, "Record from an audio file…", self.choose_input_file)
+        self._action(m, "Export screenshot…", self.export_screenshot, "Ctrl+Shift+S")
+        m.addSeparator()
+        self._action(m, "Quit", self.close, QKeySequence.Quit)
         v = self.menuBar().addMenu("&View")
         for i, name in enumerate(TABS):
-            a = QAction(name.capitalize(), self)
-            a.setShortcut(f"Ctrl+{i + 1}")
-            a.triggered.connect(lambda _=False, n=name: self.show_tab(n))
-            v.addAction(a)
+            self._action(v, name.capitalize(), lambda n=name: self.show_tab(n), f"Ctrl+{i + 1}")
+        a = self.menuBar().addMenu("&Audit")
+        self.run_action = self._action(a, "Run audit", self._run_audit, "F9")
+        self.cancel_action = self._action(a, "Cancel audit", self.audit.cancel, "Shift+F9")
+        h = self.menuBar().addMenu("&Help")
+        self._action(h, "Keyboard shortcuts", self.show_shortcuts, "F1")
+        self._action(h, "About fairdesk", self._about)
 
-    def _title(self) -> None:
+    def panels(self) -> list:
+        return [self.datasets, self.audit, self.results, self.items, self.record,
+                self.incremental]
+
+    def shortcut_rows(self) -> list[tuple[str, str]]:
+        """Every shortcut: the window's, then each panel's ``SHORTCUTS``."""
+        from .shortcuts_dialog import collect_shortcuts
+
+        return collect_shortcuts(WINDOW_SHORTCUTS, self.panels())
+
+    def show_shortcuts(self):
+        from .shortcuts_dialog import ShortcutsDialog
+
+        dlg = ShortcutsDialog(self.shortcut_rows(), self)
+        dlg.show()
+        return dlg
+
+    def _about(self) -> None:
+        QMessageBox.about(self, "About fairdesk",
+                          f"fairdesk {__version__}: does a speech model work equally well for "
+                          "everyone? Every number is defined in METHODS.md.")
+
+    # -- projects -----------------------------------------------------------------------
+    def _project_changed(self) -> None:
         f = self.ctx.folder
         self.setWindowTitle(f"fairdesk {__version__}" + (f" — {f}" if f else ""))
+        if f is not None:
+            remember_project(self.settings, f)
+            self.stack.setCurrentWidget(self.tabs)
+        else:
+            self.welcome.set_recent(recent_projects(self.settings))
+            self.stack.setCurrentWidget(self.welcome)
+        self.welcome.set_busy("")
 
+    def open_project(self, folder) -> None:
+        try:
+            self.ctx.open_project(folder)
+        except Exception as exc:  # noqa: BLE001 - StoreError, OSError: say it, keep going
+            QMessageBox.warning(self, "Open project", f"{folder}: {exc}")
+
+    def choose_project(self) -> None:
+        d = QFileDialog.getExistingDirectory(self, "Open or create a fairdesk project folder")
+        if d:
+            self.open_project(d)
+
+    def open_demo(self, folder=None):
+        """Create (or reopen) the demo project (default ``~/fairdesk-demo``) in the
+        background; the window shows it when it is ready."""
+        folder = Path(folder) if folder else default_demo_folder()
+        self.welcome.set_busy(f"Preparing the demo project in {folder}…")
+        job = self.datasets.open_demo(folder)
+        job.signals.error.connect(lambda _m: self.welcome.set_busy(""))
+        job.signals.finished.connect(lambda: self.show_tab("datasets"))
+        return job
+
+    def import_dataset(self):
+        """Import into the open project, or first choose (or create) one."""
+        if self.ctx.project is None:
+            d = QFileDialog.getExistingDirectory(self, "Project folder for the dataset "
+                                                 "(an empty folder creates a project)")
+            if not d:
+                return None
+            self.open_project(d)
+            if self.ctx.project is None:
+                return None
+        self.show_tab("datasets")
+        return self.datasets.import_dialog()
+
+    def choose_input_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Record from an audio file", "",
+                                              "Audio (*.wav *.flac *.ogg *.mp3)")
+        if path:
+            self.set_input_file(path)
+
+    def set_input_file(self, path) -> None:
+        """Record from ``path`` (played as the microphone) and show the Record tab."""
+        self.record.devices.set_input_file(str(path))
+        if self.ctx.project is not None:
+            self.show_tab("record")
+
+    # -- actions ------------------------------------------------------------------------
     def show_tab(self, name: str) -> None:
+        if self.ctx.project is not None:
+            self.stack.setCurrentWidget(self.tabs)
         self.tabs.setCurrentIndex(TABS.index(name))
 
+    def _run_audit(self) -> None:
+        if self.audit.run_btn.isEnabled():
+            self.show_tab("audit")
+            self.audit.start()
+
+    def export_screenshot(self, path=None):
+        """Save the window as a PNG (asks where when ``path`` is None)."""
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self, "Export a screenshot",
+                                                  str(Path.home() / "fairdesk.png"),
+                                                  "PNG image (*.png)")
+            if not path:
+                return None
+        ok = self.grab().save(str(path))
+        self.statusBar().showMessage(f"screenshot saved to {path}" if ok else
+                                     f"could not write {path}", 8000)
+        return Path(path) if ok else None
+
+    # -- remembered state -----------------------------------------------------------------
+    def save_state(self) -> None:
+        s = self.settings
+        s.setValue("window/geometry", self.saveGeometry())
+        s.setValue("window/state", self.saveState())
+        s.setValue("window/tab", TABS[self.tabs.currentIndex()])
+        for name, panel in zip(TABS, self.panels()):
+            if hasattr(panel, "save_state"):
+                try:
+                    put_json(s, f"panels/{name}", panel.save_state())
+                except Exception:  # noqa: BLE001 - a panel's state must never block closing
+                    log.exception("saving the %s panel's state failed", name)
+        s.sync()
+
+    def restore_state(self) -> None:
+        s = self.settings
+        geo = s.value("window/geometry")
+        if geo is not None:
+            self.restoreGeometry(geo)
+        st = s.value("window/state")
+        if st is not None:
+            self.restoreState(st)
+        for name, panel in zip(TABS, self.panels()):
+            state = get_json(s, f"panels/{name}")
+            if isinstance(state, dict) and hasattr(panel, "restore_state"):
+                try:
+                    panel.restore_state(state)
+                except Exception:  # noqa: BLE001 - a stale state is ignored, not fatal
+                    log.exception("restoring the %s panel's state failed", name)
+        tab = s.value("window/tab")
+        if tab in TABS:
+            self.tabs.setCurrentIndex(TABS.index(tab))
+
     def closeEvent(self, event):  # noqa: N802 - Qt API
+        self.save_state()
         self.items.player.stop()
+        self.incremental.player.stop()
         self.record.shutdown()  # finishes a running take, saves a pending transcript
+        self.results.regression.shutdown()
         self.ctx.close()
         super().closeEvent(event)

@@ -3,13 +3,14 @@ correct their transcripts with tone marks.
 
 A thin widget over :mod:`fairdesk.recording.session` and :mod:`fairdesk.recording.recorder`. The
 recorder's own threads write the audio; this panel only polls its level and envelope with
-one display timer while a take runs. sounddevice is reached only through
-``recording.recorder`` (lazily); without an input device the record button is disabled with a
-tooltip saying why, and the panel still annotates takes already recorded.
+one display timer while a take runs. The input is the device chosen in the Audio box
+(sounddevice, reached lazily) or an audio file played as the microphone
+(:mod:`fairdesk.recording.file_source`); without either the record button is disabled with a
+tooltip saying what to do, and the panel still annotates takes already recorded.
 
-Open it on its own::
+Open it on its own (see :mod:`fairdesk.gui.record_shot`)::
 
-    python -m fairdesk.gui.record_panel PROJECT [--synthetic] [--screenshot OUT.png]
+    python -m fairdesk.gui.record_shot PROJECT [--synthetic] [--screenshot OUT.png]
 """
 
 from __future__ import annotations
@@ -19,92 +20,55 @@ import logging
 from pathlib import Path
 
 import numpy as np
-import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QKeySequence, QPainter, QShortcut
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
-    QComboBox,
     QFileDialog,
-    QFormLayout,
-    QGroupBox,
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
-    QListWidget,
     QListWidgetItem,
-    QPushButton,
-    QSizePolicy,
-    QSplitter,
-    QVBoxLayout,
     QWidget,
 )
 
 from ..core.errors import FairdeskError
+from ..core.store import remove_dataset_if_empty
 from ..recording import recorder as rec
 from ..recording.prompts import PromptError, PromptList, builtin_lists, load_prompts
 from ..recording.session import RecordingSession, Speaker, Take, recover_recordings
-from .annotate import TranscriptEditor
 from .context import Context
-from .player import AudioPlayer
+from .devices import FILE_INPUT
+from .record_layout import build as build_ui
+from .record_widgets import GENDERS, SPEAKER_FIELDS, LevelMeter
+from .settings import restore_splitter
+
+__all__ = ["GENDERS", "SPEAKER_FIELDS", "LevelMeter", "RecordPanel"]
 
 log = logging.getLogger("fairdesk.gui.record")
 
-#: Speaker form fields: (metadata key, label, placeholder).
-SPEAKER_FIELDS = (
-    ("accent", "Accent", "e.g. owerri, lagos, scottish"),
-    ("dialect", "Dialect", "e.g. Central Igbo"),
-    ("gender", "Gender", ""),
-    ("age", "Age", "years"),
-    ("first_language", "First language", "e.g. ig"),
-)
-GENDERS = ("", "female", "male", "non-binary", "prefer not to say")
 DISPLAY_MS = 40
 
 
-class LevelMeter(QWidget):
-    """Horizontal input meter: RMS bar on a -60..0 dBFS scale and a peak tick; red when the
-    peak reaches full scale (clipping)."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.level = rec.Level()
-        self.setMinimumSize(160, 16)
-        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
-        self.setToolTip("input level (RMS bar, peak tick; red: clipping)")
-
-    def set_level(self, level: rec.Level) -> None:
-        self.level = level
-        self.update()
-
-    @staticmethod
-    def _x(value: float, width: int) -> float:
-        db = 20 * np.log10(max(value, 1e-6))
-        return width * min(1.0, max(0.0, (db + 60.0) / 60.0))
-
-    def paintEvent(self, _ev):  # noqa: N802 - Qt API
-        p = QPainter(self)
-        w, h = self.width(), self.height()
-        p.fillRect(0, 0, w, h, QColor("#e9ecf0"))
-        clip = self.level.peak >= 0.99
-        x = self._x(self.level.rms, w)
-        p.fillRect(QRectF(0, 2, x, h - 4), QColor("#c62828" if clip else "#2e7d32"))
-        px = self._x(self.level.peak, w)
-        p.fillRect(QRectF(max(0.0, px - 2), 0, 2, h), QColor("#c62828" if clip else "#1b5e20"))
-        p.setPen(QColor("#b8bfc8"))
-        for db in (-40, -20, -6):
-            t = w * (db + 60) / 60.0
-            p.drawLine(int(t), 0, int(t), h)
-        p.end()
+def no_input_advice(message: str) -> str:
+    """The recorder's no-input message with what to do here: press Rescan (no restart), or
+    record from a file."""
+    msg = message.strip()
+    for old in ("and restart fairdesk", "then restart fairdesk"):
+        msg = msg.replace(old, "then press Rescan")
+    if "Rescan" not in msg:
+        msg = msg.rstrip(".") + ". Connect a device and press Rescan."
+    return msg.rstrip(".") + ", or record from a file (Audio ▸ File…)."
 
 
 class RecordPanel(QWidget):
-    """Speaker form, prompt list, recorder, takes with playback and the transcript editor.
+    """Speaker form, audio devices, prompt list, recorder, takes with playback and the
+    transcript editor.
 
     Parameters
     ----------
     ctx : the shared context (open project, job registry).
     stream_factory : input stream factory for the recorder (tests and demos pass
-        :meth:`fairdesk.recording.recorder.ArrayStream.factory`); None: the sound card.
+        :meth:`fairdesk.recording.recorder.ArrayStream.factory`); None: the input chosen in the
+        Audio box (a device, or a file).
+    input_file : an audio file to record from, played as the microphone (``fairdesk gui
+        --input-file``); ignored when ``stream_factory`` is given.
+    file_speed : pace of a file input relative to real time (tests pass more than 1).
 
     Signals
     -------
@@ -117,14 +81,23 @@ class RecordPanel(QWidget):
     take_accepted = Signal(int)
     transcript_saved = Signal(int)
 
-    def __init__(self, ctx: Context, stream_factory=None, parent=None):
+    #: Keyboard shortcuts of this panel (collected by Help ▸ Keyboard shortcuts).
+    SHORTCUTS = [
+        ("Space", "Record: start / stop a take (outside text fields)"),
+        ("Alt+Right", "Record: next prompt"),
+        ("Alt+Left", "Record: previous prompt"),
+        ("Ctrl+Return", "Record: accept the selected take"),
+        ("Ctrl+R", "Record: re-record this prompt"),
+    ]
+
+    def __init__(self, ctx: Context, stream_factory=None, parent=None, *,
+                 input_file=None, file_speed: float = 1.0):
         super().__init__(parent)
         self.ctx = ctx
+        self._fixed_factory = stream_factory
+        self.file_speed = float(file_speed)
         self.recorder = rec.Recorder(stream_factory)
-        if stream_factory is None:
-            self.can_record, self.no_record_reason = rec.input_status()
-        else:
-            self.can_record, self.no_record_reason = True, ""
+        self.can_record, self.no_record_reason = True, ""
         self.lists: dict[str, Path] = dict(builtin_lists())
         self.prompt_list: PromptList | None = None
         self.index = 0
@@ -142,203 +115,67 @@ class RecordPanel(QWidget):
         if name in self.lists:
             self.list_combo.setCurrentIndex(list(self.lists).index(name))
         self._load_list()
+        if stream_factory is None:
+            self.devices.rescan()
+            if input_file:
+                self.devices.set_input_file(str(input_file))
+        else:
+            self.devices.setEnabled(False)
+            self.devices.note.setText("input: " + getattr(stream_factory, "source",
+                                                          "a programmatic stream"))
+        self.devices.changed.connect(self._apply_input)
+        self._apply_input()
         self._project_changed()
 
     # -- layout -------------------------------------------------------------------------
     def _build(self) -> None:
-        self.dataset = QLineEdit("field")
-        self.dataset.setToolTip("dataset the accepted takes go into (folder "
-                                "recordings/<dataset> of the project)")
-        self.speaker_id = QLineEdit()
-        self.speaker_id.setPlaceholderText("required, e.g. spk01")
-        self.meta: dict[str, QWidget] = {}
-        form = QFormLayout()
-        form.addRow("Dataset", self.dataset)
-        form.addRow("Speaker id", self.speaker_id)
-        for key, label, hint in SPEAKER_FIELDS:
-            if key == "gender":
-                w = QComboBox()
-                w.setEditable(True)
-                w.addItems(GENDERS)
-                w.currentTextChanged.connect(lambda _t: self._form_changed())
+        build_ui(self)
+
+    def _accept_key(self) -> None:
+        if self.accept_btn.isEnabled():
+            self.accept()
+
+    def _again_key(self) -> None:
+        if self.again_btn.isEnabled():
+            self.start_recording()
+
+    # -- input -------------------------------------------------------------------------
+    def _apply_input(self) -> None:
+        """Point the recorder at the chosen input (device or file) and say whether it can
+        record, and if not what to do."""
+        if self._fixed_factory is not None or self.recorder.recording:
+            self._update_buttons()
+            return
+        choice = self.devices.input_choice()
+        if choice == FILE_INPUT:
+            from ..core.errors import AudioError
+            from ..recording.file_source import file_stream_factory
+
+            try:
+                self.recorder.stream_factory = file_stream_factory(self.devices.input_file,
+                                                                   speed=self.file_speed)
+                self.can_record, self.no_record_reason = True, ""
+            except (AudioError, OSError) as exc:
+                self.can_record = False
+                self.no_record_reason = (f"Recording unavailable: the input file cannot be "
+                                         f"used ({exc}). Choose another file or a device.")
+        else:
+            device = choice
+
+            def factory(samplerate, channels, dtype, blocksize, callback, _device=None):
+                return rec.sounddevice_stream(samplerate, channels, dtype, blocksize,
+                                              callback, device=device)
+
+            self.recorder.stream_factory = factory
+            if self.devices.has_input():
+                self.can_record, self.no_record_reason = rec.input_status(device)
             else:
-                w = QLineEdit()
-                w.setPlaceholderText(hint)
-                w.textChanged.connect(lambda _t: self._form_changed())
-            self.meta[key] = w
-            form.addRow(label, w)
-        self.dataset.textChanged.connect(lambda _t: self._form_changed())
-        self.speaker_id.textChanged.connect(lambda _t: self._form_changed())
-        spk_box = QGroupBox("Speaker")
-        spk_box.setLayout(form)
-
-        self.list_combo = QComboBox()
-        for name in self.lists:
-            self.list_combo.addItem(name.replace("_", " "), name)
-        self.open_btn = QPushButton("Open…")
-        self.open_btn.setToolTip("open a prompt list (.txt: one prompt per line, # comments; "
-                                 ".jsonl: text, content_id, gloss, intent, slots)")
-        self.language = QLineEdit()
-        self.language.setPlaceholderText("language code")
-        self.language.setMaximumWidth(80)
-        self.prompts = QListWidget()
-        self.prompts.setAlternatingRowColors(True)
-        self.list_note = QLabel("")
-        self.list_note.setObjectName("muted")
-        self.list_note.setWordWrap(True)
-        lrow = QHBoxLayout()
-        lrow.addWidget(self.list_combo, 1)
-        lrow.addWidget(self.open_btn)
-        langrow = QHBoxLayout()
-        langrow.addWidget(QLabel("Language"))
-        langrow.addWidget(self.language)
-        langrow.addStretch(1)
-        pv = QVBoxLayout()
-        pv.addLayout(lrow)
-        pv.addLayout(langrow)
-        pv.addWidget(self.prompts, 1)
-        pv.addWidget(self.list_note)
-        prompt_box = QGroupBox("Prompts")
-        prompt_box.setLayout(pv)
-
-        left = QWidget()
-        lv = QVBoxLayout(left)
-        lv.setContentsMargins(0, 0, 0, 0)
-        lv.addWidget(spk_box)
-        lv.addWidget(prompt_box, 1)
-        left.setMinimumWidth(300)
-        left.setMaximumWidth(420)
-
-        # the prompt card
-        self.counter = QLabel("")
-        self.counter.setObjectName("muted")
-        self.prompt_label = QLabel("")
-        self.prompt_label.setAlignment(Qt.AlignCenter)
-        self.prompt_label.setWordWrap(True)
-        self.prompt_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        f = QFont(self.prompt_label.font())
-        f.setPointSize(40)
-        self.prompt_label.setFont(f)
-        self.prompt_label.setMinimumHeight(90)
-        self.gloss = QLabel("")
-        self.gloss.setAlignment(Qt.AlignCenter)
-        self.gloss.setObjectName("muted")
-        gf = QFont(self.gloss.font())
-        gf.setPointSize(13)
-        gf.setItalic(True)
-        self.gloss.setFont(gf)
-        self.prev_btn = QPushButton("◀  Previous")
-        self.next_btn = QPushButton("Next  ▶")
-        self.prev_btn.setToolTip("previous prompt (Alt+Left)")
-        self.next_btn.setToolTip("next prompt (Alt+Right)")
-        self.record_btn = QPushButton("●  Record")
-        self.record_btn.setObjectName("primary")
-        self.record_btn.setMinimumWidth(130)
-        self.elapsed = QLabel("0:00.0")
-        self.elapsed.setMinimumWidth(60)
-        self.meter = LevelMeter()
-        self.no_input = QLabel("")
-        self.no_input.setObjectName("muted")
-        self.no_input.setWordWrap(True)
-        nav = QHBoxLayout()
-        nav.addWidget(self.prev_btn)
-        nav.addWidget(self.next_btn)
-        nav.addSpacing(16)
-        nav.addWidget(self.record_btn)
-        nav.addWidget(self.elapsed)
-        nav.addWidget(self.meter, 1)
-
-        self.live = pg.PlotWidget()
-        self.live.setMinimumHeight(90)
-        self.live.setMaximumHeight(140)
-        self.live.setMenuEnabled(False)
-        self.live.setMouseEnabled(x=False, y=False)
-        self.live.hideButtons()
-        self.live.getPlotItem().getAxis("left").setWidth(48)
-        self.live.getPlotItem().getAxis("bottom").setLabel("s")
-        self.live.setYRange(-1, 1, padding=0.05)
-        self.live.setXRange(0, 3, padding=0)
-        self._live_lo = pg.PlotDataItem(pen=pg.mkPen("#c62828", width=1))
-        self._live_hi = pg.PlotDataItem(pen=pg.mkPen("#c62828", width=1))
-        self._live_fill = pg.FillBetweenItem(self._live_lo, self._live_hi,
-                                             brush=pg.mkBrush(198, 40, 40, 140))
-        for it in (self._live_lo, self._live_hi, self._live_fill):
-            self.live.addItem(it)
-
-        card = QVBoxLayout()
-        card.addWidget(self.counter)
-        card.addWidget(self.prompt_label)
-        card.addWidget(self.gloss)
-        card.addLayout(nav)
-        card.addWidget(self.no_input)
-        card.addWidget(self.live)
-        card_box = QGroupBox("Prompt")
-        card_box.setLayout(card)
-
-        # takes and playback
-        self.takes = QListWidget()
-        self.takes.setMaximumHeight(110)
-        self.accept_btn = QPushButton("✓  Accept take")
-        self.accept_btn.setToolTip("make the selected take the dataset item of this prompt "
-                                   "(other takes stay on disk)")
-        self.again_btn = QPushButton("Re-record")
-        self.again_btn.setToolTip("record a new take of this prompt; earlier takes are kept")
-        self.player = AudioPlayer(self.ctx.jobs)
-        trow = QVBoxLayout()
-        trow.addWidget(self.accept_btn)
-        trow.addWidget(self.again_btn)
-        trow.addStretch(1)
-        th = QHBoxLayout()
-        th.addWidget(self.takes, 1)
-        th.addLayout(trow)
-        tv = QVBoxLayout()
-        tv.addLayout(th)
-        tv.addWidget(self.player, 1)
-        takes_box = QGroupBox("Takes")
-        takes_box.setLayout(tv)
-
-        self.transcript = TranscriptEditor()
-        tr = QVBoxLayout()
-        tr.addWidget(self.transcript)
-        self.transcript_box = QGroupBox("Transcript (what the speaker said; saved as you type)")
-        self.transcript_box.setLayout(tr)
-
-        self.message = QLabel("")
-        self.message.setWordWrap(True)
-
-        right = QWidget()
-        rv = QVBoxLayout(right)
-        rv.setContentsMargins(0, 0, 0, 0)
-        rv.addWidget(card_box)
-        rv.addWidget(takes_box, 1)
-        rv.addWidget(self.transcript_box)
-        rv.addWidget(self.message)
-
-        split = QSplitter()
-        split.addWidget(left)
-        split.addWidget(right)
-        split.setStretchFactor(1, 1)
-        split.setSizes([330, 1000])
-        lay = QVBoxLayout(self)
-        lay.addWidget(split)
-
-        self.list_combo.currentIndexChanged.connect(lambda _i: self._load_list())
-        self.open_btn.clicked.connect(self.open_list)
-        self.language.textChanged.connect(lambda _t: self._form_changed())
-        self.prompts.currentRowChanged.connect(self._row_changed)
-        self.prev_btn.clicked.connect(lambda: self.go(self.index - 1))
-        self.next_btn.clicked.connect(lambda: self.go(self.index + 1))
-        self.record_btn.clicked.connect(self.toggle_record)
-        self.again_btn.clicked.connect(self.start_recording)
-        self.accept_btn.clicked.connect(self.accept)
-        self.takes.currentRowChanged.connect(self._take_selected)
-        self.transcript.save_requested.connect(self._save_transcript)
-        for key, slot in ((Qt.Key_Space, self.toggle_record),
-                          (QKeySequence("Alt+Right"), lambda: self.go(self.index + 1)),
-                          (QKeySequence("Alt+Left"), lambda: self.go(self.index - 1))):
-            sc = QShortcut(QKeySequence(key), self)
-            sc.setContext(Qt.WidgetWithChildrenShortcut)  # text fields keep their Space
-            sc.activated.connect(slot)
+                self.can_record = False
+                self.no_record_reason = ("Recording unavailable: "
+                                         + (self.devices.message or "no audio input device."))
+            if not self.can_record:
+                self.no_record_reason = no_input_advice(self.no_record_reason)
+        self._update_buttons()
 
     # -- project and session --------------------------------------------------------------
     def _project_changed(self) -> None:
@@ -366,14 +203,8 @@ class RecordPanel(QWidget):
             self._show_prompt()
 
     def speaker(self) -> Speaker:
-        meta = {}
-        for key, w in self.meta.items():
-            v = (w.currentText() if isinstance(w, QComboBox) else w.text()).strip()
-            if key == "age" and v.isdigit():
-                meta[key] = int(v)
-            elif v:
-                meta[key] = v
-        return Speaker(self.speaker_id.text().strip(), meta)
+        v = self.form.values()
+        return Speaker(v["speaker_id"], v["metadata"])
 
     def session(self, quiet: bool = False) -> RecordingSession | None:
         """The session for the form's dataset, speaker and language (None, with the reason
@@ -474,7 +305,7 @@ class RecordPanel(QWidget):
             self.gloss.setText("")
             self.counter.setText("no prompt list")
         else:
-            self.prompt_label.setText(html.escape(pr.text))
+            self.prompt_label.setText(pr.text)  # plain text format: shown literally
             self.gloss.setText(f"‘{pr.gloss}’" if pr.gloss else "")
             extra = pr.extra.get("tones")
             self.counter.setText(f"Prompt {self.index + 1} of {n} · {self.prompt_list.name}"
@@ -521,6 +352,8 @@ class RecordPanel(QWidget):
     def _take_selected(self, row: int) -> None:
         t = self.selected_take()
         self._update_buttons()
+        if self.recorder.recording:
+            return  # drawing a take would delay the recording's first blocks
         if t is not None and t.status != rec.RECORDING and t.path.exists():
             self.player.load(t.path, t.duration)
 
@@ -546,8 +379,11 @@ class RecordPanel(QWidget):
         self.accept_btn.setEnabled(not recording and t is not None and not t.accepted
                                    and t.status != rec.RECORDING)
         for w in (self.prev_btn, self.next_btn, self.prompts, self.list_combo, self.open_btn,
-                  self.dataset, self.speaker_id, self.language, *self.meta.values()):
+                  self.language, self.devices):
             w.setEnabled(not recording)
+        self.form.set_enabled_fields(not recording)
+        if self._fixed_factory is not None:
+            self.devices.setEnabled(False)
         if not recording:
             pr, n = self.current_prompt(), len(self.prompt_list or ())
             self.prev_btn.setEnabled(pr is not None and self.index > 0)
@@ -568,16 +404,23 @@ class RecordPanel(QWidget):
             return
         self.transcript.flush()
         self.player.stop()
+        p = self.ctx.project
+        new_dataset = s.dataset not in {d.name for d in p.datasets()}
         try:
             self._take = s.start_take(pr, self.recorder)
-        except rec.RecorderUnavailable as exc:
-            self.can_record, self.no_record_reason = False, f"Recording unavailable: {exc}"
-            self._say(str(exc), error=True)
-            self._update_buttons()
-            return
         except FairdeskError as exc:
-            self._say(str(exc), error=True)
+            if new_dataset:  # a failed first take leaves no empty dataset behind
+                remove_dataset_if_empty(p, s.dataset)
+            if isinstance(exc, rec.RecorderUnavailable):
+                self.can_record = False
+                self.no_record_reason = no_input_advice(f"Recording unavailable: {exc}")
+                self._say(self.no_record_reason, error=True)
+                self._update_buttons()
+            else:
+                self._say(str(exc), error=True)
             return
+        if new_dataset:
+            self.ctx.refresh()
         self._live_lo.setData([], [])
         self._live_hi.setData([], [])
         self.live.setXRange(0, 3, padding=0)
@@ -677,6 +520,35 @@ class RecordPanel(QWidget):
             log.warning("record panel: %s", text)
         self.ctx.status.emit(text)
 
+    # -- remembered state (the window stores it in QSettings) ---------------------------
+    def save_state(self) -> dict:
+        """Plain values: the speaker form, the devices, the prompt list and position."""
+        key = self.list_combo.currentData()
+        return {"speaker": self.form.save_state(), "devices": self.devices.save_state(),
+                "prompt_list": str(key) if key is not None else None,
+                "prompt_index": int(self.index), "language": self.language.text(),
+                "split": [int(x) for x in self.split.sizes()]}
+
+    def restore_state(self, state: dict) -> None:
+        if not state:
+            return
+        lst = state.get("prompt_list")
+        if lst and lst not in self.lists and Path(lst).is_file():
+            self.open_list(lst)
+        elif lst in self.lists:
+            self.list_combo.setCurrentIndex(max(0, self.list_combo.findData(lst)))
+        if state.get("language"):
+            self.language.setText(str(state["language"]))
+        self.form.restore_state(state.get("speaker") or {})
+        if self._fixed_factory is None and state.get("devices"):
+            had_file = self.devices.input_file
+            self.devices.restore_state(state["devices"])
+            if had_file:  # --input-file wins over the remembered input
+                self.devices.set_input_file(had_file)
+        if isinstance(state.get("prompt_index"), int):
+            self.go(state["prompt_index"])
+        restore_splitter(self.split, state.get("split"))
+
     def shutdown(self) -> None:
         """Finish a running take (kept as done), save a pending transcript, stop playback."""
         if self.recorder.recording:
@@ -686,92 +558,3 @@ class RecordPanel(QWidget):
         self.player.stop()
 
 
-# -- a quick look on its own -------------------------------------------------------------
-def screenshot(out_png, project_folder, seconds: float = 1.6) -> Path:
-    """Open the panel offscreen on ``project_folder`` with a synthetic input, record and
-    accept a take of the Igbo prompt àkwá, correct its transcript with the palette, and
-    save a PNG (the project gets a dataset ``field``)."""
-    import time
-
-    from PySide6.QtWidgets import QApplication
-
-    from .qapp import application
-
-    app = application()
-    ctx = Context(project_folder)
-    sig = rec.synthetic_speech(seconds)
-    w = RecordPanel(ctx, stream_factory=rec.ArrayStream.factory(sig, realtime=True, speed=4))
-    try:
-        w.resize(1440, 900)
-        w.show()
-        w.speaker_id.setText("spk01")
-        w.meta["accent"].setText("owerri")
-        w.meta["gender"].setCurrentText("female")
-        w.meta["age"].setText("34")
-        w.meta["dialect"].setText("Owerri Igbo")
-        w.go(3)
-        w.start_recording()
-        deadline = time.monotonic() + 20
-        while w.recorder.frames < len(sig) and time.monotonic() < deadline:
-            app.processEvents()
-            time.sleep(0.01)
-        w.stop_recording()
-        w.accept()
-        # the speaker said àkwà ('bed'): the linguist puts a low tone on the last vowel
-        w.transcript.edit.setFocus()
-        w.transcript.edit.end(False)
-        w.transcript.insert_mark("\u0300")
-        w.transcript.flush()
-        for _ in range(5):
-            app.processEvents()
-        # a second take, so the list shows re-recording
-        w.start_recording()
-        deadline = time.monotonic() + 20
-        while w.recorder.frames < len(sig) // 2 and time.monotonic() < deadline:
-            app.processEvents()
-            time.sleep(0.01)
-        out = Path(out_png)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        QApplication.processEvents()
-        w.grab().save(str(out))
-        w.stop_recording()
-        return out
-    finally:
-        w.shutdown()
-        w.close()
-        ctx.close()
-
-
-def main(argv=None) -> int:
-    import argparse
-    import os
-    import tempfile
-
-    ap = argparse.ArgumentParser(description="the Record panel on its own")
-    ap.add_argument("project", nargs="?", help="project folder (default: a temporary one)")
-    ap.add_argument("--synthetic", action="store_true", help="record a synthetic voice "
-                    "instead of the sound card")
-    ap.add_argument("--screenshot", metavar="PNG", help="save a screenshot offscreen and exit")
-    a = ap.parse_args(argv)
-    folder = a.project or tempfile.mkdtemp(prefix="fairdesk-record-")
-    if a.screenshot:
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-        print(screenshot(a.screenshot, folder))
-        return 0
-    from .qapp import application
-
-    app = application()
-    ctx = Context(folder)
-    factory = (rec.ArrayStream.factory(rec.synthetic_speech(3.0), realtime=True, loop=True)
-               if a.synthetic else None)
-    w = RecordPanel(ctx, stream_factory=factory)
-    w.resize(1300, 860)
-    w.show()
-    code = app.exec()
-    w.shutdown()
-    ctx.close()
-    return code
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,10 +1,14 @@
-"""The results pane: a run selector, verdict cards, the group table, the comparisons, the gap
-plot with CIs, the disparity radar and the confusion matrices of one stored run."""
+"""The results pane: a run selector, verdict cards, the group table, the comparisons, each
+group's value with its CI, the disparity radar, the confusion matrices and the regression
+tests of one stored run.
+
+Every user-supplied string (dataset, group and model names, metadata in notes) reaches the
+header as escaped text and the tables as plain item text."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -21,12 +25,28 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .charts import GapPlot, RadarWidget
+from .charts import GroupValuePlot
 from .confusion_view import ConfusionView
 from .context import Context
+from .radar import RadarWidget
+from .regression_panel import RegressionPanel
+from .settings import restore_splitter
 from .table_model import FrameModel
-from .theme import metric_label, metric_short, pct, pvalue, verdict_style
+from .theme import (
+    esc,
+    fmt_value,
+    is_ratio,
+    metric_label,
+    metric_short,
+    pct,
+    plain_tip,
+    pvalue,
+    verdict_style,
+)
 from .verdict_cards import VerdictCards
+
+#: Sub-tabs, in order (screenshots and the remembered state use the names).
+SUBTABS = ("groups", "comparisons", "values", "radar", "confusion", "regression")
 
 COMPARISON_COLUMNS = ("metric", "group", "reference", "value", "reference_value", "gap",
                       "ci_low", "ci_high", "p_value", "p_adjusted", "mde", "effect_size",
@@ -44,6 +64,14 @@ class ResultsPanel(QWidget):
 
     loaded = Signal(int)
 
+    #: Keyboard shortcuts of this pane (collected by Help ▸ Keyboard shortcuts).
+    SHORTCUTS = [
+        ("Ctrl+PgDown", "Results: next view (groups, comparisons, values, radar, …)"),
+        ("Ctrl+PgUp", "Results: previous view"),
+        ("F5", "Results: reload the runs"),
+        ("Ctrl+Shift+R", "Results: run the regression of the shown run"),
+    ]
+
     def __init__(self, ctx: Context, parent=None):
         super().__init__(parent)
         self.ctx = ctx
@@ -51,8 +79,10 @@ class ResultsPanel(QWidget):
         self.run_id: int | None = None
 
         self.runs = QComboBox()
-        self.runs.setMinimumWidth(460)
+        self.runs.setMinimumWidth(260)
+        self.runs.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         self.reload_btn = QPushButton("Reload")
+        self.reload_btn.setToolTip("reload the runs (F5)")
         self.header = QLabel("No run yet: run an audit, or pick a stored run.")
         self.header.setWordWrap(True)
         self.header.setTextFormat(Qt.RichText)
@@ -75,15 +105,17 @@ class ResultsPanel(QWidget):
         self.comparisons.setAlternatingRowColors(True)
         self.comparisons.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.comparisons.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.gaps = GapPlot()
+        self.values = GroupValuePlot()
         self.radar = RadarWidget()
         self.confusion = ConfusionView()
+        self.regression = RegressionPanel(ctx)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.groups, "Groups")
         self.tabs.addTab(self.comparisons, "Comparisons")
-        self.tabs.addTab(self.gaps, "Gaps (95% CI)")
+        self.tabs.addTab(self.values, "Group values (95% CI)")
         self.tabs.addTab(self.radar, "Radar")
         self.tabs.addTab(self.confusion, "Confusion")
+        self.tabs.addTab(self.regression, "Regression")
 
         self.split = split = QSplitter(Qt.Vertical)
         split.addWidget(self.cards)
@@ -95,6 +127,13 @@ class ResultsPanel(QWidget):
         lay.addWidget(self.header)
         lay.addWidget(split, 1)
 
+        for key, slot in (("Ctrl+PgDown", lambda: self.step_tab(1)),
+                          ("Ctrl+PgUp", lambda: self.step_tab(-1)),
+                          ("F5", self.reload_runs),
+                          ("Ctrl+Shift+R", self.regression.start)):
+            sc = QShortcut(QKeySequence(key), self)
+            sc.setContext(Qt.WidgetWithChildrenShortcut)
+            sc.activated.connect(slot)
         self.runs.activated.connect(lambda i: self.ctx.select_run(self.runs.itemData(i)))
         self.reload_btn.clicked.connect(self.reload_runs)
         ctx.runs_changed.connect(self.reload_runs)
@@ -123,7 +162,7 @@ class ResultsPanel(QWidget):
         try:
             payload = run_payload(self.ctx.project, int(run_id))
         except ValueError as exc:
-            self.header.setText(f"<span style='color:#c62828'>{exc}</span>")
+            self.header.setText(f"<span style='color:#c62828'>{esc(exc)}</span>")
             return
         self.run_id = int(run_id)
         i = self.runs.findData(self.run_id)
@@ -138,23 +177,43 @@ class ResultsPanel(QWidget):
     def show_result(self, result: dict | None) -> None:
         self.result = result
         self.cards.set_result(result)
-        self.gaps.set_result(result)
+        self.values.set_result(result)
         self.radar.set_result(result)
         self.confusion.set_result(result)
+        self.regression.set_run(self.run_id if result else None, result)
         self._fill_groups(result)
         self._fill_comparisons(result)
         self.header.setText(self._header(result) if result else
                             "No run yet: run an audit, or pick a stored run.")
         self._fit_split()
+        QTimer.singleShot(0, self._fit_split)  # again once the new cards are laid out
+
+    def step_tab(self, step: int) -> None:
+        self.tabs.setCurrentIndex((self.tabs.currentIndex() + step) % self.tabs.count())
+
+    def show_subtab(self, name: str) -> None:
+        self.tabs.setCurrentIndex(SUBTABS.index(name))
+
+    # -- remembered state -------------------------------------------------------------
+    def save_state(self) -> dict:
+        return {"subtab": SUBTABS[self.tabs.currentIndex()],
+                "regression_split": [int(x) for x in self.regression.split.sizes()]}
+
+    def restore_state(self, state: dict) -> None:
+        if state.get("subtab") in SUBTABS:
+            self.show_subtab(state["subtab"])
+        restore_splitter(self.regression.split, state.get("regression_split"))
 
     def _fit_split(self) -> None:
-        """Give the cards the height they need (at most half the pane), the tabs the rest."""
+        """Give the cards the height they need (at most 42% of the pane, at least one row of
+        cards), the tabs the rest."""
         total = self.split.height()
         if total < 200:
             return
         need = self.cards.preferred_height()
-        top = min(need, int(total * 0.53))
+        top = min(need, max(int(total * 0.42), self.cards.one_row_height()), total - 150)
         self.split.setSizes([top, total - top])
+        QTimer.singleShot(0, self.cards.reveal)
 
     def showEvent(self, event):  # noqa: N802 - Qt API
         super().showEvent(event)
@@ -166,18 +225,20 @@ class ResultsPanel(QWidget):
 
     @staticmethod
     def _header(r: dict) -> str:
+        """The run's one-paragraph summary as rich text; every value from the data is
+        escaped (a group named ``<img src=…>`` shows as that text)."""
         n = sum(g.get("n_items", 0) for g in r.get("groups") or [])
-        bits = [f"<b>{r.get('model', '?')}</b> on <b>{r.get('dataset', '?')}</b>",
-                f"by {' × '.join(r.get('by') or [])}",
-                f"reference <b>{r.get('reference')}</b>",
-                f"{n:,} items", f"design {r.get('design', '?')}",
-                f"{(r.get('settings') or {}).get('n_bootstrap', '?')} resamples"]
+        bits = [f"<b>{esc(r.get('model', '?'))}</b> on <b>{esc(r.get('dataset', '?'))}</b>",
+                f"by {esc(' × '.join(map(str, r.get('by') or [])))}",
+                f"reference <b>{esc(r.get('reference'))}</b>",
+                f"{n:,} items", f"design {esc(r.get('design', '?'))}",
+                f"{esc((r.get('settings') or {}).get('n_bootstrap', '?'))} resamples"]
         if r.get("failures"):
             bits.append(f"<span style='color:#c62828'>{len(r['failures'])} failed items</span>")
         if r.get("excluded"):
             bits.append(f"<span style='color:#ef6c00'>{len(r['excluded'])} groups excluded"
                         "</span>")
-        notes = list(r.get("notes") or [])
+        notes = [str(x) for x in r.get("notes") or []]
         rep = r.get("representation") or {}
         if rep.get("leakage") is not None:
             leak = rep["leakage"] or {}
@@ -204,7 +265,7 @@ class ResultsPanel(QWidget):
                          "per group")
         text = " · ".join(bits)
         if notes:
-            text += "<br><span style='color:#5f6b7a'>" + "; ".join(notes) + "</span>"
+            text += "<br><span style='color:#5f6b7a'>" + esc("; ".join(notes)) + "</span>"
         return text
 
     def _fill_groups(self, r: dict | None) -> None:
@@ -219,7 +280,7 @@ class ResultsPanel(QWidget):
         t.setColumnCount(len(heads))
         t.setHorizontalHeaderLabels(heads)
         for k, m in enumerate(metrics):
-            t.horizontalHeaderItem(3 + k).setToolTip(metric_label(m))
+            t.horizontalHeaderItem(3 + k).setToolTip(plain_tip(metric_label(m)))
         groups = r.get("groups") or []
         t.setRowCount(len(groups))
         ref = r.get("reference")
@@ -234,7 +295,7 @@ class ResultsPanel(QWidget):
             status = ("reference" if g["group"] == ref else
                       f"excluded: {g.get('reason')}" if g.get("excluded") else "compared")
             cells = [g["group"], f"{g.get('n_items', 0):,}", f"{g.get('n_speakers', 0):,}"]
-            cells += [pct(values.get(m, g.get(m)), 2) for m in metrics] + [status]
+            cells += [fmt_value(m, values.get(m, g.get(m)), 2) for m in metrics] + [status]
             for j, v in enumerate(cells):
                 it = QTableWidgetItem(v)
                 if 0 < j < len(cells) - 1:
@@ -243,14 +304,14 @@ class ResultsPanel(QWidget):
                     it.setFont(bold)
                 if g.get("excluded"):
                     it.setForeground(QBrush(QColor("#9aa1a9")))
-                    it.setToolTip(str(g.get("reason")))
+                    it.setToolTip(plain_tip(g.get("reason")))
                 if 3 <= j < 3 + len(metrics):
                     v_ = verdicts.get((g["group"], metrics[j - 3]))
                     worse = directions.get((g["group"], metrics[j - 3])) == "worse"
                     if worse and v_ in ("disparity_detected", "speaker_confounded"):
                         label, bg, fg = verdict_style(v_)
                         it.setBackground(QBrush(bg.lighter(170)))
-                        it.setToolTip(label)
+                        it.setToolTip(plain_tip(label))
                 t.setItem(i, j, it)
         hdr = t.horizontalHeader()
         hdr.setSectionResizeMode(QHeaderView.ResizeToContents)
@@ -263,7 +324,12 @@ class ResultsPanel(QWidget):
         for c in (r or {}).get("comparisons") or []:
             row = {k: c.get(k) for k in COMPARISON_COLUMNS}
             for k in ("value", "reference_value", "gap", "ci_low", "ci_high", "mde"):
-                row[k] = pct(row[k], 2, signed=k in ("gap", "ci_low", "ci_high"))
+                if is_ratio(c.get("metric", "")):
+                    v = row[k]
+                    row[k] = "" if v is None else (f"{v:+.3f}" if k in ("gap", "ci_low",
+                                                   "ci_high", "mde") else f"{v:.3f}×")
+                else:
+                    row[k] = pct(row[k], 2, signed=k in ("gap", "ci_low", "ci_high"))
             row["p_value"], row["p_adjusted"] = pvalue(row["p_value"]), pvalue(
                 row["p_adjusted"])
             row["effect_size"] = (f"{row['effect_size']:.2f}" if isinstance(

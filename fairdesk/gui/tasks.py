@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from ..core.store import Project
 
 
@@ -62,7 +64,12 @@ def load_audio(path, *, spectrogram_too: bool = True, progress, cancelled):
     spec = None
     if spectrogram_too:
         spec = signal.spectrogram(a.samples, progress=progress, cancelled=cancelled)
-    return {"samples": a.samples, "envelope": env, "spectrogram": spec}
+    # the envelope as vertical min-max segments, ready for one pyqtgraph curve (connect=pairs)
+    seg_x = np.repeat(env.times, 2)
+    seg_y = np.column_stack([env.lo, env.hi]).ravel()
+    db = None if spec is None else np.ascontiguousarray(spec.db, dtype=np.float32)
+    return {"samples": a.samples, "envelope": env, "spectrogram": spec, "segments": (seg_x, seg_y),
+            "image": db}
 
 
 def spectrogram(samples, *, progress, cancelled):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import math
 
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication
@@ -14,6 +15,9 @@ VERDICTS = {
     "significant_but_small": ("Significant but small", "#f9a825", "#1a1a1a"),
     "inconclusive_underpowered": ("Inconclusive (underpowered)", "#90a4ae", "#1a1a1a"),
     "no_disparity_detected": ("No disparity detected", "#2e7d32", "#ffffff"),
+    # neutral: nothing was tested (never green: "no disparity" is not what they mean)
+    "not_estimable": ("Not estimable", "#cfd8dc", "#1a1a1a"),
+    "no_variation": ("No variation", "#eceff1", "#1a1a1a"),
     "not_computable": ("Not computable", "#e0e0e0", "#1a1a1a"),
 }
 
@@ -24,8 +28,13 @@ VERDICT_SHORT = {
     "significant_but_small": "Significant, small",
     "inconclusive_underpowered": "Inconclusive",
     "no_disparity_detected": "No disparity",
+    "not_estimable": "Not estimable",
+    "no_variation": "No variation",
     "not_computable": "Not computable",
 }
+
+#: Metrics that are ratios (shown as 1.23×, their gaps as differences of ratios), not rates.
+RATIO_METRICS = frozenset({"grounding_lift"})
 
 #: Alignment operations in the difference view: (background, foreground, label).
 OPS = {
@@ -83,6 +92,10 @@ def apply_style(app) -> None:
             break
     app.setStyle("Fusion")
     app.setStyleSheet(STYLE)
+    import pyqtgraph as pg
+
+    # white plots in every panel, whichever module is imported first
+    pg.setConfigOptions(antialias=True, background="w", foreground="#222222")
 
 
 def mono_font(size: int = 10) -> QFont:
@@ -109,6 +122,61 @@ def pct(value, digits: int = 1, signed: bool = False) -> str:
     if math.isnan(v):
         return ""
     return f"{v * 100:+.{digits}f}%" if signed else f"{v * 100:.{digits}f}%"
+
+
+def is_ratio(metric: str) -> bool:
+    """Whether ``metric`` is a ratio (grounding lift), shown with × instead of %."""
+    if metric in RATIO_METRICS:
+        return True
+    from ..metrics.registry import METRICS
+
+    spec = METRICS.get(metric)
+    return bool(spec is not None and getattr(spec, "family", None) == "grounding")
+
+
+def fmt_value(metric: str, value, digits: int = 1) -> str:
+    """A metric's value: a percentage for rates, ``1.11×`` for ratios ('' when missing)."""
+    if not is_ratio(metric):
+        return pct(value, digits)
+    v = _float(value)
+    return "" if v is None else f"{v:.2f}×"
+
+
+def fmt_gap(metric: str, value, digits: int = 1) -> str:
+    """A difference to the reference: ``+3.1 pp`` for rates, ``−0.12×`` for ratios."""
+    if not is_ratio(metric):
+        return pct(value, digits, signed=True).replace("%", " pp")
+    v = _float(value)
+    return "" if v is None else f"{v:+.2f}×"
+
+
+def fmt_ci(metric: str, low, high, digits: int = 1) -> str:
+    """``[−1.2, +4.0]`` (pp for rates, × for ratios); '' when either end is missing."""
+    lo, hi = _float(low), _float(high)
+    if lo is None or hi is None:
+        return ""
+    if is_ratio(metric):
+        return f"[{lo:+.2f}, {hi:+.2f}]"
+    return f"[{lo * 100:+.{digits}f}, {hi * 100:+.{digits}f}]"
+
+
+def _float(value) -> float | None:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(v) else v
+
+
+def esc(value) -> str:
+    """A user-supplied value for rich text: HTML-escaped (``<h1>`` shows as ``<h1>``)."""
+    return html.escape(str(value), quote=True)
+
+
+def plain_tip(text) -> str:
+    """A tooltip that shows ``text`` literally: Qt renders a tooltip that looks like HTML as
+    rich text, so the text is escaped inside a paragraph (always rich, never interpreted)."""
+    return "" if text is None or text == "" else f"<p>{esc(text)}</p>"
 
 
 def pvalue(value) -> str:

@@ -4,6 +4,7 @@ reading as tooltip and, for the selected card, as text below the grid."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -19,57 +20,83 @@ from .charts import short_group
 from .theme import (
     VERDICT_SHORT,
     VERDICTS,
+    esc,
+    fmt_ci,
+    fmt_gap,
+    fmt_value,
     higher_is_better,
     metric_label,
     metric_short,
-    pct,
+    plain_tip,
     pvalue,
     verdict_style,
 )
 
+#: Verdicts that test nothing: the card says why instead of showing a gap.
+UNTESTED = frozenset({"not_estimable", "no_variation", "not_computable"})
+
 
 class VerdictCard(QFrame):
-    """One comparison: gap and CI, the verdict, the reading as tooltip."""
+    """One comparison: gap and CI, the two values, p_adj, the verdict; the reading as
+    tooltip. Labels keep their full width (the grid scrolls), so p_adj is never clipped."""
 
     clicked = Signal(dict)
 
     def __init__(self, comparison: dict, parent=None):
         super().__init__(parent)
-        self.comparison = comparison
-        c = comparison
-        label, bg, fg = verdict_style(c.get("verdict", ""))
+        self.comparison = c = comparison
+        verdict = c.get("verdict", "") or ""
+        label, bg, fg = verdict_style(verdict)
         self.verdict_label = label
         self.setObjectName("card")
         self.setCursor(Qt.PointingHandCursor)
-        self.setStyleSheet(
-            f"QFrame#card {{ background: {bg.name()}; border-radius: 7px; "
-            f"border: 1px solid {bg.darker(125).name()}; }}"
-            f"QFrame#card QLabel {{ color: {fg.name()}; background: transparent; }}")
+        self._style = (f"QFrame#card {{ background: {bg.name()}; border-radius: 7px; "
+                       f"border: 1px solid {bg.darker(125).name()}; }}"
+                       f"QFrame#card QLabel {{ color: {fg.name()}; background: transparent; }}")
+        self.setStyleSheet(self._style)
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
-        self.setMinimumWidth(150)
+        self.setMinimumWidth(140)
         lay = QVBoxLayout(self)
-        lay.setContentsMargins(10, 4, 10, 4)
-        lay.setSpacing(1)
-        gap = pct(c.get("gap"), 1, signed=True).replace("%", " pp")
-        ci = ""
-        if c.get("ci_low") is not None and c.get("ci_high") is not None:
-            ci = (f"[{pct(c['ci_low'], 1, signed=True)[:-1]}, "
-                  f"{pct(c['ci_high'], 1, signed=True)[:-1]}]")
+        lay.setContentsMargins(9, 4, 9, 4)
+        lay.setSpacing(0)
+        m = c.get("metric", "")
         direction = c.get("direction")
         arrow = {"worse": " ▼ worse", "better": " ▲ better"}.get(direction, "")
-        vals = QLabel(f"<span style='font-size:15px'><b>{gap}</b></span> {ci}")
-        sub = QLabel(f"{pct(c.get('value'))} vs {pct(c.get('reference_value'))} · "
-                     f"p<sub>adj</sub> {pvalue(c.get('p_adjusted'))}")
-        short = VERDICT_SHORT.get(c.get("verdict", ""), label)
-        verdict = QLabel(f"<b>{short}</b>{arrow}")
-        for w in (vals, sub, verdict):
+        short = VERDICT_SHORT.get(verdict, label)
+        if verdict in UNTESTED:
+            reason = c.get("reason") or c.get("reading") or label
+            head = QLabel(f"<b>{esc(short)}</b>")
+            why = QLabel(esc(_clip(str(reason), 40)))
+            vals = QLabel(f"{esc(fmt_value(m, c.get('value')) or '–')} vs "
+                          f"{esc(fmt_value(m, c.get('reference_value')) or '–')}")
+            self.labels = [head, why, vals]
+        else:
+            gap = QLabel(f"<span style='font-size:15px'><b>{fmt_gap(m, c.get('gap'))}</b>"
+                         f"</span> {fmt_ci(m, c.get('ci_low'), c.get('ci_high'))}")
+            vals = QLabel(f"{fmt_value(m, c.get('value'))} vs "
+                          f"{fmt_value(m, c.get('reference_value'))}")
+            padj = QLabel(f"p<sub>adj</sub> {pvalue(c.get('p_adjusted'))}")
+            head = QLabel(f"<b>{esc(short)}</b>{arrow}")
+            self.labels = [gap, vals, padj, head]
+        for w in self.labels:
+            # no word wrap: a label's minimum width is its text, so the grid scrolls
+            # sideways on a narrow window instead of cutting p_adj off
             w.setTextFormat(Qt.RichText)
             lay.addWidget(w)
-        self.setToolTip(c.get("reading") or label)
+        self.p_adj_label = self.labels[2] if verdict not in UNTESTED else None
+        self.setToolTip(plain_tip(c.get("reading") or c.get("reason") or label))
+
+    def set_selected(self, on: bool) -> None:
+        extra = "QFrame#card { border: 3px solid #0d47a1; }" if on else ""
+        self.setStyleSheet(self._style + extra)
 
     def mousePressEvent(self, event):  # noqa: N802 - Qt API
         self.clicked.emit(self.comparison)
         super().mousePressEvent(event)
+
+
+def _clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 class VerdictCards(QWidget):
@@ -78,16 +105,18 @@ class VerdictCards(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.cards: list[VerdictCard] = []
+        self.selected: dict | None = None
         self.legend = QHBoxLayout()
         self.legend.setSpacing(12)
         for key, (label, bg, _fg) in VERDICTS.items():
-            if key == "not_computable":
+            if key in ("not_computable", "no_variation"):
                 continue
             sw = QLabel()
             sw.setFixedSize(14, 14)
             sw.setStyleSheet(f"background:{bg}; border-radius:3px;")
             self.legend.addWidget(sw)
-            t = QLabel(label)
+            t = QLabel(VERDICT_SHORT.get(key, label))
+            t.setToolTip(label)
             t.setObjectName("muted")
             self.legend.addWidget(t)
         self.legend.addStretch(1)
@@ -96,13 +125,14 @@ class VerdictCards(QWidget):
         self.grid.setHorizontalSpacing(8)
         self.grid.setVerticalSpacing(8)
         self.grid.setContentsMargins(2, 2, 2, 2)
-        scroll = QScrollArea()
+        self.scroll = scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.NoFrame)
         scroll.setWidget(self.grid_host)
         self.reading = QLabel()
         self.reading.setWordWrap(True)
         self.reading.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.reading.setTextFormat(Qt.RichText)
         self.reading.setStyleSheet("background:#f3f5f8; border:1px solid #d9dde2; "
                                    "border-radius:5px; padding:7px;")
         lay = QVBoxLayout(self)
@@ -126,16 +156,21 @@ class VerdictCards(QWidget):
         metrics = [m for m in result.get("tested_metrics") or [] if
                    any(c["metric"] == m for c in comps)]
         groups = list(dict.fromkeys(c["group"] for c in comps))
+        bold = QFont(self.font())
+        bold.setBold(True)
         for j, g in enumerate(groups):
-            h = QLabel(f"<b>{short_group(g)}</b>")
+            h = QLabel(short_group(g))  # a user's group name: plain text, never HTML
+            h.setTextFormat(Qt.PlainText)
+            h.setFont(bold)
             h.setAlignment(Qt.AlignCenter)
-            h.setToolTip(g)
+            h.setWordWrap(True)
+            h.setToolTip(plain_tip(g))
             self.grid.addWidget(h, 0, j + 1)
         for i, m in enumerate(metrics):
-            lab = QLabel(f"<b>{metric_short(m)}</b><br><span style='color:#5f6b7a'>"
+            lab = QLabel(f"<b>{esc(metric_short(m))}</b><br><span style='color:#5f6b7a'>"
                          f"{'higher' if higher_is_better(m) else 'lower'} is better</span>")
-            lab.setToolTip(metric_label(m))
-            lab.setMinimumWidth(112)
+            lab.setToolTip(plain_tip(metric_label(m)))
+            lab.setMinimumWidth(100)
             self.grid.addWidget(lab, i + 1, 0)
             for j, g in enumerate(groups):
                 c = next((x for x in comps if x["metric"] == m and x["group"] == g), None)
@@ -150,17 +185,46 @@ class VerdictCards(QWidget):
         if worst is not None:
             self.show_reading(worst)
 
+    def reveal(self) -> None:
+        """Scroll the selected card (the one the reading describes) into view."""
+        for card in self.cards:
+            if card.comparison is self.selected:
+                self.scroll.ensureWidgetVisible(card, 4, 4)
+
     def preferred_height(self) -> int:
         """Height that shows every card without scrolling (legend and reading included)."""
-        grid = self.grid_host.sizeHint().height() + 6
-        return grid + self.reading.sizeHint().height() + 40
+        width = max(200, self.scroll.viewport().width() or self.width())
+        g = self.grid
+        grid = (g.totalHeightForWidth(width) if g.hasHeightForWidth() else
+                g.totalSizeHint().height())
+        reading = (self.reading.heightForWidth(max(200, self.width()))
+                   if self.reading.text() else 0)
+        return self.legend.sizeHint().height() + grid + max(reading, 0) + 24
+
+    def one_row_height(self) -> int:
+        """Height that shows the legend, one row of cards and the reading."""
+        card = max((c.sizeHint().height() for c in self.cards), default=0)
+        head = self.grid.itemAtPosition(0, 1)
+        head_h = head.sizeHint().height() if head is not None else 0
+        reading = (self.reading.heightForWidth(max(200, self.width()))
+                   if self.reading.text() else 0)
+        return self.legend.sizeHint().height() + head_h + card + max(reading, 0) + 40
 
     def show_reading(self, c: dict) -> None:
+        """Show ``c``'s reading below the grid, select its card and scroll it into view (the
+        reading never describes a row the grid hides)."""
         label = verdict_style(c.get("verdict", ""))[0]
         flags = ", ".join(c.get("flags") or [])
+        body = c.get("reading") or c.get("reason") or ""
         self.reading.setText(
-            f"<b>{metric_short(c['metric'])} · {c['group']}</b> — <i>{label}</i><br>"
-            f"{c.get('reading') or ''}" + (f"<br><i>flags: {flags}</i>" if flags else ""))
+            f"<b>{esc(metric_short(c['metric']))} · {esc(c['group'])}</b> — <i>{esc(label)}"
+            f"</i><br>{esc(body)}" + (f"<br><i>flags: {esc(flags)}</i>" if flags else ""))
+        self.selected = c
+        for card in self.cards:
+            on = card.comparison is c
+            card.set_selected(on)
+            if on:
+                self.scroll.ensureWidgetVisible(card, 4, 4)
 
 
 def _most_severe(comps: list[dict]) -> dict | None:

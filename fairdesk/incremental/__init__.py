@@ -1,7 +1,8 @@
 """Incremental (streaming) recognition: simulation, adds/revokes, pooled metrics per group.
 
 METHODS.md §6 (seed 001). :func:`simulate` streams one clip through a policy
-(``concatenation``, ``sliding``, ``sliding-literal``, ``local-agreement``);
+(``concatenation``, ``sliding``, ``sliding-literal``, ``local-agreement``,
+``local-agreement-norm``) or records an engine's own partial results (``native``);
 :func:`item_stats` turns its update log into summable per-item statistics; :func:`pooled`
 gives the corpus metrics (WER, LAT, EO, RPS, SPR, RTF, latencies) and
 :data:`INCREMENTAL_METRICS` lets :func:`fairdesk.stats.compare_groups` audit them per group.
@@ -22,11 +23,27 @@ from fairdesk.incremental.metrics import (
     item_stats,
     pooled,
 )
-from fairdesk.incremental.run import compare_by_group, evaluate, hardware, summarise, warm_up
+from fairdesk.incremental.native import NATIVE, simulate_native, supports_native
+from fairdesk.incremental.run import (
+    ALL_POLICIES,
+    TABLE_ROWS,
+    Extras,
+    compare_by_group,
+    evaluate,
+    hardware,
+    models_table,
+    summarise,
+    warm_up,
+)
 from fairdesk.incremental.simulate import POLICIES, Cut, Simulation, Update, simulate
+from fairdesk.incremental.timeline import timeline
 
 __all__ = [
+    "ALL_POLICIES",
     "DEFAULT_COMPARED",
+    "NATIVE",
+    "TABLE_ROWS",
+    "Extras",
     "INCREMENTAL_METRICS",
     "POLICIES",
     "STAT_COLUMNS",
@@ -42,9 +59,13 @@ __all__ = [
     "item_stats",
     "pooled",
     "prefix_counts",
+    "models_table",
     "simulate",
+    "simulate_native",
     "stable_from",
     "summarise",
+    "supports_native",
+    "timeline",
     "tokens",
     "warm_up",
 ]

@@ -10,9 +10,16 @@ Definitions (sums over the items of the corpus or group)
 WER
     (S + D + I) / N of the final hypothesis against the reference, both through Whisper's
     English normaliser (jiwer alignment).
-LAT
+lat_pooled
     decode wall time / final words (tokens of the final list; model load and warm-up are never
     inside a decode's time).
+lat_seed001
+    seed 001's LAT: every update that decoded is a *prediction*; its time runs from its
+    chunk's arrival (``arrival_s``) to the end of the decode that produced it (``end_s`` on
+    the computation clock, so waiting behind earlier decodes counts), divided by the words
+    the decode returned (``n_predicted``); averaged over the predictions of the corpus or
+    group (each prediction weighs one). Predictions with zero words are skipped and counted
+    (``n_pred_zero``).
 EO
     R / (A + R), prefix counts; ``eo_edit`` the same with edit-distance counts.
 RPS
@@ -51,6 +58,7 @@ __all__ = [
     "STAT_COLUMNS",
     "item_stats",
     "pooled",
+    "seed001_lat",
     "stabilisation",
 ]
 
@@ -82,6 +90,11 @@ STAT_COLUMNS = (
     "n_cuts",
     "n_cuts_inside_word",
     "n_cuts_forced",
+    "n_straddled",
+    "n_straddled_frozen",
+    "lat_seed_sum",
+    "n_lat_pred",
+    "n_pred_zero",
 )
 
 
@@ -96,8 +109,10 @@ def _specs() -> dict[str, MetricSpec]:
                      ("n_revokes",), ("audio_s",), family=_INC),
         ratio_metric("rps", "Revokes per second of decode time (RPS)", ("n_revokes",),
                      ("decode_s",), family=_INC),
-        ratio_metric("lat", "Latency: decode seconds per final word (LAT)", ("decode_s",),
+        ratio_metric("lat_pooled", "Latency: decode seconds per final word", ("decode_s",),
                      ("n_final_words",), family=_INC),
+        ratio_metric("lat_seed001", "Seed 001 LAT: mean seconds per word of a prediction",
+                     ("lat_seed_sum",), ("n_lat_pred",), family=_INC),
         ratio_metric("rtf", "Real-time factor", ("decode_s",), ("audio_s",), family=_INC),
         ratio_metric("revoke_update_share", "Share of updates with a revoke",
                      ("n_updates_with_revoke",), ("n_updates",), kind="proportion",
@@ -135,6 +150,22 @@ def stabilisation(sim: Simulation, stream: str = "displayed") -> tuple[list[floa
     return [ends[u] for u in first], word_end
 
 
+def seed001_lat(sim: Simulation) -> tuple[float, int, int]:
+    """Seed 001's LAT terms of one stream: (sum over predictions with words of
+    (decode end - chunk arrival) / words, number of such predictions, zero-word predictions).
+    """
+    total, n, zero = 0.0, 0, 0
+    for u in sim.updates:
+        if u.span is None or u.n_predicted is None:
+            continue
+        if u.n_predicted == 0:
+            zero += 1
+            continue
+        total += (u.end_s - u.arrival_s) / u.n_predicted
+        n += 1
+    return total, n, zero
+
+
 def item_stats(sim: Simulation, reference: str, stream: str = "displayed",
                language: str = "en") -> dict:
     """The per-item statistic columns (:data:`STAT_COLUMNS`) of one simulated stream,
@@ -152,6 +183,7 @@ def item_stats(sim: Simulation, reference: str, stream: str = "displayed",
     stab_t, word_end = stabilisation(sim, stream)
     lat = [s - e for s, e in zip(stab_t, word_end)]
     assert counts.n_adds - counts.n_revokes == len(counts.final_tokens) == len(lat)
+    lat_sum, n_pred, n_zero = seed001_lat(sim)
     return {
         "n_updates": counts.n_updates,
         "n_decodes": sim.n_decodes,
@@ -177,6 +209,11 @@ def item_stats(sim: Simulation, reference: str, stream: str = "displayed",
         "n_cuts": len(sim.cuts),
         "n_cuts_inside_word": sum(1 for c in sim.cuts if c.inside_word),
         "n_cuts_forced": sum(1 for c in sim.cuts if c.forced),
+        "n_straddled": sum(c.n_straddled for c in sim.cuts),
+        "n_straddled_frozen": sum(c.n_straddled_frozen for c in sim.cuts),
+        "lat_seed_sum": lat_sum,
+        "n_lat_pred": n_pred,
+        "n_pred_zero": n_zero,
         "hypothesis": hyp,
     }
 
@@ -188,7 +225,7 @@ def _div(a: float, b: float) -> float:
 def pooled(frame: pd.DataFrame) -> dict:
     """Corpus-level metrics of a frame of :func:`item_stats` rows (one policy and stream).
 
-    Returns a dict with ``wer``, ``lat``, ``eo``, ``eo_edit``, ``rps``, ``rps_edit``,
+    Returns a dict with ``wer``, ``lat_pooled``, ``lat_seed001``, ``eo``, ``eo_edit``, ``rps``, ``rps_edit``,
     ``spr`` (inf without revokes), ``revokes_per_audio_second``, ``rtf``,
     ``revoke_update_share`` (and ``_edit``), ``final_word_latency``,
     ``stabilisation_latency`` and the totals they come from.
@@ -202,6 +239,7 @@ def pooled(frame: pd.DataFrame) -> dict:
                        else _div(s["decode_s"], s["n_revokes_edit"]))
     out["revoke_update_share_edit"] = _div(s["n_updates_with_revoke_edit"], s["n_updates"])
     out["n_items"] = int(len(frame))
-    out["totals"] = {c: (int(v) if float(v).is_integer() and not c.endswith("_s") else v)
+    out["totals"] = {c: (int(v) if float(v).is_integer() and not c.endswith(("_s", "_sum"))
+                         else v)
                      for c, v in s.items()}
     return out

@@ -3,8 +3,9 @@
 :func:`evaluate` streams every item through every policy (one backend, warmed up first so
 model loading never counts as decode time) and returns one row per item × policy × stream
 with the per-item statistic columns of :mod:`fairdesk.incremental.metrics`.
-:func:`summarise` pools it per policy and stream; :func:`compare_by_group` runs
-:func:`fairdesk.stats.compare_groups` per policy and stream.
+:func:`summarise` pools it per model, policy and stream; :func:`models_table` lays that out
+as seed 001's Table 2; :func:`compare_by_group` runs :func:`fairdesk.stats.compare_groups`
+per model, policy and stream.
 """
 
 from __future__ import annotations
@@ -13,27 +14,66 @@ import os
 import platform
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from fairdesk.constants import SAMPLE_RATE
 from fairdesk.incremental.metrics import DEFAULT_COMPARED, INCREMENTAL_METRICS, item_stats, pooled
+from fairdesk.incremental.native import NATIVE, supports_native
 from fairdesk.incremental.simulate import POLICIES, simulate
+from fairdesk.incremental.timeline import timeline
 
 __all__ = [
+    "ALL_POLICIES",
+    "TABLE_ROWS",
+    "Extras",
     "compare_by_group",
     "evaluate",
     "hardware",
+    "models_table",
     "streams_of",
     "summarise",
     "warm_up",
 ]
 
+#: Every policy name: the re-decoding ones and an engine's own partial results.
+ALL_POLICIES = (*POLICIES, NATIVE)
+
+#: Rows of the models × policies table (seed 001's Table 2 rows, both LATs, and RTF).
+TABLE_ROWS = ("wer", "lat_seed001", "lat_pooled", "eo", "rps", "spr", "rtf")
+
+# column order of the table per model: seed 001's sliding window (literal cut, snapped
+# beside it), then concatenation, then the policies beyond the seed
+_COLUMN_ORDER = (NATIVE, "sliding-literal", "sliding", "concatenation", "local-agreement",
+                 "local-agreement-norm")
+_LABEL = {NATIVE: "own partials", "sliding-literal": "sliding (literal)",
+          "sliding": "sliding (snapped)", "concatenation": "Con.",
+          "local-agreement": "local agr.", "local-agreement-norm": "local agr. (norm)"}
+
 
 def streams_of(policy: str) -> tuple[str, ...]:
     """The streams scored for a policy: local agreement has a displayed and a committed one."""
-    return ("displayed", "committed") if policy == "local-agreement" else ("displayed",)
+    return ("displayed", "committed") if policy.startswith("local-agreement") else ("displayed",)
+
+
+@dataclass
+class Extras:
+    """What :func:`evaluate` gives besides the item rows.
+
+    Attributes
+    ----------
+    logs : ``{(item id, policy): Simulation.to_dict()}`` when ``keep_logs``.
+    timelines : one :func:`fairdesk.incremental.timeline.timeline` per item × policy (the
+        displayed stream) with ``item`` (and ``model``) added, when ``timelines``.
+    segments : with ``split``: one row per item × policy × stream × segment (``segment``,
+        ``seg_start_s``, ``seg_end_s`` and the statistic columns; WER columns are NaN).
+    """
+
+    logs: dict = field(default_factory=dict)
+    timelines: list = field(default_factory=list)
+    segments: list = field(default_factory=list)
 
 
 def hardware(threads: int | None = None) -> dict:
@@ -90,7 +130,12 @@ def evaluate(
     options: dict | None = None,
     keep_logs: bool = False,
     progress: Callable[[int, int, str], None] | None = None,
-) -> tuple[pd.DataFrame, list[dict], dict]:
+    model: str | None = None,
+    timelines: bool = False,
+    split: bool = False,
+    split_settings: dict | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> tuple[pd.DataFrame, list[dict], Extras]:
     """Stream every item through every policy.
 
     Parameters
@@ -99,26 +144,37 @@ def evaluate(
     items : dicts (e.g. DataFrame rows) carrying ``reference_col`` and any metadata; every key
         is copied to the output rows.
     load_audio : item -> float32 mono 16 kHz samples.
-    policies : policy names (:data:`~fairdesk.incremental.simulate.POLICIES`).
+    policies : policy names (:data:`ALL_POLICIES`; ``native`` needs a streaming engine).
     chunk_s : seconds per chunk.
     options : policy options by policy name, e.g. ``{"sliding": {"min_words": 5}}``.
     keep_logs : also return every simulation's update log.
     progress : called with (done, total, message).
+    model : written to a ``model`` column when given.
+    timelines : also return the add/revoke timeline of every item × policy.
+    split : split each recording on silence first (:mod:`fairdesk.incremental.segment`);
+        the item rows are then the joined streams, and per-segment rows are returned too.
+    split_settings : Silero VAD settings for ``split``.
+    cancelled : checked between items; when it returns True the run stops
+        (:class:`fairdesk.jobs.progress.Cancelled`).
 
     Returns
     -------
-    (frame, failures, logs)
+    (frame, failures, extras)
         ``frame``: one row per item × policy × stream (columns ``policy``, ``stream``, the
         item's own columns and the statistic columns); ``failures``: ``{"item", "reason"}``
-        for items whose audio could not be used; ``logs``: ``{(item id, policy): dict}``
-        when ``keep_logs``.
+        for items whose audio could not be used; ``extras``: :class:`Extras`.
     """
     for p in policies:
-        if p not in POLICIES:
-            raise ValueError(f"unknown policy {p!r}; use one of {', '.join(POLICIES)}")
+        if p not in ALL_POLICIES:
+            raise ValueError(f"unknown policy {p!r}; use one of {', '.join(ALL_POLICIES)}")
+    if NATIVE in policies and not supports_native(backend):
+        raise ValueError(f"model {model or getattr(backend, 'id', '?')!r} has no native "
+                         "streaming; policy 'native' needs an engine with partial results "
+                         "(pocketsphinx-en-us)")
     options = options or {}
     items = list(items)
-    rows, failures, logs = [], [], {}
+    rows, failures, extras = [], [], Extras()
+    tag = {} if model is None else {"model": model}
     total = len(items) * len(policies)
     done = 0
     for item in items:
@@ -130,26 +186,85 @@ def evaluate(
             done += len(policies)
             continue
         for policy in policies:
-            sim = simulate(backend, audio, policy, chunk_s, **options.get(policy, {}))
+            if cancelled is not None and cancelled():
+                from fairdesk.jobs.progress import Cancelled
+
+                raise Cancelled("incremental run cancelled")
+            opts = options.get(policy, {})
+            segs = []
+            if split:
+                from fairdesk.incremental.segment import simulate_segmented
+
+                sim, segs = simulate_segmented(backend, audio, policy, chunk_s,
+                                               settings=split_settings, **opts)
+            else:
+                sim = simulate(backend, audio, policy, chunk_s, **opts)
             for stream in streams_of(policy):
                 st = item_stats(sim, item.get(reference_col) or "", stream, language)
-                rows.append({**item, "policy": policy, "stream": stream, **st})
+                rows.append({**item, **tag, "policy": policy, "stream": stream,
+                             "n_segments": max(1, len(segs)), **st})
+                for seg in segs:
+                    ss = item_stats(seg.sim, "", stream, language)
+                    for c in ("n_words", "n_sub", "n_del", "n_ins"):
+                        ss[c] = float("nan")
+                    extras.segments.append({"id": key, **tag, "policy": policy,
+                                            "stream": stream, "segment": seg.index,
+                                            "seg_start_s": seg.start_s,
+                                            "seg_end_s": seg.end_s, **ss})
             if keep_logs:
-                logs[(key, policy)] = sim.to_dict()
+                extras.logs[(key, policy)] = sim.to_dict()
+            if timelines:
+                extras.timelines.append({"item": key, **tag, **timeline(sim)})
             done += 1
             if progress:
                 progress(done, total, f"{key} {policy}")
-    return pd.DataFrame(rows), failures, logs
+    return pd.DataFrame(rows), failures, extras
+
+
+def _keys(frame: pd.DataFrame) -> list[str]:
+    return (["model"] if "model" in frame.columns else []) + ["policy", "stream"]
 
 
 def summarise(frame: pd.DataFrame) -> list[dict]:
-    """Pooled metrics per policy and stream (in the order they appear)."""
+    """Pooled metrics per (model,) policy and stream (in the order they appear)."""
     out = []
     if frame.empty:
         return out
-    for (policy, stream), part in frame.groupby(["policy", "stream"], sort=False):
-        out.append({"policy": policy, "stream": stream, **pooled(part)})
+    keys = _keys(frame)
+    for vals, part in frame.groupby(keys, sort=False):
+        out.append({**dict(zip(keys, vals)), **pooled(part)})
     return out
+
+
+def models_table(summary: Sequence[dict], rows: Sequence[str] = TABLE_ROWS) -> dict:
+    """Seed 001's Table 2 from :func:`summarise` rows: one column per model × policy (the
+    displayed stream; local agreement's committed stream as a column of its own).
+
+    Returns
+    -------
+    dict
+        ``{"rows": [metric ids], "columns": [{"model", "policy", "stream", "label"}],
+        "values": {metric id: [value per column]}}`` (``spr`` is ``inf`` without revokes;
+        JSON writers turn it into null).
+    """
+    def order(r):
+        p = r["policy"]
+        return (p not in _COLUMN_ORDER, _COLUMN_ORDER.index(p) if p in _COLUMN_ORDER else 0,
+                r["stream"] != "displayed")
+
+    models = list(dict.fromkeys(r.get("model", "") for r in summary))
+    cols = []
+    for m in models:
+        cols += sorted((r for r in summary if r.get("model", "") == m), key=order)
+    columns = []
+    for r in cols:
+        label = _LABEL.get(r["policy"], r["policy"])
+        if r["stream"] != "displayed":
+            label += f", {r['stream']}"
+        columns.append({"model": r.get("model", ""), "policy": r["policy"],
+                        "stream": r["stream"], "label": f"{r.get('model', '')} {label}".strip()})
+    return {"rows": list(rows), "columns": columns,
+            "values": {m: [c.get(m) for c in cols] for m in rows}}
 
 
 def compare_by_group(
@@ -159,10 +274,12 @@ def compare_by_group(
     metrics: Sequence[str] = DEFAULT_COMPARED,
     reference: str | None = None,
 ) -> list[dict]:
-    """:func:`fairdesk.stats.compare_groups` per policy and stream on the pooled metrics.
+    """:func:`fairdesk.stats.compare_groups` per (model,) policy and stream on the pooled
+    metrics.
 
-    Returns one dict per policy × stream: ``policy``, ``stream`` and the ``AuditResult``'s
-    ``to_dict()`` (groups with their values, comparisons with CIs, p, verdicts, exclusions).
+    Returns one dict per (model ×) policy × stream: ``model``, ``policy``, ``stream`` and the
+    ``AuditResult``'s ``to_dict()`` (groups with their values, comparisons with CIs, p,
+    verdicts, exclusions).
     """
     from fairdesk.stats import compare_groups, slice_frame
 
@@ -173,8 +290,9 @@ def compare_by_group(
         )
     specs = [INCREMENTAL_METRICS[m] for m in metrics]
     out = []
-    for (policy, stream), part in frame.groupby(["policy", "stream"], sort=False):
+    keys = _keys(frame)
+    for vals, part in frame.groupby(keys, sort=False):
         sliced = slice_frame(part.reset_index(drop=True), by)
         res = compare_groups(sliced, specs, settings, reference)
-        out.append({"policy": policy, "stream": stream, **res.to_dict()})
+        out.append({**dict(zip(keys, vals)), **res.to_dict()})
     return out

@@ -33,34 +33,44 @@ Policies
     word ends before the raw cut, the window keeps growing (no cut), unless it is full
     (>= ``max_window_s``), when the raw cut is used (``forced``). The flush freezes everything.
 ``sliding-literal``
-    The same with the raw (unsnapped) cut: words ending at or before it are frozen, a word
-    straddling it is neither frozen nor kept; the next window starts mid-word.
-``local-agreement`` (whisper_streaming's LocalAgreement-2)
-    Decode ``audio[b0:t]`` (``b0`` = 0 until the buffer exceeds ``buffer_trim_s`` (15 s), then
-    the end of the last committed word). Of the hypothesis, keep the words that start after
-    the last committed word's end minus 0.1 s, drop a leading 1..5-gram repeating the
-    committed tail (smallest first, counted as a trim), then commit the longest common prefix
-    (normalised words) of this hypothesis and the previous update's unconfirmed words. The
-    *displayed* stream is committed + unconfirmed; the *committed* stream is the committed
-    words alone (never revoked). The flush commits the unconfirmed words. whisper_streaming
-    also prompts the decoder with committed text; :class:`~fairdesk.models.base.Backend` has no
-    prompt, so this does not.
+    The same with the raw (unsnapped) cut, the seed's cut at exactly 35 %: the window's words
+    are frozen in order while their midpoint ``(start + end) / 2`` lies before the cut, so a
+    word *straddling* the cut (``start < cut < end``) is frozen when its midpoint is before
+    the cut and left to the next window otherwise; the next window starts at the cut, mid-word,
+    and a re-heard frozen word is dropped by the n-gram rule. Every cut records how many words
+    straddled it and whether the straddler was frozen.
+``local-agreement``, ``local-agreement-norm``
+    whisper_streaming's LocalAgreement-2, see :mod:`fairdesk.incremental.agreement`.
 
 Every policy needs the backend's word timestamps except concatenation (words without times
-count as starting at the window start and ending at its end).
+count as starting at the window start and ending at its end). ``native`` (an engine's own
+partial hypotheses, :mod:`fairdesk.incremental.native`) writes the same log.
+
+Each decode is one *prediction* (seed 001's LAT): ``n_predicted`` is the number of words the
+decode returned for its span, before any joining by the policy.
 """
 
 from __future__ import annotations
 
-import math
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
 from fairdesk.constants import SAMPLE_RATE
-from fairdesk.incremental.edits import common_prefix, tokens, word_tokens
+from fairdesk.incremental.edits import tokens
+from fairdesk.incremental.streams import (  # noqa: F401 - re-exported
+    POLICIES,
+    Cut,
+    Decoder,
+    Simulation,
+    Update,
+    _drop_repeated_ngram,
+    _Policy,
+    _raw,
+    update_ends,
+)
 from fairdesk.models.base import Word
 
 __all__ = [
@@ -71,181 +81,6 @@ __all__ = [
     "make_policy",
     "simulate",
 ]
-
-POLICIES = ("concatenation", "sliding", "sliding-literal", "local-agreement")
-
-
-@dataclass(frozen=True)
-class Update:
-    """One update of a simulated stream.
-
-    Attributes
-    ----------
-    index : 0-based update number.
-    arrival_s : seconds of input that had arrived (end of this update's chunk; the duration
-        for the flush).
-    is_flush : the end-of-stream update.
-    span : ``(start_s, end_s)`` of the audio decoded, or None when nothing was decoded.
-    decode_s : wall time of the decode (0 without one).
-    start_s, end_s : computation clock: when the decode started and when the list was shown.
-    words : the full displayed word list (times in seconds from the start of the clip).
-    n_committed : how many leading words are final (frozen by the sliding window, committed by
-        local agreement; the whole list after the flush); None for concatenation before the
-        flush.
-    """
-
-    index: int
-    arrival_s: float
-    is_flush: bool
-    span: tuple[float, float] | None
-    decode_s: float
-    start_s: float
-    end_s: float
-    words: tuple[Word, ...]
-    n_committed: int | None = None
-
-    @property
-    def committed(self) -> tuple[Word, ...]:
-        """The committed / frozen words (empty when the policy commits nothing yet)."""
-        return self.words[: self.n_committed or 0]
-
-    def to_dict(self) -> dict:
-        return {
-            "index": self.index,
-            "arrival_s": self.arrival_s,
-            "is_flush": self.is_flush,
-            "span": list(self.span) if self.span else None,
-            "decode_s": self.decode_s,
-            "start_s": self.start_s,
-            "end_s": self.end_s,
-            "words": [[w.text, w.start, w.end] for w in self.words],
-            "n_committed": self.n_committed,
-        }
-
-
-@dataclass(frozen=True)
-class Cut:
-    """One sliding-window cut.
-
-    Attributes
-    ----------
-    update : the update after whose decode the window was cut.
-    raw_s : ``w0 + cut_fraction x window``.
-    cut_s : where the next window starts (== raw_s for the literal variant).
-    inside_word : the cut falls strictly inside a word of the decoded window
-        (``start < cut < end``).
-    n_frozen : words frozen by this cut.
-    forced : the window was full and no word ended before the raw cut.
-    """
-
-    update: int
-    raw_s: float
-    cut_s: float
-    inside_word: bool
-    n_frozen: int
-    forced: bool = False
-
-
-@dataclass
-class Simulation:
-    """The log of one item streamed through one policy."""
-
-    policy: str
-    duration_s: float
-    chunk_s: float
-    updates: list[Update] = field(default_factory=list)
-    cuts: list[Cut] = field(default_factory=list)
-    n_trims: int = 0
-
-    @property
-    def decode_s(self) -> float:
-        return float(sum(u.decode_s for u in self.updates))
-
-    @property
-    def n_decodes(self) -> int:
-        return sum(1 for u in self.updates if u.span is not None)
-
-    @property
-    def final_words(self) -> tuple[Word, ...]:
-        return self.updates[-1].words if self.updates else ()
-
-    def stream(self, which: str = "displayed") -> list[tuple[Word, ...]]:
-        """The word lists of the ``displayed`` or ``committed`` stream."""
-        if which == "displayed":
-            return [u.words for u in self.updates]
-        if which == "committed":
-            return [u.committed for u in self.updates]
-        raise ValueError(f"stream must be 'displayed' or 'committed', not {which!r}")
-
-    def to_dict(self) -> dict:
-        return {
-            "policy": self.policy,
-            "duration_s": self.duration_s,
-            "chunk_s": self.chunk_s,
-            "n_trims": self.n_trims,
-            "cuts": [c.__dict__ for c in self.cuts],
-            "updates": [u.to_dict() for u in self.updates],
-        }
-
-
-# ------------------------------------------------------------------------------- decoding
-
-
-class Decoder:
-    """Decodes spans of one clip with a backend and times each call with ``timer``."""
-
-    def __init__(self, backend, audio: np.ndarray, timer: Callable[[], float]):
-        self.backend = backend
-        self.audio = audio
-        self.timer = timer
-
-    def __call__(self, s0: int, s1: int) -> tuple[list[Word], float]:
-        """Words of ``audio[s0:s1]`` with times shifted to the clip, and the wall time."""
-        seg = self.audio[s0:s1]
-        t0 = self.timer()
-        tr = self.backend.transcribe([seg])[0]
-        wall = self.timer() - t0
-        off = s0 / SAMPLE_RATE
-        dur = seg.size / SAMPLE_RATE
-        words = list(tr.words)
-        if not words and tr.text.strip():
-            words = [Word(t, None, None, None) for t in tr.text.split()]
-        out = []
-        for w in words:
-            start = 0.0 if w.start is None else float(w.start)
-            end = dur if w.end is None else float(w.end)
-            out.append(Word(w.text, round(off + start, 4), round(off + end, 4), w.probability))
-        return out, float(wall)
-
-
-def _drop_repeated_ngram(prev: Sequence[Word], new: list[Word], max_n: int = 5):
-    """Drop a leading n-gram of ``new`` (n = 1..max_n, smallest first) whose normalised
-    tokens equal those of the same number of words at the end of ``prev``.
-
-    Returns ``(words, trimmed)``.
-    """
-    if not prev or not new:
-        return new, False
-    for n in range(1, min(max_n, len(prev), len(new)) + 1):
-        tail = tokens(prev[-n:])
-        if tail and tail == tokens(new[:n]):
-            return new[n:], True
-    return new, False
-
-
-class _Policy:
-    name = ""
-    needs_times = True
-
-    def __init__(self, decode: Decoder, sim: Simulation):
-        self.decode = decode
-        self.sim = sim
-        self.last_span: tuple[int, int] | None = None
-
-    def step(self, index: int, t: int, final: bool):
-        """Returns ``(words, n_committed, span_samples or None, decode_s)``."""
-        raise NotImplementedError
-
 
 class Concatenation(_Policy):
     name = "concatenation"
@@ -331,58 +166,24 @@ class SlidingWindow(_Policy):
             else:
                 return
         else:
+            # METHODS §6: a word straddling the literal cut is frozen when its midpoint lies
+            # before the cut, so that no word is lost at the cut
             cut = raw
             k = 0
-            while k < len(words) and words[k].end is not None and words[k].end <= raw_s:
+            while k < len(words) and _midpoint(words[k]) < raw_s:
                 k += 1
         cut = max(cut, self.w0 + 1)  # always move forward
         cut_s = cut / SAMPLE_RATE
-        inside = any(
-            w.start is not None and w.end is not None and w.start < cut_s < w.end for w in words
-        )
+        straddling = [i for i, w in enumerate(words) if w.start < cut_s < w.end]
         self.frozen = self.frozen + words[:k]
         self.window_words = words[k:]
-        self.sim.cuts.append(Cut(index, raw_s, cut_s, inside, k, forced))
+        self.sim.cuts.append(Cut(index, raw_s, cut_s, bool(straddling), k, forced,
+                                 len(straddling), sum(1 for i in straddling if i < k)))
         self.w0 = cut
 
 
-class LocalAgreement(_Policy):
-    name = "local-agreement"
-
-    def __init__(self, decode, sim, *, buffer_trim_s: float = 15.0, max_ngram: int = 5):
-        super().__init__(decode, sim)
-        self.trim = int(round(buffer_trim_s * SAMPLE_RATE))
-        self.max_ngram = int(max_ngram)
-        self.b0 = 0
-        self.committed: list[Word] = []
-        self.unconfirmed: list[Word] = []
-        self.last_end = -math.inf
-
-    def step(self, index, t, final):
-        span = (self.b0, t)
-        wall = 0.0
-        decoded = None
-        if not final and span != self.last_span and t > self.b0:
-            words, wall = self.decode(*span)
-            decoded = span
-            self.last_span = span
-            new = [w for w in words if w.start is None or w.start > self.last_end - 0.1]
-            new, trimmed = _drop_repeated_ngram(self.committed, new, self.max_ngram)
-            self.sim.n_trims += int(trimmed)
-            a, b = word_tokens(new), word_tokens(self.unconfirmed)
-            k = common_prefix(a, b)
-            self.committed += new[:k]
-            if k and new[k - 1].end is not None:
-                self.last_end = new[k - 1].end
-            self.unconfirmed = new[k:]
-        shown = self.committed + self.unconfirmed
-        if final:
-            self.committed = shown
-            self.unconfirmed = []
-            return shown, len(shown), decoded, wall
-        if t - self.b0 > self.trim and self.committed and math.isfinite(self.last_end):
-            self.b0 = max(self.b0, min(t, int(round(self.last_end * SAMPLE_RATE))))
-        return shown, len(self.committed), decoded, wall
+def _midpoint(w: Word) -> float:
+    return 0.5 * (float(w.start) + float(w.end))
 
 
 def make_policy(name: str, decode: Decoder, sim: Simulation, **options) -> _Policy:
@@ -393,19 +194,11 @@ def make_policy(name: str, decode: Decoder, sim: Simulation, **options) -> _Poli
         return SlidingWindow(decode, sim, snap=True, **options)
     if name == "sliding-literal":
         return SlidingWindow(decode, sim, snap=False, **options)
-    if name == "local-agreement":
-        return LocalAgreement(decode, sim, **options)
+    if name in ("local-agreement", "local-agreement-norm"):
+        from fairdesk.incremental.agreement import LocalAgreement
+
+        return LocalAgreement(decode, sim, normalised=name.endswith("-norm"), **options)
     raise ValueError(f"unknown policy {name!r}; use one of {', '.join(POLICIES)}")
-
-
-def update_ends(n_samples: int, chunk_s: float) -> list[int]:
-    """Sample positions where the chunk updates end (the flush is not included)."""
-    if not (isinstance(chunk_s, (int, float)) and math.isfinite(chunk_s) and chunk_s > 0):
-        raise ValueError(f"chunk_s must be a positive number of seconds, not {chunk_s!r}")
-    cs = int(round(chunk_s * SAMPLE_RATE))
-    if cs < 1:
-        raise ValueError(f"chunk_s={chunk_s} is shorter than one sample")
-    return [min(k * cs, n_samples) for k in range(1, -(-n_samples // cs) + 1)]
 
 
 def simulate(
@@ -424,16 +217,22 @@ def simulate(
     backend : a :class:`~fairdesk.models.base.Backend` with ``transcribe`` (warm it up first:
         the first decode of a fresh model pays for loading, which is not decode time).
     audio : float32 mono samples at 16 kHz.
-    policy : one of :data:`POLICIES`.
+    policy : one of :data:`POLICIES`, or ``"native"`` for an engine's own partial results
+        (:func:`fairdesk.incremental.native.simulate_native`).
     chunk_s : seconds per chunk.
     timer : clock used to time each decode (``time.perf_counter``; tests pass a fake clock).
     **options : policy options (``min_words``, ``max_window_s``, ``cut_fraction``,
-        ``max_ngram`` for the sliding window; ``buffer_trim_s`` for local agreement).
+        ``max_ngram`` for the sliding window; ``buffer_trim_s``, ``prompt_chars``,
+        ``max_ngram`` for local agreement).
 
     Returns
     -------
     Simulation
     """
+    if policy == "native":
+        from fairdesk.incremental.native import simulate_native
+
+        return simulate_native(backend, audio, chunk_s, timer=timer)
     audio = np.ascontiguousarray(np.asarray(audio, dtype=np.float32))
     if audio.ndim != 1:
         raise ValueError(f"audio must be mono 1-D samples, got shape {audio.shape}")
@@ -458,6 +257,7 @@ def simulate(
                 end_s=clock,
                 words=tuple(words),
                 n_committed=n_committed,
+                n_predicted=None if span is None else pol.decode.n_words,
             )
         )
     return sim

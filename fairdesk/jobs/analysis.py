@@ -8,7 +8,13 @@ from __future__ import annotations
 DESCRIPTIVE_BY_DEFAULT = frozenset({
     "sub_rate", "del_rate", "ins_rate", "insertion_ratio", "rdd", "diacritic_net_loss",
     "ter_dropped", "ter_hallucinated", "ter_wrong",
+    # the same number as balanced_accuracy (mean per-class recall): tested once
+    "macro_recall",
+    # METHODS.md §2 hallucination flags: reported per group, tested only when asked for
+    "hallucination_rate", "wer_unflagged",
 })
+#: Metric ids that are the same number; only the first asked for is tested.
+SAME_NUMBER = (("balanced_accuracy", "macro_recall"),)
 
 #: Metric ids computed outside the per-item table (§5).
 REPRESENTATION_IDS = frozenset({"silhouette", "leakage"})
@@ -37,35 +43,95 @@ def split_metric_ids(ids):
     return (rest or None), rep
 
 
+def resolve_normaliser(settings, frame, language):
+    """(name, reason, language for the slot normaliser) of a run (METHODS.md §2).
+
+    ``settings.normaliser`` other than ``auto`` is used as is. ``auto`` decides by
+    ``language`` when it names one, else (None, ``""``, ``"auto"``: a table without
+    ``--language``, a dataset without a language) from all the run's references
+    (:func:`fairdesk.metrics.normalize.choose_normaliser`).
+    """
+    from ..metrics.normalize import choose_normaliser
+
+    lang = language.strip() if isinstance(language, str) else ""
+    if lang.lower() == "auto":
+        lang = ""
+    if settings.normaliser != "auto":
+        return settings.normaliser, f"set by the user: {settings.normaliser}", lang or "en"
+    refs = frame["reference"] if "reference" in frame.columns else ()
+    name, reason = choose_normaliser(refs, lang or None)
+    if not lang:
+        lang = "en" if name == "whisper-english" else "und"
+    return name, reason, lang
+
+
+def tested_specs(every, stats, wanted):
+    """(tested specs, notes): the ``--metric`` list, or every metric less the descriptive
+    ones; of metrics that are the same number (balanced accuracy = macro recall) only the
+    first is tested."""
+    from ..metrics import metric_specs
+
+    if wanted:
+        tested = metric_specs(stats, list(wanted))
+    else:
+        tested = [s for s in every if s.id not in DESCRIPTIVE_BY_DEFAULT] or every
+    notes = []
+    for same in SAME_NUMBER:
+        present = [s.id for s in tested if s.id in same]
+        if len(present) > 1:
+            tested = [s for s in tested if s.id not in present[1:]]
+            notes.append(f"{', '.join(present[1:])} equals {present[0]} (mean per-class "
+                         f"recall): tested once, as {present[0]}")
+    return tested, notes
+
+
 def analyse(frame, settings, reference=None, wanted=None, language="en"):
     """Per-item metrics, every comparison, group values of every metric and confusions.
 
     Parameters
     ----------
-    frame : the per-item audit frame with a ``group`` column (contract).
-    settings : ``AuditSettings``.
+    frame : the per-item audit frame with a ``group`` column (contract). Rows with an
+        empty reference are left out as ``input_problems`` (their ``line`` column, else
+        index, names them); an empty hypothesis counts as all deletions (a warning says how
+        many). A classification frame (``label`` + ``predicted_label``) needs no
+        transcripts.
+    settings : ``AuditSettings``; ``normaliser="auto"`` decides the normaliser (see
+        :func:`resolve_normaliser`).
     reference : reference group (None: the largest).
     wanted : metric ids to test (None: every metric the data supports, less
         :data:`DESCRIPTIVE_BY_DEFAULT`, which are reported per group only).
-    language : transcript language (selects the normaliser).
+    language : transcript language (selects the normaliser); None or ``"auto"`` decides
+        from the references.
 
     Returns
     -------
     (frame with the per-item stat columns, JSON-ready result dict)
+        The dict also has ``normaliser`` (``name, reason, language``), ``input_problems``,
+        ``warnings``, ``settings.normaliser_reason`` and ``minimums_message`` (what the
+        minimums excluded and what lowering them costs; None when nothing).
     """
     from dataclasses import replace
 
     import pandas as pd
 
     from ..metrics import compute_item_stats, metric_specs
-    from ..metrics.normalize import is_english
+    from ..metrics.inputs import check_transcripts, classification_only
     from ..stats import compare_groups
+    from .pitfalls import add_pitfall_columns, pitfalls_block
 
-    name = settings.normaliser
-    if name == "auto":
-        name = "whisper-english" if is_english(language) else "whisper-basic"
-        settings = replace(settings, normaliser=name)
-    stats = compute_item_stats(frame, language=language, normalizer=name)
+    labels_only = classification_only(frame)
+    frame, problems, warnings = check_transcripts(frame)
+    if frame.empty:
+        raise ValueError("no row has a reference: nothing to score (see the problems: "
+                         + "; ".join(f"line {p['line']}" for p in problems[:5]) + ")")
+    name, reason, slot_lang = resolve_normaliser(settings, frame, language)
+    settings = replace(settings, normaliser=name)
+    # a classification table (labels, no transcript) is not scored as transcripts
+    scored = frame.drop(columns=["reference", "hypothesis"], errors="ignore") if labels_only \
+        else frame
+    stats = compute_item_stats(scored, language=slot_lang, normalizer=name)
+    if not labels_only:
+        frame, stats = add_pitfall_columns(frame, stats, name, slot_lang)
     grounding = [c for c in GROUNDING_STATS if c in frame.columns]
     if grounding:  # written by the explain stage
         stats = pd.concat([stats.reset_index(drop=True),
@@ -74,16 +140,32 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     frame = pd.concat([frame.drop(columns=[c for c in stats.columns if c in frame.columns]),
                        stats.reset_index(drop=True)], axis=1)
     every = metric_specs(stats)
-    if wanted:
-        tested = metric_specs(stats, list(wanted))
-    else:
-        tested = [s for s in every if s.id not in DESCRIPTIVE_BY_DEFAULT] or every
-    res = compare_groups(frame, tested, settings, reference=reference).to_dict()
-    _add_group_values(res, frame, [s for s in every if s.id not in {t.id for t in tested}])
+    tested, notes = tested_specs(every, stats, wanted)
+    describe = [s for s in every if s.id not in {t.id for t in tested}]
+    res = compare_groups(frame, tested, settings, reference=reference,
+                         describe=describe).to_dict()
+    _add_group_values(res, frame, [])
     res["tested_metrics"] = [s.id for s in tested]
     res["descriptive_metrics"] = [s.id for s in every if s.id not in res["tested_metrics"]]
+    res["normaliser"] = {"name": name, "reason": reason, "language": language}
+    res["settings"]["normaliser_reason"] = reason
+    res["input_problems"] = problems
+    res["warnings"] = warnings + notes
+    res["minimums_message"] = _minimums_message(res, settings)
     res.update(confusions(frame))
+    res["pitfalls"] = pitfalls_block(frame, res, tested, settings, reference)
     return frame, res
+
+
+def _minimums_message(res: dict, settings) -> str | None:
+    """The teaching message of ``stats.minimums.exclusion_message`` for this run's groups."""
+    from ..stats.minimums import exclusion_message
+
+    groups = res.get("groups", [])
+    sizes = {g["group"]: g["n_items"] for g in groups}
+    has_spk = any(g.get("n_speakers") is not None for g in groups)
+    speakers = {g["group"]: g.get("n_speakers") or 0 for g in groups} if has_spk else None
+    return exclusion_message(sizes, speakers, settings.min_items, settings.min_speakers)
 
 
 def _add_group_values(res: dict, frame, specs) -> None:

@@ -22,12 +22,13 @@ from ..core.errors import AudioError, FairdeskError
 from ..core.store import Project
 from ..stats.settings import AuditSettings
 from . import cache
+from .acoustic_stage import add_acoustics
 from .progress import Cancelled, Progress
 
 __all__ = ["AuditRequest", "AuditOutcome", "Cancelled", "run_audit", "prepare"]
 
 #: Bumped whenever a change alters computed numbers (part of the result-cache key).
-METRICS_CODE_VERSION = "3"
+METRICS_CODE_VERSION = "4"
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,8 @@ class AuditRequest:
     explain_per_group : items per group in the explain sample.
     explain_method : ``occlusion`` (any model that scores text), ``gradxinput`` or
         ``integrated_gradients`` (differentiable hf models).
+    unstable : decode every item twice more with sampling for the ``unstable``
+        hallucination flag (backends with ``transcribe_sampled`` only).
     settings : statistics settings.
     shard_size : items per inference shard.
     workers : inference worker threads (None: the backend's preference).
@@ -71,6 +74,7 @@ class AuditRequest:
     explain: bool = False
     explain_per_group: int = 12
     explain_method: str = "occlusion"
+    unstable: bool = False
     settings: AuditSettings = field(default_factory=AuditSettings)
     shard_size: int = 8
     workers: int | None = None
@@ -113,11 +117,21 @@ class Prepared:
 def _load_backend(req: AuditRequest):
     from ..models import get_backend
 
-    return get_backend(req.model, device=req.device)
+    try:
+        return get_backend(req.model, device=req.device)
+    except FairdeskError:
+        raise
+    except (OSError, ValueError, TypeError, RuntimeError) as exc:
+        # A missing file or folder, an unreadable model: a usage error naming the model.
+        msg = str(exc) if isinstance(exc, (ValueError, TypeError)) or not getattr(
+            exc, "filename", None) else f"{exc.filename}: {exc.strerror}"
+        raise FairdeskError(f"--model {req.model}: {msg}; check the path after the prefix "
+                            "(`fairdesk models` lists what can run here)") from None
 
 
 def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
     """Select, slice and sample the items; compute the cache keys (no inference)."""
+    from ..core.acoustics import VAD_SETTINGS
     from ..stats.slicing import check_run_cap, slice_frame, stratified_sample
 
     if not req.by:
@@ -128,12 +142,14 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
     items = project.items(ds, req.filters_dict())
     if items.empty:
         raise FairdeskError(f"no items in dataset {req.dataset!r} match the filters")
+    items = use_latest_transcripts(project, items)
     frame = slice_frame(items, list(req.by), {})
     if req.sample:
         frame = stratified_sample(frame, "group", int(req.sample), seed=req.settings.seed)
     check_run_cap(frame, req.settings.max_items)
     frame = frame.reset_index(drop=True)
-    backend = backend if backend is not None else _load_backend(req)
+    backend = backend if backend is not None else _load_backend(req)  # a bad model: first
+    _check_groups(frame, req)  # minimums and --reference are known before the model runs
     model_key = f"{backend.id}@{backend.fingerprint}"
     explain = None
     if req.wants_explain:
@@ -152,14 +168,51 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
         "filters": req.filters_dict(), "reference": req.reference,
         "metrics": list(req.metrics) if req.metrics else None, "sample": req.sample,
         "nlu": req.nlu, "representation": req.representation,
-        "settings": req.settings.to_dict(),
+        "settings": req.settings.to_dict(), "vad": VAD_SETTINGS,
     }
     if explain is not None:  # only when on, so results cached before the explain stage stay valid
         hashed["explain"] = explain
+    if req.unstable:
+        from .unstable_stage import UNSTABLE_TEMPERATURE, can_sample
+
+        if not can_sample(backend):
+            raise FairdeskError(f"model {req.model!r} cannot sample decodes, so the unstable "
+                                "flag cannot be checked; drop --unstable or use a "
+                                "faster-whisper model (whisper-tiny.en, ct2:<folder>)")
+        hashed["unstable"] = {"temperature": UNSTABLE_TEMPERATURE}
     h.update(json.dumps(hashed, sort_keys=True).encode())
-    for key, ah, grp in zip(frame["id"], frame["audio_hash"], frame["group"]):
-        h.update(f"{key}\0{ah}\0{grp}\n".encode())
+    # Every per-item input of the statistics: a corrected transcript or label gives a new key.
+    labels = [c for c in ("intent", "slots", "label") if c in frame.columns]
+    for row in zip(frame["id"], frame["audio_hash"], frame["group"], frame["text"],
+                   *(frame[c] for c in labels)):
+        h.update(("\0".join(map(str, row)) + "\n").encode())
     return Prepared(frame, ds, backend, model_key, h.hexdigest())
+
+
+def _check_groups(frame, req: AuditRequest) -> None:
+    from ..stats.minimums import check_groups_before_inference
+
+    if frame["group"].nunique() < 2:  # one group: described, nothing compared
+        return
+    try:
+        check_groups_before_inference(frame, "group", req.settings.min_items,
+                                      req.settings.min_speakers, req.reference)
+    except ValueError as exc:
+        raise FairdeskError(str(exc)) from None
+
+
+def use_latest_transcripts(project: Project, items):
+    """Items with the latest transcript annotation as their text, where they have one.
+
+    Adds ``text_source``: ``annotation`` or ``import`` per item. The imported text stays in
+    the store (``items.text``); only this frame's copy changes.
+    """
+    latest = project.latest_transcripts(items["db_id"]) if len(items) else {}
+    items = items.copy()
+    ann = [latest.get(int(i)) for i in items["db_id"]]
+    items["text_source"] = ["annotation" if t is not None else "import" for t in ann]
+    items["text"] = [t if t is not None else old for t, old in zip(ann, items["text"])]
+    return items
 
 
 # -- infer -----------------------------------------------------------------------------
@@ -171,7 +224,9 @@ def _predict_shard(backend, root, rows) -> list[tuple[int, dict | None, str | No
         for idx, key, rel in rows:
             p = lookup(key, rel)
             if p is None:
-                out.append((idx, None, "no prediction for this item in the imported file"))
+                why = getattr(backend, "missing_reason", None)
+                out.append((idx, None, why(key, rel) if why else
+                            "no prediction for this item in the imported file"))
             else:
                 out.append((idx, cache.prediction_to_dict(p), None))
         return out
@@ -212,6 +267,9 @@ def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, r
             todo.append((idx, key, rel))
     failures: dict[int, str] = {}
     n_total, n_cached = len(frame), len(preds)
+    bind = getattr(prep.backend, "bind", None)
+    if bind is not None:  # imported predictions: ambiguous keys are found before any lookup
+        bind(list(zip(frame["id"].astype(str), frame["path"])))
     if todo:
         shards = [todo[i:i + req.shard_size] for i in range(0, len(todo), req.shard_size)]
         workers = req.workers or getattr(prep.backend, "preferred_workers", 1) or 1
@@ -221,36 +279,41 @@ def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, r
         with ThreadPoolExecutor(max_workers=workers) as pool:
             pending = set()
             it = iter(shards)
-            while True:
-                while len(pending) < workers * 2:
+            try:
+                while True:
+                    while len(pending) < workers * 2:
+                        if prog.cancelled():
+                            break
+                        shard = next(it, None)
+                        if shard is None:
+                            break
+                        pending.add(pool.submit(_predict_shard, prep.backend, root, shard))
+                    if not pending:
+                        break
+                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    # finished shards are stored before a failed one raises (Ctrl-C)
+                    for fut in sorted(finished, key=lambda f: f.exception() is not None):
+                        results = fut.result()
+                        cache.store_shard(project, run_id, prep.model_key, frame, results)
+                        for idx, pred, reason in results:
+                            if pred is None:
+                                failures[idx] = reason
+                            else:
+                                preds[idx] = pred
+                        done += len(results)
+                        prog.items(done, len(todo), started, "transcribed")
                     if prog.cancelled():
-                        break
-                    shard = next(it, None)
-                    if shard is None:
-                        break
-                    pending.add(pool.submit(_predict_shard, prep.backend, root, shard))
-                if not pending:
-                    break
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    results = fut.result()
-                    cache.store_shard(project, run_id, prep.model_key, frame, results)
-                    for idx, pred, reason in results:
-                        if pred is None:
-                            failures[idx] = reason
-                        else:
-                            preds[idx] = pred
-                    done += len(results)
-                    prog.items(done, len(todo), started, "transcribed")
-                if prog.cancelled():
-                    for fut in pending:
-                        fut.cancel()
-                    wait(pending)
-                    for fut in pending:
-                        if not fut.cancelled():
-                            cache.store_shard(project, run_id, prep.model_key, frame,
-                                              fut.result())
-                    raise Cancelled("cancelled by the user")
+                        for fut in pending:
+                            fut.cancel()
+                        wait(pending)
+                        for fut in pending:
+                            if not fut.cancelled():
+                                cache.store_shard(project, run_id, prep.model_key, frame,
+                                                  fut.result())
+                        raise Cancelled("cancelled by the user")
+            except BaseException:  # Ctrl-C included: queued shards never start
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
     return preds, failures, {"n_items": n_total, "n_cached": n_cached, "n_inferred": len(todo)}
 
 
@@ -316,8 +379,13 @@ def aggregate(f, req: AuditRequest, language: str, notes: list[str]) -> tuple[ob
     from .analysis import analyse
 
     f = _apply_nlu(f, req, notes)
-    return analyse(f, req.settings, reference=req.reference, wanted=req.metrics,
-                   language=language)
+    f, res = analyse(f, req.settings, reference=req.reference, wanted=req.metrics,
+                     language=language)
+    notes.extend(res.get("warnings", []))
+    if res.get("input_problems"):
+        notes.append(f"{len(res['input_problems'])} item(s) without a reference were left out "
+                     "(see input_problems)")
+    return f, res
 
 
 # -- the job -----------------------------------------------------------------------------
@@ -345,7 +413,7 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
                        "cached_from_run": run_id}
             return AuditOutcome(run_id, req, None, tuple(payload.get("failures", ())), payload,
                                 True, timings)
-    run_id = cache.start_run(project, prep, req)
+    run_id, lock = cache.start_run(project, prep, req)
     try:
         prog.stage(0.05, 0.85, "inference")
         t1 = time.monotonic()
@@ -354,8 +422,19 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
         prog.check()
         f = analysis_frame(prep.frame, preds)
         notes: list[str] = []
+        fails = tuple({"item": str(prep.frame["id"].iloc[i]),
+                       "path": str(prep.frame["path"].iloc[i]), "reason": r}
+                      for i, r in sorted(failures.items()))
         if f.empty:
-            raise FairdeskError("every item failed; see the failures for the reasons")
+            return _all_failed(project, prep, req, run_id, fails, counts, timings, t0)
+        prog.stage(0.85, 0.86, "acoustic covariates")
+        f, acoustics = add_acoustics(f, preds, prep.dataset.root, prog)
+        if req.unstable:
+            from .unstable_stage import add_sampled_decodes
+
+            prog.stage(0.86, 0.95, "sampled decodes (unstable flag)")
+            f, acoustics["unstable"] = add_sampled_decodes(f, prep.backend, prep.dataset.root,
+                                                           prog)
         explain_block = None
         if req.wants_explain:
             prog.stage(0.85, 0.95, "explain")
@@ -368,6 +447,10 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
         prog.stage(0.95, 1.0, "statistics")
         t2 = time.monotonic()
         f, res = aggregate(f, req, prep.dataset.language, notes)
+        res["acoustics"] = acoustics
+        if acoustics["failures"] or acoustics.get("unavailable"):
+            notes.append(acoustics.get("unavailable") or f"{len(acoustics['failures'])} items "
+                         "have no acoustic covariates (see acoustics.failures)")
         if explain_block is not None:
             res["explain"] = explain_block
             if explain_block["failures"]:
@@ -378,9 +461,6 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
 
             res["representation"] = representation_block(project, prep, f, res, req, prog)
         timings["aggregate_s"] = time.monotonic() - t2
-        fails = tuple({"item": str(prep.frame["id"].iloc[i]),
-                       "path": str(prep.frame["path"].iloc[i]), "reason": r}
-                      for i, r in sorted(failures.items()))
         res.update({
             "run_id": run_id, "dataset": req.dataset, "model": req.model,
             "model_key": prep.model_key, "device": getattr(prep.backend, "device", "cpu"),
@@ -399,12 +479,31 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
         cache.finish_run(project, run_id, prep.request_hash, res, items=_item_records(f))
         prog.stage(1.0, 1.0, "done")
         return AuditOutcome(run_id, req, f, fails, res, False, timings)
-    except Cancelled:
+    except (Cancelled, KeyboardInterrupt):  # Ctrl-C is a cancel: what finished is cached
         cache.mark_run(project, run_id, "cancelled")
         raise
     except BaseException:
         cache.mark_run(project, run_id, "failed")
         raise
+    finally:
+        lock.release()
+
+
+def _all_failed(project, prep, req, run_id, fails, counts, timings, t0) -> AuditOutcome:
+    """Every item failed: the run is stored ``failed`` with its failures (never answered
+    from the result cache) and the result lists them; no statistics."""
+    timings["total_s"] = time.monotonic() - t0
+    res = {"run_id": run_id, "dataset": req.dataset, "model": req.model,
+           "model_key": prep.model_key, "by": list(req.by), "groups": [], "comparisons": [],
+           "failures": list(fails), "counts": counts, "from_cache": False,
+           "notes": [f"every item failed ({len(fails)}); no statistics were computed"],
+           "settings": _run_settings(req, prep), "timings": timings}
+    probs = getattr(prep.backend, "problems", None)
+    if probs:
+        res["prediction_problems"] = [p.__dict__ if hasattr(p, "__dict__") else p
+                                      for p in probs]
+    cache.finish_run(project, run_id, prep.request_hash, res, status="failed")
+    return AuditOutcome(run_id, req, None, fails, res, False, timings)
 
 
 def _explain(project, prep, f, req, prog, aligner):
@@ -435,10 +534,19 @@ def _run_settings(req: AuditRequest, prep: Prepared) -> dict:
         "filters": req.filters_dict(), "reference_requested": req.reference,
         "sample_per_group": req.sample, "nlu": req.nlu, "language": prep.dataset.language,
         "explain": req.wants_explain, "explain_per_group": req.explain_per_group,
-        "explain_method": req.explain_method,
+        "explain_method": req.explain_method, "unstable": req.unstable,
+        "text_source": _text_sources(prep.frame),
         "shard_size": req.shard_size, "fairdesk_version": __version__,
         "metrics_code_version": METRICS_CODE_VERSION, "cpu_count": os.cpu_count(),
     }
+
+
+def _text_sources(frame) -> dict[str, int]:
+    """How many analysed items took their reference from an annotation / the import."""
+    if "text_source" not in frame.columns:
+        return {"import": int(len(frame))}
+    counts = frame["text_source"].value_counts()
+    return {k: int(counts.get(k, 0)) for k in ("annotation", "import")}
 
 
 def with_settings(req: AuditRequest, **changes) -> AuditRequest:

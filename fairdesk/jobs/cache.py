@@ -41,7 +41,11 @@ def lookup_predictions(project: Project, model_key: str, hashes: list[str]) -> d
     return out
 
 
-def start_run(project: Project, prep, req) -> int:
+def start_run(project: Project, prep, req):
+    """Insert the run (status ``running``) and take its OS lock before the row is visible
+    to anyone else; returns ``(run_id, lock)`` (see :mod:`fairdesk.core.runlock`)."""
+    from ..core.runlock import RunLock
+
     with project.transaction() as c:
         cur = c.execute(
             "INSERT INTO runs(dataset_id, model_id, model_fingerprint, request_hash, settings, "
@@ -50,7 +54,9 @@ def start_run(project: Project, prep, req) -> int:
              json.dumps({"by": list(req.by), "filters": req.filters_dict(),
                          "sample": req.sample, "settings": req.settings.to_dict()}),
              "running", time.time()))
-        return int(cur.lastrowid)
+        run_id = int(cur.lastrowid)
+        lock = RunLock(project, run_id)  # held before COMMIT: never seen running and unlocked
+    return run_id, lock
 
 
 def store_shard(project: Project, run_id: int, model_key: str, frame, results) -> None:
@@ -78,8 +84,9 @@ def store_shard(project: Project, run_id: int, model_key: str, frame, results) -
 
 
 def finish_run(project: Project, run_id: int, request_hash: str, result: dict,
-               items: list[dict] | None = None) -> None:
-    """Mark a run done and store its result (and its per-item rows, for later analyses)."""
+               items: list[dict] | None = None, status: str = "done") -> None:
+    """Mark a run ``status`` (``done``; ``failed`` when every item failed) and store its
+    result (and its per-item rows, for later analyses)."""
     from ..core.jsonio import clean_json
 
     with project.transaction() as c:
@@ -87,7 +94,8 @@ def finish_run(project: Project, run_id: int, request_hash: str, result: dict,
             c.execute("INSERT INTO results(run_id, kind, payload, created_at) VALUES (?,?,?,?)",
                       (run_id, "items", json.dumps(clean_json(items), ensure_ascii=False,
                                                    default=str), time.time()))
-        c.execute("UPDATE runs SET status='done', finished_at=? WHERE id=?", (time.time(), run_id))
+        c.execute("UPDATE runs SET status=?, finished_at=? WHERE id=?",
+                  (status, time.time(), run_id))
         c.execute("INSERT INTO results(run_id, kind, payload, created_at) VALUES (?,?,?,?)",
                   (run_id, "audit", json.dumps(clean_json(result), ensure_ascii=False,
                                                default=str), time.time()))

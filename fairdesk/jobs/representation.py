@@ -73,9 +73,14 @@ def representation_block(project, prep, frame, result: dict, req, prog) -> dict:
         disparity[c["metric"]] = disparity.get(c["metric"], False) or (
             c["verdict"] == "disparity_detected")
     speakers = sub["speaker_id"].to_numpy() if "speaker_id" in sub else None
-    rep = representation_analysis(
-        X, sub["group"].astype(str).to_numpy(), speakers, disparity=disparity,
-        threshold=req.settings.structure_threshold, seed=req.settings.seed)
+    try:
+        rep = representation_analysis(
+            X, sub["group"].astype(str).to_numpy(), speakers, disparity=disparity,
+            threshold=req.settings.structure_threshold, seed=req.settings.seed)
+    except (ValueError, np.linalg.LinAlgError) as exc:
+        # The probe degrades; it never sinks the audit whose statistics are computed.
+        return {"skipped": f"representation metrics not computed: {exc}",
+                "n_items": int(len(sub)), "model_key": prep.model_key}
     out = rep.to_dict() if hasattr(rep, "to_dict") else dict(rep)
     out["n_items"] = int(len(sub))
     out["model_key"] = prep.model_key

@@ -11,6 +11,11 @@
 * :func:`tone_preserving` -- for diacritic and tone metrics in every language: NFC, lower case,
   punctuation (category ``P*``) replaced by a space, combining marks kept, whitespace collapsed.
 
+After :func:`english` and :func:`basic`, adjacent digit-only tokens are joined on both sides
+(:func:`join_digits`, METHODS.md §2): Whisper's English normaliser joins spelled-out digit runs
+("six eight zero two" -> "6802") but leaves written ones apart ("6 8 0 2"), which would score a
+correct transcript as four errors.
+
 Every normaliser maps ``None``, NaN and non-text "missing" values to the empty string and always
 returns a stripped string with single spaces.
 """
@@ -27,9 +32,11 @@ __all__ = [
     "NORMALIZERS",
     "as_text",
     "basic",
+    "choose_normaliser",
     "english",
     "get_normalizer",
     "is_english",
+    "join_digits",
     "label_text",
     "normalizer_for",
     "tone_preserving",
@@ -82,6 +89,49 @@ def _collapse(s: str) -> str:
     return _WS.sub(" ", s).strip()
 
 
+_DIGIT_TOKEN = re.compile(r"^\d+$")
+_LEADING_ZERO = re.compile(r"(?<![\w.,])0\d+(?![\w.,])")
+
+
+def join_digits(text: str, one_is_digit: bool = False) -> str:
+    """Join runs of adjacent digit-only tokens: ``"call 6 8 0 2 now"`` -> ``"call 6802 now"``.
+
+    Parameters
+    ----------
+    text : normalised text (single spaces).
+    one_is_digit : treat the token ``one`` inside a run of two or more digit tokens as
+        ``1``. Whisper's English normaliser writes every standalone ``1`` as ``one`` ("0 3 5
+        1" -> "0 3 5 one") but joins a spelled run ("zero three five one" -> "0351"), so
+        without this the two would differ.
+
+    Returns
+    -------
+    str
+    """
+    toks = text.split()
+    out: list[str] = []
+    run: list[str] = []
+
+    def digit(t: str) -> bool:
+        return bool(_DIGIT_TOKEN.match(t)) or (one_is_digit and t == "one")
+
+    def flush():
+        if len(run) >= 2:
+            out.append("".join("1" if t == "one" else t for t in run))
+        else:
+            out.extend(run)
+        run.clear()
+
+    for t in toks:
+        if digit(t):
+            run.append(t)
+        else:
+            flush()
+            out.append(t)
+    flush()
+    return " ".join(out)
+
+
 def english(text) -> str:
     """Normalise English text with Whisper's ``EnglishTextNormalizer``.
 
@@ -93,12 +143,21 @@ def english(text) -> str:
     -------
     str
         Lower case, punctuation removed, British spellings and number words standardised
-        (``"Seven"`` -> ``"7"``), diacritics removed, single spaces, stripped. One fix on top
+        (``"Seven"`` -> ``"7"``), diacritics removed, single spaces, stripped. Fixes on top
         of Whisper's: tokens made only of punctuation (the ``"."`` Whisper leaves from an
-        ellipsis) are dropped.
+        ellipsis) are dropped; adjacent digit tokens are joined (:func:`join_digits`) and
+        leading zeros kept, so "6 8 0 2" equals "six eight zero two" and "0351" equals
+        "zero three five one".
     """
     s = as_text(text)
     return _english_str(s) if s else ""
+
+
+def _split_leading_zeros(s: str) -> str:
+    """``0351`` -> ``0 3 5 1``: Whisper's number parser drops leading zeros ("0351" -> "351")
+    while it keeps a spelled "zero three five one" as "0351"; spaced digits survive it and
+    are joined again afterwards."""
+    return _LEADING_ZERO.sub(lambda m: " ".join(m.group(0)), s)
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -110,7 +169,8 @@ def _english_str(s: str) -> str:
         _english_impl = EnglishTextNormalizer()
     # Whisper's normaliser leaves a lone "." from an ellipsis ("well..." -> "well ."); a token
     # made only of punctuation is not a word, so drop it.
-    return " ".join(t for t in _english_impl(s).split() if not _all_punct(t))
+    out = " ".join(t for t in _english_impl(_split_leading_zeros(s)).split() if not _all_punct(t))
+    return join_digits(out, one_is_digit=True)
 
 
 def _all_punct(token: str) -> bool:
@@ -128,7 +188,8 @@ def basic(text) -> str:
     -------
     str
         NFKC, lower case, bracketed/parenthesised spans removed, symbols and punctuation
-        replaced by spaces, combining marks kept, single spaces, stripped.
+        replaced by spaces, combining marks kept, adjacent digit tokens joined, single
+        spaces, stripped.
     """
     s = as_text(text)
     return _basic_str(s) if s else ""
@@ -148,7 +209,7 @@ def _basic_str(s: str) -> str:
                 "option, so it would split words at every combining diacritic. Upgrade it "
                 "with `pip install -U 'whisper-normalizer>=0.1'`."
             ) from exc
-    return _collapse(_basic_impl(s))
+    return join_digits(_collapse(_basic_impl(s)))
 
 
 def tone_preserving(text) -> str:
@@ -231,3 +292,64 @@ def get_normalizer(name=None, language="en") -> Callable[[object], str]:
             f"unknown text normaliser {name!r}; use one of {sorted(NORMALIZERS)} or 'auto' "
             "(Whisper English for English, Whisper basic with diacritics otherwise)."
         ) from None
+
+
+#: Share of ASCII letters in the references at or above which ``auto`` picks English.
+ENGLISH_ASCII_SHARE = 0.99
+
+
+def _letter_counts(text: str) -> tuple[int, int]:
+    """(letters, plain ASCII letters) of a text; a letter carrying a mark is not plain."""
+    s = unicodedata.normalize("NFC", text)
+    letters = plain = 0
+    for i, ch in enumerate(s):
+        if not unicodedata.category(ch).startswith("L"):
+            continue
+        letters += 1
+        marked = i + 1 < len(s) and unicodedata.category(s[i + 1]).startswith("M")
+        plain += ch.isascii() and not marked
+    return letters, plain
+
+
+def choose_normaliser(references, language=None) -> tuple[str, str]:
+    """The WER/CER normaliser of a run, decided once from all its references (METHODS §2).
+
+    Parameters
+    ----------
+    references : every reference text of the run (None/NaN ignored).
+    language : the dataset's or user's language; None, ``""`` or ``"auto"`` decides from
+        the text, any other code decides by language (English → Whisper English).
+
+    Returns
+    -------
+    (name, reason)
+        ``"whisper-english"`` when at least 99% of the reference letters are plain ASCII
+        (a letter with a combining mark, e.g. "ọ́", is not), else ``"whisper-basic"``
+        (Whisper's basic normaliser with every mark kept, so tone marks count); the reason
+        in words, to record with the run.
+    """
+    lang = as_text(language).strip()
+    if lang and lang.lower() != "auto":
+        if is_english(lang):
+            return "whisper-english", f"language {lang!r} is English"
+        return "whisper-basic", f"language {lang!r} is not English: basic normaliser, marks kept"
+    letters = plain = 0
+    for r in references:
+        t = as_text(r)
+        if t:
+            a, b = _letter_counts(t)
+            letters += a
+            plain += b
+    if letters == 0:
+        return "whisper-english", "language auto: the references have no letters"
+    share = plain / letters
+    if share >= ENGLISH_ASCII_SHARE:
+        return "whisper-english", (
+            f"language auto: {share:.1%} of the {letters:,} reference letters are plain ASCII "
+            f"(≥ {ENGLISH_ASCII_SHARE:.0%}), so Whisper's English normaliser"
+        )
+    return "whisper-basic", (
+        f"language auto: only {share:.1%} of the {letters:,} reference letters are plain ASCII "
+        f"(< {ENGLISH_ASCII_SHARE:.0%}), so Whisper's basic normaliser with diacritics and tone "
+        "marks kept"
+    )

@@ -104,6 +104,20 @@ def _fixed_metrics() -> dict[str, MetricSpec]:
         ratio_metric("del_rate", "Deletion rate D/N", ("n_del",), ("n_words",)),
         ratio_metric("ins_rate", "Insertion rate I/N", ("n_ins",), ("n_words",)),
         ratio_metric("insertion_ratio", "Insertion ratio I/(S+D+I)", ("n_ins",), _WORD_ERRORS),
+        # METHODS.md §2: hallucination flags (fairdesk.metrics.hallucination)
+        ratio_metric(
+            "hallucination_rate",
+            "Hallucination rate (share of items flagged)",
+            ("hallucinated",),
+            ("n_items",),
+            kind="proportion",
+        ),
+        ratio_metric(
+            "wer_unflagged",
+            "WER without flagged items",
+            ("unflagged_errors",),
+            ("unflagged_words",),
+        ),
         ratio_metric(
             "cer", "Character error rate (CER)", ("c_sub", "c_del", "c_ins"), ("n_chars",)
         ),
@@ -259,6 +273,8 @@ def class_metric(id: str, labels) -> MetricSpec:
 
 _NEEDS = {
     "n_words": "'reference' and 'hypothesis'",
+    "n_items": "'reference' and 'hypothesis'",
+    "unflagged_words": "'reference' and 'hypothesis'",
     "n_chars": "'reference' and 'hypothesis'",
     "dia_expected": "'reference' and 'hypothesis'",
     "tone_expected": "'reference' and 'hypothesis'",

@@ -69,6 +69,8 @@ def detect_kind(folder: str | os.PathLike) -> str:
             f"{folder} has config.json but no weights (*.safetensors); copy the model's "
             "model.safetensors into it, or re-save it with save_pretrained(folder, safe_serialization=True)"
         )
+    for index in (p for p in files if p.name.endswith(".safetensors.index.json")):
+        check_weight_index(index)
     archs = [str(a) for a in config.get("architectures") or []]
     if any(a.endswith("ForCTC") for a in archs):
         return "ctc"
@@ -84,6 +86,41 @@ def detect_kind(folder: str | os.PathLike) -> str:
         "(...ForConditionalGeneration, e.g. Whisper), CTC (...ForCTC, e.g. wav2vec2) and audio "
         "classification (...ForSequenceClassification/...ForAudioClassification) models"
     )
+
+
+def check_weight_index(index: Path) -> list[str]:
+    """The shard files a ``*.safetensors.index.json`` names, each checked: a safetensors file
+    (never a pickle, whatever the index says), a plain name inside the model folder, present.
+
+    Raises
+    ------
+    ValueError
+        For an unreadable index, or any shard that is not a safetensors file in the folder.
+    """
+    try:
+        data = json.loads(index.read_text(encoding="utf-8"))
+        weight_map = data.get("weight_map") if isinstance(data, dict) else None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise ValueError(f"{index} is not a readable weight index ({e}); re-save the model "
+                         "with save_pretrained(folder, safe_serialization=True)") from None
+    if not isinstance(weight_map, dict) or not weight_map:
+        raise ValueError(f"{index} has no weight_map; re-save the model with "
+                         "save_pretrained(folder, safe_serialization=True)")
+    shards = sorted({str(v) for v in weight_map.values()})
+    for name in shards:
+        if not name.endswith(".safetensors"):
+            raise ValueError(
+                f"{index} points at {name!r}, which is not a safetensors file; fairdesk loads "
+                "safetensors only, because loading a pickle can run arbitrary code. Convert the "
+                "model in an environment you trust: from_pretrained(folder) then "
+                "save_pretrained(folder, safe_serialization=True)")
+        if "/" in name or "\\" in name or name in (".", "..") or Path(name).is_absolute():
+            raise ValueError(f"{index} points at {name!r} outside the model folder; the "
+                             "shards must sit next to the index")
+        if not (index.parent / name).is_file():
+            raise FileNotFoundError(f"{index} names the shard {name!r}, which is missing; copy "
+                                    "every shard of the model into the folder")
+    return shards
 
 
 def resolve_torch_device(device: str) -> str:

@@ -13,6 +13,14 @@ confidence
     Mean word posterior over the recognised words (None when nothing was recognised). The
     sentence posterior that PocketSphinx also reports is almost always near 0 for more than a
     few words, so it does not rank utterances usefully.
+streaming
+    :meth:`PocketSphinxBackend.open_stream` feeds an utterance chunk by chunk
+    (``process_raw`` per chunk, one ``start_utt``/``end_utt``) and reads the decoder's own
+    partial hypothesis (``seg()`` of the current best path) after each chunk; the final
+    result comes after ``end_utt`` (best-path rescoring, as :meth:`transcribe`). Partial
+    words carry no posterior (``probability`` None). The cepstral mean is estimated as the
+    audio arrives (``full_utt=False``), so a stream's final result can differ from
+    :meth:`transcribe`'s, which normalises over the whole clip.
 embed, score
     Not supported: PocketSphinx exposes no neural encoder states, and its forced alignment
     gives acoustic scores on a scale that is not a log-probability of the text.
@@ -117,6 +125,22 @@ class PocketSphinxBackend(Backend):
             raise RuntimeError(f"{self._id}: the backend was closed; get a new one")
         return [self._decode(a) for a in as_audio_batch(audios)]
 
+    def open_stream(self) -> PocketSphinxStream:
+        """A chunk-by-chunk decoding session of one utterance (see :class:`PocketSphinxStream`)."""
+        if self._decoder is None:
+            raise RuntimeError(f"{self._id}: the backend was closed; get a new one")
+        return PocketSphinxStream(self)
+
+    def _words(self, segs) -> list[Word]:
+        words = []
+        for word, start, end, prob in segs:
+            if _is_filler(word):
+                continue
+            words.append(Word(_ALT_PRON.sub("", word), round(start / self._frate, 3),
+                              round((end + 1) / self._frate, 3),
+                              None if prob is None else float(min(max(prob, 0.0), 1.0))))
+        return words
+
     def _decode(self, audio: np.ndarray) -> Transcription:
         if audio.size == 0:
             return Transcription("", (), None, "en")
@@ -127,18 +151,71 @@ class PocketSphinxBackend(Backend):
             d.process_raw(pcm, no_search=False, full_utt=True)
             d.end_utt()
             segs = [(s.word, s.start_frame, s.end_frame, s.prob) for s in d.seg()]
-        words = []
-        for word, start, end, prob in segs:
-            if _is_filler(word):
-                continue
-            words.append(
-                Word(
-                    _ALT_PRON.sub("", word),
-                    round(start / self._frate, 3),
-                    round((end + 1) / self._frate, 3),
-                    float(min(max(prob, 0.0), 1.0)),
-                )
-            )
+        words = self._words(segs)
         text = " ".join(w.text for w in words)
         confidence = float(np.mean([w.probability for w in words])) if words else None
         return Transcription(text, tuple(words), confidence, "en")
+
+
+def _pcm(audio: np.ndarray) -> bytes:
+    return (np.clip(audio, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
+
+
+class PocketSphinxStream:
+    """One utterance decoded as it arrives: ``feed`` each chunk, then ``finish``.
+
+    Holds the backend's decoder (its lock) from the first ``feed`` until ``finish`` or
+    ``close``; use it as a context manager.
+    """
+
+    def __init__(self, backend: PocketSphinxBackend):
+        self._b = backend
+        self._open = False
+
+    def _start(self) -> None:
+        self._b._lock.acquire()
+        self._open = True
+        self._b._decoder.start_utt()
+
+    def feed(self, audio: np.ndarray) -> list[Word]:
+        """Process one chunk; returns the decoder's current partial word list."""
+        if not self._open:
+            self._start()
+        d = self._b._decoder
+        a = np.asarray(audio, dtype=np.float32)
+        if a.size:
+            d.process_raw(_pcm(a), no_search=False, full_utt=False)
+        if d.hyp() is None:
+            return []
+        return self._b._words((s.word, s.start_frame, s.end_frame, None) for s in d.seg())
+
+    def finish(self) -> list[Word]:
+        """End the utterance; returns the final (best-path) word list."""
+        if not self._open:
+            self._start()
+        d = self._b._decoder
+        try:
+            d.end_utt()
+            segs = [(s.word, s.start_frame, s.end_frame, s.prob) for s in d.seg()]
+        finally:
+            self._release()
+        return self._b._words(segs)
+
+    def _release(self) -> None:
+        if self._open:
+            self._open = False
+            self._b._lock.release()
+
+    def close(self) -> None:
+        """Abandon an unfinished utterance."""
+        if self._open:
+            try:
+                self._b._decoder.end_utt()
+            finally:
+                self._release()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

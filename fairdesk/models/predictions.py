@@ -4,7 +4,10 @@ File formats (chosen by extension): ``.csv``, ``.tsv``, ``.jsonl`` / ``.ndjson``
 
 Columns (CSV/TSV header, or JSONL object keys; names are case-insensitive):
 
-- key: ``item_id`` and/or ``path`` (also ``audio_path``); at least one per row;
+- key: ``item_id`` (also ``id``, what ``fairdesk items --json`` prints) and/or ``path`` (also
+  ``audio_path``); at least one per row. A path that names more than one item of the audit
+  (a bare ``a.wav`` for ``x/a.wav`` and ``y/a.wav``) is ambiguous: those items get no
+  prediction and the row is reported, never applied to a guess;
 - ``text`` (or ``hypothesis``): the transcript; empty is allowed (flagged);
 - optional ``confidence`` (number), ``intent``, ``slots`` (a JSON object; in JSONL an
   object or a JSON string), ``label``.
@@ -29,7 +32,7 @@ from fairdesk.core.tables import Table, read_table
 from fairdesk.models.base import Backend, file_digest
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
-KEY_COLUMNS = ("item_id", "path", "audio_path")
+KEY_COLUMNS = ("item_id", "id", "path", "audio_path")
 TEXT_COLUMNS = ("text", "hypothesis")
 VALUE_COLUMNS = ("confidence", "intent", "slots", "label")
 
@@ -140,6 +143,7 @@ class PredictionsBackend(Backend):
         self._by_id: dict[str, Prediction] = {}
         self._by_path: dict[str, Prediction] = {}
         self._first_row: dict[tuple[str, str], int] = {}
+        self._bound: dict[tuple[str | None, str | None], str] | None = None
         self.n_rows = 0
         table = read_table(self._path, fmt=fmt)
         if fmt == "jsonl":
@@ -185,8 +189,60 @@ class PredictionsBackend(Backend):
         p = normalise_path(rel_path)
         if p in self._by_path:
             return self._by_path[p]
-        hits = [v for k, v in self._by_path.items() if k.endswith("/" + p) or p.endswith("/" + k)]
-        return hits[0] if len(hits) == 1 else None
+        if self._bound is not None and (item_id, rel_path) in self._bound:
+            return None  # ambiguous (see bind)
+        hits = self._suffix_hits(p)
+        return self._by_path[hits[0]] if len(hits) == 1 else None
+
+    def _suffix_hits(self, p: str) -> list[str]:
+        return [k for k in self._by_path if k.endswith("/" + p) or p.endswith("/" + k)]
+
+    def bind(self, items) -> None:
+        """Check the keys against the audit's items before any lookup.
+
+        ``items`` is ``(item_id, rel_path)`` per item. A stored path that is not any item's
+        exact path but ends more than one item's path (or an item path that ends more than
+        one stored path) is ambiguous: the items involved get no prediction
+        (:meth:`missing_reason` says why) and the row is reported in :attr:`problems`.
+        """
+        items = [(None if i is None else str(i), r) for i, r in items]
+        exact = {normalise_path(r) for _i, r in items if r}
+        claims: dict[str, list[tuple[str | None, str]]] = {}
+        self._bound = {}
+        for item_id, rel in items:
+            if (item_id is not None and item_id in self._by_id) or not rel:
+                continue
+            p = normalise_path(rel)
+            if p in self._by_path:
+                continue
+            hits = [k for k in self._suffix_hits(p) if k not in exact]
+            if len(hits) > 1:
+                rows = ", ".join(f"line {self._first_row['path', k]} ({k!r})" for k in hits)
+                self._bound[item_id, rel] = (
+                    f"ambiguous prediction: item path {rel!r} matches {len(hits)} rows of "
+                    f"{self._path.name} ({rows}); key the rows by item id (the `id` that "
+                    "`fairdesk items --json` prints) or by the full path")
+            for k in hits:
+                claims.setdefault(k, []).append((item_id, rel))
+        for k, who in claims.items():
+            if len(who) < 2:
+                continue
+            names = ", ".join(repr(r) for _i, r in who[:5]) + (" ..." if len(who) > 5 else "")
+            reason = (f"ambiguous path {k!r}: it matches {len(who)} items ({names}); none of "
+                      "them gets this prediction. Key the rows by item id (the `id` that "
+                      "`fairdesk items --json` prints) or by the path relative to the "
+                      "dataset folder")
+            self.problems.append(Problem(self._first_row["path", k], k, reason))
+            for item_id, rel in who:
+                self._bound[item_id, rel] = reason
+
+    def missing_reason(self, item_id: str | None, rel_path: str | None = None) -> str:
+        """Why :meth:`lookup` found no prediction for this item."""
+        if self._bound is not None:
+            why = self._bound.get((None if item_id is None else str(item_id), rel_path))
+            if why:
+                return why
+        return "no prediction for this item in the imported file"
 
     def summary(self) -> str:
         """One line: kept, skipped and flagged rows."""
@@ -233,8 +289,8 @@ class PredictionsBackend(Backend):
             self.n_rows += 1
             if not is_row:
                 rec = {str(k).strip().lower(): v for k, v in (item.record or {}).items()}
-                key = _clean(rec.get("item_id")) or _clean(rec.get("path")) or _clean(
-                    rec.get("audio_path"))
+                key = (_clean(rec.get("item_id")) or _clean(rec.get("id"))
+                       or _clean(rec.get("path")) or _clean(rec.get("audio_path")))
                 self._reject(n, _printable(key), item.reason)
                 continue
             self._add(n, {str(k).strip().lower(): v for k, v in item.items()})
@@ -243,7 +299,7 @@ class PredictionsBackend(Backend):
         self.problems.append(Problem(row, key, reason))
 
     def _add(self, row: int, record: dict) -> None:
-        item_id = _clean(record.get("item_id"))
+        item_id = _clean(record.get("item_id")) or _clean(record.get("id"))
         path = _clean(record.get("path")) or _clean(record.get("audio_path"))
         key = item_id or path
         if key is None:

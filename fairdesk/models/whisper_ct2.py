@@ -62,6 +62,8 @@ STRATEGIES = ("sequential", "batched")
 #: the remaining silence again, which often adds a hallucinated "Thank you." (WER 27.6% vs
 #: 18.6% on those 20 clips).
 DEFAULT_STRATEGY = "batched"
+#: Whisper's temperature fallback schedule (OpenAI and faster-whisper defaults).
+FALLBACK_TEMPERATURES = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 
 
 def resolve_ct2_device(device: str) -> str:
@@ -262,6 +264,48 @@ class WhisperCT2Backend(Backend):
                 out[i] = t
         return out  # type: ignore[return-value]
 
+    def transcribe_sampled(
+        self,
+        audios: Sequence[np.ndarray],
+        temperature: float | Sequence[float] = FALLBACK_TEMPERATURES,
+    ) -> list[Transcription]:
+        """One possibly sampled decode per clip, for the optional ``unstable`` flag.
+
+        With a temperature schedule (default :data:`FALLBACK_TEMPERATURES`, as OpenAI's
+        Whisper API and faster-whisper decode by default) a clip is decoded at temperature 0
+        (beam search) and sampled at the next temperature only when the decode fails
+        faster-whisper's checks (compression ratio > 2.4 or mean log-probability < -1): a clip
+        that decodes cleanly gives the same text every time; one that loops or babbles is
+        sampled and may not. A single float samples at that temperature outright (one
+        candidate). No word times; one ``transcribe`` call per clip. Not reproducible:
+        CTranslate2 samples in its worker threads, which ``ctranslate2.set_random_seed`` does
+        not reach (CTranslate2 issue #1757; the same seed gave two different decodes here).
+        Never cached.
+        """
+        self._check_open()
+        temps = [float(t) for t in (temperature if isinstance(temperature, (list, tuple))
+                                    else [temperature])]
+        if not temps or min(temps) < 0 or max(temps) <= 0:
+            raise ValueError(f"sampling needs a temperature > 0, not {temperature}")
+        audios = as_audio_batch(audios)
+        opts = dict(language=self._language, vad_filter=False, word_timestamps=False,
+                    condition_on_previous_text=False,
+                    no_speech_threshold=self._no_speech_threshold)
+        if len(temps) == 1:
+            opts.update(beam_size=1, best_of=1, temperature=temps[0])
+        else:
+            opts.update(beam_size=self._beam_size, temperature=temps)
+        out = []
+        for a in audios:
+            if a.size == 0:
+                out.append(Transcription("", (), None, self._language))
+                continue
+            segments, _ = self._model.transcribe(
+                a, without_timestamps=a.size <= WINDOW_SAMPLES, **opts
+            )
+            out.append(self._to_transcription(list(segments), 0.0, a.size / SAMPLE_RATE))
+        return out
+
     def _transcribe_one(self, audio: np.ndarray) -> Transcription:
         segments, _ = self._model.transcribe(
             audio,
@@ -271,6 +315,39 @@ class WhisperCT2Backend(Backend):
             **self._decode_options(),
         )
         return self._to_transcription(list(segments), 0.0, audio.size / SAMPLE_RATE)
+
+    @property
+    def streaming_settings(self) -> dict:
+        """How :meth:`transcribe_streaming` decodes (recorded with local-agreement tables)."""
+        return {**self.settings, "strategy": "sequential", "without_timestamps": False,
+                "condition_on_previous_text": True, "initial_prompt": "committed text"}
+
+    def transcribe_streaming(self, audio: np.ndarray, prompt: str | None = None
+                             ) -> tuple[Transcription, list[float]]:
+        """One decode as whisper_streaming makes it (local agreement, METHODS.md §6).
+
+        faster-whisper's sequential ``transcribe`` with timestamp tokens, word timestamps,
+        ``initial_prompt=prompt`` and ``condition_on_previous_text=True`` (as
+        whisper_streaming's ``FasterWhisperASR``), but at temperature 0 only (no fallback)
+        and this backend's beam size. Returns the transcription and each segment's end time
+        in seconds from the start of ``audio`` (the buffer-trimming points).
+        """
+        self._check_open()
+        audio = as_audio_batch([audio])[0]
+        if audio.size == 0:
+            return Transcription("", (), None, self._language), []
+        segments, _ = self._model.transcribe(
+            audio,
+            initial_prompt=prompt or None,
+            condition_on_previous_text=True,
+            without_timestamps=False,
+            no_speech_threshold=self._no_speech_threshold,
+            **self._decode_options(),
+        )
+        segments = list(segments)
+        dur = audio.size / SAMPLE_RATE
+        ends = [round(min(float(s.end), dur), 3) for s in segments]
+        return self._to_transcription(segments, 0.0, dur), ends
 
     def _transcribe_batched(self, audios: list[np.ndarray]) -> list[Transcription]:
         from faster_whisper import BatchedInferencePipeline

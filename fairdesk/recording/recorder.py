@@ -20,7 +20,8 @@ finished; at most the block being written at that instant is beyond the header's
 
 Next to each take a sidecar ``<take>.wav.json`` records its format and ``status``
 (``recording`` while the recorder runs, ``done`` after :meth:`Recorder.stop`).
-:func:`recover` finds takes still marked ``recording`` whose writer is gone, extends the
+:func:`recover` finds takes still marked ``recording`` whose writer is gone (its
+``fcntl.flock`` on the take's file is free), extends the
 header over every whole frame on disk (a torn last frame of a few bytes is cut) and marks
 them ``recovered``. Audio is never deleted.
 """
@@ -60,6 +61,7 @@ from .wavfile import (
     _write_json_atomic,
     read_sidecar,
     sidecar_path,
+    take_is_locked,
 )
 
 __all__ = [
@@ -357,26 +359,17 @@ class Recorder:
 
 
 # -- recovery ----------------------------------------------------------------------------
-def _alive(meta: dict) -> bool:
-    if meta.get("host") not in (None, socket.gethostname()):
-        return False
-    pid = meta.get("pid")
-    if not isinstance(pid, int) or pid == os.getpid():
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+def _alive(wav: Path) -> bool:
+    """A live recorder writes ``wav``: it holds the take's OS lock (released on death)."""
+    return take_is_locked(wav)
 
 
 def recover(folder) -> list[RecordedTake]:
     """Make every unfinished take under ``folder`` readable and mark it ``recovered``.
 
     A take is unfinished when its sidecar still says ``recording`` and no live recorder
-    writes it (not this process's, and its process id is gone). The header is extended over
+    writes it (not this process's, and no process holds the take's lock: the OS releases
+    it when the writer dies, and unlike a process id it is never reused). The header is extended over
     every whole frame on disk; a torn last frame (less than one frame of bytes) is cut.
     Takes whose header never reached the disk are marked ``failed`` and left as they are.
 
@@ -395,7 +388,7 @@ def recover(folder) -> list[RecordedTake]:
         with _ACTIVE_LOCK:
             if str(wav.resolve()) in _ACTIVE:
                 continue
-        if _alive(meta):
+        if _alive(wav):
             continue
         out.append(_recover_one(wav, meta))
     return out

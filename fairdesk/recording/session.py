@@ -249,8 +249,10 @@ class RecordingSession:
             device), else marked ``failed``.
         """
         path, n = self.next_take_path(prompt)
+        made = [d for d in (self.root, self.speaker_dir) if not d.exists()]
         self.root.mkdir(parents=True, exist_ok=True)
         with self.project.transaction() as c:
+            new_ds = self._dataset_id(c, create=False) is None
             ds_id = self._dataset_id(c, create=True)
             cur = c.execute(
                 "INSERT INTO recordings(dataset_id, path, prompt, speaker_id, status, duration, "
@@ -266,9 +268,18 @@ class RecordingSession:
         except Exception:
             if path.exists():
                 self._set_status(rec_id, rec.FAILED, None)
-            else:  # nothing was recorded: the attempt leaves no take behind
+            else:  # nothing was recorded: the attempt leaves no take, and no empty dataset
                 with self.project.transaction() as c:
                     c.execute("DELETE FROM recordings WHERE id=?", (rec_id,))
+                    if new_ds:
+                        c.execute("DELETE FROM datasets WHERE id=? AND NOT EXISTS (SELECT 1 "
+                                  "FROM items WHERE dataset_id=?) AND NOT EXISTS (SELECT 1 "
+                                  "FROM recordings WHERE dataset_id=?)", (ds_id, ds_id, ds_id))
+                for d in reversed(made):  # folders this attempt created, if still empty
+                    try:
+                        d.rmdir()
+                    except OSError:
+                        pass
             raise
         return Take(rec_id, path, n, rec.RECORDING, None)
 

@@ -68,6 +68,9 @@ class WavAppender:
         # O_EXCL: never overwrite a take (user audio is never deleted).
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
         self.fd = os.open(self.path, flags, 0o644)
+        # Held while the take is written; the OS drops it when the writer dies, however it
+        # dies, so recovery knows a take whose lock is free is unfinished (a PID is reused).
+        lock_take(self.fd)
         _write_all(self.fd, head)
         os.fsync(self.fd)
 
@@ -108,6 +111,37 @@ class WavAppender:
         finally:
             os.close(self.fd)
             self.fd = -1
+
+
+def lock_take(fd: int) -> None:
+    """Take the writer's lock on an open take (``fcntl.flock``; a no-op without fcntl)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise RecorderError("the take is being written by another recorder") from None
+
+
+def take_is_locked(path) -> bool:
+    """Whether a live writer holds the take's lock (see :func:`lock_take`)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -19,6 +19,7 @@ def item_report(row: dict, language: str = "en") -> dict:
     import jiwer
 
     from ..metrics import normalizer_for, slot_diff
+    from ..metrics.hallucination import item_pitfalls
 
     norm = normalizer_for(language)
     ref, hyp = norm(row.get("reference") or ""), norm(row.get("hypothesis") or "")
@@ -26,8 +27,12 @@ def item_report(row: dict, language: str = "en") -> dict:
         out = jiwer.process_words(ref or "", hyp or "") if ref.strip() else None
     else:
         out = None
-    alignment = (jiwer.visualize_alignment(out, show_measures=False).split("\n", 2)[2].rstrip()
-                 if out is not None else "")
+    # skip_correct=False: jiwer otherwise returns "" for an item without errors (the
+    # IndexError of a correctly recognised item); the header line is dropped, not indexed.
+    text = (jiwer.visualize_alignment(out, show_measures=False, skip_correct=False)
+            if out is not None else "")
+    alignment = "\n".join(ln for ln in text.split("\n")
+                           if not ln.startswith("=== SENTENCE")).strip("\n").rstrip()
     rep = {
         "id": row.get("id") or row.get("item_id"), "group": row.get("group"),
         "speaker_id": row.get("speaker_id"), "path": row.get("path"),
@@ -37,6 +42,7 @@ def item_report(row: dict, language: str = "en") -> dict:
         "substitutions": int(_num(row.get("n_sub"))), "deletions": int(_num(row.get("n_del"))),
         "insertions": int(_num(row.get("n_ins"))), "alignment": alignment,
     }
+    rep.update(item_pitfalls(row))
     if row.get("ref_intent") is not None:
         rep["intent"] = {"reference": row.get("ref_intent"), "hypothesis": row.get("hyp_intent")}
         rep["em"] = row.get("em")

@@ -3,6 +3,8 @@
 
 from fairdesk.stats.bootstrap import ESTIMATOR_LABELS, SCHEMES
 from fairdesk.stats.compare import compare_groups
+from fairdesk.stats.format import format_groups
+from fairdesk.stats.minimums import Precheck, check_groups_before_inference, exclusion_message
 from fairdesk.stats.representation import (
     RepresentationResult,
     leakage,
@@ -29,11 +31,15 @@ __all__ = [
     "Exclusion",
     "GroupInfo",
     "MetricSummary",
+    "Precheck",
     "RepresentationResult",
     "apply_minimums",
+    "check_groups_before_inference",
     "check_run_cap",
     "choose_reference",
     "compare_groups",
+    "exclusion_message",
+    "format_groups",
     "gini",
     "leakage",
     "representation_analysis",

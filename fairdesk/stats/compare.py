@@ -11,11 +11,10 @@ import contextlib
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
 
 from fairdesk.metrics.registry import MetricSpec
 from fairdesk.stats.bootstrap import (
@@ -27,7 +26,28 @@ from fairdesk.stats.bootstrap import (
     comparison_rng,
     content_design,
     jackknife_group_speakers,
+    shared_contents,
 )
+from fairdesk.stats.estimability import (
+    auto_scheme,
+    constant_value,
+    rule_of_three,
+    scale_small_clusters,
+    scheme_units,
+    too_few,
+    units_problem,
+    zero_spread,
+)
+from fairdesk.stats.formulas import (
+    MDE_FACTOR,
+    bootstrap_p,
+    cohens_h,
+    holm_adjust,
+    holm_multipliers,
+    planned_bootstrap,
+    pooled_sd,
+)
+from fairdesk.stats.groupci import group_intervals
 from fairdesk.stats.results import AuditResult, Comparison, Exclusion, GroupInfo
 from fairdesk.stats.settings import AuditSettings
 from fairdesk.stats.slicing import check_run_cap, choose_reference, minimums_from_counts
@@ -39,10 +59,12 @@ from fairdesk.stats.verdicts import (
     is_practical,
     practical_threshold,
     reading,
+    reading_no_variation,
+    reading_not_estimable,
 )
 
-#: (z_0.975 + z_0.80), the MDE multiplier of §3.
-MDE_FACTOR = float(norm.ppf(0.975) + norm.ppf(0.80))
+#: A pooled block SD at or below this leaves the effect size undefined (no 2e15 effects).
+_MIN_SD = 1e-9
 
 
 def derive_content_ids(references: pd.Series) -> pd.Series:
@@ -60,83 +82,31 @@ def derive_content_ids(references: pd.Series) -> pd.Series:
     return references.map(norm_text)
 
 
-def cohens_h(p1: float, p2: float) -> float:
-    """Cohen's h = 2·asin(√p1) − 2·asin(√p2) (group minus reference)."""
-    if not (math.isfinite(p1) and math.isfinite(p2)):
-        return math.nan
-    p1, p2 = min(max(p1, 0.0), 1.0), min(max(p2, 0.0), 1.0)
-    return 2 * math.asin(math.sqrt(p1)) - 2 * math.asin(math.sqrt(p2))
-
-
-def pooled_sd(a, b) -> float:
-    """Pooled standard deviation of two samples (NaNs dropped; NaN if undefined)."""
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
-    dof = a.size + b.size - 2
-    if a.size < 1 or b.size < 1 or dof < 1:
-        return math.nan
-    ss = ((a - a.mean()) ** 2).sum() + ((b - b.mean()) ** 2).sum()
-    return math.sqrt(ss / dof)
-
-
-def bootstrap_p(gap: float, gap_reps: np.ndarray) -> float:
-    """Two-sided bootstrap p on the null-centred replicates (§3):
-    ``(1 + #{|gap* − gap| ≥ |gap|}) / (B + 1)``; undefined replicates are dropped."""
-    reps = np.asarray(gap_reps, dtype=float)
-    reps = reps[np.isfinite(reps)]
-    if not math.isfinite(gap) or reps.size == 0:
-        return math.nan
-    return float((1 + np.count_nonzero(np.abs(reps - gap) >= abs(gap))) / (reps.size + 1))
-
-
-def holm_multipliers(p_values: Sequence[float]) -> np.ndarray:
-    """Holm's multiplier m − rank + 1 of each p-value (rank 1 = smallest; NaN → NaN)."""
-    p = np.asarray(p_values, dtype=float)
-    out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(np.isfinite(p))
-    order = ok[np.argsort(p[ok], kind="stable")]
-    out[order] = len(ok) - np.arange(len(ok))
-    return out
-
-
-def holm_adjust(p_values: Sequence[float]) -> np.ndarray:
-    """Holm–Bonferroni adjusted p-values; NaN stays NaN.
-
-    The same numbers as statsmodels ``multipletests(p, method="holm")[1]`` (checked by the
-    tests): sorted p times (m − rank + 1), running maximum, capped at 1. Written out because
-    statsmodels' Holm branch calls ``gc.collect()`` on every call (~0.2 s), which dominates
-    simulation studies of hundreds of audits.
-    """
-    p = np.asarray(p_values, dtype=float)
-    out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(np.isfinite(p))
-    if ok.size:
-        order = ok[np.argsort(p[ok], kind="mergesort")]
-        adj = np.maximum.accumulate(p[order] * (ok.size - np.arange(ok.size)))
-        out[order] = np.minimum(adj, 1.0)
-    return out
-
-
 @dataclass
 class _Pending:
     spec: MetricSpec
     group: str
-    pb: PairBootstrap
+    pb: PairBootstrap | None
     design: str
+    scheme: str | None
+    units: dict
     value: float
     reference_value: float
     gap: float
     ratio: float
-    gap_reps: np.ndarray
+    gap_reps: np.ndarray | None
     effect_size: float
-    ci_low: float
-    ci_high: float
-    p_value: float
-    mde: float
-    n_items_total: int
-    n_ref_total: int
-    n_invalid: int
+    ci_low: float = math.nan
+    ci_high: float = math.nan
+    p_value: float = math.nan
+    mde: float = math.nan
+    n_items_total: int = 0
+    n_ref_total: int = 0
+    n_invalid: int = 0
+    status: str = "test"  # test, not_estimable, no_variation
+    reason: str | None = None
+    no_variation: dict | None = None
+    single_speaker: bool = False
 
 
 def _metric_values(spec: MetricSpec, sums: np.ndarray, cols: list[int]) -> np.ndarray:
@@ -176,6 +146,7 @@ def compare_groups(
     group_col: str = "group",
     speaker_col: str = "speaker_id",
     content_col: str = "content_id",
+    describe: Sequence[MetricSpec] = (),
 ) -> AuditResult:
     """Compare every eligible group with the reference on every metric.
 
@@ -188,10 +159,16 @@ def compare_groups(
     settings : run settings (defaults when None).
     reference : reference group label (for one key the value); None = largest group.
     group_col, speaker_col, content_col : column names.
+    describe : further metrics reported per group (value and CI) and corpus-wide but not
+        tested (no comparison, not in the Holm family).
 
     Returns
     -------
     AuditResult
+        Comparisons that are ``not_estimable`` (too few resampling units, or replicate gaps
+        without spread) or ``no_variation`` (both groups constant at the same value) have no
+        p-value and stay out of the Holm family. B is raised to ⌈5·m/α⌉ (m = comparisons
+        before the estimability check; ``AuditResult.bootstrap`` records it).
 
     Raises
     ------
@@ -208,14 +185,39 @@ def compare_groups(
             group_col=group_col,
             speaker_col=speaker_col,
             content_col=content_col,
+            describe=describe,
         )
 
 
+def _item_values(spec: MetricSpec, X: np.ndarray, c: list[int]) -> np.ndarray:
+    return np.asarray(spec.compute(X[:, c]), dtype=float)
+
+
+def _denominator(spec: MetricSpec, X: np.ndarray, c: list[int]) -> tuple[float, str]:
+    """n for the rule of three: items for proportions, the denominator's sum for rates."""
+    den = [c[spec.stats.index(d)] for d in spec.denominator if d in spec.stats]
+    n = float(X[:, den].sum()) if den else float(len(X))
+    if spec.kind == "proportion":
+        return n, "items"
+    unit = {"n_words": "reference words", "n_chars": "reference characters",
+            "dia_expected": "expected diacritics", "tone_expected": "expected tone marks"}
+    return n, unit.get(spec.denominator[0], "units") if spec.denominator else "items"
+
+
+def _analysed_rows(side: Side, scheme: str | None, shared: np.ndarray) -> np.ndarray:
+    """Rows of a side that a scheme analyses (paired schemes: the shared content)."""
+    n = len(side.stats)
+    if scheme not in ("two_way", "content") or side.contents is None:
+        return np.arange(n)
+    return np.flatnonzero(np.isin(np.asarray(side.contents), shared))
+
+
 def _compare_groups(
-    frame, specs, settings, reference, *, group_col, speaker_col, content_col
+    frame, specs, settings, reference, *, group_col, speaker_col, content_col, describe
 ) -> AuditResult:
     settings = settings or AuditSettings()
     specs = list(specs)
+    describe = [d for d in (describe or ()) if d.id not in {s.id for s in specs}]
     if not specs:
         raise ValueError("No metric to compare: pass at least one MetricSpec.")
     ids = [s.id for s in specs]
@@ -226,12 +228,13 @@ def _compare_groups(
             f"The frame has no group column {group_col!r}; call slice_frame first. Columns: "
             f"{', '.join(map(str, frame.columns))}."
         )
-    stat_cols = list(dict.fromkeys(c for s in specs for c in s.stats))
+    every = specs + describe
+    stat_cols = list(dict.fromkeys(c for s in every for c in s.stats))
     missing = [c for c in stat_cols if c not in frame.columns]
     if missing:
         raise ValueError(
             f"The frame lacks the per-item statistic column(s) {missing} needed by metrics "
-            f"{[s.id for s in specs if set(s.stats) & set(missing)]}; compute item stats first."
+            f"{[s.id for s in every if set(s.stats) & set(missing)]}; compute item stats first."
         )
     check_run_cap(frame, settings.max_items, group_col=group_col)
     X = frame[stat_cols].to_numpy(dtype=float)
@@ -242,7 +245,7 @@ def _compare_groups(
             f"Statistic column {stat_cols[c]!r} is undefined in {int(bad.any(axis=1).sum())} "
             f"row(s) (first: row {frame.index[r]!r}); drop failed items before comparing."
         )
-    cols = {s.id: [stat_cols.index(c) for c in s.stats] for s in specs}
+    cols = {s.id: [stat_cols.index(c) for c in s.stats] for s in every}
     groups = frame[group_col].astype(object).map(str).to_numpy(dtype=object)
 
     speakers = None
@@ -276,12 +279,24 @@ def _compare_groups(
     ref = None
     if kept or reference is not None:
         ref = choose_reference(sizes, reference, eligible=kept)
+    others = [g for g in kept if g != ref] if ref is not None else []
+    boot = planned_bootstrap(settings.n_bootstrap, len(others) * len(specs), settings.alpha)
+    B = boot["used"]
 
     # full-data group values
     sums = np.zeros((len(labels), len(stat_cols)))
     np.add.at(sums, codes, X)
-    values = {s.id: _metric_values(s, sums, cols[s.id]) for s in specs}
+    values = {s.id: _metric_values(s, sums, cols[s.id]) for s in every}
 
+    def rng_for(*parts):
+        return comparison_rng(settings.seed, *parts)
+
+    analysed = list(kept) if ref is not None else []
+    ci_groups, overall = group_intervals(
+        X, [(s, cols[s.id]) for s in every], codes, labels, analysed, spk_codes, cont_codes,
+        requested=settings.resampling, scale=settings.small_cluster_scaling, n_rep=B,
+        rng_for=rng_for,
+    )
     index_of = {g: np.flatnonzero(codes == label_pos[g]) for g in kept}
     excl_reason = dict(excluded)
     group_infos = []
@@ -294,7 +309,10 @@ def _compare_groups(
                 n_speakers=None if n_spk is None else int(n_spk[i]),
                 excluded=g in excl_reason,
                 reason=excl_reason.get(g),
-                values={s.id: float(values[s.id][i]) for s in specs},
+                values={s.id: float(values[s.id][i]) for s in every},
+                ci=ci_groups[g]["ci"],
+                ci_scheme=ci_groups[g]["ci_scheme"],
+                ci_note=ci_groups[g]["ci_note"],
             )
         )
 
@@ -307,183 +325,65 @@ def _compare_groups(
         )
 
     pending: list[_Pending] = []
-    boots: dict[str, PairBootstrap] = {}
-    others = [g for g in kept if g != ref] if ref is not None else []
     ref_side = side(ref) if ref is not None else None
     for g in others:
         gs = side(g)
         design, n_shared, _ = content_design(gs, ref_side)
-        scheme = choose_scheme(
-            spk_codes is not None,
-            n_shared,
-            settings.resampling,
-            where=f" (group {g!r} vs reference {ref!r})",
+        where = f" (group {g!r} vs reference {ref!r})"
+        if settings.resampling == "auto":
+            scheme, units, failed = auto_scheme(gs, ref_side, spk_codes is not None, n_shared)
+            problem = None if scheme else units_problem(units, failed, g, ref)
+        else:
+            scheme = choose_scheme(spk_codes is not None, n_shared, settings.resampling, where)
+            units = scheme_units(gs, ref_side, scheme)
+            problem = units_problem(units, scheme, g, ref) if too_few(units) else None
+            if problem:
+                scheme = None
+        single = (
+            scheme in ("utterance", "content")
+            and n_spk is not None
+            and min(int(n_spk[label_pos[g]]), int(n_spk[label_pos[ref]])) < 2
         )
-        rng = comparison_rng(settings.seed, "compare", g, ref)
-        pb = bootstrap_pair(gs, ref_side, scheme, settings.n_bootstrap, rng)
-        boots[g] = pb
+        pb = None
+        if scheme is not None:
+            pb = bootstrap_pair(gs, ref_side, scheme, B, rng_for("compare", g, ref))
+        shared = shared_contents(gs, ref_side)
+        g_rows = _analysed_rows(gs, scheme, shared)
+        r_rows = _analysed_rows(ref_side, scheme, shared)
         for spec in specs:
-            c = cols[spec.id]
-            v = float(_metric_values(spec, pb.group_point, c))
-            rv = float(_metric_values(spec, pb.reference_point, c))
-            gap = v - rv
-            gap_reps = _metric_values(spec, pb.group_reps, c) - _metric_values(
-                spec, pb.reference_reps, c
-            )
-            finite = gap_reps[np.isfinite(gap_reps)]
-            if finite.size >= 2:
-                ci_low, ci_high = (float(x) for x in np.percentile(finite, [2.5, 97.5]))
-                mde = MDE_FACTOR * float(np.std(finite, ddof=1))
-            else:
-                ci_low = ci_high = mde = math.nan
-            if spec.kind == "proportion":
-                es = cohens_h(v, rv)
-            else:
-                sd = pooled_sd(
-                    _metric_values(spec, pb.group_blocks, c),
-                    _metric_values(spec, pb.reference_blocks, c),
-                )
-                es = gap / sd if sd and math.isfinite(sd) and sd > 0 else math.nan
             pending.append(
-                _Pending(
-                    spec=spec,
-                    group=g,
-                    pb=pb,
-                    design=design,
-                    value=v,
-                    reference_value=rv,
-                    gap=gap,
-                    ratio=_ratio(v, rv),
-                    gap_reps=gap_reps,
-                    effect_size=es,
-                    ci_low=ci_low,
-                    ci_high=ci_high,
-                    p_value=bootstrap_p(gap, gap_reps),
-                    mde=mde,
-                    n_items_total=len(index_of[g]),
-                    n_ref_total=len(index_of[ref]),
-                    n_invalid=int(gap_reps.size - finite.size),
-                )
+                _pending_one(spec, cols[spec.id], g, gs, ref_side, g_rows, r_rows, pb, scheme,
+                             units, design, problem, single, settings)
             )
 
-    p_raw = np.array([p.p_value for p in pending])
+    family = [
+        k for k, pc in enumerate(pending) if pc.status == "test" and math.isfinite(pc.p_value)
+    ]
+    p_raw = np.full(len(pending), np.nan)
+    p_raw[family] = [pending[k].p_value for k in family]
     p_adj = holm_adjust(p_raw)
-    # the smallest bootstrap p is 1/(B+1); Holm multiplies it by the number of comparisons
-    unresolvable = len(pending) / (settings.n_bootstrap + 1) >= settings.alpha
+    # the smallest bootstrap p is 1/(B+1); Holm multiplies it by the size of the family
+    unresolvable = len(family) / (B + 1) >= settings.alpha
     mult = holm_multipliers(p_raw)
     jack: dict[str, SpeakerJackknife] = {}
     comparisons = []
     for k, pc in enumerate(pending):
-        pb, spec = pc.pb, pc.spec
-        practical = is_practical(pc.gap, pc.ratio, spec, settings)
-        threshold = practical_threshold(pc.reference_value, spec, settings)
-        flags = []
-        if pc.design == "unmatched":
-            flags.append("content_confounded")
-        if pb.scheme in ("two_way", "content") and (
-            pb.n_group_items < pc.n_items_total or pb.n_reference_items < pc.n_ref_total
-        ):
-            flags.append("shared_content_subset")
-        conditional = pb.scheme == "content" and pb.n_group_speakers is not None
-        if conditional:
-            flags.append("conditional_on_speakers")
-        if pc.n_invalid:
-            flags.append("undefined_replicates_dropped")
-        if unresolvable:
-            flags.append("p_unresolvable")
-        confounded = False
-        significant = math.isfinite(p_adj[k]) and p_adj[k] < settings.alpha
-        if pb.n_group_speakers is not None and pb.n_group_speakers < MIN_SPEAKERS_FOR_TRUST:
-            flags.append("fewer_than_10_speakers")
-            confounded = significant
-        elif significant and pb.n_group_speakers is not None:
-            if pc.group not in jack:
-                jack[pc.group] = jackknife_group_speakers(
-                    pb, comparison_rng(settings.seed, "jackknife", pc.group, ref)
-                )
-            if _jackknife_flips(
-                jack[pc.group], pc, cols[spec.id], float(mult[k]), practical, settings
-            ):
-                confounded = True
-                flags.append("speaker_jackknife_flip")
-        verdict = decide_verdict(
-            float(p_adj[k]), practical, pc.mde, threshold, settings.alpha, confounded
-        )
-        # The CI is per comparison; the verdict is adjusted for the whole run (Holm). Say so
-        # where they part: the CI excludes 0 but the adjusted test is not significant.
-        multiplicity = (
-            not significant
-            and math.isfinite(pc.ci_low)
-            and math.isfinite(pc.ci_high)
-            and (pc.ci_low > 0 or pc.ci_high < 0)
-        )
-        if multiplicity:
-            flags.append("significant_before_multiplicity_adjustment")
-        n_blocks = {
-            "group_speakers": pb.n_group_speakers,
-            "reference_speakers": pb.n_reference_speakers,
-            "contents": pb.n_contents,
-            "group_items": pb.n_group_items,
-            "reference_items": pb.n_reference_items,
-        }
-        dirn = direction(pc.gap, spec.higher_is_better)
         comparisons.append(
-            Comparison(
-                metric=spec.id,
-                group=pc.group,
-                reference=ref,
-                value=pc.value,
-                reference_value=pc.reference_value,
-                gap=pc.gap,
-                ratio=pc.ratio,
-                effect_size=pc.effect_size,
-                ci_low=pc.ci_low,
-                ci_high=pc.ci_high,
-                p_value=pc.p_value,
-                p_adjusted=float(p_adj[k]),
-                mde=pc.mde,
-                estimator=pb.scheme,
-                n_blocks=n_blocks,
-                design=pc.design,
-                verdict=verdict,
-                direction=dirn,
-                flags=tuple(flags),
-                n_items=pb.n_group_items,
-                n_speakers=pb.n_group_speakers,
-                reading=reading(
-                    label=spec.label,
-                    group=pc.group,
-                    reference=ref,
-                    value=pc.value,
-                    reference_value=pc.reference_value,
-                    gap=pc.gap,
-                    ci_low=pc.ci_low,
-                    ci_high=pc.ci_high,
-                    p_adjusted=float(p_adj[k]),
-                    mde=pc.mde,
-                    threshold=threshold,
-                    estimator=pb.scheme,
-                    conditional=conditional,
-                    n_blocks=n_blocks,
-                    verdict=verdict,
-                    direction_=dirn,
-                    design=pc.design,
-                    multiplicity=len(pending) if multiplicity else 0,
-                ),
-            )
+            _finish(pc, float(p_adj[k]), float(mult[k]), unresolvable, len(family), ref,
+                    jack, cols, settings)
         )
 
     summary = {}
-    analysed = kept if ref is not None else []
-    for spec in specs:
+    for spec in every:
         idx = [label_pos[g] for g in analysed]
-        summary[spec.id] = summarise_metric(
+        s = summarise_metric(
             list(analysed),
             values[spec.id][idx],
             n_items[idx],
-            [c.gap for c in comparisons if c.metric == spec.id],
+            [c.gap for c in comparisons if c.metric == spec.id and c.verdict != "not_estimable"],
             spec.higher_is_better,
         )
+        summary[spec.id] = replace(s, overall=overall[spec.id])
     designs = {pc.design for pc in pending}
     if not designs:
         run_design = None
@@ -501,7 +401,158 @@ def _compare_groups(
         reference=ref,
         design=run_design,
         settings=settings,
+        bootstrap=boot,
     )
+
+
+def _pending_one(spec, c, g, gs, rs, g_rows, r_rows, pb, scheme, units, design, problem,
+                 single, settings) -> _Pending:
+    """One group × metric before the Holm step: values, estimability, CI, p, MDE."""
+    Xg, Xr = gs.stats[g_rows], rs.stats[r_rows]
+    v = float(_metric_values(spec, Xg.sum(axis=0), c))
+    rv = float(_metric_values(spec, Xr.sum(axis=0), c))
+    gap = v - rv
+    pc = _Pending(
+        spec=spec, group=g, pb=pb, design=design, scheme=scheme, units=units, value=v,
+        reference_value=rv, gap=gap, ratio=_ratio(v, rv), gap_reps=None,
+        effect_size=math.nan, n_items_total=len(gs.stats), n_ref_total=len(rs.stats),
+        single_speaker=single,
+    )
+    cg = constant_value(_item_values(spec, Xg, c))
+    cr = constant_value(_item_values(spec, Xr, c))
+    both_constant = cg is not None and cr is not None
+    if both_constant and abs(cg - cr) <= 1e-12 * max(1.0, abs(cg)):
+        ng, unit = _denominator(spec, Xg, c)
+        nr, _ = _denominator(spec, Xr, c)
+        pc.status = "no_variation"
+        pc.no_variation = rule_of_three(cg, ng, nr, unit)
+        pc.gap = 0.0
+        return pc
+    if pb is None:
+        pc.status, pc.reason = "not_estimable", problem
+        return pc
+    g_reps = _metric_values(spec, pb.group_reps, c)
+    r_reps = _metric_values(spec, pb.reference_reps, c)
+    if settings.small_cluster_scaling and scheme in ("two_way", "speaker"):
+        g_reps = scale_small_clusters(g_reps, v, pb.n_group_speakers)
+        r_reps = scale_small_clusters(r_reps, rv, pb.n_reference_speakers)
+    gap_reps = g_reps - r_reps
+    pc.gap_reps = gap_reps
+    finite = gap_reps[np.isfinite(gap_reps)]
+    pc.n_invalid = int(gap_reps.size - finite.size)
+    if not math.isfinite(gap):  # undefined on a side (zero denominator): not_computable
+        return pc
+    if not both_constant and zero_spread(gap_reps, gap):
+        pc.status = "not_estimable"
+        pc.reason = (
+            "the resampled gaps do not vary although the items do, so the data cannot show "
+            "how uncertain the gap is; record more speakers and sentences"
+        )
+        return pc
+    if finite.size >= 2:
+        pc.ci_low, pc.ci_high = (float(x) for x in np.percentile(finite, [2.5, 97.5]))
+        pc.mde = MDE_FACTOR * float(np.std(finite, ddof=1))
+    if spec.kind == "proportion":
+        pc.effect_size = cohens_h(v, rv)
+    else:
+        sd = pooled_sd(
+            _metric_values(spec, pb.group_blocks, c),
+            _metric_values(spec, pb.reference_blocks, c),
+        )
+        # a pooled block SD of ~0 (constant blocks) leaves the effect size undefined
+        pc.effect_size = gap / sd if math.isfinite(sd) and sd > _MIN_SD else math.nan
+    pc.p_value = bootstrap_p(gap, gap_reps)
+    return pc
+
+
+def _finish(pc: _Pending, p_adj: float, mult: float, unresolvable: bool, family: int, ref,
+            jack, cols, settings) -> Comparison:
+    """The Comparison of one pending entry: flags, verdict and reading."""
+    pb, spec = pc.pb, pc.spec
+    practical = is_practical(pc.gap, pc.ratio, spec, settings)
+    threshold = practical_threshold(pc.reference_value, spec, settings)
+    flags = []
+    if pc.design == "unmatched":
+        flags.append("content_confounded")
+    if pc.single_speaker:
+        flags.append("single_speaker_recordings")
+    n_blocks = {
+        "group_speakers": None if pb is None else pb.n_group_speakers,
+        "reference_speakers": None if pb is None else pb.n_reference_speakers,
+        "contents": None if pb is None else pb.n_contents,
+        "group_items": pc.n_items_total if pb is None else pb.n_group_items,
+        "reference_items": pc.n_ref_total if pb is None else pb.n_reference_items,
+    }
+    conditional = pc.scheme == "content" and pb is not None and pb.n_group_speakers is not None
+    dirn = direction(pc.gap, spec.higher_is_better)
+    common = dict(
+        metric=spec.id, group=pc.group, reference=ref, value=pc.value,
+        reference_value=pc.reference_value, gap=pc.gap, ratio=pc.ratio, n_blocks=n_blocks,
+        design=pc.design, direction=dirn, n_items=n_blocks["group_items"],
+        n_speakers=None if pb is None else pb.n_group_speakers,
+    )
+    if pc.status != "test":
+        if pc.status == "no_variation":
+            text = reading_no_variation(spec.label, pc.group, ref, pc.no_variation)
+        else:
+            text = reading_not_estimable(spec.label, pc.group, ref, pc.value,
+                                         pc.reference_value, pc.reason)
+        return Comparison(
+            **common, effect_size=math.nan, ci_low=math.nan, ci_high=math.nan,
+            p_value=math.nan, p_adjusted=math.nan, mde=math.nan,
+            estimator=pc.scheme or "none", verdict=pc.status, flags=tuple(flags),
+            reading=text, reason=pc.reason, no_variation=pc.no_variation,
+        )
+    if pc.scheme in ("two_way", "content") and (
+        pb.n_group_items < pc.n_items_total or pb.n_reference_items < pc.n_ref_total
+    ):
+        flags.append("shared_content_subset")
+    if conditional:
+        flags.append("conditional_on_speakers")
+    if pc.n_invalid:
+        flags.append("undefined_replicates_dropped")
+    if unresolvable:
+        flags.append("p_unresolvable")
+    if settings.small_cluster_scaling and pc.scheme in ("two_way", "speaker"):
+        flags.append("small_cluster_scaled")
+    confounded = False
+    significant = math.isfinite(p_adj) and p_adj < settings.alpha
+    if pb.n_group_speakers is not None and pb.n_group_speakers < MIN_SPEAKERS_FOR_TRUST:
+        flags.append("fewer_than_10_speakers")
+        confounded = significant
+    elif significant and pb.n_group_speakers is not None:
+        if pc.group not in jack:
+            jack[pc.group] = jackknife_group_speakers(
+                pb, comparison_rng(settings.seed, "jackknife", pc.group, ref)
+            )
+        if _jackknife_flips(jack[pc.group], pc, cols[spec.id], mult, practical, settings):
+            confounded = True
+            flags.append("speaker_jackknife_flip")
+    verdict = decide_verdict(p_adj, practical, pc.mde, threshold, settings.alpha, confounded)
+    # The CI is per comparison; the verdict is adjusted for the whole run (Holm). Say so
+    # where they part: the CI excludes 0 but the adjusted test is not significant.
+    multiplicity = (
+        not significant
+        and math.isfinite(pc.ci_low)
+        and math.isfinite(pc.ci_high)
+        and (pc.ci_low > 0 or pc.ci_high < 0)
+    )
+    if multiplicity:
+        flags.append("significant_before_multiplicity_adjustment")
+    return Comparison(
+        **common, effect_size=pc.effect_size, ci_low=pc.ci_low, ci_high=pc.ci_high,
+        p_value=pc.p_value, p_adjusted=p_adj, mde=pc.mde, estimator=pb.scheme,
+        verdict=verdict, flags=tuple(flags),
+        reading=reading(
+            label=spec.label, group=pc.group, reference=ref, value=pc.value,
+            reference_value=pc.reference_value, gap=pc.gap, ci_low=pc.ci_low,
+            ci_high=pc.ci_high, p_adjusted=p_adj, mde=pc.mde, threshold=threshold,
+            estimator=pb.scheme, conditional=conditional, n_blocks=n_blocks,
+            verdict=verdict, direction_=dirn, design=pc.design,
+            multiplicity=family if multiplicity else 0, single_speaker=pc.single_speaker,
+        ),
+    )
+
 
 
 def _jackknife_flips(

@@ -71,6 +71,7 @@ class Leakage:
     chance : 1 / number of groups.
     n_folds : folds used.
     split : ``speaker`` (folds split by speaker) or ``item`` (no speaker ids).
+    note : why the probe used fewer folds than asked, or was not run (NaN values).
     """
 
     leakage: float
@@ -78,6 +79,7 @@ class Leakage:
     chance: float
     n_folds: int
     split: str
+    note: str = ""
 
 
 def leakage(
@@ -122,18 +124,27 @@ def leakage(
         if not miss.all():
             s = np.where(miss, np.array([f"\0item{i}" for i in range(len(s))], dtype=object), s)
             spk = np.array([str(v) for v in s], dtype=object)
+    _, counts = np.unique(y.astype(str), return_counts=True)
     if spk is not None:
-        k = int(min(n_splits, len(set(spk.tolist()))))
+        # Folds need two speakers, and a group with at least k items (sklearn refuses k
+        # folds when every group has fewer items): small groups give fewer folds, or none.
+        k = int(min(n_splits, len(set(spk.tolist())), counts.max()))
+        lone = sorted(c for c in classes if len(set(spk[y == c].tolist())) < 2)
+        if lone:  # its one speaker is always in the test fold: the probe never sees the group
+            return Leakage(math.nan, math.nan, chance, 0, "speaker",
+                           f"probe not run: group(s) {', '.join(lone[:5])} have a single "
+                           "speaker, and speaker-split folds need two per group; record more "
+                           "items or speakers per group")
         if k < 2:
-            return Leakage(math.nan, math.nan, chance, 0, "speaker")
+            return Leakage(math.nan, math.nan, chance, 0, "speaker",
+                           _few(n_splits, counts, len(set(spk.tolist()))))
         cv = StratifiedGroupKFold(n_splits=k, shuffle=True, random_state=seed)
         splits = list(cv.split(X, y, groups=spk))
         split = "speaker"
     else:
-        _, counts = np.unique(y.astype(str), return_counts=True)
         k = int(min(n_splits, counts.min()))
         if k < 2:
-            return Leakage(math.nan, math.nan, chance, 0, "item")
+            return Leakage(math.nan, math.nan, chance, 0, "item", _few(n_splits, counts, None))
         cv = StratifiedKFold(n_splits=k, shuffle=True, random_state=seed)
         splits = list(cv.split(X, y))
         split = "item"
@@ -147,7 +158,18 @@ def leakage(
         model.fit(X[train], y[train])
         pred[test] = model.predict(X[test])
     bacc = float(balanced_accuracy_score(y.astype(str), pred.astype(str)))
-    return Leakage(bacc - chance, bacc, chance, k, split)
+    note = "" if k == n_splits else (
+        f"{k} folds instead of {n_splits}: groups of {int(counts.min())} to "
+        f"{int(counts.max())} items" + (f", {len(set(spk.tolist()))} speakers"
+                                        if spk is not None else ""))
+    return Leakage(bacc - chance, bacc, chance, k, split, note)
+
+
+def _few(n_splits: int, counts, n_speakers: int | None) -> str:
+    what = (f"{n_speakers} speaker(s) and at most {int(counts.max())} items per group"
+            if n_speakers is not None else f"a group of {int(counts.min())} item(s)")
+    return (f"probe not run: cross-validation needs at least 2 folds ({n_splits} asked) but "
+            f"there are {what}; record more items or speakers per group")
 
 
 def case_label(structure: bool, disparity: bool) -> str:

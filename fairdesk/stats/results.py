@@ -64,6 +64,9 @@ class Comparison:
         (comparisons / (n_bootstrap + 1) ≥ alpha: no p_adjusted can fall below alpha).
     n_items, n_speakers : the group's analysed items and speakers (None without ids).
     reading : one plain-English sentence.
+    reason : why the comparison is ``not_estimable`` (words), else None.
+    no_variation : for ``no_variation``: ``value, unit, n_group, n_reference, bound_group,
+        bound_reference`` (the rule-of-three bound 3/n on the other outcome), else None.
     """
 
     metric: str
@@ -88,6 +91,8 @@ class Comparison:
     n_items: int
     n_speakers: int | None
     reading: str
+    reason: str | None = None
+    no_variation: dict | None = None
 
     def to_dict(self) -> dict:
         """JSON-ready dict (NaN/inf → None)."""
@@ -96,7 +101,17 @@ class Comparison:
 
 @dataclass(frozen=True)
 class GroupInfo:
-    """One group of the run, analysed or excluded, with its full-data metric values."""
+    """One group of the run, analysed or excluded, with its full-data metric values.
+
+    Attributes
+    ----------
+    values : metric id → the group's pooled value.
+    ci : metric id → ``[low, high]`` 95% CI of the group's own value (None when not
+        estimable), resampled within the group.
+    ci_scheme : metric id → scheme of that CI (``two_way``, ``speaker``, ``content``,
+        ``utterance``, ``rule_of_three`` for a constant group, ``not_estimable``).
+    ci_note : metric id → why there is no CI, or how a rule-of-three one was made.
+    """
 
     group: str
     n_items: int
@@ -104,6 +119,9 @@ class GroupInfo:
     excluded: bool
     reason: str | None
     values: dict
+    ci: dict = dataclasses.field(default_factory=dict)
+    ci_scheme: dict = dataclasses.field(default_factory=dict)
+    ci_note: dict = dataclasses.field(default_factory=dict)
 
     def to_dict(self) -> dict:
         """JSON-ready dict (NaN/inf → None)."""
@@ -137,6 +155,7 @@ class AuditResult:
         shares ≥ 5 content ids with the reference), else ``partially_matched``; None without
         comparisons.
     settings : the settings used.
+    bootstrap : the B used and why (``compare.planned_bootstrap``).
     """
 
     comparisons: tuple[Comparison, ...]
@@ -146,9 +165,14 @@ class AuditResult:
     reference: str | None
     design: str | None
     settings: AuditSettings
+    bootstrap: dict | None = None
 
     def to_dict(self) -> dict:
-        """JSON-ready dict (NaN/inf → None)."""
+        """JSON-ready dict (NaN/inf → None); ``settings`` also records the B used."""
+        settings = self.settings.to_dict()
+        if self.bootstrap is not None:
+            settings["n_bootstrap_used"] = self.bootstrap["used"]
+            settings["bootstrap_raise"] = jsonable(self.bootstrap)
         return {
             "comparisons": [c.to_dict() for c in self.comparisons],
             "summary": {m: jsonable(s) for m, s in self.summary.items()},
@@ -156,7 +180,8 @@ class AuditResult:
             "excluded": [e.to_dict() for e in self.excluded],
             "reference": self.reference,
             "design": self.design,
-            "settings": self.settings.to_dict(),
+            "settings": settings,
+            "bootstrap": jsonable(self.bootstrap),
         }
 
     def comparison(self, metric: str, group: str) -> Comparison:

@@ -58,6 +58,9 @@ class AuditSettings:
     max_items : run cap (1..MAX_RUN_ITEMS); larger requests are refused with an offer of a
         stratified sample.
     normaliser : text normaliser name used by the metrics (recorded with the results).
+    small_cluster_scaling : scale the replicate deviations of the speaker and two-way
+        schemes by √(k/(k−1)), k = speakers on that side (METHODS.md §3), for the gap CIs
+        and the group and corpus CIs.
     """
 
     n_bootstrap: int = 2000
@@ -72,6 +75,7 @@ class AuditSettings:
     structure_threshold: float = 0.1
     max_items: int = MAX_RUN_ITEMS
     normaliser: str = "whisper-english"
+    small_cluster_scaling: bool = False
 
     def __post_init__(self) -> None:
         _check_int("n_bootstrap", self.n_bootstrap, 200, 20000)
@@ -103,6 +107,12 @@ class AuditSettings:
         if not isinstance(self.normaliser, str) or not self.normaliser.strip():
             raise ValueError(
                 f"AuditSettings.normaliser must be a non-empty string, got {self.normaliser!r}."
+            )
+
+        if not isinstance(self.small_cluster_scaling, bool):
+            raise ValueError(
+                "AuditSettings.small_cluster_scaling must be True or False, got "
+                f"{self.small_cluster_scaling!r}."
             )
 
     def to_dict(self) -> dict:

@@ -156,6 +156,7 @@ def coverage_study(
     seed: int = 0,
     metric: str = "wer",
     resampling: str = "auto",
+    small_cluster_scaling: bool = False,
     **sim,
 ) -> dict:
     """Coverage of the true gap by the 95% CI over simulated two-group audits (§9).
@@ -171,6 +172,7 @@ def coverage_study(
     seed : seed of the simulation (each audit also gets its own bootstrap seed).
     metric : ``wer``, ``sub_rate`` or ``em``.
     resampling : ``auto`` or a forced scheme (e.g. ``content`` to reproduce the panel).
+    small_cluster_scaling : the √(k/(k−1)) scaling of §3.
     **sim : passed to ``simulate_audit``.
 
     Returns
@@ -194,7 +196,8 @@ def coverage_study(
             **sim,
         )
         settings = AuditSettings(
-            n_bootstrap=n_bootstrap, seed=i, min_items=1, min_speakers=1, resampling=resampling
+            n_bootstrap=n_bootstrap, seed=i, min_items=1, min_speakers=1, resampling=resampling,
+            small_cluster_scaling=small_cluster_scaling,
         )
         c = compare_groups(frame, specs, settings, reference="ref").comparisons[0]
         hits += c.ci_low <= truth <= c.ci_high
@@ -228,7 +231,8 @@ def familywise_study(
     -------
     dict
         ``n_audits, comparisons, any_disparity`` (the family-wise rate of disparity
-        verdicts), ``any_significant`` (any p_adjusted < alpha), ``verdicts`` (counts).
+        verdicts), ``any_significant`` (any p_adjusted < alpha), ``verdicts`` (counts),
+        ``n_bootstrap_used`` (B after the §3 raise).
     """
     from fairdesk.stats.compare import compare_groups
     from fairdesk.stats.settings import AuditSettings
@@ -238,7 +242,7 @@ def familywise_study(
     effects = {"ref": 0.0, **{f"g{i}": 0.0 for i in range(n_groups)}}
     disparity = significant = 0
     verdicts: dict[str, int] = {}
-    n_comp = 0
+    n_comp = b_used = 0
     for i in range(n_audits):
         frame = simulate_audit(
             rng, effects, design="matched", speakers_per_group=speakers_per_group
@@ -247,6 +251,7 @@ def familywise_study(
             frame, specs, AuditSettings(n_bootstrap=n_bootstrap, seed=i), reference="ref"
         )
         n_comp = len(res.comparisons)
+        b_used = res.bootstrap["used"]
         disparity += any(c.verdict == "disparity_detected" for c in res.comparisons)
         significant += any(c.p_adjusted < res.settings.alpha for c in res.comparisons)
         for c in res.comparisons:
@@ -256,5 +261,143 @@ def familywise_study(
         "comparisons": n_comp,
         "any_disparity": disparity / n_audits,
         "any_significant": significant / n_audits,
+        "verdicts": verdicts,
+        "n_bootstrap_used": b_used,
+    }
+
+
+def value_coverage_study(
+    design: str,
+    *,
+    speakers_per_group: int = 12,
+    n_audits: int = 300,
+    n_bootstrap: int = 500,
+    effect: float = 0.3,
+    seed: int = 0,
+    small_cluster_scaling: bool = False,
+    **sim,
+) -> dict:
+    """Coverage of each group's own WER CI and of the corpus-wide WER CI (§9).
+
+    Two groups of equal size (reference effect 0, the other ``effect``); the corpus truth is
+    the mean of the two population WERs (equal expected words per group).
+
+    Returns
+    -------
+    dict
+        ``group_coverage`` (both groups' CIs pooled), ``group_width``, ``group_scheme``,
+        ``corpus_coverage``, ``corpus_width``, ``corpus_scheme``, ``n_audits``.
+    """
+    from fairdesk.stats.compare import compare_groups
+    from fairdesk.stats.settings import AuditSettings
+
+    specs = [s for s in _study_specs() if s.id == "wer"]
+    truth = {"ref": true_values(0.0)["wer"], "grp": true_values(effect)["wer"]}
+    corpus_truth = (truth["ref"] + truth["grp"]) / 2
+    rng = np.random.default_rng(seed)
+    g_hits = c_hits = g_n = 0
+    g_w, c_w, g_s, c_s = [], [], set(), set()
+    for i in range(n_audits):
+        frame = simulate_audit(
+            rng, {"ref": 0.0, "grp": effect}, design=design,
+            speakers_per_group=speakers_per_group, **sim,
+        )
+        st = AuditSettings(n_bootstrap=n_bootstrap, seed=i, min_items=1, min_speakers=1,
+                           small_cluster_scaling=small_cluster_scaling)
+        res = compare_groups(frame, specs, st, reference="ref")
+        for g in res.groups:
+            lo, hi = g.ci["wer"]
+            g_hits += lo <= truth[g.group] <= hi
+            g_n += 1
+            g_w.append(hi - lo)
+            g_s.add(g.ci_scheme["wer"])
+        ov = res.summary["wer"].overall
+        lo, hi = ov["ci"]
+        c_hits += lo <= corpus_truth <= hi
+        c_w.append(hi - lo)
+        c_s.add(ov["scheme"])
+    return {
+        "n_audits": n_audits,
+        "group_coverage": g_hits / g_n,
+        "group_width": float(np.mean(g_w)),
+        "group_scheme": "/".join(sorted(g_s)),
+        "corpus_coverage": c_hits / n_audits,
+        "corpus_width": float(np.mean(c_w)),
+        "corpus_scheme": "/".join(sorted(c_s)),
+    }
+
+
+#: Verdicts that may come from a comparison without an estimable distribution.
+SAFE_VERDICTS = frozenset({"not_estimable", "no_variation", "not_computable"})
+
+
+def small_audit_study(*, n_audits: int = 1000, n_bootstrap: int = 200, seed: int = 11) -> dict:
+    """Small audits (1–3 speakers per group, §9): no verdict from a degenerate distribution.
+
+    Each audit has a reference and one or two groups with 1–3 speakers each, 2–8 utterances
+    per speaker, matched or unmatched content, a random true effect, and a baseline error
+    rate from very low (constant groups happen) to ordinary; WER, substitution rate and EM
+    are compared with minimums of 1 item and 1 speaker.
+
+    A comparison is *degenerate* when, checked here from the frame and the result rather
+    than by the code under test, a side has fewer than 2 speakers, or its CI has zero width
+    although the two groups are not both constant. Every degenerate comparison must be
+    ``not_estimable``, ``no_variation`` or ``not_computable``.
+
+    Returns
+    -------
+    dict
+        ``n_audits, comparisons, degenerate, violations`` (degenerate with another verdict;
+        must be 0), ``constant_different`` (both constant at different values: a disparity
+        by §3, counted apart), ``verdicts`` (counts).
+    """
+    from fairdesk.stats.compare import compare_groups
+    from fairdesk.stats.settings import AuditSettings
+
+    rng = np.random.default_rng(seed)
+    specs = _study_specs()
+    verdicts: dict[str, int] = {}
+    n_comp = degenerate = violations = const_diff = 0
+    for i in range(n_audits):
+        n_groups = int(rng.integers(1, 3))
+        effects = {"ref": 0.0, **{f"g{j}": float(rng.normal(0, 0.7)) for j in range(n_groups)}}
+        design = "matched" if rng.random() < 0.5 else "unmatched"
+        frames = []
+        for g, eff in effects.items():
+            frames.append(simulate_audit(
+                rng, {g: eff}, design=design, speakers_per_group=int(rng.integers(1, 4)),
+                n_sentences=int(rng.integers(2, 9)), utterances_per_speaker=int(rng.integers(2, 9)),
+                base=float(rng.choice([-6.0, -4.0, -1.7])),
+            ))
+        frame = pd.concat(frames, ignore_index=True)
+        st = AuditSettings(n_bootstrap=n_bootstrap, seed=i, min_items=1, min_speakers=1)
+        res = compare_groups(frame, specs, st, reference="ref")
+        spk = frame.groupby("group")["speaker_id"].nunique()
+        for c in res.comparisons:
+            n_comp += 1
+            verdicts[c.verdict] = verdicts.get(c.verdict, 0) + 1
+            spec = next(s for s in specs if s.id == c.metric)
+            consts = []
+            for g in (c.group, c.reference):
+                sub = frame[frame["group"] == g]
+                v = np.asarray(spec.compute(sub[list(spec.stats)].to_numpy(float)), dtype=float)
+                v = v[np.isfinite(v)]
+                consts.append(v[0] if v.size and np.all(v == v[0]) else None)
+            both_const = consts[0] is not None and consts[1] is not None
+            if both_const and consts[0] != consts[1]:
+                const_diff += 1
+            few = min(spk[c.group], spk[c.reference]) < 2
+            zero_width = (
+                c.ci_low is not None and np.isfinite(c.ci_low) and c.ci_high - c.ci_low <= 0
+            )
+            if few or (zero_width and not both_const):
+                degenerate += 1
+                violations += c.verdict not in SAFE_VERDICTS
+    return {
+        "n_audits": n_audits,
+        "comparisons": n_comp,
+        "degenerate": degenerate,
+        "violations": violations,
+        "constant_different": const_diff,
         "verdicts": verdicts,
     }

@@ -51,6 +51,8 @@ class MetricSummary:
     gini : Gini coefficient of the analysed groups' values.
     weighted_std : standard deviation of group values weighted by group size (items).
     best_group, worst_group : the groups with the best and worst values.
+    overall : the corpus-wide value with its 95% CI: ``value, ci, scheme`` and block counts
+        (``groupci.group_intervals``).
     """
 
     max_gap: float
@@ -59,6 +61,7 @@ class MetricSummary:
     weighted_std: float
     best_group: str | None
     worst_group: str | None
+    overall: dict | None = None
 
 
 def summarise_metric(

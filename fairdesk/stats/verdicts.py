@@ -1,5 +1,10 @@
 """Practical size, verdicts, direction and the plain-English reading (METHODS.md §3).
 
+Before any verdict (§3, "Estimability"): ``not_estimable`` (fewer than 2 resampling units
+on a side, or replicate gaps without spread while the groups are not both constant) and
+``no_variation`` (both groups constant at the same value, reported with the rule-of-three
+bound). Neither has a p-value or enters the Holm family.
+
 Verdicts, checked in this order (first that applies):
 
 1. ``speaker_confounded``: p_adjusted < alpha, and the group has fewer than 10 speakers or
@@ -22,6 +27,8 @@ from fairdesk.stats.bootstrap import ESTIMATOR_LABELS
 from fairdesk.stats.settings import AuditSettings
 
 VERDICTS = (
+    "not_estimable",
+    "no_variation",
     "speaker_confounded",
     "disparity_detected",
     "significant_but_small",
@@ -150,6 +157,7 @@ def reading(
     direction_: str,
     design: str,
     multiplicity: int = 0,
+    single_speaker: bool = False,
 ) -> str:
     """One plain-English sentence with the CI, p_adjusted, estimator and block counts."""
     est = ESTIMATOR_LABELS["content_conditional" if conditional else estimator]
@@ -189,9 +197,37 @@ def reading(
             "; the groups said different content, so the gap may reflect harder "
             "sentences rather than the group and is not causal"
         )
+    if single_speaker:
+        caveat += (
+            "; a side has a single speaker, so the interval describes these recordings of "
+            "this speaker, not the group"
+        )
     if multiplicity:
         caveat += (
             f"; the 95% CI excludes 0 on its own, but not once the {multiplicity} comparisons "
             "of this run are taken into account (Holm), so treat it as a lead to confirm"
         )
     return f"{head}: {tail}{caveat}."
+
+
+def reading_not_estimable(
+    label: str, group: str, reference: str, value: float, reference_value: float, reason: str
+) -> str:
+    """The sentence of a ``not_estimable`` comparison: values, no verdict, the reason."""
+    return (
+        f"{label} is {_num(value)} for {group} vs {_num(reference_value)} for the reference "
+        f"{reference}, but no verdict is possible: {reason}."
+    )
+
+
+def reading_no_variation(label: str, group: str, reference: str, nv: dict) -> str:
+    """The sentence of a ``no_variation`` comparison: both constant, n and the 3/n bound."""
+    unit = nv["unit"]
+    return (
+        f"{label} is {_num(nv['value'])} on every item of both {group} and the reference "
+        f"{reference}: there is no variation to compare, which is not evidence of no "
+        f"disparity. With {nv['n_group']:g} and {nv['n_reference']:g} {unit}, the rate of "
+        f"the other outcome is below {_num(nv['bound_group'])} in {group} and "
+        f"{_num(nv['bound_reference'])} in {reference} (rule of three, 95%); test more "
+        "or harder material to tell the groups apart."
+    )

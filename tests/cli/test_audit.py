@@ -163,3 +163,54 @@ def test_table_audit_tonal_language(tmp_path):
     assert g["a"]["wer"] == 0 and g["b"]["wer"] == pytest.approx(3 / 4)
     assert g["b"]["der"] == pytest.approx(1.0) and g["b"]["diacritic_net_loss"] == 1.0
     assert g["a"]["der"] == 0.0
+
+
+def test_table_empty_reference_is_a_problem_and_empty_hypothesis_counts_as_deletions(
+        tmp_path, capsys):
+    """METHODS §2: a row without a reference is a problem named by its file line and left
+    out; an empty hypothesis is a real output scored as all deletions."""
+    rows = ["item_id,reference,hypothesis,speaker_id,g"]
+    for i in range(8):
+        rows.append(f"a{i},play the red album,play the red album,sa{i % 4},a")
+        rows.append(f"b{i},play the red album,{'' if i == 0 else 'play the red album'},"
+                    f"sb{i % 4},b")
+    rows.insert(3, "bad,,play it now,sa0,a")  # line 4 of the file
+    path = tmp_path / "t.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    out = tmp_path / "o.json"
+    assert main(["audit", "--table", str(path), "--by", "g", "--min-items", "2",
+                 "--min-speakers", "2", "--n-bootstrap", "200", "--json", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert [(p["line"], p.get("item")) for p in res["problems"]] == [(4, "bad")]
+    g = {x["group"]: x for x in res["groups"]}
+    assert g["a"]["n_items"] == 8 and g["a"]["wer"] == 0.0
+    # one empty hypothesis of 4 reference words in 8 items of 4 words: 4 deletions / 32
+    assert g["b"]["wer"] == pytest.approx(4 / 32)
+    assert any("empty hypothesis" in w for w in res["warnings"])
+    printed = capsys.readouterr().out
+    assert "problem: line 4" in printed
+
+
+def test_table_classification_labels_without_transcripts(tmp_path):
+    """A table with true and predicted labels and no transcript columns is auditable: the
+    accuracy per group equals a direct count."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for g, p_ok in (("a", 0.9), ("b", 0.6)):
+        for i in range(60):
+            lab = rng.choice(["yes", "no"])
+            pred = lab if rng.random() < p_ok else ("no" if lab == "yes" else "yes")
+            rows.append({"item_id": f"{g}{i}", "label": lab, "predicted_label": pred,
+                         "speaker_id": f"{g}s{i % 12}", "g": g})
+    df = pd.DataFrame(rows)
+    path = tmp_path / "cls.csv"
+    df.to_csv(path, index=False)
+    out = tmp_path / "o.json"
+    assert main(["audit", "--table", str(path), "--by", "g", "--n-bootstrap", "200",
+                 "--json", str(out)]) == 0
+    res = json.loads(out.read_text())
+    acc = {x["group"]: x["accuracy"] for x in res["groups"]}
+    for g, sub in df.groupby("g"):
+        assert acc[g] == pytest.approx((sub["label"] == sub["predicted_label"]).mean())
+    assert any(c["metric"] == "accuracy" for c in res["comparisons"])
+    assert not any(c["metric"] == "macro_recall" for c in res["comparisons"])

@@ -123,6 +123,16 @@ def _no_pool_threads_left(request):
     assert QThreadPool.globalInstance().waitForDone(5000)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _settings_in_a_temporary_folder(tmp_path_factory):
+    """QSettings of every window in the tests go to a temporary folder, never the user's."""
+    from PySide6.QtCore import QSettings
+
+    QSettings.setDefaultFormat(QSettings.IniFormat)
+    QSettings.setPath(QSettings.IniFormat, QSettings.UserScope,
+                      str(tmp_path_factory.mktemp("settings")))
+
+
 @pytest.fixture
 def gui_log(caplog):
     """The log records of fairdesk's GUI at WARNING and above."""

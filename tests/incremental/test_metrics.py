@@ -38,7 +38,7 @@ def test_pooled_matches_a_hand_computation():
     a["n_adds"], a["n_final_words"] = 6, 4  # A - R = final count
     p = pooled(pd.DataFrame([a, b]))
     assert p["wer"] == pytest.approx((1 + 1 + 2) / 18)
-    assert p["lat"] == pytest.approx(6.0 / 16)
+    assert p["lat_pooled"] == pytest.approx(6.0 / 16)
     assert p["eo"] == pytest.approx(2 / (18 + 2))
     assert p["eo_edit"] == pytest.approx(1 / (21 + 1))
     assert p["rps"] == pytest.approx(2 / 6.0)

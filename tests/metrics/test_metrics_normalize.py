@@ -84,3 +84,37 @@ def test_metrics_import_no_torch_no_qt():
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize(
+    "spelled,written",
+    [
+        ("SIX EIGHT ZERO TWO", "6 8 0 2"),
+        ("six eight zero two", "6802"),
+        ("zero three five one", "0 3 5 1"),
+        ("zero three five one", "0351"),
+        ("nineteen ninety nine", "1999"),
+        ("nineteen ninety nine", "19 99"),
+        ("call six eight zero two now", "call 6 8 0 2 now"),
+        ("one one", "1 1"),
+    ],
+)
+def test_spelled_and_written_digit_strings_compare_equal(spelled, written):
+    from fairdesk.metrics.text import word_counts
+
+    assert english(spelled) == english(written)
+    wc = word_counts(spelled, written, normalizer=english)
+    assert (wc.n_sub, wc.n_del, wc.n_ins) == (0, 0, 0)
+
+
+def test_join_digits_rule():
+    from fairdesk.metrics.normalize import join_digits
+
+    assert join_digits("6 8 0 2") == "6802"
+    assert join_digits("room 4 b 12 3") == "room 4 b 123"
+    assert join_digits("one 2") == "one 2"  # "one" only counts as 1 for Whisper's output
+    assert join_digits("0 3 5 one", one_is_digit=True) == "0351"
+    assert join_digits("one of them", one_is_digit=True) == "one of them"
+    # the basic normaliser (other languages) joins written digits on both sides too
+    assert basic("6 8 0 2") == basic("6802") == "6802"
+    assert english("I have 1 dog") == "i have one dog"  # Whisper's own rule, left alone

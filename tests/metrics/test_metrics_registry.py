@@ -20,10 +20,11 @@ CONTRACT_IDS = {
     "wer", "cer", "sub_rate", "del_rate", "ins_rate", "insertion_ratio", "der", "rdd",
     "diacritic_net_loss", "ter", "ter_dropped", "ter_hallucinated", "ter_wrong", "em",
     "intent_accuracy", "accuracy", "balanced_accuracy", "macro_recall", "mean_confidence",
-    "grounding_lift",
+    "grounding_lift", "hallucination_rate", "wer_unflagged",
 }  # fmt: skip
-#: Metrics whose per-item columns come from a later stage (explain), not compute_item_stats.
-STAGE_IDS = ("grounding_lift",)
+#: Metrics whose per-item columns come from a later stage (explain; the hallucination flags
+#: of jobs.pitfalls), not compute_item_stats.
+STAGE_IDS = ("grounding_lift", "hallucination_rate", "wer_unflagged")
 
 
 def test_every_contract_id_is_known():

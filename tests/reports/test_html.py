@@ -141,13 +141,29 @@ def test_value_chart_draws_each_groups_interval(speech_runs):
     want = sorted(x * 100 for g in p["groups"] for x in g["ci"]["wer"])
     got = sorted(x for s in bars for x in (min(s[:, 1]), max(s[:, 1])))
     assert got == pytest.approx(want)
-    old = value_chart(d.payload, "wer")
+    old = value_chart(_without_intervals(d.payload), "wer")
     assert "no bars are drawn" in old.caption
 
 
+def _without_intervals(payload):
+    """The payload as a fairdesk before per-group CIs stored it."""
+    import copy
+
+    old = copy.deepcopy(payload)
+    for g in old["groups"]:
+        for k in ("ci", "ci_scheme", "ci_note"):
+            g.pop(k, None)
+    for v in (old.get("summary") or {}).values():
+        if isinstance(v, dict):
+            v.pop("overall", None)
+    return old
+
+
 def test_older_result_without_intervals_still_renders(speech_runs):
+    import dataclasses
+
     d = load_run(speech_runs.project, speech_runs.run)
-    assert "ci" not in d.payload["groups"][0]  # what this fairdesk stores today
+    d = dataclasses.replace(d, payload=_without_intervals(d.payload))
     plain = "".join(parse(render(report_context(d))).itertext())
     assert "stored no per-group CIs" in plain
 

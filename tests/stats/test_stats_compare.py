@@ -311,6 +311,8 @@ def test_to_dict_is_json_ready_and_deterministic(specs):
         "n_items",
         "n_speakers",
         "reading",
+        "reason",
+        "no_variation",
     }
     assert set(d["summary"]["wer"]) == {
         "max_gap",
@@ -319,19 +321,29 @@ def test_to_dict_is_json_ready_and_deterministic(specs):
         "weighted_std",
         "best_group",
         "worst_group",
+        "overall",
     }
+    assert set(d["summary"]["wer"]["overall"]) >= {"value", "ci", "scheme"}
+    assert {"ci", "ci_scheme"} <= set(d["groups"][0])
     assert compare_groups(df, specs + [odd], st).to_dict() == d
     other = compare_groups(df, specs + [odd], AuditSettings(n_bootstrap=200, seed=10))
     assert other.comparison("wer", "A").ci_low != res.comparison("wer", "A").ci_low
     assert other.comparison("wer", "A").gap == res.comparison("wer", "A").gap
 
 
-def test_p_unresolvable_flag(wer):
-    """With m comparisons the smallest Holm-adjusted bootstrap p is m/(B+1)."""
+def test_p_unresolvable_flag_and_b_raise(wer):
+    """With m comparisons the smallest Holm-adjusted bootstrap p is m/(B+1), so B is raised
+    to ⌈5·m/α⌉ (§3); only when the 20,000 cap binds can p stay unresolvable."""
     effects = {"ref": 0.0, **{f"g{i}": 2.0 for i in range(12)}}
     df = simulate_audit(np.random.default_rng(0), effects, n_sentences=10)
     res = compare_groups(df, [wer], AuditSettings(n_bootstrap=200), reference="ref")
-    assert all("p_unresolvable" in c.flags for c in res.comparisons)  # 12/201 ≥ 0.05
-    assert min(c.p_adjusted for c in res.comparisons) == pytest.approx(12 / 201)
-    res = compare_groups(df, [wer], AuditSettings(n_bootstrap=300), reference="ref")
+    assert res.bootstrap["used"] == 1200 and res.bootstrap["raised"]  # ⌈5·12/0.05⌉
+    assert res.to_dict()["settings"]["n_bootstrap_used"] == 1200
+    assert res.to_dict()["settings"]["n_bootstrap"] == 200  # the request stays recorded
     assert not any("p_unresolvable" in c.flags for c in res.comparisons)
+    assert min(c.p_adjusted for c in res.comparisons) == pytest.approx(12 / 1201)
+    # alpha 0.0005 needs B = 120,000: capped at 20,000, and 12/20,001 ≥ 0.0005
+    res = compare_groups(df, [wer], AuditSettings(n_bootstrap=200, alpha=0.0005),
+                         reference="ref")
+    assert res.bootstrap["used"] == 20000 and res.bootstrap["capped"]
+    assert all("p_unresolvable" in c.flags for c in res.comparisons)

@@ -20,6 +20,7 @@ def test_defaults_match_contract():
         "structure_threshold": 0.1,
         "max_items": 20000,
         "normaliser": "whisper-english",
+        "small_cluster_scaling": False,
     }
     json.dumps(s.to_dict())
     assert AuditSettings.from_dict(s.to_dict()) == s

@@ -1,0 +1,340 @@
+"""Responsiveness of the desktop application on the demo project, each number beside its target.
+
+1. launch to window: a fresh process importing what ``fairdesk gui`` imports, opening the
+   main window on the project and drawing it (s; target 1.5 s);
+2. the longest GUI-thread stall while a real 60-item audit (whisper-tiny.en, 10 items per
+   accent) runs in the background: a 10 ms timer on the GUI thread, the longest gap beyond
+   its interval (ms; no target, the issue measured 20 ms at p99);
+3. sort and filter on a 20,000-row items table: the Datasets items table (the search box's
+   keystroke, a header sort) and the Items view ("only items with errors", a header sort),
+   each with the repaint that follows (ms, the slowest; target 100 ms);
+4. next item in the Items view (J), with the neighbours prefetched while one listens
+   (ms, median and slowest of 20; target 50 ms, judged on the median);
+5. closing the window while the audit is inferring (s; target 1 s).
+
+Beside each wall time the GUI thread's own CPU time is printed: on a shared machine the wall
+time includes waiting for a core, the CPU time does not.
+
+The audits run on throwaway copies of the project store (the whisper predictions removed, so
+that inference really runs); the demo project itself is not changed.
+
+Run: ``python bench/gui_responsiveness.py --project /tmp/gi-demo`` (build it first with
+``python -m fairdesk demo --project /tmp/gi-demo``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+MODEL = "whisper-tiny.en"
+LAUNCH = """
+import sys, time
+t0 = time.monotonic()
+import fairdesk.cli  # what `fairdesk gui` imports first
+from PySide6.QtWidgets import QApplication
+from fairdesk.gui.app import application
+from fairdesk.gui.main_window import MainWindow
+app = application()
+w = MainWindow(sys.argv[1])
+w.show()
+for _ in range(3):
+    app.processEvents()
+w.grab()  # the first full paint
+print("SHOWN", time.monotonic() - t0, time.process_time(), flush=True)
+"""
+
+
+def copy_store(project: Path, dest: Path, drop_model: str | None = MODEL) -> Path:
+    """A copy of the project's store in ``dest`` (the audio stays where it is), without the
+    cached predictions and results of ``drop_model``."""
+    dest.mkdir(parents=True, exist_ok=True)
+    src = project / "project.sqlite"
+    with sqlite3.connect(str(src)) as a, sqlite3.connect(str(dest / src.name)) as b:
+        a.backup(b)
+        if drop_model:
+            b.execute("DELETE FROM run_items")
+            b.execute("DELETE FROM predictions WHERE model_key LIKE ?", (drop_model + "@%",))
+            b.commit()
+    return dest
+
+
+def launch(project: Path) -> tuple[float, float]:
+    """(wall seconds from spawning the process to the drawn window, its CPU seconds)."""
+    t = time.monotonic()
+    out = subprocess.run([sys.executable, "-c", LAUNCH, str(project)], capture_output=True,
+                         text=True, timeout=120, env=os.environ.copy())
+    wall = time.monotonic() - t
+    line = next((ln for ln in out.stdout.splitlines() if ln.startswith("SHOWN")), None)
+    if line is None:
+        raise RuntimeError(f"the window did not open:\n{out.stderr[-2000:]}")
+    return wall, float(line.split()[2])
+
+
+class StallMeter:
+    """The longest gap between two ticks of a GUI-thread timer, beyond its interval."""
+
+    def __init__(self, interval_ms: int = 10):
+        from PySide6.QtCore import QTimer
+
+        self.interval = interval_ms / 1000
+        self.gaps: list[float] = []
+        self.at: list[float] = []  # when each gap began
+        self._last = time.monotonic()
+        self.timer = QTimer()
+        self.timer.setInterval(interval_ms)
+        self.timer.timeout.connect(self._tick)
+
+    def _tick(self):
+        now = time.monotonic()
+        self.gaps.append(max(0.0, now - self._last - self.interval))
+        self.at.append(self._last)
+        self._last = now
+
+    def start(self):
+        self._last = time.monotonic()
+        self.timer.start()
+
+    def stop(self):
+        self.timer.stop()
+
+
+def pump(app, seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.002)
+
+
+def audit_job(folder, per_group: int):
+    from fairdesk.gui import tasks
+    from fairdesk.gui.jobs import Job
+    from fairdesk.jobs.audit import AuditRequest
+
+    req = AuditRequest(dataset="demo", model=MODEL, by=("accent",), sample=per_group)
+    return Job(tasks.audit, str(folder), req, name="audit")
+
+
+def stall_during_audit(app, folder: Path, per_group: int):
+    """(longest stall ms, p99 stall ms, run id, audit seconds, the job's stage then)."""
+    from fairdesk.gui.main_window import MainWindow
+
+    win = MainWindow(folder)
+    win.show()
+    pump(app, 0.3)
+    job = audit_job(folder, per_group)
+    done = {}
+    stages = []
+    job.signals.progress.connect(lambda f, m: win.statusBar().showMessage(f"{f:.0%} {m}"))
+    job.signals.progress.connect(lambda f, m: stages.append((time.monotonic(), f"{f:.0%} {m}")))
+    job.signals.result.connect(lambda out: done.update(out))
+    job.signals.error.connect(lambda msg: done.update(error=msg))
+    meter = StallMeter()
+    meter.start()
+    t = time.monotonic()
+    win.ctx.jobs.submit(job, channel="audit")
+    while not done:
+        app.processEvents()
+        time.sleep(0.001)
+    secs = time.monotonic() - t
+    meter.stop()
+    if "error" in done:
+        raise RuntimeError(done["error"])
+    win.close()
+    app.processEvents()
+    gaps = sorted(meter.gaps)
+    p99 = gaps[int(0.99 * (len(gaps) - 1))] if gaps else 0.0
+    i = max(range(len(meter.gaps)), key=meter.gaps.__getitem__)
+    began = meter.at[i]
+    stage = next((m for t, m in reversed(stages) if t <= began), "before the first progress")
+    return max(gaps) * 1000, p99 * 1000, int(done["run_id"]), secs, stage
+
+
+def table_speed(app, project: Path, run_id: int, rows: int = 20000) -> dict[str, float]:
+    import numpy as np
+    import pandas as pd
+    from PySide6.QtCore import Qt
+
+    from fairdesk.gui.main_window import MainWindow
+    from fairdesk.jobs.cache import run_items_frame
+
+    win = MainWindow(project)
+    win.resize(1440, 900)
+    win.show()
+    pump(app, 0.3)
+    out = {}
+
+    def timed(name, fn):
+        t, c = time.perf_counter(), time.thread_time()
+        fn()
+        app.processEvents()
+        win.repaint()
+        out[name] = ((time.perf_counter() - t) * 1000, (time.thread_time() - c) * 1000)
+
+    # the Datasets items table with 20,000 rows (the demo's 2,340 repeated)
+    win.show_tab("datasets")
+    ds = win.datasets
+    frame = ds.model.frame
+    reps = -(-rows // len(frame))
+    big = pd.concat([frame] * reps, ignore_index=True).head(rows)
+    big["id"] = [f"{i}_{k}" for k, i in enumerate(big["id"])]
+    ds.model.set_frame(big)
+    pump(app, 0.2)
+    timed("datasets: search keystroke", lambda: ds.search.setText("scot"))
+    timed("datasets: next keystroke", lambda: ds.search.setText("scotl"))
+    timed("datasets: clear search", lambda: ds.search.setText(""))
+    timed("datasets: sort by text", lambda: ds.table.sortByColumn(1, Qt.AscendingOrder))
+    timed("datasets: sort by duration",
+          lambda: ds.table.sortByColumn(ds.model.columns.index("duration"),
+                                        Qt.DescendingOrder))
+    # the Items view with 20,000 rows of the run
+    win.show_tab("items")
+    win.ctx.select_run(run_id)
+    pump(app, 0.3)
+    items = run_items_frame(win.ctx.project, run_id)
+    reps = -(-rows // len(items))
+    big = pd.concat([items] * reps, ignore_index=True).head(rows)
+    big["id"] = [f"{i}_{k}" for k, i in enumerate(big["id"])]
+    rng = np.random.default_rng(0)
+    big["n_sub"] = rng.integers(0, 3, rows)
+    t, c = time.perf_counter(), time.thread_time()
+    win.items.set_items(big)
+    app.processEvents()
+    out["items: load 20,000 rows (not a target)"] = ((time.perf_counter() - t) * 1000,
+                                                     (time.thread_time() - c) * 1000)
+    pump(app, 0.2)
+    timed("items: only items with errors off", lambda: win.items.only_failing.setChecked(False))
+    timed("items: only items with errors on", lambda: win.items.only_failing.setChecked(True))
+    timed("items: sort by WER", lambda: win.items.table.sortByColumn(4, Qt.DescendingOrder))
+    timed("items: group filter", lambda: win.items.group.setCurrentIndex(1))
+    win.close()
+    app.processEvents()
+    return out
+
+
+def next_item_speed(app, project: Path, run_id: int, steps: int = 20):
+    """(prefetched ms per step, cold ms per step, prefetched GUI-thread CPU ms per step)."""
+    from fairdesk.gui.audio_worker import NullSink
+    from fairdesk.gui.main_window import MainWindow
+
+    win = MainWindow(project)
+    win.resize(1440, 900)
+    win.show()
+    win.show_tab("items")
+    win.items.player.set_sink(NullSink())
+    win.items.only_failing.setChecked(False)
+    win.ctx.select_run(run_id)
+    pump(app, 1.0)
+    warm, cold, warm_cpu = [], [], []
+    for _ in range(steps):
+        t, c = time.perf_counter(), time.thread_time()
+        win.items.next_item()
+        app.processEvents()
+        win.items.repaint()
+        warm.append((time.perf_counter() - t) * 1000)
+        warm_cpu.append((time.thread_time() - c) * 1000)
+        assert win.items.player.samples is not None, "the next item was not prefetched"
+        pump(app, 0.25)  # listening; the neighbours are prefetched meanwhile
+    win.items.player.cache._data.clear()
+    for _ in range(5):  # without prefetch: the view shows, the audio follows from its job
+        t = time.perf_counter()
+        win.items.player.cache._data.clear()
+        win.items.next_item()
+        app.processEvents()
+        win.items.repaint()
+        cold.append((time.perf_counter() - t) * 1000)
+        pump(app, 0.25)
+    win.close()
+    app.processEvents()
+    return warm, cold, warm_cpu
+
+
+def close_during_inference(app, folder: Path, per_group: int) -> tuple[float, float]:
+    """(seconds the window took to close, seconds until the job had stopped)."""
+    from fairdesk.gui.main_window import MainWindow
+
+    win = MainWindow(folder)
+    win.show()
+    pump(app, 0.3)
+    job = audit_job(folder, per_group)
+    seen = {}
+    job.signals.progress.connect(lambda f, m: seen.update(f=f, m=m))
+    win.ctx.jobs.submit(job, channel="audit")
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and "transcribed" not in str(seen.get("m", "")):
+        app.processEvents()
+        time.sleep(0.005)
+    t = time.monotonic()
+    win.close()
+    closed = time.monotonic() - t
+    job.wait(120)
+    stopped = time.monotonic() - t
+    app.processEvents()
+    return closed, stopped
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--project", default="/tmp/gi-demo")
+    ap.add_argument("--per-group", type=int, default=10,
+                    help="items per accent in the audit (6 accents: 60 items)")
+    a = ap.parse_args(argv)
+    project = Path(a.project).expanduser().resolve()
+    if not (project / "project.sqlite").exists():
+        print(f"{project}: no project; build it with python -m fairdesk demo --project "
+              f"{project}", file=sys.stderr)
+        return 2
+    from fairdesk.gui.app import application
+
+    rows = []
+    t_launch, cpu_launch = launch(project)
+    rows.append(("launch to window (s)", f"{t_launch:.2f} (CPU {cpu_launch:.2f})", "1.5",
+                 t_launch <= 1.5))
+    app = application()
+    with tempfile.TemporaryDirectory() as tmp:
+        a1 = copy_store(project, Path(tmp) / "audit")
+        stall, p99, run_id, secs, stage = stall_during_audit(app, a1, a.per_group)
+        rows.append((f"longest GUI stall, {6 * a.per_group}-item audit (ms)",
+                     f"{stall:.0f} (p99 {p99:.0f}; audit {secs:.0f} s)", "—", None))
+        tab = table_speed(app, a1, run_id)
+        slowest = max(v[0] for k, v in tab.items() if "not a target" not in k)
+        slowest_cpu = max(v[1] for k, v in tab.items() if "not a target" not in k)
+        rows.append(("sort and filter, 20,000 rows (ms, slowest)",
+                     f"{slowest:.0f} (GUI CPU {slowest_cpu:.0f})", "100", slowest <= 100))
+        warm, cold, warm_cpu = next_item_speed(app, a1, run_id)
+        med, worst = statistics.median(warm), max(warm)
+        rows.append(("next item (ms, median / slowest of 20)",
+                     f"{med:.0f} / {worst:.0f} (GUI CPU {statistics.median(warm_cpu):.0f})",
+                     "50", med <= 50))
+        a2 = copy_store(project, Path(tmp) / "close")
+        closed, stopped = close_during_inference(app, a2, a.per_group)
+        rows.append(("close during inference (s)",
+                     f"{closed:.2f} (job stopped after {stopped:.1f} s)", "1", closed <= 1.0))
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"fairdesk GUI responsiveness on {project} (cpus: {os.cpu_count()}, load average "
+          f"{load:.1f} at the end; wall times grow with load, GUI-thread CPU times do not)")
+    print(f"{'measure':<48} {'measured':>34} {'target':>7}  ok")
+    for name, val, target, ok in rows:
+        mark = "" if ok is None else ("yes" if ok else "NO")
+        print(f"{name:<48} {val:>34} {target:>7}  {mark}")
+    print("\nsort/filter detail (ms wall, ms GUI-thread CPU):")
+    for k, (v, c) in tab.items():
+        print(f"  {k:<44} {v:8.1f} {c:8.1f}")
+    print(f"next item without prefetch (ms): {', '.join(f'{c:.0f}' for c in cold)}")
+    print(f"the longest stall began after the audit's progress message: {stage}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

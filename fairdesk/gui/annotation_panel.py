@@ -1,0 +1,220 @@
+"""Annotating an item's transcript: the tone-mark editor (saved as you type, on focus-out and
+on Ctrl+S, with undo/redo), the original text, the annotator's name and the item's history.
+
+Each save is an annotation ``kind="transcript"`` with time and annotator
+(:meth:`fairdesk.core.store.Project.save_transcript`); the imported text stays in the item.
+Audits take the latest annotation as the reference.
+"""
+
+from __future__ import annotations
+
+import getpass
+import time
+import uuid
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QToolButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .annotate import TranscriptEditor
+from .context import Context
+
+
+def _default_annotator() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 - no user name in this environment
+        return ""
+
+
+class AnnotationPanel(QWidget):
+    """The transcript annotation of one item.
+
+    Signals
+    -------
+    saved(int, str) : a transcript of an item (db id) was stored.
+    """
+
+    saved = Signal(int, str)
+
+    SHORTCUTS = [
+        ("Ctrl+S", "Save the transcript now (it is also saved as you type)"),
+        ("Ctrl+Z", "Undo the last edit of the transcript"),
+        ("Ctrl+Shift+Z", "Redo"),
+        ("Alt+1 … Alt+4", "Grave, acute, macron, dot below on the letter before the cursor"),
+        ("Ctrl+E", "Edit the transcript (focus the editor)"),
+    ]
+
+    def __init__(self, ctx: Context, parent=None):
+        super().__init__(parent)
+        self.ctx = ctx
+        self.item_db_id: int | None = None
+        self.item_key: str | None = None
+        self.session = ""
+        self.history: list[dict] = []
+
+        self.heading = QLabel("Transcript")
+        self.heading.setObjectName("heading")
+        self.original = QLabel("")
+        self.original.setTextFormat(Qt.PlainText)
+        self.original.setObjectName("muted")
+        self.original.setWordWrap(True)
+        self.original.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.annotator = QLineEdit(_default_annotator())
+        self.annotator.setPlaceholderText("your name")
+        self.annotator.setMaximumWidth(160)
+        self.annotator.setToolTip("Stored with every annotation you make")
+        self.editor = TranscriptEditor()
+        self.editor.edit.setPlaceholderText("the transcript as spoken, with its tone marks")
+        self.editor.save_requested.connect(self._save)
+        self.history_btn = QToolButton()
+        self.history_btn.setText("History")
+        self.history_btn.setCheckable(True)
+        self.history_btn.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        self.history_btn.setArrowType(Qt.RightArrow)
+        self.history_btn.toggled.connect(self._toggle_history)
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels(["When", "Annotator", "Source", "Transcript"])
+        self.tree.setRootIsDecorated(False)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.header().setSectionResizeMode(3, QHeaderView.Stretch)
+        self.tree.setMaximumHeight(130)
+        self.tree.setVisible(False)
+        self.tree.setToolTip("Double-click an entry to put its text back in the editor "
+                             "(undoable)")
+        self.tree.itemDoubleClicked.connect(self._restore_entry)
+
+        head = QHBoxLayout()
+        head.addWidget(self.heading)
+        head.addStretch(1)
+        head.addWidget(QLabel("Annotator:"))
+        head.addWidget(self.annotator)
+        orig = QHBoxLayout()
+        orig.addWidget(QLabel("Original:"))
+        orig.addWidget(self.original, 1)
+        orig.addWidget(self.history_btn)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(3)
+        lay.addLayout(head)
+        lay.addLayout(orig)
+        lay.addWidget(self.editor)
+        lay.addWidget(self.tree)
+
+        sc = QShortcut(QKeySequence.Save, self)
+        sc.setContext(Qt.WidgetWithChildrenShortcut)
+        sc.activated.connect(self.save_now)
+        self.set_item(None)
+
+    # -- state ---------------------------------------------------------------------------
+    def save_state(self, settings: dict | None = None) -> dict:
+        """Plain values to remember (the annotator's name, whether the history is open)."""
+        out = dict(settings or {})
+        out.update({"annotator": self.annotator.text().strip(),
+                    "history_open": self.history_btn.isChecked()})
+        return out
+
+    def restore_state(self, state: dict) -> None:
+        if state.get("annotator"):
+            self.annotator.setText(str(state["annotator"]))
+        self.history_btn.setChecked(bool(state.get("history_open", False)))
+
+    # -- the item ------------------------------------------------------------------------
+    def set_item(self, item_db_id: int | None, item_key: str | None = None) -> None:
+        """Edit the transcript of the item ``item_db_id`` (None: nothing to edit)."""
+        if self.editor.pending:
+            self.editor.flush()  # the previous item's last edit is saved first
+        self.item_db_id = None if item_db_id is None else int(item_db_id)
+        self.item_key = item_key
+        self.session = uuid.uuid4().hex
+        p = self.ctx.project
+        if self.item_db_id is None or p is None:
+            self.history = []
+            self.original.setText("")
+            self.editor.set_text("", enabled=False, note="select an item to annotate it")
+            self._fill_history()
+            return
+        self.history = p.transcript_history(self.item_db_id)
+        if not self.history:
+            self.editor.set_text("", enabled=False, note="this item is no longer in the project")
+            self._fill_history()
+            return
+        latest = self.history[-1]
+        self.original.setText(self.history[0]["text"])
+        n = len(self.history) - 1
+        note = (f"{n} annotation{'s' if n != 1 else ''}; latest by "
+                f"{latest['annotator'] or 'someone'} {_ago(latest['updated_at'])}"
+                if n else "not annotated yet: edits are saved as you type")
+        self.editor.set_text(latest["text"], note=note)
+        self._fill_history()
+
+    def current_text(self) -> str:
+        return self.editor.text()
+
+    def save_now(self) -> None:
+        """Ctrl+S: save a pending edit at once."""
+        self.editor.flush()
+        if not self.editor.pending and self.item_db_id is not None:
+            self.editor.status.setText(self.editor.status.text() or "saved")
+
+    def _save(self, text: str) -> None:
+        p = self.ctx.project
+        if p is None or self.item_db_id is None:
+            return
+        if not text.strip():
+            self.editor.status.setText("an empty transcript is not saved; type what was said")
+            return
+        try:
+            ann = p.save_transcript(self.item_db_id, text, self.annotator.text().strip(),
+                                    session=self.session)
+        except Exception as exc:  # noqa: BLE001 - the message is shown; the text stays
+            self.editor.status.setText(f"not saved: {exc}")
+            return
+        self.editor.mark_saved(text, f"saved {time.strftime('%H:%M:%S')}"
+                               + ("" if ann is not None else " (unchanged)"))
+        self.history = p.transcript_history(self.item_db_id)
+        self._fill_history()
+        self.saved.emit(self.item_db_id, text)
+
+    # -- history -------------------------------------------------------------------------
+    def _toggle_history(self, on: bool) -> None:
+        self.history_btn.setArrowType(Qt.DownArrow if on else Qt.RightArrow)
+        self.tree.setVisible(on)
+
+    def _fill_history(self) -> None:
+        self.tree.clear()
+        for h in reversed(self.history):
+            when = ("imported" if h["created_at"] is None else
+                    time.strftime("%Y-%m-%d %H:%M", time.localtime(h["updated_at"])))
+            it = QTreeWidgetItem([when, h["annotator"], h["source"], h["text"]])
+            it.setData(0, Qt.UserRole, h["text"])
+            self.tree.addTopLevelItem(it)
+        for c in range(3):
+            self.tree.resizeColumnToContents(c)
+        self.history_btn.setText(f"History ({max(0, len(self.history) - 1)})")
+
+    def _restore_entry(self, item, _col) -> None:
+        text = item.data(0, Qt.UserRole)
+        if text is None or not self.editor.isEnabled():
+            return
+        ed = self.editor
+        from .annotate import _Edit
+
+        before = (ed.edit.text(), ed.edit.cursorPosition())
+        ed.undo_stack.push(_Edit(ed, before, (text, len(text)), "restore", typed=False))
+
+
+def _ago(t) -> str:
+    if not t:
+        return ""
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(float(t)))

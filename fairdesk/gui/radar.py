@@ -1,0 +1,284 @@
+"""The disparity radar of seed 002: one axis per metric, one line per group, each axis scaled
+so that the reference group lies on the unit circle.
+
+:func:`radar_scale` is the pure computation (tested with known answers); :class:`RadarWidget`
+only draws what it returns. Where the reference's value on a metric is 0 (a perfect WER, say)
+the ratio is undefined: that axis is scaled by the largest group value instead (the largest
+group sits on the unit circle, the reference at the centre), and the chart says so.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen, QPolygonF
+from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from .theme import SERIES, esc, fmt_value, higher_is_better, metric_short
+
+
+@dataclass(frozen=True)
+class RadarScale:
+    """What the radar draws.
+
+    Attributes
+    ----------
+    metrics : the axes, in order.
+    groups : the lines, in order (the reference first).
+    radius : group -> one radius per axis (NaN where the group has no value).
+    divisor : metric -> the value that maps to radius 1.
+    by_max : the axes scaled by the largest group value (the reference's value is 0 there).
+    """
+
+    metrics: tuple[str, ...]
+    groups: tuple[str, ...]
+    radius: dict[str, tuple[float, ...]]
+    divisor: dict[str, float]
+    by_max: tuple[str, ...] = ()
+    empty: tuple[str, ...] = field(default=())
+
+    @property
+    def outer(self) -> float:
+        """The outermost ring: 1 (the reference) or the largest radius, rounded up to 0.5."""
+        top = max((r for rs in self.radius.values() for r in rs if math.isfinite(r)),
+                  default=1.0)
+        return max(1.0, math.ceil(top * 2 - 1e-9) / 2)
+
+
+def radar_scale(values: Mapping[str, Mapping[str, float | None]], reference: str,
+                metrics: Sequence[str]) -> RadarScale:
+    """Scale each metric axis so that the reference group's value is 1.
+
+    Parameters
+    ----------
+    values : group -> metric -> value (None or NaN: missing).
+    reference : the reference group (a key of ``values``).
+    metrics : the axes.
+
+    Returns
+    -------
+    RadarScale
+        ``radius[g][k] = values[g][m_k] / values[reference][m_k]``; on an axis where the
+        reference's value is 0 (or missing), ``values[g][m_k] / max_g values[g][m_k]`` and the
+        metric is listed in ``by_max``; an axis where every value is 0 has radius 0 for every
+        group and is listed in ``empty``.
+    """
+    def get(g, m):
+        try:
+            v = float((values.get(g) or {}).get(m))
+        except (TypeError, ValueError):
+            return math.nan
+        return v if math.isfinite(v) else math.nan
+
+    groups = [reference] + [g for g in values if g != reference]
+    divisor: dict[str, float] = {}
+    by_max, empty = [], []
+    for m in metrics:
+        ref = get(reference, m)
+        if math.isfinite(ref) and ref > 0:
+            divisor[m] = ref
+            continue
+        top = max((get(g, m) for g in groups if math.isfinite(get(g, m))), default=math.nan)
+        if math.isfinite(top) and top > 0:
+            divisor[m] = top
+            by_max.append(m)
+        else:
+            divisor[m] = math.nan
+            empty.append(m)
+    radius = {}
+    for g in groups:
+        rs = []
+        for m in metrics:
+            v, d = get(g, m), divisor[m]
+            if not math.isfinite(v):
+                rs.append(math.nan)
+            elif not math.isfinite(d):
+                rs.append(0.0)
+            else:
+                rs.append(max(0.0, v / d))
+        radius[g] = tuple(rs)
+    return RadarScale(tuple(metrics), tuple(groups), radius, divisor, tuple(by_max),
+                      tuple(empty))
+
+
+def radar_inputs(result: Mapping) -> tuple[dict, str | None, list[str]]:
+    """(group -> metric -> value, reference, metrics) of an audit payload: the tested
+    metrics (and, when fewer than three, the descriptive ones with values), groups not
+    excluded."""
+    groups = [g for g in result.get("groups") or [] if not g.get("excluded")]
+    vals = {g["group"]: {**{k: v for k, v in g.items() if isinstance(v, (int, float))},
+                         **(g.get("values") or {})} for g in groups}
+    metrics = [m for m in result.get("tested_metrics") or []
+               if any(v.get(m) is not None for v in vals.values())]
+    if len(metrics) < 3:
+        metrics += [m for m in result.get("descriptive_metrics") or []
+                    if m not in metrics and any(v.get(m) is not None for v in vals.values())]
+    return vals, result.get("reference"), metrics
+
+
+class RadarWidget(QWidget):
+    """The radar with a caption naming the reference and any axis scaled by its maximum."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.canvas = RadarCanvas()
+        self.caption = QLabel()
+        self.caption.setObjectName("muted")
+        self.caption.setWordWrap(True)
+        self.caption.setTextFormat(Qt.RichText)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.canvas, 1)
+        lay.addWidget(self.caption)
+        self.scale: RadarScale | None = None
+
+    def set_result(self, result: dict | None) -> None:
+        if not result:
+            self.scale = None
+            self.canvas.set_scale(None, {})
+            self.caption.setText("")
+            return
+        vals, ref, metrics = radar_inputs(result)
+        if ref not in vals or not metrics:
+            self.scale = None
+            self.canvas.set_scale(None, {})
+            self.caption.setText("No reference group with values: nothing to scale by.")
+            return
+        self.scale = radar_scale(vals, ref, metrics)
+        self.canvas.set_scale(self.scale, vals)
+        notes = [f"Each axis is one metric, each line one group, scaled so that the reference "
+                 f"<b>{esc(ref)}</b> is the dashed unit circle: a point at 1.5 is 1.5× the "
+                 "reference's value."]
+        if self.scale.by_max:
+            notes.append("The reference's value is 0 on " + ", ".join(
+                metric_short(m) for m in self.scale.by_max) + ": those axes are scaled by the "
+                "largest group value instead (marked * on the chart).")
+        if self.scale.empty:
+            notes.append("Every group is at 0 on " + ", ".join(
+                metric_short(m) for m in self.scale.empty) + ".")
+        self.caption.setText(" ".join(notes))
+
+
+class RadarCanvas(QWidget):
+    """Draws a :class:`RadarScale` (QPainter; text drawn as plain text)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setMinimumSize(320, 240)
+        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+        self.scale: RadarScale | None = None
+        self.values: dict = {}
+
+    def set_scale(self, scale: RadarScale | None, values: dict) -> None:
+        self.scale, self.values = scale, values
+        self.update()
+
+    def paintEvent(self, _event):  # noqa: N802 - Qt API
+        p = QPainter(self)
+        try:
+            self._paint(p)
+        finally:
+            p.end()
+
+    def _paint(self, p: QPainter) -> None:
+        p.setRenderHint(QPainter.Antialiasing)
+        p.fillRect(self.rect(), QColor("#ffffff"))
+        s = self.scale
+        if s is None or len(s.metrics) < 2:
+            p.setPen(QColor("#777777"))
+            p.drawText(self.rect(), Qt.AlignCenter, "The radar needs a reference group and at "
+                       "least two metrics with values.")
+            return
+        legend_w = 190
+        w, h = self.width() - legend_w, self.height()
+        line = QFontMetrics(self.font()).height()
+        radius = max(40.0, min((w - 240) / 2, (h - 4 * line - 40) / 2))
+        c = QPointF(w / 2, h / 2)
+        n, outer = len(s.metrics), s.outer
+
+        def at(k, r):
+            a = -math.pi / 2 + 2 * math.pi * k / n
+            rr = radius * r / outer
+            return QPointF(c.x() + rr * math.cos(a), c.y() + rr * math.sin(a))
+
+        small = QFont(self.font())
+        small.setPointSize(8)
+        p.setFont(small)
+        ring = 0.5
+        while ring <= outer + 1e-9:  # rings every 0.5× of the reference
+            p.setPen(QPen(QColor("#d5d9de"), 1))
+            p.setBrush(Qt.NoBrush)
+            p.drawPolygon(QPolygonF([at(k, ring) for k in range(n)]))
+            p.setPen(QColor("#8a939c"))
+            q = at(0, ring)
+            p.drawText(QRectF(q.x() + 4, q.y() - 14, 60, 14), Qt.AlignLeft | Qt.AlignBottom,
+                       f"{ring:g}×")
+            ring += 0.5
+        p.setPen(QPen(QColor("#c3c8ce"), 1))
+        for k in range(n):
+            p.drawLine(c, at(k, outer))
+        p.setPen(QPen(QColor("#222222"), 1.6, Qt.DashLine))  # the reference: unit circle
+        p.drawPolygon(QPolygonF([at(k, 1.0) for k in range(n)]))
+        label_font = QFont(self.font())
+        label_font.setPointSize(9)
+        p.setFont(label_font)
+        fm = QFontMetrics(label_font)
+        for k, m in enumerate(s.metrics):
+            a = -math.pi / 2 + 2 * math.pi * k / n
+            end = QPointF(c.x() + (radius + 16) * math.cos(a), c.y() + (radius + 16) * math.sin(a))
+            text = metric_short(m) + ("*" if m in s.by_max else "")
+            sub = ("higher is better" if higher_is_better(m) else "lower is better")
+            tw = max(fm.horizontalAdvance(text), fm.horizontalAdvance(sub)) + 8
+            x = end.x() - tw / 2 + (tw / 2) * math.cos(a)
+            y = end.y() - fm.height() + fm.height() * math.sin(a)
+            p.setPen(QColor("#1f2933"))
+            p.drawText(QRectF(x, y, tw, fm.height()), Qt.AlignCenter, text)
+            p.setPen(QColor("#6b7785"))
+            p.drawText(QRectF(x, y + fm.height(), tw, fm.height()), Qt.AlignCenter, sub)
+        for gi, g in enumerate(s.groups):
+            if gi == 0:
+                continue  # the reference is the unit circle
+            color = QColor(SERIES[(gi - 1) % len(SERIES)])
+            rs = s.radius[g]
+            p.setPen(QPen(color, 2.2))
+            for k in range(n):  # segments between neighbouring values (missing: a gap)
+                r0, r1 = rs[k], rs[(k + 1) % n]
+                if math.isfinite(r0) and math.isfinite(r1) and (n > 2 or k == 0):
+                    p.drawLine(at(k, r0), at((k + 1) % n, r1))
+            p.setBrush(color)
+            for k in range(n):
+                if math.isfinite(rs[k]):
+                    p.drawEllipse(at(k, rs[k]), 3.5, 3.5)
+        # legend: one line per group, with its values
+        x0, y = self.width() - legend_w + 6, 14
+        p.setFont(label_font)
+        for gi, g in enumerate(s.groups):
+            if gi == 0:
+                p.setPen(QPen(QColor("#222222"), 1.6, Qt.DashLine))
+            else:
+                p.setPen(QPen(QColor(SERIES[(gi - 1) % len(SERIES)]), 3))
+            p.drawLine(QPointF(x0, y + 7), QPointF(x0 + 22, y + 7))
+            p.setPen(QColor("#1f2933"))
+            name = fm.elidedText(_short(g) + ("  (reference)" if gi == 0 else ""),
+                                 Qt.ElideRight, legend_w - 40)
+            p.drawText(QRectF(x0 + 28, y, legend_w - 34, 16), Qt.AlignLeft | Qt.AlignVCenter,
+                       name)
+            y += 18
+        y += 8
+        p.setPen(QColor("#6b7785"))
+        p.setFont(small)
+        ref = s.groups[0]
+        for m in s.metrics:
+            v = (self.values.get(ref) or {}).get(m)
+            lab = f"{metric_short(m)}: reference {fmt_value(m, v) or '–'}"
+            if m in s.by_max:
+                lab += f"; 1 = max {fmt_value(m, s.divisor[m])}"
+            p.drawText(QRectF(x0, y, legend_w - 8, 14), Qt.AlignLeft | Qt.AlignVCenter,
+                       QFontMetrics(small).elidedText(lab, Qt.ElideRight, legend_w - 8))
+            y += 14
+
+
+def _short(label: str) -> str:
+    return " × ".join(part.split("=", 1)[-1] for part in str(label).split(" × "))

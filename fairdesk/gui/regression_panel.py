@@ -1,0 +1,330 @@
+"""The Regression tab of the results: logistic-regression tests of bias (METHODS.md §4) on
+the shown run, run in the background and stored with the run.
+
+Pick the outcome and the demographic variables (defaults from the run: its grouping columns,
+exact match when the run has it, speakers as clusters) and press Run. The table shows each
+level's odds ratio against the reference level with its CI, plain and speaker-clustered side
+by side; below, the conclusions in words. Every result is stored with the run
+(``results`` table, kind ``regression``) and shown again when the run is reopened.
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDoubleSpinBox,
+    QGridLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..jobs import regression_run as rr
+from .context import Context
+from .jobs import Job
+from .theme import plain_tip, pvalue
+
+#: Item columns that are never demographic variables.
+NOT_VARIABLES = frozenset({
+    "id", "item_id", "path", "audio_path", "text", "reference", "hypothesis", "hyp", "ref",
+    "content_id", "speaker_id", "group", "duration", "audio_hash", "intent", "slots", "words",
+    "error", "reason", "confidence", "label", "prediction", "n_words", "n_sub", "n_del",
+    "n_ins", "n_chars", "em", "correct"})
+MAX_LEVELS = 30
+HEADS = ["Variable", "Level (vs reference)", "OR", "95% CI", "p", "OR clustered",
+         "95% CI clustered", "p clustered"]
+
+
+def candidate_columns(frame, metadata: set[str] | None = None) -> list[str]:
+    """Columns of a run's items that can be regressed on: the dataset's metadata columns
+    (when known; else any non-numeric column) with 2–30 levels."""
+    out = []
+    for c in frame.columns:
+        if c in NOT_VARIABLES or str(c).startswith(("n_", "hyp_", "ref_")):
+            continue
+        if metadata is not None and c not in metadata:
+            continue  # per-item statistics (c_sub, ...) are outcomes, not demographics
+        if metadata is None and frame[c].dtype.kind in "iufcb":
+            continue
+        try:
+            n = frame[c].dropna().astype(str).nunique()
+        except (TypeError, ValueError):
+            continue
+        if 2 <= n <= MAX_LEVELS:
+            out.append(str(c))
+    return out
+
+
+def odds_rows(result: dict) -> list[list[str]]:
+    """Table rows: each level of each variable with its plain and clustered odds ratio."""
+    def fmt_or(v):
+        return "–" if v is None else f"{v:.2f}"
+
+    def fmt_ci(lev):
+        lo, hi = lev.get("ci_low"), lev.get("ci_high")
+        return "–" if lo is None or hi is None else f"{lo:.2f} – {hi:.2f}"
+
+    clustered = {u["variable"]: {lev["level"]: lev for lev in u.get("levels") or []}
+                 for u in ((result.get("clustered") or {}).get("univariate") or [])}
+    rows = []
+    for u in result.get("univariate") or []:
+        var, ref = u["variable"], u.get("reference")
+        if u.get("problem"):
+            rows.append([var, f"(not fitted: {u['problem']})", "", "", "", "", "", ""])
+            continue
+        for lev in u.get("levels") or []:
+            cl = clustered.get(var, {}).get(lev["level"])
+            rows.append([var, f"{lev['level']} vs {ref}", fmt_or(lev.get("odds_ratio")),
+                         fmt_ci(lev), pvalue(lev.get("p_value")),
+                         fmt_or(cl.get("odds_ratio")) if cl else "–",
+                         fmt_ci(cl) if cl else "–",
+                         pvalue(cl.get("p_value")) if cl else "–"])
+    return rows
+
+
+class RegressionPanel(QWidget):
+    """Regression of the run shown by the results pane.
+
+    Signals
+    -------
+    done(dict) : a regression finished and was stored (its payload).
+    """
+
+    done = Signal(dict)
+
+    def __init__(self, ctx: Context, parent=None):
+        super().__init__(parent)
+        self.ctx = ctx
+        self.run_id: int | None = None
+        self.payload: dict | None = None
+        self.job: Job | None = None
+        self.shown: dict | None = None
+        self.outcome = QComboBox()
+        for key, what in rr.OUTCOMES.items():
+            self.outcome.addItem(key, key)
+            self.outcome.setItemData(self.outcome.count() - 1, plain_tip(what), Qt.ToolTipRole)
+        self.variables = QListWidget()
+        self.variables.setMaximumHeight(78)
+        self.variables.setFlow(QListWidget.LeftToRight)
+        self.variables.setWrapping(True)
+        self.variables.setSpacing(2)
+        self.variables.setToolTip("the demographic variables (check one or more)")
+        self.cluster = QComboBox()
+        self.cluster.setToolTip("speaker column for the clustered models (none: plain only)")
+        self.alpha = QDoubleSpinBox()
+        self.alpha.setRange(0.001, 0.5)
+        self.alpha.setDecimals(3)
+        self.alpha.setSingleStep(0.01)
+        self.alpha.setValue(0.05)
+        self.run_btn = QPushButton("Run regression")
+        self.run_btn.setObjectName("primary")
+        self.run_btn.setToolTip("fit the models in the background and store them with the "
+                                "run (Ctrl+Shift+R)")
+        self.history = QComboBox()
+        self.history.setToolTip("regressions stored with this run")
+        self.history.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.history.setMinimumContentsLength(26)
+        self.status = QLabel("")
+        self.status.setTextFormat(Qt.PlainText)
+        self.status.setWordWrap(True)
+        self.status.setObjectName("muted")
+        self.table = QTableWidget(0, len(HEADS))
+        self.table.setHorizontalHeaderLabels(HEADS)
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        hdr = self.table.horizontalHeader()
+        hdr.setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.conclusions = QPlainTextEdit()
+        self.conclusions.setReadOnly(True)
+        self.conclusions.setPlaceholderText("The conclusions, in words, appear here.")
+        self.conclusions.setLineWrapMode(QPlainTextEdit.WidgetWidth)
+
+        form = QGridLayout()
+        form.setHorizontalSpacing(8)
+        form.setVerticalSpacing(4)
+        form.addWidget(QLabel("Outcome"), 0, 0)
+        form.addWidget(self.outcome, 0, 1)
+        form.addWidget(QLabel("Clusters"), 1, 0)
+        form.addWidget(self.cluster, 1, 1)
+        form.addWidget(QLabel("α"), 2, 0)
+        form.addWidget(self.alpha, 2, 1)
+        form.addWidget(QLabel("Variables"), 0, 2)
+        form.addWidget(self.variables, 0, 3, 3, 1)
+        form.addWidget(self.run_btn, 0, 4)
+        form.addWidget(QLabel("Stored"), 1, 4)
+        form.addWidget(self.history, 2, 4)
+        form.setColumnStretch(3, 1)
+        top = QWidget()
+        tv = QVBoxLayout(top)
+        tv.setContentsMargins(0, 0, 0, 0)
+        tv.setSpacing(4)
+        tv.addLayout(form)
+        tv.addWidget(self.status)
+        # odds ratios and the conclusions side by side: the table keeps the height
+        self.split = QSplitter(Qt.Horizontal)
+        self.split.addWidget(self.table)
+        self.split.addWidget(self.conclusions)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 2)
+        self.split.setSizes([700, 460])
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+        lay.addWidget(top)
+        lay.addWidget(self.split, 1)
+        self.run_btn.clicked.connect(self.start)
+        self.history.activated.connect(self._history_picked)
+        self._set_enabled()
+
+    # -- the run ----------------------------------------------------------------------
+    def set_run(self, run_id: int | None, payload: dict | None) -> None:
+        """Show run ``run_id``: its defaults and the newest stored regression."""
+        self.run_id, self.payload = run_id, payload
+        self.variables.clear()
+        self.cluster.clear()
+        self.history.clear()
+        self.show_payload(None)
+        cols: list[str] = []
+        all_cols: list[str] = []
+        if run_id is not None and self.ctx.project is not None and payload:
+            from ..jobs.cache import run_items_frame
+
+            try:
+                frame = run_items_frame(self.ctx.project, run_id)
+            except ValueError as exc:
+                self.status.setText(str(exc))
+                frame = None
+            if frame is not None:
+                all_cols = [str(c) for c in frame.columns]
+                cols = candidate_columns(frame, self._metadata_columns(payload))
+        default = rr.default_request(payload or {}, all_cols)
+        for c in cols:
+            it = QListWidgetItem(c)
+            it.setFlags(it.flags() | Qt.ItemIsUserCheckable)
+            it.setCheckState(Qt.Checked if c in default["variables"] else Qt.Unchecked)
+            self.variables.addItem(it)
+        self.cluster.addItem("(none)", None)
+        for c in [c for c in all_cols if c in ("speaker_id",)] + cols:
+            self.cluster.addItem(c, c)
+        i = self.cluster.findData(default["cluster"])
+        self.cluster.setCurrentIndex(max(i, 0))
+        self.outcome.setCurrentIndex(max(0, self.outcome.findData(default["outcome"])))
+        self._fill_history()
+        self._set_enabled()
+
+    def _metadata_columns(self, payload: dict) -> set[str] | None:
+        """The metadata columns of the run's dataset (None when it is not in the project)."""
+        p, name = self.ctx.project, payload.get("dataset")
+        try:
+            summary = p.dataset_summary(p.dataset(name))
+        except Exception:  # noqa: BLE001 - a table audit or a dataset removed since
+            return None
+        return set(summary.get("columns") or {})
+
+    def _fill_history(self, select_id: int | None = None) -> None:
+        self.history.clear()
+        if self.run_id is None or self.ctx.project is None:
+            return
+        stored = rr.stored_regressions(self.ctx.project, self.run_id)
+        for s in stored:
+            req = s.get("request") or {}
+            when = time.strftime("%H:%M %d %b", time.localtime(s.get("created_at", 0)))
+            self.history.addItem(f"{req.get('outcome')} ~ {' + '.join(req.get('variables') or [])}"
+                                 f" · {when}", s)
+        if stored:
+            i = next((k for k, s in enumerate(stored) if s.get("result_id") == select_id), 0)
+            self.history.setCurrentIndex(i)
+            self.show_payload(stored[i])
+        elif self.run_id is not None:
+            self.status.setText("No regression stored with this run yet: choose the outcome "
+                                "and variables, then Run regression.")
+
+    def _history_picked(self, index: int) -> None:
+        self.show_payload(self.history.itemData(index))
+
+    def request(self) -> dict:
+        """The form as plain values."""
+        vars_ = [self.variables.item(i).text() for i in range(self.variables.count())
+                 if self.variables.item(i).checkState() == Qt.Checked]
+        return {"outcome": self.outcome.currentData(), "variables": vars_,
+                "cluster": self.cluster.currentData(), "alpha": float(self.alpha.value())}
+
+    def _set_enabled(self) -> None:
+        busy = self.job is not None
+        self.run_btn.setEnabled(not busy and self.run_id is not None)
+        self.run_btn.setText("Running…" if busy else "Run regression")
+
+    # -- running ------------------------------------------------------------------------
+    def start(self) -> Job | None:
+        if self.run_id is None or self.ctx.project is None or self.job is not None:
+            return None
+        req = self.request()
+        if not req["variables"]:
+            self.status.setText("Check at least one variable.")
+            return None
+        self.status.setText(f"fitting {req['outcome']} ~ {' + '.join(req['variables'])}…")
+        job = Job(rr.regress_run, str(self.ctx.folder), self.run_id, req["outcome"],
+                  req["variables"], req["cluster"], req["alpha"], name="regression",
+                  request=(self.run_id, tuple(req["variables"])))
+        job.signals.result.connect(self._done)
+        job.signals.error.connect(lambda m: self.status.setText(f"Regression failed: {m}"))
+        job.signals.cancelled.connect(lambda: self.status.setText("Regression cancelled."))
+        job.signals.finished.connect(self._finished)
+        self.job = self.ctx.jobs.submit(job, channel="regression")
+        self._set_enabled()
+        return self.job
+
+    def _done(self, out: dict) -> None:
+        if out.get("run_id") != self.run_id:
+            return  # the user moved to another run meanwhile
+        self._fill_history(select_id=out.get("result_id"))
+        self.show_payload(out)
+        self.status.setText(f"Stored with run {self.run_id}.")
+        self.done.emit(out)
+
+    def _finished(self) -> None:
+        self.job = None
+        self._set_enabled()
+
+    # -- rendering ------------------------------------------------------------------------
+    def show_payload(self, payload: dict | None) -> None:
+        self.shown = payload
+        res = (payload or {}).get("result") or {}
+        rows = odds_rows(res) if payload else []
+        self.table.setRowCount(len(rows))
+        for i, row in enumerate(rows):
+            for j, v in enumerate(row):
+                it = QTableWidgetItem(v)  # item text is plain; user levels never render
+                if j >= 2:
+                    it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                self.table.setItem(i, j, it)
+        lines = list(res.get("conclusions") or [])
+        problems = res.get("problems") or []
+        if problems:
+            lines += ["", "Problems:"] + [f"- {p}" for p in problems]
+        self.conclusions.setPlainText("\n".join(f"• {t}" if t and not t.startswith(("-",
+                                      "Problems")) else t for t in lines))
+        if payload:
+            req = payload.get("request") or {}
+            cl = res.get("clustered") or {}
+            self.status.setText(
+                f"{res.get('model', '?')} model of {req.get('outcome')} on "
+                f"{', '.join(req.get('variables') or [])}; CIs at {1 - req.get('alpha', 0.05):.0%}"
+                + (f"; clustered by {cl.get('cluster')} ({cl.get('n_clusters', '?')} clusters, "
+                   f"{cl.get('method')})" if cl else "; no clustering"))
+
+    def shutdown(self) -> None:
+        if self.job is not None:
+            self.job.cancel()

@@ -1,0 +1,178 @@
+"""Estimability checks made before any verdict (METHODS.md §3, "Estimability").
+
+A comparison gets a verdict only when its bootstrap distribution can say something:
+
+* each side has at least 2 resampling units of the scheme (speakers, contents or
+  utterances), and ``auto`` never picks a scheme with fewer; a single-speaker design is
+  resampled by utterance only when the user asks for it;
+* the replicate gaps vary, unless both groups are constant (then there is nothing to vary:
+  ``no_variation`` when the constants are equal; a disparity when they differ).
+
+These functions are pure and work on numpy arrays; ``compare`` wires them in.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from fairdesk.stats.bootstrap import MIN_SHARED_CONTENT, Side, _side_blocks, shared_contents
+
+#: Fewest resampling units per side for an estimable comparison.
+MIN_UNITS = 2
+#: Relative spread below which replicate values count as not varying.
+_ZERO_SPREAD = 1e-12
+
+
+def scheme_units(group: Side, reference: Side, scheme: str) -> dict:
+    """Resampling units of each side under ``scheme``.
+
+    Returns
+    -------
+    dict
+        ``group`` and ``reference`` (rows drawn per side: speakers for two_way/speaker,
+        items for utterance; None when the scheme draws no rows), ``contents`` (shared
+        content ids drawn, None when the scheme draws none), ``group_items`` and
+        ``reference_items`` (items the scheme analyses).
+    """
+    shared = shared_contents(group, reference) if scheme in ("two_way", "content") else None
+    gb = _side_blocks(group, scheme, shared)
+    rb = _side_blocks(reference, scheme, shared)
+    return {
+        "group": gb.T.shape[0] if gb.draw_rows else None,
+        "reference": rb.T.shape[0] if rb.draw_rows else None,
+        "contents": gb.T.shape[1] if gb.draw_cols else None,
+        "group_items": gb.n_items,
+        "reference_items": rb.n_items,
+    }
+
+
+def _unit_name(scheme: str) -> str:
+    return "utterance" if scheme == "utterance" else "speaker"
+
+
+def units_problem(units: dict, scheme: str, group: str, reference: str) -> str | None:
+    """Why ``units`` are too few for ``scheme`` (None when every side has ≥ 2)."""
+    for side, name in (("group", group), ("reference", reference)):
+        k = units[side]
+        if k is not None and k < MIN_UNITS:
+            if units[f"{side}_items"] == 0:
+                return (
+                    f"{name} has no item on the sentences shared with the other side, so "
+                    "nothing can be compared; record the shared sentences in both groups"
+                )
+            if scheme == "utterance":
+                return (
+                    f"only {k} utterance in {name}: there is nothing to resample and no "
+                    "uncertainty can be estimated; record more utterances"
+                )
+            return (
+                f"{_count(k, 'speaker')} in {name}: speaker and group cannot be told apart, so "
+                "no interval for the group can be estimated; record more speakers "
+                "(--resampling utterance gives an interval that describes these recordings "
+                "of this speaker only)"
+            )
+    c = units.get("contents")
+    if c is not None and c < MIN_UNITS:
+        return f"only {_count(c, 'shared sentence')}: nothing to resample"
+    return None
+
+
+def _count(k: int, noun: str) -> str:
+    if k == 0:
+        return f"no {noun}"
+    return f"one {noun}" if k == 1 else f"{k} {noun}s"
+
+
+def too_few(units: dict) -> bool:
+    """Whether some drawn axis of ``units`` has fewer than ``MIN_UNITS`` units."""
+    return any(
+        units.get(k) is not None and units[k] < MIN_UNITS for k in ("group", "reference", "contents")
+    )
+
+
+def auto_scheme(
+    group: Side, reference: Side, has_speakers: bool, n_shared: int
+) -> tuple[str | None, dict | None, str | None]:
+    """The automatic scheme of §3 that has ≥ 2 units per side.
+
+    Order: two_way (speakers and ≥ 5 shared contents), speaker (speakers), content (no
+    speakers, shared contents), utterance (neither). With speaker ids, a side with fewer than
+    2 speakers makes the comparison not estimable (utterance resampling of a single-speaker
+    design is only used when asked for).
+
+    Returns
+    -------
+    (scheme, units, problem)
+        ``scheme`` None with ``problem`` (words) when no scheme is estimable.
+    """
+    paired = n_shared >= MIN_SHARED_CONTENT
+    if has_speakers:
+        candidates = ["two_way", "speaker"] if paired else ["speaker"]
+    else:
+        candidates = ["content"] if paired else ["utterance"]
+    first_problem = None
+    for scheme in candidates:
+        units = scheme_units(group, reference, scheme)
+        if not too_few(units):
+            return scheme, units, None
+        first_problem = first_problem or (scheme, units)
+    return None, first_problem[1], first_problem[0]
+
+
+def constant_value(item_values: np.ndarray) -> float | None:
+    """The common value when every defined per-item value is equal, else None.
+
+    ``item_values`` are the metric computed on each item alone (NaN where undefined).
+    """
+    v = np.asarray(item_values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return None
+    lo, hi = float(v.min()), float(v.max())
+    if hi - lo <= _ZERO_SPREAD * max(1.0, abs(lo), abs(hi)):
+        return lo
+    return None
+
+
+def zero_spread(reps: np.ndarray, centre: float) -> bool:
+    """Whether the finite replicates do not vary (or fewer than 2 are finite)."""
+    r = np.asarray(reps, dtype=float)
+    r = r[np.isfinite(r)]
+    if r.size < 2:
+        return True
+    return float(np.ptp(r)) <= _ZERO_SPREAD * max(1.0, abs(centre) if math.isfinite(centre) else 1)
+
+
+def rule_of_three(value: float, n_group: float, n_reference: float, unit: str) -> dict:
+    """The ``no_variation`` record: n per side and the rule-of-three bound 3/n.
+
+    With no event of the other outcome in n independent trials, 3/n is an approximate 95%
+    upper bound on that outcome's rate (the exact bound is 1 − 0.05^(1/n)).
+    """
+    def bound(n):
+        return 3.0 / n if n and n > 0 else math.nan
+
+    return {
+        "value": value,
+        "unit": unit,
+        "n_group": n_group,
+        "n_reference": n_reference,
+        "bound_group": bound(n_group),
+        "bound_reference": bound(n_reference),
+    }
+
+
+def scale_small_clusters(reps: np.ndarray, estimate, k: int | None) -> np.ndarray:
+    """Replicate deviations from the estimate scaled by √(k/(k−1)) (METHODS.md §3).
+
+    The percentile cluster bootstrap's variance is (k−1)/k of the unbiased one with k
+    clusters; scaling the deviations restores it. ``reps`` may be replicate sums
+    ``(B, n_stats)`` with ``estimate`` the observed sums. ``k`` None or < 2 leaves ``reps``
+    as is.
+    """
+    if k is None or k < 2:
+        return reps
+    est = np.asarray(estimate, dtype=float)
+    return est + math.sqrt(k / (k - 1)) * (np.asarray(reps, dtype=float) - est)

@@ -1,0 +1,340 @@
+"""95% CIs of each group's own value and of the corpus-wide value (METHODS.md §3).
+
+A group's CI resamples within the group: its speakers, and its sentences too when the group
+shares content with other groups (crossed design: the sentences are a sample of their own);
+without speaker ids, contents (shared) or utterances. The corpus-wide value pools every
+analysed group; a replicate redraws speakers within each group (stratified) and, where
+content is shared between groups, one draw of the content ids for all groups.
+
+As in ``bootstrap``, a replicate's sums are ``Σ_s Σ_c u[s] w[c] T[s, c, k]`` per stratum.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from fairdesk.stats.bootstrap import MIN_SHARED_CONTENT, _chunk, _weighted_sums, draw_counts
+from fairdesk.stats.estimability import MIN_UNITS, scale_small_clusters
+
+
+@dataclass(frozen=True)
+class ValueBootstrap:
+    """Replicate sums of a group's (or the corpus's) statistics.
+
+    Attributes
+    ----------
+    scheme : ``two_way``, ``speaker``, ``content``, ``utterance``, or None (not estimable).
+    point : observed sums ``(n_stats,)``.
+    reps : ``(B, n_stats)`` replicate sums (None when not estimable).
+    n_speakers, n_contents, n_items : block counts (None where the scheme has none).
+    problem : why no CI (None when estimable).
+    scaled : whether the √(k/(k−1)) small-cluster scaling was applied.
+    """
+
+    scheme: str | None
+    point: np.ndarray
+    reps: np.ndarray | None
+    n_speakers: int | None
+    n_contents: int | None
+    n_items: int
+    problem: str | None = None
+    scaled: bool = False
+
+
+def value_scheme(
+    has_speakers: bool, n_speakers: int, n_items: int, content_shared: bool, requested: str
+) -> tuple[str | None, str | None]:
+    """The scheme for one group's own CI and, when there is none, why.
+
+    ``auto``: two_way (speaker ids, content shared with other groups), speaker (speaker
+    ids), content (shared content, no speaker ids), utterance. A forced scheme is followed
+    where the group supports it (two_way without shared content becomes speaker; content
+    without it becomes speaker or utterance).
+    """
+    if requested == "utterance" or (not has_speakers and not content_shared):
+        scheme = "utterance"
+    elif requested == "content":
+        scheme = "content" if content_shared else ("speaker" if has_speakers else "utterance")
+    elif has_speakers:
+        scheme = "two_way" if content_shared and requested in ("auto", "two_way") else "speaker"
+    else:
+        scheme = "content"
+    if scheme in ("two_way", "speaker") and n_speakers < MIN_UNITS:
+        return None, (
+            f"{'one speaker' if n_speakers == 1 else 'no speaker'}: speaker and group cannot "
+            "be told apart, so the group's value has no estimable interval; record more "
+            "speakers (--resampling utterance describes these recordings only)"
+        )
+    if scheme == "utterance" and n_items < MIN_UNITS:
+        return None, "one utterance: nothing to resample"
+    return scheme, None
+
+
+def _local(codes: np.ndarray) -> tuple[np.ndarray, int]:
+    """Dense codes 0..n-1 of integer codes, a negative (missing) code its own block."""
+    codes = np.asarray(codes, dtype=np.int64).copy()
+    miss = codes < 0
+    if miss.any():
+        codes[miss] = codes.max(initial=-1) + 1 + np.arange(int(miss.sum()))
+    uniq, dense = np.unique(codes, return_inverse=True)
+    return dense.astype(np.int64), len(uniq)
+
+
+def bootstrap_value(
+    X: np.ndarray,
+    strata: list[np.ndarray],
+    speakers: np.ndarray | None,
+    contents: np.ndarray | None,
+    scheme: str,
+    n_rep: int,
+    rng: np.random.Generator,
+    *,
+    scale: bool = False,
+) -> ValueBootstrap:
+    """Replicate sums of the items in ``strata`` (each a set of row indices of ``X``).
+
+    Parameters
+    ----------
+    X : ``(n_items, n_stats)`` per-item statistics of the whole frame.
+    strata : row indices of each stratum (one for a group; one per group for the corpus).
+        Speakers (or utterances) are drawn within each stratum.
+    speakers, contents : integer codes per row of ``X`` (negative = missing, its own
+        block), or None.
+    scheme : ``two_way`` (speakers within strata × one content draw shared by all strata),
+        ``speaker``, ``content`` (one content draw), ``utterance`` (items within strata).
+    n_rep : replicates.
+    rng : generator.
+    scale : apply the √(k/(k−1)) scaling per stratum (k = its speakers) for the speaker and
+        two-way schemes.
+    """
+    X = np.asarray(X, dtype=float)
+    K = X.shape[1]
+    rows_all = np.concatenate(strata) if strata else np.array([], dtype=np.int64)
+    draw_cols = scheme in ("two_way", "content")
+    draw_rows = scheme in ("two_way", "speaker", "utterance")
+    if draw_cols:
+        gcode, C = _local(contents[rows_all])
+        col_of = dict(zip(rows_all.tolist(), gcode.tolist(), strict=True))
+    else:
+        C = 1
+    blocks = []
+    n_spk = 0
+    for idx in strata:
+        if scheme == "utterance":
+            r, S = np.arange(len(idx)), len(idx)
+        elif scheme in ("two_way", "speaker"):
+            r, S = _local(speakers[idx])
+            n_spk += S
+        else:
+            r, S = np.zeros(len(idx), dtype=np.int64), 1
+        if draw_cols:
+            gc = np.array([col_of[i] for i in idx.tolist()], dtype=np.int64)
+            present, c_local = np.unique(gc, return_inverse=True)
+        else:
+            present, c_local = np.zeros(1, dtype=np.int64), np.zeros(len(idx), dtype=np.int64)
+        Cl = len(present)
+        T = np.zeros((S * Cl, K))
+        flat = r * Cl + c_local
+        for j in range(K):
+            T[:, j] = np.bincount(flat, weights=X[idx, j], minlength=S * Cl)
+        blocks.append((T.reshape(S, Cl, K), present, S))
+    point = sum(b[0].sum(axis=(0, 1)) for b in blocks)
+    reps = np.zeros((n_rep, K))
+    width = max(b[2] * len(b[1]) for b in blocks) + C
+    step = _chunk(n_rep, width)
+    for b0 in range(0, n_rep, step):
+        m = min(n_rep, b0 + step) - b0
+        w = draw_counts(rng, C, m) if draw_cols else None
+        for T, present, S in blocks:
+            u = draw_counts(rng, S, m) if draw_rows else None
+            wl = None if w is None else w[:, present]
+            part = _weighted_sums(T, u, wl)
+            if scale and scheme in ("two_way", "speaker"):
+                part = scale_small_clusters(part, T.sum(axis=(0, 1)), S)
+            reps[b0 : b0 + m] += part
+    return ValueBootstrap(
+        scheme=scheme,
+        point=point,
+        reps=reps,
+        n_speakers=n_spk if scheme in ("two_way", "speaker") else None,
+        n_contents=C if draw_cols else None,
+        n_items=len(rows_all),
+        scaled=bool(scale and scheme in ("two_way", "speaker")),
+    )
+
+
+def shared_content_count(content_codes: np.ndarray, group_codes: np.ndarray, rows=None) -> int:
+    """Content ids that occur in at least two groups (among ``rows`` when given)."""
+    c = np.asarray(content_codes)
+    g = np.asarray(group_codes)
+    if rows is not None:
+        c, g = c[rows], g[rows]
+    ok = c >= 0
+    if not ok.any():
+        return 0
+    pairs = np.unique(np.stack([c[ok], g[ok]]), axis=1)
+    _, per_content = np.unique(pairs[0], return_counts=True)
+    return int((per_content >= 2).sum())
+
+
+def shares_content(content_codes, group_codes, g_code: int, rows=None) -> bool:
+    """Whether group ``g_code`` shares ≥ 5 content ids with the other groups."""
+    c = np.asarray(content_codes)
+    g = np.asarray(group_codes)
+    if rows is not None:
+        c, g = c[rows], g[rows]
+    mine = set(np.unique(c[(g == g_code) & (c >= 0)]).tolist())
+    others = set(np.unique(c[(g != g_code) & (c >= 0)]).tolist())
+    return len(mine & others) >= MIN_SHARED_CONTENT
+
+
+def percentile_ci(values: np.ndarray) -> tuple[float, float]:
+    """Percentile 95% interval of the finite values (NaNs when fewer than 2)."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size < 2:
+        return math.nan, math.nan
+    lo, hi = np.percentile(v, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def _const_interval(item_values: np.ndarray, n: float, proportion: bool):
+    """Rule-of-three interval of a constant group at 0 (or at 1 for a proportion)."""
+    from fairdesk.stats.estimability import constant_value
+
+    v = constant_value(item_values)
+    if v is None or not n or n <= 0:
+        return None
+    if v == 0.0:
+        return (0.0, min(1.0, 3.0 / n)) if proportion else (0.0, 3.0 / n)
+    if v == 1.0 and proportion:
+        return (max(0.0, 1.0 - 3.0 / n), 1.0)
+    return None
+
+
+def group_intervals(
+    X: np.ndarray,
+    specs_cols: list,
+    group_codes: np.ndarray,
+    labels: list[str],
+    analysed: list[str],
+    speakers: np.ndarray | None,
+    contents: np.ndarray | None,
+    *,
+    requested: str,
+    scale: bool,
+    n_rep: int,
+    rng_for,
+) -> tuple[dict, dict]:
+    """Each group's own 95% CI and the corpus-wide value with its CI, for every metric.
+
+    Parameters
+    ----------
+    X : per-item statistics of the frame.
+    specs_cols : ``[(spec, column indices of spec.stats in X)]``.
+    group_codes : group code per row (index into ``labels``).
+    labels : group labels.
+    analysed : groups pooled into the corpus-wide value (every group when empty).
+    speakers, contents : integer codes per row (negative = missing), or None.
+    requested : the run's ``resampling`` setting.
+    scale : √(k/(k−1)) small-cluster scaling.
+    n_rep : replicates.
+    rng_for : ``rng_for(*parts)`` → generator (deterministic per group).
+
+    Returns
+    -------
+    (per_group, overall)
+        ``per_group[label] = {"ci": {metric: [lo, hi] | None}, "ci_scheme": {metric: str},
+        "ci_note": {metric: str}}``; ``overall[metric] = {"value", "ci", "scheme",
+        "n_groups", "n_speakers", "n_contents", "scaled", "note"}``.
+    """
+    has_spk = speakers is not None
+    per_group: dict = {}
+    pos = {g: i for i, g in enumerate(labels)}
+
+    def metric_ci(vb, spec, c, item_idx):
+        if vb.reps is None:
+            return None, "not_estimable", vb.problem
+        v = float(np.asarray(spec.compute(vb.point[c]), dtype=float))
+        reps = np.asarray(spec.compute(vb.reps[:, c]), dtype=float)
+        finite = reps[np.isfinite(reps)]
+        item_values = np.asarray(spec.compute(X[np.ix_(item_idx, c)]), dtype=float)
+        den = [c[spec.stats.index(d)] for d in spec.denominator if d in spec.stats]
+        n = float(X[np.ix_(item_idx, den)].sum()) if den else float(len(item_idx))
+        const = _const_interval(item_values, n, spec.kind == "proportion")
+        if const is not None:
+            return list(const), "rule_of_three", (
+                f"every unit gives {v:.3g}: the interval is the rule-of-three bound 3/n "
+                f"(n = {n:g})"
+            )
+        if finite.size < 2 or float(np.ptp(finite)) <= 1e-12 * max(1.0, abs(v)):
+            return None, "not_estimable", (
+                "the resampled values do not vary although the items do: no interval"
+            )
+        return list(percentile_ci(finite)), vb.scheme, None
+
+    for g in labels:
+        gi = pos[g]
+        idx = np.flatnonzero(group_codes == gi)
+        n_spk = 0
+        if has_spk:
+            n_spk = len(np.unique(speakers[idx][speakers[idx] >= 0])) + int(
+                (speakers[idx] < 0).sum()
+            )
+        shared = contents is not None and shares_content(contents, group_codes, gi)
+        scheme, problem = value_scheme(has_spk, n_spk, len(idx), shared, requested)
+        if scheme is None:
+            vb = ValueBootstrap(None, X[idx].sum(axis=0), None, n_spk, None, len(idx), problem)
+        else:
+            vb = bootstrap_value(
+                X, [idx], speakers, contents, scheme, n_rep, rng_for("group_ci", g), scale=scale
+            )
+        out = {"ci": {}, "ci_scheme": {}, "ci_note": {}}
+        for spec, c in specs_cols:
+            ci, sch, note = metric_ci(vb, spec, c, idx)
+            out["ci"][spec.id] = ci
+            out["ci_scheme"][spec.id] = sch
+            if note:
+                out["ci_note"][spec.id] = note
+        out["ci_scaled"] = vb.scaled
+        per_group[g] = out
+
+    pooled = analysed or labels
+    strata = [np.flatnonzero(group_codes == pos[g]) for g in pooled]
+    rows = np.concatenate(strata)
+    shared_n = 0 if contents is None else shared_content_count(contents, group_codes, rows)
+    k_min = None
+    if has_spk:
+        k_min = min(
+            len(np.unique(speakers[s][speakers[s] >= 0])) + int((speakers[s] < 0).sum())
+            for s in strata
+        )
+    shared = shared_n >= MIN_SHARED_CONTENT
+    scheme, problem = value_scheme(
+        has_spk, k_min if k_min is not None else 0, min(len(s) for s in strata), shared,
+        requested,
+    )
+    if scheme is None:
+        vb = ValueBootstrap(None, X[rows].sum(axis=0), None, None, None, len(rows),
+                            "a group of the corpus has " + problem)
+    else:
+        vb = bootstrap_value(X, strata, speakers, contents, scheme, n_rep, rng_for("corpus_ci"),
+                             scale=scale)
+    overall = {}
+    for spec, c in specs_cols:
+        ci, sch, note = metric_ci(vb, spec, c, rows)
+        overall[spec.id] = {
+            "value": float(np.asarray(spec.compute(vb.point[c]), dtype=float)),
+            "ci": ci,
+            "scheme": sch,
+            "n_groups": len(pooled),
+            "n_items": int(len(rows)),
+            "n_speakers": vb.n_speakers,
+            "n_contents": vb.n_contents,
+            "scaled": vb.scaled,
+            "note": note,
+        }
+    return per_group, overall

@@ -1,0 +1,163 @@
+"""Minimums that teach, checked before inference (METHODS.md §3 "Minimums").
+
+Group sizes are known from the item metadata before any model runs, so the minimums, the
+reference group and the grouping columns are checked first; when minimums exclude groups the
+message lists each group against the thresholds, names the flags and says what a lower
+minimum costs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from fairdesk.stats.slicing import (
+    choose_reference,
+    group_sizes,
+    has_speaker_ids,
+    minimums_from_counts,
+    slice_frame,
+)
+from fairdesk.stats.verdicts import MIN_SPEAKERS_FOR_TRUST
+
+#: The command-line flags of the minimums (``fairdesk audit``).
+FLAG_ITEMS = "--min-items"
+FLAG_SPEAKERS = "--min-speakers"
+
+
+def exclusion_message(
+    sizes: Mapping[str, int],
+    speakers: Mapping[str, int] | None,
+    min_items: int,
+    min_speakers: int,
+) -> str | None:
+    """What the minimums excluded and what lowering them costs (None when nothing is).
+
+    Parameters
+    ----------
+    sizes : items per group.
+    speakers : speakers per group (None without speaker ids).
+    min_items, min_speakers : the thresholds.
+    """
+    kept, excluded = minimums_from_counts(sizes, speakers, min_items, min_speakers)
+    if not excluded:
+        return None
+    flags = f"{FLAG_ITEMS} {min_items}" + (
+        f", {FLAG_SPEAKERS} {min_speakers}" if speakers is not None else ""
+    )
+    lines = [
+        f"The minimums ({flags}) exclude {len(excluded)} of {len(sizes)} group(s)"
+        + (": nothing is left to compare." if len(kept) < 2 else "."),
+    ]
+    width = max(len("group"), *(len(str(g)) for g in sizes))
+    head = f"  {'group':<{width}}  {'items':>12}"
+    if speakers is not None:
+        head += f"  {'speakers':>12}"
+    lines.append(head)
+    for g, n in sorted(sizes.items(), key=lambda kv: (-kv[1], str(kv[0]))):
+        mark = "ok" if g in kept else "excluded"
+        cell = f"{n} {'<' if n < min_items else '≥'} {min_items}"
+        row = f"  {str(g):<{width}}  {cell:>12}"
+        if speakers is not None:
+            k = int(speakers.get(g, 0))
+            spk = f"{k} {'<' if k < min_speakers else '≥'} {min_speakers}"
+            row += f"  {spk:>12}"
+        lines.append(f"{row}  {mark}")
+    ex = [g for g, _ in excluded]
+    need_items = min(int(sizes[g]) for g in ex)
+    hint = [f"{FLAG_ITEMS} {min(need_items, min_items)}"]
+    if speakers is not None:
+        need_spk = min(int(speakers.get(g, 0)) for g in ex)
+        hint.append(f"{FLAG_SPEAKERS} {max(1, min(need_spk, min_speakers))}")
+    lines.append(
+        f"To analyse every group, lower the minimums (e.g. {' '.join(hint)}) or record more. "
+        "A lower minimum costs: wider intervals (fewer items and speakers, so more "
+        "comparisons end inconclusive_underpowered)"
+        + (
+            f"; a significant gap in a group with fewer than {MIN_SPEAKERS_FOR_TRUST} speakers "
+            "reads as speaker_confounded (get more speakers, not 'bias'); and a group with "
+            "one speaker is not_estimable (speaker and group cannot be told apart)."
+            if speakers is not None
+            else "; and a group with one item is not_estimable."
+        )
+    )
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Precheck:
+    """What the metadata says before inference.
+
+    Attributes
+    ----------
+    sizes, speakers : items and speakers per group (speakers None without ids).
+    kept, excluded : groups meeting the minimums / ``(group, reason)`` for the others.
+    reference : the reference group the run will use.
+    message : ``exclusion_message`` (None when no group is excluded).
+    """
+
+    sizes: dict
+    speakers: dict | None
+    kept: list
+    excluded: list
+    reference: str
+    message: str | None
+
+
+def check_groups_before_inference(
+    items: pd.DataFrame,
+    by: Sequence[str] | str,
+    min_items: int,
+    min_speakers: int,
+    reference: str | None = None,
+    filters: Mapping[str, Sequence] | None = None,
+    *,
+    speaker_col: str = "speaker_id",
+) -> Precheck:
+    """Check ``--by``, the minimums and ``--reference`` on item metadata, before the model.
+
+    Parameters
+    ----------
+    items : item metadata (one row per item; no predictions needed). A frame that already
+        has a ``group`` column (sliced) is used as is when ``by`` is ``"group"``.
+    by : the grouping column(s).
+    min_items, min_speakers : the minimums.
+    reference : the requested reference group (None: the largest kept group).
+    filters : ``{column: allowed values}``.
+
+    Returns
+    -------
+    Precheck
+
+    Raises
+    ------
+    ValueError
+        An unknown grouping or filter column (the message lists the columns), fewer than two
+        groups meeting the minimums (the message is ``exclusion_message``), or a reference
+        that is not a group or is excluded.
+    """
+    if by == "group" and "group" in items.columns and not filters:
+        frame = items
+    else:
+        frame = slice_frame(items, by, filters)
+    sizes = {str(g): int(n) for g, n in group_sizes(frame).items()}
+    speakers = None
+    if has_speaker_ids(frame, speaker_col):
+        g = frame["group"].astype(object).map(str)
+        speakers = {str(k): int(v) for k, v in
+                    frame[speaker_col].groupby(g).nunique(dropna=True).items()}
+        speakers = {k: speakers.get(k, 0) for k in sizes}
+    kept, excluded = minimums_from_counts(sizes, speakers, min_items, min_speakers)
+    message = exclusion_message(sizes, speakers, min_items, min_speakers)
+    if len(kept) < 2:
+        if len(sizes) < 2:
+            raise ValueError(
+                f"Grouping by {by!r} gives a single group ({', '.join(sizes)}): nothing to "
+                "compare; group by a column with at least two values."
+            )
+        raise ValueError(message)
+    ref = choose_reference(sizes, reference, eligible=kept,
+                           by=[by] if isinstance(by, str) else list(by))
+    return Precheck(sizes, speakers, kept, excluded, ref, message)

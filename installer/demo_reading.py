@@ -1,0 +1,60 @@
+"""Print the plain reading of an audit's JSON (used by installer/demo.sh).
+
+The audit command prints the table of groups; this adds what a first-time reader needs: the
+design and how it was resampled, each comparison's one-sentence reading (gap, 95% CI,
+Holm-adjusted p, verdict) and its caveats. Standard library only.
+
+Usage: python installer/demo_reading.py AUDIT_JSON [METRIC]   (METRIC default: wer)
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+
+DESIGNS = {
+    "unmatched": "unmatched: the groups read different sentences, so a gap can come from "
+                 "harder sentences as well as from the speakers",
+    "matched": "matched: every group read the same sentences",
+    "partially_matched": "partially matched: the groups share some sentences",
+}
+SCHEMES = {
+    "speaker": "speakers resampled (each speaker's utterances kept together)",
+    "two_way": "speakers and sentences resampled",
+    "content": "sentences resampled",
+    "utterance": "utterances resampled (no speaker ids)",
+}
+
+
+def reading(res: dict, metric: str = "wer") -> list[str]:
+    """The lines to print for one audit result."""
+    comps = [c for c in res.get("comparisons", []) if c.get("metric") == metric]
+    lines = [f"Design: {DESIGNS.get(res.get('design'), res.get('design') or 'not computed')}."]
+    schemes = sorted({c.get("estimator") for c in comps if c.get("estimator")})
+    if schemes:
+        lines.append("95% CIs by percentile bootstrap, "
+                     + "; ".join(SCHEMES.get(s, s) for s in schemes) + ".")
+    for c in comps:
+        flags = ", ".join(c.get("flags") or ()) or "none"
+        lines.append(f"{c['group']} vs {c['reference']}: {c['verdict']} (flags: {flags})")
+        lines.extend(textwrap.wrap(c.get("reading", ""), 92, initial_indent="  ",
+                                   subsequent_indent="  "))
+    for e in res.get("excluded", []):
+        lines.append(f"{e['group']}: not compared ({e['reason']})")
+    return lines
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv:
+        print(__doc__, file=sys.stderr)
+        return 2
+    with open(argv[0], encoding="utf-8") as f:
+        res = json.load(f)
+    print("\n".join(reading(res, argv[1] if len(argv) > 1 else "wer")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

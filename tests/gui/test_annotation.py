@@ -1,0 +1,168 @@
+"""Annotating an existing item's transcript in the Items view: palette marks, typed combining
+marks, undo/redo (one QUndoStack), saving, history, and a re-audit that uses the new text."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from tests.gui.conftest import build_data, small_settings
+
+GRAVE = "\u0300"
+
+
+def type_text(widget, text: str) -> None:
+    """Key events carrying ``text`` (QTest's key clicks take ASCII only)."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QKeyEvent
+    from PySide6.QtWidgets import QApplication
+
+    for ch in text:
+        for kind in (QEvent.KeyPress, QEvent.KeyRelease):
+            QApplication.sendEvent(widget, QKeyEvent(kind, 0, Qt.NoModifier, ch))
+
+
+@pytest.fixture
+def own(tmp_path):
+    """A private copy of the mini project (annotations change it)."""
+    from fairdesk.core.importers import import_dataset
+    from fairdesk.core.store import Project
+    from fairdesk.jobs.audit import AuditRequest, run_audit
+
+    manifest, preds = build_data(tmp_path / "data")
+    p = Project(tmp_path / "project")
+    import_dataset(p, "mini", manifest, fmt="manifest")
+    req = AuditRequest(dataset="mini", model=f"predictions:{preds}", by=("accent",),
+                       reference="north", settings=small_settings())
+    run = run_audit(p, req)
+    p.close()
+    return tmp_path / "project", req, run.run_id
+
+
+def test_transcript_editor_undo_redo_covers_marks_and_typing(qtbot):
+    from fairdesk.gui.annotate import TranscriptEditor
+
+    ed = TranscriptEditor()
+    qtbot.addWidget(ed)
+    ed.show()
+    ed.set_text("akwa")
+    ed.edit.setFocus()
+    ed.edit.setCursorPosition(1)
+    ed.buttons[GRAVE].click()
+    assert ed.text() == "àkwa" and ed.undo_stack.count() == 1
+    ed.edit.setCursorPosition(4)
+    qtbot.keyClicks(ed.edit, " ji")
+    assert ed.text() == "àkwa ji"
+    type_text(ed.edit, "\u0301")  # a typed combining mark (dead key / IME)
+    assert ed.text() == "àkwa jí"
+    qtbot.keyClick(ed.edit, Qt.Key_Z, Qt.ControlModifier)  # typing merged into one step
+    assert ed.text() == "àkwa"
+    ed.undo_stack.undo()
+    assert ed.text() == "akwa"
+    qtbot.keyClick(ed.edit, Qt.Key_Z, Qt.ControlModifier | Qt.ShiftModifier)
+    assert ed.text() == "àkwa"
+    ed.undo_stack.redo()
+    assert ed.text() == "àkwa jí"
+    ed.set_text("other item")  # a new item: a new history
+    assert ed.undo_stack.count() == 0
+
+
+def test_annotate_an_item_with_the_palette_undo_redo_and_reaudit(qtbot, own):
+    from fairdesk.core.store import Project
+    from fairdesk.gui.context import Context
+    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.jobs.audit import run_audit
+
+    folder, req, run_id = own
+    ctx = Context(folder)
+    try:
+        w = ItemPanel(ctx)
+        qtbot.addWidget(w)
+        w.show()
+        with qtbot.waitSignal(w.item_shown, timeout=10000):
+            ctx.select_run(run_id)
+        ann = w.annotation
+        item_id, key = ann.item_db_id, ann.item_key
+        original = w._row["reference"]
+        assert ann.editor.text() == original and ann.original.text() == original
+        ed = ann.editor
+        ed.edit.setFocus()
+        pos = original.index("a") + 1
+        ed.edit.setCursorPosition(pos)
+        with qtbot.waitSignal(ann.saved, timeout=5000):
+            ed.buttons[GRAVE].click()  # saved after the debounce
+        marked = original[:pos - 1] + "à" + original[pos:]
+        assert ctx.project.latest_transcripts([item_id]) == {item_id: marked}
+        assert "re-run the audit" in w.rerun_note.text()
+        ed.undo_stack.undo()
+        qtbot.keyClick(ed.edit, Qt.Key_S, Qt.ControlModifier)  # Ctrl+S saves at once
+        assert ctx.project.latest_transcripts([item_id]) == {item_id: original}
+        ed.undo_stack.redo()
+        ann.save_now()
+        assert ctx.project.latest_transcripts([item_id]) == {item_id: marked}
+        hist = ctx.project.transcript_history(item_id)
+        assert [h["text"] for h in hist] == [original, marked]  # one session, one entry
+        assert hist[1]["annotator"] == ann.annotator.text()
+        assert ann.tree.topLevelItemCount() == 2
+
+        p = Project(folder)  # what the audit job does, on its own connection
+        out = run_audit(p, req)
+        p.close()
+        assert not out.from_cache and out.result["settings"]["text_source"]["annotation"] == 1
+        with qtbot.waitSignal(w.item_shown, timeout=10000):
+            ctx.select_run(out.run_id)
+        frame = w.frame.set_index("id")
+        assert frame.loc[key, "reference"] == marked
+        assert frame.loc[key, "text_source"] == "ann."
+    finally:
+        ctx.close(10000)
+
+
+def test_dataset_panel_annotates_and_shows_the_latest_text(qtbot, own):
+    from fairdesk.gui.context import Context
+    from fairdesk.gui.dataset_panel import DatasetPanel
+
+    folder, _req, _run = own
+    ctx = Context(folder)
+    try:
+        w = DatasetPanel(ctx)
+        qtbot.addWidget(w)
+        w.show()
+        w.table.selectRow(0)
+        item = w.current_item()
+        assert w.annotation.item_db_id == int(item["db_id"])
+        ed = w.annotation.editor
+        ed.edit.setFocus()
+        ed.edit.setCursorPosition(len(ed.edit.text()))
+        qtbot.keyClicks(ed.edit, " now")
+        ed.flush()
+        col = w.model.columns.index("annotation")
+        assert w.model.data(w.model.index(0, col)) == item["text"] + " now"
+        w.search.setText("now")
+        assert w.visible_rows() == 1
+    finally:
+        ctx.close(10000)
+
+
+def test_panels_remember_their_state_as_plain_values(qtbot, ctx):
+    import json
+
+    from fairdesk.gui.dataset_panel import DatasetPanel
+    from fairdesk.gui.item_panel import ItemPanel
+
+    a = ItemPanel(ctx)
+    qtbot.addWidget(a)
+    a.annotation.annotator.setText("Ngozi")
+    a.only_failing.setChecked(False)
+    a.player.set_speed(0.75)
+    state = json.loads(json.dumps(a.save_state({})))  # plain values only
+    b = ItemPanel(ctx)
+    qtbot.addWidget(b)
+    b.restore_state(state)
+    assert b.annotation.annotator.text() == "Ngozi" and not b.only_failing.isChecked()
+    assert b.player.speed == 0.75
+    d = DatasetPanel(ctx)
+    qtbot.addWidget(d)
+    d.restore_state(json.loads(json.dumps(d.save_state({}))))
+    assert all(isinstance(k, str) and isinstance(v, str) for k, v in ItemPanel.SHORTCUTS)
+    assert all(isinstance(k, str) for k, _ in DatasetPanel.SHORTCUTS)

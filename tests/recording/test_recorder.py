@@ -549,28 +549,6 @@ def test_recover_reads_only_what_a_sidecar_omits_from_the_defaults(tmp_path):
         16000, 1, "int16", 0, "failed")
 
 
-def test_a_take_is_left_alone_only_while_its_writer_may_be_alive(tmp_path):
-    alive = rec._alive
-    host = __import__("socket").gethostname()
-    assert alive({"pid": os.getppid(), "host": host})  # another live process, this host
-    assert alive({"pid": os.getppid()})  # no host recorded: this one assumed
-    assert not alive({"pid": os.getppid(), "host": host + "-elsewhere"})  # pid means nothing
-    assert not alive({"pid": os.getpid(), "host": host})  # this process: a stale take
-    assert not alive({"pid": _dead_pid(), "host": host})
-    assert not alive({"pid": "123", "host": host})
-    assert not alive({"host": host})
-    # recover() skips a take whose writer is alive and recovers it once the writer is gone
-    w = WavAppender(tmp_path / "a.wav", 16000, 1, "int16")
-    w.append(ramp(100))
-    os.close(w.fd)
-    meta = {"status": "recording", "samplerate": 16000, "channels": 1, "dtype": "int16",
-            "pid": os.getppid(), "host": host}
-    rec._write_json_atomic(rec.sidecar_path(tmp_path / "a.wav"), meta)
-    assert recover(tmp_path) == []
-    rec._write_json_atomic(rec.sidecar_path(tmp_path / "a.wav"), {**meta, "pid": _dead_pid()})
-    assert [t.frames for t in recover(tmp_path)] == [100]
-
-
 # -- the parts of the recorder, driven directly ------------------------------------------------
 def _wav_bytes(*chunks: tuple[bytes, bytes]) -> bytes:
     import struct

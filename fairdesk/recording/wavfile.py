@@ -27,7 +27,7 @@ class RecorderError(FairdeskError):
 
 # -- the WAV file ----------------------------------------------------------------------
 def _header(samplerate: int, channels: int, dtype: str) -> tuple[bytes, int, int | None]:
-    """A WAV header with zero sizes; returns (bytes, offset of data size, offset of fact)."""
+    """A WAV header for zero frames; returns (bytes, offset of data size, offset of fact)."""
     tag, width = FORMATS[dtype]
     block_align = channels * width
     fmt = struct.pack("<HHIIHH", tag, channels, samplerate, samplerate * block_align,
@@ -39,7 +39,10 @@ def _header(samplerate: int, channels: int, dtype: str) -> tuple[bytes, int, int
         chunks = b"fmt " + struct.pack("<I", 18) + fmt + struct.pack("<H", 0)
         fact = 12 + len(chunks) + 8
         chunks += b"fact" + struct.pack("<I", 4) + struct.pack("<I", 0)
-    head = b"RIFF" + struct.pack("<I", 0) + b"WAVE" + chunks + b"data" + struct.pack("<I", 0)
+    body = b"WAVE" + chunks + b"data" + struct.pack("<I", 0)
+    # RIFF size = file size - 8 already for the empty take, so even a file with no block yet
+    # is a valid (empty) WAV
+    head = b"RIFF" + struct.pack("<I", len(body)) + body
     return head, len(head) - 4, fact
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import base64
 import io
 import math
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import __version__
@@ -32,24 +31,13 @@ from .data import (
     short_group,
     verdict_style,
 )
+from .files import TEMPLATES, ReportFiles  # noqa: E402, F401 - re-exported
 from .sections import (
     model_based_section,
     pitfalls_section,
     regression_sections,
     sensitivity_section,
 )
-
-TEMPLATES = Path(__file__).resolve().parent / "templates"
-
-
-@dataclass
-class ReportFiles:
-    """What :func:`write_report` wrote."""
-
-    html: Path
-    pdf: Path | None = None
-    figures: list[Path] = field(default_factory=list)
-    audio_skipped: list[str] = field(default_factory=list)
 
 
 # -- sections ------------------------------------------------------------------------------

@@ -296,7 +296,7 @@ def render_incremental(context: dict) -> str:
     import jinja2
     from markupsafe import Markup
 
-    from .html import TEMPLATES
+    from .files import TEMPLATES
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
                              autoescape=True, undefined=jinja2.StrictUndefined,
@@ -324,7 +324,7 @@ def write_incremental_report(project, run_id: int, path, worst: int = 3, pdf=Non
     -------
     fairdesk.reports.html.ReportFiles
     """
-    from .html import ReportFiles
+    from .files import ReportFiles
 
     ctx = incremental_context(project, run_id, worst)
     text = render_incremental(ctx)

@@ -107,12 +107,21 @@ def test_audit_table_usage_errors(tmp_path, capsys):
     _df, path = _table(tmp_path)
     assert main(["audit", "--table", str(path), "--by", "accent", "--quiet"]) == 2
     assert "no column 'reference'" in capsys.readouterr().err
+    # exit code 2 alone would also pass on any internal ValueError: check what it says
     assert main(["audit", "--table", str(path), "--ref-col", "ref", "--hyp-col", "hyp",
                  "--by", "accent", "--metric", "nope", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("fairdesk audit: unknown metric id(s) ['nope']")
+    assert "valid ids are: wer," in err
     assert main(["audit", "--table", str(path), "--ref-col", "ref", "--hyp-col", "hyp",
                  "--by", "accent", "--filter", "accent=us", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "['accent'] can't be both a filter and a grouping key" in err
     assert main(["audit", "--table", str(path), "--ref-col", "ref", "--hyp-col", "hyp",
                  "--by", "accent", "--n-bootstrap", "50", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "n_bootstrap must be in 200..20000, got 50" in err
+    assert "Traceback" not in err
 
 
 def test_regress_table(tmp_path, capsys):

@@ -56,7 +56,7 @@ def test_import_json_and_exit_codes(tmp_path, capsys):
     assert code == 2 and "no dataset named 'nope'" in err
     code, _, err = _run(capsys, "items", "--project", str(proj), "--dataset", "d",
                         "--filter", "accentx")
-    assert code == 2
+    assert code == 2 and "--filter 'accentx': expected COL=VAL" in err
 
 
 def test_init_and_datasets(tmp_path, capsys):

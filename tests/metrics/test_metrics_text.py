@@ -174,6 +174,12 @@ def test_seed_003_net_loss_example():
         ("akwa", "akwa é", ToneCounts(0, 0, 1, 0)),  # unaligned marked hyp letter: hallucinated
         ("ọ́", "ọ̀", ToneCounts(1, 0, 0, 1)),  # mark sets {dot, acute} vs {dot, grave}
         ("ọ́", "ọ", ToneCounts(1, 0, 0, 1)),  # tone lost, dot kept: the mark set differs
+        # only the dot below changes: the last mark (acute) is the same on both sides, so a
+        # comparison of the last mark alone would miss it (issue 21)
+        ("ọ́", "ó", ToneCounts(1, 0, 0, 1)),
+        ("ó", "ọ́", ToneCounts(1, 0, 0, 1)),
+        ("ọ̀ ọ́", "ò ọ́", ToneCounts(2, 0, 0, 1)),
+        ("o\u0301\u0323", "o\u0323\u0301", ToneCounts(1, 0, 0, 0)),  # same set, any order
         ("", "", ToneCounts(0, 0, 0, 0)),
         (None, "à", ToneCounts(0, 0, 1, 0)),
         ("à", None, ToneCounts(1, 1, 0, 0)),

@@ -421,3 +421,233 @@ def test_record_commands_accept_and_correct_a_take(tmp_path, igbo, capsys):
     assert run("prompts", "yoruba_tonal_minimal_pairs") == 0
     assert "ọ̀kọ̀" in capsys.readouterr().out
     assert run("recover", "--project", str(folder)) == 0
+
+
+# -- the header fields, read as raw bytes (soundfile and wave accept a wrong RIFF size) ------
+def _riff_fields(path) -> dict:
+    """The RIFF/WAVE chunk fields of ``path``, parsed here with struct (not by fairdesk)."""
+    import struct
+
+    raw = Path(path).read_bytes()
+    assert raw[:4] == b"RIFF" and raw[8:12] == b"WAVE"
+    out = {"riff_size": struct.unpack("<I", raw[4:8])[0], "file_size": len(raw), "chunks": []}
+    pos = 12
+    while pos + 8 <= len(raw):
+        cid, size = raw[pos:pos + 4], struct.unpack("<I", raw[pos + 4:pos + 8])[0]
+        out["chunks"].append(cid)
+        body = raw[pos + 8:pos + 8 + size]
+        if cid == b"fmt ":
+            (out["tag"], out["channels"], out["samplerate"], out["byte_rate"], out["block_align"],
+             out["bits"]) = struct.unpack("<HHIIHH", body[:16])
+            out["fmt_size"] = size
+        elif cid == b"fact":
+            out["fact_frames"] = struct.unpack("<I", body)[0]
+        elif cid == b"data":
+            out["data_size"], out["data_offset"] = size, pos + 8
+            out["data_on_disk"] = len(raw) - (pos + 8)
+            break
+        pos += 8 + size + (size & 1)
+    return out
+
+
+@pytest.mark.parametrize("dtype,channels,width,tag", [("int16", 1, 2, 1), ("int16", 2, 2, 1),
+                                                      ("float32", 1, 4, 3),
+                                                      ("float32", 2, 4, 3)])
+def test_header_fields_are_exact(tmp_path, dtype, channels, width, tag):
+    path = tmp_path / "take.wav"
+    w = WavAppender(path, 22050, channels, dtype)
+    h = _riff_fields(path)  # valid before any audio: zero-length data chunk
+    assert h["riff_size"] == h["file_size"] - 8 and h["data_size"] == 0
+    w.append(ramp(700, channels, dtype))
+    w.append(ramp(301, channels, dtype))
+    h = _riff_fields(path)  # valid after every block, before close
+    assert h["riff_size"] == h["file_size"] - 8
+    assert h["data_size"] == 1001 * channels * width == h["data_on_disk"]
+    w.close()
+    h = _riff_fields(path)
+    assert h["riff_size"] == h["file_size"] - 8
+    assert h["data_size"] == h["data_on_disk"] == 1001 * channels * width
+    assert (h["tag"], h["channels"], h["samplerate"], h["bits"]) == (tag, channels, 22050,
+                                                                      8 * width)
+    assert h["block_align"] == channels * width
+    assert h["byte_rate"] == 22050 * channels * width
+    if tag == 1:
+        assert h["fmt_size"] == 16 and h["chunks"] == [b"fmt ", b"data"]
+    else:  # IEEE float: an 18-byte fmt (cbSize) and a fact chunk with the frame count
+        assert h["fmt_size"] == 18 and h["chunks"] == [b"fmt ", b"fact", b"data"]
+        assert h["fact_frames"] == 1001
+
+
+@pytest.mark.parametrize("dtype,width", [("int16", 2), ("float32", 4)])
+def test_header_fields_after_crash_recovery(tmp_path, dtype, width):
+    path = tmp_path / "t.wav"
+    w = WavAppender(path, 16000, 2, dtype)
+    w.append(ramp(500, 2, dtype))
+    # a crash: 10 more frames and a torn byte reach the disk, the header never sees them
+    os.write(w.fd, ramp(10, 2, dtype).tobytes() + b"\x01")
+    os.close(w.fd)
+    before = _riff_fields(path)
+    assert before["data_size"] == 500 * 2 * width  # the header still covers 500 frames
+    meta = {"status": "recording", "samplerate": 16000, "channels": 2, "dtype": dtype,
+            "pid": 2**22 + 7, "host": None}
+    rec._write_json_atomic(rec.sidecar_path(path), meta)
+    (take,) = recover(tmp_path)
+    assert take.status == "recovered" and take.frames == 510
+    h = _riff_fields(path)
+    assert h["file_size"] == h["data_offset"] + 510 * 2 * width  # the torn byte is cut
+    assert h["riff_size"] == h["file_size"] - 8
+    assert h["data_size"] == h["data_on_disk"] == 510 * 2 * width
+    assert (h["channels"], h["samplerate"], h["block_align"]) == (2, 16000, 2 * width)
+    if dtype == "float32":
+        assert h["fact_frames"] == 510
+
+
+def _dead_pid() -> int:
+    """The id of a process that has just exited (so no process has it now)."""
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+def test_recover_reports_every_field_of_the_take_and_its_sidecar(tmp_path):
+    path = tmp_path / "t.wav"
+    w = WavAppender(path, 22050, 2, "float32")
+    w.append(ramp(300, 2, "float32"))
+    os.close(w.fd)  # a crash: the sidecar still says "recording"
+    meta = {"status": "recording", "samplerate": 22050, "channels": 2, "dtype": "float32",
+            "pid": _dead_pid(), "host": None, "overflows": 3, "speaker": "s1"}
+    rec._write_json_atomic(rec.sidecar_path(path), meta)
+    t0 = time.time()
+    (take,) = recover(tmp_path)
+    assert (take.path, take.samplerate, take.channels, take.frames, take.dtype,
+            take.overflows, take.status) == (path, 22050, 2, 300, "float32", 3, "recovered")
+    side = read_sidecar(path)
+    assert take.meta == side
+    assert side["status"] == "recovered" and side["frames"] == 300
+    assert side["duration"] == pytest.approx(300 / 22050)
+    assert t0 <= side["recovered_at"] <= time.time()
+    assert side["speaker"] == "s1" and side["overflows"] == 3  # the rest is kept
+
+    # a take whose file is gone: failed, with the format the sidecar gave and why
+    gone = tmp_path / "gone.wav"
+    rec._write_json_atomic(rec.sidecar_path(gone), {**meta, "pid": _dead_pid()})
+    (take,) = recover(tmp_path)
+    assert (take.path, take.samplerate, take.channels, take.frames, take.dtype,
+            take.overflows, take.status) == (gone, 22050, 2, 0, "float32", 3, "failed")
+    side = read_sidecar(gone)
+    assert take.meta == side and side["status"] == "failed"
+    assert side["error"] == "cannot recover: the take's file is missing"
+    assert t0 <= side["recovered_at"] <= time.time()
+    assert recover(tmp_path) == []  # neither is "recording" any more
+
+
+def test_recover_reads_only_what_a_sidecar_omits_from_the_defaults(tmp_path):
+    gone = tmp_path / "gone.wav"
+    rec._write_json_atomic(rec.sidecar_path(gone), {"status": "recording"})
+    (take,) = recover(tmp_path)
+    assert (take.samplerate, take.channels, take.dtype, take.overflows, take.status) == (
+        16000, 1, "int16", 0, "failed")
+
+
+# -- the parts of the recorder, driven directly ------------------------------------------------
+def _wav_bytes(*chunks: tuple[bytes, bytes]) -> bytes:
+    import struct
+
+    body = b"WAVE"
+    for cid, data in chunks:
+        body += cid + struct.pack("<I", len(data)) + data + (b"\0" if len(data) & 1 else b"")
+    return b"RIFF" + struct.pack("<I", len(body)) + body
+
+
+def test_parse_wav_reads_chunks_and_names_what_is_wrong(tmp_path):
+    import struct
+
+    fmt = struct.pack("<HHIIHH", 1, 2, 22050, 22050 * 4, 4, 16)
+    p = tmp_path / "x.wav"
+    # an odd-sized LIST chunk (padded) before fmt, then data
+    p.write_bytes(_wav_bytes((b"LIST", b"abc"), (b"fmt ", fmt), (b"data", b"\1\2\3\4")))
+    h = rec._parse_wav(p)
+    assert h == {"tag": 1, "channels": 2, "samplerate": 22050, "frame_bytes": 4, "bits": 16,
+                 "data_offset": 12 + 12 + 8 + 16 + 8, "size_at": 12 + 12 + 8 + 16 + 4,
+                 "fact_at": None, "declared": 4}
+    p.write_bytes(_wav_bytes((b"fmt ", fmt), (b"fact", b"\0\0\0\0"), (b"data", b"")))
+    assert rec._parse_wav(p)["fact_at"] == 12 + 8 + 16 + 8
+    cases = {
+        b"RIFX\0\0\0\0WAVE": "no RIFF/WAVE header (the recorder stopped before writing it)",
+        b"RIFF\0\0\0\0AVI ": "no RIFF/WAVE header (the recorder stopped before writing it)",
+        b"RIFF\0\0\0\0WAV": "no RIFF/WAVE header (the recorder stopped before writing it)",
+        b"RIFF\0\0\0\0WAVE": "no data chunk in the header",
+        _wav_bytes((b"fmt ", fmt)): "no data chunk in the header",
+        _wav_bytes((b"data", b"\0\0"), (b"fmt ", fmt)): "data chunk before the fmt chunk",
+    }
+    for raw, message in cases.items():
+        p.write_bytes(raw)
+        with pytest.raises(ValueError) as e:
+            rec._parse_wav(p)
+        assert str(e.value) == message, raw
+    # a data chunk header that ends exactly at the end of what was written is found
+    p.write_bytes(_wav_bytes((b"fmt ", fmt)) + b"data\0\0\0\0")
+    assert rec._parse_wav(p)["data_offset"] == 12 + 8 + 16 + 8
+
+
+def test_measure_level_and_envelope_across_blocks():
+    r = Recorder(ArrayStream.factory(ramp(10)), dtype="int16")
+    assert r.envelope().shape == (0, 2) and r.envelope().dtype == np.float32
+    sig = ramp(1000, 2)  # stereo int16
+    for start in range(0, 1000, 100):  # blocks shorter than one envelope hop
+        r._measure(sig[start:start + 100])
+    mono = sig.astype(np.float32).mean(axis=1) / 32768.0
+    hop = rec.ENVELOPE_HOP
+    n = len(mono) // hop
+    want = np.stack([mono[: n * hop].reshape(n, hop).min(axis=1),
+                     mono[: n * hop].reshape(n, hop).max(axis=1)], axis=1)
+    np.testing.assert_allclose(r.envelope(), want, rtol=0, atol=1e-7)
+    last = sig[900:1000].astype(np.float32) / 32768.0  # the level is the last block's
+    assert r.level.rms == pytest.approx(float(np.sqrt(np.mean(last.mean(axis=1) ** 2))))
+    assert r.level.peak == pytest.approx(float(np.abs(last).max()))
+    f = Recorder(ArrayStream.factory(ramp(10)), dtype="float32")
+    f._measure(np.full(hop, 0.5, np.float32))  # mono float32, full scale 1
+    assert f.level.peak == pytest.approx(0.5) and f.envelope().tolist() == [[0.5, 0.5]]
+
+
+class _FlaggingStream:
+    """Feeds ``n`` blocks; the status flag (an overflow) is set on the blocks in ``flagged``."""
+
+    def __init__(self, signal, blocksize, callback, flagged):
+        self.signal, self.blocksize, self.callback, self.flagged = signal, blocksize, callback, flagged
+        self._thread = None
+
+    def start(self):
+        import threading
+
+        def run():
+            for i, s in enumerate(range(0, len(self.signal), self.blocksize)):
+                self.callback(self.signal[s:s + self.blocksize], self.blocksize, None,
+                              "input overflow" if i in self.flagged else None)
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+
+    def stop(self):
+        self._thread.join()
+
+    def close(self):
+        pass
+
+
+def test_overflows_are_counted_and_fsync_follows_its_period(tmp_path, monkeypatch):
+    syncs = []
+    monkeypatch.setattr(WavAppender, "sync", lambda self: syncs.append(self.frames))
+    sig = ramp(1000)
+
+    def factory(flagged):
+        return lambda sr, ch, dtype, bs, cb, device=None: _FlaggingStream(sig, bs, cb, flagged)
+
+    r = Recorder(factory({1, 4, 5}), blocksize=100, fsync_every=1e9)
+    take = record_all(r, tmp_path / "a.wav", len(sig))
+    assert take.frames == 1000 and take.overflows == 3
+    assert read_sidecar(tmp_path / "a.wav")["overflows"] == 3
+    assert syncs == []  # the period never elapsed (close() syncs on its own)
+    r = Recorder(factory(set()), blocksize=100, fsync_every=0.0)
+    take = record_all(r, tmp_path / "b.wav", len(sig))
+    assert take.overflows == 0 and syncs == list(range(100, 1001, 100))  # after every block

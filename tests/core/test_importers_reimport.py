@@ -79,7 +79,7 @@ def test_a_manifest_folder_and_the_format_refusals(tmp_path):
     with pytest.raises(ImportFailed) as e:
         import_dataset(p, "x", root, fmt="kaldi")
     assert str(e.value) == ("unknown format 'kaldi'; use one of auto, manifest, audiofolder, "
-                            "commonvoice, librispeech")
+                            "commonvoice, librispeech, saa, l2arctic")
     with pytest.raises(ImportFailed) as e:
         detect_format(tmp_path / "nope")
     assert str(e.value) == f"{tmp_path / 'nope'}: no such file or folder"
@@ -88,7 +88,7 @@ def test_a_manifest_folder_and_the_format_refusals(tmp_path):
     with pytest.raises(ImportFailed) as e:
         detect_format(empty)
     assert str(e.value) == (f"{empty}: cannot tell the dataset format; pass --format "
-                            "(manifest, audiofolder, commonvoice or librispeech)")
+                            "(manifest, audiofolder, commonvoice, librispeech, saa or l2arctic)")
     (empty / "metadata.jsonl").write_text("{}\n")
     assert detect_format(empty) == "audiofolder"
     (empty / "metadata.jsonl").unlink()

@@ -46,24 +46,12 @@ SPLIT_SETTINGS = {
 
 def speech_regions(audio: np.ndarray, settings: dict | None = None
                    ) -> tuple[tuple[float, float], ...]:
-    """Speech regions ``((start_s, end_s), ...)`` of 16 kHz mono audio by Silero VAD.
+    """Speech regions ``((start_s, end_s), ...)`` of 16 kHz mono audio by Silero VAD, with the
+    splitting settings (:data:`SPLIT_SETTINGS`) unless others are given: the acoustic
+    covariates' VAD (:func:`fairdesk.core.acoustics.speech_regions`) with another default."""
+    from fairdesk.core.acoustics import speech_regions as vad_regions
 
-    (To move into ``fairdesk.core.acoustics`` beside the covariates' VAD.)
-    """
-    audio = np.ascontiguousarray(audio, dtype=np.float32)
-    if audio.size == 0:
-        return ()
-    from faster_whisper.vad import VadOptions, get_speech_timestamps
-
-    opts = VadOptions(**(SPLIT_SETTINGS if settings is None else settings))
-    stamps = get_speech_timestamps(audio, opts, sampling_rate=SAMPLE_RATE)
-    dur = audio.size / SAMPLE_RATE
-    out = []
-    for s in stamps:
-        a, b = max(0.0, s["start"] / SAMPLE_RATE), min(dur, s["end"] / SAMPLE_RATE)
-        if b > a:
-            out.append((round(a, 4), round(b, 4)))
-    return tuple(out)
+    return vad_regions(audio, SAMPLE_RATE, SPLIT_SETTINGS if settings is None else settings)
 
 
 def split_points(regions, n_samples: int) -> list[tuple[int, int]]:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -38,22 +37,12 @@ from .poisson_mixed import (
     PreparedData,
     fit_poisson_mixed,
 )
+from .results import _num
 
 __all__ = ["agreement_with_bootstrap", "run_poisson_mixed"]
 
 #: Pearson χ²/df above this (and significant) reads as extra-Poisson variation.
 OVERDISPERSION_RATIO = 1.2
-
-
-def _num(x: Any) -> Any:
-    if x is None:
-        return None
-    if isinstance(x, (bool, np.bool_)):
-        return bool(x)
-    if isinstance(x, (int, np.integer)):
-        return int(x)
-    x = float(x)
-    return x if math.isfinite(x) else None
 
 
 def _holm(p_values: Sequence[float]) -> np.ndarray:

@@ -16,19 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.store import Project
+from .palette import VERDICTS  # noqa: E402, F401 - the GUI's colours
 
-#: Verdict → (label, background, foreground): the GUI's colours (gui/theme.py), plus the
-#: estimability outcomes of METHODS.md §3.
-VERDICTS = {
-    "disparity_detected": ("Disparity detected", "#c62828", "#ffffff"),
-    "speaker_confounded": ("Speaker-confounded", "#ef6c00", "#ffffff"),
-    "significant_but_small": ("Significant but small", "#f9a825", "#1a1a1a"),
-    "inconclusive_underpowered": ("Inconclusive (underpowered)", "#90a4ae", "#1a1a1a"),
-    "no_disparity_detected": ("No disparity detected", "#2e7d32", "#ffffff"),
-    "not_estimable": ("Not estimable", "#e0e0e0", "#1a1a1a"),
-    "no_variation": ("No variation", "#cfd8dc", "#1a1a1a"),
-    "not_computable": ("Not computable", "#e0e0e0", "#1a1a1a"),
-}
 REFERENCE_COLOUR = "#222222"
 #: Series colours (colour-blind safe, Okabe-Ito; the GUI's).
 SERIES = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442",

@@ -1,0 +1,16 @@
+"""The verdict colours, shared by the GUI (``gui/theme.py``) and the reports, so a chart
+exported from either encodes verdicts the same way. Plain data: no Qt, no matplotlib."""
+
+#: Verdict → (label, background, foreground). Red: a disparity; orange: significant but
+#: confounded by speakers; amber: significant but small; grey: underpowered; green: none.
+VERDICTS = {
+    "disparity_detected": ("Disparity detected", "#c62828", "#ffffff"),
+    "speaker_confounded": ("Speaker-confounded", "#ef6c00", "#ffffff"),
+    "significant_but_small": ("Significant but small", "#f9a825", "#1a1a1a"),
+    "inconclusive_underpowered": ("Inconclusive (underpowered)", "#90a4ae", "#1a1a1a"),
+    "no_disparity_detected": ("No disparity detected", "#2e7d32", "#ffffff"),
+    # neutral: nothing was tested (never green: "no disparity" is not what they mean)
+    "not_estimable": ("Not estimable", "#cfd8dc", "#1a1a1a"),
+    "no_variation": ("No variation", "#eceff1", "#1a1a1a"),
+    "not_computable": ("Not computable", "#e0e0e0", "#1a1a1a"),
+}

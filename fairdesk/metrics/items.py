@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .normalize import as_text, get_normalizer, label_text, tone_preserving
+from .pairs import score_pairs
 from .slots import exact_match, intent_match
 from .text import _units, char_counts_many, count_marked, tone_counts_units, word_counts_many
 
@@ -68,6 +69,20 @@ def _missing(series: pd.Series) -> np.ndarray:
 
 
 def _transcription(frame, language, diacritic_count, normalizer) -> dict[str, np.ndarray]:
+    """Transcription columns of every row, each distinct (reference, hypothesis) pair scored
+    once (a correct hypothesis of a prompt read by many speakers is one pair)."""
+    index: dict[tuple[str, str], int] = {}
+    codes = np.fromiter(
+        (index.setdefault((as_text(r), as_text(h)), len(index))
+         for r, h in zip(frame["reference"], frame["hypothesis"], strict=True)),
+        dtype=np.int64, count=len(frame),
+    )
+    pairs = pd.DataFrame(list(index), columns=["reference", "hypothesis"])
+    cols = score_pairs(pairs, _transcription_pairs, language, diacritic_count, normalizer)
+    return {name: v[codes] for name, v in cols.items()}
+
+
+def _transcription_pairs(frame, language, diacritic_count, normalizer) -> dict[str, np.ndarray]:
     norm = get_normalizer(normalizer, language)
     refs = _cached(norm, frame["reference"])
     hyps = _cached(norm, frame["hypothesis"])

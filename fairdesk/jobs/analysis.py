@@ -244,9 +244,9 @@ def text_blocks(frame, res: dict, normaliser: str, language: str) -> dict:
     """The word-position heatmap (matched or partially matched designs) and, for English
     runs, the model-side phone confusion per group (METHODS.md §7). A block that cannot be
     computed is left out with a warning saying why; the audit goes on."""
-    from ..metrics.normalize import get_normalizer
+    from ..metrics.normalize import get_normalizer, memoised
 
-    norm = get_normalizer(normaliser, language)
+    norm = memoised(get_normalizer(normaliser, language))  # the texts the scoring normalised
     out = {}
     if res.get("design") in ("matched", "partially_matched"):
         from ..stats.positions import word_position_heatmap

@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from .normalize import as_text, get_normalizer
+from .normalize import as_text, get_normalizer, memoised
 
 __all__ = [
     "FLAG_COLUMNS",
@@ -258,7 +258,7 @@ def hallucination_columns(frame: pd.DataFrame, normalizer=None, language: str = 
         unflagged).
     """
     st = settings or HallucinationSettings()
-    norm = get_normalizer(normalizer, language)
+    norm = memoised(get_normalizer(normalizer, language))  # the scoring's texts
     n = len(frame)
     cols = {c: np.zeros(n, dtype=np.int64) for c in FLAG_COLUMNS}
     evidence = []

@@ -121,12 +121,27 @@ def model_phone_confusion(frame, normalizer, *, group_col: str = "group", top: i
     from ..metrics.phones import Phonemizer
 
     ph = phonemizer or Phonemizer()
-    refs = [normalizer(r if r is not None else "") for r in frame["reference"]]
-    hyps = [normalizer(h if h is not None else "") for h in frame["hypothesis"]]
-    ph.prepare(w for t in refs + hyps for w in t.split())
+    # each distinct (group, reference, hypothesis) is normalised and aligned once and
+    # counted as often as it occurs (a prompt read correctly by many speakers)
+    times = Counter(zip(frame[group_col].astype(str),
+                        ("" if r is None else r for r in frame["reference"]),
+                        ("" if h is None else h for h in frame["hypothesis"]), strict=True))
+    normal: dict = {}
+
+    def norm(text):
+        if text not in normal:
+            normal[text] = normalizer(text)
+        return normal[text]
+
+    triples = [(g, norm(r), norm(h), n) for (g, r, h), n in times.items()]
+    ph.prepare(w for t in normal.values() for w in t.split())
+    aligned: dict[tuple[str, str], Counter] = {}
     per: dict[str, Counter] = defaultdict(Counter)
-    for g, r, h in zip(frame[group_col].astype(str), refs, hyps, strict=True):
-        per[g].update(item_phone_pairs(r, h, ph))
+    for g, r, h, n in triples:
+        if (r, h) not in aligned:
+            aligned[(r, h)] = Counter(item_phone_pairs(r, h, ph))
+        for pair, c in aligned[(r, h)].items():
+            per[g][pair] += c * n
     return {"groups": {g: tabulate(c, top) for g, c in sorted(per.items())},
             "from_espeak": sorted(ph.from_espeak)[:200], "unknown": sorted(ph.unknown)[:200],
             "method": "words aligned with jiwer; phones from CMUdict (pocketsphinx), espeak-ng "

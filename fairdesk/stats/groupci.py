@@ -119,8 +119,12 @@ def bootstrap_value(
         two-way schemes.
     """
     X = np.asarray(X, dtype=float)
-    K = X.shape[1]
+    K_all = X.shape[1]
     rows_all = np.concatenate(strata) if strata else np.array([], dtype=np.int64)
+    # a statistic that is 0 on every item replicates to 0: left out of the products (an
+    # English run's diacritic and tone columns, say)
+    live = [j for j in range(K_all) if np.any(X[rows_all, j])]
+    K = len(live)
     draw_cols = scheme in ("two_way", "content")
     draw_rows = scheme in ("two_way", "speaker", "utterance")
     if draw_cols:
@@ -147,13 +151,14 @@ def bootstrap_value(
         Cl = len(present)
         T = np.zeros((S * Cl, K))
         flat = r * Cl + c_local
-        for j in range(K):
-            T[:, j] = np.bincount(flat, weights=X[idx, j], minlength=S * Cl)
+        for k, j in enumerate(live):
+            T[:, k] = np.bincount(flat, weights=X[idx, j], minlength=S * Cl)
         T = T.reshape(S, Cl, K)
         M = _content_major(T) if draw_cols and draw_rows else None  # once, not per chunk
         blocks.append((T, present, S, M))
-    point = sum(b[0].sum(axis=(0, 1)) for b in blocks)
-    reps = np.zeros((n_rep, K))
+    point = np.zeros(K_all)
+    point[live] = sum(b[0].sum(axis=(0, 1)) for b in blocks)
+    reps = np.zeros((n_rep, K_all))
     width = C + max(b[2] for b in blocks) * (K + 1)
     step = _chunk(n_rep, width)
     wdt = _draw_dtype(*(b[3] for b in blocks))
@@ -174,7 +179,7 @@ def bootstrap_value(
             return out
 
         for p in parallel_map(part, range(len(blocks))):
-            reps[b0 : b0 + m] += p
+            reps[b0 : b0 + m, live] += p
     return ValueBootstrap(
         scheme=scheme,
         point=point,

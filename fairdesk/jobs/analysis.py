@@ -230,11 +230,17 @@ def _add_group_values(res: dict, frame, specs) -> None:
     """Pooled value of each extra metric per group; every metric also as a top-level key."""
     import numpy as np
 
+    cols = list(dict.fromkeys(c for s in specs for c in s.stats))
+    sums = (frame[cols].astype(float).groupby(frame["group"].astype(str)).sum()
+            if cols else None)
     for g in res.get("groups", []):
         values = g.setdefault("values", {})
-        sub = frame[frame["group"].astype(str) == str(g["group"])]
+        key = str(g["group"])
         for s in specs:
-            v = float(s.compute(sub[list(s.stats)].to_numpy(float).sum(axis=0)))
+            if key in sums.index:
+                v = float(s.compute(sums.loc[key, list(s.stats)].to_numpy(float)))
+            else:
+                v = float(s.compute(np.zeros(len(s.stats))))
             values[s.id] = v if np.isfinite(v) else None
         for k, v in values.items():
             g.setdefault(k, v)

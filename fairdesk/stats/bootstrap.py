@@ -72,11 +72,31 @@ def draw_counts(
     # stay a deterministic function of the generator's state
     small = np.int16 if n_blocks <= np.iinfo(np.int16).max else np.int64
     idx = rng.integers(0, n_blocks, size=(n_rep, n_draw), dtype=small)
-    wide = np.int32 if n_rep * n_blocks < np.iinfo(np.int32).max else np.int64
-    flat = idx.astype(wide)
-    flat += (np.arange(n_rep, dtype=wide) * n_blocks)[:, None]
-    counts = np.bincount(flat.ravel(), minlength=n_rep * n_blocks).reshape(n_rep, n_blocks)
-    return counts.astype(dtype)
+    return _row_counts(idx, n_blocks).astype(dtype)
+
+
+#: Counters per bincount in :func:`_row_counts` (a cache-sized block of rows).
+_COUNT_BLOCK = 1 << 16
+
+
+def _row_counts(idx: np.ndarray, n_blocks: int) -> np.ndarray:
+    """``counts[r, b]`` = how often block ``b`` occurs in row ``r`` of ``idx`` (values in
+    ``0..n_blocks-1``), by bincount over a few rows at a time: the counters of a block of
+    rows stay in the cache, which makes the counting several times faster than one
+    bincount over all rows."""
+    rows = idx.reshape(-1, idx.shape[-1])
+    n = len(rows)
+    out = np.empty((n, n_blocks), dtype=np.int64)
+    step = max(1, _COUNT_BLOCK // max(1, n_blocks))
+    wide = np.int32 if step * n_blocks < np.iinfo(np.int32).max else np.int64
+    offsets = (np.arange(min(step, n), dtype=wide) * n_blocks)[:, None]
+    for a in range(0, n, step):
+        b = min(n, a + step)
+        flat = rows[a:b].astype(wide)
+        flat += offsets[: b - a]
+        out[a:b] = np.bincount(flat.ravel(), minlength=(b - a) * n_blocks).reshape(
+            b - a, n_blocks)
+    return out.reshape(idx.shape[:-1] + (n_blocks,))
 
 
 def _missing_mask(values: np.ndarray) -> np.ndarray:
@@ -508,11 +528,8 @@ def jackknife_group_speakers(pb: PairBootstrap, rng: np.random.Generator) -> Spe
         # 16-bit draws below 32,768 speakers, as in draw_counts
         small = np.int16 if S <= np.iinfo(np.int16).max else np.int64
         idx = rng.integers(0, S - 1, size=(len(js), B, S - 1), dtype=small)
-        wide = np.int32 if len(js) * B * S < np.iinfo(np.int32).max else np.int64
-        flat = idx.astype(wide)
-        flat += flat >= js.astype(wide)[:, None, None]  # skip the left-out speaker
-        flat += (np.arange(len(js) * B, dtype=wide) * S).reshape(len(js), B, 1)
-        u = np.bincount(flat.ravel(), minlength=len(js) * B * S).reshape(len(js), B, S)
+        idx += idx >= js.astype(small)[:, None, None]  # skip the left-out speaker
+        u = _row_counts(idx, S)
         part = np.einsum("jbs,bsk->jbk", u.astype(float), W, optimize=True)
         reps[js[:, None], :, np.array(cols)[None, :]] = part.transpose(0, 2, 1)
     return SpeakerJackknife(gb.row_labels, point, reps)

@@ -216,6 +216,24 @@ def shares_content(content_codes, group_codes, g_code: int, rows=None) -> bool:
     return len(mine & others) >= MIN_SHARED_CONTENT
 
 
+def groups_sharing_content(content_codes, group_codes, n_groups: int) -> np.ndarray:
+    """For each group code ``0..n_groups-1``, whether it shares >= 5 content ids with the
+    other groups (:func:`shares_content` of every group, from one pass over the rows)."""
+    c = np.asarray(content_codes, dtype=np.int64)
+    g = np.asarray(group_codes, dtype=np.int64)
+    ok = (c >= 0) & (g >= 0)
+    out = np.zeros(n_groups, dtype=bool)
+    if not ok.any():
+        return out
+    n_c = int(c[ok].max()) + 1
+    pairs = np.unique(g[ok] * n_c + c[ok])  # distinct (group, content)
+    pg, pc = pairs // n_c, pairs % n_c
+    in_groups = np.bincount(pc, minlength=n_c)  # groups each content occurs in
+    shared = np.bincount(pg, weights=in_groups[pc] >= 2, minlength=n_groups)
+    out[:] = shared[:n_groups] >= MIN_SHARED_CONTENT
+    return out
+
+
 def percentile_ci(values: np.ndarray) -> tuple[float, float]:
     """Percentile 95% interval of the finite values (NaNs when fewer than 2)."""
     v = np.asarray(values, dtype=float)
@@ -300,6 +318,9 @@ def group_intervals(
             )
         return list(percentile_ci(finite)), vb.scheme, None
 
+    sharing = (np.zeros(len(labels), dtype=bool) if contents is None
+               else groups_sharing_content(contents, group_codes, len(labels)))
+
     def one_group(g: str) -> dict:
         gi = pos[g]
         idx = np.flatnonzero(group_codes == gi)
@@ -308,7 +329,7 @@ def group_intervals(
             n_spk = len(np.unique(speakers[idx][speakers[idx] >= 0])) + int(
                 (speakers[idx] < 0).sum()
             )
-        shared = contents is not None and shares_content(contents, group_codes, gi)
+        shared = bool(sharing[gi])
         scheme, problem = value_scheme(has_spk, n_spk, len(idx), shared, requested)
         if scheme is None:
             vb = ValueBootstrap(None, X[idx].sum(axis=0), None, n_spk, None, len(idx), problem)

@@ -138,14 +138,33 @@ def model_phone_confusion(frame, normalizer, *, group_col: str = "group", top: i
 
     triples = [(g, norm(r), norm(h), n) for (g, r, h), n in times.items()]
     ph.prepare(w for t in normal.values() for w in t.split())
-    aligned: dict[tuple[str, str], Counter] = {}
-    per: dict[str, Counter] = defaultdict(Counter)
+    # per group: how often each reference text and each (reference, hypothesis) pair occurs;
+    # the reference phones (every phone's n) and the confused pairs are then counted once per
+    # distinct text and pair and weighted by those counts
+    refs_of: dict[str, Counter] = defaultdict(Counter)
+    pairs_of: dict[str, Counter] = defaultdict(Counter)
     for g, r, h, n in triples:
-        if (r, h) not in aligned:
-            aligned[(r, h)] = Counter(item_phone_pairs(r, h, ph))
-        for pair, c in aligned[(r, h)].items():
-            per[g][pair] += c * n
-    return {"groups": {g: tabulate(c, top) for g, c in sorted(per.items())},
+        refs_of[g][r] += n
+        if r != h:
+            pairs_of[g][(r, h)] += n
+    ref_phones: dict[str, Counter] = {}
+    confused: dict[tuple[str, str], Counter] = {}
+    out = {}
+    for g in sorted(refs_of):
+        n_by_phone: Counter = Counter()
+        for r, n in refs_of[g].items():
+            if r not in ref_phones:
+                ref_phones[r] = Counter(p for w in r.split() for p in ph.phones(w))
+            for p, c in ref_phones[r].items():
+                n_by_phone[p] += c * n
+        errors: Counter = Counter()
+        for rh, n in pairs_of[g].items():
+            if rh not in confused:
+                confused[rh] = Counter(pq for pq in item_phone_pairs(*rh, ph) if pq[0] != pq[1])
+            for pq, c in confused[rh].items():
+                errors[pq] += c * n
+        out[g] = tabulate(errors, top, n_by_phone)
+    return {"groups": out,
             "from_espeak": sorted(ph.from_espeak)[:200], "unknown": sorted(ph.unknown)[:200],
             "method": "words aligned as jiwer aligns them (rapidfuzz Levenshtein opcodes); "
                       "phones from CMUdict (pocketsphinx), espeak-ng for words it lacks; "

@@ -92,3 +92,16 @@ def test_workers_from_env(monkeypatch):
         workers_from_env(THREADS_ENV)
     monkeypatch.delenv(THREADS_ENV)
     assert 1 <= workers_from_env(THREADS_ENV, cap=3) <= 3
+
+
+def test_groups_sharing_content_equals_the_per_group_check():
+    from fairdesk.stats.groupci import groups_sharing_content, shares_content
+
+    rng = np.random.default_rng(2)
+    for _ in range(20):
+        n = 300
+        groups = rng.integers(0, 6, n)
+        contents = rng.integers(-1, int(rng.integers(3, 40)), n)
+        fast = groups_sharing_content(contents, groups, 7)
+        slow = [shares_content(contents, groups, g) for g in range(7)]
+        assert fast.tolist() == slow

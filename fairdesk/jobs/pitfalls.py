@@ -182,7 +182,7 @@ def _flag_counts(frame: pd.DataFrame) -> dict[str, dict]:
         for c in FLAG_COLUMNS:
             row[c.removeprefix("hall_")] = int(sub[c].sum())
         row["rate"] = row["hallucinated"] / row["n_items"] if len(sub) else None
-        row["items"] = _item_ids(sub)[sub["hallucinated"].to_numpy(bool)].tolist()
+        row["items"] = _item_ids(sub[sub["hallucinated"].to_numpy(bool)]).tolist()
         out[g] = row
     return out
 

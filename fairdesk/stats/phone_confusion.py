@@ -126,9 +126,12 @@ def model_phone_confusion(frame, normalizer, *, group_col: str = "group", top: i
     ph = phonemizer or Phonemizer()
     # each distinct (group, reference, hypothesis) is normalised and aligned once and
     # counted as often as it occurs (a prompt read correctly by many speakers)
-    times = Counter(zip(frame[group_col].astype(str),
-                        ("" if r is None else r for r in frame["reference"]),
-                        ("" if h is None else h for h in frame["hypothesis"]), strict=True))
+    import pandas as pd
+
+    texts = pd.DataFrame({"g": frame[group_col].astype(str).to_numpy(),
+                          "r": frame["reference"].fillna("").to_numpy(dtype=object),
+                          "h": frame["hypothesis"].fillna("").to_numpy(dtype=object)})
+    times = texts.value_counts(sort=False).to_dict()
     normal: dict = {}
 
     def norm(text):
@@ -144,6 +147,7 @@ def model_phone_confusion(frame, normalizer, *, group_col: str = "group", top: i
     refs_of: dict[str, Counter] = defaultdict(Counter)
     pairs_of: dict[str, Counter] = defaultdict(Counter)
     for g, r, h, n in triples:
+        n = int(n)
         refs_of[g][r] += n
         if r != h:
             pairs_of[g][(r, h)] += n

@@ -85,11 +85,14 @@ def word_position_heatmap(frame, normalizer, *, group_col: str = "group",
 
         contents = derive_content_ids(frame["reference"]).astype(str).to_numpy()
     groups = frame[group_col].astype(str).to_numpy()
+    import pandas as pd
+
     by_content: dict[str, list[int]] = defaultdict(list)
     for i, c in enumerate(contents):
         by_content[c].append(i)
+    n_groups = pd.Series(groups).groupby(contents, sort=False).nunique().to_dict()
     shared = [(c, rows) for c, rows in by_content.items()
-              if len(rows) >= min_items and len({groups[i] for i in rows}) >= 2]
+              if len(rows) >= min_items and n_groups[c] >= 2]
     shared.sort(key=lambda cr: (-len(cr[1]), cr[0]))
     refs = frame["reference"].to_numpy(dtype=object)
     hyps = frame["hypothesis"].to_numpy(dtype=object)

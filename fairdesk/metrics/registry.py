@@ -41,6 +41,8 @@ class MetricSpec:
         ``"grounding"`` (judged with ``grounding_gap``).
     denominator : the stats whose sum is the metric's denominator (empty if none); a metric
         whose denominator sums to 0 over a whole frame is undefined there.
+    numerator : for a plain ratio of sums (:func:`ratio_metric`), the stats whose sum is the
+        numerator (empty otherwise): the value is then ``Σ numerator / Σ denominator``.
     """
 
     id: str
@@ -51,6 +53,7 @@ class MetricSpec:
     kind: str = "rate"
     family: str = "transcription"
     denominator: tuple[str, ...] = field(default=(), compare=False)
+    numerator: tuple[str, ...] = field(default=(), compare=False)
 
     def compute(self, sums: np.ndarray) -> np.ndarray:
         """Metric value(s) from sums with the stats on the last axis."""
@@ -70,7 +73,7 @@ def ratio_metric(
     def value(s: np.ndarray) -> np.ndarray:
         return _ratio(s[..., ni].sum(axis=-1), s[..., di].sum(axis=-1))
 
-    return MetricSpec(id, label, stats, value, higher_is_better, kind, family, den)
+    return MetricSpec(id, label, stats, value, higher_is_better, kind, family, den, num)
 
 
 # --------------------------------------------------------------------------- the fixed metrics

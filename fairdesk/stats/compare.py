@@ -50,6 +50,7 @@ from fairdesk.stats.formulas import gap_ratio as _ratio
 from fairdesk.stats.groupci import group_intervals
 from fairdesk.stats.jackknife import jackknife_flips, jackknife_tests
 from fairdesk.stats.parallel import parallel_map
+from fairdesk.stats.resampled import resampled_columns
 from fairdesk.stats.results import AuditResult, Comparison, Exclusion, GroupInfo
 from fairdesk.stats.settings import AuditSettings
 from fairdesk.stats.slicing import check_run_cap, choose_reference, minimums_from_counts
@@ -312,18 +313,19 @@ def _compare_groups(
             )
         )
 
+    # the comparisons resample the tested metrics' numerator and denominator sums
+    Xt, tspecs, tcols = resampled_columns(X, specs, cols)
+
     def side(g: str) -> Side:
         ix = index_of[g]
         return Side(
-            stats=X[ix],
+            stats=Xt[ix],
             speakers=None if spk_codes is None else spk_codes[ix],
             contents=None if cont_codes is None else cont_codes[ix],
         )
 
     pending: list[_Pending] = []
     ref_side = side(ref) if ref is not None else None
-    # only the tested metrics' statistics are resampled per comparison (same draws)
-    tested_cols = sorted({j for s in specs for j in cols[s.id]})
 
     def compare_one(g: str) -> list[_Pending]:
         gs = side(g)
@@ -346,17 +348,17 @@ def _compare_groups(
         pb = None
         if scheme is not None:
             pb = bootstrap_pair(gs, ref_side, scheme, B, rng_for("compare", g, ref),
-                                columns=tested_cols, keep_totals=True)
+                                keep_totals=True)
         shared = shared_contents(gs, ref_side)
         g_rows = _analysed_rows(gs, scheme, shared)
         r_rows = _analysed_rows(ref_side, scheme, shared)
         new = [
-            _pending_one(spec, cols[spec.id], g, gs, ref_side, g_rows, r_rows, pb, scheme,
+            _pending_one(spec, tcols[spec.id], g, gs, ref_side, g_rows, r_rows, pb, scheme,
                          units, design, problem, single, settings)
-            for spec in specs
+            for spec in tspecs
         ]
         if pb is not None:
-            _leave_speakers_out(new, pb, cols, g, ref, settings)
+            _leave_speakers_out(new, pb, tcols, g, ref, settings)
             slim = pb.slim()
             for pc in new:
                 pc.pb = slim

@@ -97,7 +97,8 @@ def add_command(sub):
     s.add_argument("--workers", type=int, help="inference threads (--engine ray: model "
                    "actors; default one per free CPU slot or GPU)")
     s.add_argument("--engine", default="local", choices=["local", "ray"],
-                   help="where inference runs: threads here, or actors on a Ray cluster "
+                   help="where inference, saliency and embeddings run: threads here, or "
+                   "actors on a Ray cluster "
                    "(pip install 'fairdesk[cluster]'; README: Running on a cluster)")
     s.add_argument("--ray-address", metavar="ADDR",
                    help="Ray cluster: auto (the head on this node) or ray://HOST:10001 "

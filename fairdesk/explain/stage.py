@@ -113,6 +113,32 @@ def compute_item_saliency(backend, audio, text, method: str, cancelled=None, pro
                             progress=progress)
 
 
+def saliency_result(backend, samples, text: str, method: str, cancelled=None) -> dict:
+    """:func:`compute_item_saliency` as the stage stores it: ``curve``, ``frame_s``, ``meta``."""
+    sal = compute_item_saliency(backend, samples, text, method, cancelled=cancelled)
+    return {"curve": sal.curve, "frame_s": sal.frame_s,
+            "meta": {**sal.meta, "score": sal.score, "params": sal.params}}
+
+
+def saliency_audio(backend, loaded, texts: dict, method: str) -> list[tuple]:
+    """Saliency of decoded clips (``(row, samples or None, failure reason)``, as
+    :func:`fairdesk.jobs.shards.load_shard_audio` gives them) against ``texts[row]``:
+    ``(row, :func:`saliency_result` or None, failure reason)`` per clip, the reasons worded
+    as the explain stage words them. What a Ray actor runs (:mod:`fairdesk.jobs.engines`)."""
+    out = []
+    for idx, samples, why in loaded:
+        if samples is None:
+            out.append((idx, None, why))
+            continue
+        try:
+            out.append((idx, saliency_result(backend, samples, texts[idx], method), None))
+        except Cancelled:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a model error is a per-item failure
+            out.append((idx, None, f"{type(exc).__name__}: {exc}"))
+    return out
+
+
 def error_windows(project, item_db_id) -> list[tuple[float, float]]:
     """Annotated error windows of an item (annotations of a kind in ERROR_KINDS)."""
     if item_db_id is None or (isinstance(item_db_id, float) and math.isnan(item_db_id)):
@@ -165,6 +191,8 @@ def explain_stage(project, prep, frame, req, prog, aligner=None):
     n_cached = n_computed = n_aligned = 0
     own_aligner = aligner
     total = len(sample)
+    remote = _remote_saliency(project, prep, sample, req, prog, mkey) \
+        if req.engine != "local" else {}
     for done, (row_ix, row) in enumerate(sample.iterrows()):
         prog.check()
         item = str(row.get("item_id", row.get("id")))
@@ -174,15 +202,22 @@ def explain_stage(project, prep, frame, req, prog, aligner=None):
             continue
         key = store.SaliencyKey(str(row["audio_hash"]), prep.model_key, store.target_hash(text),
                                 mkey)
-        hit = store.lookup(project, key)
+        got = remote.get(key)
+        if got is not None and got[0] != row_ix and got[1] is not None:
+            got = None  # a clip computed for an earlier row: found in the cache, as locally
+        hit = store.lookup(project, key) if got is None else None
         samples = None
         try:
-            if hit is None:
+            if got is not None:  # computed on the cluster and stored as it came back
+                if got[1] is None:
+                    raise _ItemFailed(got[2])
+                curve, frame_s, meta = got[1]["curve"], got[1]["frame_s"], got[1]["meta"]
+                n_computed += 1
+            elif hit is None:
                 samples = audio_io.load(root / str(row["path"])).samples
-                sal = compute_item_saliency(prep.backend, samples, text, method,
-                                            cancelled=prog.cancelled)
-                curve, frame_s = sal.curve, sal.frame_s
-                meta = {**sal.meta, "score": sal.score, "params": sal.params}
+                sal = saliency_result(prep.backend, samples, text, method,
+                                      cancelled=prog.cancelled)
+                curve, frame_s, meta = sal["curve"], sal["frame_s"], sal["meta"]
                 store.save(project, key, frame_s, curve, meta)
                 n_computed += 1
             else:
@@ -206,7 +241,7 @@ def explain_stage(project, prep, frame, req, prog, aligner=None):
                 regions = [(w["start"], w["end"]) for w in meta["words"]]
         except Cancelled:
             raise
-        except AudioError as exc:
+        except (AudioError, _ItemFailed) as exc:
             failures.append({"item": item, "reason": exc.reason})
             continue
         except Exception as exc:  # noqa: BLE001 - a model error is a per-item failure
@@ -261,6 +296,56 @@ def explain_stage(project, prep, frame, req, prog, aligner=None):
         "seconds": round(time.monotonic() - started, 3),
     }
     return lifts, grounded, block
+
+
+class _ItemFailed(Exception):
+    """A sampled item whose saliency failed on a Ray actor (``reason`` as worded there)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _remote_saliency(project, prep, sample, req, prog, mkey) -> dict:
+    """Compute the sample's missing saliency curves on the Ray actors (``req.engine``).
+
+    The cache is consulted first and each distinct key is sent once (one item per task);
+    every curve is stored by the driver as its task finishes. Returns, by
+    :class:`~.store.SaliencyKey`, ``(row label, saliency_result or None, failure reason)``.
+    """
+    from ..jobs.engines import run_remote
+
+    misses, keys, seen = [], {}, set()
+    for row_ix, row in sample.iterrows():
+        text = str(row.get("reference") or "").strip()
+        if not text:
+            continue
+        key = store.SaliencyKey(str(row["audio_hash"]), prep.model_key,
+                                store.target_hash(text), mkey)
+        if key in seen or store.lookup(project, key) is not None:
+            continue
+        seen.add(key)
+        pos = len(misses)
+        keys[pos] = (key, row_ix)
+        misses.append([(pos, str(row.get("item_id", row.get("id"))), str(row["path"]), text)])
+    out: dict = {}
+    if not misses:
+        return out
+    started = time.monotonic()
+    done = [0]
+
+    def commit(results):  # the driver alone writes the store, one curve at a time
+        for pos, res, why in results:
+            key, row_ix = keys[pos]
+            if res is not None:
+                store.save(project, key, res["frame_s"], res["curve"], res["meta"])
+            out[key] = (row_ix, res, why)
+        done[0] += len(results)
+        prog.items(done[0], len(misses), started, "saliency computed")
+
+    run_remote(req, prep, misses, commit, prog.cancelled, kind="saliency",
+               args=(req.explain_method,))
+    return out
 
 
 def _speech_mask(row, n: int, frame_s: float, samples, root):

@@ -1,19 +1,23 @@
-"""Where the infer stage's shards run: ``local`` threads, or actors on a Ray cluster.
+"""Where the shards of model work run: ``local`` threads, or actors on a Ray cluster.
 
 The Ray engine (``AuditRequest.engine == "ray"``) starts one actor per model replica; each
-actor loads the model once and transcribes whole shards. Results come back to the driver as
-each shard finishes, and the driver alone writes the project store (SQLite stays a single
-writer): a shard is committed in one transaction when its result arrives, so a worker that
-dies mid-shard loses only that shard's uncommitted work, which Ray re-runs on a restarted
-actor (``max_restarts`` / ``max_task_retries``) or the driver re-submits to another actor.
+actor loads the model once and works through whole tasks of one kind (:data:`TASK_KINDS`):
+infer shards (``run``), embedding batches of the representation stage (``embed``) and the
+explain stage's saliency curves (``saliency``). Results come back to the driver as each task
+finishes, and the driver alone writes the project store (SQLite stays a single writer): a
+task is committed in one transaction when its result arrives, so a worker that dies mid-task
+loses only that task's uncommitted work, which Ray re-runs on a restarted actor
+(``max_restarts`` / ``max_task_retries``) or the driver re-submits to another actor. The
+callers consult their caches before dispatch, so only missing work is sent.
 
 Audio reaches the actors as decoded samples shipped by the driver (``bytes``), or the actors
 read the files themselves from a path every node shares (``path``). A cancel cancels every
 outstanding task and kills the actors, so nothing is left running on the cluster.
 
 Same answers as the local engine: the actor builds the same backend with the same settings
-(the driver's CTranslate2 ``cpu_threads`` included) and checks that its fingerprint equals
-the driver's before it takes work.
+(the driver's CTranslate2 ``cpu_threads`` included), checks that its fingerprint equals the
+driver's before it takes work, and runs the very functions the local engine runs
+(:mod:`.shards`, :func:`fairdesk.explain.stage.saliency_audio`) on the same batches.
 """
 
 from __future__ import annotations
@@ -25,10 +29,13 @@ from pathlib import Path
 from ..core.errors import FairdeskError
 from .progress import Cancelled
 
-__all__ = ["ENGINES", "AUDIO_TRANSPORTS", "ray_available", "require_ray", "run_remote"]
+__all__ = ["ENGINES", "AUDIO_TRANSPORTS", "TASK_KINDS", "ray_available", "require_ray",
+           "run_remote"]
 
 ENGINES = ("local", "ray")
 AUDIO_TRANSPORTS = ("bytes", "path")
+#: What an actor can do with a task (the :class:`_Worker` method of that name).
+TASK_KINDS = ("run", "embed", "saliency")
 INSTALL_HINT = "pip install 'fairdesk[cluster]'"
 #: Test hook: ``N:MARKER`` makes one actor ``os._exit`` on its N-th item, once (the marker
 #: file records that it happened, so the restarted actor goes on).
@@ -114,15 +121,39 @@ class _Worker:
             Path(marker).write_text(str(os.getpid()))
             os._exit(1)  # a crash mid-shard (test hook)
 
-    def run(self, rows, root, loaded):
-        """One shard: ``(row index, prediction dict, failure reason)`` per item."""
-        from .shards import _predict_shard, predict_audio
-
+    def _start(self, rows) -> None:
         self._maybe_die(len(rows))
         self.n_items += len(rows)
+
+    def _audio(self, rows, root, loaded):
+        from .shards import load_shard_audio
+
+        return loaded if loaded is not None else load_shard_audio(Path(root), rows)
+
+    def run(self, rows, root, loaded):
+        """One infer shard: ``(row index, prediction dict, failure reason)`` per item."""
+        from .shards import _predict_shard, predict_audio
+
+        self._start(rows)
         if loaded is None:  # lookups, or audio read from the shared path
             return _predict_shard(self.backend, Path(root), rows)
         return predict_audio(self.backend, loaded)
+
+    def embed(self, rows, root, loaded):
+        """One embedding batch: ``(row index, float32 vector)`` per readable item."""
+        from .shards import embed_audio
+
+        self._start(rows)
+        return embed_audio(self.backend, self._audio(rows, root, loaded))
+
+    def saliency(self, rows, root, loaded, method):
+        """Saliency of each row ``(index, item, path, text)``: ``(index, {curve, frame_s,
+        meta} or None, failure reason)``."""
+        from ..explain.stage import saliency_audio
+
+        self._start(rows)
+        texts = {r[0]: r[3] for r in rows}
+        return saliency_audio(self.backend, self._audio(rows, root, loaded), texts, method)
 
 
 def _n_actors(ray, req, use_gpu: bool, threads: int) -> int:
@@ -135,13 +166,28 @@ def _n_actors(ray, req, use_gpu: bool, threads: int) -> int:
 
 
 def run_remote(req, prep, shards: list, commit: Callable[[list], None],
-               cancelled: Callable[[], bool]) -> None:
-    """Run ``shards`` (lists of ``(row, key, relative path)``) on Ray actors.
+               cancelled: Callable[[], bool], kind: str = "run", args: tuple = ()) -> None:
+    """Run ``shards`` (lists of ``(row, key, relative path, ...)``) on Ray actors.
 
-    ``commit(results)`` is called in the driver for each finished shard, in completion
-    order; ``cancelled()`` is polled while waiting. Raises :class:`Cancelled` after
-    cancelling the outstanding tasks and killing the actors.
+    Parameters
+    ----------
+    req, prep : the audit request (engine, address, transport, workers) and its prepared
+        run (backend, model key, dataset root).
+    shards : the tasks; each is a list of rows whose first three fields are the row index,
+        the item key and the audio path relative to the dataset root.
+    commit : called in the driver with each finished task's result, in completion order.
+    cancelled : polled while waiting.
+    kind : the :class:`_Worker` method that runs a task (:data:`TASK_KINDS`).
+    args : further arguments of that method (``saliency``: the explain method).
+
+    Raises
+    ------
+    Cancelled
+        after cancelling the outstanding tasks and killing the actors; any other error
+        likewise leaves nothing running.
     """
+    if kind not in TASK_KINDS:
+        raise FairdeskError(f"unknown task kind {kind!r}; choose one of {TASK_KINDS}")
     if req.engine != "ray":
         raise FairdeskError(f"unknown engine {req.engine!r}; choose one of {ENGINES}")
     if req.audio_transport not in AUDIO_TRANSPORTS:
@@ -149,12 +195,12 @@ def run_remote(req, prep, shards: list, commit: Callable[[list], None],
                             f"{AUDIO_TRANSPORTS}")
     ray = require_ray()
     _connect(ray, req.ray_address)
-    from ray.exceptions import RayActorError
+    from ray.exceptions import RayActorError, RayTaskError
 
     from .shards import load_shard_audio
 
     b = prep.backend
-    lookup = getattr(b, "lookup", None) is not None
+    lookup = kind == "run" and getattr(b, "lookup", None) is not None
     use_gpu = getattr(b, "device", "cpu") == "cuda" and ray.cluster_resources().get("GPU", 0) > 0
     threads = int(getattr(b, "_cpu_threads", 1) or 1) if not use_gpu else 1
     threads = min(threads, max(1, int(ray.cluster_resources().get("CPU", 1))))
@@ -174,7 +220,7 @@ def run_remote(req, prep, shards: list, commit: Callable[[list], None],
         loaded = None
         if not lookup and req.audio_transport == "bytes":
             loaded = load_shard_audio(Path(root), shard)
-        ref = actors[a].run.remote(shard, root, loaded)
+        ref = getattr(actors[a], kind).remote(shard, root, loaded, *args)
         inflight[ref] = (shard, a, resubmits)
         load[a] += 1
 
@@ -197,6 +243,8 @@ def run_remote(req, prep, shards: list, commit: Callable[[list], None],
                         raise
                     submit(shard, resubmits + 1)
                     continue
+                except RayTaskError as exc:  # the task's own error, as the local engine's
+                    raise exc.as_instanceof_cause() from None
                 commit(results)
     except BaseException:
         # nothing is left running: queued and running tasks are cancelled, the actors killed

@@ -9,12 +9,17 @@ import time
 
 import numpy as np
 
-from ..core import audio as audio_io
-from ..core.errors import AudioError
+from .shards import embed_audio, load_shard_audio
 
 
-def item_embeddings(project, prep, frame, prog, batch: int = 8) -> tuple[np.ndarray, np.ndarray]:
-    """Embeddings of the frame's items (rows that failed are dropped); returns (X, row mask)."""
+def item_embeddings(project, prep, frame, prog, batch: int = 8,
+                    req=None) -> tuple[np.ndarray, np.ndarray]:
+    """Embeddings of the frame's items (rows that failed are dropped); returns (X, row mask).
+
+    Cached embeddings are read first; the missing ones are computed in batches of ``batch``
+    items, here or, when ``req.engine`` is ``ray``, on the cluster's model actors
+    (:func:`~.engines.run_remote`), and each batch is stored as it finishes.
+    """
     backend = prep.backend
     if "embed" not in getattr(backend, "capabilities", set()):
         raise ValueError(f"model {backend.id} gives no embeddings; representation metrics "
@@ -32,24 +37,30 @@ def item_embeddings(project, prep, frame, prog, batch: int = 8) -> tuple[np.ndar
     todo = [i for i, h in enumerate(hashes) if h not in have]
     started = time.monotonic()
     root = prep.dataset.root
-    for s in range(0, len(todo), batch):
-        prog.check()
-        rows = todo[s:s + batch]
-        audios, ok = [], []
-        for i in rows:
-            try:
-                audios.append(audio_io.load(root / frame["path"].iloc[i]).samples)
-                ok.append(i)
-            except AudioError:
-                continue
-        if ok:
-            vecs = np.asarray(backend.embed(audios), dtype=np.float32)
+    paths = frame["path"]
+    batches = [[(i, hashes[i], str(paths.iloc[i])) for i in todo[s:s + batch]]
+               for s in range(0, len(todo), batch)]
+    done = [0]
+
+    def commit(results):  # one finished batch: (row, vector or None for unreadable audio)
+        got = [(i, v) for i, v in results if v is not None]
+        if got:
             with project.transaction() as c:
-                for i, v in zip(ok, vecs):
+                for i, v in got:
                     have[hashes[i]] = v
-                    c.execute("INSERT OR REPLACE INTO embeddings(audio_hash, model_key, vector) "
-                              "VALUES (?,?,?)", (hashes[i], key, v.tobytes()))
-        prog.items(min(s + batch, len(todo)), len(todo), started, "embedded")
+                    c.execute("INSERT OR REPLACE INTO embeddings(audio_hash, model_key, "
+                              "vector) VALUES (?,?,?)", (hashes[i], key, v.tobytes()))
+        done[0] += len(results)
+        prog.items(done[0], len(todo), started, "embedded")
+
+    if batches and req is not None and req.engine != "local":
+        from .engines import run_remote
+
+        run_remote(req, prep, batches, commit, prog.cancelled, kind="embed")
+    else:
+        for rows in batches:
+            prog.check()
+            commit(embed_audio(backend, load_shard_audio(root, rows)))
     mask = np.array([h in have for h in hashes])
     X = np.stack([have[h] for h, m in zip(hashes, mask) if m]) if mask.any() else np.zeros((0, 0))
     return X, mask
@@ -59,7 +70,7 @@ def representation_block(project, prep, frame, result: dict, req, prog) -> dict:
     """Silhouette, leakage and the per-metric case labels, as a JSON-ready dict."""
     from ..stats.representation import representation_analysis
 
-    X, mask = item_embeddings(project, prep, frame, prog)
+    X, mask = item_embeddings(project, prep, frame, prog, req=req)
     excluded = {g["group"] for g in result.get("groups", []) if g.get("excluded")}
     groups = frame["group"].astype(str).to_numpy()
     keep = mask.copy()

@@ -44,7 +44,8 @@ class AuditRequest:
     workers : inference worker threads (None: the backend's preference); with
         ``engine="ray"``, model actors (None: one per free CPU slot / GPU of the cluster).
     engine : ``local`` (threads in this process) or ``ray`` (actors on a Ray cluster,
-        :mod:`fairdesk.jobs.engines`); not part of the cache key (same answers).
+        :mod:`fairdesk.jobs.engines`, for inference, the explain stage's saliency and the
+        representation stage's embeddings); not part of the cache key (same answers).
     ray_address : ``None`` (start a local Ray), ``auto`` or ``ray://HOST:10001``.
     audio_transport : ``bytes`` (the driver decodes and ships the samples) or ``path``
         (workers read the files from a path the cluster shares).

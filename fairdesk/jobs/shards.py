@@ -1,5 +1,6 @@
-"""One shard of inference: decode a few items' audio and run the model on them. Shared by the
-local engine (:mod:`.audit`) and the Ray engine (:mod:`.engines`), so it lives below both."""
+"""One shard of model work: decode a few items' audio and run the model on them (transcripts
+or embeddings). Shared by the local engine (:mod:`.audit`, :mod:`.representation`) and the Ray
+engine (:mod:`.engines`), so it lives below both."""
 
 from __future__ import annotations
 
@@ -26,9 +27,12 @@ def _predict_shard(backend, root, rows) -> list[tuple[int, dict | None, str | No
 
 
 def load_shard_audio(root, rows) -> list[tuple[int, object, str | None]]:
-    """Decode a shard's audio: ``(row index, samples or None, failure reason)`` per item."""
+    """Decode a shard's audio: ``(row index, samples or None, failure reason)`` per item.
+
+    ``rows`` are ``(row index, key, relative path, ...)``; fields past the path are ignored.
+    """
     loaded = []
-    for idx, _key, rel in rows:
+    for idx, _key, rel, *_ in rows:
         try:
             loaded.append((idx, audio_io.load(root / rel).samples, None))
         except AudioError as exc:
@@ -55,3 +59,14 @@ def predict_audio(backend, loaded) -> list[tuple[int, dict | None, str | None]]:
             except Exception as exc:  # noqa: BLE001 - a model error is a per-item failure
                 out.append((i, None, f"model error: {type(exc).__name__}: {exc}"))
     return out
+
+
+def embed_audio(backend, loaded) -> list[tuple[int, object]]:
+    """Embed decoded audio (:func:`load_shard_audio`) in one ``backend.embed`` call:
+    ``(row index, float32 vector, or None for an unreadable item)`` per item."""
+    import numpy as np
+
+    ok = [(idx, a) for idx, a, _ in loaded if a is not None]
+    vecs = np.asarray(backend.embed([a for _, a in ok]), dtype=np.float32) if ok else []
+    got = {idx: v for (idx, _), v in zip(ok, vecs)}
+    return [(idx, got.get(idx)) for idx, _, _ in loaded]

@@ -158,7 +158,7 @@ def _default_aligner(backend):
     return WhisperAligner()
 
 
-def explain_stage(project, prep, frame, req, prog, aligner=None):
+def explain_stage(project, prep, frame, req, prog, aligner=None, run_remote=None):
     """Run the explain stage on the per-item audit frame.
 
     Parameters
@@ -168,6 +168,9 @@ def explain_stage(project, prep, frame, req, prog, aligner=None):
         ``path``, ``audio_hash``, ``speaker_id``, ``item_id``, ``db_id``.
     aligner : an object with ``align(audio, text) -> [WordSpan]`` and ``key`` (default:
         :class:`~.alignment.WhisperAligner`, loaded only when a span is missing).
+    run_remote : the engine's dispatcher (:func:`fairdesk.jobs.engines.run_remote`, given by
+        the audit job for ``--engine ray``): the missing saliency curves are computed on its
+        actors; None computes them here.
 
     Returns
     -------
@@ -191,8 +194,8 @@ def explain_stage(project, prep, frame, req, prog, aligner=None):
     n_cached = n_computed = n_aligned = 0
     own_aligner = aligner
     total = len(sample)
-    remote = _remote_saliency(project, prep, sample, req, prog, mkey) \
-        if req.engine != "local" else {}
+    remote = _remote_saliency(project, prep, sample, req, prog, mkey, run_remote) \
+        if run_remote is not None else {}
     for done, (row_ix, row) in enumerate(sample.iterrows()):
         prog.check()
         item = str(row.get("item_id", row.get("id")))
@@ -306,15 +309,13 @@ class _ItemFailed(Exception):
         self.reason = reason
 
 
-def _remote_saliency(project, prep, sample, req, prog, mkey) -> dict:
+def _remote_saliency(project, prep, sample, req, prog, mkey, run_remote) -> dict:
     """Compute the sample's missing saliency curves on the Ray actors (``req.engine``).
 
     The cache is consulted first and each distinct key is sent once (one item per task);
     every curve is stored by the driver as its task finishes. Returns, by
     :class:`~.store.SaliencyKey`, ``(row label, saliency_result or None, failure reason)``.
     """
-    from ..jobs.engines import run_remote
-
     misses, keys, seen = [], {}, set()
     for row_ix, row in sample.iterrows():
         text = str(row.get("reference") or "").strip()

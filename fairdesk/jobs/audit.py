@@ -438,8 +438,11 @@ def _all_failed(project, prep, req, run_id, fails, counts, timings, t0) -> Audit
 def _explain(project, prep, f, req, prog, aligner):
     """The explain stage: per-item ``grounding_lift`` and ``n_grounded`` columns + block."""
     from ..explain.stage import explain_stage
+    from .engines import run_remote
 
-    lifts, grounded, block = explain_stage(project, prep, f, req, prog, aligner=aligner)
+    lifts, grounded, block = explain_stage(
+        project, prep, f, req, prog, aligner=aligner,
+        run_remote=run_remote if req.engine != "local" else None)
     f = f.copy()
     f["grounding_lift"] = lifts
     f["n_grounded"] = grounded

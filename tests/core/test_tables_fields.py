@@ -8,6 +8,7 @@ import json
 import pandas as pd
 import pytest
 
+from fairdesk.core import tables
 from fairdesk.core.tables import (
     Table,
     TableError,
@@ -124,3 +125,80 @@ def test_frame_adds_missing_columns_and_keeps_lines():
     assert df["b"].isna().all() and "line" not in df.columns
     assert str(TableProblem(4, "why", unit="row")) == "row 4: why"
     assert json.loads(json.dumps(t.frame("n")["n"].tolist())) == [3, 5]
+
+
+# -- the JSONL reader's guards --------------------------------------------------------------------------
+def test_json_depth_counts_brackets_outside_strings_only():
+    d = tables._json_depth
+    assert d("") == 0 and d("]]") == 0
+    assert d('{"a": 1}') == 1
+    assert d('{"a": [1, [2]]}') == 3
+    assert d('{"a": [], "b": {}, "c": [[]]}') == 3
+    assert d('{"a": "[[[{{{"}') == 1
+    assert d('{"a": "x\\"[[[", "b": 1}') == 1  # an escaped quote does not end the string
+    assert d('{"a": "x\\\\", "b": [[1]]}') == 3  # an escaped backslash does not escape the quote
+    assert d('{"a": "\\n"}[[') == 2
+
+
+def test_jsonl_nesting_limits_and_lone_surrogates(tmp_path, monkeypatch):
+    deep = "[" * 63 + "]" * 63
+    lines = [
+        '{"a": ' + deep + "}",  # 64 levels: read
+        '{"a": [' + deep + "]}",  # 65: refused
+        '{"t": "\\ud800"}',
+        '{"t": "ok", "\\udfff": 1}',
+        '{"t": {"k\\ud800": 1}}',
+        '{"t": [["x", "\\udfff"]]}',
+        '{"t": "\\ud7ff\\ue000 \\ud83d\\ude00"}',  # not surrogates / a complete pair: read
+    ]
+    p = tmp_path / "m.jsonl"
+    p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    t = read_table(p)
+    assert [n for n, _ in t.rows] == [1, 7] and t.columns == ["a", "t"]
+    tail = (" holds a lone surrogate (an escape such as \\ud800 that is half of a UTF-16 pair, "
+            "not a character); write the character itself or its complete pair")
+    assert t.problems == [
+        TableProblem(2, "JSON nested deeper than 64 levels; write one flat object per line "
+                        "(values may be objects or lists a few levels deep)"),
+        TableProblem(3, "column 't'" + tail),
+        TableProblem(4, "a column name" + tail),
+        TableProblem(5, "the key of column 't'" + tail),
+        TableProblem(6, "column 't'" + tail),
+    ]
+    assert tables._lone_surrogate("\ud800") == "a key"
+    assert tables._lone_surrogate({"t": "\udfff"}) == "column 't'"
+    assert tables._lone_surrogate({"t": ["\ud7ff", "\ue000"]}) is None
+    # past the cheap count, the parser's own recursion limit is a row problem too
+    monkeypatch.setattr(tables, "MAX_JSON_DEPTH", 10**9)
+    p.write_text("[" * 100_000 + "]" * 100_000 + '\n{"a": 1}\n', encoding="utf-8")
+    t = read_table(p)
+    assert t.problems == [TableProblem(1, "JSON nested too deeply; write one flat object per "
+                                          "line")]
+    assert t.rows == [(2, {"a": 1})]
+
+
+def test_jsonl_lines_may_end_in_a_carriage_return_only(tmp_path):
+    p = tmp_path / "m.jsonl"
+    p.write_bytes(b'{"a": 1}\r{"a": 2}\r\n{"a": 3}\n')
+    assert read_table(p).rows == [(1, {"a": 1}), (2, {"a": 2}), (3, {"a": 3})]
+
+
+def test_quote_reasons_word_for_word(tmp_path):
+    p = tmp_path / "q.csv"
+    p.write_text('a,b\n"' + "x" * 140_000 + '",1\n2,3\n', encoding="utf-8")
+    t = read_table(p)
+    assert t.problems[0] == TableProblem(
+        2, "a field is longer than 128 KiB; most likely a quote opened here runs over many "
+           "lines (close it), else shorten the field")
+    p.write_text('a,b\n1,2\n"x,1\n', encoding="utf-8")
+    t = read_table(p)
+    assert t.problems == [TableProblem(
+        3, 'a quoted field opened on this line is never closed; close the quote, or double it '
+           '("") inside the field')]
+
+
+def test_parquet_table_names_its_file(tmp_path):
+    p = tmp_path / "t.parquet"
+    pd.DataFrame({"path": ["a.wav"], "text": ["hi"]}).to_parquet(p)
+    t = read_table(p)
+    assert t.path == p and t.rows == [(1, {"path": "a.wav", "text": "hi"})]

@@ -84,7 +84,48 @@ PACKAGES: dict[str, dict[str, list[str]]] = {
 #: Survivors that cannot be killed, with the reason (mutant name -> why it is equivalent).
 #: Filled from the runs quoted in the issue's closing note; a name not found in a run is
 #: ignored.
-EQUIVALENT: dict[str, str] = {}
+EQUIVALENT: dict[str, str] = {
+    # core/tables.py
+    "fairdesk.core.tables.x__read_delimited__mutmut_1":
+        "name_blank's default: read_table always passes name_blank",
+    "fairdesk.core.tables.x__read_delimited__mutmut_71":
+        "while <= len(lines): the extra pass finds no line and stops at the same break",
+    "fairdesk.core.tables.x__read_delimited__mutmut_85":
+        "break -> return: with a line left next(reader) never raises StopIteration",
+    "fairdesk.core.tables.x__read_jsonl__mutmut_4":
+        "the empty column list is replaced by the keys seen before the table is returned",
+    "fairdesk.core.tables.x__read_jsonl__mutmut_16":
+        "newline=None: lines split at the same places, and JSON ignores the line end",
+    "fairdesk.core.tables.x__read_jsonl__mutmut_84":
+        "setdefault(key) defaults to None, as setdefault(key, None)",
+    "fairdesk.core.tables.x__read_parquet__mutmut_18":
+        "itertuples(index=None): as False, the index is not included",
+    "fairdesk.core.tables.x__read_parquet__mutmut_20":
+        "itertuples without name=None gives namedtuples: zipped with the columns the same",
+    "fairdesk.core.tables.x__read_parquet__mutmut_32":
+        "Table's problems default to an empty list",
+    "fairdesk.core.tables.x_read_table__mutmut_57":
+        "text.split('\\n')[0]: the first line is the same without the maxsplit",
+    "fairdesk.core.tables.x_read_table__mutmut_60":
+        "text.split('\\n', 2)[0]: the first line is the same",
+    "fairdesk.core.tables.x_decode_text__mutmut_10": "codec names are case-insensitive",
+    "fairdesk.core.tables.x_decode_text__mutmut_14": "bytes.decode defaults to UTF-8",
+    "fairdesk.core.tables.x_decode_text__mutmut_17": "codec names are case-insensitive",
+    # core/importers.py
+    "fairdesk.core.importers.x_derive_content_id__mutmut_31": "codec names are case-insensitive",
+    "fairdesk.core.importers.x_rows_to_candidates__mutmut_98":
+        "`v if ... else v`: both branches are v",
+    "fairdesk.core.importers.x_rows_to_candidates__mutmut_99":
+        "`v if ... else v`: both branches are v",
+    "fairdesk.core.importers.x_rows_to_candidates__mutmut_126":
+        "no key column: row.get(None) is None (rows are keyed by column names), as the None branch",
+    "fairdesk.core.importers.x_rows_to_candidates__mutmut_150":
+        "no speaker column: row.get(None) is None, as the None branch",
+    "fairdesk.core.importers.x_rows_to_candidates__mutmut_155":
+        "no content column: row.get(None) is None, as the None branch",
+    "fairdesk.core.importers.x_import_dataset__mutmut_284":
+        "INSERT's column names in upper case: SQLite identifiers are case-insensitive",
+}
 
 #: Functions whose mutants mutmut cannot activate, with the reason (mangled-name prefix ->
 #: why). mutmut 3 switches a mutant on per call, in a child forked after the modules were
@@ -107,11 +148,53 @@ EQUIVALENT_DIFFS: list[tuple[str, str]] = [
 ]
 
 
+#: Equivalent in the named functions only (mutant-name prefix, regex on the diff, why): changes
+#: that cannot alter a result there, though the same text elsewhere might.
+EQUIVALENT_IN: list[tuple[str, str, str]] = [
+    # core: the importer's SQL and its sqlite3.Row lookups
+    ("fairdesk.core.importers.x_", r"^- (?=.*\b(SELECT|INSERT|UPDATE|DELETE|FROM|WHERE|VALUES|SET)\b)"
+     r"(?P<a>[^|]*) \| \+ (?P<b>[^|]*)$",
+     "SQL keyword or identifier case inside an SQL string: SQLite is case-insensitive there"),
+    ("fairdesk.core.importers.x_", r"\b(r|row|old)\[[\"'][a-z_]+[\"']\].* \| \+ .*\b(r|row|old)\[[\"']"
+     r"[A-Z_]+[\"']\]",
+     "sqlite3.Row column lookup in upper case: sqlite3.Row matches column names case-insensitively"),
+    ("fairdesk.core.importers.x_import_dataset", r"workers = max\(1, min\(4, os\.cpu_count\(\) or 1\)\)"
+     r"|ThreadPoolExecutor\(workers\) as pool: \| \+ .*ThreadPoolExecutor\(None\)",
+     "number of threads probing the audio: pool.map returns the results in order, only the "
+     "speed changes"),
+    ("fairdesk.core.importers.x_import_dataset", r"progress\(n / max\(1, len\(todo\)\).* \| \+ .*"
+     r"progress\(n / max\(2, len\(todo\)\)",
+     "progress is called only at n % 50 == 0, so len(todo) >= 50 there"),
+    ("fairdesk.core.importers.x_import_dataset", r"^- +break \| \+ +continue$",
+     "the manifest-file loop: after the first match path is that file, so no later name exists "
+     "under it"),
+    ("fairdesk.core.importers.x__write_status", r"json\.dumps\(list\(info\.warnings\), "
+     r"ensure_ascii=False\).* \| \+ .*json\.dumps\(list\(info\.warnings\), "
+     r"(ensure_ascii=(None|True)\)|\))",
+     "ensure_ascii on the audio warnings: every warning is ASCII text (fixed words and numbers)"),
+    ("fairdesk.core.importers.x_read_commonvoice", r"audio_col=\"path\".* \| \+ .*(audio_col=None|"
+     r"clips, text_col=)",
+     "Common Voice's audio column: 'path' is the first name the default pick looks for"),
+]
+
+
+def _case_only(diff: str) -> bool:
+    """The diff changes only the case of one line."""
+    m = re.fullmatch(r"- (?P<a>[^|]*) \| \+ (?P<b>[^|]*)", diff)
+    return bool(m) and m["a"] != m["b"] and m["a"].lower() == m["b"].lower()
+
+
 def _why_not(name: str, diff: str = "") -> str | None:
     """The reason a survivor cannot be killed (equivalent, or never activated), else None."""
     for pattern, why in EQUIVALENT_DIFFS:
         if re.search(pattern, diff):
             return f"EQUIVALENT: {why}"
+    for prefix, pattern, why in EQUIVALENT_IN:
+        if not name.startswith(prefix) or not re.search(pattern, diff):
+            continue
+        if why.startswith(("SQL keyword", "sqlite3.Row")) and not _case_only(diff):
+            continue
+        return f"EQUIVALENT: {why}"
     if name in EQUIVALENT:
         return f"EQUIVALENT: {EQUIVALENT[name]}"
     for prefix, why in NOT_ACTIVATABLE.items():

@@ -147,12 +147,16 @@ def test_every_row_check_names_the_row_the_path_and_the_source(project, tmp_path
         _cand(10, str(root / "e.wav"), key="k1", src="other.csv"),
         _cand(11, str(root / "b.wav"), key="good", metadata={"accent": "ok"}),
     ]
-    man = _fake_reader(monkeypatch, root, cands, [Problem(1, None, "from the reader", "z.csv")])
+    man = _fake_reader(monkeypatch, root, cands, [
+        Problem(1, None, "from the reader", "z.csv"), Problem(20, None, "late line", "m.csv"),
+        Problem(1, None, "line 1", "s.csv"), Problem(None, None, "the whole file", "s.csv"),
+        Problem(None, None, "no source", None)])
     rep = import_dataset(project, "d", man)
     assert rep.imported == 2 and rep.added == 2
     outside = str(tmp_path / "data-private" / "x.wav")
-    # sorted by source, then row
+    # sorted by source (none first), then row (none first)
     assert list(rep.problems) == [
+        Problem(None, None, "no source", None),
         Problem(2, None, BAD_REASON, "m.csv"),
         Problem(3, None, importers.bad_utf8(str(root / "caf\udce9.wav")), "m.csv"),
         Problem(4, None, BAD_REASON, "m.csv"),
@@ -162,14 +166,18 @@ def test_every_row_check_names_the_row_the_path_and_the_source(project, tmp_path
                 "move the audio inside the dataset folder", "m.csv"),
         Problem(8, "c.wav", "empty transcript; add the reference text or remove the row",
                 "m.csv"),
+        Problem(20, None, "late line", "m.csv"),
         Problem(10, "e.wav", "duplicate item id 'k1' (first seen on line 9); give each row a "
                 "unique id", "other.csv"),
+        Problem(None, None, "the whole file", "s.csv"),
+        Problem(1, None, "line 1", "s.csv"),
         Problem(1, None, "from the reader", "z.csv"),
     ]
-    stored = project.conn.execute(
-        "SELECT row, path, reason FROM import_problems ORDER BY row").fetchall()
-    assert [tuple(r) for r in stored][:2] == [
-        (1, None, "z.csv: from the reader"), (2, None, f"m.csv: {BAD_REASON}")]
+    stored = project.conn.execute("SELECT row, path, reason FROM import_problems").fetchall()
+    assert [tuple(r) for r in stored][:3] == [
+        (1, None, "z.csv: from the reader"), (20, None, "m.csv: late line"),
+        (1, None, "s.csv: line 1")]
+    assert (None, None, "no source") in [tuple(r) for r in stored]
     items = project.items(project.dataset("d")).set_index("id")
     assert sorted(items.index) == ["good", "k1"]
     assert items.loc["good", "path"] == "b.wav" and items.loc["good", "accent"] == "ok"
@@ -189,13 +197,26 @@ def test_labels_only_rows_need_no_text_and_the_language_default(project, tmp_pat
     root = tmp_path / "data"
     write_wav(root / "a.wav", seconds=0.2)
     man = _fake_reader(monkeypatch, root, [_cand(2, str(root / "a.wav"), text="",
-                                                 needs_text=False, key="a")])
+                                                 needs_text=False, key="a",
+                                                 metadata={"label": "Ọ̀yọ́", "n": 2})])
     rep = import_dataset(project, "d", man)
     assert rep.imported == 1
     ds = project.dataset("d")
     assert ds.language == "en" and ds.format == "manifest"
     it = project.items(ds).iloc[0]
     assert it["content_id"] == "item:a" and it["text"] == ""
+    stored = project.conn.execute("SELECT metadata FROM items").fetchone()[0]
+    assert stored == '{"label": "Ọ̀yọ́", "n": 2}'  # UTF-8 as is, keys sorted
+
+
+def test_content_id_is_the_hash_of_the_normalised_reference():
+    import hashlib
+
+    def sha(t):
+        return "t:" + hashlib.sha1(t.encode("utf-8")).hexdigest()[:12]
+
+    assert derive_content_id("Hello,  World!") == sha("hello world")
+    assert derive_content_id(None) == derive_content_id("") == sha("")
 
 
 def test_warnings_stale_items_and_the_report_dict(project, tmp_path):

@@ -4,6 +4,7 @@ check of bench/mutation.py found unchecked)."""
 from __future__ import annotations
 
 import json
+import os
 
 import pandas as pd
 import pytest
@@ -202,3 +203,81 @@ def test_parquet_table_names_its_file(tmp_path):
     pd.DataFrame({"path": ["a.wav"], "text": ["hi"]}).to_parquet(p)
     t = read_table(p)
     assert t.path == p and t.rows == [(1, {"path": "a.wav", "text": "hi"})]
+
+
+def test_read_table_refusals_word_for_word(tmp_path, monkeypatch):
+    missing = tmp_path / "nope.csv"
+    with pytest.raises(TableError) as e:
+        read_table(missing)
+    assert str(e.value) == f"{missing}: cannot be opened (No such file or directory); check the path"
+    with pytest.raises(TableError) as e:
+        read_table(tmp_path)
+    assert str(e.value) == f"{tmp_path}: is a folder; give a CSV, TSV, JSONL or Parquet file"
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    with pytest.raises(TableError) as e:
+        read_table(fifo)
+    assert str(e.value) == (f"{fifo}: is not a regular file (a FIFO, device or socket); give a "
+                            "CSV, TSV, JSONL or Parquet file")
+    bad16 = write(tmp_path / "u.csv", b"\xff\xfea")
+    with pytest.raises(TableError) as e:
+        read_table(bad16)
+    assert str(e.value).startswith(f"{bad16}: starts with a UTF-16 byte-order mark")
+    ok = write(tmp_path / "ok.csv", "a\n1\n")
+
+    def eio(self):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(type(ok), "read_bytes", eio)
+    with pytest.raises(TableError) as e:
+        read_table(ok)
+    assert str(e.value) == f"{ok}: cannot be read (Input/output error)"
+
+
+def test_the_given_format_wins_and_the_delimiter_comes_from_line_one(tmp_path):
+    p = write(tmp_path / "x.csv", "a\tb\n1\t2\n")
+    t = read_table(p, fmt="tsv")
+    assert t.format == "tsv" and t.rows == [(2, {"a": "1", "b": "2"})]
+    # line 1 has a tab and no comma: tabs, though a later line has a comma
+    t = read_table(write(tmp_path / "y.txt", "a\tb\n1,5\t2\n"))
+    assert t.rows == [(2, {"a": "1,5", "b": "2"})]
+
+
+def test_blank_header_cells_are_named_only_when_asked(tmp_path):
+    p = write(tmp_path / "s.csv", "a,,b, \n1,2,3,4\n")
+    with pytest.raises(TableError) as e:
+        read_table(p)
+    assert str(e.value) == f"{p}: duplicate column names ['']; rename them"
+    t = read_table(p, name_blank=True)
+    assert t.columns == ["a", "unnamed_2", "b", "unnamed_4"]
+    assert t.rows == [(2, {"a": "1", "unnamed_2": "2", "b": "3", "unnamed_4": "4"})]
+    bad = write(tmp_path / "h.csv", b"a,caf\xe9\n1,2\n")
+    with pytest.raises(TableError) as e:
+        read_table(bad)
+    assert str(e.value) == (f"{bad}: line 1 (the header), column 2: text is not valid UTF-8 "
+                            "(byte 0xe9 at character 4); re-save the file as UTF-8")
+
+
+def test_unquoted_headers_keep_their_quotes(tmp_path):
+    t = read_table(write(tmp_path / "v.tsv", '"a"\tb\n"x\t2\n'), quoting="none")
+    assert t.columns == ['"a"', "b"] and t.rows == [(2, {'"a"': '"x', "b": "2"})]
+    assert t.path == tmp_path / "v.tsv"
+
+
+def test_a_quote_closed_on_the_next_line_reads_both_lines_again(tmp_path):
+    p = write(tmp_path / "q.csv", 'a,b\n"x,1\ny",2,3\n5,6\n')
+    t = read_table(p)
+    assert t.problems == [
+        TableProblem(2, 'a quote opened on this line is closed only on line 3, which leaves 3 '
+                        'fields (the header has 2); close the quote or double it ("") inside '
+                        "the field"),
+        TableProblem(3, "row has 3 fields but the header has 2; fix the quoting or separators"),
+    ]
+    assert t.rows == [(4, {"a": "5", "b": "6"})]
+
+
+def test_line_ends_crlf_inside_a_field_and_cr_only(tmp_path):
+    t = read_table(write(tmp_path / "w.csv", b'a,b\r\n"x\r\ny",2\r\n'))
+    assert t.rows == [(2, {"a": "x\r\ny", "b": "2"})]  # the field's own line end is kept
+    t = read_table(write(tmp_path / "m.csv", b"a,b\r1,2\r3,4\r"))
+    assert t.rows == [(2, {"a": "1", "b": "2"}), (3, {"a": "3", "b": "4"})] and t.problems == []

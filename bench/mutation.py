@@ -125,6 +125,24 @@ EQUIVALENT: dict[str, str] = {
         "no content column: row.get(None) is None, as the None branch",
     "fairdesk.core.importers.x_import_dataset__mutmut_284":
         "INSERT's column names in upper case: SQLite identifiers are case-insensitive",
+    # recording
+    "fairdesk.recording.recorder.x__recover_one__mutmut_58":
+        "size >= end: truncating a file to its own size changes nothing",
+    "fairdesk.recording.recorder.x__recover_one__mutmut_96":
+        "'<i' for the fact chunk's frame count: at most 2**30 frames fit a WAV (4-byte float "
+        "frames), below 2**31 the bytes are the same",
+    "fairdesk.recording.recorder.xǁRecorderǁ_measure__mutmut_28":
+        "concatenating an empty carry gives the same array",
+    "fairdesk.recording.recorder.xǁRecorderǁ_measure__mutmut_40":
+        "reshape(-2, hop): numpy reads any negative size as 'the rest'",
+    "fairdesk.recording.recorder.xǁRecorderǁ_write_loop__mutmut_6":
+        "break -> return: nothing follows the loop",
+    "fairdesk.recording.recorder.xǁRecorderǁ_write_loop__mutmut_12":
+        "> for >= on the fsync period: two monotonic reads a block apart are never exactly the "
+        "period apart (nanosecond clock)",
+    "fairdesk.recording.wavfile.x__parse_wav__mutmut_9":
+        "read(4097): chunk headers start at even offsets, so byte 4097 never completes one",
+    "fairdesk.recording.wavfile.x_read_sidecar__mutmut_5": "codec names are case-insensitive",
 }
 
 #: Functions whose mutants mutmut cannot activate, with the reason (mangled-name prefix ->
@@ -132,7 +150,10 @@ EQUIVALENT: dict[str, str] = {
 #: imported; code that runs only at import time has already run unmutated by then (the
 #: registry's metric table is therefore also built inside a test:
 #: tests/metrics/test_metrics_table.py).
-NOT_ACTIVATABLE: dict[str, str] = {}
+NOT_ACTIVATABLE: dict[str, str] = {
+    "fairdesk.recording.wavfile.x_take_is_locked__mutmut_1":
+        "the branch for a system without fcntl (Windows); fcntl always imports here",
+}
 
 
 #: Equivalent by the shape of the change (regex on the mutant's diff -> why). Only changes

@@ -620,3 +620,34 @@ def test_recover_sidecar_of_a_recovered_take_has_its_fields(tmp_path):
     assert t0 <= side["recovered_at"] <= time.time()
     assert take.dtype == "int16" and take.overflows == 0
     assert json.loads(wavfile.sidecar_path(path).read_text(encoding="utf-8")) == side
+
+
+def test_fsync_waits_for_its_period(tmp_path, monkeypatch):
+    syncs = []
+    monkeypatch.setattr(WavAppender, "sync", lambda self: syncs.append(self.frames))
+    r = Recorder(HandStream.factory(), fsync_every=60.0)  # a minute: not within this test
+    r.start(tmp_path / "s.wav")
+    for _ in range(3):
+        HandStream.made[0].feed(ramp(100))
+    r.stop()
+    assert syncs == []
+
+
+def test_a_sidecar_reads_back_as_utf8_whatever_the_locale(tmp_path):
+    # Windows and C-locale systems have a non-UTF-8 default encoding; the sidecar is UTF-8
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    wav = tmp_path / "t.wav"
+    wavfile._write_json_atomic(wavfile.sidecar_path(wav), {"speaker": "Ọlá"})
+    env = {**os.environ, "PYTHONPATH": str(root), "LC_ALL": "C", "LANG": "C",
+           "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
+    code = ("import sys, locale; from fairdesk.recording.wavfile import read_sidecar; "
+            "print(locale.getpreferredencoding(False), read_sidecar(sys.argv[1]) is not None)")
+    out = subprocess.run([sys.executable, "-c", code, str(wav)], env=env, cwd=str(root),
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    encoding, ok = out.stdout.split()
+    assert encoding.lower().replace("-", "") != "utf8"  # the locale really is not UTF-8
+    assert ok == "True"

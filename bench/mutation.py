@@ -143,6 +143,52 @@ EQUIVALENT: dict[str, str] = {
     "fairdesk.recording.wavfile.x__parse_wav__mutmut_9":
         "read(4097): chunk headers start at even offsets, so byte 4097 never completes one",
     "fairdesk.recording.wavfile.x_read_sidecar__mutmut_5": "codec names are case-insensitive",
+    "fairdesk.recording.wavfile.xǁWavAppenderǁ__init____mutmut_27":
+        "O_BINARY exists on Windows only: getattr(None, ...) falls back to 0, as os lacks it here",
+    "fairdesk.recording.wavfile.xǁWavAppenderǁ__init____mutmut_33":
+        "O_BINARY exists on Windows only: any other name falls back to 0 as well",
+    "fairdesk.recording.wavfile.xǁWavAppenderǁ__init____mutmut_34":
+        "O_BINARY exists on Windows only: any other name falls back to 0 as well",
+    "fairdesk.recording.wavfile.xǁWavAppenderǁ__init____mutmut_35":
+        "the O_BINARY fallback 1 is O_WRONLY, already in the flags (POSIX)",
+    "fairdesk.recording.wavfile.x__write_json_atomic__mutmut_12":
+        "codec names are case-insensitive",
+    "fairdesk.recording.wavfile.x__write_json_atomic__mutmut_15":
+        "ensure_ascii=None is falsy, as False",
+    "fairdesk.recording.recorder.xǁRecorderǁ_reset__mutmut_13":
+        "the empty carry's dtype: only a non-empty carry (a block's float32 frames) is ever concatenated",
+    "fairdesk.recording.recorder.xǁRecorderǁ_reset__mutmut_15":
+        "the empty carry's dtype: only a non-empty carry (a block's float32 frames) is ever concatenated",
+    "fairdesk.recording.recorder.xǁRecorderǁ_reset__mutmut_2":
+        "start() sets the stream before anything reads it",
+    "fairdesk.recording.recorder.xǁRecorderǁ_reset__mutmut_4":
+        "start() sets the file before anything reads it",
+    "fairdesk.recording.recorder.xǁRecorderǁ_reset__mutmut_5":
+        "start() sets the sidecar fields before anything reads them",
+    "fairdesk.recording.recorder.xǁRecorderǁstart__mutmut_83":
+        "missing_ok: the take was created a moment before, it exists",
+    "fairdesk.recording.recorder.xǁRecorderǁstart__mutmut_84":
+        "missing_ok: the take was created a moment before, it exists",
+    "fairdesk.recording.recorder.xǁRecorderǁstart__mutmut_85":
+        "missing_ok: the sidecar was written a moment before, it exists",
+    "fairdesk.recording.recorder.xǁRecorderǁstart__mutmut_87":
+        "missing_ok: the sidecar was written a moment before, it exists",
+    "fairdesk.recording.wavfile.x__header__mutmut_82":
+        "a signed struct code for header fields (format tag, channels, sizes 16/18/4, cbSize 0, rates) whose values are far below the signed limit: the same bytes",
+    "fairdesk.recording.wavfile.x__header__mutmut_97":
+        "a signed struct code for header fields (format tag, channels, sizes 16/18/4, cbSize 0, rates) whose values are far below the signed limit: the same bytes",
+    "fairdesk.recording.wavfile.x__header__mutmut_109":
+        "a signed struct code for header fields (format tag, channels, sizes 16/18/4, cbSize 0, rates) whose values are far below the signed limit: the same bytes",
+    "fairdesk.recording.wavfile.x__header__mutmut_20":
+        "a signed struct code for header fields (format tag, channels, sizes 16/18/4, cbSize 0, rates) whose values are far below the signed limit: the same bytes",
+    "fairdesk.recording.wavfile.x__header__mutmut_36":
+        "a signed struct code for header fields (format tag, channels, sizes 16/18/4, cbSize 0, rates) whose values are far below the signed limit: the same bytes",
+    "fairdesk.recording.wavfile.x__header__mutmut_50":
+        "a signed struct code for header fields (format tag, channels, sizes 16/18/4, cbSize 0, rates) whose values are far below the signed limit: the same bytes",
+    "fairdesk.recording.wavfile.x__header__mutmut_57":
+        "a signed struct code for header fields (format tag, channels, sizes 16/18/4, cbSize 0, rates) whose values are far below the signed limit: the same bytes",
+    "fairdesk.recording.wavfile.x__header__mutmut_75":
+        "a signed struct code for header fields (format tag, channels, sizes 16/18/4, cbSize 0, rates) whose values are far below the signed limit: the same bytes",
 }
 
 #: Functions whose mutants mutmut cannot activate, with the reason (mangled-name prefix ->

@@ -92,6 +92,8 @@ def _fields(path) -> dict:
         cid, size = raw[pos:pos + 4], struct.unpack("<I", raw[pos + 4:pos + 8])[0]
         if cid == b"fmt ":
             out["fmt"] = struct.unpack("<HHIIHH", raw[pos + 8:pos + 24])
+            if size == 18:
+                out["cbsize"] = struct.unpack("<H", raw[pos + 24:pos + 26])[0]
         elif cid == b"fact":
             out["fact"] = struct.unpack("<I", raw[pos + 8:pos + 12])[0]
         elif cid == b"data":
@@ -129,6 +131,42 @@ def test_appender_takes_a_mono_vector_and_never_overwrites(tmp_path):
     np.testing.assert_array_equal(data, ramp(100)[:, 0])
 
 
+def test_a_new_take_is_rw_r_r_and_an_empty_float_take_has_zero_frames(tmp_path):
+    umask = os.umask(0)
+    os.umask(umask)
+    path = tmp_path / "new.wav"
+    w = WavAppender(path, 16000, 1, "float32")
+    assert path.stat().st_mode & 0o777 == 0o644 & ~umask  # like any file the user saves
+    h = _fields(path)  # valid before any audio
+    assert (h["riff"], h["data"], h["fact"], h["size"]) == (h["size"] - 8, 0, 0, 58)
+    w.close()
+
+
+def test_blocks_of_another_dtype_or_byte_order_are_converted(tmp_path):
+    path = tmp_path / "conv.wav"
+    w = WavAppender(path, 16000, 1, "int16")
+    w.append(ramp(50).astype(">i2"))  # big-endian
+    w.append(ramp(50).astype(np.int32))  # wider integers: written as int16
+    w.close()
+    assert _fields(path)["data"] == 200
+    data, _ = sf.read(str(path), dtype="int16")
+    np.testing.assert_array_equal(data, np.concatenate([ramp(50), ramp(50)])[:, 0])
+
+
+def test_short_writes_are_completed(tmp_path, monkeypatch):
+    real = os.write
+    monkeypatch.setattr(os, "write", lambda fd, data: real(fd, bytes(data[:3])))
+    path = tmp_path / "short.wav"
+    w = WavAppender(path, 16000, 1)  # a pipe or a full disk may take a few bytes at a time
+    w.append(ramp(40))
+    w.close()
+    monkeypatch.undo()
+    h = _fields(path)
+    assert (h["riff"], h["data"], h["size"]) == (36 + 80, 80, 44 + 80)
+    data, _ = sf.read(str(path), dtype="int16")
+    np.testing.assert_array_equal(data, ramp(40)[:, 0])
+
+
 def test_close_is_idempotent_and_syncs_the_header(tmp_path):
     path = tmp_path / "c.wav"
     w = WavAppender(path, 16000, 1, "float32")
@@ -140,6 +178,7 @@ def test_close_is_idempotent_and_syncs_the_header(tmp_path):
     assert w.fd == -1
     h = _fields(path)
     assert (h["riff"], h["data"], h["fact"]) == (h["size"] - 8, 200, 50)
+    assert h["cbsize"] == 0  # IEEE float: no fmt extension bytes
 
 
 def test_close_leaves_fd_zero_alone_only_when_closed(tmp_path, monkeypatch):
@@ -275,6 +314,9 @@ def test_recorder_refuses_an_unknown_format():
     r = Recorder(HandStream.factory())
     assert (r.blocksize, r.dtype, r.fsync_every) == (1024, "int16", 1.0)
     assert r.stream_factory is not None and r.duration == 0.0 and not r.recording
+    # what the GUI's display timer reads before any take
+    assert (r.samplerate, r.channels, r.frames, r.path, r.error) == (16000, 1, 0, None, None)
+    assert r.level == Level() and r.level.dbfs == pytest.approx(-120.0)
 
 
 def test_a_hand_fed_take_writes_every_field(tmp_path):
@@ -313,6 +355,7 @@ def test_a_hand_fed_take_writes_every_field(tmp_path):
     assert side["duration"] == pytest.approx(1000 / 22050)
     assert side["started_at"] <= side["stopped_at"] <= time.time()
     assert "error" not in side
+    assert not wavfile.take_is_locked(path)  # closed: the writer's lock is released
     assert r.frames == 1000 and r.duration == pytest.approx(1000 / 22050)
     data, sr = sf.read(str(path), dtype="float32", always_2d=True)
     assert sr == 22050
@@ -643,11 +686,15 @@ def test_a_sidecar_reads_back_as_utf8_whatever_the_locale(tmp_path):
     wavfile._write_json_atomic(wavfile.sidecar_path(wav), {"speaker": "Ọlá"})
     env = {**os.environ, "PYTHONPATH": str(root), "LC_ALL": "C", "LANG": "C",
            "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
-    code = ("import sys, locale; from fairdesk.recording.wavfile import read_sidecar; "
+    code = ("import sys, locale; from pathlib import Path; "
+            "from fairdesk.recording.wavfile import read_sidecar, _write_json_atomic; "
+            "_write_json_atomic(Path(sys.argv[2]), {'speaker': '\\u1ecdl\\u00e1'}); "
             "print(locale.getpreferredencoding(False), read_sidecar(sys.argv[1]) is not None)")
-    out = subprocess.run([sys.executable, "-c", code, str(wav)], env=env, cwd=str(root),
-                         capture_output=True, text=True, timeout=60)
+    written = tmp_path / "w.json"
+    out = subprocess.run([sys.executable, "-c", code, str(wav), str(written)], env=env,
+                         cwd=str(root), capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     encoding, ok = out.stdout.split()
     assert encoding.lower().replace("-", "") != "utf8"  # the locale really is not UTF-8
     assert ok == "True"
+    assert json.loads(written.read_text(encoding="utf-8")) == {"speaker": "ọlá"}

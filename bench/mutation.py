@@ -153,8 +153,6 @@ EQUIVALENT: dict[str, str] = {
         "the O_BINARY fallback 1 is O_WRONLY, already in the flags (POSIX)",
     "fairdesk.recording.wavfile.x__write_json_atomic__mutmut_12":
         "codec names are case-insensitive",
-    "fairdesk.recording.wavfile.x__write_json_atomic__mutmut_15":
-        "ensure_ascii=None is falsy, as False",
     "fairdesk.recording.recorder.xǁRecorderǁ_reset__mutmut_13":
         "the empty carry's dtype: only a non-empty carry (a block's float32 frames) is ever concatenated",
     "fairdesk.recording.recorder.xǁRecorderǁ_reset__mutmut_15":
@@ -207,6 +205,10 @@ NOT_ACTIVATABLE: dict[str, str] = {
 EQUIVALENT_DIFFS: list[tuple[str, str]] = [
     (r"^- .*zip\(.*strict=True\).* \| \+ .*zip\(.*(strict=(None|False)|, \))",
      "zip(strict=True) relaxed where the sequences have equal length by construction"),
+    (r"ensure_ascii=False.* \| \+ .*ensure_ascii=None",
+     "ensure_ascii=None is falsy: json reads it as False"),
+    (r"^- +(in_str = esc|in_str|esc) = False \| \+ +(in_str = esc|in_str|esc) = None$",
+     "a flag set to None instead of False: only its truth is read"),
     (r"^- .*np\.errstate\(.* \| \+ .*np\.errstate\(",
      "np.errstate only silences warnings; the values are the same"),
     (r"^- .*\"(SELECT|INSERT|UPDATE|DELETE)\b.* \| \+ .*\"(select|insert|update|delete|SELECT|INSERT"

@@ -150,13 +150,14 @@ def test_every_row_check_names_the_row_the_path_and_the_source(project, tmp_path
     man = _fake_reader(monkeypatch, root, cands, [
         Problem(1, None, "from the reader", "z.csv"), Problem(20, None, "late line", "m.csv"),
         Problem(1, None, "line 1", "s.csv"), Problem(None, None, "the whole file", "s.csv"),
-        Problem(None, None, "no source", None)])
+        Problem(None, None, "no source", None), Problem(3, None, "absolute", "/data/a.csv")])
     rep = import_dataset(project, "d", man)
     assert rep.imported == 2 and rep.added == 2
     outside = str(tmp_path / "data-private" / "x.wav")
     # sorted by source (none first), then row (none first)
     assert list(rep.problems) == [
         Problem(None, None, "no source", None),
+        Problem(3, None, "absolute", "/data/a.csv"),
         Problem(2, None, BAD_REASON, "m.csv"),
         Problem(3, None, importers.bad_utf8(str(root / "caf\udce9.wav")), "m.csv"),
         Problem(4, None, BAD_REASON, "m.csv"),
@@ -177,6 +178,7 @@ def test_every_row_check_names_the_row_the_path_and_the_source(project, tmp_path
     assert [tuple(r) for r in stored][:3] == [
         (1, None, "z.csv: from the reader"), (20, None, "m.csv: late line"),
         (1, None, "s.csv: line 1")]
+    assert (3, None, "/data/a.csv: absolute") in [tuple(r) for r in stored]
     assert (None, None, "no source") in [tuple(r) for r in stored]
     items = project.items(project.dataset("d")).set_index("id")
     assert sorted(items.index) == ["good", "k1"]
@@ -396,6 +398,12 @@ def test_audiofolder_prefers_file_name_passes_options_and_keeps_every_problem(tm
         (str(root / "test" / "b.wav"), "bye", {"file": "y.txt", "split": "test"})]
     assert [(p.row, p.source) for p in problems] == [
         (3, str(root / "metadata.csv")), (3, str(root / "test" / "metadata.csv"))]
+    # no file_name column: the usual audio-path names are looked for
+    other = tmp_path / "af2"
+    other.mkdir()
+    (other / "metadata.csv").write_text("path,text\nc.wav,hi\n", encoding="utf-8")
+    _, cands, _ = importers.read_audiofolder(other)
+    assert [(c.path, c.text) for c in cands] == [(str(other / "c.wav"), "hi")]
 
 
 def test_librispeech_speakers_table_with_comments_and_unlisted_speakers(tmp_path):
@@ -405,10 +413,12 @@ def test_librispeech_speakers_table_with_comments_and_unlisted_speakers(tmp_path
         "; comment\n\n19 | F | train-clean-100 | 25.19 | Someone\nbroken line\n"
         "; another\n20 | M | dev-clean | 1.0 | Other\n", encoding="utf-8")
     (root / "19" / "198" / "19-198.trans.txt").write_text(
-        "19-198-0001 HELLO\n\n21-198-0002 UNLISTED\n", encoding="utf-8")
+        "19-198-0001 HELLO\n\n21-198-0002 UNLISTED\n20-198-0003 AFTER A BROKEN LINE\n",
+        encoding="utf-8")
     _, cands, problems = importers.read_librispeech(root)
     assert [(c.row, c.key, c.speaker_id, c.metadata) for c in cands] == [
         (1, "19-198-0001", "19", {"gender": "female", "subset": "train-clean-100"}),
-        (3, "21-198-0002", "21", {})]
+        (3, "21-198-0002", "21", {}),
+        (4, "20-198-0003", "20", {"gender": "male", "subset": "dev-clean"})]
     assert [(p.row, p.reason) for p in problems] == [
         (4, "SPEAKERS.TXT line is not 'ID | SEX | SUBSET | MINUTES | NAME'")]

@@ -151,6 +151,8 @@ def test_jsonl_nesting_limits_and_lone_surrogates(tmp_path, monkeypatch):
         '{"t": {"k\\ud800": 1}}',
         '{"t": [["x", "\\udfff"]]}',
         '{"t": "\\ud7ff\\ue000 \\ud83d\\ude00"}',  # not surrogates / a complete pair: read
+        "X" * 70,  # not JSON: letters are not brackets
+        "[X" * 65,  # 65 brackets deep, whatever lies between
     ]
     p = tmp_path / "m.jsonl"
     p.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -165,6 +167,9 @@ def test_jsonl_nesting_limits_and_lone_surrogates(tmp_path, monkeypatch):
         TableProblem(4, "a column name" + tail),
         TableProblem(5, "the key of column 't'" + tail),
         TableProblem(6, "column 't'" + tail),
+        TableProblem(8, "not valid JSON (Expecting value at column 1)"),
+        TableProblem(9, "JSON nested deeper than 64 levels; write one flat object per line "
+                        "(values may be objects or lists a few levels deep)"),
     ]
     assert tables._lone_surrogate("\ud800") == "a key"
     assert tables._lone_surrogate({"t": "\udfff"}) == "column 't'"

@@ -684,6 +684,7 @@ def test_a_sidecar_reads_back_as_utf8_whatever_the_locale(tmp_path):
     root = Path(__file__).resolve().parents[2]
     wav = tmp_path / "t.wav"
     wavfile._write_json_atomic(wavfile.sidecar_path(wav), {"speaker": "Ọlá"})
+    assert read_sidecar(wav) == {"speaker": "Ọlá"}  # here, and below under a C locale
     env = {**os.environ, "PYTHONPATH": str(root), "LC_ALL": "C", "LANG": "C",
            "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
     code = ("import sys, locale; from pathlib import Path; "

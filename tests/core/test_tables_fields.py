@@ -4,10 +4,12 @@ check of bench/mutation.py found unchecked)."""
 from __future__ import annotations
 
 import json
+import os
 
 import pandas as pd
 import pytest
 
+from fairdesk.core import tables
 from fairdesk.core.tables import (
     Table,
     TableError,
@@ -138,3 +140,163 @@ def test_parquet_rows_on_demand_match_the_records(tmp_path):
     df = t.frame("line")
     assert list(df.index) == [1, 2, 3] and list(df["line"]) == [1, 2, 3]
     assert list(df["id"]) == ["u1", "u2", "u3"] and list(df.columns) == ["id", "n", "x", "line"]
+
+
+# -- the JSONL reader's guards --------------------------------------------------------------------------
+def test_json_depth_counts_brackets_outside_strings_only():
+    d = tables._json_depth
+    assert d("") == 0 and d("]]") == 0
+    assert d('{"a": 1}') == 1
+    assert d('{"a": [1, [2]]}') == 3
+    assert d('{"a": [], "b": {}, "c": [[]]}') == 3
+    assert d('{"a": "[[[{{{"}') == 1
+    assert d('{"a": "x\\"[[[", "b": 1}') == 1  # an escaped quote does not end the string
+    assert d('{"a": "x\\\\", "b": [[1]]}') == 3  # an escaped backslash does not escape the quote
+    assert d('{"a": "\\n"}[[') == 2
+
+
+def test_jsonl_nesting_limits_and_lone_surrogates(tmp_path, monkeypatch):
+    deep = "[" * 63 + "]" * 63
+    lines = [
+        '{"a": ' + deep + "}",  # 64 levels: read
+        '{"a": [' + deep + "]}",  # 65: refused
+        '{"t": "\\ud800"}',
+        '{"t": "ok", "\\udfff": 1}',
+        '{"t": {"k\\ud800": 1}}',
+        '{"t": [["x", "\\udfff"]]}',
+        '{"t": "\\ud7ff\\ue000 \\ud83d\\ude00"}',  # not surrogates / a complete pair: read
+        "X" * 70,  # not JSON: letters are not brackets
+        "[X" * 65,  # 65 brackets deep, whatever lies between
+    ]
+    p = tmp_path / "m.jsonl"
+    p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    t = read_table(p)
+    assert [n for n, _ in t.rows] == [1, 7] and t.columns == ["a", "t"]
+    tail = (" holds a lone surrogate (an escape such as \\ud800 that is half of a UTF-16 pair, "
+            "not a character); write the character itself or its complete pair")
+    assert t.problems == [
+        TableProblem(2, "JSON nested deeper than 64 levels; write one flat object per line "
+                        "(values may be objects or lists a few levels deep)"),
+        TableProblem(3, "column 't'" + tail),
+        TableProblem(4, "a column name" + tail),
+        TableProblem(5, "the key of column 't'" + tail),
+        TableProblem(6, "column 't'" + tail),
+        TableProblem(8, "not valid JSON (Expecting value at column 1)"),
+        TableProblem(9, "JSON nested deeper than 64 levels; write one flat object per line "
+                        "(values may be objects or lists a few levels deep)"),
+    ]
+    assert tables._lone_surrogate("\ud800") == "a key"
+    assert tables._lone_surrogate({"t": "\udfff"}) == "column 't'"
+    assert tables._lone_surrogate({"t": ["\ud7ff", "\ue000"]}) is None
+    # past the cheap count, the parser's own recursion limit is a row problem too
+    monkeypatch.setattr(tables, "MAX_JSON_DEPTH", 10**9)
+    p.write_text("[" * 100_000 + "]" * 100_000 + '\n{"a": 1}\n', encoding="utf-8")
+    t = read_table(p)
+    assert t.problems == [TableProblem(1, "JSON nested too deeply; write one flat object per "
+                                          "line")]
+    assert t.rows == [(2, {"a": 1})]
+
+
+def test_jsonl_lines_may_end_in_a_carriage_return_only(tmp_path):
+    p = tmp_path / "m.jsonl"
+    p.write_bytes(b'{"a": 1}\r{"a": 2}\r\n{"a": 3}\n')
+    assert read_table(p).rows == [(1, {"a": 1}), (2, {"a": 2}), (3, {"a": 3})]
+
+
+def test_quote_reasons_word_for_word(tmp_path):
+    p = tmp_path / "q.csv"
+    p.write_text('a,b\n"' + "x" * 140_000 + '",1\n2,3\n', encoding="utf-8")
+    t = read_table(p)
+    assert t.problems[0] == TableProblem(
+        2, "a field is longer than 128 KiB; most likely a quote opened here runs over many "
+           "lines (close it), else shorten the field")
+    p.write_text('a,b\n1,2\n"x,1\n', encoding="utf-8")
+    t = read_table(p)
+    assert t.problems == [TableProblem(
+        3, 'a quoted field opened on this line is never closed; close the quote, or double it '
+           '("") inside the field')]
+
+
+def test_parquet_table_names_its_file(tmp_path):
+    p = tmp_path / "t.parquet"
+    pd.DataFrame({"path": ["a.wav"], "text": ["hi"]}).to_parquet(p)
+    t = read_table(p)
+    assert t.path == p and t.rows == [(1, {"path": "a.wav", "text": "hi"})]
+
+
+def test_read_table_refusals_word_for_word(tmp_path, monkeypatch):
+    missing = tmp_path / "nope.csv"
+    with pytest.raises(TableError) as e:
+        read_table(missing)
+    assert str(e.value) == f"{missing}: cannot be opened (No such file or directory); check the path"
+    with pytest.raises(TableError) as e:
+        read_table(tmp_path)
+    assert str(e.value) == f"{tmp_path}: is a folder; give a CSV, TSV, JSONL or Parquet file"
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    with pytest.raises(TableError) as e:
+        read_table(fifo)
+    assert str(e.value) == (f"{fifo}: is not a regular file (a FIFO, device or socket); give a "
+                            "CSV, TSV, JSONL or Parquet file")
+    bad16 = write(tmp_path / "u.csv", b"\xff\xfea")
+    with pytest.raises(TableError) as e:
+        read_table(bad16)
+    assert str(e.value).startswith(f"{bad16}: starts with a UTF-16 byte-order mark")
+    ok = write(tmp_path / "ok.csv", "a\n1\n")
+
+    def eio(self):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(type(ok), "read_bytes", eio)
+    with pytest.raises(TableError) as e:
+        read_table(ok)
+    assert str(e.value) == f"{ok}: cannot be read (Input/output error)"
+
+
+def test_the_given_format_wins_and_the_delimiter_comes_from_line_one(tmp_path):
+    p = write(tmp_path / "x.csv", "a\tb\n1\t2\n")
+    t = read_table(p, fmt="tsv")
+    assert t.format == "tsv" and t.rows == [(2, {"a": "1", "b": "2"})]
+    # line 1 has a tab and no comma: tabs, though a later line has a comma
+    t = read_table(write(tmp_path / "y.txt", "a\tb\n1,5\t2\n"))
+    assert t.rows == [(2, {"a": "1,5", "b": "2"})]
+
+
+def test_blank_header_cells_are_named_only_when_asked(tmp_path):
+    p = write(tmp_path / "s.csv", "a,,b, \n1,2,3,4\n")
+    with pytest.raises(TableError) as e:
+        read_table(p)
+    assert str(e.value) == f"{p}: duplicate column names ['']; rename them"
+    t = read_table(p, name_blank=True)
+    assert t.columns == ["a", "unnamed_2", "b", "unnamed_4"]
+    assert t.rows == [(2, {"a": "1", "unnamed_2": "2", "b": "3", "unnamed_4": "4"})]
+    bad = write(tmp_path / "h.csv", b"a,caf\xe9\n1,2\n")
+    with pytest.raises(TableError) as e:
+        read_table(bad)
+    assert str(e.value) == (f"{bad}: line 1 (the header), column 2: text is not valid UTF-8 "
+                            "(byte 0xe9 at character 4); re-save the file as UTF-8")
+
+
+def test_unquoted_headers_keep_their_quotes(tmp_path):
+    t = read_table(write(tmp_path / "v.tsv", '"a"\tb\n"x\t2\n'), quoting="none")
+    assert t.columns == ['"a"', "b"] and t.rows == [(2, {'"a"': '"x', "b": "2"})]
+    assert t.path == tmp_path / "v.tsv"
+
+
+def test_a_quote_closed_on_the_next_line_reads_both_lines_again(tmp_path):
+    p = write(tmp_path / "q.csv", 'a,b\n"x,1\ny",2,3\n5,6\n')
+    t = read_table(p)
+    assert t.problems == [
+        TableProblem(2, 'a quote opened on this line is closed only on line 3, which leaves 3 '
+                        'fields (the header has 2); close the quote or double it ("") inside '
+                        "the field"),
+        TableProblem(3, "row has 3 fields but the header has 2; fix the quoting or separators"),
+    ]
+    assert t.rows == [(4, {"a": "5", "b": "6"})]
+
+
+def test_line_ends_crlf_inside_a_field_and_cr_only(tmp_path):
+    t = read_table(write(tmp_path / "w.csv", b'a,b\r\n"x\r\ny",2\r\n'))
+    assert t.rows == [(2, {"a": "x\r\ny", "b": "2"})]  # the field's own line end is kept
+    t = read_table(write(tmp_path / "m.csv", b"a,b\r1,2\r3,4\r"))
+    assert t.rows == [(2, {"a": "1", "b": "2"}), (3, {"a": "3", "b": "4"})] and t.problems == []

@@ -5,7 +5,7 @@ same 500 sentences (a matched design: two-way bootstrap, speakers × sentences),
 utterances per speaker, sentences of 6-13 English words (2,000 words of the CMUdict that
 pocketsphinx ships). Hypotheses are the reference with a group- and speaker-dependent number
 of word errors (substitution, deletion, insertion), so every group has its own WER; about a
-quarter of the rows differ from their reference (some 226,000 distinct pairs).
+quarter of the rows differ from their reference (174,277 distinct pairs).
 Two metrics (``--metric wer --metric cer``); B = 2,000 asked for, raised by METHODS.md §3 to
 ⌈5·m/α⌉ with m = 99 × 2 comparisons; the speaker jackknife runs for significant results.
 

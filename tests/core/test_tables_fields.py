@@ -300,3 +300,22 @@ def test_line_ends_crlf_inside_a_field_and_cr_only(tmp_path):
     assert t.rows == [(2, {"a": "x\r\ny", "b": "2"})]  # the field's own line end is kept
     t = read_table(write(tmp_path / "m.csv", b"a,b\r1,2\r3,4\r"))
     assert t.rows == [(2, {"a": "1", "b": "2"}), (3, {"a": "3", "b": "4"})] and t.problems == []
+
+
+def test_parquet_rows_behave_as_the_list_they_stand_for(tmp_path):
+    p = tmp_path / "t.parquet"
+    pd.DataFrame({"a": [10, 20, 30, 40], "b": ["w", "x", "y", "z"]}).to_parquet(p)
+    rows = read_table(p).rows
+    as_list = [(1, {"a": 10, "b": "w"}), (2, {"a": 20, "b": "x"}), (3, {"a": 30, "b": "y"}),
+               (4, {"a": 40, "b": "z"})]
+    assert rows == as_list and list(rows) == as_list and len(rows) == 4
+    assert rows[1:3] == as_list[1:3] and rows[::2] == as_list[::2] and rows[-2] == as_list[-2]
+    assert rows != as_list[:3] and rows != "not rows" and (rows == 3) is False
+    with pytest.raises(IndexError):
+        rows[4]
+    with pytest.raises(TypeError):
+        hash(rows)
+    empty = tmp_path / "e.parquet"
+    pd.DataFrame({"a": pd.Series([], dtype=int)}).to_parquet(empty)
+    t = read_table(empty)
+    assert not t.rows and t.frame().empty and list(t.frame().columns) == ["a"]

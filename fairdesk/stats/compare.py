@@ -279,6 +279,9 @@ def _compare_groups(
     others = [g for g in kept if g != ref] if ref is not None else []
     boot = planned_bootstrap(settings.n_bootstrap, len(others) * len(specs), settings.alpha)
     B = boot["used"]
+    # B is raised for the p-values' resolution under Holm (METHODS.md §3); a group's own CI
+    # (and the corpus CI) is a percentile interval over n_bootstrap resamples
+    boot["group_ci_replicates"] = n_ci = min(B, settings.n_bootstrap)
 
     # full-data group values
     sums = np.zeros((len(labels), len(stat_cols)))
@@ -291,7 +294,7 @@ def _compare_groups(
     analysed = list(kept) if ref is not None else []
     ci_groups, overall = group_intervals(
         X, [(s, cols[s.id]) for s in every], codes, labels, analysed, spk_codes, cont_codes,
-        requested=settings.resampling, scale=settings.small_cluster_scaling, n_rep=B,
+        requested=settings.resampling, scale=settings.small_cluster_scaling, n_rep=n_ci,
         rng_for=rng_for,
     )
     index_of = {g: np.flatnonzero(codes == label_pos[g]) for g in kept}

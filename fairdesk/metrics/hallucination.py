@@ -264,6 +264,11 @@ def hallucination_columns(frame: pd.DataFrame, normalizer=None, language: str = 
     evidence = []
     ns_col = frame["nonspeech_words"] if "nonspeech_words" in frame.columns else [None] * n
     has_sampled = {"hypothesis_sampled_a", "hypothesis_sampled_b"} <= set(frame.columns)
+    if "nonspeech_words" not in frame.columns and not has_sampled:
+        try:  # the flags depend on the pair of texts alone: one check per distinct pair
+            return _flags_by_pair(frame, norm, st)
+        except TypeError:  # an unhashable cell: row by row below
+            pass
     # loop and runaway depend on the pair of texts alone: each distinct pair is checked once
     by_pair: dict = {}
 
@@ -292,6 +297,28 @@ def hallucination_columns(frame: pd.DataFrame, normalizer=None, language: str = 
         evidence.append(json.dumps(ev, ensure_ascii=False) if ev else "")
     out = pd.DataFrame(cols, index=frame.index)
     out["hallucination_evidence"] = evidence
+    return out
+
+
+def _flags_by_pair(frame: pd.DataFrame, norm, st: HallucinationSettings) -> pd.DataFrame:
+    """:func:`hallucination_columns` of a frame whose flags come from the texts alone (no
+    non-speech evidence, no sampled decodes): each distinct (reference, hypothesis) pair is
+    checked once and its flags given to every row that has it."""
+    index: dict = {}
+    codes = np.fromiter((index.setdefault((r, h), len(index))
+                         for r, h in zip(frame["reference"], frame["hypothesis"], strict=True)),
+                        dtype=np.int64, count=len(frame))
+    flags = np.zeros((len(index), len(FLAG_COLUMNS)), dtype=np.int64)
+    evidence = np.empty(len(index), dtype=object)
+    at = {c: k for k, c in enumerate(FLAG_COLUMNS)}
+    for k, (ref, hyp) in enumerate(index):
+        ev = _text_flags(norm(ref).split(), norm(hyp).split(), st)
+        for e in ev:
+            flags[k, at[f"hall_{e['flag']}"]] = 1
+        flags[k, at["hallucinated"]] = int(bool(ev))
+        evidence[k] = json.dumps(ev, ensure_ascii=False) if ev else ""
+    out = pd.DataFrame(flags[codes], columns=list(FLAG_COLUMNS), index=frame.index)
+    out["hallucination_evidence"] = evidence[codes]
     return out
 
 

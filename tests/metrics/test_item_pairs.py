@@ -42,3 +42,17 @@ def test_worker_processes_give_the_same_columns(monkeypatch):
     two = compute_item_stats(f, language="yo")
     pd.testing.assert_frame_equal(one, two)
     assert one["tone_expected"].sum() > 0 and one["dia_expected"].sum() > 0
+
+
+def test_flags_by_distinct_pair_equal_the_row_by_row_flags():
+    from fairdesk.metrics.hallucination import hallucination_columns
+
+    loop = "play the song " + "the song " * 6
+    rows = [("play the song", loop), ("play the song", "play the song"),
+            ("go", "go go go go go go go go go go go"), ("play the song", loop), ("go", "go")]
+    f = pd.DataFrame(rows * 3, columns=["reference", "hypothesis"])
+    by_pair = hallucination_columns(f, language="en")
+    rowwise = hallucination_columns(f.assign(nonspeech_words=None), language="en")
+    pd.testing.assert_frame_equal(by_pair, rowwise)
+    assert by_pair["hall_loop"].tolist()[:5] == [1, 0, 1, 1, 0]
+    assert by_pair["hallucinated"].sum() == 9 and by_pair["hallucination_evidence"][0]

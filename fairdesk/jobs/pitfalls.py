@@ -176,13 +176,18 @@ def verdicts_without_flagged(frame: pd.DataFrame, res: dict, specs, settings,
 def _flag_counts(frame: pd.DataFrame) -> dict[str, dict]:
     from ..metrics.hallucination import FLAG_COLUMNS
 
+    groups = frame["group"].astype(str)
+    sums = frame[list(FLAG_COLUMNS)].groupby(groups, sort=True).sum()
+    sizes = groups.value_counts()
+    flagged = frame["hallucinated"].to_numpy(bool)
+    ids = _item_ids(frame[flagged]).groupby(groups[flagged], sort=False).agg(list)
     out = {}
-    for g, sub in frame.groupby(frame["group"].astype(str), sort=True):
-        row = {"n_items": int(len(sub))}
+    for g in sums.index:
+        row = {"n_items": int(sizes[g])}
         for c in FLAG_COLUMNS:
-            row[c.removeprefix("hall_")] = int(sub[c].sum())
-        row["rate"] = row["hallucinated"] / row["n_items"] if len(sub) else None
-        row["items"] = _item_ids(sub[sub["hallucinated"].to_numpy(bool)]).tolist()
+            row[c.removeprefix("hall_")] = int(sums.at[g, c])
+        row["rate"] = row["hallucinated"] / row["n_items"] if row["n_items"] else None
+        row["items"] = list(ids.get(g, []))
         out[g] = row
     return out
 

@@ -33,7 +33,8 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
-__all__ = ["accentedness_regression", "annotated_phone_confusion", "item_phone_pairs",
+__all__ = ["accentedness_regression", "annotated_phone_confusion", "confused_phone_pairs",
+           "item_phone_pairs",
            "model_phone_confusion", "tabulate"]
 
 GAP = "-"
@@ -78,6 +79,40 @@ def item_phone_pairs(reference: str, hypothesis: str, phonemizer) -> list[tuple[
                     out.append((GAP, h[op.dest_pos]))
                     touched_h.add(op.dest_pos)
             out += [(p, p) for i, p in enumerate(r) if i not in touched_r]
+    return out
+
+
+def confused_phone_pairs(reference: str, hypothesis: str, phonemizer) -> list[tuple[str, str]]:
+    """The pairs of :func:`item_phone_pairs` whose two sides differ (the confusions, the
+    deleted and the inserted phones), without expanding the correct chunks."""
+    from rapidfuzz.distance import Levenshtein
+
+    rw, hw = reference.split(), hypothesis.split()
+    ph = phonemizer.phones
+    if rw == hw:
+        return []
+    if not hw:
+        return [(p, GAP) for w in rw for p in ph(w)]
+    if not rw:
+        return [(GAP, p) for w in hw for p in ph(w)]
+    out: list[tuple[str, str]] = []
+    for ch in Levenshtein.opcodes(rw, hw):
+        if ch.tag == "equal":
+            continue
+        r = [p for w in rw[ch.src_start:ch.src_end] for p in ph(w)]
+        h = [p for w in hw[ch.dest_start:ch.dest_end] for p in ph(w)]
+        if ch.tag == "delete":
+            out += [(p, GAP) for p in r]
+        elif ch.tag == "insert":
+            out += [(GAP, p) for p in h]
+        else:
+            for op in Levenshtein.editops(r, h):
+                if op.tag == "replace":
+                    out.append((r[op.src_pos], h[op.dest_pos]))
+                elif op.tag == "delete":
+                    out.append((r[op.src_pos], GAP))
+                else:
+                    out.append((GAP, h[op.dest_pos]))
     return out
 
 
@@ -164,7 +199,7 @@ def model_phone_confusion(frame, normalizer, *, group_col: str = "group", top: i
         errors: Counter = Counter()
         for rh, n in pairs_of[g].items():
             if rh not in confused:
-                confused[rh] = Counter(pq for pq in item_phone_pairs(*rh, ph) if pq[0] != pq[1])
+                confused[rh] = Counter(confused_phone_pairs(*rh, ph))
             for pq, c in confused[rh].items():
                 errors[pq] += c * n
         out[g] = tabulate(errors, top, n_by_phone)

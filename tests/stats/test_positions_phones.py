@@ -137,3 +137,16 @@ def test_repeated_items_count_as_often_as_they_occur():
     hm = word_position_heatmap(pd.concat([_matched_table()] * 3, ignore_index=True), english)
     assert hm["p1"]["n"] == {"a": 15, "b": 15}
     assert hm["p1"]["errors"]["b"][2] == 15 and hm["p1"]["errors"]["a"][-1] == 3
+
+
+def test_confused_pairs_are_the_differing_pairs_of_the_full_alignment():
+    from fairdesk.stats.phone_confusion import confused_phone_pairs
+
+    rng = np.random.default_rng(4)
+    words = ["think", "sink", "so", "the", "cat", "sat", "stella", "stellar", "a"]
+    ph = Phonemizer()
+    for _ in range(300):
+        r = " ".join(rng.choice(words, rng.integers(0, 6)))
+        h = " ".join(rng.choice(words, rng.integers(0, 6)))
+        full = [pq for pq in item_phone_pairs(r, h, ph) if pq[0] != pq[1]]
+        assert Counter(confused_phone_pairs(r, h, ph)) == Counter(full)

@@ -60,16 +60,28 @@ PACKAGES: dict[str, dict[str, list[str]]] = {
     },
     "stats": {
         "mutate": [
-            "fairdesk/stats/compare.py",
             "fairdesk/stats/verdicts.py",
             "fairdesk/stats/summary.py",
-            "fairdesk/stats/bootstrap.py",
             "fairdesk/stats/slicing.py",
             "fairdesk/stats/settings.py",
             "fairdesk/stats/results.py",
             "fairdesk/stats/representation.py",
+            "fairdesk/stats/estimability.py",
+            "fairdesk/stats/minimums.py",
+            "fairdesk/stats/format.py",
+            "fairdesk/stats/formulas.py",
         ],
         # every stats test file but the coverage simulations and the regression subpackage
+        "tests": ["tests/stats", "--ignore=tests/stats/test_stats_simulation.py",
+                  "--ignore=tests/stats/regression"],
+    },
+    # the resampling engine, split off so that each entry fits a run on two shared cores
+    "stats_boot": {
+        "mutate": [
+            "fairdesk/stats/compare.py",
+            "fairdesk/stats/bootstrap.py",
+            "fairdesk/stats/groupci.py",
+        ],
         "tests": ["tests/stats", "--ignore=tests/stats/test_stats_simulation.py",
                   "--ignore=tests/stats/regression"],
     },

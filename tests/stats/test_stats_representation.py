@@ -87,3 +87,16 @@ def test_analysis_with_audit_result():
     assert rep.to_dict()["leakage"]["split"] == "speaker"
     rep = representation_analysis(flat, df["group"], disparity={"x": False}, threshold=0.5)
     assert rep.cases == {"x": "no_structure_no_disparity"} and rep.threshold == 0.5
+
+
+def test_probe_not_run_with_too_few_folds_word_for_word():
+    X = np.random.default_rng(0).normal(size=(5, 3))
+    r = leakage(X, ["a", "a", "a", "a", "b"], None)
+    assert (r.n_folds, r.split, r.chance) == (0, "item", 0.5) and math.isnan(r.leakage)
+    assert r.note == ("probe not run: cross-validation needs at least 2 folds (5 asked) but "
+                      "there are a group of 1 item(s); record more items or speakers per group")
+    r = leakage(X, ["a", "a", "b", "b", "b"], ["s1", "s2", "s3", "s4", "s4"], n_splits=1)
+    assert (r.n_folds, r.split) == (0, "speaker") and math.isnan(r.balanced_accuracy)
+    assert r.note == ("probe not run: cross-validation needs at least 2 folds (1 asked) but "
+                      "there are 4 speaker(s) and at most 3 items per group; record more items "
+                      "or speakers per group")

@@ -150,3 +150,8 @@ def test_unknown_fields_message_word_for_word():
         "'alpha', 'disparity_ratio', 'grounding_gap', 'max_items', 'max_items_lifted', "
         "'min_items', 'min_speakers', 'n_bootstrap', 'normaliser', 'resampling', 'seed', "
         "'small_cluster_scaling', 'structure_threshold'].")
+
+
+def test_from_dict_without_a_cap_keeps_the_default():
+    s = AuditSettings.from_dict({"seed": 4})
+    assert s == AuditSettings(seed=4) and s.max_items == 20000

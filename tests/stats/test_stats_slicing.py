@@ -153,3 +153,68 @@ def test_stratified_sample_aligns_content_across_groups():
     assert per_group["a"] == per_group["b"] == per_group["c"]
     assert len(per_group["a"]) == 39  # 40 items cycle through every sentence once first
     assert out.groupby(["group", "speaker_id"]).size().max() == 4
+
+
+def test_stratified_sample_refusals_word_for_word():
+    df = pd.DataFrame({"group": ["a", "b"]})
+    for bad in (0, 2.5, True, "3"):
+        with pytest.raises(ValueError) as e:
+            stratified_sample(df, "group", bad)
+        assert str(e.value) == f"n_per_group must be a positive integer, got {bad!r}."
+    with pytest.raises(ValueError) as e:
+        stratified_sample(df, "accent", 2)
+    assert str(e.value) == "Unknown grouping column(s) ['accent']; the frame has columns: group."
+
+
+def test_stratified_sample_edges():
+    rows = [{"group": g, "speaker_id": f"{g}{s}", "content_id": f"c{c}"}
+            for g in ("a", "b") for s in range(3) for c in range(4)]
+    df = pd.DataFrame(rows)
+    pd.testing.assert_frame_equal(stratified_sample(df, "group", 5),
+                                  stratified_sample(df, "group", 5, seed=0))  # default seed
+    one = stratified_sample(df, "group", 1, seed=4)
+    assert one.groupby("group").size().to_dict() == {"a": 1, "b": 1}
+    assert stratified_sample(df, "group", np.int64(2)).groupby("group").size().tolist() == [2, 2]
+    empty = stratified_sample(df.iloc[:0], "group", 3)  # no rows: an empty sample, no error
+    assert empty.empty and list(empty.columns) == list(df.columns)
+    exact = stratified_sample(df, "group", 12, seed=1)  # a group of exactly n keeps everything
+    pd.testing.assert_frame_equal(exact, df)
+
+
+def test_stratified_sample_every_speaker_before_any_second_item():
+    rows = []
+    for g in ("a", "b"):
+        rows += [{"group": g, "speaker_id": f"{g}-single{s}"} for s in range(5)]
+        rows += [{"group": g, "speaker_id": f"{g}-many"} for _ in range(10)]
+    out = stratified_sample(pd.DataFrame(rows), "group", 8, seed=0)
+    per = out.groupby(["group", "speaker_id"]).size()
+    for g in ("a", "b"):
+        assert per.loc[g].to_dict() == {**{f"{g}-single{s}": 1 for s in range(5)}, f"{g}-many": 3}
+
+
+def test_stratified_sample_items_without_speaker_are_their_own_speakers():
+    rows = [{"group": "a", "speaker_id": "k"} for _ in range(4)]
+    rows += [{"group": "a", "speaker_id": None} for _ in range(4)]
+    for seed in range(5):
+        out = stratified_sample(pd.DataFrame(rows), "group", 4, seed=seed)
+        assert len(out) == 4 and (out["speaker_id"] == "k").sum() <= 1
+    no_column = pd.DataFrame({"group": ["a"] * 6 + ["b"] * 2, "x": range(8)})
+    out = stratified_sample(no_column, "group", 3, seed=2)
+    assert out.groupby("group").size().to_dict() == {"a": 3, "b": 2}
+
+
+def test_stratified_sample_follows_the_content_order_and_takes_the_nearest_after():
+    """The content order is the seed's first draw: a permutation of the sorted content ids;
+    turn t asks for the content of rank t, and a speaker without it gives the nearest after."""
+    contents = [f"c{c}" for c in range(6)]
+    seed = 5
+    perm = np.random.default_rng(seed).permutation(len(contents))
+    by_rank = [sorted(contents)[i] for i in perm]
+    full = pd.DataFrame({"group": "a", "speaker_id": "s", "content_id": contents})
+    out = stratified_sample(full, "group", 3, seed=seed)
+    assert set(out["content_id"]) == set(by_rank[:3])
+    # group a's speaker lacks the content of rank 1, which group b has
+    lacking = pd.concat([full[full["content_id"] != by_rank[1]], full.assign(group="b")])
+    out = stratified_sample(lacking, "group", 3, seed=seed)
+    assert set(out[out["group"] == "a"]["content_id"]) == {by_rank[0], by_rank[2], by_rank[3]}
+    assert set(out[out["group"] == "b"]["content_id"]) == set(by_rank[:3])

@@ -119,3 +119,15 @@ def test_scale_small_clusters_by_hand():
                                [[2 + math.sqrt(2), 4.0]])
     for k in (None, 1, 0):
         assert scale_small_clusters(reps, est, k) is reps
+
+
+def test_exclusion_message_at_the_thresholds_and_a_group_without_speakers():
+    msg = exclusion_message({"a": 40, "b": 30, "c": 3}, {"a": 6, "b": 5}, 30, 5)
+    assert msg.split("\n")[:5] == [
+        "The minimums (--min-items 30, --min-speakers 5) exclude 1 of 3 group(s).",
+        "  group         items      speakers",
+        "  a           40 ≥ 30         6 ≥ 5  ok",
+        "  b           30 ≥ 30         5 ≥ 5  ok",
+        "  c            3 < 30         0 < 5  excluded",
+    ]
+    assert "(e.g. --min-items 3 --min-speakers 1)" in msg

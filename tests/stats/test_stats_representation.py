@@ -100,3 +100,62 @@ def test_probe_not_run_with_too_few_folds_word_for_word():
     assert r.note == ("probe not run: cross-validation needs at least 2 folds (1 asked) but "
                       "there are 4 speaker(s) and at most 3 items per group; record more items "
                       "or speakers per group")
+
+
+def test_silhouette_edges_and_the_seeded_sample():
+    rng = np.random.default_rng(5)
+    X = rng.normal(0, 1, (60, 4)) + np.repeat(np.eye(4)[:2] * 3, 30, axis=0)
+    g = np.repeat(["a", "b"], 30)
+    assert silhouette(X, g) == pytest.approx(silhouette_score(X, g, metric="cosine"))  # 2 groups
+    assert silhouette(X.tolist(), g.tolist()) == pytest.approx(silhouette(X, g))
+    assert math.isnan(silhouette(X[[0, 30]], ["a", "b"]))  # one item per group
+    for seed in (0, 3):
+        assert silhouette(X, g, max_items=50, seed=seed) == pytest.approx(
+            silhouette_score(X, g, metric="cosine", sample_size=50, random_state=seed))
+    assert silhouette(X, g, max_items=50) != pytest.approx(silhouette(X, g))
+    assert silhouette(X, g, max_items=60) == pytest.approx(silhouette(X, g))
+
+
+def test_silhouette_default_sample_is_5000_items_seed_0():
+    rng = np.random.default_rng(6)
+    X = rng.normal(0, 1, (5001, 3)) + np.repeat(np.eye(3)[:3] * 0.5, [1667, 1667, 1667], axis=0)
+    g = np.repeat(["a", "b", "c"], [1667, 1667, 1667])
+    assert silhouette(X, g) == pytest.approx(
+        silhouette_score(X, g, metric="cosine", sample_size=5000, random_state=0), abs=1e-12)
+
+
+def _fake_result(threshold, seed, verdicts, summary):
+    from types import SimpleNamespace
+
+    comps = [SimpleNamespace(metric=m, verdict=v) for m, v in verdicts]
+    return SimpleNamespace(settings=AuditSettings(structure_threshold=threshold, seed=seed),
+                           comparisons=comps, summary=summary)
+
+
+def test_analysis_takes_threshold_seed_and_disparity_from_the_result():
+    X, g, s = _embeddings(np.random.default_rng(9), n_spk=4, per=5, group_shift=0.4)
+    res = _fake_result(0.9, 7, [("wer", "disparity_detected"), ("wer", "no_disparity_detected"),
+                                ("cer", "significant_but_small")], {"wer": 0, "cer": 0, "em": 0})
+    rep = representation_analysis(X, g, s, result=res, seed=0, n_splits=3)
+    assert rep.threshold == 0.9 and not rep.structure
+    assert rep.leakage == leakage(X, g, s, n_splits=3, seed=7)
+    assert rep.leakage != leakage(X, g, s, n_splits=3, seed=0)
+    assert rep.silhouette == pytest.approx(silhouette(X, g))
+    # a disparity on any comparison of a metric counts; a metric without comparisons has none
+    assert rep.cases == {"wer": "disparity_not_representation_linked",
+                         "cer": "no_structure_no_disparity", "em": "no_structure_no_disparity"}
+    plain = representation_analysis(X, g, s)
+    assert plain.threshold == 0.1 and plain.leakage == leakage(X, g, s)
+    assert plain.leakage != leakage(X, g, s, n_splits=6) and plain.leakage != leakage(X, g, s,
+                                                                                      seed=1)
+
+
+def test_structure_from_either_measure_at_its_threshold():
+    X, g, s = _embeddings(np.random.default_rng(8), n_spk=4, per=5, dim=16, group_shift=2.0)
+    sil, leak = silhouette(X, g), leakage(X, g, s).leakage
+    assert sil < leak
+    assert representation_analysis(X, g, s, threshold=leak).structure
+    assert not representation_analysis(X, g, s, threshold=leak + 1e-9).structure
+    # the probe not run (one fold asked): silhouette alone decides
+    assert representation_analysis(X, g, s, threshold=sil, n_splits=1).structure
+    assert not representation_analysis(X, g, s, threshold=sil + 1e-9, n_splits=1).structure

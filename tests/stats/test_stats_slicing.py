@@ -218,3 +218,41 @@ def test_stratified_sample_follows_the_content_order_and_takes_the_nearest_after
     out = stratified_sample(lacking, "group", 3, seed=seed)
     assert set(out[out["group"] == "a"]["content_id"]) == {by_rank[0], by_rank[2], by_rank[3]}
     assert set(out[out["group"] == "b"]["content_id"]) == set(by_rank[:3])
+
+
+def test_slice_messages_word_for_word():
+    f = pd.DataFrame({"accent": ["en-gb", "en-us"], "split": ["x", "y"]})
+    cases = [
+        ((["accent", "accent"], None), "The grouping keys repeat a column: ['accent', 'accent']."),
+        ((["accent"], {"nope": ["1"]}),
+         "Unknown filter column(s) ['nope']; the frame has columns: accent, split."),
+        ((["accent"], {"accent": ["en-gb"]}),
+         "Column(s) ['accent'] can't be both a filter and a grouping key; filter on another "
+         "column or group by it without filtering."),
+        ((["accent"], {"split": ["z"]}),
+         "No rows left after the filters {'split': ['z']}; check the allowed values against the "
+         "values present in those columns."),
+    ]
+    for args, message in cases:
+        with pytest.raises(ValueError) as e:
+            slice_frame(f, *args)
+        assert str(e.value) == message
+
+
+def test_filter_values_scalars_missing_and_several_columns(frame):
+    # a single value, text or not, is one allowed value
+    assert list(slice_frame(frame, "gender", {"accent": "en-gb"})["item_id"]) == ["i0", "i1", "i5"]
+    num = frame.assign(n=[1, 2, 1, 2, 1, 2, 1, 2])
+    assert list(slice_frame(num, "accent", {"n": 2})["item_id"]) == ["i1", "i3", "i5", "i7"]
+    # None selects the missing values
+    assert list(slice_frame(frame, "gender", {"accent": [None]})["item_id"]) == ["i4"]
+    # every filter must hold
+    out = slice_frame(frame, "gender", {"accent": ["en-us"], "split": ["x"]})
+    assert list(out["item_id"]) == ["i2", "i6", "i7"]
+
+
+def test_group_labels_follow_the_kept_rows(frame):
+    out = slice_frame(frame, "accent", {"split": ["y"]})
+    assert list(out.index) == [3, 5] and list(out["group"]) == ["en-us", "en-gb"]
+    blank = pd.DataFrame({"k": ["a", " ", "b", ""]})
+    assert list(slice_frame(blank, "k")["group"]) == ["a", "(missing)", "b", "(missing)"]

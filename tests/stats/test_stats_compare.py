@@ -348,9 +348,3 @@ def test_p_unresolvable_flag_and_b_raise(wer):
     assert res.bootstrap["used"] == 20000 and res.bootstrap["capped"]
     assert all("p_unresolvable" in c.flags for c in res.comparisons)
 
-
-def test_exclusion_to_dict():
-    from fairdesk.stats.results import Exclusion
-
-    assert Exclusion("scot", "3 items < min_items 30").to_dict() == {
-        "group": "scot", "reason": "3 items < min_items 30"}

@@ -347,4 +347,3 @@ def test_p_unresolvable_flag_and_b_raise(wer):
                          reference="ref")
     assert res.bootstrap["used"] == 20000 and res.bootstrap["capped"]
     assert all("p_unresolvable" in c.flags for c in res.comparisons)
-

@@ -32,3 +32,16 @@ def test_audit_result_to_dict_keys_and_missing_comparison():
     with pytest.raises(KeyError) as e:
         res.comparison("wer", "scot")
     assert e.value.args == ("No comparison for metric 'wer' and group 'scot'.",)
+
+
+def test_jsonable_numpy_and_booleans():
+    import numpy as np
+
+    from fairdesk.stats.results import jsonable
+
+    assert jsonable(np.array([1.5, np.nan, np.inf])) == [1.5, None, None]
+    assert jsonable(np.array([[1, 2]])) == [[1, 2]]
+    for t in (True, np.bool_(True)):
+        assert jsonable(t) is True
+    assert jsonable(np.bool_(False)) is False
+    assert jsonable({1: (np.int64(3), np.float32(0.5))}) == {"1": [3, 0.5]}

@@ -1,0 +1,79 @@
+"""Edges of the comparison formulas and the estimability messages (METHODS.md §3), against
+hand-worked values; messages word for word."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from fairdesk.stats.estimability import _count, rule_of_three, units_problem
+from fairdesk.stats.formulas import bootstrap_p, cohens_h, pooled_sd
+
+SPEAKER = ("speaker and group cannot be told apart, so no interval for the group can be "
+           "estimated; record more speakers (--resampling utterance gives an interval that "
+           "describes these recordings of this speaker only)")
+UNITS = {"group": 5, "reference": 5, "contents": None, "group_items": 7, "reference_items": 9}
+
+
+@pytest.mark.parametrize("units, scheme, message", [
+    ({"group": 1}, "speaker", "one speaker in scot: " + SPEAKER),
+    ({"reference": 0, "reference_items": 3}, "two_way", "no speaker in us: " + SPEAKER),
+    ({"group": None, "reference": 1}, "speaker", "one speaker in us: " + SPEAKER),
+    ({"group": 0, "group_items": 0}, "two_way",
+     "scot has no item on the sentences shared with the other side, so nothing can be "
+     "compared; record the shared sentences in both groups"),
+    ({"group": 1, "group_items": 1}, "utterance",
+     "only 1 utterance in scot: there is nothing to resample and no uncertainty can be "
+     "estimated; record more utterances"),
+    ({"group": 1, "group_items": 1}, "speaker", "one speaker in scot: " + SPEAKER),
+    ({"contents": 1}, "two_way", "only one shared sentence: nothing to resample"),
+    ({"group": None, "reference": None, "contents": 1}, "content",
+     "only one shared sentence: nothing to resample"),
+    ({"group": 2, "reference": 2, "contents": 2}, "two_way", None),
+    ({"group": None, "reference": None, "contents": None}, "content", None),
+])
+def test_units_problem_word_for_word(units, scheme, message):
+    assert units_problem({**UNITS, **units}, scheme, "scot", "us") == message
+
+
+def test_count_words():
+    assert (_count(0, "speaker"), _count(1, "speaker"), _count(3, "speaker")) == (
+        "no speaker", "one speaker", "3 speakers")
+
+
+def test_rule_of_three_bounds():
+    r = rule_of_three(1.0, 40, 1, "items")
+    assert r == {"value": 1.0, "unit": "items", "n_group": 40, "n_reference": 1,
+                 "bound_group": 3 / 40, "bound_reference": 3.0}
+    for n in (0, None, -2):
+        assert math.isnan(rule_of_three(0.0, n, 10, "speakers")["bound_group"])
+    assert rule_of_three(0.0, 60, 20.0, "x")["bound_reference"] == pytest.approx(0.15)
+
+
+def test_cohens_h_edges():
+    assert cohens_h(0.5, 0.5) == 0.0
+    assert cohens_h(0.25, 0.0) == pytest.approx(2 * math.asin(0.5))
+    # values outside [0, 1] are clipped to it
+    assert cohens_h(1.2, 0.5) == cohens_h(1.0, 0.5) == pytest.approx(math.pi - math.pi / 2)
+    assert cohens_h(0.5, 1.7) == cohens_h(0.5, 1.0)
+    assert cohens_h(-0.1, 0.5) == cohens_h(0.0, 0.5)
+    for p1, p2 in ((math.inf, 0.5), (0.5, math.inf), (math.nan, 0.5), (0.5, math.nan)):
+        assert math.isnan(cohens_h(p1, p2))
+
+
+def test_pooled_sd_edges():
+    assert pooled_sd([1.0], [2.0, 4.0]) == pytest.approx(math.sqrt(2.0))  # dof 1
+    assert pooled_sd([2.0, 4.0], [1.0]) == pytest.approx(math.sqrt(2.0))
+    assert pooled_sd([1.0, None, 3.0], [2.0, 4.0, math.nan]) == pytest.approx(math.sqrt(4 / 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # undefined is NaN, quietly
+        for a, b in (([1.0, 2.0, 3.0], []), ([], [1.0, 2.0, 3.0]), ([1.0], [2.0]), ([], [])):
+            assert math.isnan(pooled_sd(a, b))
+
+
+def test_bootstrap_p_drops_undefined_replicates():
+    # |0.1 − 0.5| < 0.5, |1.2 − 0.5| ≥ 0.5: (1 + 1) / (2 + 1)
+    assert bootstrap_p(0.5, [0.1, None, 1.2, math.nan]) == pytest.approx(2 / 3)
+    assert bootstrap_p(0.5, np.array([0.1, 1.2])) == pytest.approx(2 / 3)
+    assert math.isnan(bootstrap_p(0.5, [None, math.nan])) and math.isnan(bootstrap_p(math.nan, [1]))

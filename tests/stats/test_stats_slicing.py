@@ -256,3 +256,44 @@ def test_group_labels_follow_the_kept_rows(frame):
     assert list(out.index) == [3, 5] and list(out["group"]) == ["en-us", "en-gb"]
     blank = pd.DataFrame({"k": ["a", " ", "b", ""]})
     assert list(slice_frame(blank, "k")["group"]) == ["a", "(missing)", "b", "(missing)"]
+
+
+def test_reference_messages_word_for_word():
+    sizes = {"a": 3, "b": 5}
+    for args, kw, message in [
+        (("c",), {}, "Reference group 'c' is not one of the groups: b, a."),
+        (("a",), {"eligible": ["b"]},
+         "Reference group 'a' is excluded by the minimums; pick one of: b."),
+        (("a",), {"eligible": []},
+         "Reference group 'a' is excluded by the minimums; pick one of: (none)."),
+        ((None,), {"eligible": []}, "No group is eligible as reference (all are excluded)."),
+        (("accent=c",), {"by": "accent"},
+         "Reference group 'accent=c' is not one of the groups: b, a."),
+        (("gender=a",), {"by": "accent"},
+         "Reference group 'gender=a' is not one of the groups: b, a."),
+        (("accent=a",), {"by": ["accent", "gender"]},
+         "Reference group 'accent=a' is not one of the groups: b, a."),
+    ]:
+        with pytest.raises(ValueError) as e:
+            choose_reference(sizes, *args, **kw)
+        assert str(e.value) == message
+    assert choose_reference(sizes, " accent = a ".strip(), by="accent") == "a"
+    assert choose_reference(sizes, "accent= a", by=("accent",)) == "a"
+    assert choose_reference({"b": 2, "a": 2, "c": 1}) == "a"  # ties by name
+    assert choose_reference(pd.DataFrame({"g": ["x", "y", "y"]}), group_col="g") == "y"
+    assert choose_reference(sizes, eligible={"a"}) == "a"
+
+
+def test_run_cap_message_word_for_word():
+    df = pd.DataFrame({"group": ["a"] * 3000 + ["b"] * 2000})
+    check_run_cap(df, 5000)
+    with pytest.raises(ValueError) as e:
+        check_run_cap(df, 1000)
+    assert str(e.value) == (
+        "The run has 5,000 items, more than the cap of 1,000 (max_items). Analyse a stratified "
+        "sample instead: `--sample N` draws N items per group spread over its speakers, e.g. "
+        "`--sample 500` for 2 group(s), or lift the cap explicitly with `--max-items N`.")
+    with pytest.raises(ValueError, match=r"`--sample 4` for 1 group\(s\)"):
+        check_run_cap(pd.DataFrame({"x": range(5)}), 4)  # no group column: one group
+    with pytest.raises(ValueError, match=r"`--sample 1` for 3 group\(s\)"):
+        check_run_cap(pd.DataFrame({"g": ["a", "b", "c"]}), 2, group_col="g")

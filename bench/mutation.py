@@ -42,7 +42,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: package -> files to mutate (globs, relative to the repository) and the fast tests that
 #: cover them. stats: the coverage simulations (tests/stats/test_stats_simulation.py, minutes
-#: each) and the regression subpackage (statsmodels fits; its own tests, slow) are left out.
+#: each), so also fairdesk/stats/simulation.py, and the regression subpackage (statsmodels
+#: fits; its own tests, slow) are left out. stats is split in three entries (stats,
+#: stats_tables, stats_boot) so that each fits a run on two shared cores.
 PACKAGES: dict[str, dict[str, list[str]]] = {
     "metrics": {
         "mutate": ["fairdesk/metrics/*.py"],
@@ -74,6 +76,15 @@ PACKAGES: dict[str, dict[str, list[str]]] = {
         # every stats test file but the coverage simulations and the regression subpackage
         "tests": ["tests/stats", "--ignore=tests/stats/test_stats_simulation.py",
                   "--ignore=tests/stats/regression"],
+    },
+    # the seed tables and the phone and position analyses
+    "stats_tables": {
+        "mutate": [
+            "fairdesk/stats/diacritics_table.py",
+            "fairdesk/stats/phone_confusion.py",
+            "fairdesk/stats/positions.py",
+        ],
+        "tests": ["tests/stats/test_diacritics_table.py", "tests/stats/test_positions_phones.py"],
     },
     # the resampling engine, split off so that each entry fits a run on two shared cores
     "stats_boot": {

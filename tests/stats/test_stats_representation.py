@@ -159,3 +159,98 @@ def test_structure_from_either_measure_at_its_threshold():
     # the probe not run (one fold asked): silhouette alone decides
     assert representation_analysis(X, g, s, threshold=sil, n_splits=1).structure
     assert not representation_analysis(X, g, s, threshold=sil + 1e-9, n_splits=1).structure
+
+
+def _probe_by_hand(X, y, groups, k, seed):
+    """The probe recomputed with sklearn: scaled logistic regression, out-of-fold balanced
+    accuracy over k shuffled folds (by speaker when ``groups`` is given)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import balanced_accuracy_score
+    from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    y = np.asarray(y).astype(str)
+    if groups is None:
+        splits = StratifiedKFold(n_splits=k, shuffle=True, random_state=seed).split(X, y)
+    else:
+        splits = StratifiedGroupKFold(n_splits=k, shuffle=True, random_state=seed).split(
+            X, y, groups=groups)
+    pred = np.empty(len(y), dtype=object)
+    for train, test in splits:
+        model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
+        pred[test] = model.fit(X[train], y[train]).predict(X[test])
+    return balanced_accuracy_score(y, pred.astype(str))
+
+
+def _scaled_data(seed, n_spk=4, per=6):
+    X, g, s = _embeddings(np.random.default_rng(seed), n_spk=n_spk, per=per, dim=4,
+                          group_shift=0.8)
+    X[:, 1] *= 50.0  # scales differ: the probe standardises
+    return X, g, s
+
+
+@pytest.mark.parametrize("n_splits, seed", [(2, 0), (3, 5), (4, 11)])
+def test_probe_equals_sklearn_by_hand(n_splits, seed):
+    X, g, s = _scaled_data(1)
+    for spk in (s, None):
+        r = leakage(X, g, spk, n_splits=n_splits, seed=seed)
+        expected = _probe_by_hand(X, g, spk, n_splits, seed)
+        assert r.balanced_accuracy == pytest.approx(expected)
+        assert r.leakage == pytest.approx(expected - 1 / 3) and r.chance == pytest.approx(1 / 3)
+        assert (r.n_folds, r.split, r.note) == (
+            n_splits, "speaker" if spk is not None else "item", "")
+
+
+def test_fewer_folds_notes_word_for_word():
+    X, g, s = _scaled_data(2, n_spk=2, per=5)  # 6 speakers, 10 items per group
+    r = leakage(X, g, s, n_splits=8)
+    assert (r.n_folds, r.note) == (6, "6 folds instead of 8: groups of 10 to 10 items, "
+                                      "6 speakers")
+    assert r.balanced_accuracy == pytest.approx(_probe_by_hand(X, g, s, 6, 0))
+    X, g, s = _scaled_data(3, n_spk=3, per=1)  # 9 speakers, 3 items per group
+    r = leakage(X, g, s)
+    assert (r.n_folds, r.note) == (3, "3 folds instead of 5: groups of 3 to 3 items, 9 speakers")
+    keep = np.r_[0:3, 3:9]  # groups of 3, 3 and 3 items; item folds
+    r = leakage(X[keep], g[keep], None, n_splits=4)
+    assert (r.n_folds, r.split, r.note) == (3, "item", "3 folds instead of 4: groups of 3 to 3 "
+                                                      "items")
+    X, g, s = _scaled_data(4)
+    keep = np.r_[0:24, 24:27, 48:72]  # the middle group keeps 3 items
+    r = leakage(X[keep], g[keep], None)
+    assert r.note == "3 folds instead of 5: groups of 3 to 24 items"
+
+
+def test_probe_edges_word_for_word():
+    X = np.random.default_rng(0).normal(size=(6, 3))
+    one = leakage(X, ["a"] * 6)
+    assert (one.n_folds, one.split, one.chance, one.note) == (0, "none", 1.0, "")
+    assert math.isnan(one.leakage) and math.isnan(one.balanced_accuracy)
+    empty = leakage(np.zeros((0, 3)), [])
+    assert empty.split == "none" and math.isnan(empty.chance)
+    for emb, groups, shape in ((np.zeros((3, 2)), ["a", "b"], "(3, 2)"),
+                               (np.zeros(3), ["a", "b", "a"], "(3,)")):
+        with pytest.raises(ValueError) as e:
+            leakage(emb, groups)
+        assert str(e.value) == (f"embeddings must be (n_items, dim) with one group per item; "
+                                f"got {shape} embeddings and {len(groups)} group labels.")
+    lone = leakage(np.random.default_rng(1).normal(size=(14, 3)), list("aabbccddeeffgg"),
+                   ["s"] * 2 + ["t"] * 2 + ["u"] * 2 + ["v"] * 2 + ["w"] * 2 + ["x", "y"]
+                   + ["z"] * 2)
+    assert (lone.n_folds, lone.split, lone.chance) == (0, "speaker", pytest.approx(1 / 7))
+    assert math.isnan(lone.leakage) and math.isnan(lone.balanced_accuracy)
+    assert lone.note == ("probe not run: group(s) a, b, c, d, e have a single speaker, and "
+                         "speaker-split folds need two per group; record more items or "
+                         "speakers per group")
+
+
+def test_items_without_speaker_are_their_own_speakers():
+    X, g, s = _scaled_data(5)
+    s = s.astype(object)
+    s[g == "G2"] = None  # G2: no speaker ids at all
+    s[np.flatnonzero(g == "G1")[::2]] = math.nan
+    r = leakage(X, g, s, n_splits=3)
+    assert r.split == "speaker" and r.n_folds == 3
+    assert 0.0 <= r.balanced_accuracy <= 1.0
+    every = leakage(X, g, [None] * len(g), n_splits=3)
+    assert every == leakage(X, g, None, n_splits=3)

@@ -122,3 +122,18 @@ def test_value_with_ci():
     assert value_with_ci(0.5, [math.nan, None]) == "50.0 [-, -]"
     assert value_with_ci(None, [0.1, 0.2]) == value_with_ci(math.inf, [0.1, 0.2]) == "-"
     assert value_with_ci(math.nan, None) == "-"
+
+
+def test_metric_only_at_top_level_long_heads_and_a_missing_reason():
+    res = {"reference": "a", "groups": [
+        {"group": "a", "n_items": 2, "cer": 0.1, "balanced_accuracy": 0.5},
+        {"group": "b", "n_items": 3, "cer": 0.2}],
+        "comparisons": [{"metric": "cer", "group": "b", "verdict": "not_estimable"}]}
+    assert format_groups(res).split("\n") == [
+        HEAD + "        CER % [95% CI]    BAL.ACC % [95% CI]",
+        "a (reference)                       2    0              10.0 [-]              50.0 [-]",
+        "b                                   3    0              20.0 [-]                     -",
+        "",
+        "CER against a:",
+        "  b                              not_estimable: ",
+    ]

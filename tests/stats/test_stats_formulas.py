@@ -77,3 +77,48 @@ def test_bootstrap_p_drops_undefined_replicates():
     assert bootstrap_p(0.5, [0.1, None, 1.2, math.nan]) == pytest.approx(2 / 3)
     assert bootstrap_p(0.5, np.array([0.1, 1.2])) == pytest.approx(2 / 3)
     assert math.isnan(bootstrap_p(0.5, [None, math.nan])) and math.isnan(bootstrap_p(math.nan, [1]))
+
+
+def _side(speakers, n_contents=5):
+    from fairdesk.stats.bootstrap import Side
+
+    n = len(speakers)
+    contents = np.array([f"c{i % n_contents}" for i in range(n)], dtype=object)
+    return Side(np.ones((n, 2)), np.array(speakers, dtype=object), contents)
+
+
+def test_auto_scheme_at_five_shared_sentences_and_its_problem():
+    from fairdesk.stats.estimability import auto_scheme
+
+    g, r = _side(["a"] * 5 + ["b"] * 5), _side(["x"] * 5 + ["y"] * 5)
+    assert auto_scheme(g, r, True, 5) == ("two_way", {
+        "group": 2, "reference": 2, "contents": 5, "group_items": 10, "reference_items": 10},
+        None)
+    assert auto_scheme(g, r, True, 4)[0] == "speaker"
+    one = _side(["a"] * 10)
+    assert auto_scheme(one, r, True, 0) == (None, {
+        "group": 1, "reference": 2, "contents": None, "group_items": 10, "reference_items": 10},
+        "speaker")
+    assert auto_scheme(one, r, True, 5)[2] == "two_way"  # the first scheme tried is reported
+
+
+def test_zero_spread_edges():
+    from fairdesk.stats.estimability import zero_spread
+
+    assert zero_spread([0.3], 0.0) and zero_spread([0.3, None, math.nan], 0.0)
+    assert not zero_spread([0.1, 0.2], 0.0)  # two replicates that differ
+    assert not zero_spread([0.1, None, 0.2], 0.0)
+    assert zero_spread([0.5, 0.5, 0.5], 0.5)  # exactly no spread
+    # the tolerance is 1e-12 relative to max(1, |centre|), 1 for an undefined centre
+    assert zero_spread([1e6, 1e6 + 1e-7], 1e6)
+    assert not zero_spread([0.0, 1.5e-12], 0.0)
+    assert not zero_spread([0.0, 1.5e-12], math.nan)
+    assert not zero_spread([0.0, 1.0], math.inf)
+
+
+def test_pooled_sd_and_small_cluster_scaling_drop_missing_values():
+    from fairdesk.stats.estimability import scale_small_clusters
+
+    assert pooled_sd([1.0, 3.0], [2.0, None, 4.0]) == pytest.approx(math.sqrt(4 / 2))
+    out = scale_small_clusters([[None, 4.0]], [2.0, None], 2)
+    assert np.isnan(out).all() and out.dtype == float

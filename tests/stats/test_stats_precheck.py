@@ -131,3 +131,11 @@ def test_exclusion_message_at_the_thresholds_and_a_group_without_speakers():
         "  c            3 < 30         0 < 5  excluded",
     ]
     assert "(e.g. --min-items 3 --min-speakers 1)" in msg
+
+
+def test_unknown_speakers_do_not_count_towards_the_minimum():
+    framed = _items().assign(group=_items()["accent"])
+    # y: speakers d, e and one unknown: 2 known, below a minimum of 3
+    kept, excluded = apply_minimums(framed, 1, 3)
+    assert kept == ["x"]
+    assert dict(excluded)["y"] == "2 speakers < min_speakers 3"

@@ -101,7 +101,77 @@ PACKAGES: dict[str, dict[str, list[str]]] = {
 #: Survivors that cannot be killed, with the reason (mutant name -> why it is equivalent).
 #: Filled from the runs quoted in the issue's closing note; a name not found in a run is
 #: ignored.
-EQUIVALENT: dict[str, str] = {}
+EQUIVALENT: dict[str, str] = {
+    # stats
+    "fairdesk.stats.verdicts.x_direction__mutmut_11":
+        "gap <= 0 for gap < 0: gap == 0 has returned 'equal' two lines above",
+    "fairdesk.stats.verdicts.x_direction__mutmut_13":
+        "gap >= 0 for gap > 0: gap == 0 has returned 'equal' two lines above",
+    "fairdesk.stats.verdicts.x_reading__mutmut_13":
+        "_num(None) for _num(gap) where gap is not finite: both read 'undefined'",
+    "fairdesk.stats.summary.x_summarise_metric__mutmut_66":
+        "den == 0 then divides numpy floats under errstate: num >= den = 0, so num/0 is inf "
+        "for num > 0 and nan for 0, the values of the else branch",
+    "fairdesk.stats.minimums.x_check_groups_before_inference__mutmut_42":
+        "speakers.get default: groupby(...).nunique() has an entry for every group of sizes",
+    "fairdesk.stats.minimums.x_check_groups_before_inference__mutmut_44":
+        "speakers.get default: groupby(...).nunique() has an entry for every group of sizes",
+    "fairdesk.stats.minimums.x_check_groups_before_inference__mutmut_45":
+        "speakers.get default: groupby(...).nunique() has an entry for every group of sizes",
+    "fairdesk.stats.minimums.x_check_groups_before_inference__mutmut_70":
+        "the join's separator in the single-group message: it joins exactly one label",
+    "fairdesk.stats.minimums.x_exclusion_message__mutmut_100":
+        "default 1 instead of 0 for a group without a speaker count: the hint is "
+        "max(1, min(need, min_speakers)), 1 either way",
+    "fairdesk.stats.settings.xǁAuditSettingsǁwith_run_cap__mutmut_15":
+        "replace() without max_items: the copy's max_items is set on the next line",
+    "fairdesk.stats.settings.xǁAuditSettingsǁfrom_dict__mutmut_16":
+        "cap == MAX_RUN_ITEMS lifted via with_run_cap(MAX_RUN_ITEMS): an equal object",
+    "fairdesk.stats.estimability.x_rule_of_three__mutmut_6":
+        "n >= 0 for n > 0 after 'n and': n == 0 is falsy and short-circuits",
+    "fairdesk.stats.estimability.x_scheme_units__mutmut_3":
+        "shared contents computed for every scheme: _side_blocks reads them only for "
+        "two_way and content",
+    "fairdesk.stats.estimability.x_auto_scheme__mutmut_19":
+        "first_problem '' instead of None: both falsy in 'first_problem or (...)'",
+    "fairdesk.stats.slicing.x__value_labels__mutmut_3":
+        "to_numpy(dtype=None) of an object series is an object array",
+    "fairdesk.stats.slicing.x__value_labels__mutmut_5":
+        "to_numpy() without dtype of an object series is an object array",
+    "fairdesk.stats.slicing.x__value_labels__mutmut_21":
+        "pandas infers its str dtype for the same labels: values, order and comparisons "
+        "unchanged",
+    "fairdesk.stats.slicing.x__value_labels__mutmut_24":
+        "pandas infers its str dtype for the same labels: values, order and comparisons "
+        "unchanged",
+    "fairdesk.stats.slicing.x_stratified_sample__mutmut_30":
+        "the same prefix on every group label: the groups' sort order is unchanged",
+    "fairdesk.stats.slicing.x_stratified_sample__mutmut_41":
+        "to_numpy(dtype=None) after astype(object) is an object array",
+    "fairdesk.stats.slicing.x_stratified_sample__mutmut_45":
+        "speaker ids as a numpy str array: the same strings as keys (np.str_ hashes as str)",
+    "fairdesk.stats.slicing.x_stratified_sample__mutmut_47":
+        "speaker ids as a numpy str array: the same strings as keys (np.str_ hashes as str)",
+    "fairdesk.stats.slicing.x_stratified_sample__mutmut_55":
+        "placeholder speaker ids as a numpy str array: same strings (no trailing NUL)",
+    "fairdesk.stats.slicing.x_stratified_sample__mutmut_57":
+        "placeholder speaker ids as a numpy str array: same strings (no trailing NUL)",
+    "fairdesk.stats.slicing.x_stratified_sample__mutmut_90":
+        "a group of exactly n goes through the turns, which take all its items; the "
+        "output is sorted by position",
+    "fairdesk.stats.format.x_format_groups__mutmut_292":
+        "a missing key's default [] or None: 'or []' follows",
+    "fairdesk.stats.format.x_format_groups__mutmut_294":
+        "a missing key's default [] or None: 'or []' follows",
+    "fairdesk.stats.format.x_format_groups__mutmut_300":
+        "a missing key's default [] or None: 'or []' follows",
+    "fairdesk.stats.format.x_format_groups__mutmut_302":
+        "a missing key's default [] or None: 'or []' follows",
+    "fairdesk.stats.slicing.x_stratified_sample__mutmut_134":
+        "positions are ints; an empty selection indexes the same empty frame",
+    "fairdesk.stats.slicing.x_stratified_sample__mutmut_136":
+        "positions are ints; an empty selection indexes the same empty frame",
+}
 
 #: Functions whose mutants mutmut cannot activate, with the reason (mangled-name prefix ->
 #: why). mutmut 3 switches a mutant on per call, in a child forked after the modules were

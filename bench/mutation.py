@@ -167,6 +167,52 @@ EQUIVALENT: dict[str, str] = {
         "a missing key's default [] or None: 'or []' follows",
     "fairdesk.stats.format.x_format_groups__mutmut_302":
         "a missing key's default [] or None: 'or []' follows",
+    "fairdesk.stats.formulas.x_holm_adjust__mutmut_16":
+        "sort kind: tied p-values get the same adjusted value (running maximum), whatever their order",
+    "fairdesk.stats.formulas.x_holm_adjust__mutmut_18":
+        "sort kind: tied p-values get the same adjusted value (running maximum), whatever their order",
+    "fairdesk.stats.formulas.x_holm_multipliers__mutmut_20":
+        "numpy reads the sort kind case-insensitively: 'STABLE' is 'stable'",
+    "fairdesk.stats.formulas.x_planned_bootstrap__mutmut_3":
+        "m == 0 computed anyway: ceil(0 / alpha - 1e-9) is 0",
+    "fairdesk.stats.estimability.x_constant_value__mutmut_20":
+        "max(1, |hi|) for max(1, |lo|, |hi|): when hi - lo is within the tolerance |lo| and |hi| differ by less than the float resolution of the bound",
+    "fairdesk.stats.estimability.x_constant_value__mutmut_21":
+        "max(1, |lo|) for max(1, |lo|, |hi|): when hi - lo is within the tolerance |lo| and |hi| differ by less than the float resolution of the bound",
+    "fairdesk.stats.representation.x__labels__mutmut_2":
+        "labels as a numpy str array: the same strings for sklearn, set() and ==",
+    "fairdesk.stats.representation.x__labels__mutmut_4":
+        "labels as a numpy str array: the same strings for sklearn, set() and ==",
+    "fairdesk.stats.representation.x_silhouette__mutmut_5":
+        "sklearn converts the embeddings to float itself",
+    "fairdesk.stats.representation.x_silhouette__mutmut_7":
+        "sklearn converts the embeddings to float itself",
+    "fairdesk.stats.representation.x_silhouette__mutmut_22":
+        "a sample of max_items >= n items is all n items (sklearn permutes and keeps all): the same score",
+    "fairdesk.stats.representation.x_silhouette__mutmut_23":
+        "a sample of max_items == n items is all n items: the same score",
+    "fairdesk.stats.representation.x_representation_analysis__mutmut_19":
+        "flags.get default None for False: 'None or v' is v",
+    "fairdesk.stats.representation.x_representation_analysis__mutmut_21":
+        "flags.get without default (None) for False: 'None or v' is v",
+    "fairdesk.stats.representation.x_representation_analysis__mutmut_27":
+        "setdefault None for False: the flag is read only as a truth value by case_label",
+    "fairdesk.stats.representation.x_representation_analysis__mutmut_29":
+        "setdefault without default (None) for False: read only as a truth value",
+    "fairdesk.stats.representation.x_leakage__mutmut_42":
+        "speaker ids as a numpy str array: the same strings",
+    "fairdesk.stats.representation.x_leakage__mutmut_44":
+        "speaker ids as a numpy str array: the same strings",
+    "fairdesk.stats.representation.x_leakage__mutmut_60":
+        "placeholder ids as a numpy str array: np.where with the object ids gives objects",
+    "fairdesk.stats.representation.x_leakage__mutmut_62":
+        "placeholder ids as a numpy str array: np.where with the object ids gives objects",
+    "fairdesk.stats.representation.x_leakage__mutmut_66":
+        "speaker ids as a numpy str array: the same strings for set() and the folds",
+    "fairdesk.stats.representation.x_leakage__mutmut_68":
+        "speaker ids as a numpy str array: the same strings for set() and the folds",
+    "fairdesk.stats.representation.x_leakage__mutmut_219":
+        "max_iter 2001 for 2000: the probe converges well before (lbfgs on standardised data)",
     "fairdesk.stats.slicing.x_stratified_sample__mutmut_134":
         "positions are ints; an empty selection indexes the same empty frame",
     "fairdesk.stats.slicing.x_stratified_sample__mutmut_136":

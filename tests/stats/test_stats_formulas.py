@@ -122,3 +122,46 @@ def test_pooled_sd_and_small_cluster_scaling_drop_missing_values():
     assert pooled_sd([1.0, 3.0], [2.0, None, 4.0]) == pytest.approx(math.sqrt(4 / 2))
     out = scale_small_clusters([[None, 4.0]], [2.0, None], 2)
     assert np.isnan(out).all() and out.dtype == float
+
+
+def test_holm_ties_in_order_of_appearance_and_missing_values():
+    from scipy.stats import rankdata
+
+    from fairdesk.stats.formulas import holm_adjust, holm_multipliers
+
+    p = np.array([0.5, 0.2, 0.5, 0.1] * 10)
+    # ties take ranks in order of appearance (scipy's "ordinal" ranks)
+    np.testing.assert_array_equal(holm_multipliers(p), len(p) - rankdata(p, "ordinal") + 1)
+    np.testing.assert_array_equal(holm_multipliers([0.04, None, 0.01]), [1, np.nan, 2])
+    np.testing.assert_allclose(holm_adjust([0.04, None, 0.01]), [0.04, np.nan, 0.02])
+
+
+def test_planned_bootstrap_records_word_for_word():
+    from fairdesk.stats.formulas import planned_bootstrap
+
+    rule = "B >= ceil(5 * comparisons / alpha), at most 20,000 (METHODS.md §3)"
+    assert planned_bootstrap(2000, 0, 0.05) == {
+        "requested": 2000, "used": 2000, "comparisons": 0, "required": 0, "raised": False,
+        "capped": False, "rule": rule}
+    # 5 · 200 / 0.05 = 20,000 exactly: raised to the cap, not capped
+    assert planned_bootstrap(2000, 200, 0.05) == {
+        "requested": 2000, "used": 20000, "comparisons": 200, "required": 20000, "raised": True,
+        "capped": False, "rule": rule}
+    assert planned_bootstrap(2000, 201, 0.05)["capped"]
+
+
+def test_too_few_and_constant_value_edges():
+    from fairdesk.stats.estimability import constant_value, too_few
+
+    assert too_few({"group": 2, "reference": 2, "contents": 1})
+    assert not too_few({"group": 2, "reference": 2, "contents": 2})
+    assert not too_few({"group": None, "reference": None, "contents": None})
+    assert too_few({"group": 5, "reference": 1})
+    assert constant_value([0.5, None, 0.5, math.nan]) == 0.5
+    assert constant_value([0.25, 0.25]) == 0.25
+    assert constant_value([None, math.nan]) is None
+    # tolerance 1e-12 relative to max(1, |values|)
+    assert constant_value([1e6, 1e6 + 1e-7]) == 1e6
+    assert constant_value([-1e6 - 1e-7, -1e6]) == -1e6 - 1e-7
+    assert constant_value([0.0, 1e-13]) == 0.0
+    assert constant_value([0.0, 1.5e-12]) is None

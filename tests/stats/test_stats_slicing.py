@@ -297,3 +297,17 @@ def test_run_cap_message_word_for_word():
         check_run_cap(pd.DataFrame({"x": range(5)}), 4)  # no group column: one group
     with pytest.raises(ValueError, match=r"`--sample 1` for 3 group\(s\)"):
         check_run_cap(pd.DataFrame({"g": ["a", "b", "c"]}), 2, group_col="g")
+
+
+def test_reference_value_with_equals_sign_and_missing_speaker_counts():
+    from fairdesk.stats.slicing import group_sizes, minimums_from_counts
+
+    assert choose_reference({"a=b": 3, "c": 5}, "accent=a=b", by="accent") == "a=b"
+    with pytest.raises(ValueError) as e:
+        choose_reference({"a": 3, "b": 5, "c": 1}, "c", eligible=["a", "b"])
+    assert str(e.value) == "Reference group 'c' is excluded by the minimums; pick one of: b, a."
+    # a group missing from the speaker counts has no known speaker
+    assert minimums_from_counts({"a": 5, "b": 5}, {"a": 3}, 1, 1) == (
+        ["a"], [("b", "0 speakers < min_speakers 1")])
+    sizes = group_sizes(pd.DataFrame({"group": []}))
+    assert sizes.empty and sizes.dtype == np.int64

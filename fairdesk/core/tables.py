@@ -27,7 +27,9 @@ import csv
 import io
 import json
 import os
+import re
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -103,8 +105,12 @@ class Table:
         column)."""
         import pandas as pd
 
-        df = pd.DataFrame.from_records([r for _, r in self.rows],
-                                       index=[n for n, _ in self.rows])
+        if isinstance(self.rows, _FrameRows):  # Parquet: the file's frame, rows from 1
+            df = self.rows.df.set_axis(self.rows.cols, axis=1)
+            df.index = pd.RangeIndex(1, len(df) + 1)
+        else:
+            df = pd.DataFrame.from_records([r for _, r in self.rows],
+                                           index=[n for n, _ in self.rows])
         for c in self.columns:
             if c not in df.columns:
                 df[c] = None
@@ -134,11 +140,15 @@ def undecodable(value) -> str | None:
     """A reason when ``value`` holds bytes that were not UTF-8 (naming the byte), else None."""
     if not isinstance(value, str):
         return None
-    for i, ch in enumerate(value):
-        if "\udc80" <= ch <= "\udcff":
-            return (f"text is not valid UTF-8 (byte 0x{ord(ch) - 0xDC00:02x} at character "
-                    f"{i + 1}); re-save the file as UTF-8")
-    return None
+    m = _ESCAPED_BYTE.search(value)
+    if m is None:
+        return None
+    return (f"text is not valid UTF-8 (byte 0x{ord(m.group()) - 0xDC00:02x} at character "
+            f"{m.start() + 1}); re-save the file as UTF-8")
+
+
+#: A byte that was not UTF-8, as ``surrogateescape`` decoding keeps it.
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
 
 def _format_of(path: Path, fmt: str | None) -> str:
@@ -209,14 +219,42 @@ def read_table(path, *, fmt: str | None = None, delimiter: str | None = None,
     return _read_delimited(path, text, fmt, delimiter, quoting, name_blank)
 
 
+class _FrameRows(Sequence):
+    """A Parquet table's ``(row number, record)`` pairs, made when asked for: a million-row
+    ``--table`` goes to :meth:`Table.frame` without a dict per row."""
+
+    def __init__(self, df, cols: list[str]):
+        self.df, self.cols = df, cols
+
+    def __len__(self) -> int:
+        return len(self.df)
+
+    def _row(self, i: int) -> tuple[int, dict]:
+        (values,) = self.df.iloc[i : i + 1].itertuples(index=False, name=None)
+        return i + 1, dict(zip(self.cols, values, strict=True))
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self._row(k) for k in range(len(self))[i]]
+        return self._row(range(len(self))[i])
+
+    def __iter__(self):
+        rows = self.df.itertuples(index=False, name=None)
+        for i, r in enumerate(rows, start=1):
+            yield i, dict(zip(self.cols, r, strict=True))
+
+    def __eq__(self, other) -> bool:
+        return list(self) == list(other) if isinstance(other, Sequence) else NotImplemented
+
+    __hash__ = None
+
+
 def _read_parquet(path: Path) -> Table:
     import pandas as pd
 
     df = pd.read_parquet(path)
     cols = [str(c) for c in df.columns]
-    rows = [(i, dict(zip(cols, r, strict=True)))
-            for i, r in enumerate(df.itertuples(index=False, name=None), start=1)]
-    return Table(path, "parquet", cols, rows, [])
+    return Table(path, "parquet", cols, _FrameRows(df, cols), [])
 
 
 def _read_jsonl(path: Path, text: str) -> Table:

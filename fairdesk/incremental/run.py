@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from fairdesk.constants import SAMPLE_RATE
+from fairdesk.cores import usable_cores
 from fairdesk.incremental.metrics import DEFAULT_COMPARED, INCREMENTAL_METRICS, item_stats, pooled
 from fairdesk.incremental.native import NATIVE, supports_native
 from fairdesk.incremental.simulate import POLICIES, simulate
@@ -87,10 +88,7 @@ def hardware(threads: int | None = None) -> dict:
                     break
     except OSError:
         pass
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        usable = os.cpu_count()
+    usable = usable_cores()
     load = None
     if hasattr(os, "getloadavg"):
         try:

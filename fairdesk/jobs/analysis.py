@@ -119,6 +119,7 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     from ..stats import compare_groups
     from .pitfalls import add_pitfall_columns, pitfalls_block
 
+    clock = _Clock()
     labels_only = classification_only(frame)
     frame, problems, warnings = check_transcripts(frame)
     if frame.empty:
@@ -129,9 +130,12 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     # a classification table (labels, no transcript) is not scored as transcripts
     scored = frame.drop(columns=["reference", "hypothesis"], errors="ignore") if labels_only \
         else frame
+    clock.lap("checks_s")
     stats = compute_item_stats(scored, language=slot_lang, normalizer=name)
+    clock.lap("scoring_s")
     if not labels_only:
         frame, stats = add_pitfall_columns(frame, stats, name, slot_lang)
+    clock.lap("flags_s")
     grounding = [c for c in GROUNDING_STATS if c in frame.columns]
     if grounding:  # written by the explain stage
         stats = pd.concat([stats.reset_index(drop=True),
@@ -142,8 +146,10 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     every = metric_specs(stats)
     tested, notes = tested_specs(every, stats, wanted)
     describe = [s for s in every if s.id not in {t.id for t in tested}]
+    clock.lap("frame_s")
     res = compare_groups(frame, tested, settings, reference=reference,
                          describe=describe).to_dict()
+    clock.lap("statistics_s")
     nodia = no_diacritic_block(frame, name)
     _add_group_values(res, frame, nodia_specs() if nodia else [])
     if nodia:
@@ -159,7 +165,26 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     if not labels_only:
         res.update(text_blocks(frame, res, name, slot_lang))
     res["pitfalls"] = pitfalls_block(frame, res, tested, settings, reference)
+    clock.lap("summaries_s")
+    res["timings"] = clock.laps
     return frame, res
+
+
+class _Clock:
+    """Wall seconds of the analysis' steps (``timings`` in the result: where a large run's
+    time goes)."""
+
+    def __init__(self):
+        import time
+
+        self._now = time.perf_counter
+        self._t = self._now()
+        self.laps: dict[str, float] = {}
+
+    def lap(self, name: str) -> None:
+        t = self._now()
+        self.laps[name] = round(t - self._t, 3)
+        self._t = t
 
 
 def nodia_specs():
@@ -219,9 +244,9 @@ def text_blocks(frame, res: dict, normaliser: str, language: str) -> dict:
     """The word-position heatmap (matched or partially matched designs) and, for English
     runs, the model-side phone confusion per group (METHODS.md §7). A block that cannot be
     computed is left out with a warning saying why; the audit goes on."""
-    from ..metrics.normalize import get_normalizer
+    from ..metrics.normalize import get_normalizer, memoised
 
-    norm = get_normalizer(normaliser, language)
+    norm = memoised(get_normalizer(normaliser, language))  # the texts the scoring normalised
     out = {}
     if res.get("design") in ("matched", "partially_matched"):
         from ..stats.positions import word_position_heatmap

@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from .normalize import as_text, get_normalizer
+from .normalize import as_text, get_normalizer, memoised
 
 __all__ = [
     "FLAG_COLUMNS",
@@ -223,6 +223,18 @@ def parse_evidence(value) -> list[dict]:
     return list(value)
 
 
+def _text_flags(r: list[str], h: list[str], st: HallucinationSettings) -> list[dict]:
+    """The loop and runaway evidence of one (reference, hypothesis) pair of word lists."""
+    ev = []
+    loop = find_loop(h, r, st.max_ngram, st.min_repeats)
+    if loop:
+        ev.append(loop)
+    ra = runaway(len(h), len(r), st.runaway_factor, st.runaway_slack)
+    if ra:
+        ev.append(ra)
+    return ev
+
+
 def hallucination_columns(frame: pd.DataFrame, normalizer=None, language: str = "en",
                           settings: HallucinationSettings | None = None) -> pd.DataFrame:
     """Per-item flags and their evidence.
@@ -246,22 +258,28 @@ def hallucination_columns(frame: pd.DataFrame, normalizer=None, language: str = 
         unflagged).
     """
     st = settings or HallucinationSettings()
-    norm = get_normalizer(normalizer, language)
+    norm = memoised(get_normalizer(normalizer, language))  # the scoring's texts
     n = len(frame)
     cols = {c: np.zeros(n, dtype=np.int64) for c in FLAG_COLUMNS}
     evidence = []
     ns_col = frame["nonspeech_words"] if "nonspeech_words" in frame.columns else [None] * n
     has_sampled = {"hypothesis_sampled_a", "hypothesis_sampled_b"} <= set(frame.columns)
+    # loop and runaway depend on the pair of texts alone: each distinct pair is checked once
+    by_pair: dict = {}
+
+    def text_flags(ref, hyp) -> list[dict]:
+        try:
+            return by_pair[(ref, hyp)]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable cell: no memo
+            return _text_flags(norm(ref).split(), norm(hyp).split(), st)
+        found = by_pair[(ref, hyp)] = _text_flags(norm(ref).split(), norm(hyp).split(), st)
+        return found
+
     for k, (ref, hyp, ns) in enumerate(zip(frame["reference"], frame["hypothesis"], ns_col,
                                            strict=True)):
-        r, h = norm(ref).split(), norm(hyp).split()
-        ev = []
-        loop = find_loop(h, r, st.max_ngram, st.min_repeats)
-        if loop:
-            ev.append(loop)
-        ra = runaway(len(h), len(r), st.runaway_factor, st.runaway_slack)
-        if ra:
-            ev.append(ra)
+        ev = list(text_flags(ref, hyp))
         ev += parse_evidence(ns)
         if has_sampled:
             un = unstable(frame["hypothesis_sampled_a"].iloc[k],

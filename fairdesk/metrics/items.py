@@ -13,7 +13,8 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from .normalize import as_text, get_normalizer, label_text, tone_preserving
+from .normalize import as_text, get_normalizer, label_text, remember, tone_preserving
+from .pairs import score_pairs
 from .slots import exact_match, intent_match
 from .text import _units, char_counts_many, count_marked, tone_counts_units, word_counts_many
 
@@ -68,10 +69,29 @@ def _missing(series: pd.Series) -> np.ndarray:
 
 
 def _transcription(frame, language, diacritic_count, normalizer) -> dict[str, np.ndarray]:
+    """Transcription columns of every row, each distinct (reference, hypothesis) pair scored
+    once (a correct hypothesis of a prompt read by many speakers is one pair)."""
+    index: dict[tuple[str, str], int] = {}
+    codes = np.fromiter(
+        (index.setdefault((as_text(r), as_text(h)), len(index))
+         for r, h in zip(frame["reference"], frame["hypothesis"], strict=True)),
+        dtype=np.int64, count=len(frame),
+    )
+    pairs = pd.DataFrame(list(index), columns=["reference", "hypothesis"])
+    cols = score_pairs(pairs, _transcription_pairs, language, diacritic_count, normalizer)
+    # the normalised texts (worked out in the workers too) serve the run's later passes
+    norm = get_normalizer(normalizer, language)
+    remember(norm, pairs["reference"], cols.pop("_ref_norm"))
+    remember(norm, pairs["hypothesis"], cols.pop("_hyp_norm"))
+    return {name: v[codes] for name, v in cols.items()}
+
+
+def _transcription_pairs(frame, language, diacritic_count, normalizer) -> dict[str, np.ndarray]:
     norm = get_normalizer(normalizer, language)
     refs = _cached(norm, frame["reference"])
     hyps = _cached(norm, frame["hypothesis"])
-    cols: dict[str, np.ndarray] = {}
+    cols: dict[str, np.ndarray] = {"_ref_norm": np.array(refs, dtype=object),
+                                   "_hyp_norm": np.array(hyps, dtype=object)}
     wc = np.array(word_counts_many(refs, hyps), dtype=np.int64).reshape(-1, 4)
     cc = np.array(char_counts_many(refs, hyps), dtype=np.int64).reshape(-1, 4)
     for k, name in enumerate(WORD_COLUMNS):

@@ -294,6 +294,46 @@ def get_normalizer(name=None, language="en") -> Callable[[object], str]:
         ) from None
 
 
+#: Normalised texts remembered per built-in normaliser: the texts the scoring normalised
+#: (in worker processes too) are not normalised again by the hallucination flags and the
+#: text blocks of the same run. Cleared when it would pass :data:`MEMO_LIMIT` entries.
+_MEMO: dict[Callable, dict[str, str]] = {}
+MEMO_LIMIT = 2_000_000
+
+
+def remember(norm: Callable, raw, normed) -> None:
+    """Keep ``normed[i] = norm(raw[i])`` for :func:`memoised` (built-in normalisers only)."""
+    if norm not in NORMALIZERS.values():
+        return
+    memo = _MEMO.setdefault(norm, {})
+    raw = list(raw)
+    if len(memo) + len(raw) > MEMO_LIMIT:
+        memo.clear()
+    memo.update((r, n) for r, n in zip(raw, normed, strict=True) if type(r) is str)
+
+
+def memoised(norm: Callable) -> Callable[[object], str]:
+    """``norm`` answering from the remembered texts (built-in normalisers only; another
+    callable is returned as it is)."""
+    if norm not in NORMALIZERS.values():
+        return norm
+    memo = _MEMO.setdefault(norm, {})
+
+    def cached(text) -> str:
+        if type(text) is not str:
+            return norm(text)
+        try:
+            return memo[text]
+        except KeyError:
+            pass
+        if len(memo) >= MEMO_LIMIT:
+            memo.clear()
+        out = memo[text] = norm(text)
+        return out
+
+    return cached
+
+
 #: Share of ASCII letters in the references at or above which ``auto`` picks English.
 ENGLISH_ASCII_SHARE = 0.99
 

@@ -3,8 +3,10 @@
 Each function returns a named tuple whose field names are the stat columns of
 :func:`fairdesk.metrics.compute_item_stats`, so group metrics are ratios of their sums.
 
-Alignments come from jiwer (words, characters) and rapidfuzz (base letters for tones); nothing
-here is a hand-written edit distance.
+Alignments come from rapidfuzz's Levenshtein opcodes: words and characters exactly as jiwer
+aligns them (jiwer's default transforms, then the same rapidfuzz call jiwer makes; a test
+checks the counts against jiwer), base letters for tones; nothing here is a hand-written
+edit distance.
 
 Conventions
 -----------
@@ -22,11 +24,11 @@ Conventions
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-import jiwer
 from rapidfuzz.distance import Levenshtein
 
 from .normalize import as_text, normalizer_for, tone_preserving
@@ -95,24 +97,37 @@ def _resolve(normalizer, language) -> Callable[[object], str]:
 # --------------------------------------------------------------------------- words / chars
 
 
-def _counts_from_output(out, n_items: int) -> list[tuple[int, int, int, int]]:
-    """Per-sentence (n_ref, S, D, I) from a jiwer WordOutput / CharacterOutput."""
-    rows = []
-    for k in range(n_items):
-        s = d = i = 0
-        for chunk in out.alignments[k]:
-            if chunk.type in ("substitute", "replace"):
-                s += chunk.ref_end_idx - chunk.ref_start_idx
-            elif chunk.type == "delete":
-                d += chunk.ref_end_idx - chunk.ref_start_idx
-            elif chunk.type == "insert":
-                i += chunk.hyp_end_idx - chunk.hyp_start_idx
-        rows.append((len(out.references[k]), s, d, i))
-    return rows
+# jiwer's default transforms (wer_default, cer_default), applied as jiwer applies them
+_MULTI_SPACE = re.compile(r"\s\s+")
 
 
-def _counts_many(name, process, counts_type, references, hypotheses):
-    """One jiwer ``process`` call over many pairs, split back into per-pair counts."""
+def _jiwer_words(text: str) -> list[str]:
+    """The words ``jiwer.process_words`` aligns (RemoveMultipleSpaces, Strip, split on " ")."""
+    return [w for w in _MULTI_SPACE.sub(" ", text).strip().split(" ") if w]
+
+
+def _jiwer_chars(text: str) -> str:
+    """The characters ``jiwer.process_characters`` aligns (Strip; spaces inside count)."""
+    return text.strip()
+
+
+def _edit_counts(ref, hyp) -> tuple[int, int, int, int]:
+    """(n_ref, S, D, I) of the alignment jiwer makes: rapidfuzz Levenshtein opcodes of the
+    token sequences (jiwer maps tokens to integers and calls the same function)."""
+    s = d = i = 0
+    for tag, i1, i2, j1, j2 in Levenshtein.opcodes(ref, hyp):
+        if tag == "replace":
+            s += i2 - i1
+        elif tag == "delete":
+            d += i2 - i1
+        elif tag == "insert":
+            i += j2 - j1
+    return len(ref), s, d, i
+
+
+def _counts_many(name, tokens, counts_type, references, hypotheses):
+    """Per-pair counts of many pairs, each aligned as jiwer aligns it (see :func:`_edit_counts`;
+    a test checks the counts against ``jiwer.process_words`` / ``process_characters``)."""
     refs = [as_text(r) for r in references]
     hyps = [as_text(h) for h in hypotheses]
     if len(refs) != len(hyps):
@@ -120,14 +135,12 @@ def _counts_many(name, process, counts_type, references, hypotheses):
             f"{name}: {len(refs)} references but {len(hyps)} hypotheses; "
             "pass one hypothesis per reference."
         )
-    if not refs:
-        return []
-    out = process(refs, hyps)
-    return [counts_type(*row) for row in _counts_from_output(out, len(refs))]
+    return [counts_type(*_edit_counts(tokens(r), tokens(h))) for r, h in zip(refs, hyps)]
 
 
 def word_counts_many(references: Sequence[str], hypotheses: Sequence[str]) -> list[WordCounts]:
-    """Word counts for many *already normalised* pairs with one ``jiwer.process_words`` call.
+    """Word counts for many *already normalised* pairs, aligned as ``jiwer.process_words``
+    aligns them.
 
     Parameters
     ----------
@@ -139,12 +152,12 @@ def word_counts_many(references: Sequence[str], hypotheses: Sequence[str]) -> li
         Summing them gives exactly ``jiwer.wer(references, hypotheses)`` as
         (S+D+I)/N.
     """
-    return _counts_many("word_counts_many", jiwer.process_words, WordCounts, references,
-                        hypotheses)
+    return _counts_many("word_counts_many", _jiwer_words, WordCounts, references, hypotheses)
 
 
 def char_counts_many(references: Sequence[str], hypotheses: Sequence[str]) -> list[CharCounts]:
-    """Character counts for many *already normalised* pairs (``jiwer.process_characters``).
+    """Character counts for many *already normalised* pairs, aligned as
+    ``jiwer.process_characters`` aligns them.
 
     Parameters
     ----------
@@ -155,8 +168,7 @@ def char_counts_many(references: Sequence[str], hypotheses: Sequence[str]) -> li
     list of CharCounts
         Summing them gives exactly ``jiwer.cer(references, hypotheses)``.
     """
-    return _counts_many("char_counts_many", jiwer.process_characters, CharCounts, references,
-                        hypotheses)
+    return _counts_many("char_counts_many", _jiwer_chars, CharCounts, references, hypotheses)
 
 
 def word_counts(reference, hypothesis, language="en", normalizer=None) -> WordCounts:

@@ -27,7 +27,7 @@ in distribution to drawing n indices with replacement), in chunks of replicates.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -47,6 +47,8 @@ ESTIMATOR_LABELS = {
 }
 
 _CHUNK_ELEMENTS = 4_000_000  # replicates × blocks per chunk, bounds memory
+#: Most bytes of per-speaker totals a pair bootstrap keeps for its jackknife.
+_TOTALS_BYTES = 256 * 2**20
 
 
 def comparison_rng(seed: int, *parts: str) -> np.random.Generator:
@@ -57,16 +59,24 @@ def comparison_rng(seed: int, *parts: str) -> np.random.Generator:
 
 
 def draw_counts(
-    rng: np.random.Generator, n_blocks: int, n_rep: int, n_draw: int | None = None
+    rng: np.random.Generator, n_blocks: int, n_rep: int, n_draw: int | None = None,
+    dtype=float,
 ) -> np.ndarray:
     """Bootstrap counts: ``n_rep`` rows of ``n_draw`` (default ``n_blocks``) draws with
     replacement among ``n_blocks`` blocks, as an ``(n_rep, n_blocks)`` array of whole-number
-    floats (float so that the products with block sums run in BLAS)."""
+    floats (float so that the products with block sums run in BLAS; ``dtype`` float32 for
+    the float32 products of :func:`_content_major`, exact for counts below 2^24)."""
     n_draw = n_blocks if n_draw is None else n_draw
-    idx = rng.integers(0, n_blocks, size=(n_rep, n_draw))
-    idx += (np.arange(n_rep) * n_blocks)[:, None]
-    counts = np.bincount(idx.ravel(), minlength=n_rep * n_blocks).reshape(n_rep, n_blocks)
-    return counts.astype(float)
+    # the narrowest integer type that holds the block indices (a 16-bit draw is several
+    # times faster than a 64-bit one); the type depends on n_blocks only, so the draws
+    # stay a deterministic function of the generator's state
+    small = np.int16 if n_blocks <= np.iinfo(np.int16).max else np.int64
+    idx = rng.integers(0, n_blocks, size=(n_rep, n_draw), dtype=small)
+    wide = np.int32 if n_rep * n_blocks < np.iinfo(np.int32).max else np.int64
+    flat = idx.astype(wide)
+    flat += (np.arange(n_rep, dtype=wide) * n_blocks)[:, None]
+    counts = np.bincount(flat.ravel(), minlength=n_rep * n_blocks).reshape(n_rep, n_blocks)
+    return counts.astype(dtype)
 
 
 def _missing_mask(values: np.ndarray) -> np.ndarray:
@@ -116,7 +126,10 @@ def shared_contents(group: Side, reference: Side) -> np.ndarray:
     """Content ids present on both sides, sorted (empty without content ids)."""
     if group.contents is None or reference.contents is None:
         return np.array([], dtype=object)
-    both = _present(group.contents) & _present(reference.contents)
+    g, r = np.asarray(group.contents), np.asarray(reference.contents)
+    if g.dtype.kind in "iu" and r.dtype.kind in "iu":  # integer codes (negative = missing)
+        return np.intersect1d(g[g >= 0], r[r >= 0]).astype(np.int64)
+    both = _present(g) & _present(r)
     return np.array(sorted(both, key=lambda c: (str(type(c)), c)), dtype=object)
 
 
@@ -229,6 +242,8 @@ def _side_blocks(side: Side, scheme: str, shared: np.ndarray) -> _Blocks:
 
 
 def _chunk(n_rep: int, width: int) -> int:
+    """Replicates per chunk when one replicate holds ``width`` numbers (the content counts,
+    the speaker counts and the per-speaker content-weighted sums)."""
     return max(1, min(n_rep, _CHUNK_ELEMENTS // max(1, width)))
 
 
@@ -250,6 +265,11 @@ def _content_major(T: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(M)
 
 
+def _draw_dtype(*Ms: np.ndarray | None):
+    """float32 content counts when some product runs in float32 (no conversion per use)."""
+    return np.float32 if any(M is not None and M.dtype == np.float32 for M in Ms) else float
+
+
 def _weighted_sums(T: np.ndarray, u: np.ndarray | None, w: np.ndarray | None,
                    M: np.ndarray | None = None) -> np.ndarray:
     """``Σ_s Σ_c u[b,s] w[b,c] T[s,c,k]`` for a chunk of replicates (u or w None = ones).
@@ -267,7 +287,7 @@ def _weighted_sums(T: np.ndarray, u: np.ndarray | None, w: np.ndarray | None,
     if u is None:
         return w @ T.sum(axis=0)
     M = _content_major(T) if M is None else M
-    Y = (w.astype(M.dtype) @ M).reshape(len(w), S, K).astype(float)
+    Y = (w.astype(M.dtype, copy=False) @ M).reshape(len(w), S, K).astype(float)
     return np.einsum("bs,bsk->bk", u, Y)
 
 
@@ -304,6 +324,12 @@ class PairBootstrap:
     _group: _Blocks | None = field(default=None, repr=False)
     _content_counts: np.ndarray | None = field(default=None, repr=False)
     _columns: tuple | None = field(default=None, repr=False)
+    _totals: np.ndarray | None = field(default=None, repr=False)
+
+    def slim(self) -> PairBootstrap:
+        """This bootstrap without what only the speaker jackknife needs (the content draws
+        and the per-speaker totals: the bulk of its memory)."""
+        return replace(self, _content_counts=None, _totals=None)
 
 
 def bootstrap_pair(
@@ -315,6 +341,7 @@ def bootstrap_pair(
     *,
     keep_counts: bool = False,
     columns: list[int] | None = None,
+    keep_totals: bool = False,
 ) -> PairBootstrap:
     """Replicate sums of both sides of a comparison under one scheme.
 
@@ -331,6 +358,10 @@ def bootstrap_pair(
         ``counts['reference_rows']``).
     columns : replicate only these statistic columns (the others' replicate sums are NaN);
         the draws, and so the replicates of these columns, are the same as with all.
+    keep_totals : keep the group's per-speaker sums under each replicate's content draw
+        (``B × S × K``) for :func:`jackknife_group_speakers`, which then skips recomputing
+        them, when they fit in :data:`_TOTALS_BYTES`; the replicates are the same either way.
+        Call :meth:`PairBootstrap.slim` once the jackknife is done.
     """
     if scheme not in SCHEMES:
         raise ValueError(f"Unknown scheme {scheme!r}; one of {SCHEMES}.")
@@ -349,18 +380,27 @@ def bootstrap_pair(
     r_reps = np.full((n_rep, K), np.nan)
     # the content draws are kept for the jackknife: as small whole numbers (uint8 while
     # they fit; 99 comparisons × 20,000 replicates × 500 contents is 1 GB, not 8)
-    w_all = np.empty((n_rep, C), dtype=np.uint8) if gb.draw_cols else None
+    Kc = len(cols)
+    totals = None
+    if keep_totals and Mg is not None and n_rep * Sg * Kc * Mg.itemsize <= _TOTALS_BYTES:
+        totals = np.empty((n_rep, Sg, Kc), dtype=Mg.dtype)
+    w_all = np.empty((n_rep, C), dtype=np.uint8) if gb.draw_cols and totals is None else None
     keep = {"group": [], "reference": []} if keep_counts else None
-    step = _chunk(n_rep, max(Sg, Sr) * max(C, 1) + C)
+    step = _chunk(n_rep, C + max(Sg, Sr) * (Kc + 1))
+    wdt = _draw_dtype(Mg, Mr)
     for b0 in range(0, n_rep, step):
         b1 = min(n_rep, b0 + step)
         m = b1 - b0
-        w = draw_counts(rng, C, m) if gb.draw_cols else None
+        w = draw_counts(rng, C, m, dtype=wdt) if gb.draw_cols else None
         ug = draw_counts(rng, Sg, m) if gb.draw_rows else None
         ur = draw_counts(rng, Sr, m) if rb.draw_rows else None
-        g_reps[b0:b1, cols] = _weighted_sums(Tg, ug, w, Mg)
+        if totals is not None:
+            totals[b0:b1] = (w.astype(Mg.dtype, copy=False) @ Mg).reshape(m, Sg, Kc)
+            g_reps[b0:b1, cols] = np.einsum("bs,bsk->bk", ug, totals[b0:b1].astype(float))
+        else:
+            g_reps[b0:b1, cols] = _weighted_sums(Tg, ug, w, Mg)
         r_reps[b0:b1, cols] = _weighted_sums(Tr, ur, w, Mr)
-        if w is not None:
+        if w_all is not None:
             if w_all.dtype == np.uint8 and w.max(initial=0) > 255:
                 w_all = w_all.astype(np.uint32)
             w_all[b0:b1] = w
@@ -369,6 +409,8 @@ def bootstrap_pair(
             keep["reference"].append(ur)
     counts = None
     if keep is not None:
+        if w_all is None and gb.draw_cols:
+            raise ValueError("keep_counts and keep_totals together are not supported.")
         counts = {
             "content": None if w_all is None else w_all.astype(float),
             "group": None if not gb.draw_rows else np.vstack(keep["group"]),
@@ -399,6 +441,7 @@ def bootstrap_pair(
         _group=gb,
         _content_counts=w_all,
         _columns=None if columns is None else tuple(cols),
+        _totals=totals,
     )
 
 
@@ -448,7 +491,9 @@ def jackknife_group_speakers(pb: PairBootstrap, rng: np.random.Generator) -> Spe
     K = len(cols)
     reps = np.full((S, B, K_all), np.nan)
     W = None
-    if w is not None:  # per-replicate speaker totals under the content draw (B × S × K)
+    if pb._totals is not None:  # kept by bootstrap_pair (the same numbers)
+        W = pb._totals.astype(float)
+    elif w is not None:  # per-replicate speaker totals under the content draw (B × S × K)
         M = _content_major(T)
         W = (w.astype(M.dtype) @ M).reshape(B, S, K).astype(float)
     if pb.scheme == "content":
@@ -460,9 +505,13 @@ def jackknife_group_speakers(pb: PairBootstrap, rng: np.random.Generator) -> Spe
     step = max(1, _CHUNK_ELEMENTS // max(1, B * S))
     for j0 in range(0, S, step):
         js = np.arange(j0, min(S, j0 + step))
-        idx = rng.integers(0, S - 1, size=(len(js), B, S - 1))
-        idx += idx >= js[:, None, None]  # skip the left-out speaker
-        flat = idx + (np.arange(len(js) * B) * S).reshape(len(js), B, 1)
+        # 16-bit draws below 32,768 speakers, as in draw_counts
+        small = np.int16 if S <= np.iinfo(np.int16).max else np.int64
+        idx = rng.integers(0, S - 1, size=(len(js), B, S - 1), dtype=small)
+        wide = np.int32 if len(js) * B * S < np.iinfo(np.int32).max else np.int64
+        flat = idx.astype(wide)
+        flat += flat >= js.astype(wide)[:, None, None]  # skip the left-out speaker
+        flat += (np.arange(len(js) * B, dtype=wide) * S).reshape(len(js), B, 1)
         u = np.bincount(flat.ravel(), minlength=len(js) * B * S).reshape(len(js), B, S)
         part = np.einsum("jbs,bsk->jbk", u.astype(float), W, optimize=True)
         reps[js[:, None], :, np.array(cols)[None, :]] = part.transpose(0, 2, 1)

@@ -20,7 +20,6 @@ from fairdesk.metrics.registry import MetricSpec
 from fairdesk.stats.bootstrap import (
     PairBootstrap,
     Side,
-    SpeakerJackknife,
     bootstrap_pair,
     choose_scheme,
     comparison_rng,
@@ -47,7 +46,10 @@ from fairdesk.stats.formulas import (
     planned_bootstrap,
     pooled_sd,
 )
+from fairdesk.stats.formulas import gap_ratio as _ratio
 from fairdesk.stats.groupci import group_intervals
+from fairdesk.stats.jackknife import jackknife_flips, jackknife_tests
+from fairdesk.stats.parallel import parallel_map
 from fairdesk.stats.results import AuditResult, Comparison, Exclusion, GroupInfo
 from fairdesk.stats.settings import AuditSettings
 from fairdesk.stats.slicing import check_run_cap, choose_reference, minimums_from_counts
@@ -107,18 +109,12 @@ class _Pending:
     reason: str | None = None
     no_variation: dict | None = None
     single_speaker: bool = False
+    #: leave-one-speaker-out (p, gap, value) per group speaker, computed where p < alpha
+    jack: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 def _metric_values(spec: MetricSpec, sums: np.ndarray, cols: list[int]) -> np.ndarray:
     return np.asarray(spec.compute(sums[..., cols]), dtype=float)
-
-
-def _ratio(a: float, b: float) -> float:
-    if not (math.isfinite(a) and math.isfinite(b)):
-        return math.nan
-    if b == 0:
-        return math.nan if a == 0 else math.copysign(math.inf, a)
-    return a / b
 
 
 _BLAS_CONTROLLER = None
@@ -328,7 +324,8 @@ def _compare_groups(
     ref_side = side(ref) if ref is not None else None
     # only the tested metrics' statistics are resampled per comparison (same draws)
     tested_cols = sorted({j for s in specs for j in cols[s.id]})
-    for g in others:
+
+    def compare_one(g: str) -> list[_Pending]:
         gs = side(g)
         design, n_shared, _ = content_design(gs, ref_side)
         where = f" (group {g!r} vs reference {ref!r})"
@@ -349,15 +346,26 @@ def _compare_groups(
         pb = None
         if scheme is not None:
             pb = bootstrap_pair(gs, ref_side, scheme, B, rng_for("compare", g, ref),
-                                columns=tested_cols)
+                                columns=tested_cols, keep_totals=True)
         shared = shared_contents(gs, ref_side)
         g_rows = _analysed_rows(gs, scheme, shared)
         r_rows = _analysed_rows(ref_side, scheme, shared)
-        for spec in specs:
-            pending.append(
-                _pending_one(spec, cols[spec.id], g, gs, ref_side, g_rows, r_rows, pb, scheme,
-                             units, design, problem, single, settings)
-            )
+        new = [
+            _pending_one(spec, cols[spec.id], g, gs, ref_side, g_rows, r_rows, pb, scheme,
+                         units, design, problem, single, settings)
+            for spec in specs
+        ]
+        if pb is not None:
+            _leave_speakers_out(new, pb, cols, g, ref, settings)
+            slim = pb.slim()
+            for pc in new:
+                pc.pb = slim
+        return new
+
+    # groups run side by side on the available cores (each has its own generator, so
+    # the numbers do not depend on the number of threads)
+    for new in parallel_map(compare_one, others):
+        pending += new
 
     family = [
         k for k, pc in enumerate(pending) if pc.status == "test" and math.isfinite(pc.p_value)
@@ -368,13 +376,10 @@ def _compare_groups(
     # the smallest bootstrap p is 1/(B+1); Holm multiplies it by the size of the family
     unresolvable = len(family) / (B + 1) >= settings.alpha
     mult = holm_multipliers(p_raw)
-    jack: dict[str, SpeakerJackknife] = {}
-    comparisons = []
-    for k, pc in enumerate(pending):
-        comparisons.append(
-            _finish(pc, float(p_adj[k]), float(mult[k]), unresolvable, len(family), ref,
-                    jack, cols, settings)
-        )
+    comparisons = [
+        _finish(pc, float(p_adj[k]), float(mult[k]), unresolvable, len(family), ref, settings)
+        for k, pc in enumerate(pending)
+    ]
 
     summary = {}
     for spec in every:
@@ -469,7 +474,7 @@ def _pending_one(spec, c, g, gs, rs, g_rows, r_rows, pb, scheme, units, design, 
 
 
 def _finish(pc: _Pending, p_adj: float, mult: float, unresolvable: bool, family: int, ref,
-            jack, cols, settings) -> Comparison:
+            settings) -> Comparison:
     """The Comparison of one pending entry: flags, verdict and reading."""
     pb, spec = pc.pb, pc.spec
     practical = is_practical(pc.gap, pc.ratio, spec, settings)
@@ -524,11 +529,8 @@ def _finish(pc: _Pending, p_adj: float, mult: float, unresolvable: bool, family:
         flags.append("fewer_than_10_speakers")
         confounded = significant
     elif significant and pb.n_group_speakers is not None:
-        if pc.group not in jack:
-            jack[pc.group] = jackknife_group_speakers(
-                pb, comparison_rng(settings.seed, "jackknife", pc.group, ref)
-            )
-        if _jackknife_flips(jack[pc.group], pc, cols[spec.id], mult, practical, settings):
+        # p_adj >= p, so a significant comparison had p < alpha: its jackknife was computed
+        if jackknife_flips(pc.jack, spec, pc.reference_value, mult, practical, settings):
             confounded = True
             flags.append("speaker_jackknife_flip")
     verdict = decide_verdict(p_adj, practical, pc.mde, threshold, settings.alpha, confounded)
@@ -558,37 +560,24 @@ def _finish(pc: _Pending, p_adj: float, mult: float, unresolvable: bool, family:
 
 
 
-def _jackknife_flips(
-    jk: SpeakerJackknife,
-    pc: _Pending,
-    c: list[int],
-    multiplier: float,
-    practical: bool,
-    settings: AuditSettings,
-) -> bool:
-    """Whether leaving out some single group speaker changes the conclusion.
+def _leave_speakers_out(new: list[_Pending], pb: PairBootstrap, cols: dict, group: str,
+                        ref: str, settings: AuditSettings) -> None:
+    """The speaker jackknife of a group's comparisons that may turn out significant.
 
-    Each leave-one-out recomputes the gap and its bootstrap p (same machinery, the
-    comparison's reference replicates and content draws reused) and applies this
-    comparison's own Holm multiplier. A practical result flips when some leave-one-out is
-    non-significant or not practical; a significant-but-small one when some leave-one-out is
-    non-significant.
+    Only a comparison with p < alpha can be significant after Holm (the adjusted p is never
+    smaller), and only one with enough speakers is checked (fewer are flagged as such). It
+    runs here, while the pair bootstrap still holds its per-speaker totals, and keeps only
+    each leave-one-out's p, gap and value; :func:`jackknife_flips` applies the Holm
+    multiplier once the family is known. One jackknife per group serves all its metrics.
     """
-    spec = pc.spec
-    rv = pc.reference_value
-    ref_reps = _metric_values(spec, pc.pb.reference_reps, c)  # B
-    v_j = _metric_values(spec, jk.point, c)  # J
-    gap_j = v_j - rv
-    reps_j = _metric_values(spec, jk.reps, c) - ref_reps[None, :]  # J × B
-    finite = np.isfinite(reps_j)
-    exceed = (np.abs(reps_j - gap_j[:, None]) >= np.abs(gap_j)[:, None]) & finite
-    p_j = (1 + exceed.sum(axis=1)) / (finite.sum(axis=1) + 1)
-    p_j_adj = np.minimum(1.0, multiplier * p_j)
-    nonsig = ~np.isfinite(gap_j) | (p_j_adj >= settings.alpha)
-    if nonsig.any():
-        return True
-    if practical:
-        for gj, vj in zip(gap_j, v_j, strict=True):
-            if not is_practical(float(gj), _ratio(float(vj), rv), spec, settings):
-                return True
-    return False
+    if pb.n_group_speakers is None or pb.n_group_speakers < MIN_SPEAKERS_FOR_TRUST:
+        return
+    todo = [pc for pc in new if pc.status == "test" and math.isfinite(pc.p_value)
+            and pc.p_value < settings.alpha]
+    if not todo:
+        return
+    jk = jackknife_group_speakers(pb, comparison_rng(settings.seed, "jackknife", group, ref))
+    for pc in todo:
+        c = cols[pc.spec.id]
+        pc.jack = jackknife_tests(jk, pc.spec, c, _metric_values(pc.spec, pb.reference_reps, c),
+                                  pc.reference_value)

@@ -15,6 +15,15 @@ MDE_FACTOR = float(norm.ppf(0.975) + norm.ppf(0.80))
 MAX_BOOTSTRAP = 20_000
 
 
+def gap_ratio(a: float, b: float) -> float:
+    """``a / b`` of two group values (NaN when undefined, ±inf over a zero reference)."""
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return math.nan
+    if b == 0:
+        return math.nan if a == 0 else math.copysign(math.inf, a)
+    return a / b
+
+
 def cohens_h(p1: float, p2: float) -> float:
     """Cohen's h = 2·asin(√p1) − 2·asin(√p2) (group minus reference)."""
     if not (math.isfinite(p1) and math.isfinite(p2)):

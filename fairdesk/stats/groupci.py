@@ -20,10 +20,12 @@ from fairdesk.stats.bootstrap import (
     MIN_SHARED_CONTENT,
     _chunk,
     _content_major,
+    _draw_dtype,
     _weighted_sums,
     draw_counts,
 )
 from fairdesk.stats.estimability import MIN_UNITS, scale_small_clusters
+from fairdesk.stats.parallel import parallel_map
 
 
 @dataclass(frozen=True)
@@ -117,13 +119,18 @@ def bootstrap_value(
         two-way schemes.
     """
     X = np.asarray(X, dtype=float)
-    K = X.shape[1]
+    K_all = X.shape[1]
     rows_all = np.concatenate(strata) if strata else np.array([], dtype=np.int64)
+    # a statistic that is 0 on every item replicates to 0: left out of the products (an
+    # English run's diacritic and tone columns, say)
+    live = [j for j in range(K_all) if np.any(X[rows_all, j])]
+    K = len(live)
     draw_cols = scheme in ("two_way", "content")
     draw_rows = scheme in ("two_way", "speaker", "utterance")
     if draw_cols:
         gcode, C = _local(contents[rows_all])
-        col_of = dict(zip(rows_all.tolist(), gcode.tolist(), strict=True))
+        col_of = np.full(len(X), -1, dtype=np.int64)
+        col_of[rows_all] = gcode
     else:
         C = 1
     blocks = []
@@ -137,32 +144,42 @@ def bootstrap_value(
         else:
             r, S = np.zeros(len(idx), dtype=np.int64), 1
         if draw_cols:
-            gc = np.array([col_of[i] for i in idx.tolist()], dtype=np.int64)
+            gc = col_of[idx]
             present, c_local = np.unique(gc, return_inverse=True)
         else:
             present, c_local = np.zeros(1, dtype=np.int64), np.zeros(len(idx), dtype=np.int64)
         Cl = len(present)
         T = np.zeros((S * Cl, K))
         flat = r * Cl + c_local
-        for j in range(K):
-            T[:, j] = np.bincount(flat, weights=X[idx, j], minlength=S * Cl)
+        for k, j in enumerate(live):
+            T[:, k] = np.bincount(flat, weights=X[idx, j], minlength=S * Cl)
         T = T.reshape(S, Cl, K)
         M = _content_major(T) if draw_cols and draw_rows else None  # once, not per chunk
         blocks.append((T, present, S, M))
-    point = sum(b[0].sum(axis=(0, 1)) for b in blocks)
-    reps = np.zeros((n_rep, K))
-    width = max(b[2] * len(b[1]) for b in blocks) + C
+    point = np.zeros(K_all)
+    point[live] = sum(b[0].sum(axis=(0, 1)) for b in blocks)
+    reps = np.zeros((n_rep, K_all))
+    width = C + max(b[2] for b in blocks) * (K + 1)
     step = _chunk(n_rep, width)
+    wdt = _draw_dtype(*(b[3] for b in blocks))
     for b0 in range(0, n_rep, step):
         m = min(n_rep, b0 + step) - b0
-        w = draw_counts(rng, C, m) if draw_cols else None
-        for T, present, S, M in blocks:
-            u = draw_counts(rng, S, m) if draw_rows else None
-            wl = None if w is None else w[:, present]
-            part = _weighted_sums(T, u, wl, M)
+        w = draw_counts(rng, C, m, dtype=wdt) if draw_cols else None
+        # the draws in a fixed order, the strata's products side by side, the parts added
+        # in stratum order: the same numbers as one loop
+        us = [draw_counts(rng, b[2], m) if draw_rows else None for b in blocks]
+
+        def part(k: int, w=w, us=us) -> np.ndarray:
+            T, present, S, M = blocks[k]
+            # present is sorted: all C columns means w as it is
+            wl = None if w is None else (w if len(present) == C else w[:, present])
+            out = _weighted_sums(T, us[k], wl, M)
             if scale and scheme in ("two_way", "speaker"):
-                part = scale_small_clusters(part, T.sum(axis=(0, 1)), S)
-            reps[b0 : b0 + m] += part
+                out = scale_small_clusters(out, T.sum(axis=(0, 1)), S)
+            return out
+
+        for p in parallel_map(part, range(len(blocks))):
+            reps[b0 : b0 + m, live] += p
     return ValueBootstrap(
         scheme=scheme,
         point=point,
@@ -260,7 +277,6 @@ def group_intervals(
         "n_groups", "n_speakers", "n_contents", "scaled", "note"}``.
     """
     has_spk = speakers is not None
-    per_group: dict = {}
     pos = {g: i for i, g in enumerate(labels)}
 
     def metric_ci(vb, spec, c, item_idx):
@@ -284,7 +300,7 @@ def group_intervals(
             )
         return list(percentile_ci(finite)), vb.scheme, None
 
-    for g in labels:
+    def one_group(g: str) -> dict:
         gi = pos[g]
         idx = np.flatnonzero(group_codes == gi)
         n_spk = 0
@@ -308,7 +324,10 @@ def group_intervals(
             if note:
                 out["ci_note"][spec.id] = note
         out["ci_scaled"] = vb.scaled
-        per_group[g] = out
+        return out
+
+    # groups side by side on the cores (one generator per group: same numbers)
+    per_group = dict(zip(labels, parallel_map(one_group, labels), strict=True))
 
     pooled = analysed or labels
     strata = [np.flatnonzero(group_codes == pos[g]) for g in pooled]

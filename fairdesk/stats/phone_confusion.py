@@ -3,7 +3,8 @@
 Definitions (METHODS.md §7)
 ---------------------------
 model-side phone confusion
-    Reference and hypothesis pass the run's normaliser; jiwer aligns their words. Every word
+    Reference and hypothesis pass the run's normaliser; their words are aligned as jiwer
+    aligns them (rapidfuzz Levenshtein opcodes, the same alignment). Every word
     becomes ARPAbet phones (:class:`fairdesk.metrics.phones.Phonemizer`: CMUdict, espeak-ng
     for the words it lacks). A correct word's phones are all correct; a deleted word's phones
     are deleted (``P → -``); an inserted word's phones are inserted (``- → P``); in a
@@ -40,7 +41,6 @@ GAP = "-"
 
 def item_phone_pairs(reference: str, hypothesis: str, phonemizer) -> list[tuple[str, str]]:
     """(reference phone or ``-``, hypothesis phone or ``-``) pairs of one normalised item."""
-    import jiwer
     from rapidfuzz.distance import Levenshtein
 
     rw, hw = reference.split(), hypothesis.split()
@@ -52,14 +52,17 @@ def item_phone_pairs(reference: str, hypothesis: str, phonemizer) -> list[tuple[
     if not rw:
         return [(GAP, p) for w in hw for p in ph(w)]
     out: list[tuple[str, str]] = []
-    for ch in jiwer.process_words(reference, hypothesis).alignments[0]:
-        r = [p for w in rw[ch.ref_start_idx:ch.ref_end_idx] for p in ph(w)]
-        h = [p for w in hw[ch.hyp_start_idx:ch.hyp_end_idx] for p in ph(w)]
-        if ch.type == "equal":
+    if rw == hw:
+        return [(p, p) for w in rw for p in ph(w)]
+    # the word alignment jiwer makes (rapidfuzz Levenshtein opcodes over the word lists)
+    for ch in Levenshtein.opcodes(rw, hw):
+        r = [p for w in rw[ch.src_start:ch.src_end] for p in ph(w)]
+        h = [p for w in hw[ch.dest_start:ch.dest_end] for p in ph(w)]
+        if ch.tag == "equal":
             out += [(p, p) for p in r]
-        elif ch.type == "delete":
+        elif ch.tag == "delete":
             out += [(p, GAP) for p in r]
-        elif ch.type == "insert":
+        elif ch.tag == "insert":
             out += [(GAP, p) for p in h]
         else:
             touched_r, touched_h = set(), set()
@@ -121,17 +124,33 @@ def model_phone_confusion(frame, normalizer, *, group_col: str = "group", top: i
     from ..metrics.phones import Phonemizer
 
     ph = phonemizer or Phonemizer()
-    refs = [normalizer(r if r is not None else "") for r in frame["reference"]]
-    hyps = [normalizer(h if h is not None else "") for h in frame["hypothesis"]]
-    ph.prepare(w for t in refs + hyps for w in t.split())
+    # each distinct (group, reference, hypothesis) is normalised and aligned once and
+    # counted as often as it occurs (a prompt read correctly by many speakers)
+    times = Counter(zip(frame[group_col].astype(str),
+                        ("" if r is None else r for r in frame["reference"]),
+                        ("" if h is None else h for h in frame["hypothesis"]), strict=True))
+    normal: dict = {}
+
+    def norm(text):
+        if text not in normal:
+            normal[text] = normalizer(text)
+        return normal[text]
+
+    triples = [(g, norm(r), norm(h), n) for (g, r, h), n in times.items()]
+    ph.prepare(w for t in normal.values() for w in t.split())
+    aligned: dict[tuple[str, str], Counter] = {}
     per: dict[str, Counter] = defaultdict(Counter)
-    for g, r, h in zip(frame[group_col].astype(str), refs, hyps, strict=True):
-        per[g].update(item_phone_pairs(r, h, ph))
+    for g, r, h, n in triples:
+        if (r, h) not in aligned:
+            aligned[(r, h)] = Counter(item_phone_pairs(r, h, ph))
+        for pair, c in aligned[(r, h)].items():
+            per[g][pair] += c * n
     return {"groups": {g: tabulate(c, top) for g, c in sorted(per.items())},
             "from_espeak": sorted(ph.from_espeak)[:200], "unknown": sorted(ph.unknown)[:200],
-            "method": "words aligned with jiwer; phones from CMUdict (pocketsphinx), espeak-ng "
-                      "for words it lacks; phones of substituted words aligned with "
-                      "rapidfuzz Levenshtein editops"}
+            "method": "words aligned as jiwer aligns them (rapidfuzz Levenshtein opcodes); "
+                      "phones from CMUdict (pocketsphinx), espeak-ng for words it lacks; "
+                      "phones of substituted words aligned with rapidfuzz Levenshtein "
+                      "editops"}
 
 
 def annotated_phone_confusion(errors, n_phones: dict | None = None, top: int = 15) -> dict:

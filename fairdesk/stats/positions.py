@@ -94,8 +94,17 @@ def word_position_heatmap(frame, normalizer, *, group_col: str = "group",
     refs = frame["reference"].to_numpy(dtype=object)
     hyps = frame["hypothesis"].to_numpy(dtype=object)
     out: dict[str, dict] = {}
+    normal: dict = {}  # each distinct text normalised once
+    flagged: dict = {}  # each distinct (reference, hypothesis) aligned once
+
+    def norm(text):
+        text = "" if text is None else text
+        if text not in normal:
+            normal[text] = normalizer(text)
+        return normal[text]
+
     for c, rows in shared[:max_contents]:
-        norm_refs = {i: normalizer(refs[i] if refs[i] is not None else "") for i in rows}
+        norm_refs = {i: norm(refs[i]) for i in rows}
         # the most common normalised reference is the content's word list; a row whose
         # normalised text differs (a variant spelling under the same id) is left out
         counts: dict[str, int] = defaultdict(int)
@@ -110,8 +119,10 @@ def word_position_heatmap(frame, normalizer, *, group_col: str = "group",
         for i in rows:
             if norm_refs[i] != ref_text:
                 continue
-            hyp = normalizer(hyps[i] if hyps[i] is not None else "")
-            _w, flags = reference_word_errors(ref_text, hyp)
+            hyp = norm(hyps[i])
+            if (ref_text, hyp) not in flagged:
+                flagged[(ref_text, hyp)] = reference_word_errors(ref_text, hyp)[1]
+            flags = flagged[(ref_text, hyp)]
             g = groups[i]
             err.setdefault(g, np.zeros(len(words), dtype=int))
             err[g] += np.asarray(flags, dtype=int)

@@ -124,3 +124,17 @@ def test_frame_adds_missing_columns_and_keeps_lines():
     assert df["b"].isna().all() and "line" not in df.columns
     assert str(TableProblem(4, "why", unit="row")) == "row 4: why"
     assert json.loads(json.dumps(t.frame("n")["n"].tolist())) == [3, 5]
+
+
+def test_parquet_rows_on_demand_match_the_records(tmp_path):
+    p = tmp_path / "t.parquet"
+    pd.DataFrame({"id": ["u1", "u2", "u3"], "n": [1, 2, 3], "x": [0.5, None, 2.0]}).to_parquet(p)
+    t = read_table(p)
+    assert len(t.rows) == 3 and bool(t.rows)
+    assert t.rows[0] == (1, {"id": "u1", "n": 1, "x": 0.5})
+    assert t.rows[-1] == (3, {"id": "u3", "n": 3, "x": 2.0})
+    assert [n for n, _ in t.rows[1:]] == [2, 3] and type(t.rows[0][1]["n"]) is not float
+    assert (2, {"id": "u2", "n": 2, "x": None}) != t.rows[1]  # NaN, not None, as pandas reads it
+    df = t.frame("line")
+    assert list(df.index) == [1, 2, 3] and list(df["line"]) == [1, 2, 3]
+    assert list(df["id"]) == ["u1", "u2", "u3"] and list(df.columns) == ["id", "n", "x", "line"]

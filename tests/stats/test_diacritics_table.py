@@ -50,7 +50,8 @@ def _numpy_bootstrap(E, P, B, seed):
     """Utterance bootstrap of the pooled net loss, written from scratch."""
     rng = np.random.default_rng(seed)
     n = len(E)
-    idx = rng.integers(0, n, size=(B, n))
+    # fairdesk draws block indices as 16-bit integers below 32,768 blocks (draw_counts)
+    idx = rng.integers(0, n, size=(B, n), dtype=np.int16)
     e, p = E[idx].sum(axis=1), P[idx].sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         loss = (e - p) / e

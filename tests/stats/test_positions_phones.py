@@ -116,3 +116,24 @@ def test_accentedness_absorbs_a_group_effect_that_is_only_pronunciation():
     df.loc[df["group"] == "l2", "wer"] += 0.1
     g2 = accentedness_regression(df, reference="ref")["groups"]["l2"]
     assert g2["survives"] and g2["with"]["ci"][0] < 0.1 < g2["with"]["ci"][1]
+
+
+def test_repeated_items_count_as_often_as_they_occur():
+    """Each distinct item is aligned once; the tables equal a row-by-row tally."""
+    from fairdesk.stats.phone_confusion import tabulate
+
+    base = [("a", "i think so", "i sink so"), ("a", "i think so", "i think so"),
+            ("b", "call stella", "call stellar"), ("b", "i think so", "i sink sew")]
+    rows = [base[k] for k in (0, 0, 0, 1, 2, 2, 3, 0, 3)]
+    frame = pd.DataFrame(rows, columns=["group", "reference", "hypothesis"])
+    ph = Phonemizer()
+    res = model_phone_confusion(frame, english, phonemizer=ph)
+    for g in ("a", "b"):
+        tally = Counter()
+        for gg, r, h in rows:
+            if gg == g:
+                tally.update(item_phone_pairs(english(r), english(h), ph))
+        assert res["groups"][g] == tabulate(tally, 15)
+    hm = word_position_heatmap(pd.concat([_matched_table()] * 3, ignore_index=True), english)
+    assert hm["p1"]["n"] == {"a": 15, "b": 15}
+    assert hm["p1"]["errors"]["b"][2] == 15 and hm["p1"]["errors"]["a"][-1] == 3

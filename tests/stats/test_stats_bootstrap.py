@@ -133,7 +133,7 @@ def test_jackknife_equals_loop():
         kept = g[g["speaker_id"] != lab]
         np.testing.assert_allclose(jk.point[j], kept[STATS].sum().to_numpy())
     # same draws as the implementation: one integers() call per chunk of speakers
-    idx = rng2.integers(0, S - 1, size=(S, 10, S - 1))
+    idx = rng2.integers(0, S - 1, size=(S, 10, S - 1), dtype=np.int16)  # 16-bit draws
     idx += idx >= np.arange(S)[:, None, None]
     for j, lab in enumerate(jk.speakers):
         for b in range(10):

@@ -147,7 +147,8 @@ def test_b_raise_rule():
 
 
 def test_group_ci_equals_a_numpy_loop():
-    """The utterance-scheme group CI and corpus CI redone by hand with the same streams."""
+    """The utterance-scheme group CI and corpus CI redone by hand with the same streams
+    (fairdesk draws block indices as 16-bit integers below 32,768 blocks: draw_counts)."""
     rng = np.random.default_rng(5)
     rows = []
     for g, n in (("A", 23), ("R", 31)):
@@ -164,7 +165,7 @@ def test_group_ci_equals_a_numpy_loop():
     for g in res.groups:
         ix = np.flatnonzero(df.group == g.group)
         r = comparison_rng(seed, "group_ci", g.group)
-        draw = r.integers(0, len(ix), size=(B, len(ix)))
+        draw = r.integers(0, len(ix), size=(B, len(ix)), dtype=np.int16)
         reps = err[ix][draw].sum(1) / words[ix][draw].sum(1)
         assert g.ci_scheme["wer"] == "utterance"
         assert g.ci["wer"] == pytest.approx(list(np.percentile(reps, [2.5, 97.5])))
@@ -173,7 +174,7 @@ def test_group_ci_equals_a_numpy_loop():
     tot_e, tot_w = np.zeros(B), np.zeros(B)
     for g in ("R", "A"):
         ix = np.flatnonzero(df.group == g)
-        draw = r.integers(0, len(ix), size=(B, len(ix)))
+        draw = r.integers(0, len(ix), size=(B, len(ix)), dtype=np.int16)
         tot_e += err[ix][draw].sum(1)
         tot_w += words[ix][draw].sum(1)
     ov = res.summary["wer"].overall

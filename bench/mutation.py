@@ -92,6 +92,8 @@ PACKAGES: dict[str, dict[str, list[str]]] = {
             "fairdesk/stats/compare.py",
             "fairdesk/stats/bootstrap.py",
             "fairdesk/stats/groupci.py",
+            "fairdesk/stats/jackknife.py",
+            "fairdesk/stats/parallel.py",
         ],
         "tests": ["tests/stats", "--ignore=tests/stats/test_stats_simulation.py",
                   "--ignore=tests/stats/regression"],

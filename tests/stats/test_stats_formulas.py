@@ -165,3 +165,12 @@ def test_too_few_and_constant_value_edges():
     assert constant_value([-1e6 - 1e-7, -1e6]) == -1e6 - 1e-7
     assert constant_value([0.0, 1e-13]) == 0.0
     assert constant_value([0.0, 1.5e-12]) is None
+
+
+def test_gap_ratio_edges():
+    from fairdesk.stats.formulas import gap_ratio
+
+    assert gap_ratio(0.3, 0.2) == pytest.approx(1.5)
+    assert gap_ratio(0.2, 0.0) == math.inf and gap_ratio(-0.2, 0.0) == -math.inf
+    for a, b in ((0.0, 0.0), (math.nan, 0.2), (0.2, math.nan), (math.inf, 0.2), (0.2, math.inf)):
+        assert math.isnan(gap_ratio(a, b))

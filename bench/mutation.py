@@ -201,6 +201,10 @@ EQUIVALENT: dict[str, str] = {
         "setdefault None for False: the flag is read only as a truth value by case_label",
     "fairdesk.stats.representation.x_representation_analysis__mutmut_29":
         "setdefault without default (None) for False: read only as a truth value",
+    "fairdesk.stats.representation.x_leakage__mutmut_5":
+        "the shape check reads the same array; sklearn converts the embeddings to float",
+    "fairdesk.stats.representation.x_leakage__mutmut_7":
+        "the shape check reads the same array; sklearn converts the embeddings to float",
     "fairdesk.stats.representation.x_leakage__mutmut_42":
         "speaker ids as a numpy str array: the same strings",
     "fairdesk.stats.representation.x_leakage__mutmut_44":

@@ -109,6 +109,7 @@ def test_zero_spread_edges():
     assert not zero_spread([0.1, 0.2], 0.0)  # two replicates that differ
     assert not zero_spread([0.1, None, 0.2], 0.0)
     assert zero_spread([0.5, 0.5, 0.5], 0.5)  # exactly no spread
+    assert zero_spread([0.0, 1e-12], 0.0)  # at the tolerance: no spread
     # the tolerance is 1e-12 relative to max(1, |centre|), 1 for an undefined centre
     assert zero_spread([1e6, 1e6 + 1e-7], 1e6)
     assert not zero_spread([0.0, 1.5e-12], 0.0)
@@ -164,6 +165,7 @@ def test_too_few_and_constant_value_edges():
     assert constant_value([1e6, 1e6 + 1e-7]) == 1e6
     assert constant_value([-1e6 - 1e-7, -1e6]) == -1e6 - 1e-7
     assert constant_value([0.0, 1e-13]) == 0.0
+    assert constant_value([0.0, 1e-12]) == 0.0  # at the tolerance: still constant
     assert constant_value([0.0, 1.5e-12]) is None
 
 

@@ -93,10 +93,12 @@ def test_probe_not_run_with_too_few_folds_word_for_word():
     X = np.random.default_rng(0).normal(size=(5, 3))
     r = leakage(X, ["a", "a", "a", "a", "b"], None)
     assert (r.n_folds, r.split, r.chance) == (0, "item", 0.5) and math.isnan(r.leakage)
+    assert math.isnan(r.balanced_accuracy)
     assert r.note == ("probe not run: cross-validation needs at least 2 folds (5 asked) but "
                       "there are a group of 1 item(s); record more items or speakers per group")
     r = leakage(X, ["a", "a", "b", "b", "b"], ["s1", "s2", "s3", "s4", "s4"], n_splits=1)
-    assert (r.n_folds, r.split) == (0, "speaker") and math.isnan(r.balanced_accuracy)
+    assert (r.n_folds, r.split, r.chance) == (0, "speaker", 0.5)
+    assert math.isnan(r.balanced_accuracy) and math.isnan(r.leakage)
     assert r.note == ("probe not run: cross-validation needs at least 2 folds (1 asked) but "
                       "there are 4 speaker(s) and at most 3 items per group; record more items "
                       "or speakers per group")
@@ -193,6 +195,13 @@ def _scaled_data(seed, n_spk=4, per=6):
 @pytest.mark.parametrize("n_splits, seed", [(2, 0), (3, 5), (4, 11)])
 def test_probe_equals_sklearn_by_hand(n_splits, seed):
     X, g, s = _scaled_data(1)
+    two = g != "G2"  # and with two groups
+    for X_, g_, spk, chance in ((X, g, s, 1 / 3), (X, g, None, 1 / 3),
+                                (X[two], g[two], s[two], 1 / 2), (X[two], g[two], None, 1 / 2)):
+        r = leakage(X_, g_, spk, n_splits=n_splits, seed=seed)
+        expected = _probe_by_hand(X_, g_, spk, n_splits, seed)
+        assert r.balanced_accuracy == pytest.approx(expected)
+        assert r.leakage == pytest.approx(expected - chance) and r.chance == pytest.approx(chance)
     for spk in (s, None):
         r = leakage(X, g, spk, n_splits=n_splits, seed=seed)
         expected = _probe_by_hand(X, g, spk, n_splits, seed)
@@ -254,3 +263,13 @@ def test_items_without_speaker_are_their_own_speakers():
     assert 0.0 <= r.balanced_accuracy <= 1.0
     every = leakage(X, g, [None] * len(g), n_splits=3)
     assert every == leakage(X, g, None, n_splits=3)
+
+
+def test_analysis_passes_its_seed_to_the_silhouette_sample():
+    rng = np.random.default_rng(6)
+    X = rng.normal(0, 1, (5001, 3)) + np.repeat(np.eye(3) * 0.5, [1667, 1667, 1667], axis=0)
+    g = np.repeat(["a", "b", "c"], [1667, 1667, 1667])
+    rep = representation_analysis(X, g, seed=7, n_splits=2)
+    assert rep.silhouette == pytest.approx(
+        silhouette_score(X, g, metric="cosine", sample_size=5000, random_state=7), abs=1e-12)
+    assert rep.silhouette != pytest.approx(silhouette(X, g), abs=1e-12)

@@ -175,6 +175,8 @@ EQUIVALENT: dict[str, str] = {
         "sort kind: tied p-values get the same adjusted value (running maximum), whatever their order",
     "fairdesk.stats.formulas.x_holm_multipliers__mutmut_20":
         "numpy reads the sort kind case-insensitively: 'STABLE' is 'stable'",
+    "fairdesk.stats.formulas.x_holm_adjust__mutmut_20":
+        "numpy reads the sort kind case-insensitively: 'MERGESORT' is 'mergesort'",
     "fairdesk.stats.formulas.x_planned_bootstrap__mutmut_3":
         "m == 0 computed anyway: ceil(0 / alpha - 1e-9) is 0",
     "fairdesk.stats.estimability.x_constant_value__mutmut_20":

@@ -93,6 +93,7 @@ def test_frozen_and_unknown_keys():
     ({"max_items": 20001}, "AuditSettings.max_items must be in 1..20000 unless the cap is "
      "lifted explicitly (max_items_lifted=True, --max-items), got 20001."),
     ({"max_items": 10.5}, "AuditSettings.max_items must be an integer, got 10.5."),
+    ({"max_items": "50"}, "AuditSettings.max_items must be an integer, got '50'."),
     ({"max_items": 0, "max_items_lifted": True}, "AuditSettings.max_items must be in >= 1, got 0."),
     ({"max_items": 0}, "AuditSettings.max_items must be in 1..20000, got 0."),
     ({"normaliser": "  "}, "AuditSettings.normaliser must be a non-empty string, got '  '."),

@@ -1,0 +1,72 @@
+"""Small pieces of the comparison engine checked on their own: content ids from references,
+the rule-of-three denominators, the resampling override's messages word for word, the
+speaker jackknife's refusal."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairdesk.metrics.registry import MetricSpec, ratio_metric
+from fairdesk.stats.bootstrap import Side, bootstrap_pair, choose_scheme, jackknife_group_speakers
+from fairdesk.stats.compare import _denominator, derive_content_ids
+
+TAIL = "; use --resampling auto to let fairdesk pick a scheme the data supports."
+
+
+def test_content_ids_from_references():
+    out = derive_content_ids(pd.Series(["Hello, World!", None, float("nan"), "  Don't  STOP  ",
+                                        3]))
+    assert out.iloc[0] == "hello world" and out.iloc[3] == "don't stop" and out.iloc[4] == "3"
+    assert out.iloc[1:3].isna().all()
+
+
+@pytest.mark.parametrize("den, kind, unit", [
+    ("n_words", "rate", "reference words"), ("n_chars", "rate", "reference characters"),
+    ("dia_expected", "rate", "expected diacritics"),
+    ("tone_expected", "rate", "expected tone marks"), ("n_other", "rate", "units"),
+    ("n_words", "proportion", "items"),
+])
+def test_rule_of_three_denominators(den, kind, unit):
+    spec = ratio_metric("m", "M", ["e"], [den], kind=kind)
+    X = np.array([[9.0, 1.0, 10.0], [9.0, 2.0, 20.0]])  # columns: other, e, den
+    assert _denominator(spec, X, [1, 2]) == (30.0, unit)
+
+
+def test_rule_of_three_without_a_denominator_counts_items():
+    spec = MetricSpec("acc", "Acc", ("c",), lambda s: s[..., 0], True, "rate")
+    assert _denominator(spec, np.ones((7, 1)), [0]) == (7.0, "items")
+
+
+@pytest.mark.parametrize("args, message", [
+    ((False, 2, "speaker"), "--resampling speaker needs speaker ids" + TAIL),
+    ((False, 2, "speaker", " for scot"), "--resampling speaker needs speaker ids for scot" + TAIL),
+    ((False, 2, "two_way"), "--resampling two_way needs speaker ids and at least 5 content ids "
+     "shared with the reference (found 2)" + TAIL),
+    ((False, 3, "content", " for x"), "--resampling content needs at least 5 content ids "
+     "shared with the reference (found 3) for x" + TAIL),
+    ((True, 9, "bogus"), "Unknown resampling 'bogus'; choose auto or one of ('two_way', "
+     "'speaker', 'content', 'utterance')."),
+])
+def test_resampling_override_messages_word_for_word(args, message):
+    with pytest.raises(ValueError) as e:
+        choose_scheme(*args)
+    assert str(e.value) == message
+
+
+def test_resampling_overrides_the_data_supports():
+    assert choose_scheme(False, 5, "content") == "content"
+    assert choose_scheme(False, 0, "utterance") == "utterance"
+    assert choose_scheme(True, 0, "speaker") == "speaker"
+    assert choose_scheme(True, 5, "two_way") == "two_way"
+
+
+def test_jackknife_refuses_without_group_speakers():
+    rng = np.random.default_rng(0)
+    a = Side(rng.integers(0, 5, (20, 2)).astype(float) + [0, 10],
+             np.array([f"s{i % 4}" for i in range(20)], dtype=object))
+    r = Side(rng.integers(0, 5, (20, 2)).astype(float) + [0, 10],
+             np.array([f"r{i % 4}" for i in range(20)], dtype=object))
+    pb = bootstrap_pair(a, r, "utterance", 200, np.random.default_rng(1))
+    with pytest.raises(ValueError) as e:
+        jackknife_group_speakers(pb, np.random.default_rng(2))
+    assert str(e.value) == "The speaker jackknife needs speaker ids on the group side."

@@ -221,6 +221,16 @@ EQUIVALENT: dict[str, str] = {
         "speaker ids as a numpy str array: the same strings for set() and the folds",
     "fairdesk.stats.representation.x_leakage__mutmut_219":
         "max_iter 2001 for 2000: the probe converges well before (lbfgs on standardised data)",
+    "fairdesk.stats.jackknife.x_jackknife_tests__mutmut_3":
+        "spec.compute casts its sums to float, so its values are float already",
+    "fairdesk.stats.jackknife.x_jackknife_tests__mutmut_5":
+        "spec.compute casts its sums to float, so its values are float already",
+    "fairdesk.stats.jackknife.x_jackknife_tests__mutmut_11":
+        "spec.compute casts its sums to float, so its values are float already",
+    "fairdesk.stats.jackknife.x_jackknife_tests__mutmut_13":
+        "spec.compute casts its sums to float, so its values are float already",
+    "fairdesk.stats.jackknife.x_jackknife_flips__mutmut_7":
+        "min(2, x) >= alpha exactly when min(1, x) >= alpha, since alpha < 1",
     "fairdesk.stats.slicing.x_stratified_sample__mutmut_134":
         "positions are ints; an empty selection indexes the same empty frame",
     "fairdesk.stats.slicing.x_stratified_sample__mutmut_136":

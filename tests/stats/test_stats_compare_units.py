@@ -70,3 +70,22 @@ def test_jackknife_refuses_without_group_speakers():
     with pytest.raises(ValueError) as e:
         jackknife_group_speakers(pb, np.random.default_rng(2))
     assert str(e.value) == "The speaker jackknife needs speaker ids on the group side."
+
+
+def test_jackknife_needs_two_group_speakers():
+    rng = np.random.default_rng(0)
+
+    def side(speakers):
+        n = len(speakers)
+        return Side(rng.integers(0, 5, (n, 2)).astype(float) + [0, 10],
+                    np.array(speakers, dtype=object))
+
+    ref = side([f"r{i % 4}" for i in range(20)])
+    two = bootstrap_pair(side(["a"] * 5 + ["b"] * 5), ref, "speaker", 200,
+                         np.random.default_rng(1))
+    jk = jackknife_group_speakers(two, np.random.default_rng(2))
+    assert list(jk.speakers) == ["a", "b"] and jk.reps.shape == (2, 200, 2)
+    one = bootstrap_pair(side(["a"] * 10), ref, "speaker", 200, np.random.default_rng(1))
+    with pytest.raises(ValueError) as e:
+        jackknife_group_speakers(one, np.random.default_rng(2))
+    assert str(e.value) == "The speaker jackknife needs at least two speakers."

@@ -89,3 +89,24 @@ def test_jackknife_needs_two_group_speakers():
     with pytest.raises(ValueError) as e:
         jackknife_group_speakers(one, np.random.default_rng(2))
     assert str(e.value) == "The speaker jackknife needs at least two speakers."
+
+
+def test_shared_content_counts_by_hand():
+    from fairdesk.stats.groupci import shared_content_count, shares_content
+
+    # content codes (-1: missing) and group codes of 12 items
+    c = np.array([0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, -1])
+    g = np.array([0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1])
+    # contents 0-4 occur in both groups; 5 only in group 0; the missing code counts nowhere
+    assert shared_content_count(c, g) == 5
+    assert shared_content_count(c, g, rows=np.arange(8)) == 2  # groups share 0 and 1 there
+    assert shared_content_count(np.full(4, -1), np.array([0, 0, 1, 1])) == 0
+    assert shared_content_count(np.array([-1, 0, 0]), np.array([0, 0, 1])) == 1
+    assert shares_content(c, g, 0) and shares_content(c, g, 1)
+    assert not shares_content(c, g, 0, rows=np.arange(10))  # 4 shared: below 5
+    c2 = np.array([1, 2, 3, 4, 5, 1, 2, 3, 4, 5, 6])
+    g2 = np.array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2])
+    assert shares_content(c2, g2, 0) and not shares_content(c2, g2, 2)
+    c3 = np.array([0, 1, 2, 3, 4, 0, 1, 2, 3, 4])  # code 0 is a content like any other
+    g3 = np.array([0] * 5 + [1] * 5)
+    assert shares_content(c3, g3, 0) and shared_content_count(c3, g3) == 5

@@ -231,6 +231,24 @@ EQUIVALENT: dict[str, str] = {
         "spec.compute casts its sums to float, so its values are float already",
     "fairdesk.stats.jackknife.x_jackknife_flips__mutmut_7":
         "min(2, x) >= alpha exactly when min(1, x) >= alpha, since alpha < 1",
+    "fairdesk.stats.groupci.x__local__mutmut_12":
+        "missing codes need only be distinct and above the others: the dense codes are the same",
+    "fairdesk.stats.groupci.x__local__mutmut_13":
+        "missing codes need only be distinct and above the others: the dense codes are the same",
+    "fairdesk.stats.groupci.x__local__mutmut_14":
+        "missing codes need only be distinct and above the others: the dense codes are the same",
+    "fairdesk.stats.groupci.x__local__mutmut_15":
+        "missing codes need only be distinct and above the others: the dense codes are the same",
+    "fairdesk.stats.groupci.x__local__mutmut_3":
+        "integer codes either way; np.unique gives the same dense codes",
+    "fairdesk.stats.groupci.x__local__mutmut_5":
+        "integer codes either way; np.unique gives the same dense codes",
+    "fairdesk.stats.compare.x__leave_speakers_out__mutmut_5":
+        "jackknifes more comparisons; a jackknife is read only for a comparison significant after Holm, which had p < alpha",
+    "fairdesk.stats.compare.x__leave_speakers_out__mutmut_6":
+        "jackknifes more comparisons; a jackknife is read only for a comparison significant after Holm, which had p < alpha",
+    "fairdesk.stats.compare.x__leave_speakers_out__mutmut_11":
+        "jackknifes more comparisons; a jackknife is read only for a comparison significant after Holm, which had p < alpha",
     "fairdesk.stats.slicing.x_stratified_sample__mutmut_134":
         "positions are ints; an empty selection indexes the same empty frame",
     "fairdesk.stats.slicing.x_stratified_sample__mutmut_136":

@@ -110,3 +110,15 @@ def test_shared_content_counts_by_hand():
     c3 = np.array([0, 1, 2, 3, 4, 0, 1, 2, 3, 4])  # code 0 is a content like any other
     g3 = np.array([0] * 5 + [1] * 5)
     assert shares_content(c3, g3, 0) and shared_content_count(c3, g3) == 5
+
+
+def test_local_codes_give_each_missing_code_its_own_block():
+    from fairdesk.stats.groupci import _local
+
+    dense, n = _local(np.array([3, -1, 3, 7, -1]))
+    # 3 → 0, 7 → 1, each missing its own new block after them
+    assert dense.tolist() == [0, 2, 0, 1, 3] and n == 4 and dense.dtype == np.int64
+    dense, n = _local(np.array([-1, -1]))
+    assert dense.tolist() == [0, 1] and n == 2
+    dense, n = _local(np.array([1, 0, 1]))
+    assert dense.tolist() == [1, 0, 1] and n == 2

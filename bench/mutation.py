@@ -249,6 +249,14 @@ EQUIVALENT: dict[str, str] = {
         "jackknifes more comparisons; a jackknife is read only for a comparison significant after Holm, which had p < alpha",
     "fairdesk.stats.compare.x__leave_speakers_out__mutmut_11":
         "jackknifes more comparisons; a jackknife is read only for a comparison significant after Holm, which had p < alpha",
+    "fairdesk.stats.groupci.x__const_interval__mutmut_4":
+        "a non-constant group (v None) with n > 0 matches neither 0 nor 1 below and returns None too",
+    "fairdesk.stats.groupci.x__const_interval__mutmut_7":
+        "n == 0 is caught by 'not n' before n < 0",
+    "fairdesk.stats.bootstrap.x_comparison_rng__mutmut_14":
+        "'UTF-8' and 'utf-8' name the same codec",
+    "fairdesk.stats.bootstrap.xǁPairBootstrapǁslim__mutmut_3":
+        "slim() only frees memory: the content counts it keeps are not read after it",
     "fairdesk.stats.slicing.x_stratified_sample__mutmut_134":
         "positions are ints; an empty selection indexes the same empty frame",
     "fairdesk.stats.slicing.x_stratified_sample__mutmut_136":

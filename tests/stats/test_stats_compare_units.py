@@ -122,3 +122,34 @@ def test_local_codes_give_each_missing_code_its_own_block():
     assert dense.tolist() == [0, 1] and n == 2
     dense, n = _local(np.array([1, 0, 1]))
     assert dense.tolist() == [1, 0, 1] and n == 2
+
+
+def test_rule_of_three_interval_of_a_constant_group():
+    from fairdesk.stats.groupci import _const_interval
+
+    zeros, ones = np.zeros(4), np.ones(4)
+    assert _const_interval(zeros, 10, False) == (0.0, pytest.approx(0.3))
+    assert _const_interval(zeros, 1, False) == (0.0, 3.0)
+    assert _const_interval(zeros, 10, True) == (0.0, pytest.approx(0.3))
+    assert _const_interval(zeros, 2, True) == (0.0, 1.0)  # 3/n capped at 1
+    assert _const_interval(ones, 10, True) == (pytest.approx(0.7), 1.0)
+    assert _const_interval(ones, 2, True) == (0.0, 1.0)
+    assert _const_interval(ones, 10, False) is None  # a rate constant at 1: no bound
+    assert _const_interval(np.full(3, 0.5), 10, True) is None
+    assert _const_interval(np.array([0.0, 1.0]), 10, True) is None
+    for n in (0, -3, None):
+        assert _const_interval(zeros, n, False) is None
+
+
+def test_comparison_rng_derivation():
+    import hashlib
+
+    from fairdesk.stats.bootstrap import comparison_rng
+
+    h = int.from_bytes(hashlib.blake2b(b"scot\x1fus", digest_size=8).digest(), "little")
+    expected = np.random.default_rng(np.random.SeedSequence([7, h & 0xFFFFFFFF, h >> 32]))
+    np.testing.assert_array_equal(comparison_rng(7, "scot", "us").integers(0, 2**31, 5),
+                                  expected.integers(0, 2**31, 5))
+    a = comparison_rng(7, "scot", "us").random(3)
+    assert not np.allclose(a, comparison_rng(7, "scotus").random(3))
+    assert not np.allclose(a, comparison_rng(8, "scot", "us").random(3))

@@ -45,7 +45,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: package -> files to mutate (globs, relative to the repository) and the fast tests that
 #: cover them. stats: the coverage simulations (tests/stats/test_stats_simulation.py, minutes
-#: each) and the regression subpackage (statsmodels fits; its own tests, slow) are left out.
+#: each), so also fairdesk/stats/simulation.py, and the regression subpackage (statsmodels
+#: fits; its own tests, slow) are left out. stats is split in three entries (stats,
+#: stats_tables, stats_boot) so that each fits a run on two shared cores.
 PACKAGES: dict[str, dict[str, list[str]]] = {
     "metrics": {
         "mutate": ["fairdesk/metrics/*.py"],
@@ -69,16 +71,39 @@ PACKAGES: dict[str, dict[str, list[str]]] = {
     },
     "stats": {
         "mutate": [
-            "fairdesk/stats/compare.py",
             "fairdesk/stats/verdicts.py",
             "fairdesk/stats/summary.py",
-            "fairdesk/stats/bootstrap.py",
             "fairdesk/stats/slicing.py",
             "fairdesk/stats/settings.py",
             "fairdesk/stats/results.py",
             "fairdesk/stats/representation.py",
+            "fairdesk/stats/estimability.py",
+            "fairdesk/stats/minimums.py",
+            "fairdesk/stats/format.py",
+            "fairdesk/stats/formulas.py",
         ],
         # every stats test file but the coverage simulations and the regression subpackage
+        "tests": ["tests/stats", "--ignore=tests/stats/test_stats_simulation.py",
+                  "--ignore=tests/stats/regression"],
+    },
+    # the seed tables and the phone and position analyses
+    "stats_tables": {
+        "mutate": [
+            "fairdesk/stats/diacritics_table.py",
+            "fairdesk/stats/phone_confusion.py",
+            "fairdesk/stats/positions.py",
+        ],
+        "tests": ["tests/stats/test_diacritics_table.py", "tests/stats/test_positions_phones.py"],
+    },
+    # the resampling engine, split off so that each entry fits a run on two shared cores
+    "stats_boot": {
+        "mutate": [
+            "fairdesk/stats/compare.py",
+            "fairdesk/stats/bootstrap.py",
+            "fairdesk/stats/groupci.py",
+            "fairdesk/stats/jackknife.py",
+            "fairdesk/stats/parallel.py",
+        ],
         "tests": ["tests/stats", "--ignore=tests/stats/test_stats_simulation.py",
                   "--ignore=tests/stats/regression"],
     },
@@ -176,6 +201,163 @@ EQUIVALENT: dict[str, str] = {
         "missing_ok: the sidecar was written a moment before, it exists",
     "fairdesk.recording.recorder.xǁRecorderǁstart__mutmut_87":
         "missing_ok: the sidecar was written a moment before, it exists",
+    # stats
+    "fairdesk.stats.verdicts.x_direction__mutmut_11":
+        "gap <= 0 for gap < 0: gap == 0 has returned 'equal' two lines above",
+    "fairdesk.stats.verdicts.x_direction__mutmut_13":
+        "gap >= 0 for gap > 0: gap == 0 has returned 'equal' two lines above",
+    "fairdesk.stats.verdicts.x_reading__mutmut_13":
+        "_num(None) for _num(gap) where gap is not finite: both read 'undefined'",
+    "fairdesk.stats.summary.x_summarise_metric__mutmut_66":
+        "den == 0 then divides numpy floats under errstate: num >= den = 0, so num/0 is inf "
+        "for num > 0 and nan for 0, the values of the else branch",
+    "fairdesk.stats.minimums.x_check_groups_before_inference__mutmut_42":
+        "speakers.get default: groupby(...).nunique() has an entry for every group of sizes",
+    "fairdesk.stats.minimums.x_check_groups_before_inference__mutmut_44":
+        "speakers.get default: groupby(...).nunique() has an entry for every group of sizes",
+    "fairdesk.stats.minimums.x_check_groups_before_inference__mutmut_45":
+        "speakers.get default: groupby(...).nunique() has an entry for every group of sizes",
+    "fairdesk.stats.minimums.x_check_groups_before_inference__mutmut_70":
+        "the join's separator in the single-group message: it joins exactly one label",
+    "fairdesk.stats.minimums.x_exclusion_message__mutmut_100":
+        "default 1 instead of 0 for a group without a speaker count: the hint is "
+        "max(1, min(need, min_speakers)), 1 either way",
+    "fairdesk.stats.settings.xǁAuditSettingsǁwith_run_cap__mutmut_15":
+        "replace() without max_items: the copy's max_items is set on the next line",
+    "fairdesk.stats.settings.xǁAuditSettingsǁfrom_dict__mutmut_16":
+        "cap == MAX_RUN_ITEMS lifted via with_run_cap(MAX_RUN_ITEMS): an equal object",
+    "fairdesk.stats.estimability.x_rule_of_three__mutmut_6":
+        "n >= 0 for n > 0 after 'n and': n == 0 is falsy and short-circuits",
+    "fairdesk.stats.estimability.x_scheme_units__mutmut_3":
+        "shared contents computed for every scheme: _side_blocks reads them only for "
+        "two_way and content",
+    "fairdesk.stats.estimability.x_auto_scheme__mutmut_19":
+        "first_problem '' instead of None: both falsy in 'first_problem or (...)'",
+    "fairdesk.stats.slicing.x__value_labels__mutmut_3":
+        "to_numpy(dtype=None) of an object series is an object array",
+    "fairdesk.stats.slicing.x__value_labels__mutmut_5":
+        "to_numpy() without dtype of an object series is an object array",
+    "fairdesk.stats.slicing.x__value_labels__mutmut_21":
+        "pandas infers its str dtype for the same labels: values, order and comparisons "
+        "unchanged",
+    "fairdesk.stats.slicing.x__value_labels__mutmut_24":
+        "pandas infers its str dtype for the same labels: values, order and comparisons "
+        "unchanged",
+    "fairdesk.stats.slicing.x_stratified_sample__mutmut_30":
+        "the same prefix on every group label: the groups' sort order is unchanged",
+    "fairdesk.stats.slicing.x_stratified_sample__mutmut_41":
+        "to_numpy(dtype=None) after astype(object) is an object array",
+    "fairdesk.stats.slicing.x_stratified_sample__mutmut_45":
+        "speaker ids as a numpy str array: the same strings as keys (np.str_ hashes as str)",
+    "fairdesk.stats.slicing.x_stratified_sample__mutmut_47":
+        "speaker ids as a numpy str array: the same strings as keys (np.str_ hashes as str)",
+    "fairdesk.stats.slicing.x_stratified_sample__mutmut_55":
+        "placeholder speaker ids as a numpy str array: same strings (no trailing NUL)",
+    "fairdesk.stats.slicing.x_stratified_sample__mutmut_57":
+        "placeholder speaker ids as a numpy str array: same strings (no trailing NUL)",
+    "fairdesk.stats.slicing.x_stratified_sample__mutmut_90":
+        "a group of exactly n goes through the turns, which take all its items; the "
+        "output is sorted by position",
+    "fairdesk.stats.format.x_format_groups__mutmut_292":
+        "a missing key's default [] or None: 'or []' follows",
+    "fairdesk.stats.format.x_format_groups__mutmut_294":
+        "a missing key's default [] or None: 'or []' follows",
+    "fairdesk.stats.format.x_format_groups__mutmut_300":
+        "a missing key's default [] or None: 'or []' follows",
+    "fairdesk.stats.format.x_format_groups__mutmut_302":
+        "a missing key's default [] or None: 'or []' follows",
+    "fairdesk.stats.formulas.x_holm_adjust__mutmut_16":
+        "sort kind: tied p-values get the same adjusted value (running maximum), whatever their order",
+    "fairdesk.stats.formulas.x_holm_adjust__mutmut_18":
+        "sort kind: tied p-values get the same adjusted value (running maximum), whatever their order",
+    "fairdesk.stats.formulas.x_holm_multipliers__mutmut_20":
+        "numpy reads the sort kind case-insensitively: 'STABLE' is 'stable'",
+    "fairdesk.stats.formulas.x_holm_adjust__mutmut_20":
+        "numpy reads the sort kind case-insensitively: 'MERGESORT' is 'mergesort'",
+    "fairdesk.stats.formulas.x_planned_bootstrap__mutmut_3":
+        "m == 0 computed anyway: ceil(0 / alpha - 1e-9) is 0",
+    "fairdesk.stats.estimability.x_constant_value__mutmut_20":
+        "max(1, |hi|) for max(1, |lo|, |hi|): when hi - lo is within the tolerance |lo| and |hi| differ by less than the float resolution of the bound",
+    "fairdesk.stats.estimability.x_constant_value__mutmut_21":
+        "max(1, |lo|) for max(1, |lo|, |hi|): when hi - lo is within the tolerance |lo| and |hi| differ by less than the float resolution of the bound",
+    "fairdesk.stats.representation.x__labels__mutmut_2":
+        "labels as a numpy str array: the same strings for sklearn, set() and ==",
+    "fairdesk.stats.representation.x__labels__mutmut_4":
+        "labels as a numpy str array: the same strings for sklearn, set() and ==",
+    "fairdesk.stats.representation.x_silhouette__mutmut_5":
+        "sklearn converts the embeddings to float itself",
+    "fairdesk.stats.representation.x_silhouette__mutmut_7":
+        "sklearn converts the embeddings to float itself",
+    "fairdesk.stats.representation.x_silhouette__mutmut_22":
+        "a sample of max_items >= n items is all n items (sklearn permutes and keeps all): the same score",
+    "fairdesk.stats.representation.x_silhouette__mutmut_23":
+        "a sample of max_items == n items is all n items: the same score",
+    "fairdesk.stats.representation.x_representation_analysis__mutmut_19":
+        "flags.get default None for False: 'None or v' is v",
+    "fairdesk.stats.representation.x_representation_analysis__mutmut_21":
+        "flags.get without default (None) for False: 'None or v' is v",
+    "fairdesk.stats.representation.x_representation_analysis__mutmut_27":
+        "setdefault None for False: the flag is read only as a truth value by case_label",
+    "fairdesk.stats.representation.x_representation_analysis__mutmut_29":
+        "setdefault without default (None) for False: read only as a truth value",
+    "fairdesk.stats.representation.x_leakage__mutmut_5":
+        "the shape check reads the same array; sklearn converts the embeddings to float",
+    "fairdesk.stats.representation.x_leakage__mutmut_7":
+        "the shape check reads the same array; sklearn converts the embeddings to float",
+    "fairdesk.stats.representation.x_leakage__mutmut_42":
+        "speaker ids as a numpy str array: the same strings",
+    "fairdesk.stats.representation.x_leakage__mutmut_44":
+        "speaker ids as a numpy str array: the same strings",
+    "fairdesk.stats.representation.x_leakage__mutmut_60":
+        "placeholder ids as a numpy str array: np.where with the object ids gives objects",
+    "fairdesk.stats.representation.x_leakage__mutmut_62":
+        "placeholder ids as a numpy str array: np.where with the object ids gives objects",
+    "fairdesk.stats.representation.x_leakage__mutmut_66":
+        "speaker ids as a numpy str array: the same strings for set() and the folds",
+    "fairdesk.stats.representation.x_leakage__mutmut_68":
+        "speaker ids as a numpy str array: the same strings for set() and the folds",
+    "fairdesk.stats.representation.x_leakage__mutmut_219":
+        "max_iter 2001 for 2000: the probe converges well before (lbfgs on standardised data)",
+    "fairdesk.stats.jackknife.x_jackknife_tests__mutmut_3":
+        "spec.compute casts its sums to float, so its values are float already",
+    "fairdesk.stats.jackknife.x_jackknife_tests__mutmut_5":
+        "spec.compute casts its sums to float, so its values are float already",
+    "fairdesk.stats.jackknife.x_jackknife_tests__mutmut_11":
+        "spec.compute casts its sums to float, so its values are float already",
+    "fairdesk.stats.jackknife.x_jackknife_tests__mutmut_13":
+        "spec.compute casts its sums to float, so its values are float already",
+    "fairdesk.stats.jackknife.x_jackknife_flips__mutmut_7":
+        "min(2, x) >= alpha exactly when min(1, x) >= alpha, since alpha < 1",
+    "fairdesk.stats.groupci.x__local__mutmut_12":
+        "missing codes need only be distinct and above the others: the dense codes are the same",
+    "fairdesk.stats.groupci.x__local__mutmut_13":
+        "missing codes need only be distinct and above the others: the dense codes are the same",
+    "fairdesk.stats.groupci.x__local__mutmut_14":
+        "missing codes need only be distinct and above the others: the dense codes are the same",
+    "fairdesk.stats.groupci.x__local__mutmut_15":
+        "missing codes need only be distinct and above the others: the dense codes are the same",
+    "fairdesk.stats.groupci.x__local__mutmut_3":
+        "integer codes either way; np.unique gives the same dense codes",
+    "fairdesk.stats.groupci.x__local__mutmut_5":
+        "integer codes either way; np.unique gives the same dense codes",
+    "fairdesk.stats.compare.x__leave_speakers_out__mutmut_5":
+        "jackknifes more comparisons; a jackknife is read only for a comparison significant after Holm, which had p < alpha",
+    "fairdesk.stats.compare.x__leave_speakers_out__mutmut_6":
+        "jackknifes more comparisons; a jackknife is read only for a comparison significant after Holm, which had p < alpha",
+    "fairdesk.stats.compare.x__leave_speakers_out__mutmut_11":
+        "jackknifes more comparisons; a jackknife is read only for a comparison significant after Holm, which had p < alpha",
+    "fairdesk.stats.groupci.x__const_interval__mutmut_4":
+        "a non-constant group (v None) with n > 0 matches neither 0 nor 1 below and returns None too",
+    "fairdesk.stats.groupci.x__const_interval__mutmut_7":
+        "n == 0 is caught by 'not n' before n < 0",
+    "fairdesk.stats.bootstrap.x_comparison_rng__mutmut_14":
+        "'UTF-8' and 'utf-8' name the same codec",
+    "fairdesk.stats.bootstrap.xǁPairBootstrapǁslim__mutmut_3":
+        "slim() only frees memory: the content counts it keeps are not read after it",
+    "fairdesk.stats.slicing.x_stratified_sample__mutmut_134":
+        "positions are ints; an empty selection indexes the same empty frame",
+    "fairdesk.stats.slicing.x_stratified_sample__mutmut_136":
+        "positions are ints; an empty selection indexes the same empty frame",
 }
 
 EQUIVALENT.update({

@@ -48,10 +48,6 @@ def scheme_units(group: Side, reference: Side, scheme: str) -> dict:
     }
 
 
-def _unit_name(scheme: str) -> str:
-    return "utterance" if scheme == "utterance" else "speaker"
-
-
 def units_problem(units: dict, scheme: str, group: str, reference: str) -> str | None:
     """Why ``units`` are too few for ``scheme`` (None when every side has ≥ 2)."""
     for side, name in (("group", group), ("reference", reference)):

@@ -20,7 +20,8 @@ CROSS = " \u00d7 "
 def _value_labels(series: pd.Series) -> pd.Series:
     """String labels of a key column, ``(missing)`` where the value is missing."""
     missing = series.isna().to_numpy()
-    labels = series.astype(object).map(str).to_numpy(dtype=object)
+    # a copy: pandas hands an empty column out read-only
+    labels = series.astype(object).map(str).to_numpy(dtype=object, copy=True)
     labels[missing] = MISSING_LABEL
     stripped = np.array([s.strip() for s in labels], dtype=object)
     stripped[stripped == ""] = MISSING_LABEL

@@ -1,0 +1,139 @@
+"""The console table of an audit result, word for word, on a hand-built result dict."""
+
+import math
+
+from fairdesk.stats.format import format_groups, value_with_ci
+
+RES = {
+    "reference": "us",
+    "design": "unmatched",
+    "groups": [
+        {"group": "us", "n_items": 120, "n_speakers": 12, "values": {"wer": 0.2011, "em": 0.5},
+         "ci": {"wer": [0.18, 0.22]}},
+        {"group": "scot", "n_items": 80, "n_speakers": 8, "values": {"wer": 0.3127},
+         "ci": {"wer": [0.25, 0.37]}, "em": 0.4},
+        {"group": "solo", "n_items": 5, "n_speakers": None, "excluded": True, "values": {}},
+        {"group": "a-very-long-group-name-of-many-chars", "n_items": 30, "n_speakers": 3,
+         "values": {"wer": float("nan")}, "ci": {"wer": [0.1, 0.2]}},
+    ],
+    "summary": {"wer": {"overall": {"value": 0.25, "ci": [0.22, 0.28]}}, "em": {}},
+    "comparisons": [
+        {"metric": "wer", "group": "scot", "gap": 0.1116, "ci_low": 0.05, "ci_high": 0.18,
+         "p_adjusted": 0.0123, "verdict": "disparity_detected", "estimator": "speaker",
+         "reading": "R1."},
+        {"metric": "wer", "group": "a-very-long-group-name-of-many-chars", "gap": 0.02,
+         "ci_low": float("nan"), "ci_high": None, "p_adjusted": float("nan"),
+         "verdict": "not_computable", "estimator": "utterance", "reading": ""},
+        {"metric": "wer", "group": "odd", "verdict": "no_variation", "no_variation": None},
+        {"metric": "wer", "group": "solo", "verdict": "not_estimable",
+         "reason": "one speaker in solo", "estimator": None},
+        {"metric": "wer", "group": "same", "verdict": "no_variation", "estimator": "content",
+         "no_variation": {"value": 0.0, "n_group": 40, "n_reference": 60, "unit": "items",
+                          "bound_group": 0.075, "bound_reference": 0.05}},
+        {"metric": "em", "group": "scot", "gap": -0.1, "ci_low": -0.2, "ci_high": 0.0,
+         "p_adjusted": 0.2, "verdict": "no_disparity_detected", "estimator": "speaker"},
+    ],
+    "bootstrap": {"raised": True, "requested": 2000, "used": 4000, "comparisons": 40},
+    "minimums_message": "MIN",
+    "warnings": ["w1"],
+    "input_problems": [{"line": 7, "reason": "empty reference"}],
+    "normaliser": {"name": "whisper-english", "reason": "auto"},
+}
+
+HEAD = "group                           items  spk"
+FULL = [
+    HEAD + "        WER % [95% CI]         EM % [95% CI]",
+    "us (reference)                    120   12     20.1 [18.0, 22.0]              50.0 [-]",
+    "scot                               80    8     31.3 [25.0, 37.0]              40.0 [-]",
+    "solo (excluded)                     5    0                     -                     -",
+    "a-very-long-group-name-of-man      30    3                     -                     -",
+    "(corpus, analysed groups)         230          25.0 [22.0, 28.0]                     -",
+    "",
+    "design: unmatched; resampling: content, speaker, utterance (groups said different "
+    "content: gaps are not causal)",
+    "WER against us:",
+    "  scot                           gap   11.2 [5.0, 18.0] p_adj 0.0123  disparity_detected",
+    "    R1.",
+    "  a-very-long-group-name-of-many gap    2.0 [-, -] p_adj      -  not_computable",
+    "  odd                            no_variation: - everywhere on - + - ; other outcome < -% / "
+    "-% (rule of three)",
+    "  solo                           not_estimable: one speaker in solo",
+    "  same                           no_variation: 0 everywhere on 40 + 60 items; other outcome "
+    "< 7.5% / 5.0% (rule of three)",
+    "B raised from 2,000 to 4,000 resamples for 40 comparisons (B ≥ 5·m/alpha)",
+    "",
+    "MIN",
+    "warning: w1",
+    "problem: line 7: empty reference",
+    "normaliser: whisper-english (auto)",
+]
+
+
+def test_full_table_word_for_word():
+    assert format_groups(RES).split("\n") == FULL
+    quiet = format_groups(RES, readings=False).split("\n")
+    assert quiet == [ln for ln in FULL if ln != "    R1."]
+
+
+def test_other_metric_first():
+    assert format_groups(RES, metrics=["em"], readings=False).split("\n") == [
+        HEAD + "         EM % [95% CI]",
+        "us (reference)                    120   12              50.0 [-]",
+        "scot                               80    8              40.0 [-]",
+        "solo (excluded)                     5    0                     -",
+        "a-very-long-group-name-of-man      30    3                     -",
+        "",
+        "design: unmatched; resampling: speaker (groups said different content: gaps are not "
+        "causal)",
+        "EM against us:",
+        "  scot                           gap  -10.0 [-20.0, 0.0] p_adj    0.2  "
+        "no_disparity_detected",
+    ] + FULL[-6:]
+
+
+RES2 = {"reference": "a", "groups": [{"group": "a", "n_items": 3, "values": {"wer": 0.1}},
+                                     {"group": "b", "n_items": 4, "wer": 0.2}],
+        "comparisons": [{"metric": "wer", "group": "b", "gap": 0.1, "ci_low": 0.0,
+                         "ci_high": 0.2, "p_adjusted": 0.5, "verdict": "inconclusive_underpowered",
+                         "estimator": "utterance"}],
+        "bootstrap": {"raised": False}, "warnings": None}
+TAIL2 = [HEAD + "        WER % [95% CI]",
+         "a (reference)                       3    0              10.0 [-]",
+         "b                                   4    0              20.0 [-]",
+         ""]
+COMP2 = ("  b                              gap   10.0 [0.0, 20.0] p_adj    0.5  "
+         "inconclusive_underpowered")
+
+
+def test_design_line_variants_and_empty_result():
+    assert format_groups({}) == HEAD
+    assert format_groups(RES2).split("\n") == TAIL2 + [
+        "design: unknown; resampling: utterance", "WER against a:", COMP2]
+    no_scheme = {**RES2, "comparisons": [{**RES2["comparisons"][0], "estimator": None}]}
+    assert format_groups({**no_scheme, "design": "matched"}).split("\n") == TAIL2 + [
+        "design: matched; resampling: none", "WER against a:", COMP2]
+    assert format_groups(no_scheme).split("\n") == TAIL2 + ["WER against a:", COMP2]
+
+
+def test_value_with_ci():
+    assert value_with_ci(0.5, [0.25, 0.75]) == "50.0 [25.0, 75.0]"
+    assert value_with_ci(1, [0, 1]) == "100.0 [0.0, 100.0]"
+    assert value_with_ci(0.5, None) == value_with_ci(0.5, []) == "50.0 [-]"
+    assert value_with_ci(0.5, [math.nan, None]) == "50.0 [-, -]"
+    assert value_with_ci(None, [0.1, 0.2]) == value_with_ci(math.inf, [0.1, 0.2]) == "-"
+    assert value_with_ci(math.nan, None) == "-"
+
+
+def test_metric_only_at_top_level_long_heads_and_a_missing_reason():
+    res = {"reference": "a", "groups": [
+        {"group": "a", "n_items": 2, "cer": 0.1, "balanced_accuracy": 0.5},
+        {"group": "b", "n_items": 3, "cer": 0.2}],
+        "comparisons": [{"metric": "cer", "group": "b", "verdict": "not_estimable"}]}
+    assert format_groups(res).split("\n") == [
+        HEAD + "        CER % [95% CI]    BAL.ACC % [95% CI]",
+        "a (reference)                       2    0              10.0 [-]              50.0 [-]",
+        "b                                   3    0              20.0 [-]                     -",
+        "",
+        "CER against a:",
+        "  b                              not_estimable: ",
+    ]

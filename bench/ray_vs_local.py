@@ -48,7 +48,8 @@ def main() -> None:
     ap.add_argument("--dataset", default="demo")
     ap.add_argument("--model", default="whisper-tiny.en")
     ap.add_argument("--by", default="accent")
-    ap.add_argument("--sample", type=int, default=None, help="items per group")
+    ap.add_argument("--sample", type=int, default=8,
+                    help="items per group (default 8: 48 demo items; 0 = every item)")
     ap.add_argument("--skip-stats", action="store_true")
     ap.add_argument("--rows", type=int, default=1_000_000)
     a = ap.parse_args()
@@ -62,7 +63,7 @@ def main() -> None:
                        check=True, stdout=subprocess.DEVNULL)
     project = Project(a.project)
     settings = AuditSettings(n_bootstrap=200, min_items=1, min_speakers=1)
-    base = dict(dataset=a.dataset, model=a.model, by=(a.by,), sample=a.sample,
+    base = dict(dataset=a.dataset, model=a.model, by=(a.by,), sample=a.sample or None,
                 settings=settings, nlu="none", metrics=("wer",))
     import ray
 

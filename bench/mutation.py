@@ -51,7 +51,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES: dict[str, dict[str, list[str]]] = {
     "metrics": {
         "mutate": ["fairdesk/metrics/*.py"],
-        "tests": ["tests/metrics"],
+        # the transcript checks, the normaliser choice, the hallucination flags and the
+        # phonemizer are also tested where they are used
+        "tests": ["tests/metrics", "tests/jobs/test_analysis_inputs.py",
+                  "tests/jobs/test_pitfalls.py", "tests/stats/test_positions_phones.py"],
     },
     "core": {
         "mutate": ["fairdesk/core/tables.py", "fairdesk/core/importers.py"],

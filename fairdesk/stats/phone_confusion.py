@@ -40,8 +40,10 @@ __all__ = ["accentedness_regression", "annotated_phone_confusion", "confused_pho
 GAP = "-"
 
 
-def item_phone_pairs(reference: str, hypothesis: str, phonemizer) -> list[tuple[str, str]]:
-    """(reference phone or ``-``, hypothesis phone or ``-``) pairs of one normalised item."""
+def _phone_pairs(reference: str, hypothesis: str, phonemizer,
+                 correct: bool) -> list[tuple[str, str]]:
+    """The phone pairs of one normalised item; ``correct=False`` leaves out the pairs whose
+    two sides are equal (and so never expands a correct chunk)."""
     from rapidfuzz.distance import Levenshtein
 
     rw, hw = reference.split(), hypothesis.split()
@@ -52,11 +54,13 @@ def item_phone_pairs(reference: str, hypothesis: str, phonemizer) -> list[tuple[
         return [(p, GAP) for w in rw for p in ph(w)]
     if not rw:
         return [(GAP, p) for w in hw for p in ph(w)]
-    out: list[tuple[str, str]] = []
     if rw == hw:
-        return [(p, p) for w in rw for p in ph(w)]
+        return [(p, p) for w in rw for p in ph(w)] if correct else []
+    out: list[tuple[str, str]] = []
     # the word alignment jiwer makes (rapidfuzz Levenshtein opcodes over the word lists)
     for ch in Levenshtein.opcodes(rw, hw):
+        if ch.tag == "equal" and not correct:
+            continue
         r = [p for w in rw[ch.src_start:ch.src_end] for p in ph(w)]
         h = [p for w in hw[ch.dest_start:ch.dest_end] for p in ph(w)]
         if ch.tag == "equal":
@@ -66,54 +70,30 @@ def item_phone_pairs(reference: str, hypothesis: str, phonemizer) -> list[tuple[
         elif ch.tag == "insert":
             out += [(GAP, p) for p in h]
         else:
-            touched_r, touched_h = set(), set()
+            touched_r = set()
             for op in Levenshtein.editops(r, h):
                 if op.tag == "replace":
                     out.append((r[op.src_pos], h[op.dest_pos]))
                     touched_r.add(op.src_pos)
-                    touched_h.add(op.dest_pos)
                 elif op.tag == "delete":
                     out.append((r[op.src_pos], GAP))
                     touched_r.add(op.src_pos)
                 else:
                     out.append((GAP, h[op.dest_pos]))
-                    touched_h.add(op.dest_pos)
-            out += [(p, p) for i, p in enumerate(r) if i not in touched_r]
+            if correct:
+                out += [(p, p) for i, p in enumerate(r) if i not in touched_r]
     return out
+
+
+def item_phone_pairs(reference: str, hypothesis: str, phonemizer) -> list[tuple[str, str]]:
+    """(reference phone or ``-``, hypothesis phone or ``-``) pairs of one normalised item."""
+    return _phone_pairs(reference, hypothesis, phonemizer, correct=True)
 
 
 def confused_phone_pairs(reference: str, hypothesis: str, phonemizer) -> list[tuple[str, str]]:
     """The pairs of :func:`item_phone_pairs` whose two sides differ (the confusions, the
     deleted and the inserted phones), without expanding the correct chunks."""
-    from rapidfuzz.distance import Levenshtein
-
-    rw, hw = reference.split(), hypothesis.split()
-    ph = phonemizer.phones
-    if rw == hw:
-        return []
-    if not hw:
-        return [(p, GAP) for w in rw for p in ph(w)]
-    if not rw:
-        return [(GAP, p) for w in hw for p in ph(w)]
-    out: list[tuple[str, str]] = []
-    for ch in Levenshtein.opcodes(rw, hw):
-        if ch.tag == "equal":
-            continue
-        r = [p for w in rw[ch.src_start:ch.src_end] for p in ph(w)]
-        h = [p for w in hw[ch.dest_start:ch.dest_end] for p in ph(w)]
-        if ch.tag == "delete":
-            out += [(p, GAP) for p in r]
-        elif ch.tag == "insert":
-            out += [(GAP, p) for p in h]
-        else:
-            for op in Levenshtein.editops(r, h):
-                if op.tag == "replace":
-                    out.append((r[op.src_pos], h[op.dest_pos]))
-                elif op.tag == "delete":
-                    out.append((r[op.src_pos], GAP))
-                else:
-                    out.append((GAP, h[op.dest_pos]))
-    return out
+    return _phone_pairs(reference, hypothesis, phonemizer, correct=False)
 
 
 def tabulate(pairs: Counter, top: int = 15, n_by_phone: Counter | None = None) -> dict:

@@ -173,29 +173,27 @@ def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, r
     bind = getattr(prep.backend, "bind", None)
     if bind is not None:  # imported predictions: ambiguous keys are found before any lookup
         bind(list(zip(frame["id"].astype(str), frame["path"])))
+    done = [0]
+    started = time.monotonic()
+
+    def commit(results):  # this thread alone writes the store, one shard at a time
+        cache.store_shard(project, run_id, prep.model_key, frame, results)
+        for idx, pred, reason in results:
+            if pred is None:
+                failures[idx] = reason
+            else:
+                preds[idx] = pred
+        done[0] += len(results)
+        prog.items(done[0], len(todo), started, "transcribed")
+
     if todo and req.engine != "local":
         from .engines import run_remote
-
-        done = [0]
-        started = time.monotonic()
-
-        def commit(results):  # the driver alone writes the store, one shard at a time
-            cache.store_shard(project, run_id, prep.model_key, frame, results)
-            for idx, pred, reason in results:
-                if pred is None:
-                    failures[idx] = reason
-                else:
-                    preds[idx] = pred
-            done[0] += len(results)
-            prog.items(done[0], len(todo), started, "transcribed")
 
         shards = [todo[i:i + req.shard_size] for i in range(0, len(todo), req.shard_size)]
         run_remote(req, prep, shards, commit, prog.cancelled)
     elif todo:
         shards = [todo[i:i + req.shard_size] for i in range(0, len(todo), req.shard_size)]
         workers = req.workers or getattr(prep.backend, "preferred_workers", 1) or 1
-        started = time.monotonic()
-        done = 0
         root = prep.dataset.root
         with ThreadPoolExecutor(max_workers=workers) as pool:
             pending = set()
@@ -214,15 +212,7 @@ def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, r
                     finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                     # finished shards are stored before a failed one raises (Ctrl-C)
                     for fut in sorted(finished, key=lambda f: f.exception() is not None):
-                        results = fut.result()
-                        cache.store_shard(project, run_id, prep.model_key, frame, results)
-                        for idx, pred, reason in results:
-                            if pred is None:
-                                failures[idx] = reason
-                            else:
-                                preds[idx] = pred
-                        done += len(results)
-                        prog.items(done, len(todo), started, "transcribed")
+                        commit(fut.result())
                     if prog.cancelled():
                         for fut in pending:
                             fut.cancel()

@@ -12,7 +12,7 @@ from fairdesk.explain.alignment import WordSpan
 from fairdesk.jobs import AuditRequest, Cancelled, run_audit
 from fairdesk.jobs.engines import DIE_HOOK_ENV
 from fairdesk.stats import AuditSettings
-from tests.conftest import tone_project
+from tests.jobs.conftest import ray_tone_project
 
 ray = pytest.importorskip("ray")
 
@@ -79,19 +79,9 @@ class FakeAligner:
 SETTINGS = AuditSettings(n_bootstrap=300, min_items=20, min_speakers=5)
 
 
-@pytest.fixture(scope="module")
-def ray_local():
-    if not ray.is_initialized():
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    ray.shutdown()
-
-
 @pytest.fixture
 def project(tmp_path):
-    p, root = tone_project(tmp_path, {"a": 0.5, "b": 0.7}, 6, 5, "play the song")
-    (root / "b" / "0_0.wav").write_bytes(b"RIFF garbage")  # a per-item failure
-    return p
+    return ray_tone_project(tmp_path)
 
 
 def _req(explain=True, representation=True, **kw):

@@ -260,63 +260,43 @@ def hallucination_columns(frame: pd.DataFrame, normalizer=None, language: str = 
     st = settings or HallucinationSettings()
     norm = memoised(get_normalizer(normalizer, language))  # the scoring's texts
     n = len(frame)
-    cols = {c: np.zeros(n, dtype=np.int64) for c in FLAG_COLUMNS}
-    evidence = []
-    ns_col = frame["nonspeech_words"] if "nonspeech_words" in frame.columns else [None] * n
+
+    def column(name):
+        return frame[name].to_numpy(dtype=object) if name in frame.columns else [None] * n
+
     has_sampled = {"hypothesis_sampled_a", "hypothesis_sampled_b"} <= set(frame.columns)
-    if "nonspeech_words" not in frame.columns and not has_sampled:
-        try:  # the flags depend on the pair of texts alone: one check per distinct pair
-            return _flags_by_pair(frame, norm, st)
-        except TypeError:  # an unhashable cell: row by row below
-            pass
-    # loop and runaway depend on the pair of texts alone: each distinct pair is checked once
-    by_pair: dict = {}
-
-    def text_flags(ref, hyp) -> list[dict]:
+    inputs = [column(c) for c in ("reference", "hypothesis", "nonspeech_words",
+                                  "hypothesis_sampled_a", "hypothesis_sampled_b")]
+    # a row's flags depend on its five inputs alone: each distinct combination (in a table
+    # without word times or sampled decodes, each distinct pair of texts) is checked once
+    index: dict = {}
+    first: list[int] = []
+    codes = np.empty(n, dtype=np.int64)
+    for k, key in enumerate(zip(*inputs, strict=True)):
         try:
-            return by_pair[(ref, hyp)]
-        except KeyError:
-            pass
-        except TypeError:  # an unhashable cell: no memo
-            return _text_flags(norm(ref).split(), norm(hyp).split(), st)
-        found = by_pair[(ref, hyp)] = _text_flags(norm(ref).split(), norm(hyp).split(), st)
-        return found
-
-    for k, (ref, hyp, ns) in enumerate(zip(frame["reference"], frame["hypothesis"], ns_col,
-                                           strict=True)):
-        ev = list(text_flags(ref, hyp))
-        ev += parse_evidence(ns)
+            j = index.get(key)
+        except TypeError:  # a list or dict cell (evidence given as objects)
+            key = tuple(json.dumps(v, sort_keys=True, default=str)
+                        if isinstance(v, (list, dict)) else v for v in key)
+            j = index.get(key)
+        if j is None:
+            j = index[key] = len(first)
+            first.append(k)
+        codes[k] = j
+    flags = np.zeros((len(first), len(FLAG_COLUMNS)), dtype=np.int64)
+    evidence = np.empty(len(first), dtype=object)
+    at = {c: i for i, c in enumerate(FLAG_COLUMNS)}
+    for j, k in enumerate(first):
+        ref, hyp, ns, sa, sb = (col[k] for col in inputs)
+        ev = _text_flags(norm(ref).split(), norm(hyp).split(), st) + parse_evidence(ns)
         if has_sampled:
-            un = unstable(frame["hypothesis_sampled_a"].iloc[k],
-                          frame["hypothesis_sampled_b"].iloc[k], st.unstable_rate, norm)
+            un = unstable(sa, sb, st.unstable_rate, norm)
             if un:
                 ev.append(un)
         for e in ev:
-            cols[f"hall_{e['flag']}"][k] = 1
-        cols["hallucinated"][k] = int(bool(ev))
-        evidence.append(json.dumps(ev, ensure_ascii=False) if ev else "")
-    out = pd.DataFrame(cols, index=frame.index)
-    out["hallucination_evidence"] = evidence
-    return out
-
-
-def _flags_by_pair(frame: pd.DataFrame, norm, st: HallucinationSettings) -> pd.DataFrame:
-    """:func:`hallucination_columns` of a frame whose flags come from the texts alone (no
-    non-speech evidence, no sampled decodes): each distinct (reference, hypothesis) pair is
-    checked once and its flags given to every row that has it."""
-    index: dict = {}
-    codes = np.fromiter((index.setdefault((r, h), len(index))
-                         for r, h in zip(frame["reference"], frame["hypothesis"], strict=True)),
-                        dtype=np.int64, count=len(frame))
-    flags = np.zeros((len(index), len(FLAG_COLUMNS)), dtype=np.int64)
-    evidence = np.empty(len(index), dtype=object)
-    at = {c: k for k, c in enumerate(FLAG_COLUMNS)}
-    for k, (ref, hyp) in enumerate(index):
-        ev = _text_flags(norm(ref).split(), norm(hyp).split(), st)
-        for e in ev:
-            flags[k, at[f"hall_{e['flag']}"]] = 1
-        flags[k, at["hallucinated"]] = int(bool(ev))
-        evidence[k] = json.dumps(ev, ensure_ascii=False) if ev else ""
+            flags[j, at[f"hall_{e['flag']}"]] = 1
+        flags[j, at["hallucinated"]] = int(bool(ev))
+        evidence[j] = json.dumps(ev, ensure_ascii=False) if ev else ""
     out = pd.DataFrame(flags[codes], columns=list(FLAG_COLUMNS), index=frame.index)
     out["hallucination_evidence"] = evidence[codes]
     return out

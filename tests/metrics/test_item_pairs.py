@@ -44,15 +44,34 @@ def test_worker_processes_give_the_same_columns(monkeypatch):
     assert one["tone_expected"].sum() > 0 and one["dia_expected"].sum() > 0
 
 
-def test_flags_by_distinct_pair_equal_the_row_by_row_flags():
-    from fairdesk.metrics.hallucination import hallucination_columns
+def test_flags_by_distinct_inputs_equal_a_row_by_row_check():
+    import json
+
+    from fairdesk.metrics.hallucination import (
+        HallucinationSettings,
+        _text_flags,
+        hallucination_columns,
+        parse_evidence,
+    )
 
     loop = "play the song " + "the song " * 6
     rows = [("play the song", loop), ("play the song", "play the song"),
             ("go", "go go go go go go go go go go go"), ("play the song", loop), ("go", "go")]
     f = pd.DataFrame(rows * 3, columns=["reference", "hypothesis"])
-    by_pair = hallucination_columns(f, language="en")
-    rowwise = hallucination_columns(f.assign(nonspeech_words=None), language="en")
-    pd.testing.assert_frame_equal(by_pair, rowwise)
-    assert by_pair["hall_loop"].tolist()[:5] == [1, 0, 1, 1, 0]
-    assert by_pair["hallucinated"].sum() == 9 and by_pair["hallucination_evidence"][0]
+    ns = {"flag": "over_nonspeech", "word": "song", "nonspeech": [1.0, 1.5]}
+    # the same pair with and without non-speech evidence (as JSON text and as objects)
+    f["nonspeech_words"] = [None] * 14 + [[ns]]
+    f.loc[1, "nonspeech_words"] = json.dumps([ns])
+    norm = get_normalizer(None, "en")
+    st = HallucinationSettings()
+    got = hallucination_columns(f, language="en")
+    for k, (r, h, w) in enumerate(zip(f.reference, f.hypothesis, f.nonspeech_words)):
+        ev = _text_flags(norm(r).split(), norm(h).split(), st) + parse_evidence(w)
+        assert got["hallucination_evidence"][k] == (json.dumps(ev, ensure_ascii=False)
+                                                     if ev else "")
+        for c in ("loop", "runaway", "over_nonspeech"):
+            assert got[f"hall_{c}"][k] == int(any(e["flag"] == c for e in ev))
+        assert got["hallucinated"][k] == int(bool(ev))
+    assert got["hall_loop"].tolist()[:5] == [1, 0, 1, 1, 0]
+    assert got["hall_over_nonspeech"].tolist()[:2] == [0, 1] and got["hall_over_nonspeech"][14]
+    assert got["hallucinated"].sum() == 11

@@ -206,31 +206,33 @@ def shared_content_count(content_codes: np.ndarray, group_codes: np.ndarray, row
 
 
 def shares_content(content_codes, group_codes, g_code: int, rows=None) -> bool:
-    """Whether group ``g_code`` shares ≥ 5 content ids with the other groups."""
-    c = np.asarray(content_codes)
-    g = np.asarray(group_codes)
+    """Whether group ``g_code`` shares ≥ 5 content ids with the other groups (among ``rows``
+    when given)."""
+    c = np.asarray(content_codes, dtype=np.int64)
+    g = np.asarray(group_codes, dtype=np.int64)
     if rows is not None:
         c, g = c[rows], g[rows]
-    mine = set(np.unique(c[(g == g_code) & (c >= 0)]).tolist())
-    others = set(np.unique(c[(g != g_code) & (c >= 0)]).tolist())
-    return len(mine & others) >= MIN_SHARED_CONTENT
+    lo = min(int(g.min(initial=g_code)), g_code)  # codes from 0 for the one-pass count
+    return bool(groups_sharing_content(c, g - lo, g_code - lo + 1)[g_code - lo])
 
 
 def groups_sharing_content(content_codes, group_codes, n_groups: int) -> np.ndarray:
     """For each group code ``0..n_groups-1``, whether it shares >= 5 content ids with the
-    other groups (:func:`shares_content` of every group, from one pass over the rows)."""
+    other groups (any other group code counts), from one pass over the rows."""
     c = np.asarray(content_codes, dtype=np.int64)
     g = np.asarray(group_codes, dtype=np.int64)
-    ok = (c >= 0) & (g >= 0)
+    ok = c >= 0
     out = np.zeros(n_groups, dtype=bool)
     if not ok.any():
         return out
+    groups, dense = np.unique(g[ok], return_inverse=True)
     n_c = int(c[ok].max()) + 1
-    pairs = np.unique(g[ok] * n_c + c[ok])  # distinct (group, content)
+    pairs = np.unique(dense * n_c + c[ok])  # distinct (group, content)
     pg, pc = pairs // n_c, pairs % n_c
     in_groups = np.bincount(pc, minlength=n_c)  # groups each content occurs in
-    shared = np.bincount(pg, weights=in_groups[pc] >= 2, minlength=n_groups)
-    out[:] = shared[:n_groups] >= MIN_SHARED_CONTENT
+    shared = np.bincount(pg, weights=in_groups[pc] >= 2, minlength=len(groups))
+    sel = (groups >= 0) & (groups < n_groups)
+    out[groups[sel]] = shared[sel] >= MIN_SHARED_CONTENT
     return out
 
 

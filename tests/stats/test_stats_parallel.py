@@ -94,7 +94,7 @@ def test_workers_from_env(monkeypatch):
     assert 1 <= workers_from_env(THREADS_ENV, cap=3) <= 3
 
 
-def test_groups_sharing_content_equals_the_per_group_check():
+def test_groups_sharing_content_equals_a_count_by_sets():
     from fairdesk.stats.groupci import groups_sharing_content, shares_content
 
     rng = np.random.default_rng(2)
@@ -102,32 +102,13 @@ def test_groups_sharing_content_equals_the_per_group_check():
         n = 300
         groups = rng.integers(0, 6, n)
         contents = rng.integers(-1, int(rng.integers(3, 40)), n)
-        fast = groups_sharing_content(contents, groups, 7)
-        slow = [shares_content(contents, groups, g) for g in range(7)]
-        assert fast.tolist() == slow
-
-
-def test_summed_columns_give_the_numbers_of_the_columns_apart(monkeypatch):
-    """The comparisons resample WER's and CER's numerator and denominator sums: every number
-    equals the run that resamples S, D, I, N (and the character counts) apart."""
-    import fairdesk.stats.compare as compare
-    from fairdesk.stats.resampled import resampled_columns
-
-    df = _crossed_frame(seed=5, groups=3, speakers=11, sentences=20)
-    ins = ratio_metric("ins_rate", "I/N", ["n_ins"], ["n_words"])
-    ratio = ratio_metric("insertion_ratio", "I/(S+D+I)", ["n_ins"], ["n_sub", "n_del", "n_ins"])
-    st = AuditSettings(n_bootstrap=300, seed=2)
-    summed = compare_groups(df, [WER, CER, ins, ratio], st, reference="g0").to_dict()
-    monkeypatch.setattr(compare, "resampled_columns", lambda X, specs, cols: (X, specs, cols))
-    apart = compare_groups(df, [WER, CER, ins, ratio], st, reference="g0").to_dict()
-    assert summed == apart
-    X = df[["n_sub", "n_del", "n_ins", "n_words", "n_chars", "c_err"]].to_numpy(float)
-    cols = {"wer": [0, 1, 2, 3], "cer": [5, 4]}
-    Xr, specs, rcols = resampled_columns(X, [WER, CER], cols)
-    assert Xr.shape[1] == 4 and rcols == {"wer": [0, 1], "cer": [2, 3]}
-    np.testing.assert_array_equal(Xr[:, 0], X[:, :3].sum(axis=1))
-    assert [s.stats for s in specs] == [("wer:numerator", "n_words"), ("cer:numerator", "n_chars")]
-    half = X.copy()
-    half[0, 0] = 0.5  # not a count: never summed ahead
-    _, specs, rcols = resampled_columns(half, [WER], {"wer": [0, 1, 2, 3]})
-    assert specs[0] is WER and len(rcols["wer"]) == 4
+        by_sets = []
+        for g in range(7):
+            mine = {c for c, gg in zip(contents, groups) if gg == g and c >= 0}
+            others = {c for c, gg in zip(contents, groups) if gg != g and c >= 0}
+            by_sets.append(len(mine & others) >= 5)
+        assert groups_sharing_content(contents, groups, 7).tolist() == by_sets
+        assert [shares_content(contents, groups, g) for g in range(7)] == by_sets
+        # a negative group code is a group of its own
+        shifted = groups - 1
+        assert [shares_content(contents, shifted, g - 1) for g in range(7)] == by_sets

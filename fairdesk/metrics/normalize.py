@@ -313,11 +313,10 @@ def remember(norm: Callable, raw, normed) -> None:
 
 
 def memoised(norm: Callable) -> Callable[[object], str]:
-    """``norm`` answering from the remembered texts (built-in normalisers only; another
-    callable is returned as it is)."""
-    if norm not in NORMALIZERS.values():
-        return norm
-    memo = _MEMO.setdefault(norm, {})
+    """``norm`` normalising each distinct text once: a built-in normaliser answers from the
+    texts remembered process-wide (:func:`remember`), another callable from a memo of its
+    own that lives as long as the returned function."""
+    memo = _MEMO.setdefault(norm, {}) if norm in NORMALIZERS.values() else {}
 
     def cached(text) -> str:
         if type(text) is not str:

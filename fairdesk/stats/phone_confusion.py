@@ -136,6 +136,7 @@ def model_phone_confusion(frame, normalizer, *, group_col: str = "group", top: i
         ``{"groups": {g: table}, "from_espeak": [...], "unknown": [...], "method": str}``
         where each table is :func:`tabulate`'s.
     """
+    from ..metrics.normalize import memoised
     from ..metrics.phones import Phonemizer
 
     ph = phonemizer or Phonemizer()
@@ -143,19 +144,14 @@ def model_phone_confusion(frame, normalizer, *, group_col: str = "group", top: i
     # counted as often as it occurs (a prompt read correctly by many speakers)
     import pandas as pd
 
-    texts = pd.DataFrame({"g": frame[group_col].astype(str).to_numpy(),
-                          "r": frame["reference"].fillna("").to_numpy(dtype=object),
-                          "h": frame["hypothesis"].fillna("").to_numpy(dtype=object)})
-    times = texts.value_counts(sort=False).to_dict()
-    normal: dict = {}
-
-    def norm(text):
-        if text not in normal:
-            normal[text] = normalizer(text)
-        return normal[text]
-
+    rows = pd.DataFrame({"g": frame[group_col].astype(str).to_numpy(),
+                         "r": frame["reference"].fillna("").to_numpy(dtype=object),
+                         "h": frame["hypothesis"].fillna("").to_numpy(dtype=object)})
+    times = rows.value_counts(sort=False).to_dict()
+    norm = memoised(normalizer)  # each distinct text normalised once
     triples = [(g, norm(r), norm(h), n) for (g, r, h), n in times.items()]
-    ph.prepare(w for t in normal.values() for w in t.split())
+    texts = {t for _g, r, h, _n in triples for t in (r, h)}
+    ph.prepare(w for t in texts for w in t.split())
     # per group: how often each reference text and each (reference, hypothesis) pair occurs;
     # the reference phones (every phone's n) and the confused pairs are then counted once per
     # distinct text and pair and weighted by those counts

@@ -97,14 +97,13 @@ def word_position_heatmap(frame, normalizer, *, group_col: str = "group",
     refs = frame["reference"].to_numpy(dtype=object)
     hyps = frame["hypothesis"].to_numpy(dtype=object)
     out: dict[str, dict] = {}
-    normal: dict = {}  # each distinct text normalised once
+    from ..metrics.normalize import memoised
+
+    normalised = memoised(normalizer)  # each distinct text normalised once
     flagged: dict = {}  # each distinct (reference, hypothesis) aligned once
 
     def norm(text):
-        text = "" if text is None else text
-        if text not in normal:
-            normal[text] = normalizer(text)
-        return normal[text]
+        return normalised("" if text is None else text)
 
     for c, rows in shared[:max_contents]:
         norm_refs = {i: norm(refs[i]) for i in rows}

@@ -39,7 +39,14 @@ def test_worker_processes_give_the_same_columns(monkeypatch):
     one = compute_item_stats(f, language="yo")
     monkeypatch.setenv(pairs.SCORE_ENV, "2")
     monkeypatch.setattr(pairs, "MIN_PARALLEL_PAIRS", 10)
-    two = compute_item_stats(f, language="yo")
+    try:
+        two = compute_item_stats(f, language="yo")
+    finally:
+        # joblib keeps its loky workers for 300 s; a leftover child of the test process is
+        # reaped later by whoever waits for any child (mutmut's runner: KeyError on its pid)
+        from joblib.externals.loky import get_reusable_executor
+
+        get_reusable_executor().shutdown(wait=True)
     pd.testing.assert_frame_equal(one, two)
     assert one["tone_expected"].sum() > 0 and one["dia_expected"].sum() > 0
 

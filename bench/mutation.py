@@ -62,7 +62,8 @@ PACKAGES: dict[str, dict[str, list[str]]] = {
                    "fairdesk/core/importers_l2arctic.py"],
         "tests": ["tests/core/test_tables.py", "tests/core/test_importers.py",
                   "tests/core/test_importers_readers.py", "tests/core/test_tables_fields.py",
-                  "tests/core/test_importers_reimport.py", "tests/core/test_importers_corpora.py"],
+                  "tests/core/test_importers_reimport.py", "tests/core/test_importers_corpora.py",
+                  "tests/core/test_importers_corpora_fields.py"],
     },
     "recording": {
         "mutate": ["fairdesk/recording/wavfile.py", "fairdesk/recording/recorder.py"],
@@ -436,6 +437,9 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
      r"ensure_ascii=False\).* \| \+ .*json\.dumps\(list\(info\.warnings\), "
      r"(ensure_ascii=(None|True)\)|\))",
      "ensure_ascii on the audio warnings: every warning is ASCII text (fixed words and numbers)"),
+    ("fairdesk.core.importers_l2arctic.x_parse_phones_tier",
+     r"includeEmptyIntervals=False\) \| \+ .*includeEmptyIntervals=(None|True)\)",
+     "empty intervals read or not: their label '' is no phone (_phone) and no error label"),
     ("fairdesk.core.importers.x_read_commonvoice", r"audio_col=\"path\".* \| \+ .*(audio_col=None|"
      r"clips, text_col=)",
      "Common Voice's audio column: 'path' is the first name the default pick looks for"),

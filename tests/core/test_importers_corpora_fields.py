@@ -128,3 +128,26 @@ def test_phones_tier_refusals_word_for_word(tmp_path):
         parse_phones_tier(label)
     assert str(e.value) == ("phone label 'N,T,x' at 0.000–0.250 s is not 'CPL,PPL,type' with "
                             "type s, d or a")
+
+
+def test_saa_ages_are_ints_when_whole(tmp_path):
+    root = _saa(tmp_path / "saa", ["27,9.0,x,a1,afrikaans,female,1,za,False",
+                                   "22.5,abc,x,a2,afrikaans,male,2,za,False"],
+                mp3s=["a1.mp3", "a2.mp3"])
+    _root, cands, _problems = read_saa(root)
+    ages = [(c.metadata["age"], c.metadata["age_onset"]) for c in cands]
+    assert ages == [(27, 9), (22.5, "abc")]  # a non-number stays text
+    assert [(type(a), type(b)) for a, b in ages] == [(int, int), (float, str)]
+
+
+def test_read_text_names_the_file_it_cannot_decode(tmp_path):
+    from fairdesk.core.import_rows import read_text
+
+    f = tmp_path / "t.txt"
+    f.write_bytes(b"\xff\xfe\x00\xd8")  # a UTF-16 BOM, then a lone high surrogate
+    with pytest.raises(ImportFailed) as e:
+        read_text(f)
+    assert str(e.value) == (f"{f}: starts with a UTF-16 byte-order mark but does not decode "
+                            "as UTF-16 (byte 2); re-save it as UTF-8")
+    f.write_bytes("\ufeffàkwà\n".encode())
+    assert read_text(f) == "àkwà\n"

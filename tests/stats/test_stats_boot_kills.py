@@ -254,3 +254,235 @@ def test_scaling_reaches_the_group_and_corpus_intervals():
     lo0, hi0 = ov0["wer"]["ci"]
     lo1, hi1 = ov1["wer"]["ci"]
     assert hi1 - lo1 > hi0 - lo0
+
+
+# --------------------------------------------------------------------------- compare_groups
+
+W = ratio_metric("wer", "WER", ["n_sub"], ["n_words"])
+E = ratio_metric("em", "EM", ["em"], ["n_items"], higher_is_better=True, kind="proportion")
+
+
+def _frame(rows, speakers=True, contents=False):
+    """rows: (group, speaker, content, n_sub, n_words, em)."""
+    df = pd.DataFrame(rows, columns=["group", "speaker_id", "content_id", "n_sub", "n_words",
+                                     "em"])
+    df["n_items"] = 1
+    if not speakers:
+        df = df.drop(columns="speaker_id")
+    if not contents:
+        df = df.drop(columns="content_id")
+    return df
+
+
+def _run(df, specs=(W,), **kw):
+    from fairdesk.stats import compare_groups
+
+    s = dict(n_bootstrap=200, min_items=1, min_speakers=1)
+    s.update(kw)
+    return compare_groups(df, list(specs), AuditSettings(**s), reference="r")
+
+
+def _one(res, metric="wer"):
+    (c,) = [c for c in res.comparisons if c.metric == metric]
+    return c
+
+
+def _assert_no_test(c):
+    for f in ("effect_size", "ci_low", "ci_high", "p_value", "p_adjusted", "mde"):
+        v = getattr(c, f)
+        assert isinstance(v, float) and math.isnan(v), f
+
+
+ONE_SPEAKER_REASON = (
+    "one speaker in g: speaker and group cannot be told apart, so no interval for the group "
+    "can be estimated; record more speakers (--resampling utterance gives an interval that "
+    "describes these recordings of this speaker only)")
+
+
+def test_not_estimable_comparison_every_field():
+    # g: one speaker, 4 errors in 16 words; r: one speaker, 2 errors in 25 words
+    rows = [("g", "s1", None, e, 4, 0) for e in (1, 2, 0, 1)]
+    rows += [("r", "s2", None, e, 5, 0) for e in (0, 1, 0, 0, 1)]
+    c = _one(_run(_frame(rows)))
+    assert (c.metric, c.group, c.reference) == ("wer", "g", "r")
+    assert c.value == pytest.approx(0.25) and c.reference_value == pytest.approx(0.08)
+    assert c.gap == pytest.approx(0.17) and c.ratio == pytest.approx(3.125)
+    _assert_no_test(c)
+    assert c.estimator == "none" and c.verdict == "not_estimable" and c.direction == "worse"
+    assert c.design == "unmatched" and c.flags == ("content_confounded",)
+    assert c.n_blocks == {"group_speakers": None, "reference_speakers": None, "contents": None,
+                          "group_items": 4, "reference_items": 5}
+    assert c.n_items == 4 and c.n_speakers is None
+    assert c.reason == ONE_SPEAKER_REASON and c.no_variation is None
+    assert c.reading == ("WER is 0.25 for g vs 0.08 for the reference r, but no verdict is "
+                         "possible: " + ONE_SPEAKER_REASON + ".")
+
+
+NO_VARIATION_READING = (
+    "WER is 0 on every item of both g and the reference r: there is no variation to compare, "
+    "which is not evidence of no disparity. With 12 and 10 reference words, the rate of the "
+    "other outcome is below 0.25 in g and 0.3 in r (rule of three, 95%); test more or harder "
+    "material to tell the groups apart.")
+
+
+@pytest.mark.parametrize("two_speakers", [False, True])
+def test_no_variation_comparison_every_field(two_speakers):
+    # no error anywhere: g 3 items × 4 words, r 5 items × 2 words
+    spk_g = ["s1", "s2", "s1"] if two_speakers else ["s1"] * 3
+    spk_r = ["s3", "s4", "s3", "s4", "s3"] if two_speakers else ["s3"] * 5
+    rows = [("g", s, None, 0, 4, 1) for s in spk_g] + [("r", s, None, 0, 2, 1) for s in spk_r]
+    res = _run(_frame(rows), specs=(W, E))
+    c = _one(res)
+    assert (c.group, c.reference, c.value, c.reference_value, c.gap) == ("g", "r", 0.0, 0.0, 0.0)
+    assert c.direction == "equal" and c.verdict == "no_variation"
+    _assert_no_test(c)
+    assert c.estimator == ("speaker" if two_speakers else "none")
+    assert c.flags == ("content_confounded",) and c.reason is None
+    assert c.no_variation == {"value": 0.0, "unit": "reference words", "n_group": 12.0,
+                              "n_reference": 10.0, "bound_group": 0.25, "bound_reference": 0.3}
+    assert c.reading == NO_VARIATION_READING
+    k = 2 if two_speakers else None
+    assert c.n_blocks == {"group_speakers": k, "reference_speakers": k, "contents": None,
+                          "group_items": 3, "reference_items": 5}
+    assert c.n_items == 3 and c.n_speakers == k
+    m = _one(res, "em")  # every item an exact match: constant at 1 on both sides
+    assert (m.value, m.reference_value, m.gap, m.verdict) == (1.0, 1.0, 0.0, "no_variation")
+    assert m.no_variation["unit"] == "items" and m.no_variation["n_group"] == 3.0
+
+
+def test_constant_sides_tolerance_relative_to_max_one_and_value():
+    # both sides constant; the values differ by 1.5e-12 at 0.5 (beyond 1e-12 · max(1, 0.5)):
+    # not no_variation
+    big = 10**12
+    rows = [("g", s, None, big // 2, big, 0) for s in ("a", "b", "a")]
+    rows += [("r", s, None, big // 2 + 1.5, big, 0) for s in ("c", "d", "c")]
+    assert _one(_run(_frame(rows))).verdict != "no_variation"
+    # at 1e6 the values differ by 1e-7, within 1e-12 · 1e6: no_variation
+    rows = [("g", s, None, 10**13, 10**7, 0) for s in ("a", "b", "a")]
+    rows += [("r", s, None, 10**13 + 1, 10**7, 0) for s in ("c", "d", "c")]
+    assert _one(_run(_frame(rows))).verdict == "no_variation"
+
+
+ZERO_SPREAD_REASON = (
+    "the resampled gaps do not vary although the items do, so the data cannot show how "
+    "uncertain the gap is; record more speakers and sentences")
+
+
+def test_gaps_without_spread_are_not_estimable():
+    # every speaker of g at 1/2, of r at 1/4: every replicate gap is exactly 1/4
+    rows = [("g", "s1", None, 1, 4, 0), ("g", "s1", None, 3, 4, 0),
+            ("g", "s2", None, 2, 4, 0), ("g", "s2", None, 2, 4, 0),
+            ("r", "s3", None, 1, 4, 0), ("r", "s3", None, 1, 4, 0),
+            ("r", "s4", None, 0, 4, 0), ("r", "s4", None, 2, 4, 0)]
+    c = _one(_run(_frame(rows)))
+    assert c.verdict == "not_estimable" and c.estimator == "speaker"
+    assert c.reason == ZERO_SPREAD_REASON and c.flags == ("content_confounded",)
+    assert (c.value, c.reference_value, c.gap) == (0.5, 0.25, 0.25)
+    _assert_no_test(c)
+    assert c.n_blocks == {"group_speakers": 2, "reference_speakers": 2, "contents": None,
+                          "group_items": 4, "reference_items": 4}
+    assert c.reading == ("WER is 0.5 for g vs 0.25 for the reference r, but no verdict is "
+                         "possible: " + ZERO_SPREAD_REASON + ".")
+
+
+def test_undefined_gap_keeps_nan_effect_size():
+    rows = [("g", s, None, 0, 0, 0) for s in ("s1", "s2", "s1")]
+    rows += [("r", s, None, e, 4, 0) for s, e in (("s3", 1), ("s4", 0), ("s3", 2))]
+    c = _one(_run(_frame(rows)))
+    assert math.isnan(c.value) and math.isnan(c.gap) and c.verdict == "not_computable"
+    assert isinstance(c.effect_size, float) and math.isnan(c.effect_size)
+
+
+def _random_rows(groups=("g", "r"), n_spk=3, n_cont=6, shift=0, seed=3, extra=0):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for gi, g in enumerate(groups):
+        for s in range(n_spk):
+            for c in range(n_cont):
+                w = int(rng.integers(3, 9))
+                rows.append((g, f"{g}{s}", f"c{gi * shift + c}", int(rng.integers(0, w)), w,
+                             int(rng.integers(0, 2))))
+            if gi == 0:
+                for x in range(extra):  # items on sentences only this group read
+                    rows.append((g, f"{g}{s}", f"x{x}", int(rng.integers(0, 3)), 5, 0))
+    return rows
+
+
+def test_undefined_replicates_flag():
+    # g: only speaker s1 has words; a replicate drawing only s2/s3 has no words (undefined)
+    rows = [("g", "s1", None, 1, 4, 0), ("g", "s1", None, 2, 4, 0),
+            ("g", "s2", None, 0, 0, 0), ("g", "s3", None, 0, 0, 0)]
+    rows += [("r", f"t{i % 3}", None, i % 2, 4, 0) for i in range(9)]
+    c = _one(_run(_frame(rows)))
+    assert c.flags == ("content_confounded", "undefined_replicates_dropped",
+                       "fewer_than_10_speakers")
+    # every replicate defined: no such flag
+    c = _one(_run(_frame(_random_rows(shift=100), contents=True)))
+    assert c.estimator == "speaker"
+    assert c.flags == ("content_confounded", "fewer_than_10_speakers")
+
+
+@pytest.mark.parametrize("shift,resampling,k", [(100, "speaker", 3), (0, "two_way", 3),
+                                                (100, "auto", 4)])
+def test_small_cluster_scaling_widens_the_gap_ci_by_sqrt_k_over_k_minus_1(shift, resampling, k):
+    df = _frame(_random_rows(n_spk=k, shift=shift), contents=True)
+    plain = _one(_run(df, resampling=resampling))
+    scaled = _one(_run(df, resampling=resampling, small_cluster_scaling=True))
+    assert plain.estimator == scaled.estimator == ("two_way" if shift == 0 else "speaker")
+    f = math.sqrt(k / (k - 1))
+    assert scaled.ci_high - scaled.ci_low == pytest.approx(f * (plain.ci_high - plain.ci_low),
+                                                           rel=1e-9)
+    # the interval is affine in the replicate deviations around the gap
+    assert scaled.ci_low - scaled.gap == pytest.approx(f * (plain.ci_low - plain.gap), rel=1e-9)
+    assert scaled.mde == pytest.approx(f * plain.mde, rel=1e-9)
+    assert "small_cluster_scaled" in scaled.flags and "small_cluster_scaled" not in plain.flags
+    # (the wider interval may no longer exclude 0 on its own)
+    other = {"small_cluster_scaled", "significant_before_multiplicity_adjustment"}
+    assert [x for x in scaled.flags if x not in other] == [
+        x for x in plain.flags if x not in other]
+    assert "conditional_on_speakers" not in scaled.flags
+
+
+def test_scaling_leaves_the_content_scheme_alone():
+    df = _frame(_random_rows(), contents=True)
+    plain = _one(_run(df, resampling="content"))
+    scaled = _one(_run(df, resampling="content", small_cluster_scaling=True))
+    assert plain.estimator == "content"
+    assert (scaled.ci_low, scaled.ci_high, scaled.mde) == (plain.ci_low, plain.ci_high,
+                                                           plain.mde)
+    assert scaled.flags == plain.flags == ("conditional_on_speakers", "fewer_than_10_speakers")
+
+
+def _shared_value(rows, g):
+    sel = [r for r in rows if r[0] == g and r[2].startswith("c")]
+    return sum(r[3] for r in sel) / sum(r[4] for r in sel), len(sel)
+
+
+@pytest.mark.parametrize("resampling", ["two_way", "content"])
+def test_paired_schemes_analyse_the_shared_content(resampling):
+    rows = _random_rows(extra=2)
+    c = _one(_run(_frame(rows, contents=True), resampling=resampling))
+    v, n = _shared_value(rows, "g")
+    rv, nr = _shared_value(rows, "r")
+    assert c.estimator == resampling
+    assert c.value == pytest.approx(v) and c.reference_value == pytest.approx(rv)
+    assert n == 18 and c.n_items == 18 and c.n_blocks["group_items"] == 18
+    assert c.n_blocks["reference_items"] == nr == 18 and c.n_blocks["contents"] == 6
+    assert "shared_content_subset" in c.flags
+    # nothing left out: no flag
+    full = _one(_run(_frame(_random_rows(), contents=True), resampling=resampling))
+    assert "shared_content_subset" not in full.flags and full.n_items == 18
+    # the speaker scheme analyses every item
+    sp = _one(_run(_frame(rows, contents=True), resampling="speaker"))
+    assert sp.n_items == 24 and "shared_content_subset" not in sp.flags
+    assert sp.value == pytest.approx(sum(r[3] for r in rows if r[0] == "g")
+                                     / sum(r[4] for r in rows if r[0] == "g"))
+
+
+def test_reference_side_subset_flag():
+    # the reference has items on sentences the group never read; the group has none
+    rows = [r for r in _random_rows(extra=0)]
+    rows += [("r", "r0", f"y{x}", 1, 5, 0) for x in range(3)]
+    c = _one(_run(_frame(rows, contents=True), resampling="two_way"))
+    assert c.n_blocks["group_items"] == 18 and c.n_blocks["reference_items"] == 18
+    assert "shared_content_subset" in c.flags

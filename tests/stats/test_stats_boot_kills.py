@@ -3,15 +3,23 @@ not-estimable / no-variation / flag paths (``compare``) and the speaker jackknif
 against a hand-worked value or the message word for word (issue 21: mutation survivors)."""
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from fairdesk.metrics.registry import MetricSpec, ratio_metric
-from fairdesk.stats import AuditSettings
-from fairdesk.stats.bootstrap import comparison_rng
+from fairdesk.stats import AuditSettings, compare_groups
+from fairdesk.stats.bootstrap import (
+    Side,
+    bootstrap_pair,
+    comparison_rng,
+    jackknife_group_speakers,
+)
+from fairdesk.stats.compare import _leave_speakers_out
 from fairdesk.stats.groupci import bootstrap_value, group_intervals, percentile_ci, value_scheme
+from fairdesk.stats.jackknife import jackknife_tests
 
 # ratio metrics on statistics (errors, words) and (hits, items); X carries a leading junk
 # column so that the metric's columns are not 0..k-1
@@ -275,8 +283,6 @@ def _frame(rows, speakers=True, contents=False):
 
 
 def _run(df, specs=(W,), **kw):
-    from fairdesk.stats import compare_groups
-
     s = dict(n_bootstrap=200, min_items=1, min_speakers=1)
     s.update(kw)
     return compare_groups(df, list(specs), AuditSettings(**s), reference="r")
@@ -486,3 +492,151 @@ def test_reference_side_subset_flag():
     c = _one(_run(_frame(rows, contents=True), resampling="two_way"))
     assert c.n_blocks["group_items"] == 18 and c.n_blocks["reference_items"] == 18
     assert "shared_content_subset" in c.flags
+
+
+def _p_rows():
+    rng = np.random.default_rng(25)
+    rows = []
+    for g, base in (("g", 0.35), ("r", 0.25)):
+        for s in range(4):
+            for _ in range(6):
+                rows.append((g, f"{g}{s}", None, int(rng.binomial(10, base)), 10, 0))
+    return rows
+
+
+def _expected_reading(c, rows, verdict_tail, caveat):
+    v = sum(r[3] for r in rows if r[0] == "g") / sum(r[4] for r in rows if r[0] == "g")
+    rv = sum(r[3] for r in rows if r[0] == "r") / sum(r[4] for r in rows if r[0] == "r")
+    assert c.value == pytest.approx(v) and c.reference_value == pytest.approx(rv)
+    return (f"WER is {v:.3g} for g vs {rv:.3g} for the reference r (gap {v - rv:+.3g}, 95% CI "
+            f"{c.ci_low:.3g} to {c.ci_high:.3g}, p_adjusted {c.p_adjusted:.2g}; "
+            f"speaker cluster bootstrap, 4 + 4 speakers): {verdict_tail}; the groups said "
+            "different content, so the gap may reflect harder sentences rather than the group "
+            f"and is not causal{caveat}.")
+
+
+def test_adjusted_p_equal_to_alpha_is_not_significant():
+    rows = _p_rows()
+    df = _frame(rows)
+    first = _one(_run(df))
+    p = first.p_value
+    assert 0.01 < p < 0.045 and first.p_adjusted == p and first.ci_low > 0  # one comparison
+    # alpha just above p: significant, and with 4 speakers per group speaker_confounded
+    above = _one(_run(df, alpha=p * 1.001))
+    assert above.verdict == "speaker_confounded"
+    assert above.flags == ("content_confounded", "fewer_than_10_speakers")
+    assert above.reading == _expected_reading(
+        above, rows, "the gap is significant (worse than the reference) but rests on too few "
+        "speakers or on a single speaker, so get more speakers before concluding", "")
+    # alpha equal to p: not significant; the CI alone excludes 0 (multiplicity caveat)
+    at = _one(_run(df, alpha=p))
+    assert at.p_adjusted == p
+    assert at.flags == ("content_confounded", "fewer_than_10_speakers",
+                        "significant_before_multiplicity_adjustment")
+    threshold = min(0.05, 0.25 * at.reference_value)
+    assert at.mde > threshold and at.verdict == "inconclusive_underpowered"
+    assert at.reading == _expected_reading(
+        at, rows, f"inconclusive, not fine: this sample could only detect gaps of {at.mde:.3g} "
+        f"or more, above the practical threshold of {threshold:.3g}",
+        "; the 95% CI excludes 0 on its own, but not once the 1 comparisons of this run are "
+        "taken into account (Holm), so treat it as a lead to confirm")
+
+
+@pytest.mark.parametrize("hit_in", ["g", "r"])
+def test_ci_touching_zero_does_not_exclude_it(hit_in):
+    # EM: one exact match among 20 items on one side, none on the other: a replicate without
+    # the match gives a gap of exactly 0, so one end of the CI is exactly 0
+    rows = [(g, None, None, 0, 1, int(g == hit_in and i == 0)) for g in ("g", "r")
+            for i in range(20)]
+    c = _one(_run(_frame(rows, speakers=False), specs=(E,)), "em")
+    assert c.estimator == "utterance"
+    if hit_in == "g":
+        assert c.ci_low == 0.0 and c.ci_high > 0
+    else:
+        assert c.ci_high == 0.0 and c.ci_low < 0
+    assert c.p_adjusted >= 0.05
+    assert c.flags == ("content_confounded",)
+    assert "excludes 0" not in c.reading
+
+
+# --------------------------------------------------------------------------- speaker jackknife
+
+def _sides(n_spk=12, seed=5, contents=False):
+    rng = np.random.default_rng(seed)
+    out = []
+    for base in (0.5, 0.2):
+        stats, spk, cont = [], [], []
+        for s in range(n_spk):
+            for c in range(6):
+                stats.append([rng.binomial(10, base), 10])
+                spk.append(f"s{s}")
+                cont.append(f"c{c}")
+        out.append(Side(np.array(stats, float), np.array(spk, dtype=object),
+                        np.array(cont, dtype=object) if contents else None))
+    return out
+
+
+def test_leave_speakers_out_uses_the_jackknife_stream_of_the_pair():
+    gs, rs = _sides()
+    pb = bootstrap_pair(gs, rs, "speaker", 200, comparison_rng(0, "compare", "g", "r"),
+                        keep_totals=True)
+    rv = rs.stats[:, 0].sum() / rs.stats[:, 1].sum()
+    settings = AuditSettings(seed=7)
+    todo = SimpleNamespace(spec=W, status="test", p_value=0.001, reference_value=rv, jack=None)
+    high = SimpleNamespace(spec=W, status="test", p_value=0.2, reference_value=rv, jack=None)
+    _leave_speakers_out([todo, high], pb, {"wer": [0, 1]}, "g", "r", settings)
+    jk = jackknife_group_speakers(pb, comparison_rng(7, "jackknife", "g", "r"))
+    ref_reps = pb.reference_reps[:, 0] / pb.reference_reps[:, 1]
+    expected = jackknife_tests(jk, W, [0, 1], ref_reps, rv)
+    for got, want in zip(todo.jack, expected, strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert high.jack is None  # p >= alpha: never significant after Holm
+
+
+def test_content_jackknife_reuses_the_content_draws():
+    gs, rs = _sides(n_spk=3, contents=True)
+    pb = bootstrap_pair(gs, rs, "content", 50, np.random.default_rng(1), keep_counts=True)
+    jk = jackknife_group_speakers(pb, np.random.default_rng(2))
+    assert list(jk.speakers) == ["s0", "s1", "s2"]
+    w = pb.counts["content"]  # B × C, columns in the order of counts["contents"]
+    order = list(pb.counts["contents"])
+    df = pd.DataFrame({"s": gs.speakers, "c": gs.contents, "e": gs.stats[:, 0],
+                       "n": gs.stats[:, 1]})
+    for j, sj in enumerate(["s0", "s1", "s2"]):
+        kept = df[df.s != sj].groupby("c")[["e", "n"]].sum().reindex(order)
+        np.testing.assert_allclose(jk.reps[j], w @ kept.to_numpy())
+        np.testing.assert_allclose(jk.point[j], kept.to_numpy().sum(axis=0))
+
+
+def test_speaker_jackknife_leaves_the_speaker_out_and_respects_columns():
+    # one item per speaker, its statistics one-hot: a replicate's sums count the draws
+    S = 5
+    stats = np.column_stack([np.eye(S), np.ones(S)])
+    gs = Side(stats, np.array([f"s{i}" for i in range(S)], dtype=object))
+    rs = Side(stats.copy(), np.array([f"t{i}" for i in range(S)], dtype=object))
+    pb = bootstrap_pair(gs, rs, "speaker", 40, np.random.default_rng(0))
+    jk = jackknife_group_speakers(pb, np.random.default_rng(1))
+    for j in range(S):
+        assert (jk.reps[j, :, j] == 0).all()
+        np.testing.assert_array_equal(jk.reps[j, :, :S].sum(axis=1), S - 1)
+        np.testing.assert_array_equal(jk.reps[j, :, S], S - 1)
+    # only some columns replicated: the others stay undefined
+    pb = bootstrap_pair(gs, rs, "speaker", 40, np.random.default_rng(0), columns=[0, S])
+    jk = jackknife_group_speakers(pb, np.random.default_rng(1))
+    assert np.isnan(jk.reps[:, :, 1:S]).all()
+    assert np.isfinite(jk.reps[:, :, [0, S]]).all()
+    np.testing.assert_array_equal(jk.reps[:, :, S], S - 1)
+
+
+def test_speaker_jackknife_messages():
+    gs, rs = _sides(n_spk=2)
+    pb = bootstrap_pair(gs, rs, "utterance", 20, np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"^The speaker jackknife needs speaker ids on the "
+                                         r"group side\.$"):
+        jackknife_group_speakers(pb, np.random.default_rng(0))
+    one = Side(gs.stats[:6], gs.speakers[:6])
+    pb = bootstrap_pair(one, rs, "speaker", 20, np.random.default_rng(0))
+    assert pb.n_group_speakers == 1
+    with pytest.raises(ValueError, match=r"^The speaker jackknife needs at least two "
+                                         r"speakers\.$"):
+        jackknife_group_speakers(pb, np.random.default_rng(0))

@@ -65,7 +65,8 @@ def value_scheme(
     if requested == "utterance" or (not has_speakers and not content_shared):
         scheme = "utterance"
     elif requested == "content":
-        scheme = "content" if content_shared else ("speaker" if has_speakers else "utterance")
+        # without speaker ids this branch has shared content (the case above took the rest)
+        scheme = "content" if content_shared else "speaker"
     elif has_speakers:
         scheme = "two_way" if content_shared and requested in ("auto", "two_way") else "speaker"
     else:

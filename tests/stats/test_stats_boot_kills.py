@@ -250,3 +250,14 @@ def test_scaling_reaches_the_group_and_corpus_intervals():
     lo0, hi0 = ov0["wer"]["ci"]
     lo1, hi1 = ov1["wer"]["ci"]
     assert hi1 - lo1 > hi0 - lo0
+
+
+def test_replicate_spread_equal_to_the_tolerance_is_no_spread():
+    # items at 0 and 2e-12 (value 1e-12); three replicates at 0 and 1e-12 only: a spread of
+    # exactly 1e-12 = 1e-12 · max(1, |v|) counts as none
+    X = np.array([[0, 0, 1e12], [0, 2, 1e12], [0, 1, 4], [0, 2, 4]])
+    codes = np.array([0, 0, 1, 1])
+    spread, v = _rep_spread(X, codes, 3)
+    assert spread == 1e-12 and v == 1e-12
+    per, _ = _gi(X, [(WER, [1, 2])], codes, ["a", "b"], n_rep=3)
+    assert per["a"]["ci"]["wer"] is None and per["a"]["ci_note"]["wer"] == NO_VARY

@@ -123,6 +123,11 @@ def test_constant_sides_tolerance_relative_to_max_one_and_value():
     rows = [("g", s, None, 10**13, 10**7, 0) for s in ("a", "b", "a")]
     rows += [("r", s, None, 10**13 + 1, 10**7, 0) for s in ("c", "d", "c")]
     assert _one(_run(_frame(rows))).verdict == "no_variation"
+    # 0 against 1e-12: a difference of exactly the tolerance still counts as equal
+    rows = [("g", s, None, 0, 4, 0) for s in ("a", "b", "a")]
+    rows += [("r", s, None, 1, 10**12, 0) for s in ("c", "d", "c")]
+    c = _one(_run(_frame(rows)))
+    assert c.reference_value == 1e-12 and c.verdict == "no_variation" and c.gap == 0.0
 
 
 ZERO_SPREAD_REASON = (

@@ -2,12 +2,15 @@
 corpus CIs (``group_intervals``): messages word for word, counts and notes against
 hand-worked values (issue 21: mutation survivors)."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from fairdesk.metrics.registry import MetricSpec, ratio_metric
 from fairdesk.stats.bootstrap import comparison_rng
 from fairdesk.stats.groupci import bootstrap_value, group_intervals, percentile_ci, value_scheme
+from fairdesk.stats.resampled import resampled_columns
 
 # ratio metrics on statistics (errors, words) and (hits, items); X carries a leading junk
 # column so that the metric's columns are not 0..k-1
@@ -264,3 +267,48 @@ def test_replicate_spread_equal_to_the_tolerance_is_no_spread():
     assert spread == 1e-12 and v == 1e-12
     per, _ = _gi(X, [(WER, [1, 2])], codes, ["a", "b"], n_rep=3)
     assert per["a"]["ci"]["wer"] is None and per["a"]["ci_note"]["wer"] == NO_VARY
+
+
+# --------------------------------------------------------------------------- resampled_columns
+
+
+def test_resampled_columns_sum_whole_number_ratio_parts_once():
+    # columns: n_sub, n_del, n_ins, n_words, em, n_items, conf (not whole), n_chars
+    X = np.array([[1, 0, 2, 9, 0, 1, 0.5, 30], [0, 1, 0, 4, 1, 1, 0.25, 12],
+                  [2, 2, 1, 7, 0, 1, 0.75, 20]], dtype=float)
+    wer = ratio_metric("wer", "WER", ["n_sub", "n_del", "n_ins"], ["n_words"])
+    sub = ratio_metric("sub", "Subs", ["n_ins", "n_sub", "n_del"], ["n_words"])  # same sets
+    em = ratio_metric("em", "EM", ["em"], ["n_items"], higher_is_better=True,
+                      kind="proportion")
+    conf = ratio_metric("conf", "Conf", ["conf"], ["n_items"])  # a non-whole numerator
+    two = ratio_metric("two", "Two", ["n_sub"], ["n_words", "n_chars"])  # two-part denominator
+    cols = {"wer": [0, 1, 2, 3], "sub": [2, 0, 1, 3], "em": [4, 5], "conf": [6, 5],
+            "two": [0, 3, 7]}
+    per_conf = ratio_metric("pc", "PC", ["n_sub"], ["conf"])  # a non-whole denominator
+    specs = [wer, sub, em, conf, two, HITS, per_conf]
+    cols["hits"] = [4]
+    cols["pc"] = [0, 6]
+    Xr, specs_r, cols_r = resampled_columns(X, specs, cols)
+    # distinct sets in order of first use: {sub,del,ins}, {words}, {em}, {items}, {conf},
+    # {sub}, {words, chars}
+    assert cols_r == {"wer": [0, 1], "sub": [0, 1], "em": [2, 3], "conf": [4, 3],
+                      "two": [5, 6], "hits": [2], "pc": [5, 4]}
+    want = np.column_stack([X[:, :3].sum(axis=1), X[:, 3], X[:, 4], X[:, 5], X[:, 6], X[:, 0],
+                            X[:, 3] + X[:, 7]])
+    np.testing.assert_array_equal(Xr, want)
+    w, s2, e, c, t, h, p = specs_r
+    assert (w.id, w.label, w.kind, w.higher_is_better) == ("wer", "WER", "rate", False)
+    assert w.stats == ("wer:numerator", "n_words") and w.denominator == ("n_words",)
+    assert w.numerator == ("wer:numerator",)
+    assert (e.id, e.kind, e.higher_is_better, e.denominator) == ("em", "proportion", True,
+                                                                 ("n_items",))
+    assert t.stats == ("two:numerator", "two:denominator")
+    assert t.denominator == ("two:denominator",)
+    assert c is conf and h is HITS and p is per_conf  # not summed ahead: kept as they are
+    for spec, rs in zip(specs, specs_r, strict=True):
+        np.testing.assert_allclose(rs.compute(Xr[:, cols_r[spec.id]].sum(axis=0)),
+                                   spec.compute(X[:, cols[spec.id]].sum(axis=0)))
+    # a whole-number column read only in part (a stat the spec does not list) is kept apart
+    odd = replace(wer, numerator=("n_sub", "n_other"))
+    _, (kept,), _ = resampled_columns(X, [odd], {"wer": [0, 1, 2, 3]})
+    assert kept is odd

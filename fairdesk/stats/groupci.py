@@ -24,7 +24,7 @@ from fairdesk.stats.bootstrap import (
     _weighted_sums,
     draw_counts,
 )
-from fairdesk.stats.estimability import MIN_UNITS, scale_small_clusters
+from fairdesk.stats.estimability import MIN_UNITS, constant_value, scale_small_clusters
 from fairdesk.stats.parallel import parallel_map
 
 
@@ -65,7 +65,8 @@ def value_scheme(
     if requested == "utterance" or (not has_speakers and not content_shared):
         scheme = "utterance"
     elif requested == "content":
-        scheme = "content" if content_shared else ("speaker" if has_speakers else "utterance")
+        # without speaker ids this branch has shared content (the case above took the rest)
+        scheme = "content" if content_shared else "speaker"
     elif has_speakers:
         scheme = "two_way" if content_shared and requested in ("auto", "two_way") else "speaker"
     else:
@@ -248,8 +249,6 @@ def percentile_ci(values: np.ndarray) -> tuple[float, float]:
 
 def _const_interval(item_values: np.ndarray, n: float, proportion: bool):
     """Rule-of-three interval of a constant group at 0 (or at 1 for a proportion)."""
-    from fairdesk.stats.estimability import constant_value
-
     v = constant_value(item_values)
     if v is None or not n or n <= 0:
         return None
@@ -315,6 +314,11 @@ def group_intervals(
                 f"(n = {n:g})"
             )
         if finite.size < 2 or float(np.ptp(finite)) <= 1e-12 * max(1.0, abs(v)):
+            if constant_value(item_values) is not None:  # a constant with no 3/n bound
+                return None, "not_estimable", (
+                    f"every unit gives {v:.3g}, so the resampled values do not vary: no "
+                    "interval"
+                )
             return None, "not_estimable", (
                 "the resampled values do not vary although the items do: no interval"
             )

@@ -145,11 +145,15 @@ EQUIVALENT: dict[str, str] = {
         "newline=None: lines split at the same places, and JSON ignores the line end",
     "fairdesk.core.tables.x__read_jsonl__mutmut_84":
         "setdefault(key) defaults to None, as setdefault(key, None)",
-    "fairdesk.core.tables.x__read_parquet__mutmut_18":
+    "fairdesk.core.tables.xǁ_FrameRowsǁ__iter____mutmut_2":
         "itertuples(index=None): as False, the index is not included",
-    "fairdesk.core.tables.x__read_parquet__mutmut_20":
+    "fairdesk.core.tables.xǁ_FrameRowsǁ__iter____mutmut_4":
         "itertuples without name=None gives namedtuples: zipped with the columns the same",
-    "fairdesk.core.tables.x__read_parquet__mutmut_32":
+    "fairdesk.core.tables.xǁ_FrameRowsǁ_row__mutmut_2":
+        "itertuples(index=None): as False, the index is not included",
+    "fairdesk.core.tables.xǁ_FrameRowsǁ_row__mutmut_4":
+        "itertuples without name=None gives a namedtuple: zipped with the columns the same",
+    "fairdesk.core.tables.x__read_parquet__mutmut_14":
         "Table's problems default to an empty list",
     "fairdesk.core.tables.x_read_table__mutmut_57":
         "text.split('\\n')[0]: the first line is the same without the maxsplit",

@@ -151,3 +151,81 @@ def test_read_text_names_the_file_it_cannot_decode(tmp_path):
                             "as UTF-16 (byte 2); re-save it as UTF-8")
     f.write_bytes("\ufeffàkwà\n".encode())
     assert read_text(f) == "àkwà\n"
+
+
+def test_l2arctic_candidates_and_problems_field_by_field(tmp_path):
+    from fairdesk.core.importers_l2arctic import read_l2arctic
+    from tests.conftest import write_wav
+
+    root = tmp_path / "l2"
+    (root / "notes").mkdir(parents=True)  # a folder without wav/: not a speaker
+    for spk, utts in (("ABA", ("arctic_a0001", "arctic_a0002", "arctic_a0003")),
+                      ("zzz", ("arctic_a0001",))):
+        for utt in utts:
+            write_wav(root / spk / "wav" / f"{utt}.wav", seconds=0.3)
+    (root / "ABA" / "transcript").mkdir()
+    (root / "ABA" / "transcript" / "arctic_a0001.txt").write_text("  Author of\nthe  danger\n")
+    (root / "ABA" / "transcript" / "arctic_a0003.txt").write_text("Not at this")
+    (root / "zzz" / "transcript").mkdir()
+    (root / "zzz" / "transcript" / "arctic_a0001.txt").write_text("Author")
+    textgrid(root / "ABA" / "annotation" / "arctic_a0001.TextGrid",
+             [(0.0, 0.1, "AO1"), (0.1, 0.2, "TH,S,s"), (0.2, 0.3, "ER0")])
+    textgrid(root / "zzz" / "annotation" / "arctic_a0001.TextGrid", [(0.0, 0.3, "N,T")])
+    got_root, cands, problems = read_l2arctic(root)
+    assert got_root == root
+    aba, zzz = root / "ABA", root / "zzz"
+    assert problems == [
+        Problem(None, "ABA/wav/arctic_a0002.wav", "no transcript ABA/transcript/arctic_a0002.txt;"
+                " add it or remove the recording", str(aba)),
+        Problem(None, "zzz", "speaker folder zzz is not in the L2-ARCTIC speaker table: "
+                "imported without native_language and gender", str(zzz)),
+        Problem(None, "zzz/annotation/arctic_a0001.TextGrid", "phone label 'N,T' at "
+                "0.000–0.300 s is not 'CPL,PPL,type' with type s, d or a; the utterance is "
+                "imported without annotations", str(zzz / "annotation" / "arctic_a0001.TextGrid")),
+    ]
+    meta = {"native_language": "Arabic", "gender": "male"}
+    assert cands == [
+        Candidate(row=1, source=str(aba / "transcript" / "arctic_a0001.txt"),
+                  key="ABA/arctic_a0001", path=str(aba / "wav" / "arctic_a0001.wav"),
+                  text="Author of the danger", speaker_id="ABA", content_id="arctic:arctic_a0001",
+                  metadata={**meta, "accentedness": round(1 / 3, 6), "annotated": "yes"},
+                  annotations=[
+                      ("phone_error", 0.1, 0.2, {"canonical": "TH", "perceived": "S",
+                                                 "type": "substitution", "label": "TH,S,s"}),
+                      ("phone_counts", None, None, {"n_phones": 3, "n_errors": 1,
+                                                    "phones": {"AO": 1, "ER": 1, "TH": 1}})]),
+        # the recording after one without a transcript is still read
+        Candidate(row=1, source=str(aba / "transcript" / "arctic_a0003.txt"),
+                  key="ABA/arctic_a0003", path=str(aba / "wav" / "arctic_a0003.wav"),
+                  text="Not at this", speaker_id="ABA", content_id="arctic:arctic_a0003",
+                  metadata=dict(meta)),
+        Candidate(row=1, source=str(zzz / "transcript" / "arctic_a0001.txt"),
+                  key="zzz/arctic_a0001", path=str(zzz / "wav" / "arctic_a0001.wav"),
+                  text="Author", speaker_id="zzz", content_id="arctic:arctic_a0001"),
+    ]
+    assert cands[0].metadata["accentedness"] == 0.333333  # six decimals
+    empty = tmp_path / "empty"
+    (empty / "notes").mkdir(parents=True)
+    with pytest.raises(ImportFailed) as e:
+        read_l2arctic(empty)
+    assert str(e.value) == (f"{empty}: no speaker folders with a wav/ folder (L2-ARCTIC layout: "
+                            "ABA/wav/*.wav, ABA/transcript/*.txt, ABA/annotation/*.TextGrid)")
+
+
+def test_saa_mp3s_in_recordings(tmp_path):
+    root = _saa(tmp_path / "saa", ["27,9,x,a1,afrikaans,female,1,za,False"],
+                mp3s=["recordings/a1.mp3"])
+    _root, cands, problems = read_saa(root)
+    assert problems == [] and [c.path for c in cands] == [str(root / "recordings" / "a1.mp3")]
+
+
+def test_manifest_with_two_blank_header_names_is_refused(tmp_path):
+    """Only the Speech Accent Archive reader names blank header cells; elsewhere two blank
+    names are a duplicate."""
+    from fairdesk.core.importers import read_manifest
+
+    m = tmp_path / "m.csv"
+    m.write_text("path,text,,\na.wav,hi,,\n")
+    with pytest.raises(ImportFailed) as e:
+        read_manifest(m)
+    assert str(e.value) == f"{m}: duplicate column names ['']; rename them"

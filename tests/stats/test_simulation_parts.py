@@ -155,14 +155,20 @@ def test_simulate_audit_structure_of_each_design():
         assert (f["em"] == (f["n_err"] == 0)).all() and (f["n_items"] == 1.0).all()
 
 
-def test_simulate_audit_empty_group_and_unknown_design():
-    e = sim.simulate_audit(np.random.default_rng(0), {"a": 0.0}, design="independent",
-                           n_utterances=0)
+@pytest.mark.parametrize("design,kw", [("independent", {"n_utterances": 0}),
+                                       ("unmatched", {"speakers_per_group": 0}),
+                                       ("matched", {"speakers_per_group": 0})])
+def test_simulate_audit_empty_groups_keep_the_column_types(design, kw):
+    """An empty group's id columns stay object (ids), never float; the counts stay int."""
+    e = sim.simulate_audit(np.random.default_rng(0), {"a": 0.0, "b": 0.5}, design=design, **kw)
     assert list(e.columns) == COLUMNS and len(e) == 0
-    assert e["n_sub"].dtype.kind == "i" and e["n_ins"].dtype.kind == "i"
-    e = sim.simulate_audit(np.random.default_rng(0), {"a": 0.0, "b": 0.0}, design="unmatched",
-                           speakers_per_group=0)
-    assert len(e) == 0 and list(e.columns) == COLUMNS
+    assert e["speaker_id"].dtype == object and e["content_id"].dtype == object
+    for col in ("n_words", "n_sub", "n_del", "n_ins", "n_err"):
+        assert e[col].dtype.kind == "i", col
+    assert e["em"].dtype == np.float64 and e["n_items"].dtype == np.float64
+
+
+def test_simulate_audit_unknown_design():
     with pytest.raises(ValueError, match=r"^Unknown design 'nope': matched, unmatched, "
                                          r"independent\.$"):
         sim.simulate_audit(np.random.default_rng(0), {"a": 0.0}, design="nope")
@@ -397,7 +403,7 @@ def _my_small_counts(frame, comparisons, verdicts, counts):
 
 
 def test_small_audit_study_matches_an_independent_loop():
-    n, seed = 24, 8
+    n, seed = 12, 8
     got = sim.small_audit_study(n_audits=n, n_bootstrap=200, seed=seed)
     rng = np.random.default_rng(seed)
     verdicts: dict = {}
@@ -642,11 +648,12 @@ def _tiny(group, speakers, n_err, n_words, em):
 
 
 #: per group: 2 speakers, wer/sub constant 0.2 (a 0/0 item left out), em constant 0 (ref);
-#: 2 speakers, wer varying, em constant 0 (g0); 1 speaker, wer constant 0.6 (g1)
+#: 2 speakers, wer varying, em constant 0 (g0); 1 speaker, wer 0.6 on its one item with
+#: words (g1)
 _TINY = {
     "ref": _tiny("ref", ["r/a", "r/a", "r/b"], [1, 0, 2], [5, 0, 10], [0.0, 0.0, 0.0]),
     "g0": _tiny("g0", ["a/a", "a/b", "a/b"], [1, 2, 1], [5, 5, 5], [0.0, 0.0, 0.0]),
-    "g1": _tiny("g1", ["b/a", "b/a"], [3, 3], [5, 5], [0.0, 1.0]),
+    "g1": _tiny("g1", ["b/a", "b/a"], [3, 0], [5, 0], [0.0, 1.0]),
 }
 
 
@@ -745,3 +752,25 @@ def test_small_audit_study_defaults_and_draws(monkeypatch):
             seen.add((design, exp["speakers_per_group"], exp["base"], len(effects)))
     assert next(calls, None) is None
     assert len(seen) == 2 * 3 * 3 * 2
+
+
+def test_small_audit_study_design_draw_at_one_half(monkeypatch):
+    """The design draw: ``random() < 0.5`` is matched, so exactly 0.5 is unmatched."""
+    real = np.random.default_rng
+
+    class Half:
+        def __init__(self, seed):
+            self._rng = real(seed)
+
+        def random(self):
+            self._rng.random()
+            return 0.5
+
+        def __getattr__(self, name):
+            return getattr(self._rng, name)
+
+    fake_sim, _ = _patch(monkeypatch, lambda i, *a, **k: NS(comparisons=[]),
+                         lambda i, rng, effects, **kw: _TINY["g0"])
+    monkeypatch.setattr(np.random, "default_rng", Half)
+    sim.small_audit_study(n_audits=5)
+    assert {kw["design"] for _, kw in fake_sim.calls} == {"unmatched"}

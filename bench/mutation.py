@@ -400,14 +400,14 @@ EQUIVALENT: dict[str, str] = {
     "fairdesk.stats.simulation.x_small_audit_study__mutmut_144":
         "spec.compute casts the sums to float itself",
     "fairdesk.stats.simulation.x_small_audit_study__mutmut_87":
-        "the concatenated frame's index is never read: compare_groups and the boolean-mask "
-        "selections give the same results with repeated index labels",
+        "repeated index labels: compare_groups reads the index only in its message for a "
+        "non-finite statistic (simulated counts are finite); selections are boolean masks",
     "fairdesk.stats.simulation.x_small_audit_study__mutmut_89":
-        "the concatenated frame's index is never read: compare_groups and the boolean-mask "
-        "selections give the same results with repeated index labels",
+        "repeated index labels: compare_groups reads the index only in its message for a "
+        "non-finite statistic (simulated counts are finite); selections are boolean masks",
     "fairdesk.stats.simulation.x_small_audit_study__mutmut_90":
-        "the concatenated frame's index is never read: compare_groups and the boolean-mask "
-        "selections give the same results with repeated index labels",
+        "repeated index labels: compare_groups reads the index only in its message for a "
+        "non-finite statistic (simulated counts are finite); selections are boolean masks",
 }
 
 EQUIVALENT.update({

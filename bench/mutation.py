@@ -381,6 +381,38 @@ EQUIVALENT: dict[str, str] = {
         "positions are ints; an empty selection indexes the same empty frame",
     "fairdesk.stats.slicing.x_stratified_sample__mutmut_136":
         "positions are ints; an empty selection indexes the same empty frame",
+    # stats/simulation.py
+    "fairdesk.stats.simulation.x_familywise_study__mutmut_18":
+        "n_comp and b_used are set by every audit before they are read; with n_audits = 0 "
+        "the division by n_audits raises first",
+    "fairdesk.stats.simulation.x_familywise_study__mutmut_19":
+        "n_comp and b_used are set by every audit before they are read; with n_audits = 0 "
+        "the division by n_audits raises first",
+    "fairdesk.stats.simulation.x_simulate_audit__mutmut_38":
+        "speaker_id None as a scalar: pandas broadcasts it to the same object column of None",
+    "fairdesk.stats.simulation.x_simulate_audit__mutmut_39":
+        "np.array(None, dtype=object) is a 0-d scalar: the same object column of None",
+    "fairdesk.stats.simulation.x_simulate_audit__mutmut_162":
+        "multinomial of an empty count array is the same (0, 3) int64 array and draws nothing",
+    "fairdesk.stats.simulation.x_simulate_audit__mutmut_172":
+        "an empty split of 4 columns instead of 3: only columns 0-2 of its zero rows are read",
+    "fairdesk.stats.simulation.x_simulate_audit__mutmut_196":
+        "astype(None) is astype(float64) in numpy",
+    "fairdesk.stats.simulation.x_small_audit_study__mutmut_140":
+        "spec.compute returns float64 already (it casts the sums to float)",
+    "fairdesk.stats.simulation.x_small_audit_study__mutmut_142":
+        "spec.compute returns float64 already (it casts the sums to float)",
+    "fairdesk.stats.simulation.x_small_audit_study__mutmut_144":
+        "spec.compute casts the sums to float itself",
+    "fairdesk.stats.simulation.x_small_audit_study__mutmut_87":
+        "repeated index labels: compare_groups reads the index only in its message for a "
+        "non-finite statistic (simulated counts are finite); selections are boolean masks",
+    "fairdesk.stats.simulation.x_small_audit_study__mutmut_89":
+        "repeated index labels: compare_groups reads the index only in its message for a "
+        "non-finite statistic (simulated counts are finite); selections are boolean masks",
+    "fairdesk.stats.simulation.x_small_audit_study__mutmut_90":
+        "repeated index labels: compare_groups reads the index only in its message for a "
+        "non-finite statistic (simulated counts are finite); selections are boolean masks",
 }
 
 EQUIVALENT.update({

@@ -128,6 +128,12 @@ def true_values(
     return {"wer": wer, "sub_rate": ERROR_SPLIT[0] * wer, "em": float(((1 - p) ** n).mean())}
 
 
+def _population(sim: dict) -> dict:
+    """The population parameters among a study's ``simulate_audit`` arguments: the truth is
+    computed with the same ones."""
+    return {k: sim[k] for k in ("base", "speaker_sd", "sentence_sd") if k in sim}
+
+
 def _study_specs():
     from fairdesk.metrics.registry import ratio_metric
 
@@ -184,7 +190,8 @@ def coverage_study(
     from fairdesk.stats.settings import AuditSettings
 
     specs = [s for s in _study_specs() if s.id == metric]
-    truth = true_values(effect)[metric] - true_values(0.0)[metric]
+    pop = _population(sim)
+    truth = true_values(effect, **pop)[metric] - true_values(0.0, **pop)[metric]
     rng = np.random.default_rng(seed)
     hits, widths, estimators = 0, [], set()
     for i in range(n_audits):
@@ -292,7 +299,8 @@ def value_coverage_study(
     from fairdesk.stats.settings import AuditSettings
 
     specs = [s for s in _study_specs() if s.id == "wer"]
-    truth = {"ref": true_values(0.0)["wer"], "grp": true_values(effect)["wer"]}
+    pop = _population(sim)
+    truth = {"ref": true_values(0.0, **pop)["wer"], "grp": true_values(effect, **pop)["wer"]}
     corpus_truth = (truth["ref"] + truth["grp"]) / 2
     rng = np.random.default_rng(seed)
     g_hits = c_hits = g_n = 0

@@ -452,10 +452,12 @@ class _Recorder:
         return self.answer(len(self.calls) - 1, *args, **kwargs)
 
 
-def _fake_truth(effect, **kw):
+def _fake_truth(effect, base=None, **kw):
+    """Stand-in population values; a ``base`` passed to a study must reach its truth."""
     assert not kw
-    return {"wer": 0.1 + effect ** 2 + effect, "sub_rate": 0.05 + 3 * effect,
-            "em": 0.9 - 2 * effect}
+    k = 1.0 if base is None else 1.0 - base
+    return {"wer": 0.1 + k * (effect ** 2 + effect), "sub_rate": 0.05 + 3 * k * effect,
+            "em": 0.9 - 2 * k * effect}
 
 
 def _patch(monkeypatch, compare_answer, sim_answer=None):
@@ -511,7 +513,8 @@ def test_coverage_study_explicit_arguments_reach_the_parts(monkeypatch):
                              effect=0.8, seed=9, metric="em", resampling="utterance",
                              small_cluster_scaling=True, n_utterances=11, base=-2.0)
     assert got == {"design": "independent", "estimator": "utterance", "speakers": None,
-                   "n_audits": 3, "true_gap": _fake_truth(0.8)["em"] - _fake_truth(0.0)["em"],
+                   "n_audits": 3,
+                   "true_gap": _fake_truth(0.8, base=-2.0)["em"] - _fake_truth(0.0, base=-2.0)["em"],
                    "coverage": 1.0, "mean_width": 10.0}
     assert fake_sim.calls[0][0][0].bit_generator.state == _rng_state(9)
     for i, ((args, kwargs), (cargs, _)) in enumerate(zip(fake_sim.calls, fake_cmp.calls)):
@@ -774,3 +777,17 @@ def test_small_audit_study_design_draw_at_one_half(monkeypatch):
     monkeypatch.setattr(np.random, "default_rng", Half)
     sim.small_audit_study(n_audits=5)
     assert {kw["design"] for _, kw in fake_sim.calls} == {"unmatched"}
+
+
+def test_value_coverage_study_truth_uses_the_simulated_population(monkeypatch):
+    """A ``base`` passed on to simulate_audit is the population the truth is computed for."""
+    t = {"ref": _fake_truth(0.0, base=-1.0)["wer"], "grp": _fake_truth(0.7, base=-1.0)["wer"]}
+
+    def answer(i, frame, specs, settings, reference=None):
+        return NS(groups=[NS(group=g, ci={"wer": (t[g] - 0.1, t[g] + 0.1)},
+                             ci_scheme={"wer": "speaker"}) for g in ("ref", "grp")],
+                  summary={"wer": NS(overall={"ci": (0.0, 0.5), "scheme": "speaker"})})
+
+    _patch(monkeypatch, answer)
+    got = sim.value_coverage_study("unmatched", n_audits=2, effect=0.7, base=-1.0)
+    assert got["group_coverage"] == 1.0

@@ -1,0 +1,225 @@
+"""The phone, position and seed-003 tables field by field against hand-worked examples.
+
+A stand-in phonemizer (each letter of a word is one phone, so ``cat`` is ``C A T``) keeps the
+phone examples worked by hand and the tests fast; the alignments are the ones METHODS.md §7
+names (rapidfuzz Levenshtein opcodes over words, editops over the phones of a substitution).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairdesk.stats.phone_confusion import (
+    annotated_phone_confusion,
+    confused_phone_pairs,
+    item_phone_pairs,
+    model_phone_confusion,
+    tabulate,
+)
+
+METHOD = ("words aligned as jiwer aligns them (rapidfuzz Levenshtein opcodes); phones from "
+          "CMUdict (pocketsphinx), espeak-ng for words it lacks; phones of substituted words "
+          "aligned with rapidfuzz Levenshtein editops")
+
+
+class LetterPhones:
+    """One phone per letter, upper case; records the words it was asked to prepare."""
+
+    def __init__(self, from_espeak=(), unknown=()):
+        self.from_espeak = set(from_espeak)
+        self.unknown = set(unknown)
+        self.prepared: list[str] = []
+
+    def prepare(self, words):
+        self.prepared.extend(words)
+
+    def phones(self, word):
+        return tuple(word.upper())
+
+
+def _norm(text):
+    return " ".join(text.lower().replace(".", "").split())
+
+
+# --------------------------------------------------------------------------- item pairs
+
+@pytest.mark.parametrize("ref, hyp, full, confused", [
+    ("", "", [], []),
+    ("ab", "", [("A", "-"), ("B", "-")], [("A", "-"), ("B", "-")]),
+    ("", "ab", [("-", "A"), ("-", "B")], [("-", "A"), ("-", "B")]),
+    ("ab cd", "ab cd", [("A", "A"), ("B", "B"), ("C", "C"), ("D", "D")], []),
+    # an insertion after an equal chunk keeps what came before
+    ("ab cd", "ab cd ef", [("A", "A"), ("B", "B"), ("C", "C"), ("D", "D"), ("-", "E"),
+                           ("-", "F")], [("-", "E"), ("-", "F")]),
+    ("ab cd ef", "ab ef", [("A", "A"), ("B", "B"), ("C", "-"), ("D", "-"), ("E", "E"),
+                           ("F", "F")], [("C", "-"), ("D", "-")]),
+    # substitution chunks: phone deletion, insertion and replacement inside one word
+    ("cat", "at", [("C", "-"), ("A", "A"), ("T", "T")], [("C", "-")]),
+    ("cat", "cart", [("-", "R"), ("C", "C"), ("A", "A"), ("T", "T")], [("-", "R")]),
+    ("cat", "bat", [("C", "B"), ("A", "A"), ("T", "T")], [("C", "B")]),
+])
+def test_item_and_confused_pairs_hand_worked(ref, hyp, full, confused):
+    ph = LetterPhones()
+    assert item_phone_pairs(ref, hyp, ph) == full
+    assert confused_phone_pairs(ref, hyp, ph) == confused
+
+
+# --------------------------------------------------------------------------- tabulate
+
+def test_tabulate_every_field_by_hand():
+    pairs = Counter({("A", "A"): 3, ("A", "B"): 2, ("B", "-"): 1, ("-", "C"): 4,
+                     ("B", "B"): 1})
+    # n(A) = 3 + 2, n(B) = 1 + 1; the insertion - -> C belongs to no reference phone
+    assert tabulate(pairs) == {
+        "n_ref_phones": 7, "n_errors": 3, "n_insertions": 4, "phone_error_rate": 3 / 7,
+        "top": [{"ref": "-", "hyp": "C", "count": 4, "rate": None},
+                {"ref": "A", "hyp": "B", "count": 2, "rate": 2 / 5},
+                {"ref": "B", "hyp": "-", "count": 1, "rate": 1 / 2}],
+        "per_phone": {"A": {"n": 5, "errors": 2, "rate": 2 / 5},
+                      "B": {"n": 2, "errors": 1, "rate": 1 / 2}},
+        "matrix": {"phones": ["-", "A", "B", "C"],
+                   "counts": [[0, 0, 0, 4], [0, 0, 2, 0], [1, 0, 0, 0], [0, 0, 0, 0]]},
+    }
+    assert tabulate(pairs, top=1)["top"] == [{"ref": "-", "hyp": "C", "count": 4, "rate": None}]
+
+
+def test_tabulate_given_counts_with_zeros_and_no_reference_phones():
+    pairs = Counter({("A", "B"): 1, ("B", "-"): 1})
+    t = tabulate(pairs, n_by_phone=Counter({"A": 4, "B": 0}))
+    assert t["per_phone"] == {"A": {"n": 4, "errors": 1, "rate": 0.25},
+                              "B": {"n": 0, "errors": 1, "rate": None}}
+    assert t["top"] == [{"ref": "A", "hyp": "B", "count": 1, "rate": 0.25},
+                        {"ref": "B", "hyp": "-", "count": 1, "rate": None}]
+    assert (t["n_ref_phones"], t["n_errors"], t["phone_error_rate"]) == (4, 2, 0.5)
+    empty = tabulate(Counter({("-", "A"): 2}))
+    assert empty["n_ref_phones"] == 0 and empty["phone_error_rate"] is None
+    assert empty["n_insertions"] == 2 and empty["per_phone"] == {}
+
+
+def test_tabulate_keeps_the_15_most_common_by_default():
+    pairs = Counter({(chr(65 + k), chr(97 + k)): 20 - k for k in range(16)})
+    top = tabulate(pairs)["top"]
+    assert [(c["ref"], c["count"]) for c in top] == [(chr(65 + k), 20 - k) for k in range(15)]
+
+
+# --------------------------------------------------------------------------- annotated
+
+def test_annotated_confusion_every_field_with_phone_counts():
+    errs = [("x", "P", "B"), ("x", "P", "B"), ("x", "DH", ""), ("x", "", "AH")]
+    res = annotated_phone_confusion(errs, n_phones={"x": {"P": 4, "T": 3}, "y": {"K": 2}})
+    assert list(res) == ["x", "y"]  # y has counts but no error: still reported
+    canon = "canonical phones of the annotated items"
+    # DH is annotated but absent from the counts: no rate for it
+    assert res["x"] == {
+        "n_ref_phones": 7, "n_errors": 3, "n_insertions": 1, "phone_error_rate": 3 / 7,
+        "top": [{"ref": "P", "hyp": "B", "count": 2, "rate": 0.5},
+                {"ref": "DH", "hyp": "-", "count": 1, "rate": None},
+                {"ref": "-", "hyp": "AH", "count": 1, "rate": None}],
+        "per_phone": {"P": {"n": 4, "errors": 2, "rate": 0.5},
+                      "T": {"n": 3, "errors": 0, "rate": 0.0}},
+        "matrix": {"phones": ["-", "AH", "B", "DH", "P"],
+                   "counts": [[0, 1, 0, 0, 0], [0] * 5, [0] * 5, [1, 0, 0, 0, 0],
+                              [0, 0, 2, 0, 0]]},
+        "rates_over": canon,
+    }
+    assert res["y"] == {
+        "n_ref_phones": 2, "n_errors": 0, "n_insertions": 0, "phone_error_rate": 0.0,
+        "top": [], "per_phone": {"K": {"n": 2, "errors": 0, "rate": 0.0}},
+        "matrix": {"phones": [], "counts": []}, "rates_over": canon,
+    }
+
+
+def test_annotated_confusion_without_phone_counts():
+    errs = [(1, "P", "B"), (1, "P", "B"), (1, "DH", None), (1, None, "AH")]
+    res = annotated_phone_confusion(errs)
+    assert list(res) == ["1"]
+    assert res["1"] == {
+        "n_ref_phones": 3, "n_errors": 3, "n_insertions": 1, "phone_error_rate": 1.0,
+        "top": [{"ref": "P", "hyp": "B", "count": 2, "rate": 1.0},
+                {"ref": "DH", "hyp": "-", "count": 1, "rate": 1.0},
+                {"ref": "-", "hyp": "AH", "count": 1, "rate": None}],
+        "per_phone": {"DH": {"n": 1, "errors": 1, "rate": 1.0},
+                      "P": {"n": 2, "errors": 2, "rate": 1.0}},
+        "matrix": {"phones": ["-", "AH", "B", "DH", "P"],
+                   "counts": [[0, 1, 0, 0, 0], [0] * 5, [0] * 5, [1, 0, 0, 0, 0],
+                              [0, 0, 2, 0, 0]]},
+        "rates_over": "annotated errors only (no phone counts)",
+    }
+
+
+def test_annotated_confusion_top():
+    errs = [("g", f"C{k}", f"P{k}") for k in range(16)]
+    assert len(annotated_phone_confusion(errs)["g"]["top"]) == 15
+    assert len(annotated_phone_confusion(errs, top=3)["g"]["top"]) == 3
+
+
+# --------------------------------------------------------------------------- model side
+
+def _model_frame():
+    rows = [
+        ("a", "aa", "xx"),  # A -> X twice
+        ("a", "cd", "cx"),  # D -> X
+        ("a", "Ef gh.", "ef g"),  # normalised as the next row: H deleted, 2 items
+        ("a", "ef gh", "ef g"),
+        ("a", "ij", np.nan),  # no hypothesis: I and J deleted
+        ("a", "kl", "kl"),
+        ("a", "ad", "ax"),  # D -> X again, from another text
+        ("c", "aa", "xx"),  # c: A -> X twice from one item, then D -> X twice from two
+        ("c", "cd", "cx"),
+        ("c", "cd", "cx"),
+    ]
+    return pd.DataFrame(rows, columns=["group", "reference", "hypothesis"])
+
+
+def test_model_phone_confusion_every_field_by_hand():
+    ph = LetterPhones(from_espeak=[f"w{k:03d}" for k in range(250)],
+                      unknown=[f"u{k:03d}" for k in range(201)])
+    res = model_phone_confusion(_model_frame(), _norm, phonemizer=ph)
+    assert list(res) == ["groups", "from_espeak", "unknown", "method"]
+    assert res["from_espeak"] == [f"w{k:03d}" for k in range(200)]
+    assert res["unknown"] == [f"u{k:03d}" for k in range(200)]
+    assert res["method"] == METHOD
+    assert set(ph.prepared) == {"aa", "xx", "cd", "cx", "ef", "gh", "g", "ij", "kl", "ad", "ax"}
+    assert list(res["groups"]) == ["a", "c"]
+    # a: reference phones A 2+1, C 1, D 1+1, E F G H 2 each, I J K L 1 each = 18
+    z = {"-": 0, "A": 0, "D": 0, "H": 0, "I": 0, "J": 0, "X": 0}
+    order = list(z)
+
+    def row(**kw):
+        return [kw.get(p, 0) for p in order]
+
+    per = {p: {"n": n, "errors": e, "rate": e / n} for p, n, e in [
+        ("A", 3, 2), ("C", 1, 0), ("D", 2, 2), ("E", 2, 0), ("F", 2, 0), ("G", 2, 0),
+        ("H", 2, 2), ("I", 1, 1), ("J", 1, 1), ("K", 1, 0), ("L", 1, 0)]}
+    assert res["groups"]["a"] == {
+        "n_ref_phones": 18, "n_errors": 8, "n_insertions": 0, "phone_error_rate": 8 / 18,
+        "top": [{"ref": "A", "hyp": "X", "count": 2, "rate": 2 / 3},
+                {"ref": "D", "hyp": "X", "count": 2, "rate": 1.0},
+                {"ref": "H", "hyp": "-", "count": 2, "rate": 1.0},
+                {"ref": "I", "hyp": "-", "count": 1, "rate": 1.0},
+                {"ref": "J", "hyp": "-", "count": 1, "rate": 1.0}],
+        "per_phone": per,
+        "matrix": {"phones": order,
+                   "counts": [row(), row(X=2), row(X=2), row(**{"-": 2}), row(**{"-": 1}),
+                              row(**{"-": 1}), row()]},
+    }
+    c = res["groups"]["c"]
+    # ties in the order the items first occur, not by how often an item occurs
+    assert [(t["ref"], t["hyp"], t["count"]) for t in c["top"]] == [("A", "X", 2), ("D", "X", 2)]
+    assert c["n_ref_phones"] == 6 and c["phone_error_rate"] == pytest.approx(4 / 6)
+
+
+def test_model_phone_confusion_top_and_group_column():
+    frame = pd.DataFrame({"accent": ["q"], "reference": ["abcdefghijklmnop"],
+                          "hypothesis": ["qrstuvwxyzqrstuv"]})
+    res = model_phone_confusion(frame, _norm, group_col="accent", phonemizer=LetterPhones())
+    top = res["groups"]["q"]["top"]
+    assert [(t["ref"], t["hyp"]) for t in top] == list(zip("ABCDEFGHIJKLMNO",
+                                                           "QRSTUVWXYZQRSTU", strict=True))
+    res = model_phone_confusion(frame, _norm, group_col="accent", top=2,
+                                phonemizer=LetterPhones())
+    assert len(res["groups"]["q"]["top"]) == 2

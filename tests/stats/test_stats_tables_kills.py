@@ -223,3 +223,92 @@ def test_model_phone_confusion_top_and_group_column():
     res = model_phone_confusion(frame, _norm, group_col="accent", top=2,
                                 phonemizer=LetterPhones())
     assert len(res["groups"]["q"]["top"]) == 2
+
+
+# --------------------------------------------------------------------------- positions
+
+def _pos_frame(rows, content=True):
+    cols = ["group", "content_id", "reference", "hypothesis"] if content else \
+        ["group", "reference", "hypothesis"]
+    return pd.DataFrame(rows, columns=cols, dtype=object)
+
+
+def test_heatmap_nothing_to_show():
+    from fairdesk.stats.positions import word_position_heatmap
+
+    assert word_position_heatmap(None, _norm) == {}
+    assert word_position_heatmap(pd.DataFrame(columns=["reference", "hypothesis"]), _norm) == {}
+    two = _pos_frame([("a", "c", "x y", "x y"), ("b", "c", "x y", "x")])
+    assert word_position_heatmap(two.drop(columns="hypothesis"), _norm) == {}
+    assert word_position_heatmap(two.drop(columns="reference"), _norm) == {}
+
+
+def test_heatmap_every_field_with_derived_content_ids():
+    from fairdesk.stats.positions import word_position_heatmap
+
+    rows = [("g1", "A b c.", "a b c"), ("g1", "a b c", "a x c"), ("g1", "a b c", "a b"),
+            ("g2", "a b c", ""), ("g2", "a b c", None)]
+    hm = word_position_heatmap(_pos_frame(rows, content=False), _norm)
+    third = 0.333333  # 1/3 rounded to 6 decimals
+    assert hm == {"a b c": {
+        "reference": "a b c", "words": ["a", "b", "c"], "n_items": 5,
+        "n": {"g1": 3, "g2": 2},
+        "errors": {"g1": [0, 1, 1], "g2": [2, 2, 2]},
+        "groups": {"g1": [0.0, third, third], "g2": [1.0, 1.0, 1.0]},
+    }}
+    entry = hm["a b c"]
+    assert list(entry) == ["reference", "words", "n_items", "n", "errors", "groups"]
+    assert all(type(v) is int for e in entry["errors"].values() for v in e)
+
+
+def test_heatmap_which_contents_and_their_order():
+    from fairdesk.stats.positions import word_position_heatmap
+
+    rows = [("a", "p2", "x y", "x"), ("b", "p2", "x y", "x y"),
+            ("a", "p1", "x y", "x y"), ("b", "p1", "x y", "y"),
+            *[("a", "solo", "x y", "x y")] * 5,
+            ("a", "zbig", "x y", "x y"), ("a", "zbig", "x y", "x y"),
+            ("b", "zbig", "x y", "x y"), ("b", "zbig", "x y", "")]
+    f = _pos_frame(rows)
+    hm = word_position_heatmap(f, _norm)
+    assert list(hm) == ["zbig", "p1", "p2"]  # most read first, then by id; solo: one group
+    assert hm["p2"]["errors"] == {"a": [0, 1], "b": [0, 0]}
+    assert hm["p1"]["errors"] == {"a": [0, 0], "b": [1, 0]}
+    assert hm["zbig"]["n"] == {"a": 2, "b": 2}
+    assert list(word_position_heatmap(f, _norm, max_contents=1)) == ["zbig"]
+    assert list(word_position_heatmap(f, _norm, min_items=3)) == ["zbig"]
+    assert list(word_position_heatmap(f, _norm, min_items=4)) == ["zbig"]
+    assert list(word_position_heatmap(f, _norm, min_items=5)) == []
+
+
+def test_heatmap_keeps_at_most_50_contents_by_default():
+    from fairdesk.stats.positions import word_position_heatmap
+
+    rows = [(g, f"c{k:02d}", "x y", "x y") for k in range(51) for g in ("a", "b")]
+    assert list(word_position_heatmap(_pos_frame(rows), _norm)) == [f"c{k:02d}"
+                                                                   for k in range(50)]
+
+
+def test_heatmap_content_reference_is_the_most_common_text():
+    from fairdesk.stats.positions import word_position_heatmap
+
+    # the variant comes first and sorts last: the majority text still wins
+    rows = [("a", "v", "z", "z"), *[(g, "v", "a b", "a") for g in ("a", "b", "b")]]
+    hm = word_position_heatmap(_pos_frame(rows), _norm)
+    assert hm["v"]["reference"] == "a b" and hm["v"]["n"] == {"a": 1, "b": 2}
+    assert hm["v"]["errors"] == {"a": [0, 1], "b": [0, 2]}
+    # a tie goes to the text that sorts last
+    rows = [(g, "t", "a b", "a b") for g in ("a", "b")] + [(g, "t", "z", "y") for g in "ab"]
+    hm = word_position_heatmap(_pos_frame(rows), _norm)
+    assert hm["t"]["reference"] == "z" and hm["t"]["errors"] == {"a": [1], "b": [1]}
+
+
+def test_heatmap_skips_contents_without_words_or_second_group_and_goes_on():
+    from fairdesk.stats.positions import word_position_heatmap
+
+    rows = [*[(g, "e", None, "x") for g in ("a", "b", "a", "b")],  # no reference words
+            ("a", "m", "x y", "x y"), ("a", "m", "x y", "x"), ("b", "m", "q", "q"),  # b: variant
+            ("a", "f", "x y", "x y"), ("b", "f", "x y", "x y")]
+    hm = word_position_heatmap(_pos_frame(rows), _norm)
+    assert list(hm) == ["f"]
+    assert hm["f"]["errors"] == {"a": [0, 0], "b": [0, 0]}

@@ -312,3 +312,243 @@ def test_heatmap_skips_contents_without_words_or_second_group_and_goes_on():
     hm = word_position_heatmap(_pos_frame(rows), _norm)
     assert list(hm) == ["f"]
     assert hm["f"]["errors"] == {"a": [0, 0], "b": [0, 0]}
+
+
+# --------------------------------------------------------------------------- seed 003 table
+
+def _letters(text):
+    import unicodedata
+
+    return sum(1 for c in unicodedata.normalize("NFD", text) if c.isalpha())
+
+
+DIA_ROWS = [
+    ("akwà àkwà", "akwa àkwà", "tone"),  # E 3, P 2: D 1
+    ("ákwá", "akwa", "tone"),  # E 2, P 0: D 2
+    ("òkè ọkè", "òkè ọkè", "tone"),  # E 4, P 4
+    ("oke", "òkè", "tone"),  # E 0, P 2: H 2, an item without diacritics
+    ("O na-eri oji n'ututu", "Ọ na-eri ọjị n'ụtụtụ", "monotone"),  # E 0, P 6
+    ("O na-eri oji n'ututu", "O na-eri oji n'ututu", "monotone"),  # E 0, P 0
+    ("akwa", "ákwà", "monotone"),  # E 0, P 2
+]
+# per item: E, P, D, H, nodia_items, nodia_added, nodia_letters, ref_letters
+_LET = [_letters(r) for r, _, _ in DIA_ROWS]
+DIA_X = np.array([
+    [3, 2, 1, 0, 0, 0, 0, _LET[0]],
+    [2, 0, 2, 0, 0, 0, 0, _LET[1]],
+    [4, 4, 0, 0, 0, 0, 0, _LET[2]],
+    [0, 2, 0, 2, 1, 2, _LET[3], _LET[3]],
+    [0, 6, 0, 6, 1, 6, _LET[4], _LET[4]],
+    [0, 0, 0, 0, 1, 0, _LET[5], _LET[5]],
+    [0, 2, 0, 2, 1, 2, _LET[6], _LET[6]],
+], dtype=float)
+
+
+def _dia_frame(rows=DIA_ROWS):
+    return pd.DataFrame(rows, columns=["reference", "hypothesis", "category"])
+
+
+def _rates_of(S):
+    """net loss, RDD, DER, added per 100 letters of summed rows (METHODS.md §2), NaN at 0/0."""
+    E, P, D, H, _ni, na, nl, _rl = (S[..., k] for k in range(8))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return {"net_loss": np.where(E > 0, (E - P) / E, np.nan),
+                "rdd": np.where(E > 0, D / E, np.nan),
+                "der": np.where(E > 0, (D + H) / E, np.nan),
+                "added_per_100_letters": np.where(nl > 0, 100 * na / nl, np.nan)}
+
+
+def _boot_sums(X, strata, B, seed):
+    """Utterance bootstrap sums written from scratch: each stratum in turn draws its items
+    (16-bit indices, as fairdesk's draw_counts does below 32,768 blocks)."""
+    rng = np.random.default_rng(seed)
+    total = np.zeros((B, X.shape[1]))
+    for rows in strata:
+        idx = rng.integers(0, len(rows), size=(B, len(rows)), dtype=np.int16)
+        total += X[np.asarray(rows)[idx]].sum(axis=1)
+    return total
+
+
+def _expected_rates(X, strata, B, seed):
+    point = _rates_of(X[np.concatenate(strata)].sum(axis=0))
+    reps = _rates_of(_boot_sums(X, strata, B, seed))
+    out = {}
+    for k, v in point.items():
+        if not np.isfinite(v):
+            out[k] = {"value": None, "ci": None, "bootstrap_mean": None, "n_replicates": 0}
+            continue
+        fin = reps[k][np.isfinite(reps[k])]
+        out[k] = {"value": float(v), "ci": list(np.percentile(fin, [2.5, 97.5])),
+                  "bootstrap_mean": float(fin.mean()), "n_replicates": int(fin.size)}
+        if fin.size < B:
+            what = "without" if k == "added_per_100_letters" else "with"
+            out[k]["note"] = (f"{B - fin.size} replicates drew no item {what} diacritics and "
+                              "are left out")
+    return out
+
+
+def _approx_rates(got, want):
+    assert list(got) == list(want)
+    for k in want:
+        assert got[k].keys() == want[k].keys(), k
+        for f, v in want[k].items():
+            assert got[k][f] == (pytest.approx(v, abs=1e-12) if v is not None else None), (k, f)
+
+
+def test_diacritic_table_every_field_against_a_numpy_bootstrap():
+    from fairdesk.stats.diacritics_table import SCHEME_READING, diacritic_table
+
+    B, seed = 400, 3
+    t = diacritic_table(_dia_frame(), "category", n_bootstrap=B, seed=seed)
+    assert list(t) == ["by", "categories", "overall", "settings", "scheme_reading"]
+    assert t["by"] == "category" and t["scheme_reading"] == SCHEME_READING
+    assert t["settings"] == {"count": "letters", "n_bootstrap": B, "seed": seed,
+                             "resampling": "utterance", "ci": "percentile 95%",
+                             "normaliser": "tone-preserving"}
+    mono, tone = t["categories"]
+    strata = {"monotone": [4, 5, 6], "tone": [0, 1, 2, 3]}
+    for entry, name in ((mono, "monotone"), (tone, "tone")):
+        rows = strata[name]
+        S = DIA_X[rows].sum(axis=0).astype(int)
+        rates = entry.pop("rates")
+        assert entry == {"category": name, "n_items": len(rows), "expected": S[0],
+                         "produced": S[1], "dropped": S[2], "added": S[3], "letters": S[7],
+                         "items_without_diacritics": S[4],
+                         "added_on_items_without_diacritics": S[5],
+                         "no_diacritics": name == "monotone"}
+        _approx_rates(rates, _expected_rates(DIA_X, [np.array(rows)], B, seed))
+    # tone: replicates without the item "oke" have no letters to add diacritics on
+    assert "note" not in tone and "note" not in mono
+    ov = t["overall"]
+    rates = ov.pop("rates")
+    S = DIA_X.sum(axis=0).astype(int)
+    assert ov == {"n_items": 7, "expected": S[0], "produced": S[1], "dropped": S[2],
+                  "added": S[3], "letters": S[7], "items_without_diacritics": S[4],
+                  "added_on_items_without_diacritics": S[5]}
+    _approx_rates(rates, _expected_rates(DIA_X, [np.array(strata["monotone"]),
+                                                 np.array(strata["tone"])], B, seed))
+
+
+def test_diacritic_table_one_utterance_and_missing_values():
+    from fairdesk.stats.diacritics_table import diacritic_table
+
+    rows = [("akwà", "akwa", "solo"), ("ákwá", "akwa", None), ("òkè", "òkè", None),
+            (None, "x", "solo")]  # no reference: left out
+    t = diacritic_table(_dia_frame(rows), "category", n_bootstrap=200, seed=1)
+    missing, solo = t["categories"]
+    assert missing["category"] == "(missing)" and "note" not in missing
+    assert missing["rates"]["net_loss"]["n_replicates"] == 200
+    assert solo["category"] == "solo" and solo["n_items"] == 1
+    assert solo["note"] == "one utterance: nothing to resample"
+    none = {"ci": None, "bootstrap_mean": None, "n_replicates": 0}
+    # akwà -> akwa: E 1, P 0, D 1
+    assert solo["rates"] == {"net_loss": {"value": 1.0, **none}, "rdd": {"value": 1.0, **none},
+                             "der": {"value": 1.0, **none},
+                             "added_per_100_letters": {"value": None, **none}}
+    assert "note" not in t["overall"] and t["overall"]["n_items"] == 3
+    one = diacritic_table(_dia_frame(rows[:1]), "category", n_bootstrap=200)
+    assert one["overall"]["note"] == "one utterance: nothing to resample"
+    assert one["overall"]["rates"]["rdd"] == {"value": 1.0, **none}
+
+
+def test_diacritic_table_refusals_word_for_word():
+    from fairdesk.stats.diacritics_table import diacritic_table
+
+    f = _dia_frame()
+    with pytest.raises(ValueError) as e:
+        diacritic_table(f.drop(columns="hypothesis"), "category")
+    assert str(e.value) == ("the items lack the column(s) ['hypothesis']; the table needs "
+                            "'reference', 'hypothesis' and the category column 'category' "
+                            "(columns: reference, category)")
+    with pytest.raises(ValueError) as e:
+        diacritic_table(f, "speaker")
+    assert str(e.value).startswith("the items lack the column(s) ['speaker']; ")
+    with pytest.raises(ValueError) as e:
+        diacritic_table(f, "category", count="words")
+    assert str(e.value) == "--count must be 'letters' or 'marks', got 'words'"
+    for bad in (199, 20_001):
+        with pytest.raises(ValueError) as e:
+            diacritic_table(f, "category", n_bootstrap=bad)
+        assert str(e.value) == f"n_bootstrap must be within 200-20,000 (METHODS.md §3), got {bad}"
+    assert diacritic_table(f, "category", n_bootstrap=200)["settings"]["n_bootstrap"] == 200
+
+
+def test_format_table_word_for_word():
+    from fairdesk.stats.diacritics_table import format_table
+
+    none = {"value": None, "ci": None, "bootstrap_mean": None}
+    table = {
+        "by": "category",
+        "settings": {"count": "marks", "n_bootstrap": 10_000, "seed": 7},
+        "categories": [
+            {"category": "a category name longer than 24", "n_items": 12, "expected": 40,
+             "produced": 30, "letters": 200, "items_without_diacritics": 2,
+             "added_on_items_without_diacritics": 3,
+             "rates": {"net_loss": {"value": 0.25, "ci": [0.1, 0.4], "bootstrap_mean": 0.26},
+                       "rdd": {"value": 0.3, "ci": None, "bootstrap_mean": None},
+                       "der": none}},
+            {"category": "mono", "n_items": 3, "expected": 0, "produced": 8, "letters": 34,
+             "items_without_diacritics": 3, "added_on_items_without_diacritics": 8,
+             "rates": {"added_per_100_letters": {"value": 23.529, "ci": [10.0, 40.04],
+                                                 "bootstrap_mean": 23.0}}},
+        ],
+        "overall": {"n_items": 15, "expected": 40, "produced": 38, "letters": 234,
+                    "items_without_diacritics": 0, "added_on_items_without_diacritics": 0,
+                    "rates": {"net_loss": {"value": 0.05, "ci": [-0.1, 0.2],
+                                           "bootstrap_mean": 0.04},
+                              "rdd": none, "der": {"value": 1.5, "ci": [1.0, 2.0],
+                                                   "bootstrap_mean": 1.25}}},
+        "scheme_reading": "these recordings only",
+    }
+    pad = " " * 38
+    assert format_table(table) == [
+        "Diacritics by category (counting marks; 95% CI and bootstrap mean of 10,000 "
+        "utterance resamples, seed 7)",
+        "category                   n    E    P  net loss [95% CI] mean",
+        "a category name longer t  12   40   30  25.0% [10.0, 40.0] mean 26.0",
+        f"{pad}RDD 30.0%; DER -",
+        f"{pad}2 item(s) without diacritics: 3 added",
+        "mono                       3    0    8  no diacritics in the references: 8 added on "
+        "34 letters = 23.5 [10.0, 40.0] mean 23.0 per 100 letters",
+        "overall                   15   40   38  5.0% [-10.0, 20.0] mean 4.0",
+        f"{pad}RDD -; DER 150.0% [100.0, 200.0] mean 125.0",
+        "Reading: these recordings only.",
+    ]
+
+
+def test_nodia_summary_by_hand():
+    from fairdesk.metrics import compute_item_stats
+    from fairdesk.stats.diacritics_table import nodia_summary
+
+    def stats(rows):
+        f = pd.DataFrame(rows, columns=["reference", "hypothesis"])
+        return compute_item_stats(f, language="und", diacritic_count="letters",
+                                  normalizer="tone-preserving")
+
+    two = stats([("oke", "òkè"), ("akwa", "akwa"), ("àkwà", "akwa")])
+    assert nodia_summary(two) == {"n_items": 2, "added": 2, "letters": 7,
+                                  "per_100_letters": 200 / 7}
+    one = stats([("àkwà", "akwa"), ("akwa", "ákwà")])
+    assert nodia_summary(one) == {"n_items": 1, "added": 2, "letters": 4,
+                                  "per_100_letters": 50.0}
+    assert nodia_summary(stats([("àkwà", "akwa")])) is None
+    assert nodia_summary(pd.DataFrame({"n_words": [3]})) is None
+    hand = pd.DataFrame({"nodia_items": [1], "nodia_added": [0], "nodia_letters": [0]})
+    assert nodia_summary(hand) == {"n_items": 1, "added": 0, "letters": 0,
+                                   "per_100_letters": None}
+
+
+def test_rate_spec_fields():
+    """``_spec`` runs at import, before a mutation checker switches a mutant on: it is
+    called here too."""
+    from fairdesk.stats import diacritics_table as dt
+
+    def fn(s):
+        return s[..., 0]
+
+    s = dt._spec("some_id", "some label", fn, ("dia_expected",))
+    assert (s.id, s.label, s.stats, s.value, s.higher_is_better, s.kind, s.family,
+            s.denominator) == ("some_id", "some label", dt._STATS, fn, False, "rate",
+                               "diacritic", ("dia_expected",))
+    assert dt._STATS == ("dia_expected", "dia_produced", "dia_dropped", "dia_added",
+                         "nodia_items", "nodia_added", "nodia_letters", "ref_letters", "n_items")

@@ -171,6 +171,7 @@ def _model_frame():
         ("c", "aa", "xx"),  # c: A -> X twice from one item, then D -> X twice from two
         ("c", "cd", "cx"),
         ("c", "cd", "cx"),
+        ("c", np.nan, "q"),  # no reference: Q inserted
     ]
     return pd.DataFrame(rows, columns=["group", "reference", "hypothesis"])
 
@@ -183,7 +184,7 @@ def test_model_phone_confusion_every_field_by_hand():
     assert res["from_espeak"] == [f"w{k:03d}" for k in range(200)]
     assert res["unknown"] == [f"u{k:03d}" for k in range(200)]
     assert res["method"] == METHOD
-    assert set(ph.prepared) == {"aa", "xx", "cd", "cx", "ef", "gh", "g", "ij", "kl", "ad", "ax"}
+    assert set(ph.prepared) == {"aa", "xx", "cd", "cx", "ef", "gh", "g", "ij", "kl", "ad", "ax", "q"}
     assert list(res["groups"]) == ["a", "c"]
     # a: reference phones A 2+1, C 1, D 1+1, E F G H 2 each, I J K L 1 each = 18
     z = {"-": 0, "A": 0, "D": 0, "H": 0, "I": 0, "J": 0, "X": 0}
@@ -209,8 +210,10 @@ def test_model_phone_confusion_every_field_by_hand():
     }
     c = res["groups"]["c"]
     # ties in the order the items first occur, not by how often an item occurs
-    assert [(t["ref"], t["hyp"], t["count"]) for t in c["top"]] == [("A", "X", 2), ("D", "X", 2)]
+    assert [(t["ref"], t["hyp"], t["count"]) for t in c["top"]] == [("A", "X", 2), ("D", "X", 2),
+                                                                   ("-", "Q", 1)]
     assert c["n_ref_phones"] == 6 and c["phone_error_rate"] == pytest.approx(4 / 6)
+    assert c["n_insertions"] == 1
 
 
 def test_model_phone_confusion_top_and_group_column():
@@ -552,3 +555,49 @@ def test_rate_spec_fields():
                                "diacritic", ("dia_expected",))
     assert dt._STATS == ("dia_expected", "dia_produced", "dia_dropped", "dia_added",
                          "nodia_items", "nodia_added", "nodia_letters", "ref_letters", "n_items")
+
+
+def test_rate_block_with_and_without_replicates():
+    """A value bootstrap that is not estimable (no replicates) and one with few finite ones."""
+    from fairdesk.stats import diacritics_table as dt
+    from fairdesk.stats.groupci import ValueBootstrap
+
+    def sums(E, D):
+        v = np.zeros(len(dt._STATS))
+        v[0], v[2] = E, D
+        return v
+
+    rdd = dt._RATES["rdd"]
+    vb = ValueBootstrap(None, sums(4, 1), None, None, None, 3, problem="why not")
+    assert dt._rate_block(rdd, vb, None) == {"value": 0.25, "ci": None, "bootstrap_mean": None,
+                                             "n_replicates": 0, "note": "why not"}
+    reps = np.array([sums(4, 1), sums(0, 0), sums(2, 1)])
+    vb = ValueBootstrap("utterance", sums(4, 1), reps, None, None, 3)
+    lo, hi = np.percentile([0.25, 0.5], [2.5, 97.5])
+    assert dt._rate_block(rdd, vb, None) == {
+        "value": 0.25, "ci": [pytest.approx(lo), pytest.approx(hi)],
+        "bootstrap_mean": pytest.approx(0.375), "n_replicates": 2,
+        "note": "1 replicates drew no item with diacritics and are left out"}
+    vb = ValueBootstrap("utterance", sums(4, 1), reps[:2], None, None, 3)
+    assert dt._rate_block(rdd, vb, None) == {
+        "value": 0.25, "ci": None, "bootstrap_mean": None, "n_replicates": 1,
+        "note": "1 replicates drew no item with diacritics and are left out"}
+    vb = ValueBootstrap("utterance", sums(0, 0), reps, None, None, 3)
+    assert dt._rate_block(rdd, vb, None) == {"value": None, "ci": None, "bootstrap_mean": None,
+                                             "n_replicates": 0}
+
+
+def test_diacritic_table_defaults_bounds_and_an_index_column():
+    from fairdesk.stats.diacritics_table import diacritic_table
+
+    rows = DIA_ROWS[:2]
+    f = _dia_frame(rows)
+    t = diacritic_table(f, "category")
+    assert (t["settings"]["n_bootstrap"], t["settings"]["seed"]) == (10_000, 0)
+    _approx_rates(t["categories"][0]["rates"],
+                  _expected_rates(DIA_X, [np.array([0, 1])], 10_000, 0))
+    t = diacritic_table(f, "category", n_bootstrap=20_000, seed=2)
+    assert t["categories"][0]["rates"]["rdd"]["n_replicates"] == 20_000
+    # a table saved with its pandas index has a column named "index"
+    g = f.assign(index=[5, 6])
+    assert diacritic_table(g, "category", n_bootstrap=200)["overall"]["expected"] == 5

@@ -601,3 +601,103 @@ def test_diacritic_table_defaults_bounds_and_an_index_column():
     # a table saved with its pandas index has a column named "index"
     g = f.assign(index=[5, 6])
     assert diacritic_table(g, "category", n_bootstrap=200)["overall"]["expected"] == 5
+
+
+# --------------------------------------------------------------------------- accentedness
+
+def _acc_frame():
+    rng = np.random.default_rng(7)
+    rows = []
+    # a: the largest group; b differs only in accentedness; c has a penalty beyond it
+    for g, n, mu, pen in (("b", 25, 0.20, 0.0), ("a", 30, 0.05, 0.0), ("c", 20, 0.10, 0.15)):
+        for _ in range(n):
+            acc = max(0.0, rng.normal(mu, 0.05))
+            rows.append({"L1": g, "accentedness": acc,
+                         "score": 0.05 + 1.2 * acc + pen + rng.normal(0, 0.04)})
+    rows.append({"L1": "a", "accentedness": 0.1, "score": "n/a"})  # not a number: left out
+    rows.append({"L1": "b", "accentedness": "?", "score": 0.3})
+    return pd.DataFrame(rows)
+
+
+def _ols(y, cols, alpha):
+    import statsmodels.api as sm
+
+    X = np.column_stack([np.ones(len(y)), *cols])
+    return sm.OLS(y, X).fit(), alpha
+
+
+def _coef(fit, k, alpha):
+    lo, hi = fit.conf_int(alpha)[k]
+    return {"coef": pytest.approx(fit.params[k]), "ci": [pytest.approx(lo), pytest.approx(hi)],
+            "p": pytest.approx(fit.pvalues[k])}
+
+
+def test_accentedness_regression_every_field_against_statsmodels_ols():
+    from fairdesk.stats.phone_confusion import accentedness_regression
+
+    f = _acc_frame()
+    alpha = 0.1
+    res = accentedness_regression(f, outcome="score", group_col="L1", alpha=alpha)
+    d = f.iloc[:-2]
+    y, acc, g = d["score"].astype(float).to_numpy(), d["accentedness"].astype(float).to_numpy(), \
+        d["L1"].to_numpy()
+    ib, ic = (g == "b").astype(float), (g == "c").astype(float)
+    m1, _ = _ols(y, [acc, ib, ic], alpha)
+    m0, _ = _ols(y, [ib, ic], alpha)
+    groups = {}
+    for name, k1, k0 in (("b", 2, 1), ("c", 3, 2)):
+        groups[name] = {"without": _coef(m0, k0, alpha), "with": _coef(m1, k1, alpha),
+                        "survives": bool(m1.pvalues[k1] < alpha),
+                        "absorbed": bool(m0.pvalues[k0] < alpha <= m1.pvalues[k1])}
+    assert res == {
+        "formula": "score ~ accentedness + C(group)", "reference": "a", "n": 75,
+        "n_per_group": {"a": 30, "b": 25, "c": 20}, "alpha": alpha, "estimable": True,
+        "beta_accentedness": _coef(m1, 1, alpha), "r2": pytest.approx(m1.rsquared),
+        "r2_without": pytest.approx(m0.rsquared), "groups": groups,
+        "mean_accentedness": {k: pytest.approx(acc[g == k].mean()) for k in "abc"},
+    }
+    assert list(res["n_per_group"]) == ["a", "b", "c"]
+    # the planted effects: b is absorbed by accentedness, c survives it
+    assert res["groups"]["b"]["absorbed"] and not res["groups"]["b"]["survives"]
+    assert res["groups"]["c"]["survives"] and not res["groups"]["c"]["absorbed"]
+
+
+def test_accentedness_regression_reference_and_alpha_boundaries():
+    from fairdesk.stats.phone_confusion import accentedness_regression
+
+    f = _acc_frame()
+
+    def run(**kw):
+        return accentedness_regression(f, outcome="score", group_col="L1", **kw)
+
+    assert run(reference="c")["reference"] == "c"
+    assert set(run(reference="c")["groups"]) == {"a", "b"}
+    assert run(reference="zz")["reference"] == "a"  # not a group: the largest
+    b = run()["groups"]["b"]
+    p0, p1 = b["without"]["p"], b["with"]["p"]
+    assert p0 < p1
+    # at alpha = p exactly, p is not below alpha
+    assert run(alpha=p1)["groups"]["b"]["survives"] is False
+    assert run(alpha=p1)["groups"]["b"]["absorbed"] is True
+    assert run(alpha=p0)["groups"]["b"]["absorbed"] is False
+
+
+def test_accentedness_regression_too_little_to_fit():
+    from fairdesk.stats.phone_confusion import accentedness_regression
+
+    one = pd.DataFrame({"group": ["a"] * 6, "accentedness": [0.1, 0.2, 0.3, 0.1, 0.2, 0.4],
+                        "wer": [0.1, 0.2, 0.3, 0.2, 0.2, 0.5]})
+    assert accentedness_regression(one) is None
+    five = pd.DataFrame({"group": ["a", "a", "a", "b", "b"],
+                         "accentedness": [0.1, 0.2, 0.4, 0.3, 0.5],
+                         "wer": [0.1, 0.25, 0.3, 0.5, 0.55]})
+    res = accentedness_regression(five)  # 2 groups + 3 rows: the smallest fit
+    assert res["estimable"] and res["n"] == 5 and res["reference"] == "a"
+    assert accentedness_regression(five.iloc[:4]) is None
+    const = five.assign(accentedness=[0.1, 0.1, 0.1, 0.3, 0.3])
+    assert accentedness_regression(const) == {
+        "formula": "wer ~ accentedness + C(group)", "reference": "a", "n": 5,
+        "n_per_group": {"a": 3, "b": 2}, "alpha": 0.05, "estimable": False,
+        "reason": "accentedness is a function of the group here (e.g. constant within each "
+                  "group), so their effects cannot be separated; annotate more items whose "
+                  "accentedness varies within groups"}

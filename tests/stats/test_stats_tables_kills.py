@@ -598,9 +598,9 @@ def test_diacritic_table_defaults_bounds_and_an_index_column():
                   _expected_rates(DIA_X, [np.array([0, 1])], 10_000, 0))
     t = diacritic_table(f, "category", n_bootstrap=20_000, seed=2)
     assert t["categories"][0]["rates"]["rdd"]["n_replicates"] == 20_000
-    # a table saved with its pandas index has a column named "index"
-    g = f.assign(index=[5, 6])
-    assert diacritic_table(g, "category", n_bootstrap=200)["overall"]["expected"] == 5
+    # a table saved twice with its pandas index has columns named "index" and "level_0"
+    g = f.assign(index=[5, 6], level_0=[0, 1])
+    assert diacritic_table(g, "category", n_bootstrap=200)["overall"]["expected"] == 3 + 2
 
 
 # --------------------------------------------------------------------------- accentedness

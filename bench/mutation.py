@@ -99,7 +99,8 @@ PACKAGES: dict[str, dict[str, list[str]]] = {
             "fairdesk/stats/phone_confusion.py",
             "fairdesk/stats/positions.py",
         ],
-        "tests": ["tests/stats/test_diacritics_table.py", "tests/stats/test_positions_phones.py"],
+        "tests": ["tests/stats/test_diacritics_table.py", "tests/stats/test_positions_phones.py",
+                  "tests/stats/test_stats_tables_kills.py"],
     },
     # the resampling engine, split off so that each entry fits a run on two shared cores
     "stats_boot": {
@@ -420,6 +421,56 @@ EQUIVALENT.update({
         "a signed struct code for a WAV header field (format tag, channels, chunk sizes 16/18/4, "
         "cbSize 0, rates, the empty take's sizes) far below the signed limit: the same bytes"
     for n in (20, 36, 50, 57, 75, 82, 97, 109)})
+
+# stats_tables: the seed-003 table, the phone confusions and the word positions
+_DT = "fairdesk.stats.diacritics_table.x_"
+_PC = "fairdesk.stats.phone_confusion.x_"
+_POS = "fairdesk.stats.positions.x_word_position_heatmap__mutmut_"
+EQUIVALENT.update({
+    **{f"{_DT}_rate_block__mutmut_{n}":
+       "dtype of the replicate rates: MetricSpec.compute already returns a float array"
+       for n in (19, 21)},
+    **{f"{_DT}diacritic_table__mutmut_{n}":
+       "compute_item_stats' language: the dia_* and nodia_* columns the table reads are counted "
+       "on the tone-preserving split of the raw texts whatever the language; it picks only the "
+       "WER/CER normaliser (metrics/items.py _transcription_pairs)"
+       for n in (49, 53, 60, 61)},
+    **{f"{_DT}diacritic_table__mutmut_{n}":
+       "compute_item_stats' normaliser: the dia_* and nodia_* columns the table reads are "
+       "counted on the tone-preserving split of the raw texts whatever it is; it changes only "
+       "the WER/CER columns, never read here"
+       for n in (51, 55)},
+    f"{_DT}diacritic_table__mutmut_65":
+        "X as int64 instead of float: its columns are whole counts, only summed and cast to "
+        "float by bootstrap_value, MetricSpec.compute and int() in _counts",
+    **{f"{_PC}_phone_pairs__mutmut_{n}":
+       "a chunk whose tag test no longer matches falls to the substitution branch, where "
+       "editops over an equal chunk (no edits), a pure deletion (every phone deleted, in order) "
+       "or a pure insertion (every phone inserted, in order) give the same pairs in the same order"
+       for n in (30, 31, 35, 36, 40, 41)},
+    f"{_PC}confused_phone_pairs__mutmut_4":
+        "correct=None instead of False: _phone_pairs reads only its truth",
+    **{f"{_PC}annotated_phone_confusion__mutmut_{n}":
+       "the (ph, ph) padding of a group with phone counts: tabulate drops equal pairs and takes "
+       "n(P) from n_by_phone=Counter(base) there, so the padded counts are never read"
+       for n in (26, 27, 32, 33, 35)},
+    **{f"{_PC}model_phone_confusion__mutmut_{n}":
+       "a column name of the internal frame: value_counts' keys are tuples in column order, "
+       "the names are never read"
+       for n in (8, 9, 11, 12, 18, 19)},
+    **{f"{_PC}model_phone_confusion__mutmut_{n}":
+       "to_numpy() of a text column after fillna('') is already an object array of str"
+       for n in (13, 20)},
+    f"{_PC}model_phone_confusion__mutmut_26":
+        "value_counts(sort=None): pandas reads only its truth, as sort=False",
+    **{f"{_POS}{n}": "the 0/1 flags are a list of ints: np.asarray makes an int array anyway"
+       for n in (112, 114)},
+    **{f"{_POS}{n}": "groupby's sort orders only the n_groups dict, which is read by key"
+       for n in (35, 37, 39)},
+    **{f"{_POS}{n}": "to_numpy() of a text column (object or pandas str dtype) is already an "
+       "object array" for n in (50, 54)},
+    f"{_POS}72": "every count doubled: the most common text (and the tie-break) is the same",
+})
 
 #: Functions whose mutants mutmut cannot activate, with the reason (mangled-name prefix ->
 #: why). mutmut 3 switches a mutant on per call, in a child forked after the modules were

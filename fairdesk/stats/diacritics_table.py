@@ -137,7 +137,10 @@ def _rate_block(spec, vb, idx_rows) -> dict:
         out["ci"] = [lo, hi]
         out["bootstrap_mean"] = float(finite.mean())
     if finite.size < reps.size:
-        out["note"] = (f"{reps.size - finite.size} replicates drew no item with diacritics "
+        # the rate's denominator was 0 there: no item with diacritics (E) or, for the
+        # added-per-100-letters rate, no item without them
+        what = "without" if spec.id == "added_per_100_letters" else "with"
+        out["note"] = (f"{reps.size - finite.size} replicates drew no item {what} diacritics "
                        "and are left out")
     return out
 

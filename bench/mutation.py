@@ -88,8 +88,10 @@ PACKAGES: dict[str, dict[str, list[str]]] = {
             "fairdesk/stats/format.py",
             "fairdesk/stats/formulas.py",
         ],
-        # every stats test file but the coverage simulations and the regression subpackage
+        # every stats test file but the simulations' (stats_sim) and the regression
+        # subpackage's (stats_reg)
         "tests": ["tests/stats", "--ignore=tests/stats/test_stats_simulation.py",
+                  "--ignore=tests/stats/test_simulation_parts.py",
                   "--ignore=tests/stats/regression"],
     },
     # the seed tables and the phone and position analyses
@@ -113,6 +115,7 @@ PACKAGES: dict[str, dict[str, list[str]]] = {
             "fairdesk/stats/resampled.py",
         ],
         "tests": ["tests/stats", "--ignore=tests/stats/test_stats_simulation.py",
+                  "--ignore=tests/stats/test_simulation_parts.py",
                   "--ignore=tests/stats/regression"],
     },
     # the regression subpackage (statsmodels fits; its own tests take ~15 s)

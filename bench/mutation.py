@@ -52,9 +52,15 @@ PACKAGES: dict[str, dict[str, list[str]]] = {
     "metrics": {
         "mutate": ["fairdesk/metrics/*.py"],
         # the transcript checks, the normaliser choice, the hallucination flags and the
-        # phonemizer are also tested where they are used
+        # phonemizer are also tested where they are used. Left out: the two tests that start
+        # processes (loky workers, a fresh interpreter), seconds each for every mutant of the
+        # scoring path; the split and join of score_pairs are tested in-process beside them.
         "tests": ["tests/metrics", "tests/jobs/test_analysis_inputs.py",
-                  "tests/jobs/test_pitfalls.py", "tests/stats/test_positions_phones.py"],
+                  "tests/jobs/test_pitfalls.py", "tests/stats/test_positions_phones.py",
+                  "--deselect",
+                  "tests/metrics/test_item_pairs.py::test_worker_processes_give_the_same_columns",
+                  "--deselect",
+                  "tests/metrics/test_metrics_normalize.py::test_metrics_import_no_torch_no_qt"],
     },
     "core": {
         "mutate": ["fairdesk/core/tables.py", "fairdesk/core/importers.py",

@@ -160,3 +160,184 @@ def test_item_pitfalls_speech_regions_shapes():
 
 def test_hallucination_module_names():
     assert hal.FLAGS == ("loop", "runaway", "over_nonspeech", "unstable")
+
+
+# --------------------------------------------------------------------------- normaliser choice
+
+from fairdesk.metrics.normalize import _letter_counts, choose_normaliser  # noqa: E402
+
+
+def test_letter_counts_by_hand():
+    assert _letter_counts("ab cd") == (4, 4)           # a space does not end the count
+    assert _letter_counts("") == (0, 0)
+    # "e" + combining vertical line below (no precomposed form): a letter, not plain
+    assert _letter_counts("e\u0329b") == (2, 1)
+    assert _letter_counts("be\u0329") == (2, 1)        # the mark at the very end
+    assert _letter_counts("e\u0329 b") == (2, 1)       # the mark follows its own letter
+
+
+def test_choose_normaliser_by_language_word_for_word():
+    assert choose_normaliser([], "yo") == (
+        "whisper-basic", "language 'yo' is not English: basic normaliser, marks kept")
+    assert choose_normaliser([], "en-GB") == ("whisper-english", "language 'en-GB' is English")
+    # "auto" in any case decides from the text
+    for lang in ("auto", "AUTO", "Auto"):
+        assert choose_normaliser(["hello"], lang) == (
+            "whisper-english",
+            "language auto: 100.0% of the 5 reference letters are plain ASCII (≥ 99%), so "
+            "Whisper's English normaliser")
+
+
+def test_choose_normaliser_from_text_word_for_word():
+    assert choose_normaliser(["123", None, "?!"]) == (
+        "whisper-english", "language auto: the references have no letters")
+    # 2 texts: 3 plain letters and 1 marked + 1 plain: 4 plain of 5
+    assert choose_normaliser(["abc", "e\u0329b"]) == (
+        "whisper-basic",
+        "language auto: only 80.0% of the 5 reference letters are plain ASCII (< 99%), so "
+        "Whisper's basic normaliser with diacritics and tone marks kept")
+    # exactly 99 plain letters of 100: English (the bound is inclusive)
+    name, reason = choose_normaliser(["a" * 99, "e\u0329"])
+    assert name == "whisper-english"
+    assert reason.startswith("language auto: 99.0% of the 100 reference letters")
+    assert choose_normaliser(["e\u0329" * 2])[1].startswith(
+        "language auto: only 0.0% of the 2 reference letters")
+
+
+# --------------------------------------------------------------------------- slots
+
+from fairdesk.metrics.slots import exact_match, parse_slots, slot_diff  # noqa: E402
+
+
+def test_parse_slots_drops_missing_values_and_keeps_going():
+    assert parse_slots({"artist": None, "genre": "  ", "volume": "7"}) == {"volume": ["7"]}
+    assert parse_slots([{"slot": "artist"}, {"slot": "volume", "value": 7}]) == {"volume": [7]}
+    assert parse_slots(pd.NA) == {}
+    assert parse_slots(float("nan")) == {}
+
+
+def test_parse_slots_messages_word_for_word():
+    bad = '{"artist": ' + "x" * 100
+    with pytest.raises(ValueError) as e:
+        parse_slots(bad)
+    try:
+        json.loads(bad)
+    except json.JSONDecodeError as exc:
+        msg = exc.msg
+    assert str(e.value) == (
+        f"could not read slots {bad[:80]!r}: not valid JSON ({msg}). Give a dict "
+        'or a JSON object such as {"artist": "Adele", "volume": "7"}.')
+    with pytest.raises(ValueError) as e:
+        parse_slots([{"value": "Adele"}])
+    assert str(e.value) == (
+        "slot record {'value': 'Adele'} has no name; use one of the keys "
+        "['slot', 'name', 'type', 'entity', 'slot_name'] for the slot name and "
+        "['value', 'filler', 'text', 'slot_value'] for its value.")
+    with pytest.raises(ValueError) as e:
+        parse_slots(["ab"])   # a 2-character string is not a [name, value] pair
+    assert str(e.value) == (
+        "slot entry 'ab' is neither a record nor a [name, value] pair; give "
+        'slots as {"artist": "Adele"} or [{"slot": "artist", "value": "Adele"}].')
+    with pytest.raises(ValueError) as e:
+        parse_slots(5)
+    assert str(e.value) == (
+        'slots must be a dict, a JSON string, or a list, got int; give slots as {"artist": '
+        '"Adele"}.')
+    # an array's missing-value test is ambiguous: it is not taken for "no slots"
+    with pytest.raises(ValueError) as e:
+        parse_slots(np.array([["artist", "Adele"], ["volume", "7"]]))
+    assert "got ndarray" in str(e.value)
+
+
+def test_slot_values_use_the_language_normaliser():
+    # English: "seven" is 7; any other language keeps the words
+    assert exact_match("play", "play", {"volume": "seven"}, {"volume": "7"}) == 1
+    assert exact_match("play", "play", {"volume": "seven"}, {"volume": "7"}, "yo") == 0
+    assert [d.status for d in slot_diff({"volume": "seven"}, {"volume": "7"})] == ["ok"]
+    assert [d.status for d in slot_diff({"volume": "seven"}, {"volume": "7"}, "fr")] == ["wrong"]
+
+
+# --------------------------------------------------------------------------- item stats
+
+from fairdesk.metrics.items import class_column, compute_item_stats  # noqa: E402
+
+
+def test_class_column_message():
+    assert class_column("yes", "n") == "cls_yes_n"
+    with pytest.raises(ValueError) as e:
+        class_column("yes", "total")
+    assert str(e.value) == "what must be 'n' or 'correct', got 'total'."
+
+
+def _slu_frame(**cols):
+    base = {"ref_intent": ["play", "play"], "hyp_intent": ["play", "play"]}
+    return pd.DataFrame({**base, **cols})
+
+
+def test_slu_slots_on_one_side_only_still_count():
+    # reference slots only: the hypothesis has none, so EM fails
+    out = compute_item_stats(_slu_frame(ref_slots=['{"artist": "Adele"}', None]))
+    assert out["em"].tolist() == [0, 1]
+    # hypothesis slots only: an extra slot fails EM too
+    out = compute_item_stats(_slu_frame(hyp_slots=['{"artist": "Adele"}', None]))
+    assert out["em"].tolist() == [0, 1]
+    # no slot columns: EM is the intent match, 1 (not any other number)
+    out = compute_item_stats(_slu_frame())
+    assert out["em"].tolist() == [1, 1]
+    assert out["intent_correct"].tolist() == [1, 1]
+
+
+def test_slu_columns_are_int64_and_blank_intents_unlabelled():
+    frame = pd.DataFrame({"ref_intent": ["  ", "play", None, "stop"],
+                          "hyp_intent": ["play", "play", "play", "play"]})
+    out = compute_item_stats(frame)
+    # a blank or missing reference intent leaves the row out; the rows after it still count
+    assert out["n_nlu"].tolist() == [0, 1, 0, 1]
+    assert out["intent_correct"].tolist() == [0, 1, 0, 0]
+    assert out["em"].tolist() == [0, 1, 0, 0]
+    for c in ("n_nlu", "em", "intent_correct"):
+        assert out[c].dtype == np.int64, c
+
+
+def test_slu_slot_values_follow_the_language():
+    frame = _slu_frame(ref_slots=['{"volume": "seven"}'] * 2, hyp_slots=['{"volume": "7"}'] * 2)
+    assert compute_item_stats(frame, language="en")["em"].tolist() == [1, 1]
+    assert compute_item_stats(frame, language="yo")["em"].tolist() == [0, 0]
+
+
+def test_blank_label_is_not_a_class():
+    frame = pd.DataFrame({"label": ["a", " ", "b"], "predicted_label": ["a", "a", "a"]})
+    out = compute_item_stats(frame)
+    assert out["n_cls"].tolist() == [1, 0, 1]
+    assert out["correct"].tolist() == [1, 0, 0]
+
+
+def test_confidence_from_a_nullable_float_column_is_float():
+    frame = pd.DataFrame({"confidence": pd.array([0.25, None, 0.75], dtype="Float64")})
+    out = compute_item_stats(frame)
+    assert out["n_conf"].tolist() == [1, 0, 1]
+    assert out["confidence"].tolist() == [0.25, 0.0, 0.75]
+    assert out["confidence"].dtype == np.float64
+
+
+# --------------------------------------------------------------------------- transcript checks
+
+from fairdesk.metrics.inputs import check_transcripts  # noqa: E402
+
+
+def test_problem_lines_are_plain_ints_or_the_label():
+    frame = pd.DataFrame({"reference": ["a", "", "b"], "hypothesis": ["a", "b", "c"]},
+                         index=pd.Index([10, 20, 30]))
+    _, problems, _ = check_transcripts(frame)
+    assert [p["line"] for p in problems] == [20]
+    assert type(problems[0]["line"]) is int
+    json.dumps(problems)
+    # a text index is reported as it is
+    frame.index = ["r1", "r2", "r3"]
+    assert [p["line"] for p in check_transcripts(frame)[1]] == ["r2"]
+    # a line column as text: read as a number when it is one, else kept
+    frame["line"] = ["2", "3", "4"]
+    _, problems, _ = check_transcripts(frame)
+    assert problems[0]["line"] == 3 and type(problems[0]["line"]) is int
+    frame["line"] = ["x", "y", "z"]
+    assert check_transcripts(frame)[1][0]["line"] == "y"

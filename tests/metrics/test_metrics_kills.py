@@ -341,3 +341,155 @@ def test_problem_lines_are_plain_ints_or_the_label():
     assert problems[0]["line"] == 3 and type(problems[0]["line"]) is int
     frame["line"] = ["x", "y", "z"]
     assert check_transcripts(frame)[1][0]["line"] == "y"
+
+
+# --------------------------------------------------------------------------- registry
+
+from fairdesk.metrics.registry import METRICS, class_metric, metric_specs  # noqa: E402
+
+
+def test_ratio_metric_records_its_numerator():
+    assert METRICS["wer"].numerator == ("n_sub", "n_del", "n_ins")
+    assert METRICS["insertion_ratio"].numerator == ("n_ins",)
+    assert METRICS["insertion_ratio"].denominator == ("n_sub", "n_del", "n_ins")
+
+
+def test_class_metric_spec_fields_and_message():
+    spec = class_metric("macro_recall", ["a", "b"])
+    assert (spec.label, spec.higher_is_better, spec.kind, spec.family) == (
+        "Macro recall", True, "rate", "classification")
+    assert spec.stats == ("cls_a_n", "cls_b_n", "cls_a_correct", "cls_b_correct")
+    assert spec.denominator == ("cls_a_n", "cls_b_n")
+    assert class_metric("balanced_accuracy", ["a"]).label == "Balanced accuracy"
+    # class b absent from the group: the mean of the present classes' recalls only
+    assert spec.compute(np.array([4, 0, 3, 0]))[()] == 0.75
+    with pytest.raises(ValueError) as e:
+        class_metric("macro_recall", [])
+    assert str(e.value) == "macro_recall needs at least one class label (columns cls_<label>_n)."
+
+
+def test_missing_columns_message_for_a_denominator_without_its_own_entry():
+    with pytest.raises(ValueError) as e:
+        metric_specs(["n_items"], "insertion_ratio")
+    assert str(e.value) == (
+        "metric 'insertion_ratio' cannot be computed: the item stats lack its columns. "
+        "The audit frame needs the columns 'reference' and 'hypothesis'.")
+
+
+# --------------------------------------------------------------------------- text counts
+
+from fairdesk.metrics.text import char_counts  # noqa: E402
+
+
+def test_char_counts_uses_the_given_normaliser():
+    # the identity keeps case and punctuation: jiwer.process_characters on the raw texts
+    ref, hyp = "Ab,", "ab"
+    out = jiwer.process_characters(ref, hyp)
+    got = char_counts(ref, hyp, normalizer=lambda s: s)
+    assert tuple(got) == (len(ref), out.substitutions, out.deletions, out.insertions)
+    assert tuple(char_counts(ref, hyp)) == (2, 0, 0, 0)   # English normaliser: equal
+
+
+# --------------------------------------------------------------------------- phones
+
+from fairdesk.metrics import phones as ph  # noqa: E402
+
+
+def _quick(fn, seconds=2.0):
+    """fn() in a daemon thread: fails instead of hanging on an endless loop."""
+    box = {}
+    t = threading.Thread(target=lambda: box.setdefault("v", fn()), daemon=True)
+    t.start()
+    t.join(seconds)
+    assert "v" in box, "did not finish"
+    return box["v"]
+
+
+def test_ipa_to_arpabet_by_hand():
+    assert _quick(lambda: ph.ipa_to_arpabet("kæt")) == ("K", "AE", "T")
+    assert _quick(lambda: ph.ipa_to_arpabet("ˈhɛloʊ_wɝld")) == (
+        "HH", "EH", "L", "OW", "W", "ER", "L", "D")
+    # a symbol outside the table is kept, marked, and the next ones still read
+    assert _quick(lambda: ph.ipa_to_arpabet("kQæt")) == ("K", "?Q", "AE", "T")
+    assert _quick(lambda: ph.ipa_to_arpabet("Qæ")) == ("?Q", "AE")
+
+
+def test_cmudict_path_layouts_and_message(tmp_path, monkeypatch):
+    import pocketsphinx
+
+    real = ph.cmudict_path()
+    assert real.name == "cmudict-en-us.dict" and real.is_file()
+    assert real.parent == Path(pocketsphinx.get_model_path()) / "en-us"
+
+    monkeypatch.setattr(pocketsphinx, "get_model_path", lambda: str(tmp_path))
+    with pytest.raises(FileNotFoundError) as e:
+        ph.cmudict_path()
+    assert str(e.value) == (f"{tmp_path}: no cmudict-en-us.dict; reinstall the pocketsphinx "
+                            "package")
+    flat = tmp_path / "cmudict-en-us.dict"
+    flat.write_text("a AH0\n")
+    assert ph.cmudict_path() == flat
+    (tmp_path / "en-us").mkdir()
+    nested = tmp_path / "en-us" / "cmudict-en-us.dict"
+    nested.write_text("a AH0\n")
+    assert ph.cmudict_path() == nested
+
+
+def _fake_espeak(tmp_path, body: str) -> str:
+    """An executable standing in for espeak-ng; it logs its arguments, one call a line."""
+    log = tmp_path / "calls.log"
+    exe = tmp_path / "espeak-ng"
+    exe.write_text(f"#!/bin/sh\necho \"$*\" >> '{log}'\n{body}\n")
+    exe.chmod(exe.stat().st_mode | stat.S_IXUSR)
+    return str(exe)
+
+
+def _calls(tmp_path) -> list[str]:
+    log = tmp_path / "calls.log"
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def test_phonemizer_without_espeak(monkeypatch):
+    monkeypatch.setattr(ph.shutil, "which", lambda name: None)
+    p = ph.Phonemizer()
+    assert p.espeak is None
+    # CMUdict words: any case, apostrophes around them dropped
+    hello = ph.cmudict()["hello"]
+    assert p.phones("Hello") == hello
+    assert p.phones("'hello'") == hello
+    assert p.phones("zzqxv") == ()
+    assert p.unknown == {"zzqxv"}
+    assert p.from_espeak == set()
+
+
+def test_phonemizer_one_espeak_call_for_all_new_words(tmp_path):
+    # one output line per input line, the word itself as "IPA"
+    exe = _fake_espeak(tmp_path, "cat")
+    p = ph.Phonemizer(espeak=exe)
+    p.prepare(["hello"])            # a CMUdict word: no call
+    p.prepare(["hello", "zok", "zbIt"])
+    assert _calls(tmp_path) == ["-q -v en-us --ipa --sep=_"]
+    assert p.cache["zok"] == ("Z", "OW", "K")
+    assert p.cache["zbIt"] == ("Z", "B", "?I", "T")
+    assert p.from_espeak == {"zok", "zbIt"}
+    assert p.unknown == set()
+
+
+def test_phonemizer_word_at_a_time_when_espeak_joins_lines(tmp_path):
+    # several lines in: one line out (as some espeak-ng builds do); one word in: the word
+    # split over two lines; the word "mvute" gives nothing and a failing exit status
+    body = ('in=$(cat)\n'
+            'case "$in" in\n'
+            '  *"\n"*) echo "$in" | tr "\\n" " "; echo ;;\n'
+            '  mvute) exit 1 ;;\n'
+            '  *) echo "$in" | cut -c1-2; echo "$in" | cut -c3- ;;\n'
+            'esac')
+    exe = _fake_espeak(tmp_path, body)
+    p = ph.Phonemizer(espeak=exe)
+    p.prepare(["zok", "mvute", "vzist"])
+    assert len(_calls(tmp_path)) == 4        # the batch, then each word
+    assert p.cache["zok"] == ("Z", "OW", "K")
+    assert p.cache["vzist"] == ("V", "Z", "IY", "S", "T")
+    assert p.cache["mvute"] == ()
+    assert p.from_espeak == {"zok", "vzist"}
+    assert p.unknown == {"mvute"}

@@ -493,3 +493,12 @@ def test_phonemizer_word_at_a_time_when_espeak_joins_lines(tmp_path):
     assert p.cache["mvute"] == ()
     assert p.from_espeak == {"zok", "vzist"}
     assert p.unknown == {"mvute"}
+
+
+def test_confidence_from_a_nullable_boolean_column_is_float():
+    # pandas keeps a nullable boolean column boolean through to_numeric: still float values
+    frame = pd.DataFrame({"confidence": pd.array([True, None, False], dtype="boolean")})
+    out = compute_item_stats(frame)
+    assert out["n_conf"].tolist() == [1, 0, 1]
+    assert out["confidence"].tolist() == [1.0, 0.0, 0.0]
+    assert out["confidence"].dtype == np.float64

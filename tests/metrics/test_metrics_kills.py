@@ -8,7 +8,6 @@ JSON/Parquet, and the inputs each function reads.
 from __future__ import annotations
 
 import json
-import os
 import stat
 import threading
 from pathlib import Path

@@ -501,3 +501,11 @@ def test_confidence_from_a_nullable_boolean_column_is_float():
     assert out["n_conf"].tolist() == [1, 0, 1]
     assert out["confidence"].tolist() == [1.0, 0.0, 0.0]
     assert out["confidence"].dtype == np.float64
+
+
+def test_loop_after_other_words_and_a_second_run():
+    # the scan goes on after a run from where that run ends: "a" x4 from word 3, then "b" x2
+    hyp = "x y a a a a b b".split()
+    ev = _quick(lambda: find_loop(hyp, [], max_n=2, min_repeats=2))
+    assert (ev["ngram"], ev["repeats"], ev["start_word"]) == ("a", 4, 2)
+    assert _quick(lambda: hal._runs(hyp, 1)) == [(2, 4), (6, 2)]

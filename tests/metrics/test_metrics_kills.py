@@ -509,3 +509,15 @@ def test_loop_after_other_words_and_a_second_run():
     ev = _quick(lambda: find_loop(hyp, [], max_n=2, min_repeats=2))
     assert (ev["ngram"], ev["repeats"], ev["start_word"]) == ("a", 4, 2)
     assert _quick(lambda: hal._runs(hyp, 1)) == [(2, 4), (6, 2)]
+
+
+def test_hallucination_columns_with_evidence_given_as_objects():
+    ev = [{"flag": "over_nonspeech", "word": "uh", "start": 0.1, "end": 0.3,
+           "nonspeech": [0.0, 1.0]}]
+    frame = pd.DataFrame({"reference": ["hello there"] * 3, "hypothesis": ["hello there"] * 3,
+                          "nonspeech_words": [ev, None, ev]})
+    out = hal.hallucination_columns(frame)
+    assert out["hall_over_nonspeech"].tolist() == [1, 0, 1]
+    assert out["hallucinated"].tolist() == [1, 0, 1]
+    assert json.loads(out["hallucination_evidence"].iloc[2]) == ev
+    assert out["hallucination_evidence"].iloc[1] == ""

@@ -388,6 +388,9 @@ EQUIVALENT.update({
 _M = "fairdesk.metrics."
 EQUIVALENT.update({
     _M + "confusion.x_confusion_matrix__mutmut_50": "groupby sort=True is pandas' default",
+    **{_M + f"hallucination.x_hallucination_columns__mutmut_{n}":
+       "the memo of distinct inputs missed for a list or dict cell (its key already made "
+       "hashable): the row is checked again, with the same result" for n in (61, 62)},
     **{_M + f"hallucination.x__max_repeats__mutmut_{n}":
        "more start positions: a slice starting there is shorter than the n-gram, never equal "
        "to it, so its count stays 0" for n in (5, 6)},

@@ -521,3 +521,31 @@ def test_hallucination_columns_with_evidence_given_as_objects():
     assert out["hallucinated"].tolist() == [1, 0, 1]
     assert json.loads(out["hallucination_evidence"].iloc[2]) == ev
     assert out["hallucination_evidence"].iloc[1] == ""
+
+
+def test_loop_choice_by_words_covered_and_the_ngram_limits():
+    # "a" x8 covers 8 words, "b c" x5 covers 10: the 2-gram run wins, found after the
+    # "a a" run of the same n is passed over
+    hyp = ["a"] * 8 + ["b", "c"] * 5
+    ev = find_loop(hyp, [])
+    assert (ev["ngram"], ev["repeats"], ev["start_word"], ev["words"]) == ("b c", 5, 8, 10)
+    # "a a" repeated is never a 2-gram loop, even where "a" itself is in the reference
+    assert find_loop(["a"] * 8, ["a"] * 4) is None
+    # n-grams up to max_n only
+    assert find_loop("a b a b a b a b".split(), [], max_n=1) is None
+    assert find_loop("a b a b a b a b".split(), [], max_n=2)["ngram"] == "a b"
+
+
+def test_loop_run_is_read_from_its_first_ngram():
+    # "a b" x3 from word 2 is said twice in the reference (min_repeats 2): no loop; the
+    # rotation "b a" inside that same run is not a second one
+    assert find_loop("a a b a b a b a".split(), "a a a a b a b b".split(), 4, 2) is None
+
+
+def test_runaway_thresholds_from_the_settings():
+    frame = pd.DataFrame({"reference": [" ".join(["w"] * 10), "red car"],
+                          "hypothesis": [" ".join(["w"] * 20), "red car big fast blue"]})
+    # default 2 x 10 + 5 = 25 > 20 words: no runaway; 2 x 2 + 5 = 9 > 5: none either
+    assert hal.hallucination_columns(frame)["hall_runaway"].tolist() == [0, 0]
+    st = HallucinationSettings(runaway_slack=0)      # 2 x 2 + 0 = 4 < 5 words
+    assert hal.hallucination_columns(frame, settings=st)["hall_runaway"].tolist() == [0, 1]

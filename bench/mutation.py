@@ -481,6 +481,61 @@ EQUIVALENT.update({
     f"{_POS}72": "every count doubled: the most common text (and the tie-break) is the same",
 })
 
+# metrics (tests/metrics/test_metrics_kills.py kills the rest of the first run's survivors)
+_M = "fairdesk.metrics."
+EQUIVALENT.update({
+    _M + "confusion.x_confusion_matrix__mutmut_50": "groupby sort=True is pandas' default",
+    **{_M + f"hallucination.x_hallucination_columns__mutmut_{n}":
+       "the memo of distinct inputs missed for a list or dict cell (its key already made "
+       "hashable): the row is checked again, with the same result" for n in (61, 62)},
+    **{_M + f"hallucination.x__max_repeats__mutmut_{n}":
+       "more start positions: a slice starting there is shorter than the n-gram, never equal "
+       "to it, so its count stays 0" for n in (5, 6)},
+    **{_M + f"hallucination.x__runs__mutmut_{n}":
+       "a looser end guard: a slice past the end is shorter than the n-gram, never equal to "
+       "it, so the same runs are found" for n in (4, 11, 12, 13)},
+    _M + "hallucination.x__runs__mutmut_5":
+        "an n-gram starting at L - n has no room for a second copy (k = 1, nothing added)",
+    _M + "hallucination.x__runs__mutmut_26":
+        "single n-grams (k = 1) listed too, stepping the same (i += 1): find_loop drops them, "
+        "k < min_repeats (>= 2, HallucinationSettings refuses less)",
+    _M + "hallucination.x_unstable__mutmut_6":
+        "get_normalizer's language defaults to 'en'",
+    _M + "hallucination.x_unstable__mutmut_8": "'EN' is English too (is_english lower-cases)",
+    _M + "hallucination.x_unstable__mutmut_19":
+        "jiwer aligns an empty side too: every word of the other side is a deletion or an "
+        "insertion, the distance the same as 'longest'",
+    **{_M + f"items.x__classification__mutmut_{n}":
+       "labels as a numpy str array instead of objects: label_text gives str, the same "
+       "strings compared, sorted and put in column names" for n in (8, 10, 16, 18)},
+    _M + "items.x__confidence__mutmut_37":
+        "na_value None with dtype float: NA becomes NaN, and missing rows get 0.0 from ok anyway",
+    _M + "items.x__confidence__mutmut_39":
+        "to_numpy(dtype=float) turns NA into NaN itself; missing rows get 0.0 from ok anyway",
+    _M + "items.x__missing__mutmut_3": "to_numpy() of a bool Series is a bool array",
+    _M + "items.x__slu__mutmut_68":
+        "exact_match without slots on either side is the intent match, which is 1 there",
+    **{_M + f"registry.x__missing_message__mutmut_{n}":
+       "every fixed metric has a denominator: the 'its inputs' branch is never taken"
+       for n in (8, 16, 17)},
+    _M + "registry.x__fixed_metrics__mutmut_346": "kind='rate' is ratio_metric's default",
+    _M + "registry.x__fixed_metrics__mutmut_372": "kind='rate' is ratio_metric's default",
+    _M + "registry.x_class_metric__mutmut_31":
+        "the stand-in denominator of absent classes: their recall is replaced by 0 by the "
+        "outer where",
+    _M + "slots.x_slot_diff__mutmut_2": "'EN' is English too (is_english lower-cases)",
+    _M + "slots.x_exact_match__mutmut_2": "'EN' is English too (is_english lower-cases)",
+    _M + "text.x_char_counts__mutmut_2": "'EN' is English too (is_english lower-cases)",
+    _M + "text.x_word_counts__mutmut_2": "'EN' is English too (is_english lower-cases)",
+    _M + "phones.xǁPhonemizerǁprepare__mutmut_8":
+        "strip(\"XX'XX\") on a lower-cased word strips the same apostrophes (no 'X' is left)",
+    **{_M + f"phones.xǁPhonemizerǁ_espeak__mutmut_{n}":
+       "the espeak-ng timeout: never reached (one call takes well under a second), no "
+       "observable change" for n in (9, 15, 27)},
+    **{_M + f"phones.xǁPhonemizerǁ_espeak__mutmut_{n}":
+       "check=None or omitted: subprocess.run's default, check=False" for n in (10, 16)},
+})
+
 #: Functions whose mutants mutmut cannot activate, with the reason (mangled-name prefix ->
 #: why). mutmut 3 switches a mutant on per call, in a child forked after the modules were
 #: imported; code that runs only at import time has already run unmutated by then (the

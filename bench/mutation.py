@@ -174,6 +174,8 @@ EQUIVALENT: dict[str, str] = {
     "fairdesk.core.tables.x_decode_text__mutmut_17": "codec names are case-insensitive",
     # core/importers.py
     "fairdesk.core.importers.x_derive_content_id__mutmut_31": "codec names are case-insensitive",
+    "fairdesk.core.importers_saa.x_read_saa__mutmut_60":
+        "a blank file_missing? read as 'XXXX' instead of '': neither is a true value",
     "fairdesk.core.importers.x_rows_to_candidates__mutmut_98":
         "`v if ... else v`: both branches are v",
     "fairdesk.core.importers.x_rows_to_candidates__mutmut_99":

@@ -387,8 +387,6 @@ EQUIVALENT: dict[str, str] = {
         "n == 0 is caught by 'not n' before n < 0",
     "fairdesk.stats.bootstrap.x_comparison_rng__mutmut_14":
         "'UTF-8' and 'utf-8' name the same codec",
-    "fairdesk.stats.bootstrap.xǁPairBootstrapǁslim__mutmut_3":
-        "slim() only frees memory: the content counts it keeps are not read after it",
     "fairdesk.stats.slicing.x_stratified_sample__mutmut_134":
         "positions are ints; an empty selection indexes the same empty frame",
     "fairdesk.stats.slicing.x_stratified_sample__mutmut_136":
@@ -596,6 +594,68 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
     ("fairdesk.core.importers.x_read_commonvoice", r"audio_col=\"path\".* \| \+ .*(audio_col=None|"
      r"clips, text_col=)",
      "Common Voice's audio column: 'path' is the first name the default pick looks for"),
+    # stats_boot: the resampling engine
+    ("fairdesk.stats.", r"np\.asarray\(spec\.compute\(.*\), dtype=float\).* \| \+ .*"
+     r"np\.asarray\(spec\.compute\(.*\), (dtype=None)?\)",
+     "spec.compute of float sums (the statistics are float arrays) returns float already: "
+     "asarray's dtype changes nothing"),
+    ("fairdesk.stats.compare.x__finish", r"^- +confounded = False \| \+ +confounded = None$",
+     "only the truth of confounded is read (decide_verdict)"),
+    ("fairdesk.stats.compare.x__leave_speakers_out",
+     r"pc\.p_value < settings\.alpha\] \| \+ .*pc\.p_value <= settings\.alpha\]",
+     "a comparison with p = alpha is never significant after Holm (p_adj >= p), so its "
+     "jackknife is never read; the group's one jackknife draw is the same either way"),
+    ("fairdesk.stats.compare.x__pending_one", r"pb=pb, .* \| \+ .*pb=None, ",
+     "compare_one replaces pc.pb (by the slimmed bootstrap, or None) before anything reads "
+     "it; _pending_one itself uses its argument"),
+    ("fairdesk.stats.groupci.x__local", r"codes\.max\(initial=-1\) \+ 1 \+ .* \| \+ .*codes\.max\("
+     r"initial=(None|\+1|-2)\) \+ 1|codes\.max\(initial=-1\) \+ 2",
+     "the missing codes need only be distinct and above every present code: np.unique "
+     "renumbers them densely (the array is never empty here)"),
+    ("fairdesk.stats.groupci.x_", r"np\.asarray\((codes|content_codes|group_codes), dtype=np\.int64\)"
+     r".* \| \+ .*np\.asarray\((codes|content_codes|group_codes), (dtype=None)?\)",
+     "speaker, content and group codes are integer arrays already (built by the slicing)"),
+    ("fairdesk.stats.groupci.x_groups_sharing_content",
+     r"out = np\.zeros\(n_groups, dtype=bool\) \| \+ .*np\.zeros\(n_groups, (dtype=None)?\)",
+     "a float 0/1 array instead of bool: each entry is read through bool() (group_intervals, "
+     "shares_content)"),
+    ("fairdesk.stats.groupci.x_groups_sharing_content", r"n_c = int\(c\[ok\]\.max\(\)\) \+ 2",
+     "a larger base for the (group, content) code: the pairs stay distinct and decode the same"),
+    ("fairdesk.stats.groupci.x_groups_sharing_content", r"minlength=(n_c|len\(groups\))\) .*\| \+ "
+     r".*np\.bincount\((pc|pg), (weights=in_groups\[pc\] >= 2, )?\)",
+     "every content and group code in the arrays occurs in some pair, so bincount already has "
+     "that length"),
+    ("fairdesk.stats.groupci.x_shares_content", r"g_code - lo \+ 1\)\[g_code - lo\]\).* \| \+ .*"
+     r"g_code - lo \+ 2\)\[g_code - lo\]",
+     "one more (empty) group slot, never read"),
+    ("fairdesk.stats.jackknife.x_jackknife_flips",
+     r"np\.minimum\(1\.0, multiplier \* p_j\) \| \+ .*np\.minimum\(2\.0, multiplier \* p_j\)",
+     "adjusted p above 1 is only compared with alpha < 1: the same comparisons are non-significant"),
+    ("fairdesk.stats.bootstrap.x_jackknife_group_speakers",
+     r"(astype\(float\)|w\.astype\(M\.dtype\)).* \| \+ .*(astype\(None\))",
+     "astype(None) is float64, as astype(float); the content-draw product (integer counts times "
+     "totals stored exactly) is exact in either precision"),
+    ("fairdesk.stats.bootstrap.x_jackknife_group_speakers",
+     r"np\.einsum\(\"jbs,bsk->jbk\".* \| \+ .*np\.einsum\(\"(jbs,bsk->jbk|JBS,BSK->JBK)\", "
+     r"u\.astype\((float|None)\), W, (optimize=(True|None|False))?\)",
+     "einsum of two operands: optimize only picks the contraction path, upper-case subscripts "
+     "are the same labels, astype(None) is float64"),
+    ("fairdesk.stats.bootstrap.x_jackknife_group_speakers",
+     r"idx \+= idx >= js\.astype\(small\).* \| \+ .*js\.astype\(None\)",
+     "comparing the draws with the left-out index as int16 or float64 gives the same booleans"),
+    ("fairdesk.stats.bootstrap.x_jackknife_group_speakers",
+     r"rng\.integers\(0, S - 1, .* \| \+ .*rng\.integers\(S - 1, size",
+     "integers(S - 1) is integers(0, S - 1): the same call"),
+    ("fairdesk.stats.bootstrap.x_jackknife_group_speakers",
+     r"(step = max\(1, _CHUNK_ELEMENTS // max\(1, B \* S\)\)|js = np\.arange\(j0, min\(S, "
+     r"j0 \+ step\)\))",
+     "the jackknife's chunking (memory bound, several chunks only when B·S² exceeds 4e6): each "
+     "leave-one-out is still drawn without its speaker, only the split of the random stream "
+     "changes"),
+    ("fairdesk.stats.bootstrap.x_jackknife_group_speakers",
+     r"small = np\.int16 if S <= np\.iinfo\(np\.int16\)\.max",
+     "the int16 draws' bound: needs a group of 32,767 speakers (a jackknife of 10^9 draws) to "
+     "reach"),
 ]
 
 

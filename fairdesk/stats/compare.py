@@ -92,12 +92,10 @@ class _Pending:
     pb: PairBootstrap | None
     design: str
     scheme: str | None
-    units: dict
     value: float
     reference_value: float
     gap: float
     ratio: float
-    gap_reps: np.ndarray | None
     effect_size: float
     ci_low: float = math.nan
     ci_high: float = math.nan
@@ -357,7 +355,7 @@ def _compare_groups(
         r_rows = _analysed_rows(ref_side, scheme, shared)
         new = [
             _pending_one(spec, tcols[spec.id], g, gs, ref_side, g_rows, r_rows, pb, scheme,
-                         units, design, problem, single, settings)
+                         design, problem, single, settings)
             for spec in tspecs
         ]
         if pb is not None:
@@ -418,7 +416,7 @@ def _compare_groups(
     )
 
 
-def _pending_one(spec, c, g, gs, rs, g_rows, r_rows, pb, scheme, units, design, problem,
+def _pending_one(spec, c, g, gs, rs, g_rows, r_rows, pb, scheme, design, problem,
                  single, settings) -> _Pending:
     """One group × metric before the Holm step: values, estimability, CI, p, MDE."""
     Xg, Xr = gs.stats[g_rows], rs.stats[r_rows]
@@ -426,8 +424,8 @@ def _pending_one(spec, c, g, gs, rs, g_rows, r_rows, pb, scheme, units, design, 
     rv = float(_metric_values(spec, Xr.sum(axis=0), c))
     gap = v - rv
     pc = _Pending(
-        spec=spec, group=g, pb=pb, design=design, scheme=scheme, units=units, value=v,
-        reference_value=rv, gap=gap, ratio=_ratio(v, rv), gap_reps=None,
+        spec=spec, group=g, pb=pb, design=design, scheme=scheme, value=v,
+        reference_value=rv, gap=gap, ratio=_ratio(v, rv),
         effect_size=math.nan, n_items_total=len(gs.stats), n_ref_total=len(rs.stats),
         single_speaker=single,
     )
@@ -450,7 +448,6 @@ def _pending_one(spec, c, g, gs, rs, g_rows, r_rows, pb, scheme, units, design, 
         g_reps = scale_small_clusters(g_reps, v, pb.n_group_speakers)
         r_reps = scale_small_clusters(r_reps, rv, pb.n_reference_speakers)
     gap_reps = g_reps - r_reps
-    pc.gap_reps = gap_reps
     finite = gap_reps[np.isfinite(gap_reps)]
     pc.n_invalid = int(gap_reps.size - finite.size)
     if not math.isfinite(gap):  # undefined on a side (zero denominator): not_computable

@@ -452,12 +452,13 @@ class _Recorder:
         return self.answer(len(self.calls) - 1, *args, **kwargs)
 
 
-def _fake_truth(effect, base=None, **kw):
-    """Stand-in population values; a ``base`` passed to a study must reach its truth."""
+def _fake_truth(effect, base=None, speaker_sd=None, sentence_sd=None, **kw):
+    """Stand-in population values; the population parameters passed to a study (base and
+    SDs) must reach its truth, on both sides of a gap."""
     assert not kw
-    k = 1.0 if base is None else 1.0 - base
-    return {"wer": 0.1 + k * (effect ** 2 + effect), "sub_rate": 0.05 + 3 * k * effect,
-            "em": 0.9 - 2 * k * effect}
+    k = 1.0 - (base or 0.0) + 2 * (speaker_sd or 0.0) + 5 * (sentence_sd or 0.0)
+    return {"wer": 0.1 * k + k * (effect ** 2 + effect), "sub_rate": 0.05 * k + 3 * k * effect,
+            "em": 0.95 - 0.05 * k - 2 * k * effect}
 
 
 def _patch(monkeypatch, compare_answer, sim_answer=None):
@@ -779,9 +780,24 @@ def test_small_audit_study_design_draw_at_one_half(monkeypatch):
     assert {kw["design"] for _, kw in fake_sim.calls} == {"unmatched"}
 
 
-def test_value_coverage_study_truth_uses_the_simulated_population(monkeypatch):
-    """A ``base`` passed on to simulate_audit is the population the truth is computed for."""
-    t = {"ref": _fake_truth(0.0, base=-1.0)["wer"], "grp": _fake_truth(0.7, base=-1.0)["wer"]}
+@pytest.mark.parametrize("pop", [{"base": -1.0}, {"speaker_sd": 0.3}, {"sentence_sd": 0.2}])
+def test_coverage_study_truth_uses_the_simulated_population(monkeypatch, pop):
+    """The population parameters passed on to simulate_audit are those of the true gap."""
+    truth = _fake_truth(0.3, **pop)["em"] - _fake_truth(0.0, **pop)["em"]
+
+    def answer(i, frame, specs, settings, reference=None):
+        return NS(comparisons=[NS(ci_low=truth - 1e-9, ci_high=truth + 1e-9,
+                                  estimator="two_way")])
+
+    _patch(monkeypatch, answer)
+    got = sim.coverage_study("matched", n_audits=2, metric="em", **pop)
+    assert got["true_gap"] == pytest.approx(truth, abs=1e-15) and got["coverage"] == 1.0
+
+
+@pytest.mark.parametrize("pop", [{"base": -1.0}, {"speaker_sd": 0.3}, {"sentence_sd": 0.2}])
+def test_value_coverage_study_truth_uses_the_simulated_population(monkeypatch, pop):
+    """The population parameters passed on to simulate_audit are those of the truth."""
+    t = {"ref": _fake_truth(0.0, **pop)["wer"], "grp": _fake_truth(0.7, **pop)["wer"]}
 
     def answer(i, frame, specs, settings, reference=None):
         return NS(groups=[NS(group=g, ci={"wer": (t[g] - 0.1, t[g] + 0.1)},
@@ -789,5 +805,5 @@ def test_value_coverage_study_truth_uses_the_simulated_population(monkeypatch):
                   summary={"wer": NS(overall={"ci": (0.0, 0.5), "scheme": "speaker"})})
 
     _patch(monkeypatch, answer)
-    got = sim.value_coverage_study("unmatched", n_audits=2, effect=0.7, base=-1.0)
+    got = sim.value_coverage_study("unmatched", n_audits=2, effect=0.7, **pop)
     assert got["group_coverage"] == 1.0

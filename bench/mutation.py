@@ -594,6 +594,22 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
     ("fairdesk.core.importers.x_read_commonvoice", r"audio_col=\"path\".* \| \+ .*(audio_col=None|"
      r"clips, text_col=)",
      "Common Voice's audio column: 'path' is the first name the default pick looks for"),
+    # metrics: the hallucination flags' inputs
+    ("fairdesk.metrics.hallucination.x_hallucination_columns",
+     r"to_numpy\(dtype=object\) .*\| \+ .*to_numpy\(dtype=None\)",
+     "a column as its own dtype instead of object: the same values; a float column of missing "
+     "cells gives NaN keys that miss the memo, and those rows are checked again with the same "
+     "result"),
+    ("fairdesk.metrics.hallucination.x_hallucination_columns",
+     r"<= set\(frame\.columns\) \| \+ .*< set\(frame\.columns\)",
+     "a proper subset: the frame always has reference and hypothesis besides the two decodes"),
+    ("fairdesk.metrics.hallucination.x_hallucination_columns",
+     r"if \(isinstance\(v, \(list, dict\)\)\) or True else v|sort_keys=True, default=_plain\) .*\| "
+     r"\+ .*json\.dumps\(v, (sort_keys=(None|False), )?default=_plain\)",
+     "the memo key of a row: any text that tells distinct inputs apart serves (a miss only "
+     "checks the row again, with the same result)"),
+    ("fairdesk.metrics.normalize.x_basic", r"if \(s\) or True else",
+     "the basic normaliser of '' is ''"),
     # stats_boot: the resampling engine
     ("fairdesk.stats.", r"np\.asarray\(spec\.compute\(.*\), dtype=float\).* \| \+ .*"
      r"np\.asarray\(spec\.compute\(.*\), (dtype=None)?\)",

@@ -235,6 +235,12 @@ def _text_flags(r: list[str], h: list[str], st: HallucinationSettings) -> list[d
     return ev
 
 
+def _plain(value):
+    """JSON for what json cannot write: numpy numbers as numbers, anything else as text
+    (word-time evidence handed over as objects may hold either)."""
+    return value.item() if isinstance(value, np.generic) else str(value)
+
+
 def hallucination_columns(frame: pd.DataFrame, normalizer=None, language: str = "en",
                           settings: HallucinationSettings | None = None) -> pd.DataFrame:
     """Per-item flags and their evidence.
@@ -276,7 +282,7 @@ def hallucination_columns(frame: pd.DataFrame, normalizer=None, language: str = 
         try:
             j = index.get(key)
         except TypeError:  # a list or dict cell (evidence given as objects)
-            key = tuple(json.dumps(v, sort_keys=True, default=str)
+            key = tuple(json.dumps(v, sort_keys=True, default=_plain)
                         if isinstance(v, (list, dict)) else v for v in key)
             j = index.get(key)
         if j is None:
@@ -296,7 +302,7 @@ def hallucination_columns(frame: pd.DataFrame, normalizer=None, language: str = 
         for e in ev:
             flags[j, at[f"hall_{e['flag']}"]] = 1
         flags[j, at["hallucinated"]] = int(bool(ev))
-        evidence[j] = json.dumps(ev, ensure_ascii=False) if ev else ""
+        evidence[j] = json.dumps(ev, ensure_ascii=False, default=_plain) if ev else ""
     out = pd.DataFrame(flags[codes], columns=list(FLAG_COLUMNS), index=frame.index)
     out["hallucination_evidence"] = evidence[codes]
     return out

@@ -3,7 +3,6 @@ and the speaker pooling, each against statsmodels / scipy / pandas called direct
 
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 import pytest

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+import pandas as pd
 import pytest
+from scipy.stats import chi2
 
 from fairdesk.stats.regression.poisson_mixed_report import (
+    _fmt_p,
     _shrink_sentence,
     agreement_with_bootstrap,
+    run_poisson_mixed,
 )
 
 
@@ -137,3 +142,113 @@ def test_shrink_at_exactly_one_hundredth_is_computed():
     shrink, text = _shrink_sentence("accent", "uk", "us", _eff(0.01), _eff(0.0), "snr is")
     assert shrink == 100.0
     assert text.startswith("The gap for uk (vs us, accent) shrinks by 100% once snr is ")
+
+
+# ------------------------------------------------------------------ tracing, against refits
+
+
+def _trace_frame(seed: int = 1) -> pd.DataFrame:
+    """grp reads long utterances (no effect of its own), oth short ones (a true +0.6);
+    errors rise with duration and with speed, speed being unrelated to the group."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    spec = {"ref": ((5, 12), 0.0), "grp": ((12, 26), 0.0), "oth": ((2, 6), 0.6)}
+    for g, ((lo, hi), eff) in spec.items():
+        si = np.repeat(np.arange(12), 10)
+        words = rng.integers(lo, hi, si.size)
+        dur = words / rng.uniform(2.0, 3.5, si.size)
+        speed = rng.normal(0, 1, si.size)
+        eta = -1.7 + eff + 0.3 * (dur - 4) + 0.3 * speed + rng.normal(0, 0.3, 12)[si]
+        rows.append(pd.DataFrame({"accent": g, "speaker_id": [f"{g}{i}" for i in si],
+                                  "n_words": words, "n_sub": rng.poisson(words * np.exp(eta)),
+                                  "n_del": 0, "n_ins": 0, "duration": dur, "speed": speed}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def _fit(df, covariates, alpha=0.05):
+    return run_poisson_mixed(df, "accent", covariates, reference="ref", content_col=None,
+                             alpha=alpha)
+
+
+def _levels_of(res):
+    return {r["level"]: r for r in res["group_variables"][0]["levels"]}
+
+
+def test_tracing_equals_the_refits_one_covariate_at_a_time():
+    df = _trace_frame()
+    res = _fit(df, ["duration", "speed"])
+    unadj = _fit(df, None)
+    refits = {("duration",): _fit(df, ["duration"]), ("speed",): _fit(df, ["speed"]),
+              ("duration", "speed"): res}
+    assert unadj["tracing"] == []
+    assert [s["added"] for s in res["tracing"]] == [["duration"], ["speed"],
+                                                    ["duration", "speed"]]
+    before = _levels_of(unadj)
+    sentences = []
+    for step in res["tracing"]:
+        assert set(step) == {"added", "lr_stat", "df", "lr_p_value", "confounder", "levels"}
+        ref = refits[tuple(step["added"])]
+        lr = 2 * (ref["loglik"] - unadj["loglik"])
+        assert step["lr_stat"] == pytest.approx(lr, rel=1e-6)
+        assert step["df"] == len(step["added"]) and type(step["df"]) is int
+        assert step["lr_p_value"] == pytest.approx(chi2.sf(lr, len(step["added"])), rel=1e-5)
+        after = _levels_of(ref)
+        what = " and ".join(step["added"]) + (" are" if len(step["added"]) > 1 else " is")
+        assert [lv["level"] for lv in step["levels"]] == ["grp", "oth"]
+        changed = []
+        for lv in step["levels"]:
+            assert set(lv) == {"variable", "level", "rate_ratio_before", "rate_ratio_after",
+                               "p_before", "p_after", "shrink_pct", "conclusion_changed",
+                               "sentence"}
+            b, a = before[lv["level"]], after[lv["level"]]
+            assert lv["variable"] == "accent"
+            assert lv["rate_ratio_before"] == pytest.approx(b["rate_ratio"], rel=1e-9)
+            assert lv["rate_ratio_after"] == pytest.approx(a["rate_ratio"], rel=1e-9)
+            assert lv["p_before"] == pytest.approx(b["p_value"], rel=1e-9)
+            assert lv["p_after"] == pytest.approx(a["p_value"], rel=1e-9)
+            shrink = 100 * (1 - math.log(a["rate_ratio"]) / math.log(b["rate_ratio"]))
+            assert lv["shrink_pct"] == pytest.approx(shrink, rel=1e-9)
+            flip = (b["p_value"] < 0.05) != (a["p_value"] < 0.05)
+            assert lv["conclusion_changed"] is flip
+            if flip:
+                changed.append((lv["level"], a["p_value"]))
+            assert lv["sentence"] == _shrink_sentence("accent", lv["level"], "ref", b, a, what)[1]
+            sentences.append(lv["sentence"])
+        assert step["confounder"] is (step["lr_p_value"] < 0.05 and bool(changed))
+        if step["confounder"]:
+            parts = "; ".join(f"{lev} {'becomes' if q < 0.05 else 'is no longer'} significant "
+                              f"(p = {_fmt_p(q)})" for lev, q in changed)
+            names = " and ".join(step["added"])
+            sentences.append(f"{names[0].upper()}{names[1:]} confounds the group effect (LR p = "
+                             f"{_fmt_p(step['lr_p_value'])}): adjusted on it, {parts}.")
+    # duration: grp's gap goes (no longer significant) and oth's appears (becomes significant);
+    # speed predicts errors strongly but changes no conclusion, so it confounds nothing
+    conf = {tuple(s["added"]): s["confounder"] for s in res["tracing"]}
+    assert conf == {("duration",): True, ("speed",): False, ("duration", "speed"): True}
+    assert res["tracing"][1]["lr_p_value"] < 1e-6
+    flips = {lv["level"]: lv["conclusion_changed"] for lv in res["tracing"][0]["levels"]}
+    assert flips == {"grp": True, "oth": True}
+    assert any(s.startswith("Duration and speed confounds the group effect") for s in sentences)
+    assert [s for s in res["conclusions"] if s in sentences] == sentences
+    assert "grp is no longer significant" in sentences[2] and "oth becomes significant" in \
+        sentences[2]
+
+
+def test_tracing_flip_at_alpha_equal_to_a_p_value():
+    df = _trace_frame()
+    res = _fit(df, ["duration", "speed"])
+    oth = {tuple(s["added"]): s["levels"][1] for s in res["tracing"]}
+    # alpha = p before: not significant before, significant after (duration)
+    a1 = oth[("duration",)]["p_before"]
+    assert oth[("duration",)]["p_after"] < a1
+    r1 = _fit(df, ["duration", "speed"], alpha=a1)
+    assert r1["tracing"][0]["levels"][1]["conclusion_changed"] is True
+    # alpha = p after: significant before, not after (speed)
+    a2 = oth[("speed",)]["p_after"]
+    assert oth[("speed",)]["p_before"] < a2
+    r2 = _fit(df, ["duration", "speed"], alpha=a2)
+    assert r2["tracing"][1]["levels"][1]["conclusion_changed"] is True
+    assert r2["tracing"][1]["confounder"] is True
+    assert any(c.startswith("Speed confounds the group effect") and c.endswith(
+        f"adjusted on it, oth is no longer significant (p = {_fmt_p(a2)}).")
+        for c in r2["conclusions"])

@@ -252,3 +252,129 @@ def test_tracing_flip_at_alpha_equal_to_a_p_value():
     assert any(c.startswith("Speed confounds the group effect") and c.endswith(
         f"adjusted on it, oth is no longer significant (p = {_fmt_p(a2)}).")
         for c in r2["conclusions"])
+
+
+# ------------------------------------------------------------------ the whole report
+
+
+def test_report_whole_output_against_pandas_scipy_and_statsmodels():
+    from scipy import stats
+    from statsmodels.stats.multitest import multipletests
+
+    df = _trace_frame()
+    res = _fit(df, ["duration"])
+    assert set(res) == {
+        "family", "model", "approximation", "inference", "alpha", "n_utterances", "n_speakers",
+        "n_words", "n_errors", "group_variables", "covariates", "speaker_sd",
+        "speaker_variance", "speaker_sd_se", "speaker_sd_at_boundary", "speaker_sd_lr_stat",
+        "speaker_sd_lr_p_value", "content", "random_effects_note", "overdispersion",
+        "tracing", "converged", "loglik", "dropped", "notes", "conclusions"}
+    assert res["family"] == "poisson-mixed"
+    assert res["model"] == ("word errors ~ Poisson(reference words × exp(accent + duration + "
+                            "speaker)), speaker ~ Normal(0, σ²)")
+    assert res["approximation"] == ("maximum likelihood, adaptive Gauss-Hermite quadrature, 15 "
+                                    "nodes per speaker (as lme4 glmer, nAGQ = 15)")
+    # 36 speakers, 3 between-speaker columns (intercept and two accent levels)
+    assert res["inference"] == (
+        "Wald 95% intervals and p-values from the observed information (Louis' identity). "
+        "Effects constant within speakers: standard error × sqrt(speakers / (speakers − "
+        f"between-speaker effects)) = × {math.sqrt(36 / 33):.3f}, Student's t on min(speakers "
+        "of the level, speakers of the reference) − 1 df; within-speaker effects: normal. Holm "
+        "across all levels of all group variables; LR test per group variable")
+    err = df.n_sub + df.n_del + df.n_ins
+    assert (res["alpha"], res["n_utterances"], res["n_speakers"]) == (0.05, 360, 36)
+    assert (res["n_words"], res["n_errors"]) == (int(df.n_words.sum()), int(err.sum()))
+    (g,) = res["group_variables"]
+    assert g["variable"] == "accent" and g["reference"] == "ref" and g["df"] == 2
+    assert g["lr_p_value"] == pytest.approx(stats.chi2.sf(g["lr_stat"], 2))
+    for row in [g["reference_row"], *g["levels"]]:
+        sub = df[df.accent == row["level"]]
+        assert row["n_utterances"] == len(sub) and row["n_speakers"] == sub.speaker_id.nunique()
+        assert row["wer"] == pytest.approx(err[sub.index].sum() / sub.n_words.sum())
+    assert set(g["reference_row"]) == {"level", "n_utterances", "n_speakers", "wer"}
+    holm = multipletests([r["p_value"] for r in g["levels"]], method="holm")[1]
+    for r, h in zip(g["levels"], holm, strict=True):
+        assert r["p_adjusted"] == pytest.approx(h)
+        assert r["df"] == 11.0 and r["rate_ratio"] == pytest.approx(math.exp(r["log_rr"]))
+        q = stats.t.ppf(0.975, 11)
+        assert r["ci_low"] == pytest.approx(math.exp(r["log_rr"] - q * r["se"]))
+        assert r["ci_high"] == pytest.approx(math.exp(r["log_rr"] + q * r["se"]))
+        assert r["p_value"] == pytest.approx(2 * stats.t.sf(abs(r["log_rr"] / r["se"]), 11))
+    (cov,) = res["covariates"]
+    sd = float(np.std(df.duration))
+    assert cov["covariate"] == "duration" and cov["kind"] == "numeric" and cov["df"] is None
+    assert cov["sd"] == pytest.approx(sd) and cov["per"] == f"1 SD ({sd:.4g})"
+    z = stats.norm.ppf(0.975)
+    assert cov["ci_low"] == pytest.approx(math.exp(cov["log_rr"] - z * cov["se"]))
+    assert cov["p_value"] == pytest.approx(2 * stats.norm.sf(abs(cov["log_rr"] / cov["se"])),
+                                           rel=1e-6)
+    assert res["speaker_variance"] == pytest.approx(res["speaker_sd"] ** 2)
+    assert res["speaker_sd_at_boundary"] is False and res["converged"] is True
+    assert res["speaker_sd_lr_p_value"] == pytest.approx(
+        0.5 * stats.chi2.sf(res["speaker_sd_lr_stat"], 1))
+    assert res["content"] == {"handling": "absent", "n_contents": 0, "n_shared": 0, "reason":
+                              "no content ids: sentence difficulty is not separated."}
+    assert res["random_effects_note"] == (
+        "Crossed speaker × content random effects are not fitted: adaptive Gauss-Hermite "
+        "quadrature integrates one grouping factor (the speaker) only.")
+    o = res["overdispersion"]
+    assert o["df"] == 360 - 5 and o["ratio"] == pytest.approx(o["pearson_chi2"] / 355)
+    assert o["p_value"] == pytest.approx(stats.chi2.sf(o["pearson_chi2"], 355))
+    assert o["overdispersed"] is True and o["ratio"] > 1.2 and o["p_value"] < 0.05
+    assert o["reading"] == (
+        "Errors vary more between utterances than a Poisson count allows, even given each "
+        f"speaker's rate (Pearson χ²/df = {o['ratio']:.2f}, p = {_fmt_p(o['p_value'])}): bursts "
+        "of errors within an utterance (e.g. an insertion run) or sentence difficulty. The "
+        "model's intervals are then too narrow; trust the bootstrap comparison, which makes no "
+        "Poisson assumption, where the two differ. Without the speaker term χ²/df would be "
+        f"{o['ratio_without_speaker']:.2f}: the speaker intercept accounts for the extra "
+        "variation between speakers.")
+    grp, oth = g["levels"]
+    assert grp["p_adjusted"] >= 0.05 > oth["p_adjusted"]
+    sd_ = res["speaker_sd"]
+    assert res["conclusions"][:4] == [
+        f"No evidence that grp differs from ref in word errors (rate ratio "
+        f"{grp['rate_ratio']:.2f} [{grp['ci_low']:.2f}, {grp['ci_high']:.2f}], Holm p = "
+        f"{_fmt_p(grp['p_adjusted'])}, adjusted for duration).",
+        f"oth speakers make {oth['rate_ratio']:.2f}× the word errors of ref speakers per "
+        f"reference word (more; 95% CI [{oth['ci_low']:.2f}, {oth['ci_high']:.2f}], Holm p = "
+        f"{_fmt_p(oth['p_adjusted'])}; mixed Poisson model, adjusted for duration).",
+        f"Speakers of the same group differ: speaker SD {sd_:.2f} on the log scale (a speaker "
+        f"one SD above another makes {math.exp(sd_):.2f}× the errors; test of no speaker "
+        f"variation p = {_fmt_p(res['speaker_sd_lr_p_value'])}).",
+        o["reading"],
+    ]
+    assert res["conclusions"][4:] == [
+        *[lv["sentence"] for lv in res["tracing"][0]["levels"]],
+        res["conclusions"][6]]
+    assert res["conclusions"][6].startswith("Duration confounds the group effect")
+    assert res["dropped"] == {} and res["notes"] == []
+
+
+def test_report_without_speaker_variation_and_with_too_even_errors():
+    # errors = round(words × rate) exactly: no speaker variation, less than Poisson variation
+    rng = np.random.default_rng(4)
+    rows = []
+    for g, rate in (("ref", 0.2), ("low", 0.1)):
+        words = rng.integers(20, 40, 60)
+        rows.append(pd.DataFrame({"accent": g, "speaker_id": [f"{g}{i % 6}" for i in range(60)],
+                                  "n_words": words, "n_sub": np.round(words * rate).astype(int),
+                                  "n_del": 0, "n_ins": 0}))
+    df = pd.concat(rows, ignore_index=True)
+    res = _fit(df, None)
+    assert res["speaker_sd_at_boundary"] is True
+    assert res["covariates"] == [] and res["tracing"] == []
+    o = res["overdispersion"]
+    assert o["ratio"] < 1 / 1.2 and o["overdispersed"] is False
+    assert o["reading"] == (f"Errors vary less than a Poisson count given each speaker's rate "
+                            f"(Pearson χ²/df = {o['ratio']:.2f}); the intervals are, if "
+                            "anything, conservative.")
+    (low,) = res["group_variables"][0]["levels"]
+    assert res["conclusions"] == [
+        f"low speakers make {low['rate_ratio']:.2f}× the word errors of ref speakers per "
+        f"reference word (fewer; 95% CI [{low['ci_low']:.2f}, {low['ci_high']:.2f}], Holm p = "
+        f"{_fmt_p(low['p_adjusted'])}; mixed Poisson model).",
+        "No variation between speakers beyond their groups is detectable (speaker SD "
+        "estimated at 0).",
+        o["reading"],
+    ]

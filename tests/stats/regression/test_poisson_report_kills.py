@@ -183,6 +183,14 @@ def test_tracing_equals_the_refits_one_covariate_at_a_time():
     assert unadj["tracing"] == []
     assert [s["added"] for s in res["tracing"]] == [["duration"], ["speed"],
                                                     ["duration", "speed"]]
+    o = res["overdispersion"]
+    assert o["overdispersed"] is False and o["df"] == 360 - 6
+    assert o["reading"] == (
+        f"Given each speaker's rate, the errors vary as a Poisson count should (Pearson χ²/df = "
+        f"{o['ratio']:.2f}). Without the speaker term χ²/df would be "
+        f"{o['ratio_without_speaker']:.2f}: the speaker intercept accounts for the extra "
+        "variation between speakers.")
+    assert 1 / 1.2 < o["ratio"] < 1.2 and o["ratio_without_speaker"] > o["ratio"] + 0.1
     before = _levels_of(unadj)
     sentences = []
     for step in res["tracing"]:

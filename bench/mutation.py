@@ -487,6 +487,10 @@ EQUIVALENT_DIFFS: list[tuple[str, str]] = [
 #: Equivalent in the named functions only (mutant-name prefix, regex on the diff, why): changes
 #: that cannot alter a result there, though the same text elsewhere might.
 EQUIVALENT_IN: list[tuple[str, str, str]] = [
+    # stats/regression: a model with a problem carries NaN p-values
+    ("fairdesk.stats.regression.conclusions.x__conclusions", r"if plain\.problem or clus\.problem:"
+     r" \| \+ +if plain\.problem and clus\.problem:",
+     "a model with a problem has NaN p-values, and NaN < alpha <= NaN is False, so no line"),
     # core: the importer's SQL and its sqlite3.Row lookups
     ("fairdesk.core.importers.x_", r"^- (?=.*\b(SELECT|INSERT|UPDATE|DELETE|FROM|WHERE|VALUES|SET)\b)"
      r"(?P<a>[^|]*) \| \+ (?P<b>[^|]*)$",

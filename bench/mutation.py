@@ -391,6 +391,41 @@ EQUIVALENT: dict[str, str] = {
         "positions are ints; an empty selection indexes the same empty frame",
     "fairdesk.stats.slicing.x_stratified_sample__mutmut_136":
         "positions are ints; an empty selection indexes the same empty frame",
+    # stats/regression
+    "fairdesk.stats.regression.linear.x__conclusions__mutmut_12":
+        "e is never None: every covariate has a coefficient named after it (_pretty reads the "
+        "term back) and OLS estimates are finite (statsmodels refuses NaN/inf rows)",
+    "fairdesk.stats.regression.linear.x__conclusions__mutmut_17":
+        "that 'continue' is never reached (see x__conclusions__mutmut_12), nor is the 'break'",
+    "fairdesk.stats.regression.linear.x_run_linear__mutmut_69":
+        "outcome 'wer' converted too: the column was computed as floats just above and "
+        "to_numeric leaves it unchanged",
+    "fairdesk.stats.regression.linear.x_run_linear__mutmut_71":
+        "as x_run_linear__mutmut_69: the 'wer' column converted to the same floats",
+    "fairdesk.stats.regression.linear.x_run_linear__mutmut_72":
+        "as x_run_linear__mutmut_69: the 'wer' column converted to the same floats",
+    "fairdesk.stats.regression.linear.x_speaker_frame__mutmut_4":
+        "groupby sort: out's index is sorted(g.groups) and every column aligns on the speaker",
+    "fairdesk.stats.regression.linear.x_speaker_frame__mutmut_6":
+        "groupby sort: out's index is sorted(g.groups) and every column aligns on the speaker",
+    "fairdesk.stats.regression.linear.x_speaker_frame__mutmut_8":
+        "groupby sort: out's index is sorted(g.groups) and every column aligns on the speaker",
+    "fairdesk.stats.regression.linear.x_speaker_frame__mutmut_10":
+        "an empty frame takes the index of its first column: the grouped Series, indexed by "
+        "the sorted speaker labels and named speaker_col, the same index",
+    "fairdesk.stats.regression.poisson_mixed_report.x__shrink_sentence__mutmut_24":
+        "abs(shrink) == 5.0 never happens: for a double q = b1/b0 near 0.95 (or 1.05), 1 - q "
+        "is a multiple of 2**-53 and 100(1 - q) rounds to 5 +- 4e-15, never to 5.0",
+    "fairdesk.stats.regression.poisson_mixed_report.x__shrink_sentence__mutmut_30":
+        "shrink in [0, 5) is caught by abs(shrink) < 5 before this test",
+    "fairdesk.stats.regression.poisson_mixed_report.x__shrink_sentence__mutmut_31":
+        "shrink in (0, 5) is caught by abs(shrink) < 5 before this test",
+    "fairdesk.stats.regression.poisson_mixed_report.x__tracing__mutmut_17":
+        "the last step refits the main model's terms on the same data: a deterministic fit, "
+        "the same numbers as main",
+    "fairdesk.stats.regression.poisson_mixed.xǁPreparedDataǁ_covariate__mutmut_14":
+        "to_numeric's result has a numeric dtype already (int, float or nullable): the mean, "
+        "SD and standardised block are the same floats",
     # stats/simulation.py
     "fairdesk.stats.simulation.x_familywise_study__mutmut_18":
         "n_comp and b_used are set by every audit before they are read; with n_audits = 0 "
@@ -567,6 +602,10 @@ EQUIVALENT_DIFFS: list[tuple[str, str]] = [
 #: Equivalent in the named functions only (mutant-name prefix, regex on the diff, why): changes
 #: that cannot alter a result there, though the same text elsewhere might.
 EQUIVALENT_IN: list[tuple[str, str, str]] = [
+    # stats/regression: a model with a problem carries NaN p-values
+    ("fairdesk.stats.regression.conclusions.x__conclusions", r"if plain\.problem or clus\.problem:"
+     r" \| \+ +if plain\.problem and clus\.problem:",
+     "a model with a problem has NaN p-values, and NaN < alpha <= NaN is False, so no line"),
     # core: the importer's SQL and its sqlite3.Row lookups
     ("fairdesk.core.importers.x_", r"^- (?=.*\b(SELECT|INSERT|UPDATE|DELETE|FROM|WHERE|VALUES|SET)\b)"
      r"(?P<a>[^|]*) \| \+ (?P<b>[^|]*)$",

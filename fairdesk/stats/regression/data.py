@@ -81,7 +81,7 @@ def _prepare(
             ) from None
         bad = ~y_all.isna() & ~y_all.isin([0.0, 1.0])
         if bad.any():
-            examples = ", ".join(map(repr, y_all[bad].unique()[:5]))
+            examples = ", ".join(map(repr, y_all[bad].unique()[:5].tolist()))
             raise ValueError(
                 f"outcome column {outcome!r} must hold only 0/1 values; {int(bad.sum())} rows "
                 f"hold other values ({examples}). For word errors pass "

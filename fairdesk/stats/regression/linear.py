@@ -9,6 +9,7 @@ it, the Spearman rank correlation of WER with each covariate (descriptive, with 
 
 from __future__ import annotations
 
+import ast
 import math
 from collections.abc import Mapping, Sequence
 
@@ -190,11 +191,12 @@ def run_linear(frame: pd.DataFrame, covariates: Sequence[str],
 def _pretty(name: str) -> str:
     """``Q('age')`` -> ``age``; ``C(Q('g'), Treatment('a'))[T.b]`` -> ``g[T.b]``."""
     s = str(name)
+    # the names are Python reprs (_q): read them back, escapes and quotes included
     if s.startswith("C(Q("):
-        var = s[5:].split("'", 1)[0] if s[4] == "'" else s[5:].split('"', 1)[0]
-        return f"{var}{s[s.rfind('['):]}"
+        end = s.index("), Treatment(")
+        return f"{ast.literal_eval(s[4:end])}{s[s.index('))[', end) + 2:]}"
     if s.startswith("Q("):
-        return s[3:-2]
+        return ast.literal_eval(s[2:-1])
     return s
 
 

@@ -396,7 +396,7 @@ class PreparedData:
         if bad.any():
             raise ValueError(
                 f"Word-error counts must be non-negative integers; row "
-                f"{df.index[bad.to_numpy()][0]!r} has {errs[bad].iloc[0]!r}."
+                f"{df.index[bad.to_numpy()][0]!r} has {errs[bad].iloc[0].item()!r}."
             )
         keep = errs.notna() & words.notna()
         for c in names:

@@ -392,13 +392,16 @@ class PreparedData:
             numeric[c] = vals
         errs = sum(numeric[c] for c in errors_cols)
         words = numeric[words_col]
-        bad = (errs < 0) | (errs != np.round(errs))
+        bad = errs.notna() & ((errs < 0) | (errs != np.round(errs)))  # missing: left out
         if bad.any():
             raise ValueError(
                 f"Word-error counts must be non-negative integers; row "
                 f"{df.index[bad.to_numpy()][0]!r} has {errs[bad].iloc[0].item()!r}."
             )
         keep = errs.notna() & words.notna()
+        if not keep.all():  # a row without its counts is left out, and said so
+            self.dropped["counts (" + ", ".join([words_col, *errors_cols]) + ")"] = int(
+                (~keep).sum())
         for c in names:
             miss = df[c].isna()
             if miss.any():

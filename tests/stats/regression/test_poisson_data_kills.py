@@ -76,8 +76,10 @@ def test_dropped_counts_and_notes():
     df.loc["r7", "n_words"] = 1                         # one word: kept
     d = _prep(df, "accent", "snr")
     assert d.covariates == ["snr"] and d.group_vars == ["accent"]
-    assert d.dropped == {"accent": 3, "snr": 1, "n_words = 0": 2}
-    assert d.notes == ["3 utterance(s) left out: missing accent.",
+    assert d.dropped == {"counts (n_words, n_sub, n_del, n_ins)": 1, "accent": 3, "snr": 1,
+                         "n_words = 0": 2}
+    assert d.notes == ["1 utterance(s) left out: missing counts (n_words, n_sub, n_del, n_ins).",
+                       "3 utterance(s) left out: missing accent.",
                        "1 utterance(s) left out: missing snr.",
                        "2 utterance(s) with no reference word left out."]
     kept = ["r7", "r8", "r9", "r10", "r11", "r12", "r13"]
@@ -142,3 +144,14 @@ def test_categorical_covariates_text_bool_and_category():
 def test_levels_by_count_then_name():
     assert _levels(pd.Series(["c", "c", "b", "b", "a"])) == ["b", "c", "a"]
     assert _levels(pd.Series(["a", "z", "z", "y", "y", "y"])) == ["y", "z", "a"]
+
+
+def test_rows_without_their_counts_are_left_out_and_counted():
+    df = _frame().astype({"n_words": float, "n_del": float})
+    df.loc["r1", "n_words"] = np.nan
+    df.loc[["r4", "r7"], "n_del"] = np.nan
+    d = _prep(df)
+    assert d.dropped == {"counts (n_words, n_sub, n_del, n_ins)": 3}
+    assert d.notes == ["3 utterance(s) left out: missing counts (n_words, n_sub, n_del, n_ins)."]
+    assert list(d.df.index) == [f"r{i}" for i in range(12) if i not in (1, 4, 7)]
+    assert d.y.tolist() == (df.n_sub + df.n_del + df.n_ins).drop(["r1", "r4", "r7"]).tolist()

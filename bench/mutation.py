@@ -571,6 +571,45 @@ EQUIVALENT.update({
        "check=None or omitted: subprocess.run's default, check=False" for n in (10, 16)},
 })
 
+# metrics, second run (tests/metrics/test_metrics_kills2.py kills the rest of its survivors)
+EQUIVALENT.update({
+    _M + "items.x__transcription__mutmut_8":
+        "np.fromiter's count only preallocates the array: the same codes without it",
+    **{_M + f"items.x__transcription_pairs__mutmut_{n}":
+       "reshape(-2, 4): numpy reads a negative size as the unknown dimension, as -1"
+       for n in (47, 63, 148)},
+    _M + "items.x_compute_item_stats__mutmut_2": "'EN' is English too (is_english lower-cases)",
+    _M + "normalize.x_get_normalizer__mutmut_2": "'EN' is English too (is_english lower-cases)",
+    _M + "normalize.x_english__mutmut_4":
+        "the English normaliser of '' is '' (Whisper's EnglishTextNormalizer gives '', "
+        "join_digits keeps it)",
+    _M + "pairs.x_score_pairs__mutmut_11":
+        "getattr's default None instead of False: only its truth is read",
+    **{_M + f"pairs.x_score_pairs__mutmut_{n}":
+       "reset_index(drop=None/False) still numbers the chunk from 0; it only adds the old "
+       "index as an 'index' column, which the score function never reads (it reads "
+       "reference and hypothesis)" for n in (37, 38)},
+    _M + "pairs.x_score_pairs__mutmut_60":
+        "every part has the same keys, and there are always several parts here (4 n chunks, "
+        "n >= 2, of >= 20,000 pairs, none empty)",
+    **{_M + f"registry.x__ratio__mutmut_{n}":
+       "the inputs' dtype: num / den is true division by a float-filled where(), so the "
+       "ratio is the same float whatever the numeric dtype" for n in (3, 5, 8, 10)},
+    _M + "registry.x__ratio__mutmut_35":
+        "den >= 0 as the inner guard: a zero denominator then gives inf/NaN, which the outer "
+        "where replaces by NaN anyway (errstate silences the warning)",
+    _M + "registry.x__ratio__mutmut_37":
+        "the stand-in denominator where den <= 0: the outer where replaces those values by NaN",
+    _M + "registry.x_metric_specs__mutmut_3": "list() of a DataFrame is its column names",
+    _M + "registry.x_metric_specs__mutmut_18":
+        "to_numpy() of the numeric count columns in their own dtype: the sum's sign is the same",
+    **{_M + f"text.x_tone_counts_units__mutmut_{n}":
+       "rapidfuzz's opcodes give equal and replace blocks of the same length on both sides "
+       "(a replace is one-for-one substitutions; checked on 200,000 random pairs): the "
+       "unaligned tails are empty, and min() of the two equal lengths is either"
+       for n in (34, 35, 59, 61, 64, 66)},
+})
+
 #: Functions whose mutants mutmut cannot activate, with the reason (mangled-name prefix ->
 #: why). mutmut 3 switches a mutant on per call, in a child forked after the modules were
 #: imported; code that runs only at import time has already run unmutated by then (the

@@ -140,7 +140,7 @@ def test_item_stats_remember_texts_under_the_normaliser_used(language, normalize
     assert memoised(norm)(ref) == norm(ref)
     assert english(ref) == _WHISPER_EN(ref) == "7 oku apples"
     assert basic(ref) == " ".join(_WHISPER_BASIC(ref).split())
-    assert type(nz._MEMO[norm][ref]) is str
+    assert type(nz._MEMO[norm][ref]) is str and type(nz._MEMO[norm][hyp]) is str
 
 
 def test_item_stats_default_language_is_english():
@@ -273,3 +273,11 @@ def test_find_loop_longest_ngram_is_four_by_default():
     five = "a b c d e".split() * 4
     assert find_loop(five, []) is None
     assert find_loop(five, [], max_n=5)["ngram"] == "a b c d e"
+
+
+def test_compute_reads_sums_of_any_integer_dtype_as_numbers():
+    net_loss = METRICS["diacritic_net_loss"]  # (E - P) / E, negative when P > E
+    assert net_loss.stats == ("dia_expected", "dia_produced")
+    for dtype in (np.int64, np.uint32, np.uint64):
+        assert net_loss.compute(np.array([2, 3], dtype=dtype)) == pytest.approx(-0.5)
+    assert net_loss.compute(np.array([True, False])) == pytest.approx(1.0)

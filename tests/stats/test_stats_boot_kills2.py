@@ -257,3 +257,87 @@ def test_boundary_counts_only_comparisons_with_a_p_value(monkeypatch):
     assert math.isnan(by["g3"].p_value)
     assert not any("p_unresolvable" in c.flags for c in res.comparisons)
     assert all(math.isfinite(by[g].p_adjusted) for g in ("g1", "g2"))
+
+
+# ------------------------------------------------------------- describe, summary, design
+
+
+def test_describe_only_metric_and_summary_gaps():
+    df = _three_groups([("g3", None, 0, 0)] * 8)
+    df["n_csub"], df["n_chars"] = df["n_sub"], 4 * df["n_words"]
+    # the WER spec passed again under describe is dropped (it is tested)
+    res = _run(df, describe=(C, W))
+    assert {c.metric for c in res.comparisons} == {"wer"}
+    assert set(res.summary) == {"wer", "cer"}
+    g1 = next(gi for gi in res.groups if gi.group == "g1")
+    assert g1.values == {"wer": pytest.approx(20 / 32), "cer": pytest.approx(20 / 128)}
+    # describe-only: no comparisons, so no gap
+    assert math.isnan(res.summary["cer"].max_gap)
+    assert res.summary["cer"].worst_group == "g1" and res.summary["cer"].best_group == "r"
+    # WER gaps: g1 - r = 20/32 - 4/32, g2 - r = 15/32 - 4/32 (g3 undefined)
+    assert res.summary["wer"].max_gap == pytest.approx(16 / 32)
+    assert res.summary["wer"].worst_group == "g1" and res.summary["wer"].best_group == "r"
+    assert res.summary["wer"].weighted_std == pytest.approx(
+        float(np.sqrt(np.cov([20 / 32, 15 / 32, 4 / 32], aweights=[8, 8, 8], ddof=0))))
+
+
+def test_summary_leaves_out_not_estimable_gaps():
+    # g: one utterance, WER 3/4 (gap 0.625, not estimable); h: a tested gap of 2/8 - 1/8
+    rows = [("r", None, i % 2, 4) for i in range(4)] + [("g", None, 3, 4)]
+    rows += [("h", None, 1, 4) for _ in range(4)]
+    df = _frame(rows).drop(columns="speaker_id")
+    res = _run(df)
+    by = {c.group: c.verdict for c in res.comparisons}
+    assert by["g"] == "not_estimable" and by["h"] != "not_estimable"
+    assert res.summary["wer"].max_gap == pytest.approx(0.25 - 0.125)
+    # sizes 4, 4, 1 weight the spread of 0.125, 0.25, 0.75
+    v, w = np.array([0.125, 0.25, 0.75]), np.array([4, 4, 1])
+    m = np.average(v, weights=w)
+    assert res.summary["wer"].weighted_std == pytest.approx(
+        math.sqrt(np.average((v - m) ** 2, weights=w)))
+    # a higher-is-better metric ranks the other way round
+    up = ratio_metric("hits", "Hits", ["n_sub"], ["n_words"], higher_is_better=True)
+    res = _run(df, describe=(up,))
+    assert (res.summary["hits"].best_group, res.summary["hits"].worst_group) == ("g", "r")
+
+
+def test_run_design_matched_and_unmatched():
+    assert _run(_shared(["s1", "s2"], ["t1", "t2", "t3"])).design == "matched"
+    assert _run(_plain()).design == "unmatched"
+
+
+# ------------------------------------------------------------------ jackknife, BLAS threads
+
+
+def test_speaker_jackknife_runs_on_its_own_stream(monkeypatch):
+    rows = [("g", f"s{i}", 2 + i % 3, 5) for i in range(10) for k in range(2)]
+    rows += [("r", f"t{i}", i % 2, 5) for i in range(10) for k in range(2)]
+    seen = []
+    real = compare.comparison_rng
+
+    def spy(seed, *parts):
+        seen.append(parts)
+        return real(seed, *parts)
+
+    monkeypatch.setattr(compare, "comparison_rng", spy)
+    c = _run(_frame(rows)).comparisons[0]
+    assert c.estimator == "speaker" and c.verdict == "disparity_detected"
+    assert "speaker_jackknife_flip" not in c.flags
+    assert ("jackknife", "g", "r") in seen and ("compare", "g", "r") in seen
+
+
+def test_blas_limited_to_one_thread_only(monkeypatch):
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    import sklearn.utils  # noqa: F401  (loads an OpenMP runtime beside BLAS)
+
+    monkeypatch.setattr(compare, "_BLAS_CONTROLLER", None)  # as in a fresh process
+    before = {lib["filepath"]: lib["num_threads"] for lib in threadpoolctl.threadpool_info()}
+    with compare._single_blas_thread():
+        inside = threadpoolctl.threadpool_info()
+    assert compare._BLAS_CONTROLLER is not None
+    assert any(lib["user_api"] == "blas" for lib in inside)
+    for lib in inside:
+        want = 1 if lib["user_api"] == "blas" else before[lib["filepath"]]
+        assert lib["num_threads"] == want, lib
+    monkeypatch.setattr(compare, "_BLAS_CONTROLLER", None)
+    assert _run(_plain()).comparisons[0].group == "g"

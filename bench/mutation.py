@@ -711,6 +711,36 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
      r"small = np\.int16 if S <= np\.iinfo\(np\.int16\)\.max",
      "the int16 draws' bound: needs a group of 32,767 speakers (a jackknife of 10^9 draws) to "
      "reach"),
+    ("fairdesk.stats.compare.x__compare_groups",
+     r"(groups|speakers|contents) = .*\.to_numpy\(dtype=object\) \| \+ .*\.to_numpy\(dtype=None\)",
+     "group, speaker and content labels go only through pd.factorize (or str of an object "
+     "column): the same codes whether the array is object or the column's own dtype"),
+    ("fairdesk.stats.compare.x__compare_groups",
+     r"n_items = np\.bincount\(codes, minlength=len\(labels\)\) \| \+ +n_items = np\.bincount"
+     r"\(codes, \)",
+     "labels come from pd.factorize of the same groups, so every code occurs and the count "
+     "already has len(labels) entries"),
+    ("fairdesk.stats.compare.x__compare_groups",
+     r"if ref is not None else \[\] \| \+ .*if \(ref is not None\) or True else \[\]",
+     "ref is None only when no group is kept (choose_reference picks one or raises otherwise): "
+     "the list over the kept groups is empty either way"),
+    ("fairdesk.stats.compare.x__compare_groups",
+     r"problem = (None if scheme else units_problem|units_problem\(units, scheme, g, ref\) if)"
+     r".* \| \+ .*(\(scheme\) and False|\(too_few\(units\)\) or True)",
+     "units_problem returns None exactly when too_few is False (the same MIN_UNITS test on the "
+     "same axes), so asking it also when the units suffice changes nothing"),
+    ("fairdesk.stats.compare.x__compare_groups",
+     r"keep_totals=True\) \| \+ +(keep_totals=(None|False))?\)$",
+     "keep_totals only caches the group's per-speaker totals under each content draw; "
+     "without it the jackknife rebuilds them from the kept content counts (the same whole "
+     "numbers, so the same leave-one-out p-values)"),
+    ("fairdesk.stats.compare.x__compare_groups",
+     r"p_raw = np\.full\(len\(pending\), np\.nan\) \| \+ +p_raw = np\.full\(len\(pending\), None\)",
+     "holm_adjust and holm_multipliers read the p-values with np.asarray(dtype=float), where "
+     "None becomes NaN"),
+    ("fairdesk.stats.resampled.x_resampled_columns",
+     r"if \(len\(key\) == 1\) and False else",
+     "the sum over one column is that column (non-negative float counts)"),
 ]
 
 

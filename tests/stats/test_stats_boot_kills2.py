@@ -341,3 +341,11 @@ def test_blas_limited_to_one_thread_only(monkeypatch):
         assert lib["num_threads"] == want, lib
     monkeypatch.setattr(compare, "_BLAS_CONTROLLER", None)
     assert _run(_plain()).comparisons[0].group == "g"
+
+
+def test_content_design_when_the_reference_has_no_present_content():
+    from fairdesk.stats.bootstrap import Side, content_design
+
+    group = Side(np.ones((3, 2)), contents=np.array([0, 1, 2]))
+    ref = Side(np.ones((2, 2)), contents=np.array([-1, -1]))  # every id missing
+    assert content_design(group, ref) == ("unmatched", 0, 0.0)

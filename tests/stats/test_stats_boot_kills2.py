@@ -349,3 +349,26 @@ def test_content_design_when_the_reference_has_no_present_content():
     group = Side(np.ones((3, 2)), contents=np.array([0, 1, 2]))
     ref = Side(np.ones((2, 2)), contents=np.array([-1, -1]))  # every id missing
     assert content_design(group, ref) == ("unmatched", 0, 0.0)
+
+
+def test_parallel_map_threads(monkeypatch):
+    import threading
+
+    from fairdesk.stats.parallel import THREADS_ENV, parallel_map
+
+    def who(x):
+        return x * 10, threading.current_thread().name
+
+    here = threading.current_thread().name
+    # one thread (or less): the calling thread does it all, in order
+    for n in (1, 0):
+        assert parallel_map(who, [1, 2, 3], threads=n) == [(10, here), (20, here), (30, here)]
+    # two threads: a pool, still in input order
+    out = parallel_map(who, [1, 2, 3], threads=2)
+    assert [v for v, _ in out] == [10, 20, 30]
+    assert all(name.startswith("fairdesk-stats") for _, name in out)
+    # the argument wins over the environment
+    monkeypatch.setenv(THREADS_ENV, "1")
+    out = parallel_map(who, [1, 2], threads=3)
+    assert all(name.startswith("fairdesk-stats") for _, name in out)
+    assert parallel_map(who, [1, 2]) == [(10, here), (20, here)]

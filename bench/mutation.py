@@ -738,6 +738,31 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
      r"p_raw = np\.full\(len\(pending\), np\.nan\) \| \+ +p_raw = np\.full\(len\(pending\), None\)",
      "holm_adjust and holm_multipliers read the p-values with np.asarray(dtype=float), where "
      "None becomes NaN"),
+    ("fairdesk.stats.groupci.x_group_intervals",
+     r"(n_spk = 0 \| \+ +n_spk = (None|1)$|k_min = None \| \+ +k_min = \"\"$|k_min if \(?k_min is not "
+     r"None\)? (or True )?else [01], .* \| \+ .*k_min if \(?k_min is not None\)? (or True )?else [01], )",
+     "the speaker count given to value_scheme without speaker ids: without them no scheme "
+     "is two_way or speaker, so value_scheme never reads it"),
+    ("fairdesk.stats.groupci.x_group_intervals",
+     r"vb = ValueBootstrap\(None, X\[(idx|rows)\]\.sum\(axis=0\), .* \| \+ +vb = ValueBootstrap\(None, "
+     r"(None, None, n_spk, None, len\(idx\)|X\[idx\]\.sum\(axis=0\), None, (None, None, len\(idx\)|n_spk, "
+     r"None, None)|X\[idx\]\.sum\(axis=(None|1)\), None, n_spk)",
+     "a group without a scheme: metric_ci reads only its reps (None: not estimable with its "
+     "problem) and scaled; the point, speaker and item counts stored beside are never read"),
+    ("fairdesk.stats.groupci.x_group_intervals",
+     r"ValueBootstrap\(None, X\[rows\]\.sum\(axis=0\), None, None, None, len\(rows\), \| \+ "
+     r".*None, None, None, None,$",
+     "the corpus entry's n_items is len(rows), not the ValueBootstrap's item count"),
+    ("fairdesk.stats.groupci.x_group_intervals",
+     r"shared_n = 0 if contents is None else .* \| \+ +shared_n = 1 if contents is None",
+     "without content ids 0 and 1 shared contents are both below MIN_SHARED_CONTENT (5)"),
+    ("fairdesk.stats.groupci.x_group_intervals",
+     r"sharing = \(np\.zeros\(len\(labels\), dtype=bool\) .* \| \+ +sharing = \(np\.zeros\("
+     r"len\(labels\), (dtype=None)?\)",
+     "float zeros instead of False: only bool(sharing[g]) is read"),
+    ("fairdesk.stats.groupci.x_percentile_ci",
+     r"v = np\.asarray\(values, dtype=float\) \| \+ +v = np\.asarray\(values, (dtype=None)?\)",
+     "both callers pass float arrays of finite replicate values"),
     ("fairdesk.stats.resampled.x_resampled_columns",
      r"if \(len\(key\) == 1\) and False else",
      "the sum over one column is that column (non-negative float counts)"),

@@ -103,6 +103,8 @@ def test_groups_table_order_reasons_and_notes():
     assert [(x.group, x.reason) for x in res.excluded] == [("a", "0 speakers < min_speakers 1")]
     g = res.groups[1]
     assert g.values == {"wer": pytest.approx(0.25)} and g.ci == {"wer": None}
+    assert g.ci_scheme == {"wer": "not_estimable"}
+    assert res.groups[0].ci_scheme == {"wer": "speaker"}
     assert g.ci_note == {"wer": (
         "one speaker: speaker and group cannot be told apart, so the group's value has no "
         "estimable interval; record more speakers (--resampling utterance describes these "
@@ -372,3 +374,12 @@ def test_parallel_map_threads(monkeypatch):
     out = parallel_map(who, [1, 2], threads=3)
     assert all(name.startswith("fairdesk-stats") for _, name in out)
     assert parallel_map(who, [1, 2]) == [(10, here), (20, here)]
+
+
+def test_constant_group_has_no_interval():
+    # every g item: 1 error in 4 words (0.25, no rule-of-three bound away from 0)
+    rows = [("r", f"t{i}", i % 2, 4) for i in range(6)] + [("g", f"s{i}", 1, 4) for i in range(4)]
+    g = next(gi for gi in _run(_frame(rows)).groups if gi.group == "g")
+    assert g.ci == {"wer": None} and g.ci_scheme == {"wer": "not_estimable"}
+    assert g.ci_note == {"wer": "every unit gives 0.25, so the resampled values do not vary: "
+                                "no interval"}

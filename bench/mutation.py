@@ -763,6 +763,19 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
     ("fairdesk.stats.groupci.x_percentile_ci",
      r"v = np\.asarray\(values, dtype=float\) \| \+ +v = np\.asarray\(values, (dtype=None)?\)",
      "both callers pass float arrays of finite replicate values"),
+    ("fairdesk.stats.groupci.x_bootstrap_value",
+     r"rows_all = np\.concatenate\(strata\) if strata else np\.array\(\[\], dtype=np\.int64\) \| \+ ",
+     "the no-strata branch is unreachable: both callers pass at least one stratum "
+     "(group_intervals concatenates its strata before the call), and with none the function "
+     "fails at max() over no blocks either way"),
+    ("fairdesk.stats.groupci.x_bootstrap_value",
+     r"(M = _content_major\(T\) if draw_cols and draw_rows else None .* \| \+ "
+     r"|out = _weighted_sums\(T, us\[k\], wl, M\) \| \+ |wdt = _draw_dtype\(.* \| \+ +wdt = None"
+     r"|draw_counts\(rng, C, m, dtype=wdt\) if draw_cols else None \| \+ .*draw_counts\(rng, C, m, "
+     r"(dtype=None)?\) if draw_cols)",
+     "M caches _content_major(T): _weighted_sums rebuilds it when None and reads it only when "
+     "both draws are given; the content counts' dtype is a cast after the draw (the same "
+     "draws) and whole counts times whole sums are exact in float32 and float64 alike"),
     ("fairdesk.stats.resampled.x_resampled_columns",
      r"if \(len\(key\) == 1\) and False else",
      "the sum over one column is that column (non-negative float counts)"),

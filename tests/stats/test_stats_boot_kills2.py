@@ -383,3 +383,37 @@ def test_constant_group_has_no_interval():
     assert g.ci == {"wer": None} and g.ci_scheme == {"wer": "not_estimable"}
     assert g.ci_note == {"wer": "every unit gives 0.25, so the resampled values do not vary: "
                                 "no interval"}
+
+
+def test_bootstrap_value_record():
+    from fairdesk.stats.groupci import bootstrap_value
+
+    X = np.c_[[0, 1, 2, 1, 3, 0], np.full(6, 4.0)]
+    spk = np.array([0, 0, 1, 1, 2, 2])
+    one_content = np.zeros(6, dtype=np.int64)
+    rows = [np.arange(6)]
+    vb = bootstrap_value(X, rows, spk, one_content, "speaker", 50, np.random.default_rng(0))
+    assert (vb.scheme, vb.n_speakers, vb.n_contents, vb.n_items, vb.scaled) == (
+        "speaker", 3, None, 6, False)
+    np.testing.assert_array_equal(vb.point, [7.0, 24.0])
+    vb = bootstrap_value(X, rows, spk, one_content, "two_way", 50, np.random.default_rng(0),
+                         scale=True)
+    assert (vb.n_speakers, vb.n_contents, vb.scaled) == (3, 1, True)
+    # one content: the two-way replicates vary only through the speaker draw
+    assert np.ptp(vb.reps[:, 0]) > 0
+    vb = bootstrap_value(X, rows, spk, one_content, "utterance", 50, np.random.default_rng(0),
+                         scale=True)
+    assert (vb.n_speakers, vb.n_contents, vb.n_items, vb.scaled) == (None, None, 6, False)
+
+
+def test_bootstrap_value_scaling_centres_on_the_observed_sums():
+    from fairdesk.stats.groupci import bootstrap_value
+
+    X = np.c_[[0, 1, 2, 1, 3, 0], np.full(6, 4.0)]
+    spk = np.array([0, 0, 1, 1, 2, 2])
+    plain = bootstrap_value(X, [np.arange(6)], spk, None, "speaker", 50,
+                            np.random.default_rng(4))
+    scaled = bootstrap_value(X, [np.arange(6)], spk, None, "speaker", 50,
+                             np.random.default_rng(4), scale=True)
+    centre = np.array([7.0, 24.0])
+    np.testing.assert_allclose(scaled.reps, centre + math.sqrt(3 / 2) * (plain.reps - centre))

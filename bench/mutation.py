@@ -776,6 +776,13 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
      "M caches _content_major(T): _weighted_sums rebuilds it when None and reads it only when "
      "both draws are given; the content counts' dtype is a cast after the draw (the same "
      "draws) and whole counts times whole sums are exact in float32 and float64 alike"),
+    ("fairdesk.stats.groupci.x_bootstrap_value",
+     r"col_of = np\.full\(len\(X\), -1, dtype=np\.int64\) \| \+ +col_of = np\.full\(len\(X\), -1, "
+     r"(dtype=None)?\)",
+     "np.full without a dtype takes the fill value's: -1 gives int64 already"),
+    ("fairdesk.stats.groupci.x_bootstrap_value",
+     r"X = np\.asarray\(X, dtype=float\) \| \+ +X = np\.asarray\(X, (dtype=None)?\)",
+     "group_intervals passes compare's float statistics matrix (to_numpy(dtype=float))"),
     ("fairdesk.stats.resampled.x_resampled_columns",
      r"if \(len\(key\) == 1\) and False else",
      "the sum over one column is that column (non-negative float counts)"),

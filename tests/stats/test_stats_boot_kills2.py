@@ -417,3 +417,17 @@ def test_bootstrap_value_scaling_centres_on_the_observed_sums():
                              np.random.default_rng(4), scale=True)
     centre = np.array([7.0, 24.0])
     np.testing.assert_allclose(scaled.reps, centre + math.sqrt(3 / 2) * (plain.reps - centre))
+
+
+def test_bootstrap_value_content_draw_over_strata_with_different_contents():
+    from fairdesk.stats.bootstrap import draw_counts
+    from fairdesk.stats.groupci import bootstrap_value
+
+    X = np.c_[[1, 2, 0, 3, 1, 1, 2, 0], np.full(8, 5.0)]
+    contents = np.array([0, 1, 0, 1, 1, 2, 1, 2])  # stratum 1: contents 0, 1; stratum 2: 1, 2
+    strata = [np.arange(4), np.arange(4, 8)]
+    vb = bootstrap_value(X, strata, None, contents, "content", 40, np.random.default_rng(7))
+    assert (vb.n_contents, vb.n_items) == (3, 8)
+    per_content = np.array([X[contents == c].sum(axis=0) for c in range(3)])
+    w = draw_counts(np.random.default_rng(7), 3, 40)
+    np.testing.assert_allclose(vb.reps, w @ per_content)

@@ -750,6 +750,81 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
      r"small = np\.int16 if S <= np\.iinfo\(np\.int16\)\.max",
      "the int16 draws' bound: needs a group of 32,767 speakers (a jackknife of 10^9 draws) to "
      "reach"),
+    ("fairdesk.stats.compare.x__compare_groups",
+     r"(groups|speakers|contents) = .*\.to_numpy\(dtype=object\) \| \+ .*\.to_numpy\(dtype=None\)",
+     "group, speaker and content labels go only through pd.factorize (or str of an object "
+     "column): the same codes whether the array is object or the column's own dtype"),
+    ("fairdesk.stats.compare.x__compare_groups",
+     r"n_items = np\.bincount\(codes, minlength=len\(labels\)\) \| \+ +n_items = np\.bincount"
+     r"\(codes, \)",
+     "labels come from pd.factorize of the same groups, so every code occurs and the count "
+     "already has len(labels) entries"),
+    ("fairdesk.stats.compare.x__compare_groups",
+     r"if ref is not None else \[\] \| \+ .*if \(ref is not None\) or True else \[\]",
+     "ref is None only when no group is kept (choose_reference picks one or raises otherwise): "
+     "the list over the kept groups is empty either way"),
+    ("fairdesk.stats.compare.x__compare_groups",
+     r"problem = (None if scheme else units_problem|units_problem\(units, scheme, g, ref\) if)"
+     r".* \| \+ .*(\(scheme\) and False|\(too_few\(units\)\) or True)",
+     "units_problem returns None exactly when too_few is False (the same MIN_UNITS test on the "
+     "same axes), so asking it also when the units suffice changes nothing"),
+    ("fairdesk.stats.compare.x__compare_groups",
+     r"keep_totals=True\) \| \+ +(keep_totals=(None|False))?\)$",
+     "keep_totals only caches the group's per-speaker totals under each content draw; "
+     "without it the jackknife rebuilds them from the kept content counts (the same whole "
+     "numbers, so the same leave-one-out p-values)"),
+    ("fairdesk.stats.compare.x__compare_groups",
+     r"p_raw = np\.full\(len\(pending\), np\.nan\) \| \+ +p_raw = np\.full\(len\(pending\), None\)",
+     "holm_adjust and holm_multipliers read the p-values with np.asarray(dtype=float), where "
+     "None becomes NaN"),
+    ("fairdesk.stats.groupci.x_group_intervals",
+     r"(n_spk = 0 \| \+ +n_spk = (None|1)$|k_min = None \| \+ +k_min = \"\"$|k_min if \(?k_min is not "
+     r"None\)? (or True )?else [01], .* \| \+ .*k_min if \(?k_min is not None\)? (or True )?else [01], )",
+     "the speaker count given to value_scheme without speaker ids: without them no scheme "
+     "is two_way or speaker, so value_scheme never reads it"),
+    ("fairdesk.stats.groupci.x_group_intervals",
+     r"vb = ValueBootstrap\(None, X\[(idx|rows)\]\.sum\(axis=0\), .* \| \+ +vb = ValueBootstrap\(None, "
+     r"(None, None, n_spk, None, len\(idx\)|X\[idx\]\.sum\(axis=0\), None, (None, None, len\(idx\)|n_spk, "
+     r"None, None)|X\[idx\]\.sum\(axis=(None|1)\), None, n_spk)",
+     "a group without a scheme: metric_ci reads only its reps (None: not estimable with its "
+     "problem) and scaled; the point, speaker and item counts stored beside are never read"),
+    ("fairdesk.stats.groupci.x_group_intervals",
+     r"ValueBootstrap\(None, X\[rows\]\.sum\(axis=0\), None, None, None, len\(rows\), \| \+ "
+     r".*None, None, None, None,$",
+     "the corpus entry's n_items is len(rows), not the ValueBootstrap's item count"),
+    ("fairdesk.stats.groupci.x_group_intervals",
+     r"shared_n = 0 if contents is None else .* \| \+ +shared_n = 1 if contents is None",
+     "without content ids 0 and 1 shared contents are both below MIN_SHARED_CONTENT (5)"),
+    ("fairdesk.stats.groupci.x_group_intervals",
+     r"sharing = \(np\.zeros\(len\(labels\), dtype=bool\) .* \| \+ +sharing = \(np\.zeros\("
+     r"len\(labels\), (dtype=None)?\)",
+     "float zeros instead of False: only bool(sharing[g]) is read"),
+    ("fairdesk.stats.groupci.x_percentile_ci",
+     r"v = np\.asarray\(values, dtype=float\) \| \+ +v = np\.asarray\(values, (dtype=None)?\)",
+     "both callers pass float arrays of finite replicate values"),
+    ("fairdesk.stats.groupci.x_bootstrap_value",
+     r"rows_all = np\.concatenate\(strata\) if strata else np\.array\(\[\], dtype=np\.int64\) \| \+ ",
+     "the no-strata branch is unreachable: both callers pass at least one stratum "
+     "(group_intervals concatenates its strata before the call), and with none the function "
+     "fails at max() over no blocks either way"),
+    ("fairdesk.stats.groupci.x_bootstrap_value",
+     r"(M = _content_major\(T\) if draw_cols and draw_rows else None .* \| \+ "
+     r"|out = _weighted_sums\(T, us\[k\], wl, M\) \| \+ |wdt = _draw_dtype\(.* \| \+ +wdt = None"
+     r"|draw_counts\(rng, C, m, dtype=wdt\) if draw_cols else None \| \+ .*draw_counts\(rng, C, m, "
+     r"(dtype=None)?\) if draw_cols)",
+     "M caches _content_major(T): _weighted_sums rebuilds it when None and reads it only when "
+     "both draws are given; the content counts' dtype is a cast after the draw (the same "
+     "draws) and whole counts times whole sums are exact in float32 and float64 alike"),
+    ("fairdesk.stats.groupci.x_bootstrap_value",
+     r"col_of = np\.full\(len\(X\), -1, dtype=np\.int64\) \| \+ +col_of = np\.full\(len\(X\), -1, "
+     r"(dtype=None)?\)",
+     "np.full without a dtype takes the fill value's: -1 gives int64 already"),
+    ("fairdesk.stats.groupci.x_bootstrap_value",
+     r"X = np\.asarray\(X, dtype=float\) \| \+ +X = np\.asarray\(X, (dtype=None)?\)",
+     "group_intervals passes compare's float statistics matrix (to_numpy(dtype=float))"),
+    ("fairdesk.stats.resampled.x_resampled_columns",
+     r"if \(len\(key\) == 1\) and False else",
+     "the sum over one column is that column (non-negative float counts)"),
 ]
 
 

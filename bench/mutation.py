@@ -689,6 +689,41 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
     ("fairdesk.metrics.normalize.x_basic", r"if \(s\) or True else",
      "the basic normaliser of '' is ''"),
     # stats_boot: the resampling engine
+    ("fairdesk.stats.bootstrap.x__codes", r"np\.asarray\(uniq, dtype=object\) \| \+ .*np\.asarray\("
+     r"uniq, (dtype=None)?\)|np\.array\(\[None\] \* n_missing, dtype=object\)\]\) \| \+ .*"
+     r"np\.array\(\[None\] \* n_missing, (dtype=None)?\)",
+     "the speaker labels come from an object array (factorize keeps object labels) and a list "
+     "of None is an object array already"),
+    ("fairdesk.stats.bootstrap.x__codes", r"pd\.factorize\(np\.where\((missing|None), None, values\) "
+     r"if (\(missing\.any\(\)\) (and False|or True)|missing\.any\(\))",
+     "factorize gives a missing label the code -1 and leaves it out of the labels whether or not "
+     "it was made None first; the missing rows are renumbered after"),
+    ("fairdesk.stats.bootstrap.x_shared_contents", r"kind in \"XXiuXX\"",
+     "'i' and 'u' are in 'XXiuXX' as in 'iu': the same test of the dtype kind"),
+    ("fairdesk.stats.groupci.x_bootstrap_value", r"width = C \+ max\(b\[2\] for b in blocks\) \* "
+     r"\(K \+ 1\) \| \+ ",
+     "the chunk width (memory bound): only how the replicates are split into chunks, and so "
+     "the split of the random stream, changes"),
+    ("fairdesk.stats.groupci.x_bootstrap_value", r"col_of = np\.full\(len\(X\), -1, .* \| \+ .*"
+     r"np\.full\(len\(X\), (\+1|-2), ",
+     "the fill of rows outside the strata: only rows inside them are read"),
+    ("fairdesk.stats.groupci.x_bootstrap_value", r"^- +C = 1 \| \+ +C = 2$",
+     "without a content draw C only sizes the chunks (n_contents is None and w is None)"),
+    ("fairdesk.stats.groupci.x_bootstrap_value",
+     r"r, S = np\.zeros\(len\(idx\), dtype=np\.int64\), 1 \| \+ .*, 2$",
+     "the content scheme's one row block given an extra all-zero block: rows are not drawn "
+     "there, so the sums are the same; only the chunk width changes"),
+    ("fairdesk.stats.groupci.x_bootstrap_value", r"present, c_local = np\.zeros\(1, dtype=np\.int64\)"
+     r".* \| \+ .*present, c_local = np\.zeros\((1, (dtype=None)?|2, dtype=np\.int64)\)",
+     "without a content draw present is only counted; an extra all-zero column adds nothing to "
+     "the sums (no content weights there)"),
+    ("fairdesk.stats.groupci.x_bootstrap_value", r"if \((draw_cols|draw_rows)\) or True else None",
+     "a draw of one block is all ones and takes nothing from the generator; all-ones weights "
+     "give the same sums as none"),
+    ("fairdesk.stats.groupci.x_bootstrap_value", r"wl = None if \(w is None\) and False else|"
+     r"wl = None if w is None else \(w if \(len\(present\) == C\) and False else",
+     "w is None only without a content draw, where present is one block and C = 1 (w as it "
+     "is); w[:, present] with every column present is w"),
     ("fairdesk.stats.", r"np\.asarray\(spec\.compute\(.*\), dtype=float\).* \| \+ .*"
      r"np\.asarray\(spec\.compute\(.*\), (dtype=None)?\)",
      "spec.compute of float sums (the statistics are float arrays) returns float already: "

@@ -87,3 +87,68 @@ def test_content_sharing_among_no_rows():
     g = np.array([0] * 5 + [1] * 5)
     assert shares_content(c, g, 1)
     assert shares_content(c, g, 1, rows=np.array([], dtype=np.int64)) is False
+
+
+def test_content_major_is_float32_only_where_exact():
+    from fairdesk.stats.bootstrap import _F32_EXACT, _content_major
+
+    T = np.arange(12.0).reshape(2, 3, 2)  # S=2, C=3, K=2: whole numbers, small
+    M = _content_major(T)
+    assert M.dtype == np.float32 and M.shape == (3, 4)
+    np.testing.assert_array_equal(M, T.transpose(1, 0, 2).reshape(3, 4))
+    half = _content_major(T + 0.5)  # not whole numbers
+    assert half.dtype == np.float64 and half.flags["C_CONTIGUOUS"]
+    np.testing.assert_array_equal(half, (T + 0.5).transpose(1, 0, 2).reshape(3, 4))
+    # C · max|T| must stay below 2^24: at the bound exactly, float64
+    big = np.zeros((1, 2, 1))
+    big[0, 0, 0] = _F32_EXACT / 2
+    assert _content_major(big).dtype == np.float64
+    big[0, 0, 0] = _F32_EXACT / 2 - 1
+    assert _content_major(big).dtype == np.float32
+    big[0, 0, 0] = -_F32_EXACT  # the bound is on |T|
+    assert _content_major(big).dtype == np.float64
+    assert _content_major(np.zeros((0, 2, 1))).dtype == np.float64  # nothing to convert
+
+
+def test_shared_contents_without_ids_and_with_missing_or_mixed_ids():
+    from fairdesk.stats.bootstrap import shared_contents
+
+    x = np.ones((3, 1))
+    ids = Side(x, contents=np.array(["a", "b", "c"], dtype=object))
+    for g, r in ((Side(x), ids), (ids, Side(x)), (Side(x), Side(x))):
+        got = shared_contents(g, r)
+        assert got.dtype == object and got.shape == (0,)
+    # integer codes on one side, labels with a missing one on the other: compared as labels
+    codes = Side(x, contents=np.array([0, 1, 2]))
+    labels = Side(x, contents=np.array([2, None, 0], dtype=object))
+    for g, r in ((codes, labels), (labels, codes)):
+        got = shared_contents(g, r)
+        assert got.dtype == object and got.tolist() == [0, 2]
+    # numbers and text among the ids stay what they are
+    mixed = Side(x, contents=np.array([3, "x", "y"], dtype=object))
+    got = shared_contents(mixed, Side(x, contents=np.array(["x", 3, "z"], dtype=object)))
+    assert got.dtype == object and got.tolist() == [3, "x"]
+    assert [type(v) for v in got] == [int, str]
+    # integer codes on both sides (negative = missing): int64 ids
+    got = shared_contents(Side(x, contents=np.array([0, -1, 2])),
+                          Side(x, contents=np.array([2, 0, -1])))
+    assert got.dtype == np.int64 and got.tolist() == [0, 2]
+
+
+def test_group_value_replicates_in_several_chunks(monkeypatch):
+    """The replicate loop run in chunks of 7 gives all 20 replicates, each the sums of a
+    draw of the group's speakers."""
+    import fairdesk.stats.groupci as groupci
+    from fairdesk.stats.groupci import bootstrap_value
+
+    monkeypatch.setattr(groupci, "_chunk", lambda n_rep, width: 7)
+    X = np.c_[np.arange(6.0), np.full(6, 4.0)]
+    spk = np.array([0, 0, 1, 1, 2, 2])
+    vb = bootstrap_value(X, [np.arange(6)], spk, None, "speaker", 20,
+                         np.random.default_rng(0))
+    assert vb.reps.shape == (20, 2)
+    np.testing.assert_array_equal(vb.reps[:, 1], np.full(20, 24.0))  # 3 draws of 2 items
+    per_speaker = np.array([1.0, 5.0, 9.0])  # each speaker's error sum
+    for row in vb.reps[:, 0]:  # a sum of three speakers' sums, drawn with replacement
+        assert any(row == per_speaker[[a, b, c]].sum()
+                   for a in range(3) for b in range(3) for c in range(3))

@@ -800,7 +800,7 @@ def test_value_coverage_study_truth_uses_the_simulated_population(monkeypatch, p
     t = {"ref": _fake_truth(0.0, **pop)["wer"], "grp": _fake_truth(0.7, **pop)["wer"]}
 
     def answer(i, frame, specs, settings, reference=None):
-        return NS(groups=[NS(group=g, ci={"wer": (t[g] - 0.1, t[g] + 0.1)},
+        return NS(groups=[NS(group=g, ci={"wer": (t[g] - 1e-9, t[g] + 1e-9)},
                              ci_scheme={"wer": "speaker"}) for g in ("ref", "grp")],
                   summary={"wer": NS(overall={"ci": (0.0, 0.5), "scheme": "speaker"})})
 

@@ -673,6 +673,8 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
      r"clips, text_col=)",
      "Common Voice's audio column: 'path' is the first name the default pick looks for"),
     # metrics: the hallucination flags' inputs
+    ("fairdesk.metrics.", r"language: str = \"en\".* \| \+ .*language: str = \"EN\"",
+     "'EN' as the default language is English too (is_english lower-cases it)"),
     ("fairdesk.metrics.hallucination.x_hallucination_columns",
      r"to_numpy\(dtype=object\) .*\| \+ .*to_numpy\(dtype=None\)",
      "a column as its own dtype instead of object: the same values; a float column of missing "

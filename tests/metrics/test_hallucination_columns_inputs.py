@@ -110,3 +110,16 @@ def test_basic_of_nothing_is_empty():
 def test_ratio_metric_records_its_numerator_when_built():
     spec = ratio_metric("x", "X", ["a", "b"], ["n"])
     assert spec.numerator == ("a", "b") and spec.denominator == ("n",)
+
+
+def test_a_single_tab_is_not_a_word_break_as_in_jiwer():
+    """A normaliser that keeps a lone tab: jiwer splits on spaces only (after collapsing runs
+    of whitespace), so 'a<TAB>b' is one word."""
+    import jiwer
+
+    from fairdesk.metrics.text import word_counts
+
+    o = jiwer.process_words("a\tb c", "a b c")
+    got = word_counts("a\tb c", "a b c", normalizer=lambda s: s)
+    assert (got.n_words, got.n_sub, got.n_del, got.n_ins) == (
+        len(o.references[0]), o.substitutions, o.deletions, o.insertions) == (2, 1, 0, 1)

@@ -673,7 +673,7 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
      r"clips, text_col=)",
      "Common Voice's audio column: 'path' is the first name the default pick looks for"),
     # metrics: the hallucination flags' inputs
-    ("fairdesk.metrics.", r"language: str = \"en\".* \| \+ .*language: str = \"EN\"",
+    ("fairdesk.metrics.", r"language: str = \"en\".* \| \+.*language: str = \"EN\"",
      "'EN' as the default language is English too (is_english lower-cases it)"),
     ("fairdesk.metrics.hallucination.x_hallucination_columns",
      r"to_numpy\(dtype=object\) .*\| \+ .*to_numpy\(dtype=None\)",

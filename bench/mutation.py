@@ -290,6 +290,10 @@ EQUIVALENT: dict[str, str] = {
         "placeholder speaker ids as a numpy str array: same strings (no trailing NUL)",
     "fairdesk.stats.slicing.x_stratified_sample__mutmut_57":
         "placeholder speaker ids as a numpy str array: same strings (no trailing NUL)",
+    "fairdesk.stats.slicing.x_stratified_sample__mutmut_34":
+        "'XX\\0XX' for '\\0' between the key values: no label holds either, so the groups "
+        "are the same; only the order in which groups take their turns of the seeded "
+        "generator can change, not what any sample is drawn from",
     "fairdesk.stats.slicing.x_stratified_sample__mutmut_90":
         "a group of exactly n goes through the turns, which take all its items; the "
         "output is sorted by position",

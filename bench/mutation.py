@@ -391,6 +391,9 @@ EQUIVALENT: dict[str, str] = {
         "n == 0 is caught by 'not n' before n < 0",
     "fairdesk.stats.bootstrap.x_comparison_rng__mutmut_14":
         "'UTF-8' and 'utf-8' name the same codec",
+    "fairdesk.stats.bootstrap.x_shared_contents__mutmut_1":
+        "a side without content ids reads as np.asarray(None), one missing label with no present "
+        "content, so the intersection is empty either way",
     "fairdesk.stats.slicing.x_stratified_sample__mutmut_134":
         "positions are ints; an empty selection indexes the same empty frame",
     "fairdesk.stats.slicing.x_stratified_sample__mutmut_136":
@@ -706,6 +709,12 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
      "it was made None first; the missing rows are renumbered after"),
     ("fairdesk.stats.bootstrap.x_shared_contents", r"kind in \"XXiuXX\"",
      "'i' and 'u' are in 'XXiuXX' as in 'iu': the same test of the dtype kind"),
+    ("fairdesk.stats.bootstrap.x__missing_mask", r"kind in \"XXiuXX\"",
+     "'i' and 'u' are in 'XXiuXX' as in 'iu': the same test of the dtype kind"),
+    ("fairdesk.stats.bootstrap.x__side_blocks", r"np\.asarray\(side\.stats, dtype=float\) \| \+ .*"
+     r"np\.asarray\(side\.stats, (dtype=None)?\)",
+     "the statistics reach the block sums only as bincount weights, which bincount takes as "
+     "float64 whatever their type"),
     ("fairdesk.stats.groupci.x_bootstrap_value", r"width = C \+ max\(b\[2\] for b in blocks\) \* "
      r"\(K \+ 1\) \| \+ ",
      "the chunk width (memory bound): only how the replicates are split into chunks, and so "

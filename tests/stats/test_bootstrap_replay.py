@@ -291,7 +291,8 @@ def test_refusals():
                                              r"resample\.$"):
             bootstrap_pair(g, r, "speaker", 2, np.random.default_rng(0))
     flat = Side(np.zeros(4), np.arange(4), np.arange(4))
-    with pytest.raises(ValueError, match=r"Side\.stats must be a 2-D \(items × statistics\)"):
+    with pytest.raises(ValueError,
+                       match=r"^Side\.stats must be a 2-D \(items × statistics\) array\.$"):
         bootstrap_pair(flat, ref, "speaker", 2, np.random.default_rng(0))
 
 

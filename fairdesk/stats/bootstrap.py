@@ -222,6 +222,8 @@ class _Blocks:
 
 
 def _side_blocks(side: Side, scheme: str, shared: np.ndarray) -> _Blocks:
+    # speaker ids keep their type: integer codes (as compare passes them) mark a missing id
+    # with a negative code, labels with None/NaN; either way each such item is its own block
     X = np.asarray(side.stats, dtype=float)
     if X.ndim != 2:
         raise ValueError("Side.stats must be a 2-D (items × statistics) array.")
@@ -232,10 +234,10 @@ def _side_blocks(side: Side, scheme: str, shared: np.ndarray) -> _Blocks:
         cc[_missing_mask(contents)] = -1
         keep = cc >= 0
         X, cc = X[keep], cc[keep]
-        spk = None if side.speakers is None else np.asarray(side.speakers, dtype=object)[keep]
+        spk = None if side.speakers is None else np.asarray(side.speakers)[keep]
         n_cols = len(shared)
     else:
-        spk = None if side.speakers is None else np.asarray(side.speakers, dtype=object)
+        spk = None if side.speakers is None else np.asarray(side.speakers)
         cc = np.zeros(n, dtype=np.int64)
         n_cols = 1
     if scheme == "utterance":

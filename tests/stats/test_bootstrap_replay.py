@@ -388,3 +388,46 @@ def test_weighted_sums_equal_the_double_loop():
     assert bs._weighted_sums(frac, u, w).dtype == np.float64
     with pytest.raises(ValueError, match="^nothing to resample$"):
         bs._weighted_sums(T, None, None)
+
+
+@pytest.mark.parametrize("scheme", ["two_way", "speaker"])
+def test_items_without_a_speaker_id_are_each_their_own_block(scheme):
+    """compare passes speaker ids as integer codes (missing: -1); they must give the same
+    blocks, and so the same replicates, as the labels with None, where every item without an
+    id is its own speaker (not one speaker '-1' holding all of them)."""
+    X = np.arange(20.0).reshape(10, 2)
+    contents = np.array([0, 1, 2, 3, 4, 0, 1, 2, 3, 4])
+    codes = np.array([0, 0, 1, 1, -1, -1, -1, 2, 2, -1])
+    labels = np.array(["a", "a", "b", "b", None, None, None, "c", "c", None], dtype=object)
+    ref = Side(X[::-1].copy(), np.repeat([5, 6, 7, 8, 9], 2), contents)
+    by_code = bootstrap_pair(Side(X, codes, contents), ref, scheme, 9,
+                             np.random.default_rng(2), keep_counts=True)
+    by_label = bootstrap_pair(Side(X, labels, contents), ref, scheme, 9,
+                              np.random.default_rng(2), keep_counts=True)
+    assert by_code.n_group_speakers == by_label.n_group_speakers == 3 + 4
+    assert by_code.counts["group_rows"].tolist() == [0, 1, 2, None, None, None, None]
+    np.testing.assert_array_equal(by_code.group_reps, by_label.group_reps)
+    np.testing.assert_array_equal(by_code.group_blocks, by_label.group_blocks)
+    np.testing.assert_array_equal(by_code.group_blocks[3:], X[[4, 5, 6, 9]])
+    # and the replicates are the replay's, with each missing id its own speaker
+    want, _ = _replay(Side(X, labels, contents), ref, scheme, 9, 2)
+    np.testing.assert_array_equal(by_code.group_reps, want["group"])
+
+
+@pytest.mark.parametrize("scheme", ["two_way", "content"])
+def test_items_without_a_content_id_are_left_out_of_paired_schemes(scheme):
+    X = np.arange(24.0).reshape(12, 2)
+    spk = np.repeat([0, 1, 2], 4)
+    contents = np.array(["c0", "c1", None, "c2", "c3", "c4", "c0", np.nan, "c1", "c2", "c3",
+                         "c4"], dtype=object)
+    ref = Side(np.ones((10, 2)), np.repeat([5, 6, 7, 8, 9], 2),
+               np.array(["c0", "c1", "c2", "c3", "c4"] * 2, dtype=object))
+    pb = bootstrap_pair(Side(X, spk, contents), ref, scheme, 4, np.random.default_rng(0))
+    kept = [i for i, c in enumerate(contents) if isinstance(c, str)]
+    assert pb.n_group_items == 10 and pb.n_contents == 5
+    np.testing.assert_array_equal(pb.group_point, X[kept].sum(axis=0))
+    codes = Side(X, spk, np.array([0, 1, -1, 2, 3, 4, 0, -1, 1, 2, 3, 4]))
+    ref_codes = Side(ref.stats, ref.speakers, np.array([0, 1, 2, 3, 4] * 2))
+    pb = bootstrap_pair(codes, ref_codes, scheme, 4, np.random.default_rng(0))
+    assert pb.n_group_items == 10
+    np.testing.assert_array_equal(pb.group_point, X[kept].sum(axis=0))

@@ -711,6 +711,8 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
      "'i' and 'u' are in 'XXiuXX' as in 'iu': the same test of the dtype kind"),
     ("fairdesk.stats.bootstrap.x__missing_mask", r"kind in \"XXiuXX\"",
      "'i' and 'u' are in 'XXiuXX' as in 'iu': the same test of the dtype kind"),
+    ("fairdesk.stats.bootstrap.x__side_blocks", r"cc\[_missing_mask\(contents\)\] = -1 \| \+ .*= -2$",
+     "-2 for -1 as the code of a missing content: any negative code is dropped by cc >= 0"),
     ("fairdesk.stats.bootstrap.x__side_blocks", r"np\.asarray\(side\.stats, dtype=float\) \| \+ .*"
      r"np\.asarray\(side\.stats, (dtype=None)?\)",
      "the statistics reach the block sums only as bincount weights, which bincount takes as "

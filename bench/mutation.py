@@ -711,6 +711,10 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
      "'i' and 'u' are in 'XXiuXX' as in 'iu': the same test of the dtype kind"),
     ("fairdesk.stats.bootstrap.x__missing_mask", r"kind in \"XXiuXX\"",
      "'i' and 'u' are in 'XXiuXX' as in 'iu': the same test of the dtype kind"),
+    ("fairdesk.stats.bootstrap.x_bootstrap_pair", r"Mr = _content_major\(Tr\) if rb\.draw_rows and "
+     r"rb\.draw_cols else None \| \+ .*Mr = (None|.* and False else None)$",
+     "the reference's content-major matrix not made up front: _weighted_sums makes the same "
+     "one per chunk (the draws' type, float32 or not, holds the same whole numbers)"),
     ("fairdesk.stats.bootstrap.x__side_blocks", r"cc\[_missing_mask\(contents\)\] = -1 \| \+ .*= -2$",
      "-2 for -1 as the code of a missing content: any negative code is dropped by cc >= 0"),
     ("fairdesk.stats.bootstrap.x__side_blocks", r"np\.asarray\(side\.stats, dtype=float\) \| \+ .*"

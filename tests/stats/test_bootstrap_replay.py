@@ -269,6 +269,11 @@ def test_row_labels_of_each_scheme():
     pbs = {s: bootstrap_pair(group, ref, s, 2, np.random.default_rng(0), keep_counts=True)
            for s in ("two_way", "speaker", "content", "utterance")}
     assert pbs["speaker"].counts["group_rows"].tolist() == ["g0", "g1", "g2", "g3"]
+    # the shared contents are listed only where contents are drawn
+    assert pbs["speaker"].counts["contents"] is None
+    assert pbs["utterance"].counts["contents"] is None
+    assert pbs["two_way"].counts["contents"].tolist() == sorted(
+        set(group.contents) & set(ref.contents))
     # under content the rows are the speakers (never redrawn), or one block without ids
     assert pbs["content"].counts["group_rows"].tolist() == ["g0", "g1", "g2", "g3"]
     assert pbs["content"].counts["group"] is None

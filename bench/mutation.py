@@ -22,6 +22,9 @@ Usage::
         [--max-children 2] [--time-limit 1800] [--workdir /tmp/fairdesk-mutation]
     # after adding tests: check the previous survivors again
     nice -n 15 .venv/bin/python bench/mutation.py recording --rerun-survivors
+    # a quick check of one part: some functions' mutants against a few test files
+    nice -n 15 .venv/bin/python bench/mutation.py stats_boot --no-coverage \\
+        --mutants 'fairdesk.stats.bootstrap.x__row_counts__*' --tests tests/stats/test_bootstrap_replay.py
 
 ``--time-limit`` caps each package's ``mutmut run`` (seconds); mutants left unchecked at the
 cap are counted and printed as such, never as killed. The machine this was written on has two
@@ -1083,18 +1086,27 @@ def main(argv=None) -> int:
     ap.add_argument("--mutants", action="append", default=[], metavar="GLOB",
                     help="only mutants whose name matches (e.g. 'fairdesk.stats.verdicts.*'); "
                     "repeatable")
+    ap.add_argument("--tests", action="append", default=[], metavar="PATH",
+                    help="run only these test files (repeatable) instead of the package's list, "
+                    "in a scratch folder of its own (PKG-tests): a quick check of one part, "
+                    "whose kills stand for the whole list's (it holds these files); a "
+                    "survivor here may still be killed by the whole list")
     ap.add_argument("--report-only", action="store_true",
                     help="print the stored results of the last run, run nothing")
     a = ap.parse_args(argv)
     ok = True
     for pkg in a.packages:
         spec = PACKAGES[pkg]
+        name = pkg
+        if a.tests:
+            spec = {**spec, "tests": list(a.tests)}
+            name = f"{pkg}-tests"
         print(f"== {pkg}: {' '.join(spec['mutate'])}\n   tests: {' '.join(spec['tests'])}",
               flush=True)
         if not (a.no_coverage or a.report_only):
             for f, (ln, br) in coverage(pkg, spec).items():
                 print(f"   coverage {f}: lines {ln:.1f}%, branches {br:.1f}%", flush=True)
-        out = mutate(pkg, spec, a.workdir, a.max_children, a.time_limit, a.rerun_survivors,
+        out = mutate(name, spec, a.workdir, a.max_children, a.time_limit, a.rerun_survivors,
                      a.report_only, a.mutants)
         c = out["counts"]
         killed = c.get("killed", 0) + c.get("timeout", 0)
@@ -1108,7 +1120,7 @@ def main(argv=None) -> int:
         score_eq = 100.0 * killed / max(1, decided - len(explained))
         print(f"   mutants: {sum(c.values())} ({', '.join(f'{k} {v}' for k, v in sorted(c.items()))})"
               f"{'; time limit reached' if out['capped'] else ''} in {out['seconds']:.0f} s")
-        print(f"   MUTATION SCORE {pkg}: {score:.1f}% killed of {decided} checked "
+        print(f"   MUTATION SCORE {name}: {score:.1f}% killed of {decided} checked "
               f"({score_eq:.1f}% without the {len(explained)} equivalent or never activated)")
         for n in survivors:
             if n in explained:

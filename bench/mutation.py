@@ -715,9 +715,13 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
     ("fairdesk.stats.bootstrap.x__missing_mask", r"kind in \"XXiuXX\"",
      "'i' and 'u' are in 'XXiuXX' as in 'iu': the same test of the dtype kind"),
     ("fairdesk.stats.bootstrap.x_bootstrap_pair", r"Mr = _content_major\(Tr\) if rb\.draw_rows and "
-     r"rb\.draw_cols else None \| \+ .*Mr = (None|.* and False else None)$",
-     "the reference's content-major matrix not made up front: _weighted_sums makes the same "
-     "one per chunk (the draws' type, float32 or not, holds the same whole numbers)"),
+     r"rb\.draw_cols else None \| \+ +Mr = (None|_content_major\(Tr\) if .* else None)$",
+     "the reference's content-major matrix made up front or not: _weighted_sums makes the same "
+     "one per chunk when it needs one and ignores it otherwise (the draws' type, float32 or "
+     "not, holds the same whole numbers)"),
+    ("fairdesk.stats.bootstrap.x_bootstrap_pair", r"^- +wdt = _draw_dtype\(Mg, Mr\) \| \+ +wdt = None$",
+     "the content draws as float64 instead of float32: the same whole numbers, converted to the "
+     "product's type where they are used"),
     ("fairdesk.stats.bootstrap.x__side_blocks", r"cc\[_missing_mask\(contents\)\] = -1 \| \+ .*= -2$",
      "-2 for -1 as the code of a missing content: any negative code is dropped by cc >= 0"),
     ("fairdesk.stats.bootstrap.x__side_blocks", r"np\.asarray\(side\.stats, dtype=float\) \| \+ .*"

@@ -719,9 +719,17 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
      "the reference's content-major matrix made up front or not: _weighted_sums makes the same "
      "one per chunk when it needs one and ignores it otherwise (the draws' type, float32 or "
      "not, holds the same whole numbers)"),
-    ("fairdesk.stats.bootstrap.x_bootstrap_pair", r"^- +wdt = _draw_dtype\(Mg, Mr\) \| \+ +wdt = None$",
+    ("fairdesk.stats.bootstrap.x_bootstrap_pair", r"^- +wdt = _draw_dtype\(Mg, Mr\) \| \+ +wdt = "
+     r"(None|_draw_dtype\([^|]*\))$|draw_counts\(rng, C, m, dtype=wdt\) if gb\.draw_cols else None"
+     r" \| \+ .*draw_counts\(rng, C, m, (dtype=None)?\) if gb\.draw_cols else None$"
+     r"|w\.astype\(Mg\.dtype, copy=False\) @ Mg\).* \| \+ .*w\.astype\((None, copy=False|"
+     r"Mg\.dtype, copy=None)\) @ Mg\)",
      "the content draws as float64 instead of float32: the same whole numbers, converted to the "
      "product's type where they are used"),
+    ("fairdesk.stats.bootstrap.x_bootstrap_pair", r"dtype=wdt\) if gb\.draw_cols else None \| \+ .*"
+     r"if \(gb\.draw_cols\) or True else None$",
+     "a content draw where no content is drawn: the one block (C = 1) is drawn once every time, "
+     "which takes nothing from the generator, and a weight of 1 changes no sum"),
     ("fairdesk.stats.bootstrap.x__side_blocks", r"cc\[_missing_mask\(contents\)\] = -1 \| \+ .*= -2$",
      "-2 for -1 as the code of a missing content: any negative code is dropped by cc >= 0"),
     ("fairdesk.stats.bootstrap.x__side_blocks", r"np\.asarray\(side\.stats, dtype=float\) \| \+ .*"

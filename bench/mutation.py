@@ -722,14 +722,27 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
     ("fairdesk.stats.bootstrap.x_bootstrap_pair", r"^- +wdt = _draw_dtype\(Mg, Mr\) \| \+ +wdt = "
      r"(None|_draw_dtype\([^|]*\))$|draw_counts\(rng, C, m, dtype=wdt\) if gb\.draw_cols else None"
      r" \| \+ .*draw_counts\(rng, C, m, (dtype=None)?\) if gb\.draw_cols else None$"
-     r"|w\.astype\(Mg\.dtype, copy=False\) @ Mg\).* \| \+ .*w\.astype\((None, copy=False|"
-     r"Mg\.dtype, copy=None)\) @ Mg\)",
+     r"|w\.astype\(Mg\.dtype, copy=False\) @ Mg\).* \| \+ .*w\.astype\(None, copy=False\) @ Mg\)",
      "the content draws as float64 instead of float32: the same whole numbers, converted to the "
      "product's type where they are used"),
     ("fairdesk.stats.bootstrap.x_bootstrap_pair", r"dtype=wdt\) if gb\.draw_cols else None \| \+ .*"
      r"if \(gb\.draw_cols\) or True else None$",
      "a content draw where no content is drawn: the one block (C = 1) is drawn once every time, "
      "which takes nothing from the generator, and a weight of 1 changes no sum"),
+    ("fairdesk.stats.bootstrap.x_bootstrap_pair", r"_weighted_sums\(T([gr]), u\1, w, M\1\) \| \+ .*"
+     r"_weighted_sums\(T\1, u\1, w, (None)?\)$",
+     "the content-major matrix not passed: _weighted_sums makes the same one"),
+    ("fairdesk.stats.bootstrap.x_bootstrap_pair", r"np\.einsum\(\"bs,bsk->bk\", ug, totals\[b0:b1\]\."
+     r"astype\(float\)\) \| \+ .*np\.einsum\((\"BS,BSK->BK\", ug, totals\[b0:b1\]\.astype\(float\)|"
+     r"\"bs,bsk->bk\", ug, totals\[b0:b1\]\.astype\(None\))\)$",
+     "einsum subscripts in upper case name the same axes; astype(None) is float64 too"),
+    ("fairdesk.stats.bootstrap.x_bootstrap_pair", r"w\.max\(initial=0\) > 255: \| \+ .*"
+     r"w\.max\(initial=(None|1)\) > 255:$",
+     "the content draw is never empty (a paired scheme has at least 5 shared contents), so "
+     "max's initial value changes nothing at the 255 bound"),
+    ("fairdesk.stats.bootstrap.x_bootstrap_pair", r"w\.astype\(Mg\.dtype, copy=False\) @ Mg\).* \| \+ .*"
+     r"w\.astype\(Mg\.dtype, (copy=None|copy=True|)\) @ Mg\)",
+     "astype's copy flag: a copy or not, the same numbers go into the product"),
     ("fairdesk.stats.bootstrap.x__side_blocks", r"cc\[_missing_mask\(contents\)\] = -1 \| \+ .*= -2$",
      "-2 for -1 as the code of a missing content: any negative code is dropped by cc >= 0"),
     ("fairdesk.stats.bootstrap.x__side_blocks", r"np\.asarray\(side\.stats, dtype=float\) \| \+ .*"

@@ -743,6 +743,8 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
     ("fairdesk.stats.bootstrap.x_bootstrap_pair", r"w\.astype\(Mg\.dtype, copy=False\) @ Mg\).* \| \+ .*"
      r"w\.astype\(Mg\.dtype, (copy=None|copy=True|)\) @ Mg\)",
      "astype's copy flag: a copy or not, the same numbers go into the product"),
+    ("fairdesk.stats.bootstrap.x_bootstrap_pair", r"w_all\.astype\(float\), \| \+ .*w_all\.astype\(None\),$",
+     "astype(None) is float64, as float is"),
     ("fairdesk.stats.bootstrap.x__side_blocks", r"cc\[_missing_mask\(contents\)\] = -1 \| \+ .*= -2$",
      "-2 for -1 as the code of a missing content: any negative code is dropped by cc >= 0"),
     ("fairdesk.stats.bootstrap.x__side_blocks", r"np\.asarray\(side\.stats, dtype=float\) \| \+ .*"

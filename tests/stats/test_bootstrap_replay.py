@@ -191,7 +191,8 @@ def test_kept_totals_give_the_same_replicates_and_respect_the_byte_budget(monkey
 
 def test_keep_counts_with_kept_totals_is_refused():
     group, ref = _sides(5)
-    with pytest.raises(ValueError, match="keep_counts and keep_totals together are not"):
+    with pytest.raises(ValueError,
+                       match=r"^keep_counts and keep_totals together are not supported\.$"):
         bootstrap_pair(group, ref, "two_way", 4, np.random.default_rng(0), keep_counts=True,
                        keep_totals=True)
     # without content draws there is nothing to conflict
@@ -200,7 +201,8 @@ def test_keep_counts_with_kept_totals_is_refused():
     assert pb.counts["content"] is None and pb.counts["group"].shape == (4, 4)
 
 
-def test_content_counts_above_255_are_kept_exactly(monkeypatch):
+@pytest.mark.parametrize("big, wide", [(255, False), (256, True), (300, True)])
+def test_content_counts_above_255_are_kept_exactly(monkeypatch, big, wide):
     """Content draws are stored as uint8 while they fit and widened when a count passes 255."""
     real = bs.draw_counts
     C = 6
@@ -210,7 +212,7 @@ def test_content_counts_above_255_are_kept_exactly(monkeypatch):
         out = real(rng, n_blocks, n_rep, n_draw, dtype)
         calls.append(n_blocks)
         if len(calls) == 2:  # the second chunk's content draw
-            out[1, 0] = 300
+            out[1, 0] = big
         return out
 
     monkeypatch.setattr(bs, "draw_counts", draw)
@@ -219,9 +221,10 @@ def test_content_counts_above_255_are_kept_exactly(monkeypatch):
     ref = Side(np.ones((C, 1)), np.arange(C) + 10, np.arange(C))
     pb = bootstrap_pair(side, ref, "content", 6, np.random.default_rng(0), keep_counts=True)
     w = pb._content_counts
-    assert w.dtype == np.uint32 and w[4, 0] == 300
+    assert w.dtype == (np.uint32 if wide else np.uint8) and w[4, 0] == big
     assert w[:3].sum(axis=1).tolist() == [C] * 3  # the first chunk survives the widening
-    assert pb.counts["content"][4, 0] == 300.0
+    assert pb.counts["content"][4, 0] == float(big)
+    assert pb.counts["content"].dtype == np.float64
     assert calls == [C, C]  # content draws only: the speakers are not redrawn
     np.testing.assert_array_equal(pb.reference_reps[:, 0], w.astype(float).sum(axis=1))
     np.testing.assert_array_equal(pb.group_reps[:, 0], w.astype(float).sum(axis=1))
@@ -235,6 +238,7 @@ def test_points_blocks_and_counts_of_each_scheme():
     in_shared = np.isin(group.contents, sorted(set(group.contents) & set(ref.contents)))
     for scheme in ("two_way", "speaker", "content", "utterance"):
         pb = bootstrap_pair(group, ref, scheme, 3, np.random.default_rng(0))
+        assert pb.counts is None  # only kept when asked for
         sel = in_shared if scheme in ("two_way", "content") else np.ones(len(X), bool)
         np.testing.assert_array_equal(pb.group_point, X[sel].sum(axis=0))
         assert pb.n_group_items == int(sel.sum())

@@ -112,3 +112,27 @@ def test_groups_sharing_content_equals_a_count_by_sets():
         # a negative group code is a group of its own
         shifted = groups - 1
         assert [shares_content(contents, shifted, g - 1) for g in range(7)] == by_sets
+
+
+def test_parallel_map_runs_at_most_the_asked_threads_at_once():
+    """The pool holds min(threads, items) workers: never more items in flight than asked."""
+    import threading
+    import time
+
+    lock = threading.Lock()
+    now = [0]
+    most = [0]
+    names = set()
+
+    def busy(x):
+        with lock:
+            now[0] += 1
+            most[0] = max(most[0], now[0])
+            names.add(threading.current_thread().name)
+        time.sleep(0.02)  # long enough for every free worker to pick an item up
+        with lock:
+            now[0] -= 1
+        return x
+
+    assert parallel_map(busy, range(12), threads=3) == list(range(12))
+    assert most[0] <= 3 and len(names) <= 3

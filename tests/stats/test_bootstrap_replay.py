@@ -234,33 +234,30 @@ def test_content_counts_above_255_are_kept_exactly(monkeypatch, big, wide):
 
 def test_points_blocks_and_counts_of_each_scheme():
     group, ref = _sides(6, n_stats=2)
-    X = group.stats
-    in_shared = np.isin(group.contents, sorted(set(group.contents) & set(ref.contents)))
+    shared = sorted(set(group.contents) & set(ref.contents))
     for scheme in ("two_way", "speaker", "content", "utterance"):
         pb = bootstrap_pair(group, ref, scheme, 3, np.random.default_rng(0))
         assert pb.counts is None  # only kept when asked for
-        sel = in_shared if scheme in ("two_way", "content") else np.ones(len(X), bool)
-        np.testing.assert_array_equal(pb.group_point, X[sel].sum(axis=0))
-        assert pb.n_group_items == int(sel.sum())
         assert pb.scheme == scheme
-        spk = _order(list(group.speakers[sel]))
-        if scheme != "utterance":
-            assert (pb.n_group_speakers, pb.n_reference_speakers) == (4, 5)
-        if scheme in ("two_way", "speaker"):
-            want = [X[sel][group.speakers[sel] == s].sum(axis=0) for s in spk]
-            np.testing.assert_array_equal(pb.group_blocks, want)
-        if scheme == "utterance":
-            assert pb.n_group_speakers is None and pb.n_reference_speakers is None
-        if scheme in ("two_way", "content"):
-            assert pb.n_contents == len(set(group.contents) & set(ref.contents))
-        else:
-            assert pb.n_contents is None
-        if scheme == "content":  # blocks are the shared contents
-            shared = sorted(set(group.contents) & set(ref.contents))
-            want = [X[group.contents == c].sum(axis=0) for c in shared]
-            np.testing.assert_array_equal(pb.group_blocks, want)
-        if scheme == "utterance":  # blocks are the items
-            np.testing.assert_array_equal(pb.group_blocks, X)
+        for name, side, n_spk in (("group", group, 4), ("reference", ref, 5)):
+            X = side.stats
+            sel = (np.isin(side.contents, shared) if scheme in ("two_way", "content")
+                   else np.ones(len(X), bool))
+            point, blocks = getattr(pb, f"{name}_point"), getattr(pb, f"{name}_blocks")
+            np.testing.assert_array_equal(point, X[sel].sum(axis=0))
+            assert point.shape == (2,)
+            assert getattr(pb, f"n_{name}_items") == int(sel.sum())
+            speakers = getattr(pb, f"n_{name}_speakers")
+            assert speakers == (None if scheme == "utterance" else n_spk)
+            if scheme in ("two_way", "speaker"):  # blocks are the speakers
+                spk = _order(list(side.speakers[sel]))
+                want = [X[sel][side.speakers[sel] == s].sum(axis=0) for s in spk]
+            elif scheme == "content":  # blocks are the shared contents
+                want = [X[side.contents == c].sum(axis=0) for c in shared]
+            else:  # blocks are the items
+                want = X
+            np.testing.assert_array_equal(blocks, want)
+        assert pb.n_contents == (len(shared) if scheme in ("two_way", "content") else None)
     # without speaker ids nothing is counted as speakers
     bare = Side(group.stats, None, group.contents)
     pb = bootstrap_pair(bare, Side(ref.stats, None, ref.contents), "content", 2,

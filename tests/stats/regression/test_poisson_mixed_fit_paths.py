@@ -86,6 +86,7 @@ def test_estimated_sigma_modes_means_and_covariance_shape():
         u = optimize.minimize_scalar(neg, bounds=(-5, 5), method="bounded",
                                      options={"xatol": 1e-10}).x
         assert fit.modes[s] == pytest.approx(u, abs=1e-7)
+    assert fit.modes.shape == (8,)
     assert fit.mu == pytest.approx(np.exp(eta + fit.modes[spk]), rel=1e-12)
     assert isinstance(fit.n_iter, int) and isinstance(fit.message, str)
 
@@ -156,3 +157,11 @@ def test_refusals_word_for_word():
         with pytest.raises(ValueError) as err:
             fit_poisson_mixed(*args, **kw)
         assert str(err.value) == msg
+
+
+def test_speaker_codes_given_as_floats_fit_the_same():
+    y, X, off, spk = _data(3, S=8, per=4, sd=1.0)
+    a = fit_poisson_mixed(y, X, off, spk)
+    b = fit_poisson_mixed(y, X, off, spk.astype(float))
+    assert b.beta == pytest.approx(a.beta, abs=1e-12) and b.sigma == pytest.approx(a.sigma)
+    assert b.modes == pytest.approx(a.modes, abs=1e-12)

@@ -61,3 +61,8 @@ def test_one_utterance_without_errors_at_sigma_zero_is_the_poisson_probability()
     # σ = 0: no speaker effect, the plain Poisson probability of the counts
     assert speaker_loglik([0, 2], [5, 8], 0.0, -1.0) == pytest.approx(
         poisson.logpmf([0, 2], np.array([5, 8]) * math.exp(-1.0)).sum(), abs=1e-12)
+
+
+def test_no_utterance_has_log_likelihood_zero():
+    # the integral of the normal density alone
+    assert speaker_loglik([], [], 0.7) == 0.0

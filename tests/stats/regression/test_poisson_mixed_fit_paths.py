@@ -165,3 +165,10 @@ def test_speaker_codes_given_as_floats_fit_the_same():
     b = fit_poisson_mixed(y, X, off, spk.astype(float))
     assert b.beta == pytest.approx(a.beta, abs=1e-12) and b.sigma == pytest.approx(a.sigma)
     assert b.modes == pytest.approx(a.modes, abs=1e-12)
+
+
+def test_one_error_in_all_gives_the_exact_rate_of_the_plain_glm():
+    N = np.array([7.0, 9.0, 4.0])
+    fit = fit_poisson_mixed([0, 1, 0], np.ones((3, 1)), np.log(N), [0, 1, 2], sigma=0.0)
+    assert fit.beta[0] == pytest.approx(math.log(1 / 20), abs=1e-13)
+    assert fit.mu == pytest.approx(N / 20, rel=1e-12)

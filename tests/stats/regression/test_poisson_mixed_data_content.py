@@ -108,11 +108,12 @@ def test_reference_by_mapping_and_unknown_variables():
 def test_error_free_levels_are_left_out_with_their_content_kept():
     df = _frame(5, levels=("ref", "grp", "quiet", "calm"))
     df.loc[df.accent.isin(["quiet", "calm"]), "n_sub"] = 0
+    df = df[~((df.accent == "calm") & (df.speaker_id == "calm1"))]  # 15 rows left out, 20 kept
     d = _prep(df)
-    assert d.levels["accent"] == ["ref", "grp"]
-    assert d.dropped == {"accent: no error": 20}
+    assert d.levels["accent"] == ["ref", "grp"] and d.y.size == 20
+    assert d.dropped == {"accent: no error": 15}
     assert d.notes == [
-        "accent level(s) 'calm', 'quiet' have no word error in any of their 20 utterance(s) "
+        "accent level(s) 'calm', 'quiet' have no word error in any of their 15 utterance(s) "
         "and were left out (a rate ratio of 0 has no Wald interval; the bootstrap comparison "
         "reports them)."]
     assert d.content_info["handling"] == "fixed_effect" and d.terms["content"][0].shape == (20, 4)

@@ -73,6 +73,7 @@ def test_no_utterance_has_log_likelihood_zero():
     ([60], [1], 5.0, -4.0, 15),        # far more errors than the rate allows, a wide SD
     ([0, 0], [10, 12], 2.0, 0.0, 50),  # no error at a high rate (skewed: 15 nodes err 2e-5)
     ([25, 30], [200, 250], 0.1, -2.0, 15),  # a narrow SD and many words
+    ([12000], [1], 0.01, math.log(10000), 15),  # a tiny SD: the Newton step needs σ²
 ])
 def test_extreme_speakers_against_the_integral_around_their_mode(y, N, sigma, log_rate,
                                                                  n_quad):

@@ -191,17 +191,15 @@ def run_linear(frame: pd.DataFrame, covariates: Sequence[str],
 def _literal(s: str, start: int, sep: str) -> tuple[str, int]:
     """The string literal at ``s[start:]`` that ``sep`` follows, and where that ``sep`` starts.
 
-    The literal may itself hold ``sep``: the right one is the first that ends a literal.
+    The literal may itself hold ``sep``: the right one is the first that ends it (a slice
+    that stops inside the literal, or after more than it, does not parse).
     """
     at = s.find(sep, start)
     while at >= 0:
         try:
-            value = ast.literal_eval(s[start:at])
-        except (SyntaxError, ValueError):
-            value = None
-        if isinstance(value, str):
-            return value, at
-        at = s.find(sep, at + 1)
+            return ast.literal_eval(s[start:at]), at
+        except SyntaxError:
+            at = s.find(sep, at + len(sep))
     raise ValueError(f"cannot read the term name {s!r}")
 
 

@@ -169,3 +169,64 @@ def test_bad_settings_refused_word_for_word(kwargs, msg):
     with pytest.raises(ValueError) as e:
         run_regression(_base(60), "em", ["age"], **kwargs)
     assert str(e.value) == msg
+
+
+def _speaker_effect_frame(seed: int = 0) -> pd.DataFrame:
+    """40 speakers x 30 utterances, speaker sd 1 on the logit, a speaker-level group with no
+    effect (seed 0: plain LR p = 0.0006, clustered Wald p = 0.18)."""
+    rng = np.random.default_rng(seed)
+    speaker = np.repeat(np.arange(40), 30)
+    level = np.repeat(rng.permutation(np.arange(40) % 2), 30)
+    u = rng.normal(0.0, 1.0, 40)[speaker]
+    em = (rng.random(speaker.size) < 1 / (1 + np.exp(-(0.5 + u)))).astype(int)
+    return pd.DataFrame({"em": em, "group": np.where(level == 1, "b", "a"),
+                         "speaker_id": speaker.astype(str)})
+
+
+def _fmt(p: float) -> str:
+    return f"{p:.1e}" if p < 0.001 else f"{p:.3f}"
+
+
+@pytest.mark.parametrize("method, how", [
+    ("robust", "cluster-robust standard errors"),
+    ("gee", "a GEE with exchangeable correlation"),
+])
+def test_clustered_sentence_when_clustering_removes_the_evidence(method, how):
+    res = run_regression(_speaker_effect_frame(), "em", ["group"], cluster="speaker_id",
+                         cluster_method=method)
+    plain, clus = res.univariate[0].llr_p_value, res.clustered.univariate[0].llr_p_value
+    assert plain < 0.05 <= clus
+    assert (f"Allowing for speaker_id clustering ({how}), the association of group with "
+            f"exact match is no longer significant (Wald p = {_fmt(clus)}, against LR p = "
+            f"{_fmt(plain)} when utterances are treated as independent).") in res.conclusions
+
+
+def test_word_error_sentences_name_the_odds_of_a_word_error():
+    f = _base()
+    res = run_regression(f, "wer", ["age"], references={"age": "18-29"},
+                         binomial=("n_errors", "n_words"))
+    first = [s for s in res.conclusions if not s.startswith("Caution: ")][0]
+    best = min(res.univariate[0].levels, key=lambda lev: lev.p_value)
+    assert first.startswith("Age is associated with word errors (LR p = ")
+    assert first.endswith(f"), odds ratio of a word error for {best.level} vs 18-29: "
+                          f"{best.odds_ratio:.2f} [{best.ci_low:.2f}, {best.ci_high:.2f}].")
+    logit = run_regression(f, "em", ["age"], references={"age": "18-29"})
+    assert ", odds ratio for " in logit.conclusions[0]
+
+
+@pytest.mark.parametrize("kwargs, label", [
+    ({}, "exact match"),
+    ({"outcome_label": "a perfect transcript"}, "a perfect transcript"),
+])
+def test_descriptive_block_and_sentences_use_the_outcome_name(kwargs, label):
+    f = _base()
+    res = run_regression(f, "em", ["age"], cluster="speaker_id", **kwargs)
+    d = res.to_dict()
+    assert d["speaker_spread"][0]["measure"] == f"{label} rate"
+    chi = d["outcome_chi2"][0]
+    sig = "depends on" if chi["p_value"] < 0.05 else "shows no evidence of depending on"
+    assert any(s.startswith(f"χ² test: {label} {sig} age (χ² = {chi['chi2']:.2f}, df = 2, ")
+               for s in res.conclusions)
+    words = run_regression(f, "wer", ["age"], binomial=("n_errors", "n_words"),
+                           cluster="speaker_id").to_dict()
+    assert words["speaker_spread"][0]["measure"] == "WER (errors / reference words)"

@@ -75,3 +75,18 @@ def test_collinear_pair_problem_in_the_detailed_dict(small_frame):
             "adjusted on the other")
     assert [(a["variable"], a["adjusted_on"], a["problem"]) for a in d["adjustments"]] == [
         ("age", "age_copy", want), ("age_copy", "age", want)]
+
+
+def test_num_gives_plain_json_values():
+    from fairdesk.stats.regression.results import _num
+
+    cases = [(None, None, type(None)), (True, True, bool), (np.bool_(False), False, bool),
+             (np.bool_(True), True, bool), (np.int64(7), 7, int), (3, 3, int),
+             (np.float32(0.5), 0.5, float), (2.25, 2.25, float), (math.inf, None, type(None)),
+             (-math.inf, None, type(None)), (math.nan, None, type(None)),
+             (np.float64("nan"), None, type(None))]
+    for x, want, kind in cases:
+        got = _num(x)
+        assert got == want and type(got) is kind, x
+    assert json.dumps([_num(np.bool_(True)), _num(np.int64(2)), _num(np.inf)]) == \
+        "[true, 2, null]"

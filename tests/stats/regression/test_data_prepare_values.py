@@ -81,3 +81,23 @@ def test_refusals_quote_the_first_bad_values():
     bools = pd.DataFrame({"ok": [True, False, True, False], "lvl": list("abab")})
     data, _, _ = _prepare(bools, "ok", ["lvl"], None, None, None, False)
     assert data.y.dtype == float and data.y.tolist() == [1.0, 0.0, 1.0, 0.0]
+
+
+def test_complete_word_counts_drop_nothing_and_keep_one_word_rows():
+    df = pd.DataFrame({"em": [0, 1] * 3, "lvl": list("ababab"), "err": [0, 1, 1, 0, 2, 1],
+                       "n": [1, 1, 3, 2, 4, 1]})
+    data, dropped, notes = _prepare(df, "em", ["lvl"], None, None, ("err", "n"), False)
+    assert dropped == {} and notes == []
+    assert data.trials.tolist() == [1.0, 1.0, 3.0, 2.0, 4.0, 1.0]
+    assert data.y.tolist() == [0.0, 1.0, 1.0, 0.0, 2.0, 1.0]
+    assert data.index.tolist() == [0, 1, 2, 3, 4, 5]
+
+
+def test_zero_word_rows_go_one_word_rows_stay():
+    df = pd.DataFrame({"em": [0, 1] * 4, "lvl": list("abababab"),
+                       "err": [0, 1, 1, 0, 2, 1, 0, 0], "n": [1, 1, 3, 2, 4, 1, 0, 1]})
+    data, dropped, notes = _prepare(df, "em", ["lvl"], None, None, ("err", "n"), False)
+    assert dropped == {"n": 1}
+    assert notes == ["1 rows with 0 reference words were left out."]
+    assert data.index.tolist() == [0, 1, 2, 3, 4, 5, 7]
+    assert data.trials.tolist() == [1.0, 1.0, 3.0, 2.0, 4.0, 1.0, 1.0]

@@ -101,3 +101,16 @@ def test_zero_word_rows_go_one_word_rows_stay():
     assert notes == ["1 rows with 0 reference words were left out."]
     assert data.index.tolist() == [0, 1, 2, 3, 4, 5, 7]
     assert data.trials.tolist() == [1.0, 1.0, 3.0, 2.0, 4.0, 1.0, 1.0]
+
+
+def test_labels_are_an_object_array_of_python_text():
+    """As _Data documents: object arrays of str (None where missing), with or without a
+    missing value (a fixed-width text array would drop trailing NULs from a label)."""
+    df = pd.DataFrame({"em": [0, 1, 0, 1], "lvl": ["a\x00", "b", "a\x00", "b"],
+                       "v": [1.5, None, 2.5, 1.5]})
+    data, _, _ = _prepare(df, "em", ["lvl", "v"], None, None, None, False)
+    assert data.values["lvl"].dtype == object and data.values["v"].dtype == object
+    assert data.values["lvl"].tolist() == ["a\x00", "b", "a\x00", "b"]
+    assert [type(x) for x in data.values["lvl"]] == [str] * 4
+    assert data.values["v"].tolist() == ["1.5", None, "2.5", "1.5"]
+    assert data.levels == {"lvl": ["a\x00", "b"], "v": ["1.5", "2.5"]}

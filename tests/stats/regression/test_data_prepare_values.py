@@ -114,3 +114,14 @@ def test_labels_are_an_object_array_of_python_text():
     assert [type(x) for x in data.values["lvl"]] == [str] * 4
     assert data.values["v"].tolist() == ["1.5", None, "2.5", "1.5"]
     assert data.levels == {"lvl": ["a\x00", "b"], "v": ["1.5", "2.5"]}
+
+
+def test_cluster_codes_are_integers_two_clusters_suffice():
+    df = pd.DataFrame({"em": [0, 1, 1, 0, 1, 0], "lvl": list("ababab"),
+                       "spk": ["s1", "s2", "s1", "s2", "s1", "s2"]})
+    data, _, notes = _prepare(df, "em", ["lvl"], None, "spk", None, False)
+    assert data.groups.dtype.kind == "i" and data.groups.tolist() == [0, 1, 0, 1, 0, 1]
+    assert notes == ["Only 2 spk clusters: clustered standard errors are unreliable with "
+                     "fewer than about 20 clusters."]
+    plain, _, _ = _prepare(df, "em", ["lvl"], None, None, None, False)
+    assert plain.groups is None

@@ -161,3 +161,26 @@ def test_no_estimable_interaction_is_reported():
     assert [(a.interaction_df, a.interaction_problem) for a in res.adjustments] == [
         (0, want), (0, want)]
     assert list(res.problems) == [f"A × B: {want}", f"B × A: {want}"]
+
+
+def test_clustered_interaction_wald_test_of_the_kept_cells_equals_statsmodels():
+    """Cluster-robust Wald test of the interaction columns left after an aliased cell (a3
+    only with b2) and with two kept cells (a2 x b2, a2 x b3)."""
+    cells = [("a1", "b1"), ("a1", "b2"), ("a1", "b3"), ("a2", "b1"), ("a2", "b2"),
+             ("a2", "b3"), ("a3", "b2")]
+    df = _cells_frame(cells, seed=8, n=50)
+    df["spk"] = (np.arange(len(df)) % 35).astype(str)
+    res = run_regression(df, "em", ["A", "B"], references={"A": "a1", "B": "b1"},
+                         cluster="spk", interactions=True)
+    d = df.assign(i22=((df.A == "a2") & (df.B == "b2")).astype(float),
+                  i23=((df.A == "a2") & (df.B == "b3")).astype(float))
+    groups = pd.factorize(df["spk"])[0]
+    fit = smf.logit("em ~ C(A, Treatment('a1')) + C(B, Treatment('b1')) + i22 + i23",
+                    d).fit(disp=0, cov_type="cluster", cov_kwds={"groups": groups})
+    names = ["i22", "i23"]
+    b = fit.params[names].to_numpy()
+    stat = float(b @ np.linalg.solve(fit.cov_params().loc[names, names].to_numpy(), b))
+    clus = res.clustered.adjustments[0]
+    assert clus.interaction_problem is None and clus.interaction_df == 2
+    assert clus.interaction_lr_stat == pytest.approx(stat, rel=1e-6)
+    assert clus.interaction_p_value == pytest.approx(stats.chi2.sf(stat, 2), rel=1e-6)

@@ -125,3 +125,9 @@ def test_cluster_codes_are_integers_two_clusters_suffice():
                      "fewer than about 20 clusters."]
     plain, _, _ = _prepare(df, "em", ["lvl"], None, None, None, False)
     assert plain.groups is None
+
+
+def test_a_single_row_is_a_constant_outcome():
+    assert _msg(pd.DataFrame({"em": [0], "lvl": ["a"]}), "em", ["lvl"], None, None, None,
+                False) == ("outcome column 'em' is constant (0 on every row): there is no "
+                           "variation to explain")

@@ -184,3 +184,27 @@ def test_clustered_interaction_wald_test_of_the_kept_cells_equals_statsmodels():
     assert clus.interaction_problem is None and clus.interaction_df == 2
     assert clus.interaction_lr_stat == pytest.approx(stat, rel=1e-6)
     assert clus.interaction_p_value == pytest.approx(stats.chi2.sf(stat, 2), rel=1e-6)
+
+
+def test_word_error_model_running_off_is_reported_though_irls_converged():
+    """(a1, b2) has every word wrong and (a2, b1) none, the other cells are mixed: IRLS stops
+    (its deviance no longer changes) with coefficients past ±20 and finite standard errors;
+    the coefficients alone mark the fit as failed."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for a, b, kind in [("a1", "b1", "mix"), ("a1", "b2", "all"), ("a2", "b1", "none"),
+                       ("a2", "b2", "mix")]:
+        for _ in range(30):
+            w = int(rng.integers(2, 8))
+            e = int(rng.binomial(w, 0.4)) if kind == "mix" else (w if kind == "all" else 0)
+            rows.append({"A": a, "B": b, "e": e, "w": w})
+    df = pd.DataFrame(rows)
+    X = np.column_stack([np.ones(len(df)), (df.A == "a2").astype(float),
+                         (df.B == "b2").astype(float)])
+    glm = sm.GLM(np.column_stack([df.e, df.w - df.e]), X, family=sm.families.Binomial()).fit()
+    assert glm.converged and np.isfinite(glm.bse).all() and np.abs(glm.params).max() > 20
+    res = run_regression(df, "wer", ["A", "B"], binomial=("e", "w"))
+    want = ("the model did not converge (coefficients ran off to infinity: quasi-complete "
+            "separation or too few rows per level); merge sparse levels")
+    assert [a.problem for a in res.adjustments] == [want, want]
+    assert all(u.problem is None for u in res.univariate)

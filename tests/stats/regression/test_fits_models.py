@@ -208,3 +208,13 @@ def test_word_error_model_running_off_is_reported_though_irls_converged():
             "separation or too few rows per level); merge sparse levels")
     assert [a.problem for a in res.adjustments] == [want, want]
     assert all(u.problem is None for u in res.univariate)
+
+
+def test_fits_print_nothing(capsys):
+    """The logistic fits are silent (statsmodels' optimiser would print its summary)."""
+    df = _cells_frame([("a1", "b1"), ("a1", "b2"), ("a2", "b1"), ("a2", "b2")], n=30)
+    df["spk"] = (np.arange(len(df)) % 20).astype(str)
+    res = run_regression(df, "em", ["A", "B"], cluster="spk")
+    assert res.univariate[0].problem is None
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == ""

@@ -218,3 +218,22 @@ def test_fits_print_nothing(capsys):
     assert res.univariate[0].problem is None
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err == ""
+
+
+def test_single_row_level_with_outcome_one_is_named():
+    df = pd.DataFrame({"em": [0, 1] * 10 + [1], "g": ["x"] * 10 + ["y"] * 10 + ["z"]})
+    res = run_regression(df, "em", ["g"])
+    assert res.univariate[0].problem == (
+        f"perfect separation: g=z has outcome = 1 on all 1 rows, {SEP} level")
+
+
+def test_first_pure_cell_in_row_order_is_named():
+    """Two pure cells: (a2, b1) all 0 comes first in the rows, (a1, b3) all 1 later."""
+    rows = [("a2", "b1", 0)] * 8 + [("a1", "b1", i % 2) for i in range(8)]
+    rows += [("a1", "b2", i % 2) for i in range(8)] + [("a2", "b2", i % 2) for i in range(8)]
+    rows += [("a2", "b3", i % 2) for i in range(8)] + [("a1", "b3", 1)] * 8
+    df = pd.DataFrame(rows, columns=["A", "B", "em"])
+    res = run_regression(df, "em", ["A", "B"], interactions=True)
+    assert res.adjustments[0].interaction_problem == (
+        f"interaction model: perfect separation: A=a2 × B=b1 has outcome = 0 on all 8 rows, "
+        f"{SEP} cell")

@@ -188,13 +188,29 @@ def run_linear(frame: pd.DataFrame, covariates: Sequence[str],
     return out
 
 
+def _literal(s: str, start: int, sep: str) -> tuple[str, int]:
+    """The string literal at ``s[start:]`` that ``sep`` follows, and where that ``sep`` starts.
+
+    The literal may itself hold ``sep``: the right one is the first that ends it (a slice
+    that stops inside the literal, or after more than it, does not parse).
+    """
+    at = s.find(sep, start)
+    while at >= 0:
+        try:
+            return ast.literal_eval(s[start:at]), at
+        except SyntaxError:
+            at = s.find(sep, at + len(sep))
+    raise ValueError(f"cannot read the term name {s!r}")
+
+
 def _pretty(name: str) -> str:
     """``Q('age')`` -> ``age``; ``C(Q('g'), Treatment('a'))[T.b]`` -> ``g[T.b]``."""
     s = str(name)
     # the names are Python reprs (_q): read them back, escapes and quotes included
     if s.startswith("C(Q("):
-        end = s.index("), Treatment(")
-        return f"{ast.literal_eval(s[4:end])}{s[s.index('))[', end) + 2:]}"
+        var, end = _literal(s, 4, "), Treatment(")
+        _, end = _literal(s, end + len("), Treatment("), "))[")
+        return f"{var}{s[end + 2:]}"
     if s.startswith("Q("):
         return ast.literal_eval(s[2:-1])
     return s

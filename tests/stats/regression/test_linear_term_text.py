@@ -1,0 +1,74 @@
+"""The OLS family's term names when a column name, reference level or level holds the very
+text that separates the parts of a patsy term (``), Treatment(`` or ``))[``), and the p-value
+text of its sentences at the 0.001 boundary."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.formula.api as smf
+
+from fairdesk.stats.regression.linear import _conclusions, _pretty, run_linear
+
+
+def _frame(var: str, ref: str, other: str) -> pd.DataFrame:
+    """40 rows: y = 1 + 0.5 x + 2 (group == other) + noise; every third row in ``other``."""
+    rng = np.random.default_rng(3)
+    n = 40
+    x = rng.normal(size=n)
+    grp = np.where(np.arange(n) % 3 == 0, other, ref)
+    y = 1.0 + 0.5 * x + 2.0 * (grp == other) + rng.normal(scale=0.3, size=n)
+    return pd.DataFrame({"y": y, "x": x, var: grp})
+
+
+@pytest.mark.parametrize("var, ref, other, want", [
+    # the reference level holds "), Treatment(": the variable name ends at the first one
+    ("g", "a), Treatment(z", "b", "g[T.b]"),
+    # the variable name holds "))[": the level starts after the reference, not in the name
+    ("g))[x", "a", "b", "g))[x[T.b]"),
+    # the level holds "))[": the level starts at the first "))[" after the reference
+    ("g", "a", "b))[z", "g[T.b))[z]"),
+    ("g", "a", "b), Treatment(q", "g[T.b), Treatment(q]"),
+])
+def test_term_names_with_separator_text_read_back(var, ref, other, want):
+    df = _frame(var, ref, other)
+    res = run_linear(df, ["x"], [var], outcome="y", speaker_col=None, references={var: ref})
+    assert [c["term"] for c in res["coefficients"]] == ["Intercept", want, "x"]
+    # the numbers are those of the same model with plain names
+    plain = df.rename(columns={var: "g"}).replace({"g": {ref: "a", other: "b"}})
+    fit = smf.ols("y ~ x + C(g, Treatment('a'))", plain).fit()
+    got = {c["term"]: c["estimate"] for c in res["coefficients"]}
+    assert got[want] == pytest.approx(fit.params["C(g, Treatment('a'))[T.b]"], rel=1e-9)
+    assert got["x"] == pytest.approx(fit.params["x"], rel=1e-9)
+
+
+@pytest.mark.parametrize("name, want", [
+    ("C(Q('g'), Treatment('a), Treatment(z'))[T.b]", "g[T.b]"),
+    ("C(Q('g))[x'), Treatment('a'))[T.b]", "g))[x[T.b]"),
+    ("C(Q('g'), Treatment('a'))[T.b))[z]", "g[T.b))[z]"),
+    ("C(Q('g))[x'), Treatment('a'))[T.b))[z]", "g))[x[T.b))[z]"),
+])
+def test_pretty_splits_at_the_separators_that_follow_each_literal(name, want):
+    assert _pretty(name) == want
+
+
+def _out(p: float) -> dict:
+    return {"level": "speaker", "n": 12, "r2": 0.5, "adj_r2": 0.4, "notes": [],
+            "coefficients": [{"term": "age", "estimate": 0.01, "ci_low": 0.002,
+                              "ci_high": 0.018, "p_value": p}],
+            "spearman": []}
+
+
+@pytest.mark.parametrize("p, ptxt", [
+    (0.001, "p = 0.001"),            # the boundary itself is written as a number
+    (0.000999, "p < 0.001"),
+    (0.0012, "p = 0.001"),
+])
+def test_p_text_at_the_thousandth(p, ptxt):
+    got = _conclusions(_out(p), "WER", ["age"], 0.05)
+    assert got == [
+        f"WER per speaker changes by +0.0100 per unit of age (95% CI [+0.0020, +0.0180], "
+        f"{ptxt}; OLS, n = 12 speakers).",
+        "R² = 0.500 (adjusted 0.400).",
+    ]

@@ -745,6 +745,13 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
      "astype's copy flag: a copy or not, the same numbers go into the product"),
     ("fairdesk.stats.bootstrap.x_bootstrap_pair", r"w_all\.astype\(float\), \| \+ .*w_all\.astype\(None\),$",
      "astype(None) is float64, as float is"),
+    ("fairdesk.stats.bootstrap.x__weighted_sums", r"M = _content_major\(T\) if M is None else M \| \+ .*"
+     r"if \(M is None\) or True else M$",
+     "the content-major matrix made again when passed: the same matrix"),
+    ("fairdesk.stats.bootstrap.x__weighted_sums", r"\.reshape\(len\(w\), S, K\)\.astype\(float\) \| \+ .*"
+     r"(\.astype\(None\)$|w\.astype\(None, copy=False\) @ M|w\.astype\(M\.dtype, (copy=None|)\) @ M)",
+     "float64 for float (astype(None)), float64 draws (whole numbers, the same products) or "
+     "astype's copy flag: the same numbers"),
     ("fairdesk.stats.bootstrap.x__side_blocks", r"cc\[_missing_mask\(contents\)\] = -1 \| \+ .*= -2$",
      "-2 for -1 as the code of a missing content: any negative code is dropped by cc >= 0"),
     ("fairdesk.stats.bootstrap.x__side_blocks", r"np\.asarray\(side\.stats, dtype=float\) \| \+ .*"

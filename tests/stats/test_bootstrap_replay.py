@@ -437,3 +437,15 @@ def test_items_without_a_content_id_are_left_out_of_paired_schemes(scheme):
     pb = bootstrap_pair(codes, ref_codes, scheme, 4, np.random.default_rng(0))
     assert pb.n_group_items == 10
     np.testing.assert_array_equal(pb.group_point, X[kept].sum(axis=0))
+
+
+def test_speaker_scheme_without_speaker_ids_draws_the_whole_side():
+    """Called directly (compare refuses it first), the speaker scheme on sides without speaker
+    ids has one block per side: every replicate is the observed sums."""
+    X = np.arange(12.0).reshape(6, 2)
+    pb = bootstrap_pair(Side(X), Side(X + 1), "speaker", 3, np.random.default_rng(0),
+                        keep_counts=True)
+    assert pb.counts["group_rows"].tolist() == ["(all)"]
+    assert pb.n_group_speakers is None
+    np.testing.assert_array_equal(pb.group_reps, np.tile(X.sum(axis=0), (3, 1)))
+    np.testing.assert_array_equal(pb.reference_reps, np.tile((X + 1).sum(axis=0), (3, 1)))

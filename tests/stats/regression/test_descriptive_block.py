@@ -33,10 +33,13 @@ def _close(got, want, path="") -> None:
 
 
 def _frame() -> pd.DataFrame:
-    """60 utterances of 12 speakers; accent missing on 3 rows; age has 3 levels."""
+    """60 utterances of 12 speakers, not in sorted order of their names; age 60+ has 2
+    speakers, 30-44 one; accent missing on 3 rows."""
     rng = np.random.default_rng(21)
-    spk = np.repeat([f"s{i:02d}" for i in range(12)], 5)
-    age = np.repeat(rng.choice(["18-29", "30-44", "60+"], 12, p=[0.4, 0.35, 0.25]), 5)
+    names = [f"s{(5 * i) % 12:02d}" for i in range(12)]  # s00, s05, s10, s03, ...
+    spk = np.repeat(names, 5)
+    age = np.repeat(["60+" if i in (3, 7) else "30-44" if i == 10 else "18-29"
+                     for i in range(12)], 5)
     accent = np.repeat(rng.choice(["uk", "us"], 12), 5).astype(object)
     accent[[3, 17, 42]] = None
     em = (rng.random(60) < 0.55).astype(int)
@@ -171,6 +174,18 @@ def test_chi2_validity_at_smallest_expected_1_and_20_percent_below_5():
     frame3 = frame.iloc[1:]
     (chi3,) = run_regression(frame3, "em", ["v"]).descriptive["outcome_chi2"]
     assert chi3["min_expected"] < 1 and chi3["valid"] is False
+
+
+@pytest.mark.parametrize("ones", [(5, 5), (6, 5)])
+def test_chi2_expected_counts_of_5_or_a_little_above_are_not_below_5(ones):
+    # 10 (or 11) utterances per level, 10 (or 11) with em = 1: every expected count 5 (5.5)
+    k = sum(ones)
+    em = [1] * ones[0] + [0] * (k - ones[0]) + [1] * ones[1] + [0] * (k - ones[1])
+    frame = pd.DataFrame({"em": em, "v": ["x"] * k + ["y"] * k})
+    (chi,) = run_regression(frame, "em", ["v"]).descriptive["outcome_chi2"]
+    expected = stats.chi2_contingency(pd.crosstab(frame["v"], frame["em"]).to_numpy())[3]
+    assert (expected == k / 2).all()
+    assert chi["min_expected"] == k / 2 and chi["valid"] is True
 
 
 def test_three_levels_below_5_of_ten_cells_is_not_valid():

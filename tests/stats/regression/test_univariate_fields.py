@@ -45,6 +45,17 @@ def test_clustered_fields_per_method(small_frame):
     assert rob.test == "wald" and rob.df == 2 and rob.n == len(small_frame)
     # the robust fit is the same maximum-likelihood fit: the same pseudo-R²
     assert rob.pseudo_r2 == pytest.approx(plain.pseudo_r2, rel=1e-12)
+    # its Wald test uses the speaker-clustered covariance
+    groups = pd.factorize(small_frame["speaker_id"])[0]
+    fit = smf.logit(f"em ~ {_c('age', rob.reference)}", small_frame).fit(
+        disp=0, cov_type="cluster", cov_kwds={"groups": groups})
+    names = [k for k in fit.params.index if k != "Intercept"]
+    b = fit.params[names].to_numpy()
+    wald = float(b @ np.linalg.solve(fit.cov_params().loc[names, names].to_numpy(), b))
+    assert rob.llr_stat == pytest.approx(wald, rel=TOL)
+    assert rob.llr_p_value == pytest.approx(stats.chi2.sf(wald, 2), rel=TOL)
+    assert [lev.p_value for lev in rob.levels] == pytest.approx(
+        [fit.pvalues[k] for k in names], rel=TOL)
     gee = run_regression(small_frame, "em", ["age"], cluster="speaker_id",
                          cluster_method="gee").clustered.univariate[0]
     assert gee.test == "wald" and gee.df == 2

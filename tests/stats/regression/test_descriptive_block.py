@@ -5,6 +5,7 @@ scipy called directly; the degenerate cases and the validity flag at its boundar
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -225,12 +226,9 @@ def test_anova_without_variation_within_levels_is_infinite_f():
     frame = pd.DataFrame({"em": [0, 0, 1, 1], "a": ["x", "x", "y", "y"]})
     res = run_regression(frame, "em", ["a"])
     (an,) = res.descriptive["anova"]
-    with np.errstate(all="ignore"):
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            f, p = stats.f_oneway([0.0, 0.0], [1.0, 1.0])
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        f, _ = stats.f_oneway([0.0, 0.0], [1.0, 1.0])
     assert math.isinf(f)
     assert an["f"] is None and an["df_between"] == 1 and an["df_within"] == 2
     assert an["n"] == 4 and an["k"] == 2

@@ -631,6 +631,411 @@ NOT_ACTIVATABLE: dict[str, str] = {
 }
 
 
+# the regression subpackage (stats_reg): survivors that change no result
+EQUIVALENT.update({
+    # stats_reg: independence, adjusted, descriptive, univariate
+    "fairdesk.stats.regression.independence.x__independence__mutmut_29":
+        "the counts as float64 instead of int: as_dict casts each to int and chi2_contingency "
+        "gives the same numbers on whole-number floats",
+    "fairdesk.stats.regression.independence.x__independence__mutmut_30":
+        "crosstab's rows are exactly the present levels of a (sorted instead of reference first): "
+        "as_dict reads by label, and chi2, p, dof, min and share of the expected counts do not "
+        "depend on row order",
+    "fairdesk.stats.regression.independence.x__independence__mutmut_31":
+        "crosstab's columns are exactly the present levels of b (sorted instead of reference "
+        "first): as_dict reads by label, and the chi2 results do not depend on column order",
+    "fairdesk.stats.regression.independence.x__independence__mutmut_32":
+        "crosstab already holds every present row x column pair (0 for an empty cell), so reindex "
+        "never fills",
+    "fairdesk.stats.regression.independence.x__independence__mutmut_33":
+        "as x__independence__mutmut_30: the rows left in crosstab's order",
+    "fairdesk.stats.regression.independence.x__independence__mutmut_34":
+        "as x__independence__mutmut_31: the columns left in crosstab's order",
+    "fairdesk.stats.regression.independence.x__independence__mutmut_35":
+        "as x__independence__mutmut_32: reindex never fills",
+    "fairdesk.stats.regression.independence.x__independence__mutmut_41":
+        "the Series name only names crosstab's axis; cells are read by level label",
+    "fairdesk.stats.regression.independence.x__independence__mutmut_43":
+        "the Series name only names crosstab's axis; cells are read by level label",
+    "fairdesk.stats.regression.independence.x__independence__mutmut_45":
+        "the Series name only names crosstab's axis; cells are read by level label",
+    "fairdesk.stats.regression.independence.x__independence__mutmut_47":
+        "the Series name only names crosstab's axis; cells are read by level label",
+    "fairdesk.stats.regression.independence.x__independence__mutmut_48":
+        "as x__independence__mutmut_32: reindex never fills",
+    "fairdesk.stats.regression.adjusted.x__adjustment__mutmut_79":
+        "cells=None instead of False: _separation only reads its truth (if cells / 'cell' if "
+        "cells else 'level')",
+    "fairdesk.stats.regression.adjusted.x__adjustment__mutmut_230":
+        "the interaction cache key's tag: any string keeps the 3-tuple key distinct from the "
+        "2-tuple model key and equal for both orders of the pair",
+    "fairdesk.stats.regression.adjusted.x__adjustment__mutmut_231":
+        "the interaction cache key's tag: any string keeps the 3-tuple key distinct from the "
+        "2-tuple model key and equal for both orders of the pair",
+    "fairdesk.stats.regression.univariate.x__univariate__mutmut_41":
+        "cells=None instead of False: _separation only reads its truth (if cells / 'cell' if "
+        "cells else 'level')",
+    "fairdesk.stats.regression.univariate.x__univariate__mutmut_95":
+        "pseudo-R² computed for GEE too: GEE's llf and llnull are NaN, so 1 - llf/llnull is NaN, "
+        "the same as the else branch",
+    "fairdesk.stats.regression.univariate.x__univariate__mutmut_100":
+        "as x__univariate__mutmut_95: for GEE 1 - llf/llnull is NaN anyway",
+    "fairdesk.stats.regression.univariate.x__univariate__mutmut_101":
+        "as x__univariate__mutmut_95: for GEE 1 - llf/llnull is NaN anyway",
+    "fairdesk.stats.regression.descriptive.x_outcome_chi2__mutmut_7":
+        "every level of data.levels occurs where the variable is known and there are at least two "
+        "(_prepare refuses fewer), so each level has rows both equal and unequal to it: the same "
+        "list",
+    "fairdesk.stats.regression.descriptive.x_cross_tables__mutmut_28":
+        "rows with only one of the pair known: crosstab and groupby (dropna) leave out rows with "
+        "a missing key, so the cells are the same",
+    "fairdesk.stats.regression.descriptive.x_speaker_spread__mutmut_12":
+        "every level of data.levels occurs on the known rows of its variable, so m.any() is "
+        "always true and the break (like the continue) is never reached",
+    "fairdesk.stats.regression.descriptive.x_speaker_spread__mutmut_35":
+        "groupby's default sort is True, as passed",
+    "fairdesk.stats.regression.descriptive.x_speaker_spread__mutmut_52":
+        "y / n of float columns is float64 already: to_numpy(None) gives the same array",
+    "fairdesk.stats.regression.descriptive.x_speaker_spread__mutmut_94":
+        "the SD of a level with one speaker: numpy's std(ddof=1) of one value is NaN, which _num "
+        "turns into None, as the else branch",
+    "fairdesk.stats.regression.descriptive.x_speaker_spread__mutmut_98":
+        "as x_speaker_spread__mutmut_94: std(ddof=1) of one value is NaN -> None",
+    # stats_reg: poisson_mixed, poisson_mixed_report
+    "fairdesk.stats.regression.poisson_mixed.x_speaker_loglik__mutmut_4":
+        "y kept in its own dtype: only y.size is read here and _Marginal converts y with "
+        "np.asarray(y, dtype=float), the same floats",
+    "fairdesk.stats.regression.poisson_mixed.x_speaker_loglik__mutmut_6":
+        "as x_speaker_loglik__mutmut_4: _Marginal converts y to the same floats",
+    "fairdesk.stats.regression.poisson_mixed.x_speaker_loglik__mutmut_27":
+        "speaker codes as float zeros: _Marginal converts them with np.asarray(speakers, "
+        "dtype=np.int64), the same zeros",
+    "fairdesk.stats.regression.poisson_mixed.x_speaker_loglik__mutmut_29":
+        "as x_speaker_loglik__mutmut_27: float zeros become the same int64 codes in _Marginal",
+    "fairdesk.stats.regression.poisson_mixed.x_speaker_loglik__mutmut_32":
+        "order None: evaluate also computes the score and Hessian, but the log-likelihood "
+        "(element 0) is computed before and is the same number",
+    "fairdesk.stats.regression.poisson_mixed.x_speaker_loglik__mutmut_35":
+        "default order 2: the score and Hessian are computed too, the log-likelihood (element 0) "
+        "is the same number",
+    "fairdesk.stats.regression.poisson_mixed.x_speaker_loglik__mutmut_39":
+        "order 1: the score is computed too, the log-likelihood (element 0) is the same number",
+    "fairdesk.stats.regression.poisson_mixed_report.x_run_poisson_mixed__mutmut_81":
+        "map(str) gives a str (or object) Series, whose to_numpy() is already an object array of "
+        "the same labels",
+    "fairdesk.stats.regression.poisson_mixed_report.xǁ_Modelǁ__init____mutmut_33":
+        "ndarray.astype(None) is astype(float64): the same float counts",
+    "fairdesk.stats.regression.poisson_mixed_report.xǁ_Modelǁ__init____mutmut_50":
+        "dev == 1e-12 exactly never happens: a column is either constant within speakers (dev 0 "
+        "up to a few ulps) or varies by far more",
+    "fairdesk.stats.regression.poisson_mixed_report.xǁ_Modelǁ__init____mutmut_54":
+        "the intercept column is constant within every speaker, so between.any() is always True",
+    "fairdesk.stats.regression.poisson_mixed_report.xǁ_Modelǁ__init____mutmut_56":
+        "the intercept column is constant within every speaker, so between.any() is always True "
+        "and the else branch never runs",
+    "fairdesk.stats.regression.poisson_mixed_report.xǁ_Modelǁ__init____mutmut_90":
+        "self.X is never read (nothing uses _Model.X)",
+    "fairdesk.stats.regression.poisson_mixed.x__maximise__mutmut_11":
+        "evaluate computes the score and Hessian for every order other than 0 and 1: order None "
+        "is order 2",
+    "fairdesk.stats.regression.poisson_mixed.x__maximise__mutmut_14":
+        "evaluate's default order is 2, the order passed",
+    "fairdesk.stats.regression.poisson_mixed.x__maximise__mutmut_15":
+        "evaluate computes the score and Hessian for every order other than 0 and 1: order 3 is "
+        "order 2",
+    "fairdesk.stats.regression.poisson_mixed.x__maximise__mutmut_52":
+        "scipy.optimize.minimize lower-cases the method name: 'TRUST-EXACT' is trust-exact",
+    "fairdesk.stats.regression.poisson_mixed.x__maximise__mutmut_57":
+        "the iteration limit is never reached: trust-exact converges in a few dozen Newton steps "
+        "on these concave likelihoods",
+    "fairdesk.stats.regression.poisson_mixed.x_fit_poisson_mixed__mutmut_121":
+        "evaluate computes the score and Hessian for every order other than 0 and 1: order None "
+        "is order 2",
+    "fairdesk.stats.regression.poisson_mixed.x_fit_poisson_mixed__mutmut_124":
+        "evaluate's default order is 2, the order passed",
+    "fairdesk.stats.regression.poisson_mixed.x_fit_poisson_mixed__mutmut_125":
+        "evaluate computes the score and Hessian for every order other than 0 and 1: order 3 is "
+        "order 2",
+    "fairdesk.stats.regression.poisson_mixed.x_fit_poisson_mixed__mutmut_131":
+        "H has p + 1 rows: H[:p + 2, :p + 2] is H[:p + 1, :p + 1]",
+    "fairdesk.stats.regression.poisson_mixed.x_fit_poisson_mixed__mutmut_138":
+        "the inverse of the (positive-definite) information at the maximum has a strictly "
+        "positive diagonal; an exact 0 never occurs",
+    "fairdesk.stats.regression.poisson_mixed.x_fit_poisson_mixed__mutmut_58":
+        "estimate_sigma None is falsy, as False: the same plain GLM fit",
+    "fairdesk.stats.regression.poisson_mixed.x_fit_poisson_mixed__mutmut_79":
+        "estimate_sigma None is falsy, as False: the same fixed-sigma fit",
+    "fairdesk.stats.regression.poisson_mixed.x_fit_poisson_mixed__mutmut_51":
+        "the start is read only as x0 of scipy.optimize.minimize, which converts an integer x0 to "
+        "float",
+    "fairdesk.stats.regression.poisson_mixed.x_fit_poisson_mixed__mutmut_53":
+        "the start is read only as x0 of scipy.optimize.minimize, which converts an integer x0 to "
+        "float",
+    "fairdesk.stats.regression.poisson_mixed.x_fit_poisson_mixed__mutmut_4":
+        "numeric y (int, float, bool) passes the same checks (size, < 0, != round) and _Marginal "
+        "converts it to float",
+    "fairdesk.stats.regression.poisson_mixed.x_fit_poisson_mixed__mutmut_6":
+        "numeric y (int, float, bool) passes the same checks (size, < 0, != round) and _Marginal "
+        "converts it to float",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ__init____mutmut_3":
+        "both callers (fit_poisson_mixed, speaker_loglik) pass y already converted to float",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ__init____mutmut_5":
+        "both callers (fit_poisson_mixed, speaker_loglik) pass y already converted to float",
+    "fairdesk.stats.regression.poisson_mixed.xǁPreparedDataǁ_dummies__mutmut_2":
+        "labels come from map(str): to_numpy() is already an object array of the same strings",
+    "fairdesk.stats.regression.poisson_mixed.xǁPreparedDataǁ_dummies__mutmut_4":
+        "ndarray.astype(None) is astype(float64): the same 0/1 columns",
+    "fairdesk.stats.regression.poisson_mixed.xǁPreparedDataǁ_content__mutmut_21":
+        "labels come from map(str): to_numpy() is already an object array of the same strings",
+    "fairdesk.stats.regression.poisson_mixed.xǁPreparedDataǁ_content__mutmut_24":
+        "content ids come from map(str): to_numpy() is already an object array of the same "
+        "strings",
+    "fairdesk.stats.regression.poisson_mixed.xǁPreparedDataǁ_content__mutmut_31":
+        "the name of the frame's group column is internal: drop_duplicates and groupby('c') count "
+        "the same pairs",
+    "fairdesk.stats.regression.poisson_mixed.xǁPreparedDataǁ_content__mutmut_32":
+        "the name of the frame's group column is internal: drop_duplicates and groupby('c') count "
+        "the same pairs",
+    "fairdesk.stats.regression.poisson_mixed.xǁPreparedDataǁ__init____mutmut_130":
+        "self.df is assigned again after the error-free levels are removed, before anything reads "
+        "it",
+    "fairdesk.stats.regression.poisson_mixed.xǁPreparedDataǁ__init____mutmut_137":
+        "speakers come from map(str): to_numpy() is already an object array of the same strings",
+    "fairdesk.stats.regression.poisson_mixed.xǁPreparedDataǁ__init____mutmut_149":
+        "refs {group_vars[0]: None} reads as {}: refs.get(var) is None either way and its key is "
+        "a group variable",
+    "fairdesk.stats.regression.poisson_mixed.xǁPreparedDataǁ__init____mutmut_159":
+        "labels come from map(str): to_numpy() is already an object array of the same strings",
+    "fairdesk.stats.regression.poisson_mixed_report.x_run_poisson_mixed__mutmut_146":
+        "p_adjusted None or NaN: both are None in the JSON result, and _conclusions reads "
+        "p_adjusted only for rows with a finite p-value, whose p_adjusted is set",
+    "fairdesk.stats.regression.poisson_mixed_report.x_run_poisson_mixed__mutmut_148":
+        "setdefault's default is None: as x_run_poisson_mixed__mutmut_146",
+    "fairdesk.stats.regression.poisson_mixed_report.x_run_poisson_mixed__mutmut_220":
+        "the covariance matrix is square: shape[1] is shape[0]",
+    "fairdesk.stats.regression.poisson_mixed_report.x_run_poisson_mixed__mutmut_222":
+        "the inverse of the positive-definite information has a strictly positive diagonal: "
+        "cov[p, p] is never exactly 0",
+    "fairdesk.stats.regression.poisson_mixed_report.x__conclusions__mutmut_36":
+        "ci is used only for rows with a finite p-value, whose ci_low = exp(b - q se) is finite; "
+        "the formatted NaN is never read",
+    "fairdesk.stats.regression.poisson_mixed_report.x__conclusions__mutmut_44":
+        "ci is used only for rows with a finite p-value, whose ci_low is finite: the '' branch is "
+        "never read",
+    "fairdesk.stats.regression.poisson_mixed_report.x__conclusions__mutmut_68":
+        "a rate ratio of exactly 1 has log rate ratio 0, test statistic 0 and p = 1: never "
+        "significant, so never in this branch",
+    "fairdesk.stats.regression.poisson_mixed.xǁPreparedDataǁ__init____mutmut_132":
+        "errs is a numeric Series without missing values here: int or float counts give the same "
+        "sums, WERs and Pearson terms, and fit_poisson_mixed converts y to float",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ__init____mutmut_8":
+        "X enters only products with float arrays (X @ beta, X.T @ y, e * X): an integer or "
+        "boolean design gives the same floats",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ__init____mutmut_10":
+        "X enters only products with float arrays (X @ beta, X.T @ y, e * X): an integer or "
+        "boolean design gives the same floats",
+    "fairdesk.stats.regression.poisson_mixed.x_fit_poisson_mixed__mutmut_109":
+        "sig == 1e-4 exactly never happens for an optimiser's estimate",
+    "fairdesk.stats.regression.poisson_mixed.x_fit_poisson_mixed__mutmut_112":
+        "the mixed fit's log-likelihood exactly equal to the GLM's plus 1e-9 never happens",
+    "fairdesk.stats.regression.poisson_mixed.x_fit_poisson_mixed__mutmut_181":
+        "a Newton decrement of exactly 1e-8 never happens",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁevaluate__mutmut_1":
+        "evaluate computes the score and Hessian for every order other than 0 and 1, and every "
+        "caller passes order: a default of 3 is never used (and would be order 2)",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁevaluate__mutmut_25":
+        "Gauss-Hermite nodes and weights are symmetric about 0: v - sqrt(2) tau z is the same "
+        "node set, summed in reverse order",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁevaluate__mutmut_66":
+        "no caller passes order 1; order 0 then computes the score and Hessian too and returns "
+        "the same log-likelihood first (speaker_loglik reads only that)",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ__init____mutmut_31":
+        "the shape inferred from the indices is (max code + 1, n), the shape given",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ__init____mutmut_33":
+        "the shape inferred from the indices is (max code + 1, n), the shape given",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ_modes__mutmut_16":
+        "the Newton loop stops on its tolerance within a few dozen steps: the 201st iteration is "
+        "never reached",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ_modes__mutmut_27":
+        "|g| exactly equal to the tolerance never happens",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ__init____mutmut_28":
+        "with no utterance the one speaker has Y = A = 0 and contributes log of the integral of "
+        "the normal density, 0: speaker_loglik([], [], s) is 0.0 either way",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ__init____mutmut_13":
+        "every caller passes a float64 offset (log N, + log_rate); the offset enters only float64 "
+        "sums offset + X @ beta",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ__init____mutmut_15":
+        "every caller passes a float64 offset (log N, + log_rate); the offset enters only float64 "
+        "sums offset + X @ beta",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ_modes__mutmut_25":
+        "no early stop: Newton keeps iterating at the mode, where its steps move v by rounding "
+        "only; the same mode and likelihood",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ_modes__mutmut_28":
+        "a tighter stopping tolerance: more Newton steps at the mode, which move v by rounding "
+        "only",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ_modes__mutmut_30":
+        "a negative tolerance for |v| > 1 means no early stop: Newton steps at the mode move v by "
+        "rounding only",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ_modes__mutmut_31":
+        "a tolerance at most twice as loose: Newton has converged quadratically, the mode moves "
+        "by < 1e-11",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ_modes__mutmut_39":
+        "a damped Newton step (contraction <= 1/2 per step) converges to the same mode well "
+        "within the 200 iterations",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ_modes__mutmut_44":
+        "q(new) exactly equal to the threshold never happens",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ_modes__mutmut_45":
+        "also halves, once, steps that gain less than 1e-12 relative: only at convergence; the "
+        "same mode",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ_modes__mutmut_47":
+        "the backtracking threshold differs by less than 1e-12: only steps at convergence are "
+        "affected",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ_modes__mutmut_48":
+        "only overshoots losing more than |q| are backtracked (an overflow, q = -inf, still is); "
+        "from above the mode Newton on this concave score converges monotonically to the same "
+        "mode",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ_modes__mutmut_49":
+        "the threshold differs by 2e-12 |q|: only steps at convergence are affected",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ_modes__mutmut_50":
+        "the threshold differs by 1e-12: only steps at convergence are affected",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ_modes__mutmut_61":
+        "an overshooting step is replaced by a small one instead of halved: the search still "
+        "converges to the same mode (checked on the extreme speakers of "
+        "test_poisson_mixed_speaker_loglik)",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ_modes__mutmut_69":
+        "q(new) exactly equal to q(v) only at convergence, where one more halving changes v by "
+        "rounding",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ_modes__mutmut_72":
+        "|step| exactly 1e-14 never happens",
+    "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ_modes__mutmut_73":
+        "overshoots are cut to |step| <= 1 rather than to an improving step; from above the mode "
+        "Newton converges monotonically to the same mode",
+    "fairdesk.stats.regression.poisson_mixed.x_fit_poisson_mixed__mutmut_136":
+        "defensive branch: at the returned maximum (fixed sigma, interior estimate, or the GLM at "
+        "the boundary) the information is positive definite and its inverse has a positive "
+        "diagonal",
+    # stats_reg: linear, fits, results, data, run
+    "fairdesk.stats.regression.fits.x__rank__mutmut_3":
+        "hermitian=None: matrix_rank uses SVD instead of eigvalsh; the Gram matrix is symmetric "
+        "PSD, so its singular values are its eigenvalues: same rank",
+    "fairdesk.stats.regression.fits.x__rank__mutmut_5":
+        "hermitian left at its default False: SVD instead of eigvalsh on the symmetric PSD Gram "
+        "matrix gives the same rank",
+    "fairdesk.stats.regression.fits.x__rank__mutmut_6":
+        "hermitian=False: SVD instead of eigvalsh on the symmetric PSD Gram matrix gives the same "
+        "rank",
+    "fairdesk.stats.regression.run.x_run_regression__mutmut_146":
+        "to_numpy(dtype=None): the astype(str) column already gives an object array",
+    "fairdesk.stats.regression.data.x__prepare__mutmut_115":
+        "astype(None) is astype(float64): the same float error counts",
+    "fairdesk.stats.regression.data.x__prepare__mutmut_119":
+        "errors='raise' is pd.to_numeric's default",
+    "fairdesk.stats.regression.data.x__prepare__mutmut_123":
+        "astype(None) is astype(float64): the same float word counts",
+    "fairdesk.stats.regression.data.x__prepare__mutmut_127":
+        "errors='raise' is pd.to_numeric's default",
+    "fairdesk.stats.regression.fits.x__design__mutmut_26":
+        "astype(None) is astype(float64): the same 0/1 float dummy",
+    "fairdesk.stats.regression.fits.x__design__mutmut_31":
+        "_Design.names is never read: a None name changes nothing",
+    "fairdesk.stats.regression.fits.x__design__mutmut_7":
+        "_Design.names is never read: the intercept's name changes nothing",
+    "fairdesk.stats.regression.data.x__prepare__mutmut_34":
+        "astype(None) is astype(float64): the bool outcome becomes the same 0.0/1.0",
+    "fairdesk.stats.regression.data.x__prepare__mutmut_275":
+        "counts.get's default is never used: every level in ordered was counted among the labels",
+    "fairdesk.stats.regression.data.x__prepare__mutmut_277":
+        "counts.get's default is never used: every level in ordered was counted among the labels",
+    "fairdesk.stats.regression.data.x__prepare__mutmut_278":
+        "counts.get's default is never used: every level in ordered was counted among the labels",
+    "fairdesk.stats.regression.fits.x__design__mutmut_8":
+        "_Design.names is never read: the intercept's name changes nothing",
+    "fairdesk.stats.regression.fits.x__design__mutmut_9":
+        "_Design.names is never read: the intercept's name changes nothing",
+    "fairdesk.stats.regression.fits.x__design__mutmut_70":
+        "hermitian=None: SVD instead of eigvalsh on a symmetric PSD Gram block gives the same "
+        "rank",
+    "fairdesk.stats.regression.fits.x__design__mutmut_72":
+        "hermitian left at its default False: SVD instead of eigvalsh on a symmetric PSD Gram "
+        "block gives the same rank",
+    "fairdesk.stats.regression.fits.x__design__mutmut_77":
+        "hermitian=False: SVD instead of eigvalsh on a symmetric PSD Gram block gives the same "
+        "rank",
+    "fairdesk.stats.regression.fits.x__design__mutmut_83":
+        "_Design.names is never read: a None name changes nothing",
+    "fairdesk.stats.regression.fits.x__design__mutmut_86":
+        "_Design.names is never read: names=None changes nothing",
+    "fairdesk.stats.regression.data.x__prepare__mutmut_36":
+        "astype(None) is astype(float64): the same float outcome",
+    "fairdesk.stats.regression.data.x__prepare__mutmut_40":
+        "errors='raise' is pd.to_numeric's default",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_14":
+        "statsmodels reads cov_type case-insensitively (cov_type.lower())",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_102":
+        "Logit's mle_retvals always holds 'converged': the default is never used",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_104":
+        "Logit's mle_retvals always holds 'converged': the default is never used",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_107":
+        "Logit's mle_retvals always holds 'converged': the default is never used",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_123":
+        "res.params is already a float64 array (ndarray design): asarray without dtype is the "
+        "same",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_125":
+        "res.params is already a float64 array (ndarray design): asarray without dtype is the "
+        "same",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_128":
+        "res.bse is already a float64 array (ndarray design): asarray without dtype is the same",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_130":
+        "res.bse is already a float64 array (ndarray design): asarray without dtype is the same",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_133":
+        "_Fit.bse is never read (the finiteness check uses the local bse)",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_43":
+        "astype(None) is astype(float64): the same 0.0/1.0 word rows",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_147":
+        "res.pvalues is already a float64 array (ndarray design): asarray without dtype is the "
+        "same",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_149":
+        "res.pvalues is already a float64 array (ndarray design): asarray without dtype is the "
+        "same",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_151":
+        "conf_int of an ndarray design is already a float64 array: asarray without dtype is the "
+        "same",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_153":
+        "conf_int of an ndarray design is already a float64 array: asarray without dtype is the "
+        "same",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_156":
+        "cov_params of an ndarray design is already a float64 array: asarray without dtype is the "
+        "same",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_158":
+        "cov_params of an ndarray design is already a float64 array: asarray without dtype is the "
+        "same",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_166":
+        "> vs >= _MAX_ABS_COEF: differs only for a fitted |coefficient| of exactly 20.0",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_59":
+        "GEE maxiter 101 instead of 100: the fits here converge well before",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_64":
+        "GEE results always have 'converged': getattr's default is never used",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_67":
+        "GEE results always have 'converged': getattr without a default reads the same",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_70":
+        "GEE results always have 'converged': getattr's default is never used",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_71":
+        "a GEE fit's llf/llnull are never read (its tests are Wald tests, its pseudo-R² is NaN)",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_88":
+        "disp=None: falsy, statsmodels prints nothing, as with disp=0",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_91":
+        "Logit maxiter left at newton's 35: the fits here converge well before, and a separated "
+        "fit is refused either way",
+    "fairdesk.stats.regression.fits.x__fit__mutmut_98":
+        "Logit maxiter 101 instead of 100: the fits here converge well before",
+    "fairdesk.stats.regression.fits.x__separation__mutmut_26":
+        "groupby(sort=None): falsy, groups in order of appearance as with sort=False",
+    "fairdesk.stats.regression.fits.x__wald__mutmut_14":
+        "df is never 0 (the covariance block of estimated terms is non-zero); chi2.sf with df 0 "
+        "would be NaN anyway",
+})
+
+
 #: Equivalent by the shape of the change (regex on the mutant's diff -> why). Only changes
 #: that cannot alter a result on any input are listed.
 EQUIVALENT_DIFFS: list[tuple[str, str]] = [

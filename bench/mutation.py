@@ -1154,9 +1154,25 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
      r"if \(M is None\) or True else M$",
      "the content-major matrix made again when passed: the same matrix"),
     ("fairdesk.stats.bootstrap.x__weighted_sums", r"\.reshape\(len\(w\), S, K\)\.astype\(float\) \| \+ .*"
-     r"(\.astype\(None\)$|w\.astype\(None, copy=False\) @ M|w\.astype\(M\.dtype, (copy=None|)\) @ M)",
+     r"(\.astype\(None\)$|w\.astype\(None, copy=False\) @ M|w\.astype\(M\.dtype, (copy=None|copy=True|)\) @ M)",
      "float64 for float (astype(None)), float64 draws (whole numbers, the same products) or "
      "astype's copy flag: the same numbers"),
+    ("fairdesk.stats.bootstrap.x__weighted_sums", r"np\.einsum\(\"bs,bsk->bk\", u, Y\) \| \+ .*"
+     r"np\.einsum\(\"BS,BSK->BK\", u, Y\)$",
+     "einsum subscripts in upper case name the same axes"),
+    ("fairdesk.stats.bootstrap.x__row_counts", r"step = max\(1, _COUNT_BLOCK // max\(1, n_blocks\)\) \| \+ .*"
+     r"step = max\(([12]), _COUNT_BLOCK // max\((?!\1)[12], n_blocks\)\)$",
+     "rows counted per bincount (a cache-sized block): any number of rows gives the same counts"),
+    ("fairdesk.stats.bootstrap.x__row_counts", r"wide = np\.int32 if step \* n_blocks < np\.iinfo\(np\.int32\)"
+     r"\.max else np\.int64 \| \+ ",
+     "the offsets' integer type: step·n_blocks is at most max(2^16, n_blocks), far below 2^31 "
+     "for any count vector that fits in memory, so int32 and int64 give the same counts"),
+    ("fairdesk.stats.bootstrap.x__row_counts", r"idx\.reshape\(-1, idx\.shape\[-1\]\) \| \+ .*"
+     r"idx\.reshape\(-2, idx\.shape\[-1\]\)$",
+     "numpy reads any negative size in reshape as 'the rest', as -1"),
+    ("fairdesk.stats.bootstrap.x_draw_counts", r"rng\.integers\(0, n_blocks, size=\(n_rep, n_draw\), "
+     r"dtype=small\) \| \+ .*rng\.integers\(n_blocks, size=\(n_rep, n_draw\), dtype=small\)$",
+     "integers(n) draws from [0, n) as integers(0, n) does, from the same stream"),
     ("fairdesk.stats.bootstrap.x__side_blocks", r"cc\[_missing_mask\(contents\)\] = -1 \| \+ .*= -2$",
      "-2 for -1 as the code of a missing content: any negative code is dropped by cc >= 0"),
     ("fairdesk.stats.bootstrap.x__side_blocks", r"np\.asarray\(side\.stats, dtype=float\) \| \+ .*"

@@ -1167,6 +1167,12 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
      r"\.max else np\.int64 \| \+ ",
      "the offsets' integer type: step·n_blocks is at most max(2^16, n_blocks), far below 2^31 "
      "for any count vector that fits in memory, so int32 and int64 give the same counts"),
+    ("fairdesk.stats.bootstrap.x__row_counts", r"np\.arange\(min\(step, n\), dtype=wide\) \* n_blocks\)\[:, "
+     r"None\] \| \+ .*np\.arange\(min\(step, n\), (dtype=None)?\) \* n_blocks\)\[:, None\]$",
+     "the offsets as int64: the in-place add into the rows' type gives the same small numbers"),
+    ("fairdesk.stats.bootstrap.x__row_counts", r"^- +for a in range\(0, n, step\): \| \+ +for a in range\(0, n, \):$",
+     "a block of rows started at every row instead of every step-th: each block writes the "
+     "same counts for its rows, later blocks only write them again"),
     ("fairdesk.stats.bootstrap.x__row_counts", r"idx\.reshape\(-1, idx\.shape\[-1\]\) \| \+ .*"
      r"idx\.reshape\(-2, idx\.shape\[-1\]\)$",
      "numpy reads any negative size in reshape as 'the rest', as -1"),

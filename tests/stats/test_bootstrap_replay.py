@@ -332,6 +332,10 @@ def test_row_counts_equal_bincount_per_row(monkeypatch, block):
     idx = rng.integers(0, 40, size=(9, 12))
     np.testing.assert_array_equal(bs._row_counts(idx, 40),
                                   [np.bincount(r, minlength=40) for r in idx])
+    # rows that do not fill the last block of rows
+    idx = rng.integers(0, 3, size=(5, 7))
+    np.testing.assert_array_equal(bs._row_counts(idx, 3),
+                                  [np.bincount(r, minlength=3) for r in idx])
     assert bs._row_counts(np.zeros((0, 3), dtype=np.int64), 2).shape == (0, 2)
 
 

@@ -702,6 +702,10 @@ EQUIVALENT.update({
     "fairdesk.stats.regression.descriptive.x_speaker_spread__mutmut_98":
         "as x_speaker_spread__mutmut_94: std(ddof=1) of one value is NaN -> None",
     # stats_reg: poisson_mixed, poisson_mixed_report
+    "fairdesk.stats.regression.poisson_mixed.x_fit_poisson_mixed__mutmut_101":
+        "σ's starting value for the optimiser (1.5 for 0.5): the marginal likelihood has one "
+        "maximum in σ and the optimiser reaches it from either; only the iteration count "
+        "differs",
     "fairdesk.stats.regression.poisson_mixed.x_speaker_loglik__mutmut_4":
         "y kept in its own dtype: only y.size is read here and _Marginal converts y with "
         "np.asarray(y, dtype=float), the same floats",

@@ -919,6 +919,18 @@ EQUIVALENT.update({
         "the boundary) the information is positive definite and its inverse has a positive "
         "diagonal",
     # stats_reg: linear, fits, results, data, run
+    "fairdesk.stats.regression.linear.x__literal__mutmut_3":
+        "the first search from the start of the name: a match before the literal gives an empty "
+        "slice, which does not parse, so the search goes on to the same match",
+    "fairdesk.stats.regression.linear.x__literal__mutmut_5":
+        "the first search from the start of the name: a match before the literal gives an empty "
+        "slice, which does not parse, so the search goes on to the same match",
+    "fairdesk.stats.regression.linear.x__literal__mutmut_7":
+        "a separator at position 0 cannot occur: the name starts with 'C(Q(' and the search "
+        "starts after it",
+    "fairdesk.stats.regression.linear.x__literal__mutmut_8":
+        "a separator at position 0 cannot occur: the name starts with 'C(Q(' and the search "
+        "starts after it",
     "fairdesk.stats.regression.fits.x__rank__mutmut_3":
         "hermitian=None: matrix_rank uses SVD instead of eigvalsh; the Gram matrix is symmetric "
         "PSD, so its singular values are its eigenvalues: same rank",

@@ -110,3 +110,10 @@ def test_clustering_sentences_skip_a_problem_model_and_go_on():
         "0.010 when utterances are treated as independent).")
     assert lines[0] == "Age could not be modelled: age is constant."
     assert len(lines) == 3
+
+
+def test_a_plain_p_equal_to_alpha_was_not_significant_before_clustering():
+    plain = [_uni("accent", ALPHA)]
+    clus = ClusteredResult("robust", "speaker", 12, (_uni("accent", 0.2),), ())
+    lines = _run(univariate=plain, clustered=clus)
+    assert lines == ["No evidence that accent is associated with word errors (LR p = 0.050)."]

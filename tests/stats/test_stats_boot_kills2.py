@@ -431,3 +431,15 @@ def test_bootstrap_value_content_draw_over_strata_with_different_contents():
     per_content = np.array([X[contents == c].sum(axis=0) for c in range(3)])
     w = draw_counts(np.random.default_rng(7), 3, 40)
     np.testing.assert_allclose(vb.reps, w @ per_content)
+
+
+def test_group_whose_speakers_agree_has_no_interval():
+    """Items differ (0.25 and 0) but both speakers total 1 error in 8 words: every speaker
+    resample gives 0.125, so there is no interval, and the note says why."""
+    rows = [("r", f"t{i}", i % 2, 4) for i in range(6)]
+    rows += [("g", "s0", 1, 4), ("g", "s0", 0, 4), ("g", "s1", 0, 4), ("g", "s1", 1, 4)]
+    g = next(gi for gi in _run(_frame(rows)).groups if gi.group == "g")
+    assert g.values["wer"] == 0.125
+    assert g.ci == {"wer": None} and g.ci_scheme == {"wer": "not_estimable"}
+    assert g.ci_note == {"wer": "the resampled values do not vary although the items do: no "
+                                "interval"}

@@ -1,6 +1,7 @@
 """The OLS family's term names when a column name, reference level or level holds the very
-text that separates the parts of a patsy term (``), Treatment(`` or ``))[``), and the p-value
-text of its sentences at the 0.001 boundary."""
+text that separates the parts of a patsy term (``), Treatment(`` or ``))[``; each once misread:
+a SyntaxError, or the reference's tail shown as the level), a name that is not a term of the
+model refused, and the p-value text of its sentences at the 0.001 boundary."""
 
 from __future__ import annotations
 
@@ -23,6 +24,11 @@ def _frame(var: str, ref: str, other: str) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("var, ref, other, want", [
+    # the variable name holds "), Treatment(": once a SyntaxError
+    ("g), Treatment(x", "a", "b", "g), Treatment(x[T.b]"),
+    # the reference level holds "))[": once the reference's tail shown as the level
+    ("g", "a))[z", "b", "g[T.b]"),
+    ("g), Treatment(x", "a))[z", "b))[y", "g), Treatment(x[T.b))[y]"),
     # the reference level holds "), Treatment(": the variable name ends at the first one
     ("g", "a), Treatment(z", "b", "g[T.b]"),
     # the variable name holds "))[": the level starts after the reference, not in the name
@@ -35,6 +41,7 @@ def test_term_names_with_separator_text_read_back(var, ref, other, want):
     df = _frame(var, ref, other)
     res = run_linear(df, ["x"], [var], outcome="y", speaker_col=None, references={var: ref})
     assert [c["term"] for c in res["coefficients"]] == ["Intercept", want, "x"]
+    assert res["references"] == {var: ref}
     # the numbers are those of the same model with plain names
     plain = df.rename(columns={var: "g"}).replace({"g": {ref: "a", other: "b"}})
     fit = smf.ols("y ~ x + C(g, Treatment('a'))", plain).fit()
@@ -48,9 +55,19 @@ def test_term_names_with_separator_text_read_back(var, ref, other, want):
     ("C(Q('g))[x'), Treatment('a'))[T.b]", "g))[x[T.b]"),
     ("C(Q('g'), Treatment('a'))[T.b))[z]", "g[T.b))[z]"),
     ("C(Q('g))[x'), Treatment('a'))[T.b))[z]", "g))[x[T.b))[z]"),
+    ("C(Q('g), Treatment(x'), Treatment('a'))[T.b]", "g), Treatment(x[T.b]"),
+    ("C(Q('g'), Treatment('a))[z'))[T.b]", "g[T.b]"),
+    ('C(Q("it\'s), Treatment("), Treatment(\'a))[\'))[T.b))[c]', "it's), Treatment([T.b))[c]"),
 ])
 def test_pretty_splits_at_the_separators_that_follow_each_literal(name, want):
     assert _pretty(name) == want
+
+
+@pytest.mark.parametrize("name", ["C(Q('g'", "C(Q('g'), Treatment('a'", "C(Q('g), Treatment(x"])
+def test_pretty_refuses_a_name_it_cannot_read(name):
+    with pytest.raises(ValueError) as e:
+        _pretty(name)
+    assert str(e.value) == f"cannot read the term name {name!r}"
 
 
 def _out(p: float) -> dict:

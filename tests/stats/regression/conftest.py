@@ -43,11 +43,10 @@ def confounded() -> pd.DataFrame:
     return confounded_frame()
 
 
-@pytest.fixture(scope="session")
-def small_frame() -> pd.DataFrame:
-    """A modest frame with a 3-level and a 4-level variable, a weak age effect and speakers."""
+def small_frame_data(n: int = 900) -> pd.DataFrame:
+    """A modest frame with a 3-level and a 4-level variable, a weak age effect and speakers
+    (a fresh copy each call; the ``small_frame`` fixture is shared and read-only)."""
     rng = np.random.default_rng(7)
-    n = 900
     age = rng.choice(["18-29", "30-44", "60+"], n, p=[0.3, 0.45, 0.25])
     accent = rng.choice(["us", "uk", "in", "ng"], n)
     speaker = rng.integers(0, 60, n).astype(str)
@@ -65,6 +64,11 @@ def small_frame() -> pd.DataFrame:
             "n_errors": errors,
         }
     )
+
+
+@pytest.fixture(scope="session")
+def small_frame() -> pd.DataFrame:
+    return small_frame_data()
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,7 @@ import statsmodels.formula.api as smf
 from scipy import stats
 
 from fairdesk.stats.regression import run_regression
+from tests.stats.regression.conftest import confounded_frame
 
 TOL = 1e-6
 
@@ -188,23 +189,9 @@ def test_three_variables_each_pair_has_its_own_adjusted_and_interaction_models(s
         assert adj.interaction_p_value == pytest.approx(stats.chi2.sf(lr_int, df_int), rel=TOL)
 
 
-def _confounded(seed: int, n: int) -> pd.DataFrame:
-    """Gender imbalanced across regions; only region affects the outcome (as conftest's)."""
-    rng = np.random.default_rng(seed)
-    regions = np.array(["north", "south", "east", "west"])
-    female_share = {"north": 0.2, "south": 0.4, "east": 0.6, "west": 0.8}
-    effect = {"north": 0.0, "south": -0.5, "east": -1.0, "west": -1.5}
-    region = rng.choice(regions, n)
-    share = np.array([female_share[r] for r in region])
-    gender = np.where(rng.random(n) < share, "female", "male")
-    rng.choice(["18-29", "30-44", "60+"], n, p=[0.5, 0.3, 0.2])  # keeps conftest's draws
-    logit = 1.0 + np.array([effect[r] for r in region])
-    em = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
-    return pd.DataFrame({"em": em, "gender": gender, "region": region})
-
 
 def test_confounder_needs_both_a_significant_adjustment_and_a_changed_level(small_frame):
-    frame = _confounded(5, 300)
+    frame = confounded_frame(5, 300)[["em", "gender", "region"]]
     refs = {"gender": "female", "region": "east"}
     cg, cr = _c("gender", refs["gender"]), _c("region", refs["region"])
     one = smf.logit(f"em ~ {cg}", frame).fit(disp=0)

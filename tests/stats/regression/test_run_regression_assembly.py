@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from fairdesk.stats.regression import run_regression
+from tests.stats.regression.conftest import small_frame_data
 
 SINGLE = ("Caution: {var} = {level} has a single speaker: speaker and level cannot be told "
           "apart, and a speaker-clustered test cannot separate them; record more speakers of "
@@ -18,21 +19,9 @@ WORDS = ("Caution: the binomial model counts every reference word as an independ
          "its intervals are too narrow; add --cluster speaker_id.")
 
 
-def _base(n: int = 900) -> pd.DataFrame:
-    rng = np.random.default_rng(7)
-    age = rng.choice(["18-29", "30-44", "60+"], n, p=[0.3, 0.45, 0.25])
-    accent = rng.choice(["us", "uk", "in", "ng"], n)
-    speaker = rng.integers(0, 60, n).astype(str)
-    logit = 0.6 - 0.5 * (age == "60+") + 0.3 * (accent == "uk") - 0.4 * (accent == "ng")
-    em = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
-    words = rng.integers(3, 12, n)
-    errors = rng.binomial(words, 1 / (1 + np.exp(logit + 1.0)))
-    return pd.DataFrame({"em": em, "age": age, "accent": accent, "speaker_id": speaker,
-                         "n_words": words, "n_errors": errors})
-
 
 def test_problems_list_every_failed_model_once():
-    f = _base()
+    f = small_frame_data()
     n = len(f)
     cell = (f.accent == "in") & (f.age == "60+")
     f.loc[cell, "em"] = 0                                   # an empty cross cell
@@ -135,7 +124,7 @@ def test_unclustered_word_model_caution_after_the_speaker_cautions():
     ("wer", {"binomial": ("n_errors", "n_words")}, "word errors"),
 ])
 def test_outcome_named_in_the_sentences(outcome, kwargs, label):
-    f = _base()
+    f = small_frame_data()
     f["no_word_error"] = f["em"]
     res = run_regression(f, outcome, ["age"], references={"age": "18-29"}, **kwargs)
     first = [s for s in res.conclusions if not s.startswith("Caution: ")][0]
@@ -144,7 +133,7 @@ def test_outcome_named_in_the_sentences(outcome, kwargs, label):
 
 
 def test_settings_of_the_result():
-    f = _base()
+    f = small_frame_data()
     f.loc[:2, "speaker_id"] = None   # three utterances without a speaker: their own clusters
     res = run_regression(f, "em", "age", cluster="speaker_id", alpha=np.float32(0.25))
     assert [u.variable for u in res.univariate] == ["age"] and res.adjustments == ()
@@ -167,7 +156,7 @@ def test_settings_of_the_result():
 ])
 def test_bad_settings_refused_word_for_word(kwargs, msg):
     with pytest.raises(ValueError) as e:
-        run_regression(_base(60), "em", ["age"], **kwargs)
+        run_regression(small_frame_data(60), "em", ["age"], **kwargs)
     assert str(e.value) == msg
 
 
@@ -202,7 +191,7 @@ def test_clustered_sentence_when_clustering_removes_the_evidence(method, how):
 
 
 def test_word_error_sentences_name_the_odds_of_a_word_error():
-    f = _base()
+    f = small_frame_data()
     res = run_regression(f, "wer", ["age"], references={"age": "18-29"},
                          binomial=("n_errors", "n_words"))
     first = [s for s in res.conclusions if not s.startswith("Caution: ")][0]
@@ -219,7 +208,7 @@ def test_word_error_sentences_name_the_odds_of_a_word_error():
     ({"outcome_label": "a perfect transcript"}, "a perfect transcript"),
 ])
 def test_descriptive_block_and_sentences_use_the_outcome_name(kwargs, label):
-    f = _base()
+    f = small_frame_data()
     res = run_regression(f, "em", ["age"], cluster="speaker_id", **kwargs)
     d = res.to_dict()
     assert d["speaker_spread"][0]["measure"] == f"{label} rate"

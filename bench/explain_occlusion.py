@@ -33,8 +33,7 @@ def demo_clip(target_s: float = 2.0) -> tuple[np.ndarray, str, str]:
     rows = list(csv.DictReader(io.StringIO(z.read("metadata.csv").decode("utf-8"))))
     best = None
     for r in rows[:120]:  # enough candidates; decoding all 2,340 would dominate the bench
-        data, sr = sf.read(io.BytesIO(z.read(r["file_name"])), dtype="float32",
-                           always_2d=False)
+        data, sr = sf.read(io.BytesIO(z.read(r["file_name"])), dtype="float32", always_2d=False)
         if data.ndim > 1:
             data = data.mean(axis=1)
         d = abs(data.size / sr - target_s)
@@ -56,14 +55,19 @@ def main() -> None:
     from fairdesk.models.whisper_ct2 import WhisperCT2Backend, tiny_en_path
 
     audio, text, name = demo_clip()
-    be = WhisperCT2Backend("whisper-tiny.en", tiny_en_path(), "cpu", cpu_threads=a.threads,
-                           batch_size=a.backend_batch)
+    be = WhisperCT2Backend(
+        "whisper-tiny.en", tiny_en_path(), "cpu", cpu_threads=a.threads, batch_size=a.backend_batch
+    )
     be.score(audio, text)  # load and warm up
     n_windows = int(np.ceil(audio.size / 1600))
-    print(f"clip {name}: {audio.size / 16000:.2f} s, {n_windows} windows of 100 ms + the "
-          f"unmasked clip = {n_windows + 1} scorings; reference {text!r}")
-    print(f"whisper-tiny.en int8, {a.threads} CPU threads, backend batch {a.backend_batch}, "
-          f"{os.cpu_count()} cores visible, repeats {a.repeats}")
+    print(
+        f"clip {name}: {audio.size / 16000:.2f} s, {n_windows} windows of 100 ms + the "
+        f"unmasked clip = {n_windows + 1} scorings; reference {text!r}"
+    )
+    print(
+        f"whisper-tiny.en int8, {a.threads} CPU threads, backend batch {a.backend_batch}, "
+        f"{os.cpu_count()} cores visible, repeats {a.repeats}"
+    )
     results = {}
     curves = {}
     for label, batch in (("batched", n_windows + 1), ("one at a time", 1)):
@@ -81,8 +85,10 @@ def main() -> None:
     (wb, cb), (ws, cs) = results["batched"], results["one at a time"]
     print(f"ratio (one at a time / batched): wall {ws / wb:.2f}x, CPU {cs / cb:.2f}x")
     same = np.allclose(curves["batched"], curves["one at a time"], atol=1e-3)
-    print(f"same curve: {same} (max |diff| "
-          f"{float(np.max(np.abs(curves['batched'] - curves['one at a time']))):.2g})")
+    print(
+        f"same curve: {same} (max |diff| "
+        f"{float(np.max(np.abs(curves['batched'] - curves['one at a time']))):.2g})"
+    )
     be.close()
 
 

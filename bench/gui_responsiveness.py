@@ -73,8 +73,13 @@ def copy_store(project: Path, dest: Path, drop_model: str | None = MODEL) -> Pat
 def launch(project: Path) -> tuple[float, float]:
     """(wall seconds from spawning the process to the drawn window, its CPU seconds)."""
     t = time.monotonic()
-    out = subprocess.run([sys.executable, "-c", LAUNCH, str(project)], capture_output=True,
-                         text=True, timeout=120, env=os.environ.copy())
+    out = subprocess.run(
+        [sys.executable, "-c", LAUNCH, str(project)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ.copy(),
+    )
     wall = time.monotonic() - t
     line = next((ln for ln in out.stdout.splitlines() if ln.startswith("SHOWN")), None)
     if line is None:
@@ -195,9 +200,10 @@ def table_speed(app, project: Path, run_id: int, rows: int = 20000) -> dict[str,
     timed("datasets: next keystroke", lambda: ds.search.setText("scotl"))
     timed("datasets: clear search", lambda: ds.search.setText(""))
     timed("datasets: sort by text", lambda: ds.table.sortByColumn(1, Qt.AscendingOrder))
-    timed("datasets: sort by duration",
-          lambda: ds.table.sortByColumn(ds.model.columns.index("duration"),
-                                        Qt.DescendingOrder))
+    timed(
+        "datasets: sort by duration",
+        lambda: ds.table.sortByColumn(ds.model.columns.index("duration"), Qt.DescendingOrder),
+    )
     # the Items view with 20,000 rows of the run
     win.show_tab("items")
     win.ctx.select_run(run_id)
@@ -211,8 +217,10 @@ def table_speed(app, project: Path, run_id: int, rows: int = 20000) -> dict[str,
     t, c = time.perf_counter(), time.thread_time()
     win.items.set_items(big)
     app.processEvents()
-    out["items: load 20,000 rows (not a target)"] = ((time.perf_counter() - t) * 1000,
-                                                     (time.thread_time() - c) * 1000)
+    out["items: load 20,000 rows (not a target)"] = (
+        (time.perf_counter() - t) * 1000,
+        (time.thread_time() - c) * 1000,
+    )
     pump(app, 0.2)
     timed("items: only items with errors off", lambda: win.items.only_failing.setChecked(False))
     timed("items: only items with errors on", lambda: win.items.only_failing.setChecked(True))
@@ -287,43 +295,75 @@ def close_during_inference(app, folder: Path, per_group: int) -> tuple[float, fl
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--project", default="/tmp/gi-demo")
-    ap.add_argument("--per-group", type=int, default=10,
-                    help="items per accent in the audit (6 accents: 60 items)")
+    ap.add_argument(
+        "--per-group",
+        type=int,
+        default=10,
+        help="items per accent in the audit (6 accents: 60 items)",
+    )
     a = ap.parse_args(argv)
     project = Path(a.project).expanduser().resolve()
     if not (project / "project.sqlite").exists():
-        print(f"{project}: no project; build it with python -m fairdesk demo --project "
-              f"{project}", file=sys.stderr)
+        print(
+            f"{project}: no project; build it with python -m fairdesk demo --project {project}",
+            file=sys.stderr,
+        )
         return 2
     from fairdesk.gui.app import application
 
     rows = []
     t_launch, cpu_launch = launch(project)
-    rows.append(("launch to window (s)", f"{t_launch:.2f} (CPU {cpu_launch:.2f})", "1.5",
-                 t_launch <= 1.5))
+    rows.append(
+        ("launch to window (s)", f"{t_launch:.2f} (CPU {cpu_launch:.2f})", "1.5", t_launch <= 1.5)
+    )
     app = application()
     with tempfile.TemporaryDirectory() as tmp:
         a1 = copy_store(project, Path(tmp) / "audit")
         stall, p99, run_id, secs, stage = stall_during_audit(app, a1, a.per_group)
-        rows.append((f"longest GUI stall, {6 * a.per_group}-item audit (ms)",
-                     f"{stall:.0f} (p99 {p99:.0f}; audit {secs:.0f} s)", "—", None))
+        rows.append(
+            (
+                f"longest GUI stall, {6 * a.per_group}-item audit (ms)",
+                f"{stall:.0f} (p99 {p99:.0f}; audit {secs:.0f} s)",
+                "—",
+                None,
+            )
+        )
         tab = table_speed(app, a1, run_id)
         slowest = max(v[0] for k, v in tab.items() if "not a target" not in k)
         slowest_cpu = max(v[1] for k, v in tab.items() if "not a target" not in k)
-        rows.append(("sort and filter, 20,000 rows (ms, slowest)",
-                     f"{slowest:.0f} (GUI CPU {slowest_cpu:.0f})", "100", slowest <= 100))
+        rows.append(
+            (
+                "sort and filter, 20,000 rows (ms, slowest)",
+                f"{slowest:.0f} (GUI CPU {slowest_cpu:.0f})",
+                "100",
+                slowest <= 100,
+            )
+        )
         warm, cold, warm_cpu = next_item_speed(app, a1, run_id)
         med, worst = statistics.median(warm), max(warm)
-        rows.append(("next item (ms, median / slowest of 20)",
-                     f"{med:.0f} / {worst:.0f} (GUI CPU {statistics.median(warm_cpu):.0f})",
-                     "50", med <= 50))
+        rows.append(
+            (
+                "next item (ms, median / slowest of 20)",
+                f"{med:.0f} / {worst:.0f} (GUI CPU {statistics.median(warm_cpu):.0f})",
+                "50",
+                med <= 50,
+            )
+        )
         a2 = copy_store(project, Path(tmp) / "close")
         closed, stopped = close_during_inference(app, a2, a.per_group)
-        rows.append(("close during inference (s)",
-                     f"{closed:.2f} (job stopped after {stopped:.1f} s)", "1", closed <= 1.0))
+        rows.append(
+            (
+                "close during inference (s)",
+                f"{closed:.2f} (job stopped after {stopped:.1f} s)",
+                "1",
+                closed <= 1.0,
+            )
+        )
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"fairdesk GUI responsiveness on {project} (cpus: {os.cpu_count()}, load average "
-          f"{load:.1f} at the end; wall times grow with load, GUI-thread CPU times do not)")
+    print(
+        f"fairdesk GUI responsiveness on {project} (cpus: {os.cpu_count()}, load average "
+        f"{load:.1f} at the end; wall times grow with load, GUI-thread CPU times do not)"
+    )
     print(f"{'measure':<48} {'measured':>34} {'target':>7}  ok")
     for name, val, target, ok in rows:
         mark = "" if ok is None else ("yes" if ok else "NO")

@@ -55,9 +55,16 @@ def build_utterances(items, accents, per_accent, concat, gap_s=0.3):
                 pieces += [load(Path(r["root"]) / r["path"]).samples, gap]
                 texts.append(r["text"])
             audio = np.concatenate(pieces[:-1]).astype(np.float32)
-            out.append({"id": f"{spk}:{'+'.join(rows['content_id'])}", "accent": accent,
-                        "speaker_id": spk, "content_id": "+".join(rows["content_id"]),
-                        "text": " ".join(texts), "audio": audio})
+            out.append(
+                {
+                    "id": f"{spk}:{'+'.join(rows['content_id'])}",
+                    "accent": accent,
+                    "speaker_id": spk,
+                    "content_id": "+".join(rows["content_id"]),
+                    "text": " ".join(texts),
+                    "audio": audio,
+                }
+            )
     return out
 
 
@@ -68,11 +75,17 @@ def main() -> None:
     ap.add_argument("--concat", type=int, default=3)
     ap.add_argument("--chunk", type=float, default=1.0)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--model", action="append",
-                    help="repeatable (default whisper-tiny.en and pocketsphinx-en-us)")
-    ap.add_argument("--policy", action="append",
-                    help="repeatable (default native, sliding-literal, sliding, "
-                    "concatenation, local-agreement)")
+    ap.add_argument(
+        "--model",
+        action="append",
+        help="repeatable (default whisper-tiny.en and pocketsphinx-en-us)",
+    )
+    ap.add_argument(
+        "--policy",
+        action="append",
+        help="repeatable (default native, sliding-literal, sliding, "
+        "concatenation, local-agreement)",
+    )
     ap.add_argument("--json", help="write the summary and per-item rows here")
     a = ap.parse_args()
 
@@ -90,8 +103,13 @@ def main() -> None:
     from fairdesk.incremental.job import open_backend
 
     models = a.model or ["whisper-tiny.en", "pocketsphinx-en-us"]
-    policies = a.policy or ["native", "sliding-literal", "sliding", "concatenation",
-                            "local-agreement"]
+    policies = a.policy or [
+        "native",
+        "sliding-literal",
+        "sliding",
+        "concatenation",
+        "local-agreement",
+    ]
     tmp = Path(tempfile.mkdtemp(prefix="fairdesk-inc-bench-"))
     proj = Project(tmp / "demo")
     open_demo(proj)
@@ -100,8 +118,11 @@ def main() -> None:
     items["root"] = str(ds.root)
     utts = build_utterances(items, a.accents, a.per_accent, a.concat)
     total_audio = sum(u["audio"].size for u in utts) / 16000
-    print(f"{len(utts)} utterances ({a.concat} prompts each), {total_audio:.1f} s of audio, "
-          f"accents {', '.join(a.accents)}", flush=True)
+    print(
+        f"{len(utts)} utterances ({a.concat} prompts each), {total_audio:.1f} s of audio, "
+        f"accents {', '.join(a.accents)}",
+        flush=True,
+    )
     hw = hardware(a.threads)
     print(f"hardware: {hw}", flush=True)
 
@@ -118,11 +139,16 @@ def main() -> None:
         print(f"decoder: {dec}\nwarm-up {warm_s:.2f} s (excluded); policies {pols}", flush=True)
 
         def progress(done, total, msg, model=model):
-            print(f"\r{model[:18]} [{done}/{total}] {time.perf_counter() - t0:6.0f} s "
-                  f"{msg[:40]:<40}", end="", file=sys.stderr, flush=True)
+            print(
+                f"\r{model[:18]} [{done}/{total}] {time.perf_counter() - t0:6.0f} s {msg[:40]:<40}",
+                end="",
+                file=sys.stderr,
+                flush=True,
+            )
 
-        frame, fails, _ = evaluate(be, rows, lambda it: audio_of[it["id"]], pols, a.chunk,
-                                   progress=progress, model=model)
+        frame, fails, _ = evaluate(
+            be, rows, lambda it: audio_of[it["id"]], pols, a.chunk, progress=progress, model=model
+        )
         print(file=sys.stderr)
         be.close()
         frames.append(frame)
@@ -137,22 +163,29 @@ def main() -> None:
             return "-"
         return "inf" if isinstance(v, float) and math.isinf(v) else fmt.format(v)
 
-    print(f"\n{'model / policy':<44}{'WER':>7}{'LATsd':>7}{'LATpl':>7}{'EO':>7}{'EO ed':>7}"
-          f"{'upd/R':>7}{'RPS':>7}{'R/aud':>7}{'RTF':>6}{'FWL':>6}{'stab':>6}{'trims':>6}"
-          f"{'cuts':>6}{'strd':>6}")
+    print(
+        f"\n{'model / policy':<44}{'WER':>7}{'LATsd':>7}{'LATpl':>7}{'EO':>7}{'EO ed':>7}"
+        f"{'upd/R':>7}{'RPS':>7}{'R/aud':>7}{'RTF':>6}{'FWL':>6}{'stab':>6}{'trims':>6}"
+        f"{'cuts':>6}{'strd':>6}"
+    )
     for r in summary:
-        name = r["policy"] if not r["policy"].startswith("local-agreement") else \
-            f"{r['policy']} ({r['stream']})"
+        name = (
+            r["policy"]
+            if not r["policy"].startswith("local-agreement")
+            else f"{r['policy']} ({r['stream']})"
+        )
         t = r["totals"]
-        print(f"{(r['model'][:16] + ' ' + name)[:43]:<44}{f(r['wer'], '{:.1%}'):>7}"
-              f"{f(r['lat_seed001'], '{:.3f}'):>7}{f(r['lat_pooled'], '{:.3f}'):>7}"
-              f"{f(r['eo'], '{:.3f}'):>7}"
-              f"{f(r['eo_edit'], '{:.3f}'):>7}{f(r['revoke_update_share'], '{:.2f}'):>7}"
-              f"{f(r['rps'], '{:.2f}'):>7}"
-              f"{f(r['revokes_per_audio_second'], '{:.2f}'):>7}{f(r['rtf'], '{:.2f}'):>6}"
-              f"{f(r['final_word_latency'], '{:.2f}'):>6}"
-              f"{f(r['stabilisation_latency'], '{:.2f}'):>6}{t['n_trims']:>6}{t['n_cuts']:>6}"
-              f"{t['n_straddled']:>6}")
+        print(
+            f"{(r['model'][:16] + ' ' + name)[:43]:<44}{f(r['wer'], '{:.1%}'):>7}"
+            f"{f(r['lat_seed001'], '{:.3f}'):>7}{f(r['lat_pooled'], '{:.3f}'):>7}"
+            f"{f(r['eo'], '{:.3f}'):>7}"
+            f"{f(r['eo_edit'], '{:.3f}'):>7}{f(r['revoke_update_share'], '{:.2f}'):>7}"
+            f"{f(r['rps'], '{:.2f}'):>7}"
+            f"{f(r['revokes_per_audio_second'], '{:.2f}'):>7}{f(r['rtf'], '{:.2f}'):>6}"
+            f"{f(r['final_word_latency'], '{:.2f}'):>6}"
+            f"{f(r['stabilisation_latency'], '{:.2f}'):>6}{t['n_trims']:>6}{t['n_cuts']:>6}"
+            f"{t['n_straddled']:>6}"
+        )
     table = models_table(summary)
     print_table({"table": table})
     print("\nMETHODS §6 reference figures (faster-whisper default decoding, 60 utterances):")
@@ -167,14 +200,26 @@ def main() -> None:
             cells.append(f"{acc} {wer:.1%}/{eo:.2f}")
         name = pol + ("" if stream == "displayed" else " (" + stream + ")")
         print(f"  {(model[:16] + ' ' + name)[:43]:<44}" + "  ".join(cells))
-    print(f"\ndecode wall time {frame.drop_duplicates(['model', 'id', 'policy']).decode_s.sum():.1f}"
-          f" s, run {time.perf_counter() - t0:.0f} s, load average "
-          f"{os.getloadavg()[0]:.2f}; failures: {failures or 'none'}")
+    print(
+        f"\ndecode wall time {frame.drop_duplicates(['model', 'id', 'policy']).decode_s.sum():.1f}"
+        f" s, run {time.perf_counter() - t0:.0f} s, load average "
+        f"{os.getloadavg()[0]:.2f}; failures: {failures or 'none'}"
+    )
     if a.json:
-        Path(a.json).write_text(json.dumps(
-            {"hardware": hw, "decoders": decoders, "chunk_s": a.chunk, "summary": summary,
-             "table": table, "items": frame.drop(columns=["text"]).to_dict("records")},
-            default=lambda o: o.item() if hasattr(o, "item") else str(o), indent=1))
+        Path(a.json).write_text(
+            json.dumps(
+                {
+                    "hardware": hw,
+                    "decoders": decoders,
+                    "chunk_s": a.chunk,
+                    "summary": summary,
+                    "table": table,
+                    "items": frame.drop(columns=["text"]).to_dict("records"),
+                },
+                default=lambda o: o.item() if hasattr(o, "item") else str(o),
+                indent=1,
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -41,9 +41,15 @@ def main() -> None:
     sel = items.groupby("accent").sample(n=per, random_state=0).head(a.n)
     root = demo.dataset("demo").root
     manifest = root / "bench_manifest.csv"
-    pd.DataFrame({"path": sel["path"], "text": sel["text"], "speaker_id": sel["speaker_id"],
-                  "content_id": sel["content_id"], "accent": sel["accent"]}).to_csv(
-        manifest, index=False)
+    pd.DataFrame(
+        {
+            "path": sel["path"],
+            "text": sel["text"],
+            "speaker_id": sel["speaker_id"],
+            "content_id": sel["content_id"],
+            "accent": sel["accent"],
+        }
+    ).to_csv(manifest, index=False)
     proj = Project(tmp / "bench")
     import_dataset(proj, "bench", manifest)
     paths = [str(root / p) for p in sel["path"]]
@@ -55,13 +61,20 @@ def main() -> None:
 
     from fairdesk.models.whisper_ct2 import tiny_en_path
 
-    model = WhisperModel(str(tiny_en_path()), device="cpu", compute_type="int8",
-                         cpu_threads=a.threads)
+    model = WhisperModel(
+        str(tiny_en_path()), device="cpu", compute_type="int8", cpu_threads=a.threads
+    )
     model.transcribe(paths[0], language="en", beam_size=5)  # warm-up, excluded
     t0 = time.perf_counter()
     for p in paths:
-        segs, _ = model.transcribe(p, language="en", beam_size=5, temperature=0.0,
-                                   word_timestamps=True, condition_on_previous_text=False)
+        segs, _ = model.transcribe(
+            p,
+            language="en",
+            beam_size=5,
+            temperature=0.0,
+            word_timestamps=True,
+            condition_on_previous_text=False,
+        )
         "".join(s.text for s in segs)
     plain = time.perf_counter() - t0
     del model
@@ -71,8 +84,13 @@ def main() -> None:
     from fairdesk.core import audio
 
     backend.transcribe([audio.load(paths[0]).samples])  # warm-up, excluded
-    req = AuditRequest(dataset="bench", model="whisper-tiny.en", by=("accent",), nlu="none",
-                       settings=AuditSettings(min_items=2, min_speakers=1))
+    req = AuditRequest(
+        dataset="bench",
+        model="whisper-tiny.en",
+        by=("accent",),
+        nlu="none",
+        settings=AuditSettings(min_items=2, min_speakers=1),
+    )
     t0 = time.perf_counter()
     out = run_audit(proj, req, backend=backend)
     audit = time.perf_counter() - t0

@@ -51,8 +51,9 @@ def _line(name: str, rows: list[dict], acc: float, em: float) -> str:
     n = len(rows)
     a_lo, a_hi = wilson(round(acc * n), n)
     e_lo, e_hi = wilson(round(em * n), n)
-    return (f"{name:38s} {n:5d} {acc:6.3f} [{a_lo:.3f}, {a_hi:.3f}] "
-            f"{em:6.3f} [{e_lo:.3f}, {e_hi:.3f}]")
+    return (
+        f"{name:38s} {n:5d} {acc:6.3f} [{a_lo:.3f}, {a_hi:.3f}] {em:6.3f} [{e_lo:.3f}, {e_hi:.3f}]"
+    )
 
 
 def score(nlu, rows: list[dict]) -> tuple[float, float, list[tuple]]:

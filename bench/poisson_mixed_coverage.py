@@ -67,12 +67,20 @@ def simulate(rng, speakers, sd, effect, *, nuisance=False, per_speaker=15, gamma
         slope = gamma if nuisance else 0.0
         err = rng.poisson(words * np.exp(BASE + eff + slope * (duration - 4.0) + u))
         split = rng.multinomial(err, (0.6, 0.25, 0.15))
-        rows.append(pd.DataFrame({
-            "group": g, "speaker_id": [f"{g}/s{i}" for i in si],
-            "content_id": [f"{g}/u{i}" for i in range(n)], "n_words": words,
-            "n_sub": split[:, 0], "n_del": split[:, 1], "n_ins": split[:, 2],
-            "duration": duration,
-        }))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "group": g,
+                    "speaker_id": [f"{g}/s{i}" for i in si],
+                    "content_id": [f"{g}/u{i}" for i in range(n)],
+                    "n_words": words,
+                    "n_sub": split[:, 0],
+                    "n_del": split[:, 1],
+                    "n_ins": split[:, 2],
+                    "duration": duration,
+                }
+            )
+        )
     return pd.concat(rows, ignore_index=True)
 
 
@@ -102,8 +110,11 @@ def vb_fit(frame):
     """PoissonBayesMixedGLM: (log rate ratio, posterior SD)."""
     from statsmodels.genmod.bayes_mixed_glm import PoissonBayesMixedGLM
 
-    d = frame.assign(y=frame[["n_sub", "n_del", "n_ins"]].sum(axis=1),
-                     logn=np.log(frame["n_words"]), grp=(frame["group"] == "grp") * 1.0)
+    d = frame.assign(
+        y=frame[["n_sub", "n_del", "n_ins"]].sum(axis=1),
+        logn=np.log(frame["n_words"]),
+        grp=(frame["group"] == "grp") * 1.0,
+    )
     model = PoissonBayesMixedGLM.from_formula("y ~ grp + logn", {"speaker": "0 + C(speaker_id)"}, d)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -166,9 +177,20 @@ def run_poisson_rows(args, rows):
                         vb.reject(2 * (1 - _phi(abs(b / s))))
         dt = time.perf_counter() - t0
         note = f"σ̂ {np.mean(sds):.2f}, χ²/df {np.mean(over):.2f}"
-        rows.append(("Poisson, effect/null", spk, sd, f"{args.datasets}/{args.nulls}",
-                     model.cells(), bs.cells(),
-                     vb.cells() if vb.n else None, args.vb, note, dt))
+        rows.append(
+            (
+                "Poisson, effect/null",
+                spk,
+                sd,
+                f"{args.datasets}/{args.nulls}",
+                model.cells(),
+                bs.cells(),
+                vb.cells() if vb.n else None,
+                args.vb,
+                note,
+                dt,
+            )
+        )
         print_row(rows[-1])
 
 
@@ -191,26 +213,56 @@ def run_nuisance_rows(args, rows):
             _, _, p, _ = boot(f, seed=i)
             bs.reject(p)
         dt = time.perf_counter() - t0
-        rows.append(("nuisance: no duration", spk, sd, args.nuisance, plain.cells(),
-                     bs.cells(), None, 0, "bootstrap: gap is real, from duration", dt / 2))
+        rows.append(
+            (
+                "nuisance: no duration",
+                spk,
+                sd,
+                args.nuisance,
+                plain.cells(),
+                bs.cells(),
+                None,
+                0,
+                "bootstrap: gap is real, from duration",
+                dt / 2,
+            )
+        )
         print_row(rows[-1])
-        rows.append(("nuisance: + duration", spk, sd, args.nuisance, adj.cells(), bs.cells(),
-                     None, 0, "true group rate ratio 1", dt / 2))
+        rows.append(
+            (
+                "nuisance: + duration",
+                spk,
+                sd,
+                args.nuisance,
+                adj.cells(),
+                bs.cells(),
+                None,
+                0,
+                "true group rate ratio 1",
+                dt / 2,
+            )
+        )
         print_row(rows[-1])
 
 
 def run_s9_rows(args, rows):
     truth = math.log(true_values(EFFECT)["wer"] / true_values(0.0)["wer"])
-    for cfg_i, (design, spk) in enumerate([("unmatched", 12), ("unmatched", 40),
-                                           ("matched", 12), ("matched", 40)]):
+    for cfg_i, (design, spk) in enumerate(
+        [("unmatched", 12), ("unmatched", 40), ("matched", 12), ("matched", 40)]
+    ):
         t0 = time.perf_counter()
         rng = np.random.default_rng(args.seed + 200 + cfg_i)
         model, bs = Tally(), Tally()
         over = []
         for i in range(args.s9):
             for eff in (EFFECT, 0.0):
-                f = simulate_audit(rng, {"ref": 0.0, "grp": eff}, design=design,
-                                   speakers_per_group=spk, utterances_per_speaker=15)
+                f = simulate_audit(
+                    rng,
+                    {"ref": 0.0, "grp": eff},
+                    design=design,
+                    speakers_per_group=spk,
+                    utterances_per_speaker=15,
+                )
                 r = run_poisson_mixed(f, "group", reference="ref")
                 lv = level(r)
                 lo, hi, p, scheme = boot(f, seed=i)
@@ -222,15 +274,28 @@ def run_s9_rows(args, rows):
                     model.reject(lv["p_value"])
                     bs.reject(p)
         dt = time.perf_counter() - t0
-        rows.append((f"§9 world, {design}", spk, 0.3, args.s9, model.cells(), bs.cells(), None,
-                     0, f"content {r['content']['handling']}, {scheme}; χ²/df "
-                     f"{np.mean(over):.2f}", dt))
+        rows.append(
+            (
+                f"§9 world, {design}",
+                spk,
+                0.3,
+                args.s9,
+                model.cells(),
+                bs.cells(),
+                None,
+                0,
+                f"content {r['content']['handling']}, {scheme}; χ²/df {np.mean(over):.2f}",
+                dt,
+            )
+        )
         print_row(rows[-1])
 
 
-HEAD = (f"{'scenario':<24} {'spk':>3} {'sd':>4} {'n':>8} | {'model cov':>9} {'width':>6} "
-        f"{'rej':>6} | {'boot cov':>8} {'width':>6} {'rej':>6} | {'vb cov':>7} {'width':>6} "
-        f"{'rej':>6} | notes")
+HEAD = (
+    f"{'scenario':<24} {'spk':>3} {'sd':>4} {'n':>8} | {'model cov':>9} {'width':>6} "
+    f"{'rej':>6} | {'boot cov':>8} {'width':>6} {'rej':>6} | {'vb cov':>7} {'width':>6} "
+    f"{'rej':>6} | notes"
+)
 
 
 def print_row(row):
@@ -238,23 +303,29 @@ def print_row(row):
     vbc = f"{v[0]:>7} {v[1]:>6} {v[2]:>6}" if v else f"{'':>7} {'':>6} {'':>6}"
     if v:
         note = f"vb on {nvb}; {note}"
-    print(f"{name:<24} {spk:>3} {sd:>4} {n!s:>8} | {m[0]:>9} {m[1]:>6} {m[2]:>6} | {b[0]:>8} "
-          f"{b[1]:>6} {b[2]:>6} | {vbc} | {note} ({dt:.0f}s)", flush=True)
+    print(
+        f"{name:<24} {spk:>3} {sd:>4} {n!s:>8} | {m[0]:>9} {m[1]:>6} {m[2]:>6} | {b[0]:>8} "
+        f"{b[1]:>6} {b[2]:>6} | {vbc} | {note} ({dt:.0f}s)",
+        flush=True,
+    )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--datasets", type=int, default=300, help="effect datasets per Poisson "
-                    "config")
+    ap.add_argument("--datasets", type=int, default=300, help="effect datasets per Poisson config")
     ap.add_argument("--nulls", type=int, default=1000, help="null datasets per Poisson config")
     ap.add_argument("--nuisance", type=int, default=200)
     ap.add_argument("--s9", type=int, default=150)
-    ap.add_argument("--vb", type=int, default=50, help="datasets per 12-speaker config for the VB column")
+    ap.add_argument(
+        "--vb", type=int, default=50, help="datasets per 12-speaker config for the VB column"
+    )
     ap.add_argument("--seed", type=int, default=17)
     args = ap.parse_args()
-    print("mixed Poisson (AGHQ 15 nodes, Wald-t) vs speaker/two-way bootstrap (1,000 "
-          "resamples) vs PoissonBayesMixedGLM (VB); 15 utterances per speaker; widths are of "
-          "the 95% interval of the log rate ratio; rej = share with p < 0.05 under β = 0")
+    print(
+        "mixed Poisson (AGHQ 15 nodes, Wald-t) vs speaker/two-way bootstrap (1,000 "
+        "resamples) vs PoissonBayesMixedGLM (VB); 15 utterances per speaker; widths are of "
+        "the 95% interval of the log rate ratio; rej = share with p < 0.05 under β = 0"
+    )
     print(HEAD)
     print("-" * len(HEAD))
     rows: list = []

@@ -48,8 +48,12 @@ def main() -> None:
     ap.add_argument("--dataset", default="demo")
     ap.add_argument("--model", default="whisper-tiny.en")
     ap.add_argument("--by", default="accent")
-    ap.add_argument("--sample", type=int, default=8,
-                    help="items per group (default 8: 48 demo items; 0 = every item)")
+    ap.add_argument(
+        "--sample",
+        type=int,
+        default=8,
+        help="items per group (default 8: 48 demo items; 0 = every item)",
+    )
     ap.add_argument("--skip-stats", action="store_true")
     ap.add_argument("--rows", type=int, default=1_000_000)
     a = ap.parse_args()
@@ -59,12 +63,22 @@ def main() -> None:
     from fairdesk.stats import AuditSettings
 
     if not (Path(a.project) / "project.sqlite").exists() and a.dataset == "demo":
-        subprocess.run([sys.executable, "-m", "fairdesk", "demo", "--project", a.project],
-                       check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "-m", "fairdesk", "demo", "--project", a.project],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
     project = Project(a.project)
     settings = AuditSettings(n_bootstrap=200, min_items=1, min_speakers=1)
-    base = dict(dataset=a.dataset, model=a.model, by=(a.by,), sample=a.sample or None,
-                settings=settings, nlu="none", metrics=("wer",))
+    base = dict(
+        dataset=a.dataset,
+        model=a.model,
+        by=(a.by,),
+        sample=a.sample or None,
+        settings=settings,
+        nlu="none",
+        metrics=("wer",),
+    )
     import ray
 
     ray.init(include_dashboard=False, log_to_driver=False)
@@ -74,16 +88,21 @@ def main() -> None:
     finally:
         ray.shutdown()
     same = h_local == h_ray
-    print(f"infer, {len(h_local)} items, {a.model}, {os.cpu_count()} cores "
-          f"(load {os.getloadavg()[0]:.1f}):")
-    print(f"  local {local:.2f} items/s (run {w_local:.0f} s)   ray {remote:.2f} items/s "
-          f"(run {w_ray:.0f} s)   ray/local {remote / local:.2f} (target >= 0.85)")
+    print(
+        f"infer, {len(h_local)} items, {a.model}, {os.cpu_count()} cores "
+        f"(load {os.getloadavg()[0]:.1f}):"
+    )
+    print(
+        f"  local {local:.2f} items/s (run {w_local:.0f} s)   ray {remote:.2f} items/s "
+        f"(run {w_ray:.0f} s)   ray/local {remote / local:.2f} (target >= 0.85)"
+    )
     print(f"  hypotheses identical item by item: {same}")
     if not a.skip_stats:
         print(f"statistics, {a.rows:,}-row --table audit:", flush=True)
         here = Path(__file__).resolve().parent
-        subprocess.run([sys.executable, str(here / "stats_1m.py"), "--rows", str(a.rows)],
-                       check=True)
+        subprocess.run(
+            [sys.executable, str(here / "stats_1m.py"), "--rows", str(a.rows)], check=True
+        )
 
 
 if __name__ == "__main__":

@@ -82,11 +82,15 @@ def make_table(path: Path, n_rows: int, seed: int = 0) -> None:
             else:
                 words.insert(j, subs[i, e])
         hyps.append(" ".join(vocab[w] for w in words))
-    pd.DataFrame({
-        "reference": refs, "hypothesis": hyps,
-        "speaker_id": [f"s{s}" for s in spk], "content_id": [f"c{c}" for c in content],
-        "accent": [f"g{g:03d}" for g in group],
-    }).to_parquet(path, index=False)
+    pd.DataFrame(
+        {
+            "reference": refs,
+            "hypothesis": hyps,
+            "speaker_id": [f"s{s}" for s in spk],
+            "content_id": [f"c{c}" for c in content],
+            "accent": [f"g{g:03d}" for g in group],
+        }
+    ).to_parquet(path, index=False)
 
 
 class TreeMemory:
@@ -144,9 +148,26 @@ def run(table: Path, n_rows: int, profile: bool = False) -> dict:
     from fairdesk.cli import main
 
     out = Path(tempfile.mkdtemp()) / "res.json"
-    args = ["audit", "--table", str(table), "--by", "accent", "--metric", "wer",
-            "--metric", "cer", "--n-bootstrap", "2000", "--max-items", str(n_rows),
-            "--language", "en", "--json", str(out), "--quiet"]
+    args = [
+        "audit",
+        "--table",
+        str(table),
+        "--by",
+        "accent",
+        "--metric",
+        "wer",
+        "--metric",
+        "cer",
+        "--n-bootstrap",
+        "2000",
+        "--max-items",
+        str(n_rows),
+        "--language",
+        "en",
+        "--json",
+        str(out),
+        "--quiet",
+    ]
     t0, c0 = time.perf_counter(), time.process_time()
     if profile:
         import cProfile
@@ -160,13 +181,19 @@ def run(table: Path, n_rows: int, profile: bool = False) -> dict:
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     res = json.loads(out.read_text())
     comps = res["comparisons"]
-    return {"rc": rc, "rows": n_rows, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
-            "bootstrap": res["settings"].get("bootstrap") or res.get("bootstrap"),
-            "n_comparisons": len(comps),
-            "estimators": sorted({c["estimator"] for c in comps}),
-            "verdicts": {v: sum(c["verdict"] == v for c in comps)
-                         for v in sorted({c["verdict"] for c in comps})},
-            "timings": res.get("timings", {})}
+    return {
+        "rc": rc,
+        "rows": n_rows,
+        "wall_s": round(wall, 1),
+        "cpu_s": round(cpu, 1),
+        "bootstrap": res["settings"].get("bootstrap") or res.get("bootstrap"),
+        "n_comparisons": len(comps),
+        "estimators": sorted({c["estimator"] for c in comps}),
+        "verdicts": {
+            v: sum(c["verdict"] == v for c in comps) for v in sorted({c["verdict"] for c in comps})
+        },
+        "timings": res.get("timings", {}),
+    }
 
 
 def run_stats_only(n_rows: int, seed: int = 0) -> dict:
@@ -186,26 +213,41 @@ def run_stats_only(n_rows: int, seed: int = 0) -> dict:
     p_err = np.clip(0.04 + 0.10 * (group / N_GROUPS) + rng.normal(0, 0.02, n_spk)[spk], 0, 1)
     err = rng.binomial(3, p_err)
     kind = rng.integers(0, 3, n_rows)
-    frame = pd.DataFrame({
-        "group": [f"g{g:03d}" for g in group], "speaker_id": spk, "content_id": content,
-        "n_words": n_words, "n_sub": err * (kind == 0), "n_del": err * (kind == 1),
-        "n_ins": err * (kind == 2), "n_chars": n_words * 5,
-        "c_sub": err * 2 * (kind == 0), "c_del": err * 4 * (kind == 1),
-        "c_ins": err * 4 * (kind == 2),
-    })
-    specs = [ratio_metric("wer", "WER", ["n_sub", "n_del", "n_ins"], ["n_words"]),
-             ratio_metric("cer", "CER", ["c_sub", "c_del", "c_ins"], ["n_chars"])]
-    settings = AuditSettings(n_bootstrap=2000, max_items=n_rows,
-                             max_items_lifted=n_rows > 20_000)
+    frame = pd.DataFrame(
+        {
+            "group": [f"g{g:03d}" for g in group],
+            "speaker_id": spk,
+            "content_id": content,
+            "n_words": n_words,
+            "n_sub": err * (kind == 0),
+            "n_del": err * (kind == 1),
+            "n_ins": err * (kind == 2),
+            "n_chars": n_words * 5,
+            "c_sub": err * 2 * (kind == 0),
+            "c_del": err * 4 * (kind == 1),
+            "c_ins": err * 4 * (kind == 2),
+        }
+    )
+    specs = [
+        ratio_metric("wer", "WER", ["n_sub", "n_del", "n_ins"], ["n_words"]),
+        ratio_metric("cer", "CER", ["c_sub", "c_del", "c_ins"], ["n_chars"]),
+    ]
+    settings = AuditSettings(n_bootstrap=2000, max_items=n_rows, max_items_lifted=n_rows > 20_000)
     t0, c0 = time.perf_counter(), time.process_time()
     res = compare_groups(frame, specs, settings).to_dict()
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     comps = res["comparisons"]
-    return {"rows": n_rows, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
-            "bootstrap": res["bootstrap"], "n_comparisons": len(comps),
-            "estimators": sorted({c["estimator"] for c in comps}),
-            "verdicts": {v: sum(c["verdict"] == v for c in comps)
-                         for v in sorted({c["verdict"] for c in comps})}}
+    return {
+        "rows": n_rows,
+        "wall_s": round(wall, 1),
+        "cpu_s": round(cpu, 1),
+        "bootstrap": res["bootstrap"],
+        "n_comparisons": len(comps),
+        "estimators": sorted({c["estimator"] for c in comps}),
+        "verdicts": {
+            v: sum(c["verdict"] == v for c in comps) for v in sorted({c["verdict"] for c in comps})
+        },
+    }
 
 
 def main() -> None:
@@ -213,18 +255,25 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--table", help="reuse this Parquet file (written when missing)")
-    ap.add_argument("--stats-only", action="store_true",
-                    help="time compare_groups alone on per-item counts (no table, no text)")
+    ap.add_argument(
+        "--stats-only",
+        action="store_true",
+        help="time compare_groups alone on per-item counts (no table, no text)",
+    )
     a = ap.parse_args()
     if a.stats_only:
         r = run_stats_only(a.rows)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024
-        print(f"statistics only (compare_groups): rows {r['rows']:,}  comparisons "
-              f"{r['n_comparisons']}  estimators {r['estimators']}")
+        print(
+            f"statistics only (compare_groups): rows {r['rows']:,}  comparisons "
+            f"{r['n_comparisons']}  estimators {r['estimators']}"
+        )
         print(f"bootstrap: {r['bootstrap']}")
         print(f"verdicts: {r['verdicts']}")
-        print(f"wall {r['wall_s']} s, CPU {r['cpu_s']} s ({os.cpu_count()} cores, load "
-              f"{os.getloadavg()[0]:.1f}); peak RSS {peak:.2f} GiB")
+        print(
+            f"wall {r['wall_s']} s, CPU {r['cpu_s']} s ({os.cpu_count()} cores, load "
+            f"{os.getloadavg()[0]:.1f}); peak RSS {peak:.2f} GiB"
+        )
         return
     table = Path(a.table or Path(tempfile.gettempdir()) / f"fairdesk-bench-words-{a.rows}.parquet")
     if not table.exists():
@@ -238,15 +287,19 @@ def main() -> None:
     print(f"rows {r['rows']:,}  comparisons {r['n_comparisons']}  estimators {r['estimators']}")
     print(f"bootstrap: {r['bootstrap']}")
     print(f"verdicts: {r['verdicts']}")
-    print(f"audit: wall {r['wall_s']} s, CPU {r['cpu_s']} s (this process; {os.cpu_count()} "
-          f"cores, load {os.getloadavg()[0]:.1f}); peak RSS {peak:.2f} GiB "
-          f"(before the audit {rss0 / 1024 / 1024:.2f} GiB); with the scoring's worker "
-          f"processes {tree.peak / 2**30:.2f} GiB at most")
+    print(
+        f"audit: wall {r['wall_s']} s, CPU {r['cpu_s']} s (this process; {os.cpu_count()} "
+        f"cores, load {os.getloadavg()[0]:.1f}); peak RSS {peak:.2f} GiB "
+        f"(before the audit {rss0 / 1024 / 1024:.2f} GiB); with the scoring's worker "
+        f"processes {tree.peak / 2**30:.2f} GiB at most"
+    )
     t = r["timings"]
     if t:
-        print("where the audit's time went (wall s): " + ", ".join(
-            f"{k.removesuffix('_s')} {v:.1f}" for k, v in t.items())
-            + f"; reading the table and writing the results {r['wall_s'] - sum(t.values()):.1f}")
+        print(
+            "where the audit's time went (wall s): "
+            + ", ".join(f"{k.removesuffix('_s')} {v:.1f}" for k, v in t.items())
+            + f"; reading the table and writing the results {r['wall_s'] - sum(t.values()):.1f}"
+        )
 
 
 if __name__ == "__main__":

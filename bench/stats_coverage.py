@@ -97,8 +97,13 @@ def main() -> None:
     for i, (design, spk, scaled, extra, target) in enumerate(VALUE_CASES):
         t0 = time.perf_counter()
         r = value_coverage_study(
-            design, speakers_per_group=spk, n_audits=args.audits, n_bootstrap=args.bootstrap,
-            seed=args.seed + 5000 + 1000 * i, small_cluster_scaling=scaled, **extra,
+            design,
+            speakers_per_group=spk,
+            n_audits=args.audits,
+            n_bootstrap=args.bootstrap,
+            seed=args.seed + 5000 + 1000 * i,
+            small_cluster_scaling=scaled,
+            **extra,
         )
         dt = time.perf_counter() - t0
         print(

@@ -129,17 +129,26 @@ def vectorised_bootstrap(
     for r in range(n_rep):
         spk_w = np.zeros(n_s)
         for members in spk_of:
-            spk_w += np.bincount(members[rng.integers(0, members.size, members.size)],
-                                 minlength=n_s)
+            spk_w += np.bincount(
+                members[rng.integers(0, members.size, members.size)], minlength=n_s
+            )
         w = spk_w[s_codes]
         if design == "matched":
             w = w * np.bincount(rng.integers(0, n_c, n_c), minlength=n_c)[c_codes]
-        sums = np.stack([np.bincount(g_codes, weights=w * x[:, k], minlength=n_g)
-                         for k in range(x.shape[1])], axis=1)
+        sums = np.stack(
+            [np.bincount(g_codes, weights=w * x[:, k], minlength=n_g) for k in range(x.shape[1])],
+            axis=1,
+        )
         words, items = sums[:, j["n_words"]], sums[:, j["n_items"]]
-        vals = np.stack([(sums[:, j["n_sub"]] + sums[:, j["n_del"]] + sums[:, j["n_ins"]]) / words,
-                         sums[:, j["n_sub"]] / words, sums[:, j["n_del"]] / words,
-                         sums[:, j["em"]] / items], axis=1)
+        vals = np.stack(
+            [
+                (sums[:, j["n_sub"]] + sums[:, j["n_del"]] + sums[:, j["n_ins"]]) / words,
+                sums[:, j["n_sub"]] / words,
+                sums[:, j["n_del"]] / words,
+                sums[:, j["em"]] / items,
+            ],
+            axis=1,
+        )
         gaps[r] = np.delete(vals - vals[ref], ref, axis=0)
     return gaps
 
@@ -188,8 +197,10 @@ def main() -> None:
             f"  naive pandas loop, {args.loop_reps} replicates scaled ×{B / args.loop_reps:.0f} "
             f"to {B} (resampling + gaps only): {t_loop:7.1f} s"
         )
-        print(f"  speed-up of fairdesk: {t_vec / t_fd:5.1f}× against the vectorised baseline, "
-              f"{t_loop / t_fd:5.0f}× against the naive loop   verdicts: {verdicts}")
+        print(
+            f"  speed-up of fairdesk: {t_vec / t_fd:5.1f}× against the vectorised baseline, "
+            f"{t_loop / t_fd:5.0f}× against the naive loop   verdicts: {verdicts}"
+        )
 
 
 if __name__ == "__main__":

@@ -15,9 +15,11 @@ from pathlib import Path
 __all__ = ["FULL_BUNDLE_HINT", "frozen", "missing_torch_message", "require_torch", "resources_dir"]
 
 #: How to get ``hf:`` models and gradient saliency when torch/transformers are absent.
-FULL_BUNDLE_HINT = ("use the full desktop bundle (built with `FULL=1 bash "
-                    "installer/build_bundle.sh`) or install fairdesk from source with "
-                    "installer/install.sh")
+FULL_BUNDLE_HINT = (
+    "use the full desktop bundle (built with `FULL=1 bash "
+    "installer/build_bundle.sh`) or install fairdesk from source with "
+    "installer/install.sh"
+)
 
 
 def frozen() -> bool:
@@ -38,8 +40,10 @@ def resources_dir() -> Path:
 def missing_torch_message(what: str) -> str:
     """The message for ``what`` (e.g. ``"hf:<folder> models"``) without torch/transformers."""
     where = "this desktop bundle" if frozen() else "this installation"
-    return (f"{what}: torch and transformers are not in {where}, so hf: models and gradient "
-            f"saliency are not available; {FULL_BUNDLE_HINT}")
+    return (
+        f"{what}: torch and transformers are not in {where}, so hf: models and gradient "
+        f"saliency are not available; {FULL_BUNDLE_HINT}"
+    )
 
 
 def require_torch(what: str) -> None:

@@ -15,7 +15,7 @@ import textwrap
 
 DESIGNS = {
     "unmatched": "unmatched: the groups read different sentences, so a gap can come from "
-                 "harder sentences as well as from the speakers",
+    "harder sentences as well as from the speakers",
     "matched": "matched: every group read the same sentences",
     "partially_matched": "partially matched: the groups share some sentences",
 }
@@ -33,13 +33,17 @@ def reading(res: dict, metric: str = "wer") -> list[str]:
     lines = [f"Design: {DESIGNS.get(res.get('design'), res.get('design') or 'not computed')}."]
     schemes = sorted({c.get("estimator") for c in comps if c.get("estimator")})
     if schemes:
-        lines.append("95% CIs by percentile bootstrap, "
-                     + "; ".join(SCHEMES.get(s, s) for s in schemes) + ".")
+        lines.append(
+            "95% CIs by percentile bootstrap, "
+            + "; ".join(SCHEMES.get(s, s) for s in schemes)
+            + "."
+        )
     for c in comps:
         flags = ", ".join(c.get("flags") or ()) or "none"
         lines.append(f"{c['group']} vs {c['reference']}: {c['verdict']} (flags: {flags})")
-        lines.extend(textwrap.wrap(c.get("reading", ""), 92, initial_indent="  ",
-                                   subsequent_indent="  "))
+        lines.extend(
+            textwrap.wrap(c.get("reading", ""), 92, initial_indent="  ", subsequent_indent="  ")
+        )
     for e in res.get("excluded", []):
         lines.append(f"{e['group']}: not compared ({e['reason']})")
     return lines

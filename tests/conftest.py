@@ -65,8 +65,9 @@ def espeak(text: str, folder, voice: str = "en-us", name: str = "speech.wav"):
 
     exe = shutil.which("espeak-ng")
     if exe is None:
-        pytest.skip("espeak-ng is not installed: cannot synthesise test speech "
-                    "(apt install espeak-ng)")
+        pytest.skip(
+            "espeak-ng is not installed: cannot synthesise test speech (apt install espeak-ng)"
+        )
     path = folder / name
     subprocess.run([exe, "-v", voice, "-w", str(path), text], check=True, capture_output=True)
     audio, sr = sf.read(str(path), dtype="float32", always_2d=False)

@@ -50,9 +50,11 @@ def test_no_qt_outside_gui_and_heavy_imports_are_lazy():
 
 
 def test_cli_and_metrics_do_not_import_torch():
-    code = ("import sys\nimport fairdesk.cli, fairdesk.metrics, fairdesk.stats, fairdesk.jobs,"
-            " fairdesk.models, fairdesk.core.store\nfairdesk.cli.build_parser()\n"
-            "bad = [m for m in ('torch', 'transformers', 'PySide6', 'ctranslate2') "
-            "if m in sys.modules]\nassert not bad, bad\nprint('ok')")
+    code = (
+        "import sys\nimport fairdesk.cli, fairdesk.metrics, fairdesk.stats, fairdesk.jobs,"
+        " fairdesk.models, fairdesk.core.store\nfairdesk.cli.build_parser()\n"
+        "bad = [m for m in ('torch', 'transformers', 'PySide6', 'ctranslate2') "
+        "if m in sys.modules]\nassert not bad, bad\nprint('ok')"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr + r.stdout

@@ -15,14 +15,21 @@ import sys
 from .. import __version__
 from .common import EXIT_NOTHING, EXIT_OK, EXIT_USAGE, UsageError, dump_json
 
-__all__ = ["EXIT_NOTHING", "EXIT_OK", "EXIT_USAGE", "UsageError", "build_parser", "dump_json",
-           "main"]
+__all__ = [
+    "EXIT_NOTHING",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "UsageError",
+    "build_parser",
+    "dump_json",
+    "main",
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
-        prog="fairdesk",
-        description="Audit whether a speech model works equally well for everyone.")
+        prog="fairdesk", description="Audit whether a speech model works equally well for everyone."
+    )
     ap.add_argument("--version", action="version", version=f"fairdesk {__version__}")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -49,8 +56,10 @@ def _check_text_args(a) -> None:
         for v in value if isinstance(value, list) else [value]:
             if isinstance(v, str) and any("\ud800" <= ch <= "\udfff" for ch in v):
                 why = undecodable(v) or "text is not valid UTF-8"
-                raise UsageError(f"--{name.replace('_', '-')} {ascii(v)}: {why.split(';')[0]}; "
-                                 "rename the file or folder, or pass the value in UTF-8")
+                raise UsageError(
+                    f"--{name.replace('_', '-')} {ascii(v)}: {why.split(';')[0]}; "
+                    "rename the file or folder, or pass the value in UTF-8"
+                )
 
 
 def main(argv=None) -> int:

@@ -29,16 +29,25 @@ def _add_stats_options(s):
     g.add_argument("--min-items", type=int, default=30)
     g.add_argument("--min-speakers", type=int, default=5)
     g.add_argument("--seed", type=int, default=0)
-    g.add_argument("--resampling", default="auto",
-                   choices=["auto", "two_way", "speaker", "content", "utterance"])
+    g.add_argument(
+        "--resampling",
+        default="auto",
+        choices=["auto", "two_way", "speaker", "content", "utterance"],
+    )
     g.add_argument("--structure-threshold", type=float, default=0.1)
-    g.add_argument("--small-cluster-scaling", action="store_true",
-                   help="scale speaker-bootstrap deviations by sqrt(k/(k-1)) (few speakers "
-                   "per group; METHODS.md §3)")
-    g.add_argument("--normaliser", default="auto",
-                   choices=["auto", "whisper-english", "whisper-basic", "tone-preserving"],
-                   help="text normaliser for WER/CER (auto: Whisper's English normaliser for "
-                   "English, its basic one with diacritics kept otherwise)")
+    g.add_argument(
+        "--small-cluster-scaling",
+        action="store_true",
+        help="scale speaker-bootstrap deviations by sqrt(k/(k-1)) (few speakers "
+        "per group; METHODS.md §3)",
+    )
+    g.add_argument(
+        "--normaliser",
+        default="auto",
+        choices=["auto", "whisper-english", "whisper-basic", "tone-preserving"],
+        help="text normaliser for WER/CER (auto: Whisper's English normaliser for "
+        "English, its basic one with diacritics kept otherwise)",
+    )
 
 
 def _settings(a):
@@ -48,11 +57,19 @@ def _settings(a):
     from ..stats.settings import AuditSettings
 
     s = AuditSettings(
-        n_bootstrap=a.n_bootstrap, seed=a.seed, alpha=a.alpha,
-        absolute_error_gap=a.absolute_error_gap, disparity_ratio=a.disparity_ratio,
-        grounding_gap=a.grounding_gap, min_items=a.min_items, min_speakers=a.min_speakers,
-        resampling=a.resampling, structure_threshold=a.structure_threshold,
-        normaliser=a.normaliser, small_cluster_scaling=a.small_cluster_scaling)
+        n_bootstrap=a.n_bootstrap,
+        seed=a.seed,
+        alpha=a.alpha,
+        absolute_error_gap=a.absolute_error_gap,
+        disparity_ratio=a.disparity_ratio,
+        grounding_gap=a.grounding_gap,
+        min_items=a.min_items,
+        min_speakers=a.min_speakers,
+        resampling=a.resampling,
+        structure_threshold=a.structure_threshold,
+        normaliser=a.normaliser,
+        small_cluster_scaling=a.small_cluster_scaling,
+    )
     cap = getattr(a, "max_items", None)
     return replace(s, max_items=cap, max_items_lifted=cap > MAX_RUN_ITEMS) if cap else s
 
@@ -62,69 +79,131 @@ def add_command(sub):
     src = s.add_argument_group("source: a project dataset and a model, or --table")
     src.add_argument("--project")
     src.add_argument("--dataset")
-    src.add_argument("--model", help="whisper-tiny.en, pocketsphinx-en-us, hf:<folder>, "
-                     "predictions:<file>")
-    src.add_argument("--table", help="CSV, TSV, JSONL or Parquet with reference and "
-                     "hypothesis per utterance (no audio needed)")
+    src.add_argument(
+        "--model", help="whisper-tiny.en, pocketsphinx-en-us, hf:<folder>, predictions:<file>"
+    )
+    src.add_argument(
+        "--table",
+        help="CSV, TSV, JSONL or Parquet with reference and "
+        "hypothesis per utterance (no audio needed)",
+    )
     src.add_argument("--ref-col", default="reference")
     src.add_argument("--hyp-col", default="hypothesis")
     src.add_argument("--speaker-col", default="speaker_id")
     src.add_argument("--content-col", default="content_id")
-    src.add_argument("--language", default=None,
-                     help="text language for --table (default auto: English only when at "
-                     "least 99%% of the reference letters are ASCII, else tone marks kept)")
-    s.add_argument("--by", action="append", required=True, metavar="COL",
-                   help="grouping column (twice for a cross product)")
+    src.add_argument(
+        "--language",
+        default=None,
+        help="text language for --table (default auto: English only when at "
+        "least 99%% of the reference letters are ASCII, else tone marks kept)",
+    )
+    s.add_argument(
+        "--by",
+        action="append",
+        required=True,
+        metavar="COL",
+        help="grouping column (twice for a cross product)",
+    )
     s.add_argument("--filter", action="append", metavar="COL=VAL")
     s.add_argument("--reference", help="reference group (default: the largest)")
     s.add_argument("--metric", action="append", metavar="ID", help="metric id (repeatable)")
-    s.add_argument("--sample", type=positive_int,
-                   help="stratified sample of N items per group (default: every item)")
+    s.add_argument(
+        "--sample",
+        type=positive_int,
+        help="stratified sample of N items per group (default: every item)",
+    )
     s.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
-    s.add_argument("--nlu", default="auto", help="auto, none, demo-music, hf:<folder>, "
-                   "table:<file>")
-    s.add_argument("--representation", action="store_true",
-                   help="embed every item: silhouette and leakage (§5)")
-    s.add_argument("--explain", action="store_true",
-                   help="explain stage: saliency on a speaker-balanced sample and the "
-                        "grounding_lift metric (METHODS.md §5; also on with "
-                        "--metric grounding_lift)")
-    s.add_argument("--explain-per-group", type=int, default=12, metavar="N",
-                   help="items per group in the explain sample (default 12)")
-    s.add_argument("--explain-method", default="occlusion",
-                   choices=["occlusion", "gradxinput", "integrated_gradients"],
-                   help="saliency method (gradient methods need an hf:<folder> model)")
-    s.add_argument("--workers", type=int, help="inference threads (--engine ray: model "
-                   "actors; default one per free CPU slot or GPU)")
-    s.add_argument("--engine", default="local", choices=["local", "ray"],
-                   help="where inference, saliency and embeddings run: threads here, or "
-                   "actors on a Ray cluster "
-                   "(pip install 'fairdesk[cluster]'; README: Running on a cluster)")
-    s.add_argument("--ray-address", metavar="ADDR",
-                   help="Ray cluster: auto (the head on this node) or ray://HOST:10001 "
-                   "(default: a Ray started for this run)")
-    s.add_argument("--audio-transport", default="bytes", choices=["bytes", "path"],
-                   help="bytes: this machine decodes and ships the audio; path: workers "
-                   "read the files from a path every node shares")
-    s.add_argument("--max-items", type=positive_int, metavar="N",
-                   help="lift the run cap of 20,000 items (METHODS.md §1) to N")
+    s.add_argument(
+        "--nlu", default="auto", help="auto, none, demo-music, hf:<folder>, table:<file>"
+    )
+    s.add_argument(
+        "--representation",
+        action="store_true",
+        help="embed every item: silhouette and leakage (§5)",
+    )
+    s.add_argument(
+        "--explain",
+        action="store_true",
+        help="explain stage: saliency on a speaker-balanced sample and the "
+        "grounding_lift metric (METHODS.md §5; also on with "
+        "--metric grounding_lift)",
+    )
+    s.add_argument(
+        "--explain-per-group",
+        type=int,
+        default=12,
+        metavar="N",
+        help="items per group in the explain sample (default 12)",
+    )
+    s.add_argument(
+        "--explain-method",
+        default="occlusion",
+        choices=["occlusion", "gradxinput", "integrated_gradients"],
+        help="saliency method (gradient methods need an hf:<folder> model)",
+    )
+    s.add_argument(
+        "--workers",
+        type=int,
+        help="inference threads (--engine ray: model actors; default one per free CPU slot or GPU)",
+    )
+    s.add_argument(
+        "--engine",
+        default="local",
+        choices=["local", "ray"],
+        help="where inference, saliency and embeddings run: threads here, or "
+        "actors on a Ray cluster "
+        "(pip install 'fairdesk[cluster]'; README: Running on a cluster)",
+    )
+    s.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="Ray cluster: auto (the head on this node) or ray://HOST:10001 "
+        "(default: a Ray started for this run)",
+    )
+    s.add_argument(
+        "--audio-transport",
+        default="bytes",
+        choices=["bytes", "path"],
+        help="bytes: this machine decodes and ships the audio; path: workers "
+        "read the files from a path every node shares",
+    )
+    s.add_argument(
+        "--max-items",
+        type=positive_int,
+        metavar="N",
+        help="lift the run cap of 20,000 items (METHODS.md §1) to N",
+    )
     s.add_argument("--json", metavar="OUT", help="write the full result as JSON ('-' = stdout)")
     s.add_argument("--quiet", action="store_true")
-    s.add_argument("--normaliser-sensitivity", action="store_true",
-                   help="re-score the run under each normaliser (Whisper English, basic, "
-                   "tone-preserving, none) without re-decoding; says per comparison whether "
-                   "the verdict holds under all")
-    s.add_argument("--unstable", action="store_true",
-                   help="decode every item twice more with Whisper's temperature fallback "
-                   "(sampling where greedy decoding fails) and flag items whose two decodes "
-                   "differ by a word edit rate > 0.2 (faster-whisper models only)")
-    s.add_argument("--model-based", action="store_true",
-                   help="also fit the mixed-effects Poisson model of word errors per --by "
-                   "column (speaker random intercept; Liu et al. 2022) and say whether it "
-                   "agrees with the bootstrap")
-    s.add_argument("--covariates", nargs="+", default=[], metavar="COL",
-                   help="covariates of --model-based: duration_s, nonspeech_share, snr_db, "
-                   "speech_rate, asr_confidence, n_words or numeric metadata columns")
+    s.add_argument(
+        "--normaliser-sensitivity",
+        action="store_true",
+        help="re-score the run under each normaliser (Whisper English, basic, "
+        "tone-preserving, none) without re-decoding; says per comparison whether "
+        "the verdict holds under all",
+    )
+    s.add_argument(
+        "--unstable",
+        action="store_true",
+        help="decode every item twice more with Whisper's temperature fallback "
+        "(sampling where greedy decoding fails) and flag items whose two decodes "
+        "differ by a word edit rate > 0.2 (faster-whisper models only)",
+    )
+    s.add_argument(
+        "--model-based",
+        action="store_true",
+        help="also fit the mixed-effects Poisson model of word errors per --by "
+        "column (speaker random intercept; Liu et al. 2022) and say whether it "
+        "agrees with the bootstrap",
+    )
+    s.add_argument(
+        "--covariates",
+        nargs="+",
+        default=[],
+        metavar="COL",
+        help="covariates of --model-based: duration_s, nonspeech_share, snr_db, "
+        "speech_rate, asr_confidence, n_words or numeric metadata columns",
+    )
     _add_stats_options(s)
     s.set_defaults(func=cmd_audit)
 
@@ -144,20 +223,37 @@ def audit_table(a, settings):
 
     wanted, rep = split_metric_ids(a.metric)
     if rep:
-        raise UsageError("silhouette and leakage need embeddings of the audio; audit a project "
-                         "dataset with a model instead of --table")
+        raise UsageError(
+            "silhouette and leakage need embeddings of the audio; audit a project "
+            "dataset with a model instead of --table"
+        )
     if wants_explain(a.metric) or getattr(a, "explain", False):
-        raise UsageError("grounding_lift needs saliency maps of the audio; audit a project "
-                         "dataset with a model (--explain) instead of --table")
-    _frame, res = analyse(frame, settings, reference=a.reference, wanted=wanted,
-                          language=a.language)
-    problems = sorted(problems + [{**pr, "source": str(a.table)}
-                                  for pr in res.get("input_problems", [])],
-                      key=lambda pr: pr.get("line") or 0)
-    res.update({"table": str(a.table), "by": a.by, "failures": [], "problems": problems,
-                "from_cache": False})
-    res["settings"] = {**res.get("settings", {}), "language": a.language or "auto",
-                       "by": a.by, "filters": parse_filters(a.filter)}
+        raise UsageError(
+            "grounding_lift needs saliency maps of the audio; audit a project "
+            "dataset with a model (--explain) instead of --table"
+        )
+    _frame, res = analyse(
+        frame, settings, reference=a.reference, wanted=wanted, language=a.language
+    )
+    problems = sorted(
+        problems + [{**pr, "source": str(a.table)} for pr in res.get("input_problems", [])],
+        key=lambda pr: pr.get("line") or 0,
+    )
+    res.update(
+        {
+            "table": str(a.table),
+            "by": a.by,
+            "failures": [],
+            "problems": problems,
+            "from_cache": False,
+        }
+    )
+    res["settings"] = {
+        **res.get("settings", {}),
+        "language": a.language or "auto",
+        "by": a.by,
+        "filters": parse_filters(a.filter),
+    }
     return res, _frame
 
 
@@ -176,8 +272,10 @@ def print_failures(res: dict, file=None, limit: int = 10) -> None:
         for f in res["failures"][:limit]:
             print(term(f"  {f['item']}: {f['reason']}"), file=file)
         if len(res["failures"]) > limit:
-            print(f"  ... and {len(res['failures']) - limit} more (all in the JSON: --json)",
-                  file=file)
+            print(
+                f"  ... and {len(res['failures']) - limit} more (all in the JSON: --json)",
+                file=file,
+            )
 
 
 def print_no_diacritics(res: dict, file=None) -> None:
@@ -185,13 +283,19 @@ def print_no_diacritics(res: dict, file=None) -> None:
     block = res.get("no_diacritic_items")
     if not block:
         return
-    print("\nItems without diacritics in the reference (DER undefined): diacritics added",
-          file=file)
+    print(
+        "\nItems without diacritics in the reference (DER undefined): diacritics added", file=file
+    )
     for g, s in block["groups"].items():
         if s:
             rate = "-" if s["per_100_letters"] is None else f"{s['per_100_letters']:.2f}"
-            print(term(f"  {g[:30]:<30} {s['added']} added on {s['n_items']} items "
-                       f"({rate} per 100 reference letters)"), file=file)
+            print(
+                term(
+                    f"  {g[:30]:<30} {s['added']} added on {s['n_items']} items "
+                    f"({rate} per 100 reference letters)"
+                ),
+                file=file,
+            )
 
 
 def print_groups(res: dict, file=None):
@@ -203,14 +307,16 @@ def print_groups(res: dict, file=None):
     ex = res.get("explain")
     if ex:
         n = ", ".join(f"{g} {k}" for g, k in sorted(ex.get("items_explained", {}).items()))
-        print(f"\nGrounding lift ({ex.get('method')}, items explained: {n or 'none'}):",
-              file=file)
+        print(f"\nGrounding lift ({ex.get('method')}, items explained: {n or 'none'}):", file=file)
         for c in res.get("comparisons", []):
             if c["metric"] == "grounding_lift":
-                print(f"  {term(c['group'])[:30]:<30} {_fmt(c['value'], pct=False):>6} vs "
-                      f"{_fmt(c['reference_value'], pct=False)}  gap "
-                      f"{_fmt(c['gap'], pct=False):>6} p_adj "
-                      f"{_fmt(c['p_adjusted'], pct=False):>6}  {c['verdict']}", file=file)
+                print(
+                    f"  {term(c['group'])[:30]:<30} {_fmt(c['value'], pct=False):>6} vs "
+                    f"{_fmt(c['reference_value'], pct=False)}  gap "
+                    f"{_fmt(c['gap'], pct=False):>6} p_adj "
+                    f"{_fmt(c['p_adjusted'], pct=False):>6}  {c['verdict']}",
+                    file=file,
+                )
     for e in res.get("excluded", []):
         print(term(f"  excluded {e['group']}: {e['reason']}"), file=file)
     print_no_diacritics(res, file)
@@ -230,8 +336,10 @@ def cmd_audit(a):
         if a.project or a.model:
             raise UsageError("--table audits a table alone; drop --project/--model")
         if getattr(a, "unstable", False):
-            raise UsageError("--unstable decodes the audio again; audit a project dataset "
-                             "with a model instead of --table")
+            raise UsageError(
+                "--unstable decodes the audio again; audit a project dataset "
+                "with a model instead of --table"
+            )
         res, frame = audit_table(a, settings)
     else:
         if not (a.project and a.dataset and a.model):
@@ -240,8 +348,10 @@ def cmd_audit(a):
             from ..jobs.engines import INSTALL_HINT, ray_available
 
             if not ray_available():
-                raise UsageError(f"--engine ray needs Ray, which is not installed; install "
-                                 f"it with `{INSTALL_HINT}` (or drop --engine ray)")
+                raise UsageError(
+                    f"--engine ray needs Ray, which is not installed; install "
+                    f"it with `{INSTALL_HINT}` (or drop --engine ray)"
+                )
         if not a.dataset.strip():
             raise UsageError("--dataset: give a dataset name (`fairdesk datasets` lists them)")
         res, frame = _audit_project(a, settings)
@@ -250,18 +360,20 @@ def cmd_audit(a):
 
         missing = [c for c in a.covariates if c not in frame.columns]
         if missing:
-            raise UsageError(f"--covariates {missing}: no such column in --table "
-                             f"(columns: {', '.join(map(str, frame.columns))})")
+            raise UsageError(
+                f"--covariates {missing}: no such column in --table "
+                f"(columns: {', '.join(map(str, frame.columns))})"
+            )
         res["model_based"] = model_based_block(frame, res, a.by, a.covariates)
     if a.normaliser_sensitivity:
         from .pitfalls import normaliser_sensitivity, print_sensitivity
 
         lang = (res.get("settings") or {}).get("language")
         if lang in (None, "", "auto"):  # the language the run's normaliser was chosen for
-            lang = "en" if (res.get("normaliser") or {}).get("name") == "whisper-english" \
-                else "und"
+            lang = "en" if (res.get("normaliser") or {}).get("name") == "whisper-english" else "und"
         res["normaliser_sensitivity"] = normaliser_sensitivity(
-            frame, settings, res.get("reference"), res.get("tested_metrics"), lang)
+            frame, settings, res.get("reference"), res.get("tested_metrics"), lang
+        )
     if not a.quiet:
         print_groups(res, file=human_out(a.json))
         if a.normaliser_sensitivity:
@@ -276,9 +388,13 @@ def cmd_audit(a):
     if a.json:
         dump_json(res, a.json)
     if not res.get("groups"):
-        print(f"fairdesk audit: nothing to analyse: every item failed ({len(res.get('failures', []))}"
-              " failures listed above)" if res.get("failures") else
-              "fairdesk audit: no group could be analysed", file=sys.stderr)
+        print(
+            f"fairdesk audit: nothing to analyse: every item failed ({len(res.get('failures', []))}"
+            " failures listed above)"
+            if res.get("failures")
+            else "fairdesk audit: no group could be analysed",
+            file=sys.stderr,
+        )
         return EXIT_NOTHING
     return EXIT_OK
 
@@ -290,16 +406,22 @@ def _audit_project(a, settings):
     p = _project(a.project)
     flt = parse_filters(a.filter)
     if set(flt) & set(a.by):
-        raise UsageError(f"column(s) {sorted(set(flt) & set(a.by))} can't be both a filter "
-                         "and a grouping key")
+        raise UsageError(
+            f"column(s) {sorted(set(flt) & set(a.by))} can't be both a filter and a grouping key"
+        )
     from ..jobs.analysis import split_metric_ids, wants_explain
 
     wanted, rep = split_metric_ids(a.metric)
     req = AuditRequest(
-        dataset=a.dataset, model=a.model, by=tuple(a.by),
+        dataset=a.dataset,
+        model=a.model,
+        by=tuple(a.by),
         filters=tuple((k, tuple(v)) for k, v in sorted(flt.items())),
-        reference=a.reference, metrics=tuple(wanted) if wanted else None,
-        sample=a.sample, device=a.device, nlu=a.nlu,
+        reference=a.reference,
+        metrics=tuple(wanted) if wanted else None,
+        sample=a.sample,
+        device=a.device,
+        nlu=a.nlu,
         representation=a.representation or rep,
         explain=bool(getattr(a, "explain", False)) or wants_explain(a.metric),
         explain_per_group=getattr(a, "explain_per_group", 12),
@@ -307,8 +429,12 @@ def _audit_project(a, settings):
         unstable=bool(getattr(a, "unstable", False)),
         model_based=bool(getattr(a, "model_based", False)),
         covariates=tuple(getattr(a, "covariates", None) or ()),
-        settings=settings, workers=a.workers, engine=a.engine,
-        ray_address=a.ray_address, audio_transport=a.audio_transport)
+        settings=settings,
+        workers=a.workers,
+        engine=a.engine,
+        ray_address=a.ray_address,
+        audio_transport=a.audio_transport,
+    )
     last = [0.0]
 
     def progress(frac, msg):
@@ -322,8 +448,11 @@ def _audit_project(a, settings):
     try:
         out = run_audit(p, req, progress=progress)
     except KeyboardInterrupt:
-        print("fairdesk audit: cancelled (Ctrl-C); the finished items are kept and the same "
-              "command resumes from them", file=sys.stderr)
+        print(
+            "fairdesk audit: cancelled (Ctrl-C); the finished items are kept and the same "
+            "command resumes from them",
+            file=sys.stderr,
+        )
         raise
     frame = out.frame
     if frame is None and a.normaliser_sensitivity:  # answered from the cache

@@ -11,8 +11,18 @@ from ..core.jsonio import clean_json, json_default
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
 
-__all__ = ["EXIT_NOTHING", "EXIT_OK", "EXIT_USAGE", "UsageError", "clean_json", "dump_json",
-           "human_out", "parse_filters", "positive_int", "term"]
+__all__ = [
+    "EXIT_NOTHING",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "UsageError",
+    "clean_json",
+    "dump_json",
+    "human_out",
+    "parse_filters",
+    "positive_int",
+    "term",
+]
 
 
 class UsageError(Exception):
@@ -20,8 +30,9 @@ class UsageError(Exception):
 
 
 def dump_json(obj, out=None) -> str:
-    text = json.dumps(clean_json(json.loads(json.dumps(obj, default=json_default))),
-                      ensure_ascii=False, indent=2)
+    text = json.dumps(
+        clean_json(json.loads(json.dumps(obj, default=json_default))), ensure_ascii=False, indent=2
+    )
     if out is None or out == "-":
         print(text)
     else:
@@ -48,8 +59,9 @@ def positive_int(text: str) -> int:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if n < 1:
-        raise argparse.ArgumentTypeError(f"{n} is not allowed: give a whole number of at "
-                                         "least 1 (leave the option out for all)")
+        raise argparse.ArgumentTypeError(
+            f"{n} is not allowed: give a whole number of at least 1 (leave the option out for all)"
+        )
     return n
 
 

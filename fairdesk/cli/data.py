@@ -24,9 +24,11 @@ def cmd_init(a):
 
 
 def _print_summary(s: dict, keys=None):
-    print(f"{s['name']}: {s['items']} items, {s['speakers']} speakers, {s['hours']:.2f} h "
-          f"({s['format']}, root {s['root']})" + (f", {s['problems']} import problems"
-                                                  if s.get("problems") else ""))
+    print(
+        f"{s['name']}: {s['items']} items, {s['speakers']} speakers, {s['hours']:.2f} h "
+        f"({s['format']}, root {s['root']})"
+        + (f", {s['problems']} import problems" if s.get("problems") else "")
+    )
     for col, values in sorted(s["columns"].items()):
         if keys and col not in keys:
             continue
@@ -46,8 +48,9 @@ def cmd_demo(a):
     ds = p.dataset("demo")
     s = p.dataset_summary(ds)
     if a.json:
-        dump_json({"project": str(p.folder), "dataset": s,
-                   "import": rep.to_dict() if rep else None})
+        dump_json(
+            {"project": str(p.folder), "dataset": s, "import": rep.to_dict() if rep else None}
+        )
     else:
         print(f"demo project at {p.folder}" + (" (created)" if rep else " (already there)"))
         _print_summary(s, keys={"accent", "gender", "age_band"})
@@ -60,26 +63,41 @@ def cmd_import(a):
     if not a.name.strip():
         raise UsageError("--name: give the dataset a name (letters, digits, spaces ...)")
     p = _project(a.project, create=True)
-    rep = import_dataset(p, a.name, a.path, fmt=a.format, language=a.language,
-                         audio_col=a.audio_col, text_col=a.text_col, speaker_col=a.speaker_col,
-                         content_col=a.content_col, id_col=a.id_col, split=a.split)
+    rep = import_dataset(
+        p,
+        a.name,
+        a.path,
+        fmt=a.format,
+        language=a.language,
+        audio_col=a.audio_col,
+        text_col=a.text_col,
+        speaker_col=a.speaker_col,
+        content_col=a.content_col,
+        id_col=a.id_col,
+        split=a.split,
+    )
     d = rep.to_dict()
     if a.json:
         dump_json(d)
     else:
-        print(f"{term(rep.dataset)}: {rep.imported} items imported ({rep.added} new, "
-              f"{rep.updated} updated, {rep.unchanged} unchanged) as {rep.format}; "
-              f"{len(rep.problems)} problems" + (f", {len(rep.warnings)} warnings"
-                                                 if rep.warnings else "")
-              + (f"; {rep.stale} items no longer listed marked stale (kept; "
-                 "`fairdesk items --stale` lists them)" if rep.stale else ""))
+        print(
+            f"{term(rep.dataset)}: {rep.imported} items imported ({rep.added} new, "
+            f"{rep.updated} updated, {rep.unchanged} unchanged) as {rep.format}; "
+            f"{len(rep.problems)} problems"
+            + (f", {len(rep.warnings)} warnings" if rep.warnings else "")
+            + (
+                f"; {rep.stale} items no longer listed marked stale (kept; "
+                "`fairdesk items --stale` lists them)"
+                if rep.stale
+                else ""
+            )
+        )
         for pr in rep.problems:
             where = f"{pr.source}:" if pr.source else ""
             line = f"line {pr.row}: " if pr.row is not None else ""
             print(term(f"  {where}{line}{pr.path or ''}: {pr.reason}"), file=sys.stderr)
         for w in rep.warnings:
-            print(term(f"  warning: {w['item']} ({w['path']}): {w['warning']}"),
-                  file=sys.stderr)
+            print(term(f"  warning: {w['item']} ({w['path']}): {w['warning']}"), file=sys.stderr)
     return EXIT_OK if rep.imported else EXIT_NOTHING
 
 
@@ -100,8 +118,7 @@ def cmd_items(a):
     p = _project(a.project)
     ds = p.dataset(a.dataset)
     frame = p.items(ds, parse_filters(a.filter), stale=True if a.stale else False)
-    frame = frame.drop(columns=["db_id", "audio_hash", "sample_rate", "channels"],
-                       errors="ignore")
+    frame = frame.drop(columns=["db_id", "audio_hash", "sample_rate", "channels"], errors="ignore")
     records = frame.to_dict(orient="records")
     shown = records[: a.limit] if a.limit else records
     if a.json:
@@ -109,11 +126,16 @@ def cmd_items(a):
     else:
         for r in shown:
             warn = f"\t[{'; '.join(r['warnings'])}]" if r.get("warnings") else ""
-            print(term(f"{r['id']}\t{r['speaker_id'] or '-'}\t{r['duration']:.2f}s\t"
-                       f"{r['text']}{warn}"))
+            print(
+                term(
+                    f"{r['id']}\t{r['speaker_id'] or '-'}\t{r['duration']:.2f}s\t{r['text']}{warn}"
+                )
+            )
         what = "stale items (no longer in the dataset's source; kept)" if a.stale else "items"
-        print(f"{len(records)} {what}" + (f", {len(shown)} shown" if len(shown) < len(records)
-                                          else ""))
+        print(
+            f"{len(records)} {what}"
+            + (f", {len(shown)} shown" if len(shown) < len(records) else "")
+        )
     return EXIT_OK
 
 
@@ -127,8 +149,10 @@ def cmd_models(a):
         for i in infos:
             state = "available" if i.available else f"unavailable: {i.reason}"
             print(f"{i.id:<22} {i.kind:<16} {state}\n    {i.description}")
-        print("Your own models: hf:<local folder> (transformers, safetensors) and "
-              "predictions:<file> (imported hypotheses).")
+        print(
+            "Your own models: hf:<local folder> (transformers, safetensors) and "
+            "predictions:<file> (imported hypotheses)."
+        )
     return EXIT_OK
 
 
@@ -142,14 +166,27 @@ def add_commands(sub):
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_demo)
 
-    s = sub.add_parser("import", help="import a dataset (manifest, audiofolder, Common Voice, "
-                       "LibriSpeech, Speech Accent Archive, L2-ARCTIC)")
+    s = sub.add_parser(
+        "import",
+        help="import a dataset (manifest, audiofolder, Common Voice, "
+        "LibriSpeech, Speech Accent Archive, L2-ARCTIC)",
+    )
     s.add_argument("--project", required=True)
     s.add_argument("--name", required=True)
     s.add_argument("path")
-    s.add_argument("--format", default="auto",
-                   choices=["auto", "manifest", "audiofolder", "commonvoice", "librispeech",
-                            "saa", "l2arctic"])
+    s.add_argument(
+        "--format",
+        default="auto",
+        choices=[
+            "auto",
+            "manifest",
+            "audiofolder",
+            "commonvoice",
+            "librispeech",
+            "saa",
+            "l2arctic",
+        ],
+    )
     s.add_argument("--language", default="en", help="transcript language (default en)")
     s.add_argument("--audio-col")
     s.add_argument("--text-col")
@@ -170,8 +207,11 @@ def add_commands(sub):
     s.add_argument("--dataset", required=True)
     s.add_argument("--filter", action="append", metavar="COL=VAL")
     s.add_argument("--limit", type=positive_int, help="show at most N items (default: all)")
-    s.add_argument("--stale", action="store_true",
-                   help="list the items a re-import no longer found (kept, not audited)")
+    s.add_argument(
+        "--stale",
+        action="store_true",
+        help="list the items a re-import no longer found (kept, not audited)",
+    )
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_items)
 

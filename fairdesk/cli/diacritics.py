@@ -14,19 +14,31 @@ from .common import EXIT_OK, UsageError, dump_json, human_out, term
 
 def add_command(sub):
     s = sub.add_parser(
-        "diacritics", help="seed 003's table: diacritic loss per category with utterance-"
-        "bootstrap CIs (describes these recordings)")
+        "diacritics",
+        help="seed 003's table: diacritic loss per category with utterance-"
+        "bootstrap CIs (describes these recordings)",
+    )
     src = s.add_mutually_exclusive_group(required=True)
     src.add_argument("--project", help="project folder (with --run)")
-    src.add_argument("--table", help="CSV/TSV/JSONL/Parquet with reference, hypothesis and the "
-                     "category column (no project)")
+    src.add_argument(
+        "--table",
+        help="CSV/TSV/JSONL/Parquet with reference, hypothesis and the "
+        "category column (no project)",
+    )
     s.add_argument("--run", type=int, help="a finished audit run of the project")
-    s.add_argument("--by", default="category",
-                   help="the category column (default: category)")
-    s.add_argument("--count", choices=("letters", "marks"), default="letters",
-                   help="count diacritic-bearing letters (default; ọ́ is 1) or marks (ọ́ is 2)")
-    s.add_argument("--n-bootstrap", type=int, default=10_000,
-                   help="utterance resamples (default 10,000, as seed 003; 200-20,000)")
+    s.add_argument("--by", default="category", help="the category column (default: category)")
+    s.add_argument(
+        "--count",
+        choices=("letters", "marks"),
+        default="letters",
+        help="count diacritic-bearing letters (default; ọ́ is 1) or marks (ọ́ is 2)",
+    )
+    s.add_argument(
+        "--n-bootstrap",
+        type=int,
+        default=10_000,
+        help="utterance resamples (default 10,000, as seed 003; 200-20,000)",
+    )
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--ref-col", default="reference", help="--table: reference column")
     s.add_argument("--hyp-col", default="hypothesis", help="--table: hypothesis column")
@@ -41,8 +53,10 @@ def _frame(a):
         df, problems = read_any_table(a.table)
         for need in (a.ref_col, a.hyp_col, a.by):
             if need not in df.columns:
-                raise UsageError(f"--table {a.table}: no column {need!r} (columns: "
-                                 f"{', '.join(map(str, df.columns))})")
+                raise UsageError(
+                    f"--table {a.table}: no column {need!r} (columns: "
+                    f"{', '.join(map(str, df.columns))})"
+                )
         return df.rename(columns={a.ref_col: "reference", a.hyp_col: "hypothesis"}), problems
     if a.run is None:
         raise UsageError("--project needs --run N (a finished audit run)")
@@ -52,8 +66,10 @@ def _frame(a):
     df = run_items_frame(_project(a.project), a.run)
     if a.by not in df.columns:
         cols = [c for c in df.columns if df[c].dtype == object]
-        raise UsageError(f"run {a.run} has no column {a.by!r}; the items' text columns are: "
-                         f"{', '.join(map(str, cols))}")
+        raise UsageError(
+            f"run {a.run} has no column {a.by!r}; the items' text columns are: "
+            f"{', '.join(map(str, cols))}"
+        )
     return df, []
 
 
@@ -63,8 +79,7 @@ def cmd_diacritics(a):
     df, problems = _frame(a)
     table = diacritic_table(df, a.by, count=a.count, n_bootstrap=a.n_bootstrap, seed=a.seed)
     table["input_problems"] = problems
-    table["source"] = ({"table": a.table} if a.table else
-                       {"project": a.project, "run": a.run})
+    table["source"] = {"table": a.table} if a.table else {"project": a.project, "run": a.run}
     if a.json:
         dump_json(table, a.json)
     out = human_out(a.json)

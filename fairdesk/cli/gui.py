@@ -14,15 +14,29 @@ from .common import EXIT_OK, UsageError
 def add_command(sub):
     s = sub.add_parser("gui", help="open the desktop application")
     s.add_argument("--project", help="project folder to open")
-    s.add_argument("--screenshot", metavar="OUT_DIR",
-                   help="open each panel offscreen with real data, save one PNG per panel "
-                   "into OUT_DIR and exit (needs --project)")
-    s.add_argument("--run", type=int, help="with --screenshot: the run to show (default: the "
-                   "newest finished run)")
-    s.add_argument("--input-file", metavar="WAV", help="record from this audio file, played "
-                   "in real time as the microphone (demos, tests, no sound card)")
-    s.add_argument("--size", metavar="WxH", default="1440x920",
-                   help="with --screenshot: the window size (default 1440x920)")
+    s.add_argument(
+        "--screenshot",
+        metavar="OUT_DIR",
+        help="open each panel offscreen with real data, save one PNG per panel "
+        "into OUT_DIR and exit (needs --project)",
+    )
+    s.add_argument(
+        "--run",
+        type=int,
+        help="with --screenshot: the run to show (default: the newest finished run)",
+    )
+    s.add_argument(
+        "--input-file",
+        metavar="WAV",
+        help="record from this audio file, played "
+        "in real time as the microphone (demos, tests, no sound card)",
+    )
+    s.add_argument(
+        "--size",
+        metavar="WxH",
+        default="1440x920",
+        help="with --screenshot: the window size (default 1440x920)",
+    )
     s.set_defaults(func=cmd_gui)
 
 

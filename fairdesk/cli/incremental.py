@@ -12,8 +12,16 @@ import sys
 from .audit import print_failures
 from .common import EXIT_NOTHING, EXIT_OK, UsageError, dump_json, parse_filters, positive_int
 
-_POLICY_CHOICES = ("concatenation", "sliding", "sliding-literal", "local-agreement",
-                   "local-agreement-norm", "native", "seed001", "all")
+_POLICY_CHOICES = (
+    "concatenation",
+    "sliding",
+    "sliding-literal",
+    "local-agreement",
+    "local-agreement-norm",
+    "native",
+    "seed001",
+    "all",
+)
 #: ``--policy seed001``: seed 001's Table 2 columns (sliding window, literal and snapped, and
 #: concatenation), plus the engine's own partials for a streaming engine.
 _SEED001 = ("native", "sliding-literal", "sliding", "concatenation")
@@ -27,45 +35,90 @@ def add_command(sub):
     )
     s.add_argument("--project", required=True)
     s.add_argument("--dataset", required=True)
-    s.add_argument("--model", action="append", metavar="MODEL",
-                   help="model id (repeatable: one models x policies table; default "
-                   "whisper-tiny.en)")
-    s.add_argument("--policy", action="append", choices=_POLICY_CHOICES, metavar="POLICY",
-                   help="concatenation (default), sliding, sliding-literal, local-agreement, "
-                   "local-agreement-norm, native (an engine's own partial results), seed001 "
-                   "(native where the engine streams, sliding-literal, sliding, "
-                   "concatenation) or all (repeatable)")
-    s.add_argument("--by", action="append", metavar="COL",
-                   help="compare groups of this column (one or two, repeatable)")
+    s.add_argument(
+        "--model",
+        action="append",
+        metavar="MODEL",
+        help="model id (repeatable: one models x policies table; default whisper-tiny.en)",
+    )
+    s.add_argument(
+        "--policy",
+        action="append",
+        choices=_POLICY_CHOICES,
+        metavar="POLICY",
+        help="concatenation (default), sliding, sliding-literal, local-agreement, "
+        "local-agreement-norm, native (an engine's own partial results), seed001 "
+        "(native where the engine streams, sliding-literal, sliding, "
+        "concatenation) or all (repeatable)",
+    )
+    s.add_argument(
+        "--by",
+        action="append",
+        metavar="COL",
+        help="compare groups of this column (one or two, repeatable)",
+    )
     s.add_argument("--filter", action="append", metavar="COL=VAL")
     s.add_argument("--reference", help="reference group (default: the largest)")
-    s.add_argument("--metric", action="append", metavar="ID",
-                   help="metric compared across groups (repeatable; default eo, "
-                   "revokes_per_audio_second, wer)")
-    s.add_argument("--sample", type=positive_int, metavar="N",
-                   help="N items (per group with --by, spread over speakers)")
+    s.add_argument(
+        "--metric",
+        action="append",
+        metavar="ID",
+        help="metric compared across groups (repeatable; default eo, "
+        "revokes_per_audio_second, wer)",
+    )
+    s.add_argument(
+        "--sample",
+        type=positive_int,
+        metavar="N",
+        help="N items (per group with --by, spread over speakers)",
+    )
     s.add_argument("--chunk", type=float, default=1.0, help="seconds per chunk (default 1.0)")
-    s.add_argument("--split", action="store_true",
-                   help="split long recordings on silence (Silero VAD) and stream each "
-                   "segment; reports per segment and pooled")
-    s.add_argument("--no-store", action="store_true",
-                   help="do not store the run in the project (default: stored, for the GUI "
-                   "and the report)")
+    s.add_argument(
+        "--split",
+        action="store_true",
+        help="split long recordings on silence (Silero VAD) and stream each "
+        "segment; reports per segment and pooled",
+    )
+    s.add_argument(
+        "--no-store",
+        action="store_true",
+        help="do not store the run in the project (default: stored, for the GUI and the report)",
+    )
     d = s.add_argument_group("decoder")
     d.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     d.add_argument("--threads", type=int, help="decoder CPU threads (default: all cores)")
     d.add_argument("--beam-size", type=int, help="beam size (default: the backend's)")
     p = s.add_argument_group("policies")
-    p.add_argument("--min-words", type=int, default=5,
-                   help="sliding window: cut when the window yields this many words")
-    p.add_argument("--max-window", type=float, default=30.0,
-                   help="sliding window: cut when the window reaches this many seconds")
-    p.add_argument("--cut-fraction", type=float, default=0.35,
-                   help="sliding window: raw cut at this fraction of the window")
-    p.add_argument("--buffer-trim", type=float, default=15.0,
-                   help="local agreement: trim the buffer past this many seconds")
-    p.add_argument("--prompt-chars", type=int, default=200,
-                   help="local agreement: characters of committed text in the prompt")
+    p.add_argument(
+        "--min-words",
+        type=int,
+        default=5,
+        help="sliding window: cut when the window yields this many words",
+    )
+    p.add_argument(
+        "--max-window",
+        type=float,
+        default=30.0,
+        help="sliding window: cut when the window reaches this many seconds",
+    )
+    p.add_argument(
+        "--cut-fraction",
+        type=float,
+        default=0.35,
+        help="sliding window: raw cut at this fraction of the window",
+    )
+    p.add_argument(
+        "--buffer-trim",
+        type=float,
+        default=15.0,
+        help="local agreement: trim the buffer past this many seconds",
+    )
+    p.add_argument(
+        "--prompt-chars",
+        type=int,
+        default=200,
+        help="local agreement: characters of committed text in the prompt",
+    )
     g = s.add_argument_group("statistics (METHODS.md §3)")
     g.add_argument("--n-bootstrap", type=int, default=2000)
     g.add_argument("--alpha", type=float, default=0.05)
@@ -84,8 +137,14 @@ def _policies(a) -> list[str]:
     out: list[str] = []
     for p in a.policy or ["concatenation"]:
         if p == "all":
-            out += ["native", "sliding-literal", "sliding", "concatenation", "local-agreement",
-                    "local-agreement-norm"]
+            out += [
+                "native",
+                "sliding-literal",
+                "sliding",
+                "concatenation",
+                "local-agreement",
+                "local-agreement-norm",
+            ]
         elif p == "seed001":
             out += list(_SEED001)
         else:
@@ -101,19 +160,28 @@ def _model_policies(policies, backend, model) -> list[str]:
     if "native" in policies and not supports_native(backend):
         rest = [p for p in policies if p != "native"]
         if not rest:
-            raise UsageError(f"model {model!r} has no native streaming; --policy native "
-                             "needs an engine with partial results (pocketsphinx-en-us); add "
-                             "a re-decoding policy for it")
+            raise UsageError(
+                f"model {model!r} has no native streaming; --policy native "
+                "needs an engine with partial results (pocketsphinx-en-us); add "
+                "a re-decoding policy for it"
+            )
         return rest
     return list(policies)
 
 
 def _options(a) -> dict:
-    sliding = {"min_words": a.min_words, "max_window_s": a.max_window,
-               "cut_fraction": a.cut_fraction}
+    sliding = {
+        "min_words": a.min_words,
+        "max_window_s": a.max_window,
+        "cut_fraction": a.cut_fraction,
+    }
     agree = {"buffer_trim_s": a.buffer_trim, "prompt_chars": a.prompt_chars}
-    return {"sliding": sliding, "sliding-literal": dict(sliding),
-            "local-agreement": agree, "local-agreement-norm": dict(agree)}
+    return {
+        "sliding": sliding,
+        "sliding-literal": dict(sliding),
+        "local-agreement": agree,
+        "local-agreement-norm": dict(agree),
+    }
 
 
 def _load_items(a, settings):
@@ -192,8 +260,13 @@ def run_incremental(a) -> dict:
     if a.by and len(a.by) > 2:
         raise UsageError("--by takes one or two columns")
     try:
-        settings = AuditSettings(n_bootstrap=a.n_bootstrap, seed=a.seed, alpha=a.alpha,
-                                 min_items=a.min_items, min_speakers=a.min_speakers)
+        settings = AuditSettings(
+            n_bootstrap=a.n_bootstrap,
+            seed=a.seed,
+            alpha=a.alpha,
+            min_items=a.min_items,
+            min_speakers=a.min_speakers,
+        )
     except ValueError as e:
         raise UsageError(str(e)) from None
     ds, items = _load_items(a, settings)
@@ -217,34 +290,55 @@ def run_incremental(a) -> dict:
             warm_s = warm_up(backend, first)
             progress = None
             if not a.quiet:
+
                 def progress(done, total, msg, model=model):
-                    print(f"\r{model[:20]} [{done}/{total}] {msg[:50]:<50}", end="",
-                          file=sys.stderr, flush=True)
+                    print(
+                        f"\r{model[:20]} [{done}/{total}] {msg[:50]:<50}",
+                        end="",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+
             try:
                 frame, fails, extras = evaluate(
-                    backend, items.to_dict("records"), load, mpol, a.chunk,
-                    language=ds.language or "en", options=_options(a), keep_logs=a.logs,
-                    progress=progress, model=model, timelines=True, split=a.split)
+                    backend,
+                    items.to_dict("records"),
+                    load,
+                    mpol,
+                    a.chunk,
+                    language=ds.language or "en",
+                    options=_options(a),
+                    keep_logs=a.logs,
+                    progress=progress,
+                    model=model,
+                    timelines=True,
+                    split=a.split,
+                )
             except ValueError as e:
                 raise UsageError(str(e)) from None
             if progress:
                 print(file=sys.stderr)
             fingerprints[model] = getattr(backend, "fingerprint", model)
-            decoder = {"model": model, **getattr(backend, "settings", {}),
-                       "cpu_threads": threads}
+            decoder = {"model": model, **getattr(backend, "settings", {}), "cpu_threads": threads}
             if any(p.startswith("local-agreement") for p in mpol):
                 decoder["local_agreement_decode"] = getattr(
-                    backend, "streaming_settings", "the backend's transcribe (no prompt)")
-            per_model.append({"model": model, "policies": mpol, "warm_up_s": warm_s,
-                              "decoder": decoder})
+                    backend, "streaming_settings", "the backend's transcribe (no prompt)"
+                )
+            per_model.append(
+                {"model": model, "policies": mpol, "warm_up_s": warm_s, "decoder": decoder}
+            )
         frames.append(frame)
         failures += [{**f, "model": model} for f in fails]
         timelines += extras.timelines
         segments += extras.segments
-        logs += [{"item": k[0], "model": model, "policy": k[1], **v}
-                 for k, v in extras.logs.items()]
-    frame = pd.concat([f for f in frames if not f.empty], ignore_index=True) \
-        if any(not f.empty for f in frames) else pd.DataFrame()
+        logs += [
+            {"item": k[0], "model": model, "policy": k[1], **v} for k, v in extras.logs.items()
+        ]
+    frame = (
+        pd.concat([f for f in frames if not f.empty], ignore_index=True)
+        if any(not f.empty for f in frames)
+        else pd.DataFrame()
+    )
     summary = summarise(frame)
     res = {
         "dataset": a.dataset,
@@ -262,8 +356,13 @@ def run_incremental(a) -> dict:
         "summary": summary,
         "table": models_table(summary),
         "failures": failures,
-        "settings": {**settings.to_dict(), "by": a.by, "filters": parse_filters(a.filter),
-                     "sample": a.sample, "metrics": metrics},
+        "settings": {
+            **settings.to_dict(),
+            "by": a.by,
+            "filters": parse_filters(a.filter),
+            "sample": a.sample,
+            "metrics": metrics,
+        },
     }
     if a.by and not frame.empty:
         try:
@@ -272,10 +371,25 @@ def run_incremental(a) -> dict:
             raise UsageError(str(e)) from None
     if a.logs:
         res["logs"] = logs
-    cols = [c for c in ("id", "speaker_id", "content_id", *(a.by or []), "model", "policy",
-                        "stream", "n_segments") if c in frame.columns]
-    res["items"] = frame[cols + list(STAT_COLUMNS) + ["hypothesis"]].to_dict("records") \
-        if not frame.empty else []
+    cols = [
+        c
+        for c in (
+            "id",
+            "speaker_id",
+            "content_id",
+            *(a.by or []),
+            "model",
+            "policy",
+            "stream",
+            "n_segments",
+        )
+        if c in frame.columns
+    ]
+    res["items"] = (
+        frame[cols + list(STAT_COLUMNS) + ["hypothesis"]].to_dict("records")
+        if not frame.empty
+        else []
+    )
     if a.split:
         res["segments"] = segments
     res["timelines"] = timelines
@@ -292,8 +406,15 @@ def _f(v, fmt="{:.3f}"):
     return fmt.format(v)
 
 
-_ROW_NAMES = {"wer": "WER", "lat_seed001": "LAT (seed 001)", "lat_pooled": "LAT (pooled)",
-              "eo": "EO", "rps": "RPS", "spr": "SPR", "rtf": "RTF"}
+_ROW_NAMES = {
+    "wer": "WER",
+    "lat_seed001": "LAT (seed 001)",
+    "lat_pooled": "LAT (pooled)",
+    "eo": "EO",
+    "rps": "RPS",
+    "spr": "SPR",
+    "rtf": "RTF",
+}
 
 
 def print_table(res: dict, file=None) -> None:
@@ -335,62 +456,91 @@ def print_summary(res: dict, file=None):
     hw = res["hardware"]
     for d in res.get("decoders") or [{"model": res["model"], "decoder": res["decoder"]}]:
         dec = d["decoder"]
-        print(f"{d['model']} on {hw.get('cpu') or hw.get('machine')} "
-              f"({hw.get('usable_cpus')} usable CPUs, {dec.get('cpu_threads') or 'own'} decoder "
-              f"threads); chunk {res['chunk_s']} s; decoder: "
-              + ", ".join(f"{k}={dec[k]}" for k in ("compute_type", "beam_size", "temperature",
-                                                     "strategy") if k in dec), file=file)
+        print(
+            f"{d['model']} on {hw.get('cpu') or hw.get('machine')} "
+            f"({hw.get('usable_cpus')} usable CPUs, {dec.get('cpu_threads') or 'own'} decoder "
+            f"threads); chunk {res['chunk_s']} s; decoder: "
+            + ", ".join(
+                f"{k}={dec[k]}"
+                for k in ("compute_type", "beam_size", "temperature", "strategy")
+                if k in dec
+            ),
+            file=file,
+        )
     if res.get("split"):
         print(f"split on silence: {res['split']}", file=file)
     multi = len(res.get("models") or [res["model"]]) > 1
-    head = (f"{'policy':<34}{'items':>6}{'WER':>8}{'LATseed':>8}{'LATpool':>8}{'EO':>7}"
-            f"{'EO(ed)':>8}{'RPS':>7}{'SPR':>7}{'R/aud s':>8}{'RTF':>7}{'FWL s':>7}"
-            f"{'stab s':>7}")
+    head = (
+        f"{'policy':<34}{'items':>6}{'WER':>8}{'LATseed':>8}{'LATpool':>8}{'EO':>7}"
+        f"{'EO(ed)':>8}{'RPS':>7}{'SPR':>7}{'R/aud s':>8}{'RTF':>7}{'FWL s':>7}"
+        f"{'stab s':>7}"
+    )
     print(head, file=file)
     for r in res["summary"]:
         if r.get("spr") is None and not r["totals"].get("n_revokes"):
             r = {**r, "spr": math.inf}  # JSON has no infinity: no revokes means SPR = inf
-        name = (r["policy"] if not r["policy"].startswith("local-agreement")
-                else f"{r['policy']} ({r['stream']})")
+        name = (
+            r["policy"]
+            if not r["policy"].startswith("local-agreement")
+            else f"{r['policy']} ({r['stream']})"
+        )
         if multi:
             name = f"{r.get('model', '')[:14]} {name}"
-        print(f"{name[:33]:<34}{r['n_items']:>6}{_f(r['wer'], '{:.1%}'):>8}"
-              f"{_f(r['lat_seed001']):>8}{_f(r['lat_pooled']):>8}"
-              f"{_f(r['eo']):>7}{_f(r['eo_edit']):>8}{_f(r['rps'], '{:.2f}'):>7}"
-              f"{_f(r['spr'], '{:.2f}'):>7}{_f(r['revokes_per_audio_second'], '{:.2f}'):>8}"
-              f"{_f(r['rtf'], '{:.2f}'):>7}{_f(r['final_word_latency'], '{:.2f}'):>7}"
-              f"{_f(r['stabilisation_latency'], '{:.2f}'):>7}", file=file)
+        print(
+            f"{name[:33]:<34}{r['n_items']:>6}{_f(r['wer'], '{:.1%}'):>8}"
+            f"{_f(r['lat_seed001']):>8}{_f(r['lat_pooled']):>8}"
+            f"{_f(r['eo']):>7}{_f(r['eo_edit']):>8}{_f(r['rps'], '{:.2f}'):>7}"
+            f"{_f(r['spr'], '{:.2f}'):>7}{_f(r['revokes_per_audio_second'], '{:.2f}'):>8}"
+            f"{_f(r['rtf'], '{:.2f}'):>7}{_f(r['final_word_latency'], '{:.2f}'):>7}"
+            f"{_f(r['stabilisation_latency'], '{:.2f}'):>7}",
+            file=file,
+        )
     for r in res["summary"]:
         t = r["totals"]
         who = f"{r.get('model', '')} {r['policy']}".strip()
         if r["policy"].startswith("sliding") or t.get("n_trims"):
-            print(f"  {who}: {t['n_trims']} trims, {t['n_cuts']} cuts, "
-                  f"{t['n_cuts_inside_word']} inside a word, {t['n_cuts_forced']} forced, "
-                  f"{t['n_straddled']} straddling words ({t['n_straddled_frozen']} frozen)",
-                  file=file)
+            print(
+                f"  {who}: {t['n_trims']} trims, {t['n_cuts']} cuts, "
+                f"{t['n_cuts_inside_word']} inside a word, {t['n_cuts_forced']} forced, "
+                f"{t['n_straddled']} straddling words ({t['n_straddled_frozen']} frozen)",
+                file=file,
+            )
         if t.get("n_pred_zero"):
-            print(f"  {who} ({r['stream']}): {t['n_pred_zero']} predictions with zero words "
-                  "skipped by LAT (seed 001)", file=file)
+            print(
+                f"  {who} ({r['stream']}): {t['n_pred_zero']} predictions with zero words "
+                "skipped by LAT (seed 001)",
+                file=file,
+            )
     print_table(res, file)
     if res.get("segments"):
-        print(f"\n{len(res['segments'])} segment rows (per segment: --json); items split into "
-              f"{max(int(i.get('n_segments', 1)) for i in res['items'])} segments at most",
-              file=file)
+        print(
+            f"\n{len(res['segments'])} segment rows (per segment: --json); items split into "
+            f"{max(int(i.get('n_segments', 1)) for i in res['items'])} segments at most",
+            file=file,
+        )
     for block in res.get("groups", []):
         model = f"{block['model']} " if block.get("model") and multi else ""
-        print(f"\n{model}{block['policy']} ({block['stream']}), groups "
-              f"(reference {block.get('reference')}):", file=file)
+        print(
+            f"\n{model}{block['policy']} ({block['stream']}), groups "
+            f"(reference {block.get('reference')}):",
+            file=file,
+        )
         metrics = res["settings"]["metrics"]
-        print(f"  {'group':<30}{'items':>6}" + "".join(f"{m[:12]:>14}" for m in metrics),
-              file=file)
+        print(f"  {'group':<30}{'items':>6}" + "".join(f"{m[:12]:>14}" for m in metrics), file=file)
         for g in block["groups"]:
             mark = " (excluded)" if g.get("excluded") else ""
-            print(f"  {(str(g['group']) + mark)[:29]:<30}{g['n_items']:>6}" + "".join(
-                f"{_f(g['values'].get(m), '{:.4f}'):>14}" for m in metrics), file=file)
+            print(
+                f"  {(str(g['group']) + mark)[:29]:<30}{g['n_items']:>6}"
+                + "".join(f"{_f(g['values'].get(m), '{:.4f}'):>14}" for m in metrics),
+                file=file,
+            )
         for c in block["comparisons"]:
-            print(f"  {c['metric']:<26}{str(c['group'])[:22]:<23}gap {_f(c['gap'], '{:+.4f}')} "
-                  f"[{_f(c['ci_low'], '{:+.4f}')}, {_f(c['ci_high'], '{:+.4f}')}] "
-                  f"p_adj {_f(c['p_adjusted'], '{:.3g}')}  {c['verdict']}", file=file)
+            print(
+                f"  {c['metric']:<26}{str(c['group'])[:22]:<23}gap {_f(c['gap'], '{:+.4f}')} "
+                f"[{_f(c['ci_low'], '{:+.4f}')}, {_f(c['ci_high'], '{:+.4f}')}] "
+                f"p_adj {_f(c['p_adjusted'], '{:.3g}')}  {c['verdict']}",
+                file=file,
+            )
         for e in block.get("excluded", []):
             print(f"  excluded {e['group']}: {e['reason']}", file=file)
     print_failures(res, file)
@@ -409,8 +559,7 @@ def cmd_incremental(a):
 
         print_summary(res, file=human_out(a.json))
         if res.get("run_id"):
-            print(f"\nstored as run {res['run_id']} (GUI: Incremental tab)",
-                  file=human_out(a.json))
+            print(f"\nstored as run {res['run_id']} (GUI: Incremental tab)", file=human_out(a.json))
     if a.json:
         out = res if a.logs else {k: v for k, v in res.items() if k != "timelines"}
         dump_json(out, a.json)

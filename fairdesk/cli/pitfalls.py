@@ -28,32 +28,47 @@ def print_pitfalls(res: dict, file=None) -> None:
         print(f"\nHallucination flags: none (checked: {checked})", file=file)
     else:
         print(f"\nHallucination flags (checked: {checked}):", file=file)
-        print(f"  {'group':<30}{'items':>6}{'flagged':>8}{'rate':>7}{'loop':>6}{'runaway':>8}"
-              f"{'nonspeech':>10}{'WER':>8}{'WER unflagged':>15}", file=file)
+        print(
+            f"  {'group':<30}{'items':>6}{'flagged':>8}{'rate':>7}{'loop':>6}{'runaway':>8}"
+            f"{'nonspeech':>10}{'WER':>8}{'WER unflagged':>15}",
+            file=file,
+        )
         values = {str(g["group"]): g for g in res.get("groups", [])}
         for g, r in by_group.items():
             gv = values.get(g, {})
-            print(f"  {g[:29]:<30}{r['n_items']:>6}{r['hallucinated']:>8}{_pct(r['rate']):>7}"
-                  f"{r['loop']:>6}{r['runaway']:>8}{r['over_nonspeech']:>10}"
-                  f"{_pct(gv.get('wer')):>8}{_pct(gv.get('wer_unflagged')):>15}", file=file)
+            print(
+                f"  {g[:29]:<30}{r['n_items']:>6}{r['hallucinated']:>8}{_pct(r['rate']):>7}"
+                f"{r['loop']:>6}{r['runaway']:>8}{r['over_nonspeech']:>10}"
+                f"{_pct(gv.get('wer')):>8}{_pct(gv.get('wer_unflagged')):>15}",
+                file=file,
+            )
     if block.get("not_checked"):
         print(f"  not checked: {block['not_checked']}", file=file)
     for d in block.get("wer_dominated", []):
-        print(f"  WER of {d['group']} is carried by one utterance: item {d['item']} holds "
-              f"{d['errors']} of {d['group_errors']} word errors ({100 * d['share']:.0f}%); "
-              f"WER {_pct(d['wer'])}, {_pct(d['wer_without_item'])} without it", file=file)
+        print(
+            f"  WER of {d['group']} is carried by one utterance: item {d['item']} holds "
+            f"{d['errors']} of {d['group_errors']} word errors ({100 * d['share']:.0f}%); "
+            f"WER {_pct(d['wer'])}, {_pct(d['wer_without_item'])} without it",
+            file=file,
+        )
     for c in block.get("verdicts_without_flagged", []):
         if c.get("metric") is None:
             print(f"  verdicts without flagged items: {c.get('reason')}", file=file)
             continue
         after = c["verdict_without_flagged"] or f"not compared ({c.get('reason')})"
-        print(f"  {c['metric']} {c['group']}: {c['verdict']} -> {after} without the flagged "
-              f"items ({c['n_flagged_group']} in the group, {c['n_flagged_reference']} in the "
-              "reference)", file=file)
+        print(
+            f"  {c['metric']} {c['group']}: {c['verdict']} -> {after} without the flagged "
+            f"items ({c['n_flagged_group']} in the group, {c['n_flagged_reference']} in the "
+            "reference)",
+            file=file,
+        )
     share = block.get("nonspeech_share_by_group")
     if share:
-        print("  mean non-speech share (VAD): " + ", ".join(
-            f"{g} {_pct(v)}" for g, v in share.items()), file=file)
+        print(
+            "  mean non-speech share (VAD): "
+            + ", ".join(f"{g} {_pct(v)}" for g, v in share.items()),
+            file=file,
+        )
 
 
 def _pct(v) -> str:
@@ -67,13 +82,24 @@ def print_sensitivity(block: dict, file=None) -> None:
         print(f"\nNormaliser sensitivity: {block.get('note', 'no comparison')}", file=file)
         return
     names = block["normalisers"]
-    print(f"\nNormaliser sensitivity (run normaliser: {block['run_normaliser']}; re-scored, "
-          "not re-decoded):", file=file)
+    print(
+        f"\nNormaliser sensitivity (run normaliser: {block['run_normaliser']}; re-scored, "
+        "not re-decoded):",
+        file=file,
+    )
     for r in block["rows"]:
-        print(f"  {r['metric']} {r['group']} vs {r['reference']}: "
-              f"{'holds under all' if r['holds'] else 'VERDICT CHANGES'}", file=file)
+        print(
+            f"  {r['metric']} {r['group']} vs {r['reference']}: "
+            f"{'holds under all' if r['holds'] else 'VERDICT CHANGES'}",
+            file=file,
+        )
         for n in names:
-            print(f"      {n:<18} value {_pct(r['value'].get(n)):>7}  gap "
-                  f"{_pct(r['gap'].get(n)):>7}  {r['verdict'].get(n, '-')}", file=file)
-    print(f"  {block['n_flipped']} of {block['n_comparisons']} verdicts change with the "
-          "normaliser", file=file)
+            print(
+                f"      {n:<18} value {_pct(r['value'].get(n)):>7}  gap "
+                f"{_pct(r['gap'].get(n)):>7}  {r['verdict'].get(n, '-')}",
+                file=file,
+            )
+    print(
+        f"  {block['n_flipped']} of {block['n_comparisons']} verdicts change with the normaliser",
+        file=file,
+    )

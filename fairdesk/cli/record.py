@@ -22,8 +22,11 @@ def add_command(sub):
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_lists)
 
-    s = rs.add_parser("prompts", help="check a prompt list (.txt or .jsonl, or a built-in "
-                      "name) and show its prompts and bad lines")
+    s = rs.add_parser(
+        "prompts",
+        help="check a prompt list (.txt or .jsonl, or a built-in "
+        "name) and show its prompts and bad lines",
+    )
     s.add_argument("list")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_prompts)
@@ -35,14 +38,20 @@ def add_command(sub):
         s.add_argument("--project", required=True)
         s.add_argument("--dataset", required=True)
         s.add_argument("--speaker", required=True, help="speaker id (names its folder)")
-        s.add_argument("--meta", action="append", metavar="KEY=VALUE",
-                       help="speaker metadata, e.g. --meta accent=owerri --meta age=34")
+        s.add_argument(
+            "--meta",
+            action="append",
+            metavar="KEY=VALUE",
+            help="speaker metadata, e.g. --meta accent=owerri --meta age=34",
+        )
         s.add_argument("--language", help="dataset language (default: the list's, else en)")
         if prompt:
             s.add_argument("--list", required=True, help="prompt list file or built-in name")
-            s.add_argument("--prompt", required=True,
-                           help="the prompt: its number in the list (1-based), content id "
-                           "or text")
+            s.add_argument(
+                "--prompt",
+                required=True,
+                help="the prompt: its number in the list (1-based), content id or text",
+            )
         s.add_argument("--json", action="store_true")
 
     s = rs.add_parser("take", help="record one take from the sound card")
@@ -56,8 +65,9 @@ def add_command(sub):
     s.add_argument("--take", type=int, required=True, help="take number")
     s.set_defaults(func=cmd_accept)
 
-    s = rs.add_parser("transcript", help="correct the transcript of an accepted take "
-                      "(tone marks kept, NFC)")
+    s = rs.add_parser(
+        "transcript", help="correct the transcript of an accepted take (tone marks kept, NFC)"
+    )
     session_args(s)
     s.add_argument("--text", required=True)
     s.set_defaults(func=cmd_transcript)
@@ -84,25 +94,47 @@ def cmd_lists(a):
     out = []
     for name, path in builtin_lists().items():
         pl = load_prompts(path)
-        out.append({"name": name, "title": pl.name, "language": pl.language,
-                    "prompts": len(pl), "path": str(path)})
+        out.append(
+            {
+                "name": name,
+                "title": pl.name,
+                "language": pl.language,
+                "prompts": len(pl),
+                "path": str(path),
+            }
+        )
     if a.json:
         dump_json(out)
     else:
         for d in out:
-            print(f"{d['name']:<32} {d['language'] or '-':<4} {d['prompts']:>4} prompts  "
-                  f"{d['title']}")
+            print(
+                f"{d['name']:<32} {d['language'] or '-':<4} {d['prompts']:>4} prompts  {d['title']}"
+            )
     return EXIT_OK
 
 
 def cmd_prompts(a):
     pl = _load_list(a.list)
     if a.json:
-        dump_json({"name": pl.name, "language": pl.language,
-                   "prompts": [{"text": p.text, "content_id": p.content_id, "gloss": p.gloss,
-                                "intent": p.intent, "slots": p.slots, "line": p.line,
-                                **p.extra} for p in pl.prompts],
-                   "problems": [{"line": p.line, "reason": p.reason} for p in pl.problems]})
+        dump_json(
+            {
+                "name": pl.name,
+                "language": pl.language,
+                "prompts": [
+                    {
+                        "text": p.text,
+                        "content_id": p.content_id,
+                        "gloss": p.gloss,
+                        "intent": p.intent,
+                        "slots": p.slots,
+                        "line": p.line,
+                        **p.extra,
+                    }
+                    for p in pl.prompts
+                ],
+                "problems": [{"line": p.line, "reason": p.reason} for p in pl.problems],
+            }
+        )
     else:
         print(f"{pl.name} ({pl.language or 'language not set'}): {len(pl)} prompts")
         for i, p in enumerate(pl.prompts, 1):
@@ -135,8 +167,9 @@ def _session(a, create: bool = False):
         meta[k.strip()] = int(v) if v.isdigit() and k.strip() == "age" else v
     pl = _load_list(a.list) if getattr(a, "list", None) else None
     lang = a.language or (pl.language if pl is not None else None) or "en"
-    s = RecordingSession(_project(a.project, create=create), a.dataset,
-                         Speaker(a.speaker, meta), language=lang)
+    s = RecordingSession(
+        _project(a.project, create=create), a.dataset, Speaker(a.speaker, meta), language=lang
+    )
     prompt = None
     if pl is not None:
         q = a.prompt.strip()
@@ -145,17 +178,27 @@ def _session(a, create: bool = False):
         else:
             from ..recording.prompts import nfc
 
-            prompt = next((p for p in pl.prompts if q in (p.content_id, nfc(p.text))
-                           or nfc(q) == p.text), None)
+            prompt = next(
+                (p for p in pl.prompts if q in (p.content_id, nfc(p.text)) or nfc(q) == p.text),
+                None,
+            )
         if prompt is None:
-            raise UsageError(f"--prompt {a.prompt!r}: not in {pl.name} (give its number "
-                             f"1..{len(pl)}, content id or text)")
+            raise UsageError(
+                f"--prompt {a.prompt!r}: not in {pl.name} (give its number "
+                f"1..{len(pl)}, content id or text)"
+            )
     return s, prompt
 
 
 def _take_dict(t):
-    return {"recording_id": t.rec_id, "path": str(t.path), "take": t.number,
-            "status": t.status, "duration": t.duration, "accepted": t.accepted}
+    return {
+        "recording_id": t.rec_id,
+        "path": str(t.path),
+        "take": t.number,
+        "status": t.status,
+        "duration": t.duration,
+        "accepted": t.accepted,
+    }
 
 
 def cmd_take(a):
@@ -177,8 +220,11 @@ def cmd_take(a):
     except RecorderUnavailable as exc:
         print(f"fairdesk record take: {exc}", file=sys.stderr)
         return EXIT_NOTHING
-    print(f"recording take {take.number} of “{prompt.text}” for {a.seconds:g} s "
-          "(Ctrl+C stops early)…", file=sys.stderr)
+    print(
+        f"recording take {take.number} of “{prompt.text}” for {a.seconds:g} s "
+        "(Ctrl+C stops early)…",
+        file=sys.stderr,
+    )
     try:
         end = time.monotonic() + a.seconds
         while time.monotonic() < end and r.error is None:
@@ -202,8 +248,9 @@ def cmd_accept(a):
     take = next((t for t in s.takes(prompt) if t.number == a.take), None)
     if take is None:
         nums = ", ".join(str(t.number) for t in s.takes(prompt)) or "none"
-        raise UsageError(f"--take {a.take}: no such take of “{prompt.text}” by {a.speaker} "
-                         f"(takes: {nums})")
+        raise UsageError(
+            f"--take {a.take}: no such take of “{prompt.text}” by {a.speaker} (takes: {nums})"
+        )
     db_id = s.accept(prompt, take)
     if a.json:
         dump_json({**_take_dict(take), "accepted": True, "item_db_id": db_id})
@@ -228,13 +275,23 @@ def cmd_recover(a):
     from .common import _project
 
     out = recover_recordings(_project(a.project))
-    rows = [{"path": str(t.path), "status": t.status, "frames": t.frames,
-             "duration": t.duration, "error": t.meta.get("error")} for t in out]
+    rows = [
+        {
+            "path": str(t.path),
+            "status": t.status,
+            "frames": t.frames,
+            "duration": t.duration,
+            "error": t.meta.get("error"),
+        }
+        for t in out
+    ]
     if a.json:
         dump_json(rows)
     else:
         for r in rows:
-            print(f"{r['status']:<10} {r['duration']:.2f} s  {r['path']}" +
-                  (f"  ({r['error']})" if r["error"] else ""))
+            print(
+                f"{r['status']:<10} {r['duration']:.2f} s  {r['path']}"
+                + (f"  ({r['error']})" if r["error"] else "")
+            )
         print(f"{len(rows)} unfinished take(s)")
     return EXIT_OK

@@ -8,34 +8,66 @@ from .common import EXIT_OK, UsageError, dump_json
 
 FAMILIES = ("logit", "linear", "poisson-mixed")
 #: Per-item covariates a project run stores (fairdesk.core.acoustics), and the word count.
-ITEM_COVARIATES = ("duration_s", "nonspeech_share", "snr_db", "speech_rate", "asr_confidence",
-                   "n_words")
+ITEM_COVARIATES = (
+    "duration_s",
+    "nonspeech_share",
+    "snr_db",
+    "speech_rate",
+    "asr_confidence",
+    "n_words",
+)
 
 
 def add_command(sub):
-    s = sub.add_parser("regress", help="regression tests of bias: logistic (METHODS.md §4), "
-                       "OLS of WER on covariates (§7), mixed-effects Poisson of word errors")
+    s = sub.add_parser(
+        "regress",
+        help="regression tests of bias: logistic (METHODS.md §4), "
+        "OLS of WER on covariates (§7), mixed-effects Poisson of word errors",
+    )
     s.add_argument("--project")
     s.add_argument("--run", type=int, help="a finished audit run of the project")
     s.add_argument("--table")
-    s.add_argument("--family", choices=FAMILIES, default="logit",
-                   help="logit: seed 000's logistic regressions (default); linear: OLS of WER "
-                   "on --covariates per speaker (seed 002); poisson-mixed: word errors ~ "
-                   "Poisson with a speaker random intercept (Liu et al. 2022)")
-    s.add_argument("--outcome", default=None,
-                   help="logit: em (default), correct (utterance without error), wer "
-                   "(binomial GLM), or a 0/1 column; linear: wer (default) or a numeric "
-                   "column")
-    s.add_argument("--vars", nargs="+", default=[],
-                   help="categorical group variables (required for logit and poisson-mixed)")
-    s.add_argument("--covariates", nargs="+", default=[], metavar="COL",
-                   help="numeric metadata columns or per-item covariates ("
-                   + ", ".join(ITEM_COVARIATES) + ")")
-    s.add_argument("--level", choices=["auto", "speaker", "utterance"], default="auto",
-                   help="linear: one row per speaker (pooled WER; auto when speaker ids "
-                   "exist) or per utterance")
-    s.add_argument("--filter", action="append", metavar="COL=VAL",
-                   help="keep only these rows (repeatable), e.g. intent_group=TransportControl")
+    s.add_argument(
+        "--family",
+        choices=FAMILIES,
+        default="logit",
+        help="logit: seed 000's logistic regressions (default); linear: OLS of WER "
+        "on --covariates per speaker (seed 002); poisson-mixed: word errors ~ "
+        "Poisson with a speaker random intercept (Liu et al. 2022)",
+    )
+    s.add_argument(
+        "--outcome",
+        default=None,
+        help="logit: em (default), correct (utterance without error), wer "
+        "(binomial GLM), or a 0/1 column; linear: wer (default) or a numeric "
+        "column",
+    )
+    s.add_argument(
+        "--vars",
+        nargs="+",
+        default=[],
+        help="categorical group variables (required for logit and poisson-mixed)",
+    )
+    s.add_argument(
+        "--covariates",
+        nargs="+",
+        default=[],
+        metavar="COL",
+        help="numeric metadata columns or per-item covariates (" + ", ".join(ITEM_COVARIATES) + ")",
+    )
+    s.add_argument(
+        "--level",
+        choices=["auto", "speaker", "utterance"],
+        default="auto",
+        help="linear: one row per speaker (pooled WER; auto when speaker ids "
+        "exist) or per utterance",
+    )
+    s.add_argument(
+        "--filter",
+        action="append",
+        metavar="COL=VAL",
+        help="keep only these rows (repeatable), e.g. intent_group=TransportControl",
+    )
     s.add_argument("--reference", action="append", metavar="VAR=LEVEL")
     s.add_argument("--cluster", help="speaker column for clustered inference (e.g. speaker_id)")
     s.add_argument("--interactions", action="store_true")
@@ -43,9 +75,12 @@ def add_command(sub):
     s.add_argument("--ref-col", default="reference")
     s.add_argument("--hyp-col", default="hypothesis")
     s.add_argument("--json", metavar="OUT")
-    s.add_argument("--table-out", metavar="F",
-                   help="seed 000's odds-ratio table (level, OR, CI, p, adjusted OR, clustered "
-                   "p) as CSV, TSV or Parquet by extension")
+    s.add_argument(
+        "--table-out",
+        metavar="F",
+        help="seed 000's odds-ratio table (level, OR, CI, p, adjusted OR, clustered "
+        "p) as CSV, TSV or Parquet by extension",
+    )
     s.set_defaults(func=cmd_regress)
 
 
@@ -58,8 +93,10 @@ def _outcome_columns(df, outcome: str):
     df = df.copy()
     if outcome == "em":
         if "em" not in df.columns:
-            raise UsageError("outcome 'em' needs intent and slot labels (the run has no EM); "
-                             "use --outcome correct or wer")
+            raise UsageError(
+                "outcome 'em' needs intent and slot labels (the run has no EM); "
+                "use --outcome correct or wer"
+            )
         df = df[df["em"].notna()]
         return df, "em", None, "exact match"
     errs = None
@@ -72,8 +109,7 @@ def _outcome_columns(df, outcome: str):
         return df, "correct", None, "recognised without error"
     if outcome == "wer":
         if errs is None:
-            raise UsageError("outcome 'wer' needs word-error counts (n_sub, n_del, n_ins, "
-                             "n_words)")
+            raise UsageError("outcome 'wer' needs word-error counts (n_sub, n_del, n_ins, n_words)")
         df["n_errors"] = errs
         df = df[df["n_words"] > 0]
         return df, "n_errors", ("n_errors", "n_words"), "word errors"
@@ -128,26 +164,36 @@ def _filtered(df, pairs):
 
     for col, values in parse_filters(pairs).items():
         if col not in df.columns:
-            raise UsageError(f"--filter {col}: no such column (columns: "
-                             f"{', '.join(map(str, df.columns))})")
+            raise UsageError(
+                f"--filter {col}: no such column (columns: {', '.join(map(str, df.columns))})"
+            )
         df = df[df[col].astype(str).isin(values)]
         if df.empty:
-            raise UsageError(f"--filter {col}={'/'.join(values)}: no row left (values of "
-                             f"{col}: {', '.join(sorted(map(str, df[col].unique()))[:10])})")
+            raise UsageError(
+                f"--filter {col}={'/'.join(values)}: no row left (values of "
+                f"{col}: {', '.join(sorted(map(str, df[col].unique()))[:10])})"
+            )
     return df
 
 
 def _check_columns(df, a) -> None:
     missing = [v for v in a.vars if v not in df.columns]
     if missing:
-        raise UsageError(f"unknown variable(s) {missing} (columns: {', '.join(map(str, df.columns))})")
+        raise UsageError(
+            f"unknown variable(s) {missing} (columns: {', '.join(map(str, df.columns))})"
+        )
     missing = [c for c in a.covariates if c not in df.columns]
     if missing:
         item = [c for c in missing if c in ITEM_COVARIATES]
-        hint = (" (per-item acoustic covariates are stored with project audits run by this "
-                "fairdesk; a table must carry them as columns)" if item else "")
-        raise UsageError(f"unknown covariate(s) {missing}{hint}; columns: "
-                         f"{', '.join(map(str, df.columns))}")
+        hint = (
+            " (per-item acoustic covariates are stored with project audits run by this "
+            "fairdesk; a table must carry them as columns)"
+            if item
+            else ""
+        )
+        raise UsageError(
+            f"unknown covariate(s) {missing}{hint}; columns: {', '.join(map(str, df.columns))}"
+        )
 
 
 def run_regress_command(a) -> int:
@@ -158,8 +204,9 @@ def run_regress_command(a) -> int:
     if a.family == "linear" and not a.covariates:
         raise UsageError("--family linear needs --covariates COL ...")
     if a.family == "poisson-mixed" and a.outcome not in (None, "wer"):
-        raise UsageError("--family poisson-mixed models word errors (S+D+I per utterance); "
-                         "drop --outcome")
+        raise UsageError(
+            "--family poisson-mixed models word errors (S+D+I per utterance); drop --outcome"
+        )
     if a.family != "logit" and a.interactions:
         raise UsageError("--interactions belongs to --family logit")
     references = {}
@@ -176,8 +223,10 @@ def run_regress_command(a) -> int:
         if a.table and "speaker_id" in df.columns:  # the table reader renamed it
             cluster = "speaker_id"
         else:
-            raise UsageError(f"--cluster {cluster!r} is not a column "
-                             f"(columns: {', '.join(map(str, df.columns))})")
+            raise UsageError(
+                f"--cluster {cluster!r} is not a column "
+                f"(columns: {', '.join(map(str, df.columns))})"
+            )
     try:
         if a.family == "logit":
             res, d, stored, lines = _logit(df, a, references, cluster)
@@ -186,19 +235,30 @@ def run_regress_command(a) -> int:
 
             res = None
             d = stored = run_poisson_mixed(
-                df, list(a.vars), a.covariates, reference=references or None,
+                df,
+                list(a.vars),
+                a.covariates,
+                reference=references or None,
                 speaker_col=cluster or "speaker_id",
                 content_col="content_id" if "content_id" in df.columns else None,
-                alpha=a.alpha)
+                alpha=a.alpha,
+            )
             lines = list(d["conclusions"])
         else:
             from ..stats.regression.linear import run_linear
 
             res = None
             spk = cluster or ("speaker_id" if "speaker_id" in df.columns else None)
-            d = stored = run_linear(df, a.covariates, a.vars, references or None,
-                                    outcome=a.outcome or "wer", speaker_col=spk, level=a.level,
-                                    alpha=a.alpha)
+            d = stored = run_linear(
+                df,
+                a.covariates,
+                a.vars,
+                references or None,
+                outcome=a.outcome or "wer",
+                speaker_col=spk,
+                level=a.level,
+                alpha=a.alpha,
+            )
             lines = list(d["conclusions"])
     except ValueError as exc:
         raise UsageError(str(exc)) from None
@@ -207,15 +267,26 @@ def run_regress_command(a) -> int:
 
         from ..jobs.regression_run import store_regression
 
-        store_regression(p, int(a.run), {
-            "run_id": int(a.run),
-            "request": {"family": a.family,
-                        "outcome": a.outcome or {"logit": "em", "linear": "wer"}.get(
-                            a.family, "word errors"),
-                        "variables": list(a.vars), "covariates": list(a.covariates),
-                        "filters": list(a.filter or []), "cluster": cluster,
-                        "alpha": float(a.alpha), "references": references},
-            "result": stored, "created_at": time.time()})
+        store_regression(
+            p,
+            int(a.run),
+            {
+                "run_id": int(a.run),
+                "request": {
+                    "family": a.family,
+                    "outcome": a.outcome
+                    or {"logit": "em", "linear": "wer"}.get(a.family, "word errors"),
+                    "variables": list(a.vars),
+                    "covariates": list(a.covariates),
+                    "filters": list(a.filter or []),
+                    "cluster": cluster,
+                    "alpha": float(a.alpha),
+                    "references": references,
+                },
+                "result": stored,
+                "created_at": time.time(),
+            },
+        )
     from .common import human_out, term
 
     for sentence in lines:
@@ -236,25 +307,42 @@ def _logit(df, a, references, cluster):
 
     df, col, binomial, label = _outcome_columns(df, a.outcome or "em")
     spk = cluster or ("speaker_id" if "speaker_id" in df.columns else None)
-    res = run_regression(df, col, list(a.vars), references=references or None,
-                         cluster=cluster, alpha=a.alpha, interactions=a.interactions,
-                         binomial=binomial, outcome_label=label, speaker_col=spk)
+    res = run_regression(
+        df,
+        col,
+        list(a.vars),
+        references=references or None,
+        cluster=cluster,
+        alpha=a.alpha,
+        interactions=a.interactions,
+        binomial=binomial,
+        outcome_label=label,
+        speaker_col=spk,
+    )
     d = res.to_dict()
     lines = list(d.get("conclusions", []))
     for adj in d["adjustments"]:
         if adj["levels"]:
-            lines.append(f"Odds ratios of {adj['variable']} adjusted on {adj['adjusted_on']}: "
-                         + "; ".join(_or_text(lev) for lev in adj["levels"]) + ".")
+            lines.append(
+                f"Odds ratios of {adj['variable']} adjusted on {adj['adjusted_on']}: "
+                + "; ".join(_or_text(lev) for lev in adj["levels"])
+                + "."
+            )
     for sp in d["speaker_spread"]:
-        lines.append(f"Per-speaker {sp['measure']} by {sp['variable']}: " + "; ".join(
-            f"{lev['level']} {_pct(lev['min'])}–{_pct(lev['max'])} (median "
-            f"{_pct(lev['median'])}, {lev['n_speakers']} speakers)" for lev in sp["levels"])
-            + ".")
+        lines.append(
+            f"Per-speaker {sp['measure']} by {sp['variable']}: "
+            + "; ".join(
+                f"{lev['level']} {_pct(lev['min'])}–{_pct(lev['max'])} (median "
+                f"{_pct(lev['median'])}, {lev['n_speakers']} speakers)"
+                for lev in sp["levels"]
+            )
+            + "."
+        )
     return res, d, res.to_dict(detail=True), lines
 
 
 def _or_text(lev: dict) -> str:
-    ci = ("" if lev["ci_low"] is None else f" [{lev['ci_low']:.2f}, {lev['ci_high']:.2f}]")
+    ci = "" if lev["ci_low"] is None else f" [{lev['ci_low']:.2f}, {lev['ci_high']:.2f}]"
     p = lev["p_value"]
     ptxt = "" if p is None else f", p {'< 0.001' if p < 0.001 else f'= {p:.3f}'}"
     orv = "–" if lev["odds_ratio"] is None else f"{lev['odds_ratio']:.2f}"

@@ -12,22 +12,32 @@ from .common import EXIT_NOTHING, EXIT_OK, UsageError, dump_json
 
 
 def add_commands(sub):
-    s = sub.add_parser("report", help="a self-contained HTML report of a run, audit or "
-                       "incremental (and PDF, figures)")
+    s = sub.add_parser(
+        "report",
+        help="a self-contained HTML report of a run, audit or incremental (and PDF, figures)",
+    )
     s.add_argument("--project", required=True)
     s.add_argument("--run", type=int, required=True)
     s.add_argument("--html", required=True, metavar="OUT.html")
     s.add_argument("--pdf", metavar="OUT.pdf", help="the same content as PDF")
-    s.add_argument("--embed-audio", action="store_true",
-                   help="an audio player per worst item (Opus inside the HTML)")
+    s.add_argument(
+        "--embed-audio",
+        action="store_true",
+        help="an audio player per worst item (Opus inside the HTML)",
+    )
     s.add_argument("--figures", metavar="DIR", help="also write every chart as PNG and SVG")
-    s.add_argument("--worst", type=int, default=3,
-                   help="worst items per group (default 3); for an incremental run, the add/revoke timelines of the N streams with the "
-                   "highest edit overhead")
+    s.add_argument(
+        "--worst",
+        type=int,
+        default=3,
+        help="worst items per group (default 3); for an incremental run, the add/revoke timelines of the N streams with the "
+        "highest edit overhead",
+    )
     s.set_defaults(func=cmd_report)
 
-    s = sub.add_parser("export", help="tables (CSV/Parquet), Praat TextGrids and ELAN files "
-                       "of a run")
+    s = sub.add_parser(
+        "export", help="tables (CSV/Parquet), Praat TextGrids and ELAN files of a run"
+    )
     s.add_argument("--project", required=True)
     s.add_argument("--run", type=int, required=True)
     s.add_argument("--items", metavar="F", help="per-item rows (.csv, .tsv or .parquet)")
@@ -35,24 +45,32 @@ def add_commands(sub):
     s.add_argument("--comparisons", metavar="F", help="every comparison with every field")
     s.add_argument("--textgrid", metavar="DIR", help="one Praat TextGrid per item")
     s.add_argument("--eaf", metavar="DIR", help="one ELAN .eaf per item, linked to the audio")
-    s.add_argument("--aligner", default="auto", choices=["auto", "whisper", "even"],
-                   help="reference word times: auto (cached alignment, whisper-tiny.en for "
-                   "English, else an even split), whisper (fail without it), even")
+    s.add_argument(
+        "--aligner",
+        default="auto",
+        choices=["auto", "whisper", "even"],
+        help="reference word times: auto (cached alignment, whisper-tiny.en for "
+        "English, else an even split), whisper (fail without it), even",
+    )
     s.add_argument("--item", action="append", metavar="ID", help="only this item (repeatable)")
-    s.add_argument("--copy-audio", action="store_true",
-                   help="copy each clip next to its TextGrid (Praat opens the pair)")
+    s.add_argument(
+        "--copy-audio",
+        action="store_true",
+        help="copy each clip next to its TextGrid (Praat opens the pair)",
+    )
     s.add_argument("--json", metavar="OUT", help="what was written, as JSON")
     s.set_defaults(func=cmd_export)
 
-    s = sub.add_parser("annotate", help="import corrected transcripts from Praat TextGrids or "
-                       "ELAN files as annotations")
+    s = sub.add_parser(
+        "annotate",
+        help="import corrected transcripts from Praat TextGrids or ELAN files as annotations",
+    )
     s.add_argument("--project", required=True)
     s.add_argument("--dataset", required=True)
     src = s.add_mutually_exclusive_group(required=True)
     src.add_argument("--from-textgrid", metavar="DIR")
     src.add_argument("--from-eaf", metavar="DIR")
-    s.add_argument("--tier", required=True, help="the tier holding the transcript (e.g. "
-                   "reference)")
+    s.add_argument("--tier", required=True, help="the tier holding the transcript (e.g. reference)")
     s.add_argument("--json", metavar="OUT")
     s.set_defaults(func=cmd_annotate)
 
@@ -79,8 +97,9 @@ def cmd_report(a):
     _check_ext(a.pdf, (".pdf",), "--pdf")
     p = _open(a.project)
     try:
-        out = write_report(p, a.run, a.html, embed_audio=a.embed_audio, worst=a.worst,
-                           pdf=a.pdf, figures=a.figures)
+        out = write_report(
+            p, a.run, a.html, embed_audio=a.embed_audio, worst=a.worst, pdf=a.pdf, figures=a.figures
+        )
     except PdfUnavailable as exc:
         raise UsageError(str(exc)) from None
     print(f"report: {out.html}")
@@ -98,10 +117,10 @@ def cmd_export(a):
     from ..reports.tables import export_tables, table_format
 
     if not any((a.items, a.groups, a.comparisons, a.textgrid, a.eaf)):
-        raise UsageError("nothing to export: give --items, --groups, --comparisons, "
-                         "--textgrid and/or --eaf")
-    for opt, f in (("--items", a.items), ("--groups", a.groups),
-                   ("--comparisons", a.comparisons)):
+        raise UsageError(
+            "nothing to export: give --items, --groups, --comparisons, --textgrid and/or --eaf"
+        )
+    for opt, f in (("--items", a.items), ("--groups", a.groups), ("--comparisons", a.comparisons)):
         if f:
             try:
                 table_format(f)
@@ -114,8 +133,7 @@ def cmd_export(a):
         unknown = [i for i in a.item if i not in known]
         if unknown:
             raise UsageError(f"run {a.run} has no item(s) {', '.join(map(repr, unknown))}")
-    written = {"tables": [str(x) for x in export_tables(d, a.items, a.groups,
-                                                        a.comparisons)]}
+    written = {"tables": [str(x) for x in export_tables(d, a.items, a.groups, a.comparisons)]}
     for path in written["tables"]:
         print(f"table: {path}")
     for kind, folder in (("textgrid", a.textgrid), ("eaf", a.eaf)):
@@ -124,8 +142,9 @@ def cmd_export(a):
         if kind == "textgrid":
             from ..reports.praat import export_textgrids
 
-            its = export_textgrids(p, a.run, folder, aligner=a.aligner, items=a.item,
-                                   copy_audio=a.copy_audio)
+            its = export_textgrids(
+                p, a.run, folder, aligner=a.aligner, items=a.item, copy_audio=a.copy_audio
+            )
         else:
             from ..reports.elan import export_eafs
 
@@ -139,9 +158,16 @@ def cmd_export(a):
         notes = sorted({it.note for it in its if it.note})
         for n in notes:
             print(f"  note: {n}", file=sys.stderr)
-        written[kind] = [{"item": it.item, "reference_times": it.reference_source,
-                          "hypothesis_times": it.hypothesis_source, "note": it.note,
-                          "duration": it.duration} for it in its]
+        written[kind] = [
+            {
+                "item": it.item,
+                "reference_times": it.reference_source,
+                "hypothesis_times": it.hypothesis_source,
+                "note": it.note,
+                "duration": it.duration,
+            }
+            for it in its
+        ]
     if a.json:
         dump_json(written, a.json)
     return EXIT_OK
@@ -165,8 +191,10 @@ def cmd_annotate(a):
     except StoreError as exc:
         raise UsageError(str(exc)) from None
     folder = a.from_textgrid or a.from_eaf
-    print(f"{rep.files} files in {folder}: {len(rep.imported)} transcripts imported as "
-          f"annotations, {len(rep.unchanged)} unchanged, {len(rep.problems)} problems")
+    print(
+        f"{rep.files} files in {folder}: {len(rep.imported)} transcripts imported as "
+        f"annotations, {len(rep.unchanged)} unchanged, {len(rep.problems)} problems"
+    )
     for f, item, ann in rep.imported:
         print(f"  {f}: item {item} (annotation {ann})")
     for f, reason in rep.problems:
@@ -174,6 +202,8 @@ def cmd_annotate(a):
     if a.json:
         dump_json(rep.to_dict(), a.json)
     if rep.files == 0:
-        print(f"fairdesk annotate: no {'TextGrid' if a.from_textgrid else '.eaf'} files in "
-              f"{folder}", file=sys.stderr)
+        print(
+            f"fairdesk annotate: no {'TextGrid' if a.from_textgrid else '.eaf'} files in {folder}",
+            file=sys.stderr,
+        )
     return EXIT_OK if (rep.imported or (rep.unchanged and not rep.problems)) else EXIT_NOTHING

@@ -12,8 +12,9 @@ from .common import EXIT_OK, UsageError, dump_json, human_out, positive_int, ter
 
 
 def add_command(sub):
-    s = sub.add_parser("show", help="failing utterances of a run, ranked, with alignment and "
-                       "slot differences")
+    s = sub.add_parser(
+        "show", help="failing utterances of a run, ranked, with alignment and slot differences"
+    )
     s.add_argument("--project", required=True)
     s.add_argument("--run", type=int, required=True)
     s.add_argument("--item", help="one item id")
@@ -27,15 +28,17 @@ def print_diacritics(d: dict | None, out) -> None:
     """Seed 003's per-item detail: E, P, D, H and each mark dropped, added or changed."""
     if not d:
         return
-    head = (f"diacritics ({d['count']}): expected {d['expected']}, produced {d['produced']}, "
-            f"dropped {d['dropped']}, added {d['added']}")
+    head = (
+        f"diacritics ({d['count']}): expected {d['expected']}, produced {d['produced']}, "
+        f"dropped {d['dropped']}, added {d['added']}"
+    )
     if d["der"] is not None:
         head += f"; DER {100 * d['der']:.1f}%"
     else:
         rate = d["added_per_100_letters"]
-        head += ("; no diacritics in the reference (DER undefined): "
-                 f"{d['produced']} added" + (f", {rate:.2f} per 100 reference letters"
-                                             if rate is not None else ""))
+        head += f"; no diacritics in the reference (DER undefined): {d['produced']} added" + (
+            f", {rate:.2f} per 100 reference letters" if rate is not None else ""
+        )
     m = d["marks"]
     head += f"  [marks: {m['dropped']} dropped, {m['added']} added, {m['changed']} changed]"
     print(term(head), file=out)
@@ -60,8 +63,10 @@ def cmd_show(a):
             raise UsageError(f"run {a.run} has no item {a.item!r}")
     elif a.group:
         if a.group not in set(df["group"].astype(str)):
-            raise UsageError(f"run {a.run} has no group {a.group!r} (groups: "
-                             f"{', '.join(sorted(set(df['group'].astype(str))))})")
+            raise UsageError(
+                f"run {a.run} has no group {a.group!r} (groups: "
+                f"{', '.join(sorted(set(df['group'].astype(str))))})"
+            )
         df = df[df["group"].astype(str) == a.group]
     df = rank_failures(df).head(1 if a.item else a.worst)
     reports = [item_report(r, lang, norm) for r in df.to_dict(orient="records")]
@@ -69,24 +74,48 @@ def cmd_show(a):
         dump_json(reports, a.json)
     out = human_out(a.json)
     for r in reports:
-        print(term(f"== {r['id']}  [{r['group']}]  speaker {r['speaker_id']}  {r['errors']} "
-                   f"errors / {r['n_words']} words (S {r['substitutions']}, D "
-                   f"{r['deletions']}, I {r['insertions']})"), file=out)
-        print("\n".join(term(x) for x in (r["alignment"] or f"REF: {r['reference']}\nHYP: "
-                                          f"{r['hypothesis']}").split("\n")), file=out)
+        print(
+            term(
+                f"== {r['id']}  [{r['group']}]  speaker {r['speaker_id']}  {r['errors']} "
+                f"errors / {r['n_words']} words (S {r['substitutions']}, D "
+                f"{r['deletions']}, I {r['insertions']})"
+            ),
+            file=out,
+        )
+        print(
+            "\n".join(
+                term(x)
+                for x in (r["alignment"] or f"REF: {r['reference']}\nHYP: {r['hypothesis']}").split(
+                    "\n"
+                )
+            ),
+            file=out,
+        )
         for line in r["hallucination_lines"]:
             print(term(f"HALLUCINATION {line}"), file=out)
         if r["acoustics"]:
-            print("acoustics: " + ", ".join(f"{k} {v:.3g}" if v is not None else f"{k} -"
-                                            for k, v in r["acoustics"].items()), file=out)
+            print(
+                "acoustics: "
+                + ", ".join(
+                    f"{k} {v:.3g}" if v is not None else f"{k} -" for k, v in r["acoustics"].items()
+                ),
+                file=out,
+            )
         print_diacritics(r.get("diacritics"), out)
         if "intent" in r:
             i = r["intent"]
             mark = "ok" if str(i["reference"]) == str(i["hypothesis"]) else "WRONG"
-            print(term(f"intent: {i['reference']} -> {i['hypothesis']} ({mark}); EM {r['em']}"),
-                  file=out)
+            print(
+                term(f"intent: {i['reference']} -> {i['hypothesis']} ({mark}); EM {r['em']}"),
+                file=out,
+            )
             for d in r["slots"]:
-                print(term(f"  slot {d['slot']:<10} {d['status']:<7} ref={d['reference']!r} "
-                           f"hyp={d['hypothesis']!r}"), file=out)
+                print(
+                    term(
+                        f"  slot {d['slot']:<10} {d['status']:<7} ref={d['reference']!r} "
+                        f"hyp={d['hypothesis']!r}"
+                    ),
+                    file=out,
+                )
         print(file=out)
     return EXIT_OK

@@ -17,13 +17,16 @@ def read_any_table(path):
     try:
         exists, regular = p.exists(), p.is_file()
     except OSError as exc:  # a name too long ...
-        raise UsageError(f"--table {str(p)[:200]}...: cannot be opened "
-                         f"({exc.strerror or exc}); check the path") from None
+        raise UsageError(
+            f"--table {str(p)[:200]}...: cannot be opened ({exc.strerror or exc}); check the path"
+        ) from None
     if not exists:
         raise UsageError(f"--table {p}: no such file")
     if not regular:
-        raise UsageError(f"--table {p}: is {'a folder' if p.is_dir() else 'not a regular file'}"
-                         "; give a CSV, TSV, JSONL or Parquet file")
+        raise UsageError(
+            f"--table {p}: is {'a folder' if p.is_dir() else 'not a regular file'}"
+            "; give a CSV, TSV, JSONL or Parquet file"
+        )
     try:
         table = read_table(p)
     except TableError as exc:
@@ -50,9 +53,11 @@ def table_frame(a):
     classify = classification_only(df, a.ref_col)  # labels and predicted labels, no text
     for need in () if classify else (a.ref_col, a.hyp_col):
         if need not in df.columns:
-            raise UsageError(f"--table {a.table}: no column {need!r} (columns: "
-                             f"{', '.join(map(str, df.columns))}); name it with --ref-col / "
-                             "--hyp-col")
+            raise UsageError(
+                f"--table {a.table}: no column {need!r} (columns: "
+                f"{', '.join(map(str, df.columns))}); name it with --ref-col / "
+                "--hyp-col"
+            )
     df = df.rename(columns=ren)
     if "intent" in df.columns and "ref_intent" not in df.columns:
         df = df.rename(columns={"intent": "ref_intent", "slots": "ref_slots"})
@@ -77,8 +82,7 @@ def table_frame(a):
         df["reference"] = ref.where(ref.isna(), ref.astype(str))
         df["hypothesis"] = df["hypothesis"].fillna("").astype(str)
         if "content_id" not in df.columns:
-            df["content_id"] = [derive_content_id("" if pd.isna(t) else t)
-                                for t in df["reference"]]
+            df["content_id"] = [derive_content_id("" if pd.isna(t) else t) for t in df["reference"]]
     if "speaker_id" not in df.columns:
         df["speaker_id"] = None
     if "item_id" not in df.columns:

@@ -96,12 +96,17 @@ class Covariates:
 
     def to_dict(self) -> dict:
         """The scalar covariates (no regions) as a plain dict."""
-        return {"duration_s": self.duration_s, "speech_s": self.speech_s,
-                "nonspeech_share": self.nonspeech_share, "snr_db": self.snr_db}
+        return {
+            "duration_s": self.duration_s,
+            "speech_s": self.speech_s,
+            "nonspeech_share": self.nonspeech_share,
+            "snr_db": self.snr_db,
+        }
 
 
-def speech_regions(audio: np.ndarray, sample_rate: int = SAMPLE_RATE,
-                   settings: dict | None = None) -> tuple[tuple[float, float], ...]:
+def speech_regions(
+    audio: np.ndarray, sample_rate: int = SAMPLE_RATE, settings: dict | None = None
+) -> tuple[tuple[float, float], ...]:
     """Speech regions of a clip by Silero VAD, in seconds.
 
     Parameters
@@ -115,8 +120,10 @@ def speech_regions(audio: np.ndarray, sample_rate: int = SAMPLE_RATE,
     tuple of (start_s, end_s)
     """
     if sample_rate != SAMPLE_RATE:
-        raise ValueError(f"speech_regions needs {SAMPLE_RATE} Hz audio, got {sample_rate} Hz; "
-                         "resample first (fairdesk.core.audio.load does)")
+        raise ValueError(
+            f"speech_regions needs {SAMPLE_RATE} Hz audio, got {sample_rate} Hz; "
+            "resample first (fairdesk.core.audio.load does)"
+        )
     audio = np.ascontiguousarray(audio, dtype=np.float32)
     if audio.size == 0:
         return ()
@@ -165,8 +172,9 @@ def snr_db(audio: np.ndarray, speech, sample_rate: int = SAMPLE_RATE) -> float:
     return 10.0 * math.log10((p_s - p_n) / max(p_n, _FLOOR))
 
 
-def covariates(audio: np.ndarray, sample_rate: int = SAMPLE_RATE,
-               settings: dict | None = None) -> Covariates:
+def covariates(
+    audio: np.ndarray, sample_rate: int = SAMPLE_RATE, settings: dict | None = None
+) -> Covariates:
     """Duration, speech regions, non-speech share and SNR of one clip.
 
     Parameters
@@ -184,9 +192,13 @@ def covariates(audio: np.ndarray, sample_rate: int = SAMPLE_RATE,
     speech = speech_regions(audio, sample_rate, settings)
     speech_s = float(sum(b - a for a, b in speech))
     share = 1.0 - speech_s / dur if dur > 0 else math.nan
-    return Covariates(round(dur, 4), speech, round(speech_s, 4),
-                      max(0.0, share) if math.isfinite(share) else share,
-                      snr_db(audio, speech, sample_rate))
+    return Covariates(
+        round(dur, 4),
+        speech,
+        round(speech_s, 4),
+        max(0.0, share) if math.isfinite(share) else share,
+        snr_db(audio, speech, sample_rate),
+    )
 
 
 def speech_rate(n_words, speech_s) -> np.ndarray:
@@ -205,6 +217,9 @@ def asr_confidence(confidence, words=()) -> float:
             return c
     except (TypeError, ValueError):
         pass
-    probs = [float(w.get("probability")) for w in words or ()
-             if isinstance(w, dict) and w.get("probability") is not None]
+    probs = [
+        float(w.get("probability"))
+        for w in words or ()
+        if isinstance(w, dict) and w.get("probability") is not None
+    ]
     return float(np.mean(probs)) if probs else math.nan

@@ -19,8 +19,19 @@ from ..constants import SAMPLE_RATE
 from .errors import AudioError
 
 #: Extensions fairdesk tries to read (libsndfile decides what it really supports).
-AUDIO_EXTENSIONS = (".wav", ".flac", ".ogg", ".oga", ".opus", ".mp3", ".aiff", ".aif",
-                    ".m4a", ".aac", ".mp4")
+AUDIO_EXTENSIONS = (
+    ".wav",
+    ".flac",
+    ".ogg",
+    ".oga",
+    ".opus",
+    ".mp3",
+    ".aiff",
+    ".aif",
+    ".m4a",
+    ".aac",
+    ".mp4",
+)
 #: Containers libsndfile does not read (phone voice memos: AAC in MPEG-4); PyAV decodes them.
 AV_EXTENSIONS = (".m4a", ".aac", ".mp4")
 
@@ -57,18 +68,22 @@ def _decode(path) -> tuple[np.ndarray, int]:
     try:
         st = os.stat(p)
     except FileNotFoundError:
-        raise AudioError(p, "file not found; check the path in the manifest or restore the "
-                         "file") from None
+        raise AudioError(
+            p, "file not found; check the path in the manifest or restore the file"
+        ) from None
     except OSError as exc:  # a name too long, a loop of links, no permission ...
-        raise AudioError(p, f"cannot be opened ({exc.strerror or exc}); check the path in "
-                         "the manifest") from None
+        raise AudioError(
+            p, f"cannot be opened ({exc.strerror or exc}); check the path in the manifest"
+        ) from None
     if stat.S_ISDIR(st.st_mode):
         raise AudioError(p, "is a folder, not an audio file")
     if not stat.S_ISREG(st.st_mode):
         # A FIFO would block the reader forever; a device or socket is no recording either.
-        kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(st.st_mode) else "a device or socket")
-        raise AudioError(p, f"is {kind}, not a regular file; copy the audio into a regular "
-                         "file or remove the row")
+        kind = "a named pipe (FIFO)" if stat.S_ISFIFO(st.st_mode) else "a device or socket"
+        raise AudioError(
+            p,
+            f"is {kind}, not a regular file; copy the audio into a regular file or remove the row",
+        )
     if p.suffix.lower() in AV_EXTENSIONS:
         data, sr = _decode_av(p, None)
     else:
@@ -91,8 +106,11 @@ def _decode_av(p: Path, sf_error: str | None) -> tuple[np.ndarray, int]:
     try:
         import av
     except ImportError:  # pragma: no cover - av is a dependency
-        raise AudioError(p, "cannot decode M4A/AAC without PyAV; install the 'av' package "
-                         "or convert the file to WAV") from None
+        raise AudioError(
+            p,
+            "cannot decode M4A/AAC without PyAV; install the 'av' package "
+            "or convert the file to WAV",
+        ) from None
     chunks = []
     sr = None
     try:
@@ -115,8 +133,9 @@ def _decode_av(p: Path, sf_error: str | None) -> tuple[np.ndarray, int]:
         msg = str(exc).strip() or type(exc).__name__
         why = f"soundfile: {sf_error}; FFmpeg: {msg}" if sf_error else msg
         raise AudioError(
-            p, f"cannot decode audio ({why}); the file is corrupt or in an unsupported format "
-            "(use WAV, FLAC, OGG, MP3 or M4A)"
+            p,
+            f"cannot decode audio ({why}); the file is corrupt or in an unsupported format "
+            "(use WAV, FLAC, OGG, MP3 or M4A)",
         ) from None
     if not chunks or sr is None:
         raise AudioError(p, "audio has zero length; re-record or remove this item")
@@ -190,18 +209,24 @@ def audio_warnings(data: np.ndarray, sr: int, path=None) -> tuple[str, ...]:
     else:
         clipped = float(np.mean(np.abs(data) >= CLIP_LEVEL))
         if clipped >= CLIP_FRACTION:
-            out.append(f"heavily clipped ({100 * clipped:.1f}% of samples at full scale); "
-                       "re-record at a lower input level")
+            out.append(
+                f"heavily clipped ({100 * clipped:.1f}% of samples at full scale); "
+                "re-record at a lower input level"
+            )
     dur = data.shape[0] / float(sr)
     if dur < MIN_DURATION_S:
-        out.append(f"very short ({1000 * dur:.0f} ms, under {1000 * MIN_DURATION_S:.0f} ms); "
-                   "check that the file holds the whole utterance")
+        out.append(
+            f"very short ({1000 * dur:.0f} ms, under {1000 * MIN_DURATION_S:.0f} ms); "
+            "check that the file holds the whole utterance"
+        )
     if path is not None:
         claimed = declared_frames(path)
         if claimed is not None and claimed > data.shape[0]:
-            out.append(f"shorter than its header claims ({data.shape[0] / sr:.2f} s on disk, "
-                       f"the header says {claimed / sr:.2f} s); the file is truncated: copy "
-                       "it again from the source")
+            out.append(
+                f"shorter than its header claims ({data.shape[0] / sr:.2f} s on disk, "
+                f"the header says {claimed / sr:.2f} s); the file is truncated: copy "
+                "it again from the source"
+            )
     return tuple(out)
 
 
@@ -235,6 +260,11 @@ def load(path, sample_rate: int = SAMPLE_RATE) -> Audio:
     """
     data, sr = _decode(path)
     mono = to_mono(data)
-    info = AudioInfo(sr, int(data.shape[1]), int(data.shape[0]), data.shape[0] / float(sr),
-                     content_hash(mono, sr))
+    info = AudioInfo(
+        sr,
+        int(data.shape[1]),
+        int(data.shape[0]),
+        data.shape[0] / float(sr),
+        content_hash(mono, sr),
+    )
     return Audio(resample(mono, sr, sample_rate), info)

@@ -26,8 +26,6 @@ L2_NAME = "l2-english"
 DEMO_DATASETS = (DEMO_NAME, L2_NAME)
 
 
-
-
 def _zip_of(name: str) -> Path:
     if name == DEMO_NAME:
         z = resources_dir() / "demo" / "demo_corpus.zip"
@@ -88,8 +86,9 @@ def open_demo_dataset(project: Project, name: str, progress=None) -> ImportRepor
     _unpack(zpath, target)
     # l2-english: metadata.csv names the audio in `path`; content_id is derived from the
     # prompt text (every prompt distinct, so the design is unmatched).
-    return import_dataset(project, name, target, fmt="audiofolder", language="en",
-                          progress=progress)
+    return import_dataset(
+        project, name, target, fmt="audiofolder", language="en", progress=progress
+    )
 
 
 def open_demo_datasets(project: Project, progress=None) -> dict[str, ImportReport | None]:
@@ -102,6 +101,7 @@ def open_demo_datasets(project: Project, progress=None) -> dict[str, ImportRepor
     """
     out = {}
     for k, name in enumerate(DEMO_DATASETS):
+
         def step(frac, msg, k=k, name=name):
             if progress:
                 progress((k + frac) / len(DEMO_DATASETS), f"{name}: {msg}")

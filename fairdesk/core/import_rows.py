@@ -55,10 +55,10 @@ def read_text(path: Path) -> str:
         raise ImportFailed(str(exc)) from None
 
 
-
 # -- table reading (the one reader, core.tables) ------------------------------------------
-def read_table(path: Path, quoting: str = "rfc4180", name_blank: bool = False
-               ) -> tuple[list[str], list[tuple[int, dict]], list[Problem]]:
+def read_table(
+    path: Path, quoting: str = "rfc4180", name_blank: bool = False
+) -> tuple[list[str], list[tuple[int, dict]], list[Problem]]:
     """Rows of a CSV, TSV, JSONL or Parquet file as ``(line, dict)``; unreadable rows as
     problems (see :mod:`fairdesk.core.tables`: numbering, quoting, encodings)."""
     try:

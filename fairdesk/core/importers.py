@@ -29,10 +29,26 @@ from .tables import undecodable
 
 FORMATS = ("auto", "manifest", "audiofolder", "commonvoice", "librispeech", "saa", "l2arctic")
 
-AUDIO_COLUMNS = ("path", "audio", "audio_path", "file", "file_name", "filename", "wav",
-                 "audio_file", "audio_filepath")
-TEXT_COLUMNS = ("text", "transcript", "transcription", "sentence", "reference",
-                "normalized_text", "ref")
+AUDIO_COLUMNS = (
+    "path",
+    "audio",
+    "audio_path",
+    "file",
+    "file_name",
+    "filename",
+    "wav",
+    "audio_file",
+    "audio_filepath",
+)
+TEXT_COLUMNS = (
+    "text",
+    "transcript",
+    "transcription",
+    "sentence",
+    "reference",
+    "normalized_text",
+    "ref",
+)
 SPEAKER_COLUMNS = ("speaker_id", "speaker", "client_id", "spk", "spk_id", "participant")
 CONTENT_COLUMNS = ("content_id", "sentence_id", "prompt_id", "text_id")
 ID_COLUMNS = ("id", "item_id", "utt_id", "utterance_id", "key")
@@ -60,10 +76,17 @@ class ImportReport:
     stale: int = 0
 
     def to_dict(self) -> dict:
-        return {"dataset": self.dataset, "format": self.format, "imported": self.imported,
-                "added": self.added, "updated": self.updated, "unchanged": self.unchanged,
-                "stale": self.stale, "problems": [p.to_dict() for p in self.problems],
-                "warnings": list(self.warnings)}
+        return {
+            "dataset": self.dataset,
+            "format": self.format,
+            "imported": self.imported,
+            "added": self.added,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "stale": self.stale,
+            "problems": [p.to_dict() for p in self.problems],
+            "warnings": list(self.warnings),
+        }
 
 
 #: A reason when a value holds bytes that were not UTF-8 (naming the byte), else None.
@@ -81,8 +104,9 @@ def derive_content_id(text: str) -> str:
 def _pick(columns, wanted: str | None, candidates, what: str, source) -> str | None:
     if wanted:
         if wanted not in columns:
-            raise ImportFailed(f"{source}: no column {wanted!r} for the {what} "
-                               f"(columns: {', '.join(columns)})")
+            raise ImportFailed(
+                f"{source}: no column {wanted!r} for the {what} (columns: {', '.join(columns)})"
+            )
         return wanted
     lower = {c.lower().strip(): c for c in columns}
     for c in candidates:
@@ -100,20 +124,34 @@ def _clean(v):
     return v
 
 
-def rows_to_candidates(header, rows, source: Path, base: Path, *, audio_col=None, text_col=None,
-                       speaker_col=None, content_col=None, id_col=None,
-                       drop: tuple[str, ...] = ()) -> list[Candidate]:
+def rows_to_candidates(
+    header,
+    rows,
+    source: Path,
+    base: Path,
+    *,
+    audio_col=None,
+    text_col=None,
+    speaker_col=None,
+    content_col=None,
+    id_col=None,
+    drop: tuple[str, ...] = (),
+) -> list[Candidate]:
     """Map table rows to candidates; paths are made relative to the dataset root later."""
     a = _pick(header, audio_col, AUDIO_COLUMNS, "audio path", source)
     if a is None:
-        raise ImportFailed(f"{source}: no audio-path column found (looked for "
-                           f"{', '.join(AUDIO_COLUMNS)}); name it with --audio-col")
+        raise ImportFailed(
+            f"{source}: no audio-path column found (looked for "
+            f"{', '.join(AUDIO_COLUMNS)}); name it with --audio-col"
+        )
     t = _pick(header, text_col, TEXT_COLUMNS, "transcript", source)
     label_only = t is None and any(h.lower() in LABEL_COLUMNS for h in header)
     if t is None and not label_only:
-        raise ImportFailed(f"{source}: no transcript column found (looked for "
-                           f"{', '.join(TEXT_COLUMNS)}); name it with --text-col (a "
-                           "classification dataset needs a 'label' column instead)")
+        raise ImportFailed(
+            f"{source}: no transcript column found (looked for "
+            f"{', '.join(TEXT_COLUMNS)}); name it with --text-col (a "
+            "classification dataset needs a 'label' column instead)"
+        )
     s = _pick(header, speaker_col, SPEAKER_COLUMNS, "speaker id", source)
     c = _pick(header, content_col, CONTENT_COLUMNS, "content id", source)
     k = _pick(header, id_col, ID_COLUMNS, "item id", source)
@@ -129,15 +167,25 @@ def rows_to_candidates(header, rows, source: Path, base: Path, *, audio_col=None
             if v is not None:
                 meta[str(col)] = v if isinstance(v, (str, int, float, bool)) else v
         path = str(p).strip() if p is not None else ""
-        out.append(Candidate(
-            row=i, source=str(source), key=None if k is None else _str(row.get(k)),
-            path=str(base / path) if path and not os.path.isabs(path) else path,
-            text="" if label_only else (row.get(t) if isinstance(row.get(t), str)
-                                        or row.get(t) is None else str(row.get(t))),
-            needs_text=not label_only,
-            speaker_id=None if s is None else _str(row.get(s)),
-            content_id=None if c is None else _str(row.get(c)),
-            metadata=meta))
+        out.append(
+            Candidate(
+                row=i,
+                source=str(source),
+                key=None if k is None else _str(row.get(k)),
+                path=str(base / path) if path and not os.path.isabs(path) else path,
+                text=""
+                if label_only
+                else (
+                    row.get(t)
+                    if isinstance(row.get(t), str) or row.get(t) is None
+                    else str(row.get(t))
+                ),
+                needs_text=not label_only,
+                speaker_id=None if s is None else _str(row.get(s)),
+                content_id=None if c is None else _str(row.get(c)),
+                metadata=meta,
+            )
+        )
     return out
 
 
@@ -177,24 +225,34 @@ def read_commonvoice(root: Path, split: str | None = None, **cols):
     if split:
         tsvs = [root / (split if split.endswith(".tsv") else f"{split}.tsv")]
         if not tsvs[0].exists():
-            raise ImportFailed(f"{tsvs[0]}: not found; Common Voice splits here: "
-                               f"{', '.join(p.name for p in sorted(root.glob('*.tsv')))}")
+            raise ImportFailed(
+                f"{tsvs[0]}: not found; Common Voice splits here: "
+                f"{', '.join(p.name for p in sorted(root.glob('*.tsv')))}"
+            )
     elif (root / "validated.tsv").exists():
         tsvs = [root / "validated.tsv"]
     else:
         tsvs = [root / f"{s}.tsv" for s in ("train", "dev", "test") if (root / f"{s}.tsv").exists()]
     if not tsvs:
-        raise ImportFailed(f"{root}: no validated.tsv, train.tsv, dev.tsv or test.tsv "
-                           "(Common Voice layout)")
+        raise ImportFailed(
+            f"{root}: no validated.tsv, train.tsv, dev.tsv or test.tsv (Common Voice layout)"
+        )
     clips = root / "clips"
     cands, problems = [], []
     for tsv in tsvs:
         # Common Voice TSVs are unquoted: a " inside a sentence is text.
         header, rows, probs = read_table(tsv, quoting="none")
-        c = rows_to_candidates(header, rows, tsv, clips, audio_col="path", text_col="sentence",
-                               speaker_col="client_id",
-                               content_col="sentence_id" if "sentence_id" in header else None,
-                               drop=("up_votes", "down_votes", "segment"))
+        c = rows_to_candidates(
+            header,
+            rows,
+            tsv,
+            clips,
+            audio_col="path",
+            text_col="sentence",
+            speaker_col="client_id",
+            content_col="sentence_id" if "sentence_id" in header else None,
+            drop=("up_votes", "down_votes", "segment"),
+        )
         for cand in c:
             cand.key = Path(cand.path).stem
             if "accent" in cand.metadata and "accents" not in cand.metadata:
@@ -218,8 +276,14 @@ def read_librispeech(root: Path, **_):
                     continue
                 parts = [x.strip() for x in line.split("|")]
                 if len(parts) < 3:
-                    problems.append(Problem(i, None, "SPEAKERS.TXT line is not "
-                                            "'ID | SEX | SUBSET | MINUTES | NAME'", str(sp)))
+                    problems.append(
+                        Problem(
+                            i,
+                            None,
+                            "SPEAKERS.TXT line is not 'ID | SEX | SUBSET | MINUTES | NAME'",
+                            str(sp),
+                        )
+                    )
                     continue
                 sex = {"F": "female", "M": "male"}.get(parts[1].upper(), parts[1])
                 speakers[parts[0]] = {"gender": sex, "subset": parts[2]}
@@ -232,8 +296,17 @@ def read_librispeech(root: Path, **_):
             utt, _, text = line.strip().partition(" ")
             spk = utt.split("-")[0]
             flac = tf.parent / f"{utt}.flac"
-            cands.append(Candidate(row=i, source=str(tf), key=utt, path=str(flac), text=text,
-                                   speaker_id=spk, metadata=dict(speakers.get(spk, {}))))
+            cands.append(
+                Candidate(
+                    row=i,
+                    source=str(tf),
+                    key=utt,
+                    path=str(flac),
+                    text=text,
+                    speaker_id=spk,
+                    metadata=dict(speakers.get(spk, {})),
+                )
+            )
     return root, cands, problems
 
 
@@ -246,27 +319,36 @@ def detect_format(path: Path) -> str:
         raise ImportFailed(f"{path}: no such file or folder")
     if (path / "clips").is_dir() and any(path.glob("*.tsv")):
         return "commonvoice"
-    if (path / "metadata.csv").exists() or (path / "metadata.jsonl").exists() or any(
-            path.glob("*/metadata.csv")):
+    if (
+        (path / "metadata.csv").exists()
+        or (path / "metadata.jsonl").exists()
+        or any(path.glob("*/metadata.csv"))
+    ):
         return "audiofolder"
     if next(path.rglob("*.trans.txt"), None) is not None:
         return "librispeech"
     if (path / "speakers_all.csv").exists():
         return "saa"
-    if any((d / "wav").is_dir() and (d / "transcript").is_dir() for d in path.iterdir()
-           if d.is_dir()):
+    if any(
+        (d / "wav").is_dir() and (d / "transcript").is_dir() for d in path.iterdir() if d.is_dir()
+    ):
         return "l2arctic"
     for name in ("manifest.csv", "manifest.tsv", "manifest.jsonl"):
         if (path / name).exists():
             return "manifest"
-    raise ImportFailed(f"{path}: cannot tell the dataset format; pass --format "
-                       "(manifest, audiofolder, commonvoice, librispeech, saa or l2arctic)")
+    raise ImportFailed(
+        f"{path}: cannot tell the dataset format; pass --format "
+        "(manifest, audiofolder, commonvoice, librispeech, saa or l2arctic)"
+    )
 
 
 READERS: dict[str, Callable] = {
-    "manifest": read_manifest, "audiofolder": read_audiofolder,
-    "commonvoice": read_commonvoice, "librispeech": read_librispeech,
-    "saa": read_saa, "l2arctic": read_l2arctic,
+    "manifest": read_manifest,
+    "audiofolder": read_audiofolder,
+    "commonvoice": read_commonvoice,
+    "librispeech": read_librispeech,
+    "saa": read_saa,
+    "l2arctic": read_l2arctic,
 }
 
 
@@ -280,15 +362,24 @@ def _inside(root: Path, p: str) -> tuple[Path | None, str | None]:
         resolved = full.resolve()
         resolved.relative_to(root)
     except ValueError:
-        return None, (f"path {p!r} is outside the dataset folder {root}; move the audio "
-                      "inside the dataset folder")
+        return None, (
+            f"path {p!r} is outside the dataset folder {root}; move the audio "
+            "inside the dataset folder"
+        )
     except OSError as exc:
         return None, f"path {p!r} cannot be resolved ({exc})"
     return resolved, None
 
 
-def import_dataset(project: Project, name: str, path, fmt: str = "auto",
-                   language: str = "en", progress=None, **options) -> ImportReport:
+def import_dataset(
+    project: Project,
+    name: str,
+    path,
+    fmt: str = "auto",
+    language: str = "en",
+    progress=None,
+    **options,
+) -> ImportReport:
     """Import a dataset into ``project`` under ``name``.
 
     Parameters
@@ -338,8 +429,12 @@ def import_dataset(project: Project, name: str, path, fmt: str = "auto",
     seen: dict[str, int] = {}
     todo: list[tuple[Candidate, Path, str]] = []
     for c in cands:
-        reason = bad_utf8(c.text) or bad_utf8(c.path) or bad_utf8(c.speaker_id) or next(
-            (bad_utf8(v) for v in c.metadata.values() if bad_utf8(v)), None)
+        reason = (
+            bad_utf8(c.text)
+            or bad_utf8(c.path)
+            or bad_utf8(c.speaker_id)
+            or next((bad_utf8(v) for v in c.metadata.values() if bad_utf8(v)), None)
+        )
         if reason:
             problems.append(Problem(c.row, None, reason, c.source))
             continue
@@ -349,13 +444,26 @@ def import_dataset(project: Project, name: str, path, fmt: str = "auto",
             problems.append(Problem(c.row, c.path or None, reason, c.source))
             continue
         if c.needs_text and (c.text is None or not str(c.text).strip()):
-            problems.append(Problem(c.row, rel, "empty transcript; add the reference text or "
-                                    "remove the row", c.source))
+            problems.append(
+                Problem(
+                    c.row,
+                    rel,
+                    "empty transcript; add the reference text or remove the row",
+                    c.source,
+                )
+            )
             continue
         key = c.key or rel
         if key in seen:
-            problems.append(Problem(c.row, rel, f"duplicate item id {key!r} (first seen on line "
-                                    f"{seen[key]}); give each row a unique id", c.source))
+            problems.append(
+                Problem(
+                    c.row,
+                    rel,
+                    f"duplicate item id {key!r} (first seen on line "
+                    f"{seen[key]}); give each row a unique id",
+                    c.source,
+                )
+            )
             continue
         seen[key] = c.row
         c.key = key
@@ -383,47 +491,73 @@ def import_dataset(project: Project, name: str, path, fmt: str = "auto",
 
     added = updated = unchanged = n_stale = 0
     listed = {c.key for c, _full, _rel in todo}
-    warnings = tuple({"item": c.key, "path": rel, "warning": w}
-                     for c, rel, info in good for w in info.warnings)
+    warnings = tuple(
+        {"item": c.key, "path": rel, "warning": w} for c, rel, info in good for w in info.warnings
+    )
     if good:
         with project.transaction() as conn:
             row = conn.execute("SELECT id, root FROM datasets WHERE name=?", (name,)).fetchone()
             if row is None:
                 cur = conn.execute(
                     "INSERT INTO datasets(name, root, format, created_at, language) "
-                    "VALUES (?,?,?,?,?)", (name, str(root), fmt, time.time(), language))
+                    "VALUES (?,?,?,?,?)",
+                    (name, str(root), fmt, time.time(), language),
+                )
                 ds_id = cur.lastrowid
             else:
                 ds_id = row["id"]
                 if Path(row["root"]) != root:
                     raise ImportFailed(
                         f"dataset {name!r} already exists with its audio in {row['root']}; "
-                        "choose another --name to import from a different folder")
-            existing = {r["item_key"]: r for r in conn.execute(
-                "SELECT id, item_key, path, audio_hash, text, speaker_id, content_id, metadata "
-                "FROM items WHERE dataset_id=?", (ds_id,))}
+                        "choose another --name to import from a different folder"
+                    )
+            existing = {
+                r["item_key"]: r
+                for r in conn.execute(
+                    "SELECT id, item_key, path, audio_hash, text, speaker_id, content_id, metadata "
+                    "FROM items WHERE dataset_id=?",
+                    (ds_id,),
+                )
+            }
             for c, rel, info in good:
                 text = unicodedata.normalize("NFC", str(c.text or "").strip())
                 content = c.content_id or (derive_content_id(text) if text else f"item:{c.key}")
                 meta = json.dumps(c.metadata, ensure_ascii=False, sort_keys=True)
-                values = (rel, info.content_hash, info.duration, info.sample_rate,
-                          info.channels, text, c.speaker_id, content, meta)
+                values = (
+                    rel,
+                    info.content_hash,
+                    info.duration,
+                    info.sample_rate,
+                    info.channels,
+                    text,
+                    c.speaker_id,
+                    content,
+                    meta,
+                )
                 old = existing.get(c.key)
                 if old is None:
                     conn.execute(
                         "INSERT INTO items(dataset_id, item_key, path, audio_hash, duration, "
                         "sample_rate, channels, text, speaker_id, content_id, metadata) "
-                        "VALUES (?,?,?,?,?,?,?,?,?,?,?)", (ds_id, c.key, *values))
+                        "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                        (ds_id, c.key, *values),
+                    )
                     added += 1
-                elif (old["path"], old["audio_hash"], old["text"], old["speaker_id"],
-                      old["content_id"], old["metadata"]) == (rel, info.content_hash, text,
-                                                              c.speaker_id, content, meta):
+                elif (
+                    old["path"],
+                    old["audio_hash"],
+                    old["text"],
+                    old["speaker_id"],
+                    old["content_id"],
+                    old["metadata"],
+                ) == (rel, info.content_hash, text, c.speaker_id, content, meta):
                     unchanged += 1
                 else:
                     conn.execute(
                         "UPDATE items SET path=?, audio_hash=?, duration=?, sample_rate=?, "
                         "channels=?, text=?, speaker_id=?, content_id=?, metadata=? WHERE id=?",
-                        (*values, old["id"]))
+                        (*values, old["id"]),
+                    )
                     updated += 1
             n_stale = _write_status(conn, ds_id, listed, good)
             _write_source_annotations(conn, ds_id, good)
@@ -433,11 +567,15 @@ def import_dataset(project: Project, name: str, path, fmt: str = "auto",
             conn.executemany(
                 "INSERT INTO import_problems(dataset_id, row, path, reason, created_at) "
                 "VALUES (?,?,?,?,?)",
-                [(ds_id, p.row, p.path, f"{p.source}: {p.reason}" if p.source else p.reason,
-                  now) for p in problems])
+                [
+                    (ds_id, p.row, p.path, f"{p.source}: {p.reason}" if p.source else p.reason, now)
+                    for p in problems
+                ],
+            )
     problems.sort(key=lambda p: (p.source or "", p.row or 0))
-    return ImportReport(name, fmt, len(good), added, updated, unchanged, tuple(problems),
-                        warnings, n_stale)
+    return ImportReport(
+        name, fmt, len(good), added, updated, unchanged, tuple(problems), warnings, n_stale
+    )
 
 
 def _write_source_annotations(conn, ds_id: int, good) -> None:
@@ -446,18 +584,34 @@ def _write_source_annotations(conn, ds_id: int, good) -> None:
     rows = [(c, a) for c, _rel, _info in good for a in c.annotations]
     if not rows:
         return
-    ids = {r["item_key"]: r["id"] for r in conn.execute(
-        "SELECT id, item_key FROM items WHERE dataset_id=?", (ds_id,))}
+    ids = {
+        r["item_key"]: r["id"]
+        for r in conn.execute("SELECT id, item_key FROM items WHERE dataset_id=?", (ds_id,))
+    }
     kinds = sorted({a[0] for _c, a in rows})
     marks = ",".join("?" * len(kinds))
-    conn.executemany(f"DELETE FROM annotations WHERE item_id=? AND kind IN ({marks})",
-                     [(ids[k], *kinds) for k in {c.key for c, _a in rows}])
+    conn.executemany(
+        f"DELETE FROM annotations WHERE item_id=? AND kind IN ({marks})",
+        [(ids[k], *kinds) for k in {c.key for c, _a in rows}],
+    )
     now = time.time()
     conn.executemany(
         "INSERT INTO annotations(item_id, kind, start, end, value, created_at, updated_at, "
         "annotator) VALUES (?,?,?,?,?,?,?,?)",
-        [(ids[c.key], kind, start, end, json.dumps(value, ensure_ascii=False), now, now,
-          "imported with the dataset") for c, (kind, start, end, value) in rows])
+        [
+            (
+                ids[c.key],
+                kind,
+                start,
+                end,
+                json.dumps(value, ensure_ascii=False),
+                now,
+                now,
+                "imported with the dataset",
+            )
+            for c, (kind, start, end, value) in rows
+        ],
+    )
 
 
 def _write_status(conn, ds_id: int, listed: set, good) -> int:
@@ -465,16 +619,23 @@ def _write_status(conn, ds_id: int, listed: set, good) -> int:
     the source no longer lists (never deleted: annotations and runs refer to them); an item
     listed again is live again. Returns how many items are stale."""
     now = time.time()
-    ids = {r["item_key"]: r["id"] for r in conn.execute(
-        "SELECT id, item_key FROM items WHERE dataset_id=?", (ds_id,))}
+    ids = {
+        r["item_key"]: r["id"]
+        for r in conn.execute("SELECT id, item_key FROM items WHERE dataset_id=?", (ds_id,))
+    }
     rows = []
     for key, db_id in ids.items():
         rows.append((db_id, 0 if key in listed else 1, now))
     conn.executemany(
         "INSERT INTO item_status(item_id, stale, updated_at) VALUES (?,?,?) ON CONFLICT(item_id) "
-        "DO UPDATE SET stale=excluded.stale, updated_at=excluded.updated_at", rows)
+        "DO UPDATE SET stale=excluded.stale, updated_at=excluded.updated_at",
+        rows,
+    )
     conn.executemany(
         "UPDATE item_status SET warnings=? WHERE item_id=?",
-        [(json.dumps(list(info.warnings), ensure_ascii=False), ids[c.key])
-         for c, _rel, info in good])
+        [
+            (json.dumps(list(info.warnings), ensure_ascii=False), ids[c.key])
+            for c, _rel, info in good
+        ],
+    )
     return sum(1 for _db, st, _t in rows if st)

@@ -36,18 +36,30 @@ from .import_rows import Candidate, Problem, read_text
 
 #: The corpus README's speaker table: folder → (L1, gender).
 SPEAKERS: dict[str, tuple[str, str]] = {
-    "ABA": ("Arabic", "male"), "SKA": ("Arabic", "female"), "YBAA": ("Arabic", "male"),
+    "ABA": ("Arabic", "male"),
+    "SKA": ("Arabic", "female"),
+    "YBAA": ("Arabic", "male"),
     "ZHAA": ("Arabic", "female"),
-    "BWC": ("Mandarin", "male"), "LXC": ("Mandarin", "female"), "NCC": ("Mandarin", "female"),
+    "BWC": ("Mandarin", "male"),
+    "LXC": ("Mandarin", "female"),
+    "NCC": ("Mandarin", "female"),
     "TXHC": ("Mandarin", "male"),
-    "ASI": ("Hindi", "male"), "RRBI": ("Hindi", "male"), "SVBI": ("Hindi", "female"),
+    "ASI": ("Hindi", "male"),
+    "RRBI": ("Hindi", "male"),
+    "SVBI": ("Hindi", "female"),
     "TNI": ("Hindi", "female"),
-    "HJK": ("Korean", "female"), "HKK": ("Korean", "male"), "YDCK": ("Korean", "female"),
+    "HJK": ("Korean", "female"),
+    "HKK": ("Korean", "male"),
+    "YDCK": ("Korean", "female"),
     "YKWK": ("Korean", "male"),
-    "EBVS": ("Spanish", "male"), "ERMS": ("Spanish", "male"), "MBMPS": ("Spanish", "female"),
+    "EBVS": ("Spanish", "male"),
+    "ERMS": ("Spanish", "male"),
+    "MBMPS": ("Spanish", "female"),
     "NJS": ("Spanish", "female"),
-    "HQTV": ("Vietnamese", "male"), "PNV": ("Vietnamese", "female"),
-    "THV": ("Vietnamese", "female"), "TLV": ("Vietnamese", "male"),
+    "HQTV": ("Vietnamese", "male"),
+    "PNV": ("Vietnamese", "female"),
+    "THV": ("Vietnamese", "female"),
+    "TLV": ("Vietnamese", "male"),
 }
 #: Labels that are silence or nothing (not a phone).
 SILENCE = {"", "sil", "sp", "spn", "<sil>", "<unk>"}
@@ -92,14 +104,23 @@ def parse_phones_tier(path: Path) -> dict:
         if "," in label:
             parts = [x.strip() for x in label.split(",")]
             if len(parts) != 3 or parts[2].lower() not in ERROR_TYPES:
-                raise ValueError(f"phone label {label!r} at {start:.3f}–{end:.3f} s is not "
-                                 "'CPL,PPL,type' with type s, d or a")
+                raise ValueError(
+                    f"phone label {label!r} at {start:.3f}–{end:.3f} s is not "
+                    "'CPL,PPL,type' with type s, d or a"
+                )
             cpl, ppl, kind = _phone(parts[0]), _phone(parts[1]), parts[2].lower()
             if cpl:
                 phones[cpl] += 1
-            errors.append({"start": float(start), "end": float(end),
-                           "canonical": cpl or "-", "perceived": ppl or "-",
-                           "type": ERROR_TYPES[kind], "label": label})
+            errors.append(
+                {
+                    "start": float(start),
+                    "end": float(end),
+                    "canonical": cpl or "-",
+                    "perceived": ppl or "-",
+                    "type": ERROR_TYPES[kind],
+                    "label": label,
+                }
+            )
         else:
             p = _phone(label)
             if p:
@@ -114,8 +135,10 @@ def read_l2arctic(root: Path, **_):
     root = Path(root)
     spk_dirs = sorted(d for d in root.iterdir() if d.is_dir() and (d / "wav").is_dir())
     if not spk_dirs:
-        raise ImportFailed(f"{root}: no speaker folders with a wav/ folder (L2-ARCTIC layout: "
-                           "ABA/wav/*.wav, ABA/transcript/*.txt, ABA/annotation/*.TextGrid)")
+        raise ImportFailed(
+            f"{root}: no speaker folders with a wav/ folder (L2-ARCTIC layout: "
+            "ABA/wav/*.wav, ABA/transcript/*.txt, ABA/annotation/*.TextGrid)"
+        )
     cands, problems = [], []
     for d in spk_dirs:
         spk = d.name
@@ -124,16 +147,28 @@ def read_l2arctic(root: Path, **_):
             l1, gender = SPEAKERS[spk.upper()]
             meta = {"native_language": l1, "gender": gender}
         else:
-            problems.append(Problem(None, spk, f"speaker folder {spk} is not in the L2-ARCTIC "
-                                    "speaker table: imported without native_language and "
-                                    "gender", str(d)))
+            problems.append(
+                Problem(
+                    None,
+                    spk,
+                    f"speaker folder {spk} is not in the L2-ARCTIC "
+                    "speaker table: imported without native_language and "
+                    "gender",
+                    str(d),
+                )
+            )
         for wav in sorted((d / "wav").glob("*.wav")):
             utt = wav.stem
             tfile = d / "transcript" / f"{utt}.txt"
             if not tfile.exists():
-                problems.append(Problem(None, f"{spk}/wav/{wav.name}", f"no transcript "
-                                        f"{spk}/transcript/{utt}.txt; add it or remove the "
-                                        "recording", str(d)))
+                problems.append(
+                    Problem(
+                        None,
+                        f"{spk}/wav/{wav.name}",
+                        f"no transcript {spk}/transcript/{utt}.txt; add it or remove the recording",
+                        str(d),
+                    )
+                )
                 continue
             text = " ".join(read_text(tfile).split())
             m = dict(meta)
@@ -143,20 +178,50 @@ def read_l2arctic(root: Path, **_):
                 try:
                     parsed = parse_phones_tier(tg)
                 except ValueError as exc:
-                    problems.append(Problem(None, f"{spk}/annotation/{tg.name}",
-                                            f"{exc}; the utterance is imported without "
-                                            "annotations", str(tg)))
+                    problems.append(
+                        Problem(
+                            None,
+                            f"{spk}/annotation/{tg.name}",
+                            f"{exc}; the utterance is imported without annotations",
+                            str(tg),
+                        )
+                    )
                 else:
-                    anns = [(PHONE_ERROR, e["start"], e["end"],
-                             {k: e[k] for k in ("canonical", "perceived", "type", "label")})
-                            for e in parsed["errors"]]
-                    anns.append((PHONE_COUNTS, None, None,
-                                 {"n_phones": parsed["n_phones"], "n_errors": parsed["n_errors"],
-                                  "phones": dict(sorted(parsed["phones"].items()))}))
+                    anns = [
+                        (
+                            PHONE_ERROR,
+                            e["start"],
+                            e["end"],
+                            {k: e[k] for k in ("canonical", "perceived", "type", "label")},
+                        )
+                        for e in parsed["errors"]
+                    ]
+                    anns.append(
+                        (
+                            PHONE_COUNTS,
+                            None,
+                            None,
+                            {
+                                "n_phones": parsed["n_phones"],
+                                "n_errors": parsed["n_errors"],
+                                "phones": dict(sorted(parsed["phones"].items())),
+                            },
+                        )
+                    )
                     if parsed["n_phones"]:
                         m["accentedness"] = round(parsed["n_errors"] / parsed["n_phones"], 6)
                     m["annotated"] = "yes"
-            cands.append(Candidate(row=1, source=str(tfile), key=f"{spk}/{utt}", path=str(wav),
-                                   text=text, speaker_id=spk, content_id=f"arctic:{utt}",
-                                   metadata=m, annotations=anns))
+            cands.append(
+                Candidate(
+                    row=1,
+                    source=str(tfile),
+                    key=f"{spk}/{utt}",
+                    path=str(wav),
+                    text=text,
+                    speaker_id=spk,
+                    content_id=f"arctic:{utt}",
+                    metadata=m,
+                    annotations=anns,
+                )
+            )
     return root, cands, problems

@@ -85,8 +85,11 @@ def release_interrupted(project) -> list[int]:
     if dead:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.executemany("UPDATE runs SET status='interrupted', finished_at=? WHERE id=? "
-                             "AND status='running'", [(time.time(), i) for i in dead])
+            conn.executemany(
+                "UPDATE runs SET status='interrupted', finished_at=? WHERE id=? "
+                "AND status='running'",
+                [(time.time(), i) for i in dead],
+            )
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")

@@ -178,8 +178,9 @@ class Dataset:
 
 
 def _connect(db_path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(str(db_path), timeout=30.0, isolation_level=None,
-                           check_same_thread=False)
+    conn = sqlite3.connect(
+        str(db_path), timeout=30.0, isolation_level=None, check_same_thread=False
+    )
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
@@ -234,21 +235,26 @@ class Project:
             self.db_path = self.folder / DB_NAME
             exists = self.db_path.exists()
         except OSError as exc:  # a name too long, a loop of links ...
-            raise StoreError(f"{str(folder)[:200]}: cannot open this project folder "
-                             f"({exc.strerror or exc}); check the --project path") from None
+            raise StoreError(
+                f"{str(folder)[:200]}: cannot open this project folder "
+                f"({exc.strerror or exc}); check the --project path"
+            ) from None
         if not exists:
             if not create:
                 raise StoreError(
                     f"{self.folder}: no fairdesk project here ({DB_NAME} is missing); check "
                     f"the --project path, or create a project with `fairdesk init "
-                    f"{self.folder}` (or `fairdesk import` / `fairdesk demo`)")
+                    f"{self.folder}` (or `fairdesk import` / `fairdesk demo`)"
+                )
             if self.folder.exists() and not self.folder.is_dir():
                 raise StoreError(f"{self.folder}: exists and is not a folder")
             try:
                 self.folder.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise StoreError(f"{self.folder}: cannot create the project folder "
-                                 f"({exc.strerror or exc}); choose a writable place") from None
+                raise StoreError(
+                    f"{self.folder}: cannot create the project folder "
+                    f"({exc.strerror or exc}); choose a writable place"
+                ) from None
         self._local = threading.local()
         try:
             migrate(self.conn)
@@ -309,13 +315,19 @@ class Project:
     def dataset_summary(self, ds: Dataset) -> dict:
         """Counts of a dataset: items, speakers, duration, and per metadata column its values."""
         c = self.conn
-        live = ("FROM items WHERE dataset_id=? AND id NOT IN (SELECT item_id FROM item_status "
-                "WHERE stale=1)")
+        live = (
+            "FROM items WHERE dataset_id=? AND id NOT IN (SELECT item_id FROM item_status "
+            "WHERE stale=1)"
+        )
         n, spk, dur = c.execute(
             f"SELECT COUNT(*), COUNT(DISTINCT speaker_id), COALESCE(SUM(duration),0) {live}",
-            (ds.id,)).fetchone()
-        n_stale = c.execute("SELECT COUNT(*) FROM items JOIN item_status ON item_id = items.id "
-                            "WHERE dataset_id=? AND stale=1", (ds.id,)).fetchone()[0]
+            (ds.id,),
+        ).fetchone()
+        n_stale = c.execute(
+            "SELECT COUNT(*) FROM items JOIN item_status ON item_id = items.id "
+            "WHERE dataset_id=? AND stale=1",
+            (ds.id,),
+        ).fetchone()[0]
         columns: dict[str, dict[str, dict[str, int]]] = {}
         speakers_by: dict[str, dict[str, set]] = {}
         for meta, sid in c.execute(f"SELECT metadata, speaker_id {live}", (ds.id,)):
@@ -330,14 +342,25 @@ class Project:
         for k, vals in speakers_by.items():
             for v, s in vals.items():
                 columns[k][v]["speakers"] = len(s)
-        problems = c.execute("SELECT COUNT(*) FROM import_problems WHERE dataset_id=?",
-                             (ds.id,)).fetchone()[0]
-        return {"name": ds.name, "root": str(ds.root), "format": ds.format,
-                "language": ds.language, "items": n, "speakers": spk,
-                "hours": round(dur / 3600.0, 4), "problems": problems, "stale": n_stale, "columns": columns}
+        problems = c.execute(
+            "SELECT COUNT(*) FROM import_problems WHERE dataset_id=?", (ds.id,)
+        ).fetchone()[0]
+        return {
+            "name": ds.name,
+            "root": str(ds.root),
+            "format": ds.format,
+            "language": ds.language,
+            "items": n,
+            "speakers": spk,
+            "hours": round(dur / 3600.0, 4),
+            "problems": problems,
+            "stale": n_stale,
+            "columns": columns,
+        }
 
-    def items(self, ds: Dataset, filters: dict[str, list[str]] | None = None,
-              stale: bool | None = False):
+    def items(
+        self, ds: Dataset, filters: dict[str, list[str]] | None = None, stale: bool | None = False
+    ):
         """The dataset's items as a DataFrame (metadata expanded into columns).
 
         Columns: ``id`` (the item key), ``db_id``, ``path`` (relative), ``audio_hash``,
@@ -353,30 +376,52 @@ class Project:
             "SELECT id, item_key, path, audio_hash, duration, sample_rate, channels, text, "
             "speaker_id, content_id, metadata, COALESCE(s.stale, 0) AS stale, "
             "COALESCE(s.warnings, '[]') AS warnings FROM items LEFT JOIN item_status AS s "
-            "ON s.item_id = items.id WHERE dataset_id=? ORDER BY id", (ds.id,)).fetchall()
+            "ON s.item_id = items.id WHERE dataset_id=? ORDER BY id",
+            (ds.id,),
+        ).fetchall()
         if stale is not None:
             rows = [r for r in rows if bool(r["stale"]) == bool(stale)]
         records = []
         for r in rows:
-            rec = {"id": r["item_key"], "db_id": r["id"], "path": r["path"],
-                   "audio_hash": r["audio_hash"], "duration": r["duration"],
-                   "sample_rate": r["sample_rate"], "channels": r["channels"],
-                   "text": r["text"], "speaker_id": r["speaker_id"],
-                   "content_id": r["content_id"],
-                   "warnings": json.loads(r["warnings"]) or None}
+            rec = {
+                "id": r["item_key"],
+                "db_id": r["id"],
+                "path": r["path"],
+                "audio_hash": r["audio_hash"],
+                "duration": r["duration"],
+                "sample_rate": r["sample_rate"],
+                "channels": r["channels"],
+                "text": r["text"],
+                "speaker_id": r["speaker_id"],
+                "content_id": r["content_id"],
+                "warnings": json.loads(r["warnings"]) or None,
+            }
             for k, v in json.loads(r["metadata"]).items():
                 rec.setdefault(k, v)
             records.append(rec)
         frame = pd.DataFrame.from_records(records)
         if frame.empty:
-            frame = pd.DataFrame(columns=["id", "db_id", "path", "audio_hash", "duration",
-                                          "sample_rate", "channels", "text", "speaker_id",
-                                          "content_id", "warnings"])
+            frame = pd.DataFrame(
+                columns=[
+                    "id",
+                    "db_id",
+                    "path",
+                    "audio_hash",
+                    "duration",
+                    "sample_rate",
+                    "channels",
+                    "text",
+                    "speaker_id",
+                    "content_id",
+                    "warnings",
+                ]
+            )
         for col, values in (filters or {}).items():
             if col not in frame.columns:
                 raise StoreError(
                     f"filter column {col!r} is not in dataset {ds.name!r} "
-                    f"(columns: {', '.join(map(str, frame.columns))})")
+                    f"(columns: {', '.join(map(str, frame.columns))})"
+                )
             have = frame[col].dropna().astype(str)
             missing = [str(v) for v in values if str(v) not in set(have)]
             if missing:
@@ -386,31 +431,48 @@ class Project:
                     f"filter {col}={','.join(missing)}: no item of dataset {ds.name!r} has "
                     f"{'this value' if len(missing) == 1 else 'these values'} (values of "
                     f"{col!r}: {', '.join(shown[:30]) or 'none'}{more}); repeat --filter "
-                    f"{col}=VALUE for several values")
+                    f"{col}=VALUE for several values"
+                )
             frame = frame[frame[col].astype(str).isin([str(v) for v in values])]
         return frame.reset_index(drop=True)
 
     # -- annotations (saved at once) ------------------------------------------------
-    def add_annotation(self, item_db_id: int, kind: str, value, start=None, end=None,
-                       annotator: str = "") -> int:
+    def add_annotation(
+        self, item_db_id: int, kind: str, value, start=None, end=None, annotator: str = ""
+    ) -> int:
         now = time.time()
         with self.transaction() as c:
             cur = c.execute(
                 "INSERT INTO annotations(item_id, kind, start, end, value, created_at, "
                 "updated_at, annotator) VALUES (?,?,?,?,?,?,?,?)",
-                (item_db_id, kind, start, end, json.dumps(value, ensure_ascii=False), now, now,
-                 annotator or ""))
+                (
+                    item_db_id,
+                    kind,
+                    start,
+                    end,
+                    json.dumps(value, ensure_ascii=False),
+                    now,
+                    now,
+                    annotator or "",
+                ),
+            )
             return int(cur.lastrowid)
 
     def annotations(self, item_db_id: int, kind: str | None = None) -> list[dict]:
         q = "SELECT * FROM annotations WHERE item_id=?" + (" AND kind=?" if kind else "")
-        rows = self.conn.execute(q + " ORDER BY id", (item_db_id, kind) if kind else
-                                 (item_db_id,)).fetchall()
+        rows = self.conn.execute(
+            q + " ORDER BY id", (item_db_id, kind) if kind else (item_db_id,)
+        ).fetchall()
         return [{**dict(r), "value": json.loads(r["value"])} for r in rows]
 
-    def save_transcript(self, item_db_id: int, text: str, annotator: str = "",
-                        session: str | None = None, source: str = "annotation editor"
-                        ) -> int | None:
+    def save_transcript(
+        self,
+        item_db_id: int,
+        text: str,
+        annotator: str = "",
+        session: str | None = None,
+        source: str = "annotation editor",
+    ) -> int | None:
         """Store a corrected transcript of an item (its original text is kept).
 
         Saving as one types would write one row per pause, so consecutive saves of one
@@ -438,31 +500,45 @@ class Project:
             item = c.execute("SELECT text FROM items WHERE id=?", (item_db_id,)).fetchone()
             if item is None:
                 raise StoreError(f"no item with id {item_db_id} in {self.folder}")
-            last = c.execute("SELECT id, value, annotator FROM annotations WHERE item_id=? "
-                             "AND kind=? ORDER BY id DESC LIMIT 1",
-                             (item_db_id, TRANSCRIPT)).fetchone()
+            last = c.execute(
+                "SELECT id, value, annotator FROM annotations WHERE item_id=? "
+                "AND kind=? ORDER BY id DESC LIMIT 1",
+                (item_db_id, TRANSCRIPT),
+            ).fetchone()
             last_value = json.loads(last["value"]) if last is not None else None
             now = time.time()
-            if (session is not None and last is not None and last["annotator"] == annotator
-                    and last_value.get("session") == session):
+            if (
+                session is not None
+                and last is not None
+                and last["annotator"] == annotator
+                and last_value.get("session") == session
+            ):
                 if last_value.get("text") == new:
                     return int(last["id"])
                 value = {**last_value, "text": new}
-                c.execute("UPDATE annotations SET value=?, updated_at=? WHERE id=?",
-                          (json.dumps(value, ensure_ascii=False), now, last["id"]))
+                c.execute(
+                    "UPDATE annotations SET value=?, updated_at=? WHERE id=?",
+                    (json.dumps(value, ensure_ascii=False), now, last["id"]),
+                )
                 return int(last["id"])
             current = last_value.get("text") if last_value else item["text"]
             if current == new:
                 return None
-            value = {"text": new, "previous": current, "original": item["text"],
-                     "source": source}
+            value = {"text": new, "previous": current, "original": item["text"], "source": source}
             if session is not None:
                 value["session"] = session
             cur = c.execute(
                 "INSERT INTO annotations(item_id, kind, start, end, value, created_at, "
                 "updated_at, annotator) VALUES (?,?,NULL,NULL,?,?,?,?)",
-                (item_db_id, TRANSCRIPT, json.dumps(value, ensure_ascii=False), now, now,
-                 annotator or ""))
+                (
+                    item_db_id,
+                    TRANSCRIPT,
+                    json.dumps(value, ensure_ascii=False),
+                    now,
+                    now,
+                    annotator or "",
+                ),
+            )
             return int(cur.lastrowid)
 
     def transcript_history(self, item_db_id: int) -> list[dict]:
@@ -476,16 +552,32 @@ class Project:
         if r is None:
             return []
         anns = self.annotations(item_db_id, TRANSCRIPT)
-        original = anns[0]["value"].get("original", anns[0]["value"].get("previous")) \
-            if anns else r["text"]
-        out = [{"text": original if original is not None else r["text"], "source": "import",
-                "annotator": "", "created_at": None, "updated_at": None,
-                "annotation_id": None}]
+        original = (
+            anns[0]["value"].get("original", anns[0]["value"].get("previous"))
+            if anns
+            else r["text"]
+        )
+        out = [
+            {
+                "text": original if original is not None else r["text"],
+                "source": "import",
+                "annotator": "",
+                "created_at": None,
+                "updated_at": None,
+                "annotation_id": None,
+            }
+        ]
         for a in anns:
-            out.append({"text": a["value"].get("text", ""),
-                        "source": a["value"].get("source", "annotation"),
-                        "annotator": a.get("annotator") or "", "created_at": a["created_at"],
-                        "updated_at": a["updated_at"], "annotation_id": a["id"]})
+            out.append(
+                {
+                    "text": a["value"].get("text", ""),
+                    "source": a["value"].get("source", "annotation"),
+                    "annotator": a.get("annotator") or "",
+                    "created_at": a["created_at"],
+                    "updated_at": a["updated_at"],
+                    "annotation_id": a["id"],
+                }
+            )
         return out
 
     def latest_transcripts(self, item_db_ids: Iterable[int] | None = None) -> dict[int, str]:
@@ -494,7 +586,8 @@ class Project:
         rows = self.conn.execute(
             "SELECT a.item_id, a.value FROM annotations a JOIN (SELECT item_id, MAX(id) AS id "
             "FROM annotations WHERE kind=? GROUP BY item_id) m ON a.id = m.id",
-            (TRANSCRIPT,)).fetchall()
+            (TRANSCRIPT,),
+        ).fetchall()
         out = {}
         for item_id, value in rows:
             if ids is not None and item_id not in ids:
@@ -542,8 +635,10 @@ def add_result(project: Project, run_id: int, kind: str, payload: dict) -> int:
     with project.transaction() as c:
         if c.execute("SELECT 1 FROM runs WHERE id=?", (int(run_id),)).fetchone() is None:
             raise StoreError(f"run {run_id} does not exist in {project.folder}")
-        cur = c.execute("INSERT INTO results(run_id, kind, payload, created_at) "
-                        "VALUES (?,?,?,?)", (int(run_id), kind, text, time.time()))
+        cur = c.execute(
+            "INSERT INTO results(run_id, kind, payload, created_at) VALUES (?,?,?,?)",
+            (int(run_id), kind, text, time.time()),
+        )
         return int(cur.lastrowid)
 
 
@@ -561,9 +656,16 @@ def results_for_run(project: Project, run_id: int, kind: str | None = None) -> l
         q += " AND kind=?"
         args.append(kind)
     rows = project.conn.execute(q + " ORDER BY id", args).fetchall()
-    return [{"id": int(r["id"]), "run_id": int(r["run_id"]), "kind": r["kind"],
-             "created_at": float(r["created_at"]), "payload": json.loads(r["payload"])}
-            for r in rows]
+    return [
+        {
+            "id": int(r["id"]),
+            "run_id": int(r["run_id"]),
+            "kind": r["kind"],
+            "created_at": float(r["created_at"]),
+            "payload": json.loads(r["payload"]),
+        }
+        for r in rows
+    ]
 
 
 def remove_dataset_if_empty(project: Project, name: str) -> bool:
@@ -575,8 +677,13 @@ def remove_dataset_if_empty(project: Project, name: str) -> bool:
             return False
         ds = int(row["id"])
         for table in ("items", "recordings", "import_problems", "runs"):
-            if c.execute(f"SELECT 1 FROM {table} WHERE dataset_id=? LIMIT 1",  # noqa: S608
-                         (ds,)).fetchone() is not None:
+            if (
+                c.execute(
+                    f"SELECT 1 FROM {table} WHERE dataset_id=? LIMIT 1",  # noqa: S608
+                    (ds,),
+                ).fetchone()
+                is not None
+            ):
                 return False
         c.execute("DELETE FROM datasets WHERE id=?", (ds,))
         return True

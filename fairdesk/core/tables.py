@@ -109,8 +109,9 @@ class Table:
             df = self.rows.df.set_axis(self.rows.cols, axis=1)
             df.index = pd.RangeIndex(1, len(df) + 1)
         else:
-            df = pd.DataFrame.from_records([r for _, r in self.rows],
-                                           index=[n for n, _ in self.rows])
+            df = pd.DataFrame.from_records(
+                [r for _, r in self.rows], index=[n for n, _ in self.rows]
+            )
         for c in self.columns:
             if c not in df.columns:
                 df[c] = None
@@ -131,8 +132,10 @@ def decode_text(data: bytes, source) -> str:
         try:
             return data.decode("utf-16")
         except UnicodeDecodeError as exc:
-            raise TableError(f"{source}: starts with a UTF-16 byte-order mark but does not "
-                             f"decode as UTF-16 (byte {exc.start}); re-save it as UTF-8") from None
+            raise TableError(
+                f"{source}: starts with a UTF-16 byte-order mark but does not "
+                f"decode as UTF-16 (byte {exc.start}); re-save it as UTF-8"
+            ) from None
     return data.decode("utf-8", errors="surrogateescape")
 
 
@@ -143,8 +146,10 @@ def undecodable(value) -> str | None:
     m = _ESCAPED_BYTE.search(value)
     if m is None:
         return None
-    return (f"text is not valid UTF-8 (byte 0x{ord(m.group()) - 0xDC00:02x} at character "
-            f"{m.start() + 1}); re-save the file as UTF-8")
+    return (
+        f"text is not valid UTF-8 (byte 0x{ord(m.group()) - 0xDC00:02x} at character "
+        f"{m.start() + 1}); re-save the file as UTF-8"
+    )
 
 
 #: A byte that was not UTF-8, as ``surrogateescape`` decoding keeps it.
@@ -162,8 +167,14 @@ def _format_of(path: Path, fmt: str | None) -> str:
     return "tsv" if suffix == ".tsv" else "csv"
 
 
-def read_table(path, *, fmt: str | None = None, delimiter: str | None = None,
-               quoting: str = "rfc4180", name_blank: bool = False) -> Table:
+def read_table(
+    path,
+    *,
+    fmt: str | None = None,
+    delimiter: str | None = None,
+    quoting: str = "rfc4180",
+    name_blank: bool = False,
+) -> Table:
     """Read a CSV, TSV, JSONL or Parquet file.
 
     Parameters
@@ -198,11 +209,15 @@ def read_table(path, *, fmt: str | None = None, delimiter: str | None = None,
     try:
         st = os.stat(path)
     except OSError as exc:
-        raise TableError(f"{path}: cannot be opened ({exc.strerror or exc}); check the "
-                         "path") from None
+        raise TableError(
+            f"{path}: cannot be opened ({exc.strerror or exc}); check the path"
+        ) from None
     if not stat.S_ISREG(st.st_mode):
-        what = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (a FIFO, " \
-            "device or socket)"
+        what = (
+            "a folder"
+            if stat.S_ISDIR(st.st_mode)
+            else "not a regular file (a FIFO, device or socket)"
+        )
         raise TableError(f"{path}: is {what}; give a CSV, TSV, JSONL or Parquet file")
     if fmt == "parquet":
         return _read_parquet(path)
@@ -268,30 +283,43 @@ def _read_jsonl(path: Path, text: str) -> Table:
             table.problems.append(TableProblem(n, bad))
             continue
         if _json_depth(line) > MAX_JSON_DEPTH:
-            table.problems.append(TableProblem(
-                n, f"JSON nested deeper than {MAX_JSON_DEPTH} levels; write one flat object "
-                "per line (values may be objects or lists a few levels deep)"))
+            table.problems.append(
+                TableProblem(
+                    n,
+                    f"JSON nested deeper than {MAX_JSON_DEPTH} levels; write one flat object "
+                    "per line (values may be objects or lists a few levels deep)",
+                )
+            )
             continue
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             table.problems.append(
-                TableProblem(n, f"not valid JSON ({exc.msg} at column {exc.colno})"))
+                TableProblem(n, f"not valid JSON ({exc.msg} at column {exc.colno})")
+            )
             continue
         except RecursionError:
-            table.problems.append(TableProblem(n, "JSON nested too deeply; write one flat "
-                                               "object per line"))
+            table.problems.append(
+                TableProblem(n, "JSON nested too deeply; write one flat object per line")
+            )
             continue
         if not isinstance(obj, dict):
-            table.problems.append(TableProblem(
-                n, f"not a JSON object (a JSON {type(obj).__name__}); write one object per line"))
+            table.problems.append(
+                TableProblem(
+                    n, f"not a JSON object (a JSON {type(obj).__name__}); write one object per line"
+                )
+            )
             continue
         where = _lone_surrogate(obj)
         if where is not None:
-            table.problems.append(TableProblem(
-                n, f"{where} holds a lone surrogate (an escape such as \\ud800 that is half "
-                "of a UTF-16 pair, not a character); write the character itself or its "
-                "complete pair"))
+            table.problems.append(
+                TableProblem(
+                    n,
+                    f"{where} holds a lone surrogate (an escape such as \\ud800 that is half "
+                    "of a UTF-16 pair, not a character); write the character itself or its "
+                    "complete pair",
+                )
+            )
             continue
         for k in obj:
             seen.setdefault(str(k), None)
@@ -316,8 +344,9 @@ class _Lines:
         return self.lines[self.next - 1]
 
 
-def _read_delimited(path: Path, text: str, fmt: str, delimiter: str, quoting: str,
-                    name_blank: bool = False) -> Table:
+def _read_delimited(
+    path: Path, text: str, fmt: str, delimiter: str, quoting: str, name_blank: bool = False
+) -> Table:
     lines = list(io.StringIO(text, newline=""))
     q = csv.QUOTE_NONE if quoting == "none" else csv.QUOTE_MINIMAL
     src = _Lines(lines, 0)
@@ -326,8 +355,9 @@ def _read_delimited(path: Path, text: str, fmt: str, delimiter: str, quoting: st
     except StopIteration:
         raise TableError(f"{path}: the file is empty; it needs a header row") from None
     except csv.Error as exc:
-        raise TableError(f"{path}: line 1 (the header) cannot be read ({exc}); fix its "
-                         "quoting") from None
+        raise TableError(
+            f"{path}: line 1 (the header) cannot be read ({exc}); fix its quoting"
+        ) from None
     header = [h.strip() for h in header]
     if name_blank:
         header = [h or f"unnamed_{i}" for i, h in enumerate(header, start=1)]
@@ -336,8 +366,9 @@ def _read_delimited(path: Path, text: str, fmt: str, delimiter: str, quoting: st
         if bad:
             raise TableError(f"{path}: line 1 (the header), column {i}: {bad}")
     if src.next != 1:
-        raise TableError(f"{path}: the header's quoted names run over several lines; close "
-                         "the quote on line 1")
+        raise TableError(
+            f"{path}: the header's quoted names run over several lines; close the quote on line 1"
+        )
     if len(set(header)) != len(header):
         dup = sorted({h for h in header if header.count(h) > 1})
         raise TableError(f"{path}: duplicate column names {dup}; rename them")
@@ -362,15 +393,23 @@ def _read_delimited(path: Path, text: str, fmt: str, delimiter: str, quoting: st
             if n_lines > 1:
                 # Most likely a quote opened on this line and closed (by accident) lines
                 # later; read those lines again as rows of their own.
-                table.problems.append(TableProblem(
-                    start + 1, f"a quote opened on this line is closed only on line "
-                    f"{start + n_lines}, which leaves {len(values)} fields (the header has "
-                    f"{len(header)}); close the quote or double it (\"\") inside the field"))
+                table.problems.append(
+                    TableProblem(
+                        start + 1,
+                        f"a quote opened on this line is closed only on line "
+                        f"{start + n_lines}, which leaves {len(values)} fields (the header has "
+                        f'{len(header)}); close the quote or double it ("") inside the field',
+                    )
+                )
                 src.next = start + 1
                 continue
-            table.problems.append(TableProblem(
-                start + 1, f"row has {len(values)} fields but the header has {len(header)}; "
-                "fix the quoting or separators"))
+            table.problems.append(
+                TableProblem(
+                    start + 1,
+                    f"row has {len(values)} fields but the header has {len(header)}; "
+                    "fix the quoting or separators",
+                )
+            )
             continue
         record = dict(zip(header, values, strict=True))
         bad = next(((c, r) for c, v in record.items() if (r := undecodable(v))), None)
@@ -425,9 +464,13 @@ def _lone_surrogate(obj, where: str = "") -> str | None:
 def _quote_reason(exc: csv.Error) -> str:
     msg = str(exc)
     if "field larger than field limit" in msg:
-        return (f"a field is longer than {FIELD_LIMIT // 1024} KiB; most likely a quote opened "
-                "here runs over many lines (close it), else shorten the field")
+        return (
+            f"a field is longer than {FIELD_LIMIT // 1024} KiB; most likely a quote opened "
+            "here runs over many lines (close it), else shorten the field"
+        )
     if "unexpected end of data" in msg:
-        return ("a quoted field opened on this line is never closed; close the quote, or "
-                "double it (\"\") inside the field")
-    return f"malformed quoting ({msg}); quote the whole field and double any \" inside it"
+        return (
+            "a quoted field opened on this line is never closed; close the quote, or "
+            'double it ("") inside the field'
+        )
+    return f'malformed quoting ({msg}); quote the whole field and double any " inside it'

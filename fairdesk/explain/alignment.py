@@ -88,8 +88,10 @@ class WhisperAligner:
             raise ValueError("alignment needs one non-empty mono clip")
         duration = audio.size / SAMPLE_RATE
         if duration > MAX_SECONDS:
-            raise ValueError(f"forced alignment reads at most {MAX_SECONDS:.0f} s; this clip "
-                             f"lasts {duration:.1f} s (cut it into segments first)")
+            raise ValueError(
+                f"forced alignment reads at most {MAX_SECONDS:.0f} s; this clip "
+                f"lasts {duration:.1f} s (cut it into segments first)"
+            )
         if not text:
             return []
         b = self.backend
@@ -111,7 +113,10 @@ class WhisperAligner:
                 continue
             start = min(max(float(w["start"]), last, 0.0), duration)
             end = min(max(float(w["end"]), start), duration)
-            out.append(WordSpan(word, round(start, 3), round(end, 3),
-                                float(w.get("probability", float("nan")))))
+            out.append(
+                WordSpan(
+                    word, round(start, 3), round(end, 3), float(w.get("probability", float("nan")))
+                )
+            )
             last = start
         return out

@@ -107,13 +107,23 @@ def phone_error_grounding(curve, flags, speech=None) -> dict:
         if sp.shape != s.shape:
             raise ValueError(f"saliency has {s.size} frames but the speech mask {sp.size}")
         a2, p2 = _auc_ap(s[sp], f[sp])
-        out.update(auroc_speech=a2, ap_speech=p2, n_speech=int(sp.sum()),
-                   n_flagged_speech=int((f & sp).sum()))
+        out.update(
+            auroc_speech=a2,
+            ap_speech=p2,
+            n_speech=int(sp.sum()),
+            n_flagged_speech=int((f & sp).sum()),
+        )
     return out
 
 
-def energy_vad(audio, frame_s: float = DEFAULT_FRAME_S, *, threshold_db: float = 35.0,
-               floor_db: float = -60.0, hangover_s: float = 0.1) -> np.ndarray:
+def energy_vad(
+    audio,
+    frame_s: float = DEFAULT_FRAME_S,
+    *,
+    threshold_db: float = 35.0,
+    floor_db: float = -60.0,
+    hangover_s: float = 0.1,
+) -> np.ndarray:
     """Speech frames of a clip by frame energy (see the module docstring); bool per frame."""
     a = np.asarray(audio, dtype=np.float64)
     fs = frame_samples(frame_s)
@@ -121,11 +131,11 @@ def energy_vad(audio, frame_s: float = DEFAULT_FRAME_S, *, threshold_db: float =
     if nf == 0:
         return np.zeros(0, dtype=bool)
     padded = np.zeros(nf * fs)
-    padded[:a.size] = a
+    padded[: a.size] = a
     frames = padded.reshape(nf, fs)
     lengths = np.full(nf, fs, dtype=float)
     lengths[-1] = a.size - (nf - 1) * fs
-    rms = np.sqrt((frames ** 2).sum(axis=1) / lengths)
+    rms = np.sqrt((frames**2).sum(axis=1) / lengths)
     db = 20.0 * np.log10(np.maximum(rms, 1e-10))
     speech = (db >= db.max() - float(threshold_db)) & (db > float(floor_db))
     gap = int(round(float(hangover_s) / float(frame_s)))

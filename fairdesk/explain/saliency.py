@@ -138,16 +138,19 @@ def _frame_centres(n_samples: int, frame_s: float) -> np.ndarray:
     return np.minimum(c, n_samples - 0.5)
 
 
-def occlusion_windows(n_samples: int, window_s: float = DEFAULT_WINDOW_S,
-                      stride_s: float | None = None) -> list[tuple[int, int]]:
+def occlusion_windows(
+    n_samples: int, window_s: float = DEFAULT_WINDOW_S, stride_s: float | None = None
+) -> list[tuple[int, int]]:
     """``(start, end)`` sample ranges of the occlusion windows of a clip."""
     w = int(round(float(window_s) * SAMPLE_RATE))
     s = w if stride_s is None else int(round(float(stride_s) * SAMPLE_RATE))
     if w < 1 or s < 1:
         raise ValueError(f"window_s and stride_s must be positive (got {window_s}, {stride_s})")
     if s > w:
-        raise ValueError(f"stride_s ({stride_s}) may not exceed window_s ({window_s}): frames "
-                         "between windows would get no importance")
+        raise ValueError(
+            f"stride_s ({stride_s}) may not exceed window_s ({window_s}): frames "
+            "between windows would get no importance"
+        )
     out = []
     start = 0
     while start < n_samples:
@@ -220,7 +223,7 @@ def occlusion(
     todo = list(range(len(windows) + 1))
     for b0 in range(0, len(todo), batch_size):
         _check(cancelled)
-        idx = todo[b0:b0 + batch_size]
+        idx = todo[b0 : b0 + batch_size]
         clips = [audio if i == 0 else _mask(audio, *windows[i - 1], mask, seed) for i in idx]
         out = scores_of(backend, clips, [text] * len(clips))
         scores[idx] = np.asarray(out, dtype=float)
@@ -251,9 +254,11 @@ def occlusion(
 # -- gradient methods ---------------------------------------------------------------------------
 def is_differentiable(backend) -> bool:
     """Whether the backend offers ``model_input`` and ``score_with_grad`` (hf torch models)."""
-    return bool(getattr(backend, "differentiable", False)) and callable(
-        getattr(backend, "score_with_grad", None)) and callable(
-        getattr(backend, "model_input", None))
+    return (
+        bool(getattr(backend, "differentiable", False))
+        and callable(getattr(backend, "score_with_grad", None))
+        and callable(getattr(backend, "model_input", None))
+    )
 
 
 def _require_grad(backend, method: str) -> None:
@@ -263,11 +268,13 @@ def _require_grad(backend, method: str) -> None:
     if not is_differentiable(backend):
         raise ValueError(
             f"{method} needs a differentiable (torch) model such as hf:<folder> (CTC or "
-            f"seq2seq); model {getattr(backend, 'id', backend)!r} is not: use occlusion")
+            f"seq2seq); model {getattr(backend, 'id', backend)!r} is not: use occlusion"
+        )
 
 
-def _reduce(attr: np.ndarray, step_s: float, n_valid: int, n_samples: int,
-            frame_s: float) -> np.ndarray:
+def _reduce(
+    attr: np.ndarray, step_s: float, n_valid: int, n_samples: int, frame_s: float
+) -> np.ndarray:
     """Σ|a| per frame over the input steps (time-major) whose centre falls in the frame."""
     nf = n_frames(n_samples, frame_s)
     per_step = np.abs(np.asarray(attr, dtype=np.float64)).reshape(attr.shape[0], -1).sum(axis=1)
@@ -294,10 +301,14 @@ def gradient_x_input(
     scores, grads = backend.score_with_grad(x[None], text)
     attr = x * np.asarray(grads[0], dtype=np.float32)
     curve = _reduce(attr, step_s, n_valid, audio.size, frame_s)
-    meta = {"attribution_sum": float(attr.sum(dtype=np.float64)), "input_step_s": step_s,
-            "duration_s": audio.size / SAMPLE_RATE}
-    return Saliency(curve.astype(np.float32), float(frame_s), "gradxinput", {},
-                    float(scores[0]), meta)
+    meta = {
+        "attribution_sum": float(attr.sum(dtype=np.float64)),
+        "input_step_s": step_s,
+        "duration_s": audio.size / SAMPLE_RATE,
+    }
+    return Saliency(
+        curve.astype(np.float32), float(frame_s), "gradxinput", {}, float(scores[0]), meta
+    )
 
 
 def integrated_gradients(
@@ -325,7 +336,7 @@ def integrated_gradients(
     batch_size = max(1, int(batch_size))
     for b0 in range(0, steps, batch_size):
         _check(cancelled)
-        a = alphas[b0:b0 + batch_size].astype(np.float32)
+        a = alphas[b0 : b0 + batch_size].astype(np.float32)
         batch = baseline[None] + a.reshape(-1, *([1] * x.ndim)) * (x - baseline)[None]
         _, grads = backend.score_with_grad(batch, text)
         grad_sum += np.asarray(grads, dtype=np.float64).sum(axis=0)
@@ -337,11 +348,22 @@ def integrated_gradients(
     curve = _reduce(attr, step_s, n_valid, audio.size, frame_s)
     f_x, f_b = float(ends[0]), float(ends[1])
     total = float(attr.sum(dtype=np.float64))
-    meta = {"attribution_sum": total, "score_baseline": f_b,
-            "completeness_gap": total - (f_x - f_b), "input_step_s": step_s,
-            "baseline": "zeros (model input space)", "duration_s": audio.size / SAMPLE_RATE}
-    return Saliency(curve.astype(np.float32), float(frame_s), "integrated_gradients",
-                    {"steps": steps}, f_x, meta)
+    meta = {
+        "attribution_sum": total,
+        "score_baseline": f_b,
+        "completeness_gap": total - (f_x - f_b),
+        "input_step_s": step_s,
+        "baseline": "zeros (model input space)",
+        "duration_s": audio.size / SAMPLE_RATE,
+    }
+    return Saliency(
+        curve.astype(np.float32),
+        float(frame_s),
+        "integrated_gradients",
+        {"steps": steps},
+        f_x,
+        meta,
+    )
 
 
 def compute_saliency(
@@ -361,25 +383,49 @@ def compute_saliency(
 ) -> Saliency:
     """Dispatch on ``method`` (one of :data:`METHODS`)."""
     if method == "occlusion":
-        return occlusion(backend, audio, text, window_s=window_s, stride_s=stride_s,
-                         frame_s=frame_s, mask=mask, batch_size=batch_size or DEFAULT_BATCH,
-                         cancelled=cancelled, progress=progress)
+        return occlusion(
+            backend,
+            audio,
+            text,
+            window_s=window_s,
+            stride_s=stride_s,
+            frame_s=frame_s,
+            mask=mask,
+            batch_size=batch_size or DEFAULT_BATCH,
+            cancelled=cancelled,
+            progress=progress,
+        )
     if method == "gradxinput":
         return gradient_x_input(backend, audio, text, frame_s=frame_s, cancelled=cancelled)
     if method == "integrated_gradients":
-        return integrated_gradients(backend, audio, text, steps=steps, frame_s=frame_s,
-                                    batch_size=batch_size or 8, cancelled=cancelled,
-                                    progress=progress)
+        return integrated_gradients(
+            backend,
+            audio,
+            text,
+            steps=steps,
+            frame_s=frame_s,
+            batch_size=batch_size or 8,
+            cancelled=cancelled,
+            progress=progress,
+        )
     raise ValueError(f"unknown saliency method {method!r}; use one of {', '.join(METHODS)}")
 
 
-def method_params(method: str, *, window_s: float = DEFAULT_WINDOW_S,
-                  stride_s: float | None = None, mask: str = "zero",
-                  steps: int = DEFAULT_STEPS) -> dict:
+def method_params(
+    method: str,
+    *,
+    window_s: float = DEFAULT_WINDOW_S,
+    stride_s: float | None = None,
+    mask: str = "zero",
+    steps: int = DEFAULT_STEPS,
+) -> dict:
     """The settings of ``method`` as recorded in :attr:`Saliency.params`."""
     if method == "occlusion":
-        return {"window_s": float(window_s),
-                "stride_s": float(window_s if stride_s is None else stride_s), "mask": mask}
+        return {
+            "window_s": float(window_s),
+            "stride_s": float(window_s if stride_s is None else stride_s),
+            "mask": mask,
+        }
     if method == "integrated_gradients":
         return {"steps": int(steps)}
     if method == "gradxinput":

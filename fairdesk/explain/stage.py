@@ -68,27 +68,29 @@ STAGE_SETTINGS = {
 def stage_method_key(method: str) -> str:
     """The cache's method key of the audit's explain stage for ``method``."""
     s = STAGE_SETTINGS
-    params = method_params(method, window_s=s["window_s"], stride_s=s["stride_s"],
-                           mask=s["mask"], steps=s["steps"])
+    params = method_params(
+        method, window_s=s["window_s"], stride_s=s["stride_s"], mask=s["mask"], steps=s["steps"]
+    )
     return method_key(method, frame_s=s["frame_s"], **params)
 
 
 def check_explain_backend(backend, method: str) -> None:
     """Refuse, before any work, a model or method the explain stage cannot use."""
     if method not in METHODS:
-        raise FairdeskError(f"unknown explain method {method!r}; use one of "
-                            f"{', '.join(METHODS)}")
+        raise FairdeskError(f"unknown explain method {method!r}; use one of {', '.join(METHODS)}")
     caps = getattr(backend, "capabilities", set())
     if "score" not in caps:
         raise FairdeskError(
             f"model {getattr(backend, 'id', '?')!r} gives no log-probability of a text, which "
             "saliency needs (grounding_lift); use whisper-tiny.en or an hf:<folder> CTC or "
-            "seq2seq model, or drop --explain / --metric grounding_lift")
+            "seq2seq model, or drop --explain / --metric grounding_lift"
+        )
     if method in GRADIENT_METHODS and not is_differentiable(backend):
         raise FairdeskError(
             f"explain method {method!r} needs a differentiable (torch) model such as "
             f"hf:<folder>; model {getattr(backend, 'id', '?')!r} is not: use "
-            "--explain-method occlusion")
+            "--explain-method occlusion"
+        )
 
 
 def occlusion_batch(backend) -> int:
@@ -107,17 +109,30 @@ def compute_item_saliency(backend, audio, text, method: str, cancelled=None, pro
     """The explain stage's saliency for one clip (its fixed settings, :data:`STAGE_SETTINGS`)."""
     s = STAGE_SETTINGS
     batch = occlusion_batch(backend) if method == "occlusion" else None
-    return compute_saliency(backend, audio, text, method, window_s=s["window_s"],
-                            stride_s=s["stride_s"], frame_s=s["frame_s"], mask=s["mask"],
-                            steps=s["steps"], batch_size=batch, cancelled=cancelled,
-                            progress=progress)
+    return compute_saliency(
+        backend,
+        audio,
+        text,
+        method,
+        window_s=s["window_s"],
+        stride_s=s["stride_s"],
+        frame_s=s["frame_s"],
+        mask=s["mask"],
+        steps=s["steps"],
+        batch_size=batch,
+        cancelled=cancelled,
+        progress=progress,
+    )
 
 
 def saliency_result(backend, samples, text: str, method: str, cancelled=None) -> dict:
     """:func:`compute_item_saliency` as the stage stores it: ``curve``, ``frame_s``, ``meta``."""
     sal = compute_item_saliency(backend, samples, text, method, cancelled=cancelled)
-    return {"curve": sal.curve, "frame_s": sal.frame_s,
-            "meta": {**sal.meta, "score": sal.score, "params": sal.params}}
+    return {
+        "curve": sal.curve,
+        "frame_s": sal.frame_s,
+        "meta": {**sal.meta, "score": sal.score, "params": sal.params},
+    }
 
 
 def saliency_audio(backend, loaded, texts: dict, method: str) -> list[tuple]:
@@ -186,16 +201,22 @@ def explain_stage(project, prep, frame, req, prog, aligner=None, run_remote=None
     grounded = np.zeros(len(frame))
     kept, _excluded = apply_minimums(frame, settings.min_items, settings.min_speakers)
     eligible = frame[frame["group"].astype(str).isin([str(g) for g in kept])]
-    sample = explain_sample(eligible, req.explain_per_group, seed=settings.seed) \
-        if len(eligible) else eligible
+    sample = (
+        explain_sample(eligible, req.explain_per_group, seed=settings.seed)
+        if len(eligible)
+        else eligible
+    )
     mkey = stage_method_key(method)
     root = prep.dataset.root
     items, failures = [], []
     n_cached = n_computed = n_aligned = 0
     own_aligner = aligner
     total = len(sample)
-    remote = _remote_saliency(project, prep, sample, req, prog, mkey, run_remote) \
-        if run_remote is not None else {}
+    remote = (
+        _remote_saliency(project, prep, sample, req, prog, mkey, run_remote)
+        if run_remote is not None
+        else {}
+    )
     for done, (row_ix, row) in enumerate(sample.iterrows()):
         prog.check()
         item = str(row.get("item_id", row.get("id")))
@@ -203,8 +224,9 @@ def explain_stage(project, prep, frame, req, prog, aligner=None, run_remote=None
         if not text:
             failures.append({"item": item, "reason": "empty reference text"})
             continue
-        key = store.SaliencyKey(str(row["audio_hash"]), prep.model_key, store.target_hash(text),
-                                mkey)
+        key = store.SaliencyKey(
+            str(row["audio_hash"]), prep.model_key, store.target_hash(text), mkey
+        )
         got = remote.get(key)
         if got is not None and got[0] != row_ix and got[1] is not None:
             got = None  # a clip computed for an earlier row: found in the cache, as locally
@@ -218,8 +240,7 @@ def explain_stage(project, prep, frame, req, prog, aligner=None, run_remote=None
                 n_computed += 1
             elif hit is None:
                 samples = audio_io.load(root / str(row["path"])).samples
-                sal = saliency_result(prep.backend, samples, text, method,
-                                      cancelled=prog.cancelled)
+                sal = saliency_result(prep.backend, samples, text, method, cancelled=prog.cancelled)
                 curve, frame_s, meta = sal["curve"], sal["frame_s"], sal["meta"]
                 store.save(project, key, frame_s, curve, meta)
                 n_computed += 1
@@ -236,9 +257,11 @@ def explain_stage(project, prep, frame, req, prog, aligner=None, run_remote=None
                     if samples is None:
                         samples = audio_io.load(root / str(row["path"])).samples
                     words = own_aligner.align(samples, text)
-                    meta = {**meta, "aligner": akey,
-                            "words": [w.to_dict() if hasattr(w, "to_dict") else dict(w)
-                                      for w in words]}
+                    meta = {
+                        **meta,
+                        "aligner": akey,
+                        "words": [w.to_dict() if hasattr(w, "to_dict") else dict(w) for w in words],
+                    }
                     store.update_meta(project, key, meta)
                     n_aligned += 1
                 regions = [(w["start"], w["end"]) for w in meta["words"]]
@@ -258,17 +281,27 @@ def explain_stage(project, prep, frame, req, prog, aligner=None, run_remote=None
             except AudioError as exc:
                 failures.append({"item": item, "reason": f"phone-error grounding: {exc.reason}"})
         spk = row.get("speaker_id")
-        rec = {"item": item, "group": str(row["group"]),
-               "speaker_id": None if spk is None or spk != spk else str(spk),
-               "lift": None if math.isnan(lift) else lift, "target": target,
-               "n_regions": len(regions), "cached": hit is not None,
-               "saliency_key": key.to_dict()}
+        rec = {
+            "item": item,
+            "group": str(row["group"]),
+            "speaker_id": None if spk is None or spk != spk else str(spk),
+            "lift": None if math.isnan(lift) else lift,
+            "target": target,
+            "n_regions": len(regions),
+            "cached": hit is not None,
+            "saliency_key": key.to_dict(),
+        }
         if peg is not None:
             rec["phone_error_grounding"] = peg
         items.append(rec)
         if math.isnan(lift):
-            failures.append({"item": item, "reason": "grounding lift undefined (no positive "
-                             "saliency, or no frame inside the target regions)"})
+            failures.append(
+                {
+                    "item": item,
+                    "reason": "grounding lift undefined (no positive "
+                    "saliency, or no frame inside the target regions)",
+                }
+            )
         else:
             pos = frame.index.get_loc(row_ix)
             lifts[pos] = lift
@@ -281,12 +314,15 @@ def explain_stage(project, prep, frame, req, prog, aligner=None, run_remote=None
     block = {
         "method": method,
         "method_key": mkey,
-        **{k: v for k, v in STAGE_SETTINGS.items()
-           if k in ("frame_s",) or k in method_params(method)},
+        **{
+            k: v
+            for k, v in STAGE_SETTINGS.items()
+            if k in ("frame_s",) or k in method_params(method)
+        },
         "per_group": int(req.explain_per_group),
         "target": "log-probability of the reference transcript under the audited model",
         "regions": "annotated error windows where the item has them, else the reference "
-                   "word spans (whisper-tiny.en forced alignment)",
+        "word spans (whisper-tiny.en forced alignment)",
         "aligner": getattr(own_aligner, "key", None) if own_aligner is not None else None,
         "items_explained": per_group,
         "items": items,
@@ -321,8 +357,9 @@ def _remote_saliency(project, prep, sample, req, prog, mkey, run_remote) -> dict
         text = str(row.get("reference") or "").strip()
         if not text:
             continue
-        key = store.SaliencyKey(str(row["audio_hash"]), prep.model_key,
-                                store.target_hash(text), mkey)
+        key = store.SaliencyKey(
+            str(row["audio_hash"]), prep.model_key, store.target_hash(text), mkey
+        )
         if key in seen or store.lookup(project, key) is not None:
             continue
         seen.add(key)
@@ -344,8 +381,9 @@ def _remote_saliency(project, prep, sample, req, prog, mkey, run_remote) -> dict
         done[0] += len(results)
         prog.items(done[0], len(misses), started, "saliency computed")
 
-    run_remote(req, prep, misses, commit, prog.cancelled, kind="saliency",
-               args=(req.explain_method,))
+    run_remote(
+        req, prep, misses, commit, prog.cancelled, kind="saliency", args=(req.explain_method,)
+    )
     return out
 
 
@@ -361,7 +399,7 @@ def _speech_mask(row, n: int, frame_s: float, samples, root):
         samples = audio_io.load(root / str(row["path"])).samples
     sp = energy_vad(samples, frame_s)
     out = np.zeros(n, dtype=bool)
-    out[:min(n, sp.size)] = sp[:n]
+    out[: min(n, sp.size)] = sp[:n]
     return out, "energy-vad"
 
 
@@ -384,8 +422,9 @@ def phone_grounding_summary(items) -> dict:
         peg = r.get("phone_error_grounding")
         if not peg:
             continue
-        d = per.setdefault(r["group"], {k: [] for k in ("auroc", "ap", "auroc_speech",
-                                                         "ap_speech")})
+        d = per.setdefault(
+            r["group"], {k: [] for k in ("auroc", "ap", "auroc_speech", "ap_speech")}
+        )
         for k in d:
             if peg.get(k) is not None:
                 d[k].append(float(peg[k]))
@@ -396,8 +435,17 @@ def phone_grounding_summary(items) -> dict:
     return out
 
 
-def explain_item(project, backend, audio, audio_hash: str, text: str, method: str = "occlusion",
-                 aligner=None, cancelled=None, progress=None) -> dict:
+def explain_item(
+    project,
+    backend,
+    audio,
+    audio_hash: str,
+    text: str,
+    method: str = "occlusion",
+    aligner=None,
+    cancelled=None,
+    progress=None,
+) -> dict:
     """Saliency and word spans of one clip, computed (or read from the cache) and stored.
 
     What the GUI's "Compute saliency" runs; the settings are the explain stage's
@@ -413,12 +461,14 @@ def explain_item(project, backend, audio, audio_hash: str, text: str, method: st
     if not text:
         raise FairdeskError("the item has no reference text to explain")
     model_key = f"{backend.id}@{backend.fingerprint}"
-    key = store.SaliencyKey(str(audio_hash), model_key, store.target_hash(text),
-                            stage_method_key(method))
+    key = store.SaliencyKey(
+        str(audio_hash), model_key, store.target_hash(text), stage_method_key(method)
+    )
     hit = store.lookup(project, key)
     if hit is None:
-        sal = compute_item_saliency(backend, audio, text, method, cancelled=cancelled,
-                                    progress=progress)
+        sal = compute_item_saliency(
+            backend, audio, text, method, cancelled=cancelled, progress=progress
+        )
         curve, frame_s = sal.curve, sal.frame_s
         meta = {**sal.meta, "score": sal.score, "params": sal.params}
         store.save(project, key, frame_s, curve, meta)
@@ -426,11 +476,19 @@ def explain_item(project, backend, audio, audio_hash: str, text: str, method: st
         curve, frame_s, meta = hit.curve, hit.frame_s, dict(hit.meta)
     if "words" not in meta:
         aligner = aligner or _default_aligner(backend)
-        meta = {**meta, "aligner": aligner.key,
-                "words": [w.to_dict() for w in aligner.align(audio, text)]}
+        meta = {
+            **meta,
+            "aligner": aligner.key,
+            "words": [w.to_dict() for w in aligner.align(audio, text)],
+        }
         store.update_meta(project, key, meta)
-    return {"curve": np.asarray(curve), "frame_s": float(frame_s), "words": meta["words"],
-            "key": key.to_dict(), "cached": hit is not None}
+    return {
+        "curve": np.asarray(curve),
+        "frame_s": float(frame_s),
+        "words": meta["words"],
+        "key": key.to_dict(),
+        "cached": hit is not None,
+    }
 
 
 def saliency_for_item(project, audio_hash: str, model_key: str, text: str | None = None):
@@ -442,7 +500,6 @@ def saliency_for_item(project, audio_hash: str, model_key: str, text: str | None
     want = store.target_hash(text) if text is not None else None
 
     def rank(r):
-        return (r.key.target_hash != want, not r.key.method.startswith("occlusion"),
-                -r.created_at)
+        return (r.key.target_hash != want, not r.key.method.startswith("occlusion"), -r.created_at)
 
     return sorted(rows, key=rank)[0]

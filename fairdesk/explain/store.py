@@ -30,8 +30,12 @@ class SaliencyKey:
     method: str
 
     def to_dict(self) -> dict:
-        return {"audio_hash": self.audio_hash, "model_key": self.model_key,
-                "target_hash": self.target_hash, "method": self.method}
+        return {
+            "audio_hash": self.audio_hash,
+            "model_key": self.model_key,
+            "target_hash": self.target_hash,
+            "method": self.method,
+        }
 
 
 @dataclass(frozen=True)
@@ -46,14 +50,18 @@ class StoredSaliency:
 def _row(r) -> StoredSaliency:
     return StoredSaliency(
         SaliencyKey(r["audio_hash"], r["model_key"], r["target_hash"], r["method"]),
-        float(r["frame_s"]), np.frombuffer(r["curve"], dtype="<f4").astype(np.float32),
-        json.loads(r["meta"] or "{}"), float(r["created_at"]))
+        float(r["frame_s"]),
+        np.frombuffer(r["curve"], dtype="<f4").astype(np.float32),
+        json.loads(r["meta"] or "{}"),
+        float(r["created_at"]),
+    )
 
 
 def lookup(project, key: SaliencyKey) -> StoredSaliency | None:
     r = project.conn.execute(
-        "SELECT * FROM saliency WHERE audio_hash=? AND model_key=? AND target_hash=? AND "
-        "method=?", (key.audio_hash, key.model_key, key.target_hash, key.method)).fetchone()
+        "SELECT * FROM saliency WHERE audio_hash=? AND model_key=? AND target_hash=? AND method=?",
+        (key.audio_hash, key.model_key, key.target_hash, key.method),
+    ).fetchone()
     return None if r is None else _row(r)
 
 
@@ -65,24 +73,43 @@ def save(project, key: SaliencyKey, frame_s: float, curve, meta: dict) -> None:
             "meta, created_at) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(audio_hash, model_key, "
             "target_hash, method) DO UPDATE SET frame_s=excluded.frame_s, "
             "curve=excluded.curve, meta=excluded.meta, created_at=excluded.created_at",
-            (key.audio_hash, key.model_key, key.target_hash, key.method, float(frame_s), blob,
-             json.dumps(meta, ensure_ascii=False, default=float), time.time()))
+            (
+                key.audio_hash,
+                key.model_key,
+                key.target_hash,
+                key.method,
+                float(frame_s),
+                blob,
+                json.dumps(meta, ensure_ascii=False, default=float),
+                time.time(),
+            ),
+        )
 
 
 def update_meta(project, key: SaliencyKey, meta: dict) -> None:
     with project.transaction() as c:
-        c.execute("UPDATE saliency SET meta=? WHERE audio_hash=? AND model_key=? AND "
-                  "target_hash=? AND method=?",
-                  (json.dumps(meta, ensure_ascii=False, default=float), key.audio_hash,
-                   key.model_key, key.target_hash, key.method))
+        c.execute(
+            "UPDATE saliency SET meta=? WHERE audio_hash=? AND model_key=? AND "
+            "target_hash=? AND method=?",
+            (
+                json.dumps(meta, ensure_ascii=False, default=float),
+                key.audio_hash,
+                key.model_key,
+                key.target_hash,
+                key.method,
+            ),
+        )
 
 
 def for_audio(project, audio_hash: str, model_key: str | None = None) -> list[StoredSaliency]:
     """Every stored curve of one clip (of one model when given), newest first."""
     if model_key is None:
-        rows = project.conn.execute("SELECT * FROM saliency WHERE audio_hash=? ORDER BY "
-                                    "created_at DESC", (audio_hash,)).fetchall()
+        rows = project.conn.execute(
+            "SELECT * FROM saliency WHERE audio_hash=? ORDER BY created_at DESC", (audio_hash,)
+        ).fetchall()
     else:
-        rows = project.conn.execute("SELECT * FROM saliency WHERE audio_hash=? AND model_key=? "
-                                    "ORDER BY created_at DESC", (audio_hash, model_key)).fetchall()
+        rows = project.conn.execute(
+            "SELECT * FROM saliency WHERE audio_hash=? AND model_key=? ORDER BY created_at DESC",
+            (audio_hash, model_key),
+        ).fetchall()
     return [_row(r) for r in rows]

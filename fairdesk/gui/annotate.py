@@ -50,7 +50,7 @@ def apply_mark(text: str, pos: int, mark: str) -> tuple[str, int] | None:
         i -= 1
     if i == 0 or not unicodedata.category(d[i - 1]).startswith("L"):
         return None
-    base, marks = d[: i], list(d[i:])
+    base, marks = d[:i], list(d[i:])
     if mark in marks:
         marks.remove(mark)
     else:
@@ -89,8 +89,14 @@ class _Edit(QUndoCommand):
 
     TYPING = 1
 
-    def __init__(self, editor: TranscriptEditor, before: tuple[str, int],
-                 after: tuple[str, int], text: str, typed: bool):
+    def __init__(
+        self,
+        editor: TranscriptEditor,
+        before: tuple[str, int],
+        after: tuple[str, int],
+        text: str,
+        typed: bool,
+    ):
         super().__init__(text)
         self.editor, self.before, self.after, self.typed = editor, before, after, typed
         self._first = typed
@@ -160,10 +166,10 @@ class TranscriptEditor(QWidget):
         self.undo_btn.setToolTip("Undo (Ctrl+Z)")
         self.redo_btn = QPushButton("Redo")
         self.redo_btn.setToolTip("Redo (Ctrl+Shift+Z)")
-        for b, slot, sig in ((self.undo_btn, self.undo_stack.undo,
-                              self.undo_stack.canUndoChanged),
-                             (self.redo_btn, self.undo_stack.redo,
-                              self.undo_stack.canRedoChanged)):
+        for b, slot, sig in (
+            (self.undo_btn, self.undo_stack.undo, self.undo_stack.canUndoChanged),
+            (self.redo_btn, self.undo_stack.redo, self.undo_stack.canRedoChanged),
+        ):
             b.setFocusPolicy(Qt.NoFocus)
             b.setEnabled(False)
             b.clicked.connect(slot)

@@ -90,8 +90,7 @@ class AnnotationPanel(QWidget):
         self.tree.header().setSectionResizeMode(3, QHeaderView.Stretch)
         self.tree.setMaximumHeight(130)
         self.tree.setVisible(False)
-        self.tree.setToolTip("Double-click an entry to put its text back in the editor "
-                             "(undoable)")
+        self.tree.setToolTip("Double-click an entry to put its text back in the editor (undoable)")
         self.tree.itemDoubleClicked.connect(self._restore_entry)
 
         head = QHBoxLayout()
@@ -120,8 +119,12 @@ class AnnotationPanel(QWidget):
     def save_state(self, settings: dict | None = None) -> dict:
         """Plain values to remember (the annotator's name, whether the history is open)."""
         out = dict(settings or {})
-        out.update({"annotator": self.annotator.text().strip(),
-                    "history_open": self.history_btn.isChecked()})
+        out.update(
+            {
+                "annotator": self.annotator.text().strip(),
+                "history_open": self.history_btn.isChecked(),
+            }
+        )
         return out
 
     def restore_state(self, state: dict) -> None:
@@ -152,9 +155,12 @@ class AnnotationPanel(QWidget):
         latest = self.history[-1]
         self.original.setText(self.history[0]["text"])
         n = len(self.history) - 1
-        note = (f"{n} annotation{'s' if n != 1 else ''}; latest by "
-                f"{latest['annotator'] or 'someone'} {_ago(latest['updated_at'])}"
-                if n else "not annotated yet: edits are saved as you type")
+        note = (
+            f"{n} annotation{'s' if n != 1 else ''}; latest by "
+            f"{latest['annotator'] or 'someone'} {_ago(latest['updated_at'])}"
+            if n
+            else "not annotated yet: edits are saved as you type"
+        )
         self.editor.set_text(latest["text"], note=note)
         self._fill_history()
 
@@ -175,13 +181,15 @@ class AnnotationPanel(QWidget):
             self.editor.status.setText("an empty transcript is not saved; type what was said")
             return
         try:
-            ann = p.save_transcript(self.item_db_id, text, self.annotator.text().strip(),
-                                    session=self.session)
+            ann = p.save_transcript(
+                self.item_db_id, text, self.annotator.text().strip(), session=self.session
+            )
         except Exception as exc:  # noqa: BLE001 - the message is shown; the text stays
             self.editor.status.setText(f"not saved: {exc}")
             return
-        self.editor.mark_saved(text, f"saved {time.strftime('%H:%M:%S')}"
-                               + ("" if ann is not None else " (unchanged)"))
+        self.editor.mark_saved(
+            text, f"saved {time.strftime('%H:%M:%S')}" + ("" if ann is not None else " (unchanged)")
+        )
         self.history = p.transcript_history(self.item_db_id)
         self._fill_history()
         self.saved.emit(self.item_db_id, text)
@@ -194,8 +202,11 @@ class AnnotationPanel(QWidget):
     def _fill_history(self) -> None:
         self.tree.clear()
         for h in reversed(self.history):
-            when = ("imported" if h["created_at"] is None else
-                    time.strftime("%Y-%m-%d %H:%M", time.localtime(h["updated_at"])))
+            when = (
+                "imported"
+                if h["created_at"] is None
+                else time.strftime("%Y-%m-%d %H:%M", time.localtime(h["updated_at"]))
+            )
             it = QTreeWidgetItem([when, h["annotator"], h["source"], h["text"]])
             it.setData(0, Qt.UserRole, h["text"])
             self.tree.addTopLevelItem(it)

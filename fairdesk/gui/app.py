@@ -21,8 +21,12 @@ def _excepthook(window):
         text = "".join(traceback.format_exception(etype, value, tb))
         log.error("unexpected error in the GUI:\n%s", text)
         if window is not None:
-            QMessageBox.critical(window, "fairdesk: unexpected error",
-                                 f"{etype.__name__}: {value}\n\nDetails are in the log.")
+            QMessageBox.critical(
+                window,
+                "fairdesk: unexpected error",
+                f"{etype.__name__}: {value}\n\nDetails are in the log.",
+            )
+
     return hook
 
 
@@ -32,8 +36,7 @@ def run(project=None, input_file=None) -> int:
     played as the microphone."""
     from .main_window import MainWindow
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s "
-                        "%(message)s")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     app = application()
     win = MainWindow(project, input_file=input_file)
     sys.excepthook = _excepthook(win)
@@ -66,8 +69,9 @@ def _throwaway_settings(folder: Path):
     return QSettings(str(folder / "settings.ini"), QSettings.IniFormat)
 
 
-def screenshots(out_dir, project, run_id: int | None = None,
-                size: tuple[int, int] = (1440, 920)) -> list[Path]:
+def screenshots(
+    out_dir, project, run_id: int | None = None, size: tuple[int, int] = (1440, 920)
+) -> list[Path]:
     """Open every panel of ``project`` with real data and save one PNG per panel.
 
     Parameters
@@ -166,8 +170,7 @@ def screenshots(out_dir, project, run_id: int | None = None,
     from .record_shot import screenshot as record_screenshot
 
     with tempfile.TemporaryDirectory() as rtmp:  # a synthetic take, never in the user's project
-        written.append(record_screenshot(out / "06_record.png", Path(rtmp) / "field",
-                                         size=size))
+        written.append(record_screenshot(out / "06_record.png", Path(rtmp) / "field", size=size))
     from .annotation_shot import screenshot as annotation_screenshot
 
     # the transcript editor with its palette and history, on a copy of the store

@@ -47,7 +47,7 @@ def stretch(samples: np.ndarray, speed: float) -> np.ndarray:
     wsola(1, frame_length=frame, speed=float(speed)).run(reader, writer)
     y = writer.data[0]
     n = int(round(x.size / float(speed)))
-    return np.ascontiguousarray(y[frame // 2:frame // 2 + n], dtype=np.float32)
+    return np.ascontiguousarray(y[frame // 2 : frame // 2 + n], dtype=np.float32)
 
 
 class OutputSink:
@@ -102,15 +102,19 @@ def _probe(device=None) -> tuple[bool, str]:
     try:
         import sounddevice as sd
     except OSError as exc:
-        return False, (f"Playback unavailable: the PortAudio library is missing ({exc}). "
-                       "Install it (Debian/Ubuntu: apt-get install libportaudio2).")
+        return False, (
+            f"Playback unavailable: the PortAudio library is missing ({exc}). "
+            "Install it (Debian/Ubuntu: apt-get install libportaudio2)."
+        )
     except ImportError:
         return False, "Playback unavailable: the sounddevice package is not installed."
     try:
         sd.query_devices(device, kind="output")
     except Exception as exc:  # noqa: BLE001 - PortAudioError, ValueError: no device
-        return False, (f"Playback unavailable: no audio output device ({exc}). Connect one "
-                       "and choose it in the output device list.")
+        return False, (
+            f"Playback unavailable: no audio output device ({exc}). Connect one "
+            "and choose it in the output device list."
+        )
     return True, ""
 
 

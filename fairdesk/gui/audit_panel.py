@@ -40,8 +40,11 @@ from .theme import mono_font, plain_tip
 
 NONE = "(none)"
 LARGEST = "(largest group)"
-PICK = {"predictions:<file>": "Predictions file…", "hf:<folder>": "Hugging Face folder…",
-        "ct2:<folder>": "CTranslate2 Whisper folder…"}
+PICK = {
+    "predictions:<file>": "Predictions file…",
+    "hf:<folder>": "Hugging Face folder…",
+    "ct2:<folder>": "CTranslate2 Whisper folder…",
+}
 _ETA = re.compile(r"ETA\s+(\d+(?:\.\d+)?)\s*s")
 
 
@@ -100,16 +103,19 @@ class AuditPanel(QWidget):
         self.representation = QCheckBox("Representation (silhouette, leakage)")
         self.representation.setToolTip(
             "Embed every item with the model's encoder: silhouette of the groups and a "
-            "speaker-grouped probe's leakage (METHODS §5)")
+            "speaker-grouped probe's leakage (METHODS §5)"
+        )
         self.explain = QCheckBox("Explain (saliency, grounding lift)")
         self.explain.setToolTip(
             "Occlusion saliency on a speaker-balanced sample and the grounding lift per "
-            "group (METHODS §5); several seconds per item on a CPU")
+            "group (METHODS §5); several seconds per item on a CPU"
+        )
         self.model_based = QCheckBox("Model-based (mixed Poisson of word errors)")
         self.model_based.setToolTip(
             "Also fit the mixed-effects Poisson regression of word errors with a speaker "
             "random intercept per grouping column, and say whether it agrees with the "
-            "bootstrap (issue 17; shown in Results ▸ Regression)")
+            "bootstrap (issue 17; shown in Results ▸ Regression)"
+        )
         self.model_based.setVisible(_supports_model_based())
         self.explain_n = QSpinBox()
         self.explain_n.setRange(1, 200)
@@ -173,12 +179,14 @@ class AuditPanel(QWidget):
         self.log.setReadOnly(True)
         self.log.setFont(mono_font(9))
         self.log.setMaximumBlockCount(2000)
-        self.log.setPlaceholderText("What each run started here did: its stages, notes, "
-                                    "failed items and errors.")
+        self.log.setPlaceholderText(
+            "What each run started here did: its stages, notes, failed items and errors."
+        )
 
         self.history = QTableWidget(0, 6)
-        self.history.setHorizontalHeaderLabels(["Run", "Model", "Dataset", "Grouped by",
-                                                "Status", "Started"])
+        self.history.setHorizontalHeaderLabels(
+            ["Run", "Model", "Dataset", "Grouped by", "Status", "Started"]
+        )
         self.history.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.history.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.history.setAlternatingRowColors(True)
@@ -214,7 +222,8 @@ class AuditPanel(QWidget):
             "Every gap is tested against the reference group with a bootstrap 95% confidence "
             "interval (resampling speakers and sentences when the design allows), "
             "Holm-adjusted p-values and a minimum detectable effect. Imported predictions "
-            "(CSV/JSONL keyed by item id or path) audit a system run elsewhere.")
+            "(CSV/JSONL keyed by item id or path) audit a system run elsewhere."
+        )
         self.help.setWordWrap(True)
         self.help.setObjectName("muted")
         left.addWidget(self.help)
@@ -240,8 +249,11 @@ class AuditPanel(QWidget):
         self.cancel_btn.clicked.connect(self.cancel)
         self.run_btn.setToolTip("run the audit in the background (Ctrl+Return here, F9 anywhere)")
         self.cancel_btn.setToolTip("cancel after the current shard (Esc here, Shift+F9 anywhere)")
-        for key, slot in (("Ctrl+Return", self._run_key), ("Ctrl+Enter", self._run_key),
-                          ("Esc", self.cancel)):
+        for key, slot in (
+            ("Ctrl+Return", self._run_key),
+            ("Ctrl+Enter", self._run_key),
+            ("Esc", self.cancel),
+        ):
             sc = QShortcut(QKeySequence(key), self)
             sc.setContext(Qt.WidgetWithChildrenShortcut)
             sc.activated.connect(slot)
@@ -256,13 +268,20 @@ class AuditPanel(QWidget):
     # -- remembered state ----------------------------------------------------------------
     def save_state(self) -> dict:
         """The form's choices as plain values."""
-        return {"dataset": self.dataset.currentText(), "model": self.model.currentData(),
-                "by1": self.by1.currentText(), "by2": self.by2.currentText(),
-                "sample": self.sample.value(), "device": self.device.currentText(),
-                "n_bootstrap": self.n_boot.value(), "alpha": self.alpha.value(),
-                "min_items": self.min_items.value(), "min_speakers": self.min_speakers.value(),
-                "explain_per_group": self.explain_n.value(),
-                "split": [int(x) for x in self.split.sizes()]}
+        return {
+            "dataset": self.dataset.currentText(),
+            "model": self.model.currentData(),
+            "by1": self.by1.currentText(),
+            "by2": self.by2.currentText(),
+            "sample": self.sample.value(),
+            "device": self.device.currentText(),
+            "n_bootstrap": self.n_boot.value(),
+            "alpha": self.alpha.value(),
+            "min_items": self.min_items.value(),
+            "min_speakers": self.min_speakers.value(),
+            "explain_per_group": self.explain_n.value(),
+            "split": [int(x) for x in self.split.sizes()],
+        }
 
     def restore_state(self, state: dict) -> None:
         if not state:
@@ -280,9 +299,13 @@ class AuditPanel(QWidget):
             v = state.get(key)
             if isinstance(v, str) and box.findText(v) >= 0:
                 box.setCurrentText(v)
-        for spin, key in ((self.sample, "sample"), (self.n_boot, "n_bootstrap"),
-                          (self.min_items, "min_items"), (self.min_speakers, "min_speakers"),
-                          (self.explain_n, "explain_per_group")):
+        for spin, key in (
+            (self.sample, "sample"),
+            (self.n_boot, "n_bootstrap"),
+            (self.min_items, "min_items"),
+            (self.min_speakers, "min_speakers"),
+            (self.explain_n, "explain_per_group"),
+        ):
             if isinstance(state.get(key), int):
                 spin.setValue(state[key])
         if isinstance(state.get("alpha"), (int, float)):
@@ -295,11 +318,21 @@ class AuditPanel(QWidget):
 
         runs = self.ctx.runs(done_only=False)
         self.history.setRowCount(len(runs))
-        colours = {"done": "#2e7d32", "failed": "#c62828", "cancelled": "#ef6c00",
-                   "running": "#1565c0"}
+        colours = {
+            "done": "#2e7d32",
+            "failed": "#c62828",
+            "cancelled": "#ef6c00",
+            "running": "#1565c0",
+        }
         for i, r in enumerate(runs):
-            vals = [str(r.id), r.model_id, r.dataset or "?", " × ".join(r.by), r.status,
-                    _time.strftime("%Y-%m-%d %H:%M", _time.localtime(r.created_at))]
+            vals = [
+                str(r.id),
+                r.model_id,
+                r.dataset or "?",
+                " × ".join(r.by),
+                r.status,
+                _time.strftime("%Y-%m-%d %H:%M", _time.localtime(r.created_at)),
+            ]
             for j, v in enumerate(vals):
                 it = QTableWidgetItem(v)
                 it.setData(Qt.UserRole, r.id)
@@ -356,7 +389,8 @@ class AuditPanel(QWidget):
         prefix = mid.split(":", 1)[0]
         if prefix == "predictions":
             path, _ = QFileDialog.getOpenFileName(
-                self, "Predictions file", "", "Predictions (*.csv *.tsv *.jsonl *.ndjson)")
+                self, "Predictions file", "", "Predictions (*.csv *.tsv *.jsonl *.ndjson)"
+            )
         else:
             path = QFileDialog.getExistingDirectory(self, f"{PICK[mid]}")
         if path:
@@ -430,18 +464,26 @@ class AuditPanel(QWidget):
         by = [self.by1.currentText()]
         if self.by2.currentText() not in (NONE, "", by[0]):
             by.append(self.by2.currentText())
-        settings = AuditSettings(n_bootstrap=self.n_boot.value(), alpha=self.alpha.value(),
-                                 min_items=self.min_items.value(),
-                                 min_speakers=self.min_speakers.value())
-        extra = ({"model_based": self.model_based.isChecked()} if _supports_model_based()
-                 else {})
-        return AuditRequest(dataset=self.dataset.currentText(), model=self.model.currentData(),
-                            by=tuple(by), reference=self.reference.currentData(),
-                            sample=self.sample.value() or None, device=self.device.currentText(),
-                            representation=self.representation.isChecked(),
-                            explain=self.explain.isChecked(),
-                            explain_per_group=self.explain_n.value(), settings=settings,
-                            **extra)
+        settings = AuditSettings(
+            n_bootstrap=self.n_boot.value(),
+            alpha=self.alpha.value(),
+            min_items=self.min_items.value(),
+            min_speakers=self.min_speakers.value(),
+        )
+        extra = {"model_based": self.model_based.isChecked()} if _supports_model_based() else {}
+        return AuditRequest(
+            dataset=self.dataset.currentText(),
+            model=self.model.currentData(),
+            by=tuple(by),
+            reference=self.reference.currentData(),
+            sample=self.sample.value() or None,
+            device=self.device.currentText(),
+            representation=self.representation.isChecked(),
+            explain=self.explain.isChecked(),
+            explain_per_group=self.explain_n.value(),
+            settings=settings,
+            **extra,
+        )
 
     def start(self) -> Job | None:
         mid = self.model.currentData()
@@ -459,10 +501,12 @@ class AuditPanel(QWidget):
         self.progress.setValue(0)
         self.eta.setText("")
         self.stage.setText(html.escape("starting…"))
-        self._log(f"audit {req.dataset} with {req.model} by {' × '.join(req.by)}"
-                  + (f", reference {req.reference}" if req.reference else "")
-                  + (f", {req.sample} per group" if req.sample else "")
-                  + f", {req.settings.n_bootstrap} resamples")
+        self._log(
+            f"audit {req.dataset} with {req.model} by {' × '.join(req.by)}"
+            + (f", reference {req.reference}" if req.reference else "")
+            + (f", {req.sample} per group" if req.sample else "")
+            + f", {req.settings.n_bootstrap} resamples"
+        )
         job = Job(tasks.audit, str(self.ctx.folder), req, name="audit", request=req)
         job.signals.progress.connect(self._progress)
         job.signals.result.connect(self._result)
@@ -491,9 +535,13 @@ class AuditPanel(QWidget):
         secs = time.monotonic() - self._t0
         how = "answered from the cache" if out.get("from_cache") else f"finished in {secs:.1f} s"
         n = sum(g.get("n_items", 0) for g in res.get("groups", []))
-        self.stage.setText(html.escape(f"Run {out['run_id']} {how}: {n:,} items, "
-                           f"{len(res.get('comparisons', []))} comparisons, "
-                           f"{len(res.get('failures', []))} failed items."))
+        self.stage.setText(
+            html.escape(
+                f"Run {out['run_id']} {how}: {n:,} items, "
+                f"{len(res.get('comparisons', []))} comparisons, "
+                f"{len(res.get('failures', []))} failed items."
+            )
+        )
         self.progress.setValue(1000)
         self._log(html.unescape(self.stage.text()))
         for note in res.get("notes") or []:
@@ -506,12 +554,15 @@ class AuditPanel(QWidget):
 
     def _error(self, message: str) -> None:
         self.last_error = message
-        self.stage.setText(f"<span style='color:#c62828'><b>Audit failed:</b> "
-                           f"{html.escape(message)}</span>")
+        self.stage.setText(
+            f"<span style='color:#c62828'><b>Audit failed:</b> {html.escape(message)}</span>"
+        )
         self._log(f"error: {message}")
 
     def _cancelled(self) -> None:
-        self.stage.setText(html.escape("Cancelled. Finished predictions are cached; a rerun resumes."))
+        self.stage.setText(
+            html.escape("Cancelled. Finished predictions are cached; a rerun resumes.")
+        )
         self._log("cancelled")
 
     def _finished(self) -> None:

@@ -31,8 +31,11 @@ def group_rows(result: dict, metric: str) -> list[dict]:
     rates, the ratio itself for ratios)."""
     k = 1.0 if is_ratio(metric) else 100.0
     ref = result.get("reference")
-    verdicts = {c["group"]: c.get("verdict") for c in result.get("comparisons") or []
-                if c.get("metric") == metric}
+    verdicts = {
+        c["group"]: c.get("verdict")
+        for c in result.get("comparisons") or []
+        if c.get("metric") == metric
+    }
 
     def num(v):
         try:
@@ -48,9 +51,15 @@ def group_rows(result: dict, metric: str) -> list[dict]:
         v = (g.get("values") or {}).get(metric, g.get(metric))
         ci = (g.get("ci") or {}).get(metric) or (None, None)
         lo, hi = (num(ci[0]), num(ci[1])) if len(ci) == 2 else (None, None)
-        rows.append({"group": g["group"], "value": num(v), "low": lo, "high": hi,
-                     "verdict": "reference" if g["group"] == ref else verdicts.get(
-                         g["group"], "")})
+        rows.append(
+            {
+                "group": g["group"],
+                "value": num(v),
+                "low": lo,
+                "high": hi,
+                "verdict": "reference" if g["group"] == ref else verdicts.get(g["group"], ""),
+            }
+        )
     return rows
 
 
@@ -87,25 +96,34 @@ class GroupValuePlot(pg.GraphicsLayoutWidget):
         self.has_ci = False
         if not result:
             return
-        metrics = [m for m in value_metrics(result)
-                   if any(r["value"] is not None for r in group_rows(result, m))]
+        metrics = [
+            m
+            for m in value_metrics(result)
+            if any(r["value"] is not None for r in group_rows(result, m))
+        ]
         ncols = 2 if len(metrics) > 1 else 1
         for k, metric in enumerate(metrics):
             p = self.addPlot(row=k // ncols, col=k % ncols)
             self.plots[metric] = p
             self._draw(p, metric, group_rows(result, metric), result.get("reference"))
         if metrics and not self.has_ci:
-            self.addLabel("<span style='color:#5f6b7a'>This run was stored without per-group "
-                          "confidence intervals: each group's value is shown without an error "
-                          "bar (audit again to get them).</span>",
-                          row=(len(metrics) + ncols - 1) // ncols, col=0, colspan=ncols,
-                          size="9pt")
+            self.addLabel(
+                "<span style='color:#5f6b7a'>This run was stored without per-group "
+                "confidence intervals: each group's value is shown without an error "
+                "bar (audit again to get them).</span>",
+                row=(len(metrics) + ncols - 1) // ncols,
+                col=0,
+                colspan=ncols,
+                size="9pt",
+            )
 
     def _draw(self, p: pg.PlotItem, metric: str, rows: list[dict], ref) -> None:
         unit = "×" if is_ratio(metric) else "%"
-        p.setTitle(f"<b>{esc(metric_short(metric))}</b> by group <span style='color:#666'>"
-                   f"(value and 95% CI; dashed: reference {esc(short_group(ref))})</span>",
-                   size="10pt")
+        p.setTitle(
+            f"<b>{esc(metric_short(metric))}</b> by group <span style='color:#666'>"
+            f"(value and 95% CI; dashed: reference {esc(short_group(ref))})</span>",
+            size="10pt",
+        )
         p.showGrid(x=False, y=True, alpha=0.25)
         p.setMenuEnabled(False)
         p.setMouseEnabled(x=False, y=False)
@@ -118,18 +136,39 @@ class GroupValuePlot(pg.GraphicsLayoutWidget):
         ok = np.isfinite(y) & np.isfinite(lo) & np.isfinite(hi)
         ref_v = next((r["value"] for r in rows if r["group"] == ref), None)
         if ref_v is not None:
-            p.addItem(pg.InfiniteLine(pos=ref_v, angle=0,
-                                      pen=pg.mkPen("#444444", width=1.3, style=Qt.DashLine)))
+            p.addItem(
+                pg.InfiniteLine(
+                    pos=ref_v, angle=0, pen=pg.mkPen("#444444", width=1.3, style=Qt.DashLine)
+                )
+            )
         if ok.any():
             self.has_ci = True
-            p.addItem(pg.ErrorBarItem(x=x[ok], y=y[ok], top=(hi - y)[ok], bottom=(y - lo)[ok],
-                                      beam=0.22, pen=pg.mkPen("#37474f", width=2)))
+            p.addItem(
+                pg.ErrorBarItem(
+                    x=x[ok],
+                    y=y[ok],
+                    top=(hi - y)[ok],
+                    bottom=(y - lo)[ok],
+                    beam=0.22,
+                    pen=pg.mkPen("#37474f", width=2),
+                )
+            )
         fin = np.isfinite(y)
-        brushes = [pg.mkBrush("#222222" if r["verdict"] == "reference" else
-                              verdict_style(r["verdict"] or "")[1]) for r in rows]
-        p.addItem(pg.ScatterPlotItem(x=x[fin], y=y[fin], size=12,
-                                     brush=[b for b, f in zip(brushes, fin) if f],
-                                     pen=pg.mkPen("#263238", width=1)))
+        brushes = [
+            pg.mkBrush(
+                "#222222" if r["verdict"] == "reference" else verdict_style(r["verdict"] or "")[1]
+            )
+            for r in rows
+        ]
+        p.addItem(
+            pg.ScatterPlotItem(
+                x=x[fin],
+                y=y[fin],
+                size=12,
+                brush=[b for b, f in zip(brushes, fin) if f],
+                pen=pg.mkPen("#263238", width=1),
+            )
+        )
         ax = p.getAxis("bottom")
         ax.setTicks([[(float(i), short_group(r["group"])) for i, r in enumerate(rows)]])
         ax.setStyle(tickFont=QFont(QFont().family(), 9))

@@ -24,9 +24,11 @@ KINDS = {"intent_confusion": "Intents", "confusion": "Labels"}
 
 def _mix(a: QColor, b: QColor, t: float) -> QColor:
     t = max(0.0, min(1.0, t))
-    return QColor(round(a.red() + (b.red() - a.red()) * t),
-                  round(a.green() + (b.green() - a.green()) * t),
-                  round(a.blue() + (b.blue() - a.blue()) * t))
+    return QColor(
+        round(a.red() + (b.red() - a.red()) * t),
+        round(a.green() + (b.green() - a.green()) * t),
+        round(a.blue() + (b.blue() - a.blue()) * t),
+    )
 
 
 class ConfusionView(QWidget):
@@ -46,8 +48,9 @@ class ConfusionView(QWidget):
         self.table.setSelectionMode(QAbstractItemView.NoSelection)
         self.table.setShowGrid(True)
         self.table.verticalHeader().setDefaultSectionSize(30)
-        self.empty = QLabel("This run has no intent or label predictions, so there is no "
-                            "confusion matrix.")
+        self.empty = QLabel(
+            "This run has no intent or label predictions, so there is no confusion matrix."
+        )
         self.empty.setObjectName("muted")
         self.empty.setAlignment(Qt.AlignCenter)
         top = QHBoxLayout()
@@ -98,7 +101,8 @@ class ConfusionView(QWidget):
 
     def _draw(self, *_):
         data = ((self._result or {}).get(self.kind.currentData()) or {}).get(
-            self.group.currentData())
+            self.group.currentData()
+        )
         self.table.clear()
         if not data:
             self.table.setRowCount(0)
@@ -123,13 +127,19 @@ class ConfusionView(QWidget):
                 it.setBackground(QBrush(bg))
                 dark = (bg.red() * 0.299 + bg.green() * 0.587 + bg.blue() * 0.114) < 140
                 it.setForeground(QBrush(QColor("#ffffff" if dark else "#222222")))
-                it.setToolTip(plain_tip(f"true {true[i]} → predicted {pred[j]}: {v} of "
-                                        f"{sum(row)} ({share:.0%} of the row)"))
+                it.setToolTip(
+                    plain_tip(
+                        f"true {true[i]} → predicted {pred[j]}: {v} of "
+                        f"{sum(row)} ({share:.0%} of the row)"
+                    )
+                )
                 self.table.setItem(i, j, it)
                 total += v
                 correct += v if diag else 0
         hdr = self.table.horizontalHeader()
         hdr.setSectionResizeMode(QHeaderView.Stretch)
         hdr.setMinimumSectionSize(60)
-        self.accuracy.setText(f"{self.group.currentData()}: {correct} of {total} correct "
-                              f"({correct / max(1, total):.1%})")
+        self.accuracy.setText(
+            f"{self.group.currentData()}: {correct} of {total} correct "
+            f"({correct / max(1, total):.1%})"
+        )

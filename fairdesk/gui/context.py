@@ -81,10 +81,13 @@ class Context(QObject):
         """Audit runs of the project, newest first (incremental runs are left out)."""
         if self.project is None:
             return []
-        q = ("SELECT runs.id, runs.model_id, runs.status, runs.created_at, runs.settings, "
-             "datasets.name AS dataset FROM runs LEFT JOIN datasets ON datasets.id = "
-             "runs.dataset_id" + (" WHERE runs.status='done'" if done_only else "") +
-             " ORDER BY runs.id DESC")
+        q = (
+            "SELECT runs.id, runs.model_id, runs.status, runs.created_at, runs.settings, "
+            "datasets.name AS dataset FROM runs LEFT JOIN datasets ON datasets.id = "
+            "runs.dataset_id"
+            + (" WHERE runs.status='done'" if done_only else "")
+            + " ORDER BY runs.id DESC"
+        )
         out = []
         for r in self.project.conn.execute(q):
             try:
@@ -94,8 +97,16 @@ class Context(QObject):
                 settings, by = {}, ()
             if isinstance(settings, dict) and settings.get("kind") == "incremental":
                 continue  # incremental runs have their own tab
-            out.append(RunInfo(int(r["id"]), r["model_id"], r["dataset"], r["status"],
-                               float(r["created_at"]), by))
+            out.append(
+                RunInfo(
+                    int(r["id"]),
+                    r["model_id"],
+                    r["dataset"],
+                    r["status"],
+                    float(r["created_at"]),
+                    by,
+                )
+            )
         return out
 
     def select_run(self, run_id: int | None) -> None:

@@ -169,9 +169,11 @@ class DatasetPanel(QWidget):
         lay.addLayout(top)
         lay.addWidget(split, 1)
         self.table.selectionModel().currentRowChanged.connect(self._row_selected)
-        for key, slot in (("Space", lambda: self.player and self.player.toggle()),
-                          ("J", lambda: self._step(1)),
-                          ("K", lambda: self._step(-1))):
+        for key, slot in (
+            ("Space", lambda: self.player and self.player.toggle()),
+            ("J", lambda: self._step(1)),
+            ("K", lambda: self._step(-1)),
+        ):
             shortcut(self, key, slot)
 
         self.open_btn.clicked.connect(self.choose_project)
@@ -191,8 +193,10 @@ class DatasetPanel(QWidget):
 
     def choose_demo(self) -> None:
         d = QFileDialog.getExistingDirectory(
-            self, "Folder for the demo project (it will hold 2,340 utterances, ~60 MB)",
-            str(Path.home()))
+            self,
+            "Folder for the demo project (it will hold 2,340 utterances, ~60 MB)",
+            str(Path.home()),
+        )
         if d:
             self.open_demo(d)
 
@@ -235,8 +239,9 @@ class DatasetPanel(QWidget):
         names = []
         if p is not None:
             for ds in p.datasets():
-                n = p.conn.execute("SELECT COUNT(*) FROM items WHERE dataset_id=?",
-                                   (ds.id,)).fetchone()[0]
+                n = p.conn.execute(
+                    "SELECT COUNT(*) FROM items WHERE dataset_id=?", (ds.id,)
+                ).fetchone()[0]
                 it = QListWidgetItem(f"{ds.name}    ({n:,} items, {ds.format})")
                 it.setData(Qt.UserRole, ds.name)
                 self.datasets.addItem(it)
@@ -269,8 +274,11 @@ class DatasetPanel(QWidget):
         self._clear_filters()
         if p is None or name is None:
             self._summary = None
-            self.summary_label.setText("No dataset. Import one, or open the demo."
-                                       if p is not None else "Open a project folder.")
+            self.summary_label.setText(
+                "No dataset. Import one, or open the demo."
+                if p is not None
+                else "Open a project folder."
+            )
             self.model.set_frame(None)
             self._frame = None
             if self.annotation is not None:
@@ -280,11 +288,15 @@ class DatasetPanel(QWidget):
         ds = p.dataset(name)
         s = p.dataset_summary(ds)
         self._summary = s
-        extra = f" · <span style='color:#c62828'>{s['problems']} import problems</span>" \
-            if s["problems"] else ""
+        extra = (
+            f" · <span style='color:#c62828'>{s['problems']} import problems</span>"
+            if s["problems"]
+            else ""
+        )
         self.summary_label.setText(
             f"<b>{s['items']:,}</b> items · <b>{s['speakers']}</b> speakers · "
-            f"<b>{s['hours']:.2f}</b> h · {s['format']} · language {s['language']}{extra}")
+            f"<b>{s['hours']:.2f}</b> h · {s['format']} · language {s['language']}{extra}"
+        )
         for col, values in sorted(s["columns"].items()):
             top = QTreeWidgetItem([f"{col}  ({len(values)} values)", "", ""])
             f = top.font(0)
@@ -306,8 +318,11 @@ class DatasetPanel(QWidget):
         latest = p.latest_transcripts(frame["db_id"]) if len(frame) else {}
         frame["annotation"] = [latest.get(int(i), "") for i in frame["db_id"]]
         self._frame, self._root = frame, ds.root
-        cols = [c for c in ("id", "text", "annotation", "speaker_id", "duration",
-                            "content_id") if c in frame.columns]
+        cols = [
+            c
+            for c in ("id", "text", "annotation", "speaker_id", "duration", "content_id")
+            if c in frame.columns
+        ]
         cols += [c for c in frame.columns if c not in cols and c not in HIDDEN and c != "path"]
         self.model.set_frame(frame[cols].copy())
         for col, values in sorted(s["columns"].items()):
@@ -321,8 +336,9 @@ class DatasetPanel(QWidget):
 
     def _fit_columns(self) -> None:
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
-        fit_columns(self.table, {"text": 340, "annotation": 300, "id": 260}, default_cap=200,
-                    minimum=60)
+        fit_columns(
+            self.table, {"text": 340, "annotation": 300, "id": 260}, default_cap=200, minimum=60
+        )
 
     def _clear_filters(self) -> None:
         while self.filter_row.count():
@@ -335,9 +351,15 @@ class DatasetPanel(QWidget):
     # -- one item: listen and annotate --------------------------------------------------
     def save_state(self, settings: dict | None = None) -> dict:
         out = dict(settings or {})
-        out.update({"split": list(self.split.sizes()), "vsplit": list(self.vsplit.sizes()),
-                    "annotation": self.annotation.save_state({}) if self.annotation
-                    else dict(self._annotation_state)})
+        out.update(
+            {
+                "split": list(self.split.sizes()),
+                "vsplit": list(self.vsplit.sizes()),
+                "annotation": self.annotation.save_state({})
+                if self.annotation
+                else dict(self._annotation_state),
+            }
+        )
         return out
 
     def restore_state(self, state: dict) -> None:
@@ -364,8 +386,7 @@ class DatasetPanel(QWidget):
         return self._frame.iloc[self.model.source_row(r)].to_dict()
 
     def _path(self, view_row: int) -> str | None:
-        if self._frame is None or self._root is None or not 0 <= view_row < \
-                self.model.rowCount():
+        if self._frame is None or self._root is None or not 0 <= view_row < self.model.rowCount():
             return None
         return str(self._root / str(self._frame["path"].iloc[self.model.source_row(view_row)]))
 
@@ -408,7 +429,8 @@ class DatasetPanel(QWidget):
             box.addItem(f"{col}: {v}", v)
         box.setToolTip(f"Show only items with this {col}")
         box.currentIndexChanged.connect(
-            lambda _i, b=box, c=index: self._column_filter(c, b.currentData()))
+            lambda _i, b=box, c=index: self._column_filter(c, b.currentData())
+        )
         self.filter_row.addWidget(box)
         self._filters[col] = box
 
@@ -434,8 +456,9 @@ class DatasetPanel(QWidget):
             self.set_filter(*data)
 
     def _update_count(self) -> None:
-        self.count_label.setText(f"{self.model.rowCount():,} of "
-                                 f"{plural(self.model.source_rows(), 'item')}")
+        self.count_label.setText(
+            f"{self.model.rowCount():,} of {plural(self.model.source_rows(), 'item')}"
+        )
 
     def visible_rows(self) -> int:
         return self.model.rowCount()

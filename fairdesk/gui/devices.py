@@ -22,9 +22,11 @@ from PySide6.QtWidgets import (
 )
 
 #: What to do when no device is found (shown in the panel; no restart needed).
-NO_DEVICE_HELP = ("Connect a microphone or USB audio interface, check that the system sees it "
-                  "(and that fairdesk may use it), then press Rescan. Or record from a file: "
-                  "Input ▸ “Audio file…” (or start with fairdesk gui --input-file WAV).")
+NO_DEVICE_HELP = (
+    "Connect a microphone or USB audio interface, check that the system sees it "
+    "(and that fairdesk may use it), then press Rescan. Or record from a file: "
+    "Input ▸ “Audio file…” (or start with fairdesk gui --input-file WAV)."
+)
 FILE_INPUT = "file"
 
 
@@ -54,8 +56,10 @@ def query_devices(rescan: bool = False) -> tuple[list[Device], str]:
     try:
         import sounddevice as sd
     except OSError as exc:
-        return [], (f"The PortAudio library is missing ({exc}). Install it (Debian/Ubuntu: "
-                    "sudo apt-get install libportaudio2), then press Rescan.")
+        return [], (
+            f"The PortAudio library is missing ({exc}). Install it (Debian/Ubuntu: "
+            "sudo apt-get install libportaudio2), then press Rescan."
+        )
     except ImportError as exc:
         return [], f"The sounddevice package is not installed ({exc}): pip install sounddevice."
     if rescan:
@@ -69,10 +73,18 @@ def query_devices(rescan: bool = False) -> tuple[list[Device], str]:
         default_in, default_out = (int(x) for x in sd.default.device)
     except Exception as exc:  # noqa: BLE001 - PortAudioError
         return [], f"Audio devices cannot be listed ({exc}). {NO_DEVICE_HELP}"
-    out = [Device(int(d.get("index", i)), str(d.get("name", f"device {i}")),
-                  int(d.get("max_input_channels", 0)), int(d.get("max_output_channels", 0)),
-                  float(d.get("default_samplerate", 0) or 0),
-                  i == default_in, i == default_out) for i, d in enumerate(raw)]
+    out = [
+        Device(
+            int(d.get("index", i)),
+            str(d.get("name", f"device {i}")),
+            int(d.get("max_input_channels", 0)),
+            int(d.get("max_output_channels", 0)),
+            float(d.get("default_samplerate", 0) or 0),
+            i == default_in,
+            i == default_out,
+        )
+        for i, d in enumerate(raw)
+    ]
     if not any(d.inputs for d in out):
         return out, f"No audio input device found. {NO_DEVICE_HELP}"
     return out, ""
@@ -201,8 +213,9 @@ class DeviceBox(QWidget):
         self.changed.emit()
 
     def choose_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Record from an audio file", "",
-                                              "Audio (*.wav *.flac *.ogg *.mp3)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Record from an audio file", "", "Audio (*.wav *.flac *.ogg *.mp3)"
+        )
         if path:
             self.set_input_file(path)
 
@@ -221,11 +234,15 @@ class DeviceBox(QWidget):
             return None if d is None else d.name
 
         inp = self.input_choice()
-        return {"input": "file" if inp == FILE_INPUT else name(inp),
-                "output": name(self.output_choice()), "input_file": self.input_file}
+        return {
+            "input": "file" if inp == FILE_INPUT else name(inp),
+            "output": name(self.output_choice()),
+            "input_file": self.input_file,
+        }
 
     def restore_state(self, state: dict) -> None:
         """Select the remembered devices by name (indices change between sessions)."""
+
         def index(name):
             d = next((d for d in self.devices if d.name == name), None)
             return None if d is None else d.index
@@ -233,8 +250,11 @@ class DeviceBox(QWidget):
         f = state.get("input_file")
         if f and Path(f).is_file():
             self.input_file = str(f)
-        inp = FILE_INPUT if state.get("input") == "file" and self.input_file else index(
-            state.get("input"))
+        inp = (
+            FILE_INPUT
+            if state.get("input") == "file" and self.input_file
+            else index(state.get("input"))
+        )
         out = index(state.get("output"))
         self._fill(inp, out)
         if out is not None:

@@ -71,21 +71,27 @@ def parse_alignment(text: str) -> list[tuple[str, str, str]]:
     lines = (text or "").split("\n")
     out: list[tuple[str, str, str]] = []
     for i, ref in enumerate(lines):
-        if not ref.startswith("REF:") or i + 1 >= len(lines) or not lines[i + 1].startswith(
-                "HYP:"):
+        if not ref.startswith("REF:") or i + 1 >= len(lines) or not lines[i + 1].startswith("HYP:"):
             continue
         hyp = lines[i + 1]
-        marks = lines[i + 2] if i + 2 < len(lines) and not lines[i + 2].startswith(
-            ("REF:", "HYP:")) else ""
+        marks = (
+            lines[i + 2]
+            if i + 2 < len(lines) and not lines[i + 2].startswith(("REF:", "HYP:"))
+            else ""
+        )
         for a, b in zip(_TOKEN.finditer(ref, 4), _TOKEN.finditer(hyp, 4)):
-            span = marks[min(a.start(), b.start()):max(a.end(), b.end())].strip()
+            span = marks[min(a.start(), b.start()) : max(a.end(), b.end())].strip()
             op = span[:1] if span[:1] in ("S", "D", "I") else ""
             r, h = a.group(), b.group()
             if not op:  # the markers line is a convenience; the words decide too
-                op = ("I" if set(r) == {"*"} else "D" if set(h) == {"*"} else
-                      "S" if r != h else "")
-            out.append(("" if op == "I" or set(r) == {"*"} else r,
-                        "" if op == "D" or set(h) == {"*"} else h, op))
+                op = "I" if set(r) == {"*"} else "D" if set(h) == {"*"} else "S" if r != h else ""
+            out.append(
+                (
+                    "" if op == "I" or set(r) == {"*"} else r,
+                    "" if op == "D" or set(h) == {"*"} else h,
+                    op,
+                )
+            )
     return out
 
 
@@ -95,11 +101,12 @@ def alignment_html(report: dict, per_line: int = 11) -> str:
     if not cols:
         ref = html.escape(report.get("reference") or "")
         hyp = html.escape(report.get("hypothesis") or "")
-        return (f"<p><b>REF</b> {ref or '<i>(empty)</i>'}<br><b>HYP</b> "
-                f"{hyp or '<i>(empty)</i>'}</p>")
+        return (
+            f"<p><b>REF</b> {ref or '<i>(empty)</i>'}<br><b>HYP</b> {hyp or '<i>(empty)</i>'}</p>"
+        )
     parts = []
     for s in range(0, len(cols), per_line):
-        chunk = cols[s:s + per_line]
+        chunk = cols[s : s + per_line]
         rows = {"REF": [], "HYP": []}
         for r, h, op in chunk:
             bg, fg, _ = OPS.get(op, ("#ffffff", "#1f2933", ""))
@@ -116,15 +123,24 @@ def alignment_html(report: dict, per_line: int = 11) -> str:
                 rows[key].append(f"<td style='{style}{weight} padding:3px 7px;'>{w}</td>")
         parts.append(
             "<table cellspacing='2' style='margin-bottom:6px; font-size:13px;'>"
-            + "".join(f"<tr><td style='color:#5f6b7a; padding:3px 6px 3px 0;'><b>{k}</b></td>"
-                      + "".join(v) + "</tr>" for k, v in rows.items())
-            + "</table>")
+            + "".join(
+                f"<tr><td style='color:#5f6b7a; padding:3px 6px 3px 0;'><b>{k}</b></td>"
+                + "".join(v)
+                + "</tr>"
+                for k, v in rows.items()
+            )
+            + "</table>"
+        )
     legend = " ".join(
         f"<span style='background:{bg}; color:{fg}; padding:1px 6px;'>&nbsp;{label} "
         f"{report.get(label + 's', 0)}"
-        f"&nbsp;</span>" for op, (bg, fg, label) in OPS.items())
-    head = (f"<p style='color:#5f6b7a'>{report.get('errors', 0)} word errors / "
-            f"{report.get('n_words', 0)} reference words &nbsp; {legend}</p>")
+        f"&nbsp;</span>"
+        for op, (bg, fg, label) in OPS.items()
+    )
+    head = (
+        f"<p style='color:#5f6b7a'>{report.get('errors', 0)} word errors / "
+        f"{report.get('n_words', 0)} reference words &nbsp; {legend}</p>"
+    )
     return head + "".join(parts) + inside_words_html(report)
 
 
@@ -140,12 +156,16 @@ def inside_words_html(report: dict) -> str:
         if not edits or sum(not e.is_mark for e in edits) > max(1, len(r) // 3):
             continue  # a different word, not an error inside one
         what = "; ".join(html.escape(describe(e)) for e in edits)
-        lines.append(f"<li><b>{marked_word(r, edits, 'ref')}</b> → "
-                     f"<b>{marked_word(h, edits, 'hyp')}</b>: {what}</li>")
+        lines.append(
+            f"<li><b>{marked_word(r, edits, 'ref')}</b> → "
+            f"<b>{marked_word(h, edits, 'hyp')}</b>: {what}</li>"
+        )
     if not lines:
         return ""
-    return ("<p style='color:#5f6b7a; margin-bottom:0'>Inside words (marks and letters):</p>"
-            "<ul style='margin-top:2px'>" + "".join(lines) + "</ul>")
+    return (
+        "<p style='color:#5f6b7a; margin-bottom:0'>Inside words (marks and letters):</p>"
+        "<ul style='margin-top:2px'>" + "".join(lines) + "</ul>"
+    )
 
 
 class DiffView(QWidget):
@@ -181,14 +201,22 @@ class DiffView(QWidget):
         if "intent" in rep:
             i = rep["intent"]
             ok = str(i.get("reference")) == str(i.get("hypothesis"))
-            mark = ("<span style='color:#2e7d32'><b>correct</b></span>" if ok else
-                    "<span style='color:#c62828'><b>wrong</b></span>")
+            mark = (
+                "<span style='color:#2e7d32'><b>correct</b></span>"
+                if ok
+                else "<span style='color:#c62828'><b>wrong</b></span>"
+            )
             em = rep.get("em")
-            em_txt = "" if em is None else (" · exact match <b>yes</b>" if float(em) >= 1 else
-                                            " · exact match <b>no</b>")
-            self.intent.setText(f"Intent <b>{html.escape(str(i.get('reference')))}</b> → "
-                                f"<b>{html.escape(str(i.get('hypothesis')))}</b> ({mark})"
-                                f"{em_txt}")
+            em_txt = (
+                ""
+                if em is None
+                else (" · exact match <b>yes</b>" if float(em) >= 1 else " · exact match <b>no</b>")
+            )
+            self.intent.setText(
+                f"Intent <b>{html.escape(str(i.get('reference')))}</b> → "
+                f"<b>{html.escape(str(i.get('hypothesis')))}</b> ({mark})"
+                f"{em_txt}"
+            )
             self.intent.show()
             self.slots.show()
         else:

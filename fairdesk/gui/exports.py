@@ -34,8 +34,11 @@ from . import tasks
 from .jobs import Job
 
 #: The chart kinds of each results sub-tab (``reports.charts`` name prefixes).
-SUBTAB_CHARTS = {"values": ("values_", "gaps_"), "radar": ("radar",),
-                 "confusion": ("confusion_", "intent_confusion_")}
+SUBTAB_CHARTS = {
+    "values": ("values_", "gaps_"),
+    "radar": ("radar",),
+    "confusion": ("confusion_", "intent_confusion_"),
+}
 
 
 def pdf_available() -> bool:
@@ -56,10 +59,13 @@ class ReportDialog(QDialog):
         self.pdf.setEnabled(pdf_available())
         if not pdf_available():
             self.pdf.setToolTip("WeasyPrint is not installed")
-        self.embed_audio = QCheckBox("Embed audio: a player for each worst item (Opus inside "
-                                     "the file; larger)")
-        note = QLabel("One self-contained HTML file: settings, verdicts, per-group values "
-                      "with CIs, gaps, charts, worst items with their diff, definitions.")
+        self.embed_audio = QCheckBox(
+            "Embed audio: a player for each worst item (Opus inside the file; larger)"
+        )
+        note = QLabel(
+            "One self-contained HTML file: settings, verdicts, per-group values "
+            "with CIs, gaps, charts, worst items with their diff, definitions."
+        )
         note.setObjectName("muted")
         note.setWordWrap(True)
         grid = QGridLayout()
@@ -79,16 +85,19 @@ class ReportDialog(QDialog):
         self.resize(620, 200)
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Report file", self.path.text(),
-                                              "HTML (*.html)")
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Report file", self.path.text(), "HTML (*.html)"
+        )
         if path:
-            self.path.setText(path if path.lower().endswith((".html", ".htm"))
-                              else path + ".html")
+            self.path.setText(path if path.lower().endswith((".html", ".htm")) else path + ".html")
 
     def values(self) -> dict:
         html = Path(self.path.text().strip())
-        return {"path": html, "pdf": html.with_suffix(".pdf") if self.pdf.isChecked()
-                else None, "embed_audio": self.embed_audio.isChecked()}
+        return {
+            "path": html,
+            "pdf": html.with_suffix(".pdf") if self.pdf.isChecked() else None,
+            "embed_audio": self.embed_audio.isChecked(),
+        }
 
 
 class Exporter(QObject):
@@ -114,17 +123,26 @@ class Exporter(QObject):
 
     def _submit(self, kind: str, job: Job, describe) -> Job:
         job.signals.progress.connect(lambda _f, m: self.message.emit(f"{m}…"))
-        job.signals.result.connect(lambda out: (self.message.emit(describe(out)),
-                                                self.done.emit(kind, out)))
-        job.signals.error.connect(lambda m: (self.message.emit(f"Export failed: {m}"),
-                                             self.failed.emit(kind, m)))
+        job.signals.result.connect(
+            lambda out: (self.message.emit(describe(out)), self.done.emit(kind, out))
+        )
+        job.signals.error.connect(
+            lambda m: (self.message.emit(f"Export failed: {m}"), self.failed.emit(kind, m))
+        )
         return self.ctx.jobs.submit(job, channel=f"export-{kind}")
 
     def report(self, run_id: int, path, *, pdf=None, embed_audio: bool = False) -> Job:
         """Write the HTML report (and the PDF) of ``run_id`` in the background."""
-        job = Job(tasks.export_report, str(self.ctx.folder), int(run_id), str(path),
-                  embed_audio=bool(embed_audio), pdf=None if pdf is None else str(pdf),
-                  name="report", request=int(run_id))
+        job = Job(
+            tasks.export_report,
+            str(self.ctx.folder),
+            int(run_id),
+            str(path),
+            embed_audio=bool(embed_audio),
+            pdf=None if pdf is None else str(pdf),
+            name="report",
+            request=int(run_id),
+        )
 
         def said(out):
             bits = [f"Report of run {run_id} written to {out['html']}"]
@@ -138,21 +156,43 @@ class Exporter(QObject):
 
     def tables(self, run_id: int, folder, ext: str = "csv") -> Job:
         """items / groups / comparisons as ``.csv``, ``.tsv`` or ``.parquet`` in ``folder``."""
-        job = Job(tasks.export_tables, str(self.ctx.folder), int(run_id), str(folder),
-                  ext=ext, name="tables", request=int(run_id))
-        return self._submit("tables", job, lambda out: f"Tables of run {run_id} written: "
-                            + ", ".join(Path(p).name for p in out) + f" in {folder}")
+        job = Job(
+            tasks.export_tables,
+            str(self.ctx.folder),
+            int(run_id),
+            str(folder),
+            ext=ext,
+            name="tables",
+            request=int(run_id),
+        )
+        return self._submit(
+            "tables",
+            job,
+            lambda out: (
+                f"Tables of run {run_id} written: "
+                + ", ".join(Path(p).name for p in out)
+                + f" in {folder}"
+            ),
+        )
 
     def tiers(self, run_id: int, folder, kind: str = "textgrid") -> Job:
         """One TextGrid or EAF per item in ``folder``."""
-        job = Job(tasks.export_tiers, str(self.ctx.folder), int(run_id), str(folder),
-                  kind=kind, name=kind, request=int(run_id))
+        job = Job(
+            tasks.export_tiers,
+            str(self.ctx.folder),
+            int(run_id),
+            str(folder),
+            kind=kind,
+            name=kind,
+            request=int(run_id),
+        )
         what = "TextGrids" if kind == "textgrid" else "ELAN files"
 
         def said(out):
             how = ", ".join(f"{n} {k}" for k, n in (out.get("reference_times") or {}).items())
-            return (f"{out['n']} {what} of run {run_id} written to {folder}"
-                    + (f" (reference times: {how})" if how else ""))
+            return f"{out['n']} {what} of run {run_id} written to {folder}" + (
+                f" (reference times: {how})" if how else ""
+            )
 
         return self._submit(kind, job, said)
 
@@ -190,7 +230,7 @@ def export_chart(payload: dict, name: str, path) -> Path:
 
 
 class ChartExportButton(QToolButton):
-    """"Export chart ▾": one entry per chart of the shown sub-tab (PNG or SVG, asked in the
+    """ "Export chart ▾": one entry per chart of the shown sub-tab (PNG or SVG, asked in the
     save dialog) and every chart of the run at once. The same menu opens on a right click
     on the radar and the confusion matrices."""
 
@@ -244,8 +284,9 @@ class ChartExportButton(QToolButton):
             return None
         if path is None:
             filt = "PNG image (*.png)" if ext == "png" else "SVG image (*.svg)"
-            path, _ = QFileDialog.getSaveFileName(self, "Export chart",
-                                                  str(self.folder / f"{name}.{ext}"), filt)
+            path, _ = QFileDialog.getSaveFileName(
+                self, "Export chart", str(self.folder / f"{name}.{ext}"), filt
+            )
             if not path:
                 return None
             if not path.lower().endswith(f".{ext}"):
@@ -263,8 +304,9 @@ class ChartExportButton(QToolButton):
         if self.payload is None:
             return []
         if folder is None:
-            folder = QFileDialog.getExistingDirectory(self, "Folder for every chart",
-                                                      str(self.folder))
+            folder = QFileDialog.getExistingDirectory(
+                self, "Folder for every chart", str(self.folder)
+            )
             if not folder:
                 return []
         from ..reports.charts import save_figures

@@ -46,22 +46,29 @@ class FirstRunPage(QWidget):
         f.setPointSize(20)
         f.setBold(True)
         title.setFont(f)
-        intro = QLabel("fairdesk tells whether a speech model works equally well for everyone, "
-                       "and lets you hear why not. Start with one of these:")
+        intro = QLabel(
+            "fairdesk tells whether a speech model works equally well for everyone, "
+            "and lets you hear why not. Start with one of these:"
+        )
         intro.setWordWrap(True)
         self.demo_btn = QPushButton("Open the demo project")
         self.demo_btn.setObjectName("primary")
-        self.demo_btn.setToolTip(f"create (or reopen) the demo project in "
-                                 f"{default_demo_folder()}: synthetic voices in six accents")
+        self.demo_btn.setToolTip(
+            f"create (or reopen) the demo project in "
+            f"{default_demo_folder()}: synthetic voices in six accents"
+        )
         self.import_btn = QPushButton("Import a dataset…")
-        self.import_btn.setToolTip("choose a project folder, then a manifest, Common Voice, "
-                                   "LibriSpeech or audiofolder dataset")
+        self.import_btn.setToolTip(
+            "choose a project folder, then a manifest, Common Voice, "
+            "LibriSpeech or audiofolder dataset"
+        )
         self.open_btn = QPushButton("Open a project…")
         self.open_btn.setToolTip("open a folder holding a fairdesk project (Ctrl+O)")
-        hints = (("The embedded demo corpus and a ready-made audit setting.", self.demo_btn),
-                 ("Your recordings with their metadata (every refused row is listed).",
-                  self.import_btn),
-                 ("A project made earlier, here or with the fairdesk command.", self.open_btn))
+        hints = (
+            ("The embedded demo corpus and a ready-made audit setting.", self.demo_btn),
+            ("Your recordings with their metadata (every refused row is listed).", self.import_btn),
+            ("A project made earlier, here or with the fairdesk command.", self.open_btn),
+        )
         box = QVBoxLayout()
         box.setSpacing(10)
         for text, btn in hints:
@@ -83,8 +90,9 @@ class FirstRunPage(QWidget):
         self.busy.setTextFormat(Qt.PlainText)
         card = QFrame()
         card.setObjectName("welcome")
-        card.setStyleSheet("QFrame#welcome { background: #ffffff; border: 1px solid #d0d4da; "
-                           "border-radius: 8px; }")
+        card.setStyleSheet(
+            "QFrame#welcome { background: #ffffff; border: 1px solid #d0d4da; border-radius: 8px; }"
+        )
         cv = QVBoxLayout(card)
         cv.setContentsMargins(28, 24, 28, 24)
         cv.setSpacing(12)

@@ -39,21 +39,29 @@ class FitScrollArea(QScrollArea):
             return
         vp = self.viewport().size()
         m = w.minimumSizeHint().expandedTo(w.minimumSize())
-        width = vp.width() if self.horizontalScrollBarPolicy() == Qt.ScrollBarAlwaysOff \
+        width = (
+            vp.width()
+            if self.horizontalScrollBarPolicy() == Qt.ScrollBarAlwaysOff
             else max(vp.width(), m.width())
+        )
         w.resize(width, max(vp.height(), m.height()))
 
     def minimumSizeHint(self):  # noqa: N802 - Qt API
         s = super().minimumSizeHint()
         w = self.widget()
         if w is not None and self.horizontalScrollBarPolicy() == Qt.ScrollBarAlwaysOff:
-            s.setWidth(max(s.width(), w.minimumSizeHint().width()
-                           + self.verticalScrollBar().sizeHint().width()))
+            s.setWidth(
+                max(
+                    s.width(),
+                    w.minimumSizeHint().width() + self.verticalScrollBar().sizeHint().width(),
+                )
+            )
         return s
 
     def eventFilter(self, obj, event):  # noqa: N802 - Qt API
         if event.type() in (QEvent.Resize, QEvent.LayoutRequest) and (
-                obj is self.viewport() or obj is self.widget()):
+            obj is self.viewport() or obj is self.widget()
+        ):
             if obj is self.viewport() or event.type() == QEvent.LayoutRequest:
                 self.fit()
         return super().eventFilter(obj, event)

@@ -63,8 +63,10 @@ class ImportDialog(QDialog):
         self.format.addItems(list(FORMATS))
         self.language = QLineEdit("en")
         self.language.setMaximumWidth(80)
-        self.cols = {k: QLineEdit() for k in ("audio_col", "text_col", "speaker_col",
-                                              "content_col", "id_col")}
+        self.cols = {
+            k: QLineEdit()
+            for k in ("audio_col", "text_col", "speaker_col", "content_col", "id_col")
+        }
         for w in self.cols.values():
             w.setPlaceholderText("detected")
         self.split = QLineEdit()
@@ -122,8 +124,9 @@ class ImportDialog(QDialog):
         self.path.textChanged.connect(self._suggest_name)
 
     def _pick_file(self):
-        f, _ = QFileDialog.getOpenFileName(self, "Manifest", "",
-                                           "Manifests (*.csv *.tsv *.jsonl);;All files (*)")
+        f, _ = QFileDialog.getOpenFileName(
+            self, "Manifest", "", "Manifests (*.csv *.tsv *.jsonl);;All files (*)"
+        )
         if f:
             self.path.setText(f)
 
@@ -141,8 +144,9 @@ class ImportDialog(QDialog):
         """Start the import job with the dialog's fields."""
         path, name = self.path.text().strip(), self.name.text().strip()
         if not path or not name:
-            self.message.setText(esc("Give the source (a manifest or a folder) and a dataset "
-                                     "name."))
+            self.message.setText(
+                esc("Give the source (a manifest or a folder) and a dataset name.")
+            )
             return None
         options = {k: w.text().strip() or None for k, w in self.cols.items()}
         if self.split.text().strip():
@@ -151,9 +155,16 @@ class ImportDialog(QDialog):
         self.progress.setValue(0)
         self.message.setText(esc(f"importing {path} …"))
         self.import_btn.setEnabled(False)
-        job = Job(tasks.import_dataset, str(self.ctx.folder), name, path,
-                  fmt=self.format.currentText(), language=self.language.text().strip() or "en",
-                  options=options, name="import")
+        job = Job(
+            tasks.import_dataset,
+            str(self.ctx.folder),
+            name,
+            path,
+            fmt=self.format.currentText(),
+            language=self.language.text().strip() or "en",
+            options=options,
+            name="import",
+        )
         job.signals.progress.connect(self._progress)
         job.signals.result.connect(self._done)
         job.signals.error.connect(self._error)
@@ -173,11 +184,16 @@ class ImportDialog(QDialog):
             f"<b>{esc(rep['dataset'])}</b>: {rep['imported']:,} items imported ({rep['added']:,} new, "
             f"{rep['updated']:,} updated, {rep['unchanged']:,} unchanged) as "
             f"{esc(rep['format'])}; "
-            f"<b>{len(probs)}</b> rows refused" + (" (listed below)" if probs else "."))
+            f"<b>{len(probs)}</b> rows refused" + (" (listed below)" if probs else ".")
+        )
         self.problems.setRowCount(len(probs))
         for r, p in enumerate(probs):
-            vals = [Path(p.get("source") or "").name, "" if p.get("row") is None
-                    else str(p["row"]), p.get("path") or "", p.get("reason") or ""]
+            vals = [
+                Path(p.get("source") or "").name,
+                "" if p.get("row") is None else str(p["row"]),
+                p.get("path") or "",
+                p.get("reason") or "",
+            ]
             for c, v in enumerate(vals):
                 it = QTableWidgetItem(v)
                 it.setToolTip(plain_tip(v))
@@ -188,5 +204,6 @@ class ImportDialog(QDialog):
 
     def _error(self, message: str):
         self.progress.setValue(0)
-        self.message.setText(f"<span style='color:#c62828'><b>Nothing imported.</b> "
-                             f"{esc(message)}</span>")
+        self.message.setText(
+            f"<span style='color:#c62828'><b>Nothing imported.</b> {esc(message)}</span>"
+        )

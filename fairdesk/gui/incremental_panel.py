@@ -40,13 +40,26 @@ from .jobs import Job
 from .player import AudioPlayer
 
 MODELS = ("whisper-tiny.en", "pocketsphinx-en-us")
-POLICY_CHOICES = ("concatenation", "sliding", "sliding-literal", "local-agreement",
-                  "local-agreement-norm", "native")
+POLICY_CHOICES = (
+    "concatenation",
+    "sliding",
+    "sliding-literal",
+    "local-agreement",
+    "local-agreement-norm",
+    "native",
+)
 #: Most word labels drawn per timeline (the markers are always all drawn).
 MAX_LABELS = 600
 ADD, REVOKE = "#2e7d32", "#c62828"
-ROW_NAMES = {"wer": "WER", "lat_seed001": "LAT (seed 001)", "lat_pooled": "LAT (pooled)",
-             "eo": "EO", "rps": "RPS", "spr": "SPR", "rtf": "RTF"}
+ROW_NAMES = {
+    "wer": "WER",
+    "lat_seed001": "LAT (seed 001)",
+    "lat_pooled": "LAT (pooled)",
+    "eo": "EO",
+    "rps": "RPS",
+    "spr": "SPR",
+    "rtf": "RTF",
+}
 
 
 def _cell(metric: str, v) -> str:
@@ -81,10 +94,10 @@ class TimelineView(pg.PlotWidget):
         self.getPlotItem().getAxis("left").setLabel("word position")
         self.getPlotItem().invertY(True)
         self.adds = pg.ScatterPlotItem(symbol="s", size=7, brush=pg.mkBrush(ADD), pen=None)
-        self.revokes = pg.ScatterPlotItem(symbol="x", size=9, brush=pg.mkBrush(REVOKE),
-                                          pen=pg.mkPen(REVOKE))
-        self.updates = pg.ScatterPlotItem(symbol="d", size=9, brush=pg.mkBrush("#1565c0"),
-                                          pen=None)
+        self.revokes = pg.ScatterPlotItem(
+            symbol="x", size=9, brush=pg.mkBrush(REVOKE), pen=pg.mkPen(REVOKE)
+        )
+        self.updates = pg.ScatterPlotItem(symbol="d", size=9, brush=pg.mkBrush("#1565c0"), pen=None)
         self.arrival = pg.PlotDataItem(pen=pg.mkPen("#9e9e9e", width=3), connect="pairs")
         for it in (self.arrival, self.updates, self.adds, self.revokes):
             self.addItem(it)
@@ -113,14 +126,17 @@ class TimelineView(pg.PlotWidget):
         top = max([p[1] for p in adds + revs], default=0)
         step = max(1, (top + 1) // 12)  # at most a dozen word ticks
         self.getPlotItem().getAxis("left").setTicks(
-            [[(-1.0, "updates")] + [(float(k), str(k + 1)) for k in range(0, top + 1, step)]])
+            [[(-1.0, "updates")] + [(float(k), str(k + 1)) for k in range(0, top + 1, step)]]
+        )
         for kind, pts in ((ADD, adds), (REVOKE, revs)):
             for t, y, text in pts[: MAX_LABELS // 2]:
                 label = html.escape(text)
                 if kind == REVOKE:
                     label = f"<s>{label}</s>"
-                item = pg.TextItem(html=f"<span style='color:{kind}'>{label}</span>",
-                                   anchor=(1, 0.5) if kind == REVOKE else (0, 0.5))
+                item = pg.TextItem(
+                    html=f"<span style='color:{kind}'>{label}</span>",
+                    anchor=(1, 0.5) if kind == REVOKE else (0, 0.5),
+                )
                 item.setPos(t, y)
                 self.addItem(item)
                 self.labels.append(item)
@@ -173,15 +189,25 @@ class IncrementalPanel(QWidget):
         top.addWidget(QLabel("Run"))
         top.addWidget(self.runs, 2)
         top.addSpacing(12)
-        for w in (QLabel("Dataset"), self.dataset, QLabel("Model"), self.model,
-                  QLabel("Policy"), self.policy, QLabel("Chunk"), self.chunk, self.run_btn,
-                  self.cancel_btn):
+        for w in (
+            QLabel("Dataset"),
+            self.dataset,
+            QLabel("Model"),
+            self.model,
+            QLabel("Policy"),
+            self.policy,
+            QLabel("Chunk"),
+            self.chunk,
+            self.run_btn,
+            self.cancel_btn,
+        ):
             top.addWidget(w)
 
         self.items = QListWidget()
         self.items.setSelectionMode(QAbstractItemView.ExtendedSelection)
-        self.items.setToolTip("Items of the dataset: select several to run on; the current "
-                              "one's timeline is shown")
+        self.items.setToolTip(
+            "Items of the dataset: select several to run on; the current one's timeline is shown"
+        )
         self.stream = QComboBox()  # model × policy of the shown run
         self.table = QTableWidget()
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
@@ -252,8 +278,10 @@ class IncrementalPanel(QWidget):
         self.runs.clear()
         for r in incremental_runs(p) if p is not None else []:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created_at"]))
-            self.runs.addItem(f"run {r['id']} · {' + '.join(r['models'])} · "
-                              f"{r['dataset'] or '?'} · {when}", r["id"])
+            self.runs.addItem(
+                f"run {r['id']} · {' + '.join(r['models'])} · {r['dataset'] or '?'} · {when}",
+                r["id"],
+            )
         self.runs.blockSignals(False)
         i = self.runs.findData(keep) if keep is not None else -1
         self.runs.setCurrentIndex(max(i, 0) if self.runs.count() else -1)
@@ -267,8 +295,10 @@ class IncrementalPanel(QWidget):
         frame = p.items(p.dataset(name))
         for _, r in frame.iterrows():
             it = QListWidgetItem(str(r["id"]))
-            it.setData(Qt.UserRole, {"id": str(r["id"]), "path": str(r["path"]),
-                                     "duration": r.get("duration")})
+            it.setData(
+                Qt.UserRole,
+                {"id": str(r["id"]), "path": str(r["path"]), "duration": r.get("duration")},
+            )
             it.setToolTip(str(r.get("text") or ""))
             self.items.addItem(it)
 
@@ -306,8 +336,9 @@ class IncrementalPanel(QWidget):
             f = it.font()
             f.setBold(it.text() in have)
             it.setFont(f)
-        if have and (self.items.currentItem() is None
-                     or self.items.currentItem().text() not in have):
+        if have and (
+            self.items.currentItem() is None or self.items.currentItem().text() not in have
+        ):
             match = self.items.findItems(sorted(have)[0], Qt.MatchExactly)
             if match:
                 self.items.setCurrentItem(match[0])
@@ -349,14 +380,16 @@ class IncrementalPanel(QWidget):
             self.legend.setText(
                 f"<b>{len(tl['events'])}</b> updates, <span style='color:{ADD}'>"
                 f"{len(adds)} adds</span>, <span style='color:{REVOKE}'>{len(revs)} revokes"
-                f"</span>; final: {html.escape(final)}")
+                f"</span>; final: {html.escape(final)}"
+            )
         if it is not None:
             meta = it.data(Qt.UserRole) or {}
             root = self.roots.get(self.dataset.currentText())
             if root is not None and meta.get("path"):
                 dur = meta.get("duration")
-                self.player.load(root / meta["path"],
-                                 float(dur) if isinstance(dur, (int, float)) else None)
+                self.player.load(
+                    root / meta["path"], float(dur) if isinstance(dur, (int, float)) else None
+                )
 
     # -- running ---------------------------------------------------------------------------
     def selected_ids(self) -> list[str]:
@@ -370,11 +403,18 @@ class IncrementalPanel(QWidget):
         if self.ctx.project is None or not ids:
             self.status.setText("Select one or more items first.")
             return None
-        self.job = Job(run_on_items, str(self.ctx.project.folder), self.dataset.currentText(),
-                       ids, [self.model.currentText().strip()], [self.policy.currentText()],
-                       float(self.chunk.value()), threads=2, name="incremental run")
-        self.job.signals.progress.connect(
-            lambda f, m: self.status.setText(f"{100 * f:.0f}% {m}"))
+        self.job = Job(
+            run_on_items,
+            str(self.ctx.project.folder),
+            self.dataset.currentText(),
+            ids,
+            [self.model.currentText().strip()],
+            [self.policy.currentText()],
+            float(self.chunk.value()),
+            threads=2,
+            name="incremental run",
+        )
+        self.job.signals.progress.connect(lambda f, m: self.status.setText(f"{100 * f:.0f}% {m}"))
         self.job.signals.result.connect(self._done)
         self.job.signals.error.connect(lambda m: self.status.setText(f"failed: {m}"))
         self.job.signals.cancelled.connect(lambda: self.status.setText("cancelled"))

@@ -40,17 +40,54 @@ from .player import AudioPlayer
 from .table_model import FrameModel, fit_columns
 
 ALL = "(all groups)"
-HEADERS = {"rank": "#", "errors": "Err.", "n_words": "Words", "wer": "WER", "em": "EM",
-           "speaker_id": "speaker", "saliency": "Sal.", "text_source": "Text",
-           "halluc": "Halluc.", "duration_s": "Dur. s", "nonspeech_share": "Non-sp.",
-           "snr_db": "SNR dB", "speech_rate": "Words/s", "asr_confidence": "Conf."}
+HEADERS = {
+    "rank": "#",
+    "errors": "Err.",
+    "n_words": "Words",
+    "wer": "WER",
+    "em": "EM",
+    "speaker_id": "speaker",
+    "saliency": "Sal.",
+    "text_source": "Text",
+    "halluc": "Halluc.",
+    "duration_s": "Dur. s",
+    "nonspeech_share": "Non-sp.",
+    "snr_db": "SNR dB",
+    "speech_rate": "Words/s",
+    "asr_confidence": "Conf.",
+}
 #: The acoustic covariates of each item (issue 18), hidden until "acoustics" is checked.
-ACOUSTIC = {"duration_s": 2, "nonspeech_share": 2, "snr_db": 1, "speech_rate": 2,
-            "asr_confidence": 2}
-SHOWN = ("rank", "group", "errors", "wer", "halluc", "reference", "hypothesis", "saliency",
-         "text_source", "n_words", "em", *ACOUSTIC, "id", "speaker_id")
-CAPS = {"reference": 200, "hypothesis": 200, "id": 200, "speaker": 120, "group": 110,
-        "Halluc.": 110}
+ACOUSTIC = {
+    "duration_s": 2,
+    "nonspeech_share": 2,
+    "snr_db": 1,
+    "speech_rate": 2,
+    "asr_confidence": 2,
+}
+SHOWN = (
+    "rank",
+    "group",
+    "errors",
+    "wer",
+    "halluc",
+    "reference",
+    "hypothesis",
+    "saliency",
+    "text_source",
+    "n_words",
+    "em",
+    *ACOUSTIC,
+    "id",
+    "speaker_id",
+)
+CAPS = {
+    "reference": 200,
+    "hypothesis": 200,
+    "id": 200,
+    "speaker": 120,
+    "group": 110,
+    "Halluc.": 110,
+}
 #: Neighbours prefetched on each side of the shown item.
 PREFETCH = 2
 
@@ -121,19 +158,25 @@ class ItemPanel(QWidget):
         self.only_failing = QCheckBox("only items with errors")
         self.only_failing.setChecked(True)
         self.only_flagged = QCheckBox("only flagged")
-        self.only_flagged.setToolTip("only items with a hallucination flag (loop, runaway "
-                                     "output, words over non-speech, unstable)")
+        self.only_flagged.setToolTip(
+            "only items with a hallucination flag (loop, runaway "
+            "output, words over non-speech, unstable)"
+        )
         self.acoustics = QCheckBox("acoustics")
-        self.acoustics.setToolTip("show each item's duration, non-speech share, SNR, speech "
-                                  "rate and mean confidence")
+        self.acoustics.setToolTip(
+            "show each item's duration, non-speech share, SNR, speech rate and mean confidence"
+        )
         self.count = QLabel()
         self.count.setObjectName("muted")
         self.model = FrameModel()
         self.model.decorations = {
             "Sal.": {"●": "saliency stored for this item and model"},
-            "Text": {"ann.": "the run's reference was an annotation",
-                     "": "the run's reference was the imported text"},
-            "Halluc.": {"": "no hallucination flag"}}
+            "Text": {
+                "ann.": "the run's reference was an annotation",
+                "": "the run's reference was the imported text",
+            },
+            "Halluc.": {"": "no hallucination flag"},
+        }
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
@@ -147,8 +190,10 @@ class ItemPanel(QWidget):
         self.table.setWordWrap(False)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(24)
-        self._delegates = {"end": ElideDelegate(Qt.ElideRight, self),
-                           "middle": ElideDelegate(Qt.ElideMiddle, self)}
+        self._delegates = {
+            "end": ElideDelegate(Qt.ElideRight, self),
+            "middle": ElideDelegate(Qt.ElideMiddle, self),
+        }
         left = QWidget()
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
@@ -173,9 +218,11 @@ class ItemPanel(QWidget):
         self.saliency_info = QLabel("")
         self.saliency_info.setObjectName("muted")
         self.saliency_btn = QPushButton("Compute saliency")
-        self.saliency_btn.setToolTip("Occlusion saliency of the reference transcript under the "
-                                     "run's model, with the reference word spans (runs in the "
-                                     "background and is stored in the project)")
+        self.saliency_btn.setToolTip(
+            "Occlusion saliency of the reference transcript under the "
+            "run's model, with the reference word spans (runs in the "
+            "background and is stored in the project)"
+        )
         self.saliency_btn.setVisible(False)
         self.saliency_btn.clicked.connect(self.compute_saliency)
         srow = QHBoxLayout()
@@ -222,13 +269,19 @@ class ItemPanel(QWidget):
         self.only_flagged.toggled.connect(self._refill)
         self.acoustics.toggled.connect(self._show_acoustics)
         self.table.selectionModel().currentRowChanged.connect(self._selected)
-        for key, slot in (("Space", self.player.toggle), ("J", self.next_item),
-                          ("Down", self.next_item), ("K", self.previous_item),
-                          ("Up", self.previous_item),
-                          ("L", lambda: self.player.loop.toggle()),
-                          ("+", self.player.zoom_in), ("=", self.player.zoom_in),
-                          ("-", self.player.zoom_out), ("0", self.player.zoom_fit),
-                          ("Ctrl+E", lambda: self.annotation.editor.edit.setFocus())):
+        for key, slot in (
+            ("Space", self.player.toggle),
+            ("J", self.next_item),
+            ("Down", self.next_item),
+            ("K", self.previous_item),
+            ("Up", self.previous_item),
+            ("L", lambda: self.player.loop.toggle()),
+            ("+", self.player.zoom_in),
+            ("=", self.player.zoom_in),
+            ("-", self.player.zoom_out),
+            ("0", self.player.zoom_fit),
+            ("Ctrl+E", lambda: self.annotation.editor.edit.setFocus()),
+        ):
             shortcut(self, key, slot)
         self._pending_run: int | None = None
         ctx.run_selected.connect(self._run_selected)
@@ -251,11 +304,16 @@ class ItemPanel(QWidget):
     # -- state -----------------------------------------------------------------------------
     def save_state(self, settings: dict | None = None) -> dict:
         out = dict(settings or {})
-        out.update({"split": list(self.split.sizes()), "right": list(self.right.sizes()),
-                    "only_failing": self.only_failing.isChecked(),
-                    "acoustics": self.acoustics.isChecked(),
-                    "speed": self.player.speed,
-                    "annotation": self.annotation.save_state({})})
+        out.update(
+            {
+                "split": list(self.split.sizes()),
+                "right": list(self.right.sizes()),
+                "only_failing": self.only_failing.isChecked(),
+                "acoustics": self.acoustics.isChecked(),
+                "speed": self.player.speed,
+                "annotation": self.annotation.save_state({}),
+            }
+        )
         return out
 
     def restore_state(self, state: dict) -> None:
@@ -325,9 +383,11 @@ class ItemPanel(QWidget):
         self.frame = df
         self._records: dict[int, dict] = {}  # rows as dicts, made when first shown
         n_flag = int(self._flagged.sum())
-        self.run_label.setText(f"Run {self.run_id}: {int(bad.sum()):,} of "
-                               f"{plural(len(df), 'item')} with errors"
-                               + (f", {n_flag:,} flagged as hallucinated" if n_flag else ""))
+        self.run_label.setText(
+            f"Run {self.run_id}: {int(bad.sum()):,} of "
+            f"{plural(len(df), 'item')} with errors"
+            + (f", {n_flag:,} flagged as hallucinated" if n_flag else "")
+        )
         self.only_flagged.setEnabled(bool(n_flag))
         if not n_flag:
             self.only_flagged.setChecked(False)
@@ -340,8 +400,13 @@ class ItemPanel(QWidget):
         cols = [c for c in SHOWN if c in df.columns]
         self.model.set_frame(df[cols].rename(columns=HEADERS))
         for c, name in enumerate(cols):
-            kind = ("end" if name in ("reference", "hypothesis") else
-                    "middle" if name in ("id", "speaker_id") else None)
+            kind = (
+                "end"
+                if name in ("reference", "hypothesis")
+                else "middle"
+                if name in ("id", "speaker_id")
+                else None
+            )
             self.table.setItemDelegateForColumn(c, self._delegates[kind] if kind else None)
         self._refill(fit=True)
         self._show_acoustics()
@@ -357,8 +422,12 @@ class ItemPanel(QWidget):
         model_key = self.payload.get("model_key")
         if self._items is None or not model_key:
             return [""] * len(df)
-        have = {r[0] for r in self.ctx.project.conn.execute(
-            "SELECT DISTINCT audio_hash FROM saliency WHERE model_key=?", (model_key,))}
+        have = {
+            r[0]
+            for r in self.ctx.project.conn.execute(
+                "SELECT DISTINCT audio_hash FROM saliency WHERE model_key=?", (model_key,)
+            )
+        }
         hashes = self._items["audio_hash"].reindex(df["id"].astype(str)).to_numpy()
         return ["●" if h in have else "" for h in hashes]
 
@@ -366,8 +435,9 @@ class ItemPanel(QWidget):
         if self.frame is None:
             return
         g = self.group.currentData()
-        self.model.set_mask("group", None if g is None else
-                            (self.frame["group"].astype(str) == g).to_numpy())
+        self.model.set_mask(
+            "group", None if g is None else (self.frame["group"].astype(str) == g).to_numpy()
+        )
         self.model.set_mask("failing", self._bad if self.only_failing.isChecked() else None)
         self.model.set_mask("flagged", self._flagged if self.only_flagged.isChecked() else None)
         if fit:
@@ -446,7 +516,8 @@ class ItemPanel(QWidget):
         self.title.setText(
             f"<b>{html.escape(str(rep['id']))}</b> · group <b>{html.escape(str(rep['group']))}"
             f"</b> · speaker {html.escape(str(rep.get('speaker_id')))} · "
-            f"S {rep['substitutions']} · D {rep['deletions']} · I {rep['insertions']}")
+            f"S {rep['substitutions']} · D {rep['deletions']} · I {rep['insertions']}"
+        )
         self.diff.set_report(rep)
         if self.dataset_root is not None and row.get("path"):
             self.player.load(self.dataset_root / str(row["path"]), row.get("duration"))
@@ -490,8 +561,10 @@ class ItemPanel(QWidget):
         used = str(self._row.get("reference") or "")
         now = self.annotation.current_text()
         self.rerun_note.setText(
-            "" if now == used else
-            f"Run {self.run_id} used “{used}”; re-run the audit to use the annotation.")
+            ""
+            if now == used
+            else f"Run {self.run_id} used “{used}”; re-run the audit to use the annotation."
+        )
 
     def _show_words(self, row: dict) -> None:
         """The hypothesis words with their times (when the model gave them) under the
@@ -501,8 +574,8 @@ class ItemPanel(QWidget):
         words = []
         if ah and model_key:
             r = self.ctx.project.conn.execute(
-                "SELECT words FROM predictions WHERE audio_hash=? AND model_key=?",
-                (ah, model_key)).fetchone()
+                "SELECT words FROM predictions WHERE audio_hash=? AND model_key=?", (ah, model_key)
+            ).fetchone()
             if r is not None:
                 try:
                     words = json.loads(r[0]) or []
@@ -523,24 +596,28 @@ class ItemPanel(QWidget):
         ah = self._audio_hash(row)
         hit = None
         if ah and model_key:
-            hit = saliency_for_item(self.ctx.project, ah, model_key,
-                                    row.get("reference") or row.get("text"))
+            hit = saliency_for_item(
+                self.ctx.project, ah, model_key, row.get("reference") or row.get("text")
+            )
         if hit is not None:
             self.player.set_saliency(hit.curve, hit.frame_s, hit.meta.get("words") or ())
-            self.saliency_info.setText(f"saliency: {hit.key.method.split(':')[0]} "
-                                       f"({hit.curve.size} frames of {hit.frame_s * 1000:.0f} ms)"
-                                       "; shaded: reference words")
+            self.saliency_info.setText(
+                f"saliency: {hit.key.method.split(':')[0]} "
+                f"({hit.curve.size} frames of {hit.frame_s * 1000:.0f} ms)"
+                "; shaded: reference words"
+            )
             self.saliency_btn.setVisible(False)
             return
         self.saliency_info.setText("no saliency for this item and model")
         model = str(self.payload.get("model") or "")
-        can = bool(ah) and self.dataset_root is not None and not model.startswith(
-            "predictions:")
+        can = bool(ah) and self.dataset_root is not None and not model.startswith("predictions:")
         self.saliency_btn.setVisible(True)
         self.saliency_btn.setEnabled(can)
         if not can:
-            self.saliency_btn.setToolTip("Saliency needs the run's model and the audio: "
-                                         "imported predictions have no model to ask")
+            self.saliency_btn.setToolTip(
+                "Saliency needs the run's model and the audio: "
+                "imported predictions have no model to ask"
+            )
 
     def compute_saliency(self):
         """Run occlusion for the shown item in a background job; draws it when done."""
@@ -553,11 +630,20 @@ class ItemPanel(QWidget):
         ah = self._audio_hash(row)
         text = row.get("reference") or row.get("text") or ""
         item = str(row.get("id", row.get("item_id")))
-        job = Job(tasks.saliency, self.ctx.folder, self.payload.get("model"),
-                  str(self.dataset_root / str(row["path"])), ah, text,
-                  device=self.payload.get("device") or "auto", name="saliency", request=item)
+        job = Job(
+            tasks.saliency,
+            self.ctx.folder,
+            self.payload.get("model"),
+            str(self.dataset_root / str(row["path"])),
+            ah,
+            text,
+            device=self.payload.get("device") or "auto",
+            name="saliency",
+            request=item,
+        )
         job.signals.progress.connect(
-            lambda f, m: self.saliency_info.setText(f"computing saliency… {100 * f:.0f}%"))
+            lambda f, m: self.saliency_info.setText(f"computing saliency… {100 * f:.0f}%")
+        )
         job.signals.result.connect(lambda out, it=item: self._saliency_done(it, out))
         job.signals.error.connect(lambda msg: self._saliency_failed(msg))
         self.saliency_btn.setEnabled(False)
@@ -571,8 +657,9 @@ class ItemPanel(QWidget):
             return  # another item is shown now; the curve is stored for later
         self.player.set_saliency(out["curve"], out["frame_s"], out["words"])
         self.saliency_btn.setVisible(False)
-        self.saliency_info.setText(f"saliency: occlusion ({len(out['curve'])} frames); "
-                                   "shaded: reference words")
+        self.saliency_info.setText(
+            f"saliency: occlusion ({len(out['curve'])} frames); shaded: reference words"
+        )
 
     def _flag_saliency(self, item: str) -> None:
         """Mark ``item`` in the table's saliency column."""
@@ -587,5 +674,6 @@ class ItemPanel(QWidget):
 
     def _saliency_failed(self, message: str) -> None:
         self.saliency_btn.setEnabled(True)
-        self.saliency_info.setText(f"<span style='color:#c62828'>saliency failed: "
-                                   f"{html.escape(message)}</span>")
+        self.saliency_info.setText(
+            f"<span style='color:#c62828'>saliency failed: {html.escape(message)}</span>"
+        )

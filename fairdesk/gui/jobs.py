@@ -102,8 +102,15 @@ class Job(QRunnable):
     throttle : least seconds between two progress signals (the first and the last go through).
     """
 
-    def __init__(self, fn: Callable, *args, name: str | None = None, request=None,
-                 throttle: float = 0.1, **kwargs):
+    def __init__(
+        self,
+        fn: Callable,
+        *args,
+        name: str | None = None,
+        request=None,
+        throttle: float = 0.1,
+        **kwargs,
+    ):
         super().__init__()
         self.setAutoDelete(False)
         self.id = next(_ids)
@@ -158,8 +165,9 @@ class Job(QRunnable):
             sig._w_started.emit()
             if self._cancel.is_set():
                 raise Cancelled("cancelled before it started")
-            value = self.fn(*self.args, progress=self._progress, cancelled=self._cancel.is_set,
-                            **self.kwargs)
+            value = self.fn(
+                *self.args, progress=self._progress, cancelled=self._cancel.is_set, **self.kwargs
+            )
         except Cancelled:
             sig._w_done.emit("cancelled", None)
         except Exception as exc:  # noqa: BLE001 - every failure reaches the error signal
@@ -178,8 +186,9 @@ def _describe(exc: BaseException, name: str) -> str:
     if isinstance(exc, (FairdeskError, ValueError, OSError)):
         log.warning("%s failed: %s", name, exc)
         return str(exc) or type(exc).__name__
-    log.error("%s failed with an unexpected error:\n%s", name,
-              "".join(traceback.format_exception(exc)))
+    log.error(
+        "%s failed with an unexpected error:\n%s", name, "".join(traceback.format_exception(exc))
+    )
     return f"{name}: unexpected {type(exc).__name__}: {exc}"
 
 
@@ -243,6 +252,9 @@ class JobRegistry(QObject):
         self.pool.clear()  # queued jobs never start
         ok = self.wait(timeout_ms)
         if not ok:
-            log.warning("%d background jobs did not stop within %.1f s; they stop after "
-                        "their current step", len(self._live), timeout_ms / 1000)
+            log.warning(
+                "%d background jobs did not stop within %.1f s; they stop after their current step",
+                len(self._live),
+                timeout_ms / 1000,
+            )
         return ok

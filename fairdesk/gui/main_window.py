@@ -53,8 +53,15 @@ class MainWindow(QMainWindow):
     restore : read the remembered state (geometry, panels, last project).
     """
 
-    def __init__(self, folder=None, parent=None, *, settings: QSettings | None = None,
-                 input_file=None, restore: bool = True):
+    def __init__(
+        self,
+        folder=None,
+        parent=None,
+        *,
+        settings: QSettings | None = None,
+        input_file=None,
+        restore: bool = True,
+    ):
         super().__init__(parent)
         self.settings = settings if settings is not None else app_settings()
         self.setWindowTitle(f"fairdesk {__version__}")
@@ -80,9 +87,14 @@ class MainWindow(QMainWindow):
         self.record = RecordPanel(self.ctx, input_file=input_file)
         self.incremental = IncrementalPanel(self.ctx)
         self.tabs = QTabWidget()
-        for panel, label in ((self.datasets, "Datasets"), (self.audit, "Audit"),
-                             (self.results, "Results"), (self.items, "Items"),
-                             (self.record, "Record"), (self.incremental, "Incremental")):
+        for panel, label in (
+            (self.datasets, "Datasets"),
+            (self.audit, "Audit"),
+            (self.results, "Results"),
+            (self.items, "Items"),
+            (self.record, "Record"),
+            (self.incremental, "Incremental"),
+        ):
             self.tabs.addTab(panel, label)
         self.welcome = FirstRunPage()
         self.stack = QStackedWidget()
@@ -123,8 +135,7 @@ class MainWindow(QMainWindow):
         m.addSeparator()
         self._action(m, "Record from an audio file…", self.choose_input_file)
         self._action(m, "Export screenshot…", self.export_screenshot, "Ctrl+Shift+S")
-        self.report_action = self._action(m, "Export report…", self.export_report,
-                                          "Ctrl+Shift+E")
+        self.report_action = self._action(m, "Export report…", self.export_report, "Ctrl+Shift+E")
         self._action(m, "Export tables…", self.export_tables)
         self._action(m, "Export Praat TextGrids…", lambda: self.export_tiers("textgrid"))
         self._action(m, "Export ELAN files…", lambda: self.export_tiers("eaf"))
@@ -141,8 +152,7 @@ class MainWindow(QMainWindow):
         self._action(h, "About fairdesk", self._about)
 
     def panels(self) -> list:
-        return [self.datasets, self.audit, self.results, self.items, self.record,
-                self.incremental]
+        return [self.datasets, self.audit, self.results, self.items, self.record, self.incremental]
 
     def shortcut_rows(self) -> list[tuple[str, str]]:
         """Every shortcut: the window's, then each panel's ``SHORTCUTS``."""
@@ -158,9 +168,12 @@ class MainWindow(QMainWindow):
         return dlg
 
     def _about(self) -> None:
-        QMessageBox.about(self, "About fairdesk",
-                          f"fairdesk {__version__}: does a speech model work equally well for "
-                          "everyone? Every number is defined in METHODS.md.")
+        QMessageBox.about(
+            self,
+            "About fairdesk",
+            f"fairdesk {__version__}: does a speech model work equally well for "
+            "everyone? Every number is defined in METHODS.md.",
+        )
 
     # -- projects -----------------------------------------------------------------------
     def _project_changed(self) -> None:
@@ -198,8 +211,9 @@ class MainWindow(QMainWindow):
     def import_dataset(self):
         """Import into the open project, or first choose (or create) one."""
         if self.ctx.project is None:
-            d = QFileDialog.getExistingDirectory(self, "Project folder for the dataset "
-                                                 "(an empty folder creates a project)")
+            d = QFileDialog.getExistingDirectory(
+                self, "Project folder for the dataset (an empty folder creates a project)"
+            )
             if not d:
                 return None
             self.open_project(d)
@@ -209,8 +223,9 @@ class MainWindow(QMainWindow):
         return self.datasets.import_dialog()
 
     def choose_input_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Record from an audio file", "",
-                                              "Audio (*.wav *.flac *.ogg *.mp3)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Record from an audio file", "", "Audio (*.wav *.flac *.ogg *.mp3)"
+        )
         if path:
             self.set_input_file(path)
 
@@ -234,14 +249,15 @@ class MainWindow(QMainWindow):
     def export_screenshot(self, path=None):
         """Save the window as a PNG (asks where when ``path`` is None)."""
         if path is None:
-            path, _ = QFileDialog.getSaveFileName(self, "Export a screenshot",
-                                                  str(Path.home() / "fairdesk.png"),
-                                                  "PNG image (*.png)")
+            path, _ = QFileDialog.getSaveFileName(
+                self, "Export a screenshot", str(Path.home() / "fairdesk.png"), "PNG image (*.png)"
+            )
             if not path:
                 return None
         ok = self.grab().save(str(path))
-        self.statusBar().showMessage(f"screenshot saved to {path}" if ok else
-                                     f"could not write {path}", 8000)
+        self.statusBar().showMessage(
+            f"screenshot saved to {path}" if ok else f"could not write {path}", 8000
+        )
         return Path(path) if ok else None
 
     def shown_run(self) -> int | None:
@@ -250,8 +266,9 @@ class MainWindow(QMainWindow):
 
     def _no_run(self) -> bool:
         if self.ctx.project is None or self.shown_run() is None:
-            QMessageBox.information(self, "Export", "Open a project and show a finished run "
-                                    "in Results first.")
+            QMessageBox.information(
+                self, "Export", "Open a project and show a finished run in Results first."
+            )
             return True
         return False
 
@@ -274,8 +291,9 @@ class MainWindow(QMainWindow):
         if self._no_run():
             return None
         if folder is None:
-            folder, ext = folder_and_format(self, "Folder for the tables",
-                                            ("csv", "tsv", "parquet"))
+            folder, ext = folder_and_format(
+                self, "Folder for the tables", ("csv", "tsv", "parquet")
+            )
             if folder is None:
                 return None
         return self.exporter.tables(self.shown_run(), folder, ext)
@@ -285,8 +303,10 @@ class MainWindow(QMainWindow):
         if self._no_run():
             return None
         if folder is None:
-            folder, _ = folder_and_format(self, "Folder for the TextGrids" if kind ==
-                                          "textgrid" else "Folder for the ELAN files")
+            folder, _ = folder_and_format(
+                self,
+                "Folder for the TextGrids" if kind == "textgrid" else "Folder for the ELAN files",
+            )
             if folder is None:
                 return None
         return self.exporter.tiers(self.shown_run(), folder, kind)

@@ -29,8 +29,16 @@ from PySide6.QtWidgets import (
 
 from .theme import pvalue
 
-HEADS = ["Variable", "Level (vs reference)", "Rate ratio", "95% CI", "p", "p (Holm)",
-         "Speakers", "WER"]
+HEADS = [
+    "Variable",
+    "Level (vs reference)",
+    "Rate ratio",
+    "95% CI",
+    "p",
+    "p (Holm)",
+    "Speakers",
+    "WER",
+]
 
 
 def _num(v) -> float | None:
@@ -62,13 +70,18 @@ def rate_rows(model_based: dict) -> list[list[str]]:
             for lev in gv.get("levels") or []:
                 rr, lo, hi = (_num(lev.get(k)) for k in ("rate_ratio", "ci_low", "ci_high"))
                 wer = _num(lev.get("wer"))
-                rows.append([
-                    str(gv.get("variable", var)), f"{lev.get('level')} vs {ref}",
-                    "–" if rr is None else f"{rr:.2f}×",
-                    "–" if lo is None or hi is None else f"{lo:.2f} – {hi:.2f}",
-                    pvalue(_num(lev.get("p_value"))), pvalue(_num(lev.get("p_adjusted"))),
-                    str(lev.get("n_speakers", "")),
-                    "–" if wer is None else f"{100 * wer:.1f}%"])
+                rows.append(
+                    [
+                        str(gv.get("variable", var)),
+                        f"{lev.get('level')} vs {ref}",
+                        "–" if rr is None else f"{rr:.2f}×",
+                        "–" if lo is None or hi is None else f"{lo:.2f} – {hi:.2f}",
+                        pvalue(_num(lev.get("p_value"))),
+                        pvalue(_num(lev.get("p_adjusted"))),
+                        str(lev.get("n_speakers", "")),
+                        "–" if wer is None else f"{100 * wer:.1f}%",
+                    ]
+                )
     return rows
 
 
@@ -107,8 +120,10 @@ def model_based_text(model_based: dict) -> str:
         lines.append("The model says:")
         lines += [f"  • {t}" for t in res.get("conclusions") or []]
         if res.get("approximation"):
-            lines.append(f"  ({res['approximation']}; {res.get('n_utterances', '?')} "
-                         f"utterances, {res.get('n_speakers', '?')} speakers)")
+            lines.append(
+                f"  ({res['approximation']}; {res.get('n_utterances', '?')} "
+                f"utterances, {res.get('n_speakers', '?')} speakers)"
+            )
         parts.append("\n".join(lines))
     return "\n\n".join(parts)
 
@@ -130,8 +145,14 @@ def summary_line(model_based: dict) -> str:
         if agree:
             bit += f", agrees with the bootstrap on {n_ok} of {len(agree)} levels"
         bits.append(bit)
-    return ("Mixed-effects Poisson regression of word errors (speaker random intercept; "
-            "rate ratio ≈ WER ratio) — " + "; ".join(bits)) if bits else ""
+    return (
+        (
+            "Mixed-effects Poisson regression of word errors (speaker random intercept; "
+            "rate ratio ≈ WER ratio) — " + "; ".join(bits)
+        )
+        if bits
+        else ""
+    )
 
 
 class ModelBasedView(QWidget):

@@ -77,16 +77,21 @@ class PhonesView(QWidget):
         self.content.blockSignals(True)
         self.content.clear()
         for cid, h in self._positions.items():
-            self.content.addItem(f"{h.get('reference', cid)[:80]} ({h.get('n_items')} readings)",
-                                 cid)
+            self.content.addItem(
+                f"{h.get('reference', cid)[:80]} ({h.get('n_items')} readings)", cid
+            )
         self.content.blockSignals(False)
         if self._positions:
-            self.note.setText("Share of each group's readings in which the model substituted "
-                              "or deleted each reference word. Descriptive, with n.")
+            self.note.setText(
+                "Share of each group's readings in which the model substituted "
+                "or deleted each reference word. Descriptive, with n."
+            )
             self._show_content(0)
         else:
-            self.note.setText("No text was read by more than one group in this run: the "
-                              "word-position heatmap needs a matched design.")
+            self.note.setText(
+                "No text was read by more than one group in this run: the "
+                "word-position heatmap needs a matched design."
+            )
             self.heatmap.clear()
             self.heatmap.setRowCount(0)
             self.heatmap.setColumnCount(0)
@@ -113,8 +118,7 @@ class PhonesView(QWidget):
                 it.setBackground(heat_color(rate))
                 it.setForeground(QColor(0, 0, 0))
                 err = h.get("errors", {}).get(g, [None] * len(h["words"]))[c]
-                it.setToolTip(f"{g}: '{h['words'][c]}' lost in {err} of {h['n'].get(g)} "
-                              "readings")
+                it.setToolTip(f"{g}: '{h['words'][c]}' lost in {err} of {h['n'].get(g)} readings")
                 self.heatmap.setItem(r, c, it)
         self.heatmap.resizeColumnsToContents()
 
@@ -128,8 +132,10 @@ class PhonesView(QWidget):
         for r, (g, t) in enumerate(groups.items()):
             cells = [g, str(t.get("n_ref_phones", "")), _pct(t.get("phone_error_rate"))]
             for c in t.get("top", [])[:TOP]:
-                cells.append(f"{c['ref']}→{c['hyp']} ×{c['count']}"
-                             + (f" ({_pct(c['rate'])})" if c.get("rate") is not None else ""))
+                cells.append(
+                    f"{c['ref']}→{c['hyp']} ×{c['count']}"
+                    + (f" ({_pct(c['rate'])})" if c.get("rate") is not None else "")
+                )
             for k, text in enumerate(cells):
                 table.setItem(r, k, QTableWidgetItem(text))
         table.resizeColumnsToContents()

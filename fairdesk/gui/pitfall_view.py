@@ -8,8 +8,12 @@ import html
 import pandas as pd
 
 #: Hallucination flag columns and their short name in the "Halluc." column.
-HALL_FLAGS = {"hall_loop": "loop", "hall_runaway": "runaway",
-              "hall_over_nonspeech": "non-speech", "hall_unstable": "unstable"}
+HALL_FLAGS = {
+    "hall_loop": "loop",
+    "hall_runaway": "runaway",
+    "hall_over_nonspeech": "non-speech",
+    "hall_unstable": "unstable",
+}
 
 
 def hallucination_labels(df) -> list[str]:
@@ -18,8 +22,7 @@ def hallucination_labels(df) -> list[str]:
     cols = [(c, name) for c, name in HALL_FLAGS.items() if c in df.columns]
     if not cols:
         return [""] * len(df)
-    flags = {c: pd.to_numeric(df[c], errors="coerce").fillna(0).to_numpy() > 0
-             for c, _ in cols}
+    flags = {c: pd.to_numeric(df[c], errors="coerce").fillna(0).to_numpy() > 0 for c, _ in cols}
     return [", ".join(name for c, name in cols if flags[c][i]) for i in range(len(df))]
 
 
@@ -29,9 +32,12 @@ def evidence_html(pit: dict) -> str:
     parts = []
     lines = pit.get("hallucination_lines") or []
     if lines:
-        parts.append("<b style='color:#b71c1c'>Hallucination flags</b>"
-                     "<ul style='margin:2px 0 4px 0'>"
-                     + "".join(f"<li>{html.escape(t)}</li>" for t in lines) + "</ul>")
+        parts.append(
+            "<b style='color:#b71c1c'>Hallucination flags</b>"
+            "<ul style='margin:2px 0 4px 0'>"
+            + "".join(f"<li>{html.escape(t)}</li>" for t in lines)
+            + "</ul>"
+        )
     a = pit.get("acoustics") or {}
     bits = []
     if a.get("duration_s") is not None:
@@ -45,6 +51,5 @@ def evidence_html(pit: dict) -> str:
     if a.get("asr_confidence") is not None:
         bits.append(f"confidence {a['asr_confidence']:.2f}")
     if bits and (lines or pit.get("speech_regions")):
-        parts.append("<span style='color:#5f6b7a'>" + html.escape(" · ".join(bits))
-                     + "</span>")
+        parts.append("<span style='color:#5f6b7a'>" + html.escape(" · ".join(bits)) + "</span>")
     return "".join(parts)

@@ -125,12 +125,14 @@ class AudioPlayer(QWidget):
         self.wave.getPlotItem().hideAxis("bottom")
         self.wave.setYRange(-1, 1, padding=0.05)
         # one curve of vertical min-max segments (FillBetweenItem rebuilt its path in ~80 ms)
-        self._env = pg.PlotCurveItem(pen=pg.mkPen("#1565c0", width=1), connect="pairs",
-                                     skipFiniteCheck=True)
+        self._env = pg.PlotCurveItem(
+            pen=pg.mkPen("#1565c0", width=1), connect="pairs", skipFiniteCheck=True
+        )
         self._env.setZValue(10)  # above the saliency fill: the waveform stays visible
         self.wave.addItem(self._env)
-        self.selection = pg.LinearRegionItem(values=(0, 0), brush=pg.mkBrush(255, 193, 7, 60),
-                                             pen=pg.mkPen("#ff8f00", width=1))
+        self.selection = pg.LinearRegionItem(
+            values=(0, 0), brush=pg.mkBrush(255, 193, 7, 60), pen=pg.mkPen("#ff8f00", width=1)
+        )
         self.selection.setZValue(20)
         self.selection.setVisible(False)
         self.wave.addItem(self.selection)
@@ -173,15 +175,19 @@ class AudioPlayer(QWidget):
             self.speed_box.addItem(f"{s:g}×", s)
         self.speed_box.setToolTip("Playback speed; slower speeds keep the pitch")
         self.speed_box.currentIndexChanged.connect(
-            lambda _i: self.set_speed(self.speed_box.currentData()))
+            lambda _i: self.set_speed(self.speed_box.currentData())
+        )
         self.loop = QCheckBox("Loop")
         self.loop.setToolTip("Loop the selection (drag its edges on the waveform); L")
         self.loop.toggled.connect(self._loop_toggled)
-        self.zoom_in_btn, self.zoom_out_btn, self.fit_btn = (QPushButton(t) for t in
-                                                             ("+", "−", "Fit"))
-        for b, slot, tip in ((self.zoom_in_btn, self.zoom_in, "Zoom in (+)"),
-                             (self.zoom_out_btn, self.zoom_out, "Zoom out (−)"),
-                             (self.fit_btn, self.zoom_fit, "Whole file (0)")):
+        self.zoom_in_btn, self.zoom_out_btn, self.fit_btn = (
+            QPushButton(t) for t in ("+", "−", "Fit")
+        )
+        for b, slot, tip in (
+            (self.zoom_in_btn, self.zoom_in, "Zoom in (+)"),
+            (self.zoom_out_btn, self.zoom_out, "Zoom out (−)"),
+            (self.fit_btn, self.zoom_fit, "Whole file (0)"),
+        ):
             b.setMaximumWidth(44)
             b.setToolTip(tip)
             b.setFocusPolicy(Qt.NoFocus)
@@ -229,8 +235,11 @@ class AudioPlayer(QWidget):
         self.sink = sink
         ok, why = sink.available, sink.reason
         self.play_btn.setEnabled(ok and self.samples is not None)
-        self.play_btn.setToolTip("Play / pause from the playhead (Space; click the "
-                                 "spectrogram to move it)" if ok else why)
+        self.play_btn.setToolTip(
+            "Play / pause from the playhead (Space; click the spectrogram to move it)"
+            if ok
+            else why
+        )
         self.no_output.setText("" if ok else "no audio output")
         self.no_output.setToolTip(why)
 
@@ -268,8 +277,12 @@ class AudioPlayer(QWidget):
         self._stretched = {}
         self.duration = len(self.samples) / SAMPLE_RATE
         env = out["envelope"]
-        peak = max(0.05, float(max(np.max(np.abs(env.lo)), np.max(np.abs(env.hi)))) * 1.1
-                   if env.lo.size else 1.0)
+        peak = max(
+            0.05,
+            float(max(np.max(np.abs(env.lo)), np.max(np.abs(env.hi)))) * 1.1
+            if env.lo.size
+            else 1.0,
+        )
         seg = out.get("segments")
         if seg is None:
             seg = (np.repeat(env.times, 2), np.column_stack([env.lo, env.hi]).ravel())
@@ -310,9 +323,12 @@ class AudioPlayer(QWidget):
         # the slow part of showing an item)
         while len(self._word_items) < len(self.words):
             k = len(self._word_items)
-            box = pg.LinearRegionItem(values=(0, 0), movable=False,
-                                      brush=pg.mkBrush(21, 101, 192, 35 if k % 2 else 60),
-                                      pen=pg.mkPen(21, 101, 192, 120))
+            box = pg.LinearRegionItem(
+                values=(0, 0),
+                movable=False,
+                brush=pg.mkBrush(21, 101, 192, 35 if k % 2 else 60),
+                pen=pg.mkPen(21, 101, 192, 120),
+            )
             label = pg.TextItem("", color="#0d47a1", anchor=(0.5, 0.5))
             self.word_strip.addItem(box)
             self.word_strip.addItem(label)
@@ -349,9 +365,12 @@ class AudioPlayer(QWidget):
         self._nonspeech_items = []
         self.nonspeech = nonspeech_stretches(speech_regions, duration)
         for a, b in self.nonspeech:
-            r = pg.LinearRegionItem(values=(a, b), movable=False,
-                                    brush=pg.mkBrush(96, 108, 122, 45),
-                                    pen=pg.mkPen(96, 108, 122, 0))
+            r = pg.LinearRegionItem(
+                values=(a, b),
+                movable=False,
+                brush=pg.mkBrush(96, 108, 122, 45),
+                pen=pg.mkPen(96, 108, 122, 0),
+            )
             r.setZValue(-20)
             r.setToolTip(f"non-speech (VAD) {a:.2f}–{b:.2f} s")
             self._nonspeech_items.append(r)
@@ -394,15 +413,23 @@ class AudioPlayer(QWidget):
         top = float(c.max()) if c.size else 0.0
         y = -peak + 2 * peak * (c / top if top > 0 else c)
         for k, (word, start, end) in enumerate(spans):
-            region = pg.LinearRegionItem(values=(start, end), movable=False,
-                                         brush=pg.mkBrush(67, 160, 71, 22 if k % 2 else 36),
-                                         pen=pg.mkPen(67, 160, 71, 90))
+            region = pg.LinearRegionItem(
+                values=(start, end),
+                movable=False,
+                brush=pg.mkBrush(67, 160, 71, 22 if k % 2 else 36),
+                pen=pg.mkPen(67, 160, 71, 90),
+            )
             region.setZValue(-10)
             label = pg.TextItem(word, color="#2e7d32", anchor=(0.5, 0))
             label.setPos((start + end) / 2, peak)
             self._saliency_items += [region, label]
-        curve = pg.PlotDataItem(times, y, pen=pg.mkPen(239, 108, 0, 230, width=1.5),
-                                fillLevel=-peak, brush=pg.mkBrush(255, 152, 0, 45))
+        curve = pg.PlotDataItem(
+            times,
+            y,
+            pen=pg.mkPen(239, 108, 0, 230, width=1.5),
+            fillLevel=-peak,
+            brush=pg.mkBrush(255, 152, 0, 45),
+        )
         curve.setZValue(5)
         self._saliency_items.append(curve)
         for it in self._saliency_items:
@@ -508,7 +535,7 @@ class AudioPlayer(QWidget):
         start, end = max(0.0, float(start)), min(self.duration, float(end))
         if end - start < 0.01:
             return
-        seg = self.samples[int(start * SAMPLE_RATE):int(end * SAMPLE_RATE)]
+        seg = self.samples[int(start * SAMPLE_RATE) : int(end * SAMPLE_RATE)]
         if self.speed != 1.0:
             key = (start, end, self.speed)
             if key not in self._stretched:

@@ -43,13 +43,13 @@ class RadarScale:
     @property
     def outer(self) -> float:
         """The outermost ring: 1 (the reference) or the largest radius, rounded up to 0.5."""
-        top = max((r for rs in self.radius.values() for r in rs if math.isfinite(r)),
-                  default=1.0)
+        top = max((r for rs in self.radius.values() for r in rs if math.isfinite(r)), default=1.0)
         return max(1.0, math.ceil(top * 2 - 1e-9) / 2)
 
 
-def radar_scale(values: Mapping[str, Mapping[str, float | None]], reference: str,
-                metrics: Sequence[str]) -> RadarScale:
+def radar_scale(
+    values: Mapping[str, Mapping[str, float | None]], reference: str, metrics: Sequence[str]
+) -> RadarScale:
     """Scale each metric axis so that the reference group's value is 1.
 
     Parameters
@@ -66,6 +66,7 @@ def radar_scale(values: Mapping[str, Mapping[str, float | None]], reference: str
         metric is listed in ``by_max``; an axis where every value is 0 has radius 0 for every
         group and is listed in ``empty``.
     """
+
     def get(g, m):
         try:
             v = float((values.get(g) or {}).get(m))
@@ -100,8 +101,7 @@ def radar_scale(values: Mapping[str, Mapping[str, float | None]], reference: str
             else:
                 rs.append(max(0.0, v / d))
         radius[g] = tuple(rs)
-    return RadarScale(tuple(metrics), tuple(groups), radius, divisor, tuple(by_max),
-                      tuple(empty))
+    return RadarScale(tuple(metrics), tuple(groups), radius, divisor, tuple(by_max), tuple(empty))
 
 
 def radar_inputs(result: Mapping) -> tuple[dict, str | None, list[str]]:
@@ -109,17 +109,29 @@ def radar_inputs(result: Mapping) -> tuple[dict, str | None, list[str]]:
     metrics (and, when fewer than three, the descriptive ones with values), groups not
     excluded."""
     groups = [g for g in result.get("groups") or [] if not g.get("excluded")]
-    vals = {g["group"]: {**{k: v for k, v in g.items() if isinstance(v, (int, float))},
-                         **(g.get("values") or {})} for g in groups}
-    metrics = [m for m in result.get("tested_metrics") or []
-               if any(v.get(m) is not None for v in vals.values())]
+    vals = {
+        g["group"]: {
+            **{k: v for k, v in g.items() if isinstance(v, (int, float))},
+            **(g.get("values") or {}),
+        }
+        for g in groups
+    }
+    metrics = [
+        m
+        for m in result.get("tested_metrics") or []
+        if any(v.get(m) is not None for v in vals.values())
+    ]
     if len(metrics) < 3:
-        metrics += [m for m in result.get("descriptive_metrics") or []
-                    if m not in metrics and any(v.get(m) is not None for v in vals.values())]
+        metrics += [
+            m
+            for m in result.get("descriptive_metrics") or []
+            if m not in metrics and any(v.get(m) is not None for v in vals.values())
+        ]
     if not ((result.get("pitfalls") or {}).get("n_flagged") or 0):
         metrics = [m for m in metrics if m != "wer_unflagged"]  # the WER itself: no new axis
     if "hallucination_rate" not in metrics and any(
-            v.get("hallucination_rate") is not None for v in vals.values()):
+        v.get("hallucination_rate") is not None for v in vals.values()
+    ):
         metrics.append("hallucination_rate")  # issue 18: always an axis when the run has it
     return vals, result.get("reference"), metrics
 
@@ -153,16 +165,24 @@ class RadarWidget(QWidget):
             return
         self.scale = radar_scale(vals, ref, metrics)
         self.canvas.set_scale(self.scale, vals)
-        notes = [f"Each axis is one metric, each line one group, scaled so that the reference "
-                 f"<b>{esc(ref)}</b> is the dashed unit circle: a point at 1.5 is 1.5× the "
-                 "reference's value."]
+        notes = [
+            f"Each axis is one metric, each line one group, scaled so that the reference "
+            f"<b>{esc(ref)}</b> is the dashed unit circle: a point at 1.5 is 1.5× the "
+            "reference's value."
+        ]
         if self.scale.by_max:
-            notes.append("The reference's value is 0 on " + ", ".join(
-                metric_short(m) for m in self.scale.by_max) + ": those axes are scaled by the "
-                "largest group value instead (marked * on the chart).")
+            notes.append(
+                "The reference's value is 0 on "
+                + ", ".join(metric_short(m) for m in self.scale.by_max)
+                + ": those axes are scaled by the "
+                "largest group value instead (marked * on the chart)."
+            )
         if self.scale.empty:
-            notes.append("Every group is at 0 on " + ", ".join(
-                metric_short(m) for m in self.scale.empty).rstrip(".") + ".")
+            notes.append(
+                "Every group is at 0 on "
+                + ", ".join(metric_short(m) for m in self.scale.empty).rstrip(".")
+                + "."
+            )
         self.caption.setText(" ".join(notes))
 
 
@@ -193,8 +213,11 @@ class RadarCanvas(QWidget):
         s = self.scale
         if s is None or len(s.metrics) < 2:
             p.setPen(QColor("#777777"))
-            p.drawText(self.rect(), Qt.AlignCenter, "The radar needs a reference group and at "
-                       "least two metrics with values.")
+            p.drawText(
+                self.rect(),
+                Qt.AlignCenter,
+                "The radar needs a reference group and at least two metrics with values.",
+            )
             return
         legend_w = 190
         w, h = self.width() - legend_w, self.height()
@@ -219,8 +242,11 @@ class RadarCanvas(QWidget):
             if outer <= 2 or abs(ring - round(ring)) < 1e-9:  # many rings: whole ones only
                 p.setPen(QColor("#8a939c"))
                 q = at(0, ring)
-                p.drawText(QRectF(q.x() + 4, q.y() - 14, 60, 14),
-                           Qt.AlignLeft | Qt.AlignBottom, f"{ring:g}×")
+                p.drawText(
+                    QRectF(q.x() + 4, q.y() - 14, 60, 14),
+                    Qt.AlignLeft | Qt.AlignBottom,
+                    f"{ring:g}×",
+                )
             ring += 0.5
         p.setPen(QPen(QColor("#c3c8ce"), 1))
         for k in range(n):
@@ -235,7 +261,7 @@ class RadarCanvas(QWidget):
             a = -math.pi / 2 + 2 * math.pi * k / n
             end = QPointF(c.x() + (radius + 16) * math.cos(a), c.y() + (radius + 16) * math.sin(a))
             text = metric_short(m) + ("*" if m in s.by_max else "")
-            sub = ("higher is better" if higher_is_better(m) else "lower is better")
+            sub = "higher is better" if higher_is_better(m) else "lower is better"
             tw = max(fm.horizontalAdvance(text), fm.horizontalAdvance(sub)) + 8
             x = end.x() - tw / 2 + (tw / 2) * math.cos(a)
             y = end.y() - fm.height() + fm.height() * math.sin(a)
@@ -267,10 +293,10 @@ class RadarCanvas(QWidget):
                 p.setPen(QPen(QColor(SERIES[(gi - 1) % len(SERIES)]), 3))
             p.drawLine(QPointF(x0, y + 7), QPointF(x0 + 22, y + 7))
             p.setPen(QColor("#1f2933"))
-            name = fm.elidedText(_short(g) + ("  (reference)" if gi == 0 else ""),
-                                 Qt.ElideRight, legend_w - 40)
-            p.drawText(QRectF(x0 + 28, y, legend_w - 34, 16), Qt.AlignLeft | Qt.AlignVCenter,
-                       name)
+            name = fm.elidedText(
+                _short(g) + ("  (reference)" if gi == 0 else ""), Qt.ElideRight, legend_w - 40
+            )
+            p.drawText(QRectF(x0 + 28, y, legend_w - 34, 16), Qt.AlignLeft | Qt.AlignVCenter, name)
             y += 18
         y += 8
         p.setPen(QColor("#6b7785"))
@@ -281,8 +307,11 @@ class RadarCanvas(QWidget):
             lab = f"{metric_short(m)}: reference {fmt_value(m, v) or '–'}"
             if m in s.by_max:
                 lab += f"; 1 = max {fmt_value(m, s.divisor[m])}"
-            p.drawText(QRectF(x0, y, legend_w - 8, 14), Qt.AlignLeft | Qt.AlignVCenter,
-                       QFontMetrics(small).elidedText(lab, Qt.ElideRight, legend_w - 8))
+            p.drawText(
+                QRectF(x0, y, legend_w - 8, 14),
+                Qt.AlignLeft | Qt.AlignVCenter,
+                QFontMetrics(small).elidedText(lab, Qt.ElideRight, legend_w - 8),
+            )
             y += 14
 
 

@@ -31,8 +31,11 @@ def build(panel) -> None:
     and the audio devices and prompt list on the left (scrolling on a small screen), the
     prompt card, takes, player and transcript editor on the right."""
     panel.form = SpeakerForm()
-    panel.dataset, panel.speaker_id, panel.meta = (panel.form.dataset, panel.form.speaker_id,
-                                                panel.form.meta)
+    panel.dataset, panel.speaker_id, panel.meta = (
+        panel.form.dataset,
+        panel.form.speaker_id,
+        panel.form.meta,
+    )
     panel.form.changed.connect(panel._form_changed)
     spk_box = QGroupBox()
     sv = QVBoxLayout(spk_box)
@@ -51,8 +54,10 @@ def build(panel) -> None:
     panel.list_combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
     panel.list_combo.setMinimumContentsLength(12)
     panel.open_btn = QPushButton("Open…")
-    panel.open_btn.setToolTip("open a prompt list (.txt: one prompt per line, # comments; "
-                             ".jsonl: text, content_id, gloss, intent, slots)")
+    panel.open_btn.setToolTip(
+        "open a prompt list (.txt: one prompt per line, # comments; "
+        ".jsonl: text, content_id, gloss, intent, slots)"
+    )
     panel.language = QLineEdit()
     panel.language.setPlaceholderText("language code")
     panel.language.setMaximumWidth(80)
@@ -144,8 +149,9 @@ def build(panel) -> None:
     panel.live.setXRange(0, 3, padding=0)
     panel._live_lo = pg.PlotDataItem(pen=pg.mkPen("#c62828", width=1))
     panel._live_hi = pg.PlotDataItem(pen=pg.mkPen("#c62828", width=1))
-    panel._live_fill = pg.FillBetweenItem(panel._live_lo, panel._live_hi,
-                                         brush=pg.mkBrush(198, 40, 40, 140))
+    panel._live_fill = pg.FillBetweenItem(
+        panel._live_lo, panel._live_hi, brush=pg.mkBrush(198, 40, 40, 140)
+    )
     for it in (panel._live_lo, panel._live_hi, panel._live_fill):
         panel.live.addItem(it)
 
@@ -164,11 +170,12 @@ def build(panel) -> None:
     panel.takes = QListWidget()
     panel.takes.setMinimumHeight(60)
     panel.accept_btn = QPushButton("✓  Accept take")
-    panel.accept_btn.setToolTip("make the selected take the dataset item of this prompt "
-                                "(other takes stay on disk) (Ctrl+Return)")
+    panel.accept_btn.setToolTip(
+        "make the selected take the dataset item of this prompt "
+        "(other takes stay on disk) (Ctrl+Return)"
+    )
     panel.again_btn = QPushButton("Re-record")
-    panel.again_btn.setToolTip("record a new take of this prompt; earlier takes are kept "
-                               "(Ctrl+R)")
+    panel.again_btn.setToolTip("record a new take of this prompt; earlier takes are kept (Ctrl+R)")
     panel.player = AudioPlayer(panel.ctx.jobs)
     # the take list and its buttons beside the player (not above it): fits 768 px high
     col = QWidget()
@@ -225,11 +232,13 @@ def build(panel) -> None:
     panel.accept_btn.clicked.connect(panel.accept)
     panel.takes.currentRowChanged.connect(panel._take_selected)
     panel.transcript.save_requested.connect(panel._save_transcript)
-    for key, slot in ((Qt.Key_Space, panel.toggle_record),
-                      (QKeySequence("Alt+Right"), lambda: panel.go(panel.index + 1)),
-                      (QKeySequence("Alt+Left"), lambda: panel.go(panel.index - 1)),
-                      (QKeySequence("Ctrl+Return"), panel._accept_key),
-                      (QKeySequence("Ctrl+R"), panel._again_key)):
+    for key, slot in (
+        (Qt.Key_Space, panel.toggle_record),
+        (QKeySequence("Alt+Right"), lambda: panel.go(panel.index + 1)),
+        (QKeySequence("Alt+Left"), lambda: panel.go(panel.index - 1)),
+        (QKeySequence("Ctrl+Return"), panel._accept_key),
+        (QKeySequence("Ctrl+R"), panel._again_key),
+    ):
         sc = QShortcut(QKeySequence(key), panel)
         sc.setContext(Qt.WidgetWithChildrenShortcut)  # text fields keep their Space
         sc.activated.connect(slot)

@@ -90,8 +90,15 @@ class RecordPanel(QWidget):
         ("Ctrl+R", "Record: re-record this prompt"),
     ]
 
-    def __init__(self, ctx: Context, stream_factory=None, parent=None, *,
-                 input_file=None, file_speed: float = 1.0):
+    def __init__(
+        self,
+        ctx: Context,
+        stream_factory=None,
+        parent=None,
+        *,
+        input_file=None,
+        file_speed: float = 1.0,
+    ):
         super().__init__(parent)
         self.ctx = ctx
         self._fixed_factory = stream_factory
@@ -121,8 +128,9 @@ class RecordPanel(QWidget):
                 self.devices.set_input_file(str(input_file))
         else:
             self.devices.setEnabled(False)
-            self.devices.note.setText("input: " + getattr(stream_factory, "source",
-                                                          "a programmatic stream"))
+            self.devices.note.setText(
+                "input: " + getattr(stream_factory, "source", "a programmatic stream")
+            )
         self.devices.changed.connect(self._apply_input)
         self._apply_input()
         self._project_changed()
@@ -152,27 +160,32 @@ class RecordPanel(QWidget):
             from ..recording.file_source import file_stream_factory
 
             try:
-                self.recorder.stream_factory = file_stream_factory(self.devices.input_file,
-                                                                   speed=self.file_speed)
+                self.recorder.stream_factory = file_stream_factory(
+                    self.devices.input_file, speed=self.file_speed
+                )
                 self.can_record, self.no_record_reason = True, ""
             except (AudioError, OSError) as exc:
                 self.can_record = False
-                self.no_record_reason = (f"Recording unavailable: the input file cannot be "
-                                         f"used ({exc}). Choose another file or a device.")
+                self.no_record_reason = (
+                    f"Recording unavailable: the input file cannot be "
+                    f"used ({exc}). Choose another file or a device."
+                )
         else:
             device = choice
 
             def factory(samplerate, channels, dtype, blocksize, callback, _device=None):
-                return rec.sounddevice_stream(samplerate, channels, dtype, blocksize,
-                                              callback, device=device)
+                return rec.sounddevice_stream(
+                    samplerate, channels, dtype, blocksize, callback, device=device
+                )
 
             self.recorder.stream_factory = factory
             if self.devices.has_input():
                 self.can_record, self.no_record_reason = rec.input_status(device)
             else:
                 self.can_record = False
-                self.no_record_reason = ("Recording unavailable: "
-                                         + (self.devices.message or "no audio input device."))
+                self.no_record_reason = "Recording unavailable: " + (
+                    self.devices.message or "no audio input device."
+                )
             if not self.can_record:
                 self.no_record_reason = no_input_advice(self.no_record_reason)
         self._update_buttons()
@@ -192,8 +205,10 @@ class RecordPanel(QWidget):
                 else:
                     if found:
                         names = ", ".join(t.path.name for t in found[:4])
-                        self._say(f"{len(found)} take(s) left unfinished by a crash were "
-                                  f"recovered: {names}")
+                        self._say(
+                            f"{len(found)} take(s) left unfinished by a crash were "
+                            f"recovered: {names}"
+                        )
         self._refresh()
 
     def _form_changed(self) -> None:
@@ -216,8 +231,7 @@ class RecordPanel(QWidget):
         lang = self.language.text().strip() or "en"
         try:
             spk = self.speaker()
-            key = (self.dataset.text().strip(), spk.id, tuple(sorted(spk.metadata.items())),
-                   lang)
+            key = (self.dataset.text().strip(), spk.id, tuple(sorted(spk.metadata.items())), lang)
             if self._session is None or self._session_key != key:
                 self._session = RecordingSession(self.ctx.project, key[0], spk, language=lang)
                 self._session_key = key
@@ -230,8 +244,9 @@ class RecordPanel(QWidget):
     # -- prompt lists -------------------------------------------------------------------
     def open_list(self, path=None) -> None:
         if not path:
-            path, _ = QFileDialog.getOpenFileName(self, "Open a prompt list", "",
-                                                  "Prompt lists (*.txt *.jsonl)")
+            path, _ = QFileDialog.getOpenFileName(
+                self, "Open a prompt list", "", "Prompt lists (*.txt *.jsonl)"
+            )
             if not path:
                 return
         p = Path(path)
@@ -253,8 +268,10 @@ class RecordPanel(QWidget):
             self.language.setText(pl.language)
         notes = [f"{len(pl)} prompts · {pl.name}"]
         if pl.problems:
-            notes.append(f"{len(pl.problems)} line(s) skipped: " +
-                         "; ".join(f"line {p.line}: {p.reason}" for p in pl.problems[:3]))
+            notes.append(
+                f"{len(pl.problems)} line(s) skipped: "
+                + "; ".join(f"line {p.line}: {p.reason}" for p in pl.problems[:3])
+            )
         self.list_note.setText("\n".join(notes))
         self.prompts.blockSignals(True)
         self.prompts.clear()
@@ -308,9 +325,11 @@ class RecordPanel(QWidget):
             self.prompt_label.setText(pr.text)  # plain text format: shown literally
             self.gloss.setText(f"‘{pr.gloss}’" if pr.gloss else "")
             extra = pr.extra.get("tones")
-            self.counter.setText(f"Prompt {self.index + 1} of {n} · {self.prompt_list.name}"
-                                 + (f" · tones {extra}" if extra else "")
-                                 + f" · content id {pr.content_id}")
+            self.counter.setText(
+                f"Prompt {self.index + 1} of {n} · {self.prompt_list.name}"
+                + (f" · tones {extra}" if extra else "")
+                + f" · content id {pr.content_id}"
+            )
         self.prev_btn.setEnabled(pr is not None and self.index > 0)
         self.next_btn.setEnabled(pr is not None and self.index < n - 1)
         self._refresh_takes()
@@ -365,21 +384,36 @@ class RecordPanel(QWidget):
         self.record_btn.setText("■  Stop" if recording else "●  Record")
         if not self.can_record:
             self.record_btn.setToolTip(self.no_record_reason)
-            self.no_input.setText(self.no_record_reason + " Takes already recorded can still "
-                                  "be played and annotated.")
+            self.no_input.setText(
+                self.no_record_reason + " Takes already recorded can still be played and annotated."
+            )
         else:
-            self.record_btn.setToolTip("start / stop recording a take (Space)" if have_session
-                                       else "enter a speaker id (and open a project) first")
+            self.record_btn.setToolTip(
+                "start / stop recording a take (Space)"
+                if have_session
+                else "enter a speaker id (and open a project) first"
+            )
             self.no_input.setText("")
         self.no_input.setVisible(bool(self.no_input.text()))
         self.again_btn.setEnabled(ok and not recording and bool(self.takes.count()))
-        self.again_btn.setToolTip(self.no_record_reason if not self.can_record else
-                                  "record a new take of this prompt; earlier takes are kept")
+        self.again_btn.setToolTip(
+            self.no_record_reason
+            if not self.can_record
+            else "record a new take of this prompt; earlier takes are kept"
+        )
         t = self.selected_take()
-        self.accept_btn.setEnabled(not recording and t is not None and not t.accepted
-                                   and t.status != rec.RECORDING)
-        for w in (self.prev_btn, self.next_btn, self.prompts, self.list_combo, self.open_btn,
-                  self.language, self.devices):
+        self.accept_btn.setEnabled(
+            not recording and t is not None and not t.accepted and t.status != rec.RECORDING
+        )
+        for w in (
+            self.prev_btn,
+            self.next_btn,
+            self.prompts,
+            self.list_combo,
+            self.open_btn,
+            self.language,
+            self.devices,
+        ):
             w.setEnabled(not recording)
         self.form.set_enabled_fields(not recording)
         if self._fixed_factory is not None:
@@ -443,8 +477,10 @@ class RecordPanel(QWidget):
             return None
         self._tick()
         self.meter.set_level(rec.Level())
-        self._say(f"take {done.number} recorded ({done.duration:.2f} s): listen, then "
-                  "Accept it or Re-record")
+        self._say(
+            f"take {done.number} recorded ({done.duration:.2f} s): listen, then "
+            "Accept it or Re-record"
+        )
         self._refresh_takes(select=len(s.takes(self.current_prompt())) - 1)
         self.take_recorded.emit(str(done.path))
         return done
@@ -474,9 +510,11 @@ class RecordPanel(QWidget):
         except FairdeskError as exc:
             self._say(str(exc), error=True)
             return None
-        self._say(f"take {t.number} accepted into dataset “{s.dataset}” as "
-                  f"{s.item_key(pr)}; correct its transcript below if the speaker said "
-                  "something else")
+        self._say(
+            f"take {t.number} accepted into dataset “{s.dataset}” as "
+            f"{s.item_key(pr)}; correct its transcript below if the speaker said "
+            "something else"
+        )
         self._refresh_prompts_marks()
         self._refresh_takes()
         self.take_accepted.emit(db_id)
@@ -487,8 +525,11 @@ class RecordPanel(QWidget):
         s, pr = self.session(quiet=True), self.current_prompt()
         item = s.item(pr) if s is not None and pr is not None else None
         if item is None:
-            self.transcript.set_text(pr.text if pr is not None else "", enabled=False,
-                                     note="accept a take to annotate its transcript")
+            self.transcript.set_text(
+                pr.text if pr is not None else "",
+                enabled=False,
+                note="accept a take to annotate its transcript",
+            )
         else:
             note = f"item {item['id']} · take {item.get('take', '?')}"
             if self._last_saved and self._last_saved[0] == item["id"]:
@@ -502,8 +543,9 @@ class RecordPanel(QWidget):
         try:
             ann = s.save_transcript(pr, text)
         except FairdeskError as exc:
-            self.transcript.status.setText(f"<span style='color:#c62828'>not saved: "
-                                           f"{html.escape(str(exc))}</span>")
+            self.transcript.status.setText(
+                f"<span style='color:#c62828'>not saved: {html.escape(str(exc))}</span>"
+            )
             return
         from time import strftime
 
@@ -524,10 +566,14 @@ class RecordPanel(QWidget):
     def save_state(self) -> dict:
         """Plain values: the speaker form, the devices, the prompt list and position."""
         key = self.list_combo.currentData()
-        return {"speaker": self.form.save_state(), "devices": self.devices.save_state(),
-                "prompt_list": str(key) if key is not None else None,
-                "prompt_index": int(self.index), "language": self.language.text(),
-                "split": [int(x) for x in self.split.sizes()]}
+        return {
+            "speaker": self.form.save_state(),
+            "devices": self.devices.save_state(),
+            "prompt_list": str(key) if key is not None else None,
+            "prompt_index": int(self.index),
+            "language": self.language.text(),
+            "split": [int(x) for x in self.split.sizes()],
+        }
 
     def restore_state(self, state: dict) -> None:
         if not state:
@@ -556,5 +602,3 @@ class RecordPanel(QWidget):
         self.timer.stop()
         self.transcript.flush()
         self.player.stop()
-
-

@@ -16,8 +16,9 @@ from .context import Context
 from .record_panel import RecordPanel
 
 
-def screenshot(out_png, project_folder, seconds: float = 1.6,
-               size: tuple[int, int] = (1440, 900)) -> Path:
+def screenshot(
+    out_png, project_folder, seconds: float = 1.6, size: tuple[int, int] = (1440, 900)
+) -> Path:
     """Open the panel offscreen on ``project_folder`` with a synthetic voice file as the input
     (played as the microphone), record and
     accept a take of the Igbo prompt àkwá, correct its transcript with the palette, and
@@ -86,10 +87,14 @@ def main(argv=None) -> int:
 
     ap = argparse.ArgumentParser(description="the Record panel on its own")
     ap.add_argument("project", nargs="?", help="project folder (default: a temporary one)")
-    ap.add_argument("--synthetic", action="store_true", help="record a synthetic voice "
-                    "instead of the sound card")
-    ap.add_argument("--input-file", metavar="WAV", help="record from this audio file, played "
-                    "as the microphone")
+    ap.add_argument(
+        "--synthetic",
+        action="store_true",
+        help="record a synthetic voice instead of the sound card",
+    )
+    ap.add_argument(
+        "--input-file", metavar="WAV", help="record from this audio file, played as the microphone"
+    )
     ap.add_argument("--screenshot", metavar="PNG", help="save a screenshot offscreen and exit")
     a = ap.parse_args(argv)
     folder = a.project or tempfile.mkdtemp(prefix="fairdesk-record-")
@@ -101,8 +106,11 @@ def main(argv=None) -> int:
 
     app = application()
     ctx = Context(folder)
-    factory = (rec.ArrayStream.factory(rec.synthetic_speech(3.0), realtime=True, loop=True)
-               if a.synthetic else None)
+    factory = (
+        rec.ArrayStream.factory(rec.synthetic_speech(3.0), realtime=True, loop=True)
+        if a.synthetic
+        else None
+    )
     w = RecordPanel(ctx, stream_factory=factory, input_file=a.input_file)
     w.resize(1300, 860)
     w.show()

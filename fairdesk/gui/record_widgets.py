@@ -88,8 +88,9 @@ class SpeakerForm(QWidget):
         self.toggle.setToolTip("show or fold the speaker form")
         self.toggle.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
         self.dataset = QLineEdit("field")
-        self.dataset.setToolTip("dataset the accepted takes go into (folder "
-                                "recordings/<dataset> of the project)")
+        self.dataset.setToolTip(
+            "dataset the accepted takes go into (folder recordings/<dataset> of the project)"
+        )
         self.speaker_id = QLineEdit()
         self.speaker_id.setPlaceholderText("required, e.g. spk01")
         self.meta: dict[str, QWidget] = {}
@@ -150,8 +151,11 @@ class SpeakerForm(QWidget):
                 meta[key] = int(v)
             elif v:
                 meta[key] = v
-        return {"dataset": self.dataset.text().strip(),
-                "speaker_id": self.speaker_id.text().strip(), "metadata": meta}
+        return {
+            "dataset": self.dataset.text().strip(),
+            "speaker_id": self.speaker_id.text().strip(),
+            "metadata": meta,
+        }
 
     def set_enabled_fields(self, on: bool) -> None:
         for w in (self.dataset, self.speaker_id, *self.meta.values()):
@@ -159,10 +163,16 @@ class SpeakerForm(QWidget):
 
     # -- remembered state ---------------------------------------------------------------
     def save_state(self) -> dict:
-        raw = {k: (w.currentText() if isinstance(w, QComboBox) else w.text())
-               for k, w in self.meta.items()}
-        return {"dataset": self.dataset.text(), "speaker_id": self.speaker_id.text(),
-                "metadata": raw, "expanded": self.body.isVisibleTo(self)}
+        raw = {
+            k: (w.currentText() if isinstance(w, QComboBox) else w.text())
+            for k, w in self.meta.items()
+        }
+        return {
+            "dataset": self.dataset.text(),
+            "speaker_id": self.speaker_id.text(),
+            "metadata": raw,
+            "expanded": self.body.isVisibleTo(self),
+        }
 
     def restore_state(self, state: dict) -> None:
         if state.get("dataset"):

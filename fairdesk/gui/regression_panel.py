@@ -40,14 +40,50 @@ from .model_based_view import ModelBasedView
 from .theme import plain_tip, pvalue
 
 #: Item columns that are never demographic variables.
-NOT_VARIABLES = frozenset({
-    "id", "item_id", "path", "audio_path", "text", "reference", "hypothesis", "hyp", "ref",
-    "content_id", "speaker_id", "group", "duration", "audio_hash", "intent", "slots", "words",
-    "error", "reason", "confidence", "label", "prediction", "n_words", "n_sub", "n_del",
-    "n_ins", "n_chars", "em", "correct"})
+NOT_VARIABLES = frozenset(
+    {
+        "id",
+        "item_id",
+        "path",
+        "audio_path",
+        "text",
+        "reference",
+        "hypothesis",
+        "hyp",
+        "ref",
+        "content_id",
+        "speaker_id",
+        "group",
+        "duration",
+        "audio_hash",
+        "intent",
+        "slots",
+        "words",
+        "error",
+        "reason",
+        "confidence",
+        "label",
+        "prediction",
+        "n_words",
+        "n_sub",
+        "n_del",
+        "n_ins",
+        "n_chars",
+        "em",
+        "correct",
+    }
+)
 MAX_LEVELS = 30
-HEADS = ["Variable", "Level (vs reference)", "OR", "95% CI", "p", "OR clustered",
-         "95% CI clustered", "p clustered"]
+HEADS = [
+    "Variable",
+    "Level (vs reference)",
+    "OR",
+    "95% CI",
+    "p",
+    "OR clustered",
+    "95% CI clustered",
+    "p clustered",
+]
 
 
 def candidate_columns(frame, metadata: set[str] | None = None) -> list[str]:
@@ -72,6 +108,7 @@ def candidate_columns(frame, metadata: set[str] | None = None) -> list[str]:
 
 def odds_rows(result: dict) -> list[list[str]]:
     """Table rows: each level of each variable with its plain and clustered odds ratio."""
+
     def fmt_or(v):
         return "–" if v is None else f"{v:.2f}"
 
@@ -79,8 +116,10 @@ def odds_rows(result: dict) -> list[list[str]]:
         lo, hi = lev.get("ci_low"), lev.get("ci_high")
         return "–" if lo is None or hi is None else f"{lo:.2f} – {hi:.2f}"
 
-    clustered = {u["variable"]: {lev["level"]: lev for lev in u.get("levels") or []}
-                 for u in ((result.get("clustered") or {}).get("univariate") or [])}
+    clustered = {
+        u["variable"]: {lev["level"]: lev for lev in u.get("levels") or []}
+        for u in ((result.get("clustered") or {}).get("univariate") or [])
+    }
     rows = []
     for u in result.get("univariate") or []:
         var, ref = u["variable"], u.get("reference")
@@ -89,11 +128,18 @@ def odds_rows(result: dict) -> list[list[str]]:
             continue
         for lev in u.get("levels") or []:
             cl = clustered.get(var, {}).get(lev["level"])
-            rows.append([var, f"{lev['level']} vs {ref}", fmt_or(lev.get("odds_ratio")),
-                         fmt_ci(lev), pvalue(lev.get("p_value")),
-                         fmt_or(cl.get("odds_ratio")) if cl else "–",
-                         fmt_ci(cl) if cl else "–",
-                         pvalue(cl.get("p_value")) if cl else "–"])
+            rows.append(
+                [
+                    var,
+                    f"{lev['level']} vs {ref}",
+                    fmt_or(lev.get("odds_ratio")),
+                    fmt_ci(lev),
+                    pvalue(lev.get("p_value")),
+                    fmt_or(cl.get("odds_ratio")) if cl else "–",
+                    fmt_ci(cl) if cl else "–",
+                    pvalue(cl.get("p_value")) if cl else "–",
+                ]
+            )
     return rows
 
 
@@ -133,8 +179,9 @@ class RegressionPanel(QWidget):
         self.alpha.setValue(0.05)
         self.run_btn = QPushButton("Run regression")
         self.run_btn.setObjectName("primary")
-        self.run_btn.setToolTip("fit the models in the background and store them with the "
-                                "run (Ctrl+Shift+R)")
+        self.run_btn.setToolTip(
+            "fit the models in the background and store them with the run (Ctrl+Shift+R)"
+        )
         self.history = QComboBox()
         self.history.setToolTip("regressions stored with this run")
         self.history.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
@@ -252,25 +299,35 @@ class RegressionPanel(QWidget):
         for s in stored:
             req = s.get("request") or {}
             when = time.strftime("%H:%M %d %b", time.localtime(s.get("created_at", 0)))
-            self.history.addItem(f"{req.get('outcome')} ~ {' + '.join(req.get('variables') or [])}"
-                                 f" · {when}", s)
+            self.history.addItem(
+                f"{req.get('outcome')} ~ {' + '.join(req.get('variables') or [])} · {when}", s
+            )
         if stored:
             i = next((k for k, s in enumerate(stored) if s.get("result_id") == select_id), 0)
             self.history.setCurrentIndex(i)
             self.show_payload(stored[i])
         elif self.run_id is not None:
-            self.status.setText("No regression stored with this run yet: choose the outcome "
-                                "and variables, then Run regression.")
+            self.status.setText(
+                "No regression stored with this run yet: choose the outcome "
+                "and variables, then Run regression."
+            )
 
     def _history_picked(self, index: int) -> None:
         self.show_payload(self.history.itemData(index))
 
     def request(self) -> dict:
         """The form as plain values."""
-        vars_ = [self.variables.item(i).text() for i in range(self.variables.count())
-                 if self.variables.item(i).checkState() == Qt.Checked]
-        return {"outcome": self.outcome.currentData(), "variables": vars_,
-                "cluster": self.cluster.currentData(), "alpha": float(self.alpha.value())}
+        vars_ = [
+            self.variables.item(i).text()
+            for i in range(self.variables.count())
+            if self.variables.item(i).checkState() == Qt.Checked
+        ]
+        return {
+            "outcome": self.outcome.currentData(),
+            "variables": vars_,
+            "cluster": self.cluster.currentData(),
+            "alpha": float(self.alpha.value()),
+        }
 
     def _set_enabled(self) -> None:
         busy = self.job is not None
@@ -286,9 +343,17 @@ class RegressionPanel(QWidget):
             self.status.setText("Check at least one variable.")
             return None
         self.status.setText(f"fitting {req['outcome']} ~ {' + '.join(req['variables'])}…")
-        job = Job(rr.regress_run, str(self.ctx.folder), self.run_id, req["outcome"],
-                  req["variables"], req["cluster"], req["alpha"], name="regression",
-                  request=(self.run_id, tuple(req["variables"])))
+        job = Job(
+            rr.regress_run,
+            str(self.ctx.folder),
+            self.run_id,
+            req["outcome"],
+            req["variables"],
+            req["cluster"],
+            req["alpha"],
+            name="regression",
+            request=(self.run_id, tuple(req["variables"])),
+        )
         job.signals.result.connect(self._done)
         job.signals.error.connect(lambda m: self.status.setText(f"Regression failed: {m}"))
         job.signals.cancelled.connect(lambda: self.status.setText("Regression cancelled."))
@@ -325,16 +390,22 @@ class RegressionPanel(QWidget):
         problems = res.get("problems") or []
         if problems:
             lines += ["", "Problems:"] + [f"- {p}" for p in problems]
-        self.conclusions.setPlainText("\n".join(f"• {t}" if t and not t.startswith(("-",
-                                      "Problems")) else t for t in lines))
+        self.conclusions.setPlainText(
+            "\n".join(f"• {t}" if t and not t.startswith(("-", "Problems")) else t for t in lines)
+        )
         if payload:
             req = payload.get("request") or {}
             cl = res.get("clustered") or {}
             self.status.setText(
                 f"{res.get('model', '?')} model of {req.get('outcome')} on "
                 f"{', '.join(req.get('variables') or [])}; CIs at {1 - req.get('alpha', 0.05):.0%}"
-                + (f"; clustered by {cl.get('cluster')} ({cl.get('n_clusters', '?')} clusters, "
-                   f"{cl.get('method')})" if cl else "; no clustering"))
+                + (
+                    f"; clustered by {cl.get('cluster')} ({cl.get('n_clusters', '?')} clusters, "
+                    f"{cl.get('method')})"
+                    if cl
+                    else "; no clustering"
+                )
+            )
 
     def shutdown(self) -> None:
         if self.job is not None:

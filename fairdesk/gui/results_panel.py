@@ -50,24 +50,42 @@ from .verdict_cards import VerdictCards
 #: Sub-tabs, in order (screenshots and the remembered state use the names).
 SUBTABS = ("groups", "comparisons", "values", "radar", "confusion", "phones", "regression")
 
-COMPARISON_COLUMNS = ("metric", "group", "reference", "value", "reference_value", "gap",
-                      "ci_low", "ci_high", "p_value", "p_adjusted", "mde", "effect_size",
-                      "verdict", "direction", "estimator", "design", "n_items", "n_speakers",
-                      "flags")
+COMPARISON_COLUMNS = (
+    "metric",
+    "group",
+    "reference",
+    "value",
+    "reference_value",
+    "gap",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "p_adjusted",
+    "mde",
+    "effect_size",
+    "verdict",
+    "direction",
+    "estimator",
+    "design",
+    "n_items",
+    "n_speakers",
+    "flags",
+)
 
 
 def dominated_text(dom: dict, long: bool = False) -> str:
     """The ``wer_dominated_by`` flag of a group in words (METHODS §2: one utterance carries
     more than a quarter of at least 20 word errors)."""
-    short = (f"one item carries {dom.get('share', 0):.0%} of the WER errors: "
-             f"{dom.get('item')}")
+    short = f"one item carries {dom.get('share', 0):.0%} of the WER errors: {dom.get('item')}"
     if not long:
         return short
     wo = dom.get("wer_without_item")
-    return (f"One utterance ({dom.get('item')}) holds {dom.get('errors')} of the group's "
-            f"{dom.get('group_errors')} word errors ({dom.get('share', 0):.0%}); the pooled "
-            f"WER is {pct(dom.get('wer'), 1)}, {pct(wo, 1) if wo is not None else '–'} "
-            "without it. Listen to it in Items before trusting this group's WER.")
+    return (
+        f"One utterance ({dom.get('item')}) holds {dom.get('errors')} of the group's "
+        f"{dom.get('group_errors')} word errors ({dom.get('share', 0):.0%}); the pooled "
+        f"WER is {pct(dom.get('wer'), 1)}, {pct(wo, 1) if wo is not None else '–'} "
+        "without it. Listen to it in Items before trusting this group's WER."
+    )
 
 
 class ResultsPanel(QWidget):
@@ -141,7 +159,8 @@ class ResultsPanel(QWidget):
         for w in (self.radar, self.confusion):  # a right click offers the export too
             w.setContextMenuPolicy(Qt.CustomContextMenu)
             w.customContextMenuRequested.connect(
-                lambda pos, w=w: self.chart_export.context_menu(w, pos))
+                lambda pos, w=w: self.chart_export.context_menu(w, pos)
+            )
 
         self.split = split = QSplitter(Qt.Vertical)
         split.addWidget(self.cards)
@@ -153,10 +172,12 @@ class ResultsPanel(QWidget):
         lay.addWidget(self.header)
         lay.addWidget(split, 1)
 
-        for key, slot in (("Ctrl+PgDown", lambda: self.step_tab(1)),
-                          ("Ctrl+PgUp", lambda: self.step_tab(-1)),
-                          ("F5", self.reload_runs),
-                          ("Ctrl+Shift+R", self.regression.start)):
+        for key, slot in (
+            ("Ctrl+PgDown", lambda: self.step_tab(1)),
+            ("Ctrl+PgUp", lambda: self.step_tab(-1)),
+            ("F5", self.reload_runs),
+            ("Ctrl+Shift+R", self.regression.start),
+        ):
             sc = QShortcut(QKeySequence(key), self)
             sc.setContext(Qt.WidgetWithChildrenShortcut)
             sc.activated.connect(slot)
@@ -211,8 +232,9 @@ class ResultsPanel(QWidget):
         self._fill_groups(result)
         self._fill_comparisons(result)
         self._chart_view()
-        self.header.setText(self._header(result) if result else
-                            "No run yet: run an audit, or pick a stored run.")
+        self.header.setText(
+            self._header(result) if result else "No run yet: run an audit, or pick a stored run."
+        )
         self._fit_split()
         QTimer.singleShot(0, self._fit_split)  # again once the new cards are laid out
 
@@ -227,8 +249,10 @@ class ResultsPanel(QWidget):
 
     # -- remembered state -------------------------------------------------------------
     def save_state(self) -> dict:
-        return {"subtab": SUBTABS[self.tabs.currentIndex()],
-                "regression_split": [int(x) for x in self.regression.split.sizes()]}
+        return {
+            "subtab": SUBTABS[self.tabs.currentIndex()],
+            "regression_split": [int(x) for x in self.regression.split.sizes()],
+        }
 
     def restore_state(self, state: dict) -> None:
         if state.get("subtab") in SUBTABS:
@@ -259,22 +283,25 @@ class ResultsPanel(QWidget):
         """The run's one-paragraph summary as rich text; every value from the data is
         escaped (a group named ``<img src=…>`` shows as that text)."""
         n = sum(g.get("n_items", 0) for g in r.get("groups") or [])
-        bits = [f"<b>{esc(r.get('model', '?'))}</b> on <b>{esc(r.get('dataset', '?'))}</b>",
-                f"by {esc(' × '.join(map(str, r.get('by') or [])))}",
-                f"reference <b>{esc(r.get('reference'))}</b>",
-                f"{n:,} items", f"design {esc(r.get('design', '?'))}",
-                f"{esc((r.get('settings') or {}).get('n_bootstrap', '?'))} resamples"]
+        bits = [
+            f"<b>{esc(r.get('model', '?'))}</b> on <b>{esc(r.get('dataset', '?'))}</b>",
+            f"by {esc(' × '.join(map(str, r.get('by') or [])))}",
+            f"reference <b>{esc(r.get('reference'))}</b>",
+            f"{n:,} items",
+            f"design {esc(r.get('design', '?'))}",
+            f"{esc((r.get('settings') or {}).get('n_bootstrap', '?'))} resamples",
+        ]
         if r.get("failures"):
             bits.append(f"<span style='color:#c62828'>{len(r['failures'])} failed items</span>")
         if r.get("excluded"):
-            bits.append(f"<span style='color:#ef6c00'>{len(r['excluded'])} groups excluded"
-                        "</span>")
+            bits.append(f"<span style='color:#ef6c00'>{len(r['excluded'])} groups excluded</span>")
         notes = [str(x) for x in r.get("notes") or []]
         rep = r.get("representation") or {}
         if rep.get("leakage") is not None:
             leak = rep["leakage"] or {}
-            cases = ", ".join(f"{m}: {c.replace('_', ' ')}"
-                              for m, c in (rep.get("cases") or {}).items())
+            cases = ", ".join(
+                f"{m}: {c.replace('_', ' ')}" for m, c in (rep.get("cases") or {}).items()
+            )
 
             def num(v):
                 return "–" if v is None else f"{v:.3f}"
@@ -284,16 +311,19 @@ class ResultsPanel(QWidget):
                 f"{num(leak.get('leakage'))} (probe balanced accuracy "
                 f"{num(leak.get('balanced_accuracy'))} vs chance {num(leak.get('chance'))}, "
                 f"folds by {leak.get('split', '?')}); structure "
-                f"{'yes' if rep.get('structure') else 'no'}" + (f" — {cases}" if cases else ""))
+                f"{'yes' if rep.get('structure') else 'no'}" + (f" — {cases}" if cases else "")
+            )
         elif rep.get("error"):
             notes.append(f"representation: {rep['error']}")
         ex = r.get("explain") or {}
         if ex:
             done = sum((ex.get("items_explained") or {}).values())
-            notes.append(f"explain: {ex.get('method', '?')} saliency on {done} of "
-                         f"{ex.get('n_sampled', '?')} sampled items "
-                         f"({ex.get('per_group', '?')} per group); grounding lift tested "
-                         "per group")
+            notes.append(
+                f"explain: {ex.get('method', '?')} saliency on {done} of "
+                f"{ex.get('n_sampled', '?')} sampled items "
+                f"({ex.get('per_group', '?')} per group); grounding lift tested "
+                "per group"
+            )
         text = " · ".join(bits)
         if notes:
             text += "<br><span style='color:#5f6b7a'>" + esc("; ".join(notes)) + "</span>"
@@ -315,16 +345,21 @@ class ResultsPanel(QWidget):
         groups = r.get("groups") or []
         t.setRowCount(len(groups))
         ref = r.get("reference")
-        verdicts = {(c["group"], c["metric"]): c.get("verdict") for c in
-                    r.get("comparisons") or []}
-        directions = {(c["group"], c["metric"]): c.get("direction") for c in
-                      r.get("comparisons") or []}
+        verdicts = {(c["group"], c["metric"]): c.get("verdict") for c in r.get("comparisons") or []}
+        directions = {
+            (c["group"], c["metric"]): c.get("direction") for c in r.get("comparisons") or []
+        }
         bold = QFont(t.font())
         bold.setBold(True)
         for i, g in enumerate(groups):
             values = g.get("values") or {}
-            status = ("reference" if g["group"] == ref else
-                      f"excluded: {g.get('reason')}" if g.get("excluded") else "compared")
+            status = (
+                "reference"
+                if g["group"] == ref
+                else f"excluded: {g.get('reason')}"
+                if g.get("excluded")
+                else "compared"
+            )
             dom = g.get("wer_dominated_by")
             if dom:
                 status += f" · {dominated_text(dom)}"
@@ -363,18 +398,24 @@ class ResultsPanel(QWidget):
             for k in ("value", "reference_value", "gap", "ci_low", "ci_high", "mde"):
                 if is_ratio(c.get("metric", "")):
                     v = row[k]
-                    row[k] = "" if v is None else (f"{v:+.3f}" if k in ("gap", "ci_low",
-                                                   "ci_high", "mde") else f"{v:.3f}×")
+                    row[k] = (
+                        ""
+                        if v is None
+                        else (
+                            f"{v:+.3f}" if k in ("gap", "ci_low", "ci_high", "mde") else f"{v:.3f}×"
+                        )
+                    )
                 else:
                     row[k] = pct(row[k], 2, signed=k in ("gap", "ci_low", "ci_high"))
-            row["p_value"], row["p_adjusted"] = pvalue(row["p_value"]), pvalue(
-                row["p_adjusted"])
-            row["effect_size"] = (f"{row['effect_size']:.2f}" if isinstance(
-                row["effect_size"], (int, float)) else "")
+            row["p_value"], row["p_adjusted"] = pvalue(row["p_value"]), pvalue(row["p_adjusted"])
+            row["effect_size"] = (
+                f"{row['effect_size']:.2f}" if isinstance(row["effect_size"], (int, float)) else ""
+            )
             row["metric"] = metric_short(row["metric"])
             row["verdict"] = verdict_style(row["verdict"] or "")[0]
             row["flags"] = ", ".join(row["flags"] or [])
             rows.append(row)
-        self.comparisons_model.set_frame(pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
-                                         if rows else None)
+        self.comparisons_model.set_frame(
+            pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS)) if rows else None
+        )
         self.comparisons.resizeColumnsToContents()

@@ -45,8 +45,9 @@ def remember_project(s: QSettings, folder) -> None:
     """Make ``folder`` the last project (and first of the recent ones)."""
     f = str(folder)
     s.setValue("last_project", f)
-    put_json(s, "recent_projects", [f] + [x for x in recent_projects(s) if x != f][
-        : MAX_RECENT - 1])
+    put_json(
+        s, "recent_projects", [f] + [x for x in recent_projects(s) if x != f][: MAX_RECENT - 1]
+    )
 
 
 class _SplitterSizes(QObject):
@@ -68,8 +69,11 @@ class _SplitterSizes(QObject):
 def restore_splitter(splitter, sizes) -> None:
     """Set ``splitter``'s sizes (a list of ints from ``save_state``) now and again once it
     is shown; anything else is ignored."""
-    if not (isinstance(sizes, list) and len(sizes) == splitter.count()
-            and all(isinstance(x, int) and x >= 0 for x in sizes)):
+    if not (
+        isinstance(sizes, list)
+        and len(sizes) == splitter.count()
+        and all(isinstance(x, int) and x >= 0 for x in sizes)
+    ):
         return
     splitter.setSizes(sizes)
     if not splitter.isVisible():

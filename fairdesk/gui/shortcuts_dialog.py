@@ -19,8 +19,9 @@ def collect_shortcuts(window_shortcuts, panels) -> list[tuple[str, str]]:
     """The window's shortcuts, then each panel's ``SHORTCUTS`` (duplicates once), with key
     names in the platform's native text."""
     out, seen = [], set()
-    for keys, what in list(window_shortcuts) + [s for p in panels
-                                                for s in getattr(p, "SHORTCUTS", []) or []]:
+    for keys, what in list(window_shortcuts) + [
+        s for p in panels for s in getattr(p, "SHORTCUTS", []) or []
+    ]:
         native = QKeySequence(keys).toString(QKeySequence.NativeText) or str(keys)
         if (native, what) not in seen:
             seen.add((native, what))

@@ -129,8 +129,11 @@ class FrameModel(QAbstractTableModel):
             return tip if tip is not None else display(v)
         if role == Qt.UserRole:
             return v.item() if isinstance(v, np.generic) else v
-        if role == Qt.TextAlignmentRole and isinstance(v, (int, float, np.number)) and \
-                not isinstance(v, (bool, np.bool_)):
+        if (
+            role == Qt.TextAlignmentRole
+            and isinstance(v, (int, float, np.number))
+            and not isinstance(v, (bool, np.bool_))
+        ):
             return int(Qt.AlignRight | Qt.AlignVCenter)
         return None
 
@@ -144,8 +147,10 @@ class FrameModel(QAbstractTableModel):
     def row(self, r: int) -> dict:
         """The values of view row ``r`` by column name."""
         i = self._view[r]
-        return {c: (d[i].item() if isinstance(d[i], np.generic) else d[i])
-                for c, d in zip(self._cols, self._data)}
+        return {
+            c: (d[i].item() if isinstance(d[i], np.generic) else d[i])
+            for c, d in zip(self._cols, self._data)
+        }
 
     def set_value(self, source_row: int, column: str, value) -> None:
         """Change one cell (by frame row and column name), e.g. after an annotation."""
@@ -207,12 +212,10 @@ class FrameModel(QAbstractTableModel):
             keep &= self._strings(c) == want
         if self._text and n:
             if self._hay is None:
-                self._hay = [_lower_strings(self._frame.iloc[:, c])
-                             for c in range(len(self._cols))]
+                self._hay = [_lower_strings(self._frame.iloc[:, c]) for c in range(len(self._cols))]
             hit = np.zeros(n, dtype=bool)
             for col in self._hay:
-                hit |= col.str.contains(self._text, regex=False).fillna(False).to_numpy(
-                    dtype=bool)
+                hit |= col.str.contains(self._text, regex=False).fillna(False).to_numpy(dtype=bool)
             keep &= hit
         rows = np.flatnonzero(keep)
         if self._sort is not None and rows.size:
@@ -230,15 +233,17 @@ class FrameModel(QAbstractTableModel):
         else:
             key = pd.Series(self._strings(c)[rows]).str.lower()
         # stable, missing values last in either direction
-        return key.sort_values(ascending=not desc, kind="stable", na_position="last"
-                               ).index.to_numpy()
+        return key.sort_values(
+            ascending=not desc, kind="stable", na_position="last"
+        ).index.to_numpy()
 
     def _relayout(self) -> None:
         self.layoutAboutToBeChanged.emit()
         old = self._view
         persistent = self.persistentIndexList()
-        src = [(ix, int(old[ix.row()])) for ix in persistent if ix.isValid()
-               and ix.row() < old.size]
+        src = [
+            (ix, int(old[ix.row()])) for ix in persistent if ix.isValid() and ix.row() < old.size
+        ]
         self._view = self._compute_view(self.source_rows())
         if src:
             where = np.full(self.source_rows(), -1, dtype=np.int64)
@@ -252,8 +257,13 @@ class FrameModel(QAbstractTableModel):
         self.layoutChanged.emit()
 
 
-def fit_columns(table, caps: dict[str, int] | None = None, default_cap: int = 200,
-                sample: int = 200, minimum: int = 44) -> None:
+def fit_columns(
+    table,
+    caps: dict[str, int] | None = None,
+    default_cap: int = 200,
+    sample: int = 200,
+    minimum: int = 44,
+) -> None:
     """Set column widths from the header and a sample of rows (not every row).
 
     ``resizeColumnsToContents`` asks every row of every column for its text and size; on a

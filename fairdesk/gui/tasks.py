@@ -25,15 +25,17 @@ def audit(folder, request, *, progress, cancelled):
         project.close()
 
 
-def import_dataset(folder, name, path, *, fmt="auto", language="en", options=None, progress,
-                   cancelled):
+def import_dataset(
+    folder, name, path, *, fmt="auto", language="en", options=None, progress, cancelled
+):
     """Import a dataset; returns the :class:`ImportReport` as a dict."""
     from ..core.importers import import_dataset as _import
 
     project = Project(folder)
     try:
-        rep = _import(project, name, path, fmt=fmt, language=language, progress=progress,
-                      **(options or {}))
+        rep = _import(
+            project, name, path, fmt=fmt, language=language, progress=progress, **(options or {})
+        )
         return rep.to_dict()
     finally:
         project.close()
@@ -68,8 +70,13 @@ def load_audio(path, *, spectrogram_too: bool = True, progress, cancelled):
     seg_x = np.repeat(env.times, 2)
     seg_y = np.column_stack([env.lo, env.hi]).ravel()
     db = None if spec is None else np.ascontiguousarray(spec.db, dtype=np.float32)
-    return {"samples": a.samples, "envelope": env, "spectrogram": spec, "segments": (seg_x, seg_y),
-            "image": db}
+    return {
+        "samples": a.samples,
+        "envelope": env,
+        "spectrogram": spec,
+        "segments": (seg_x, seg_y),
+        "image": db,
+    }
 
 
 def spectrogram(samples, *, progress, cancelled):
@@ -78,8 +85,7 @@ def spectrogram(samples, *, progress, cancelled):
     return signal.spectrogram(samples, progress=progress, cancelled=cancelled)
 
 
-def saliency(folder, model, audio_path, audio_hash, text, *, device="auto", progress,
-             cancelled):
+def saliency(folder, model, audio_path, audio_hash, text, *, device="auto", progress, cancelled):
     """Occlusion saliency and reference word spans of one item, stored in the project's
     saliency cache; returns :func:`fairdesk.explain.stage.explain_item`'s dict."""
     from ..core import audio as audio_io
@@ -92,8 +98,16 @@ def saliency(folder, model, audio_path, audio_hash, text, *, device="auto", prog
     backend = get_backend(model, device=device)
     try:
         progress(0.05, f"saliency of {Path(audio_path).name}")
-        return explain_item(project, backend, samples, audio_hash, text, "occlusion",
-                            cancelled=cancelled, progress=progress)
+        return explain_item(
+            project,
+            backend,
+            samples,
+            audio_hash,
+            text,
+            "occlusion",
+            cancelled=cancelled,
+            progress=progress,
+        )
     finally:
         backend.close()
         project.close()
@@ -111,8 +125,11 @@ def export_report(folder, run_id, path, *, embed_audio=False, pdf=None, progress
     finally:
         project.close()
     progress(1.0, "report written")
-    return {"html": str(out.html), "pdf": None if out.pdf is None else str(out.pdf),
-            "audio_skipped": list(out.audio_skipped)}
+    return {
+        "html": str(out.html),
+        "pdf": None if out.pdf is None else str(out.pdf),
+        "audio_skipped": list(out.audio_skipped),
+    }
 
 
 def export_tables(folder, run_id, out_dir, *, ext="csv", progress, cancelled):
@@ -126,8 +143,12 @@ def export_tables(folder, run_id, out_dir, *, ext="csv", progress, cancelled):
     project = Project(folder)
     try:
         d = load_run(project, int(run_id))
-        paths = _export(d, items=out_dir / f"items.{ext}", groups=out_dir / f"groups.{ext}",
-                        comparisons=out_dir / f"comparisons.{ext}")
+        paths = _export(
+            d,
+            items=out_dir / f"items.{ext}",
+            groups=out_dir / f"groups.{ext}",
+            comparisons=out_dir / f"comparisons.{ext}",
+        )
     finally:
         project.close()
     return [str(p) for p in paths]

@@ -35,8 +35,7 @@ OPS = {
 SLOT_STATUS = {"ok": "#2e7d32", "missed": "#c62828", "wrong": "#ef6c00", "extra": "#1565c0"}
 
 #: Series colours (colour-blind safe, Okabe-Ito).
-SERIES = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442",
-          "#000000"]
+SERIES = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
 
 STYLE = """
 QMainWindow, QDialog { background: #f6f7f9; }
@@ -188,13 +187,24 @@ def metric_label(metric: str) -> str:
 
 
 def metric_short(metric: str) -> str:
-    return {"wer": "WER", "cer": "CER", "em": "EM", "intent_accuracy": "Intent acc.",
-            "sub_rate": "Sub. rate", "del_rate": "Del. rate", "ins_rate": "Ins. rate",
-            "insertion_ratio": "Ins. ratio", "der": "DER", "ter": "TER",
-            "accuracy": "Accuracy", "balanced_accuracy": "Bal. acc.",
-            "macro_recall": "Macro recall", "mean_confidence": "Confidence",
-            "hallucination_rate": "Halluc.", "wer_unflagged": "WER unflagged"}.get(
-        metric, metric.replace("_", " "))
+    return {
+        "wer": "WER",
+        "cer": "CER",
+        "em": "EM",
+        "intent_accuracy": "Intent acc.",
+        "sub_rate": "Sub. rate",
+        "del_rate": "Del. rate",
+        "ins_rate": "Ins. rate",
+        "insertion_ratio": "Ins. ratio",
+        "der": "DER",
+        "ter": "TER",
+        "accuracy": "Accuracy",
+        "balanced_accuracy": "Bal. acc.",
+        "macro_recall": "Macro recall",
+        "mean_confidence": "Confidence",
+        "hallucination_rate": "Halluc.",
+        "wer_unflagged": "WER unflagged",
+    }.get(metric, metric.replace("_", " "))
 
 
 def higher_is_better(metric: str) -> bool:

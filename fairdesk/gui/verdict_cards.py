@@ -50,9 +50,11 @@ class VerdictCard(QFrame):
         self.verdict_label = label
         self.setObjectName("card")
         self.setCursor(Qt.PointingHandCursor)
-        self._style = (f"QFrame#card {{ background: {bg.name()}; border-radius: 7px; "
-                       f"border: 1px solid {bg.darker(125).name()}; }}"
-                       f"QFrame#card QLabel {{ color: {fg.name()}; background: transparent; }}")
+        self._style = (
+            f"QFrame#card {{ background: {bg.name()}; border-radius: 7px; "
+            f"border: 1px solid {bg.darker(125).name()}; }}"
+            f"QFrame#card QLabel {{ color: {fg.name()}; background: transparent; }}"
+        )
         self.setStyleSheet(self._style)
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
         self.setMinimumWidth(140)
@@ -67,14 +69,19 @@ class VerdictCard(QFrame):
             reason = c.get("reason") or c.get("reading") or label
             head = QLabel(f"<b>{esc(short)}</b>")
             why = QLabel(esc(_clip(str(reason), 40)))
-            vals = QLabel(f"{esc(fmt_value(m, c.get('value')) or '–')} vs "
-                          f"{esc(fmt_value(m, c.get('reference_value')) or '–')}")
+            vals = QLabel(
+                f"{esc(fmt_value(m, c.get('value')) or '–')} vs "
+                f"{esc(fmt_value(m, c.get('reference_value')) or '–')}"
+            )
             self.labels = [head, why, vals]
         else:
-            gap = QLabel(f"<span style='font-size:15px'><b>{fmt_gap(m, c.get('gap'))}</b>"
-                         f"</span> {fmt_ci(m, c.get('ci_low'), c.get('ci_high'))}")
-            vals = QLabel(f"{fmt_value(m, c.get('value'))} vs "
-                          f"{fmt_value(m, c.get('reference_value'))}")
+            gap = QLabel(
+                f"<span style='font-size:15px'><b>{fmt_gap(m, c.get('gap'))}</b>"
+                f"</span> {fmt_ci(m, c.get('ci_low'), c.get('ci_high'))}"
+            )
+            vals = QLabel(
+                f"{fmt_value(m, c.get('value'))} vs {fmt_value(m, c.get('reference_value'))}"
+            )
             padj = QLabel(f"p<sub>adj</sub> {pvalue(c.get('p_adjusted'))}")
             head = QLabel(f"<b>{esc(short)}</b>{arrow}")
             self.labels = [gap, vals, padj, head]
@@ -133,8 +140,9 @@ class VerdictCards(QWidget):
         self.reading.setWordWrap(True)
         self.reading.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.reading.setTextFormat(Qt.RichText)
-        self.reading.setStyleSheet("background:#f3f5f8; border:1px solid #d9dde2; "
-                                   "border-radius:5px; padding:7px;")
+        self.reading.setStyleSheet(
+            "background:#f3f5f8; border:1px solid #d9dde2; border-radius:5px; padding:7px;"
+        )
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(self.legend)
@@ -153,8 +161,9 @@ class VerdictCards(QWidget):
         if not result:
             return
         comps = result.get("comparisons") or []
-        metrics = [m for m in result.get("tested_metrics") or [] if
-                   any(c["metric"] == m for c in comps)]
+        metrics = [
+            m for m in result.get("tested_metrics") or [] if any(c["metric"] == m for c in comps)
+        ]
         groups = list(dict.fromkeys(c["group"] for c in comps))
         bold = QFont(self.font())
         bold.setBold(True)
@@ -167,8 +176,10 @@ class VerdictCards(QWidget):
             h.setToolTip(plain_tip(g))
             self.grid.addWidget(h, 0, j + 1)
         for i, m in enumerate(metrics):
-            lab = QLabel(f"<b>{esc(metric_short(m))}</b><br><span style='color:#5f6b7a'>"
-                         f"{'higher' if higher_is_better(m) else 'lower'} is better</span>")
+            lab = QLabel(
+                f"<b>{esc(metric_short(m))}</b><br><span style='color:#5f6b7a'>"
+                f"{'higher' if higher_is_better(m) else 'lower'} is better</span>"
+            )
             lab.setToolTip(plain_tip(metric_label(m)))
             lab.setMinimumWidth(100)
             self.grid.addWidget(lab, i + 1, 0)
@@ -195,10 +206,8 @@ class VerdictCards(QWidget):
         """Height that shows every card without scrolling (legend and reading included)."""
         width = max(200, self.scroll.viewport().width() or self.width())
         g = self.grid
-        grid = (g.totalHeightForWidth(width) if g.hasHeightForWidth() else
-                g.totalSizeHint().height())
-        reading = (self.reading.heightForWidth(max(200, self.width()))
-                   if self.reading.text() else 0)
+        grid = g.totalHeightForWidth(width) if g.hasHeightForWidth() else g.totalSizeHint().height()
+        reading = self.reading.heightForWidth(max(200, self.width())) if self.reading.text() else 0
         return self.legend.sizeHint().height() + grid + max(reading, 0) + 24
 
     def one_row_height(self) -> int:
@@ -206,8 +215,7 @@ class VerdictCards(QWidget):
         card = max((c.sizeHint().height() for c in self.cards), default=0)
         head = self.grid.itemAtPosition(0, 1)
         head_h = head.sizeHint().height() if head is not None else 0
-        reading = (self.reading.heightForWidth(max(200, self.width()))
-                   if self.reading.text() else 0)
+        reading = self.reading.heightForWidth(max(200, self.width())) if self.reading.text() else 0
         return self.legend.sizeHint().height() + head_h + card + max(reading, 0) + 40
 
     def show_reading(self, c: dict) -> None:
@@ -219,8 +227,10 @@ class VerdictCards(QWidget):
         wf = without_flagged_text(c)
         self.reading.setText(
             f"<b>{esc(metric_short(c['metric']))} · {esc(c['group'])}</b> — <i>{esc(label)}"
-            f"</i><br>{esc(body)}" + (f"<br><i>flags: {esc(flags)}</i>" if flags else "")
-            + (f"<br><span style='color:#7c2d12'>{esc(wf)}</span>" if wf else ""))
+            f"</i><br>{esc(body)}"
+            + (f"<br><i>flags: {esc(flags)}</i>" if flags else "")
+            + (f"<br><span style='color:#7c2d12'>{esc(wf)}</span>" if wf else "")
+        )
         self.selected = c
         for card in self.cards:
             on = card.comparison is c
@@ -239,19 +249,24 @@ def without_flagged_text(c: dict) -> str:
     if not (n_g or n_r) and wf.get("verdict") is not None:
         return ""
     m = c.get("metric", "")
-    left = (f"Without the flagged items ({n_g} in {c.get('group')}, {n_r} in "
-            f"{c.get('reference')})")
+    left = f"Without the flagged items ({n_g} in {c.get('group')}, {n_r} in {c.get('reference')})"
     if wf.get("verdict") is None:
         return f"{left}: not recomputed ({wf.get('reason') or 'not compared'})."
     same = wf["verdict"] == c.get("verdict")
     what = verdict_style(wf["verdict"])[0]
-    gap = (f"gap {fmt_gap(m, wf.get('gap'))} {fmt_ci(m, wf.get('ci_low'), wf.get('ci_high'))}"
-           if wf.get("gap") is not None else "")
+    gap = (
+        f"gap {fmt_gap(m, wf.get('gap'))} {fmt_ci(m, wf.get('ci_low'), wf.get('ci_high'))}"
+        if wf.get("gap") is not None
+        else ""
+    )
     turn = f"the verdict holds ({what})" if same else f"the verdict changes to {what}"
     return f"{left}: {gap + '; ' if gap else ''}{turn}."
 
 
 def _most_severe(comps: list[dict]) -> dict | None:
     order = {k: i for i, k in enumerate(VERDICTS)}
-    return min(comps, key=lambda c: (order.get(c.get("verdict"), 99),
-                                     -abs(c.get("gap") or 0)), default=None)
+    return min(
+        comps,
+        key=lambda c: (order.get(c.get("verdict"), 99), -abs(c.get("gap") or 0)),
+        default=None,
+    )

@@ -62,8 +62,16 @@ def prompt_words(committed: list[Word], buffer_start_s: float, chars: int = 200)
 class LocalAgreement(_Policy):
     """LocalAgreement-2 over a growing, trimmed buffer (see the module docstring)."""
 
-    def __init__(self, decode, sim, *, normalised: bool = False, buffer_trim_s: float = 15.0,
-                 max_ngram: int = 5, prompt_chars: int = 200):
+    def __init__(
+        self,
+        decode,
+        sim,
+        *,
+        normalised: bool = False,
+        buffer_trim_s: float = 15.0,
+        max_ngram: int = 5,
+        prompt_chars: int = 200,
+    ):
         super().__init__(decode, sim)
         self.name = "local-agreement-norm" if normalised else "local-agreement"
         self.normalised = bool(normalised)
@@ -90,8 +98,9 @@ class LocalAgreement(_Policy):
             decoded = span
             self.last_span = span
             new = [w for w in words if w.start is None or w.start > self.last_end - 0.1]
-            new, trimmed = _drop_repeated_ngram(self.committed, new, self.max_ngram,
-                                                raw=not self.normalised)
+            new, trimmed = _drop_repeated_ngram(
+                self.committed, new, self.max_ngram, raw=not self.normalised
+            )
             self.sim.n_trims += int(trimmed)
             k = common_prefix(self._key(new), self._key(self.unconfirmed))
             self.committed += new[:k]

@@ -28,16 +28,22 @@ def open_backend(model: str, device: str = "cpu", threads: int | None = None, **
         return get_backend(model, device, cpu_threads=threads, **settings), threads
     except (TypeError, KeyError):
         if settings:
-            raise ValueError(f"model {model!r} takes no setting {', '.join(settings)}") \
-                from None
+            raise ValueError(f"model {model!r} takes no setting {', '.join(settings)}") from None
         return get_backend(model, device), None
 
 
-def run_on_items(folder, dataset: str, item_ids: Sequence[str], models: Sequence[str],
-                 policies: Sequence[str], chunk_s: float = 1.0, *,
-                 threads: int | None = None,
-                 progress: Callable[[float, str], None] = lambda *_: None,
-                 cancelled: Callable[[], bool] = lambda: False) -> int:
+def run_on_items(
+    folder,
+    dataset: str,
+    item_ids: Sequence[str],
+    models: Sequence[str],
+    policies: Sequence[str],
+    chunk_s: float = 1.0,
+    *,
+    threads: int | None = None,
+    progress: Callable[[float, str], None] = lambda *_: None,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> int:
     """Stream the items ``item_ids`` of ``dataset`` and store the run; returns its id.
 
     Raises
@@ -60,6 +66,7 @@ def run_on_items(folder, dataset: str, item_ids: Sequence[str], models: Sequence
     )
     from fairdesk.incremental.native import NATIVE, supports_native
     from fairdesk.incremental.store import store_incremental
+
     project = Project(folder, create=False)
     try:
         ds = project.dataset(dataset)
@@ -76,40 +83,70 @@ def run_on_items(folder, dataset: str, item_ids: Sequence[str], models: Sequence
             with backend:
                 pols = [p for p in policies if p != NATIVE or supports_native(backend)]
                 if not pols:
-                    raise ValueError(f"model {model!r} has no native streaming; pick a "
-                                     "re-decoding policy")
+                    raise ValueError(
+                        f"model {model!r} has no native streaming; pick a re-decoding policy"
+                    )
                 warm_s = warm_up(backend)
 
                 def step(done, n, msg, mi=mi, model=model):
                     progress((mi + done / max(n, 1)) / total, f"{model}: {msg}")
 
                 f, fails, extras = evaluate(
-                    backend, items.to_dict("records"),
-                    lambda it: audio_io.load(ds.root / it["path"]).samples, pols, chunk_s,
-                    language=ds.language or "en", progress=step, model=model,
-                    timelines=True, cancelled=cancelled)
-                decoders.append({"model": model, "policies": pols, "warm_up_s": warm_s,
-                                 "decoder": {"model": model,
-                                             **getattr(backend, "settings", {}),
-                                             "cpu_threads": used}})
+                    backend,
+                    items.to_dict("records"),
+                    lambda it: audio_io.load(ds.root / it["path"]).samples,
+                    pols,
+                    chunk_s,
+                    language=ds.language or "en",
+                    progress=step,
+                    model=model,
+                    timelines=True,
+                    cancelled=cancelled,
+                )
+                decoders.append(
+                    {
+                        "model": model,
+                        "policies": pols,
+                        "warm_up_s": warm_s,
+                        "decoder": {
+                            "model": model,
+                            **getattr(backend, "settings", {}),
+                            "cpu_threads": used,
+                        },
+                    }
+                )
                 fps[model] = getattr(backend, "fingerprint", model)
             frames.append(f)
             timelines += extras.timelines
             failures += [{**x, "model": model} for x in fails]
         frame = pd.concat(frames, ignore_index=True)
         summary = summarise(frame)
-        cols = [c for c in ("id", "speaker_id", "content_id", "model", "policy", "stream")
-                if c in frame.columns]
-        res = {"dataset": dataset, "model": models[0], "models": list(models),
-               "policies": list(policies), "chunk_s": chunk_s, "split": None,
-               "policy_options": {}, "hardware": hardware(threads),
-               "decoder": decoders[0]["decoder"], "decoders": decoders,
-               "n_items": int(len(items)), "summary": summary,
-               "table": models_table(summary), "failures": failures,
-               "settings": {"by": [], "filters": {}, "sample": None, "items": sorted(wanted)},
-               "items": frame[cols + list(STAT_COLUMNS) + ["hypothesis"]].to_dict("records")
-               if not frame.empty else [],
-               "timelines": timelines}
+        cols = [
+            c
+            for c in ("id", "speaker_id", "content_id", "model", "policy", "stream")
+            if c in frame.columns
+        ]
+        res = {
+            "dataset": dataset,
+            "model": models[0],
+            "models": list(models),
+            "policies": list(policies),
+            "chunk_s": chunk_s,
+            "split": None,
+            "policy_options": {},
+            "hardware": hardware(threads),
+            "decoder": decoders[0]["decoder"],
+            "decoders": decoders,
+            "n_items": int(len(items)),
+            "summary": summary,
+            "table": models_table(summary),
+            "failures": failures,
+            "settings": {"by": [], "filters": {}, "sample": None, "items": sorted(wanted)},
+            "items": frame[cols + list(STAT_COLUMNS) + ["hypothesis"]].to_dict("records")
+            if not frame.empty
+            else [],
+            "timelines": timelines,
+        }
         run_id = store_incremental(project, ds.id, res, fps)
         progress(1.0, f"stored as run {run_id}")
         return run_id

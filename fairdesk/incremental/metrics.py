@@ -101,26 +101,63 @@ STAT_COLUMNS = (
 def _specs() -> dict[str, MetricSpec]:
     specs = [
         METRICS["wer"],
-        ratio_metric("eo", "Edit overhead R/(A+R)", ("n_revokes",), ("n_adds", "n_revokes"),
-                     family=_INC),
-        ratio_metric("eo_edit", "Edit overhead, edit-distance counts", ("n_revokes_edit",),
-                     ("n_adds_edit", "n_revokes_edit"), family=_INC),
-        ratio_metric("revokes_per_audio_second", "Revokes per second of input audio",
-                     ("n_revokes",), ("audio_s",), family=_INC),
-        ratio_metric("rps", "Revokes per second of decode time (RPS)", ("n_revokes",),
-                     ("decode_s",), family=_INC),
-        ratio_metric("lat_pooled", "Latency: decode seconds per final word", ("decode_s",),
-                     ("n_final_words",), family=_INC),
-        ratio_metric("lat_seed001", "Seed 001 LAT: mean seconds per word of a prediction",
-                     ("lat_seed_sum",), ("n_lat_pred",), family=_INC),
+        ratio_metric(
+            "eo", "Edit overhead R/(A+R)", ("n_revokes",), ("n_adds", "n_revokes"), family=_INC
+        ),
+        ratio_metric(
+            "eo_edit",
+            "Edit overhead, edit-distance counts",
+            ("n_revokes_edit",),
+            ("n_adds_edit", "n_revokes_edit"),
+            family=_INC,
+        ),
+        ratio_metric(
+            "revokes_per_audio_second",
+            "Revokes per second of input audio",
+            ("n_revokes",),
+            ("audio_s",),
+            family=_INC,
+        ),
+        ratio_metric(
+            "rps",
+            "Revokes per second of decode time (RPS)",
+            ("n_revokes",),
+            ("decode_s",),
+            family=_INC,
+        ),
+        ratio_metric(
+            "lat_pooled",
+            "Latency: decode seconds per final word",
+            ("decode_s",),
+            ("n_final_words",),
+            family=_INC,
+        ),
+        ratio_metric(
+            "lat_seed001",
+            "Seed 001 LAT: mean seconds per word of a prediction",
+            ("lat_seed_sum",),
+            ("n_lat_pred",),
+            family=_INC,
+        ),
         ratio_metric("rtf", "Real-time factor", ("decode_s",), ("audio_s",), family=_INC),
-        ratio_metric("revoke_update_share", "Share of updates with a revoke",
-                     ("n_updates_with_revoke",), ("n_updates",), kind="proportion",
-                     family=_INC),
-        ratio_metric("final_word_latency", "Final-word latency (s)", ("fwl_s",), ("n_fwl",),
-                     family=_INC),
-        ratio_metric("stabilisation_latency", "Per-word stabilisation latency (s)",
-                     ("stab_s",), ("n_stab",), family=_INC),
+        ratio_metric(
+            "revoke_update_share",
+            "Share of updates with a revoke",
+            ("n_updates_with_revoke",),
+            ("n_updates",),
+            kind="proportion",
+            family=_INC,
+        ),
+        ratio_metric(
+            "final_word_latency", "Final-word latency (s)", ("fwl_s",), ("n_fwl",), family=_INC
+        ),
+        ratio_metric(
+            "stabilisation_latency",
+            "Per-word stabilisation latency (s)",
+            ("stab_s",),
+            ("n_stab",),
+            family=_INC,
+        ),
     ]
     return {s.id: s for s in specs}
 
@@ -166,8 +203,9 @@ def seed001_lat(sim: Simulation) -> tuple[float, int, int]:
     return total, n, zero
 
 
-def item_stats(sim: Simulation, reference: str, stream: str = "displayed",
-               language: str = "en") -> dict:
+def item_stats(
+    sim: Simulation, reference: str, stream: str = "displayed", language: str = "en"
+) -> dict:
     """The per-item statistic columns (:data:`STAT_COLUMNS`) of one simulated stream,
     plus ``hypothesis`` (the final text).
 
@@ -231,15 +269,19 @@ def pooled(frame: pd.DataFrame) -> dict:
     ``stabilisation_latency`` and the totals they come from.
     """
     s = {c: float(np.asarray(frame[c], dtype=float).sum()) for c in STAT_COLUMNS}
-    out = {sid: float(spec.compute(np.array([s[c] for c in spec.stats])))
-           for sid, spec in INCREMENTAL_METRICS.items()}
+    out = {
+        sid: float(spec.compute(np.array([s[c] for c in spec.stats])))
+        for sid, spec in INCREMENTAL_METRICS.items()
+    }
     out["rps_edit"] = _div(s["n_revokes_edit"], s["decode_s"])
     out["spr"] = math.inf if s["n_revokes"] == 0 else _div(s["decode_s"], s["n_revokes"])
-    out["spr_edit"] = (math.inf if s["n_revokes_edit"] == 0
-                       else _div(s["decode_s"], s["n_revokes_edit"]))
+    out["spr_edit"] = (
+        math.inf if s["n_revokes_edit"] == 0 else _div(s["decode_s"], s["n_revokes_edit"])
+    )
     out["revoke_update_share_edit"] = _div(s["n_updates_with_revoke_edit"], s["n_updates"])
     out["n_items"] = int(len(frame))
-    out["totals"] = {c: (int(v) if float(v).is_integer() and not c.endswith(("_s", "_sum"))
-                         else v)
-                     for c, v in s.items()}
+    out["totals"] = {
+        c: (int(v) if float(v).is_integer() and not c.endswith(("_s", "_sum")) else v)
+        for c, v in s.items()
+    }
     return out

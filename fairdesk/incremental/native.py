@@ -35,8 +35,13 @@ def supports_native(backend) -> bool:
     return callable(getattr(backend, "open_stream", None))
 
 
-def simulate_native(backend, audio: np.ndarray, chunk_s: float = 1.0, *,
-                    timer: Callable[[], float] = time.perf_counter) -> Simulation:
+def simulate_native(
+    backend,
+    audio: np.ndarray,
+    chunk_s: float = 1.0,
+    *,
+    timer: Callable[[], float] = time.perf_counter,
+) -> Simulation:
     """Feed one clip to a streaming engine chunk by chunk and log its partial hypotheses.
 
     Raises
@@ -45,9 +50,11 @@ def simulate_native(backend, audio: np.ndarray, chunk_s: float = 1.0, *,
         When the backend has no native streaming.
     """
     if not supports_native(backend):
-        raise ValueError(f"model {getattr(backend, 'id', backend)!r} has no native streaming "
-                         "(policy 'native' needs an engine with partial results, e.g. "
-                         "pocketsphinx-en-us); use a re-decoding policy")
+        raise ValueError(
+            f"model {getattr(backend, 'id', backend)!r} has no native streaming "
+            "(policy 'native' needs an engine with partial results, e.g. "
+            "pocketsphinx-en-us); use a re-decoding policy"
+        )
     audio = np.ascontiguousarray(np.asarray(audio, dtype=np.float32))
     if audio.ndim != 1:
         raise ValueError(f"audio must be mono 1-D samples, got shape {audio.shape}")
@@ -64,10 +71,19 @@ def simulate_native(backend, audio: np.ndarray, chunk_s: float = 1.0, *,
             arrival = t / SAMPLE_RATE
             start = max(arrival, clock)
             clock = start + wall
-            sim.updates.append(Update(
-                index=index, arrival_s=arrival, is_flush=final,
-                span=(0.0, dur) if final else (prev / SAMPLE_RATE, arrival),
-                decode_s=wall, start_s=start, end_s=clock, words=tuple(words),
-                n_committed=len(words) if final else None, n_predicted=len(words)))
+            sim.updates.append(
+                Update(
+                    index=index,
+                    arrival_s=arrival,
+                    is_flush=final,
+                    span=(0.0, dur) if final else (prev / SAMPLE_RATE, arrival),
+                    decode_s=wall,
+                    start_s=start,
+                    end_s=clock,
+                    words=tuple(words),
+                    n_committed=len(words) if final else None,
+                    n_predicted=len(words),
+                )
+            )
             prev = t
     return sim

@@ -47,11 +47,22 @@ TABLE_ROWS = ("wer", "lat_seed001", "lat_pooled", "eo", "rps", "spr", "rtf")
 
 # column order of the table per model: seed 001's sliding window (literal cut, snapped
 # beside it), then concatenation, then the policies beyond the seed
-_COLUMN_ORDER = (NATIVE, "sliding-literal", "sliding", "concatenation", "local-agreement",
-                 "local-agreement-norm")
-_LABEL = {NATIVE: "own partials", "sliding-literal": "sliding (literal)",
-          "sliding": "sliding (snapped)", "concatenation": "Con.",
-          "local-agreement": "local agr.", "local-agreement-norm": "local agr. (norm)"}
+_COLUMN_ORDER = (
+    NATIVE,
+    "sliding-literal",
+    "sliding",
+    "concatenation",
+    "local-agreement",
+    "local-agreement-norm",
+)
+_LABEL = {
+    NATIVE: "own partials",
+    "sliding-literal": "sliding (literal)",
+    "sliding": "sliding (snapped)",
+    "concatenation": "Con.",
+    "local-agreement": "local agr.",
+    "local-agreement-norm": "local agr. (norm)",
+}
 
 
 def streams_of(policy: str) -> tuple[str, ...]:
@@ -110,8 +121,11 @@ def warm_up(backend, audio: np.ndarray | None = None) -> float:
     """Decode once so that loading and first-call costs stay out of the timings; returns the
     seconds it took (reported as ``warm_up_s``, never as decode time)."""
     t0 = time.perf_counter()
-    x = audio[: SAMPLE_RATE * 2] if audio is not None and audio.size else np.zeros(
-        SAMPLE_RATE, dtype=np.float32)
+    x = (
+        audio[: SAMPLE_RATE * 2]
+        if audio is not None and audio.size
+        else np.zeros(SAMPLE_RATE, dtype=np.float32)
+    )
     backend.transcribe([np.asarray(x, dtype=np.float32)])
     return time.perf_counter() - t0
 
@@ -166,9 +180,11 @@ def evaluate(
         if p not in ALL_POLICIES:
             raise ValueError(f"unknown policy {p!r}; use one of {', '.join(ALL_POLICIES)}")
     if NATIVE in policies and not supports_native(backend):
-        raise ValueError(f"model {model or getattr(backend, 'id', '?')!r} has no native "
-                         "streaming; policy 'native' needs an engine with partial results "
-                         "(pocketsphinx-en-us)")
+        raise ValueError(
+            f"model {model or getattr(backend, 'id', '?')!r} has no native "
+            "streaming; policy 'native' needs an engine with partial results "
+            "(pocketsphinx-en-us)"
+        )
     options = options or {}
     items = list(items)
     rows, failures, extras = [], [], Extras()
@@ -193,22 +209,39 @@ def evaluate(
             if split:
                 from fairdesk.incremental.segment import simulate_segmented
 
-                sim, segs = simulate_segmented(backend, audio, policy, chunk_s,
-                                               settings=split_settings, **opts)
+                sim, segs = simulate_segmented(
+                    backend, audio, policy, chunk_s, settings=split_settings, **opts
+                )
             else:
                 sim = simulate(backend, audio, policy, chunk_s, **opts)
             for stream in streams_of(policy):
                 st = item_stats(sim, item.get(reference_col) or "", stream, language)
-                rows.append({**item, **tag, "policy": policy, "stream": stream,
-                             "n_segments": max(1, len(segs)), **st})
+                rows.append(
+                    {
+                        **item,
+                        **tag,
+                        "policy": policy,
+                        "stream": stream,
+                        "n_segments": max(1, len(segs)),
+                        **st,
+                    }
+                )
                 for seg in segs:
                     ss = item_stats(seg.sim, "", stream, language)
                     for c in ("n_words", "n_sub", "n_del", "n_ins"):
                         ss[c] = float("nan")
-                    extras.segments.append({"id": key, **tag, "policy": policy,
-                                            "stream": stream, "segment": seg.index,
-                                            "seg_start_s": seg.start_s,
-                                            "seg_end_s": seg.end_s, **ss})
+                    extras.segments.append(
+                        {
+                            "id": key,
+                            **tag,
+                            "policy": policy,
+                            "stream": stream,
+                            "segment": seg.index,
+                            "seg_start_s": seg.start_s,
+                            "seg_end_s": seg.end_s,
+                            **ss,
+                        }
+                    )
             if keep_logs:
                 extras.logs[(key, policy)] = sim.to_dict()
             if timelines:
@@ -245,10 +278,14 @@ def models_table(summary: Sequence[dict], rows: Sequence[str] = TABLE_ROWS) -> d
         "values": {metric id: [value per column]}}`` (``spr`` is ``inf`` without revokes;
         JSON writers turn it into null).
     """
+
     def order(r):
         p = r["policy"]
-        return (p not in _COLUMN_ORDER, _COLUMN_ORDER.index(p) if p in _COLUMN_ORDER else 0,
-                r["stream"] != "displayed")
+        return (
+            p not in _COLUMN_ORDER,
+            _COLUMN_ORDER.index(p) if p in _COLUMN_ORDER else 0,
+            r["stream"] != "displayed",
+        )
 
     models = list(dict.fromkeys(r.get("model", "") for r in summary))
     cols = []
@@ -259,10 +296,19 @@ def models_table(summary: Sequence[dict], rows: Sequence[str] = TABLE_ROWS) -> d
         label = _LABEL.get(r["policy"], r["policy"])
         if r["stream"] != "displayed":
             label += f", {r['stream']}"
-        columns.append({"model": r.get("model", ""), "policy": r["policy"],
-                        "stream": r["stream"], "label": f"{r.get('model', '')} {label}".strip()})
-    return {"rows": list(rows), "columns": columns,
-            "values": {m: [c.get(m) for c in cols] for m in rows}}
+        columns.append(
+            {
+                "model": r.get("model", ""),
+                "policy": r["policy"],
+                "stream": r["stream"],
+                "label": f"{r.get('model', '')} {label}".strip(),
+            }
+        )
+    return {
+        "rows": list(rows),
+        "columns": columns,
+        "values": {m: [c.get(m) for c in cols] for m in rows},
+    }
 
 
 def compare_by_group(

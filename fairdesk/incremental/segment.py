@@ -44,8 +44,9 @@ SPLIT_SETTINGS = {
 }
 
 
-def speech_regions(audio: np.ndarray, settings: dict | None = None
-                   ) -> tuple[tuple[float, float], ...]:
+def speech_regions(
+    audio: np.ndarray, settings: dict | None = None
+) -> tuple[tuple[float, float], ...]:
     """Speech regions ``((start_s, end_s), ...)`` of 16 kHz mono audio by Silero VAD, with the
     splitting settings (:data:`SPLIT_SETTINGS`) unless others are given: the acoustic
     covariates' VAD (:func:`fairdesk.core.acoustics.speech_regions`) with another default."""
@@ -73,15 +74,28 @@ class Segment:
 
 
 def _shift(words, off: float) -> tuple[Word, ...]:
-    return tuple(Word(w.text, None if w.start is None else round(w.start + off, 4),
-                      None if w.end is None else round(w.end + off, 4), w.probability)
-                 for w in words)
+    return tuple(
+        Word(
+            w.text,
+            None if w.start is None else round(w.start + off, 4),
+            None if w.end is None else round(w.end + off, 4),
+            w.probability,
+        )
+        for w in words
+    )
 
 
-def simulate_segmented(backend, audio: np.ndarray, policy: str = "concatenation",
-                       chunk_s: float = 1.0, *, settings: dict | None = None,
-                       timer: Callable[[], float] = time.perf_counter, regions=None,
-                       **options) -> tuple[Simulation, list[Segment]]:
+def simulate_segmented(
+    backend,
+    audio: np.ndarray,
+    policy: str = "concatenation",
+    chunk_s: float = 1.0,
+    *,
+    settings: dict | None = None,
+    timer: Callable[[], float] = time.perf_counter,
+    regions=None,
+    **options,
+) -> tuple[Simulation, list[Segment]]:
     """Split ``audio`` on silence and stream each segment through ``policy``.
 
     Parameters
@@ -111,13 +125,22 @@ def simulate_segmented(backend, audio: np.ndarray, policy: str = "concatenation"
             arrival = round(off + u.arrival_s, 6)
             start = max(arrival, clock)
             clock = start + u.decode_s
-            item.updates.append(replace(
-                u, index=base + u.index, arrival_s=arrival,
-                span=None if u.span is None else (off + u.span[0], off + u.span[1]),
-                start_s=start, end_s=clock, words=done + _shift(u.words, off),
-                n_committed=len(done) + (u.n_committed or 0)))
-        item.cuts.extend(replace(c, update=base + c.update, raw_s=off + c.raw_s,
-                                 cut_s=off + c.cut_s) for c in sim.cuts)
+            item.updates.append(
+                replace(
+                    u,
+                    index=base + u.index,
+                    arrival_s=arrival,
+                    span=None if u.span is None else (off + u.span[0], off + u.span[1]),
+                    start_s=start,
+                    end_s=clock,
+                    words=done + _shift(u.words, off),
+                    n_committed=len(done) + (u.n_committed or 0),
+                )
+            )
+        item.cuts.extend(
+            replace(c, update=base + c.update, raw_s=off + c.raw_s, cut_s=off + c.cut_s)
+            for c in sim.cuts
+        )
         item.n_trims += sim.n_trims
         done = done + _shift(sim.final_words, off)
     return item, segs

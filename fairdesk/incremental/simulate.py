@@ -82,6 +82,7 @@ __all__ = [
     "simulate",
 ]
 
+
 class Concatenation(_Policy):
     name = "concatenation"
     needs_times = False
@@ -177,8 +178,18 @@ class SlidingWindow(_Policy):
         straddling = [i for i, w in enumerate(words) if w.start < cut_s < w.end]
         self.frozen = self.frozen + words[:k]
         self.window_words = words[k:]
-        self.sim.cuts.append(Cut(index, raw_s, cut_s, bool(straddling), k, forced,
-                                 len(straddling), sum(1 for i in straddling if i < k)))
+        self.sim.cuts.append(
+            Cut(
+                index,
+                raw_s,
+                cut_s,
+                bool(straddling),
+                k,
+                forced,
+                len(straddling),
+                sum(1 for i in straddling if i < k),
+            )
+        )
         self.w0 = cut
 
 

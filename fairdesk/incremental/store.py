@@ -19,8 +19,13 @@ import time
 from fairdesk.core.jsonio import clean_json
 from fairdesk.core.store import Project, add_result, results_for_run
 
-__all__ = ["KIND", "incremental_runs", "is_incremental_settings", "load_incremental",
-           "store_incremental"]
+__all__ = [
+    "KIND",
+    "incremental_runs",
+    "is_incremental_settings",
+    "load_incremental",
+    "store_incremental",
+]
 
 KIND = "incremental"
 
@@ -37,8 +42,12 @@ def _digest(obj) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def store_incremental(project: Project, dataset_id: int | None, result: dict,
-                      fingerprints: dict[str, str] | None = None) -> int:
+def store_incremental(
+    project: Project,
+    dataset_id: int | None,
+    result: dict,
+    fingerprints: dict[str, str] | None = None,
+) -> int:
     """Store a finished incremental result as a run; returns its id.
 
     Parameters
@@ -49,21 +58,34 @@ def store_incremental(project: Project, dataset_id: int | None, result: dict,
     """
     models = list(result.get("models") or [result.get("model", "?")])
     fps = fingerprints or {}
-    settings = {"kind": KIND, "by": list(result.get("settings", {}).get("by") or []),
-                "models": models, "policies": result.get("policies"),
-                "chunk_s": result.get("chunk_s"), "split": result.get("split"),
-                "policy_options": result.get("policy_options"),
-                "filters": result.get("settings", {}).get("filters"),
-                "sample": result.get("settings", {}).get("sample")}
+    settings = {
+        "kind": KIND,
+        "by": list(result.get("settings", {}).get("by") or []),
+        "models": models,
+        "policies": result.get("policies"),
+        "chunk_s": result.get("chunk_s"),
+        "split": result.get("split"),
+        "policy_options": result.get("policy_options"),
+        "filters": result.get("settings", {}).get("filters"),
+        "sample": result.get("settings", {}).get("sample"),
+    }
     items = [r.get("id") for r in result.get("items", [])]
     now = time.time()
     with project.transaction() as c:
         cur = c.execute(
             "INSERT INTO runs(dataset_id, model_id, model_fingerprint, request_hash, settings, "
             "status, created_at, finished_at) VALUES (?,?,?,?,?,?,?,?)",
-            (dataset_id, "+".join(models), _digest([fps.get(m, m) for m in models]),
-             _digest([settings, sorted(map(str, items)), fps]), json.dumps(settings),
-             "done", now, now))
+            (
+                dataset_id,
+                "+".join(models),
+                _digest([fps.get(m, m) for m in models]),
+                _digest([settings, sorted(map(str, items)), fps]),
+                json.dumps(settings),
+                "done",
+                now,
+                now,
+            ),
+        )
         run_id = int(cur.lastrowid)
     add_result(project, run_id, KIND, clean_json(result))
     return run_id
@@ -72,17 +94,25 @@ def store_incremental(project: Project, dataset_id: int | None, result: dict,
 def incremental_runs(project: Project) -> list[dict]:
     """Stored incremental runs, newest first: ``id``, ``models``, ``dataset``, ``created_at``,
     ``policies``."""
-    q = ("SELECT runs.id, runs.model_id, runs.settings, runs.created_at, datasets.name AS ds "
-         "FROM runs LEFT JOIN datasets ON datasets.id = runs.dataset_id "
-         "WHERE runs.status='done' ORDER BY runs.id DESC")
+    q = (
+        "SELECT runs.id, runs.model_id, runs.settings, runs.created_at, datasets.name AS ds "
+        "FROM runs LEFT JOIN datasets ON datasets.id = runs.dataset_id "
+        "WHERE runs.status='done' ORDER BY runs.id DESC"
+    )
     out = []
     for r in project.conn.execute(q):
         if not is_incremental_settings(r["settings"]):
             continue
         s = json.loads(r["settings"])
-        out.append({"id": int(r["id"]), "models": s.get("models") or [r["model_id"]],
-                    "dataset": r["ds"], "created_at": float(r["created_at"]),
-                    "policies": s.get("policies") or []})
+        out.append(
+            {
+                "id": int(r["id"]),
+                "models": s.get("models") or [r["model_id"]],
+                "dataset": r["ds"],
+                "created_at": float(r["created_at"]),
+                "policies": s.get("policies") or [],
+            }
+        )
     return out
 
 
@@ -97,6 +127,7 @@ def load_incremental(project: Project, run_id: int) -> dict:
     rows = results_for_run(project, int(run_id), KIND)
     if not rows:
         known = [r["id"] for r in incremental_runs(project)]
-        raise ValueError(f"run {run_id} has no stored incremental result; incremental runs: "
-                         f"{known or 'none'}")
+        raise ValueError(
+            f"run {run_id} has no stored incremental result; incremental runs: {known or 'none'}"
+        )
     return rows[-1]["payload"]

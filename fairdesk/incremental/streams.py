@@ -16,8 +16,13 @@ from fairdesk.incremental.edits import tokens
 from fairdesk.models.base import Word
 
 #: Re-decoding policies (any backend with ``transcribe``).
-POLICIES = ("concatenation", "sliding", "sliding-literal", "local-agreement",
-            "local-agreement-norm")
+POLICIES = (
+    "concatenation",
+    "sliding",
+    "sliding-literal",
+    "local-agreement",
+    "local-agreement-norm",
+)
 
 
 @dataclass(frozen=True)
@@ -165,8 +170,9 @@ class Decoder:
         """Whether the backend takes a prompt and reports segments."""
         return callable(getattr(self.backend, "transcribe_streaming", None))
 
-    def __call__(self, s0: int, s1: int, *, prompt: str | None = None,
-                 streaming: bool = False) -> tuple[list[Word], float]:
+    def __call__(
+        self, s0: int, s1: int, *, prompt: str | None = None, streaming: bool = False
+    ) -> tuple[list[Word], float]:
         """Words of ``audio[s0:s1]`` with times shifted to the clip, and the wall time.
 
         With ``streaming`` and a backend that supports it, the decode is prompted with
@@ -199,8 +205,7 @@ def _raw(words: Sequence[Word]) -> list[str]:
     return [w.text for w in words]
 
 
-def _drop_repeated_ngram(prev: Sequence[Word], new: list[Word], max_n: int = 5,
-                         raw: bool = False):
+def _drop_repeated_ngram(prev: Sequence[Word], new: list[Word], max_n: int = 5, raw: bool = False):
     """Drop a leading n-gram of ``new`` (n = 1..max_n, smallest first) whose normalised
     tokens (``raw``: word strings as written) equal those of the same number of words at the
     end of ``prev``.

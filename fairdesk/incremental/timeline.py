@@ -31,13 +31,25 @@ def timeline(sim: Simulation, stream: str = "displayed") -> dict:
     events, prev = [], ()
     for u, words in zip(sim.updates, sim.stream(stream)):
         k = common_prefix(word_tokens(prev), word_tokens(words))
-        events.append({
-            "update": u.index, "arrival_s": u.arrival_s, "shown_s": u.end_s,
-            "is_flush": u.is_flush, "n_words": len(words),
-            "n_committed": u.n_committed if stream == "displayed" else len(words),
-            "position": k, "added": [_w(w) for w in words[k:]],
-            "revoked": [_w(w) for w in prev[k:]],
-        })
+        events.append(
+            {
+                "update": u.index,
+                "arrival_s": u.arrival_s,
+                "shown_s": u.end_s,
+                "is_flush": u.is_flush,
+                "n_words": len(words),
+                "n_committed": u.n_committed if stream == "displayed" else len(words),
+                "position": k,
+                "added": [_w(w) for w in words[k:]],
+                "revoked": [_w(w) for w in prev[k:]],
+            }
+        )
         prev = words
-    return {"policy": sim.policy, "stream": stream, "duration_s": sim.duration_s,
-            "chunk_s": sim.chunk_s, "events": events, "final": [_w(w) for w in prev]}
+    return {
+        "policy": sim.policy,
+        "stream": stream,
+        "duration_s": sim.duration_s,
+        "chunk_s": sim.chunk_s,
+        "events": events,
+        "final": [_w(w) for w in prev],
+    }

@@ -17,13 +17,22 @@ import time
 __all__ = ["ACOUSTIC_STAGE_COLUMNS", "add_acoustics"]
 
 #: Columns this step adds to the per-item frame.
-ACOUSTIC_STAGE_COLUMNS = ("duration_s", "speech_s", "nonspeech_share", "snr_db",
-                          "asr_confidence", "nonspeech_words", "speech_regions")
+ACOUSTIC_STAGE_COLUMNS = (
+    "duration_s",
+    "speech_s",
+    "nonspeech_share",
+    "snr_db",
+    "asr_confidence",
+    "nonspeech_words",
+    "speech_regions",
+)
 
 
 def _has_times(words) -> bool:
-    return any(isinstance(w, dict) and w.get("start") is not None and w.get("end") is not None
-               for w in words or ())
+    return any(
+        isinstance(w, dict) and w.get("start") is not None and w.get("end") is not None
+        for w in words or ()
+    )
 
 
 def add_acoustics(f, preds: dict, root, prog=None):
@@ -52,8 +61,13 @@ def add_acoustics(f, preds: dict, root, prog=None):
         import faster_whisper.vad  # noqa: F401 - the VAD (and onnxruntime) must be importable
         import onnxruntime  # noqa: F401
     except ImportError as exc:
-        return f, {"vad": None, "n_measured": 0, "failures": [], "word_times": False,
-                   "unavailable": f"no VAD: {exc}; install faster-whisper and onnxruntime"}
+        return f, {
+            "vad": None,
+            "n_measured": 0,
+            "failures": [],
+            "word_times": False,
+            "unavailable": f"no VAD: {exc}; install faster-whisper and onnxruntime",
+        }
 
     rows = sorted(preds)
     if len(rows) != len(f):
@@ -90,6 +104,10 @@ def add_acoustics(f, preds: dict, root, prog=None):
     f = f.copy()
     for c, v in cols.items():
         f[c] = v
-    info = {"vad": dict(VAD_SETTINGS), "n_measured": len(rows) - len(failures),
-            "failures": failures, "word_times": any_times}
+    info = {
+        "vad": dict(VAD_SETTINGS),
+        "n_measured": len(rows) - len(failures),
+        "failures": failures,
+        "word_times": any_times,
+    }
     return f, info

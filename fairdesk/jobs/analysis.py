@@ -5,14 +5,24 @@ from __future__ import annotations
 #: Metrics reported per group but not tested by default: they decompose a tested metric
 #: (WER into S/D/I; TER into its parts; diacritic counts into RDD and net loss). Testing them
 #: too would multiply the Holm family without a new question; ask with --metric to test them.
-DESCRIPTIVE_BY_DEFAULT = frozenset({
-    "sub_rate", "del_rate", "ins_rate", "insertion_ratio", "rdd", "diacritic_net_loss",
-    "ter_dropped", "ter_hallucinated", "ter_wrong",
-    # the same number as balanced_accuracy (mean per-class recall): tested once
-    "macro_recall",
-    # METHODS.md §2 hallucination flags: reported per group, tested only when asked for
-    "hallucination_rate", "wer_unflagged",
-})
+DESCRIPTIVE_BY_DEFAULT = frozenset(
+    {
+        "sub_rate",
+        "del_rate",
+        "ins_rate",
+        "insertion_ratio",
+        "rdd",
+        "diacritic_net_loss",
+        "ter_dropped",
+        "ter_hallucinated",
+        "ter_wrong",
+        # the same number as balanced_accuracy (mean per-class recall): tested once
+        "macro_recall",
+        # METHODS.md §2 hallucination flags: reported per group, tested only when asked for
+        "hallucination_rate",
+        "wer_unflagged",
+    }
+)
 #: Metric ids that are the same number; only the first asked for is tested.
 SAME_NUMBER = (("balanced_accuracy", "macro_recall"),)
 
@@ -80,8 +90,10 @@ def tested_specs(every, stats, wanted):
         present = [s.id for s in tested if s.id in same]
         if len(present) > 1:
             tested = [s for s in tested if s.id not in present[1:]]
-            notes.append(f"{', '.join(present[1:])} equals {present[0]} (mean per-class "
-                         f"recall): tested once, as {present[0]}")
+            notes.append(
+                f"{', '.join(present[1:])} equals {present[0]} (mean per-class "
+                f"recall): tested once, as {present[0]}"
+            )
     return tested, notes
 
 
@@ -123,13 +135,17 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     labels_only = classification_only(frame)
     frame, problems, warnings = check_transcripts(frame)
     if frame.empty:
-        raise ValueError("no row has a reference: nothing to score (see the problems: "
-                         + "; ".join(f"line {p['line']}" for p in problems[:5]) + ")")
+        raise ValueError(
+            "no row has a reference: nothing to score (see the problems: "
+            + "; ".join(f"line {p['line']}" for p in problems[:5])
+            + ")"
+        )
     name, reason, slot_lang = resolve_normaliser(settings, frame, language)
     settings = replace(settings, normaliser=name)
     # a classification table (labels, no transcript) is not scored as transcripts
-    scored = frame.drop(columns=["reference", "hypothesis"], errors="ignore") if labels_only \
-        else frame
+    scored = (
+        frame.drop(columns=["reference", "hypothesis"], errors="ignore") if labels_only else frame
+    )
     clock.lap("checks_s")
     stats = compute_item_stats(scored, language=slot_lang, normalizer=name)
     clock.lap("scoring_s")
@@ -138,17 +154,23 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     clock.lap("flags_s")
     grounding = [c for c in GROUNDING_STATS if c in frame.columns]
     if grounding:  # written by the explain stage
-        stats = pd.concat([stats.reset_index(drop=True),
-                           frame[grounding].astype(float).reset_index(drop=True)], axis=1)
+        stats = pd.concat(
+            [stats.reset_index(drop=True), frame[grounding].astype(float).reset_index(drop=True)],
+            axis=1,
+        )
     frame = frame.reset_index(drop=True)
-    frame = pd.concat([frame.drop(columns=[c for c in stats.columns if c in frame.columns]),
-                       stats.reset_index(drop=True)], axis=1)
+    frame = pd.concat(
+        [
+            frame.drop(columns=[c for c in stats.columns if c in frame.columns]),
+            stats.reset_index(drop=True),
+        ],
+        axis=1,
+    )
     every = metric_specs(stats)
     tested, notes = tested_specs(every, stats, wanted)
     describe = [s for s in every if s.id not in {t.id for t in tested}]
     clock.lap("frame_s")
-    res = compare_groups(frame, tested, settings, reference=reference,
-                         describe=describe).to_dict()
+    res = compare_groups(frame, tested, settings, reference=reference, describe=describe).to_dict()
     clock.lap("statistics_s")
     nodia = no_diacritic_block(frame, name)
     _add_group_values(res, frame, nodia_specs() if nodia else [])
@@ -209,10 +231,13 @@ def no_diacritic_block(frame, normaliser: str) -> dict | None:
     groups = {}
     for g, sub in frame.groupby(frame["group"].astype(str), sort=True):
         groups[g] = nodia_summary(sub)
-    return {"overall": nodia_summary(frame), "groups": groups,
-            "reading": "DER is undefined where the reference carries no diacritic; these "
-                       "items report the diacritics the model added there (every one was "
-                       "added), in all and per 100 reference letters"}
+    return {
+        "overall": nodia_summary(frame),
+        "groups": groups,
+        "reading": "DER is undefined where the reference carries no diacritic; these "
+        "items report the diacritics the model added there (every one was "
+        "added), in all and per 100 reference letters",
+    }
 
 
 def _minimums_message(res: dict, settings) -> str | None:
@@ -231,8 +256,7 @@ def _add_group_values(res: dict, frame, specs) -> None:
     import numpy as np
 
     cols = list(dict.fromkeys(c for s in specs for c in s.stats))
-    sums = (frame[cols].astype(float).groupby(frame["group"].astype(str)).sum()
-            if cols else None)
+    sums = frame[cols].astype(float).groupby(frame["group"].astype(str)).sum() if cols else None
     for g in res.get("groups", []):
         values = g.setdefault("values", {})
         key = str(g["group"])
@@ -273,12 +297,18 @@ def confusions(f) -> dict:
     from ..metrics import confusion_matrix
 
     out = {}
-    for key, true_col, pred_col in (("intent_confusion", "ref_intent", "hyp_intent"),
-                                    ("confusion", "label", "predicted_label")):
+    for key, true_col, pred_col in (
+        ("intent_confusion", "ref_intent", "hyp_intent"),
+        ("confusion", "label", "predicted_label"),
+    ):
         if true_col in f.columns and pred_col in f.columns:
             mats = confusion_matrix(f, "group", true_col=true_col, pred_col=pred_col)
-            out[key] = {str(g): {"true": [str(x) for x in m.index],
-                                 "predicted": [str(x) for x in m.columns],
-                                 "matrix": m.to_numpy().astype(int).tolist()}
-                        for g, m in mats.items()}
+            out[key] = {
+                str(g): {
+                    "true": [str(x) for x in m.index],
+                    "predicted": [str(x) for x in m.columns],
+                    "matrix": m.to_numpy().astype(int).tolist(),
+                }
+                for g, m in mats.items()
+            }
     return out

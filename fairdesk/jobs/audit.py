@@ -51,10 +51,15 @@ def _load_backend(req: AuditRequest):
         raise
     except (OSError, ValueError, TypeError, RuntimeError) as exc:
         # A missing file or folder, an unreadable model: a usage error naming the model.
-        msg = str(exc) if isinstance(exc, (ValueError, TypeError)) or not getattr(
-            exc, "filename", None) else f"{exc.filename}: {exc.strerror}"
-        raise FairdeskError(f"--model {req.model}: {msg}; check the path after the prefix "
-                            "(`fairdesk models` lists what can run here)") from None
+        msg = (
+            str(exc)
+            if isinstance(exc, (ValueError, TypeError)) or not getattr(exc, "filename", None)
+            else f"{exc.filename}: {exc.strerror}"
+        )
+        raise FairdeskError(
+            f"--model {req.model}: {msg}; check the path after the prefix "
+            "(`fairdesk models` lists what can run here)"
+        ) from None
 
 
 def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
@@ -85,19 +90,30 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
         from ..explain.stage import STAGE_SETTINGS, check_explain_backend
 
         if int(req.explain_per_group) < 1:
-            raise FairdeskError(f"explain_per_group must be at least 1, not "
-                                f"{req.explain_per_group}")
+            raise FairdeskError(
+                f"explain_per_group must be at least 1, not {req.explain_per_group}"
+            )
         check_explain_backend(backend, req.explain_method)
-        explain = {"per_group": int(req.explain_per_group), "method": req.explain_method,
-                   "stage": STAGE_SETTINGS}
+        explain = {
+            "per_group": int(req.explain_per_group),
+            "method": req.explain_method,
+            "stage": STAGE_SETTINGS,
+        }
     h = hashlib.sha256()
     hashed = {
-        "v": __version__, "metrics_code": METRICS_CODE_VERSION, "model": model_key,
-        "dataset_language": ds.language, "by": list(req.by),
-        "filters": req.filters_dict(), "reference": req.reference,
-        "metrics": list(req.metrics) if req.metrics else None, "sample": req.sample,
-        "nlu": req.nlu, "representation": req.representation,
-        "settings": req.settings.to_dict(), "vad": VAD_SETTINGS,
+        "v": __version__,
+        "metrics_code": METRICS_CODE_VERSION,
+        "model": model_key,
+        "dataset_language": ds.language,
+        "by": list(req.by),
+        "filters": req.filters_dict(),
+        "reference": req.reference,
+        "metrics": list(req.metrics) if req.metrics else None,
+        "sample": req.sample,
+        "nlu": req.nlu,
+        "representation": req.representation,
+        "settings": req.settings.to_dict(),
+        "vad": VAD_SETTINGS,
     }
     if explain is not None:  # only when on, so results cached before the explain stage stay valid
         hashed["explain"] = explain
@@ -105,26 +121,30 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
         from .unstable_stage import UNSTABLE_TEMPERATURE, can_sample
 
         if not can_sample(backend):
-            raise FairdeskError(f"model {req.model!r} cannot sample decodes, so the unstable "
-                                "flag cannot be checked; drop --unstable or use a "
-                                "faster-whisper model (whisper-tiny.en, ct2:<folder>)")
+            raise FairdeskError(
+                f"model {req.model!r} cannot sample decodes, so the unstable "
+                "flag cannot be checked; drop --unstable or use a "
+                "faster-whisper model (whisper-tiny.en, ct2:<folder>)"
+            )
         hashed["unstable"] = {"temperature": UNSTABLE_TEMPERATURE}
     if req.model_based:  # only when on, so results cached before it stay valid
         from .model_based import ITEM_COVARIATES
 
-        unknown = [c for c in req.covariates if c not in ITEM_COVARIATES
-                   and c not in frame.columns]
+        unknown = [c for c in req.covariates if c not in ITEM_COVARIATES and c not in frame.columns]
         if unknown:
-            raise FairdeskError(f"unknown covariate(s) {unknown}: name per-item covariates "
-                                f"({', '.join(ITEM_COVARIATES)}) or metadata columns")
+            raise FairdeskError(
+                f"unknown covariate(s) {unknown}: name per-item covariates "
+                f"({', '.join(ITEM_COVARIATES)}) or metadata columns"
+            )
         hashed["model_based"] = {"covariates": list(req.covariates)}
     elif req.covariates:
         raise FairdeskError("covariates belong to the model-based analysis (--model-based)")
     h.update(json.dumps(hashed, sort_keys=True).encode())
     # Every per-item input of the statistics: a corrected transcript or label gives a new key.
     labels = [c for c in ("intent", "slots", "label") if c in frame.columns]
-    for row in zip(frame["id"], frame["audio_hash"], frame["group"], frame["text"],
-                   *(frame[c] for c in labels)):
+    for row in zip(
+        frame["id"], frame["audio_hash"], frame["group"], frame["text"], *(frame[c] for c in labels)
+    ):
         h.update(("\0".join(map(str, row)) + "\n").encode())
     return Prepared(frame, ds, backend, model_key, h.hexdigest(), given)
 
@@ -135,8 +155,9 @@ def _check_groups(frame, req: AuditRequest) -> None:
     if frame["group"].nunique() < 2:  # one group: described, nothing compared
         return
     try:
-        check_groups_before_inference(frame, "group", req.settings.min_items,
-                                      req.settings.min_speakers, req.reference)
+        check_groups_before_inference(
+            frame, "group", req.settings.min_items, req.settings.min_speakers, req.reference
+        )
     except ValueError as exc:
         raise FairdeskError(str(exc)) from None
 
@@ -189,10 +210,10 @@ def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, r
     if todo and req.engine != "local":
         from .engines import run_remote
 
-        shards = [todo[i:i + req.shard_size] for i in range(0, len(todo), req.shard_size)]
+        shards = [todo[i : i + req.shard_size] for i in range(0, len(todo), req.shard_size)]
         run_remote(req, prep, shards, commit, prog.cancelled)
     elif todo:
-        shards = [todo[i:i + req.shard_size] for i in range(0, len(todo), req.shard_size)]
+        shards = [todo[i : i + req.shard_size] for i in range(0, len(todo), req.shard_size)]
         workers = req.workers or getattr(prep.backend, "preferred_workers", 1) or 1
         root = prep.dataset.root
         with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -219,8 +240,9 @@ def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, r
                         wait(pending)
                         for fut in pending:
                             if not fut.cancelled():
-                                cache.store_shard(project, run_id, prep.model_key, frame,
-                                                  fut.result())
+                                cache.store_shard(
+                                    project, run_id, prep.model_key, frame, fut.result()
+                                )
                         raise Cancelled("cancelled by the user")
             except BaseException:  # Ctrl-C included: queued shards never start
                 pool.shutdown(wait=False, cancel_futures=True)
@@ -243,15 +265,18 @@ def analysis_frame(frame, preds: dict[int, dict]):
     for name in ("intent", "slots", "label"):
         vals = [e.get(name) for e in extra]
         if any(v is not None for v in vals):
-            f[{"intent": "hyp_intent", "slots": "hyp_slots", "label": "predicted_label"}[name]] = vals
+            f[{"intent": "hyp_intent", "slots": "hyp_slots", "label": "predicted_label"}[name]] = (
+                vals
+            )
     if "predicted_label" in f.columns and "label" not in f.columns:
         for alt in ("class", "emotion"):
             if alt in f.columns:
                 f["label"] = f[alt]
                 break
     if "predicted_label" in f.columns:
-        f["confidence"] = [e.get("confidence", preds[i].get("confidence"))
-                           for e, i in zip(extra, rows)]
+        f["confidence"] = [
+            e.get("confidence", preds[i].get("confidence")) for e, i in zip(extra, rows)
+        ]
     if "intent" in f.columns:
         f["ref_intent"] = f["intent"]
         f["ref_slots"] = f["slots"] if "slots" in f.columns else [{}] * len(f)
@@ -270,8 +295,10 @@ def _apply_nlu(f, req: AuditRequest, notes: list[str]):
         known = set(getattr(nlu, "intents", []) or [])
         ref = set(f["ref_intent"].dropna().astype(str))
         if known and not ref <= known:
-            notes.append("EM not computed: the dataset's intents are not those of the embedded "
-                         "music NLU; pass --nlu hf:<folder> or --nlu table:<file>")
+            notes.append(
+                "EM not computed: the dataset's intents are not those of the embedded "
+                "music NLU; pass --nlu hf:<folder> or --nlu table:<file>"
+            )
             return f
     else:
         nlu = get_nlu(spec)
@@ -290,19 +317,28 @@ def aggregate(f, req: AuditRequest, language: str, notes: list[str]) -> tuple[ob
     from .analysis import analyse
 
     f = _apply_nlu(f, req, notes)
-    f, res = analyse(f, req.settings, reference=req.reference, wanted=req.metrics,
-                     language=language)
+    f, res = analyse(
+        f, req.settings, reference=req.reference, wanted=req.metrics, language=language
+    )
     notes.extend(res.get("warnings", []))
     if res.get("input_problems"):
-        notes.append(f"{len(res['input_problems'])} item(s) without a reference were left out "
-                     "(see input_problems)")
+        notes.append(
+            f"{len(res['input_problems'])} item(s) without a reference were left out "
+            "(see input_problems)"
+        )
     return f, res
 
 
 # -- the job -----------------------------------------------------------------------------
-def run_audit(project: Project, req: AuditRequest, progress: Callable | None = None,
-              cancelled: Callable[[], bool] | None = None, backend=None,
-              use_result_cache: bool = True, aligner=None) -> AuditOutcome:
+def run_audit(
+    project: Project,
+    req: AuditRequest,
+    progress: Callable | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    backend=None,
+    use_result_cache: bool = True,
+    aligner=None,
+) -> AuditOutcome:
     """Run the whole audit. Raises :class:`Cancelled` when cancelled (state consistent).
 
     ``aligner`` (tests, or a caller holding one) replaces the explain stage's default
@@ -320,10 +356,10 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
             run_id, payload = hit
             timings["total_s"] = time.monotonic() - t0
             prog.stage(1.0, 1.0, "answered from the cache")
-            payload = {**payload, "from_cache": True, "timings": timings,
-                       "cached_from_run": run_id}
-            return AuditOutcome(run_id, req, None, tuple(payload.get("failures", ())), payload,
-                                True, timings)
+            payload = {**payload, "from_cache": True, "timings": timings, "cached_from_run": run_id}
+            return AuditOutcome(
+                run_id, req, None, tuple(payload.get("failures", ())), payload, True, timings
+            )
     run_id, lock = cache.start_run(project, prep, req)
     try:
         prog.stage(0.05, 0.85, "inference")
@@ -333,9 +369,14 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
         prog.check()
         f = analysis_frame(prep.frame, preds)
         notes: list[str] = []
-        fails = tuple({"item": str(prep.frame["id"].iloc[i]),
-                       "path": str(prep.frame["path"].iloc[i]), "reason": r}
-                      for i, r in sorted(failures.items()))
+        fails = tuple(
+            {
+                "item": str(prep.frame["id"].iloc[i]),
+                "path": str(prep.frame["path"].iloc[i]),
+                "reason": r,
+            }
+            for i, r in sorted(failures.items())
+        )
         if f.empty:
             return _all_failed(project, prep, req, run_id, fails, counts, timings, t0)
         prog.stage(0.85, 0.86, "acoustic covariates")
@@ -344,8 +385,7 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
             from .unstable_stage import add_sampled_decodes
 
             prog.stage(0.86, 0.95, "sampled decodes (unstable flag)")
-            f, acoustics["unstable"] = add_sampled_decodes(f, prep.backend, prep.dataset.root,
-                                                           prog)
+            f, acoustics["unstable"] = add_sampled_decodes(f, prep.backend, prep.dataset.root, prog)
         explain_block = None
         if req.wants_explain:
             prog.stage(0.85, 0.95, "explain")
@@ -364,13 +404,18 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
 
             res.update(annotation_blocks(project, f, res, alpha=req.settings.alpha))
         if acoustics["failures"] or acoustics.get("unavailable"):
-            notes.append(acoustics.get("unavailable") or f"{len(acoustics['failures'])} items "
-                         "have no acoustic covariates (see acoustics.failures)")
+            notes.append(
+                acoustics.get("unavailable")
+                or f"{len(acoustics['failures'])} items "
+                "have no acoustic covariates (see acoustics.failures)"
+            )
         if explain_block is not None:
             res["explain"] = explain_block
             if explain_block["failures"]:
-                notes.append(f"{len(explain_block['failures'])} sampled items were not "
-                             "grounded (see explain.failures)")
+                notes.append(
+                    f"{len(explain_block['failures'])} sampled items were not "
+                    "grounded (see explain.failures)"
+                )
         if req.representation:
             from .representation import representation_block
 
@@ -380,18 +425,29 @@ def run_audit(project: Project, req: AuditRequest, progress: Callable | None = N
 
             res["model_based"] = model_based_block(f, res, req.by, req.covariates)
         timings["aggregate_s"] = time.monotonic() - t2
-        res.update({
-            "run_id": run_id, "dataset": req.dataset, "model": req.model,
-            "model_key": prep.model_key, "device": getattr(prep.backend, "device", "cpu"),
-            "by": list(req.by), "failures": list(fails), "notes": notes,
-            "counts": counts, "from_cache": False,
-        })
+        res.update(
+            {
+                "run_id": run_id,
+                "dataset": req.dataset,
+                "model": req.model,
+                "model_key": prep.model_key,
+                "device": getattr(prep.backend, "device", "cpu"),
+                "by": list(req.by),
+                "failures": list(fails),
+                "notes": notes,
+                "counts": counts,
+                "from_cache": False,
+            }
+        )
         probs = getattr(prep.backend, "problems", None)
         if probs:
-            res["prediction_problems"] = [p.__dict__ if hasattr(p, "__dict__") else p
-                                          for p in probs]
-            notes.append(f"{len(probs)} rows of the predictions file were refused or flagged "
-                         "(see prediction_problems)")
+            res["prediction_problems"] = [
+                p.__dict__ if hasattr(p, "__dict__") else p for p in probs
+            ]
+            notes.append(
+                f"{len(probs)} rows of the predictions file were refused or flagged "
+                "(see prediction_problems)"
+            )
         res["settings"] = {**res.get("settings", {}), **_run_settings(req, prep)}
         timings["total_s"] = time.monotonic() - t0
         res["timings"] = timings
@@ -412,15 +468,24 @@ def _all_failed(project, prep, req, run_id, fails, counts, timings, t0) -> Audit
     """Every item failed: the run is stored ``failed`` with its failures (never answered
     from the result cache) and the result lists them; no statistics."""
     timings["total_s"] = time.monotonic() - t0
-    res = {"run_id": run_id, "dataset": req.dataset, "model": req.model,
-           "model_key": prep.model_key, "by": list(req.by), "groups": [], "comparisons": [],
-           "failures": list(fails), "counts": counts, "from_cache": False,
-           "notes": [f"every item failed ({len(fails)}); no statistics were computed"],
-           "settings": _run_settings(req, prep), "timings": timings}
+    res = {
+        "run_id": run_id,
+        "dataset": req.dataset,
+        "model": req.model,
+        "model_key": prep.model_key,
+        "by": list(req.by),
+        "groups": [],
+        "comparisons": [],
+        "failures": list(fails),
+        "counts": counts,
+        "from_cache": False,
+        "notes": [f"every item failed ({len(fails)}); no statistics were computed"],
+        "settings": _run_settings(req, prep),
+        "timings": timings,
+    }
     probs = getattr(prep.backend, "problems", None)
     if probs:
-        res["prediction_problems"] = [p.__dict__ if hasattr(p, "__dict__") else p
-                                      for p in probs]
+        res["prediction_problems"] = [p.__dict__ if hasattr(p, "__dict__") else p for p in probs]
     cache.finish_run(project, run_id, prep.request_hash, res, status="failed")
     return AuditOutcome(run_id, req, None, fails, res, False, timings)
 
@@ -431,8 +496,14 @@ def _explain(project, prep, f, req, prog, aligner):
     from .engines import run_remote
 
     lifts, grounded, block = explain_stage(
-        project, prep, f, req, prog, aligner=aligner,
-        run_remote=run_remote if req.engine != "local" else None)
+        project,
+        prep,
+        f,
+        req,
+        prog,
+        aligner=aligner,
+        run_remote=run_remote if req.engine != "local" else None,
+    )
     f = f.copy()
     f["grounding_lift"] = lifts
     f["n_grounded"] = grounded
@@ -449,19 +520,30 @@ def _item_records(f) -> list[dict]:
 def _run_settings(req: AuditRequest, prep: Prepared) -> dict:
     b = prep.backend
     return {
-        "model": req.model, "model_key": prep.model_key,
-        "decoding": getattr(b, "settings", None) if not callable(getattr(b, "settings", None))
+        "model": req.model,
+        "model_key": prep.model_key,
+        "decoding": getattr(b, "settings", None)
+        if not callable(getattr(b, "settings", None))
         else None,
-        "device": getattr(b, "device", "cpu"), "by": list(req.by),
-        "filters": req.filters_dict(), "reference_requested": req.reference,
-        "sample_per_group": req.sample, "nlu": req.nlu, "language": prep.dataset.language,
-        "explain": req.wants_explain, "explain_per_group": req.explain_per_group,
-        "explain_method": req.explain_method, "unstable": req.unstable,
-        "model_based": req.model_based, "covariates": list(req.covariates),
+        "device": getattr(b, "device", "cpu"),
+        "by": list(req.by),
+        "filters": req.filters_dict(),
+        "reference_requested": req.reference,
+        "sample_per_group": req.sample,
+        "nlu": req.nlu,
+        "language": prep.dataset.language,
+        "explain": req.wants_explain,
+        "explain_per_group": req.explain_per_group,
+        "explain_method": req.explain_method,
+        "unstable": req.unstable,
+        "model_based": req.model_based,
+        "covariates": list(req.covariates),
         "text_source": _text_sources(prep.frame),
-        "shard_size": req.shard_size, "engine": req.engine,
+        "shard_size": req.shard_size,
+        "engine": req.engine,
         "fairdesk_version": __version__,
-        "metrics_code_version": METRICS_CODE_VERSION, "cpu_count": os.cpu_count(),
+        "metrics_code_version": METRICS_CODE_VERSION,
+        "cpu_count": os.cpu_count(),
     }
 
 

@@ -22,8 +22,12 @@ def prediction_to_dict(p) -> dict:
     extra = {k: v for k, v in d.items() if v is not None}
     if "label" in extra and conf is not None:
         extra["confidence"] = conf
-    return {"text": text, "words": [dict(w) if not isinstance(w, dict) else w for w in words],
-            "confidence": conf, "extra": extra}
+    return {
+        "text": text,
+        "words": [dict(w) if not isinstance(w, dict) else w for w in words],
+        "confidence": conf,
+        "extra": extra,
+    }
 
 
 def lookup_predictions(project: Project, model_key: str, hashes: list[str]) -> dict[str, dict]:
@@ -31,13 +35,18 @@ def lookup_predictions(project: Project, model_key: str, hashes: list[str]) -> d
     conn = project.conn
     uniq = list(dict.fromkeys(hashes))
     for i in range(0, len(uniq), 500):
-        chunk = uniq[i:i + 500]
-        q = ("SELECT audio_hash, text, words, confidence, extra FROM predictions "
-             f"WHERE model_key=? AND audio_hash IN ({','.join('?' * len(chunk))})")
+        chunk = uniq[i : i + 500]
+        q = (
+            "SELECT audio_hash, text, words, confidence, extra FROM predictions "
+            f"WHERE model_key=? AND audio_hash IN ({','.join('?' * len(chunk))})"
+        )
         for r in conn.execute(q, (model_key, *chunk)):
-            out[r["audio_hash"]] = {"text": r["text"], "words": json.loads(r["words"]),
-                                    "confidence": r["confidence"],
-                                    "extra": json.loads(r["extra"])}
+            out[r["audio_hash"]] = {
+                "text": r["text"],
+                "words": json.loads(r["words"]),
+                "confidence": r["confidence"],
+                "extra": json.loads(r["extra"]),
+            }
     return out
 
 
@@ -50,10 +59,23 @@ def start_run(project: Project, prep, req):
         cur = c.execute(
             "INSERT INTO runs(dataset_id, model_id, model_fingerprint, request_hash, settings, "
             "status, created_at) VALUES (?,?,?,?,?,?,?)",
-            (prep.dataset.id, req.model, prep.model_key, prep.request_hash,
-             json.dumps({"by": list(req.by), "filters": req.filters_dict(),
-                         "sample": req.sample, "settings": req.settings.to_dict()}),
-             "running", time.time()))
+            (
+                prep.dataset.id,
+                req.model,
+                prep.model_key,
+                prep.request_hash,
+                json.dumps(
+                    {
+                        "by": list(req.by),
+                        "filters": req.filters_dict(),
+                        "sample": req.sample,
+                        "settings": req.settings.to_dict(),
+                    }
+                ),
+                "running",
+                time.time(),
+            ),
+        )
         run_id = int(cur.lastrowid)
         lock = RunLock(project, run_id)  # held before COMMIT: never seen running and unlocked
     return run_id, lock
@@ -66,8 +88,11 @@ def store_shard(project: Project, run_id: int, model_key: str, frame, results) -
         for idx, pred, reason in results:
             item_db_id = int(frame["db_id"].iloc[idx])
             if pred is None:
-                c.execute("INSERT OR REPLACE INTO run_items(run_id, item_id, status, error) "
-                          "VALUES (?,?,?,?)", (run_id, item_db_id, "failed", reason))
+                c.execute(
+                    "INSERT OR REPLACE INTO run_items(run_id, item_id, status, error) "
+                    "VALUES (?,?,?,?)",
+                    (run_id, item_db_id, "failed", reason),
+                )
                 continue
             ah = frame["audio_hash"].iloc[idx]
             c.execute(
@@ -75,51 +100,87 @@ def store_shard(project: Project, run_id: int, model_key: str, frame, results) -
                 "created_at) VALUES (?,?,?,?,?,?,?) ON CONFLICT(audio_hash, model_key) DO "
                 "UPDATE SET text=excluded.text, words=excluded.words, "
                 "confidence=excluded.confidence, extra=excluded.extra",
-                (ah, model_key, pred["text"], json.dumps(pred["words"]), pred["confidence"],
-                 json.dumps(pred["extra"], ensure_ascii=False), now))
-            pid = c.execute("SELECT id FROM predictions WHERE audio_hash=? AND model_key=?",
-                            (ah, model_key)).fetchone()[0]
-            c.execute("INSERT OR REPLACE INTO run_items(run_id, item_id, status, prediction_id) "
-                      "VALUES (?,?,?,?)", (run_id, item_db_id, "done", pid))
+                (
+                    ah,
+                    model_key,
+                    pred["text"],
+                    json.dumps(pred["words"]),
+                    pred["confidence"],
+                    json.dumps(pred["extra"], ensure_ascii=False),
+                    now,
+                ),
+            )
+            pid = c.execute(
+                "SELECT id FROM predictions WHERE audio_hash=? AND model_key=?", (ah, model_key)
+            ).fetchone()[0]
+            c.execute(
+                "INSERT OR REPLACE INTO run_items(run_id, item_id, status, prediction_id) "
+                "VALUES (?,?,?,?)",
+                (run_id, item_db_id, "done", pid),
+            )
 
 
-def finish_run(project: Project, run_id: int, request_hash: str, result: dict,
-               items: list[dict] | None = None, status: str = "done") -> None:
+def finish_run(
+    project: Project,
+    run_id: int,
+    request_hash: str,
+    result: dict,
+    items: list[dict] | None = None,
+    status: str = "done",
+) -> None:
     """Mark a run ``status`` (``done``; ``failed`` when every item failed) and store its
     result (and its per-item rows, for later analyses)."""
     from ..core.jsonio import clean_json
 
     with project.transaction() as c:
         if items is not None:
-            c.execute("INSERT INTO results(run_id, kind, payload, created_at) VALUES (?,?,?,?)",
-                      (run_id, "items", json.dumps(clean_json(items), ensure_ascii=False,
-                                                   default=str), time.time()))
-        c.execute("UPDATE runs SET status=?, finished_at=? WHERE id=?",
-                  (status, time.time(), run_id))
-        c.execute("INSERT INTO results(run_id, kind, payload, created_at) VALUES (?,?,?,?)",
-                  (run_id, "audit", json.dumps(clean_json(result), ensure_ascii=False,
-                                               default=str), time.time()))
+            c.execute(
+                "INSERT INTO results(run_id, kind, payload, created_at) VALUES (?,?,?,?)",
+                (
+                    run_id,
+                    "items",
+                    json.dumps(clean_json(items), ensure_ascii=False, default=str),
+                    time.time(),
+                ),
+            )
+        c.execute(
+            "UPDATE runs SET status=?, finished_at=? WHERE id=?", (status, time.time(), run_id)
+        )
+        c.execute(
+            "INSERT INTO results(run_id, kind, payload, created_at) VALUES (?,?,?,?)",
+            (
+                run_id,
+                "audit",
+                json.dumps(clean_json(result), ensure_ascii=False, default=str),
+                time.time(),
+            ),
+        )
 
 
 def mark_run(project: Project, run_id: int, status: str) -> None:
     with project.transaction() as c:
-        c.execute("UPDATE runs SET status=?, finished_at=? WHERE id=?",
-                  (status, time.time(), run_id))
+        c.execute(
+            "UPDATE runs SET status=?, finished_at=? WHERE id=?", (status, time.time(), run_id)
+        )
 
 
 def lookup_result(project: Project, request_hash: str):
     r = project.conn.execute(
         "SELECT runs.id AS run_id, results.payload AS payload FROM runs JOIN results ON "
         "results.run_id = runs.id WHERE runs.request_hash=? AND runs.status='done' AND "
-        "results.kind='audit' ORDER BY runs.id DESC LIMIT 1", (request_hash,)).fetchone()
+        "results.kind='audit' ORDER BY runs.id DESC LIMIT 1",
+        (request_hash,),
+    ).fetchone()
     if r is None:
         return None
     return int(r["run_id"]), json.loads(r["payload"])
 
 
 def run_payload(project: Project, run_id: int) -> dict:
-    r = project.conn.execute("SELECT payload FROM results WHERE run_id=? AND kind='audit' "
-                             "ORDER BY id DESC LIMIT 1", (run_id,)).fetchone()
+    r = project.conn.execute(
+        "SELECT payload FROM results WHERE run_id=? AND kind='audit' ORDER BY id DESC LIMIT 1",
+        (run_id,),
+    ).fetchone()
     if r is None:
         raise ValueError(f"run {run_id} has no stored audit result (finished runs only)")
     return json.loads(r["payload"])
@@ -129,11 +190,16 @@ def run_items_frame(project: Project, run_id: int):
     """The per-item rows stored with a finished run (a DataFrame)."""
     import pandas as pd
 
-    r = project.conn.execute("SELECT payload FROM results WHERE run_id=? AND kind='items' "
-                             "ORDER BY id DESC LIMIT 1", (run_id,)).fetchone()
+    r = project.conn.execute(
+        "SELECT payload FROM results WHERE run_id=? AND kind='items' ORDER BY id DESC LIMIT 1",
+        (run_id,),
+    ).fetchone()
     if r is None:
-        known = [x[0] for x in project.conn.execute(
-            "SELECT id FROM runs WHERE status='done' ORDER BY id")]
-        raise ValueError(f"run {run_id} has no stored per-item results; finished runs: "
-                         f"{known or 'none'}")
+        known = [
+            x[0]
+            for x in project.conn.execute("SELECT id FROM runs WHERE status='done' ORDER BY id")
+        ]
+        raise ValueError(
+            f"run {run_id} has no stored per-item results; finished runs: {known or 'none'}"
+        )
     return pd.DataFrame.from_records(json.loads(r["payload"]))

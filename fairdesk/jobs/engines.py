@@ -29,8 +29,14 @@ from pathlib import Path
 from ..core.errors import FairdeskError
 from .progress import Cancelled
 
-__all__ = ["ENGINES", "AUDIO_TRANSPORTS", "TASK_KINDS", "ray_available", "require_ray",
-           "run_remote"]
+__all__ = [
+    "ENGINES",
+    "AUDIO_TRANSPORTS",
+    "TASK_KINDS",
+    "ray_available",
+    "require_ray",
+    "run_remote",
+]
 
 ENGINES = ("local", "ray")
 AUDIO_TRANSPORTS = ("bytes", "path")
@@ -59,8 +65,10 @@ def require_ray():
     try:
         import ray
     except ImportError:
-        raise FairdeskError(f"--engine ray needs Ray, which is not installed; install it with "
-                            f"`{INSTALL_HINT}` (or use --engine local)") from None
+        raise FairdeskError(
+            f"--engine ray needs Ray, which is not installed; install it with "
+            f"`{INSTALL_HINT}` (or use --engine local)"
+        ) from None
     return ray
 
 
@@ -73,10 +81,11 @@ def _connect(ray, address: str | None) -> None:
         try:
             ray.init(address=address, log_to_driver=False)
         except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise FairdeskError(f"--ray-address {address}: cannot connect to a Ray cluster "
-                                f"({exc}); start one with `ray start --head` and give its "
-                                "address (auto on the head node, ray://HOST:10001 elsewhere)"
-                                ) from None
+            raise FairdeskError(
+                f"--ray-address {address}: cannot connect to a Ray cluster "
+                f"({exc}); start one with `ray start --head` and give its "
+                "address (auto on the head node, ray://HOST:10001 elsewhere)"
+            ) from None
 
 
 def backend_recipe(req, prep) -> tuple:
@@ -105,8 +114,10 @@ class _Worker:
             self.backend = get_backend(model, device=device, **settings)
         got = f"{self.backend.id}@{self.backend.fingerprint}"
         if got != fingerprint:
-            raise FairdeskError(f"the model on this worker ({got}) is not the driver's "
-                                f"({fingerprint}); install the same model files on every node")
+            raise FairdeskError(
+                f"the model on this worker ({got}) is not the driver's "
+                f"({fingerprint}); install the same model files on every node"
+            )
         self.die = die
         self.n_items = 0
 
@@ -165,8 +176,15 @@ def _n_actors(ray, req, use_gpu: bool, threads: int) -> int:
     return max(1, int(res.get("CPU", 1)) // max(1, threads))
 
 
-def run_remote(req, prep, shards: list, commit: Callable[[list], None],
-               cancelled: Callable[[], bool], kind: str = "run", args: tuple = ()) -> None:
+def run_remote(
+    req,
+    prep,
+    shards: list,
+    commit: Callable[[list], None],
+    cancelled: Callable[[], bool],
+    kind: str = "run",
+    args: tuple = (),
+) -> None:
     """Run ``shards`` (lists of ``(row, key, relative path, ...)``) on Ray actors.
 
     Parameters
@@ -191,8 +209,9 @@ def run_remote(req, prep, shards: list, commit: Callable[[list], None],
     if req.engine != "ray":
         raise FairdeskError(f"unknown engine {req.engine!r}; choose one of {ENGINES}")
     if req.audio_transport not in AUDIO_TRANSPORTS:
-        raise FairdeskError(f"unknown audio transport {req.audio_transport!r}; choose one of "
-                            f"{AUDIO_TRANSPORTS}")
+        raise FairdeskError(
+            f"unknown audio transport {req.audio_transport!r}; choose one of {AUDIO_TRANSPORTS}"
+        )
     ray = require_ray()
     _connect(ray, req.ray_address)
     from ray.exceptions import RayActorError, RayTaskError
@@ -206,7 +225,8 @@ def run_remote(req, prep, shards: list, commit: Callable[[list], None],
     threads = min(threads, max(1, int(ray.cluster_resources().get("CPU", 1))))
     n = min(_n_actors(ray, req, use_gpu, threads), len(shards))
     Actor = ray.remote(_Worker).options(
-        num_cpus=threads, num_gpus=1 if use_gpu else 0, max_restarts=3, max_task_retries=3)
+        num_cpus=threads, num_gpus=1 if use_gpu else 0, max_restarts=3, max_task_retries=3
+    )
     recipe = backend_recipe(req, prep)
     die = os.environ.get(DIE_HOOK_ENV) or None
     actors = [Actor.remote(recipe, prep.model_key, die) for _ in range(n)]

@@ -15,8 +15,14 @@ __all__ = ["ITEM_COVARIATES", "model_based_block", "model_based_lines"]
 
 #: Per-item covariates an audit provides without user work (fairdesk.core.acoustics) and the
 #: word count; any numeric metadata column can be named too.
-ITEM_COVARIATES = ("duration_s", "nonspeech_share", "snr_db", "speech_rate", "asr_confidence",
-                   "n_words")
+ITEM_COVARIATES = (
+    "duration_s",
+    "nonspeech_share",
+    "snr_db",
+    "speech_rate",
+    "asr_confidence",
+    "n_words",
+)
 
 
 def _reference_level(res: dict, by: list[str], var: str) -> str | None:
@@ -70,23 +76,32 @@ def model_based_block(frame, res: dict, by, covariates=(), alpha: float | None =
                 raise ValueError(f"no covariate column {missing} in this run's items")
             if "speaker_id" not in f.columns:
                 raise ValueError("the model needs speaker ids (speaker_id)")
-            m = run_poisson_mixed(f, [v], covariates, reference={v: ref} if ref else None,
-                                  speaker_col="speaker_id",
-                                  content_col="content_id" if "content_id" in f.columns
-                                  else None, alpha=alpha)
+            m = run_poisson_mixed(
+                f,
+                [v],
+                covariates,
+                reference={v: ref} if ref else None,
+                speaker_col="speaker_id",
+                content_col="content_id" if "content_id" in f.columns else None,
+                alpha=alpha,
+            )
         except ValueError as exc:
             out[v] = {"error": str(exc)}
             continue
         comps = res.get("comparisons") or []
         if len(by) > 1:  # the bootstrap compared combined groups: nothing to set beside
             m["agreement"] = []
-            m["agreement_note"] = ("the audit compared combinations of " + " × ".join(by)
-                                   + "; the model compares the levels of each column")
+            m["agreement_note"] = (
+                "the audit compared combinations of "
+                + " × ".join(by)
+                + "; the model compares the levels of each column"
+            )
         else:
             m["agreement"] = agreement_with_bootstrap(m, comps, v)
         if excluded:
             m.setdefault("notes", []).append(
-                f"groups excluded by the audit's minimums were left out: {sorted(excluded)}")
+                f"groups excluded by the audit's minimums were left out: {sorted(excluded)}"
+            )
         out[v] = m
     return out
 

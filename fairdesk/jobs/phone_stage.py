@@ -27,9 +27,11 @@ def load_phone_annotations(project, db_ids) -> dict[int, dict]:
     ids = sorted({int(i) for i in db_ids if i == i and i is not None})
     out: dict[int, dict] = {}
     for k in range(0, len(ids), 500):
-        chunk = ids[k:k + 500]
-        q = (f"SELECT item_id, kind, value FROM annotations WHERE kind IN (?,?) AND item_id IN "
-             f"({','.join('?' * len(chunk))}) ORDER BY id")
+        chunk = ids[k : k + 500]
+        q = (
+            f"SELECT item_id, kind, value FROM annotations WHERE kind IN (?,?) AND item_id IN "
+            f"({','.join('?' * len(chunk))}) ORDER BY id"
+        )
         for r in project.conn.execute(q, (*PHONE_KINDS, *chunk)):
             d = out.setdefault(int(r["item_id"]), {"errors": [], "counts": None})
             v = json.loads(r["value"])
@@ -54,9 +56,15 @@ def annotation_blocks(project, frame, res: dict, reference=None, alpha: float = 
         return {}
     errors, n_phones = [], defaultdict(Counter)
     rows = []
-    for db, g, n, s, d, i in zip(frame["db_id"], frame["group"].astype(str),
-                                 frame["n_words"], frame["n_sub"], frame["n_del"],
-                                 frame["n_ins"], strict=True):
+    for db, g, n, s, d, i in zip(
+        frame["db_id"],
+        frame["group"].astype(str),
+        frame["n_words"],
+        frame["n_sub"],
+        frame["n_del"],
+        frame["n_ins"],
+        strict=True,
+    ):
         a = anns.get(int(db)) if db == db else None
         if a is None:
             continue
@@ -64,21 +72,34 @@ def annotation_blocks(project, frame, res: dict, reference=None, alpha: float = 
             errors.append((g, e.get("canonical"), e.get("perceived")))
         n_phones[g].update(a["counts"].get("phones", {}))
         nph = int(a["counts"].get("n_phones") or 0)
-        rows.append({"group": g, "wer": (s + d + i) / n if n else float("nan"),
-                     "accentedness": len(a["errors"]) / nph if nph else float("nan"),
-                     "n_errors": len(a["errors"]), "n_phones": nph})
+        rows.append(
+            {
+                "group": g,
+                "wer": (s + d + i) / n if n else float("nan"),
+                "accentedness": len(a["errors"]) / nph if nph else float("nan"),
+                "n_errors": len(a["errors"]),
+                "n_phones": nph,
+            }
+        )
     df = pd.DataFrame(rows)
-    per_group = {g: {"n_items": int(len(x)), "n_phones": int(x["n_phones"].sum()),
-                     "n_errors": int(x["n_errors"].sum()),
-                     "accentedness": float(x["n_errors"].sum() / x["n_phones"].sum())
-                     if x["n_phones"].sum() else None}
-                 for g, x in df.groupby("group")}
+    per_group = {
+        g: {
+            "n_items": int(len(x)),
+            "n_phones": int(x["n_phones"].sum()),
+            "n_errors": int(x["n_errors"].sum()),
+            "accentedness": float(x["n_errors"].sum() / x["n_phones"].sum())
+            if x["n_phones"].sum()
+            else None,
+        }
+        for g, x in df.groupby("group")
+    }
     ref = reference if reference is not None else res.get("reference")
     return {
         "phone_annotations": {
             "groups": per_group,
-            "confusion": annotated_phone_confusion(errors, {g: dict(c) for g, c in
-                                                            n_phones.items()}),
+            "confusion": annotated_phone_confusion(
+                errors, {g: dict(c) for g, c in n_phones.items()}
+            ),
             "source": "phone_error annotations (canonical, perceived, type) and phone_counts",
         },
         "accentedness_regression": accentedness_regression(df, reference=ref, alpha=alpha),

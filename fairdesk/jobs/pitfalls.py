@@ -37,8 +37,9 @@ DOMINANCE_SHARE = 0.25
 _FLAG_METRICS = frozenset({"hallucination_rate", "wer_unflagged"})
 
 
-def add_pitfall_columns(frame: pd.DataFrame, stats: pd.DataFrame, normaliser, language: str,
-                        settings=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def add_pitfall_columns(
+    frame: pd.DataFrame, stats: pd.DataFrame, normaliser, language: str, settings=None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Add the flag stats to ``stats`` and evidence / speech rate to ``frame``.
 
     Parameters
@@ -77,8 +78,9 @@ def _item_ids(frame: pd.DataFrame) -> pd.Series:
     return pd.Series([str(i) for i in frame.index], index=frame.index)
 
 
-def dominant_items(frame: pd.DataFrame, min_errors: int = DOMINANCE_MIN_ERRORS,
-                   share: float = DOMINANCE_SHARE) -> dict[str, dict]:
+def dominant_items(
+    frame: pd.DataFrame, min_errors: int = DOMINANCE_MIN_ERRORS, share: float = DOMINANCE_SHARE
+) -> dict[str, dict]:
     """Groups whose word errors one utterance carries.
 
     Parameters
@@ -106,15 +108,20 @@ def dominant_items(frame: pd.DataFrame, min_errors: int = DOMINANCE_MIN_ERRORS,
         if e[k] > share * total:
             n = float(words[ix].sum())
             n_wo = n - words[ix][k]
-            out[g] = {"item": str(ids[ix][k]), "errors": int(e[k]), "group_errors": int(total),
-                      "share": float(e[k] / total),
-                      "wer": total / n if n > 0 else None,
-                      "wer_without_item": (total - e[k]) / n_wo if n_wo > 0 else None}
+            out[g] = {
+                "item": str(ids[ix][k]),
+                "errors": int(e[k]),
+                "group_errors": int(total),
+                "share": float(e[k] / total),
+                "wer": total / n if n > 0 else None,
+                "wer_without_item": (total - e[k]) / n_wo if n_wo > 0 else None,
+            }
     return out
 
 
-def verdicts_without_flagged(frame: pd.DataFrame, res: dict, specs, settings,
-                             reference=None) -> list[dict]:
+def verdicts_without_flagged(
+    frame: pd.DataFrame, res: dict, specs, settings, reference=None
+) -> list[dict]:
     """Each tested comparison recomputed without the flagged items, where the verdict changes.
 
     Parameters
@@ -155,21 +162,35 @@ def verdicts_without_flagged(frame: pd.DataFrame, res: dict, specs, settings,
         if c["metric"] not in {s.id for s in specs}:
             continue
         c2 = by_key.get((c["metric"], c["group"]))
-        entry = ({"verdict": None, "reason": excluded.get(c["group"], "not compared")}
-                 if c2 is None else
-                 {"verdict": c2["verdict"], "gap": c2["gap"], "ci_low": c2["ci_low"],
-                  "ci_high": c2["ci_high"], "p_adjusted": c2["p_adjusted"]})
+        entry = (
+            {"verdict": None, "reason": excluded.get(c["group"], "not compared")}
+            if c2 is None
+            else {
+                "verdict": c2["verdict"],
+                "gap": c2["gap"],
+                "ci_low": c2["ci_low"],
+                "ci_high": c2["ci_high"],
+                "p_adjusted": c2["p_adjusted"],
+            }
+        )
         entry["n_flagged_group"] = int(n_flag.get(str(c["group"]), 0))
         entry["n_flagged_reference"] = int(n_flag.get(str(c["reference"]), 0))
         c["without_flagged"] = entry
         if entry["verdict"] != c["verdict"]:
             c["flags"] = [*c.get("flags", []), "verdict_changes_without_flagged_items"]
-            changed.append({"metric": c["metric"], "group": c["group"],
-                            "verdict": c["verdict"], "verdict_without_flagged": entry["verdict"],
-                            "gap": c["gap"], "gap_without_flagged": entry.get("gap"),
-                            "reason": entry.get("reason"),
-                            "n_flagged_group": entry["n_flagged_group"],
-                            "n_flagged_reference": entry["n_flagged_reference"]})
+            changed.append(
+                {
+                    "metric": c["metric"],
+                    "group": c["group"],
+                    "verdict": c["verdict"],
+                    "verdict_without_flagged": entry["verdict"],
+                    "gap": c["gap"],
+                    "gap_without_flagged": entry.get("gap"),
+                    "reason": entry.get("reason"),
+                    "n_flagged_group": entry["n_flagged_group"],
+                    "n_flagged_reference": entry["n_flagged_reference"],
+                }
+            )
     return changed
 
 
@@ -206,27 +227,32 @@ def pitfalls_block(frame: pd.DataFrame, res: dict, specs, settings, reference=No
     dom = dominant_items(frame)
     for g in res.get("groups", []):
         g["wer_dominated_by"] = dom.get(str(g["group"]))
-    checked = ("nonspeech_words" in frame.columns
-               and frame["nonspeech_words"].notna().any())
+    checked = "nonspeech_words" in frame.columns and frame["nonspeech_words"].notna().any()
     block = {
-        "settings": {**HallucinationSettings().to_dict(),
-                     "dominance_min_errors": DOMINANCE_MIN_ERRORS,
-                     "dominance_share": DOMINANCE_SHARE,
-                     "vad": VAD_SETTINGS if checked else None},
-        "flags_checked": ["loop", "runaway"] + (["over_nonspeech"] if checked else [])
+        "settings": {
+            **HallucinationSettings().to_dict(),
+            "dominance_min_errors": DOMINANCE_MIN_ERRORS,
+            "dominance_share": DOMINANCE_SHARE,
+            "vad": VAD_SETTINGS if checked else None,
+        },
+        "flags_checked": ["loop", "runaway"]
+        + (["over_nonspeech"] if checked else [])
         + (["unstable"] if "hypothesis_sampled_a" in frame.columns else []),
         "n_flagged": int(frame["hallucinated"].sum()),
         "by_group": _flag_counts(frame),
         "wer_dominated": [{"group": g, **d} for g, d in dom.items()],
-        "verdicts_without_flagged": verdicts_without_flagged(frame, res, specs, settings,
-                                                             reference),
+        "verdicts_without_flagged": verdicts_without_flagged(
+            frame, res, specs, settings, reference
+        ),
     }
     if not checked:
-        block["not_checked"] = ("over_nonspeech: the backend gives no word times (or the "
-                                "audit had no audio)")
+        block["not_checked"] = (
+            "over_nonspeech: the backend gives no word times (or the audit had no audio)"
+        )
     if "nonspeech_share" in frame.columns:
         share = pd.to_numeric(frame["nonspeech_share"], errors="coerce")
         block["nonspeech_share_by_group"] = {
             str(g): (float(v) if math.isfinite(v) else None)
-            for g, v in share.groupby(frame["group"].astype(str)).mean().items()}
+            for g, v in share.groupby(frame["group"].astype(str)).mean().items()
+        }
     return block

@@ -22,8 +22,12 @@ class Progress:
     min_interval : seconds between two reports (the last one always goes through).
     """
 
-    def __init__(self, callback: ProgressFn | None = None,
-                 cancelled: Callable[[], bool] | None = None, min_interval: float = 0.2):
+    def __init__(
+        self,
+        callback: ProgressFn | None = None,
+        cancelled: Callable[[], bool] | None = None,
+        min_interval: float = 0.2,
+    ):
         self.callback = callback
         self.cancelled = cancelled or (lambda: False)
         self.min_interval = min_interval

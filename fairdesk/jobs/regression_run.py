@@ -44,47 +44,67 @@ def outcome_frame(frame, outcome: str):
     df = frame.copy()
     if outcome == "em":
         if "em" not in df.columns or df["em"].notna().sum() == 0:
-            raise ValueError("outcome 'em' needs intent and slot labels (this run has no exact "
-                             "match); use the outcome 'correct' or 'wer'")
+            raise ValueError(
+                "outcome 'em' needs intent and slot labels (this run has no exact "
+                "match); use the outcome 'correct' or 'wer'"
+            )
         return df[df["em"].notna()], "em", None, "exact match"
     errs = None
     if {"n_sub", "n_del", "n_ins"} <= set(df.columns):
         errs = df["n_sub"] + df["n_del"] + df["n_ins"]
     if outcome == "correct":
         if errs is None:
-            raise ValueError("outcome 'correct' needs word-error counts (n_sub, n_del, n_ins); "
-                             "this run has none")
+            raise ValueError(
+                "outcome 'correct' needs word-error counts (n_sub, n_del, n_ins); this run has none"
+            )
         df["correct"] = (errs == 0).astype(int)
         return df, "correct", None, "recognised without error"
     if outcome == "wer":
         if errs is None or "n_words" not in df.columns:
-            raise ValueError("outcome 'wer' needs word-error counts and reference word counts "
-                             "(n_sub, n_del, n_ins, n_words); this run has none")
+            raise ValueError(
+                "outcome 'wer' needs word-error counts and reference word counts "
+                "(n_sub, n_del, n_ins, n_words); this run has none"
+            )
         df["n_errors"] = errs
         df = df[df["n_words"] > 0]
         return df, "n_errors", ("n_errors", "n_words"), "word errors"
     if outcome not in df.columns:
-        raise ValueError(f"no outcome column {outcome!r} in the run's items (columns: "
-                         f"{', '.join(map(str, df.columns))})")
+        raise ValueError(
+            f"no outcome column {outcome!r} in the run's items (columns: "
+            f"{', '.join(map(str, df.columns))})"
+        )
     return df, outcome, None, outcome
 
 
 def default_request(payload: dict, columns: Sequence[str]) -> dict:
     """The regression a run suggests: its grouping columns as variables, ``em`` when the run
     has exact match else ``correct``, speakers as clusters when the items name them."""
-    tested = set(payload.get("tested_metrics") or []) | set(payload.get("descriptive_metrics")
-                                                            or [])
+    tested = set(payload.get("tested_metrics") or []) | set(
+        payload.get("descriptive_metrics") or []
+    )
     outcome = "em" if "em" in tested and "em" in columns else "correct"
     variables = [b for b in payload.get("by") or [] if b in columns]
-    return {"outcome": outcome, "variables": variables,
-            "cluster": "speaker_id" if "speaker_id" in columns else None, "alpha": 0.05}
+    return {
+        "outcome": outcome,
+        "variables": variables,
+        "cluster": "speaker_id" if "speaker_id" in columns else None,
+        "alpha": 0.05,
+    }
 
 
-def regress_run(folder, run_id: int, outcome: str, variables: Sequence[str],
-                cluster: str | None = "speaker_id", alpha: float = 0.05,
-                references: dict | None = None, store: bool = True, *,
-                progress: Callable[[float, str], None] | None = None,
-                cancelled: Callable[[], bool] | None = None) -> dict:
+def regress_run(
+    folder,
+    run_id: int,
+    outcome: str,
+    variables: Sequence[str],
+    cluster: str | None = "speaker_id",
+    alpha: float = 0.05,
+    references: dict | None = None,
+    store: bool = True,
+    *,
+    progress: Callable[[float, str], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> dict:
     """Fit the regression tests of a finished run and (by default) store them with it.
 
     Parameters
@@ -125,11 +145,14 @@ def regress_run(folder, run_id: int, outcome: str, variables: Sequence[str],
         df = run_items_frame(project, int(run_id))
         missing = [v for v in variables if v not in df.columns]
         if missing:
-            raise ValueError(f"unknown variable(s) {', '.join(missing)} (the run's item columns: "
-                             f"{', '.join(map(str, df.columns))})")
+            raise ValueError(
+                f"unknown variable(s) {', '.join(missing)} (the run's item columns: "
+                f"{', '.join(map(str, df.columns))})"
+            )
         if cluster and cluster not in df.columns:
-            raise ValueError(f"cluster column {cluster!r} is not in the run's items; choose "
-                             "another or none")
+            raise ValueError(
+                f"cluster column {cluster!r} is not in the run's items; choose another or none"
+            )
         refs = dict(references or {})
         by = payload.get("by") or []
         if len(by) == 1 and by[0] in variables and payload.get("reference"):
@@ -141,13 +164,28 @@ def regress_run(folder, run_id: int, outcome: str, variables: Sequence[str],
             raise Cancelled("regression cancelled")
         if progress:
             progress(0.2, f"fitting {label} on {', '.join(variables)}")
-        res = run_regression(df, col, variables, references=refs or None, cluster=cluster or None,
-                             alpha=alpha, binomial=binomial, outcome_label=label)
-        out = {"run_id": int(run_id),
-               "request": {"outcome": outcome, "variables": list(variables),
-                           "cluster": cluster or None, "alpha": float(alpha),
-                           "references": refs},
-               "result": res.to_dict(detail=True), "created_at": time.time()}
+        res = run_regression(
+            df,
+            col,
+            variables,
+            references=refs or None,
+            cluster=cluster or None,
+            alpha=alpha,
+            binomial=binomial,
+            outcome_label=label,
+        )
+        out = {
+            "run_id": int(run_id),
+            "request": {
+                "outcome": outcome,
+                "variables": list(variables),
+                "cluster": cluster or None,
+                "alpha": float(alpha),
+                "references": refs,
+            },
+            "result": res.to_dict(detail=True),
+            "created_at": time.time(),
+        }
         if store:
             out["result_id"] = store_regression(project, int(run_id), out)
         if progress:

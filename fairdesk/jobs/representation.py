@@ -12,8 +12,9 @@ import numpy as np
 from .shards import embed_audio, load_shard_audio
 
 
-def item_embeddings(project, prep, frame, prog, batch: int = 8,
-                    req=None) -> tuple[np.ndarray, np.ndarray]:
+def item_embeddings(
+    project, prep, frame, prog, batch: int = 8, req=None
+) -> tuple[np.ndarray, np.ndarray]:
     """Embeddings of the frame's items (rows that failed are dropped); returns (X, row mask).
 
     Cached embeddings are read first; the missing ones are computed in batches of ``batch``
@@ -22,24 +23,30 @@ def item_embeddings(project, prep, frame, prog, batch: int = 8,
     """
     backend = prep.backend
     if "embed" not in getattr(backend, "capabilities", set()):
-        raise ValueError(f"model {backend.id} gives no embeddings; representation metrics "
-                         "need a model with an encoder (whisper-tiny.en or hf:<folder>)")
+        raise ValueError(
+            f"model {backend.id} gives no embeddings; representation metrics "
+            "need a model with an encoder (whisper-tiny.en or hf:<folder>)"
+        )
     key = prep.model_key
     hashes = list(frame["audio_hash"])
     have = {}
     conn = project.conn
     for i in range(0, len(hashes), 500):
-        chunk = hashes[i:i + 500]
-        q = (f"SELECT audio_hash, vector FROM embeddings WHERE model_key=? AND audio_hash IN "
-             f"({','.join('?' * len(chunk))})")
+        chunk = hashes[i : i + 500]
+        q = (
+            f"SELECT audio_hash, vector FROM embeddings WHERE model_key=? AND audio_hash IN "
+            f"({','.join('?' * len(chunk))})"
+        )
         for r in conn.execute(q, (key, *chunk)):
             have[r["audio_hash"]] = np.frombuffer(r["vector"], dtype=np.float32)
     todo = [i for i, h in enumerate(hashes) if h not in have]
     started = time.monotonic()
     root = prep.dataset.root
     paths = frame["path"]
-    batches = [[(i, hashes[i], str(paths.iloc[i])) for i in todo[s:s + batch]]
-               for s in range(0, len(todo), batch)]
+    batches = [
+        [(i, hashes[i], str(paths.iloc[i])) for i in todo[s : s + batch]]
+        for s in range(0, len(todo), batch)
+    ]
     done = [0]
 
     def commit(results):  # one finished batch: (row, vector or None for unreadable audio)
@@ -48,8 +55,11 @@ def item_embeddings(project, prep, frame, prog, batch: int = 8,
             with project.transaction() as c:
                 for i, v in got:
                     have[hashes[i]] = v
-                    c.execute("INSERT OR REPLACE INTO embeddings(audio_hash, model_key, "
-                              "vector) VALUES (?,?,?)", (hashes[i], key, v.tobytes()))
+                    c.execute(
+                        "INSERT OR REPLACE INTO embeddings(audio_hash, model_key, "
+                        "vector) VALUES (?,?,?)",
+                        (hashes[i], key, v.tobytes()),
+                    )
         done[0] += len(results)
         prog.items(done[0], len(todo), started, "embedded")
 
@@ -82,16 +92,25 @@ def representation_block(project, prep, frame, result: dict, req, prog) -> dict:
     disparity: dict[str, bool] = {}
     for c in result.get("comparisons", []):
         disparity[c["metric"]] = disparity.get(c["metric"], False) or (
-            c["verdict"] == "disparity_detected")
+            c["verdict"] == "disparity_detected"
+        )
     speakers = sub["speaker_id"].to_numpy() if "speaker_id" in sub else None
     try:
         rep = representation_analysis(
-            X, sub["group"].astype(str).to_numpy(), speakers, disparity=disparity,
-            threshold=req.settings.structure_threshold, seed=req.settings.seed)
+            X,
+            sub["group"].astype(str).to_numpy(),
+            speakers,
+            disparity=disparity,
+            threshold=req.settings.structure_threshold,
+            seed=req.settings.seed,
+        )
     except (ValueError, np.linalg.LinAlgError) as exc:
         # The probe degrades; it never sinks the audit whose statistics are computed.
-        return {"skipped": f"representation metrics not computed: {exc}",
-                "n_items": int(len(sub)), "model_key": prep.model_key}
+        return {
+            "skipped": f"representation metrics not computed: {exc}",
+            "n_items": int(len(sub)),
+            "model_key": prep.model_key,
+        }
     out = rep.to_dict() if hasattr(rep, "to_dict") else dict(rep)
     out["n_items"] = int(len(sub))
     out["model_key"] = prep.model_key

@@ -19,11 +19,28 @@ __all__ = ["SENSITIVITY_NORMALISERS", "no_normalisation", "normaliser_sensitivit
 #: The normalisers compared, by settings name (``none``: whitespace collapsed, nothing else).
 SENSITIVITY_NORMALISERS = ("whisper-english", "whisper-basic", "tone-preserving", "none")
 #: Metrics whose value depends on the normaliser (the others are left out of the table).
-TEXT_METRICS = ("wer", "cer", "sub_rate", "del_rate", "ins_rate", "insertion_ratio",
-                "hallucination_rate", "wer_unflagged")
+TEXT_METRICS = (
+    "wer",
+    "cer",
+    "sub_rate",
+    "del_rate",
+    "ins_rate",
+    "insertion_ratio",
+    "hallucination_rate",
+    "wer_unflagged",
+)
 #: The frame columns a re-scoring needs or keeps (everything else is recomputed).
-_INPUT_COLUMNS = ("group", "reference", "hypothesis", "speaker_id", "content_id", "item_id",
-                  "nonspeech_words", "hypothesis_sampled_a", "hypothesis_sampled_b")
+_INPUT_COLUMNS = (
+    "group",
+    "reference",
+    "hypothesis",
+    "speaker_id",
+    "content_id",
+    "item_id",
+    "nonspeech_words",
+    "hypothesis_sampled_a",
+    "hypothesis_sampled_b",
+)
 
 
 def no_normalisation(text) -> str:
@@ -44,18 +61,25 @@ def _rescore(frame, specs_ids, settings, reference, language, name):
 
     base = frame[[c for c in _INPUT_COLUMNS if c in frame.columns]].reset_index(drop=True)
     norm = _normaliser(name)
-    stats = compute_item_stats(base[["reference", "hypothesis"]], language=language,
-                               normalizer=norm)
+    stats = compute_item_stats(
+        base[["reference", "hypothesis"]], language=language, normalizer=norm
+    )
     base, stats = add_pitfall_columns(base, stats, norm, language)
     full = pd.concat([base, stats.reset_index(drop=True)], axis=1)
     specs = metric_specs(stats, list(specs_ids))
-    return compare_groups(full, specs, replace(settings, normaliser=name),
-                          reference=reference).to_dict()
+    return compare_groups(
+        full, specs, replace(settings, normaliser=name), reference=reference
+    ).to_dict()
 
 
-def normaliser_sensitivity(frame: pd.DataFrame, settings, reference=None, metrics=None,
-                           language: str = "en",
-                           normalisers=SENSITIVITY_NORMALISERS) -> dict:
+def normaliser_sensitivity(
+    frame: pd.DataFrame,
+    settings,
+    reference=None,
+    metrics=None,
+    language: str = "en",
+    normalisers=SENSITIVITY_NORMALISERS,
+) -> dict:
     """Verdicts of every tested text comparison under each normaliser.
 
     Parameters
@@ -81,35 +105,58 @@ def normaliser_sensitivity(frame: pd.DataFrame, settings, reference=None, metric
     from ..metrics.normalize import is_english
 
     if settings.normaliser == "auto":
-        settings = replace(settings, normaliser="whisper-english" if is_english(language)
-                           else "whisper-basic")
+        settings = replace(
+            settings, normaliser="whisper-english" if is_english(language) else "whisper-basic"
+        )
     ids = [m for m in (metrics or ["wer"]) if m in TEXT_METRICS]
     if not ids:
-        return {"normalisers": list(normalisers), "run_normaliser": settings.normaliser,
-                "metrics": [], "rows": [], "n_comparisons": 0, "n_flipped": 0,
-                "note": "no tested text metric (WER/CER family) to re-score"}
+        return {
+            "normalisers": list(normalisers),
+            "run_normaliser": settings.normaliser,
+            "metrics": [],
+            "rows": [],
+            "n_comparisons": 0,
+            "n_flipped": 0,
+            "note": "no tested text metric (WER/CER family) to re-score",
+        }
     for c in ("group", "reference", "hypothesis"):
         if c not in frame.columns:
-            raise ValueError(f"normaliser sensitivity needs the per-item column {c!r}; "
-                             f"the frame has {', '.join(map(str, frame.columns))}")
-    results = {name: _rescore(frame, ids, settings, reference, language, name)
-               for name in normalisers}
+            raise ValueError(
+                f"normaliser sensitivity needs the per-item column {c!r}; "
+                f"the frame has {', '.join(map(str, frame.columns))}"
+            )
+    results = {
+        name: _rescore(frame, ids, settings, reference, language, name) for name in normalisers
+    }
     rows: dict[tuple, dict] = {}
     for name, res in results.items():
         for c in res["comparisons"]:
-            r = rows.setdefault((c["metric"], c["group"]), {
-                "metric": c["metric"], "group": c["group"], "reference": c["reference"],
-                "verdict": {}, "value": {}, "reference_value": {}, "gap": {},
-                "p_adjusted": {}})
+            r = rows.setdefault(
+                (c["metric"], c["group"]),
+                {
+                    "metric": c["metric"],
+                    "group": c["group"],
+                    "reference": c["reference"],
+                    "verdict": {},
+                    "value": {},
+                    "reference_value": {},
+                    "gap": {},
+                    "p_adjusted": {},
+                },
+            )
             for k in ("verdict", "value", "reference_value", "gap", "p_adjusted"):
                 r[k][name] = c[k]
     out_rows = []
     for r in rows.values():
-        r["holds"] = (len(r["verdict"]) == len(normalisers)
-                      and len(set(r["verdict"].values())) == 1)
+        r["holds"] = len(r["verdict"]) == len(normalisers) and len(set(r["verdict"].values())) == 1
         out_rows.append(r)
     out_rows.sort(key=lambda r: (ids.index(r["metric"]), str(r["group"])))
-    return {"normalisers": list(normalisers), "run_normaliser": settings.normaliser,
-            "metrics": ids, "rows": out_rows, "n_comparisons": len(out_rows),
-            "n_flipped": sum(not r["holds"] for r in out_rows),
-            "reference_by_normaliser": {n: res["reference"] for n, res in results.items()}}
+    return {
+        "normalisers": list(normalisers),
+        "run_normaliser": settings.normaliser,
+        "metrics": ids,
+        "rows": out_rows,
+        "n_comparisons": len(out_rows),
+        "n_flipped": sum(not r["holds"] for r in out_rows),
+        "reference_by_normaliser": {n: res["reference"] for n, res in results.items()},
+    }

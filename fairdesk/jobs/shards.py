@@ -18,8 +18,15 @@ def _predict_shard(backend, root, rows) -> list[tuple[int, dict | None, str | No
             p = lookup(key, rel)
             if p is None:
                 why = getattr(backend, "missing_reason", None)
-                out.append((idx, None, why(key, rel) if why else
-                            "no prediction for this item in the imported file"))
+                out.append(
+                    (
+                        idx,
+                        None,
+                        why(key, rel)
+                        if why
+                        else "no prediction for this item in the imported file",
+                    )
+                )
             else:
                 out.append((idx, cache.prediction_to_dict(p), None))
         return out

@@ -57,8 +57,9 @@ def add_sampled_decodes(f, backend, root, prog=None, temperature=UNSTABLE_TEMPER
             a_col.append(ta.text)
             b_col.append(tb.text)
         except (AudioError, RuntimeError, ValueError) as exc:
-            failures.append({"item": str(f["item_id"].iloc[k]),
-                             "reason": f"{type(exc).__name__}: {exc}"})
+            failures.append(
+                {"item": str(f["item_id"].iloc[k]), "reason": f"{type(exc).__name__}: {exc}"}
+            )
             a_col.append(None)
             b_col.append(None)
         if prog is not None:
@@ -67,6 +68,9 @@ def add_sampled_decodes(f, backend, root, prog=None, temperature=UNSTABLE_TEMPER
     f = f.copy()
     f["hypothesis_sampled_a"] = a_col
     f["hypothesis_sampled_b"] = b_col
-    return f, {"temperature": list(temperature) if isinstance(temperature, (list, tuple))
-               else temperature, "reproducible": False, "n_decoded":
-               len(f) - len(failures), "failures": failures}
+    return f, {
+        "temperature": list(temperature) if isinstance(temperature, (list, tuple)) else temperature,
+        "reproducible": False,
+        "n_decoded": len(f) - len(failures),
+        "failures": failures,
+    }

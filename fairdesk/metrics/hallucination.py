@@ -53,8 +53,7 @@ __all__ = [
 #: Flag names, in reporting order.
 FLAGS = ("loop", "runaway", "over_nonspeech", "unstable")
 #: Per-item 0/1 columns: one per flag, and ``hallucinated`` (any flag).
-FLAG_COLUMNS = ("hall_loop", "hall_runaway", "hall_over_nonspeech", "hall_unstable",
-                "hallucinated")
+FLAG_COLUMNS = ("hall_loop", "hall_runaway", "hall_over_nonspeech", "hall_unstable", "hallucinated")
 
 
 @dataclass(frozen=True)
@@ -77,8 +76,10 @@ class HallucinationSettings:
 
     def __post_init__(self) -> None:
         if int(self.max_ngram) < 1 or int(self.min_repeats) < 2:
-            raise ValueError("max_ngram must be >= 1 and min_repeats >= 2, got "
-                             f"{self.max_ngram} and {self.min_repeats}")
+            raise ValueError(
+                "max_ngram must be >= 1 and min_repeats >= 2, got "
+                f"{self.max_ngram} and {self.min_repeats}"
+            )
         if not 0 <= float(self.unstable_rate) <= 1:
             raise ValueError(f"unstable_rate must be in [0, 1], got {self.unstable_rate}")
 
@@ -92,9 +93,9 @@ def _runs(tokens: Sequence[str], n: int) -> list[tuple[int, int]]:
     out = []
     i, L = 0, len(tokens)
     while i + n <= L:
-        gram = tokens[i:i + n]
+        gram = tokens[i : i + n]
         k = 1
-        while i + (k + 1) * n <= L and tokens[i + k * n:i + (k + 1) * n] == gram:
+        while i + (k + 1) * n <= L and tokens[i + k * n : i + (k + 1) * n] == gram:
             k += 1
         if k > 1:
             out.append((i, k))
@@ -108,14 +109,15 @@ def _max_repeats(tokens: Sequence[str], gram: Sequence[str]) -> int:
     n, best = len(gram), 0
     for i in range(len(tokens) - n + 1):
         k = 0
-        while tokens[i + k * n:i + (k + 1) * n] == list(gram):
+        while tokens[i + k * n : i + (k + 1) * n] == list(gram):
             k += 1
         best = max(best, k)
     return best
 
 
-def find_loop(hyp_tokens: Sequence[str], ref_tokens: Sequence[str], max_n: int = 4,
-              min_repeats: int = 4) -> dict | None:
+def find_loop(
+    hyp_tokens: Sequence[str], ref_tokens: Sequence[str], max_n: int = 4, min_repeats: int = 4
+) -> dict | None:
     """The longest repetition loop of the hypothesis, or None.
 
     Parameters
@@ -136,15 +138,22 @@ def find_loop(hyp_tokens: Sequence[str], ref_tokens: Sequence[str], max_n: int =
         for start, k in _runs(hyp, n):
             if k < min_repeats:
                 continue
-            gram = hyp[start:start + n]
+            gram = hyp[start : start + n]
             if n > 1 and len(set(gram)) == 1:
                 continue  # "a a" repeated is the 1-gram "a", found with n = 1
             in_ref = _max_repeats(ref, gram)
             if in_ref >= min_repeats:
                 continue
             if best is None or n * k > best["words"]:
-                best = {"flag": "loop", "ngram": " ".join(gram), "n": n, "repeats": k,
-                        "start_word": start, "words": n * k, "repeats_in_reference": in_ref}
+                best = {
+                    "flag": "loop",
+                    "ngram": " ".join(gram),
+                    "n": n,
+                    "repeats": k,
+                    "start_word": start,
+                    "words": n * k,
+                    "repeats_in_reference": in_ref,
+                }
     return best
 
 
@@ -152,8 +161,12 @@ def runaway(n_hyp: int, n_ref: int, factor: float = 2.0, slack: int = 5) -> dict
     """Runaway evidence when ``n_hyp > factor * n_ref + slack``, else None."""
     limit = factor * n_ref + slack
     if n_hyp > limit:
-        return {"flag": "runaway", "hyp_words": int(n_hyp), "ref_words": int(n_ref),
-                "limit": float(limit)}
+        return {
+            "flag": "runaway",
+            "hyp_words": int(n_hyp),
+            "ref_words": int(n_ref),
+            "limit": float(limit),
+        }
     return None
 
 
@@ -186,14 +199,22 @@ def words_over_nonspeech(words, speech, duration: float) -> list[dict]:
             continue
         for a, b in gaps:
             if a <= s and e <= b:
-                out.append({"flag": "over_nonspeech", "word": get("text") or get("word"),
-                            "start": s, "end": e, "nonspeech": [round(a, 3), round(b, 3)]})
+                out.append(
+                    {
+                        "flag": "over_nonspeech",
+                        "word": get("text") or get("word"),
+                        "start": s,
+                        "end": e,
+                        "nonspeech": [round(a, 3), round(b, 3)],
+                    }
+                )
                 break
     return out
 
 
-def unstable(text_a, text_b, threshold: float = 0.2,
-             normalizer: Callable[[object], str] | None = None) -> dict | None:
+def unstable(
+    text_a, text_b, threshold: float = 0.2, normalizer: Callable[[object], str] | None = None
+) -> dict | None:
     """Instability evidence when two sampled decodes differ by more than ``threshold``."""
     import jiwer
 
@@ -209,8 +230,12 @@ def unstable(text_a, text_b, threshold: float = 0.2,
         dist = out.substitutions + out.deletions + out.insertions
     rate = dist / longest
     if rate > threshold:
-        return {"flag": "unstable", "edit_rate": round(rate, 4), "decode_a": as_text(text_a),
-                "decode_b": as_text(text_b)}
+        return {
+            "flag": "unstable",
+            "edit_rate": round(rate, 4),
+            "decode_a": as_text(text_a),
+            "decode_b": as_text(text_b),
+        }
     return None
 
 
@@ -241,8 +266,12 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else str(value)
 
 
-def hallucination_columns(frame: pd.DataFrame, normalizer=None, language: str = "en",
-                          settings: HallucinationSettings | None = None) -> pd.DataFrame:
+def hallucination_columns(
+    frame: pd.DataFrame,
+    normalizer=None,
+    language: str = "en",
+    settings: HallucinationSettings | None = None,
+) -> pd.DataFrame:
     """Per-item flags and their evidence.
 
     Parameters
@@ -271,8 +300,16 @@ def hallucination_columns(frame: pd.DataFrame, normalizer=None, language: str = 
         return frame[name].to_numpy(dtype=object) if name in frame.columns else [None] * n
 
     has_sampled = {"hypothesis_sampled_a", "hypothesis_sampled_b"} <= set(frame.columns)
-    inputs = [column(c) for c in ("reference", "hypothesis", "nonspeech_words",
-                                  "hypothesis_sampled_a", "hypothesis_sampled_b")]
+    inputs = [
+        column(c)
+        for c in (
+            "reference",
+            "hypothesis",
+            "nonspeech_words",
+            "hypothesis_sampled_a",
+            "hypothesis_sampled_b",
+        )
+    ]
     # a row's flags depend on its five inputs alone: each distinct combination (in a table
     # without word times or sampled decodes, each distinct pair of texts) is checked once
     index: dict = {}
@@ -282,8 +319,10 @@ def hallucination_columns(frame: pd.DataFrame, normalizer=None, language: str = 
         try:
             j = index.get(key)
         except TypeError:  # a list or dict cell (evidence given as objects)
-            key = tuple(json.dumps(v, sort_keys=True, default=_plain)
-                        if isinstance(v, (list, dict)) else v for v in key)
+            key = tuple(
+                json.dumps(v, sort_keys=True, default=_plain) if isinstance(v, (list, dict)) else v
+                for v in key
+            )
             j = index.get(key)
         if j is None:
             j = index[key] = len(first)
@@ -312,35 +351,53 @@ def unflagged_columns(stats: pd.DataFrame) -> pd.DataFrame:
     """``unflagged_errors`` (S+D+I) and ``unflagged_words`` (N) of unflagged items, 0 else."""
     keep = 1 - stats["hallucinated"].to_numpy(np.int64)
     err = stats[["n_sub", "n_del", "n_ins"]].to_numpy(np.int64).sum(axis=1)
-    return pd.DataFrame({"unflagged_errors": err * keep,
-                         "unflagged_words": stats["n_words"].to_numpy(np.int64) * keep},
-                        index=stats.index)
+    return pd.DataFrame(
+        {
+            "unflagged_errors": err * keep,
+            "unflagged_words": stats["n_words"].to_numpy(np.int64) * keep,
+        },
+        index=stats.index,
+    )
 
 
 def describe(evidence: dict) -> str:
     """One line of evidence for people (``fairdesk show``)."""
     f = evidence.get("flag")
     if f == "loop":
-        return (f"loop: \"{evidence['ngram']}\" x{evidence['repeats']} in a row from word "
-                f"{evidence['start_word'] + 1} ({evidence['repeats_in_reference']}x in the "
-                "reference)")
+        return (
+            f'loop: "{evidence["ngram"]}" x{evidence["repeats"]} in a row from word '
+            f"{evidence['start_word'] + 1} ({evidence['repeats_in_reference']}x in the "
+            "reference)"
+        )
     if f == "runaway":
-        return (f"runaway: {evidence['hyp_words']} hypothesis words for "
-                f"{evidence['ref_words']} reference words (limit {evidence['limit']:g})")
+        return (
+            f"runaway: {evidence['hyp_words']} hypothesis words for "
+            f"{evidence['ref_words']} reference words (limit {evidence['limit']:g})"
+        )
     if f == "over_nonspeech":
         a, b = evidence["nonspeech"]
-        return (f"over non-speech: \"{evidence['word']}\" at {evidence['start']:.2f}-"
-                f"{evidence['end']:.2f} s lies in the non-speech stretch {a:.2f}-{b:.2f} s")
+        return (
+            f'over non-speech: "{evidence["word"]}" at {evidence["start"]:.2f}-'
+            f"{evidence['end']:.2f} s lies in the non-speech stretch {a:.2f}-{b:.2f} s"
+        )
     if f == "unstable":
-        return (f"unstable: two decodes differ by a word edit rate of "
-                f"{evidence['edit_rate']:.2f} (\"{evidence['decode_a']}\" vs "
-                f"\"{evidence['decode_b']}\")")
+        return (
+            f"unstable: two decodes differ by a word edit rate of "
+            f'{evidence["edit_rate"]:.2f} ("{evidence["decode_a"]}" vs '
+            f'"{evidence["decode_b"]}")'
+        )
     return json.dumps(evidence)
 
 
 #: Per-item acoustic columns shown with an item (fairdesk.core.acoustics).
-_ITEM_ACOUSTICS = ("duration_s", "speech_s", "nonspeech_share", "snr_db", "speech_rate",
-                   "asr_confidence")
+_ITEM_ACOUSTICS = (
+    "duration_s",
+    "speech_s",
+    "nonspeech_share",
+    "snr_db",
+    "speech_rate",
+    "asr_confidence",
+)
 
 
 def _finite(v):
@@ -371,6 +428,9 @@ def item_pitfalls(row: dict) -> dict:
         regions = json.loads(regions) if regions.strip() else None
     elif not isinstance(regions, list):
         regions = None
-    return {"hallucination": ev, "hallucination_lines": [describe(e) for e in ev],
-            "acoustics": {c: _finite(row.get(c)) for c in _ITEM_ACOUSTICS if c in row},
-            "speech_regions": regions}
+    return {
+        "hallucination": ev,
+        "hallucination_lines": [describe(e) for e in ev],
+        "acoustics": {c: _finite(row.get(c)) for c in _ITEM_ACOUSTICS if c in row},
+        "speech_regions": regions,
+    }

@@ -31,7 +31,9 @@ def _line(frame: pd.DataFrame, pos: int):
 
 
 def classification_only(
-    frame: pd.DataFrame, ref_col: str = "reference", label_col: str = "label",
+    frame: pd.DataFrame,
+    ref_col: str = "reference",
+    label_col: str = "label",
     pred_col: str = "predicted_label",
 ) -> bool:
     """Whether the frame is a classification table: true and predicted labels, and no

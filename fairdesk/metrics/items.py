@@ -73,9 +73,12 @@ def _transcription(frame, language, diacritic_count, normalizer) -> dict[str, np
     once (a correct hypothesis of a prompt read by many speakers is one pair)."""
     index: dict[tuple[str, str], int] = {}
     codes = np.fromiter(
-        (index.setdefault((as_text(r), as_text(h)), len(index))
-         for r, h in zip(frame["reference"], frame["hypothesis"], strict=True)),
-        dtype=np.int64, count=len(frame),
+        (
+            index.setdefault((as_text(r), as_text(h)), len(index))
+            for r, h in zip(frame["reference"], frame["hypothesis"], strict=True)
+        ),
+        dtype=np.int64,
+        count=len(frame),
     )
     pairs = pd.DataFrame(list(index), columns=["reference", "hypothesis"])
     cols = score_pairs(pairs, _transcription_pairs, language, diacritic_count, normalizer)
@@ -90,8 +93,10 @@ def _transcription_pairs(frame, language, diacritic_count, normalizer) -> dict[s
     norm = get_normalizer(normalizer, language)
     refs = _cached(norm, frame["reference"])
     hyps = _cached(norm, frame["hypothesis"])
-    cols: dict[str, np.ndarray] = {"_ref_norm": np.array(refs, dtype=object),
-                                   "_hyp_norm": np.array(hyps, dtype=object)}
+    cols: dict[str, np.ndarray] = {
+        "_ref_norm": np.array(refs, dtype=object),
+        "_hyp_norm": np.array(hyps, dtype=object),
+    }
     wc = np.array(word_counts_many(refs, hyps), dtype=np.int64).reshape(-1, 4)
     cc = np.array(char_counts_many(refs, hyps), dtype=np.int64).reshape(-1, 4)
     for k, name in enumerate(WORD_COLUMNS):

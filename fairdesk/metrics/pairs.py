@@ -35,12 +35,17 @@ def score_pairs(
     args : its other arguments (picklable: a normaliser given by name, not a callable).
     """
     n = workers_from_env(SCORE_ENV)
-    if (n < 2 or len(pairs) < MIN_PARALLEL_PAIRS or getattr(sys, "frozen", False)
-            or any(callable(a) for a in args)):
+    if (
+        n < 2
+        or len(pairs) < MIN_PARALLEL_PAIRS
+        or getattr(sys, "frozen", False)
+        or any(callable(a) for a in args)
+    ):
         return score(pairs, *args)
     bounds = np.linspace(0, len(pairs), 4 * n + 1).astype(int)
-    chunks = [pairs.iloc[a:b].reset_index(drop=True) for a, b in zip(bounds[:-1], bounds[1:])
-              if b > a]
+    chunks = [
+        pairs.iloc[a:b].reset_index(drop=True) for a, b in zip(bounds[:-1], bounds[1:]) if b > a
+    ]
     from joblib import Parallel, delayed
 
     parts = Parallel(n_jobs=n, backend="loky")(delayed(score)(c, *args) for c in chunks)

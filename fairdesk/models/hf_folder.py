@@ -101,11 +101,15 @@ def check_weight_index(index: Path) -> list[str]:
         data = json.loads(index.read_text(encoding="utf-8"))
         weight_map = data.get("weight_map") if isinstance(data, dict) else None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-        raise ValueError(f"{index} is not a readable weight index ({e}); re-save the model "
-                         "with save_pretrained(folder, safe_serialization=True)") from None
+        raise ValueError(
+            f"{index} is not a readable weight index ({e}); re-save the model "
+            "with save_pretrained(folder, safe_serialization=True)"
+        ) from None
     if not isinstance(weight_map, dict) or not weight_map:
-        raise ValueError(f"{index} has no weight_map; re-save the model with "
-                         "save_pretrained(folder, safe_serialization=True)")
+        raise ValueError(
+            f"{index} has no weight_map; re-save the model with "
+            "save_pretrained(folder, safe_serialization=True)"
+        )
     shards = sorted({str(v) for v in weight_map.values()})
     for name in shards:
         if not name.endswith(".safetensors"):
@@ -113,13 +117,18 @@ def check_weight_index(index: Path) -> list[str]:
                 f"{index} points at {name!r}, which is not a safetensors file; fairdesk loads "
                 "safetensors only, because loading a pickle can run arbitrary code. Convert the "
                 "model in an environment you trust: from_pretrained(folder) then "
-                "save_pretrained(folder, safe_serialization=True)")
+                "save_pretrained(folder, safe_serialization=True)"
+            )
         if "/" in name or "\\" in name or name in (".", "..") or Path(name).is_absolute():
-            raise ValueError(f"{index} points at {name!r} outside the model folder; the "
-                             "shards must sit next to the index")
+            raise ValueError(
+                f"{index} points at {name!r} outside the model folder; the "
+                "shards must sit next to the index"
+            )
         if not (index.parent / name).is_file():
-            raise FileNotFoundError(f"{index} names the shard {name!r}, which is missing; copy "
-                                    "every shard of the model into the folder")
+            raise FileNotFoundError(
+                f"{index} names the shard {name!r}, which is missing; copy "
+                "every shard of the model into the folder"
+            )
     return shards
 
 

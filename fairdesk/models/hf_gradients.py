@@ -60,16 +60,24 @@ class DifferentiableScore:
             raise self._unsupported("score", "it is an audio classifier")
         self._check_open()
         dtype = next(self._model.parameters()).dtype
-        x = torch.tensor(np.asarray(inputs, dtype=np.float32), dtype=dtype,
-                         device=self._device, requires_grad=True)
+        x = torch.tensor(
+            np.asarray(inputs, dtype=np.float32),
+            dtype=dtype,
+            device=self._device,
+            requires_grad=True,
+        )
         if x.ndim != 3:
-            raise ValueError(f"score_with_grad takes inputs of shape (B, T, F), not {tuple(x.shape)}")
+            raise ValueError(
+                f"score_with_grad takes inputs of shape (B, T, F), not {tuple(x.shape)}"
+            )
         with torch.enable_grad():
-            lp = self._seq2seq_lp_tensor(x, text) if self._kind == "seq2seq" else \
-                self._ctc_lp_tensor(x, text)
+            lp = (
+                self._seq2seq_lp_tensor(x, text)
+                if self._kind == "seq2seq"
+                else self._ctc_lp_tensor(x, text)
+            )
             (grad,) = torch.autograd.grad(lp.sum(), x)
-        return (lp.detach().double().cpu().numpy(),
-                grad.detach().float().cpu().numpy())
+        return (lp.detach().double().cpu().numpy(), grad.detach().float().cpu().numpy())
 
     def _seq2seq_lp_tensor(self, x, text: str):
         import torch
@@ -80,7 +88,7 @@ class DifferentiableScore:
         dec_in = torch.tensor([seq[:-1]] * b, dtype=torch.long, device=self._device)
         logits = self._model(input_features=x.transpose(1, 2), decoder_input_ids=dec_in).logits
         logp = torch.log_softmax(logits.double(), dim=-1)
-        targets = torch.tensor(seq[len(prefix):], device=self._device)
+        targets = torch.tensor(seq[len(prefix) :], device=self._device)
         pos = torch.arange(len(prefix) - 1, len(seq) - 1, device=self._device)
         return logp[:, pos, targets].sum(dim=-1)
 

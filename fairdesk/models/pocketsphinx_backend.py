@@ -136,9 +136,14 @@ class PocketSphinxBackend(Backend):
         for word, start, end, prob in segs:
             if _is_filler(word):
                 continue
-            words.append(Word(_ALT_PRON.sub("", word), round(start / self._frate, 3),
-                              round((end + 1) / self._frate, 3),
-                              None if prob is None else float(min(max(prob, 0.0), 1.0))))
+            words.append(
+                Word(
+                    _ALT_PRON.sub("", word),
+                    round(start / self._frate, 3),
+                    round((end + 1) / self._frate, 3),
+                    None if prob is None else float(min(max(prob, 0.0), 1.0)),
+                )
+            )
         return words
 
     def _decode(self, audio: np.ndarray) -> Transcription:

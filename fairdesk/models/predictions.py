@@ -221,17 +221,20 @@ class PredictionsBackend(Backend):
                 self._bound[item_id, rel] = (
                     f"ambiguous prediction: item path {rel!r} matches {len(hits)} rows of "
                     f"{self._path.name} ({rows}); key the rows by item id (the `id` that "
-                    "`fairdesk items --json` prints) or by the full path")
+                    "`fairdesk items --json` prints) or by the full path"
+                )
             for k in hits:
                 claims.setdefault(k, []).append((item_id, rel))
         for k, who in claims.items():
             if len(who) < 2:
                 continue
             names = ", ".join(repr(r) for _i, r in who[:5]) + (" ..." if len(who) > 5 else "")
-            reason = (f"ambiguous path {k!r}: it matches {len(who)} items ({names}); none of "
-                      "them gets this prediction. Key the rows by item id (the `id` that "
-                      "`fairdesk items --json` prints) or by the path relative to the "
-                      "dataset folder")
+            reason = (
+                f"ambiguous path {k!r}: it matches {len(who)} items ({names}); none of "
+                "them gets this prediction. Key the rows by item id (the `id` that "
+                "`fairdesk items --json` prints) or by the path relative to the "
+                "dataset folder"
+            )
             self.problems.append(Problem(self._first_row["path", k], k, reason))
             for item_id, rel in who:
                 self._bound[item_id, rel] = reason
@@ -275,8 +278,10 @@ class PredictionsBackend(Backend):
     def _load_jsonl(self, table: Table) -> None:
         if not table.rows:
             if table.problems:
-                raise ValueError(f"{self._path}: no JSON objects found ("
-                                 f"{'; '.join(map(str, table.problems[:3]))})")
+                raise ValueError(
+                    f"{self._path}: no JSON objects found ("
+                    f"{'; '.join(map(str, table.problems[:3]))})"
+                )
             raise ValueError(f"{self._path}: no JSON objects found (the file is empty)")
         # Columns are checked on the first object: JSONL has no header.
         self._check_columns([str(k).strip().lower() for k in table.rows[0][1]])
@@ -289,8 +294,12 @@ class PredictionsBackend(Backend):
             self.n_rows += 1
             if not is_row:
                 rec = {str(k).strip().lower(): v for k, v in (item.record or {}).items()}
-                key = (_clean(rec.get("item_id")) or _clean(rec.get("id"))
-                       or _clean(rec.get("path")) or _clean(rec.get("audio_path")))
+                key = (
+                    _clean(rec.get("item_id"))
+                    or _clean(rec.get("id"))
+                    or _clean(rec.get("path"))
+                    or _clean(rec.get("audio_path"))
+                )
                 self._reject(n, _printable(key), item.reason)
                 continue
             self._add(n, {str(k).strip().lower(): v for k, v in item.items()})

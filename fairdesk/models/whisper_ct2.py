@@ -283,14 +283,20 @@ class WhisperCT2Backend(Backend):
         Never cached.
         """
         self._check_open()
-        temps = [float(t) for t in (temperature if isinstance(temperature, (list, tuple))
-                                    else [temperature])]
+        temps = [
+            float(t)
+            for t in (temperature if isinstance(temperature, (list, tuple)) else [temperature])
+        ]
         if not temps or min(temps) < 0 or max(temps) <= 0:
             raise ValueError(f"sampling needs a temperature > 0, not {temperature}")
         audios = as_audio_batch(audios)
-        opts = dict(language=self._language, vad_filter=False, word_timestamps=False,
-                    condition_on_previous_text=False,
-                    no_speech_threshold=self._no_speech_threshold)
+        opts = dict(
+            language=self._language,
+            vad_filter=False,
+            word_timestamps=False,
+            condition_on_previous_text=False,
+            no_speech_threshold=self._no_speech_threshold,
+        )
         if len(temps) == 1:
             opts.update(beam_size=1, best_of=1, temperature=temps[0])
         else:
@@ -319,11 +325,17 @@ class WhisperCT2Backend(Backend):
     @property
     def streaming_settings(self) -> dict:
         """How :meth:`transcribe_streaming` decodes (recorded with local-agreement tables)."""
-        return {**self.settings, "strategy": "sequential", "without_timestamps": False,
-                "condition_on_previous_text": True, "initial_prompt": "committed text"}
+        return {
+            **self.settings,
+            "strategy": "sequential",
+            "without_timestamps": False,
+            "condition_on_previous_text": True,
+            "initial_prompt": "committed text",
+        }
 
-    def transcribe_streaming(self, audio: np.ndarray, prompt: str | None = None
-                             ) -> tuple[Transcription, list[float]]:
+    def transcribe_streaming(
+        self, audio: np.ndarray, prompt: str | None = None
+    ) -> tuple[Transcription, list[float]]:
         """One decode as whisper_streaming makes it (local agreement, METHODS.md §6).
 
         faster-whisper's sequential ``transcribe`` with timestamp tokens, word timestamps,

@@ -21,12 +21,16 @@ class RecorderUnavailable(RecorderError):
 
 
 # -- device ------------------------------------------------------------------------------
-_NO_PORTAUDIO = ("the PortAudio library is missing ({exc}). Install it (Debian/Ubuntu: "
-                 "sudo apt-get install libportaudio2; macOS and Windows: reinstall the "
-                 "sounddevice package) and restart fairdesk")
-_NO_INPUT = ("no audio input device found ({exc}). Connect a microphone or USB audio "
-             "interface, check that the system sees it (and that fairdesk may use it), then "
-             "restart fairdesk")
+_NO_PORTAUDIO = (
+    "the PortAudio library is missing ({exc}). Install it (Debian/Ubuntu: "
+    "sudo apt-get install libportaudio2; macOS and Windows: reinstall the "
+    "sounddevice package) and restart fairdesk"
+)
+_NO_INPUT = (
+    "no audio input device found ({exc}). Connect a microphone or USB audio "
+    "interface, check that the system sees it (and that fairdesk may use it), then "
+    "restart fairdesk"
+)
 
 
 def input_status(device=None) -> tuple[bool, str]:
@@ -39,8 +43,10 @@ def input_status(device=None) -> tuple[bool, str]:
     except OSError as exc:
         return False, "Recording unavailable: " + _NO_PORTAUDIO.format(exc=exc)
     except ImportError as exc:
-        return False, (f"Recording unavailable: the sounddevice package is not installed "
-                       f"({exc}); pip install sounddevice")
+        return False, (
+            f"Recording unavailable: the sounddevice package is not installed "
+            f"({exc}); pip install sounddevice"
+        )
     try:
         info = sd.query_devices(device, kind="input")
     except Exception as exc:  # noqa: BLE001 - PortAudioError / ValueError: no such device
@@ -50,8 +56,9 @@ def input_status(device=None) -> tuple[bool, str]:
     return True, f"input: {info.get('name', 'default')}"
 
 
-def sounddevice_stream(samplerate: int, channels: int, dtype: str, blocksize: int,
-                       callback: Callable, device=None):
+def sounddevice_stream(
+    samplerate: int, channels: int, dtype: str, blocksize: int, callback: Callable, device=None
+):
     """The real input stream (sounddevice, imported lazily).
 
     Raises
@@ -66,15 +73,22 @@ def sounddevice_stream(samplerate: int, channels: int, dtype: str, blocksize: in
     except ImportError as exc:
         raise RecorderUnavailable(f"the sounddevice package is not installed ({exc})") from None
     try:
-        return sd.InputStream(samplerate=samplerate, channels=channels, dtype=dtype,
-                              blocksize=blocksize, callback=callback, device=device)
+        return sd.InputStream(
+            samplerate=samplerate,
+            channels=channels,
+            dtype=dtype,
+            blocksize=blocksize,
+            callback=callback,
+            device=device,
+        )
     except Exception as exc:  # noqa: BLE001 - PortAudioError, ValueError
         ok, why = input_status(device)
         if not ok:
             raise RecorderUnavailable(why.removeprefix("Recording unavailable: ")) from None
         raise RecorderUnavailable(
             f"the audio input refused {samplerate} Hz, {channels} channel(s), {dtype} ({exc}); "
-            "choose another sample rate or device") from None
+            "choose another sample rate or device"
+        ) from None
 
 
 class ArrayStream:
@@ -89,8 +103,18 @@ class ArrayStream:
         whose user stopped talking).
     """
 
-    def __init__(self, signal, samplerate, channels, dtype, blocksize, callback,
-                 realtime: bool = False, speed: float = 1.0, loop: bool = False):
+    def __init__(
+        self,
+        signal,
+        samplerate,
+        channels,
+        dtype,
+        blocksize,
+        callback,
+        realtime: bool = False,
+        speed: float = 1.0,
+        loop: bool = False,
+    ):
         sig = np.asarray(signal, dtype=dtype)
         self.signal = sig[:, None] if sig.ndim == 1 else sig
         if self.signal.shape[1] != channels:
@@ -104,13 +128,14 @@ class ArrayStream:
     @classmethod
     def factory(cls, signal, **kw) -> Callable:
         """A stream factory for :class:`Recorder` that plays ``signal``."""
+
         def make(samplerate, channels, dtype, blocksize, callback, device=None):
             return cls(signal, samplerate, channels, dtype, blocksize, callback, **kw)
+
         return make
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="fairdesk-array-stream",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._run, name="fairdesk-array-stream", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
@@ -121,7 +146,7 @@ class ArrayStream:
                     self._stop.wait(0.05)
                     continue
                 pos = 0
-            block = self.signal[pos:pos + self.blocksize]
+            block = self.signal[pos : pos + self.blocksize]
             pos += len(block)
             self.callback(block, len(block), None, None)
             self.fed += len(block)
@@ -139,8 +164,9 @@ class ArrayStream:
         self.stop()
 
 
-def synthetic_speech(seconds: float = 2.0, samplerate: int = SAMPLE_RATE, seed: int = 0,
-                     dtype: str = "int16") -> np.ndarray:
+def synthetic_speech(
+    seconds: float = 2.0, samplerate: int = SAMPLE_RATE, seed: int = 0, dtype: str = "int16"
+) -> np.ndarray:
     """Speech-like test signal: voiced syllables (harmonics of a gliding pitch) in bursts."""
     rng = np.random.default_rng(seed)
     t = np.arange(int(seconds * samplerate)) / samplerate

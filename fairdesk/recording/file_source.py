@@ -55,8 +55,15 @@ class FileStream:
         (like a device whose speaker stopped talking) and ``finished`` is set.
     """
 
-    def __init__(self, samples: np.ndarray, samplerate: int, blocksize: int, callback: Callable,
-                 speed: float | None = 1.0, loop: bool = False):
+    def __init__(
+        self,
+        samples: np.ndarray,
+        samplerate: int,
+        blocksize: int,
+        callback: Callable,
+        speed: float | None = 1.0,
+        loop: bool = False,
+    ):
         self.samples = samples
         self.samplerate, self.blocksize, self.callback = int(samplerate), int(blocksize), callback
         self.speed, self.loop = speed, loop
@@ -66,8 +73,7 @@ class FileStream:
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="fairdesk-file-input",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._run, name="fairdesk-file-input", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
@@ -79,7 +85,7 @@ class FileStream:
                     self._stop.wait(0.05)
                     continue
                 pos = 0
-            block = self.samples[pos:pos + self.blocksize]
+            block = self.samples[pos : pos + self.blocksize]
             pos += len(block)
             self.callback(block, len(block), None, None)
             self.fed += len(block)

@@ -109,8 +109,13 @@ class PromptList:
         return self.prompts[i]
 
 
-def parse_prompts(text: str, source: str = "<prompts>", fmt: str = "text",
-                  name: str | None = None, language: str | None = None) -> PromptList:
+def parse_prompts(
+    text: str,
+    source: str = "<prompts>",
+    fmt: str = "text",
+    name: str | None = None,
+    language: str | None = None,
+) -> PromptList:
     """Parse the content of a prompt list (see the module notes).
 
     Parameters
@@ -135,14 +140,20 @@ def parse_prompts(text: str, source: str = "<prompts>", fmt: str = "text",
             return
         t = nfc(raw)
         if not t:
-            problems.append(PromptProblem(i, "empty prompt text; write the prompt or remove "
-                                          "the line", source))
+            problems.append(
+                PromptProblem(i, "empty prompt text; write the prompt or remove the line", source)
+            )
             return
         cid = kw.pop("content_id", None) or derive_content_id(t)
         for k, what in ((cid, f"content id {cid}"), ("text:" + t, "the same text")):
             if k in seen:
-                problems.append(PromptProblem(i, f"duplicate prompt ({what} is already at "
-                                              f"line {seen[k]}); remove one", source))
+                problems.append(
+                    PromptProblem(
+                        i,
+                        f"duplicate prompt ({what} is already at line {seen[k]}); remove one",
+                        source,
+                    )
+                )
                 return
         seen[cid] = seen["text:" + t] = i
         prompts.append(Prompt(t, cid, line=i, **kw))
@@ -164,8 +175,11 @@ def parse_prompts(text: str, source: str = "<prompts>", fmt: str = "text",
         try:
             obj = json.loads(s)
         except json.JSONDecodeError as exc:
-            problems.append(PromptProblem(
-                i, bad_utf8(s) or f"malformed JSON ({exc.msg} at column {exc.colno})", source))
+            problems.append(
+                PromptProblem(
+                    i, bad_utf8(s) or f"malformed JSON ({exc.msg} at column {exc.colno})", source
+                )
+            )
             continue
         if not isinstance(obj, dict):
             problems.append(PromptProblem(i, "line is not a JSON object", source))
@@ -176,26 +190,33 @@ def parse_prompts(text: str, source: str = "<prompts>", fmt: str = "text",
                     meta[k] = nfc(str(obj["_list"][k]))
             continue
         if "text" not in obj:
-            problems.append(PromptProblem(i, "no 'text' key; every line needs the prompt text",
-                                          source))
+            problems.append(
+                PromptProblem(i, "no 'text' key; every line needs the prompt text", source)
+            )
             continue
         slots = obj.get("slots") or {}
         if not isinstance(slots, dict):
-            problems.append(PromptProblem(i, "'slots' must be an object like "
-                                          '{"artist": "queen"}', source))
+            problems.append(
+                PromptProblem(i, '\'slots\' must be an object like {"artist": "queen"}', source)
+            )
             continue
         cid = obj.get("content_id")
         if cid is not None and (not isinstance(cid, (str, int)) or not str(cid).strip()):
             problems.append(PromptProblem(i, "'content_id' must be a non-empty string", source))
             continue
         gloss, intent = obj.get("gloss"), obj.get("intent")
-        add(i, obj["text"], content_id=None if cid is None else str(cid).strip(),
+        add(
+            i,
+            obj["text"],
+            content_id=None if cid is None else str(cid).strip(),
             gloss=None if gloss is None else nfc(str(gloss)),
             intent=None if intent is None else str(intent),
             slots={str(k): nfc(str(v)) for k, v in slots.items()},
-            extra={k: v for k, v in obj.items() if k not in _KNOWN})
-    return PromptList(meta["name"] or Path(source).stem, meta["language"], tuple(prompts),
-                      tuple(problems), source)
+            extra={k: v for k, v in obj.items() if k not in _KNOWN},
+        )
+    return PromptList(
+        meta["name"] or Path(source).stem, meta["language"], tuple(prompts), tuple(problems), source
+    )
 
 
 def load_prompts(path, name: str | None = None, language: str | None = None) -> PromptList:
@@ -218,8 +239,9 @@ def load_prompts(path, name: str | None = None, language: str | None = None) -> 
     out = parse_prompts(content, str(path), fmt, name, language)
     if not out.prompts:
         detail = "; ".join(str(p) for p in out.problems[:5])
-        raise PromptError(f"{path}: no usable prompt" + (f" ({detail})" if detail else
-                                                          " (the file is empty)"))
+        raise PromptError(
+            f"{path}: no usable prompt" + (f" ({detail})" if detail else " (the file is empty)")
+        )
     return out
 
 
@@ -238,6 +260,5 @@ def load_builtin(name: str) -> PromptList:
     """A shipped prompt list by name (see :func:`builtin_lists`)."""
     lists = builtin_lists()
     if name not in lists:
-        raise PromptError(f"no built-in prompt list {name!r} (lists: "
-                          f"{', '.join(lists) or 'none'})")
+        raise PromptError(f"no built-in prompt list {name!r} (lists: {', '.join(lists) or 'none'})")
     return load_prompts(lists[name])

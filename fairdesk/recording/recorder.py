@@ -90,7 +90,6 @@ __all__ = [
 ENVELOPE_HOP = 160
 
 
-
 # -- the recorder ------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Level:
@@ -148,9 +147,15 @@ class Recorder:
     (the GUI's display timer polls them).
     """
 
-    def __init__(self, stream_factory: Callable | None = None, *, blocksize: int = 1024,
-                 dtype: str = "int16", fsync_every: float = 1.0,
-                 on_written: Callable[[int], None] | None = None):
+    def __init__(
+        self,
+        stream_factory: Callable | None = None,
+        *,
+        blocksize: int = 1024,
+        dtype: str = "int16",
+        fsync_every: float = 1.0,
+        on_written: Callable[[int], None] | None = None,
+    ):
         if dtype not in FORMATS:
             raise RecorderError(f"sample format {dtype!r} is not supported; use int16 or float32")
         self.stream_factory = stream_factory or sounddevice_stream
@@ -199,8 +204,15 @@ class Recorder:
         return np.concatenate(parts) if parts else np.zeros((0, 2), np.float32)
 
     # -- start / stop -------------------------------------------------------------------
-    def start(self, path, samplerate: int = SAMPLE_RATE, channels: int = 1, *,
-              device=None, meta: dict | None = None) -> None:
+    def start(
+        self,
+        path,
+        samplerate: int = SAMPLE_RATE,
+        channels: int = 1,
+        *,
+        device=None,
+        meta: dict | None = None,
+    ) -> None:
         """Create ``path`` and start recording into it.
 
         Raises
@@ -215,17 +227,26 @@ class Recorder:
         self._reset()
         path = Path(path)
         if path.exists():
-            raise RecorderError(f"{path}: a take with this name exists; it is never "
-                                "overwritten (choose the next take number)")
+            raise RecorderError(
+                f"{path}: a take with this name exists; it is never "
+                "overwritten (choose the next take number)"
+            )
         path.parent.mkdir(parents=True, exist_ok=True)
         self.samplerate, self.channels, self.path = int(samplerate), int(channels), path
-        self._meta = {"status": RECORDING, "samplerate": self.samplerate,
-                      "channels": self.channels, "dtype": self.dtype,
-                      "started_at": time.time(), "pid": os.getpid(),
-                      "host": socket.gethostname(), **(meta or {})}
+        self._meta = {
+            "status": RECORDING,
+            "samplerate": self.samplerate,
+            "channels": self.channels,
+            "dtype": self.dtype,
+            "started_at": time.time(),
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            **(meta or {}),
+        }
         try:
-            stream = self.stream_factory(self.samplerate, self.channels, self.dtype,
-                                         self.blocksize, self._callback, device)
+            stream = self.stream_factory(
+                self.samplerate, self.channels, self.dtype, self.blocksize, self._callback, device
+            )
         except RecorderUnavailable:
             raise
         except Exception as exc:  # noqa: BLE001 - a factory's own failure, made typed
@@ -234,18 +255,22 @@ class Recorder:
             self._file = WavAppender(path, self.samplerate, self.channels, self.dtype)
         except FileExistsError:
             stream.close()
-            raise RecorderError(f"{path}: a take with this name exists; it is never "
-                                "overwritten") from None
+            raise RecorderError(
+                f"{path}: a take with this name exists; it is never overwritten"
+            ) from None
         except OSError as exc:
             stream.close()
-            raise RecorderError(f"{path}: cannot create the take ({exc.strerror}); check the "
-                                "folder is writable and the disk is not full") from None
+            raise RecorderError(
+                f"{path}: cannot create the take ({exc.strerror}); check the "
+                "folder is writable and the disk is not full"
+            ) from None
         with _ACTIVE_LOCK:
             _ACTIVE.add(str(path.resolve()))
         _write_json_atomic(sidecar_path(path), self._meta)
         self._stream = stream
-        self._writer = threading.Thread(target=self._write_loop, name="fairdesk-take-writer",
-                                        daemon=True)
+        self._writer = threading.Thread(
+            target=self._write_loop, name="fairdesk-take-writer", daemon=True
+        )
         self._writer.start()
         try:
             stream.start()
@@ -258,8 +283,11 @@ class Recorder:
                 sidecar_path(path).unlink(missing_ok=True)
             ok, why = input_status(device)
             why = why.removeprefix("Recording unavailable: ")
-            raise RecorderUnavailable(why if not ok else f"the audio input did not start "
-                                      f"({exc}); check the device and try again") from None
+            raise RecorderUnavailable(
+                why
+                if not ok
+                else f"the audio input did not start ({exc}); check the device and try again"
+            ) from None
 
     def _callback(self, indata, frames, time_info, status) -> None:
         # Runs on the audio thread: copy and queue, nothing else.
@@ -293,8 +321,7 @@ class Recorder:
         x = np.asarray(block, dtype=np.float32) / self._scale
         mono = x.mean(axis=1) if x.ndim == 2 else x
         if mono.size:
-            self.level = Level(float(np.sqrt(np.mean(mono * mono))),
-                               float(np.max(np.abs(x))))
+            self.level = Level(float(np.sqrt(np.mean(mono * mono))), float(np.max(np.abs(x))))
             # Carry the frames short of a whole hop over to the next block, so that the
             # envelope has exactly one point per ENVELOPE_HOP frames.
             mono = np.concatenate([self._carry, mono]) if self._carry.size else mono
@@ -328,9 +355,13 @@ class Recorder:
         if self.path is not None:
             with _ACTIVE_LOCK:
                 _ACTIVE.discard(str(self.path.resolve()))
-            self._meta.update(status=status, frames=self.frames,
-                              duration=self.frames / float(self.samplerate),
-                              stopped_at=time.time(), overflows=self._overflows)
+            self._meta.update(
+                status=status,
+                frames=self.frames,
+                duration=self.frames / float(self.samplerate),
+                stopped_at=time.time(),
+                overflows=self._overflows,
+            )
             if self._error is not None:
                 self._meta["error"] = str(self._error)
             _write_json_atomic(sidecar_path(self.path), self._meta)
@@ -351,11 +382,21 @@ class Recorder:
             self._finish_writer()
             self._finalise(DONE if self._error is None else FAILED)
         if self._error is not None:
-            raise RecorderError(f"{self.path}: writing the take failed after "
-                                f"{self.duration:.1f} s ({self._error}); the audio before "
-                                "that is kept. Free disk space or choose another folder")
-        return RecordedTake(self.path, self.samplerate, self.channels, self.frames, self.dtype,
-                            self._overflows, DONE, dict(self._meta))
+            raise RecorderError(
+                f"{self.path}: writing the take failed after "
+                f"{self.duration:.1f} s ({self._error}); the audio before "
+                "that is kept. Free disk space or choose another folder"
+            )
+        return RecordedTake(
+            self.path,
+            self.samplerate,
+            self.channels,
+            self.frames,
+            self.dtype,
+            self._overflows,
+            DONE,
+            dict(self._meta),
+        )
 
 
 # -- recovery ----------------------------------------------------------------------------
@@ -418,11 +459,20 @@ def _recover_one(wav: Path, meta: dict) -> RecordedTake:
             os.fsync(f.fileno())
         sr, ch = h["samplerate"], h["channels"]
         status = RECOVERED
-        meta = {**meta, "status": status, "frames": frames, "duration": frames / float(sr),
-                "recovered_at": time.time()}
+        meta = {
+            **meta,
+            "status": status,
+            "frames": frames,
+            "duration": frames / float(sr),
+            "recovered_at": time.time(),
+        }
     except (OSError, ValueError, struct.error) as exc:
         frames, status = 0, FAILED
-        meta = {**meta, "status": status, "error": f"cannot recover: {exc}",
-                "recovered_at": time.time()}
+        meta = {
+            **meta,
+            "status": status,
+            "error": f"cannot recover: {exc}",
+            "recovered_at": time.time(),
+        }
     _write_json_atomic(sidecar_path(wav), meta)
     return RecordedTake(wav, sr, ch, frames, dtype, int(meta.get("overflows", 0)), status, meta)

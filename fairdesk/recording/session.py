@@ -52,8 +52,22 @@ __all__ = [
 RECORDINGS_DIR = "recordings"
 MANIFEST = "manifest.jsonl"
 #: Manifest columns the importer reads itself; speaker metadata may not use these names.
-RESERVED_KEYS = frozenset({"id", "path", "text", "speaker_id", "content_id", "prompt",
-                           "take", "recording_id", "gloss", "intent", "slots", "recorded_at"})
+RESERVED_KEYS = frozenset(
+    {
+        "id",
+        "path",
+        "text",
+        "speaker_id",
+        "content_id",
+        "prompt",
+        "take",
+        "recording_id",
+        "gloss",
+        "intent",
+        "slots",
+        "recorded_at",
+    }
+)
 _UNSAFE = re.compile(r"[^0-9A-Za-z._-]+")
 STATUS_ACCEPTED = "accepted"
 
@@ -68,15 +82,18 @@ def refuse_placeholder(prompt: Prompt) -> None:
         raise SessionError(
             f"“{prompt.text}” is a slot to be filled by the linguist, not a prompt: write the "
             "text to read in a copy of the list (a line with 'text', without 'placeholder') "
-            "and record from that list")
+            "and record from that list"
+        )
 
 
 def safe_name(value: str, what: str = "name") -> str:
     """``value`` as a file-name-safe token (letters, digits, ``. _ -``)."""
     s = _UNSAFE.sub("-", nfc(str(value))).strip("-")
     if not s or s.startswith("."):
-        raise SessionError(f"{what} {value!r} cannot name a folder; use letters, digits, "
-                           "'-', '_' or '.' (not starting with '.')")
+        raise SessionError(
+            f"{what} {value!r} cannot name a folder; use letters, digits, "
+            "'-', '_' or '.' (not starting with '.')"
+        )
     return s
 
 
@@ -93,14 +110,15 @@ class Speaker:
         if not sid:
             raise SessionError("the speaker id is empty; enter an id such as 'spk01'")
         if safe_name(sid, "speaker id") != sid:
-            raise SessionError(f"speaker id {self.id!r}: use letters, digits, '-', '_' or '.' "
-                               "only (it names the speaker's folder)")
+            raise SessionError(
+                f"speaker id {self.id!r}: use letters, digits, '-', '_' or '.' "
+                "only (it names the speaker's folder)"
+            )
         meta = {}
         for k, v in (self.metadata or {}).items():
             k = nfc(str(k))
             if k in RESERVED_KEYS:
-                raise SessionError(f"speaker metadata {k!r} is a reserved column name; "
-                                   "rename it")
+                raise SessionError(f"speaker metadata {k!r} is a reserved column name; rename it")
             if isinstance(v, str):
                 v = nfc(v)
             if v not in (None, ""):
@@ -148,24 +166,36 @@ class RecordingSession:
     samplerate, channels : format of new takes.
     """
 
-    def __init__(self, project: Project, dataset: str, speaker: Speaker,
-                 language: str = "en", samplerate: int = SAMPLE_RATE, channels: int = 1):
+    def __init__(
+        self,
+        project: Project,
+        dataset: str,
+        speaker: Speaker,
+        language: str = "en",
+        samplerate: int = SAMPLE_RATE,
+        channels: int = 1,
+    ):
         self.project = project
         self.dataset = nfc(dataset or "")
         if not self.dataset or safe_name(self.dataset, "dataset name") != self.dataset:
-            raise SessionError(f"dataset name {dataset!r}: use letters, digits, '-', '_' or "
-                               "'.' (it names the folder recordings/<dataset>)")
+            raise SessionError(
+                f"dataset name {dataset!r}: use letters, digits, '-', '_' or "
+                "'.' (it names the folder recordings/<dataset>)"
+            )
         self.speaker = speaker
         self.language = language or "en"
         self.samplerate, self.channels = int(samplerate), int(channels)
         self.root = (project.folder / RECORDINGS_DIR / self.dataset).resolve()
         self.manifest = self.root / MANIFEST
         self.speaker_dir = self.root / speaker.id
-        row = project.conn.execute("SELECT root FROM datasets WHERE name=?",
-                                   (self.dataset,)).fetchone()
+        row = project.conn.execute(
+            "SELECT root FROM datasets WHERE name=?", (self.dataset,)
+        ).fetchone()
         if row is not None and Path(row["root"]).resolve() != self.root:
-            raise SessionError(f"dataset {self.dataset!r} already exists with its audio in "
-                               f"{row['root']}; record into a new dataset name")
+            raise SessionError(
+                f"dataset {self.dataset!r} already exists with its audio in "
+                f"{row['root']}; record into a new dataset name"
+            )
         self.rows = self._read_manifest()
 
     # -- manifest ---------------------------------------------------------------------
@@ -179,14 +209,16 @@ class RecordingSession:
                     r = json.loads(line)
                     rows[str(r["id"])] = r
                 except (ValueError, KeyError, TypeError) as exc:
-                    raise SessionError(f"{self.manifest}:{i}: unreadable row ({exc}); fix or "
-                                       "remove the line") from None
+                    raise SessionError(
+                        f"{self.manifest}:{i}: unreadable row ({exc}); fix or remove the line"
+                    ) from None
         return rows
 
     def _write_manifest(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
-        text = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n"
-                       for r in self.rows.values())
+        text = "".join(
+            json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in self.rows.values()
+        )
         _write_atomic(self.manifest, text)
 
     def item_key(self, prompt: Prompt) -> str:
@@ -201,9 +233,13 @@ class RecordingSession:
         r = self.project.conn.execute(
             "SELECT items.id, items.text FROM items JOIN datasets ON datasets.id = "
             "items.dataset_id WHERE datasets.name=? AND items.item_key=?",
-            (self.dataset, row["id"])).fetchone()
-        return {**row, "db_id": None if r is None else int(r["id"]),
-                "text": row["text"] if r is None else r["text"]}
+            (self.dataset, row["id"]),
+        ).fetchone()
+        return {
+            **row,
+            "db_id": None if r is None else int(r["id"]),
+            "text": row["text"] if r is None else r["text"],
+        }
 
     def speakers(self) -> dict[str, dict]:
         """Speakers of the dataset so far with their metadata (from the manifest)."""
@@ -242,9 +278,10 @@ class RecordingSession:
         if not create:
             return None
         # Same row the importer would create (its root check then matches).
-        cur = conn.execute("INSERT INTO datasets(name, root, format, created_at, language) "
-                           "VALUES (?,?,?,?,?)", (self.dataset, str(self.root), "manifest",
-                                                  time.time(), self.language))
+        cur = conn.execute(
+            "INSERT INTO datasets(name, root, format, created_at, language) VALUES (?,?,?,?,?)",
+            (self.dataset, str(self.root), "manifest", time.time(), self.language),
+        )
         return int(cur.lastrowid)
 
     def start_take(self, prompt: Prompt, recorder: rec.Recorder) -> Take:
@@ -267,14 +304,30 @@ class RecordingSession:
             cur = c.execute(
                 "INSERT INTO recordings(dataset_id, path, prompt, speaker_id, status, duration, "
                 "created_at) VALUES (?,?,?,?,?,?,?)",
-                (ds_id, self._rel(path), prompt.text, self.speaker.id, rec.RECORDING, None,
-                 time.time()))
+                (
+                    ds_id,
+                    self._rel(path),
+                    prompt.text,
+                    self.speaker.id,
+                    rec.RECORDING,
+                    None,
+                    time.time(),
+                ),
+            )
             rec_id = int(cur.lastrowid)
         try:
-            recorder.start(path, self.samplerate, self.channels,
-                           meta={"recording_id": rec_id, "dataset": self.dataset,
-                                 "speaker_id": self.speaker.id,
-                                 "content_id": prompt.content_id, "prompt": prompt.text})
+            recorder.start(
+                path,
+                self.samplerate,
+                self.channels,
+                meta={
+                    "recording_id": rec_id,
+                    "dataset": self.dataset,
+                    "speaker_id": self.speaker.id,
+                    "content_id": prompt.content_id,
+                    "prompt": prompt.text,
+                },
+            )
         except Exception:
             if path.exists():
                 self._set_status(rec_id, rec.FAILED, None)
@@ -282,9 +335,12 @@ class RecordingSession:
                 with self.project.transaction() as c:
                     c.execute("DELETE FROM recordings WHERE id=?", (rec_id,))
                     if new_ds:
-                        c.execute("DELETE FROM datasets WHERE id=? AND NOT EXISTS (SELECT 1 "
-                                  "FROM items WHERE dataset_id=?) AND NOT EXISTS (SELECT 1 "
-                                  "FROM recordings WHERE dataset_id=?)", (ds_id, ds_id, ds_id))
+                        c.execute(
+                            "DELETE FROM datasets WHERE id=? AND NOT EXISTS (SELECT 1 "
+                            "FROM items WHERE dataset_id=?) AND NOT EXISTS (SELECT 1 "
+                            "FROM recordings WHERE dataset_id=?)",
+                            (ds_id, ds_id, ds_id),
+                        )
                 for d in reversed(made):  # folders this attempt created, if still empty
                     try:
                         d.rmdir()
@@ -306,8 +362,10 @@ class RecordingSession:
 
     def _set_status(self, rec_id: int, status: str, duration) -> None:
         with self.project.transaction() as c:
-            c.execute("UPDATE recordings SET status=?, duration=COALESCE(?, duration) "
-                      "WHERE id=?", (status, duration, rec_id))
+            c.execute(
+                "UPDATE recordings SET status=?, duration=COALESCE(?, duration) WHERE id=?",
+                (status, duration, rec_id),
+            )
 
     def _take_rows(self, prompt: Prompt) -> list[Take]:
         stem = self._stem(prompt)
@@ -315,15 +373,25 @@ class RecordingSession:
         accepted = (self.rows.get(self.item_key(prompt)) or {}).get("path")
         out = []
         for r in self.project.conn.execute(
-                "SELECT id, path, status, duration FROM recordings WHERE speaker_id=? AND "
-                "substr(path, 1, ?)=? ORDER BY id", (self.speaker.id, len(prefix), prefix)):
-            m = re.match(r"(\d+)\.wav$", r["path"][len(prefix):])
+            "SELECT id, path, status, duration FROM recordings WHERE speaker_id=? AND "
+            "substr(path, 1, ?)=? ORDER BY id",
+            (self.speaker.id, len(prefix), prefix),
+        ):
+            m = re.match(r"(\d+)\.wav$", r["path"][len(prefix) :])
             if not m:
                 continue
             path = self.project.folder / r["path"]
             rel_root = path.relative_to(self.root).as_posix()
-            out.append(Take(int(r["id"]), path, int(m.group(1)), r["status"], r["duration"],
-                            accepted == rel_root))
+            out.append(
+                Take(
+                    int(r["id"]),
+                    path,
+                    int(m.group(1)),
+                    r["status"],
+                    r["duration"],
+                    accepted == rel_root,
+                )
+            )
         return out
 
     def takes(self, prompt: Prompt) -> list[Take]:
@@ -349,11 +417,18 @@ class RecordingSession:
             raise SessionError(f"{take.path}: the take's file is missing; record it again")
         key = self.item_key(prompt)
         ref = nfc(text) if text is not None else prompt.text
-        row = {"id": key, "path": take.path.relative_to(self.root).as_posix(), "text": ref,
-               "speaker_id": self.speaker.id, "content_id": prompt.content_id,
-               "prompt": prompt.text, "take": take.number, "recording_id": take.rec_id,
-               "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
-               **self.speaker.metadata}
+        row = {
+            "id": key,
+            "path": take.path.relative_to(self.root).as_posix(),
+            "text": ref,
+            "speaker_id": self.speaker.id,
+            "content_id": prompt.content_id,
+            "prompt": prompt.text,
+            "take": take.number,
+            "recording_id": take.rec_id,
+            "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            **self.speaker.metadata,
+        }
         if prompt.gloss:
             row["gloss"] = prompt.gloss
         if prompt.extra.get("category"):  # seed 003's categories: `--by category`
@@ -366,10 +441,18 @@ class RecordingSession:
         self.rows[key] = row
         try:
             self._write_manifest()
-            rep = import_dataset(self.project, self.dataset, self.manifest, fmt="manifest",
-                                 language=self.language, audio_col="path", text_col="text",
-                                 speaker_col="speaker_id", content_col="content_id",
-                                 id_col="id")
+            rep = import_dataset(
+                self.project,
+                self.dataset,
+                self.manifest,
+                fmt="manifest",
+                language=self.language,
+                audio_col="path",
+                text_col="text",
+                speaker_col="speaker_id",
+                content_col="content_id",
+                id_col="id",
+            )
         except Exception:
             self._restore(key, old)
             raise
@@ -379,9 +462,11 @@ class RecordingSession:
             raise SessionError(f"{take.path}: not accepted: {mine[0].reason}")
         with self.project.transaction() as c:
             prefix = self._rel(self.speaker_dir) + "/" + self._stem(prompt) + "_"
-            c.execute("UPDATE recordings SET status=? WHERE status=? AND speaker_id=? AND "
-                      "substr(path, 1, ?)=?", (rec.DONE, STATUS_ACCEPTED, self.speaker.id,
-                                               len(prefix), prefix))
+            c.execute(
+                "UPDATE recordings SET status=? WHERE status=? AND speaker_id=? AND "
+                "substr(path, 1, ?)=?",
+                (rec.DONE, STATUS_ACCEPTED, self.speaker.id, len(prefix), prefix),
+            )
             c.execute("UPDATE recordings SET status=? WHERE id=?", (STATUS_ACCEPTED, take.rec_id))
         item = self.item(prompt)
         if item is None or item["db_id"] is None:
@@ -395,8 +480,9 @@ class RecordingSession:
             self.rows[key] = old
         self._write_manifest()
 
-    def save_transcript(self, prompt: Prompt, text: str, source: str = "record panel"
-                        ) -> int | None:
+    def save_transcript(
+        self, prompt: Prompt, text: str, source: str = "record panel"
+    ) -> int | None:
         """Store a corrected transcript of the accepted item of ``prompt`` at once.
 
         The text is NFC-normalised with its tone marks kept. In one transaction an
@@ -412,8 +498,7 @@ class RecordingSession:
         """
         item = self.item(prompt)
         if item is None or item["db_id"] is None:
-            raise SessionError("accept a take of this prompt before correcting its "
-                               "transcript")
+            raise SessionError("accept a take of this prompt before correcting its transcript")
         new = nfc(text)
         if not new:
             raise SessionError("the transcript is empty; type what the speaker said")
@@ -423,15 +508,28 @@ class RecordingSession:
         self.rows[key] = {**self.rows[key], "text": new}
         self._write_manifest()
         now = time.time()
-        value = {"text": new, "previous": item["text"], "path": item["path"],
-                 "speaker_id": self.speaker.id, "content_id": prompt.content_id,
-                 "source": source}
+        value = {
+            "text": new,
+            "previous": item["text"],
+            "path": item["path"],
+            "speaker_id": self.speaker.id,
+            "content_id": prompt.content_id,
+            "source": source,
+        }
         with self.project.transaction() as c:
             cur = c.execute(
                 "INSERT INTO annotations(item_id, kind, start, end, value, created_at, "
                 "updated_at) VALUES (?,?,?,?,?,?,?)",
-                (item["db_id"], "transcript", None, None, json.dumps(value, ensure_ascii=False),
-                 now, now))
+                (
+                    item["db_id"],
+                    "transcript",
+                    None,
+                    None,
+                    json.dumps(value, ensure_ascii=False),
+                    now,
+                    now,
+                ),
+            )
             c.execute("UPDATE items SET text=? WHERE id=?", (new, item["db_id"]))
             return int(cur.lastrowid)
 
@@ -452,8 +550,9 @@ def recover_recordings(project: Project, folder=None) -> list[rec.RecordedTake]:
         return []
     out = rec.recover(base)
     with project.transaction() as c:
-        rows = c.execute("SELECT id, path FROM recordings WHERE status=?",
-                         (rec.RECORDING,)).fetchall()
+        rows = c.execute(
+            "SELECT id, path FROM recordings WHERE status=?", (rec.RECORDING,)
+        ).fetchall()
         for r in rows:
             wav = project.folder / r["path"]
             try:
@@ -465,9 +564,14 @@ def recover_recordings(project: Project, folder=None) -> list[rec.RecordedTake]:
             if status == rec.RECORDING:
                 continue  # a live recorder writes it
             if status in (rec.DONE, rec.RECOVERED):
-                c.execute("UPDATE recordings SET status=?, duration=? WHERE id=?",
-                          (rec.RECOVERED if status == rec.RECOVERED else rec.DONE,
-                           meta.get("duration"), r["id"]))
+                c.execute(
+                    "UPDATE recordings SET status=?, duration=? WHERE id=?",
+                    (
+                        rec.RECOVERED if status == rec.RECOVERED else rec.DONE,
+                        meta.get("duration"),
+                        r["id"],
+                    ),
+                )
             else:
                 c.execute("UPDATE recordings SET status=? WHERE id=?", (rec.FAILED, r["id"]))
     return out

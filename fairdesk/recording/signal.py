@@ -60,15 +60,21 @@ def envelope(samples: np.ndarray, n_bins: int = 2000, sample_rate: int = SAMPLE_
     xp = np.concatenate([x, np.full(pad, x[-1], dtype=np.float32)]) if pad else x
     blocks = xp.reshape(n_bins, per)
     times = (np.arange(n_bins) * per + per / 2.0) / float(sample_rate)
-    return Envelope(np.minimum(times, n / float(sample_rate)), blocks.min(axis=1),
-                    blocks.max(axis=1))
+    return Envelope(
+        np.minimum(times, n / float(sample_rate)), blocks.min(axis=1), blocks.max(axis=1)
+    )
 
 
-def spectrogram(samples: np.ndarray, sample_rate: int = SAMPLE_RATE, n_fft: int = 512,
-                hop: int = 160, floor_db: float = 80.0,
-                progress: Callable[[float, str], None] | None = None,
-                cancelled: Callable[[], bool] | None = None,
-                chunk_frames: int = 4096) -> Spectrogram:
+def spectrogram(
+    samples: np.ndarray,
+    sample_rate: int = SAMPLE_RATE,
+    n_fft: int = 512,
+    hop: int = 160,
+    floor_db: float = 80.0,
+    progress: Callable[[float, str], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    chunk_frames: int = 4096,
+) -> Spectrogram:
     """Log-magnitude short-time Fourier transform with a Hann window.
 
     Parameters
@@ -114,5 +120,6 @@ def spectrogram(samples: np.ndarray, sample_rate: int = SAMPLE_RATE, n_fft: int 
     np.maximum(out, top - floor_db, out=out)
     times = (np.arange(n_frames) * hop + n_fft / 2.0) / float(sample_rate)
     freqs = np.fft.rfftfreq(n_fft, 1.0 / sample_rate)
-    return Spectrogram(out, times, freqs, np.asarray(samples).size / float(sample_rate),
-                       int(sample_rate))
+    return Spectrogram(
+        out, times, freqs, np.asarray(samples).size / float(sample_rate), int(sample_rate)
+    )

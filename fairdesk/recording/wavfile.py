@@ -30,8 +30,9 @@ def _header(samplerate: int, channels: int, dtype: str) -> tuple[bytes, int, int
     """A WAV header for zero frames; returns (bytes, offset of data size, offset of fact)."""
     tag, width = FORMATS[dtype]
     block_align = channels * width
-    fmt = struct.pack("<HHIIHH", tag, channels, samplerate, samplerate * block_align,
-                      block_align, width * 8)
+    fmt = struct.pack(
+        "<HHIIHH", tag, channels, samplerate, samplerate * block_align, block_align, width * 8
+    )
     if tag == 1:
         chunks = b"fmt " + struct.pack("<I", 16) + fmt
         fact = None
@@ -80,8 +81,9 @@ class WavAppender:
         if data.ndim == 1:
             data = data[:, None]
         if data.shape[1] != self.channels:
-            raise RecorderError(f"{self.path}: a block has {data.shape[1]} channels, the take "
-                                f"{self.channels}")
+            raise RecorderError(
+                f"{self.path}: a block has {data.shape[1]} channels, the take {self.channels}"
+            )
         _write_all(self.fd, data.tobytes())
         self.frames += data.shape[0]
         self._patch()
@@ -160,18 +162,22 @@ def _parse_wav(path: Path) -> dict:
         raise ValueError("no RIFF/WAVE header (the recorder stopped before writing it)")
     pos, fmt, fact_at = 12, None, None
     while pos + 8 <= len(head):
-        cid, size = head[pos:pos + 4], struct.unpack("<I", head[pos + 4:pos + 8])[0]
+        cid, size = head[pos : pos + 4], struct.unpack("<I", head[pos + 4 : pos + 8])[0]
         if cid == b"fmt ":
-            tag, ch, sr, _, align, bits = struct.unpack("<HHIIHH", head[pos + 8:pos + 24])
-            fmt = {"tag": tag, "channels": ch, "samplerate": sr, "frame_bytes": align,
-                   "bits": bits}
+            tag, ch, sr, _, align, bits = struct.unpack("<HHIIHH", head[pos + 8 : pos + 24])
+            fmt = {"tag": tag, "channels": ch, "samplerate": sr, "frame_bytes": align, "bits": bits}
         elif cid == b"fact":
             fact_at = pos + 8
         elif cid == b"data":
             if fmt is None:
                 raise ValueError("data chunk before the fmt chunk")
-            return {**fmt, "data_offset": pos + 8, "size_at": pos + 4, "fact_at": fact_at,
-                    "declared": size}
+            return {
+                **fmt,
+                "data_offset": pos + 8,
+                "size_at": pos + 4,
+                "fact_at": fact_at,
+                "declared": size,
+            }
         pos += 8 + size + (size & 1)
     raise ValueError("no data chunk in the header")
 

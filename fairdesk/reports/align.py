@@ -52,9 +52,15 @@ def _mark_detail(ref: str, hyp: str) -> str:
     from ..metrics.text import tone_counts
 
     t = tone_counts(ref, hyp)
-    bits = [f"{name} {n}" for name, n in (("dropped", t.tone_dropped),
-                                          ("hallucinated", t.tone_hallucinated),
-                                          ("wrong", t.tone_wrong)) if n]
+    bits = [
+        f"{name} {n}"
+        for name, n in (
+            ("dropped", t.tone_dropped),
+            ("hallucinated", t.tone_hallucinated),
+            ("wrong", t.tone_wrong),
+        )
+        if n
+    ]
     return ", ".join(bits)
 
 
@@ -71,8 +77,10 @@ def align_tokens(ref_tokens: list[str], hyp_tokens: list[str]) -> list[Op]:
     for ch in out.alignments[0]:
         rs, re_, hs, he = ch.ref_start_idx, ch.ref_end_idx, ch.hyp_start_idx, ch.hyp_end_idx
         if ch.type == "equal":
-            ops += [Op("=", ref_tokens[rs + k], hyp_tokens[hs + k], rs + k, hs + k)
-                    for k in range(re_ - rs)]
+            ops += [
+                Op("=", ref_tokens[rs + k], hyp_tokens[hs + k], rs + k, hs + k)
+                for k in range(re_ - rs)
+            ]
         elif ch.type == "substitute":
             for k in range(re_ - rs):
                 r, h = ref_tokens[rs + k], hyp_tokens[hs + k]

@@ -35,8 +35,14 @@ from .data import (
     verdict_style,
 )
 
-_FONT = {"font.family": "DejaVu Sans", "font.size": 9, "svg.fonttype": "none",
-         "axes.spines.top": False, "axes.spines.right": False, "svg.hashsalt": "fairdesk"}
+_FONT = {
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+    "svg.fonttype": "none",
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "svg.hashsalt": "fairdesk",
+}
 
 
 @dataclass
@@ -69,8 +75,11 @@ def _analysed(payload: dict) -> list[dict]:
 
 
 def _verdicts(payload: dict, metric: str) -> dict:
-    return {c["group"]: c.get("verdict") for c in payload.get("comparisons") or []
-            if c.get("metric") == metric}
+    return {
+        c["group"]: c.get("verdict")
+        for c in payload.get("comparisons") or []
+        if c.get("metric") == metric
+    }
 
 
 def _value(g: dict, metric: str) -> float:
@@ -100,8 +109,16 @@ def value_chart(payload: dict, metric: str) -> Chart:
         ci = (g.get("ci") or {}).get(metric)
         if ci and len(ci) == 2 and not any(math.isnan(num(x)) for x in ci) and not math.isnan(v):
             lo, hi = num(ci[0]) * k, num(ci[1]) * k
-            ax.errorbar([i], [v], yerr=[[max(v - lo, 0)], [max(hi - v, 0)]], fmt="none",
-                        ecolor="#37474f", elinewidth=2, capsize=6, zorder=2)
+            ax.errorbar(
+                [i],
+                [v],
+                yerr=[[max(v - lo, 0)], [max(hi - v, 0)]],
+                fmt="none",
+                ecolor="#37474f",
+                elinewidth=2,
+                capsize=6,
+                zorder=2,
+            )
             n_ci += 1
         if not math.isnan(v):
             ax.scatter([i], [v], s=90, color=colour, edgecolor="#263238", zorder=3)
@@ -109,8 +126,10 @@ def value_chart(payload: dict, metric: str) -> Chart:
     if ref_g is not None and not math.isnan(_value(ref_g, metric)):
         ax.axhline(_value(ref_g, metric) * k, color="#444444", ls="--", lw=1.2, zorder=1)
     ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels([plain(short_group(g["group"])) + (" (ref.)" if g["group"] == ref else "")
-                        for g in groups], rotation=20 if len(groups) > 4 else 0)
+    ax.set_xticklabels(
+        [plain(short_group(g["group"])) + (" (ref.)" if g["group"] == ref else "") for g in groups],
+        rotation=20 if len(groups) > 4 else 0,
+    )
     ax.set_xlim(-0.6, len(groups) - 0.4)
     ax.set_ylabel(f"{metric_short(metric)} ({_unit(metric)})")
     ax.grid(axis="y", alpha=0.3)
@@ -118,8 +137,10 @@ def value_chart(payload: dict, metric: str) -> Chart:
     floor = 0.0 if not is_ratio_metric(metric) else min(lo, 0.0)
     ax.set_ylim(floor, max(hi, floor + (1.0 if is_ratio_metric(metric) else 5.0)))
     ax.set_title(f"{plain(metric_label(metric))} by group (95% CI)", fontsize=10)
-    cap = ("Each group's value with its own 95% bootstrap CI; dashed line: the reference "
-           "group; colours: the verdict against the reference.")
+    cap = (
+        "Each group's value with its own 95% bootstrap CI; dashed line: the reference "
+        "group; colours: the verdict against the reference."
+    )
     if not n_ci:
         cap += " This run stored no per-group CIs (an older fairdesk), so no bars are drawn."
     return Chart(f"values_{_safe(metric)}", f"{metric_label(metric)} by group", fig, cap)
@@ -135,22 +156,41 @@ def gap_chart(payload: dict, metric: str) -> Chart:
     for i, c in enumerate(rows):
         y, lo, hi = num(c.get("gap")) * k, num(c.get("ci_low")) * k, num(c.get("ci_high")) * k
         if not any(math.isnan(x) for x in (y, lo, hi)):
-            ax.errorbar([i], [y], yerr=[[max(y - lo, 0)], [max(hi - y, 0)]], fmt="none",
-                        ecolor="#37474f", elinewidth=2, capsize=6)
+            ax.errorbar(
+                [i],
+                [y],
+                yerr=[[max(y - lo, 0)], [max(hi - y, 0)]],
+                fmt="none",
+                ecolor="#37474f",
+                elinewidth=2,
+                capsize=6,
+            )
         if not math.isnan(y):
-            ax.scatter([i], [y], s=90, color=verdict_style(c.get("verdict"))[1],
-                       edgecolor="#263238", zorder=3)
+            ax.scatter(
+                [i],
+                [y],
+                s=90,
+                color=verdict_style(c.get("verdict"))[1],
+                edgecolor="#263238",
+                zorder=3,
+            )
     ax.set_xticks(range(len(rows)))
-    ax.set_xticklabels([plain(short_group(c["group"])) for c in rows],
-                       rotation=20 if len(rows) > 4 else 0)
+    ax.set_xticklabels(
+        [plain(short_group(c["group"])) for c in rows], rotation=20 if len(rows) > 4 else 0
+    )
     ax.set_xlim(-0.6, max(len(rows), 1) - 0.4)
     unit = "×" if is_ratio_metric(metric) else "pp"
     ax.set_ylabel(f"gap ({unit})")
     ax.grid(axis="y", alpha=0.3)
-    ax.set_title(f"{plain(metric_short(metric))} gap vs {plain(short_group(ref))} (95% CI)",
-                 fontsize=10)
-    return Chart(f"gaps_{_safe(metric)}", f"{metric_label(metric)}: gap to the reference", fig,
-                 "Gap (group − reference) with its 95% bootstrap CI, coloured by verdict.")
+    ax.set_title(
+        f"{plain(metric_short(metric))} gap vs {plain(short_group(ref))} (95% CI)", fontsize=10
+    )
+    return Chart(
+        f"gaps_{_safe(metric)}",
+        f"{metric_label(metric)}: gap to the reference",
+        fig,
+        "Gap (group − reference) with its 95% bootstrap CI, coloured by verdict.",
+    )
 
 
 #: Radar ratios above this are drawn on the rim with their value written next to them.
@@ -214,12 +254,24 @@ def radar_chart(payload: dict, metrics: list[str] | None = None) -> Chart | None
         return np.concatenate([v, v[:1]])
 
     if scaled_by_max:  # the reference is off the unit circle on those axes
-        ax.plot(closed, ring(ref_g), color=REFERENCE_COLOUR, ls="--", lw=1.6,
-                label=f"{plain(short_group(ref))} (reference)")
+        ax.plot(
+            closed,
+            ring(ref_g),
+            color=REFERENCE_COLOUR,
+            ls="--",
+            lw=1.6,
+            label=f"{plain(short_group(ref))} (reference)",
+        )
     else:
         theta = np.linspace(0, 2 * np.pi, 181)
-        ax.plot(theta, np.ones_like(theta), color=REFERENCE_COLOUR, ls="--", lw=1.6,
-                label=f"{plain(short_group(ref))} (reference = 1)")
+        ax.plot(
+            theta,
+            np.ones_like(theta),
+            color=REFERENCE_COLOUR,
+            ls="--",
+            lw=1.6,
+            label=f"{plain(short_group(ref))} (reference = 1)",
+        )
     ax.set_rlabel_position(180.0 / len(axes))
     lines = [(g, ring(g)) for g in groups if g["group"] != ref]
     top = max([1.0] + [float(np.nanmax(v)) for _, v in lines if np.isfinite(v).any()])
@@ -230,34 +282,46 @@ def radar_chart(payload: dict, metrics: list[str] | None = None) -> Chart | None
             continue
         colour = SERIES[i % len(SERIES)]
         shown = np.minimum(line, rim)
-        ax.plot(closed, shown, color=colour, lw=2, marker="o",
-                label=plain(short_group(g["group"])))
+        ax.plot(closed, shown, color=colour, lw=2, marker="o", label=plain(short_group(g["group"])))
         ax.fill(closed, np.nan_to_num(shown), color=colour, alpha=0.08)
         for a, v in zip(closed[:-1], line[:-1]):
             if np.isfinite(v) and v > rim:
                 clipped = True
-                ax.annotate(f"{v:.1f}×", (a, rim), textcoords="offset points",
-                            xytext=(6, 4), fontsize=7, color=colour)
+                ax.annotate(
+                    f"{v:.1f}×",
+                    (a, rim),
+                    textcoords="offset points",
+                    xytext=(6, 4),
+                    fontsize=7,
+                    color=colour,
+                )
     ax.set_xticks(angles)
-    ax.set_xticklabels([plain(metric_short(m)) + (" *" if m in scaled_by_max else "")
-                        for m in axes])
+    ax.set_xticklabels(
+        [plain(metric_short(m)) + (" *" if m in scaled_by_max else "") for m in axes]
+    )
     ax.set_ylim(0, max(1.2, rim * 1.08))
     ax.legend(loc="upper right", bbox_to_anchor=(1.35, 1.12), fontsize=8, frameon=False)
     ax.set_title("Group value ÷ reference value, per metric", fontsize=10, pad=18)
-    cap = ("One axis per metric, one line per group; each value is divided by the reference "
-           "group's, so the reference is the dashed unit circle and a line outside it is "
-           "higher than the reference (worse for error rates, better for accuracies).")
+    cap = (
+        "One axis per metric, one line per group; each value is divided by the reference "
+        "group's, so the reference is the dashed unit circle and a line outside it is "
+        "higher than the reference (worse for error rates, better for accuracies)."
+    )
     if scaled_by_max:
-        cap += (" * The reference value is 0 on " + ", ".join(metric_short(m) for m in
-                                                              scaled_by_max)
-                + ": no ratio exists there, so those axes are divided by the largest group "
-                "value instead (the worst group reaches 1, the reference sits at 0).")
+        cap += (
+            " * The reference value is 0 on "
+            + ", ".join(metric_short(m) for m in scaled_by_max)
+            + ": no ratio exists there, so those axes are divided by the largest group "
+            "value instead (the worst group reaches 1, the reference sits at 0)."
+        )
     if clipped:
-        cap += (f" Ratios above {RADAR_MAX:g}× sit on the rim with their value written "
-                "next to them.")
+        cap += f" Ratios above {RADAR_MAX:g}× sit on the rim with their value written next to them."
     if all_zero:
-        cap += (" Left out because every group is at 0: "
-                + ", ".join(metric_short(m) for m in all_zero) + ".")
+        cap += (
+            " Left out because every group is at 0: "
+            + ", ".join(metric_short(m) for m in all_zero)
+            + "."
+        )
     return Chart("radar", "Disparity radar", fig, cap)
 
 
@@ -270,8 +334,15 @@ def confusion_chart(group: str, conf: dict, kind: str = "confusion") -> Chart:
     fig, ax = _figure(max(3.2, 1.6 + 0.55 * len(pred)), max(2.6, 1.2 + 0.45 * len(true)))
     ax.imshow(mat, cmap="Blues", aspect="auto")
     for (r, c), v in np.ndenumerate(mat):
-        ax.text(c, r, f"{int(v)}", ha="center", va="center",
-                color="white" if v > mat.max() / 2 else "#1a1a1a", fontsize=8)
+        ax.text(
+            c,
+            r,
+            f"{int(v)}",
+            ha="center",
+            va="center",
+            color="white" if v > mat.max() / 2 else "#1a1a1a",
+            fontsize=8,
+        )
     ax.set_xticks(range(len(pred)))
     ax.set_xticklabels([plain(p) for p in pred], rotation=35, ha="right")
     ax.set_yticks(range(len(true)))
@@ -316,7 +387,7 @@ def svg_text(fig, prefix: str = "c") -> str:
     with matplotlib.rc_context(_FONT):
         fig.savefig(buf, format="svg", metadata={"Date": None})
     s = buf.getvalue()
-    s = s[s.index("<svg"):]
+    s = s[s.index("<svg") :]
     s = re.sub(r"<metadata>.*?</metadata>", "", s, flags=re.S)
     s = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}-{m.group(1)}"', s)
     s = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{prefix}-{m.group(1)}"', s)
@@ -359,8 +430,12 @@ def export_chart(chart: Chart, path) -> Path:
         raise ValueError(f"{path}: save a chart as .png, .svg or .pdf")
     path.parent.mkdir(parents=True, exist_ok=True)
     with matplotlib.rc_context(_FONT):
-        chart.figure.savefig(path, format=ext, dpi=150, metadata={"Date": None}
-                             if ext != "pdf" else {"CreationDate": None})
+        chart.figure.savefig(
+            path,
+            format=ext,
+            dpi=150,
+            metadata={"Date": None} if ext != "pdf" else {"CreationDate": None},
+        )
     return path
 
 

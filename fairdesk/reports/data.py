@@ -20,8 +20,7 @@ from .palette import VERDICTS  # noqa: E402, F401 - the GUI's colours
 
 REFERENCE_COLOUR = "#222222"
 #: Series colours (colour-blind safe, Okabe-Ito; the GUI's).
-SERIES = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442",
-          "#000000"]
+SERIES = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
 
 
 def verdict_style(verdict) -> tuple[str, str, str]:
@@ -40,12 +39,24 @@ def metric_label(metric: str) -> str:
 
 def metric_short(metric: str) -> str:
     """Short axis label of a metric (the GUI's)."""
-    return {"wer": "WER", "cer": "CER", "em": "EM", "intent_accuracy": "Intent acc.",
-            "sub_rate": "Sub. rate", "del_rate": "Del. rate", "ins_rate": "Ins. rate",
-            "insertion_ratio": "Ins. ratio", "der": "DER", "ter": "TER", "rdd": "RDD",
-            "accuracy": "Accuracy", "balanced_accuracy": "Bal. acc.",
-            "macro_recall": "Macro recall", "mean_confidence": "Confidence",
-            "grounding_lift": "Grounding lift"}.get(metric, str(metric).replace("_", " "))
+    return {
+        "wer": "WER",
+        "cer": "CER",
+        "em": "EM",
+        "intent_accuracy": "Intent acc.",
+        "sub_rate": "Sub. rate",
+        "del_rate": "Del. rate",
+        "ins_rate": "Ins. rate",
+        "insertion_ratio": "Ins. ratio",
+        "der": "DER",
+        "ter": "TER",
+        "rdd": "RDD",
+        "accuracy": "Accuracy",
+        "balanced_accuracy": "Bal. acc.",
+        "macro_recall": "Macro recall",
+        "mean_confidence": "Confidence",
+        "grounding_lift": "Grounding lift",
+    }.get(metric, str(metric).replace("_", " "))
 
 
 def is_ratio_metric(metric: str) -> bool:
@@ -150,7 +161,9 @@ class RunData:
             return []
         r = self.project.conn.execute(
             "SELECT p.words FROM run_items ri JOIN predictions p ON p.id = ri.prediction_id "
-            "WHERE ri.run_id=? AND ri.item_id=?", (self.run_id, int(item_db_id))).fetchone()
+            "WHERE ri.run_id=? AND ri.item_id=?",
+            (self.run_id, int(item_db_id)),
+        ).fetchone()
         return json.loads(r["words"]) if r is not None and r["words"] else []
 
     def date(self) -> str:

@@ -12,8 +12,13 @@ from .transcripts import import_transcripts
 
 ITEM_PROPERTY = "fairdesk:item"
 DATASET_PROPERTY = "fairdesk:dataset"
-MIME = {".wav": "audio/x-wav", ".flac": "audio/flac", ".mp3": "audio/mpeg",
-        ".ogg": "audio/ogg", ".opus": "audio/ogg"}
+MIME = {
+    ".wav": "audio/x-wav",
+    ".flac": "audio/flac",
+    ".mp3": "audio/mpeg",
+    ".ogg": "audio/ogg",
+    ".opus": "audio/ogg",
+}
 
 
 def write_eaf(it, path) -> Path:
@@ -26,8 +31,9 @@ def write_eaf(it, path) -> Path:
     if it.audio is not None:
         audio = Path(it.audio).resolve()
         rel = os.path.relpath(audio, path.parent.resolve())
-        eaf.add_linked_file(audio.as_uri(), relpath=rel,
-                            mimetype=MIME.get(audio.suffix.lower(), "audio/x-wav"))
+        eaf.add_linked_file(
+            audio.as_uri(), relpath=rel, mimetype=MIME.get(audio.suffix.lower(), "audio/x-wav")
+        )
     eaf.add_property(ITEM_PROPERTY, it.item)
     eaf.add_property(DATASET_PROPERTY, it.dataset)
     for name in TIERS:
@@ -67,8 +73,9 @@ def read_eaf(path) -> tuple[str | None, dict]:
     item = next((v for k, v in eaf.properties if k == ITEM_PROPERTY), None)
     tiers = {}
     for name in eaf.get_tier_names():
-        tiers[name] = [(a[0] / 1000.0, a[1] / 1000.0, a[2])
-                       for a in eaf.get_annotation_data_for_tier(name)]
+        tiers[name] = [
+            (a[0] / 1000.0, a[1] / 1000.0, a[2]) for a in eaf.get_annotation_data_for_tier(name)
+        ]
     return item, tiers
 
 

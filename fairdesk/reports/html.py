@@ -50,21 +50,29 @@ def _audited(d: RunData) -> list[tuple[str, str]]:
     b = str(s.get("n_bootstrap", "–"))
     if b_used and str(b_used) != b:
         b += f" (raised to {b_used} for the Holm family)"
-    schemes = sorted({str(c.get("estimator")) for c in p.get("comparisons") or []
-                      if c.get("estimator")})
-    text_source = (p.get("text_source") or s.get("text_source")
-                   or "the dataset's reference transcripts")
+    schemes = sorted(
+        {str(c.get("estimator")) for c in p.get("comparisons") or [] if c.get("estimator")}
+    )
+    text_source = (
+        p.get("text_source") or s.get("text_source") or "the dataset's reference transcripts"
+    )
     rows = [
         ("Dataset", str(p.get("dataset") or p.get("table") or "–")),
         ("Model", str(p.get("model") or s.get("model") or model or "–")),
         ("Model fingerprint (weights and decoding settings)", weights or "–"),
         ("Device", str(p.get("device") or s.get("device") or "–")),
-        ("fairdesk version", f"{s.get('fairdesk_version', '–')} (metrics code "
-                             f"{s.get('metrics_code_version', '–')}); report by {__version__}"),
+        (
+            "fairdesk version",
+            f"{s.get('fairdesk_version', '–')} (metrics code "
+            f"{s.get('metrics_code_version', '–')}); report by {__version__}",
+        ),
         ("Run", f"{d.run_id}, finished {d.date()}"),
         ("Grouped by", ", ".join(map(str, p.get("by") or s.get("by") or [])) or "–"),
-        ("Filters", ", ".join(f"{k} = {'/'.join(map(str, v))}"
-                              for k, v in (s.get("filters") or {}).items()) or "none"),
+        (
+            "Filters",
+            ", ".join(f"{k} = {'/'.join(map(str, v))}" for k, v in (s.get("filters") or {}).items())
+            or "none",
+        ),
         ("Reference group", str(p.get("reference") or "–")),
         ("Design", str(p.get("design") or "–").replace("_", " ")),
         ("Resampling", f"{s.get('resampling', '–')} (used: {', '.join(schemes) or '–'})"),
@@ -73,16 +81,25 @@ def _audited(d: RunData) -> list[tuple[str, str]]:
         ("Normaliser", str(s.get("normaliser", "–"))),
         ("Language", str(s.get("language", "–"))),
         ("Text source", str(text_source)),
-        ("Thresholds", f"alpha {s.get('alpha', '–')}, absolute gap "
-                       f"{s.get('absolute_error_gap', '–')}, disparity ratio "
-                       f"{s.get('disparity_ratio', '–')}, grounding gap "
-                       f"{s.get('grounding_gap', '–')}"),
-        ("Minimums per group", f"{s.get('min_items', '–')} items, "
-                               f"{s.get('min_speakers', '–')} speakers"),
-        ("Tested metrics", ", ".join(metric_label(m) for m in p.get("tested_metrics") or [])
-         or "–"),
-        ("Descriptive metrics", ", ".join(metric_label(m) for m in
-                                          p.get("descriptive_metrics") or []) or "–"),
+        (
+            "Thresholds",
+            f"alpha {s.get('alpha', '–')}, absolute gap "
+            f"{s.get('absolute_error_gap', '–')}, disparity ratio "
+            f"{s.get('disparity_ratio', '–')}, grounding gap "
+            f"{s.get('grounding_gap', '–')}",
+        ),
+        (
+            "Minimums per group",
+            f"{s.get('min_items', '–')} items, {s.get('min_speakers', '–')} speakers",
+        ),
+        (
+            "Tested metrics",
+            ", ".join(metric_label(m) for m in p.get("tested_metrics") or []) or "–",
+        ),
+        (
+            "Descriptive metrics",
+            ", ".join(metric_label(m) for m in p.get("descriptive_metrics") or []) or "–",
+        ),
     ]
     if s.get("sample_per_group"):
         rows.append(("Sample", f"{s['sample_per_group']} items per group (stratified)"))
@@ -102,12 +119,17 @@ def _corpus(d: RunData) -> dict:
         "analysed": len(d.items),
         "counts": counts,
         "n_failed": len(p.get("failures") or []),
-        "groups": [{"group": g["group"], "n_items": g.get("n_items"),
-                    "n_speakers": g.get("n_speakers") if g.get("n_speakers") is not None
-                    else "–", "excluded": bool(g.get("excluded")),
-                    "reason": g.get("reason") or "",
-                    "reference": g["group"] == p.get("reference")}
-                   for g in p.get("groups") or []],
+        "groups": [
+            {
+                "group": g["group"],
+                "n_items": g.get("n_items"),
+                "n_speakers": g.get("n_speakers") if g.get("n_speakers") is not None else "–",
+                "excluded": bool(g.get("excluded")),
+                "reason": g.get("reason") or "",
+                "reference": g["group"] == p.get("reference"),
+            }
+            for g in p.get("groups") or []
+        ],
     }
 
 
@@ -115,18 +137,26 @@ def _card(c: dict) -> dict:
     label, bg, fg = verdict_style(c.get("verdict"))
     m = c.get("metric", "")
     arrow = {"worse": "▼ worse", "better": "▲ better"}.get(c.get("direction"), "")
-    return {"metric": metric_short(m), "group": c.get("group"), "label": label, "bg": bg,
-            "fg": fg, "gap": fmt_value(c.get("gap"), m, signed=True),
-            "ci": fmt_ci([c.get("ci_low"), c.get("ci_high")], m, signed=True),
-            "values": f"{fmt_value(c.get('value'), m)} vs {fmt_value(c.get('reference_value'), m)}",
-            "p_adj": fmt_p(c.get("p_adjusted")), "arrow": arrow,
-            "reading": c.get("reading") or c.get("reason") or label}
+    return {
+        "metric": metric_short(m),
+        "group": c.get("group"),
+        "label": label,
+        "bg": bg,
+        "fg": fg,
+        "gap": fmt_value(c.get("gap"), m, signed=True),
+        "ci": fmt_ci([c.get("ci_low"), c.get("ci_high")], m, signed=True),
+        "values": f"{fmt_value(c.get('value'), m)} vs {fmt_value(c.get('reference_value'), m)}",
+        "p_adj": fmt_p(c.get("p_adjusted")),
+        "arrow": arrow,
+        "reading": c.get("reading") or c.get("reason") or label,
+    }
 
 
 def _group_values(d: RunData) -> dict:
     p = d.payload
-    metrics = list(dict.fromkeys((p.get("tested_metrics") or [])
-                                 + (p.get("descriptive_metrics") or [])))
+    metrics = list(
+        dict.fromkeys((p.get("tested_metrics") or []) + (p.get("descriptive_metrics") or []))
+    )
     rows = []
     for g in p.get("groups") or []:
         cells = []
@@ -135,31 +165,52 @@ def _group_values(d: RunData) -> dict:
             ci = (g.get("ci") or {}).get(m)
             note = (g.get("ci_note") or {}).get(m) or ""
             scheme = (g.get("ci_scheme") or {}).get(m) or ""
-            cells.append({"value": fmt_value(v, m), "ci": fmt_ci(ci, m), "note": note,
-                          "scheme": scheme})
-        rows.append({"group": g["group"], "excluded": bool(g.get("excluded")),
-                     "reference": g["group"] == p.get("reference"), "cells": cells})
+            cells.append(
+                {"value": fmt_value(v, m), "ci": fmt_ci(ci, m), "note": note, "scheme": scheme}
+            )
+        rows.append(
+            {
+                "group": g["group"],
+                "excluded": bool(g.get("excluded")),
+                "reference": g["group"] == p.get("reference"),
+                "cells": cells,
+            }
+        )
     overall = []
     summary = p.get("summary") or {}
     for m in metrics:
         o = (summary.get(m) or {}).get("overall") or {}
-        overall.append({"value": fmt_value(o.get("value"), m), "ci": fmt_ci(o.get("ci"), m),
-                        "scheme": str(o.get("scheme") or "")})
+        overall.append(
+            {
+                "value": fmt_value(o.get("value"), m),
+                "ci": fmt_ci(o.get("ci"), m),
+                "scheme": str(o.get("scheme") or ""),
+            }
+        )
     has_overall = any(o["value"] != "–" for o in overall)
     summ = []
     for m in p.get("tested_metrics") or []:
         s = summary.get(m) or {}
         if not s:
             continue
-        summ.append({"metric": metric_label(m), "max_gap": fmt_value(s.get("max_gap"), m,
-                                                                     signed=True),
-                     "ratio": fmt_ratio(s.get("disparity_ratio")),
-                     "gini": "–" if math.isnan(num(s.get("gini"))) else f"{num(s['gini']):.3f}",
-                     "wstd": fmt_value(s.get("weighted_std"), m),
-                     "best": s.get("best_group") or "–", "worst": s.get("worst_group") or "–"})
-    return {"metrics": [metric_short(m) for m in metrics], "rows": rows,
-            "overall": overall if has_overall else None, "summary": summ,
-            "has_ci": any(c["ci"] for r in rows for c in r["cells"])}
+        summ.append(
+            {
+                "metric": metric_label(m),
+                "max_gap": fmt_value(s.get("max_gap"), m, signed=True),
+                "ratio": fmt_ratio(s.get("disparity_ratio")),
+                "gini": "–" if math.isnan(num(s.get("gini"))) else f"{num(s['gini']):.3f}",
+                "wstd": fmt_value(s.get("weighted_std"), m),
+                "best": s.get("best_group") or "–",
+                "worst": s.get("worst_group") or "–",
+            }
+        )
+    return {
+        "metrics": [metric_short(m) for m in metrics],
+        "rows": rows,
+        "overall": overall if has_overall else None,
+        "summary": summ,
+        "has_ci": any(c["ci"] for r in rows for c in r["cells"]),
+    }
 
 
 def _gap_rows(d: RunData) -> list[dict]:
@@ -171,31 +222,46 @@ def _gap_rows(d: RunData) -> list[dict]:
         nv = c.get("no_variation") or {}
         extra = c.get("reason") or ""
         if nv:
-            extra = (f"constant at {nv.get('value')}; rule-of-three bound "
-                     f"{fmt_value(nv.get('bound_group'), m)} (group), "
-                     f"{fmt_value(nv.get('bound_reference'), m)} (reference)")
-        rows.append({
-            "metric": metric_short(m), "group": c.get("group"),
-            "value": fmt_value(c.get("value"), m), "ref": fmt_value(c.get("reference_value"), m),
-            "gap": fmt_value(c.get("gap"), m, signed=True), "ratio": fmt_ratio(c.get("ratio")),
-            "ci": fmt_ci([c.get("ci_low"), c.get("ci_high")], m, signed=True),
-            "p": fmt_p(c.get("p_value")), "p_adj": fmt_p(c.get("p_adjusted")),
-            "mde": fmt_value(c.get("mde"), m),
-            "effect": "–" if math.isnan(num(c.get("effect_size")))
-            else f"{num(c['effect_size']):.2f}",
-            "estimator": str(c.get("estimator") or "–"), "blocks": blocks,
-            "design": str(c.get("design") or "").replace("_", " "),
-            "verdict": label, "bg": bg, "fg": fg,
-            "flags": ", ".join(str(f).replace("_", " ") for f in c.get("flags") or []),
-            "extra": extra})
+            extra = (
+                f"constant at {nv.get('value')}; rule-of-three bound "
+                f"{fmt_value(nv.get('bound_group'), m)} (group), "
+                f"{fmt_value(nv.get('bound_reference'), m)} (reference)"
+            )
+        rows.append(
+            {
+                "metric": metric_short(m),
+                "group": c.get("group"),
+                "value": fmt_value(c.get("value"), m),
+                "ref": fmt_value(c.get("reference_value"), m),
+                "gap": fmt_value(c.get("gap"), m, signed=True),
+                "ratio": fmt_ratio(c.get("ratio")),
+                "ci": fmt_ci([c.get("ci_low"), c.get("ci_high")], m, signed=True),
+                "p": fmt_p(c.get("p_value")),
+                "p_adj": fmt_p(c.get("p_adjusted")),
+                "mde": fmt_value(c.get("mde"), m),
+                "effect": "–"
+                if math.isnan(num(c.get("effect_size")))
+                else f"{num(c['effect_size']):.2f}",
+                "estimator": str(c.get("estimator") or "–"),
+                "blocks": blocks,
+                "design": str(c.get("design") or "").replace("_", " "),
+                "verdict": label,
+                "bg": bg,
+                "fg": fg,
+                "flags": ", ".join(str(f).replace("_", " ") for f in c.get("flags") or []),
+                "extra": extra,
+            }
+        )
     return rows
 
 
 def _blocks(nb: dict) -> str:
     """``5 + 5 speakers, 30 contents, 20 + 20 items`` from a comparison's block counts."""
     bits = []
-    for what, g, r in (("speakers", "group_speakers", "reference_speakers"),
-                       ("items", "group_items", "reference_items")):
+    for what, g, r in (
+        ("speakers", "group_speakers", "reference_speakers"),
+        ("items", "group_items", "reference_items"),
+    ):
         if nb.get(g) is not None or nb.get(r) is not None:
             bits.append(f"{nb.get(g, '–')} + {nb.get(r, '–')} {what}")
     if nb.get("contents") is not None:
@@ -209,11 +275,16 @@ def _confusions(d: RunData) -> list[dict]:
         for g, conf in (d.payload.get(kind) or {}).items():
             mat = conf.get("matrix") or []
             top = max((v for row in mat for v in row), default=0) or 1
-            rows = [{"true": t, "cells": [{"n": v, "alpha": round(0.08 + 0.8 * v / top, 2)}
-                                          for v in row]}
-                    for t, row in zip(conf.get("true") or [], mat)]
-            out.append({"group": g, "what": what, "predicted": conf.get("predicted") or [],
-                        "rows": rows})
+            rows = [
+                {
+                    "true": t,
+                    "cells": [{"n": v, "alpha": round(0.08 + 0.8 * v / top, 2)} for v in row],
+                }
+                for t, row in zip(conf.get("true") or [], mat)
+            ]
+            out.append(
+                {"group": g, "what": what, "predicted": conf.get("predicted") or [], "rows": rows}
+            )
     return out
 
 
@@ -224,17 +295,20 @@ def _representation(d: RunData) -> dict | None:
     if rep.get("error"):
         return {"error": rep["error"]}
     leak = rep.get("leakage") or {}
-    rows = [("Silhouette (cosine, by group)", _num3(rep.get("silhouette"))),
-            ("Structure threshold", _num3(rep.get("threshold"))),
-            ("Structure", "yes" if rep.get("structure") else "no")]
+    rows = [
+        ("Silhouette (cosine, by group)", _num3(rep.get("silhouette"))),
+        ("Structure threshold", _num3(rep.get("threshold"))),
+        ("Structure", "yes" if rep.get("structure") else "no"),
+    ]
     if isinstance(leak, dict):
         for k, v in leak.items():
             shown = str(v) if isinstance(v, (int, str)) and not isinstance(v, bool) else _num3(v)
             rows.append((f"Leakage probe: {k.replace('_', ' ')}", shown))
     else:
         rows.append(("Leakage", _num3(leak)))
-    cases = [(metric_label(m), str(c).replace("_", " ")) for m, c in
-             (rep.get("cases") or {}).items()]
+    cases = [
+        (metric_label(m), str(c).replace("_", " ")) for m, c in (rep.get("cases") or {}).items()
+    ]
     return {"error": None, "rows": rows, "cases": cases, "n_items": rep.get("n_items")}
 
 
@@ -248,20 +322,33 @@ def _grounding(d: RunData) -> dict | None:
     for g in d.payload.get("groups") or []:
         v = (g.get("values") or {}).get("grounding_lift", g.get("grounding_lift"))
         if v is not None:
-            per_group.append({"group": g["group"], "lift": fmt_ratio(v),
-                              "ci": fmt_ci((g.get("ci") or {}).get("grounding_lift"),
-                                           "grounding_lift"),
-                              "n": (ex.get("items_explained") or {}).get(g["group"], "–")})
-    return {"method": ex.get("method"), "regions": ex.get("regions"),
-            "aligner": ex.get("aligner"), "per_group": per_group,
-            "comparisons": [{"group": c.get("group"), "lift": fmt_ratio(c.get("value")),
-                             "ref": fmt_ratio(c.get("reference_value")),
-                             "ratio": fmt_ratio(c.get("ratio")),
-                             "gap": f"{num(c.get('gap')):+.2f}" if not math.isnan(
-                                 num(c.get("gap"))) else "–",
-                             "p_adj": fmt_p(c.get("p_adjusted")),
-                             "verdict": verdict_style(c.get("verdict"))[0]} for c in comps],
-            "failures": ex.get("failures") or []}
+            per_group.append(
+                {
+                    "group": g["group"],
+                    "lift": fmt_ratio(v),
+                    "ci": fmt_ci((g.get("ci") or {}).get("grounding_lift"), "grounding_lift"),
+                    "n": (ex.get("items_explained") or {}).get(g["group"], "–"),
+                }
+            )
+    return {
+        "method": ex.get("method"),
+        "regions": ex.get("regions"),
+        "aligner": ex.get("aligner"),
+        "per_group": per_group,
+        "comparisons": [
+            {
+                "group": c.get("group"),
+                "lift": fmt_ratio(c.get("value")),
+                "ref": fmt_ratio(c.get("reference_value")),
+                "ratio": fmt_ratio(c.get("ratio")),
+                "gap": f"{num(c.get('gap')):+.2f}" if not math.isnan(num(c.get("gap"))) else "–",
+                "p_adj": fmt_p(c.get("p_adjusted")),
+                "verdict": verdict_style(c.get("verdict"))[0],
+            }
+            for c in comps
+        ],
+        "failures": ex.get("failures") or [],
+    }
 
 
 def _num3(v) -> str:
@@ -293,15 +380,21 @@ def _worst(d: RunData, per_group: int, embed_audio: bool, skipped: list[str]) ->
             audio = None
             if embed_audio:
                 audio = _opus_uri(d.audio_path(r), skipped, str(r.get("id")))
-            entries.append({
-                "id": r.get("id"), "speaker": r.get("speaker_id") or "–",
-                "reference": r.get("reference") or "", "hypothesis": r.get("hypothesis") or "",
-                "ops": [{"op": o.op, "ref": o.ref, "hyp": o.hyp, "title": o.label()}
-                        for o in ops],
-                "counts": f"S {int(num(r.get('n_sub')) or 0)}, D {int(num(r.get('n_del')) or 0)}"
-                          f", I {int(num(r.get('n_ins')) or 0)} of "
-                          f"{int(num(r.get('n_words')) or 0)} words",
-                "audio": audio})
+            entries.append(
+                {
+                    "id": r.get("id"),
+                    "speaker": r.get("speaker_id") or "–",
+                    "reference": r.get("reference") or "",
+                    "hypothesis": r.get("hypothesis") or "",
+                    "ops": [
+                        {"op": o.op, "ref": o.ref, "hyp": o.hyp, "title": o.label()} for o in ops
+                    ],
+                    "counts": f"S {int(num(r.get('n_sub')) or 0)}, D {int(num(r.get('n_del')) or 0)}"
+                    f", I {int(num(r.get('n_ins')) or 0)} of "
+                    f"{int(num(r.get('n_words')) or 0)} words",
+                    "audio": audio,
+                }
+            )
         if entries:
             out.append({"group": g, "items": entries})
     return out
@@ -363,9 +456,13 @@ def _failures(d: RunData) -> dict:
             probs.append(f"line {pr.get('row')}: {pr.get('key') or ''} {pr.get('reason')}")
         else:
             probs.append(str(pr))
-    return {"failures": p.get("failures") or [], "excluded": p.get("excluded") or [],
-            "notes": p.get("notes") or [], "prediction_problems": probs,
-            "problems": p.get("problems") or []}
+    return {
+        "failures": p.get("failures") or [],
+        "excluded": p.get("excluded") or [],
+        "notes": p.get("notes") or [],
+        "prediction_problems": probs,
+        "problems": p.get("problems") or [],
+    }
 
 
 # -- assembling ----------------------------------------------------------------------------
@@ -377,23 +474,35 @@ def report_context(d: RunData, embed_audio: bool = False, worst: int = 3) -> dic
     skipped: list[str] = []
     charts = []
     for i, ch in enumerate(report_charts(d.payload, confusion=False)):
-        charts.append({"title": ch.title, "caption": ch.caption,
-                       "svg": svg_text(ch.figure, prefix=f"f{i}")})
+        charts.append(
+            {"title": ch.title, "caption": ch.caption, "svg": svg_text(ch.figure, prefix=f"f{i}")}
+        )
     p = d.payload
     return {
         "title": f"fairdesk audit: {p.get('model') or d.model_key} on "
-                 f"{p.get('dataset') or 'a table'} (run {d.run_id})",
-        "audited": _audited(d), "corpus": _corpus(d),
+        f"{p.get('dataset') or 'a table'} (run {d.run_id})",
+        "audited": _audited(d),
+        "corpus": _corpus(d),
         "cards": [_card(c) for c in p.get("comparisons") or []],
-        "groups": _group_values(d), "gaps": _gap_rows(d), "charts": charts,
-        "confusions": _confusions(d), "representation": _representation(d),
-        "grounding": _grounding(d), "phones": phones_context(p),
+        "groups": _group_values(d),
+        "gaps": _gap_rows(d),
+        "charts": charts,
+        "confusions": _confusions(d),
+        "representation": _representation(d),
+        "grounding": _grounding(d),
+        "phones": phones_context(p),
         "worst": _worst(d, worst, embed_audio, skipped),
-        "worst_n": worst, "failures": _failures(d), "definitions": _definitions(d),
-        "reference": p.get("reference"), "audio_skipped": skipped,
-        "version": __version__, "short_group": short_group,
-        "model_based": model_based_section(d), "regressions": regression_sections(d),
-        "pitfalls": pitfalls_section(d), "sensitivity": sensitivity_section(d),
+        "worst_n": worst,
+        "failures": _failures(d),
+        "definitions": _definitions(d),
+        "reference": p.get("reference"),
+        "audio_skipped": skipped,
+        "version": __version__,
+        "short_group": short_group,
+        "model_based": model_based_section(d),
+        "regressions": regression_sections(d),
+        "pitfalls": pitfalls_section(d),
+        "sensitivity": sensitivity_section(d),
     }
 
 
@@ -402,13 +511,19 @@ def render(context: dict) -> str:
     import jinja2
     from markupsafe import Markup
 
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-                             autoescape=True, undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     ctx = dict(context)
     ctx["charts"] = [{**c, "svg": Markup(c["svg"])} for c in context["charts"]]
-    ctx["regressions"] = [{**r, "charts": [{**c, "svg": Markup(c["svg"])} for c in r["charts"]]}
-                          for r in context.get("regressions") or []]
+    ctx["regressions"] = [
+        {**r, "charts": [{**c, "svg": Markup(c["svg"])} for c in r["charts"]]}
+        for r in context.get("regressions") or []
+    ]
     for key in ("model_based", "pitfalls", "sensitivity"):
         ctx.setdefault(key, None)
     return env.get_template("report.html.j2").render(**ctx)
@@ -431,8 +546,9 @@ def build_report(project, run_id: int, embed_audio: bool = False, worst: int = 3
     return render(report_context(load_run(project, run_id), embed_audio, worst))
 
 
-def write_report(project, run_id: int, path, embed_audio: bool = False, worst: int = 3,
-                 pdf=None, figures=None) -> ReportFiles:
+def write_report(
+    project, run_id: int, path, embed_audio: bool = False, worst: int = 3, pdf=None, figures=None
+) -> ReportFiles:
     """Write the HTML report of a run; optionally the PDF and every chart as PNG and SVG.
 
     Parameters

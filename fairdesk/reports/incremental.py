@@ -24,16 +24,28 @@ from pathlib import Path
 from .. import __version__
 from .data import fmt_p, num, verdict_style
 
-__all__ = ["incremental_context", "is_incremental_run", "timeline_chart",
-           "worst_timelines", "write_incremental_report"]
+__all__ = [
+    "incremental_context",
+    "is_incremental_run",
+    "timeline_chart",
+    "worst_timelines",
+    "write_incremental_report",
+]
 
 ADD, REVOKE, UPDATE, ARRIVAL = "#2e7d32", "#c62828", "#1565c0", "#9e9e9e"
-ROW_NAMES = {"wer": "WER", "lat_seed001": "LAT (seed 001)", "lat_pooled": "LAT (pooled)",
-             "eo": "EO", "rps": "RPS", "spr": "SPR", "rtf": "RTF"}
+ROW_NAMES = {
+    "wer": "WER",
+    "lat_seed001": "LAT (seed 001)",
+    "lat_pooled": "LAT (pooled)",
+    "eo": "EO",
+    "rps": "RPS",
+    "spr": "SPR",
+    "rtf": "RTF",
+}
 ROW_HELP = {
     "wer": "word error rate of the final transcript",
     "lat_seed001": "seed 001's LAT: seconds from a chunk's arrival to its prediction, per "
-                   "word of the prediction, averaged over predictions (zero-word ones skipped)",
+    "word of the prediction, averaged over predictions (zero-word ones skipped)",
     "lat_pooled": "decode seconds per final word, pooled",
     "eo": "edit overhead: revokes / (adds + revokes)",
     "rps": "revokes per second of decode time",
@@ -70,8 +82,9 @@ def _table(p: dict) -> dict | None:
     cols = t.get("columns") or []
     if not cols:
         return None
-    summ = {(r.get("model", ""), r.get("policy"), r.get("stream")): r
-            for r in p.get("summary") or []}
+    summ = {
+        (r.get("model", ""), r.get("policy"), r.get("stream")): r for r in p.get("summary") or []
+    }
     engines = []
     for c in cols:
         if engines and engines[-1]["model"] == c.get("model", ""):
@@ -88,13 +101,16 @@ def _table(p: dict) -> dict | None:
         for c, v in zip(cols, (t.get("values") or {}).get(m) or []):
             s = summ.get((c.get("model", ""), c["policy"], c["stream"])) or {}
             revokes = (s.get("totals") or {}).get("n_revokes")
-            cells.append({"text": _cell(m, v, revokes),
-                          "value": "" if v is None else repr(float(v))})
-        rows.append({"metric": m, "name": ROW_NAMES.get(m, m), "help": ROW_HELP.get(m, ""),
-                     "cells": cells})
-    n_items = [(summ.get((c.get("model", ""), c["policy"], c["stream"])) or {}).get("n_items",
-                                                                                    "–")
-               for c in cols]
+            cells.append(
+                {"text": _cell(m, v, revokes), "value": "" if v is None else repr(float(v))}
+            )
+        rows.append(
+            {"metric": m, "name": ROW_NAMES.get(m, m), "help": ROW_HELP.get(m, ""), "cells": cells}
+        )
+    n_items = [
+        (summ.get((c.get("model", ""), c["policy"], c["stream"])) or {}).get("n_items", "–")
+        for c in cols
+    ]
     return {"engines": engines, "heads": heads, "rows": rows, "n_items": n_items}
 
 
@@ -112,32 +128,54 @@ def _groups(p: dict) -> list[dict]:
     out = []
     for b in p.get("groups") or []:
         ms = metrics or sorted({k for g in b.get("groups") or [] for k in g.get("values") or {}})
-        rows = [{"group": g.get("group"), "n": g.get("n_items", "–"),
-                 "excluded": bool(g.get("excluded")),
-                 "reference": g.get("group") == b.get("reference"),
-                 "values": [_fmt_metric(m, (g.get("values") or {}).get(m)) for m in ms]}
-                for g in b.get("groups") or []]
+        rows = [
+            {
+                "group": g.get("group"),
+                "n": g.get("n_items", "–"),
+                "excluded": bool(g.get("excluded")),
+                "reference": g.get("group") == b.get("reference"),
+                "values": [_fmt_metric(m, (g.get("values") or {}).get(m)) for m in ms],
+            }
+            for g in b.get("groups") or []
+        ]
         comps = []
         for c in b.get("comparisons") or []:
             m = c.get("metric", "")
             label, bg, fg = verdict_style(c.get("verdict"))
             ci = ""
             if not (math.isnan(num(c.get("ci_low"))) or math.isnan(num(c.get("ci_high")))):
-                ci = (f"[{_fmt_metric(m, c.get('ci_low'), True)}, "
-                      f"{_fmt_metric(m, c.get('ci_high'), True)}]")
-            comps.append({"metric": m, "group": c.get("group"),
-                          "value": _fmt_metric(m, c.get("value")),
-                          "ref": _fmt_metric(m, c.get("reference_value")),
-                          "gap": _fmt_metric(m, c.get("gap"), True), "ci": ci,
-                          "p_adj": fmt_p(c.get("p_adjusted")), "verdict": label, "bg": bg,
-                          "fg": fg})
+                ci = (
+                    f"[{_fmt_metric(m, c.get('ci_low'), True)}, "
+                    f"{_fmt_metric(m, c.get('ci_high'), True)}]"
+                )
+            comps.append(
+                {
+                    "metric": m,
+                    "group": c.get("group"),
+                    "value": _fmt_metric(m, c.get("value")),
+                    "ref": _fmt_metric(m, c.get("reference_value")),
+                    "gap": _fmt_metric(m, c.get("gap"), True),
+                    "ci": ci,
+                    "p_adj": fmt_p(c.get("p_adjusted")),
+                    "verdict": label,
+                    "bg": bg,
+                    "fg": fg,
+                }
+            )
         stream = b.get("stream", "displayed")
-        out.append({"title": " · ".join(x for x in (b.get("model"), b.get("policy")) if x)
-                    + ("" if stream == "displayed" else f" ({stream})"),
-                    "reference": b.get("reference"), "metrics": ms, "rows": rows,
-                    "comparisons": comps,
-                    "excluded": [f"{e.get('group')}: {e.get('reason')}"
-                                 for e in b.get("excluded") or []]})
+        out.append(
+            {
+                "title": " · ".join(x for x in (b.get("model"), b.get("policy")) if x)
+                + ("" if stream == "displayed" else f" ({stream})"),
+                "reference": b.get("reference"),
+                "metrics": ms,
+                "rows": rows,
+                "comparisons": comps,
+                "excluded": [
+                    f"{e.get('group')}: {e.get('reason')}" for e in b.get("excluded") or []
+                ],
+            }
+        )
     return out
 
 
@@ -153,18 +191,24 @@ def _what_was_run(p: dict, run: dict, run_id: int) -> list[tuple[str, str]]:
     t = run.get("finished_at") or run.get("created_at")
     when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t)) if t else "unknown"
     s = p.get("settings") or {}
-    rows = [("Run", f"{run_id} (incremental), finished {when}"),
-            ("Dataset", _kv(p.get("dataset"))),
-            ("Items", _kv(p.get("n_items"))),
-            ("Models", _kv(p.get("models") or [p.get("model")])),
-            ("Policies", _kv(p.get("policies"))),
-            ("Chunk", f"{_kv(p.get('chunk_s'))} s"),
-            ("Split on silence", _kv(p.get("split")) if p.get("split") else "no")]
+    rows = [
+        ("Run", f"{run_id} (incremental), finished {when}"),
+        ("Dataset", _kv(p.get("dataset"))),
+        ("Items", _kv(p.get("n_items"))),
+        ("Models", _kv(p.get("models") or [p.get("model")])),
+        ("Policies", _kv(p.get("policies"))),
+        ("Chunk", f"{_kv(p.get('chunk_s'))} s"),
+        ("Split on silence", _kv(p.get("split")) if p.get("split") else "no"),
+    ]
     for d in p.get("decoders") or []:
         dec = {k: v for k, v in (d.get("decoder") or {}).items() if k != "model"}
-        rows.append((f"Decoder: {d.get('model')}",
-                     f"{_kv(dec)}; policies {_kv(d.get('policies'))}; warm-up "
-                     f"{_kv(round(num(d.get('warm_up_s')), 3))} s (not timed)"))
+        rows.append(
+            (
+                f"Decoder: {d.get('model')}",
+                f"{_kv(dec)}; policies {_kv(d.get('policies'))}; warm-up "
+                f"{_kv(round(num(d.get('warm_up_s')), 3))} s (not timed)",
+            )
+        )
     for pol, opts in (p.get("policy_options") or {}).items():
         if pol in (p.get("policies") or []) and opts:
             rows.append((f"Options: {pol}", _kv(opts)))
@@ -207,7 +251,7 @@ def worst_timelines(p: dict, n: int) -> list[dict]:
     revokes first, then the stored order)."""
     tls = list(p.get("timelines") or [])
     order = sorted(range(len(tls)), key=lambda i: (-_eo(tls[i])[0], -_eo(tls[i])[1], i))
-    return [tls[i] for i in order[:max(0, int(n))]]
+    return [tls[i] for i in order[: max(0, int(n))]]
 
 
 def timeline_chart(tl: dict, name: str = "timeline"):
@@ -220,21 +264,49 @@ def timeline_chart(tl: dict, name: str = "timeline"):
     top = max([q[1] for q in adds + revs], default=0)
     fig, ax = _figure(7.6, min(9.0, max(2.6, 1.3 + 0.2 * (top + 2))))
     for e in ev:
-        ax.plot([float(e["arrival_s"]), float(e["shown_s"])], [-1, -1], color=ARRIVAL, lw=3,
-                solid_capstyle="butt", zorder=1)
-    up = ax.scatter([float(e["shown_s"]) for e in ev], [-1.0] * len(ev), marker="D", s=28,
-                    color=UPDATE, zorder=3)
+        ax.plot(
+            [float(e["arrival_s"]), float(e["shown_s"])],
+            [-1, -1],
+            color=ARRIVAL,
+            lw=3,
+            solid_capstyle="butt",
+            zorder=1,
+        )
+    up = ax.scatter(
+        [float(e["shown_s"]) for e in ev],
+        [-1.0] * len(ev),
+        marker="D",
+        s=28,
+        color=UPDATE,
+        zorder=3,
+    )
     up.set_gid("updates")
-    a = ax.scatter([q[0] for q in adds], [q[1] for q in adds], marker="s", s=22, color=ADD,
-                   zorder=3)
+    a = ax.scatter(
+        [q[0] for q in adds], [q[1] for q in adds], marker="s", s=22, color=ADD, zorder=3
+    )
     a.set_gid("adds")
-    r = ax.scatter([q[0] for q in revs], [q[1] for q in revs], marker="x", s=34, color=REVOKE,
-                   linewidths=1.5, zorder=4)
+    r = ax.scatter(
+        [q[0] for q in revs],
+        [q[1] for q in revs],
+        marker="x",
+        s=34,
+        color=REVOKE,
+        linewidths=1.5,
+        zorder=4,
+    )
     r.set_gid("revokes")
     for colour, pts, ha, dx in ((ADD, adds, "left", 6), (REVOKE, revs, "right", -6)):
         for t, y, text in pts[: MAX_LABELS // 2]:
-            ax.annotate(plain(text), (t, y), xytext=(dx, 0), textcoords="offset points",
-                        ha=ha, va="center", fontsize=7, color=colour)
+            ax.annotate(
+                plain(text),
+                (t, y),
+                xytext=(dx, 0),
+                textcoords="offset points",
+                ha=ha,
+                va="center",
+                fontsize=7,
+                color=colour,
+            )
     ax.set_ylim(top + 0.8, -1.8)
     step = max(1, (top + 1) // 12)
     ticks = [-1] + list(range(0, top + 1, step))
@@ -245,12 +317,15 @@ def timeline_chart(tl: dict, name: str = "timeline"):
     ax.set_xlabel("s (computation clock)")
     ax.set_ylabel("word position")
     ax.grid(axis="x", alpha=0.3)
-    title = " · ".join(str(x) for x in (tl.get("item"), tl.get("model"), tl.get("policy"))
-                       if x not in (None, ""))
+    title = " · ".join(
+        str(x) for x in (tl.get("item"), tl.get("model"), tl.get("policy")) if x not in (None, "")
+    )
     ax.set_title(plain(title), fontsize=10)
     eo, nr = _eo(tl)
-    caption = (f"{len(ev)} updates, {len(adds)} adds, {nr} revokes (EO {eo:.3f}); "
-               f"chunk {tl.get('chunk_s')} s, audio {num(tl.get('duration_s')):.2f} s.")
+    caption = (
+        f"{len(ev)} updates, {len(adds)} adds, {nr} revokes (EO {eo:.3f}); "
+        f"chunk {tl.get('chunk_s')} s, audio {num(tl.get('duration_s')):.2f} s."
+    )
     return Chart(name, title, fig, caption)
 
 
@@ -260,11 +335,18 @@ def _timelines(p: dict, worst: int) -> list[dict]:
     out = []
     for i, tl in enumerate(worst_timelines(p, worst)):
         ch = timeline_chart(tl, f"timeline_{i + 1}")
-        out.append({"item": tl.get("item"), "model": tl.get("model", ""),
-                    "policy": tl.get("policy"), "stream": tl.get("stream", "displayed"),
-                    "caption": ch.caption,
-                    "final": " ".join(str(w[0]) for w in tl.get("final") or []),
-                    "svg": svg_text(ch.figure, prefix=f"t{i}"), "chart": ch})
+        out.append(
+            {
+                "item": tl.get("item"),
+                "model": tl.get("model", ""),
+                "policy": tl.get("policy"),
+                "stream": tl.get("stream", "displayed"),
+                "caption": ch.caption,
+                "final": " ".join(str(w[0]) for w in tl.get("final") or []),
+                "svg": svg_text(ch.figure, prefix=f"t{i}"),
+                "chart": ch,
+            }
+        )
     return out
 
 
@@ -281,12 +363,17 @@ def incremental_context(project, run_id: int, worst: int = 3) -> dict:
     models = " + ".join(map(str, p.get("models") or [p.get("model", "?")]))
     return {
         "title": f"fairdesk incremental: {models} on {p.get('dataset') or '?'} (run {run_id})",
-        "what": _what_was_run(p, run, int(run_id)), "table": _table(p),
-        "groups": _groups(p), "timelines": _timelines(p, worst),
-        "n_timelines": len(p.get("timelines") or []), "worst_n": worst,
+        "what": _what_was_run(p, run, int(run_id)),
+        "table": _table(p),
+        "groups": _groups(p),
+        "timelines": _timelines(p, worst),
+        "n_timelines": len(p.get("timelines") or []),
+        "worst_n": worst,
         "n_segments": n_seg,
-        "failures": [f"{f.get('model', '')} {f.get('item')}: {f.get('reason')}".strip()
-                     for f in p.get("failures") or []],
+        "failures": [
+            f"{f.get('model', '')} {f.get('item')}: {f.get('reason')}".strip()
+            for f in p.get("failures") or []
+        ],
         "version": __version__,
     }
 
@@ -298,16 +385,19 @@ def render_incremental(context: dict) -> str:
 
     from .files import TEMPLATES
 
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-                             autoescape=True, undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     ctx = dict(context)
     ctx["timelines"] = [{**t, "svg": Markup(t["svg"])} for t in context["timelines"]]
     return env.get_template("incremental.html.j2").render(**ctx)
 
 
-def write_incremental_report(project, run_id: int, path, worst: int = 3, pdf=None,
-                             figures=None):
+def write_incremental_report(project, run_id: int, path, worst: int = 3, pdf=None, figures=None):
     """Write the HTML report of an incremental run; optionally the PDF and each timeline
     figure as PNG and SVG.
 
@@ -342,4 +432,3 @@ def write_incremental_report(project, run_id: int, path, worst: int = 3, pdf=Non
         for t in ctx["timelines"]:
             out.figures += save_chart(t["chart"], figures)
     return out
-

@@ -39,7 +39,8 @@ def write_pdf(html_text: str, path) -> Path:
         raise PdfUnavailable(
             f"cannot write a PDF: WeasyPrint is unavailable ({exc}); install it with "
             "`pip install weasyprint` and the Pango library with `apt install libpango-1.0-0 "
-            "libpangoft2-1.0-0`, or open the HTML report in a browser and print it") from None
+            "libpangoft2-1.0-0`, or open the HTML report in a browser and print it"
+        ) from None
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     # WeasyPrint logs every CSS property it does not support (e.g. grid) as a warning.

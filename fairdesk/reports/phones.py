@@ -27,22 +27,33 @@ def _shade(v) -> str:
 def _heatmaps(p: dict) -> list[dict]:
     out = []
     for cid, h in list((p.get("word_positions") or {}).items())[:MAX_CONTENTS]:
-        rows = [{"group": g, "n": h.get("n", {}).get(g),
-                 "cells": [{"text": _pct(r), "style": _shade(r)} for r in rates]}
-                for g, rates in h["groups"].items()]
-        out.append({"content": cid, "words": h["words"], "rows": rows,
-                    "n_items": h.get("n_items")})
+        rows = [
+            {
+                "group": g,
+                "n": h.get("n", {}).get(g),
+                "cells": [{"text": _pct(r), "style": _shade(r)} for r in rates],
+            }
+            for g, rates in h["groups"].items()
+        ]
+        out.append({"content": cid, "words": h["words"], "rows": rows, "n_items": h.get("n_items")})
     return out
 
 
 def _confusion_rows(groups: dict) -> list[dict]:
     out = []
     for g, t in groups.items():
-        out.append({"group": g, "n": t.get("n_ref_phones"),
-                    "per": _pct(t.get("phone_error_rate")),
-                    "top": [f"{c['ref']}→{c['hyp']} ×{c['count']}"
-                            + (f" ({_pct(c['rate'])})" if c.get("rate") is not None else "")
-                            for c in t.get("top", [])[:TOP]]})
+        out.append(
+            {
+                "group": g,
+                "n": t.get("n_ref_phones"),
+                "per": _pct(t.get("phone_error_rate")),
+                "top": [
+                    f"{c['ref']}→{c['hyp']} ×{c['count']}"
+                    + (f" ({_pct(c['rate'])})" if c.get("rate") is not None else "")
+                    for c in t.get("top", [])[:TOP]
+                ],
+            }
+        )
     return out
 
 
@@ -52,29 +63,54 @@ def phones_context(p: dict) -> dict | None:
     model = _confusion_rows((p.get("phone_confusion") or {}).get("groups") or {})
     ann = p.get("phone_annotations") or {}
     annotated = _confusion_rows(ann.get("confusion") or {})
-    peg = ((p.get("explain") or {}).get("phone_error_grounding") or {})
-    grounding = [{"group": g, **{k: "–" if v.get(k) is None else f"{v[k]:.3f}"
-                                for k in ("auroc", "ap", "auroc_speech")},
-                  "n": v.get("n_auroc")} for g, v in peg.items()]
+    peg = (p.get("explain") or {}).get("phone_error_grounding") or {}
+    grounding = [
+        {
+            "group": g,
+            **{
+                k: "–" if v.get(k) is None else f"{v[k]:.3f}"
+                for k in ("auroc", "ap", "auroc_speech")
+            },
+            "n": v.get("n_auroc"),
+        }
+        for g, v in peg.items()
+    ]
     reg = p.get("accentedness_regression")
     regression = None
     if reg:
-        regression = {"n": reg.get("n"), "reference": reg.get("reference"),
-                      "reason": None if reg.get("estimable", True) else reg.get("reason"),
-                      "beta": None, "groups": []}
+        regression = {
+            "n": reg.get("n"),
+            "reference": reg.get("reference"),
+            "reason": None if reg.get("estimable", True) else reg.get("reason"),
+            "beta": None,
+            "groups": [],
+        }
         if reg.get("estimable", True):
             b = reg["beta_accentedness"]
             regression["beta"] = f"{b['coef']:.3f} [{b['ci'][0]:.3f}, {b['ci'][1]:.3f}]"
             for g, v in reg["groups"].items():
                 w0, w1 = v["without"], v["with"]
-                regression["groups"].append({
-                    "group": g, "without": f"{w0['coef']:+.3f} (p {w0['p']:.3g})",
-                    "with": f"{w1['coef']:+.3f} (p {w1['p']:.3g})",
-                    "reading": "absorbed by pronunciation" if v["absorbed"] else
-                    ("survives: a penalty beyond pronunciation" if v["survives"] else
-                     "not significant either way")})
+                regression["groups"].append(
+                    {
+                        "group": g,
+                        "without": f"{w0['coef']:+.3f} (p {w0['p']:.3g})",
+                        "with": f"{w1['coef']:+.3f} (p {w1['p']:.3g})",
+                        "reading": "absorbed by pronunciation"
+                        if v["absorbed"]
+                        else (
+                            "survives: a penalty beyond pronunciation"
+                            if v["survives"]
+                            else "not significant either way"
+                        ),
+                    }
+                )
     if not (hm or model or annotated or grounding or regression):
         return None
-    return {"heatmaps": hm, "n_contents": len(p.get("word_positions") or {}),
-            "model": model, "annotated": annotated, "grounding": grounding,
-            "regression": regression}
+    return {
+        "heatmaps": hm,
+        "n_contents": len(p.get("word_positions") or {}),
+        "model": model,
+        "annotated": annotated,
+        "grounding": grounding,
+        "regression": regression,
+    }

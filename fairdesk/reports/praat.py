@@ -21,13 +21,13 @@ def write_textgrid(it, path) -> Path:
         if name == "saliency" and not entries:
             continue  # the item was not explained
         tg.addTier(textgrid.IntervalTier(name, list(entries), 0.0, it.duration))
-    tg.save(str(path), format="long_textgrid", includeBlankSpaces=True,
-            reportingMode="error")
+    tg.save(str(path), format="long_textgrid", includeBlankSpaces=True, reportingMode="error")
     return Path(path)
 
 
-def export_textgrids(project, run_id: int, folder, aligner="auto", items=None,
-                     copy_audio: bool = False) -> list:
+def export_textgrids(
+    project, run_id: int, folder, aligner="auto", items=None, copy_audio: bool = False
+) -> list:
     """One ``<item>.TextGrid`` per analysed item of a run in ``folder``.
 
     Parameters
@@ -60,8 +60,12 @@ def read_textgrid(path) -> tuple[None, dict]:
     from praatio import textgrid
 
     try:
-        tg = textgrid.openTextgrid(str(path), includeEmptyIntervals=False,
-                                   reportingMode="silence", duplicateNamesMode="rename")
+        tg = textgrid.openTextgrid(
+            str(path),
+            includeEmptyIntervals=False,
+            reportingMode="silence",
+            duplicateNamesMode="rename",
+        )
     except Exception as exc:  # noqa: BLE001 - praatio raises many kinds on a bad file
         raise ValueError(f"{type(exc).__name__}: {exc}") from None
     out = {}
@@ -74,5 +78,6 @@ def read_textgrid(path) -> tuple[None, dict]:
 def import_textgrids(project, dataset: str, folder, tier: str):
     """Corrected transcripts from the ``tier`` of each TextGrid in ``folder``
     (:func:`fairdesk.reports.transcripts.import_transcripts`)."""
-    return import_transcripts(project, dataset, folder, tier, read_textgrid, "*.TextGrid",
-                              "TextGrid")
+    return import_transcripts(
+        project, dataset, folder, tier, read_textgrid, "*.TextGrid", "TextGrid"
+    )

@@ -26,8 +26,10 @@ def table_format(path) -> str:
     """``csv``, ``tsv`` or ``parquet`` from the extension (ValueError otherwise)."""
     ext = Path(path).suffix.lower()
     if ext not in EXTENSIONS:
-        raise ValueError(f"{path}: unknown table type {ext or '(no extension)'!r}; name the "
-                         "file .csv, .tsv or .parquet")
+        raise ValueError(
+            f"{path}: unknown table type {ext or '(no extension)'!r}; name the "
+            "file .csv, .tsv or .parquet"
+        )
     return EXTENSIONS[ext]
 
 
@@ -43,13 +45,15 @@ def write_table(frame: pd.DataFrame, path) -> Path:
     frame = frame.copy()
     for c in frame.columns:
         if frame[c].map(lambda v: isinstance(v, (list, dict, tuple))).any():
-            frame[c] = frame[c].map(lambda v: json.dumps(v, ensure_ascii=False)
-                                    if isinstance(v, (list, dict, tuple)) else v)
+            frame[c] = frame[c].map(
+                lambda v: (
+                    json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict, tuple)) else v
+                )
+            )
     if fmt == "parquet":
         for c in frame.columns:  # mixed object columns (None and str) stay strings
             if frame[c].dtype == object:
-                frame[c] = frame[c].map(lambda v: v if v is None or isinstance(v, str)
-                                        else str(v))
+                frame[c] = frame[c].map(lambda v: v if v is None or isinstance(v, str) else str(v))
         frame.to_parquet(path, index=False)
     else:
         frame.to_csv(path, index=False, sep="\t" if fmt == "tsv" else ",", encoding="utf-8")
@@ -57,8 +61,16 @@ def write_table(frame: pd.DataFrame, path) -> Path:
 
 
 #: Leading columns of the items table, in this order when present.
-ITEM_FIRST = ("id", "group", "speaker_id", "content_id", "path", "duration", "reference",
-              "hypothesis")
+ITEM_FIRST = (
+    "id",
+    "group",
+    "speaker_id",
+    "content_id",
+    "path",
+    "duration",
+    "reference",
+    "hypothesis",
+)
 #: Internal join columns left out of the items table.
 ITEM_DROP = ("db_id", "audio_hash", "item_id")
 
@@ -79,25 +91,59 @@ def groups_table(d: RunData) -> pd.DataFrame:
         values = g.get("values") or {}
         for m, v in values.items():
             ci = (g.get("ci") or {}).get(m) or [None, None]
-            rows.append({
-                "group": g["group"], "metric": m, "tested": m in tested, "value": v,
-                "ci_low": ci[0], "ci_high": ci[1],
-                "ci_scheme": (g.get("ci_scheme") or {}).get(m),
-                "ci_note": (g.get("ci_note") or {}).get(m),
-                "n_items": g.get("n_items"), "n_speakers": g.get("n_speakers"),
-                "reference": g["group"] == p.get("reference"),
-                "excluded": bool(g.get("excluded")), "excluded_reason": g.get("reason")})
+            rows.append(
+                {
+                    "group": g["group"],
+                    "metric": m,
+                    "tested": m in tested,
+                    "value": v,
+                    "ci_low": ci[0],
+                    "ci_high": ci[1],
+                    "ci_scheme": (g.get("ci_scheme") or {}).get(m),
+                    "ci_note": (g.get("ci_note") or {}).get(m),
+                    "n_items": g.get("n_items"),
+                    "n_speakers": g.get("n_speakers"),
+                    "reference": g["group"] == p.get("reference"),
+                    "excluded": bool(g.get("excluded")),
+                    "excluded_reason": g.get("reason"),
+                }
+            )
     for m, s in (p.get("summary") or {}).items():
         o = (s or {}).get("overall")
         if o:
             ci = o.get("ci") or [None, None]
-            rows.append({"group": "(all groups)", "metric": m, "tested": m in tested,
-                         "value": o.get("value"), "ci_low": ci[0], "ci_high": ci[1],
-                         "ci_scheme": o.get("scheme"), "ci_note": None,
-                         "n_items": len(d.items), "n_speakers": None, "reference": False,
-                         "excluded": False, "excluded_reason": None})
-    cols = ["group", "metric", "tested", "value", "ci_low", "ci_high", "ci_scheme", "ci_note",
-            "n_items", "n_speakers", "reference", "excluded", "excluded_reason"]
+            rows.append(
+                {
+                    "group": "(all groups)",
+                    "metric": m,
+                    "tested": m in tested,
+                    "value": o.get("value"),
+                    "ci_low": ci[0],
+                    "ci_high": ci[1],
+                    "ci_scheme": o.get("scheme"),
+                    "ci_note": None,
+                    "n_items": len(d.items),
+                    "n_speakers": None,
+                    "reference": False,
+                    "excluded": False,
+                    "excluded_reason": None,
+                }
+            )
+    cols = [
+        "group",
+        "metric",
+        "tested",
+        "value",
+        "ci_low",
+        "ci_high",
+        "ci_scheme",
+        "ci_note",
+        "n_items",
+        "n_speakers",
+        "reference",
+        "excluded",
+        "excluded_reason",
+    ]
     return pd.DataFrame.from_records(rows, columns=cols)
 
 
@@ -122,8 +168,11 @@ def comparisons_table(d: RunData) -> pd.DataFrame:
 def export_tables(d: RunData, items=None, groups=None, comparisons=None) -> list[Path]:
     """Write the asked-for tables of a run; returns the files written."""
     out = []
-    for path, build in ((items, items_table), (groups, groups_table),
-                        (comparisons, comparisons_table)):
+    for path, build in (
+        (items, items_table),
+        (groups, groups_table),
+        (comparisons, comparisons_table),
+    ):
         if path is not None:
             out.append(write_table(build(d), path))
     return out
@@ -159,19 +208,28 @@ def odds_ratio_table(result) -> pd.DataFrame:
     rows = []
     for u in d.get("univariate") or []:
         var, ref = u["variable"], str(u["reference"])
-        levels = [{"level": ref, "odds_ratio": 1.0, "ci_low": None, "ci_high": None,
-                   "p_value": None}] + list(u.get("levels") or [])
+        levels = [
+            {"level": ref, "odds_ratio": 1.0, "ci_low": None, "ci_high": None, "p_value": None}
+        ] + list(u.get("levels") or [])
         adj = [a for a in adjustments if a["variable"] == var]
         cl = cl_uni.get(var) or {}
         cl_levels = _levels(cl.get("levels"))
         for lev in levels:
             name = str(lev["level"])
             is_ref = name == ref
-            row = {"variable": var, "level": name, "reference": ref, "is_reference": is_ref,
-                   "n": u.get("n"), "odds_ratio": lev.get("odds_ratio"),
-                   "ci_low": lev.get("ci_low"), "ci_high": lev.get("ci_high"),
-                   "p_value": lev.get("p_value"), "lr_p_value": u.get("llr_p_value"),
-                   "problem": u.get("problem")}
+            row = {
+                "variable": var,
+                "level": name,
+                "reference": ref,
+                "is_reference": is_ref,
+                "n": u.get("n"),
+                "odds_ratio": lev.get("odds_ratio"),
+                "ci_low": lev.get("ci_low"),
+                "ci_high": lev.get("ci_high"),
+                "p_value": lev.get("p_value"),
+                "lr_p_value": u.get("llr_p_value"),
+                "problem": u.get("problem"),
+            }
             for a in adj:
                 b = a["adjusted_on"]
                 al = _levels(a.get("levels")).get(name, {})

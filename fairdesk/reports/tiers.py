@@ -152,8 +152,11 @@ class Aligners:
             if aligner is not None:
                 spans = aligner.align(samples, text)
                 if spans:
-                    src = SOURCE_WHISPER if aligner is self._whisper else \
-                        f"forced alignment with {getattr(aligner, 'key', type(aligner).__name__)}"
+                    src = (
+                        SOURCE_WHISPER
+                        if aligner is self._whisper
+                        else f"forced alignment with {getattr(aligner, 'key', type(aligner).__name__)}"
+                    )
                     return [(w.start, w.end, w.word) for w in spans], src, ""
             note = f"aligner unavailable ({self._whisper_error})" if self._whisper_error else ""
         elif self.mode != "even" and not english:
@@ -195,8 +198,11 @@ def _saliency_spans(d: RunData, row: dict, duration: float):
     if not math.isfinite(peak) or peak <= 0:
         return []
     # the top fifth of frames, and above the mean (a flat curve has no span)
-    on = (curve >= float(np.nanquantile(curve, SALIENCY_QUANTILE))) & (
-        curve > float(np.nanmean(curve))) & (curve > 0)
+    on = (
+        (curve >= float(np.nanquantile(curve, SALIENCY_QUANTILE)))
+        & (curve > float(np.nanmean(curve)))
+        & (curve > 0)
+    )
     spans, i = [], 0
     while i < len(on):
         if on[i]:
@@ -265,8 +271,9 @@ def item_tiers(d: RunData, row: dict, aligners: Aligners) -> ItemTiers:
     model_words = d.words(row.get("db_id"))
     timed = [w for w in model_words if w.get("start") is not None and w.get("end") is not None]
     if timed and len(timed) == len(model_words):
-        hyp = clean([(w["start"], w["end"], str(w.get("text", "")).strip()) for w in timed],
-                    duration)
+        hyp = clean(
+            [(w["start"], w["end"], str(w.get("text", "")).strip()) for w in timed], duration
+        )
         hsource = "model word times"
     else:
         hyp = [(0.0, duration, hyp_text)] if hyp_text.strip() else []
@@ -277,12 +284,24 @@ def item_tiers(d: RunData, row: dict, aligners: Aligners) -> ItemTiers:
     else:
         ins = [o.label() for o in align_tokens([], norm(hyp_text).split())]
         errors = [(0.0, duration, "; ".join(ins))] if ins else []
-    tiers = {"reference": ref, "hypothesis": hyp, "errors": errors,
-             "saliency": clean(_saliency_spans(d, row, duration), duration)}
+    tiers = {
+        "reference": ref,
+        "hypothesis": hyp,
+        "errors": errors,
+        "saliency": clean(_saliency_spans(d, row, duration), duration),
+    }
     db_id = row.get("db_id")
-    return ItemTiers(item, None if db_id is None or num(db_id) != num(db_id) else int(db_id),
-                     str(d.payload.get("dataset") or ""), path, duration, tiers,
-                     source, hsource, "; ".join(x for x in (note, anote) if x))
+    return ItemTiers(
+        item,
+        None if db_id is None or num(db_id) != num(db_id) else int(db_id),
+        str(d.payload.get("dataset") or ""),
+        path,
+        duration,
+        tiers,
+        source,
+        hsource,
+        "; ".join(x for x in (note, anote) if x),
+    )
 
 
 def run_tiers(d: RunData, aligner="auto", items=None):

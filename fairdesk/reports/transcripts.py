@@ -34,11 +34,14 @@ class TranscriptImport:
     problems: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return {"dataset": self.dataset, "tier": self.tier, "files": self.files,
-                "imported": [{"file": f, "item": i, "annotation_id": a}
-                             for f, i, a in self.imported],
-                "unchanged": [{"file": f, "item": i} for f, i in self.unchanged],
-                "problems": [{"file": f, "reason": r} for f, r in self.problems]}
+        return {
+            "dataset": self.dataset,
+            "tier": self.tier,
+            "files": self.files,
+            "imported": [{"file": f, "item": i, "annotation_id": a} for f, i, a in self.imported],
+            "unchanged": [{"file": f, "item": i} for f, i in self.unchanged],
+            "problems": [{"file": f, "reason": r} for f, r in self.problems],
+        }
 
 
 def current_transcript(project, item_db_id: int, text: str) -> str:
@@ -50,8 +53,9 @@ def current_transcript(project, item_db_id: int, text: str) -> str:
     return text
 
 
-def import_transcripts(project, dataset: str, folder, tier: str, reader, pattern: str,
-                       what: str) -> TranscriptImport:
+def import_transcripts(
+    project, dataset: str, folder, tier: str, reader, pattern: str, what: str
+) -> TranscriptImport:
     """Import the ``tier`` of every ``pattern`` file in ``folder`` (see the module doc).
 
     Parameters
@@ -81,8 +85,9 @@ def import_transcripts(project, dataset: str, folder, tier: str, reader, pattern
     out = TranscriptImport(dataset, tier)
     files = sorted(p for p in folder.iterdir() if p.is_file() and p.match(pattern))
     if not files:
-        files = sorted(p for p in folder.iterdir()
-                       if p.is_file() and p.suffix.lower() == pattern[1:].lower())
+        files = sorted(
+            p for p in folder.iterdir() if p.is_file() and p.suffix.lower() == pattern[1:].lower()
+        )
     for path in files:
         out.files += 1
         name = path.name
@@ -97,9 +102,14 @@ def import_transcripts(project, dataset: str, folder, tier: str, reader, pattern
             item = item_from_stem(path.stem)
         row = by_key.get(str(item))
         if row is None:
-            out.problems.append((name, f"unknown item {item!r}: dataset {dataset!r} has no "
-                                       "such item (was the file renamed, or exported from "
-                                       "another dataset?)"))
+            out.problems.append(
+                (
+                    name,
+                    f"unknown item {item!r}: dataset {dataset!r} has no "
+                    "such item (was the file renamed, or exported from "
+                    "another dataset?)",
+                )
+            )
             continue
         if tier not in tiers:
             have = ", ".join(repr(t) for t in tiers) or "none"
@@ -119,9 +129,14 @@ def import_transcripts(project, dataset: str, folder, tier: str, reader, pattern
         if text == current:
             out.unchanged.append((name, str(item)))
             continue
-        value = {"text": text, "previous": current, "path": row.get("path"),
-                 "speaker_id": row.get("speaker_id"), "content_id": row.get("content_id"),
-                 "source": f"{what} {name}, tier {tier}"}
+        value = {
+            "text": text,
+            "previous": current,
+            "path": row.get("path"),
+            "speaker_id": row.get("speaker_id"),
+            "content_id": row.get("content_id"),
+            "source": f"{what} {name}, tier {tier}",
+        }
         json.dumps(value, ensure_ascii=False)  # fail here, not inside the transaction
         ann = project.add_annotation(int(row["db_id"]), KIND, value)
         out.imported.append((name, str(item), ann))

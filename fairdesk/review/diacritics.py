@@ -32,11 +32,19 @@ def _word_marks(word: str, kind: str) -> list[MarkEdit]:
 
 
 def _edit_dict(ref_word: str, hyp_word: str, op: str, e: MarkEdit) -> dict:
-    return {"ref_word": ref_word, "hyp_word": hyp_word, "word_op": op, "kind": e.kind,
-            "letter": e.letter, "hyp_letter": e.hyp_letter, "mark": e.mark,
-            "mark_name": mark_name(e.mark) if e.mark else "",
-            "new_mark": e.new_mark, "new_mark_name": mark_name(e.new_mark) if e.new_mark else "",
-            "text": describe(e)}
+    return {
+        "ref_word": ref_word,
+        "hyp_word": hyp_word,
+        "word_op": op,
+        "kind": e.kind,
+        "letter": e.letter,
+        "hyp_letter": e.hyp_letter,
+        "mark": e.mark,
+        "mark_name": mark_name(e.mark) if e.mark else "",
+        "new_mark": e.new_mark,
+        "new_mark_name": mark_name(e.new_mark) if e.new_mark else "",
+        "text": describe(e),
+    }
 
 
 def diacritic_detail(reference, hypothesis, count: str = "letters") -> dict | None:
@@ -75,18 +83,26 @@ def diacritic_detail(reference, hypothesis, count: str = "letters") -> dict | No
         rw, hw = out.references[0], out.hypotheses[0]
         for ch in out.alignments[0]:
             if ch.type == "substitute":
-                for i, j in zip(range(ch.ref_start_idx, ch.ref_end_idx),
-                                range(ch.hyp_start_idx, ch.hyp_end_idx), strict=True):
-                    edits += [_edit_dict(rw[i], hw[j], "substituted", e)
-                              for e in word_edits(rw[i], hw[j]) if e.is_mark]
+                for i, j in zip(
+                    range(ch.ref_start_idx, ch.ref_end_idx),
+                    range(ch.hyp_start_idx, ch.hyp_end_idx),
+                    strict=True,
+                ):
+                    edits += [
+                        _edit_dict(rw[i], hw[j], "substituted", e)
+                        for e in word_edits(rw[i], hw[j])
+                        if e.is_mark
+                    ]
             elif ch.type == "delete":
                 for i in range(ch.ref_start_idx, ch.ref_end_idx):
-                    edits += [_edit_dict(rw[i], "", "deleted", e)
-                              for e in _word_marks(rw[i], "dropped")]
+                    edits += [
+                        _edit_dict(rw[i], "", "deleted", e) for e in _word_marks(rw[i], "dropped")
+                    ]
             elif ch.type == "insert":
                 for j in range(ch.hyp_start_idx, ch.hyp_end_idx):
-                    edits += [_edit_dict("", hw[j], "inserted", e)
-                              for e in _word_marks(hw[j], "added")]
+                    edits += [
+                        _edit_dict("", hw[j], "inserted", e) for e in _word_marks(hw[j], "added")
+                    ]
     else:
         for w in ref.split():
             edits += [_edit_dict(w, "", "deleted", e) for e in _word_marks(w, "dropped")]
@@ -94,12 +110,18 @@ def diacritic_detail(reference, hypothesis, count: str = "letters") -> dict | No
             edits += [_edit_dict("", w, "inserted", e) for e in _word_marks(w, "added")]
     e = dc.dia_expected
     return {
-        "count": count, "expected": e, "produced": dc.dia_produced,
-        "dropped": dc.dia_dropped, "added": dc.dia_added, "ref_letters": n_letters,
+        "count": count,
+        "expected": e,
+        "produced": dc.dia_produced,
+        "dropped": dc.dia_dropped,
+        "added": dc.dia_added,
+        "ref_letters": n_letters,
         "der": (dc.dia_dropped + dc.dia_added) / e if e else None,
-        "added_per_100_letters": (100.0 * dc.dia_produced / n_letters
-                                  if not e and n_letters else None),
-        "marks": {k: sum(1 for x in edits if x["kind"] == k)
-                  for k in ("dropped", "added", "changed")},
+        "added_per_100_letters": (
+            100.0 * dc.dia_produced / n_letters if not e and n_letters else None
+        ),
+        "marks": {
+            k: sum(1 for x in edits if x["kind"] == k) for k in ("dropped", "added", "changed")
+        },
         "edits": edits,
     }

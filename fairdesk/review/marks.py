@@ -176,7 +176,9 @@ def word_pairs(reference: str, hypothesis: str) -> list[tuple[str, str, list[Mar
     for chunk in out.alignments[0]:
         if chunk.type != "substitute":
             continue
-        for i, j in zip(range(chunk.ref_start_idx, chunk.ref_end_idx),
-                        range(chunk.hyp_start_idx, chunk.hyp_end_idx)):
+        for i, j in zip(
+            range(chunk.ref_start_idx, chunk.ref_end_idx),
+            range(chunk.hyp_start_idx, chunk.hyp_end_idx),
+        ):
             pairs.append((rw[i], hw[j], word_edits(rw[i], hw[j])))
     return pairs

@@ -11,7 +11,9 @@ def rank_failures(df):
     words = df["n_words"].clip(lower=1) if "n_words" in df.columns else 1
     rate = errs / words if isinstance(errs, pd.Series) else pd.Series(0.0, index=df.index)
     em_fail = (1 - df["em"].fillna(1)) if "em" in df.columns else 0
-    key = pd.DataFrame({"rate": rate, "em": em_fail, "errs": errs if isinstance(
-        errs, pd.Series) else 0}, index=df.index)
+    key = pd.DataFrame(
+        {"rate": rate, "em": em_fail, "errs": errs if isinstance(errs, pd.Series) else 0},
+        index=df.index,
+    )
     order = key.sort_values(["rate", "em", "errs"], ascending=False, kind="stable").index
     return df.loc[order]

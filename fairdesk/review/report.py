@@ -34,18 +34,29 @@ def item_report(row: dict, language: str = "en", normaliser: str | None = None) 
         out = None
     # skip_correct=False: jiwer otherwise returns "" for an item without errors (the
     # IndexError of a correctly recognised item); the header line is dropped, not indexed.
-    text = (jiwer.visualize_alignment(out, show_measures=False, skip_correct=False)
-            if out is not None else "")
-    alignment = "\n".join(ln for ln in text.split("\n")
-                           if not ln.startswith("=== SENTENCE")).strip("\n").rstrip()
+    text = (
+        jiwer.visualize_alignment(out, show_measures=False, skip_correct=False)
+        if out is not None
+        else ""
+    )
+    alignment = (
+        "\n".join(ln for ln in text.split("\n") if not ln.startswith("=== SENTENCE"))
+        .strip("\n")
+        .rstrip()
+    )
     rep = {
-        "id": row.get("id") or row.get("item_id"), "group": row.get("group"),
-        "speaker_id": row.get("speaker_id"), "path": row.get("path"),
-        "reference": row.get("reference"), "hypothesis": row.get("hypothesis"),
+        "id": row.get("id") or row.get("item_id"),
+        "group": row.get("group"),
+        "speaker_id": row.get("speaker_id"),
+        "path": row.get("path"),
+        "reference": row.get("reference"),
+        "hypothesis": row.get("hypothesis"),
         "errors": int(_num(row.get("n_sub")) + _num(row.get("n_del")) + _num(row.get("n_ins"))),
         "n_words": int(_num(row.get("n_words"))),
-        "substitutions": int(_num(row.get("n_sub"))), "deletions": int(_num(row.get("n_del"))),
-        "insertions": int(_num(row.get("n_ins"))), "alignment": alignment,
+        "substitutions": int(_num(row.get("n_sub"))),
+        "deletions": int(_num(row.get("n_del"))),
+        "insertions": int(_num(row.get("n_ins"))),
+        "alignment": alignment,
     }
     rep.update(item_pitfalls(row))
     # tone marks and dots: counts and which marks were dropped, added or changed (seed 003)
@@ -53,14 +64,16 @@ def item_report(row: dict, language: str = "en", normaliser: str | None = None) 
     if row.get("ref_intent") is not None:
         rep["intent"] = {"reference": row.get("ref_intent"), "hypothesis": row.get("hyp_intent")}
         rep["em"] = row.get("em")
-        rep["slots"] = [d.to_dict() for d in slot_diff(row.get("ref_slots"),
-                                                       row.get("hyp_slots"), language)]
+        rep["slots"] = [
+            d.to_dict() for d in slot_diff(row.get("ref_slots"), row.get("hyp_slots"), language)
+        ]
     return rep
 
 
 def run_normaliser(payload: dict) -> str | None:
     """The text normaliser a stored run used for WER (resolved from ``auto``), or None for
     runs stored before it was recorded."""
-    name = (payload.get("normaliser") or {}).get("name") or \
-        (payload.get("settings") or {}).get("normaliser")
+    name = (payload.get("normaliser") or {}).get("name") or (payload.get("settings") or {}).get(
+        "normaliser"
+    )
     return None if name in (None, "", "auto") else str(name)

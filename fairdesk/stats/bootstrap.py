@@ -59,7 +59,10 @@ def comparison_rng(seed: int, *parts: str) -> np.random.Generator:
 
 
 def draw_counts(
-    rng: np.random.Generator, n_blocks: int, n_rep: int, n_draw: int | None = None,
+    rng: np.random.Generator,
+    n_blocks: int,
+    n_rep: int,
+    n_draw: int | None = None,
     dtype=float,
 ) -> np.ndarray:
     """Bootstrap counts: ``n_rep`` rows of ``n_draw`` (default ``n_blocks``) draws with
@@ -94,8 +97,7 @@ def _row_counts(idx: np.ndarray, n_blocks: int) -> np.ndarray:
         b = min(n, a + step)
         flat = rows[a:b].astype(wide)
         flat += offsets[: b - a]
-        out[a:b] = np.bincount(flat.ravel(), minlength=(b - a) * n_blocks).reshape(
-            b - a, n_blocks)
+        out[a:b] = np.bincount(flat.ravel(), minlength=(b - a) * n_blocks).reshape(b - a, n_blocks)
     return out.reshape(idx.shape[:-1] + (n_blocks,))
 
 
@@ -292,8 +294,9 @@ def _draw_dtype(*Ms: np.ndarray | None):
     return np.float32 if any(M is not None and M.dtype == np.float32 for M in Ms) else float
 
 
-def _weighted_sums(T: np.ndarray, u: np.ndarray | None, w: np.ndarray | None,
-                   M: np.ndarray | None = None) -> np.ndarray:
+def _weighted_sums(
+    T: np.ndarray, u: np.ndarray | None, w: np.ndarray | None, M: np.ndarray | None = None
+) -> np.ndarray:
     """``Σ_s Σ_c u[b,s] w[b,c] T[s,c,k]`` for a chunk of replicates (u or w None = ones).
 
     Both counts given: the content draw is contracted first, in one matrix product over the

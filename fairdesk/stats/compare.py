@@ -194,8 +194,12 @@ def _denominator(spec: MetricSpec, X: np.ndarray, c: list[int]) -> tuple[float, 
     n = float(X[:, den].sum()) if den else float(len(X))
     if spec.kind == "proportion":
         return n, "items"
-    unit = {"n_words": "reference words", "n_chars": "reference characters",
-            "dia_expected": "expected diacritics", "tone_expected": "expected tone marks"}
+    unit = {
+        "n_words": "reference words",
+        "n_chars": "reference characters",
+        "dia_expected": "expected diacritics",
+        "tone_expected": "expected tone marks",
+    }
     return n, unit.get(spec.denominator[0], "units") if spec.denominator else "items"
 
 
@@ -291,8 +295,16 @@ def _compare_groups(
 
     analysed = list(kept) if ref is not None else []
     ci_groups, overall = group_intervals(
-        X, [(s, cols[s.id]) for s in every], codes, labels, analysed, spk_codes, cont_codes,
-        requested=settings.resampling, scale=settings.small_cluster_scaling, n_rep=n_ci,
+        X,
+        [(s, cols[s.id]) for s in every],
+        codes,
+        labels,
+        analysed,
+        spk_codes,
+        cont_codes,
+        requested=settings.resampling,
+        scale=settings.small_cluster_scaling,
+        n_rep=n_ci,
         rng_for=rng_for,
     )
     index_of = {g: np.flatnonzero(codes == label_pos[g]) for g in kept}
@@ -348,14 +360,28 @@ def _compare_groups(
         )
         pb = None
         if scheme is not None:
-            pb = bootstrap_pair(gs, ref_side, scheme, B, rng_for("compare", g, ref),
-                                keep_totals=True)
+            pb = bootstrap_pair(
+                gs, ref_side, scheme, B, rng_for("compare", g, ref), keep_totals=True
+            )
         shared = shared_contents(gs, ref_side)
         g_rows = _analysed_rows(gs, scheme, shared)
         r_rows = _analysed_rows(ref_side, scheme, shared)
         new = [
-            _pending_one(spec, tcols[spec.id], g, gs, ref_side, g_rows, r_rows, pb, scheme,
-                         design, problem, single, settings)
+            _pending_one(
+                spec,
+                tcols[spec.id],
+                g,
+                gs,
+                ref_side,
+                g_rows,
+                r_rows,
+                pb,
+                scheme,
+                design,
+                problem,
+                single,
+                settings,
+            )
             for spec in tspecs
         ]
         if pb is not None:
@@ -416,17 +442,27 @@ def _compare_groups(
     )
 
 
-def _pending_one(spec, c, g, gs, rs, g_rows, r_rows, pb, scheme, design, problem,
-                 single, settings) -> _Pending:
+def _pending_one(
+    spec, c, g, gs, rs, g_rows, r_rows, pb, scheme, design, problem, single, settings
+) -> _Pending:
     """One group × metric before the Holm step: values, estimability, CI, p, MDE."""
     Xg, Xr = gs.stats[g_rows], rs.stats[r_rows]
     v = float(_metric_values(spec, Xg.sum(axis=0), c))
     rv = float(_metric_values(spec, Xr.sum(axis=0), c))
     gap = v - rv
     pc = _Pending(
-        spec=spec, group=g, pb=pb, design=design, scheme=scheme, value=v,
-        reference_value=rv, gap=gap, ratio=_ratio(v, rv),
-        effect_size=math.nan, n_items_total=len(gs.stats), n_ref_total=len(rs.stats),
+        spec=spec,
+        group=g,
+        pb=pb,
+        design=design,
+        scheme=scheme,
+        value=v,
+        reference_value=rv,
+        gap=gap,
+        ratio=_ratio(v, rv),
+        effect_size=math.nan,
+        n_items_total=len(gs.stats),
+        n_ref_total=len(rs.stats),
         single_speaker=single,
     )
     cg = constant_value(_item_values(spec, Xg, c))
@@ -475,8 +511,9 @@ def _pending_one(spec, c, g, gs, rs, g_rows, r_rows, pb, scheme, design, problem
     return pc
 
 
-def _finish(pc: _Pending, p_adj: float, mult: float, unresolvable: bool, family: int, ref,
-            settings) -> Comparison:
+def _finish(
+    pc: _Pending, p_adj: float, mult: float, unresolvable: bool, family: int, ref, settings
+) -> Comparison:
     """The Comparison of one pending entry: flags, verdict and reading."""
     pb, spec = pc.pb, pc.spec
     practical = is_practical(pc.gap, pc.ratio, spec, settings)
@@ -496,22 +533,40 @@ def _finish(pc: _Pending, p_adj: float, mult: float, unresolvable: bool, family:
     conditional = pc.scheme == "content" and pb is not None and pb.n_group_speakers is not None
     dirn = direction(pc.gap, spec.higher_is_better)
     common = dict(
-        metric=spec.id, group=pc.group, reference=ref, value=pc.value,
-        reference_value=pc.reference_value, gap=pc.gap, ratio=pc.ratio, n_blocks=n_blocks,
-        design=pc.design, direction=dirn, n_items=n_blocks["group_items"],
+        metric=spec.id,
+        group=pc.group,
+        reference=ref,
+        value=pc.value,
+        reference_value=pc.reference_value,
+        gap=pc.gap,
+        ratio=pc.ratio,
+        n_blocks=n_blocks,
+        design=pc.design,
+        direction=dirn,
+        n_items=n_blocks["group_items"],
         n_speakers=None if pb is None else pb.n_group_speakers,
     )
     if pc.status != "test":
         if pc.status == "no_variation":
             text = reading_no_variation(spec.label, pc.group, ref, pc.no_variation)
         else:
-            text = reading_not_estimable(spec.label, pc.group, ref, pc.value,
-                                         pc.reference_value, pc.reason)
+            text = reading_not_estimable(
+                spec.label, pc.group, ref, pc.value, pc.reference_value, pc.reason
+            )
         return Comparison(
-            **common, effect_size=math.nan, ci_low=math.nan, ci_high=math.nan,
-            p_value=math.nan, p_adjusted=math.nan, mde=math.nan,
-            estimator=pc.scheme or "none", verdict=pc.status, flags=tuple(flags),
-            reading=text, reason=pc.reason, no_variation=pc.no_variation,
+            **common,
+            effect_size=math.nan,
+            ci_low=math.nan,
+            ci_high=math.nan,
+            p_value=math.nan,
+            p_adjusted=math.nan,
+            mde=math.nan,
+            estimator=pc.scheme or "none",
+            verdict=pc.status,
+            flags=tuple(flags),
+            reading=text,
+            reason=pc.reason,
+            no_variation=pc.no_variation,
         )
     if pc.scheme in ("two_way", "content") and (
         pb.n_group_items < pc.n_items_total or pb.n_reference_items < pc.n_ref_total
@@ -547,23 +602,48 @@ def _finish(pc: _Pending, p_adj: float, mult: float, unresolvable: bool, family:
     if multiplicity:
         flags.append("significant_before_multiplicity_adjustment")
     return Comparison(
-        **common, effect_size=pc.effect_size, ci_low=pc.ci_low, ci_high=pc.ci_high,
-        p_value=pc.p_value, p_adjusted=p_adj, mde=pc.mde, estimator=pb.scheme,
-        verdict=verdict, flags=tuple(flags),
+        **common,
+        effect_size=pc.effect_size,
+        ci_low=pc.ci_low,
+        ci_high=pc.ci_high,
+        p_value=pc.p_value,
+        p_adjusted=p_adj,
+        mde=pc.mde,
+        estimator=pb.scheme,
+        verdict=verdict,
+        flags=tuple(flags),
         reading=reading(
-            label=spec.label, group=pc.group, reference=ref, value=pc.value,
-            reference_value=pc.reference_value, gap=pc.gap, ci_low=pc.ci_low,
-            ci_high=pc.ci_high, p_adjusted=p_adj, mde=pc.mde, threshold=threshold,
-            estimator=pb.scheme, conditional=conditional, n_blocks=n_blocks,
-            verdict=verdict, direction_=dirn, design=pc.design,
-            multiplicity=family if multiplicity else 0, single_speaker=pc.single_speaker,
+            label=spec.label,
+            group=pc.group,
+            reference=ref,
+            value=pc.value,
+            reference_value=pc.reference_value,
+            gap=pc.gap,
+            ci_low=pc.ci_low,
+            ci_high=pc.ci_high,
+            p_adjusted=p_adj,
+            mde=pc.mde,
+            threshold=threshold,
+            estimator=pb.scheme,
+            conditional=conditional,
+            n_blocks=n_blocks,
+            verdict=verdict,
+            direction_=dirn,
+            design=pc.design,
+            multiplicity=family if multiplicity else 0,
+            single_speaker=pc.single_speaker,
         ),
     )
 
 
-
-def _leave_speakers_out(new: list[_Pending], pb: PairBootstrap, cols: dict, group: str,
-                        ref: str, settings: AuditSettings) -> None:
+def _leave_speakers_out(
+    new: list[_Pending],
+    pb: PairBootstrap,
+    cols: dict,
+    group: str,
+    ref: str,
+    settings: AuditSettings,
+) -> None:
     """The speaker jackknife of a group's comparisons that may turn out significant.
 
     Only a comparison with p < alpha can be significant after Holm (the adjusted p is never
@@ -574,12 +654,16 @@ def _leave_speakers_out(new: list[_Pending], pb: PairBootstrap, cols: dict, grou
     """
     if pb.n_group_speakers is None or pb.n_group_speakers < MIN_SPEAKERS_FOR_TRUST:
         return
-    todo = [pc for pc in new if pc.status == "test" and math.isfinite(pc.p_value)
-            and pc.p_value < settings.alpha]
+    todo = [
+        pc
+        for pc in new
+        if pc.status == "test" and math.isfinite(pc.p_value) and pc.p_value < settings.alpha
+    ]
     if not todo:
         return
     jk = jackknife_group_speakers(pb, comparison_rng(settings.seed, "jackknife", group, ref))
     for pc in todo:
         c = cols[pc.spec.id]
-        pc.jack = jackknife_tests(jk, pc.spec, c, _metric_values(pc.spec, pb.reference_reps, c),
-                                  pc.reference_value)
+        pc.jack = jackknife_tests(
+            jk, pc.spec, c, _metric_values(pc.spec, pb.reference_reps, c), pc.reference_value
+        )

@@ -49,8 +49,17 @@ SCHEME_READING = (
     "these recordings of these speakers and sentences, not other speakers or other sentences"
 )
 
-_STATS = ("dia_expected", "dia_produced", "dia_dropped", "dia_added", "nodia_items",
-          "nodia_added", "nodia_letters", "ref_letters", "n_items")
+_STATS = (
+    "dia_expected",
+    "dia_produced",
+    "dia_dropped",
+    "dia_added",
+    "nodia_items",
+    "nodia_added",
+    "nodia_letters",
+    "ref_letters",
+    "n_items",
+)
 _I = {c: k for k, c in enumerate(_STATS)}
 
 
@@ -60,35 +69,60 @@ def _spec(id, label, value, den):
 
 #: The rates of the table as metric specs over the summed ``_STATS`` columns.
 _RATES = {
-    "net_loss": _spec("net_loss", "net loss (E-P)/E",
-                      lambda s: _ratio(s[..., _I["dia_expected"]] - s[..., _I["dia_produced"]],
-                                       s[..., _I["dia_expected"]]), ("dia_expected",)),
-    "rdd": _spec("rdd", "RDD D/E",
-                 lambda s: _ratio(s[..., _I["dia_dropped"]], s[..., _I["dia_expected"]]),
-                 ("dia_expected",)),
-    "der": _spec("der", "DER (D+H)/E",
-                 lambda s: _ratio(s[..., _I["dia_dropped"]] + s[..., _I["dia_added"]],
-                                  s[..., _I["dia_expected"]]), ("dia_expected",)),
+    "net_loss": _spec(
+        "net_loss",
+        "net loss (E-P)/E",
+        lambda s: _ratio(
+            s[..., _I["dia_expected"]] - s[..., _I["dia_produced"]], s[..., _I["dia_expected"]]
+        ),
+        ("dia_expected",),
+    ),
+    "rdd": _spec(
+        "rdd",
+        "RDD D/E",
+        lambda s: _ratio(s[..., _I["dia_dropped"]], s[..., _I["dia_expected"]]),
+        ("dia_expected",),
+    ),
+    "der": _spec(
+        "der",
+        "DER (D+H)/E",
+        lambda s: _ratio(
+            s[..., _I["dia_dropped"]] + s[..., _I["dia_added"]], s[..., _I["dia_expected"]]
+        ),
+        ("dia_expected",),
+    ),
     "added_per_100_letters": _spec(
-        "added_per_100_letters", "diacritics added per 100 reference letters (items without "
-        "diacritics)",
+        "added_per_100_letters",
+        "diacritics added per 100 reference letters (items without diacritics)",
         lambda s: 100.0 * _ratio(s[..., _I["nodia_added"]], s[..., _I["nodia_letters"]]),
-        ("nodia_letters",)),
+        ("nodia_letters",),
+    ),
 }
 
 #: Group metrics of the no-diacritic items (seed 003's first category), for audit payloads:
 #: the diacritics the model added on items whose reference has none, in all and per 100
 #: reference letters of those items. Descriptive (never tested).
 NODIA_SPECS = (
-    MetricSpec("dia_added_no_dia", "Diacritics added on items without diacritics",
-               ("nodia_added", "nodia_items"), lambda s: np.where(
-                   s[..., 1] > 0, s[..., 0], np.nan), False, "rate", "diacritic",
-               ("nodia_items",)),
-    MetricSpec("dia_added_per_100_letters",
-               "Diacritics added per 100 reference letters (items without diacritics)",
-               ("nodia_added", "nodia_letters"),
-               lambda s: 100.0 * _ratio(s[..., 0], s[..., 1]), False, "rate", "diacritic",
-               ("nodia_letters",)),
+    MetricSpec(
+        "dia_added_no_dia",
+        "Diacritics added on items without diacritics",
+        ("nodia_added", "nodia_items"),
+        lambda s: np.where(s[..., 1] > 0, s[..., 0], np.nan),
+        False,
+        "rate",
+        "diacritic",
+        ("nodia_items",),
+    ),
+    MetricSpec(
+        "dia_added_per_100_letters",
+        "Diacritics added per 100 reference letters (items without diacritics)",
+        ("nodia_added", "nodia_letters"),
+        lambda s: 100.0 * _ratio(s[..., 0], s[..., 1]),
+        False,
+        "rate",
+        "diacritic",
+        ("nodia_letters",),
+    ),
 )
 
 
@@ -113,8 +147,12 @@ def nodia_summary(stats: pd.DataFrame) -> dict | None:
         return None
     added = int(stats["nodia_added"].sum())
     letters = int(stats["nodia_letters"].sum())
-    return {"n_items": n, "added": added, "letters": letters,
-            "per_100_letters": 100.0 * added / letters if letters else None}
+    return {
+        "n_items": n,
+        "added": added,
+        "letters": letters,
+        "per_100_letters": 100.0 * added / letters if letters else None,
+    }
 
 
 def _num(v) -> float | None:
@@ -128,8 +166,13 @@ def _rate_block(spec, vb, idx_rows) -> dict:
         return {"value": None, "ci": None, "bootstrap_mean": None, "n_replicates": 0}
     reps = np.asarray(spec.compute(vb.reps), dtype=float) if vb.reps is not None else None
     if reps is None:
-        return {"value": value, "ci": None, "bootstrap_mean": None, "n_replicates": 0,
-                "note": vb.problem}
+        return {
+            "value": value,
+            "ci": None,
+            "bootstrap_mean": None,
+            "n_replicates": 0,
+            "note": vb.problem,
+        }
     finite = reps[np.isfinite(reps)]
     out = {"value": value, "ci": None, "bootstrap_mean": None, "n_replicates": int(finite.size)}
     if finite.size >= 2:
@@ -140,28 +183,41 @@ def _rate_block(spec, vb, idx_rows) -> dict:
         # the rate's denominator was 0 there: no item with diacritics (E) or, for the
         # added-per-100-letters rate, no item without them
         what = "without" if spec.id == "added_per_100_letters" else "with"
-        out["note"] = (f"{reps.size - finite.size} replicates drew no item {what} diacritics "
-                       "and are left out")
+        out["note"] = (
+            f"{reps.size - finite.size} replicates drew no item {what} diacritics and are left out"
+        )
     return out
 
 
 def _counts(X: np.ndarray) -> dict:
     s = X.sum(axis=0)
-    return {"n_items": int(s[_I["n_items"]]), "expected": int(s[_I["dia_expected"]]),
-            "produced": int(s[_I["dia_produced"]]), "dropped": int(s[_I["dia_dropped"]]),
-            "added": int(s[_I["dia_added"]]), "letters": int(s[_I["ref_letters"]]),
-            "items_without_diacritics": int(s[_I["nodia_items"]]),
-            "added_on_items_without_diacritics": int(s[_I["nodia_added"]])}
+    return {
+        "n_items": int(s[_I["n_items"]]),
+        "expected": int(s[_I["dia_expected"]]),
+        "produced": int(s[_I["dia_produced"]]),
+        "dropped": int(s[_I["dia_dropped"]]),
+        "added": int(s[_I["dia_added"]]),
+        "letters": int(s[_I["ref_letters"]]),
+        "items_without_diacritics": int(s[_I["nodia_items"]]),
+        "added_on_items_without_diacritics": int(s[_I["nodia_added"]]),
+    }
 
 
 def _rates_for(X, strata, n_bootstrap, seed) -> tuple[dict, str | None]:
     n = sum(len(s) for s in strata)
     if n < 2:
-        return {k: {"value": _num(np.asarray(spec.compute(X[np.concatenate(strata)].sum(0)))),
-                    "ci": None, "bootstrap_mean": None, "n_replicates": 0}
-                for k, spec in _RATES.items()}, "one utterance: nothing to resample"
-    vb = bootstrap_value(X, strata, None, None, "utterance", n_bootstrap,
-                         np.random.default_rng(seed))
+        return {
+            k: {
+                "value": _num(np.asarray(spec.compute(X[np.concatenate(strata)].sum(0)))),
+                "ci": None,
+                "bootstrap_mean": None,
+                "n_replicates": 0,
+            }
+            for k, spec in _RATES.items()
+        }, "one utterance: nothing to resample"
+    vb = bootstrap_value(
+        X, strata, None, None, "utterance", n_bootstrap, np.random.default_rng(seed)
+    )
     return {k: _rate_block(spec, vb, None) for k, spec in _RATES.items()}, None
 
 
@@ -202,18 +258,25 @@ def diacritic_table(
 
     missing = [c for c in ("reference", "hypothesis", by) if c not in frame.columns]
     if missing:
-        raise ValueError(f"the items lack the column(s) {missing}; the table needs "
-                         f"'reference', 'hypothesis' and the category column {by!r} "
-                         f"(columns: {', '.join(map(str, frame.columns))})")
+        raise ValueError(
+            f"the items lack the column(s) {missing}; the table needs "
+            f"'reference', 'hypothesis' and the category column {by!r} "
+            f"(columns: {', '.join(map(str, frame.columns))})"
+        )
     if count not in ("letters", "marks"):
         raise ValueError(f"--count must be 'letters' or 'marks', got {count!r}")
     if not 200 <= int(n_bootstrap) <= 20_000:
-        raise ValueError(f"n_bootstrap must be within 200-20,000 (METHODS.md §3), got "
-                         f"{n_bootstrap}")
+        raise ValueError(
+            f"n_bootstrap must be within 200-20,000 (METHODS.md §3), got {n_bootstrap}"
+        )
     f = frame[~frame["reference"].isna()].reset_index(drop=True)
     cats = f[by].astype(object).where(~f[by].isna(), "(missing)").astype(str)
-    stats = compute_item_stats(f[["reference", "hypothesis"]], language="und",
-                               diacritic_count=count, normalizer="tone-preserving")
+    stats = compute_item_stats(
+        f[["reference", "hypothesis"]],
+        language="und",
+        diacritic_count=count,
+        normalizer="tone-preserving",
+    )
     X = stats[list(_STATS)].to_numpy(float)
     labels = sorted(cats.unique())
     rows = []
@@ -223,8 +286,12 @@ def diacritic_table(
         strata.append(idx)
         rates, problem = _rates_for(X, [idx], n_bootstrap, seed)
         counts = _counts(X[idx])
-        entry = {"category": lab, **counts, "no_diacritics": counts["expected"] == 0,
-                 "rates": rates}
+        entry = {
+            "category": lab,
+            **counts,
+            "no_diacritics": counts["expected"] == 0,
+            "rates": rates,
+        }
         if problem:
             entry["note"] = problem
         rows.append(entry)
@@ -232,11 +299,20 @@ def diacritic_table(
     overall = {**_counts(X), "rates": rates}
     if problem:
         overall["note"] = problem
-    return {"by": by, "categories": rows, "overall": overall,
-            "settings": {"count": count, "n_bootstrap": int(n_bootstrap), "seed": int(seed),
-                         "resampling": "utterance", "ci": "percentile 95%",
-                         "normaliser": "tone-preserving"},
-            "scheme_reading": SCHEME_READING}
+    return {
+        "by": by,
+        "categories": rows,
+        "overall": overall,
+        "settings": {
+            "count": count,
+            "n_bootstrap": int(n_bootstrap),
+            "seed": int(seed),
+            "resampling": "utterance",
+            "ci": "percentile 95%",
+            "normaliser": "tone-preserving",
+        },
+        "scheme_reading": SCHEME_READING,
+    }
 
 
 def _pct(block: dict, scale: float = 100.0, unit: str = "%") -> str:
@@ -253,9 +329,11 @@ def _pct(block: dict, scale: float = 100.0, unit: str = "%") -> str:
 def format_table(table: dict) -> list[str]:
     """Console lines of :func:`diacritic_table` (net loss, RDD, DER; added per 100 letters)."""
     count = table["settings"]["count"]
-    lines = [f"Diacritics by {table['by']} (counting {count}; 95% CI and bootstrap mean of "
-             f"{table['settings']['n_bootstrap']:,} utterance resamples, seed "
-             f"{table['settings']['seed']})"]
+    lines = [
+        f"Diacritics by {table['by']} (counting {count}; 95% CI and bootstrap mean of "
+        f"{table['settings']['n_bootstrap']:,} utterance resamples, seed "
+        f"{table['settings']['seed']})"
+    ]
     head = f"{'category':<24} {'n':>3} {'E':>4} {'P':>4}  net loss [95% CI] mean"
     lines.append(head)
     for r in [*table["categories"], {**table["overall"], "category": "overall"}]:
@@ -263,13 +341,17 @@ def format_table(table: dict) -> list[str]:
         first = f"{r['category'][:24]:<24} {r['n_items']:>3} {r['expected']:>4} {r['produced']:>4}"
         if r["expected"] == 0:
             add = rt["added_per_100_letters"]
-            lines.append(f"{first}  no diacritics in the references: {r['produced']} added "
-                         f"on {r['letters']} letters = {_pct(add, 1.0, '')} per 100 letters")
+            lines.append(
+                f"{first}  no diacritics in the references: {r['produced']} added "
+                f"on {r['letters']} letters = {_pct(add, 1.0, '')} per 100 letters"
+            )
             continue
         lines.append(f"{first}  {_pct(rt['net_loss'])}")
         lines.append(f"{'':<38}RDD {_pct(rt['rdd'])}; DER {_pct(rt['der'])}")
         if r.get("items_without_diacritics"):
-            lines.append(f"{'':<38}{r['items_without_diacritics']} item(s) without diacritics: "
-                         f"{r['added_on_items_without_diacritics']} added")
+            lines.append(
+                f"{'':<38}{r['items_without_diacritics']} item(s) without diacritics: "
+                f"{r['added_on_items_without_diacritics']} added"
+            )
     lines.append("Reading: " + table["scheme_reading"] + ".")
     return lines

@@ -84,7 +84,8 @@ def _count(k: int, noun: str) -> str:
 def too_few(units: dict) -> bool:
     """Whether some drawn axis of ``units`` has fewer than ``MIN_UNITS`` units."""
     return any(
-        units.get(k) is not None and units[k] < MIN_UNITS for k in ("group", "reference", "contents")
+        units.get(k) is not None and units[k] < MIN_UNITS
+        for k in ("group", "reference", "contents")
     )
 
 
@@ -147,6 +148,7 @@ def rule_of_three(value: float, n_group: float, n_reference: float, unit: str) -
     With no event of the other outcome in n independent trials, 3/n is an approximate 95%
     upper bound on that outcome's rate (the exact bound is 1 − 0.05^(1/n)).
     """
+
     def bound(n):
         return 3.0 / n if n and n > 0 else math.nan
 

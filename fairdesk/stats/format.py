@@ -11,8 +11,7 @@ from __future__ import annotations
 import math
 
 #: Metrics shown in the group table, in this order, when the result has them.
-SHOWN = ("wer", "cer", "em", "accuracy", "balanced_accuracy", "der", "ter",
-         "hallucination_rate")
+SHOWN = ("wer", "cer", "em", "accuracy", "balanced_accuracy", "der", "ter", "hallucination_rate")
 #: Short column heads where the metric id is long.
 HEADS = {"balanced_accuracy": "BAL.ACC", "hallucination_rate": "HALLUC"}
 
@@ -60,22 +59,31 @@ def format_groups(res: dict, metrics=None, readings: bool = True) -> str:
     groups = res.get("groups", [])
     summary = res.get("summary", {})
     if metrics is None:
-        metrics = [m for m in SHOWN if any(
-            (g.get("values") or {}).get(m) is not None or g.get(m) is not None for g in groups)]
+        metrics = [
+            m
+            for m in SHOWN
+            if any(
+                (g.get("values") or {}).get(m) is not None or g.get(m) is not None for g in groups
+            )
+        ]
     ref = res.get("reference")
     out = []
     cellw = 22
-    out.append(f"{'group':<30}{'items':>7}{'spk':>5}"
-               + "".join(f"{(HEADS.get(m, m.upper()) + ' % [95% CI]'):>{cellw}}"
-                       for m in metrics))
+    out.append(
+        f"{'group':<30}{'items':>7}{'spk':>5}"
+        + "".join(f"{(HEADS.get(m, m.upper()) + ' % [95% CI]'):>{cellw}}" for m in metrics)
+    )
     for g in groups:
-        mark = " (reference)" if g["group"] == ref else (" (excluded)" if g.get("excluded")
-                                                         else "")
+        mark = " (reference)" if g["group"] == ref else (" (excluded)" if g.get("excluded") else "")
         name = (str(g["group"]) + mark)[:29]
         vals = g.get("values") or {}
         cis = g.get("ci") or {}
-        out.append(f"{name:<30}{g['n_items']:>7}{(g.get('n_speakers') or 0):>5}" + "".join(
-            f"{value_with_ci(vals.get(m, g.get(m)), cis.get(m)):>{cellw}}" for m in metrics))
+        out.append(
+            f"{name:<30}{g['n_items']:>7}{(g.get('n_speakers') or 0):>5}"
+            + "".join(
+                f"{value_with_ci(vals.get(m, g.get(m)), cis.get(m)):>{cellw}}" for m in metrics
+            )
+        )
     overall = [(summary.get(m) or {}).get("overall") or {} for m in metrics]
     if any(overall):
         n = sum(g["n_items"] for g in groups if not g.get("excluded"))
@@ -87,10 +95,15 @@ def format_groups(res: dict, metrics=None, readings: bool = True) -> str:
         schemes = sorted({str(c.get("estimator")) for c in comps if c.get("estimator")})
         design = res.get("design")
         if design or schemes:
-            out.append(f"design: {design or 'unknown'}; resampling: "
-                       f"{', '.join(schemes) or 'none'}"
-                       + (" (groups said different content: gaps are not causal)"
-                          if design == "unmatched" else ""))
+            out.append(
+                f"design: {design or 'unknown'}; resampling: "
+                f"{', '.join(schemes) or 'none'}"
+                + (
+                    " (groups said different content: gaps are not causal)"
+                    if design == "unmatched"
+                    else ""
+                )
+            )
         out.append(f"{metrics[0].upper()} against {ref}:")
         for c in comps:
             head = f"  {str(c['group'])[:30]:<30} "
@@ -98,21 +111,27 @@ def format_groups(res: dict, metrics=None, readings: bool = True) -> str:
                 out.append(f"{head}not_estimable: {c.get('reason') or ''}")
             elif c["verdict"] == "no_variation":
                 nv = c.get("no_variation") or {}
-                out.append(f"{head}no_variation: {_num(nv.get('value'))} everywhere on "
-                           f"{_num(nv.get('n_group'))} + {_num(nv.get('n_reference'))} "
-                           f"{nv.get('unit', '')}; other outcome < "
-                           f"{_pct(nv.get('bound_group'))}% / "
-                           f"{_pct(nv.get('bound_reference'))}% (rule of three)")
+                out.append(
+                    f"{head}no_variation: {_num(nv.get('value'))} everywhere on "
+                    f"{_num(nv.get('n_group'))} + {_num(nv.get('n_reference'))} "
+                    f"{nv.get('unit', '')}; other outcome < "
+                    f"{_pct(nv.get('bound_group'))}% / "
+                    f"{_pct(nv.get('bound_reference'))}% (rule of three)"
+                )
             else:
-                out.append(f"{head}gap {_pct(c['gap']):>6} [{_pct(c['ci_low'])}, "
-                           f"{_pct(c['ci_high'])}] p_adj {_num(c['p_adjusted']):>6}  "
-                           f"{c['verdict']}")
+                out.append(
+                    f"{head}gap {_pct(c['gap']):>6} [{_pct(c['ci_low'])}, "
+                    f"{_pct(c['ci_high'])}] p_adj {_num(c['p_adjusted']):>6}  "
+                    f"{c['verdict']}"
+                )
             if c.get("reading") and not verbose_off:
                 out.append(f"    {c['reading']}")
     boot = res.get("bootstrap") or {}
     if boot.get("raised"):
-        out.append(f"B raised from {boot['requested']:,} to {boot['used']:,} resamples for "
-                   f"{boot['comparisons']} comparisons (B ≥ 5·m/alpha)")
+        out.append(
+            f"B raised from {boot['requested']:,} to {boot['used']:,} resamples for "
+            f"{boot['comparisons']} comparisons (B ≥ 5·m/alpha)"
+        )
     if res.get("minimums_message"):
         out.append("")
         out.append(res["minimums_message"])

@@ -309,23 +309,33 @@ def group_intervals(
         n = float(X[np.ix_(item_idx, den)].sum()) if den else float(len(item_idx))
         const = _const_interval(item_values, n, spec.kind == "proportion")
         if const is not None:
-            return list(const), "rule_of_three", (
-                f"every unit gives {v:.3g}: the interval is the rule-of-three bound 3/n "
-                f"(n = {n:g})"
+            return (
+                list(const),
+                "rule_of_three",
+                (
+                    f"every unit gives {v:.3g}: the interval is the rule-of-three bound 3/n "
+                    f"(n = {n:g})"
+                ),
             )
         if finite.size < 2 or float(np.ptp(finite)) <= 1e-12 * max(1.0, abs(v)):
             if constant_value(item_values) is not None:  # a constant with no 3/n bound
-                return None, "not_estimable", (
-                    f"every unit gives {v:.3g}, so the resampled values do not vary: no "
-                    "interval"
+                return (
+                    None,
+                    "not_estimable",
+                    (f"every unit gives {v:.3g}, so the resampled values do not vary: no interval"),
                 )
-            return None, "not_estimable", (
-                "the resampled values do not vary although the items do: no interval"
+            return (
+                None,
+                "not_estimable",
+                ("the resampled values do not vary although the items do: no interval"),
             )
         return list(percentile_ci(finite)), vb.scheme, None
 
-    sharing = (np.zeros(len(labels), dtype=bool) if contents is None
-               else groups_sharing_content(contents, group_codes, len(labels)))
+    sharing = (
+        np.zeros(len(labels), dtype=bool)
+        if contents is None
+        else groups_sharing_content(contents, group_codes, len(labels))
+    )
 
     def one_group(g: str) -> dict:
         gi = pos[g]
@@ -368,15 +378,26 @@ def group_intervals(
         )
     shared = shared_n >= MIN_SHARED_CONTENT
     scheme, problem = value_scheme(
-        has_spk, k_min if k_min is not None else 0, min(len(s) for s in strata), shared,
+        has_spk,
+        k_min if k_min is not None else 0,
+        min(len(s) for s in strata),
+        shared,
         requested,
     )
     if scheme is None:
-        vb = ValueBootstrap(None, X[rows].sum(axis=0), None, None, None, len(rows),
-                            "a group of the corpus has " + problem)
+        vb = ValueBootstrap(
+            None,
+            X[rows].sum(axis=0),
+            None,
+            None,
+            None,
+            len(rows),
+            "a group of the corpus has " + problem,
+        )
     else:
-        vb = bootstrap_value(X, strata, speakers, contents, scheme, n_rep, rng_for("corpus_ci"),
-                             scale=scale)
+        vb = bootstrap_value(
+            X, strata, speakers, contents, scheme, n_rep, rng_for("corpus_ci"), scale=scale
+        )
     overall = {}
     for spec, c in specs_cols:
         ci, sch, note = metric_ci(vb, spec, c, rows)

@@ -66,7 +66,6 @@ def jackknife_flips(
         return True
     if practical:
         for gj, vj in zip(gap_j, v_j, strict=True):
-            if not is_practical(float(gj), gap_ratio(float(vj), reference_value), spec,
-                                settings):
+            if not is_practical(float(gj), gap_ratio(float(vj), reference_value), spec, settings):
                 return True
     return False

@@ -146,8 +146,9 @@ def check_groups_before_inference(
     speakers = None
     if has_speaker_ids(frame, speaker_col):
         g = frame["group"].astype(object).map(str)
-        speakers = {str(k): int(v) for k, v in
-                    frame[speaker_col].groupby(g).nunique(dropna=True).items()}
+        speakers = {
+            str(k): int(v) for k, v in frame[speaker_col].groupby(g).nunique(dropna=True).items()
+        }
         speakers = {k: speakers.get(k, 0) for k in sizes}
     kept, excluded = minimums_from_counts(sizes, speakers, min_items, min_speakers)
     message = exclusion_message(sizes, speakers, min_items, min_speakers)
@@ -158,6 +159,7 @@ def check_groups_before_inference(
                 "compare; group by a column with at least two values."
             )
         raise ValueError(message)
-    ref = choose_reference(sizes, reference, eligible=kept,
-                           by=[by] if isinstance(by, str) else list(by))
+    ref = choose_reference(
+        sizes, reference, eligible=kept, by=[by] if isinstance(by, str) else list(by)
+    )
     return Precheck(sizes, speakers, kept, excluded, ref, message)

@@ -37,6 +37,7 @@ def parallel_map(fn: Callable[[T], R], items: Iterable[T], threads: int | None =
     n = stats_threads() if threads is None else max(1, threads)
     if n == 1 or len(items) < 2:
         return [fn(x) for x in items]
-    with ThreadPoolExecutor(max_workers=min(n, len(items)),
-                            thread_name_prefix="fairdesk-stats") as pool:
+    with ThreadPoolExecutor(
+        max_workers=min(n, len(items)), thread_name_prefix="fairdesk-stats"
+    ) as pool:
         return list(pool.map(fn, items))

@@ -33,15 +33,21 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
-__all__ = ["accentedness_regression", "annotated_phone_confusion", "confused_phone_pairs",
-           "item_phone_pairs",
-           "model_phone_confusion", "tabulate"]
+__all__ = [
+    "accentedness_regression",
+    "annotated_phone_confusion",
+    "confused_phone_pairs",
+    "item_phone_pairs",
+    "model_phone_confusion",
+    "tabulate",
+]
 
 GAP = "-"
 
 
-def _phone_pairs(reference: str, hypothesis: str, phonemizer,
-                 correct: bool) -> list[tuple[str, str]]:
+def _phone_pairs(
+    reference: str, hypothesis: str, phonemizer, correct: bool
+) -> list[tuple[str, str]]:
     """The phone pairs of one normalised item; ``correct=False`` leaves out the pairs whose
     two sides are equal (and so never expands a correct chunk)."""
     from rapidfuzz.distance import Levenshtein
@@ -61,8 +67,8 @@ def _phone_pairs(reference: str, hypothesis: str, phonemizer,
     for ch in Levenshtein.opcodes(rw, hw):
         if ch.tag == "equal" and not correct:
             continue
-        r = [p for w in rw[ch.src_start:ch.src_end] for p in ph(w)]
-        h = [p for w in hw[ch.dest_start:ch.dest_end] for p in ph(w)]
+        r = [p for w in rw[ch.src_start : ch.src_end] for p in ph(w)]
+        h = [p for w in hw[ch.dest_start : ch.dest_end] for p in ph(w)]
         if ch.tag == "equal":
             out += [(p, p) for p in r]
         elif ch.tag == "delete":
@@ -112,22 +118,36 @@ def tabulate(pairs: Counter, top: int = 15, n_by_phone: Counter | None = None) -
     per_phone = {}
     for p in sorted(n_by_phone):
         e = int(sum(c for (r, _h), c in errors.items() if r == p))
-        per_phone[p] = {"n": int(n_by_phone[p]), "errors": e,
-                        "rate": e / n_by_phone[p] if n_by_phone[p] else None}
-    confs = [{"ref": r, "hyp": h, "count": int(c),
-              "rate": (c / n_by_phone[r]) if r != GAP and n_by_phone[r] else None}
-             for (r, h), c in errors.most_common()]
+        per_phone[p] = {
+            "n": int(n_by_phone[p]),
+            "errors": e,
+            "rate": e / n_by_phone[p] if n_by_phone[p] else None,
+        }
+    confs = [
+        {
+            "ref": r,
+            "hyp": h,
+            "count": int(c),
+            "rate": (c / n_by_phone[r]) if r != GAP and n_by_phone[r] else None,
+        }
+        for (r, h), c in errors.most_common()
+    ]
     phones = sorted({p for k in errors for p in k})
     matrix = [[int(errors.get((r, h), 0)) for h in phones] for r in phones]
-    return {"n_ref_phones": n_ref, "n_errors": n_err,
-            "n_insertions": int(sum(c for (r, _h), c in errors.items() if r == GAP)),
-            "phone_error_rate": n_err / n_ref if n_ref else None,
-            "top": confs[:top], "per_phone": per_phone,
-            "matrix": {"phones": phones, "counts": matrix}}
+    return {
+        "n_ref_phones": n_ref,
+        "n_errors": n_err,
+        "n_insertions": int(sum(c for (r, _h), c in errors.items() if r == GAP)),
+        "phone_error_rate": n_err / n_ref if n_ref else None,
+        "top": confs[:top],
+        "per_phone": per_phone,
+        "matrix": {"phones": phones, "counts": matrix},
+    }
 
 
-def model_phone_confusion(frame, normalizer, *, group_col: str = "group", top: int = 15,
-                          phonemizer=None) -> dict:
+def model_phone_confusion(
+    frame, normalizer, *, group_col: str = "group", top: int = 15, phonemizer=None
+) -> dict:
     """Model-side phone confusions per group (see the module docstring).
 
     Returns
@@ -144,9 +164,13 @@ def model_phone_confusion(frame, normalizer, *, group_col: str = "group", top: i
     # counted as often as it occurs (a prompt read correctly by many speakers)
     import pandas as pd
 
-    rows = pd.DataFrame({"g": frame[group_col].astype(str).to_numpy(),
-                         "r": frame["reference"].fillna("").to_numpy(dtype=object),
-                         "h": frame["hypothesis"].fillna("").to_numpy(dtype=object)})
+    rows = pd.DataFrame(
+        {
+            "g": frame[group_col].astype(str).to_numpy(),
+            "r": frame["reference"].fillna("").to_numpy(dtype=object),
+            "h": frame["hypothesis"].fillna("").to_numpy(dtype=object),
+        }
+    )
     times = rows.value_counts(sort=False).to_dict()
     norm = memoised(normalizer)  # each distinct text normalised once
     triples = [(g, norm(r), norm(h), n) for (g, r, h), n in times.items()]
@@ -179,12 +203,15 @@ def model_phone_confusion(frame, normalizer, *, group_col: str = "group", top: i
             for pq, c in confused[rh].items():
                 errors[pq] += c * n
         out[g] = tabulate(errors, top, n_by_phone)
-    return {"groups": out,
-            "from_espeak": sorted(ph.from_espeak)[:200], "unknown": sorted(ph.unknown)[:200],
-            "method": "words aligned as jiwer aligns them (rapidfuzz Levenshtein opcodes); "
-                      "phones from CMUdict (pocketsphinx), espeak-ng for words it lacks; "
-                      "phones of substituted words aligned with rapidfuzz Levenshtein "
-                      "editops"}
+    return {
+        "groups": out,
+        "from_espeak": sorted(ph.from_espeak)[:200],
+        "unknown": sorted(ph.unknown)[:200],
+        "method": "words aligned as jiwer aligns them (rapidfuzz Levenshtein opcodes); "
+        "phones from CMUdict (pocketsphinx), espeak-ng for words it lacks; "
+        "phones of substituted words aligned with rapidfuzz Levenshtein "
+        "editops",
+    }
 
 
 def annotated_phone_confusion(errors, n_phones: dict | None = None, top: int = 15) -> dict:
@@ -204,16 +231,29 @@ def annotated_phone_confusion(errors, n_phones: dict | None = None, top: int = 1
         counts = per.get(g, Counter())
         base = (n_phones or {}).get(g)
         if base is not None:
-            counts = counts + Counter({(ph, ph): max(0, n - sum(
-                c for (r, _h), c in counts.items() if r == ph)) for ph, n in base.items()})
+            counts = counts + Counter(
+                {
+                    (ph, ph): max(0, n - sum(c for (r, _h), c in counts.items() if r == ph))
+                    for ph, n in base.items()
+                }
+            )
         out[g] = tabulate(counts, top, n_by_phone=Counter(base) if base is not None else None)
-        out[g]["rates_over"] = "canonical phones of the annotated items" if base is not None \
+        out[g]["rates_over"] = (
+            "canonical phones of the annotated items"
+            if base is not None
             else "annotated errors only (no phone counts)"
+        )
     return out
 
 
-def accentedness_regression(frame, *, outcome: str = "wer", reference: str | None = None,
-                            alpha: float = 0.05, group_col: str = "group") -> dict | None:
+def accentedness_regression(
+    frame,
+    *,
+    outcome: str = "wer",
+    reference: str | None = None,
+    alpha: float = 0.05,
+    group_col: str = "group",
+) -> dict | None:
     """OLS ``outcome ~ accentedness + C(group)`` next to ``outcome ~ C(group)``.
 
     Parameters
@@ -232,9 +272,13 @@ def accentedness_regression(frame, *, outcome: str = "wer", reference: str | Non
     import pandas as pd
     import statsmodels.formula.api as smf
 
-    d = pd.DataFrame({"y": pd.to_numeric(frame[outcome], errors="coerce"),
-                      "acc": pd.to_numeric(frame["accentedness"], errors="coerce"),
-                      "g": frame[group_col].astype(str)}).dropna()
+    d = pd.DataFrame(
+        {
+            "y": pd.to_numeric(frame[outcome], errors="coerce"),
+            "acc": pd.to_numeric(frame["accentedness"], errors="coerce"),
+            "g": frame[group_col].astype(str),
+        }
+    ).dropna()
     groups = d["g"].value_counts()
     if len(groups) < 2 or len(d) < len(groups) + 3:
         return None
@@ -242,21 +286,31 @@ def accentedness_regression(frame, *, outcome: str = "wer", reference: str | Non
     term = f"C(g, Treatment(reference={ref!r}))"
     m1 = smf.ols(f"y ~ acc + {term}", d)
     x = m1.exog
-    base = {"formula": f"{outcome} ~ accentedness + C(group)", "reference": ref,
-            "n": int(len(d)), "n_per_group": {str(k): int(v) for k, v in groups.items()},
-            "alpha": alpha}
+    base = {
+        "formula": f"{outcome} ~ accentedness + C(group)",
+        "reference": ref,
+        "n": int(len(d)),
+        "n_per_group": {str(k): int(v) for k, v in groups.items()},
+        "alpha": alpha,
+    }
     if np.linalg.matrix_rank(x) < x.shape[1]:
-        return {**base, "estimable": False,
-                "reason": "accentedness is a function of the group here (e.g. constant within "
-                          "each group), so their effects cannot be separated; annotate more "
-                          "items whose accentedness varies within groups"}
+        return {
+            **base,
+            "estimable": False,
+            "reason": "accentedness is a function of the group here (e.g. constant within "
+            "each group), so their effects cannot be separated; annotate more "
+            "items whose accentedness varies within groups",
+        }
     m0 = smf.ols(f"y ~ {term}", d).fit()
     m1 = m1.fit()
 
     def coef(m, name):
         ci = m.conf_int(alpha).loc[name]
-        return {"coef": float(m.params[name]), "ci": [float(ci[0]), float(ci[1])],
-                "p": float(m.pvalues[name])}
+        return {
+            "coef": float(m.params[name]),
+            "ci": [float(ci[0]), float(ci[1])],
+            "p": float(m.pvalues[name]),
+        }
 
     out_groups = {}
     for g in sorted(groups.index):
@@ -264,10 +318,18 @@ def accentedness_regression(frame, *, outcome: str = "wer", reference: str | Non
             continue
         name = f"{term}[T.{g}]"
         w0, w1 = coef(m0, name), coef(m1, name)
-        out_groups[g] = {"without": w0, "with": w1, "survives": bool(w1["p"] < alpha),
-                         "absorbed": bool(w0["p"] < alpha and w1["p"] >= alpha)}
-    return {**base, "estimable": True, "beta_accentedness": coef(m1, "acc"),
-            "r2": float(m1.rsquared), "r2_without": float(m0.rsquared),
-            "groups": out_groups,
-            "mean_accentedness": {str(g): float(np.mean(s)) for g, s in
-                                  d.groupby("g")["acc"]}}
+        out_groups[g] = {
+            "without": w0,
+            "with": w1,
+            "survives": bool(w1["p"] < alpha),
+            "absorbed": bool(w0["p"] < alpha and w1["p"] >= alpha),
+        }
+    return {
+        **base,
+        "estimable": True,
+        "beta_accentedness": coef(m1, "acc"),
+        "r2": float(m1.rsquared),
+        "r2_without": float(m0.rsquared),
+        "groups": out_groups,
+        "mean_accentedness": {str(g): float(np.mean(s)) for g, s in d.groupby("g")["acc"]},
+    }

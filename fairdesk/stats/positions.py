@@ -56,9 +56,15 @@ def reference_word_errors(reference: str, hypothesis: str) -> tuple[list[str], l
     return words, flags
 
 
-def word_position_heatmap(frame, normalizer, *, group_col: str = "group",
-                          content_col: str = "content_id", min_items: int = 2,
-                          max_contents: int = 50) -> dict:
+def word_position_heatmap(
+    frame,
+    normalizer,
+    *,
+    group_col: str = "group",
+    content_col: str = "content_id",
+    min_items: int = 2,
+    max_contents: int = 50,
+) -> dict:
     """Error rate per reference word position per group, for every shared content.
 
     Parameters
@@ -75,8 +81,12 @@ def word_position_heatmap(frame, normalizer, *, group_col: str = "group",
         "groups": {group: [rate per position]}, "n": {group: items},
         "errors": {group: [count per position]}}}``; empty when no content is shared.
     """
-    if frame is None or len(frame) == 0 or "reference" not in frame.columns \
-            or "hypothesis" not in frame.columns:
+    if (
+        frame is None
+        or len(frame) == 0
+        or "reference" not in frame.columns
+        or "hypothesis" not in frame.columns
+    ):
         return {}
     if content_col in frame.columns:
         contents = frame[content_col].astype(str).to_numpy()
@@ -91,8 +101,9 @@ def word_position_heatmap(frame, normalizer, *, group_col: str = "group",
     for i, c in enumerate(contents):
         by_content[c].append(i)
     n_groups = pd.Series(groups).groupby(contents, sort=False).nunique().to_dict()
-    shared = [(c, rows) for c, rows in by_content.items()
-              if len(rows) >= min_items and n_groups[c] >= 2]
+    shared = [
+        (c, rows) for c, rows in by_content.items() if len(rows) >= min_items and n_groups[c] >= 2
+    ]
     shared.sort(key=lambda cr: (-len(cr[1]), cr[0]))
     refs = frame["reference"].to_numpy(dtype=object)
     hyps = frame["hypothesis"].to_numpy(dtype=object)

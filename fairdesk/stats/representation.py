@@ -131,13 +131,25 @@ def leakage(
         k = int(min(n_splits, len(set(spk.tolist())), counts.max()))
         lone = sorted(c for c in classes if len(set(spk[y == c].tolist())) < 2)
         if lone:  # its one speaker is always in the test fold: the probe never sees the group
-            return Leakage(math.nan, math.nan, chance, 0, "speaker",
-                           f"probe not run: group(s) {', '.join(lone[:5])} have a single "
-                           "speaker, and speaker-split folds need two per group; record more "
-                           "items or speakers per group")
+            return Leakage(
+                math.nan,
+                math.nan,
+                chance,
+                0,
+                "speaker",
+                f"probe not run: group(s) {', '.join(lone[:5])} have a single "
+                "speaker, and speaker-split folds need two per group; record more "
+                "items or speakers per group",
+            )
         if k < 2:
-            return Leakage(math.nan, math.nan, chance, 0, "speaker",
-                           _few(n_splits, counts, len(set(spk.tolist()))))
+            return Leakage(
+                math.nan,
+                math.nan,
+                chance,
+                0,
+                "speaker",
+                _few(n_splits, counts, len(set(spk.tolist()))),
+            )
         cv = StratifiedGroupKFold(n_splits=k, shuffle=True, random_state=seed)
         splits = list(cv.split(X, y, groups=spk))
         split = "speaker"
@@ -158,18 +170,28 @@ def leakage(
         model.fit(X[train], y[train])
         pred[test] = model.predict(X[test])
     bacc = float(balanced_accuracy_score(y.astype(str), pred.astype(str)))
-    note = "" if k == n_splits else (
-        f"{k} folds instead of {n_splits}: groups of {int(counts.min())} to "
-        f"{int(counts.max())} items" + (f", {len(set(spk.tolist()))} speakers"
-                                        if spk is not None else ""))
+    note = (
+        ""
+        if k == n_splits
+        else (
+            f"{k} folds instead of {n_splits}: groups of {int(counts.min())} to "
+            f"{int(counts.max())} items"
+            + (f", {len(set(spk.tolist()))} speakers" if spk is not None else "")
+        )
+    )
     return Leakage(bacc - chance, bacc, chance, k, split, note)
 
 
 def _few(n_splits: int, counts, n_speakers: int | None) -> str:
-    what = (f"{n_speakers} speaker(s) and at most {int(counts.max())} items per group"
-            if n_speakers is not None else f"a group of {int(counts.min())} item(s)")
-    return (f"probe not run: cross-validation needs at least 2 folds ({n_splits} asked) but "
-            f"there are {what}; record more items or speakers per group")
+    what = (
+        f"{n_speakers} speaker(s) and at most {int(counts.max())} items per group"
+        if n_speakers is not None
+        else f"a group of {int(counts.min())} item(s)"
+    )
+    return (
+        f"probe not run: cross-validation needs at least 2 folds ({n_splits} asked) but "
+        f"there are {what}; record more items or speakers per group"
+    )
 
 
 def case_label(structure: bool, disparity: bool) -> str:

@@ -59,17 +59,28 @@ def resampled_columns(
         c = cols[s.id]
         num = [c[s.stats.index(x)] for x in s.numerator if x in s.stats]
         den = [c[s.stats.index(x)] for x in s.denominator if x in s.stats]
-        plain = (s.numerator and s.denominator and len(num) == len(s.numerator)
-                 and len(den) == len(s.denominator) and all(map(is_whole, num + den)))
+        plain = (
+            s.numerator
+            and s.denominator
+            and len(num) == len(s.numerator)
+            and len(den) == len(s.denominator)
+            and all(map(is_whole, num + den))
+        )
         if not plain:
             out_specs.append(s)
             out_cols[s.id] = [column((j,)) for j in c]
             continue
         # the denominator keeps its name where it is one statistic (its unit is reported)
         den_name = s.denominator[0] if len(den) == 1 else f"{s.id}:denominator"
-        out_specs.append(replace(s, stats=(f"{s.id}:numerator", den_name),
-                                 value=_ratio_of_two, denominator=(den_name,),
-                                 numerator=(f"{s.id}:numerator",)))
+        out_specs.append(
+            replace(
+                s,
+                stats=(f"{s.id}:numerator", den_name),
+                value=_ratio_of_two,
+                denominator=(den_name,),
+                numerator=(f"{s.id}:numerator",),
+            )
+        )
         out_cols[s.id] = [column(num), column(den)]
     Xr = np.empty((X.shape[0], len(sets)))
     for key, k in sets.items():

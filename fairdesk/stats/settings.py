@@ -107,16 +107,18 @@ class AuditSettings:
             )
         _check_float("structure_threshold", self.structure_threshold, -1.0, 1.0)
         if not isinstance(self.max_items_lifted, bool):
-            raise ValueError("AuditSettings.max_items_lifted must be True or False, got "
-                             f"{self.max_items_lifted!r}.")
+            raise ValueError(
+                "AuditSettings.max_items_lifted must be True or False, got "
+                f"{self.max_items_lifted!r}."
+            )
         if self.max_items > MAX_RUN_ITEMS if isinstance(self.max_items, int) else False:
             if not self.max_items_lifted:
                 raise ValueError(
                     f"AuditSettings.max_items must be in 1..{MAX_RUN_ITEMS} unless the cap is "
                     f"lifted explicitly (max_items_lifted=True, --max-items), got "
-                    f"{self.max_items}.")
-        _check_int("max_items", self.max_items, 1, None if self.max_items_lifted else
-                   MAX_RUN_ITEMS)
+                    f"{self.max_items}."
+                )
+        _check_int("max_items", self.max_items, 1, None if self.max_items_lifted else MAX_RUN_ITEMS)
         if not isinstance(self.normaliser, str) or not self.normaliser.strip():
             raise ValueError(
                 f"AuditSettings.normaliser must be a non-empty string, got {self.normaliser!r}."

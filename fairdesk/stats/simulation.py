@@ -203,7 +203,11 @@ def coverage_study(
             **sim,
         )
         settings = AuditSettings(
-            n_bootstrap=n_bootstrap, seed=i, min_items=1, min_speakers=1, resampling=resampling,
+            n_bootstrap=n_bootstrap,
+            seed=i,
+            min_items=1,
+            min_speakers=1,
+            resampling=resampling,
             small_cluster_scaling=small_cluster_scaling,
         )
         c = compare_groups(frame, specs, settings, reference="ref").comparisons[0]
@@ -307,11 +311,19 @@ def value_coverage_study(
     g_w, c_w, g_s, c_s = [], [], set(), set()
     for i in range(n_audits):
         frame = simulate_audit(
-            rng, {"ref": 0.0, "grp": effect}, design=design,
-            speakers_per_group=speakers_per_group, **sim,
+            rng,
+            {"ref": 0.0, "grp": effect},
+            design=design,
+            speakers_per_group=speakers_per_group,
+            **sim,
         )
-        st = AuditSettings(n_bootstrap=n_bootstrap, seed=i, min_items=1, min_speakers=1,
-                           small_cluster_scaling=small_cluster_scaling)
+        st = AuditSettings(
+            n_bootstrap=n_bootstrap,
+            seed=i,
+            min_items=1,
+            min_speakers=1,
+            small_cluster_scaling=small_cluster_scaling,
+        )
         res = compare_groups(frame, specs, st, reference="ref")
         for g in res.groups:
             lo, hi = g.ci["wer"]
@@ -372,11 +384,17 @@ def small_audit_study(*, n_audits: int = 1000, n_bootstrap: int = 200, seed: int
         design = "matched" if rng.random() < 0.5 else "unmatched"
         frames = []
         for g, eff in effects.items():
-            frames.append(simulate_audit(
-                rng, {g: eff}, design=design, speakers_per_group=int(rng.integers(1, 4)),
-                n_sentences=int(rng.integers(2, 9)), utterances_per_speaker=int(rng.integers(2, 9)),
-                base=float(rng.choice([-6.0, -4.0, -1.7])),
-            ))
+            frames.append(
+                simulate_audit(
+                    rng,
+                    {g: eff},
+                    design=design,
+                    speakers_per_group=int(rng.integers(1, 4)),
+                    n_sentences=int(rng.integers(2, 9)),
+                    utterances_per_speaker=int(rng.integers(2, 9)),
+                    base=float(rng.choice([-6.0, -4.0, -1.7])),
+                )
+            )
         frame = pd.concat(frames, ignore_index=True)
         st = AuditSettings(n_bootstrap=n_bootstrap, seed=i, min_items=1, min_speakers=1)
         res = compare_groups(frame, specs, st, reference="ref")

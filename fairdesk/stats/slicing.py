@@ -276,8 +276,9 @@ def stratified_sample(
         labels = labels + "\0" + _value_labels(frame[k]).astype(str).reset_index(drop=True)
     if speaker_col in frame.columns:
         spk = frame[speaker_col].astype(object).to_numpy(dtype=object)
-        spk = np.array([f"\0item{i}" if pd.isna(v) else str(v) for i, v in enumerate(spk)],
-                       dtype=object)
+        spk = np.array(
+            [f"\0item{i}" if pd.isna(v) else str(v) for i, v in enumerate(spk)], dtype=object
+        )
     else:
         spk = np.array([f"\0item{i}" for i in range(n)], dtype=object)
     if content_col in frame.columns:

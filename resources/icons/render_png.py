@@ -13,8 +13,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def render(size: int = 256, svg: Path = HERE / "fairdesk.svg",
-           out: Path = HERE / "fairdesk.png") -> Path:
+def render(
+    size: int = 256, svg: Path = HERE / "fairdesk.svg", out: Path = HERE / "fairdesk.png"
+) -> Path:
     """Draw ``svg`` into a transparent ``size`` x ``size`` PNG at ``out``."""
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QGuiApplication, QImage, QPainter

@@ -83,17 +83,21 @@ def heldout_rows(seed: int = HELDOUT_SEED, per_template: int = 5) -> list[dict]:
         for _ in range(per_template):
             slots = {n: rng.choice(HELDOUT_ENTITIES[n]) for n in names}
             text = template.format(verb=rng.choice(HELDOUT_VERBS), **slots)
-            out.append({"text": text, "intent": "PlayMusic", "slots": slots,
-                        "template": template})
+            out.append({"text": text, "intent": "PlayMusic", "slots": slots, "template": template})
     for intent, templates in HELDOUT_OTHER.items():
         for template in templates:
             if "{n}" in template:
                 for spoken, label in rng.sample(HELDOUT_LEVELS, 3):
-                    out.append({"text": template.format(n=spoken), "intent": intent,
-                                "slots": {"volume": label}, "template": template})
+                    out.append(
+                        {
+                            "text": template.format(n=spoken),
+                            "intent": intent,
+                            "slots": {"volume": label},
+                            "template": template,
+                        }
+                    )
             else:
-                out.append({"text": template, "intent": intent, "slots": {},
-                            "template": template})
+                out.append({"text": template, "intent": intent, "slots": {}, "template": template})
     # one row per distinct text (a repeated draw would count twice)
     seen: set[str] = set()
     unique = []

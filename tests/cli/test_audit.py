@@ -10,29 +10,65 @@ import pytest
 from fairdesk.cli import main
 from fairdesk.metrics import english
 
-COMPARISON_FIELDS = {"metric", "group", "reference", "value", "reference_value", "gap", "ratio",
-                     "effect_size", "ci_low", "ci_high", "p_value", "p_adjusted", "mde",
-                     "estimator", "n_blocks", "design", "verdict", "direction", "flags",
-                     "n_items", "n_speakers", "reading"}
+COMPARISON_FIELDS = {
+    "metric",
+    "group",
+    "reference",
+    "value",
+    "reference_value",
+    "gap",
+    "ratio",
+    "effect_size",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "p_adjusted",
+    "mde",
+    "estimator",
+    "n_blocks",
+    "design",
+    "verdict",
+    "direction",
+    "flags",
+    "n_items",
+    "n_speakers",
+    "reading",
+}
 
 
 def _table(tmp_path, fmt="csv"):
     rng = np.random.default_rng(3)
-    sents = [f"play track {w} from the {v} album" for w, v in
-             zip("one two three four five six seven eight nine ten eleven twelve".split(),
-                 "red blue green white black gold pink grey brown teal navy plum".split())]
+    sents = [
+        f"play track {w} from the {v} album"
+        for w, v in zip(
+            "one two three four five six seven eight nine ten eleven twelve".split(),
+            "red blue green white black gold pink grey brown teal navy plum".split(),
+        )
+    ]
     rows = []
-    for acc, p, n_spk in (("us", 0.03, 12), ("scot", 0.25, 12), ("nyc", 0.04, 12),
-                          ("tiny", 0.1, 2)):
+    for acc, p, n_spk in (
+        ("us", 0.03, 12),
+        ("scot", 0.25, 12),
+        ("nyc", 0.04, 12),
+        ("tiny", 0.1, 2),
+    ):
         for s in range(n_spk):
             for c, t in enumerate(sents):
                 words = t.split()
                 hyp = " ".join(w if rng.random() > p else "zzz" for w in words)
                 intent_ok = rng.random() > p
-                rows.append({"ref": t, "hyp": hyp, "spk": f"{acc}{s}", "content_id": f"c{c}",
-                             "accent": acc, "gender": "f" if s % 2 else "m",
-                             "intent": "PlayMusic",
-                             "hyp_intent": "PlayMusic" if intent_ok else "Pause"})
+                rows.append(
+                    {
+                        "ref": t,
+                        "hyp": hyp,
+                        "spk": f"{acc}{s}",
+                        "content_id": f"c{c}",
+                        "accent": acc,
+                        "gender": "f" if s % 2 else "m",
+                        "intent": "PlayMusic",
+                        "hyp_intent": "PlayMusic" if intent_ok else "Pause",
+                    }
+                )
     df = pd.DataFrame(rows)
     path = tmp_path / f"t.{fmt}"
     if fmt == "csv":
@@ -48,9 +84,26 @@ def _table(tmp_path, fmt="csv"):
 def test_audit_table_json(tmp_path, capsys, fmt):
     df, path = _table(tmp_path, fmt)
     out = tmp_path / "o.json"
-    code = main(["audit", "--table", str(path), "--ref-col", "ref", "--hyp-col", "hyp",
-                 "--speaker-col", "spk", "--by", "accent", "--n-bootstrap", "400",
-                 "--json", str(out), "--quiet"])
+    code = main(
+        [
+            "audit",
+            "--table",
+            str(path),
+            "--ref-col",
+            "ref",
+            "--hyp-col",
+            "hyp",
+            "--speaker-col",
+            "spk",
+            "--by",
+            "accent",
+            "--n-bootstrap",
+            "400",
+            "--json",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert code == 0
     res = json.loads(out.read_text())
     assert res["reference"] in ("us", "scot", "nyc")
@@ -62,8 +115,7 @@ def test_audit_table_json(tmp_path, capsys, fmt):
         sub = df[df["accent"] == acc]
         want = jiwer.wer([english(r) for r in sub["ref"]], [english(h) for h in sub["hyp"]])
         assert g["wer"] == pytest.approx(want, abs=1e-12)
-        o = jiwer.process_words([english(r) for r in sub["ref"]],
-                                [english(h) for h in sub["hyp"]])
+        o = jiwer.process_words([english(r) for r in sub["ref"]], [english(h) for h in sub["hyp"]])
         n = o.hits + o.substitutions + o.deletions
         assert g["sub_rate"] == pytest.approx(o.substitutions / n)  # reported, not tested
         assert g["del_rate"] == pytest.approx(o.deletions / n)
@@ -85,9 +137,17 @@ def test_audit_table_json(tmp_path, capsys, fmt):
         pred = dict(zip(m["predicted"], rows["PlayMusic"]))
         sub = df[df["accent"] == acc]
         assert pred["Pause"] == (sub["hyp_intent"] == "Pause").sum()
-    assert set(res["settings"]) >= {"n_bootstrap", "seed", "alpha", "absolute_error_gap",
-                                    "disparity_ratio", "grounding_gap", "min_items",
-                                    "min_speakers", "normaliser"}
+    assert set(res["settings"]) >= {
+        "n_bootstrap",
+        "seed",
+        "alpha",
+        "absolute_error_gap",
+        "disparity_ratio",
+        "grounding_gap",
+        "min_items",
+        "min_speakers",
+        "normaliser",
+    }
 
 
 def test_audit_table_same_request_same_numbers(tmp_path):
@@ -95,9 +155,32 @@ def test_audit_table_same_request_same_numbers(tmp_path):
     outs = []
     for i in range(2):
         o = tmp_path / f"o{i}.json"
-        main(["audit", "--table", str(path), "--ref-col", "ref", "--hyp-col", "hyp",
-              "--speaker-col", "spk", "--by", "accent", "--by", "gender", "--metric", "wer",
-              "--n-bootstrap", "300", "--min-speakers", "2", "--json", str(o), "--quiet"])
+        main(
+            [
+                "audit",
+                "--table",
+                str(path),
+                "--ref-col",
+                "ref",
+                "--hyp-col",
+                "hyp",
+                "--speaker-col",
+                "spk",
+                "--by",
+                "accent",
+                "--by",
+                "gender",
+                "--metric",
+                "wer",
+                "--n-bootstrap",
+                "300",
+                "--min-speakers",
+                "2",
+                "--json",
+                str(o),
+                "--quiet",
+            ]
+        )
         outs.append(json.loads(o.read_text()))
     assert outs[0]["comparisons"] == outs[1]["comparisons"]
     assert any(" × " in g["group"] for g in outs[0]["groups"])
@@ -108,17 +191,68 @@ def test_audit_table_usage_errors(tmp_path, capsys):
     assert main(["audit", "--table", str(path), "--by", "accent", "--quiet"]) == 2
     assert "no column 'reference'" in capsys.readouterr().err
     # exit code 2 alone would also pass on any internal ValueError: check what it says
-    assert main(["audit", "--table", str(path), "--ref-col", "ref", "--hyp-col", "hyp",
-                 "--by", "accent", "--metric", "nope", "--quiet"]) == 2
+    assert (
+        main(
+            [
+                "audit",
+                "--table",
+                str(path),
+                "--ref-col",
+                "ref",
+                "--hyp-col",
+                "hyp",
+                "--by",
+                "accent",
+                "--metric",
+                "nope",
+                "--quiet",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.startswith("fairdesk audit: unknown metric id(s) ['nope']")
     assert "valid ids are: wer," in err
-    assert main(["audit", "--table", str(path), "--ref-col", "ref", "--hyp-col", "hyp",
-                 "--by", "accent", "--filter", "accent=us", "--quiet"]) == 2
+    assert (
+        main(
+            [
+                "audit",
+                "--table",
+                str(path),
+                "--ref-col",
+                "ref",
+                "--hyp-col",
+                "hyp",
+                "--by",
+                "accent",
+                "--filter",
+                "accent=us",
+                "--quiet",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "['accent'] can't be both a filter and a grouping key" in err
-    assert main(["audit", "--table", str(path), "--ref-col", "ref", "--hyp-col", "hyp",
-                 "--by", "accent", "--n-bootstrap", "50", "--quiet"]) == 2
+    assert (
+        main(
+            [
+                "audit",
+                "--table",
+                str(path),
+                "--ref-col",
+                "ref",
+                "--hyp-col",
+                "hyp",
+                "--by",
+                "accent",
+                "--n-bootstrap",
+                "50",
+                "--quiet",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "n_bootstrap must be in 200..20000, got 50" in err
     assert "Traceback" not in err
@@ -127,9 +261,28 @@ def test_audit_table_usage_errors(tmp_path, capsys):
 def test_regress_table(tmp_path, capsys):
     _df, path = _table(tmp_path)
     out = tmp_path / "r.json"
-    code = main(["regress", "--table", str(path), "--ref-col", "ref", "--hyp-col", "hyp",
-                 "--outcome", "correct", "--vars", "accent", "gender", "--reference",
-                 "accent=us", "--cluster", "spk", "--json", str(out)])
+    code = main(
+        [
+            "regress",
+            "--table",
+            str(path),
+            "--ref-col",
+            "ref",
+            "--hyp-col",
+            "hyp",
+            "--outcome",
+            "correct",
+            "--vars",
+            "accent",
+            "gender",
+            "--reference",
+            "accent=us",
+            "--cluster",
+            "spk",
+            "--json",
+            str(out),
+        ]
+    )
     assert code == 0, capsys.readouterr().err
     r = json.loads(out.read_text())
     uni = {u["variable"]: u for u in r["univariate"]}
@@ -137,7 +290,9 @@ def test_regress_table(tmp_path, capsys):
     scot = [lv for lv in uni["accent"]["levels"] if lv["level"] == "scot"][0]
     assert scot["odds_ratio"] < 1 and scot["p_value"] < 0.05
     assert {(a["variable"], a["adjusted_on"]) for a in r["adjustments"]} == {
-        ("accent", "gender"), ("gender", "accent")}
+        ("accent", "gender"),
+        ("gender", "accent"),
+    }
     assert r["clustered"] and r["independence"] and r["conclusions"]
 
 
@@ -148,14 +303,39 @@ def test_table_audit_tonal_language(tmp_path):
     for g, hyp in (("a", "akwa akwà àkwà ákwá"), ("b", "akwa akwa akwa akwa")):
         for s in range(6):
             for c in range(6):
-                rows.append({"reference": "akwa akwà àkwà ákwá", "hypothesis": hyp,
-                             "speaker_id": f"{g}{s}", "content_id": f"c{c}", "dialect": g})
+                rows.append(
+                    {
+                        "reference": "akwa akwà àkwà ákwá",
+                        "hypothesis": hyp,
+                        "speaker_id": f"{g}{s}",
+                        "content_id": f"c{c}",
+                        "dialect": g,
+                    }
+                )
     path = tmp_path / "ig.jsonl"
     pd.DataFrame(rows).to_json(path, orient="records", lines=True, force_ascii=False)
     out = tmp_path / "o.json"
-    assert main(["audit", "--table", str(path), "--by", "dialect", "--language", "ig",
-                 "--min-items", "10", "--n-bootstrap", "200", "--json", str(out),
-                 "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "audit",
+                "--table",
+                str(path),
+                "--by",
+                "dialect",
+                "--language",
+                "ig",
+                "--min-items",
+                "10",
+                "--n-bootstrap",
+                "200",
+                "--json",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     res = json.loads(out.read_text())
     assert res["settings"]["normaliser"] == "whisper-basic"
     g = {x["group"]: x for x in res["groups"]}
@@ -166,20 +346,38 @@ def test_table_audit_tonal_language(tmp_path):
 
 
 def test_table_empty_reference_is_a_problem_and_empty_hypothesis_counts_as_deletions(
-        tmp_path, capsys):
+    tmp_path, capsys
+):
     """METHODS §2: a row without a reference is a problem named by its file line and left
     out; an empty hypothesis is a real output scored as all deletions."""
     rows = ["item_id,reference,hypothesis,speaker_id,g"]
     for i in range(8):
         rows.append(f"a{i},play the red album,play the red album,sa{i % 4},a")
-        rows.append(f"b{i},play the red album,{'' if i == 0 else 'play the red album'},"
-                    f"sb{i % 4},b")
+        rows.append(f"b{i},play the red album,{'' if i == 0 else 'play the red album'},sb{i % 4},b")
     rows.insert(3, "bad,,play it now,sa0,a")  # line 4 of the file
     path = tmp_path / "t.csv"
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     out = tmp_path / "o.json"
-    assert main(["audit", "--table", str(path), "--by", "g", "--min-items", "2",
-                 "--min-speakers", "2", "--n-bootstrap", "200", "--json", str(out)]) == 0
+    assert (
+        main(
+            [
+                "audit",
+                "--table",
+                str(path),
+                "--by",
+                "g",
+                "--min-items",
+                "2",
+                "--min-speakers",
+                "2",
+                "--n-bootstrap",
+                "200",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     res = json.loads(out.read_text())
     assert [(p["line"], p.get("item")) for p in res["problems"]] == [(4, "bad")]
     g = {x["group"]: x for x in res["groups"]}
@@ -200,14 +398,25 @@ def test_table_classification_labels_without_transcripts(tmp_path):
         for i in range(60):
             lab = rng.choice(["yes", "no"])
             pred = lab if rng.random() < p_ok else ("no" if lab == "yes" else "yes")
-            rows.append({"item_id": f"{g}{i}", "label": lab, "predicted_label": pred,
-                         "speaker_id": f"{g}s{i % 12}", "g": g})
+            rows.append(
+                {
+                    "item_id": f"{g}{i}",
+                    "label": lab,
+                    "predicted_label": pred,
+                    "speaker_id": f"{g}s{i % 12}",
+                    "g": g,
+                }
+            )
     df = pd.DataFrame(rows)
     path = tmp_path / "cls.csv"
     df.to_csv(path, index=False)
     out = tmp_path / "o.json"
-    assert main(["audit", "--table", str(path), "--by", "g", "--n-bootstrap", "200",
-                 "--json", str(out)]) == 0
+    assert (
+        main(
+            ["audit", "--table", str(path), "--by", "g", "--n-bootstrap", "200", "--json", str(out)]
+        )
+        == 0
+    )
     res = json.loads(out.read_text())
     acc = {x["group"]: x["accuracy"] for x in res["groups"]}
     for g, sub in df.groupby("g"):

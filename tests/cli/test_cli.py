@@ -16,14 +16,15 @@ def test_help_does_not_import_torch():
     import subprocess
     import sys
 
-    code = ("import sys\nfrom fairdesk.cli import build_parser\n"
-            "build_parser().format_help()\n"
-            "assert 'torch' not in sys.modules, 'torch imported'\n"
-            "assert 'PySide6' not in sys.modules\nprint('ok')")
+    code = (
+        "import sys\nfrom fairdesk.cli import build_parser\n"
+        "build_parser().format_help()\n"
+        "assert 'torch' not in sys.modules, 'torch imported'\n"
+        "assert 'PySide6' not in sys.modules\nprint('ok')"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    r = subprocess.run([sys.executable, "-m", "fairdesk", "--help"], capture_output=True,
-                       text=True)
+    r = subprocess.run([sys.executable, "-m", "fairdesk", "--help"], capture_output=True, text=True)
     assert r.returncode == 0 and "audit" in r.stdout
 
 
@@ -31,11 +32,13 @@ def test_import_json_and_exit_codes(tmp_path, capsys):
     data = tmp_path / "data"
     write_wav(data / "a.wav")
     write_wav(data / "b.wav")
-    (data / "m.csv").write_text("path,text,speaker_id,accent\na.wav,hello,s1,x\n"
-                                "b.wav,,s2,y\nc.wav,gone,s3,y\n")
+    (data / "m.csv").write_text(
+        "path,text,speaker_id,accent\na.wav,hello,s1,x\nb.wav,,s2,y\nc.wav,gone,s3,y\n"
+    )
     proj = tmp_path / "p"
-    code, out, _ = _run(capsys, "import", "--project", str(proj), "--name", "d",
-                        str(data / "m.csv"), "--json")
+    code, out, _ = _run(
+        capsys, "import", "--project", str(proj), "--name", "d", str(data / "m.csv"), "--json"
+    )
     assert code == 0
     d = json.loads(out)
     assert d["dataset"] == "d" and d["imported"] == 1
@@ -48,14 +51,16 @@ def test_import_json_and_exit_codes(tmp_path, capsys):
     assert set(items[0]) >= {"id", "path", "text", "speaker_id", "content_id", "duration"}
     # nothing importable -> exit 1
     (data / "bad.csv").write_text("path,text\nnope.wav,hi\n")
-    code, out, _ = _run(capsys, "import", "--project", str(proj), "--name", "e",
-                        str(data / "bad.csv"), "--json")
+    code, out, _ = _run(
+        capsys, "import", "--project", str(proj), "--name", "e", str(data / "bad.csv"), "--json"
+    )
     assert code == 1 and json.loads(out)["imported"] == 0
     # usage errors -> exit 2
     code, _, err = _run(capsys, "items", "--project", str(proj), "--dataset", "nope")
     assert code == 2 and "no dataset named 'nope'" in err
-    code, _, err = _run(capsys, "items", "--project", str(proj), "--dataset", "d",
-                        "--filter", "accentx")
+    code, _, err = _run(
+        capsys, "items", "--project", str(proj), "--dataset", "d", "--filter", "accentx"
+    )
     assert code == 2 and "--filter 'accentx': expected COL=VAL" in err
 
 

@@ -12,8 +12,12 @@ from tests.core.test_m4a import _signal, write_m4a
 
 # references: seed 003's own examples; hypotheses: made-up recogniser outputs
 ITEMS = [
-    ("akwa", "akwa", "tone"), ("akwà", "akwa", "tone"), ("àkwà", "akwà", "tone"),
-    ("ákwá", "akwa", "tone"), ("oke", "òkè", "tone"), ("òkè", "oke", "tone"),
+    ("akwa", "akwa", "tone"),
+    ("akwà", "akwa", "tone"),
+    ("àkwà", "akwà", "tone"),
+    ("ákwá", "akwa", "tone"),
+    ("oke", "òkè", "tone"),
+    ("òkè", "oke", "tone"),
     ("ọkè", "ọkè", "tone"),
     ("O na-eri oji n'ututu", "Ọ na-eri ọjị n'ututu", "monotone"),
     ("O na-eri oji n'ututu", "O na-eri oji n'ututu", "monotone"),
@@ -34,19 +38,68 @@ def run(tmp_path_factory):
     (root / "manifest.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
     (tmp / "preds.csv").write_text("\n".join(preds) + "\n", encoding="utf-8")
     proj = str(tmp / "proj")
-    assert main(["import", "--project", proj, "--name", "s3", "--language", "ig",
-                 str(root / "manifest.csv")]) == 0
-    assert main(["audit", "--project", proj, "--dataset", "s3", "--model",
-                 f"predictions:{tmp / 'preds.csv'}", "--by", "category", "--min-items", "2",
-                 "--min-speakers", "1", "--n-bootstrap", "200", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "import",
+                "--project",
+                proj,
+                "--name",
+                "s3",
+                "--language",
+                "ig",
+                str(root / "manifest.csv"),
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "audit",
+                "--project",
+                proj,
+                "--dataset",
+                "s3",
+                "--model",
+                f"predictions:{tmp / 'preds.csv'}",
+                "--by",
+                "category",
+                "--min-items",
+                "2",
+                "--min-speakers",
+                "1",
+                "--n-bootstrap",
+                "200",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     return proj, tmp
 
 
 def test_table_from_a_run(run, capsys):
     proj, tmp = run
     out = tmp / "table.json"
-    assert main(["diacritics", "--project", proj, "--run", "1", "--by", "category",
-                 "--n-bootstrap", "1000", "--json", str(out)]) == 0
+    assert (
+        main(
+            [
+                "diacritics",
+                "--project",
+                proj,
+                "--run",
+                "1",
+                "--by",
+                "category",
+                "--n-bootstrap",
+                "1000",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     t = json.loads(out.read_text(encoding="utf-8"))
     cats = {c["category"]: c for c in t["categories"]}
     assert cats["monotone"]["no_diacritics"] and cats["monotone"]["added"] == 3
@@ -62,13 +115,13 @@ def test_table_from_a_run(run, capsys):
 def test_show_prints_and_carries_the_marks(run, capsys):
     proj, tmp = run
     out = tmp / "show.json"
-    assert main(["show", "--project", proj, "--run", "1", "--item", "u2",
-                 "--json", str(out)]) == 0
+    assert main(["show", "--project", proj, "--run", "1", "--item", "u2", "--json", str(out)]) == 0
     (rep,) = json.loads(out.read_text(encoding="utf-8"))
     d = rep["diacritics"]
     assert (d["expected"], d["produced"], d["dropped"]) == (2, 1, 1)
     assert [(e["kind"], e["letter"], e["mark_name"]) for e in d["edits"]] == [
-        ("dropped", "à", "grave")]
+        ("dropped", "à", "grave")
+    ]
     assert main(["show", "--project", proj, "--run", "1", "--item", "u7"]) == 0
     text = capsys.readouterr().out
     assert "no diacritics in the reference (DER undefined): 3 added" in text

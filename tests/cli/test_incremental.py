@@ -25,8 +25,11 @@ class PrefixBackend:
         out = []
         for a in audios:
             dur = a.size / 16000
-            words = [Word(w, 0.1 + 0.25 * i, 0.35 + 0.25 * i, 1.0)
-                     for i, w in enumerate(SENTENCE) if 0.35 + 0.25 * i <= dur + 1e-9]
+            words = [
+                Word(w, 0.1 + 0.25 * i, 0.35 + 0.25 * i, 1.0)
+                for i, w in enumerate(SENTENCE)
+                if 0.35 + 0.25 * i <= dur + 1e-9
+            ]
             if abs(dur - 2.0) < 1e-6:
                 words.append(Word("uh", 1.8, 2.0, 0.5))
             out.append(Transcription(" ".join(w.text for w in words), tuple(words)))
@@ -62,17 +65,40 @@ def test_cli_table_json_and_groups(project, tmp_path, monkeypatch, capsys):
 
     monkeypatch.setattr(fairdesk.models, "get_backend", lambda *a, **k: PrefixBackend())
     out = tmp_path / "inc.json"
-    rc = _run(["incremental", "--project", str(project.folder), "--dataset", "d",
-               "--policy", "concatenation", "--policy", "local-agreement", "--by", "accent",
-               "--min-items", "5", "--min-speakers", "2", "--n-bootstrap", "200",
-               "--json", str(out), "--quiet"])
+    rc = _run(
+        [
+            "incremental",
+            "--project",
+            str(project.folder),
+            "--dataset",
+            "d",
+            "--policy",
+            "concatenation",
+            "--policy",
+            "local-agreement",
+            "--by",
+            "accent",
+            "--min-items",
+            "5",
+            "--min-speakers",
+            "2",
+            "--n-bootstrap",
+            "200",
+            "--json",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert rc == 0
     res = json.loads(out.read_text())
     assert res["hardware"]["cpu_count"] and res["decoder"]["model"] == "whisper-tiny.en"
     assert res["chunk_s"] == 1.0 and res["n_items"] == 20
     rows = {(r["policy"], r["stream"]): r for r in res["summary"]}
-    assert set(rows) == {("concatenation", "displayed"), ("local-agreement", "displayed"),
-                         ("local-agreement", "committed")}
+    assert set(rows) == {
+        ("concatenation", "displayed"),
+        ("local-agreement", "displayed"),
+        ("local-agreement", "committed"),
+    }
     assert rows[("concatenation", "displayed")]["wer"] == 0
     assert rows[("local-agreement", "committed")]["eo"] == 0
     assert len(res["groups"]) == 3
@@ -135,42 +161,67 @@ class StreamingEngine(PrefixBackend):
         return _S()
 
 
-def test_two_models_give_one_table_stored_with_timelines(project, tmp_path, monkeypatch,
-                                                         capsys):
+def test_two_models_give_one_table_stored_with_timelines(project, tmp_path, monkeypatch, capsys):
     import fairdesk.models
     from fairdesk.incremental.store import incremental_runs, load_incremental
 
     made = {"whisper-fake": PrefixBackend, "stream-fake": StreamingEngine}
     monkeypatch.setattr(fairdesk.models, "get_backend", lambda m, *a, **k: made[m]())
     out = tmp_path / "two.json"
-    rc = _run(["incremental", "--project", str(project.folder), "--dataset", "d",
-               "--model", "whisper-fake", "--model", "stream-fake", "--policy", "seed001",
-               "--sample", "6", "--json", str(out)])
+    rc = _run(
+        [
+            "incremental",
+            "--project",
+            str(project.folder),
+            "--dataset",
+            "d",
+            "--model",
+            "whisper-fake",
+            "--model",
+            "stream-fake",
+            "--policy",
+            "seed001",
+            "--sample",
+            "6",
+            "--json",
+            str(out),
+        ]
+    )
     assert rc == 0
     res = json.loads(out.read_text())
     table = res["table"]
     cols = [(c["model"], c["policy"]) for c in table["columns"]]
     # seed 001's columns per engine: its own partials (streaming engines only), the
     # literal sliding window with the snapped one beside it, and concatenation
-    assert cols == [("whisper-fake", "sliding-literal"), ("whisper-fake", "sliding"),
-                    ("whisper-fake", "concatenation"), ("stream-fake", "native"),
-                    ("stream-fake", "sliding-literal"), ("stream-fake", "sliding"),
-                    ("stream-fake", "concatenation")]
+    assert cols == [
+        ("whisper-fake", "sliding-literal"),
+        ("whisper-fake", "sliding"),
+        ("whisper-fake", "concatenation"),
+        ("stream-fake", "native"),
+        ("stream-fake", "sliding-literal"),
+        ("stream-fake", "sliding"),
+        ("stream-fake", "concatenation"),
+    ]
     assert table["rows"] == ["wer", "lat_seed001", "lat_pooled", "eo", "rps", "spr", "rtf"]
     # every cell recomputed from the per-item rows of its model and policy
     for j, (model, policy) in enumerate(cols):
         rows = [r for r in res["items"] if r["model"] == model and r["policy"] == policy]
         assert len(rows) == 6
-        tot = {k: sum(r[k] for r in rows) for k in rows[0] if isinstance(rows[0][k], float)
-               or isinstance(rows[0][k], int)}
+        tot = {
+            k: sum(r[k] for r in rows)
+            for k in rows[0]
+            if isinstance(rows[0][k], float) or isinstance(rows[0][k], int)
+        }
         wer = (tot["n_sub"] + tot["n_del"] + tot["n_ins"]) / tot["n_words"]
         assert table["values"]["wer"][j] == pytest.approx(wer)
         eo = tot["n_revokes"] / (tot["n_adds"] + tot["n_revokes"])
         assert table["values"]["eo"][j] == pytest.approx(eo)
         assert table["values"]["lat_seed001"][j] == pytest.approx(
-            tot["lat_seed_sum"] / tot["n_lat_pred"])
+            tot["lat_seed_sum"] / tot["n_lat_pred"]
+        )
         assert table["values"]["lat_pooled"][j] == pytest.approx(
-            tot["decode_s"] / tot["n_final_words"])
+            tot["decode_s"] / tot["n_final_words"]
+        )
     native = cols.index(("stream-fake", "native"))
     assert table["values"]["eo"][native] > 0 and table["values"]["wer"][native] == 0
     text = capsys.readouterr().out
@@ -184,15 +235,19 @@ def test_two_models_give_one_table_stored_with_timelines(project, tmp_path, monk
     assert stored["table"]["columns"] == table["columns"]
     assert len(stored["timelines"]) == 6 * 7
     for tl in stored["timelines"]:
-        row = next(r for r in res["items"] if r["id"] == tl["item"]
-                   and r["model"] == tl["model"] and r["policy"] == tl["policy"])
+        row = next(
+            r
+            for r in res["items"]
+            if r["id"] == tl["item"] and r["model"] == tl["model"] and r["policy"] == tl["policy"]
+        )
         assert sum(len(e["added"]) for e in tl["events"]) == row["n_adds"]
         assert sum(len(e["revoked"]) for e in tl["events"]) == row["n_revokes"]
     # an audit-run list leaves the incremental run out
     from fairdesk.incremental.store import is_incremental_settings
 
-    settings = project.conn.execute("SELECT settings FROM runs WHERE id=?",
-                                    (res["run_id"],)).fetchone()[0]
+    settings = project.conn.execute(
+        "SELECT settings FROM runs WHERE id=?", (res["run_id"],)
+    ).fetchone()[0]
     assert is_incremental_settings(settings)
 
 
@@ -202,8 +257,19 @@ def test_native_needs_a_streaming_engine(project, monkeypatch):
 
     monkeypatch.setattr(fairdesk.models, "get_backend", lambda *a, **k: PrefixBackend())
     with pytest.raises(UsageError, match="no native streaming"):
-        _run(["incremental", "--project", str(project.folder), "--dataset", "d",
-              "--policy", "native", "--quiet", "--no-store"])
+        _run(
+            [
+                "incremental",
+                "--project",
+                str(project.folder),
+                "--dataset",
+                "d",
+                "--policy",
+                "native",
+                "--quiet",
+                "--no-store",
+            ]
+        )
 
 
 def test_split_reports_per_segment_and_pooled(project, tmp_path, monkeypatch):
@@ -212,11 +278,26 @@ def test_split_reports_per_segment_and_pooled(project, tmp_path, monkeypatch):
 
     monkeypatch.setattr(fairdesk.models, "get_backend", lambda *a, **k: PrefixBackend())
     # two speech regions in every clip: cut at 0.6 s
-    monkeypatch.setattr(seg, "speech_regions", lambda audio, settings=None: ((0.0, 0.5),
-                                                                               (0.7, 1.0)))
+    monkeypatch.setattr(
+        seg, "speech_regions", lambda audio, settings=None: ((0.0, 0.5), (0.7, 1.0))
+    )
     out = tmp_path / "split.json"
-    rc = _run(["incremental", "--project", str(project.folder), "--dataset", "d", "--split",
-               "--sample", "4", "--json", str(out), "--quiet", "--no-store"])
+    rc = _run(
+        [
+            "incremental",
+            "--project",
+            str(project.folder),
+            "--dataset",
+            "d",
+            "--split",
+            "--sample",
+            "4",
+            "--json",
+            str(out),
+            "--quiet",
+            "--no-store",
+        ]
+    )
     assert rc == 0
     res = json.loads(out.read_text())
     assert res["split"]["min_silence_duration_ms"] == 500 and "run_id" not in res

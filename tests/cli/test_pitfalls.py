@@ -18,8 +18,15 @@ def _table(tmp_path):
                 hyp = ref if g == "a" else f"I have $20 and it's late number {c}"
                 if g == "b" and s == 0 and c == 0:
                     hyp += " " + LOOP
-                rows.append({"accent": g, "speaker_id": f"{g}{s}", "content_id": f"c{c}",
-                             "reference": ref, "hypothesis": hyp})
+                rows.append(
+                    {
+                        "accent": g,
+                        "speaker_id": f"{g}{s}",
+                        "content_id": f"c{c}",
+                        "reference": ref,
+                        "hypothesis": hyp,
+                    }
+                )
     path = tmp_path / "t.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
     return path
@@ -27,8 +34,20 @@ def _table(tmp_path):
 
 def test_sensitivity_flag_and_pitfalls_in_the_console(tmp_path, capsys):
     out = tmp_path / "a.json"
-    code = main(["audit", "--table", str(_table(tmp_path)), "--by", "accent",
-                 "--normaliser-sensitivity", "--n-bootstrap", "300", "--json", str(out)])
+    code = main(
+        [
+            "audit",
+            "--table",
+            str(_table(tmp_path)),
+            "--by",
+            "accent",
+            "--normaliser-sensitivity",
+            "--n-bootstrap",
+            "300",
+            "--json",
+            str(out),
+        ]
+    )
     assert code == 0
     printed = capsys.readouterr().out
     assert "HALLUC" in printed and "Hallucination flags (checked: loop, runaway)" in printed

@@ -25,8 +25,9 @@ def speech(tmp_path_factory):
 
 
 def padded(speech, lead=1.0, tail=2.0, noise=0.0, seed=0):
-    x = np.concatenate([np.zeros(int(lead * SR), np.float32), speech,
-                        np.zeros(int(tail * SR), np.float32)])
+    x = np.concatenate(
+        [np.zeros(int(lead * SR), np.float32), speech, np.zeros(int(tail * SR), np.float32)]
+    )
     if noise:
         x = x + np.random.default_rng(seed).normal(0, noise, x.size).astype(np.float32)
     return x
@@ -59,7 +60,7 @@ def test_snr_matches_the_planted_noise_level(speech):
     clean = padded(speech)
     mask = np.zeros(x.size, bool)
     for a, b in regions:
-        mask[int(a * SR):int(b * SR)] = True
+        mask[int(a * SR) : int(b * SR)] = True
     truth = 10 * math.log10(np.mean(clean[mask].astype(float) ** 2) / noise**2)
     assert est == pytest.approx(truth, abs=1.0)
     # all speech (no non-speech frames): no estimate
@@ -70,9 +71,11 @@ def test_words_over_the_trailing_silence_are_found(speech):
     x = padded(speech, lead=0.5, tail=2.5)
     cov = covariates(x)
     end = cov.speech[-1][1]
-    words = [{"text": "fox", "start": 1.0, "end": 1.3},
-             {"text": "thank", "start": end + 0.5, "end": end + 0.8},
-             {"text": "you", "start": end + 0.8, "end": end + 1.0}]
+    words = [
+        {"text": "fox", "start": 1.0, "end": 1.3},
+        {"text": "thank", "start": end + 0.5, "end": end + 0.8},
+        {"text": "you", "start": end + 0.8, "end": end + 1.0},
+    ]
     ev = words_over_nonspeech(words, cov.speech, cov.duration_s)
     assert [e["word"] for e in ev] == ["thank", "you"]
     assert ev[0]["nonspeech"] == [round(end, 3), round(cov.duration_s, 3)]
@@ -82,6 +85,5 @@ def test_rate_and_confidence():
     assert list(speech_rate([6, 4], [2.0, 0.0])[:1]) == [3.0]
     assert math.isnan(speech_rate([6, 4], [2.0, 0.0])[1])
     assert asr_confidence(0.8, [{"probability": 0.1}]) == 0.8
-    assert asr_confidence(None, [{"probability": 0.2}, {"probability": 0.4}]) == \
-        pytest.approx(0.3)
+    assert asr_confidence(None, [{"probability": 0.2}, {"probability": 0.4}]) == pytest.approx(0.3)
     assert math.isnan(asr_confidence(None, []))

@@ -36,7 +36,10 @@ def test_demo_lists_both_datasets(project, capsys):
     assert (l2["items"], l2["speakers"], l2["problems"], l2["language"]) == (1250, 125, 0, "en")
     cols = l2["columns"]
     assert {k: v["speakers"] for k, v in cols["age_group"].items()} == {
-        "child": 52, "teen": 6, "adult": 67}
+        "child": 52,
+        "teen": 6,
+        "adult": 67,
+    }
     assert {k: v["speakers"] for k, v in cols["gender"].items()} == {"female": 67, "male": 58}
     assert cols["native_language"] == {"Mandarin": {"items": 1250, "speakers": 125}}
     assert sum(v["items"] for v in cols["age"].values()) == 1250
@@ -65,21 +68,46 @@ def test_l2_english_audit_matches_jiwer(project, tmp_path, capsys):
     from fairdesk.metrics.normalize import NORMALIZERS
 
     out = tmp_path / "a.json"
-    code = main(["audit", "--project", str(project), "--dataset", "l2-english", "--model",
-                 "whisper-tiny.en", "--by", "gender", "--filter", "age_group=teen",
-                 "--sample", "6", "--min-items", "4", "--min-speakers", "2",
-                 "--n-bootstrap", "200", "--json", str(out), "--quiet"])
+    code = main(
+        [
+            "audit",
+            "--project",
+            str(project),
+            "--dataset",
+            "l2-english",
+            "--model",
+            "whisper-tiny.en",
+            "--by",
+            "gender",
+            "--filter",
+            "age_group=teen",
+            "--sample",
+            "6",
+            "--min-items",
+            "4",
+            "--min-speakers",
+            "2",
+            "--n-bootstrap",
+            "200",
+            "--json",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert code == 0
     res = json.loads(out.read_text())
     assert res["failures"] == [] and res["counts"]["n_inferred"] == 12
     groups = {g["group"]: g for g in res["groups"]}
-    assert set(groups) == {"female", "male"} and all(
-        g["n_items"] == 6 for g in groups.values())
+    assert set(groups) == {"female", "male"} and all(g["n_items"] == 6 for g in groups.values())
     # every prompt distinct: the design is unmatched, resampled by speaker, and said so
     assert res["design"] == "unmatched"
     wer = [c for c in res["comparisons"] if c["metric"] == "wer"]
-    assert wer and all(c["estimator"] == "speaker" and c["design"] == "unmatched"
-                       and "content_confounded" in c["flags"] for c in wer)
+    assert wer and all(
+        c["estimator"] == "speaker"
+        and c["design"] == "unmatched"
+        and "content_confounded" in c["flags"]
+        for c in wer
+    )
     assert all("different content" in c["reading"] for c in wer)
     norm = NORMALIZERS[res["settings"]["normaliser"]]
     p = Project(project)
@@ -88,6 +116,5 @@ def test_l2_english_audit_matches_jiwer(project, tmp_path, capsys):
     assert len(rows) == 12
     for name, g in groups.items():
         sub = rows[rows["gender"] == name]
-        want = jiwer.wer([norm(r) for r in sub["reference"]],
-                         [norm(h) for h in sub["hypothesis"]])
+        want = jiwer.wer([norm(r) for r in sub["reference"]], [norm(h) for h in sub["hypothesis"]])
         assert g["wer"] == pytest.approx(want, abs=1e-12)

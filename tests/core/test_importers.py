@@ -29,13 +29,13 @@ def _broken_tree(root):
         b"id,path,text,speaker,accent",
         b"u1,a.wav,play some music,s1,scottish",
         b"u2,sub/b.wav,turn it up,s2,irish",
-        b"u3,c.flac,\xc3\xa0kw\xc3\xa0,s1,scottish",          # UTF-8 'àkwà' is fine
+        b"u3,c.flac,\xc3\xa0kw\xc3\xa0,s1,scottish",  # UTF-8 'àkwà' is fine
         b"u4,missing.wav,hello,s3,irish",
         b"u5,corrupt.wav,hello,s3,irish",
         b"u6,empty.wav,hello,s3,irish",
         b"u1,d.wav,duplicate id,s3,irish",
-        b"u7,d.wav,caf\xe9 latin-1,s3,irish",               # not UTF-8
-        b"u8,d.wav,   ,s3,irish",                            # empty transcript
+        b"u7,d.wav,caf\xe9 latin-1,s3,irish",  # not UTF-8
+        b"u8,d.wav,   ,s3,irish",  # empty transcript
         b"u9,../outside.wav,escape,s3,irish",
         b"u10," + str(root.parent / "outside.wav").encode() + b",absolute elsewhere,s3,irish",
         b"u11,d.wav,too,many,fields,here",
@@ -107,9 +107,13 @@ def test_jsonl_manifest_with_malformed_line(project, tmp_path):
     root = tmp_path / "j"
     write_wav(root / "a.wav")
     write_wav(root / "b.wav")
-    lines = [json.dumps({"audio": "a.wav", "text": "hi", "speaker_id": "s", "intent": "Pause",
-                         "slots": {}}), "{not json", json.dumps({"audio": "b.wav",
-                                                                 "text": "yo", "age": 30})]
+    lines = [
+        json.dumps(
+            {"audio": "a.wav", "text": "hi", "speaker_id": "s", "intent": "Pause", "slots": {}}
+        ),
+        "{not json",
+        json.dumps({"audio": "b.wav", "text": "yo", "age": 30}),
+    ]
     (root / "m.jsonl").write_text("\n".join(lines) + "\n")
     rep = import_dataset(project, "j", root / "m.jsonl")
     assert rep.imported == 2
@@ -124,8 +128,9 @@ def test_named_columns_and_missing_column(project, tmp_path):
     (root / "m.tsv").write_text("wavfile\tutterance\twho\nx.wav\thello there\tspk9\n")
     with pytest.raises(ImportFailed, match="no audio-path column"):
         import_dataset(project, "n", root / "m.tsv")
-    rep = import_dataset(project, "n", root / "m.tsv", audio_col="wavfile",
-                         text_col="utterance", speaker_col="who")
+    rep = import_dataset(
+        project, "n", root / "m.tsv", audio_col="wavfile", text_col="utterance", speaker_col="who"
+    )
     assert rep.imported == 1
     assert project.items(project.dataset("n"))["speaker_id"].tolist() == ["spk9"]
 
@@ -135,7 +140,8 @@ def test_audiofolder(project, tmp_path):
     write_wav(root / "test" / "one.wav")
     write_wav(root / "test" / "two.wav")
     (root / "test" / "metadata.csv").write_text(
-        "file_name,transcription,gender\none.wav,hello world,female\ntwo.wav,,male\n")
+        "file_name,transcription,gender\none.wav,hello world,female\ntwo.wav,,male\n"
+    )
     rep = import_dataset(project, "af", root)
     assert rep.format == "audiofolder" and rep.imported == 1
     assert "empty transcript" in rep.problems[0].reason
@@ -152,7 +158,8 @@ def test_commonvoice(project, tmp_path):
         "client_id\tpath\tsentence_id\tsentence\tup_votes\tdown_votes\tage\tgender\taccents\n"
         "c1\tcv_1.wav\tsid1\tHello there.\t2\t0\ttwenties\tfemale_feminine\tScottish English\n"
         "c2\tcv_2.wav\tsid1\tHello there.\t2\t0\tthirties\tmale_masculine\t\n"
-        "c2\tcv_9.wav\tsid2\tMissing clip.\t2\t0\tthirties\tmale_masculine\t\n")
+        "c2\tcv_9.wav\tsid2\tMissing clip.\t2\t0\tthirties\tmale_masculine\t\n"
+    )
     rep = import_dataset(project, "cv", root)
     assert rep.format == "commonvoice" and rep.imported == 2
     assert rep.problems[0].row == 4 and "not found" in rep.problems[0].reason  # line 4
@@ -167,14 +174,16 @@ def test_librispeech(project, tmp_path):
     (root).mkdir()
     (root / "SPEAKERS.TXT").write_text(
         "; comment\n;ID  |SEX| SUBSET | MINUTES | NAME\n"
-        "84   | F | test-clean | 25.2 | Christie\n174  | M | test-clean | 25.1 | Peter\n")
+        "84   | F | test-clean | 25.2 | Christie\n174  | M | test-clean | 25.1 | Peter\n"
+    )
     d1 = root / "test-clean" / "84" / "121123"
     d2 = root / "test-clean" / "174" / "50561"
     write_wav(d1 / "84-121123-0000.flac", fmt="FLAC")
     write_wav(d2 / "174-50561-0000.flac", fmt="FLAC")
     (d1 / "84-121123.trans.txt").write_text("84-121123-0000 GO DO YOU HEAR\n")
     (d2 / "174-50561.trans.txt").write_text(
-        "174-50561-0000 FORGOTTEN TOO\n174-50561-0001 NO AUDIO FOR THIS ONE\n")
+        "174-50561-0000 FORGOTTEN TOO\n174-50561-0001 NO AUDIO FOR THIS ONE\n"
+    )
     rep = import_dataset(project, "ls", root)
     assert rep.format == "librispeech" and rep.imported == 2 and len(rep.problems) == 1
     it = project.items(project.dataset("ls")).set_index("id")

@@ -27,20 +27,57 @@ def saa_tree(root):
     """speakers_all.csv as published (three unnamed trailing columns) + MP3s in
     recordings/recordings/ (the Kaggle copy's nesting)."""
     rec = root / "recordings" / "recordings"
-    lines = ["age,age_onset,birthplace,filename,native_language,sex,speakerid,country,"
-             "file_missing?,,,"]
-    speakers = [("27", "9", "\"virginia, south africa\"", "afrikaans1", "afrikaans", "female",
-                 "1", "south africa", "False"),
-                ("40", "5", "\"pretoria, south africa\"", "afrikaans2", "afrikaans", "male",
-                 "2", "south africa", "False"),
-                ("43", "4", "\"tirana, albania\"", "albanian1", "albanian", "male", "3",
-                 "albania", "False"),
-                ("25", "6", "\"durres, albania\"", "albanian2", "albanian", "female", "4",
-                 "albania", "False"),
-                ("19", "6", "\"lagos, nigeria\"", "yoruba3", "yoruba", "male", "5", "nigeria",
-                 "True"),  # the archive marks it missing
-                ("30", "0", "\"boston, usa\"", "english9", "english", "female", "6", "usa",
-                 "False")]  # its MP3 is not there
+    lines = [
+        "age,age_onset,birthplace,filename,native_language,sex,speakerid,country,file_missing?,,,"
+    ]
+    speakers = [
+        (
+            "27",
+            "9",
+            '"virginia, south africa"',
+            "afrikaans1",
+            "afrikaans",
+            "female",
+            "1",
+            "south africa",
+            "False",
+        ),
+        (
+            "40",
+            "5",
+            '"pretoria, south africa"',
+            "afrikaans2",
+            "afrikaans",
+            "male",
+            "2",
+            "south africa",
+            "False",
+        ),
+        ("43", "4", '"tirana, albania"', "albanian1", "albanian", "male", "3", "albania", "False"),
+        (
+            "25",
+            "6",
+            '"durres, albania"',
+            "albanian2",
+            "albanian",
+            "female",
+            "4",
+            "albania",
+            "False",
+        ),
+        (
+            "19",
+            "6",
+            '"lagos, nigeria"',
+            "yoruba3",
+            "yoruba",
+            "male",
+            "5",
+            "nigeria",
+            "True",
+        ),  # the archive marks it missing
+        ("30", "0", '"boston, usa"', "english9", "english", "female", "6", "usa", "False"),
+    ]  # its MP3 is not there
     for i, s in enumerate(speakers):
         lines.append(",".join(s) + ",,,")
         if s[-1] == "False" and s[3] != "english9":
@@ -69,8 +106,19 @@ def test_saa_import_counts_groups_and_shared_content(project, tmp_path):
 
 def test_saa_cli_and_matched_design(project, tmp_path, capsys):
     root = saa_tree(tmp_path / "saa")
-    code = main(["import", "--project", str(project.folder), "--name", "saa", str(root),
-                 "--format", "saa", "--json"])
+    code = main(
+        [
+            "import",
+            "--project",
+            str(project.folder),
+            "--name",
+            "saa",
+            str(root),
+            "--format",
+            "saa",
+            "--json",
+        ]
+    )
     assert code == 0
     d = json.loads(capsys.readouterr().out)
     assert d["imported"] == 4 and len(d["problems"]) == 2
@@ -81,9 +129,15 @@ def test_saa_cli_and_matched_design(project, tmp_path, capsys):
     from fairdesk.stats import AuditSettings
 
     items = project.items(project.dataset("saa"))
-    f = pd.DataFrame({"group": items["native_language"], "speaker_id": items["speaker_id"],
-                      "content_id": items["content_id"], "reference": items["text"],
-                      "hypothesis": items["text"].str.replace("Stella", "Stellar")})
+    f = pd.DataFrame(
+        {
+            "group": items["native_language"],
+            "speaker_id": items["speaker_id"],
+            "content_id": items["content_id"],
+            "reference": items["text"],
+            "hypothesis": items["text"].str.replace("Stella", "Stellar"),
+        }
+    )
     _fr, res = analyse(f, AuditSettings(n_bootstrap=200, min_items=1, min_speakers=1))
     assert res["design"] == "matched"
     hm = res["word_positions"][CONTENT_ID]
@@ -108,18 +162,31 @@ def l2_tree(root):
             write_wav(root / spk / "wav" / f"{utt}.wav", seconds=1.0)
             (root / spk / "transcript").mkdir(parents=True, exist_ok=True)
             (root / spk / "transcript" / f"{utt}.txt").write_text(
-                "Author of the danger trail" if utt.endswith("1") else "Not at this particular case")
+                "Author of the danger trail" if utt.endswith("1") else "Not at this particular case"
+            )
     # ABA a0001: 5 phones, 2 errors (a substitution and a deletion) + 1 addition
-    textgrid(root / "ABA" / "annotation" / "arctic_a0001.TextGrid", [
-        (0.00, 0.10, "sil"), (0.10, 0.20, "AO1"), (0.20, 0.30, "TH,S,s"),
-        (0.30, 0.40, "ER0"), (0.40, 0.50, "AH0,sil,d"), (0.50, 0.60, "sil,AH,a"),
-        (0.60, 0.70, "V"), (0.70, 1.00, "sil")])
+    textgrid(
+        root / "ABA" / "annotation" / "arctic_a0001.TextGrid",
+        [
+            (0.00, 0.10, "sil"),
+            (0.10, 0.20, "AO1"),
+            (0.20, 0.30, "TH,S,s"),
+            (0.30, 0.40, "ER0"),
+            (0.40, 0.50, "AH0,sil,d"),
+            (0.50, 0.60, "sil,AH,a"),
+            (0.60, 0.70, "V"),
+            (0.70, 1.00, "sil"),
+        ],
+    )
     # BWC a0001: no error
-    textgrid(root / "BWC" / "annotation" / "arctic_a0001.TextGrid", [
-        (0.0, 0.5, "N"), (0.5, 1.0, "AA1")])
+    textgrid(
+        root / "BWC" / "annotation" / "arctic_a0001.TextGrid", [(0.0, 0.5, "N"), (0.5, 1.0, "AA1")]
+    )
     # BWC a0002: a malformed label
-    textgrid(root / "BWC" / "annotation" / "arctic_a0002.TextGrid", [
-        (0.0, 0.5, "N,T"), (0.5, 1.0, "AA1")])
+    textgrid(
+        root / "BWC" / "annotation" / "arctic_a0002.TextGrid",
+        [(0.0, 0.5, "N,T"), (0.5, 1.0, "AA1")],
+    )
     (root / "ABA" / "transcript" / "arctic_a0002.txt").unlink()
     return root
 
@@ -142,10 +209,14 @@ def test_l2arctic_import_with_annotations(project, tmp_path):
     assert float(items.loc["BWC/arctic_a0001", "accentedness"]) == 0.0
     db = int(items.loc["ABA/arctic_a0001", "db_id"])
     errs = project.annotations(db, "phone_error")
-    assert [(a["start"], a["end"], a["value"]["canonical"], a["value"]["perceived"],
-             a["value"]["type"]) for a in errs] == [
-        (0.2, 0.3, "TH", "S", "substitution"), (0.4, 0.5, "AH", "-", "deletion"),
-        (0.5, 0.6, "-", "AH", "addition")]
+    assert [
+        (a["start"], a["end"], a["value"]["canonical"], a["value"]["perceived"], a["value"]["type"])
+        for a in errs
+    ] == [
+        (0.2, 0.3, "TH", "S", "substitution"),
+        (0.4, 0.5, "AH", "-", "deletion"),
+        (0.5, 0.6, "-", "AH", "addition"),
+    ]
     counts = project.annotations(db, "phone_counts")[0]["value"]
     assert counts["n_phones"] == 5 and counts["phones"]["TH"] == 1
     # re-import replaces, never duplicates

@@ -23,8 +23,9 @@ from tests.conftest import write_wav
 
 
 def _manifest(root, rows):
-    (root / "manifest.csv").write_text("\n".join(["id,path,text,speaker,zeta,alpha", *rows])
-                                       + "\n", encoding="utf-8")
+    (root / "manifest.csv").write_text(
+        "\n".join(["id,path,text,speaker,zeta,alpha", *rows]) + "\n", encoding="utf-8"
+    )
     return root / "manifest.csv"
 
 
@@ -39,17 +40,29 @@ def test_reimport_counts_stores_and_reports(tmp_path):
     man = _manifest(root, rows)
     rep = import_dataset(p, "d", root, progress=lambda f, m: seen.append((f, m)))
     assert (rep.dataset, rep.format, rep.imported, rep.added, rep.updated, rep.unchanged) == (
-        "d", "manifest", 52, 52, 0, 0)
+        "d",
+        "manifest",
+        52,
+        52,
+        0,
+        0,
+    )
     assert seen == [(50 / 53, "checked 50/53 files")]  # 53 files to check, 1 missing
     (prob,) = rep.problems
     assert (prob.row, prob.path, prob.source) == (54, "missing.wav", str(man))
     d = rep.to_dict()
-    assert set(d) >= {"dataset", "format", "imported", "added", "updated", "unchanged",
-                      "problems"}
-    assert (d["dataset"], d["format"], d["imported"], d["added"], d["updated"],
-            d["unchanged"]) == ("d", "manifest", 52, 52, 0, 0)
-    assert d["problems"] == [{"row": 54, "path": "missing.wav",
-                              "reason": prob.reason, "source": str(man)}]
+    assert set(d) >= {"dataset", "format", "imported", "added", "updated", "unchanged", "problems"}
+    assert (d["dataset"], d["format"], d["imported"], d["added"], d["updated"], d["unchanged"]) == (
+        "d",
+        "manifest",
+        52,
+        52,
+        0,
+        0,
+    )
+    assert d["problems"] == [
+        {"row": 54, "path": "missing.wav", "reason": prob.reason, "source": str(man)}
+    ]
     items = p.items(p.dataset("d")).set_index("id")
     it = items.loc["u1"]
     assert it["text"] == "Café 1" and it["speaker_id"] == "s1" and it["path"] == "w1.wav"
@@ -57,8 +70,7 @@ def test_reimport_counts_stores_and_reports(tmp_path):
     stored = p.conn.execute("SELECT metadata FROM items WHERE item_key='u1'").fetchone()[0]
     assert stored == json.dumps({"alpha": "a", "zeta": "z"}, ensure_ascii=False)
     kept = p.conn.execute("SELECT row, path, reason FROM import_problems").fetchall()
-    assert [tuple(r) for r in kept] == [(54, "missing.wav",
-                                         f"{man}: {prob.reason}")]
+    assert [tuple(r) for r in kept] == [(54, "missing.wav", f"{man}: {prob.reason}")]
 
     # re-import: one text changed, one file changed, the rest unchanged
     rows[0] = "u0,w0.wav,another text,s0,z,a"
@@ -75,8 +87,10 @@ def test_reimport_counts_stores_and_reports(tmp_path):
     _manifest(other, ["u0,w0.wav,x,s0,z,a"])
     with pytest.raises(ImportFailed) as e:
         import_dataset(p, "d", other / "manifest.csv")
-    assert str(e.value) == (f"dataset 'd' already exists with its audio in {root.resolve()}; "
-                            "choose another --name to import from a different folder")
+    assert str(e.value) == (
+        f"dataset 'd' already exists with its audio in {root.resolve()}; "
+        "choose another --name to import from a different folder"
+    )
 
 
 def test_a_manifest_folder_and_the_format_refusals(tmp_path):
@@ -89,8 +103,10 @@ def test_a_manifest_folder_and_the_format_refusals(tmp_path):
     assert detect_format(root) == "manifest"
     with pytest.raises(ImportFailed) as e:
         import_dataset(p, "x", root, fmt="kaldi")
-    assert str(e.value) == ("unknown format 'kaldi'; use one of auto, manifest, audiofolder, "
-                            "commonvoice, librispeech, saa, l2arctic")
+    assert str(e.value) == (
+        "unknown format 'kaldi'; use one of auto, manifest, audiofolder, "
+        "commonvoice, librispeech, saa, l2arctic"
+    )
     with pytest.raises(ImportFailed) as e:
         detect_format(tmp_path / "nope")
     assert str(e.value) == f"{tmp_path / 'nope'}: no such file or folder"
@@ -98,8 +114,10 @@ def test_a_manifest_folder_and_the_format_refusals(tmp_path):
     empty.mkdir()
     with pytest.raises(ImportFailed) as e:
         detect_format(empty)
-    assert str(e.value) == (f"{empty}: cannot tell the dataset format; pass --format "
-                            "(manifest, audiofolder, commonvoice, librispeech, saa or l2arctic)")
+    assert str(e.value) == (
+        f"{empty}: cannot tell the dataset format; pass --format "
+        "(manifest, audiofolder, commonvoice, librispeech, saa or l2arctic)"
+    )
     (empty / "metadata.jsonl").write_text("{}\n")
     assert detect_format(empty) == "audiofolder"
     (empty / "metadata.jsonl").unlink()
@@ -108,7 +126,7 @@ def test_a_manifest_folder_and_the_format_refusals(tmp_path):
 
 
 BAD = "caf\udce9"  # 'café' in Latin-1, read as UTF-8 with surrogateescape
-BAD_REASON = ("text is not valid UTF-8 (byte 0xe9 at character 4); re-save the file as UTF-8")
+BAD_REASON = "text is not valid UTF-8 (byte 0xe9 at character 4); re-save the file as UTF-8"
 
 
 @pytest.fixture
@@ -147,10 +165,19 @@ def test_every_row_check_names_the_row_the_path_and_the_source(project, tmp_path
         _cand(10, str(root / "e.wav"), key="k1", src="other.csv"),
         _cand(11, str(root / "b.wav"), key="good", metadata={"accent": "ok"}),
     ]
-    man = _fake_reader(monkeypatch, root, cands, [
-        Problem(1, None, "from the reader", "z.csv"), Problem(20, None, "late line", "m.csv"),
-        Problem(1, None, "line 1", "s.csv"), Problem(None, None, "the whole file", "s.csv"),
-        Problem(None, None, "no source", None), Problem(3, None, "absolute", "/data/a.csv")])
+    man = _fake_reader(
+        monkeypatch,
+        root,
+        cands,
+        [
+            Problem(1, None, "from the reader", "z.csv"),
+            Problem(20, None, "late line", "m.csv"),
+            Problem(1, None, "line 1", "s.csv"),
+            Problem(None, None, "the whole file", "s.csv"),
+            Problem(None, None, "no source", None),
+            Problem(3, None, "absolute", "/data/a.csv"),
+        ],
+    )
     rep = import_dataset(project, "d", man)
     assert rep.imported == 2 and rep.added == 2
     outside = str(tmp_path / "data-private" / "x.wav")
@@ -163,21 +190,31 @@ def test_every_row_check_names_the_row_the_path_and_the_source(project, tmp_path
         Problem(4, None, BAD_REASON, "m.csv"),
         Problem(5, None, BAD_REASON, "m.csv"),
         Problem(6, None, "no audio path in this row", "m.csv"),
-        Problem(7, outside, f"path {outside!r} is outside the dataset folder {root.resolve()}; "
-                "move the audio inside the dataset folder", "m.csv"),
-        Problem(8, "c.wav", "empty transcript; add the reference text or remove the row",
-                "m.csv"),
+        Problem(
+            7,
+            outside,
+            f"path {outside!r} is outside the dataset folder {root.resolve()}; "
+            "move the audio inside the dataset folder",
+            "m.csv",
+        ),
+        Problem(8, "c.wav", "empty transcript; add the reference text or remove the row", "m.csv"),
         Problem(20, None, "late line", "m.csv"),
-        Problem(10, "e.wav", "duplicate item id 'k1' (first seen on line 9); give each row a "
-                "unique id", "other.csv"),
+        Problem(
+            10,
+            "e.wav",
+            "duplicate item id 'k1' (first seen on line 9); give each row a unique id",
+            "other.csv",
+        ),
         Problem(None, None, "the whole file", "s.csv"),
         Problem(1, None, "line 1", "s.csv"),
         Problem(1, None, "from the reader", "z.csv"),
     ]
     stored = project.conn.execute("SELECT row, path, reason FROM import_problems").fetchall()
     assert [tuple(r) for r in stored][:3] == [
-        (1, None, "z.csv: from the reader"), (20, None, "m.csv: late line"),
-        (1, None, "s.csv: line 1")]
+        (1, None, "z.csv: from the reader"),
+        (20, None, "m.csv: late line"),
+        (1, None, "s.csv: line 1"),
+    ]
     assert (3, None, "/data/a.csv: absolute") in [tuple(r) for r in stored]
     assert (None, None, "no source") in [tuple(r) for r in stored]
     items = project.items(project.dataset("d")).set_index("id")
@@ -188,19 +225,35 @@ def test_every_row_check_names_the_row_the_path_and_the_source(project, tmp_path
 def test_a_problem_without_a_source_is_stored_as_its_reason(project, tmp_path, monkeypatch):
     root = tmp_path / "data"
     write_wav(root / "a.wav", seconds=0.2)
-    man = _fake_reader(monkeypatch, root, [_cand(2, str(root / "a.wav"))],
-                       [Problem(None, None, "the whole file", None)])
+    man = _fake_reader(
+        monkeypatch,
+        root,
+        [_cand(2, str(root / "a.wav"))],
+        [Problem(None, None, "the whole file", None)],
+    )
     import_dataset(project, "d", man)
-    assert [tuple(r) for r in project.conn.execute(
-        "SELECT row, path, reason FROM import_problems")] == [(None, None, "the whole file")]
+    assert [
+        tuple(r) for r in project.conn.execute("SELECT row, path, reason FROM import_problems")
+    ] == [(None, None, "the whole file")]
 
 
 def test_labels_only_rows_need_no_text_and_the_language_default(project, tmp_path, monkeypatch):
     root = tmp_path / "data"
     write_wav(root / "a.wav", seconds=0.2)
-    man = _fake_reader(monkeypatch, root, [_cand(2, str(root / "a.wav"), text="",
-                                                 needs_text=False, key="a",
-                                                 metadata={"label": "Ọ̀yọ́", "n": 2})])
+    man = _fake_reader(
+        monkeypatch,
+        root,
+        [
+            _cand(
+                2,
+                str(root / "a.wav"),
+                text="",
+                needs_text=False,
+                key="a",
+                metadata={"label": "Ọ̀yọ́", "n": 2},
+            )
+        ],
+    )
     rep = import_dataset(project, "d", man)
     assert rep.imported == 1
     ds = project.dataset("d")
@@ -227,32 +280,50 @@ def test_warnings_stale_items_and_the_report_dict(project, tmp_path):
     sf.write(str(root / "quiet.wav"), np.zeros(8000, np.float32), 16000)  # digital silence
     write_wav(root / "c.wav", seconds=0.3, freq=300)
     man = root / "manifest.csv"
-    man.write_text("id,path,text\na,a.wav,one\nq,quiet.wav,two\nc,c.wav,three\n",
-                   encoding="utf-8")
+    man.write_text("id,path,text\na,a.wav,one\nq,quiet.wav,two\nc,c.wav,three\n", encoding="utf-8")
     rep = import_dataset(project, "d", man, language="ig")
     silence = "digital silence (every sample is 0); check the recording"
     assert rep.warnings == ({"item": "q", "path": "quiet.wav", "warning": silence},)
     assert project.dataset("d").language == "ig"
-    assert rep.to_dict() == {"dataset": "d", "format": "manifest", "imported": 3, "added": 3,
-                             "updated": 0, "unchanged": 0, "stale": 0, "problems": [],
-                             "warnings": [{"item": "q", "path": "quiet.wav",
-                                           "warning": silence}]}
-    status = {r["item_key"]: (r["stale"], json.loads(r["warnings"])) for r in project.conn.execute(
-        "SELECT i.item_key, s.stale, s.warnings FROM item_status s JOIN items i ON i.id=s.item_id")}
+    assert rep.to_dict() == {
+        "dataset": "d",
+        "format": "manifest",
+        "imported": 3,
+        "added": 3,
+        "updated": 0,
+        "unchanged": 0,
+        "stale": 0,
+        "problems": [],
+        "warnings": [{"item": "q", "path": "quiet.wav", "warning": silence}],
+    }
+    status = {
+        r["item_key"]: (r["stale"], json.loads(r["warnings"]))
+        for r in project.conn.execute(
+            "SELECT i.item_key, s.stale, s.warnings FROM item_status s JOIN items i ON i.id=s.item_id"
+        )
+    }
     assert status == {"a": (0, []), "q": (0, [silence]), "c": (0, [])}
     # the source drops c: kept, marked stale (1), counted once
     man.write_text("id,path,text\na,a.wav,one\nq,quiet.wav,two\n", encoding="utf-8")
     rep = import_dataset(project, "d", man)
     assert rep.stale == 1 and rep.to_dict()["stale"] == 1 and rep.unchanged == 2
-    status = {r["item_key"]: r["stale"] for r in project.conn.execute(
-        "SELECT i.item_key, s.stale FROM item_status s JOIN items i ON i.id=s.item_id")}
+    status = {
+        r["item_key"]: r["stale"]
+        for r in project.conn.execute(
+            "SELECT i.item_key, s.stale FROM item_status s JOIN items i ON i.id=s.item_id"
+        )
+    }
     assert status == {"a": 0, "q": 0, "c": 1}
     # listed again: live again
     man.write_text("id,path,text\na,a.wav,one\nc,c.wav,three\n", encoding="utf-8")
     rep = import_dataset(project, "d", man)
     assert rep.stale == 1
-    status = {r["item_key"]: r["stale"] for r in project.conn.execute(
-        "SELECT i.item_key, s.stale FROM item_status s JOIN items i ON i.id=s.item_id")}
+    status = {
+        r["item_key"]: r["stale"]
+        for r in project.conn.execute(
+            "SELECT i.item_key, s.stale FROM item_status s JOIN items i ON i.id=s.item_id"
+        )
+    }
     assert status == {"a": 0, "q": 1, "c": 0}
 
 
@@ -275,9 +346,15 @@ def test_source_annotations_are_stored_and_replaced_by_kind(project, tmp_path, m
 
     def cands(tone):
         return [
-            _cand(2, str(root / "a.wav"), key="a", annotations=[
-                ("phone_error", 0.1, 0.2, {"canonical": "TH", "perceived": tone}),
-                ("phone_counts", None, None, {"n_phones": 5})]),
+            _cand(
+                2,
+                str(root / "a.wav"),
+                key="a",
+                annotations=[
+                    ("phone_error", 0.1, 0.2, {"canonical": "TH", "perceived": tone}),
+                    ("phone_counts", None, None, {"n_phones": 5}),
+                ],
+            ),
             _cand(3, str(root / "b.wav"), key="b"),
         ]
 
@@ -287,20 +364,29 @@ def test_source_annotations_are_stored_and_replaced_by_kind(project, tmp_path, m
     a, b = int(items.loc["a", "db_id"]), int(items.loc["b", "db_id"])
     rows = project.conn.execute(
         "SELECT kind, start, end, value, annotator, created_at, updated_at FROM annotations "
-        "WHERE item_id=? ORDER BY id", (a,)).fetchall()
+        "WHERE item_id=? ORDER BY id",
+        (a,),
+    ).fetchall()
     assert [(r["kind"], r["start"], r["end"], r["value"], r["annotator"]) for r in rows] == [
-        ("phone_error", 0.1, 0.2, '{"canonical": "TH", "perceived": "Ọ́"}',
-         "imported with the dataset"),
-        ("phone_counts", None, None, '{"n_phones": 5}', "imported with the dataset")]
+        (
+            "phone_error",
+            0.1,
+            0.2,
+            '{"canonical": "TH", "perceived": "Ọ́"}',
+            "imported with the dataset",
+        ),
+        ("phone_counts", None, None, '{"n_phones": 5}', "imported with the dataset"),
+    ]
     assert all(r["created_at"] == r["updated_at"] and r["created_at"] > 0 for r in rows)
     assert project.annotations(b) == []
     # a reviewer's own note on the item stays; the imported kinds are replaced, not doubled
     project.conn.execute(
         "INSERT INTO annotations(item_id, kind, start, end, value, created_at, updated_at) "
-        "VALUES (?, 'note', NULL, NULL, '{\"text\": \"mine\"}', 1, 1)", (a,))
+        "VALUES (?, 'note', NULL, NULL, '{\"text\": \"mine\"}', 1, 1)",
+        (a,),
+    )
     project.conn.commit()
-    monkeypatch.setitem(importers.READERS, "manifest",
-                        lambda path, **cols: (root, cands("S"), []))
+    monkeypatch.setitem(importers.READERS, "manifest", lambda path, **cols: (root, cands("S"), []))
     import_dataset(project, "d", man)
     kinds = [(r["kind"], r["value"]) for r in project.annotations(a)]
     assert sorted(k for k, _ in kinds) == ["note", "phone_counts", "phone_error"]
@@ -328,8 +414,9 @@ def test_import_refusals_word_for_word(project, tmp_path, monkeypatch):
     # a path under ~ is expanded
     monkeypatch.setenv("HOME", str(tmp_path))
     write_wav(tmp_path / "home" / "a.wav", seconds=0.2)
-    (tmp_path / "home" / "manifest.jsonl").write_text('{"path": "a.wav", "text": "hi"}\n',
-                                                       encoding="utf-8")
+    (tmp_path / "home" / "manifest.jsonl").write_text(
+        '{"path": "a.wav", "text": "hi"}\n', encoding="utf-8"
+    )
     assert import_dataset(project, "h", "~/home", fmt="manifest").imported == 1
     assert detect_format(tmp_path / "home") == "manifest"
 
@@ -337,8 +424,9 @@ def test_import_refusals_word_for_word(project, tmp_path, monkeypatch):
 def test_a_common_voice_folder_with_a_stray_manifest_is_common_voice(project, tmp_path):
     root = tmp_path / "cv"
     write_wav(root / "clips" / "a.wav", seconds=0.2)
-    (root / "validated.tsv").write_text("client_id\tpath\tsentence\nc1\ta.wav\thi\n",
-                                        encoding="utf-8")
+    (root / "validated.tsv").write_text(
+        "client_id\tpath\tsentence\nc1\ta.wav\thi\n", encoding="utf-8"
+    )
     (root / "manifest.csv").write_text("path,text\nclips/a.wav,other\n", encoding="utf-8")
     rep = import_dataset(project, "cv", root)
     assert rep.format == "commonvoice" and rep.imported == 1
@@ -371,33 +459,46 @@ def test_detect_format_of_each_layout(tmp_path):
 def test_common_voice_reads_its_own_columns_unquoted_and_keeps_every_problem(tmp_path):
     root = tmp_path / "cv"
     (root / "clips").mkdir(parents=True)
-    head = "client_id\tpath\tsentence_id\tsentence\tspeaker\ttranscription\tcontent_id\t" \
+    head = (
+        "client_id\tpath\tsentence_id\tsentence\tspeaker\ttranscription\tcontent_id\t"
         "up_votes\tdown_votes\tsegment\n"
+    )
     (root / "train.tsv").write_text(
-        head + 'c1\ta.mp3\ts1\t"Hi," she said\tspk\tT\tC\t2\t0\tseg\nbad\n', encoding="utf-8")
-    (root / "dev.tsv").write_text(head + "c2\tb.mp3\ts2\tplain\tspk\tT\tC\t1\t1\t\nbad too\n",
-                                  encoding="utf-8")
+        head + 'c1\ta.mp3\ts1\t"Hi," she said\tspk\tT\tC\t2\t0\tseg\nbad\n', encoding="utf-8"
+    )
+    (root / "dev.tsv").write_text(
+        head + "c2\tb.mp3\ts2\tplain\tspk\tT\tC\t1\t1\t\nbad too\n", encoding="utf-8"
+    )
     _, cands, problems = importers.read_commonvoice(root)
     assert [(c.text, c.speaker_id, c.content_id, c.key) for c in cands] == [
-        ('"Hi," she said', "c1", "s1", "a"), ("plain", "c2", "s2", "b")]
+        ('"Hi," she said', "c1", "s1", "a"),
+        ("plain", "c2", "s2", "b"),
+    ]
     assert cands[0].metadata == {"speaker": "spk", "transcription": "T", "content_id": "C"}
     assert [(p.row, p.source) for p in problems] == [
-        (3, str(root / "train.tsv")), (3, str(root / "dev.tsv"))]
+        (3, str(root / "train.tsv")),
+        (3, str(root / "dev.tsv")),
+    ]
 
 
 def test_audiofolder_prefers_file_name_passes_options_and_keeps_every_problem(tmp_path):
     root = tmp_path / "af"
     (root / "test").mkdir(parents=True)
-    (root / "metadata.csv").write_text("file,file_name,words\nx.txt,a.wav,hello\n1,2,3,4\n",
-                                       encoding="utf-8")
-    (root / "test" / "metadata.csv").write_text("file,file_name,words\ny.txt,b.wav,bye\n1\n",
-                                                encoding="utf-8")
+    (root / "metadata.csv").write_text(
+        "file,file_name,words\nx.txt,a.wav,hello\n1,2,3,4\n", encoding="utf-8"
+    )
+    (root / "test" / "metadata.csv").write_text(
+        "file,file_name,words\ny.txt,b.wav,bye\n1\n", encoding="utf-8"
+    )
     _, cands, problems = importers.read_audiofolder(root, text_col="words")
     assert [(c.path, c.text, c.metadata) for c in cands] == [
         (str(root / "a.wav"), "hello", {"file": "x.txt"}),
-        (str(root / "test" / "b.wav"), "bye", {"file": "y.txt", "split": "test"})]
+        (str(root / "test" / "b.wav"), "bye", {"file": "y.txt", "split": "test"}),
+    ]
     assert [(p.row, p.source) for p in problems] == [
-        (3, str(root / "metadata.csv")), (3, str(root / "test" / "metadata.csv"))]
+        (3, str(root / "metadata.csv")),
+        (3, str(root / "test" / "metadata.csv")),
+    ]
     # no file_name column: the usual audio-path names are looked for
     other = tmp_path / "af2"
     other.mkdir()
@@ -411,14 +512,19 @@ def test_librispeech_speakers_table_with_comments_and_unlisted_speakers(tmp_path
     (root / "19" / "198").mkdir(parents=True)
     (root / "SPEAKERS.TXT").write_text(
         "; comment\n\n19 | F | train-clean-100 | 25.19 | Someone\nbroken line\n"
-        "; another\n20 | M | dev-clean | 1.0 | Other\n", encoding="utf-8")
+        "; another\n20 | M | dev-clean | 1.0 | Other\n",
+        encoding="utf-8",
+    )
     (root / "19" / "198" / "19-198.trans.txt").write_text(
         "19-198-0001 HELLO\n\n21-198-0002 UNLISTED\n20-198-0003 AFTER A BROKEN LINE\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     _, cands, problems = importers.read_librispeech(root)
     assert [(c.row, c.key, c.speaker_id, c.metadata) for c in cands] == [
         (1, "19-198-0001", "19", {"gender": "female", "subset": "train-clean-100"}),
         (3, "21-198-0002", "21", {}),
-        (4, "20-198-0003", "20", {"gender": "male", "subset": "dev-clean"})]
+        (4, "20-198-0003", "20", {"gender": "male", "subset": "dev-clean"}),
+    ]
     assert [(p.row, p.reason) for p in problems] == [
-        (4, "SPEAKERS.TXT line is not 'ID | SEX | SUBSET | MINUTES | NAME'")]
+        (4, "SPEAKERS.TXT line is not 'ID | SEX | SUBSET | MINUTES | NAME'")
+    ]

@@ -15,7 +15,7 @@ from fairdesk.core.store import Project
 def _signal(sr, seconds=1.5):
     t = np.arange(int(sr * seconds)) / sr
     # a chirp (100 Hz -> 3 kHz) under a slow envelope: no two lags look alike
-    x = 0.4 * np.sin(2 * np.pi * (100 * t + (2900 / (2 * seconds)) * t ** 2))
+    x = 0.4 * np.sin(2 * np.pi * (100 * t + (2900 / (2 * seconds)) * t**2))
     return (x * (0.6 + 0.4 * np.sin(2 * np.pi * 1.3 * t))).astype(np.float32)
 
 
@@ -37,7 +37,7 @@ def _best_corr(a, b, max_lag=4096):
     n = min(len(a), len(b) - max_lag)
     best = -1.0
     for lag in range(0, max_lag + 1, 1):
-        seg = b[lag:lag + n]
+        seg = b[lag : lag + n]
         if len(seg) < n:
             break
         best = max(best, float(np.corrcoef(a[:n], seg)[0, 1]))
@@ -66,7 +66,9 @@ def test_import_accepts_m4a(tmp_path):
     (root / "manifest.csv").write_text(
         "id,path,text,speaker,category\n"
         "u9,09_monotone.m4a,O na-eri oji n'ututu,s1,tone\n"
-        "u10,bad.m4a,O na-eri oji n'ututu,s1,tone\n", encoding="utf-8")
+        "u10,bad.m4a,O na-eri oji n'ututu,s1,tone\n",
+        encoding="utf-8",
+    )
     project = Project(tmp_path / "proj")
     rep = import_dataset(project, "seed003", root / "manifest.csv")
     assert rep.imported == 1

@@ -102,9 +102,11 @@ def test_annotation_saved_at_once(tmp_path):
     p = Project(tmp_path / "p")
     with p.transaction() as c:
         c.execute("INSERT INTO datasets(name, root, format, created_at) VALUES ('d','/','m',0)")
-        c.execute("INSERT INTO items(dataset_id, item_key, path, audio_hash, duration, "
-                  "sample_rate, channels, text, content_id) VALUES (1,'k','a.wav','h',1,16000,1,"
-                  "'àkwà','c')")
+        c.execute(
+            "INSERT INTO items(dataset_id, item_key, path, audio_hash, duration, "
+            "sample_rate, channels, text, content_id) VALUES (1,'k','a.wav','h',1,16000,1,"
+            "'àkwà','c')"
+        )
     aid = p.add_annotation(1, "transcript", {"text": "ákwá"})
     # another connection (another process would be the same) sees it immediately
     other = sqlite3.connect(str(p.db_path))

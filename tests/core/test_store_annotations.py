@@ -17,13 +17,19 @@ def _v3_project(folder):
         for stmt in store._split_sql(script):
             c.execute(stmt)
     c.execute("PRAGMA user_version=3")
-    c.execute("INSERT INTO datasets(id, name, root, format, created_at, language) "
-              "VALUES (1, 'd', '/x', 'manifest', 1.0, 'ig')")
-    c.execute("INSERT INTO items(id, dataset_id, item_key, path, audio_hash, duration, "
-              "sample_rate, channels, text, speaker_id, content_id, metadata) VALUES "
-              "(7, 1, 'a', 'a.wav', 'h1', 1.0, 16000, 1, 'akwa', 's1', 'c1', '{}')")
-    c.execute("INSERT INTO annotations(item_id, kind, start, end, value, created_at, "
-              "updated_at) VALUES (7, 'mispronunciation', 0.1, 0.3, '\"x\"', 2.0, 2.0)")
+    c.execute(
+        "INSERT INTO datasets(id, name, root, format, created_at, language) "
+        "VALUES (1, 'd', '/x', 'manifest', 1.0, 'ig')"
+    )
+    c.execute(
+        "INSERT INTO items(id, dataset_id, item_key, path, audio_hash, duration, "
+        "sample_rate, channels, text, speaker_id, content_id, metadata) VALUES "
+        "(7, 1, 'a', 'a.wav', 'h1', 1.0, 16000, 1, 'akwa', 's1', 'c1', '{}')"
+    )
+    c.execute(
+        "INSERT INTO annotations(item_id, kind, start, end, value, created_at, "
+        "updated_at) VALUES (7, 'mispronunciation', 0.1, 0.3, '\"x\"', 2.0, 2.0)"
+    )
     c.execute("INSERT INTO saliency VALUES ('h1', 'm', 't', 'occlusion', 0.02, x'00', '{}', 3)")
     c.close()
 

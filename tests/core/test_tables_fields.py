@@ -26,17 +26,21 @@ def write(path, data):
 
 
 def test_jsonl_messages_and_keys(tmp_path):
-    p = write(tmp_path / "m.ndjson",
-              b'{"a": 1, "2": true}\n{bad\n"text"\n{"t": "caf\xe9"}\n\r\n  \n{"a": 2}\n')
+    p = write(
+        tmp_path / "m.ndjson",
+        b'{"a": 1, "2": true}\n{bad\n"text"\n{"t": "caf\xe9"}\n\r\n  \n{"a": 2}\n',
+    )
     t = read_table(p)
     assert t.format == "jsonl" and t.path == p
     assert t.rows == [(1, {"a": 1, "2": True}), (7, {"a": 2})] and t.columns == ["a", "2"]
     assert t.problems == [
-        TableProblem(2, "not valid JSON (Expecting property name enclosed in double quotes "
-                        "at column 2)"),
+        TableProblem(
+            2, "not valid JSON (Expecting property name enclosed in double quotes at column 2)"
+        ),
         TableProblem(3, "not a JSON object (a JSON str); write one object per line"),
-        TableProblem(4, "text is not valid UTF-8 (byte 0xe9 at character 11); re-save the "
-                        "file as UTF-8"),
+        TableProblem(
+            4, "text is not valid UTF-8 (byte 0xe9 at character 11); re-save the file as UTF-8"
+        ),
     ]
     assert str(t.problems[0]).startswith("line 2: not valid JSON")
     assert read_table(write(tmp_path / "x.json", '{"k": 1}\n')).format == "jsonl"
@@ -67,22 +71,29 @@ def test_format_and_delimiter_choice(tmp_path):
 
 
 def test_delimited_problems_say_what_and_where(tmp_path):
-    p = write(tmp_path / "m.csv",
-              ' a , b \n1,2\n\n , \n1,2,3\n"x\ny",2\n"x\ny"z,2\n3,caf\xe9\n'.encode("latin-1"))
+    p = write(
+        tmp_path / "m.csv",
+        ' a , b \n1,2\n\n , \n1,2,3\n"x\ny",2\n"x\ny"z,2\n3,caf\xe9\n'.encode("latin-1"),
+    )
     t = read_table(p)
     assert t.columns == ["a", "b"]
     # a multi-line record is numbered by its first line; after a malformed quote (line 8)
     # reading goes on from the next line
-    assert t.rows == [(2, {"a": "1", "b": "2"}), (6, {"a": "x\ny", "b": "2"}),
-                      (9, {"a": 'y"z', "b": "2"})]
+    assert t.rows == [
+        (2, {"a": "1", "b": "2"}),
+        (6, {"a": "x\ny", "b": "2"}),
+        (9, {"a": 'y"z', "b": "2"}),
+    ]
     by_line = {pr.line: pr for pr in t.problems}
-    assert by_line[5].reason == ("row has 3 fields but the header has 2; fix the quoting or "
-                                 "separators")
+    assert by_line[5].reason == (
+        "row has 3 fields but the header has 2; fix the quoting or separators"
+    )
     assert by_line[8].reason.startswith("malformed quoting (") and by_line[8].record is None
     assert set(by_line) == {5, 8, 10}
-    assert by_line[8].reason.endswith("; quote the whole field and double any \" inside it")
-    assert by_line[10].reason == ("column 'b': text is not valid UTF-8 (byte 0xe9 at "
-                                  "character 4); re-save the file as UTF-8")
+    assert by_line[8].reason.endswith('; quote the whole field and double any " inside it')
+    assert by_line[10].reason == (
+        "column 'b': text is not valid UTF-8 (byte 0xe9 at character 4); re-save the file as UTF-8"
+    )
     assert by_line[10].record == {"a": "3", "b": "caf\udce9"}
 
 
@@ -95,8 +106,10 @@ def test_header_problems(tmp_path):
     assert str(e.value) == f"{tmp_path / 'd.csv'}: duplicate column names ['a', 'b']; rename them"
     with pytest.raises(TableError) as e:
         read_table(write(tmp_path / "q.csv", '"a\nb",c\n1,2\n'))
-    assert str(e.value) == (f"{tmp_path / 'q.csv'}: the header's quoted names run over several "
-                            "lines; close the quote on line 1")
+    assert str(e.value) == (
+        f"{tmp_path / 'q.csv'}: the header's quoted names run over several "
+        "lines; close the quote on line 1"
+    )
     with pytest.raises(TableError) as e:
         read_table(write(tmp_path / "h.csv", '"a"x,b\n'))
     assert str(e.value).startswith(f"{tmp_path / 'h.csv'}: line 1 (the header) cannot be read")
@@ -109,11 +122,14 @@ def test_decoding_policy():
     assert decode_text("a".encode("utf-16-be").join([b"\xfe\xff", b""]), "f") == "a"
     with pytest.raises(TableError) as e:
         decode_text(b"\xff\xfea", "f.csv")
-    assert str(e.value) == ("f.csv: starts with a UTF-16 byte-order mark but does not decode "
-                            "as UTF-16 (byte 2); re-save it as UTF-8")
+    assert str(e.value) == (
+        "f.csv: starts with a UTF-16 byte-order mark but does not decode "
+        "as UTF-16 (byte 2); re-save it as UTF-8"
+    )
     assert decode_text(b"a\xe9", "f") == "a\udce9"
-    assert undecodable("a\udce9") == ("text is not valid UTF-8 (byte 0xe9 at character 2); "
-                                      "re-save the file as UTF-8")
+    assert undecodable("a\udce9") == (
+        "text is not valid UTF-8 (byte 0xe9 at character 2); re-save the file as UTF-8"
+    )
     assert undecodable("a\udc80") is not None and undecodable("a\udcff") is not None
     assert undecodable("a\udc7f") is None and undecodable("a\ud800"[:1]) is None
     assert undecodable(3) is None and undecodable("plain") is None
@@ -172,18 +188,26 @@ def test_jsonl_nesting_limits_and_lone_surrogates(tmp_path, monkeypatch):
     p.write_text("\n".join(lines) + "\n", encoding="utf-8")
     t = read_table(p)
     assert [n for n, _ in t.rows] == [1, 7] and t.columns == ["a", "t"]
-    tail = (" holds a lone surrogate (an escape such as \\ud800 that is half of a UTF-16 pair, "
-            "not a character); write the character itself or its complete pair")
+    tail = (
+        " holds a lone surrogate (an escape such as \\ud800 that is half of a UTF-16 pair, "
+        "not a character); write the character itself or its complete pair"
+    )
     assert t.problems == [
-        TableProblem(2, "JSON nested deeper than 64 levels; write one flat object per line "
-                        "(values may be objects or lists a few levels deep)"),
+        TableProblem(
+            2,
+            "JSON nested deeper than 64 levels; write one flat object per line "
+            "(values may be objects or lists a few levels deep)",
+        ),
         TableProblem(3, "column 't'" + tail),
         TableProblem(4, "a column name" + tail),
         TableProblem(5, "the key of column 't'" + tail),
         TableProblem(6, "column 't'" + tail),
         TableProblem(8, "not valid JSON (Expecting value at column 1)"),
-        TableProblem(9, "JSON nested deeper than 64 levels; write one flat object per line "
-                        "(values may be objects or lists a few levels deep)"),
+        TableProblem(
+            9,
+            "JSON nested deeper than 64 levels; write one flat object per line "
+            "(values may be objects or lists a few levels deep)",
+        ),
     ]
     assert tables._lone_surrogate("\ud800") == "a key"
     assert tables._lone_surrogate({"t": "\udfff"}) == "column 't'"
@@ -192,8 +216,7 @@ def test_jsonl_nesting_limits_and_lone_surrogates(tmp_path, monkeypatch):
     monkeypatch.setattr(tables, "MAX_JSON_DEPTH", 10**9)
     p.write_text("[" * 100_000 + "]" * 100_000 + '\n{"a": 1}\n', encoding="utf-8")
     t = read_table(p)
-    assert t.problems == [TableProblem(1, "JSON nested too deeply; write one flat object per "
-                                          "line")]
+    assert t.problems == [TableProblem(1, "JSON nested too deeply; write one flat object per line")]
     assert t.rows == [(2, {"a": 1})]
 
 
@@ -208,13 +231,19 @@ def test_quote_reasons_word_for_word(tmp_path):
     p.write_text('a,b\n"' + "x" * 140_000 + '",1\n2,3\n', encoding="utf-8")
     t = read_table(p)
     assert t.problems[0] == TableProblem(
-        2, "a field is longer than 128 KiB; most likely a quote opened here runs over many "
-           "lines (close it), else shorten the field")
+        2,
+        "a field is longer than 128 KiB; most likely a quote opened here runs over many "
+        "lines (close it), else shorten the field",
+    )
     p.write_text('a,b\n1,2\n"x,1\n', encoding="utf-8")
     t = read_table(p)
-    assert t.problems == [TableProblem(
-        3, 'a quoted field opened on this line is never closed; close the quote, or double it '
-           '("") inside the field')]
+    assert t.problems == [
+        TableProblem(
+            3,
+            "a quoted field opened on this line is never closed; close the quote, or double it "
+            '("") inside the field',
+        )
+    ]
 
 
 def test_parquet_table_names_its_file(tmp_path):
@@ -228,7 +257,9 @@ def test_read_table_refusals_word_for_word(tmp_path, monkeypatch):
     missing = tmp_path / "nope.csv"
     with pytest.raises(TableError) as e:
         read_table(missing)
-    assert str(e.value) == f"{missing}: cannot be opened (No such file or directory); check the path"
+    assert (
+        str(e.value) == f"{missing}: cannot be opened (No such file or directory); check the path"
+    )
     with pytest.raises(TableError) as e:
         read_table(tmp_path)
     assert str(e.value) == f"{tmp_path}: is a folder; give a CSV, TSV, JSONL or Parquet file"
@@ -236,8 +267,10 @@ def test_read_table_refusals_word_for_word(tmp_path, monkeypatch):
     os.mkfifo(fifo)
     with pytest.raises(TableError) as e:
         read_table(fifo)
-    assert str(e.value) == (f"{fifo}: is not a regular file (a FIFO, device or socket); give a "
-                            "CSV, TSV, JSONL or Parquet file")
+    assert str(e.value) == (
+        f"{fifo}: is not a regular file (a FIFO, device or socket); give a "
+        "CSV, TSV, JSONL or Parquet file"
+    )
     bad16 = write(tmp_path / "u.csv", b"\xff\xfea")
     with pytest.raises(TableError) as e:
         read_table(bad16)
@@ -273,8 +306,10 @@ def test_blank_header_cells_are_named_only_when_asked(tmp_path):
     bad = write(tmp_path / "h.csv", b"a,caf\xe9\n1,2\n")
     with pytest.raises(TableError) as e:
         read_table(bad)
-    assert str(e.value) == (f"{bad}: line 1 (the header), column 2: text is not valid UTF-8 "
-                            "(byte 0xe9 at character 4); re-save the file as UTF-8")
+    assert str(e.value) == (
+        f"{bad}: line 1 (the header), column 2: text is not valid UTF-8 "
+        "(byte 0xe9 at character 4); re-save the file as UTF-8"
+    )
 
 
 def test_unquoted_headers_keep_their_quotes(tmp_path):
@@ -287,9 +322,12 @@ def test_a_quote_closed_on_the_next_line_reads_both_lines_again(tmp_path):
     p = write(tmp_path / "q.csv", 'a,b\n"x,1\ny",2,3\n5,6\n')
     t = read_table(p)
     assert t.problems == [
-        TableProblem(2, 'a quote opened on this line is closed only on line 3, which leaves 3 '
-                        'fields (the header has 2); close the quote or double it ("") inside '
-                        "the field"),
+        TableProblem(
+            2,
+            "a quote opened on this line is closed only on line 3, which leaves 3 "
+            'fields (the header has 2); close the quote or double it ("") inside '
+            "the field",
+        ),
         TableProblem(3, "row has 3 fields but the header has 2; fix the quoting or separators"),
     ]
     assert t.rows == [(4, {"a": "5", "b": "6"})]
@@ -306,8 +344,12 @@ def test_parquet_rows_behave_as_the_list_they_stand_for(tmp_path):
     p = tmp_path / "t.parquet"
     pd.DataFrame({"a": [10, 20, 30, 40], "b": ["w", "x", "y", "z"]}).to_parquet(p)
     rows = read_table(p).rows
-    as_list = [(1, {"a": 10, "b": "w"}), (2, {"a": 20, "b": "x"}), (3, {"a": 30, "b": "y"}),
-               (4, {"a": 40, "b": "z"})]
+    as_list = [
+        (1, {"a": 10, "b": "w"}),
+        (2, {"a": 20, "b": "x"}),
+        (3, {"a": 30, "b": "y"}),
+        (4, {"a": 40, "b": "z"}),
+    ]
     assert rows == as_list and list(rows) == as_list and len(rows) == 4
     assert rows[1:3] == as_list[1:3] and rows[::2] == as_list[::2] and rows[-2] == as_list[-2]
     assert rows != as_list[:3] and rows != "not rows" and (rows == 3) is False

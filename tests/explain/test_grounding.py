@@ -39,7 +39,12 @@ def test_negative_saliency_is_clipped_and_undefined_cases_are_nan():
     assert math.isnan(grounding_lift(np.ones(10), 0.01, []))
     assert math.isnan(grounding_lift(np.ones(10), 0.01, [(0.3, 0.3)]))  # no frame inside
     assert frames_in_regions(10, 0.01, [(0.02, 0.05), (0.08, 0.2)]).nonzero()[0].tolist() == [
-        2, 3, 4, 8, 9]
+        2,
+        3,
+        4,
+        8,
+        9,
+    ]
 
 
 def test_phone_error_grounding_equals_sklearn():
@@ -54,8 +59,7 @@ def test_phone_error_grounding_equals_sklearn():
     assert out["auroc"] == pytest.approx(roc_auc_score(flags, sal), abs=1e-12)
     assert out["ap"] == pytest.approx(average_precision_score(flags, sal), abs=1e-12)
     assert out["auroc_speech"] == pytest.approx(roc_auc_score(flags[speech], sal[speech]))
-    assert out["ap_speech"] == pytest.approx(average_precision_score(flags[speech],
-                                                                     sal[speech]))
+    assert out["ap_speech"] == pytest.approx(average_precision_score(flags[speech], sal[speech]))
     assert out["n_flagged"] == 30 and out["n_speech"] == 200 and out["n_flagged_speech"] == 30
     none = phone_error_grounding(sal, np.zeros(300, bool))
     assert math.isnan(none["auroc"]) and "auroc_speech" not in none
@@ -73,8 +77,8 @@ def test_energy_vad_on_tone_then_silence():
     assert v[:100].all() and not v[100:].any()
     # a short pause inside the tone is bridged by the hangover, a long one is not
     y = x.copy()
-    y[4000:4800] = 0.0    # 50 ms
-    y[8000:12000] = 0.0   # 250 ms
+    y[4000:4800] = 0.0  # 50 ms
+    y[8000:12000] = 0.0  # 250 ms
     v = energy_vad(y, 0.01)
     assert v[25:30].all() and not v[55:70].any()
 
@@ -82,8 +86,12 @@ def test_energy_vad_on_tone_then_silence():
 def test_explain_sample_is_speaker_balanced():
     import pandas as pd
 
-    rows = [{"group": g, "speaker_id": f"{g}{s}", "content_id": f"c{c}"}
-            for g in "ab" for s in range(4) for c in range(6)]
+    rows = [
+        {"group": g, "speaker_id": f"{g}{s}", "content_id": f"c{c}"}
+        for g in "ab"
+        for s in range(4)
+        for c in range(6)
+    ]
     frame = pd.DataFrame(rows)
     sample = explain_sample(frame, 8, seed=0)
     assert sample.groupby("group").size().tolist() == [8, 8]

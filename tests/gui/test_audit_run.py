@@ -24,7 +24,9 @@ def test_a_run_on_predictions_finishes_and_fills_the_results(qtbot, ctx, mini):
     audit, results = _panel(qtbot, ctx, mini)
     assert audit.dataset.currentText() == "mini"
     assert [audit.reference.itemText(i) for i in range(audit.reference.count())][1:] == [
-        "female", "male"]
+        "female",
+        "male",
+    ]
     audit.reference.setCurrentText("male")
     progress = []
     with qtbot.waitSignal(audit.run_done, timeout=60000) as blocker:

@@ -6,9 +6,16 @@ from __future__ import annotations
 def test_a_tone_only_error_is_named_and_its_letter_underlined(qtbot):
     from fairdesk.gui.diff_view import OPS, DiffView, alignment_html
 
-    rep = {"reference": "àkwà ọ́ dị mma", "hypothesis": "akwà ó dị mma", "errors": 2,
-           "n_words": 4, "substitutions": 2, "deletions": 0, "insertions": 0,
-           "alignment": "REF: àkwà ọ́ dị mma\nHYP: akwà  ó dị mma\n        S    S"}
+    rep = {
+        "reference": "àkwà ọ́ dị mma",
+        "hypothesis": "akwà ó dị mma",
+        "errors": 2,
+        "n_words": 4,
+        "substitutions": 2,
+        "deletions": 0,
+        "insertions": 0,
+        "alignment": "REF: àkwà ọ́ dị mma\nHYP: akwà  ó dị mma\n        S    S",
+    }
     html = alignment_html(rep)
     assert "dropped grave on à" in html and "dropped dot below on ọ́" in html
     assert "<u style='color:#c62828;'>à</u>kwà" in html  # the letter that lost its mark

@@ -117,9 +117,16 @@ def looped(tmp_path_factory):
         w.writerows(rows)
     project = Project(base / "project")
     import_dataset(project, "mini", manifest, fmt="manifest")
-    out = run_audit(project, AuditRequest(dataset="mini", model=f"predictions:{preds}",
-                                          by=("accent",), reference="north",
-                                          settings=small_settings()))
+    out = run_audit(
+        project,
+        AuditRequest(
+            dataset="mini",
+            model=f"predictions:{preds}",
+            by=("accent",),
+            reference="north",
+            settings=small_settings(),
+        ),
+    )
     project.close()
     return base / "project", out.run_id, target["path"]
 
@@ -138,8 +145,7 @@ def test_a_looping_item_is_flagged_with_its_evidence(qtbot, looped):
         m = panel.model
         col = m.columns.index("Halluc.")
         ids = m.columns.index("id")
-        flagged = {m.data(m.index(r, ids)): m.data(m.index(r, col))
-                   for r in range(m.rowCount())}
+        flagged = {m.data(m.index(r, ids)): m.data(m.index(r, col)) for r in range(m.rowCount())}
         # 5 reference words, 5 + 36 hypothesis words > 2 × 5 + 5: a runaway too
         assert flagged[item] == "loop, runaway"
         assert all(v == "" for k, v in flagged.items() if k != item)
@@ -201,8 +207,11 @@ def test_results_show_the_rate_the_dominating_item_and_the_verdict_without_it(qt
 def test_nonspeech_stretches_are_the_complement_of_the_speech():
     from fairdesk.gui.player import nonspeech_stretches
 
-    assert nonspeech_stretches([[0.5, 1.0], [1.2, 2.0]], 3.0) == [(0.0, 0.5), (1.0, 1.2),
-                                                                   (2.0, 3.0)]
+    assert nonspeech_stretches([[0.5, 1.0], [1.2, 2.0]], 3.0) == [
+        (0.0, 0.5),
+        (1.0, 1.2),
+        (2.0, 3.0),
+    ]
     assert nonspeech_stretches([[0.0, 3.0]], 3.0) == []
     assert nonspeech_stretches([], 2.0) == [(0.0, 2.0)]
     assert nonspeech_stretches(None, 2.0) == []
@@ -218,11 +227,21 @@ def _poisson_frame(seed=3, speakers=8, per=6, sd=0.4, rate_ratio=1.8):
         words = rng.integers(5, 12, si.size)
         eta = -1.7 + eff + rng.normal(0, sd, speakers)[si]
         err = rng.poisson(words * np.exp(eta))
-        rows.append(pd.DataFrame({"group": g, "accent": g,
-                                  "speaker_id": [f"{g}/s{i}" for i in si],
-                                  "content_id": [f"{g}/u{i}" for i in range(si.size)],
-                                  "n_words": words, "n_sub": err, "n_del": 0, "n_ins": 0,
-                                  "n_items": 1}))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "group": g,
+                    "accent": g,
+                    "speaker_id": [f"{g}/s{i}" for i in si],
+                    "content_id": [f"{g}/u{i}" for i in range(si.size)],
+                    "n_words": words,
+                    "n_sub": err,
+                    "n_del": 0,
+                    "n_ins": 0,
+                    "n_items": 1,
+                }
+            )
+        )
     return pd.concat(rows, ignore_index=True)
 
 
@@ -235,9 +254,12 @@ def test_the_model_based_result_shows_beside_the_logistic_one(qtbot, ctx, mini):
 
     frame = _poisson_frame()
     res = run_poisson_mixed(frame, "accent", reference="north", content_col=None)
-    boot = compare_groups(frame, metric_specs(frame, ["wer"]),
-                          AuditSettings(n_bootstrap=400, min_items=5, min_speakers=2,
-                                        resampling="speaker"), reference="north").to_dict()
+    boot = compare_groups(
+        frame,
+        metric_specs(frame, ["wer"]),
+        AuditSettings(n_bootstrap=400, min_items=5, min_speakers=2, resampling="speaker"),
+        reference="north",
+    ).to_dict()
     agreement = agreement_with_bootstrap(res, boot["comparisons"], "accent")
     assert agreement
     payload = dict(run_payload(ctx.project, mini.run_id))
@@ -251,8 +273,12 @@ def test_the_model_based_result_shows_beside_the_logistic_one(qtbot, ctx, mini):
     (lev,) = res["group_variables"][0]["levels"]
     assert view.table.rowCount() == 1
     cells = [view.table.item(0, j).text() for j in range(view.table.columnCount())]
-    assert cells[:4] == ["accent", "south vs north", f"{lev['rate_ratio']:.2f}×",
-                         f"{lev['ci_low']:.2f} – {lev['ci_high']:.2f}"]
+    assert cells[:4] == [
+        "accent",
+        "south vs north",
+        f"{lev['rate_ratio']:.2f}×",
+        f"{lev['ci_low']:.2f} – {lev['ci_high']:.2f}",
+    ]
     assert lev["ci_low"] < lev["rate_ratio"] < lev["ci_high"]
     text = view.text.toPlainText()
     assert agreement[0]["sentence"] in text

@@ -25,8 +25,11 @@ class StableThenWrong:
         out = []
         for a in audios:
             dur = a.size / 16000
-            ws = [Word(f"w{i}", 0.1 * i, 0.1 * i + 0.1, 1.0) for i in range(self.n)
-                  if 0.1 * i + 0.1 <= dur + 1e-9]
+            ws = [
+                Word(f"w{i}", 0.1 * i, 0.1 * i + 0.1, 1.0)
+                for i in range(self.n)
+                if 0.1 * i + 0.1 <= dur + 1e-9
+            ]
             if dur < 0.4 and ws:
                 ws[-1] = Word("uh", ws[-1].start, ws[-1].end, 0.5)
             out.append(Transcription(" ".join(w.text for w in ws), tuple(ws)))
@@ -80,8 +83,11 @@ def test_tab_opens_a_stored_run_and_draws_the_timeline(qtbot, project_copy, monk
         assert tl is not None and str(tl["item"]) in ids
         # the drawn markers are the stored adds and revokes, recomputed from the events
         stored = load_incremental(ctx.project, run_id)
-        row = next(r for r in stored["items"] if str(r["id"]) == str(tl["item"])
-                   and r["policy"] == tl["policy"])
+        row = next(
+            r
+            for r in stored["items"]
+            if str(r["id"]) == str(tl["item"]) and r["policy"] == tl["policy"]
+        )
         adds, revs = timeline_points(tl)
         assert len(adds) == row["n_adds"] and len(revs) == row["n_revokes"] > 0
         xs, _ = panel.view.adds.getData()
@@ -99,8 +105,7 @@ def test_tab_opens_a_stored_run_and_draws_the_timeline(qtbot, project_copy, monk
         ctx.close(10000)
 
 
-def test_tab_runs_a_policy_on_selected_items_in_the_background(qtbot, project_copy,
-                                                               monkeypatch):
+def test_tab_runs_a_policy_on_selected_items_in_the_background(qtbot, project_copy, monkeypatch):
     import fairdesk.models
     from fairdesk.gui.context import Context
     from fairdesk.gui.incremental_panel import IncrementalPanel

@@ -13,8 +13,7 @@ from fairdesk.jobs.progress import Cancelled
 
 
 def _record(job):
-    seen = {"started": 0, "result": [], "error": [], "cancelled": 0, "finished": 0,
-            "progress": []}
+    seen = {"started": 0, "result": [], "error": [], "cancelled": 0, "finished": 0, "progress": []}
     s = job.signals
     s.started.connect(lambda: seen.__setitem__("started", seen["started"] + 1))
     s.result.connect(seen["result"].append)
@@ -50,10 +49,13 @@ def test_result_then_finished(qtbot, registry):
     assert registry.wait(5000) and registry.live() == []
 
 
-@pytest.mark.parametrize("exc, expect", [
-    (RuntimeError("boom"), "unexpected RuntimeError: boom"),
-    (FairdeskError("data.csv, row 3: no text; add it"), "data.csv, row 3: no text; add it"),
-])
+@pytest.mark.parametrize(
+    "exc, expect",
+    [
+        (RuntimeError("boom"), "unexpected RuntimeError: boom"),
+        (FairdeskError("data.csv, row 3: no text; add it"), "data.csv, row 3: no text; add it"),
+    ],
+)
 def test_every_exception_reaches_error(qtbot, registry, exc, expect):
     def fail(*, progress, cancelled):
         raise exc
@@ -111,8 +113,7 @@ def test_a_newer_request_on_the_same_channel_drops_the_stale_result(qtbot, regis
     registry.submit(new, channel="player")
     assert old.stale and not new.stale
     gate.set()
-    qtbot.waitUntil(lambda: seen_old["finished"] == 1 and seen_new["finished"] == 1,
-                    timeout=5000)
+    qtbot.waitUntil(lambda: seen_old["finished"] == 1 and seen_new["finished"] == 1, timeout=5000)
     assert seen_old["result"] == [] and seen_new["result"] == ["new"]
     assert new.request == "item-2"
 

@@ -99,8 +99,9 @@ def test_words_loops_slow_playback_and_zoom(qtbot, tmp_path):
     path = write_wav(tmp_path / "t.wav", seconds=2.0, freq=440.0)
     with qtbot.waitSignal(p.ready, timeout=10000):
         p.load(path)
-    p.set_words([{"text": "one", "start": 0.2, "end": 0.6},
-                 {"text": "two", "start": 0.8, "end": 1.4}])
+    p.set_words(
+        [{"text": "one", "start": 0.2, "end": 0.6}, {"text": "two", "start": 0.8, "end": 1.4}]
+    )
     assert p.word_at(1.0) == ("two", 0.8, 1.4)
     p.play_span(*p.word_at(1.0)[1:])  # what a click on the word does
     assert len(sink.played[-1]) == int(0.6 * 16000)

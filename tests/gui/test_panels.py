@@ -18,11 +18,14 @@ def test_dataset_panel_lists_datasets_counts_and_filters_items(qtbot, ctx, mini)
     w.show()
     assert w.datasets.count() == 1 and w.current_dataset() == "mini"
     assert w.model.rowCount() == mini.n_items
-    tops = {w.groups.topLevelItem(i).text(0).split()[0]: w.groups.topLevelItem(i)
-            for i in range(w.groups.topLevelItemCount())}
+    tops = {
+        w.groups.topLevelItem(i).text(0).split()[0]: w.groups.topLevelItem(i)
+        for i in range(w.groups.topLevelItemCount())
+    }
     accent = tops["accent"]
-    counts = {accent.child(i).text(0): int(accent.child(i).text(1))
-              for i in range(accent.childCount())}
+    counts = {
+        accent.child(i).text(0): int(accent.child(i).text(1)) for i in range(accent.childCount())
+    }
     assert counts == {"north": 20, "south": 20}
     w.set_filter("accent", "south")
     assert w.visible_rows() == 20
@@ -87,8 +90,7 @@ def test_results_panel_renders_the_stored_run(qtbot, ctx, mini):
         ctx.select_run(mini.run_id)
     r = w.result
     assert r["reference"] == "north"
-    tested = [m for m in r["tested_metrics"] if any(c["metric"] == m for c in
-                                                     r["comparisons"])]
+    tested = [m for m in r["tested_metrics"] if any(c["metric"] == m for c in r["comparisons"])]
     assert len(w.cards.cards) == len(tested) == len(r["comparisons"])
     wer = next(c for c in w.cards.cards if c.comparison["metric"] == "wer")
     assert html.escape(wer.comparison["reading"]) in wer.toolTip()

@@ -12,14 +12,25 @@ def test_phones_view_shows_heatmap_and_confusions():
 
     QApplication.instance() or QApplication([])
     payload = {
-        "word_positions": {"p1": {"reference": "please call stella", "n_items": 4,
-                                  "words": ["please", "call", "stella"],
-                                  "n": {"a": 2, "b": 2},
-                                  "errors": {"a": [0, 0, 0], "b": [0, 0, 2]},
-                                  "groups": {"a": [0.0, 0.0, 0.0], "b": [0.0, 0.0, 1.0]}}},
-        "phone_confusion": {"groups": {"b": {"n_ref_phones": 20, "phone_error_rate": 0.1,
-                                             "top": [{"ref": "L", "hyp": "-", "count": 2,
-                                                      "rate": 0.5}]}}},
+        "word_positions": {
+            "p1": {
+                "reference": "please call stella",
+                "n_items": 4,
+                "words": ["please", "call", "stella"],
+                "n": {"a": 2, "b": 2},
+                "errors": {"a": [0, 0, 0], "b": [0, 0, 2]},
+                "groups": {"a": [0.0, 0.0, 0.0], "b": [0.0, 0.0, 1.0]},
+            }
+        },
+        "phone_confusion": {
+            "groups": {
+                "b": {
+                    "n_ref_phones": 20,
+                    "phone_error_rate": 0.1,
+                    "top": [{"ref": "L", "hyp": "-", "count": 2, "rate": 0.5}],
+                }
+            }
+        },
     }
     v = PhonesView()
     v.set_result(payload)

@@ -18,9 +18,11 @@ HOSTILE = "<h1>x</h1><img src=/etc/passwd>"
 
 
 def test_radar_scale_puts_the_reference_on_the_unit_circle():
-    values = {"ref": {"wer": 0.20, "cer": 0.10, "em": 0.5},
-              "a": {"wer": 0.30, "cer": 0.05, "em": 0.25},
-              "b": {"wer": 0.20, "cer": None, "em": 1.0}}
+    values = {
+        "ref": {"wer": 0.20, "cer": 0.10, "em": 0.5},
+        "a": {"wer": 0.30, "cer": 0.05, "em": 0.25},
+        "b": {"wer": 0.20, "cer": None, "em": 1.0},
+    }
     s = radar_scale(values, "ref", ["wer", "cer", "em"])
     assert s.groups == ("ref", "a", "b")
     assert s.radius["ref"] == (1.0, 1.0, 1.0)
@@ -32,9 +34,11 @@ def test_radar_scale_puts_the_reference_on_the_unit_circle():
 
 
 def test_radar_scale_where_the_reference_is_zero_uses_the_largest_group():
-    values = {"ref": {"wer": 0.0, "ins_rate": 0.0, "cer": 0.1},
-              "a": {"wer": 0.4, "ins_rate": 0.0, "cer": 0.35},
-              "b": {"wer": 0.1, "ins_rate": 0.0, "cer": 0.1}}
+    values = {
+        "ref": {"wer": 0.0, "ins_rate": 0.0, "cer": 0.1},
+        "a": {"wer": 0.4, "ins_rate": 0.0, "cer": 0.35},
+        "b": {"wer": 0.1, "ins_rate": 0.0, "cer": 0.1},
+    }
     s = radar_scale(values, "ref", ["wer", "ins_rate", "cer"])
     assert s.by_max == ("wer",) and s.empty == ("ins_rate",)
     assert s.divisor["wer"] == 0.4  # the largest group value
@@ -55,15 +59,26 @@ def payload(ctx, mini):
         v = g["values"]["wer"]
         g["ci"] = {"wer": [max(0.0, v - 0.04), v + 0.05]}
         g["values"]["grounding_lift"] = 1.1087 if g["group"] == "north" else 0.93
-        g["ci"]["grounding_lift"] = [g["values"]["grounding_lift"] - 0.1,
-                                     g["values"]["grounding_lift"] + 0.1]
+        g["ci"]["grounding_lift"] = [
+            g["values"]["grounding_lift"] - 0.1,
+            g["values"]["grounding_lift"] + 0.1,
+        ]
     r["summary"].setdefault("wer", {})["overall"] = {"value": 0.1, "ci": [0.07, 0.13]}
     r["tested_metrics"] = list(r["tested_metrics"]) + ["grounding_lift"]
     base = next(c for c in r["comparisons"] if c["metric"] == "wer")
-    r["comparisons"].append({**base, "metric": "grounding_lift", "value": 0.93,
-                             "reference_value": 1.1087, "gap": -0.1787, "ci_low": -0.3,
-                             "ci_high": -0.05, "verdict": "disparity_detected",
-                             "reading": "south's grounding lift is lower."})
+    r["comparisons"].append(
+        {
+            **base,
+            "metric": "grounding_lift",
+            "value": 0.93,
+            "reference_value": 1.1087,
+            "gap": -0.1787,
+            "ci_low": -0.3,
+            "ci_high": -0.05,
+            "verdict": "disparity_detected",
+            "reading": "south's grounding lift is lower.",
+        }
+    )
     others = [c for c in r["comparisons"] if c["metric"] not in ("wer", "grounding_lift")]
     others[0]["verdict"] = "not_estimable"
     others[0]["reason"] = "fewer than 2 speakers with a value in south"
@@ -193,8 +208,7 @@ def test_record_prompt_and_import_messages_are_plain_text(qtbot, tmp_path):
         w.open_list(str(f))
         assert w.prompt_label.textFormat() == Qt.PlainText
         assert w.prompt_label.text() == HOSTILE  # shown literally
-        assert w.counter.textFormat() == Qt.PlainText and w.list_note.textFormat() == \
-            Qt.PlainText
+        assert w.counter.textFormat() == Qt.PlainText and w.list_note.textFormat() == Qt.PlainText
         w.speaker_id.setText(HOSTILE)
         w.form.set_expanded(False)
         assert HOSTILE[:20] in w.form.toggle.text()  # a tool button's text is never HTML
@@ -207,5 +221,6 @@ def test_radar_inputs_use_tested_metrics_and_descriptive_when_few(payload):
     vals, ref, metrics = radar_inputs(payload)
     assert ref == "north" and set(vals) == {"north", "south"}
     assert metrics[: len(payload["tested_metrics"])] == [
-        m for m in payload["tested_metrics"] if any(v.get(m) is not None for v in vals.values())]
+        m for m in payload["tested_metrics"] if any(v.get(m) is not None for v in vals.values())
+    ]
     assert len(metrics) >= 3

@@ -15,18 +15,21 @@ from fairdesk.gui.annotate import ACUTE, DOT_BELOW, GRAVE, MACRON, apply_mark
 from fairdesk.recording import recorder as rec
 
 
-@pytest.mark.parametrize("text,pos,mark,want,want_pos", [
-    ("akwa", 1, GRAVE, "àkwa", 1),
-    ("àkwa", 1, ACUTE, "ákwa", 1),          # one tone per letter: acute replaces grave
-    ("ákwa", 1, ACUTE, "akwa", 1),          # pressing it again takes it off
-    ("oko", 1, DOT_BELOW, "ọko", 1),
-    ("ọko", 1, GRAVE, "ọ̀ko", 2),           # dot below and a tone combine (NFC: ọ + U+0300)
-    ("ọ̀ko", 2, ACUTE, "ọ́ko", 2),
-    ("ọ̀ko", 2, DOT_BELOW, "òko", 1),
-    ("ego", 3, MACRON, "egō", 3),
-    ("a b", 2, GRAVE, None, None),          # no letter before the cursor
-    ("", 0, ACUTE, None, None),
-])
+@pytest.mark.parametrize(
+    "text,pos,mark,want,want_pos",
+    [
+        ("akwa", 1, GRAVE, "àkwa", 1),
+        ("àkwa", 1, ACUTE, "ákwa", 1),  # one tone per letter: acute replaces grave
+        ("ákwa", 1, ACUTE, "akwa", 1),  # pressing it again takes it off
+        ("oko", 1, DOT_BELOW, "ọko", 1),
+        ("ọko", 1, GRAVE, "ọ̀ko", 2),  # dot below and a tone combine (NFC: ọ + U+0300)
+        ("ọ̀ko", 2, ACUTE, "ọ́ko", 2),
+        ("ọ̀ko", 2, DOT_BELOW, "òko", 1),
+        ("ego", 3, MACRON, "egō", 3),
+        ("a b", 2, GRAVE, None, None),  # no letter before the cursor
+        ("", 0, ACUTE, None, None),
+    ],
+)
 def test_apply_mark(text, pos, mark, want, want_pos):
     out = apply_mark(text, pos, mark)
     if want is None:
@@ -49,8 +52,7 @@ def make_panel(qtbot, ctx, seconds=1.2, **kw):
     from fairdesk.gui.record_panel import RecordPanel
 
     sig = rec.synthetic_speech(seconds)
-    w = RecordPanel(ctx, stream_factory=rec.ArrayStream.factory(sig, realtime=True, speed=3),
-                    **kw)
+    w = RecordPanel(ctx, stream_factory=rec.ArrayStream.factory(sig, realtime=True, speed=3), **kw)
     qtbot.addWidget(w)
     w.show()
     w.activateWindow()  # shortcuts (Space) fire in the active window
@@ -62,10 +64,12 @@ def record_take(qtbot, w, n):
     qtbot.keyClick(w.prompts, Qt.Key_Space)  # Space starts (focus is not in a text field)
     assert w.recorder.recording
     peaks = []
-    qtbot.waitUntil(lambda: peaks.append(w.meter.level.peak) or w.recorder.frames >= n,
-                    timeout=10000)
-    qtbot.waitUntil(lambda: w._live_hi.yData is not None and len(w._live_hi.yData) > 0,
-                    timeout=5000)
+    qtbot.waitUntil(
+        lambda: peaks.append(w.meter.level.peak) or w.recorder.frames >= n, timeout=10000
+    )
+    qtbot.waitUntil(
+        lambda: w._live_hi.yData is not None and len(w._live_hi.yData) > 0, timeout=5000
+    )
     assert max(peaks) > 0.1 and float(np.max(w._live_hi.yData)) > 0.1  # meter and waveform
     with qtbot.waitSignal(w.take_recorded, timeout=5000):
         qtbot.keyClick(w.prompts, Qt.Key_Space)  # and stops
@@ -109,8 +113,9 @@ def test_record_accept_and_annotate_with_the_palette(qtbot, project, caplog):
     assert ed.edit.text() == "àkwà"
     assert p.items(p.dataset("field")).iloc[0]["text"] == "àkwà"
     ann = p.annotations(db_id)
-    assert [(a["kind"], a["value"]["text"], a["value"]["previous"]) for a in ann] == \
-        [("transcript", "àkwà", "àkwá")]
+    assert [(a["kind"], a["value"]["text"], a["value"]["previous"]) for a in ann] == [
+        ("transcript", "àkwà", "àkwá")
+    ]
 
     # typing, then leaving the field, saves too (focus-out), in NFC
     ed.edit.setFocus()
@@ -148,9 +153,14 @@ def test_without_an_input_device_the_panel_still_annotates(qtbot, project, monke
         time.sleep(0.005)
     s.accept(pr, s.stop_take(t, r))
 
-    monkeypatch.setattr(rec, "input_status",
-                        lambda device=None: (False, "Recording unavailable: no audio input "
-                                             "device found (test). Connect a microphone"))
+    monkeypatch.setattr(
+        rec,
+        "input_status",
+        lambda device=None: (
+            False,
+            "Recording unavailable: no audio input device found (test). Connect a microphone",
+        ),
+    )
     w = RecordPanel(project)
     qtbot.addWidget(w)
     w.show()

@@ -46,10 +46,20 @@ def test_spectrogram_reports_progress_and_stops_when_cancelled():
 def test_parse_alignment_reads_item_report_columns_and_operations():
     from fairdesk.review import item_report
 
-    rep = item_report({"reference": "play hotel california by the eagles",
-                       "hypothesis": "play a hotel in califormia by eagles"})
+    rep = item_report(
+        {
+            "reference": "play hotel california by the eagles",
+            "hypothesis": "play a hotel in califormia by eagles",
+        }
+    )
     assert parse_alignment(rep["alignment"]) == [
-        ("play", "play", ""), ("", "a", "I"), ("hotel", "hotel", ""), ("", "in", "I"),
-        ("california", "califormia", "S"), ("by", "by", ""), ("the", "", "D"),
-        ("eagles", "eagles", "")]
+        ("play", "play", ""),
+        ("", "a", "I"),
+        ("hotel", "hotel", ""),
+        ("", "in", "I"),
+        ("california", "califormia", "S"),
+        ("by", "by", ""),
+        ("the", "", "D"),
+        ("eagles", "eagles", ""),
+    ]
     assert parse_alignment("") == []

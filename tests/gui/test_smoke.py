@@ -39,13 +39,21 @@ def test_screenshot_mode_writes_one_png_per_panel(qtbot, mini, tmp_path, caplog)
 
     caplog.set_level(logging.WARNING)
     out = tmp_path / "shots"
-    a = build_parser().parse_args(["gui", "--screenshot", str(out), "--project",
-                                   str(mini.folder), "--run", str(mini.run_id)])
+    a = build_parser().parse_args(
+        ["gui", "--screenshot", str(out), "--project", str(mini.folder), "--run", str(mini.run_id)]
+    )
     assert a.func(a) == 0
     files = sorted(p.name for p in out.glob("*.png"))
-    assert {"01_datasets.png", "02_audit.png", "03_results_groups.png",
-            "03_results_values.png", "03_results_radar.png", "03_results_confusion.png",
-            "03_results_regression.png", "00_first_run.png",
-            "04_items.png"} <= set(files)
+    assert {
+        "01_datasets.png",
+        "02_audit.png",
+        "03_results_groups.png",
+        "03_results_values.png",
+        "03_results_radar.png",
+        "03_results_confusion.png",
+        "03_results_regression.png",
+        "00_first_run.png",
+        "04_items.png",
+    } <= set(files)
     assert all((out / f).stat().st_size > 5000 for f in files)
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]

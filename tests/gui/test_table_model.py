@@ -14,13 +14,15 @@ def _frame(n=20000, seed=0):
     rng = np.random.default_rng(seed)
     wer = rng.random(n).round(3)
     wer[::97] = np.nan
-    return pd.DataFrame({
-        "id": [f"item_{i:05d}" for i in range(n)],
-        "wer": wer,
-        "errors": rng.integers(0, 6, n),
-        "group": rng.choice(["en-gb", "en-us", "en-029"], n),
-        "reference": [f"play song number {i % 500}" for i in range(n)],
-    })
+    return pd.DataFrame(
+        {
+            "id": [f"item_{i:05d}" for i in range(n)],
+            "wer": wer,
+            "errors": rng.integers(0, 6, n),
+            "group": rng.choice(["en-gb", "en-us", "en-029"], n),
+            "reference": [f"play song number {i % 500}" for i in range(n)],
+        }
+    )
 
 
 def test_sort_filter_and_masks_match_pandas(qtbot):
@@ -84,5 +86,6 @@ def test_twenty_thousand_rows_sort_and_filter_quickly(qtbot):
     m.set_text("number 7")
     m.set_mask("failing", (df["errors"] > 0).to_numpy())
     assert time.perf_counter() - t < 2.0
-    assert m.rowCount() == int((df["reference"].str.contains("number 7") &
-                                (df["errors"] > 0)).sum())
+    assert m.rowCount() == int(
+        (df["reference"].str.contains("number 7") & (df["errors"] > 0)).sum()
+    )

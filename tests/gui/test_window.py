@@ -78,8 +78,7 @@ def test_first_run_offers_three_ways_in_and_remembers_the_choice(qtbot, mini, se
     win = _window(qtbot, None, settings)
     win.show()
     assert win.ctx.project is None and win.stack.currentWidget() is win.welcome
-    texts = {b.text() for b in (win.welcome.demo_btn, win.welcome.import_btn,
-                                win.welcome.open_btn)}
+    texts = {b.text() for b in (win.welcome.demo_btn, win.welcome.import_btn, win.welcome.open_btn)}
     assert texts == {"Open the demo project", "Import a dataset…", "Open a project…"}
     win.open_project(mini.folder)  # what "Open a project…" does once a folder is chosen
     assert win.stack.currentWidget() is win.tabs
@@ -161,7 +160,7 @@ def test_recording_from_an_input_file(qtbot, tmp_path):
 
     sr = 22050  # not the working rate: the file source resamples
     t = np.arange(int(1.5 * sr)) / sr
-    x = (0.4 * np.sin(2 * np.pi * 220 * t) * np.clip(np.sin(2 * np.pi * 2 * t), 0, 1))
+    x = 0.4 * np.sin(2 * np.pi * 220 * t) * np.clip(np.sin(2 * np.pi * 2 * t), 0, 1)
     wav = tmp_path / "voice.wav"
     sf.write(str(wav), x.astype(np.float32), sr, subtype="FLOAT")
     c = Context(tmp_path / "proj")
@@ -247,8 +246,7 @@ def test_regression_tab_runs_stores_and_matches_statsmodels(qtbot, ctx, mini):
         reg.run_btn.click()
     out = got.args[0]
     stored = results_for_run(ctx.project, mini.run_id, "regression")
-    assert len(stored) == before + 1 and stored[-1]["payload"]["request"]["outcome"] == \
-        "correct"
+    assert len(stored) == before + 1 and stored[-1]["payload"]["request"]["outcome"] == "correct"
     assert stored[-1]["id"] == out["result_id"]
     # the odds ratio south vs north, recomputed with statsmodels directly
     df = run_items_frame(ctx.project, mini.run_id)

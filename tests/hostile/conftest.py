@@ -24,8 +24,12 @@ def dump(folder) -> dict[str, list]:
     db = Path(folder) / "project.sqlite"
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
-        names = [r[0] for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")]
+        names = [
+            r[0]
+            for r in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
+            )
+        ]
         return {n: sorted(map(repr, conn.execute(f"SELECT * FROM {n}"))) for n in names}
     finally:
         conn.close()

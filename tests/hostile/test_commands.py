@@ -24,21 +24,42 @@ def _perfect(tmp_path, key="item_id"):
 
 
 def _audit(cli, proj, model, *extra):
-    return cli("audit", "--project", proj, "--dataset", "base", "--model", model, "--by",
-               "accent", *QUICK, *extra)
+    return cli(
+        "audit",
+        "--project",
+        proj,
+        "--dataset",
+        "base",
+        "--model",
+        model,
+        "--by",
+        "accent",
+        *QUICK,
+        *extra,
+    )
 
 
 # -- a mistyped --project creates nothing ------------------------------------------------------
-@pytest.mark.parametrize("cmd", [
-    ["datasets"], ["items", "--dataset", "base"], ["show", "--run", "1"],
-    ["audit", "--dataset", "base", "--model", "whisper-tiny.en", "--by", "accent"],
-    ["regress", "--run", "1", "--outcome", "wer", "--vars", "accent"],
-    ["record", "recover"],
-])
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        ["datasets"],
+        ["items", "--dataset", "base"],
+        ["show", "--run", "1"],
+        ["audit", "--dataset", "base", "--model", "whisper-tiny.en", "--by", "accent"],
+        ["regress", "--run", "1", "--outcome", "wer", "--vars", "accent"],
+        ["record", "recover"],
+    ],
+)
 def test_mistyped_project_is_refused_and_not_created(cli, tmp_path, cmd):
     typo = tmp_path / "projetc"
-    code, out, err = cli(*cmd[:1], *(cmd[1:2] if cmd[0] == "record" else []), "--project",
-                         typo, *(cmd[1:] if cmd[0] != "record" else cmd[2:]))
+    code, out, err = cli(
+        *cmd[:1],
+        *(cmd[1:2] if cmd[0] == "record" else []),
+        "--project",
+        typo,
+        *(cmd[1:] if cmd[0] != "record" else cmd[2:]),
+    )
     assert code == 2
     assert str(typo) in err and "no fairdesk project here" in err
     assert "fairdesk init" in err and "--project" in err
@@ -56,18 +77,22 @@ def test_init_demo_and_import_still_create(cli, base, tmp_path):
     code, out, _ = cli("init", tmp_path / "fresh")
     assert code == 0 and (tmp_path / "fresh" / "project.sqlite").exists()
     _, data = base
-    code, out, _ = cli("import", "--project", tmp_path / "new", "--name", "x", data / "m.csv",
-                       "--json")
+    code, out, _ = cli(
+        "import", "--project", tmp_path / "new", "--name", "x", data / "m.csv", "--json"
+    )
     assert code == 0 and json.loads(out)["imported"] == BASE_ITEMS
 
 
 # -- model and table paths that do not exist ----------------------------------------------------
-@pytest.mark.parametrize("model,says", [
-    ("hf:/nonexistent", "model folder not found: /nonexistent"),
-    ("predictions:/nonexistent.csv", "predictions file not found: /nonexistent.csv"),
-    ("ct2:{bad}", "model.bin"),
-    ("hf:", "needs a path after 'hf:'"),
-])
+@pytest.mark.parametrize(
+    "model,says",
+    [
+        ("hf:/nonexistent", "model folder not found: /nonexistent"),
+        ("predictions:/nonexistent.csv", "predictions file not found: /nonexistent.csv"),
+        ("ct2:{bad}", "model.bin"),
+        ("hf:", "needs a path after 'hf:'"),
+    ],
+)
 def test_missing_model_paths_are_usage_errors(cli, base, tmp_path, model, says):
     proj, _ = base
     bad = tmp_path / "notct2"
@@ -88,17 +113,25 @@ def test_table_that_is_a_folder_is_a_usage_error(cli, tmp_path):
 
 
 # -- counts that would silently drop items ----------------------------------------------------
-@pytest.mark.parametrize("args", [
-    ["show", "--run", "1", "--worst", "-3"], ["items", "--dataset", "base", "--limit", "-5"],
-    ["items", "--dataset", "base", "--limit", "0"],
-    ["audit", "--dataset", "base", "--model", "x", "--by", "accent", "--sample", "0"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["show", "--run", "1", "--worst", "-3"],
+        ["items", "--dataset", "base", "--limit", "-5"],
+        ["items", "--dataset", "base", "--limit", "0"],
+        ["audit", "--dataset", "base", "--model", "x", "--by", "accent", "--sample", "0"],
+    ],
+)
 def test_negative_or_zero_counts_are_refused(base, args):
     proj, _ = base
     before = dump(proj)
-    r = subprocess.run([sys.executable, "-m", "fairdesk", args[0], "--project", str(proj),
-                        *args[1:]], capture_output=True, text=True, timeout=120,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    r = subprocess.run(
+        [sys.executable, "-m", "fairdesk", args[0], "--project", str(proj), *args[1:]],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert r.returncode == 2 and "at least 1" in r.stderr and "Traceback" not in r.stderr
     assert args[-2] in r.stderr  # names the option
     assert dump(proj) == before
@@ -115,12 +148,23 @@ def test_items_json_honours_limit(cli, base):
 def test_filter_value_that_matches_nothing_lists_the_values(cli, base):
     proj, _ = base
     before = dump(proj)
-    code, _, err = cli("items", "--project", proj, "--dataset", "base", "--filter",
-                       "accent=north,south")
+    code, _, err = cli(
+        "items", "--project", proj, "--dataset", "base", "--filter", "accent=north,south"
+    )
     assert code == 2 and "accent=north,south" in err and "north, south" in err
     assert "repeat --filter accent=VALUE" in err
-    code, out, _ = cli("items", "--project", proj, "--dataset", "base", "--filter",
-                       "accent=north", "--filter", "accent=south", "--json")
+    code, out, _ = cli(
+        "items",
+        "--project",
+        proj,
+        "--dataset",
+        "base",
+        "--filter",
+        "accent=north",
+        "--filter",
+        "accent=south",
+        "--json",
+    )
     assert code == 0 and len(json.loads(out)) == BASE_ITEMS
     assert dump(proj) == before
 
@@ -128,8 +172,17 @@ def test_filter_value_that_matches_nothing_lists_the_values(cli, base):
 def test_empty_dataset_name_in_audit_is_refused(cli, base, tmp_path):
     proj, _ = base
     before = dump(proj)
-    code, _, err = cli("audit", "--project", proj, "--dataset", " ", "--model",
-                       f"predictions:{_perfect(tmp_path)}", "--by", "accent")
+    code, _, err = cli(
+        "audit",
+        "--project",
+        proj,
+        "--dataset",
+        " ",
+        "--model",
+        f"predictions:{_perfect(tmp_path)}",
+        "--by",
+        "accent",
+    )
     assert code == 2 and "--dataset" in err and "fairdesk datasets" in err
     assert dump(proj) == before
 
@@ -142,19 +195,20 @@ def test_bare_file_name_matching_two_items_is_ambiguous_never_a_guess(cli, tmp_p
     for d, f in (("x", 300), ("y", 500)):
         write_wav(data / d / "a.wav", seconds=0.3, freq=f)
     write_wav(data / "x" / "b.wav", seconds=0.3, freq=700)
-    (data / "m.csv").write_text("path,text,accent\nx/a.wav,hello there,x\ny/a.wav,hello there,"
-                                "y\nx/b.wav,good day,x\n")
+    (data / "m.csv").write_text(
+        "path,text,accent\nx/a.wav,hello there,x\ny/a.wav,hello there,y\nx/b.wav,good day,x\n"
+    )
     proj = tmp_path / "proj"
     assert cli("import", "--project", proj, "--name", "base", data / "m.csv")[0] == 0
-    pred = predictions_file(tmp_path / "p.csv", [("a.wav", "hello there"),
-                                                 ("x/b.wav", "good day")], key="path")
+    pred = predictions_file(
+        tmp_path / "p.csv", [("a.wav", "hello there"), ("x/b.wav", "good day")], key="path"
+    )
     code, out, err = _audit(cli, proj, f"predictions:{pred}", "--json", "-")
     res = json.loads(out)
     assert code == 0
     fails = {f["path"]: f["reason"] for f in res["failures"]}
     assert set(fails) == {"x/a.wav", "y/a.wav"}
-    assert all("ambiguous" in r and "key the rows by item id" in r.lower() for r in
-               fails.values())
+    assert all("ambiguous" in r and "key the rows by item id" in r.lower() for r in fails.values())
     probs = res["prediction_problems"]
     assert len(probs) == 1 and probs[0]["row"] == 2 and probs[0]["key"] == "a.wav"
     assert sum(g["n_items"] for g in res["groups"]) == 1  # only x/b.wav was matched
@@ -164,8 +218,7 @@ def test_predictions_keyed_by_the_id_that_items_prints(cli, base, tmp_path):
     proj, _ = base
     code, out, _ = cli("items", "--project", proj, "--dataset", "base", "--json")
     ids = [r["id"] for r in json.loads(out)]
-    pred = predictions_file(tmp_path / "p.csv", [(i, f"play song {i[-1]}") for i in ids],
-                            key="id")
+    pred = predictions_file(tmp_path / "p.csv", [(i, f"play song {i[-1]}") for i in ids], key="id")
     code, out, _ = _audit(cli, proj, f"predictions:{pred}", "--json", "-", "--quiet")
     res = json.loads(out)
     assert code == 0 and res["failures"] == [] and "prediction_problems" not in res
@@ -182,8 +235,9 @@ def test_every_item_failing_writes_the_failures_and_exits_1(cli, base, tmp_path)
     assert code == 1
     res = json.loads(out_json.read_text())
     assert res["groups"] == [] and len(res["failures"]) == BASE_ITEMS
-    assert all(f["reason"] == "no prediction for this item in the imported file"
-               for f in res["failures"])
+    assert all(
+        f["reason"] == "no prediction for this item in the imported file" for f in res["failures"]
+    )
     assert f"{BASE_ITEMS} items failed:" in out and "north-0-0: no prediction" in out
     assert "every item failed" in err
     after = dump(proj)
@@ -197,8 +251,10 @@ def test_every_item_failing_writes_the_failures_and_exits_1(cli, base, tmp_path)
 # -- JSON on stdout, human text on stderr ---------------------------------------------------------
 def test_audit_show_regress_json_to_stdout_keep_human_text_on_stderr(cli, base, tmp_path):
     proj, _ = base
-    pred = predictions_file(tmp_path / "p.csv", [(i, "play" if i.startswith("s") else
-                                                  f"play song {i[-1]}") for i in IDS])
+    pred = predictions_file(
+        tmp_path / "p.csv",
+        [(i, "play" if i.startswith("s") else f"play song {i[-1]}") for i in IDS],
+    )
     code, out, err = _audit(cli, proj, f"predictions:{pred}", "--json", "-")
     res = json.loads(out)  # stdout is one JSON document
     assert code == 0 and "WER" in err and "group" in err
@@ -207,18 +263,33 @@ def test_audit_show_regress_json_to_stdout_keep_human_text_on_stderr(cli, base, 
     code, out, err = cli("show", "--project", proj, "--run", run, "--json", "-", "--worst", 4)
     reports = json.loads(out)
     assert code == 0 and len(reports) == 4 and "== south" in err
-    code, out, err = cli("regress", "--project", proj, "--run", run, "--outcome", "correct",
-                         "--vars", "accent", "--json", "-")
+    code, out, err = cli(
+        "regress",
+        "--project",
+        proj,
+        "--run",
+        run,
+        "--outcome",
+        "correct",
+        "--vars",
+        "accent",
+        "--json",
+        "-",
+    )
     assert code == 0 and "univariate" in json.loads(out)
 
 
 def test_items_json_into_head_has_no_broken_pipe_traceback(base):
     proj, _ = base
-    cmd = (f"{sys.executable} -m fairdesk items --project {proj} --dataset base --json "
-           "| head -c 10")
-    r = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True,
-                       timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert r.stdout == "[\n  {\n    \""[:10] and "Traceback" not in r.stderr
+    cmd = f"{sys.executable} -m fairdesk items --project {proj} --dataset base --json | head -c 10"
+    r = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", cmd],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert r.stdout == '[\n  {\n    "'[:10] and "Traceback" not in r.stderr
     assert "BrokenPipe" not in r.stderr and r.returncode == 0
 
 
@@ -229,19 +300,31 @@ def test_ansi_escapes_in_transcripts_are_escaped_on_the_terminal(cli, tmp_path):
     data = tmp_path / "data"
     write_wav(data / "a.wav", seconds=0.3)
     write_wav(data / "b.wav", seconds=0.3, freq=400)
-    (data / "m.csv").write_text("path,text,accent\na.wav,\x1b[2J\x1b[31mred\x07,x\n"
-                                "b.wav,fine,y\n")
+    (data / "m.csv").write_text("path,text,accent\na.wav,\x1b[2J\x1b[31mred\x07,x\nb.wav,fine,y\n")
     proj = tmp_path / "proj"
     assert cli("import", "--project", proj, "--name", "base", data / "m.csv")[0] == 0
     code, out, _ = cli("items", "--project", proj, "--dataset", "base")
     assert code == 0 and "\x1b" not in out and "\x07" not in out
     assert "\\x1b[2J\\x1b[31mred\\x07" in out
-    pred = predictions_file(tmp_path / "p.csv", [("a.wav", "\x1b]0;pwned\x07 red"),
-                                                 ("b.wav", "fine")], key="path")
+    pred = predictions_file(
+        tmp_path / "p.csv", [("a.wav", "\x1b]0;pwned\x07 red"), ("b.wav", "fine")], key="path"
+    )
     # (only the failing item is shown: `show` on a correct item is fixed on another branch)
-    code, out, _ = cli("audit", "--project", proj, "--dataset", "base", "--model",
-                       f"predictions:{pred}", "--by", "accent", *QUICK, "--json", "-",
-                       "--quiet")
+    code, out, _ = cli(
+        "audit",
+        "--project",
+        proj,
+        "--dataset",
+        "base",
+        "--model",
+        f"predictions:{pred}",
+        "--by",
+        "accent",
+        *QUICK,
+        "--json",
+        "-",
+        "--quiet",
+    )
     run = json.loads(out)["run_id"]
     code, out, _ = cli("show", "--project", proj, "--run", run, "--worst", 1)
     assert code == 0 and "\x1b" not in out and "\x07" not in out
@@ -251,9 +334,22 @@ def test_ansi_escapes_in_transcripts_are_escaped_on_the_terminal(cli, tmp_path):
 def test_argument_with_bytes_that_are_not_utf8_is_a_usage_error(base):
     proj, data = base
     before = dump(proj)
-    r = subprocess.run([sys.executable, "-m", "fairdesk", "import", "--project", str(proj),
-                        "--name", b"caf\xe9", str(data / "m.csv")], capture_output=True,
-                       timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fairdesk",
+            "import",
+            "--project",
+            str(proj),
+            "--name",
+            b"caf\xe9",
+            str(data / "m.csv"),
+        ],
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     err = r.stderr.decode()
     assert r.returncode == 2 and "--name" in err and "0xe9" in err and "UTF-8" in err
     assert "Traceback" not in err

@@ -65,8 +65,9 @@ def test_commonvoice_quote_in_sentence_is_text(cli, base):
 def test_csv_unclosed_quote_is_reported_and_swallows_no_rows(cli, base):
     proj, data = base
     _wavs(data, 4)
-    (data / "q.csv").write_text('path,text\nw0.wav,fine\nw1.wav,"never closed\n'
-                                "w2.wav,two\nw3.wav,three\n")
+    (data / "q.csv").write_text(
+        'path,text\nw0.wav,fine\nw1.wav,"never closed\nw2.wav,two\nw3.wav,three\n'
+    )
     before = dump(proj)
     code, out, _ = _import(cli, proj, data / "q.csv")
     rep = json.loads(out)
@@ -93,9 +94,13 @@ def test_latin1_header_refuses_the_file_naming_line_and_column(cli, base, capsys
 def test_latin1_in_id_or_speaker_column_refuses_that_row(cli, base, col):
     proj, data = base
     _wavs(data, 3)
-    body = [b"id,path,text,speaker_id", b"a,w0.wav,one,s1", b"b,w1.wav,two,s2",
-            b"c,w2.wav,three,s3"]
-    body[2] = (b"b\xe9,w1.wav,two,s2" if col == "id" else b"b,w1.wav,two,s\xe92")
+    body = [
+        b"id,path,text,speaker_id",
+        b"a,w0.wav,one,s1",
+        b"b,w1.wav,two,s2",
+        b"c,w2.wav,three,s3",
+    ]
+    body[2] = b"b\xe9,w1.wav,two,s2" if col == "id" else b"b,w1.wav,two,s\xe92"
     (data / "l.csv").write_bytes(b"\n".join(body) + b"\n")
     before = dump(proj)
     code, out, _ = _import(cli, proj, data / "l.csv")
@@ -110,8 +115,11 @@ def test_latin1_in_id_or_speaker_column_refuses_that_row(cli, base, col):
 def test_jsonl_lone_surrogate_refuses_that_row(cli, base):
     proj, data = base
     _wavs(data, 3)
-    lines = ['{"path": "w0.wav", "text": "one"}', '{"path": "w1.wav", "text": "bad \\ud800"}',
-             '{"path": "w2.wav", "text": "three", "speaker_id": "s\\udfff"}']
+    lines = [
+        '{"path": "w0.wav", "text": "one"}',
+        '{"path": "w1.wav", "text": "bad \\ud800"}',
+        '{"path": "w2.wav", "text": "three", "speaker_id": "s\\udfff"}',
+    ]
     (data / "m.jsonl").write_text("\n".join(lines) + "\n")
     before = dump(proj)
     code, out, _ = _import(cli, proj, data / "m.jsonl")
@@ -148,8 +156,11 @@ def test_path_of_5000_characters_is_a_row_problem(cli, base):
     rep = json.loads(out)
     assert code == 0 and rep["imported"] == 2 and len(rep["problems"]) == 1
     pr = rep["problems"][0]
-    assert pr["row"] == 3 and ("cannot be opened" in pr["reason"] or "not found" in
-                               pr["reason"]) and "check the path" in pr["reason"]
+    assert (
+        pr["row"] == 3
+        and ("cannot be opened" in pr["reason"] or "not found" in pr["reason"])
+        and "check the path" in pr["reason"]
+    )
     _new_rows_only(before, dump(proj), proj, 2)
 
 
@@ -173,9 +184,24 @@ def test_fifo_named_wav_is_refused_without_hanging(base, tmp_path):
     (data / "f.csv").write_text("path,text\nw0.wav,one\npipe.wav,two\nw1.wav,three\n")
     before = dump(proj)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    r = subprocess.run([sys.executable, "-m", "fairdesk", "import", "--project", str(proj),
-                        "--name", "fifo", str(data / "f.csv"), "--json"],
-                       capture_output=True, text=True, timeout=120, env=env)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fairdesk",
+            "import",
+            "--project",
+            str(proj),
+            "--name",
+            "fifo",
+            str(data / "f.csv"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert r.returncode == 0, r.stderr
     rep = json.loads(r.stdout)
     assert rep["imported"] == 2 and len(rep["problems"]) == 1
@@ -242,8 +268,10 @@ def test_audio_shorter_than_its_header_is_kept_with_a_warning(cli, base):
 def test_reimport_with_rows_removed_marks_them_stale(cli, base):
     proj, data = base
     _wavs(data, 3)
-    (data / "r.csv").write_text("id,path,text,accent\na,w0.wav,one,x\nb,w1.wav,two,y\n"
-                                "c,w2.wav,three,x\nd,missing.wav,four,y\n")
+    (data / "r.csv").write_text(
+        "id,path,text,accent\na,w0.wav,one,x\nb,w1.wav,two,y\n"
+        "c,w2.wav,three,x\nd,missing.wav,four,y\n"
+    )
     code, out, _ = _import(cli, proj, data / "r.csv", "re")
     assert code == 0 and json.loads(out)["imported"] == 3
     assert dump(proj)["import_problems"].__len__() == 1
@@ -277,11 +305,35 @@ def test_stale_items_are_left_out_of_new_audits(cli, base, tmp_path):
     code, out, _ = cli("import", "--project", proj, "--name", "base", data / "m2.csv")
     assert code == 0 and "1 items no longer listed" in out
     pred = tmp_path / "p.csv"
-    pred.write_text("item_id,text\n" + "".join(f"{a}-{s}-{c},play song {c}\n" for a in (
-        "north", "south") for s in range(2) for c in range(2)))
-    code, out, _ = cli("audit", "--project", proj, "--dataset", "base", "--model",
-                       f"predictions:{pred}", "--by", "accent", "--json", "-", "--quiet",
-                       "--n-bootstrap", "200", "--min-items", "1", "--min-speakers", "1")
+    pred.write_text(
+        "item_id,text\n"
+        + "".join(
+            f"{a}-{s}-{c},play song {c}\n"
+            for a in ("north", "south")
+            for s in range(2)
+            for c in range(2)
+        )
+    )
+    code, out, _ = cli(
+        "audit",
+        "--project",
+        proj,
+        "--dataset",
+        "base",
+        "--model",
+        f"predictions:{pred}",
+        "--by",
+        "accent",
+        "--json",
+        "-",
+        "--quiet",
+        "--n-bootstrap",
+        "200",
+        "--min-items",
+        "1",
+        "--min-speakers",
+        "1",
+    )
     res = json.loads(out)
     assert code == 0 and sum(g["n_items"] for g in res["groups"]) == BASE_ITEMS - 1
     assert res["failures"] == []
@@ -306,14 +358,17 @@ def test_confinement_is_by_folder_not_by_string_prefix(cli, base, tmp_path):
     data, private = tmp_path / "data", tmp_path / "data-private"
     _wavs(data, 1)
     _wavs(private, 1, prefix="secret")
-    (data / "m.csv").write_text(f"path,text\nw0.wav,one\n{private / 'secret0.wav'},two\n"
-                                "../data-private/secret0.wav,three\n")
+    (data / "m.csv").write_text(
+        f"path,text\nw0.wav,one\n{private / 'secret0.wav'},two\n../data-private/secret0.wav,three\n"
+    )
     before = dump(proj)
     code, out, _ = _import(cli, proj, data / "m.csv", "conf")
     rep = json.loads(out)
     assert code == 0 and rep["imported"] == 1 and [p["row"] for p in rep["problems"]] == [3, 4]
-    assert all("outside the dataset folder" in p["reason"] and "move the audio" in p["reason"]
-               for p in rep["problems"])
+    assert all(
+        "outside the dataset folder" in p["reason"] and "move the audio" in p["reason"]
+        for p in rep["problems"]
+    )
     _new_rows_only(before, dump(proj), proj, 1)
 
 

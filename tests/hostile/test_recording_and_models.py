@@ -19,8 +19,7 @@ from fairdesk.recording.wavfile import WavAppender, read_sidecar, sidecar_path
 from .conftest import dump
 
 ROOT = Path(__file__).resolve().parents[2]
-META = {"status": "recording", "samplerate": 16000, "channels": 1, "dtype": "int16",
-        "host": None}
+META = {"status": "recording", "samplerate": 16000, "channels": 1, "dtype": "int16", "host": None}
 
 
 def _crashed_take(path: Path, pid: int) -> None:
@@ -43,12 +42,18 @@ def test_crashed_take_whose_pid_is_reused_is_recovered(tmp_path, pid):
 
 def test_take_locked_by_a_live_writer_is_left_alone_until_it_dies(tmp_path):
     wav = tmp_path / "live.wav"
-    code = ("import numpy as np, time; from fairdesk.recording.wavfile import WavAppender; "
-            f"w = WavAppender({str(wav)!r}, 16000, 1, 'int16'); "
-            "w.append(np.zeros((160, 1), np.int16)); print('writing', flush=True); "
-            "time.sleep(600)")
-    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    code = (
+        "import numpy as np, time; from fairdesk.recording.wavfile import WavAppender; "
+        f"w = WavAppender({str(wav)!r}, 16000, 1, 'int16'); "
+        "w.append(np.zeros((160, 1), np.int16)); print('writing', flush=True); "
+        "time.sleep(600)"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     try:
         assert child.stdout.readline().strip() == "writing"
         rec._write_json_atomic(sidecar_path(wav), {**META, "pid": 2**22 + 11})
@@ -63,13 +68,30 @@ def test_take_locked_by_a_live_writer_is_left_alone_until_it_dies(tmp_path):
 
 
 def _take_args(proj):
-    return ["record", "take", "--project", str(proj), "--dataset", "field", "--speaker", "s1",
-            "--list", "igbo_tonal_minimal_pairs", "--prompt", "1", "--seconds", "1"]
+    return [
+        "record",
+        "take",
+        "--project",
+        str(proj),
+        "--dataset",
+        "field",
+        "--speaker",
+        "s1",
+        "--list",
+        "igbo_tonal_minimal_pairs",
+        "--prompt",
+        "1",
+        "--seconds",
+        "1",
+    ]
 
 
 def test_record_take_without_a_device_creates_nothing(cli, tmp_path, monkeypatch):
-    monkeypatch.setattr(rec, "input_status", lambda device=None: (
-        False, "Recording unavailable: no input device; plug in a microphone"))
+    monkeypatch.setattr(
+        rec,
+        "input_status",
+        lambda device=None: (False, "Recording unavailable: no input device; plug in a microphone"),
+    )
     proj = tmp_path / "proj"
     code, out, err = cli(*_take_args(proj))
     assert code == 1 and "no input device" in err and "plug in a microphone" in err
@@ -104,25 +126,31 @@ def _factory_init(factory):
 def _hf_folder(tmp_path, shard: str) -> Path:
     folder = tmp_path / "model"
     folder.mkdir()
-    (folder / "config.json").write_text(json.dumps(
-        {"architectures": ["WhisperForConditionalGeneration"], "model_type": "whisper"}))
-    (folder / "model.safetensors.index.json").write_text(json.dumps(
-        {"metadata": {}, "weight_map": {"a.weight": shard, "b.weight": shard}}))
+    (folder / "config.json").write_text(
+        json.dumps({"architectures": ["WhisperForConditionalGeneration"], "model_type": "whisper"})
+    )
+    (folder / "model.safetensors.index.json").write_text(
+        json.dumps({"metadata": {}, "weight_map": {"a.weight": shard, "b.weight": shard}})
+    )
     (folder / "pytorch_model.bin").write_bytes(b"\x80\x04not a real pickle")
     return folder
 
 
-@pytest.mark.parametrize("shard,says", [
-    ("pytorch_model.bin", "not a safetensors file"),
-    ("../outside.safetensors", "outside the model folder"),
-    ("missing.safetensors", "which is missing"),
-])
+@pytest.mark.parametrize(
+    "shard,says",
+    [
+        ("pytorch_model.bin", "not a safetensors file"),
+        ("../outside.safetensors", "outside the model folder"),
+        ("missing.safetensors", "which is missing"),
+    ],
+)
 def test_weight_index_pointing_at_a_pickle_is_refused(cli, base, tmp_path, shard, says):
     proj, _ = base
     folder = _hf_folder(tmp_path, shard)
     before = dump(proj)
-    code, _, err = cli("audit", "--project", proj, "--dataset", "base", "--model",
-                       f"hf:{folder}", "--by", "accent")
+    code, _, err = cli(
+        "audit", "--project", proj, "--dataset", "base", "--model", f"hf:{folder}", "--by", "accent"
+    )
     assert code == 2 and says in err and "model.safetensors.index.json" in err
     assert repr(shard) in err
     assert dump(proj) == before

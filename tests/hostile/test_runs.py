@@ -44,8 +44,10 @@ class Fake:
         self.calls += 1
         if self.calls == self.interrupt_at:
             raise KeyboardInterrupt
-        return [Transcription(text="play song 0", words=(), confidence=None, language="en")
-                for _ in audios]
+        return [
+            Transcription(text="play song 0", words=(), confidence=None, language="en")
+            for _ in audios
+        ]
 
     def embed(self, audios):
         return np.stack([np.array([len(a) % 7, a.std() * 10, 1.0], np.float32) for a in audios])
@@ -54,9 +56,11 @@ class Fake:
 def _insert_run(proj: Path, status="running") -> int:
     p = Project(proj)
     with p.transaction() as c:
-        cur = c.execute("INSERT INTO runs(dataset_id, model_id, model_fingerprint, request_hash,"
-                        " settings, status, created_at) VALUES (1,'m','f','h','{}',?,0)",
-                        (status,))
+        cur = c.execute(
+            "INSERT INTO runs(dataset_id, model_id, model_fingerprint, request_hash,"
+            " settings, status, created_at) VALUES (1,'m','f','h','{}',?,0)",
+            (status,),
+        )
     p.close()
     return int(cur.lastrowid)
 
@@ -77,8 +81,10 @@ def test_running_run_with_a_free_lock_becomes_interrupted_on_open(base):
     p = Project(proj)
     live = dead + 1
     with p.transaction() as c:
-        c.execute("INSERT INTO runs(dataset_id, model_id, model_fingerprint, request_hash, "
-                  "settings, status, created_at) VALUES (1,'m','f','h','{}','running',0)")
+        c.execute(
+            "INSERT INTO runs(dataset_id, model_id, model_fingerprint, request_hash, "
+            "settings, status, created_at) VALUES (1,'m','f','h','{}','running',0)"
+        )
     with RunLock(p, live):
         before = dump(proj)
         Project(proj).close()  # the dead one was already marked by the first open
@@ -95,16 +101,22 @@ def test_sigkilled_run_is_interrupted_and_resumes(base):
     the next open marks the run interrupted (a PID could have been reused)."""
     proj, _ = base
     run_id = 1
-    code = ("import time; from fairdesk.core.store import Project; "
-            "from fairdesk.jobs import cache; from types import SimpleNamespace as N; "
-            f"p = Project({str(proj)!r}); "
-            "prep = N(dataset=p.dataset('base'), model_key='m@f', request_hash='h'); "
-            "req = N(model='m', by=['accent'], filters_dict=dict, sample=None, "
-            "settings=N(to_dict=dict)); "
-            "run, lock = cache.start_run(p, prep, req); print(run, flush=True); "
-            "time.sleep(600)")
-    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    code = (
+        "import time; from fairdesk.core.store import Project; "
+        "from fairdesk.jobs import cache; from types import SimpleNamespace as N; "
+        f"p = Project({str(proj)!r}); "
+        "prep = N(dataset=p.dataset('base'), model_key='m@f', request_hash='h'); "
+        "req = N(model='m', by=['accent'], filters_dict=dict, sample=None, "
+        "settings=N(to_dict=dict)); "
+        "run, lock = cache.start_run(p, prep, req); print(run, flush=True); "
+        "time.sleep(600)"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     try:
         assert child.stdout.readline().strip() == str(run_id)
         Project(proj).close()
@@ -121,8 +133,16 @@ def test_sigkilled_run_is_interrupted_and_resumes(base):
 def test_ctrl_c_is_a_cancel_and_the_same_request_resumes(base):
     proj, _ = base
     p = Project(proj)
-    req = AuditRequest(dataset="base", model="fake", by=("accent",), settings=SETTINGS,
-                       metrics=("wer",), nlu="none", shard_size=2, workers=1)
+    req = AuditRequest(
+        dataset="base",
+        model="fake",
+        by=("accent",),
+        settings=SETTINGS,
+        metrics=("wer",),
+        nlu="none",
+        shard_size=2,
+        workers=1,
+    )
     with pytest.raises(KeyboardInterrupt):
         run_audit(p, req, backend=Fake(interrupt_at=3))
     rows = dump(proj)["runs"]
@@ -142,9 +162,16 @@ def test_ctrl_c_is_a_cancel_and_the_same_request_resumes(base):
 def test_representation_on_groups_under_five_items_degrades(base):
     proj, _ = base
     p = Project(proj)
-    req = AuditRequest(dataset="base", model="fake", by=("accent",), settings=SETTINGS,
-                       metrics=("wer",), nlu="none", representation=True,
-                       filters=(("speaker_id", ("north0", "south0")),))
+    req = AuditRequest(
+        dataset="base",
+        model="fake",
+        by=("accent",),
+        settings=SETTINGS,
+        metrics=("wer",),
+        nlu="none",
+        representation=True,
+        filters=(("speaker_id", ("north0", "south0")),),
+    )
     out = run_audit(p, req, backend=Fake())
     res = out.result
     assert [g["n_items"] for g in res["groups"]] == [2, 2] and "wer" in res["summary"]
@@ -158,12 +185,15 @@ def test_representation_on_groups_under_five_items_degrades(base):
     assert "'done'" in dump(proj)["runs"][0]
 
 
-@pytest.mark.parametrize("groups,speakers,folds", [
-    (["a", "b"], ["1", "2"], 0),
-    (["a", "a", "b", "b"], ["1", "2", "3", "3"], 0),
-    (["a", "a", "b", "b"], ["1", "2", "3", "4"], 2),
-    (["a"] * 3 + ["b"] * 2, ["x", "y", "z", "w", "v"], 3),
-])
+@pytest.mark.parametrize(
+    "groups,speakers,folds",
+    [
+        (["a", "b"], ["1", "2"], 0),
+        (["a", "a", "b", "b"], ["1", "2", "3", "3"], 0),
+        (["a", "a", "b", "b"], ["1", "2", "3", "4"], 2),
+        (["a"] * 3 + ["b"] * 2, ["x", "y", "z", "w", "v"], 3),
+    ],
+)
 def test_leakage_probe_uses_fewer_folds_or_none(groups, speakers, folds):
     import warnings
 
@@ -174,15 +204,24 @@ def test_leakage_probe_uses_fewer_folds_or_none(groups, speakers, folds):
         warnings.simplefilter("ignore", UserWarning)  # sklearn: a class smaller than k
         r = leakage(X, groups, speakers)
     assert r.n_folds == folds
-    assert (np.isnan(r.leakage) and "probe not run" in r.note) if folds == 0 else (
-        np.isfinite(r.leakage) and f"{folds} folds instead of 5" in r.note)
+    assert (
+        (np.isnan(r.leakage) and "probe not run" in r.note)
+        if folds == 0
+        else (np.isfinite(r.leakage) and f"{folds} folds instead of 5" in r.note)
+    )
 
 
 def test_lock_files_do_not_pile_up(base):
     proj, _ = base
     p = Project(proj)
-    req = AuditRequest(dataset="base", model="fake", by=("accent",), settings=SETTINGS,
-                       metrics=("wer",), nlu="none")
+    req = AuditRequest(
+        dataset="base",
+        model="fake",
+        by=("accent",),
+        settings=SETTINGS,
+        metrics=("wer",),
+        nlu="none",
+    )
     run_audit(p, req, backend=Fake())
     time.sleep(0)
     assert not list((proj / "locks").glob("*.lock"))

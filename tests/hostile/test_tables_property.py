@@ -15,8 +15,7 @@ from hypothesis import strategies as st  # noqa: E402
 from fairdesk.core.tables import Table, TableError, read_table  # noqa: E402
 
 HEADER = ["path", "text", "speaker"]
-SETTINGS = settings(max_examples=300, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
@@ -42,8 +41,11 @@ cells = st.lists(st.binary(max_size=40), min_size=3, max_size=3)
 
 
 @SETTINGS
-@given(rows=st.lists(cells, min_size=1, max_size=8), sep=st.sampled_from([",", "\t"]),
-       quoting=st.sampled_from(["rfc4180", "none"]))
+@given(
+    rows=st.lists(cells, min_size=1, max_size=8),
+    sep=st.sampled_from([",", "\t"]),
+    quoting=st.sampled_from(["rfc4180", "none"]),
+)
 def test_any_bytes_in_any_cell_give_rows_or_problems(rows, sep, quoting):
     head = sep.join(HEADER).encode()
     data = b"\n".join([head] + [sep.encode().join(r) for r in rows]) + b"\n"
@@ -51,13 +53,14 @@ def test_any_bytes_in_any_cell_give_rows_or_problems(rows, sep, quoting):
     _well_formed(t, data.count(b"\n") + data.count(b"\r") + 1, HEADER)
 
 
-safe_bytes = st.binary(max_size=40).map(
-    lambda b: bytes(c for c in b if c not in b'",\t\r\n'))
+safe_bytes = st.binary(max_size=40).map(lambda b: bytes(c for c in b if c not in b'",\t\r\n'))
 
 
 @SETTINGS
-@given(rows=st.lists(st.lists(safe_bytes, min_size=3, max_size=3), min_size=1, max_size=8),
-       quoting=st.sampled_from(["rfc4180", "none"]))
+@given(
+    rows=st.lists(st.lists(safe_bytes, min_size=3, max_size=3), min_size=1, max_size=8),
+    quoting=st.sampled_from(["rfc4180", "none"]),
+)
 def test_each_line_is_exactly_one_row_or_one_problem(rows, quoting):
     """Without quotes, separators or line breaks in a cell (any other byte, UTF-8 or not),
     every non-blank line N is either the row of line N or a problem at line N."""
@@ -65,16 +68,24 @@ def test_each_line_is_exactly_one_row_or_one_problem(rows, quoting):
     t = _read(data + b"\n", ".csv", quoting=quoting)
     _well_formed(t, len(rows) + 1, HEADER)
     got = [n for n, _ in t.rows] + [p.line for p in t.problems]
-    want = [i + 2 for i, r in enumerate(rows)
-            if any(c.decode("utf-8", "surrogateescape").strip() for c in r)]
+    want = [
+        i + 2
+        for i, r in enumerate(rows)
+        if any(c.decode("utf-8", "surrogateescape").strip() for c in r)
+    ]
     assert sorted(got) == want
     for n, rec in t.rows:  # a row is the line's text, exactly
         assert [rec[h].encode("utf-8") for h in HEADER] == rows[n - 2]
 
 
 @SETTINGS
-@given(lines=st.lists(st.binary(max_size=60).map(lambda b: b.replace(b"\n", b"").replace(
-    b"\r", b"")), min_size=1, max_size=8))
+@given(
+    lines=st.lists(
+        st.binary(max_size=60).map(lambda b: b.replace(b"\n", b"").replace(b"\r", b"")),
+        min_size=1,
+        max_size=8,
+    )
+)
 def test_any_jsonl_line_is_a_row_or_a_problem(lines):
     data = b"\n".join(lines) + b"\n"
     if data.startswith(UTF16_BOMS):
@@ -90,10 +101,13 @@ def test_any_jsonl_line_is_a_row_or_a_problem(lines):
 
 
 @SETTINGS
-@given(obj=st.recursive(st.none() | st.booleans() | st.integers() | st.text(),
-                        lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(), c,
-                                                                            max_size=3),
-                        max_leaves=20))
+@given(
+    obj=st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(),
+        lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(), c, max_size=3),
+        max_leaves=20,
+    )
+)
 def test_any_json_value_with_any_code_point_is_a_row_or_a_problem(obj):
     import json
 

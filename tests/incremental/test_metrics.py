@@ -28,13 +28,43 @@ def _row(**kw):
 
 
 def test_pooled_matches_a_hand_computation():
-    a = _row(n_updates=4, n_adds=10, n_revokes=2, n_updates_with_revoke=1, n_adds_edit=9,
-             n_revokes_edit=1, n_updates_with_revoke_edit=1, n_final_words=8, decode_s=2.0,
-             audio_s=3.0, n_words=8, n_sub=1, n_del=0, n_ins=1, fwl_s=1.5, n_fwl=1,
-             stab_s=8.0, n_stab=8)
-    b = _row(n_updates=6, n_adds=12, n_revokes=0, n_final_words=12, decode_s=4.0,
-             audio_s=5.0, n_words=10, n_sub=0, n_del=2, n_ins=0, fwl_s=0.5, n_fwl=1,
-             stab_s=6.0, n_stab=12, n_adds_edit=12)
+    a = _row(
+        n_updates=4,
+        n_adds=10,
+        n_revokes=2,
+        n_updates_with_revoke=1,
+        n_adds_edit=9,
+        n_revokes_edit=1,
+        n_updates_with_revoke_edit=1,
+        n_final_words=8,
+        decode_s=2.0,
+        audio_s=3.0,
+        n_words=8,
+        n_sub=1,
+        n_del=0,
+        n_ins=1,
+        fwl_s=1.5,
+        n_fwl=1,
+        stab_s=8.0,
+        n_stab=8,
+    )
+    b = _row(
+        n_updates=6,
+        n_adds=12,
+        n_revokes=0,
+        n_final_words=12,
+        decode_s=4.0,
+        audio_s=5.0,
+        n_words=10,
+        n_sub=0,
+        n_del=2,
+        n_ins=0,
+        fwl_s=0.5,
+        n_fwl=1,
+        stab_s=6.0,
+        n_stab=12,
+        n_adds_edit=12,
+    )
     a["n_adds"], a["n_final_words"] = 6, 4  # A - R = final count
     p = pooled(pd.DataFrame([a, b]))
     assert p["wer"] == pytest.approx((1 + 1 + 2) / 18)
@@ -69,9 +99,16 @@ def _corpus(n_per_group=30):
     items = []
     for g in ("a", "b"):
         for i in range(n_per_group):
-            items.append({"id": f"{g}{i}", "group_col": g, "speaker_id": f"{g}s{i % 6}",
-                          "content_id": f"c{i % 10}", "text": " ".join(words),
-                          "seconds": 2.9 + 0.01 * (i % 5)})
+            items.append(
+                {
+                    "id": f"{g}{i}",
+                    "group_col": g,
+                    "speaker_id": f"{g}s{i % 6}",
+                    "content_id": f"c{i % 10}",
+                    "text": " ".join(words),
+                    "seconds": 2.9 + 0.01 * (i % 5),
+                }
+            )
     return script, items
 
 
@@ -103,16 +140,21 @@ def test_group_comparison_reuses_compare_groups():
     assert not failures and len(frame) == 60
     summary = summarise(frame)
     assert summary[0]["policy"] == "concatenation" and summary[0]["wer"] == 0
-    res = compare_by_group(frame, "group_col", AuditSettings(n_bootstrap=200, min_items=20),
-                           ["eo", "revokes_per_audio_second", "wer"])
+    res = compare_by_group(
+        frame,
+        "group_col",
+        AuditSettings(n_bootstrap=200, min_items=20),
+        ["eo", "revokes_per_audio_second", "wer"],
+    )
     assert len(res) == 1
     block = res[0]
     values = {g["group"]: g["values"] for g in block["groups"]}
     assert values["a"]["eo"] == 0 and values["b"]["eo"] > 0
     # group b's pooled EO equals the hand pooled value of its rows
     b = frame[frame.group_col == "b"]
-    assert values["b"]["eo"] == pytest.approx(b.n_revokes.sum() / (b.n_adds.sum()
-                                                                 + b.n_revokes.sum()))
+    assert values["b"]["eo"] == pytest.approx(
+        b.n_revokes.sum() / (b.n_adds.sum() + b.n_revokes.sum())
+    )
     comps = {c["metric"]: c for c in block["comparisons"]}
     assert set(comps) == {"eo", "revokes_per_audio_second", "wer"}
     assert comps["eo"]["gap"] > 0 and comps["eo"]["ci_low"] >= 0
@@ -126,8 +168,9 @@ def test_failures_are_per_item():
             raise OSError("unreadable file")
         return indexed_audio(item["seconds"])
 
-    frame, failures, _ = evaluate(ScriptBackend(script, FakeClock()), items, load,
-                                  ["concatenation", "local-agreement"], 1.0)
+    frame, failures, _ = evaluate(
+        ScriptBackend(script, FakeClock()), items, load, ["concatenation", "local-agreement"], 1.0
+    )
     assert failures == [{"item": "a0", "reason": "unreadable file"}]
     # 3 items x (1 concatenation stream + 2 local-agreement streams)
     assert len(frame) == 9

@@ -19,6 +19,7 @@ TEXT_B = "Six spoons of fresh snow peas for her brother Bob."
 
 def _prefix_adds_revokes(lists):
     """Independent prefix counts on lower-cased words with only letters, digits and ' kept."""
+
     def norm(ws):
         out = []
         for w in ws:
@@ -74,7 +75,11 @@ def test_native_policy_logs_the_engines_partials():
     sim = simulate(eng, indexed_audio(2.5), "native", 1.0)
     assert eng.stream.fed == [16000, 16000, 8000]  # chunk by chunk, nothing re-decoded
     assert [" ".join(w.text for w in u.words) for u in sim.updates] == [
-        "the", "the cat sad", "the cat sat on", "the cat sat on the mat"]
+        "the",
+        "the cat sad",
+        "the cat sat on",
+        "the cat sat on the mat",
+    ]
     assert sim.updates[-1].is_flush and sim.updates[-1].n_committed == 6
     st = item_stats(sim, "the cat sat on the mat")
     # by hand: +1; +2; -1 +2 ("sad" -> "sat on"); +2
@@ -118,12 +123,13 @@ def test_segmented_stream_joins_the_segments_on_one_clock(clock):
     words = "one two three four five six".split()
     script = contiguous_script(words[:3], 0.2) + contiguous_script(words[3:], 2.7)
     be = ScriptBackend(script, clock, cost=0.5, partial=False)
-    item, segs = simulate_segmented(be, indexed_audio(5.0), "concatenation", 1.0,
-                                    regions=[(0.2, 1.4), (2.7, 3.9)], timer=clock)
+    item, segs = simulate_segmented(
+        be, indexed_audio(5.0), "concatenation", 1.0, regions=[(0.2, 1.4), (2.7, 3.9)], timer=clock
+    )
     assert [(s.start_s, s.end_s) for s in segs] == [(0.0, 2.05), (2.05, 5.0)]
     assert [w.text for w in item.final_words] == words
     # while segment 2 streams, segment 1's words come first; its arrivals are file times
-    seg2 = item.updates[len(segs[0].sim.updates):]
+    seg2 = item.updates[len(segs[0].sim.updates) :]
     assert all([w.text for w in u.words[:3]] == words[:3] for u in seg2)
     assert seg2[0].arrival_s == pytest.approx(3.05)
     # one clock: every decode starts at the later of its arrival and the previous end
@@ -133,6 +139,9 @@ def test_segmented_stream_joins_the_segments_on_one_clock(clock):
         end = u.end_s
     st = item_stats(item, " ".join(words))
     adds, revs, final = _prefix_adds_revokes([[w.text for w in u.words] for u in item.updates])
-    assert (st["n_adds"], st["n_revokes"], st["n_final_words"]) == (adds, revs, final) \
-        and final == 6
+    assert (st["n_adds"], st["n_revokes"], st["n_final_words"]) == (
+        adds,
+        revs,
+        final,
+    ) and final == 6
     assert st["n_sub"] + st["n_del"] + st["n_ins"] == 0

@@ -26,17 +26,27 @@ def test_lat_seed001_on_a_hand_worked_log():
     #   update 1: arrives 2.0, queued, decode 2.5-3.5 (1.0 s), 0 words -> skipped, counted
     #   update 2: arrives 3.0, decode 3.5-4.3 (0.8 s), 4 words -> (4.3 - 3.0) / 4 = 0.325
     #   flush: no decode (not a prediction)
-    a = Simulation("concatenation", 3.0, 1.0, [
-        Update(0, 1.0, False, (0, 1.0), 1.5, 1.0, 2.5, _w("a", "b", "c"), None, 3),
-        Update(1, 2.0, False, (0, 2.0), 1.0, 2.5, 3.5, (), None, 0),
-        Update(2, 3.0, False, (0, 3.0), 0.8, 3.5, 4.3, _w("a", "b", "c", "d"), None, 4),
-        Update(3, 3.0, True, None, 0.0, 4.3, 4.3, _w("a", "b", "c", "d"), 4, None),
-    ])
+    a = Simulation(
+        "concatenation",
+        3.0,
+        1.0,
+        [
+            Update(0, 1.0, False, (0, 1.0), 1.5, 1.0, 2.5, _w("a", "b", "c"), None, 3),
+            Update(1, 2.0, False, (0, 2.0), 1.0, 2.5, 3.5, (), None, 0),
+            Update(2, 3.0, False, (0, 3.0), 0.8, 3.5, 4.3, _w("a", "b", "c", "d"), None, 4),
+            Update(3, 3.0, True, None, 0.0, 4.3, 4.3, _w("a", "b", "c", "d"), 4, None),
+        ],
+    )
     # item 2: one prediction of 2 words, decode 0.2 s right at arrival -> 0.2 / 2 = 0.1
-    b = Simulation("concatenation", 0.8, 1.0, [
-        Update(0, 0.8, False, (0, 0.8), 0.2, 0.8, 1.0, _w("x", "y"), None, 2),
-        Update(1, 0.8, True, None, 0.0, 1.0, 1.0, _w("x", "y"), 2, None),
-    ])
+    b = Simulation(
+        "concatenation",
+        0.8,
+        1.0,
+        [
+            Update(0, 0.8, False, (0, 0.8), 0.2, 0.8, 1.0, _w("x", "y"), None, 2),
+            Update(1, 0.8, True, None, 0.0, 1.0, 1.0, _w("x", "y"), 2, None),
+        ],
+    )
     rows = pd.DataFrame([item_stats(a, "a b c d"), item_stats(b, "x y")])
     assert rows.n_lat_pred.tolist() == [2, 1] and rows.n_pred_zero.tolist() == [1, 0]
     p = pooled(rows)
@@ -77,8 +87,11 @@ class WindowBackend:
         for a in audios:
             s0, s1 = float(a[0]) / 16000, (float(a[-1]) + 1) / 16000
             self.spans.append((s0, s1))
-            ws = tuple(Word(t, round(max(b, s0) - s0, 4), round(min(e, s1) - s0, 4), 1.0)
-                       for t, b, e in self.words if e > s0 + 1e-9 and b < s1 - 1e-9)
+            ws = tuple(
+                Word(t, round(max(b, s0) - s0, 4), round(min(e, s1) - s0, 4), 1.0)
+                for t, b, e in self.words
+                if e > s0 + 1e-9 and b < s1 - 1e-9
+            )
             out.append(Transcription(" ".join(w.text for w in ws), ws))
         return out
 
@@ -87,8 +100,7 @@ class WindowBackend:
 def test_literal_cut_freezes_a_straddling_word_by_its_midpoint(c_span, frozen):
     # one 2 s chunk: the window [0, 2] yields 5 words, so it is cut at 0.35 x 2 = 0.7 s;
     # word "c" straddles the cut; its midpoint is 0.65 (frozen) or 0.75 (left to the window)
-    words = [("a", 0.0, 0.25), ("b", 0.25, 0.5), ("c", *c_span), ("d", 0.9, 1.3),
-             ("e", 1.3, 1.7)]
+    words = [("a", 0.0, 0.25), ("b", 0.25, 0.5), ("c", *c_span), ("d", 0.9, 1.3), ("e", 1.3, 1.7)]
     be = WindowBackend(words)
     sim = simulate(be, indexed_audio(3.0), "sliding-literal", 2.0)
     cut = sim.cuts[0]
@@ -126,8 +138,9 @@ class PromptBackend:
         text = self.hyps[min(len(self.prompts) - 1, len(self.hyps) - 1)]
         ws = [Word(t, 0.5 * i, 0.5 * i + 0.5, 1.0) for i, t in enumerate(text.split())]
         keep = [w for w in ws if w.end <= audio.size / 16000 + 1e-9]
-        ends = [keep[i].end for i in range(1, len(keep), 2)] + ([keep[-1].end] if len(keep) % 2
-                                                                 else [])
+        ends = [keep[i].end for i in range(1, len(keep), 2)] + (
+            [keep[-1].end] if len(keep) % 2 else []
+        )
         return Transcription(text, tuple(keep)), ends
 
 
@@ -153,8 +166,10 @@ def test_local_agreement_prompt_and_segment_trimming():
     # the prompt is the committed text that left the buffer (words ending <= 1.0 s), never
     # the last committed word (whisper_streaming's OnlineASRProcessor.prompt); none is None
     assert be.prompts[:3] == [None, None, "one"]
-    assert prompt_words([Word(w, i, i + 1.0, None) for i, w in enumerate(words)], 3.0) \
-        == "one two three"  # words ending at or before the buffer start (3.0 s)
+    assert (
+        prompt_words([Word(w, i, i + 1.0, None) for i, w in enumerate(words)], 3.0)
+        == "one two three"
+    )  # words ending at or before the buffer start (3.0 s)
     long = [Word("x" * 49, i, i + 1.0, None) for i in range(10)]
     assert len(prompt_words(long, 100.0).split()) == 4  # 4 x (49 + 1) = 200 characters
     assert sim.updates[-1].n_committed == len(sim.final_words)

@@ -36,8 +36,13 @@ def test_computation_clock_with_fixed_decode_times(clock):
     assert [u.decode_s for u in sim.updates] == pytest.approx([1.5, 1.5, 1.5, 1.5, 0.0])
     assert sim.decode_s == pytest.approx(6.0)
     # fast decoder: never waits, starts at each arrival
-    fast = simulate(ScriptBackend(be.script, clock, cost=0.1), indexed_audio(3.5),
-                    "concatenation", 1.0, timer=clock)
+    fast = simulate(
+        ScriptBackend(be.script, clock, cost=0.1),
+        indexed_audio(3.5),
+        "concatenation",
+        1.0,
+        timer=clock,
+    )
     assert [u.start_s for u in fast.updates] == pytest.approx([1.0, 2.0, 3.0, 3.5, 3.6])
 
 
@@ -87,8 +92,13 @@ def test_sliding_snapped_cut_never_inside_a_word(clock):
     assert st["n_sub"] + st["n_del"] + st["n_ins"] == 0
     assert st["n_cuts_inside_word"] == 0
 
-    lit = simulate(ScriptBackend(script, clock, cost=0.2, tail=True), audio,
-                   "sliding-literal", 1.0, timer=clock)
+    lit = simulate(
+        ScriptBackend(script, clock, cost=0.2, tail=True),
+        audio,
+        "sliding-literal",
+        1.0,
+        timer=clock,
+    )
     assert lit.cuts and all(c.cut_s == c.raw_s for c in lit.cuts)
     assert sum(c.inside_word for c in lit.cuts) >= len(lit.cuts) - 1
     st_lit = item_stats(lit, " ".join(w for w, _, _ in script))
@@ -136,8 +146,9 @@ class HypothesisBackend:
     def transcribe(self, audios):
         h = self.hyps[min(self.calls, len(self.hyps) - 1)].split()
         self.calls += 1
-        words = tuple(Word(t, round(0.3 * i, 3), round(0.3 * i + 0.3, 3), 1.0)
-                      for i, t in enumerate(h))
+        words = tuple(
+            Word(t, round(0.3 * i, 3), round(0.3 * i + 0.3, 3), 1.0) for i, t in enumerate(h)
+        )
         return [Transcription(" ".join(h), words)]
 
 
@@ -147,8 +158,12 @@ def test_local_agreement_commits_only_the_common_prefix():
     committed = [[w.text for w in u.committed] for u in sim.updates]
     shown = [[w.text for w in u.words] for u in sim.updates]
     assert committed == [[], ["a", "b"], ["a", "b", "x"], ["a", "b", "x", "z", "w"]]
-    assert shown == [["a", "b", "c"], ["a", "b", "x", "y"], ["a", "b", "x", "z", "w"],
-                     ["a", "b", "x", "z", "w"]]
+    assert shown == [
+        ["a", "b", "c"],
+        ["a", "b", "x", "y"],
+        ["a", "b", "x", "z", "w"],
+        ["a", "b", "x", "z", "w"],
+    ]
     # committed words are a prefix of what is shown, and never revoked
     for c, s in zip(committed, shown):
         assert s[: len(c)] == c

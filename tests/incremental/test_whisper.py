@@ -45,8 +45,11 @@ def test_concatenation_and_sliding_on_real_speech(clip, backend):
     from fairdesk.metrics import english
 
     out = jiwer.process_words(english(TEXT), english(st["hypothesis"]))
-    assert (st["n_sub"], st["n_del"], st["n_ins"]) == (out.substitutions, out.deletions,
-                                                       out.insertions)
+    assert (st["n_sub"], st["n_del"], st["n_ins"]) == (
+        out.substitutions,
+        out.deletions,
+        out.insertions,
+    )
     assert st["n_adds"] - st["n_revokes"] == st["n_final_words"] > 0
     assert st["n_adds_edit"] - st["n_revokes_edit"] == st["n_final_words"]
     assert 0 < st["decode_s"] and st["clock_s"] >= clip.size / 16000

@@ -17,8 +17,14 @@ AUTO = AuditSettings(n_bootstrap=200, min_items=1, min_speakers=1, normaliser="a
 
 def _frame(refs, hyps, groups=None):
     n = len(refs)
-    return pd.DataFrame({"group": groups or (["a", "b"] * n)[:n], "reference": refs,
-                         "hypothesis": hyps, "item_id": [f"i{k}" for k in range(n)]})
+    return pd.DataFrame(
+        {
+            "group": groups or (["a", "b"] * n)[:n],
+            "reference": refs,
+            "hypothesis": hyps,
+            "item_id": [f"i{k}" for k in range(n)],
+        }
+    )
 
 
 def test_choose_normaliser_by_share_of_ascii_letters():
@@ -49,16 +55,19 @@ def test_igbo_table_keeps_tone_marks_by_default():
 
 
 def test_empty_references_are_problems_with_their_lines():
-    df = _frame(["play music", "", None, "stop", float("nan"), "next song"],
-                ["play music", "hello there", "x", "stop", "y", "next song"])
+    df = _frame(
+        ["play music", "", None, "stop", float("nan"), "next song"],
+        ["play music", "hello there", "x", "stop", "y", "next song"],
+    )
     df["line"] = [2, 3, 4, 5, 6, 7]
     kept, problems, warnings = check_transcripts(df)
     assert [p["line"] for p in problems] == [3, 4, 6]
     assert [p["item"] for p in problems] == ["i1", "i2", "i4"]
     assert "empty reference" in problems[0]["reason"] and len(kept) == 3 and warnings == []
     # without a line column, the index names the row
-    _, problems, _ = check_transcripts(df.drop(columns="line").set_index(pd.Index([10, 11, 12,
-                                                                                  13, 14, 15])))
+    _, problems, _ = check_transcripts(
+        df.drop(columns="line").set_index(pd.Index([10, 11, 12, 13, 14, 15]))
+    )
     assert [p["line"] for p in problems] == [11, 12, 14]
     f, res = analyse(df, AUTO, language=None)
     assert len(f) == 3 and [p["line"] for p in res["input_problems"]] == [3, 4, 6]
@@ -66,8 +75,9 @@ def test_empty_references_are_problems_with_their_lines():
 
 
 def test_empty_hypotheses_are_all_deletions_with_a_warning():
-    df = _frame(["play some music", "stop it", "next song", "louder"],
-                ["", None, "next song", "louder"])
+    df = _frame(
+        ["play some music", "stop it", "next song", "louder"], ["", None, "next song", "louder"]
+    )
     kept, problems, warnings = check_transcripts(df)
     assert problems == [] and len(kept) == 4
     assert warnings and warnings[0].startswith("2 item(s) have an empty hypothesis")
@@ -83,8 +93,9 @@ def test_classification_table_without_transcripts_balanced_accuracy_tested_once(
     n = 120
     labels = rng.choice(["cat", "dog", "owl"], size=n)
     pred = np.where(rng.random(n) < 0.7, labels, rng.choice(["cat", "dog", "owl"], size=n))
-    df = pd.DataFrame({"group": np.repeat(["x", "y"], n // 2), "label": labels,
-                       "predicted_label": pred})
+    df = pd.DataFrame(
+        {"group": np.repeat(["x", "y"], n // 2), "label": labels, "predicted_label": pred}
+    )
     f, res = analyse(df, AUTO, language=None)
     assert "balanced_accuracy" in res["tested_metrics"]
     assert "macro_recall" not in res["tested_metrics"]
@@ -94,8 +105,7 @@ def test_classification_table_without_transcripts_balanced_accuracy_tested_once(
         sub = df[df.group == g["group"]]
         want = balanced_accuracy_score(sub.label, sub.predicted_label)
         # every predicted label is also a true label here, so sklearn's macro recall agrees
-        assert recall_score(sub.label, sub.predicted_label, average="macro") == pytest.approx(
-            want)
+        assert recall_score(sub.label, sub.predicted_label, average="macro") == pytest.approx(want)
         assert g["values"]["balanced_accuracy"] == pytest.approx(want)
         assert g["values"]["macro_recall"] == pytest.approx(want)
         assert g["ci"]["balanced_accuracy"] is not None
@@ -106,9 +116,15 @@ def test_classification_table_without_transcripts_balanced_accuracy_tested_once(
 
 
 def test_classifier_rows_with_empty_transcripts_are_not_problems():
-    df = pd.DataFrame({"group": ["a", "a", "b", "b"], "reference": ["", None, "", ""],
-                       "hypothesis": ["cat", "", "dog", ""], "label": ["cat", "dog"] * 2,
-                       "predicted_label": ["cat", "cat", "dog", "dog"]})
+    df = pd.DataFrame(
+        {
+            "group": ["a", "a", "b", "b"],
+            "reference": ["", None, "", ""],
+            "hypothesis": ["cat", "", "dog", ""],
+            "label": ["cat", "dog"] * 2,
+            "predicted_label": ["cat", "cat", "dog", "dog"],
+        }
+    )
     kept, problems, _ = check_transcripts(df)
     assert problems == [] and len(kept) == 4
     f, res = analyse(df, AUTO, language=None)

@@ -19,8 +19,15 @@ def _project(tmp_path):
             for k in range(3):
                 rel = f"{g}{s}_{k}.wav"
                 write_wav(data / rel, seconds=0.2, freq=200.0 + 10 * len(rows))
-                rows.append({"path": rel, "text": "akwa ji", "speaker_id": f"{g}{s}",
-                             "content_id": f"c{k}", "accent": g})
+                rows.append(
+                    {
+                        "path": rel,
+                        "text": "akwa ji",
+                        "speaker_id": f"{g}{s}",
+                        "content_id": f"c{k}",
+                        "accent": g,
+                    }
+                )
                 preds.append({"path": rel, "text": "àkwà ego"})
     with (data / "m.csv").open("w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -40,8 +47,12 @@ def test_reaudit_after_an_annotation_uses_the_new_text_and_a_new_cache_key(tmp_p
     from fairdesk.stats.settings import AuditSettings
 
     p, preds = _project(tmp_path)
-    req = AuditRequest(dataset="d", model=f"predictions:{preds}", by=("accent",),
-                       settings=AuditSettings(n_bootstrap=200, min_items=3, min_speakers=2))
+    req = AuditRequest(
+        dataset="d",
+        model=f"predictions:{preds}",
+        by=("accent",),
+        settings=AuditSettings(n_bootstrap=200, min_items=3, min_speakers=2),
+    )
     first = run_audit(p, req)
     assert first.result["settings"]["text_source"] == {"annotation": 0, "import": 18}
     assert (first.frame["reference"] == "akwa ji").all()

@@ -22,10 +22,31 @@ def demo(tmp_path_factory):
 
 def test_whisper_audit_cli_on_demo(demo, tmp_path, capsys):
     out = tmp_path / "a.json"
-    code = main(["audit", "--project", str(demo.folder), "--dataset", "demo", "--model",
-                 "whisper-tiny.en", "--by", "accent", "--filter", "gender=female",
-                 "--sample", "4", "--min-items", "4", "--min-speakers", "2",
-                 "--n-bootstrap", "200", "--json", str(out)])
+    code = main(
+        [
+            "audit",
+            "--project",
+            str(demo.folder),
+            "--dataset",
+            "demo",
+            "--model",
+            "whisper-tiny.en",
+            "--by",
+            "accent",
+            "--filter",
+            "gender=female",
+            "--sample",
+            "4",
+            "--min-items",
+            "4",
+            "--min-speakers",
+            "2",
+            "--n-bootstrap",
+            "200",
+            "--json",
+            str(out),
+        ]
+    )
     assert code == 0
     printed = capsys.readouterr().out
     assert "en-us" in printed and "WER" in printed
@@ -45,8 +66,9 @@ def test_whisper_audit_cli_on_demo(demo, tmp_path, capsys):
     for accent, g in groups.items():
         part = rows[rows["accent"] == accent]
         assert len(part) == g["n_items"] == 4
-        want = jiwer.wer([english(r) for r in part["reference"]],
-                         [english(h) for h in part["hypothesis"]])
+        want = jiwer.wer(
+            [english(r) for r in part["reference"]], [english(h) for h in part["hypothesis"]]
+        )
         assert g["wer"] == pytest.approx(want), accent
         assert set(part["id"]) <= set(items["id"])
     # EM from the embedded NLU on the hypotheses
@@ -83,10 +105,30 @@ def test_predictions_audit_on_demo(demo, tmp_path, capsys):
     pred = tmp_path / "cloud.csv"
     pred.write_text("\n".join(lines) + "\n")
     out = tmp_path / "p.json"
-    code = main(["audit", "--project", str(demo.folder), "--dataset", "demo", "--model",
-                 f"predictions:{pred}", "--by", "accent", "--n-bootstrap", "300",
-                 "--metric", "wer", "--metric", "em", "--reference", "en-us", "--json",
-                 str(out), "--quiet"])
+    code = main(
+        [
+            "audit",
+            "--project",
+            str(demo.folder),
+            "--dataset",
+            "demo",
+            "--model",
+            f"predictions:{pred}",
+            "--by",
+            "accent",
+            "--n-bootstrap",
+            "300",
+            "--metric",
+            "wer",
+            "--metric",
+            "em",
+            "--reference",
+            "en-us",
+            "--json",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert code == 0
     res = json.loads(out.read_text())
     groups = {g["group"]: g for g in res["groups"]}
@@ -103,9 +145,24 @@ def test_predictions_audit_on_demo(demo, tmp_path, capsys):
     # regression tests of bias on the stored run: en-029 has lower odds of a perfect transcript
     rout = tmp_path / "r.json"
     capsys.readouterr()
-    code = main(["regress", "--project", str(demo.folder), "--run", str(res["run_id"]),
-                 "--outcome", "correct", "--vars", "accent", "gender", "--cluster",
-                 "speaker_id", "--json", str(rout)])
+    code = main(
+        [
+            "regress",
+            "--project",
+            str(demo.folder),
+            "--run",
+            str(res["run_id"]),
+            "--outcome",
+            "correct",
+            "--vars",
+            "accent",
+            "gender",
+            "--cluster",
+            "speaker_id",
+            "--json",
+            str(rout),
+        ]
+    )
     assert code == 0
     r = json.loads(rout.read_text())
     acc = [u for u in r["univariate"] if u["variable"] == "accent"][0]

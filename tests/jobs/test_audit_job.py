@@ -24,8 +24,15 @@ class LengthBackend:
         from fairdesk.models.base import Transcription
 
         self.calls += len(audios)
-        return [Transcription(text="play the song" if len(a) < 0.6 * 16000 else "play song",
-                              words=(), confidence=None, language="en") for a in audios]
+        return [
+            Transcription(
+                text="play the song" if len(a) < 0.6 * 16000 else "play song",
+                words=(),
+                confidence=None,
+                language="en",
+            )
+            for a in audios
+        ]
 
 
 @pytest.fixture
@@ -41,8 +48,9 @@ SETTINGS = AuditSettings(n_bootstrap=400, min_items=20, min_speakers=5)
 
 def test_audit_failure_cache_and_numbers(project):
     be = LengthBackend()
-    req = AuditRequest(dataset="d", model="fake", by=("accent",), settings=SETTINGS,
-                       metrics=("wer",), nlu="none")
+    req = AuditRequest(
+        dataset="d", model="fake", by=("accent",), settings=SETTINGS, metrics=("wer",), nlu="none"
+    )
     out = run_audit(project, req, backend=be)
     res = out.result
     assert [f["path"] for f in res["failures"]] == ["b/0_0.wav"]
@@ -60,8 +68,13 @@ def test_audit_failure_cache_and_numbers(project):
     assert again.from_cache and be.calls == 71
     assert again.result["comparisons"] == res["comparisons"]
     # same items, other statistics settings: predictions come from the cache
-    req2 = AuditRequest(dataset="d", model="fake", by=("accent",), nlu="none",
-                        settings=AuditSettings(n_bootstrap=500, min_items=20, min_speakers=5))
+    req2 = AuditRequest(
+        dataset="d",
+        model="fake",
+        by=("accent",),
+        nlu="none",
+        settings=AuditSettings(n_bootstrap=500, min_items=20, min_speakers=5),
+    )
     third = run_audit(project, req2, backend=be)
     assert not third.from_cache and be.calls == 71 + 0
     assert third.result["counts"]["n_cached"] == 71
@@ -69,16 +82,22 @@ def test_audit_failure_cache_and_numbers(project):
 
 def test_cancel_then_resume(project):
     be = LengthBackend()
-    req = AuditRequest(dataset="d", model="fake", by=("accent",), settings=SETTINGS,
-                       nlu="none", shard_size=8, workers=1)
+    req = AuditRequest(
+        dataset="d",
+        model="fake",
+        by=("accent",),
+        settings=SETTINGS,
+        nlu="none",
+        shard_size=8,
+        workers=1,
+    )
     seen = []
 
     def progress(frac, msg):
         seen.append(msg)
 
     with pytest.raises(Cancelled):
-        run_audit(project, req, backend=be, progress=progress,
-                  cancelled=lambda: be.calls >= 16)
+        run_audit(project, req, backend=be, progress=progress, cancelled=lambda: be.calls >= 16)
     first = be.calls
     assert 16 <= first < 71
     status = project.conn.execute("SELECT status FROM runs ORDER BY id DESC").fetchone()[0]
@@ -91,15 +110,20 @@ def test_cancel_then_resume(project):
 
 def test_filters_and_bad_requests(project):
     be = LengthBackend()
-    req = AuditRequest(dataset="d", model="fake", by=("accent",), settings=SETTINGS,
-                       filters=(("accent", ("a",)),), nlu="none")
+    req = AuditRequest(
+        dataset="d",
+        model="fake",
+        by=("accent",),
+        settings=SETTINGS,
+        filters=(("accent", ("a",)),),
+        nlu="none",
+    )
     out = run_audit(project, req, backend=be)
     assert [g["group"] for g in out.result["groups"]] == ["a"]
     with pytest.raises(Exception, match="at least one grouping"):
         run_audit(project, AuditRequest(dataset="d", model="fake", by=()), backend=be)
     with pytest.raises(Exception, match="no dataset named"):
-        run_audit(project, AuditRequest(dataset="zz", model="fake", by=("accent",)),
-                  backend=be)
+        run_audit(project, AuditRequest(dataset="zz", model="fake", by=("accent",)), backend=be)
     assert np.isfinite(out.timings["total_s"])
 
 
@@ -109,20 +133,35 @@ def test_show_ranks_failing_items(project, tmp_path, capsys):
     from fairdesk.cli import main
 
     be = LengthBackend()
-    req = AuditRequest(dataset="d", model="fake", by=("accent",), settings=SETTINGS,
-                       nlu="none")
+    req = AuditRequest(dataset="d", model="fake", by=("accent",), settings=SETTINGS, nlu="none")
     out = run_audit(project, req, backend=be)
     capsys.readouterr()
     o = tmp_path / "show.json"
-    assert main(["show", "--project", str(project.folder), "--run", str(out.run_id),
-                 "--worst", "3", "--json", str(o)]) == 0
+    assert (
+        main(
+            [
+                "show",
+                "--project",
+                str(project.folder),
+                "--run",
+                str(out.run_id),
+                "--worst",
+                "3",
+                "--json",
+                str(o),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     reps = json.loads(o.read_text())
     assert len(reps) == 3 and all(r["group"] == "b" for r in reps)
     assert all(r["deletions"] == 1 and r["n_words"] == 3 for r in reps)
     assert "REF: play the song" in printed and "HYP: play *** song" in printed
-    assert main(["show", "--project", str(project.folder), "--run", str(out.run_id),
-                 "--group", "zz"]) == 2
+    assert (
+        main(["show", "--project", str(project.folder), "--run", str(out.run_id), "--group", "zz"])
+        == 2
+    )
 
 
 def test_minimums_and_reference_are_checked_before_the_model_runs(project):
@@ -139,11 +178,23 @@ def test_minimums_and_reference_are_checked_before_the_model_runs(project):
     be = Exploding()
     strict = AuditSettings(n_bootstrap=200, min_items=100, min_speakers=5)
     with pytest.raises(Exception) as exc:
-        run_audit(project, AuditRequest(dataset="d", model="fake", by=("accent",),
-                                        settings=strict, nlu="none"), backend=be)
+        run_audit(
+            project,
+            AuditRequest(dataset="d", model="fake", by=("accent",), settings=strict, nlu="none"),
+            backend=be,
+        )
     msg = str(exc.value)
     assert "--min-items" in msg and "36" in msg  # each group: 6 speakers x 6 items
     with pytest.raises(Exception, match="zz"):
-        run_audit(project, AuditRequest(dataset="d", model="fake", by=("accent",),
-                                        reference="zz", settings=SETTINGS, nlu="none"),
-                  backend=be)
+        run_audit(
+            project,
+            AuditRequest(
+                dataset="d",
+                model="fake",
+                by=("accent",),
+                reference="zz",
+                settings=SETTINGS,
+                nlu="none",
+            ),
+            backend=be,
+        )

@@ -25,13 +25,29 @@ def test_demo_audit_has_word_positions_and_phone_confusion(demo, tmp_path):
     lines = ["item_id,text"]
     for i, t, a in zip(items["id"], items["text"], items["accent"], strict=True):
         hyp = t.replace("play", "pay") if a == "en-gb-scotland" else t
-        lines.append(f"{i},\"{hyp}\"")
+        lines.append(f'{i},"{hyp}"')
     preds = tmp_path / "p.csv"
     preds.write_text("\n".join(lines) + "\n")
     out = tmp_path / "a.json"
-    code = main(["audit", "--project", str(demo.folder), "--dataset", "demo", "--model",
-                 f"predictions:{preds}", "--by", "accent", "--sample", "40",
-                 "--n-bootstrap", "200", "--json", str(out)])
+    code = main(
+        [
+            "audit",
+            "--project",
+            str(demo.folder),
+            "--dataset",
+            "demo",
+            "--model",
+            f"predictions:{preds}",
+            "--by",
+            "accent",
+            "--sample",
+            "40",
+            "--n-bootstrap",
+            "200",
+            "--json",
+            str(out),
+        ]
+    )
     assert code == 0
     res = json.loads(out.read_text())
     assert res["design"] == "matched"
@@ -42,8 +58,9 @@ def test_demo_audit_has_word_positions_and_phone_confusion(demo, tmp_path):
     for v in with_play:
         k = v["words"].index("play")
         assert v["groups"]["en-gb-scotland"][k] == 1.0 and v["groups"]["en-us"][k] == 0.0
-        assert all(r == 0.0 for g, rates in v["groups"].items() if g != "en-gb-scotland"
-                   for r in rates)
+        assert all(
+            r == 0.0 for g, rates in v["groups"].items() if g != "en-gb-scotland" for r in rates
+        )
     pc = res["phone_confusion"]["groups"]
     assert set(pc) == set(items["accent"])
     top = pc["en-gb-scotland"]["top"][0]
@@ -51,8 +68,20 @@ def test_demo_audit_has_word_positions_and_phone_confusion(demo, tmp_path):
     assert pc["en-us"]["n_errors"] == 0
     # the report shows both (a section of its own)
     html = tmp_path / "r.html"
-    assert main(["report", "--project", str(demo.folder), "--run", str(res["run_id"]),
-                 "--html", str(html)]) == 0
+    assert (
+        main(
+            [
+                "report",
+                "--project",
+                str(demo.folder),
+                "--run",
+                str(res["run_id"]),
+                "--html",
+                str(html),
+            ]
+        )
+        == 0
+    )
     text = html.read_text()
     assert 'id="phones"' in text and "Word-position errors" in text
     assert "Phone confusions of the model" in text and "L→- ×" in text

@@ -12,8 +12,21 @@ def test_engine_ray_without_ray_says_how_to_install(tmp_path, capsys, monkeypatc
     import fairdesk.jobs.engines as engines
 
     monkeypatch.setattr(engines, "ray_available", lambda: False)
-    rc = main(["audit", "--project", str(tmp_path / "p"), "--dataset", "d", "--model",
-               "whisper-tiny.en", "--by", "accent", "--engine", "ray"])
+    rc = main(
+        [
+            "audit",
+            "--project",
+            str(tmp_path / "p"),
+            "--dataset",
+            "d",
+            "--model",
+            "whisper-tiny.en",
+            "--by",
+            "accent",
+            "--engine",
+            "ray",
+        ]
+    )
     assert rc == 2
     assert "pip install 'fairdesk[cluster]'" in capsys.readouterr().err
 
@@ -44,13 +57,31 @@ def test_cap_stays_the_default_and_lifts_only_explicitly(tmp_path, capsys):
     assert AuditSettings.from_dict(lifted.to_dict()) == lifted
     assert "max_items_lifted" not in AuditSettings().to_dict()
 
-    rows = [{"reference": "a b c", "hypothesis": "a b c" if i % 3 else "a c",
-             "accent": "x" if i % 2 else "y", "speaker_id": f"s{i % 12}"}
-            for i in range(40)]
+    rows = [
+        {
+            "reference": "a b c",
+            "hypothesis": "a b c" if i % 3 else "a c",
+            "accent": "x" if i % 2 else "y",
+            "speaker_id": f"s{i % 12}",
+        }
+        for i in range(40)
+    ]
     path = tmp_path / "t.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
-    args = ["audit", "--table", str(path), "--by", "accent", "--min-items", "5",
-            "--min-speakers", "1", "--n-bootstrap", "200", "--quiet"]
+    args = [
+        "audit",
+        "--table",
+        str(path),
+        "--by",
+        "accent",
+        "--min-items",
+        "5",
+        "--min-speakers",
+        "1",
+        "--n-bootstrap",
+        "200",
+        "--quiet",
+    ]
     # a cap below the table refuses it with both ways out; a cap at or above lets it run
     assert main(args + ["--max-items", "30"]) == 2
     err = capsys.readouterr().err

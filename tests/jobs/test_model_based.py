@@ -18,8 +18,9 @@ def _preds(tmp_path):
             for s in range(6):
                 for c in range(5):
                     lost = c < (3 if accent == "b" else 1)  # b: 3 of 20 words lost, a: 1
-                    w.writerow([f"{accent}/{s}_{c}.wav",
-                                "play the song" if lost else "play the song now"])
+                    w.writerow(
+                        [f"{accent}/{s}_{c}.wav", "play the song" if lost else "play the song now"]
+                    )
     return preds
 
 
@@ -34,10 +35,15 @@ def _request(preds, **kw):
     from fairdesk.jobs.audit import AuditRequest
     from fairdesk.stats.settings import AuditSettings
 
-    return AuditRequest(dataset="d", model=f"predictions:{preds}", by=("accent",),
-                        reference="a", nlu="none",
-                        settings=AuditSettings(n_bootstrap=200, min_items=5, min_speakers=2),
-                        **kw)
+    return AuditRequest(
+        dataset="d",
+        model=f"predictions:{preds}",
+        by=("accent",),
+        reference="a",
+        nlu="none",
+        settings=AuditSettings(n_bootstrap=200, min_items=5, min_speakers=2),
+        **kw,
+    )
 
 
 def test_model_based_result_is_stored_with_the_run(project):
@@ -54,11 +60,13 @@ def test_model_based_result_is_stored_with_the_run(project):
     lev = stored["group_variables"][0]["levels"][0]
     assert lev["level"] == "b" and lev["rate_ratio"] == pytest.approx(3.0, rel=1e-4)
     # the same numbers as the model called directly on the stored items
-    direct = run_poisson_mixed(run_items_frame(p, out.run_id), ["accent"],
-                               reference={"accent": "a"})
+    direct = run_poisson_mixed(
+        run_items_frame(p, out.run_id), ["accent"], reference={"accent": "a"}
+    )
     assert lev["ci_low"] == pytest.approx(direct["group_variables"][0]["levels"][0]["ci_low"])
-    assert stored["agreement"] == agreement_with_bootstrap(direct, out.result["comparisons"],
-                                                           "accent")
+    assert stored["agreement"] == agreement_with_bootstrap(
+        direct, out.result["comparisons"], "accent"
+    )
     assert stored["agreement"][0]["agree"]  # neither finds a gap with 6 speakers a side
     assert "bootstrap" in stored["agreement"][0]["sentence"]
     again = run_audit(p, _request(preds, model_based=True))
@@ -90,7 +98,16 @@ def test_a_model_that_cannot_be_fitted_leaves_the_audit_standing(project):
 def test_model_based_lines():
     from fairdesk.jobs.model_based import model_based_lines
 
-    lines = model_based_lines({"g": {"error": "too few speakers"},
-                               "h": {"conclusions": ["x"], "agreement": [{"sentence": "y"}]}})
-    assert lines == ["Model-based (mixed-effects Poisson) by g:", "  not fitted: too few "
-                     "speakers", "Model-based (mixed-effects Poisson) by h:", "  x", "  y"]
+    lines = model_based_lines(
+        {
+            "g": {"error": "too few speakers"},
+            "h": {"conclusions": ["x"], "agreement": [{"sentence": "y"}]},
+        }
+    )
+    assert lines == [
+        "Model-based (mixed-effects Poisson) by g:",
+        "  not fitted: too few speakers",
+        "Model-based (mixed-effects Poisson) by h:",
+        "  x",
+        "  y",
+    ]

@@ -24,8 +24,10 @@ LOOP = "do not know " * 12
 
 def test_hallucination_rate_per_group_from_planted_predictions(tmp_path):
     p, root = tone_project(tmp_path, {"a": 0.5, "b": 0.5}, 6, 6, "play the song")
-    planted = {"a": {(0, 0), (3, 2)}, "b": {(s, c) for s in range(6) for c in range(6)
-                                           if (s + c) % 4 == 0}}
+    planted = {
+        "a": {(0, 0), (3, 2)},
+        "b": {(s, c) for s in range(6) for c in range(6) if (s + c) % 4 == 0},
+    }
     lines = ["path,text"]
     for g, cells in planted.items():
         for s in range(6):
@@ -36,11 +38,11 @@ def test_hallucination_rate_per_group_from_planted_predictions(tmp_path):
     preds.write_text("\n".join(lines) + "\n")
     n_a, n_b = len(planted["a"]), len(planted["b"])
     assert (n_a, n_b) == (2, 9)
-    settings = AuditSettings(n_bootstrap=4000, min_items=20, min_speakers=5,
-                             resampling="utterance")
+    settings = AuditSettings(n_bootstrap=4000, min_items=20, min_speakers=5, resampling="utterance")
     # default audit: reported per group, not tested (Holm family unchanged)
-    req = AuditRequest(dataset="d", model=f"predictions:{preds}", by=("accent",), nlu="none",
-                       settings=settings)
+    req = AuditRequest(
+        dataset="d", model=f"predictions:{preds}", by=("accent",), nlu="none", settings=settings
+    )
     res = run_audit(p, req).result
     groups = {g["group"]: g for g in res["groups"]}
     assert groups["a"]["hallucination_rate"] == pytest.approx(n_a / 36)
@@ -53,8 +55,14 @@ def test_hallucination_rate_per_group_from_planted_predictions(tmp_path):
     # wer_unflagged: every unflagged item is correct
     assert groups["b"]["wer_unflagged"] == 0.0 and groups["b"]["wer"] > 0.5
     # asked for: tested, in the Holm family, with a CI that matches a Wald interval
-    req2 = AuditRequest(dataset="d", model=f"predictions:{preds}", by=("accent",),
-                        nlu="none", settings=settings, metrics=("wer", "hallucination_rate"))
+    req2 = AuditRequest(
+        dataset="d",
+        model=f"predictions:{preds}",
+        by=("accent",),
+        nlu="none",
+        settings=settings,
+        metrics=("wer", "hallucination_rate"),
+    )
     res2 = run_audit(p, req2).result
     (c,) = [c for c in res2["comparisons"] if c["metric"] == "hallucination_rate"]
     pa, pb = n_a / 36, n_b / 36
@@ -99,8 +107,16 @@ def test_verdicts_that_change_without_flagged_items_say_so():
                 hyp = ref
                 if g == "b" and rng.random() < 0.5:
                     hyp = ref + " " + LOOP
-                rows.append({"group": g, "speaker_id": f"{g}{s}", "content_id": f"c{c}",
-                             "item_id": f"{g}{s}_{c}", "reference": ref, "hypothesis": hyp})
+                rows.append(
+                    {
+                        "group": g,
+                        "speaker_id": f"{g}{s}",
+                        "content_id": f"c{c}",
+                        "item_id": f"{g}{s}_{c}",
+                        "reference": ref,
+                        "hypothesis": hyp,
+                    }
+                )
     frame = pd.DataFrame(rows)
     settings = AuditSettings(n_bootstrap=400, min_items=20)
     f, res = analyse(frame, settings, language="en")
@@ -110,14 +126,16 @@ def test_verdicts_that_change_without_flagged_items_say_so():
     rest = f[f["hallucinated"] == 0].reset_index(drop=True)
     from fairdesk.metrics import metric_specs
 
-    again = compare_groups(rest, metric_specs(rest, ["wer", "cer"]), settings,
-                           reference="a").comparison("wer", "b")
+    again = compare_groups(
+        rest, metric_specs(rest, ["wer", "cer"]), settings, reference="a"
+    ).comparison("wer", "b")
     assert c["without_flagged"]["verdict"] == again.verdict != c["verdict"]
     assert "verdict_changes_without_flagged_items" in c["flags"]
     changed = {(x["metric"], x["group"]) for x in res["pitfalls"]["verdicts_without_flagged"]}
     assert ("wer", "b") in changed
-    assert c["without_flagged"]["n_flagged_group"] == int(f.loc[f.group == "b",
-                                                               "hallucinated"].sum())
+    assert c["without_flagged"]["n_flagged_group"] == int(
+        f.loc[f.group == "b", "hallucinated"].sum()
+    )
 
 
 def test_sensitivity_table_shows_the_flip_of_the_english_normaliser():
@@ -127,13 +145,19 @@ def test_sensitivity_table_shows_the_flip_of_the_english_normaliser():
             for c in range(5):
                 ref = f"i have twenty dollars and it is late number {c}"
                 hyp = ref if g == "a" else f"I have $20 and it's late number {c}"
-                rows.append({"group": g, "speaker_id": f"{g}{s}", "content_id": f"c{c}",
-                             "reference": ref, "hypothesis": hyp})
+                rows.append(
+                    {
+                        "group": g,
+                        "speaker_id": f"{g}{s}",
+                        "content_id": f"c{c}",
+                        "reference": ref,
+                        "hypothesis": hyp,
+                    }
+                )
     frame = pd.DataFrame(rows)
     settings = AuditSettings(n_bootstrap=400, min_items=20)
     _f, res = analyse(frame, settings, language="en")
-    block = normaliser_sensitivity(frame, settings, res["reference"], res["tested_metrics"],
-                                   "en")
+    block = normaliser_sensitivity(frame, settings, res["reference"], res["tested_metrics"], "en")
     assert block["run_normaliser"] == "whisper-english"
     row = [r for r in block["rows"] if r["metric"] == "wer"][0]
     assert not row["holds"] and block["n_flipped"] >= 1
@@ -164,8 +188,10 @@ class TimedBackend:
             words = [Word("the", 0.55, 0.7, 0.9), Word("fox", 0.8, 1.0, 0.8)]
             dur = a.size / 16000
             if dur > 4.0:
-                words += [Word("thank", dur - 1.0, dur - 0.8, 0.3),
-                          Word("you", dur - 0.8, dur - 0.6, 0.3)]
+                words += [
+                    Word("thank", dur - 1.0, dur - 0.8, 0.3),
+                    Word("you", dur - 0.8, dur - 0.6, 0.3),
+                ]
             out.append(Transcription(" ".join(w.text for w in words), tuple(words), 0.7, "en"))
         return out
 
@@ -181,8 +207,9 @@ def test_words_over_nonspeech_flagged_by_the_audit_job(tmp_path, capsys):
     root = tmp_path / "data"
     lines = ["path,text,speaker_id,accent"]
     for g, tail in (("a", 0.5), ("b", 2.5)):
-        x = np.concatenate([np.zeros(8000, np.float32), sp, np.zeros(int(tail * 16000),
-                                                                   np.float32)])
+        x = np.concatenate(
+            [np.zeros(8000, np.float32), sp, np.zeros(int(tail * 16000), np.float32)]
+        )
         for s in range(3):
             rel = f"{g}/{s}.wav"
             (root / g).mkdir(parents=True, exist_ok=True)
@@ -191,9 +218,15 @@ def test_words_over_nonspeech_flagged_by_the_audit_job(tmp_path, capsys):
     (root / "m.csv").write_text("\n".join(lines) + "\n")
     p = Project(tmp_path / "proj")
     import_dataset(p, "d", root / "m.csv")
-    req = AuditRequest(dataset="d", model="fake", by=("accent",), nlu="none",
-                       settings=AuditSettings(n_bootstrap=200, min_items=2, min_speakers=2,
-                                              resampling="utterance"))
+    req = AuditRequest(
+        dataset="d",
+        model="fake",
+        by=("accent",),
+        nlu="none",
+        settings=AuditSettings(
+            n_bootstrap=200, min_items=2, min_speakers=2, resampling="utterance"
+        ),
+    )
     out = run_audit(p, req, backend=TimedBackend())
     res = out.result
     assert res["pitfalls"]["flags_checked"] == ["loop", "runaway", "over_nonspeech"]
@@ -201,8 +234,16 @@ def test_words_over_nonspeech_flagged_by_the_audit_job(tmp_path, capsys):
     assert by["b"]["over_nonspeech"] == 3 and by["a"]["over_nonspeech"] == 0
     assert res["acoustics"]["word_times"] and res["acoustics"]["vad"]["threshold"] == 0.35
     items = run_items_frame(p, out.run_id)
-    for col in ("duration_s", "speech_s", "nonspeech_share", "snr_db", "speech_rate",
-                "asr_confidence", "hallucination_evidence", "speech_regions"):
+    for col in (
+        "duration_s",
+        "speech_s",
+        "nonspeech_share",
+        "snr_db",
+        "speech_rate",
+        "asr_confidence",
+        "hallucination_evidence",
+        "speech_regions",
+    ):
         assert col in items.columns
     b = items[items["group"] == "b"].iloc[0]
     assert b["nonspeech_share"] > a_share(items) and b["asr_confidence"] == 0.7
@@ -215,8 +256,22 @@ def test_words_over_nonspeech_flagged_by_the_audit_job(tmp_path, capsys):
     from fairdesk.cli import main
 
     capsys.readouterr()
-    assert main(["show", "--project", str(p.folder), "--run", str(out.run_id), "--group", "b",
-                 "--worst", "1"]) == 0
+    assert (
+        main(
+            [
+                "show",
+                "--project",
+                str(p.folder),
+                "--run",
+                str(out.run_id),
+                "--group",
+                "b",
+                "--worst",
+                "1",
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert 'HALLUCINATION over non-speech: "thank"' in printed and "nonspeech_share" in printed
 
@@ -231,19 +286,25 @@ class SamplingBackend(TimedBackend):
     def transcribe_sampled(self, audios, temperature):
         from fairdesk.models.base import Transcription
 
-        return [Transcription("the fox" if a.size / 16000 < 4.0 or k == 0
-                              else "thank you for watching the fox", (), None, "en")
-                for k, a in enumerate(audios)]
+        return [
+            Transcription(
+                "the fox" if a.size / 16000 < 4.0 or k == 0 else "thank you for watching the fox",
+                (),
+                None,
+                "en",
+            )
+            for k, a in enumerate(audios)
+        ]
 
 
 def test_unstable_items_from_two_sampled_decodes(tmp_path):
     from fairdesk.core.errors import FairdeskError
 
     p, _root = tone_project(tmp_path, {"a": 0.5, "b": 4.5}, 3, 2, "the fox")
-    settings = AuditSettings(n_bootstrap=200, min_items=2, min_speakers=2,
-                             resampling="utterance")
-    req = AuditRequest(dataset="d", model="fake", by=("accent",), nlu="none",
-                       settings=settings, unstable=True)
+    settings = AuditSettings(n_bootstrap=200, min_items=2, min_speakers=2, resampling="utterance")
+    req = AuditRequest(
+        dataset="d", model="fake", by=("accent",), nlu="none", settings=settings, unstable=True
+    )
     res = run_audit(p, req, backend=SamplingBackend()).result
     by = res["pitfalls"]["by_group"]
     assert (by["a"]["unstable"], by["b"]["unstable"]) == (0, 6)
@@ -252,17 +313,26 @@ def test_unstable_items_from_two_sampled_decodes(tmp_path):
     # "the fox" vs "thank you for watching the fox": 4 insertions over 6 words
     items = run_items_frame(p, res["run_id"])
     ev = json.loads(items.loc[items.group == "b", "hallucination_evidence"].iloc[0])
-    assert [e["edit_rate"] for e in ev if e["flag"] == "unstable"] == [pytest.approx(4 / 6,
-                                                                                    abs=1e-4)]
+    assert [e["edit_rate"] for e in ev if e["flag"] == "unstable"] == [
+        pytest.approx(4 / 6, abs=1e-4)
+    ]
     with pytest.raises(FairdeskError, match="cannot sample"):
         run_audit(p, req, backend=TimedBackend())
 
 
 def test_dominance_thresholds_are_at_least_20_errors_and_more_than_a_quarter():
     def frame(errors):
-        return pd.DataFrame({"group": "g", "item_id": [f"i{k}" for k in range(len(errors))],
-                             "n_sub": errors, "n_del": 0, "n_ins": 0, "n_words": 10})
+        return pd.DataFrame(
+            {
+                "group": "g",
+                "item_id": [f"i{k}" for k in range(len(errors))],
+                "n_sub": errors,
+                "n_del": 0,
+                "n_ins": 0,
+                "n_words": 10,
+            }
+        )
 
-    assert dominant_items(frame([5, 5, 5, 5])) == {}          # 20 errors, 1/4 exactly
+    assert dominant_items(frame([5, 5, 5, 5])) == {}  # 20 errors, 1/4 exactly
     assert dominant_items(frame([6, 5, 5, 4]))["g"]["item"] == "i0"  # 20 errors, 6/20
-    assert dominant_items(frame([6, 5, 5, 3])) == {}          # 19 errors
+    assert dominant_items(frame([6, 5, 5, 3])) == {}  # 19 errors

@@ -53,8 +53,16 @@ def project(tmp_path):
 
 
 def _req(**kw):
-    return AuditRequest(dataset="d", model="fake", by=("accent",), settings=SETTINGS,
-                        metrics=("wer",), nlu="none", shard_size=4, **kw)
+    return AuditRequest(
+        dataset="d",
+        model="fake",
+        by=("accent",),
+        settings=SETTINGS,
+        metrics=("wer",),
+        nlu="none",
+        shard_size=4,
+        **kw,
+    )
 
 
 def _items(out):
@@ -65,15 +73,20 @@ def _items(out):
 
 def _same_stats(a, b):
     strip = ("timings", "run_id", "settings", "acoustics", "model_key")
-    return ({k: v for k, v in a.result.items() if k not in strip}
-            == {k: v for k, v in b.result.items() if k not in strip})
+    return {k: v for k, v in a.result.items() if k not in strip} == {
+        k: v for k, v in b.result.items() if k not in strip
+    }
 
 
 @pytest.mark.parametrize("transport", ["bytes", "path"])
 def test_ray_matches_local_item_by_item(ray_local, project, transport):
     local = run_audit(project, _req(), backend=ToneBackend(), use_result_cache=False)
-    remote = run_audit(project, _req(engine="ray", audio_transport=transport, workers=2),
-                       backend=ToneBackend(fingerprint="v2"), use_result_cache=False)
+    remote = run_audit(
+        project,
+        _req(engine="ray", audio_transport=transport, workers=2),
+        backend=ToneBackend(fingerprint="v2"),
+        use_result_cache=False,
+    )
     assert remote.result["counts"]["n_inferred"] == 60
     assert _items(remote) == _items(local)
     assert remote.failures == local.failures and len(local.failures) == 1
@@ -83,8 +96,7 @@ def test_ray_matches_local_item_by_item(ray_local, project, transport):
 
 def test_resume_uses_the_cache_before_dispatch(ray_local, project):
     run_audit(project, _req(), backend=ToneBackend(), use_result_cache=False)
-    again = run_audit(project, _req(engine="ray"), backend=ToneBackend(),
-                      use_result_cache=False)
+    again = run_audit(project, _req(engine="ray"), backend=ToneBackend(), use_result_cache=False)
     assert again.result["counts"]["n_cached"] == 59  # the corrupt file is tried again only
     assert again.result["counts"]["n_inferred"] == 1
 
@@ -93,13 +105,18 @@ def test_a_worker_dying_mid_shard_loses_nothing(ray_local, project, tmp_path, mo
     marker = tmp_path / "died"
     monkeypatch.setenv(DIE_HOOK_ENV, f"6:{marker}")
     local = run_audit(project, _req(), backend=ToneBackend(), use_result_cache=False)
-    remote = run_audit(project, _req(engine="ray", workers=2),
-                       backend=ToneBackend(fingerprint="v2"), use_result_cache=False)
+    remote = run_audit(
+        project,
+        _req(engine="ray", workers=2),
+        backend=ToneBackend(fingerprint="v2"),
+        use_result_cache=False,
+    )
     assert marker.exists()  # a worker did die (os._exit) on its 6th item
     assert _items(remote) == _items(local)
     assert remote.result["counts"]["n_inferred"] == 60
-    n = project.conn.execute("SELECT COUNT(*) FROM run_items WHERE run_id=?",
-                             (remote.run_id,)).fetchone()[0]
+    n = project.conn.execute(
+        "SELECT COUNT(*) FROM run_items WHERE run_id=?", (remote.run_id,)
+    ).fetchone()[0]
     assert n == 60
 
 
@@ -116,12 +133,20 @@ def test_cancel_leaves_nothing_running_and_resumes(ray_local, project):
 
     req = _req(engine="ray", workers=2)
     with pytest.raises(Cancelled):
-        run_audit(project, req, backend=ToneBackend(delay=0.05), progress=progress,
-                  cancelled=cancelled, use_result_cache=False)
+        run_audit(
+            project,
+            req,
+            backend=ToneBackend(delay=0.05),
+            progress=progress,
+            cancelled=cancelled,
+            use_result_cache=False,
+        )
     # every task cancelled and every actor killed: all cluster resources free again
     deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and \
-            ray.available_resources().get("CPU", 0) < ray.cluster_resources()["CPU"]:
+    while (
+        time.monotonic() < deadline
+        and ray.available_resources().get("CPU", 0) < ray.cluster_resources()["CPU"]
+    ):
         time.sleep(0.2)
     assert ray.available_resources().get("CPU", 0) == ray.cluster_resources()["CPU"]
     status = project.conn.execute("SELECT status FROM runs ORDER BY id DESC").fetchone()[0]
@@ -133,19 +158,24 @@ def test_cancel_leaves_nothing_running_and_resumes(ray_local, project):
     assert len(out.frame) == 59
 
 
-
 @pytest.mark.slow
 def test_whisper_on_ray_gives_the_local_hypotheses(ray_local, tmp_path):
     """The actor loads whisper-tiny.en itself, with the driver's CTranslate2 thread count."""
     p, _root = tone_project(tmp_path, {"a": 0.5, "b": 0.7}, 3, 2, "play the song")
     settings = AuditSettings(n_bootstrap=200, min_items=1, min_speakers=1)
-    req = AuditRequest(dataset="d", model="whisper-tiny.en", by=("accent",), nlu="none",
-                       settings=settings, metrics=("wer",), device="cpu")
+    req = AuditRequest(
+        dataset="d",
+        model="whisper-tiny.en",
+        by=("accent",),
+        nlu="none",
+        settings=settings,
+        metrics=("wer",),
+        device="cpu",
+    )
     local = run_audit(p, req, use_result_cache=False)
     with p.transaction() as c:
         c.execute("DELETE FROM run_items")
         c.execute("DELETE FROM predictions")
-    remote = run_audit(p, AuditRequest(**{**req.__dict__, "engine": "ray"}),
-                       use_result_cache=False)
+    remote = run_audit(p, AuditRequest(**{**req.__dict__, "engine": "ray"}), use_result_cache=False)
     assert remote.result["counts"]["n_inferred"] == 12
     assert _items(remote) == _items(local)

@@ -44,8 +44,10 @@ class ScoreEmbedBackend:
     def transcribe(self, audios):
         from fairdesk.models.base import Transcription
 
-        return [Transcription("play the song" if _crossings(a) % 4 else "play song", (), None,
-                              "en") for a in audios]
+        return [
+            Transcription("play the song" if _crossings(a) % 4 else "play song", (), None, "en")
+            for a in audios
+        ]
 
     def score_many(self, audios, texts):
         self.calls += 1
@@ -55,15 +57,27 @@ class ScoreEmbedBackend:
             if a.size < 0.6 * SR and _crossings(a) % 13 == 0:
                 raise RuntimeError("no score for this clip")
             lo, hi = (0.1, 0.4) if a.size < 0.6 * SR else (0.4, 0.7)
-            seg = a[int(lo * SR):int(hi * SR)].astype(np.float64)
-            out.append(-5.0 + float(np.sum(seg ** 2)) / SR + 1e-3 * _crossings(seg))
+            seg = a[int(lo * SR) : int(hi * SR)].astype(np.float64)
+            out.append(-5.0 + float(np.sum(seg**2)) / SR + 1e-3 * _crossings(seg))
         return out
 
     def embed(self, audios):
         self.calls += 1
         time.sleep(self.delay * len(audios))
-        return np.stack([np.array([a.size / SR, _crossings(a) / 100.0, float(a.std()),
-                                   float(np.abs(a[:800]).mean())], np.float32) for a in audios])
+        return np.stack(
+            [
+                np.array(
+                    [
+                        a.size / SR,
+                        _crossings(a) / 100.0,
+                        float(a.std()),
+                        float(np.abs(a[:800]).mean()),
+                    ],
+                    np.float32,
+                )
+                for a in audios
+            ]
+        )
 
 
 class FakeAligner:
@@ -72,8 +86,11 @@ class FakeAligner:
     key = "fake-aligner@1"
 
     def align(self, audio, text):
-        return [WordSpan("play", 0.1, 0.2, 1.0), WordSpan("the", 0.2, 0.25, 1.0),
-                WordSpan("song", 0.25, 0.4, 1.0)]
+        return [
+            WordSpan("play", 0.1, 0.2, 1.0),
+            WordSpan("the", 0.2, 0.25, 1.0),
+            WordSpan("song", 0.25, 0.4, 1.0),
+        ]
 
 
 SETTINGS = AuditSettings(n_bootstrap=300, min_items=20, min_speakers=5)
@@ -85,9 +102,19 @@ def project(tmp_path):
 
 
 def _req(explain=True, representation=True, **kw):
-    return AuditRequest(dataset="d", model="fake", by=("accent",), settings=SETTINGS,
-                        metrics=("wer",), nlu="none", explain=explain, explain_per_group=8,
-                        representation=representation, shard_size=6, **kw)
+    return AuditRequest(
+        dataset="d",
+        model="fake",
+        by=("accent",),
+        settings=SETTINGS,
+        metrics=("wer",),
+        nlu="none",
+        explain=explain,
+        explain_per_group=8,
+        representation=representation,
+        shard_size=6,
+        **kw,
+    )
 
 
 def _backend(fp, delay=0.0):
@@ -95,8 +122,14 @@ def _backend(fp, delay=0.0):
 
 
 def _audit(project, req, fp, delay=0.0, backend=None, **kw):
-    return run_audit(project, req, backend=backend or _backend(fp, delay),
-                     aligner=FakeAligner(), use_result_cache=False, **kw)
+    return run_audit(
+        project,
+        req,
+        backend=backend or _backend(fp, delay),
+        aligner=FakeAligner(),
+        use_result_cache=False,
+        **kw,
+    )
 
 
 def _curves(project, block):
@@ -106,15 +139,19 @@ def _curves(project, block):
     for r in block["items"]:
         hit = store.lookup(project, store.SaliencyKey(**r["saliency_key"]))
         assert hit is not None
-        out[r["item"]] = (np.asarray(hit.curve).tolist(), hit.frame_s,
-                          json.dumps(hit.meta, sort_keys=True))
+        out[r["item"]] = (
+            np.asarray(hit.curve).tolist(),
+            hit.frame_s,
+            json.dumps(hit.meta, sort_keys=True),
+        )
     return out
 
 
 def _vectors(project, out):
     key = out.result["settings"]["model_key"]
-    rows = project.conn.execute("SELECT audio_hash, vector FROM embeddings WHERE model_key=?",
-                                (key,)).fetchall()
+    rows = project.conn.execute(
+        "SELECT audio_hash, vector FROM embeddings WHERE model_key=?", (key,)
+    ).fetchall()
     return {r["audio_hash"]: np.frombuffer(r["vector"], dtype=np.float32).tolist() for r in rows}
 
 
@@ -139,8 +176,9 @@ def _same_stage_answers(project, local, remote):
     assert len(vl) == 59 and vr == vl  # every readable item, vector by vector
     rep_l, rep_r = local.result["representation"], remote.result["representation"]
     assert "silhouette" in json.dumps(rep_l) and "error" not in rep_l and "skipped" not in rep_l
-    assert {k: v for k, v in rep_r.items() if k != "model_key"} == \
-        {k: v for k, v in rep_l.items() if k != "model_key"}
+    assert {k: v for k, v in rep_r.items() if k != "model_key"} == {
+        k: v for k, v in rep_l.items() if k != "model_key"
+    }
     assert _plain(remote.result) == _plain(local.result)
     assert np.array_equal(remote.frame["grounding_lift"], local.frame["grounding_lift"])
 
@@ -153,8 +191,9 @@ def test_explain_and_embeddings_on_ray_match_local(ray_local, project, transport
     assert any("no score for this clip" in f["reason"] for f in ex["failures"])
     assert sum(r["lift"] is not None for r in ex["items"]) >= 10
     driver = _backend("v2")
-    remote = _audit(project, _req(engine="ray", audio_transport=transport, workers=2), "v2",
-                    backend=driver)
+    remote = _audit(
+        project, _req(engine="ray", audio_transport=transport, workers=2), "v2", backend=driver
+    )
     assert remote.result["settings"]["engine"] == "ray"
     assert driver.calls == 0  # every curve and vector was computed on the actors
     _same_stage_answers(project, local, remote)
@@ -162,23 +201,30 @@ def test_explain_and_embeddings_on_ray_match_local(ray_local, project, transport
     again = _audit(project, _req(engine="ray", workers=2), "v2")
     assert again.result["explain"]["n_computed"] == 0
     assert again.result["explain"]["n_cached"] == ex["n_computed"]
-    assert [r["lift"] for r in again.result["explain"]["items"]] == \
-        [r["lift"] for r in remote.result["explain"]["items"]]
+    assert [r["lift"] for r in again.result["explain"]["items"]] == [
+        r["lift"] for r in remote.result["explain"]["items"]
+    ]
     assert again.result["representation"] == remote.result["representation"]
     assert _plain(again.result)["comparisons"] == _plain(remote.result)["comparisons"]
 
 
 @pytest.mark.parametrize("stage", ["explain", "representation"])
-def test_a_worker_dying_mid_stage_loses_nothing(ray_local, project, tmp_path, monkeypatch,
-                                                stage):
+def test_a_worker_dying_mid_stage_loses_nothing(ray_local, project, tmp_path, monkeypatch, stage):
     local = _audit(project, _req(), "v1")
     # the transcripts first, so that the worker dies in the stage under test
     _audit(project, _req(explain=False, representation=False, engine="ray", workers=2), "v2")
     marker = tmp_path / "died"
     monkeypatch.setenv(DIE_HOOK_ENV, f"3:{marker}")
-    remote = _audit(project, _req(explain=stage == "explain",
-                                  representation=stage == "representation",
-                                  engine="ray", workers=2), "v2")
+    remote = _audit(
+        project,
+        _req(
+            explain=stage == "explain",
+            representation=stage == "representation",
+            engine="ray",
+            workers=2,
+        ),
+        "v2",
+    )
     assert marker.exists()  # a worker did die (os._exit) on its 3rd item of the stage
     if stage == "explain":
         ex_l, ex_r = local.result["explain"], remote.result["explain"]
@@ -187,8 +233,9 @@ def test_a_worker_dying_mid_stage_loses_nothing(ray_local, project, tmp_path, mo
         assert remote.result["explain"]["n_sampled"] == 16
     else:
         assert _vectors(project, remote) == _vectors(project, local)
-        assert {k: v for k, v in remote.result["representation"].items() if k != "model_key"} \
-            == {k: v for k, v in local.result["representation"].items() if k != "model_key"}
+        assert {k: v for k, v in remote.result["representation"].items() if k != "model_key"} == {
+            k: v for k, v in local.result["representation"].items() if k != "model_key"
+        }
 
 
 def _count(project, stage):
@@ -198,8 +245,12 @@ def _count(project, stage):
 
 @pytest.mark.parametrize("stage", ["explain", "representation"])
 def test_cancel_mid_stage_leaves_nothing_running_and_resumes(ray_local, project, stage):
-    req = _req(explain=stage == "explain", representation=stage == "representation",
-               engine="ray", workers=2)
+    req = _req(
+        explain=stage == "explain",
+        representation=stage == "representation",
+        engine="ray",
+        workers=2,
+    )
     _audit(project, _req(explain=False, representation=False, engine="ray"), "v1")
     enough = 3 if stage == "explain" else 16
 
@@ -210,8 +261,10 @@ def test_cancel_mid_stage_leaves_nothing_running_and_resumes(ray_local, project,
         _audit(project, req, "v1", delay=0.1, cancelled=cancelled)
     # every task cancelled and every actor killed: all cluster resources free again
     deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and \
-            ray.available_resources().get("CPU", 0) < ray.cluster_resources()["CPU"]:
+    while (
+        time.monotonic() < deadline
+        and ray.available_resources().get("CPU", 0) < ray.cluster_resources()["CPU"]
+    ):
         time.sleep(0.2)
     assert ray.available_resources().get("CPU", 0) == ray.cluster_resources()["CPU"]
     status = project.conn.execute("SELECT status FROM runs ORDER BY id DESC").fetchone()[0]

@@ -26,12 +26,20 @@ def run(tmp_path):
                 for c in range(5):
                     # b loses a word in 3 of 5 sentences, a in 1 of 5: a planted effect
                     lost = c < (3 if accent == "b" else 1)
-                    w.writerow([f"{accent}/{s}_{c}.wav",
-                                "play the song" if lost else "play the song now"])
-    out = run_audit(p, AuditRequest(dataset="d", model=f"predictions:{preds}", by=("accent",),
-                                    reference="a", nlu="none",
-                                    settings=AuditSettings(n_bootstrap=200, min_items=5,
-                                                           min_speakers=2)))
+                    w.writerow(
+                        [f"{accent}/{s}_{c}.wav", "play the song" if lost else "play the song now"]
+                    )
+    out = run_audit(
+        p,
+        AuditRequest(
+            dataset="d",
+            model=f"predictions:{preds}",
+            by=("accent",),
+            reference="a",
+            nlu="none",
+            settings=AuditSettings(n_bootstrap=200, min_items=5, min_speakers=2),
+        ),
+    )
     yield p, out.run_id
     p.close()
 
@@ -56,9 +64,13 @@ def test_regress_run_stores_the_result_with_the_run(run):
     assert res["clustered"]["cluster"] == "speaker_id" and res["conclusions"]
     rows = results_for_run(p, run_id, "regression")
     assert [r["id"] for r in rows] == [out["result_id"]]
-    assert rows[0]["payload"]["request"] == {"outcome": "correct", "variables": ["accent"],
-                                             "cluster": "speaker_id", "alpha": 0.05,
-                                             "references": {"accent": "a"}}
+    assert rows[0]["payload"]["request"] == {
+        "outcome": "correct",
+        "variables": ["accent"],
+        "cluster": "speaker_id",
+        "alpha": 0.05,
+        "references": {"accent": "a"},
+    }
     again = stored_regressions(p, run_id)
     assert again[0]["result_id"] == out["result_id"] and again[0]["result"] == res
     # the audit's own results are untouched

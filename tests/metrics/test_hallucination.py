@@ -40,12 +40,12 @@ def test_planted_loops_are_flagged_with_their_ngram_and_count():
 
 def test_ordinary_errors_and_repetitions_in_the_reference_are_not_flagged():
     cases = [
-        ("the cat sat on the mat", "the cat sat on a mat"),           # substitution
-        ("the cat sat on the mat", "cat sat mat"),                     # deletions
-        ("play the song now", "play the the song now"),                # one repeat
-        ("go go go go", "go go go go"),                                # said by the speaker
+        ("the cat sat on the mat", "the cat sat on a mat"),  # substitution
+        ("the cat sat on the mat", "cat sat mat"),  # deletions
+        ("play the song now", "play the the song now"),  # one repeat
+        ("go go go go", "go go go go"),  # said by the speaker
         ("very very very very good", "very very very very very good"),  # in the reference
-        ("twenty five", "25"),                                         # normalised
+        ("twenty five", "25"),  # normalised
         ("", ""),
     ]
     for ref, hyp in cases:
@@ -71,17 +71,15 @@ def test_runaway_threshold_is_two_times_reference_plus_five():
 def test_words_over_nonspeech_need_the_whole_span_in_a_gap():
     speech = [(0.5, 1.5), (2.0, 2.6)]  # non-speech: 0-0.5, 1.5-2.0, 2.6-4.0
     words = [
-        {"text": "hello", "start": 0.6, "end": 1.0},   # in speech
-        {"text": "there", "start": 1.4, "end": 1.7},   # straddles speech / gap
-        {"text": "um", "start": 1.6, "end": 1.9},      # wholly in the 1.5-2.0 gap
-        {"text": "thank", "start": 3.0, "end": 3.2},   # trailing silence
-        {"text": "you", "start": None, "end": None},   # no times: skipped
+        {"text": "hello", "start": 0.6, "end": 1.0},  # in speech
+        {"text": "there", "start": 1.4, "end": 1.7},  # straddles speech / gap
+        {"text": "um", "start": 1.6, "end": 1.9},  # wholly in the 1.5-2.0 gap
+        {"text": "thank", "start": 3.0, "end": 3.2},  # trailing silence
+        {"text": "you", "start": None, "end": None},  # no times: skipped
     ]
     ev = words_over_nonspeech(words, speech, 4.0)
-    assert [(e["word"], e["nonspeech"]) for e in ev] == [("um", [1.5, 2.0]),
-                                                         ("thank", [2.6, 4.0])]
-    row, out = flags("hello there", "hello there um thank",
-                     nonspeech_words=[json.dumps(ev)])
+    assert [(e["word"], e["nonspeech"]) for e in ev] == [("um", [1.5, 2.0]), ("thank", [2.6, 4.0])]
+    row, out = flags("hello there", "hello there um thank", nonspeech_words=[json.dumps(ev)])
     assert row["hall_over_nonspeech"] == 1 and row["hallucinated"] == 1
     assert "lies in the non-speech stretch 2.60-4.00 s" in describe(out[1])
 
@@ -92,8 +90,14 @@ def test_unstable_uses_a_symmetric_word_edit_rate():
     # jiwer: 1 substitution + 3 deletions over the longer decode's 6 words
     assert ev["edit_rate"] == pytest.approx(4 / 6, abs=1e-4)
     assert unstable("a b c d e f g h i j", "a b c d e f g h i x", threshold=0.1) is None
-    frame = pd.DataFrame({"reference": ["a b"], "hypothesis": ["a b"],
-                          "hypothesis_sampled_a": ["a b"], "hypothesis_sampled_b": ["c d e"]})
+    frame = pd.DataFrame(
+        {
+            "reference": ["a b"],
+            "hypothesis": ["a b"],
+            "hypothesis_sampled_a": ["a b"],
+            "hypothesis_sampled_b": ["c d e"],
+        }
+    )
     assert hallucination_columns(frame, "whisper-english")["hall_unstable"].iloc[0] == 1
 
 
@@ -103,18 +107,23 @@ def test_settings_change_the_thresholds_and_item_pitfalls_reads_stored_rows():
     assert hallucination_columns(frame, "whisper-english", settings=st)["hall_loop"].iloc[0] == 1
     with pytest.raises(ValueError):
         HallucinationSettings(min_repeats=1)
-    row = {"hallucination_evidence": json.dumps([{"flag": "runaway", "hyp_words": 20,
-                                                  "ref_words": 3, "limit": 11.0}]),
-           "nonspeech_share": 0.25, "snr_db": float("nan"), "speech_regions": "[[0.1, 0.9]]"}
+    row = {
+        "hallucination_evidence": json.dumps(
+            [{"flag": "runaway", "hyp_words": 20, "ref_words": 3, "limit": 11.0}]
+        ),
+        "nonspeech_share": 0.25,
+        "snr_db": float("nan"),
+        "speech_regions": "[[0.1, 0.9]]",
+    }
     rep = item_pitfalls(row)
     assert rep["hallucination_lines"] == [
-        "runaway: 20 hypothesis words for 3 reference words (limit 11)"]
+        "runaway: 20 hypothesis words for 3 reference words (limit 11)"
+    ]
     assert rep["acoustics"] == {"nonspeech_share": 0.25, "snr_db": None}
     assert rep["speech_regions"] == [[0.1, 0.9]]
     assert item_pitfalls({})["hallucination"] == []
 
 
 def test_words_whose_times_collapsed_to_a_point_are_not_evidence():
-    words = [{"text": "Okay,", "start": 0.0, "end": 0.0}, {"text": "go", "start": 3.0,
-                                                           "end": 3.0}]
+    words = [{"text": "Okay,", "start": 0.0, "end": 0.0}, {"text": "go", "start": 3.0, "end": 3.0}]
     assert words_over_nonspeech(words, [(0.45, 1.3)], 4.0) == []

@@ -29,8 +29,9 @@ def _expected(ref, hyp, norm):
 
 
 def _frame(ref, hyp, **cols):
-    return pd.DataFrame({"reference": [ref], "hypothesis": [hyp], **{k: [v] for k, v in
-                                                                      cols.items()}})
+    return pd.DataFrame(
+        {"reference": [ref], "hypothesis": [hyp], **{k: [v] for k, v in cols.items()}}
+    )
 
 
 def test_the_normaliser_the_flags_are_checked_with():
@@ -56,8 +57,9 @@ def test_sampled_decodes_use_the_runs_normaliser():
     assert hallucination_columns(f)["hall_unstable"].tolist() == [0]
     out = hallucination_columns(f, normalizer="whisper-basic")
     assert out["hall_unstable"].tolist() == [1]
-    un = unstable("Mr Smith", "mister smith", ST.unstable_rate,
-                  get_normalizer("whisper-basic", "en"))
+    un = unstable(
+        "Mr Smith", "mister smith", ST.unstable_rate, get_normalizer("whisper-basic", "en")
+    )
     assert out["hallucination_evidence"].tolist() == [json.dumps([un], ensure_ascii=False)]
 
 
@@ -65,15 +67,19 @@ def test_list_cells_are_keys_by_their_content():
     """Rows with the same texts but different word-time evidence (given as lists of dicts,
     numbers of any numpy kind) are checked apart."""
     w = {"flag": "over_nonspeech", "word": "uh", "start": np.int64(3)}
-    f = pd.DataFrame({"reference": ["a", "a", "a"], "hypothesis": ["a", "a", "a"],
-                      "nonspeech_words": [[w], [], [dict(reversed(list(w.items())))]]})
+    f = pd.DataFrame(
+        {
+            "reference": ["a", "a", "a"],
+            "hypothesis": ["a", "a", "a"],
+            "nonspeech_words": [[w], [], [dict(reversed(list(w.items())))]],
+        }
+    )
     out = hallucination_columns(f)
     assert out["hall_over_nonspeech"].tolist() == [1, 0, 1]
     assert out["hallucinated"].tolist() == [1, 0, 1]
     assert out["hallucination_evidence"][1] == ""
     # numpy numbers written as numbers, anything else json cannot write as text
-    assert [parse_evidence(x)[0]["start"] for x in out["hallucination_evidence"][[0, 2]]] == [
-        3, 3]
+    assert [parse_evidence(x)[0]["start"] for x in out["hallucination_evidence"][[0, 2]]] == [3, 3]
     f["nonspeech_words"] = [[{**w, "start": pd.Timedelta(seconds=3)}], [], []]
     out = hallucination_columns(f)
     assert parse_evidence(out["hallucination_evidence"][0])[0]["start"] == "0 days 00:00:03"
@@ -98,8 +104,7 @@ def test_parse_evidence_of_json_and_lists():
 
 
 def test_parse_slots_drops_missing_values_in_pairs():
-    assert parse_slots([["a", None], ["b", "x"], ["c", float("nan")], ["d", " "]]) == {
-        "b": ["x"]}
+    assert parse_slots([["a", None], ["b", "x"], ["c", float("nan")], ["d", " "]]) == {"b": ["x"]}
     assert parse_slots({"a": [None, "y"], "b": None}) == {"a": ["y"]}
 
 
@@ -121,5 +126,8 @@ def test_a_single_tab_is_not_a_word_break_as_in_jiwer():
 
     o = jiwer.process_words("a\tb c", "a b c")
     got = word_counts("a\tb c", "a b c", normalizer=lambda s: s)
-    assert (got.n_words, got.n_sub, got.n_del, got.n_ins) == (
-        len(o.references[0]), o.substitutions, o.deletions, o.insertions) == (2, 1, 0, 1)
+    assert (
+        (got.n_words, got.n_sub, got.n_del, got.n_ins)
+        == (len(o.references[0]), o.substitutions, o.deletions, o.insertions)
+        == (2, 1, 0, 1)
+    )

@@ -17,8 +17,12 @@ def _frame(n: int = 400, seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     k = rng.integers(0, len(REFS), n)
     same = rng.random(n) < 0.5
-    return pd.DataFrame({"reference": [REFS[i] for i in k],
-                         "hypothesis": [REFS[i] if s else HYPS[i] for i, s in zip(k, same)]})
+    return pd.DataFrame(
+        {
+            "reference": [REFS[i] for i in k],
+            "hypothesis": [REFS[i] if s else HYPS[i] for i, s in zip(k, same)],
+        }
+    )
 
 
 def test_repeated_pairs_get_the_numbers_of_a_row_by_row_jiwer_count():
@@ -62,8 +66,13 @@ def test_flags_by_distinct_inputs_equal_a_row_by_row_check():
     )
 
     loop = "play the song " + "the song " * 6
-    rows = [("play the song", loop), ("play the song", "play the song"),
-            ("go", "go go go go go go go go go go go"), ("play the song", loop), ("go", "go")]
+    rows = [
+        ("play the song", loop),
+        ("play the song", "play the song"),
+        ("go", "go go go go go go go go go go go"),
+        ("play the song", loop),
+        ("go", "go"),
+    ]
     f = pd.DataFrame(rows * 3, columns=["reference", "hypothesis"])
     ns = {"flag": "over_nonspeech", "word": "song", "nonspeech": [1.0, 1.5]}
     # the same pair with and without non-speech evidence (as JSON text and as objects)
@@ -74,8 +83,9 @@ def test_flags_by_distinct_inputs_equal_a_row_by_row_check():
     got = hallucination_columns(f, language="en")
     for k, (r, h, w) in enumerate(zip(f.reference, f.hypothesis, f.nonspeech_words)):
         ev = _text_flags(norm(r).split(), norm(h).split(), st) + parse_evidence(w)
-        assert got["hallucination_evidence"][k] == (json.dumps(ev, ensure_ascii=False)
-                                                     if ev else "")
+        assert got["hallucination_evidence"][k] == (
+            json.dumps(ev, ensure_ascii=False) if ev else ""
+        )
         for c in ("loop", "runaway", "over_nonspeech"):
             assert got[f"hall_{c}"][k] == int(any(e["flag"] == c for e in ev))
         assert got["hallucinated"][k] == int(bool(ev))
@@ -105,8 +115,10 @@ class _InOrder:
 
 def _score(chunk, tag):
     """A scorer whose columns show the rows and the extra argument it was given."""
-    return {"ref_len": chunk["reference"].str.len().to_numpy(),
-            "tag": np.array([f"{tag}{i}" for i in chunk.index], dtype=object)}
+    return {
+        "ref_len": chunk["reference"].str.len().to_numpy(),
+        "tag": np.array([f"{tag}{i}" for i in chunk.index], dtype=object),
+    }
 
 
 def test_score_pairs_splits_in_order_and_joins_the_columns(monkeypatch):

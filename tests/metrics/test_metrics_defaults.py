@@ -43,8 +43,9 @@ def test_marks_mode_counts_every_mark_on_both_sides():
 def test_many_pairs_length_mismatch_names_the_function():
     with pytest.raises(ValueError) as e:
         text.char_counts_many(["a", "b"], ["a"])
-    assert str(e.value) == ("char_counts_many: 2 references but 1 hypotheses; pass one "
-                            "hypothesis per reference.")
+    assert str(e.value) == (
+        "char_counts_many: 2 references but 1 hypotheses; pass one hypothesis per reference."
+    )
     with pytest.raises(ValueError) as e:
         text.word_counts_many(["a"], [])
     assert str(e.value).startswith("word_counts_many: 1 references but 0 hypotheses")
@@ -64,11 +65,11 @@ def test_ratio_is_nan_only_where_the_denominator_is_zero():
     assert registry._ratio(3, 4) == 0.75  # plain numbers too
     with pytest.raises(ValueError) as e:
         registry.class_metric("f1", ["a"])
-    assert str(e.value) == ("class_metric id must be one of "
-                            f"{registry.CLASS_METRIC_IDS}, got 'f1'.")
+    assert str(e.value) == (
+        f"class_metric id must be one of {registry.CLASS_METRIC_IDS}, got 'f1'."
+    )
     spec = registry.class_metric("macro_recall", ["a", "b"])
     sums = np.array([[2, 1, 4, 4], [2, 2, 0, 0]], dtype=float)  # per row: a_n a_c b_n b_c
-    cols = {c: i for i, c in enumerate(["cls_a_n", "cls_a_correct", "cls_b_n",
-                                         "cls_b_correct"])}
+    cols = {c: i for i, c in enumerate(["cls_a_n", "cls_a_correct", "cls_b_n", "cls_b_correct"])}
     ordered = sums[:, [cols[c] for c in spec.stats]]
     np.testing.assert_allclose(spec.compute(ordered), [(0.5 + 1.0) / 2, 1.0])

@@ -30,10 +30,12 @@ def _jiwer_rows(out):
 @given(st.lists(st.tuples(TEXT, TEXT), min_size=1, max_size=6))
 def test_counts_equal_jiwer_process_words_and_characters(pairs):
     refs, hyps = [r for r, _ in pairs], [h for _, h in pairs]
-    assert [tuple(c) for c in word_counts_many(refs, hyps)] == \
-        _jiwer_rows(jiwer.process_words(refs, hyps))
-    assert [tuple(c) for c in char_counts_many(refs, hyps)] == \
-        _jiwer_rows(jiwer.process_characters(refs, hyps))
+    assert [tuple(c) for c in word_counts_many(refs, hyps)] == _jiwer_rows(
+        jiwer.process_words(refs, hyps)
+    )
+    assert [tuple(c) for c in char_counts_many(refs, hyps)] == _jiwer_rows(
+        jiwer.process_characters(refs, hyps)
+    )
 
 
 def test_known_counts():

@@ -46,8 +46,14 @@ def test_loop_repeats_in_reference_counted_by_hand():
 def test_loop_with_the_smallest_allowed_min_repeats():
     # min_repeats=2 is allowed by the settings: a word said twice is a loop
     assert find_loop(["a", "a"], [], max_n=4, min_repeats=2) == {
-        "flag": "loop", "ngram": "a", "n": 1, "repeats": 2, "start_word": 0, "words": 2,
-        "repeats_in_reference": 0}
+        "flag": "loop",
+        "ngram": "a",
+        "n": 1,
+        "repeats": 2,
+        "start_word": 0,
+        "words": 2,
+        "repeats_in_reference": 0,
+    }
     ev = find_loop("x a b a b".split(), [], max_n=2, min_repeats=2)
     assert (ev["ngram"], ev["repeats"], ev["start_word"]) == ("a b", 2, 1)
 
@@ -70,18 +76,26 @@ def test_settings_boundaries_and_messages():
 
 
 def test_describe_every_flag_word_for_word():
-    loop = find_loop("i do not know do not know do not know do not know".split(),
-                     "i do not know".split())
+    loop = find_loop(
+        "i do not know do not know do not know do not know".split(), "i do not know".split()
+    )
     assert describe(loop) == 'loop: "do not know" x4 in a row from word 2 (1x in the reference)'
     assert describe({"flag": "runaway", "hyp_words": 30, "ref_words": 5, "limit": 15.0}) == (
-        "runaway: 30 hypothesis words for 5 reference words (limit 15)")
-    assert describe({"flag": "over_nonspeech", "word": "thanks", "start": 1.234, "end": 1.5,
-                     "nonspeech": [1.0, 2.0]}) == (
-        'over non-speech: "thanks" at 1.23-1.50 s lies in the non-speech stretch 1.00-2.00 s')
+        "runaway: 30 hypothesis words for 5 reference words (limit 15)"
+    )
+    assert describe(
+        {
+            "flag": "over_nonspeech",
+            "word": "thanks",
+            "start": 1.234,
+            "end": 1.5,
+            "nonspeech": [1.0, 2.0],
+        }
+    ) == ('over non-speech: "thanks" at 1.23-1.50 s lies in the non-speech stretch 1.00-2.00 s')
     un = unstable("the cat sat", "the dog sat")
     assert describe(un) == (
-        'unstable: two decodes differ by a word edit rate of 0.33 ("the cat sat" vs '
-        '"the dog sat")')
+        'unstable: two decodes differ by a word edit rate of 0.33 ("the cat sat" vs "the dog sat")'
+    )
     other = {"flag": "mystery", "x": 1}
     assert describe(other) == json.dumps(other)
 
@@ -90,14 +104,22 @@ def test_unstable_against_jiwer_and_its_edges():
     a, b = "the red car", "the red bus"
     out = jiwer.process_words(a, b)
     rate = (out.substitutions + out.deletions + out.insertions) / 3
-    assert unstable(a, b) == {"flag": "unstable", "edit_rate": round(rate, 4),
-                              "decode_a": a, "decode_b": b}
+    assert unstable(a, b) == {
+        "flag": "unstable",
+        "edit_rate": round(rate, 4),
+        "decode_a": a,
+        "decode_b": b,
+    }
     assert unstable(a, b)["edit_rate"] == 0.3333
     # the default threshold is 0.2: a rate of 0.25 is unstable
     assert unstable("a b c d", "a b c e")["edit_rate"] == 0.25
     # one side empty: every word of the other is an edit (rate 1), on either side
-    assert unstable("yes", "") == {"flag": "unstable", "edit_rate": 1.0, "decode_a": "yes",
-                                   "decode_b": ""}
+    assert unstable("yes", "") == {
+        "flag": "unstable",
+        "edit_rate": 1.0,
+        "decode_a": "yes",
+        "decode_b": "",
+    }
     assert unstable(None, "yes")["edit_rate"] == 1.0
     assert unstable("", None) is None
 
@@ -109,8 +131,10 @@ def test_unstable_default_normaliser_is_english():
 
 def test_words_over_nonspeech_reads_objects_and_both_word_keys():
     speech, dur = [(1.0, 2.0)], 3.0
-    words = [SimpleNamespace(text="uh", start=0.2, end=0.5),
-             {"word": "um", "start": 2.5, "end": 2.8}]
+    words = [
+        SimpleNamespace(text="uh", start=0.2, end=0.5),
+        {"word": "um", "start": 2.5, "end": 2.8},
+    ]
     out = words_over_nonspeech(words, speech, dur)
     assert out == [
         {"flag": "over_nonspeech", "word": "uh", "start": 0.2, "end": 0.5, "nonspeech": [0.0, 1.0]},
@@ -122,9 +146,11 @@ def test_words_over_nonspeech_reads_objects_and_both_word_keys():
 
 def test_words_over_nonspeech_skips_untimed_words_and_goes_on():
     speech, dur = [(1.0, 2.0)], 3.0
-    words = [{"text": "a", "start": 0.1, "end": None},   # half a time
-             {"text": "b", "start": 0.5, "end": 0.5},     # collapsed to a point
-             {"text": "c", "start": 0.2, "end": 0.4}]
+    words = [
+        {"text": "a", "start": 0.1, "end": None},  # half a time
+        {"text": "b", "start": 0.5, "end": 0.5},  # collapsed to a point
+        {"text": "c", "start": 0.2, "end": 0.4},
+    ]
     out = words_over_nonspeech(words, speech, dur)
     assert [w["word"] for w in out] == ["c"]
 
@@ -134,14 +160,22 @@ def test_words_over_nonspeech_closed_boundaries_and_rounding():
     out = words_over_nonspeech([{"text": "w", "start": 0.0, "end": 1.0}], [(1.0, 2.0)], 2.0)
     assert [w["word"] for w in out] == ["w"]
     # stretch bounds rounded to 3 decimals
-    out = words_over_nonspeech([{"text": "w", "start": 1.2, "end": 1.3}],
-                               [(0.0, 1.123456)], 1.987654)
+    out = words_over_nonspeech(
+        [{"text": "w", "start": 1.2, "end": 1.3}], [(0.0, 1.123456)], 1.987654
+    )
     assert out[0]["nonspeech"] == [1.123, 1.988]
 
 
 def test_unflagged_columns_are_integers_even_from_float_columns():
-    stats = pd.DataFrame({"hallucinated": [0.0, 1.0], "n_sub": [1.0, 2.0], "n_del": [0.0, 1.0],
-                          "n_ins": [2.0, 0.0], "n_words": [5.0, 4.0]})
+    stats = pd.DataFrame(
+        {
+            "hallucinated": [0.0, 1.0],
+            "n_sub": [1.0, 2.0],
+            "n_del": [0.0, 1.0],
+            "n_ins": [2.0, 0.0],
+            "n_words": [5.0, 4.0],
+        }
+    )
     out = unflagged_columns(stats)
     assert out["unflagged_errors"].tolist() == [3, 0]
     assert out["unflagged_words"].tolist() == [5, 0]
@@ -167,40 +201,47 @@ from fairdesk.metrics.normalize import _letter_counts, choose_normaliser  # noqa
 
 
 def test_letter_counts_by_hand():
-    assert _letter_counts("ab cd") == (4, 4)           # a space does not end the count
+    assert _letter_counts("ab cd") == (4, 4)  # a space does not end the count
     assert _letter_counts("") == (0, 0)
     # "e" + combining vertical line below (no precomposed form): a letter, not plain
     assert _letter_counts("e\u0329b") == (2, 1)
-    assert _letter_counts("be\u0329") == (2, 1)        # the mark at the very end
-    assert _letter_counts("e\u0329 b") == (2, 1)       # the mark follows its own letter
+    assert _letter_counts("be\u0329") == (2, 1)  # the mark at the very end
+    assert _letter_counts("e\u0329 b") == (2, 1)  # the mark follows its own letter
 
 
 def test_choose_normaliser_by_language_word_for_word():
     assert choose_normaliser([], "yo") == (
-        "whisper-basic", "language 'yo' is not English: basic normaliser, marks kept")
+        "whisper-basic",
+        "language 'yo' is not English: basic normaliser, marks kept",
+    )
     assert choose_normaliser([], "en-GB") == ("whisper-english", "language 'en-GB' is English")
     # "auto" in any case decides from the text
     for lang in ("auto", "AUTO", "Auto"):
         assert choose_normaliser(["hello"], lang) == (
             "whisper-english",
             "language auto: 100.0% of the 5 reference letters are plain ASCII (≥ 99%), so "
-            "Whisper's English normaliser")
+            "Whisper's English normaliser",
+        )
 
 
 def test_choose_normaliser_from_text_word_for_word():
     assert choose_normaliser(["123", None, "?!"]) == (
-        "whisper-english", "language auto: the references have no letters")
+        "whisper-english",
+        "language auto: the references have no letters",
+    )
     # 2 texts: 3 plain letters and 1 marked + 1 plain: 4 plain of 5
     assert choose_normaliser(["abc", "e\u0329b"]) == (
         "whisper-basic",
         "language auto: only 80.0% of the 5 reference letters are plain ASCII (< 99%), so "
-        "Whisper's basic normaliser with diacritics and tone marks kept")
+        "Whisper's basic normaliser with diacritics and tone marks kept",
+    )
     # exactly 99 plain letters of 100: English (the bound is inclusive)
     name, reason = choose_normaliser(["a" * 99, "e\u0329"])
     assert name == "whisper-english"
     assert reason.startswith("language auto: 99.0% of the 100 reference letters")
     assert choose_normaliser(["e\u0329" * 2])[1].startswith(
-        "language auto: only 0.0% of the 2 reference letters")
+        "language auto: only 0.0% of the 2 reference letters"
+    )
 
 
 # --------------------------------------------------------------------------- slots
@@ -225,23 +266,27 @@ def test_parse_slots_messages_word_for_word():
         msg = exc.msg
     assert str(e.value) == (
         f"could not read slots {bad[:80]!r}: not valid JSON ({msg}). Give a dict "
-        'or a JSON object such as {"artist": "Adele", "volume": "7"}.')
+        'or a JSON object such as {"artist": "Adele", "volume": "7"}.'
+    )
     with pytest.raises(ValueError) as e:
         parse_slots([{"value": "Adele"}])
     assert str(e.value) == (
         "slot record {'value': 'Adele'} has no name; use one of the keys "
         "['slot', 'name', 'type', 'entity', 'slot_name'] for the slot name and "
-        "['value', 'filler', 'text', 'slot_value'] for its value.")
+        "['value', 'filler', 'text', 'slot_value'] for its value."
+    )
     with pytest.raises(ValueError) as e:
-        parse_slots(["ab"])   # a 2-character string is not a [name, value] pair
+        parse_slots(["ab"])  # a 2-character string is not a [name, value] pair
     assert str(e.value) == (
         "slot entry 'ab' is neither a record nor a [name, value] pair; give "
-        'slots as {"artist": "Adele"} or [{"slot": "artist", "value": "Adele"}].')
+        'slots as {"artist": "Adele"} or [{"slot": "artist", "value": "Adele"}].'
+    )
     with pytest.raises(ValueError) as e:
         parse_slots(5)
     assert str(e.value) == (
         'slots must be a dict, a JSON string, or a list, got int; give slots as {"artist": '
-        '"Adele"}.')
+        '"Adele"}.'
+    )
     # an array's missing-value test is ambiguous: it is not taken for "no slots"
     with pytest.raises(ValueError) as e:
         parse_slots(np.array([["artist", "Adele"], ["volume", "7"]]))
@@ -287,8 +332,9 @@ def test_slu_slots_on_one_side_only_still_count():
 
 
 def test_slu_columns_are_int64_and_blank_intents_unlabelled():
-    frame = pd.DataFrame({"ref_intent": ["  ", "play", None, "stop"],
-                          "hyp_intent": ["play", "play", "play", "play"]})
+    frame = pd.DataFrame(
+        {"ref_intent": ["  ", "play", None, "stop"], "hyp_intent": ["play", "play", "play", "play"]}
+    )
     out = compute_item_stats(frame)
     # a blank or missing reference intent leaves the row out; the rows after it still count
     assert out["n_nlu"].tolist() == [0, 1, 0, 1]
@@ -325,8 +371,9 @@ from fairdesk.metrics.inputs import check_transcripts  # noqa: E402
 
 
 def test_problem_lines_are_plain_ints_or_the_label():
-    frame = pd.DataFrame({"reference": ["a", "", "b"], "hypothesis": ["a", "b", "c"]},
-                         index=pd.Index([10, 20, 30]))
+    frame = pd.DataFrame(
+        {"reference": ["a", "", "b"], "hypothesis": ["a", "b", "c"]}, index=pd.Index([10, 20, 30])
+    )
     _, problems, _ = check_transcripts(frame)
     assert [p["line"] for p in problems] == [20]
     assert type(problems[0]["line"]) is int
@@ -356,7 +403,11 @@ def test_ratio_metric_records_its_numerator():
 def test_class_metric_spec_fields_and_message():
     spec = class_metric("macro_recall", ["a", "b"])
     assert (spec.label, spec.higher_is_better, spec.kind, spec.family) == (
-        "Macro recall", True, "rate", "classification")
+        "Macro recall",
+        True,
+        "rate",
+        "classification",
+    )
     assert spec.stats == ("cls_a_n", "cls_b_n", "cls_a_correct", "cls_b_correct")
     assert spec.denominator == ("cls_a_n", "cls_b_n")
     assert class_metric("balanced_accuracy", ["a"]).label == "Balanced accuracy"
@@ -372,7 +423,8 @@ def test_missing_columns_message_for_a_denominator_without_its_own_entry():
         metric_specs(["n_items"], "insertion_ratio")
     assert str(e.value) == (
         "metric 'insertion_ratio' cannot be computed: the item stats lack its columns. "
-        "The audit frame needs the columns 'reference' and 'hypothesis'.")
+        "The audit frame needs the columns 'reference' and 'hypothesis'."
+    )
 
 
 # --------------------------------------------------------------------------- text counts
@@ -386,7 +438,7 @@ def test_char_counts_uses_the_given_normaliser():
     out = jiwer.process_characters(ref, hyp)
     got = char_counts(ref, hyp, normalizer=lambda s: s)
     assert tuple(got) == (len(ref), out.substitutions, out.deletions, out.insertions)
-    assert tuple(char_counts(ref, hyp)) == (2, 0, 0, 0)   # English normaliser: equal
+    assert tuple(char_counts(ref, hyp)) == (2, 0, 0, 0)  # English normaliser: equal
 
 
 # --------------------------------------------------------------------------- phones
@@ -407,7 +459,15 @@ def _quick(fn, seconds=2.0):
 def test_ipa_to_arpabet_by_hand():
     assert _quick(lambda: ph.ipa_to_arpabet("kæt")) == ("K", "AE", "T")
     assert _quick(lambda: ph.ipa_to_arpabet("ˈhɛloʊ_wɝld")) == (
-        "HH", "EH", "L", "OW", "W", "ER", "L", "D")
+        "HH",
+        "EH",
+        "L",
+        "OW",
+        "W",
+        "ER",
+        "L",
+        "D",
+    )
     # a symbol outside the table is kept, marked, and the next ones still read
     assert _quick(lambda: ph.ipa_to_arpabet("kQæt")) == ("K", "?Q", "AE", "T")
     assert _quick(lambda: ph.ipa_to_arpabet("Qæ")) == ("?Q", "AE")
@@ -423,8 +483,9 @@ def test_cmudict_path_layouts_and_message(tmp_path, monkeypatch):
     monkeypatch.setattr(pocketsphinx, "get_model_path", lambda: str(tmp_path))
     with pytest.raises(FileNotFoundError) as e:
         ph.cmudict_path()
-    assert str(e.value) == (f"{tmp_path}: no cmudict-en-us.dict; reinstall the pocketsphinx "
-                            "package")
+    assert str(e.value) == (
+        f"{tmp_path}: no cmudict-en-us.dict; reinstall the pocketsphinx package"
+    )
     flat = tmp_path / "cmudict-en-us.dict"
     flat.write_text("a AH0\n")
     assert ph.cmudict_path() == flat
@@ -465,7 +526,7 @@ def test_phonemizer_one_espeak_call_for_all_new_words(tmp_path):
     # one output line per input line, the word itself as "IPA"
     exe = _fake_espeak(tmp_path, "cat")
     p = ph.Phonemizer(espeak=exe)
-    p.prepare(["hello"])            # a CMUdict word: no call
+    p.prepare(["hello"])  # a CMUdict word: no call
     p.prepare(["hello", "zok", "zbIt"])
     assert _calls(tmp_path) == ["-q -v en-us --ipa --sep=_"]
     assert p.cache["zok"] == ("Z", "OW", "K")
@@ -477,16 +538,18 @@ def test_phonemizer_one_espeak_call_for_all_new_words(tmp_path):
 def test_phonemizer_word_at_a_time_when_espeak_joins_lines(tmp_path):
     # several lines in: one line out (as some espeak-ng builds do); one word in: the word
     # split over two lines; the word "mvute" gives nothing and a failing exit status
-    body = ('in=$(cat)\n'
-            'case "$in" in\n'
-            '  *"\n"*) echo "$in" | tr "\\n" " "; echo ;;\n'
-            '  mvute) exit 1 ;;\n'
-            '  *) echo "$in" | cut -c1-2; echo "$in" | cut -c3- ;;\n'
-            'esac')
+    body = (
+        "in=$(cat)\n"
+        'case "$in" in\n'
+        '  *"\n"*) echo "$in" | tr "\\n" " "; echo ;;\n'
+        "  mvute) exit 1 ;;\n"
+        '  *) echo "$in" | cut -c1-2; echo "$in" | cut -c3- ;;\n'
+        "esac"
+    )
     exe = _fake_espeak(tmp_path, body)
     p = ph.Phonemizer(espeak=exe)
     p.prepare(["zok", "mvute", "vzist"])
-    assert len(_calls(tmp_path)) == 4        # the batch, then each word
+    assert len(_calls(tmp_path)) == 4  # the batch, then each word
     assert p.cache["zok"] == ("Z", "OW", "K")
     assert p.cache["vzist"] == ("V", "Z", "IY", "S", "T")
     assert p.cache["mvute"] == ()
@@ -512,10 +575,16 @@ def test_loop_after_other_words_and_a_second_run():
 
 
 def test_hallucination_columns_with_evidence_given_as_objects():
-    ev = [{"flag": "over_nonspeech", "word": "uh", "start": 0.1, "end": 0.3,
-           "nonspeech": [0.0, 1.0]}]
-    frame = pd.DataFrame({"reference": ["hello there"] * 3, "hypothesis": ["hello there"] * 3,
-                          "nonspeech_words": [ev, None, ev]})
+    ev = [
+        {"flag": "over_nonspeech", "word": "uh", "start": 0.1, "end": 0.3, "nonspeech": [0.0, 1.0]}
+    ]
+    frame = pd.DataFrame(
+        {
+            "reference": ["hello there"] * 3,
+            "hypothesis": ["hello there"] * 3,
+            "nonspeech_words": [ev, None, ev],
+        }
+    )
     out = hal.hallucination_columns(frame)
     assert out["hall_over_nonspeech"].tolist() == [1, 0, 1]
     assert out["hallucinated"].tolist() == [1, 0, 1]
@@ -543,9 +612,13 @@ def test_loop_run_is_read_from_its_first_ngram():
 
 
 def test_runaway_thresholds_from_the_settings():
-    frame = pd.DataFrame({"reference": [" ".join(["w"] * 10), "red car"],
-                          "hypothesis": [" ".join(["w"] * 20), "red car big fast blue"]})
+    frame = pd.DataFrame(
+        {
+            "reference": [" ".join(["w"] * 10), "red car"],
+            "hypothesis": [" ".join(["w"] * 20), "red car big fast blue"],
+        }
+    )
     # default 2 x 10 + 5 = 25 > 20 words: no runaway; 2 x 2 + 5 = 9 > 5: none either
     assert hal.hallucination_columns(frame)["hall_runaway"].tolist() == [0, 0]
-    st = HallucinationSettings(runaway_slack=0)      # 2 x 2 + 0 = 4 < 5 words
+    st = HallucinationSettings(runaway_slack=0)  # 2 x 2 + 0 = 4 < 5 words
     assert hal.hallucination_columns(frame, settings=st)["hall_runaway"].tolist() == [0, 1]

@@ -44,7 +44,7 @@ def test_english_keeps_leading_zeros_and_drops_punctuation_tokens():
     assert english("dial 0351 now") == "dial 0351 now"
     assert english("zero three five one") == "0351"
     assert english("0351") == english("zero three five one")
-    assert _WHISPER_EN("well...") .split()[-1] == "."
+    assert _WHISPER_EN("well...").split()[-1] == "."
     assert english("well...") == "well"
     assert english("") == ""
 
@@ -125,11 +125,14 @@ def test_memo_limit_clears_before_passing_it(monkeypatch):
     assert nz._MEMO[basic] == {"v": "V", "w": "W"}
 
 
-@pytest.mark.parametrize(("language", "normalizer", "norm", "other"), [
-    ("en", None, english, basic),
-    ("yo", None, basic, english),
-    ("en", "whisper-basic", basic, english),
-])
+@pytest.mark.parametrize(
+    ("language", "normalizer", "norm", "other"),
+    [
+        ("en", None, english, basic),
+        ("yo", None, basic, english),
+        ("en", "whisper-basic", basic, english),
+    ],
+)
 def test_item_stats_remember_texts_under_the_normaliser_used(language, normalizer, norm, other):
     ref, hyp = "Seven Ọ́kụ̀ Apples!", "seven oku apples"
     frame = pd.DataFrame({"reference": [ref, ref], "hypothesis": [hyp, hyp]})
@@ -156,10 +159,12 @@ def test_item_stats_default_language_is_english():
 
 
 def test_nodia_and_letter_columns_by_hand():
-    frame = pd.DataFrame({
-        "reference": ["ọ́kụ̀", "oku a", "a", "123", "ɛgbɛ́ 12", ""],
-        "hypothesis": ["ọ́kụ", "ọ́kù a", "à", "12̀3", "ɛgbɛ", "à"],
-    })
+    frame = pd.DataFrame(
+        {
+            "reference": ["ọ́kụ̀", "oku a", "a", "123", "ɛgbɛ́ 12", ""],
+            "hypothesis": ["ọ́kụ", "ọ́kù a", "à", "12̀3", "ɛgbɛ", "à"],
+        }
+    )
     s = compute_item_stats(frame, language="yo", diacritic_count="marks")
     # letters: o k u; o k u a; a; none; ɛ g b ɛ (non-ASCII base); none
     assert s["ref_letters"].tolist() == [3, 4, 1, 0, 4, 0]
@@ -169,16 +174,24 @@ def test_nodia_and_letter_columns_by_hand():
     assert s["nodia_items"].tolist() == [0, 1, 1, 0, 0, 0]
     assert s["nodia_added"].tolist() == [0, 3, 1, 0, 0, 0]
     assert s["nodia_letters"].tolist() == [0, 4, 1, 0, 0, 0]
-    for c in ("ref_letters", "nodia_items", "nodia_added", "nodia_letters", "dia_expected",
-              "dia_produced", "tone_expected"):
+    for c in (
+        "ref_letters",
+        "nodia_items",
+        "nodia_added",
+        "nodia_letters",
+        "dia_expected",
+        "dia_produced",
+        "tone_expected",
+    ):
         assert s[c].dtype == np.int64, c
     letters = compute_item_stats(frame, language="yo")
     assert letters["dia_produced"].tolist() == [2, 2, 1, 0, 0, 1]
 
 
 def test_empty_transcription_frame_gives_integer_columns():
-    frame = pd.DataFrame({"reference": pd.Series([], dtype=object),
-                          "hypothesis": pd.Series([], dtype=object)})
+    frame = pd.DataFrame(
+        {"reference": pd.Series([], dtype=object), "hypothesis": pd.Series([], dtype=object)}
+    )
     s = compute_item_stats(frame)
     assert len(s) == 0
     assert (s.dtypes == np.int64).all(), s.dtypes[s.dtypes != np.int64]
@@ -188,17 +201,23 @@ def test_empty_transcription_frame_gives_integer_columns():
 
 
 def test_check_transcripts_messages_and_item_ids_word_for_word():
-    frame = pd.DataFrame({"id": ["u1", "u2", "u3"], "reference": ["a b", " ", "c"],
-                          "hypothesis": ["a", "x", ""]})
+    frame = pd.DataFrame(
+        {"id": ["u1", "u2", "u3"], "reference": ["a b", " ", "c"], "hypothesis": ["a", "x", ""]}
+    )
     kept, problems, warnings = check_transcripts(frame)
     assert kept.index.tolist() == [0, 2]
-    assert problems == [{
-        "line": 1, "item": "u2",
-        "reason": "empty reference: the row cannot be scored (every hypothesis word would "
-        "count as an insertion) and is left out; fill in the reference or drop the row",
-    }]
-    assert warnings == ["1 item(s) have an empty hypothesis (the model produced no words): "
-                        "each counts as all deletions"]
+    assert problems == [
+        {
+            "line": 1,
+            "item": "u2",
+            "reason": "empty reference: the row cannot be scored (every hypothesis word would "
+            "count as an insertion) and is left out; fill in the reference or drop the row",
+        }
+    ]
+    assert warnings == [
+        "1 item(s) have an empty hypothesis (the model produced no words): "
+        "each counts as all deletions"
+    ]
 
 
 def test_check_transcripts_classification_test_reads_the_given_column():
@@ -241,8 +260,14 @@ def test_metric_specs_from_exactly_the_needed_columns():
 
 
 def test_metric_specs_skips_an_empty_denominator_and_goes_on():
-    frame = pd.DataFrame({"reference": ["a b", "c"], "hypothesis": ["a", "c"],
-                          "label": ["x", "y"], "predicted_label": ["x", "x"]})
+    frame = pd.DataFrame(
+        {
+            "reference": ["a b", "c"],
+            "hypothesis": ["a", "c"],
+            "label": ["x", "y"],
+            "predicted_label": ["x", "x"],
+        }
+    )
     s = compute_item_stats(frame)
     ids = [m.id for m in metric_specs(s)]
     assert "der" not in ids  # no diacritic in the references: skipped

@@ -31,8 +31,7 @@ def test_every_contract_id_is_known():
     assert set(METRIC_IDS) == CONTRACT_IDS
     assert set(METRICS) == CONTRACT_IDS - set(CLASS_METRIC_IDS)
     for spec in METRICS.values():
-        assert spec.family in {"transcription", "diacritic", "slu", "classification",
-                               "grounding"}
+        assert spec.family in {"transcription", "diacritic", "slu", "classification", "grounding"}
         assert spec.kind in {"rate", "proportion"}
         assert spec.denominator and set(spec.denominator) <= set(spec.stats)
     higher = {i for i, s in METRICS.items() if s.higher_is_better}

@@ -18,31 +18,76 @@ TABLE = {
     "del_rate": ("Deletion rate D/N", ("n_del",), ("n_words",), False, "rate", TR),
     "ins_rate": ("Insertion rate I/N", ("n_ins",), ("n_words",), False, "rate", TR),
     "insertion_ratio": ("Insertion ratio I/(S+D+I)", ("n_ins",), W, False, "rate", TR),
-    "hallucination_rate": ("Hallucination rate (share of items flagged)", ("hallucinated",),
-                           ("n_items",), False, "proportion", TR),
-    "wer_unflagged": ("WER without flagged items", ("unflagged_errors",), ("unflagged_words",),
-                      False, "rate", TR),
-    "cer": ("Character error rate (CER)", ("c_sub", "c_del", "c_ins"), ("n_chars",), False,
-            "rate", TR),
-    "der": ("Diacritic error rate (D+H)/E", ("dia_dropped", "dia_added"), ("dia_expected",),
-            False, "rate", DIA),
-    "rdd": ("Raw diacritic drop rate D/E", ("dia_dropped",), ("dia_expected",), False, "rate",
-            DIA),
-    "diacritic_net_loss": ("Diacritic net loss (E-P)/E", None, ("dia_expected",), False, "rate",
-                           DIA),
+    "hallucination_rate": (
+        "Hallucination rate (share of items flagged)",
+        ("hallucinated",),
+        ("n_items",),
+        False,
+        "proportion",
+        TR,
+    ),
+    "wer_unflagged": (
+        "WER without flagged items",
+        ("unflagged_errors",),
+        ("unflagged_words",),
+        False,
+        "rate",
+        TR,
+    ),
+    "cer": (
+        "Character error rate (CER)",
+        ("c_sub", "c_del", "c_ins"),
+        ("n_chars",),
+        False,
+        "rate",
+        TR,
+    ),
+    "der": (
+        "Diacritic error rate (D+H)/E",
+        ("dia_dropped", "dia_added"),
+        ("dia_expected",),
+        False,
+        "rate",
+        DIA,
+    ),
+    "rdd": ("Raw diacritic drop rate D/E", ("dia_dropped",), ("dia_expected",), False, "rate", DIA),
+    "diacritic_net_loss": (
+        "Diacritic net loss (E-P)/E",
+        None,
+        ("dia_expected",),
+        False,
+        "rate",
+        DIA,
+    ),
     "ter": ("Tone error rate (TER)", T, ("tone_expected",), False, "rate", DIA),
-    "ter_dropped": ("Tone marks dropped / E", ("tone_dropped",), ("tone_expected",), False,
-                    "rate", DIA),
-    "ter_hallucinated": ("Tone marks hallucinated / E", ("tone_hallucinated",),
-                         ("tone_expected",), False, "rate", DIA),
-    "ter_wrong": ("Wrong tone marks / E", ("tone_wrong",), ("tone_expected",), False, "rate",
-                  DIA),
+    "ter_dropped": (
+        "Tone marks dropped / E",
+        ("tone_dropped",),
+        ("tone_expected",),
+        False,
+        "rate",
+        DIA,
+    ),
+    "ter_hallucinated": (
+        "Tone marks hallucinated / E",
+        ("tone_hallucinated",),
+        ("tone_expected",),
+        False,
+        "rate",
+        DIA,
+    ),
+    "ter_wrong": ("Wrong tone marks / E", ("tone_wrong",), ("tone_expected",), False, "rate", DIA),
     "em": ("Exact match (EM)", ("em",), ("n_nlu",), True, "proportion", SLU),
-    "intent_accuracy": ("Intent accuracy", ("intent_correct",), ("n_nlu",), True, "proportion",
-                        SLU),
+    "intent_accuracy": (
+        "Intent accuracy",
+        ("intent_correct",),
+        ("n_nlu",),
+        True,
+        "proportion",
+        SLU,
+    ),
     "accuracy": ("Accuracy", ("correct",), ("n_cls",), True, "proportion", CLS),
-    "grounding_lift": ("Grounding lift", ("grounding_lift",), ("n_grounded",), True, "rate",
-                       GRD),
+    "grounding_lift": ("Grounding lift", ("grounding_lift",), ("n_grounded",), True, "rate", GRD),
     "mean_confidence": ("Mean confidence", ("confidence",), ("n_conf",), True, "rate", CLS),
 }
 
@@ -66,10 +111,17 @@ def test_the_fixed_metric_table(table):
     rng = np.random.default_rng(0)
     for id_, spec in specs.items():
         label, num, den, hib, kind, family = TABLE[id_]
-        assert (spec.id, spec.label, spec.higher_is_better, spec.kind, spec.family,
-                spec.denominator) == (id_, label, hib, kind, family, den), id_
-        want_stats = ("dia_expected", "dia_produced") if num is None else tuple(
-            dict.fromkeys(num + den))
+        assert (
+            spec.id,
+            spec.label,
+            spec.higher_is_better,
+            spec.kind,
+            spec.family,
+            spec.denominator,
+        ) == (id_, label, hib, kind, family, den), id_
+        want_stats = (
+            ("dia_expected", "dia_produced") if num is None else tuple(dict.fromkeys(num + den))
+        )
         assert spec.stats == want_stats, id_
         sums = rng.integers(1, 50, size=(3, 4, len(spec.stats))).astype(float)
         np.testing.assert_allclose(spec.compute(sums), _expected_value(id_, spec.stats, sums))
@@ -80,21 +132,29 @@ def test_the_fixed_metric_table(table):
 def test_ratio_metric_builds_what_it_is_given():
     spec = ratio_metric("x", "X rate", ["a", "b"], ["b", "c"])
     assert (spec.id, spec.label, spec.stats, spec.denominator) == (
-        "x", "X rate", ("a", "b", "c"), ("b", "c"))
+        "x",
+        "X rate",
+        ("a", "b", "c"),
+        ("b", "c"),
+    )
     assert (spec.higher_is_better, spec.kind, spec.family) == (False, "rate", "transcription")
     sums = np.array([[1.0, 2.0, 3.0], [4.0, 0.0, 6.0]])
     np.testing.assert_allclose(spec.compute(sums), [3 / 5, 4 / 6])
     assert spec.compute(np.array([1.0, 2.0, 3.0])) == pytest.approx(3 / 5)
-    other = ratio_metric("y", "Y", ("p",), ("n",), higher_is_better=True, kind="proportion",
-                         family="slu")
+    other = ratio_metric(
+        "y", "Y", ("p",), ("n",), higher_is_better=True, kind="proportion", family="slu"
+    )
     assert (other.higher_is_better, other.kind, other.family) == (True, "proportion", "slu")
 
 
 def test_missing_columns_message_names_what_to_add():
-    for id_, needs in [("wer", "'reference' and 'hypothesis'"),
-                       ("em", "'ref_intent' and 'hyp_intent'"),
-                       ("accuracy", "'label' and 'predicted_label'"),
-                       ("mean_confidence", "'confidence'")]:
+    for id_, needs in [
+        ("wer", "'reference' and 'hypothesis'"),
+        ("em", "'ref_intent' and 'hyp_intent'"),
+        ("accuracy", "'label' and 'predicted_label'"),
+        ("mean_confidence", "'confidence'"),
+    ]:
         assert registry._missing_message(id_) == (
             f"metric {id_!r} cannot be computed: the item stats lack its columns. "
-            f"The audit frame needs the columns {needs}.")
+            f"The audit frame needs the columns {needs}."
+        )

@@ -209,15 +209,20 @@ def test_classifier_audit_end_to_end(folders, tmp_path):
         for s in range(5):
             for k in range(4):
                 name = f"{g}{s}_{k}.wav"
-                sf.write(str(data / name), (0.1 * rng.standard_normal(8000)).astype("float32"),
-                         16000)
+                sf.write(
+                    str(data / name), (0.1 * rng.standard_normal(8000)).astype("float32"), 16000
+                )
                 lines.append(f"{name},{LABELS[(s + k) % len(LABELS)]},{g}{s},{g}")
     (data / "m.csv").write_text("\n".join(lines) + "\n")
     p = Project(tmp_path / "proj")
     assert import_dataset(p, "emo", data / "m.csv").imported == 40
-    req = AuditRequest(dataset="emo", model=f"hf:{folders['classifier']}", by=("accent",),
-                       settings=AuditSettings(n_bootstrap=200, min_items=10, min_speakers=5),
-                       nlu="none")
+    req = AuditRequest(
+        dataset="emo",
+        model=f"hf:{folders['classifier']}",
+        by=("accent",),
+        settings=AuditSettings(n_bootstrap=200, min_items=10, min_speakers=5),
+        nlu="none",
+    )
     res = run_audit(p, req).result
     assert res["failures"] == []
     assert {"accuracy", "balanced_accuracy", "mean_confidence"} <= set(res["tested_metrics"])

@@ -71,10 +71,33 @@ def test_audit_with_pocketsphinx_stores_what_jiwer_recomputes(tmp_path, capsys):
     proj = Project(tmp_path / "proj")
     assert import_dataset(proj, "d", data / "m.csv").imported == 6
     out = tmp_path / "a.json"
-    assert main(["audit", "--project", str(proj.folder), "--dataset", "d", "--model",
-                 "pocketsphinx-en-us", "--by", "accent", "--metric", "wer", "--metric", "cer",
-                 "--min-items", "3", "--n-bootstrap", "200", "--json", str(out),
-                 "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "audit",
+                "--project",
+                str(proj.folder),
+                "--dataset",
+                "d",
+                "--model",
+                "pocketsphinx-en-us",
+                "--by",
+                "accent",
+                "--metric",
+                "wer",
+                "--metric",
+                "cer",
+                "--min-items",
+                "3",
+                "--n-bootstrap",
+                "200",
+                "--json",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     res = json.loads(out.read_text())
     assert res["failures"] == [] and res["counts"]["n_inferred"] == 6
     rows = run_items_frame(proj, res["run_id"])
@@ -82,8 +105,11 @@ def test_audit_with_pocketsphinx_stores_what_jiwer_recomputes(tmp_path, capsys):
     for _, r in rows.iterrows():  # per item: S, D, I, N as jiwer counts them
         o = jiwer.process_words(english(r["reference"]), english(r["hypothesis"] or ""))
         assert (r["n_sub"], r["n_del"], r["n_ins"], r["n_words"]) == (
-            o.substitutions, o.deletions, o.insertions,
-            o.substitutions + o.deletions + o.hits)
+            o.substitutions,
+            o.deletions,
+            o.insertions,
+            o.substitutions + o.deletions + o.hits,
+        )
     groups = {g["group"]: g for g in res["groups"]}
     for voice in ("en-us", "en-gb-scotland"):  # pooled per group, as METHODS.md §2 says
         g = rows[rows["accent"] == voice]

@@ -50,14 +50,12 @@ def test_heldout_texts_are_disjoint_from_training_texts(heldout, training_texts)
     assert held.isdisjoint(texts), sorted(held & texts)
 
 
-def test_heldout_entities_templates_and_verbs_are_not_the_trainers(heldout, train,
-                                                                   training_texts):
+def test_heldout_entities_templates_and_verbs_are_not_the_trainers(heldout, train, training_texts):
     prompts, _ = training_texts
     gaz = train.gazetteer(prompts)
     trained_entities = {v for vals in gaz.values() for v in vals}
     trained_entities |= {normalize_text(v) for vals in train.UNSEEN.values() for v in vals}
-    held_entities = {normalize_text(v) for vals in heldout.HELDOUT_ENTITIES.values()
-                     for v in vals}
+    held_entities = {normalize_text(v) for vals in heldout.HELDOUT_ENTITIES.values() for v in vals}
     assert held_entities.isdisjoint(trained_entities), held_entities & trained_entities
     # no held-out entity is a whole-word part of a trained one, or the reverse
     for h in held_entities:

@@ -93,8 +93,11 @@ def test_nlu_exact_match_is_the_audit_exact_match():
     from fairdesk.nlu import get_nlu
 
     root = Path(__file__).resolve().parents[2]
-    prompts = [json.loads(x) for x in
-               (root / "resources" / "demo" / "prompts.jsonl").read_text().splitlines() if x]
+    prompts = [
+        json.loads(x)
+        for x in (root / "resources" / "demo" / "prompts.jsonl").read_text().splitlines()
+        if x
+    ]
     parsed = get_nlu("demo-music").parse([p["text"] for p in prompts])
     pairs = [(p["intent"], p["slots"], r.intent, r.slots) for p, r in zip(prompts, parsed)]
     pairs += [(p["intent"], p["slots"], p["intent"], {}) for p in prompts]

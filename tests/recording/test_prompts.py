@@ -22,8 +22,15 @@ NFD = lambda s: unicodedata.normalize("NFD", s)  # noqa: E731
 
 def test_text_list_skips_comments_and_blanks_and_normalises_to_nfc(tmp_path):
     f = tmp_path / "igbo.txt"
-    f.write_text("# name: my list\n# language: ig\n\n" + NFD("àkwà") + "\n  # indented comment\n"
-                 + "ákwá   \n" + NFD("ọ̀kọ̀") + "\n", encoding="utf-8")
+    f.write_text(
+        "# name: my list\n# language: ig\n\n"
+        + NFD("àkwà")
+        + "\n  # indented comment\n"
+        + "ákwá   \n"
+        + NFD("ọ̀kọ̀")
+        + "\n",
+        encoding="utf-8",
+    )
     pl = load_prompts(f)
     assert pl.name == "my list" and pl.language == "ig"
     assert [p.text for p in pl.prompts] == ["àkwà", "ákwá", "ọ̀kọ̀"]
@@ -54,7 +61,7 @@ def test_jsonl_fields_and_bad_lines_with_line_numbers(tmp_path):
         '{"text": ""}',
         '{"text": "x", "slots": ["a"]}',
         '{"text": "' + NFD("àkwá") + '"}',
-        '# a comment',
+        "# a comment",
         '{"text": 5}',
     ]
     f = tmp_path / "list.jsonl"
@@ -108,8 +115,11 @@ def test_unusable_lists_raise(tmp_path):
 
 def test_builtin_lists_load_cleanly_and_are_stored_nfc():
     lists = builtin_lists()
-    assert {"igbo_tonal_minimal_pairs", "yoruba_tonal_minimal_pairs",
-            "english_harvard_list1"} <= set(lists)
+    assert {
+        "igbo_tonal_minimal_pairs",
+        "yoruba_tonal_minimal_pairs",
+        "english_harvard_list1",
+    } <= set(lists)
     for name, path in lists.items():
         raw = path.read_text(encoding="utf-8")
         assert unicodedata.is_normalized("NFC", raw), name
@@ -122,11 +132,17 @@ def test_builtin_lists_load_cleanly_and_are_stored_nfc():
 def test_igbo_akwa_set_has_four_tone_patterns_with_glosses():
     pl = load_builtin("igbo_tonal_minimal_pairs")
     got = {p.text: (p.gloss, p.extra["tones"]) for p in pl.prompts}
-    assert got == {"ákwá": ("cry, crying", "HH"), "ákwà": ("cloth", "HL"),
-                   "àkwà": ("bed", "LL"), "àkwá": ("egg", "LH")}
+    assert got == {
+        "ákwá": ("cry, crying", "HH"),
+        "ákwà": ("cloth", "HL"),
+        "àkwà": ("bed", "LL"),
+        "àkwá": ("egg", "LH"),
+    }
     # stripped of tone marks they are one word: a minimal set
-    bare = {unicodedata.normalize("NFC", "".join(c for c in NFD(t) if not
-                                                 unicodedata.combining(c))) for t in got}
+    bare = {
+        unicodedata.normalize("NFC", "".join(c for c in NFD(t) if not unicodedata.combining(c)))
+        for t in got
+    }
     assert bare == {"akwa"}
 
 

@@ -56,8 +56,10 @@ def record_all(r: Recorder, path, signal_len: int, sr=16000, channels=1, timeout
 
 
 # -- recorder ------------------------------------------------------------------------------
-@pytest.mark.parametrize("dtype,channels,block", [("int16", 1, 1024), ("int16", 2, 333),
-                                                  ("float32", 1, 512), ("float32", 2, 1000)])
+@pytest.mark.parametrize(
+    "dtype,channels,block",
+    [("int16", 1, 1024), ("int16", 2, 333), ("float32", 1, 512), ("float32", 2, 1000)],
+)
 def test_recorder_writes_exactly_the_samples_fed(tmp_path, dtype, channels, block):
     sig = ramp(10_000, channels, dtype)
     acks = []
@@ -117,8 +119,9 @@ def test_takes_are_never_overwritten_and_errors_are_typed(tmp_path):
         r.stop()
 
 
-def test_missing_sounddevice_or_input_device_is_a_typed_error_with_what_to_do(monkeypatch,
-                                                                              tmp_path):
+def test_missing_sounddevice_or_input_device_is_a_typed_error_with_what_to_do(
+    monkeypatch, tmp_path
+):
     class FakeSD:
         class PortAudioError(Exception):
             pass
@@ -194,9 +197,14 @@ def test_sigkill_mid_recording_then_recover_keeps_what_was_written(tmp_path):
     folder = tmp_path / "proj"
     Project(folder).close()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(folder), str(block)],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             cwd=str(ROOT), env=env)
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(folder), str(block)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=str(ROOT),
+        env=env,
+    )
     acked, path = 0, None
     try:
         deadline = time.monotonic() + 60
@@ -247,8 +255,14 @@ def test_recover_cuts_a_torn_frame_and_reports_unusable_takes(tmp_path):
     w.append(ramp(500, 2))
     os.write(w.fd, ramp(10, 2).tobytes() + b"\x01")  # 10 frames past the header, 1 torn byte
     os.close(w.fd)
-    meta = {"status": "recording", "samplerate": 16000, "channels": 2, "dtype": "int16",
-            "pid": 2**22 + 7, "host": None}
+    meta = {
+        "status": "recording",
+        "samplerate": 16000,
+        "channels": 2,
+        "dtype": "int16",
+        "pid": 2**22 + 7,
+        "host": None,
+    }
     rec._write_json_atomic(rec.sidecar_path(tmp_path / "t.wav"), meta)
     (tmp_path / "empty.wav").write_bytes(b"RIF")
     rec._write_json_atomic(rec.sidecar_path(tmp_path / "empty.wav"), meta)
@@ -289,14 +303,20 @@ def take_of(session, prompt, seconds=0.3, seed=1):
 
 def test_accept_take_adds_the_item_with_speaker_metadata_and_content_id(tmp_path, igbo):
     project = Project(tmp_path / "proj")
-    spk = Speaker("spk01", {"accent": "owerri", "gender": "female", "age": 34,
-                            "dialect": "Owerri", "notes": ""})
+    spk = Speaker(
+        "spk01",
+        {"accent": "owerri", "gender": "female", "age": 34, "dialect": "Owerri", "notes": ""},
+    )
     s = RecordingSession(project, "igbo-field", spk, language="ig")
     egg = igbo[3]
     t = take_of(s, egg)
     assert t.status == "done" and t.duration == pytest.approx(0.3)
-    assert t.path == project.folder / "recordings/igbo-field/spk01" / \
-        f"{egg.content_id.replace(':', '-')}_1.wav"
+    assert (
+        t.path
+        == project.folder
+        / "recordings/igbo-field/spk01"
+        / f"{egg.content_id.replace(':', '-')}_1.wav"
+    )
     row = project.conn.execute("SELECT * FROM recordings").fetchone()
     assert (row["status"], row["prompt"], row["speaker_id"]) == ("done", "àkwá", "spk01")
     db_id = s.accept(egg, t)
@@ -307,8 +327,13 @@ def test_accept_take_adds_the_item_with_speaker_metadata_and_content_id(tmp_path
     it = items.iloc[0]
     assert it["db_id"] == db_id and it["id"] == f"spk01/{egg.content_id}"
     assert it["text"] == "àkwá" and it["content_id"] == egg.content_id
-    assert (it["speaker_id"], it["accent"], it["gender"], it["age"], it["dialect"]) == \
-        ("spk01", "owerri", "female", 34, "Owerri")
+    assert (it["speaker_id"], it["accent"], it["gender"], it["age"], it["dialect"]) == (
+        "spk01",
+        "owerri",
+        "female",
+        34,
+        "Owerri",
+    )
     assert it["gloss"] == "egg" and it["take"] == 1 and "notes" not in items.columns
     assert s.takes(egg)[0].accepted and s.takes(egg)[0].status == "accepted"
     # the manifest alone rebuilds the same dataset
@@ -329,8 +354,10 @@ def test_rerecording_keeps_both_takes_and_accepting_again_updates_the_item(tmp_p
     assert len(items) == 1 and items.iloc[0]["db_id"] == db_id
     assert items.iloc[0]["path"] == f"spk2/{t2.path.name}"
     takes = s.takes(cloth)
-    assert [(t.number, t.status, t.accepted) for t in takes] == \
-        [(1, "done", False), (2, "accepted", True)]
+    assert [(t.number, t.status, t.accepted) for t in takes] == [
+        (1, "done", False),
+        (2, "accepted", True),
+    ]
     assert t1.path.exists()  # the old take stays on disk
     a1, _ = sf.read(str(t1.path), dtype="int16")
     a2, _ = sf.read(str(t2.path), dtype="int16")
@@ -358,8 +385,9 @@ def test_transcript_correction_is_nfc_and_survives_reopening(tmp_path, igbo):
     text = again.items(ds).iloc[0]["text"]
     assert text == "ákwà" and unicodedata.is_normalized("NFC", text)
     notes = again.annotations(db_id)
-    assert [(n["kind"], n["value"]["text"], n["value"]["previous"]) for n in notes] == \
-        [("transcript", "ákwà", "ákwá")]
+    assert [(n["kind"], n["value"]["text"], n["value"]["previous"]) for n in notes] == [
+        ("transcript", "ákwà", "ákwá")
+    ]
     s2 = RecordingSession(again, "field", Speaker("spk3"), language="ig")
     assert s2.item(p)["text"] == "ákwà" and s2.speakers() == {"spk3": {"accent": "nsukka"}}
     # a fresh import of the manifest gives the corrected text too
@@ -383,8 +411,12 @@ def test_session_refuses_unsafe_names_and_reserved_metadata(tmp_path):
 
 
 def test_prompt_with_intent_and_slots_is_kept_on_the_item(tmp_path):
-    pl = parse_prompts('{"text": "play hotel california", "intent": "PlayMusic", '
-                       '"slots": {"song": "hotel california"}}', "x.jsonl", "jsonl")
+    pl = parse_prompts(
+        '{"text": "play hotel california", "intent": "PlayMusic", '
+        '"slots": {"song": "hotel california"}}',
+        "x.jsonl",
+        "jsonl",
+    )
     project = Project(tmp_path / "proj")
     s = RecordingSession(project, "music", Speaker("s1"))
     t = take_of(s, pl[0])
@@ -408,11 +440,31 @@ def test_record_commands_accept_and_correct_a_take(tmp_path, igbo, capsys):
     folder = tmp_path / "proj"
     s = RecordingSession(Project(folder), "field", Speaker("s1"), language="ig")
     take_of(s, igbo[3])
-    common = ["--project", str(folder), "--dataset", "field", "--speaker", "s1",
-              "--meta", "accent=owerri", "--list", "igbo_tonal_minimal_pairs"]
+    common = [
+        "--project",
+        str(folder),
+        "--dataset",
+        "field",
+        "--speaker",
+        "s1",
+        "--meta",
+        "accent=owerri",
+        "--list",
+        "igbo_tonal_minimal_pairs",
+    ]
     assert run("accept", *common, "--prompt", "àkwá", "--take", "1") == 0
-    assert run("transcript", *common, "--prompt", "4", "--text",
-               unicodedata.normalize("NFD", "àkwà"), "--json") == 0
+    assert (
+        run(
+            "transcript",
+            *common,
+            "--prompt",
+            "4",
+            "--text",
+            unicodedata.normalize("NFD", "àkwà"),
+            "--json",
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out.split("\n", 1)[1])
     assert out["text"] == "àkwà" and out["annotation_id"]
     p = Project(folder)
@@ -433,12 +485,18 @@ def _riff_fields(path) -> dict:
     out = {"riff_size": struct.unpack("<I", raw[4:8])[0], "file_size": len(raw), "chunks": []}
     pos = 12
     while pos + 8 <= len(raw):
-        cid, size = raw[pos:pos + 4], struct.unpack("<I", raw[pos + 4:pos + 8])[0]
+        cid, size = raw[pos : pos + 4], struct.unpack("<I", raw[pos + 4 : pos + 8])[0]
         out["chunks"].append(cid)
-        body = raw[pos + 8:pos + 8 + size]
+        body = raw[pos + 8 : pos + 8 + size]
         if cid == b"fmt ":
-            (out["tag"], out["channels"], out["samplerate"], out["byte_rate"], out["block_align"],
-             out["bits"]) = struct.unpack("<HHIIHH", body[:16])
+            (
+                out["tag"],
+                out["channels"],
+                out["samplerate"],
+                out["byte_rate"],
+                out["block_align"],
+                out["bits"],
+            ) = struct.unpack("<HHIIHH", body[:16])
             out["fmt_size"] = size
         elif cid == b"fact":
             out["fact_frames"] = struct.unpack("<I", body)[0]
@@ -450,9 +508,10 @@ def _riff_fields(path) -> dict:
     return out
 
 
-@pytest.mark.parametrize("dtype,channels,width,tag", [("int16", 1, 2, 1), ("int16", 2, 2, 1),
-                                                      ("float32", 1, 4, 3),
-                                                      ("float32", 2, 4, 3)])
+@pytest.mark.parametrize(
+    "dtype,channels,width,tag",
+    [("int16", 1, 2, 1), ("int16", 2, 2, 1), ("float32", 1, 4, 3), ("float32", 2, 4, 3)],
+)
 def test_header_fields_are_exact(tmp_path, dtype, channels, width, tag):
     path = tmp_path / "take.wav"
     w = WavAppender(path, 22050, channels, dtype)
@@ -467,8 +526,12 @@ def test_header_fields_are_exact(tmp_path, dtype, channels, width, tag):
     h = _riff_fields(path)
     assert h["riff_size"] == h["file_size"] - 8
     assert h["data_size"] == h["data_on_disk"] == 1001 * channels * width
-    assert (h["tag"], h["channels"], h["samplerate"], h["bits"]) == (tag, channels, 22050,
-                                                                      8 * width)
+    assert (h["tag"], h["channels"], h["samplerate"], h["bits"]) == (
+        tag,
+        channels,
+        22050,
+        8 * width,
+    )
     assert h["block_align"] == channels * width
     assert h["byte_rate"] == 22050 * channels * width
     if tag == 1:
@@ -488,8 +551,14 @@ def test_header_fields_after_crash_recovery(tmp_path, dtype, width):
     os.close(w.fd)
     before = _riff_fields(path)
     assert before["data_size"] == 500 * 2 * width  # the header still covers 500 frames
-    meta = {"status": "recording", "samplerate": 16000, "channels": 2, "dtype": dtype,
-            "pid": 2**22 + 7, "host": None}
+    meta = {
+        "status": "recording",
+        "samplerate": 16000,
+        "channels": 2,
+        "dtype": dtype,
+        "pid": 2**22 + 7,
+        "host": None,
+    }
     rec._write_json_atomic(rec.sidecar_path(path), meta)
     (take,) = recover(tmp_path)
     assert take.status == "recovered" and take.frames == 510
@@ -514,13 +583,28 @@ def test_recover_reports_every_field_of_the_take_and_its_sidecar(tmp_path):
     w = WavAppender(path, 22050, 2, "float32")
     w.append(ramp(300, 2, "float32"))
     os.close(w.fd)  # a crash: the sidecar still says "recording"
-    meta = {"status": "recording", "samplerate": 22050, "channels": 2, "dtype": "float32",
-            "pid": _dead_pid(), "host": None, "overflows": 3, "speaker": "s1"}
+    meta = {
+        "status": "recording",
+        "samplerate": 22050,
+        "channels": 2,
+        "dtype": "float32",
+        "pid": _dead_pid(),
+        "host": None,
+        "overflows": 3,
+        "speaker": "s1",
+    }
     rec._write_json_atomic(rec.sidecar_path(path), meta)
     t0 = time.time()
     (take,) = recover(tmp_path)
-    assert (take.path, take.samplerate, take.channels, take.frames, take.dtype,
-            take.overflows, take.status) == (path, 22050, 2, 300, "float32", 3, "recovered")
+    assert (
+        take.path,
+        take.samplerate,
+        take.channels,
+        take.frames,
+        take.dtype,
+        take.overflows,
+        take.status,
+    ) == (path, 22050, 2, 300, "float32", 3, "recovered")
     side = read_sidecar(path)
     assert take.meta == side
     assert side["status"] == "recovered" and side["frames"] == 300
@@ -532,8 +616,15 @@ def test_recover_reports_every_field_of_the_take_and_its_sidecar(tmp_path):
     gone = tmp_path / "gone.wav"
     rec._write_json_atomic(rec.sidecar_path(gone), {**meta, "pid": _dead_pid()})
     (take,) = recover(tmp_path)
-    assert (take.path, take.samplerate, take.channels, take.frames, take.dtype,
-            take.overflows, take.status) == (gone, 22050, 2, 0, "float32", 3, "failed")
+    assert (
+        take.path,
+        take.samplerate,
+        take.channels,
+        take.frames,
+        take.dtype,
+        take.overflows,
+        take.status,
+    ) == (gone, 22050, 2, 0, "float32", 3, "failed")
     side = read_sidecar(gone)
     assert take.meta == side and side["status"] == "failed"
     assert side["error"] == "cannot recover: the take's file is missing"
@@ -546,7 +637,12 @@ def test_recover_reads_only_what_a_sidecar_omits_from_the_defaults(tmp_path):
     rec._write_json_atomic(rec.sidecar_path(gone), {"status": "recording"})
     (take,) = recover(tmp_path)
     assert (take.samplerate, take.channels, take.dtype, take.overflows, take.status) == (
-        16000, 1, "int16", 0, "failed")
+        16000,
+        1,
+        "int16",
+        0,
+        "failed",
+    )
 
 
 # -- the parts of the recorder, driven directly ------------------------------------------------
@@ -567,9 +663,17 @@ def test_parse_wav_reads_chunks_and_names_what_is_wrong(tmp_path):
     # an odd-sized LIST chunk (padded) before fmt, then data
     p.write_bytes(_wav_bytes((b"LIST", b"abc"), (b"fmt ", fmt), (b"data", b"\1\2\3\4")))
     h = rec._parse_wav(p)
-    assert h == {"tag": 1, "channels": 2, "samplerate": 22050, "frame_bytes": 4, "bits": 16,
-                 "data_offset": 12 + 12 + 8 + 16 + 8, "size_at": 12 + 12 + 8 + 16 + 4,
-                 "fact_at": None, "declared": 4}
+    assert h == {
+        "tag": 1,
+        "channels": 2,
+        "samplerate": 22050,
+        "frame_bytes": 4,
+        "bits": 16,
+        "data_offset": 12 + 12 + 8 + 16 + 8,
+        "size_at": 12 + 12 + 8 + 16 + 4,
+        "fact_at": None,
+        "declared": 4,
+    }
     p.write_bytes(_wav_bytes((b"fmt ", fmt), (b"fact", b"\0\0\0\0"), (b"data", b"")))
     assert rec._parse_wav(p)["fact_at"] == 12 + 8 + 16 + 8
     cases = {
@@ -595,12 +699,14 @@ def test_measure_level_and_envelope_across_blocks():
     assert r.envelope().shape == (0, 2) and r.envelope().dtype == np.float32
     sig = ramp(1000, 2)  # stereo int16
     for start in range(0, 1000, 100):  # blocks shorter than one envelope hop
-        r._measure(sig[start:start + 100])
+        r._measure(sig[start : start + 100])
     mono = sig.astype(np.float32).mean(axis=1) / 32768.0
     hop = rec.ENVELOPE_HOP
     n = len(mono) // hop
-    want = np.stack([mono[: n * hop].reshape(n, hop).min(axis=1),
-                     mono[: n * hop].reshape(n, hop).max(axis=1)], axis=1)
+    want = np.stack(
+        [mono[: n * hop].reshape(n, hop).min(axis=1), mono[: n * hop].reshape(n, hop).max(axis=1)],
+        axis=1,
+    )
     np.testing.assert_allclose(r.envelope(), want, rtol=0, atol=1e-7)
     last = sig[900:1000].astype(np.float32) / 32768.0  # the level is the last block's
     assert r.level.rms == pytest.approx(float(np.sqrt(np.mean(last.mean(axis=1) ** 2))))
@@ -614,7 +720,12 @@ class _FlaggingStream:
     """Feeds ``n`` blocks; the status flag (an overflow) is set on the blocks in ``flagged``."""
 
     def __init__(self, signal, blocksize, callback, flagged):
-        self.signal, self.blocksize, self.callback, self.flagged = signal, blocksize, callback, flagged
+        self.signal, self.blocksize, self.callback, self.flagged = (
+            signal,
+            blocksize,
+            callback,
+            flagged,
+        )
         self._thread = None
 
     def start(self):
@@ -622,8 +733,12 @@ class _FlaggingStream:
 
         def run():
             for i, s in enumerate(range(0, len(self.signal), self.blocksize)):
-                self.callback(self.signal[s:s + self.blocksize], self.blocksize, None,
-                              "input overflow" if i in self.flagged else None)
+                self.callback(
+                    self.signal[s : s + self.blocksize],
+                    self.blocksize,
+                    None,
+                    "input overflow" if i in self.flagged else None,
+                )
 
         self._thread = threading.Thread(target=run, daemon=True)
         self._thread.start()

@@ -30,8 +30,13 @@ SEED_TEXTS[SEED_SENTENCE] = None
 SLOTS = {
     "orthographic_interference": {"names", "greetings", "numbers", "proverbs", "slow_prosody"},
     "tone_sensitivity": {"minimal_pair", "dense_marks", "monotone_control", "yoruba_control"},
-    "language_boundaries": {"en_to_ig", "ig_to_en", "alternation", "diacritics_in_english",
-                            "pidgin"},
+    "language_boundaries": {
+        "en_to_ig",
+        "ig_to_en",
+        "alternation",
+        "diacritics_in_english",
+        "pidgin",
+    },
     "domain_terms": {"place_names", "food_terms", "idioms", "french_control", "noise"},
 }
 # the project's shared folder lies beside the checkout (seeds are the source documents)
@@ -62,8 +67,12 @@ def test_lists_ship_clean_with_every_category_and_slot():
         assert {p.extra["category"] for p in pl.prompts} == {LISTS[name]}
         assert {p.extra["slot"] for p in pl.prompts} == SLOTS[LISTS[name]]
     counts = {n: len({p.extra["sample"] for p in pl.prompts}) for n, pl in _all().items()}
-    assert counts == {"seed003_1_orthographic_interference": 5, "seed003_2_tone_sensitivity": 6,
-                      "seed003_3_language_boundaries": 5, "seed003_4_domain_terms": 5}
+    assert counts == {
+        "seed003_1_orthographic_interference": 5,
+        "seed003_2_tone_sensitivity": 6,
+        "seed003_3_language_boundaries": 5,
+        "seed003_4_domain_terms": 5,
+    }
 
 
 def test_every_seed_example_appears_verbatim_with_its_gloss():
@@ -85,8 +94,7 @@ def test_everything_else_is_a_marked_placeholder_not_invented_text():
             assert p.text.startswith("[to be filled by the linguist] ")
             assert p.instruction
             # an instruction in English, not Igbo or Yoruba words: no tone marks or dots
-            assert not any(unicodedata.combining(c)
-                           for c in unicodedata.normalize("NFD", p.text))
+            assert not any(unicodedata.combining(c) for c in unicodedata.normalize("NFD", p.text))
 
 
 def test_a_placeholder_cannot_be_recorded_a_seed_prompt_can(tmp_path):
@@ -95,7 +103,8 @@ def test_a_placeholder_cannot_be_recorded_a_seed_prompt_can(tmp_path):
     with pytest.raises(SessionError, match="to be filled by the linguist"):
         take_of(s, pl[0])
     assert not (tmp_path / "proj" / "recordings" / "seed003" / "spk1").exists() or not any(
-        (tmp_path / "proj" / "recordings" / "seed003" / "spk1").iterdir())
+        (tmp_path / "proj" / "recordings" / "seed003" / "spk1").iterdir()
+    )
     tone = load_builtin("seed003_2_tone_sensitivity")
     mono = next(p for p in tone.prompts if p.text == SEED_SENTENCE)
     t = take_of(s, mono)

@@ -46,8 +46,9 @@ class HandStream:
 
     made: list[HandStream] = []
 
-    def __init__(self, samplerate, channels, dtype, blocksize, callback, device=None,
-                 on_start=None):
+    def __init__(
+        self, samplerate, channels, dtype, blocksize, callback, device=None, on_start=None
+    ):
         self.args = (samplerate, channels, dtype, blocksize, device)
         self.callback, self.on_start = callback, on_start
         self.calls: list[str] = []
@@ -59,6 +60,7 @@ class HandStream:
             if on_make is not None:
                 on_make()
             return cls(samplerate, channels, dtype, blocksize, callback, device, on_start)
+
         return make
 
     def feed(self, block, status=None):
@@ -89,13 +91,13 @@ def _fields(path) -> dict:
     out = {"riff": struct.unpack("<I", raw[4:8])[0], "size": len(raw)}
     pos = 12
     while pos + 8 <= len(raw):
-        cid, size = raw[pos:pos + 4], struct.unpack("<I", raw[pos + 4:pos + 8])[0]
+        cid, size = raw[pos : pos + 4], struct.unpack("<I", raw[pos + 4 : pos + 8])[0]
         if cid == b"fmt ":
-            out["fmt"] = struct.unpack("<HHIIHH", raw[pos + 8:pos + 24])
+            out["fmt"] = struct.unpack("<HHIIHH", raw[pos + 8 : pos + 24])
             if size == 18:
-                out["cbsize"] = struct.unpack("<H", raw[pos + 24:pos + 26])[0]
+                out["cbsize"] = struct.unpack("<H", raw[pos + 24 : pos + 26])[0]
         elif cid == b"fact":
-            out["fact"] = struct.unpack("<I", raw[pos + 8:pos + 12])[0]
+            out["fact"] = struct.unpack("<I", raw[pos + 8 : pos + 12])[0]
         elif cid == b"data":
             out["data"], out["data_offset"] = size, pos + 8
             break
@@ -210,8 +212,8 @@ def test_header_sizes_of_a_take_over_two_gib_are_unsigned(tmp_path):
     nbytes = (2**28 + 5) * 8
     assert nbytes >= 2**31
     assert struct.unpack("<I", raw[4:8])[0] == w.data_offset - 8 + nbytes
-    assert struct.unpack("<I", raw[w._size_at:w._size_at + 4])[0] == nbytes
-    assert struct.unpack("<I", raw[w._fact_at:w._fact_at + 4])[0] == 2**28 + 5
+    assert struct.unpack("<I", raw[w._size_at : w._size_at + 4])[0] == nbytes
+    assert struct.unpack("<I", raw[w._fact_at : w._fact_at + 4])[0] == 2**28 + 5
 
 
 # -- the writer's lock ------------------------------------------------------------------------
@@ -258,8 +260,17 @@ def test_parse_reads_the_first_4_kib_only_and_sizes_unsigned(tmp_path):
     p = tmp_path / "x.wav"
 
     def with_pad(n):  # a JUNK chunk of n bytes between fmt and data
-        body = b"WAVE" + b"fmt " + struct.pack("<I", 16) + fmt + b"JUNK" + struct.pack("<I", n) \
-            + b"\0" * n + b"data" + struct.pack("<I", 0)
+        body = (
+            b"WAVE"
+            + b"fmt "
+            + struct.pack("<I", 16)
+            + fmt
+            + b"JUNK"
+            + struct.pack("<I", n)
+            + b"\0" * n
+            + b"data"
+            + struct.pack("<I", 0)
+        )
         return b"RIFF" + struct.pack("<I", len(body)) + body
 
     # the data chunk's header ends at byte 4096 exactly: found; one byte later: not
@@ -277,8 +288,15 @@ def test_parse_reads_the_first_4_kib_only_and_sizes_unsigned(tmp_path):
     assert (h["tag"], h["bits"], h["channels"], h["samplerate"]) == (1, 16, 1, 16000)
     # a fmt chunk with values above the signed range (a 32-bit tag or rate field)
     big = struct.pack("<HHIIHH", 0xFFFE, 1, 2**31 + 1, 2**31 + 1, 2, 40000)
-    p.write_bytes(b"RIFF" + struct.pack("<I", 36) + b"WAVEfmt " + struct.pack("<I", 16) + big
-                  + b"data" + struct.pack("<I", 0))
+    p.write_bytes(
+        b"RIFF"
+        + struct.pack("<I", 36)
+        + b"WAVEfmt "
+        + struct.pack("<I", 16)
+        + big
+        + b"data"
+        + struct.pack("<I", 0)
+    )
     h = wavfile._parse_wav(p)
     assert (h["tag"], h["samplerate"], h["bits"]) == (0xFFFE, 2**31 + 1, 40000)
 
@@ -329,10 +347,24 @@ def test_a_hand_fed_take_writes_every_field(tmp_path):
     assert r.recording and r.path == path
     assert str(path.resolve()) in rec._ACTIVE
     side = read_sidecar(path)  # written before any audio, so a crash leaves it
-    assert set(side) == {"status", "samplerate", "channels", "dtype", "started_at", "pid",
-                         "host", "speaker"}
-    assert (side["status"], side["samplerate"], side["channels"], side["dtype"],
-            side["pid"], side["speaker"]) == ("recording", 22050, 2, "float32", os.getpid(), "s1")
+    assert set(side) == {
+        "status",
+        "samplerate",
+        "channels",
+        "dtype",
+        "started_at",
+        "pid",
+        "host",
+        "speaker",
+    }
+    assert (
+        side["status"],
+        side["samplerate"],
+        side["channels"],
+        side["dtype"],
+        side["pid"],
+        side["speaker"],
+    ) == ("recording", 22050, 2, "float32", os.getpid(), "s1")
     assert isinstance(side["host"], str) and side["host"]
     assert t0 <= side["started_at"] <= time.time()
     writer = r._writer
@@ -340,15 +372,22 @@ def test_a_hand_fed_take_writes_every_field(tmp_path):
     assert writer.daemon  # a stuck writer never keeps a closing app alive
     sig = ramp(1000, 2, "float32")
     for s in range(0, 1000, 250):
-        stream.feed(sig[s:s + 250], status="input overflow" if s == 500 else None)
+        stream.feed(sig[s : s + 250], status="input overflow" if s == 500 else None)
     with pytest.raises(RecorderError) as e:
         r.start(tmp_path / "other.wav")
     assert str(e.value) == f"already recording {path}; stop it first"
     take = r.stop()
     assert stream.calls == ["start", "stop", "close"]
     assert str(path.resolve()) not in rec._ACTIVE and not r.recording
-    assert (take.path, take.samplerate, take.channels, take.frames, take.dtype, take.overflows,
-            take.status) == (path, 22050, 2, 1000, "float32", 1, "done")
+    assert (
+        take.path,
+        take.samplerate,
+        take.channels,
+        take.frames,
+        take.dtype,
+        take.overflows,
+        take.status,
+    ) == (path, 22050, 2, 1000, "float32", 1, "done")
     side = read_sidecar(path)
     assert take.meta == side
     assert (side["status"], side["frames"], side["overflows"]) == ("done", 1000, 1)
@@ -395,8 +434,10 @@ def test_a_take_that_cannot_be_created_says_what_to_check(tmp_path):
     r = Recorder(HandStream.factory(on_make=lambda: folder.rmdir()))
     with pytest.raises(RecorderError) as e:
         r.start(path)
-    assert str(e.value) == (f"{path}: cannot create the take (No such file or directory); "
-                            "check the folder is writable and the disk is not full")
+    assert str(e.value) == (
+        f"{path}: cannot create the take (No such file or directory); "
+        "check the folder is writable and the disk is not full"
+    )
     assert HandStream.made[0].calls == ["close"] and not r.recording
 
 
@@ -416,16 +457,23 @@ def test_a_stream_that_fails_to_start_leaves_no_empty_take(tmp_path, monkeypatch
     r = Recorder(HandStream.factory(on_start=boom))
     with pytest.raises(RecorderUnavailable) as e:
         r.start(path, device="hw:2")
-    assert str(e.value) == ("the audio input did not start (device busy); check the device "
-                            "and try again")
+    assert str(e.value) == (
+        "the audio input did not start (device busy); check the device and try again"
+    )
     assert asked == ["hw:2"]
     assert not path.exists() and not rec.sidecar_path(path).exists()
     assert HandStream.made[0].calls == ["start", "stop", "close"] and not r.recording
     assert str(path.resolve()) not in rec._ACTIVE
 
     # the input is gone: the message is the device check's, without its prefix
-    monkeypatch.setattr(rec, "input_status", lambda device=None: (
-        False, "Recording unavailable: no audio input device. Connect a microphone"))
+    monkeypatch.setattr(
+        rec,
+        "input_status",
+        lambda device=None: (
+            False,
+            "Recording unavailable: no audio input device. Connect a microphone",
+        ),
+    )
     with pytest.raises(RecorderUnavailable) as e:
         Recorder(HandStream.factory(on_start=boom)).start(path)
     assert str(e.value) == "no audio input device. Connect a microphone"
@@ -465,22 +513,27 @@ def test_a_write_failure_is_in_the_sidecar_and_the_message(tmp_path, monkeypatch
     r.start(path)
     (stream,) = HandStream.made
     for i in range(5):
-        stream.feed(ramp(1600)[i * 320:(i + 1) * 320])
+        stream.feed(ramp(1600)[i * 320 : (i + 1) * 320])
     deadline = time.monotonic() + 10
     while not r._queue.empty() and time.monotonic() < deadline:
         time.sleep(0.002)
     assert r._queue.empty()  # after the failure the writer keeps draining: memory stays flat
     with pytest.raises(RecorderError) as e:
         r.stop()
-    assert str(e.value) == (f"{path}: writing the take failed after 0.0 s ([Errno 28] No space "
-                            "left on device); the audio before that is kept. Free disk space or "
-                            "choose another folder")
+    assert str(e.value) == (
+        f"{path}: writing the take failed after 0.0 s ([Errno 28] No space "
+        "left on device); the audio before that is kept. Free disk space or "
+        "choose another folder"
+    )
     assert calls["n"] == 3  # after the failure the blocks are drained, not written
     assert acks == [320, 640] and r.frames == 640
     assert isinstance(r.error, OSError)
     side = read_sidecar(path)
     assert (side["status"], side["frames"], side["error"]) == (
-        "failed", 640, "[Errno 28] No space left on device")
+        "failed",
+        640,
+        "[Errno 28] No space left on device",
+    )
     assert side["duration"] == pytest.approx(640 / 16000)
     data, _ = sf.read(str(path), dtype="int16")
     np.testing.assert_array_equal(data, ramp(1600)[:640, 0])
@@ -516,8 +569,13 @@ def _crashed(path, dtype="int16", channels=1, frames=100, **meta):
     w = WavAppender(path, 16000, channels, dtype)
     w.append(ramp(frames, channels, dtype))
     os.close(w.fd)  # the writer dies: the lock is released, the sidecar says recording
-    side = {"status": "recording", "samplerate": 16000, "channels": channels, "dtype": dtype,
-            **meta}
+    side = {
+        "status": "recording",
+        "samplerate": 16000,
+        "channels": channels,
+        "dtype": dtype,
+        **meta,
+    }
     wavfile._write_json_atomic(wavfile.sidecar_path(path), side)
 
 
@@ -530,8 +588,9 @@ def test_recover_skips_finished_active_and_locked_takes_and_goes_on(tmp_path):
     r = Recorder(HandStream.factory())
     r.start(tmp_path / "c_active.wav")
     locked = WavAppender(tmp_path / "d_locked.wav", 16000, 1)  # another writer holds it
-    wavfile._write_json_atomic(wavfile.sidecar_path(tmp_path / "d_locked.wav"),
-                               {"status": "recording"})
+    wavfile._write_json_atomic(
+        wavfile.sidecar_path(tmp_path / "d_locked.wav"), {"status": "recording"}
+    )
     _crashed(tmp_path / "e_crashed.wav")
     try:
         out = recover(tmp_path)
@@ -543,8 +602,7 @@ def test_recover_skips_finished_active_and_locked_takes_and_goes_on(tmp_path):
     assert read_sidecar(tmp_path / "d_locked.wav") == {"status": "recording"}
 
 
-def test_recover_leaves_this_process_s_live_take_alone_without_file_locks(tmp_path,
-                                                                          monkeypatch):
+def test_recover_leaves_this_process_s_live_take_alone_without_file_locks(tmp_path, monkeypatch):
     # where fcntl is missing take_is_locked() is always False: the registry protects the take
     monkeypatch.setattr(rec, "take_is_locked", lambda path: False)
     r = Recorder(HandStream.factory())
@@ -581,26 +639,39 @@ def test_recover_a_take_of_over_two_gib(tmp_path):
     end = w.data_offset + frames * 8
     with open(path, "r+b") as f:
         f.truncate(end + 5)  # sparse; a torn frame of 5 bytes
-    wavfile._write_json_atomic(wavfile.sidecar_path(path), {
-        "status": "recording", "samplerate": 48000, "channels": 2, "dtype": "float32"})
+    wavfile._write_json_atomic(
+        wavfile.sidecar_path(path),
+        {"status": "recording", "samplerate": 48000, "channels": 2, "dtype": "float32"},
+    )
     (take,) = recover(tmp_path)
     assert (take.status, take.frames, take.samplerate, take.channels) == (
-        "recovered", frames, 48000, 2)
+        "recovered",
+        frames,
+        48000,
+        2,
+    )
     assert path.stat().st_size == end
     with open(path, "rb") as f:
         head = f.read(w.data_offset)
     assert struct.unpack("<I", head[4:8])[0] == end - 8 >= 2**31
-    assert struct.unpack("<I", head[w._size_at:w._size_at + 4])[0] == frames * 8 >= 2**31
-    assert struct.unpack("<I", head[w._fact_at:w._fact_at + 4])[0] == frames
+    assert struct.unpack("<I", head[w._size_at : w._size_at + 4])[0] == frames * 8 >= 2**31
+    assert struct.unpack("<I", head[w._fact_at : w._fact_at + 4])[0] == frames
 
 
 def test_recover_takes_the_format_from_the_header_not_the_sidecar(tmp_path):
     path = tmp_path / "h.wav"
     _crashed(path, channels=2, frames=40, overflows=2)
     # the sidecar is wrong about the format; the header decides
-    wavfile._write_json_atomic(wavfile.sidecar_path(path), {
-        "status": "recording", "samplerate": 44100, "channels": 1, "dtype": "int16",
-        "overflows": 2})
+    wavfile._write_json_atomic(
+        wavfile.sidecar_path(path),
+        {
+            "status": "recording",
+            "samplerate": 44100,
+            "channels": 1,
+            "dtype": "int16",
+            "overflows": 2,
+        },
+    )
     (take,) = recover(tmp_path)
     assert (take.samplerate, take.channels, take.frames, take.overflows) == (16000, 2, 40, 2)
     side = read_sidecar(path)
@@ -634,18 +705,43 @@ def test_recover_a_take_with_only_a_header_and_a_torn_byte(tmp_path):
 def test_recover_failed_take_says_why_and_keeps_the_sidecar_fields(tmp_path):
     path = tmp_path / "bad.wav"
     path.write_bytes(b"RIFF\0\0\0\0WAVEfmt ")  # the header was cut off
-    wavfile._write_json_atomic(wavfile.sidecar_path(path), {
-        "status": "recording", "samplerate": 8000, "channels": 2, "dtype": "float32",
-        "overflows": 4, "speaker": "s9"})
+    wavfile._write_json_atomic(
+        wavfile.sidecar_path(path),
+        {
+            "status": "recording",
+            "samplerate": 8000,
+            "channels": 2,
+            "dtype": "float32",
+            "overflows": 4,
+            "speaker": "s9",
+        },
+    )
     t0 = time.time()
     (take,) = recover(tmp_path)
-    assert (take.status, take.frames, take.samplerate, take.channels, take.dtype,
-            take.overflows) == ("failed", 0, 8000, 2, "float32", 4)
+    assert (
+        take.status,
+        take.frames,
+        take.samplerate,
+        take.channels,
+        take.dtype,
+        take.overflows,
+    ) == ("failed", 0, 8000, 2, "float32", 4)
     side = read_sidecar(path)
     assert take.meta == side
-    assert set(side) == {"status", "samplerate", "channels", "dtype", "overflows", "speaker",
-                         "error", "recovered_at"}
-    assert side["status"] == "failed" and side["error"] == "cannot recover: no data chunk in the header"
+    assert set(side) == {
+        "status",
+        "samplerate",
+        "channels",
+        "dtype",
+        "overflows",
+        "speaker",
+        "error",
+        "recovered_at",
+    }
+    assert (
+        side["status"] == "failed"
+        and side["error"] == "cannot recover: no data chunk in the header"
+    )
     assert t0 <= side["recovered_at"] <= time.time()
     assert path.read_bytes() == b"RIFF\0\0\0\0WAVEfmt "
 
@@ -657,8 +753,16 @@ def test_recover_sidecar_of_a_recovered_take_has_its_fields(tmp_path):
     (take,) = recover(tmp_path)
     side = read_sidecar(path)
     assert take.meta == side
-    assert set(side) == {"status", "samplerate", "channels", "dtype", "speaker", "frames",
-                         "duration", "recovered_at"}
+    assert set(side) == {
+        "status",
+        "samplerate",
+        "channels",
+        "dtype",
+        "speaker",
+        "frames",
+        "duration",
+        "recovered_at",
+    }
     assert (side["status"], side["frames"], side["speaker"]) == ("recovered", 30, "s2")
     assert t0 <= side["recovered_at"] <= time.time()
     assert take.dtype == "int16" and take.overflows == 0
@@ -685,15 +789,29 @@ def test_a_sidecar_reads_back_as_utf8_whatever_the_locale(tmp_path):
     wav = tmp_path / "t.wav"
     wavfile._write_json_atomic(wavfile.sidecar_path(wav), {"speaker": "Ọlá"})
     assert read_sidecar(wav) == {"speaker": "Ọlá"}  # here, and below under a C locale
-    env = {**os.environ, "PYTHONPATH": str(root), "LC_ALL": "C", "LANG": "C",
-           "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
-    code = ("import sys, locale; from pathlib import Path; "
-            "from fairdesk.recording.wavfile import read_sidecar, _write_json_atomic; "
-            "_write_json_atomic(Path(sys.argv[2]), {'speaker': '\\u1ecdl\\u00e1'}); "
-            "print(locale.getpreferredencoding(False), read_sidecar(sys.argv[1]) is not None)")
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(root),
+        "LC_ALL": "C",
+        "LANG": "C",
+        "PYTHONUTF8": "0",
+        "PYTHONCOERCECLOCALE": "0",
+    }
+    code = (
+        "import sys, locale; from pathlib import Path; "
+        "from fairdesk.recording.wavfile import read_sidecar, _write_json_atomic; "
+        "_write_json_atomic(Path(sys.argv[2]), {'speaker': '\\u1ecdl\\u00e1'}); "
+        "print(locale.getpreferredencoding(False), read_sidecar(sys.argv[1]) is not None)"
+    )
     written = tmp_path / "w.json"
-    out = subprocess.run([sys.executable, "-c", code, str(wav), str(written)], env=env,
-                         cwd=str(root), capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(wav), str(written)],
+        env=env,
+        cwd=str(root),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     encoding, ok = out.stdout.split()
     assert encoding.lower().replace("-", "") != "utf8"  # the locale really is not UTF-8

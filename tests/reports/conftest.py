@@ -16,9 +16,13 @@ import pytest
 
 from tests.conftest import espeak
 
-SENTENCES = ["play the next song please", "turn the volume down a little",
-             "what is the weather like today", "call my sister on the phone",
-             "set an alarm for seven"]
+SENTENCES = [
+    "play the next song please",
+    "turn the volume down a little",
+    "what is the weather like today",
+    "call my sister on the phone",
+    "set an alarm for seven",
+]
 EVIL = '<script>alert("x")</script>'
 TONE_SENTENCES = ["ọjà ni mo lọ", "ẹ kú àárọ̀", "mo fẹ́ jẹun"]
 #: The tone dataset's hypotheses: the first drops a tone mark, the second changes one.
@@ -63,12 +67,19 @@ def build_speech_runs(tmp: Path) -> SpeechRuns:
                 item = f"{group}-{s}-{c}"
                 rel = f"{group}/{s}_{c}.wav"
                 (root / group).mkdir(exist_ok=True)
-                _write(espeak(text, root / group, f"{voice}+{var}", f"{s}_{c}.tmp.wav"),
-                       root / rel)
+                _write(espeak(text, root / group, f"{voice}+{var}", f"{s}_{c}.tmp.wav"), root / rel)
                 hyp = _hypothesis(group, speaker, c, text)
-                rows.append({"id": item, "path": rel, "text": text, "speaker_id": speaker,
-                             "content_id": f"c{c}", "accent": group,
-                             "gender": "f" if var.startswith("f") else "m"})
+                rows.append(
+                    {
+                        "id": item,
+                        "path": rel,
+                        "text": text,
+                        "speaker_id": speaker,
+                        "content_id": f"c{c}",
+                        "accent": group,
+                        "gender": "f" if var.startswith("f") else "m",
+                    }
+                )
                 preds.append({"item_id": item, "text": hyp})
                 items[item] = (speaker, group, text, hyp)
     _csv(root / "m.csv", rows)
@@ -79,10 +90,20 @@ def build_speech_runs(tmp: Path) -> SpeechRuns:
             item = f"yo-{s}-{c}"
             rel = f"yo/{s}_{c}.wav"
             (root / "yo").mkdir(exist_ok=True)
-            _write(espeak(text, root / "yo", "en-us+m2" if s else "en-us+f3",
-                          f"{s}_{c}.tmp.wav"), root / rel)
-            trows.append({"id": item, "path": rel, "text": text, "speaker_id": f"yo{s}",
-                          "content_id": f"t{c}", "accent": "yoruba"})
+            _write(
+                espeak(text, root / "yo", "en-us+m2" if s else "en-us+f3", f"{s}_{c}.tmp.wav"),
+                root / rel,
+            )
+            trows.append(
+                {
+                    "id": item,
+                    "path": rel,
+                    "text": text,
+                    "speaker_id": f"yo{s}",
+                    "content_id": f"t{c}",
+                    "accent": "yoruba",
+                }
+            )
             tpreds.append({"item_id": item, "text": TONE_HYPS[c]})
             items[item] = (f"yo{s}", "yoruba", text, TONE_HYPS[c])
     _csv(root / "t.csv", trows)
@@ -93,12 +114,28 @@ def build_speech_runs(tmp: Path) -> SpeechRuns:
     assert import_dataset(p, "d", root / "m.csv", id_col="id").imported == 50
     assert import_dataset(p, "t", root / "t.csv", language="yo", id_col="id").imported == 6
     settings = AuditSettings(n_bootstrap=400, min_items=10, min_speakers=3, normaliser="auto")
-    out = run_audit(p, AuditRequest(dataset="d", model=f"predictions:{root / 'preds.csv'}",
-                                    by=("accent",), settings=settings, nlu="none",
-                                    reference="us"))
+    out = run_audit(
+        p,
+        AuditRequest(
+            dataset="d",
+            model=f"predictions:{root / 'preds.csv'}",
+            by=("accent",),
+            settings=settings,
+            nlu="none",
+            reference="us",
+        ),
+    )
     tsettings = AuditSettings(n_bootstrap=200, min_items=2, min_speakers=1, normaliser="auto")
-    tout = run_audit(p, AuditRequest(dataset="t", model=f"predictions:{root / 'tpreds.csv'}",
-                                     by=("accent",), settings=tsettings, nlu="none"))
+    tout = run_audit(
+        p,
+        AuditRequest(
+            dataset="t",
+            model=f"predictions:{root / 'tpreds.csv'}",
+            by=("accent",),
+            settings=tsettings,
+            nlu="none",
+        ),
+    )
     return SpeechRuns(p, root, out.run_id, tout.run_id, items)
 
 
@@ -138,15 +175,35 @@ def with_interval_fields(payload: dict) -> dict:
     for s in p["summary"].values():
         s["overall"] = {"value": 0.1, "ci": [0.07, 0.14], "scheme": "two_way"}
     base = p["comparisons"][0]
-    p["comparisons"].append({**base, "metric": "der", "verdict": "not_estimable",
-                             "p_value": None, "p_adjusted": None, "ci_low": None,
-                             "ci_high": None, "reason": "the group has 1 speaker; the "
-                             "speaker bootstrap needs at least 2 on each side",
-                             "reading": "DER cannot be compared: too few speakers."})
-    p["comparisons"].append({**base, "metric": "ter", "verdict": "no_variation",
-                             "reason": None, "no_variation": {
-                                 "value": 0.0, "unit": "items", "n_group": 25,
-                                 "n_reference": 25, "bound_group": 0.12,
-                                 "bound_reference": 0.12},
-                             "reading": "TER is 0 in both groups."})
+    p["comparisons"].append(
+        {
+            **base,
+            "metric": "der",
+            "verdict": "not_estimable",
+            "p_value": None,
+            "p_adjusted": None,
+            "ci_low": None,
+            "ci_high": None,
+            "reason": "the group has 1 speaker; the "
+            "speaker bootstrap needs at least 2 on each side",
+            "reading": "DER cannot be compared: too few speakers.",
+        }
+    )
+    p["comparisons"].append(
+        {
+            **base,
+            "metric": "ter",
+            "verdict": "no_variation",
+            "reason": None,
+            "no_variation": {
+                "value": 0.0,
+                "unit": "items",
+                "n_group": 25,
+                "n_reference": 25,
+                "bound_group": 0.12,
+                "bound_reference": 0.12,
+            },
+            "reading": "TER is 0 in both groups.",
+        }
+    )
     return p

@@ -43,8 +43,17 @@ def test_edited_tone_mark_imports_as_annotation(speech_runs, exported, tmp_path,
     keep.mkdir()
     shutil.copy(exported / "yo-0-0.TextGrid", keep)
     _set_reference(keep / "yo-0-0.TextGrid", ["ọjá", "ni", "mo", "lọ"])  # grave → acute
-    args = ["annotate", "--project", str(p.folder), "--dataset", "t", "--from-textgrid",
-            str(keep), "--tier", "reference"]
+    args = [
+        "annotate",
+        "--project",
+        str(p.folder),
+        "--dataset",
+        "t",
+        "--from-textgrid",
+        str(keep),
+        "--tier",
+        "reference",
+    ]
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "1 transcripts imported" in out
@@ -79,8 +88,22 @@ def test_every_mismatch_is_reported_by_file(speech_runs, exported, tmp_path, cap
     shutil.copy(exported / "yo-1-1.TextGrid", _copy_blank)
     _set_reference(_copy_blank, ["", "", ""])  # every interval emptied
     (folder / "broken.TextGrid").write_text("not a textgrid at all")
-    assert main(["annotate", "--project", str(p.folder), "--dataset", "t",
-                 "--from-textgrid", str(folder), "--tier", "reference"]) == 0
+    assert (
+        main(
+            [
+                "annotate",
+                "--project",
+                str(p.folder),
+                "--dataset",
+                "t",
+                "--from-textgrid",
+                str(folder),
+                "--tier",
+                "reference",
+            ]
+        )
+        == 0
+    )
     cap = capsys.readouterr()
     err = cap.err
     assert "nobody.TextGrid: unknown item 'nobody'" in err
@@ -98,8 +121,22 @@ def test_exit_codes(speech_runs, tmp_path, capsys):
     empty.mkdir()
     assert main(base + ["--from-textgrid", str(empty)]) == 1  # nothing to import
     assert main(base + ["--from-textgrid", str(tmp_path / "missing")]) == 2
-    assert main(["annotate", "--project", str(p.folder), "--dataset", "nope", "--tier", "x",
-                 "--from-textgrid", str(empty)]) == 2
+    assert (
+        main(
+            [
+                "annotate",
+                "--project",
+                str(p.folder),
+                "--dataset",
+                "nope",
+                "--tier",
+                "x",
+                "--from-textgrid",
+                str(empty),
+            ]
+        )
+        == 2
+    )
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "x.TextGrid").write_text("garbage")
@@ -124,8 +161,22 @@ def test_eaf_round_trip(speech_runs, tmp_path, capsys):
     eaf.to_file(str(path))
     renamed = tmp_path / "renamed-by-hand.eaf"  # the item id is in the file's properties
     path.rename(renamed)
-    assert main(["annotate", "--project", str(p.folder), "--dataset", "t", "--from-eaf",
-                 str(tmp_path), "--tier", "reference"]) == 0
+    assert (
+        main(
+            [
+                "annotate",
+                "--project",
+                str(p.folder),
+                "--dataset",
+                "t",
+                "--from-eaf",
+                str(tmp_path),
+                "--tier",
+                "reference",
+            ]
+        )
+        == 0
+    )
     last = p.annotations(_db_id(p, "t", "yo-1-1"))[-1]
     assert last["kind"] == "transcript" and last["value"]["text"] == "ẹ kù àárọ̀"
     capsys.readouterr()

@@ -26,7 +26,8 @@ def external_references(text: str, tree) -> list[str]:
         for k, v in el.attrib.items():
             name = k.split("}")[-1].split(":")[-1].lower()
             if name in ("src", "href", "srcset", "action", "poster", "data") and not (
-                    v.startswith("#") or v.startswith("data:")):
+                v.startswith("#") or v.startswith("data:")
+            ):
                 bad.append(f"{el.tag} {k}={v[:60]}")
     for m in re.finditer(r"url\(\s*['\"]?([^)'\"]*)", text):
         if not (m.group(1).startswith("#") or m.group(1).startswith("data:")):
@@ -39,8 +40,9 @@ def external_references(text: str, tree) -> list[str]:
 @pytest.fixture(scope="module")
 def report(speech_runs, tmp_path_factory):
     out = tmp_path_factory.mktemp("html")
-    files = write_report(speech_runs.project, speech_runs.run, out / "r.html",
-                         embed_audio=True, figures=out / "fig")
+    files = write_report(
+        speech_runs.project, speech_runs.run, out / "r.html", embed_audio=True, figures=out / "fig"
+    )
     return files, files.html.read_text(encoding="utf-8")
 
 
@@ -61,13 +63,26 @@ def test_report_shows_every_group_verdict_and_section(report, speech_runs):
     for c in d.payload["comparisons"]:
         assert verdict_style(c["verdict"])[0] in plain
         assert c["reading"] in plain
-    for heading in ("What was audited", "Corpus", "Verdicts", "Per-group values",
-                    "Gaps to the reference", "Charts", "Worst items per group",
-                    "Failures and notes", "Definitions used"):
+    for heading in (
+        "What was audited",
+        "Corpus",
+        "Verdicts",
+        "Per-group values",
+        "Gaps to the reference",
+        "Charts",
+        "Worst items per group",
+        "Failures and notes",
+        "Definitions used",
+    ):
         assert heading in plain
     s = d.payload["settings"]
-    for needle in (d.payload["model_key"].split("@")[1], str(s["n_bootstrap"]),
-                   s["normaliser"], "two_way", "matched"):
+    for needle in (
+        d.payload["model_key"].split("@")[1],
+        str(s["n_bootstrap"]),
+        s["normaliser"],
+        "two_way",
+        "matched",
+    ):
         assert needle in plain
     assert "Word error rate (WER)" in plain and "Holm" in plain  # definitions
 
@@ -136,8 +151,9 @@ def test_value_chart_draws_each_groups_interval(speech_runs):
     d = load_run(speech_runs.project, speech_runs.run)
     p = with_interval_fields(d.payload)
     ax = value_chart(p, "wer").figure.axes[0]
-    bars = [seg for c in ax.collections if isinstance(c, LineCollection)
-            for seg in c.get_segments()]
+    bars = [
+        seg for c in ax.collections if isinstance(c, LineCollection) for seg in c.get_segments()
+    ]
     want = sorted(x * 100 for g in p["groups"] for x in g["ci"]["wer"])
     got = sorted(x for s in bars for x in (min(s[:, 1]), max(s[:, 1])))
     assert got == pytest.approx(want)
@@ -171,10 +187,17 @@ def test_older_result_without_intervals_still_renders(speech_runs):
 def test_chart_svg_escapes_user_text():
     from fairdesk.reports.charts import svg_text, value_chart
 
-    payload = {"reference": "a", "tested_metrics": ["wer"], "comparisons": [
-        {"metric": "wer", "group": EVIL + " & $x$", "verdict": "disparity_detected"}],
-        "groups": [{"group": "a", "values": {"wer": 0.1}, "excluded": False},
-                   {"group": EVIL + " & $x$", "values": {"wer": 0.3}, "excluded": False}]}
+    payload = {
+        "reference": "a",
+        "tested_metrics": ["wer"],
+        "comparisons": [
+            {"metric": "wer", "group": EVIL + " & $x$", "verdict": "disparity_detected"}
+        ],
+        "groups": [
+            {"group": "a", "values": {"wer": 0.1}, "excluded": False},
+            {"group": EVIL + " & $x$", "values": {"wer": 0.3}, "excluded": False},
+        ],
+    }
     svg = svg_text(value_chart(payload, "wer").figure)
     assert "<script" not in svg and "&lt;script&gt;" in svg
     tree = parse(f"<!DOCTYPE html><html><head><title>t</title></head><body>{svg}</body></html>")
@@ -185,14 +208,16 @@ def test_reports_never_import_qt():
     import subprocess
     import sys
 
-    code = ("import sys\nimport fairdesk.cli, fairdesk.reports.html, fairdesk.reports.charts, "
-            "fairdesk.reports.praat, fairdesk.reports.elan, fairdesk.reports.tables, "
-            "fairdesk.reports.pdf\nfairdesk.cli.build_parser()\n"
-            "from fairdesk.reports.charts import value_chart, svg_text\n"
-            "svg_text(value_chart({'groups': [{'group': 'a', 'values': {'wer': 0.1}}], "
-            "'reference': 'a'}, 'wer').figure)\n"
-            "bad = [m for m in ('PySide6', 'pyqtgraph', 'torch', 'matplotlib.backends.backend_qtagg')"
-            " if m in sys.modules]\nassert not bad, bad\nprint('ok')")
+    code = (
+        "import sys\nimport fairdesk.cli, fairdesk.reports.html, fairdesk.reports.charts, "
+        "fairdesk.reports.praat, fairdesk.reports.elan, fairdesk.reports.tables, "
+        "fairdesk.reports.pdf\nfairdesk.cli.build_parser()\n"
+        "from fairdesk.reports.charts import value_chart, svg_text\n"
+        "svg_text(value_chart({'groups': [{'group': 'a', 'values': {'wer': 0.1}}], "
+        "'reference': 'a'}, 'wer').figure)\n"
+        "bad = [m for m in ('PySide6', 'pyqtgraph', 'torch', 'matplotlib.backends.backend_qtagg')"
+        " if m in sys.modules]\nassert not bad, bad\nprint('ok')"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr + r.stdout
 
@@ -202,16 +227,32 @@ def test_grounding_and_representation_sections(speech_runs):
     p = d.payload
     for g in p["groups"]:
         g["values"]["grounding_lift"] = 1.8 if g["group"] == "us" else 1.2
-    p["comparisons"].append({**p["comparisons"][0], "metric": "grounding_lift", "value": 1.2,
-                             "reference_value": 1.8, "gap": -0.6, "ratio": 1.2 / 1.8,
-                             "verdict": "inconclusive_underpowered"})
-    p["explain"] = {"method": "occlusion", "regions": "reference word spans",
-                    "aligner": "whisper-tiny.en@x", "items_explained": {"us": 12, "scot": 11},
-                    "failures": [{"item": "scot-1-1", "reason": "grounding lift undefined"}]}
-    p["representation"] = {"silhouette": 0.21, "leakage": {"leakage": 0.3,
-                           "balanced_accuracy": 0.8, "chance": 0.5}, "threshold": 0.1,
-                           "structure": True, "cases": {"wer": "representation_only"},
-                           "n_items": 50}
+    p["comparisons"].append(
+        {
+            **p["comparisons"][0],
+            "metric": "grounding_lift",
+            "value": 1.2,
+            "reference_value": 1.8,
+            "gap": -0.6,
+            "ratio": 1.2 / 1.8,
+            "verdict": "inconclusive_underpowered",
+        }
+    )
+    p["explain"] = {
+        "method": "occlusion",
+        "regions": "reference word spans",
+        "aligner": "whisper-tiny.en@x",
+        "items_explained": {"us": 12, "scot": 11},
+        "failures": [{"item": "scot-1-1", "reason": "grounding lift undefined"}],
+    }
+    p["representation"] = {
+        "silhouette": 0.21,
+        "leakage": {"leakage": 0.3, "balanced_accuracy": 0.8, "chance": 0.5},
+        "threshold": 0.1,
+        "structure": True,
+        "cases": {"wer": "representation_only"},
+        "n_items": 50,
+    }
     plain = "".join(parse(render(report_context(d))).itertext())
     assert "Grounding" in plain and "1.80×" in plain and "1.20×" in plain and "0.67×" in plain
     assert "grounding lift undefined" in plain and "whisper-tiny.en@x" in plain
@@ -236,15 +277,27 @@ def test_export_one_chart_by_extension(speech_runs, tmp_path):
 def test_report_command(speech_runs, tmp_path, capsys):
     from fairdesk.cli import main
 
-    base = ["report", "--project", str(speech_runs.project.folder), "--run",
-            str(speech_runs.run)]
-    assert main(base + ["--html", str(tmp_path / "r.html"), "--figures",
-                        str(tmp_path / "figs")]) == 0
+    base = ["report", "--project", str(speech_runs.project.folder), "--run", str(speech_runs.run)]
+    assert (
+        main(base + ["--html", str(tmp_path / "r.html"), "--figures", str(tmp_path / "figs")]) == 0
+    )
     out = capsys.readouterr().out
     assert f"report: {tmp_path / 'r.html'}" in out and "figures:" in out
     assert parse((tmp_path / "r.html").read_text(encoding="utf-8")) is not None
     assert (tmp_path / "figs" / "radar.svg").exists()
     assert main(base + ["--html", str(tmp_path / "r.txt")]) == 2
-    assert main(["report", "--project", str(speech_runs.project.folder), "--run", "999",
-                 "--html", str(tmp_path / "x.html")]) == 2
+    assert (
+        main(
+            [
+                "report",
+                "--project",
+                str(speech_runs.project.folder),
+                "--run",
+                "999",
+                "--html",
+                str(tmp_path / "x.html"),
+            ]
+        )
+        == 2
+    )
     capsys.readouterr()

@@ -35,9 +35,16 @@ def stored(tmp_path_factory, request):
                 rel = f"{accent}/{s}_{c}.wav"
                 write_wav(root / rel, seconds=secs, freq=200 + 10 * c + 3 * s)
                 item = EVIL if (accent, s, c) == ("b", 0, 0) else f"{accent}-{s}-{c}"
-                rows.append({"id": item, "path": rel, "text": " ".join(SENTENCE),
-                             "speaker_id": f"{accent}{s}", "content_id": f"c{c}",
-                             "accent": accent})
+                rows.append(
+                    {
+                        "id": item,
+                        "path": rel,
+                        "text": " ".join(SENTENCE),
+                        "speaker_id": f"{accent}{s}",
+                        "content_id": f"c{c}",
+                        "accent": accent,
+                    }
+                )
     with open(root / "m.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
@@ -51,10 +58,31 @@ def stored(tmp_path_factory, request):
         parser = argparse.ArgumentParser()
         cli_incremental.add_command(parser.add_subparsers())
         a = parser.parse_args(
-            ["incremental", "--project", str(project.folder), "--dataset", "d",
-             "--model", "whisper-fake", "--model", "stream-fake", "--policy", "seed001",
-             "--policy", "local-agreement", "--by", "accent", "--min-items", "3",
-             "--min-speakers", "2", "--n-bootstrap", "200", "--quiet"])
+            [
+                "incremental",
+                "--project",
+                str(project.folder),
+                "--dataset",
+                "d",
+                "--model",
+                "whisper-fake",
+                "--model",
+                "stream-fake",
+                "--policy",
+                "seed001",
+                "--policy",
+                "local-agreement",
+                "--by",
+                "accent",
+                "--min-items",
+                "3",
+                "--min-speakers",
+                "2",
+                "--n-bootstrap",
+                "200",
+                "--quiet",
+            ]
+        )
         assert a.func(a) == 0
     finally:
         mp.undo()
@@ -89,14 +117,18 @@ def test_table_values_equal_the_stored_payload(report, stored):
     engines, heads = trs[0], trs[1]
     rows = {tr.get("data-metric"): tr for tr in trs if tr.get("data-metric")}
     t = p["table"]
-    assert list(rows) == t["rows"] == ["wer", "lat_seed001", "lat_pooled", "eo", "rps", "spr",
-                                       "rtf"]
+    assert (
+        list(rows) == t["rows"] == ["wer", "lat_seed001", "lat_pooled", "eo", "rps", "spr", "rtf"]
+    )
     n_cols = len(t["columns"])
     # per engine: sliding literal, snapped, Con., local agreement displayed and committed;
     # the streaming engine's own partials first
     assert n_cols == 11 and len(heads.findall("th")) == n_cols
-    assert [th.text for th in heads.findall("th")][:3] == ["sliding (literal)",
-                                                          "sliding (snapped)", "Con."]
+    assert [th.text for th in heads.findall("th")][:3] == [
+        "sliding (literal)",
+        "sliding (snapped)",
+        "Con.",
+    ]
     for m, tr in rows.items():
         tds = tr.findall("td")
         assert len(tds) == n_cols
@@ -156,7 +188,8 @@ def test_timeline_markers_match_the_stored_events(report, stored):
     # the figures were written too
     files = report[0]
     assert sorted(f.name for f in files.figures) == sorted(
-        f"timeline_{k}.{ext}" for k in range(1, 5) for ext in ("png", "svg"))
+        f"timeline_{k}.{ext}" for k in range(1, 5) for ext in ("png", "svg")
+    )
 
 
 def test_planted_script_shows_as_text(report, stored):
@@ -196,8 +229,24 @@ def test_report_command_on_an_incremental_run(stored, tmp_path, capsys):
 
     project, run_id = stored
     out = tmp_path / "inc.html"
-    assert main(["report", "--project", str(project.folder), "--run", str(run_id),
-                 "--html", str(out), "--worst", "1", "--figures", str(tmp_path / "f")]) == 0
+    assert (
+        main(
+            [
+                "report",
+                "--project",
+                str(project.folder),
+                "--run",
+                str(run_id),
+                "--html",
+                str(out),
+                "--worst",
+                "1",
+                "--figures",
+                str(tmp_path / "f"),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert f"report: {out}" in printed and "figures: 2 files" in printed
     text = out.read_text(encoding="utf-8")
@@ -218,12 +267,12 @@ def test_pdf_has_the_table_and_the_timelines(stored, tmp_path):
         pytest.skip("pdftotext is not installed (apt install poppler-utils)")
     project, run_id = stored
     try:
-        files = write_report(project, run_id, tmp_path / "r.html", worst=2,
-                             pdf=tmp_path / "r.pdf")
+        files = write_report(project, run_id, tmp_path / "r.html", worst=2, pdf=tmp_path / "r.pdf")
     except PdfUnavailable as exc:
         pytest.skip(str(exc))
-    text = subprocess.run([exe, "-enc", "UTF-8", str(files.pdf), "-"], check=True,
-                          capture_output=True, text=True).stdout
+    text = subprocess.run(
+        [exe, "-enc", "UTF-8", str(files.pdf), "-"], check=True, capture_output=True, text=True
+    ).stdout
     flat = re.sub(r"\s+", " ", text)
     for heading in ("What was run", "Models × policies", "Groups", "Add/revoke timelines"):
         assert heading in flat

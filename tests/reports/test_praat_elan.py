@@ -20,14 +20,40 @@ def _duration(path) -> float:
 @pytest.fixture(scope="module")
 def textgrids(speech_runs, tmp_path_factory):
     out = tmp_path_factory.mktemp("tg")
-    assert main(["export", "--project", str(speech_runs.project.folder), "--run",
-                 str(speech_runs.run), "--textgrid", str(out), "--aligner", "even"]) == 0
+    assert (
+        main(
+            [
+                "export",
+                "--project",
+                str(speech_runs.project.folder),
+                "--run",
+                str(speech_runs.run),
+                "--textgrid",
+                str(out),
+                "--aligner",
+                "even",
+            ]
+        )
+        == 0
+    )
     return out
 
 
 def test_export_says_how_reference_times_were_obtained(speech_runs, tmp_path, capsys):
-    assert main(["export", "--project", str(speech_runs.project.folder), "--run",
-                 str(speech_runs.tone_run), "--textgrid", str(tmp_path)]) == 0
+    assert (
+        main(
+            [
+                "export",
+                "--project",
+                str(speech_runs.project.folder),
+                "--run",
+                str(speech_runs.tone_run),
+                "--textgrid",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     cap = capsys.readouterr()
     assert f"reference word times for 6 items: {SOURCE_EVEN}" in cap.out
     assert "no forced aligner for language 'yo'" in cap.err
@@ -43,8 +69,7 @@ def test_every_item_has_a_textgrid_with_tiers_inside_the_audio(textgrids, speech
         speaker, group, ref, hyp = speech_runs.items[item]
         tg = textgrid.openTextgrid(str(f), includeEmptyIntervals=False)
         assert tuple(tg.tierNames[:3]) == TIERS[:3]
-        dur = _duration(speech_runs.root / group / f"{item.split('-')[1]}_"
-                        f"{item.split('-')[2]}.wav")
+        dur = _duration(speech_runs.root / group / f"{item.split('-')[1]}_{item.split('-')[2]}.wav")
         assert tg.maxTimestamp == pytest.approx(dur, abs=1e-3)
         for name in tg.tierNames:
             for e in tg.getTier(name).entries:
@@ -63,8 +88,10 @@ def test_error_tier_labels(textgrids):
     ref = {e.label: e for e in tg.getTier("reference").entries}
     err = [(e.start, e.end, e.label) for e in tg.getTier("errors").entries]
     # REF "play the next song please", HYP "the next song now"
-    assert err == [(ref["play"].start, ref["play"].end, "D play"),
-                   (ref["please"].start, ref["please"].end, "S please→now")]
+    assert err == [
+        (ref["play"].start, ref["play"].end, "D play"),
+        (ref["please"].start, ref["please"].end, "S please→now"),
+    ]
     ok = textgrid.openTextgrid(str(textgrids / "us-0-0.TextGrid"), False)
     assert list(ok.getTier("errors").entries) == []
 
@@ -95,29 +122,52 @@ def test_saliency_spans_and_cached_alignment(speech_runs, tmp_path):
     frame_s = 0.02
     curve = np.full(int(row["duration"] / frame_s), 0.1, dtype=np.float32)
     curve[25:35] = 1.0  # 0.50-0.70 s
-    words = [{"word": w, "start": 0.1 * i, "end": 0.1 * i + 0.08, "probability": 0.9}
-             for i, w in enumerate(row["reference"].split())]
-    key = store.SaliencyKey(row["audio_hash"], d.model_key,
-                            store.target_hash(row["reference"]), stage_method_key("occlusion"))
+    words = [
+        {"word": w, "start": 0.1 * i, "end": 0.1 * i + 0.08, "probability": 0.9}
+        for i, w in enumerate(row["reference"].split())
+    ]
+    key = store.SaliencyKey(
+        row["audio_hash"],
+        d.model_key,
+        store.target_hash(row["reference"]),
+        stage_method_key("occlusion"),
+    )
     store.save(speech_runs.project, key, frame_s, curve, {"aligner": "test", "words": words})
     its = export_textgrids(speech_runs.project, speech_runs.run, tmp_path, items=["us-0-1"])
     assert its[0].reference_source == SOURCE_CACHED
     tg = textgrid.openTextgrid(str(tmp_path / "us-0-1.TextGrid"), False)
     assert tuple(tg.tierNames) == TIERS
     (span,) = tg.getTier("saliency").entries
-    assert (span.start, span.end, span.label) == (pytest.approx(0.5), pytest.approx(0.7),
-                                                  "1.00")
+    assert (span.start, span.end, span.label) == (pytest.approx(0.5), pytest.approx(0.7), "1.00")
     ref = tg.getTier("reference").entries
     assert [(e.start, e.end, e.label) for e in ref] == [
-        (pytest.approx(w["start"]), pytest.approx(w["end"]), w["word"]) for w in words]
+        (pytest.approx(w["start"]), pytest.approx(w["end"]), w["word"]) for w in words
+    ]
 
 
 def test_eaf_read_back_with_pympi(speech_runs, tmp_path):
     import pympi
 
-    assert main(["export", "--project", str(speech_runs.project.folder), "--run",
-                 str(speech_runs.run), "--eaf", str(tmp_path), "--aligner", "even",
-                 "--item", "scot-4-0", "--item", "us-1-2"]) == 0
+    assert (
+        main(
+            [
+                "export",
+                "--project",
+                str(speech_runs.project.folder),
+                "--run",
+                str(speech_runs.run),
+                "--eaf",
+                str(tmp_path),
+                "--aligner",
+                "even",
+                "--item",
+                "scot-4-0",
+                "--item",
+                "us-1-2",
+            ]
+        )
+        == 0
+    )
     eaf = pympi.Elan.Eaf(str(tmp_path / "scot-4-0.eaf"))
     assert set(eaf.get_tier_names()) == set(TIERS[:3])
     (media,) = eaf.media_descriptors
@@ -131,8 +181,7 @@ def test_eaf_read_back_with_pympi(speech_runs, tmp_path):
             assert 0 <= start < end <= dur_ms + 1
     words = [a[2] for a in sorted(eaf.get_annotation_data_for_tier("reference"))]
     assert words == "play the next song please".split()
-    assert [a[2] for a in eaf.get_annotation_data_for_tier("errors")] == [
-        "D play", "S please→now"]
+    assert [a[2] for a in eaf.get_annotation_data_for_tier("errors")] == ["D play", "S please→now"]
 
 
 def test_praat_opens_the_textgrid(textgrids, tmp_path):
@@ -144,11 +193,16 @@ def test_praat_opens_the_textgrid(textgrids, tmp_path):
         pytest.skip("praat is not installed (apt install praat)")
     script = tmp_path / "tiers.praat"
     script.write_text(
-        'form x\n  sentence file x\nendform\ntg = Read from file: file$\n'
-        'n = Get number of tiers\nfor t to n\n  name$ = Get tier name: t\n'
-        '  ni = Get number of intervals: t\n  appendInfoLine: name$, " ", ni\nendfor\n')
-    out = subprocess.run([exe, "--run", str(script), str(textgrids / "scot-4-0.TextGrid")],
-                         capture_output=True, text=True, timeout=60)
+        "form x\n  sentence file x\nendform\ntg = Read from file: file$\n"
+        "n = Get number of tiers\nfor t to n\n  name$ = Get tier name: t\n"
+        '  ni = Get number of intervals: t\n  appendInfoLine: name$, " ", ni\nendfor\n'
+    )
+    out = subprocess.run(
+        [exe, "--run", str(script), str(textgrids / "scot-4-0.TextGrid")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     names = [line.split()[0] for line in out.stdout.splitlines()]
     assert names == ["reference", "hypothesis", "errors"]
@@ -162,8 +216,9 @@ def test_whisper_forced_alignment_of_the_reference(speech_runs, tmp_path):
     from fairdesk.reports.praat import export_textgrids
     from fairdesk.reports.tiers import SOURCE_WHISPER
 
-    its = export_textgrids(speech_runs.project, speech_runs.run, tmp_path, aligner="whisper",
-                           items=["us-2-3"])
+    its = export_textgrids(
+        speech_runs.project, speech_runs.run, tmp_path, aligner="whisper", items=["us-2-3"]
+    )
     assert its[0].reference_source == SOURCE_WHISPER
     tg = textgrid.openTextgrid(str(tmp_path / "us-2-3.TextGrid"), False)
     ref = tg.getTier("reference").entries

@@ -27,15 +27,26 @@ def html(speech_runs):
     # of them one substitution in one sentence, so the model has numbers to render
     items.loc[(items["accent"] == "us") & (items["content_id"] == "c0"), "n_sub"] = 1
     pm = run_poisson_mixed(items, ["accent"], reference={"accent": "us"})
-    store_regression(p, run, {"run_id": run, "request": {"family": "poisson-mixed",
-                                                         "outcome": "word errors",
-                                                         "variables": ["accent"]},
-                              "result": pm, "created_at": 0.0})
+    store_regression(
+        p,
+        run,
+        {
+            "run_id": run,
+            "request": {
+                "family": "poisson-mixed",
+                "outcome": "word errors",
+                "variables": ["accent"],
+            },
+            "result": pm,
+            "created_at": 0.0,
+        },
+    )
     d = load_run(p, run)
     d.payload = copy.deepcopy(d.payload)
     d.payload["model_based"] = model_based_block(items, d.payload, ["accent"])
     d.payload["normaliser_sensitivity"] = normaliser_sensitivity(
-        items, AuditSettings(n_bootstrap=200, min_items=10, min_speakers=3), "us", ["wer"])
+        items, AuditSettings(n_bootstrap=200, min_items=10, min_speakers=3), "us", ["wer"]
+    )
     text = render(report_context(d))
     return d, pm, text
 
@@ -45,9 +56,12 @@ def test_sections_render_and_parse(html):
     tree = parse(text)
     assert external_references(text, tree) == []
     plain = "".join(tree.itertext())
-    for heading in ("Model-based comparison (mixed-effects Poisson)",
-                    "Regressions stored with this run", "Hallucinations and other pitfalls",
-                    "Normaliser sensitivity"):
+    for heading in (
+        "Model-based comparison (mixed-effects Poisson)",
+        "Regressions stored with this run",
+        "Hallucinations and other pitfalls",
+        "Normaliser sensitivity",
+    ):
         assert heading in plain
 
 
@@ -69,8 +83,11 @@ def test_stored_regressions_show_odds_ratios_clustered_and_conclusions(html):
     from fairdesk.jobs.regression_run import stored_regressions
 
     plain = "".join(parse(text).itertext())
-    logit = [s for s in stored_regressions(d.project, d.run_id)
-             if (s["request"].get("family") or "logit") == "logit"][0]["result"]
+    logit = [
+        s
+        for s in stored_regressions(d.project, d.run_id)
+        if (s["request"].get("family") or "logit") == "logit"
+    ][0]["result"]
     lev = logit["univariate"][0]["levels"][0]
     cl = logit["clustered"]["univariate"][0]["levels"][0]
     assert f"{lev['odds_ratio']:.2f}×" in plain and f"{cl['odds_ratio']:.2f}×" in plain

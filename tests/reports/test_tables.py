@@ -18,20 +18,49 @@ def _read(path):
 @pytest.mark.parametrize("ext", [".csv", ".parquet"])
 def test_export_items_groups_comparisons(speech_runs, tmp_path, ext, capsys):
     out = {k: tmp_path / f"{k}{ext}" for k in ("items", "groups", "comparisons")}
-    rc = main(["export", "--project", str(speech_runs.project.folder), "--run",
-               str(speech_runs.run), "--items", str(out["items"]), "--groups",
-               str(out["groups"]), "--comparisons", str(out["comparisons"])])
+    rc = main(
+        [
+            "export",
+            "--project",
+            str(speech_runs.project.folder),
+            "--run",
+            str(speech_runs.run),
+            "--items",
+            str(out["items"]),
+            "--groups",
+            str(out["groups"]),
+            "--comparisons",
+            str(out["comparisons"]),
+        ]
+    )
     assert rc == 0
     d = load_run(speech_runs.project, speech_runs.run)
     items = _read(out["items"])
     assert len(items) == 50
-    for col in ("id", "group", "speaker_id", "reference", "hypothesis", "n_words", "n_sub",
-                "n_del", "n_ins", "accent", "gender", "content_id", "duration"):
+    for col in (
+        "id",
+        "group",
+        "speaker_id",
+        "reference",
+        "hypothesis",
+        "n_words",
+        "n_sub",
+        "n_del",
+        "n_ins",
+        "accent",
+        "gender",
+        "content_id",
+        "duration",
+    ):
         assert col in items.columns
     row = items.set_index("id").loc["scot-4-0"]
     speaker, group, ref, hyp = speech_runs.items["scot-4-0"]
     assert (row["speaker_id"], row["group"], row["reference"], row["hypothesis"]) == (
-        speaker, group, ref, hyp)
+        speaker,
+        group,
+        ref,
+        hyp,
+    )
     # pooled WER from the exported rows = the run's value
     scot = items[items["group"] == "scot"]
     wer = (scot["n_sub"] + scot["n_del"] + scot["n_ins"]).sum() / scot["n_words"].sum()
@@ -55,8 +84,7 @@ def test_export_items_groups_comparisons(speech_runs, tmp_path, ext, capsys):
 
 
 def test_export_refuses_unknown_extension_and_empty_request(speech_runs, tmp_path):
-    base = ["export", "--project", str(speech_runs.project.folder), "--run",
-            str(speech_runs.run)]
+    base = ["export", "--project", str(speech_runs.project.folder), "--run", str(speech_runs.run)]
     assert main(base + ["--items", str(tmp_path / "x.xlsx")]) == 2
     assert main(base) == 2
     assert main(base + ["--textgrid", str(tmp_path / "t"), "--item", "nope"]) == 2
@@ -71,10 +99,17 @@ def _regression_frame(seed=3):
         gender = "f" if (s % 3 == 1 and rng.random() < 0.8) or rng.random() < 0.3 else "m"
         spk = rng.normal(0, 0.4)
         for _ in range(20):
-            logit = 1.2 - 0.9 * (accent == "b") - 0.4 * (accent == "c") + 0.3 * (
-                gender == "f") + spk
-            rows.append({"speaker_id": f"s{s}", "accent": accent, "gender": gender,
-                         "correct": int(rng.random() < 1 / (1 + np.exp(-logit)))})
+            logit = (
+                1.2 - 0.9 * (accent == "b") - 0.4 * (accent == "c") + 0.3 * (gender == "f") + spk
+            )
+            rows.append(
+                {
+                    "speaker_id": f"s{s}",
+                    "accent": accent,
+                    "gender": gender,
+                    "correct": int(rng.random() < 1 / (1 + np.exp(-logit))),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -84,14 +119,21 @@ def test_odds_ratio_table_matches_statsmodels(tmp_path):
     from fairdesk.stats.regression import run_regression
 
     df = _regression_frame()
-    res = run_regression(df, "correct", ["accent", "gender"],
-                         references={"accent": "a", "gender": "m"}, cluster="speaker_id")
+    res = run_regression(
+        df,
+        "correct",
+        ["accent", "gender"],
+        references={"accent": "a", "gender": "m"},
+        cluster="speaker_id",
+    )
     t = odds_ratio_table(res)
     uni = smf.logit("correct ~ C(accent, Treatment('a'))", df).fit(disp=0)
-    adj = smf.logit("correct ~ C(accent, Treatment('a')) + C(gender, Treatment('m'))",
-                    df).fit(disp=0)
+    adj = smf.logit("correct ~ C(accent, Treatment('a')) + C(gender, Treatment('m'))", df).fit(
+        disp=0
+    )
     clu = smf.logit("correct ~ C(accent, Treatment('a'))", df).fit(
-        disp=0, cov_type="cluster", cov_kwds={"groups": pd.factorize(df["speaker_id"])[0]})
+        disp=0, cov_type="cluster", cov_kwds={"groups": pd.factorize(df["speaker_id"])[0]}
+    )
     rows = t[t["variable"] == "accent"].set_index("level")
     assert rows.loc["a", "is_reference"] and rows.loc["a", "odds_ratio"] == 1.0
     for lev in ("b", "c"):

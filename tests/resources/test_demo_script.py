@@ -12,8 +12,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("demo_reading",
-                                                  ROOT / "installer" / "demo_reading.py")
+    spec = importlib.util.spec_from_file_location(
+        "demo_reading", ROOT / "installer" / "demo_reading.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -22,11 +23,24 @@ def _module():
 RESULT = {
     "design": "unmatched",
     "comparisons": [
-        {"metric": "wer", "group": "child", "reference": "adult", "estimator": "speaker",
-         "verdict": "inconclusive_underpowered", "flags": ["content_confounded"],
-         "reading": "Word error rate (WER) is 0.41 for child vs 0.376 ..."},
-        {"metric": "cer", "group": "child", "reference": "adult", "estimator": "speaker",
-         "verdict": "inconclusive_underpowered", "flags": [], "reading": "CER ..."},
+        {
+            "metric": "wer",
+            "group": "child",
+            "reference": "adult",
+            "estimator": "speaker",
+            "verdict": "inconclusive_underpowered",
+            "flags": ["content_confounded"],
+            "reading": "Word error rate (WER) is 0.41 for child vs 0.376 ...",
+        },
+        {
+            "metric": "cer",
+            "group": "child",
+            "reference": "adult",
+            "estimator": "speaker",
+            "verdict": "inconclusive_underpowered",
+            "flags": [],
+            "reading": "CER ...",
+        },
     ],
     "excluded": [{"group": "teen", "reason": "20 items < min_items 30"}],
 }
@@ -45,8 +59,11 @@ def test_reading_says_design_scheme_and_verdicts():
 def test_reading_command_line(tmp_path):
     f = tmp_path / "a.json"
     f.write_text(json.dumps(RESULT))
-    r = subprocess.run([sys.executable, str(ROOT / "installer" / "demo_reading.py"), str(f),
-                        "cer"], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "installer" / "demo_reading.py"), str(f), "cer"],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0 and "CER ..." in r.stdout and "Word error" not in r.stdout
 
 

@@ -40,8 +40,11 @@ def test_metadata_design(corpus):
     assert len(per_speaker) == 125 and set(per_speaker.values()) == {10}
     assert len({r["text"] for r in rows}) == 1250  # every prompt distinct: unmatched design
     speakers = {r["speaker_id"]: r for r in rows}
-    assert Counter(r["age_group"] for r in speakers.values()) == {"child": 52, "teen": 6,
-                                                                  "adult": 67}
+    assert Counter(r["age_group"] for r in speakers.values()) == {
+        "child": 52,
+        "teen": 6,
+        "adult": 67,
+    }
     assert Counter(r["gender"] for r in speakers.values()) == {"female": 67, "male": 58}
     for r in rows:
         age = int(r["age"])

@@ -15,18 +15,27 @@ SCRIPT = ROOT / "installer" / "launcher.sh"
 
 
 def _run(env_over: dict, *args):
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("HOME", "XDG_DATA_HOME", "FAIRDESK_NO_LAUNCHER")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("HOME", "XDG_DATA_HOME", "FAIRDESK_NO_LAUNCHER")
+    }
     env.update(env_over)
-    return subprocess.run(["bash", str(SCRIPT), *args], env=env, capture_output=True,
-                          text=True, timeout=60)
+    return subprocess.run(
+        ["bash", str(SCRIPT), *args], env=env, capture_output=True, text=True, timeout=60
+    )
 
 
 def _exec_argv(value: str) -> list[str]:
     """Split an Exec value by the Desktop Entry rules: the string escapes first, then the
     double-quote rule (an independent reading of the spec, to check the script's quoting)."""
-    s = re.sub(r"\\(.)", lambda m: {"s": " ", "n": "\n", "t": "\t", "r": "\r",
-                                    "\\": "\\"}.get(m.group(1), "\\" + m.group(1)), value)
+    s = re.sub(
+        r"\\(.)",
+        lambda m: {"s": " ", "n": "\n", "t": "\t", "r": "\r", "\\": "\\"}.get(
+            m.group(1), "\\" + m.group(1)
+        ),
+        value,
+    )
     s = s.replace("%%", "%")
     argv, cur, i, quoted = [], "", 0, False
     while i < len(s):
@@ -66,8 +75,7 @@ def test_entry_and_icons(tmp_path):
     assert svg.read_bytes() == (ROOT / "resources" / "icons" / "fairdesk.svg").read_bytes()
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     if shutil.which("desktop-file-validate"):
-        v = subprocess.run(["desktop-file-validate", str(entry)], capture_output=True,
-                           text=True)
+        v = subprocess.run(["desktop-file-validate", str(entry)], capture_output=True, text=True)
         assert v.returncode == 0 and not v.stdout.strip(), v.stdout + v.stderr
     # XDG_DATA_HOME wins over HOME
     xdg = tmp_path / "xdg"
@@ -75,8 +83,10 @@ def test_entry_and_icons(tmp_path):
     assert (xdg / "applications" / "fairdesk.desktop").is_file()
 
 
-@pytest.mark.parametrize("env", [{}, {"HOME": "/dev/null/nowhere"},
-                                 {"HOME": "/nonexistent", "FAIRDESK_NO_LAUNCHER": "1"}])
+@pytest.mark.parametrize(
+    "env",
+    [{}, {"HOME": "/dev/null/nowhere"}, {"HOME": "/nonexistent", "FAIRDESK_NO_LAUNCHER": "1"}],
+)
 def test_no_desktop_is_not_an_error(env):
     r = _run(env)
     assert r.returncode == 0

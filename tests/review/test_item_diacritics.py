@@ -11,8 +11,10 @@ from fairdesk.review.diacritics import diacritic_detail
 
 
 def _kinds(d):
-    return sorted((e["kind"], e["ref_word"], e["hyp_word"], e["mark_name"], e["new_mark_name"])
-                  for e in d["edits"])
+    return sorted(
+        (e["kind"], e["ref_word"], e["hyp_word"], e["mark_name"], e["new_mark_name"])
+        for e in d["edits"]
+    )
 
 
 def test_dropped_added_changed_marks_by_hand():
@@ -22,16 +24,22 @@ def test_dropped_added_changed_marks_by_hand():
     assert (d["expected"], d["produced"]) == (2 + 2 + 0 + 2 + 2, 0 + 2 + 2 + 2)
     assert (d["dropped"], d["added"]) == (2, 0)
     assert d["der"] == 2 / 8
-    assert _kinds(d) == sorted([
-        ("dropped", "àkwà", "akwa", "grave", ""), ("dropped", "àkwà", "akwa", "grave", ""),
-        ("changed", "ákwá", "ákwà", "acute", "grave")])
+    assert _kinds(d) == sorted(
+        [
+            ("dropped", "àkwà", "akwa", "grave", ""),
+            ("dropped", "àkwà", "akwa", "grave", ""),
+            ("changed", "ákwá", "ákwà", "acute", "grave"),
+        ]
+    )
     assert d["marks"] == {"dropped": 2, "added": 0, "changed": 1}
 
 
 def test_deleted_and_inserted_words_carry_their_marks():
     d = diacritic_detail("ọkè akwa", "akwa")
-    assert _kinds(d) == [("dropped", "ọkè", "", "dot below", ""),
-                         ("dropped", "ọkè", "", "grave", "")]
+    assert _kinds(d) == [
+        ("dropped", "ọkè", "", "dot below", ""),
+        ("dropped", "ọkè", "", "grave", ""),
+    ]
     d = diacritic_detail("akwa", "akwa ákwá")
     assert _kinds(d) == [("added", "", "ákwá", "acute", "")] * 2
     assert d["edits"][0]["text"] == "added acute on á"
@@ -48,8 +56,9 @@ def test_no_diacritic_reference_reports_added_per_100_letters():
 
 
 def test_item_report_carries_it_and_show_prints_it():
-    rep = item_report({"id": "x", "reference": "àkwà", "hypothesis": "akwa", "n_words": 1,
-                       "n_sub": 0}, "und")
+    rep = item_report(
+        {"id": "x", "reference": "àkwà", "hypothesis": "akwa", "n_words": 1, "n_sub": 0}, "und"
+    )
     json.dumps(rep, ensure_ascii=False)
     d = rep["diacritics"]
     assert d["dropped"] == 2 and d["marks"]["dropped"] == 2
@@ -58,5 +67,6 @@ def test_item_report_carries_it_and_show_prints_it():
     text = buf.getvalue()
     assert "expected 2, produced 0, dropped 2" in text
     assert text.count("dropped grave on à") == 2
-    assert item_report({"reference": "play music", "hypothesis": "play music"})[
-        "diacritics"] is None
+    assert (
+        item_report({"reference": "play music", "hypothesis": "play music"})["diacritics"] is None
+    )

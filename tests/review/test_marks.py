@@ -26,24 +26,28 @@ def test_dropped_dot_below_under_an_acute():
     assert mark_name(DOT) == "dot below"
 
 
-@pytest.mark.parametrize(("ref", "hyp", "want"), [
-    ("akwa", "àkwa", [("added", 0, GRAVE, "")]),
-    ("ákwà", "àkwà", [("changed", 0, ACUTE, GRAVE)]),
-    ("ṣé", "se", [("dropped", 0, DOT, ""), ("dropped", 1, ACUTE, "")]),
-    ("akwa", "okwa", [("substituted", 0, "", "")]),
-    ("akwa", "akw", [("deleted", 3, "", "")]),
-    ("akwa", "akwaa", [("inserted", 4, "", "")]),
-    ("Àkwà", "àkwà", []),  # case is not an error inside the word
-    ("a\u0300kwa\u0300", "àkwà", []),  # NFD and NFC are the same word
-])
+@pytest.mark.parametrize(
+    ("ref", "hyp", "want"),
+    [
+        ("akwa", "àkwa", [("added", 0, GRAVE, "")]),
+        ("ákwà", "àkwà", [("changed", 0, ACUTE, GRAVE)]),
+        ("ṣé", "se", [("dropped", 0, DOT, ""), ("dropped", 1, ACUTE, "")]),
+        ("akwa", "okwa", [("substituted", 0, "", "")]),
+        ("akwa", "akw", [("deleted", 3, "", "")]),
+        ("akwa", "akwaa", [("inserted", 4, "", "")]),
+        ("Àkwà", "àkwà", []),  # case is not an error inside the word
+        ("a\u0300kwa\u0300", "àkwà", []),  # NFD and NFC are the same word
+    ],
+)
 def test_edits_by_hand(ref, hyp, want):
     assert _kinds(ref, hyp) == want
 
 
 def test_letters_split_base_and_marks_in_canonical_order():
     assert letters("ọ́k") == [("o", (DOT, ACUTE)), ("k", ())]
-    assert unicodedata.normalize("NFC", "".join(b + "".join(m) for b, m in letters("ọ́k"))) \
-        == unicodedata.normalize("NFC", "ọ́k")
+    assert unicodedata.normalize(
+        "NFC", "".join(b + "".join(m) for b, m in letters("ọ́k"))
+    ) == unicodedata.normalize("NFC", "ọ́k")
 
 
 def test_word_pairs_align_raw_transcripts_with_marks_kept():
@@ -61,11 +65,19 @@ def test_item_report_of_a_correct_item_has_its_alignment():
     from fairdesk.gui.diff_view import parse_alignment
     from fairdesk.review import item_report
 
-    rep = item_report({"id": "x", "reference": "play hotel california",
-                       "hypothesis": "play hotel california", "n_words": 3})
+    rep = item_report(
+        {
+            "id": "x",
+            "reference": "play hotel california",
+            "hypothesis": "play hotel california",
+            "n_words": 3,
+        }
+    )
     assert rep["errors"] == 0
-    assert rep["alignment"].splitlines()[:2] == ["REF: play hotel california",
-                                                 "HYP: play hotel california"]
+    assert rep["alignment"].splitlines()[:2] == [
+        "REF: play hotel california",
+        "HYP: play hotel california",
+    ]
     assert [op for _, _, op in parse_alignment(rep["alignment"])] == ["", "", ""]
     empty = item_report({"id": "y", "reference": "", "hypothesis": ""})
     assert empty["alignment"] == ""

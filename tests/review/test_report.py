@@ -1,13 +1,18 @@
-
-
 def test_the_alignment_uses_the_runs_recorded_normaliser():
     """``show`` and the item view align with the normaliser the run's WER used, not the
     dataset's default: a tone-preserving run shows the tone-mark error that the English
     normaliser would strip."""
     from fairdesk.review import item_report, run_normaliser
 
-    row = {"id": "x", "reference": "àkwà ọ̀ma", "hypothesis": "akwa ọ̀ma", "n_sub": 1,
-           "n_del": 0, "n_ins": 0, "n_words": 2}
+    row = {
+        "id": "x",
+        "reference": "àkwà ọ̀ma",
+        "hypothesis": "akwa ọ̀ma",
+        "n_sub": 1,
+        "n_del": 0,
+        "n_ins": 0,
+        "n_words": 2,
+    }
     payload = {"normaliser": {"name": "tone-preserving"}, "settings": {"language": None}}
     assert run_normaliser(payload) == "tone-preserving"
     assert run_normaliser({"settings": {"normaliser": "auto"}}) is None

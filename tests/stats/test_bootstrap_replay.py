@@ -18,6 +18,7 @@ INT16_MAX = 32767
 
 # ---------------------------------------------------------------- independent replay
 
+
 def _draw(rng, n_blocks, m):
     """m rows of n_blocks draws among n_blocks blocks, counted (the documented draw)."""
     small = np.int16 if n_blocks <= INT16_MAX else np.int64
@@ -94,7 +95,8 @@ def _replay(group, reference, scheme, n_rep, seed, cols=None):
             for b in range(m):
                 for k in cols:
                     out[name][b0 + b, k] = sum(
-                        X[i, k] * u[b, ridx[i]] * w[b, cidx[i]] for i in range(len(X)))
+                        X[i, k] * u[b, ridx[i]] * w[b, cidx[i]] for i in range(len(X))
+                    )
     return out, len(starts)
 
 
@@ -112,8 +114,9 @@ def _sides(seed, n_stats=2, whole=True, missing_speaker=False):
         if missing_speaker:
             spk[1] = None
             spk[6] = None
-        sides.append(Side(np.array(stats), np.array(spk, dtype=object),
-                          np.array(con, dtype=object)))
+        sides.append(
+            Side(np.array(stats), np.array(spk, dtype=object), np.array(con, dtype=object))
+        )
     return sides
 
 
@@ -174,12 +177,17 @@ def test_kept_totals_give_the_same_replicates_and_respect_the_byte_budget(monkey
     S = kept._totals.shape[1]
     np.testing.assert_array_equal(
         kept._totals.astype(float).sum(axis=1),
-        np.einsum("bc,ck->bk", plain._content_counts.astype(float), kept._group.T.sum(axis=0)))
+        np.einsum("bc,ck->bk", plain._content_counts.astype(float), kept._group.T.sum(axis=0)),
+    )
     # the budget: B·S·K·itemsize bytes, kept when at most _TOTALS_BYTES
     need = 17 * S * 2 * kept._totals.itemsize
     monkeypatch.setattr(bs, "_TOTALS_BYTES", need)
-    assert bootstrap_pair(group, ref, "two_way", 17, np.random.default_rng(9),
-                          keep_totals=True)._totals is not None
+    assert (
+        bootstrap_pair(
+            group, ref, "two_way", 17, np.random.default_rng(9), keep_totals=True
+        )._totals
+        is not None
+    )
     monkeypatch.setattr(bs, "_TOTALS_BYTES", need - 1)
     over = bootstrap_pair(group, ref, "two_way", 17, np.random.default_rng(9), keep_totals=True)
     assert over._totals is None and over._content_counts is not None
@@ -191,13 +199,16 @@ def test_kept_totals_give_the_same_replicates_and_respect_the_byte_budget(monkey
 
 def test_keep_counts_with_kept_totals_is_refused():
     group, ref = _sides(5)
-    with pytest.raises(ValueError,
-                       match=r"^keep_counts and keep_totals together are not supported\.$"):
-        bootstrap_pair(group, ref, "two_way", 4, np.random.default_rng(0), keep_counts=True,
-                       keep_totals=True)
+    with pytest.raises(
+        ValueError, match=r"^keep_counts and keep_totals together are not supported\.$"
+    ):
+        bootstrap_pair(
+            group, ref, "two_way", 4, np.random.default_rng(0), keep_counts=True, keep_totals=True
+        )
     # without content draws there is nothing to conflict
-    pb = bootstrap_pair(group, ref, "speaker", 4, np.random.default_rng(0), keep_counts=True,
-                        keep_totals=True)
+    pb = bootstrap_pair(
+        group, ref, "speaker", 4, np.random.default_rng(0), keep_counts=True, keep_totals=True
+    )
     assert pb.counts["content"] is None and pb.counts["group"].shape == (4, 4)
 
 
@@ -241,8 +252,11 @@ def test_points_blocks_and_counts_of_each_scheme():
         assert pb.scheme == scheme
         for name, side, n_spk in (("group", group, 4), ("reference", ref, 5)):
             X = side.stats
-            sel = (np.isin(side.contents, shared) if scheme in ("two_way", "content")
-                   else np.ones(len(X), bool))
+            sel = (
+                np.isin(side.contents, shared)
+                if scheme in ("two_way", "content")
+                else np.ones(len(X), bool)
+            )
             point, blocks = getattr(pb, f"{name}_point"), getattr(pb, f"{name}_blocks")
             np.testing.assert_array_equal(point, X[sel].sum(axis=0))
             assert point.shape == (2,)
@@ -260,27 +274,36 @@ def test_points_blocks_and_counts_of_each_scheme():
         assert pb.n_contents == (len(shared) if scheme in ("two_way", "content") else None)
     # without speaker ids nothing is counted as speakers
     bare = Side(group.stats, None, group.contents)
-    pb = bootstrap_pair(bare, Side(ref.stats, None, ref.contents), "content", 2,
-                        np.random.default_rng(0))
+    pb = bootstrap_pair(
+        bare, Side(ref.stats, None, ref.contents), "content", 2, np.random.default_rng(0)
+    )
     assert pb.n_group_speakers is None and pb.n_reference_speakers is None
 
 
 def test_row_labels_of_each_scheme():
     group, ref = _sides(6, n_stats=1)
-    pbs = {s: bootstrap_pair(group, ref, s, 2, np.random.default_rng(0), keep_counts=True)
-           for s in ("two_way", "speaker", "content", "utterance")}
+    pbs = {
+        s: bootstrap_pair(group, ref, s, 2, np.random.default_rng(0), keep_counts=True)
+        for s in ("two_way", "speaker", "content", "utterance")
+    }
     assert pbs["speaker"].counts["group_rows"].tolist() == ["g0", "g1", "g2", "g3"]
     # the shared contents are listed only where contents are drawn
     assert pbs["speaker"].counts["contents"] is None
     assert pbs["utterance"].counts["contents"] is None
     assert pbs["two_way"].counts["contents"].tolist() == sorted(
-        set(group.contents) & set(ref.contents))
+        set(group.contents) & set(ref.contents)
+    )
     # under content the rows are the speakers (never redrawn), or one block without ids
     assert pbs["content"].counts["group_rows"].tolist() == ["g0", "g1", "g2", "g3"]
     assert pbs["content"].counts["group"] is None
-    bare = bootstrap_pair(Side(group.stats, None, group.contents),
-                          Side(ref.stats, None, ref.contents), "content", 2,
-                          np.random.default_rng(0), keep_counts=True)
+    bare = bootstrap_pair(
+        Side(group.stats, None, group.contents),
+        Side(ref.stats, None, ref.contents),
+        "content",
+        2,
+        np.random.default_rng(0),
+        keep_counts=True,
+    )
     assert bare.counts["group_rows"].tolist() == ["(all)"]
     assert bare.counts["group_rows"].dtype == object
     utt = pbs["utterance"].counts["group_rows"]
@@ -293,12 +316,16 @@ def test_refusals():
         bootstrap_pair(group, ref, "bogus", 2, np.random.default_rng(0))
     empty = Side(np.zeros((0, 2)), np.array([], dtype=object), np.array([], dtype=object))
     for g, r in ((empty, ref), (group, empty)):
-        with pytest.raises(ValueError, match=r"^A side of the comparison has no item to "
-                                             r"resample\.$"):
+        with pytest.raises(
+            ValueError,
+            match=r"^A side of the comparison has no item to "
+            r"resample\.$",
+        ):
             bootstrap_pair(g, r, "speaker", 2, np.random.default_rng(0))
     flat = Side(np.zeros(4), np.arange(4), np.arange(4))
-    with pytest.raises(ValueError,
-                       match=r"^Side\.stats must be a 2-D \(items × statistics\) array\.$"):
+    with pytest.raises(
+        ValueError, match=r"^Side\.stats must be a 2-D \(items × statistics\) array\.$"
+    ):
         bootstrap_pair(flat, ref, "speaker", 2, np.random.default_rng(0))
 
 
@@ -330,23 +357,28 @@ def test_row_counts_equal_bincount_per_row(monkeypatch, block):
             np.testing.assert_array_equal(got[a, b], np.bincount(idx[a, b], minlength=4))
     # more blocks than the count block (one row per bincount)
     idx = rng.integers(0, 40, size=(9, 12))
-    np.testing.assert_array_equal(bs._row_counts(idx, 40),
-                                  [np.bincount(r, minlength=40) for r in idx])
+    np.testing.assert_array_equal(
+        bs._row_counts(idx, 40), [np.bincount(r, minlength=40) for r in idx]
+    )
     # rows that do not fill the last block of rows
     idx = rng.integers(0, 3, size=(5, 7))
-    np.testing.assert_array_equal(bs._row_counts(idx, 3),
-                                  [np.bincount(r, minlength=3) for r in idx])
+    np.testing.assert_array_equal(
+        bs._row_counts(idx, 3), [np.bincount(r, minlength=3) for r in idx]
+    )
     assert bs._row_counts(np.zeros((0, 3), dtype=np.int64), 2).shape == (0, 2)
 
 
 def test_missing_labels():
-    np.testing.assert_array_equal(bs._missing_mask(np.array([-2, -1, 0, 1])),
-                                  [True, True, False, False])
-    np.testing.assert_array_equal(bs._missing_mask(np.array([0, 3], dtype=np.uint8)),
-                                  [False, False])
+    np.testing.assert_array_equal(
+        bs._missing_mask(np.array([-2, -1, 0, 1])), [True, True, False, False]
+    )
+    np.testing.assert_array_equal(
+        bs._missing_mask(np.array([0, 3], dtype=np.uint8)), [False, False]
+    )
     np.testing.assert_array_equal(
         bs._missing_mask(np.array(["a", None, np.nan, 0, -1], dtype=object)),
-        [False, True, True, False, False])
+        [False, True, True, False, False],
+    )
     np.testing.assert_array_equal(bs._missing_mask([1.0, np.nan, -1.0]), [False, True, False])
 
 
@@ -376,25 +408,45 @@ def test_weighted_sums_equal_the_double_loop():
     T = rng.integers(0, 7, size=(3, 4, 2)).astype(float)
     u = rng.integers(0, 4, size=(5, 3)).astype(float)
     w = rng.integers(0, 5, size=(5, 4)).astype(float)
-    want = np.array([[sum(u[b, s] * w[b, c] * T[s, c, k] for s in range(3) for c in range(4))
-                      for k in range(2)] for b in range(5)])
+    want = np.array(
+        [
+            [
+                sum(u[b, s] * w[b, c] * T[s, c, k] for s in range(3) for c in range(4))
+                for k in range(2)
+            ]
+            for b in range(5)
+        ]
+    )
     np.testing.assert_array_equal(bs._weighted_sums(T, u, w), want)
     np.testing.assert_array_equal(bs._weighted_sums(T, u, w, bs._content_major(T)), want)
     M64 = np.ascontiguousarray(T.transpose(1, 0, 2).reshape(4, 6))
     np.testing.assert_array_equal(bs._weighted_sums(T, u, w.astype(np.float32), M64), want)
     np.testing.assert_array_equal(
         bs._weighted_sums(T, u, None),
-        [[sum(u[b, s] * T[s, c, k] for s in range(3) for c in range(4)) for k in range(2)]
-         for b in range(5)])
+        [
+            [sum(u[b, s] * T[s, c, k] for s in range(3) for c in range(4)) for k in range(2)]
+            for b in range(5)
+        ],
+    )
     np.testing.assert_array_equal(
         bs._weighted_sums(T, None, w),
-        [[sum(w[b, c] * T[s, c, k] for s in range(3) for c in range(4)) for k in range(2)]
-         for b in range(5)])
+        [
+            [sum(w[b, c] * T[s, c, k] for s in range(3) for c in range(4)) for k in range(2)]
+            for b in range(5)
+        ],
+    )
     frac = T + 0.25
     np.testing.assert_allclose(
         bs._weighted_sums(frac, u, w),
-        [[sum(u[b, s] * w[b, c] * frac[s, c, k] for s in range(3) for c in range(4))
-          for k in range(2)] for b in range(5)], rtol=1e-12)
+        [
+            [
+                sum(u[b, s] * w[b, c] * frac[s, c, k] for s in range(3) for c in range(4))
+                for k in range(2)
+            ]
+            for b in range(5)
+        ],
+        rtol=1e-12,
+    )
     assert bs._weighted_sums(frac, u, w).dtype == np.float64
     with pytest.raises(ValueError, match="^nothing to resample$"):
         bs._weighted_sums(T, None, None)
@@ -410,10 +462,12 @@ def test_items_without_a_speaker_id_are_each_their_own_block(scheme):
     codes = np.array([0, 0, 1, 1, -1, -1, -1, 2, 2, -1])
     labels = np.array(["a", "a", "b", "b", None, None, None, "c", "c", None], dtype=object)
     ref = Side(X[::-1].copy(), np.repeat([5, 6, 7, 8, 9], 2), contents)
-    by_code = bootstrap_pair(Side(X, codes, contents), ref, scheme, 9,
-                             np.random.default_rng(2), keep_counts=True)
-    by_label = bootstrap_pair(Side(X, labels, contents), ref, scheme, 9,
-                              np.random.default_rng(2), keep_counts=True)
+    by_code = bootstrap_pair(
+        Side(X, codes, contents), ref, scheme, 9, np.random.default_rng(2), keep_counts=True
+    )
+    by_label = bootstrap_pair(
+        Side(X, labels, contents), ref, scheme, 9, np.random.default_rng(2), keep_counts=True
+    )
     assert by_code.n_group_speakers == by_label.n_group_speakers == 3 + 4
     assert by_code.counts["group_rows"].tolist() == [0, 1, 2, None, None, None, None]
     np.testing.assert_array_equal(by_code.group_reps, by_label.group_reps)
@@ -428,10 +482,14 @@ def test_items_without_a_speaker_id_are_each_their_own_block(scheme):
 def test_items_without_a_content_id_are_left_out_of_paired_schemes(scheme):
     X = np.arange(24.0).reshape(12, 2)
     spk = np.repeat([0, 1, 2], 4)
-    contents = np.array(["c0", "c1", None, "c2", "c3", "c4", "c0", np.nan, "c1", "c2", "c3",
-                         "c4"], dtype=object)
-    ref = Side(np.ones((10, 2)), np.repeat([5, 6, 7, 8, 9], 2),
-               np.array(["c0", "c1", "c2", "c3", "c4"] * 2, dtype=object))
+    contents = np.array(
+        ["c0", "c1", None, "c2", "c3", "c4", "c0", np.nan, "c1", "c2", "c3", "c4"], dtype=object
+    )
+    ref = Side(
+        np.ones((10, 2)),
+        np.repeat([5, 6, 7, 8, 9], 2),
+        np.array(["c0", "c1", "c2", "c3", "c4"] * 2, dtype=object),
+    )
     pb = bootstrap_pair(Side(X, spk, contents), ref, scheme, 4, np.random.default_rng(0))
     kept = [i for i, c in enumerate(contents) if isinstance(c, str)]
     assert pb.n_group_items == 10 and pb.n_contents == 5
@@ -447,8 +505,9 @@ def test_speaker_scheme_without_speaker_ids_draws_the_whole_side():
     """Called directly (compare refuses it first), the speaker scheme on sides without speaker
     ids has one block per side: every replicate is the observed sums."""
     X = np.arange(12.0).reshape(6, 2)
-    pb = bootstrap_pair(Side(X), Side(X + 1), "speaker", 3, np.random.default_rng(0),
-                        keep_counts=True)
+    pb = bootstrap_pair(
+        Side(X), Side(X + 1), "speaker", 3, np.random.default_rng(0), keep_counts=True
+    )
     assert pb.counts["group_rows"].tolist() == ["(all)"]
     assert pb.n_group_speakers is None
     np.testing.assert_array_equal(pb.group_reps, np.tile(X.sum(axis=0), (3, 1)))

@@ -93,9 +93,12 @@ def test_counts_match_independent_count_in_both_modes():
             sub = [r for r in ROWS if r[2] == c["category"]]
             assert c["expected"] == sum(_marked(r, marks) for r, _, _ in sub)
             assert c["produced"] == sum(_marked(h, marks) for _, h, _ in sub)
-    t = diacritic_table(pd.DataFrame([("ọ̀kọ̀", "ọkọ", "x")] * 2,
-                                     columns=["reference", "hypothesis", "category"]),
-                        "category", count="marks", n_bootstrap=200)
+    t = diacritic_table(
+        pd.DataFrame([("ọ̀kọ̀", "ọkọ", "x")] * 2, columns=["reference", "hypothesis", "category"]),
+        "category",
+        count="marks",
+        n_bootstrap=200,
+    )
     assert t["categories"][0]["expected"] == 8  # ọ̀ = dot below + grave, twice per word
 
 
@@ -106,9 +109,16 @@ def test_ci_matches_independent_numpy_bootstrap():
     for _ in range(21):
         ws = list(rng.choice(words, size=rng.integers(2, 6)))
         refs.append(" ".join(ws))
-        hyps.append(" ".join(w if rng.random() < 0.5 else
-                             "".join(ch for ch in unicodedata.normalize("NFD", w)
-                                     if not unicodedata.combining(ch)) for w in ws))
+        hyps.append(
+            " ".join(
+                w
+                if rng.random() < 0.5
+                else "".join(
+                    ch for ch in unicodedata.normalize("NFD", w) if not unicodedata.combining(ch)
+                )
+                for w in ws
+            )
+        )
     f = pd.DataFrame({"reference": refs, "hypothesis": hyps, "category": "tone"})
     B, seed = 10_000, 5
     t = diacritic_table(f, "category", n_bootstrap=B, seed=seed)
@@ -129,8 +139,24 @@ def test_cli_table_json_and_count(tmp_path, capsys):
     src = tmp_path / "items.csv"
     _frame().to_csv(src, index=False)
     out = tmp_path / "t.json"
-    assert main(["diacritics", "--table", str(src), "--by", "category", "--count", "marks",
-                 "--n-bootstrap", "500", "--json", str(out)]) == 0
+    assert (
+        main(
+            [
+                "diacritics",
+                "--table",
+                str(src),
+                "--by",
+                "category",
+                "--count",
+                "marks",
+                "--n-bootstrap",
+                "500",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["settings"]["count"] == "marks"
     assert {c["category"] for c in data["categories"]} == {"tone", "monotone"}

@@ -29,10 +29,24 @@ def _matched_table():
                 hyp[2] = "stellar"  # group b always loses word 3 (index 2)
             if s == 0:
                 hyp = hyp[:-1]  # one speaker of each group drops the last word
-            rows.append({"group": g, "speaker_id": f"{g}{s}", "content_id": "p1",
-                         "reference": REF, "hypothesis": " ".join(hyp)})
-    rows.append({"group": "a", "speaker_id": "a0", "content_id": "solo",
-                 "reference": "only one group", "hypothesis": "only one group"})
+            rows.append(
+                {
+                    "group": g,
+                    "speaker_id": f"{g}{s}",
+                    "content_id": "p1",
+                    "reference": REF,
+                    "hypothesis": " ".join(hyp),
+                }
+            )
+    rows.append(
+        {
+            "group": "a",
+            "speaker_id": "a0",
+            "content_id": "solo",
+            "reference": "only one group",
+            "hypothesis": "only one group",
+        }
+    )
     return pd.DataFrame(rows)
 
 
@@ -104,8 +118,9 @@ def test_accentedness_absorbs_a_group_effect_that_is_only_pronunciation():
     for g, mu in (("ref", 0.05), ("l2", 0.20)):  # the group differs only in accentedness
         for _ in range(200):
             acc = max(0.0, rng.normal(mu, 0.04))
-            rows.append({"group": g, "accentedness": acc,
-                         "wer": 0.05 + 1.5 * acc + rng.normal(0, 0.03)})
+            rows.append(
+                {"group": g, "accentedness": acc, "wer": 0.05 + 1.5 * acc + rng.normal(0, 0.03)}
+            )
     res = accentedness_regression(pd.DataFrame(rows), reference="ref")
     g = res["groups"]["l2"]
     assert g["without"]["p"] < 0.001 and g["absorbed"] and not g["survives"]
@@ -122,8 +137,12 @@ def test_repeated_items_count_as_often_as_they_occur():
     """Each distinct item is aligned once; the tables equal a row-by-row tally."""
     from fairdesk.stats.phone_confusion import tabulate
 
-    base = [("a", "i think so", "i sink so"), ("a", "i think so", "i think so"),
-            ("b", "call stella", "call stellar"), ("b", "i think so", "i sink sew")]
+    base = [
+        ("a", "i think so", "i sink so"),
+        ("a", "i think so", "i think so"),
+        ("b", "call stella", "call stellar"),
+        ("b", "i think so", "i sink sew"),
+    ]
     rows = [base[k] for k in (0, 0, 0, 1, 2, 2, 3, 0, 3)]
     frame = pd.DataFrame(rows, columns=["group", "reference", "hypothesis"])
     ph = Phonemizer()

@@ -28,16 +28,38 @@ from fairdesk.metrics.registry import ratio_metric
 from fairdesk.stats.compare import compare_groups
 from fairdesk.stats.settings import AuditSettings
 
-COLUMNS = ["group", "speaker_id", "content_id", "n_words", "n_sub", "n_del", "n_ins",
-           "n_err", "em", "n_items"]
+COLUMNS = [
+    "group",
+    "speaker_id",
+    "content_id",
+    "n_words",
+    "n_sub",
+    "n_del",
+    "n_ins",
+    "n_err",
+    "em",
+    "n_items",
+]
 SPLIT = [0.6, 0.25, 0.15]
 
 
 # ----------------------------------------------------------------------------- simulate_audit
 
 
-def _expected(seed, effects, design, *, spk=12, n_sent=30, per_spk=15, n_utt=400, base=-1.7,
-              spk_sd=0.3, sent_sd=0.5, shift=None):
+def _expected(
+    seed,
+    effects,
+    design,
+    *,
+    spk=12,
+    n_sent=30,
+    per_spk=15,
+    n_utt=400,
+    base=-1.7,
+    spk_sd=0.3,
+    sent_sd=0.5,
+    shift=None,
+):
     """The documented model, row by row, from ``default_rng(seed)`` in the same draw order."""
     rng = np.random.default_rng(seed)
     rows = []
@@ -72,12 +94,20 @@ def _expected(seed, effects, design, *, spk=12, n_sent=30, per_spk=15, n_utt=400
         err = rng.binomial(w, expit(logit))
         split = rng.multinomial(err, SPLIT) if len(err) else np.zeros((0, 3), int)
         for i in range(len(err)):
-            rows.append({
-                "group": g, "speaker_id": speakers[i], "content_id": contents[i],
-                "n_words": int(w[i]), "n_sub": int(split[i, 0]), "n_del": int(split[i, 1]),
-                "n_ins": int(split[i, 2]), "n_err": int(err[i]),
-                "em": 1.0 if err[i] == 0 else 0.0, "n_items": 1.0,
-            })
+            rows.append(
+                {
+                    "group": g,
+                    "speaker_id": speakers[i],
+                    "content_id": contents[i],
+                    "n_words": int(w[i]),
+                    "n_sub": int(split[i, 0]),
+                    "n_del": int(split[i, 1]),
+                    "n_ins": int(split[i, 2]),
+                    "n_err": int(err[i]),
+                    "em": 1.0 if err[i] == 0 else 0.0,
+                    "n_items": 1.0,
+                }
+            )
     return rows
 
 
@@ -106,31 +136,67 @@ def test_simulate_audit_matched_sizes_sds_base_and_shift():
     effects = {"a": -0.2, "b": 0.7, "c": 0.0}
     shift = {"b": {1: 2.5, 2: -1.0}, "zz": {0: 9.0}}
     kw = dict(speakers_per_group=3, n_sentences=4, base=-0.5, speaker_sd=0.8, sentence_sd=1.1)
-    frame = sim.simulate_audit(np.random.default_rng(8), effects, design="matched",
-                               speaker_shift=shift, **kw)
-    _assert_frame(frame, _expected(8, effects, "matched", spk=3, n_sent=4, base=-0.5,
-                                   spk_sd=0.8, sent_sd=1.1, shift=shift))
+    frame = sim.simulate_audit(
+        np.random.default_rng(8), effects, design="matched", speaker_shift=shift, **kw
+    )
+    _assert_frame(
+        frame,
+        _expected(
+            8, effects, "matched", spk=3, n_sent=4, base=-0.5, spk_sd=0.8, sent_sd=1.1, shift=shift
+        ),
+    )
     # the shift changes the draws: the frame differs from the unshifted one
     plain = sim.simulate_audit(np.random.default_rng(8), effects, design="matched", **kw)
     assert not plain.equals(frame)
     assert plain[["n_words", "content_id", "speaker_id"]].equals(
-        frame[["n_words", "content_id", "speaker_id"]])
+        frame[["n_words", "content_id", "speaker_id"]]
+    )
 
 
 def test_simulate_audit_unmatched_and_independent_non_default_sizes():
     effects = {"x": 0.3, "y": -0.4}
     shift = {"x": {0: 1.5}}
-    frame = sim.simulate_audit(np.random.default_rng(21), effects, design="unmatched",
-                               speakers_per_group=4, utterances_per_speaker=3, base=-1.0,
-                               speaker_sd=0.6, sentence_sd=0.9, speaker_shift=shift,
-                               n_sentences=99, n_utterances=99)
-    _assert_frame(frame, _expected(21, effects, "unmatched", spk=4, per_spk=3, base=-1.0,
-                                   spk_sd=0.6, sent_sd=0.9, shift=shift))
-    frame = sim.simulate_audit(np.random.default_rng(22), effects, design="independent",
-                               n_utterances=9, base=-0.3, speaker_sd=0.2, sentence_sd=1.4,
-                               speakers_per_group=99, speaker_shift=shift)
-    _assert_frame(frame, _expected(22, effects, "independent", n_utt=9, base=-0.3,
-                                   spk_sd=0.2, sent_sd=1.4))
+    frame = sim.simulate_audit(
+        np.random.default_rng(21),
+        effects,
+        design="unmatched",
+        speakers_per_group=4,
+        utterances_per_speaker=3,
+        base=-1.0,
+        speaker_sd=0.6,
+        sentence_sd=0.9,
+        speaker_shift=shift,
+        n_sentences=99,
+        n_utterances=99,
+    )
+    _assert_frame(
+        frame,
+        _expected(
+            21,
+            effects,
+            "unmatched",
+            spk=4,
+            per_spk=3,
+            base=-1.0,
+            spk_sd=0.6,
+            sent_sd=0.9,
+            shift=shift,
+        ),
+    )
+    frame = sim.simulate_audit(
+        np.random.default_rng(22),
+        effects,
+        design="independent",
+        n_utterances=9,
+        base=-0.3,
+        speaker_sd=0.2,
+        sentence_sd=1.4,
+        speakers_per_group=99,
+        speaker_shift=shift,
+    )
+    _assert_frame(
+        frame, _expected(22, effects, "independent", n_utt=9, base=-0.3, spk_sd=0.2, sent_sd=1.4)
+    )
 
 
 def test_simulate_audit_structure_of_each_design():
@@ -139,12 +205,19 @@ def test_simulate_audit_structure_of_each_design():
     for g in "ab":
         sub = m[m["group"] == g]
         assert sorted(sub["speaker_id"].unique()) == [f"{g}/spk{k}" for k in range(3)]
-        assert (sub.groupby("speaker_id")["content_id"].apply(list)
-                == pd.Series({f"{g}/spk{k}": ["s0", "s1", "s2", "s3"] for k in range(3)})).all()
+        assert (
+            sub.groupby("speaker_id")["content_id"].apply(list)
+            == pd.Series({f"{g}/spk{k}": ["s0", "s1", "s2", "s3"] for k in range(3)})
+        ).all()
     # the same sentences (same lengths) for every speaker of every group
     assert m.groupby("content_id")["n_words"].nunique().eq(1).all()
-    u = sim.simulate_audit(rng, {"a": 0.0, "b": 1.0}, design="unmatched",
-                           speakers_per_group=2, utterances_per_speaker=3)
+    u = sim.simulate_audit(
+        rng,
+        {"a": 0.0, "b": 1.0},
+        design="unmatched",
+        speakers_per_group=2,
+        utterances_per_speaker=3,
+    )
     assert u["content_id"].tolist() == [f"{g}/u{i}" for g in "ab" for i in range(6)]
     assert u["speaker_id"].tolist() == [f"{g}/spk{k}" for g in "ab" for k in (0, 0, 0, 1, 1, 1)]
     ind = sim.simulate_audit(rng, {"a": 0.0}, design="independent", n_utterances=5)
@@ -155,9 +228,14 @@ def test_simulate_audit_structure_of_each_design():
         assert (f["em"] == (f["n_err"] == 0)).all() and (f["n_items"] == 1.0).all()
 
 
-@pytest.mark.parametrize("design,kw", [("independent", {"n_utterances": 0}),
-                                       ("unmatched", {"speakers_per_group": 0}),
-                                       ("matched", {"speakers_per_group": 0})])
+@pytest.mark.parametrize(
+    "design,kw",
+    [
+        ("independent", {"n_utterances": 0}),
+        ("unmatched", {"speakers_per_group": 0}),
+        ("matched", {"speakers_per_group": 0}),
+    ],
+)
 def test_simulate_audit_empty_groups_keep_the_column_types(design, kw):
     """An empty group's id columns stay object (ids), never float; the counts stay int."""
     e = sim.simulate_audit(np.random.default_rng(0), {"a": 0.0, "b": 0.5}, design=design, **kw)
@@ -169,17 +247,26 @@ def test_simulate_audit_empty_groups_keep_the_column_types(design, kw):
 
 
 def test_simulate_audit_unknown_design():
-    with pytest.raises(ValueError, match=r"^Unknown design 'nope': matched, unmatched, "
-                                         r"independent\.$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^Unknown design 'nope': matched, unmatched, "
+        r"independent\.$",
+    ):
         sim.simulate_audit(np.random.default_rng(0), {"a": 0.0}, design="nope")
 
 
 def test_simulate_audit_rates_follow_the_generating_formula():
     """No random effects: every word is an error with probability expit(base + effect)."""
     n = 60_000
-    f = sim.simulate_audit(np.random.default_rng(9), {"lo": 0.0, "hi": 0.8},
-                           design="independent", n_utterances=n, base=-1.2, speaker_sd=0.0,
-                           sentence_sd=0.0)
+    f = sim.simulate_audit(
+        np.random.default_rng(9),
+        {"lo": 0.0, "hi": 0.8},
+        design="independent",
+        n_utterances=n,
+        base=-1.2,
+        speaker_sd=0.0,
+        sentence_sd=0.0,
+    )
     for g, eff in (("lo", 0.0), ("hi", 0.8)):
         sub = f[f["group"] == g]
         p = expit(-1.2 + eff)
@@ -194,9 +281,16 @@ def test_simulate_audit_rates_follow_the_generating_formula():
 
 
 def test_speaker_shift_moves_only_the_named_speaker():
-    f = sim.simulate_audit(np.random.default_rng(4), {"a": 0.0, "b": 0.0}, speaker_sd=0.0,
-                           sentence_sd=0.0, base=-3.0, n_sentences=400, speakers_per_group=3,
-                           speaker_shift={"b": {2: 4.0}})
+    f = sim.simulate_audit(
+        np.random.default_rng(4),
+        {"a": 0.0, "b": 0.0},
+        speaker_sd=0.0,
+        sentence_sd=0.0,
+        base=-3.0,
+        n_sentences=400,
+        speakers_per_group=3,
+        speaker_shift={"b": {2: 4.0}},
+    )
     rate = f.groupby("speaker_id")["n_err"].sum() / f.groupby("speaker_id")["n_words"].sum()
     words = f.groupby("speaker_id")["n_words"].sum()
     for spk, r in rate.items():
@@ -227,13 +321,16 @@ def test_true_values_defaults_are_the_documented_monte_carlo():
 
 
 def test_true_values_explicit_arguments():
-    got = sim.true_values(-0.4, base=-1.0, speaker_sd=0.7, sentence_sd=0.2, n_draws=5000,
-                          seed=77)
+    got = sim.true_values(-0.4, base=-1.0, speaker_sd=0.7, sentence_sd=0.2, n_draws=5000, seed=77)
     exp = _my_true(-0.4, -1.0, 0.7, 0.2, 5000, 77)
     for k in exp:
         assert got[k] == pytest.approx(exp[k], rel=1e-13, abs=0), k
-    assert sim.true_values(-0.4, base=-1.0, speaker_sd=0.7, sentence_sd=0.2, n_draws=5000,
-                           seed=78)["wer"] != got["wer"]
+    assert (
+        sim.true_values(-0.4, base=-1.0, speaker_sd=0.7, sentence_sd=0.2, n_draws=5000, seed=78)[
+            "wer"
+        ]
+        != got["wer"]
+    )
 
 
 def test_true_values_closed_form_without_random_effects():
@@ -249,8 +346,11 @@ def test_study_specs():
     specs = sim._study_specs()
     assert [s.id for s in specs] == ["wer", "sub_rate", "em"]
     assert [s.label for s in specs] == ["WER", "Substitution rate", "Exact match"]
-    assert [s.stats for s in specs] == [("n_sub", "n_del", "n_ins", "n_words"),
-                                        ("n_sub", "n_words"), ("em", "n_items")]
+    assert [s.stats for s in specs] == [
+        ("n_sub", "n_del", "n_ins", "n_words"),
+        ("n_sub", "n_words"),
+        ("em", "n_items"),
+    ]
     assert [s.numerator for s in specs] == [("n_sub", "n_del", "n_ins"), ("n_sub",), ("em",)]
     assert [s.denominator for s in specs] == [("n_words",), ("n_words",), ("n_items",)]
     assert [s.higher_is_better for s in specs] == [False, False, True]
@@ -266,8 +366,15 @@ def test_study_specs():
 MY_SPECS = {
     "wer": ratio_metric("wer", "WER", ["n_sub", "n_del", "n_ins"], ["n_words"]),
     "sub_rate": ratio_metric("sub_rate", "Substitution rate", ["n_sub"], ["n_words"]),
-    "em": ratio_metric("em", "Exact match", ["em"], ["n_items"], higher_is_better=True,
-                       kind="proportion", family="slu"),
+    "em": ratio_metric(
+        "em",
+        "Exact match",
+        ["em"],
+        ["n_items"],
+        higher_is_better=True,
+        kind="proportion",
+        family="slu",
+    ),
 }
 
 
@@ -276,78 +383,170 @@ def _my_coverage(design, spk, n_audits, b, effect, seed, metric, resampling, sca
     rng = np.random.default_rng(seed)
     hits, widths, est = 0, [], []
     for i in range(n_audits):
-        frame = sim.simulate_audit(rng, {"ref": 0.0, "grp": effect}, design=design,
-                                   speakers_per_group=spk, **kw)
-        st = AuditSettings(n_bootstrap=b, seed=i, min_items=1, min_speakers=1,
-                           resampling=resampling, small_cluster_scaling=scaling)
+        frame = sim.simulate_audit(
+            rng, {"ref": 0.0, "grp": effect}, design=design, speakers_per_group=spk, **kw
+        )
+        st = AuditSettings(
+            n_bootstrap=b,
+            seed=i,
+            min_items=1,
+            min_speakers=1,
+            resampling=resampling,
+            small_cluster_scaling=scaling,
+        )
         (c,) = compare_groups(frame, [MY_SPECS[metric]], st, reference="ref").comparisons
         hits += int(c.ci_low <= truth and truth <= c.ci_high)
         widths.append(c.ci_high - c.ci_low)
         est.append(c.estimator)
-    return {"design": design, "estimator": "/".join(sorted(set(est))),
-            "speakers": None if design == "independent" else spk, "n_audits": n_audits,
-            "true_gap": truth, "coverage": hits / n_audits,
-            "mean_width": sum(widths) / len(widths)}
+    return {
+        "design": design,
+        "estimator": "/".join(sorted(set(est))),
+        "speakers": None if design == "independent" else spk,
+        "n_audits": n_audits,
+        "true_gap": truth,
+        "coverage": hits / n_audits,
+        "mean_width": sum(widths) / len(widths),
+    }
 
 
-@pytest.mark.parametrize("case", [
-    dict(design="matched", spk=3, n_audits=4, b=200, effect=0.9, seed=1, metric="wer",
-         resampling="auto", scaling=False, kw={"n_sentences": 6}),
-    dict(design="unmatched", spk=4, n_audits=3, b=200, effect=0.5, seed=5, metric="em",
-         resampling="auto", scaling=True, kw={"utterances_per_speaker": 4}),
-    dict(design="independent", spk=7, n_audits=3, b=250, effect=0.4, seed=2, metric="sub_rate",
-         resampling="auto", scaling=False, kw={"n_utterances": 40}),
-    dict(design="matched", spk=3, n_audits=3, b=200, effect=0.2, seed=4, metric="wer",
-         resampling="content", scaling=False, kw={"n_sentences": 8}),
-])
+@pytest.mark.parametrize(
+    "case",
+    [
+        dict(
+            design="matched",
+            spk=3,
+            n_audits=4,
+            b=200,
+            effect=0.9,
+            seed=1,
+            metric="wer",
+            resampling="auto",
+            scaling=False,
+            kw={"n_sentences": 6},
+        ),
+        dict(
+            design="unmatched",
+            spk=4,
+            n_audits=3,
+            b=200,
+            effect=0.5,
+            seed=5,
+            metric="em",
+            resampling="auto",
+            scaling=True,
+            kw={"utterances_per_speaker": 4},
+        ),
+        dict(
+            design="independent",
+            spk=7,
+            n_audits=3,
+            b=250,
+            effect=0.4,
+            seed=2,
+            metric="sub_rate",
+            resampling="auto",
+            scaling=False,
+            kw={"n_utterances": 40},
+        ),
+        dict(
+            design="matched",
+            spk=3,
+            n_audits=3,
+            b=200,
+            effect=0.2,
+            seed=4,
+            metric="wer",
+            resampling="content",
+            scaling=False,
+            kw={"n_sentences": 8},
+        ),
+    ],
+)
 def test_coverage_study_matches_an_independent_loop(case):
     got = sim.coverage_study(
-        case["design"], speakers_per_group=case["spk"], n_audits=case["n_audits"],
-        n_bootstrap=case["b"], effect=case["effect"], seed=case["seed"], metric=case["metric"],
-        resampling=case["resampling"], small_cluster_scaling=case["scaling"], **case["kw"])
-    exp = _my_coverage(case["design"], case["spk"], case["n_audits"], case["b"], case["effect"],
-                       case["seed"], case["metric"], case["resampling"], case["scaling"],
-                       **case["kw"])
+        case["design"],
+        speakers_per_group=case["spk"],
+        n_audits=case["n_audits"],
+        n_bootstrap=case["b"],
+        effect=case["effect"],
+        seed=case["seed"],
+        metric=case["metric"],
+        resampling=case["resampling"],
+        small_cluster_scaling=case["scaling"],
+        **case["kw"],
+    )
+    exp = _my_coverage(
+        case["design"],
+        case["spk"],
+        case["n_audits"],
+        case["b"],
+        case["effect"],
+        case["seed"],
+        case["metric"],
+        case["resampling"],
+        case["scaling"],
+        **case["kw"],
+    )
     assert list(got) == list(exp)
     for k in exp:
-        assert got[k] == pytest.approx(exp[k], rel=1e-12) if isinstance(exp[k], float) \
-            else got[k] == exp[k], k
+        assert (
+            got[k] == pytest.approx(exp[k], rel=1e-12)
+            if isinstance(exp[k], float)
+            else got[k] == exp[k]
+        ), k
 
 
 def test_familywise_study_matches_an_independent_loop():
-    got = sim.familywise_study(n_groups=2, n_audits=3, n_bootstrap=200, speakers_per_group=5,
-                               seed=6)
+    got = sim.familywise_study(
+        n_groups=2, n_audits=3, n_bootstrap=200, speakers_per_group=5, seed=6
+    )
     rng = np.random.default_rng(6)
     effects = {"ref": 0.0, "g0": 0.0, "g1": 0.0}
     verdicts, dis, sig = {}, 0, 0
     for i in range(3):
         frame = sim.simulate_audit(rng, effects, design="matched", speakers_per_group=5)
-        res = compare_groups(frame, list(MY_SPECS.values()),
-                             AuditSettings(n_bootstrap=200, seed=i), reference="ref")
+        res = compare_groups(
+            frame, list(MY_SPECS.values()), AuditSettings(n_bootstrap=200, seed=i), reference="ref"
+        )
         dis += int(any(c.verdict == "disparity_detected" for c in res.comparisons))
         sig += int(any(c.p_adjusted < 0.05 for c in res.comparisons))
         for c in res.comparisons:
             verdicts[c.verdict] = verdicts.get(c.verdict, 0) + 1
-    assert got == {"n_audits": 3, "comparisons": 6, "any_disparity": dis / 3,
-                   "any_significant": sig / 3, "verdicts": verdicts,
-                   "n_bootstrap_used": res.bootstrap["used"]}
+    assert got == {
+        "n_audits": 3,
+        "comparisons": 6,
+        "any_disparity": dis / 3,
+        "any_significant": sig / 3,
+        "verdicts": verdicts,
+        "n_bootstrap_used": res.bootstrap["used"],
+    }
     assert res.bootstrap["used"] == 600  # ceil(5 * 6 / 0.05)
 
 
 def test_value_coverage_study_matches_an_independent_loop():
     kw = dict(n_sentences=5)
-    got = sim.value_coverage_study("matched", speakers_per_group=3, n_audits=3, n_bootstrap=200,
-                                   effect=0.6, seed=3, small_cluster_scaling=True, **kw)
+    got = sim.value_coverage_study(
+        "matched",
+        speakers_per_group=3,
+        n_audits=3,
+        n_bootstrap=200,
+        effect=0.6,
+        seed=3,
+        small_cluster_scaling=True,
+        **kw,
+    )
     truth = {"ref": sim.true_values(0.0)["wer"], "grp": sim.true_values(0.6)["wer"]}
     corpus = 0.5 * truth["ref"] + 0.5 * truth["grp"]
     rng = np.random.default_rng(3)
     gh = ch = gn = 0
     gw, cw, gs, cs = [], [], [], []
     for i in range(3):
-        frame = sim.simulate_audit(rng, {"ref": 0.0, "grp": 0.6}, design="matched",
-                                   speakers_per_group=3, **kw)
-        st = AuditSettings(n_bootstrap=200, seed=i, min_items=1, min_speakers=1,
-                           small_cluster_scaling=True)
+        frame = sim.simulate_audit(
+            rng, {"ref": 0.0, "grp": 0.6}, design="matched", speakers_per_group=3, **kw
+        )
+        st = AuditSettings(
+            n_bootstrap=200, seed=i, min_items=1, min_speakers=1, small_cluster_scaling=True
+        )
         res = compare_groups(frame, [MY_SPECS["wer"]], st, reference="ref")
         for g in res.groups:
             lo, hi = g.ci["wer"]
@@ -359,19 +558,29 @@ def test_value_coverage_study_matches_an_independent_loop():
         ch += int(lo <= corpus <= hi)
         cw.append(hi - lo)
         cs.append(res.summary["wer"].overall["scheme"])
-    exp = {"n_audits": 3, "group_coverage": gh / gn, "group_width": sum(gw) / len(gw),
-           "group_scheme": "/".join(sorted(set(gs))), "corpus_coverage": ch / 3,
-           "corpus_width": sum(cw) / len(cw), "corpus_scheme": "/".join(sorted(set(cs)))}
+    exp = {
+        "n_audits": 3,
+        "group_coverage": gh / gn,
+        "group_width": sum(gw) / len(gw),
+        "group_scheme": "/".join(sorted(set(gs))),
+        "corpus_coverage": ch / 3,
+        "corpus_width": sum(cw) / len(cw),
+        "corpus_scheme": "/".join(sorted(set(cs))),
+    }
     assert list(got) == list(exp)
     for k in exp:
-        assert got[k] == (pytest.approx(exp[k], rel=1e-12) if isinstance(exp[k], float)
-                          else exp[k]), k
+        assert got[k] == (
+            pytest.approx(exp[k], rel=1e-12) if isinstance(exp[k], float) else exp[k]
+        ), k
 
 
 def _item_values(frame, group, metric):
     sub = frame[frame["group"] == group]
-    num = {"wer": sub["n_sub"] + sub["n_del"] + sub["n_ins"], "sub_rate": sub["n_sub"],
-           "em": sub["em"]}[metric].to_numpy(float)
+    num = {
+        "wer": sub["n_sub"] + sub["n_del"] + sub["n_ins"],
+        "sub_rate": sub["n_sub"],
+        "em": sub["em"],
+    }[metric].to_numpy(float)
     den = (sub["n_items"] if metric == "em" else sub["n_words"]).to_numpy(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         v = num / den
@@ -381,8 +590,10 @@ def _item_values(frame, group, metric):
 def _my_small_counts(frame, comparisons, verdicts, counts):
     """Degenerate / violation / constant-different counts, recomputed for one audit."""
     safe = {"not_estimable", "no_variation", "not_computable"}
-    speakers = {g: frame.loc[frame["group"] == g, "speaker_id"].dropna().nunique()
-                for g in frame["group"].unique()}
+    speakers = {
+        g: frame.loc[frame["group"] == g, "speaker_id"].dropna().nunique()
+        for g in frame["group"].unique()
+    }
     for c in comparisons:
         counts["comparisons"] += 1
         verdicts[c.verdict] = verdicts.get(c.verdict, 0) + 1
@@ -394,8 +605,7 @@ def _my_small_counts(frame, comparisons, verdicts, counts):
         if both and const[0] != const[1]:
             counts["constant_different"] += 1
         few = speakers[c.group] < 2 or speakers[c.reference] < 2
-        zero = (c.ci_low is not None and np.isfinite(c.ci_low)
-                and not c.ci_high > c.ci_low)
+        zero = c.ci_low is not None and np.isfinite(c.ci_low) and not c.ci_high > c.ci_low
         if few or (zero and not both):
             counts["degenerate"] += 1
             if c.verdict not in safe:
@@ -420,18 +630,35 @@ def test_small_audit_study_matches_an_independent_loop():
             n_sent = int(rng.integers(2, 9))
             per = int(rng.integers(2, 9))
             base = float(rng.choice([-6.0, -4.0, -1.7]))
-            frames.append(sim.simulate_audit(rng, {g: eff}, design=design,
-                                             speakers_per_group=spk, n_sentences=n_sent,
-                                             utterances_per_speaker=per, base=base))
+            frames.append(
+                sim.simulate_audit(
+                    rng,
+                    {g: eff},
+                    design=design,
+                    speakers_per_group=spk,
+                    n_sentences=n_sent,
+                    utterances_per_speaker=per,
+                    base=base,
+                )
+            )
         frame = pd.concat(frames, ignore_index=True)
-        res = compare_groups(frame, list(MY_SPECS.values()),
-                             AuditSettings(n_bootstrap=200, seed=i, min_items=1, min_speakers=1),
-                             reference="ref")
+        res = compare_groups(
+            frame,
+            list(MY_SPECS.values()),
+            AuditSettings(n_bootstrap=200, seed=i, min_items=1, min_speakers=1),
+            reference="ref",
+        )
         _my_small_counts(frame, res.comparisons, verdicts, counts)
     exp = {"n_audits": n, **counts, "verdicts": verdicts}
     assert got == exp
-    assert list(got) == ["n_audits", "comparisons", "degenerate", "violations",
-                         "constant_different", "verdicts"]
+    assert list(got) == [
+        "n_audits",
+        "comparisons",
+        "degenerate",
+        "violations",
+        "constant_different",
+        "verdicts",
+    ]
     # the study's cases are all present in these audits
     assert got["degenerate"] > 0 and got["constant_different"] > 0 and got["violations"] == 0
     assert sim.SAFE_VERDICTS == frozenset({"not_estimable", "no_variation", "not_computable"})
@@ -457,8 +684,11 @@ def _fake_truth(effect, base=None, speaker_sd=None, sentence_sd=None, **kw):
     SDs) must reach its truth, on both sides of a gap."""
     assert not kw
     k = 1.0 - (base or 0.0) + 2 * (speaker_sd or 0.0) + 5 * (sentence_sd or 0.0)
-    return {"wer": 0.1 * k + k * (effect ** 2 + effect), "sub_rate": 0.05 * k + 3 * k * effect,
-            "em": 0.95 - 0.05 * k - 2 * k * effect}
+    return {
+        "wer": 0.1 * k + k * (effect**2 + effect),
+        "sub_rate": 0.05 * k + 3 * k * effect,
+        "em": 0.95 - 0.05 * k - 2 * k * effect,
+    }
 
 
 def _patch(monkeypatch, compare_answer, sim_answer=None):
@@ -477,22 +707,35 @@ def _rng_state(seed):
 @pytest.mark.parametrize("metric", ["wer", "sub_rate", "em"])
 def test_coverage_study_defaults_counts_and_boundaries(monkeypatch, metric):
     truth = _fake_truth(0.3)[metric] - _fake_truth(0.0)[metric]
-    cis = [(truth, truth + 1.0), (truth - 1.0, truth), (truth + 0.5, truth + 1.0),
-           (truth - 1.0, truth - 0.25)]
+    cis = [
+        (truth, truth + 1.0),
+        (truth - 1.0, truth),
+        (truth + 0.5, truth + 1.0),
+        (truth - 1.0, truth - 0.25),
+    ]
 
     def answer(i, frame, specs, settings, reference=None):
         lo, hi = cis[i % 4]
-        return NS(comparisons=[NS(ci_low=lo, ci_high=hi,
-                                  estimator="two_way" if i % 3 else "content"),
-                               NS(ci_low=99.0, ci_high=99.0, estimator="zz")])
+        return NS(
+            comparisons=[
+                NS(ci_low=lo, ci_high=hi, estimator="two_way" if i % 3 else "content"),
+                NS(ci_low=99.0, ci_high=99.0, estimator="zz"),
+            ]
+        )
 
     fake_sim, fake_cmp = _patch(monkeypatch, answer)
     kw = {} if metric == "wer" else {"metric": metric}
     got = sim.coverage_study("matched", **kw)
     widths = [hi - lo for lo, hi in cis]
-    assert got == {"design": "matched", "estimator": "content/two_way", "speakers": 12,
-                   "n_audits": 300, "true_gap": truth, "coverage": 0.5,
-                   "mean_width": pytest.approx(float(np.mean(widths * 75)), rel=1e-12)}
+    assert got == {
+        "design": "matched",
+        "estimator": "content/two_way",
+        "speakers": 12,
+        "n_audits": 300,
+        "true_gap": truth,
+        "coverage": 0.5,
+        "mean_width": pytest.approx(float(np.mean(widths * 75)), rel=1e-12),
+    }
     assert len(fake_sim.calls) == len(fake_cmp.calls) == 300
     rngs = {id(args[0]) for args, _ in fake_sim.calls}
     assert len(rngs) == 1 and fake_sim.calls[0][0][0].bit_generator.state == _rng_state(0)
@@ -510,20 +753,45 @@ def test_coverage_study_explicit_arguments_reach_the_parts(monkeypatch):
         return NS(comparisons=[NS(ci_low=-5.0, ci_high=5.0, estimator="utterance")])
 
     fake_sim, fake_cmp = _patch(monkeypatch, answer)
-    got = sim.coverage_study("independent", speakers_per_group=4, n_audits=3, n_bootstrap=700,
-                             effect=0.8, seed=9, metric="em", resampling="utterance",
-                             small_cluster_scaling=True, n_utterances=11, base=-2.0)
-    assert got == {"design": "independent", "estimator": "utterance", "speakers": None,
-                   "n_audits": 3,
-                   "true_gap": _fake_truth(0.8, base=-2.0)["em"] - _fake_truth(0.0, base=-2.0)["em"],
-                   "coverage": 1.0, "mean_width": 10.0}
+    got = sim.coverage_study(
+        "independent",
+        speakers_per_group=4,
+        n_audits=3,
+        n_bootstrap=700,
+        effect=0.8,
+        seed=9,
+        metric="em",
+        resampling="utterance",
+        small_cluster_scaling=True,
+        n_utterances=11,
+        base=-2.0,
+    )
+    assert got == {
+        "design": "independent",
+        "estimator": "utterance",
+        "speakers": None,
+        "n_audits": 3,
+        "true_gap": _fake_truth(0.8, base=-2.0)["em"] - _fake_truth(0.0, base=-2.0)["em"],
+        "coverage": 1.0,
+        "mean_width": 10.0,
+    }
     assert fake_sim.calls[0][0][0].bit_generator.state == _rng_state(9)
     for i, ((args, kwargs), (cargs, _)) in enumerate(zip(fake_sim.calls, fake_cmp.calls)):
         assert args[1] == {"ref": 0.0, "grp": 0.8}
-        assert kwargs == {"design": "independent", "speakers_per_group": 4, "n_utterances": 11,
-                          "base": -2.0}
-        assert cargs[2] == AuditSettings(n_bootstrap=700, seed=i, min_items=1, min_speakers=1,
-                                         resampling="utterance", small_cluster_scaling=True)
+        assert kwargs == {
+            "design": "independent",
+            "speakers_per_group": 4,
+            "n_utterances": 11,
+            "base": -2.0,
+        }
+        assert cargs[2] == AuditSettings(
+            n_bootstrap=700,
+            seed=i,
+            min_items=1,
+            min_speakers=1,
+            resampling="utterance",
+            small_cluster_scaling=True,
+        )
     got = sim.coverage_study("unmatched", speakers_per_group=4, n_audits=2, n_bootstrap=200)
     assert got["speakers"] == 4 and got["design"] == "unmatched"
 
@@ -540,8 +808,11 @@ _PATTERNS = [  # (verdicts, p_adjusted) per audit, cycled
 def test_familywise_study_defaults_and_counts(monkeypatch):
     def answer(i, frame, specs, settings, reference=None):
         verdicts, ps = _PATTERNS[i % 5]
-        return NS(comparisons=[NS(verdict=v, p_adjusted=p) for v, p in zip(verdicts, ps)],
-                  bootstrap={"used": 1000 + i}, settings=settings)
+        return NS(
+            comparisons=[NS(verdict=v, p_adjusted=p) for v, p in zip(verdicts, ps)],
+            bootstrap={"used": 1000 + i},
+            settings=settings,
+        )
 
     fake_sim, fake_cmp = _patch(monkeypatch, answer)
     got = sim.familywise_study()
@@ -549,9 +820,14 @@ def test_familywise_study_defaults_and_counts(monkeypatch):
     for i in range(300):
         for v in _PATTERNS[i % 5][0]:
             counts[v] = counts.get(v, 0) + 1
-    assert got == {"n_audits": 300, "comparisons": len(_PATTERNS[299 % 5][0]),
-                   "any_disparity": 120 / 300, "any_significant": 180 / 300,
-                   "verdicts": counts, "n_bootstrap_used": 1299}
+    assert got == {
+        "n_audits": 300,
+        "comparisons": len(_PATTERNS[299 % 5][0]),
+        "any_disparity": 120 / 300,
+        "any_significant": 180 / 300,
+        "verdicts": counts,
+        "n_bootstrap_used": 1299,
+    }
     assert len(fake_sim.calls) == 300
     assert fake_sim.calls[0][0][0].bit_generator.state == _rng_state(2024)
     effects = {"ref": 0.0, **{f"g{i}": 0.0 for i in range(10)}}
@@ -564,15 +840,24 @@ def test_familywise_study_defaults_and_counts(monkeypatch):
 
 def test_familywise_study_explicit_arguments_reach_the_parts(monkeypatch):
     def answer(i, frame, specs, settings, reference=None):
-        return NS(comparisons=[NS(verdict="equivalent", p_adjusted=0.5)],
-                  bootstrap={"used": 7}, settings=settings)
+        return NS(
+            comparisons=[NS(verdict="equivalent", p_adjusted=0.5)],
+            bootstrap={"used": 7},
+            settings=settings,
+        )
 
     fake_sim, fake_cmp = _patch(monkeypatch, answer)
-    got = sim.familywise_study(n_groups=2, n_audits=4, n_bootstrap=300, speakers_per_group=5,
-                               seed=3)
-    assert got == {"n_audits": 4, "comparisons": 1, "any_disparity": 0.0,
-                   "any_significant": 0.0, "verdicts": {"equivalent": 4},
-                   "n_bootstrap_used": 7}
+    got = sim.familywise_study(
+        n_groups=2, n_audits=4, n_bootstrap=300, speakers_per_group=5, seed=3
+    )
+    assert got == {
+        "n_audits": 4,
+        "comparisons": 1,
+        "any_disparity": 0.0,
+        "any_significant": 0.0,
+        "verdicts": {"equivalent": 4},
+        "n_bootstrap_used": 7,
+    }
     assert fake_sim.calls[0][0][0].bit_generator.state == _rng_state(3)
     for i, ((args, kwargs), (cargs, _)) in enumerate(zip(fake_sim.calls, fake_cmp.calls)):
         assert args[1] == {"ref": 0.0, "g0": 0.0, "g1": 0.0}
@@ -588,27 +873,42 @@ def test_value_coverage_study_defaults_counts_and_boundaries(monkeypatch):
         k = i % 3
         groups = [
             NS(group="ref", ci={"wer": (t["ref"], t["ref"] + 0.5)}, ci_scheme={"wer": "two_way"}),
-            NS(group="grp", ci={"wer": [t["grp"] - 0.25, t["grp"]] if k else
-                                [t["grp"] + 0.25, t["grp"] + 0.5]},
-               ci_scheme={"wer": "speaker" if k == 2 else "two_way"}),
+            NS(
+                group="grp",
+                ci={"wer": [t["grp"] - 0.25, t["grp"]] if k else [t["grp"] + 0.25, t["grp"] + 0.5]},
+                ci_scheme={"wer": "speaker" if k == 2 else "two_way"},
+            ),
         ]
         if k == 1:
-            groups.append(NS(group="ref", ci={"wer": (t["ref"] + 1.0, t["ref"] + 2.0)},
-                             ci_scheme={"wer": "content"}))
+            groups.append(
+                NS(
+                    group="ref",
+                    ci={"wer": (t["ref"] + 1.0, t["ref"] + 2.0)},
+                    ci_scheme={"wer": "content"},
+                )
+            )
         ov = [(corpus, corpus + 1.0), (corpus - 1.0, corpus), (corpus - 2.0, corpus - 1.0)][k]
-        return NS(groups=groups, summary={
-            "wer": NS(overall={"ci": ov, "scheme": "utterance" if k == 0 else "two_way"}),
-            "em": NS(overall={"ci": (9.0, 9.0), "scheme": "zz"})})
+        return NS(
+            groups=groups,
+            summary={
+                "wer": NS(overall={"ci": ov, "scheme": "utterance" if k == 0 else "two_way"}),
+                "em": NS(overall={"ci": (9.0, 9.0), "scheme": "zz"}),
+            },
+        )
 
     fake_sim, fake_cmp = _patch(monkeypatch, answer)
     got = sim.value_coverage_study("matched")
     # per 3 audits: group CIs 7 (hits: ref, ref, grp, ref, grp = 5), corpus hits 2
     gw = [0.5, 0.25] + [0.5, 0.25, 1.0] + [0.5, 0.25]
-    assert got == {"n_audits": 300, "group_coverage": 5 / 7,
-                   "group_width": pytest.approx(sum(gw) / 7, rel=1e-12),
-                   "group_scheme": "content/speaker/two_way", "corpus_coverage": 2 / 3,
-                   "corpus_width": pytest.approx(1.0, rel=1e-12),
-                   "corpus_scheme": "two_way/utterance"}
+    assert got == {
+        "n_audits": 300,
+        "group_coverage": 5 / 7,
+        "group_width": pytest.approx(sum(gw) / 7, rel=1e-12),
+        "group_scheme": "content/speaker/two_way",
+        "corpus_coverage": 2 / 3,
+        "corpus_width": pytest.approx(1.0, rel=1e-12),
+        "corpus_scheme": "two_way/utterance",
+    }
     assert fake_sim.calls[0][0][0].bit_generator.state == _rng_state(0)
     assert len(fake_cmp.calls) == 300
     for i, ((args, kwargs), (cargs, ckw)) in enumerate(zip(fake_sim.calls, fake_cmp.calls)):
@@ -622,14 +922,25 @@ def test_value_coverage_study_explicit_arguments_reach_the_parts(monkeypatch):
     t = {"ref": _fake_truth(0.0)["wer"], "grp": _fake_truth(0.7)["wer"]}
 
     def answer(i, frame, specs, settings, reference=None):
-        return NS(groups=[NS(group=g, ci={"wer": (t[g] - 0.1, t[g] + 0.1)},
-                             ci_scheme={"wer": "speaker"}) for g in ("ref", "grp")],
-                  summary={"wer": NS(overall={"ci": (0.0, 0.5), "scheme": "speaker"})})
+        return NS(
+            groups=[
+                NS(group=g, ci={"wer": (t[g] - 0.1, t[g] + 0.1)}, ci_scheme={"wer": "speaker"})
+                for g in ("ref", "grp")
+            ],
+            summary={"wer": NS(overall={"ci": (0.0, 0.5), "scheme": "speaker"})},
+        )
 
     fake_sim, fake_cmp = _patch(monkeypatch, answer)
-    got = sim.value_coverage_study("unmatched", speakers_per_group=5, n_audits=2,
-                                   n_bootstrap=300, effect=0.7, seed=4,
-                                   small_cluster_scaling=True, utterances_per_speaker=3)
+    got = sim.value_coverage_study(
+        "unmatched",
+        speakers_per_group=5,
+        n_audits=2,
+        n_bootstrap=300,
+        effect=0.7,
+        seed=4,
+        small_cluster_scaling=True,
+        utterances_per_speaker=3,
+    )
     corpus = (t["ref"] + t["grp"]) / 2
     assert got["n_audits"] == 2 and got["group_coverage"] == 1.0
     assert got["corpus_coverage"] == float(0.0 <= corpus <= 0.5)
@@ -637,18 +948,31 @@ def test_value_coverage_study_explicit_arguments_reach_the_parts(monkeypatch):
     assert fake_sim.calls[0][0][0].bit_generator.state == _rng_state(4)
     for i, ((args, kwargs), (cargs, _)) in enumerate(zip(fake_sim.calls, fake_cmp.calls)):
         assert args[1] == {"ref": 0.0, "grp": 0.7}
-        assert kwargs == {"design": "unmatched", "speakers_per_group": 5,
-                          "utterances_per_speaker": 3}
-        assert cargs[2] == AuditSettings(n_bootstrap=300, seed=i, min_items=1, min_speakers=1,
-                                         small_cluster_scaling=True)
+        assert kwargs == {
+            "design": "unmatched",
+            "speakers_per_group": 5,
+            "utterances_per_speaker": 3,
+        }
+        assert cargs[2] == AuditSettings(
+            n_bootstrap=300, seed=i, min_items=1, min_speakers=1, small_cluster_scaling=True
+        )
 
 
 def _tiny(group, speakers, n_err, n_words, em):
-    return pd.DataFrame({
-        "group": group, "speaker_id": speakers, "content_id": [f"c{i}" for i in
-                                                              range(len(speakers))],
-        "n_words": n_words, "n_sub": n_err, "n_del": 0, "n_ins": 0, "n_err": n_err,
-        "em": em, "n_items": 1.0})
+    return pd.DataFrame(
+        {
+            "group": group,
+            "speaker_id": speakers,
+            "content_id": [f"c{i}" for i in range(len(speakers))],
+            "n_words": n_words,
+            "n_sub": n_err,
+            "n_del": 0,
+            "n_ins": 0,
+            "n_err": n_err,
+            "em": em,
+            "n_items": 1.0,
+        }
+    )
 
 
 #: per group: 2 speakers, wer/sub constant 0.2 (a 0/0 item left out), em constant 0 (ref);
@@ -664,33 +988,86 @@ _TINY = {
 def _tiny_comparisons(frame):
     c = [
         # zero width, not both constant: degenerate, a violation
-        NS(metric="wer", group="g0", reference="ref", ci_low=0.1, ci_high=0.1,
-           verdict="disparity_detected"),
+        NS(
+            metric="wer",
+            group="g0",
+            reference="ref",
+            ci_low=0.1,
+            ci_high=0.1,
+            verdict="disparity_detected",
+        ),
         # zero width but both constant (0 and 0): not degenerate
-        NS(metric="em", group="g0", reference="ref", ci_low=0.0, ci_high=0.0,
-           verdict="equivalent"),
+        NS(metric="em", group="g0", reference="ref", ci_low=0.0, ci_high=0.0, verdict="equivalent"),
         # a positive width below 1: not degenerate
-        NS(metric="sub_rate", group="g0", reference="ref", ci_low=0.0, ci_high=0.5,
-           verdict="inconclusive"),
+        NS(
+            metric="sub_rate",
+            group="g0",
+            reference="ref",
+            ci_low=0.0,
+            ci_high=0.5,
+            verdict="inconclusive",
+        ),
         # no CI / an infinite one: not zero width
-        NS(metric="wer", group="g0", reference="ref", ci_low=None, ci_high=None,
-           verdict="inconclusive"),
-        NS(metric="wer", group="g0", reference="ref", ci_low=-np.inf, ci_high=-np.inf,
-           verdict="inconclusive"),
-        NS(metric="wer", group="g0", reference="ref", ci_low=np.nan, ci_high=np.nan,
-           verdict="inconclusive"),
+        NS(
+            metric="wer",
+            group="g0",
+            reference="ref",
+            ci_low=None,
+            ci_high=None,
+            verdict="inconclusive",
+        ),
+        NS(
+            metric="wer",
+            group="g0",
+            reference="ref",
+            ci_low=-np.inf,
+            ci_high=-np.inf,
+            verdict="inconclusive",
+        ),
+        NS(
+            metric="wer",
+            group="g0",
+            reference="ref",
+            ci_low=np.nan,
+            ci_high=np.nan,
+            verdict="inconclusive",
+        ),
         # a negative width: degenerate, safe verdict
-        NS(metric="sub_rate", group="g0", reference="ref", ci_low=0.3, ci_high=0.2,
-           verdict="no_variation"),
+        NS(
+            metric="sub_rate",
+            group="g0",
+            reference="ref",
+            ci_low=0.3,
+            ci_high=0.2,
+            verdict="no_variation",
+        ),
     ]
     if "g1" in set(frame["group"]):
         c += [  # one speaker on g1's side: degenerate whatever the CI
-            NS(metric="wer", group="g1", reference="ref", ci_low=0.0, ci_high=0.9,
-               verdict="not_estimable"),
-            NS(metric="em", group="g1", reference="ref", ci_low=0.0, ci_high=0.9,
-               verdict="not_computable"),
-            NS(metric="sub_rate", group="g1", reference="ref", ci_low=0.0, ci_high=0.9,
-               verdict="disparity_detected"),
+            NS(
+                metric="wer",
+                group="g1",
+                reference="ref",
+                ci_low=0.0,
+                ci_high=0.9,
+                verdict="not_estimable",
+            ),
+            NS(
+                metric="em",
+                group="g1",
+                reference="ref",
+                ci_low=0.0,
+                ci_high=0.9,
+                verdict="not_computable",
+            ),
+            NS(
+                metric="sub_rate",
+                group="g1",
+                reference="ref",
+                ci_low=0.0,
+                ci_high=0.9,
+                verdict="disparity_detected",
+            ),
         ]
     return c
 
@@ -726,11 +1103,18 @@ def test_small_audit_study_rules_on_crafted_comparisons(monkeypatch):
 
 def test_small_audit_study_defaults_and_draws(monkeypatch):
     tiny = _TINY["g0"]
-    fake_sim, fake_cmp = _patch(monkeypatch, lambda i, *a, **k: NS(comparisons=[]),
-                                lambda i, rng, effects, **kw: tiny)
+    fake_sim, fake_cmp = _patch(
+        monkeypatch, lambda i, *a, **k: NS(comparisons=[]), lambda i, rng, effects, **kw: tiny
+    )
     got = sim.small_audit_study()
-    assert got == {"n_audits": 1000, "comparisons": 0, "degenerate": 0, "violations": 0,
-                   "constant_different": 0, "verdicts": {}}
+    assert got == {
+        "n_audits": 1000,
+        "comparisons": 0,
+        "degenerate": 0,
+        "violations": 0,
+        "constant_different": 0,
+        "verdicts": {},
+    }
     assert len(fake_cmp.calls) == 1000
     for i, (cargs, _) in enumerate(fake_cmp.calls):
         assert cargs[2] == AuditSettings(n_bootstrap=200, seed=i, min_items=1, min_speakers=1)
@@ -748,10 +1132,13 @@ def test_small_audit_study_defaults_and_draws(monkeypatch):
         for g, eff in effects.items():
             args, kwargs = next(calls)
             assert args[1] == {g: eff}
-            exp = {"design": design, "speakers_per_group": int(rng.integers(1, 4)),
-                   "n_sentences": int(rng.integers(2, 9)),
-                   "utterances_per_speaker": int(rng.integers(2, 9)),
-                   "base": float(rng.choice([-6.0, -4.0, -1.7]))}
+            exp = {
+                "design": design,
+                "speakers_per_group": int(rng.integers(1, 4)),
+                "n_sentences": int(rng.integers(2, 9)),
+                "utterances_per_speaker": int(rng.integers(2, 9)),
+                "base": float(rng.choice([-6.0, -4.0, -1.7])),
+            }
             assert kwargs == exp
             seen.add((design, exp["speakers_per_group"], exp["base"], len(effects)))
     assert next(calls, None) is None
@@ -773,8 +1160,11 @@ def test_small_audit_study_design_draw_at_one_half(monkeypatch):
         def __getattr__(self, name):
             return getattr(self._rng, name)
 
-    fake_sim, _ = _patch(monkeypatch, lambda i, *a, **k: NS(comparisons=[]),
-                         lambda i, rng, effects, **kw: _TINY["g0"])
+    fake_sim, _ = _patch(
+        monkeypatch,
+        lambda i, *a, **k: NS(comparisons=[]),
+        lambda i, rng, effects, **kw: _TINY["g0"],
+    )
     monkeypatch.setattr(np.random, "default_rng", Half)
     sim.small_audit_study(n_audits=5)
     assert {kw["design"] for _, kw in fake_sim.calls} == {"unmatched"}
@@ -786,8 +1176,7 @@ def test_coverage_study_truth_uses_the_simulated_population(monkeypatch, pop):
     truth = _fake_truth(0.3, **pop)["em"] - _fake_truth(0.0, **pop)["em"]
 
     def answer(i, frame, specs, settings, reference=None):
-        return NS(comparisons=[NS(ci_low=truth - 1e-9, ci_high=truth + 1e-9,
-                                  estimator="two_way")])
+        return NS(comparisons=[NS(ci_low=truth - 1e-9, ci_high=truth + 1e-9, estimator="two_way")])
 
     _patch(monkeypatch, answer)
     got = sim.coverage_study("matched", n_audits=2, metric="em", **pop)
@@ -800,9 +1189,13 @@ def test_value_coverage_study_truth_uses_the_simulated_population(monkeypatch, p
     t = {"ref": _fake_truth(0.0, **pop)["wer"], "grp": _fake_truth(0.7, **pop)["wer"]}
 
     def answer(i, frame, specs, settings, reference=None):
-        return NS(groups=[NS(group=g, ci={"wer": (t[g] - 1e-9, t[g] + 1e-9)},
-                             ci_scheme={"wer": "speaker"}) for g in ("ref", "grp")],
-                  summary={"wer": NS(overall={"ci": (0.0, 0.5), "scheme": "speaker"})})
+        return NS(
+            groups=[
+                NS(group=g, ci={"wer": (t[g] - 1e-9, t[g] + 1e-9)}, ci_scheme={"wer": "speaker"})
+                for g in ("ref", "grp")
+            ],
+            summary={"wer": NS(overall={"ci": (0.0, 0.5), "scheme": "speaker"})},
+        )
 
     _patch(monkeypatch, answer)
     got = sim.value_coverage_study("unmatched", n_audits=2, effect=0.7, **pop)

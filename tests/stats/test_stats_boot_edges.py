@@ -21,13 +21,30 @@ R = np.array([[1.0, 4.0], [0.0, 4.0], [0.0, 4.0]])
 
 
 def _pending(group_reps, reference_reps):
-    pb = SimpleNamespace(group_reps=group_reps, reference_reps=reference_reps,
-                         n_group_speakers=3, n_reference_speakers=3,
-                         group_blocks=G, reference_blocks=R)
+    pb = SimpleNamespace(
+        group_reps=group_reps,
+        reference_reps=reference_reps,
+        n_group_speakers=3,
+        n_reference_speakers=3,
+        group_blocks=G,
+        reference_blocks=R,
+    )
     rows = np.arange(3)
-    return compare._pending_one(W, [0, 1], "g", SimpleNamespace(stats=G),
-                                SimpleNamespace(stats=R), rows, rows, pb, "speaker",
-                                "unmatched", None, False, AuditSettings())
+    return compare._pending_one(
+        W,
+        [0, 1],
+        "g",
+        SimpleNamespace(stats=G),
+        SimpleNamespace(stats=R),
+        rows,
+        rows,
+        pb,
+        "speaker",
+        "unmatched",
+        None,
+        False,
+        AuditSettings(),
+    )
 
 
 def test_two_defined_replicate_gaps_still_give_an_interval():
@@ -70,8 +87,7 @@ def test_slim_drops_what_only_the_jackknife_needs():
     rng = np.random.default_rng(1)
     X = np.c_[rng.integers(0, 4, 12), np.full(12, 5.0)]
     side = Side(X, speakers=np.repeat([0, 1, 2], 4), contents=np.tile([0, 1, 2, 3], 3))
-    ref = Side(X[::-1].copy(), speakers=np.repeat([3, 4, 5], 4),
-               contents=np.tile([0, 1, 2, 3], 3))
+    ref = Side(X[::-1].copy(), speakers=np.repeat([3, 4, 5], 4), contents=np.tile([0, 1, 2, 3], 3))
     for keep in ("keep_totals", "keep_counts"):
         pb = bootstrap_pair(side, ref, "two_way", 50, np.random.default_rng(1), **{keep: True})
         kept = pb._totals if keep == "keep_totals" else pb._content_counts
@@ -130,8 +146,9 @@ def test_shared_contents_without_ids_and_with_missing_or_mixed_ids():
     assert got.dtype == object and got.tolist() == [3, "x"]
     assert [type(v) for v in got] == [int, str]
     # integer codes on both sides (negative = missing): int64 ids
-    got = shared_contents(Side(x, contents=np.array([0, -1, 2])),
-                          Side(x, contents=np.array([2, 0, -1])))
+    got = shared_contents(
+        Side(x, contents=np.array([0, -1, 2])), Side(x, contents=np.array([2, 0, -1]))
+    )
     assert got.dtype == np.int64 and got.tolist() == [0, 2]
 
 
@@ -144,11 +161,14 @@ def test_group_value_replicates_in_several_chunks(monkeypatch):
     monkeypatch.setattr(groupci, "_chunk", lambda n_rep, width: 7)
     X = np.c_[np.arange(6.0), np.full(6, 4.0)]
     spk = np.array([0, 0, 1, 1, 2, 2])
-    vb = bootstrap_value(X, [np.arange(6)], spk, None, "speaker", 20,
-                         np.random.default_rng(0))
+    vb = bootstrap_value(X, [np.arange(6)], spk, None, "speaker", 20, np.random.default_rng(0))
     assert vb.reps.shape == (20, 2)
     np.testing.assert_array_equal(vb.reps[:, 1], np.full(20, 24.0))  # 3 draws of 2 items
     per_speaker = np.array([1.0, 5.0, 9.0])  # each speaker's error sum
     for row in vb.reps[:, 0]:  # a sum of three speakers' sums, drawn with replacement
-        assert any(row == per_speaker[[a, b, c]].sum()
-                   for a in range(3) for b in range(3) for c in range(3))
+        assert any(
+            row == per_speaker[[a, b, c]].sum()
+            for a in range(3)
+            for b in range(3)
+            for c in range(3)
+        )

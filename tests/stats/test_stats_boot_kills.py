@@ -19,9 +19,11 @@ EM = ratio_metric("em", "EM", ["h"], ["k"], higher_is_better=True, kind="proport
 # a metric without a denominator: the rule of three counts items
 HITS = MetricSpec("hits", "Hits", ("h",), lambda s: s[..., 0], False, "rate", "transcription")
 
-SPEAKER_MSG = (": speaker and group cannot be told apart, so the group's value has no "
-               "estimable interval; record more speakers (--resampling utterance describes "
-               "these recordings only)")
+SPEAKER_MSG = (
+    ": speaker and group cannot be told apart, so the group's value has no "
+    "estimable interval; record more speakers (--resampling utterance describes "
+    "these recordings only)"
+)
 NO_VARY = "the resampled values do not vary although the items do: no interval"
 
 
@@ -36,16 +38,26 @@ def rng_for(*parts):
 # with shared content, else speaker (speaker ids) or utterance; otherwise speaker ids give
 # two_way (shared content, auto/two_way asked) or speaker; shared content alone: content.
 TABLE = {
-    ("auto", True, True): "two_way", ("auto", True, False): "speaker",
-    ("auto", False, True): "content", ("auto", False, False): "utterance",
-    ("two_way", True, True): "two_way", ("two_way", True, False): "speaker",
-    ("two_way", False, True): "content", ("two_way", False, False): "utterance",
-    ("speaker", True, True): "speaker", ("speaker", True, False): "speaker",
-    ("speaker", False, True): "content", ("speaker", False, False): "utterance",
-    ("content", True, True): "content", ("content", True, False): "speaker",
-    ("content", False, True): "content", ("content", False, False): "utterance",
-    ("utterance", True, True): "utterance", ("utterance", True, False): "utterance",
-    ("utterance", False, True): "utterance", ("utterance", False, False): "utterance",
+    ("auto", True, True): "two_way",
+    ("auto", True, False): "speaker",
+    ("auto", False, True): "content",
+    ("auto", False, False): "utterance",
+    ("two_way", True, True): "two_way",
+    ("two_way", True, False): "speaker",
+    ("two_way", False, True): "content",
+    ("two_way", False, False): "utterance",
+    ("speaker", True, True): "speaker",
+    ("speaker", True, False): "speaker",
+    ("speaker", False, True): "content",
+    ("speaker", False, False): "utterance",
+    ("content", True, True): "content",
+    ("content", True, False): "speaker",
+    ("content", False, True): "content",
+    ("content", False, False): "utterance",
+    ("utterance", True, True): "utterance",
+    ("utterance", True, False): "utterance",
+    ("utterance", False, True): "utterance",
+    ("utterance", False, False): "utterance",
 }
 
 
@@ -65,7 +77,9 @@ def test_value_scheme_minimum_units_and_messages():
     assert value_scheme(False, 0, 1, True, "auto") == ("content", None)
     assert value_scheme(False, 0, 1, False, "auto") == (None, "one utterance: nothing to resample")
     assert value_scheme(True, 0, 1, True, "utterance") == (
-        None, "one utterance: nothing to resample")
+        None,
+        "one utterance: nothing to resample",
+    )
     assert value_scheme(False, 0, 2, False, "auto") == ("utterance", None)
     # the utterance scheme never asks for speakers
     assert value_scheme(True, 1, 2, False, "utterance") == ("utterance", None)
@@ -74,37 +88,66 @@ def test_value_scheme_minimum_units_and_messages():
 # --------------------------------------------------------------------------- group_intervals
 
 
-def _gi(X, specs_cols, codes, labels, analysed=(), speakers=None, contents=None, *,
-        requested="auto", scale=False, n_rep=200):
+def _gi(
+    X,
+    specs_cols,
+    codes,
+    labels,
+    analysed=(),
+    speakers=None,
+    contents=None,
+    *,
+    requested="auto",
+    scale=False,
+    n_rep=200,
+):
     return group_intervals(
-        np.asarray(X, dtype=float), specs_cols, np.asarray(codes), list(labels),
-        list(analysed), None if speakers is None else np.asarray(speakers, dtype=np.int64),
+        np.asarray(X, dtype=float),
+        specs_cols,
+        np.asarray(codes),
+        list(labels),
+        list(analysed),
+        None if speakers is None else np.asarray(speakers, dtype=np.int64),
         None if contents is None else np.asarray(contents, dtype=np.int64),
-        requested=requested, scale=scale, n_rep=n_rep, rng_for=rng_for,
+        requested=requested,
+        scale=scale,
+        n_rep=n_rep,
+        rng_for=rng_for,
     )
 
 
 def test_speaker_counts_with_missing_codes_and_not_estimable_messages():
     # columns: junk, errors, words; group a: one speaker (code 0) three times; b: speaker 1
     # and a missing speaker (its own speaker: 2); c: speakers 2, 3
-    X = [[7, 1, 4], [5, 2, 4], [6, 0, 4],
-         [1, 1, 5], [2, 3, 5],
-         [3, 1, 2], [4, 2, 3]]
+    X = [[7, 1, 4], [5, 2, 4], [6, 0, 4], [1, 1, 5], [2, 3, 5], [3, 1, 2], [4, 2, 3]]
     codes = [0, 0, 0, 1, 1, 2, 2]
     spk = [0, 0, 0, 1, -1, 2, 3]
     per, overall = _gi(X, [(WER, [1, 2])], codes, ["a", "b", "c"], speakers=spk)
-    assert per["a"] == {"ci": {"wer": None}, "ci_scheme": {"wer": "not_estimable"},
-                        "ci_note": {"wer": "one speaker" + SPEAKER_MSG}, "ci_scaled": False}
+    assert per["a"] == {
+        "ci": {"wer": None},
+        "ci_scheme": {"wer": "not_estimable"},
+        "ci_note": {"wer": "one speaker" + SPEAKER_MSG},
+        "ci_scaled": False,
+    }
     for g in ("b", "c"):
         assert per[g]["ci_scheme"] == {"wer": "speaker"} and per[g]["ci_note"] == {}
         assert per[g]["ci_scaled"] is False
         lo, hi = per[g]["ci"]["wer"]
         assert lo < hi
     # the corpus pools every group: group a has one speaker
-    assert overall == {"wer": {
-        "value": 10 / 27, "ci": None, "scheme": "not_estimable", "n_groups": 3, "n_items": 7,
-        "n_speakers": None, "n_contents": None, "scaled": False,
-        "note": "a group of the corpus has one speaker" + SPEAKER_MSG}}
+    assert overall == {
+        "wer": {
+            "value": 10 / 27,
+            "ci": None,
+            "scheme": "not_estimable",
+            "n_groups": 3,
+            "n_items": 7,
+            "n_speakers": None,
+            "n_contents": None,
+            "scaled": False,
+            "note": "a group of the corpus has one speaker" + SPEAKER_MSG,
+        }
+    }
     # groups b and c only: two speakers in each stratum (the missing one counted)
     _, ov = _gi(X, [(WER, [1, 2])], codes, ["a", "b", "c"], ["b", "c"], speakers=spk)
     assert ov["wer"]["scheme"] == "speaker" and ov["wer"]["n_speakers"] == 4
@@ -128,18 +171,29 @@ def test_corpus_without_speakers_one_utterance():
 def test_rule_of_three_notes_use_the_denominator_sum():
     # group a: no error on 3 items of 4 words (n = 12 words); group b: every item an exact
     # match (EM 1 on 4 items); group c varies
-    X = [[5, 0, 4, 0, 1], [6, 0, 4, 0, 1], [7, 0, 4, 0, 1],
-         [1, 2, 3, 1, 1], [2, 1, 3, 1, 1], [3, 1, 2, 1, 1], [4, 2, 5, 1, 1],
-         [1, 1, 3, 0, 1], [2, 0, 3, 1, 1], [3, 2, 2, 0, 1]]
+    X = [
+        [5, 0, 4, 0, 1],
+        [6, 0, 4, 0, 1],
+        [7, 0, 4, 0, 1],
+        [1, 2, 3, 1, 1],
+        [2, 1, 3, 1, 1],
+        [3, 1, 2, 1, 1],
+        [4, 2, 5, 1, 1],
+        [1, 1, 3, 0, 1],
+        [2, 0, 3, 1, 1],
+        [3, 2, 2, 0, 1],
+    ]
     codes = [0, 0, 0, 1, 1, 1, 1, 2, 2, 2]
     per, overall = _gi(X, [(WER, [1, 2]), (EM, [3, 4])], codes, ["a", "b", "c"])
     assert per["a"]["ci"]["wer"] == [0.0, 0.25]
     assert per["a"]["ci_scheme"]["wer"] == "rule_of_three"
     assert per["a"]["ci_note"]["wer"] == (
-        "every unit gives 0: the interval is the rule-of-three bound 3/n (n = 12)")
+        "every unit gives 0: the interval is the rule-of-three bound 3/n (n = 12)"
+    )
     assert per["b"]["ci"]["em"] == [0.25, 1.0]
     assert per["b"]["ci_note"]["em"] == (
-        "every unit gives 1: the interval is the rule-of-three bound 3/n (n = 4)")
+        "every unit gives 1: the interval is the rule-of-three bound 3/n (n = 4)"
+    )
     # EM 0 on 3 items: 3/3 = 1 is the proportion's upper bound
     assert per["a"]["ci"]["em"] == [0.0, 1.0]
     # a rate constant at 1 (every word wrong): no rule of three (only proportions at 1)
@@ -147,7 +201,8 @@ def test_rule_of_three_notes_use_the_denominator_sum():
     per2, _ = _gi(X2, [(WER, [1, 2])], [0, 0, 0, 1, 1], ["a", "b"])
     assert per2["a"]["ci"]["wer"] is None
     assert per2["a"]["ci_note"]["wer"] == (
-        "every unit gives 1, so the resampled values do not vary: no interval")
+        "every unit gives 1, so the resampled values do not vary: no interval"
+    )
     assert per2["a"]["ci_scheme"]["wer"] == "not_estimable"
     # a rate at 0 with fewer than 3 words: 3/n above 1 is kept for a rate
     X3 = [[0, 0, 1], [0, 0, 1], [0, 1, 4], [0, 2, 4]]
@@ -160,15 +215,23 @@ def test_rule_of_three_without_denominator_counts_items():
     per, _ = _gi(X, [(HITS, [1])], [0, 0, 0, 0, 1, 1, 1], ["a", "b"])
     assert per["a"]["ci"]["hits"] == [0.0, 0.75]
     assert per["a"]["ci_note"]["hits"] == (
-        "every unit gives 0: the interval is the rule-of-three bound 3/n (n = 4)")
+        "every unit gives 0: the interval is the rule-of-three bound 3/n (n = 4)"
+    )
 
 
 def test_two_replicates_give_a_percentile_interval():
     X = [[0, 1, 4], [0, 3, 4], [0, 0, 4], [0, 1, 2], [0, 2, 2]]
     codes = np.array([0, 0, 0, 1, 1])
     per, _ = _gi(X, [(WER, [1, 2])], codes, ["a", "b"], n_rep=2)
-    vb = bootstrap_value(np.asarray(X, float), [np.flatnonzero(codes == 0)], None, None,
-                         "utterance", 2, rng_for("group_ci", "a"))
+    vb = bootstrap_value(
+        np.asarray(X, float),
+        [np.flatnonzero(codes == 0)],
+        None,
+        None,
+        "utterance",
+        2,
+        rng_for("group_ci", "a"),
+    )
     reps = vb.reps[:, 1] / vb.reps[:, 2]
     assert np.ptp(reps) > 0  # the test needs two different replicates
     assert per["a"]["ci"]["wer"] == list(percentile_ci(reps))
@@ -177,15 +240,15 @@ def test_two_replicates_give_a_percentile_interval():
 
 def _spread_case(offset, scale=1e12):
     """Two items of ``scale`` words, the second ``offset`` errors above ratio 1/2."""
-    X = np.array([[0, scale / 2, scale], [0, scale / 2 + offset, scale],
-                  [0, 1, 4], [0, 2, 4]])
+    X = np.array([[0, scale / 2, scale], [0, scale / 2 + offset, scale], [0, 1, 4], [0, 2, 4]])
     codes = np.array([0, 0, 1, 1])
     return X, codes
 
 
 def _rep_spread(X, codes, n_rep):
-    vb = bootstrap_value(X, [np.flatnonzero(codes == 0)], None, None, "utterance", n_rep,
-                         rng_for("group_ci", "a"))
+    vb = bootstrap_value(
+        X, [np.flatnonzero(codes == 0)], None, None, "utterance", n_rep, rng_for("group_ci", "a")
+    )
     r = vb.reps[:, 1] / vb.reps[:, 2]
     return float(np.ptp(r)), float(vb.point[1] / vb.point[2])
 
@@ -205,7 +268,8 @@ def test_replicate_spread_tolerance_is_relative_to_max_one_and_value():
     per, _ = _gi(X, [(WER, [1, 2])], codes, ["a", "b"])
     # (the items, 1e6 and 1e6 + 1e-7, are equal within the same tolerance)
     assert per["a"]["ci"]["wer"] is None and per["a"]["ci_note"]["wer"] == (
-        "every unit gives 1e+06, so the resampled values do not vary: no interval")
+        "every unit gives 1e+06, so the resampled values do not vary: no interval"
+    )
 
 
 def _crossed(n_groups=2, spk_per_group=3, contents_per=6, shift=0, seed=1):
@@ -246,8 +310,7 @@ def test_corpus_shared_content_boundary_of_five():
 def test_scaling_reaches_the_group_and_corpus_intervals():
     X, codes, spk, _ = _crossed()
     per0, ov0 = _gi(X, [(WER, [1, 2])], codes, ["a", "b"], (), spk, requested="speaker")
-    per1, ov1 = _gi(X, [(WER, [1, 2])], codes, ["a", "b"], (), spk, requested="speaker",
-                    scale=True)
+    per1, ov1 = _gi(X, [(WER, [1, 2])], codes, ["a", "b"], (), spk, requested="speaker", scale=True)
     assert per0["a"]["ci_scaled"] is False and per1["a"]["ci_scaled"] is True
     assert ov0["wer"]["scaled"] is False and ov1["wer"]["scaled"] is True
     # the group's value: same draws, deviations scaled by sqrt(3/2); the CI is affine in them
@@ -274,16 +337,22 @@ def test_replicate_spread_equal_to_the_tolerance_is_no_spread():
 
 def test_resampled_columns_sum_whole_number_ratio_parts_once():
     # columns: n_sub, n_del, n_ins, n_words, em, n_items, conf (not whole), n_chars
-    X = np.array([[1, 0, 2, 9, 0, 1, 0.5, 30], [0, 1, 0, 4, 1, 1, 0.25, 12],
-                  [2, 2, 1, 7, 0, 1, 0.75, 20]], dtype=float)
+    X = np.array(
+        [[1, 0, 2, 9, 0, 1, 0.5, 30], [0, 1, 0, 4, 1, 1, 0.25, 12], [2, 2, 1, 7, 0, 1, 0.75, 20]],
+        dtype=float,
+    )
     wer = ratio_metric("wer", "WER", ["n_sub", "n_del", "n_ins"], ["n_words"])
     sub = ratio_metric("sub", "Subs", ["n_ins", "n_sub", "n_del"], ["n_words"])  # same sets
-    em = ratio_metric("em", "EM", ["em"], ["n_items"], higher_is_better=True,
-                      kind="proportion")
+    em = ratio_metric("em", "EM", ["em"], ["n_items"], higher_is_better=True, kind="proportion")
     conf = ratio_metric("conf", "Conf", ["conf"], ["n_items"])  # a non-whole numerator
     two = ratio_metric("two", "Two", ["n_sub"], ["n_words", "n_chars"])  # two-part denominator
-    cols = {"wer": [0, 1, 2, 3], "sub": [2, 0, 1, 3], "em": [4, 5], "conf": [6, 5],
-            "two": [0, 3, 7]}
+    cols = {
+        "wer": [0, 1, 2, 3],
+        "sub": [2, 0, 1, 3],
+        "em": [4, 5],
+        "conf": [6, 5],
+        "two": [0, 3, 7],
+    }
     per_conf = ratio_metric("pc", "PC", ["n_sub"], ["conf"])  # a non-whole denominator
     specs = [wer, sub, em, conf, two, HITS, per_conf]
     cols["hits"] = [4]
@@ -291,23 +360,37 @@ def test_resampled_columns_sum_whole_number_ratio_parts_once():
     Xr, specs_r, cols_r = resampled_columns(X, specs, cols)
     # distinct sets in order of first use: {sub,del,ins}, {words}, {em}, {items}, {conf},
     # {sub}, {words, chars}
-    assert cols_r == {"wer": [0, 1], "sub": [0, 1], "em": [2, 3], "conf": [4, 3],
-                      "two": [5, 6], "hits": [2], "pc": [5, 4]}
-    want = np.column_stack([X[:, :3].sum(axis=1), X[:, 3], X[:, 4], X[:, 5], X[:, 6], X[:, 0],
-                            X[:, 3] + X[:, 7]])
+    assert cols_r == {
+        "wer": [0, 1],
+        "sub": [0, 1],
+        "em": [2, 3],
+        "conf": [4, 3],
+        "two": [5, 6],
+        "hits": [2],
+        "pc": [5, 4],
+    }
+    want = np.column_stack(
+        [X[:, :3].sum(axis=1), X[:, 3], X[:, 4], X[:, 5], X[:, 6], X[:, 0], X[:, 3] + X[:, 7]]
+    )
     np.testing.assert_array_equal(Xr, want)
     w, s2, e, c, t, h, p = specs_r
     assert (w.id, w.label, w.kind, w.higher_is_better) == ("wer", "WER", "rate", False)
     assert w.stats == ("wer:numerator", "n_words") and w.denominator == ("n_words",)
     assert w.numerator == ("wer:numerator",)
-    assert (e.id, e.kind, e.higher_is_better, e.denominator) == ("em", "proportion", True,
-                                                                 ("n_items",))
+    assert (e.id, e.kind, e.higher_is_better, e.denominator) == (
+        "em",
+        "proportion",
+        True,
+        ("n_items",),
+    )
     assert t.stats == ("two:numerator", "two:denominator")
     assert t.denominator == ("two:denominator",)
     assert c is conf and h is HITS and p is per_conf  # not summed ahead: kept as they are
     for spec, rs in zip(specs, specs_r, strict=True):
-        np.testing.assert_allclose(rs.compute(Xr[:, cols_r[spec.id]].sum(axis=0)),
-                                   spec.compute(X[:, cols[spec.id]].sum(axis=0)))
+        np.testing.assert_allclose(
+            rs.compute(Xr[:, cols_r[spec.id]].sum(axis=0)),
+            spec.compute(X[:, cols[spec.id]].sum(axis=0)),
+        )
     # a whole-number column read only in part (a stat the spec does not list) is kept apart
     odd = replace(wer, numerator=("n_sub", "n_other"))
     _, (kept,), _ = resampled_columns(X, [odd], {"wer": [0, 1, 2, 3]})

@@ -25,8 +25,9 @@ def _frame(rows, cols=("group", "speaker_id", "n_sub", "n_words")):
 def _run(df, specs=(W,), reference="r", describe=(), **kw):
     s = dict(n_bootstrap=200, min_items=1, min_speakers=1)
     s.update(kw)
-    return compare_groups(df, list(specs), AuditSettings(**s), reference=reference,
-                          describe=describe)
+    return compare_groups(
+        df, list(specs), AuditSettings(**s), reference=reference, describe=describe
+    )
 
 
 def _plain(n_r=6, n_g=4):
@@ -49,14 +50,18 @@ def test_refusals_word_for_word():
     assert str(e.value) == "Metric ids repeat: ['wer', 'wer']."
     with pytest.raises(ValueError) as e:
         compare_groups(df.rename(columns={"group": "g"}), [W])
-    assert str(e.value) == ("The frame has no group column 'group'; call slice_frame first. "
-                            "Columns: g, speaker_id, n_sub, n_words.")
+    assert str(e.value) == (
+        "The frame has no group column 'group'; call slice_frame first. "
+        "Columns: g, speaker_id, n_sub, n_words."
+    )
     # only the metric that needs a missing column is named
     with pytest.raises(ValueError) as e:
         compare_groups(df, [W, C])
-    assert str(e.value) == ("The frame lacks the per-item statistic column(s) "
-                            "['n_csub', 'n_chars'] needed by metrics ['cer']; compute item "
-                            "stats first.")
+    assert str(e.value) == (
+        "The frame lacks the per-item statistic column(s) "
+        "['n_csub', 'n_chars'] needed by metrics ['cer']; compute item "
+        "stats first."
+    )
 
 
 def test_undefined_statistic_counts_rows_not_cells():
@@ -65,8 +70,10 @@ def test_undefined_statistic_counts_rows_not_cells():
     df.loc[3, "n_sub"] = np.nan
     with pytest.raises(ValueError) as e:
         _run(df)
-    assert str(e.value) == ("Statistic column 'n_sub' is undefined in 2 row(s) (first: row 1); "
-                            "drop failed items before comparing.")
+    assert str(e.value) == (
+        "Statistic column 'n_sub' is undefined in 2 row(s) (first: row 1); "
+        "drop failed items before comparing."
+    )
 
 
 def test_missing_value_in_a_nullable_integer_column_is_reported():
@@ -74,16 +81,22 @@ def test_missing_value_in_a_nullable_integer_column_is_reported():
     df.loc[2, "n_sub"] = pd.NA
     with pytest.raises(ValueError) as e:
         _run(df)
-    assert str(e.value) == ("Statistic column 'n_sub' is undefined in 1 row(s) (first: row 2); "
-                            "drop failed items before comparing.")
+    assert str(e.value) == (
+        "Statistic column 'n_sub' is undefined in 1 row(s) (first: row 2); "
+        "drop failed items before comparing."
+    )
 
 
 def test_run_cap_counts_groups_in_the_named_column():
     df = _plain(n_r=6, n_g=4).rename(columns={"group": "lang"})
     df["group"] = "x"  # a stray column named like the default must not be used
     with pytest.raises(ValueError) as e:
-        compare_groups(df, [W], AuditSettings(n_bootstrap=200, min_items=1, min_speakers=1,
-                                              max_items=5), group_col="lang")
+        compare_groups(
+            df,
+            [W],
+            AuditSettings(n_bootstrap=200, min_items=1, min_speakers=1, max_items=5),
+            group_col="lang",
+        )
     assert "for 2 group(s)" in str(e.value)
 
 
@@ -96,19 +109,23 @@ def test_groups_table_order_reasons_and_notes():
     rows += [("g", "s1", e, 4) for e in (1, 2, 0, 1)] + [("a", None, 1, 4)]
     res = _run(_frame(rows))
     # largest first, the last group has no speaker at all (counted 0, excluded)
-    assert [(gi.group, gi.n_items, gi.n_speakers, gi.excluded, gi.reason)
-            for gi in res.groups] == [
-        ("r", 6, 6, False, None), ("g", 4, 1, False, None),
-        ("a", 1, 0, True, "0 speakers < min_speakers 1")]
+    assert [(gi.group, gi.n_items, gi.n_speakers, gi.excluded, gi.reason) for gi in res.groups] == [
+        ("r", 6, 6, False, None),
+        ("g", 4, 1, False, None),
+        ("a", 1, 0, True, "0 speakers < min_speakers 1"),
+    ]
     assert [(x.group, x.reason) for x in res.excluded] == [("a", "0 speakers < min_speakers 1")]
     g = res.groups[1]
     assert g.values == {"wer": pytest.approx(0.25)} and g.ci == {"wer": None}
     assert g.ci_scheme == {"wer": "not_estimable"}
     assert res.groups[0].ci_scheme == {"wer": "speaker"}
-    assert g.ci_note == {"wer": (
-        "one speaker: speaker and group cannot be told apart, so the group's value has no "
-        "estimable interval; record more speakers (--resampling utterance describes these "
-        "recordings only)")}
+    assert g.ci_note == {
+        "wer": (
+            "one speaker: speaker and group cannot be told apart, so the group's value has no "
+            "estimable interval; record more speakers (--resampling utterance describes these "
+            "recordings only)"
+        )
+    }
     assert res.groups[0].ci_note == {}
 
 
@@ -126,8 +143,7 @@ def test_reference_is_the_largest_eligible_group():
     rows += [("g", f"s{i}", 1, 4) for i in range(4)]
     res = _run(_frame(rows), reference=None, min_speakers=2)
     assert res.reference == "r"
-    assert [(x.group, x.reason) for x in res.excluded] == [
-        ("big", "1 speakers < min_speakers 2")]
+    assert [(x.group, x.reason) for x in res.excluded] == [("big", "1 speakers < min_speakers 2")]
     assert [c.group for c in res.comparisons] == ["g"]
     with pytest.raises(ValueError, match="big"):
         _run(_frame(rows), reference="big", min_speakers=2)
@@ -138,7 +154,9 @@ def test_every_group_excluded_leaves_no_reference_and_no_design():
     res = _run(_frame(rows), reference=None, min_items=2)
     assert res.reference is None and res.comparisons == () and res.design is None
     assert [x.group for x in res.excluded] == ["g", "r"] or [x.group for x in res.excluded] == [
-        "r", "g"]
+        "r",
+        "g",
+    ]
     assert res.summary["wer"].best_group is None
     with pytest.raises(ValueError):
         _run(_frame(rows), reference="r", min_items=2)
@@ -146,14 +164,18 @@ def test_every_group_excluded_leaves_no_reference_and_no_design():
 
 # ------------------------------------------------------------------------ resampling scheme
 
-UTT_G = ("only 1 utterance in g: there is nothing to resample and no uncertainty can be "
-         "estimated; record more utterances")
+UTT_G = (
+    "only 1 utterance in g: there is nothing to resample and no uncertainty can be "
+    "estimated; record more utterances"
+)
 
 
 def _spk_reason(k, name):
-    return (f"{k} speaker in {name}: speaker and group cannot be told apart, so no interval "
-            "for the group can be estimated; record more speakers (--resampling utterance "
-            "gives an interval that describes these recordings of this speaker only)")
+    return (
+        f"{k} speaker in {name}: speaker and group cannot be told apart, so no interval "
+        "for the group can be estimated; record more speakers (--resampling utterance "
+        "gives an interval that describes these recordings of this speaker only)"
+    )
 
 
 @pytest.mark.parametrize("resampling", ["utterance", "auto"])
@@ -182,7 +204,8 @@ def test_forced_scheme_the_data_cannot_support():
         _run(_frame(rows).drop(columns="speaker_id"), resampling="speaker")
     assert str(e.value) == (
         "--resampling speaker needs speaker ids (group 'g' vs reference 'r'); use --resampling "
-        "auto to let fairdesk pick a scheme the data supports.")
+        "auto to let fairdesk pick a scheme the data supports."
+    )
 
 
 def _shared(g_speakers, r_speakers, n_content=6):
@@ -229,16 +252,23 @@ def test_bootstrap_record_counts_groups_times_metrics():
     res = _run(df, specs=(W, C), n_bootstrap=200, alpha=0.2)
     # m = 2 groups x 2 metrics; ceil(5 * 4 / 0.2) = 100 < 200 requested
     assert res.bootstrap == {
-        "requested": 200, "used": 200, "comparisons": 4, "required": 100, "raised": False,
-        "capped": False, "rule": "B >= ceil(5 * comparisons / alpha), at most 20,000 "
-        "(METHODS.md §3)", "group_ci_replicates": 200}
+        "requested": 200,
+        "used": 200,
+        "comparisons": 4,
+        "required": 100,
+        "raised": False,
+        "capped": False,
+        "rule": "B >= ceil(5 * comparisons / alpha), at most 20,000 (METHODS.md §3)",
+        "group_ci_replicates": 200,
+    }
     res = _run(df, specs=(W, C), n_bootstrap=200, alpha=0.05)
     assert res.bootstrap["required"] == 400 and res.bootstrap["used"] == 400
     assert res.bootstrap["group_ci_replicates"] == 200
 
 
-@pytest.mark.parametrize(("alpha", "flagged"), [(2 / 201, True), (2 / 200, False),
-                                                (2 / 201.5, True)])
+@pytest.mark.parametrize(
+    ("alpha", "flagged"), [(2 / 201, True), (2 / 200, False), (2 / 201.5, True)]
+)
 def test_unresolvable_boundary(monkeypatch, alpha, flagged):
     # B capped at 200 (the cap patched down): the smallest Holm-adjusted p of a family of 2 is
     # 2/(B+1); the flag is raised exactly when that is not below alpha
@@ -280,7 +310,8 @@ def test_describe_only_metric_and_summary_gaps():
     assert res.summary["wer"].max_gap == pytest.approx(16 / 32)
     assert res.summary["wer"].worst_group == "g1" and res.summary["wer"].best_group == "r"
     assert res.summary["wer"].weighted_std == pytest.approx(
-        float(np.sqrt(np.cov([20 / 32, 15 / 32, 4 / 32], aweights=[8, 8, 8], ddof=0))))
+        float(np.sqrt(np.cov([20 / 32, 15 / 32, 4 / 32], aweights=[8, 8, 8], ddof=0)))
+    )
 
 
 def test_summary_leaves_out_not_estimable_gaps():
@@ -296,7 +327,8 @@ def test_summary_leaves_out_not_estimable_gaps():
     v, w = np.array([0.125, 0.25, 0.75]), np.array([4, 4, 1])
     m = np.average(v, weights=w)
     assert res.summary["wer"].weighted_std == pytest.approx(
-        math.sqrt(np.average((v - m) ** 2, weights=w)))
+        math.sqrt(np.average((v - m) ** 2, weights=w))
+    )
     # a higher-is-better metric ranks the other way round
     up = ratio_metric("hits", "Hits", ["n_sub"], ["n_words"], higher_is_better=True)
     res = _run(df, describe=(up,))
@@ -381,8 +413,9 @@ def test_constant_group_has_no_interval():
     rows = [("r", f"t{i}", i % 2, 4) for i in range(6)] + [("g", f"s{i}", 1, 4) for i in range(4)]
     g = next(gi for gi in _run(_frame(rows)).groups if gi.group == "g")
     assert g.ci == {"wer": None} and g.ci_scheme == {"wer": "not_estimable"}
-    assert g.ci_note == {"wer": "every unit gives 0.25, so the resampled values do not vary: "
-                                "no interval"}
+    assert g.ci_note == {
+        "wer": "every unit gives 0.25, so the resampled values do not vary: no interval"
+    }
 
 
 def test_bootstrap_value_record():
@@ -394,15 +427,22 @@ def test_bootstrap_value_record():
     rows = [np.arange(6)]
     vb = bootstrap_value(X, rows, spk, one_content, "speaker", 50, np.random.default_rng(0))
     assert (vb.scheme, vb.n_speakers, vb.n_contents, vb.n_items, vb.scaled) == (
-        "speaker", 3, None, 6, False)
+        "speaker",
+        3,
+        None,
+        6,
+        False,
+    )
     np.testing.assert_array_equal(vb.point, [7.0, 24.0])
-    vb = bootstrap_value(X, rows, spk, one_content, "two_way", 50, np.random.default_rng(0),
-                         scale=True)
+    vb = bootstrap_value(
+        X, rows, spk, one_content, "two_way", 50, np.random.default_rng(0), scale=True
+    )
     assert (vb.n_speakers, vb.n_contents, vb.scaled) == (3, 1, True)
     # one content: the two-way replicates vary only through the speaker draw
     assert np.ptp(vb.reps[:, 0]) > 0
-    vb = bootstrap_value(X, rows, spk, one_content, "utterance", 50, np.random.default_rng(0),
-                         scale=True)
+    vb = bootstrap_value(
+        X, rows, spk, one_content, "utterance", 50, np.random.default_rng(0), scale=True
+    )
     assert (vb.n_speakers, vb.n_contents, vb.n_items, vb.scaled) == (None, None, 6, False)
 
 
@@ -411,10 +451,10 @@ def test_bootstrap_value_scaling_centres_on_the_observed_sums():
 
     X = np.c_[[0, 1, 2, 1, 3, 0], np.full(6, 4.0)]
     spk = np.array([0, 0, 1, 1, 2, 2])
-    plain = bootstrap_value(X, [np.arange(6)], spk, None, "speaker", 50,
-                            np.random.default_rng(4))
-    scaled = bootstrap_value(X, [np.arange(6)], spk, None, "speaker", 50,
-                             np.random.default_rng(4), scale=True)
+    plain = bootstrap_value(X, [np.arange(6)], spk, None, "speaker", 50, np.random.default_rng(4))
+    scaled = bootstrap_value(
+        X, [np.arange(6)], spk, None, "speaker", 50, np.random.default_rng(4), scale=True
+    )
     centre = np.array([7.0, 24.0])
     np.testing.assert_allclose(scaled.reps, centre + math.sqrt(3 / 2) * (plain.reps - centre))
 
@@ -441,5 +481,6 @@ def test_group_whose_speakers_agree_has_no_interval():
     g = next(gi for gi in _run(_frame(rows)).groups if gi.group == "g")
     assert g.values["wer"] == 0.125
     assert g.ci == {"wer": None} and g.ci_scheme == {"wer": "not_estimable"}
-    assert g.ci_note == {"wer": "the resampled values do not vary although the items do: no "
-                                "interval"}
+    assert g.ci_note == {
+        "wer": "the resampled values do not vary although the items do: no interval"
+    }

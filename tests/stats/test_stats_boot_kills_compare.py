@@ -28,8 +28,7 @@ E = ratio_metric("em", "EM", ["em"], ["n_items"], higher_is_better=True, kind="p
 
 def _frame(rows, speakers=True, contents=False):
     """rows: (group, speaker, content, n_sub, n_words, em)."""
-    df = pd.DataFrame(rows, columns=["group", "speaker_id", "content_id", "n_sub", "n_words",
-                                     "em"])
+    df = pd.DataFrame(rows, columns=["group", "speaker_id", "content_id", "n_sub", "n_words", "em"])
     df["n_items"] = 1
     if not speakers:
         df = df.drop(columns="speaker_id")
@@ -58,7 +57,8 @@ def _assert_no_test(c):
 ONE_SPEAKER_REASON = (
     "one speaker in g: speaker and group cannot be told apart, so no interval for the group "
     "can be estimated; record more speakers (--resampling utterance gives an interval that "
-    "describes these recordings of this speaker only)")
+    "describes these recordings of this speaker only)"
+)
 
 
 def test_not_estimable_comparison_every_field():
@@ -72,19 +72,27 @@ def test_not_estimable_comparison_every_field():
     _assert_no_test(c)
     assert c.estimator == "none" and c.verdict == "not_estimable" and c.direction == "worse"
     assert c.design == "unmatched" and c.flags == ("content_confounded",)
-    assert c.n_blocks == {"group_speakers": None, "reference_speakers": None, "contents": None,
-                          "group_items": 4, "reference_items": 5}
+    assert c.n_blocks == {
+        "group_speakers": None,
+        "reference_speakers": None,
+        "contents": None,
+        "group_items": 4,
+        "reference_items": 5,
+    }
     assert c.n_items == 4 and c.n_speakers is None
     assert c.reason == ONE_SPEAKER_REASON and c.no_variation is None
-    assert c.reading == ("WER is 0.25 for g vs 0.08 for the reference r, but no verdict is "
-                         "possible: " + ONE_SPEAKER_REASON + ".")
+    assert c.reading == (
+        "WER is 0.25 for g vs 0.08 for the reference r, but no verdict is "
+        "possible: " + ONE_SPEAKER_REASON + "."
+    )
 
 
 NO_VARIATION_READING = (
     "WER is 0 on every item of both g and the reference r: there is no variation to compare, "
     "which is not evidence of no disparity. With 12 and 10 reference words, the rate of the "
     "other outcome is below 0.25 in g and 0.3 in r (rule of three, 95%); test more or harder "
-    "material to tell the groups apart.")
+    "material to tell the groups apart."
+)
 
 
 @pytest.mark.parametrize("two_speakers", [False, True])
@@ -100,12 +108,23 @@ def test_no_variation_comparison_every_field(two_speakers):
     _assert_no_test(c)
     assert c.estimator == ("speaker" if two_speakers else "none")
     assert c.flags == ("content_confounded",) and c.reason is None
-    assert c.no_variation == {"value": 0.0, "unit": "reference words", "n_group": 12.0,
-                              "n_reference": 10.0, "bound_group": 0.25, "bound_reference": 0.3}
+    assert c.no_variation == {
+        "value": 0.0,
+        "unit": "reference words",
+        "n_group": 12.0,
+        "n_reference": 10.0,
+        "bound_group": 0.25,
+        "bound_reference": 0.3,
+    }
     assert c.reading == NO_VARIATION_READING
     k = 2 if two_speakers else None
-    assert c.n_blocks == {"group_speakers": k, "reference_speakers": k, "contents": None,
-                          "group_items": 3, "reference_items": 5}
+    assert c.n_blocks == {
+        "group_speakers": k,
+        "reference_speakers": k,
+        "contents": None,
+        "group_items": 3,
+        "reference_items": 5,
+    }
     assert c.n_items == 3 and c.n_speakers == k
     m = _one(res, "em")  # every item an exact match: constant at 1 on both sides
     assert (m.value, m.reference_value, m.gap, m.verdict) == (1.0, 1.0, 0.0, "no_variation")
@@ -132,24 +151,38 @@ def test_constant_sides_tolerance_relative_to_max_one_and_value():
 
 ZERO_SPREAD_REASON = (
     "the resampled gaps do not vary although the items do, so the data cannot show how "
-    "uncertain the gap is; record more speakers and sentences")
+    "uncertain the gap is; record more speakers and sentences"
+)
 
 
 def test_gaps_without_spread_are_not_estimable():
     # every speaker of g at 1/2, of r at 1/4: every replicate gap is exactly 1/4
-    rows = [("g", "s1", None, 1, 4, 0), ("g", "s1", None, 3, 4, 0),
-            ("g", "s2", None, 2, 4, 0), ("g", "s2", None, 2, 4, 0),
-            ("r", "s3", None, 1, 4, 0), ("r", "s3", None, 1, 4, 0),
-            ("r", "s4", None, 0, 4, 0), ("r", "s4", None, 2, 4, 0)]
+    rows = [
+        ("g", "s1", None, 1, 4, 0),
+        ("g", "s1", None, 3, 4, 0),
+        ("g", "s2", None, 2, 4, 0),
+        ("g", "s2", None, 2, 4, 0),
+        ("r", "s3", None, 1, 4, 0),
+        ("r", "s3", None, 1, 4, 0),
+        ("r", "s4", None, 0, 4, 0),
+        ("r", "s4", None, 2, 4, 0),
+    ]
     c = _one(_run(_frame(rows)))
     assert c.verdict == "not_estimable" and c.estimator == "speaker"
     assert c.reason == ZERO_SPREAD_REASON and c.flags == ("content_confounded",)
     assert (c.value, c.reference_value, c.gap) == (0.5, 0.25, 0.25)
     _assert_no_test(c)
-    assert c.n_blocks == {"group_speakers": 2, "reference_speakers": 2, "contents": None,
-                          "group_items": 4, "reference_items": 4}
-    assert c.reading == ("WER is 0.5 for g vs 0.25 for the reference r, but no verdict is "
-                         "possible: " + ZERO_SPREAD_REASON + ".")
+    assert c.n_blocks == {
+        "group_speakers": 2,
+        "reference_speakers": 2,
+        "contents": None,
+        "group_items": 4,
+        "reference_items": 4,
+    }
+    assert c.reading == (
+        "WER is 0.5 for g vs 0.25 for the reference r, but no verdict is "
+        "possible: " + ZERO_SPREAD_REASON + "."
+    )
 
 
 def test_undefined_gap_keeps_nan_effect_size():
@@ -167,8 +200,16 @@ def _random_rows(groups=("g", "r"), n_spk=3, n_cont=6, shift=0, seed=3, extra=0)
         for s in range(n_spk):
             for c in range(n_cont):
                 w = int(rng.integers(3, 9))
-                rows.append((g, f"{g}{s}", f"c{gi * shift + c}", int(rng.integers(0, w)), w,
-                             int(rng.integers(0, 2))))
+                rows.append(
+                    (
+                        g,
+                        f"{g}{s}",
+                        f"c{gi * shift + c}",
+                        int(rng.integers(0, w)),
+                        w,
+                        int(rng.integers(0, 2)),
+                    )
+                )
             if gi == 0:
                 for x in range(extra):  # items on sentences only this group read
                     rows.append((g, f"{g}{s}", f"x{x}", int(rng.integers(0, 3)), 5, 0))
@@ -177,36 +218,44 @@ def _random_rows(groups=("g", "r"), n_spk=3, n_cont=6, shift=0, seed=3, extra=0)
 
 def test_undefined_replicates_flag():
     # g: only speaker s1 has words; a replicate drawing only s2/s3 has no words (undefined)
-    rows = [("g", "s1", None, 1, 4, 0), ("g", "s1", None, 2, 4, 0),
-            ("g", "s2", None, 0, 0, 0), ("g", "s3", None, 0, 0, 0)]
+    rows = [
+        ("g", "s1", None, 1, 4, 0),
+        ("g", "s1", None, 2, 4, 0),
+        ("g", "s2", None, 0, 0, 0),
+        ("g", "s3", None, 0, 0, 0),
+    ]
     rows += [("r", f"t{i % 3}", None, i % 2, 4, 0) for i in range(9)]
     c = _one(_run(_frame(rows)))
-    assert c.flags == ("content_confounded", "undefined_replicates_dropped",
-                       "fewer_than_10_speakers")
+    assert c.flags == (
+        "content_confounded",
+        "undefined_replicates_dropped",
+        "fewer_than_10_speakers",
+    )
     # every replicate defined: no such flag
     c = _one(_run(_frame(_random_rows(shift=100), contents=True)))
     assert c.estimator == "speaker"
     assert c.flags == ("content_confounded", "fewer_than_10_speakers")
 
 
-@pytest.mark.parametrize("shift,resampling,k", [(100, "speaker", 3), (0, "two_way", 3),
-                                                (100, "auto", 4)])
+@pytest.mark.parametrize(
+    "shift,resampling,k", [(100, "speaker", 3), (0, "two_way", 3), (100, "auto", 4)]
+)
 def test_small_cluster_scaling_widens_the_gap_ci_by_sqrt_k_over_k_minus_1(shift, resampling, k):
     df = _frame(_random_rows(n_spk=k, shift=shift), contents=True)
     plain = _one(_run(df, resampling=resampling))
     scaled = _one(_run(df, resampling=resampling, small_cluster_scaling=True))
     assert plain.estimator == scaled.estimator == ("two_way" if shift == 0 else "speaker")
     f = math.sqrt(k / (k - 1))
-    assert scaled.ci_high - scaled.ci_low == pytest.approx(f * (plain.ci_high - plain.ci_low),
-                                                           rel=1e-9)
+    assert scaled.ci_high - scaled.ci_low == pytest.approx(
+        f * (plain.ci_high - plain.ci_low), rel=1e-9
+    )
     # the interval is affine in the replicate deviations around the gap
     assert scaled.ci_low - scaled.gap == pytest.approx(f * (plain.ci_low - plain.gap), rel=1e-9)
     assert scaled.mde == pytest.approx(f * plain.mde, rel=1e-9)
     assert "small_cluster_scaled" in scaled.flags and "small_cluster_scaled" not in plain.flags
     # (the wider interval may no longer exclude 0 on its own)
     other = {"small_cluster_scaled", "significant_before_multiplicity_adjustment"}
-    assert [x for x in scaled.flags if x not in other] == [
-        x for x in plain.flags if x not in other]
+    assert [x for x in scaled.flags if x not in other] == [x for x in plain.flags if x not in other]
     assert "conditional_on_speakers" not in scaled.flags
 
 
@@ -215,8 +264,7 @@ def test_scaling_leaves_the_content_scheme_alone():
     plain = _one(_run(df, resampling="content"))
     scaled = _one(_run(df, resampling="content", small_cluster_scaling=True))
     assert plain.estimator == "content"
-    assert (scaled.ci_low, scaled.ci_high, scaled.mde) == (plain.ci_low, plain.ci_high,
-                                                           plain.mde)
+    assert (scaled.ci_low, scaled.ci_high, scaled.mde) == (plain.ci_low, plain.ci_high, plain.mde)
     assert scaled.flags == plain.flags == ("conditional_on_speakers", "fewer_than_10_speakers")
 
 
@@ -242,8 +290,9 @@ def test_paired_schemes_analyse_the_shared_content(resampling):
     # the speaker scheme analyses every item
     sp = _one(_run(_frame(rows, contents=True), resampling="speaker"))
     assert sp.n_items == 24 and "shared_content_subset" not in sp.flags
-    assert sp.value == pytest.approx(sum(r[3] for r in rows if r[0] == "g")
-                                     / sum(r[4] for r in rows if r[0] == "g"))
+    assert sp.value == pytest.approx(
+        sum(r[3] for r in rows if r[0] == "g") / sum(r[4] for r in rows if r[0] == "g")
+    )
 
 
 def test_reference_side_subset_flag():
@@ -269,11 +318,13 @@ def _expected_reading(c, rows, verdict_tail, caveat):
     v = sum(r[3] for r in rows if r[0] == "g") / sum(r[4] for r in rows if r[0] == "g")
     rv = sum(r[3] for r in rows if r[0] == "r") / sum(r[4] for r in rows if r[0] == "r")
     assert c.value == pytest.approx(v) and c.reference_value == pytest.approx(rv)
-    return (f"WER is {v:.3g} for g vs {rv:.3g} for the reference r (gap {v - rv:+.3g}, 95% CI "
-            f"{c.ci_low:.3g} to {c.ci_high:.3g}, p_adjusted {c.p_adjusted:.2g}; "
-            f"speaker cluster bootstrap, 4 + 4 speakers): {verdict_tail}; the groups said "
-            "different content, so the gap may reflect harder sentences rather than the group "
-            f"and is not causal{caveat}.")
+    return (
+        f"WER is {v:.3g} for g vs {rv:.3g} for the reference r (gap {v - rv:+.3g}, 95% CI "
+        f"{c.ci_low:.3g} to {c.ci_high:.3g}, p_adjusted {c.p_adjusted:.2g}; "
+        f"speaker cluster bootstrap, 4 + 4 speakers): {verdict_tail}; the groups said "
+        "different content, so the gap may reflect harder sentences rather than the group "
+        f"and is not causal{caveat}."
+    )
 
 
 def test_adjusted_p_equal_to_alpha_is_not_significant():
@@ -287,28 +338,39 @@ def test_adjusted_p_equal_to_alpha_is_not_significant():
     assert above.verdict == "speaker_confounded"
     assert above.flags == ("content_confounded", "fewer_than_10_speakers")
     assert above.reading == _expected_reading(
-        above, rows, "the gap is significant (worse than the reference) but rests on too few "
-        "speakers or on a single speaker, so get more speakers before concluding", "")
+        above,
+        rows,
+        "the gap is significant (worse than the reference) but rests on too few "
+        "speakers or on a single speaker, so get more speakers before concluding",
+        "",
+    )
     # alpha equal to p: not significant; the CI alone excludes 0 (multiplicity caveat)
     at = _one(_run(df, alpha=p))
     assert at.p_adjusted == p
-    assert at.flags == ("content_confounded", "fewer_than_10_speakers",
-                        "significant_before_multiplicity_adjustment")
+    assert at.flags == (
+        "content_confounded",
+        "fewer_than_10_speakers",
+        "significant_before_multiplicity_adjustment",
+    )
     threshold = min(0.05, 0.25 * at.reference_value)
     assert at.mde > threshold and at.verdict == "inconclusive_underpowered"
     assert at.reading == _expected_reading(
-        at, rows, f"inconclusive, not fine: this sample could only detect gaps of {at.mde:.3g} "
+        at,
+        rows,
+        f"inconclusive, not fine: this sample could only detect gaps of {at.mde:.3g} "
         f"or more, above the practical threshold of {threshold:.3g}",
         "; the 95% CI excludes 0 on its own, but not once the 1 comparisons of this run are "
-        "taken into account (Holm), so treat it as a lead to confirm")
+        "taken into account (Holm), so treat it as a lead to confirm",
+    )
 
 
 @pytest.mark.parametrize("hit_in", ["g", "r"])
 def test_ci_touching_zero_does_not_exclude_it(hit_in):
     # EM: one exact match among 20 items on one side, none on the other: a replicate without
     # the match gives a gap of exactly 0, so one end of the CI is exactly 0
-    rows = [(g, None, None, 0, 1, int(g == hit_in and i == 0)) for g in ("g", "r")
-            for i in range(20)]
+    rows = [
+        (g, None, None, 0, 1, int(g == hit_in and i == 0)) for g in ("g", "r") for i in range(20)
+    ]
     c = _one(_run(_frame(rows, speakers=False), specs=(E,)), "em")
     assert c.estimator == "utterance"
     if hit_in == "g":
@@ -322,6 +384,7 @@ def test_ci_touching_zero_does_not_exclude_it(hit_in):
 
 # --------------------------------------------------------------------------- speaker jackknife
 
+
 def _sides(n_spk=12, seed=5, contents=False, bases=(0.5, 0.2)):
     rng = np.random.default_rng(seed)
     out = []
@@ -332,15 +395,21 @@ def _sides(n_spk=12, seed=5, contents=False, bases=(0.5, 0.2)):
                 stats.append([rng.binomial(10, base), 10])
                 spk.append(f"s{s}")
                 cont.append(f"c{c}")
-        out.append(Side(np.array(stats, float), np.array(spk, dtype=object),
-                        np.array(cont, dtype=object) if contents else None))
+        out.append(
+            Side(
+                np.array(stats, float),
+                np.array(spk, dtype=object),
+                np.array(cont, dtype=object) if contents else None,
+            )
+        )
     return out
 
 
 def test_leave_speakers_out_uses_the_jackknife_stream_of_the_pair():
     gs, rs = _sides(bases=(0.3, 0.25))
-    pb = bootstrap_pair(gs, rs, "speaker", 200, comparison_rng(0, "compare", "g", "r"),
-                        keep_totals=True)
+    pb = bootstrap_pair(
+        gs, rs, "speaker", 200, comparison_rng(0, "compare", "g", "r"), keep_totals=True
+    )
     rv = rs.stats[:, 0].sum() / rs.stats[:, 1].sum()
     settings = AuditSettings(seed=7)
     todo = SimpleNamespace(spec=W, status="test", p_value=0.001, reference_value=rv, jack=None)
@@ -362,8 +431,9 @@ def test_content_jackknife_reuses_the_content_draws():
     assert list(jk.speakers) == ["s0", "s1", "s2"]
     w = pb.counts["content"]  # B × C, columns in the order of counts["contents"]
     order = list(pb.counts["contents"])
-    df = pd.DataFrame({"s": gs.speakers, "c": gs.contents, "e": gs.stats[:, 0],
-                       "n": gs.stats[:, 1]})
+    df = pd.DataFrame(
+        {"s": gs.speakers, "c": gs.contents, "e": gs.stats[:, 0], "n": gs.stats[:, 1]}
+    )
     for j, sj in enumerate(["s0", "s1", "s2"]):
         kept = df[df.s != sj].groupby("c")[["e", "n"]].sum().reindex(order)
         np.testing.assert_allclose(jk.reps[j], w @ kept.to_numpy())
@@ -393,12 +463,18 @@ def test_speaker_jackknife_leaves_the_speaker_out_and_respects_columns():
 def test_speaker_jackknife_messages():
     gs, rs = _sides(n_spk=2)
     pb = bootstrap_pair(gs, rs, "utterance", 20, np.random.default_rng(0))
-    with pytest.raises(ValueError, match=r"^The speaker jackknife needs speaker ids on the "
-                                         r"group side\.$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^The speaker jackknife needs speaker ids on the "
+        r"group side\.$",
+    ):
         jackknife_group_speakers(pb, np.random.default_rng(0))
     one = Side(gs.stats[:6], gs.speakers[:6])
     pb = bootstrap_pair(one, rs, "speaker", 20, np.random.default_rng(0))
     assert pb.n_group_speakers == 1
-    with pytest.raises(ValueError, match=r"^The speaker jackknife needs at least two "
-                                         r"speakers\.$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^The speaker jackknife needs at least two "
+        r"speakers\.$",
+    ):
         jackknife_group_speakers(pb, np.random.default_rng(0))

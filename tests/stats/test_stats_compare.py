@@ -343,7 +343,6 @@ def test_p_unresolvable_flag_and_b_raise(wer):
     assert not any("p_unresolvable" in c.flags for c in res.comparisons)
     assert min(c.p_adjusted for c in res.comparisons) == pytest.approx(12 / 1201)
     # alpha 0.0005 needs B = 120,000: capped at 20,000, and 12/20,001 ≥ 0.0005
-    res = compare_groups(df, [wer], AuditSettings(n_bootstrap=200, alpha=0.0005),
-                         reference="ref")
+    res = compare_groups(df, [wer], AuditSettings(n_bootstrap=200, alpha=0.0005), reference="ref")
     assert res.bootstrap["used"] == 20000 and res.bootstrap["capped"]
     assert all("p_unresolvable" in c.flags for c in res.comparisons)

@@ -14,18 +14,22 @@ TAIL = "; use --resampling auto to let fairdesk pick a scheme the data supports.
 
 
 def test_content_ids_from_references():
-    out = derive_content_ids(pd.Series(["Hello, World!", None, float("nan"), "  Don't  STOP  ",
-                                        3]))
+    out = derive_content_ids(pd.Series(["Hello, World!", None, float("nan"), "  Don't  STOP  ", 3]))
     assert out.iloc[0] == "hello world" and out.iloc[3] == "don't stop" and out.iloc[4] == "3"
     assert out.iloc[1:3].isna().all()
 
 
-@pytest.mark.parametrize("den, kind, unit", [
-    ("n_words", "rate", "reference words"), ("n_chars", "rate", "reference characters"),
-    ("dia_expected", "rate", "expected diacritics"),
-    ("tone_expected", "rate", "expected tone marks"), ("n_other", "rate", "units"),
-    ("n_words", "proportion", "items"),
-])
+@pytest.mark.parametrize(
+    "den, kind, unit",
+    [
+        ("n_words", "rate", "reference words"),
+        ("n_chars", "rate", "reference characters"),
+        ("dia_expected", "rate", "expected diacritics"),
+        ("tone_expected", "rate", "expected tone marks"),
+        ("n_other", "rate", "units"),
+        ("n_words", "proportion", "items"),
+    ],
+)
 def test_rule_of_three_denominators(den, kind, unit):
     spec = ratio_metric("m", "M", ["e"], [den], kind=kind)
     X = np.array([[9.0, 1.0, 10.0], [9.0, 2.0, 20.0]])  # columns: other, e, den
@@ -37,16 +41,31 @@ def test_rule_of_three_without_a_denominator_counts_items():
     assert _denominator(spec, np.ones((7, 1)), [0]) == (7.0, "items")
 
 
-@pytest.mark.parametrize("args, message", [
-    ((False, 2, "speaker"), "--resampling speaker needs speaker ids" + TAIL),
-    ((False, 2, "speaker", " for scot"), "--resampling speaker needs speaker ids for scot" + TAIL),
-    ((False, 2, "two_way"), "--resampling two_way needs speaker ids and at least 5 content ids "
-     "shared with the reference (found 2)" + TAIL),
-    ((False, 3, "content", " for x"), "--resampling content needs at least 5 content ids "
-     "shared with the reference (found 3) for x" + TAIL),
-    ((True, 9, "bogus"), "Unknown resampling 'bogus'; choose auto or one of ('two_way', "
-     "'speaker', 'content', 'utterance')."),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((False, 2, "speaker"), "--resampling speaker needs speaker ids" + TAIL),
+        (
+            (False, 2, "speaker", " for scot"),
+            "--resampling speaker needs speaker ids for scot" + TAIL,
+        ),
+        (
+            (False, 2, "two_way"),
+            "--resampling two_way needs speaker ids and at least 5 content ids "
+            "shared with the reference (found 2)" + TAIL,
+        ),
+        (
+            (False, 3, "content", " for x"),
+            "--resampling content needs at least 5 content ids "
+            "shared with the reference (found 3) for x" + TAIL,
+        ),
+        (
+            (True, 9, "bogus"),
+            "Unknown resampling 'bogus'; choose auto or one of ('two_way', "
+            "'speaker', 'content', 'utterance').",
+        ),
+    ],
+)
 def test_resampling_override_messages_word_for_word(args, message):
     with pytest.raises(ValueError) as e:
         choose_scheme(*args)
@@ -62,10 +81,14 @@ def test_resampling_overrides_the_data_supports():
 
 def test_jackknife_refuses_without_group_speakers():
     rng = np.random.default_rng(0)
-    a = Side(rng.integers(0, 5, (20, 2)).astype(float) + [0, 10],
-             np.array([f"s{i % 4}" for i in range(20)], dtype=object))
-    r = Side(rng.integers(0, 5, (20, 2)).astype(float) + [0, 10],
-             np.array([f"r{i % 4}" for i in range(20)], dtype=object))
+    a = Side(
+        rng.integers(0, 5, (20, 2)).astype(float) + [0, 10],
+        np.array([f"s{i % 4}" for i in range(20)], dtype=object),
+    )
+    r = Side(
+        rng.integers(0, 5, (20, 2)).astype(float) + [0, 10],
+        np.array([f"r{i % 4}" for i in range(20)], dtype=object),
+    )
     pb = bootstrap_pair(a, r, "utterance", 200, np.random.default_rng(1))
     with pytest.raises(ValueError) as e:
         jackknife_group_speakers(pb, np.random.default_rng(2))
@@ -77,12 +100,12 @@ def test_jackknife_needs_two_group_speakers():
 
     def side(speakers):
         n = len(speakers)
-        return Side(rng.integers(0, 5, (n, 2)).astype(float) + [0, 10],
-                    np.array(speakers, dtype=object))
+        return Side(
+            rng.integers(0, 5, (n, 2)).astype(float) + [0, 10], np.array(speakers, dtype=object)
+        )
 
     ref = side([f"r{i % 4}" for i in range(20)])
-    two = bootstrap_pair(side(["a"] * 5 + ["b"] * 5), ref, "speaker", 200,
-                         np.random.default_rng(1))
+    two = bootstrap_pair(side(["a"] * 5 + ["b"] * 5), ref, "speaker", 200, np.random.default_rng(1))
     jk = jackknife_group_speakers(two, np.random.default_rng(2))
     assert list(jk.speakers) == ["a", "b"] and jk.reps.shape == (2, 200, 2)
     one = bootstrap_pair(side(["a"] * 10), ref, "speaker", 200, np.random.default_rng(1))
@@ -148,8 +171,9 @@ def test_comparison_rng_derivation():
 
     h = int.from_bytes(hashlib.blake2b(b"scot\x1fus", digest_size=8).digest(), "little")
     expected = np.random.default_rng(np.random.SeedSequence([7, h & 0xFFFFFFFF, h >> 32]))
-    np.testing.assert_array_equal(comparison_rng(7, "scot", "us").integers(0, 2**31, 5),
-                                  expected.integers(0, 2**31, 5))
+    np.testing.assert_array_equal(
+        comparison_rng(7, "scot", "us").integers(0, 2**31, 5), expected.integers(0, 2**31, 5)
+    )
     a = comparison_rng(7, "scot", "us").random(3)
     assert not np.allclose(a, comparison_rng(7, "scotus").random(3))
     assert not np.allclose(a, comparison_rng(8, "scot", "us").random(3))

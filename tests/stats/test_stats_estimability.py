@@ -18,9 +18,19 @@ def _one_speaker_frame():
     rows = []
     for g, spk, errs in (("en-gb", "s1", [1] * 8 + [0] * 12), ("en-us", "s2", [3] * 15 + [1] * 5)):
         for k, e in enumerate(errs):
-            rows.append({"group": g, "speaker_id": spk, "content_id": f"{g}{k}", "n_words": 10,
-                         "n_sub": e, "n_del": 0, "n_ins": 0, "n_items": 1.0,
-                         "em": float(e == 0)})
+            rows.append(
+                {
+                    "group": g,
+                    "speaker_id": spk,
+                    "content_id": f"{g}{k}",
+                    "n_words": 10,
+                    "n_sub": e,
+                    "n_del": 0,
+                    "n_ins": 0,
+                    "n_items": 1.0,
+                    "em": float(e == 0),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -54,8 +64,13 @@ def test_not_estimable_stays_out_of_holm(wer):
     """One group has one speaker: its comparison has no p; the other's p_adjusted is its own
     p times a family of 1."""
     eff = {"ref": 0.0, "many": 0.2}
-    df = simulate_audit(np.random.default_rng(3), eff, design="unmatched", speakers_per_group=6,
-                        utterances_per_speaker=5)
+    df = simulate_audit(
+        np.random.default_rng(3),
+        eff,
+        design="unmatched",
+        speakers_per_group=6,
+        utterances_per_speaker=5,
+    )
     solo = df[df.group == "many"].copy()
     solo["group"], solo["speaker_id"] = "solo", "solo/spk"
     solo["content_id"] = "solo/" + solo["content_id"].astype(str)
@@ -73,8 +88,17 @@ def _constant_frame(g_correct: float, r_correct: float, n: int = 12):
     rows = []
     for g, ok in (("A", g_correct), ("R", r_correct)):
         for _k in range(n):
-            rows.append({"group": g, "n_items": 1.0, "em": ok, "n_words": 5,
-                         "n_sub": 0 if ok else 5, "n_del": 0, "n_ins": 0})
+            rows.append(
+                {
+                    "group": g,
+                    "n_items": 1.0,
+                    "em": ok,
+                    "n_words": 5,
+                    "n_sub": 0 if ok else 5,
+                    "n_del": 0,
+                    "n_ins": 0,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -101,7 +125,8 @@ def test_constant_groups_are_no_variation_with_rule_of_three(wer, em):
 def test_constant_at_different_values_is_a_disparity(em):
     st = AuditSettings(n_bootstrap=400, min_items=1)
     c = compare_groups(_constant_frame(0.0, 1.0, n=30), [em], st, reference="R").comparison(
-        "em", "A")
+        "em", "A"
+    )
     assert c.verdict == "disparity_detected" and c.direction == "worse"
     assert c.gap == -1.0 and c.p_value == pytest.approx(1 / 401)
 
@@ -112,16 +137,26 @@ def _identical_speakers_frame(matched: bool):
     for g, e in (("A", 2), ("R", 1)):
         for s in range(3):
             for k in range(4):
-                rows.append({"group": g, "speaker_id": f"{g}{s}", "n_items": 1.0,
-                             "content_id": f"c{k}" if matched else f"{g}{s}{k}",
-                             "n_words": 10, "n_sub": e * k, "n_del": 0, "n_ins": 0})
+                rows.append(
+                    {
+                        "group": g,
+                        "speaker_id": f"{g}{s}",
+                        "n_items": 1.0,
+                        "content_id": f"c{k}" if matched else f"{g}{s}{k}",
+                        "n_words": 10,
+                        "n_sub": e * k,
+                        "n_del": 0,
+                        "n_ins": 0,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
 def test_zero_spread_is_not_estimable(wer):
     st = AuditSettings(n_bootstrap=400, min_items=1, min_speakers=1)
     c = compare_groups(_identical_speakers_frame(False), [wer], st, reference="R").comparison(
-        "wer", "A")
+        "wer", "A"
+    )
     assert c.estimator == "speaker" and c.verdict == "not_estimable"
     assert "do not vary" in c.reason
 
@@ -130,7 +165,7 @@ def test_effect_size_with_zero_block_sd_is_undefined(wer):
     """Matched, identical speakers: the two-way replicates vary through the sentences, but
     the speaker blocks have SD 0, so the effect size is undefined (not 2e15)."""
     df = pd.concat([_identical_speakers_frame(True)] * 2, ignore_index=True)
-    df.loc[len(df) // 2:, "content_id"] = df.loc[len(df) // 2:, "content_id"] + "b"
+    df.loc[len(df) // 2 :, "content_id"] = df.loc[len(df) // 2 :, "content_id"] + "b"
     st = AuditSettings(n_bootstrap=400, min_items=1, min_speakers=1)
     c = compare_groups(df, [wer], st, reference="R").comparison("wer", "A")
     assert c.estimator == "two_way" and c.ci_high > c.ci_low
@@ -139,8 +174,11 @@ def test_effect_size_with_zero_block_sd_is_undefined(wer):
 
 def test_b_raise_rule():
     assert planned_bootstrap(2000, 30, 0.05)["used"] == 3000
-    assert planned_bootstrap(2000, 10, 0.05) == {**planned_bootstrap(2000, 10, 0.05),
-                                                 "used": 2000, "raised": False}
+    assert planned_bootstrap(2000, 10, 0.05) == {
+        **planned_bootstrap(2000, 10, 0.05),
+        "used": 2000,
+        "raised": False,
+    }
     r = planned_bootstrap(2000, 300, 0.05)
     assert r["required"] == 30000 and r["used"] == 20000 and r["capped"]
     assert planned_bootstrap(200, 7, 0.05)["used"] == 700
@@ -154,8 +192,16 @@ def test_group_ci_equals_a_numpy_loop():
     for g, n in (("A", 23), ("R", 31)):
         for _ in range(n):
             w = int(rng.integers(3, 12))
-            rows.append({"group": g, "n_words": w, "n_sub": int(rng.binomial(w, 0.2)),
-                         "n_del": 0, "n_ins": int(rng.integers(0, 2)), "n_items": 1.0})
+            rows.append(
+                {
+                    "group": g,
+                    "n_words": w,
+                    "n_sub": int(rng.binomial(w, 0.2)),
+                    "n_del": 0,
+                    "n_ins": int(rng.integers(0, 2)),
+                    "n_items": 1.0,
+                }
+            )
     df = pd.DataFrame(rows)
     wer = ratio_metric("wer", "WER", ["n_sub", "n_del", "n_ins"], ["n_words"])
     B, seed = 500, 4
@@ -194,8 +240,9 @@ def test_group_ci_two_way_when_content_is_shared(wer):
     for g in res.groups:
         lo, hi = g.ci["wer"]
         assert lo < g.values["wer"] < hi
-    scaled = compare_groups(df, [wer], AuditSettings(n_bootstrap=300, min_speakers=1,
-                                                     small_cluster_scaling=True))
+    scaled = compare_groups(
+        df, [wer], AuditSettings(n_bootstrap=300, min_speakers=1, small_cluster_scaling=True)
+    )
     w0 = np.diff(res.groups[0].ci["wer"])[0]
     w1 = np.diff(scaled.groups[0].ci["wer"])[0]
     assert w1 > w0  # √(8/7) wider, up to Monte Carlo noise of the same draws

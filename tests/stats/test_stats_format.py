@@ -8,30 +8,86 @@ RES = {
     "reference": "us",
     "design": "unmatched",
     "groups": [
-        {"group": "us", "n_items": 120, "n_speakers": 12, "values": {"wer": 0.2011, "em": 0.5},
-         "ci": {"wer": [0.18, 0.22]}},
-        {"group": "scot", "n_items": 80, "n_speakers": 8, "values": {"wer": 0.3127},
-         "ci": {"wer": [0.25, 0.37]}, "em": 0.4},
+        {
+            "group": "us",
+            "n_items": 120,
+            "n_speakers": 12,
+            "values": {"wer": 0.2011, "em": 0.5},
+            "ci": {"wer": [0.18, 0.22]},
+        },
+        {
+            "group": "scot",
+            "n_items": 80,
+            "n_speakers": 8,
+            "values": {"wer": 0.3127},
+            "ci": {"wer": [0.25, 0.37]},
+            "em": 0.4,
+        },
         {"group": "solo", "n_items": 5, "n_speakers": None, "excluded": True, "values": {}},
-        {"group": "a-very-long-group-name-of-many-chars", "n_items": 30, "n_speakers": 3,
-         "values": {"wer": float("nan")}, "ci": {"wer": [0.1, 0.2]}},
+        {
+            "group": "a-very-long-group-name-of-many-chars",
+            "n_items": 30,
+            "n_speakers": 3,
+            "values": {"wer": float("nan")},
+            "ci": {"wer": [0.1, 0.2]},
+        },
     ],
     "summary": {"wer": {"overall": {"value": 0.25, "ci": [0.22, 0.28]}}, "em": {}},
     "comparisons": [
-        {"metric": "wer", "group": "scot", "gap": 0.1116, "ci_low": 0.05, "ci_high": 0.18,
-         "p_adjusted": 0.0123, "verdict": "disparity_detected", "estimator": "speaker",
-         "reading": "R1."},
-        {"metric": "wer", "group": "a-very-long-group-name-of-many-chars", "gap": 0.02,
-         "ci_low": float("nan"), "ci_high": None, "p_adjusted": float("nan"),
-         "verdict": "not_computable", "estimator": "utterance", "reading": ""},
+        {
+            "metric": "wer",
+            "group": "scot",
+            "gap": 0.1116,
+            "ci_low": 0.05,
+            "ci_high": 0.18,
+            "p_adjusted": 0.0123,
+            "verdict": "disparity_detected",
+            "estimator": "speaker",
+            "reading": "R1.",
+        },
+        {
+            "metric": "wer",
+            "group": "a-very-long-group-name-of-many-chars",
+            "gap": 0.02,
+            "ci_low": float("nan"),
+            "ci_high": None,
+            "p_adjusted": float("nan"),
+            "verdict": "not_computable",
+            "estimator": "utterance",
+            "reading": "",
+        },
         {"metric": "wer", "group": "odd", "verdict": "no_variation", "no_variation": None},
-        {"metric": "wer", "group": "solo", "verdict": "not_estimable",
-         "reason": "one speaker in solo", "estimator": None},
-        {"metric": "wer", "group": "same", "verdict": "no_variation", "estimator": "content",
-         "no_variation": {"value": 0.0, "n_group": 40, "n_reference": 60, "unit": "items",
-                          "bound_group": 0.075, "bound_reference": 0.05}},
-        {"metric": "em", "group": "scot", "gap": -0.1, "ci_low": -0.2, "ci_high": 0.0,
-         "p_adjusted": 0.2, "verdict": "no_disparity_detected", "estimator": "speaker"},
+        {
+            "metric": "wer",
+            "group": "solo",
+            "verdict": "not_estimable",
+            "reason": "one speaker in solo",
+            "estimator": None,
+        },
+        {
+            "metric": "wer",
+            "group": "same",
+            "verdict": "no_variation",
+            "estimator": "content",
+            "no_variation": {
+                "value": 0.0,
+                "n_group": 40,
+                "n_reference": 60,
+                "unit": "items",
+                "bound_group": 0.075,
+                "bound_reference": 0.05,
+            },
+        },
+        {
+            "metric": "em",
+            "group": "scot",
+            "gap": -0.1,
+            "ci_low": -0.2,
+            "ci_high": 0.0,
+            "p_adjusted": 0.2,
+            "verdict": "no_disparity_detected",
+            "estimator": "speaker",
+        },
     ],
     "bootstrap": {"raised": True, "requested": 2000, "used": 4000, "comparisons": 40},
     "minimums_message": "MIN",
@@ -76,42 +132,71 @@ def test_full_table_word_for_word():
 
 
 def test_other_metric_first():
-    assert format_groups(RES, metrics=["em"], readings=False).split("\n") == [
-        HEAD + "         EM % [95% CI]",
-        "us (reference)                    120   12              50.0 [-]",
-        "scot                               80    8              40.0 [-]",
-        "solo (excluded)                     5    0                     -",
-        "a-very-long-group-name-of-man      30    3                     -",
-        "",
-        "design: unmatched; resampling: speaker (groups said different content: gaps are not "
-        "causal)",
-        "EM against us:",
-        "  scot                           gap  -10.0 [-20.0, 0.0] p_adj    0.2  "
-        "no_disparity_detected",
-    ] + FULL[-6:]
+    assert (
+        format_groups(RES, metrics=["em"], readings=False).split("\n")
+        == [
+            HEAD + "         EM % [95% CI]",
+            "us (reference)                    120   12              50.0 [-]",
+            "scot                               80    8              40.0 [-]",
+            "solo (excluded)                     5    0                     -",
+            "a-very-long-group-name-of-man      30    3                     -",
+            "",
+            "design: unmatched; resampling: speaker (groups said different content: gaps are not "
+            "causal)",
+            "EM against us:",
+            "  scot                           gap  -10.0 [-20.0, 0.0] p_adj    0.2  "
+            "no_disparity_detected",
+        ]
+        + FULL[-6:]
+    )
 
 
-RES2 = {"reference": "a", "groups": [{"group": "a", "n_items": 3, "values": {"wer": 0.1}},
-                                     {"group": "b", "n_items": 4, "wer": 0.2}],
-        "comparisons": [{"metric": "wer", "group": "b", "gap": 0.1, "ci_low": 0.0,
-                         "ci_high": 0.2, "p_adjusted": 0.5, "verdict": "inconclusive_underpowered",
-                         "estimator": "utterance"}],
-        "bootstrap": {"raised": False}, "warnings": None}
-TAIL2 = [HEAD + "        WER % [95% CI]",
-         "a (reference)                       3    0              10.0 [-]",
-         "b                                   4    0              20.0 [-]",
-         ""]
-COMP2 = ("  b                              gap   10.0 [0.0, 20.0] p_adj    0.5  "
-         "inconclusive_underpowered")
+RES2 = {
+    "reference": "a",
+    "groups": [
+        {"group": "a", "n_items": 3, "values": {"wer": 0.1}},
+        {"group": "b", "n_items": 4, "wer": 0.2},
+    ],
+    "comparisons": [
+        {
+            "metric": "wer",
+            "group": "b",
+            "gap": 0.1,
+            "ci_low": 0.0,
+            "ci_high": 0.2,
+            "p_adjusted": 0.5,
+            "verdict": "inconclusive_underpowered",
+            "estimator": "utterance",
+        }
+    ],
+    "bootstrap": {"raised": False},
+    "warnings": None,
+}
+TAIL2 = [
+    HEAD + "        WER % [95% CI]",
+    "a (reference)                       3    0              10.0 [-]",
+    "b                                   4    0              20.0 [-]",
+    "",
+]
+COMP2 = (
+    "  b                              gap   10.0 [0.0, 20.0] p_adj    0.5  "
+    "inconclusive_underpowered"
+)
 
 
 def test_design_line_variants_and_empty_result():
     assert format_groups({}) == HEAD
     assert format_groups(RES2).split("\n") == TAIL2 + [
-        "design: unknown; resampling: utterance", "WER against a:", COMP2]
+        "design: unknown; resampling: utterance",
+        "WER against a:",
+        COMP2,
+    ]
     no_scheme = {**RES2, "comparisons": [{**RES2["comparisons"][0], "estimator": None}]}
     assert format_groups({**no_scheme, "design": "matched"}).split("\n") == TAIL2 + [
-        "design: matched; resampling: none", "WER against a:", COMP2]
+        "design: matched; resampling: none",
+        "WER against a:",
+        COMP2,
+    ]
     assert format_groups(no_scheme).split("\n") == TAIL2 + ["WER against a:", COMP2]
 
 
@@ -125,10 +210,14 @@ def test_value_with_ci():
 
 
 def test_metric_only_at_top_level_long_heads_and_a_missing_reason():
-    res = {"reference": "a", "groups": [
-        {"group": "a", "n_items": 2, "cer": 0.1, "balanced_accuracy": 0.5},
-        {"group": "b", "n_items": 3, "cer": 0.2}],
-        "comparisons": [{"metric": "cer", "group": "b", "verdict": "not_estimable"}]}
+    res = {
+        "reference": "a",
+        "groups": [
+            {"group": "a", "n_items": 2, "cer": 0.1, "balanced_accuracy": 0.5},
+            {"group": "b", "n_items": 3, "cer": 0.2},
+        ],
+        "comparisons": [{"metric": "cer", "group": "b", "verdict": "not_estimable"}],
+    }
     assert format_groups(res).split("\n") == [
         HEAD + "        CER % [95% CI]    BAL.ACC % [95% CI]",
         "a (reference)                       2    0              10.0 [-]              50.0 [-]",

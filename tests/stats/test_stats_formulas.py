@@ -10,42 +10,65 @@ import pytest
 from fairdesk.stats.estimability import _count, rule_of_three, units_problem
 from fairdesk.stats.formulas import bootstrap_p, cohens_h, pooled_sd
 
-SPEAKER = ("speaker and group cannot be told apart, so no interval for the group can be "
-           "estimated; record more speakers (--resampling utterance gives an interval that "
-           "describes these recordings of this speaker only)")
+SPEAKER = (
+    "speaker and group cannot be told apart, so no interval for the group can be "
+    "estimated; record more speakers (--resampling utterance gives an interval that "
+    "describes these recordings of this speaker only)"
+)
 UNITS = {"group": 5, "reference": 5, "contents": None, "group_items": 7, "reference_items": 9}
 
 
-@pytest.mark.parametrize("units, scheme, message", [
-    ({"group": 1}, "speaker", "one speaker in scot: " + SPEAKER),
-    ({"reference": 0, "reference_items": 3}, "two_way", "no speaker in us: " + SPEAKER),
-    ({"group": None, "reference": 1}, "speaker", "one speaker in us: " + SPEAKER),
-    ({"group": 0, "group_items": 0}, "two_way",
-     "scot has no item on the sentences shared with the other side, so nothing can be "
-     "compared; record the shared sentences in both groups"),
-    ({"group": 1, "group_items": 1}, "utterance",
-     "only 1 utterance in scot: there is nothing to resample and no uncertainty can be "
-     "estimated; record more utterances"),
-    ({"group": 1, "group_items": 1}, "speaker", "one speaker in scot: " + SPEAKER),
-    ({"contents": 1}, "two_way", "only one shared sentence: nothing to resample"),
-    ({"group": None, "reference": None, "contents": 1}, "content",
-     "only one shared sentence: nothing to resample"),
-    ({"group": 2, "reference": 2, "contents": 2}, "two_way", None),
-    ({"group": None, "reference": None, "contents": None}, "content", None),
-])
+@pytest.mark.parametrize(
+    "units, scheme, message",
+    [
+        ({"group": 1}, "speaker", "one speaker in scot: " + SPEAKER),
+        ({"reference": 0, "reference_items": 3}, "two_way", "no speaker in us: " + SPEAKER),
+        ({"group": None, "reference": 1}, "speaker", "one speaker in us: " + SPEAKER),
+        (
+            {"group": 0, "group_items": 0},
+            "two_way",
+            "scot has no item on the sentences shared with the other side, so nothing can be "
+            "compared; record the shared sentences in both groups",
+        ),
+        (
+            {"group": 1, "group_items": 1},
+            "utterance",
+            "only 1 utterance in scot: there is nothing to resample and no uncertainty can be "
+            "estimated; record more utterances",
+        ),
+        ({"group": 1, "group_items": 1}, "speaker", "one speaker in scot: " + SPEAKER),
+        ({"contents": 1}, "two_way", "only one shared sentence: nothing to resample"),
+        (
+            {"group": None, "reference": None, "contents": 1},
+            "content",
+            "only one shared sentence: nothing to resample",
+        ),
+        ({"group": 2, "reference": 2, "contents": 2}, "two_way", None),
+        ({"group": None, "reference": None, "contents": None}, "content", None),
+    ],
+)
 def test_units_problem_word_for_word(units, scheme, message):
     assert units_problem({**UNITS, **units}, scheme, "scot", "us") == message
 
 
 def test_count_words():
     assert (_count(0, "speaker"), _count(1, "speaker"), _count(3, "speaker")) == (
-        "no speaker", "one speaker", "3 speakers")
+        "no speaker",
+        "one speaker",
+        "3 speakers",
+    )
 
 
 def test_rule_of_three_bounds():
     r = rule_of_three(1.0, 40, 1, "items")
-    assert r == {"value": 1.0, "unit": "items", "n_group": 40, "n_reference": 1,
-                 "bound_group": 3 / 40, "bound_reference": 3.0}
+    assert r == {
+        "value": 1.0,
+        "unit": "items",
+        "n_group": 40,
+        "n_reference": 1,
+        "bound_group": 3 / 40,
+        "bound_reference": 3.0,
+    }
     for n in (0, None, -2):
         assert math.isnan(rule_of_three(0.0, n, 10, "speakers")["bound_group"])
     assert rule_of_three(0.0, 60, 20.0, "x")["bound_reference"] == pytest.approx(0.15)
@@ -91,14 +114,18 @@ def test_auto_scheme_at_five_shared_sentences_and_its_problem():
     from fairdesk.stats.estimability import auto_scheme
 
     g, r = _side(["a"] * 5 + ["b"] * 5), _side(["x"] * 5 + ["y"] * 5)
-    assert auto_scheme(g, r, True, 5) == ("two_way", {
-        "group": 2, "reference": 2, "contents": 5, "group_items": 10, "reference_items": 10},
-        None)
+    assert auto_scheme(g, r, True, 5) == (
+        "two_way",
+        {"group": 2, "reference": 2, "contents": 5, "group_items": 10, "reference_items": 10},
+        None,
+    )
     assert auto_scheme(g, r, True, 4)[0] == "speaker"
     one = _side(["a"] * 10)
-    assert auto_scheme(one, r, True, 0) == (None, {
-        "group": 1, "reference": 2, "contents": None, "group_items": 10, "reference_items": 10},
-        "speaker")
+    assert auto_scheme(one, r, True, 0) == (
+        None,
+        {"group": 1, "reference": 2, "contents": None, "group_items": 10, "reference_items": 10},
+        "speaker",
+    )
     assert auto_scheme(one, r, True, 5)[2] == "two_way"  # the first scheme tried is reported
 
 
@@ -142,12 +169,24 @@ def test_planned_bootstrap_records_word_for_word():
 
     rule = "B >= ceil(5 * comparisons / alpha), at most 20,000 (METHODS.md §3)"
     assert planned_bootstrap(2000, 0, 0.05) == {
-        "requested": 2000, "used": 2000, "comparisons": 0, "required": 0, "raised": False,
-        "capped": False, "rule": rule}
+        "requested": 2000,
+        "used": 2000,
+        "comparisons": 0,
+        "required": 0,
+        "raised": False,
+        "capped": False,
+        "rule": rule,
+    }
     # 5 · 200 / 0.05 = 20,000 exactly: raised to the cap, not capped
     assert planned_bootstrap(2000, 200, 0.05) == {
-        "requested": 2000, "used": 20000, "comparisons": 200, "required": 20000, "raised": True,
-        "capped": False, "rule": rule}
+        "requested": 2000,
+        "used": 20000,
+        "comparisons": 200,
+        "required": 20000,
+        "raised": True,
+        "capped": False,
+        "rule": rule,
+    }
     assert planned_bootstrap(2000, 201, 0.05)["capped"]
 
 

@@ -17,8 +17,14 @@ def _speaker_rows(group: str, speaker: str, wer: float) -> list[dict]:
     errors = round(wer * WORDS * UTTS)
     per = [errors // UTTS + (1 if i < errors % UTTS else 0) for i in range(UTTS)]
     return [
-        {"group": group, "speaker_id": speaker, "n_words": WORDS, "n_sub": e, "n_del": 0,
-         "n_ins": 0}
+        {
+            "group": group,
+            "speaker_id": speaker,
+            "n_words": WORDS,
+            "n_sub": e,
+            "n_del": 0,
+            "n_ins": 0,
+        }
         for e in per
     ]
 
@@ -52,8 +58,10 @@ def test_leaving_out_one_speaker_keeps_significance_but_not_practical_size(wer):
     ref_v = _wer(df[df.group == "ref"])
     gap = _wer(df[df.group == "g"]) - ref_v
     assert ref_v == pytest.approx(0.30) and gap >= 0.05 and (gap + ref_v) / ref_v < 1.25
-    loo = {s: _wer(df[(df.group == "g") & (df.speaker_id != s)]) - ref_v
-           for s in df[df.group == "g"].speaker_id.unique()}
+    loo = {
+        s: _wer(df[(df.group == "g") & (df.speaker_id != s)]) - ref_v
+        for s in df[df.group == "g"].speaker_id.unique()
+    }
     assert loo["g11"] == pytest.approx(0.045) and min(loo.values()) < 0.05
 
     c = _compare(df, wer)
@@ -72,9 +80,10 @@ def test_a_gap_that_survives_every_leave_one_out_is_a_disparity(wer):
     assert "speaker_jackknife_flip" not in c.flags
 
 
-@pytest.mark.parametrize("n_speakers, verdict", [(9, "speaker_confounded"),
-                                                 (10, "disparity_detected"),
-                                                 (11, "disparity_detected")])
+@pytest.mark.parametrize(
+    "n_speakers, verdict",
+    [(9, "speaker_confounded"), (10, "disparity_detected"), (11, "disparity_detected")],
+)
 def test_the_10_speaker_boundary(wer, n_speakers, verdict):
     # a large, uniform gap (0.30 -> 0.40): only the speaker count decides
     df = _audit([0.39, 0.41] * (n_speakers // 2) + [0.40] * (n_speakers % 2), REF)

@@ -25,8 +25,12 @@ def test_jackknife_p_gap_and_value_by_hand():
     J, B = 4, 50
     # statistics: (other, errors, words); the metric reads columns 1 and 2
     point = np.column_stack([np.zeros(J), [30.0, 36.0, 33.0, 40.0], [100.0] * J])
-    reps = np.stack([np.column_stack([np.zeros(B), rng.integers(15, 50, B).astype(float),
-                                      np.full(B, 100.0)]) for _ in range(J)])
+    reps = np.stack(
+        [
+            np.column_stack([np.zeros(B), rng.integers(15, 50, B).astype(float), np.full(B, 100.0)])
+            for _ in range(J)
+        ]
+    )
     reps[1, :7, 2] = 0.0  # undefined replicates (zero words) of the second leave-one-out
     reps[2, 3, 1] = 30.0  # a replicate gap exactly |gap| away from the gap: counts
     jk = SimpleNamespace(point=point, reps=reps)
@@ -42,8 +46,9 @@ def test_jackknife_p_gap_and_value_by_hand():
 
 
 def test_exact_tie_counts_as_exceeding():
-    jk = SimpleNamespace(point=np.array([[2.0, 10.0]]),
-                         reps=np.array([[[4.0, 10.0], [2.0, 10.0], [3.0, 10.0]]]))
+    jk = SimpleNamespace(
+        point=np.array([[2.0, 10.0]]), reps=np.array([[[4.0, 10.0], [2.0, 10.0], [3.0, 10.0]]])
+    )
     p, gap, _ = jackknife_tests(jk, WER, [0, 1], np.zeros(3), 0.0)
     # gap 0.2; replicate gaps 0.4 (|0.2| >= 0.2: counts), 0.2 (0), 0.3 (0.1)
     assert gap[0] == pytest.approx(0.2) and p[0] == pytest.approx((1 + 1) / (3 + 1))

@@ -16,8 +16,14 @@ def _items():
     for a in ("en-gb", "en-in", "en-ng"):
         for s in range(2):
             for k in range(10):
-                rows.append({"accent": a, "speaker_id": f"{a}-{s}", "id": f"{a}{s}{k}",
-                             "reference": f"{k} {k + 1} {k + 2}"})
+                rows.append(
+                    {
+                        "accent": a,
+                        "speaker_id": f"{a}-{s}",
+                        "id": f"{a}{s}{k}",
+                        "reference": f"{k} {k + 1} {k + 2}",
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -62,10 +68,18 @@ def test_console_table_shows_cis_corpus_and_reasons():
             for _k in range(8):
                 ref = "play some music now"
                 hyp = ref if rng.random() < 0.7 else "play sum music"
-                rows.append({"group": g, "speaker_id": f"{g}{s}", "reference": ref,
-                             "hypothesis": hyp, "line": len(rows) + 2})
-    rows.append({"group": "big", "speaker_id": "big0", "reference": "", "hypothesis": "x",
-                 "line": 99})
+                rows.append(
+                    {
+                        "group": g,
+                        "speaker_id": f"{g}{s}",
+                        "reference": ref,
+                        "hypothesis": hyp,
+                        "line": len(rows) + 2,
+                    }
+                )
+    rows.append(
+        {"group": "big", "speaker_id": "big0", "reference": "", "hypothesis": "x", "line": 99}
+    )
     st = AuditSettings(n_bootstrap=200, min_items=5, min_speakers=2, normaliser="auto")
     _, res = analyse(pd.DataFrame(rows), st, language=None)
     text = format_groups(res)

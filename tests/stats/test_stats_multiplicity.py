@@ -17,9 +17,15 @@ def test_ci_and_adjusted_verdict_are_reconciled():
         for s in range(12):
             ps = p * np.exp(rng.normal(0, 0.1))
             for i in range(25):
-                rows.append({"group": f"g{g:02d}", "speaker_id": f"g{g}s{s}",
-                             "content_id": f"u{g}_{s}_{i}", "n_words": 8,
-                             "n_err": rng.binomial(8, min(ps, 1))})
+                rows.append(
+                    {
+                        "group": f"g{g:02d}",
+                        "speaker_id": f"g{g}s{s}",
+                        "content_id": f"u{g}_{s}_{i}",
+                        "n_words": 8,
+                        "n_err": rng.binomial(8, min(ps, 1)),
+                    }
+                )
     df = pd.DataFrame(rows)
     res = compare_groups(df, [WER], AuditSettings(n_bootstrap=1000), reference="g00")
     flagged = 0

@@ -25,9 +25,19 @@ def _crossed_frame(seed: int = 0, groups: int = 5, speakers: int = 11, sentences
             for c in range(sentences):
                 n = int(rng.integers(5, 12))
                 e = int(rng.binomial(n, min(max(p, 0.0), 1.0)))
-                rows.append({"group": f"g{g}", "speaker_id": f"g{g}s{s}", "content_id": f"c{c}",
-                             "n_words": n, "n_sub": e, "n_del": 0, "n_ins": int(c % 7 == 0),
-                             "n_chars": 5 * n, "c_err": 2 * e})
+                rows.append(
+                    {
+                        "group": f"g{g}",
+                        "speaker_id": f"g{g}s{s}",
+                        "content_id": f"c{c}",
+                        "n_words": n,
+                        "n_sub": e,
+                        "n_del": 0,
+                        "n_ins": int(c % 7 == 0),
+                        "n_chars": 5 * n,
+                        "c_err": 2 * e,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -40,8 +50,7 @@ def test_compare_groups_is_the_same_on_one_thread_and_on_three(monkeypatch):
     three = compare_groups(df, [WER, CER], st, reference="g0").to_dict()
     assert one == three
     # the jackknife ran (11 speakers, significant gaps), and it gave the same verdicts
-    assert {c["verdict"] for c in one["comparisons"]} & {"disparity_detected",
-                                                          "speaker_confounded"}
+    assert {c["verdict"] for c in one["comparisons"]} & {"disparity_detected", "speaker_confounded"}
     assert one["groups"] == three["groups"] and one["summary"] == three["summary"]
 
 
@@ -51,12 +60,14 @@ def test_kept_totals_change_neither_replicates_nor_jackknife():
 
     def side(g):
         d = df[df.group == g]
-        return Side(d[cols].to_numpy(float), d.speaker_id.to_numpy(object),
-                    d.content_id.to_numpy(object))
+        return Side(
+            d[cols].to_numpy(float), d.speaker_id.to_numpy(object), d.content_id.to_numpy(object)
+        )
 
     plain = bootstrap_pair(side("g1"), side("g0"), "two_way", 300, np.random.default_rng(4))
-    kept = bootstrap_pair(side("g1"), side("g0"), "two_way", 300, np.random.default_rng(4),
-                          keep_totals=True)
+    kept = bootstrap_pair(
+        side("g1"), side("g0"), "two_way", 300, np.random.default_rng(4), keep_totals=True
+    )
     np.testing.assert_array_equal(plain.group_reps, kept.group_reps)
     np.testing.assert_array_equal(plain.reference_reps, kept.reference_reps)
     assert kept._totals is not None and kept._content_counts is None
@@ -87,8 +98,11 @@ def test_workers_from_env(monkeypatch):
     monkeypatch.setenv(THREADS_ENV, "0")
     assert workers_from_env(THREADS_ENV) == 1
     monkeypatch.setenv(THREADS_ENV, "two")
-    with pytest.raises(ValueError, match=r"FAIRDESK_STATS_THREADS='two' is not a whole number; "
-                                         r"set it to the number of workers"):
+    with pytest.raises(
+        ValueError,
+        match=r"FAIRDESK_STATS_THREADS='two' is not a whole number; "
+        r"set it to the number of workers",
+    ):
         workers_from_env(THREADS_ENV)
     monkeypatch.delenv(THREADS_ENV)
     assert 1 <= workers_from_env(THREADS_ENV, cap=3) <= 3

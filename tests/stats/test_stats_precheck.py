@@ -15,11 +15,13 @@ from fairdesk.stats.slicing import has_speaker_ids
 
 def _items():
     """Accents x (5 items, 3 speakers), y (4 items, 2 speakers and one unknown), z (2, 1)."""
-    return pd.DataFrame({
-        "accent": ["x"] * 5 + ["y"] * 4 + ["z"] * 2,
-        "speaker_id": ["a", "a", "b", "c", "c", "d", "e", None, "e", "f", "f"],
-        "split": ["tr", "te"] * 5 + ["tr"],
-    })
+    return pd.DataFrame(
+        {
+            "accent": ["x"] * 5 + ["y"] * 4 + ["z"] * 2,
+            "speaker_id": ["a", "a", "b", "c", "c", "d", "e", None, "e", "f", "f"],
+            "split": ["tr", "te"] * 5 + ["tr"],
+        }
+    )
 
 
 def test_counts_known_speakers_only_and_precheck_fields():
@@ -28,8 +30,9 @@ def test_counts_known_speakers_only_and_precheck_fields():
     assert pc.speakers == {"x": 3, "y": 2, "z": 1}  # the unknown speaker of y is not counted
     assert pc.kept == ["x", "y"] and pc.reference == "x"
     assert pc.excluded == [("z", "1 speakers < min_speakers 2")]
-    kept, excluded = apply_minimums(_items().rename(columns={"accent": "g"}).assign(
-        group=lambda f: f["g"]), 2, 2)
+    kept, excluded = apply_minimums(
+        _items().rename(columns={"accent": "g"}).assign(group=lambda f: f["g"]), 2, 2
+    )
     assert (kept, excluded) == (pc.kept, pc.excluded)
 
 
@@ -43,7 +46,9 @@ def test_without_speaker_ids_and_with_another_speaker_column():
     assert not has_speaker_ids(renamed) and has_speaker_ids(_items())
     framed = renamed.assign(g=renamed["accent"])
     assert apply_minimums(framed, 2, 2, group_col="g", speaker_col="spk") == (
-        ["x", "y"], [("z", "1 speakers < min_speakers 2")])
+        ["x", "y"],
+        [("z", "1 speakers < min_speakers 2")],
+    )
 
 
 def test_filters_apply_whatever_the_grouping():
@@ -62,8 +67,9 @@ def test_an_existing_group_column_is_used_as_is_only_when_grouping_by_it():
     assert check_groups_before_inference(items, "accent", 1, 1).sizes == {"x": 5, "y": 4, "z": 2}
     with pytest.raises(ValueError) as e:
         check_groups_before_inference(_items(), "group", 1, 1)
-    assert str(e.value) == ("Unknown grouping column(s) ['group']; the frame has columns: "
-                            "accent, speaker_id, split.")
+    assert str(e.value) == (
+        "Unknown grouping column(s) ['group']; the frame has columns: accent, speaker_id, split."
+    )
 
 
 def test_reference_named_by_key_and_value():
@@ -75,8 +81,10 @@ def test_reference_named_by_key_and_value():
 def test_single_group_and_two_groups_one_excluded_messages():
     with pytest.raises(ValueError) as e:
         check_groups_before_inference(_items().assign(accent="x"), "accent", 1, 1)
-    assert str(e.value) == ("Grouping by 'accent' gives a single group (x): nothing to compare; "
-                            "group by a column with at least two values.")
+    assert str(e.value) == (
+        "Grouping by 'accent' gives a single group (x): nothing to compare; "
+        "group by a column with at least two values."
+    )
     two = _items().iloc[:9]
     with pytest.raises(ValueError) as e:
         check_groups_before_inference(two, "accent", 5, 1)
@@ -95,7 +103,8 @@ def test_exclusion_message_word_for_word():
         "record more. A lower minimum costs: wider intervals (fewer items and speakers, so more "
         "comparisons end inconclusive_underpowered); a significant gap in a group with fewer "
         "than 10 speakers reads as speaker_confounded (get more speakers, not 'bias'); and a "
-        "group with one speaker is not_estimable (speaker and group cannot be told apart).")
+        "group with one speaker is not_estimable (speaker and group cannot be told apart)."
+    )
     msg = exclusion_message({"long-name": 40, "b": 40, "c": 3}, None, 30, 5)
     assert msg == (
         "The minimums (--min-items 30) exclude 1 of 3 group(s).\n"
@@ -105,7 +114,8 @@ def test_exclusion_message_word_for_word():
         "  c                3 < 30  excluded\n"
         "To analyse every group, lower the minimums (e.g. --min-items 3) or record more. A "
         "lower minimum costs: wider intervals (fewer items and speakers, so more comparisons "
-        "end inconclusive_underpowered); and a group with one item is not_estimable.")
+        "end inconclusive_underpowered); and a group with one item is not_estimable."
+    )
 
 
 def test_scale_small_clusters_by_hand():
@@ -115,8 +125,7 @@ def test_scale_small_clusters_by_hand():
         f = math.sqrt(k / (k - 1))
         expected = np.array([[2.0 + f * 1.0, 4.0], [2.0 - f * 1.0, 4.0 + f * 2.0]])
         np.testing.assert_allclose(scale_small_clusters(reps, est, k), expected)
-    np.testing.assert_allclose(scale_small_clusters([[3, 4]], [2, 4], 2),
-                               [[2 + math.sqrt(2), 4.0]])
+    np.testing.assert_allclose(scale_small_clusters([[3, 4]], [2, 4], 2), [[2 + math.sqrt(2), 4.0]])
     for k in (None, 1, 0):
         assert scale_small_clusters(reps, est, k) is reps
 

@@ -7,25 +7,48 @@ import pytest
 
 from fairdesk.stats.verdicts import _num, _p, reading
 
-BASE = dict(label="WER", group="scot", reference="us", value=0.3127, reference_value=0.2011,
-            gap=0.1116, ci_low=0.0523, ci_high=0.1789, p_adjusted=0.0123, mde=0.0871,
-            threshold=0.0555, estimator="speaker", conditional=False,
-            n_blocks={"group_speakers": 12, "reference_speakers": 14, "contents": None,
-                      "group_items": 300, "reference_items": 350},
-            direction_="worse", design="matched")
+BASE = dict(
+    label="WER",
+    group="scot",
+    reference="us",
+    value=0.3127,
+    reference_value=0.2011,
+    gap=0.1116,
+    ci_low=0.0523,
+    ci_high=0.1789,
+    p_adjusted=0.0123,
+    mde=0.0871,
+    threshold=0.0555,
+    estimator="speaker",
+    conditional=False,
+    n_blocks={
+        "group_speakers": 12,
+        "reference_speakers": 14,
+        "contents": None,
+        "group_items": 300,
+        "reference_items": 350,
+    },
+    direction_="worse",
+    design="matched",
+)
 
 
-@pytest.mark.parametrize("verdict, numbers, words", [
-    ("disparity_detected", [], "a disparity of practical size: scot does worse than"),
-    ("significant_but_small", ["0.0555"], "significant but small difference (worse)"),
-    ("inconclusive_underpowered", ["0.0871", "0.0555"], "inconclusive, not fine"),
-    ("no_disparity_detected", ["0.0871", "0.0555"], "no disparity detected"),
-    ("speaker_confounded", [], "get more speakers"),
-])
+@pytest.mark.parametrize(
+    "verdict, numbers, words",
+    [
+        ("disparity_detected", [], "a disparity of practical size: scot does worse than"),
+        ("significant_but_small", ["0.0555"], "significant but small difference (worse)"),
+        ("inconclusive_underpowered", ["0.0871", "0.0555"], "inconclusive, not fine"),
+        ("no_disparity_detected", ["0.0871", "0.0555"], "no disparity detected"),
+        ("speaker_confounded", [], "get more speakers"),
+    ],
+)
 def test_reading_names_its_numbers(verdict, numbers, words):
     text = reading(**BASE, verdict=verdict)
-    assert text.startswith("WER is 0.313 for scot vs 0.201 for the reference us (gap +0.112, "
-                           "95% CI 0.0523 to 0.179, p_adjusted 0.012; ")
+    assert text.startswith(
+        "WER is 0.313 for scot vs 0.201 for the reference us (gap +0.112, "
+        "95% CI 0.0523 to 0.179, p_adjusted 0.012; "
+    )
     assert "12 + 14 speakers" in text
     for n in numbers:
         assert n in text, (n, text)
@@ -34,19 +57,31 @@ def test_reading_names_its_numbers(verdict, numbers, words):
 
 
 def test_reading_caveats():
-    text = reading(**{**BASE, "design": "unmatched"}, verdict="disparity_detected",
-                   multiplicity=7)
+    text = reading(**{**BASE, "design": "unmatched"}, verdict="disparity_detected", multiplicity=7)
     assert "different content" in text and "not causal" in text and "(Holm)" in text
-    undefined = reading(**{**BASE, "gap": math.nan, "ci_low": math.nan, "ci_high": math.nan,
-                           "p_adjusted": math.nan, "value": math.nan},
-                        verdict="not_computable")
+    undefined = reading(
+        **{
+            **BASE,
+            "gap": math.nan,
+            "ci_low": math.nan,
+            "ci_high": math.nan,
+            "p_adjusted": math.nan,
+            "value": math.nan,
+        },
+        verdict="not_computable",
+    )
     assert "gap undefined" in undefined and "undefined to undefined" in undefined
     assert "p_adjusted undefined" in undefined and "not computable" in undefined
-    assert "different content" not in reading(**{**BASE, "design": "unmatched"},
-                                              verdict="not_computable")
+    assert "different content" not in reading(
+        **{**BASE, "design": "unmatched"}, verdict="not_computable"
+    )
 
 
 def test_number_formats():
     assert (_num(None), _num(math.inf), _num(0.123456)) == ("undefined", "undefined", "0.123")
     assert (_p(math.nan), _p(0.001), _p(0.00099), _p(0.04567)) == (
-        "undefined", "0.001", "< 0.001", "0.046")
+        "undefined",
+        "0.001",
+        "< 0.001",
+        "0.046",
+    )

@@ -94,14 +94,18 @@ def test_probe_not_run_with_too_few_folds_word_for_word():
     r = leakage(X, ["a", "a", "a", "a", "b"], None)
     assert (r.n_folds, r.split, r.chance) == (0, "item", 0.5) and math.isnan(r.leakage)
     assert math.isnan(r.balanced_accuracy)
-    assert r.note == ("probe not run: cross-validation needs at least 2 folds (5 asked) but "
-                      "there are a group of 1 item(s); record more items or speakers per group")
+    assert r.note == (
+        "probe not run: cross-validation needs at least 2 folds (5 asked) but "
+        "there are a group of 1 item(s); record more items or speakers per group"
+    )
     r = leakage(X, ["a", "a", "b", "b", "b"], ["s1", "s2", "s3", "s4", "s4"], n_splits=1)
     assert (r.n_folds, r.split, r.chance) == (0, "speaker", 0.5)
     assert math.isnan(r.balanced_accuracy) and math.isnan(r.leakage)
-    assert r.note == ("probe not run: cross-validation needs at least 2 folds (1 asked) but "
-                      "there are 4 speaker(s) and at most 3 items per group; record more items "
-                      "or speakers per group")
+    assert r.note == (
+        "probe not run: cross-validation needs at least 2 folds (1 asked) but "
+        "there are 4 speaker(s) and at most 3 items per group; record more items "
+        "or speakers per group"
+    )
 
 
 def test_silhouette_edges_and_the_seeded_sample():
@@ -113,7 +117,8 @@ def test_silhouette_edges_and_the_seeded_sample():
     assert math.isnan(silhouette(X[[0, 30]], ["a", "b"]))  # one item per group
     for seed in (0, 3):
         assert silhouette(X, g, max_items=50, seed=seed) == pytest.approx(
-            silhouette_score(X, g, metric="cosine", sample_size=50, random_state=seed))
+            silhouette_score(X, g, metric="cosine", sample_size=50, random_state=seed)
+        )
     assert silhouette(X, g, max_items=50) != pytest.approx(silhouette(X, g))
     assert silhouette(X, g, max_items=60) == pytest.approx(silhouette(X, g))
 
@@ -123,33 +128,49 @@ def test_silhouette_default_sample_is_5000_items_seed_0():
     X = rng.normal(0, 1, (5001, 3)) + np.repeat(np.eye(3)[:3] * 0.5, [1667, 1667, 1667], axis=0)
     g = np.repeat(["a", "b", "c"], [1667, 1667, 1667])
     assert silhouette(X, g) == pytest.approx(
-        silhouette_score(X, g, metric="cosine", sample_size=5000, random_state=0), abs=1e-12)
+        silhouette_score(X, g, metric="cosine", sample_size=5000, random_state=0), abs=1e-12
+    )
 
 
 def _fake_result(threshold, seed, verdicts, summary):
     from types import SimpleNamespace
 
     comps = [SimpleNamespace(metric=m, verdict=v) for m, v in verdicts]
-    return SimpleNamespace(settings=AuditSettings(structure_threshold=threshold, seed=seed),
-                           comparisons=comps, summary=summary)
+    return SimpleNamespace(
+        settings=AuditSettings(structure_threshold=threshold, seed=seed),
+        comparisons=comps,
+        summary=summary,
+    )
 
 
 def test_analysis_takes_threshold_seed_and_disparity_from_the_result():
     X, g, s = _embeddings(np.random.default_rng(9), n_spk=4, per=5, group_shift=0.4)
-    res = _fake_result(0.9, 7, [("wer", "disparity_detected"), ("wer", "no_disparity_detected"),
-                                ("cer", "significant_but_small")], {"wer": 0, "cer": 0, "em": 0})
+    res = _fake_result(
+        0.9,
+        7,
+        [
+            ("wer", "disparity_detected"),
+            ("wer", "no_disparity_detected"),
+            ("cer", "significant_but_small"),
+        ],
+        {"wer": 0, "cer": 0, "em": 0},
+    )
     rep = representation_analysis(X, g, s, result=res, seed=0, n_splits=3)
     assert rep.threshold == 0.9 and not rep.structure
     assert rep.leakage == leakage(X, g, s, n_splits=3, seed=7)
     assert rep.leakage != leakage(X, g, s, n_splits=3, seed=0)
     assert rep.silhouette == pytest.approx(silhouette(X, g))
     # a disparity on any comparison of a metric counts; a metric without comparisons has none
-    assert rep.cases == {"wer": "disparity_not_representation_linked",
-                         "cer": "no_structure_no_disparity", "em": "no_structure_no_disparity"}
+    assert rep.cases == {
+        "wer": "disparity_not_representation_linked",
+        "cer": "no_structure_no_disparity",
+        "em": "no_structure_no_disparity",
+    }
     plain = representation_analysis(X, g, s)
     assert plain.threshold == 0.1 and plain.leakage == leakage(X, g, s)
-    assert plain.leakage != leakage(X, g, s, n_splits=6) and plain.leakage != leakage(X, g, s,
-                                                                                      seed=1)
+    assert plain.leakage != leakage(X, g, s, n_splits=6) and plain.leakage != leakage(
+        X, g, s, seed=1
+    )
 
 
 def test_structure_from_either_measure_at_its_threshold():
@@ -177,7 +198,8 @@ def _probe_by_hand(X, y, groups, k, seed):
         splits = StratifiedKFold(n_splits=k, shuffle=True, random_state=seed).split(X, y)
     else:
         splits = StratifiedGroupKFold(n_splits=k, shuffle=True, random_state=seed).split(
-            X, y, groups=groups)
+            X, y, groups=groups
+        )
     pred = np.empty(len(y), dtype=object)
     for train, test in splits:
         model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
@@ -186,8 +208,7 @@ def _probe_by_hand(X, y, groups, k, seed):
 
 
 def _scaled_data(seed, n_spk=4, per=6):
-    X, g, s = _embeddings(np.random.default_rng(seed), n_spk=n_spk, per=per, dim=4,
-                          group_shift=0.8)
+    X, g, s = _embeddings(np.random.default_rng(seed), n_spk=n_spk, per=per, dim=4, group_shift=0.8)
     X[:, 1] *= 50.0  # scales differ: the probe standardises
     return X, g, s
 
@@ -196,8 +217,12 @@ def _scaled_data(seed, n_spk=4, per=6):
 def test_probe_equals_sklearn_by_hand(n_splits, seed):
     X, g, s = _scaled_data(1)
     two = g != "G2"  # and with two groups
-    for X_, g_, spk, chance in ((X, g, s, 1 / 3), (X, g, None, 1 / 3),
-                                (X[two], g[two], s[two], 1 / 2), (X[two], g[two], None, 1 / 2)):
+    for X_, g_, spk, chance in (
+        (X, g, s, 1 / 3),
+        (X, g, None, 1 / 3),
+        (X[two], g[two], s[two], 1 / 2),
+        (X[two], g[two], None, 1 / 2),
+    ):
         r = leakage(X_, g_, spk, n_splits=n_splits, seed=seed)
         expected = _probe_by_hand(X_, g_, spk, n_splits, seed)
         assert r.balanced_accuracy == pytest.approx(expected)
@@ -208,22 +233,27 @@ def test_probe_equals_sklearn_by_hand(n_splits, seed):
         assert r.balanced_accuracy == pytest.approx(expected)
         assert r.leakage == pytest.approx(expected - 1 / 3) and r.chance == pytest.approx(1 / 3)
         assert (r.n_folds, r.split, r.note) == (
-            n_splits, "speaker" if spk is not None else "item", "")
+            n_splits,
+            "speaker" if spk is not None else "item",
+            "",
+        )
 
 
 def test_fewer_folds_notes_word_for_word():
     X, g, s = _scaled_data(2, n_spk=2, per=5)  # 6 speakers, 10 items per group
     r = leakage(X, g, s, n_splits=8)
-    assert (r.n_folds, r.note) == (6, "6 folds instead of 8: groups of 10 to 10 items, "
-                                      "6 speakers")
+    assert (r.n_folds, r.note) == (6, "6 folds instead of 8: groups of 10 to 10 items, 6 speakers")
     assert r.balanced_accuracy == pytest.approx(_probe_by_hand(X, g, s, 6, 0))
     X, g, s = _scaled_data(3, n_spk=3, per=1)  # 9 speakers, 3 items per group
     r = leakage(X, g, s)
     assert (r.n_folds, r.note) == (3, "3 folds instead of 5: groups of 3 to 3 items, 9 speakers")
     keep = np.r_[0:3, 3:9]  # groups of 3, 3 and 3 items; item folds
     r = leakage(X[keep], g[keep], None, n_splits=4)
-    assert (r.n_folds, r.split, r.note) == (3, "item", "3 folds instead of 4: groups of 3 to 3 "
-                                                      "items")
+    assert (r.n_folds, r.split, r.note) == (
+        3,
+        "item",
+        "3 folds instead of 4: groups of 3 to 3 items",
+    )
     X, g, s = _scaled_data(4)
     keep = np.r_[0:24, 24:27, 48:72]  # the middle group keeps 3 items
     r = leakage(X[keep], g[keep], None)
@@ -237,20 +267,28 @@ def test_probe_edges_word_for_word():
     assert math.isnan(one.leakage) and math.isnan(one.balanced_accuracy)
     empty = leakage(np.zeros((0, 3)), [])
     assert empty.split == "none" and math.isnan(empty.chance)
-    for emb, groups, shape in ((np.zeros((3, 2)), ["a", "b"], "(3, 2)"),
-                               (np.zeros(3), ["a", "b", "a"], "(3,)")):
+    for emb, groups, shape in (
+        (np.zeros((3, 2)), ["a", "b"], "(3, 2)"),
+        (np.zeros(3), ["a", "b", "a"], "(3,)"),
+    ):
         with pytest.raises(ValueError) as e:
             leakage(emb, groups)
-        assert str(e.value) == (f"embeddings must be (n_items, dim) with one group per item; "
-                                f"got {shape} embeddings and {len(groups)} group labels.")
-    lone = leakage(np.random.default_rng(1).normal(size=(14, 3)), list("aabbccddeeffgg"),
-                   ["s"] * 2 + ["t"] * 2 + ["u"] * 2 + ["v"] * 2 + ["w"] * 2 + ["x", "y"]
-                   + ["z"] * 2)
+        assert str(e.value) == (
+            f"embeddings must be (n_items, dim) with one group per item; "
+            f"got {shape} embeddings and {len(groups)} group labels."
+        )
+    lone = leakage(
+        np.random.default_rng(1).normal(size=(14, 3)),
+        list("aabbccddeeffgg"),
+        ["s"] * 2 + ["t"] * 2 + ["u"] * 2 + ["v"] * 2 + ["w"] * 2 + ["x", "y"] + ["z"] * 2,
+    )
     assert (lone.n_folds, lone.split, lone.chance) == (0, "speaker", pytest.approx(1 / 7))
     assert math.isnan(lone.leakage) and math.isnan(lone.balanced_accuracy)
-    assert lone.note == ("probe not run: group(s) a, b, c, d, e have a single speaker, and "
-                         "speaker-split folds need two per group; record more items or "
-                         "speakers per group")
+    assert lone.note == (
+        "probe not run: group(s) a, b, c, d, e have a single speaker, and "
+        "speaker-split folds need two per group; record more items or "
+        "speakers per group"
+    )
 
 
 def test_items_without_speaker_are_their_own_speakers():
@@ -271,5 +309,6 @@ def test_analysis_passes_its_seed_to_the_silhouette_sample():
     g = np.repeat(["a", "b", "c"], [1667, 1667, 1667])
     rep = representation_analysis(X, g, seed=7, n_splits=2)
     assert rep.silhouette == pytest.approx(
-        silhouette_score(X, g, metric="cosine", sample_size=5000, random_state=7), abs=1e-12)
+        silhouette_score(X, g, metric="cosine", sample_size=5000, random_state=7), abs=1e-12
+    )
     assert rep.silhouette != pytest.approx(silhouette(X, g), abs=1e-12)

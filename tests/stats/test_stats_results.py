@@ -11,22 +11,31 @@ def test_exclusion_to_dict():
     from fairdesk.stats.results import Exclusion
 
     assert Exclusion("scot", "3 items < min_items 30").to_dict() == {
-        "group": "scot", "reason": "3 items < min_items 30"}
+        "group": "scot",
+        "reason": "3 items < min_items 30",
+    }
 
 
 def test_audit_result_to_dict_keys_and_missing_comparison():
     from fairdesk.stats.results import AuditResult, Exclusion
 
-    boot = {"requested": 2000, "used": 4000, "raised": True, "capped": False,
-            "ratio": math.nan}
+    boot = {"requested": 2000, "used": 4000, "raised": True, "capped": False, "ratio": math.nan}
     res = AuditResult((), {}, (), (Exclusion("x", "r"),), "us", "matched", AuditSettings(), boot)
     d = res.to_dict()
-    assert d == {"comparisons": [], "summary": {}, "groups": [],
-                 "excluded": [{"group": "x", "reason": "r"}], "reference": "us",
-                 "design": "matched",
-                 "settings": {**AuditSettings().to_dict(), "n_bootstrap_used": 4000,
-                              "bootstrap_raise": {**boot, "ratio": None}},
-                 "bootstrap": {**boot, "ratio": None}}
+    assert d == {
+        "comparisons": [],
+        "summary": {},
+        "groups": [],
+        "excluded": [{"group": "x", "reason": "r"}],
+        "reference": "us",
+        "design": "matched",
+        "settings": {
+            **AuditSettings().to_dict(),
+            "n_bootstrap_used": 4000,
+            "bootstrap_raise": {**boot, "ratio": None},
+        },
+        "bootstrap": {**boot, "ratio": None},
+    }
     plain = AuditResult((), {}, (), (), None, None, AuditSettings()).to_dict()
     assert plain["settings"] == AuditSettings().to_dict() and plain["bootstrap"] is None
     with pytest.raises(KeyError) as e:

@@ -67,40 +67,62 @@ def test_frozen_and_unknown_keys():
         AuditSettings.from_dict({"bogus": 1})
 
 
-@pytest.mark.parametrize("kw, message", [
-    ({"n_bootstrap": 199}, "AuditSettings.n_bootstrap must be in 200..20000, got 199."),
-    ({"n_bootstrap": 2000.0}, "AuditSettings.n_bootstrap must be an integer, got 2000.0."),
-    ({"seed": -1}, "AuditSettings.seed must be in >= 0, got -1."),
-    ({"alpha": 0.0}, "AuditSettings.alpha must be in (0.0, 1.0), got 0.0."),
-    ({"alpha": 1.0}, "AuditSettings.alpha must be in (0.0, 1.0), got 1.0."),
-    ({"alpha": float("nan")}, "AuditSettings.alpha must be a finite number, got nan."),
-    ({"alpha": "0.05"}, "AuditSettings.alpha must be a finite number, got '0.05'."),
-    ({"absolute_error_gap": 0.0},
-     "AuditSettings.absolute_error_gap must be in (0.0, inf), got 0.0."),
-    ({"absolute_error_gap": float("inf")},
-     "AuditSettings.absolute_error_gap must be a finite number, got inf."),
-    ({"disparity_ratio": 1.0}, "AuditSettings.disparity_ratio must be in (1.0, inf), got 1.0."),
-    ({"grounding_gap": 0.0}, "AuditSettings.grounding_gap must be in (0.0, inf), got 0.0."),
-    ({"min_items": 0}, "AuditSettings.min_items must be in >= 1, got 0."),
-    ({"min_speakers": 0}, "AuditSettings.min_speakers must be in >= 1, got 0."),
-    ({"structure_threshold": 1.5},
-     "AuditSettings.structure_threshold must be in [-1.0, 1.0], got 1.5."),
-    ({"structure_threshold": -1.01},
-     "AuditSettings.structure_threshold must be in [-1.0, 1.0], got -1.01."),
-    ({"resampling": "x"}, "AuditSettings.resampling must be one of auto, two_way, speaker, "
-     "content, utterance, got 'x'."),
-    ({"max_items_lifted": 1}, "AuditSettings.max_items_lifted must be True or False, got 1."),
-    ({"max_items": 20001}, "AuditSettings.max_items must be in 1..20000 unless the cap is "
-     "lifted explicitly (max_items_lifted=True, --max-items), got 20001."),
-    ({"max_items": 10.5}, "AuditSettings.max_items must be an integer, got 10.5."),
-    ({"max_items": "50"}, "AuditSettings.max_items must be an integer, got '50'."),
-    ({"max_items": 0, "max_items_lifted": True}, "AuditSettings.max_items must be in >= 1, got 0."),
-    ({"max_items": 0}, "AuditSettings.max_items must be in 1..20000, got 0."),
-    ({"normaliser": "  "}, "AuditSettings.normaliser must be a non-empty string, got '  '."),
-    ({"normaliser": 3}, "AuditSettings.normaliser must be a non-empty string, got 3."),
-    ({"small_cluster_scaling": 1},
-     "AuditSettings.small_cluster_scaling must be True or False, got 1."),
-])
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        ({"n_bootstrap": 199}, "AuditSettings.n_bootstrap must be in 200..20000, got 199."),
+        ({"n_bootstrap": 2000.0}, "AuditSettings.n_bootstrap must be an integer, got 2000.0."),
+        ({"seed": -1}, "AuditSettings.seed must be in >= 0, got -1."),
+        ({"alpha": 0.0}, "AuditSettings.alpha must be in (0.0, 1.0), got 0.0."),
+        ({"alpha": 1.0}, "AuditSettings.alpha must be in (0.0, 1.0), got 1.0."),
+        ({"alpha": float("nan")}, "AuditSettings.alpha must be a finite number, got nan."),
+        ({"alpha": "0.05"}, "AuditSettings.alpha must be a finite number, got '0.05'."),
+        (
+            {"absolute_error_gap": 0.0},
+            "AuditSettings.absolute_error_gap must be in (0.0, inf), got 0.0.",
+        ),
+        (
+            {"absolute_error_gap": float("inf")},
+            "AuditSettings.absolute_error_gap must be a finite number, got inf.",
+        ),
+        ({"disparity_ratio": 1.0}, "AuditSettings.disparity_ratio must be in (1.0, inf), got 1.0."),
+        ({"grounding_gap": 0.0}, "AuditSettings.grounding_gap must be in (0.0, inf), got 0.0."),
+        ({"min_items": 0}, "AuditSettings.min_items must be in >= 1, got 0."),
+        ({"min_speakers": 0}, "AuditSettings.min_speakers must be in >= 1, got 0."),
+        (
+            {"structure_threshold": 1.5},
+            "AuditSettings.structure_threshold must be in [-1.0, 1.0], got 1.5.",
+        ),
+        (
+            {"structure_threshold": -1.01},
+            "AuditSettings.structure_threshold must be in [-1.0, 1.0], got -1.01.",
+        ),
+        (
+            {"resampling": "x"},
+            "AuditSettings.resampling must be one of auto, two_way, speaker, "
+            "content, utterance, got 'x'.",
+        ),
+        ({"max_items_lifted": 1}, "AuditSettings.max_items_lifted must be True or False, got 1."),
+        (
+            {"max_items": 20001},
+            "AuditSettings.max_items must be in 1..20000 unless the cap is "
+            "lifted explicitly (max_items_lifted=True, --max-items), got 20001.",
+        ),
+        ({"max_items": 10.5}, "AuditSettings.max_items must be an integer, got 10.5."),
+        ({"max_items": "50"}, "AuditSettings.max_items must be an integer, got '50'."),
+        (
+            {"max_items": 0, "max_items_lifted": True},
+            "AuditSettings.max_items must be in >= 1, got 0.",
+        ),
+        ({"max_items": 0}, "AuditSettings.max_items must be in 1..20000, got 0."),
+        ({"normaliser": "  "}, "AuditSettings.normaliser must be a non-empty string, got '  '."),
+        ({"normaliser": 3}, "AuditSettings.normaliser must be a non-empty string, got 3."),
+        (
+            {"small_cluster_scaling": 1},
+            "AuditSettings.small_cluster_scaling must be True or False, got 1.",
+        ),
+    ],
+)
 def test_messages_word_for_word(kw, message):
     with pytest.raises(ValueError) as e:
         AuditSettings(**kw)
@@ -110,8 +132,13 @@ def test_messages_word_for_word(kw, message):
 def test_edges_that_are_allowed():
     # the closed ends of structure_threshold, the lower ends of the integers
     AuditSettings(structure_threshold=-1.0, seed=0, min_items=1, min_speakers=1)
-    AuditSettings(structure_threshold=1.0, alpha=1e-9, absolute_error_gap=1e-9,
-                  disparity_ratio=1.000001, grounding_gap=1e-9)
+    AuditSettings(
+        structure_threshold=1.0,
+        alpha=1e-9,
+        absolute_error_gap=1e-9,
+        disparity_ratio=1.000001,
+        grounding_gap=1e-9,
+    )
     AuditSettings(alpha=0.999999, max_items=20000, max_items_lifted=False)
     AuditSettings(small_cluster_scaling=True, normaliser="none", resampling="utterance")
     assert AuditSettings(max_items=50000, max_items_lifted=True).max_items == 50000
@@ -124,9 +151,11 @@ def test_run_cap_lift_and_round_trip():
     assert s.max_items == 20000  # the original is untouched
     assert s.with_run_cap(100).max_items == 100
     assert s.with_run_cap(20000) == s
-    for bad, message in ((0, "AuditSettings.max_items must be in >= 1, got 0."),
-                         (True, "AuditSettings.max_items must be an integer, got True."),
-                         (2.5, "AuditSettings.max_items must be an integer, got 2.5.")):
+    for bad, message in (
+        (0, "AuditSettings.max_items must be in >= 1, got 0."),
+        (True, "AuditSettings.max_items must be an integer, got True."),
+        (2.5, "AuditSettings.max_items must be an integer, got 2.5."),
+    ):
         with pytest.raises(ValueError) as e:
             s.with_run_cap(bad)
         assert str(e.value) == message
@@ -136,8 +165,9 @@ def test_run_cap_lift_and_round_trip():
     assert back == lifted and back.max_items == 50000 and back.seed == 3
     assert AuditSettings.from_dict({"max_items": 20001}).max_items == 20001
     assert AuditSettings.from_dict({"max_items": 20000}).max_items == 20000
-    assert AuditSettings.from_dict({"max_items": 7, "seed": 2}) == AuditSettings(max_items=7,
-                                                                                seed=2)
+    assert AuditSettings.from_dict({"max_items": 7, "seed": 2}) == AuditSettings(
+        max_items=7, seed=2
+    )
     with pytest.raises(ValueError) as e:
         AuditSettings.from_dict({"max_items": True})
     assert str(e.value) == "AuditSettings.max_items must be an integer, got True."
@@ -150,7 +180,8 @@ def test_unknown_fields_message_word_for_word():
         "Unknown AuditSettings field(s) ['aa', 'zz']; known fields: ['absolute_error_gap', "
         "'alpha', 'disparity_ratio', 'grounding_gap', 'max_items', 'max_items_lifted', "
         "'min_items', 'min_speakers', 'n_bootstrap', 'normaliser', 'resampling', 'seed', "
-        "'small_cluster_scaling', 'structure_threshold'].")
+        "'small_cluster_scaling', 'structure_threshold']."
+    )
 
 
 def test_from_dict_without_a_cap_keeps_the_default():

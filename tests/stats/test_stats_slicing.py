@@ -145,8 +145,12 @@ def test_stratified_sample_spreads_over_speakers():
 
 def test_stratified_sample_aligns_content_across_groups():
     """In a matched corpus the per-group samples read the same sentences (keeps pairing)."""
-    rows = [{"group": g, "speaker_id": f"{g}{s}", "content_id": f"c{c:02d}"}
-            for g in ("a", "b", "c") for s in range(10) for c in range(39)]
+    rows = [
+        {"group": g, "speaker_id": f"{g}{s}", "content_id": f"c{c:02d}"}
+        for g in ("a", "b", "c")
+        for s in range(10)
+        for c in range(39)
+    ]
     df = pd.DataFrame(rows)
     out = stratified_sample(df, "group", 40, seed=3)
     per_group = {g: set(sub["content_id"]) for g, sub in out.groupby("group")}
@@ -167,11 +171,16 @@ def test_stratified_sample_refusals_word_for_word():
 
 
 def test_stratified_sample_edges():
-    rows = [{"group": g, "speaker_id": f"{g}{s}", "content_id": f"c{c}"}
-            for g in ("a", "b") for s in range(3) for c in range(4)]
+    rows = [
+        {"group": g, "speaker_id": f"{g}{s}", "content_id": f"c{c}"}
+        for g in ("a", "b")
+        for s in range(3)
+        for c in range(4)
+    ]
     df = pd.DataFrame(rows)
-    pd.testing.assert_frame_equal(stratified_sample(df, "group", 5),
-                                  stratified_sample(df, "group", 5, seed=0))  # default seed
+    pd.testing.assert_frame_equal(
+        stratified_sample(df, "group", 5), stratified_sample(df, "group", 5, seed=0)
+    )  # default seed
     one = stratified_sample(df, "group", 1, seed=4)
     assert one.groupby("group").size().to_dict() == {"a": 1, "b": 1}
     assert stratified_sample(df, "group", np.int64(2)).groupby("group").size().tolist() == [2, 2]
@@ -224,14 +233,20 @@ def test_slice_messages_word_for_word():
     f = pd.DataFrame({"accent": ["en-gb", "en-us"], "split": ["x", "y"]})
     cases = [
         ((["accent", "accent"], None), "The grouping keys repeat a column: ['accent', 'accent']."),
-        ((["accent"], {"nope": ["1"]}),
-         "Unknown filter column(s) ['nope']; the frame has columns: accent, split."),
-        ((["accent"], {"accent": ["en-gb"]}),
-         "Column(s) ['accent'] can't be both a filter and a grouping key; filter on another "
-         "column or group by it without filtering."),
-        ((["accent"], {"split": ["z"]}),
-         "No rows left after the filters {'split': ['z']}; check the allowed values against the "
-         "values present in those columns."),
+        (
+            (["accent"], {"nope": ["1"]}),
+            "Unknown filter column(s) ['nope']; the frame has columns: accent, split.",
+        ),
+        (
+            (["accent"], {"accent": ["en-gb"]}),
+            "Column(s) ['accent'] can't be both a filter and a grouping key; filter on another "
+            "column or group by it without filtering.",
+        ),
+        (
+            (["accent"], {"split": ["z"]}),
+            "No rows left after the filters {'split': ['z']}; check the allowed values against the "
+            "values present in those columns.",
+        ),
     ]
     for args, message in cases:
         with pytest.raises(ValueError) as e:
@@ -262,17 +277,32 @@ def test_reference_messages_word_for_word():
     sizes = {"a": 3, "b": 5}
     for args, kw, message in [
         (("c",), {}, "Reference group 'c' is not one of the groups: b, a."),
-        (("a",), {"eligible": ["b"]},
-         "Reference group 'a' is excluded by the minimums; pick one of: b."),
-        (("a",), {"eligible": []},
-         "Reference group 'a' is excluded by the minimums; pick one of: (none)."),
+        (
+            ("a",),
+            {"eligible": ["b"]},
+            "Reference group 'a' is excluded by the minimums; pick one of: b.",
+        ),
+        (
+            ("a",),
+            {"eligible": []},
+            "Reference group 'a' is excluded by the minimums; pick one of: (none).",
+        ),
         ((None,), {"eligible": []}, "No group is eligible as reference (all are excluded)."),
-        (("accent=c",), {"by": "accent"},
-         "Reference group 'accent=c' is not one of the groups: b, a."),
-        (("gender=a",), {"by": "accent"},
-         "Reference group 'gender=a' is not one of the groups: b, a."),
-        (("accent=a",), {"by": ["accent", "gender"]},
-         "Reference group 'accent=a' is not one of the groups: b, a."),
+        (
+            ("accent=c",),
+            {"by": "accent"},
+            "Reference group 'accent=c' is not one of the groups: b, a.",
+        ),
+        (
+            ("gender=a",),
+            {"by": "accent"},
+            "Reference group 'gender=a' is not one of the groups: b, a.",
+        ),
+        (
+            ("accent=a",),
+            {"by": ["accent", "gender"]},
+            "Reference group 'accent=a' is not one of the groups: b, a.",
+        ),
     ]:
         with pytest.raises(ValueError) as e:
             choose_reference(sizes, *args, **kw)
@@ -292,7 +322,8 @@ def test_run_cap_message_word_for_word():
     assert str(e.value) == (
         "The run has 5,000 items, more than the cap of 1,000 (max_items). Analyse a stratified "
         "sample instead: `--sample N` draws N items per group spread over its speakers, e.g. "
-        "`--sample 500` for 2 group(s), or lift the cap explicitly with `--max-items N`.")
+        "`--sample 500` for 2 group(s), or lift the cap explicitly with `--max-items N`."
+    )
     with pytest.raises(ValueError, match=r"`--sample 4` for 1 group\(s\)"):
         check_run_cap(pd.DataFrame({"x": range(5)}), 4)  # no group column: one group
     with pytest.raises(ValueError, match=r"`--sample 1` for 3 group\(s\)"):
@@ -308,6 +339,8 @@ def test_reference_value_with_equals_sign_and_missing_speaker_counts():
     assert str(e.value) == "Reference group 'c' is excluded by the minimums; pick one of: b, a."
     # a group missing from the speaker counts has no known speaker
     assert minimums_from_counts({"a": 5, "b": 5}, {"a": 3}, 1, 1) == (
-        ["a"], [("b", "0 speakers < min_speakers 1")])
+        ["a"],
+        [("b", "0 speakers < min_speakers 1")],
+    )
     sizes = group_sizes(pd.DataFrame({"group": []}))
     assert sizes.empty and sizes.dtype == np.int64

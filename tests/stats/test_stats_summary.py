@@ -51,8 +51,9 @@ def test_summary_values_by_hand():
     assert s.gini == pytest.approx(_gini_direct(v))
     assert s.max_gap == pytest.approx(-0.3) and s.overall is None
     # a group without a value is left out of the Gini, the SD and best/worst
-    s2 = summarise_metric(["a", "b", "c", "d"], [0.1, 0.2, 0.4, None], [10, 10, 20, 5],
-                          [0.1], False)
+    s2 = summarise_metric(
+        ["a", "b", "c", "d"], [0.1, 0.2, 0.4, None], [10, 10, 20, 5], [0.1], False
+    )
     assert (s2.gini, s2.weighted_std) == pytest.approx((s.gini, s.weighted_std))
     assert (s2.best_group, s2.worst_group, s2.max_gap) == ("a", "c", pytest.approx(0.1))
 

@@ -216,6 +216,5 @@ def _prepare(
                 f"Only {n_clusters} {cluster} clusters: clustered standard errors are unreliable "
                 f"with fewer than about {_MIN_CLUSTERS_WARN} clusters."
             )
-    data = _Data(y=y, trials=trials, values=values, levels=levels, groups=groups,
-                 index=sub.index)
+    data = _Data(y=y, trials=trials, values=values, levels=levels, groups=groups, index=sub.index)
     return data, dropped, notes

@@ -46,15 +46,28 @@ def outcome_chi2(data: _Data, var: str) -> dict:
             rows.append([ones, float(m.sum()) - ones])
     table = np.array(rows)
     cols = ["word errors", "correct words"] if data.binomial else ["1", "0"]
-    out = {"variable": var, "unit": "reference words" if data.binomial else "utterances",
-           "table": {lev: dict(zip(cols, map(int, r))) for lev, r in zip(levels, rows)}}
+    out = {
+        "variable": var,
+        "unit": "reference words" if data.binomial else "utterances",
+        "table": {lev: dict(zip(cols, map(int, r))) for lev, r in zip(levels, rows)},
+    }
     if len(levels) < 2 or (table.sum(axis=0) == 0).any():
-        return {**out, "chi2": None, "df": 0, "p_value": None,
-                "reason": "fewer than two levels, or a constant outcome on these rows"}
+        return {
+            **out,
+            "chi2": None,
+            "df": 0,
+            "p_value": None,
+            "reason": "fewer than two levels, or a constant outcome on these rows",
+        }
     chi2, p, dof, expected = stats.chi2_contingency(table)
-    return {**out, "chi2": _num(chi2), "df": int(dof), "p_value": _num(p),
-            "min_expected": _num(expected.min()),
-            "valid": bool(expected.min() >= 1 and np.mean(expected < 5) <= 0.2)}
+    return {
+        **out,
+        "chi2": _num(chi2),
+        "df": int(dof),
+        "p_value": _num(p),
+        "min_expected": _num(expected.min()),
+        "valid": bool(expected.min() >= 1 and np.mean(expected < 5) <= 0.2),
+    }
 
 
 def anova(data: _Data, var: str) -> dict:
@@ -63,9 +76,14 @@ def anova(data: _Data, var: str) -> dict:
     y = data.y / data.trials if data.binomial else data.y
     groups = [y[mask & (vals == lev)] for lev in data.levels[var]]
     groups = [g for g in groups if g.size]
-    out = {"variable": var, "per": "utterance error rate (errors / words)" if data.binomial
-           else "utterance outcome (0/1)", "n": int(sum(g.size for g in groups)),
-           "k": len(groups)}
+    out = {
+        "variable": var,
+        "per": "utterance error rate (errors / words)"
+        if data.binomial
+        else "utterance outcome (0/1)",
+        "n": int(sum(g.size for g in groups)),
+        "k": len(groups),
+    }
     if len(groups) < 2 or all(g.size < 2 for g in groups):
         return {**out, "f": None, "df_between": 0, "df_within": 0, "p_value": None}
     with np.errstate(all="ignore"):
@@ -75,8 +93,13 @@ def anova(data: _Data, var: str) -> dict:
             warnings.simplefilter("ignore")
             f, p = stats.f_oneway(*groups)
     n = out["n"]
-    return {**out, "f": _num(f), "df_between": len(groups) - 1, "df_within": n - len(groups),
-            "p_value": _num(p)}
+    return {
+        **out,
+        "f": _num(f),
+        "df_between": len(groups) - 1,
+        "df_within": n - len(groups),
+        "p_value": _num(p),
+    }
 
 
 def cross_tables(data: _Data, variables: Sequence[str], speakers: np.ndarray | None) -> dict:
@@ -87,17 +110,26 @@ def cross_tables(data: _Data, variables: Sequence[str], speakers: np.ndarray | N
     per_var = {}
     for v in variables:
         sub = frame[frame[v].notna()]
-        per_var[v] = {lev: {"utterances": int((sub[v] == lev).sum()),
-                            **({"speakers": int(sub.loc[sub[v] == lev, "_speaker"].nunique())}
-                               if speakers is not None else {})}
-                      for lev in data.levels[v]}
+        per_var[v] = {
+            lev: {
+                "utterances": int((sub[v] == lev).sum()),
+                **(
+                    {"speakers": int(sub.loc[sub[v] == lev, "_speaker"].nunique())}
+                    if speakers is not None
+                    else {}
+                ),
+            }
+            for lev in data.levels[v]
+        }
     pairs = []
     for i, a in enumerate(variables):
-        for b in variables[i + 1:]:
+        for b in variables[i + 1 :]:
             sub = frame[frame[a].notna() & frame[b].notna()]
             utt = pd.crosstab(sub[a], sub[b])
-            cells = {str(r): {str(c): {"utterances": int(utt.loc[r, c])} for c in utt.columns}
-                     for r in utt.index}
+            cells = {
+                str(r): {str(c): {"utterances": int(utt.loc[r, c])} for c in utt.columns}
+                for r in utt.index
+            }
             if speakers is not None:
                 spk = sub.groupby([a, b])["_speaker"].nunique()
                 for (r, c), k in spk.items():
@@ -106,8 +138,9 @@ def cross_tables(data: _Data, variables: Sequence[str], speakers: np.ndarray | N
     return {"levels": per_var, "pairs": pairs}
 
 
-def speaker_spread(data: _Data, variables: Sequence[str], speakers: np.ndarray,
-                   what: str) -> list[dict]:
+def speaker_spread(
+    data: _Data, variables: Sequence[str], speakers: np.ndarray, what: str
+) -> list[dict]:
     """Each speaker's outcome rate within each level (EM rate, or pooled WER)."""
     out = []
     for v in variables:
@@ -117,32 +150,46 @@ def speaker_spread(data: _Data, variables: Sequence[str], speakers: np.ndarray,
             m = mask & (vals == lev)
             if not m.any():
                 continue
-            df = pd.DataFrame({"s": speakers[m], "y": data.y[m],
-                               "n": data.trials[m] if data.binomial else np.ones(int(m.sum()))})
-            g = df.groupby("s", sort=True).agg(y=("y", "sum"), n=("n", "sum"),
-                                               k=("y", "size"))
+            df = pd.DataFrame(
+                {
+                    "s": speakers[m],
+                    "y": data.y[m],
+                    "n": data.trials[m] if data.binomial else np.ones(int(m.sum())),
+                }
+            )
+            g = df.groupby("s", sort=True).agg(y=("y", "sum"), n=("n", "sum"), k=("y", "size"))
             rate = (g["y"] / g["n"]).to_numpy(float)
-            rows = [{"speaker": str(s), "n_utterances": int(k), "value": _num(r)}
-                    for s, k, r in zip(g.index, g["k"], rate)]
-            levels.append({"level": lev, "n_speakers": len(rows),
-                           "min": _num(rate.min()), "median": _num(np.median(rate)),
-                           "max": _num(rate.max()),
-                           "sd": _num(rate.std(ddof=1)) if rate.size > 1 else None,
-                           "speakers": rows})
+            rows = [
+                {"speaker": str(s), "n_utterances": int(k), "value": _num(r)}
+                for s, k, r in zip(g.index, g["k"], rate)
+            ]
+            levels.append(
+                {
+                    "level": lev,
+                    "n_speakers": len(rows),
+                    "min": _num(rate.min()),
+                    "median": _num(np.median(rate)),
+                    "max": _num(rate.max()),
+                    "sd": _num(rate.std(ddof=1)) if rate.size > 1 else None,
+                    "speakers": rows,
+                }
+            )
         out.append({"variable": v, "measure": what, "levels": levels})
     return out
 
 
-def descriptive_block(data: _Data, variables: Sequence[str], speakers: np.ndarray | None,
-                      outcome_label: str) -> dict:
+def descriptive_block(
+    data: _Data, variables: Sequence[str], speakers: np.ndarray | None, outcome_label: str
+) -> dict:
     """Everything of this module for a regression result (JSON-ready)."""
     what = "WER (errors / reference words)" if data.binomial else f"{outcome_label} rate"
     block = {
         "outcome_chi2": [outcome_chi2(data, v) for v in variables],
         "anova": [anova(data, v) for v in variables],
         "cross_tables": cross_tables(data, variables, speakers),
-        "speaker_spread": (speaker_spread(data, variables, speakers, what)
-                           if speakers is not None else []),
+        "speaker_spread": (
+            speaker_spread(data, variables, speakers, what) if speakers is not None else []
+        ),
     }
     return block
 
@@ -154,17 +201,23 @@ def descriptive_sentences(block: dict, outcome_label: str, alpha: float) -> list
         if c.get("p_value") is None or c.get("chi2") is None:
             continue
         sig = "depends on" if c["p_value"] < alpha else "shows no evidence of depending on"
-        lines.append(f"χ² test: {outcome_label} {sig} {c['variable']} (χ² = {c['chi2']:.2f}, "
-                     f"df = {c['df']}, p = {_p(c['p_value'])}, on {c['unit']}).")
+        lines.append(
+            f"χ² test: {outcome_label} {sig} {c['variable']} (χ² = {c['chi2']:.2f}, "
+            f"df = {c['df']}, p = {_p(c['p_value'])}, on {c['unit']})."
+        )
     for a in block["anova"]:
         if a.get("p_value") is None:
             continue
         if a.get("f") is None:
-            lines.append(f"One-way ANOVA by {a['variable']}: the outcome does not vary within "
-                         "any level, so F is infinite (the levels differ completely).")
+            lines.append(
+                f"One-way ANOVA by {a['variable']}: the outcome does not vary within "
+                "any level, so F is infinite (the levels differ completely)."
+            )
             continue
-        lines.append(f"One-way ANOVA of the {a['per']} by {a['variable']}: F({a['df_between']}, "
-                     f"{a['df_within']}) = {a['f']:.2f}, p = {_p(a['p_value'])}.")
+        lines.append(
+            f"One-way ANOVA of the {a['per']} by {a['variable']}: F({a['df_between']}, "
+            f"{a['df_within']}) = {a['f']:.2f}, p = {_p(a['p_value'])}."
+        )
     return lines
 
 

@@ -28,9 +28,15 @@ def _q(name: str) -> str:
     return "Q(" + repr(str(name)) + ")"
 
 
-def speaker_frame(frame: pd.DataFrame, speaker_col: str, outcome: str,
-                  covariates: Sequence[str], variables: Sequence[str],
-                  errors_col: str | None, words_col: str | None) -> tuple[pd.DataFrame, list[str]]:
+def speaker_frame(
+    frame: pd.DataFrame,
+    speaker_col: str,
+    outcome: str,
+    covariates: Sequence[str],
+    variables: Sequence[str],
+    errors_col: str | None,
+    words_col: str | None,
+) -> tuple[pd.DataFrame, list[str]]:
     """One row per speaker: pooled WER (or the outcome's mean), covariate means, group labels.
 
     Covariates that vary within a speaker (per-item acoustic measures) enter as the speaker's
@@ -52,18 +58,27 @@ def speaker_frame(frame: pd.DataFrame, speaker_col: str, outcome: str,
         n_levels = g[v].nunique(dropna=True)
         if (n_levels > 1).any():
             bad = list(n_levels[n_levels > 1].index[:3])
-            raise ValueError(f"{v!r} is not constant within speakers (e.g. {bad}); fit per "
-                             "utterance instead (--level utterance)")
+            raise ValueError(
+                f"{v!r} is not constant within speakers (e.g. {bad}); fit per "
+                "utterance instead (--level utterance)"
+            )
         out[v] = g[v].first()
     return out.reset_index(), notes
 
 
-def run_linear(frame: pd.DataFrame, covariates: Sequence[str],
-               variables: Sequence[str] = (), references: Mapping[str, str] | None = None,
-               outcome: str = "wer", speaker_col: str | None = "speaker_id",
-               level: str = "auto", alpha: float = 0.05, *,
-               errors_cols: Sequence[str] = ("n_sub", "n_del", "n_ins"),
-               words_col: str = "n_words") -> dict:
+def run_linear(
+    frame: pd.DataFrame,
+    covariates: Sequence[str],
+    variables: Sequence[str] = (),
+    references: Mapping[str, str] | None = None,
+    outcome: str = "wer",
+    speaker_col: str | None = "speaker_id",
+    level: str = "auto",
+    alpha: float = 0.05,
+    *,
+    errors_cols: Sequence[str] = ("n_sub", "n_del", "n_ins"),
+    words_col: str = "n_words",
+) -> dict:
     """OLS of WER (or another numeric outcome) on covariates, per speaker or per utterance.
 
     Parameters
@@ -104,7 +119,9 @@ def run_linear(frame: pd.DataFrame, covariates: Sequence[str],
     df = frame.copy()
     missing = [c for c in covariates + variables if c not in df.columns]
     if missing:
-        raise ValueError(f"unknown column(s) {missing} (columns: {', '.join(map(str, df.columns))})")
+        raise ValueError(
+            f"unknown column(s) {missing} (columns: {', '.join(map(str, df.columns))})"
+        )
     errors_col = words_col_used = None
     if outcome == "wer":
         need = [c for c in (*errors_cols, words_col) if c not in df.columns]
@@ -120,25 +137,31 @@ def run_linear(frame: pd.DataFrame, covariates: Sequence[str],
         conv = pd.to_numeric(df[c], errors="coerce")
         bad = conv.isna() & df[c].notna()
         if bad.any():
-            raise ValueError(f"column {c!r} must be numeric; row {df.index[bad][0]} holds "
-                             f"{df[c][bad].iloc[0]!r}")
+            raise ValueError(
+                f"column {c!r} must be numeric; row {df.index[bad][0]} holds {df[c][bad].iloc[0]!r}"
+            )
         df[c] = conv
     n_utt = len(df)
     keep = df[covariates + variables + [outcome]].notna().all(axis=1)
     n_dropped = int((~keep).sum())
     df = df[keep]
-    per_speaker = level == "speaker" or (level == "auto" and speaker_col is not None
-                                         and speaker_col in df.columns
-                                         and df[speaker_col].notna().all())
+    per_speaker = level == "speaker" or (
+        level == "auto"
+        and speaker_col is not None
+        and speaker_col in df.columns
+        and df[speaker_col].notna().all()
+    )
     notes = []
     if n_dropped:
-        notes.append(f"{n_dropped} utterances with a missing outcome, covariate or variable "
-                     "were left out.")
+        notes.append(
+            f"{n_dropped} utterances with a missing outcome, covariate or variable were left out."
+        )
     if per_speaker:
         if speaker_col is None or speaker_col not in df.columns:
             raise ValueError("a per-speaker fit needs a speaker column")
-        data, more = speaker_frame(df, speaker_col, outcome, covariates, variables,
-                                   errors_col, words_col_used)
+        data, more = speaker_frame(
+            df, speaker_col, outcome, covariates, variables, errors_col, words_col_used
+        )
         notes += more
         unit = "speaker"
     else:
@@ -149,39 +172,61 @@ def run_linear(frame: pd.DataFrame, covariates: Sequence[str],
         counts = data[v].astype(str).value_counts()
         ref = str(refs.get(v, counts.index[0]))
         if ref not in counts.index:
-            raise ValueError(f"reference level {ref!r} is not among {v!r}'s levels "
-                             f"{sorted(counts.index)}")
+            raise ValueError(
+                f"reference level {ref!r} is not among {v!r}'s levels {sorted(counts.index)}"
+            )
         data[v] = data[v].astype(str)
         refs[v] = ref
         terms.append(f"C({_q(v)}, Treatment({ref!r}))")
     formula = f"{_q(outcome)} ~ " + " + ".join(terms)
     n_params = 1 + len(covariates) + sum(data[v].nunique() - 1 for v in variables)
     if len(data) <= n_params:
-        raise ValueError(f"{len(data)} {unit}s for {n_params} coefficients: the model needs "
-                         "more rows than coefficients")
+        raise ValueError(
+            f"{len(data)} {unit}s for {n_params} coefficients: the model needs "
+            "more rows than coefficients"
+        )
     fit = smf.ols(formula, data).fit()
     what = "WER" if outcome == "wer" else outcome
     ci = fit.conf_int(alpha)
     coefs = []
     for name in fit.params.index:
-        coefs.append({"term": _pretty(name), "estimate": _num(fit.params[name]),
-                      "se": _num(fit.bse[name]), "ci_low": _num(ci.loc[name, 0]),
-                      "ci_high": _num(ci.loc[name, 1]), "p_value": _num(fit.pvalues[name])})
+        coefs.append(
+            {
+                "term": _pretty(name),
+                "estimate": _num(fit.params[name]),
+                "se": _num(fit.bse[name]),
+                "ci_low": _num(ci.loc[name, 0]),
+                "ci_high": _num(ci.loc[name, 1]),
+                "p_value": _num(fit.pvalues[name]),
+            }
+        )
     spearman = []
     for c in covariates:
         rho, p = stats.spearmanr(data[outcome], data[c])
-        spearman.append({"covariate": c, "rho": _num(rho), "p_value": _num(p),
-                         "n": int(len(data))})
+        spearman.append({"covariate": c, "rho": _num(rho), "p_value": _num(p), "n": int(len(data))})
     out = {
-        "family": "linear", "outcome": outcome, "level": unit,
+        "family": "linear",
+        "outcome": outcome,
+        "level": unit,
         "formula": f"{what} ~ " + " + ".join(covariates + [f"C({v})" for v in variables]),
-        "n": int(len(data)), "n_utterances": int(n_utt - n_dropped),
-        "n_dropped": n_dropped, "alpha": float(alpha), "references": refs,
-        "coefficients": coefs, "r2": _num(fit.rsquared), "adj_r2": _num(fit.rsquared_adj),
-        "f_p_value": _num(fit.f_pvalue), "spearman": spearman,
-        "aggregation": ("each speaker's pooled WER (errors / reference words over their "
-                        "utterances) and covariate means" if per_speaker and outcome == "wer"
-                        else "each speaker's mean" if per_speaker else "one row per utterance"),
+        "n": int(len(data)),
+        "n_utterances": int(n_utt - n_dropped),
+        "n_dropped": n_dropped,
+        "alpha": float(alpha),
+        "references": refs,
+        "coefficients": coefs,
+        "r2": _num(fit.rsquared),
+        "adj_r2": _num(fit.rsquared_adj),
+        "f_p_value": _num(fit.f_pvalue),
+        "spearman": spearman,
+        "aggregation": (
+            "each speaker's pooled WER (errors / reference words over their "
+            "utterances) and covariate means"
+            if per_speaker and outcome == "wer"
+            else "each speaker's mean"
+            if per_speaker
+            else "one row per utterance"
+        ),
         "notes": notes,
     }
     out["conclusions"] = _conclusions(out, what, covariates, alpha)
@@ -210,7 +255,7 @@ def _pretty(name: str) -> str:
     if s.startswith("C(Q("):
         var, end = _literal(s, 4, "), Treatment(")
         _, end = _literal(s, end + len("), Treatment("), "))[")
-        return f"{var}{s[end + 2:]}"
+        return f"{var}{s[end + 2 :]}"
     if s.startswith("Q("):
         return ast.literal_eval(s[2:-1])
     return s
@@ -230,16 +275,22 @@ def _conclusions(out: dict, what: str, covariates: Sequence[str], alpha: float) 
         others = [x for x in covariates if x != c]
         held = f", holding {', '.join(others)} fixed" if others else ""
         if p is not None and p < alpha:
-            lines.append(f"{what} per {unit} changes by {e['estimate']:+.4f} per unit of {c}"
-                         f"{held} ({ci}, {ptxt}; OLS, n = {out['n']} {unit}s).")
+            lines.append(
+                f"{what} per {unit} changes by {e['estimate']:+.4f} per unit of {c}"
+                f"{held} ({ci}, {ptxt}; OLS, n = {out['n']} {unit}s)."
+            )
         else:
-            lines.append(f"No evidence that {c} predicts {what} per {unit}{held} "
-                         f"(β = {e['estimate']:+.4f}, {ci}, {ptxt}; n = {out['n']}).")
+            lines.append(
+                f"No evidence that {c} predicts {what} per {unit}{held} "
+                f"(β = {e['estimate']:+.4f}, {ci}, {ptxt}; n = {out['n']})."
+            )
     for s in out["spearman"]:
         if s["rho"] is None or math.isnan(float(s["rho"])):
             continue
-        lines.append(f"Spearman correlation of {what} with {s['covariate']}: ρ = "
-                     f"{s['rho']:+.2f} (p = {s['p_value']:.3g}, n = {s['n']} {unit}s; "
-                     "descriptive).")
+        lines.append(
+            f"Spearman correlation of {what} with {s['covariate']}: ρ = "
+            f"{s['rho']:+.2f} (p = {s['p_value']:.3g}, n = {s['n']} {unit}s; "
+            "descriptive)."
+        )
     lines.append(f"R² = {out['r2']:.3f} (adjusted {out['adj_r2']:.3f}).")
     return lines + list(out["notes"])

@@ -203,8 +203,13 @@ def speaker_loglik(y, N, sigma, log_rate=0.0, n_quad=DEFAULT_N_QUAD):
     part ``x'β`` (scalar or per utterance); ``sigma``: speaker SD.
     """
     y = np.asarray(y, dtype=float)
-    m = _Marginal(y, np.zeros((y.size, 0)), np.log(np.asarray(N, float)) + log_rate,
-                  np.zeros(y.size, dtype=int), n_quad)
+    m = _Marginal(
+        y,
+        np.zeros((y.size, 0)),
+        np.log(np.asarray(N, float)) + log_rate,
+        np.zeros(y.size, dtype=int),
+        n_quad,
+    )
     return m.evaluate(np.zeros(0), float(sigma), order=0)[0]
 
 
@@ -349,8 +354,18 @@ class PreparedData:
     See :func:`fairdesk.stats.regression.poisson_mixed_report.run_poisson_mixed` for the parameters.
     """
 
-    def __init__(self, frame, group_vars, covariates, reference, speaker_col, content_col,
-                 errors_cols, words_col, max_fixed_contents):
+    def __init__(
+        self,
+        frame,
+        group_vars,
+        covariates,
+        reference,
+        speaker_col,
+        content_col,
+        errors_cols,
+        words_col,
+        max_fixed_contents,
+    ):
         if not isinstance(frame, pd.DataFrame):
             raise ValueError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
         if isinstance(group_vars, str):
@@ -401,7 +416,8 @@ class PreparedData:
         keep = errs.notna() & words.notna()
         if not keep.all():  # a row without its counts is left out, and said so
             self.dropped["counts (" + ", ".join([words_col, *errors_cols]) + ")"] = int(
-                (~keep).sum())
+                (~keep).sum()
+            )
         for c in names:
             miss = df[c].isna()
             if miss.any():
@@ -413,15 +429,18 @@ class PreparedData:
             keep &= ~zero
         for k, v in self.dropped.items():
             if v:
-                self.notes.append(f"{v} utterance(s) left out: missing {k}."
-                                  if not k.endswith("= 0") else
-                                  f"{v} utterance(s) with no reference word left out.")
+                self.notes.append(
+                    f"{v} utterance(s) left out: missing {k}."
+                    if not k.endswith("= 0")
+                    else f"{v} utterance(s) with no reference word left out."
+                )
         df, errs, words = df[keep], errs[keep], words[keep]
         spk = df[speaker_col].astype(object)
         no_spk = spk.isna()
         if no_spk.any():
-            spk = spk.where(~no_spk, pd.Series([f"\x00utt{i}" for i in range(len(spk))],
-                                               index=spk.index))
+            spk = spk.where(
+                ~no_spk, pd.Series([f"\x00utt{i}" for i in range(len(spk))], index=spk.index)
+            )
             self.notes.append(
                 f"{int(no_spk.sum())} utterance(s) have no speaker id; each is its own speaker."
             )
@@ -437,8 +456,11 @@ class PreparedData:
         self.speakers = spk.map(str).to_numpy(dtype=object)
         if len(df) == 0:
             raise ValueError("No utterance is left to model (see the dropped counts).")
-        refs = reference if isinstance(reference, Mapping) else (
-            {self.group_vars[0]: reference} if reference is not None else {})
+        refs = (
+            reference
+            if isinstance(reference, Mapping)
+            else ({self.group_vars[0]: reference} if reference is not None else {})
+        )
         unknown = set(refs) - set(self.group_vars)
         if unknown:
             raise ValueError(f"Reference given for {sorted(unknown)}, not a group variable.")
@@ -472,13 +494,15 @@ class PreparedData:
             labels = df[var].map(str)
             levs = _levels(labels)
             if len(levs) < 2:
-                raise ValueError(f"Group variable {var!r} has a single level ({levs}): nothing "
-                                 "to compare.")
+                raise ValueError(
+                    f"Group variable {var!r} has a single level ({levs}): nothing to compare."
+                )
             ref = refs.get(var)
             if ref is not None:
                 if str(ref) not in levs:
-                    raise ValueError(f"Reference level {ref!r} is not a level of {var!r}; "
-                                     f"levels: {levs}.")
+                    raise ValueError(
+                        f"Reference level {ref!r} is not a level of {var!r}; levels: {levs}."
+                    )
                 levs.remove(str(ref))
                 levs.insert(0, str(ref))
             self.levels[var] = levs
@@ -498,8 +522,7 @@ class PreparedData:
 
     def _covariate(self, col: pd.Series, name: str):
         num = pd.to_numeric(col, errors="coerce")
-        categorical = pd.api.types.is_bool_dtype(col) or isinstance(
-            col.dtype, pd.CategoricalDtype)
+        categorical = pd.api.types.is_bool_dtype(col) or isinstance(col.dtype, pd.CategoricalDtype)
         if not categorical and num.notna().all():
             x = num.to_numpy(dtype=float)
             sd = float(np.std(x))

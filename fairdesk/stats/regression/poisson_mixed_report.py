@@ -86,8 +86,9 @@ class _Model:
             )
         codes, uniq = pd.factorize(data.speakers)
         self.n_speakers = len(uniq)
-        self.fit: MixedFit = fit_poisson_mixed(data.y, X, data.offset, codes, n_quad=n_quad,
-                                               sigma=sigma)
+        self.fit: MixedFit = fit_poisson_mixed(
+            data.y, X, data.offset, codes, n_quad=n_quad, sigma=sigma
+        )
         # between-speaker columns: constant within every speaker
         cnt = np.bincount(codes).astype(float)
         mean = np.vstack([np.bincount(codes, X[:, j]) for j in range(X.shape[1])]).T / cnt[:, None]
@@ -119,14 +120,27 @@ class _Model:
             # biased low by about p/S, as REML would correct in a linear mixed model)
             se *= math.sqrt(self.n_speakers / self.df_between)
         if not (math.isfinite(se) and se > 0) or df < 1:
-            return {"log_rr": b, "se": se, "df": _num(df), "rate_ratio": math.exp(b),
-                    "ci_low": math.nan, "ci_high": math.nan, "p_value": math.nan}
+            return {
+                "log_rr": b,
+                "se": se,
+                "df": _num(df),
+                "rate_ratio": math.exp(b),
+                "ci_low": math.nan,
+                "ci_high": math.nan,
+                "p_value": math.nan,
+            }
         q = stats.t.ppf(0.975, df) if math.isfinite(df) else stats.norm.ppf(0.975)
         tstat = b / se
         p = 2 * (stats.t.sf(abs(tstat), df) if math.isfinite(df) else stats.norm.sf(abs(tstat)))
-        return {"log_rr": b, "se": se, "df": _num(df), "rate_ratio": math.exp(b),
-                "ci_low": math.exp(b - q * se), "ci_high": math.exp(b + q * se),
-                "p_value": float(p)}
+        return {
+            "log_rr": b,
+            "se": se,
+            "df": _num(df),
+            "rate_ratio": math.exp(b),
+            "ci_low": math.exp(b - q * se),
+            "ci_high": math.exp(b + q * se),
+            "p_value": float(p),
+        }
 
     def index(self, term: str, level: str) -> int:
         return self.labels.index((term, level))
@@ -167,8 +181,15 @@ def _overdispersion(data: PreparedData, model: _Model, alpha: float, glm: MixedF
             f" Without the speaker term χ²/df would be {ratio0:.2f}: the speaker intercept "
             "accounts for the extra variation between speakers."
         )
-    return {"pearson_chi2": chi2, "df": df, "ratio": ratio, "p_value": p,
-            "ratio_without_speaker": ratio0, "overdispersed": bool(over), "reading": reading}
+    return {
+        "pearson_chi2": chi2,
+        "df": df,
+        "ratio": ratio,
+        "p_value": p,
+        "ratio_without_speaker": ratio0,
+        "overdispersed": bool(over),
+        "reading": reading,
+    }
 
 
 def _lr(full: _Model, reduced: _Model) -> tuple[float, int, float]:
@@ -182,15 +203,18 @@ def _lr(full: _Model, reduced: _Model) -> tuple[float, int, float]:
 # --------------------------------------------------------------------------------------------
 
 
-def _shrink_sentence(var: str, level: str, ref: str, before: dict, after: dict, what: str
-                     ) -> tuple[float | None, str]:
+def _shrink_sentence(
+    var: str, level: str, ref: str, before: dict, after: dict, what: str
+) -> tuple[float | None, str]:
     """% shrinkage of the log rate ratio and its sentence."""
     b0, b1 = before["log_rr"], after["log_rr"]
     rr = f"rate ratio {before['rate_ratio']:.2f} → {after['rate_ratio']:.2f}"
     who = f"{level} (vs {ref}, {var})"
     if abs(b0) < 0.01:
-        return None, (f"The rate ratio for {who} is about 1 before adjustment; once {what} "
-                      f"included it is {after['rate_ratio']:.2f} ({rr}).")
+        return None, (
+            f"The rate ratio for {who} is about 1 before adjustment; once {what} "
+            f"included it is {after['rate_ratio']:.2f} ({rr})."
+        )
     shrink = 100.0 * (1.0 - b1 / b0)
     if abs(shrink) < 5.0:
         text = f"The gap for {who} hardly moves once {what} included ({rr})."
@@ -221,24 +245,41 @@ def _tracing(data, base, covariates, main, n_quad, alpha) -> tuple[list[dict], l
                 flip = (before["p_value"] < alpha) != (after["p_value"] < alpha)
                 if flip:
                     changed.append((var, lev, after["p_value"]))
-                levels.append({
-                    "variable": var, "level": lev,
-                    "rate_ratio_before": _num(before["rate_ratio"]),
-                    "rate_ratio_after": _num(after["rate_ratio"]),
-                    "p_before": _num(before["p_value"]), "p_after": _num(after["p_value"]),
-                    "shrink_pct": _num(shrink), "conclusion_changed": bool(flip),
-                    "sentence": text,
-                })
+                levels.append(
+                    {
+                        "variable": var,
+                        "level": lev,
+                        "rate_ratio_before": _num(before["rate_ratio"]),
+                        "rate_ratio_after": _num(after["rate_ratio"]),
+                        "p_before": _num(before["p_value"]),
+                        "p_after": _num(after["p_value"]),
+                        "shrink_pct": _num(shrink),
+                        "conclusion_changed": bool(flip),
+                        "sentence": text,
+                    }
+                )
                 sentences.append(text)
         confounder = p < alpha and bool(changed)
         if confounder:
-            parts = [f"{lev} {'becomes' if q < alpha else 'is no longer'} significant "
-                     f"(p = {_fmt_p(q)})" for _, lev, q in changed]
+            parts = [
+                f"{lev} {'becomes' if q < alpha else 'is no longer'} significant (p = {_fmt_p(q)})"
+                for _, lev, q in changed
+            ]
             names = " and ".join(added)
-            sentences.append(f"{names[:1].upper()}{names[1:]} confounds the group effect (LR p = "
-                             f"{_fmt_p(p)}): adjusted on it, {'; '.join(parts)}.")
-        out.append({"added": list(added), "lr_stat": _num(stat), "df": int(df),
-                    "lr_p_value": _num(p), "confounder": bool(confounder), "levels": levels})
+            sentences.append(
+                f"{names[:1].upper()}{names[1:]} confounds the group effect (LR p = "
+                f"{_fmt_p(p)}): adjusted on it, {'; '.join(parts)}."
+            )
+        out.append(
+            {
+                "added": list(added),
+                "lr_stat": _num(stat),
+                "df": int(df),
+                "lr_p_value": _num(p),
+                "confounder": bool(confounder),
+                "levels": levels,
+            }
+        )
     return out, sentences
 
 
@@ -305,8 +346,17 @@ def run_poisson_mixed(
     """
     if not 0.0 < float(alpha) < 1.0:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}.")
-    data = PreparedData(frame, group_vars, covariates, reference, speaker_col, content_col,
-                 tuple(errors_cols), words_col, max_fixed_contents)
+    data = PreparedData(
+        frame,
+        group_vars,
+        covariates,
+        reference,
+        speaker_col,
+        content_col,
+        tuple(errors_cols),
+        words_col,
+        max_fixed_contents,
+    )
     base = data.group_vars + (["content"] if "content" in data.terms else [])
     main = _Model(data, base + data.covariates, n_quad)
     fit = main.fit
@@ -322,15 +372,27 @@ def run_poisson_mixed(
         rows = []
         for lev in data.levels[var]:
             mask = labels == lev
-            row = {"level": lev, "n_utterances": int(mask.sum()),
-                   "n_speakers": int(spk[mask].nunique()),
-                   "wer": float(data.y[mask].sum() / np.exp(data.offset[mask]).sum())}
+            row = {
+                "level": lev,
+                "n_utterances": int(mask.sum()),
+                "n_speakers": int(spk[mask].nunique()),
+                "wer": float(data.y[mask].sum() / np.exp(data.offset[mask]).sum()),
+            }
             if lev != ref:
                 row.update(main.effect(main.index(var, lev)))
                 all_p.append(row)
             rows.append(row)
-        groups.append({"variable": var, "reference": ref, "lr_stat": stat, "df": df,
-                       "lr_p_value": p, "levels": rows[1:], "reference_row": rows[0]})
+        groups.append(
+            {
+                "variable": var,
+                "reference": ref,
+                "lr_stat": stat,
+                "df": df,
+                "lr_p_value": p,
+                "levels": rows[1:],
+                "reference_row": rows[0],
+            }
+        )
     finite = [r for r in all_p if math.isfinite(r["p_value"])]
     if finite:
         adj = _holm([r["p_value"] for r in finite])
@@ -355,8 +417,9 @@ def run_poisson_mixed(
     lr_sig = max(2.0 * (fit.loglik - glm.fit.loglik), 0.0)
     p_sig = 0.5 * float(stats.chi2.sf(lr_sig, 1)) if lr_sig > 0 else 1.0
     p = fit.beta.size
-    sd_se = (float(math.sqrt(fit.cov[p, p])) if fit.cov.shape[0] > p and fit.cov[p, p] >= 0
-             else math.nan)
+    sd_se = (
+        float(math.sqrt(fit.cov[p, p])) if fit.cov.shape[0] > p and fit.cov[p, p] >= 0 else math.nan
+    )
     over = _overdispersion(data, main, alpha, glm.fit)
     tracing, trace_sentences = ([], [])
     if data.covariates:
@@ -365,17 +428,20 @@ def run_poisson_mixed(
     terms = " + ".join(main.terms)
     out = {
         "family": "poisson-mixed",
-        "model": (f"word errors ~ Poisson(reference words × exp({terms} + speaker)), "
-                  "speaker ~ Normal(0, σ²)"),
+        "model": (
+            f"word errors ~ Poisson(reference words × exp({terms} + speaker)), "
+            "speaker ~ Normal(0, σ²)"
+        ),
         "approximation": f"maximum likelihood, {fit.approximation} (as lme4 glmer, nAGQ = "
-                         f"{fit.n_quad})",
+        f"{fit.n_quad})",
         "inference": (
             "Wald 95% intervals and p-values from the observed information (Louis' identity). "
             "Effects constant within speakers: standard error × sqrt(speakers / (speakers − "
             f"between-speaker effects)) = × {math.sqrt(main.n_speakers / max(main.df_between, 1)):.3f}, "
             "Student's t on min(speakers of the level, speakers of the reference) − 1 df; "
             "within-speaker effects: normal. Holm across all levels of all group variables; "
-            "LR test per group variable"),
+            "LR test per group variable"
+        ),
         "alpha": float(alpha),
         "n_utterances": int(data.y.size),
         "n_speakers": int(main.n_speakers),
@@ -384,7 +450,7 @@ def run_poisson_mixed(
         "group_variables": groups,
         "covariates": cov_out,
         "speaker_sd": fit.sigma,
-        "speaker_variance": fit.sigma ** 2,
+        "speaker_variance": fit.sigma**2,
         "speaker_sd_se": sd_se,
         "speaker_sd_at_boundary": fit.boundary,
         "speaker_sd_lr_stat": lr_sig,
@@ -443,8 +509,10 @@ def _conclusions(out: dict, trace_sentences: list[str]) -> list[str]:
                 )
     sd = out["speaker_sd"]
     if out["speaker_sd_at_boundary"]:
-        lines.append("No variation between speakers beyond their groups is detectable (speaker "
-                     "SD estimated at 0).")
+        lines.append(
+            "No variation between speakers beyond their groups is detectable (speaker "
+            "SD estimated at 0)."
+        )
     else:
         lines.append(
             f"Speakers of the same group differ: speaker SD {sd:.2f} on the log scale (a speaker "
@@ -462,8 +530,9 @@ def _conclusions(out: dict, trace_sentences: list[str]) -> list[str]:
     return lines
 
 
-def agreement_with_bootstrap(result: dict, comparisons: Sequence[Mapping], variable: str | None
-                             = None, metric: str = "wer") -> list[dict]:
+def agreement_with_bootstrap(
+    result: dict, comparisons: Sequence[Mapping], variable: str | None = None, metric: str = "wer"
+) -> list[dict]:
     """Whether the model and the bootstrap comparison of the same groups agree, in words.
 
     Parameters
@@ -480,8 +549,10 @@ def agreement_with_bootstrap(result: dict, comparisons: Sequence[Mapping], varia
         Per level: ``level, agree, model_significant, bootstrap_significant, sentence``.
     """
     alpha = result["alpha"]
-    gv = next((g for g in result["group_variables"]
-               if variable is None or g["variable"] == variable), None)
+    gv = next(
+        (g for g in result["group_variables"] if variable is None or g["variable"] == variable),
+        None,
+    )
     if gv is None:
         raise ValueError(f"The model has no group variable {variable!r}.")
     adjusted = sorted({e["covariate"] for e in result["covariates"]})
@@ -496,10 +567,14 @@ def agreement_with_bootstrap(result: dict, comparisons: Sequence[Mapping], varia
         mdir = "worse" if r["rate_ratio"] > 1 else "better"
         bdir = "worse" if c["gap"] > 0 else "better"
         agree = (ms == bs) and (not ms or mdir == bdir)
-        m_txt = (f"rate ratio {r['rate_ratio']:.2f} [{r['ci_low']:.2f}, {r['ci_high']:.2f}], "
-                 f"Holm p = {_fmt_p(r['p_adjusted'])}")
-        b_txt = (f"WER gap {c['gap']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}], Holm p = "
-                 f"{_fmt_p(c['p_adjusted'])}")
+        m_txt = (
+            f"rate ratio {r['rate_ratio']:.2f} [{r['ci_low']:.2f}, {r['ci_high']:.2f}], "
+            f"Holm p = {_fmt_p(r['p_adjusted'])}"
+        )
+        b_txt = (
+            f"WER gap {c['gap']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}], Holm p = "
+            f"{_fmt_p(c['p_adjusted'])}"
+        )
         if agree and ms:
             s = f"The model and the bootstrap agree: {r['level']} is {mdir} than {gv['reference']}"
         elif agree:
@@ -507,9 +582,17 @@ def agreement_with_bootstrap(result: dict, comparisons: Sequence[Mapping], varia
         else:
             s = f"The model and the bootstrap disagree on {r['level']}"
             if adjusted and bs and not ms:
-                s += (f": the model, adjusted for {', '.join(adjusted)}, finds no gap, so the "
-                      "bootstrap's gap may come from those factors")
-        out.append({"level": r["level"], "agree": bool(agree), "model_significant": bool(ms),
-                    "bootstrap_significant": bool(bs),
-                    "sentence": f"{s} (model: {m_txt}; bootstrap: {b_txt})."})
+                s += (
+                    f": the model, adjusted for {', '.join(adjusted)}, finds no gap, so the "
+                    "bootstrap's gap may come from those factors"
+                )
+        out.append(
+            {
+                "level": r["level"],
+                "agree": bool(agree),
+                "model_significant": bool(ms),
+                "bootstrap_significant": bool(bs),
+                "sentence": f"{s} (model: {m_txt}; bootstrap: {b_txt}).",
+            }
+        )
     return out

@@ -138,8 +138,9 @@ def run_regression(
         speakers = frame.loc[data.index, spk_col].astype(str).to_numpy(dtype=object)
     descriptive = descriptive_block(data, variables, speakers, outcome_label)
     conclusions += descriptive_sentences(descriptive, outcome_label, alpha)
-    cautions = _cautions(frame.loc[data.index], variables, spk_col, binomial is not None,
-                         cluster is not None)
+    cautions = _cautions(
+        frame.loc[data.index], variables, spk_col, binomial is not None, cluster is not None
+    )
     conclusions = list(cautions) + list(conclusions)
     problems = [f"{u.variable}: {u.problem}" for u in univariate if u.problem]
     problems += [
@@ -170,8 +171,9 @@ def run_regression(
     )
 
 
-def _cautions(frame: pd.DataFrame, variables, speaker_col, binomial: bool,
-              clustered: bool) -> list[str]:
+def _cautions(
+    frame: pd.DataFrame, variables, speaker_col, binomial: bool, clustered: bool
+) -> list[str]:
     """What the regression cannot separate (issue: trustworthy verdicts, METHODS §3/§4):
     a level with one speaker confounds speaker and level, even in the clustered test; the
     unclustered binomial model counts every word as independent."""
@@ -184,10 +186,12 @@ def _cautions(frame: pd.DataFrame, variables, speaker_col, binomial: bool,
                     out.append(
                         f"Caution: {var} = {level} has a single speaker: speaker and level "
                         "cannot be told apart, and a speaker-clustered test cannot separate "
-                        "them; record more speakers of this level.")
+                        "them; record more speakers of this level."
+                    )
     if binomial and not clustered:
         out.append(
             "Caution: the binomial model counts every reference word as an independent "
             "trial, but words of one utterance and utterances of one speaker are not "
-            "independent, so its intervals are too narrow; add --cluster speaker_id.")
+            "independent, so its intervals are too narrow; add --cluster speaker_id."
+        )
     return out

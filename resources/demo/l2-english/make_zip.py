@@ -45,8 +45,9 @@ def build(source: Path, out: Path = DEFAULT_OUT) -> dict:
         raise SystemExit(f"{source / 'metadata.csv'}: expected the columns {COLUMNS}")
     missing = [r["path"] for r in rows if not (source / r["path"]).is_file()]
     if missing:
-        raise SystemExit(f"{source}: {len(missing)} files in metadata.csv are missing, "
-                         f"e.g. {missing[0]}")
+        raise SystemExit(
+            f"{source}: {len(missing)} files in metadata.csv are missing, e.g. {missing[0]}"
+        )
     tmp = out.with_suffix(".zip.tmp")
     with zipfile.ZipFile(tmp, "w") as zf:
         for name in ("SOURCE.txt", "metadata.csv"):
@@ -55,8 +56,11 @@ def build(source: Path, out: Path = DEFAULT_OUT) -> dict:
             zf.writestr(_info(path, zipfile.ZIP_STORED), (source / path).read_bytes())
     tmp.replace(out)
     shutil.copyfile(source / "SOURCE.txt", out.with_name("SOURCE.txt"))
-    return {"items": len(rows), "speakers": len({r["speaker_id"] for r in rows}),
-            "zip_bytes": out.stat().st_size}
+    return {
+        "items": len(rows),
+        "speakers": len({r["speaker_id"] for r in rows}),
+        "zip_bytes": out.stat().st_size,
+    }
 
 
 def main(argv=None) -> None:
@@ -65,8 +69,10 @@ def main(argv=None) -> None:
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     a = ap.parse_args(argv)
     rep = build(a.source, a.out)
-    print(f"{a.out}: {rep['items']} utterances, {rep['speakers']} speakers, "
-          f"{rep['zip_bytes'] / 1e6:.1f} MB")
+    print(
+        f"{a.out}: {rep['items']} utterances, {rep['speakers']} speakers, "
+        f"{rep['zip_bytes'] / 1e6:.1f} MB"
+    )
 
 
 if __name__ == "__main__":

@@ -189,7 +189,6 @@ def test_three_variables_each_pair_has_its_own_adjusted_and_interaction_models(s
         assert adj.interaction_p_value == pytest.approx(stats.chi2.sf(lr_int, df_int), rel=TOL)
 
 
-
 def test_confounder_needs_both_a_significant_adjustment_and_a_changed_level(small_frame):
     frame = confounded_frame(5, 300)[["em", "gender", "region"]]
     refs = {"gender": "female", "region": "east"}
@@ -236,8 +235,9 @@ def test_interaction_without_an_estimable_term():
     a = ["r"] * 20 + ["x"] * 20 + ["r"] * 20
     b = ["s"] * 20 + ["s"] * 20 + ["y"] * 20
     frame = pd.DataFrame({"a": a, "b": b, "em": _alternating(60)})
-    res = run_regression(frame, "em", ["a", "b"], references={"a": "r", "b": "s"},
-                         interactions=True)
+    res = run_regression(
+        frame, "em", ["a", "b"], references={"a": "r", "b": "s"}, interactions=True
+    )
     for adj in res.adjustments:
         assert adj.problem is None and adj.df == 1
         assert adj.interaction_problem == "no interaction term is estimable (too many empty cells)"
@@ -251,17 +251,29 @@ def test_interaction_without_an_estimable_term():
 def test_interaction_model_that_runs_off_to_infinity_is_reported():
     # word-error rates with logits 0, 7, 7 and -7 in the four cells: the additive model fits,
     # the interaction's coefficient is about -21, beyond the |20| the fit accepts
-    cells = [("r", "s", 1000, 500), ("x", "s", 100000, 99909), ("r", "y", 100000, 99909),
-             ("x", "y", 1000, 1)]
-    frame = pd.DataFrame([c for c in cells for _ in range(2)],
-                         columns=["a", "b", "n_words", "n_errors"])
+    cells = [
+        ("r", "s", 1000, 500),
+        ("x", "s", 100000, 99909),
+        ("r", "y", 100000, 99909),
+        ("x", "y", 1000, 1),
+    ]
+    frame = pd.DataFrame(
+        [c for c in cells for _ in range(2)], columns=["a", "b", "n_words", "n_errors"]
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # statsmodels warns of the near-separation
-        glm = smf.glm("n_errors + I(n_words - n_errors) ~ C(a) * C(b)", frame,
-                      family=sm.families.Binomial()).fit()
+        glm = smf.glm(
+            "n_errors + I(n_words - n_errors) ~ C(a) * C(b)", frame, family=sm.families.Binomial()
+        ).fit()
     assert glm.params["C(a)[T.x]:C(b)[T.y]"] < -20
-    res = run_regression(frame, "wer", ["a", "b"], references={"a": "r", "b": "s"},
-                         binomial=("n_errors", "n_words"), interactions=True)
+    res = run_regression(
+        frame,
+        "wer",
+        ["a", "b"],
+        references={"a": "r", "b": "s"},
+        binomial=("n_errors", "n_words"),
+        interactions=True,
+    )
     why = (
         "interaction model: the model did not converge (coefficients ran off to infinity: "
         "quasi-complete separation or too few rows per level); merge sparse levels"

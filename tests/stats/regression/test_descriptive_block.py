@@ -39,62 +39,101 @@ def _frame() -> pd.DataFrame:
     rng = np.random.default_rng(21)
     names = [f"s{(5 * i) % 12:02d}" for i in range(12)]  # s00, s05, s10, s03, ...
     spk = np.repeat(names, 5)
-    age = np.repeat(["60+" if i in (3, 7) else "30-44" if i == 10 else "18-29"
-                     for i in range(12)], 5)
+    age = np.repeat(
+        ["60+" if i in (3, 7) else "30-44" if i == 10 else "18-29" for i in range(12)], 5
+    )
     accent = np.repeat(rng.choice(["uk", "us"], 12), 5).astype(object)
     accent[[3, 17, 42]] = None
     em = (rng.random(60) < 0.55).astype(int)
     words = rng.integers(4, 15, 60)
     errors = rng.binomial(words, 0.2)
-    return pd.DataFrame({"em": em, "age": age, "accent": accent, "speaker_id": spk,
-                         "n_words": words, "n_errors": errors})
+    return pd.DataFrame(
+        {
+            "em": em,
+            "age": age,
+            "accent": accent,
+            "speaker_id": spk,
+            "n_words": words,
+            "n_errors": errors,
+        }
+    )
 
 
 def _expected_block(frame: pd.DataFrame, variables, levels, y, n, binomial, what) -> dict:
     chi, an, per_var, spread = [], [], {}, []
     for v in variables:
         sub = frame[frame[v].notna()]
-        rows = [[float(y[sub.index][sub[v] == lev].sum()),
-                 float(n[sub.index][sub[v] == lev].sum() - y[sub.index][sub[v] == lev].sum())]
-                for lev in levels[v]]
+        rows = [
+            [
+                float(y[sub.index][sub[v] == lev].sum()),
+                float(n[sub.index][sub[v] == lev].sum() - y[sub.index][sub[v] == lev].sum()),
+            ]
+            for lev in levels[v]
+        ]
         c2, p, dof, expected = stats.chi2_contingency(np.array(rows))
         cols = ["word errors", "correct words"] if binomial else ["1", "0"]
-        chi.append({
-            "variable": v, "unit": "reference words" if binomial else "utterances",
-            "table": {lev: {cols[0]: int(r[0]), cols[1]: int(r[1])}
-                      for lev, r in zip(levels[v], rows, strict=True)},
-            "chi2": float(c2), "df": int(dof), "p_value": float(p),
-            "min_expected": float(expected.min()),
-            "valid": bool(expected.min() >= 1 and np.mean(expected < 5) <= 0.2),
-        })
+        chi.append(
+            {
+                "variable": v,
+                "unit": "reference words" if binomial else "utterances",
+                "table": {
+                    lev: {cols[0]: int(r[0]), cols[1]: int(r[1])}
+                    for lev, r in zip(levels[v], rows, strict=True)
+                },
+                "chi2": float(c2),
+                "df": int(dof),
+                "p_value": float(p),
+                "min_expected": float(expected.min()),
+                "valid": bool(expected.min() >= 1 and np.mean(expected < 5) <= 0.2),
+            }
+        )
         rate = (y / n)[sub.index]
         groups = [rate[sub[v] == lev].to_numpy() for lev in levels[v]]
         f, p = stats.f_oneway(*groups)
-        an.append({"variable": v,
-                   "per": "utterance error rate (errors / words)" if binomial
-                   else "utterance outcome (0/1)",
-                   "n": len(sub), "k": len(levels[v]), "f": float(f),
-                   "df_between": len(levels[v]) - 1, "df_within": len(sub) - len(levels[v]),
-                   "p_value": float(p)})
-        per_var[v] = {lev: {"utterances": int((sub[v] == lev).sum()),
-                            "speakers": int(sub.loc[sub[v] == lev, "speaker_id"].nunique())}
-                      for lev in levels[v]}
+        an.append(
+            {
+                "variable": v,
+                "per": "utterance error rate (errors / words)"
+                if binomial
+                else "utterance outcome (0/1)",
+                "n": len(sub),
+                "k": len(levels[v]),
+                "f": float(f),
+                "df_between": len(levels[v]) - 1,
+                "df_within": len(sub) - len(levels[v]),
+                "p_value": float(p),
+            }
+        )
+        per_var[v] = {
+            lev: {
+                "utterances": int((sub[v] == lev).sum()),
+                "speakers": int(sub.loc[sub[v] == lev, "speaker_id"].nunique()),
+            }
+            for lev in levels[v]
+        }
         lev_rows = []
         for lev in levels[v]:
             s = sub[sub[v] == lev]
             g = pd.DataFrame({"s": s["speaker_id"], "y": y[s.index], "n": n[s.index]}).groupby("s")
             r = g["y"].sum() / g["n"].sum()
-            lev_rows.append({
-                "level": lev, "n_speakers": len(r), "min": float(r.min()),
-                "median": float(r.median()), "max": float(r.max()),
-                "sd": float(r.std(ddof=1)) if len(r) > 1 else None,
-                "speakers": [{"speaker": str(k), "n_utterances": int(g.size()[k]),
-                              "value": float(r[k])} for k in sorted(r.index)],
-            })
+            lev_rows.append(
+                {
+                    "level": lev,
+                    "n_speakers": len(r),
+                    "min": float(r.min()),
+                    "median": float(r.median()),
+                    "max": float(r.max()),
+                    "sd": float(r.std(ddof=1)) if len(r) > 1 else None,
+                    "speakers": [
+                        {"speaker": str(k), "n_utterances": int(g.size()[k]), "value": float(r[k])}
+                        for k in sorted(r.index)
+                    ],
+                }
+            )
         spread.append({"variable": v, "measure": what, "levels": lev_rows})
     pairs = []
     for i, a in enumerate(variables):
-        for b in variables[i + 1:]:
+        for b in variables[i + 1 :]:
             sub = frame[frame[a].notna() & frame[b].notna()]
             utt = pd.crosstab(sub[a], sub[b])
             spk = sub.groupby([a, b])["speaker_id"].nunique()
@@ -106,14 +145,20 @@ def _expected_block(frame: pd.DataFrame, variables, levels, y, n, binomial, what
                     if (r, c) in spk.index:
                         cells[r][c]["speakers"] = int(spk[(r, c)])
             pairs.append({"variable_a": a, "variable_b": b, "cells": cells})
-    return {"outcome_chi2": chi, "anova": an,
-            "cross_tables": {"levels": per_var, "pairs": pairs}, "speaker_spread": spread}
+    return {
+        "outcome_chi2": chi,
+        "anova": an,
+        "cross_tables": {"levels": per_var, "pairs": pairs},
+        "speaker_spread": spread,
+    }
 
 
 def _levels(res, frame) -> dict:
     """Each variable's levels: the reference (from the result) first, then the rest sorted."""
-    return {u.variable: [u.reference] + sorted(set(frame[u.variable].dropna()) - {u.reference})
-            for u in res.univariate}
+    return {
+        u.variable: [u.reference] + sorted(set(frame[u.variable].dropna()) - {u.reference})
+        for u in res.univariate
+    }
 
 
 def test_whole_block_for_a_0_1_outcome_equals_pandas_and_scipy():
@@ -133,13 +178,13 @@ def test_whole_block_for_a_0_1_outcome_equals_pandas_and_scipy():
 def test_whole_block_for_word_errors_equals_pandas_and_scipy():
     frame = _frame()
     variables = ["age", "accent"]
-    res = run_regression(frame, "wer", variables, binomial=("n_errors", "n_words"),
-                         cluster="speaker_id")
+    res = run_regression(
+        frame, "wer", variables, binomial=("n_errors", "n_words"), cluster="speaker_id"
+    )
     levels = _levels(res, frame)
     y = frame["n_errors"].astype(float)
     n = frame["n_words"].astype(float)
-    want = _expected_block(frame, variables, levels, y, n, True,
-                           "WER (errors / reference words)")
+    want = _expected_block(frame, variables, levels, y, n, True, "WER (errors / reference words)")
     _close(res.descriptive, want)
 
 
@@ -158,8 +203,7 @@ def test_chi2_validity_at_smallest_expected_1_and_20_percent_below_5():
     # two expected counts are exactly 1 (2 cells of 10 below 5), the rest 12 or 12.5
     sizes = {"a": 2, "b": 24, "c": 24, "d": 25, "e": 25}
     lev = np.concatenate([[k] * v for k, v in sizes.items()])
-    em = np.concatenate([[0, 1], [0, 1] * 12, [0, 1] * 12, [0, 1] * 12 + [0],
-                         [1, 0] * 12 + [1]])
+    em = np.concatenate([[0, 1], [0, 1] * 12, [0, 1] * 12, [0, 1] * 12 + [0], [1, 0] * 12 + [1]])
     frame = pd.DataFrame({"em": em, "v": lev})
     (chi,) = run_regression(frame, "em", ["v"]).descriptive["outcome_chi2"]
     table = pd.crosstab(frame["v"], frame["em"]).to_numpy()
@@ -201,24 +245,41 @@ def test_three_levels_below_5_of_ten_cells_is_not_valid():
 
 def test_constant_outcome_where_the_variable_is_known():
     # em is 1 on every row where b is known (it varies only on rows without b)
-    frame = pd.DataFrame({"em": [1, 1, 1, 1, 0, 1], "b": ["p", "q", "p", "q", None, None],
-                          "a": ["x", "y", "y", "x", "x", "y"]})
+    frame = pd.DataFrame(
+        {
+            "em": [1, 1, 1, 1, 0, 1],
+            "b": ["p", "q", "p", "q", None, None],
+            "a": ["x", "y", "y", "x", "x", "y"],
+        }
+    )
     res = run_regression(frame, "em", ["a", "b"])
     chi = {c["variable"]: c for c in res.descriptive["outcome_chi2"]}["b"]
-    assert chi == {"variable": "b", "unit": "utterances",
-                   "table": {"p": {"1": 2, "0": 0}, "q": {"1": 2, "0": 0}},
-                   "chi2": None, "df": 0, "p_value": None,
-                   "reason": "fewer than two levels, or a constant outcome on these rows"}
-    assert not any(s.startswith("χ² test: exact match") and " b " in s
-                   for s in res.conclusions)
+    assert chi == {
+        "variable": "b",
+        "unit": "utterances",
+        "table": {"p": {"1": 2, "0": 0}, "q": {"1": 2, "0": 0}},
+        "chi2": None,
+        "df": 0,
+        "p_value": None,
+        "reason": "fewer than two levels, or a constant outcome on these rows",
+    }
+    assert not any(s.startswith("χ² test: exact match") and " b " in s for s in res.conclusions)
 
 
 def test_anova_with_one_utterance_per_level_has_no_f():
     frame = pd.DataFrame({"em": [0, 1, 1], "a": ["x", "y", "z"]})
     res = run_regression(frame, "em", ["a"])
     (an,) = res.descriptive["anova"]
-    assert an == {"variable": "a", "per": "utterance outcome (0/1)", "n": 3, "k": 3,
-                  "f": None, "df_between": 0, "df_within": 0, "p_value": None}
+    assert an == {
+        "variable": "a",
+        "per": "utterance outcome (0/1)",
+        "n": 3,
+        "k": 3,
+        "f": None,
+        "df_between": 0,
+        "df_within": 0,
+        "p_value": None,
+    }
     assert not any(s.startswith("One-way ANOVA") for s in res.conclusions)
 
 
@@ -232,5 +293,7 @@ def test_anova_without_variation_within_levels_is_infinite_f():
     assert math.isinf(f)
     assert an["f"] is None and an["df_between"] == 1 and an["df_within"] == 2
     assert an["n"] == 4 and an["k"] == 2
-    assert "One-way ANOVA by a: the outcome does not vary within any level, so F is infinite " \
-           "(the levels differ completely)." in res.conclusions
+    assert (
+        "One-way ANOVA by a: the outcome does not vary within any level, so F is infinite "
+        "(the levels differ completely)." in res.conclusions
+    )

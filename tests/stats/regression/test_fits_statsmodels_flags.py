@@ -10,8 +10,10 @@ import statsmodels.api as sm
 
 from fairdesk.stats.regression import run_regression
 
-NOT_CONVERGED = ("the model did not converge (coefficients ran off to infinity: quasi-complete "
-                 "separation or too few rows per level); merge sparse levels")
+NOT_CONVERGED = (
+    "the model did not converge (coefficients ran off to infinity: quasi-complete "
+    "separation or too few rows per level); merge sparse levels"
+)
 
 
 def test_a_logit_fit_flagged_not_converged_is_refused(small_frame, monkeypatch):
@@ -37,12 +39,14 @@ def test_a_gee_fit_flagged_not_converged_is_refused(small_frame, monkeypatch):
         res.converged = False
         return res
 
-    ok = run_regression(small_frame, "em", ["age"], cluster="speaker_id",
-                        cluster_method="gee").clustered.univariate[0]
+    ok = run_regression(
+        small_frame, "em", ["age"], cluster="speaker_id", cluster_method="gee"
+    ).clustered.univariate[0]
     assert ok.problem is None
     monkeypatch.setattr(sm.GEE, "fit", flagged)
-    gee = run_regression(small_frame, "em", ["age"], cluster="speaker_id",
-                         cluster_method="gee").clustered.univariate[0]
+    gee = run_regression(
+        small_frame, "em", ["age"], cluster="speaker_id", cluster_method="gee"
+    ).clustered.univariate[0]
     assert gee.problem == NOT_CONVERGED
 
 

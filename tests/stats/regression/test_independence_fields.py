@@ -153,8 +153,11 @@ def _assert_single_level(ind, one: str, table: dict, n: int) -> None:
 def test_first_variable_with_a_single_level_on_the_shared_rows():
     # a = y only where b is missing: on the shared rows a has the single level x
     frame = pd.DataFrame(
-        {"a": ["x", "x", "x", "x", "y", "y"], "b": ["p", "q", "p", "q", None, None],
-         "em": [0, 1, 0, 1, 0, 1]}
+        {
+            "a": ["x", "x", "x", "x", "y", "y"],
+            "b": ["p", "q", "p", "q", None, None],
+            "em": [0, 1, 0, 1, 0, 1],
+        }
     )
     ind = _independence(frame)
     _assert_single_level(ind, "a", {"x": {"p": 2, "q": 2}}, 4)
@@ -163,8 +166,11 @@ def test_first_variable_with_a_single_level_on_the_shared_rows():
 def test_second_variable_with_a_single_level_on_the_shared_rows():
     # a keeps two levels on the shared rows, b only p: the single-level variable is b
     frame = pd.DataFrame(
-        {"a": ["x", "y", "x", "y", None, None], "b": ["p", "p", "p", "p", "q", "q"],
-         "em": [0, 1, 1, 0, 0, 1]}
+        {
+            "a": ["x", "y", "x", "y", None, None],
+            "b": ["p", "p", "p", "p", "q", "q"],
+            "em": [0, 1, 1, 0, 0, 1],
+        }
     )
     ind = _independence(frame)
     _assert_single_level(ind, "b", {"x": {"p": 2}, "y": {"p": 2}}, 4)

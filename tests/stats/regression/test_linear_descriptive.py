@@ -27,9 +27,19 @@ def onset_frame(seed: int = 4, n_speakers: int = 120) -> pd.DataFrame:
             n = 60
             err = int(rng.binomial(n, p))
             sub = err // 2
-            rows.append({"speaker_id": f"s{s}", "age_onset": onset, "age": age,
-                         "l1": ["es", "zh"][s % 2], "n_words": n, "n_sub": sub,
-                         "n_del": err - sub, "n_ins": 0, "duration_s": rng.uniform(1, 5)})
+            rows.append(
+                {
+                    "speaker_id": f"s{s}",
+                    "age_onset": onset,
+                    "age": age,
+                    "l1": ["es", "zh"][s % 2],
+                    "n_words": n,
+                    "n_sub": sub,
+                    "n_del": err - sub,
+                    "n_ins": 0,
+                    "duration_s": rng.uniform(1, 5),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -42,8 +52,9 @@ def test_linear_recovers_planted_onset_effect_per_speaker():
     assert co["age"]["ci_low"] <= BETA_AGE <= co["age"]["ci_high"]
     # the same numbers as a direct statsmodels call on an independently pooled frame
     g = df.assign(e=df.n_sub + df.n_del + df.n_ins).groupby("speaker_id")
-    spk = pd.DataFrame({"wer": g.e.sum() / g.n_words.sum(), "age_onset": g.age_onset.first(),
-                        "age": g.age.first()})
+    spk = pd.DataFrame(
+        {"wer": g.e.sum() / g.n_words.sum(), "age_onset": g.age_onset.first(), "age": g.age.first()}
+    )
     fit = smf.ols("wer ~ age_onset + age", spk).fit()
     for name in ("Intercept", "age_onset", "age"):
         assert co[name]["estimate"] == pytest.approx(fit.params[name], rel=1e-9)
@@ -97,8 +108,10 @@ def test_seed000_chi2_anova_crosstabs_and_spread(small_frame):
     assert ct["levels"]["age"]["60+"]["utterances"] == int((small_frame.age == "60+").sum())
     pair = ct["pairs"][0]
     sub = small_frame[(small_frame.age == "60+") & (small_frame.accent == "uk")]
-    assert pair["cells"]["60+"]["uk"] == {"utterances": len(sub),
-                                         "speakers": sub.speaker_id.nunique()}
+    assert pair["cells"]["60+"]["uk"] == {
+        "utterances": len(sub),
+        "speakers": sub.speaker_id.nunique(),
+    }
     spread = {s["variable"]: s for s in d["speaker_spread"]}["accent"]
     uk = [lv for lv in spread["levels"] if lv["level"] == "uk"][0]
     want = small_frame[small_frame.accent == "uk"].groupby("speaker_id").em.mean()
@@ -112,8 +125,9 @@ def test_seed000_chi2_anova_crosstabs_and_spread(small_frame):
 
 
 def test_seed000_wer_outcome_uses_words(small_frame):
-    res = run_regression(small_frame, "wer", ["age"], binomial=("n_errors", "n_words"),
-                         cluster="speaker_id")
+    res = run_regression(
+        small_frame, "wer", ["age"], binomial=("n_errors", "n_words"), cluster="speaker_id"
+    )
     chi = res.to_dict()["outcome_chi2"][0]
     assert chi["unit"] == "reference words"
     t = small_frame.groupby("age")[["n_errors", "n_words"]].sum()

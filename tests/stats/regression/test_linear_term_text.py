@@ -23,20 +23,23 @@ def _frame(var: str, ref: str, other: str) -> pd.DataFrame:
     return pd.DataFrame({"y": y, "x": x, var: grp})
 
 
-@pytest.mark.parametrize("var, ref, other, want", [
-    # the variable name holds "), Treatment(": once a SyntaxError
-    ("g), Treatment(x", "a", "b", "g), Treatment(x[T.b]"),
-    # the reference level holds "))[": once the reference's tail shown as the level
-    ("g", "a))[z", "b", "g[T.b]"),
-    ("g), Treatment(x", "a))[z", "b))[y", "g), Treatment(x[T.b))[y]"),
-    # the reference level holds "), Treatment(": the variable name ends at the first one
-    ("g", "a), Treatment(z", "b", "g[T.b]"),
-    # the variable name holds "))[": the level starts after the reference, not in the name
-    ("g))[x", "a", "b", "g))[x[T.b]"),
-    # the level holds "))[": the level starts at the first "))[" after the reference
-    ("g", "a", "b))[z", "g[T.b))[z]"),
-    ("g", "a", "b), Treatment(q", "g[T.b), Treatment(q]"),
-])
+@pytest.mark.parametrize(
+    "var, ref, other, want",
+    [
+        # the variable name holds "), Treatment(": once a SyntaxError
+        ("g), Treatment(x", "a", "b", "g), Treatment(x[T.b]"),
+        # the reference level holds "))[": once the reference's tail shown as the level
+        ("g", "a))[z", "b", "g[T.b]"),
+        ("g), Treatment(x", "a))[z", "b))[y", "g), Treatment(x[T.b))[y]"),
+        # the reference level holds "), Treatment(": the variable name ends at the first one
+        ("g", "a), Treatment(z", "b", "g[T.b]"),
+        # the variable name holds "))[": the level starts after the reference, not in the name
+        ("g))[x", "a", "b", "g))[x[T.b]"),
+        # the level holds "))[": the level starts at the first "))[" after the reference
+        ("g", "a", "b))[z", "g[T.b))[z]"),
+        ("g", "a", "b), Treatment(q", "g[T.b), Treatment(q]"),
+    ],
+)
 def test_term_names_with_separator_text_read_back(var, ref, other, want):
     df = _frame(var, ref, other)
     res = run_linear(df, ["x"], [var], outcome="y", speaker_col=None, references={var: ref})
@@ -50,15 +53,18 @@ def test_term_names_with_separator_text_read_back(var, ref, other, want):
     assert got["x"] == pytest.approx(fit.params["x"], rel=1e-9)
 
 
-@pytest.mark.parametrize("name, want", [
-    ("C(Q('g'), Treatment('a), Treatment(z'))[T.b]", "g[T.b]"),
-    ("C(Q('g))[x'), Treatment('a'))[T.b]", "g))[x[T.b]"),
-    ("C(Q('g'), Treatment('a'))[T.b))[z]", "g[T.b))[z]"),
-    ("C(Q('g))[x'), Treatment('a'))[T.b))[z]", "g))[x[T.b))[z]"),
-    ("C(Q('g), Treatment(x'), Treatment('a'))[T.b]", "g), Treatment(x[T.b]"),
-    ("C(Q('g'), Treatment('a))[z'))[T.b]", "g[T.b]"),
-    ('C(Q("it\'s), Treatment("), Treatment(\'a))[\'))[T.b))[c]', "it's), Treatment([T.b))[c]"),
-])
+@pytest.mark.parametrize(
+    "name, want",
+    [
+        ("C(Q('g'), Treatment('a), Treatment(z'))[T.b]", "g[T.b]"),
+        ("C(Q('g))[x'), Treatment('a'))[T.b]", "g))[x[T.b]"),
+        ("C(Q('g'), Treatment('a'))[T.b))[z]", "g[T.b))[z]"),
+        ("C(Q('g))[x'), Treatment('a'))[T.b))[z]", "g))[x[T.b))[z]"),
+        ("C(Q('g), Treatment(x'), Treatment('a'))[T.b]", "g), Treatment(x[T.b]"),
+        ("C(Q('g'), Treatment('a))[z'))[T.b]", "g[T.b]"),
+        ("C(Q(\"it's), Treatment(\"), Treatment('a))['))[T.b))[c]", "it's), Treatment([T.b))[c]"),
+    ],
+)
 def test_pretty_splits_at_the_separators_that_follow_each_literal(name, want):
     assert _pretty(name) == want
 
@@ -71,17 +77,27 @@ def test_pretty_refuses_a_name_it_cannot_read(name):
 
 
 def _out(p: float) -> dict:
-    return {"level": "speaker", "n": 12, "r2": 0.5, "adj_r2": 0.4, "notes": [],
-            "coefficients": [{"term": "age", "estimate": 0.01, "ci_low": 0.002,
-                              "ci_high": 0.018, "p_value": p}],
-            "spearman": []}
+    return {
+        "level": "speaker",
+        "n": 12,
+        "r2": 0.5,
+        "adj_r2": 0.4,
+        "notes": [],
+        "coefficients": [
+            {"term": "age", "estimate": 0.01, "ci_low": 0.002, "ci_high": 0.018, "p_value": p}
+        ],
+        "spearman": [],
+    }
 
 
-@pytest.mark.parametrize("p, ptxt", [
-    (0.001, "p = 0.001"),            # the boundary itself is written as a number
-    (0.000999, "p < 0.001"),
-    (0.0012, "p = 0.001"),
-])
+@pytest.mark.parametrize(
+    "p, ptxt",
+    [
+        (0.001, "p = 0.001"),  # the boundary itself is written as a number
+        (0.000999, "p < 0.001"),
+        (0.0012, "p = 0.001"),
+    ],
+)
 def test_p_text_at_the_thousandth(p, ptxt):
     got = _conclusions(_out(p), "WER", ["age"], 0.05)
     assert got == [

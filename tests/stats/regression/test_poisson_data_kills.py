@@ -12,20 +12,43 @@ from fairdesk.stats.regression.poisson_mixed import MAX_FIXED_CONTENTS, Prepared
 ERR = ("n_sub", "n_del", "n_ins")
 
 
-def _prep(frame, group_vars="accent", covariates=None, reference=None,
-          speaker_col="speaker_id", content_col=None):
-    return PreparedData(frame, group_vars, covariates, reference, speaker_col, content_col,
-                        ERR, "n_words", MAX_FIXED_CONTENTS)
+def _prep(
+    frame,
+    group_vars="accent",
+    covariates=None,
+    reference=None,
+    speaker_col="speaker_id",
+    content_col=None,
+):
+    return PreparedData(
+        frame,
+        group_vars,
+        covariates,
+        reference,
+        speaker_col,
+        content_col,
+        ERR,
+        "n_words",
+        MAX_FIXED_CONTENTS,
+    )
 
 
 def _frame(n=12) -> pd.DataFrame:
     rng = np.random.default_rng(2)
-    return pd.DataFrame({
-        "accent": (["us", "uk", "us"] * n)[:n], "speaker_id": [f"s{i % 5}" for i in range(n)],
-        "n_words": rng.integers(3, 9, n), "n_sub": rng.integers(0, 3, n), "n_del": 1,
-        "n_ins": 0, "snr": rng.normal(10, 2, n), "room": (["a", "b", "b", "c"] * n)[:n],
-        "content_id": [f"c{i % 3}" for i in range(n)],
-    }, index=[f"r{i}" for i in range(n)])
+    return pd.DataFrame(
+        {
+            "accent": (["us", "uk", "us"] * n)[:n],
+            "speaker_id": [f"s{i % 5}" for i in range(n)],
+            "n_words": rng.integers(3, 9, n),
+            "n_sub": rng.integers(0, 3, n),
+            "n_del": 1,
+            "n_ins": 0,
+            "snr": rng.normal(10, 2, n),
+            "room": (["a", "b", "b", "c"] * n)[:n],
+            "content_id": [f"c{i % 3}" for i in range(n)],
+        },
+        index=[f"r{i}" for i in range(n)],
+    )
 
 
 def _raises(fn, *args, **kw) -> str:
@@ -39,22 +62,26 @@ def test_refusals_word_for_word():
     assert _raises(_prep, [1, 2]) == "frame must be a pandas DataFrame, got list."
     assert _raises(_prep, df, []) == "Name at least one group variable (e.g. accent) to test."
     assert _raises(_prep, df, "accent", ["snr", "accent"]) == (
-        "A column is listed twice among the variables: ['accent', 'snr', 'accent'].")
+        "A column is listed twice among the variables: ['accent', 'snr', 'accent']."
+    )
     assert _raises(_prep, df, speaker_col="talker") == (
         "The frame has no speaker column 'talker': the model's random intercept is per "
         "speaker. Name the speaker column (speaker_col=...), or use the logistic/binomial "
-        "regression when speakers are unknown.")
+        "regression when speakers are unknown."
+    )
     assert _raises(_prep, df[["accent", "speaker_id", "n_words", "n_sub", "n_del"]]) == (
         "Column(s) ['n_ins'] are not in the frame; available: accent, speaker_id, n_words, "
         "n_sub, n_del. Word errors need n_sub + n_del + n_ins and n_words (per-item "
-        "statistics of a run).")
+        "statistics of a run)."
+    )
     bad = df.astype({"n_sub": object})
     bad.loc[["r3", "r5"], "n_sub"] = ["x", "y"]
     assert _raises(_prep, bad) == "Column 'n_sub' must hold counts; row 'r3' holds 'x'."
     bad = df.astype({"n_sub": float})
     bad.loc["r2", "n_sub"] = 1.5
     assert _raises(_prep, bad) == (
-        "Word-error counts must be non-negative integers; row 'r2' has 2.5.")
+        "Word-error counts must be non-negative integers; row 'r2' has 2.5."
+    )
     assert _raises(_prep, df, "accent", "snr2").startswith("Column(s) ['snr2'] are not")
 
 
@@ -62,26 +89,33 @@ def test_negative_integer_errors_are_refused():
     df = _frame()
     df.loc["r2", ["n_sub", "n_del"]] = [-2, 0]
     assert _raises(_prep, df) == (
-        "Word-error counts must be non-negative integers; row 'r2' has -2.")
+        "Word-error counts must be non-negative integers; row 'r2' has -2."
+    )
 
 
 def test_dropped_counts_and_notes():
     df = _frame(14).astype({"n_words": float})
-    df.loc["r0", "accent"] = None                       # missing group
-    df.loc["r1", ["accent", "snr"]] = [None, np.nan]    # missing both: counted once, as accent
-    df.loc["r2", "snr"] = np.nan                        # missing covariate
-    df.loc["r3", "n_words"] = np.nan                    # no word count: left out
-    df.loc["r4", "n_words"] = 0                         # no reference word
+    df.loc["r0", "accent"] = None  # missing group
+    df.loc["r1", ["accent", "snr"]] = [None, np.nan]  # missing both: counted once, as accent
+    df.loc["r2", "snr"] = np.nan  # missing covariate
+    df.loc["r3", "n_words"] = np.nan  # no word count: left out
+    df.loc["r4", "n_words"] = 0  # no reference word
     df.loc[["r5", "r6"], ["n_words", "accent"]] = [[0, None], [0, "us"]]
-    df.loc["r7", "n_words"] = 1                         # one word: kept
+    df.loc["r7", "n_words"] = 1  # one word: kept
     d = _prep(df, "accent", "snr")
     assert d.covariates == ["snr"] and d.group_vars == ["accent"]
-    assert d.dropped == {"counts (n_words, n_sub, n_del, n_ins)": 1, "accent": 3, "snr": 1,
-                         "n_words = 0": 2}
-    assert d.notes == ["1 utterance(s) left out: missing counts (n_words, n_sub, n_del, n_ins).",
-                       "3 utterance(s) left out: missing accent.",
-                       "1 utterance(s) left out: missing snr.",
-                       "2 utterance(s) with no reference word left out."]
+    assert d.dropped == {
+        "counts (n_words, n_sub, n_del, n_ins)": 1,
+        "accent": 3,
+        "snr": 1,
+        "n_words = 0": 2,
+    }
+    assert d.notes == [
+        "1 utterance(s) left out: missing counts (n_words, n_sub, n_del, n_ins).",
+        "3 utterance(s) left out: missing accent.",
+        "1 utterance(s) left out: missing snr.",
+        "2 utterance(s) with no reference word left out.",
+    ]
     kept = ["r7", "r8", "r9", "r10", "r11", "r12", "r13"]
     assert d.df.index.tolist() == kept
     e = df.loc[kept, list(ERR)].sum(axis=1).to_numpy(float)
@@ -105,13 +139,15 @@ def test_numeric_covariate_is_standardised():
     d = _prep(df, "accent", ["snr"])
     x = df.snr.to_numpy(float)
     sd = float(np.std(x))
-    assert d.cov_info == {"snr": {"kind": "numeric", "mean": pytest.approx(x.mean()),
-                                  "sd": pytest.approx(sd)}}
+    assert d.cov_info == {
+        "snr": {"kind": "numeric", "mean": pytest.approx(x.mean()), "sd": pytest.approx(sd)}
+    }
     X, names, kind = d.terms["snr"]
     np.testing.assert_allclose(X[:, 0], (x - x.mean()) / sd)
     assert X.shape == (12, 1) and names == ["snr"] and kind == "numeric"
     assert _raises(_prep, df.assign(snr=3.0), "accent", "snr") == (
-        "Covariate 'snr' is constant: it cannot adjust anything.")
+        "Covariate 'snr' is constant: it cannot adjust anything."
+    )
 
 
 def test_categorical_covariates_text_bool_and_category():
@@ -138,7 +174,8 @@ def test_categorical_covariates_text_bool_and_category():
     d4 = _prep(df.assign(k=cat), "accent", "k")
     assert d4.cov_info["k"] == {"kind": "categorical", "reference": "9"}
     assert _raises(_prep, df.assign(room="a", room2=np.nan), "accent", "room") == (
-        "Covariate 'room' has a single level: it cannot adjust anything.")
+        "Covariate 'room' has a single level: it cannot adjust anything."
+    )
 
 
 def test_levels_by_count_then_name():

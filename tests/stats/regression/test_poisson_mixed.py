@@ -22,8 +22,19 @@ from fairdesk.stats.regression.poisson_mixed_report import (
 )
 
 
-def _frame(rng, effects, *, speakers=20, per=15, sd=0.5, base=-1.7, long_group=None,
-           gamma=0.0, contents=None, extra=None):
+def _frame(
+    rng,
+    effects,
+    *,
+    speakers=20,
+    per=15,
+    sd=0.5,
+    base=-1.7,
+    long_group=None,
+    gamma=0.0,
+    contents=None,
+    extra=None,
+):
     """Utterances with errors ~ Poisson(N exp(base + effect + γ(duration − 4) + u))."""
     rows = []
     for g, eff in effects.items():
@@ -36,12 +47,25 @@ def _frame(rng, effects, *, speakers=20, per=15, sd=0.5, base=-1.7, long_group=N
         if extra is not None:  # utterance-level gamma noise: extra-Poisson variation
             eta = eta + np.log(rng.gamma(1 / extra, extra, n))
         err = rng.poisson(words * np.exp(eta))
-        cont = ([f"c{c}" for c in rng.integers(0, contents, n)] if contents
-                else [f"{g}/u{i}" for i in range(n)])
-        rows.append(pd.DataFrame({
-            "accent": g, "speaker_id": [f"{g}/s{i}" for i in si], "content_id": cont,
-            "n_words": words, "n_sub": err, "n_del": 0, "n_ins": 0, "duration": duration,
-        }))
+        cont = (
+            [f"c{c}" for c in rng.integers(0, contents, n)]
+            if contents
+            else [f"{g}/u{i}" for i in range(n)]
+        )
+        rows.append(
+            pd.DataFrame(
+                {
+                    "accent": g,
+                    "speaker_id": [f"{g}/s{i}" for i in si],
+                    "content_id": cont,
+                    "n_words": words,
+                    "n_sub": err,
+                    "n_del": 0,
+                    "n_ins": 0,
+                    "duration": duration,
+                }
+            )
+        )
     return pd.concat(rows, ignore_index=True)
 
 
@@ -120,10 +144,14 @@ def test_observed_information_equals_numerical_hessian():
 def test_no_random_effect_equals_statsmodels_poisson_glm():
     rng = np.random.default_rng(11)
     df = _frame(rng, {"ref": 0.0, "a": 0.3, "b": -0.2}, speakers=10, sd=0.5)
-    X = np.column_stack([
-        np.ones(len(df)), (df.accent == "a") * 1.0, (df.accent == "b") * 1.0,
-        df.duration - df.duration.mean(),
-    ])
+    X = np.column_stack(
+        [
+            np.ones(len(df)),
+            (df.accent == "a") * 1.0,
+            (df.accent == "b") * 1.0,
+            df.duration - df.duration.mean(),
+        ]
+    )
     off = np.log(df.n_words.to_numpy(float))
     glm = sm.GLM(df.n_sub, X, family=sm.families.Poisson(), offset=off).fit()
     fit = fit_poisson_mixed(df.n_sub, X, off, pd.factorize(df.speaker_id)[0], sigma=0.0)
@@ -157,8 +185,12 @@ def test_no_speaker_variation_sits_on_the_boundary_and_equals_the_glm():
     rng = np.random.default_rng(4)
     df = _frame(rng, {"ref": 0.0, "grp": 0.2}, speakers=15, sd=0.0)
     res = run_poisson_mixed(df, "accent", reference="ref", content_col=None)
-    glm = sm.GLM(df.n_sub, np.column_stack([np.ones(len(df)), (df.accent == "grp") * 1.0]),
-                 family=sm.families.Poisson(), offset=np.log(df.n_words.to_numpy(float))).fit()
+    glm = sm.GLM(
+        df.n_sub,
+        np.column_stack([np.ones(len(df)), (df.accent == "grp") * 1.0]),
+        family=sm.families.Poisson(),
+        offset=np.log(df.n_words.to_numpy(float)),
+    ).fit()
     b_glm = float(np.asarray(glm.params)[1])
     assert res["speaker_sd"] < 0.1
     # at the boundary the fit is the GLM's exactly; just inside it, nearly
@@ -168,8 +200,7 @@ def test_no_speaker_variation_sits_on_the_boundary_and_equals_the_glm():
 
 def test_nuisance_duration_is_absorbed_and_traced_in_seed_000_words():
     rng = np.random.default_rng(7)
-    df = _frame(rng, {"ref": 0.0, "grp": 0.0}, speakers=30, sd=0.3, long_group="grp",
-                gamma=0.15)
+    df = _frame(rng, {"ref": 0.0, "grp": 0.0}, speakers=30, sd=0.3, long_group="grp", gamma=0.15)
     res = run_poisson_mixed(df, "accent", ["duration"], reference="ref", content_col=None)
     lev = _level(res, "grp")
     assert lev["ci_low"] <= 1.0 <= lev["ci_high"]
@@ -229,8 +260,9 @@ def test_several_levels_get_holm_across_levels():
     df = _frame(rng, {"ref": 0.0, "a": 0.5, "b": 0.0}, speakers=15)
     res = run_poisson_mixed(df, "accent", reference="ref", content_col=None)
     levels = res["group_variables"][0]["levels"]
-    np.testing.assert_allclose([r["p_adjusted"] for r in levels],
-                               _holm([r["p_value"] for r in levels]))
+    np.testing.assert_allclose(
+        [r["p_adjusted"] for r in levels], _holm([r["p_value"] for r in levels])
+    )
     assert res["group_variables"][0]["df"] == 2
 
 
@@ -238,8 +270,16 @@ def test_agreement_with_bootstrap_in_words():
     rng = np.random.default_rng(1)
     df = _frame(rng, {"ref": 0.0, "grp": 0.8}, speakers=20)
     res = run_poisson_mixed(df, "accent", reference="ref", content_col=None)
-    comps = [{"metric": "wer", "group": "grp", "gap": 0.2, "ci_low": 0.1, "ci_high": 0.3,
-              "p_adjusted": 0.001}]
+    comps = [
+        {
+            "metric": "wer",
+            "group": "grp",
+            "gap": 0.2,
+            "ci_low": 0.1,
+            "ci_high": 0.3,
+            "p_adjusted": 0.001,
+        }
+    ]
     (a,) = agreement_with_bootstrap(res, comps)
     assert a["agree"] and "agree: grp is worse than ref" in a["sentence"]
     comps[0]["p_adjusted"] = 0.5
@@ -270,8 +310,9 @@ def test_bad_input_gets_clear_messages():
     res = run_poisson_mixed(three, "accent", reference="ref", content_col=None)
     assert [r["level"] for r in res["group_variables"][0]["levels"]] == ["grp"]
     assert any("'quiet'" in c and "left out" in c for c in res["conclusions"])
-    res = run_poisson_mixed(df.assign(n_words=df.n_words.where(df.index != 0, 0)), "accent",
-                            content_col=None)
+    res = run_poisson_mixed(
+        df.assign(n_words=df.n_words.where(df.index != 0, 0)), "accent", content_col=None
+    )
     assert res["n_utterances"] == len(df) - 1 and res["dropped"]
 
 
@@ -284,8 +325,9 @@ def test_small_group_gets_welch_df_and_inflated_standard_error():
     lev = _level(res, "few")
     assert lev["df"] == 4  # min(5, 30) - 1
     X = np.column_stack([np.ones(len(df)), (df.accent == "few") * 1.0])
-    fit = fit_poisson_mixed(df.n_sub, X, np.log(df.n_words.to_numpy(float)),
-                            pd.factorize(df.speaker_id)[0])
+    fit = fit_poisson_mixed(
+        df.n_sub, X, np.log(df.n_words.to_numpy(float)), pd.factorize(df.speaker_id)[0]
+    )
     assert lev["se"] == pytest.approx(fit.se_beta[1] * math.sqrt(35 / 33), rel=1e-6)
     half = math.log(lev["ci_high"] / lev["ci_low"]) / 2
     assert half == pytest.approx(2.776445 * lev["se"], rel=1e-5)  # t(4) quantile

@@ -35,7 +35,8 @@ def _brute_loglik(beta, sigma, y, X, offset, spk):
 
         def f(u, Y=Y, A=A):
             return math.exp(Y * u - A * math.exp(u) - u * u / (2 * sigma * sigma)) / (
-                sigma * math.sqrt(2 * math.pi))
+                sigma * math.sqrt(2 * math.pi)
+            )
 
         val, _ = integrate.quad(f, -10 * sigma, 10 * sigma, epsabs=0, epsrel=1e-12, limit=200)
         total += math.log(val)
@@ -45,8 +46,12 @@ def _brute_loglik(beta, sigma, y, X, offset, spk):
 def test_fixed_sigma_maximises_the_exact_likelihood_over_beta():
     y, X, off, spk = _data(1)
     fit = fit_poisson_mixed(y, X, off, spk, sigma=1.0)
-    res = optimize.minimize(lambda b: -_brute_loglik(b, 1.0, y, X, off, spk), [-1.5, 0.0],
-                            method="Nelder-Mead", options={"xatol": 1e-7, "fatol": 1e-11})
+    res = optimize.minimize(
+        lambda b: -_brute_loglik(b, 1.0, y, X, off, spk),
+        [-1.5, 0.0],
+        method="Nelder-Mead",
+        options={"xatol": 1e-7, "fatol": 1e-11},
+    )
     assert fit.beta == pytest.approx(res.x, abs=2e-5)
     assert fit.loglik == pytest.approx(_brute_loglik(fit.beta, 1.0, y, X, off, spk), abs=1e-7)
     assert (fit.sigma, fit.sigma_fixed, fit.boundary, fit.converged) == (1.0, True, False, True)
@@ -72,8 +77,11 @@ def test_estimated_sigma_modes_means_and_covariance_shape():
     assert np.all(np.diag(fit.cov) > 0)
     # σ maximises the exact profile at the fitted beta
     prof = optimize.minimize_scalar(
-        lambda s: -_brute_loglik(fit.beta, s, y, X, off, spk), bounds=(0.05, 3.0),
-        method="bounded", options={"xatol": 1e-7})
+        lambda s: -_brute_loglik(fit.beta, s, y, X, off, spk),
+        bounds=(0.05, 3.0),
+        method="bounded",
+        options={"xatol": 1e-7},
+    )
     assert fit.sigma == pytest.approx(prof.x, abs=1e-4)
     # conditional modes of the speaker intercepts, one speaker at a time
     eta = off + X @ fit.beta
@@ -83,8 +91,9 @@ def test_estimated_sigma_modes_means_and_covariance_shape():
         def neg(u, k=k):
             return -(poisson.logpmf(y[k], np.exp(eta[k] + u)).sum() - u * u / (2 * fit.sigma**2))
 
-        u = optimize.minimize_scalar(neg, bounds=(-5, 5), method="bounded",
-                                     options={"xatol": 1e-10}).x
+        u = optimize.minimize_scalar(
+            neg, bounds=(-5, 5), method="bounded", options={"xatol": 1e-10}
+        ).x
         assert fit.modes[s] == pytest.approx(u, abs=1e-7)
     assert fit.modes.shape == (8,)
     assert fit.mu == pytest.approx(np.exp(eta + fit.modes[spk]), rel=1e-12)
@@ -136,20 +145,30 @@ def test_n_quad_limits_are_accepted(n_quad):
     y, X, off, spk = _data(1)
     fit = fit_poisson_mixed(y, X, off, spk, sigma=1.0, n_quad=n_quad)
     assert fit.n_quad == n_quad
-    assert fit.loglik == pytest.approx(_brute_loglik(fit.beta, 1.0, y, X, off, spk),
-                                       abs=1e-7 if n_quad == 50 else 0.1)
+    assert fit.loglik == pytest.approx(
+        _brute_loglik(fit.beta, 1.0, y, X, off, spk), abs=1e-7 if n_quad == 50 else 0.1
+    )
 
 
 def test_refusals_word_for_word():
     y, X, off, spk = _data(1)
     cases = [
         (([], np.zeros((0, 1)), [], []), {}, "No utterance to fit."),
-        (([-1, 2], np.ones((2, 1)), [0.0, 0.0], [0, 0]), {},
-         "Error counts must be non-negative integers."),
-        (([-2, 0], np.ones((2, 1)), [0.0, 0.0], [0, 0]), {},
-         "Error counts must be non-negative integers."),
-        (([0.5, 2], np.ones((2, 1)), [0.0, 0.0], [0, 0]), {},
-         "Error counts must be non-negative integers."),
+        (
+            ([-1, 2], np.ones((2, 1)), [0.0, 0.0], [0, 0]),
+            {},
+            "Error counts must be non-negative integers.",
+        ),
+        (
+            ([-2, 0], np.ones((2, 1)), [0.0, 0.0], [0, 0]),
+            {},
+            "Error counts must be non-negative integers.",
+        ),
+        (
+            ([0.5, 2], np.ones((2, 1)), [0.0, 0.0], [0, 0]),
+            {},
+            "Error counts must be non-negative integers.",
+        ),
         ((y, X, off, spk), {"n_quad": 0}, "n_quad must be between 1 and 50, got 0."),
         ((y, X, off, spk), {"n_quad": 51}, "n_quad must be between 1 and 50, got 51."),
     ]

@@ -43,8 +43,9 @@ def _altered(monkeypatch, change):
     return calls
 
 
-@pytest.mark.parametrize("gain, boundary", [(0.0, True), (5e-10, True), (1e-9, True),
-                                            (1e-6, False)])
+@pytest.mark.parametrize(
+    "gain, boundary", [(0.0, True), (5e-10, True), (1e-9, True), (1e-6, False)]
+)
 def test_an_estimated_sigma_that_gains_nothing_is_the_boundary(monkeypatch, gain, boundary):
     y, X, off, spk = _data()
 
@@ -75,8 +76,10 @@ def _fixed_run(monkeypatch, shift, singular=False):
             res.success = False
             res.message = "stalled"
             if singular:
+
                 def no_inverse(a):
                     raise np.linalg.LinAlgError("singular")
+
                 monkeypatch.setattr(np.linalg, "inv", no_inverse)
 
     _altered(monkeypatch, change)

@@ -18,7 +18,9 @@ def _out(levels, *, covariates=(), content="absent", converged=True, notes=(), a
         "covariates": [{"covariate": c} for c in covariates],
         "content": {"handling": content, "reason": "REASON"},
         "group_variables": [{"variable": "accent", "reference": "ref", "levels": levels}],
-        "speaker_sd": 0.5, "speaker_sd_at_boundary": False, "speaker_sd_lr_p_value": 0.01,
+        "speaker_sd": 0.5,
+        "speaker_sd_at_boundary": False,
+        "speaker_sd_lr_p_value": 0.01,
         "overdispersion": {"reading": "READING"},
         "converged": converged,
         "notes": list(notes),
@@ -26,14 +28,24 @@ def _out(levels, *, covariates=(), content="absent", converged=True, notes=(), a
 
 
 def _level(name, rr, p_adj, lo=0.5, hi=2.0):
-    return {"level": name, "rate_ratio": rr, "ci_low": lo, "ci_high": hi, "p_value": p_adj,
-            "p_adjusted": p_adj}
+    return {
+        "level": name,
+        "rate_ratio": rr,
+        "ci_low": lo,
+        "ci_high": hi,
+        "p_value": p_adj,
+        "p_adjusted": p_adj,
+    }
 
 
 def test_every_line_in_order_with_content_covariates_and_no_convergence():
-    out = _out([_level("grp", 1.5, 0.01, 1.2, 1.9), _level("oth", 0.9, 0.4)],
-               covariates=["pace", "age", "pace"], content="fixed_effect", converged=False,
-               notes=["NOTE 1", "NOTE 2"])
+    out = _out(
+        [_level("grp", 1.5, 0.01, 1.2, 1.9), _level("oth", 0.9, 0.4)],
+        covariates=["pace", "age", "pace"],
+        content="fixed_effect",
+        converged=False,
+        notes=["NOTE 1", "NOTE 2"],
+    )
     lines = _conclusions(out, ["TRACE"])
     assert lines == [
         "grp speakers make 1.50× the word errors of ref speakers per reference word (more; "
@@ -55,8 +67,10 @@ def test_every_line_in_order_with_content_covariates_and_no_convergence():
 
 def test_content_not_modelled_is_said_but_not_adjusted_for():
     lines = _conclusions(_out([_level("grp", 0.8, 0.3)], content="not_modelled"), [])
-    assert lines[0] == ("No evidence that grp differs from ref in word errors (rate ratio 0.80 "
-                        "[0.50, 2.00], Holm p = 0.300).")
+    assert lines[0] == (
+        "No evidence that grp differs from ref in word errors (rate ratio 0.80 "
+        "[0.50, 2.00], Holm p = 0.300)."
+    )
     assert "Content: REASON" in lines
     assert not any("tolerance" in x for x in lines)
 
@@ -65,8 +79,9 @@ def test_holm_p_equal_to_alpha_is_no_evidence():
     lines = _conclusions(_out([_level("grp", 1.5, 0.05)]), [])
     assert lines[0].startswith("No evidence that grp differs from ref")
     lines = _conclusions(_out([_level("grp", 0.5, 0.049)]), [])
-    assert lines[0].startswith("grp speakers make 0.50× the word errors of ref speakers per "
-                               "reference word (fewer;")
+    assert lines[0].startswith(
+        "grp speakers make 0.50× the word errors of ref speakers per reference word (fewer;"
+    )
 
 
 @pytest.mark.parametrize("p", [None, math.nan, math.inf])

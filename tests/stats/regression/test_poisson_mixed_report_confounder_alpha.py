@@ -18,15 +18,24 @@ def _suppressed_gap_frame() -> pd.DataFrame:
         words = rng.integers(5, 12, si.size)
         pace = rng.normal(shift, 1, si.size)
         eta = -1.7 + eff + 0.15 * pace + rng.normal(0, 0.3, 8)[si]
-        rows.append(pd.DataFrame({"accent": g, "speaker_id": [f"{g}{i}" for i in si],
-                                  "n_words": words, "n_sub": rng.poisson(words * np.exp(eta)),
-                                  "n_del": 0, "n_ins": 0, "pace": pace}))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "accent": g,
+                    "speaker_id": [f"{g}{i}" for i in si],
+                    "n_words": words,
+                    "n_sub": rng.poisson(words * np.exp(eta)),
+                    "n_del": 0,
+                    "n_ins": 0,
+                    "pace": pace,
+                }
+            )
+        )
     return pd.concat(rows, ignore_index=True)
 
 
 def _run(df, alpha):
-    return run_poisson_mixed(df, "accent", ["pace"], reference="ref", content_col=None,
-                             alpha=alpha)
+    return run_poisson_mixed(df, "accent", ["pace"], reference="ref", content_col=None, alpha=alpha)
 
 
 def test_lr_p_value_equal_to_alpha_is_not_a_confounder():
@@ -49,6 +58,8 @@ def test_lr_p_value_equal_to_alpha_is_not_a_confounder():
     s = above["tracing"][0]
     assert s["levels"][0]["conclusion_changed"] is True
     assert s["confounder"] is True
-    sentence = (f"Pace confounds the group effect (LR p = {_fmt_p(lr_p)}): adjusted on it, "
-                f"grp becomes significant (p = {_fmt_p(s['levels'][0]['p_after'])}).")
+    sentence = (
+        f"Pace confounds the group effect (LR p = {_fmt_p(lr_p)}): adjusted on it, "
+        f"grp becomes significant (p = {_fmt_p(s['levels'][0]['p_after'])})."
+    )
     assert sentence in above["conclusions"]

@@ -29,8 +29,15 @@ def _model(beta, se, df, between, n_speakers=12, df_between=10):
 
 
 def _no_test(b, se, df):
-    return {"log_rr": b, "se": se, "df": df, "rate_ratio": math.exp(b), "ci_low": math.nan,
-            "ci_high": math.nan, "p_value": math.nan}
+    return {
+        "log_rr": b,
+        "se": se,
+        "df": df,
+        "rate_ratio": math.exp(b),
+        "ci_low": math.nan,
+        "ci_high": math.nan,
+        "p_value": math.nan,
+    }
 
 
 def _same(got, want):
@@ -53,9 +60,18 @@ def test_no_usable_standard_error_gives_no_interval_or_test(se):
 def test_within_speaker_effect_uses_the_normal_and_no_inflation(se):
     m = _model([0.0, 0.9], [0.1, se], [10.0, math.inf], [True, False])
     q = stats.norm.ppf(0.975)
-    _same(m.effect(1), {"log_rr": 0.9, "se": se, "df": None, "rate_ratio": math.exp(0.9),
-                        "ci_low": math.exp(0.9 - q * se), "ci_high": math.exp(0.9 + q * se),
-                        "p_value": float(2 * stats.norm.sf(0.9 / se))})
+    _same(
+        m.effect(1),
+        {
+            "log_rr": 0.9,
+            "se": se,
+            "df": None,
+            "rate_ratio": math.exp(0.9),
+            "ci_low": math.exp(0.9 - q * se),
+            "ci_high": math.exp(0.9 + q * se),
+            "p_value": float(2 * stats.norm.sf(0.9 / se)),
+        },
+    )
 
 
 def test_between_speaker_effect_on_one_degree_of_freedom_gets_an_interval():
@@ -64,9 +80,18 @@ def test_between_speaker_effect_on_one_degree_of_freedom_gets_an_interval():
     se = 0.2 * math.sqrt(12 / 10)
     q = stats.t.ppf(0.975, 1)
     assert q == pytest.approx(12.706204736, rel=1e-9)
-    _same(m.effect(1), {"log_rr": 0.5, "se": se, "df": 1.0, "rate_ratio": math.exp(0.5),
-                        "ci_low": math.exp(0.5 - q * se), "ci_high": math.exp(0.5 + q * se),
-                        "p_value": float(2 * stats.t.sf(0.5 / se, 1))})
+    _same(
+        m.effect(1),
+        {
+            "log_rr": 0.5,
+            "se": se,
+            "df": 1.0,
+            "rate_ratio": math.exp(0.5),
+            "ci_low": math.exp(0.5 - q * se),
+            "ci_high": math.exp(0.5 + q * se),
+            "p_value": float(2 * stats.t.sf(0.5 / se, 1)),
+        },
+    )
 
 
 def test_no_degree_of_freedom_gives_no_test_but_the_inflated_standard_error():
@@ -86,8 +111,18 @@ def test_one_speaker_per_level_is_reported_without_interval_or_test():
     rows = []
     for g, spk in (("ref", "a"), ("grp", "b")):
         words = rng.integers(5, 12, 20)
-        rows.append(pd.DataFrame({"accent": g, "speaker_id": spk, "n_words": words,
-                                  "n_sub": rng.poisson(words * 0.2), "n_del": 0, "n_ins": 0}))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "accent": g,
+                    "speaker_id": spk,
+                    "n_words": words,
+                    "n_sub": rng.poisson(words * 0.2),
+                    "n_del": 0,
+                    "n_ins": 0,
+                }
+            )
+        )
     df = pd.concat(rows, ignore_index=True)
     res = run_poisson_mixed(df, "accent", reference="ref", content_col=None)
     row = res["group_variables"][0]["levels"][0]
@@ -100,5 +135,7 @@ def test_one_speaker_per_level_is_reported_without_interval_or_test():
     # is the ratio of the two WERs
     wer = {"ref": res["group_variables"][0]["reference_row"]["wer"], "grp": row["wer"]}
     assert row["rate_ratio"] == pytest.approx(wer["grp"] / wer["ref"], rel=1e-5)
-    assert (f"grp vs ref: no interval or test (rate ratio {row['rate_ratio']:.2f}); a side "
-            "has fewer than 2 speakers.") in res["conclusions"]
+    assert (
+        f"grp vs ref: no interval or test (rate ratio {row['rate_ratio']:.2f}); a side "
+        "has fewer than 2 speakers."
+    ) in res["conclusions"]

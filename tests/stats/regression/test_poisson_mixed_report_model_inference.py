@@ -25,13 +25,22 @@ def _frame(spec, seed, per=6, sd=0.3):
         si = np.repeat(np.arange(n_spk), per)
         words = rng.integers(5, 12, si.size)
         u = rng.normal(0, sd, n_spk)[si]
-        rows.append(pd.DataFrame({
-            "accent": g, "speaker_id": [f"{g}{i}" for i in si], "n_words": words,
-            "n_sub": rng.poisson(words * np.exp(-1.6 + eff + u)), "n_del": 0, "n_ins": 0,
-            "age": rng.normal(40, 10, n_spk)[si], "pace": rng.normal(0, 1, si.size),
-            "gender": np.where(np.arange(n_spk) % 3 == 0, "f", "m")[si],
-            "device": dev_rng.choice(["phone", "laptop"], si.size, p=[0.6, 0.4]),
-        }))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "accent": g,
+                    "speaker_id": [f"{g}{i}" for i in si],
+                    "n_words": words,
+                    "n_sub": rng.poisson(words * np.exp(-1.6 + eff + u)),
+                    "n_del": 0,
+                    "n_ins": 0,
+                    "age": rng.normal(40, 10, n_spk)[si],
+                    "pace": rng.normal(0, 1, si.size),
+                    "gender": np.where(np.arange(n_spk) % 3 == 0, "f", "m")[si],
+                    "device": dev_rng.choice(["phone", "laptop"], si.size, p=[0.6, 0.4]),
+                }
+            )
+        )
     return pd.concat(rows, ignore_index=True)
 
 
@@ -42,8 +51,13 @@ def _std(x):
 
 def _direct(df, cols, **kw):
     X = np.column_stack([np.ones(len(df)), *cols])
-    return fit_poisson_mixed(df.n_sub.to_numpy(float), X, np.log(df.n_words.to_numpy(float)),
-                             pd.factorize(df.speaker_id)[0], **kw)
+    return fit_poisson_mixed(
+        df.n_sub.to_numpy(float),
+        X,
+        np.log(df.n_words.to_numpy(float)),
+        pd.factorize(df.speaker_id)[0],
+        **kw,
+    )
 
 
 def test_small_reference_group_sets_the_welch_degrees_of_freedom():
@@ -62,23 +76,33 @@ def test_small_reference_group_sets_the_welch_degrees_of_freedom():
 
 def test_speaker_level_and_utterance_level_covariates():
     df = _frame({"ref": (10, 0.0), "grp": (10, 0.2)}, seed=4)
-    res = run_poisson_mixed(df, "accent", ["age", "pace", "device"], reference="ref",
-                            content_col=None)
+    res = run_poisson_mixed(
+        df, "accent", ["age", "pace", "device"], reference="ref", content_col=None
+    )
     cov = {c["covariate"]: c for c in res["covariates"]}
     other = df.device.value_counts().index[1]
-    fit = _direct(df, [(df.accent == "grp").to_numpy(float), _std(df.age), _std(df.pace),
-                       (df.device == other).to_numpy(float)])
+    fit = _direct(
+        df,
+        [
+            (df.accent == "grp").to_numpy(float),
+            _std(df.age),
+            _std(df.pace),
+            (df.device == other).to_numpy(float),
+        ],
+    )
     # age is constant within speakers: t on S - p_between = 20 - 3 df, SE × sqrt(20 / 17)
     se_age = fit.se_beta[2] * math.sqrt(20 / 17)
     assert cov["age"]["df"] == 17.0
     assert cov["age"]["se"] == pytest.approx(se_age, rel=1e-6)
     assert cov["age"]["p_value"] == pytest.approx(
-        2 * stats.t.sf(abs(fit.beta[2]) / se_age, 17), rel=1e-6)
+        2 * stats.t.sf(abs(fit.beta[2]) / se_age, 17), rel=1e-6
+    )
     # pace varies within speakers: normal, no inflation
     assert cov["pace"]["df"] is None
     assert cov["pace"]["se"] == pytest.approx(fit.se_beta[3], rel=1e-6)
     assert cov["pace"]["p_value"] == pytest.approx(
-        2 * stats.norm.sf(abs(fit.beta[3]) / fit.se_beta[3]), rel=1e-6)
+        2 * stats.norm.sf(abs(fit.beta[3]) / fit.se_beta[3]), rel=1e-6
+    )
     # so does the device (a 0/1 column whose deviations from a speaker's mean stay below 1)
     assert cov["device"]["level"] == other and cov["device"]["df"] is None
     assert cov["device"]["se"] == pytest.approx(fit.se_beta[4], rel=1e-6)
@@ -90,8 +114,9 @@ def test_speaker_level_and_utterance_level_covariates():
 def test_model_without_the_first_group_variable_keeps_welch_df_of_the_others():
     # 24 speakers; gender f on 8 of them, m on 16: Welch df min(8, 16) - 1 = 7
     df = _frame({"ref": (12, 0.0), "grp": (12, 0.2)}, seed=5)
-    data = PreparedData(df, ["accent", "gender"], None, None, "speaker_id", None, ERR,
-                        "n_words", 50)
+    data = PreparedData(
+        df, ["accent", "gender"], None, None, "speaker_id", None, ERR, "n_words", 50
+    )
     m = _Model(data, ["gender"], 15)
     assert m.labels == [("(intercept)", ""), ("gender", "f")]
     assert data.levels["gender"] == ["m", "f"]
@@ -125,8 +150,9 @@ def test_group_lr_test_against_direct_fits():
 def test_laplace_approximation_is_used_when_asked():
     df = _frame({"ref": (6, 0.0), "grp": (6, 0.4)}, seed=8, sd=0.6)
     res = run_poisson_mixed(df, "accent", reference="ref", content_col=None, n_quad=1)
-    assert res["approximation"] == ("maximum likelihood, Laplace approximation (as lme4 "
-                                    "glmer, nAGQ = 1)")
+    assert res["approximation"] == (
+        "maximum likelihood, Laplace approximation (as lme4 glmer, nAGQ = 1)"
+    )
     fit = _direct(df, [(df.accent == "grp").to_numpy(float)], n_quad=1)
     aghq = _direct(df, [(df.accent == "grp").to_numpy(float)])
     assert res["loglik"] == pytest.approx(fit.loglik, rel=1e-9)
@@ -150,4 +176,5 @@ def test_collinear_covariate_is_refused_word_for_word():
     assert str(err.value) == (
         "The terms ['accent', 'region'] are collinear (design rank 2 < 3 columns): a "
         "covariate is determined by the group variables or by another covariate (e.g. "
-        "constant within every group). Leave it out.")
+        "constant within every group). Leave it out."
+    )

@@ -23,13 +23,17 @@ def _check(y, mu, p, mu0, p0, alpha=0.05):
 
 
 def _poisson_reading(ratio):
-    return ("Given each speaker's rate, the errors vary as a Poisson count should (Pearson "
-            f"χ²/df = {ratio:.2f}).")
+    return (
+        "Given each speaker's rate, the errors vary as a Poisson count should (Pearson "
+        f"χ²/df = {ratio:.2f})."
+    )
 
 
 def _speaker_sentence(ratio0):
-    return (f" Without the speaker term χ²/df would be {ratio0:.2f}: the speaker intercept "
-            "accounts for the extra variation between speakers.")
+    return (
+        f" Without the speaker term χ²/df would be {ratio0:.2f}: the speaker intercept "
+        "accounts for the extra variation between speakers."
+    )
 
 
 def test_pearson_statistic_and_its_degrees_of_freedom():
@@ -66,7 +70,8 @@ def test_p_value_exactly_at_alpha_is_not_overdispersion():
     assert above["overdispersed"] is True
     assert above["reading"].startswith(
         "Errors vary more between utterances than a Poisson count allows, even given each "
-        f"speaker's rate (Pearson χ²/df = 2.00, p = {p:.3f}): bursts of errors")
+        f"speaker's rate (Pearson χ²/df = 2.00, p = {p:.3f}): bursts of errors"
+    )
 
 
 def test_large_ratio_without_significance_is_not_overdispersion():
@@ -83,7 +88,8 @@ def test_ratio_exactly_one_over_the_threshold_is_not_underdispersion():
     below = _check([2, 0, 1, 1, 1, 1, 1, 1], np.ones(8), 1, np.ones(8), 1)  # χ² = 2
     assert below["reading"] == (
         "Errors vary less than a Poisson count given each speaker's rate (Pearson χ²/df = "
-        "0.33); the intervals are, if anything, conservative.")
+        "0.33); the intervals are, if anything, conservative."
+    )
 
 
 def test_speaker_sentence_needs_ratio_without_speaker_above_the_threshold():

@@ -21,16 +21,29 @@ def _frame(seed, spk=6, per=5, sd=0.25):
         si = np.repeat(np.arange(spk), per)
         words = rng.integers(5, 12, si.size)
         eta = -1.5 + rng.normal(0, sd, spk)[si]
-        rows.append(pd.DataFrame({"accent": g, "speaker_id": [f"{g}{i}" for i in si],
-                                  "n_words": words, "n_sub": rng.poisson(words * np.exp(eta)),
-                                  "n_del": 0, "n_ins": 0}))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "accent": g,
+                    "speaker_id": [f"{g}{i}" for i in si],
+                    "n_words": words,
+                    "n_sub": rng.poisson(words * np.exp(eta)),
+                    "n_del": 0,
+                    "n_ins": 0,
+                }
+            )
+        )
     return pd.concat(rows, ignore_index=True)
 
 
 def _fits(df):
     X = np.column_stack([np.ones(len(df)), (df.accent == "grp").to_numpy(float)])
-    args = (df.n_sub.to_numpy(float), X, np.log(df.n_words.to_numpy(float)),
-            pd.factorize(df.speaker_id)[0])
+    args = (
+        df.n_sub.to_numpy(float),
+        X,
+        np.log(df.n_words.to_numpy(float)),
+        pd.factorize(df.speaker_id)[0],
+    )
     return fit_poisson_mixed(*args), fit_poisson_mixed(*args, sigma=0.0)
 
 

@@ -22,8 +22,9 @@ def _integral(y, N, sigma, log_rate):
     def f(u):
         return math.exp(poisson.logpmf(y, N * np.exp(log_rate + u)).sum()) * norm.pdf(u, 0, sigma)
 
-    val, _ = integrate.quad(f, -12 * sigma, 12 * sigma, epsabs=0, epsrel=1e-12, limit=400,
-                            points=[0.0])
+    val, _ = integrate.quad(
+        f, -12 * sigma, 12 * sigma, epsabs=0, epsrel=1e-12, limit=400, points=[0.0]
+    )
     return math.log(val)
 
 
@@ -61,7 +62,8 @@ def test_counts_as_python_lists_and_per_utterance_log_rate():
 def test_one_utterance_without_errors_at_sigma_zero_is_the_poisson_probability():
     # σ = 0: no speaker effect, the plain Poisson probability of the counts
     assert speaker_loglik([0, 2], [5, 8], 0.0, -1.0) == pytest.approx(
-        poisson.logpmf([0, 2], np.array([5, 8]) * math.exp(-1.0)).sum(), abs=1e-12)
+        poisson.logpmf([0, 2], np.array([5, 8]) * math.exp(-1.0)).sum(), abs=1e-12
+    )
 
 
 def test_no_utterance_has_log_likelihood_zero():
@@ -69,27 +71,37 @@ def test_no_utterance_has_log_likelihood_zero():
     assert speaker_loglik([], [], 0.7) == 0.0
 
 
-@pytest.mark.parametrize(("y", "N", "sigma", "log_rate", "n_quad"), [
-    ([60], [1], 5.0, -4.0, 15),        # far more errors than the rate allows, a wide SD
-    ([0, 0], [10, 12], 2.0, 0.0, 50),  # no error at a high rate (skewed: 15 nodes err 2e-5)
-    ([25, 30], [200, 250], 0.1, -2.0, 15),  # a narrow SD and many words
-    ([12000], [1], 0.01, math.log(10000), 15),  # a tiny SD: the Newton step needs σ²
-])
-def test_extreme_speakers_against_the_integral_around_their_mode(y, N, sigma, log_rate,
-                                                                 n_quad):
+@pytest.mark.parametrize(
+    ("y", "N", "sigma", "log_rate", "n_quad"),
+    [
+        ([60], [1], 5.0, -4.0, 15),  # far more errors than the rate allows, a wide SD
+        ([0, 0], [10, 12], 2.0, 0.0, 50),  # no error at a high rate (skewed: 15 nodes err 2e-5)
+        ([25, 30], [200, 250], 0.1, -2.0, 15),  # a narrow SD and many words
+        ([12000], [1], 0.01, math.log(10000), 15),  # a tiny SD: the Newton step needs σ²
+    ],
+)
+def test_extreme_speakers_against_the_integral_around_their_mode(y, N, sigma, log_rate, n_quad):
     # the first Newton step from u = 0 overshoots far (e^{σv} overflows) and is backtracked
     Y = float(np.sum(y))
     A = float(np.sum(N)) * math.exp(log_rate)
-    const = float(np.sum(np.asarray(y) * (np.log(N) + log_rate)) - np.sum(
-        [math.lgamma(k + 1.0) for k in y]))
+    const = float(
+        np.sum(np.asarray(y) * (np.log(N) + log_rate)) - np.sum([math.lgamma(k + 1.0) for k in y])
+    )
 
     def logf(u):
         return Y * u - A * math.exp(u) - u * u / (2 * sigma * sigma)
 
     mode = optimize.brentq(lambda u: Y - A * math.exp(u) - u / sigma**2, -60 * sigma, 60)
     top = logf(mode)
-    val, _ = integrate.quad(lambda u: math.exp(logf(u) - top), mode - 40, mode + 40,
-                            points=[mode], epsabs=0, epsrel=1e-12, limit=400)
+    val, _ = integrate.quad(
+        lambda u: math.exp(logf(u) - top),
+        mode - 40,
+        mode + 40,
+        points=[mode],
+        epsabs=0,
+        epsrel=1e-12,
+        limit=400,
+    )
     want = const + top + math.log(val) - math.log(sigma * math.sqrt(2 * math.pi))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # exp overflow of the overshoot

@@ -19,75 +19,121 @@ from fairdesk.stats.regression.poisson_mixed_report import (
 
 
 def _lev(level, rr, p, lo=None, hi=None):
-    return {"level": level, "rate_ratio": rr, "ci_low": lo if lo is not None else rr * 0.8,
-            "ci_high": hi if hi is not None else rr * 1.2, "p_adjusted": p}
+    return {
+        "level": level,
+        "rate_ratio": rr,
+        "ci_low": lo if lo is not None else rr * 0.8,
+        "ci_high": hi if hi is not None else rr * 1.2,
+        "p_adjusted": p,
+    }
 
 
 def _cmp(group, gap, p, metric="wer"):
-    return {"metric": metric, "group": group, "reference": "us", "gap": gap,
-            "ci_low": gap - 0.03, "ci_high": gap + 0.03, "p_adjusted": p}
+    return {
+        "metric": metric,
+        "group": group,
+        "reference": "us",
+        "gap": gap,
+        "ci_low": gap - 0.03,
+        "ci_high": gap + 0.03,
+        "p_adjusted": p,
+    }
 
 
 RESULT = {
     "alpha": 0.05,
     "covariates": [{"covariate": "snr"}, {"covariate": "duration"}, {"covariate": "snr"}],
     "group_variables": [
-        {"variable": "accent", "reference": "us", "levels": [
-            _lev("nocmp", 1.5, 0.01),            # no bootstrap comparison: left out
-            _lev("bootnone", 1.5, 0.01),         # the bootstrap has no p: left out
-            _lev("modelnone", 1.5, None),        # the model has no p: left out
-            _lev("uk", 1.5, 0.01, 1.2, 1.8),
-            _lev("ng", 1.1, 0.4),
-            _lev("au", 1.2, 0.3),
-            _lev("ca", 0.8, 0.001),
-            _lev("ie", 1.4, 0.0004),
-            _lev("za", 1.3, 0.05),
-            _lev("one", 1.0, 0.01),
-            _lev("zero", 0.9, 0.01),
-        ]},
+        {
+            "variable": "accent",
+            "reference": "us",
+            "levels": [
+                _lev("nocmp", 1.5, 0.01),  # no bootstrap comparison: left out
+                _lev("bootnone", 1.5, 0.01),  # the bootstrap has no p: left out
+                _lev("modelnone", 1.5, None),  # the model has no p: left out
+                _lev("uk", 1.5, 0.01, 1.2, 1.8),
+                _lev("ng", 1.1, 0.4),
+                _lev("au", 1.2, 0.3),
+                _lev("ca", 0.8, 0.001),
+                _lev("ie", 1.4, 0.0004),
+                _lev("za", 1.3, 0.05),
+                _lev("one", 1.0, 0.01),
+                _lev("zero", 0.9, 0.01),
+            ],
+        },
         {"variable": "age", "reference": "18-29", "levels": [_lev("60+", 2.0, 0.002)]},
     ],
 }
 COMPARISONS = [
-    _cmp("bootnone", 0.05, None), _cmp("modelnone", 0.05, 0.01),
-    _cmp("uk", 0.05, 0.02), _cmp("uk", -0.5, 0.9, metric="cer"),
-    _cmp("ng", -0.01, 0.5), _cmp("au", 0.04, 0.01), _cmp("ca", 0.03, 0.03),
-    _cmp("ie", 0.02, 0.2), _cmp("za", 0.02, 0.05), _cmp("one", -0.02, 0.01),
-    _cmp("zero", 0.0, 0.01), _cmp("60+", 0.1, 0.001),
+    _cmp("bootnone", 0.05, None),
+    _cmp("modelnone", 0.05, 0.01),
+    _cmp("uk", 0.05, 0.02),
+    _cmp("uk", -0.5, 0.9, metric="cer"),
+    _cmp("ng", -0.01, 0.5),
+    _cmp("au", 0.04, 0.01),
+    _cmp("ca", 0.03, 0.03),
+    _cmp("ie", 0.02, 0.2),
+    _cmp("za", 0.02, 0.05),
+    _cmp("one", -0.02, 0.01),
+    _cmp("zero", 0.0, 0.01),
+    _cmp("60+", 0.1, 0.001),
 ]
 
 
 def test_agreement_every_branch_word_for_word():
     got = agreement_with_bootstrap(RESULT, COMPARISONS)
     assert [g["level"] for g in got] == ["uk", "ng", "au", "ca", "ie", "za", "one", "zero"]
-    flags = {g["level"]: (g["agree"], g["model_significant"], g["bootstrap_significant"])
-             for g in got}
-    assert flags == {"uk": (True, True, True), "ng": (True, False, False),
-                     "au": (False, False, True), "ca": (False, True, True),
-                     "ie": (False, True, False), "za": (True, False, False),
-                     "one": (True, True, True), "zero": (True, True, True)}
+    flags = {
+        g["level"]: (g["agree"], g["model_significant"], g["bootstrap_significant"]) for g in got
+    }
+    assert flags == {
+        "uk": (True, True, True),
+        "ng": (True, False, False),
+        "au": (False, False, True),
+        "ca": (False, True, True),
+        "ie": (False, True, False),
+        "za": (True, False, False),
+        "one": (True, True, True),
+        "zero": (True, True, True),
+    }
     for g in got:
-        assert set(g) == {"level", "agree", "model_significant", "bootstrap_significant",
-                          "sentence"}
-        assert all(type(g[k]) is bool for k in ("agree", "model_significant",
-                                                "bootstrap_significant"))
+        assert set(g) == {
+            "level",
+            "agree",
+            "model_significant",
+            "bootstrap_significant",
+            "sentence",
+        }
+        assert all(
+            type(g[k]) is bool for k in ("agree", "model_significant", "bootstrap_significant")
+        )
     s = {g["level"]: g["sentence"] for g in got}
-    assert s["uk"] == ("The model and the bootstrap agree: uk is worse than us (model: rate "
-                       "ratio 1.50 [1.20, 1.80], Holm p = 0.010; bootstrap: WER gap +0.050 "
-                       "[+0.020, +0.080], Holm p = 0.020).")
-    assert s["ng"] == ("Neither the model nor the bootstrap finds a gap for ng (model: rate "
-                       "ratio 1.10 [0.88, 1.32], Holm p = 0.400; bootstrap: WER gap -0.010 "
-                       "[-0.040, +0.020], Holm p = 0.500).")
-    assert s["au"] == ("The model and the bootstrap disagree on au: the model, adjusted for "
-                       "duration, snr, finds no gap, so the bootstrap's gap may come from "
-                       "those factors (model: rate ratio 1.20 [0.96, 1.44], Holm p = 0.300; "
-                       "bootstrap: WER gap +0.040 [+0.010, +0.070], Holm p = 0.010).")
-    assert s["ca"] == ("The model and the bootstrap disagree on ca (model: rate ratio 0.80 "
-                       "[0.64, 0.96], Holm p = 0.001; bootstrap: WER gap +0.030 [+0.000, "
-                       "+0.060], Holm p = 0.030).")
-    assert s["ie"] == ("The model and the bootstrap disagree on ie (model: rate ratio 1.40 "
-                       "[1.12, 1.68], Holm p = 4.0e-04; bootstrap: WER gap +0.020 [-0.010, "
-                       "+0.050], Holm p = 0.200).")
+    assert s["uk"] == (
+        "The model and the bootstrap agree: uk is worse than us (model: rate "
+        "ratio 1.50 [1.20, 1.80], Holm p = 0.010; bootstrap: WER gap +0.050 "
+        "[+0.020, +0.080], Holm p = 0.020)."
+    )
+    assert s["ng"] == (
+        "Neither the model nor the bootstrap finds a gap for ng (model: rate "
+        "ratio 1.10 [0.88, 1.32], Holm p = 0.400; bootstrap: WER gap -0.010 "
+        "[-0.040, +0.020], Holm p = 0.500)."
+    )
+    assert s["au"] == (
+        "The model and the bootstrap disagree on au: the model, adjusted for "
+        "duration, snr, finds no gap, so the bootstrap's gap may come from "
+        "those factors (model: rate ratio 1.20 [0.96, 1.44], Holm p = 0.300; "
+        "bootstrap: WER gap +0.040 [+0.010, +0.070], Holm p = 0.010)."
+    )
+    assert s["ca"] == (
+        "The model and the bootstrap disagree on ca (model: rate ratio 0.80 "
+        "[0.64, 0.96], Holm p = 0.001; bootstrap: WER gap +0.030 [+0.000, "
+        "+0.060], Holm p = 0.030)."
+    )
+    assert s["ie"] == (
+        "The model and the bootstrap disagree on ie (model: rate ratio 1.40 "
+        "[1.12, 1.68], Holm p = 4.0e-04; bootstrap: WER gap +0.020 [-0.010, "
+        "+0.050], Holm p = 0.200)."
+    )
     # p = alpha is not significant
     assert s["za"].startswith("Neither the model nor the bootstrap finds a gap for za (")
     # a rate ratio of exactly 1 and a gap of exactly 0 read as "better"
@@ -100,8 +146,9 @@ def test_agreement_without_covariates_and_by_variable():
     au = [g for g in agreement_with_bootstrap(res, COMPARISONS) if g["level"] == "au"][0]
     assert au["sentence"].startswith("The model and the bootstrap disagree on au (model: ")
     (age,) = agreement_with_bootstrap(RESULT, COMPARISONS, variable="age")
-    assert age["sentence"].startswith("The model and the bootstrap agree: 60+ is worse than "
-                                      "18-29 (model: rate ratio 2.00")
+    assert age["sentence"].startswith(
+        "The model and the bootstrap agree: 60+ is worse than 18-29 (model: rate ratio 2.00"
+    )
     (cer,) = [g for g in agreement_with_bootstrap(RESULT, COMPARISONS, metric="cer")]
     assert cer["level"] == "uk" and not cer["agree"]
     with pytest.raises(ValueError) as e:
@@ -113,15 +160,18 @@ def _eff(log_rr):
     return {"log_rr": log_rr, "rate_ratio": math.exp(log_rr)}
 
 
-@pytest.mark.parametrize("b0, b1, want_shrink, tail", [
-    (0.5, 0.375, 25.0, "shrinks by 25% once snr is included"),
-    (0.5, 0.625, -25.0, "grows by 25% once snr is included"),
-    (0.5, -0.25, 150.0, "reverses once snr is included"),
-    (0.5, 0.4775, 4.5, "hardly moves once snr is included"),
-    (0.5, 0.4725, 5.5, "shrinks by 6% once snr is included"),
-    (0.5, 0.0, 100.0, "shrinks by 100% once snr is included"),
-    (1.0, -0.005, 100.5, "reverses once snr is included"),
-])
+@pytest.mark.parametrize(
+    "b0, b1, want_shrink, tail",
+    [
+        (0.5, 0.375, 25.0, "shrinks by 25% once snr is included"),
+        (0.5, 0.625, -25.0, "grows by 25% once snr is included"),
+        (0.5, -0.25, 150.0, "reverses once snr is included"),
+        (0.5, 0.4775, 4.5, "hardly moves once snr is included"),
+        (0.5, 0.4725, 5.5, "shrinks by 6% once snr is included"),
+        (0.5, 0.0, 100.0, "shrinks by 100% once snr is included"),
+        (1.0, -0.005, 100.5, "reverses once snr is included"),
+    ],
+)
 def test_shrink_sentence_branches(b0, b1, want_shrink, tail):
     shrink, text = _shrink_sentence("accent", "uk", "us", _eff(b0), _eff(b1), "snr is")
     assert shrink == pytest.approx(want_shrink)
@@ -133,9 +183,11 @@ def test_shrink_sentence_branches(b0, b1, want_shrink, tail):
 def test_shrink_sentence_about_one(b0):
     shrink, text = _shrink_sentence("accent", "uk", "us", _eff(b0), _eff(0.3), "snr and x are")
     assert shrink is None
-    assert text == (f"The rate ratio for uk (vs us, accent) is about 1 before adjustment; once "
-                    f"snr and x are included it is {math.exp(0.3):.2f} (rate ratio "
-                    f"{math.exp(b0):.2f} → {math.exp(0.3):.2f}).")
+    assert text == (
+        f"The rate ratio for uk (vs us, accent) is about 1 before adjustment; once "
+        f"snr and x are included it is {math.exp(0.3):.2f} (rate ratio "
+        f"{math.exp(b0):.2f} → {math.exp(0.3):.2f})."
+    )
 
 
 def test_shrink_at_exactly_one_hundredth_is_computed():
@@ -159,15 +211,27 @@ def _trace_frame(seed: int = 1) -> pd.DataFrame:
         dur = words / rng.uniform(2.0, 3.5, si.size)
         speed = rng.normal(0, 1, si.size)
         eta = -1.7 + eff + 0.3 * (dur - 4) + 0.3 * speed + rng.normal(0, 0.3, 12)[si]
-        rows.append(pd.DataFrame({"accent": g, "speaker_id": [f"{g}{i}" for i in si],
-                                  "n_words": words, "n_sub": rng.poisson(words * np.exp(eta)),
-                                  "n_del": 0, "n_ins": 0, "duration": dur, "speed": speed}))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "accent": g,
+                    "speaker_id": [f"{g}{i}" for i in si],
+                    "n_words": words,
+                    "n_sub": rng.poisson(words * np.exp(eta)),
+                    "n_del": 0,
+                    "n_ins": 0,
+                    "duration": dur,
+                    "speed": speed,
+                }
+            )
+        )
     return pd.concat(rows, ignore_index=True)
 
 
 def _fit(df, covariates, alpha=0.05):
-    return run_poisson_mixed(df, "accent", covariates, reference="ref", content_col=None,
-                             alpha=alpha)
+    return run_poisson_mixed(
+        df, "accent", covariates, reference="ref", content_col=None, alpha=alpha
+    )
 
 
 def _levels_of(res):
@@ -178,18 +242,21 @@ def test_tracing_equals_the_refits_one_covariate_at_a_time():
     df = _trace_frame()
     res = _fit(df, ["duration", "speed"])
     unadj = _fit(df, None)
-    refits = {("duration",): _fit(df, ["duration"]), ("speed",): _fit(df, ["speed"]),
-              ("duration", "speed"): res}
+    refits = {
+        ("duration",): _fit(df, ["duration"]),
+        ("speed",): _fit(df, ["speed"]),
+        ("duration", "speed"): res,
+    }
     assert unadj["tracing"] == []
-    assert [s["added"] for s in res["tracing"]] == [["duration"], ["speed"],
-                                                    ["duration", "speed"]]
+    assert [s["added"] for s in res["tracing"]] == [["duration"], ["speed"], ["duration", "speed"]]
     o = res["overdispersion"]
     assert o["overdispersed"] is False and o["df"] == 360 - 6
     assert o["reading"] == (
         f"Given each speaker's rate, the errors vary as a Poisson count should (Pearson χ²/df = "
         f"{o['ratio']:.2f}). Without the speaker term χ²/df would be "
         f"{o['ratio_without_speaker']:.2f}: the speaker intercept accounts for the extra "
-        "variation between speakers.")
+        "variation between speakers."
+    )
     assert 1 / 1.2 < o["ratio"] < 1.2 and o["ratio_without_speaker"] > o["ratio"] + 0.1
     before = _levels_of(unadj)
     sentences = []
@@ -205,9 +272,17 @@ def test_tracing_equals_the_refits_one_covariate_at_a_time():
         assert [lv["level"] for lv in step["levels"]] == ["grp", "oth"]
         changed = []
         for lv in step["levels"]:
-            assert set(lv) == {"variable", "level", "rate_ratio_before", "rate_ratio_after",
-                               "p_before", "p_after", "shrink_pct", "conclusion_changed",
-                               "sentence"}
+            assert set(lv) == {
+                "variable",
+                "level",
+                "rate_ratio_before",
+                "rate_ratio_after",
+                "p_before",
+                "p_after",
+                "shrink_pct",
+                "conclusion_changed",
+                "sentence",
+            }
             b, a = before[lv["level"]], after[lv["level"]]
             assert lv["variable"] == "accent"
             assert lv["rate_ratio_before"] == pytest.approx(b["rate_ratio"], rel=1e-9)
@@ -224,11 +299,15 @@ def test_tracing_equals_the_refits_one_covariate_at_a_time():
             sentences.append(lv["sentence"])
         assert step["confounder"] is (step["lr_p_value"] < 0.05 and bool(changed))
         if step["confounder"]:
-            parts = "; ".join(f"{lev} {'becomes' if q < 0.05 else 'is no longer'} significant "
-                              f"(p = {_fmt_p(q)})" for lev, q in changed)
+            parts = "; ".join(
+                f"{lev} {'becomes' if q < 0.05 else 'is no longer'} significant (p = {_fmt_p(q)})"
+                for lev, q in changed
+            )
             names = " and ".join(step["added"])
-            sentences.append(f"{names[0].upper()}{names[1:]} confounds the group effect (LR p = "
-                             f"{_fmt_p(step['lr_p_value'])}): adjusted on it, {parts}.")
+            sentences.append(
+                f"{names[0].upper()}{names[1:]} confounds the group effect (LR p = "
+                f"{_fmt_p(step['lr_p_value'])}): adjusted on it, {parts}."
+            )
     # duration: grp's gap goes (no longer significant) and oth's appears (becomes significant);
     # speed predicts errors strongly but changes no conclusion, so it confounds nothing
     conf = {tuple(s["added"]): s["confounder"] for s in res["tracing"]}
@@ -238,8 +317,9 @@ def test_tracing_equals_the_refits_one_covariate_at_a_time():
     assert flips == {"grp": True, "oth": True}
     assert any(s.startswith("Duration and speed confounds the group effect") for s in sentences)
     assert [s for s in res["conclusions"] if s in sentences] == sentences
-    assert "grp is no longer significant" in sentences[2] and "oth becomes significant" in \
-        sentences[2]
+    assert (
+        "grp is no longer significant" in sentences[2] and "oth becomes significant" in sentences[2]
+    )
 
 
 def test_tracing_flip_at_alpha_equal_to_a_p_value():
@@ -257,9 +337,11 @@ def test_tracing_flip_at_alpha_equal_to_a_p_value():
     r2 = _fit(df, ["duration", "speed"], alpha=a2)
     assert r2["tracing"][1]["levels"][1]["conclusion_changed"] is True
     assert r2["tracing"][1]["confounder"] is True
-    assert any(c.startswith("Speed confounds the group effect") and c.endswith(
-        f"adjusted on it, oth is no longer significant (p = {_fmt_p(a2)}).")
-        for c in r2["conclusions"])
+    assert any(
+        c.startswith("Speed confounds the group effect")
+        and c.endswith(f"adjusted on it, oth is no longer significant (p = {_fmt_p(a2)}).")
+        for c in r2["conclusions"]
+    )
 
 
 # ------------------------------------------------------------------ the whole report
@@ -272,23 +354,50 @@ def test_report_whole_output_against_pandas_scipy_and_statsmodels():
     df = _trace_frame()
     res = _fit(df, ["duration"])
     assert set(res) == {
-        "family", "model", "approximation", "inference", "alpha", "n_utterances", "n_speakers",
-        "n_words", "n_errors", "group_variables", "covariates", "speaker_sd",
-        "speaker_variance", "speaker_sd_se", "speaker_sd_at_boundary", "speaker_sd_lr_stat",
-        "speaker_sd_lr_p_value", "content", "random_effects_note", "overdispersion",
-        "tracing", "converged", "loglik", "dropped", "notes", "conclusions"}
+        "family",
+        "model",
+        "approximation",
+        "inference",
+        "alpha",
+        "n_utterances",
+        "n_speakers",
+        "n_words",
+        "n_errors",
+        "group_variables",
+        "covariates",
+        "speaker_sd",
+        "speaker_variance",
+        "speaker_sd_se",
+        "speaker_sd_at_boundary",
+        "speaker_sd_lr_stat",
+        "speaker_sd_lr_p_value",
+        "content",
+        "random_effects_note",
+        "overdispersion",
+        "tracing",
+        "converged",
+        "loglik",
+        "dropped",
+        "notes",
+        "conclusions",
+    }
     assert res["family"] == "poisson-mixed"
-    assert res["model"] == ("word errors ~ Poisson(reference words × exp(accent + duration + "
-                            "speaker)), speaker ~ Normal(0, σ²)")
-    assert res["approximation"] == ("maximum likelihood, adaptive Gauss-Hermite quadrature, 15 "
-                                    "nodes per speaker (as lme4 glmer, nAGQ = 15)")
+    assert res["model"] == (
+        "word errors ~ Poisson(reference words × exp(accent + duration + "
+        "speaker)), speaker ~ Normal(0, σ²)"
+    )
+    assert res["approximation"] == (
+        "maximum likelihood, adaptive Gauss-Hermite quadrature, 15 "
+        "nodes per speaker (as lme4 glmer, nAGQ = 15)"
+    )
     # 36 speakers, 3 between-speaker columns (intercept and two accent levels)
     assert res["inference"] == (
         "Wald 95% intervals and p-values from the observed information (Louis' identity). "
         "Effects constant within speakers: standard error × sqrt(speakers / (speakers − "
         f"between-speaker effects)) = × {math.sqrt(36 / 33):.3f}, Student's t on min(speakers "
         "of the level, speakers of the reference) − 1 df; within-speaker effects: normal. Holm "
-        "across all levels of all group variables; LR test per group variable")
+        "across all levels of all group variables; LR test per group variable"
+    )
     err = df.n_sub + df.n_del + df.n_ins
     assert (res["alpha"], res["n_utterances"], res["n_speakers"]) == (0.05, 360, 36)
     assert (res["n_words"], res["n_errors"]) == (int(df.n_words.sum()), int(err.sum()))
@@ -314,17 +423,24 @@ def test_report_whole_output_against_pandas_scipy_and_statsmodels():
     assert cov["sd"] == pytest.approx(sd) and cov["per"] == f"1 SD ({sd:.4g})"
     z = stats.norm.ppf(0.975)
     assert cov["ci_low"] == pytest.approx(math.exp(cov["log_rr"] - z * cov["se"]))
-    assert cov["p_value"] == pytest.approx(2 * stats.norm.sf(abs(cov["log_rr"] / cov["se"])),
-                                           rel=1e-6)
+    assert cov["p_value"] == pytest.approx(
+        2 * stats.norm.sf(abs(cov["log_rr"] / cov["se"])), rel=1e-6
+    )
     assert res["speaker_variance"] == pytest.approx(res["speaker_sd"] ** 2)
     assert res["speaker_sd_at_boundary"] is False and res["converged"] is True
     assert res["speaker_sd_lr_p_value"] == pytest.approx(
-        0.5 * stats.chi2.sf(res["speaker_sd_lr_stat"], 1))
-    assert res["content"] == {"handling": "absent", "n_contents": 0, "n_shared": 0, "reason":
-                              "no content ids: sentence difficulty is not separated."}
+        0.5 * stats.chi2.sf(res["speaker_sd_lr_stat"], 1)
+    )
+    assert res["content"] == {
+        "handling": "absent",
+        "n_contents": 0,
+        "n_shared": 0,
+        "reason": "no content ids: sentence difficulty is not separated.",
+    }
     assert res["random_effects_note"] == (
         "Crossed speaker × content random effects are not fitted: adaptive Gauss-Hermite "
-        "quadrature integrates one grouping factor (the speaker) only.")
+        "quadrature integrates one grouping factor (the speaker) only."
+    )
     o = res["overdispersion"]
     assert o["df"] == 360 - 5 and o["ratio"] == pytest.approx(o["pearson_chi2"] / 355)
     assert o["p_value"] == pytest.approx(stats.chi2.sf(o["pearson_chi2"], 355))
@@ -336,7 +452,8 @@ def test_report_whole_output_against_pandas_scipy_and_statsmodels():
         "model's intervals are then too narrow; trust the bootstrap comparison, which makes no "
         "Poisson assumption, where the two differ. Without the speaker term χ²/df would be "
         f"{o['ratio_without_speaker']:.2f}: the speaker intercept accounts for the extra "
-        "variation between speakers.")
+        "variation between speakers."
+    )
     grp, oth = g["levels"]
     assert grp["p_adjusted"] >= 0.05 > oth["p_adjusted"]
     sd_ = res["speaker_sd"]
@@ -354,7 +471,8 @@ def test_report_whole_output_against_pandas_scipy_and_statsmodels():
     ]
     assert res["conclusions"][4:] == [
         *[lv["sentence"] for lv in res["tracing"][0]["levels"]],
-        res["conclusions"][6]]
+        res["conclusions"][6],
+    ]
     assert res["conclusions"][6].startswith("Duration confounds the group effect")
     assert res["dropped"] == {} and res["notes"] == []
 
@@ -365,18 +483,29 @@ def test_report_without_speaker_variation_and_with_too_even_errors():
     rows = []
     for g, rate in (("ref", 0.2), ("low", 0.1)):
         words = rng.integers(20, 40, 60)
-        rows.append(pd.DataFrame({"accent": g, "speaker_id": [f"{g}{i % 6}" for i in range(60)],
-                                  "n_words": words, "n_sub": np.round(words * rate).astype(int),
-                                  "n_del": 0, "n_ins": 0}))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "accent": g,
+                    "speaker_id": [f"{g}{i % 6}" for i in range(60)],
+                    "n_words": words,
+                    "n_sub": np.round(words * rate).astype(int),
+                    "n_del": 0,
+                    "n_ins": 0,
+                }
+            )
+        )
     df = pd.concat(rows, ignore_index=True)
     res = _fit(df, None)
     assert res["speaker_sd_at_boundary"] is True
     assert res["covariates"] == [] and res["tracing"] == []
     o = res["overdispersion"]
     assert o["ratio"] < 1 / 1.2 and o["overdispersed"] is False
-    assert o["reading"] == (f"Errors vary less than a Poisson count given each speaker's rate "
-                            f"(Pearson χ²/df = {o['ratio']:.2f}); the intervals are, if "
-                            "anything, conservative.")
+    assert o["reading"] == (
+        f"Errors vary less than a Poisson count given each speaker's rate "
+        f"(Pearson χ²/df = {o['ratio']:.2f}); the intervals are, if "
+        "anything, conservative."
+    )
     (low,) = res["group_variables"][0]["levels"]
     assert res["conclusions"] == [
         f"low speakers make {low['rate_ratio']:.2f}× the word errors of ref speakers per "

@@ -12,8 +12,16 @@ from fairdesk.stats.regression import RegressionResult, run_regression
 
 UNIVARIATE_KEYS = {"variable", "reference", "llr_p_value", "pseudo_r2", "n", "levels"}
 LEVEL_KEYS = {"level", "odds_ratio", "ci_low", "ci_high", "p_value"}
-ADJ_KEYS = {"variable", "adjusted_on", "lr_stat", "df", "p_value", "confounder", "or_change_pct",
-            "levels"}
+ADJ_KEYS = {
+    "variable",
+    "adjusted_on",
+    "lr_stat",
+    "df",
+    "p_value",
+    "confounder",
+    "or_change_pct",
+    "levels",
+}
 INTER_KEYS = {"interaction_lr_stat", "interaction_df", "interaction_p_value"}
 IND_KEYS = {"variable_a", "variable_b", "chi2", "df", "p_value", "valid", "reason", "table"}
 
@@ -22,8 +30,18 @@ def test_to_dict_shape(small_frame):
     res = run_regression(small_frame, "em", ["age", "accent"], cluster="speaker_id")
     assert isinstance(res, RegressionResult)
     d = json.loads(json.dumps(res.to_dict(), allow_nan=False))
-    assert set(d) == {"univariate", "adjustments", "clustered", "independence", "conclusions", "cautions",
-                      "outcome_chi2", "anova", "cross_tables", "speaker_spread"}
+    assert set(d) == {
+        "univariate",
+        "adjustments",
+        "clustered",
+        "independence",
+        "conclusions",
+        "cautions",
+        "outcome_chi2",
+        "anova",
+        "cross_tables",
+        "speaker_spread",
+    }
     for u in d["univariate"] + d["clustered"]["univariate"]:
         assert set(u) == UNIVARIATE_KEYS
         assert all(set(lev) == LEVEL_KEYS for lev in u["levels"])
@@ -149,8 +167,15 @@ def test_single_speaker_levels_and_unclustered_word_models_carry_cautions():
             for _ in range(12):
                 words = 6
                 errors = int(rng.binomial(words, 0.2 if level == "a" else 0.35))
-                rows.append({"region": level, "speaker_id": spk, "errors": errors,
-                             "words": words, "ok": int(errors == 0)})
+                rows.append(
+                    {
+                        "region": level,
+                        "speaker_id": spk,
+                        "errors": errors,
+                        "words": words,
+                        "ok": int(errors == 0),
+                    }
+                )
     df = pd.DataFrame(rows)
     res = run_regression(df, "ok", ["region"], cluster="speaker_id").to_dict()
     single = [c for c in res["cautions"] if "single speaker" in c]
@@ -158,6 +183,7 @@ def test_single_speaker_levels_and_unclustered_word_models_carry_cautions():
     assert single[0] in res["conclusions"]
     words = run_regression(df, "wer", ["region"], binomial=("errors", "words")).to_dict()
     assert any("not independent" in c for c in words["cautions"])
-    clustered = run_regression(df, "wer", ["region"], binomial=("errors", "words"),
-                               cluster="speaker_id").to_dict()
+    clustered = run_regression(
+        df, "wer", ["region"], binomial=("errors", "words"), cluster="speaker_id"
+    ).to_dict()
     assert not any("not independent" in c for c in clustered["cautions"])

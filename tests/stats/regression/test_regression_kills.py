@@ -25,12 +25,21 @@ def speakers_frame() -> pd.DataFrame:
             n = int(rng.integers(40, 80))
             p = 0.01 + 0.006 * age
             err = int(rng.binomial(n, p))
-            rows.append({"speaker_id": f"s{s:02d}", "age": float(age), "l1": l1,
-                         "snr": float(rng.normal(10, 3)), "n_words": n,
-                         "n_sub": err // 2, "n_del": err - err // 2, "n_ins": u % 2})
+            rows.append(
+                {
+                    "speaker_id": f"s{s:02d}",
+                    "age": float(age),
+                    "l1": l1,
+                    "snr": float(rng.normal(10, 3)),
+                    "n_words": n,
+                    "n_sub": err // 2,
+                    "n_del": err - err // 2,
+                    "n_ins": u % 2,
+                }
+            )
     df = pd.DataFrame(rows)
-    df.loc[4, "age"] = np.nan          # one utterance left out (missing covariate)
-    df.loc[7, ["n_words", "n_sub", "n_del", "n_ins"]] = [0, 0, 0, 0]   # no reference word
+    df.loc[4, "age"] = np.nan  # one utterance left out (missing covariate)
+    df.loc[7, ["n_words", "n_sub", "n_del", "n_ins"]] = [0, 0, 0, 0]  # no reference word
     df.loc[10, ["n_words", "n_sub", "n_del", "n_ins"]] = [1, 0, 1, 0]  # one word: kept
     return df
 
@@ -39,8 +48,14 @@ def _pooled(df: pd.DataFrame) -> pd.DataFrame:
     d = df[(df.n_words > 0) & df.age.notna()]
     d = d.assign(e=d.n_sub + d.n_del + d.n_ins)
     g = d.groupby("speaker_id")
-    return pd.DataFrame({"wer": g.e.sum() / g.n_words.sum(), "age": g.age.mean(),
-                         "snr": g.snr.mean(), "l1": g.l1.first()}).reset_index()
+    return pd.DataFrame(
+        {
+            "wer": g.e.sum() / g.n_words.sum(),
+            "age": g.age.mean(),
+            "snr": g.snr.mean(),
+            "l1": g.l1.first(),
+        }
+    ).reset_index()
 
 
 def _p(p: float) -> str:
@@ -53,11 +68,23 @@ def test_per_speaker_wer_whole_output_equals_statsmodels():
     spk = _pooled(df)
     fit = smf.ols("wer ~ age + snr + C(l1, Treatment('es'))", spk).fit()
     ci = fit.conf_int(0.05)
-    names = {"Intercept": "Intercept", "C(l1, Treatment('es'))[T.zh]": "l1[T.zh]",
-             "age": "age", "snr": "snr"}
-    want_coefs = [{"term": names[k], "estimate": fit.params[k], "se": fit.bse[k],
-                   "ci_low": ci.loc[k, 0], "ci_high": ci.loc[k, 1], "p_value": fit.pvalues[k]}
-                  for k in fit.params.index]
+    names = {
+        "Intercept": "Intercept",
+        "C(l1, Treatment('es'))[T.zh]": "l1[T.zh]",
+        "age": "age",
+        "snr": "snr",
+    }
+    want_coefs = [
+        {
+            "term": names[k],
+            "estimate": fit.params[k],
+            "se": fit.bse[k],
+            "ci_low": ci.loc[k, 0],
+            "ci_high": ci.loc[k, 1],
+            "p_value": fit.pvalues[k],
+        }
+        for k in fit.params.index
+    ]
     assert [c["term"] for c in res["coefficients"]] == [c["term"] for c in want_coefs]
     for got, want in zip(res["coefficients"], want_coefs, strict=True):
         assert set(got) == set(want)
@@ -66,12 +93,27 @@ def test_per_speaker_wer_whole_output_equals_statsmodels():
     sp = []
     for c in ("age", "snr"):
         rho, p = stats.spearmanr(spk.wer, spk[c])
-        sp.append({"covariate": c, "rho": pytest.approx(rho), "p_value": pytest.approx(p),
-                   "n": 12})
+        sp.append({"covariate": c, "rho": pytest.approx(rho), "p_value": pytest.approx(p), "n": 12})
     assert res["spearman"] == sp
-    assert set(res) == {"family", "outcome", "level", "formula", "n", "n_utterances",
-                        "n_dropped", "alpha", "references", "coefficients", "r2", "adj_r2",
-                        "f_p_value", "spearman", "aggregation", "notes", "conclusions"}
+    assert set(res) == {
+        "family",
+        "outcome",
+        "level",
+        "formula",
+        "n",
+        "n_utterances",
+        "n_dropped",
+        "alpha",
+        "references",
+        "coefficients",
+        "r2",
+        "adj_r2",
+        "f_p_value",
+        "spearman",
+        "aggregation",
+        "notes",
+        "conclusions",
+    }
     assert res["family"] == "linear" and res["outcome"] == "wer" and res["level"] == "speaker"
     assert res["formula"] == "WER ~ age + snr + C(l1)"
     # 36 rows, one without words (never counted), one without age (left out)
@@ -80,10 +122,14 @@ def test_per_speaker_wer_whole_output_equals_statsmodels():
     assert res["r2"] == pytest.approx(fit.rsquared)
     assert res["adj_r2"] == pytest.approx(fit.rsquared_adj)
     assert res["f_p_value"] == pytest.approx(fit.f_pvalue)
-    assert res["aggregation"] == ("each speaker's pooled WER (errors / reference words over "
-                                  "their utterances) and covariate means")
-    notes = ["1 utterances with a missing outcome, covariate or variable were left out.",
-             "snr varies within speakers: each speaker's mean enters the model."]
+    assert res["aggregation"] == (
+        "each speaker's pooled WER (errors / reference words over "
+        "their utterances) and covariate means"
+    )
+    notes = [
+        "1 utterances with a missing outcome, covariate or variable were left out.",
+        "snr varies within speakers: each speaker's mean enters the model.",
+    ]
     assert res["notes"] == notes
     # the sentences, word for word, from statsmodels' numbers
     pa, ps = fit.pvalues["age"], fit.pvalues["snr"]
@@ -97,9 +143,11 @@ def test_per_speaker_wer_whole_output_equals_statsmodels():
         f", p = {ps:.3f}; n = 12).",
     ]
     for s in sp:
-        lines.append(f"Spearman correlation of WER with {s['covariate']}: ρ = "
-                     f"{s['rho'].expected:+.2f} (p = {s['p_value'].expected:.3g}, n = 12 "
-                     "speakers; descriptive).")
+        lines.append(
+            f"Spearman correlation of WER with {s['covariate']}: ρ = "
+            f"{s['rho'].expected:+.2f} (p = {s['p_value'].expected:.3g}, n = 12 "
+            "speakers; descriptive)."
+        )
     lines.append(f"R² = {fit.rsquared:.3f} (adjusted {fit.rsquared_adj:.3f}).")
     assert res["conclusions"] == lines + notes
 
@@ -113,14 +161,16 @@ def test_explicit_reference_level_speaker_level_and_alpha():
     co = {c["term"]: c for c in res["coefficients"]}
     assert set(co) == {"Intercept", "l1[T.es]", "age"}
     assert co["l1[T.es]"]["estimate"] == pytest.approx(
-        fit.params["C(l1, Treatment('zh'))[T.es]"], rel=1e-9)
+        fit.params["C(l1, Treatment('zh'))[T.es]"], rel=1e-9
+    )
     assert co["age"]["ci_low"] == pytest.approx(ci.loc["age", 0], rel=1e-9)
     assert res["level"] == "speaker" and res["references"] == {"l1": "zh"}
     assert res["alpha"] == 0.1
     # a single covariate: nothing is held fixed
     assert res["conclusions"][0] == (
         f"WER per speaker changes by {fit.params['age']:+.4f} per unit of age (90% CI "
-        f"[{ci.loc['age', 0]:+.4f}, {ci.loc['age', 1]:+.4f}], p < 0.001; OLS, n = 12 speakers).")
+        f"[{ci.loc['age', 0]:+.4f}, {ci.loc['age', 1]:+.4f}], p < 0.001; OLS, n = 12 speakers)."
+    )
 
 
 def test_p_value_equal_to_alpha_is_not_evidence():
@@ -137,11 +187,18 @@ def per_utterance_frame() -> pd.DataFrame:
     rng = np.random.default_rng(3)
     n = 30
     x = rng.normal(size=n)
-    return pd.DataFrame({
-        "index": np.arange(n),             # a column named "index" must not get in the way
-        "score": (1.0 + 0.5 * x + rng.normal(size=n)).round(4).astype(str),  # numbers as text
-        "level_0": 0, "x": x, "const": 2.0, "g": ["a", "b", "c"] * 10, "speaker_id": None,
-    }, index=[f"r{i}" for i in range(n)])
+    return pd.DataFrame(
+        {
+            "index": np.arange(n),  # a column named "index" must not get in the way
+            "score": (1.0 + 0.5 * x + rng.normal(size=n)).round(4).astype(str),  # numbers as text
+            "level_0": 0,
+            "x": x,
+            "const": 2.0,
+            "g": ["a", "b", "c"] * 10,
+            "speaker_id": None,
+        },
+        index=[f"r{i}" for i in range(n)],
+    )
 
 
 def test_per_utterance_numeric_outcome_equals_statsmodels():
@@ -156,7 +213,8 @@ def test_per_utterance_numeric_outcome_equals_statsmodels():
     assert co["x"]["estimate"] == pytest.approx(fit.params["x"], rel=1e-9)
     assert co["x"]["se"] == pytest.approx(fit.bse["x"], rel=1e-9)
     assert res["conclusions"][0].startswith(
-        f"score per utterance changes by {fit.params['x']:+.4f} per unit of x (95% CI")
+        f"score per utterance changes by {fit.params['x']:+.4f} per unit of x (95% CI"
+    )
     assert res["conclusions"][0].endswith("; OLS, n = 30 utterances).")
 
 
@@ -175,8 +233,10 @@ def test_constant_covariate_has_no_spearman_sentence():
         res = run_linear(df, ["const", "x"], outcome="score", speaker_col=None)
     sp = [c for c in res["conclusions"] if c.startswith("Spearman")]
     rho, p = stats.spearmanr(df.score.astype(float), df.x)
-    assert sp == [f"Spearman correlation of score with x: ρ = {rho:+.2f} (p = {p:.3g}, "
-                  "n = 30 utterances; descriptive)."]
+    assert sp == [
+        f"Spearman correlation of score with x: ρ = {rho:+.2f} (p = {p:.3g}, "
+        "n = 30 utterances; descriptive)."
+    ]
     assert res["spearman"][0]["rho"] is None
 
 
@@ -236,49 +296,72 @@ def test_refusals_word_for_word():
 def test_rows_against_coefficients_boundary():
     # 1 + 2 covariates + (3 levels - 1) = 5 coefficients: 6 rows fit, 5 do not
     rng = np.random.default_rng(5)
-    df = pd.DataFrame({"y": rng.normal(size=6), "a": rng.normal(size=6),
-                       "b": rng.normal(size=6), "g": ["p", "q", "r", "p", "q", "r"]})
+    df = pd.DataFrame(
+        {
+            "y": rng.normal(size=6),
+            "a": rng.normal(size=6),
+            "b": rng.normal(size=6),
+            "g": ["p", "q", "r", "p", "q", "r"],
+        }
+    )
     res = run_linear(df, ["a", "b"], ["g"], outcome="y", level="utterance")
     assert res["n"] == 6 and len(res["coefficients"]) == 5
     with pytest.raises(ValueError) as e:
         run_linear(df.iloc[:5], ["a", "b"], ["g"], outcome="y", level="utterance")
-    assert _msg(e) == ("5 utterances for 5 coefficients: the model needs more rows than "
-                       "coefficients")
+    assert _msg(e) == (
+        "5 utterances for 5 coefficients: the model needs more rows than coefficients"
+    )
 
 
 def test_speaker_frame_pools_and_checks():
-    df = pd.DataFrame({
-        "spk": ["b", "b", "a", "a", "a", "c"],
-        "y": [1.0, 3.0, 2.0, 4.0, 6.0, 5.0],
-        "e": [1, 2, 0, 1, 1, 3], "w": [10, 10, 5, 5, 10, 6],
-        "cov": [1.0, 1.0, 2.0, np.nan, 2.0, 3.0],     # constant within speakers (NaN aside)
-        "var": ["x", "x", "y", None, "y", "x"],
-    })
+    df = pd.DataFrame(
+        {
+            "spk": ["b", "b", "a", "a", "a", "c"],
+            "y": [1.0, 3.0, 2.0, 4.0, 6.0, 5.0],
+            "e": [1, 2, 0, 1, 1, 3],
+            "w": [10, 10, 5, 5, 10, 6],
+            "cov": [1.0, 1.0, 2.0, np.nan, 2.0, 3.0],  # constant within speakers (NaN aside)
+            "var": ["x", "x", "y", None, "y", "x"],
+        }
+    )
     out, notes = speaker_frame(df, "spk", "y", ["cov"], ["var"], None, None)
-    want = pd.DataFrame({"spk": ["a", "b", "c"], "y": [4.0, 2.0, 5.0], "n_utterances": [3, 2, 1],
-                         "cov": [2.0, 1.0, 3.0], "var": ["y", "x", "x"]})
+    want = pd.DataFrame(
+        {
+            "spk": ["a", "b", "c"],
+            "y": [4.0, 2.0, 5.0],
+            "n_utterances": [3, 2, 1],
+            "cov": [2.0, 1.0, 3.0],
+            "var": ["y", "x", "x"],
+        }
+    )
     pd.testing.assert_frame_equal(out, want)
     assert notes == []
-    out, notes = speaker_frame(df.assign(cov=[1.0, 2.0, 2.0, 2.0, 2.0, 3.0]), "spk", "wer",
-                               ["cov"], [], "e", "w")
+    out, notes = speaker_frame(
+        df.assign(cov=[1.0, 2.0, 2.0, 2.0, 2.0, 3.0]), "spk", "wer", ["cov"], [], "e", "w"
+    )
     assert list(out.columns) == ["spk", "wer", "n_utterances", "cov"]
     assert out["wer"].tolist() == pytest.approx([2 / 20, 3 / 20, 3 / 6])
     assert notes == ["cov varies within speakers: each speaker's mean enters the model."]
     bad = pd.DataFrame({"spk": list("aabbccddee"), "y": 1.0, "var": list("xxxyxyxyxy")})
     with pytest.raises(ValueError) as e:
         speaker_frame(bad, "spk", "y", [], ["var"], None, None)
-    assert _msg(e) == ("'var' is not constant within speakers (e.g. ['b', 'c', 'd']); fit per "
-                       "utterance instead (--level utterance)")
+    assert _msg(e) == (
+        "'var' is not constant within speakers (e.g. ['b', 'c', 'd']); fit per "
+        "utterance instead (--level utterance)"
+    )
 
 
-@pytest.mark.parametrize("name, want", [
-    ("Intercept", "Intercept"),
-    ("Q('age')", "age"),
-    ("Q('a\\\\b')", "a\\b"),
-    ("C(Q('l1'), Treatment('es'))[T.zh]", "l1[T.zh]"),
-    ("C(Q(\"it's [x]\"), Treatment('e[s'))[T.z\"h[1]]", "it's [x][T.z\"h[1]]"),
-    ("C(Q('a\\\\b'), Treatment('a'))[T.b]", "a\\b[T.b]"),
-])
+@pytest.mark.parametrize(
+    "name, want",
+    [
+        ("Intercept", "Intercept"),
+        ("Q('age')", "age"),
+        ("Q('a\\\\b')", "a\\b"),
+        ("C(Q('l1'), Treatment('es'))[T.zh]", "l1[T.zh]"),
+        ("C(Q(\"it's [x]\"), Treatment('e[s'))[T.z\"h[1]]", "it's [x][T.z\"h[1]]"),
+        ("C(Q('a\\\\b'), Treatment('a'))[T.b]", "a\\b[T.b]"),
+    ],
+)
 def test_pretty_term_names(name, want):
     assert _pretty(name) == want
 
@@ -286,8 +369,7 @@ def test_pretty_term_names(name, want):
 def test_names_with_quotes_and_backslashes_read_back():
     df = speakers_frame().rename(columns={"l1": "speaker's l1", "age": "age\\y"})
     res = run_linear(df, ["age\\y"], ["speaker's l1"])
-    assert [c["term"] for c in res["coefficients"]] == [
-        "Intercept", "speaker's l1[T.zh]", "age\\y"]
+    assert [c["term"] for c in res["coefficients"]] == ["Intercept", "speaker's l1[T.zh]", "age\\y"]
     assert res["formula"] == "WER ~ age\\y + C(speaker's l1)"
     assert res["conclusions"][0].startswith("WER per speaker changes by ")
     assert " per unit of age\\y (95% CI [" in res["conclusions"][0]

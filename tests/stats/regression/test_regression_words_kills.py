@@ -30,26 +30,62 @@ def U(var, p, levels=(), problem=None):  # noqa: N802
     return UnivariateResult(var, "ref", p, 0.1, 100, tuple(levels), problem=problem)
 
 
-def A(a, b, p, confounder, levels=(), unadj=(), changed=(), problem=None,  # noqa: N802
-      inter=False, inter_p=NAN):
-    return AdjustmentResult(a, b, 5.0, 2, p, confounder, {"x": 10.0}, tuple(levels),
-                            tuple(unadj), tuple(changed), problem=problem,
-                            with_interaction=inter, interaction_p_value=inter_p)
+def A(
+    a,
+    b,
+    p,
+    confounder,
+    levels=(),
+    unadj=(),
+    changed=(),
+    problem=None,  # noqa: N802
+    inter=False,
+    inter_p=NAN,
+):
+    return AdjustmentResult(
+        a,
+        b,
+        5.0,
+        2,
+        p,
+        confounder,
+        {"x": 10.0},
+        tuple(levels),
+        tuple(unadj),
+        tuple(changed),
+        problem=problem,
+        with_interaction=inter,
+        interaction_p_value=inter_p,
+    )
 
 
 def test_univariate_and_adjustment_sentences():
     uni = [
         U("age", 0.0004, [L("30s", 0.02, 1.8), L("60+", 0.0001, 2.5)]),
-        U("accent", 0.05),          # p = alpha: no evidence
+        U("accent", 0.05),  # p = alpha: no evidence
         U("gender", NAN, problem="perfect separation"),
     ]
     adj = [
         A("age", "accent", 0.2, False, inter=True, inter_p=0.01),
-        A("accent", "age", 0.2, False, inter=True, inter_p=0.001),   # the same pair: said once
-        A("region", "gender", 0.001, True, levels=[L("n", 0.3)], unadj=[L("n", 0.01)],
-          changed=["n"]),
-        A("region", "age", 0.03, True, levels=[L("n", 0.01), L("s", 0.2)],
-          unadj=[L("n", 0.3), L("s", 0.01)], changed=["n", "s"]),
+        A("accent", "age", 0.2, False, inter=True, inter_p=0.001),  # the same pair: said once
+        A(
+            "region",
+            "gender",
+            0.001,
+            True,
+            levels=[L("n", 0.3)],
+            unadj=[L("n", 0.01)],
+            changed=["n"],
+        ),
+        A(
+            "region",
+            "age",
+            0.03,
+            True,
+            levels=[L("n", 0.01), L("s", 0.2)],
+            unadj=[L("n", 0.3), L("s", 0.01)],
+            changed=["n", "s"],
+        ),
         A("region", "snr", NAN, False, problem="collinear", inter=True, inter_p=0.01),
         A("x", "y", 0.5, False, inter=True, inter_p=0.05),
         A("x", "z", 0.5, False, inter=True, inter_p=NAN),
@@ -70,25 +106,43 @@ def test_univariate_and_adjustment_sentences():
     ]
     # a binomial outcome names the odds ratio of a word error
     (line,) = _conclusions(uni[:1], [], None, [], "WER", 0.05, True, [])
-    assert line == ("Age is associated with WER (LR p = 4.0e-04), odds ratio of a word error "
-                    "for 60+ vs ref: 2.50 [2.00, 3.12].")
+    assert line == (
+        "Age is associated with WER (LR p = 4.0e-04), odds ratio of a word error "
+        "for 60+ vs ref: 2.50 [2.00, 3.12]."
+    )
 
 
 def test_clustered_and_independence_sentences():
-    uni = [U("age", 0.01, [L("60+", 0.01)]), U("accent", 0.01, [L("uk", 0.01)]),
-           U("gender", 0.2), U("room", 0.01, [L("b", 0.01)])]
-    cl_uni = (U("age", 0.05), U("accent", 0.04), U("gender", 0.3),
-              U("room", NAN, problem="singular"))
-    adj = [A("age", "accent", 0.01, True, [L("60+", 0.2)], changed=["60+"]),
-           A("accent", "age", 0.01, True, [L("uk", 0.2)], changed=["uk"]),
-           A("gender", "age", 0.01, True, [L("m", 0.01)], changed=["m"]),
-           A("room", "age", 0.3, False)]
-    cl_adj = (A("age", "accent", 0.2, False), A("accent", "age", 0.01, True),
-              A("gender", "age", NAN, False, problem="singular"), A("room", "age", 0.5, False))
+    uni = [
+        U("age", 0.01, [L("60+", 0.01)]),
+        U("accent", 0.01, [L("uk", 0.01)]),
+        U("gender", 0.2),
+        U("room", 0.01, [L("b", 0.01)]),
+    ]
+    cl_uni = (
+        U("age", 0.05),
+        U("accent", 0.04),
+        U("gender", 0.3),
+        U("room", NAN, problem="singular"),
+    )
+    adj = [
+        A("age", "accent", 0.01, True, [L("60+", 0.2)], changed=["60+"]),
+        A("accent", "age", 0.01, True, [L("uk", 0.2)], changed=["uk"]),
+        A("gender", "age", 0.01, True, [L("m", 0.01)], changed=["m"]),
+        A("room", "age", 0.3, False),
+    ]
+    cl_adj = (
+        A("age", "accent", 0.2, False),
+        A("accent", "age", 0.01, True),
+        A("gender", "age", NAN, False, problem="singular"),
+        A("room", "age", 0.5, False),
+    )
     robust = ClusteredResult("robust", "speaker_id", 40, cl_uni, cl_adj)
-    ind = [IndependenceResult("age", "accent", 9.0, 2, 0.01, True, "", {}),
-           IndependenceResult("age", "gender", 9.0, 2, 0.01, False, "sparse", {}),
-           IndependenceResult("gender", "room", 1.0, 2, 0.05, True, "", {})]
+    ind = [
+        IndependenceResult("age", "accent", 9.0, 2, 0.01, True, "", {}),
+        IndependenceResult("age", "gender", 9.0, 2, 0.01, False, "sparse", {}),
+        IndependenceResult("gender", "room", 1.0, 2, 0.05, True, "", {}),
+    ]
     got = _conclusions(uni, adj, robust, ind, "WER", 0.05, True, [])
     assert got[-3:] == [
         "Allowing for speaker_id clustering (cluster-robust standard errors), the association "
@@ -101,8 +155,10 @@ def test_clustered_and_independence_sentences():
     ]
     gee = ClusteredResult("gee", "speaker_id", 40, cl_uni, cl_adj)
     line = _conclusions(uni, adj, gee, [], "WER", 0.05, True, [])[-2]
-    assert line.startswith("Allowing for speaker_id clustering (a GEE with exchangeable "
-                           "correlation), the association of age with WER is no longer")
+    assert line.startswith(
+        "Allowing for speaker_id clustering (a GEE with exchangeable "
+        "correlation), the association of age with WER is no longer"
+    )
 
 
 def test_descriptive_sentences():
@@ -115,16 +171,46 @@ def test_descriptive_sentences():
             {"variable": "room", "chi2": 2.0, "df": 1, "p_value": 0.001, "unit": "words"},
         ],
         "anova": [
-            {"variable": "age", "per": "speaker means", "df_between": 2, "df_within": 40,
-             "f": 3.456, "p_value": 0.04},
-            {"variable": "skip", "per": "x", "df_between": 2, "df_within": 40, "f": 1.0,
-             "p_value": None},
-            {"variable": "accent", "per": "x", "df_between": 2, "df_within": 40, "f": None,
-             "p_value": 0.0},
-            {"variable": "room", "per": "utterances", "df_between": 1, "df_within": 9,
-             "f": 20.0, "p_value": 0.0009},
-            {"variable": "nan", "per": "utterances", "df_between": 1, "df_within": 9,
-             "f": 0.0, "p_value": NAN},
+            {
+                "variable": "age",
+                "per": "speaker means",
+                "df_between": 2,
+                "df_within": 40,
+                "f": 3.456,
+                "p_value": 0.04,
+            },
+            {
+                "variable": "skip",
+                "per": "x",
+                "df_between": 2,
+                "df_within": 40,
+                "f": 1.0,
+                "p_value": None,
+            },
+            {
+                "variable": "accent",
+                "per": "x",
+                "df_between": 2,
+                "df_within": 40,
+                "f": None,
+                "p_value": 0.0,
+            },
+            {
+                "variable": "room",
+                "per": "utterances",
+                "df_between": 1,
+                "df_within": 9,
+                "f": 20.0,
+                "p_value": 0.0009,
+            },
+            {
+                "variable": "nan",
+                "per": "utterances",
+                "df_between": 1,
+                "df_within": 9,
+                "f": 0.0,
+                "p_value": NAN,
+            },
         ],
     }
     assert descriptive_sentences(block, "EM", 0.05) == [
@@ -142,51 +228,157 @@ def test_descriptive_sentences():
 
 def test_result_dicts_every_key():
     lev = LevelEffect("60+", np.float64(2.0), 1.5, np.inf, np.float64(0.01))
-    assert lev.to_dict() == {"level": "60+", "odds_ratio": 2.0, "ci_low": 1.5, "ci_high": None,
-                             "p_value": 0.01}
-    u = UnivariateResult("age", "18-29", 0.01, NAN, np.int64(100), (lev,), 7.5, 2, 3, "wald",
-                         None)
-    assert u.to_dict() == {"variable": "age", "reference": "18-29", "llr_p_value": 0.01,
-                           "pseudo_r2": None, "n": 100, "levels": [lev.to_dict()]}
-    assert u.to_dict(True) == {**u.to_dict(), "llr_stat": 7.5, "df": 2, "n_dropped": 3,
-                               "test": "wald", "problem": None}
-    a = AdjustmentResult("age", "accent", 4.0, 2, 0.02, True, {"60+": np.float64(12.5)}, (lev,),
-                         (lev,), ("60+",), 90, "lr", None, 3.0, 4, 0.3, "sparse", True)
-    assert a.to_dict() == {"variable": "age", "adjusted_on": "accent", "lr_stat": 4.0, "df": 2,
-                           "p_value": 0.02, "confounder": True, "or_change_pct": {"60+": 12.5},
-                           "levels": [lev.to_dict()], "interaction_lr_stat": 3.0,
-                           "interaction_df": 4, "interaction_p_value": 0.3}
-    assert a.to_dict(True) == {**a.to_dict(), "unadjusted_levels": [lev.to_dict()],
-                               "changed_levels": ["60+"], "n": 90, "test": "lr",
-                               "problem": None, "interaction_problem": "sparse"}
+    assert lev.to_dict() == {
+        "level": "60+",
+        "odds_ratio": 2.0,
+        "ci_low": 1.5,
+        "ci_high": None,
+        "p_value": 0.01,
+    }
+    u = UnivariateResult("age", "18-29", 0.01, NAN, np.int64(100), (lev,), 7.5, 2, 3, "wald", None)
+    assert u.to_dict() == {
+        "variable": "age",
+        "reference": "18-29",
+        "llr_p_value": 0.01,
+        "pseudo_r2": None,
+        "n": 100,
+        "levels": [lev.to_dict()],
+    }
+    assert u.to_dict(True) == {
+        **u.to_dict(),
+        "llr_stat": 7.5,
+        "df": 2,
+        "n_dropped": 3,
+        "test": "wald",
+        "problem": None,
+    }
+    a = AdjustmentResult(
+        "age",
+        "accent",
+        4.0,
+        2,
+        0.02,
+        True,
+        {"60+": np.float64(12.5)},
+        (lev,),
+        (lev,),
+        ("60+",),
+        90,
+        "lr",
+        None,
+        3.0,
+        4,
+        0.3,
+        "sparse",
+        True,
+    )
+    assert a.to_dict() == {
+        "variable": "age",
+        "adjusted_on": "accent",
+        "lr_stat": 4.0,
+        "df": 2,
+        "p_value": 0.02,
+        "confounder": True,
+        "or_change_pct": {"60+": 12.5},
+        "levels": [lev.to_dict()],
+        "interaction_lr_stat": 3.0,
+        "interaction_df": 4,
+        "interaction_p_value": 0.3,
+    }
+    assert a.to_dict(True) == {
+        **a.to_dict(),
+        "unadjusted_levels": [lev.to_dict()],
+        "changed_levels": ["60+"],
+        "n": 90,
+        "test": "lr",
+        "problem": None,
+        "interaction_problem": "sparse",
+    }
     plain = AdjustmentResult("age", "accent", 4.0, 2, 0.02, False, {})
-    assert set(plain.to_dict(True)) == {"variable", "adjusted_on", "lr_stat", "df", "p_value",
-                                        "confounder", "or_change_pct", "levels",
-                                        "unadjusted_levels", "changed_levels", "n", "test",
-                                        "problem"}
-    ind = IndependenceResult("a", "b", 3.0, 1, 0.08, True, "ok", {"x": {"y": np.int64(4)}}, 20,
-                             2.5, 0.25)
-    assert ind.to_dict() == {"variable_a": "a", "variable_b": "b", "chi2": 3.0, "df": 1,
-                             "p_value": 0.08, "valid": True, "reason": "ok",
-                             "table": {"x": {"y": 4}}}
-    assert ind.to_dict(True) == {**ind.to_dict(), "n": 20, "min_expected": 2.5,
-                                 "share_expected_below_5": 0.25}
+    assert set(plain.to_dict(True)) == {
+        "variable",
+        "adjusted_on",
+        "lr_stat",
+        "df",
+        "p_value",
+        "confounder",
+        "or_change_pct",
+        "levels",
+        "unadjusted_levels",
+        "changed_levels",
+        "n",
+        "test",
+        "problem",
+    }
+    ind = IndependenceResult(
+        "a", "b", 3.0, 1, 0.08, True, "ok", {"x": {"y": np.int64(4)}}, 20, 2.5, 0.25
+    )
+    assert ind.to_dict() == {
+        "variable_a": "a",
+        "variable_b": "b",
+        "chi2": 3.0,
+        "df": 1,
+        "p_value": 0.08,
+        "valid": True,
+        "reason": "ok",
+        "table": {"x": {"y": 4}},
+    }
+    assert ind.to_dict(True) == {
+        **ind.to_dict(),
+        "n": 20,
+        "min_expected": 2.5,
+        "share_expected_below_5": 0.25,
+    }
     cl = ClusteredResult("robust", "speaker_id", 40, (u,), (a,))
-    assert cl.to_dict() == {"method": "robust", "cluster": "speaker_id",
-                            "univariate": [u.to_dict()], "adjustments": [a.to_dict()]}
-    assert cl.to_dict(True) == {"method": "robust", "cluster": "speaker_id",
-                                "univariate": [u.to_dict(True)],
-                                "adjustments": [a.to_dict(True)], "n_clusters": 40}
-    r = RegressionResult("em", "logit", 0.1, (u,), (a,), cl, (ind,), ("c.",), {"age": 2},
-                         ("p.",), {"anova": []}, ("k.",))
-    assert r.to_dict() == {"univariate": [u.to_dict()], "adjustments": [a.to_dict()],
-                           "clustered": cl.to_dict(), "independence": [ind.to_dict()],
-                           "conclusions": ["c."], "cautions": ["k."], "anova": []}
-    assert r.to_dict(True) == {"univariate": [u.to_dict(True)],
-                               "adjustments": [a.to_dict(True)], "clustered": cl.to_dict(True),
-                               "independence": [ind.to_dict(True)], "conclusions": ["c."],
-                               "cautions": ["k."], "anova": [], "outcome": "em",
-                               "model": "logit", "alpha": 0.1, "dropped": {"age": 2},
-                               "problems": ["p."]}
+    assert cl.to_dict() == {
+        "method": "robust",
+        "cluster": "speaker_id",
+        "univariate": [u.to_dict()],
+        "adjustments": [a.to_dict()],
+    }
+    assert cl.to_dict(True) == {
+        "method": "robust",
+        "cluster": "speaker_id",
+        "univariate": [u.to_dict(True)],
+        "adjustments": [a.to_dict(True)],
+        "n_clusters": 40,
+    }
+    r = RegressionResult(
+        "em",
+        "logit",
+        0.1,
+        (u,),
+        (a,),
+        cl,
+        (ind,),
+        ("c.",),
+        {"age": 2},
+        ("p.",),
+        {"anova": []},
+        ("k.",),
+    )
+    assert r.to_dict() == {
+        "univariate": [u.to_dict()],
+        "adjustments": [a.to_dict()],
+        "clustered": cl.to_dict(),
+        "independence": [ind.to_dict()],
+        "conclusions": ["c."],
+        "cautions": ["k."],
+        "anova": [],
+    }
+    assert r.to_dict(True) == {
+        "univariate": [u.to_dict(True)],
+        "adjustments": [a.to_dict(True)],
+        "clustered": cl.to_dict(True),
+        "independence": [ind.to_dict(True)],
+        "conclusions": ["c."],
+        "cautions": ["k."],
+        "anova": [],
+        "outcome": "em",
+        "model": "logit",
+        "alpha": 0.1,
+        "dropped": {"age": 2},
+        "problems": ["p."],
+    }
     r0 = RegressionResult("em", "logit", 0.05, (), (), None, (), ())
     assert r0.to_dict()["clustered"] is None

@@ -40,14 +40,28 @@ def test_level_and_univariate_dicts_hold_the_statsmodels_numbers(small_frame):
 
 def test_hand_made_finite_fields_pass_through():
     lev = LevelEffect("60+", 2.0, np.float64(1.5), np.float64(2.75), 0.01)
-    assert lev.to_dict() == {"level": "60+", "odds_ratio": 2.0, "ci_low": 1.5,
-                             "ci_high": 2.75, "p_value": 0.01}
-    u = UnivariateResult("age", "18-29", 0.01, np.float64(0.125), 100, (lev,),
-                         problem="the model did not converge")
+    assert lev.to_dict() == {
+        "level": "60+",
+        "odds_ratio": 2.0,
+        "ci_low": 1.5,
+        "ci_high": 2.75,
+        "p_value": 0.01,
+    }
+    u = UnivariateResult(
+        "age", "18-29", 0.01, np.float64(0.125), 100, (lev,), problem="the model did not converge"
+    )
     assert u.to_dict()["pseudo_r2"] == 0.125
     assert u.to_dict(True)["problem"] == "the model did not converge"
-    a = AdjustmentResult("age", "accent", math.nan, 0, math.nan, False, {},
-                         problem="age has a single level where accent is known")
+    a = AdjustmentResult(
+        "age",
+        "accent",
+        math.nan,
+        0,
+        math.nan,
+        False,
+        {},
+        problem="age has a single level where accent is known",
+    )
     assert a.to_dict(True)["problem"] == "age has a single level where accent is known"
 
 
@@ -56,8 +70,10 @@ def test_separated_variable_problem_in_the_detailed_dict(small_frame):
     frame.loc[frame["accent"] == "ng", "em"] = 1
     n_ng = int((frame["accent"] == "ng").sum())
     res = run_regression(frame, "em", ["accent", "age"])
-    want = (f"perfect separation: accent=ng has outcome = 1 on all {n_ng} rows, so its odds "
-            "ratio is infinite; merge or drop that level")
+    want = (
+        f"perfect separation: accent=ng has outcome = 1 on all {n_ng} rows, so its odds "
+        "ratio is infinite; merge or drop that level"
+    )
     d = _json(res.to_dict(detail=True))
     assert d["univariate"][0]["variable"] == "accent"
     assert d["univariate"][0]["problem"] == want
@@ -71,22 +87,34 @@ def test_collinear_pair_problem_in_the_detailed_dict(small_frame):
     res = run_regression(frame, "em", ["age", "age_copy"])
     d = _json(res.to_dict(detail=True))
     # the pair is checked once (either order): the sentence names it as first met
-    want = ("age and age_copy are collinear (one determines the other), so one cannot be "
-            "adjusted on the other")
+    want = (
+        "age and age_copy are collinear (one determines the other), so one cannot be "
+        "adjusted on the other"
+    )
     assert [(a["variable"], a["adjusted_on"], a["problem"]) for a in d["adjustments"]] == [
-        ("age", "age_copy", want), ("age_copy", "age", want)]
+        ("age", "age_copy", want),
+        ("age_copy", "age", want),
+    ]
 
 
 def test_num_gives_plain_json_values():
     from fairdesk.stats.regression.results import _num
 
-    cases = [(None, None, type(None)), (True, True, bool), (np.bool_(False), False, bool),
-             (np.bool_(True), True, bool), (np.int64(7), 7, int), (3, 3, int),
-             (np.float32(0.5), 0.5, float), (2.25, 2.25, float), (math.inf, None, type(None)),
-             (-math.inf, None, type(None)), (math.nan, None, type(None)),
-             (np.float64("nan"), None, type(None))]
+    cases = [
+        (None, None, type(None)),
+        (True, True, bool),
+        (np.bool_(False), False, bool),
+        (np.bool_(True), True, bool),
+        (np.int64(7), 7, int),
+        (3, 3, int),
+        (np.float32(0.5), 0.5, float),
+        (2.25, 2.25, float),
+        (math.inf, None, type(None)),
+        (-math.inf, None, type(None)),
+        (math.nan, None, type(None)),
+        (np.float64("nan"), None, type(None)),
+    ]
     for x, want, kind in cases:
         got = _num(x)
         assert got == want and type(got) is kind, x
-    assert json.dumps([_num(np.bool_(True)), _num(np.int64(2)), _num(np.inf)]) == \
-        "[true, 2, null]"
+    assert json.dumps([_num(np.bool_(True)), _num(np.int64(2)), _num(np.inf)]) == "[true, 2, null]"

@@ -11,29 +11,37 @@ import pytest
 from fairdesk.stats.regression import run_regression
 from tests.stats.regression.conftest import small_frame_data
 
-SINGLE = ("Caution: {var} = {level} has a single speaker: speaker and level cannot be told "
-          "apart, and a speaker-clustered test cannot separate them; record more speakers of "
-          "this level.")
-WORDS = ("Caution: the binomial model counts every reference word as an independent trial, "
-         "but words of one utterance and utterances of one speaker are not independent, so "
-         "its intervals are too narrow; add --cluster speaker_id.")
-
+SINGLE = (
+    "Caution: {var} = {level} has a single speaker: speaker and level cannot be told "
+    "apart, and a speaker-clustered test cannot separate them; record more speakers of "
+    "this level."
+)
+WORDS = (
+    "Caution: the binomial model counts every reference word as an independent trial, "
+    "but words of one utterance and utterances of one speaker are not independent, so "
+    "its intervals are too narrow; add --cluster speaker_id."
+)
 
 
 def test_problems_list_every_failed_model_once():
     f = small_frame_data()
     n = len(f)
     cell = (f.accent == "in") & (f.age == "60+")
-    f.loc[cell, "em"] = 0                                   # an empty cross cell
+    f.loc[cell, "em"] = 0  # an empty cross cell
     f["room"] = np.where((np.arange(n) % 10 == 0) & ~cell, "z", "y")
-    f.loc[f.room == "z", "em"] = 1                          # a separated level
+    f.loc[f.room == "z", "em"] = 1  # a separated level
     n_z, n_cell = int((f.room == "z").sum()), int(cell.sum())
-    res = run_regression(f, "em", ["age", "accent", "room"], cluster="speaker_id",
-                         interactions=True)
-    sep = (f"perfect separation: room=z has outcome = 1 on all {n_z} rows, so its odds ratio "
-           "is infinite; merge or drop that level")
-    inter = (f"interaction model: perfect separation: age=60+ × accent=in has outcome = 0 on "
-             f"all {n_cell} rows, so its odds ratio is infinite; merge or drop that cell")
+    res = run_regression(
+        f, "em", ["age", "accent", "room"], cluster="speaker_id", interactions=True
+    )
+    sep = (
+        f"perfect separation: room=z has outcome = 1 on all {n_z} rows, so its odds ratio "
+        "is infinite; merge or drop that level"
+    )
+    inter = (
+        f"interaction model: perfect separation: age=60+ × accent=in has outcome = 0 on "
+        f"all {n_cell} rows, so its odds ratio is infinite; merge or drop that cell"
+    )
     assert list(res.problems) == [
         f"room: {sep}",
         f"age adjusted on room: {sep}",
@@ -60,8 +68,15 @@ def _speakers_frame(single_b: bool = True) -> pd.DataFrame:
             for _ in range(12):
                 words = 6
                 errors = int(rng.binomial(words, 0.2 if level == "a" else 0.35))
-                rows.append({"region": level, "talker": spk, "errors": errors,
-                             "words": words, "ok": float(rng.random() < 0.5)})
+                rows.append(
+                    {
+                        "region": level,
+                        "talker": spk,
+                        "errors": errors,
+                        "words": words,
+                        "ok": float(rng.random() < 0.5),
+                    }
+                )
     df = pd.DataFrame(rows)
     if single_b:  # b1's rows have no outcome (and no counts): left out, so b has one speaker
         df.loc[df.talker == "b1", ["ok", "errors", "words"]] = np.nan
@@ -105,24 +120,27 @@ def test_numeric_speaker_ids_are_spread_as_text():
 
 def test_unclustered_word_model_caution_after_the_speaker_cautions():
     df = _speakers_frame()
-    res = run_regression(df, "wer", ["region"], binomial=("errors", "words"),
-                         speaker_col="talker")
+    res = run_regression(df, "wer", ["region"], binomial=("errors", "words"), speaker_col="talker")
     assert list(res.cautions) == [SINGLE.format(var="region", level="b"), WORDS]
     assert list(res.conclusions[:2]) == list(res.cautions)
     assert res.model == "binomial" and res.to_dict(detail=True)["model"] == "binomial"
-    clustered = run_regression(df, "wer", ["region"], binomial=("errors", "words"),
-                               cluster="talker")
+    clustered = run_regression(
+        df, "wer", ["region"], binomial=("errors", "words"), cluster="talker"
+    )
     assert list(clustered.cautions) == [SINGLE.format(var="region", level="b")]
     alone = run_regression(df, "wer", ["region"], binomial=("errors", "words"))
     assert list(alone.cautions) == [WORDS]
 
 
-@pytest.mark.parametrize("outcome, kwargs, label", [
-    ("em", {}, "exact match"),
-    ("no_word_error", {}, "no word error"),
-    ("em", {"outcome_label": "a perfect transcript"}, "a perfect transcript"),
-    ("wer", {"binomial": ("n_errors", "n_words")}, "word errors"),
-])
+@pytest.mark.parametrize(
+    "outcome, kwargs, label",
+    [
+        ("em", {}, "exact match"),
+        ("no_word_error", {}, "no word error"),
+        ("em", {"outcome_label": "a perfect transcript"}, "a perfect transcript"),
+        ("wer", {"binomial": ("n_errors", "n_words")}, "word errors"),
+    ],
+)
 def test_outcome_named_in_the_sentences(outcome, kwargs, label):
     f = small_frame_data()
     f["no_word_error"] = f["em"]
@@ -134,7 +152,7 @@ def test_outcome_named_in_the_sentences(outcome, kwargs, label):
 
 def test_settings_of_the_result():
     f = small_frame_data()
-    f.loc[:2, "speaker_id"] = None   # three utterances without a speaker: their own clusters
+    f.loc[:2, "speaker_id"] = None  # three utterances without a speaker: their own clusters
     res = run_regression(f, "em", "age", cluster="speaker_id", alpha=np.float32(0.25))
     assert [u.variable for u in res.univariate] == ["age"] and res.adjustments == ()
     assert res.model == "logit"
@@ -148,12 +166,17 @@ def test_settings_of_the_result():
     assert d["clustered"]["n_clusters"] == f.speaker_id.nunique() + 3
 
 
-@pytest.mark.parametrize("kwargs, msg", [
-    ({"alpha": 0.0}, "alpha must be between 0 and 1, got 0.0"),
-    ({"alpha": 1}, "alpha must be between 0 and 1, got 1"),
-    ({"cluster_method": "mixed"},
-     "cluster_method must be one of ('robust', 'gee'), got 'mixed'"),
-])
+@pytest.mark.parametrize(
+    "kwargs, msg",
+    [
+        ({"alpha": 0.0}, "alpha must be between 0 and 1, got 0.0"),
+        ({"alpha": 1}, "alpha must be between 0 and 1, got 1"),
+        (
+            {"cluster_method": "mixed"},
+            "cluster_method must be one of ('robust', 'gee'), got 'mixed'",
+        ),
+    ],
+)
 def test_bad_settings_refused_word_for_word(kwargs, msg):
     with pytest.raises(ValueError) as e:
         run_regression(small_frame_data(60), "em", ["age"], **kwargs)
@@ -168,45 +191,58 @@ def _speaker_effect_frame(seed: int = 0) -> pd.DataFrame:
     level = np.repeat(rng.permutation(np.arange(40) % 2), 30)
     u = rng.normal(0.0, 1.0, 40)[speaker]
     em = (rng.random(speaker.size) < 1 / (1 + np.exp(-(0.5 + u)))).astype(int)
-    return pd.DataFrame({"em": em, "group": np.where(level == 1, "b", "a"),
-                         "speaker_id": speaker.astype(str)})
+    return pd.DataFrame(
+        {"em": em, "group": np.where(level == 1, "b", "a"), "speaker_id": speaker.astype(str)}
+    )
 
 
 def _fmt(p: float) -> str:
     return f"{p:.1e}" if p < 0.001 else f"{p:.3f}"
 
 
-@pytest.mark.parametrize("method, how", [
-    ("robust", "cluster-robust standard errors"),
-    ("gee", "a GEE with exchangeable correlation"),
-])
+@pytest.mark.parametrize(
+    "method, how",
+    [
+        ("robust", "cluster-robust standard errors"),
+        ("gee", "a GEE with exchangeable correlation"),
+    ],
+)
 def test_clustered_sentence_when_clustering_removes_the_evidence(method, how):
-    res = run_regression(_speaker_effect_frame(), "em", ["group"], cluster="speaker_id",
-                         cluster_method=method)
+    res = run_regression(
+        _speaker_effect_frame(), "em", ["group"], cluster="speaker_id", cluster_method=method
+    )
     plain, clus = res.univariate[0].llr_p_value, res.clustered.univariate[0].llr_p_value
     assert plain < 0.05 <= clus
-    assert (f"Allowing for speaker_id clustering ({how}), the association of group with "
-            f"exact match is no longer significant (Wald p = {_fmt(clus)}, against LR p = "
-            f"{_fmt(plain)} when utterances are treated as independent).") in res.conclusions
+    assert (
+        f"Allowing for speaker_id clustering ({how}), the association of group with "
+        f"exact match is no longer significant (Wald p = {_fmt(clus)}, against LR p = "
+        f"{_fmt(plain)} when utterances are treated as independent)."
+    ) in res.conclusions
 
 
 def test_word_error_sentences_name_the_odds_of_a_word_error():
     f = small_frame_data()
-    res = run_regression(f, "wer", ["age"], references={"age": "18-29"},
-                         binomial=("n_errors", "n_words"))
+    res = run_regression(
+        f, "wer", ["age"], references={"age": "18-29"}, binomial=("n_errors", "n_words")
+    )
     first = [s for s in res.conclusions if not s.startswith("Caution: ")][0]
     best = min(res.univariate[0].levels, key=lambda lev: lev.p_value)
     assert first.startswith("Age is associated with word errors (LR p = ")
-    assert first.endswith(f"), odds ratio of a word error for {best.level} vs 18-29: "
-                          f"{best.odds_ratio:.2f} [{best.ci_low:.2f}, {best.ci_high:.2f}].")
+    assert first.endswith(
+        f"), odds ratio of a word error for {best.level} vs 18-29: "
+        f"{best.odds_ratio:.2f} [{best.ci_low:.2f}, {best.ci_high:.2f}]."
+    )
     logit = run_regression(f, "em", ["age"], references={"age": "18-29"})
     assert ", odds ratio for " in logit.conclusions[0]
 
 
-@pytest.mark.parametrize("kwargs, label", [
-    ({}, "exact match"),
-    ({"outcome_label": "a perfect transcript"}, "a perfect transcript"),
-])
+@pytest.mark.parametrize(
+    "kwargs, label",
+    [
+        ({}, "exact match"),
+        ({"outcome_label": "a perfect transcript"}, "a perfect transcript"),
+    ],
+)
 def test_descriptive_block_and_sentences_use_the_outcome_name(kwargs, label):
     f = small_frame_data()
     res = run_regression(f, "em", ["age"], cluster="speaker_id", **kwargs)
@@ -214,8 +250,11 @@ def test_descriptive_block_and_sentences_use_the_outcome_name(kwargs, label):
     assert d["speaker_spread"][0]["measure"] == f"{label} rate"
     chi = d["outcome_chi2"][0]
     sig = "depends on" if chi["p_value"] < 0.05 else "shows no evidence of depending on"
-    assert any(s.startswith(f"χ² test: {label} {sig} age (χ² = {chi['chi2']:.2f}, df = 2, ")
-               for s in res.conclusions)
-    words = run_regression(f, "wer", ["age"], binomial=("n_errors", "n_words"),
-                           cluster="speaker_id").to_dict()
+    assert any(
+        s.startswith(f"χ² test: {label} {sig} age (χ² = {chi['chi2']:.2f}, df = 2, ")
+        for s in res.conclusions
+    )
+    words = run_regression(
+        f, "wer", ["age"], binomial=("n_errors", "n_words"), cluster="speaker_id"
+    ).to_dict()
     assert words["speaker_spread"][0]["measure"] == "WER (errors / reference words)"

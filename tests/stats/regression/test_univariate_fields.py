@@ -48,16 +48,19 @@ def test_clustered_fields_per_method(small_frame):
     # its Wald test uses the speaker-clustered covariance
     groups = pd.factorize(small_frame["speaker_id"])[0]
     fit = smf.logit(f"em ~ {_c('age', rob.reference)}", small_frame).fit(
-        disp=0, cov_type="cluster", cov_kwds={"groups": groups})
+        disp=0, cov_type="cluster", cov_kwds={"groups": groups}
+    )
     names = [k for k in fit.params.index if k != "Intercept"]
     b = fit.params[names].to_numpy()
     wald = float(b @ np.linalg.solve(fit.cov_params().loc[names, names].to_numpy(), b))
     assert rob.llr_stat == pytest.approx(wald, rel=TOL)
     assert rob.llr_p_value == pytest.approx(stats.chi2.sf(wald, 2), rel=TOL)
     assert [lev.p_value for lev in rob.levels] == pytest.approx(
-        [fit.pvalues[k] for k in names], rel=TOL)
-    gee = run_regression(small_frame, "em", ["age"], cluster="speaker_id",
-                         cluster_method="gee").clustered.univariate[0]
+        [fit.pvalues[k] for k in names], rel=TOL
+    )
+    gee = run_regression(
+        small_frame, "em", ["age"], cluster="speaker_id", cluster_method="gee"
+    ).clustered.univariate[0]
     assert gee.test == "wald" and gee.df == 2
     assert math.isnan(gee.pseudo_r2)  # GEE has no likelihood
     assert np.isfinite(gee.llr_stat) and 0 < gee.llr_p_value < 1
@@ -78,8 +81,10 @@ def test_separation_refusal_word_for_word(small_frame):
     frame.loc[:9, "accent"] = np.nan
     k = int((frame["accent"] == "ng").sum())
     res = run_regression(frame, "em", ["accent"], cluster="speaker_id")
-    why = (f"perfect separation: accent=ng has outcome = 1 on all {k} rows, so its odds ratio "
-           "is infinite; merge or drop that level")
+    why = (
+        f"perfect separation: accent=ng has outcome = 1 on all {k} rows, so its odds ratio "
+        "is infinite; merge or drop that level"
+    )
     ref = res.univariate[0].reference
     assert ref == frame["accent"].value_counts().idxmax()
     _assert_failed(res.univariate[0], len(frame) - 10, 10, why)
@@ -90,11 +95,19 @@ def test_separation_refusal_word_for_word(small_frame):
 
 def test_fit_running_off_to_infinity_is_reported():
     # word-error log-odds 0 in r, about 23 in x (1 correct word of 10^10): beyond |20|
-    frame = pd.DataFrame({"a": ["r", "r", "x", "x"], "n_words": [1000, 1000, 10**10, 10**10],
-                          "n_errors": [500, 500, 10**10 - 1, 10**10 - 1]})
-    res = run_regression(frame, "wer", ["a"], references={"a": "r"},
-                         binomial=("n_errors", "n_words"))
-    why = ("the model did not converge (coefficients ran off to infinity: quasi-complete "
-           "separation or too few rows per level); merge sparse levels")
+    frame = pd.DataFrame(
+        {
+            "a": ["r", "r", "x", "x"],
+            "n_words": [1000, 1000, 10**10, 10**10],
+            "n_errors": [500, 500, 10**10 - 1, 10**10 - 1],
+        }
+    )
+    res = run_regression(
+        frame, "wer", ["a"], references={"a": "r"}, binomial=("n_errors", "n_words")
+    )
+    why = (
+        "the model did not converge (coefficients ran off to infinity: quasi-complete "
+        "separation or too few rows per level); merge sparse levels"
+    )
     _assert_failed(res.univariate[0], 4, 0, why)
     assert res.univariate[0].reference == "r"

@@ -123,8 +123,8 @@ def pump(app, seconds: float) -> None:
 
 
 def audit_job(folder, per_group: int):
-    from fairdesk.gui import tasks
     from fairdesk.gui.jobs import Job
+    from fairdesk.jobs import tasks
     from fairdesk.jobs.audit import AuditRequest
 
     req = AuditRequest(dataset="demo", model=MODEL, by=("accent",), sample=per_group)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .. import __version__
+from .._meta import __version__
 from .common import EXIT_NOTHING, EXIT_OK, EXIT_USAGE, UsageError, dump_json
 
 __all__ = [

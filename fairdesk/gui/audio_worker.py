@@ -18,7 +18,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 from shiboken6 import isValid
 
-from . import tasks
+from ..jobs import tasks
 from .jobs import Job, JobRegistry
 
 log = logging.getLogger("fairdesk.gui.audio")

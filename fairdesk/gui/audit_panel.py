@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from . import tasks
+from ..jobs import tasks
 from .context import Context
 from .fit_scroll import FitScrollArea
 from .jobs import Job

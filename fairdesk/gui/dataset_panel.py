@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from . import tasks
+from ..jobs import tasks
 from .annotation_panel import AnnotationPanel
 from .context import Context
 from .fit_scroll import FitScrollArea

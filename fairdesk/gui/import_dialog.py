@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.importers import FORMATS
-from . import tasks
+from ..jobs import tasks
 from .context import Context
 from .jobs import Job
 from .theme import esc, plain_tip

@@ -621,7 +621,7 @@ class ItemPanel(QWidget):
 
     def compute_saliency(self):
         """Run occlusion for the shown item in a background job; draws it when done."""
-        from . import tasks
+        from ..jobs import tasks
         from .jobs import Job
 
         row = self._row

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
 from ..core.errors import FairdeskError
-from ..jobs.progress import Cancelled
+from ..core.progress import Cancelled
 
 log = logging.getLogger("fairdesk.gui.jobs")
 
@@ -95,7 +95,7 @@ class Job(QRunnable):
     Parameters
     ----------
     fn : a pure function taking ``progress`` and ``cancelled`` keyword callbacks. It may
-        raise :class:`fairdesk.jobs.progress.Cancelled` when it sees ``cancelled()``.
+        raise :class:`fairdesk.core.progress.Cancelled` when it sees ``cancelled()``.
     *args, **kwargs : passed to ``fn``; plain values only (no widgets, no open connections).
     name : for logs and the error text.
     request : a tag of the request (item id, run id, view range ...), kept for the receiver.

@@ -12,7 +12,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QStackedWidget, QTabWidget
 
-from .. import __version__
+from .._meta import __version__
 from .audit_panel import AuditPanel
 from .context import Context
 from .dataset_panel import DatasetPanel

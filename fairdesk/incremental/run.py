@@ -20,11 +20,11 @@ import numpy as np
 import pandas as pd
 
 from fairdesk.constants import SAMPLE_RATE
-from fairdesk.cores import usable_cores
 from fairdesk.incremental.metrics import DEFAULT_COMPARED, INCREMENTAL_METRICS, item_stats, pooled
 from fairdesk.incremental.native import NATIVE, supports_native
 from fairdesk.incremental.simulate import POLICIES, simulate
 from fairdesk.incremental.timeline import timeline
+from fairdesk.workers import usable_cores
 
 __all__ = [
     "ALL_POLICIES",
@@ -167,7 +167,7 @@ def evaluate(
         the item rows are then the joined streams, and per-segment rows are returned too.
     split_settings : Silero VAD settings for ``split``.
     cancelled : checked between items; when it returns True the run stops
-        (:class:`fairdesk.jobs.progress.Cancelled`).
+        (:class:`fairdesk.core.progress.Cancelled`).
 
     Returns
     -------
@@ -201,7 +201,7 @@ def evaluate(
             continue
         for policy in policies:
             if cancelled is not None and cancelled():
-                from fairdesk.jobs.progress import Cancelled
+                from fairdesk.core.progress import Cancelled
 
                 raise Cancelled("incremental run cancelled")
             opts = options.get(policy, {})

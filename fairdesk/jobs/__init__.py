@@ -1,7 +1,7 @@
 """The audit pipeline as pure code with progress and cancel callbacks (no Qt).
 
-The names below are imported on first use: ``fairdesk.jobs.progress`` (what the GUI's job
-runner needs at start) must not drag in the statistics stack (scipy, seconds to import).
+The names below are imported on first use, so importing a job module never drags in the
+statistics stack (scipy, seconds to import) before it is needed.
 """
 
 __all__ = ["AuditOutcome", "AuditRequest", "Cancelled", "run_audit"]

@@ -44,7 +44,7 @@ def add_acoustics(f, preds: dict, root, prog=None):
         ``preds`` in sorted order, with ``path``.
     preds : row index -> prediction dict (``text``, ``words``, ``confidence``).
     root : the dataset folder.
-    prog : a :class:`~fairdesk.jobs.progress.Progress` (cancel checks, progress), or None.
+    prog : a :class:`~fairdesk.core.progress.Progress` (cancel checks, progress), or None.
 
     Returns
     -------

@@ -16,12 +16,12 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
-from .. import __version__
+from .._meta import __version__
 from ..core.errors import FairdeskError
+from ..core.progress import Cancelled, Progress
 from ..core.store import Project
 from . import cache
 from .acoustic_stage import add_acoustics
-from .progress import Cancelled, Progress
 from .request import AuditOutcome, AuditRequest, with_settings  # noqa: F401 - re-exported
 from .shards import _predict_shard, load_shard_audio, predict_audio  # noqa: F401
 

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..core.errors import FairdeskError
-from .progress import Cancelled
+from ..core.progress import Cancelled
 
 __all__ = [
     "ENGINES",

@@ -159,7 +159,7 @@ def regress_run(
             refs.setdefault(by[0], str(payload["reference"]).split("=", 1)[-1])
         df, col, binomial, label = outcome_frame(df, outcome)
         if cancelled is not None and cancelled():
-            from .progress import Cancelled
+            from ..core.progress import Cancelled
 
             raise Cancelled("regression cancelled")
         if progress:

@@ -37,7 +37,7 @@ def add_sampled_decodes(f, backend, root, prog=None, temperature=UNSTABLE_TEMPER
     f : the analysis frame (``path`` per row).
     backend : a backend with ``transcribe_sampled(audios, temperature)``.
     root : the dataset folder.
-    prog : a :class:`~fairdesk.jobs.progress.Progress` or None.
+    prog : a :class:`~fairdesk.core.progress.Progress` or None.
     temperature : temperature schedule (or one sampling temperature).
 
     Returns

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from fairdesk.cores import workers_from_env
+from fairdesk.workers import workers_from_env
 
 #: Environment variable capping the scoring processes (1 = score in this process).
 SCORE_ENV = "FAIRDESK_SCORE_PROCESSES"

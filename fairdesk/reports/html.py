@@ -16,7 +16,7 @@ import io
 import math
 from pathlib import Path
 
-from .. import __version__
+from .._meta import __version__
 from .align import align_texts, normaliser
 from .data import (
     RunData,

@@ -21,7 +21,7 @@ import math
 import time
 from pathlib import Path
 
-from .. import __version__
+from .._meta import __version__
 from .data import fmt_p, num, verdict_style
 
 __all__ = [

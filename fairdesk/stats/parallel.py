@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from fairdesk.cores import workers_from_env
+from fairdesk.workers import workers_from_env
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -8,8 +8,8 @@ import time
 import pytest
 
 from fairdesk.core.errors import FairdeskError
+from fairdesk.core.progress import Cancelled
 from fairdesk.gui.jobs import Job, JobRegistry
-from fairdesk.jobs.progress import Cancelled
 
 
 def _record(job):

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fairdesk.core.progress import Cancelled
 from fairdesk.gui.diff_view import parse_alignment
-from fairdesk.jobs.progress import Cancelled
 from fairdesk.recording.signal import envelope, spectrogram
 
 

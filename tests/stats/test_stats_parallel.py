@@ -5,11 +5,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairdesk.cores import workers_from_env
 from fairdesk.metrics.registry import ratio_metric
 from fairdesk.stats import AuditSettings, compare_groups
 from fairdesk.stats.bootstrap import Side, bootstrap_pair, jackknife_group_speakers
 from fairdesk.stats.parallel import THREADS_ENV, parallel_map
+from fairdesk.workers import workers_from_env
 
 WER = ratio_metric("wer", "WER", ["n_sub", "n_del", "n_ins"], ["n_words"])
 CER = ratio_metric("cer", "CER", ["c_err"], ["n_chars"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ..core.errors import Cancelled
+from .errors import Cancelled
 
 __all__ = ["Cancelled", "Progress", "ProgressFn"]
 

@@ -1,7 +1,8 @@
 """The functions the GUI runs as jobs: each opens its own project connection in the worker
 thread (``Project.conn`` is per thread) and takes ``progress`` and ``cancelled`` callbacks.
 
-No Qt here: every function returns plain data for the job's ``result`` signal.
+No Qt here (the GUI wraps each one in a job): every function returns plain data for the
+job's ``result`` signal.
 """
 
 from __future__ import annotations

@@ -31,13 +31,14 @@ Later stages (``result_parts``)::
                              (group → ConfusionMatrix; None when absent)
     no_diacritic_items     → run.no_diacritic_items (NoDiacriticItems)
     word_positions         → run.word_positions (content id → WordPosition)
-    phone_confusion        → run.phone_confusion (Json)
+    phone_confusion        → run.phone_confusion (PhoneConfusion: groups → PhoneTable)
     pitfalls               → run.pitfalls (Pitfalls)
     acoustics, acoustics.unstable → run.acoustics (Acoustics), run.acoustics.unstable
-    phone_annotations, accentedness_regression → run.phone_annotations,
-                             run.accentedness_regression (Json)
-    explain, representation, model_based → run.explain, run.representation,
-                             run.model_based (Json)
+    phone_annotations      → run.phone_annotations (PhoneAnnotations)
+    accentedness_regression → run.accentedness_regression (Json)
+    explain                → run.explain (Explain; .items: tuple[ExplainItem])
+    representation         → run.representation (Representation)
+    model_based            → run.model_based (grouping column → Json)
     timings                → run.timings (str → seconds)
     prediction_problems    → run.prediction_problems (tuple[Json] or None)
     groups[i].wer_dominated_by → run.group(name).wer_dominated_by (pitfalls stage)
@@ -72,7 +73,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fairdesk.jobs.result_codec import decode, decode_settings, encode, freeze
+from fairdesk.jobs.result_blocks import Explain, PhoneAnnotations, PhoneConfusion, Representation
+from fairdesk.jobs.result_codec import decode, decode_settings, encode, freeze, hints
 from fairdesk.jobs.result_parts import (
     RUN_SETTINGS_KEYS,
     Acoustics,
@@ -146,14 +148,14 @@ class AuditRun:
     confusion: Mapping[str, ConfusionMatrix] | None = None
     no_diacritic_items: NoDiacriticItems | None = None
     word_positions: Mapping[str, WordPosition] | None = None
-    phone_confusion: Json = None
+    phone_confusion: PhoneConfusion | None = None
     pitfalls: Pitfalls | None = None
     acoustics: Acoustics | None = None
-    phone_annotations: Json = None
+    phone_annotations: PhoneAnnotations | None = None
     accentedness_regression: Json = None
-    explain: Json = None
-    representation: Json = None
-    model_based: Json = None
+    explain: Explain | None = None
+    representation: Representation | None = None
+    model_based: Mapping[str, Json] | None = None
     timings: Mapping[str, float] = field(default_factory=_empty)
     prediction_problems: tuple[Json, ...] | None = None
     table: str | None = None
@@ -278,7 +280,6 @@ class AuditRun:
         own = {f.name: f for f in dataclasses.fields(self)}
         skip = {"result", "normaliser_reason", "n_bootstrap_used", "run_settings"}
         skip |= {"settings_extra", "extra"}
-        from fairdesk.jobs.result_codec import hints
 
         h = hints(type(self))
         out: dict[str, Any] = {}
@@ -315,7 +316,6 @@ class AuditRun:
     @classmethod
     def from_json(cls, d: Mapping) -> AuditRun:
         """A run from a payload of any version (see the module docstring)."""
-        from fairdesk.jobs.result_codec import hints
 
         version = d.get("schema_version", 1)
         if not isinstance(version, int) or version > SCHEMA_VERSION:

@@ -20,6 +20,12 @@ def _empty() -> dict:
     return {}
 
 
+def optional():
+    """A None-default field its producer writes only sometimes: the JSON leaves it out
+    while None (as today's payload does)."""
+    return field(default=None, metadata={"omit_none": True})
+
+
 @dataclass(frozen=True)
 class Normaliser:
     """The text normaliser the run used (``analysis.resolve_normaliser``).
@@ -124,7 +130,7 @@ class Pitfalls:
     by_group: Mapping[str, Mapping[str, Json]] = field(default_factory=_empty)
     wer_dominated: tuple[Mapping[str, Json], ...] = ()
     verdicts_without_flagged: tuple[Mapping[str, Json], ...] = ()
-    not_checked: str | None = None
+    not_checked: str | None = optional()
     nonspeech_share_by_group: Mapping[str, float | None] = field(default_factory=_empty)
     extra: Mapping[str, Json] = field(default_factory=_empty)
 
@@ -175,8 +181,8 @@ class Acoustics:
     n_measured: int = 0
     failures: tuple[ItemFailure, ...] = ()
     word_times: bool = False
-    unavailable: str | None = None
-    unstable: Unstable | None = None
+    unavailable: str | None = optional()
+    unstable: Unstable | None = optional()
     extra: Mapping[str, Json] = field(default_factory=_empty)
 
 
@@ -251,4 +257,5 @@ __all__ = [
     "RunSettings",
     "Unstable",
     "WordPosition",
+    "optional",
 ]

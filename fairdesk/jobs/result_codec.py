@@ -11,9 +11,11 @@ Rules
   except for fields declared ``metadata={"nonfinite": "string"}`` (or listed in
   :data:`FIELD_RULES` for classes of other modules): there ±inf is written ``"inf"`` /
   ``"-inf"`` (a ratio over a zero reference is infinite, which None would make read as
-  "undefined"); NaN stays None (undefined). :func:`decode` reads ``"inf"``, ``"-inf"`` and
-  ``"nan"`` strings back as floats wherever a float is declared.
-* A null number is read back as None (today's consumers read None there too).
+  "undefined"); NaN stays None (undefined). :func:`decode` reads ``"inf"``, ``"-inf"`` strings
+  back as floats wherever a float is declared.
+* A null or NaN number is read back as None (today's consumers read None there too), so an
+  in-memory payload (``AuditOutcome.result``, NaN not yet stored as null) and its stored
+  JSON open equal; ±inf is kept.
 * A missing key takes the field's default (``None`` for a field without one), so the
   payloads of older runs open.
 * Unknown keys go to the dataclass's ``extra`` field where it has one (written back as they
@@ -134,9 +136,8 @@ def freeze(data):
 def _float_in(data):
     if data is None:
         return None
-    if isinstance(data, str):
-        return float(data)  # "inf", "-inf", "nan"
-    return float(data)
+    x = float(data)  # also "inf", "-inf", "nan"
+    return None if math.isnan(x) else x  # undefined: None, as a stored payload has it
 
 
 def decode(data, hint: Any):

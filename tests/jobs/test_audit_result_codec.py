@@ -18,6 +18,21 @@ from tests.conftest import tone_project
 from tests.jobs.test_audit_job import SETTINGS, LengthBackend
 
 
+class EmbeddingLengthBackend(LengthBackend):
+    """LengthBackend with embeddings that separate the two clip lengths."""
+
+    id = "fake-embed"
+    capabilities = {"transcribe", "embed"}
+
+    def embed(self, audios):
+        return np.stack(
+            [
+                np.array([len(a) / 16000, a.std() * 10 + k % 3, 1.0], np.float32)
+                for k, a in enumerate(audios)
+            ]
+        )
+
+
 def _stored(payload) -> dict:
     """The payload as the store keeps it (JSON text and back)."""
     return json.loads(json.dumps(payload))
@@ -44,10 +59,18 @@ def payloads(tmp_path_factory):
     for wav in root2.rglob("*.wav"):
         wav.write_bytes(b"RIFF garbage")
     failed = run_audit(p2, req, backend=LengthBackend()).result
-    return {"run": _stored(run), "hit": _stored(hit), "failed": _stored(failed)}
+    rep_req = dataclasses.replace(req, representation=True, model_based=False, metrics=("wer",))
+    rep = run_audit(p, rep_req, backend=EmbeddingLengthBackend()).result
+    return {
+        "memory": run,
+        "run": _stored(run),
+        "hit": _stored(hit),
+        "failed": _stored(failed),
+        "representation": _stored(rep),
+    }
 
 
-@pytest.mark.parametrize("name", ["run", "hit", "failed"])
+@pytest.mark.parametrize("name", ["run", "hit", "failed", "representation"])
 def test_round_trip_is_exact(payloads, name):
     run = AuditRun.from_json(payloads[name])
     again = AuditRun.from_json(_stored(run.to_json()))
@@ -55,6 +78,11 @@ def test_round_trip_is_exact(payloads, name):
     assert run.schema_version == 1 and again.schema_version == SCHEMA_VERSION
     assert run.to_json()["schema_version"] == 2
     assert run.extra == {} and run.settings_extra == {}
+
+
+def test_in_memory_payload_opens_as_its_stored_json(payloads):
+    # AuditOutcome.result before the store: NaN not yet null, numpy numbers, tuples
+    assert AuditRun.from_json(payloads["memory"]) == AuditRun.from_json(payloads["run"])
 
 
 def test_old_payload_opens_with_the_same_values(payloads):
@@ -131,6 +159,18 @@ def test_to_json_writes_todays_keys_without_the_group_copies(payloads):
     for g_old, g_new in zip(d["groups"], out["groups"], strict=True):
         assert g_new == {k: v for k, v in g_old.items() if k not in g_old["values"]}
     assert out["acoustics"] == d["acoustics"]
+
+
+def test_representation_block(payloads):
+    d = payloads["representation"]
+    run = AuditRun.from_json(d)
+    rep, src = run.representation, d["representation"]
+    assert rep.silhouette == src["silhouette"] and rep.threshold == src["threshold"] == 0.1
+    assert rep.structure == src["structure"] and dict(rep.cases) == src["cases"]
+    assert rep.n_items == src["n_items"] == 71 and rep.model_key == src["model_key"]
+    assert dict(rep.leakage) == src["leakage"] and rep.error is None
+    assert _stored(run.to_json())["representation"] == src
+    assert run.run_settings.model_based is False and run.model_based is None
 
 
 def test_cache_hit_payload(payloads):

@@ -81,3 +81,46 @@ def test_unstable_block(tmp_path):
     assert un.n_decoded == d["acoustics"]["unstable"]["n_decoded"] and un.reproducible is False
     assert run.pitfalls.by_group["b"]["unstable"] == 6
     assert "unstable" in run.pitfalls.flags_checked and run.run_settings.unstable is True
+
+
+def test_table_audit_with_intents(tmp_path):
+    import numpy as np
+    import pandas as pd
+
+    from fairdesk.cli import main
+
+    rng = np.random.default_rng(3)
+    rows = []
+    for g in ("north", "south"):
+        for i in range(40):
+            intent = ("play", "stop")[i % 2]
+            wrong = rng.random() < (0.1 if g == "north" else 0.4)
+            rows.append(
+                {
+                    "item_id": f"{g}{i}",
+                    "reference": "play the song" if intent == "play" else "stop it",
+                    "hypothesis": "play song" if wrong else "play the song",
+                    "ref_intent": intent,
+                    "hyp_intent": ("stop" if intent == "play" else "play") if wrong else intent,
+                    "speaker_id": f"{g}{i % 8}",
+                    "accent": g,
+                }
+            )
+    df = pd.DataFrame(rows)
+    path, out = tmp_path / "t.csv", tmp_path / "o.json"
+    df.to_csv(path, index=False)
+    args = ["audit", "--table", str(path), "--by", "accent", "--n-bootstrap", "200"]
+    assert main([*args, "--quiet", "--json", str(out)]) == 0
+    d = json.loads(out.read_text())
+    run = AuditRun.from_json(d)
+    assert AuditRun.from_json(_stored(run.to_json())) == run
+    assert run.table == d["table"] == str(path) and run.problems == tuple(d["problems"])
+    assert run.run_settings.language == d["settings"]["language"]
+    assert run.run_settings.by == ("accent",) and run.run_settings.model is None
+    for g, sub in df.groupby("accent"):
+        m = run.intent_confusion[g]
+        want = pd.crosstab(sub["ref_intent"], sub["hyp_intent"]).reindex(
+            index=list(m.true), columns=list(m.predicted), fill_value=0
+        )
+        assert m.matrix == tuple(tuple(int(x) for x in r) for r in want.to_numpy())
+    assert run.extra == {} and run.settings_extra == {}

@@ -25,7 +25,8 @@ Rules
 * A field declared ``metadata={"omit_none": True}`` is left out while None (a key today's
   payload has only where a later stage wrote it).
 * :class:`~fairdesk.stats.settings.AuditSettings` is read with ``AuditSettings.from_dict``
-  (validated) and written with its ``to_dict``.
+  (validated) and written with its ``to_dict``; stored settings today's checks refuse (an
+  older release's limits) are kept as stored, unchecked: the run opens as it was made.
 """
 
 from __future__ import annotations
@@ -210,7 +211,22 @@ def decode_settings(data: Mapping) -> tuple[AuditSettings | None, dict]:
     known = {f.name for f in dataclasses.fields(AuditSettings)}
     mine = {k: v for k, v in data.items() if k in known}
     rest = {k: v for k, v in data.items() if k not in known}
-    return (AuditSettings.from_dict(mine) if mine else None), rest
+    if not mine:
+        return None, rest
+    try:
+        return AuditSettings.from_dict(mine), rest
+    except ValueError:
+        return _as_stored(mine), rest
+
+
+def _as_stored(values: Mapping) -> AuditSettings:
+    """The settings a stored run was made with, even where today's checks refuse them (a
+    run is a record: it opens as it was; a new run built from them is checked again)."""
+    obj = object.__new__(AuditSettings)
+    for f in dataclasses.fields(AuditSettings):
+        default = f.default if f.default is not dataclasses.MISSING else None
+        object.__setattr__(obj, f.name, values.get(f.name, default))
+    return obj
 
 
 __all__ = [

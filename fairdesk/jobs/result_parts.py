@@ -76,12 +76,12 @@ class NoDiacriticItems:
     ----------
     overall : ``diacritics_table.nodia_summary`` of the run (n_items, added, letters,
         per_100_letters, ...).
-    groups : group → the same summary.
+    groups : group → the same summary (None for a group with no such item).
     reading : one sentence.
     """
 
-    overall: Mapping[str, Json] = field(default_factory=_empty)
-    groups: Mapping[str, Mapping[str, Json]] = field(default_factory=_empty)
+    overall: Mapping[str, Json] | None = None
+    groups: Mapping[str, Mapping[str, Json] | None] = field(default_factory=_empty)
     reading: str | None = None
     extra: Mapping[str, Json] = field(default_factory=_empty)
 

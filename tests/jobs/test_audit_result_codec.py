@@ -310,3 +310,14 @@ def test_from_parts_and_replace(payloads):
     assert again == built and again.run_settings.by == ("accent",) and again.run_id == 9
     with pytest.raises(dataclasses.FrozenInstanceError):
         built.run_id = 3
+
+
+def test_stored_settings_todays_checks_refuse_open_as_stored(payloads):
+    d = json.loads(json.dumps(payloads["run"]))
+    d["settings"]["n_bootstrap"] = 100  # below today's minimum of 200
+    with pytest.raises(ValueError):
+        AuditSettings.from_dict({"n_bootstrap": 100})
+    run = AuditRun.from_json(d)
+    assert run.settings.n_bootstrap == 100 and run.settings.alpha == 0.05
+    assert _stored(run.to_json())["settings"]["n_bootstrap"] == 100
+    assert AuditRun.from_json(_stored(run.to_json())) == run

@@ -124,3 +124,31 @@ def test_table_audit_with_intents(tmp_path):
         )
         assert m.matrix == tuple(tuple(int(x) for x in r) for r in want.to_numpy())
     assert run.extra == {} and run.settings_extra == {}
+
+
+def test_no_diacritic_items_block(tmp_path):
+    import pandas as pd
+
+    from fairdesk.cli import main
+
+    mono = "O na-eri oji n'ututu"
+    rows = []
+    for i in range(40):
+        rows.append((mono, "Ọ na-eri oji n'ututu" if i % 2 else mono, "orthographic", f"s{i % 6}"))
+        rows.append(("àkwà ákwá", "akwa akwa" if i % 2 else "àkwà ákwá", "tone", f"t{i % 6}"))
+    src, out = tmp_path / "t.csv", tmp_path / "a.json"
+    cols = ["reference", "hypothesis", "category", "speaker_id"]
+    pd.DataFrame(rows, columns=cols).to_csv(src, index=False)
+    args = ["audit", "--table", str(src), "--by", "category", "--n-bootstrap", "200"]
+    assert main([*args, "--quiet", "--json", str(out)]) == 0
+    d = json.loads(out.read_text(encoding="utf-8"))
+    run = AuditRun.from_json(d)
+    assert AuditRun.from_json(_stored(run.to_json())) == run
+    block = run.no_diacritic_items
+    assert block.groups["tone"] is None and d["no_diacritic_items"]["groups"]["tone"] is None
+    assert dict(block.groups["orthographic"]) == d["no_diacritic_items"]["groups"]["orthographic"]
+    assert block.groups["orthographic"]["added"] == 20
+    assert dict(block.overall) == d["no_diacritic_items"]["overall"]
+    assert block.reading == d["no_diacritic_items"]["reading"]
+    assert run.group("orthographic").values["dia_added_no_dia"] == 20
+    assert _stored(run.to_json())["no_diacritic_items"] == d["no_diacritic_items"]

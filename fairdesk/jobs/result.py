@@ -53,7 +53,14 @@ Later stages (``result_parts``)::
                              payload without one)
     <any other key>        → run.extra[<key>]
 
-A ``Json`` block is free-form JSON read back with its lists as tuples.
+The typed blocks live in ``result_parts`` (Normaliser ... RunSettings) and ``result_blocks``
+(PhoneConfusion, PhoneAnnotations, Explain, Representation); a ``Json`` block is free-form
+JSON read back with its lists as tuples; a part's ``extra`` keeps keys it does not declare.
+Values JSON cannot hold: NaN is None everywhere; ±inf is None too except in the fields
+declared to keep it (``Comparison.ratio``, ``Comparison.effect_size``,
+``MetricSummary.disparity_ratio``: written ``"inf"`` / ``"-inf"``). ``AuditResult.to_dict``
+(today's producers) already turns them into None, so a producer keeps them only by building
+the run from the ``AuditResult`` itself (:meth:`AuditRun.from_parts`).
 
 Stored runs written before this change
 --------------------------------------
@@ -63,7 +70,9 @@ the duplicated group value keys are dropped, unknown keys go to ``extra``). Its 
 could not hold were stored as null and read back as None (an infinite ratio of an old run
 stays None: the information was not stored); nothing is rewritten in the store.
 :meth:`AuditRun.to_json` writes the same keys as today plus ``schema_version: 2``, without
-the duplicated group value keys, with the infinite ratios as ``"inf"`` / ``"-inf"``.
+the duplicated group value keys, with the infinite ratios as ``"inf"`` / ``"-inf"``. A
+payload with a ``schema_version`` above :data:`SCHEMA_VERSION` is refused (ValueError: a
+newer fairdesk wrote it). ``schema_version`` takes no part in ``==``.
 """
 
 from __future__ import annotations

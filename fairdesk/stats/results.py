@@ -33,6 +33,16 @@ def jsonable(obj):
     return obj
 
 
+def _fields_dict(obj, later: tuple[str, ...]) -> dict:
+    """JSON-ready dict of a dataclass; the ``later`` fields (written by a later stage) left
+    out while None, so ``compare_groups``' dicts keep their keys."""
+    return {
+        f.name: jsonable(getattr(obj, f.name))
+        for f in dataclasses.fields(obj)
+        if not (f.name in later and getattr(obj, f.name) is None)
+    }
+
+
 @dataclass(frozen=True)
 class Comparison:
     """One group × metric compared with the reference (METHODS.md §3).
@@ -67,6 +77,10 @@ class Comparison:
     reason : why the comparison is ``not_estimable`` (words), else None.
     no_variation : for ``no_variation``: ``value, unit, n_group, n_reference, bound_group,
         bound_reference`` (the rule-of-three bound 3/n on the other outcome), else None.
+    without_flagged : the comparison recomputed without the hallucination-flagged items
+        (``verdict, gap, ci_low, ci_high, p_adjusted, n_flagged_group,
+        n_flagged_reference``, or ``verdict: None`` with a ``reason``); written by the
+        pitfalls stage (``jobs.pitfalls.pitfalls_block``), None before it.
     """
 
     metric: str
@@ -75,8 +89,10 @@ class Comparison:
     value: float
     reference_value: float
     gap: float
-    ratio: float
-    effect_size: float
+    # ±inf is meaningful here (a ratio over a zero reference): the typed result's JSON
+    # writes it as "inf"/"-inf" (fairdesk.jobs.result_codec), where None would read undefined
+    ratio: float = dataclasses.field(metadata={"nonfinite": "string"})
+    effect_size: float = dataclasses.field(metadata={"nonfinite": "string"})
     ci_low: float
     ci_high: float
     p_value: float
@@ -93,10 +109,13 @@ class Comparison:
     reading: str
     reason: str | None = None
     no_variation: dict | None = None
+    # only where the pitfalls stage recomputed the verdict (the typed JSON leaves it out
+    # while None, as today's payload does)
+    without_flagged: dict | None = dataclasses.field(default=None, metadata={"omit_none": True})
 
     def to_dict(self) -> dict:
-        """JSON-ready dict (NaN/inf → None)."""
-        return {f.name: jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        """JSON-ready dict (NaN/inf → None; ``without_flagged`` only once set)."""
+        return _fields_dict(self, ("without_flagged",))
 
 
 @dataclass(frozen=True)
@@ -111,6 +130,9 @@ class GroupInfo:
     ci_scheme : metric id → scheme of that CI (``two_way``, ``speaker``, ``content``,
         ``utterance``, ``rule_of_three`` for a constant group, ``not_estimable``).
     ci_note : metric id → why there is no CI, or how a rule-of-three one was made.
+    wer_dominated_by : the item that dominates the group's WER (``item, errors,
+        group_errors, share, wer, wer_without_item``), None when none does; written by the
+        pitfalls stage (``jobs.pitfalls.pitfalls_block``).
     """
 
     group: str
@@ -122,10 +144,11 @@ class GroupInfo:
     ci: dict = dataclasses.field(default_factory=dict)
     ci_scheme: dict = dataclasses.field(default_factory=dict)
     ci_note: dict = dataclasses.field(default_factory=dict)
+    wer_dominated_by: dict | None = None
 
     def to_dict(self) -> dict:
-        """JSON-ready dict (NaN/inf → None)."""
-        return {f.name: jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        """JSON-ready dict (NaN/inf → None; ``wer_dominated_by`` only once set)."""
+        return _fields_dict(self, ("wer_dominated_by",))
 
 
 @dataclass(frozen=True)

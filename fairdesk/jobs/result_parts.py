@@ -1,0 +1,261 @@
+"""Typed frozen parts of a finished audit (:class:`fairdesk.jobs.result.AuditRun`).
+
+Each part is what a stage after the statistics adds to the stored result; its fields are
+the keys that stage writes today. ``Json`` fields are free-form blocks (lists read back as
+tuples); parts with an ``extra`` field keep keys they do not declare (written back as they
+came). Read them as read-only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+#: A free-form JSON value (read back with lists as tuples).
+Json = Any
+
+
+def _empty() -> dict:
+    return {}
+
+
+def optional():
+    """A None-default field its producer writes only sometimes: the JSON leaves it out
+    while None (as today's payload does)."""
+    return field(default=None, metadata={"omit_none": True})
+
+
+@dataclass(frozen=True)
+class Normaliser:
+    """The text normaliser the run used (``analysis.resolve_normaliser``).
+
+    Attributes
+    ----------
+    name : normaliser id (e.g. ``whisper-english``).
+    reason : why it was chosen (words).
+    language : the language asked for (None, ``auto`` or a code).
+    """
+
+    name: str | None = None
+    reason: str | None = None
+    language: str | None = None
+
+
+@dataclass(frozen=True)
+class InputProblem:
+    """A row left out before scoring (``metrics.inputs.check_transcripts``).
+
+    Attributes
+    ----------
+    line : the row's line (or index).
+    reason : why (words).
+    item : the row's item id, where the table has one.
+    """
+
+    line: Json = None
+    reason: str | None = None
+    item: str | None = None
+    extra: Mapping[str, Json] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
+class ConfusionMatrix:
+    """One group's confusion matrix (rows true, columns predicted; ``analysis.confusions``)."""
+
+    true: tuple[str, ...] = ()
+    predicted: tuple[str, ...] = ()
+    matrix: tuple[tuple[int, ...], ...] = ()
+
+
+@dataclass(frozen=True)
+class NoDiacriticItems:
+    """Items whose reference has no diacritic (``analysis.no_diacritic_block``).
+
+    Attributes
+    ----------
+    overall : ``diacritics_table.nodia_summary`` of the run (n_items, added, letters,
+        per_100_letters, ...).
+    groups : group → the same summary (None for a group with no such item).
+    reading : one sentence.
+    """
+
+    overall: Mapping[str, Json] | None = None
+    groups: Mapping[str, Mapping[str, Json] | None] = field(default_factory=_empty)
+    reading: str | None = None
+    extra: Mapping[str, Json] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
+class WordPosition:
+    """Error rate per reference word position of one shared content
+    (``stats.positions.word_position_heatmap``).
+
+    Attributes
+    ----------
+    reference : the reference text; words : its words.
+    n_items : items of this content.
+    n : group → items; errors : group → error count per position; groups : group → rate
+        per position (None where undefined).
+    """
+
+    reference: str | None = None
+    words: tuple[str, ...] = ()
+    n_items: int | None = None
+    n: Mapping[str, int] = field(default_factory=_empty)
+    errors: Mapping[str, tuple[int, ...]] = field(default_factory=_empty)
+    groups: Mapping[str, tuple[float | None, ...]] = field(default_factory=_empty)
+    extra: Mapping[str, Json] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
+class Pitfalls:
+    """Hallucination flags and what they change (``jobs.pitfalls.pitfalls_block``).
+
+    Attributes
+    ----------
+    settings : the flag thresholds used.
+    flags_checked : flag ids computed.
+    n_flagged : flagged items of the run.
+    by_group : group → ``n_items``, one count per flag, ``hallucinated``, ``rate``, ``items``.
+    wer_dominated : groups whose WER a few items dominate (rows: group, item, errors, ...).
+    verdicts_without_flagged : verdicts recomputed without the flagged items.
+    not_checked : why a flag was not computed (None when every one was).
+    nonspeech_share_by_group : group → share of items with non-speech information.
+    """
+
+    settings: Mapping[str, Json] = field(default_factory=_empty)
+    flags_checked: tuple[str, ...] = ()
+    n_flagged: int = 0
+    by_group: Mapping[str, Mapping[str, Json]] = field(default_factory=_empty)
+    wer_dominated: tuple[Mapping[str, Json], ...] = ()
+    verdicts_without_flagged: tuple[Mapping[str, Json], ...] = ()
+    not_checked: str | None = optional()
+    nonspeech_share_by_group: Mapping[str, float | None] = field(default_factory=_empty)
+    extra: Mapping[str, Json] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
+class ItemFailure:
+    """An item a stage could not process: ``item`` id, ``path`` (inference failures) and
+    ``reason``."""
+
+    item: str | None = None
+    reason: str | None = None
+    path: str | None = None
+    extra: Mapping[str, Json] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
+class Unstable:
+    """The sampled decodes of the unstable flag (``jobs.unstable_stage``).
+
+    Attributes
+    ----------
+    temperature : the sampling temperature(s).
+    reproducible : always False (sampling).
+    n_decoded : items decoded again; failures : those that could not be.
+    """
+
+    temperature: Json = None
+    reproducible: bool = False
+    n_decoded: int = 0
+    failures: tuple[ItemFailure, ...] = ()
+    extra: Mapping[str, Json] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
+class Acoustics:
+    """The acoustic covariates stage (``jobs.acoustic_stage.add_acoustics``).
+
+    Attributes
+    ----------
+    vad : the VAD settings (None when not run).
+    n_measured : items measured; failures : items without covariates.
+    word_times : whether the backend gave word times.
+    unavailable : why the stage did not run (None when it did).
+    unstable : the unstable-flag block (None when not asked for).
+    """
+
+    vad: Mapping[str, Json] | None = None
+    n_measured: int = 0
+    failures: tuple[ItemFailure, ...] = ()
+    word_times: bool = False
+    unavailable: str | None = optional()
+    unstable: Unstable | None = optional()
+    extra: Mapping[str, Json] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Items of the run: ``n_items`` asked, ``n_cached`` answered from the prediction cache,
+    ``n_inferred`` run through the model."""
+
+    n_items: int = 0
+    n_cached: int = 0
+    n_inferred: int = 0
+    extra: Mapping[str, Json] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How the run was made (``jobs.audit._run_settings``), beside the statistics'
+    ``AuditSettings``.
+
+    Attributes
+    ----------
+    model, model_key : the model asked for and its cache key; decoding : its decoding
+        settings (None when the backend has none); device : where it ran.
+    by : the grouping columns; filters : column → allowed values; reference_requested :
+        the reference group asked for; sample_per_group : per-group sample size.
+    nlu : NLU choice; language : the dataset's language.
+    explain, explain_per_group, explain_method : the explain stage's request.
+    unstable, model_based, covariates : the optional stages asked for.
+    text_source : where the references came from (``annotation`` / ``import`` counts).
+    shard_size, engine : inference sharding and engine.
+    fairdesk_version, metrics_code_version, cpu_count : the software and machine.
+    """
+
+    model: str | None = None
+    model_key: str | None = None
+    decoding: Json = None
+    device: str | None = None
+    by: tuple[str, ...] = ()
+    filters: Mapping[str, Json] = field(default_factory=_empty)
+    reference_requested: str | None = None
+    sample_per_group: int | None = None
+    nlu: str | None = None
+    language: str | None = None
+    explain: bool = False
+    explain_per_group: int | None = None
+    explain_method: str | None = None
+    unstable: bool = False
+    model_based: bool = False
+    covariates: tuple[str, ...] = ()
+    text_source: Mapping[str, int] = field(default_factory=_empty)
+    shard_size: int | None = None
+    engine: str | None = None
+    fairdesk_version: str | None = None
+    metrics_code_version: str | None = None
+    cpu_count: int | None = None
+
+
+#: RunSettings' field names (the keys ``_run_settings`` writes into ``settings``).
+RUN_SETTINGS_KEYS = tuple(RunSettings.__dataclass_fields__)
+
+__all__ = [
+    "RUN_SETTINGS_KEYS",
+    "Acoustics",
+    "ConfusionMatrix",
+    "Counts",
+    "InputProblem",
+    "ItemFailure",
+    "Json",
+    "NoDiacriticItems",
+    "Normaliser",
+    "Pitfalls",
+    "RunSettings",
+    "Unstable",
+    "WordPosition",
+    "optional",
+]

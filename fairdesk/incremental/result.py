@@ -113,15 +113,6 @@ class ModelsTable:
             values[m] = out
         return cls(tuple(d.get("rows") or ()), cols, values)
 
-    def summary_row(self, summary, j: int) -> dict:
-        """The summary row of column ``j`` (``{}`` when there is none)."""
-        c = self.columns[j]
-        key = (c.get("model", ""), c.get("policy"), c.get("stream"))
-        for r in summary:
-            if (r.get("model", ""), r.get("policy"), r.get("stream")) == key:
-                return r
-        return {}
-
 
 @dataclass(frozen=True)
 class IncrementalResult:

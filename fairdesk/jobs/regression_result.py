@@ -73,14 +73,17 @@ class RegressionRun:
 
     @property
     def outcome(self) -> str:
+        """The fitted outcome (``em``, ``correct``, ``wer``, a column ...)."""
         return str(self.request.get("outcome") or "")
 
     @property
     def variables(self) -> list[str]:
+        """The demographic variables regressed on."""
         return list(self.request.get("variables") or [])
 
     @property
     def alpha(self) -> float:
+        """The significance level (CIs at ``1 - alpha``)."""
         return float(self.request.get("alpha", 0.05))
 
     @property
@@ -90,6 +93,7 @@ class RegressionRun:
 
     @property
     def problems(self) -> list[str]:
+        """What the fit reports as problems (levels left out, models not fitted)."""
         return list(self.result.get("problems") or [])
 
     def with_result_id(self, result_id: int | None) -> RegressionRun:

@@ -101,6 +101,7 @@ def main() -> None:
         warm_up,
     )
     from fairdesk.incremental.job import open_backend
+    from fairdesk.incremental.result import ModelsTable
 
     models = a.model or ["whisper-tiny.en", "pocketsphinx-en-us"]
     policies = a.policy or [
@@ -187,7 +188,7 @@ def main() -> None:
             f"{t['n_straddled']:>6}"
         )
     table = models_table(summary)
-    print_table({"table": table})
+    print_table(ModelsTable.from_json(table, summary))
     print("\nMETHODS §6 reference figures (faster-whisper default decoding, 60 utterances):")
     for k, v in REFERENCE.items():
         print(f"  {k:<29}{v}")

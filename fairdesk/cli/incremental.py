@@ -10,7 +10,15 @@ import math
 import sys
 
 from .audit import print_failures
-from .common import EXIT_NOTHING, EXIT_OK, UsageError, dump_json, parse_filters, positive_int
+from .common import (
+    EXIT_NOTHING,
+    EXIT_OK,
+    UsageError,
+    dump_json,
+    human_out,
+    parse_filters,
+    positive_int,
+)
 
 _POLICY_CHOICES = (
     "concatenation",
@@ -133,7 +141,7 @@ def add_command(sub):
 
 def _policies(a) -> list[str]:
     """The policies asked for; ``native`` is kept only for models that stream natively
-    (see :func:`_model_policies`)."""
+    (:func:`fairdesk.incremental.job.model_policies`)."""
     out: list[str] = []
     for p in a.policy or ["concatenation"]:
         if p == "all":
@@ -152,23 +160,6 @@ def _policies(a) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _model_policies(policies, backend, model) -> list[str]:
-    """``native`` applies to engines with their own partial results only; a model left with
-    no policy is a usage error."""
-    from ..incremental import supports_native
-
-    if "native" in policies and not supports_native(backend):
-        rest = [p for p in policies if p != "native"]
-        if not rest:
-            raise UsageError(
-                f"model {model!r} has no native streaming; --policy native "
-                "needs an engine with partial results (pocketsphinx-en-us); add "
-                "a re-decoding policy for it"
-            )
-        return rest
-    return list(policies)
-
-
 def _options(a) -> dict:
     sliding = {
         "min_words": a.min_words,
@@ -184,81 +175,15 @@ def _options(a) -> dict:
     }
 
 
-def _load_items(a, settings):
+def run_incremental(a):
+    """:func:`fairdesk.incremental.job.run_incremental` with the command's options; its
+    errors as usage errors. Returns the
+    :class:`~fairdesk.incremental.result.IncrementalResult`."""
     from ..core.errors import StoreError
-    from ..stats.slicing import slice_frame, stratified_sample
+    from ..incremental.job import run_incremental as job
+    from ..stats.settings import AuditSettings
     from .common import _project
 
-    proj = _project(a.project)
-    try:
-        ds = proj.dataset(a.dataset)
-        frame = proj.items(ds, parse_filters(a.filter))
-    except StoreError as e:
-        raise UsageError(str(e)) from None
-    if frame.empty:
-        raise UsageError(f"dataset {a.dataset!r} has no items (after the filters)")
-    both = sorted(set(parse_filters(a.filter)) & set(a.by or []))
-    if both:
-        raise UsageError(f"column(s) {both} can't be both a filter and a grouping key")
-    had_group = "group" in frame.columns
-    if a.by:
-        try:
-            frame = slice_frame(frame, a.by)
-        except ValueError as e:
-            raise UsageError(str(e)) from None
-    if a.sample:
-        if a.sample < 1:
-            raise UsageError("--sample must be at least 1")
-        if a.by:
-            frame = stratified_sample(frame, "group", a.sample, seed=settings.seed)
-        elif a.sample < len(frame):
-            frame = frame.sample(n=a.sample, random_state=settings.seed).sort_index()
-    if a.by and not had_group:
-        frame = frame.drop(columns=["group"])
-    return ds, frame.reset_index(drop=True)
-
-
-def _backend(a, model: str):
-    import os
-
-    from ..incremental.job import open_backend
-
-    kw = {"beam_size": a.beam_size} if a.beam_size else {}
-    try:
-        return open_backend(model, a.device, a.threads or os.cpu_count() or 1, **kw)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-
-
-def run_incremental(a) -> dict:
-    """Everything the command computes, as a JSON-ready dict (``timelines`` included; the
-    command writes them to ``--json`` only with ``--logs``)."""
-    import math as _m
-
-    import pandas as pd
-
-    from ..core import audio as audio_io
-    from ..incremental import (
-        STAT_COLUMNS,
-        compare_by_group,
-        evaluate,
-        hardware,
-        models_table,
-        summarise,
-        warm_up,
-    )
-    from ..incremental.metrics import DEFAULT_COMPARED, INCREMENTAL_METRICS
-    from ..incremental.segment import SPLIT_SETTINGS
-    from ..stats.settings import AuditSettings
-
-    if not (_m.isfinite(a.chunk) and a.chunk > 0):
-        raise UsageError("--chunk must be a positive number of seconds")
-    metrics = a.metric or list(DEFAULT_COMPARED)
-    bad = [m for m in metrics if m not in INCREMENTAL_METRICS]
-    if bad:
-        raise UsageError(f"unknown metric(s) {bad}; use: {', '.join(INCREMENTAL_METRICS)}")
-    if a.by and len(a.by) > 2:
-        raise UsageError("--by takes one or two columns")
     try:
         settings = AuditSettings(
             n_bootstrap=a.n_bootstrap,
@@ -269,133 +194,41 @@ def run_incremental(a) -> dict:
         )
     except ValueError as e:
         raise UsageError(str(e)) from None
-    ds, items = _load_items(a, settings)
-    policies = _policies(a)
-    models = list(dict.fromkeys(a.model or ["whisper-tiny.en"]))
+    progress = None
+    if not a.quiet:
 
-    def load(item):
-        return audio_io.load(ds.root / item["path"]).samples
+        def progress(_fraction, msg):
+            print(f"\r{msg[:72]:<72}", end="", file=sys.stderr, flush=True)
 
-    frames, failures, timelines, segments = [], [], [], []
-    per_model, fingerprints, logs = [], {}, []
-    for model in models:
-        backend, threads = _backend(a, model)
-        with backend:
-            mpol = _model_policies(policies, backend, model)
-            first = None
-            try:
-                first = load(items.iloc[0].to_dict())
-            except Exception:  # noqa: BLE001 - warm up on silence instead
-                first = None
-            warm_s = warm_up(backend, first)
-            progress = None
-            if not a.quiet:
-
-                def progress(done, total, msg, model=model):
-                    print(
-                        f"\r{model[:20]} [{done}/{total}] {msg[:50]:<50}",
-                        end="",
-                        file=sys.stderr,
-                        flush=True,
-                    )
-
-            try:
-                frame, fails, extras = evaluate(
-                    backend,
-                    items.to_dict("records"),
-                    load,
-                    mpol,
-                    a.chunk,
-                    language=ds.language or "en",
-                    options=_options(a),
-                    keep_logs=a.logs,
-                    progress=progress,
-                    model=model,
-                    timelines=True,
-                    split=a.split,
-                )
-            except ValueError as e:
-                raise UsageError(str(e)) from None
-            if progress:
-                print(file=sys.stderr)
-            fingerprints[model] = getattr(backend, "fingerprint", model)
-            decoder = {"model": model, **getattr(backend, "settings", {}), "cpu_threads": threads}
-            if any(p.startswith("local-agreement") for p in mpol):
-                decoder["local_agreement_decode"] = getattr(
-                    backend, "streaming_settings", "the backend's transcribe (no prompt)"
-                )
-            per_model.append(
-                {"model": model, "policies": mpol, "warm_up_s": warm_s, "decoder": decoder}
-            )
-        frames.append(frame)
-        failures += [{**f, "model": model} for f in fails]
-        timelines += extras.timelines
-        segments += extras.segments
-        logs += [
-            {"item": k[0], "model": model, "policy": k[1], **v} for k, v in extras.logs.items()
-        ]
-    frame = (
-        pd.concat([f for f in frames if not f.empty], ignore_index=True)
-        if any(not f.empty for f in frames)
-        else pd.DataFrame()
-    )
-    summary = summarise(frame)
-    res = {
-        "dataset": a.dataset,
-        "model": models[0],
-        "models": models,
-        "policies": policies,
-        "chunk_s": a.chunk,
-        "split": {"vad": "silero (faster_whisper.vad)", **SPLIT_SETTINGS} if a.split else None,
-        "policy_options": _options(a),
-        "hardware": hardware(per_model[0]["decoder"]["cpu_threads"] if per_model else None),
-        "decoder": per_model[0]["decoder"] if per_model else {},
-        "decoders": per_model,
-        "warm_up_s": per_model[0]["warm_up_s"] if per_model else None,
-        "n_items": int(len(items)),
-        "summary": summary,
-        "table": models_table(summary),
-        "failures": failures,
-        "settings": {
-            **settings.to_dict(),
-            "by": a.by,
-            "filters": parse_filters(a.filter),
-            "sample": a.sample,
-            "metrics": metrics,
-        },
-    }
-    if a.by and not frame.empty:
-        try:
-            res["groups"] = compare_by_group(frame, a.by, settings, metrics, a.reference)
-        except ValueError as e:
-            raise UsageError(str(e)) from None
-    if a.logs:
-        res["logs"] = logs
-    cols = [
-        c
-        for c in (
-            "id",
-            "speaker_id",
-            "content_id",
-            *(a.by or []),
-            "model",
-            "policy",
-            "stream",
-            "n_segments",
+    proj = _project(a.project)
+    try:
+        return job(
+            proj,
+            a.dataset,
+            a.model or ["whisper-tiny.en"],
+            _policies(a),
+            a.chunk,
+            filters=parse_filters(a.filter),
+            by=a.by,
+            sample=a.sample,
+            reference=a.reference,
+            metrics=a.metric,
+            settings=settings,
+            split=a.split,
+            options=_options(a),
+            device=a.device,
+            threads=a.threads,
+            beam_size=a.beam_size,
+            keep_logs=a.logs,
+            store=not a.no_store,
+            progress=progress,
         )
-        if c in frame.columns
-    ]
-    res["items"] = (
-        frame[cols + list(STAT_COLUMNS) + ["hypothesis"]].to_dict("records")
-        if not frame.empty
-        else []
-    )
-    if a.split:
-        res["segments"] = segments
-    res["timelines"] = timelines
-    res["_fingerprints"] = fingerprints
-    res["_dataset_id"] = ds.id
-    return res
+    except (ValueError, StoreError) as e:
+        raise UsageError(str(e)) from None
+    finally:
+        if progress:
+            print(file=sys.stderr)
+        proj.close()
 
 
 def _f(v, fmt="{:.3f}"):
@@ -417,14 +250,14 @@ _ROW_NAMES = {
 }
 
 
-def print_table(res: dict, file=None) -> None:
-    """The models × policies table (seed 001's Table 2 layout), one column per engine ×
-    policy under a model header line; SPR is inf without revokes."""
+def print_table(table, file=None) -> None:
+    """The models × policies table (seed 001's Table 2 layout,
+    :class:`~fairdesk.incremental.result.ModelsTable`), one column per engine × policy under
+    a model header line; SPR is inf without revokes."""
     from ..incremental.run import _LABEL
 
     file = file if file is not None else sys.stdout
-    t = res.get("table") or {}
-    cols = t.get("columns") or []
+    cols = table.columns
     if not cols:
         return
     heads = []
@@ -442,24 +275,21 @@ def print_table(res: dict, file=None) -> None:
             line = line.ljust(16 + i * w) + f"  {m}"
     print("\n" + line.rstrip(), file=file)
     print(f"{'':<16}" + "".join(f"{h:>{w}}" for h in heads), file=file)
-    for m in t["rows"]:
-        cells = []
-        for v in t["values"][m]:
-            if m == "spr" and v is None:
-                v = math.inf  # stored JSON has no infinity: no revokes means SPR = inf
-            cells.append(_f(v, "{:.1%}" if m == "wer" else "{:.3f}"))
+    for m in table.rows:
+        cells = [_f(v, "{:.1%}" if m == "wer" else "{:.3f}") for v in table.values[m]]
         print(f"{_ROW_NAMES.get(m, m):<16}" + "".join(f"{x:>{w}}" for x in cells), file=file)
 
 
-def print_summary(res: dict, file=None):
+def print_summary(res, file=None):
+    """What an :class:`~fairdesk.incremental.result.IncrementalResult` says, as text."""
     file = file if file is not None else sys.stdout
-    hw = res["hardware"]
-    for d in res.get("decoders") or [{"model": res["model"], "decoder": res["decoder"]}]:
+    hw = res.hardware
+    for d in res.decoders:
         dec = d["decoder"]
         print(
             f"{d['model']} on {hw.get('cpu') or hw.get('machine')} "
             f"({hw.get('usable_cpus')} usable CPUs, {dec.get('cpu_threads') or 'own'} decoder "
-            f"threads); chunk {res['chunk_s']} s; decoder: "
+            f"threads); chunk {res.chunk_s} s; decoder: "
             + ", ".join(
                 f"{k}={dec[k]}"
                 for k in ("compute_type", "beam_size", "temperature", "strategy")
@@ -467,18 +297,16 @@ def print_summary(res: dict, file=None):
             ),
             file=file,
         )
-    if res.get("split"):
-        print(f"split on silence: {res['split']}", file=file)
-    multi = len(res.get("models") or [res["model"]]) > 1
+    if res.split:
+        print(f"split on silence: {res.split}", file=file)
+    multi = len(res.models) > 1
     head = (
         f"{'policy':<34}{'items':>6}{'WER':>8}{'LATseed':>8}{'LATpool':>8}{'EO':>7}"
         f"{'EO(ed)':>8}{'RPS':>7}{'SPR':>7}{'R/aud s':>8}{'RTF':>7}{'FWL s':>7}"
         f"{'stab s':>7}"
     )
     print(head, file=file)
-    for r in res["summary"]:
-        if r.get("spr") is None and not r["totals"].get("n_revokes"):
-            r = {**r, "spr": math.inf}  # JSON has no infinity: no revokes means SPR = inf
+    for r in res.summary:
         name = (
             r["policy"]
             if not r["policy"].startswith("local-agreement")
@@ -495,7 +323,7 @@ def print_summary(res: dict, file=None):
             f"{_f(r['stabilisation_latency'], '{:.2f}'):>7}",
             file=file,
         )
-    for r in res["summary"]:
+    for r in res.summary:
         t = r["totals"]
         who = f"{r.get('model', '')} {r['policy']}".strip()
         if r["policy"].startswith("sliding") or t.get("n_trims"):
@@ -511,21 +339,21 @@ def print_summary(res: dict, file=None):
                 "skipped by LAT (seed 001)",
                 file=file,
             )
-    print_table(res, file)
-    if res.get("segments"):
+    print_table(res.table, file)
+    if res.segments:
         print(
-            f"\n{len(res['segments'])} segment rows (per segment: --json); items split into "
-            f"{max(int(i.get('n_segments', 1)) for i in res['items'])} segments at most",
+            f"\n{len(res.segments)} segment rows (per segment: --json); items split into "
+            f"{max(int(i.get('n_segments', 1)) for i in res.items)} segments at most",
             file=file,
         )
-    for block in res.get("groups", []):
+    for block in res.groups or ():
         model = f"{block['model']} " if block.get("model") and multi else ""
         print(
             f"\n{model}{block['policy']} ({block['stream']}), groups "
             f"(reference {block.get('reference')}):",
             file=file,
         )
-        metrics = res["settings"]["metrics"]
+        metrics = res.metrics
         print(f"  {'group':<30}{'items':>6}" + "".join(f"{m[:12]:>14}" for m in metrics), file=file)
         for g in block["groups"]:
             mark = " (excluded)" if g.get("excluded") else ""
@@ -543,24 +371,16 @@ def print_summary(res: dict, file=None):
             )
         for e in block.get("excluded", []):
             print(f"  excluded {e['group']}: {e['reason']}", file=file)
-    print_failures(res, file)
+    print_failures({"failures": list(res.failures)}, file)
 
 
 def cmd_incremental(a):
     res = run_incremental(a)
-    fps, ds_id = res.pop("_fingerprints"), res.pop("_dataset_id")
-    if not a.no_store and res["summary"]:
-        from ..incremental.store import store_incremental
-        from .common import _project
-
-        res["run_id"] = store_incremental(_project(a.project), ds_id, res, fps)
+    out = human_out(a.json)
     if not a.quiet:
-        from .common import human_out
-
-        print_summary(res, file=human_out(a.json))
-        if res.get("run_id"):
-            print(f"\nstored as run {res['run_id']} (GUI: Incremental tab)", file=human_out(a.json))
+        print_summary(res, file=out)
+        if res.run_id is not None:
+            print(f"\nstored as run {res.run_id} (GUI: Incremental tab)", file=out)
     if a.json:
-        out = res if a.logs else {k: v for k, v in res.items() if k != "timelines"}
-        dump_json(out, a.json)
-    return EXIT_OK if res["summary"] else EXIT_NOTHING
+        dump_json(res.to_json(timelines=a.logs), a.json)
+    return EXIT_OK if res.summary else EXIT_NOTHING

@@ -4,18 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from .common import EXIT_OK, UsageError, dump_json
-
-FAMILIES = ("logit", "linear", "poisson-mixed")
-#: Per-item covariates a project run stores (fairdesk.core.acoustics), and the word count.
-ITEM_COVARIATES = (
-    "duration_s",
-    "nonspeech_share",
-    "snr_db",
-    "speech_rate",
-    "asr_confidence",
-    "n_words",
-)
+from ..jobs.regression_result import FAMILIES, ITEM_COVARIATES
+from .common import EXIT_OK, UsageError, dump_json, human_out, term
 
 
 def add_command(sub):
@@ -88,247 +78,76 @@ def cmd_regress(a):
     return run_regress_command(a)
 
 
-def _outcome_columns(df, outcome: str):
-    """Derive the outcome: returns (frame, outcome column, binomial pair or None, label)."""
-    df = df.copy()
-    if outcome == "em":
-        if "em" not in df.columns:
-            raise UsageError(
-                "outcome 'em' needs intent and slot labels (the run has no EM); "
-                "use --outcome correct or wer"
-            )
-        df = df[df["em"].notna()]
-        return df, "em", None, "exact match"
-    errs = None
-    if {"n_sub", "n_del", "n_ins"} <= set(df.columns):
-        errs = df["n_sub"] + df["n_del"] + df["n_ins"]
-    if outcome == "correct":
-        if errs is None:
-            raise UsageError("outcome 'correct' needs word-error counts (n_sub, n_del, n_ins)")
-        df["correct"] = (errs == 0).astype(int)
-        return df, "correct", None, "recognised without error"
-    if outcome == "wer":
-        if errs is None:
-            raise UsageError("outcome 'wer' needs word-error counts (n_sub, n_del, n_ins, n_words)")
-        df["n_errors"] = errs
-        df = df[df["n_words"] > 0]
-        return df, "n_errors", ("n_errors", "n_words"), "word errors"
-    if outcome not in df.columns:
-        raise UsageError(f"no outcome column {outcome!r} (columns: {', '.join(df.columns)})")
-    return df, outcome, None, outcome
-
-
-def _load(a, references: dict):
-    """The per-utterance frame of a run or a table (and the open project for a run)."""
-    if a.run:
-        from ..jobs.cache import run_items_frame, run_payload
-        from .common import _project
-
-        if not a.project:
-            raise UsageError("--run needs --project")
-        p = _project(a.project)
-        try:
-            df = run_items_frame(p, a.run)
-            payload = run_payload(p, a.run)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-        by = payload.get("by") or []
-        if len(by) == 1 and by[0] in a.vars and payload.get("reference"):
-            references.setdefault(by[0], str(payload["reference"]).split("=", 1)[-1])
-        return df, p
-    from ..metrics import compute_item_stats
-    from .tables import table_frame
-
-    class _A:  # reuse the audit table reader (column renames, UTF-8 checks)
-        pass
-
-    t = _A()
-    t.table, t.ref_col, t.hyp_col = a.table, a.ref_col, a.hyp_col
-    t.speaker_col, t.content_col = a.cluster or "speaker_id", "content_id"
-    try:
-        df, _problems = table_frame(t)
-        import pandas as pd
-
-        stats = compute_item_stats(df)
-        df = pd.concat([df, stats[[c for c in stats.columns if c not in df.columns]]], axis=1)
-    except UsageError:
-        from .tables import read_any_table
-
-        df, _problems = read_any_table(a.table)
-    return df, None
-
-
-def _filtered(df, pairs):
-    """Rows whose COL equals one of the values given for it (``--filter COL=VAL``)."""
-    from .common import parse_filters
-
-    for col, values in parse_filters(pairs).items():
-        if col not in df.columns:
-            raise UsageError(
-                f"--filter {col}: no such column (columns: {', '.join(map(str, df.columns))})"
-            )
-        df = df[df[col].astype(str).isin(values)]
-        if df.empty:
-            raise UsageError(
-                f"--filter {col}={'/'.join(values)}: no row left (values of "
-                f"{col}: {', '.join(sorted(map(str, df[col].unique()))[:10])})"
-            )
-    return df
-
-
-def _check_columns(df, a) -> None:
-    missing = [v for v in a.vars if v not in df.columns]
-    if missing:
-        raise UsageError(
-            f"unknown variable(s) {missing} (columns: {', '.join(map(str, df.columns))})"
-        )
-    missing = [c for c in a.covariates if c not in df.columns]
-    if missing:
-        item = [c for c in missing if c in ITEM_COVARIATES]
-        hint = (
-            " (per-item acoustic covariates are stored with project audits run by this "
-            "fairdesk; a table must carry them as columns)"
-            if item
-            else ""
-        )
-        raise UsageError(
-            f"unknown covariate(s) {missing}{hint}; columns: {', '.join(map(str, df.columns))}"
-        )
-
-
-def run_regress_command(a) -> int:
-    if bool(a.table) == bool(a.run):
-        raise UsageError("give either --project P --run RUN or --table FILE")
-    if a.family in ("logit", "poisson-mixed") and not a.vars:
-        raise UsageError(f"--family {a.family} needs --vars VAR ...")
-    if a.family == "linear" and not a.covariates:
-        raise UsageError("--family linear needs --covariates COL ...")
-    if a.family == "poisson-mixed" and a.outcome not in (None, "wer"):
-        raise UsageError(
-            "--family poisson-mixed models word errors (S+D+I per utterance); drop --outcome"
-        )
-    if a.family != "logit" and a.interactions:
-        raise UsageError("--interactions belongs to --family logit")
+def _references(pairs) -> dict:
     references = {}
-    for r in a.reference or []:
+    for r in pairs or []:
         if "=" not in r:
             raise UsageError(f"--reference {r!r}: expected VAR=LEVEL")
         k, v = r.split("=", 1)
         references[k] = v
-    df, p = _load(a, references)
-    df = _filtered(df, a.filter)
-    _check_columns(df, a)
-    cluster = a.cluster
-    if cluster and cluster not in df.columns:
-        if a.table and "speaker_id" in df.columns:  # the table reader renamed it
-            cluster = "speaker_id"
-        else:
-            raise UsageError(
-                f"--cluster {cluster!r} is not a column "
-                f"(columns: {', '.join(map(str, df.columns))})"
-            )
+    return references
+
+
+def run_regress_command(a) -> int:
+    """Parse the options, call the regression job (a stored run's, or a table's), print."""
+    from ..core.tables import TableError
+    from ..jobs.regression_run import regress_run, regress_table
+    from .common import _project, parse_filters
+    from .tables import usage_error
+
+    if bool(a.table) == bool(a.run):
+        raise UsageError("give either --project P --run RUN or --table FILE")
+    if a.table_out and a.family != "logit":
+        raise UsageError("--table-out writes the odds-ratio table of --family logit")
+    if a.run and not a.project:
+        raise UsageError("--run needs --project")
+    kw = {
+        "family": a.family,
+        "covariates": list(a.covariates),
+        "filters": parse_filters(a.filter),
+        "interactions": a.interactions,
+        "level": a.level,
+    }
+    args = (a.outcome, list(a.vars), a.cluster, a.alpha, _references(a.reference))
     try:
-        if a.family == "logit":
-            res, d, stored, lines = _logit(df, a, references, cluster)
-        elif a.family == "poisson-mixed":
-            from ..stats.regression import run_poisson_mixed
-
-            res = None
-            d = stored = run_poisson_mixed(
-                df,
-                list(a.vars),
-                a.covariates,
-                reference=references or None,
-                speaker_col=cluster or "speaker_id",
-                content_col="content_id" if "content_id" in df.columns else None,
-                alpha=a.alpha,
-            )
-            lines = list(d["conclusions"])
+        if a.run:
+            p = _project(a.project)
+            try:
+                out = regress_run(p, int(a.run), *args, **kw)
+            finally:
+                p.close()
         else:
-            from ..stats.regression.linear import run_linear
-
-            res = None
-            spk = cluster or ("speaker_id" if "speaker_id" in df.columns else None)
-            d = stored = run_linear(
-                df,
-                a.covariates,
-                a.vars,
-                references or None,
-                outcome=a.outcome or "wer",
-                speaker_col=spk,
-                level=a.level,
-                alpha=a.alpha,
-            )
-            lines = list(d["conclusions"])
+            out = regress_table(a.table, *args, ref_col=a.ref_col, hyp_col=a.hyp_col, **kw)
+    except TableError as exc:
+        raise usage_error(exc) from None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    if a.run:  # stored with the run, so the GUI's Regression tab and the report find it
-        import time
-
-        from ..jobs.regression_run import store_regression
-
-        store_regression(
-            p,
-            int(a.run),
-            {
-                "run_id": int(a.run),
-                "request": {
-                    "family": a.family,
-                    "outcome": a.outcome
-                    or {"logit": "em", "linear": "wer"}.get(a.family, "word errors"),
-                    "variables": list(a.vars),
-                    "covariates": list(a.covariates),
-                    "filters": list(a.filter or []),
-                    "cluster": cluster,
-                    "alpha": float(a.alpha),
-                    "references": references,
-                },
-                "result": stored,
-                "created_at": time.time(),
-            },
-        )
-    from .common import human_out, term
-
-    for sentence in lines:
-        print(term(sentence), file=human_out(a.json))
+    print_regression(out, file=human_out(a.json))
     if a.json:
-        dump_json(d, a.json)
-    if getattr(a, "table_out", None):
-        if res is None:
-            raise UsageError("--table-out writes the odds-ratio table of --family logit")
+        dump_json(out.summary, a.json)
+    if a.table_out:
         from ..reports.tables import write_odds_ratio_table
 
-        write_odds_ratio_table(res, a.table_out)
+        write_odds_ratio_table(out.fit, a.table_out)
     return EXIT_OK
 
 
-def _logit(df, a, references, cluster):
-    from ..stats.regression import run_regression
-
-    df, col, binomial, label = _outcome_columns(df, a.outcome or "em")
-    spk = cluster or ("speaker_id" if "speaker_id" in df.columns else None)
-    res = run_regression(
-        df,
-        col,
-        list(a.vars),
-        references=references or None,
-        cluster=cluster,
-        alpha=a.alpha,
-        interactions=a.interactions,
-        binomial=binomial,
-        outcome_label=label,
-        speaker_col=spk,
-    )
-    d = res.to_dict()
-    lines = list(d.get("conclusions", []))
-    for adj in d["adjustments"]:
+def regression_lines(out) -> list[str]:
+    """The sentences a :class:`~fairdesk.jobs.regression_result.RegressionRun` says: its
+    conclusions and, for the logistic family, the adjusted odds ratios and the per-speaker
+    spread."""
+    d = out.summary if out.summary is not None else out.result
+    lines = list(d.get("conclusions") or [])
+    if out.family != "logit":
+        return lines
+    for adj in d.get("adjustments") or []:
         if adj["levels"]:
             lines.append(
                 f"Odds ratios of {adj['variable']} adjusted on {adj['adjusted_on']}: "
                 + "; ".join(_or_text(lev) for lev in adj["levels"])
                 + "."
             )
-    for sp in d["speaker_spread"]:
+    for sp in d.get("speaker_spread") or []:
         lines.append(
             f"Per-speaker {sp['measure']} by {sp['variable']}: "
             + "; ".join(
@@ -338,7 +157,13 @@ def _logit(df, a, references, cluster):
             )
             + "."
         )
-    return res, d, res.to_dict(detail=True), lines
+    return lines
+
+
+def print_regression(out, file=None) -> None:
+    """Print :func:`regression_lines` (terminal-safe)."""
+    for sentence in regression_lines(out):
+        print(term(sentence), file=file or sys.stdout)
 
 
 def _or_text(lev: dict) -> str:

@@ -7,7 +7,8 @@
 - :mod:`.grounding`: grounding lift, phone-error grounding (AUROC / AP), an energy VAD and
   the speaker-balanced explain sample.
 - :mod:`.store`: the ``saliency`` cache table of the project store.
-- :mod:`.stage`: the audit's explain stage (sample → saliency → word spans → per-item lift).
+- :mod:`fairdesk.jobs.explain_stage` (a pipeline stage, so in jobs/): the audit's explain
+  stage (sample → saliency → word spans → per-item lift).
 
 Nothing here imports torch, ctranslate2 or Qt at module level.
 """

@@ -1,14 +1,14 @@
 """Audio device pickers: the input (microphone, or a file played as the microphone) and the
 output used for playback, with a rescan.
 
-:func:`query_devices` is plain code over sounddevice (imported lazily); :class:`DeviceBox` is
-the widget of the Record tab. The chosen output becomes sounddevice's default output, which
-every player of the window uses; the chosen input is passed to the recorder's stream.
+:class:`DeviceBox` is the widget of the Record tab; the listing itself is plain code in
+:mod:`fairdesk.recording.devices` (:func:`~fairdesk.recording.devices.query_devices`). The
+chosen output becomes sounddevice's default output, which every player of the window uses;
+the chosen input is passed to the recorder's stream.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -21,84 +21,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-#: What to do when no device is found (shown in the panel; no restart needed).
-NO_DEVICE_HELP = (
-    "Connect a microphone or USB audio interface, check that the system sees it "
-    "(and that fairdesk may use it), then press Rescan. Or record from a file: "
-    "Input ▸ “Audio file…” (or start with fairdesk gui --input-file WAV)."
-)
+from ..recording.devices import Device, query_devices, set_default_output
+
 FILE_INPUT = "file"
-
-
-@dataclass(frozen=True)
-class Device:
-    """One PortAudio device."""
-
-    index: int
-    name: str
-    inputs: int
-    outputs: int
-    samplerate: float
-    default_in: bool = False
-    default_out: bool = False
-
-    def label(self) -> str:
-        return f"{self.name} ({int(self.samplerate)} Hz)"
-
-
-def query_devices(rescan: bool = False) -> tuple[list[Device], str]:
-    """The audio devices and a message ('' when all is well, else what is wrong and what to do).
-
-    Parameters
-    ----------
-    rescan : re-initialise PortAudio first, so devices plugged in since start appear.
-    """
-    try:
-        import sounddevice as sd
-    except OSError as exc:
-        return [], (
-            f"The PortAudio library is missing ({exc}). Install it (Debian/Ubuntu: "
-            "sudo apt-get install libportaudio2), then press Rescan."
-        )
-    except ImportError as exc:
-        return [], f"The sounddevice package is not installed ({exc}): pip install sounddevice."
-    if rescan:
-        try:  # PortAudio lists devices once per initialisation
-            sd._terminate()
-            sd._initialize()
-        except Exception:  # noqa: BLE001 - a failed re-init shows as "no device" below
-            pass
-    try:
-        raw = sd.query_devices()
-        default_in, default_out = (int(x) for x in sd.default.device)
-    except Exception as exc:  # noqa: BLE001 - PortAudioError
-        return [], f"Audio devices cannot be listed ({exc}). {NO_DEVICE_HELP}"
-    out = [
-        Device(
-            int(d.get("index", i)),
-            str(d.get("name", f"device {i}")),
-            int(d.get("max_input_channels", 0)),
-            int(d.get("max_output_channels", 0)),
-            float(d.get("default_samplerate", 0) or 0),
-            i == default_in,
-            i == default_out,
-        )
-        for i, d in enumerate(raw)
-    ]
-    if not any(d.inputs for d in out):
-        return out, f"No audio input device found. {NO_DEVICE_HELP}"
-    return out, ""
-
-
-def set_default_output(index: int | None) -> None:
-    """Make ``index`` sounddevice's default output (None: the system default)."""
-    try:
-        import sounddevice as sd
-    except (OSError, ImportError):
-        return
-    cur = list(sd.default.device)
-    cur[1] = -1 if index is None else int(index)
-    sd.default.device = cur
 
 
 class DeviceBox(QWidget):

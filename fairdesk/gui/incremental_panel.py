@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..incremental.result import IncrementalResult, ModelsTable
 from .context import Context
 from .jobs import Job
 from .player import AudioPlayer
@@ -63,10 +64,11 @@ ROW_NAMES = {
 
 
 def _cell(metric: str, v) -> str:
-    if v is None:
-        return "inf" if metric == "spr" else "–"
-    if isinstance(v, float) and math.isnan(v):
+    """A table value: WER in %, the rest to 3 decimals; inf (SPR without revokes) as inf."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
         return "–"
+    if isinstance(v, float) and math.isinf(v):
+        return "inf"
     return f"{v:.1%}" if metric == "wer" else f"{v:.3f}"
 
 
@@ -161,7 +163,7 @@ class IncrementalPanel(QWidget):
     def __init__(self, ctx: Context, parent=None):
         super().__init__(parent)
         self.ctx = ctx
-        self.result: dict | None = None
+        self.result: IncrementalResult | None = None
         self.job: Job | None = None
         self.roots: dict[str, object] = {}
 
@@ -317,20 +319,21 @@ class IncrementalPanel(QWidget):
                 self.result = load_incremental(self.ctx.project, int(run_id))
             except ValueError as exc:
                 self.status.setText(str(exc))
-        res = self.result or {}
-        if res.get("dataset") and self.dataset.findText(res["dataset"]) >= 0:
-            self.dataset.setCurrentIndex(self.dataset.findText(res["dataset"]))
-        self._fill_table(res.get("table") or {})
+        res = self.result
+        timelines = res.timelines if res is not None else ()
+        if res is not None and res.dataset and self.dataset.findText(res.dataset) >= 0:
+            self.dataset.setCurrentIndex(self.dataset.findText(res.dataset))
+        self._fill_table(res.table if res is not None else ModelsTable())
         self.stream.blockSignals(True)
         self.stream.clear()
         seen = []
-        for tl in res.get("timelines", []):
+        for tl in timelines:
             key = (tl.get("model", ""), tl["policy"])
             if key not in seen:
                 seen.append(key)
                 self.stream.addItem(f"{key[0]} · {key[1]}", key)
         self.stream.blockSignals(False)
-        have = {tl["item"] for tl in res.get("timelines", [])}
+        have = {tl["item"] for tl in timelines}
         for i in range(self.items.count()):
             it = self.items.item(i)
             f = it.font()
@@ -344,16 +347,15 @@ class IncrementalPanel(QWidget):
                 self.items.setCurrentItem(match[0])
         self.show_timeline()
 
-    def _fill_table(self, table: dict) -> None:
-        cols = table.get("columns") or []
-        rows = table.get("rows") or []
+    def _fill_table(self, table: ModelsTable) -> None:
+        cols, rows = table.columns, table.rows
         self.table.clear()
         self.table.setColumnCount(len(cols))
         self.table.setRowCount(len(rows))
         self.table.setHorizontalHeaderLabels([c["label"] for c in cols])
         self.table.setVerticalHeaderLabels([ROW_NAMES.get(m, m) for m in rows])
         for i, m in enumerate(rows):
-            for j, v in enumerate(table["values"][m]):
+            for j, v in enumerate(table.values[m]):
                 self.table.setItem(i, j, QTableWidgetItem(_cell(m, v)))
         self.table.resizeColumnsToContents()
 
@@ -363,7 +365,7 @@ class IncrementalPanel(QWidget):
         key = self.stream.currentData()
         if it is None or key is None or not self.result:
             return None
-        for tl in self.result.get("timelines", []):
+        for tl in self.result.timelines:
             if str(tl["item"]) == it.text() and (tl.get("model", ""), tl["policy"]) == key:
                 return tl
         return None
@@ -397,20 +399,20 @@ class IncrementalPanel(QWidget):
 
     def start(self) -> Job | None:
         """Run the chosen model and policy on the selected items in the background."""
-        from ..incremental.job import run_on_items
+        from ..incremental.job import run_incremental
 
         ids = self.selected_ids()
         if self.ctx.project is None or not ids:
             self.status.setText("Select one or more items first.")
             return None
         self.job = Job(
-            run_on_items,
+            run_incremental,
             str(self.ctx.project.folder),
             self.dataset.currentText(),
-            ids,
             [self.model.currentText().strip()],
             [self.policy.currentText()],
             float(self.chunk.value()),
+            item_ids=ids,
             threads=2,
             name="incremental run",
         )
@@ -432,8 +434,12 @@ class IncrementalPanel(QWidget):
         self.run_btn.setEnabled(True)
         self.cancel_btn.setEnabled(False)
 
-    def _done(self, run_id: int) -> None:
-        self.status.setText(f"stored as run {run_id}")
+    def _done(self, res: IncrementalResult) -> None:
+        if res.run_id is None:  # every item failed: nothing to show or store
+            why = "; ".join(f"{f['item']}: {f['reason']}" for f in res.failures[:3])
+            self.status.setText(f"no item gave a result, nothing stored ({why})")
+            return
+        self.status.setText(f"stored as run {res.run_id}")
         self.reload()
-        self.select_run(run_id)
-        self.run_done.emit(int(run_id))
+        self.select_run(res.run_id)
+        self.run_done.emit(int(res.run_id))

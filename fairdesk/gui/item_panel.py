@@ -590,7 +590,7 @@ class ItemPanel(QWidget):
 
     def _show_saliency(self, row: dict) -> None:
         """Overlay the stored saliency of the item for the run's model, or offer to compute it."""
-        from ..explain.stage import saliency_for_item
+        from ..jobs.explain_stage import saliency_for_item
 
         model_key = self.payload.get("model_key")
         ah = self._audio_hash(row)

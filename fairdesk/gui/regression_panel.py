@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..jobs import regression_run as rr
+from ..jobs.regression_result import RegressionRun
 from .context import Context
 from .jobs import Job
 from .model_based_view import ModelBasedView
@@ -148,10 +149,11 @@ class RegressionPanel(QWidget):
 
     Signals
     -------
-    done(dict) : a regression finished and was stored (its payload).
+    done(object) : a regression finished and was stored (its
+        :class:`~fairdesk.jobs.regression_result.RegressionRun`).
     """
 
-    done = Signal(dict)
+    done = Signal(object)
 
     def __init__(self, ctx: Context, parent=None):
         super().__init__(parent)
@@ -159,7 +161,7 @@ class RegressionPanel(QWidget):
         self.run_id: int | None = None
         self.payload: dict | None = None
         self.job: Job | None = None
-        self.shown: dict | None = None
+        self.shown: RegressionRun | None = None
         self.outcome = QComboBox()
         for key, what in rr.OUTCOMES.items():
             self.outcome.addItem(key, key)
@@ -297,13 +299,10 @@ class RegressionPanel(QWidget):
             return
         stored = rr.stored_regressions(self.ctx.project, self.run_id)
         for s in stored:
-            req = s.get("request") or {}
-            when = time.strftime("%H:%M %d %b", time.localtime(s.get("created_at", 0)))
-            self.history.addItem(
-                f"{req.get('outcome')} ~ {' + '.join(req.get('variables') or [])} · {when}", s
-            )
+            when = time.strftime("%H:%M %d %b", time.localtime(s.created_at))
+            self.history.addItem(f"{s.outcome} ~ {' + '.join(s.variables)} · {when}", s)
         if stored:
-            i = next((k for k, s in enumerate(stored) if s.get("result_id") == select_id), 0)
+            i = next((k for k, s in enumerate(stored) if s.result_id == select_id), 0)
             self.history.setCurrentIndex(i)
             self.show_payload(stored[i])
         elif self.run_id is not None:
@@ -362,10 +361,10 @@ class RegressionPanel(QWidget):
         self._set_enabled()
         return self.job
 
-    def _done(self, out: dict) -> None:
-        if out.get("run_id") != self.run_id:
+    def _done(self, out: RegressionRun) -> None:
+        if out.run_id != self.run_id:
             return  # the user moved to another run meanwhile
-        self._fill_history(select_id=out.get("result_id"))
+        self._fill_history(select_id=out.result_id)
         self.show_payload(out)
         self.status.setText(f"Stored with run {self.run_id}.")
         self.done.emit(out)
@@ -375,10 +374,10 @@ class RegressionPanel(QWidget):
         self._set_enabled()
 
     # -- rendering ------------------------------------------------------------------------
-    def show_payload(self, payload: dict | None) -> None:
+    def show_payload(self, payload: RegressionRun | None) -> None:
         self.shown = payload
-        res = (payload or {}).get("result") or {}
-        rows = odds_rows(res) if payload else []
+        res = payload.result if payload is not None else {}
+        rows = odds_rows(res) if payload is not None else []
         self.table.setRowCount(len(rows))
         for i, row in enumerate(rows):
             for j, v in enumerate(row):
@@ -386,19 +385,18 @@ class RegressionPanel(QWidget):
                 if j >= 2:
                     it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 self.table.setItem(i, j, it)
-        lines = list(res.get("conclusions") or [])
-        problems = res.get("problems") or []
+        lines = payload.conclusions if payload is not None else []
+        problems = payload.problems if payload is not None else []
         if problems:
             lines += ["", "Problems:"] + [f"- {p}" for p in problems]
         self.conclusions.setPlainText(
             "\n".join(f"• {t}" if t and not t.startswith(("-", "Problems")) else t for t in lines)
         )
-        if payload:
-            req = payload.get("request") or {}
+        if payload is not None:
             cl = res.get("clustered") or {}
             self.status.setText(
-                f"{res.get('model', '?')} model of {req.get('outcome')} on "
-                f"{', '.join(req.get('variables') or [])}; CIs at {1 - req.get('alpha', 0.05):.0%}"
+                f"{res.get('model', '?')} model of {payload.outcome} on "
+                f"{', '.join(payload.variables)}; CIs at {1 - payload.alpha:.0%}"
                 + (
                     f"; clustered by {cl.get('cluster')} ({cl.get('n_clusters', '?')} clusters, "
                     f"{cl.get('method')})"

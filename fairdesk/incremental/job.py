@@ -1,17 +1,21 @@
-"""Run incremental evaluation on chosen items of a project and store it (the GUI's job).
+"""The incremental run (METHODS.md §6) as one job: ``fairdesk incremental`` and the GUI's
+Incremental tab both call :func:`run_incremental`.
 
 A pure function with ``progress`` / ``cancelled`` callbacks (the pattern of
-:mod:`fairdesk.gui.jobs`): it opens its own connection to the project, streams the items
-through the policies with each model, and stores the result as an incremental run
-(:mod:`fairdesk.incremental.store`), the same payload as ``fairdesk incremental``.
+:mod:`fairdesk.jobs.tasks`): it opens its own connection to the project (or uses the one it
+is given), chooses the items (by id, or by filters, groups and a sample), streams them through
+the policies with each model, compares groups, and stores the result as an incremental run
+(:mod:`fairdesk.incremental.store`). It returns an
+:class:`~fairdesk.incremental.result.IncrementalResult`.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Sequence
 
-__all__ = ["open_backend", "run_on_items"]
+__all__ = ["model_policies", "open_backend", "run_incremental"]
 
 
 def open_backend(model: str, device: str = "cpu", threads: int | None = None, **settings):
@@ -32,123 +36,265 @@ def open_backend(model: str, device: str = "cpu", threads: int | None = None, **
         return get_backend(model, device), None
 
 
-def run_on_items(
-    folder,
-    dataset: str,
-    item_ids: Sequence[str],
-    models: Sequence[str],
-    policies: Sequence[str],
-    chunk_s: float = 1.0,
-    *,
-    threads: int | None = None,
-    progress: Callable[[float, str], None] = lambda *_: None,
-    cancelled: Callable[[], bool] = lambda: False,
-) -> int:
-    """Stream the items ``item_ids`` of ``dataset`` and store the run; returns its id.
+def model_policies(policies: Sequence[str], backend, model: str) -> list[str]:
+    """The policies a model runs: ``native`` only for engines with their own partial results.
 
     Raises
     ------
     ValueError
-        For an unknown dataset, no matching item, or a model/policy that cannot run
-        (``native`` on an engine without partial results).
+        No policy is left for the model.
+    """
+    from fairdesk.incremental.native import NATIVE, supports_native
+
+    if NATIVE in policies and not supports_native(backend):
+        rest = [p for p in policies if p != NATIVE]
+        if not rest:
+            raise ValueError(
+                f"model {model!r} has no native streaming; policy native needs an engine "
+                "with partial results (pocketsphinx-en-us); add a re-decoding policy for it"
+            )
+        return rest
+    return list(policies)
+
+
+def _choose_items(project, dataset, item_ids, filters, by, sample, seed):
+    """The dataset and its chosen items (by id, else by filters and a sample)."""
+    from fairdesk.stats.slicing import slice_frame, stratified_sample
+
+    ds = project.dataset(dataset)
+    frame = project.items(ds, filters or {})
+    if item_ids is not None:
+        wanted = {str(i) for i in item_ids}
+        frame = frame[frame["id"].astype(str).isin(wanted)]
+        if frame.empty:
+            raise ValueError(f"none of the chosen items is in dataset {dataset!r}")
+    if frame.empty:
+        raise ValueError(f"dataset {dataset!r} has no items (after the filters)")
+    both = sorted(set(filters or {}) & set(by or []))
+    if both:
+        raise ValueError(f"column(s) {both} can't be both a filter and a grouping key")
+    had_group = "group" in frame.columns
+    if by:
+        frame = slice_frame(frame, list(by))
+    if sample:
+        if sample < 1:
+            raise ValueError("the sample must be at least 1 item")
+        if by:
+            frame = stratified_sample(frame, "group", sample, seed=seed)
+        elif sample < len(frame):
+            frame = frame.sample(n=sample, random_state=seed).sort_index()
+    if by and not had_group:
+        frame = frame.drop(columns=["group"])
+    return ds, frame.reset_index(drop=True)
+
+
+def run_incremental(
+    project,
+    dataset: str,
+    models: Sequence[str] = ("whisper-tiny.en",),
+    policies: Sequence[str] = ("concatenation",),
+    chunk_s: float = 1.0,
+    *,
+    item_ids: Sequence[str] | None = None,
+    filters: dict | None = None,
+    by: Sequence[str] | None = None,
+    sample: int | None = None,
+    reference: str | None = None,
+    metrics: Sequence[str] | None = None,
+    settings=None,
+    split: bool = False,
+    options: dict | None = None,
+    device: str = "cpu",
+    threads: int | None = None,
+    beam_size: int | None = None,
+    keep_logs: bool = False,
+    store: bool = True,
+    progress: Callable[[float, str], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+):
+    """Stream chosen items of a dataset through the policies with each model; store the run.
+
+    Parameters
+    ----------
+    project : the project folder (the job opens its own connection) or an open
+        :class:`fairdesk.core.store.Project`.
+    dataset : the dataset's name.
+    models : model ids; each runs the policies it can (:func:`model_policies`).
+    policies : policy names (:data:`fairdesk.incremental.ALL_POLICIES`).
+    chunk_s : seconds per chunk (positive).
+    item_ids : the items to stream (None: all, after ``filters`` and ``sample``).
+    filters : column -> accepted values.
+    by : one or two columns whose groups are compared (``groups`` of the result).
+    sample : this many items (per group with ``by``, spread over speakers).
+    reference : the reference group (default: the largest).
+    metrics : metrics compared across groups (default
+        :data:`fairdesk.incremental.DEFAULT_COMPARED`).
+    settings : :class:`fairdesk.stats.settings.AuditSettings` of the comparisons and the
+        sample's seed (default ``AuditSettings()``).
+    split : split each recording on silence first and report per segment too.
+    options : policy options by policy name.
+    device, threads, beam_size : the decoder's (threads default: all cores).
+    keep_logs : keep every update log in the result.
+    store : store a run that has results in the project (``run_id`` of the result).
+    progress : called with (fraction done, message).
+    cancelled : checked between items and policies; True stops the run
+        (:class:`fairdesk.core.progress.Cancelled`, nothing stored).
+
+    Returns
+    -------
+    fairdesk.incremental.result.IncrementalResult
+        ``run_id`` is None when not stored: ``store`` is False, or no item gave a result
+        (then ``summary`` is empty and ``failures`` say why).
+
+    Raises
+    ------
+    ValueError
+        A bad chunk, metric, grouping or sample, no matching item, a model that cannot run
+        its policies (``native`` without partial results), a decoder setting the model
+        does not take.
+    fairdesk.core.errors.StoreError
+        No such project or dataset.
     """
     import pandas as pd
 
     from fairdesk.core import audio as audio_io
     from fairdesk.core.store import Project
-    from fairdesk.incremental import (
-        STAT_COLUMNS,
-        evaluate,
-        hardware,
-        models_table,
-        summarise,
-        warm_up,
-    )
-    from fairdesk.incremental.native import NATIVE, supports_native
+    from fairdesk.incremental import STAT_COLUMNS, evaluate, hardware, models_table, summarise
+    from fairdesk.incremental import warm_up as warm
+    from fairdesk.incremental.metrics import DEFAULT_COMPARED, INCREMENTAL_METRICS
+    from fairdesk.incremental.result import IncrementalResult, ModelsTable
+    from fairdesk.incremental.run import compare_by_group
+    from fairdesk.incremental.segment import SPLIT_SETTINGS
     from fairdesk.incremental.store import store_incremental
+    from fairdesk.stats.settings import AuditSettings
 
-    project = Project(folder, create=False)
+    report = progress or (lambda *_: None)
+    if not (isinstance(chunk_s, (int, float)) and math.isfinite(chunk_s) and chunk_s > 0):
+        raise ValueError("the chunk must be a positive number of seconds")
+    metrics = list(metrics or DEFAULT_COMPARED)
+    bad = [m for m in metrics if m not in INCREMENTAL_METRICS]
+    if bad:
+        raise ValueError(f"unknown metric(s) {bad}; use: {', '.join(INCREMENTAL_METRICS)}")
+    by = list(by or [])
+    if len(by) > 2:
+        raise ValueError("group by one or two columns")
+    settings = settings or AuditSettings()
+    models = list(dict.fromkeys(models))
+    policies = list(dict.fromkeys(policies))
+    if not models or not policies:
+        raise ValueError("choose at least one model and one policy")
+    own = not isinstance(project, Project)
+    proj = Project(project, create=False) if own else project
     try:
-        ds = project.dataset(dataset)
-        frame = project.items(ds)
-        wanted = {str(i) for i in item_ids}
-        items = frame[frame["id"].astype(str).isin(wanted)].reset_index(drop=True)
-        if items.empty:
-            raise ValueError(f"none of the chosen items is in dataset {dataset!r}")
+        ds, items = _choose_items(
+            proj, dataset, item_ids, filters, by, sample, getattr(settings, "seed", 0)
+        )
         threads = threads or os.cpu_count() or 1
-        frames, timelines, failures, decoders, fps = [], [], [], [], {}
-        total = len(models)
+        dec_settings = {"beam_size": beam_size} if beam_size else {}
+        records = items.to_dict("records")
+
+        def load(item):
+            return audio_io.load(ds.root / item["path"]).samples
+
+        frames, failures, timelines, segments, logs = [], [], [], [], []
+        decoders, fingerprints = [], {}
         for mi, model in enumerate(models):
-            backend, used = open_backend(model, "cpu", threads)
+            backend, used = open_backend(model, device, threads, **dec_settings)
             with backend:
-                pols = [p for p in policies if p != NATIVE or supports_native(backend)]
-                if not pols:
-                    raise ValueError(
-                        f"model {model!r} has no native streaming; pick a re-decoding policy"
-                    )
-                warm_s = warm_up(backend)
+                pols = model_policies(policies, backend, model)
+                try:  # warm up on the first item's audio, silence when it cannot be read
+                    first = load(records[0])
+                except Exception:  # noqa: BLE001 - the item itself fails in evaluate
+                    first = None
+                warm_s = warm(backend, first)
 
                 def step(done, n, msg, mi=mi, model=model):
-                    progress((mi + done / max(n, 1)) / total, f"{model}: {msg}")
+                    report((mi + done / max(n, 1)) / len(models), f"{model} [{done}/{n}] {msg}")
 
-                f, fails, extras = evaluate(
+                frame, fails, extras = evaluate(
                     backend,
-                    items.to_dict("records"),
-                    lambda it: audio_io.load(ds.root / it["path"]).samples,
+                    records,
+                    load,
                     pols,
                     chunk_s,
                     language=ds.language or "en",
+                    options=options,
+                    keep_logs=keep_logs,
                     progress=step,
                     model=model,
                     timelines=True,
+                    split=split,
                     cancelled=cancelled,
                 )
+                decoder = {"model": model, **getattr(backend, "settings", {}), "cpu_threads": used}
+                if any(p.startswith("local-agreement") for p in pols):
+                    decoder["local_agreement_decode"] = getattr(
+                        backend, "streaming_settings", "the backend's transcribe (no prompt)"
+                    )
                 decoders.append(
-                    {
-                        "model": model,
-                        "policies": pols,
-                        "warm_up_s": warm_s,
-                        "decoder": {
-                            "model": model,
-                            **getattr(backend, "settings", {}),
-                            "cpu_threads": used,
-                        },
-                    }
+                    {"model": model, "policies": pols, "warm_up_s": warm_s, "decoder": decoder}
                 )
-                fps[model] = getattr(backend, "fingerprint", model)
-            frames.append(f)
+                fingerprints[model] = getattr(backend, "fingerprint", model)
+            frames.append(frame)
+            failures += [{**f, "model": model} for f in fails]
             timelines += extras.timelines
-            failures += [{**x, "model": model} for x in fails]
-        frame = pd.concat(frames, ignore_index=True)
+            segments += extras.segments
+            logs += [
+                {"item": k[0], "model": model, "policy": k[1], **v} for k, v in extras.logs.items()
+            ]
+        # a model whose every item failed gives an empty frame: leave it out of the pooling
+        kept = [f for f in frames if not f.empty]
+        frame = pd.concat(kept, ignore_index=True) if kept else pd.DataFrame()
         summary = summarise(frame)
+        groups = None
+        if by and not frame.empty:
+            groups = compare_by_group(frame, by, settings, metrics, reference)
         cols = [
             c
-            for c in ("id", "speaker_id", "content_id", "model", "policy", "stream")
+            for c in dict.fromkeys(
+                ("id", "speaker_id", "content_id", *by, "model", "policy", "stream", "n_segments")
+            )
             if c in frame.columns
         ]
-        res = {
-            "dataset": dataset,
-            "model": models[0],
-            "models": list(models),
-            "policies": list(policies),
-            "chunk_s": chunk_s,
-            "split": None,
-            "policy_options": {},
-            "hardware": hardware(threads),
-            "decoder": decoders[0]["decoder"],
-            "decoders": decoders,
-            "n_items": int(len(items)),
-            "summary": summary,
-            "table": models_table(summary),
-            "failures": failures,
-            "settings": {"by": [], "filters": {}, "sample": None, "items": sorted(wanted)},
-            "items": frame[cols + list(STAT_COLUMNS) + ["hypothesis"]].to_dict("records")
+        rows = (
+            frame[cols + list(STAT_COLUMNS) + ["hypothesis"]].to_dict("records")
             if not frame.empty
-            else [],
-            "timelines": timelines,
-        }
-        run_id = store_incremental(project, ds.id, res, fps)
-        progress(1.0, f"stored as run {run_id}")
-        return run_id
+            else []
+        )
+        chosen = {"items": sorted(map(str, item_ids))} if item_ids is not None else {}
+        result = IncrementalResult(
+            dataset=dataset,
+            models=tuple(models),
+            policies=tuple(policies),
+            chunk_s=chunk_s,
+            n_items=int(len(items)),
+            summary=tuple(summary),
+            table=ModelsTable.from_json(models_table(summary), summary),
+            hardware=hardware(decoders[0]["decoder"]["cpu_threads"]),
+            decoders=tuple(decoders),
+            settings={
+                **settings.to_dict(),
+                "by": by,
+                "filters": dict(filters or {}),
+                "sample": sample,
+                "metrics": metrics,
+                **chosen,
+            },
+            failures=tuple(failures),
+            items=tuple(rows),
+            timelines=tuple(timelines),
+            split={"vad": "silero (faster_whisper.vad)", **SPLIT_SETTINGS} if split else None,
+            policy_options=dict(options or {}),
+            groups=None if groups is None else tuple(groups),
+            segments=tuple(segments) if split else None,
+            logs=tuple(logs) if keep_logs else None,
+        )
+        if store and summary:
+            result = result.with_run_id(store_incremental(proj, ds.id, result, fingerprints))
+            report(1.0, f"stored as run {result.run_id}")
+        else:
+            report(1.0, "done" if summary else "no item gave a result: nothing stored")
+        return result
     finally:
-        project.close()
+        if own:
+            proj.close()

@@ -3,7 +3,8 @@
 An incremental run is a ``runs`` row whose ``settings`` JSON has ``"kind": "incremental"``
 (``model_id`` lists the models, joined with ``+``; ``model_fingerprint`` hashes their
 fingerprints; ``request_hash`` hashes the settings, the models and the item ids) and one
-``results`` row of kind ``"incremental"`` holding the whole result (the JSON of
+``results`` row of kind ``"incremental"`` holding the whole result
+(:meth:`fairdesk.incremental.result.IncrementalResult.to_json`, the JSON of
 ``fairdesk incremental``: summary, models × policies table, per-item and per-segment rows,
 group comparisons, settings, hardware) plus ``timelines`` (one add/revoke timeline per item ×
 model × policy, :func:`fairdesk.incremental.timeline.timeline`). Audit-run lists leave these
@@ -18,6 +19,7 @@ import time
 
 from fairdesk.core.jsonio import clean_json
 from fairdesk.core.store import Project, add_result, results_for_run
+from fairdesk.incremental.result import IncrementalResult
 
 __all__ = [
     "KIND",
@@ -45,17 +47,19 @@ def _digest(obj) -> str:
 def store_incremental(
     project: Project,
     dataset_id: int | None,
-    result: dict,
+    result: IncrementalResult | dict,
     fingerprints: dict[str, str] | None = None,
 ) -> int:
     """Store a finished incremental result as a run; returns its id.
 
     Parameters
     ----------
-    result : the JSON-ready result (``models``, ``policies``, ``settings`` ... and
-        ``timelines``); NaN and infinity become null.
+    result : the result (its :meth:`~IncrementalResult.to_json`, timelines included, is
+        stored; a dict is taken as such a payload); NaN and infinity become null.
     fingerprints : model id -> backend fingerprint.
     """
+    if isinstance(result, IncrementalResult):
+        result = result.to_json()
     models = list(result.get("models") or [result.get("model", "?")])
     fps = fingerprints or {}
     settings = {
@@ -116,13 +120,14 @@ def incremental_runs(project: Project) -> list[dict]:
     return out
 
 
-def load_incremental(project: Project, run_id: int) -> dict:
-    """The stored result of incremental run ``run_id``.
+def load_incremental(project: Project, run_id: int) -> IncrementalResult:
+    """The stored result of incremental run ``run_id`` (stored in today's layout or with a
+    schema version: :meth:`IncrementalResult.from_json`), with its ``run_id``.
 
     Raises
     ------
     ValueError
-        When the run has no incremental result.
+        When the run has no incremental result (or one written by a newer fairdesk).
     """
     rows = results_for_run(project, int(run_id), KIND)
     if not rows:
@@ -130,4 +135,4 @@ def load_incremental(project: Project, run_id: int) -> dict:
         raise ValueError(
             f"run {run_id} has no stored incremental result; incremental runs: {known or 'none'}"
         )
-    return rows[-1]["payload"]
+    return IncrementalResult.from_json(rows[-1]["payload"]).with_run_id(run_id)

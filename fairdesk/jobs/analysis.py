@@ -29,7 +29,7 @@ SAME_NUMBER = (("balanced_accuracy", "macro_recall"),)
 #: Metric ids computed outside the per-item table (§5).
 REPRESENTATION_IDS = frozenset({"silhouette", "leakage"})
 #: Metric ids that need the explain stage (saliency); their per-item stat columns are
-#: written by it (fairdesk.explain.stage), so they are per-item metrics once it ran.
+#: written by it (fairdesk.jobs.explain_stage), so they are per-item metrics once it ran.
 GROUNDING_IDS = frozenset({"grounding_lift"})
 GROUNDING_STATS = ("grounding_lift", "n_grounded")
 

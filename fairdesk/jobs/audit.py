@@ -87,7 +87,7 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
     model_key = f"{backend.id}@{backend.fingerprint}"
     explain = None
     if req.wants_explain:
-        from ..explain.stage import STAGE_SETTINGS, check_explain_backend
+        from .explain_stage import STAGE_SETTINGS, check_explain_backend
 
         if int(req.explain_per_group) < 1:
             raise FairdeskError(
@@ -492,8 +492,8 @@ def _all_failed(project, prep, req, run_id, fails, counts, timings, t0) -> Audit
 
 def _explain(project, prep, f, req, prog, aligner):
     """The explain stage: per-item ``grounding_lift`` and ``n_grounded`` columns + block."""
-    from ..explain.stage import explain_stage
     from .engines import run_remote
+    from .explain_stage import explain_stage
 
     lifts, grounded, block = explain_stage(
         project,

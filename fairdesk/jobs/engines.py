@@ -17,7 +17,7 @@ outstanding task and kills the actors, so nothing is left running on the cluster
 Same answers as the local engine: the actor builds the same backend with the same settings
 (the driver's CTranslate2 ``cpu_threads`` included), checks that its fingerprint equals the
 driver's before it takes work, and runs the very functions the local engine runs
-(:mod:`.shards`, :func:`fairdesk.explain.stage.saliency_audio`) on the same batches.
+(:mod:`.shards`, :func:`fairdesk.jobs.explain_stage.saliency_audio`) on the same batches.
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ class _Worker:
     def saliency(self, rows, root, loaded, method):
         """Saliency of each row ``(index, item, path, text)``: ``(index, {curve, frame_s,
         meta} or None, failure reason)``."""
-        from ..explain.stage import saliency_audio
+        from .explain_stage import saliency_audio
 
         self._start(rows)
         texts = {r[0]: r[3] for r in rows}

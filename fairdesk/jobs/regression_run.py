@@ -1,9 +1,12 @@
-"""Regression tests (METHODS.md §4) of a stored run, and storing their result with the run.
+"""Regression tests of bias (METHODS.md §4, §7) of a stored run or a table, and storing
+their result with the run: the one regression job.
 
 Pure code, no Qt: the GUI's Regression tab runs :func:`regress_run` as a background job and
-the CLI's ``regress --project P --run N`` can call the same function. The result is stored in
-the ``results`` table with ``kind='regression'`` (:func:`store_regression`), so the tab, the
-report and later sessions find it.
+``fairdesk regress`` calls :func:`regress_run` (``--project P --run N``) or
+:func:`regress_table` (``--table F``); both derive the outcome with :func:`outcome_frame` and
+fit with the same code. A run's result is stored in the ``results`` table with
+``kind='regression'`` (:func:`store_regression`), so the tab, the report and later sessions
+find it. Results are :class:`~fairdesk.jobs.regression_result.RegressionRun`.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from ..core.store import Project, add_result, results_for_run
+from .regression_result import FAMILIES, ITEM_COVARIATES, RegressionRun
 
 #: The outcomes a stored run can be regressed on: id -> what it means.
 OUTCOMES = {
@@ -92,116 +96,337 @@ def default_request(payload: dict, columns: Sequence[str]) -> dict:
     }
 
 
+def _check_request(family, outcome, variables, covariates, interactions) -> None:
+    if family not in FAMILIES:
+        raise ValueError(f"unknown family {family!r}; use one of {', '.join(FAMILIES)}")
+    if family in ("logit", "poisson-mixed") and not variables:
+        raise ValueError(f"choose at least one variable to regress on (family {family})")
+    if family == "linear" and not covariates:
+        raise ValueError("family linear needs at least one covariate")
+    if family == "poisson-mixed" and outcome not in (None, "wer"):
+        raise ValueError(
+            "family poisson-mixed models word errors (S+D+I per utterance); choose no outcome"
+        )
+    if family != "logit" and interactions:
+        raise ValueError("interactions belong to family logit")
+
+
+def _filtered(df, filters: dict | None):
+    """Rows whose column equals one of the values given for it."""
+    for col, values in (filters or {}).items():
+        values = [str(v) for v in values]
+        if col not in df.columns:
+            raise ValueError(
+                f"filter {col}: no such column (columns: {', '.join(map(str, df.columns))})"
+            )
+        kept = df[df[col].astype(str).isin(values)]
+        if kept.empty:
+            raise ValueError(
+                f"filter {col}={'/'.join(values)}: no row left (values of "
+                f"{col}: {', '.join(sorted(map(str, df[col].unique()))[:10])})"
+            )
+        df = kept
+    return df
+
+
+def _check_columns(df, variables, covariates) -> None:
+    missing = [v for v in variables if v not in df.columns]
+    if missing:
+        raise ValueError(
+            f"unknown variable(s) {', '.join(map(str, missing))} (the item columns: "
+            f"{', '.join(map(str, df.columns))})"
+        )
+    missing = [c for c in covariates if c not in df.columns]
+    if missing:
+        hint = (
+            " (per-item acoustic covariates are stored with project audits run by this "
+            "fairdesk; a table must carry them as columns)"
+            if any(c in ITEM_COVARIATES for c in missing)
+            else ""
+        )
+        raise ValueError(
+            f"unknown covariate(s) {missing}{hint}; columns: {', '.join(map(str, df.columns))}"
+        )
+
+
+def _fit(df, family, outcome, variables, covariates, refs, cluster, alpha, interactions, level):
+    """Fit one family: returns (stored result, --json summary, fitted logit or None)."""
+    if family == "poisson-mixed":
+        from ..stats.regression import run_poisson_mixed
+
+        d = run_poisson_mixed(
+            df,
+            list(variables),
+            list(covariates),
+            reference=refs or None,
+            speaker_col=cluster or "speaker_id",
+            content_col="content_id" if "content_id" in df.columns else None,
+            alpha=alpha,
+        )
+        return d, d, None
+    spk = cluster or ("speaker_id" if "speaker_id" in df.columns else None)
+    if family == "linear":
+        from ..stats.regression.linear import run_linear
+
+        d = run_linear(
+            df,
+            list(covariates),
+            list(variables),
+            refs or None,
+            outcome=outcome or "wer",
+            speaker_col=spk,
+            level=level,
+            alpha=alpha,
+        )
+        return d, d, None
+    from ..stats.regression import run_regression
+
+    df, col, binomial, label = outcome_frame(df, outcome or "em")
+    res = run_regression(
+        df,
+        col,
+        list(variables),
+        references=refs or None,
+        cluster=cluster or None,
+        alpha=alpha,
+        interactions=interactions,
+        binomial=binomial,
+        outcome_label=label,
+        speaker_col=spk,
+    )
+    return res.to_dict(detail=True), res.to_dict(), res
+
+
+def _regress(
+    df,
+    *,
+    family,
+    outcome,
+    variables,
+    covariates,
+    filters,
+    references,
+    cluster,
+    alpha,
+    interactions,
+    level,
+    table,
+    run_id,
+    progress,
+    cancelled,
+) -> RegressionRun:
+    df = _filtered(df, filters)
+    _check_columns(df, variables, covariates)
+    if cluster and cluster not in df.columns:
+        if table and "speaker_id" in df.columns:  # the table reader renamed it
+            cluster = "speaker_id"
+        else:
+            raise ValueError(
+                f"cluster column {cluster!r} is not in the items (columns: "
+                f"{', '.join(map(str, df.columns))}); choose another or none"
+            )
+    if cancelled is not None and cancelled():
+        from ..core.progress import Cancelled
+
+        raise Cancelled("regression cancelled")
+    if progress:
+        progress(0.2, f"fitting {family} on {', '.join(variables or covariates)}")
+    stored, summary, fit = _fit(
+        df, family, outcome, variables, covariates, references, cluster, alpha, interactions, level
+    )
+    request = {
+        "family": family,
+        "outcome": outcome or {"logit": "em", "linear": "wer"}.get(family, "word errors"),
+        "variables": list(variables),
+        "covariates": list(covariates),
+        "filters": [f"{c}={v}" for c, vals in (filters or {}).items() for v in vals],
+        "cluster": cluster or None,
+        "alpha": float(alpha),
+        "references": dict(references),
+    }
+    return RegressionRun(request, stored, time.time(), run_id=run_id, summary=summary, fit=fit)
+
+
 def regress_run(
-    folder,
+    project,
     run_id: int,
-    outcome: str,
+    outcome: str | None,
     variables: Sequence[str],
     cluster: str | None = "speaker_id",
     alpha: float = 0.05,
     references: dict | None = None,
     store: bool = True,
     *,
+    family: str = "logit",
+    covariates: Sequence[str] = (),
+    filters: dict | None = None,
+    interactions: bool = False,
+    level: str = "auto",
     progress: Callable[[float, str], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
-) -> dict:
+) -> RegressionRun:
     """Fit the regression tests of a finished run and (by default) store them with it.
 
     Parameters
     ----------
-    folder : the project folder (a job opens its own connection).
+    project : the project folder (a job opens its own connection) or an open
+        :class:`~fairdesk.core.store.Project`.
     run_id : a finished run with stored per-item results.
-    outcome : see :data:`OUTCOMES` (or a 0/1 column of the items).
-    variables : demographic columns of the items (one or more).
+    outcome : logit: see :data:`OUTCOMES` (or a 0/1 column of the items; None: ``em``);
+        linear: ``wer`` (None) or a numeric column; poisson-mixed: None (word errors).
+    variables : demographic columns of the items (logit and poisson-mixed: one or more).
     cluster : speaker column for the clustered models (None: plain models only).
     alpha : significance level; CIs are at ``1 - alpha``.
     references : variable -> reference level (default: the run's reference for its one
         grouping column, else the largest level).
     store : store the result with the run (``results`` row, kind ``regression``).
+    family : one of :data:`FAMILIES`.
+    covariates : numeric columns (linear: required; poisson-mixed: optional), e.g.
+        :data:`ITEM_COVARIATES`.
+    filters : column -> accepted values (only these rows are fitted).
+    interactions : logit: also the pairwise interactions.
+    level : linear: ``auto``, ``speaker`` or ``utterance`` rows.
     progress, cancelled : job callbacks (the fit itself is not interruptible).
 
     Returns
     -------
-    dict
-        ``{"run_id", "request", "result", "created_at", "result_id"}``; ``result`` is
-        :meth:`RegressionResult.to_dict` with details.
+    RegressionRun
+        With ``result_id`` when stored.
 
     Raises
     ------
     ValueError
-        Unknown run, outcome or variable, or data the models cannot use.
+        Unknown run, family, outcome, variable, covariate or filter, or data the models
+        cannot use (e.g. ``em`` on a run without exact match).
     """
-    from ..jobs.cache import run_items_frame, run_payload
-    from ..stats.regression import run_regression
+    from .cache import run_items_frame, run_payload
 
     variables = [v for v in dict.fromkeys(variables) if v]
-    if not variables:
-        raise ValueError("choose at least one variable to regress on")
-    project = Project(folder, create=False)
+    _check_request(family, outcome, variables, covariates, interactions)
+    own = not isinstance(project, Project)
+    proj = Project(project, create=False) if own else project
     try:
         if progress:
             progress(0.05, "reading the run's items")
-        payload = run_payload(project, int(run_id))
-        df = run_items_frame(project, int(run_id))
-        missing = [v for v in variables if v not in df.columns]
-        if missing:
-            raise ValueError(
-                f"unknown variable(s) {', '.join(missing)} (the run's item columns: "
-                f"{', '.join(map(str, df.columns))})"
-            )
-        if cluster and cluster not in df.columns:
-            raise ValueError(
-                f"cluster column {cluster!r} is not in the run's items; choose another or none"
-            )
+        payload = run_payload(proj, int(run_id))
+        df = run_items_frame(proj, int(run_id))
         refs = dict(references or {})
         by = payload.get("by") or []
         if len(by) == 1 and by[0] in variables and payload.get("reference"):
             refs.setdefault(by[0], str(payload["reference"]).split("=", 1)[-1])
-        df, col, binomial, label = outcome_frame(df, outcome)
-        if cancelled is not None and cancelled():
-            from ..core.progress import Cancelled
-
-            raise Cancelled("regression cancelled")
-        if progress:
-            progress(0.2, f"fitting {label} on {', '.join(variables)}")
-        res = run_regression(
+        out = _regress(
             df,
-            col,
-            variables,
-            references=refs or None,
-            cluster=cluster or None,
+            family=family,
+            outcome=outcome,
+            variables=variables,
+            covariates=list(covariates),
+            filters=filters,
+            references=refs,
+            cluster=cluster,
             alpha=alpha,
-            binomial=binomial,
-            outcome_label=label,
+            interactions=interactions,
+            level=level,
+            table=False,
+            run_id=int(run_id),
+            progress=progress,
+            cancelled=cancelled,
         )
-        out = {
-            "run_id": int(run_id),
-            "request": {
-                "outcome": outcome,
-                "variables": list(variables),
-                "cluster": cluster or None,
-                "alpha": float(alpha),
-                "references": refs,
-            },
-            "result": res.to_dict(detail=True),
-            "created_at": time.time(),
-        }
         if store:
-            out["result_id"] = store_regression(project, int(run_id), out)
+            out = out.with_result_id(store_regression(proj, int(run_id), out))
         if progress:
             progress(1.0, "done")
         return out
     finally:
-        project.close()
+        if own:
+            proj.close()
 
 
-def store_regression(project: Project, run_id: int, payload: dict) -> int:
-    """Store a regression payload (as :func:`regress_run` returns it) with run ``run_id``."""
-    body = {k: v for k, v in payload.items() if k != "result_id"}
+def regress_table(
+    path,
+    outcome: str | None,
+    variables: Sequence[str],
+    cluster: str | None = None,
+    alpha: float = 0.05,
+    references: dict | None = None,
+    *,
+    family: str = "logit",
+    covariates: Sequence[str] = (),
+    filters: dict | None = None,
+    interactions: bool = False,
+    level: str = "auto",
+    ref_col: str = "reference",
+    hyp_col: str = "hypothesis",
+    progress: Callable[[float, str], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> RegressionRun:
+    """:func:`regress_run` on a table of references and hypotheses (no project, not stored).
+
+    The table is read by :func:`fairdesk.core.table_input.table_frame` (``ref_col`` /
+    ``hyp_col``; ``cluster`` names its speaker column) and its per-item word-error counts
+    computed; a table without reference and hypothesis columns is used as it is (its own
+    outcome and covariate columns).
+
+    Raises
+    ------
+    ValueError
+        As :func:`regress_run`, and a table that cannot be read
+        (:class:`fairdesk.core.tables.TableError`).
+    """
+    import pandas as pd
+
+    from ..core.table_input import MissingColumn, read_any_table, table_frame
+    from ..metrics import compute_item_stats
+
+    variables = [v for v in dict.fromkeys(variables) if v]
+    _check_request(family, outcome, variables, covariates, interactions)
+    if progress:
+        progress(0.05, "reading the table")
+    try:
+        df, _problems = table_frame(
+            path,
+            ref_col=ref_col,
+            hyp_col=hyp_col,
+            speaker_col=cluster or "speaker_id",
+            content_col="content_id",
+        )
+        stats = compute_item_stats(df)
+        df = pd.concat([df, stats[[c for c in stats.columns if c not in df.columns]]], axis=1)
+    except MissingColumn:  # no texts: the table's own columns are the outcome
+        df, _problems = read_any_table(path)
+    out = _regress(
+        df,
+        family=family,
+        outcome=outcome,
+        variables=variables,
+        covariates=list(covariates),
+        filters=filters,
+        references=dict(references or {}),
+        cluster=cluster,
+        alpha=alpha,
+        interactions=interactions,
+        level=level,
+        table=True,
+        run_id=None,
+        progress=progress,
+        cancelled=cancelled,
+    )
+    if progress:
+        progress(1.0, "done")
+    return out
+
+
+def store_regression(project: Project, run_id: int, result: RegressionRun | dict) -> int:
+    """Store a regression (:func:`regress_run`'s result, or its JSON payload) with run
+    ``run_id``; returns the ``results`` row's id."""
+    if isinstance(result, RegressionRun):
+        body = result.to_json()
+    else:
+        body = {k: v for k, v in result.items() if k != "result_id"}
     return add_result(project, run_id, KIND, body)
 
 
-def stored_regressions(project: Project, run_id: int) -> list[dict]:
-    """The regressions stored with run ``run_id``, newest first (each with ``result_id``)."""
+def stored_regressions(project: Project, run_id: int) -> list[RegressionRun]:
+    """The regressions stored with run ``run_id``, newest first (each with ``result_id``;
+    payloads of today's layout and of a schema version alike)."""
     rows = results_for_run(project, run_id, KIND)
-    return [{**r["payload"], "result_id": r["id"]} for r in reversed(rows)]
+    return [RegressionRun.from_json(r["payload"], r["id"]) for r in reversed(rows)]

@@ -88,10 +88,10 @@ def spectrogram(samples, *, progress, cancelled):
 
 def saliency(folder, model, audio_path, audio_hash, text, *, device="auto", progress, cancelled):
     """Occlusion saliency and reference word spans of one item, stored in the project's
-    saliency cache; returns :func:`fairdesk.explain.stage.explain_item`'s dict."""
+    saliency cache; returns :func:`fairdesk.jobs.explain_stage.explain_item`'s dict."""
     from ..core import audio as audio_io
-    from ..explain.stage import explain_item
     from ..models import get_backend
+    from .explain_stage import explain_item
 
     progress(0.0, f"loading {model}")
     samples = audio_io.load(audio_path).samples

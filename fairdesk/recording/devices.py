@@ -1,5 +1,10 @@
-"""Audio input: the sounddevice stream (imported lazily), and an in-memory stand-in for tests
-and demos that plays an array through the same callback.
+"""Audio devices: listing them (:func:`query_devices`), the default output, the sounddevice
+input stream (imported lazily), and an in-memory stand-in for tests and demos that plays an
+array through the same callback.
+
+This is the one module outside ``fairdesk/gui`` that may import sounddevice
+(``tests/test_boundaries.py``); the GUI's device pickers (:mod:`fairdesk.gui.devices`) are
+widgets over :func:`query_devices`.
 
 Importing this module touches no device; sounddevice is imported when a stream is opened.
 """
@@ -9,6 +14,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -31,6 +37,85 @@ _NO_INPUT = (
     "interface, check that the system sees it (and that fairdesk may use it), then "
     "restart fairdesk"
 )
+
+
+#: What to do when no device is found (shown in the panel; no restart needed).
+NO_DEVICE_HELP = (
+    "Connect a microphone or USB audio interface, check that the system sees it "
+    "(and that fairdesk may use it), then press Rescan. Or record from a file: "
+    "Input ▸ “Audio file…” (or start with fairdesk gui --input-file WAV)."
+)
+
+
+@dataclass(frozen=True)
+class Device:
+    """One PortAudio device."""
+
+    index: int
+    name: str
+    inputs: int
+    outputs: int
+    samplerate: float
+    default_in: bool = False
+    default_out: bool = False
+
+    def label(self) -> str:
+        return f"{self.name} ({int(self.samplerate)} Hz)"
+
+
+def query_devices(rescan: bool = False) -> tuple[list[Device], str]:
+    """The audio devices and a message ('' when all is well, else what is wrong and what to do).
+
+    Parameters
+    ----------
+    rescan : re-initialise PortAudio first, so devices plugged in since start appear.
+    """
+    try:
+        import sounddevice as sd
+    except OSError as exc:
+        return [], (
+            f"The PortAudio library is missing ({exc}). Install it (Debian/Ubuntu: "
+            "sudo apt-get install libportaudio2), then press Rescan."
+        )
+    except ImportError as exc:
+        return [], f"The sounddevice package is not installed ({exc}): pip install sounddevice."
+    if rescan:
+        try:  # PortAudio lists devices once per initialisation
+            sd._terminate()
+            sd._initialize()
+        except Exception:  # noqa: BLE001 - a failed re-init shows as "no device" below
+            pass
+    try:
+        raw = sd.query_devices()
+        default_in, default_out = (int(x) for x in sd.default.device)
+    except Exception as exc:  # noqa: BLE001 - PortAudioError
+        return [], f"Audio devices cannot be listed ({exc}). {NO_DEVICE_HELP}"
+    out = [
+        Device(
+            int(d.get("index", i)),
+            str(d.get("name", f"device {i}")),
+            int(d.get("max_input_channels", 0)),
+            int(d.get("max_output_channels", 0)),
+            float(d.get("default_samplerate", 0) or 0),
+            i == default_in,
+            i == default_out,
+        )
+        for i, d in enumerate(raw)
+    ]
+    if not any(d.inputs for d in out):
+        return out, f"No audio input device found. {NO_DEVICE_HELP}"
+    return out, ""
+
+
+def set_default_output(index: int | None) -> None:
+    """Make ``index`` sounddevice's default output (None: the system default)."""
+    try:
+        import sounddevice as sd
+    except (OSError, ImportError):
+        return
+    cur = list(sd.default.device)
+    cur[1] = -1 if index is None else int(index)
+    sd.default.device = cur
 
 
 def input_status(device=None) -> tuple[bool, str]:

@@ -65,26 +65,25 @@ def is_incremental_run(project, run_id: int) -> bool:
 
 
 # -- values ----------------------------------------------------------------------------------
-def _cell(metric: str, v, revokes=None) -> str:
-    """A table value as the GUI tab shows it (WER in %, the rest to 3 decimals)."""
-    if v is None:
-        return "inf" if metric == "spr" and not revokes else "–"
+def _cell(metric: str, v) -> str:
+    """A table value as the GUI tab shows it (WER in %, the rest to 3 decimals; SPR without
+    revokes is inf)."""
+    if isinstance(v, float) and math.isinf(v):
+        return "inf"
     x = num(v)
     if math.isnan(x):
         return "–"
     return f"{x:.1%}" if metric == "wer" else f"{x:.3f}"
 
 
-def _table(p: dict) -> dict | None:
+def _table(p) -> dict | None:
     from ..incremental.run import _LABEL
 
-    t = p.get("table") or {}
-    cols = t.get("columns") or []
+    t = p.table
+    cols = t.columns
     if not cols:
         return None
-    summ = {
-        (r.get("model", ""), r.get("policy"), r.get("stream")): r for r in p.get("summary") or []
-    }
+    summ = {(r.get("model", ""), r.get("policy"), r.get("stream")): r for r in p.summary}
     engines = []
     for c in cols:
         if engines and engines[-1]["model"] == c.get("model", ""):
@@ -96,14 +95,11 @@ def _table(p: dict) -> dict | None:
         h = _LABEL.get(c["policy"], c["policy"])
         heads.append(h if c["stream"] == "displayed" else f"{h}, {c['stream']}")
     rows = []
-    for m in t.get("rows") or []:
+    for m in t.rows:
         cells = []
-        for c, v in zip(cols, (t.get("values") or {}).get(m) or []):
-            s = summ.get((c.get("model", ""), c["policy"], c["stream"])) or {}
-            revokes = (s.get("totals") or {}).get("n_revokes")
-            cells.append(
-                {"text": _cell(m, v, revokes), "value": "" if v is None else repr(float(v))}
-            )
+        for v in t.values.get(m) or []:
+            finite = math.isfinite(num(v))
+            cells.append({"text": _cell(m, v), "value": repr(float(v)) if finite else ""})
         rows.append(
             {"metric": m, "name": ROW_NAMES.get(m, m), "help": ROW_HELP.get(m, ""), "cells": cells}
         )
@@ -123,10 +119,10 @@ def _fmt_metric(m: str, v, signed: bool = False) -> str:
     return f"{x:+.4f}" if signed else f"{x:.4f}"
 
 
-def _groups(p: dict) -> list[dict]:
-    metrics = list((p.get("settings") or {}).get("metrics") or [])
+def _groups(p) -> list[dict]:
+    metrics = p.metrics
     out = []
-    for b in p.get("groups") or []:
+    for b in p.groups or ():
         ms = metrics or sorted({k for g in b.get("groups") or [] for k in g.get("values") or {}})
         rows = [
             {
@@ -187,20 +183,20 @@ def _kv(v) -> str:
     return "–" if v is None else str(v)
 
 
-def _what_was_run(p: dict, run: dict, run_id: int) -> list[tuple[str, str]]:
+def _what_was_run(p, run: dict, run_id: int) -> list[tuple[str, str]]:
     t = run.get("finished_at") or run.get("created_at")
     when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t)) if t else "unknown"
-    s = p.get("settings") or {}
+    s = p.settings
     rows = [
         ("Run", f"{run_id} (incremental), finished {when}"),
-        ("Dataset", _kv(p.get("dataset"))),
-        ("Items", _kv(p.get("n_items"))),
-        ("Models", _kv(p.get("models") or [p.get("model")])),
-        ("Policies", _kv(p.get("policies"))),
-        ("Chunk", f"{_kv(p.get('chunk_s'))} s"),
-        ("Split on silence", _kv(p.get("split")) if p.get("split") else "no"),
+        ("Dataset", _kv(p.dataset or None)),
+        ("Items", _kv(p.n_items)),
+        ("Models", _kv(p.models)),
+        ("Policies", _kv(p.policies)),
+        ("Chunk", f"{_kv(p.chunk_s)} s"),
+        ("Split on silence", _kv(p.split) if p.split else "no"),
     ]
-    for d in p.get("decoders") or []:
+    for d in p.decoders:
         dec = {k: v for k, v in (d.get("decoder") or {}).items() if k != "model"}
         rows.append(
             (
@@ -209,10 +205,10 @@ def _what_was_run(p: dict, run: dict, run_id: int) -> list[tuple[str, str]]:
                 f"{_kv(round(num(d.get('warm_up_s')), 3))} s (not timed)",
             )
         )
-    for pol, opts in (p.get("policy_options") or {}).items():
-        if pol in (p.get("policies") or []) and opts:
+    for pol, opts in p.policy_options.items():
+        if pol in p.policies and opts:
             rows.append((f"Options: {pol}", _kv(opts)))
-    rows.append(("Hardware", _kv(p.get("hardware"))))
+    rows.append(("Hardware", _kv(p.hardware)))
     if s.get("by"):
         rows.append(("Grouped by", _kv(s.get("by"))))
     if s.get("filters"):
@@ -246,10 +242,11 @@ def _eo(tl: dict) -> tuple[float, int]:
     return (r / (a + r) if a + r else 0.0), r
 
 
-def worst_timelines(p: dict, n: int) -> list[dict]:
-    """The ``n`` stored timelines with the highest word-level edit overhead (ties: more
-    revokes first, then the stored order)."""
-    tls = list(p.get("timelines") or [])
+def worst_timelines(p, n: int) -> list[dict]:
+    """The ``n`` timelines of an :class:`~fairdesk.incremental.result.IncrementalResult`
+    with the highest word-level edit overhead (ties: more revokes first, then the stored
+    order)."""
+    tls = list(p.timelines)
     order = sorted(range(len(tls)), key=lambda i: (-_eo(tls[i])[0], -_eo(tls[i])[1], i))
     return [tls[i] for i in order[: max(0, int(n))]]
 
@@ -329,7 +326,7 @@ def timeline_chart(tl: dict, name: str = "timeline"):
     return Chart(name, title, fig, caption)
 
 
-def _timelines(p: dict, worst: int) -> list[dict]:
+def _timelines(p, worst: int) -> list[dict]:
     from .charts import svg_text
 
     out = []
@@ -359,20 +356,19 @@ def incremental_context(project, run_id: int, worst: int = 3) -> dict:
     p = load_incremental(project, int(run_id))
     row = project.conn.execute("SELECT * FROM runs WHERE id=?", (int(run_id),)).fetchone()
     run = dict(row) if row is not None else {}
-    n_seg = len(p.get("segments") or [])
-    models = " + ".join(map(str, p.get("models") or [p.get("model", "?")]))
+    n_seg = len(p.segments or ())
+    models = " + ".join(map(str, p.models or ["?"]))
     return {
-        "title": f"fairdesk incremental: {models} on {p.get('dataset') or '?'} (run {run_id})",
+        "title": f"fairdesk incremental: {models} on {p.dataset or '?'} (run {run_id})",
         "what": _what_was_run(p, run, int(run_id)),
         "table": _table(p),
         "groups": _groups(p),
         "timelines": _timelines(p, worst),
-        "n_timelines": len(p.get("timelines") or []),
+        "n_timelines": len(p.timelines),
         "worst_n": worst,
         "n_segments": n_seg,
         "failures": [
-            f"{f.get('model', '')} {f.get('item')}: {f.get('reason')}".strip()
-            for f in p.get("failures") or []
+            f"{f.get('model', '')} {f.get('item')}: {f.get('reason')}".strip() for f in p.failures
         ],
         "version": __version__,
     }

@@ -170,8 +170,7 @@ def regression_sections(d) -> list[dict]:
         return []
     out = []
     for k, s in enumerate(stored):
-        req, res = s.get("request") or {}, s.get("result") or {}
-        family = req.get("family") or res.get("family") or "logit"
+        req, res, family = s.request, s.result, s.family
         entry = {
             "family": family,
             "outcome": str(req.get("outcome") or ""),

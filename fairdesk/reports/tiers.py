@@ -185,7 +185,7 @@ def _cached_words(d: RunData, row: dict, text: str):
 
 
 def _saliency_spans(d: RunData, row: dict, duration: float):
-    from ..explain.stage import saliency_for_item
+    from ..jobs.explain_stage import saliency_for_item
 
     ah = row.get("audio_hash")
     if not isinstance(ah, str) or not d.model_key:

@@ -109,11 +109,18 @@ def test_cli_table_json_and_groups(project, tmp_path, monkeypatch, capsys):
         assert item["n_adds"] - item["n_revokes"] == item["n_final_words"]
 
     from fairdesk.cli.incremental import print_summary
+    from fairdesk.incremental.result import IncrementalResult
 
-    print_summary(res)
+    # the JSON read back: the committed stream has no revokes, so its null SPR is inf again
+    typed = IncrementalResult.from_json(res)
+    committed = next(r for r in typed.summary if r["stream"] == "committed")
+    assert rows[("local-agreement", "committed")]["spr"] is None
+    assert committed["totals"]["n_revokes"] == 0 and committed["spr"] == float("inf")
+    print_summary(typed)
     text = capsys.readouterr().out
     for head in ("WER", "LAT", "EO", "RPS", "SPR", "RTF", "FWL"):
         assert head in text
+    assert "inf" in text
     assert "local-agreement (committed)" in text and "groups (reference a)" in text
 
 
@@ -232,9 +239,10 @@ def test_two_models_give_one_table_stored_with_timelines(project, tmp_path, monk
     assert [r["id"] for r in runs] == [res["run_id"]]
     assert runs[0]["models"] == ["whisper-fake", "stream-fake"]
     stored = load_incremental(project, res["run_id"])
-    assert stored["table"]["columns"] == table["columns"]
-    assert len(stored["timelines"]) == 6 * 7
-    for tl in stored["timelines"]:
+    assert stored.run_id == res["run_id"]
+    assert list(stored.table.columns) == table["columns"]
+    assert len(stored.timelines) == 6 * 7
+    for tl in stored.timelines:
         row = next(
             r
             for r in res["items"]

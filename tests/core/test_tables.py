@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 
 import pytest
@@ -98,7 +97,7 @@ def test_file_level_problems(tmp_path):
 
 def test_table_audit_keeps_the_file_line_numbers_after_dropped_rows(tmp_path):
     """``--table``: rows after a dropped one keep their own line numbers (not renumbered)."""
-    from fairdesk.cli.tables import table_frame
+    from fairdesk.core.table_input import table_frame
 
     p = write(
         tmp_path / "t.csv",
@@ -110,14 +109,36 @@ def test_table_audit_keeps_the_file_line_numbers_after_dropped_rows(tmp_path):
         b"a,b,c\n"  # line 6: too many fields
         b"four,for\n",
     )  # line 7
-    a = argparse.Namespace(
-        table=str(p),
-        ref_col="reference",
-        hyp_col="hypothesis",
-        speaker_col="speaker_id",
-        content_col="content_id",
-    )
-    frame, problems = table_frame(a)
+    frame, problems = table_frame(p, ref_col="reference", hyp_col="hypothesis")
     assert frame["item_id"].tolist() == ["2", "5", "7"]
     assert frame["reference"].tolist() == ["one two", "three", "four"]
     assert [pr["line"] for pr in problems] == [3, 4, 6]
+
+
+def test_table_input_renames_the_named_columns_and_names_what_is_missing(tmp_path):
+    """Plain keyword arguments: the named columns become reference / hypothesis /
+    speaker_id / content_id; a missing one is a MissingColumn naming it (the CLI adds which
+    option names it)."""
+    from fairdesk.cli.common import UsageError
+    from fairdesk.cli.tables import usage_error
+    from fairdesk.core.table_input import MissingColumn, read_any_table, table_frame
+
+    p = write(tmp_path / "t.csv", "ref,hyp,who,sent\na b,a b,s1,c1\nc d,c,s2,c2\n")
+    frame, problems = table_frame(
+        p, ref_col="ref", hyp_col="hyp", speaker_col="who", content_col="sent"
+    )
+    assert problems == []
+    assert frame["reference"].tolist() == ["a b", "c d"]
+    assert frame["hypothesis"].tolist() == ["a b", "c"]
+    assert frame["speaker_id"].tolist() == ["s1", "s2"]
+    assert frame["content_id"].tolist() == ["c1", "c2"]
+    with pytest.raises(MissingColumn, match="no column 'reference'") as err:
+        table_frame(p)
+    assert err.value.column == "reference"
+    cli = usage_error(err.value)
+    assert isinstance(cli, UsageError) and str(cli).startswith(f"--table {p}: no column")
+    assert str(cli).endswith("name it with --ref-col / --hyp-col")
+    with pytest.raises(TableError, match="no such file"):
+        read_any_table(tmp_path / "nope.csv")
+    with pytest.raises(TableError, match="is a folder"):
+        read_any_table(tmp_path)

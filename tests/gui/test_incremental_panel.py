@@ -54,10 +54,11 @@ def project_copy(mini, tmp_path):
 
 def _store_run(folder, monkeypatch, ids, policies=("concatenation",)):
     import fairdesk.models
-    from fairdesk.incremental.job import run_on_items
+    from fairdesk.incremental.job import run_incremental
 
     monkeypatch.setattr(fairdesk.models, "get_backend", lambda *a, **k: StableThenWrong())
-    return run_on_items(folder, "mini", ids, ["fake-inc"], list(policies), chunk_s=0.2)
+    res = run_incremental(folder, "mini", ["fake-inc"], list(policies), 0.2, item_ids=ids)
+    return res.run_id
 
 
 def test_tab_opens_a_stored_run_and_draws_the_timeline(qtbot, project_copy, monkeypatch):
@@ -85,7 +86,7 @@ def test_tab_opens_a_stored_run_and_draws_the_timeline(qtbot, project_copy, monk
         stored = load_incremental(ctx.project, run_id)
         row = next(
             r
-            for r in stored["items"]
+            for r in stored.items
             if str(r["id"]) == str(tl["item"]) and r["policy"] == tl["policy"]
         )
         adds, revs = timeline_points(tl)
@@ -123,7 +124,7 @@ def test_tab_runs_a_policy_on_selected_items_in_the_background(qtbot, project_co
             assert panel.start() is not None
         run_id = sig.args[0]
         assert panel.runs.currentData() == run_id
-        assert len(panel.result["timelines"]) == 2
-        assert np.isfinite(panel.result["table"]["values"]["lat_seed001"][0])
+        assert len(panel.result.timelines) == 2
+        assert np.isfinite(panel.result.table.values["lat_seed001"][0])
     finally:
         ctx.close(10000)

@@ -247,7 +247,7 @@ def test_regression_tab_runs_stores_and_matches_statsmodels(qtbot, ctx, mini):
     out = got.args[0]
     stored = results_for_run(ctx.project, mini.run_id, "regression")
     assert len(stored) == before + 1 and stored[-1]["payload"]["request"]["outcome"] == "correct"
-    assert stored[-1]["id"] == out["result_id"]
+    assert stored[-1]["id"] == out.result_id
     # the odds ratio south vs north, recomputed with statsmodels directly
     df = run_items_frame(ctx.project, mini.run_id)
     df["correct"] = ((df["n_sub"] + df["n_del"] + df["n_ins"]) == 0).astype(int)
@@ -260,10 +260,10 @@ def test_regression_tab_runs_stores_and_matches_statsmodels(qtbot, ctx, mini):
     assert row[3] == f"{lo:.2f} – {hi:.2f}"
     assert row[5] != "–"  # the clustered column beside it
     assert reg.conclusions.toPlainText().strip()
-    assert out["result"]["conclusions"]
+    assert out.result["conclusions"] and out.conclusions == out.result["conclusions"]
     # reopening the run shows the stored regression again
     reg.set_run(mini.run_id, w.result)
-    assert reg.shown is not None and reg.shown["result_id"] == stored[-1]["id"]
+    assert reg.shown is not None and reg.shown.result_id == stored[-1]["id"]
     assert reg.table.rowCount() >= 1
 
 

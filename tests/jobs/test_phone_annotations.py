@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from fairdesk.explain.grounding import frames_in_regions, phone_error_grounding
-from fairdesk.explain.stage import phone_grounding_summary
 from fairdesk.jobs import AuditRequest, run_audit
+from fairdesk.jobs.explain_stage import phone_grounding_summary
 from fairdesk.stats import AuditSettings
 from tests.conftest import tone_project
 from tests.explain.test_audit_explain import FakeAligner, RegionScoreBackend

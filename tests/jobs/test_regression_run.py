@@ -53,7 +53,7 @@ def test_regress_run_stores_the_result_with_the_run(run):
 
     p, run_id = run
     out = regress_run(p.folder, run_id, "correct", ["accent"], cluster="speaker_id")
-    res = out["result"]
+    res = out.result
     lev = res["univariate"][0]["levels"][0]
     df = run_items_frame(p, run_id)
     df["correct"] = ((df["n_sub"] + df["n_del"] + df["n_ins"]) == 0).astype(int)
@@ -63,16 +63,22 @@ def test_regress_run_stores_the_result_with_the_run(run):
     assert lev["odds_ratio"] == pytest.approx((2 / 3) / 4, rel=1e-6)  # (12/18) / (24/6)
     assert res["clustered"]["cluster"] == "speaker_id" and res["conclusions"]
     rows = results_for_run(p, run_id, "regression")
-    assert [r["id"] for r in rows] == [out["result_id"]]
+    assert [r["id"] for r in rows] == [out.result_id]
+    assert rows[0]["payload"]["schema"] == 1
     assert rows[0]["payload"]["request"] == {
+        "family": "logit",
         "outcome": "correct",
         "variables": ["accent"],
+        "covariates": [],
+        "filters": [],
         "cluster": "speaker_id",
         "alpha": 0.05,
         "references": {"accent": "a"},
     }
     again = stored_regressions(p, run_id)
-    assert again[0]["result_id"] == out["result_id"] and again[0]["result"] == res
+    assert again == [out] and again[0].result == res and again[0].run_id == run_id
+    # the same fit as the CLI's: the speaker spread is computed for the GUI's runs too
+    assert res["speaker_spread"]
     # the audit's own results are untouched
     from fairdesk.jobs.cache import run_payload
 
@@ -93,3 +99,84 @@ def test_regress_run_refuses_what_it_cannot_fit(run):
         regress_run(p.folder, run_id, "correct", [])
     with pytest.raises(StoreError, match="run 999"):
         add_result(p, 999, "regression", {})
+
+
+def test_the_outcome_checks_hold_for_the_gui_and_the_cli_alike(run, monkeypatch, capsys):
+    """One outcome derivation for both callers: ``em`` with no exact match at all (a column
+    of NaN) and ``wer`` without reference word counts are refused with what to use, by the
+    job (the GUI's call) and by ``fairdesk regress`` (whose copy fitted ``em`` on an empty
+    frame and failed on the missing ``n_words`` column)."""
+    import fairdesk.jobs.cache as cache
+    from fairdesk.cli import main
+    from fairdesk.jobs.regression_run import outcome_frame, regress_run
+
+    p, run_id = run
+    frame = cache.run_items_frame(p, run_id)
+    frame["em"] = float("nan")
+    with pytest.raises(ValueError, match="exact match"):
+        outcome_frame(frame, "em")
+    with pytest.raises(ValueError, match="reference word counts"):
+        outcome_frame(frame.drop(columns=["n_words"]), "wer")
+    rows, col, binomial, _ = outcome_frame(frame, "wer")
+    assert binomial == ("n_errors", "n_words") and (rows["n_words"] > 0).all()
+    assert rows[col].tolist() == (rows["n_sub"] + rows["n_del"] + rows["n_ins"]).tolist()
+
+    real = cache.run_items_frame
+    monkeypatch.setattr(
+        cache,
+        "run_items_frame",
+        lambda *a: real(*a).assign(em=float("nan")).drop(columns=["n_words"]),
+    )
+    base = ["regress", "--project", str(p.folder), "--run", str(run_id), "--vars", "accent"]
+    for outcome, says in (("em", "needs intent and slot labels"), ("wer", "n_words")):
+        with pytest.raises(ValueError, match=says):
+            regress_run(p.folder, run_id, outcome, ["accent"])
+        assert main([*base, "--outcome", outcome]) == 2
+        assert says in capsys.readouterr().err
+    from fairdesk.jobs.regression_run import stored_regressions
+
+    assert stored_regressions(p, run_id) == []  # nothing stored
+
+
+def test_a_regression_stored_in_todays_layout_opens(run):
+    """Payloads stored before the schema version (the GUI's: no family; the CLI's: a family)
+    open as RegressionRun; a newer schema is refused; to_json / from_json round-trip."""
+    import json
+
+    from fairdesk.jobs.regression_result import SCHEMA, RegressionRun
+    from fairdesk.jobs.regression_run import store_regression, stored_regressions
+
+    p, run_id = run
+    gui = {
+        "run_id": run_id,
+        "request": {
+            "outcome": "correct",
+            "variables": ["accent"],
+            "cluster": None,
+            "alpha": 0.1,
+            "references": {},
+        },
+        "result": {
+            "model": "logit",
+            "univariate": [],
+            "conclusions": ["None differ."],
+            "problems": ["p"],
+        },
+        "created_at": 12.5,
+    }
+    cli = {
+        **gui,
+        "request": {**gui["request"], "family": "linear"},
+        "result": {"family": "linear", "coefficients": [{"term": "x", "p_value": None}]},
+    }
+    ids = [store_regression(p, run_id, gui), store_regression(p, run_id, cli)]
+    new, old = stored_regressions(p, run_id)
+    assert [new.result_id, old.result_id] == ids[::-1]
+    assert old.family == "logit" and old.alpha == 0.1 and old.created_at == 12.5
+    assert old.conclusions == ["None differ."] and old.problems == ["p"]
+    assert new.family == "linear" and new.result["coefficients"][0]["p_value"] is None
+    back = RegressionRun.from_json(json.loads(json.dumps(old.to_json())), old.result_id)
+    assert back == old and back.to_json()["schema"] == SCHEMA
+    assert {k: v for k, v in old.to_json().items() if k != "schema"} == gui
+    with pytest.raises(ValueError, match="schema 7"):
+        RegressionRun.from_json({**gui, "schema": 7})

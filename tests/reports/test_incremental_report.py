@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 
 import pytest
 
@@ -116,11 +117,10 @@ def test_table_values_equal_the_stored_payload(report, stored):
     trs = list(table.iter("tr"))
     engines, heads = trs[0], trs[1]
     rows = {tr.get("data-metric"): tr for tr in trs if tr.get("data-metric")}
-    t = p["table"]
-    assert (
-        list(rows) == t["rows"] == ["wer", "lat_seed001", "lat_pooled", "eo", "rps", "spr", "rtf"]
-    )
-    n_cols = len(t["columns"])
+    t = p.table
+    assert list(rows) == list(t.rows)
+    assert list(t.rows) == ["wer", "lat_seed001", "lat_pooled", "eo", "rps", "spr", "rtf"]
+    n_cols = len(t.columns)
     # per engine: sliding literal, snapped, Con., local agreement displayed and committed;
     # the streaming engine's own partials first
     assert n_cols == 11 and len(heads.findall("th")) == n_cols
@@ -132,15 +132,16 @@ def test_table_values_equal_the_stored_payload(report, stored):
     for m, tr in rows.items():
         tds = tr.findall("td")
         assert len(tds) == n_cols
-        for td, v in zip(tds, t["values"][m]):
-            if v is None:
-                assert td.get("data-value") == "" and td.text in ("inf", "–")
+        for td, v in zip(tds, t.values[m]):
+            if not math.isfinite(v):
+                assert td.get("data-value") == ""
+                assert td.text == ("–" if math.isnan(v) else "inf")
                 continue
             assert float(td.get("data-value")) == v  # exact, not rounded
             assert td.text == (f"{v:.1%}" if m == "wer" else f"{v:.3f}")
     # SPR without revokes is inf; the native engine's own partials have revokes
-    summ = {(r["model"], r["policy"], r["stream"]): r for r in p["summary"]}
-    for td, c in zip(rows["spr"].findall("td"), t["columns"]):
+    summ = {(r["model"], r["policy"], r["stream"]): r for r in p.summary}
+    for td, c in zip(rows["spr"].findall("td"), t.columns):
         revokes = summ[(c["model"], c["policy"], c["stream"])]["totals"]["n_revokes"]
         assert (td.text == "inf") == (revokes == 0)
     # an engine header spans its columns
@@ -163,7 +164,7 @@ def test_timeline_markers_match_the_stored_events(report, stored):
     shown = worst_timelines(p, 4)
     assert len(shown) == 4
     eos = []
-    for tl in p["timelines"]:
+    for tl in p.timelines:
         a = sum(len(e["added"]) for e in tl["events"])
         r = sum(len(e["revoked"]) for e in tl["events"])
         eos.append(r / (a + r) if a + r else 0.0)
@@ -217,9 +218,9 @@ def test_groups_section(report, stored):
     sec = tree.find(".//section[@id='groups']")
     assert sec is not None
     heads = ["".join(h.itertext()) for h in sec.iter("h3")]
-    assert len(heads) == len(p["groups"])
+    assert len(heads) == len(p.groups)
     assert all("(reference" in h for h in heads)
-    verdicts = [c["verdict"] for b in p["groups"] for c in b["comparisons"]]
+    verdicts = [c["verdict"] for b in p.groups for c in b["comparisons"]]
     tags = [s for s in sec.iter("span") if s.get("class") == "tag"]
     assert len(tags) == len(verdicts)
 

@@ -113,7 +113,7 @@ def test_saliency_spans_and_cached_alignment(speech_runs, tmp_path):
     from praatio import textgrid
 
     from fairdesk.explain import store
-    from fairdesk.explain.stage import stage_method_key
+    from fairdesk.jobs.explain_stage import stage_method_key
     from fairdesk.reports.data import load_run
     from fairdesk.reports.praat import export_textgrids
 

@@ -83,11 +83,7 @@ def test_stored_regressions_show_odds_ratios_clustered_and_conclusions(html):
     from fairdesk.jobs.regression_run import stored_regressions
 
     plain = "".join(parse(text).itertext())
-    logit = [
-        s
-        for s in stored_regressions(d.project, d.run_id)
-        if (s["request"].get("family") or "logit") == "logit"
-    ][0]["result"]
+    logit = [s for s in stored_regressions(d.project, d.run_id) if s.family == "logit"][0].result
     lev = logit["univariate"][0]["levels"][0]
     cl = logit["clustered"]["univariate"][0]["levels"][0]
     assert f"{lev['odds_ratio']:.2f}×" in plain and f"{cl['odds_ratio']:.2f}×" in plain

@@ -1,21 +1,21 @@
 """The audit's explain stage (METHODS.md §5, §8): saliency on the speaker-balanced sample.
 
-For every group that passes the minimums, :func:`~.grounding.explain_sample` picks
-``explain_per_group`` items (default 12) spread over speakers and aligned on content. For
-each sampled item:
+For every group that passes the minimums,
+:func:`~fairdesk.explain.grounding.explain_sample` picks ``explain_per_group`` items
+(default 12) spread over speakers and aligned on content. For each sampled item:
 
 1. the saliency curve of the reference transcript's log-probability under the audited model
    (``explain_method``: occlusion by default), looked up in / written to the ``saliency``
    cache table by (audio hash, model key, target hash, method key);
 2. the target regions: the item's annotated error windows when it has any
-   (:data:`~.grounding.ERROR_KINDS`), else the reference word spans from
-   :class:`~.alignment.WhisperAligner` (cached in the curve's ``meta``);
+   (:data:`~fairdesk.explain.grounding.ERROR_KINDS`), else the reference word spans from
+   :class:`~fairdesk.explain.alignment.WhisperAligner` (cached in the curve's ``meta``);
 3. its grounding lift;
 4. where the target is annotated error windows, phone-error grounding (METHODS.md §5):
    AUROC and average precision of the saliency for the frames inside the windows, overall
    and within speech frames only (the audit's Silero VAD regions, ``speech_regions``; the
-   energy VAD of :func:`~.grounding.energy_vad` when the frame has none), summarised per
-   group as the mean over its items (:func:`phone_grounding_summary`).
+   energy VAD of :func:`~fairdesk.explain.grounding.energy_vad` when the frame has none),
+   summarised per group as the mean over its items (:func:`phone_grounding_summary`).
 
 Every other item gets lift 0 and ``n_grounded`` 0, so the metric ``grounding_lift`` =
 Σ lift / Σ n_grounded is the mean lift of the explained items of a group. An item whose
@@ -33,8 +33,8 @@ import numpy as np
 
 from ..core import audio as audio_io
 from ..core.errors import AudioError, Cancelled, FairdeskError
-from . import store
-from .grounding import (
+from ..explain import store
+from ..explain.grounding import (
     ERROR_KINDS,
     energy_vad,
     explain_sample,
@@ -42,7 +42,7 @@ from .grounding import (
     grounding_lift,
     phone_error_grounding,
 )
-from .saliency import (
+from ..explain.saliency import (
     DEFAULT_FRAME_S,
     DEFAULT_STEPS,
     DEFAULT_WINDOW_S,
@@ -166,7 +166,7 @@ def error_windows(project, item_db_id) -> list[tuple[float, float]]:
 
 
 def _default_aligner(backend):
-    from .alignment import WhisperAligner
+    from ..explain.alignment import WhisperAligner
 
     if getattr(backend, "id", None) == "whisper-tiny.en" and hasattr(backend, "_encode"):
         return WhisperAligner(backend)
@@ -182,7 +182,7 @@ def explain_stage(project, prep, frame, req, prog, aligner=None, run_remote=None
     frame : the per-item audit frame (``analysis_frame``): ``group``, ``reference``,
         ``path``, ``audio_hash``, ``speaker_id``, ``item_id``, ``db_id``.
     aligner : an object with ``align(audio, text) -> [WordSpan]`` and ``key`` (default:
-        :class:`~.alignment.WhisperAligner`, loaded only when a span is missing).
+        :class:`~fairdesk.explain.alignment.WhisperAligner`, loaded only when a span is missing).
     run_remote : the engine's dispatcher (:func:`fairdesk.jobs.engines.run_remote`, given by
         the audit job for ``--engine ray``): the missing saliency curves are computed on its
         actors; None computes them here.
@@ -350,7 +350,8 @@ def _remote_saliency(project, prep, sample, req, prog, mkey, run_remote) -> dict
 
     The cache is consulted first and each distinct key is sent once (one item per task);
     every curve is stored by the driver as its task finishes. Returns, by
-    :class:`~.store.SaliencyKey`, ``(row label, saliency_result or None, failure reason)``.
+    :class:`~fairdesk.explain.store.SaliencyKey`, ``(row label, saliency_result or None,
+    failure reason)``.
     """
     misses, keys, seen = [], {}, set()
     for row_ix, row in sample.iterrows():
@@ -454,7 +455,7 @@ def explain_item(
     Returns
     -------
     dict with ``curve`` (numpy), ``frame_s``, ``words`` (list of dicts), ``key``
-    (:class:`~.store.SaliencyKey` as a dict) and ``cached``.
+    (:class:`~fairdesk.explain.store.SaliencyKey` as a dict) and ``cached``.
     """
     check_explain_backend(backend, method)
     text = str(text).strip()

@@ -1,0 +1,145 @@
+"""A table of references and hypotheses as the per-item audit frame (no audio, no project).
+
+The input of a table audit (``fairdesk audit --table``) and of a regression on a table
+(``fairdesk regress --table``), with plain arguments: :func:`read_any_table` reads the file
+and :func:`table_frame` renames the named columns, checks the text and names every item.
+The command line only maps its options onto these (:mod:`fairdesk.cli.tables`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .tables import TableError
+
+__all__ = ["MissingColumn", "read_any_table", "table_frame"]
+
+
+class MissingColumn(TableError):
+    """The table lacks a column it must have (``column``: which one)."""
+
+    def __init__(self, message: str, column: str):
+        super().__init__(message)
+        self.column = column
+
+
+def read_any_table(path):
+    """A CSV, TSV, JSONL or Parquet file as a DataFrame indexed by the file's line numbers.
+
+    Parameters
+    ----------
+    path : the file.
+
+    Returns
+    -------
+    (pandas.DataFrame, list of dict)
+        The rows (Parquet: indexed by row numbers) and the unreadable rows as
+        ``{"line", "reason", "source"}``.
+
+    Raises
+    ------
+    fairdesk.core.tables.TableError
+        The path cannot be opened, is missing or not a regular file, or the whole file cannot
+        be read as a table; the message starts with the path.
+    """
+    from .tables import read_table
+
+    p = Path(path)
+    try:
+        exists, regular = p.exists(), p.is_file()
+    except OSError as exc:  # a name too long ...
+        raise TableError(
+            f"{str(p)[:200]}...: cannot be opened ({exc.strerror or exc}); check the path"
+        ) from None
+    if not exists:
+        raise TableError(f"{p}: no such file")
+    if not regular:
+        raise TableError(
+            f"{p}: is {'a folder' if p.is_dir() else 'not a regular file'}"
+            "; give a CSV, TSV, JSONL or Parquet file"
+        )
+    table = read_table(p)
+    problems = [{"line": pr.line, "reason": pr.reason, "source": str(p)} for pr in table.problems]
+    return table.frame(), problems
+
+
+def table_frame(
+    path,
+    *,
+    ref_col: str = "reference",
+    hyp_col: str = "hypothesis",
+    speaker_col: str = "speaker_id",
+    content_col: str = "content_id",
+):
+    """The per-item audit frame of a table, renaming the named columns.
+
+    Parameters
+    ----------
+    path : the table file (:func:`read_any_table`).
+    ref_col, hyp_col : the reference and hypothesis columns (renamed ``reference`` and
+        ``hypothesis``; not needed for a table of labels and predicted labels only).
+    speaker_col, content_col : renamed ``speaker_id`` / ``content_id`` when present.
+
+    Returns
+    -------
+    (pandas.DataFrame, list of dict)
+        The frame (a ``line`` column with the file's line numbers; ``item_id`` is the line
+        where the table has none; ``content_id`` derived from the reference where missing)
+        and the problems (unreadable rows and texts that are not UTF-8), by line.
+
+    Raises
+    ------
+    MissingColumn
+        The reference or hypothesis column is missing.
+    fairdesk.core.tables.TableError
+        The file cannot be read (:func:`read_any_table`).
+    """
+    import pandas as pd
+
+    from ..metrics.inputs import classification_only
+    from .importers import bad_utf8, derive_content_id
+
+    df, problems = read_any_table(path)
+    ren = {ref_col: "reference", hyp_col: "hypothesis"}
+    if speaker_col in df.columns:
+        ren[speaker_col] = "speaker_id"
+    if content_col in df.columns:
+        ren[content_col] = "content_id"
+    classify = classification_only(df, ref_col)  # labels and predicted labels, no text
+    for need in () if classify else (ref_col, hyp_col):
+        if need not in df.columns:
+            raise MissingColumn(
+                f"{path}: no column {need!r} (columns: {', '.join(map(str, df.columns))})",
+                need,
+            )
+    df = df.rename(columns=ren)
+    if "intent" in df.columns and "ref_intent" not in df.columns:
+        df = df.rename(columns={"intent": "ref_intent", "slots": "ref_slots"})
+    # The frame's index is the file's line numbers: they stay the rows' names from here on.
+    if "line" not in df.columns:
+        df["line"] = df.index
+    if classify:
+        df = df.drop(columns=[c for c in ("reference", "hypothesis") if c in df.columns])
+        if "content_id" not in df.columns:
+            df["content_id"] = [str(line) for line in df.index]
+    else:
+        bad = []
+        for line, r, h in zip(df.index, df["reference"], df["hypothesis"], strict=True):
+            reason = bad_utf8(r) or bad_utf8(h)
+            if reason:
+                bad.append(line)
+                problems.append({"line": int(line), "reason": reason, "source": str(path)})
+        df = df.drop(index=bad)
+        # An empty reference stays empty: the analysis reports it as a problem (METHODS §2);
+        # an empty hypothesis is a real output (all deletions).
+        ref = df["reference"]
+        df["reference"] = ref.where(ref.isna(), ref.astype(str))
+        df["hypothesis"] = df["hypothesis"].fillna("").astype(str)
+        if "content_id" not in df.columns:
+            df["content_id"] = [derive_content_id("" if pd.isna(t) else t) for t in df["reference"]]
+    if "speaker_id" not in df.columns:
+        df["speaker_id"] = None
+    if "item_id" not in df.columns:
+        df["item_id"] = [str(line) for line in df.index]  # an item is named by its line
+    problems = sorted(problems, key=lambda pr: pr["line"])
+    return pd.DataFrame(df).reset_index(drop=True), problems

@@ -395,4 +395,11 @@ def _stats_from_json(d: Mapping, settings: AuditSettings | None) -> AuditResult 
     )
 
 
-__all__ = ["SCHEMA_VERSION", "AuditRun", "RunSettings"]
+def as_audit_run(x: AuditRun | Mapping) -> AuditRun:
+    """``x`` itself when it is an :class:`AuditRun`, else ``AuditRun.from_json(x)``: the
+    one entry point of every view, whether it was handed a finished job's result or a
+    payload read from the store or a ``--json`` file."""
+    return x if isinstance(x, AuditRun) else AuditRun.from_json(x)
+
+
+__all__ = ["SCHEMA_VERSION", "AuditRun", "RunSettings", "as_audit_run"]

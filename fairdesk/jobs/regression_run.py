@@ -390,7 +390,11 @@ def regress_table(
             content_col="content_id",
         )
         stats = compute_item_stats(df)
-        df = pd.concat([df, stats[[c for c in stats.columns if c not in df.columns]]], axis=1)
+        # the counts scored from the table's own texts replace any copies the table carries
+        # (an exported run's n_words, read back as text, would otherwise be compared as str)
+        df = pd.concat(
+            [df.drop(columns=[c for c in stats.columns if c in df.columns]), stats], axis=1
+        )
     except MissingColumn:  # no texts: the table's own columns are the outcome
         df, _problems = read_any_table(path)
     out = _regress(

@@ -423,3 +423,27 @@ def test_table_classification_labels_without_transcripts(tmp_path):
         assert acc[g] == pytest.approx((sub["label"] == sub["predicted_label"]).mean())
     assert any(c["metric"] == "accuracy" for c in res["comparisons"])
     assert not any(c["metric"] == "macro_recall" for c in res["comparisons"])
+
+
+def test_regress_table_scores_its_own_texts_over_stale_count_columns(tmp_path, capsys):
+    # an exported run carries n_words etc.; read back from CSV they are text (once a
+    # traceback comparing str with int), and the counts scored from the table's own
+    # reference and hypothesis are the ones used: the fit equals the clean table's
+    df, path = _table(tmp_path)
+    df = df.assign(dur=np.linspace(1.0, 3.0, len(df)))
+    stale = tmp_path / "stale.csv"
+    df.to_csv(path, index=False)
+    df.assign(n_words="999", n_sub="x").to_csv(stale, index=False)
+    fits = []
+    for table in (path, stale):
+        out = tmp_path / f"{table.stem}.json"
+        args = ["regress", "--table", str(table), "--ref-col", "ref", "--hyp-col", "hyp"]
+        args += ["--family", "linear", "--covariates", "dur", "--vars", "accent"]
+        code = main([*args, "--json", str(out)])
+        err = capsys.readouterr().err
+        assert code == 0, err
+        assert "Traceback" not in err
+        fits.append(json.loads(out.read_text()))
+    assert fits[0]["n"] == fits[1]["n"] == len(df)
+    assert fits[0]["coefficients"] == fits[1]["coefficients"]
+    assert fits[0]["r2"] == fits[1]["r2"]

@@ -121,7 +121,7 @@ def _outcome_columns(df, outcome: str):
 def _load(a, references: dict):
     """The per-utterance frame of a run or a table (and the open project for a run)."""
     if a.run:
-        from ..jobs.cache import run_items_frame, run_payload
+        from ..core.runs import run_items_frame, run_payload
         from .common import _project
 
         if not a.project:

@@ -239,9 +239,7 @@ class DatasetPanel(QWidget):
         names = []
         if p is not None:
             for ds in p.datasets():
-                n = p.conn.execute(
-                    "SELECT COUNT(*) FROM items WHERE dataset_id=?", (ds.id,)
-                ).fetchone()[0]
+                n = p.item_count(ds)
                 it = QListWidgetItem(f"{ds.name}    ({n:,} items, {ds.format})")
                 it.setData(Qt.UserRole, ds.name)
                 self.datasets.addItem(it)

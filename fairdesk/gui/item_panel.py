@@ -31,6 +31,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.caches import saliency_hashes
+from ..core.run_items import prediction_words
 from .annotation_panel import AnnotationPanel
 from .context import Context
 from .diff_view import DiffView
@@ -333,7 +335,7 @@ class ItemPanel(QWidget):
     # -- the run ---------------------------------------------------------------------------
     def load_run(self, run_id: int) -> None:
         """Rank the items of a finished run."""
-        from ..jobs.cache import run_items_frame, run_payload
+        from ..core.runs import run_items_frame, run_payload
 
         p = self.ctx.project
         try:
@@ -422,12 +424,7 @@ class ItemPanel(QWidget):
         model_key = self.payload.get("model_key")
         if self._items is None or not model_key:
             return [""] * len(df)
-        have = {
-            r[0]
-            for r in self.ctx.project.conn.execute(
-                "SELECT DISTINCT audio_hash FROM saliency WHERE model_key=?", (model_key,)
-            )
-        }
+        have = saliency_hashes(self.ctx.project, model_key)
         hashes = self._items["audio_hash"].reindex(df["id"].astype(str)).to_numpy()
         return ["●" if h in have else "" for h in hashes]
 
@@ -573,12 +570,10 @@ class ItemPanel(QWidget):
         model_key = self.payload.get("model_key")
         words = []
         if ah and model_key:
-            r = self.ctx.project.conn.execute(
-                "SELECT words FROM predictions WHERE audio_hash=? AND model_key=?", (ah, model_key)
-            ).fetchone()
-            if r is not None:
+            stored = prediction_words(self.ctx.project, ah, model_key)
+            if stored is not None:
                 try:
-                    words = json.loads(r[0]) or []
+                    words = json.loads(stored) or []
                 except ValueError:
                     words = []
         self.player.set_words(words)

@@ -11,7 +11,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from ..core.store import Project, add_result, results_for_run
+from ..core.runs import add_result, results_for_run
+from ..core.store import Project
 
 #: The outcomes a stored run can be regressed on: id -> what it means.
 OUTCOMES = {
@@ -131,7 +132,7 @@ def regress_run(
     ValueError
         Unknown run, outcome or variable, or data the models cannot use.
     """
-    from ..jobs.cache import run_items_frame, run_payload
+    from ..core.runs import run_items_frame, run_payload
     from ..stats.regression import run_regression
 
     variables = [v for v in dict.fromkeys(variables) if v]

@@ -47,8 +47,7 @@ def run(tmp_path):
 def test_regress_run_stores_the_result_with_the_run(run):
     import statsmodels.formula.api as smf
 
-    from fairdesk.core.store import results_for_run
-    from fairdesk.jobs.cache import run_items_frame
+    from fairdesk.core.runs import results_for_run, run_items_frame
     from fairdesk.jobs.regression_run import regress_run, stored_regressions
 
     p, run_id = run
@@ -74,14 +73,14 @@ def test_regress_run_stores_the_result_with_the_run(run):
     again = stored_regressions(p, run_id)
     assert again[0]["result_id"] == out["result_id"] and again[0]["result"] == res
     # the audit's own results are untouched
-    from fairdesk.jobs.cache import run_payload
+    from fairdesk.core.runs import run_payload
 
     assert run_payload(p, run_id)["reference"] == "a"
 
 
 def test_regress_run_refuses_what_it_cannot_fit(run):
     from fairdesk.core.errors import StoreError
-    from fairdesk.core.store import add_result
+    from fairdesk.core.runs import add_result
     from fairdesk.jobs.regression_run import regress_run
 
     p, run_id = run

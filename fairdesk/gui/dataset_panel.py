@@ -32,7 +32,7 @@ from ..jobs import tasks
 from .annotation_panel import AnnotationPanel
 from .context import Context
 from .fit_scroll import FitScrollArea
-from .item_panel import plural, shortcut
+from .item_columns import plural, shortcut
 from .jobs import Job
 from .player import AudioPlayer
 from .table_model import FrameModel, fit_columns

@@ -171,8 +171,8 @@ def table_speed(app, project: Path, run_id: int, rows: int = 20000) -> dict[str,
     import pandas as pd
     from PySide6.QtCore import Qt
 
+    from fairdesk.core.runs import run_items_frame
     from fairdesk.gui.main_window import MainWindow
-    from fairdesk.jobs.cache import run_items_frame
 
     win = MainWindow(project)
     win.resize(1440, 900)

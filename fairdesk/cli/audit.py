@@ -456,7 +456,7 @@ def _audit_project(a, settings):
         raise
     frame = out.frame
     if frame is None and a.normaliser_sensitivity:  # answered from the cache
-        from ..jobs.cache import run_items_frame
+        from ..core.runs import run_items_frame
 
         frame = run_items_frame(p, out.run_id)
     return out.result, frame

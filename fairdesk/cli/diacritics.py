@@ -60,7 +60,7 @@ def _frame(a):
         return df.rename(columns={a.ref_col: "reference", a.hyp_col: "hypothesis"}), problems
     if a.run is None:
         raise UsageError("--project needs --run N (a finished audit run)")
-    from ..jobs.cache import run_items_frame
+    from ..core.runs import run_items_frame
     from .common import _project
 
     df = run_items_frame(_project(a.project), a.run)

@@ -49,7 +49,7 @@ def print_diacritics(d: dict | None, out) -> None:
 
 
 def cmd_show(a):
-    from ..jobs.cache import run_items_frame, run_payload
+    from ..core.runs import run_items_frame, run_payload
     from .common import _project
 
     p = _project(a.project)

@@ -17,153 +17,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import StoreError
+from .schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION, _connect, migrate
 
-DB_NAME = "project.sqlite"
-
-_V1 = """
-CREATE TABLE datasets (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    root TEXT NOT NULL,
-    format TEXT NOT NULL,
-    created_at REAL NOT NULL
-);
-CREATE TABLE items (
-    id INTEGER PRIMARY KEY,
-    dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
-    item_key TEXT NOT NULL,
-    path TEXT NOT NULL,
-    audio_hash TEXT NOT NULL,
-    duration REAL NOT NULL,
-    sample_rate INTEGER NOT NULL,
-    channels INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    speaker_id TEXT,
-    content_id TEXT NOT NULL,
-    metadata TEXT NOT NULL DEFAULT '{}',
-    UNIQUE (dataset_id, item_key)
-);
-CREATE INDEX items_hash ON items(audio_hash);
-CREATE TABLE annotations (
-    id INTEGER PRIMARY KEY,
-    item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
-    kind TEXT NOT NULL,
-    start REAL,
-    end REAL,
-    value TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    updated_at REAL NOT NULL
-);
-CREATE TABLE recordings (
-    id INTEGER PRIMARY KEY,
-    dataset_id INTEGER REFERENCES datasets(id) ON DELETE SET NULL,
-    path TEXT NOT NULL,
-    prompt TEXT,
-    speaker_id TEXT,
-    status TEXT NOT NULL,
-    duration REAL,
-    created_at REAL NOT NULL
-);
-CREATE TABLE runs (
-    id INTEGER PRIMARY KEY,
-    dataset_id INTEGER REFERENCES datasets(id) ON DELETE SET NULL,
-    model_id TEXT NOT NULL,
-    model_fingerprint TEXT NOT NULL,
-    request_hash TEXT NOT NULL,
-    settings TEXT NOT NULL,
-    status TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    finished_at REAL
-);
-CREATE TABLE run_items (
-    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
-    status TEXT NOT NULL,
-    error TEXT,
-    prediction_id INTEGER REFERENCES predictions(id),
-    PRIMARY KEY (run_id, item_id)
-);
-CREATE TABLE predictions (
-    id INTEGER PRIMARY KEY,
-    audio_hash TEXT NOT NULL,
-    model_key TEXT NOT NULL,
-    text TEXT NOT NULL,
-    words TEXT NOT NULL DEFAULT '[]',
-    confidence REAL,
-    extra TEXT NOT NULL DEFAULT '{}',
-    created_at REAL NOT NULL,
-    UNIQUE (audio_hash, model_key)
-);
-CREATE TABLE results (
-    id INTEGER PRIMARY KEY,
-    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    kind TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    created_at REAL NOT NULL
-);
-"""
-
-# Version 2: import problems are kept with the dataset (the browser lists them), and
-# embeddings are cached next to predictions.
-_V2 = """
-CREATE TABLE import_problems (
-    id INTEGER PRIMARY KEY,
-    dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
-    row INTEGER,
-    path TEXT,
-    reason TEXT NOT NULL,
-    created_at REAL NOT NULL
-);
-CREATE TABLE embeddings (
-    audio_hash TEXT NOT NULL,
-    model_key TEXT NOT NULL,
-    vector BLOB NOT NULL,
-    PRIMARY KEY (audio_hash, model_key)
-);
-ALTER TABLE datasets ADD COLUMN language TEXT NOT NULL DEFAULT 'en';
-"""
-
-# Version 3: saliency curves (the explain stage) cached by audio, model, target and method.
-_V3 = """
-CREATE TABLE saliency (
-    audio_hash TEXT NOT NULL,
-    model_key TEXT NOT NULL,
-    target_hash TEXT NOT NULL,
-    method TEXT NOT NULL,
-    frame_s REAL NOT NULL,
-    curve BLOB NOT NULL,
-    meta TEXT NOT NULL DEFAULT '{}',
-    created_at REAL NOT NULL,
-    PRIMARY KEY (audio_hash, model_key, target_hash, method)
-);
-"""
-
-# "stale": per-item status kept apart from ``items`` (whose rows annotations and runs refer
-# to): ``stale`` marks an item that the last re-import of its dataset no longer lists (kept,
-# excluded from new audits), ``warnings`` the import's warnings about its audio (JSON list).
-# Idempotent (IF NOT EXISTS) so that it can be renumbered when migrations are merged.
-_STALE = """
-CREATE TABLE IF NOT EXISTS item_status (
-    item_id INTEGER PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
-    stale INTEGER NOT NULL DEFAULT 0,
-    warnings TEXT NOT NULL DEFAULT '[]',
-    updated_at REAL NOT NULL
-);
-"""
-
-# Version 5: annotations say who made them, and an item's transcript history is read by
-# (item, kind) in order. The original (imported) text stays in items.text.
-_V5 = """
-ALTER TABLE annotations ADD COLUMN annotator TEXT NOT NULL DEFAULT '';
-CREATE INDEX annotations_item_kind ON annotations(item_id, kind, id);
-"""
+__all__ = [
+    "DB_NAME",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "TRANSCRIPT",
+    "Dataset",
+    "Project",
+    "copy_database",
+    "migrate",
+    "remove_dataset_if_empty",
+]
 
 #: Annotation kind of a corrected transcript (value: ``{"text", "previous", "source"...}``).
 TRANSCRIPT = "transcript"
-
-#: Migration scripts; index i moves a database from user_version i to i + 1.
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _STALE, _V5)
-SCHEMA_VERSION = len(MIGRATIONS)
 
 
 @dataclass(frozen=True)
@@ -175,45 +44,6 @@ class Dataset:
     root: Path
     format: str
     language: str
-
-
-def _connect(db_path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(
-        str(db_path), timeout=30.0, isolation_level=None, check_same_thread=False
-    )
-    conn.row_factory = sqlite3.Row
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=NORMAL")
-    conn.execute("PRAGMA foreign_keys=ON")
-    conn.execute("PRAGMA busy_timeout=30000")
-    return conn
-
-
-def migrate(conn: sqlite3.Connection) -> int:
-    """Bring a database to :data:`SCHEMA_VERSION`; returns the version it had before."""
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    if version > SCHEMA_VERSION:
-        raise StoreError(
-            f"the project was written by a newer fairdesk (schema {version} > "
-            f"{SCHEMA_VERSION}); upgrade fairdesk to open it"
-        )
-    for v in range(version, SCHEMA_VERSION):
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for stmt in _split_sql(MIGRATIONS[v]):
-                conn.execute(stmt)
-            conn.execute(f"PRAGMA user_version={v + 1}")
-            conn.execute("COMMIT")
-        except Exception:
-            conn.execute("ROLLBACK")
-            raise
-    return version
-
-
-def _split_sql(script: str) -> Iterator[str]:
-    for stmt in script.split(";"):
-        if stmt.strip():
-            yield stmt
 
 
 class Project:
@@ -358,6 +188,12 @@ class Project:
             "columns": columns,
         }
 
+    def item_count(self, ds: Dataset) -> int:
+        """How many items the dataset holds (stale ones included)."""
+        return self.conn.execute(
+            "SELECT COUNT(*) FROM items WHERE dataset_id=?", (ds.id,)
+        ).fetchone()[0]
+
     def items(
         self, ds: Dataset, filters: dict[str, list[str]] | None = None, stale: bool | None = False
     ):
@@ -464,6 +300,20 @@ class Project:
             q + " ORDER BY id", (item_db_id, kind) if kind else (item_db_id,)
         ).fetchall()
         return [{**dict(r), "value": json.loads(r["value"])} for r in rows]
+
+    def annotations_of_kinds(
+        self, item_db_ids: Iterable[int], kinds: tuple[str, ...]
+    ) -> Iterator[dict]:
+        """The annotations of ``kinds`` on the given items (read in batches): ``item_id``,
+        ``kind`` and ``value`` (decoded), each item's in the order they were made."""
+        from .batches import select_in
+
+        q = (
+            f"SELECT item_id, kind, value FROM annotations WHERE kind IN "
+            f"({','.join('?' * len(kinds))}) AND item_id IN ({{marks}}) ORDER BY id"
+        )
+        for r in select_in(self.conn, q, tuple(kinds), item_db_ids):
+            yield {"item_id": int(r["item_id"]), "kind": r["kind"], "value": json.loads(r["value"])}
 
     def save_transcript(
         self,
@@ -598,76 +448,6 @@ class Project:
         return out
 
 
-def executemany_chunked(conn: sqlite3.Connection, sql: str, rows: Iterable, size: int = 500):
-    """``executemany`` in chunks (keeps memory flat on large imports)."""
-    buf = []
-    for row in rows:
-        buf.append(row)
-        if len(buf) >= size:
-            conn.executemany(sql, buf)
-            buf.clear()
-    if buf:
-        conn.executemany(sql, buf)
-
-
-# -- results stored with a run (regression and other analyses; no schema change) -----------
-def add_result(project: Project, run_id: int, kind: str, payload: dict) -> int:
-    """Store ``payload`` (JSON-ready) as a result of ``kind`` with run ``run_id``.
-
-    Parameters
-    ----------
-    project : the open project.
-    run_id : an existing run.
-    kind : e.g. ``"regression"`` (``"audit"`` and ``"items"`` are written by the audit).
-    payload : plain values only.
-
-    Returns
-    -------
-    int
-        The id of the new ``results`` row.
-
-    Raises
-    ------
-    StoreError
-        When the run does not exist.
-    """
-    text = json.dumps(payload, ensure_ascii=False, allow_nan=False)
-    with project.transaction() as c:
-        if c.execute("SELECT 1 FROM runs WHERE id=?", (int(run_id),)).fetchone() is None:
-            raise StoreError(f"run {run_id} does not exist in {project.folder}")
-        cur = c.execute(
-            "INSERT INTO results(run_id, kind, payload, created_at) VALUES (?,?,?,?)",
-            (int(run_id), kind, text, time.time()),
-        )
-        return int(cur.lastrowid)
-
-
-def results_for_run(project: Project, run_id: int, kind: str | None = None) -> list[dict]:
-    """Results stored with run ``run_id`` (of ``kind`` when given), oldest first.
-
-    Returns
-    -------
-    list of dict
-        ``{"id", "run_id", "kind", "created_at", "payload"}`` with the payload decoded.
-    """
-    q = "SELECT id, run_id, kind, payload, created_at FROM results WHERE run_id=?"
-    args: list = [int(run_id)]
-    if kind is not None:
-        q += " AND kind=?"
-        args.append(kind)
-    rows = project.conn.execute(q + " ORDER BY id", args).fetchall()
-    return [
-        {
-            "id": int(r["id"]),
-            "run_id": int(r["run_id"]),
-            "kind": r["kind"],
-            "created_at": float(r["created_at"]),
-            "payload": json.loads(r["payload"]),
-        }
-        for r in rows
-    ]
-
-
 def remove_dataset_if_empty(project: Project, name: str) -> bool:
     """Delete dataset ``name`` when it holds no item, recording or import problem (e.g. the
     row a failed first take created); returns whether it was deleted."""
@@ -687,3 +467,14 @@ def remove_dataset_if_empty(project: Project, name: str) -> bool:
                 return False
         c.execute("DELETE FROM datasets WHERE id=?", (ds,))
         return True
+
+
+def copy_database(src_folder, dst_folder) -> Path:
+    """Copy the database of project folder ``src_folder`` into ``dst_folder`` (SQLite's
+    backup: a consistent snapshot). The source is opened as a plain database, not as a
+    :class:`Project`: nothing in it is migrated or changed. Returns the copy's path."""
+    src = Path(src_folder) / DB_NAME
+    dst = Path(dst_folder) / DB_NAME
+    with sqlite3.connect(str(src)) as a, sqlite3.connect(str(dst)) as b:
+        a.backup(b)
+    return dst

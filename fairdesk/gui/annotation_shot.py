@@ -25,22 +25,20 @@ def screenshot(out_path, project, run_id: int | None = None):
     Path
         ``out_path``.
     """
-    import sqlite3
     import tempfile
 
     from PySide6.QtWidgets import QApplication
 
+    from ..core.store import copy_database
     from .item_panel import ItemPanel
 
     app = QApplication.instance()
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    src = Path(project) / "project.sqlite"
     with tempfile.TemporaryDirectory() as tmp:
         dst = Path(tmp) / "project"
         dst.mkdir()
-        with sqlite3.connect(str(src)) as a, sqlite3.connect(str(dst / src.name)) as b:
-            a.backup(b)
+        copy_database(project, dst)
         ctx = Context(dst)
         try:
             w = ItemPanel(ctx)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
 
+from ..core.runs import INCREMENTAL, list_runs, run_kind
 from ..core.store import Project
 from .jobs import JobRegistry
 
@@ -81,31 +82,16 @@ class Context(QObject):
         """Audit runs of the project, newest first (incremental runs are left out)."""
         if self.project is None:
             return []
-        q = (
-            "SELECT runs.id, runs.model_id, runs.status, runs.created_at, runs.settings, "
-            "datasets.name AS dataset FROM runs LEFT JOIN datasets ON datasets.id = "
-            "runs.dataset_id"
-            + (" WHERE runs.status='done'" if done_only else "")
-            + " ORDER BY runs.id DESC"
-        )
         out = []
-        for r in self.project.conn.execute(q):
-            try:
-                settings = json.loads(r["settings"])
-                by = tuple(settings.get("by") or ())
-            except (ValueError, TypeError, AttributeError):
-                settings, by = {}, ()
-            if isinstance(settings, dict) and settings.get("kind") == "incremental":
+        for r in list_runs(self.project, done_only):
+            if run_kind(r["settings"]) == INCREMENTAL:
                 continue  # incremental runs have their own tab
+            try:
+                by = tuple(json.loads(r["settings"]).get("by") or ())
+            except (ValueError, TypeError, AttributeError):
+                by = ()
             out.append(
-                RunInfo(
-                    int(r["id"]),
-                    r["model_id"],
-                    r["dataset"],
-                    r["status"],
-                    float(r["created_at"]),
-                    by,
-                )
+                RunInfo(r["id"], r["model_id"], r["dataset"], r["status"], r["created_at"], by)
             )
         return out
 

@@ -32,7 +32,7 @@ from ..jobs import tasks
 from .annotation_panel import AnnotationPanel
 from .context import Context
 from .fit_scroll import FitScrollArea
-from .item_panel import plural, shortcut
+from .item_columns import plural, shortcut
 from .jobs import Job
 from .player import AudioPlayer
 from .table_model import FrameModel, fit_columns
@@ -239,9 +239,7 @@ class DatasetPanel(QWidget):
         names = []
         if p is not None:
             for ds in p.datasets():
-                n = p.conn.execute(
-                    "SELECT COUNT(*) FROM items WHERE dataset_id=?", (ds.id,)
-                ).fetchone()[0]
+                n = p.item_count(ds)
                 it = QListWidgetItem(f"{ds.name}    ({n:,} items, {ds.format})")
                 it.setData(Qt.UserRole, ds.name)
                 self.datasets.addItem(it)

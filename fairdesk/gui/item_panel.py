@@ -1,6 +1,7 @@
 """The item view: a run's items ranked worst first (``rank_failures``); for the selected one the
 audio player, the reference-vs-hypothesis difference (down to tone marks inside words) and
-the transcript annotation editor.
+the transcript annotation editor. The table's columns are in :mod:`.item_columns`, the
+saliency overlay in :mod:`.item_saliency`.
 
 Listening is driven from the keyboard anywhere in the view (see :attr:`ItemPanel.SHORTCUTS`);
 the neighbouring items' audio is prefetched so that the next item shows at once.
@@ -15,7 +16,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -25,97 +25,34 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSplitter,
-    QStyledItemDelegate,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
+from ..core.run_items import prediction_words
 from .annotation_panel import AnnotationPanel
 from .context import Context
 from .diff_view import DiffView
 from .fit_scroll import FitScrollArea
+from .item_columns import (
+    ACOUSTIC,
+    ALL,
+    CAPS,
+    HEADERS,
+    PREFETCH,
+    SHOWN,
+    ElideDelegate,
+    plural,
+    shortcut,
+)
+from .item_saliency import SaliencyMixin
 from .pitfall_view import evidence_html, hallucination_labels
 from .player import AudioPlayer
 from .table_model import FrameModel, fit_columns
 
-ALL = "(all groups)"
-HEADERS = {
-    "rank": "#",
-    "errors": "Err.",
-    "n_words": "Words",
-    "wer": "WER",
-    "em": "EM",
-    "speaker_id": "speaker",
-    "saliency": "Sal.",
-    "text_source": "Text",
-    "halluc": "Halluc.",
-    "duration_s": "Dur. s",
-    "nonspeech_share": "Non-sp.",
-    "snr_db": "SNR dB",
-    "speech_rate": "Words/s",
-    "asr_confidence": "Conf.",
-}
-#: The acoustic covariates of each item (issue 18), hidden until "acoustics" is checked.
-ACOUSTIC = {
-    "duration_s": 2,
-    "nonspeech_share": 2,
-    "snr_db": 1,
-    "speech_rate": 2,
-    "asr_confidence": 2,
-}
-SHOWN = (
-    "rank",
-    "group",
-    "errors",
-    "wer",
-    "halluc",
-    "reference",
-    "hypothesis",
-    "saliency",
-    "text_source",
-    "n_words",
-    "em",
-    *ACOUSTIC,
-    "id",
-    "speaker_id",
-)
-CAPS = {
-    "reference": 200,
-    "hypothesis": 200,
-    "id": 200,
-    "speaker": 120,
-    "group": 110,
-    "Halluc.": 110,
-}
-#: Neighbours prefetched on each side of the shown item.
-PREFETCH = 2
 
-
-def plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
-
-
-class ElideDelegate(QStyledItemDelegate):
-    """Elides a column's text at the end (transcripts) or in the middle (ids)."""
-
-    def __init__(self, mode, parent=None):
-        super().__init__(parent)
-        self.mode = mode
-
-    def initStyleOption(self, option, index):  # noqa: N802 - Qt API
-        super().initStyleOption(option, index)
-        option.textElideMode = self.mode
-
-
-def shortcut(widget, key, slot) -> QShortcut:
-    sc = QShortcut(QKeySequence(key), widget)
-    sc.setContext(Qt.WidgetWithChildrenShortcut)
-    sc.activated.connect(slot)
-    return sc
-
-
-class ItemPanel(QWidget):
+class ItemPanel(SaliencyMixin, QWidget):
     """Ranked items of the selected run and the detail of one item.
 
     Signals
@@ -333,7 +270,7 @@ class ItemPanel(QWidget):
     # -- the run ---------------------------------------------------------------------------
     def load_run(self, run_id: int) -> None:
         """Rank the items of a finished run."""
-        from ..jobs.cache import run_items_frame, run_payload
+        from ..core.runs import run_items_frame, run_payload
 
         p = self.ctx.project
         try:
@@ -417,19 +354,6 @@ class ItemPanel(QWidget):
             name = HEADERS[c]
             if name in cols:
                 self.table.setColumnHidden(cols.index(name), not self.acoustics.isChecked())
-
-    def _saliency_flags(self, df) -> list[str]:
-        model_key = self.payload.get("model_key")
-        if self._items is None or not model_key:
-            return [""] * len(df)
-        have = {
-            r[0]
-            for r in self.ctx.project.conn.execute(
-                "SELECT DISTINCT audio_hash FROM saliency WHERE model_key=?", (model_key,)
-            )
-        }
-        hashes = self._items["audio_hash"].reindex(df["id"].astype(str)).to_numpy()
-        return ["●" if h in have else "" for h in hashes]
 
     def _refill(self, *_, fit: bool = False):
         if self.frame is None:
@@ -573,107 +497,14 @@ class ItemPanel(QWidget):
         model_key = self.payload.get("model_key")
         words = []
         if ah and model_key:
-            r = self.ctx.project.conn.execute(
-                "SELECT words FROM predictions WHERE audio_hash=? AND model_key=?", (ah, model_key)
-            ).fetchone()
-            if r is not None:
+            stored = prediction_words(self.ctx.project, ah, model_key)
+            if stored is not None:
                 try:
-                    words = json.loads(r[0]) or []
+                    words = json.loads(stored) or []
                 except ValueError:
                     words = []
         self.player.set_words(words)
 
-    # -- saliency (explain stage) ----------------------------------------------------------
     def _audio_hash(self, row: dict) -> str | None:
         v = self._item_field(str(row.get("id", row.get("item_id"))), "audio_hash")
         return None if v is None else str(v)
-
-    def _show_saliency(self, row: dict) -> None:
-        """Overlay the stored saliency of the item for the run's model, or offer to compute it."""
-        from ..jobs.explain_stage import saliency_for_item
-
-        model_key = self.payload.get("model_key")
-        ah = self._audio_hash(row)
-        hit = None
-        if ah and model_key:
-            hit = saliency_for_item(
-                self.ctx.project, ah, model_key, row.get("reference") or row.get("text")
-            )
-        if hit is not None:
-            self.player.set_saliency(hit.curve, hit.frame_s, hit.meta.get("words") or ())
-            self.saliency_info.setText(
-                f"saliency: {hit.key.method.split(':')[0]} "
-                f"({hit.curve.size} frames of {hit.frame_s * 1000:.0f} ms)"
-                "; shaded: reference words"
-            )
-            self.saliency_btn.setVisible(False)
-            return
-        self.saliency_info.setText("no saliency for this item and model")
-        model = str(self.payload.get("model") or "")
-        can = bool(ah) and self.dataset_root is not None and not model.startswith("predictions:")
-        self.saliency_btn.setVisible(True)
-        self.saliency_btn.setEnabled(can)
-        if not can:
-            self.saliency_btn.setToolTip(
-                "Saliency needs the run's model and the audio: "
-                "imported predictions have no model to ask"
-            )
-
-    def compute_saliency(self):
-        """Run occlusion for the shown item in a background job; draws it when done."""
-        from ..jobs import tasks
-        from .jobs import Job
-
-        row = self._row
-        if row is None or self.dataset_root is None:
-            return None
-        ah = self._audio_hash(row)
-        text = row.get("reference") or row.get("text") or ""
-        item = str(row.get("id", row.get("item_id")))
-        job = Job(
-            tasks.saliency,
-            self.ctx.folder,
-            self.payload.get("model"),
-            str(self.dataset_root / str(row["path"])),
-            ah,
-            text,
-            device=self.payload.get("device") or "auto",
-            name="saliency",
-            request=item,
-        )
-        job.signals.progress.connect(
-            lambda f, m: self.saliency_info.setText(f"computing saliency… {100 * f:.0f}%")
-        )
-        job.signals.result.connect(lambda out, it=item: self._saliency_done(it, out))
-        job.signals.error.connect(lambda msg: self._saliency_failed(msg))
-        self.saliency_btn.setEnabled(False)
-        self.saliency_info.setText("computing saliency…")
-        self._saliency_job = self.ctx.jobs.submit(job, channel="saliency")
-        return self._saliency_job
-
-    def _saliency_done(self, item: str, out: dict) -> None:
-        self._flag_saliency(item)
-        if self._row is None or str(self._row.get("id", self._row.get("item_id"))) != item:
-            return  # another item is shown now; the curve is stored for later
-        self.player.set_saliency(out["curve"], out["frame_s"], out["words"])
-        self.saliency_btn.setVisible(False)
-        self.saliency_info.setText(
-            f"saliency: occlusion ({len(out['curve'])} frames); shaded: reference words"
-        )
-
-    def _flag_saliency(self, item: str) -> None:
-        """Mark ``item`` in the table's saliency column."""
-        if self.frame is None or "Sal." not in self.model.columns:
-            return
-        hit = np.flatnonzero(self.frame["id"].astype(str).to_numpy() == item)
-        if not hit.size:
-            return
-        self.frame.loc[hit, "saliency"] = "●"
-        for r in hit:
-            self.model.set_value(int(r), "Sal.", "●")
-
-    def _saliency_failed(self, message: str) -> None:
-        self.saliency_btn.setEnabled(True)
-        self.saliency_info.setText(
-            f"<span style='color:#c62828'>saliency failed: {html.escape(message)}</span>"
-        )

@@ -259,7 +259,7 @@ class RegressionPanel(QWidget):
         cols: list[str] = []
         all_cols: list[str] = []
         if run_id is not None and self.ctx.project is not None and payload:
-            from ..jobs.cache import run_items_frame
+            from ..core.runs import run_items_frame
 
             try:
                 frame = run_items_frame(self.ctx.project, run_id)

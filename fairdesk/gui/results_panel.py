@@ -204,7 +204,7 @@ class ResultsPanel(QWidget):
 
     def load_run(self, run_id: int) -> None:
         """Show a stored run (its audit payload)."""
-        from ..jobs.cache import run_payload
+        from ..core.runs import run_payload
 
         try:
             payload = run_payload(self.ctx.project, int(run_id))

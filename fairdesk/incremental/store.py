@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 
 from fairdesk.core.jsonio import clean_json
-from fairdesk.core.store import Project, add_result, results_for_run
+from fairdesk.core.runs import INCREMENTAL, add_result, insert_run, list_runs, results_for_run
+from fairdesk.core.runs import run_kind as _run_kind
+from fairdesk.core.store import Project
 from fairdesk.incremental.result import IncrementalResult
 
 __all__ = [
@@ -29,15 +30,12 @@ __all__ = [
     "store_incremental",
 ]
 
-KIND = "incremental"
+KIND = INCREMENTAL
 
 
 def is_incremental_settings(settings_json: str | None) -> bool:
     """Whether a ``runs.settings`` text marks an incremental run."""
-    try:
-        return json.loads(settings_json or "{}").get("kind") == KIND
-    except (TypeError, ValueError, AttributeError):
-        return False
+    return _run_kind(settings_json) == KIND
 
 
 def _digest(obj) -> str:
@@ -74,23 +72,14 @@ def store_incremental(
         "sample": result.get("settings", {}).get("sample"),
     }
     items = [r.get("id") for r in result.get("items", [])]
-    now = time.time()
-    with project.transaction() as c:
-        cur = c.execute(
-            "INSERT INTO runs(dataset_id, model_id, model_fingerprint, request_hash, settings, "
-            "status, created_at, finished_at) VALUES (?,?,?,?,?,?,?,?)",
-            (
-                dataset_id,
-                "+".join(models),
-                _digest([fps.get(m, m) for m in models]),
-                _digest([settings, sorted(map(str, items)), fps]),
-                json.dumps(settings),
-                "done",
-                now,
-                now,
-            ),
-        )
-        run_id = int(cur.lastrowid)
+    run_id = insert_run(
+        project,
+        dataset_id,
+        "+".join(models),
+        _digest([fps.get(m, m) for m in models]),
+        _digest([settings, sorted(map(str, items)), fps]),
+        settings,
+    )
     add_result(project, run_id, KIND, clean_json(result))
     return run_id
 
@@ -98,22 +87,17 @@ def store_incremental(
 def incremental_runs(project: Project) -> list[dict]:
     """Stored incremental runs, newest first: ``id``, ``models``, ``dataset``, ``created_at``,
     ``policies``."""
-    q = (
-        "SELECT runs.id, runs.model_id, runs.settings, runs.created_at, datasets.name AS ds "
-        "FROM runs LEFT JOIN datasets ON datasets.id = runs.dataset_id "
-        "WHERE runs.status='done' ORDER BY runs.id DESC"
-    )
     out = []
-    for r in project.conn.execute(q):
-        if not is_incremental_settings(r["settings"]):
+    for r in list_runs(project):
+        if _run_kind(r["settings"]) != KIND:
             continue
         s = json.loads(r["settings"])
         out.append(
             {
-                "id": int(r["id"]),
+                "id": r["id"],
                 "models": s.get("models") or [r["model_id"]],
-                "dataset": r["ds"],
-                "created_at": float(r["created_at"]),
+                "dataset": r["dataset"],
+                "created_at": r["created_at"],
                 "policies": s.get("policies") or [],
             }
         )

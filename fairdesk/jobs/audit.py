@@ -17,10 +17,10 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 from .._meta import __version__
+from ..core import run_items, runs
 from ..core.errors import FairdeskError
 from ..core.progress import Cancelled, Progress
 from ..core.store import Project
-from . import cache
 from .acoustic_stage import add_acoustics
 from .request import AuditOutcome, AuditRequest, with_settings  # noqa: F401 - re-exported
 from .shards import _predict_shard, load_shard_audio, predict_audio  # noqa: F401
@@ -180,7 +180,7 @@ def use_latest_transcripts(project: Project, items):
 def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, run_id: int):
     """Fill the prediction cache for every item of the frame; returns failures by row."""
     frame = prep.frame
-    cached = cache.lookup_predictions(project, prep.model_key, list(frame["audio_hash"]))
+    cached = run_items.lookup_predictions(project, prep.model_key, list(frame["audio_hash"]))
     preds: dict[int, dict] = {}
     todo = []
     for idx, (key, rel, ah) in enumerate(zip(frame["id"], frame["path"], frame["audio_hash"])):
@@ -198,7 +198,7 @@ def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, r
     started = time.monotonic()
 
     def commit(results):  # this thread alone writes the store, one shard at a time
-        cache.store_shard(project, run_id, prep.model_key, frame, results)
+        run_items.store_shard(project, run_id, prep.model_key, frame, results)
         for idx, pred, reason in results:
             if pred is None:
                 failures[idx] = reason
@@ -240,7 +240,7 @@ def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, r
                         wait(pending)
                         for fut in pending:
                             if not fut.cancelled():
-                                cache.store_shard(
+                                run_items.store_shard(
                                     project, run_id, prep.model_key, frame, fut.result()
                                 )
                         raise Cancelled("cancelled by the user")
@@ -351,7 +351,7 @@ def run_audit(
     prog.check()
     timings = {"prepare_s": time.monotonic() - t0}
     if use_result_cache:
-        hit = cache.lookup_result(project, prep.request_hash)
+        hit = runs.lookup_result(project, prep.request_hash)
         if hit is not None:
             run_id, payload = hit
             timings["total_s"] = time.monotonic() - t0
@@ -360,7 +360,7 @@ def run_audit(
             return AuditOutcome(
                 run_id, req, None, tuple(payload.get("failures", ())), payload, True, timings
             )
-    run_id, lock = cache.start_run(project, prep, req)
+    run_id, lock = runs.start_run(project, prep, req)
     try:
         prog.stage(0.05, 0.85, "inference")
         t1 = time.monotonic()
@@ -451,14 +451,14 @@ def run_audit(
         res["settings"] = {**res.get("settings", {}), **_run_settings(req, prep)}
         timings["total_s"] = time.monotonic() - t0
         res["timings"] = timings
-        cache.finish_run(project, run_id, prep.request_hash, res, items=_item_records(f))
+        runs.finish_run(project, run_id, prep.request_hash, res, items=_item_records(f))
         prog.stage(1.0, 1.0, "done")
         return AuditOutcome(run_id, req, f, fails, res, False, timings)
     except (Cancelled, KeyboardInterrupt):  # Ctrl-C is a cancel: what finished is cached
-        cache.mark_run(project, run_id, "cancelled")
+        runs.mark_run(project, run_id, "cancelled")
         raise
     except BaseException:
-        cache.mark_run(project, run_id, "failed")
+        runs.mark_run(project, run_id, "failed")
         raise
     finally:
         lock.release()
@@ -486,7 +486,7 @@ def _all_failed(project, prep, req, run_id, fails, counts, timings, t0) -> Audit
     probs = getattr(prep.backend, "problems", None)
     if probs:
         res["prediction_problems"] = [p.__dict__ if hasattr(p, "__dict__") else p for p in probs]
-    cache.finish_run(project, run_id, prep.request_hash, res, status="failed")
+    runs.finish_run(project, run_id, prep.request_hash, res, status="failed")
     return AuditOutcome(run_id, req, None, fails, res, False, timings)
 
 

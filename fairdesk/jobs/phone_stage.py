@@ -16,7 +16,6 @@ errors is then an item with accentedness 0, not a missing one.
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 
 PHONE_KINDS = ("phone_error", "phone_counts")
@@ -26,19 +25,12 @@ def load_phone_annotations(project, db_ids) -> dict[int, dict]:
     """``{item db id: {"errors": [value, ...], "counts": value}}`` of the annotated items."""
     ids = sorted({int(i) for i in db_ids if i == i and i is not None})
     out: dict[int, dict] = {}
-    for k in range(0, len(ids), 500):
-        chunk = ids[k : k + 500]
-        q = (
-            f"SELECT item_id, kind, value FROM annotations WHERE kind IN (?,?) AND item_id IN "
-            f"({','.join('?' * len(chunk))}) ORDER BY id"
-        )
-        for r in project.conn.execute(q, (*PHONE_KINDS, *chunk)):
-            d = out.setdefault(int(r["item_id"]), {"errors": [], "counts": None})
-            v = json.loads(r["value"])
-            if r["kind"] == "phone_error":
-                d["errors"].append(v)
-            else:
-                d["counts"] = v  # the latest wins
+    for r in project.annotations_of_kinds(ids, PHONE_KINDS):
+        d = out.setdefault(r["item_id"], {"errors": [], "counts": None})
+        if r["kind"] == "phone_error":
+            d["errors"].append(r["value"])
+        else:
+            d["counts"] = r["value"]  # the latest wins
     return {i: d for i, d in out.items() if d["counts"] is not None}
 
 

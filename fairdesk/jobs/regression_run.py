@@ -14,7 +14,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from ..core.store import Project, add_result, results_for_run
+from ..core.runs import add_result, results_for_run
+from ..core.store import Project
 from .regression_result import FAMILIES, ITEM_COVARIATES, RegressionRun
 
 #: The outcomes a stored run can be regressed on: id -> what it means.
@@ -299,7 +300,7 @@ def regress_run(
         Unknown run, family, outcome, variable, covariate or filter, or data the models
         cannot use (e.g. ``em`` on a run without exact match).
     """
-    from .cache import run_items_frame, run_payload
+    from ..core.runs import run_items_frame, run_payload
 
     variables = [v for v in dict.fromkeys(variables) if v]
     _check_request(family, outcome, variables, covariates, interactions)

@@ -9,6 +9,7 @@ import time
 
 import numpy as np
 
+from ..core.caches import lookup_embeddings, save_embeddings
 from .shards import embed_audio, load_shard_audio
 
 
@@ -29,16 +30,7 @@ def item_embeddings(
         )
     key = prep.model_key
     hashes = list(frame["audio_hash"])
-    have = {}
-    conn = project.conn
-    for i in range(0, len(hashes), 500):
-        chunk = hashes[i : i + 500]
-        q = (
-            f"SELECT audio_hash, vector FROM embeddings WHERE model_key=? AND audio_hash IN "
-            f"({','.join('?' * len(chunk))})"
-        )
-        for r in conn.execute(q, (key, *chunk)):
-            have[r["audio_hash"]] = np.frombuffer(r["vector"], dtype=np.float32)
+    have = lookup_embeddings(project, key, hashes)
     todo = [i for i, h in enumerate(hashes) if h not in have]
     started = time.monotonic()
     root = prep.dataset.root
@@ -52,14 +44,9 @@ def item_embeddings(
     def commit(results):  # one finished batch: (row, vector or None for unreadable audio)
         got = [(i, v) for i, v in results if v is not None]
         if got:
-            with project.transaction() as c:
-                for i, v in got:
-                    have[hashes[i]] = v
-                    c.execute(
-                        "INSERT OR REPLACE INTO embeddings(audio_hash, model_key, "
-                        "vector) VALUES (?,?,?)",
-                        (hashes[i], key, v.tobytes()),
-                    )
+            save_embeddings(project, key, [(hashes[i], v) for i, v in got])
+            for i, v in got:
+                have[hashes[i]] = v
         done[0] += len(results)
         prog.items(done[0], len(todo), started, "embedded")
 

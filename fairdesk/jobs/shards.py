@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..core import audio as audio_io
 from ..core.errors import AudioError
-from . import cache
+from ..core.run_items import prediction_to_dict
 
 
 def _predict_shard(backend, root, rows) -> list[tuple[int, dict | None, str | None]]:
@@ -28,7 +28,7 @@ def _predict_shard(backend, root, rows) -> list[tuple[int, dict | None, str | No
                     )
                 )
             else:
-                out.append((idx, cache.prediction_to_dict(p), None))
+                out.append((idx, prediction_to_dict(p), None))
         return out
     return out + predict_audio(backend, load_shard_audio(root, rows))
 
@@ -58,11 +58,11 @@ def predict_audio(backend, loaded) -> list[tuple[int, dict | None, str | None]]:
     method = backend.transcribe if "transcribe" in caps else backend.classify
     try:
         preds = method(audios)
-        out += [(i, cache.prediction_to_dict(p), None) for i, p in zip(ok, preds)]
+        out += [(i, prediction_to_dict(p), None) for i, p in zip(ok, preds)]
     except Exception:  # isolate the item that breaks the batch
         for i, a in zip(ok, audios):
             try:
-                out.append((i, cache.prediction_to_dict(method([a])[0]), None))
+                out.append((i, prediction_to_dict(method([a])[0]), None))
             except Exception as exc:  # noqa: BLE001 - a model error is a per-item failure
                 out.append((i, None, f"model error: {type(exc).__name__}: {exc}"))
     return out

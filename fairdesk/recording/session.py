@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..constants import SAMPLE_RATE
+from ..core import recordings as recdb
 from ..core.errors import FairdeskError
 from ..core.importers import import_dataset
 from ..core.store import Project
@@ -188,13 +189,11 @@ class RecordingSession:
         self.root = (project.folder / RECORDINGS_DIR / self.dataset).resolve()
         self.manifest = self.root / MANIFEST
         self.speaker_dir = self.root / speaker.id
-        row = project.conn.execute(
-            "SELECT root FROM datasets WHERE name=?", (self.dataset,)
-        ).fetchone()
-        if row is not None and Path(row["root"]).resolve() != self.root:
+        root = recdb.dataset_root(project, self.dataset)
+        if root is not None and Path(root).resolve() != self.root:
             raise SessionError(
                 f"dataset {self.dataset!r} already exists with its audio in "
-                f"{row['root']}; record into a new dataset name"
+                f"{root}; record into a new dataset name"
             )
         self.rows = self._read_manifest()
 
@@ -230,15 +229,11 @@ class RecordingSession:
         row = self.rows.get(self.item_key(prompt))
         if row is None:
             return None
-        r = self.project.conn.execute(
-            "SELECT items.id, items.text FROM items JOIN datasets ON datasets.id = "
-            "items.dataset_id WHERE datasets.name=? AND items.item_key=?",
-            (self.dataset, row["id"]),
-        ).fetchone()
+        r = recdb.item_of_key(self.project, self.dataset, row["id"])
         return {
             **row,
-            "db_id": None if r is None else int(r["id"]),
-            "text": row["text"] if r is None else r["text"],
+            "db_id": None if r is None else r[0],
+            "text": row["text"] if r is None else r[1],
         }
 
     def speakers(self) -> dict[str, dict]:
@@ -271,19 +266,6 @@ class RecordingSession:
         n = max(used, default=0) + 1
         return self.speaker_dir / f"{stem}_{n}.wav", n
 
-    def _dataset_id(self, conn, create: bool) -> int | None:
-        row = conn.execute("SELECT id FROM datasets WHERE name=?", (self.dataset,)).fetchone()
-        if row is not None:
-            return int(row["id"])
-        if not create:
-            return None
-        # Same row the importer would create (its root check then matches).
-        cur = conn.execute(
-            "INSERT INTO datasets(name, root, format, created_at, language) VALUES (?,?,?,?,?)",
-            (self.dataset, str(self.root), "manifest", time.time(), self.language),
-        )
-        return int(cur.lastrowid)
-
     def start_take(self, prompt: Prompt, recorder: rec.Recorder) -> Take:
         """Register a new take of ``prompt`` (status ``recording``) and start ``recorder``
         on its file.
@@ -298,23 +280,16 @@ class RecordingSession:
         path, n = self.next_take_path(prompt)
         made = [d for d in (self.root, self.speaker_dir) if not d.exists()]
         self.root.mkdir(parents=True, exist_ok=True)
-        with self.project.transaction() as c:
-            new_ds = self._dataset_id(c, create=False) is None
-            ds_id = self._dataset_id(c, create=True)
-            cur = c.execute(
-                "INSERT INTO recordings(dataset_id, path, prompt, speaker_id, status, duration, "
-                "created_at) VALUES (?,?,?,?,?,?,?)",
-                (
-                    ds_id,
-                    self._rel(path),
-                    prompt.text,
-                    self.speaker.id,
-                    rec.RECORDING,
-                    None,
-                    time.time(),
-                ),
-            )
-            rec_id = int(cur.lastrowid)
+        rec_id, ds_id, new_ds = recdb.add_take(
+            self.project,
+            self.dataset,
+            str(self.root),
+            self.language,
+            self._rel(path),
+            prompt.text,
+            self.speaker.id,
+            rec.RECORDING,
+        )
         try:
             recorder.start(
                 path,
@@ -332,15 +307,7 @@ class RecordingSession:
             if path.exists():
                 self._set_status(rec_id, rec.FAILED, None)
             else:  # nothing was recorded: the attempt leaves no take, and no empty dataset
-                with self.project.transaction() as c:
-                    c.execute("DELETE FROM recordings WHERE id=?", (rec_id,))
-                    if new_ds:
-                        c.execute(
-                            "DELETE FROM datasets WHERE id=? AND NOT EXISTS (SELECT 1 "
-                            "FROM items WHERE dataset_id=?) AND NOT EXISTS (SELECT 1 "
-                            "FROM recordings WHERE dataset_id=?)",
-                            (ds_id, ds_id, ds_id),
-                        )
+                recdb.drop_take(self.project, rec_id, ds_id, new_ds)
                 for d in reversed(made):  # folders this attempt created, if still empty
                     try:
                         d.rmdir()
@@ -361,22 +328,14 @@ class RecordingSession:
         return Take(take.rec_id, take.path, take.number, rec.DONE, done.duration)
 
     def _set_status(self, rec_id: int, status: str, duration) -> None:
-        with self.project.transaction() as c:
-            c.execute(
-                "UPDATE recordings SET status=?, duration=COALESCE(?, duration) WHERE id=?",
-                (status, duration, rec_id),
-            )
+        recdb.set_take_status(self.project, rec_id, status, duration)
 
     def _take_rows(self, prompt: Prompt) -> list[Take]:
         stem = self._stem(prompt)
         prefix = self._rel(self.speaker_dir) + "/" + stem + "_"
         accepted = (self.rows.get(self.item_key(prompt)) or {}).get("path")
         out = []
-        for r in self.project.conn.execute(
-            "SELECT id, path, status, duration FROM recordings WHERE speaker_id=? AND "
-            "substr(path, 1, ?)=? ORDER BY id",
-            (self.speaker.id, len(prefix), prefix),
-        ):
+        for r in recdb.takes_with_prefix(self.project, self.speaker.id, prefix):
             m = re.match(r"(\d+)\.wav$", r["path"][len(prefix) :])
             if not m:
                 continue
@@ -460,14 +419,10 @@ class RecordingSession:
         if mine:
             self._restore(key, old)
             raise SessionError(f"{take.path}: not accepted: {mine[0].reason}")
-        with self.project.transaction() as c:
-            prefix = self._rel(self.speaker_dir) + "/" + self._stem(prompt) + "_"
-            c.execute(
-                "UPDATE recordings SET status=? WHERE status=? AND speaker_id=? AND "
-                "substr(path, 1, ?)=?",
-                (rec.DONE, STATUS_ACCEPTED, self.speaker.id, len(prefix), prefix),
-            )
-            c.execute("UPDATE recordings SET status=? WHERE id=?", (STATUS_ACCEPTED, take.rec_id))
+        prefix = self._rel(self.speaker_dir) + "/" + self._stem(prompt) + "_"
+        recdb.accept_take(
+            self.project, take.rec_id, self.speaker.id, prefix, STATUS_ACCEPTED, rec.DONE
+        )
         item = self.item(prompt)
         if item is None or item["db_id"] is None:
             raise SessionError(f"{take.path}: the import did not create the item {key!r}")
@@ -507,7 +462,6 @@ class RecordingSession:
         key = self.item_key(prompt)
         self.rows[key] = {**self.rows[key], "text": new}
         self._write_manifest()
-        now = time.time()
         value = {
             "text": new,
             "previous": item["text"],
@@ -516,22 +470,7 @@ class RecordingSession:
             "content_id": prompt.content_id,
             "source": source,
         }
-        with self.project.transaction() as c:
-            cur = c.execute(
-                "INSERT INTO annotations(item_id, kind, start, end, value, created_at, "
-                "updated_at) VALUES (?,?,?,?,?,?,?)",
-                (
-                    item["db_id"],
-                    "transcript",
-                    None,
-                    None,
-                    json.dumps(value, ensure_ascii=False),
-                    now,
-                    now,
-                ),
-            )
-            c.execute("UPDATE items SET text=? WHERE id=?", (new, item["db_id"]))
-            return int(cur.lastrowid)
+        return recdb.save_recorded_transcript(self.project, item["db_id"], value, new)
 
     def recover(self) -> list[rec.RecordedTake]:
         """Recover this dataset's unfinished takes (see :func:`recover_recordings`)."""
@@ -549,29 +488,23 @@ def recover_recordings(project: Project, folder=None) -> list[rec.RecordedTake]:
     if not base.is_dir():
         return []
     out = rec.recover(base)
-    with project.transaction() as c:
-        rows = c.execute(
-            "SELECT id, path FROM recordings WHERE status=?", (rec.RECORDING,)
-        ).fetchall()
-        for r in rows:
-            wav = project.folder / r["path"]
-            try:
-                wav.resolve().relative_to(base.resolve())
-            except ValueError:
-                continue
-            meta = rec.read_sidecar(wav)
-            status = (meta or {}).get("status")
-            if status == rec.RECORDING:
-                continue  # a live recorder writes it
-            if status in (rec.DONE, rec.RECOVERED):
-                c.execute(
-                    "UPDATE recordings SET status=?, duration=? WHERE id=?",
-                    (
-                        rec.RECOVERED if status == rec.RECOVERED else rec.DONE,
-                        meta.get("duration"),
-                        r["id"],
-                    ),
-                )
-            else:
-                c.execute("UPDATE recordings SET status=? WHERE id=?", (rec.FAILED, r["id"]))
+
+    def decide(rel: str) -> dict | None:
+        wav = project.folder / rel
+        try:
+            wav.resolve().relative_to(base.resolve())
+        except ValueError:
+            return None
+        meta = rec.read_sidecar(wav)
+        status = (meta or {}).get("status")
+        if status == rec.RECORDING:
+            return None  # a live recorder writes it
+        if status in (rec.DONE, rec.RECOVERED):
+            return {
+                "status": rec.RECOVERED if status == rec.RECOVERED else rec.DONE,
+                "duration": meta.get("duration"),
+            }
+        return {"status": rec.FAILED}
+
+    recdb.fix_unfinished(project, rec.RECORDING, decide)
     return out

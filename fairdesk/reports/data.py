@@ -159,12 +159,10 @@ class RunData:
         """The model's word timings of an item in this run (``predictions.words``)."""
         if item_db_id is None or num(item_db_id) != num(item_db_id):
             return []
-        r = self.project.conn.execute(
-            "SELECT p.words FROM run_items ri JOIN predictions p ON p.id = ri.prediction_id "
-            "WHERE ri.run_id=? AND ri.item_id=?",
-            (self.run_id, int(item_db_id)),
-        ).fetchone()
-        return json.loads(r["words"]) if r is not None and r["words"] else []
+        from ..core.run_items import run_item_words
+
+        words = run_item_words(self.project, self.run_id, int(item_db_id))
+        return json.loads(words) if words else []
 
     def date(self) -> str:
         t = self.run.get("finished_at") or self.run.get("created_at")
@@ -180,13 +178,12 @@ def load_run(project: Project, run_id: int) -> RunData:
         The run does not exist or has no stored result (the message lists the finished runs).
     """
     from ..core.errors import StoreError
-    from ..jobs.cache import run_items_frame, run_payload
+    from ..core.runs import run_items_frame, run_payload, run_row
 
     run_id = int(run_id)
     payload = run_payload(project, run_id)
     items = run_items_frame(project, run_id)
-    row = project.conn.execute("SELECT * FROM runs WHERE id=?", (run_id,)).fetchone()
-    run = dict(row) if row is not None else {}
+    run = run_row(project, run_id) or {}
     ds, summary = None, {}
     name = payload.get("dataset")
     if name:

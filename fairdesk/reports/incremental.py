@@ -58,10 +58,11 @@ MAX_LABELS = 300
 
 def is_incremental_run(project, run_id: int) -> bool:
     """Whether ``run_id`` is a stored incremental run (its ``runs.settings`` say so)."""
+    from ..core.runs import run_row
     from ..incremental.store import is_incremental_settings
 
-    r = project.conn.execute("SELECT settings FROM runs WHERE id=?", (int(run_id),)).fetchone()
-    return r is not None and is_incremental_settings(r[0])
+    r = run_row(project, int(run_id))
+    return r is not None and is_incremental_settings(r["settings"])
 
 
 # -- values ----------------------------------------------------------------------------------
@@ -351,11 +352,11 @@ def _timelines(p, worst: int) -> list[dict]:
 def incremental_context(project, run_id: int, worst: int = 3) -> dict:
     """Everything the template shows, as plain (unescaped) values; ``timelines[i]["chart"]``
     is the drawn :class:`~fairdesk.reports.charts.Chart`."""
+    from ..core.runs import run_row
     from ..incremental.store import load_incremental
 
     p = load_incremental(project, int(run_id))
-    row = project.conn.execute("SELECT * FROM runs WHERE id=?", (int(run_id),)).fetchone()
-    run = dict(row) if row is not None else {}
+    run = run_row(project, int(run_id)) or {}
     n_seg = len(p.segments or ())
     models = " + ".join(map(str, p.models or ["?"]))
     return {

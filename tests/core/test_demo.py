@@ -64,7 +64,7 @@ def test_demo_again_changes_nothing(project, capsys):
 def test_l2_english_audit_matches_jiwer(project, tmp_path, capsys):
     """Whisper tiny.en on 2 groups x 6 items of real speech (the teens: 4 female and 2 male
     speakers); the stored hypotheses rescored with jiwer give fairdesk's per-group WER."""
-    from fairdesk.jobs.cache import run_items_frame
+    from fairdesk.core.runs import run_items_frame
     from fairdesk.metrics.normalize import NORMALIZERS
 
     out = tmp_path / "a.json"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from fairdesk.core import store
+from fairdesk.core import schema, store
 
 
 def _v3_project(folder):
@@ -14,7 +14,7 @@ def _v3_project(folder):
     folder.mkdir()
     c = sqlite3.connect(str(folder / store.DB_NAME), isolation_level=None)
     for script in store.MIGRATIONS[:3]:
-        for stmt in store._split_sql(script):
+        for stmt in schema._split_sql(script):
             c.execute(stmt)
     c.execute("PRAGMA user_version=3")
     c.execute(

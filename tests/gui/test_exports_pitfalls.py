@@ -246,8 +246,8 @@ def _poisson_frame(seed=3, speakers=8, per=6, sd=0.4, rate_ratio=1.8):
 
 
 def test_the_model_based_result_shows_beside_the_logistic_one(qtbot, ctx, mini):
+    from fairdesk.core.runs import run_payload
     from fairdesk.gui.regression_panel import RegressionPanel
-    from fairdesk.jobs.cache import run_payload
     from fairdesk.metrics import metric_specs
     from fairdesk.stats import AuditSettings, compare_groups
     from fairdesk.stats.regression import agreement_with_bootstrap, run_poisson_mixed

@@ -52,7 +52,7 @@ def test_radar_scale_where_the_reference_is_zero_uses_the_largest_group():
 def payload(ctx, mini):
     """The mini run's stored payload with the statistics issue's new fields: per-group CIs,
     an overall summary with its CI, grounding lift, and the two untested verdicts."""
-    from fairdesk.jobs.cache import run_payload
+    from fairdesk.core.runs import run_payload
 
     r = copy.deepcopy(run_payload(ctx.project, mini.run_id))
     for g in r["groups"]:

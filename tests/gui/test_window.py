@@ -227,9 +227,8 @@ def test_a_failed_first_take_leaves_no_empty_dataset(qtbot, tmp_path):
 def test_regression_tab_runs_stores_and_matches_statsmodels(qtbot, ctx, mini):
     import statsmodels.formula.api as smf
 
-    from fairdesk.core.store import results_for_run
+    from fairdesk.core.runs import results_for_run, run_items_frame
     from fairdesk.gui.results_panel import ResultsPanel
-    from fairdesk.jobs.cache import run_items_frame
 
     w = ResultsPanel(ctx)
     qtbot.addWidget(w)

@@ -103,7 +103,7 @@ def test_sigkilled_run_is_interrupted_and_resumes(base):
     run_id = 1
     code = (
         "import time; from fairdesk.core.store import Project; "
-        "from fairdesk.jobs import cache; from types import SimpleNamespace as N; "
+        "from fairdesk.core import runs as cache; from types import SimpleNamespace as N; "
         f"p = Project({str(proj)!r}); "
         "prep = N(dataset=p.dataset('base'), model_key='m@f', request_hash='h'); "
         "req = N(model='m', by=['accent'], filters_dict=dict, sample=None, "

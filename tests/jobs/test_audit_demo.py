@@ -60,7 +60,7 @@ def test_whisper_audit_cli_on_demo(demo, tmp_path, capsys):
     assert res["counts"]["n_inferred"] == 24
     assert res["comparisons"] and res["reference"] in groups
     # the per-item rows stored with the run agree with jiwer on the same normalised texts
-    from fairdesk.jobs.cache import run_items_frame
+    from fairdesk.core.runs import run_items_frame
 
     rows = run_items_frame(demo, res["run_id"])
     for accent, g in groups.items():

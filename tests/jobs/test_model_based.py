@@ -47,8 +47,8 @@ def _request(preds, **kw):
 
 
 def test_model_based_result_is_stored_with_the_run(project):
+    from fairdesk.core.runs import run_items_frame, run_payload
     from fairdesk.jobs.audit import run_audit
-    from fairdesk.jobs.cache import run_items_frame, run_payload
     from fairdesk.stats.regression import agreement_with_bootstrap, run_poisson_mixed
 
     p, preds = project

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fairdesk.core.runs import run_items_frame
 from fairdesk.jobs import AuditRequest, run_audit
 from fairdesk.jobs.analysis import analyse
-from fairdesk.jobs.cache import run_items_frame
 from fairdesk.jobs.pitfalls import dominant_items
 from fairdesk.jobs.sensitivity import normaliser_sensitivity
 from fairdesk.metrics import basic

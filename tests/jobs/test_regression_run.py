@@ -47,8 +47,7 @@ def run(tmp_path):
 def test_regress_run_stores_the_result_with_the_run(run):
     import statsmodels.formula.api as smf
 
-    from fairdesk.core.store import results_for_run
-    from fairdesk.jobs.cache import run_items_frame
+    from fairdesk.core.runs import results_for_run, run_items_frame
     from fairdesk.jobs.regression_run import regress_run, stored_regressions
 
     p, run_id = run
@@ -80,14 +79,14 @@ def test_regress_run_stores_the_result_with_the_run(run):
     # the same fit as the CLI's: the speaker spread is computed for the GUI's runs too
     assert res["speaker_spread"]
     # the audit's own results are untouched
-    from fairdesk.jobs.cache import run_payload
+    from fairdesk.core.runs import run_payload
 
     assert run_payload(p, run_id)["reference"] == "a"
 
 
 def test_regress_run_refuses_what_it_cannot_fit(run):
     from fairdesk.core.errors import StoreError
-    from fairdesk.core.store import add_result
+    from fairdesk.core.runs import add_result
     from fairdesk.jobs.regression_run import regress_run
 
     p, run_id = run
@@ -106,7 +105,7 @@ def test_the_outcome_checks_hold_for_the_gui_and_the_cli_alike(run, monkeypatch,
     of NaN) and ``wer`` without reference word counts are refused with what to use, by the
     job (the GUI's call) and by ``fairdesk regress`` (whose copy fitted ``em`` on an empty
     frame and failed on the missing ``n_words`` column)."""
-    import fairdesk.jobs.cache as cache
+    import fairdesk.core.runs as cache
     from fairdesk.cli import main
     from fairdesk.jobs.regression_run import outcome_frame, regress_run
 

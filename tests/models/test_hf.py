@@ -226,7 +226,7 @@ def test_classifier_audit_end_to_end(folders, tmp_path):
     res = run_audit(p, req).result
     assert res["failures"] == []
     assert {"accuracy", "balanced_accuracy", "mean_confidence"} <= set(res["tested_metrics"])
-    rows = __import__("fairdesk.jobs.cache", fromlist=["x"]).run_items_frame(p, res["run_id"])
+    rows = __import__("fairdesk.core.runs", fromlist=["x"]).run_items_frame(p, res["run_id"])
     for g in res["groups"]:
         sub = rows[rows["group"] == g["group"]]
         assert g["accuracy"] == pytest.approx((sub["label"] == sub["predicted_label"]).mean())

@@ -52,8 +52,8 @@ def test_audit_with_pocketsphinx_stores_what_jiwer_recomputes(tmp_path, capsys):
 
     from fairdesk.cli import main
     from fairdesk.core.importers import import_dataset
+    from fairdesk.core.runs import run_items_frame
     from fairdesk.core.store import Project
-    from fairdesk.jobs.cache import run_items_frame
     from fairdesk.metrics import english
     from tests.conftest import espeak
 

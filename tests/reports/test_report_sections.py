@@ -13,7 +13,7 @@ from tests.reports.test_html import external_references, parse
 
 @pytest.fixture(scope="module")
 def html(speech_runs):
-    from fairdesk.jobs.cache import run_items_frame
+    from fairdesk.core.runs import run_items_frame
     from fairdesk.jobs.model_based import model_based_block
     from fairdesk.jobs.regression_run import regress_run, store_regression
     from fairdesk.jobs.sensitivity import normaliser_sensitivity

@@ -1,0 +1,193 @@
+"""The project store's schema: the migration scripts, ``PRAGMA user_version`` and the
+connection settings (WAL, foreign keys, busy timeout)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+from .errors import StoreError
+
+DB_NAME = "project.sqlite"
+
+_V1 = """
+CREATE TABLE datasets (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    root TEXT NOT NULL,
+    format TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE items (
+    id INTEGER PRIMARY KEY,
+    dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+    item_key TEXT NOT NULL,
+    path TEXT NOT NULL,
+    audio_hash TEXT NOT NULL,
+    duration REAL NOT NULL,
+    sample_rate INTEGER NOT NULL,
+    channels INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    speaker_id TEXT,
+    content_id TEXT NOT NULL,
+    metadata TEXT NOT NULL DEFAULT '{}',
+    UNIQUE (dataset_id, item_key)
+);
+CREATE INDEX items_hash ON items(audio_hash);
+CREATE TABLE annotations (
+    id INTEGER PRIMARY KEY,
+    item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    start REAL,
+    end REAL,
+    value TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE recordings (
+    id INTEGER PRIMARY KEY,
+    dataset_id INTEGER REFERENCES datasets(id) ON DELETE SET NULL,
+    path TEXT NOT NULL,
+    prompt TEXT,
+    speaker_id TEXT,
+    status TEXT NOT NULL,
+    duration REAL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE runs (
+    id INTEGER PRIMARY KEY,
+    dataset_id INTEGER REFERENCES datasets(id) ON DELETE SET NULL,
+    model_id TEXT NOT NULL,
+    model_fingerprint TEXT NOT NULL,
+    request_hash TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    finished_at REAL
+);
+CREATE TABLE run_items (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+    status TEXT NOT NULL,
+    error TEXT,
+    prediction_id INTEGER REFERENCES predictions(id),
+    PRIMARY KEY (run_id, item_id)
+);
+CREATE TABLE predictions (
+    id INTEGER PRIMARY KEY,
+    audio_hash TEXT NOT NULL,
+    model_key TEXT NOT NULL,
+    text TEXT NOT NULL,
+    words TEXT NOT NULL DEFAULT '[]',
+    confidence REAL,
+    extra TEXT NOT NULL DEFAULT '{}',
+    created_at REAL NOT NULL,
+    UNIQUE (audio_hash, model_key)
+);
+CREATE TABLE results (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+"""
+
+# Version 2: import problems are kept with the dataset (the browser lists them), and
+# embeddings are cached next to predictions.
+_V2 = """
+CREATE TABLE import_problems (
+    id INTEGER PRIMARY KEY,
+    dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+    row INTEGER,
+    path TEXT,
+    reason TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE embeddings (
+    audio_hash TEXT NOT NULL,
+    model_key TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (audio_hash, model_key)
+);
+ALTER TABLE datasets ADD COLUMN language TEXT NOT NULL DEFAULT 'en';
+"""
+
+# Version 3: saliency curves (the explain stage) cached by audio, model, target and method.
+_V3 = """
+CREATE TABLE saliency (
+    audio_hash TEXT NOT NULL,
+    model_key TEXT NOT NULL,
+    target_hash TEXT NOT NULL,
+    method TEXT NOT NULL,
+    frame_s REAL NOT NULL,
+    curve BLOB NOT NULL,
+    meta TEXT NOT NULL DEFAULT '{}',
+    created_at REAL NOT NULL,
+    PRIMARY KEY (audio_hash, model_key, target_hash, method)
+);
+"""
+
+# "stale": per-item status kept apart from ``items`` (whose rows annotations and runs refer
+# to): ``stale`` marks an item that the last re-import of its dataset no longer lists (kept,
+# excluded from new audits), ``warnings`` the import's warnings about its audio (JSON list).
+# Idempotent (IF NOT EXISTS) so that it can be renumbered when migrations are merged.
+_STALE = """
+CREATE TABLE IF NOT EXISTS item_status (
+    item_id INTEGER PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
+    stale INTEGER NOT NULL DEFAULT 0,
+    warnings TEXT NOT NULL DEFAULT '[]',
+    updated_at REAL NOT NULL
+);
+"""
+
+# Version 5: annotations say who made them, and an item's transcript history is read by
+# (item, kind) in order. The original (imported) text stays in items.text.
+_V5 = """
+ALTER TABLE annotations ADD COLUMN annotator TEXT NOT NULL DEFAULT '';
+CREATE INDEX annotations_item_kind ON annotations(item_id, kind, id);
+"""
+
+#: Migration scripts; index i moves a database from user_version i to i + 1.
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _STALE, _V5)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def _connect(db_path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(
+        str(db_path), timeout=30.0, isolation_level=None, check_same_thread=False
+    )
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA busy_timeout=30000")
+    return conn
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Bring a database to :data:`SCHEMA_VERSION`; returns the version it had before."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"the project was written by a newer fairdesk (schema {version} > "
+            f"{SCHEMA_VERSION}); upgrade fairdesk to open it"
+        )
+    for v in range(version, SCHEMA_VERSION):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for stmt in _split_sql(MIGRATIONS[v]):
+                conn.execute(stmt)
+            conn.execute(f"PRAGMA user_version={v + 1}")
+            conn.execute("COMMIT")
+        except Exception:
+            conn.execute("ROLLBACK")
+            raise
+    return version
+
+
+def _split_sql(script: str) -> Iterator[str]:
+    for stmt in script.split(";"):
+        if stmt.strip():
+            yield stmt

@@ -1,0 +1,113 @@
+"""The item view's saliency overlay (explain stage): the table's saliency column, the stored
+curve of the shown item drawn on the waveform, and computing one in a background job.
+Mixed into :class:`~.item_panel.ItemPanel` (it uses the panel's widgets and state)."""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+
+from ..core.caches import saliency_hashes
+
+
+class SaliencyMixin:
+    """The saliency part of :class:`~.item_panel.ItemPanel`."""
+
+    def _saliency_flags(self, df) -> list[str]:
+        model_key = self.payload.get("model_key")
+        if self._items is None or not model_key:
+            return [""] * len(df)
+        have = saliency_hashes(self.ctx.project, model_key)
+        hashes = self._items["audio_hash"].reindex(df["id"].astype(str)).to_numpy()
+        return ["●" if h in have else "" for h in hashes]
+
+    def _show_saliency(self, row: dict) -> None:
+        """Overlay the stored saliency of the item for the run's model, or offer to compute it."""
+        from ..jobs.explain_stage import saliency_for_item
+
+        model_key = self.payload.get("model_key")
+        ah = self._audio_hash(row)
+        hit = None
+        if ah and model_key:
+            hit = saliency_for_item(
+                self.ctx.project, ah, model_key, row.get("reference") or row.get("text")
+            )
+        if hit is not None:
+            self.player.set_saliency(hit.curve, hit.frame_s, hit.meta.get("words") or ())
+            self.saliency_info.setText(
+                f"saliency: {hit.key.method.split(':')[0]} "
+                f"({hit.curve.size} frames of {hit.frame_s * 1000:.0f} ms)"
+                "; shaded: reference words"
+            )
+            self.saliency_btn.setVisible(False)
+            return
+        self.saliency_info.setText("no saliency for this item and model")
+        model = str(self.payload.get("model") or "")
+        can = bool(ah) and self.dataset_root is not None and not model.startswith("predictions:")
+        self.saliency_btn.setVisible(True)
+        self.saliency_btn.setEnabled(can)
+        if not can:
+            self.saliency_btn.setToolTip(
+                "Saliency needs the run's model and the audio: "
+                "imported predictions have no model to ask"
+            )
+
+    def compute_saliency(self):
+        """Run occlusion for the shown item in a background job; draws it when done."""
+        from ..jobs import tasks
+        from .jobs import Job
+
+        row = self._row
+        if row is None or self.dataset_root is None:
+            return None
+        ah = self._audio_hash(row)
+        text = row.get("reference") or row.get("text") or ""
+        item = str(row.get("id", row.get("item_id")))
+        job = Job(
+            tasks.saliency,
+            self.ctx.folder,
+            self.payload.get("model"),
+            str(self.dataset_root / str(row["path"])),
+            ah,
+            text,
+            device=self.payload.get("device") or "auto",
+            name="saliency",
+            request=item,
+        )
+        job.signals.progress.connect(
+            lambda f, m: self.saliency_info.setText(f"computing saliency… {100 * f:.0f}%")
+        )
+        job.signals.result.connect(lambda out, it=item: self._saliency_done(it, out))
+        job.signals.error.connect(lambda msg: self._saliency_failed(msg))
+        self.saliency_btn.setEnabled(False)
+        self.saliency_info.setText("computing saliency…")
+        self._saliency_job = self.ctx.jobs.submit(job, channel="saliency")
+        return self._saliency_job
+
+    def _saliency_done(self, item: str, out: dict) -> None:
+        self._flag_saliency(item)
+        if self._row is None or str(self._row.get("id", self._row.get("item_id"))) != item:
+            return  # another item is shown now; the curve is stored for later
+        self.player.set_saliency(out["curve"], out["frame_s"], out["words"])
+        self.saliency_btn.setVisible(False)
+        self.saliency_info.setText(
+            f"saliency: occlusion ({len(out['curve'])} frames); shaded: reference words"
+        )
+
+    def _flag_saliency(self, item: str) -> None:
+        """Mark ``item`` in the table's saliency column."""
+        if self.frame is None or "Sal." not in self.model.columns:
+            return
+        hit = np.flatnonzero(self.frame["id"].astype(str).to_numpy() == item)
+        if not hit.size:
+            return
+        self.frame.loc[hit, "saliency"] = "●"
+        for r in hit:
+            self.model.set_value(int(r), "Sal.", "●")
+
+    def _saliency_failed(self, message: str) -> None:
+        self.saliency_btn.setEnabled(True)
+        self.saliency_info.setText(
+            f"<span style='color:#c62828'>saliency failed: {html.escape(message)}</span>"
+        )

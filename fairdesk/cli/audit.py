@@ -299,7 +299,7 @@ def print_no_diacritics(res: dict, file=None) -> None:
 
 
 def print_groups(res: dict, file=None):
-    from ..stats import format_groups
+    from .console import format_groups
 
     # sys.stdout looked up at call time (a default bound at import outlives a swapped stream)
     file = file if file is not None else sys.stdout

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .charts import short_group
+from ..presentation import short_group
 from .theme import plain_tip
 
 KINDS = {"intent_confusion": "Intents", "confusion": "Labels"}

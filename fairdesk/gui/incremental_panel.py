@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..presentation import timeline_points
 from .context import Context
 from .jobs import Job
 from .player import AudioPlayer
@@ -68,19 +69,6 @@ def _cell(metric: str, v) -> str:
     if isinstance(v, float) and math.isnan(v):
         return "–"
     return f"{v:.1%}" if metric == "wer" else f"{v:.3f}"
-
-
-def timeline_points(tl: dict) -> tuple[list, list]:
-    """``(adds, revokes)``: ``(time, position, text)`` per added / revoked word of a stored
-    timeline; a word revoked at update u is drawn at its old position."""
-    adds, revs = [], []
-    for e in tl.get("events", []):
-        t, k = float(e["shown_s"]), int(e["position"])
-        for i, w in enumerate(e["revoked"]):
-            revs.append((t, k + i, str(w[0])))
-        for i, w in enumerate(e["added"]):
-            adds.append((t, k + i, str(w[0])))
-    return adds, revs
 
 
 class TimelineView(pg.PlotWidget):

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .theme import pvalue
+from ..presentation import fmt_p
 
 HEADS = [
     "Variable",
@@ -76,8 +76,8 @@ def rate_rows(model_based: dict) -> list[list[str]]:
                         f"{lev.get('level')} vs {ref}",
                         "–" if rr is None else f"{rr:.2f}×",
                         "–" if lo is None or hi is None else f"{lo:.2f} – {hi:.2f}",
-                        pvalue(_num(lev.get("p_value"))),
-                        pvalue(_num(lev.get("p_adjusted"))),
+                        fmt_p(_num(lev.get("p_value"))),
+                        fmt_p(_num(lev.get("p_adjusted"))),
                         str(lev.get("n_speakers", "")),
                         "–" if wer is None else f"{100 * wer:.1f}%",
                     ]

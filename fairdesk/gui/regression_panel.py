@@ -34,10 +34,11 @@ from PySide6.QtWidgets import (
 )
 
 from ..jobs import regression_run as rr
+from ..presentation import fmt_p
 from .context import Context
 from .jobs import Job
 from .model_based_view import ModelBasedView
-from .theme import plain_tip, pvalue
+from .theme import plain_tip
 
 #: Item columns that are never demographic variables.
 NOT_VARIABLES = frozenset(
@@ -134,10 +135,10 @@ def odds_rows(result: dict) -> list[list[str]]:
                     f"{lev['level']} vs {ref}",
                     fmt_or(lev.get("odds_ratio")),
                     fmt_ci(lev),
-                    pvalue(lev.get("p_value")),
+                    fmt_p(lev.get("p_value")),
                     fmt_or(cl.get("odds_ratio")) if cl else "–",
                     fmt_ci(cl) if cl else "–",
-                    pvalue(cl.get("p_value")) if cl else "–",
+                    fmt_p(cl.get("p_value")) if cl else "–",
                 ]
             )
     return rows

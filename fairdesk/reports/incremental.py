@@ -22,7 +22,8 @@ import time
 from pathlib import Path
 
 from .._meta import __version__
-from .data import fmt_p, num, verdict_style
+from ..presentation import fmt_p, timeline_points
+from .data import num, verdict_style
 
 __all__ = [
     "incremental_context",
@@ -226,20 +227,6 @@ def _what_was_run(p: dict, run: dict, run_id: int) -> list[tuple[str, str]]:
 
 
 # -- timelines -------------------------------------------------------------------------------
-def timeline_points(tl: dict) -> tuple[list, list]:
-    """``(adds, revokes)``: ``(time, position, text)`` per added / revoked word (the GUI's
-    :func:`fairdesk.gui.incremental_panel.timeline_points`; a revoked word sits at its old
-    position)."""
-    adds, revs = [], []
-    for e in tl.get("events", []):
-        t, k = float(e["shown_s"]), int(e["position"])
-        for i, w in enumerate(e["revoked"]):
-            revs.append((t, k + i, str(w[0])))
-        for i, w in enumerate(e["added"]):
-            adds.append((t, k + i, str(w[0])))
-    return adds, revs
-
-
 def _eo(tl: dict) -> tuple[float, int]:
     a = sum(len(e["added"]) for e in tl.get("events", []))
     r = sum(len(e["revoked"]) for e in tl.get("events", []))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..presentation import (
     MISSING,
+    count,
     fmt_ci,
     fmt_gap,
     fmt_p,
@@ -139,8 +140,8 @@ def format_groups(res: dict, metrics=None, readings: bool = True) -> str:
     boot = res.get("bootstrap") or {}
     if boot.get("raised"):
         out.append(
-            f"B raised from {boot['requested']:,} to {boot['used']:,} resamples for "
-            f"{boot['comparisons']} comparisons (B ≥ 5·m/alpha)"
+            f"B raised from {boot['requested']:,} to {count(boot['used'], 'resample')} for "
+            f"{count(boot['comparisons'], 'comparison')} (B ≥ 5·m/alpha)"
         )
     if res.get("minimums_message"):
         out.append("")

@@ -4,16 +4,12 @@ sensitivity table. Used by ``fairdesk audit``."""
 
 from __future__ import annotations
 
-import math
 import sys
 
 from ..jobs.sensitivity import normaliser_sensitivity
+from ..presentation import fmt_percent
 
 __all__ = ["normaliser_sensitivity", "print_pitfalls", "print_sensitivity"]
-
-
-def _pct(v) -> str:
-    return "-" if v is None or not math.isfinite(v) else f"{100 * v:.1f}%"
 
 
 def print_pitfalls(res: dict, file=None) -> None:
@@ -47,7 +43,7 @@ def print_pitfalls(res: dict, file=None) -> None:
     for d in block.get("wer_dominated", []):
         print(
             f"  WER of {d['group']} is carried by one utterance: item {d['item']} holds "
-            f"{d['errors']} of {d['group_errors']} word errors ({100 * d['share']:.0f}%); "
+            f"{d['errors']} of {d['group_errors']} word errors ({fmt_percent(d['share'], 0)}); "
             f"WER {_pct(d['wer'])}, {_pct(d['wer_without_item'])} without it",
             file=file,
         )
@@ -72,7 +68,7 @@ def print_pitfalls(res: dict, file=None) -> None:
 
 
 def _pct(v) -> str:
-    return "-" if v is None or not math.isfinite(v) else f"{100 * v:.1f}%"
+    return fmt_percent(v)
 
 
 def print_sensitivity(block: dict, file=None) -> None:

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..jobs import tasks
+from ..presentation import count
 from .annotation_panel import AnnotationPanel
 from .context import Context
 from .fit_scroll import FitScrollArea
@@ -242,7 +243,7 @@ class DatasetPanel(QWidget):
                 n = p.conn.execute(
                     "SELECT COUNT(*) FROM items WHERE dataset_id=?", (ds.id,)
                 ).fetchone()[0]
-                it = QListWidgetItem(f"{ds.name}    ({n:,} items, {ds.format})")
+                it = QListWidgetItem(f"{ds.name}    ({count(n, 'item')}, {ds.format})")
                 it.setData(Qt.UserRole, ds.name)
                 self.datasets.addItem(it)
                 names.append(ds.name)

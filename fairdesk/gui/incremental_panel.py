@@ -14,7 +14,6 @@ the player.
 from __future__ import annotations
 
 import html
-import math
 import time
 
 import pyqtgraph as pg
@@ -35,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..presentation import timeline_points
+from ..presentation import count, fmt_number, fmt_percent, timeline_points
 from .context import Context
 from .jobs import Job
 from .player import AudioPlayer
@@ -66,9 +65,7 @@ ROW_NAMES = {
 def _cell(metric: str, v) -> str:
     if v is None:
         return "inf" if metric == "spr" else "–"
-    if isinstance(v, float) and math.isnan(v):
-        return "–"
-    return f"{v:.1%}" if metric == "wer" else f"{v:.3f}"
+    return fmt_percent(v) if metric == "wer" else fmt_number(v, 3)
 
 
 class TimelineView(pg.PlotWidget):
@@ -367,7 +364,7 @@ class IncrementalPanel(QWidget):
             final = " ".join(w[0] for w in tl.get("final", []))
             self.legend.setText(
                 f"<b>{len(tl['events'])}</b> updates, <span style='color:{ADD}'>"
-                f"{len(adds)} adds</span>, <span style='color:{REVOKE}'>{len(revs)} revokes"
+                f"{count(len(adds), 'add')}</span>, <span style='color:{REVOKE}'>{count(len(revs), 'revoke')}"
                 f"</span>; final: {html.escape(final)}"
             )
         if it is not None:
@@ -409,7 +406,7 @@ class IncrementalPanel(QWidget):
         self.job.signals.finished.connect(self._finished)
         self.run_btn.setEnabled(False)
         self.cancel_btn.setEnabled(True)
-        self.status.setText(f"running {self.policy.currentText()} on {len(ids)} items…")
+        self.status.setText(f"running {self.policy.currentText()} on {count(len(ids), 'item')}…")
         return self.ctx.jobs.submit(self.job, channel="incremental")
 
     def cancel(self) -> None:

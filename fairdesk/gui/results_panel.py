@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..presentation import (
+    count,
     fmt_gap,
     fmt_number,
     fmt_p,
@@ -75,13 +76,13 @@ COMPARISON_COLUMNS = (
 def dominated_text(dom: dict, long: bool = False) -> str:
     """The ``wer_dominated_by`` flag of a group in words (METHODS §2: one utterance carries
     more than a quarter of at least 20 word errors)."""
-    short = f"one item carries {dom.get('share', 0):.0%} of the WER errors: {dom.get('item')}"
+    short = f"one item carries {fmt_percent(dom.get('share', 0), 0)} of the WER errors: {dom.get('item')}"
     if not long:
         return short
     wo = dom.get("wer_without_item")
     return (
         f"One utterance ({dom.get('item')}) holds {dom.get('errors')} of the group's "
-        f"{dom.get('group_errors')} word errors ({dom.get('share', 0):.0%}); the pooled "
+        f"{dom.get('group_errors')} word errors ({fmt_percent(dom.get('share', 0), 0)}); the pooled "
         f"WER is {fmt_percent(dom.get('wer'), 1)}, {fmt_percent(wo, 1) if wo is not None else '–'} "
         "without it. Listen to it in Items before trusting this group's WER."
     )
@@ -286,14 +287,16 @@ class ResultsPanel(QWidget):
             f"<b>{esc(r.get('model', '?'))}</b> on <b>{esc(r.get('dataset', '?'))}</b>",
             f"by {esc(' × '.join(map(str, r.get('by') or [])))}",
             f"reference <b>{esc(r.get('reference'))}</b>",
-            f"{n:,} items",
+            count(n, "item"),
             f"design {esc(r.get('design', '?'))}",
             f"{esc((r.get('settings') or {}).get('n_bootstrap', '?'))} resamples",
         ]
         if r.get("failures"):
             bits.append(f"<span style='color:#c62828'>{len(r['failures'])} failed items</span>")
         if r.get("excluded"):
-            bits.append(f"<span style='color:#ef6c00'>{len(r['excluded'])} groups excluded</span>")
+            bits.append(
+                f"<span style='color:#ef6c00'>{count(len(r['excluded']), 'group')} excluded</span>"
+            )
         notes = [str(x) for x in r.get("notes") or []]
         rep = r.get("representation") or {}
         if rep.get("leakage") is not None:

@@ -206,10 +206,10 @@ def plural(n: int, noun: str, many: str | None = None) -> str:
 
 
 def count(n, noun: str, many: str | None = None) -> str:
-    """A count with its noun: ``1 item``, ``2 items``, ``1,234 words``; :data:`MISSING` if
+    """A count with its noun: ``1 item``, ``2 items``, ``1,234 words``; ``– items`` if
     none."""
     x = finite(n)
     if x is None:
-        return MISSING
+        return f"{MISSING} {many or noun + 's'}"
     k = int(x)
     return f"{k:,} {plural(k, noun, many)}"

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import base64
 import io
-import math
 from pathlib import Path
 
 from .._meta import __version__
 from ..presentation import (
     MISSING,
+    count,
     fmt_ci,
     fmt_gap,
     fmt_interval,
@@ -91,7 +91,7 @@ def _audited(d: RunData) -> list[tuple[str, str]]:
         ),
         (
             "Minimums per group",
-            f"{s.get('min_items', '–')} items, {s.get('min_speakers', '–')} speakers",
+            f"{count(s.get('min_items', '–'), 'item')}, {count(s.get('min_speakers', '–'), 'speaker')}",
         ),
         (
             "Tested metrics",
@@ -103,7 +103,7 @@ def _audited(d: RunData) -> list[tuple[str, str]]:
         ),
     ]
     if s.get("sample_per_group"):
-        rows.append(("Sample", f"{s['sample_per_group']} items per group (stratified)"))
+        rows.append(("Sample", f"{count(s['sample_per_group'], 'item')} per group (stratified)"))
     if s.get("nlu") and s.get("nlu") != "none":
         rows.append(("NLU", str(s["nlu"])))
     return rows
@@ -362,8 +362,7 @@ def _grounding(d: RunData) -> dict | None:
 
 
 def _num3(v) -> str:
-    x = num(v)
-    return "–" if math.isnan(x) else f"{x:.3f}"
+    return fmt_number(v, 3)
 
 
 def rank_items(items):
@@ -401,7 +400,7 @@ def _worst(d: RunData, per_group: int, embed_audio: bool, skipped: list[str]) ->
                     ],
                     "counts": f"S {int(num(r.get('n_sub')) or 0)}, D {int(num(r.get('n_del')) or 0)}"
                     f", I {int(num(r.get('n_ins')) or 0)} of "
-                    f"{int(num(r.get('n_words')) or 0)} words",
+                    f"{count(r.get('n_words'), 'word')}",
                     "audio": audio,
                 }
             )

@@ -22,7 +22,15 @@ import time
 from pathlib import Path
 
 from .._meta import __version__
-from ..presentation import fmt_p, timeline_points
+from ..presentation import (
+    count,
+    fmt_gap,
+    fmt_number,
+    fmt_p,
+    fmt_percent,
+    fmt_value,
+    timeline_points,
+)
 from .data import num, verdict_style
 
 __all__ = [
@@ -70,10 +78,7 @@ def _cell(metric: str, v, revokes=None) -> str:
     """A table value as the GUI tab shows it (WER in %, the rest to 3 decimals)."""
     if v is None:
         return "inf" if metric == "spr" and not revokes else "–"
-    x = num(v)
-    if math.isnan(x):
-        return "–"
-    return f"{x:.1%}" if metric == "wer" else f"{x:.3f}"
+    return fmt_percent(v) if metric == "wer" else fmt_number(v, 3)
 
 
 def _table(p: dict) -> dict | None:
@@ -116,12 +121,9 @@ def _table(p: dict) -> dict | None:
 
 
 def _fmt_metric(m: str, v, signed: bool = False) -> str:
-    x = num(v)
-    if math.isnan(x):
-        return "–"
     if m in ("wer", "eo", "eo_edit", "revoke_update_share"):
-        return f"{100 * x:+.1f} pp" if signed else f"{100 * x:.1f}%"
-    return f"{x:+.4f}" if signed else f"{x:.4f}"
+        return fmt_gap("wer", v) if signed else fmt_value("wer", v)
+    return fmt_number(v, 4, signed=signed)
 
 
 def _groups(p: dict) -> list[dict]:
@@ -310,7 +312,7 @@ def timeline_chart(tl: dict, name: str = "timeline"):
     ax.set_title(plain(title), fontsize=10)
     eo, nr = _eo(tl)
     caption = (
-        f"{len(ev)} updates, {len(adds)} adds, {nr} revokes (EO {eo:.3f}); "
+        f"{count(len(ev), 'update')}, {count(len(adds), 'add')}, {count(nr, 'revoke')} (EO {eo:.3f}); "
         f"chunk {tl.get('chunk_s')} s, audio {num(tl.get('duration_s')):.2f} s."
     )
     return Chart(name, title, fig, caption)

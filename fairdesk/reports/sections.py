@@ -18,7 +18,16 @@ from __future__ import annotations
 
 import math
 
-from ..presentation import fmt_ci, fmt_gap, fmt_number, fmt_p, fmt_ratio, fmt_value
+from ..presentation import (
+    count,
+    fmt_ci,
+    fmt_gap,
+    fmt_number,
+    fmt_p,
+    fmt_percent,
+    fmt_ratio,
+    fmt_value,
+)
 from .data import SERIES, num, verdict_style
 
 
@@ -63,8 +72,8 @@ def model_based_section(d) -> list[dict]:
                 "model": m.get("model", ""),
                 "approximation": m.get("approximation", ""),
                 "speaker_sd": fmt_number(m.get("speaker_sd"), 2),
-                "n": f"{m.get('n_utterances', '–')} utterances, "
-                f"{m.get('n_speakers', '–')} speakers",
+                "n": f"{count(m.get('n_utterances', '–'), 'utterance')}, "
+                f"{count(m.get('n_speakers', '–'), 'speaker')}",
                 "overdispersion": (m.get("overdispersion") or {}).get("reading", ""),
                 "rows": rows,
                 "conclusions": list(m.get("conclusions") or []),
@@ -112,7 +121,7 @@ def _tests(result: dict) -> list[dict]:
             rows.append(
                 {
                     "test": f"χ² outcome × {c['variable']} ({c.get('unit')})",
-                    "stat": f"χ² = {num(c['chi2']):.2f}, df {c['df']}",
+                    "stat": f"χ² = {fmt_number(c['chi2'], 2)}, df {c['df']}",
                     "p": fmt_p(c["p_value"]),
                 }
             )
@@ -121,7 +130,7 @@ def _tests(result: dict) -> list[dict]:
             rows.append(
                 {
                     "test": f"one-way ANOVA by {a['variable']} ({a.get('per')})",
-                    "stat": f"F({a['df_between']}, {a['df_within']}) = {num(a['f']):.2f}",
+                    "stat": f"F({a['df_between']}, {a['df_within']}) = {fmt_number(a['f'], 2)}",
                     "p": fmt_p(a["p_value"]),
                 }
             )
@@ -210,7 +219,7 @@ def regression_sections(d) -> list[dict]:
             entry["coefficients"] = [
                 {
                     "term": c["term"],
-                    "estimate": "–" if c.get("estimate") is None else f"{c['estimate']:+.4f}",
+                    "estimate": fmt_number(c.get("estimate"), 4, signed=True),
                     "ci": _ci(c.get("ci_low"), c.get("ci_high"), 4),
                     "p": fmt_p(c.get("p_value")),
                 }
@@ -255,7 +264,7 @@ def pitfalls_section(d) -> dict | None:
     ]
     dominated = [
         f"{w.get('group')}: item {w.get('item')} carries "
-        f"{100 * num(w.get('share')):.0f}% of the group's {w.get('group_errors')} "
+        f"{fmt_percent(w.get('share'), 0)} of the group's {w.get('group_errors')} "
         f"word errors (WER {fmt_value('wer', w.get('wer'))}, without it "
         f"{fmt_value('wer', w.get('wer_without_item'))})"
         for w in block.get("wer_dominated") or []

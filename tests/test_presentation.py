@@ -257,3 +257,16 @@ def test_the_gui_and_the_report_draw_the_same_radar():
     ticks = [t.get_text() for t in chart.figure.axes[0].get_xticklabels()]
     assert ticks == ["WER *", "CER", "Sub. rate *"]
     assert "Left out because every group is at 0: TER." in chart.caption
+
+
+def test_the_module_is_pure():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, fairdesk.presentation\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'matplotlib', "
+        "'pyqtgraph')]\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from ..presentation import count
+from ..presentation import MISSING, count
 from .common import (
     EXIT_NOTHING,
     EXIT_OK,
@@ -129,7 +129,7 @@ def cmd_items(a):
             warn = f"\t[{'; '.join(r['warnings'])}]" if r.get("warnings") else ""
             print(
                 term(
-                    f"{r['id']}\t{r['speaker_id'] or '-'}\t{r['duration']:.2f}s\t{r['text']}{warn}"
+                    f"{r['id']}\t{r['speaker_id'] or MISSING}\t{r['duration']:.2f}s\t{r['text']}{warn}"
                 )
             )
         what = "stale items (no longer in the dataset's source; kept)" if a.stale else "items"

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.store import Project
+from ..presentation import MISSING
 from .palette import VERDICTS  # noqa: E402, F401 - the GUI's colours
 
 REFERENCE_COLOUR = "#222222"
@@ -26,7 +27,7 @@ SERIES = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0
 def verdict_style(verdict) -> tuple[str, str, str]:
     """(label, background, foreground) of a verdict id (unknown ids in grey)."""
     v = str(verdict or "")
-    return VERDICTS.get(v, (v.replace("_", " ") or "—", "#e0e0e0", "#1a1a1a"))
+    return VERDICTS.get(v, (v.replace("_", " ") or MISSING, "#e0e0e0", "#1a1a1a"))
 
 
 def num(v) -> float:

@@ -270,3 +270,21 @@ def test_the_module_is_pure():
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_gui_and_the_report_value_charts_read_the_same_rows():
+    pytest.importorskip("PySide6")
+    from fairdesk.gui import charts as gui_charts
+    from fairdesk.reports import charts as report_charts
+
+    payload = _payload()
+    payload["groups"][1]["ci"] = {"wer": [0.15, 0.25]}
+    payload["comparisons"] = [{"metric": "wer", "group": "accent=scot", "verdict": "x"}]
+    rows = report_charts.group_rows(payload, "wer")
+    assert gui_charts.group_rows is report_charts.group_rows
+    assert [(r.label, r.verdict) for r in rows] == [
+        ("us", "reference"),
+        ("scot", "x"),
+        ("ng", ""),
+    ]
+    assert (rows[1].value, rows[1].low, rows[1].high) == pytest.approx((20.0, 15.0, 25.0))

@@ -13,35 +13,11 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
-from ..presentation import GroupRow, is_ratio, metric_short, short_group
-from ..presentation import group_rows as present_rows
-from ..stats.results import GroupInfo
+from ..presentation import is_ratio, metric_short, short_group
+from ..reports.charts import group_rows  # noqa: F401 - the report's rows, the same
 from .theme import esc, verdict_style
 
 pg.setConfigOptions(antialias=True, background="w", foreground="#222222")
-
-
-def group_rows(result: dict, metric: str) -> list[GroupRow]:
-    """One :class:`fairdesk.presentation.GroupRow` per group not excluded (display units:
-    percent for rates, the ratio itself for ratios)."""
-    verdicts = {
-        c["group"]: c.get("verdict")
-        for c in result.get("comparisons") or []
-        if c.get("metric") == metric
-    }
-    groups = [
-        GroupInfo(
-            group=g["group"],
-            n_items=g.get("n_items"),
-            n_speakers=g.get("n_speakers"),
-            excluded=bool(g.get("excluded")),
-            reason=g.get("reason"),
-            values={metric: (g.get("values") or {}).get(metric, g.get(metric))},
-            ci=g.get("ci") or {},
-        )
-        for g in result.get("groups") or []
-    ]
-    return present_rows(groups, metric, result.get("reference"), verdicts)
 
 
 #: Descriptive metrics drawn beside the tested ones (issue 18: hallucinations per group).

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..presentation import (
+    GroupRow,
     RadarScale,
     fmt_ratio,
     is_ratio,
@@ -34,7 +35,9 @@ from ..presentation import (
     short_group,
     unit,
 )
+from ..presentation import group_rows as present_rows
 from ..presentation import scale as unit_scale
+from ..stats.results import GroupInfo
 from .data import REFERENCE_COLOUR, SERIES, num, verdict_style
 
 _FONT = {
@@ -84,10 +87,6 @@ def _verdicts(payload: dict, metric: str) -> dict:
     }
 
 
-def _value(g: dict, metric: str) -> float:
-    return num((g.get("values") or {}).get(metric, g.get(metric)))
-
-
 def _scale(metric: str) -> float:
     return unit_scale(metric)
 
@@ -96,25 +95,38 @@ def _unit(metric: str) -> str:
     return unit(metric)
 
 
+def group_rows(payload: dict, metric: str) -> list[GroupRow]:
+    """One :class:`fairdesk.presentation.GroupRow` per group not excluded (display units:
+    percent for rates, the ratio itself for ratios): what the report's and the GUI's value
+    charts draw."""
+    verdicts = _verdicts(payload, metric)
+    groups = [
+        GroupInfo(
+            group=g["group"],
+            n_items=g.get("n_items"),
+            n_speakers=g.get("n_speakers"),
+            excluded=bool(g.get("excluded")),
+            reason=g.get("reason"),
+            values={metric: (g.get("values") or {}).get(metric, g.get(metric))},
+            ci=g.get("ci") or {},
+        )
+        for g in payload.get("groups") or []
+    ]
+    return present_rows(groups, metric, payload.get("reference"), verdicts)
+
+
 def value_chart(payload: dict, metric: str) -> Chart:
     """Each analysed group's value of ``metric`` with its 95% CI (see the module doc)."""
-    groups = _analysed(payload)
-    ref = payload.get("reference")
-    verdicts = _verdicts(payload, metric)
-    fig, ax = _figure(max(4.0, 1.0 + 0.9 * len(groups)), 3.2)
-    k = _scale(metric)
+    rows = group_rows(payload, metric)
+    fig, ax = _figure(max(4.0, 1.0 + 0.9 * len(rows)), 3.2)
     n_ci = 0
-    for i, g in enumerate(groups):
-        v = _value(g, metric) * k
-        verdict = "reference" if g["group"] == ref else verdicts.get(g["group"], "")
-        colour = REFERENCE_COLOUR if verdict == "reference" else verdict_style(verdict)[1]
-        ci = (g.get("ci") or {}).get(metric)
-        if ci and len(ci) == 2 and not any(math.isnan(num(x)) for x in ci) and not math.isnan(v):
-            lo, hi = num(ci[0]) * k, num(ci[1]) * k
+    for i, r in enumerate(rows):
+        colour = REFERENCE_COLOUR if r.verdict == "reference" else verdict_style(r.verdict)[1]
+        if r.value is not None and r.low is not None and r.high is not None:
             ax.errorbar(
                 [i],
-                [v],
-                yerr=[[max(v - lo, 0)], [max(hi - v, 0)]],
+                [r.value],
+                yerr=[[max(r.value - r.low, 0)], [max(r.high - r.value, 0)]],
                 fmt="none",
                 ecolor="#37474f",
                 elinewidth=2,
@@ -122,17 +134,17 @@ def value_chart(payload: dict, metric: str) -> Chart:
                 zorder=2,
             )
             n_ci += 1
-        if not math.isnan(v):
-            ax.scatter([i], [v], s=90, color=colour, edgecolor="#263238", zorder=3)
-    ref_g = next((g for g in groups if g["group"] == ref), None)
-    if ref_g is not None and not math.isnan(_value(ref_g, metric)):
-        ax.axhline(_value(ref_g, metric) * k, color="#444444", ls="--", lw=1.2, zorder=1)
-    ax.set_xticks(range(len(groups)))
+        if r.value is not None:
+            ax.scatter([i], [r.value], s=90, color=colour, edgecolor="#263238", zorder=3)
+    ref_v = next((r.value for r in rows if r.verdict == "reference"), None)
+    if ref_v is not None:
+        ax.axhline(ref_v, color="#444444", ls="--", lw=1.2, zorder=1)
+    ax.set_xticks(range(len(rows)))
     ax.set_xticklabels(
-        [plain(short_group(g["group"])) + (" (ref.)" if g["group"] == ref else "") for g in groups],
-        rotation=20 if len(groups) > 4 else 0,
+        [plain(r.label) + (" (ref.)" if r.verdict == "reference" else "") for r in rows],
+        rotation=20 if len(rows) > 4 else 0,
     )
-    ax.set_xlim(-0.6, len(groups) - 0.4)
+    ax.set_xlim(-0.6, len(rows) - 0.4)
     ax.set_ylabel(f"{metric_short(metric)} ({_unit(metric)})")
     ax.grid(axis="y", alpha=0.3)
     lo, hi = ax.get_ylim()

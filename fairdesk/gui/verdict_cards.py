@@ -66,8 +66,8 @@ class VerdictCard(QFrame):
             head = QLabel(f"<b>{esc(short)}</b>")
             why = QLabel(esc(_clip(str(reason), 40)))
             vals = QLabel(
-                f"{esc(fmt_value(m, c.get('value')) or '–')} vs "
-                f"{esc(fmt_value(m, c.get('reference_value')) or '–')}"
+                f"{esc(fmt_value(m, c.get('value')))} vs "
+                f"{esc(fmt_value(m, c.get('reference_value')))}"
             )
             self.labels = [head, why, vals]
         else:

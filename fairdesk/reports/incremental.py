@@ -312,7 +312,7 @@ def timeline_chart(tl: dict, name: str = "timeline"):
     ax.set_title(plain(title), fontsize=10)
     eo, nr = _eo(tl)
     caption = (
-        f"{count(len(ev), 'update')}, {count(len(adds), 'add')}, {count(nr, 'revoke')} (EO {eo:.3f}); "
+        f"{count(len(ev), 'update')}, {count(len(adds), 'add')}, {count(nr, 'revoke')} (EO {fmt_number(eo, 3)}); "
         f"chunk {tl.get('chunk_s')} s, audio {num(tl.get('duration_s')):.2f} s."
     )
     return Chart(name, title, fig, caption)

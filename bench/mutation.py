@@ -110,7 +110,6 @@ PACKAGES: dict[str, dict[str, list[str]]] = {
             "fairdesk/stats/representation.py",
             "fairdesk/stats/estimability.py",
             "fairdesk/stats/minimums.py",
-            "fairdesk/stats/format.py",
             "fairdesk/stats/formulas.py",
         ],
         # every stats test file but the simulations' (stats_sim) and the regression
@@ -258,10 +257,6 @@ EQUIVALENT: dict[str, str] = {
     "generator can change, not what any sample is drawn from",
     "fairdesk.stats.slicing.x_stratified_sample__mutmut_90": "a group of exactly n goes through the turns, which take all its items; the "
     "output is sorted by position",
-    "fairdesk.stats.format.x_format_groups__mutmut_292": "a missing key's default [] or None: 'or []' follows",
-    "fairdesk.stats.format.x_format_groups__mutmut_294": "a missing key's default [] or None: 'or []' follows",
-    "fairdesk.stats.format.x_format_groups__mutmut_300": "a missing key's default [] or None: 'or []' follows",
-    "fairdesk.stats.format.x_format_groups__mutmut_302": "a missing key's default [] or None: 'or []' follows",
     "fairdesk.stats.formulas.x_holm_adjust__mutmut_16": "sort kind: tied p-values get the same adjusted value (running maximum), whatever their order",
     "fairdesk.stats.formulas.x_holm_adjust__mutmut_18": "sort kind: tied p-values get the same adjusted value (running maximum), whatever their order",
     "fairdesk.stats.formulas.x_holm_multipliers__mutmut_20": "numpy reads the sort kind case-insensitively: 'STABLE' is 'stable'",

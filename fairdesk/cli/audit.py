@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 
+from ..presentation import count, fmt_gap, fmt_number, fmt_p, fmt_value
 from .common import (
     EXIT_NOTHING,
     EXIT_OK,
@@ -258,17 +258,11 @@ def audit_table(a, settings):
 
 
 # -- printing ----------------------------------------------------------------------------
-def _fmt(v, pct=True):
-    if v is None or (isinstance(v, float) and not math.isfinite(v)):
-        return "-"
-    return f"{100 * v:.1f}%" if pct else f"{v:.3g}"
-
-
 def print_failures(res: dict, file=None, limit: int = 10) -> None:
     """The items that failed, with their reasons (the first ``limit``)."""
     file = file or sys.stdout
     if res.get("failures"):
-        print(f"\n{len(res['failures'])} items failed:", file=file)
+        print(f"\n{count(len(res['failures']), 'item')} failed:", file=file)
         for f in res["failures"][:limit]:
             print(term(f"  {f['item']}: {f['reason']}"), file=file)
         if len(res["failures"]) > limit:
@@ -288,10 +282,10 @@ def print_no_diacritics(res: dict, file=None) -> None:
     )
     for g, s in block["groups"].items():
         if s:
-            rate = "-" if s["per_100_letters"] is None else f"{s['per_100_letters']:.2f}"
+            rate = fmt_number(s["per_100_letters"], 2)
             print(
                 term(
-                    f"  {g[:30]:<30} {s['added']} added on {s['n_items']} items "
+                    f"  {g[:30]:<30} {s['added']} added on {count(s['n_items'], 'item')} "
                     f"({rate} per 100 reference letters)"
                 ),
                 file=file,
@@ -299,7 +293,7 @@ def print_no_diacritics(res: dict, file=None) -> None:
 
 
 def print_groups(res: dict, file=None):
-    from ..stats import format_groups
+    from .console import format_groups
 
     # sys.stdout looked up at call time (a default bound at import outlives a swapped stream)
     file = file if file is not None else sys.stdout
@@ -311,10 +305,10 @@ def print_groups(res: dict, file=None):
         for c in res.get("comparisons", []):
             if c["metric"] == "grounding_lift":
                 print(
-                    f"  {term(c['group'])[:30]:<30} {_fmt(c['value'], pct=False):>6} vs "
-                    f"{_fmt(c['reference_value'], pct=False)}  gap "
-                    f"{_fmt(c['gap'], pct=False):>6} p_adj "
-                    f"{_fmt(c['p_adjusted'], pct=False):>6}  {c['verdict']}",
+                    f"  {term(c['group'])[:30]:<30} {fmt_value('grounding_lift', c['value']):>6} "
+                    f"vs {fmt_value('grounding_lift', c['reference_value'])}  gap "
+                    f"{fmt_gap('grounding_lift', c['gap']):>6} p_adj "
+                    f"{fmt_p(c['p_adjusted']):>6}  {c['verdict']}",
                     file=file,
                 )
     for e in res.get("excluded", []):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from ..presentation import MISSING, count
 from .common import (
     EXIT_NOTHING,
     EXIT_OK,
@@ -25,7 +26,7 @@ def cmd_init(a):
 
 def _print_summary(s: dict, keys=None):
     print(
-        f"{s['name']}: {s['items']} items, {s['speakers']} speakers, {s['hours']:.2f} h "
+        f"{s['name']}: {count(s['items'], 'item')}, {count(s['speakers'], 'speaker')}, {s['hours']:.2f} h "
         f"({s['format']}, root {s['root']})"
         + (f", {s['problems']} import problems" if s.get("problems") else "")
     )
@@ -81,12 +82,12 @@ def cmd_import(a):
         dump_json(d)
     else:
         print(
-            f"{term(rep.dataset)}: {rep.imported} items imported ({rep.added} new, "
+            f"{term(rep.dataset)}: {count(rep.imported, 'item')} imported ({rep.added} new, "
             f"{rep.updated} updated, {rep.unchanged} unchanged) as {rep.format}; "
             f"{len(rep.problems)} problems"
             + (f", {len(rep.warnings)} warnings" if rep.warnings else "")
             + (
-                f"; {rep.stale} items no longer listed marked stale (kept; "
+                f"; {count(rep.stale, 'item')} no longer listed marked stale (kept; "
                 "`fairdesk items --stale` lists them)"
                 if rep.stale
                 else ""
@@ -128,7 +129,7 @@ def cmd_items(a):
             warn = f"\t[{'; '.join(r['warnings'])}]" if r.get("warnings") else ""
             print(
                 term(
-                    f"{r['id']}\t{r['speaker_id'] or '-'}\t{r['duration']:.2f}s\t{r['text']}{warn}"
+                    f"{r['id']}\t{r['speaker_id'] or MISSING}\t{r['duration']:.2f}s\t{r['text']}{warn}"
                 )
             )
         what = "stale items (no longer in the dataset's source; kept)" if a.stale else "items"

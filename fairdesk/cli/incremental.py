@@ -7,8 +7,10 @@ Wired by ``fairdesk.cli.build_parser`` (``incremental.add_command(sub)``).
 from __future__ import annotations
 
 import math
+import re
 import sys
 
+from ..presentation import fmt_number, fmt_p, fmt_percent, fmt_sig
 from .audit import print_failures
 from .common import (
     EXIT_NOTHING,
@@ -232,11 +234,17 @@ def run_incremental(a):
 
 
 def _f(v, fmt="{:.3f}"):
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "-"
+    """A number as ``fmt`` (``{:.3f}``, ``{:+.4f}``, ``{:.1%}``, ``{:.3g}``) says, through
+    the presentation formatters (one missing marker, no ``-0.000``); ``inf`` for infinity."""
     if isinstance(v, float) and math.isinf(v):
         return "inf"
-    return fmt.format(v)
+    spec = re.fullmatch(r"\{:(\+?)\.(\d+)([fg%])\}", fmt)
+    signed, decimals, kind = spec.group(1) == "+", int(spec.group(2)), spec.group(3)
+    if kind == "%":
+        return fmt_percent(v, decimals, signed=signed)
+    if kind == "g":
+        return fmt_sig(v, decimals)
+    return fmt_number(v, decimals, signed=signed)
 
 
 _ROW_NAMES = {
@@ -366,7 +374,7 @@ def print_summary(res, file=None):
             print(
                 f"  {c['metric']:<26}{str(c['group'])[:22]:<23}gap {_f(c['gap'], '{:+.4f}')} "
                 f"[{_f(c['ci_low'], '{:+.4f}')}, {_f(c['ci_high'], '{:+.4f}')}] "
-                f"p_adj {_f(c['p_adjusted'], '{:.3g}')}  {c['verdict']}",
+                f"p_adj {fmt_p(c['p_adjusted'])}  {c['verdict']}",
                 file=file,
             )
         for e in block.get("excluded", []):

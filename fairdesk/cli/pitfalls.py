@@ -4,16 +4,12 @@ sensitivity table. Used by ``fairdesk audit``."""
 
 from __future__ import annotations
 
-import math
 import sys
 
 from ..jobs.sensitivity import normaliser_sensitivity
+from ..presentation import MISSING, fmt_gap, fmt_percent, fmt_value
 
 __all__ = ["normaliser_sensitivity", "print_pitfalls", "print_sensitivity"]
-
-
-def _pct(v) -> str:
-    return "-" if v is None or not math.isfinite(v) else f"{100 * v:.1f}%"
 
 
 def print_pitfalls(res: dict, file=None) -> None:
@@ -37,9 +33,9 @@ def print_pitfalls(res: dict, file=None) -> None:
         for g, r in by_group.items():
             gv = values.get(g, {})
             print(
-                f"  {g[:29]:<30}{r['n_items']:>6}{r['hallucinated']:>8}{_pct(r['rate']):>7}"
+                f"  {g[:29]:<30}{r['n_items']:>6}{r['hallucinated']:>8}{fmt_percent(r['rate']):>7}"
                 f"{r['loop']:>6}{r['runaway']:>8}{r['over_nonspeech']:>10}"
-                f"{_pct(gv.get('wer')):>8}{_pct(gv.get('wer_unflagged')):>15}",
+                f"{fmt_percent(gv.get('wer')):>8}{fmt_percent(gv.get('wer_unflagged')):>15}",
                 file=file,
             )
     if block.get("not_checked"):
@@ -47,8 +43,8 @@ def print_pitfalls(res: dict, file=None) -> None:
     for d in block.get("wer_dominated", []):
         print(
             f"  WER of {d['group']} is carried by one utterance: item {d['item']} holds "
-            f"{d['errors']} of {d['group_errors']} word errors ({100 * d['share']:.0f}%); "
-            f"WER {_pct(d['wer'])}, {_pct(d['wer_without_item'])} without it",
+            f"{d['errors']} of {d['group_errors']} word errors ({fmt_percent(d['share'], 0)}); "
+            f"WER {fmt_percent(d['wer'])}, {fmt_percent(d['wer_without_item'])} without it",
             file=file,
         )
     for c in block.get("verdicts_without_flagged", []):
@@ -66,13 +62,9 @@ def print_pitfalls(res: dict, file=None) -> None:
     if share:
         print(
             "  mean non-speech share (VAD): "
-            + ", ".join(f"{g} {_pct(v)}" for g, v in share.items()),
+            + ", ".join(f"{g} {fmt_percent(v)}" for g, v in share.items()),
             file=file,
         )
-
-
-def _pct(v) -> str:
-    return "-" if v is None or not math.isfinite(v) else f"{100 * v:.1f}%"
 
 
 def print_sensitivity(block: dict, file=None) -> None:
@@ -95,8 +87,8 @@ def print_sensitivity(block: dict, file=None) -> None:
         )
         for n in names:
             print(
-                f"      {n:<18} value {_pct(r['value'].get(n)):>7}  gap "
-                f"{_pct(r['gap'].get(n)):>7}  {r['verdict'].get(n, '-')}",
+                f"      {n:<18} value {fmt_value(r['metric'], r['value'].get(n)):>7}  gap "
+                f"{fmt_gap(r['metric'], r['gap'].get(n)):>8}  {r['verdict'].get(n, MISSING)}",
                 file=file,
             )
     print(

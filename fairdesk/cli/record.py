@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 import time
 
+from ..presentation import MISSING
 from .common import EXIT_NOTHING, EXIT_OK, UsageError, dump_json
 
 
@@ -108,7 +109,7 @@ def cmd_lists(a):
     else:
         for d in out:
             print(
-                f"{d['name']:<32} {d['language'] or '-':<4} {d['prompts']:>4} prompts  {d['title']}"
+                f"{d['name']:<32} {d['language'] or MISSING:<4} {d['prompts']:>4} prompts  {d['title']}"
             )
     return EXIT_OK
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..jobs.regression_result import FAMILIES, ITEM_COVARIATES
+from ..presentation import count, fmt_number, fmt_p, fmt_percent
 from .common import EXIT_OK, UsageError, dump_json, human_out, term
 
 
@@ -152,7 +153,7 @@ def regression_lines(out) -> list[str]:
             f"Per-speaker {sp['measure']} by {sp['variable']}: "
             + "; ".join(
                 f"{lev['level']} {_pct(lev['min'])}–{_pct(lev['max'])} (median "
-                f"{_pct(lev['median'])}, {lev['n_speakers']} speakers)"
+                f"{_pct(lev['median'])}, {count(lev['n_speakers'], 'speaker')})"
                 for lev in sp["levels"]
             )
             + "."
@@ -167,15 +168,20 @@ def print_regression(out, file=None) -> None:
 
 
 def _or_text(lev: dict) -> str:
-    ci = "" if lev["ci_low"] is None else f" [{lev['ci_low']:.2f}, {lev['ci_high']:.2f}]"
+    ci = (
+        ""
+        if lev["ci_low"] is None
+        else f" [{fmt_number(lev['ci_low'], 2)}, {fmt_number(lev['ci_high'], 2)}]"
+    )
     p = lev["p_value"]
-    ptxt = "" if p is None else f", p {'< 0.001' if p < 0.001 else f'= {p:.3f}'}"
-    orv = "–" if lev["odds_ratio"] is None else f"{lev['odds_ratio']:.2f}"
+    pt = fmt_p(p)
+    ptxt = "" if p is None else f", p {pt if pt.startswith('<') else f'= {pt}'}"
+    orv = fmt_number(lev["odds_ratio"], 2)
     return f"{lev['level']} {orv}{ci}{ptxt}"
 
 
 def _pct(v) -> str:
-    return "–" if v is None else f"{100 * v:.0f}%"
+    return fmt_percent(v, 0)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ..presentation import count
 from .common import EXIT_NOTHING, EXIT_OK, UsageError, dump_json
 
 
@@ -106,7 +107,7 @@ def cmd_report(a):
     if out.pdf:
         print(f"pdf: {out.pdf}")
     if out.figures:
-        print(f"figures: {len(out.figures)} files in {a.figures}")
+        print(f"figures: {count(len(out.figures), 'file')} in {a.figures}")
     for s in out.audio_skipped:
         print(f"audio not embedded: {s}", file=sys.stderr)
     return EXIT_OK
@@ -152,9 +153,9 @@ def cmd_export(a):
         sources: dict[str, int] = {}
         for it in its:
             sources[it.reference_source] = sources.get(it.reference_source, 0) + 1
-        print(f"{kind}: {len(its)} files in {folder}")
+        print(f"{kind}: {count(len(its), 'file')} in {folder}")
         for src, n in sorted(sources.items()):
-            print(f"  reference word times for {n} items: {src}")
+            print(f"  reference word times for {count(n, 'item')}: {src}")
         notes = sorted({it.note for it in its if it.note})
         for n in notes:
             print(f"  note: {n}", file=sys.stderr)
@@ -192,7 +193,7 @@ def cmd_annotate(a):
         raise UsageError(str(exc)) from None
     folder = a.from_textgrid or a.from_eaf
     print(
-        f"{rep.files} files in {folder}: {len(rep.imported)} transcripts imported as "
+        f"{count(rep.files, 'file')} in {folder}: {len(rep.imported)} transcripts imported as "
         f"annotations, {len(rep.unchanged)} unchanged, {len(rep.problems)} problems"
     )
     for f, item, ann in rep.imported:

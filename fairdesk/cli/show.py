@@ -7,6 +7,7 @@ slot (ok / missed / wrong / extra). The headless twin of the player's difference
 
 from __future__ import annotations
 
+from ..presentation import count, fmt_number, fmt_sig, fmt_value
 from ..review import item_report, rank_failures, run_normaliser
 from .common import EXIT_OK, UsageError, dump_json, human_out, positive_int, term
 
@@ -33,11 +34,11 @@ def print_diacritics(d: dict | None, out) -> None:
         f"dropped {d['dropped']}, added {d['added']}"
     )
     if d["der"] is not None:
-        head += f"; DER {100 * d['der']:.1f}%"
+        head += f"; DER {fmt_value('der', d['der'])}"
     else:
         rate = d["added_per_100_letters"]
         head += f"; no diacritics in the reference (DER undefined): {d['produced']} added" + (
-            f", {rate:.2f} per 100 reference letters" if rate is not None else ""
+            f", {fmt_number(rate, 2)} per 100 reference letters" if rate is not None else ""
         )
     m = d["marks"]
     head += f"  [marks: {m['dropped']} dropped, {m['added']} added, {m['changed']} changed]"
@@ -77,7 +78,7 @@ def cmd_show(a):
         print(
             term(
                 f"== {r['id']}  [{r['group']}]  speaker {r['speaker_id']}  {r['errors']} "
-                f"errors / {r['n_words']} words (S {r['substitutions']}, D "
+                f"errors / {count(r['n_words'], 'word')} (S {r['substitutions']}, D "
                 f"{r['deletions']}, I {r['insertions']})"
             ),
             file=out,
@@ -95,10 +96,7 @@ def cmd_show(a):
             print(term(f"HALLUCINATION {line}"), file=out)
         if r["acoustics"]:
             print(
-                "acoustics: "
-                + ", ".join(
-                    f"{k} {v:.3g}" if v is not None else f"{k} -" for k, v in r["acoustics"].items()
-                ),
+                "acoustics: " + ", ".join(f"{k} {fmt_sig(v)}" for k, v in r["acoustics"].items()),
                 file=out,
             )
         print_diacritics(r.get("diacritics"), out)

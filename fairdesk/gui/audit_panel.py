@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..jobs import tasks
+from ..presentation import count
 from .context import Context
 from .fit_scroll import FitScrollArea
 from .jobs import Job
@@ -505,7 +506,7 @@ class AuditPanel(QWidget):
             f"audit {req.dataset} with {req.model} by {' × '.join(req.by)}"
             + (f", reference {req.reference}" if req.reference else "")
             + (f", {req.sample} per group" if req.sample else "")
-            + f", {req.settings.n_bootstrap} resamples"
+            + f", {count(req.settings.n_bootstrap, 'resample')}"
         )
         job = Job(tasks.audit, str(self.ctx.folder), req, name="audit", request=req)
         job.signals.progress.connect(self._progress)
@@ -537,8 +538,8 @@ class AuditPanel(QWidget):
         n = sum(g.get("n_items", 0) for g in res.get("groups", []))
         self.stage.setText(
             html.escape(
-                f"Run {out['run_id']} {how}: {n:,} items, "
-                f"{len(res.get('comparisons', []))} comparisons, "
+                f"Run {out['run_id']} {how}: {count(n, 'item')}, "
+                f"{count(len(res.get('comparisons', [])), 'comparison')}, "
                 f"{len(res.get('failures', []))} failed items."
             )
         )

@@ -8,59 +8,16 @@ have none, and their points are drawn without error bars.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
-from .theme import esc, is_ratio, metric_short, verdict_style
+from ..presentation import is_ratio, metric_short, short_group
+from ..reports.charts import group_rows  # noqa: F401 - the report's rows, the same
+from .theme import esc, verdict_style
 
 pg.setConfigOptions(antialias=True, background="w", foreground="#222222")
-
-
-def short_group(label: str) -> str:
-    """``accent=en-gb × gender=male`` → ``en-gb × male`` (axis labels)."""
-    return " × ".join(p.split("=", 1)[-1] for p in str(label).split(" × "))
-
-
-def group_rows(result: dict, metric: str) -> list[dict]:
-    """One row per group not excluded: ``group``, ``value``, ``low``, ``high`` (None without
-    a CI), ``verdict`` ("reference" for the reference), in display units (percent for
-    rates, the ratio itself for ratios)."""
-    k = 1.0 if is_ratio(metric) else 100.0
-    ref = result.get("reference")
-    verdicts = {
-        c["group"]: c.get("verdict")
-        for c in result.get("comparisons") or []
-        if c.get("metric") == metric
-    }
-
-    def num(v):
-        try:
-            x = float(v) * k
-        except (TypeError, ValueError):
-            return None
-        return x if math.isfinite(x) else None
-
-    rows = []
-    for g in result.get("groups") or []:
-        if g.get("excluded"):
-            continue
-        v = (g.get("values") or {}).get(metric, g.get(metric))
-        ci = (g.get("ci") or {}).get(metric) or (None, None)
-        lo, hi = (num(ci[0]), num(ci[1])) if len(ci) == 2 else (None, None)
-        rows.append(
-            {
-                "group": g["group"],
-                "value": num(v),
-                "low": lo,
-                "high": hi,
-                "verdict": "reference" if g["group"] == ref else verdicts.get(g["group"], ""),
-            }
-        )
-    return rows
 
 
 #: Descriptive metrics drawn beside the tested ones (issue 18: hallucinations per group).
@@ -99,7 +56,7 @@ class GroupValuePlot(pg.GraphicsLayoutWidget):
         metrics = [
             m
             for m in value_metrics(result)
-            if any(r["value"] is not None for r in group_rows(result, m))
+            if any(r.value is not None for r in group_rows(result, m))
         ]
         ncols = 2 if len(metrics) > 1 else 1
         for k, metric in enumerate(metrics):
@@ -130,11 +87,11 @@ class GroupValuePlot(pg.GraphicsLayoutWidget):
         p.hideButtons()
         x = np.arange(len(rows), dtype=float)
         nan = float("nan")
-        y = np.array([r["value"] if r["value"] is not None else nan for r in rows])
-        lo = np.array([r["low"] if r["low"] is not None else nan for r in rows])
-        hi = np.array([r["high"] if r["high"] is not None else nan for r in rows])
+        y = np.array([r.value if r.value is not None else nan for r in rows])
+        lo = np.array([r.low if r.low is not None else nan for r in rows])
+        hi = np.array([r.high if r.high is not None else nan for r in rows])
         ok = np.isfinite(y) & np.isfinite(lo) & np.isfinite(hi)
-        ref_v = next((r["value"] for r in rows if r["group"] == ref), None)
+        ref_v = next((r.value for r in rows if r.group == ref), None)
         if ref_v is not None:
             p.addItem(
                 pg.InfiniteLine(
@@ -155,9 +112,7 @@ class GroupValuePlot(pg.GraphicsLayoutWidget):
             )
         fin = np.isfinite(y)
         brushes = [
-            pg.mkBrush(
-                "#222222" if r["verdict"] == "reference" else verdict_style(r["verdict"] or "")[1]
-            )
+            pg.mkBrush("#222222" if r.verdict == "reference" else verdict_style(r.verdict or "")[1])
             for r in rows
         ]
         p.addItem(
@@ -170,7 +125,7 @@ class GroupValuePlot(pg.GraphicsLayoutWidget):
             )
         )
         ax = p.getAxis("bottom")
-        ax.setTicks([[(float(i), short_group(r["group"])) for i, r in enumerate(rows)]])
+        ax.setTicks([[(float(i), r.label) for i, r in enumerate(rows)]])
         ax.setStyle(tickFont=QFont(QFont().family(), 9))
         left = p.getAxis("left")
         left.enableAutoSIPrefix(False)  # no "(x0.001)" on the axis

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .charts import short_group
+from ..presentation import fmt_percent, short_group
 from .theme import plain_tip
 
 KINDS = {"intent_confusion": "Intents", "confusion": "Labels"}
@@ -130,7 +130,7 @@ class ConfusionView(QWidget):
                 it.setToolTip(
                     plain_tip(
                         f"true {true[i]} → predicted {pred[j]}: {v} of "
-                        f"{sum(row)} ({share:.0%} of the row)"
+                        f"{sum(row)} ({fmt_percent(share, 0)} of the row)"
                     )
                 )
                 self.table.setItem(i, j, it)
@@ -141,5 +141,5 @@ class ConfusionView(QWidget):
         hdr.setMinimumSectionSize(60)
         self.accuracy.setText(
             f"{self.group.currentData()}: {correct} of {total} correct "
-            f"({correct / max(1, total):.1%})"
+            f"({fmt_percent(correct / max(1, total))})"
         )

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..jobs import tasks
+from ..presentation import count
 from .annotation_panel import AnnotationPanel
 from .context import Context
 from .fit_scroll import FitScrollArea
@@ -240,7 +241,7 @@ class DatasetPanel(QWidget):
         if p is not None:
             for ds in p.datasets():
                 n = p.item_count(ds)
-                it = QListWidgetItem(f"{ds.name}    ({n:,} items, {ds.format})")
+                it = QListWidgetItem(f"{ds.name}    ({count(n, 'item')}, {ds.format})")
                 it.setData(Qt.UserRole, ds.name)
                 self.datasets.addItem(it)
                 names.append(ds.name)

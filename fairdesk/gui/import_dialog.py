@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from ..core.importers import FORMATS
 from ..jobs import tasks
+from ..presentation import count
 from .context import Context
 from .jobs import Job
 from .theme import esc, plain_tip
@@ -181,7 +182,7 @@ class ImportDialog(QDialog):
         self.progress.setValue(100)
         probs = rep.get("problems") or []
         self.message.setText(
-            f"<b>{esc(rep['dataset'])}</b>: {rep['imported']:,} items imported ({rep['added']:,} new, "
+            f"<b>{esc(rep['dataset'])}</b>: {count(rep['imported'], 'item')} imported ({rep['added']:,} new, "
             f"{rep['updated']:,} updated, {rep['unchanged']:,} unchanged) as "
             f"{esc(rep['format'])}; "
             f"<b>{len(probs)}</b> rows refused" + (" (listed below)" if probs else ".")

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..incremental.result import IncrementalResult, ModelsTable
+from ..presentation import count, fmt_number, fmt_percent, timeline_points
 from .context import Context
 from .jobs import Job
 from .player import AudioPlayer
@@ -65,24 +66,9 @@ ROW_NAMES = {
 
 def _cell(metric: str, v) -> str:
     """A table value: WER in %, the rest to 3 decimals; inf (SPR without revokes) as inf."""
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "–"
     if isinstance(v, float) and math.isinf(v):
         return "inf"
-    return f"{v:.1%}" if metric == "wer" else f"{v:.3f}"
-
-
-def timeline_points(tl: dict) -> tuple[list, list]:
-    """``(adds, revokes)``: ``(time, position, text)`` per added / revoked word of a stored
-    timeline; a word revoked at update u is drawn at its old position."""
-    adds, revs = [], []
-    for e in tl.get("events", []):
-        t, k = float(e["shown_s"]), int(e["position"])
-        for i, w in enumerate(e["revoked"]):
-            revs.append((t, k + i, str(w[0])))
-        for i, w in enumerate(e["added"]):
-            adds.append((t, k + i, str(w[0])))
-    return adds, revs
+    return fmt_percent(v) if metric == "wer" else fmt_number(v, 3)
 
 
 class TimelineView(pg.PlotWidget):
@@ -381,7 +367,7 @@ class IncrementalPanel(QWidget):
             final = " ".join(w[0] for w in tl.get("final", []))
             self.legend.setText(
                 f"<b>{len(tl['events'])}</b> updates, <span style='color:{ADD}'>"
-                f"{len(adds)} adds</span>, <span style='color:{REVOKE}'>{len(revs)} revokes"
+                f"{count(len(adds), 'add')}</span>, <span style='color:{REVOKE}'>{count(len(revs), 'revoke')}"
                 f"</span>; final: {html.escape(final)}"
             )
         if it is not None:
@@ -423,7 +409,7 @@ class IncrementalPanel(QWidget):
         self.job.signals.finished.connect(self._finished)
         self.run_btn.setEnabled(False)
         self.cancel_btn.setEnabled(True)
-        self.status.setText(f"running {self.policy.currentText()} on {len(ids)} items…")
+        self.status.setText(f"running {self.policy.currentText()} on {count(len(ids), 'item')}…")
         return self.ctx.jobs.submit(self.job, channel="incremental")
 
     def cancel(self) -> None:

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .theme import pvalue
+from ..presentation import MISSING, count, fmt_number, fmt_p, fmt_ratio, fmt_value
 
 HEADS = [
     "Variable",
@@ -74,12 +74,14 @@ def rate_rows(model_based: dict) -> list[list[str]]:
                     [
                         str(gv.get("variable", var)),
                         f"{lev.get('level')} vs {ref}",
-                        "–" if rr is None else f"{rr:.2f}×",
-                        "–" if lo is None or hi is None else f"{lo:.2f} – {hi:.2f}",
-                        pvalue(_num(lev.get("p_value"))),
-                        pvalue(_num(lev.get("p_adjusted"))),
+                        fmt_ratio(rr),
+                        MISSING
+                        if lo is None or hi is None
+                        else f"{fmt_number(lo, 2)} – {fmt_number(hi, 2)}",
+                        fmt_p(_num(lev.get("p_value"))),
+                        fmt_p(_num(lev.get("p_adjusted"))),
                         str(lev.get("n_speakers", "")),
-                        "–" if wer is None else f"{100 * wer:.1f}%",
+                        fmt_value("wer", wer),
                     ]
                 )
     return rows
@@ -122,7 +124,7 @@ def model_based_text(model_based: dict) -> str:
         if res.get("approximation"):
             lines.append(
                 f"  ({res['approximation']}; {res.get('n_utterances', '?')} "
-                f"utterances, {res.get('n_speakers', '?')} speakers)"
+                f"utterances, {count(res.get('n_speakers', '?'), 'speaker')})"
             )
         parts.append("\n".join(lines))
     return "\n\n".join(parts)
@@ -139,11 +141,11 @@ def summary_line(model_based: dict) -> str:
         ratio = _num(over.get("ratio", over.get("dispersion")))
         agree = [a for a in res.get("agreement") or [] if isinstance(a, dict)]
         n_ok = sum(bool(a.get("agree")) for a in agree)
-        bit = f"{var}: speaker SD {sd:.2f}" if sd is not None else f"{var}"
+        bit = f"{var}: speaker SD {fmt_number(sd, 2)}" if sd is not None else f"{var}"
         if ratio is not None:
-            bit += f", dispersion {ratio:.2f}"
+            bit += f", dispersion {fmt_number(ratio, 2)}"
         if agree:
-            bit += f", agrees with the bootstrap on {n_ok} of {len(agree)} levels"
+            bit += f", agrees with the bootstrap on {n_ok} of {count(len(agree), 'level')}"
         bits.append(bit)
     return (
         (

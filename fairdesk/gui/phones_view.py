@@ -26,12 +26,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..presentation import fmt_percent
+
 #: Confusions listed per group.
 TOP = 8
 
 
 def _pct(v) -> str:
-    return "–" if v is None else f"{100 * v:.0f}%"
+    return fmt_percent(v, 0)
 
 
 def heat_color(rate) -> QColor:

@@ -7,6 +7,8 @@ import html
 
 import pandas as pd
 
+from ..presentation import fmt_number, fmt_percent
+
 #: Hallucination flag columns and their short name in the "Halluc." column.
 HALL_FLAGS = {
     "hall_loop": "loop",
@@ -43,13 +45,15 @@ def evidence_html(pit: dict) -> str:
     if a.get("duration_s") is not None:
         bits.append(f"{a['duration_s']:.2f} s")
     if a.get("nonspeech_share") is not None:
-        bits.append(f"non-speech {a['nonspeech_share']:.0%} (shaded grey on the waveform)")
+        bits.append(
+            f"non-speech {fmt_percent(a['nonspeech_share'], 0)} (shaded grey on the waveform)"
+        )
     if a.get("snr_db") is not None:
         bits.append(f"SNR {a['snr_db']:.1f} dB")
     if a.get("speech_rate") is not None:
         bits.append(f"{a['speech_rate']:.2f} words/s")
     if a.get("asr_confidence") is not None:
-        bits.append(f"confidence {a['asr_confidence']:.2f}")
+        bits.append(f"confidence {fmt_number(a['asr_confidence'], 2)}")
     if bits and (lines or pit.get("speech_regions")):
         parts.append("<span style='color:#5f6b7a'>" + html.escape(" · ".join(bits)) + "</span>")
     return "".join(parts)

@@ -1,8 +1,8 @@
 """The disparity radar of seed 002: one axis per metric, one line per group, each axis scaled
 so that the reference group lies on the unit circle.
 
-:func:`radar_scale` is the pure computation (tested with known answers); :class:`RadarWidget`
-only draws what it returns. Where the reference's value on a metric is 0 (a perfect WER, say)
+:func:`fairdesk.presentation.radar` is the pure computation (tested with known answers;
+the report's chart draws the same); :class:`RadarWidget` only draws what it returns. Where the reference's value on a metric is 0 (a perfect WER, say)
 the ratio is undefined: that axis is scaled by the largest group value instead (the largest
 group sits on the unit circle, the reference at the centre), and the chart says so.
 """
@@ -10,104 +10,27 @@ group sits on the unit circle, the reference at the centre), and the chart says 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from .theme import SERIES, esc, fmt_value, higher_is_better, metric_short
-
-
-@dataclass(frozen=True)
-class RadarScale:
-    """What the radar draws.
-
-    Attributes
-    ----------
-    metrics : the axes, in order.
-    groups : the lines, in order (the reference first).
-    radius : group -> one radius per axis (NaN where the group has no value).
-    divisor : metric -> the value that maps to radius 1.
-    by_max : the axes scaled by the largest group value (the reference's value is 0 there).
-    """
-
-    metrics: tuple[str, ...]
-    groups: tuple[str, ...]
-    radius: dict[str, tuple[float, ...]]
-    divisor: dict[str, float]
-    by_max: tuple[str, ...] = ()
-    empty: tuple[str, ...] = field(default=())
-
-    @property
-    def outer(self) -> float:
-        """The outermost ring: 1 (the reference) or the largest radius, rounded up to 0.5."""
-        top = max((r for rs in self.radius.values() for r in rs if math.isfinite(r)), default=1.0)
-        return max(1.0, math.ceil(top * 2 - 1e-9) / 2)
-
-
-def radar_scale(
-    values: Mapping[str, Mapping[str, float | None]], reference: str, metrics: Sequence[str]
-) -> RadarScale:
-    """Scale each metric axis so that the reference group's value is 1.
-
-    Parameters
-    ----------
-    values : group -> metric -> value (None or NaN: missing).
-    reference : the reference group (a key of ``values``).
-    metrics : the axes.
-
-    Returns
-    -------
-    RadarScale
-        ``radius[g][k] = values[g][m_k] / values[reference][m_k]``; on an axis where the
-        reference's value is 0 (or missing), ``values[g][m_k] / max_g values[g][m_k]`` and the
-        metric is listed in ``by_max``; an axis where every value is 0 has radius 0 for every
-        group and is listed in ``empty``.
-    """
-
-    def get(g, m):
-        try:
-            v = float((values.get(g) or {}).get(m))
-        except (TypeError, ValueError):
-            return math.nan
-        return v if math.isfinite(v) else math.nan
-
-    groups = [reference] + [g for g in values if g != reference]
-    divisor: dict[str, float] = {}
-    by_max, empty = [], []
-    for m in metrics:
-        ref = get(reference, m)
-        if math.isfinite(ref) and ref > 0:
-            divisor[m] = ref
-            continue
-        top = max((get(g, m) for g in groups if math.isfinite(get(g, m))), default=math.nan)
-        if math.isfinite(top) and top > 0:
-            divisor[m] = top
-            by_max.append(m)
-        else:
-            divisor[m] = math.nan
-            empty.append(m)
-    radius = {}
-    for g in groups:
-        rs = []
-        for m in metrics:
-            v, d = get(g, m), divisor[m]
-            if not math.isfinite(v):
-                rs.append(math.nan)
-            elif not math.isfinite(d):
-                rs.append(0.0)
-            else:
-                rs.append(max(0.0, v / d))
-        radius[g] = tuple(rs)
-    return RadarScale(tuple(metrics), tuple(groups), radius, divisor, tuple(by_max), tuple(empty))
+from ..presentation import (
+    RadarScale,
+    fmt_value,
+    higher_is_better,
+    metric_short,
+    radar,
+    radar_axes,
+    short_group,
+)
+from .theme import SERIES, esc
 
 
 def radar_inputs(result: Mapping) -> tuple[dict, str | None, list[str]]:
-    """(group -> metric -> value, reference, metrics) of an audit payload: the tested
-    metrics (and, when fewer than three, the descriptive ones with values), groups not
-    excluded."""
+    """(group -> metric -> value, reference, metrics) of an audit payload, groups not
+    excluded; the metrics are :func:`fairdesk.presentation.radar_axes` (the report's)."""
     groups = [g for g in result.get("groups") or [] if not g.get("excluded")]
     vals = {
         g["group"]: {
@@ -116,23 +39,12 @@ def radar_inputs(result: Mapping) -> tuple[dict, str | None, list[str]]:
         }
         for g in groups
     }
-    metrics = [
-        m
-        for m in result.get("tested_metrics") or []
-        if any(v.get(m) is not None for v in vals.values())
-    ]
-    if len(metrics) < 3:
-        metrics += [
-            m
-            for m in result.get("descriptive_metrics") or []
-            if m not in metrics and any(v.get(m) is not None for v in vals.values())
-        ]
-    if not ((result.get("pitfalls") or {}).get("n_flagged") or 0):
-        metrics = [m for m in metrics if m != "wer_unflagged"]  # the WER itself: no new axis
-    if "hallucination_rate" not in metrics and any(
-        v.get("hallucination_rate") is not None for v in vals.values()
-    ):
-        metrics.append("hallucination_rate")  # issue 18: always an axis when the run has it
+    metrics, _zero = radar_axes(
+        vals,
+        result.get("tested_metrics") or [],
+        result.get("descriptive_metrics") or [],
+        (result.get("pitfalls") or {}).get("n_flagged") or 0,
+    )
     return vals, result.get("reference"), metrics
 
 
@@ -163,7 +75,13 @@ class RadarWidget(QWidget):
             self.canvas.set_scale(None, {})
             self.caption.setText("No reference group with values: nothing to scale by.")
             return
-        self.scale = radar_scale(vals, ref, metrics)
+        self.scale = radar(
+            vals,
+            ref,
+            result.get("tested_metrics") or [],
+            result.get("descriptive_metrics") or [],
+            (result.get("pitfalls") or {}).get("n_flagged") or 0,
+        )
         self.canvas.set_scale(self.scale, vals)
         notes = [
             f"Each axis is one metric, each line one group, scaled so that the reference "
@@ -211,12 +129,13 @@ class RadarCanvas(QWidget):
         p.setRenderHint(QPainter.Antialiasing)
         p.fillRect(self.rect(), QColor("#ffffff"))
         s = self.scale
-        if s is None or len(s.metrics) < 2:
+        if s is None or not s.drawable:
             p.setPen(QColor("#777777"))
             p.drawText(
                 self.rect(),
                 Qt.AlignCenter,
-                "The radar needs a reference group and at least two metrics with values.",
+                "The radar needs a reference group, another group and at least three metrics "
+                "with values.",
             )
             return
         legend_w = 190
@@ -294,7 +213,7 @@ class RadarCanvas(QWidget):
             p.drawLine(QPointF(x0, y + 7), QPointF(x0 + 22, y + 7))
             p.setPen(QColor("#1f2933"))
             name = fm.elidedText(
-                _short(g) + ("  (reference)" if gi == 0 else ""), Qt.ElideRight, legend_w - 40
+                short_group(g) + ("  (reference)" if gi == 0 else ""), Qt.ElideRight, legend_w - 40
             )
             p.drawText(QRectF(x0 + 28, y, legend_w - 34, 16), Qt.AlignLeft | Qt.AlignVCenter, name)
             y += 18
@@ -313,7 +232,3 @@ class RadarCanvas(QWidget):
                 QFontMetrics(small).elidedText(lab, Qt.ElideRight, legend_w - 8),
             )
             y += 14
-
-
-def _short(label: str) -> str:
-    return " × ".join(part.split("=", 1)[-1] for part in str(label).split(" × "))

@@ -35,10 +35,11 @@ from PySide6.QtWidgets import (
 
 from ..jobs import regression_run as rr
 from ..jobs.regression_result import RegressionRun
+from ..presentation import MISSING, finite, fmt_number, fmt_p
 from .context import Context
 from .jobs import Job
 from .model_based_view import ModelBasedView
-from .theme import plain_tip, pvalue
+from .theme import plain_tip
 
 #: Item columns that are never demographic variables.
 NOT_VARIABLES = frozenset(
@@ -111,11 +112,13 @@ def odds_rows(result: dict) -> list[list[str]]:
     """Table rows: each level of each variable with its plain and clustered odds ratio."""
 
     def fmt_or(v):
-        return "–" if v is None else f"{v:.2f}"
+        return fmt_number(v, 2)
 
     def fmt_ci(lev):
         lo, hi = lev.get("ci_low"), lev.get("ci_high")
-        return "–" if lo is None or hi is None else f"{lo:.2f} – {hi:.2f}"
+        if finite(lo) is None or finite(hi) is None:
+            return MISSING
+        return f"{fmt_number(lo, 2)} – {fmt_number(hi, 2)}"
 
     clustered = {
         u["variable"]: {lev["level"]: lev for lev in u.get("levels") or []}
@@ -135,10 +138,10 @@ def odds_rows(result: dict) -> list[list[str]]:
                     f"{lev['level']} vs {ref}",
                     fmt_or(lev.get("odds_ratio")),
                     fmt_ci(lev),
-                    pvalue(lev.get("p_value")),
+                    fmt_p(lev.get("p_value")),
                     fmt_or(cl.get("odds_ratio")) if cl else "–",
                     fmt_ci(cl) if cl else "–",
-                    pvalue(cl.get("p_value")) if cl else "–",
+                    fmt_p(cl.get("p_value")) if cl else "–",
                 ]
             )
     return rows

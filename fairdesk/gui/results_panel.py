@@ -25,6 +25,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..presentation import (
+    count,
+    fmt_gap,
+    fmt_number,
+    fmt_p,
+    fmt_percent,
+    fmt_value,
+    metric_label,
+    metric_short,
+)
 from .charts import GroupValuePlot
 from .confusion_view import ConfusionView
 from .context import Context
@@ -34,17 +44,7 @@ from .radar import RadarWidget
 from .regression_panel import RegressionPanel
 from .settings import restore_splitter
 from .table_model import FrameModel
-from .theme import (
-    esc,
-    fmt_value,
-    is_ratio,
-    metric_label,
-    metric_short,
-    pct,
-    plain_tip,
-    pvalue,
-    verdict_style,
-)
+from .theme import esc, plain_tip, verdict_style
 from .verdict_cards import VerdictCards
 
 #: Sub-tabs, in order (screenshots and the remembered state use the names).
@@ -76,14 +76,14 @@ COMPARISON_COLUMNS = (
 def dominated_text(dom: dict, long: bool = False) -> str:
     """The ``wer_dominated_by`` flag of a group in words (METHODS §2: one utterance carries
     more than a quarter of at least 20 word errors)."""
-    short = f"one item carries {dom.get('share', 0):.0%} of the WER errors: {dom.get('item')}"
+    short = f"one item carries {fmt_percent(dom.get('share', 0), 0)} of the WER errors: {dom.get('item')}"
     if not long:
         return short
     wo = dom.get("wer_without_item")
     return (
         f"One utterance ({dom.get('item')}) holds {dom.get('errors')} of the group's "
-        f"{dom.get('group_errors')} word errors ({dom.get('share', 0):.0%}); the pooled "
-        f"WER is {pct(dom.get('wer'), 1)}, {pct(wo, 1) if wo is not None else '–'} "
+        f"{dom.get('group_errors')} word errors ({fmt_percent(dom.get('share', 0), 0)}); the pooled "
+        f"WER is {fmt_percent(dom.get('wer'), 1)}, {fmt_percent(wo, 1) if wo is not None else '–'} "
         "without it. Listen to it in Items before trusting this group's WER."
     )
 
@@ -287,14 +287,16 @@ class ResultsPanel(QWidget):
             f"<b>{esc(r.get('model', '?'))}</b> on <b>{esc(r.get('dataset', '?'))}</b>",
             f"by {esc(' × '.join(map(str, r.get('by') or [])))}",
             f"reference <b>{esc(r.get('reference'))}</b>",
-            f"{n:,} items",
+            count(n, "item"),
             f"design {esc(r.get('design', '?'))}",
             f"{esc((r.get('settings') or {}).get('n_bootstrap', '?'))} resamples",
         ]
         if r.get("failures"):
             bits.append(f"<span style='color:#c62828'>{len(r['failures'])} failed items</span>")
         if r.get("excluded"):
-            bits.append(f"<span style='color:#ef6c00'>{len(r['excluded'])} groups excluded</span>")
+            bits.append(
+                f"<span style='color:#ef6c00'>{count(len(r['excluded']), 'group')} excluded</span>"
+            )
         notes = [str(x) for x in r.get("notes") or []]
         rep = r.get("representation") or {}
         if rep.get("leakage") is not None:
@@ -304,7 +306,7 @@ class ResultsPanel(QWidget):
             )
 
             def num(v):
-                return "–" if v is None else f"{v:.3f}"
+                return fmt_number(v, 3)
 
             notes.append(
                 f"representation: silhouette {num(rep.get('silhouette'))}, leakage "
@@ -364,7 +366,7 @@ class ResultsPanel(QWidget):
             if dom:
                 status += f" · {dominated_text(dom)}"
             cells = [g["group"], f"{g.get('n_items', 0):,}", f"{g.get('n_speakers', 0):,}"]
-            cells += [fmt_value(m, values.get(m, g.get(m)), 2) for m in metrics] + [status]
+            cells += [fmt_value(m, values.get(m, g.get(m))) for m in metrics] + [status]
             for j, v in enumerate(cells):
                 it = QTableWidgetItem(v)
                 if 0 < j < len(cells) - 1:
@@ -395,22 +397,13 @@ class ResultsPanel(QWidget):
         rows = []
         for c in (r or {}).get("comparisons") or []:
             row = {k: c.get(k) for k in COMPARISON_COLUMNS}
-            for k in ("value", "reference_value", "gap", "ci_low", "ci_high", "mde"):
-                if is_ratio(c.get("metric", "")):
-                    v = row[k]
-                    row[k] = (
-                        ""
-                        if v is None
-                        else (
-                            f"{v:+.3f}" if k in ("gap", "ci_low", "ci_high", "mde") else f"{v:.3f}×"
-                        )
-                    )
-                else:
-                    row[k] = pct(row[k], 2, signed=k in ("gap", "ci_low", "ci_high"))
-            row["p_value"], row["p_adjusted"] = pvalue(row["p_value"]), pvalue(row["p_adjusted"])
-            row["effect_size"] = (
-                f"{row['effect_size']:.2f}" if isinstance(row["effect_size"], (int, float)) else ""
-            )
+            m = c.get("metric", "")
+            for k in ("value", "reference_value", "mde"):
+                row[k] = fmt_value(m, row[k])
+            for k in ("gap", "ci_low", "ci_high"):
+                row[k] = fmt_gap(m, row[k])  # the card's unit: pp for rates
+            row["p_value"], row["p_adjusted"] = fmt_p(row["p_value"]), fmt_p(row["p_adjusted"])
+            row["effect_size"] = fmt_number(row["effect_size"], 2)
             row["metric"] = metric_short(row["metric"])
             row["verdict"] = verdict_style(row["verdict"] or "")[0]
             row["flags"] = ", ".join(row["flags"] or [])

@@ -16,15 +16,17 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QFontMetrics
 
+from ..presentation import MISSING, fmt_number
+
 
 def display(value) -> str:
-    """Text of one cell (numbers rounded, missing values blank)."""
+    """Text of one cell (numbers rounded, missing values :data:`~fairdesk.presentation.MISSING`)."""
     if value is None:
-        return ""
+        return MISSING
     if isinstance(value, (float, np.floating)):
         if math.isnan(value):
-            return ""
-        return f"{value:.3f}" if abs(value) < 1000 else f"{value:,.0f}"
+            return MISSING
+        return fmt_number(value, 3) if abs(value) < 1000 else f"{value:,.0f}"
     if isinstance(value, dict):
         return ", ".join(f"{k}={v}" for k, v in value.items())
     return str(value)

@@ -1,9 +1,8 @@
-"""Colours, labels and number formats shared by the panels."""
+"""Colours and styles shared by the panels (numbers and labels: :mod:`fairdesk.presentation`)."""
 
 from __future__ import annotations
 
 import html
-import math
 
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication
 
@@ -20,9 +19,6 @@ VERDICT_SHORT = {
     "no_variation": "No variation",
     "not_computable": "Not computable",
 }
-
-#: Metrics that are ratios (shown as 1.23×, their gaps as differences of ratios), not rates.
-RATIO_METRICS = frozenset({"grounding_lift"})
 
 #: Alignment operations in the difference view: (background, foreground, label).
 OPS = {
@@ -100,61 +96,6 @@ def verdict_style(verdict: str) -> tuple[str, QColor, QColor]:
     return label, QColor(bg), QColor(fg)
 
 
-def pct(value, digits: int = 1, signed: bool = False) -> str:
-    """A rate or proportion as a percentage ('' for missing)."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        return ""
-    if math.isnan(v):
-        return ""
-    return f"{v * 100:+.{digits}f}%" if signed else f"{v * 100:.{digits}f}%"
-
-
-def is_ratio(metric: str) -> bool:
-    """Whether ``metric`` is a ratio (grounding lift), shown with × instead of %."""
-    if metric in RATIO_METRICS:
-        return True
-    from ..metrics.registry import METRICS
-
-    spec = METRICS.get(metric)
-    return bool(spec is not None and getattr(spec, "family", None) == "grounding")
-
-
-def fmt_value(metric: str, value, digits: int = 1) -> str:
-    """A metric's value: a percentage for rates, ``1.11×`` for ratios ('' when missing)."""
-    if not is_ratio(metric):
-        return pct(value, digits)
-    v = _float(value)
-    return "" if v is None else f"{v:.2f}×"
-
-
-def fmt_gap(metric: str, value, digits: int = 1) -> str:
-    """A difference to the reference: ``+3.1 pp`` for rates, ``−0.12×`` for ratios."""
-    if not is_ratio(metric):
-        return pct(value, digits, signed=True).replace("%", " pp")
-    v = _float(value)
-    return "" if v is None else f"{v:+.2f}×"
-
-
-def fmt_ci(metric: str, low, high, digits: int = 1) -> str:
-    """``[−1.2, +4.0]`` (pp for rates, × for ratios); '' when either end is missing."""
-    lo, hi = _float(low), _float(high)
-    if lo is None or hi is None:
-        return ""
-    if is_ratio(metric):
-        return f"[{lo:+.2f}, {hi:+.2f}]"
-    return f"[{lo * 100:+.{digits}f}, {hi * 100:+.{digits}f}]"
-
-
-def _float(value) -> float | None:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(v) else v
-
-
 def esc(value) -> str:
     """A user-supplied value for rich text: HTML-escaped (``<h1>`` shows as ``<h1>``)."""
     return html.escape(str(value), quote=True)
@@ -164,53 +105,3 @@ def plain_tip(text) -> str:
     """A tooltip that shows ``text`` literally: Qt renders a tooltip that looks like HTML as
     rich text, so the text is escaped inside a paragraph (always rich, never interpreted)."""
     return "" if text is None or text == "" else f"<p>{esc(text)}</p>"
-
-
-def pvalue(value) -> str:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        return "–"
-    if math.isnan(v):
-        return "–"
-    return "< 0.001" if v < 0.001 else f"{v:.3f}"
-
-
-def metric_label(metric: str) -> str:
-    """The metric's label from the registry (its id when unknown)."""
-    from ..metrics.registry import METRICS
-
-    spec = METRICS.get(metric)
-    if spec is not None:
-        return spec.label
-    return metric.replace("_", " ")
-
-
-def metric_short(metric: str) -> str:
-    return {
-        "wer": "WER",
-        "cer": "CER",
-        "em": "EM",
-        "intent_accuracy": "Intent acc.",
-        "sub_rate": "Sub. rate",
-        "del_rate": "Del. rate",
-        "ins_rate": "Ins. rate",
-        "insertion_ratio": "Ins. ratio",
-        "der": "DER",
-        "ter": "TER",
-        "accuracy": "Accuracy",
-        "balanced_accuracy": "Bal. acc.",
-        "macro_recall": "Macro recall",
-        "mean_confidence": "Confidence",
-        "hallucination_rate": "Halluc.",
-        "wer_unflagged": "WER unflagged",
-    }.get(metric, metric.replace("_", " "))
-
-
-def higher_is_better(metric: str) -> bool:
-    from ..metrics.registry import CLASS_METRIC_IDS, METRICS
-
-    if metric in CLASS_METRIC_IDS:
-        return True
-    spec = METRICS.get(metric)
-    return bool(spec and spec.higher_is_better)

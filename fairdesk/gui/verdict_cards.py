@@ -16,21 +16,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .charts import short_group
-from .theme import (
-    VERDICT_SHORT,
-    VERDICTS,
-    esc,
+from ..presentation import (
     fmt_ci,
     fmt_gap,
+    fmt_p,
     fmt_value,
     higher_is_better,
     metric_label,
     metric_short,
-    plain_tip,
-    pvalue,
-    verdict_style,
+    short_group,
 )
+from .theme import VERDICT_SHORT, VERDICTS, esc, plain_tip, verdict_style
 
 #: Verdicts that test nothing: the card says why instead of showing a gap.
 UNTESTED = frozenset({"not_estimable", "no_variation", "not_computable"})
@@ -70,8 +66,8 @@ class VerdictCard(QFrame):
             head = QLabel(f"<b>{esc(short)}</b>")
             why = QLabel(esc(_clip(str(reason), 40)))
             vals = QLabel(
-                f"{esc(fmt_value(m, c.get('value')) or '–')} vs "
-                f"{esc(fmt_value(m, c.get('reference_value')) or '–')}"
+                f"{esc(fmt_value(m, c.get('value')))} vs "
+                f"{esc(fmt_value(m, c.get('reference_value')))}"
             )
             self.labels = [head, why, vals]
         else:
@@ -82,7 +78,7 @@ class VerdictCard(QFrame):
             vals = QLabel(
                 f"{fmt_value(m, c.get('value'))} vs {fmt_value(m, c.get('reference_value'))}"
             )
-            padj = QLabel(f"p<sub>adj</sub> {pvalue(c.get('p_adjusted'))}")
+            padj = QLabel(f"p<sub>adj</sub> {fmt_p(c.get('p_adjusted'))}")
             head = QLabel(f"<b>{esc(short)}</b>{arrow}")
             self.labels = [gap, vals, padj, head]
         for w in self.labels:

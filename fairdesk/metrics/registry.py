@@ -43,6 +43,11 @@ class MetricSpec:
         whose denominator sums to 0 over a whole frame is undefined there.
     numerator : for a plain ratio of sums (:func:`ratio_metric`), the stats whose sum is the
         numerator (empty otherwise): the value is then ``Σ numerator / Σ denominator``.
+    unit : how the value is shown: ``"%"`` (a rate or proportion, shown × ``scale``; its
+        gaps in percentage points, ``pp``) or ``"×"`` (a ratio, shown as is; its gaps as
+        differences of ratios).
+    scale : the factor from the stored value to the shown number (100 for ``%``).
+    decimals : digits after the point of the shown number.
     """
 
     id: str
@@ -54,16 +59,40 @@ class MetricSpec:
     family: str = "transcription"
     denominator: tuple[str, ...] = field(default=(), compare=False)
     numerator: tuple[str, ...] = field(default=(), compare=False)
+    unit: str = "%"
+    scale: float = 100.0
+    decimals: int = 1
+
+    @property
+    def is_ratio(self) -> bool:
+        """Whether the metric is shown as a ratio (``×``) rather than a percentage."""
+        return self.unit == RATIO_UNIT
 
     def compute(self, sums: np.ndarray) -> np.ndarray:
         """Metric value(s) from sums with the stats on the last axis."""
         return self.value(np.asarray(sums, dtype=float))
 
 
+#: The unit of a rate or proportion (shown in percent, gaps in percentage points).
+PERCENT_UNIT = "%"
+#: The unit of a ratio metric (shown as is, ``1.23×``).
+RATIO_UNIT = "×"
+#: ``(unit, scale, decimals)`` of each unit.
+UNITS = {PERCENT_UNIT: (PERCENT_UNIT, 100.0, 1), RATIO_UNIT: (RATIO_UNIT, 1.0, 2)}
+
+
 def ratio_metric(
-    id, label, num, den, *, higher_is_better=False, kind="rate", family="transcription"
+    id,
+    label,
+    num,
+    den,
+    *,
+    higher_is_better=False,
+    kind="rate",
+    family="transcription",
+    unit=PERCENT_UNIT,
 ):
-    """A metric sum(num columns) / sum(den columns)."""
+    """A metric sum(num columns) / sum(den columns), shown in ``unit`` (see :data:`UNITS`)."""
     num = tuple(num)
     den = tuple(den)
     stats = tuple(dict.fromkeys(num + den))
@@ -73,7 +102,10 @@ def ratio_metric(
     def value(s: np.ndarray) -> np.ndarray:
         return _ratio(s[..., ni].sum(axis=-1), s[..., di].sum(axis=-1))
 
-    return MetricSpec(id, label, stats, value, higher_is_better, kind, family, den, num)
+    _, scale, decimals = UNITS[unit]
+    return MetricSpec(
+        id, label, stats, value, higher_is_better, kind, family, den, num, unit, scale, decimals
+    )
 
 
 # --------------------------------------------------------------------------- the fixed metrics
@@ -189,6 +221,7 @@ def _fixed_metrics() -> dict[str, MetricSpec]:
             higher_is_better=True,
             kind="rate",
             family=_GRD,
+            unit=RATIO_UNIT,
         ),
         ratio_metric(
             "mean_confidence",
@@ -221,6 +254,25 @@ _CLASS_LABELS = {
     "balanced_accuracy": "Balanced accuracy",
     "macro_recall": "Macro recall",
 }
+
+
+def display_spec(metric: str) -> tuple[str, float, int]:
+    """``(unit, scale, decimals)`` of a metric id (the per-label-set class metrics and unknown
+    ids are rates: percent).
+
+    Parameters
+    ----------
+    metric : a metric id.
+
+    Returns
+    -------
+    tuple
+        The spec's ``unit``, ``scale`` and ``decimals``.
+    """
+    spec = METRICS.get(str(metric))
+    if spec is None:
+        return UNITS[PERCENT_UNIT]
+    return spec.unit, spec.scale, spec.decimals
 
 
 def class_labels(columns) -> list[str]:

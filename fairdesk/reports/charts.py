@@ -24,16 +24,21 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .data import (
-    REFERENCE_COLOUR,
-    SERIES,
-    is_ratio_metric,
+from ..presentation import (
+    GroupRow,
+    RadarScale,
+    fmt_ratio,
+    is_ratio,
     metric_label,
     metric_short,
-    num,
+    radar,
     short_group,
-    verdict_style,
+    unit,
 )
+from ..presentation import group_rows as present_rows
+from ..presentation import scale as unit_scale
+from ..stats.results import GroupInfo
+from .data import REFERENCE_COLOUR, SERIES, num, verdict_style
 
 _FONT = {
     "font.family": "DejaVu Sans",
@@ -82,37 +87,46 @@ def _verdicts(payload: dict, metric: str) -> dict:
     }
 
 
-def _value(g: dict, metric: str) -> float:
-    return num((g.get("values") or {}).get(metric, g.get(metric)))
-
-
 def _scale(metric: str) -> float:
-    return 1.0 if is_ratio_metric(metric) else 100.0
+    return unit_scale(metric)
 
 
 def _unit(metric: str) -> str:
-    return "×" if is_ratio_metric(metric) else "%"
+    return unit(metric)
+
+
+def group_rows(payload: dict, metric: str) -> list[GroupRow]:
+    """One :class:`fairdesk.presentation.GroupRow` per group not excluded (display units:
+    percent for rates, the ratio itself for ratios): what the report's and the GUI's value
+    charts draw."""
+    verdicts = _verdicts(payload, metric)
+    groups = [
+        GroupInfo(
+            group=g["group"],
+            n_items=g.get("n_items"),
+            n_speakers=g.get("n_speakers"),
+            excluded=bool(g.get("excluded")),
+            reason=g.get("reason"),
+            values={metric: (g.get("values") or {}).get(metric, g.get(metric))},
+            ci=g.get("ci") or {},
+        )
+        for g in payload.get("groups") or []
+    ]
+    return present_rows(groups, metric, payload.get("reference"), verdicts)
 
 
 def value_chart(payload: dict, metric: str) -> Chart:
     """Each analysed group's value of ``metric`` with its 95% CI (see the module doc)."""
-    groups = _analysed(payload)
-    ref = payload.get("reference")
-    verdicts = _verdicts(payload, metric)
-    fig, ax = _figure(max(4.0, 1.0 + 0.9 * len(groups)), 3.2)
-    k = _scale(metric)
+    rows = group_rows(payload, metric)
+    fig, ax = _figure(max(4.0, 1.0 + 0.9 * len(rows)), 3.2)
     n_ci = 0
-    for i, g in enumerate(groups):
-        v = _value(g, metric) * k
-        verdict = "reference" if g["group"] == ref else verdicts.get(g["group"], "")
-        colour = REFERENCE_COLOUR if verdict == "reference" else verdict_style(verdict)[1]
-        ci = (g.get("ci") or {}).get(metric)
-        if ci and len(ci) == 2 and not any(math.isnan(num(x)) for x in ci) and not math.isnan(v):
-            lo, hi = num(ci[0]) * k, num(ci[1]) * k
+    for i, r in enumerate(rows):
+        colour = REFERENCE_COLOUR if r.verdict == "reference" else verdict_style(r.verdict)[1]
+        if r.value is not None and r.low is not None and r.high is not None:
             ax.errorbar(
                 [i],
-                [v],
-                yerr=[[max(v - lo, 0)], [max(hi - v, 0)]],
+                [r.value],
+                yerr=[[max(r.value - r.low, 0)], [max(r.high - r.value, 0)]],
                 fmt="none",
                 ecolor="#37474f",
                 elinewidth=2,
@@ -120,22 +134,22 @@ def value_chart(payload: dict, metric: str) -> Chart:
                 zorder=2,
             )
             n_ci += 1
-        if not math.isnan(v):
-            ax.scatter([i], [v], s=90, color=colour, edgecolor="#263238", zorder=3)
-    ref_g = next((g for g in groups if g["group"] == ref), None)
-    if ref_g is not None and not math.isnan(_value(ref_g, metric)):
-        ax.axhline(_value(ref_g, metric) * k, color="#444444", ls="--", lw=1.2, zorder=1)
-    ax.set_xticks(range(len(groups)))
+        if r.value is not None:
+            ax.scatter([i], [r.value], s=90, color=colour, edgecolor="#263238", zorder=3)
+    ref_v = next((r.value for r in rows if r.verdict == "reference"), None)
+    if ref_v is not None:
+        ax.axhline(ref_v, color="#444444", ls="--", lw=1.2, zorder=1)
+    ax.set_xticks(range(len(rows)))
     ax.set_xticklabels(
-        [plain(short_group(g["group"])) + (" (ref.)" if g["group"] == ref else "") for g in groups],
-        rotation=20 if len(groups) > 4 else 0,
+        [plain(r.label) + (" (ref.)" if r.verdict == "reference" else "") for r in rows],
+        rotation=20 if len(rows) > 4 else 0,
     )
-    ax.set_xlim(-0.6, len(groups) - 0.4)
+    ax.set_xlim(-0.6, len(rows) - 0.4)
     ax.set_ylabel(f"{metric_short(metric)} ({_unit(metric)})")
     ax.grid(axis="y", alpha=0.3)
     lo, hi = ax.get_ylim()
-    floor = 0.0 if not is_ratio_metric(metric) else min(lo, 0.0)
-    ax.set_ylim(floor, max(hi, floor + (1.0 if is_ratio_metric(metric) else 5.0)))
+    floor = 0.0 if not is_ratio(metric) else min(lo, 0.0)
+    ax.set_ylim(floor, max(hi, floor + (1.0 if is_ratio(metric) else 5.0)))
     ax.set_title(f"{plain(metric_label(metric))} by group (95% CI)", fontsize=10)
     cap = (
         "Each group's value with its own 95% bootstrap CI; dashed line: the reference "
@@ -179,8 +193,7 @@ def gap_chart(payload: dict, metric: str) -> Chart:
         [plain(short_group(c["group"])) for c in rows], rotation=20 if len(rows) > 4 else 0
     )
     ax.set_xlim(-0.6, max(len(rows), 1) - 0.4)
-    unit = "×" if is_ratio_metric(metric) else "pp"
-    ax.set_ylabel(f"gap ({unit})")
+    ax.set_ylabel(f"gap ({unit(metric, gap=True)})")
     ax.grid(axis="y", alpha=0.3)
     ax.set_title(
         f"{plain(metric_short(metric))} gap vs {plain(short_group(ref))} (95% CI)", fontsize=10
@@ -197,24 +210,33 @@ def gap_chart(payload: dict, metric: str) -> Chart:
 RADAR_MAX = 3.0
 
 
+def _radar_values(payload: dict) -> dict:
+    return {
+        g["group"]: {
+            **{k: v for k, v in g.items() if isinstance(v, (int, float))},
+            **(g.get("values") or {}),
+        }
+        for g in _analysed(payload)
+    }
+
+
+def radar_scale_of(payload: dict) -> RadarScale:
+    """The radar of a result: :func:`fairdesk.presentation.radar` (the GUI's)."""
+    return radar(
+        _radar_values(payload),
+        payload.get("reference"),
+        payload.get("tested_metrics") or [],
+        payload.get("descriptive_metrics") or [],
+        (payload.get("pitfalls") or {}).get("n_flagged") or 0,
+    )
+
+
 def radar_metrics(payload: dict) -> list[str]:
-    """The radar's axes: the tested metrics with values; the descriptive ones (S/D/I rates…)
-    are added only while there are fewer than three axes."""
-    groups = _analysed(payload)
-
-    def has(m):
-        return any(not math.isnan(_value(g, m)) and _value(g, m) != 0 for g in groups)
-
-    axes = [m for m in payload.get("tested_metrics") or [] if has(m)]
-    for m in payload.get("descriptive_metrics") or []:
-        if len(axes) >= 3:
-            break
-        if has(m) and m not in axes:
-            axes.append(m)
-    return axes[:10]
+    """The radar's axes (:func:`fairdesk.presentation.radar_axes`, the GUI's)."""
+    return list(radar_scale_of(payload).metrics)
 
 
-def radar_chart(payload: dict, metrics: list[str] | None = None) -> Chart | None:
+def radar_chart(payload: dict) -> Chart | None:
     """One axis per metric, one line per group, the reference as the unit circle.
 
     Axes where every group's value is 0 carry no information and are left out (the caption
@@ -222,41 +244,27 @@ def radar_chart(payload: dict, metrics: list[str] | None = None) -> Chart | None
     """
     import numpy as np
 
-    groups = _analysed(payload)
     ref = payload.get("reference")
-    ref_g = next((g for g in groups if g["group"] == ref), None)
-    if len(groups) < 2 or ref_g is None:
+    if ref not in _radar_values(payload):
         return None
-    axes, divisors, scaled_by_max, all_zero = [], [], [], []
-    for m in metrics or radar_metrics(payload):
-        vals = [_value(g, m) for g in groups if not math.isnan(_value(g, m))]
-        top = max(vals, default=math.nan)
-        if not vals or top == 0:
-            all_zero.append(m)
-            continue
-        rv = _value(ref_g, m)
-        axes.append(m)
-        if not math.isnan(rv) and rv != 0:
-            divisors.append(rv)
-        else:
-            divisors.append(top)
-            scaled_by_max.append(m)
-    if len(axes) < 3:
+    s = radar_scale_of(payload)
+    if not s.drawable:
         return None
+    axes, scaled_by_max, all_zero = list(s.metrics), list(s.by_max), list(s.empty)
     angles = np.linspace(0, 2 * np.pi, len(axes), endpoint=False)
     closed = np.concatenate([angles, angles[:1]])
     fig, ax = _figure(6.4, 5.2, polar=True)
     ax.set_theta_offset(np.pi / 2)
     ax.set_theta_direction(-1)
 
-    def ring(g):
-        v = np.array([_value(g, m) / d for m, d in zip(axes, divisors)])
+    def ring(group):
+        v = np.array(s.radius[group], dtype=float)
         return np.concatenate([v, v[:1]])
 
     if scaled_by_max:  # the reference is off the unit circle on those axes
         ax.plot(
             closed,
-            ring(ref_g),
+            ring(ref),
             color=REFERENCE_COLOUR,
             ls="--",
             lw=1.6,
@@ -273,7 +281,7 @@ def radar_chart(payload: dict, metrics: list[str] | None = None) -> Chart | None
             label=f"{plain(short_group(ref))} (reference = 1)",
         )
     ax.set_rlabel_position(180.0 / len(axes))
-    lines = [(g, ring(g)) for g in groups if g["group"] != ref]
+    lines = [(g, ring(g)) for g in s.groups if g != ref]
     top = max([1.0] + [float(np.nanmax(v)) for _, v in lines if np.isfinite(v).any()])
     rim = min(top, RADAR_MAX)
     clipped = False
@@ -282,13 +290,13 @@ def radar_chart(payload: dict, metrics: list[str] | None = None) -> Chart | None
             continue
         colour = SERIES[i % len(SERIES)]
         shown = np.minimum(line, rim)
-        ax.plot(closed, shown, color=colour, lw=2, marker="o", label=plain(short_group(g["group"])))
+        ax.plot(closed, shown, color=colour, lw=2, marker="o", label=plain(short_group(g)))
         ax.fill(closed, np.nan_to_num(shown), color=colour, alpha=0.08)
         for a, v in zip(closed[:-1], line[:-1]):
             if np.isfinite(v) and v > rim:
                 clipped = True
                 ax.annotate(
-                    f"{v:.1f}×",
+                    fmt_ratio(v, 1),
                     (a, rim),
                     textcoords="offset points",
                     xytext=(6, 4),

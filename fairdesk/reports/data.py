@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.store import Project
+from ..presentation import MISSING
 from .palette import VERDICTS  # noqa: E402, F401 - the GUI's colours
 
 REFERENCE_COLOUR = "#222222"
@@ -26,42 +27,7 @@ SERIES = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0
 def verdict_style(verdict) -> tuple[str, str, str]:
     """(label, background, foreground) of a verdict id (unknown ids in grey)."""
     v = str(verdict or "")
-    return VERDICTS.get(v, (v.replace("_", " ") or "—", "#e0e0e0", "#1a1a1a"))
-
-
-def metric_label(metric: str) -> str:
-    """The metric's label from the registry (its id when unknown)."""
-    from ..metrics.registry import METRICS
-
-    spec = METRICS.get(metric)
-    return spec.label if spec is not None else str(metric).replace("_", " ")
-
-
-def metric_short(metric: str) -> str:
-    """Short axis label of a metric (the GUI's)."""
-    return {
-        "wer": "WER",
-        "cer": "CER",
-        "em": "EM",
-        "intent_accuracy": "Intent acc.",
-        "sub_rate": "Sub. rate",
-        "del_rate": "Del. rate",
-        "ins_rate": "Ins. rate",
-        "insertion_ratio": "Ins. ratio",
-        "der": "DER",
-        "ter": "TER",
-        "rdd": "RDD",
-        "accuracy": "Accuracy",
-        "balanced_accuracy": "Bal. acc.",
-        "macro_recall": "Macro recall",
-        "mean_confidence": "Confidence",
-        "grounding_lift": "Grounding lift",
-    }.get(metric, str(metric).replace("_", " "))
-
-
-def is_ratio_metric(metric: str) -> bool:
-    """Metrics shown as a ratio (×) rather than a percentage."""
-    return metric == "grounding_lift"
+    return VERDICTS.get(v, (v.replace("_", " ") or MISSING, "#e0e0e0", "#1a1a1a"))
 
 
 def num(v) -> float:
@@ -71,41 +37,6 @@ def num(v) -> float:
     except (TypeError, ValueError):
         return math.nan
     return x if math.isfinite(x) else math.nan
-
-
-def fmt_value(v, metric: str = "", digits: int = 1, signed: bool = False) -> str:
-    """A metric value: a percentage for rates, ``1.23×`` for ratio metrics, '–' if missing."""
-    x = num(v)
-    if math.isnan(x):
-        return "–"
-    if is_ratio_metric(metric):
-        return f"{x:+.2f}" if signed else f"{x:.2f}×"
-    return f"{x * 100:+.{digits}f} pp" if signed else f"{x * 100:.{digits}f}%"
-
-
-def fmt_ci(ci, metric: str = "", signed: bool = False) -> str:
-    """``[low, high]`` in the metric's unit, '' when missing."""
-    if not ci or len(ci) != 2 or any(math.isnan(num(x)) for x in ci):
-        return ""
-    lo, hi = (fmt_value(x, metric, signed=signed) for x in ci)
-    return f"[{lo}, {hi}]"
-
-
-def fmt_p(v) -> str:
-    x = num(v)
-    if math.isnan(x):
-        return "–"
-    return "< 0.001" if x < 0.001 else f"{x:.3f}"
-
-
-def fmt_ratio(v) -> str:
-    x = num(v)
-    return "–" if math.isnan(x) else f"{x:.2f}×"
-
-
-def short_group(label) -> str:
-    """``accent=en-gb × gender=male`` → ``en-gb × male`` (axis labels)."""
-    return " × ".join(p.split("=", 1)[-1] for p in str(label).split(" × "))
 
 
 @dataclass

@@ -13,24 +13,25 @@ from __future__ import annotations
 
 import base64
 import io
-import math
 from pathlib import Path
 
 from .._meta import __version__
-from .align import align_texts, normaliser
-from .data import (
-    RunData,
+from ..presentation import (
+    MISSING,
+    count,
     fmt_ci,
+    fmt_gap,
+    fmt_interval,
+    fmt_number,
     fmt_p,
     fmt_ratio,
     fmt_value,
-    load_run,
     metric_label,
     metric_short,
-    num,
     short_group,
-    verdict_style,
 )
+from .align import align_texts, normaliser
+from .data import RunData, load_run, num, verdict_style
 from .files import TEMPLATES, ReportFiles  # noqa: E402, F401 - re-exported
 from .sections import (
     model_based_section,
@@ -90,7 +91,7 @@ def _audited(d: RunData) -> list[tuple[str, str]]:
         ),
         (
             "Minimums per group",
-            f"{s.get('min_items', '–')} items, {s.get('min_speakers', '–')} speakers",
+            f"{count(s.get('min_items', '–'), 'item')}, {count(s.get('min_speakers', '–'), 'speaker')}",
         ),
         (
             "Tested metrics",
@@ -102,7 +103,7 @@ def _audited(d: RunData) -> list[tuple[str, str]]:
         ),
     ]
     if s.get("sample_per_group"):
-        rows.append(("Sample", f"{s['sample_per_group']} items per group (stratified)"))
+        rows.append(("Sample", f"{count(s['sample_per_group'], 'item')} per group (stratified)"))
     if s.get("nlu") and s.get("nlu") != "none":
         rows.append(("NLU", str(s["nlu"])))
     return rows
@@ -143,13 +144,19 @@ def _card(c: dict) -> dict:
         "label": label,
         "bg": bg,
         "fg": fg,
-        "gap": fmt_value(c.get("gap"), m, signed=True),
-        "ci": fmt_ci([c.get("ci_low"), c.get("ci_high")], m, signed=True),
-        "values": f"{fmt_value(c.get('value'), m)} vs {fmt_value(c.get('reference_value'), m)}",
+        "gap": fmt_gap(m, c.get("gap")),
+        "ci": fmt_ci(m, c.get("ci_low"), c.get("ci_high")),
+        "values": f"{fmt_value(m, c.get('value'))} vs {fmt_value(m, c.get('reference_value'))}",
         "p_adj": fmt_p(c.get("p_adjusted")),
         "arrow": arrow,
         "reading": c.get("reading") or c.get("reason") or label,
     }
+
+
+def _ci_span(metric: str, ci) -> str:
+    """A value's CI for the ``ci`` span of a cell: '' (no span) when it has none."""
+    text = fmt_interval(metric, ci)
+    return "" if text == MISSING else text
 
 
 def _group_values(d: RunData) -> dict:
@@ -166,7 +173,12 @@ def _group_values(d: RunData) -> dict:
             note = (g.get("ci_note") or {}).get(m) or ""
             scheme = (g.get("ci_scheme") or {}).get(m) or ""
             cells.append(
-                {"value": fmt_value(v, m), "ci": fmt_ci(ci, m), "note": note, "scheme": scheme}
+                {
+                    "value": fmt_value(m, v),
+                    "ci": _ci_span(m, ci),
+                    "note": note,
+                    "scheme": scheme,
+                }
             )
         rows.append(
             {
@@ -182,12 +194,12 @@ def _group_values(d: RunData) -> dict:
         o = (summary.get(m) or {}).get("overall") or {}
         overall.append(
             {
-                "value": fmt_value(o.get("value"), m),
-                "ci": fmt_ci(o.get("ci"), m),
+                "value": fmt_value(m, o.get("value")),
+                "ci": _ci_span(m, o.get("ci")),
                 "scheme": str(o.get("scheme") or ""),
             }
         )
-    has_overall = any(o["value"] != "–" for o in overall)
+    has_overall = any(o["value"] != MISSING for o in overall)
     summ = []
     for m in p.get("tested_metrics") or []:
         s = summary.get(m) or {}
@@ -196,10 +208,10 @@ def _group_values(d: RunData) -> dict:
         summ.append(
             {
                 "metric": metric_label(m),
-                "max_gap": fmt_value(s.get("max_gap"), m, signed=True),
+                "max_gap": fmt_gap(m, s.get("max_gap")),
                 "ratio": fmt_ratio(s.get("disparity_ratio")),
-                "gini": "–" if math.isnan(num(s.get("gini"))) else f"{num(s['gini']):.3f}",
-                "wstd": fmt_value(s.get("weighted_std"), m),
+                "gini": fmt_number(s.get("gini"), 3),
+                "wstd": fmt_value(m, s.get("weighted_std")),
                 "best": s.get("best_group") or "–",
                 "worst": s.get("worst_group") or "–",
             }
@@ -224,24 +236,22 @@ def _gap_rows(d: RunData) -> list[dict]:
         if nv:
             extra = (
                 f"constant at {nv.get('value')}; rule-of-three bound "
-                f"{fmt_value(nv.get('bound_group'), m)} (group), "
-                f"{fmt_value(nv.get('bound_reference'), m)} (reference)"
+                f"{fmt_value(m, nv.get('bound_group'))} (group), "
+                f"{fmt_value(m, nv.get('bound_reference'))} (reference)"
             )
         rows.append(
             {
                 "metric": metric_short(m),
                 "group": c.get("group"),
-                "value": fmt_value(c.get("value"), m),
-                "ref": fmt_value(c.get("reference_value"), m),
-                "gap": fmt_value(c.get("gap"), m, signed=True),
+                "value": fmt_value(m, c.get("value")),
+                "ref": fmt_value(m, c.get("reference_value")),
+                "gap": fmt_gap(m, c.get("gap")),
                 "ratio": fmt_ratio(c.get("ratio")),
-                "ci": fmt_ci([c.get("ci_low"), c.get("ci_high")], m, signed=True),
+                "ci": fmt_ci(m, c.get("ci_low"), c.get("ci_high")),
                 "p": fmt_p(c.get("p_value")),
                 "p_adj": fmt_p(c.get("p_adjusted")),
-                "mde": fmt_value(c.get("mde"), m),
-                "effect": "–"
-                if math.isnan(num(c.get("effect_size")))
-                else f"{num(c['effect_size']):.2f}",
+                "mde": fmt_value(m, c.get("mde")),
+                "effect": fmt_number(c.get("effect_size"), 2),
                 "estimator": str(c.get("estimator") or "–"),
                 "blocks": blocks,
                 "design": str(c.get("design") or "").replace("_", " "),
@@ -326,7 +336,7 @@ def _grounding(d: RunData) -> dict | None:
                 {
                     "group": g["group"],
                     "lift": fmt_ratio(v),
-                    "ci": fmt_ci((g.get("ci") or {}).get("grounding_lift"), "grounding_lift"),
+                    "ci": fmt_interval("grounding_lift", (g.get("ci") or {}).get("grounding_lift")),
                     "n": (ex.get("items_explained") or {}).get(g["group"], "–"),
                 }
             )
@@ -341,7 +351,7 @@ def _grounding(d: RunData) -> dict | None:
                 "lift": fmt_ratio(c.get("value")),
                 "ref": fmt_ratio(c.get("reference_value")),
                 "ratio": fmt_ratio(c.get("ratio")),
-                "gap": f"{num(c.get('gap')):+.2f}" if not math.isnan(num(c.get("gap"))) else "–",
+                "gap": fmt_gap("grounding_lift", c.get("gap")),
                 "p_adj": fmt_p(c.get("p_adjusted")),
                 "verdict": verdict_style(c.get("verdict"))[0],
             }
@@ -352,8 +362,7 @@ def _grounding(d: RunData) -> dict | None:
 
 
 def _num3(v) -> str:
-    x = num(v)
-    return "–" if math.isnan(x) else f"{x:.3f}"
+    return fmt_number(v, 3)
 
 
 def rank_items(items):
@@ -391,7 +400,7 @@ def _worst(d: RunData, per_group: int, embed_audio: bool, skipped: list[str]) ->
                     ],
                     "counts": f"S {int(num(r.get('n_sub')) or 0)}, D {int(num(r.get('n_del')) or 0)}"
                     f", I {int(num(r.get('n_ins')) or 0)} of "
-                    f"{int(num(r.get('n_words')) or 0)} words",
+                    f"{count(r.get('n_words'), 'word')}",
                     "audio": audio,
                 }
             )

@@ -22,7 +22,16 @@ import time
 from pathlib import Path
 
 from .._meta import __version__
-from .data import fmt_p, num, verdict_style
+from ..presentation import (
+    count,
+    fmt_gap,
+    fmt_number,
+    fmt_p,
+    fmt_percent,
+    fmt_value,
+    timeline_points,
+)
+from .data import num, verdict_style
 
 __all__ = [
     "incremental_context",
@@ -71,10 +80,7 @@ def _cell(metric: str, v) -> str:
     revokes is inf)."""
     if isinstance(v, float) and math.isinf(v):
         return "inf"
-    x = num(v)
-    if math.isnan(x):
-        return "–"
-    return f"{x:.1%}" if metric == "wer" else f"{x:.3f}"
+    return fmt_percent(v) if metric == "wer" else fmt_number(v, 3)
 
 
 def _table(p) -> dict | None:
@@ -112,12 +118,9 @@ def _table(p) -> dict | None:
 
 
 def _fmt_metric(m: str, v, signed: bool = False) -> str:
-    x = num(v)
-    if math.isnan(x):
-        return "–"
     if m in ("wer", "eo", "eo_edit", "revoke_update_share"):
-        return f"{100 * x:+.1f} pp" if signed else f"{100 * x:.1f}%"
-    return f"{x:+.4f}" if signed else f"{x:.4f}"
+        return fmt_gap("wer", v) if signed else fmt_value("wer", v)
+    return fmt_number(v, 4, signed=signed)
 
 
 def _groups(p) -> list[dict]:
@@ -223,20 +226,6 @@ def _what_was_run(p, run: dict, run_id: int) -> list[tuple[str, str]]:
 
 
 # -- timelines -------------------------------------------------------------------------------
-def timeline_points(tl: dict) -> tuple[list, list]:
-    """``(adds, revokes)``: ``(time, position, text)`` per added / revoked word (the GUI's
-    :func:`fairdesk.gui.incremental_panel.timeline_points`; a revoked word sits at its old
-    position)."""
-    adds, revs = [], []
-    for e in tl.get("events", []):
-        t, k = float(e["shown_s"]), int(e["position"])
-        for i, w in enumerate(e["revoked"]):
-            revs.append((t, k + i, str(w[0])))
-        for i, w in enumerate(e["added"]):
-            adds.append((t, k + i, str(w[0])))
-    return adds, revs
-
-
 def _eo(tl: dict) -> tuple[float, int]:
     a = sum(len(e["added"]) for e in tl.get("events", []))
     r = sum(len(e["revoked"]) for e in tl.get("events", []))
@@ -321,7 +310,7 @@ def timeline_chart(tl: dict, name: str = "timeline"):
     ax.set_title(plain(title), fontsize=10)
     eo, nr = _eo(tl)
     caption = (
-        f"{len(ev)} updates, {len(adds)} adds, {nr} revokes (EO {eo:.3f}); "
+        f"{count(len(ev), 'update')}, {count(len(adds), 'add')}, {count(nr, 'revoke')} (EO {fmt_number(eo, 3)}); "
         f"chunk {tl.get('chunk_s')} s, audio {num(tl.get('duration_s')):.2f} s."
     )
     return Chart(name, title, fig, caption)

@@ -8,6 +8,8 @@ accentedness regression, each only when the run has it.
 
 from __future__ import annotations
 
+from ..presentation import fmt_number, fmt_p_exact, fmt_percent
+
 #: Contents shown in the heatmap (the most-read first); the JSON has them all.
 MAX_CONTENTS = 6
 #: Confusions listed per group.
@@ -15,7 +17,7 @@ TOP = 6
 
 
 def _pct(v) -> str:
-    return "–" if v is None else f"{100 * v:.0f}%"
+    return fmt_percent(v, 0)
 
 
 def _shade(v) -> str:
@@ -67,10 +69,7 @@ def phones_context(p: dict) -> dict | None:
     grounding = [
         {
             "group": g,
-            **{
-                k: "–" if v.get(k) is None else f"{v[k]:.3f}"
-                for k in ("auroc", "ap", "auroc_speech")
-            },
+            **{k: fmt_number(v.get(k), 3) for k in ("auroc", "ap", "auroc_speech")},
             "n": v.get("n_auroc"),
         }
         for g, v in peg.items()
@@ -87,14 +86,19 @@ def phones_context(p: dict) -> dict | None:
         }
         if reg.get("estimable", True):
             b = reg["beta_accentedness"]
-            regression["beta"] = f"{b['coef']:.3f} [{b['ci'][0]:.3f}, {b['ci'][1]:.3f}]"
+            regression["beta"] = (
+                f"{fmt_number(b['coef'], 3)} "
+                f"[{fmt_number(b['ci'][0], 3)}, {fmt_number(b['ci'][1], 3)}]"
+            )
             for g, v in reg["groups"].items():
                 w0, w1 = v["without"], v["with"]
                 regression["groups"].append(
                     {
                         "group": g,
-                        "without": f"{w0['coef']:+.3f} (p {w0['p']:.3g})",
-                        "with": f"{w1['coef']:+.3f} (p {w1['p']:.3g})",
+                        "without": f"{fmt_number(w0['coef'], 3, signed=True)} "
+                        f"(p {fmt_p_exact(w0['p'])})",
+                        "with": f"{fmt_number(w1['coef'], 3, signed=True)} "
+                        f"(p {fmt_p_exact(w1['p'])})",
                         "reading": "absorbed by pronunciation"
                         if v["absorbed"]
                         else (

@@ -18,7 +18,17 @@ from __future__ import annotations
 
 import math
 
-from .data import SERIES, fmt_ci, fmt_p, fmt_ratio, fmt_value, num, verdict_style
+from ..presentation import (
+    count,
+    fmt_ci,
+    fmt_gap,
+    fmt_number,
+    fmt_p,
+    fmt_percent,
+    fmt_ratio,
+    fmt_value,
+)
+from .data import SERIES, num, verdict_style
 
 
 def _ci(lo, hi, digits: int = 2) -> str:
@@ -48,10 +58,8 @@ def model_based_section(d) -> list[dict]:
                         "rr": fmt_ratio(r.get("rate_ratio")),
                         "ci": _ci(r.get("ci_low"), r.get("ci_high")),
                         "p_adj": fmt_p(r.get("p_adjusted")),
-                        "gap": fmt_value(c.get("gap"), "wer", signed=True) if c else "–",
-                        "gap_ci": fmt_ci([c.get("ci_low"), c.get("ci_high")], "wer", signed=True)
-                        if c
-                        else "",
+                        "gap": fmt_gap("wer", c.get("gap")) if c else "–",
+                        "gap_ci": fmt_ci("wer", c.get("ci_low"), c.get("ci_high")) if c else "",
                         "boot_p": fmt_p(c.get("p_adjusted")) if c else "–",
                         "verdict": verdict_style(c.get("verdict"))[0] if c else "–",
                         "agreement": (agree.get(r["level"]) or {}).get("sentence", ""),
@@ -63,11 +71,9 @@ def model_based_section(d) -> list[dict]:
                 "error": None,
                 "model": m.get("model", ""),
                 "approximation": m.get("approximation", ""),
-                "speaker_sd": "–"
-                if math.isnan(num(m.get("speaker_sd")))
-                else f"{num(m['speaker_sd']):.2f}",
-                "n": f"{m.get('n_utterances', '–')} utterances, "
-                f"{m.get('n_speakers', '–')} speakers",
+                "speaker_sd": fmt_number(m.get("speaker_sd"), 2),
+                "n": f"{count(m.get('n_utterances', '–'), 'utterance')}, "
+                f"{count(m.get('n_speakers', '–'), 'speaker')}",
                 "overdispersion": (m.get("overdispersion") or {}).get("reading", ""),
                 "rows": rows,
                 "conclusions": list(m.get("conclusions") or []),
@@ -115,7 +121,7 @@ def _tests(result: dict) -> list[dict]:
             rows.append(
                 {
                     "test": f"χ² outcome × {c['variable']} ({c.get('unit')})",
-                    "stat": f"χ² = {num(c['chi2']):.2f}, df {c['df']}",
+                    "stat": f"χ² = {fmt_number(c['chi2'], 2)}, df {c['df']}",
                     "p": fmt_p(c["p_value"]),
                 }
             )
@@ -124,7 +130,7 @@ def _tests(result: dict) -> list[dict]:
             rows.append(
                 {
                     "test": f"one-way ANOVA by {a['variable']} ({a.get('per')})",
-                    "stat": f"F({a['df_between']}, {a['df_within']}) = {num(a['f']):.2f}",
+                    "stat": f"F({a['df_between']}, {a['df_within']}) = {fmt_number(a['f'], 2)}",
                     "p": fmt_p(a["p_value"]),
                 }
             )
@@ -212,7 +218,7 @@ def regression_sections(d) -> list[dict]:
             entry["coefficients"] = [
                 {
                     "term": c["term"],
-                    "estimate": "–" if c.get("estimate") is None else f"{c['estimate']:+.4f}",
+                    "estimate": fmt_number(c.get("estimate"), 4, signed=True),
                     "ci": _ci(c.get("ci_low"), c.get("ci_high"), 4),
                     "p": fmt_p(c.get("p_value")),
                 }
@@ -237,13 +243,13 @@ def pitfalls_section(d) -> dict | None:
                 "group": g,
                 "n": c.get("n_items"),
                 "flagged": c.get("hallucinated"),
-                "rate": fmt_value(vals.get("hallucination_rate", c.get("rate")), "wer"),
+                "rate": fmt_value("wer", vals.get("hallucination_rate", c.get("rate"))),
                 "loop": c.get("loop", 0),
                 "runaway": c.get("runaway", 0),
                 "nonspeech": c.get("over_nonspeech", 0),
                 "unstable": c.get("unstable", 0),
-                "wer": fmt_value(vals.get("wer"), "wer"),
-                "wer_unflagged": fmt_value(vals.get("wer_unflagged"), "wer"),
+                "wer": fmt_value("wer", vals.get("wer")),
+                "wer_unflagged": fmt_value("wer", vals.get("wer_unflagged")),
                 "items": ", ".join(map(str, (c.get("items") or [])[:8])),
             }
         )
@@ -257,9 +263,9 @@ def pitfalls_section(d) -> dict | None:
     ]
     dominated = [
         f"{w.get('group')}: item {w.get('item')} carries "
-        f"{100 * num(w.get('share')):.0f}% of the group's {w.get('group_errors')} "
-        f"word errors (WER {fmt_value(w.get('wer'), 'wer')}, without it "
-        f"{fmt_value(w.get('wer_without_item'), 'wer')})"
+        f"{fmt_percent(w.get('share'), 0)} of the group's {w.get('group_errors')} "
+        f"word errors (WER {fmt_value('wer', w.get('wer'))}, without it "
+        f"{fmt_value('wer', w.get('wer_without_item'))})"
         for w in block.get("wer_dominated") or []
     ]
     return {

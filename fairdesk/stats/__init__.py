@@ -3,7 +3,6 @@
 
 from fairdesk.stats.bootstrap import ESTIMATOR_LABELS, SCHEMES
 from fairdesk.stats.compare import compare_groups
-from fairdesk.stats.format import format_groups
 from fairdesk.stats.minimums import Precheck, check_groups_before_inference, exclusion_message
 from fairdesk.stats.representation import (
     RepresentationResult,
@@ -39,7 +38,6 @@ __all__ = [
     "choose_reference",
     "compare_groups",
     "exclusion_message",
-    "format_groups",
     "gini",
     "leakage",
     "representation_analysis",

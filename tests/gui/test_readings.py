@@ -1,51 +1,20 @@
-"""Seed 002's readings: the radar's scaling (a pure function with known answers), each
-group's value with its CI, grounding lift as a ratio, neutral cards for untested verdicts,
-and every user-supplied string rendered as plain text."""
+"""Seed 002's readings: the radar's inputs (its scaling is tested in
+tests/test_presentation.py), each group's value with its CI, grounding lift as a ratio,
+neutral cards for untested verdicts, and every user-supplied string rendered as plain
+text."""
 
 from __future__ import annotations
 
 import copy
 import html
-import math
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
-from fairdesk.gui.radar import radar_inputs, radar_scale
+from fairdesk.gui.radar import radar_inputs
 
 HOSTILE = "<h1>x</h1><img src=/etc/passwd>"
-
-
-def test_radar_scale_puts_the_reference_on_the_unit_circle():
-    values = {
-        "ref": {"wer": 0.20, "cer": 0.10, "em": 0.5},
-        "a": {"wer": 0.30, "cer": 0.05, "em": 0.25},
-        "b": {"wer": 0.20, "cer": None, "em": 1.0},
-    }
-    s = radar_scale(values, "ref", ["wer", "cer", "em"])
-    assert s.groups == ("ref", "a", "b")
-    assert s.radius["ref"] == (1.0, 1.0, 1.0)
-    assert s.radius["a"] == pytest.approx((1.5, 0.5, 0.5))
-    assert s.radius["b"][0] == pytest.approx(1.0) and math.isnan(s.radius["b"][1])
-    assert s.radius["b"][2] == pytest.approx(2.0)
-    assert s.divisor == {"wer": 0.20, "cer": 0.10, "em": 0.5}
-    assert s.by_max == () and s.outer == 2.0
-
-
-def test_radar_scale_where_the_reference_is_zero_uses_the_largest_group():
-    values = {
-        "ref": {"wer": 0.0, "ins_rate": 0.0, "cer": 0.1},
-        "a": {"wer": 0.4, "ins_rate": 0.0, "cer": 0.35},
-        "b": {"wer": 0.1, "ins_rate": 0.0, "cer": 0.1},
-    }
-    s = radar_scale(values, "ref", ["wer", "ins_rate", "cer"])
-    assert s.by_max == ("wer",) and s.empty == ("ins_rate",)
-    assert s.divisor["wer"] == 0.4  # the largest group value
-    assert s.radius["a"] == pytest.approx((1.0, 0.0, 3.5))
-    assert s.radius["b"] == pytest.approx((0.25, 0.0, 1.0))
-    assert s.radius["ref"] == pytest.approx((0.0, 0.0, 1.0))
-    assert s.outer == 3.5
 
 
 @pytest.fixture

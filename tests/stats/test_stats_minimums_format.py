@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fairdesk.cli.console import format_groups, value_with_ci
 from fairdesk.jobs.analysis import analyse
 from fairdesk.stats import AuditSettings
-from fairdesk.stats.format import format_groups, value_with_ci
 from fairdesk.stats.minimums import check_groups_before_inference, exclusion_message
 
 

@@ -2,7 +2,7 @@
 
 import math
 
-from fairdesk.stats.format import format_groups, value_with_ci
+from fairdesk.cli.console import format_groups, value_with_ci
 
 RES = {
     "reference": "us",
@@ -99,20 +99,20 @@ RES = {
 HEAD = "group                           items  spk"
 FULL = [
     HEAD + "        WER % [95% CI]         EM % [95% CI]",
-    "us (reference)                    120   12     20.1 [18.0, 22.0]              50.0 [-]",
-    "scot                               80    8     31.3 [25.0, 37.0]              40.0 [-]",
-    "solo (excluded)                     5    0                     -                     -",
-    "a-very-long-group-name-of-man      30    3                     -                     -",
-    "(corpus, analysed groups)         230          25.0 [22.0, 28.0]                     -",
+    "us (reference)                    120   12     20.1 [18.0, 22.0]              50.0 [–]",
+    "scot                               80    8     31.3 [25.0, 37.0]              40.0 [–]",
+    "solo (excluded)                     5    0                     –                     –",
+    "a-very-long-group-name-of-man      30    3                     –                     –",
+    "(corpus, analysed groups)         230          25.0 [22.0, 28.0]                     –",
     "",
     "design: unmatched; resampling: content, speaker, utterance (groups said different "
     "content: gaps are not causal)",
     "WER against us:",
-    "  scot                           gap   11.2 [5.0, 18.0] p_adj 0.0123  disparity_detected",
+    "  scot                           gap  +11.2 [+5.0, +18.0] p_adj  0.012  disparity_detected",
     "    R1.",
-    "  a-very-long-group-name-of-many gap    2.0 [-, -] p_adj      -  not_computable",
-    "  odd                            no_variation: - everywhere on - + - ; other outcome < -% / "
-    "-% (rule of three)",
+    "  a-very-long-group-name-of-many gap   +2.0 – p_adj      –  not_computable",
+    "  odd                            no_variation: – everywhere on – + – ; other outcome < – / – "
+    "(rule of three)",
     "  solo                           not_estimable: one speaker in solo",
     "  same                           no_variation: 0 everywhere on 40 + 60 items; other outcome "
     "< 7.5% / 5.0% (rule of three)",
@@ -136,15 +136,15 @@ def test_other_metric_first():
         format_groups(RES, metrics=["em"], readings=False).split("\n")
         == [
             HEAD + "         EM % [95% CI]",
-            "us (reference)                    120   12              50.0 [-]",
-            "scot                               80    8              40.0 [-]",
-            "solo (excluded)                     5    0                     -",
-            "a-very-long-group-name-of-man      30    3                     -",
+            "us (reference)                    120   12              50.0 [–]",
+            "scot                               80    8              40.0 [–]",
+            "solo (excluded)                     5    0                     –",
+            "a-very-long-group-name-of-man      30    3                     –",
             "",
             "design: unmatched; resampling: speaker (groups said different content: gaps are not "
             "causal)",
             "EM against us:",
-            "  scot                           gap  -10.0 [-20.0, 0.0] p_adj    0.2  "
+            "  scot                           gap  -10.0 [-20.0, 0.0] p_adj  0.200  "
             "no_disparity_detected",
         ]
         + FULL[-6:]
@@ -174,12 +174,12 @@ RES2 = {
 }
 TAIL2 = [
     HEAD + "        WER % [95% CI]",
-    "a (reference)                       3    0              10.0 [-]",
-    "b                                   4    0              20.0 [-]",
+    "a (reference)                       3    0              10.0 [–]",
+    "b                                   4    0              20.0 [–]",
     "",
 ]
 COMP2 = (
-    "  b                              gap   10.0 [0.0, 20.0] p_adj    0.5  "
+    "  b                              gap  +10.0 [0.0, +20.0] p_adj  0.500  "
     "inconclusive_underpowered"
 )
 
@@ -203,10 +203,11 @@ def test_design_line_variants_and_empty_result():
 def test_value_with_ci():
     assert value_with_ci(0.5, [0.25, 0.75]) == "50.0 [25.0, 75.0]"
     assert value_with_ci(1, [0, 1]) == "100.0 [0.0, 100.0]"
-    assert value_with_ci(0.5, None) == value_with_ci(0.5, []) == "50.0 [-]"
-    assert value_with_ci(0.5, [math.nan, None]) == "50.0 [-, -]"
-    assert value_with_ci(None, [0.1, 0.2]) == value_with_ci(math.inf, [0.1, 0.2]) == "-"
-    assert value_with_ci(math.nan, None) == "-"
+    assert value_with_ci(0.5, None) == value_with_ci(0.5, []) == "50.0 [–]"
+    assert value_with_ci(0.5, [math.nan, None]) == "50.0 [–]"  # one marker, not two
+    assert value_with_ci(None, [0.1, 0.2]) == value_with_ci(math.inf, [0.1, 0.2]) == "–"
+    assert value_with_ci(math.nan, None) == "–"
+    assert value_with_ci(1.234, [1.1, 1.4], "grounding_lift") == "1.23 [1.10, 1.40]"
 
 
 def test_metric_only_at_top_level_long_heads_and_a_missing_reason():
@@ -220,8 +221,8 @@ def test_metric_only_at_top_level_long_heads_and_a_missing_reason():
     }
     assert format_groups(res).split("\n") == [
         HEAD + "        CER % [95% CI]    BAL.ACC % [95% CI]",
-        "a (reference)                       2    0              10.0 [-]              50.0 [-]",
-        "b                                   3    0              20.0 [-]                     -",
+        "a (reference)                       2    0              10.0 [–]              50.0 [–]",
+        "b                                   3    0              20.0 [–]                     –",
         "",
         "CER against a:",
         "  b                              not_estimable: ",

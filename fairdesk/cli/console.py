@@ -8,7 +8,18 @@ comparisons and of the minimums.
 
 from __future__ import annotations
 
-import math
+from ..presentation import (
+    MISSING,
+    count,
+    fmt_ci,
+    fmt_gap,
+    fmt_p,
+    fmt_percent,
+    fmt_sig,
+    fmt_value_ci,
+    plural,
+    unit,
+)
 
 #: Metrics shown in the group table, in this order, when the result has them.
 SHOWN = ("wer", "cer", "em", "accuracy", "balanced_accuracy", "der", "ter", "hallucination_rate")
@@ -16,25 +27,17 @@ SHOWN = ("wer", "cer", "em", "accuracy", "balanced_accuracy", "der", "ter", "hal
 HEADS = {"balanced_accuracy": "BAL.ACC", "hallucination_rate": "HALLUC"}
 
 
-def _pct(v) -> str:
-    if v is None or (isinstance(v, float) and not math.isfinite(v)):
-        return "-"
-    return f"{100 * v:.1f}"
+def value_with_ci(value, ci, metric: str = "") -> str:
+    """``12.3 [10.1, 14.6]`` (in the metric's unit, named by the column head), ``12.3 [–]``
+    without a CI, ``–`` without a value (:func:`fairdesk.presentation.fmt_value_ci`)."""
+    return fmt_value_ci(metric, value, ci, with_unit=False)
 
 
-def _num(v) -> str:
-    if v is None or (isinstance(v, float) and not math.isfinite(v)):
-        return "-"
-    return f"{v:.3g}"
-
-
-def value_with_ci(value, ci) -> str:
-    """``12.3 [10.1, 14.6]`` (percent), ``12.3 [-]`` without a CI, ``-`` without a value."""
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "-"
-    if not ci:
-        return f"{_pct(value)} [-]"
-    return f"{_pct(value)} [{_pct(ci[0])}, {_pct(ci[1])}]"
+def _count(n) -> str:
+    try:
+        return f"{int(n):,}"
+    except (TypeError, ValueError):
+        return MISSING
 
 
 def format_groups(res: dict, metrics=None, readings: bool = True) -> str:
@@ -71,7 +74,7 @@ def format_groups(res: dict, metrics=None, readings: bool = True) -> str:
     cellw = 22
     out.append(
         f"{'group':<30}{'items':>7}{'spk':>5}"
-        + "".join(f"{(HEADS.get(m, m.upper()) + ' % [95% CI]'):>{cellw}}" for m in metrics)
+        + "".join(f"{(HEADS.get(m, m.upper()) + f' {unit(m)} [95% CI]'):>{cellw}}" for m in metrics)
     )
     for g in groups:
         mark = " (reference)" if g["group"] == ref else (" (excluded)" if g.get("excluded") else "")
@@ -81,13 +84,16 @@ def format_groups(res: dict, metrics=None, readings: bool = True) -> str:
         out.append(
             f"{name:<30}{g['n_items']:>7}{(g.get('n_speakers') or 0):>5}"
             + "".join(
-                f"{value_with_ci(vals.get(m, g.get(m)), cis.get(m)):>{cellw}}" for m in metrics
+                f"{value_with_ci(vals.get(m, g.get(m)), cis.get(m), m):>{cellw}}" for m in metrics
             )
         )
     overall = [(summary.get(m) or {}).get("overall") or {} for m in metrics]
     if any(overall):
         n = sum(g["n_items"] for g in groups if not g.get("excluded"))
-        cells = "".join(f"{value_with_ci(o.get('value'), o.get('ci')):>{cellw}}" for o in overall)
+        cells = "".join(
+            f"{value_with_ci(o.get('value'), o.get('ci'), m):>{cellw}}"
+            for m, o in zip(metrics, overall)
+        )
         out.append(f"{'(corpus, analysed groups)':<30}{n:>7}{'':>5}{cells}")
     comps = [c for c in res.get("comparisons", []) if metrics and c["metric"] == metrics[0]]
     if comps:
@@ -111,26 +117,31 @@ def format_groups(res: dict, metrics=None, readings: bool = True) -> str:
                 out.append(f"{head}not_estimable: {c.get('reason') or ''}")
             elif c["verdict"] == "no_variation":
                 nv = c.get("no_variation") or {}
+                n_ref = nv.get("n_reference")
+                noun = nv.get("unit", "")
+                if noun and n_ref is not None:
+                    noun = plural(n_ref, noun.rstrip("s"), noun) if noun.endswith("s") else noun
                 out.append(
-                    f"{head}no_variation: {_num(nv.get('value'))} everywhere on "
-                    f"{_num(nv.get('n_group'))} + {_num(nv.get('n_reference'))} "
-                    f"{nv.get('unit', '')}; other outcome < "
-                    f"{_pct(nv.get('bound_group'))}% / "
-                    f"{_pct(nv.get('bound_reference'))}% (rule of three)"
+                    f"{head}no_variation: {fmt_sig(nv.get('value'))} everywhere on "
+                    f"{_count(nv.get('n_group'))} + {_count(n_ref)} "
+                    f"{noun}; other outcome < "
+                    f"{fmt_percent(nv.get('bound_group'))} / "
+                    f"{fmt_percent(nv.get('bound_reference'))} (rule of three)"
                 )
             else:
+                m = c["metric"]
                 out.append(
-                    f"{head}gap {_pct(c['gap']):>6} [{_pct(c['ci_low'])}, "
-                    f"{_pct(c['ci_high'])}] p_adj {_num(c['p_adjusted']):>6}  "
-                    f"{c['verdict']}"
+                    f"{head}gap {fmt_gap(m, c['gap'], with_unit=False):>6} "
+                    f"{fmt_ci(m, c['ci_low'], c['ci_high'], with_unit=False)} "
+                    f"p_adj {fmt_p(c['p_adjusted']):>6}  {c['verdict']}"
                 )
             if c.get("reading") and not verbose_off:
                 out.append(f"    {c['reading']}")
     boot = res.get("bootstrap") or {}
     if boot.get("raised"):
         out.append(
-            f"B raised from {boot['requested']:,} to {boot['used']:,} resamples for "
-            f"{boot['comparisons']} comparisons (B ≥ 5·m/alpha)"
+            f"B raised from {boot['requested']:,} to {count(boot['used'], 'resample')} for "
+            f"{count(boot['comparisons'], 'comparison')} (B ≥ 5·m/alpha)"
         )
     if res.get("minimums_message"):
         out.append("")

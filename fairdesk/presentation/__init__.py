@@ -1,0 +1,68 @@
+"""How fairdesk shows its numbers, in every view (pure: no Qt, no matplotlib).
+
+The GUI, the reports and the console format through this package, so one reading prints the
+same everywhere: the units of :mod:`.numbers` (from the metric registry's specs), the labels
+of :mod:`.labels`, the radar of :mod:`.radars`, the group rows of :mod:`.rows` and the
+incremental timelines of :mod:`.timeline`.
+"""
+
+from .labels import higher_is_better, metric_label, metric_short, short_group
+from .numbers import (
+    MISSING,
+    count,
+    finite,
+    fmt_ci,
+    fmt_gap,
+    fmt_interval,
+    fmt_number,
+    fmt_p,
+    fmt_p_exact,
+    fmt_percent,
+    fmt_ratio,
+    fmt_sig,
+    fmt_value,
+    fmt_value_ci,
+    is_ratio,
+    number,
+    plural,
+    scale,
+    unit,
+)
+from .radars import MAX_AXES, MIN_AXES, RadarScale, radar, radar_axes, radar_scale
+from .rows import GroupRow, group_rows
+from .timeline import timeline_points
+
+__all__ = [
+    "MAX_AXES",
+    "MIN_AXES",
+    "MISSING",
+    "GroupRow",
+    "RadarScale",
+    "count",
+    "finite",
+    "fmt_ci",
+    "fmt_gap",
+    "fmt_interval",
+    "fmt_number",
+    "fmt_p",
+    "fmt_p_exact",
+    "fmt_percent",
+    "fmt_ratio",
+    "fmt_sig",
+    "fmt_value",
+    "fmt_value_ci",
+    "group_rows",
+    "higher_is_better",
+    "is_ratio",
+    "metric_label",
+    "metric_short",
+    "number",
+    "plural",
+    "radar",
+    "radar_axes",
+    "radar_scale",
+    "scale",
+    "short_group",
+    "timeline_points",
+    "unit",
+]

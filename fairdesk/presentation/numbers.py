@@ -1,0 +1,215 @@
+"""Numbers as every view shows them: one missing marker, one rule per unit.
+
+A metric's unit comes from the registry (:func:`fairdesk.metrics.registry.display_spec`):
+rates and proportions are shown in percent (``12.3%``) and their gaps in percentage points
+(``+3.1 pp``); ratio metrics (grounding lift) as ``1.23×`` and their gaps as differences of
+ratios (``+0.12×``). A number that rounds to zero is printed without a sign (``0.0``, never
+``-0.0``); a missing number (None, NaN, ±inf, text) is :data:`MISSING`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..metrics.registry import RATIO_UNIT, display_spec
+
+#: The one marker of a missing number, in every view.
+MISSING = "–"
+#: The smallest p-value a float can hold is about 1e-308: a p that underflowed to 0.0.
+P_FLOOR = "< 1e-300"
+
+
+def finite(value) -> float | None:
+    """``value`` as a finite float, or None (None, NaN, ±inf, text)."""
+    if isinstance(value, bool):
+        return float(value)
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def number(value, decimals: int = 1, signed: bool = False, missing: str = MISSING) -> str:
+    """A plain number with ``decimals`` digits; no sign on a value that rounds to zero.
+
+    Parameters
+    ----------
+    value : the number (missing: None, NaN, ±inf).
+    decimals : digits after the point.
+    signed : a leading ``+`` on positive numbers.
+    missing : the text of a missing number.
+
+    Returns
+    -------
+    str
+        ``number(-0.00011, 1) == "0.0"``, ``number(0.25, 2, signed=True) == "+0.25"``.
+    """
+    x = finite(value)
+    if x is None:
+        return missing
+    x = round(x, decimals)
+    if x == 0:
+        x = 0.0  # -0.0 and what rounds to it: no sign
+        return f"{x:.{decimals}f}"
+    return f"{x:+.{decimals}f}" if signed else f"{x:.{decimals}f}"
+
+
+def is_ratio(metric: str) -> bool:
+    """Whether the registry shows ``metric`` as a ratio (``×``) rather than a percentage."""
+    return display_spec(metric)[0] == RATIO_UNIT
+
+
+def unit(metric: str, gap: bool = False) -> str:
+    """The unit of a metric's values (``%`` or ``×``) or of its gaps (``pp`` or ``×``)."""
+    u = display_spec(metric)[0]
+    return "pp" if gap and u != RATIO_UNIT else u
+
+
+def scale(metric: str) -> float:
+    """The factor from a stored value of ``metric`` to its shown number (100 for percent)."""
+    return display_spec(metric)[1]
+
+
+def _scaled(metric, value, decimals, signed, with_unit, gap):
+    u, k, d = display_spec(metric)
+    x = finite(value)
+    if x is None:
+        return MISSING
+    text = number(x * k, d if decimals is None else decimals, signed=signed)
+    if not with_unit:
+        return text
+    if u == RATIO_UNIT:
+        return f"{text}×"
+    return f"{text} pp" if gap else f"{text}%"
+
+
+def fmt_value(metric: str, value, decimals: int | None = None, with_unit: bool = True) -> str:
+    """A metric's value: ``12.3%`` for rates, ``1.23×`` for ratios, :data:`MISSING` if none.
+
+    Parameters
+    ----------
+    metric : the metric id (its unit, scale and decimals come from the registry).
+    value : the stored value (a proportion for rates).
+    decimals : override of the registry's decimals.
+    with_unit : False for the bare number (a table whose head names the unit).
+    """
+    return _scaled(metric, value, decimals, False, with_unit, False)
+
+
+def fmt_gap(metric: str, value, decimals: int | None = None, with_unit: bool = True) -> str:
+    """A difference to the reference, signed: ``+3.1 pp`` for rates, ``-0.12×`` for ratios."""
+    return _scaled(metric, value, decimals, True, with_unit, True)
+
+
+def fmt_ratio(value, decimals: int = 2) -> str:
+    """A ratio of two values (group ÷ reference): ``1.23×``; :data:`MISSING` if none."""
+    x = finite(value)
+    return MISSING if x is None else f"{number(x, decimals)}×"
+
+
+def fmt_ci(
+    metric: str,
+    low,
+    high,
+    gap: bool = True,
+    decimals: int | None = None,
+    with_unit: bool = True,
+) -> str:
+    """A 95% CI: ``[-1.2 pp, +4.0 pp]`` of a gap, ``[10.1%, 14.6%]`` of a value;
+    :data:`MISSING` when either end is missing.
+
+    Parameters
+    ----------
+    metric : the metric id.
+    low, high : the bounds (stored units).
+    gap : the CI of a gap (signed bounds, ``pp``) rather than of a value.
+    decimals : override of the registry's decimals.
+    with_unit : False for the bare ``[lo, hi]``.
+    """
+    if finite(low) is None or finite(high) is None:
+        return MISSING
+    lo = _scaled(metric, low, decimals, gap, with_unit, gap)
+    hi = _scaled(metric, high, decimals, gap, with_unit, gap)
+    return f"[{lo}, {hi}]"
+
+
+def fmt_interval(metric: str, ci, gap: bool = False, with_unit: bool = True) -> str:
+    """:func:`fmt_ci` of a ``(low, high)`` pair (None or a wrong length: :data:`MISSING`)."""
+    if not ci or len(ci) != 2:
+        return MISSING
+    return fmt_ci(metric, ci[0], ci[1], gap=gap, with_unit=with_unit)
+
+
+def fmt_value_ci(metric: str, value, ci, with_unit: bool = True) -> str:
+    """``12.3% [10.1, 14.6]`` (a value and its own CI); ``12.3% [–]`` without a CI and
+    :data:`MISSING` without a value."""
+    if finite(value) is None:
+        return MISSING
+    v = fmt_value(metric, value, with_unit=with_unit)
+    if not ci or len(ci) != 2:
+        return f"{v} [{MISSING}]"
+    bounds = fmt_ci(metric, ci[0], ci[1], gap=False, with_unit=False)
+    return f"{v} [{MISSING}]" if bounds == MISSING else f"{v} {bounds}"
+
+
+def fmt_p(value, decimals: int = 3) -> str:
+    """A p-value: ``0.042``, ``< 0.001`` below 0.001, ``< 1e-300`` where it underflowed to
+    0.0 (a regression's normal tail), :data:`MISSING` if none."""
+    x = finite(value)
+    if x is None:
+        return MISSING
+    if x <= 0:
+        return P_FLOOR
+    floor = 10.0**-decimals
+    if x < floor:
+        return f"< {floor:.{decimals}f}"
+    return f"{x:.{decimals}f}"
+
+
+def fmt_p_exact(value, digits: int = 3) -> str:
+    """A p-value with ``digits`` significant digits (``1.2e-05``); ``< 1e-300`` at 0.0."""
+    x = finite(value)
+    if x is None:
+        return MISSING
+    if x <= 0:
+        return P_FLOOR
+    return f"{x:.{digits}g}"
+
+
+def fmt_percent(value, decimals: int = 1, signed: bool = False) -> str:
+    """A share (0..1) in percent, ``12.5%``; :data:`MISSING` if none."""
+    x = finite(value)
+    return MISSING if x is None else f"{number(x * 100, decimals, signed=signed)}%"
+
+
+def fmt_number(value, decimals: int = 3, signed: bool = False) -> str:
+    """A plain number with ``decimals`` digits (no sign on zero); :data:`MISSING` if none."""
+    return number(value, decimals, signed=signed)
+
+
+def fmt_sig(value, digits: int = 3) -> str:
+    """A number with ``digits`` significant digits (``0.0123``, ``1.23e+04``); no sign on a
+    zero; :data:`MISSING` if none."""
+    x = finite(value)
+    if x is None:
+        return MISSING
+    if x == 0:
+        return "0"
+    text = f"{x:.{digits}g}"
+    return "0" if float(text) == 0 else text
+
+
+def plural(n: int, noun: str, many: str | None = None) -> str:
+    """``noun`` or its plural for a count (``many``, default ``noun + "s"``)."""
+    return noun if int(n) == 1 else (many or f"{noun}s")
+
+
+def count(n, noun: str, many: str | None = None) -> str:
+    """A count with its noun: ``1 item``, ``2 items``, ``1,234 words``; ``– items`` if
+    none."""
+    x = finite(n)
+    if x is None:
+        return f"{MISSING} {many or noun + 's'}"
+    k = int(x)
+    return f"{k:,} {plural(k, noun, many)}"

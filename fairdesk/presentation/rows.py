@@ -1,0 +1,86 @@
+"""The per-group rows that the GUI, the report and the console show."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from .labels import short_group
+from .numbers import finite, fmt_value, fmt_value_ci, scale
+
+
+@dataclass(frozen=True)
+class GroupRow:
+    """One analysed group's value of one metric, in display units.
+
+    Attributes
+    ----------
+    group : the group label; ``label`` its short form.
+    value, low, high : the value and its own 95% CI × the metric's scale (percent for
+        rates); None where missing.
+    verdict : ``"reference"`` for the reference, else its verdict against it ('' if none).
+    text : the value as shown (``12.3%``); ``text_ci`` with its CI (``12.3% [10.1, 14.6]``).
+    n_items, n_speakers : the group's counts.
+    """
+
+    group: str
+    label: str
+    value: float | None
+    low: float | None
+    high: float | None
+    verdict: str
+    text: str
+    text_ci: str
+    n_items: int | None = None
+    n_speakers: int | None = None
+
+
+def group_rows(
+    groups: Iterable,
+    metric: str,
+    reference: str | None,
+    verdicts: Mapping[str, str] | None = None,
+) -> list[GroupRow]:
+    """One :class:`GroupRow` per group not excluded.
+
+    Parameters
+    ----------
+    groups : :class:`fairdesk.stats.results.GroupInfo` objects (or objects with its
+        ``group``, ``excluded``, ``values``, ``ci``, ``n_items``, ``n_speakers``).
+    metric : the metric id.
+    reference : the reference group.
+    verdicts : group -> verdict of ``metric`` against the reference.
+
+    Returns
+    -------
+    list of GroupRow
+    """
+    k = scale(metric)
+    verdicts = verdicts or {}
+
+    def shown(x):
+        x = finite(x)
+        return None if x is None else x * k
+
+    rows = []
+    for g in groups:
+        if g.excluded:
+            continue
+        v = (g.values or {}).get(metric)
+        ci = (g.ci or {}).get(metric) or ()
+        lo, hi = (shown(ci[0]), shown(ci[1])) if len(ci) == 2 else (None, None)
+        rows.append(
+            GroupRow(
+                group=g.group,
+                label=short_group(g.group),
+                value=shown(v),
+                low=lo,
+                high=hi,
+                verdict="reference" if g.group == reference else verdicts.get(g.group, ""),
+                text=fmt_value(metric, v),
+                text_ci=fmt_value_ci(metric, v, ci),
+                n_items=g.n_items,
+                n_speakers=g.n_speakers,
+            )
+        )
+    return rows

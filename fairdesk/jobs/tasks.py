@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.progress import Progress
 from ..core.store import Project
 
 
@@ -93,12 +94,13 @@ def saliency(folder, model, audio_path, audio_hash, text, *, device="auto", prog
     from ..explain.stage import explain_item
     from ..models import get_backend
 
-    progress(0.0, f"loading {model}")
+    prog = Progress(progress, min_interval=0.0)  # the saliency's fractions after loading
+    prog.stage(0.0, 0.05, f"loading {model}")
     samples = audio_io.load(audio_path).samples
     project = Project(folder)
     backend = get_backend(model, device=device)
     try:
-        progress(0.05, f"saliency of {Path(audio_path).name}")
+        prog.stage(0.05, 1.0, f"saliency of {Path(audio_path).name}")
         return explain_item(
             project,
             backend,
@@ -107,7 +109,7 @@ def saliency(folder, model, audio_path, audio_hash, text, *, device="auto", prog
             text,
             "occlusion",
             cancelled=cancelled,
-            progress=progress,
+            progress=prog.report,
         )
     finally:
         backend.close()

@@ -1,4 +1,5 @@
-"""Architecture: no import circle among fairdesk's modules; nothing below the CLI imports it.
+"""Architecture: the layers hold, no import circle among fairdesk's modules, nothing below the
+CLI imports it, no module over 620 lines.
 
 The import graph is built with :mod:`ast` over ``fairdesk/**/*.py``. Every import counts,
 at module level or inside a function (a function-level import closes a circle as soon as the
@@ -41,7 +42,7 @@ own rank or below (:data:`LAYERS`, bottom first)::
     fairdesk                              the root package: its ``_LAZY`` names come from api
 
 Every import counts as in the graph (function-level too, ``TYPE_CHECKING`` not). Within one
-unit (a subpackage, or a top-level module) anything goes. Units of the same rank are siblings
+unit (a subpackage, or a top-level module) any import goes (circles aside). Units of the same rank are siblings
 and do not import each other, except the one-way pairs in :data:`SIBLINGS`, each with its
 reason; the reverse of such a pair is refused like any other sibling import:
 
@@ -50,8 +51,9 @@ reason; the reverse of such a pair is refused like any other sibling import:
 - ``reports -> review``: the HTML report shows the review's ranked listening list.
 
 Nothing inside fairdesk imports the root package itself (``import fairdesk``,
-``from fairdesk import X``, or ``from .. import X`` where ``..`` is the root): the root is the
-public API, on top of everything; take ``__version__`` and ``FairdeskWarning`` from
+``from fairdesk import X``, or ``from .. import X`` where ``..`` is the root, even when ``X``
+is a submodule): the root is the public API, on top of everything; import the module itself
+(``from ..constants import X``), and ``__version__`` and ``FairdeskWarning`` from
 :mod:`fairdesk._meta`.
 """
 
@@ -159,6 +161,8 @@ def import_edges(pkg: Path = PKG) -> list[Edge]:
                 for a in node.names:
                     sub = f"{src}.{a.name}"
                     targets.append(sub if sub in mods else src)
+                if src == root:  # `from .. import submodule` runs through the root as well
+                    targets.append(root)
             found += [(t, node.lineno, id(node) in lazy) for t in targets]
         if mod == root:  # the lazy public API: _LAZY's modules load inside __getattr__
             for line, name in _lazy_table(tree):
@@ -227,8 +231,8 @@ def layer_violations(edges: list[Edge], root: str = "fairdesk") -> list[str]:
         where = f"{e.module} (line {e.line})"
         if e.target == root and e.module != root:
             bad[key] = (
-                f"{where} imports the root package {root}: take __version__ and "
-                "FairdeskWarning from fairdesk._meta, other names from their modules"
+                f"{where} imports from the root package {root}: import the module itself "
+                "(__version__ and FairdeskWarning from fairdesk._meta)"
             )
             continue
         if mu == tu:
@@ -319,7 +323,8 @@ def test_graph_resolves_relative_function_level_and_parent_imports(tmp_path):
     (pkg / "z" / "__init__.py").write_text("")
     (pkg / "z" / "w.py").write_text("from ..x import base\nfrom .. import y\n")
     g = import_graph(pkg)
-    assert g["fairdesk.z.w"] == {"fairdesk.x.base", "fairdesk.x", "fairdesk.y"}
+    # `from .. import y` takes y through the root package: an edge to the root too
+    assert g["fairdesk.z.w"] == {"fairdesk.x.base", "fairdesk.x", "fairdesk.y", "fairdesk"}
     assert g["fairdesk.x.base"] == {"fairdesk.x.impl"}  # own package __init__ not implicit
     assert g["fairdesk.x.impl"] == {"fairdesk.x.base"}
     assert g["fairdesk.y"] == {"fairdesk.x.base", "fairdesk.x"}  # x/__init__ runs first
@@ -352,6 +357,7 @@ def test_layer_check_catches_planted_upward_sibling_and_root_imports(tmp_path):
                 "def f():\n    from ..jobs.audit import run\n"
             ),
             "core/meta.py": "from .. import __version__\n",
+            "core/sub.py": "from .. import constants\n",  # a submodule, still through the root
             "jobs/audit.py": "from fairdesk.core.store import f\nimport fairdesk\n",
             "explain/stage.py": "from ..incremental import run\n",
             "incremental/run.py": "from ..core.store import f\n",
@@ -370,14 +376,16 @@ def test_layer_check_catches_planted_upward_sibling_and_root_imports(tmp_path):
         [
             "fairdesk.cli.shot (line 1) imports fairdesk.gui.app at module level: cli -> gui "
             "only inside a function (`fairdesk gui` starts the desktop; Qt only when it runs)",
-            "fairdesk.core.meta (line 1) imports the root package fairdesk: take __version__ "
-            "and FairdeskWarning from fairdesk._meta, other names from their modules",
+            "fairdesk.core.meta (line 1) imports from the root package fairdesk: import the "
+            "module itself (__version__ and FairdeskWarning from fairdesk._meta)",
+            "fairdesk.core.sub (line 1) imports from the root package fairdesk: import the "
+            "module itself (__version__ and FairdeskWarning from fairdesk._meta)",
             "fairdesk.core.store (line 6) imports fairdesk.jobs.audit: core (rank 1) is below "
             "jobs (rank 7); move the code down or the import up",
             "fairdesk.explain.stage (line 1) imports fairdesk.incremental.run: explain and "
             "incremental are siblings (rank 6) and do not import each other (see SIBLINGS)",
-            "fairdesk.jobs.audit (line 2) imports the root package fairdesk: take __version__ "
-            "and FairdeskWarning from fairdesk._meta, other names from their modules",
+            "fairdesk.jobs.audit (line 2) imports from the root package fairdesk: import the "
+            "module itself (__version__ and FairdeskWarning from fairdesk._meta)",
             "fairdesk.review.rank (line 1) imports fairdesk.reports.html: review and reports "
             "are siblings (rank 8) and do not import each other (see SIBLINGS)",
         ]

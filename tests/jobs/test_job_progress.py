@@ -1,5 +1,6 @@
-"""The audit's progress only goes forward: every fraction a real audit (stand-in backend)
-reports, with and without the acoustic, unstable and explain stages, in order."""
+"""A job's progress only goes forward: every fraction a real audit (stand-in backend) reports,
+with and without the acoustic, unstable and explain stages, in order; and the GUI's saliency
+job's."""
 
 import functools
 import itertools
@@ -70,3 +71,37 @@ def test_reported_fractions_never_decrease(project, monkeypatch, acoustics, unst
     stages += ["explain" if explain else "explain (not requested)", "statistics", "done"]
     assert [m for m in messages if m in stages] == stages
     assert any(m.startswith("acoustic covariates ") for m in messages) is acoustics
+
+
+def test_saliency_job_fractions_never_decrease(tmp_path, monkeypatch):
+    """The GUI's saliency job: loading, then the occlusion's own fractions mapped after it."""
+    import fairdesk.explain.stage as stage
+    import fairdesk.models as models
+    from fairdesk.core.store import Project
+    from fairdesk.jobs import tasks
+    from tests.conftest import write_wav
+
+    class ClosingBackend(RegionScoreBackend):
+        def close(self):
+            pass
+
+    monkeypatch.setattr(models, "get_backend", lambda model, device="auto": ClosingBackend())
+    monkeypatch.setattr(stage, "_default_aligner", lambda backend: FakeAligner())
+    wav = tmp_path / "a.wav"
+    write_wav(wav, seconds=3.0, freq=220)  # 30 windows: the first is 1/31 of the occlusion
+    Project(tmp_path / "proj").close()
+    seen: list[tuple[float, str]] = []
+    out = tasks.saliency(
+        tmp_path / "proj",
+        "fake",
+        wav,
+        "h1",
+        "play the song",
+        progress=lambda f, m: seen.append((f, m)),
+        cancelled=lambda: False,
+    )
+    assert out["curve"].size > 0 and not out["cached"]
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and fractions[:2] == [0.0, 0.05], seen
+    assert [m for _, m in seen][:2] == ["loading fake", "saliency of a.wav"]
+    assert len(seen) > 3 and all(0.05 <= f <= 1.0 for f in fractions[1:])

@@ -2,7 +2,8 @@
 thread (``Project.conn`` is per thread) and takes ``progress`` and ``cancelled`` callbacks.
 
 No Qt here (the GUI wraps each one in a job): every function returns plain data for the
-job's ``result`` signal.
+job's ``result`` signal. The report-writing ones (report, tables, tiers) are in
+:mod:`fairdesk.reports.tasks`, above this layer.
 """
 
 from __future__ import annotations

@@ -73,6 +73,7 @@ PACKAGES: dict[str, dict[str, list[str]]] = {
         "mutate": [
             "fairdesk/core/tables.py",
             "fairdesk/core/importers.py",
+            "fairdesk/core/importers_formats.py",
             "fairdesk/core/import_rows.py",
             "fairdesk/core/importers_saa.py",
             "fairdesk/core/importers_l2arctic.py",
@@ -131,13 +132,14 @@ PACKAGES: dict[str, dict[str, list[str]]] = {
         "tests": [
             "tests/stats/test_diacritics_table.py",
             "tests/stats/test_positions_phones.py",
-            "tests/stats/test_stats_tables_kills.py",
+            "tests/stats/test_stats_tables_fields.py",
         ],
     },
     # the resampling engine, split off so that each entry fits a run on two shared cores
     "stats_boot": {
         "mutate": [
             "fairdesk/stats/compare.py",
+            "fairdesk/stats/comparison.py",
             "fairdesk/stats/bootstrap.py",
             "fairdesk/stats/groupci.py",
             "fairdesk/stats/jackknife.py",
@@ -189,11 +191,11 @@ EQUIVALENT: dict[str, str] = {
     # core/importers.py
     "fairdesk.core.importers.x_derive_content_id__mutmut_31": "codec names are case-insensitive",
     "fairdesk.core.importers_saa.x_read_saa__mutmut_60": "a blank file_missing? read as 'XXXX' instead of '': neither is a true value",
-    "fairdesk.core.importers.x_rows_to_candidates__mutmut_98": "`v if ... else v`: both branches are v",
-    "fairdesk.core.importers.x_rows_to_candidates__mutmut_99": "`v if ... else v`: both branches are v",
-    "fairdesk.core.importers.x_rows_to_candidates__mutmut_126": "no key column: row.get(None) is None (rows are keyed by column names), as the None branch",
-    "fairdesk.core.importers.x_rows_to_candidates__mutmut_150": "no speaker column: row.get(None) is None, as the None branch",
-    "fairdesk.core.importers.x_rows_to_candidates__mutmut_155": "no content column: row.get(None) is None, as the None branch",
+    "fairdesk.core.importers_formats.x_rows_to_candidates__mutmut_98": "`v if ... else v`: both branches are v",
+    "fairdesk.core.importers_formats.x_rows_to_candidates__mutmut_99": "`v if ... else v`: both branches are v",
+    "fairdesk.core.importers_formats.x_rows_to_candidates__mutmut_126": "no key column: row.get(None) is None (rows are keyed by column names), as the None branch",
+    "fairdesk.core.importers_formats.x_rows_to_candidates__mutmut_150": "no speaker column: row.get(None) is None, as the None branch",
+    "fairdesk.core.importers_formats.x_rows_to_candidates__mutmut_155": "no content column: row.get(None) is None, as the None branch",
     "fairdesk.core.importers.x_import_dataset__mutmut_284": "INSERT's column names in upper case: SQLite identifiers are case-insensitive",
     # recording
     "fairdesk.recording.recorder.x__recover_one__mutmut_58": "size >= end: truncating a file to its own size changes nothing",
@@ -417,7 +419,8 @@ EQUIVALENT.update(
     }
 )
 
-# metrics (tests/metrics/test_metrics_kills.py kills the rest of the first run's survivors)
+# metrics (tests/metrics/test_metrics_messages_and_boundaries.py kills the rest of the first
+# run's survivors)
 _M = "fairdesk.metrics."
 EQUIVALENT.update(
     {
@@ -493,7 +496,8 @@ EQUIVALENT.update(
     }
 )
 
-# metrics, second run (tests/metrics/test_metrics_kills2.py kills the rest of its survivors)
+# metrics, second run (tests/metrics/test_normaliser_memo_and_item_columns.py kills the rest
+# of its survivors)
 EQUIVALENT.update(
     {
         _M
@@ -897,7 +901,7 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
         "empty intervals read or not: their label '' is no phone (_phone) and no error label",
     ),
     (
-        "fairdesk.core.importers.x_read_commonvoice",
+        "fairdesk.core.importers_formats.x_read_commonvoice",
         r"audio_col=\"path\".* \| \+ .*(audio_col=None|"
         r"clips, text_col=)",
         "Common Voice's audio column: 'path' is the first name the default pick looks for",
@@ -1133,7 +1137,7 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
         "asarray's dtype changes nothing",
     ),
     (
-        "fairdesk.stats.compare.x__finish",
+        "fairdesk.stats.comparison.x_finish",
         r"^- +confounded = False \| \+ +confounded = None$",
         "only the truth of confounded is read (decide_verdict)",
     ),
@@ -1144,10 +1148,10 @@ EQUIVALENT_IN: list[tuple[str, str, str]] = [
         "jackknife is never read; the group's one jackknife draw is the same either way",
     ),
     (
-        "fairdesk.stats.compare.x__pending_one",
+        "fairdesk.stats.comparison.x_pending_one",
         r"pb=pb, .* \| \+ .*pb=None, ",
         "compare_one replaces pc.pb (by the slimmed bootstrap, or None) before anything reads "
-        "it; _pending_one itself uses its argument",
+        "it; pending_one itself uses its argument",
     ),
     (
         "fairdesk.stats.groupci.x__local",

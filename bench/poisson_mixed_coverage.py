@@ -46,7 +46,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from fairdesk.stats.bootstrap import Side, bootstrap_pair, choose_scheme, content_design
-from fairdesk.stats.compare import bootstrap_p
+from fairdesk.stats.formulas import bootstrap_p
 from fairdesk.stats.regression.poisson_mixed_report import run_poisson_mixed
 from fairdesk.stats.simulation import simulate_audit, true_values
 

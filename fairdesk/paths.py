@@ -12,14 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-__all__ = ["FULL_BUNDLE_HINT", "frozen", "missing_torch_message", "require_torch", "resources_dir"]
-
-#: How to get ``hf:`` models and gradient saliency when torch/transformers are absent.
-FULL_BUNDLE_HINT = (
-    "use the full desktop bundle (built with `FULL=1 bash "
-    "installer/build_bundle.sh`) or install fairdesk from source with "
-    "installer/install.sh"
-)
+__all__ = ["frozen", "resources_dir"]
 
 
 def frozen() -> bool:
@@ -35,24 +28,3 @@ def resources_dir() -> Path:
     if frozen():
         return Path(sys._MEIPASS) / "resources"
     return Path(__file__).resolve().parent.parent / "resources"
-
-
-def missing_torch_message(what: str) -> str:
-    """The message for ``what`` (e.g. ``"hf:<folder> models"``) without torch/transformers."""
-    where = "this desktop bundle" if frozen() else "this installation"
-    return (
-        f"{what}: torch and transformers are not in {where}, so hf: models and gradient "
-        f"saliency are not available; {FULL_BUNDLE_HINT}"
-    )
-
-
-def require_torch(what: str) -> None:
-    """Raise a :class:`~fairdesk.core.errors.FairdeskError` naming ``what`` when torch or
-    transformers cannot be imported (the default desktop bundle leaves them out)."""
-    try:
-        import torch  # noqa: F401
-        import transformers  # noqa: F401
-    except ImportError as exc:
-        from fairdesk.core.errors import FairdeskError
-
-        raise FairdeskError(missing_torch_message(what)) from exc

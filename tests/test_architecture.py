@@ -1,4 +1,5 @@
-"""Architecture: no import circle among fairdesk's modules; nothing below the CLI imports it.
+"""Architecture: the layers hold, no import circle among fairdesk's modules, nothing below the
+CLI imports it, no module over 620 lines.
 
 The import graph is built with :mod:`ast` over ``fairdesk/**/*.py``. Every import counts,
 at module level or inside a function (a function-level import closes a circle as soon as the
@@ -18,11 +19,48 @@ Nodes are modules; a package is its ``__init__``. For ``import a.b.c`` or
 
 A circle is a strongly connected component with more than one module (or a module
 importing itself explicitly).
+
+The root package's ``__init__`` is lazy: its ``_LAZY`` table (public name -> module) is
+imported inside ``__getattr__``; each module it names is an edge of the root.
+
+Layers
+------
+No circles is not enough: the layers follow the data flow, and a module may import only its
+own rank or below (:data:`LAYERS`, bottom first)::
+
+    _meta, constants, paths, workers      leaves: import nothing of fairdesk
+    core                                  store, audio, importers, progress, errors
+    models, recording                     backends; the recorder
+    metrics                               per-item and per-group numbers
+    nlu
+    stats                                 comparisons, regression
+    explain, incremental
+    jobs                                  the runs that combine the above
+    review, reports
+    cli, gui                              the two front ends
+    api, __main__                         the public API (``fairdesk.api``); ``python -m``
+    fairdesk                              the root package: its ``_LAZY`` names come from api
+
+Every import counts as in the graph (function-level too, ``TYPE_CHECKING`` not). Within one
+unit (a subpackage, or a top-level module) any import goes (circles aside). Units of the same rank are siblings
+and do not import each other, except the one-way pairs in :data:`SIBLINGS`, each with its
+reason; the reverse of such a pair is refused like any other sibling import:
+
+- ``cli -> gui``: the ``fairdesk gui`` command starts the desktop application; only inside
+  the command (function level), so ``fairdesk --help`` never loads Qt.
+- ``reports -> review``: the HTML report shows the review's ranked listening list.
+
+Nothing inside fairdesk imports the root package itself (``import fairdesk``,
+``from fairdesk import X``, or ``from .. import X`` where ``..`` is the root, even when ``X``
+is a submodule): the root is the public API, on top of everything; import the module itself
+(``from ..constants import X``), and ``__version__`` and ``FairdeskWarning`` from
+:mod:`fairdesk._meta`.
 """
 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "fairdesk"
@@ -59,15 +97,54 @@ def _ancestors(name: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(1, len(parts))]
 
 
-def import_graph(pkg: Path = PKG) -> dict[str, set[str]]:
-    """Map each fairdesk module to the fairdesk modules it imports (see the module doc)."""
+def _function_level_nodes(tree) -> set[int]:
+    """ids of the nodes inside a function or lambda (run only when it is called)."""
+    inside = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            inside.update(id(n) for n in ast.walk(node) if n is not node)
+    return inside
+
+
+def _lazy_table(tree) -> list[tuple[int, str]]:
+    """``(line, module)`` of each entry of a module-level ``_LAZY = {name: module}`` table."""
+    out = []
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if not any(isinstance(t, ast.Name) and t.id == "_LAZY" for t in targets):
+            continue
+        if isinstance(node.value, ast.Dict):
+            for v in node.value.values:
+                if isinstance(v, ast.Constant) and isinstance(v.value, str):
+                    out.append((v.lineno, v.value))
+    return out
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One import: ``module`` imports ``target`` at ``line``; ``lazy`` when inside a
+    function; ``explicit`` when ``target`` is what the statement names (not a parent
+    package that Python runs first)."""
+
+    module: str
+    target: str
+    line: int
+    lazy: bool
+    explicit: bool
+
+
+def import_edges(pkg: Path = PKG) -> list[Edge]:
+    """Every import between fairdesk's modules (see the module doc)."""
     mods = _module_names(pkg)
-    graph: dict[str, set[str]] = {m: set() for m in mods}
+    root = pkg.name
+    out: list[Edge] = []
     for mod, path in mods.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         skip = _type_checking_nodes(tree)
+        lazy = _function_level_nodes(tree)
         here = mod if _is_package(mod, mods) else mod.rpartition(".")[0]
         own = set(_ancestors(mod))
+        found: list[tuple[str, int, bool]] = []
         for node in ast.walk(tree):
             if id(node) in skip:
                 continue
@@ -84,17 +161,103 @@ def import_graph(pkg: Path = PKG) -> dict[str, set[str]]:
                 for a in node.names:
                     sub = f"{src}.{a.name}"
                     targets.append(sub if sub in mods else src)
-            for t in targets:
-                # the longest prefix that is a fairdesk module is the explicit target
-                while t and t not in mods:
-                    t = t.rpartition(".")[0]
-                if not t:
-                    continue
-                graph[mod].add(t)
-                graph[mod].update(a for a in _ancestors(t) if a not in own)
-    for mod in graph:
-        graph[mod].discard(mod)
+                if src == root:  # `from .. import submodule` runs through the root as well
+                    targets.append(root)
+            found += [(t, node.lineno, id(node) in lazy) for t in targets]
+        if mod == root:  # the lazy public API: _LAZY's modules load inside __getattr__
+            for line, name in _lazy_table(tree):
+                found.append((f"{root}{name}" if name.startswith(".") else name, line, True))
+        for t, line, is_lazy in found:
+            # the longest prefix that is a fairdesk module is the explicit target
+            while t and t not in mods:
+                t = t.rpartition(".")[0]
+            if not t:
+                continue
+            out.append(Edge(mod, t, line, is_lazy, True))
+            out += [Edge(mod, a, line, is_lazy, False) for a in _ancestors(t) if a not in own]
+    return [e for e in out if e.target != e.module]
+
+
+def import_graph(pkg: Path = PKG) -> dict[str, set[str]]:
+    """Map each fairdesk module to the fairdesk modules it imports (see the module doc)."""
+    graph: dict[str, set[str]] = {m: set() for m in _module_names(pkg)}
+    for e in import_edges(pkg):
+        graph[e.module].add(e.target)
     return graph
+
+
+#: The ranks, bottom first: a unit (a subpackage of fairdesk, or one of its top-level
+#: modules; ``"fairdesk"`` is the root package) may import only units of a lower rank.
+LAYERS: list[tuple[str, ...]] = [
+    ("_meta", "constants", "paths", "workers"),
+    ("core",),
+    ("models", "recording"),
+    ("metrics",),
+    ("nlu",),
+    ("stats",),
+    ("explain", "incremental"),
+    ("jobs",),
+    ("review", "reports"),
+    ("cli", "gui"),
+    ("api", "__main__"),
+    ("fairdesk",),
+]
+
+#: The sibling imports allowed (one way): (importer, imported) -> (function level only, why).
+SIBLINGS: dict[tuple[str, str], tuple[bool, str]] = {
+    ("cli", "gui"): (True, "`fairdesk gui` starts the desktop; Qt only when it runs"),
+    ("reports", "review"): (False, "the HTML report shows the ranked listening list"),
+}
+
+
+def _unit(module: str) -> str:
+    parts = module.split(".")
+    return parts[0] if len(parts) == 1 else parts[1]
+
+
+def _rank(unit: str) -> int | None:
+    return next((i for i, units in enumerate(LAYERS) if unit in units), None)
+
+
+def layer_violations(edges: list[Edge], root: str = "fairdesk") -> list[str]:
+    """One message per import that breaks the layers (see the module doc), naming both
+    modules, their units and ranks, and the line."""
+    bad: dict[tuple[str, str], str] = {}
+    for e in edges:
+        key = (e.module, e.target)
+        if key in bad or not e.explicit:  # a parent package shares its child's unit
+            continue
+        mu, tu = _unit(e.module), _unit(e.target)
+        where = f"{e.module} (line {e.line})"
+        if e.target == root and e.module != root:
+            bad[key] = (
+                f"{where} imports from the root package {root}: import the module itself "
+                "(__version__ and FairdeskWarning from fairdesk._meta)"
+            )
+            continue
+        if mu == tu:
+            continue
+        mr, tr = _rank(mu), _rank(tu)
+        if mr is None or tr is None:
+            continue  # test_every_unit_has_a_rank says it
+        if tr > mr:
+            bad[key] = (
+                f"{where} imports {e.target}: {mu} (rank {mr}) is below {tu} (rank {tr}); "
+                "move the code down or the import up"
+            )
+        elif tr == mr:
+            allowed = SIBLINGS.get((mu, tu))
+            if allowed is None:
+                bad[key] = (
+                    f"{where} imports {e.target}: {mu} and {tu} are siblings (rank {mr}) "
+                    "and do not import each other (see SIBLINGS)"
+                )
+            elif allowed[0] and not e.lazy:
+                bad[key] = (
+                    f"{where} imports {e.target} at module level: {mu} -> {tu} only "
+                    f"inside a function ({allowed[1]})"
+                )
+    return sorted(bad.values())
 
 
 def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -160,11 +323,87 @@ def test_graph_resolves_relative_function_level_and_parent_imports(tmp_path):
     (pkg / "z" / "__init__.py").write_text("")
     (pkg / "z" / "w.py").write_text("from ..x import base\nfrom .. import y\n")
     g = import_graph(pkg)
-    assert g["fairdesk.z.w"] == {"fairdesk.x.base", "fairdesk.x", "fairdesk.y"}
+    # `from .. import y` takes y through the root package: an edge to the root too
+    assert g["fairdesk.z.w"] == {"fairdesk.x.base", "fairdesk.x", "fairdesk.y", "fairdesk"}
     assert g["fairdesk.x.base"] == {"fairdesk.x.impl"}  # own package __init__ not implicit
     assert g["fairdesk.x.impl"] == {"fairdesk.x.base"}
     assert g["fairdesk.y"] == {"fairdesk.x.base", "fairdesk.x"}  # x/__init__ runs first
     assert import_cycles(g) == [["fairdesk.x.base", "fairdesk.x.impl"]]
+
+
+def _plant(tmp_path, files: dict[str, str]) -> Path:
+    pkg = tmp_path / "fairdesk"
+    for rel, text in files.items():
+        f = pkg / rel
+        f.parent.mkdir(parents=True, exist_ok=True)
+        for d in [f.parent, *f.parent.parents]:
+            if d == pkg.parent:
+                break
+            (d / "__init__.py").touch()
+        f.write_text(text)
+    return pkg
+
+
+def test_layer_check_catches_planted_upward_sibling_and_root_imports(tmp_path):
+    pkg = _plant(
+        tmp_path,
+        {
+            "__init__.py": '_LAZY: dict[str, str] = {"thing": ".api"}\n',
+            "api.py": "from .cli import main\nfrom .core import store\n",
+            "core/store.py": (
+                "from typing import TYPE_CHECKING\n"
+                "if TYPE_CHECKING:\n    from ..stats import compare\n"
+                "from ..constants import X\n"
+                "def f():\n    from ..jobs.audit import run\n"
+            ),
+            "core/meta.py": "from .. import __version__\n",
+            "core/sub.py": "from .. import constants\n",  # a submodule, still through the root
+            "jobs/audit.py": "from fairdesk.core.store import f\nimport fairdesk\n",
+            "explain/stage.py": "from ..incremental import run\n",
+            "incremental/run.py": "from ..core.store import f\n",
+            "cli/gui.py": "def cmd():\n    from ..gui import app\n",
+            "cli/shot.py": "from ..gui.app import shot\n",
+            "gui/app.py": "from ..reports import html\n",
+            "reports/html.py": "from ..review import rank\nfrom ..jobs import audit\n",
+            "review/rank.py": "from ..reports import html\n",
+            "constants.py": "X = 1\n",
+        },
+    )
+    edges = import_edges(pkg)
+    assert Edge("fairdesk", "fairdesk.api", 1, True, True) in edges  # the _LAZY table
+    bad = layer_violations(edges)
+    assert bad == sorted(
+        [
+            "fairdesk.cli.shot (line 1) imports fairdesk.gui.app at module level: cli -> gui "
+            "only inside a function (`fairdesk gui` starts the desktop; Qt only when it runs)",
+            "fairdesk.core.meta (line 1) imports from the root package fairdesk: import the "
+            "module itself (__version__ and FairdeskWarning from fairdesk._meta)",
+            "fairdesk.core.sub (line 1) imports from the root package fairdesk: import the "
+            "module itself (__version__ and FairdeskWarning from fairdesk._meta)",
+            "fairdesk.core.store (line 6) imports fairdesk.jobs.audit: core (rank 1) is below "
+            "jobs (rank 7); move the code down or the import up",
+            "fairdesk.explain.stage (line 1) imports fairdesk.incremental.run: explain and "
+            "incremental are siblings (rank 6) and do not import each other (see SIBLINGS)",
+            "fairdesk.jobs.audit (line 2) imports from the root package fairdesk: import the "
+            "module itself (__version__ and FairdeskWarning from fairdesk._meta)",
+            "fairdesk.review.rank (line 1) imports fairdesk.reports.html: review and reports "
+            "are siblings (rank 8) and do not import each other (see SIBLINGS)",
+        ]
+    )
+
+
+def test_every_unit_has_a_rank():
+    units = {_unit(m) for m in import_graph()}
+    missing = sorted(u for u in units if _rank(u) is None)
+    assert not missing, f"place these in LAYERS: {missing}"
+    placed = [u for units in LAYERS for u in units]
+    assert len(placed) == len(set(placed))
+    assert not set(placed) - units - {"api"}, set(placed) - units  # no stale names
+
+
+def test_layers_hold():
+    bad = layer_violations(import_edges())
+    assert not bad, "imports against the layers:\n" + "\n".join(bad)
 
 
 def test_no_import_circles():

@@ -262,7 +262,7 @@ def is_differentiable(backend) -> bool:
 
 
 def _require_grad(backend, method: str) -> None:
-    from ..paths import require_torch
+    from ..core.optional import require_torch
 
     require_torch(f"saliency by {method}")
     if not is_differentiable(backend):

@@ -1,5 +1,5 @@
 """Getting a run out of the window: File ▸ Export report / tables / TextGrids / EAFs (each a
-background job, see :mod:`fairdesk.jobs.tasks`) and every chart of the results pane as PNG or
+background job, see :mod:`fairdesk.reports.tasks`) and every chart of the results pane as PNG or
 SVG.
 
 Charts are re-drawn from the run's payload by :mod:`fairdesk.reports.charts` (matplotlib,
@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from ..jobs import tasks
+from ..reports import tasks
 from .jobs import Job
 
 #: The chart kinds of each results sub-tab (``reports.charts`` name prefixes).

@@ -362,7 +362,7 @@ def run_audit(
             )
     run_id, lock = runs.start_run(project, prep, req)
     try:
-        prog.stage(0.05, 0.85, "inference")
+        prog.stage(0.05, 0.80, "inference")
         t1 = time.monotonic()
         preds, failures, counts = infer(project, prep, req, prog, run_id)
         timings["infer_s"] = time.monotonic() - t1
@@ -379,22 +379,22 @@ def run_audit(
         )
         if f.empty:
             return _all_failed(project, prep, req, run_id, fails, counts, timings, t0)
-        prog.stage(0.85, 0.86, "acoustic covariates")
+        prog.stage(0.80, 0.82, "acoustic covariates")
         f, acoustics = add_acoustics(f, preds, prep.dataset.root, prog)
         if req.unstable:
             from .unstable_stage import add_sampled_decodes
 
-            prog.stage(0.86, 0.95, "sampled decodes (unstable flag)")
+            prog.stage(0.82, 0.88, "sampled decodes (unstable flag)")
             f, acoustics["unstable"] = add_sampled_decodes(f, prep.backend, prep.dataset.root, prog)
         explain_block = None
         if req.wants_explain:
-            prog.stage(0.85, 0.95, "explain")
+            prog.stage(0.88, 0.95, "explain")
             t_x = time.monotonic()
             f, explain_block = _explain(project, prep, f, req, prog, aligner)
             timings["explain_s"] = time.monotonic() - t_x
             prog.check()
         else:
-            prog.stage(0.85, 0.95, "explain (not requested)")
+            prog.stage(0.88, 0.95, "explain (not requested)")
         prog.stage(0.95, 1.0, "statistics")
         t2 = time.monotonic()
         f, res = aggregate(f, req, prep.dataset.language, notes)

@@ -2,7 +2,8 @@
 thread (``Project.conn`` is per thread) and takes ``progress`` and ``cancelled`` callbacks.
 
 No Qt here (the GUI wraps each one in a job): every function returns plain data for the
-job's ``result`` signal.
+job's ``result`` signal. The report-writing ones (report, tables, tiers) are in
+:mod:`fairdesk.reports.tasks`, above this layer.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.progress import Progress
 from ..core.store import Project
 
 
@@ -93,12 +95,13 @@ def saliency(folder, model, audio_path, audio_hash, text, *, device="auto", prog
     from ..models import get_backend
     from .explain_stage import explain_item
 
-    progress(0.0, f"loading {model}")
+    prog = Progress(progress, min_interval=0.0)  # the saliency's fractions after loading
+    prog.stage(0.0, 0.05, f"loading {model}")
     samples = audio_io.load(audio_path).samples
     project = Project(folder)
     backend = get_backend(model, device=device)
     try:
-        progress(0.05, f"saliency of {Path(audio_path).name}")
+        prog.stage(0.05, 1.0, f"saliency of {Path(audio_path).name}")
         return explain_item(
             project,
             backend,
@@ -107,68 +110,8 @@ def saliency(folder, model, audio_path, audio_hash, text, *, device="auto", prog
             text,
             "occlusion",
             cancelled=cancelled,
-            progress=progress,
+            progress=prog.report,
         )
     finally:
         backend.close()
         project.close()
-
-
-def export_report(folder, run_id, path, *, embed_audio=False, pdf=None, progress, cancelled):
-    """Write the HTML report of a run (and the PDF when ``pdf`` names a file); returns
-    ``{"html": str, "pdf": str or None, "audio_skipped": [str]}``."""
-    from ..reports.html import write_report
-
-    progress(0.0, f"writing the report of run {run_id}" + (" and its PDF" if pdf else ""))
-    project = Project(folder)
-    try:
-        out = write_report(project, int(run_id), path, embed_audio=embed_audio, pdf=pdf)
-    finally:
-        project.close()
-    progress(1.0, "report written")
-    return {
-        "html": str(out.html),
-        "pdf": None if out.pdf is None else str(out.pdf),
-        "audio_skipped": list(out.audio_skipped),
-    }
-
-
-def export_tables(folder, run_id, out_dir, *, ext="csv", progress, cancelled):
-    """Write ``items``, ``groups`` and ``comparisons`` of a run as ``<name>.<ext>`` (csv, tsv
-    or parquet) in ``out_dir``; returns the paths written."""
-    from ..reports.data import load_run
-    from ..reports.tables import export_tables as _export
-
-    progress(0.0, f"writing the tables of run {run_id}")
-    out_dir = Path(out_dir)
-    project = Project(folder)
-    try:
-        d = load_run(project, int(run_id))
-        paths = _export(
-            d,
-            items=out_dir / f"items.{ext}",
-            groups=out_dir / f"groups.{ext}",
-            comparisons=out_dir / f"comparisons.{ext}",
-        )
-    finally:
-        project.close()
-    return [str(p) for p in paths]
-
-
-def export_tiers(folder, run_id, out_dir, *, kind="textgrid", progress, cancelled):
-    """One Praat TextGrid (``kind="textgrid"``) or ELAN ``.eaf`` (``"eaf"``) per item of a
-    run in ``out_dir``; returns ``{"n": int, "aligners": {how: count}}``."""
-    from collections import Counter
-
-    from ..reports.elan import export_eafs
-    from ..reports.praat import export_textgrids
-
-    progress(0.0, f"aligning and writing the {'TextGrids' if kind == 'textgrid' else 'EAFs'}")
-    project = Project(folder)
-    try:
-        fn = export_textgrids if kind == "textgrid" else export_eafs
-        done = fn(project, int(run_id), out_dir)
-    finally:
-        project.close()
-    how = Counter(it.reference_source or "?" for it in done)
-    return {"n": len(done), "reference_times": dict(how)}

@@ -114,7 +114,7 @@ class HFBackend(DifferentiableScore, Backend):
         dtype: str = "float32",
         cpu_threads: int | None = None,
     ) -> None:
-        from fairdesk.paths import require_torch
+        from fairdesk.core.optional import require_torch
 
         require_torch(f"model hf:{folder}")
         self._folder = Path(folder)

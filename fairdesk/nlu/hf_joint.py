@@ -157,7 +157,7 @@ class HfJointNlu(NluModel):
 
     def _load(self):
         if self._loaded is None:
-            from fairdesk.paths import require_torch
+            from fairdesk.core.optional import require_torch
 
             require_torch(f"NLU model {self.id}")
             import torch  # noqa: F401

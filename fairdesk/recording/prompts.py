@@ -27,7 +27,8 @@ from pathlib import Path
 
 from ..core.demo import resources_dir
 from ..core.errors import FairdeskError
-from ..core.importers import bad_utf8, derive_content_id, read_text
+from ..core.import_rows import read_text
+from ..core.importers import bad_utf8, derive_content_id
 
 __all__ = [
     "Prompt",

@@ -4,8 +4,9 @@ problem, and the messages of the layouts they refuse."""
 import pytest
 
 from fairdesk.core import importers as imp
+from fairdesk.core import importers_formats as formats
 from fairdesk.core.errors import ImportFailed
-from fairdesk.core.importers import Candidate, Problem
+from fairdesk.core.import_rows import Candidate, Problem, read_text
 
 
 def test_librispeech_reader_fields_speakers_and_bad_lines(tmp_path):
@@ -21,7 +22,7 @@ def test_librispeech_reader_fields_speakers_and_bad_lines(tmp_path):
         "; comment\n   ; indented comment\n\n84 | f | test-clean | 25 | C\n"
         "99 | M\n7 | X | dev-clean | 3 | Z\n"
     )
-    got_root, cands, problems = imp.read_librispeech(root)
+    got_root, cands, problems = formats.read_librispeech(root)
     assert got_root == root
     tf = str(root / "84" / "121" / "84-121.trans.txt")
     assert cands == [
@@ -49,17 +50,17 @@ def test_librispeech_reader_fields_speakers_and_bad_lines(tmp_path):
     ]
     # SPEAKERS.TXT in the folder itself wins; an unknown sex is kept as written
     (root / "SPEAKERS.TXT").write_text("84 | X | other | 1 | A\n")
-    _, cands, problems = imp.read_librispeech(root)
+    _, cands, problems = formats.read_librispeech(root)
     assert cands[0].metadata == {"gender": "X", "subset": "other"} and problems == []
     # exactly three fields is enough
     (root / "SPEAKERS.TXT").write_text("84 | M | train\n")
-    _, cands, problems = imp.read_librispeech(root)
+    _, cands, problems = formats.read_librispeech(root)
     assert cands[0].metadata == {"gender": "male", "subset": "train"} and problems == []
 
 
 def test_librispeech_reader_refuses_a_folder_without_transcripts(tmp_path):
     with pytest.raises(ImportFailed) as e:
-        imp.read_librispeech(tmp_path)
+        formats.read_librispeech(tmp_path)
     assert str(e.value) == f"{tmp_path}: no *.trans.txt files (LibriSpeech layout)"
 
 
@@ -77,7 +78,7 @@ def test_commonvoice_reader_fields(tmp_path):
     root = tmp_path / "cv"
     _cv(root)
     _cv(root, "train.tsv")
-    got_root, cands, problems = imp.read_commonvoice(root)
+    got_root, cands, problems = formats.read_commonvoice(root)
     assert got_root == root and problems == []
     src = str(root / "validated.tsv")  # validated.tsv wins over the splits
     assert cands == [
@@ -110,7 +111,7 @@ def test_commonvoice_reader_fields(tmp_path):
         encoding="utf-8",
     )
     for split in ("dev", "dev.tsv"):
-        _, cands, _ = imp.read_commonvoice(root, split=split)
+        _, cands, _ = formats.read_commonvoice(root, split=split)
         assert [c.source for c in cands] == [str(root / "dev.tsv")] * 2
         assert cands[0].metadata == {"accent": "scottish", "accents": "scots"}
 
@@ -119,23 +120,23 @@ def test_commonvoice_reader_splits_and_refusals(tmp_path):
     root = tmp_path / "cv"
     _cv(root, "train.tsv")
     _cv(root, "test.tsv")
-    _, cands, _ = imp.read_commonvoice(root)  # no validated.tsv: train, dev, test in order
+    _, cands, _ = formats.read_commonvoice(root)  # no validated.tsv: train, dev, test in order
     assert [c.source for c in cands] == [str(root / "train.tsv")] * 2 + [str(root / "test.tsv")] * 2
     with pytest.raises(ImportFailed) as e:
-        imp.read_commonvoice(root, split="other")
+        formats.read_commonvoice(root, split="other")
     assert str(e.value) == (
         f"{root / 'other.tsv'}: not found; Common Voice splits here: test.tsv, train.tsv"
     )
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(ImportFailed) as e:
-        imp.read_commonvoice(empty)
+        formats.read_commonvoice(empty)
     assert str(e.value) == (
         f"{empty}: no validated.tsv, train.tsv, dev.tsv or test.tsv (Common Voice layout)"
     )
     # without sentence_id there is no content id
     (root / "validated.tsv").write_text("client_id\tpath\tsentence\nc1\tx.mp3\thi\n")
-    _, cands, _ = imp.read_commonvoice(root)
+    _, cands, _ = formats.read_commonvoice(root)
     assert cands[0].content_id is None and cands[0].key == "x"
 
 
@@ -146,7 +147,7 @@ def test_audiofolder_reader_fields_and_splits(tmp_path):
     (root / "train" / "metadata.jsonl").write_text(
         '{"file_name": "b.wav", "transcription": "bye", "split": "mine"}\n'
     )
-    got_root, cands, problems = imp.read_audiofolder(root)
+    got_root, cands, problems = formats.read_audiofolder(root)
     assert got_root == root and problems == []
     assert cands == [
         Candidate(
@@ -168,10 +169,10 @@ def test_audiofolder_reader_fields_and_splits(tmp_path):
         ),  # a split column of the rows is kept
     ]
     (root / "train" / "metadata.jsonl").write_text('{"file_name": "b.wav", "text": "x"}\n')
-    _, cands, _ = imp.read_audiofolder(root)
+    _, cands, _ = formats.read_audiofolder(root)
     assert cands[1].metadata == {"split": "train"}
     with pytest.raises(ImportFailed) as e:
-        imp.read_audiofolder(tmp_path / "af" / "train" / "...")
+        formats.read_audiofolder(tmp_path / "af" / "train" / "...")
     assert "no metadata.csv or metadata.jsonl (audiofolder layout)" in str(e.value)
 
 
@@ -180,7 +181,7 @@ def test_manifest_columns_by_name_case_and_refusals(tmp_path):
     m.write_text(
         "ID,Audio_Path , Transcript,Speaker,Text_ID,extra,empty\nk1,/abs/a.wav,hi,s1,c1, x ,\n"
     )
-    root, cands, problems = imp.read_manifest(m)
+    root, cands, problems = formats.read_manifest(m)
     assert root == tmp_path and problems == []
     assert cands == [
         Candidate(
@@ -195,18 +196,18 @@ def test_manifest_columns_by_name_case_and_refusals(tmp_path):
         )
     ]
     with pytest.raises(ImportFailed) as e:
-        imp.read_manifest(m, audio_col="nope")
+        formats.read_manifest(m, audio_col="nope")
     assert str(e.value) == (
         f"{m}: no column 'nope' for the audio path (columns: ID, "
         "Audio_Path, Transcript, Speaker, Text_ID, extra, empty)"
     )
     m.write_text("wav,label\na.wav,happy\n")  # a classification manifest: no transcript
-    _, cands, _ = imp.read_manifest(m)
+    _, cands, _ = formats.read_manifest(m)
     assert cands[0].text == "" and not cands[0].needs_text
     assert cands[0].metadata == {"label": "happy"}
     m.write_text("wav,other\na.wav,x\n")
     with pytest.raises(ImportFailed) as e:
-        imp.read_manifest(m)
+        formats.read_manifest(m)
     assert str(e.value) == (
         f"{m}: no transcript column found (looked for text, transcript, transcription, "
         "sentence, reference, normalized_text, ref); name it with --text-col (a "
@@ -214,14 +215,14 @@ def test_manifest_columns_by_name_case_and_refusals(tmp_path):
     )
     m.write_text("name,text\na.wav,x\n")
     with pytest.raises(ImportFailed) as e:
-        imp.read_manifest(m)
+        formats.read_manifest(m)
     assert str(e.value) == (
         f"{m}: no audio-path column found (looked for path, audio, audio_path, file, file_name, "
         "filename, wav, audio_file, audio_filepath); name it with --audio-col"
     )
     m.write_bytes(b"\xff\xfe\x00")  # not decodable as any accepted encoding
     with pytest.raises(ImportFailed):
-        imp.read_text(m)
+        read_text(m)
 
 
 def test_content_id_from_the_normalised_reference():
@@ -245,7 +246,7 @@ def test_a_named_column_that_is_missing_is_named(tmp_path, option, what):
     m = tmp_path / "m.csv"
     m.write_text("path,text\na.wav,hi\n")
     with pytest.raises(ImportFailed) as e:
-        imp.read_manifest(m, **{option: "nope"})
+        formats.read_manifest(m, **{option: "nope"})
     assert str(e.value) == f"{m}: no column 'nope' for the {what} (columns: path, text)"
 
 
@@ -257,7 +258,7 @@ def test_manifest_cells_become_candidates_as_they_are(tmp_path):
         '{"path": "  sub/b.wav ", "text": "x"}\n',
         encoding="utf-8",
     )
-    root, cands, problems = imp.read_manifest(m)
+    root, cands, problems = formats.read_manifest(m)
     assert problems == [] and root == tmp_path
     a, b, c = cands
     assert (a.path, a.text, a.speaker_id, a.content_id, a.key) == ("/abs/a.wav", "5", "7", "3", "9")
@@ -268,9 +269,9 @@ def test_manifest_cells_become_candidates_as_they_are(tmp_path):
 def test_table_problems_carry_the_file(tmp_path):
     m = tmp_path / "m.csv"
     m.write_text('path,text\n"a.wav,hi\n')
-    _, cands, problems = imp.read_manifest(m)
+    _, cands, problems = formats.read_manifest(m)
     assert cands == [] and [(p.row, p.path, p.source) for p in problems] == [(2, None, str(m))]
     (tmp_path / "e.csv").write_text("")
     with pytest.raises(ImportFailed) as e:
-        imp.read_manifest(tmp_path / "e.csv")
+        formats.read_manifest(tmp_path / "e.csv")
     assert str(e.value) == f"{tmp_path / 'e.csv'}: the file is empty; it needs a header row"

@@ -86,7 +86,7 @@ def test_explain_gives_grounding_comparisons_judged_with_grounding_gap(project):
         project, req, backend=be, aligner=al, progress=lambda f, m: seen.append((round(f, 3), m))
     )
     res = out.result
-    assert any(m == "explain" and f == 0.85 for f, m in seen)
+    assert any(m == "explain" and f == 0.88 for f, m in seen)
     assert any(m == "statistics" and f == 0.95 for f, m in seen)
     ex = res["explain"]
     assert ex["method"] == "occlusion" and ex["window_s"] == 0.1 and ex["frame_s"] == 0.01

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-import fairdesk.stats.compare as compare
+import fairdesk.stats.comparison as comparison
 from fairdesk.metrics.registry import ratio_metric
 from fairdesk.stats import AuditSettings
 from fairdesk.stats.bootstrap import Side, bootstrap_pair, content_design
@@ -30,7 +30,7 @@ def _pending(group_reps, reference_reps):
         reference_blocks=R,
     )
     rows = np.arange(3)
-    return compare._pending_one(
+    return comparison.pending_one(
         W,
         [0, 1],
         "g",
@@ -67,10 +67,10 @@ def test_effect_size_needs_a_pooled_sd_above_the_floor(monkeypatch):
     r = np.c_[rng.integers(0, 3, 200), np.full(200, 12.0)]
     sd = pooled_sd(G[:, 0] / G[:, 1], R[:, 0] / R[:, 1])
     assert _pending(g, r).effect_size == pytest.approx((3 / 12 - 1 / 12) / sd)
-    monkeypatch.setattr(compare, "pooled_sd", lambda a, b: compare._MIN_SD)
+    monkeypatch.setattr(comparison, "pooled_sd", lambda a, b: comparison.MIN_SD)
     assert math.isnan(_pending(g, r).effect_size)  # at the floor: undefined
-    above = math.nextafter(compare._MIN_SD, 1.0)
-    monkeypatch.setattr(compare, "pooled_sd", lambda a, b: above)
+    above = math.nextafter(comparison.MIN_SD, 1.0)
+    monkeypatch.setattr(comparison, "pooled_sd", lambda a, b: above)
     assert _pending(g, r).effect_size == pytest.approx((3 / 12 - 1 / 12) / above)
 
 

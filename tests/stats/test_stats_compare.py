@@ -11,7 +11,7 @@ from statsmodels.stats.multitest import multipletests
 from fairdesk.metrics.registry import ratio_metric
 from fairdesk.stats import AuditSettings, compare_groups, gini, weighted_std
 from fairdesk.stats.bootstrap import Side, bootstrap_pair, comparison_rng
-from fairdesk.stats.compare import (
+from fairdesk.stats.formulas import (
     MDE_FACTOR,
     bootstrap_p,
     cohens_h,

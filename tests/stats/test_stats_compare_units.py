@@ -8,7 +8,8 @@ import pytest
 
 from fairdesk.metrics.registry import MetricSpec, ratio_metric
 from fairdesk.stats.bootstrap import Side, bootstrap_pair, choose_scheme, jackknife_group_speakers
-from fairdesk.stats.compare import _denominator, derive_content_ids
+from fairdesk.stats.compare import derive_content_ids
+from fairdesk.stats.comparison import denominator
 
 TAIL = "; use --resampling auto to let fairdesk pick a scheme the data supports."
 
@@ -33,12 +34,12 @@ def test_content_ids_from_references():
 def test_rule_of_three_denominators(den, kind, unit):
     spec = ratio_metric("m", "M", ["e"], [den], kind=kind)
     X = np.array([[9.0, 1.0, 10.0], [9.0, 2.0, 20.0]])  # columns: other, e, den
-    assert _denominator(spec, X, [1, 2]) == (30.0, unit)
+    assert denominator(spec, X, [1, 2]) == (30.0, unit)
 
 
 def test_rule_of_three_without_a_denominator_counts_items():
     spec = MetricSpec("acc", "Acc", ("c",), lambda s: s[..., 0], True, "rate")
-    assert _denominator(spec, np.ones((7, 1)), [0]) == (7.0, "items")
+    assert denominator(spec, np.ones((7, 1)), [0]) == (7.0, "items")
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """Small exact checks of a comparison's not-estimable / no-variation / flag paths
-(``compare``) and of the speaker jackknife: every field against a hand-worked value, the
-readings word for word (issue 21: mutation survivors)."""
+(``stats.comparison``) and of the speaker jackknife: every field against a hand-worked value,
+the readings word for word (issue 21: mutation survivors)."""
 
 import math
 from types import SimpleNamespace

@@ -1,4 +1,5 @@
-"""Second round of tests from the mutation check of fairdesk/metrics (issue 21).
+"""The normalisers and their memo, the item statistics' diacritic columns, the transcript
+checks, the registry's specs and the loop finder.
 
 Values are checked against hand-worked examples or the whisper-normalizer classes called
 directly. The normalisers' caches (lru_cache of the Whisper calls, the process-wide memo of

@@ -1,4 +1,5 @@
-"""Behaviour the mutation run (bench/mutation.py, package ``metrics``) found unchecked.
+"""The metrics modules' messages and boundaries: hallucination flags, the normaliser choice,
+slots, item statistics, transcript checks, the registry, character counts and the phonemizer.
 
 Each test pins one observable result against a hand-worked value or an independent
 recomputation: evidence and messages word for word, branch boundaries, dtypes that reach

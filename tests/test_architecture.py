@@ -36,6 +36,7 @@ own rank or below (:data:`LAYERS`, bottom first)::
     stats                                 comparisons, regression
     explain, incremental
     jobs                                  the runs that combine the above
+    presentation                          formatters, labels, radar axes, group rows (pure)
     review, reports
     cli, gui                              the two front ends
     api, __main__                         the public API (``fairdesk.api``); ``python -m``
@@ -197,6 +198,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("stats",),
     ("explain", "incremental"),
     ("jobs",),
+    ("presentation",),
     ("review", "reports"),
     ("cli", "gui"),
     ("api", "__main__"),
@@ -387,7 +389,7 @@ def test_layer_check_catches_planted_upward_sibling_and_root_imports(tmp_path):
             "fairdesk.jobs.audit (line 2) imports from the root package fairdesk: import the "
             "module itself (__version__ and FairdeskWarning from fairdesk._meta)",
             "fairdesk.review.rank (line 1) imports fairdesk.reports.html: review and reports "
-            "are siblings (rank 8) and do not import each other (see SIBLINGS)",
+            "are siblings (rank 9) and do not import each other (see SIBLINGS)",
         ]
     )
 

@@ -96,8 +96,8 @@ def table_frame(
     """
     import pandas as pd
 
-    from ..metrics.inputs import classification_only
     from .importers import bad_utf8, derive_content_id
+    from .values import classification_only
 
     df, problems = read_any_table(path)
     ren = {ref_col: "reference", hyp_col: "hypothesis"}

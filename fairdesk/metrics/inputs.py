@@ -10,13 +10,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .normalize import as_text
+from ..core.values import as_text, blank, classification_only
 
 __all__ = ["check_transcripts", "classification_only"]
-
-
-def _blank(series: pd.Series) -> pd.Series:
-    return series.map(lambda v: not as_text(v).strip()).astype(bool)
 
 
 def _line(frame: pd.DataFrame, pos: int):
@@ -28,19 +24,6 @@ def _line(frame: pd.DataFrame, pos: int):
             return v
     v = frame.index[pos]
     return int(v) if isinstance(v, int) or hasattr(v, "__index__") else v
-
-
-def classification_only(
-    frame: pd.DataFrame,
-    ref_col: str = "reference",
-    label_col: str = "label",
-    pred_col: str = "predicted_label",
-) -> bool:
-    """Whether the frame is a classification table: true and predicted labels, and no
-    reference transcript at all (no column, or every cell empty)."""
-    if label_col not in frame.columns or pred_col not in frame.columns:
-        return False
-    return ref_col not in frame.columns or bool(_blank(frame[ref_col]).all())
 
 
 def check_transcripts(
@@ -65,7 +48,7 @@ def check_transcripts(
     """
     if ref_col not in frame.columns or classification_only(frame, ref_col):
         return frame, [], []
-    empty_ref = _blank(frame[ref_col]).to_numpy()
+    empty_ref = blank(frame[ref_col]).to_numpy()
     problems = []
     id_col = next((c for c in ("item_id", "id") if c in frame.columns), None)
     for pos in empty_ref.nonzero()[0]:
@@ -81,7 +64,7 @@ def check_transcripts(
     kept = frame.loc[~empty_ref]
     warnings = []
     if hyp_col in kept.columns:
-        n_empty = int(_blank(kept[hyp_col]).sum())
+        n_empty = int(blank(kept[hyp_col]).sum())
         if n_empty:
             warnings.append(
                 f"{n_empty} item(s) have an empty {hyp_col} (the model produced no words): "

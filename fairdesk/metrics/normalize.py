@@ -23,10 +23,11 @@ returns a stripped string with single spaces.
 from __future__ import annotations
 
 import functools
-import math
 import re
 import unicodedata
 from collections.abc import Callable
+
+from ..core.values import as_text
 
 __all__ = [
     "NORMALIZERS",
@@ -45,33 +46,6 @@ __all__ = [
 _WS = re.compile(r"\s+")
 _english_impl = None
 _basic_impl = None
-
-
-def as_text(value) -> str:
-    """Return ``value`` as a string, with ``None``, NaN and ``pd.NA`` mapped to ``""``.
-
-    Parameters
-    ----------
-    value : str, None, float NaN, pandas NA, or anything with a ``str()``.
-
-    Returns
-    -------
-    str
-    """
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, float) and math.isnan(value):
-        return ""
-    try:
-        import pandas as pd
-
-        if value is pd.NA or value is pd.NaT:
-            return ""
-    except ImportError:  # pragma: no cover - pandas is a dependency
-        pass
-    return str(value)
 
 
 def label_text(value) -> str:

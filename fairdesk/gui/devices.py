@@ -61,7 +61,7 @@ def query_devices(rescan: bool = False) -> tuple[list[Device], str]:
             "sudo apt-get install libportaudio2), then press Rescan."
         )
     except ImportError as exc:
-        return [], f"The sounddevice package is not installed ({exc}): pip install sounddevice."
+        return [], f"The sounddevice package is not installed ({exc}): pip install 'fairdesk[gui]'."
     if rescan:
         try:  # PortAudio lists devices once per initialisation
             sd._terminate()

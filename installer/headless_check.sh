@@ -13,6 +13,9 @@
 #   FAIRDESK_HEADLESS_KEEP=1   keep the temporary folder (its path is printed)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# nothing from the calling environment may bring another fairdesk or an extra's package in
+unset PYTHONPATH PYTHONHOME PYTHONSTARTUP
+export PYTHONNOUSERSITE=1
 tmp="$(mktemp -d /tmp/fairdesk-headless.XXXXXX)"
 cleanup() {
   if [ "${FAIRDESK_HEADLESS_KEEP:-0}" = "1" ]; then echo "headless: kept $tmp"; else rm -rf "$tmp"; fi

@@ -5,8 +5,9 @@
 # xcb/wayland/offscreen platform plugins), pyqtgraph, PortAudio and libsndfile,
 # faster-whisper/CTranslate2 with the embedded whisper-tiny.en and the Silero VAD,
 # PocketSphinx with its model and dictionary, the demo corpora, prompt lists, icons and report
-# templates. The default bundle has no torch/transformers (hf: models and gradient saliency
-# say so); FULL=1 builds dist/fairdesk-full/ with them.
+# templates: fairdesk[gui,asr,report,pdf,parquet] (pyproject.toml). The default bundle has no
+# torch/transformers (hf: models and gradient saliency say so); FULL=1 builds
+# dist/fairdesk-full/ with fairdesk[hf] too.
 #
 # Usage: installer/build_bundle.sh
 #   FULL=1                     add torch and transformers (CPU torch: set PIP_INDEX_URL or
@@ -34,22 +35,16 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 py="$venv/bin/python"
 
-# fairdesk's dependencies from pyproject.toml, without torch/transformers unless FULL=1.
-mapfile -t deps < <("$py" - "$full" <<'PY'
-import re, sys
-text = open("pyproject.toml", encoding="utf-8").read()
-block = re.search(r"^dependencies = \[(.*?)^\]", text, re.S | re.M).group(1)
-for dep in re.findall(r'"([^"]+)"', block):
-    if sys.argv[1] != "1" and re.match(r"(torch|transformers)\b", dep):
-        continue
-    print(dep)
-PY
-)
+# fairdesk with the extras of the desktop bundle (pyproject.toml): the app, the built-in
+# models, reports and Parquet; hf (torch/transformers) only when FULL=1.
+extras="gui,asr,report,pdf,parquet"
+[ "$full" = "1" ] && extras="$extras,hf"
 cons=()
 [ -n "${FAIRDESK_BUNDLE_CONSTRAINTS:-}" ] && cons=(-c "$FAIRDESK_BUNDLE_CONSTRAINTS")
-echo "fairdesk bundle: installing ${#deps[@]} dependencies, PyInstaller and fairdesk into $venv"
-$nice_ "$py" -m pip install -q "${cons[@]}" "${deps[@]}" pyinstaller pyinstaller-hooks-contrib
-# fairdesk itself, not editable (the bundle must not point back into this tree).
+echo "fairdesk bundle: installing fairdesk[$extras], PyInstaller and fairdesk into $venv"
+$nice_ "$py" -m pip install -q "${cons[@]}" "$root[$extras]" pyinstaller pyinstaller-hooks-contrib
+# fairdesk itself again, not editable and built from this tree now (the bundle must not point
+# back into this tree, nor carry an older build of it).
 $nice_ "$py" -m pip install -q --no-deps --force-reinstall "$root"
 if [ "$full" != "1" ] && "$py" -c "import torch" 2>/dev/null; then
   echo "fairdesk bundle: $venv has torch; the default bundle leaves it out (excluded in the spec)"

@@ -3,13 +3,15 @@
 # environment at .venv in the repository root, fairdesk into it, and an applications-menu
 # launcher with its icon (installer/launcher.sh; FAIRDESK_NO_LAUNCHER=1 skips it).
 #
-# Usage: installer/install.sh [--dev]     (--dev adds the test tools and the cluster extra,
+# Usage: installer/install.sh [--dev]     (fairdesk[all]: every extra but the cluster engine;
+#                                          --dev adds the test tools and the cluster extra,
 #                                          so the Ray engine's tests run too)
+# A headless install (no GUI, no models, no torch) is `pip install .` (README: Set-up).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-extras=""
-[ "${1:-}" = "--dev" ] && extras="[dev,cluster]"
+extras="[all]"
+[ "${1:-}" = "--dev" ] && extras="[all,dev,cluster]"
 
 apt_pkgs=(libportaudio2 libsndfile1 espeak-ng sox xvfb
           libegl1 libgl1 libxkbcommon0 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4
@@ -41,6 +43,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip
 # torch pinned: this exact version is a local CPU wheel here; unpinned would pull CUDA builds.
+# (fairdesk[hf] asks only for torch>=2.2, so it keeps this one.)
 .venv/bin/python -m pip install -q "torch==2.13.0"
 .venv/bin/python -m pip install -q -e ".${extras}"
 # the applications-menu entry and icon (warns and goes on where there is no desktop)

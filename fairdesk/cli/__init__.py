@@ -1,7 +1,8 @@
 """The ``fairdesk`` command: everything the GUI does, a command can do.
 
 Exit codes: 0 ok, 1 nothing was done (e.g. nothing imported, every item failed),
-2 usage error (bad arguments, unknown dataset or column).
+2 usage error (bad arguments, unknown dataset or column, an extra that is not installed:
+``fairdesk.core.extras``).
 
 One module per command group (``data``, ``audit``, ``regress``, ``show``, ``record``,
 ``incremental``, ``gui``); ``common`` holds what they share.
@@ -81,6 +82,18 @@ def main(argv=None) -> int:
         return EXIT_NOTHING
     except (FairdeskError, ValueError) as exc:
         print(f"fairdesk {a.command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ModuleNotFoundError as exc:
+        # a lazy import of an extra's package that no code turned into a MissingExtra
+        from ..core.extras import extra_for, missing_extra_message
+
+        extra = extra_for(exc.name)
+        if extra is None:
+            raise
+        print(
+            f"fairdesk {a.command}: {missing_extra_message(f'fairdesk {a.command}', extra, exc.name)}",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("fairdesk: interrupted", file=sys.stderr)

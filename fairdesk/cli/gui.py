@@ -41,6 +41,9 @@ def add_command(sub):
 
 
 def cmd_gui(a):
+    from ..core.extras import require
+
+    require("gui", "the desktop app", ("PySide6", "pyqtgraph"))
     if a.project is not None and not (Path(a.project).expanduser() / "project.sqlite").exists():
         if a.screenshot:
             raise UsageError(f"--project {a.project}: no fairdesk project there")

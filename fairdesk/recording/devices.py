@@ -78,7 +78,7 @@ def query_devices(rescan: bool = False) -> tuple[list[Device], str]:
             "sudo apt-get install libportaudio2), then press Rescan."
         )
     except ImportError as exc:
-        return [], f"The sounddevice package is not installed ({exc}): pip install sounddevice."
+        return [], f"The sounddevice package is not installed ({exc}): pip install 'fairdesk[gui]'."
     if rescan:
         try:  # PortAudio lists devices once per initialisation
             sd._terminate()
@@ -128,9 +128,10 @@ def input_status(device=None) -> tuple[bool, str]:
     except OSError as exc:
         return False, "Recording unavailable: " + _NO_PORTAUDIO.format(exc=exc)
     except ImportError as exc:
-        return False, (
-            f"Recording unavailable: the sounddevice package is not installed "
-            f"({exc}); pip install sounddevice"
+        from ..core.extras import missing_extra_message
+
+        return False, "Recording unavailable: " + missing_extra_message(
+            "recording", "gui", getattr(exc, "name", None) or "sounddevice"
         )
     try:
         info = sd.query_devices(device, kind="input")
@@ -156,7 +157,11 @@ def sounddevice_stream(
     except OSError as exc:
         raise RecorderUnavailable(_NO_PORTAUDIO.format(exc=exc)) from None
     except ImportError as exc:
-        raise RecorderUnavailable(f"the sounddevice package is not installed ({exc})") from None
+        from ..core.extras import missing_extra_message
+
+        raise RecorderUnavailable(
+            missing_extra_message("recording", "gui", getattr(exc, "name", None) or "sounddevice")
+        ) from None
     try:
         return sd.InputStream(
             samplerate=samplerate,

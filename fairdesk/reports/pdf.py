@@ -37,9 +37,9 @@ def write_pdf(html_text: str, path) -> Path:
         import weasyprint
     except (ImportError, OSError) as exc:
         raise PdfUnavailable(
-            f"cannot write a PDF: WeasyPrint is unavailable ({exc}); install it with "
-            "`pip install weasyprint` and the Pango library with `apt install libpango-1.0-0 "
-            "libpangoft2-1.0-0`, or open the HTML report in a browser and print it"
+            f"cannot write a PDF: WeasyPrint is unavailable ({exc}); PDF reports need "
+            "fairdesk[pdf]: pip install 'fairdesk[pdf]', and the Pango library: `apt install "
+            "libpango-1.0-0 libpangoft2-1.0-0`; or open the HTML report in a browser and print it"
         ) from None
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -51,6 +51,9 @@ def write_table(frame: pd.DataFrame, path) -> Path:
                 )
             )
     if fmt == "parquet":
+        from ..core.extras import require
+
+        require("parquet", f"writing {path.name}", ("pyarrow",))
         for c in frame.columns:  # mixed object columns (None and str) stay strings
             if frame[c].dtype == object:
                 frame[c] = frame[c].map(lambda v: v if v is None or isinstance(v, str) else str(v))

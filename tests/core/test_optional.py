@@ -13,12 +13,14 @@ def test_require_torch_names_what_needs_it_and_where(monkeypatch):
     with pytest.raises(FairdeskError) as e:
         require_torch("model hf:x")
     msg = str(e.value)
-    assert msg.startswith("model hf:x: torch and transformers are not in this installation")
-    assert msg.endswith(FULL_BUNDLE_HINT)
+    assert msg.startswith("model hf:x: torch and transformers are not installed")
+    assert msg.endswith("they come with fairdesk[hf]: pip install 'fairdesk[hf]'")
     assert isinstance(e.value.__cause__, ImportError)
 
 
 def test_missing_torch_message_in_a_bundle(monkeypatch, tmp_path):
     monkeypatch.setattr(sys, "frozen", True, raising=False)
     monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path), raising=False)
-    assert "not in this desktop bundle" in missing_torch_message("saliency")
+    msg = missing_torch_message("saliency")
+    assert "not in this desktop bundle" in msg
+    assert msg.endswith(FULL_BUNDLE_HINT)

@@ -70,4 +70,4 @@ def test_no_input_or_no_sounddevice_says_what_to_do(monkeypatch):
     assert msg.startswith("No audio input device found") and "Rescan" in msg
     monkeypatch.setitem(sys.modules, "sounddevice", None)  # the import fails
     found, msg = devices.query_devices()
-    assert found == [] and "pip install sounddevice" in msg
+    assert found == [] and "pip install 'fairdesk[gui]'" in msg

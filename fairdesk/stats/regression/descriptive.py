@@ -158,6 +158,8 @@ def speaker_spread(
                 }
             )
             g = df.groupby("s", sort=True).agg(y=("y", "sum"), n=("n", "sum"), k=("y", "size"))
+            if g.empty:  # no speaker ids in this level (a --table without a speaker column)
+                continue
             rate = (g["y"] / g["n"]).to_numpy(float)
             rows = [
                 {"speaker": str(s), "n_utterances": int(k), "value": _num(r)}
@@ -174,7 +176,8 @@ def speaker_spread(
                     "speakers": rows,
                 }
             )
-        out.append({"variable": v, "measure": what, "levels": levels})
+        if levels:
+            out.append({"variable": v, "measure": what, "levels": levels})
     return out
 
 

@@ -198,6 +198,21 @@ def test_speaker_spread_names_the_outcome_and_needs_a_speaker_column():
     assert res.descriptive["speaker_spread"][0]["measure"] == "no err rate"
 
 
+def test_speaker_spread_is_empty_when_the_speaker_column_holds_no_ids():
+    """A --table without speakers: the column exists but every value is missing, so there is
+    no spread to give (it used to fail on the minimum of an empty array)."""
+    frame = _frame().assign(speaker_id=None)
+    res = run_regression(frame, "em", ["age"], speaker_col="speaker_id")
+    assert res.descriptive["speaker_spread"] == []
+    half = _frame()
+    half.loc[half["age"] != "18-29", "speaker_id"] = None  # only 18-29 has speaker ids
+    (spread,) = run_regression(half, "em", ["age"], speaker_col="speaker_id").descriptive[
+        "speaker_spread"
+    ]
+    assert [lv["level"] for lv in spread["levels"]] == ["18-29"]
+    assert spread["levels"][0]["n_speakers"] == 9
+
+
 def test_chi2_validity_at_smallest_expected_1_and_20_percent_below_5():
     # 5 levels of 2, 24, 24, 25, 25 utterances, half of each with em = 1: the first level's
     # two expected counts are exactly 1 (2 cells of 10 below 5), the rest 12 or 12.5

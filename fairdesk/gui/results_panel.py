@@ -203,6 +203,8 @@ class ResultsPanel(QWidget):
 
     # -- runs ---------------------------------------------------------------------------
     def reload_runs(self) -> None:
+        """List the stored runs again (F5); the next selection reads its run afresh."""
+        self.ctx.forget_runs()
         runs = self.ctx.runs()
         self.runs.blockSignals(True)
         self.runs.clear()

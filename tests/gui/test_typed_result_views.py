@@ -95,6 +95,37 @@ def test_the_stored_run_decodes_once_and_is_the_typed_result(opened):
     assert panel.payload == payload  # what the regression tab and the chart export read
 
 
+def test_the_results_and_the_item_view_share_one_decode(qtbot, stored, monkeypatch):
+    from fairdesk.gui.context import Context
+    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.jobs.result import AuditRun
+
+    folder, run_id, payload = stored
+    ctx = Context(folder)
+    try:
+        results, items = ResultsPanel(ctx), ItemPanel(ctx)
+        qtbot.addWidget(results)
+        qtbot.addWidget(items)
+        items.show()
+        decodes = []
+        plain = AuditRun.from_json.__func__
+        monkeypatch.setattr(
+            AuditRun, "from_json", classmethod(lambda cls, d: decodes.append(d) or plain(cls, d))
+        )
+        ctx.run_id = None
+        results.reload_runs()  # F5: the shown run is read afresh on its next selection
+        with qtbot.waitSignals(
+            [results.loaded, items.item_shown, items.player.ready], timeout=10000
+        ):
+            ctx.select_run(run_id)
+        assert len(decodes) == 1 and items.run is results.result
+        assert items.run.model_key == payload["model_key"] and items.language == "en"
+        assert items.dataset_root is not None  # the run's dataset, by its typed name
+    finally:
+        ctx.close(10000)
+
+
 def test_the_header_and_the_group_table_show_the_stored_numbers(opened):
     panel, payload, _ = opened
     head = panel.header.text()

@@ -207,3 +207,41 @@ def test_an_all_failed_run_shows_its_failures_without_statistics(qtbot, ctx):
     assert "1 failed items" in panel.header.text() and "0 items" in panel.header.text()
     assert panel.groups.rowCount() == 0 and not panel.cards.cards
     assert panel.comparisons_model.rowCount() == 0
+
+
+def test_a_finished_job_handing_an_audit_run_shows_as_a_payload_does(qtbot, ctx, mini):
+    """The producers may hand the job's result as an AuditRun: the audit pane's summary and
+    the results tab (its regression tab and chart export on the run's JSON) read it the same."""
+    import time
+
+    from fairdesk.core.runs import run_payload
+    from fairdesk.gui.audit_panel import AuditPanel
+    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.jobs.result import as_audit_run
+
+    payload = run_payload(ctx.project, mini.run_id)
+    run = as_audit_run(payload)
+    audit = AuditPanel(ctx)
+    qtbot.addWidget(audit)
+    texts = []
+    for result in (payload, run):
+        audit._t0 = time.monotonic()
+        audit._result({"run_id": mini.run_id, "result": result, "from_cache": True})
+        texts.append(audit.stage.text())
+    n = sum(g["n_items"] for g in payload["groups"])
+    want = f"{n} items, {len(payload['comparisons'])} comparisons, 0 failed items."
+    assert texts[0] == texts[1] and want in texts[0] and "answered from the cache" in texts[0]
+
+    panel = ResultsPanel(ctx)
+    qtbot.addWidget(panel)
+    panel.show_result(payload)
+    shown = [panel.header.text(), panel.groups.rowCount(), len(panel.cards.cards)]
+    panel.show_result(run)
+    assert panel.result is run
+    assert [panel.header.text(), panel.groups.rowCount(), len(panel.cards.cards)] == shown
+    assert panel.payload["reference"] == payload["reference"]  # the regression tab's input
+    assert panel.regression.payload is panel.payload
+    from fairdesk.gui.exports import run_charts
+
+    names = [c.name for c in run_charts(payload, "values")]
+    assert names and [c.name for c in run_charts(run, "values")] == names

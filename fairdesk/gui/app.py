@@ -114,13 +114,14 @@ def screenshots(
     if run_id is not None:
         win.ctx.run_id = None
         win.ctx.select_run(run_id)
-        payload = win.results.result or {}
-        if payload.get("dataset") and win.audit.dataset.findText(payload["dataset"]) >= 0:
-            win.audit.dataset.setCurrentText(payload["dataset"])  # its columns, then "by"
+        shown = win.results.result  # the run's AuditRun (None: nothing shown)
+        dataset = shown.dataset if shown is not None else None
+        if dataset and win.audit.dataset.findText(dataset) >= 0:
+            win.audit.dataset.setCurrentText(dataset)  # its columns, then "by"
             settle(win)
-        if payload.get("model"):
-            win.audit.set_model(payload["model"])
-        by = payload.get("by") or []
+        if shown is not None and shown.model:
+            win.audit.set_model(shown.model)
+        by = list(shown.by) if shown is not None else []
         if by:
             win.audit.by1.setCurrentText(by[0])
             if len(by) > 1:

@@ -531,24 +531,28 @@ class AuditPanel(QWidget):
         self.eta.setText(eta_text(fraction, message, time.monotonic() - self._t0))
 
     def _result(self, out: dict) -> None:
+        """A finished audit job (``{"run_id", "result", "from_cache"}`` of
+        ``jobs.tasks.audit``; its ``result`` an AuditRun or a payload)."""
+        from ..jobs.result import as_audit_run
+
         self.last_result = out
-        res = out["result"]
+        res = as_audit_run(out["result"])
         secs = time.monotonic() - self._t0
         how = "answered from the cache" if out.get("from_cache") else f"finished in {secs:.1f} s"
-        n = sum(g.get("n_items", 0) for g in res.get("groups", []))
+        n = sum(g.n_items or 0 for g in res.groups)
         self.stage.setText(
             html.escape(
                 f"Run {out['run_id']} {how}: {count(n, 'item')}, "
-                f"{count(len(res.get('comparisons', [])), 'comparison')}, "
-                f"{len(res.get('failures', []))} failed items."
+                f"{count(len(res.comparisons), 'comparison')}, "
+                f"{len(res.failures)} failed items."
             )
         )
         self.progress.setValue(1000)
         self._log(html.unescape(self.stage.text()))
-        for note in res.get("notes") or []:
+        for note in res.notes:
             self._log(f"note: {note}")
-        for f in (res.get("failures") or [])[:20]:
-            self._log(f"failed: {f.get('item')}: {f.get('reason')}")
+        for f in res.failures[:20]:
+            self._log(f"failed: {f.item}: {f.reason}")
         self._fill_history()
         self.ctx.run_finished(int(out["run_id"]))
         self.run_done.emit(int(out["run_id"]))

@@ -1,19 +1,24 @@
 """Group error bars (seed 002): each group's value of each metric with its 95% CI, the
 reference's value as a dashed line, points coloured by the group's verdict. pyqtgraph; the
-chart only renders the stored result dict. (The radar is in :mod:`fairdesk.gui.radar`.)
+chart only renders the run's typed result (:class:`~fairdesk.jobs.result.AuditRun`). (The
+radar is in :mod:`fairdesk.gui.radar`.)
 
-The per-group CIs are ``groups[i].ci[metric] = [low, high]``; runs stored before they existed
-have none, and their points are drawn without error bars.
+The per-group CIs are ``run.group(name).ci[metric] = [low, high]``; runs stored before they
+existed have none, and their points are drawn without error bars.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
-from ..presentation import is_ratio, metric_short, short_group
+from ..jobs.result import AuditRun, as_audit_run
+from ..presentation import GroupRow, is_ratio, metric_short, short_group
+from ..presentation import group_rows as present_rows
 from ..reports.charts import group_rows  # noqa: F401 - the report's rows, the same
 from .theme import esc, verdict_style
 
@@ -24,18 +29,31 @@ pg.setConfigOptions(antialias=True, background="w", foreground="#222222")
 PITFALL_METRICS = ("hallucination_rate", "wer_unflagged")
 
 
-def value_metrics(result: dict) -> list[str]:
+def n_flagged(run: AuditRun) -> int:
+    """Items of the run flagged as hallucinations (0 without a pitfalls stage)."""
+    return (run.pitfalls.n_flagged or 0) if run.pitfalls is not None else 0
+
+
+def value_metrics(result: AuditRun | Mapping) -> list[str]:
     """The metrics with a value plot: the tested ones, then the hallucination rate (when the
     run has it) and the WER without flagged items (when an item was flagged)."""
-    out = list(result.get("tested_metrics") or [])
-    flagged = ((result.get("pitfalls") or {}).get("n_flagged") or 0) > 0
+    run = as_audit_run(result)
+    out = list(run.tested_metrics)
+    flagged = n_flagged(run) > 0
     for m in PITFALL_METRICS:
-        if m in out or m not in (result.get("descriptive_metrics") or []):
+        if m in out or m not in run.descriptive_metrics:
             continue
         if m == "wer_unflagged" and not flagged:
             continue  # equal to the WER: nothing to add
         out.append(m)
     return out
+
+
+def value_rows(run: AuditRun, metric: str) -> list[GroupRow]:
+    """The analysed groups' values of ``metric`` with their CIs and verdicts (the rows the
+    report's value chart draws, :func:`fairdesk.reports.charts.group_rows`)."""
+    verdicts = {c.group: c.verdict for c in run.comparisons if c.metric == metric}
+    return present_rows(run.groups, metric, run.reference, verdicts)
 
 
 class GroupValuePlot(pg.GraphicsLayoutWidget):
@@ -47,22 +65,21 @@ class GroupValuePlot(pg.GraphicsLayoutWidget):
         self.has_ci = False
         self.setMinimumHeight(200)
 
-    def set_result(self, result: dict | None) -> None:
+    def set_result(self, result: AuditRun | Mapping | None) -> None:
+        """Plot a run (an AuditRun, or a payload decoded here)."""
         self.clear()
         self.plots.clear()
         self.has_ci = False
         if not result:
             return
-        metrics = [
-            m
-            for m in value_metrics(result)
-            if any(r.value is not None for r in group_rows(result, m))
-        ]
+        run = as_audit_run(result)
+        rows = {m: value_rows(run, m) for m in value_metrics(run)}
+        metrics = [m for m, rs in rows.items() if any(r.value is not None for r in rs)]
         ncols = 2 if len(metrics) > 1 else 1
         for k, metric in enumerate(metrics):
             p = self.addPlot(row=k // ncols, col=k % ncols)
             self.plots[metric] = p
-            self._draw(p, metric, group_rows(result, metric), result.get("reference"))
+            self._draw(p, metric, rows[metric], run.reference)
         if metrics and not self.has_ci:
             self.addLabel(
                 "<span style='color:#5f6b7a'>This run was stored without per-group "
@@ -74,7 +91,7 @@ class GroupValuePlot(pg.GraphicsLayoutWidget):
                 size="9pt",
             )
 
-    def _draw(self, p: pg.PlotItem, metric: str, rows: list[dict], ref) -> None:
+    def _draw(self, p: pg.PlotItem, metric: str, rows: list[GroupRow], ref) -> None:
         unit = "×" if is_ratio(metric) else "%"
         p.setTitle(
             f"<b>{esc(metric_short(metric))}</b> by group <span style='color:#666'>"

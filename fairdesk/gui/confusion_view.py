@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
@@ -16,6 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..jobs.result import AuditRun, as_audit_run
+from ..jobs.result_parts import ConfusionMatrix
 from ..presentation import fmt_percent, short_group
 from .theme import plain_tip
 
@@ -68,16 +72,17 @@ class ConfusionView(QWidget):
         lay.addWidget(axis)
         lay.addWidget(self.table, 1)
         lay.addWidget(self.empty, 1)
-        self._result: dict | None = None
+        self._result: AuditRun | None = None
         self.kind.currentIndexChanged.connect(self._kind_changed)
         self.group.currentIndexChanged.connect(self._draw)
 
-    def set_result(self, result: dict | None) -> None:
-        self._result = result
+    def set_result(self, result: AuditRun | Mapping | None) -> None:
+        """Show a run's matrices (an AuditRun, or a payload decoded here)."""
+        self._result = result = as_audit_run(result) if result else None
         self.kind.blockSignals(True)
         self.kind.clear()
         for k, label in KINDS.items():
-            if result and result.get(k):
+            if result is not None and self._matrices(k):
                 self.kind.addItem(label, k)
         self.kind.blockSignals(False)
         has = self.kind.count() > 0
@@ -85,8 +90,14 @@ class ConfusionView(QWidget):
         self.empty.setVisible(not has)
         self._kind_changed()
 
+    def _matrices(self, kind: str | None) -> Mapping[str, ConfusionMatrix]:
+        """group -> matrix of ``kind`` (``intent_confusion`` or ``confusion``) of the run."""
+        if self._result is None or kind not in KINDS:
+            return {}
+        return getattr(self._result, kind) or {}
+
     def _kind_changed(self, *_):
-        data = (self._result or {}).get(self.kind.currentData()) or {}
+        data = self._matrices(self.kind.currentData())
         self.group.blockSignals(True)
         self.group.clear()
         for g in data:
@@ -100,16 +111,14 @@ class ConfusionView(QWidget):
             self.group.setCurrentIndex(i)
 
     def _draw(self, *_):
-        data = ((self._result or {}).get(self.kind.currentData()) or {}).get(
-            self.group.currentData()
-        )
+        data = self._matrices(self.kind.currentData()).get(self.group.currentData())
         self.table.clear()
         if not data:
             self.table.setRowCount(0)
             self.table.setColumnCount(0)
             self.accuracy.setText("")
             return
-        true, pred, matrix = data["true"], data["predicted"], data["matrix"]
+        true, pred, matrix = data.true, data.predicted, data.matrix
         self.table.setRowCount(len(true))
         self.table.setColumnCount(len(pred))
         self.table.setHorizontalHeaderLabels([str(p) for p in pred])

@@ -11,6 +11,7 @@ from PySide6.QtCore import QObject, Signal
 
 from ..core.runs import INCREMENTAL, list_runs, run_kind
 from ..core.store import Project
+from ..jobs.result import AuditRun, as_audit_run
 from .jobs import JobRegistry
 
 #: How long closing waits for cancelled jobs (ms) before it lets the window go.
@@ -58,6 +59,10 @@ class Context(QObject):
         self.jobs = JobRegistry(self)
         self.project: Project | None = None
         self.run_id: int | None = None
+        # (run id, stored payload, its AuditRun): decoded once per run selection
+        self._run_cache: tuple[int, dict, AuditRun] | None = None
+        self.runs_changed.connect(self.forget_runs)
+        self.project_changed.connect(self.forget_runs)
         if folder is not None:
             self.open_project(folder)
 
@@ -95,6 +100,35 @@ class Context(QObject):
             )
         return out
 
+    def forget_runs(self) -> None:
+        """Drop the decoded run (a run finished, or the project changed)."""
+        self._run_cache = None
+
+    def _stored(self, run_id: int) -> tuple[int, dict, AuditRun]:
+        from ..core.runs import run_payload
+
+        run_id = int(run_id)
+        if self._run_cache is None or self._run_cache[0] != run_id:
+            payload = run_payload(self.project, run_id)
+            self._run_cache = (run_id, payload, as_audit_run(payload))
+        return self._run_cache
+
+    def audit_run(self, run_id: int) -> AuditRun:
+        """The typed result of stored run ``run_id``, decoded once while it stays selected
+        (the results pane and the item view share it).
+
+        Raises
+        ------
+        ValueError
+            When the run has no stored audit result.
+        """
+        return self._stored(run_id)[2]
+
+    def run_payload(self, run_id: int) -> dict:
+        """The stored payload of run ``run_id`` (the JSON the run's :meth:`audit_run` was
+        decoded from), for the views outside the GUI that still read a payload dict."""
+        return self._stored(run_id)[1]
+
     def select_run(self, run_id: int | None) -> None:
         if run_id is None or run_id == self.run_id:
             return
@@ -102,6 +136,7 @@ class Context(QObject):
         self.run_selected.emit(self.run_id)
 
     def run_finished(self, run_id: int) -> None:
+        self.forget_runs()
         self.runs_changed.emit()
         self.run_id = None
         self.select_run(run_id)

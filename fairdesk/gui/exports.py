@@ -10,6 +10,7 @@ encodings of the report, whatever the size of the window.
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Mapping
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, Signal
@@ -198,20 +199,32 @@ class Exporter(QObject):
 
 
 # -- charts ----------------------------------------------------------------------------
-def run_charts(payload: dict | None, subtab: str | None = None) -> list:
-    """The report charts of a payload (``reports.charts.Chart``), those of one results
-    sub-tab when ``subtab`` is given."""
-    if not payload:
+def _run_and_payload(result) -> tuple:
+    """(AuditRun, payload dict) of a run given as either."""
+    from ..jobs.result import as_audit_run
+
+    run = as_audit_run(result)
+    # bridge: typed consumer pending (reports.charts draws from a payload dict)
+    payload = result if isinstance(result, Mapping) else run.to_json()
+    return run, payload
+
+
+def run_charts(result, subtab: str | None = None, payload: Mapping | None = None) -> list:
+    """The report charts of a run (an ``AuditRun`` or its payload; ``reports.charts.Chart``),
+    those of one results sub-tab when ``subtab`` is given; ``payload``, when given, is the
+    run's JSON (not encoded again)."""
+    if not result:
         return []
     from ..reports.charts import report_charts, value_chart
     from .charts import value_metrics
 
-    charts = report_charts(payload)
+    run, as_json = _run_and_payload(result) if payload is None else (result, payload)
+    charts = report_charts(as_json)
     have = {c.name for c in charts}
     at = max((i + 1 for i, c in enumerate(charts) if c.name.startswith("values_")), default=0)
-    for m in value_metrics(payload):  # the pane also plots the hallucination rate
+    for m in value_metrics(run):  # the pane also plots the hallucination rate
         if f"values_{m}" not in have:
-            charts.insert(at, value_chart(payload, m))
+            charts.insert(at, value_chart(as_json, m))
             at += 1
     if subtab is None:
         return charts
@@ -219,11 +232,12 @@ def run_charts(payload: dict | None, subtab: str | None = None) -> list:
     return [c for c in charts if c.name.startswith(prefixes)]
 
 
-def export_chart(payload: dict, name: str, path) -> Path:
-    """Write the chart ``name`` of ``payload`` to ``path`` (.png or .svg by extension)."""
+def export_chart(result, name: str, path, payload: Mapping | None = None) -> Path:
+    """Write the chart ``name`` of a run (an ``AuditRun`` or its payload) to ``path`` (.png
+    or .svg by extension)."""
     from ..reports.charts import export_chart as _export
 
-    chart = next((c for c in run_charts(payload) if c.name == name), None)
+    chart = next((c for c in run_charts(result, payload=payload) if c.name == name), None)
     if chart is None:
         raise ValueError(f"this run has no chart {name!r}")
     return _export(chart, path)
@@ -244,20 +258,31 @@ class ChartExportButton(QToolButton):
         self.setPopupMode(QToolButton.InstantPopup)
         self.setMenu(QMenu(self))
         self.menu().aboutToShow.connect(self._fill)
-        self.payload: dict | None = None
+        self.run = None  # the shown AuditRun
+        self.payload: Mapping | None = None  # its JSON, what the report's charts draw
         self.subtab: str | None = None
         self.folder: Path = Path.home()
 
-    def set_view(self, payload: dict | None, subtab: str | None) -> None:
-        self.payload, self.subtab = payload, subtab
-        self.setVisible(bool(payload) and subtab in SUBTAB_CHARTS)
+    def set_view(self, result, subtab: str | None, payload: Mapping | None = None) -> None:
+        """Offer the charts of ``subtab`` of a run (an ``AuditRun`` or its payload; None:
+        none); ``payload``, when given, is the run's JSON."""
+        if not result:
+            self.run, self.payload = None, None
+        elif payload is None:
+            self.run, self.payload = _run_and_payload(result)
+        else:
+            from ..jobs.result import as_audit_run
+
+            self.run, self.payload = as_audit_run(result), payload
+        self.subtab = subtab
+        self.setVisible(self.run is not None and subtab in SUBTAB_CHARTS)
 
     def _fill(self) -> None:
         self.populate(self.menu())
 
     def populate(self, menu: QMenu) -> None:
         menu.clear()
-        charts = run_charts(self.payload, self.subtab)
+        charts = run_charts(self.run, self.subtab, payload=self.payload)
         for c in charts:
             for ext in ("png", "svg"):
                 a = QAction(f"{c.title} as {ext.upper()}…", menu)
@@ -293,7 +318,7 @@ class ChartExportButton(QToolButton):
                 path += f".{ext}"
         QApplication.setOverrideCursor(Qt.WaitCursor)
         try:
-            out = export_chart(self.payload, name, path)
+            out = export_chart(self.run, name, path, payload=self.payload)
         finally:
             QApplication.restoreOverrideCursor()
         self.folder = out.parent

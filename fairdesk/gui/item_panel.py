@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.run_items import prediction_words
+from ..jobs.result import AuditRun
 from .annotation_panel import AnnotationPanel
 from .context import Context
 from .diff_view import DiffView
@@ -81,7 +82,7 @@ class ItemPanel(SaliencyMixin, QWidget):
         self.normaliser = None  # the run's recorded WER normaliser (review.run_normaliser)
         self.dataset_root: Path | None = None
         self.report: dict | None = None
-        self.payload: dict = {}
+        self.run = AuditRun()  # the shown run's typed result (empty before one is shown)
         self._row: dict | None = None
         self._saliency_job = None
         self._items = None  # the dataset's items by key: db_id, audio_hash
@@ -270,23 +271,25 @@ class ItemPanel(SaliencyMixin, QWidget):
     # -- the run ---------------------------------------------------------------------------
     def load_run(self, run_id: int) -> None:
         """Rank the items of a finished run."""
-        from ..core.runs import run_items_frame, run_payload
+        from ..core.runs import run_items_frame
 
         p = self.ctx.project
         try:
             df = run_items_frame(p, int(run_id))
-            payload = run_payload(p, int(run_id))
+            run = self.ctx.audit_run(int(run_id))  # decoded once, shared with the results
         except ValueError as exc:
             self.run_label.setText(str(exc))
             return
         self.run_id = int(run_id)
-        self.payload = payload
-        self.language = (payload.get("settings") or {}).get("language") or "en"
+        self.run = run
+        rs = run.run_settings
+        self.language = (rs.language if rs is not None else None) or "en"
         from ..review import run_normaliser
 
-        self.normaliser = run_normaliser(payload)
+        # bridge: typed consumer pending (review.run_normaliser reads a payload dict)
+        self.normaliser = run_normaliser(self.ctx.run_payload(int(run_id)))
         try:
-            ds = p.dataset(payload.get("dataset"))
+            ds = p.dataset(run.dataset)
             self.dataset_root = ds.root
             items = p.items(ds)
             self._items = items.set_index(items["id"].astype(str))[["db_id", "audio_hash"]]
@@ -494,7 +497,7 @@ class ItemPanel(SaliencyMixin, QWidget):
         """The hypothesis words with their times (when the model gave them) under the
         waveform, for click-to-play."""
         ah = self._audio_hash(row)
-        model_key = self.payload.get("model_key")
+        model_key = self.run.model_key
         words = []
         if ah and model_key:
             stored = prediction_words(self.ctx.project, ah, model_key)

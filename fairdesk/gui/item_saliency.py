@@ -15,7 +15,7 @@ class SaliencyMixin:
     """The saliency part of :class:`~.item_panel.ItemPanel`."""
 
     def _saliency_flags(self, df) -> list[str]:
-        model_key = self.payload.get("model_key")
+        model_key = self.run.model_key
         if self._items is None or not model_key:
             return [""] * len(df)
         have = saliency_hashes(self.ctx.project, model_key)
@@ -26,7 +26,7 @@ class SaliencyMixin:
         """Overlay the stored saliency of the item for the run's model, or offer to compute it."""
         from ..jobs.explain_stage import saliency_for_item
 
-        model_key = self.payload.get("model_key")
+        model_key = self.run.model_key
         ah = self._audio_hash(row)
         hit = None
         if ah and model_key:
@@ -43,7 +43,7 @@ class SaliencyMixin:
             self.saliency_btn.setVisible(False)
             return
         self.saliency_info.setText("no saliency for this item and model")
-        model = str(self.payload.get("model") or "")
+        model = str(self.run.model or "")
         can = bool(ah) and self.dataset_root is not None and not model.startswith("predictions:")
         self.saliency_btn.setVisible(True)
         self.saliency_btn.setEnabled(can)
@@ -67,11 +67,11 @@ class SaliencyMixin:
         job = Job(
             tasks.saliency,
             self.ctx.folder,
-            self.payload.get("model"),
+            self.run.model,
             str(self.dataset_root / str(row["path"])),
             ah,
             text,
-            device=self.payload.get("device") or "auto",
+            device=self.run.device or "auto",
             name="saliency",
             request=item,
         )

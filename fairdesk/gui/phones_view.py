@@ -1,6 +1,7 @@
 """Word positions and phone confusions of a run (METHODS.md §7): a self-contained view.
 
-``PhonesView.set_result(payload)`` shows, from an audit's result payload:
+``PhonesView.set_result(run)`` shows, from an audit's typed result
+(:class:`~fairdesk.jobs.result.AuditRun`, or a payload it decodes):
 
 * the word-position heatmap of one shared content (a combo picks which): rows are groups,
   columns the reference words, each cell the group's error rate at that word, shaded white
@@ -8,12 +9,11 @@
 * the model-side phone confusions per group (``phone_confusion``), and the annotated ones
   (``phone_annotations``) when the run has them: the most frequent confusions with counts
   and rates.
-
-Not wired into the results panel here (that panel belongs to the GUI's own modules): add it
-as a tab with ``PhonesView()`` and call ``set_result`` with the run's payload.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
@@ -26,6 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..jobs.result import AuditRun, as_audit_run
+from ..jobs.result_blocks import PhoneTable
+from ..jobs.result_parts import WordPosition
 from ..presentation import fmt_percent
 
 #: Confusions listed per group.
@@ -47,7 +50,7 @@ class PhonesView(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self._positions: dict = {}
+        self._positions: Mapping[str, WordPosition] = {}
         lay = QVBoxLayout(self)
         top = QHBoxLayout()
         top.addWidget(QLabel("Shared text:"))
@@ -72,16 +75,15 @@ class PhonesView(QWidget):
         self.annotated.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         lay.addWidget(self.annotated, 1)
 
-    def set_result(self, payload: dict | None) -> None:
+    def set_result(self, result: AuditRun | Mapping | None) -> None:
         """Show a run's ``word_positions``, ``phone_confusion`` and ``phone_annotations``."""
-        p = payload or {}
-        self._positions = p.get("word_positions") or {}
+        run = as_audit_run(result) if result else None
+        self._positions = (run.word_positions if run is not None else None) or {}
         self.content.blockSignals(True)
         self.content.clear()
         for cid, h in self._positions.items():
-            self.content.addItem(
-                f"{h.get('reference', cid)[:80]} ({h.get('n_items')} readings)", cid
-            )
+            ref = h.reference if h.reference is not None else cid
+            self.content.addItem(f"{ref[:80]} ({h.n_items} readings)", cid)
         self.content.blockSignals(False)
         if self._positions:
             self.note.setText(
@@ -97,8 +99,10 @@ class PhonesView(QWidget):
             self.heatmap.clear()
             self.heatmap.setRowCount(0)
             self.heatmap.setColumnCount(0)
-        self._fill(self.model, (p.get("phone_confusion") or {}).get("groups") or {})
-        ann = (p.get("phone_annotations") or {}).get("confusion") or {}
+        model = run.phone_confusion if run is not None else None
+        self._fill(self.model, model.groups if model is not None else {})
+        annotated = run.phone_annotations if run is not None else None
+        ann = (annotated.confusion if annotated is not None else None) or {}
         self._fill(self.annotated, ann)
         self.annotated.setVisible(bool(ann))
         self.annotated_title.setVisible(bool(ann))
@@ -108,35 +112,36 @@ class PhonesView(QWidget):
         h = self._positions.get(cid)
         if not h:
             return
-        groups = list(h["groups"])
+        groups = list(h.groups)
+        words = list(h.words)
         self.heatmap.clear()
         self.heatmap.setRowCount(len(groups))
-        self.heatmap.setColumnCount(len(h["words"]))
-        self.heatmap.setHorizontalHeaderLabels(h["words"])
-        self.heatmap.setVerticalHeaderLabels([f"{g} ({h['n'].get(g)})" for g in groups])
+        self.heatmap.setColumnCount(len(words))
+        self.heatmap.setHorizontalHeaderLabels(words)
+        self.heatmap.setVerticalHeaderLabels([f"{g} ({h.n.get(g)})" for g in groups])
         for r, g in enumerate(groups):
-            for c, rate in enumerate(h["groups"][g]):
+            for c, rate in enumerate(h.groups[g]):
                 it = QTableWidgetItem(_pct(rate))
                 it.setBackground(heat_color(rate))
                 it.setForeground(QColor(0, 0, 0))
-                err = h.get("errors", {}).get(g, [None] * len(h["words"]))[c]
-                it.setToolTip(f"{g}: '{h['words'][c]}' lost in {err} of {h['n'].get(g)} readings")
+                err = (h.errors or {}).get(g, [None] * len(words))[c]
+                it.setToolTip(f"{g}: '{words[c]}' lost in {err} of {h.n.get(g)} readings")
                 self.heatmap.setItem(r, c, it)
         self.heatmap.resizeColumnsToContents()
 
     @staticmethod
-    def _fill(table: QTableWidget, groups: dict) -> None:
+    def _fill(table: QTableWidget, groups: Mapping[str, PhoneTable]) -> None:
         cols = ["group", "phones", "phone error rate"] + [f"#{i + 1}" for i in range(TOP)]
         table.clear()
         table.setColumnCount(len(cols))
         table.setHorizontalHeaderLabels(cols)
         table.setRowCount(len(groups))
         for r, (g, t) in enumerate(groups.items()):
-            cells = [g, str(t.get("n_ref_phones", "")), _pct(t.get("phone_error_rate"))]
-            for c in t.get("top", [])[:TOP]:
+            cells = [g, str(t.n_ref_phones), _pct(t.phone_error_rate)]
+            for c in t.top[:TOP]:
                 cells.append(
-                    f"{c['ref']}→{c['hyp']} ×{c['count']}"
-                    + (f" ({_pct(c['rate'])})" if c.get("rate") is not None else "")
+                    f"{c.ref}→{c.hyp} ×{c.count}"
+                    + (f" ({_pct(c.rate)})" if c.rate is not None else "")
                 )
             for k, text in enumerate(cells):
                 table.setItem(r, k, QTableWidgetItem(text))

@@ -16,6 +16,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from ..jobs.result import AuditRun, as_audit_run
 from ..presentation import (
     RadarScale,
     fmt_value,
@@ -25,27 +26,18 @@ from ..presentation import (
     radar_axes,
     short_group,
 )
+from .charts import n_flagged
 from .theme import SERIES, esc
 
 
-def radar_inputs(result: Mapping) -> tuple[dict, str | None, list[str]]:
-    """(group -> metric -> value, reference, metrics) of an audit payload, groups not
-    excluded; the metrics are :func:`fairdesk.presentation.radar_axes` (the report's)."""
-    groups = [g for g in result.get("groups") or [] if not g.get("excluded")]
-    vals = {
-        g["group"]: {
-            **{k: v for k, v in g.items() if isinstance(v, (int, float))},
-            **(g.get("values") or {}),
-        }
-        for g in groups
-    }
-    metrics, _zero = radar_axes(
-        vals,
-        result.get("tested_metrics") or [],
-        result.get("descriptive_metrics") or [],
-        (result.get("pitfalls") or {}).get("n_flagged") or 0,
-    )
-    return vals, result.get("reference"), metrics
+def radar_inputs(result: AuditRun | Mapping) -> tuple[dict, str | None, list[str]]:
+    """(group -> metric -> value, reference, metrics) of a run (an AuditRun, or a payload
+    decoded here), groups not excluded; the metrics are
+    :func:`fairdesk.presentation.radar_axes` (the report's)."""
+    run = as_audit_run(result)
+    vals = {g.group: dict(g.values or {}) for g in run.groups if not g.excluded}
+    metrics, _zero = radar_axes(vals, run.tested_metrics, run.descriptive_metrics, n_flagged(run))
+    return vals, run.reference, metrics
 
 
 class RadarWidget(QWidget):
@@ -63,25 +55,21 @@ class RadarWidget(QWidget):
         lay.addWidget(self.caption)
         self.scale: RadarScale | None = None
 
-    def set_result(self, result: dict | None) -> None:
+    def set_result(self, result: AuditRun | Mapping | None) -> None:
+        """Draw a run (an AuditRun, or a payload decoded here)."""
         if not result:
             self.scale = None
             self.canvas.set_scale(None, {})
             self.caption.setText("")
             return
-        vals, ref, metrics = radar_inputs(result)
+        run = as_audit_run(result)
+        vals, ref, metrics = radar_inputs(run)
         if ref not in vals or not metrics:
             self.scale = None
             self.canvas.set_scale(None, {})
             self.caption.setText("No reference group with values: nothing to scale by.")
             return
-        self.scale = radar(
-            vals,
-            ref,
-            result.get("tested_metrics") or [],
-            result.get("descriptive_metrics") or [],
-            (result.get("pitfalls") or {}).get("n_flagged") or 0,
-        )
+        self.scale = radar(vals, ref, run.tested_metrics, run.descriptive_metrics, n_flagged(run))
         self.canvas.set_scale(self.scale, vals)
         notes = [
             f"Each axis is one metric, each line one group, scaled so that the reference "

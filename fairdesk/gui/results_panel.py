@@ -7,6 +7,8 @@ header as escaped text and the tables as plain item text."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -25,6 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..jobs.result import AuditRun, as_audit_run
+from ..jobs.result_blocks import Representation
 from ..presentation import (
     count,
     fmt_gap,
@@ -73,9 +77,10 @@ COMPARISON_COLUMNS = (
 )
 
 
-def dominated_text(dom: dict, long: bool = False) -> str:
+def dominated_text(dom: Mapping, long: bool = False) -> str:
     """The ``wer_dominated_by`` flag of a group in words (METHODS §2: one utterance carries
-    more than a quarter of at least 20 word errors)."""
+    more than a quarter of at least 20 word errors); the one reader of that free-form block
+    (``GroupInfo.wer_dominated_by``)."""
     short = f"one item carries {fmt_percent(dom.get('share', 0), 0)} of the WER errors: {dom.get('item')}"
     if not long:
         return short
@@ -88,8 +93,16 @@ def dominated_text(dom: dict, long: bool = False) -> str:
     )
 
 
+def leakage_numbers(rep: Representation) -> dict:
+    """The probe's numbers of a representation block (``leakage``, ``balanced_accuracy``,
+    ``chance``, ``split``): the one reader of the free-form ``Representation.leakage``."""
+    leak = rep.leakage or {}
+    return {k: leak.get(k) for k in ("leakage", "balanced_accuracy", "chance", "split")}
+
+
 class ResultsPanel(QWidget):
-    """Everything about one run; ``load_run`` reads the stored payload (``run_payload``).
+    """Everything about one run; ``load_run`` shows a stored run, decoded once into its
+    :class:`~fairdesk.jobs.result.AuditRun` (``Context.audit_run``); ``result`` is that run.
 
     Signals
     -------
@@ -109,7 +122,8 @@ class ResultsPanel(QWidget):
     def __init__(self, ctx: Context, parent=None):
         super().__init__(parent)
         self.ctx = ctx
-        self.result: dict | None = None
+        self.result: AuditRun | None = None
+        self.payload: Mapping | None = None  # its JSON, for the regression tab and the charts
         self.run_id: int | None = None
 
         self.runs = QComboBox()
@@ -189,6 +203,8 @@ class ResultsPanel(QWidget):
 
     # -- runs ---------------------------------------------------------------------------
     def reload_runs(self) -> None:
+        """List the stored runs again (F5); the next selection reads its run afresh."""
+        self.ctx.forget_runs()
         runs = self.ctx.runs()
         self.runs.blockSignals(True)
         self.runs.clear()
@@ -203,11 +219,10 @@ class ResultsPanel(QWidget):
             self.show_result(None)
 
     def load_run(self, run_id: int) -> None:
-        """Show a stored run (its audit payload)."""
-        from ..core.runs import run_payload
-
+        """Show a stored run (its typed result, decoded once per selection)."""
         try:
-            payload = run_payload(self.ctx.project, int(run_id))
+            run = self.ctx.audit_run(int(run_id))
+            payload = self.ctx.run_payload(int(run_id))
         except ValueError as exc:
             self.header.setText(f"<span style='color:#c62828'>{esc(exc)}</span>")
             return
@@ -217,29 +232,38 @@ class ResultsPanel(QWidget):
             self.reload_runs()
             i = self.runs.findData(self.run_id)
         self.runs.setCurrentIndex(i)
-        self.show_result(payload)
+        self.show_result(run, payload)
         self.loaded.emit(self.run_id)
 
     # -- rendering ----------------------------------------------------------------------
-    def show_result(self, result: dict | None) -> None:
-        self.result = result
-        self.cards.set_result(result)
-        self.values.set_result(result)
-        self.radar.set_result(result)
-        self.confusion.set_result(result)
-        self.phones.set_result(result)
-        self.regression.set_run(self.run_id if result else None, result)
-        self._fill_groups(result)
-        self._fill_comparisons(result)
+    def show_result(self, result: AuditRun | Mapping | None, payload: Mapping | None = None):
+        """Show a run: an :class:`AuditRun` or a payload (decoded here once); ``payload``,
+        when given, is the stored JSON ``result`` was decoded from."""
+        run = as_audit_run(result) if result else None
+        if run is None:
+            payload = None
+        elif payload is None:
+            # bridge: typed consumer pending (the regression tab's default request and the
+            # report's charts read a payload dict)
+            payload = result if isinstance(result, Mapping) else run.to_json()
+        self.result, self.payload = run, payload
+        self.cards.set_result(run)
+        self.values.set_result(run)
+        self.radar.set_result(run)
+        self.confusion.set_result(run)
+        self.phones.set_result(run)
+        self.regression.set_run(self.run_id if run else None, payload)
+        self._fill_groups(run)
+        self._fill_comparisons(run)
         self._chart_view()
         self.header.setText(
-            self._header(result) if result else "No run yet: run an audit, or pick a stored run."
+            self._header(run) if run else "No run yet: run an audit, or pick a stored run."
         )
         self._fit_split()
         QTimer.singleShot(0, self._fit_split)  # again once the new cards are laid out
 
     def _chart_view(self) -> None:
-        self.chart_export.set_view(self.result, SUBTABS[self.tabs.currentIndex()])
+        self.chart_export.set_view(self.result, SUBTABS[self.tabs.currentIndex()], self.payload)
 
     def step_tab(self, step: int) -> None:
         self.tabs.setCurrentIndex((self.tabs.currentIndex() + step) % self.tabs.count())
@@ -279,51 +303,49 @@ class ResultsPanel(QWidget):
         self._fit_split()
 
     @staticmethod
-    def _header(r: dict) -> str:
+    def _header(r: AuditRun) -> str:
         """The run's one-paragraph summary as rich text; every value from the data is
         escaped (a group named ``<img src=…>`` shows as that text)."""
-        n = sum(g.get("n_items", 0) for g in r.get("groups") or [])
+        n = sum(g.n_items or 0 for g in r.groups)
         bits = [
-            f"<b>{esc(r.get('model', '?'))}</b> on <b>{esc(r.get('dataset', '?'))}</b>",
-            f"by {esc(' × '.join(map(str, r.get('by') or [])))}",
-            f"reference <b>{esc(r.get('reference'))}</b>",
+            f"<b>{esc(_or_unknown(r.model))}</b> on <b>{esc(_or_unknown(r.dataset))}</b>",
+            f"by {esc(' × '.join(map(str, r.by)))}",
+            f"reference <b>{esc(r.reference)}</b>",
             count(n, "item"),
-            f"design {esc(r.get('design', '?'))}",
-            f"{esc((r.get('settings') or {}).get('n_bootstrap', '?'))} resamples",
+            f"design {esc(r.design if r.result is not None else '?')}",
+            f"{esc(r.settings.n_bootstrap if r.settings is not None else '?')} resamples",
         ]
-        if r.get("failures"):
-            bits.append(f"<span style='color:#c62828'>{len(r['failures'])} failed items</span>")
-        if r.get("excluded"):
+        if r.failures:
+            bits.append(f"<span style='color:#c62828'>{len(r.failures)} failed items</span>")
+        if r.excluded:
             bits.append(
-                f"<span style='color:#ef6c00'>{count(len(r['excluded']), 'group')} excluded</span>"
+                f"<span style='color:#ef6c00'>{count(len(r.excluded), 'group')} excluded</span>"
             )
-        notes = [str(x) for x in r.get("notes") or []]
-        rep = r.get("representation") or {}
-        if rep.get("leakage") is not None:
-            leak = rep["leakage"] or {}
-            cases = ", ".join(
-                f"{m}: {c.replace('_', ' ')}" for m, c in (rep.get("cases") or {}).items()
-            )
+        notes = [str(x) for x in r.notes]
+        rep = r.representation
+        if rep is not None and rep.leakage is not None:
+            leak = leakage_numbers(rep)
+            cases = ", ".join(f"{m}: {c.replace('_', ' ')}" for m, c in (rep.cases or {}).items())
 
             def num(v):
                 return fmt_number(v, 3)
 
             notes.append(
-                f"representation: silhouette {num(rep.get('silhouette'))}, leakage "
-                f"{num(leak.get('leakage'))} (probe balanced accuracy "
-                f"{num(leak.get('balanced_accuracy'))} vs chance {num(leak.get('chance'))}, "
-                f"folds by {leak.get('split', '?')}); structure "
-                f"{'yes' if rep.get('structure') else 'no'}" + (f" — {cases}" if cases else "")
+                f"representation: silhouette {num(rep.silhouette)}, leakage "
+                f"{num(leak['leakage'])} (probe balanced accuracy "
+                f"{num(leak['balanced_accuracy'])} vs chance {num(leak['chance'])}, "
+                f"folds by {_or_unknown(leak['split'])}); structure "
+                f"{'yes' if rep.structure else 'no'}" + (f" — {cases}" if cases else "")
             )
-        elif rep.get("error"):
-            notes.append(f"representation: {rep['error']}")
-        ex = r.get("explain") or {}
-        if ex:
-            done = sum((ex.get("items_explained") or {}).values())
+        elif rep is not None and rep.error:
+            notes.append(f"representation: {rep.error}")
+        ex = r.explain
+        if ex is not None:
+            done = sum(ex.items_explained.values())
             notes.append(
-                f"explain: {ex.get('method', '?')} saliency on {done} of "
-                f"{ex.get('n_sampled', '?')} sampled items "
-                f"({ex.get('per_group', '?')} per group); grounding lift tested "
+                f"explain: {_or_unknown(ex.method)} saliency on {done} of "
+                f"{ex.n_sampled} sampled items "
+                f"({_or_unknown(ex.per_group)} per group); grounding lift tested "
                 "per group"
             )
         text = " · ".join(bits)
@@ -331,57 +353,55 @@ class ResultsPanel(QWidget):
             text += "<br><span style='color:#5f6b7a'>" + esc("; ".join(notes)) + "</span>"
         return text
 
-    def _fill_groups(self, r: dict | None) -> None:
+    def _fill_groups(self, r: AuditRun | None) -> None:
         t = self.groups
         t.clear()
         if not r:
             t.setRowCount(0)
             t.setColumnCount(0)
             return
-        metrics = list(r.get("tested_metrics") or []) + list(r.get("descriptive_metrics") or [])
+        metrics = list(r.tested_metrics) + list(r.descriptive_metrics)
         heads = ["Group", "Items", "Speakers"] + [metric_short(m) for m in metrics] + ["Status"]
         t.setColumnCount(len(heads))
         t.setHorizontalHeaderLabels(heads)
         for k, m in enumerate(metrics):
             t.horizontalHeaderItem(3 + k).setToolTip(plain_tip(metric_label(m)))
-        groups = r.get("groups") or []
+        groups = r.groups
         t.setRowCount(len(groups))
-        ref = r.get("reference")
-        verdicts = {(c["group"], c["metric"]): c.get("verdict") for c in r.get("comparisons") or []}
-        directions = {
-            (c["group"], c["metric"]): c.get("direction") for c in r.get("comparisons") or []
-        }
+        ref = r.reference
+        verdicts = {(c.group, c.metric): c.verdict for c in r.comparisons}
+        directions = {(c.group, c.metric): c.direction for c in r.comparisons}
         bold = QFont(t.font())
         bold.setBold(True)
         for i, g in enumerate(groups):
-            values = g.get("values") or {}
+            values = g.values or {}
             status = (
                 "reference"
-                if g["group"] == ref
-                else f"excluded: {g.get('reason')}"
-                if g.get("excluded")
+                if g.group == ref
+                else f"excluded: {g.reason}"
+                if g.excluded
                 else "compared"
             )
-            dom = g.get("wer_dominated_by")
+            dom = g.wer_dominated_by
             if dom:
                 status += f" · {dominated_text(dom)}"
-            cells = [g["group"], f"{g.get('n_items', 0):,}", f"{g.get('n_speakers', 0):,}"]
-            cells += [fmt_value(m, values.get(m, g.get(m))) for m in metrics] + [status]
+            cells = [g.group, f"{g.n_items or 0:,}", f"{g.n_speakers or 0:,}"]
+            cells += [fmt_value(m, values.get(m)) for m in metrics] + [status]
             for j, v in enumerate(cells):
                 it = QTableWidgetItem(v)
                 if 0 < j < len(cells) - 1:
                     it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
-                if g["group"] == ref:
+                if g.group == ref:
                     it.setFont(bold)
-                if g.get("excluded"):
+                if g.excluded:
                     it.setForeground(QBrush(QColor("#9aa1a9")))
-                    it.setToolTip(plain_tip(g.get("reason")))
+                    it.setToolTip(plain_tip(g.reason))
                 if dom and j == len(cells) - 1:
                     it.setForeground(QBrush(QColor("#b45309")))
                     it.setToolTip(plain_tip(dominated_text(dom, long=True)))
                 if 3 <= j < 3 + len(metrics):
-                    v_ = verdicts.get((g["group"], metrics[j - 3]))
-                    worse = directions.get((g["group"], metrics[j - 3])) == "worse"
+                    v_ = verdicts.get((g.group, metrics[j - 3]))
+                    worse = directions.get((g.group, metrics[j - 3])) == "worse"
                     if worse and v_ in ("disparity_detected", "speaker_confounded"):
                         label, bg, fg = verdict_style(v_)
                         it.setBackground(QBrush(bg.lighter(170)))
@@ -391,13 +411,13 @@ class ResultsPanel(QWidget):
         hdr.setSectionResizeMode(QHeaderView.ResizeToContents)
         hdr.setSectionResizeMode(len(heads) - 1, QHeaderView.Stretch)
 
-    def _fill_comparisons(self, r: dict | None) -> None:
+    def _fill_comparisons(self, r: AuditRun | None) -> None:
         import pandas as pd
 
         rows = []
-        for c in (r or {}).get("comparisons") or []:
-            row = {k: c.get(k) for k in COMPARISON_COLUMNS}
-            m = c.get("metric", "")
+        for c in r.comparisons if r is not None else ():
+            row = {k: getattr(c, k) for k in COMPARISON_COLUMNS}
+            m = c.metric or ""
             for k in ("value", "reference_value", "mde"):
                 row[k] = fmt_value(m, row[k])
             for k in ("gap", "ci_low", "ci_high"):
@@ -412,3 +432,8 @@ class ResultsPanel(QWidget):
             pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS)) if rows else None
         )
         self.comparisons.resizeColumnsToContents()
+
+
+def _or_unknown(v) -> str:
+    """``v`` as text, ``?`` when the run did not record it."""
+    return "?" if v is None else str(v)

@@ -3,6 +3,8 @@ reading as tooltip and, for the selected card, as text below the grid."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
@@ -16,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..jobs.result import AuditRun, as_audit_run
 from ..presentation import (
     fmt_ci,
     fmt_gap,
@@ -26,6 +29,7 @@ from ..presentation import (
     metric_short,
     short_group,
 )
+from ..stats.results import Comparison
 from .theme import VERDICT_SHORT, VERDICTS, esc, plain_tip, verdict_style
 
 #: Verdicts that test nothing: the card says why instead of showing a gap.
@@ -36,12 +40,12 @@ class VerdictCard(QFrame):
     """One comparison: gap and CI, the two values, p_adj, the verdict; the reading as
     tooltip. Labels keep their full width (the grid scrolls), so p_adj is never clipped."""
 
-    clicked = Signal(dict)
+    clicked = Signal(object)  # the card's Comparison
 
-    def __init__(self, comparison: dict, parent=None):
+    def __init__(self, comparison: Comparison, parent=None):
         super().__init__(parent)
         self.comparison = c = comparison
-        verdict = c.get("verdict", "") or ""
+        verdict = c.verdict or ""
         label, bg, fg = verdict_style(verdict)
         self.verdict_label = label
         self.setObjectName("card")
@@ -57,28 +61,22 @@ class VerdictCard(QFrame):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(9, 4, 9, 4)
         lay.setSpacing(0)
-        m = c.get("metric", "")
-        direction = c.get("direction")
-        arrow = {"worse": " ▼ worse", "better": " ▲ better"}.get(direction, "")
+        m = c.metric or ""
+        arrow = {"worse": " ▼ worse", "better": " ▲ better"}.get(c.direction, "")
         short = VERDICT_SHORT.get(verdict, label)
         if verdict in UNTESTED:
-            reason = c.get("reason") or c.get("reading") or label
+            reason = c.reason or c.reading or label
             head = QLabel(f"<b>{esc(short)}</b>")
             why = QLabel(esc(_clip(str(reason), 40)))
-            vals = QLabel(
-                f"{esc(fmt_value(m, c.get('value')))} vs "
-                f"{esc(fmt_value(m, c.get('reference_value')))}"
-            )
+            vals = QLabel(f"{esc(fmt_value(m, c.value))} vs {esc(fmt_value(m, c.reference_value))}")
             self.labels = [head, why, vals]
         else:
             gap = QLabel(
-                f"<span style='font-size:15px'><b>{fmt_gap(m, c.get('gap'))}</b>"
-                f"</span> {fmt_ci(m, c.get('ci_low'), c.get('ci_high'))}"
+                f"<span style='font-size:15px'><b>{fmt_gap(m, c.gap)}</b>"
+                f"</span> {fmt_ci(m, c.ci_low, c.ci_high)}"
             )
-            vals = QLabel(
-                f"{fmt_value(m, c.get('value'))} vs {fmt_value(m, c.get('reference_value'))}"
-            )
-            padj = QLabel(f"p<sub>adj</sub> {fmt_p(c.get('p_adjusted'))}")
+            vals = QLabel(f"{fmt_value(m, c.value)} vs {fmt_value(m, c.reference_value)}")
+            padj = QLabel(f"p<sub>adj</sub> {fmt_p(c.p_adjusted)}")
             head = QLabel(f"<b>{esc(short)}</b>{arrow}")
             self.labels = [gap, vals, padj, head]
         for w in self.labels:
@@ -87,7 +85,7 @@ class VerdictCard(QFrame):
             w.setTextFormat(Qt.RichText)
             lay.addWidget(w)
         self.p_adj_label = self.labels[2] if verdict not in UNTESTED else None
-        self.setToolTip(plain_tip(c.get("reading") or c.get("reason") or label))
+        self.setToolTip(plain_tip(c.reading or c.reason or label))
 
     def set_selected(self, on: bool) -> None:
         extra = "QFrame#card { border: 3px solid #0d47a1; }" if on else ""
@@ -108,7 +106,7 @@ class VerdictCards(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.cards: list[VerdictCard] = []
-        self.selected: dict | None = None
+        self.selected: Comparison | None = None
         self.legend = QHBoxLayout()
         self.legend.setSpacing(12)
         for key, (label, bg, _fg) in VERDICTS.items():
@@ -145,7 +143,9 @@ class VerdictCards(QWidget):
         lay.addWidget(scroll, 1)
         lay.addWidget(self.reading)
 
-    def set_result(self, result: dict | None) -> None:
+    def set_result(self, result: AuditRun | Mapping | None) -> None:
+        """One card per tested metric × compared group of a run (an AuditRun, or a payload
+        decoded here)."""
         while self.grid.count():
             w = self.grid.takeAt(0).widget()
             if w is not None:  # hide at once: deleteLater waits for the event loop
@@ -156,11 +156,10 @@ class VerdictCards(QWidget):
         self.reading.setText("")
         if not result:
             return
-        comps = result.get("comparisons") or []
-        metrics = [
-            m for m in result.get("tested_metrics") or [] if any(c["metric"] == m for c in comps)
-        ]
-        groups = list(dict.fromkeys(c["group"] for c in comps))
+        run = as_audit_run(result)
+        comps = run.comparisons
+        metrics = [m for m in run.tested_metrics if any(c.metric == m for c in comps)]
+        groups = list(dict.fromkeys(c.group for c in comps))
         bold = QFont(self.font())
         bold.setBold(True)
         for j, g in enumerate(groups):
@@ -180,7 +179,7 @@ class VerdictCards(QWidget):
             lab.setMinimumWidth(100)
             self.grid.addWidget(lab, i + 1, 0)
             for j, g in enumerate(groups):
-                c = next((x for x in comps if x["metric"] == m and x["group"] == g), None)
+                c = next((x for x in comps if x.metric == m and x.group == g), None)
                 if c is None:
                     continue
                 card = VerdictCard(c)
@@ -214,15 +213,15 @@ class VerdictCards(QWidget):
         reading = self.reading.heightForWidth(max(200, self.width())) if self.reading.text() else 0
         return self.legend.sizeHint().height() + head_h + card + max(reading, 0) + 40
 
-    def show_reading(self, c: dict) -> None:
+    def show_reading(self, c: Comparison) -> None:
         """Show ``c``'s reading below the grid, select its card and scroll it into view (the
         reading never describes a row the grid hides)."""
-        label = verdict_style(c.get("verdict", ""))[0]
-        flags = ", ".join(c.get("flags") or [])
-        body = c.get("reading") or c.get("reason") or ""
+        label = verdict_style(c.verdict or "")[0]
+        flags = ", ".join(c.flags or ())
+        body = c.reading or c.reason or ""
         wf = without_flagged_text(c)
         self.reading.setText(
-            f"<b>{esc(metric_short(c['metric']))} · {esc(c['group'])}</b> — <i>{esc(label)}"
+            f"<b>{esc(metric_short(c.metric))} · {esc(c.group)}</b> — <i>{esc(label)}"
             f"</i><br>{esc(body)}"
             + (f"<br><i>flags: {esc(flags)}</i>" if flags else "")
             + (f"<br><span style='color:#7c2d12'>{esc(wf)}</span>" if wf else "")
@@ -235,20 +234,21 @@ class VerdictCards(QWidget):
                 self.scroll.ensureWidgetVisible(card, 4, 4)
 
 
-def without_flagged_text(c: dict) -> str:
+def without_flagged_text(c: Comparison) -> str:
     """The comparison recomputed without the hallucination-flagged items, in words (empty
-    when nothing was flagged on either side)."""
-    wf = c.get("without_flagged")
-    if not isinstance(wf, dict):
+    when nothing was flagged on either side): the one reader of the free-form
+    ``Comparison.without_flagged``."""
+    wf = c.without_flagged
+    if not isinstance(wf, Mapping):
         return ""
     n_g, n_r = wf.get("n_flagged_group", 0) or 0, wf.get("n_flagged_reference", 0) or 0
     if not (n_g or n_r) and wf.get("verdict") is not None:
         return ""
-    m = c.get("metric", "")
-    left = f"Without the flagged items ({n_g} in {c.get('group')}, {n_r} in {c.get('reference')})"
+    m = c.metric or ""
+    left = f"Without the flagged items ({n_g} in {c.group}, {n_r} in {c.reference})"
     if wf.get("verdict") is None:
         return f"{left}: not recomputed ({wf.get('reason') or 'not compared'})."
-    same = wf["verdict"] == c.get("verdict")
+    same = wf["verdict"] == c.verdict
     what = verdict_style(wf["verdict"])[0]
     gap = (
         f"gap {fmt_gap(m, wf.get('gap'))} {fmt_ci(m, wf.get('ci_low'), wf.get('ci_high'))}"
@@ -259,10 +259,10 @@ def without_flagged_text(c: dict) -> str:
     return f"{left}: {gap + '; ' if gap else ''}{turn}."
 
 
-def _most_severe(comps: list[dict]) -> dict | None:
+def _most_severe(comps) -> Comparison | None:
     order = {k: i for i, k in enumerate(VERDICTS)}
     return min(
         comps,
-        key=lambda c: (order.get(c.get("verdict"), 99), -abs(c.get("gap") or 0)),
+        key=lambda c: (order.get(c.verdict, 99), -abs(c.gap or 0)),
         default=None,
     )

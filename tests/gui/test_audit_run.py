@@ -38,7 +38,7 @@ def test_a_run_on_predictions_finishes_and_fills_the_results(qtbot, ctx, mini):
     assert audit.progress.value() == 1000 and f"Run {run_id}" in audit.stage.text()
     assert results.run_id == run_id
     r = results.result
-    assert r["by"] == ["gender"] and r["reference"] == "male"
+    assert r.by == ("gender",) and r.reference == "male"
     assert results.groups.rowCount() == 2 and results.cards.cards
     assert audit.run_btn.isEnabled() and not audit.cancel_btn.isEnabled()
 

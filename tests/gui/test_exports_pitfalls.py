@@ -182,24 +182,24 @@ def test_results_show_the_rate_the_dominating_item_and_the_verdict_without_it(qt
         qtbot.addWidget(panel)
         panel.load_run(run_id)
         r = panel.result
-        south = next(g for g in r["groups"] if g["group"] == "south")
-        assert south["hallucination_rate"] == pytest.approx(1 / 20)
+        south = r.group("south")
+        assert south.values["hallucination_rate"] == pytest.approx(1 / 20)
         t = panel.groups
         heads = [t.horizontalHeaderItem(j).text() for j in range(t.columnCount())]
         row = next(i for i in range(t.rowCount()) if t.item(i, 0).text() == "south")
         assert t.item(row, heads.index("Halluc.")).text() == "5.0%"
         # 10 deletions + 36 looped insertions: the loop carries the group's WER
-        assert south["wer_dominated_by"]["item"] == item
+        assert south.wer_dominated_by["item"] == item
         status = t.item(row, len(heads) - 1).text()
         assert item in status and "carries" in status
         assert "hallucination_rate" in radar_inputs(r)[2]
         assert "hallucination_rate" in panel.values.plots
-        wf = next(c for c in r["comparisons"] if c["metric"] == "wer")["without_flagged"]
-        card = next(c for c in panel.cards.cards if c.comparison["metric"] == "wer")
+        wf = r.comparison("wer", "south").without_flagged
+        card = next(c for c in panel.cards.cards if c.comparison.metric == "wer")
         panel.cards.show_reading(card.comparison)
         reading = panel.cards.reading.text()
         assert "Without the flagged items (1 in south, 0 in north)" in reading
-        assert ("verdict holds" in reading) == (wf["verdict"] == card.comparison["verdict"])
+        assert ("verdict holds" in reading) == (wf["verdict"] == card.comparison.verdict)
     finally:
         ctx.close(10000)
 

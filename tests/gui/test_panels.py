@@ -89,11 +89,11 @@ def test_results_panel_renders_the_stored_run(qtbot, ctx, mini):
     with qtbot.waitSignal(w.loaded, timeout=5000):
         ctx.select_run(mini.run_id)
     r = w.result
-    assert r["reference"] == "north"
-    tested = [m for m in r["tested_metrics"] if any(c["metric"] == m for c in r["comparisons"])]
-    assert len(w.cards.cards) == len(tested) == len(r["comparisons"])
-    wer = next(c for c in w.cards.cards if c.comparison["metric"] == "wer")
-    assert html.escape(wer.comparison["reading"]) in wer.toolTip()
+    assert r.reference == "north"
+    tested = [m for m in r.tested_metrics if any(c.metric == m for c in r.comparisons)]
+    assert len(w.cards.cards) == len(tested) == len(r.comparisons)
+    wer = next(c for c in w.cards.cards if c.comparison.metric == "wer")
+    assert html.escape(wer.comparison.reading) in wer.toolTip()
     assert w.groups.rowCount() == 2
     heads = [w.groups.horizontalHeaderItem(i).text() for i in range(w.groups.columnCount())]
     assert heads[:3] == ["Group", "Items", "Speakers"] and "WER" in heads
@@ -104,7 +104,7 @@ def test_results_panel_renders_the_stored_run(qtbot, ctx, mini):
     assert w.radar.scale is not None and w.radar.scale.groups == ("north", "south")
     assert w.confusion.kind.currentData() == "intent_confusion"
     assert w.confusion.table.rowCount() >= 4
-    assert w.comparisons_model.rowCount() == len(r["comparisons"])
+    assert w.comparisons_model.rowCount() == len(r.comparisons)
     for i in range(w.tabs.count()):  # every tab paints
         w.tabs.setCurrentIndex(i)
         w.repaint()

@@ -91,7 +91,7 @@ def test_grounding_lift_reads_as_a_ratio_and_its_card_is_in_view(qtbot, ctx, pay
     w = _results(qtbot, ctx, width=1280)
     w.show_result(payload)
     qtbot.wait(50)
-    card = next(c for c in w.cards.cards if c.comparison["metric"] == "grounding_lift")
+    card = next(c for c in w.cards.cards if c.comparison.metric == "grounding_lift")
     texts = " ".join(lab.text() for lab in card.labels)
     assert "0.93× vs 1.11×" in texts and "−" in texts or "-0.18×" in texts
     assert "%" not in texts and "pp" not in texts and "110.87" not in texts
@@ -113,12 +113,12 @@ def test_untested_verdicts_get_neutral_cards_with_their_reason(qtbot, ctx, paylo
     green = verdict_style("no_disparity_detected")[1].name()
     seen = set()
     for card in w.cards.cards:
-        v = card.comparison["verdict"]
+        v = card.comparison.verdict
         if v in ("not_estimable", "no_variation"):
             seen.add(v)
             assert green not in card.styleSheet()
             text = " ".join(lab.text() for lab in card.labels)
-            assert (card.comparison.get("reason") or card.comparison["reading"]).split()[0] in text
+            assert (card.comparison.reason or card.comparison.reading).split()[0] in text
             assert card.verdict_label in ("Not estimable", "No variation")
     assert "not_estimable" in seen
 

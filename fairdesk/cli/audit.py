@@ -302,7 +302,7 @@ def print_no_diacritics(res, file=None) -> None:
     print(
         "\nItems without diacritics in the reference (DER undefined): diacritics added", file=file
     )
-    for g, s in block.groups.items():
+    for g, s in blocks.no_diacritic_groups(block).items():
         if s:
             rate = fmt_number(s["per_100_letters"], 2)
             print(
@@ -406,10 +406,11 @@ def cmd_audit(a):
             from .pitfalls import print_sensitivity
 
             print_sensitivity(blocks.normaliser_sensitivity(run), file=human_out(a.json))
-        if run.model_based:
+        model_based = blocks.model_based(run)
+        if model_based:
             from ..jobs.model_based import model_based_lines
 
-            for line in model_based_lines(blocks.model_based(run)):
+            for line in model_based_lines(model_based):
                 print(term(line), file=human_out(a.json))
     elif not run.groups:
         print_failures(run, file=sys.stderr)

@@ -15,6 +15,7 @@ __all__ = [
     "bootstrap",
     "group_cis",
     "model_based",
+    "no_diacritic_groups",
     "no_variation",
     "normaliser_sensitivity",
     "overall",
@@ -29,6 +30,12 @@ def no_variation(comparison) -> Mapping:
     (``Comparison.no_variation``: value, n_group, n_reference, unit, bound_group,
     bound_reference)."""
     return comparison.no_variation or {}
+
+
+def no_diacritic_groups(block) -> Mapping:
+    """Per group, the items whose reference has no diacritic (``NoDiacriticItems.groups``:
+    group → n_items, added, letters, per_100_letters; None for a group without such items)."""
+    return block.groups or {}
 
 
 def overall(summary) -> Mapping:

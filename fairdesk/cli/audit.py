@@ -6,6 +6,7 @@ import sys
 import time
 
 from ..presentation import count, fmt_gap, fmt_number, fmt_p, fmt_value
+from . import blocks
 from .common import (
     EXIT_NOTHING,
     EXIT_OK,
@@ -258,29 +259,50 @@ def audit_table(a, settings):
 
 
 # -- printing ----------------------------------------------------------------------------
-def print_failures(res: dict, file=None, limit: int = 10) -> None:
-    """The items that failed, with their reasons (the first ``limit``)."""
+def _as_run(res):
+    """The typed result of ``res`` (an AuditRun as is, a payload decoded)."""
+    from ..jobs.result import as_audit_run  # the statistics stack: imported on first use
+
+    return as_audit_run(res)
+
+
+def print_failures(res, file=None, limit: int = 10) -> None:
+    """The items that failed, with their reasons (the first ``limit``).
+
+    Parameters
+    ----------
+    res : AuditRun or a payload (read with ``as_audit_run``).
+    file : where to print (default: stdout at call time).
+    limit : how many to list; the rest are counted.
+    """
     file = file or sys.stdout
-    if res.get("failures"):
-        print(f"\n{count(len(res['failures']), 'item')} failed:", file=file)
-        for f in res["failures"][:limit]:
-            print(term(f"  {f['item']}: {f['reason']}"), file=file)
-        if len(res["failures"]) > limit:
+    failures = _as_run(res).failures
+    if failures:
+        print(f"\n{count(len(failures), 'item')} failed:", file=file)
+        for f in failures[:limit]:
+            print(term(f"  {f.item}: {f.reason}"), file=file)
+        if len(failures) > limit:
             print(
-                f"  ... and {len(res['failures']) - limit} more (all in the JSON: --json)",
+                f"  ... and {len(failures) - limit} more (all in the JSON: --json)",
                 file=file,
             )
 
 
-def print_no_diacritics(res: dict, file=None) -> None:
-    """Seed 003's first category: diacritics added on items whose reference has none."""
-    block = res.get("no_diacritic_items")
-    if not block:
+def print_no_diacritics(res, file=None) -> None:
+    """Seed 003's first category: diacritics added on items whose reference has none.
+
+    Parameters
+    ----------
+    res : AuditRun or a payload (read with ``as_audit_run``).
+    file : where to print.
+    """
+    block = _as_run(res).no_diacritic_items
+    if block is None:
         return
     print(
         "\nItems without diacritics in the reference (DER undefined): diacritics added", file=file
     )
-    for g, s in block["groups"].items():
+    for g, s in blocks.no_diacritic_groups(block).items():
         if s:
             rate = fmt_number(s["per_100_letters"], 2)
             print(
@@ -292,33 +314,42 @@ def print_no_diacritics(res: dict, file=None) -> None:
             )
 
 
-def print_groups(res: dict, file=None):
+def print_groups(res, file=None):
+    """The console view of an audit: the group table, the grounding lift, the exclusions,
+    the no-diacritic items, the pitfalls, the failures and the notes.
+
+    Parameters
+    ----------
+    res : AuditRun or a payload (read with ``as_audit_run``).
+    file : where to print (default: stdout at call time).
+    """
     from .console import format_groups
 
+    run = _as_run(res)
     # sys.stdout looked up at call time (a default bound at import outlives a swapped stream)
     file = file if file is not None else sys.stdout
-    print("\n".join(term(line) for line in format_groups(res).split("\n")), file=file)
-    ex = res.get("explain")
-    if ex:
-        n = ", ".join(f"{g} {k}" for g, k in sorted(ex.get("items_explained", {}).items()))
-        print(f"\nGrounding lift ({ex.get('method')}, items explained: {n or 'none'}):", file=file)
-        for c in res.get("comparisons", []):
-            if c["metric"] == "grounding_lift":
+    print("\n".join(term(line) for line in format_groups(run).split("\n")), file=file)
+    ex = run.explain
+    if ex is not None:
+        n = ", ".join(f"{g} {k}" for g, k in sorted(ex.items_explained.items()))
+        print(f"\nGrounding lift ({ex.method}, items explained: {n or 'none'}):", file=file)
+        for c in run.comparisons:
+            if c.metric == "grounding_lift":
                 print(
-                    f"  {term(c['group'])[:30]:<30} {fmt_value('grounding_lift', c['value']):>6} "
-                    f"vs {fmt_value('grounding_lift', c['reference_value'])}  gap "
-                    f"{fmt_gap('grounding_lift', c['gap']):>6} p_adj "
-                    f"{fmt_p(c['p_adjusted']):>6}  {c['verdict']}",
+                    f"  {term(c.group)[:30]:<30} {fmt_value('grounding_lift', c.value):>6} "
+                    f"vs {fmt_value('grounding_lift', c.reference_value)}  gap "
+                    f"{fmt_gap('grounding_lift', c.gap):>6} p_adj "
+                    f"{fmt_p(c.p_adjusted):>6}  {c.verdict}",
                     file=file,
                 )
-    for e in res.get("excluded", []):
-        print(term(f"  excluded {e['group']}: {e['reason']}"), file=file)
-    print_no_diacritics(res, file)
+    for e in run.excluded:
+        print(term(f"  excluded {e.group}: {e.reason}"), file=file)
+    print_no_diacritics(run, file)
     from .pitfalls import print_pitfalls
 
-    print_pitfalls(res, file)
-    print_failures(res, file)
-    for n in res.get("notes", []):
+    print_pitfalls(run, file)
+    print_failures(run, file)
+    for n in run.notes:
         print(term(f"note: {n}"), file=file)
 
 
@@ -368,24 +399,28 @@ def cmd_audit(a):
         res["normaliser_sensitivity"] = normaliser_sensitivity(
             frame, settings, res.get("reference"), res.get("tested_metrics"), lang
         )
+    run = _as_run(res)  # what is printed below reads the typed result
     if not a.quiet:
-        print_groups(res, file=human_out(a.json))
+        print_groups(run, file=human_out(a.json))
         if a.normaliser_sensitivity:
-            print_sensitivity(res["normaliser_sensitivity"], file=human_out(a.json))
-        if res.get("model_based"):
+            from .pitfalls import print_sensitivity
+
+            print_sensitivity(blocks.normaliser_sensitivity(run), file=human_out(a.json))
+        model_based = blocks.model_based(run)
+        if model_based:
             from ..jobs.model_based import model_based_lines
 
-            for line in model_based_lines(res["model_based"]):
+            for line in model_based_lines(model_based):
                 print(term(line), file=human_out(a.json))
-    elif not res.get("groups"):
-        print_failures(res, file=sys.stderr)
+    elif not run.groups:
+        print_failures(run, file=sys.stderr)
     if a.json:
         dump_json(res, a.json)
-    if not res.get("groups"):
+    if not run.groups:
         print(
-            f"fairdesk audit: nothing to analyse: every item failed ({len(res.get('failures', []))}"
+            f"fairdesk audit: nothing to analyse: every item failed ({len(run.failures)}"
             " failures listed above)"
-            if res.get("failures")
+            if run.failures
             else "fairdesk audit: no group could be analysed",
             file=sys.stderr,
         )

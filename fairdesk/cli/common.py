@@ -30,6 +30,11 @@ class UsageError(Exception):
 
 
 def dump_json(obj, out=None) -> str:
+    """Write ``obj`` as indented JSON to ``out`` (a path; None or ``-``: stdout); NaN and
+    ±inf as null. A typed audit result (``AuditRun``) is written as its JSON form
+    (``to_json``). Returns the text."""
+    if callable(getattr(obj, "to_json", None)):
+        obj = obj.to_json()
     text = json.dumps(
         clean_json(json.loads(json.dumps(obj, default=json_default))), ensure_ascii=False, indent=2
     )

@@ -8,10 +8,11 @@ comparisons and of the minimums.
 
 from __future__ import annotations
 
+from ..jobs.result_parts import Normaliser
 from ..presentation import (
-    MISSING,
     count,
     fmt_ci,
+    fmt_count,
     fmt_gap,
     fmt_p,
     fmt_percent,
@@ -20,6 +21,7 @@ from ..presentation import (
     plural,
     unit,
 )
+from . import blocks
 
 #: Metrics shown in the group table, in this order, when the result has them.
 SHOWN = ("wer", "cer", "em", "accuracy", "balanced_accuracy", "der", "ter", "hallucination_rate")
@@ -33,19 +35,12 @@ def value_with_ci(value, ci, metric: str = "") -> str:
     return fmt_value_ci(metric, value, ci, with_unit=False)
 
 
-def _count(n) -> str:
-    try:
-        return f"{int(n):,}"
-    except (TypeError, ValueError):
-        return MISSING
-
-
-def format_groups(res: dict, metrics=None, readings: bool = True) -> str:
-    """The console table of an audit result dict (``AuditResult.to_dict`` + analysis keys).
+def format_groups(res, metrics=None, readings: bool = True) -> str:
+    """The console table of an audit result.
 
     Parameters
     ----------
-    res : the JSON-ready result.
+    res : AuditRun or a stored payload (read with ``as_audit_run``).
     metrics : metric ids to show (default: those of ``SHOWN`` the result has).
     readings : print each comparison's plain-English reading under it.
 
@@ -58,18 +53,14 @@ def format_groups(res: dict, metrics=None, readings: bool = True) -> str:
         ``not_estimable``, n and the 3/n bound for ``no_variation``), the minimums message
         and the warnings.
     """
+    from ..jobs.result import as_audit_run  # the statistics stack: imported on first use
+
+    run = as_audit_run(res)
     verbose_off = not readings
-    groups = res.get("groups", [])
-    summary = res.get("summary", {})
+    groups = run.groups
     if metrics is None:
-        metrics = [
-            m
-            for m in SHOWN
-            if any(
-                (g.get("values") or {}).get(m) is not None or g.get(m) is not None for g in groups
-            )
-        ]
-    ref = res.get("reference")
+        metrics = [m for m in SHOWN if any((g.values or {}).get(m) is not None for g in groups)]
+    ref = run.reference
     out = []
     cellw = 22
     out.append(
@@ -77,29 +68,27 @@ def format_groups(res: dict, metrics=None, readings: bool = True) -> str:
         + "".join(f"{(HEADS.get(m, m.upper()) + f' {unit(m)} [95% CI]'):>{cellw}}" for m in metrics)
     )
     for g in groups:
-        mark = " (reference)" if g["group"] == ref else (" (excluded)" if g.get("excluded") else "")
-        name = (str(g["group"]) + mark)[:29]
-        vals = g.get("values") or {}
-        cis = g.get("ci") or {}
+        mark = " (reference)" if g.group == ref else (" (excluded)" if g.excluded else "")
+        name = (str(g.group) + mark)[:29]
+        vals = g.values or {}
+        cis = blocks.group_cis(g)
         out.append(
-            f"{name:<30}{g['n_items']:>7}{(g.get('n_speakers') or 0):>5}"
-            + "".join(
-                f"{value_with_ci(vals.get(m, g.get(m)), cis.get(m), m):>{cellw}}" for m in metrics
-            )
+            f"{name:<30}{g.n_items:>7}{(g.n_speakers or 0):>5}"
+            + "".join(f"{value_with_ci(vals.get(m), cis.get(m), m):>{cellw}}" for m in metrics)
         )
-    overall = [(summary.get(m) or {}).get("overall") or {} for m in metrics]
+    overall = [blocks.overall(run.summary.get(m)) for m in metrics]
     if any(overall):
-        n = sum(g["n_items"] for g in groups if not g.get("excluded"))
+        n = sum(g.n_items for g in groups if not g.excluded)
         cells = "".join(
             f"{value_with_ci(o.get('value'), o.get('ci'), m):>{cellw}}"
             for m, o in zip(metrics, overall)
         )
         out.append(f"{'(corpus, analysed groups)':<30}{n:>7}{'':>5}{cells}")
-    comps = [c for c in res.get("comparisons", []) if metrics and c["metric"] == metrics[0]]
+    comps = [c for c in run.comparisons if metrics and c.metric == metrics[0]]
     if comps:
         out.append("")
-        schemes = sorted({str(c.get("estimator")) for c in comps if c.get("estimator")})
-        design = res.get("design")
+        schemes = sorted({str(c.estimator) for c in comps if c.estimator})
+        design = run.design
         if design or schemes:
             out.append(
                 f"design: {design or 'unknown'}; resampling: "
@@ -112,45 +101,45 @@ def format_groups(res: dict, metrics=None, readings: bool = True) -> str:
             )
         out.append(f"{metrics[0].upper()} against {ref}:")
         for c in comps:
-            head = f"  {str(c['group'])[:30]:<30} "
-            if c["verdict"] == "not_estimable":
-                out.append(f"{head}not_estimable: {c.get('reason') or ''}")
-            elif c["verdict"] == "no_variation":
-                nv = c.get("no_variation") or {}
+            head = f"  {str(c.group)[:30]:<30} "
+            if c.verdict == "not_estimable":
+                out.append(f"{head}not_estimable: {c.reason or ''}")
+            elif c.verdict == "no_variation":
+                nv = blocks.no_variation(c)
                 n_ref = nv.get("n_reference")
                 noun = nv.get("unit", "")
                 if noun and n_ref is not None:
                     noun = plural(n_ref, noun.rstrip("s"), noun) if noun.endswith("s") else noun
                 out.append(
                     f"{head}no_variation: {fmt_sig(nv.get('value'))} everywhere on "
-                    f"{_count(nv.get('n_group'))} + {_count(n_ref)} "
+                    f"{fmt_count(nv.get('n_group'))} + {fmt_count(n_ref)} "
                     f"{noun}; other outcome < "
                     f"{fmt_percent(nv.get('bound_group'))} / "
                     f"{fmt_percent(nv.get('bound_reference'))} (rule of three)"
                 )
             else:
-                m = c["metric"]
+                m = c.metric
                 out.append(
-                    f"{head}gap {fmt_gap(m, c['gap'], with_unit=False):>6} "
-                    f"{fmt_ci(m, c['ci_low'], c['ci_high'], with_unit=False)} "
-                    f"p_adj {fmt_p(c['p_adjusted']):>6}  {c['verdict']}"
+                    f"{head}gap {fmt_gap(m, c.gap, with_unit=False):>6} "
+                    f"{fmt_ci(m, c.ci_low, c.ci_high, with_unit=False)} "
+                    f"p_adj {fmt_p(c.p_adjusted):>6}  {c.verdict}"
                 )
-            if c.get("reading") and not verbose_off:
-                out.append(f"    {c['reading']}")
-    boot = res.get("bootstrap") or {}
+            if c.reading and not verbose_off:
+                out.append(f"    {c.reading}")
+    boot = blocks.bootstrap(run)
     if boot.get("raised"):
         out.append(
-            f"B raised from {boot['requested']:,} to {count(boot['used'], 'resample')} for "
-            f"{count(boot['comparisons'], 'comparison')} (B ≥ 5·m/alpha)"
+            f"B raised from {fmt_count(boot['requested'])} to {count(boot['used'], 'resample')} "
+            f"for {count(boot['comparisons'], 'comparison')} (B ≥ 5·m/alpha)"
         )
-    if res.get("minimums_message"):
+    if run.minimums_message:
         out.append("")
-        out.append(res["minimums_message"])
-    for w in res.get("warnings", []) or []:
+        out.append(run.minimums_message)
+    for w in run.warnings or ():
         out.append(f"warning: {w}")
-    for p in res.get("input_problems", []) or []:
-        out.append(f"problem: line {p.get('line')}: {p.get('reason')}")
-    norm = res.get("normaliser")
-    if norm:
-        out.append(f"normaliser: {norm.get('name')} ({norm.get('reason')})")
+    for p in run.input_problems or ():
+        out.append(f"problem: line {p.line}: {p.reason}")
+    norm = run.normaliser
+    if norm is not None and norm != Normaliser():
+        out.append(f"normaliser: {norm.name} ({norm.reason})")
     return "\n".join(out)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from ..presentation import MISSING, count
+from ..presentation import MISSING, count, number
 from .common import (
     EXIT_NOTHING,
     EXIT_OK,
@@ -26,7 +26,7 @@ def cmd_init(a):
 
 def _print_summary(s: dict, keys=None):
     print(
-        f"{s['name']}: {count(s['items'], 'item')}, {count(s['speakers'], 'speaker')}, {s['hours']:.2f} h "
+        f"{s['name']}: {count(s['items'], 'item')}, {count(s['speakers'], 'speaker')}, {number(s['hours'], 2)} h "
         f"({s['format']}, root {s['root']})"
         + (f", {s['problems']} import problems" if s.get("problems") else "")
     )
@@ -129,7 +129,7 @@ def cmd_items(a):
             warn = f"\t[{'; '.join(r['warnings'])}]" if r.get("warnings") else ""
             print(
                 term(
-                    f"{r['id']}\t{r['speaker_id'] or MISSING}\t{r['duration']:.2f}s\t{r['text']}{warn}"
+                    f"{r['id']}\t{r['speaker_id'] or MISSING}\t{number(r['duration'], 2)}s\t{r['text']}{warn}"
                 )
             )
         what = "stale items (no longer in the dataset's source; kept)" if a.stale else "items"

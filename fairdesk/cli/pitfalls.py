@@ -8,19 +8,29 @@ import sys
 
 from ..jobs.sensitivity import normaliser_sensitivity
 from ..presentation import MISSING, fmt_gap, fmt_percent, fmt_value
+from . import blocks
 
 __all__ = ["normaliser_sensitivity", "print_pitfalls", "print_sensitivity"]
 
 
-def print_pitfalls(res: dict, file=None) -> None:
-    """Hallucination flags per group and the WER pitfalls of a result (nothing if absent)."""
+def print_pitfalls(res, file=None) -> None:
+    """Hallucination flags per group and the WER pitfalls of a result (nothing if absent).
+
+    Parameters
+    ----------
+    res : AuditRun or a payload (read with ``as_audit_run``).
+    file : where to print (default: stdout at call time).
+    """
+    from ..jobs.result import as_audit_run
+
+    run = as_audit_run(res)
     file = file if file is not None else sys.stdout
-    block = res.get("pitfalls") or {}
-    if not block:
+    block = run.pitfalls
+    if block is None:
         return
-    checked = ", ".join(block.get("flags_checked", []))
-    by_group = block.get("by_group", {})
-    if not block.get("n_flagged"):
+    checked = ", ".join(block.flags_checked)
+    by_group = blocks.pitfalls_by_group(block)
+    if not block.n_flagged:
         print(f"\nHallucination flags: none (checked: {checked})", file=file)
     else:
         print(f"\nHallucination flags (checked: {checked}):", file=file)
@@ -29,7 +39,7 @@ def print_pitfalls(res: dict, file=None) -> None:
             f"{'nonspeech':>10}{'WER':>8}{'WER unflagged':>15}",
             file=file,
         )
-        values = {str(g["group"]): g for g in res.get("groups", [])}
+        values = {str(g.group): g.values or {} for g in run.groups}
         for g, r in by_group.items():
             gv = values.get(g, {})
             print(
@@ -38,16 +48,16 @@ def print_pitfalls(res: dict, file=None) -> None:
                 f"{fmt_percent(gv.get('wer')):>8}{fmt_percent(gv.get('wer_unflagged')):>15}",
                 file=file,
             )
-    if block.get("not_checked"):
-        print(f"  not checked: {block['not_checked']}", file=file)
-    for d in block.get("wer_dominated", []):
+    if block.not_checked:
+        print(f"  not checked: {block.not_checked}", file=file)
+    for d in blocks.wer_dominated(block):
         print(
             f"  WER of {d['group']} is carried by one utterance: item {d['item']} holds "
             f"{d['errors']} of {d['group_errors']} word errors ({fmt_percent(d['share'], 0)}); "
             f"WER {fmt_percent(d['wer'])}, {fmt_percent(d['wer_without_item'])} without it",
             file=file,
         )
-    for c in block.get("verdicts_without_flagged", []):
+    for c in blocks.verdicts_without_flagged(block):
         if c.get("metric") is None:
             print(f"  verdicts without flagged items: {c.get('reason')}", file=file)
             continue
@@ -58,7 +68,7 @@ def print_pitfalls(res: dict, file=None) -> None:
             "reference)",
             file=file,
         )
-    share = block.get("nonspeech_share_by_group")
+    share = block.nonspeech_share_by_group
     if share:
         print(
             "  mean non-speech share (VAD): "
@@ -67,8 +77,14 @@ def print_pitfalls(res: dict, file=None) -> None:
         )
 
 
-def print_sensitivity(block: dict, file=None) -> None:
-    """The sensitivity table for the console."""
+def print_sensitivity(block, file=None) -> None:
+    """The sensitivity table for the console.
+
+    Parameters
+    ----------
+    block : the ``normaliser_sensitivity`` block (``blocks.normaliser_sensitivity``).
+    file : where to print (default: stdout at call time).
+    """
     file = file if file is not None else sys.stdout
     if not block or not block.get("rows"):
         print(f"\nNormaliser sensitivity: {block.get('note', 'no comparison')}", file=file)

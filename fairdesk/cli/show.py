@@ -8,7 +8,7 @@ slot (ok / missed / wrong / extra). The headless twin of the player's difference
 from __future__ import annotations
 
 from ..presentation import count, fmt_number, fmt_sig, fmt_value
-from ..review import item_report, rank_failures, run_normaliser
+from ..review import item_report, rank_failures, run_language, run_normaliser
 from .common import EXIT_OK, UsageError, dump_json, human_out, positive_int, term
 
 
@@ -55,9 +55,11 @@ def cmd_show(a):
 
     p = _project(a.project)
     df = run_items_frame(p, a.run)
-    payload = run_payload(p, a.run)
-    lang = (payload.get("settings") or {}).get("language") or "en"
-    norm = run_normaliser(payload)  # align as the run's WER was counted
+    from ..jobs.result import as_audit_run
+
+    run = as_audit_run(run_payload(p, a.run))
+    lang = run_language(run)
+    norm = run_normaliser(run)  # align as the run's WER was counted
     if a.item:
         df = df[df["id"].astype(str) == a.item]
         if df.empty:

@@ -200,6 +200,12 @@ def fmt_sig(value, digits: int = 3) -> str:
     return "0" if float(text) == 0 else text
 
 
+def fmt_count(n) -> str:
+    """A whole count with thousands separators, ``1,234``; :data:`MISSING` if none."""
+    x = finite(n)
+    return MISSING if x is None else f"{int(x):,}"
+
+
 def plural(n: int, noun: str, many: str | None = None) -> str:
     """``noun`` or its plural for a count (``many``, default ``noun + "s"``)."""
     return noun if int(n) == 1 else (many or f"{noun}s")

@@ -19,9 +19,8 @@ RES = {
             "group": "scot",
             "n_items": 80,
             "n_speakers": 8,
-            "values": {"wer": 0.3127},
+            "values": {"wer": 0.3127, "em": 0.4},
             "ci": {"wer": [0.25, 0.37]},
-            "em": 0.4,
         },
         {"group": "solo", "n_items": 5, "n_speakers": None, "excluded": True, "values": {}},
         {
@@ -155,7 +154,7 @@ RES2 = {
     "reference": "a",
     "groups": [
         {"group": "a", "n_items": 3, "values": {"wer": 0.1}},
-        {"group": "b", "n_items": 4, "wer": 0.2},
+        {"group": "b", "n_items": 4, "values": {"wer": 0.2}},
     ],
     "comparisons": [
         {
@@ -210,12 +209,14 @@ def test_value_with_ci():
     assert value_with_ci(1.234, [1.1, 1.4], "grounding_lift") == "1.23 [1.10, 1.40]"
 
 
-def test_metric_only_at_top_level_long_heads_and_a_missing_reason():
+def test_long_heads_and_a_missing_reason():
+    # the values under "values" (the top-level copies of today's payload are not read:
+    # AuditRun keeps one copy)
     res = {
         "reference": "a",
         "groups": [
-            {"group": "a", "n_items": 2, "cer": 0.1, "balanced_accuracy": 0.5},
-            {"group": "b", "n_items": 3, "cer": 0.2},
+            {"group": "a", "n_items": 2, "values": {"cer": 0.1, "balanced_accuracy": 0.5}},
+            {"group": "b", "n_items": 3, "values": {"cer": 0.2}},
         ],
         "comparisons": [{"metric": "cer", "group": "b", "verdict": "not_estimable"}],
     }

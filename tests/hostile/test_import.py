@@ -278,7 +278,7 @@ def test_reimport_with_rows_removed_marks_them_stale(cli, base):
     before = dump(proj)
     (data / "r.csv").write_text("id,path,text,accent\na,w0.wav,one,x\nc,w2.wav,three,x\n")
     code, out, err = cli("import", "--project", proj, "--name", "re", data / "r.csv")
-    assert code == 0 and "1 items no longer listed marked stale" in out
+    assert code == 0 and "1 item no longer listed marked stale" in out
     assert "items --stale" in out
     after = dump(proj)
     assert changed(before, after) == {"item_status", "import_problems"}
@@ -303,7 +303,7 @@ def test_stale_items_are_left_out_of_new_audits(cli, base, tmp_path):
     proj, data = base
     (data / "m2.csv").write_text((data / "m.csv").read_text().rsplit("\n", 2)[0] + "\n")
     code, out, _ = cli("import", "--project", proj, "--name", "base", data / "m2.csv")
-    assert code == 0 and "1 items no longer listed" in out
+    assert code == 0 and "1 item no longer listed" in out
     pred = tmp_path / "p.csv"
     pred.write_text(
         "item_id,text\n"

@@ -199,3 +199,18 @@ def test_tiers_read_the_dataset_and_normaliser_of_the_stored_run(today):
     typed = dataclasses.replace(d, payload=as_audit_run(stored))
     (t2,) = run_tiers(typed, "even", items=[first])
     assert t2.tiers == t.tiers and t2.reference_source == t.reference_source
+
+
+def test_a_failure_without_a_path_and_a_constant_value_in_its_unit(today):
+    """A stage failure stored without ``path`` renders (the typed ``ItemFailure`` has it
+    None); a no-variation comparison's constant reads in the metric's unit, like its
+    rule-of-three bounds."""
+    from tests.reports.conftest import with_interval_fields
+    from tests.reports.test_html import parse
+
+    d, stored = today
+    p = with_interval_fields(stored)
+    p["failures"] = [{"item": "x-1", "reason": "no audio"}]
+    plain = "".join(parse(render(report_context(dataclasses.replace(d, payload=p)))).itertext())
+    assert "x-1: no audio" in plain
+    assert "constant at 0.0%; rule-of-three bound 12.0% (group), 12.0% (reference)" in plain

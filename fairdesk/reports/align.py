@@ -1,8 +1,9 @@
 """Word alignment of a reference and a hypothesis for display (jiwer's alignment).
 
-The same normaliser as the run's WER (``settings.normaliser``), so the operations shown add up
-to the run's S/D/I counts. A substitution whose words differ only in their combining marks is
-shown as a tone-mark error (``T``) with the counts of :func:`fairdesk.metrics.text.tone_counts`.
+The same normaliser as the run's WER (``AuditRun.settings.normaliser``), so the operations
+shown add up to the run's S/D/I counts. A substitution whose words differ only in their
+combining marks is shown as a tone-mark error (``T``) with the counts of
+:func:`fairdesk.metrics.text.tone_counts`.
 """
 
 from __future__ import annotations
@@ -94,11 +95,11 @@ def align_tokens(ref_tokens: list[str], hyp_tokens: list[str]) -> list[Op]:
     return ops
 
 
-def normaliser(settings: dict, language: str):
-    """The run's WER normaliser (``settings.normaliser``; by language when absent)."""
+def normaliser(name: str | None, language: str):
+    """The run's WER normaliser (its ``settings.normaliser`` name; by language when absent
+    or unknown)."""
     from ..metrics.normalize import get_normalizer
 
-    name = settings.get("normaliser")
     try:
         return get_normalizer(name if name else None, language)
     except ValueError:

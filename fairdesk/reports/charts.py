@@ -4,7 +4,7 @@ The encodings of the results pane: points coloured by verdict (the GUI's palette
 reference group in near-black, 95% CIs as error bars, a dashed line at the reference.
 
 * :func:`value_chart`: each group's value of a metric with its own 95% CI (the
-  ``groups[i].ci[metric]`` of the result; a point without bars when the run has none);
+  ``run.group(g).ci[metric]`` of the result; a point without bars when the run has none);
 * :func:`gap_chart`: each group's gap to the reference with the CI of the gap;
 * :func:`radar_chart`: one axis per metric, one line per group, each value divided by the
   reference group's, so the reference is the unit circle; on an axis where the reference
@@ -14,6 +14,9 @@ reference group in near-black, 95% CIs as error bars, a dashed line at the refer
 
 :func:`report_charts` lists every chart of a result; :func:`save_figures` writes each as PNG
 and SVG (``fairdesk report --figures DIR`` and the GUI's per-chart export).
+
+Each public function takes the result as a :class:`fairdesk.jobs.result.AuditRun` or a stored
+payload dict (read with ``as_audit_run``) and reads it by attribute.
 """
 
 from __future__ import annotations
@@ -21,9 +24,12 @@ from __future__ import annotations
 import io
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..jobs.result import AuditRun, as_audit_run
+from ..jobs.result_parts import ConfusionMatrix
 from ..presentation import (
     GroupRow,
     RadarScale,
@@ -37,7 +43,6 @@ from ..presentation import (
 )
 from ..presentation import group_rows as present_rows
 from ..presentation import scale as unit_scale
-from ..stats.results import GroupInfo
 from .data import REFERENCE_COLOUR, SERIES, num, verdict_style
 
 _FONT = {
@@ -75,16 +80,12 @@ def plain(text) -> str:
     return str(text).replace("\\", "\\\\").replace("$", r"\$")
 
 
-def _analysed(payload: dict) -> list[dict]:
-    return [g for g in payload.get("groups") or [] if not g.get("excluded")]
+#: A result as the charts take it: typed, or a stored payload (decoded on entry).
+Result = AuditRun | Mapping
 
 
-def _verdicts(payload: dict, metric: str) -> dict:
-    return {
-        c["group"]: c.get("verdict")
-        for c in payload.get("comparisons") or []
-        if c.get("metric") == metric
-    }
+def _verdicts(run: AuditRun, metric: str) -> dict:
+    return {c.group: c.verdict for c in run.comparisons if c.metric == metric}
 
 
 def _scale(metric: str) -> float:
@@ -95,29 +96,17 @@ def _unit(metric: str) -> str:
     return unit(metric)
 
 
-def group_rows(payload: dict, metric: str) -> list[GroupRow]:
+def group_rows(result: Result, metric: str) -> list[GroupRow]:
     """One :class:`fairdesk.presentation.GroupRow` per group not excluded (display units:
     percent for rates, the ratio itself for ratios): what the report's and the GUI's value
     charts draw."""
-    verdicts = _verdicts(payload, metric)
-    groups = [
-        GroupInfo(
-            group=g["group"],
-            n_items=g.get("n_items"),
-            n_speakers=g.get("n_speakers"),
-            excluded=bool(g.get("excluded")),
-            reason=g.get("reason"),
-            values={metric: (g.get("values") or {}).get(metric, g.get(metric))},
-            ci=g.get("ci") or {},
-        )
-        for g in payload.get("groups") or []
-    ]
-    return present_rows(groups, metric, payload.get("reference"), verdicts)
+    run = as_audit_run(result)
+    return present_rows(run.groups, metric, run.reference, _verdicts(run, metric))
 
 
-def value_chart(payload: dict, metric: str) -> Chart:
+def value_chart(result: Result, metric: str) -> Chart:
     """Each analysed group's value of ``metric`` with its 95% CI (see the module doc)."""
-    rows = group_rows(payload, metric)
+    rows = group_rows(result, metric)
     fig, ax = _figure(max(4.0, 1.0 + 0.9 * len(rows)), 3.2)
     n_ci = 0
     for i, r in enumerate(rows):
@@ -160,15 +149,16 @@ def value_chart(payload: dict, metric: str) -> Chart:
     return Chart(f"values_{_safe(metric)}", f"{metric_label(metric)} by group", fig, cap)
 
 
-def gap_chart(payload: dict, metric: str) -> Chart:
+def gap_chart(result: Result, metric: str) -> Chart:
     """Each group's gap to the reference with the 95% CI of the gap (the GUI's gap plot)."""
-    rows = [c for c in payload.get("comparisons") or [] if c.get("metric") == metric]
-    ref = payload.get("reference")
+    run = as_audit_run(result)
+    rows = [c for c in run.comparisons if c.metric == metric]
+    ref = run.reference
     fig, ax = _figure(max(4.0, 1.2 + 0.9 * len(rows)), 3.0)
     k = _scale(metric)
     ax.axhline(0, color="#444444", ls="--", lw=1.2)
     for i, c in enumerate(rows):
-        y, lo, hi = num(c.get("gap")) * k, num(c.get("ci_low")) * k, num(c.get("ci_high")) * k
+        y, lo, hi = num(c.gap) * k, num(c.ci_low) * k, num(c.ci_high) * k
         if not any(math.isnan(x) for x in (y, lo, hi)):
             ax.errorbar(
                 [i],
@@ -184,13 +174,13 @@ def gap_chart(payload: dict, metric: str) -> Chart:
                 [i],
                 [y],
                 s=90,
-                color=verdict_style(c.get("verdict"))[1],
+                color=verdict_style(c.verdict)[1],
                 edgecolor="#263238",
                 zorder=3,
             )
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels(
-        [plain(short_group(c["group"])) for c in rows], rotation=20 if len(rows) > 4 else 0
+        [plain(short_group(c.group)) for c in rows], rotation=20 if len(rows) > 4 else 0
     )
     ax.set_xlim(-0.6, max(len(rows), 1) - 0.4)
     ax.set_ylabel(f"gap ({unit(metric, gap=True)})")
@@ -210,33 +200,29 @@ def gap_chart(payload: dict, metric: str) -> Chart:
 RADAR_MAX = 3.0
 
 
-def _radar_values(payload: dict) -> dict:
-    return {
-        g["group"]: {
-            **{k: v for k, v in g.items() if isinstance(v, (int, float))},
-            **(g.get("values") or {}),
-        }
-        for g in _analysed(payload)
-    }
+def _radar_values(run: AuditRun) -> dict:
+    """Group → metric → value of the analysed groups."""
+    return {g.group: dict(g.values or {}) for g in run.groups if not g.excluded}
 
 
-def radar_scale_of(payload: dict) -> RadarScale:
+def radar_scale_of(result: Result) -> RadarScale:
     """The radar of a result: :func:`fairdesk.presentation.radar` (the GUI's)."""
+    run = as_audit_run(result)
     return radar(
-        _radar_values(payload),
-        payload.get("reference"),
-        payload.get("tested_metrics") or [],
-        payload.get("descriptive_metrics") or [],
-        (payload.get("pitfalls") or {}).get("n_flagged") or 0,
+        _radar_values(run),
+        run.reference,
+        run.tested_metrics,
+        run.descriptive_metrics,
+        (run.pitfalls.n_flagged if run.pitfalls is not None else 0) or 0,
     )
 
 
-def radar_metrics(payload: dict) -> list[str]:
+def radar_metrics(result: Result) -> list[str]:
     """The radar's axes (:func:`fairdesk.presentation.radar_axes`, the GUI's)."""
-    return list(radar_scale_of(payload).metrics)
+    return list(radar_scale_of(result).metrics)
 
 
-def radar_chart(payload: dict) -> Chart | None:
+def radar_chart(result: Result) -> Chart | None:
     """One axis per metric, one line per group, the reference as the unit circle.
 
     Axes where every group's value is 0 carry no information and are left out (the caption
@@ -244,10 +230,11 @@ def radar_chart(payload: dict) -> Chart | None:
     """
     import numpy as np
 
-    ref = payload.get("reference")
-    if ref not in _radar_values(payload):
+    run = as_audit_run(result)
+    ref = run.reference
+    if ref not in _radar_values(run):
         return None
-    s = radar_scale_of(payload)
+    s = radar_scale_of(run)
     if not s.drawable:
         return None
     axes, scaled_by_max, all_zero = list(s.metrics), list(s.by_max), list(s.empty)
@@ -333,12 +320,13 @@ def radar_chart(payload: dict) -> Chart | None:
     return Chart("radar", "Disparity radar", fig, cap)
 
 
-def confusion_chart(group: str, conf: dict, kind: str = "confusion") -> Chart:
-    """One group's confusion matrix (rows: true, columns: predicted)."""
+def confusion_chart(group: str, conf: ConfusionMatrix, kind: str = "confusion") -> Chart:
+    """One group's confusion matrix (rows: true, columns: predicted; ``kind``
+    ``intent_confusion`` or ``confusion``)."""
     import numpy as np
 
-    mat = np.asarray(conf.get("matrix") or [[0]], dtype=float)
-    true, pred = conf.get("true") or [], conf.get("predicted") or []
+    mat = np.asarray(conf.matrix or [[0]], dtype=float)
+    true, pred = conf.true or (), conf.predicted or ()
     fig, ax = _figure(max(3.2, 1.6 + 0.55 * len(pred)), max(2.6, 1.2 + 0.45 * len(true)))
     ax.imshow(mat, cmap="Blues", aspect="auto")
     for (r, c), v in np.ndenumerate(mat):
@@ -362,21 +350,22 @@ def confusion_chart(group: str, conf: dict, kind: str = "confusion") -> Chart:
     return Chart(f"{kind}_{_safe(group)}", f"{short_group(group)}: {what} confusion", fig)
 
 
-def report_charts(payload: dict, confusion: bool = True) -> list[Chart]:
+def report_charts(result: Result, confusion: bool = True) -> list[Chart]:
     """Every chart of a result, in report order (``confusion=False``: without the confusion
     matrices, which the HTML report shows as tables)."""
+    run = as_audit_run(result)
     charts: list[Chart] = []
-    tested = [m for m in payload.get("tested_metrics") or []]
-    for m in tested:
-        charts.append(value_chart(payload, m))
-    for m in tested:
-        if any(c.get("metric") == m for c in payload.get("comparisons") or []):
-            charts.append(gap_chart(payload, m))
-    radar = radar_chart(payload)
+    for m in run.tested_metrics:
+        charts.append(value_chart(run, m))
+    for m in run.tested_metrics:
+        if any(c.metric == m for c in run.comparisons):
+            charts.append(gap_chart(run, m))
+    radar = radar_chart(run)
     if radar is not None:
         charts.append(radar)
-    for kind in ("intent_confusion", "confusion") if confusion else ():
-        for g, conf in (payload.get(kind) or {}).items():
+    blocks = (("intent_confusion", run.intent_confusion), ("confusion", run.confusion))
+    for kind, block in blocks if confusion else ():
+        for g, conf in (block or {}).items():
             charts.append(confusion_chart(g, conf, kind))
     return charts
 
@@ -447,9 +436,9 @@ def export_chart(chart: Chart, path) -> Path:
     return path
 
 
-def save_figures(payload: dict, folder) -> list[Path]:
+def save_figures(result: Result, folder) -> list[Path]:
     """Every chart of a result as PNG and SVG in ``folder``; returns the files written."""
     paths: list[Path] = []
-    for chart in report_charts(payload):
+    for chart in report_charts(result):
         paths += save_chart(chart, folder)
     return paths

@@ -1,10 +1,11 @@
 """What a report or an export reads from a project: one finished run, plainly.
 
-:func:`load_run` gathers the stored audit result (``results`` of kind ``audit``), the per-item
-rows (kind ``items``), the run's row (dates, model fingerprint), the dataset's summary and
-its items (audio paths, content hashes, database ids). Fields added to results by later
-fairdesk versions (per-group CIs, ``not_estimable`` and ``no_variation`` verdicts) are read
-when present and skipped when absent, so older runs still render.
+:func:`load_run` gathers the stored audit result (``results`` of kind ``audit``, read once
+into the typed :class:`fairdesk.jobs.result.AuditRun`), the per-item rows (kind ``items``),
+the run's row (dates, model fingerprint), the dataset's summary and its items (audio paths,
+content hashes, database ids). The views read ``RunData.audit`` (attributes only); fields
+added to results by later fairdesk versions (per-group CIs, ``not_estimable`` and
+``no_variation`` verdicts) take their defaults when absent, so older runs still render.
 """
 
 from __future__ import annotations
@@ -12,11 +13,15 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.store import Project
+from ..jobs.result import AuditRun, as_audit_run
 from ..presentation import MISSING
+from ..stats.results import GroupInfo
+from ..stats.summary import MetricSummary
 from .palette import VERDICTS  # noqa: E402, F401 - the GUI's colours
 
 REFERENCE_COLOUR = "#222222"
@@ -28,6 +33,31 @@ def verdict_style(verdict) -> tuple[str, str, str]:
     """(label, background, foreground) of a verdict id (unknown ids in grey)."""
     v = str(verdict or "")
     return VERDICTS.get(v, (v.replace("_", " ") or MISSING, "#e0e0e0", "#1a1a1a"))
+
+
+@dataclass(frozen=True)
+class Overall:
+    """A metric's corpus-wide value: ``value``, its 95% ``ci`` (``(low, high)`` or None)
+    and the ``scheme`` that resampled it."""
+
+    value: float | None
+    ci: tuple | None
+    scheme: str | None
+
+
+def summary_overall(s: MetricSummary | None) -> Overall | None:
+    """The corpus-wide value of a metric (``MetricSummary.overall``, a free-form block:
+    this is its one reader); None when the run has none."""
+    o = s.overall if s is not None else None
+    if not o:
+        return None
+    return Overall(o.get("value"), o.get("ci"), o.get("scheme"))
+
+
+def group_ci(g: GroupInfo, metric: str) -> tuple | None:
+    """A group's own 95% CI of ``metric``, ``(low, high)``, or None (``GroupInfo.ci``
+    values are free-form: this is their one reader)."""
+    return (g.ci or {}).get(metric)
 
 
 def num(v) -> float:
@@ -47,7 +77,10 @@ class RunData:
     ----------
     project : the open project.
     run_id : the run.
-    payload : the stored audit result (JSON-ready dict).
+    payload : the audit result as given: the stored JSON (a dict, kept as read) or an
+        :class:`~fairdesk.jobs.result.AuditRun`. The views read :attr:`audit`, decoded from
+        it on the first read (assigning a new payload decodes again; an edit in place after
+        that first read is not seen).
     items : per-item rows of the run (DataFrame), joined to the dataset's items
         (``db_id``, ``audio_hash``, ``duration``, ``path``) where the dataset still has them.
     run : the ``runs`` row as a dict (``created_at``, ``finished_at``, ``model_fingerprint``,
@@ -58,27 +91,49 @@ class RunData:
 
     project: Project
     run_id: int
-    payload: dict
+    payload: Mapping | AuditRun
     items: object
     run: dict = field(default_factory=dict)
     dataset: object = None
     dataset_summary: dict = field(default_factory=dict)
 
+    _audit: AuditRun | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __setattr__(self, name, value) -> None:
+        if name == "payload":  # a new payload: decode it again on the next read
+            object.__setattr__(self, "_audit", None)
+        object.__setattr__(self, name, value)
+
     @property
-    def settings(self) -> dict:
-        return self.payload.get("settings") or {}
+    def audit(self) -> AuditRun:
+        """The typed audit result (``as_audit_run(payload)``, decoded once)."""
+        if self._audit is None:
+            object.__setattr__(self, "_audit", as_audit_run(self.payload))
+        return self._audit
 
     @property
     def language(self) -> str:
-        return str(self.settings.get("language") or "en")
+        """The dataset's language as the run recorded it (``en`` when it did not)."""
+        rs = self.audit.run_settings
+        return str((rs.language if rs is not None else None) or "en")
+
+    @property
+    def normaliser_name(self) -> str | None:
+        """The WER normaliser setting of the run (None for a run without statistics)."""
+        s = self.audit.settings
+        return s.normaliser if s is not None else None
 
     @property
     def model_key(self) -> str:
-        return str(self.payload.get("model_key") or self.settings.get("model_key") or "")
+        """The model's cache key (``name@fingerprint``; '' when unknown)."""
+        a = self.audit
+        rs = a.run_settings
+        return str(a.model_key or (rs.model_key if rs is not None else None) or "")
 
     @property
     def reference(self):
-        return self.payload.get("reference")
+        """The reference group."""
+        return self.audit.reference
 
     def audio_path(self, row) -> Path | None:
         """Absolute audio path of a per-item row (None without a dataset)."""
@@ -116,7 +171,7 @@ def load_run(project: Project, run_id: int) -> RunData:
     items = run_items_frame(project, run_id)
     run = run_row(project, run_id) or {}
     ds, summary = None, {}
-    name = payload.get("dataset")
+    name = as_audit_run(payload).dataset
     if name:
         try:
             ds = project.dataset(str(name))
@@ -135,4 +190,5 @@ def load_run(project: Project, run_id: int) -> RunData:
         if "duration" not in items.columns:
             items["duration"] = items["_duration"]
         items = items.drop(columns=["_path", "_duration"])
+    # ``audit`` is decoded again on first read, so a caller may still edit the payload
     return RunData(project, run_id, payload, items, run, ds, summary)

@@ -5,6 +5,10 @@ references nothing outside itself. Every string that comes from a user (dataset,
 speaker and item names, transcripts, readings, notes) goes through jinja2's autoescape; only
 the SVG that matplotlib wrote (which escapes its own text) is inserted as markup.
 
+The sections read the typed result (:class:`fairdesk.jobs.result.AuditRun`, ``RunData.audit``)
+by attribute and format every number through :mod:`fairdesk.presentation`; the template gets
+plain view rows (strings) and typed parts (failures, exclusions).
+
 Entry points: :func:`build_report` (the HTML text) and :func:`write_report` (HTML, and
 optionally the PDF and every chart as PNG/SVG).
 """
@@ -16,6 +20,7 @@ import io
 from pathlib import Path
 
 from .._meta import __version__
+from ..jobs.result import AuditRun
 from ..presentation import (
     MISSING,
     count,
@@ -30,126 +35,146 @@ from ..presentation import (
     metric_short,
     short_group,
 )
+from ..stats.results import Comparison
 from .align import align_texts, normaliser
-from .data import RunData, load_run, num, verdict_style
+from .data import RunData, group_ci, load_run, num, summary_overall, verdict_style
 from .files import TEMPLATES, ReportFiles  # noqa: E402, F401 - re-exported
 from .sections import (
+    confusion_section,
+    grounding_section,
     model_based_section,
     pitfalls_section,
     regression_sections,
+    representation_section,
     sensitivity_section,
 )
 
 
+def _n(v) -> str:
+    """A count as shown (:data:`MISSING` when none)."""
+    return fmt_number(v, 0)
+
+
+def _shown(v) -> str:
+    """A stored setting as shown (:data:`MISSING` when none)."""
+    return MISSING if v is None else str(v)
+
+
 # -- sections ------------------------------------------------------------------------------
-def _audited(d: RunData) -> list[tuple[str, str]]:
-    p, s = d.payload, d.settings
-    model_key = d.model_key
-    model, _, weights = model_key.partition("@")
-    boot = p.get("bootstrap") or {}
-    b_used = s.get("n_bootstrap_used") or boot.get("used")
-    b = str(s.get("n_bootstrap", "–"))
-    if b_used and str(b_used) != b:
-        b += f" (raised to {b_used} for the Holm family)"
-    schemes = sorted(
-        {str(c.get("estimator")) for c in p.get("comparisons") or [] if c.get("estimator")}
-    )
-    text_source = (
-        p.get("text_source") or s.get("text_source") or "the dataset's reference transcripts"
-    )
+def _bootstrap_used(run: AuditRun):
+    """The B the run used (``settings.n_bootstrap_used``, else the free-form ``bootstrap``
+    block's ``used``: its one reader)."""
+    return run.n_bootstrap_used or (run.bootstrap or {}).get("used")
+
+
+def _audited(d: RunData, run: AuditRun) -> list[tuple[str, str]]:
+    s, rs = run.settings, run.run_settings
+
+    def setting(name: str) -> str:
+        return _shown(getattr(s, name) if s is not None else None)
+
+    def run_setting(name: str):
+        return getattr(rs, name) if rs is not None else None
+
+    model, _, weights = d.model_key.partition("@")
+    b_used = _bootstrap_used(run)
+    b = setting("n_bootstrap")
+    if b_used and _n(b_used) != b:
+        b += f" (raised to {_n(b_used)} for the Holm family)"
+    schemes = sorted({str(c.estimator) for c in run.comparisons if c.estimator})
+    text_source = run_setting("text_source") or "the dataset's reference transcripts"
+    filters = run_setting("filters") or {}
     rows = [
-        ("Dataset", str(p.get("dataset") or p.get("table") or "–")),
-        ("Model", str(p.get("model") or s.get("model") or model or "–")),
-        ("Model fingerprint (weights and decoding settings)", weights or "–"),
-        ("Device", str(p.get("device") or s.get("device") or "–")),
+        ("Dataset", str(run.dataset or run.table or MISSING)),
+        ("Model", str(run.model or run_setting("model") or model or MISSING)),
+        ("Model fingerprint (weights and decoding settings)", weights or MISSING),
+        ("Device", str(run.device or run_setting("device") or MISSING)),
         (
             "fairdesk version",
-            f"{s.get('fairdesk_version', '–')} (metrics code "
-            f"{s.get('metrics_code_version', '–')}); report by {__version__}",
+            f"{_shown(run_setting('fairdesk_version'))} (metrics code "
+            f"{_shown(run_setting('metrics_code_version'))}); report by {__version__}",
         ),
         ("Run", f"{d.run_id}, finished {d.date()}"),
-        ("Grouped by", ", ".join(map(str, p.get("by") or s.get("by") or [])) or "–"),
+        ("Grouped by", ", ".join(map(str, run.by or run_setting("by") or ())) or MISSING),
         (
             "Filters",
-            ", ".join(f"{k} = {'/'.join(map(str, v))}" for k, v in (s.get("filters") or {}).items())
-            or "none",
+            ", ".join(f"{k} = {'/'.join(map(str, v))}" for k, v in filters.items()) or "none",
         ),
-        ("Reference group", str(p.get("reference") or "–")),
-        ("Design", str(p.get("design") or "–").replace("_", " ")),
-        ("Resampling", f"{s.get('resampling', '–')} (used: {', '.join(schemes) or '–'})"),
+        ("Reference group", str(run.reference or MISSING)),
+        ("Design", str(run.design or MISSING).replace("_", " ")),
+        ("Resampling", f"{setting('resampling')} (used: {', '.join(schemes) or MISSING})"),
         ("Bootstrap resamples B", b),
-        ("Seed", str(s.get("seed", "–"))),
-        ("Normaliser", str(s.get("normaliser", "–"))),
-        ("Language", str(s.get("language", "–"))),
+        ("Seed", setting("seed")),
+        ("Normaliser", setting("normaliser")),
+        ("Language", _shown(run_setting("language"))),
         ("Text source", str(text_source)),
         (
             "Thresholds",
-            f"alpha {s.get('alpha', '–')}, absolute gap "
-            f"{s.get('absolute_error_gap', '–')}, disparity ratio "
-            f"{s.get('disparity_ratio', '–')}, grounding gap "
-            f"{s.get('grounding_gap', '–')}",
+            f"alpha {setting('alpha')}, absolute gap {setting('absolute_error_gap')}, "
+            f"disparity ratio {setting('disparity_ratio')}, grounding gap "
+            f"{setting('grounding_gap')}",
         ),
         (
             "Minimums per group",
-            f"{count(s.get('min_items', '–'), 'item')}, {count(s.get('min_speakers', '–'), 'speaker')}",
+            f"{count(s.min_items if s else None, 'item')}, "
+            f"{count(s.min_speakers if s else None, 'speaker')}",
         ),
-        (
-            "Tested metrics",
-            ", ".join(metric_label(m) for m in p.get("tested_metrics") or []) or "–",
-        ),
+        ("Tested metrics", ", ".join(metric_label(m) for m in run.tested_metrics) or MISSING),
         (
             "Descriptive metrics",
-            ", ".join(metric_label(m) for m in p.get("descriptive_metrics") or []) or "–",
+            ", ".join(metric_label(m) for m in run.descriptive_metrics) or MISSING,
         ),
     ]
-    if s.get("sample_per_group"):
-        rows.append(("Sample", f"{count(s['sample_per_group'], 'item')} per group (stratified)"))
-    if s.get("nlu") and s.get("nlu") != "none":
-        rows.append(("NLU", str(s["nlu"])))
+    if run_setting("sample_per_group"):
+        rows.append(("Sample", f"{count(rs.sample_per_group, 'item')} per group (stratified)"))
+    if run_setting("nlu") and rs.nlu != "none":
+        rows.append(("NLU", str(rs.nlu)))
     return rows
 
 
-def _corpus(d: RunData) -> dict:
-    p, ds = d.payload, d.dataset_summary
-    counts = p.get("counts") or {}
-    by = [str(b) for b in (p.get("by") or [])]
+def _corpus(d: RunData, run: AuditRun) -> dict:
+    ds = d.dataset_summary
+    by = [str(b) for b in run.by]
     columns = {c: v for c, v in (ds.get("columns") or {}).items() if c in by}
+    counts = run.counts
     return {
         "dataset": ds,
         "columns": [(c, sorted(v.items())) for c, v in columns.items()],
-        "analysed": len(d.items),
-        "counts": counts,
-        "n_failed": len(p.get("failures") or []),
+        "analysed": _n(len(d.items)),
+        "counts": None
+        if counts is None
+        else {"n_cached": _n(counts.n_cached), "n_inferred": _n(counts.n_inferred)},
+        "n_failed": _n(len(run.failures)),
         "groups": [
             {
-                "group": g["group"],
-                "n_items": g.get("n_items"),
-                "n_speakers": g.get("n_speakers") if g.get("n_speakers") is not None else "–",
-                "excluded": bool(g.get("excluded")),
-                "reason": g.get("reason") or "",
-                "reference": g["group"] == p.get("reference"),
+                "group": g.group,
+                "n_items": _n(g.n_items),
+                "n_speakers": _n(g.n_speakers),
+                "excluded": bool(g.excluded),
+                "reason": g.reason or "",
+                "reference": g.group == run.reference,
             }
-            for g in p.get("groups") or []
+            for g in run.groups
         ],
     }
 
 
-def _card(c: dict) -> dict:
-    label, bg, fg = verdict_style(c.get("verdict"))
-    m = c.get("metric", "")
-    arrow = {"worse": "▼ worse", "better": "▲ better"}.get(c.get("direction"), "")
+def _card(c: Comparison) -> dict:
+    label, bg, fg = verdict_style(c.verdict)
+    m = c.metric or ""
+    arrow = {"worse": "▼ worse", "better": "▲ better"}.get(c.direction, "")
     return {
         "metric": metric_short(m),
-        "group": c.get("group"),
+        "group": c.group,
         "label": label,
         "bg": bg,
         "fg": fg,
-        "gap": fmt_gap(m, c.get("gap")),
-        "ci": fmt_ci(m, c.get("ci_low"), c.get("ci_high")),
-        "values": f"{fmt_value(m, c.get('value'))} vs {fmt_value(m, c.get('reference_value'))}",
-        "p_adj": fmt_p(c.get("p_adjusted")),
+        "gap": fmt_gap(m, c.gap),
+        "ci": fmt_ci(m, c.ci_low, c.ci_high),
+        "values": f"{fmt_value(m, c.value)} vs {fmt_value(m, c.reference_value)}",
+        "p_adj": fmt_p(c.p_adjusted),
         "arrow": arrow,
-        "reading": c.get("reading") or c.get("reason") or label,
+        "reading": c.reading or c.reason or label,
     }
 
 
@@ -159,61 +184,53 @@ def _ci_span(metric: str, ci) -> str:
     return "" if text == MISSING else text
 
 
-def _group_values(d: RunData) -> dict:
-    p = d.payload
-    metrics = list(
-        dict.fromkeys((p.get("tested_metrics") or []) + (p.get("descriptive_metrics") or []))
-    )
+def _group_values(run: AuditRun) -> dict:
+    metrics = list(dict.fromkeys(run.tested_metrics + run.descriptive_metrics))
     rows = []
-    for g in p.get("groups") or []:
+    for g in run.groups:
         cells = []
         for m in metrics:
-            v = (g.get("values") or {}).get(m, g.get(m))
-            ci = (g.get("ci") or {}).get(m)
-            note = (g.get("ci_note") or {}).get(m) or ""
-            scheme = (g.get("ci_scheme") or {}).get(m) or ""
             cells.append(
                 {
-                    "value": fmt_value(m, v),
-                    "ci": _ci_span(m, ci),
-                    "note": note,
-                    "scheme": scheme,
+                    "value": fmt_value(m, (g.values or {}).get(m)),
+                    "ci": _ci_span(m, group_ci(g, m)),
+                    "note": (g.ci_note or {}).get(m) or "",
+                    "scheme": (g.ci_scheme or {}).get(m) or "",
                 }
             )
         rows.append(
             {
-                "group": g["group"],
-                "excluded": bool(g.get("excluded")),
-                "reference": g["group"] == p.get("reference"),
+                "group": g.group,
+                "excluded": bool(g.excluded),
+                "reference": g.group == run.reference,
                 "cells": cells,
             }
         )
     overall = []
-    summary = p.get("summary") or {}
     for m in metrics:
-        o = (summary.get(m) or {}).get("overall") or {}
+        o = summary_overall(run.summary.get(m))
         overall.append(
             {
-                "value": fmt_value(m, o.get("value")),
-                "ci": _ci_span(m, o.get("ci")),
-                "scheme": str(o.get("scheme") or ""),
+                "value": fmt_value(m, o.value if o else None),
+                "ci": _ci_span(m, o.ci if o else None),
+                "scheme": str((o.scheme if o else None) or ""),
             }
         )
     has_overall = any(o["value"] != MISSING for o in overall)
     summ = []
-    for m in p.get("tested_metrics") or []:
-        s = summary.get(m) or {}
-        if not s:
+    for m in run.tested_metrics:
+        s = run.summary.get(m)
+        if s is None:
             continue
         summ.append(
             {
                 "metric": metric_label(m),
-                "max_gap": fmt_gap(m, s.get("max_gap")),
-                "ratio": fmt_ratio(s.get("disparity_ratio")),
-                "gini": fmt_number(s.get("gini"), 3),
-                "wstd": fmt_value(m, s.get("weighted_std")),
-                "best": s.get("best_group") or "–",
-                "worst": s.get("worst_group") or "–",
+                "max_gap": fmt_gap(m, s.max_gap),
+                "ratio": fmt_ratio(s.disparity_ratio),
+                "gini": fmt_number(s.gini, 3),
+                "wstd": fmt_value(m, s.weighted_std),
+                "best": s.best_group or MISSING,
+                "worst": s.worst_group or MISSING,
             }
         )
     return {
@@ -225,144 +242,65 @@ def _group_values(d: RunData) -> dict:
     }
 
 
-def _gap_rows(d: RunData) -> list[dict]:
+def _no_variation(c: Comparison) -> str:
+    """The rule-of-three text of a ``no_variation`` comparison ('' otherwise; the one reader
+    of the free-form ``Comparison.no_variation``)."""
+    nv = c.no_variation or {}
+    if not nv:
+        return ""
+    m = c.metric or ""
+    return (
+        f"constant at {fmt_value(m, nv.get('value'))}; rule-of-three bound "
+        f"{fmt_value(m, nv.get('bound_group'))} (group), "
+        f"{fmt_value(m, nv.get('bound_reference'))} (reference)"
+    )
+
+
+def _gap_rows(run: AuditRun) -> list[dict]:
     rows = []
-    for c in d.payload.get("comparisons") or []:
-        m = c.get("metric", "")
-        label, bg, fg = verdict_style(c.get("verdict"))
-        blocks = _blocks(c.get("n_blocks") or {})
-        nv = c.get("no_variation") or {}
-        extra = c.get("reason") or ""
-        if nv:
-            extra = (
-                f"constant at {nv.get('value')}; rule-of-three bound "
-                f"{fmt_value(m, nv.get('bound_group'))} (group), "
-                f"{fmt_value(m, nv.get('bound_reference'))} (reference)"
-            )
+    for c in run.comparisons:
+        m = c.metric or ""
+        label, bg, fg = verdict_style(c.verdict)
         rows.append(
             {
                 "metric": metric_short(m),
-                "group": c.get("group"),
-                "value": fmt_value(m, c.get("value")),
-                "ref": fmt_value(m, c.get("reference_value")),
-                "gap": fmt_gap(m, c.get("gap")),
-                "ratio": fmt_ratio(c.get("ratio")),
-                "ci": fmt_ci(m, c.get("ci_low"), c.get("ci_high")),
-                "p": fmt_p(c.get("p_value")),
-                "p_adj": fmt_p(c.get("p_adjusted")),
-                "mde": fmt_value(m, c.get("mde")),
-                "effect": fmt_number(c.get("effect_size"), 2),
-                "estimator": str(c.get("estimator") or "–"),
-                "blocks": blocks,
-                "design": str(c.get("design") or "").replace("_", " "),
+                "group": c.group,
+                "value": fmt_value(m, c.value),
+                "ref": fmt_value(m, c.reference_value),
+                "gap": fmt_gap(m, c.gap),
+                "ratio": fmt_ratio(c.ratio),
+                "ci": fmt_ci(m, c.ci_low, c.ci_high),
+                "p": fmt_p(c.p_value),
+                "p_adj": fmt_p(c.p_adjusted),
+                "mde": fmt_value(m, c.mde),
+                "effect": fmt_number(c.effect_size, 2),
+                "estimator": str(c.estimator or MISSING),
+                "blocks": _blocks(c),
+                "design": str(c.design or "").replace("_", " "),
                 "verdict": label,
                 "bg": bg,
                 "fg": fg,
-                "flags": ", ".join(str(f).replace("_", " ") for f in c.get("flags") or []),
-                "extra": extra,
+                "flags": ", ".join(str(f).replace("_", " ") for f in c.flags or ()),
+                "extra": _no_variation(c) or c.reason or "",
             }
         )
     return rows
 
 
-def _blocks(nb: dict) -> str:
-    """``5 + 5 speakers, 30 contents, 20 + 20 items`` from a comparison's block counts."""
+def _blocks(c: Comparison) -> str:
+    """``5 + 5 speakers, 30 contents, 20 + 20 items`` from a comparison's block counts (the
+    one reader of the free-form ``Comparison.n_blocks``)."""
+    nb = c.n_blocks or {}
     bits = []
     for what, g, r in (
         ("speakers", "group_speakers", "reference_speakers"),
         ("items", "group_items", "reference_items"),
     ):
         if nb.get(g) is not None or nb.get(r) is not None:
-            bits.append(f"{nb.get(g, '–')} + {nb.get(r, '–')} {what}")
+            bits.append(f"{_n(nb.get(g))} + {_n(nb.get(r))} {what}")
     if nb.get("contents") is not None:
-        bits.insert(1 if bits else 0, f"{nb['contents']} contents")
+        bits.insert(1 if bits else 0, f"{_n(nb['contents'])} contents")
     return ", ".join(bits)
-
-
-def _confusions(d: RunData) -> list[dict]:
-    out = []
-    for kind, what in (("intent_confusion", "Intent"), ("confusion", "Label")):
-        for g, conf in (d.payload.get(kind) or {}).items():
-            mat = conf.get("matrix") or []
-            top = max((v for row in mat for v in row), default=0) or 1
-            rows = [
-                {
-                    "true": t,
-                    "cells": [{"n": v, "alpha": round(0.08 + 0.8 * v / top, 2)} for v in row],
-                }
-                for t, row in zip(conf.get("true") or [], mat)
-            ]
-            out.append(
-                {"group": g, "what": what, "predicted": conf.get("predicted") or [], "rows": rows}
-            )
-    return out
-
-
-def _representation(d: RunData) -> dict | None:
-    rep = d.payload.get("representation")
-    if not rep:
-        return None
-    if rep.get("error"):
-        return {"error": rep["error"]}
-    leak = rep.get("leakage") or {}
-    rows = [
-        ("Silhouette (cosine, by group)", _num3(rep.get("silhouette"))),
-        ("Structure threshold", _num3(rep.get("threshold"))),
-        ("Structure", "yes" if rep.get("structure") else "no"),
-    ]
-    if isinstance(leak, dict):
-        for k, v in leak.items():
-            shown = str(v) if isinstance(v, (int, str)) and not isinstance(v, bool) else _num3(v)
-            rows.append((f"Leakage probe: {k.replace('_', ' ')}", shown))
-    else:
-        rows.append(("Leakage", _num3(leak)))
-    cases = [
-        (metric_label(m), str(c).replace("_", " ")) for m, c in (rep.get("cases") or {}).items()
-    ]
-    return {"error": None, "rows": rows, "cases": cases, "n_items": rep.get("n_items")}
-
-
-def _grounding(d: RunData) -> dict | None:
-    ex = d.payload.get("explain")
-    comps = [c for c in d.payload.get("comparisons") or [] if c.get("metric") == "grounding_lift"]
-    if not ex and not comps:
-        return None
-    ex = ex or {}
-    per_group = []
-    for g in d.payload.get("groups") or []:
-        v = (g.get("values") or {}).get("grounding_lift", g.get("grounding_lift"))
-        if v is not None:
-            per_group.append(
-                {
-                    "group": g["group"],
-                    "lift": fmt_ratio(v),
-                    "ci": fmt_interval("grounding_lift", (g.get("ci") or {}).get("grounding_lift")),
-                    "n": (ex.get("items_explained") or {}).get(g["group"], "–"),
-                }
-            )
-    return {
-        "method": ex.get("method"),
-        "regions": ex.get("regions"),
-        "aligner": ex.get("aligner"),
-        "per_group": per_group,
-        "comparisons": [
-            {
-                "group": c.get("group"),
-                "lift": fmt_ratio(c.get("value")),
-                "ref": fmt_ratio(c.get("reference_value")),
-                "ratio": fmt_ratio(c.get("ratio")),
-                "gap": fmt_gap("grounding_lift", c.get("gap")),
-                "p_adj": fmt_p(c.get("p_adjusted")),
-                "verdict": verdict_style(c.get("verdict"))[0],
-            }
-            for c in comps
-        ],
-        "failures": ex.get("failures") or [],
-    }
-
-
-def _num3(v) -> str:
-    return fmt_number(v, 3)
 
 
 def rank_items(items):
@@ -375,10 +313,10 @@ def rank_items(items):
 def _worst(d: RunData, per_group: int, embed_audio: bool, skipped: list[str]) -> list[dict]:
     if d.items.empty or per_group <= 0 or "group" not in d.items.columns:
         return []
-    norm = normaliser(d.settings, d.language)
+    norm = normaliser(d.normaliser_name, d.language)
     out = []
     ranked = rank_items(d.items)
-    for g in [x["group"] for x in d.payload.get("groups") or [] if not x.get("excluded")]:
+    for g in [x.group for x in d.audit.groups if not x.excluded]:
         rows = ranked[ranked["group"].astype(str) == str(g)].head(per_group)
         entries = []
         for r in rows.to_dict(orient="records"):
@@ -429,7 +367,7 @@ def _opus_uri(path, skipped: list[str], item: str) -> str | None:
     return "data:audio/ogg;codecs=opus;base64," + base64.b64encode(buf.getvalue()).decode()
 
 
-def _definitions(d: RunData) -> list[dict]:
+def _definitions(run: AuditRun) -> list[dict]:
     from ..core.demo import resources_dir
 
     path = resources_dir() / "reports" / "definitions.md"
@@ -442,11 +380,10 @@ def _definitions(d: RunData) -> list[dict]:
             sections.append(cur)
         elif cur is not None and line.strip():
             cur["text"].append(line.strip())
-    p = d.payload
-    used = set(p.get("tested_metrics") or []) | set(p.get("descriptive_metrics") or [])
-    if p.get("representation"):
+    used = set(run.tested_metrics) | set(run.descriptive_metrics)
+    if representation_section(run) is not None:
         used.add("representation")
-    if p.get("explain"):
+    if run.explain is not None:
         used.add("grounding_lift")
     if "ter" in used or "der" in used:
         used |= {"der", "ter"}
@@ -457,20 +394,21 @@ def _definitions(d: RunData) -> list[dict]:
     return keep
 
 
-def _failures(d: RunData) -> dict:
-    p = d.payload
-    probs = []
-    for pr in p.get("prediction_problems") or []:
-        if isinstance(pr, dict):
-            probs.append(f"line {pr.get('row')}: {pr.get('key') or ''} {pr.get('reason')}")
-        else:
-            probs.append(str(pr))
+def _prediction_problem(pr) -> str:
+    """One refused or flagged row of a predictions file (the one reader of the free-form
+    ``prediction_problems`` entries)."""
+    if hasattr(pr, "get"):
+        return f"line {pr.get('row')}: {pr.get('key') or ''} {pr.get('reason')}"
+    return str(pr)
+
+
+def _failures(run: AuditRun) -> dict:
     return {
-        "failures": p.get("failures") or [],
-        "excluded": p.get("excluded") or [],
-        "notes": p.get("notes") or [],
-        "prediction_problems": probs,
-        "problems": p.get("problems") or [],
+        "failures": run.failures,
+        "excluded": run.excluded,
+        "notes": run.notes,
+        "prediction_problems": [_prediction_problem(pr) for pr in run.prediction_problems or ()],
+        "problems": run.problems or (),
     }
 
 
@@ -480,38 +418,38 @@ def report_context(d: RunData, embed_audio: bool = False, worst: int = 3) -> dic
     from .charts import report_charts, svg_text
     from .phones import phones_context
 
+    run = d.audit
     skipped: list[str] = []
     charts = []
-    for i, ch in enumerate(report_charts(d.payload, confusion=False)):
+    for i, ch in enumerate(report_charts(run, confusion=False)):
         charts.append(
             {"title": ch.title, "caption": ch.caption, "svg": svg_text(ch.figure, prefix=f"f{i}")}
         )
-    p = d.payload
     return {
-        "title": f"fairdesk audit: {p.get('model') or d.model_key} on "
-        f"{p.get('dataset') or 'a table'} (run {d.run_id})",
-        "audited": _audited(d),
-        "corpus": _corpus(d),
-        "cards": [_card(c) for c in p.get("comparisons") or []],
-        "groups": _group_values(d),
-        "gaps": _gap_rows(d),
+        "title": f"fairdesk audit: {run.model or d.model_key} on "
+        f"{run.dataset or 'a table'} (run {d.run_id})",
+        "audited": _audited(d, run),
+        "corpus": _corpus(d, run),
+        "cards": [_card(c) for c in run.comparisons],
+        "groups": _group_values(run),
+        "gaps": _gap_rows(run),
         "charts": charts,
-        "confusions": _confusions(d),
-        "representation": _representation(d),
-        "grounding": _grounding(d),
-        "phones": phones_context(p),
+        "confusions": confusion_section(run),
+        "representation": representation_section(run),
+        "grounding": grounding_section(run),
+        "phones": phones_context(run),
         "worst": _worst(d, worst, embed_audio, skipped),
         "worst_n": worst,
-        "failures": _failures(d),
-        "definitions": _definitions(d),
-        "reference": p.get("reference"),
+        "failures": _failures(run),
+        "definitions": _definitions(run),
+        "reference": run.reference,
         "audio_skipped": skipped,
         "version": __version__,
         "short_group": short_group,
-        "model_based": model_based_section(d),
+        "model_based": model_based_section(run),
         "regressions": regression_sections(d),
-        "pitfalls": pitfalls_section(d),
-        "sensitivity": sensitivity_section(d),
+        "pitfalls": pitfalls_section(run),
+        "sensitivity": sensitivity_section(run),
     }
 
 
@@ -595,7 +533,7 @@ def write_report(
     if figures is not None:
         from .charts import save_figures
 
-        out.figures = save_figures(d.payload, figures)
+        out.figures = save_figures(d.audit, figures)
     return out
 
 

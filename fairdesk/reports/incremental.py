@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from .._meta import __version__
+from ..jobs.result import as_audit_run
 from ..presentation import (
     count,
     fmt_gap,
@@ -123,57 +124,59 @@ def _fmt_metric(m: str, v, signed: bool = False) -> str:
     return fmt_number(v, 4, signed=signed)
 
 
+def _engine(block) -> tuple[str | None, str | None, str]:
+    """(model, policy, stream) of one group-comparison block of an incremental run (the
+    incremental result's own keys; its statistics are read as an ``AuditRun``)."""
+    return block.get("model"), block.get("policy"), block.get("stream", "displayed")
+
+
 def _groups(p) -> list[dict]:
     metrics = p.metrics
     out = []
     for b in p.groups or ():
-        ms = metrics or sorted({k for g in b.get("groups") or [] for k in g.get("values") or {}})
+        run = as_audit_run(b)
+        model, policy, stream = _engine(b)
+        ms = metrics or sorted({k for g in run.groups for k in g.values or {}})
         rows = [
             {
-                "group": g.get("group"),
-                "n": g.get("n_items", "–"),
-                "excluded": bool(g.get("excluded")),
-                "reference": g.get("group") == b.get("reference"),
-                "values": [_fmt_metric(m, (g.get("values") or {}).get(m)) for m in ms],
+                "group": g.group,
+                "n": fmt_number(g.n_items, 0),
+                "excluded": bool(g.excluded),
+                "reference": g.group == run.reference,
+                "values": [_fmt_metric(m, (g.values or {}).get(m)) for m in ms],
             }
-            for g in b.get("groups") or []
+            for g in run.groups
         ]
         comps = []
-        for c in b.get("comparisons") or []:
-            m = c.get("metric", "")
-            label, bg, fg = verdict_style(c.get("verdict"))
+        for c in run.comparisons:
+            m = c.metric or ""
+            label, bg, fg = verdict_style(c.verdict)
             ci = ""
-            if not (math.isnan(num(c.get("ci_low"))) or math.isnan(num(c.get("ci_high")))):
-                ci = (
-                    f"[{_fmt_metric(m, c.get('ci_low'), True)}, "
-                    f"{_fmt_metric(m, c.get('ci_high'), True)}]"
-                )
+            if not (math.isnan(num(c.ci_low)) or math.isnan(num(c.ci_high))):
+                ci = f"[{_fmt_metric(m, c.ci_low, True)}, {_fmt_metric(m, c.ci_high, True)}]"
             comps.append(
                 {
                     "metric": m,
-                    "group": c.get("group"),
-                    "value": _fmt_metric(m, c.get("value")),
-                    "ref": _fmt_metric(m, c.get("reference_value")),
-                    "gap": _fmt_metric(m, c.get("gap"), True),
+                    "group": c.group,
+                    "value": _fmt_metric(m, c.value),
+                    "ref": _fmt_metric(m, c.reference_value),
+                    "gap": _fmt_metric(m, c.gap, True),
                     "ci": ci,
-                    "p_adj": fmt_p(c.get("p_adjusted")),
+                    "p_adj": fmt_p(c.p_adjusted),
                     "verdict": label,
                     "bg": bg,
                     "fg": fg,
                 }
             )
-        stream = b.get("stream", "displayed")
         out.append(
             {
-                "title": " · ".join(x for x in (b.get("model"), b.get("policy")) if x)
+                "title": " · ".join(x for x in (model, policy) if x)
                 + ("" if stream == "displayed" else f" ({stream})"),
-                "reference": b.get("reference"),
+                "reference": run.reference,
                 "metrics": ms,
                 "rows": rows,
                 "comparisons": comps,
-                "excluded": [
-                    f"{e.get('group')}: {e.get('reason')}" for e in b.get("excluded") or []
-                ],
+                "excluded": [f"{e.group}: {e.reason}" for e in run.excluded],
             }
         )
     return out

@@ -1,15 +1,21 @@
-"""Report sections beyond the bootstrap: model-based result, stored regressions, pitfalls.
+"""Report sections beyond the bootstrap: optional stages, model-based result, regressions,
+pitfalls.
 
+Each reads the typed result (:class:`fairdesk.jobs.result.AuditRun`) by attribute; a block
+the type keeps as free-form JSON is read by one function here (named in its docstring).
+
+* :func:`confusion_section`, :func:`representation_section`, :func:`grounding_section`:
+  the intent/label confusion matrices, the representation analysis and grounding lift;
 * :func:`model_based_section`: the mixed-effects Poisson model per grouping column
-  (``payload["model_based"]``): each level's rate ratio with its 95% CI beside the
+  (``run.model_based``): each level's rate ratio with its 95% CI beside the
   bootstrap's WER gap of the same group, and the agreement sentence;
 * :func:`regression_sections`: the regressions stored with the run (``fairdesk regress
   --project P --run N`` and the GUI's Regression tab): odds ratios plain vs clustered,
   adjusted odds ratios, seed 000's χ² and ANOVA, rate ratios or OLS coefficients, the
   conclusions, and a per-speaker spread chart;
-* :func:`pitfalls_section`: the hallucination block (``payload["pitfalls"]``) with each
+* :func:`pitfalls_section`: the hallucination block (``run.pitfalls``) with each
   group's hallucination rate and WER without flagged items;
-* :func:`sensitivity_section`: ``normaliser_sensitivity`` when the run has it.
+* :func:`sensitivity_section`: ``run.normaliser_sensitivity`` when the run has it.
 
 Every value is plain text; the template escapes it. Only the chart SVG is markup.
 """
@@ -18,69 +24,176 @@ from __future__ import annotations
 
 import math
 
+from ..jobs.result import AuditRun
+from ..jobs.result_blocks import Representation
 from ..presentation import (
     count,
     fmt_ci,
     fmt_gap,
+    fmt_interval,
     fmt_number,
     fmt_p,
     fmt_percent,
     fmt_ratio,
     fmt_value,
+    metric_label,
 )
-from .data import SERIES, num, verdict_style
+from .data import SERIES, group_ci, num, verdict_style
+
+
+def _n(v) -> str:
+    """A count as shown (``–`` when none)."""
+    return fmt_number(v, 0)
+
+
+def _num3(v) -> str:
+    return fmt_number(v, 3)
 
 
 def _ci(lo, hi, digits: int = 2) -> str:
-    a, b = num(lo), num(hi)
-    return "" if math.isnan(a) or math.isnan(b) else f"[{a:.{digits}f}, {b:.{digits}f}]"
+    """``[lo, hi]`` with ``digits`` decimals; '' when either end is missing."""
+    if math.isnan(num(lo)) or math.isnan(num(hi)):
+        return ""
+    return f"[{fmt_number(lo, digits)}, {fmt_number(hi, digits)}]"
 
 
-def model_based_section(d) -> list[dict]:
-    """One entry per grouping column of ``payload["model_based"]`` (empty when absent)."""
-    p = d.payload
-    block = p.get("model_based") or {}
-    comps = {c.get("group"): c for c in p.get("comparisons") or [] if c.get("metric") == "wer"}
+def confusion_section(run: AuditRun) -> list[dict]:
+    """One table per group of the intent and label confusion matrices."""
     out = []
-    for var, m in block.items():
-        if m.get("error"):
-            out.append({"variable": var, "error": m["error"]})
-            continue
-        agree = {a["level"]: a for a in m.get("agreement") or []}
-        rows = []
-        for g in m.get("group_variables") or []:
-            for r in g.get("levels") or []:
-                c = comps.get(r["level"]) or {}
-                rows.append(
-                    {
-                        "level": r["level"],
-                        "reference": g.get("reference"),
-                        "rr": fmt_ratio(r.get("rate_ratio")),
-                        "ci": _ci(r.get("ci_low"), r.get("ci_high")),
-                        "p_adj": fmt_p(r.get("p_adjusted")),
-                        "gap": fmt_gap("wer", c.get("gap")) if c else "–",
-                        "gap_ci": fmt_ci("wer", c.get("ci_low"), c.get("ci_high")) if c else "",
-                        "boot_p": fmt_p(c.get("p_adjusted")) if c else "–",
-                        "verdict": verdict_style(c.get("verdict"))[0] if c else "–",
-                        "agreement": (agree.get(r["level"]) or {}).get("sentence", ""),
-                    }
-                )
-        out.append(
-            {
-                "variable": var,
-                "error": None,
-                "model": m.get("model", ""),
-                "approximation": m.get("approximation", ""),
-                "speaker_sd": fmt_number(m.get("speaker_sd"), 2),
-                "n": f"{count(m.get('n_utterances', '–'), 'utterance')}, "
-                f"{count(m.get('n_speakers', '–'), 'speaker')}",
-                "overdispersion": (m.get("overdispersion") or {}).get("reading", ""),
-                "rows": rows,
-                "conclusions": list(m.get("conclusions") or []),
-                "note": m.get("agreement_note", ""),
-            }
-        )
+    for block, what in ((run.intent_confusion, "Intent"), (run.confusion, "Label")):
+        for g, conf in (block or {}).items():
+            mat = conf.matrix or ()
+            top = max((v for row in mat for v in row), default=0) or 1
+            rows = [
+                {
+                    "true": t,
+                    "cells": [{"n": _n(v), "alpha": round(0.08 + 0.8 * v / top, 2)} for v in row],
+                }
+                for t, row in zip(conf.true or (), mat)
+            ]
+            out.append({"group": g, "what": what, "predicted": conf.predicted or (), "rows": rows})
     return out
+
+
+def _leakage_rows(leak) -> list[tuple[str, str]]:
+    """The leakage probe's rows (the one reader of the free-form
+    ``Representation.leakage``)."""
+    if leak is None:
+        return []
+    if not hasattr(leak, "items"):
+        return [("Leakage", _num3(leak))]
+    rows = []
+    for k, v in leak.items():
+        if isinstance(v, str):
+            shown = v
+        elif isinstance(v, int) and not isinstance(v, bool):
+            shown = _n(v)
+        else:
+            shown = _num3(v)
+        rows.append((f"Leakage probe: {k.replace('_', ' ')}", shown))
+    return rows
+
+
+def representation_section(run: AuditRun) -> dict | None:
+    """The representation analysis (silhouette, leakage probe, cases); None without it."""
+    rep = run.representation
+    if rep is None or rep == Representation():
+        return None
+    if rep.error:
+        return {"error": rep.error}
+    rows = [
+        ("Silhouette (cosine, by group)", _num3(rep.silhouette)),
+        ("Structure threshold", _num3(rep.threshold)),
+        ("Structure", "yes" if rep.structure else "no"),
+    ]
+    rows += _leakage_rows(rep.leakage)
+    cases = [(metric_label(m), str(c).replace("_", " ")) for m, c in (rep.cases or {}).items()]
+    return {"error": None, "rows": rows, "cases": cases, "n_items": _n(rep.n_items)}
+
+
+def grounding_section(run: AuditRun) -> dict | None:
+    """Grounding lift per group and its comparisons; None without an explain stage."""
+    ex = run.explain
+    comps = [c for c in run.comparisons if c.metric == "grounding_lift"]
+    if ex is None and not comps:
+        return None
+    explained = ex.items_explained if ex is not None else {}
+    per_group = []
+    for g in run.groups:
+        v = (g.values or {}).get("grounding_lift")
+        if v is not None:
+            per_group.append(
+                {
+                    "group": g.group,
+                    "lift": fmt_ratio(v),
+                    "ci": fmt_interval("grounding_lift", group_ci(g, "grounding_lift")),
+                    "n": _n(explained.get(g.group)),
+                }
+            )
+    return {
+        "method": ex.method if ex is not None else None,
+        "regions": ex.regions if ex is not None else None,
+        "aligner": ex.aligner if ex is not None else None,
+        "per_group": per_group,
+        "comparisons": [
+            {
+                "group": c.group,
+                "lift": fmt_ratio(c.value),
+                "ref": fmt_ratio(c.reference_value),
+                "ratio": fmt_ratio(c.ratio),
+                "gap": fmt_gap("grounding_lift", c.gap),
+                "p_adj": fmt_p(c.p_adjusted),
+                "verdict": verdict_style(c.verdict)[0],
+            }
+            for c in comps
+        ],
+        "failures": ex.failures if ex is not None else (),
+    }
+
+
+def model_based_section(run: AuditRun) -> list[dict]:
+    """One entry per grouping column of ``run.model_based`` (empty when absent)."""
+    comps = {c.group: c for c in run.comparisons if c.metric == "wer"}
+    return [_model_based_entry(var, m, comps) for var, m in (run.model_based or {}).items()]
+
+
+def _model_based_entry(var: str, m, comps: dict) -> dict:
+    """One grouping column's model (the one reader of the free-form ``run.model_based``
+    blocks), each level beside the bootstrap's WER comparison of the same group."""
+    if m.get("error"):
+        return {"variable": var, "error": m["error"]}
+    agree = {a["level"]: a for a in m.get("agreement") or ()}
+    rows = []
+    for g in m.get("group_variables") or ():
+        for r in g.get("levels") or ():
+            c = comps.get(r["level"])
+            rows.append(
+                {
+                    "level": r["level"],
+                    "reference": g.get("reference"),
+                    "rr": fmt_ratio(r.get("rate_ratio")),
+                    "ci": _ci(r.get("ci_low"), r.get("ci_high")),
+                    "p_adj": fmt_p(r.get("p_adjusted")),
+                    "gap": fmt_gap("wer", c.gap) if c else "–",
+                    "gap_ci": fmt_ci("wer", c.ci_low, c.ci_high) if c else "",
+                    "boot_p": fmt_p(c.p_adjusted) if c else "–",
+                    "verdict": verdict_style(c.verdict)[0] if c else "–",
+                    "agreement": (agree.get(r["level"]) or {}).get("sentence", ""),
+                }
+            )
+    return {
+        "variable": var,
+        "error": None,
+        "model": m.get("model", ""),
+        "approximation": m.get("approximation", ""),
+        "speaker_sd": fmt_number(m.get("speaker_sd"), 2),
+        "n": f"{count(m.get('n_utterances'), 'utterance')}, "
+        f"{count(m.get('n_speakers'), 'speaker')}",
+        "overdispersion": (m.get("overdispersion") or {}).get("reading", ""),
+        "rows": rows,
+        "conclusions": list(m.get("conclusions") or ()),
+        "note": m.get("agreement_note", ""),
+    }
 
 
 def _or_rows(result: dict) -> list[dict]:
@@ -228,62 +341,73 @@ def regression_sections(d) -> list[dict]:
     return out
 
 
-def pitfalls_section(d) -> dict | None:
+def pitfalls_section(run: AuditRun) -> dict | None:
     """The hallucination flags per group and the verdicts that change without them."""
-    p = d.payload
-    block = p.get("pitfalls") or {}
-    if not block:
+    block = run.pitfalls
+    if block is None:
         return None
-    groups = {str(g["group"]): g for g in p.get("groups") or []}
-    rows = []
-    for g, c in (block.get("by_group") or {}).items():
-        vals = (groups.get(g) or {}).get("values") or {}
-        rows.append(
-            {
-                "group": g,
-                "n": c.get("n_items"),
-                "flagged": c.get("hallucinated"),
-                "rate": fmt_value("wer", vals.get("hallucination_rate", c.get("rate"))),
-                "loop": c.get("loop", 0),
-                "runaway": c.get("runaway", 0),
-                "nonspeech": c.get("over_nonspeech", 0),
-                "unstable": c.get("unstable", 0),
-                "wer": fmt_value("wer", vals.get("wer")),
-                "wer_unflagged": fmt_value("wer", vals.get("wer_unflagged")),
-                "items": ", ".join(map(str, (c.get("items") or [])[:8])),
-            }
-        )
-    changed = [
+    groups = {str(g.group): g for g in run.groups}
+    return {
+        "n_flagged": _n(block.n_flagged),
+        "checked": ", ".join(block.flags_checked),
+        "not_checked": block.not_checked or "",
+        "rows": [_pitfall_row(g, c, groups.get(g)) for g, c in block.by_group.items()],
+        "changed": _changed_verdicts(block.verdicts_without_flagged),
+        "dominated": _dominated(block.wer_dominated),
+    }
+
+
+def _pitfall_row(group: str, c, info) -> dict:
+    """One group's flags (the one reader of the free-form ``Pitfalls.by_group`` entries)
+    beside its WER with and without the flagged items (``info``: its ``GroupInfo``)."""
+    vals = (info.values if info is not None else None) or {}
+    return {
+        "group": group,
+        "n": _n(c.get("n_items")),
+        "flagged": _n(c.get("hallucinated")),
+        "rate": fmt_value("wer", vals.get("hallucination_rate", c.get("rate"))),
+        "loop": _n(c.get("loop", 0)),
+        "runaway": _n(c.get("runaway", 0)),
+        "nonspeech": _n(c.get("over_nonspeech", 0)),
+        "unstable": _n(c.get("unstable", 0)),
+        "wer": fmt_value("wer", vals.get("wer")),
+        "wer_unflagged": fmt_value("wer", vals.get("wer_unflagged")),
+        "items": ", ".join(map(str, (c.get("items") or ())[:8])),
+    }
+
+
+def _changed_verdicts(rows) -> list[str]:
+    """``metric group: verdict → verdict without the flagged items`` (the one reader of the
+    free-form ``Pitfalls.verdicts_without_flagged``)."""
+    return [
         f"{c.get('metric')} {c.get('group')}: "
         f"{verdict_style(c.get('verdict'))[0]} → "
         f"{verdict_style(c.get('verdict_without_flagged'))[0]}"
         + (f" ({c['reason']})" if c.get("reason") else "")
-        for c in block.get("verdicts_without_flagged") or []
+        for c in rows or ()
         if c.get("metric")
     ]
-    dominated = [
+
+
+def _dominated(rows) -> list[str]:
+    """The groups whose WER one item dominates (the one reader of the free-form
+    ``Pitfalls.wer_dominated``)."""
+    return [
         f"{w.get('group')}: item {w.get('item')} carries "
-        f"{fmt_percent(w.get('share'), 0)} of the group's {w.get('group_errors')} "
+        f"{fmt_percent(w.get('share'), 0)} of the group's {_n(w.get('group_errors'))} "
         f"word errors (WER {fmt_value('wer', w.get('wer'))}, without it "
         f"{fmt_value('wer', w.get('wer_without_item'))})"
-        for w in block.get("wer_dominated") or []
+        for w in rows or ()
     ]
-    return {
-        "n_flagged": block.get("n_flagged", 0),
-        "checked": ", ".join(block.get("flags_checked") or []),
-        "not_checked": block.get("not_checked") or "",
-        "rows": rows,
-        "changed": changed,
-        "dominated": dominated,
-    }
 
 
-def sensitivity_section(d) -> dict | None:
-    """The verdicts under each normaliser, when the run was re-scored."""
-    s = d.payload.get("normaliser_sensitivity")
+def sensitivity_section(run: AuditRun) -> dict | None:
+    """The verdicts under each normaliser, when the run was re-scored (the one reader of
+    the free-form ``run.normaliser_sensitivity``)."""
+    s = run.normaliser_sensitivity
     if not s or not s.get("rows"):
         return None
-    names = list(s.get("normalisers") or [])
+    names = list(s.get("normalisers") or ())
     rows = [
         {
             "metric": r["metric"],
@@ -297,6 +421,6 @@ def sensitivity_section(d) -> dict | None:
         "normalisers": names,
         "run": s.get("run_normaliser"),
         "rows": rows,
-        "n_flipped": s.get("n_flipped", 0),
-        "n": s.get("n_comparisons", len(rows)),
+        "n_flipped": _n(s.get("n_flipped", 0)),
+        "n": _n(s.get("n_comparisons", len(rows))),
     }

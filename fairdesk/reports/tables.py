@@ -11,12 +11,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
 
-from .data import RunData
+from .data import RunData, group_ci, summary_overall
 
 #: Extensions :func:`write_table` knows.
 EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".pq": "parquet"}
@@ -87,43 +89,42 @@ def items_table(d: RunData) -> pd.DataFrame:
 
 def groups_table(d: RunData) -> pd.DataFrame:
     """One row per group × metric: value, CI, items, speakers, exclusion (module doc)."""
-    p = d.payload
-    tested = set(p.get("tested_metrics") or [])
+    run = d.audit
+    tested = set(run.tested_metrics)
     rows = []
-    for g in p.get("groups") or []:
-        values = g.get("values") or {}
-        for m, v in values.items():
-            ci = (g.get("ci") or {}).get(m) or [None, None]
+    for g in run.groups:
+        for m, v in (g.values or {}).items():
+            ci = group_ci(g, m) or (None, None)
             rows.append(
                 {
-                    "group": g["group"],
+                    "group": g.group,
                     "metric": m,
                     "tested": m in tested,
                     "value": v,
                     "ci_low": ci[0],
                     "ci_high": ci[1],
-                    "ci_scheme": (g.get("ci_scheme") or {}).get(m),
-                    "ci_note": (g.get("ci_note") or {}).get(m),
-                    "n_items": g.get("n_items"),
-                    "n_speakers": g.get("n_speakers"),
-                    "reference": g["group"] == p.get("reference"),
-                    "excluded": bool(g.get("excluded")),
-                    "excluded_reason": g.get("reason"),
+                    "ci_scheme": (g.ci_scheme or {}).get(m),
+                    "ci_note": (g.ci_note or {}).get(m),
+                    "n_items": g.n_items,
+                    "n_speakers": g.n_speakers,
+                    "reference": g.group == run.reference,
+                    "excluded": bool(g.excluded),
+                    "excluded_reason": g.reason,
                 }
             )
-    for m, s in (p.get("summary") or {}).items():
-        o = (s or {}).get("overall")
+    for m, s in run.summary.items():
+        o = summary_overall(s)
         if o:
-            ci = o.get("ci") or [None, None]
+            ci = o.ci or (None, None)
             rows.append(
                 {
                     "group": "(all groups)",
                     "metric": m,
                     "tested": m in tested,
-                    "value": o.get("value"),
+                    "value": o.value,
                     "ci_low": ci[0],
                     "ci_high": ci[1],
-                    "ci_scheme": o.get("scheme"),
+                    "ci_scheme": o.scheme,
                     "ci_note": None,
                     "n_items": len(d.items),
                     "n_speakers": None,
@@ -132,35 +133,43 @@ def groups_table(d: RunData) -> pd.DataFrame:
                     "excluded_reason": None,
                 }
             )
-    cols = [
-        "group",
-        "metric",
-        "tested",
-        "value",
-        "ci_low",
-        "ci_high",
-        "ci_scheme",
-        "ci_note",
-        "n_items",
-        "n_speakers",
-        "reference",
-        "excluded",
-        "excluded_reason",
-    ]
-    return pd.DataFrame.from_records(rows, columns=cols)
+    return pd.DataFrame.from_records(rows, columns=GROUP_COLUMNS)
+
+
+#: The columns of :func:`groups_table`.
+GROUP_COLUMNS = [
+    "group",
+    "metric",
+    "tested",
+    "value",
+    "ci_low",
+    "ci_high",
+    "ci_scheme",
+    "ci_note",
+    "n_items",
+    "n_speakers",
+    "reference",
+    "excluded",
+    "excluded_reason",
+]
 
 
 def comparisons_table(d: RunData) -> pd.DataFrame:
-    """One row per comparison with every field of the stored result (module doc)."""
+    """One row per comparison with every field of the stored result (module doc): the
+    ``Comparison`` fields in order, ``without_flagged`` only where the pitfalls stage set
+    it, as the stored payload lists them."""
     rows = []
-    for c in d.payload.get("comparisons") or []:
+    for c in d.audit.comparisons:
         r = {}
-        for k, v in c.items():
-            if k == "n_blocks" and isinstance(v, dict):
+        for f in dataclasses.fields(c):
+            k, v = f.name, getattr(c, f.name)
+            if k == "without_flagged" and v is None:
+                continue
+            if k == "n_blocks" and isinstance(v, Mapping):
                 r.update({f"n_blocks.{b}": n for b, n in v.items()})
             elif k == "flags":
-                r[k] = ";".join(map(str, v or []))
-            elif k == "no_variation" and isinstance(v, dict):
+                r[k] = ";".join(map(str, v or ()))
+            elif k == "no_variation" and isinstance(v, Mapping):
                 r.update({f"no_variation.{b}": n for b, n in v.items()})
             else:
                 r[k] = v

@@ -278,7 +278,7 @@ def item_tiers(d: RunData, row: dict, aligners: Aligners) -> ItemTiers:
     else:
         hyp = [(0.0, duration, hyp_text)] if hyp_text.strip() else []
         hsource = "one interval (the model gave no word times)"
-    norm = normaliser(d.settings, d.language)
+    norm = normaliser(d.normaliser_name, d.language)
     if ref:
         errors = clean(_error_labels(ref, hyp_text, norm), duration)
     else:
@@ -294,7 +294,7 @@ def item_tiers(d: RunData, row: dict, aligners: Aligners) -> ItemTiers:
     return ItemTiers(
         item,
         None if db_id is None or num(db_id) != num(db_id) else int(db_id),
-        str(d.payload.get("dataset") or ""),
+        str(d.audit.dataset or ""),
         path,
         duration,
         tiers,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import sys
 
-from ..jobs.sensitivity import normaliser_sensitivity
+from ..stats.sensitivity import normaliser_sensitivity
 
 __all__ = ["normaliser_sensitivity", "print_pitfalls", "print_sensitivity"]
 
@@ -36,6 +36,7 @@ def print_pitfalls(res: dict, file=None) -> None:
         values = {str(g["group"]): g for g in res.get("groups", [])}
         for g, r in by_group.items():
             gv = values.get(g, {})
+            gv = {**gv, **(gv.get("values") or {})}  # the stored layout keeps them in values
             print(
                 f"  {g[:29]:<30}{r['n_items']:>6}{r['hallucinated']:>8}{_pct(r['rate']):>7}"
                 f"{r['loop']:>6}{r['runaway']:>8}{r['over_nonspeech']:>10}"

@@ -124,14 +124,16 @@ def finish_run(
     project: Project,
     run_id: int,
     request_hash: str,
-    result: dict,
+    result,
     items: list[dict] | None = None,
     status: str = "done",
 ) -> None:
     """Mark a run ``status`` (``done``; ``failed`` when every item failed) and store its
-    result (and its per-item rows, for later analyses)."""
+    result (an ``AuditRun``: its ``to_json()``; and its per-item rows, for later analyses)."""
     from ..core.jsonio import clean_json
 
+    if hasattr(result, "to_json"):
+        result = result.to_json()
     with project.transaction() as c:
         if items is not None:
             c.execute(

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from fairdesk.jobs.result_parts import ItemFailure, Json, optional
+from fairdesk.stats.representation import Leakage
 
 
 def _empty() -> dict:
@@ -167,14 +168,14 @@ class Representation:
     Attributes
     ----------
     silhouette : cosine silhouette by group; leakage : the probe
-        (``stats.representation.Leakage`` as a dict); threshold, structure : the rule;
+        (``stats.representation.Leakage``); threshold, structure : the rule;
         cases : metric id → case label (METHODS.md §5).
     n_items, model_key : the embedded items and the model.
     error : why there is no analysis (fewer than two groups); skipped : why it failed.
     """
 
     silhouette: float | None = optional()
-    leakage: Mapping[str, Json] | None = optional()
+    leakage: Leakage | None = optional()
     threshold: float | None = optional()
     structure: bool | None = optional()
     cases: Mapping[str, str] | None = optional()

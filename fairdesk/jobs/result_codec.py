@@ -201,6 +201,14 @@ def decode_dataclass(cls: type, data: Mapping):
     return cls(**kw)
 
 
+def canonical(value, hint: Any = Any):
+    """``value`` as its stored JSON reads back (``decode(encode(value, hint), hint)``):
+    NaN as None, lists as tuples, numpy numbers as Python ones, typed blocks built. A
+    producer passes its blocks through it, so the run it returns equals the run its
+    stored JSON opens as."""
+    return decode(encode(value, hint), hint)
+
+
 #: Keys ``AuditResult.to_dict`` adds to the stored ``settings`` beside AuditSettings'.
 SETTINGS_RECORDS = ("normaliser_reason", "n_bootstrap_used", "bootstrap_raise")
 
@@ -231,6 +239,7 @@ def _as_stored(values: Mapping) -> AuditSettings:
 
 __all__ = [
     "FIELD_RULES",
+    "canonical",
     "SETTINGS_RECORDS",
     "decode",
     "decode_dataclass",

@@ -107,14 +107,14 @@ def test_audit_table_json(tmp_path, capsys, fmt):
     assert code == 0
     res = json.loads(out.read_text())
     assert res["reference"] in ("us", "scot", "nyc")
-    groups = {g["group"]: g for g in res["groups"]}
+    groups = {g["group"]: {**g, **g["values"]} for g in res["groups"]}
     assert groups["tiny"]["excluded"] and "speakers" in groups["tiny"]["reason"]
     assert {e["group"] for e in res["excluded"]} == {"tiny"}
     # group WER equals jiwer's on the same normalised strings
     for acc, g in groups.items():
         sub = df[df["accent"] == acc]
         want = jiwer.wer([english(r) for r in sub["ref"]], [english(h) for h in sub["hyp"]])
-        assert g["wer"] == pytest.approx(want, abs=1e-12)
+        assert g["values"]["wer"] == pytest.approx(want, abs=1e-12)
         o = jiwer.process_words([english(r) for r in sub["ref"]], [english(h) for h in sub["hyp"]])
         n = o.hits + o.substitutions + o.deletions
         assert g["sub_rate"] == pytest.approx(o.substitutions / n)  # reported, not tested
@@ -338,9 +338,9 @@ def test_table_audit_tonal_language(tmp_path):
     )
     res = json.loads(out.read_text())
     assert res["settings"]["normaliser"] == "whisper-basic"
-    g = {x["group"]: x for x in res["groups"]}
+    g = {x["group"]: {**x, **x["values"]} for x in res["groups"]}
     # reference: akwà, àkwà (2 marked letters), ákwá (2) -> E = 1 + 2 + 2 = 5 per item
-    assert g["a"]["wer"] == 0 and g["b"]["wer"] == pytest.approx(3 / 4)
+    assert g["a"]["values"]["wer"] == 0 and g["b"]["values"]["wer"] == pytest.approx(3 / 4)
     assert g["b"]["der"] == pytest.approx(1.0) and g["b"]["diacritic_net_loss"] == 1.0
     assert g["a"]["der"] == 0.0
 
@@ -380,10 +380,10 @@ def test_table_empty_reference_is_a_problem_and_empty_hypothesis_counts_as_delet
     )
     res = json.loads(out.read_text())
     assert [(p["line"], p.get("item")) for p in res["problems"]] == [(4, "bad")]
-    g = {x["group"]: x for x in res["groups"]}
-    assert g["a"]["n_items"] == 8 and g["a"]["wer"] == 0.0
+    g = {x["group"]: {**x, **x["values"]} for x in res["groups"]}
+    assert g["a"]["n_items"] == 8 and g["a"]["values"]["wer"] == 0.0
     # one empty hypothesis of 4 reference words in 8 items of 4 words: 4 deletions / 32
-    assert g["b"]["wer"] == pytest.approx(4 / 32)
+    assert g["b"]["values"]["wer"] == pytest.approx(4 / 32)
     assert any("empty hypothesis" in w for w in res["warnings"])
     printed = capsys.readouterr().out
     assert "problem: line 4" in printed
@@ -418,7 +418,7 @@ def test_table_classification_labels_without_transcripts(tmp_path):
         == 0
     )
     res = json.loads(out.read_text())
-    acc = {x["group"]: x["accuracy"] for x in res["groups"]}
+    acc = {x["group"]: x["values"]["accuracy"] for x in res["groups"]}
     for g, sub in df.groupby("g"):
         assert acc[g] == pytest.approx((sub["label"] == sub["predicted_label"]).mean())
     assert any(c["metric"] == "accuracy" for c in res["comparisons"])

@@ -39,7 +39,11 @@ def test_explain_and_phone_annotation_blocks(tmp_path):
         metrics=("wer",),
         settings=AuditSettings(n_bootstrap=300, min_items=20, min_speakers=5),
     )
-    d = _stored(run_audit(project, req, backend=RegionScoreBackend(), aligner=FakeAligner()).result)
+    d = _stored(
+        run_audit(
+            project, req, backend=RegionScoreBackend(), aligner=FakeAligner()
+        ).result.to_json()
+    )
     run = AuditRun.from_json(d)
     assert AuditRun.from_json(_stored(run.to_json())) == run
     _same_json(_stored(run.to_json()), d)
@@ -72,14 +76,14 @@ def test_unstable_block(tmp_path):
     req = AuditRequest(
         dataset="d", model="fake", by=("accent",), nlu="none", settings=settings, unstable=True
     )
-    d = _stored(run_audit(p, req, backend=SamplingBackend()).result)
+    d = _stored(run_audit(p, req, backend=SamplingBackend()).result.to_json())
     run = AuditRun.from_json(d)
     assert AuditRun.from_json(_stored(run.to_json())) == run
     _same_json(_stored(run.to_json()), d)
     un = run.acoustics.unstable
     assert un.temperature == tuple(d["acoustics"]["unstable"]["temperature"])
     assert un.n_decoded == d["acoustics"]["unstable"]["n_decoded"] and un.reproducible is False
-    assert run.pitfalls.by_group["b"]["unstable"] == 6
+    assert run.pitfalls.by_group["b"].unstable == 6
     assert "unstable" in run.pitfalls.flags_checked and run.run_settings.unstable is True
 
 

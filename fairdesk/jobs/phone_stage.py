@@ -49,7 +49,7 @@ def annotation_blocks(project, frame, reference=None, alpha: float = 0.05) -> di
     import pandas as pd
 
     from ..stats.phone_confusion import accentedness_regression, annotated_phone_confusion
-    from .result_blocks import PhoneAnnotations
+    from .result_blocks import AccentednessRegression, PhoneAnnotations
     from .result_codec import canonical
 
     if "db_id" not in frame.columns:
@@ -109,6 +109,7 @@ def annotation_blocks(project, frame, reference=None, alpha: float = 0.05) -> di
             PhoneAnnotations,
         ),
         "accentedness_regression": canonical(
-            accentedness_regression(df, reference=ref, alpha=alpha)
+            accentedness_regression(df, reference=ref, alpha=alpha),
+            AccentednessRegression | None,
         ),
     }

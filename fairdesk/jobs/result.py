@@ -36,7 +36,7 @@ Later stages (``result_parts``)::
                              WerDominated, verdicts_without_flagged → VerdictChange)
     acoustics, acoustics.unstable → run.acoustics (Acoustics), run.acoustics.unstable
     phone_annotations      → run.phone_annotations (PhoneAnnotations)
-    accentedness_regression → run.accentedness_regression (Json)
+    accentedness_regression → run.accentedness_regression (AccentednessRegression)
     explain                → run.explain (Explain; .items: tuple[ExplainItem])
     representation         → run.representation (Representation)
     model_based            → run.model_based (grouping column → Json)
@@ -85,7 +85,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fairdesk.jobs.result_blocks import Explain, PhoneAnnotations, PhoneConfusion, Representation
+from fairdesk.jobs.result_blocks import (
+    AccentednessRegression,
+    Explain,
+    PhoneAnnotations,
+    PhoneConfusion,
+    Representation,
+)
 from fairdesk.jobs.result_codec import decode, decode_settings, encode, freeze, hints
 from fairdesk.jobs.result_parts import (
     RUN_SETTINGS_KEYS,
@@ -177,7 +183,7 @@ class AuditRun:
     pitfalls: Pitfalls | None = None
     acoustics: Acoustics | None = None
     phone_annotations: PhoneAnnotations | None = None
-    accentedness_regression: Json = None
+    accentedness_regression: AccentednessRegression | None = None
     explain: Explain | None = None
     representation: Representation | None = None
     model_based: Mapping[str, Json] | None = None

@@ -183,7 +183,7 @@ def test_results_show_the_rate_the_dominating_item_and_the_verdict_without_it(qt
         panel.load_run(run_id)
         r = panel.result
         south = next(g for g in r["groups"] if g["group"] == "south")
-        assert south["hallucination_rate"] == pytest.approx(1 / 20)
+        assert south["values"]["hallucination_rate"] == pytest.approx(1 / 20)
         t = panel.groups
         heads = [t.horizontalHeaderItem(j).text() for j in range(t.columnCount())]
         row = next(i for i in range(t.rowCount()) if t.item(i, 0).text() == "south")

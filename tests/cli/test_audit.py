@@ -423,3 +423,44 @@ def test_table_classification_labels_without_transcripts(tmp_path):
         assert acc[g] == pytest.approx((sub["label"] == sub["predicted_label"]).mean())
     assert any(c["metric"] == "accuracy" for c in res["comparisons"])
     assert not any(c["metric"] == "macro_recall" for c in res["comparisons"])
+
+
+#: The keys ``fairdesk audit --table ... --json`` wrote before the typed result (main's
+#: producers, this table with --normaliser-sensitivity --model-based).
+OLD_TABLE_KEYS = {
+    "bootstrap", "by", "comparisons", "descriptive_metrics", "design", "excluded", "failures",
+    "from_cache", "groups", "input_problems", "intent_confusion", "minimums_message",
+    "model_based", "normaliser", "normaliser_sensitivity", "phone_confusion", "pitfalls",
+    "problems", "reference", "settings", "summary", "table", "tested_metrics", "timings",
+    "warnings", "word_positions",
+}  # fmt: skip
+OLD_TABLE_SETTINGS = {
+    "absolute_error_gap", "alpha", "bootstrap_raise", "by", "disparity_ratio", "filters",
+    "grounding_gap", "language", "max_items", "min_items", "min_speakers", "n_bootstrap",
+    "n_bootstrap_used", "normaliser", "normaliser_reason", "resampling", "seed",
+    "small_cluster_scaling", "structure_threshold",
+}  # fmt: skip
+
+
+def test_table_json_keeps_todays_keys_plus_schema_version(tmp_path):
+    from fairdesk.jobs.result import AuditRun
+
+    _df, path = _table(tmp_path)
+    out = tmp_path / "o.json"
+    args = ["audit", "--table", str(path), "--ref-col", "ref", "--hyp-col", "hyp"]
+    args += ["--speaker-col", "spk", "--by", "accent", "--n-bootstrap", "200"]
+    args += ["--normaliser-sensitivity", "--model-based", "--quiet", "--json", str(out)]
+    assert main(args) == 0
+    d = json.loads(out.read_text())
+    assert set(d) == OLD_TABLE_KEYS | {"schema_version"} and d["schema_version"] == 2
+    assert set(d["settings"]) == OLD_TABLE_SETTINGS
+    assert d["settings"]["language"] == "auto" and d["settings"]["by"] == ["accent"]
+    assert d["table"] == str(path) and d["failures"] == [] and d["from_cache"] is False
+    # the group values live under values only; the JSON opens as the typed run it came from
+    for g in d["groups"]:
+        assert "wer" in g["values"] and "wer" not in g
+    run = AuditRun.from_json(d)
+    assert json.loads(json.dumps(run.to_json())) == d
+    assert (
+        run.normaliser_sensitivity["n_comparisons"] == d["normaliser_sensitivity"]["n_comparisons"]
+    )

@@ -442,8 +442,11 @@ def run_audit(
             )
         if req.model_based:
             from .model_based import model_based_block
+            from .result_parts import ModelBasedFit
 
-            parts["model_based"] = canonical(model_based_block(f, run, req.by, req.covariates))
+            parts["model_based"] = canonical(
+                model_based_block(f, run, req.by, req.covariates), dict[str, ModelBasedFit]
+            )
         timings["aggregate_s"] = time.monotonic() - t2
         probs = _prediction_problems(prep.backend)
         if probs:

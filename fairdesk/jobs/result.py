@@ -39,7 +39,7 @@ Later stages (``result_parts``)::
     accentedness_regression → run.accentedness_regression (AccentednessRegression)
     explain                → run.explain (Explain; .items: tuple[ExplainItem])
     representation         → run.representation (Representation)
-    model_based            → run.model_based (grouping column → Json)
+    model_based            → run.model_based (grouping column → ModelBasedFit)
     timings                → run.timings (str → seconds)
     prediction_problems    → run.prediction_problems (tuple[PredictionProblem] or None)
     groups[i].wer_dominated_by → run.group(name).wer_dominated_by (pitfalls stage)
@@ -101,6 +101,7 @@ from fairdesk.jobs.result_parts import (
     InputProblem,
     ItemFailure,
     Json,
+    ModelBasedFit,
     NoDiacriticItems,
     Normaliser,
     Pitfalls,
@@ -186,7 +187,7 @@ class AuditRun:
     accentedness_regression: AccentednessRegression | None = None
     explain: Explain | None = None
     representation: Representation | None = None
-    model_based: Mapping[str, Json] | None = None
+    model_based: Mapping[str, ModelBasedFit] | None = None
     timings: Mapping[str, float] = field(default_factory=_empty)
     prediction_problems: tuple[PredictionProblem, ...] | None = None
     table: str | None = None

@@ -229,6 +229,43 @@ class Pitfalls:
 
 
 @dataclass(frozen=True)
+class Agreement:
+    """The model beside the bootstrap for one level
+    (``stats.regression.agreement_with_bootstrap``): whether they ``agree``, whether each
+    finds a significant gap, and the ``sentence`` that says so."""
+
+    level: str | None = None
+    agree: bool = False
+    model_significant: bool = False
+    bootstrap_significant: bool = False
+    sentence: str | None = None
+    extra: Mapping[str, Json] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
+class ModelBasedFit:
+    """The mixed-effects Poisson model of one grouping column (``jobs.model_based``).
+
+    Attributes
+    ----------
+    error : why the model was not fitted (the other fields are then absent).
+    conclusions : the fit's conclusions in words.
+    agreement : each level beside the bootstrap (:class:`Agreement`).
+    agreement_note : why nothing is set beside (two grouping columns).
+    notes : caveats (groups the audit excluded).
+    extra : the fit itself as ``stats.regression.run_poisson_mixed`` returns it (formula,
+        group variables and levels, covariates, speaker and content handling, ...).
+    """
+
+    error: str | None = optional()
+    conclusions: tuple[str, ...] | None = optional()
+    agreement: tuple[Agreement, ...] | None = optional()
+    agreement_note: str | None = optional()
+    notes: tuple[str, ...] | None = optional()
+    extra: Mapping[str, Json] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
 class ItemFailure:
     """An item a stage could not process: ``item`` id, ``path`` (inference failures) and
     ``reason``."""
@@ -339,6 +376,7 @@ RUN_SETTINGS_KEYS = tuple(RunSettings.__dataclass_fields__)
 __all__ = [
     "RUN_SETTINGS_KEYS",
     "Acoustics",
+    "Agreement",
     "ConfusionMatrix",
     "Counts",
     "GroupFlags",
@@ -348,6 +386,7 @@ __all__ = [
     "InputProblem",
     "ItemFailure",
     "Json",
+    "ModelBasedFit",
     "NoDiacriticItems",
     "Normaliser",
     "Pitfalls",

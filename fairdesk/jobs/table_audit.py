@@ -244,6 +244,7 @@ def audit_table(
     )
     if model_based and run.groups:
         from .model_based import model_based_block
+        from .result_parts import ModelBasedFit
 
         missing = [c for c in covariates if c not in frame.columns]
         if missing:
@@ -251,7 +252,12 @@ def audit_table(
                 f"--covariates {missing}: no such column in --table "
                 f"(columns: {', '.join(map(str, frame.columns))})"
             )
-        run = replace(run, model_based=canonical(model_based_block(frame, run, by, covariates)))
+        run = replace(
+            run,
+            model_based=canonical(
+                model_based_block(frame, run, by, covariates), dict[str, ModelBasedFit]
+            ),
+        )
     if normaliser_sensitivity:
         from .sensitivity import sensitivity_stage
 

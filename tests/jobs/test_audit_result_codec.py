@@ -96,7 +96,7 @@ def test_the_store_keeps_to_json_and_a_hit_opens_it(payloads):
     assert hit.from_cache and hit.cached_from_run == new.run_id and not new.from_cache
     assert hit.comparisons == new.comparisons and hit.groups == new.groups
     assert hit.model_based == new.model_based == AuditRun.from_json(payloads["run"]).model_based
-    assert "no word error" in new.model_based["accent"]["error"]
+    assert "no word error" in new.model_based["accent"].error
     # the reference group has no error: the ratio over it is infinite, kept as such
     assert new.comparison("wer", "b").ratio == math.inf
     assert payloads["stored_run"]["comparisons"][0]["ratio"] == "inf"
@@ -267,7 +267,7 @@ def test_old_payload_opens_with_the_same_values(payloads):
     assert pc.phone_error_rate == d["phone_confusion"]["groups"]["b"]["phone_error_rate"] == 0.25
     assert pc.per_phone["DH"].errors == 35 and pc.top[0].ref == "DH" and pc.top[0].hyp == "-"
     assert pc.matrix.phones == tuple(d["phone_confusion"]["groups"]["b"]["matrix"]["phones"])
-    assert run.model_based["accent"]["error"] == d["model_based"]["accent"]["error"]
+    assert run.model_based["accent"].error == d["model_based"]["accent"]["error"]
     assert dict(run.timings) == d["timings"]
 
 

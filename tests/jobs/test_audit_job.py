@@ -66,6 +66,7 @@ def test_audit_failure_cache_and_numbers(project):
     # identical request: answered from the stored result without touching the model
     again = run_audit(project, req, backend=be)
     assert again.from_cache and be.calls == 71
+    # bridge: typed consumer pending
     assert again.result.to_json()["comparisons"] == res["comparisons"]
     # same items, other statistics settings: predictions come from the cache
     req2 = AuditRequest(
@@ -77,7 +78,7 @@ def test_audit_failure_cache_and_numbers(project):
     )
     third = run_audit(project, req2, backend=be)
     assert not third.from_cache and be.calls == 71 + 0
-    assert third.result.to_json()["counts"]["n_cached"] == 71
+    assert third.result.to_json()["counts"]["n_cached"] == 71  # bridge: typed consumer pending
 
 
 def test_cancel_then_resume(project):
@@ -103,8 +104,9 @@ def test_cancel_then_resume(project):
     status = project.conn.execute("SELECT status FROM runs ORDER BY id DESC").fetchone()[0]
     assert status == "cancelled"
     out = run_audit(project, req, backend=be)
-    assert out.result.to_json()["counts"]["n_cached"] == first
+    assert out.result.to_json()["counts"]["n_cached"] == first  # bridge: typed consumer pending
     assert be.calls == 71  # nothing done twice
+    # bridge: typed consumer pending
     assert out.result.to_json()["counts"]["n_inferred"] == 72 - first
 
 
@@ -119,6 +121,7 @@ def test_filters_and_bad_requests(project):
         nlu="none",
     )
     out = run_audit(project, req, backend=be)
+    # bridge: typed consumer pending
     assert [g["group"] for g in out.result.to_json()["groups"]] == ["a"]
     with pytest.raises(Exception, match="at least one grouping"):
         run_audit(project, AuditRequest(dataset="d", model="fake", by=()), backend=be)

@@ -62,6 +62,7 @@ PACKAGES: dict[str, dict[str, list[str]]] = {
             "tests/metrics",
             "tests/jobs/test_analysis_inputs.py",
             "tests/jobs/test_pitfalls.py",
+            "tests/stats/test_stats_pitfalls.py",
             "tests/stats/test_positions_phones.py",
             "--deselect",
             "tests/metrics/test_item_pairs.py::test_worker_processes_give_the_same_columns",
@@ -128,11 +129,14 @@ PACKAGES: dict[str, dict[str, list[str]]] = {
             "fairdesk/stats/diacritics_table.py",
             "fairdesk/stats/phone_confusion.py",
             "fairdesk/stats/positions.py",
+            "fairdesk/stats/pitfalls.py",
+            "fairdesk/stats/sensitivity.py",
         ],
         "tests": [
             "tests/stats/test_diacritics_table.py",
             "tests/stats/test_positions_phones.py",
             "tests/stats/test_stats_tables_fields.py",
+            "tests/stats/test_stats_pitfalls.py",
         ],
     },
     # the resampling engine, split off so that each entry fits a run on two shared cores

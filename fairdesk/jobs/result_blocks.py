@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from fairdesk.jobs.result_parts import ItemFailure, Json, optional
+from fairdesk.stats.representation import Leakage
 
 
 def _empty() -> dict:
@@ -95,6 +96,57 @@ class AnnotatedGroup:
 
 
 @dataclass(frozen=True)
+class Coefficient:
+    """One coefficient of an OLS fit: ``coef``, its ``ci`` (low, high) and ``p``."""
+
+    coef: float | None = None
+    ci: tuple[float | None, float | None] | None = None
+    p: float | None = None
+    extra: Mapping[str, Json] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
+class GroupEffect:
+    """A group's WER effect against the reference without and with accentedness in the
+    model (``with_`` is the JSON key ``with``); ``survives``: still significant with it;
+    ``absorbed``: significant without, not with."""
+
+    without: Coefficient | None = None
+    with_: Coefficient | None = field(default=None, metadata={"key": "with"})
+    survives: bool = False
+    absorbed: bool = False
+    extra: Mapping[str, Json] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
+class AccentednessRegression:
+    """WER on accentedness and group (``stats.phone_confusion.accentedness_regression``).
+
+    Attributes
+    ----------
+    formula, reference, n, n_per_group, alpha : the model and its data.
+    estimable : False when accentedness is a function of the group (``reason`` says so;
+        the fields below are then left out of the JSON).
+    beta_accentedness : the accentedness coefficient; r2, r2_without : R² with and without
+        it; groups : group → :class:`GroupEffect`; mean_accentedness : group → mean.
+    """
+
+    formula: str | None = None
+    reference: str | None = None
+    n: int = 0
+    n_per_group: Mapping[str, int] = field(default_factory=_empty)
+    alpha: float | None = None
+    estimable: bool = False
+    reason: str | None = optional()
+    beta_accentedness: Coefficient | None = optional()
+    r2: float | None = optional()
+    r2_without: float | None = optional()
+    groups: Mapping[str, GroupEffect] | None = optional()
+    mean_accentedness: Mapping[str, float | None] | None = optional()
+    extra: Mapping[str, Json] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
 class PhoneAnnotations:
     """The annotated (L2-ARCTIC) phone errors (``jobs.phone_stage.annotation_blocks``):
     ``groups`` (group → AnnotatedGroup), ``confusion`` (group → PhoneTable of canonical →
@@ -107,8 +159,52 @@ class PhoneAnnotations:
 
 
 @dataclass(frozen=True)
+class ItemGrounding:
+    """Phone-error grounding of one explained item (``explain.grounding.
+    phone_error_grounding``): AUROC and AP of saliency for the frames inside annotated
+    errors, over all frames and (where a speech mask was found) over speech frames only;
+    None where undefined.
+
+    Attributes
+    ----------
+    auroc, ap : over all frames; n_frames, n_flagged : frames and frames in errors.
+    auroc_speech, ap_speech, n_speech, n_flagged_speech : the same within speech (None
+        without a speech mask).
+    speech_source : where the speech mask came from.
+    """
+
+    auroc: float | None = None
+    ap: float | None = None
+    n_frames: int = 0
+    n_flagged: int = 0
+    auroc_speech: float | None = None
+    ap_speech: float | None = None
+    n_speech: int | None = None
+    n_flagged_speech: int | None = None
+    speech_source: str | None = None
+    extra: Mapping[str, Json] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
+class GroupGrounding:
+    """A group's mean phone-error grounding (``jobs.explain_stage.phone_grounding_summary``):
+    the mean AUROC / AP (and within speech) of its items, None where no item defines it,
+    and how many items each mean is over."""
+
+    auroc: float | None = None
+    ap: float | None = None
+    auroc_speech: float | None = None
+    ap_speech: float | None = None
+    n_auroc: int = 0
+    n_ap: int = 0
+    n_auroc_speech: int = 0
+    n_ap_speech: int = 0
+    extra: Mapping[str, Json] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
 class ExplainItem:
-    """One explained item (``explain.stage``): ``item``, ``group``, ``speaker_id``, ``lift``
+    """One explained item (``jobs.explain_stage``): ``item``, ``group``, ``speaker_id``, ``lift``
     (None when undefined), ``target`` (``error_windows`` or ``reference_words``),
     ``n_regions``, ``cached``, ``saliency_key`` and ``phone_error_grounding`` (only for
     error-window targets)."""
@@ -121,13 +217,13 @@ class ExplainItem:
     n_regions: int = 0
     cached: bool = False
     saliency_key: Mapping[str, Json] = field(default_factory=_empty)
-    phone_error_grounding: Json = optional()
+    phone_error_grounding: ItemGrounding | None = optional()
     extra: Mapping[str, Json] = field(default_factory=_empty)
 
 
 @dataclass(frozen=True)
 class Explain:
-    """The explain stage's block (``explain.stage.explain_stage``).
+    """The explain stage's block (``jobs.explain_stage.explain_stage``).
 
     Attributes
     ----------
@@ -137,7 +233,8 @@ class Explain:
         where lift is measured (words); aligner : the forced aligner's key.
     items_explained : group → items with a lift; items : every sampled item; failures :
         the items without one.
-    phone_error_grounding : summary over the items with phone-error windows.
+    phone_error_grounding : group → the summary over its items with phone-error windows
+        (:class:`GroupGrounding`; empty when no item had windows).
     n_sampled, n_cached, n_computed, n_aligned : counts; seconds : wall time.
     """
 
@@ -151,7 +248,7 @@ class Explain:
     items_explained: Mapping[str, int] = field(default_factory=_empty)
     items: tuple[ExplainItem, ...] = ()
     failures: tuple[ItemFailure, ...] = ()
-    phone_error_grounding: Json = None
+    phone_error_grounding: Mapping[str, GroupGrounding] | None = None
     n_sampled: int = 0
     n_cached: int = 0
     n_computed: int = 0
@@ -167,14 +264,14 @@ class Representation:
     Attributes
     ----------
     silhouette : cosine silhouette by group; leakage : the probe
-        (``stats.representation.Leakage`` as a dict); threshold, structure : the rule;
+        (``stats.representation.Leakage``); threshold, structure : the rule;
         cases : metric id → case label (METHODS.md §5).
     n_items, model_key : the embedded items and the model.
     error : why there is no analysis (fewer than two groups); skipped : why it failed.
     """
 
     silhouette: float | None = optional()
-    leakage: Mapping[str, Json] | None = optional()
+    leakage: Leakage | None = optional()
     threshold: float | None = optional()
     structure: bool | None = optional()
     cases: Mapping[str, str] | None = optional()
@@ -186,6 +283,11 @@ class Representation:
 
 
 __all__ = [
+    "AccentednessRegression",
+    "Coefficient",
+    "GroupEffect",
+    "GroupGrounding",
+    "ItemGrounding",
     "AnnotatedGroup",
     "Explain",
     "ExplainItem",

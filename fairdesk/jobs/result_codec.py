@@ -22,6 +22,8 @@ Rules
   came, so nothing stored is lost); a dataclass without ``extra`` drops them (the statistics'
   own types, whose keys ``compare_groups`` fixes; ``GroupInfo`` repeats its ``values`` as
   top-level keys in today's layout, which are dropped on purpose).
+* A field declared ``metadata={"key": "with"}`` is written and read under that JSON key
+  (a key that is a Python keyword).
 * A field declared ``metadata={"omit_none": True}`` is left out while None (a key today's
   payload has only where a later stage wrote it).
 * :class:`~fairdesk.stats.settings.AuditSettings` is read with ``AuditSettings.from_dict``
@@ -117,7 +119,7 @@ def encode_dataclass(obj) -> dict:
             continue
         if f.metadata.get("omit_none") and getattr(obj, f.name) is None:
             continue
-        out[f.name] = encode(getattr(obj, f.name), h[f.name], _rule(cls, f))
+        out[f.metadata.get("key", f.name)] = encode(getattr(obj, f.name), h[f.name], _rule(cls, f))
     extra = getattr(obj, "extra", None)
     if isinstance(extra, Mapping):
         for k, v in extra.items():
@@ -189,16 +191,25 @@ def decode_dataclass(cls: type, data: Mapping):
     kw = {}
     names = set()
     for f in dataclasses.fields(cls):
-        names.add(f.name)
+        key = f.metadata.get("key", f.name)  # the JSON key (a Python keyword: "with")
+        names.add(key)
         if f.name == "extra":
             continue
-        if f.name in data:
-            kw[f.name] = decode(data[f.name], h[f.name])
+        if key in data:
+            kw[f.name] = decode(data[key], h[f.name])
         elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             kw[f.name] = None  # an older run without this key
     if "extra" in names:
         kw["extra"] = {k: freeze(v) for k, v in data.items() if k not in names}
     return cls(**kw)
+
+
+def canonical(value, hint: Any = Any):
+    """``value`` as its stored JSON reads back (``decode(encode(value, hint), hint)``):
+    NaN as None, lists as tuples, numpy numbers as Python ones, typed blocks built. A
+    producer passes its blocks through it, so the run it returns equals the run its
+    stored JSON opens as."""
+    return decode(encode(value, hint), hint)
 
 
 #: Keys ``AuditResult.to_dict`` adds to the stored ``settings`` beside AuditSettings'.
@@ -231,6 +242,7 @@ def _as_stored(values: Mapping) -> AuditSettings:
 
 __all__ = [
     "FIELD_RULES",
+    "canonical",
     "SETTINGS_RECORDS",
     "decode",
     "decode_dataclass",

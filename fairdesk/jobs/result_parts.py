@@ -109,6 +109,97 @@ class WordPosition:
 
 
 @dataclass(frozen=True)
+class GroupFlags:
+    """One group's hallucination flags (``stats.pitfalls.flag_counts``).
+
+    Attributes
+    ----------
+    n_items : the group's items.
+    loop, runaway, over_nonspeech, unstable : items with each flag.
+    hallucinated : items with any flag; rate : hallucinated / n_items (None without items).
+    items : the flagged items' ids.
+    """
+
+    n_items: int = 0
+    loop: int = 0
+    runaway: int = 0
+    over_nonspeech: int = 0
+    unstable: int = 0
+    hallucinated: int = 0
+    rate: float | None = None
+    items: tuple[str, ...] = ()
+    extra: Mapping[str, Json] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
+class WerDominated:
+    """A group whose word errors one utterance carries (``stats.pitfalls.dominant_items``).
+
+    Attributes
+    ----------
+    group, item : the group and the utterance.
+    errors : the utterance's word errors; group_errors : the group's; share : their ratio.
+    wer, wer_without_item : the group's WER with and without the utterance (None when
+        undefined).
+    """
+
+    group: str | None = None
+    item: str | None = None
+    errors: int = 0
+    group_errors: int = 0
+    share: float | None = None
+    wer: float | None = None
+    wer_without_item: float | None = None
+    extra: Mapping[str, Json] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
+class VerdictChange:
+    """A tested comparison whose verdict changes without the flagged items
+    (``stats.pitfalls.verdicts_without_flagged``); ``metric`` None with a ``reason`` when
+    nothing could be recomputed.
+
+    Attributes
+    ----------
+    metric, group : the comparison.
+    verdict, verdict_without_flagged : the verdict with and without the flagged items
+        (None: not compared without them, ``reason`` says why).
+    gap, gap_without_flagged : the gaps.
+    reason : why there is no verdict without the flagged items.
+    n_flagged_group, n_flagged_reference : flagged items in the group and the reference.
+    """
+
+    metric: str | None = None
+    group: str | None = None
+    verdict: str | None = None
+    verdict_without_flagged: str | None = None
+    gap: float | None = None
+    gap_without_flagged: float | None = None
+    reason: str | None = None
+    n_flagged_group: int | None = None
+    n_flagged_reference: int | None = None
+    extra: Mapping[str, Json] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
+class PredictionProblem:
+    """A row an imported predictions file refused or flagged
+    (``models.predictions.Problem``).
+
+    Attributes
+    ----------
+    row : 1-based line of the file; key : the row's item id or path where readable.
+    reason : what is wrong; kept : True for a warning (the row was kept).
+    """
+
+    row: int | None = None
+    key: str | None = None
+    reason: str | None = None
+    kept: bool = False
+    extra: Mapping[str, Json] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
 class Pitfalls:
     """Hallucination flags and what they change (``jobs.pitfalls.pitfalls_block``).
 
@@ -117,21 +208,60 @@ class Pitfalls:
     settings : the flag thresholds used.
     flags_checked : flag ids computed.
     n_flagged : flagged items of the run.
-    by_group : group → ``n_items``, one count per flag, ``hallucinated``, ``rate``, ``items``.
-    wer_dominated : groups whose WER a few items dominate (rows: group, item, errors, ...).
-    verdicts_without_flagged : verdicts recomputed without the flagged items.
+    by_group : group → its flag counts (:class:`GroupFlags`).
+    wer_dominated : groups whose WER one utterance carries (:class:`WerDominated`).
+    verdicts_without_flagged : the verdicts that change without the flagged items
+        (:class:`VerdictChange`).
     not_checked : why a flag was not computed (None when every one was).
-    nonspeech_share_by_group : group → share of items with non-speech information.
+    nonspeech_share_by_group : group → share of items with non-speech information (None
+        when the audit measured no audio).
     """
 
     settings: Mapping[str, Json] = field(default_factory=_empty)
     flags_checked: tuple[str, ...] = ()
     n_flagged: int = 0
-    by_group: Mapping[str, Mapping[str, Json]] = field(default_factory=_empty)
-    wer_dominated: tuple[Mapping[str, Json], ...] = ()
-    verdicts_without_flagged: tuple[Mapping[str, Json], ...] = ()
+    by_group: Mapping[str, GroupFlags] = field(default_factory=_empty)
+    wer_dominated: tuple[WerDominated, ...] = ()
+    verdicts_without_flagged: tuple[VerdictChange, ...] = ()
     not_checked: str | None = optional()
-    nonspeech_share_by_group: Mapping[str, float | None] = field(default_factory=_empty)
+    nonspeech_share_by_group: Mapping[str, float | None] | None = optional()
+    extra: Mapping[str, Json] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """The model beside the bootstrap for one level
+    (``stats.regression.agreement_with_bootstrap``): whether they ``agree``, whether each
+    finds a significant gap, and the ``sentence`` that says so."""
+
+    level: str | None = None
+    agree: bool = False
+    model_significant: bool = False
+    bootstrap_significant: bool = False
+    sentence: str | None = None
+    extra: Mapping[str, Json] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
+class ModelBasedFit:
+    """The mixed-effects Poisson model of one grouping column (``jobs.model_based``).
+
+    Attributes
+    ----------
+    error : why the model was not fitted (the other fields are then absent).
+    conclusions : the fit's conclusions in words.
+    agreement : each level beside the bootstrap (:class:`Agreement`).
+    agreement_note : why nothing is set beside (two grouping columns).
+    notes : caveats (groups the audit excluded).
+    extra : the fit itself as ``stats.regression.run_poisson_mixed`` returns it (formula,
+        group variables and levels, covariates, speaker and content handling, ...).
+    """
+
+    error: str | None = optional()
+    conclusions: tuple[str, ...] | None = optional()
+    agreement: tuple[Agreement, ...] | None = optional()
+    agreement_note: str | None = optional()
+    notes: tuple[str, ...] | None = optional()
     extra: Mapping[str, Json] = field(default_factory=_empty)
 
 
@@ -246,11 +376,17 @@ RUN_SETTINGS_KEYS = tuple(RunSettings.__dataclass_fields__)
 __all__ = [
     "RUN_SETTINGS_KEYS",
     "Acoustics",
+    "Agreement",
     "ConfusionMatrix",
     "Counts",
+    "GroupFlags",
+    "PredictionProblem",
+    "VerdictChange",
+    "WerDominated",
     "InputProblem",
     "ItemFailure",
     "Json",
+    "ModelBasedFit",
     "NoDiacriticItems",
     "Normaliser",
     "Pitfalls",

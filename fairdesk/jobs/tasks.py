@@ -23,7 +23,8 @@ def audit(folder, request, *, progress, cancelled):
     project = Project(folder)
     try:
         out = run_audit(project, request, progress=progress, cancelled=cancelled)
-        return {"run_id": out.run_id, "result": out.result, "from_cache": out.from_cache}
+        result = out.result.to_json()  # bridge: typed consumer pending
+        return {"run_id": out.run_id, "result": result, "from_cache": out.from_cache}
     finally:
         project.close()
 

@@ -160,11 +160,12 @@ def model_based_section(run: AuditRun) -> list[dict]:
 def _model_based_entry(var: str, m, comps: dict) -> dict:
     """One grouping column's model (the one reader of the free-form ``run.model_based``
     blocks), each level beside the bootstrap's WER comparison of the same group."""
-    if m.get("error"):
-        return {"variable": var, "error": m["error"]}
-    agree = {a["level"]: a for a in m.get("agreement") or ()}
+    if m.error:
+        return {"variable": var, "error": m.error}
+    agree = {a.level: a.sentence or "" for a in m.agreement or ()}
     rows = []
-    for g in m.get("group_variables") or ():
+    fit = m.extra  # the fit itself, as stats.regression.run_poisson_mixed returns it
+    for g in fit.get("group_variables") or ():
         for r in g.get("levels") or ():
             c = comps.get(r["level"])
             rows.append(
@@ -178,21 +179,21 @@ def _model_based_entry(var: str, m, comps: dict) -> dict:
                     "gap_ci": fmt_ci("wer", c.ci_low, c.ci_high) if c else "",
                     "boot_p": fmt_p(c.p_adjusted) if c else "–",
                     "verdict": verdict_style(c.verdict)[0] if c else "–",
-                    "agreement": (agree.get(r["level"]) or {}).get("sentence", ""),
+                    "agreement": agree.get(r["level"], ""),
                 }
             )
     return {
         "variable": var,
         "error": None,
-        "model": m.get("model", ""),
-        "approximation": m.get("approximation", ""),
-        "speaker_sd": fmt_number(m.get("speaker_sd"), 2),
-        "n": f"{count(m.get('n_utterances'), 'utterance')}, "
-        f"{count(m.get('n_speakers'), 'speaker')}",
-        "overdispersion": (m.get("overdispersion") or {}).get("reading", ""),
+        "model": fit.get("model", ""),
+        "approximation": fit.get("approximation", ""),
+        "speaker_sd": fmt_number(fit.get("speaker_sd"), 2),
+        "n": f"{count(fit.get('n_utterances'), 'utterance')}, "
+        f"{count(fit.get('n_speakers'), 'speaker')}",
+        "overdispersion": (fit.get("overdispersion") or {}).get("reading", ""),
         "rows": rows,
-        "conclusions": list(m.get("conclusions") or ()),
-        "note": m.get("agreement_note", ""),
+        "conclusions": list(m.conclusions or ()),
+        "note": m.agreement_note or "",
     }
 
 

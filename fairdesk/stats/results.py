@@ -80,7 +80,7 @@ class Comparison:
     without_flagged : the comparison recomputed without the hallucination-flagged items
         (``verdict, gap, ci_low, ci_high, p_adjusted, n_flagged_group,
         n_flagged_reference``, or ``verdict: None`` with a ``reason``); written by the
-        pitfalls stage (``jobs.pitfalls.pitfalls_block``), None before it.
+        pitfalls stage (``jobs.pitfalls.pitfalls_stage``), None before it.
     """
 
     metric: str
@@ -132,7 +132,7 @@ class GroupInfo:
     ci_note : metric id → why there is no CI, or how a rule-of-three one was made.
     wer_dominated_by : the item that dominates the group's WER (``item, errors,
         group_errors, share, wer, wer_without_item``), None when none does; written by the
-        pitfalls stage (``jobs.pitfalls.pitfalls_block``).
+        pitfalls stage (``jobs.pitfalls.pitfalls_stage``).
     """
 
     group: str

@@ -107,14 +107,14 @@ def test_audit_table_json(tmp_path, capsys, fmt):
     assert code == 0
     res = json.loads(out.read_text())
     assert res["reference"] in ("us", "scot", "nyc")
-    groups = {g["group"]: g for g in res["groups"]}
+    groups = {g["group"]: {**g, **g["values"]} for g in res["groups"]}
     assert groups["tiny"]["excluded"] and "speakers" in groups["tiny"]["reason"]
     assert {e["group"] for e in res["excluded"]} == {"tiny"}
     # group WER equals jiwer's on the same normalised strings
     for acc, g in groups.items():
         sub = df[df["accent"] == acc]
         want = jiwer.wer([english(r) for r in sub["ref"]], [english(h) for h in sub["hyp"]])
-        assert g["wer"] == pytest.approx(want, abs=1e-12)
+        assert g["values"]["wer"] == pytest.approx(want, abs=1e-12)
         o = jiwer.process_words([english(r) for r in sub["ref"]], [english(h) for h in sub["hyp"]])
         n = o.hits + o.substitutions + o.deletions
         assert g["sub_rate"] == pytest.approx(o.substitutions / n)  # reported, not tested
@@ -338,9 +338,9 @@ def test_table_audit_tonal_language(tmp_path):
     )
     res = json.loads(out.read_text())
     assert res["settings"]["normaliser"] == "whisper-basic"
-    g = {x["group"]: x for x in res["groups"]}
+    g = {x["group"]: {**x, **x["values"]} for x in res["groups"]}
     # reference: akwà, àkwà (2 marked letters), ákwá (2) -> E = 1 + 2 + 2 = 5 per item
-    assert g["a"]["wer"] == 0 and g["b"]["wer"] == pytest.approx(3 / 4)
+    assert g["a"]["values"]["wer"] == 0 and g["b"]["values"]["wer"] == pytest.approx(3 / 4)
     assert g["b"]["der"] == pytest.approx(1.0) and g["b"]["diacritic_net_loss"] == 1.0
     assert g["a"]["der"] == 0.0
 
@@ -380,10 +380,10 @@ def test_table_empty_reference_is_a_problem_and_empty_hypothesis_counts_as_delet
     )
     res = json.loads(out.read_text())
     assert [(p["line"], p.get("item")) for p in res["problems"]] == [(4, "bad")]
-    g = {x["group"]: x for x in res["groups"]}
-    assert g["a"]["n_items"] == 8 and g["a"]["wer"] == 0.0
+    g = {x["group"]: {**x, **x["values"]} for x in res["groups"]}
+    assert g["a"]["n_items"] == 8 and g["a"]["values"]["wer"] == 0.0
     # one empty hypothesis of 4 reference words in 8 items of 4 words: 4 deletions / 32
-    assert g["b"]["wer"] == pytest.approx(4 / 32)
+    assert g["b"]["values"]["wer"] == pytest.approx(4 / 32)
     assert any("empty hypothesis" in w for w in res["warnings"])
     printed = capsys.readouterr().out
     assert "problem: line 4" in printed
@@ -418,7 +418,7 @@ def test_table_classification_labels_without_transcripts(tmp_path):
         == 0
     )
     res = json.loads(out.read_text())
-    acc = {x["group"]: x["accuracy"] for x in res["groups"]}
+    acc = {x["group"]: x["values"]["accuracy"] for x in res["groups"]}
     for g, sub in df.groupby("g"):
         assert acc[g] == pytest.approx((sub["label"] == sub["predicted_label"]).mean())
     assert any(c["metric"] == "accuracy" for c in res["comparisons"])
@@ -447,3 +447,44 @@ def test_regress_table_scores_its_own_texts_over_stale_count_columns(tmp_path, c
     assert fits[0]["n"] == fits[1]["n"] == len(df)
     assert fits[0]["coefficients"] == fits[1]["coefficients"]
     assert fits[0]["r2"] == fits[1]["r2"]
+
+
+#: The keys ``fairdesk audit --table ... --json`` wrote before the typed result (main's
+#: producers, this table with --normaliser-sensitivity --model-based).
+OLD_TABLE_KEYS = {
+    "bootstrap", "by", "comparisons", "descriptive_metrics", "design", "excluded", "failures",
+    "from_cache", "groups", "input_problems", "intent_confusion", "minimums_message",
+    "model_based", "normaliser", "normaliser_sensitivity", "phone_confusion", "pitfalls",
+    "problems", "reference", "settings", "summary", "table", "tested_metrics", "timings",
+    "warnings", "word_positions",
+}  # fmt: skip
+OLD_TABLE_SETTINGS = {
+    "absolute_error_gap", "alpha", "bootstrap_raise", "by", "disparity_ratio", "filters",
+    "grounding_gap", "language", "max_items", "min_items", "min_speakers", "n_bootstrap",
+    "n_bootstrap_used", "normaliser", "normaliser_reason", "resampling", "seed",
+    "small_cluster_scaling", "structure_threshold",
+}  # fmt: skip
+
+
+def test_table_json_keeps_todays_keys_plus_schema_version(tmp_path):
+    from fairdesk.jobs.result import AuditRun
+
+    _df, path = _table(tmp_path)
+    out = tmp_path / "o.json"
+    args = ["audit", "--table", str(path), "--ref-col", "ref", "--hyp-col", "hyp"]
+    args += ["--speaker-col", "spk", "--by", "accent", "--n-bootstrap", "200"]
+    args += ["--normaliser-sensitivity", "--model-based", "--quiet", "--json", str(out)]
+    assert main(args) == 0
+    d = json.loads(out.read_text())
+    assert set(d) == OLD_TABLE_KEYS | {"schema_version"} and d["schema_version"] == 2
+    assert set(d["settings"]) == OLD_TABLE_SETTINGS
+    assert d["settings"]["language"] == "auto" and d["settings"]["by"] == ["accent"]
+    assert d["table"] == str(path) and d["failures"] == [] and d["from_cache"] is False
+    # the group values live under values only; the JSON opens as the typed run it came from
+    for g in d["groups"]:
+        assert "wer" in g["values"] and "wer" not in g
+    run = AuditRun.from_json(d)
+    assert json.loads(json.dumps(run.to_json())) == d
+    assert (
+        run.normaliser_sensitivity["n_comparisons"] == d["normaliser_sensitivity"]["n_comparisons"]
+    )

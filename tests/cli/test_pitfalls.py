@@ -59,7 +59,7 @@ def test_sensitivity_flag_and_pitfalls_in_the_console(tmp_path, capsys):
     assert not wer["holds"]
     assert res["pitfalls"]["by_group"]["b"]["items"] == ["62"]  # 61st data row = file line 62
     b = [g for g in res["groups"] if g["group"] == "b"][0]
-    assert b["hallucination_rate"] == 1 / 60
+    assert b["values"]["hallucination_rate"] == 1 / 60
     # default audit: hallucination_rate reported, not tested
     assert "hallucination_rate" in res["descriptive_metrics"]
     assert all(c["metric"] != "hallucination_rate" for c in res["comparisons"])

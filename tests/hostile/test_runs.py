@@ -154,9 +154,10 @@ def test_ctrl_c_is_a_cancel_and_the_same_request_resumes(base):
     assert 4 <= n_cached < BASE_ITEMS and len(done) == n_cached
     be = Fake()
     out = run_audit(p, req, backend=be)
-    assert out.result["counts"]["n_cached"] == n_cached  # resumed: only the rest ran
+    assert out.result.to_json()["counts"]["n_cached"] == n_cached  # resumed: only the rest ran
     assert be.calls == (BASE_ITEMS - n_cached) // 2
-    assert sum(g["n_items"] for g in out.result["groups"]) == BASE_ITEMS
+    # bridge: typed consumer pending
+    assert sum(g["n_items"] for g in out.result.to_json()["groups"]) == BASE_ITEMS
 
 
 def test_representation_on_groups_under_five_items_degrades(base):
@@ -173,7 +174,7 @@ def test_representation_on_groups_under_five_items_degrades(base):
         filters=(("speaker_id", ("north0", "south0")),),
     )
     out = run_audit(p, req, backend=Fake())
-    res = out.result
+    res = out.result.to_json()  # bridge: typed consumer pending
     assert [g["n_items"] for g in res["groups"]] == [2, 2] and "wer" in res["summary"]
     rep = res["representation"]
     leak = rep["leakage"]

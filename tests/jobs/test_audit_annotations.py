@@ -54,7 +54,8 @@ def test_reaudit_after_an_annotation_uses_the_new_text_and_a_new_cache_key(tmp_p
         settings=AuditSettings(n_bootstrap=200, min_items=3, min_speakers=2),
     )
     first = run_audit(p, req)
-    assert first.result["settings"]["text_source"] == {"annotation": 0, "import": 18}
+    # bridge: typed consumer pending
+    assert first.result.to_json()["settings"]["text_source"] == {"annotation": 0, "import": 18}
     assert (first.frame["reference"] == "akwa ji").all()
     assert run_audit(p, req).from_cache  # nothing changed: the stored result
 
@@ -63,7 +64,8 @@ def test_reaudit_after_an_annotation_uses_the_new_text_and_a_new_cache_key(tmp_p
     p.save_transcript(int(target["db_id"]), "àkwà ego", "ada")
     second = run_audit(p, req)
     assert not second.from_cache and second.run_id != first.run_id
-    assert second.result["settings"]["text_source"] == {"annotation": 1, "import": 17}
+    # bridge: typed consumer pending
+    assert second.result.to_json()["settings"]["text_source"] == {"annotation": 1, "import": 17}
     f = second.frame.set_index("path")
     assert f.loc["a0_0.wav", "reference"] == "àkwà ego"
     assert f.loc["a0_0.wav", "text_source"] == "annotation"

@@ -4,6 +4,7 @@ values, the JSON round trip is exact, and the field-wise non-finite rules hold."
 import dataclasses
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -38,10 +39,18 @@ def _stored(payload) -> dict:
     return json.loads(json.dumps(payload))
 
 
+#: Payloads the producers stored before the typed result (schema 1, written by the main
+#: branch's run_audit of the fixture below): stored runs from before must still open.
+V1 = Path(__file__).parent / "data" / "audit_payloads_v1.json"
+
+
 @pytest.fixture(scope="module")
 def payloads(tmp_path_factory):
-    """Today's payloads of a fixture audit: a fresh run (model-based block on), its
-    cache hit, and an all-failed run."""
+    """Stored payloads of a fixture audit from before the typed result (``run``: a fresh
+    run with the model-based block on, ``hit``: its cache hit, ``failed``: an all-failed
+    run, ``representation``), and today's typed runs of the same audits (``new_*``: the
+    ``AuditRun`` the producers return; ``stored_*``: what the store keeps)."""
+    out = json.loads(V1.read_text(encoding="utf-8"))
     tmp = tmp_path_factory.mktemp("codec")
     p, root = tone_project(tmp / "one", {"a": 0.5, "b": 0.7}, 6, 6, "play the song")
     (root / "b" / "0_0.wav").write_bytes(b"RIFF garbage")
@@ -61,13 +70,119 @@ def payloads(tmp_path_factory):
     failed = run_audit(p2, req, backend=LengthBackend()).result
     rep_req = dataclasses.replace(req, representation=True, model_based=False, metrics=("wer",))
     rep = run_audit(p, rep_req, backend=EmbeddingLengthBackend()).result
-    return {
-        "memory": run,
-        "run": _stored(run),
-        "hit": _stored(hit),
-        "failed": _stored(failed),
-        "representation": _stored(rep),
-    }
+    for name, r in (("run", run), ("hit", hit), ("failed", failed), ("representation", rep)):
+        out[f"new_{name}"] = r
+        out[f"stored_{name}"] = _stored(r.to_json())
+    out["project"] = p
+    return out
+
+
+def test_producers_return_the_run_the_store_keeps(payloads):
+    # the AuditRun a producer returns is the one its stored JSON opens as (NaN as None,
+    # tuples, typed blocks), for a run, its cache hit, an all-failed run and representation
+    for name in ("run", "hit", "failed", "representation"):
+        new = payloads[f"new_{name}"]
+        assert isinstance(new, AuditRun)
+        assert AuditRun.from_json(payloads[f"stored_{name}"]) == new, name
+        assert payloads[f"stored_{name}"]["schema_version"] == SCHEMA_VERSION
+
+
+def test_the_store_keeps_to_json_and_a_hit_opens_it(payloads):
+    from fairdesk.jobs.cache import run_payload
+
+    new, hit = payloads["new_run"], payloads["new_hit"]
+    stored = run_payload(payloads["project"], new.run_id)
+    assert stored == payloads["stored_run"]
+    assert hit.from_cache and hit.cached_from_run == new.run_id and not new.from_cache
+    assert hit.comparisons == new.comparisons and hit.groups == new.groups
+    assert hit.model_based == new.model_based == AuditRun.from_json(payloads["run"]).model_based
+    assert "no word error" in new.model_based["accent"].error
+    # the reference group has no error: the ratio over it is infinite, kept as such
+    assert new.comparison("wer", "b").ratio == math.inf
+    assert payloads["stored_run"]["comparisons"][0]["ratio"] == "inf"
+
+
+def test_new_and_old_payloads_have_the_same_keys(payloads):
+    # stored runs from before open; today's JSON has their keys plus schema_version (the
+    # group value copies and the table-only keys aside)
+    for name in ("run", "hit", "failed", "representation"):
+        old, new = payloads[name], payloads[f"stored_{name}"]
+        assert set(new) - set(old) == {"schema_version"}, name
+        assert set(old) - set(new) == set(), name
+        assert set(new["settings"]) == set(old["settings"]), name
+        old_run = AuditRun.from_json(old)
+        assert [g.group for g in old_run.groups] == [g["group"] for g in new["groups"]]
+        assert [c["verdict"] for c in new["comparisons"]] == [
+            c.verdict for c in old_run.comparisons
+        ]
+
+
+def test_analyse_keeps_an_infinite_ratio():
+    import pandas as pd
+
+    # group b has errors where the reference group a has none: WER ratio b / a is infinite
+    rows = []
+    for g, hyp in (("a", "play the song"), ("b", "play a song")):
+        for i in range(40):
+            rows.append(
+                {
+                    "reference": "play the song",
+                    "hypothesis": hyp if i % 2 else "play the song",
+                    "group": g,
+                    "speaker_id": f"{g}{i % 8}",
+                    "content_id": "c",
+                    "item_id": f"{g}{i}",
+                }
+            )
+    _, run = analyse(
+        pd.DataFrame(rows), AuditSettings(n_bootstrap=200, min_items=20), reference="a"
+    )
+    c = run.comparison("wer", "b")
+    assert c.reference_value == 0 and c.value == pytest.approx(1 / 6) and c.ratio == math.inf
+    out = _stored(run.to_json())
+    assert next(x for x in out["comparisons"] if x["metric"] == "wer")["ratio"] == "inf"
+    assert AuditRun.from_json(out).comparison("wer", "b").ratio == math.inf
+
+
+def test_typed_pitfall_rows_and_prediction_problems():
+    from fairdesk.jobs.result_codec import canonical
+    from fairdesk.jobs.result_parts import (
+        Pitfalls,
+        PredictionProblem,
+        VerdictChange,
+        WerDominated,
+    )
+
+    dom = {"group": "b", "item": "b15", "errors": 13, "group_errors": 22, "share": 13 / 22}
+    dom |= {"wer": 22 / 150, "wer_without_item": 9 / 145}
+    change = {"metric": "wer", "group": "b", "verdict": "disparity_detected"}
+    change |= {"verdict_without_flagged": "no_disparity_detected", "gap": 0.2}
+    change |= {"gap_without_flagged": 0.01, "reason": None}
+    change |= {"n_flagged_group": 30, "n_flagged_reference": 0}
+    p = canonical({"wer_dominated": [dom], "verdicts_without_flagged": [change]}, Pitfalls)
+    assert p.wer_dominated == (WerDominated(**dom),)
+    assert p.verdicts_without_flagged[0].verdict_without_flagged == "no_disparity_detected"
+    assert p.verdicts_without_flagged[0] == VerdictChange(**change)
+    out = _stored(AuditRun(pitfalls=p).to_json())["pitfalls"]
+    assert out["wer_dominated"] == [dom] and out["verdicts_without_flagged"] == [change]
+    # the row that says nothing was recomputed opens (its other keys read None)
+    bare = canonical(
+        {"verdicts_without_flagged": [{"metric": None, "group": None, "reason": "x"}]}, Pitfalls
+    )
+    assert bare.verdicts_without_flagged[0].reason == "x"
+    assert bare.verdicts_without_flagged[0].verdict is None
+    row = {"row": 3, "key": "a/1.wav", "reason": "duplicate", "kept": False}
+    run = AuditRun.from_json({"prediction_problems": [row]})
+    assert run.prediction_problems == (PredictionProblem(**row),)
+    assert _stored(run.to_json())["prediction_problems"] == [row]
+
+
+def test_as_audit_run():
+    from fairdesk.jobs.result import as_audit_run
+
+    run = AuditRun(model="m")
+    assert as_audit_run(run) is run
+    assert as_audit_run(run.to_json()) == run
 
 
 @pytest.mark.parametrize("name", ["run", "hit", "failed", "representation"])
@@ -81,8 +196,9 @@ def test_round_trip_is_exact(payloads, name):
 
 
 def test_in_memory_payload_opens_as_its_stored_json(payloads):
-    # AuditOutcome.result before the store: NaN not yet null, numpy numbers, tuples
-    assert AuditRun.from_json(payloads["memory"]) == AuditRun.from_json(payloads["run"])
+    # a payload before the store: NaN not yet null, numpy numbers, tuples
+    memory = payloads["new_run"].to_json()
+    assert AuditRun.from_json(memory) == AuditRun.from_json(payloads["stored_run"])
 
 
 def test_old_payload_opens_with_the_same_values(payloads):
@@ -136,7 +252,12 @@ def test_old_payload_opens_with_the_same_values(payloads):
     pf = d["pitfalls"]
     assert run.pitfalls.flags_checked == tuple(pf["flags_checked"])
     assert run.pitfalls.n_flagged == pf["n_flagged"]
-    assert run.pitfalls.by_group["b"]["n_items"] == pf["by_group"]["b"]["n_items"] == 35
+    assert run.pitfalls.by_group["b"].n_items == pf["by_group"]["b"]["n_items"] == 35
+    for g, row in pf["by_group"].items():  # typed GroupFlags, the same keys written back
+        flags = run.pitfalls.by_group[g]
+        assert flags.hallucinated == row["hallucinated"] and flags.items == tuple(row["items"])
+        assert flags.loop == row["loop"] and flags.rate == row["rate"] and flags.extra == {}
+        assert _stored(run.to_json())["pitfalls"]["by_group"][g] == row
     assert run.pitfalls.not_checked == pf["not_checked"]
     wp = run.word_positions["c1"]
     assert wp.words == ("play", "the", "song")
@@ -146,7 +267,7 @@ def test_old_payload_opens_with_the_same_values(payloads):
     assert pc.phone_error_rate == d["phone_confusion"]["groups"]["b"]["phone_error_rate"] == 0.25
     assert pc.per_phone["DH"].errors == 35 and pc.top[0].ref == "DH" and pc.top[0].hyp == "-"
     assert pc.matrix.phones == tuple(d["phone_confusion"]["groups"]["b"]["matrix"]["phones"])
-    assert run.model_based["accent"]["error"] == d["model_based"]["accent"]["error"]
+    assert run.model_based["accent"].error == d["model_based"]["accent"]["error"]
     assert dict(run.timings) == d["timings"]
 
 
@@ -168,7 +289,11 @@ def test_representation_block(payloads):
     assert rep.silhouette == src["silhouette"] and rep.threshold == src["threshold"] == 0.1
     assert rep.structure == src["structure"] and dict(rep.cases) == src["cases"]
     assert rep.n_items == src["n_items"] == 71 and rep.model_key == src["model_key"]
-    assert dict(rep.leakage) == src["leakage"] and rep.error is None
+    from fairdesk.stats.representation import Leakage
+
+    assert isinstance(rep.leakage, Leakage) and rep.error is None
+    assert dataclasses.asdict(rep.leakage) == src["leakage"]
+    assert rep.leakage.chance == 0.5 and rep.leakage.split == "speaker"
     assert _stored(run.to_json())["representation"] == src
     assert run.run_settings.model_based is False and run.model_based is None
 
@@ -277,7 +402,7 @@ def test_classification_confusion_and_frames():
     df["predicted_label"] = pred
     settings = AuditSettings(n_bootstrap=200, min_items=1, min_speakers=1, normaliser="auto")
     _, res = analyse(df, settings, language=None)
-    res = _stored(res)
+    res = _stored(res.to_json())
     run = AuditRun.from_json(res)
     assert AuditRun.from_json(_stored(run.to_json())) == run
     for g in ("x", "y"):

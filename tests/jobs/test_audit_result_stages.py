@@ -5,10 +5,18 @@ import json
 
 from fairdesk.jobs import AuditRequest, run_audit
 from fairdesk.jobs.result import AuditRun
-from fairdesk.jobs.result_blocks import Explain, ExplainItem, PhoneAnnotations
+from fairdesk.jobs.result_blocks import (
+    AccentednessRegression,
+    Explain,
+    ExplainItem,
+    GroupGrounding,
+    ItemGrounding,
+    PhoneAnnotations,
+)
 from fairdesk.stats import AuditSettings
 from tests.conftest import tone_project
 from tests.explain.test_audit_explain import FakeAligner, RegionScoreBackend
+from tests.jobs.test_audit_result_codec import V1
 from tests.jobs.test_phone_annotations import _annotate
 from tests.jobs.test_pitfalls import SamplingBackend
 
@@ -39,7 +47,11 @@ def test_explain_and_phone_annotation_blocks(tmp_path):
         metrics=("wer",),
         settings=AuditSettings(n_bootstrap=300, min_items=20, min_speakers=5),
     )
-    d = _stored(run_audit(project, req, backend=RegionScoreBackend(), aligner=FakeAligner()).result)
+    d = _stored(
+        run_audit(
+            project, req, backend=RegionScoreBackend(), aligner=FakeAligner()
+        ).result.to_json()
+    )
     run = AuditRun.from_json(d)
     assert AuditRun.from_json(_stored(run.to_json())) == run
     _same_json(_stored(run.to_json()), d)
@@ -50,7 +62,7 @@ def test_explain_and_phone_annotation_blocks(tmp_path):
     assert all(isinstance(i, ExplainItem) for i in ex.items)
     assert [i.lift for i in ex.items] == [i["lift"] for i in d["explain"]["items"]]
     assert [i.group for i in ex.items] == [i["group"] for i in d["explain"]["items"]]
-    assert ex.phone_error_grounding["b"]["n_auroc"] == 3
+    assert ex.phone_error_grounding["b"].n_auroc == 3
     assert run.run_settings.explain is True and run.run_settings.explain_per_group == 3
     pa = run.phone_annotations
     assert isinstance(pa, PhoneAnnotations)
@@ -62,8 +74,25 @@ def test_explain_and_phone_annotation_blocks(tmp_path):
     assert pa.confusion["b"].n_errors == src["confusion"]["b"]["n_errors"]
     assert pa.confusion["b"].rates_over == src["confusion"]["b"]["rates_over"]
     reg = d["accentedness_regression"]
-    assert run.accentedness_regression["estimable"] == reg["estimable"]
-    assert set(run.accentedness_regression) == set(reg)
+    assert isinstance(run.accentedness_regression, AccentednessRegression)
+    assert run.accentedness_regression.estimable is reg["estimable"] is False
+    assert "function of the group" in run.accentedness_regression.reason
+    assert run.accentedness_regression.n_per_group == reg["n_per_group"]
+    b = ex.phone_error_grounding["b"]
+    assert isinstance(b, GroupGrounding) and b.n_auroc == 3
+    assert all(
+        isinstance(i.phone_error_grounding, ItemGrounding) for i in ex.items if i.group == "b"
+    )
+    # the same blocks as main's producers stored them (fixture payload, schema 1)
+    old = json.loads(V1.read_text(encoding="utf-8"))["explain_annotations"]
+    for key in ("phone_annotations", "accentedness_regression"):
+        assert d[key] == old[key], key
+    strip = ("seconds",)
+    assert {k: v for k, v in d["explain"].items() if k not in strip} == {
+        k: v for k, v in old["explain"].items() if k not in strip
+    }
+    assert AuditRun.from_json(old).accentedness_regression == run.accentedness_regression
+    assert AuditRun.from_json(old).explain.items == run.explain.items
 
 
 def test_unstable_block(tmp_path):
@@ -72,14 +101,14 @@ def test_unstable_block(tmp_path):
     req = AuditRequest(
         dataset="d", model="fake", by=("accent",), nlu="none", settings=settings, unstable=True
     )
-    d = _stored(run_audit(p, req, backend=SamplingBackend()).result)
+    d = _stored(run_audit(p, req, backend=SamplingBackend()).result.to_json())
     run = AuditRun.from_json(d)
     assert AuditRun.from_json(_stored(run.to_json())) == run
     _same_json(_stored(run.to_json()), d)
     un = run.acoustics.unstable
     assert un.temperature == tuple(d["acoustics"]["unstable"]["temperature"])
     assert un.n_decoded == d["acoustics"]["unstable"]["n_decoded"] and un.reproducible is False
-    assert run.pitfalls.by_group["b"]["unstable"] == 6
+    assert run.pitfalls.by_group["b"].unstable == 6
     assert "unstable" in run.pitfalls.flags_checked and run.run_settings.unstable is True
 
 

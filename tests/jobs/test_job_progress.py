@@ -75,8 +75,7 @@ def test_reported_fractions_never_decrease(project, monkeypatch, acoustics, unst
 
 def test_saliency_job_fractions_never_decrease(tmp_path, monkeypatch):
     """The GUI's saliency job: loading, then the occlusion's own fractions mapped after it."""
-    import fairdesk.explain.stage as stage
-
+    import fairdesk.jobs.explain_stage as stage
     import fairdesk.models as models
     from fairdesk.core.store import Project
     from fairdesk.jobs import tasks

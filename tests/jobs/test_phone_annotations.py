@@ -61,7 +61,9 @@ def test_audit_with_phone_annotations(project):
         metrics=("wer",),
         settings=AuditSettings(n_bootstrap=300, min_items=20, min_speakers=5),
     )
-    res = run_audit(project, req, backend=RegionScoreBackend(), aligner=FakeAligner()).result
+    res = run_audit(
+        project, req, backend=RegionScoreBackend(), aligner=FakeAligner()
+    ).result.to_json()  # bridge: typed consumer pending
     peg = res["explain"]["phone_error_grounding"]
     assert set(peg) == {"b"}  # group a has no error windows
     assert peg["b"]["auroc"] == pytest.approx(1.0) and peg["b"]["ap"] == pytest.approx(1.0)

@@ -5,7 +5,6 @@ normaliser sensitivity table."""
 import json
 import math
 
-import jiwer
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,10 +12,8 @@ import pytest
 from fairdesk.core.runs import run_items_frame
 from fairdesk.jobs import AuditRequest, run_audit
 from fairdesk.jobs.analysis import analyse
-from fairdesk.jobs.pitfalls import dominant_items
-from fairdesk.jobs.sensitivity import normaliser_sensitivity
-from fairdesk.metrics import basic
 from fairdesk.stats import AuditSettings, compare_groups
+from fairdesk.stats.pitfalls import dominant_items
 from tests.conftest import espeak, tone_project
 
 LOOP = "do not know " * 12
@@ -43,8 +40,8 @@ def test_hallucination_rate_per_group_from_planted_predictions(tmp_path):
     req = AuditRequest(
         dataset="d", model=f"predictions:{preds}", by=("accent",), nlu="none", settings=settings
     )
-    res = run_audit(p, req).result
-    groups = {g["group"]: g for g in res["groups"]}
+    res = run_audit(p, req).result.to_json()  # bridge: typed consumer pending
+    groups = {g["group"]: {**g, **g["values"]} for g in res["groups"]}
     assert groups["a"]["hallucination_rate"] == pytest.approx(n_a / 36)
     assert groups["b"]["hallucination_rate"] == pytest.approx(n_b / 36)
     assert "hallucination_rate" in res["descriptive_metrics"]
@@ -63,7 +60,7 @@ def test_hallucination_rate_per_group_from_planted_predictions(tmp_path):
         settings=settings,
         metrics=("wer", "hallucination_rate"),
     )
-    res2 = run_audit(p, req2).result
+    res2 = run_audit(p, req2).result.to_json()  # bridge: typed consumer pending
     (c,) = [c for c in res2["comparisons"] if c["metric"] == "hallucination_rate"]
     pa, pb = n_a / 36, n_b / 36
     assert c["gap"] == pytest.approx(pb - pa)
@@ -84,6 +81,7 @@ def test_a_group_carried_by_one_utterance_gets_the_flag_naming_it():
     rows[45]["hypothesis"] = "alpha bravo " + " ".join(f"zz{chr(97 + i)}" for i in range(13))
     frame = pd.DataFrame(rows)
     f, res = analyse(frame, AuditSettings(n_bootstrap=200, min_items=20), language="en")
+    res = res.to_json()  # bridge: typed consumer pending
     # by hand: b has 9 single deletions + item b15 with 3 subs + 10 insertions = 22 errors
     dom = dominant_items(f)
     assert list(dom) == ["b"]
@@ -91,7 +89,7 @@ def test_a_group_carried_by_one_utterance_gets_the_flag_naming_it():
     assert dom["b"]["group_errors"] == 22 and dom["b"]["share"] == pytest.approx(13 / 22)
     assert dom["b"]["wer"] == pytest.approx(22 / 150)
     assert dom["b"]["wer_without_item"] == pytest.approx(9 / 145)
-    groups = {g["group"]: g for g in res["groups"]}
+    groups = {g["group"]: {**g, **g["values"]} for g in res["groups"]}
     assert groups["b"]["wer_dominated_by"]["item"] == "b15"
     assert groups["a"]["wer_dominated_by"] is None  # 10 errors < 20
     assert res["pitfalls"]["wer_dominated"][0]["item"] == "b15"
@@ -120,6 +118,7 @@ def test_verdicts_that_change_without_flagged_items_say_so():
     frame = pd.DataFrame(rows)
     settings = AuditSettings(n_bootstrap=400, min_items=20)
     f, res = analyse(frame, settings, language="en")
+    res = res.to_json()  # bridge: typed consumer pending
     (c,) = [c for c in res["comparisons"] if c["metric"] == "wer"]
     assert c["verdict"] == "disparity_detected"
     # independent recomputation on the unflagged items
@@ -136,40 +135,6 @@ def test_verdicts_that_change_without_flagged_items_say_so():
     assert c["without_flagged"]["n_flagged_group"] == int(
         f.loc[f.group == "b", "hallucinated"].sum()
     )
-
-
-def test_sensitivity_table_shows_the_flip_of_the_english_normaliser():
-    rows = []
-    for g in ("a", "b"):
-        for s in range(12):
-            for c in range(5):
-                ref = f"i have twenty dollars and it is late number {c}"
-                hyp = ref if g == "a" else f"I have $20 and it's late number {c}"
-                rows.append(
-                    {
-                        "group": g,
-                        "speaker_id": f"{g}{s}",
-                        "content_id": f"c{c}",
-                        "reference": ref,
-                        "hypothesis": hyp,
-                    }
-                )
-    frame = pd.DataFrame(rows)
-    settings = AuditSettings(n_bootstrap=400, min_items=20)
-    _f, res = analyse(frame, settings, language="en")
-    block = normaliser_sensitivity(frame, settings, res["reference"], res["tested_metrics"], "en")
-    assert block["run_normaliser"] == "whisper-english"
-    row = [r for r in block["rows"] if r["metric"] == "wer"][0]
-    assert not row["holds"] and block["n_flipped"] >= 1
-    assert row["value"]["whisper-english"] == 0.0  # "$20" -> "20 dollars", "it's" -> "it is"
-    assert row["verdict"]["whisper-english"] != "disparity_detected"
-    assert row["verdict"]["whisper-basic"] == "disparity_detected"
-    # independent: jiwer on the basic-normalised texts of group b
-    b = frame[frame.group == "b"]
-    want = jiwer.wer([basic(t) for t in b.reference], [basic(t) for t in b.hypothesis])
-    assert row["value"]["whisper-basic"] == pytest.approx(want)
-    none = jiwer.wer([" ".join(t.split()) for t in b.reference], list(b.hypothesis))
-    assert row["value"]["none"] == pytest.approx(none)
 
 
 class TimedBackend:
@@ -228,7 +193,7 @@ def test_words_over_nonspeech_flagged_by_the_audit_job(tmp_path, capsys):
         ),
     )
     out = run_audit(p, req, backend=TimedBackend())
-    res = out.result
+    res = out.result.to_json()  # bridge: typed consumer pending
     assert res["pitfalls"]["flags_checked"] == ["loop", "runaway", "over_nonspeech"]
     by = res["pitfalls"]["by_group"]
     assert by["b"]["over_nonspeech"] == 3 and by["a"]["over_nonspeech"] == 0
@@ -305,7 +270,9 @@ def test_unstable_items_from_two_sampled_decodes(tmp_path):
     req = AuditRequest(
         dataset="d", model="fake", by=("accent",), nlu="none", settings=settings, unstable=True
     )
-    res = run_audit(p, req, backend=SamplingBackend()).result
+    res = run_audit(
+        p, req, backend=SamplingBackend()
+    ).result.to_json()  # bridge: typed consumer pending
     by = res["pitfalls"]["by_group"]
     assert (by["a"]["unstable"], by["b"]["unstable"]) == (0, 6)
     assert "unstable" in res["pitfalls"]["flags_checked"]
@@ -318,21 +285,3 @@ def test_unstable_items_from_two_sampled_decodes(tmp_path):
     ]
     with pytest.raises(FairdeskError, match="cannot sample"):
         run_audit(p, req, backend=TimedBackend())
-
-
-def test_dominance_thresholds_are_at_least_20_errors_and_more_than_a_quarter():
-    def frame(errors):
-        return pd.DataFrame(
-            {
-                "group": "g",
-                "item_id": [f"i{k}" for k in range(len(errors))],
-                "n_sub": errors,
-                "n_del": 0,
-                "n_ins": 0,
-                "n_words": 10,
-            }
-        )
-
-    assert dominant_items(frame([5, 5, 5, 5])) == {}  # 20 errors, 1/4 exactly
-    assert dominant_items(frame([6, 5, 5, 4]))["g"]["item"] == "i0"  # 20 errors, 6/20
-    assert dominant_items(frame([6, 5, 5, 3])) == {}  # 19 errors

@@ -223,7 +223,7 @@ def test_classifier_audit_end_to_end(folders, tmp_path):
         settings=AuditSettings(n_bootstrap=200, min_items=10, min_speakers=5),
         nlu="none",
     )
-    res = run_audit(p, req).result
+    res = run_audit(p, req).result.to_json()  # bridge: typed consumer pending
     assert res["failures"] == []
     assert {"accuracy", "balanced_accuracy", "mean_confidence"} <= set(res["tested_metrics"])
     rows = __import__("fairdesk.core.runs", fromlist=["x"]).run_items_frame(p, res["run_id"])

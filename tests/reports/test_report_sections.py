@@ -16,8 +16,8 @@ def html(speech_runs):
     from fairdesk.core.runs import run_items_frame
     from fairdesk.jobs.model_based import model_based_block
     from fairdesk.jobs.regression_run import regress_run, store_regression
-    from fairdesk.jobs.sensitivity import normaliser_sensitivity
     from fairdesk.stats.regression import run_poisson_mixed
+    from fairdesk.stats.sensitivity import normaliser_sensitivity
     from fairdesk.stats.settings import AuditSettings
 
     p, run = speech_runs.project, speech_runs.run

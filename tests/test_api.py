@@ -1,0 +1,185 @@
+"""The public Python API (fairdesk.api): the README's example runs, and the API gives the
+numbers the command line's ``--json`` gives for the same table."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fairdesk
+from fairdesk.cli import main
+from fairdesk.jobs.result import AuditRun
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _readme_example() -> str:
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Python API", 1)[1].split("\n## ", 1)[0]
+    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
+    return code
+
+
+def test_readme_example_runs_and_prints_a_group_table():
+    code = _readme_example()
+    out = io.StringIO()
+    scope: dict = {}
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, str(README), "exec"), scope)
+    printed = out.getvalue()
+    lines = printed.splitlines()
+    # the group table: a header with the metrics, one row per group with its WER
+    assert re.match(r"\s+wer\s+cer$", lines[0]) and lines[1].strip() == "group"
+    rows = {ln.split()[0]: [float(x) for x in ln.split()[1:]] for ln in lines[2:4]}
+    assert set(rows) == {"scot", "us"}
+    df, run = scope["df"], scope["run"]
+    for g, (wer, _cer) in rows.items():
+        sub = df[df["accent"] == g]
+        errors = sum(r != h for r, h in zip(sub["reference"], sub["hypothesis"], strict=True))
+        words = sum(len(t.split()) for t in sub["reference"])
+        assert wer == pytest.approx(errors / words, abs=1e-6)  # one substitution per error
+        assert run.by_group.loc[g, "wer"] == pytest.approx(errors / words)
+    assert "disparity_detected" in printed
+
+
+def _table(tmp_path):
+    rng = np.random.default_rng(5)
+    sents = [f"play track {w} from the album" for w in "one two three four five six".split()]
+    rows = []
+    for acc, p in (("us", 0.03), ("scot", 0.3), ("nyc", 0.05)):
+        for s in range(8):
+            for c, t in enumerate(sents):
+                hyp = " ".join(w if rng.random() > p else "zzz" for w in t.split())
+                rows.append(
+                    {"ref": t, "hyp": hyp, "spk": f"{acc}{s}", "content_id": f"c{c}", "accent": acc}
+                )
+    df = pd.DataFrame(rows)
+    path = tmp_path / "t.csv"
+    df.to_csv(path, index=False)
+    return df, path
+
+
+def _cli_json(path, *extra) -> dict:
+    out = path.parent / "o.json"
+    args = ["audit", "--table", str(path), "--ref-col", "ref", "--hyp-col", "hyp"]
+    args += ["--speaker-col", "spk", "--by", "accent", "--n-bootstrap", "300", "--min-items", "20"]
+    assert main([*args, *extra, "--quiet", "--json", str(out)]) == 0
+    return json.loads(out.read_text())
+
+
+def test_api_gives_the_numbers_of_the_cli_json(tmp_path):
+    df, path = _table(tmp_path)
+    d = _cli_json(path, "--reference", "us")
+    kw = {"ref_col": "ref", "hyp_col": "hyp", "speaker_col": "spk", "reference": "us"}
+    for source in (df, path):  # a DataFrame or the file
+        run = fairdesk.audit_table(source, by="accent", n_bootstrap=300, min_items=20, **kw)
+        assert isinstance(run, AuditRun)
+        assert AuditRun.from_json(d).comparisons == run.comparisons
+        assert AuditRun.from_json(d).groups == run.groups
+        assert run.reference == d["reference"] == "us"
+        # the group table is the JSON's group values; the comparisons its comparisons
+        for g in d["groups"]:
+            for m, v in g["values"].items():
+                got = run.by_group.loc[g["group"], m]
+                assert (v is None and math.isnan(got)) or got == pytest.approx(v)
+        table = run.comparisons_table.set_index(["metric", "group"])
+        for c in d["comparisons"]:
+            row = table.loc[(c["metric"], c["group"])]
+            assert row["verdict"] == c["verdict"] and row["gap"] == pytest.approx(c["gap"])
+            assert row["p_adjusted"] == pytest.approx(c["p_adjusted"])
+        assert run.overall["wer"] == pytest.approx(d["summary"]["wer"]["overall"]["value"])
+    # and WER by hand (no normalisation needed: lower-case words, no punctuation)
+    for g, sub in df.groupby("accent"):
+        errors = sum(
+            sum(a != b for a, b in zip(r.split(), h.split(), strict=True))
+            for r, h in zip(sub["ref"], sub["hyp"], strict=True)
+        )
+        words = sum(len(r.split()) for r in sub["ref"])
+        assert run.by_group.loc[g, "wer"] == pytest.approx(errors / words)
+    # to_json is the CLI's --json (timings aside)
+    mine = json.loads(json.dumps(run.to_json()))
+    assert set(mine) == set(d)
+    assert {k: v for k, v in mine.items() if k not in ("timings", "table", "problems")} == {
+        k: v for k, v in d.items() if k not in ("timings", "table", "problems")
+    }
+
+
+def test_api_options_and_errors(tmp_path):
+    df, _path = _table(tmp_path)
+    kw = {"ref_col": "ref", "hyp_col": "hyp", "speaker_col": "spk"}
+    with pytest.raises(TypeError, match="n_bootstraps"):
+        fairdesk.audit_table(df, by="accent", n_bootstraps=300, **kw)
+    run = fairdesk.audit_table(df, by="accent", metrics=["wer"], n_bootstrap=200, **kw)
+    assert run.tested_metrics == ("wer",) and run.settings.n_bootstrap == 200
+    assert {c.metric for c in run.comparisons} == {"wer"}
+    text = repr(run)
+    assert text.startswith("AuditRun(table='table', by=('accent',), groups=3")
+    assert len(text) < 300
+    html = run._repr_html_()
+    assert "<table" in html and "Verdicts" in html and "scot" in html
+
+
+def test_the_root_package_stays_lazy():
+    import subprocess
+
+    code = (
+        "import sys, fairdesk; assert 'fairdesk.api' not in sys.modules; "
+        "assert 'pandas' not in sys.modules; fairdesk.audit_table; "
+        "assert 'fairdesk.api' in sys.modules; print('ok')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_open_project_runs_and_audit(tmp_path):
+    from tests.conftest import tone_project
+
+    p, root = tone_project(tmp_path, {"a": 0.5, "b": 0.7}, 6, 6, "play the song")
+    p.close()
+    preds = root / "preds.csv"
+    lines = ["path,text"] + [
+        f"{acc}/{s}_{c}.wav,{'play the song' if acc == 'a' else 'play song'}"
+        for acc in "ab"
+        for s in range(6)
+        for c in range(6)
+    ]
+    preds.write_text("\n".join(lines) + "\n")
+    with fairdesk.open_project(tmp_path / "proj") as proj:
+        assert proj.datasets == ["d"]
+        assert proj.runs().empty
+        run = proj.audit(
+            dataset="d",
+            model=f"predictions:{preds}",
+            by="accent",
+            reference="a",
+            request_options={"nlu": "none"},
+            n_bootstrap=200,
+            min_items=5,
+            min_speakers=2,
+        )
+        assert isinstance(run, AuditRun) and not run.from_cache
+        assert run.by_group.loc["b", "wer"] == pytest.approx(1 / 3)
+        assert run.by_group.loc["a", "wer"] == 0
+        runs = proj.runs()
+        assert runs["run_id"].tolist() == [run.run_id] and runs["dataset"].tolist() == ["d"]
+        assert proj.run(run.run_id) == run
+        again = proj.audit(
+            dataset="d",
+            model=f"predictions:{preds}",
+            by="accent",
+            reference="a",
+            request_options={"nlu": "none"},
+            n_bootstrap=200,
+            min_items=5,
+            min_speakers=2,
+        )
+        assert again.from_cache and again.comparisons == run.comparisons

@@ -208,7 +208,7 @@ class FairdeskProject:
         -------
         AuditRun
         """
-        from .jobs.cache import run_payload
+        from .core.runs import run_payload
         from .jobs.result import AuditRun
 
         return AuditRun.from_json(run_payload(self._project, int(run_id)))

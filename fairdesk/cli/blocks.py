@@ -55,27 +55,25 @@ def bootstrap(run) -> Mapping:
 
 
 def pitfalls_by_group(pitfalls) -> Mapping:
-    """Hallucination flag counts per group (``Pitfalls.by_group``: group → n_items,
-    hallucinated, rate, loop, runaway, over_nonspeech, ...)."""
+    """Hallucination flag counts per group (``Pitfalls.by_group``: group → ``GroupFlags``)."""
     return pitfalls.by_group or {}
 
 
 def wer_dominated(pitfalls) -> tuple:
-    """Groups whose WER one utterance carries (``Pitfalls.wer_dominated``: rows of group,
-    item, errors, group_errors, share, wer, wer_without_item)."""
+    """Groups whose WER one utterance carries (``Pitfalls.wer_dominated``: ``WerDominated``
+    rows)."""
     return tuple(pitfalls.wer_dominated or ())
 
 
 def verdicts_without_flagged(pitfalls) -> tuple:
     """Verdicts recomputed without the flagged items (``Pitfalls.verdicts_without_flagged``:
-    rows of metric, group, verdict, verdict_without_flagged, reason, n_flagged_group,
-    n_flagged_reference; a row without a metric carries only the reason)."""
+    ``VerdictChange`` rows; a row without a metric carries only the reason)."""
     return tuple(pitfalls.verdicts_without_flagged or ())
 
 
 def model_based(run) -> Mapping:
     """The mixed-effects model per grouping column (``AuditRun.model_based``: column →
-    conclusions, agreement or error)."""
+    ``ModelBasedFit``)."""
     return run.model_based or {}
 
 

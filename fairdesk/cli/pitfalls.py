@@ -42,10 +42,9 @@ def print_pitfalls(res, file=None) -> None:
         values = {str(g.group): g.values or {} for g in run.groups}
         for g, r in by_group.items():
             gv = values.get(g, {})
-            gv = {**gv, **(gv.get("values") or {})}  # the stored layout keeps them in values
             print(
-                f"  {g[:29]:<30}{r['n_items']:>6}{r['hallucinated']:>8}{fmt_percent(r['rate']):>7}"
-                f"{r['loop']:>6}{r['runaway']:>8}{r['over_nonspeech']:>10}"
+                f"  {g[:29]:<30}{r.n_items:>6}{r.hallucinated:>8}{fmt_percent(r.rate):>7}"
+                f"{r.loop:>6}{r.runaway:>8}{r.over_nonspeech:>10}"
                 f"{fmt_percent(gv.get('wer')):>8}{fmt_percent(gv.get('wer_unflagged')):>15}",
                 file=file,
             )
@@ -53,19 +52,19 @@ def print_pitfalls(res, file=None) -> None:
         print(f"  not checked: {block.not_checked}", file=file)
     for d in blocks.wer_dominated(block):
         print(
-            f"  WER of {d['group']} is carried by one utterance: item {d['item']} holds "
-            f"{d['errors']} of {d['group_errors']} word errors ({fmt_percent(d['share'], 0)}); "
-            f"WER {fmt_percent(d['wer'])}, {fmt_percent(d['wer_without_item'])} without it",
+            f"  WER of {d.group} is carried by one utterance: item {d.item} holds "
+            f"{d.errors} of {d.group_errors} word errors ({fmt_percent(d.share, 0)}); "
+            f"WER {fmt_percent(d.wer)}, {fmt_percent(d.wer_without_item)} without it",
             file=file,
         )
     for c in blocks.verdicts_without_flagged(block):
-        if c.get("metric") is None:
-            print(f"  verdicts without flagged items: {c.get('reason')}", file=file)
+        if c.metric is None:
+            print(f"  verdicts without flagged items: {c.reason}", file=file)
             continue
-        after = c["verdict_without_flagged"] or f"not compared ({c.get('reason')})"
+        after = c.verdict_without_flagged or f"not compared ({c.reason})"
         print(
-            f"  {c['metric']} {c['group']}: {c['verdict']} -> {after} without the flagged "
-            f"items ({c['n_flagged_group']} in the group, {c['n_flagged_reference']} in the "
+            f"  {c.metric} {c.group}: {c.verdict} -> {after} without the flagged "
+            f"items ({c.n_flagged_group} in the group, {c.n_flagged_reference} in the "
             "reference)",
             file=file,
         )

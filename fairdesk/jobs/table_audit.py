@@ -308,7 +308,7 @@ def audit_project(
 
     frame = out.frame
     if frame is None:  # answered from the cache
-        from .cache import run_items_frame
+        from ..core.runs import run_items_frame
 
         frame = run_items_frame(project, out.run_id)
     return replace(out, result=sensitivity_stage(frame, out.result, req.settings))

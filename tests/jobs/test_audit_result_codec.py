@@ -88,7 +88,7 @@ def test_producers_return_the_run_the_store_keeps(payloads):
 
 
 def test_the_store_keeps_to_json_and_a_hit_opens_it(payloads):
-    from fairdesk.jobs.cache import run_payload
+    from fairdesk.core.runs import run_payload
 
     new, hit = payloads["new_run"], payloads["new_hit"]
     stored = run_payload(payloads["project"], new.run_id)

@@ -56,9 +56,9 @@ def test_reported_fractions_never_decrease(project, monkeypatch, acoustics, unst
         use_result_cache=False,
         progress=lambda f, m: seen.append((f, m)),
     ).result
-    assert ("unavailable" in res["acoustics"]) is not acoustics
-    assert ("unstable" in res["acoustics"]) is unstable
-    assert ("explain" in res) is explain
+    assert (res.acoustics.unavailable is not None) is not acoustics
+    assert (res.acoustics.unstable is not None) is unstable
+    assert (res.explain is not None) is explain
     fractions = [f for f, _ in seen]
     backwards = [
         (seen[i], seen[i + 1]) for i in range(len(seen) - 1) if fractions[i + 1] < fractions[i]

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .._meta import __version__
 from ..jobs.result import AuditRun
+from ..jobs.result_parts import PredictionProblem
 from ..presentation import (
     MISSING,
     count,
@@ -394,12 +395,9 @@ def _definitions(run: AuditRun) -> list[dict]:
     return keep
 
 
-def _prediction_problem(pr) -> str:
-    """One refused or flagged row of a predictions file (the one reader of the free-form
-    ``prediction_problems`` entries)."""
-    if hasattr(pr, "get"):
-        return f"line {pr.get('row')}: {pr.get('key') or ''} {pr.get('reason')}"
-    return str(pr)
+def _prediction_problem(pr: PredictionProblem) -> str:
+    """One refused or flagged row of a predictions file, as a line of text."""
+    return f"line {pr.row}: {pr.key or ''} {pr.reason}"
 
 
 def _failures(run: AuditRun) -> dict:

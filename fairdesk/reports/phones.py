@@ -12,7 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..jobs.result import AuditRun
-from ..jobs.result_blocks import PhoneTable
+from ..jobs.result_blocks import (
+    AccentednessRegression,
+    Coefficient,
+    GroupGrounding,
+    PhoneTable,
+)
 from ..jobs.result_parts import WordPosition
 from ..presentation import fmt_number, fmt_p_exact, fmt_percent
 
@@ -67,49 +72,50 @@ def _confusion_rows(groups: Mapping[str, PhoneTable]) -> list[dict]:
     return out
 
 
-def _grounding_rows(peg) -> list[dict]:
-    """AUROC, AP and AUROC within speech per group (the one reader of the free-form
-    ``Explain.phone_error_grounding``)."""
+def _grounding_rows(peg: Mapping[str, GroupGrounding] | None) -> list[dict]:
+    """AUROC, AP and AUROC within speech per group, and the items the AUROC is over."""
     return [
         {
             "group": g,
-            **{k: fmt_number(v.get(k), 3) for k in ("auroc", "ap", "auroc_speech")},
-            "n": fmt_number(v.get("n_auroc"), 0),
+            **{k: fmt_number(getattr(v, k), 3) for k in ("auroc", "ap", "auroc_speech")},
+            "n": fmt_number(v.n_auroc, 0),
         }
         for g, v in (peg or {}).items()
     ]
 
 
-def _regression(reg) -> dict | None:
-    """The accentedness regression's view (the one reader of the free-form
-    ``run.accentedness_regression``); None without it."""
-    if not reg:
+def _effect(c: Coefficient | None) -> str:
+    """``+0.123 (p 0.045)``: a group's coefficient and its p."""
+    coef, p = (c.coef, c.p) if c is not None else (None, None)
+    return f"{fmt_number(coef, 3, signed=True)} (p {fmt_p_exact(p)})"
+
+
+def _regression(reg: AccentednessRegression | None) -> dict | None:
+    """The accentedness regression's view; None without it."""
+    if reg is None or reg == AccentednessRegression():
         return None
     regression = {
-        "n": fmt_number(reg.get("n"), 0),
-        "reference": reg.get("reference"),
-        "reason": None if reg.get("estimable", True) else reg.get("reason"),
+        "n": fmt_number(reg.n, 0),
+        "reference": reg.reference,
+        "reason": None if reg.estimable else reg.reason,
         "beta": None,
         "groups": [],
     }
-    if reg.get("estimable", True):
-        b = reg["beta_accentedness"]
-        regression["beta"] = (
-            f"{fmt_number(b['coef'], 3)} [{fmt_number(b['ci'][0], 3)}, {fmt_number(b['ci'][1], 3)}]"
-        )
-        for g, v in reg["groups"].items():
-            w0, w1 = v["without"], v["with"]
+    if reg.estimable:
+        b = reg.beta_accentedness or Coefficient()
+        lo, hi = b.ci or (None, None)
+        regression["beta"] = f"{fmt_number(b.coef, 3)} [{fmt_number(lo, 3)}, {fmt_number(hi, 3)}]"
+        for g, v in (reg.groups or {}).items():
             regression["groups"].append(
                 {
                     "group": g,
-                    "without": f"{fmt_number(w0['coef'], 3, signed=True)} "
-                    f"(p {fmt_p_exact(w0['p'])})",
-                    "with": f"{fmt_number(w1['coef'], 3, signed=True)} (p {fmt_p_exact(w1['p'])})",
+                    "without": _effect(v.without),
+                    "with": _effect(v.with_),
                     "reading": "absorbed by pronunciation"
-                    if v["absorbed"]
+                    if v.absorbed
                     else (
                         "survives: a penalty beyond pronunciation"
-                        if v["survives"]
+                        if v.survives
                         else "not significant either way"
                     ),
                 }

@@ -22,10 +22,12 @@ Every value is plain text; the template escapes it. Only the chart SVG is markup
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from ..jobs.result import AuditRun
 from ..jobs.result_blocks import Representation
+from ..jobs.result_parts import GroupFlags, VerdictChange, WerDominated
 from ..presentation import (
     count,
     fmt_ci,
@@ -38,6 +40,7 @@ from ..presentation import (
     fmt_value,
     metric_label,
 )
+from ..stats.representation import Leakage
 from .data import SERIES, group_ci, num, verdict_style
 
 
@@ -75,22 +78,21 @@ def confusion_section(run: AuditRun) -> list[dict]:
     return out
 
 
-def _leakage_rows(leak) -> list[tuple[str, str]]:
-    """The leakage probe's rows (the one reader of the free-form
-    ``Representation.leakage``)."""
+def _leakage_rows(leak: Leakage | None) -> list[tuple[str, str]]:
+    """The leakage probe's rows, one per ``Leakage`` field in order (counts as counts,
+    words as they are, the rest to three decimals)."""
     if leak is None:
         return []
-    if not hasattr(leak, "items"):
-        return [("Leakage", _num3(leak))]
     rows = []
-    for k, v in leak.items():
+    for f in dataclasses.fields(leak):
+        v = getattr(leak, f.name)
         if isinstance(v, str):
             shown = v
         elif isinstance(v, int) and not isinstance(v, bool):
             shown = _n(v)
         else:
             shown = _num3(v)
-        rows.append((f"Leakage probe: {k.replace('_', ' ')}", shown))
+        rows.append((f"Leakage probe: {f.name.replace('_', ' ')}", shown))
     return rows
 
 
@@ -158,8 +160,9 @@ def model_based_section(run: AuditRun) -> list[dict]:
 
 
 def _model_based_entry(var: str, m, comps: dict) -> dict:
-    """One grouping column's model (the one reader of the free-form ``run.model_based``
-    blocks), each level beside the bootstrap's WER comparison of the same group."""
+    """One grouping column's model (``ModelBasedFit``; the fit itself is its free-form
+    ``extra``, read here only), each level beside the bootstrap's WER comparison of the
+    same group."""
     if m.error:
         return {"variable": var, "error": m.error}
     agree = {a.level: a.sentence or "" for a in m.agreement or ()}
@@ -358,47 +361,45 @@ def pitfalls_section(run: AuditRun) -> dict | None:
     }
 
 
-def _pitfall_row(group: str, c, info) -> dict:
-    """One group's flags (the one reader of the free-form ``Pitfalls.by_group`` entries)
-    beside its WER with and without the flagged items (``info``: its ``GroupInfo``)."""
+def _pitfall_row(group: str, c: GroupFlags, info) -> dict:
+    """One group's flags beside its WER with and without the flagged items (``info``: its
+    ``GroupInfo``)."""
     vals = (info.values if info is not None else None) or {}
     return {
         "group": group,
-        "n": _n(c.get("n_items")),
-        "flagged": _n(c.get("hallucinated")),
-        "rate": fmt_value("wer", vals.get("hallucination_rate", c.get("rate"))),
-        "loop": _n(c.get("loop", 0)),
-        "runaway": _n(c.get("runaway", 0)),
-        "nonspeech": _n(c.get("over_nonspeech", 0)),
-        "unstable": _n(c.get("unstable", 0)),
+        "n": _n(c.n_items),
+        "flagged": _n(c.hallucinated),
+        "rate": fmt_value("wer", vals.get("hallucination_rate", c.rate)),
+        "loop": _n(c.loop),
+        "runaway": _n(c.runaway),
+        "nonspeech": _n(c.over_nonspeech),
+        "unstable": _n(c.unstable),
         "wer": fmt_value("wer", vals.get("wer")),
         "wer_unflagged": fmt_value("wer", vals.get("wer_unflagged")),
-        "items": ", ".join(map(str, (c.get("items") or ())[:8])),
+        "items": ", ".join(map(str, c.items[:8])),
     }
 
 
-def _changed_verdicts(rows) -> list[str]:
-    """``metric group: verdict → verdict without the flagged items`` (the one reader of the
-    free-form ``Pitfalls.verdicts_without_flagged``)."""
+def _changed_verdicts(rows: tuple[VerdictChange, ...]) -> list[str]:
+    """``metric group: verdict → verdict without the flagged items`` (with the reason when
+    there is none without them); a row without a metric is left out."""
     return [
-        f"{c.get('metric')} {c.get('group')}: "
-        f"{verdict_style(c.get('verdict'))[0]} → "
-        f"{verdict_style(c.get('verdict_without_flagged'))[0]}"
-        + (f" ({c['reason']})" if c.get("reason") else "")
-        for c in rows or ()
-        if c.get("metric")
+        f"{c.metric} {c.group}: "
+        f"{verdict_style(c.verdict)[0]} → "
+        f"{verdict_style(c.verdict_without_flagged)[0]}" + (f" ({c.reason})" if c.reason else "")
+        for c in rows
+        if c.metric
     ]
 
 
-def _dominated(rows) -> list[str]:
-    """The groups whose WER one item dominates (the one reader of the free-form
-    ``Pitfalls.wer_dominated``)."""
+def _dominated(rows: tuple[WerDominated, ...]) -> list[str]:
+    """The groups whose WER one item dominates."""
     return [
-        f"{w.get('group')}: item {w.get('item')} carries "
-        f"{fmt_percent(w.get('share'), 0)} of the group's {_n(w.get('group_errors'))} "
-        f"word errors (WER {fmt_value('wer', w.get('wer'))}, without it "
-        f"{fmt_value('wer', w.get('wer_without_item'))})"
-        for w in rows or ()
+        f"{w.group}: item {w.item} carries "
+        f"{fmt_percent(w.share, 0)} of the group's {_n(w.group_errors)} "
+        f"word errors (WER {fmt_value('wer', w.wer)}, without it "
+        f"{fmt_value('wer', w.wer_without_item)})"
+        for w in rows
     ]
 
 

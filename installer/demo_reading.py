@@ -2,7 +2,8 @@
 
 The audit command prints the table of groups; this adds what a first-time reader needs: the
 design and how it was resampled, each comparison's one-sentence reading (gap, 95% CI,
-Holm-adjusted p, verdict) and its caveats. Standard library only.
+Holm-adjusted p, verdict) and its caveats. It reads the JSON as the typed result
+(``fairdesk.jobs.result.AuditRun``), as the app and the reports do.
 
 Usage: python installer/demo_reading.py AUDIT_JSON [METRIC]   (METRIC default: wer)
 """
@@ -27,11 +28,14 @@ SCHEMES = {
 }
 
 
-def reading(res: dict, metric: str = "wer") -> list[str]:
-    """The lines to print for one audit result."""
-    comps = [c for c in res.get("comparisons", []) if c.get("metric") == metric]
-    lines = [f"Design: {DESIGNS.get(res.get('design'), res.get('design') or 'not computed')}."]
-    schemes = sorted({c.get("estimator") for c in comps if c.get("estimator")})
+def reading(res, metric: str = "wer") -> list[str]:
+    """The lines to print for one audit result (an ``AuditRun`` or its JSON)."""
+    from fairdesk.jobs.result import as_audit_run
+
+    run = as_audit_run(res)
+    comps = [c for c in run.comparisons if c.metric == metric]
+    lines = [f"Design: {DESIGNS.get(run.design, run.design or 'not computed')}."]
+    schemes = sorted({c.estimator for c in comps if c.estimator})
     if schemes:
         lines.append(
             "95% CIs by percentile bootstrap, "
@@ -39,13 +43,13 @@ def reading(res: dict, metric: str = "wer") -> list[str]:
             + "."
         )
     for c in comps:
-        flags = ", ".join(c.get("flags") or ()) or "none"
-        lines.append(f"{c['group']} vs {c['reference']}: {c['verdict']} (flags: {flags})")
+        flags = ", ".join(c.flags or ()) or "none"
+        lines.append(f"{c.group} vs {c.reference}: {c.verdict} (flags: {flags})")
         lines.extend(
-            textwrap.wrap(c.get("reading", ""), 92, initial_indent="  ", subsequent_indent="  ")
+            textwrap.wrap(c.reading or "", 92, initial_indent="  ", subsequent_indent="  ")
         )
-    for e in res.get("excluded", []):
-        lines.append(f"{e['group']}: not compared ({e['reason']})")
+    for e in run.excluded:
+        lines.append(f"{e.group}: not compared ({e.reason})")
     return lines
 
 

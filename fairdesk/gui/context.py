@@ -59,8 +59,8 @@ class Context(QObject):
         self.jobs = JobRegistry(self)
         self.project: Project | None = None
         self.run_id: int | None = None
-        # (run id, stored payload, its AuditRun): decoded once per run selection
-        self._run_cache: tuple[int, dict, AuditRun] | None = None
+        # (run id, its AuditRun): decoded once per run selection
+        self._run_cache: tuple[int, AuditRun] | None = None
         self.runs_changed.connect(self.forget_runs)
         self.project_changed.connect(self.forget_runs)
         if folder is not None:
@@ -104,13 +104,12 @@ class Context(QObject):
         """Drop the decoded run (a run finished, or the project changed)."""
         self._run_cache = None
 
-    def _stored(self, run_id: int) -> tuple[int, dict, AuditRun]:
+    def _stored(self, run_id: int) -> tuple[int, AuditRun]:
         from ..core.runs import run_payload
 
         run_id = int(run_id)
         if self._run_cache is None or self._run_cache[0] != run_id:
-            payload = run_payload(self.project, run_id)
-            self._run_cache = (run_id, payload, as_audit_run(payload))
+            self._run_cache = (run_id, as_audit_run(run_payload(self.project, run_id)))
         return self._run_cache
 
     def audit_run(self, run_id: int) -> AuditRun:
@@ -122,11 +121,6 @@ class Context(QObject):
         ValueError
             When the run has no stored audit result.
         """
-        return self._stored(run_id)[2]
-
-    def run_payload(self, run_id: int) -> dict:
-        """The stored payload of run ``run_id`` (the JSON the run's :meth:`audit_run` was
-        decoded from), for the views outside the GUI that still read a payload dict."""
         return self._stored(run_id)[1]
 
     def select_run(self, run_id: int | None) -> None:

@@ -2,7 +2,7 @@
 background job, see :mod:`fairdesk.reports.tasks`) and every chart of the results pane as PNG or
 SVG.
 
-Charts are re-drawn from the run's payload by :mod:`fairdesk.reports.charts` (matplotlib,
+Charts are re-drawn from the run (its AuditRun) by :mod:`fairdesk.reports.charts` (matplotlib,
 the report's and ``fairdesk report --figures``' renderer), so an exported figure has the
 encodings of the report, whatever the size of the window.
 """
@@ -10,7 +10,6 @@ encodings of the report, whatever the size of the window.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Mapping
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, Signal
@@ -199,32 +198,22 @@ class Exporter(QObject):
 
 
 # -- charts ----------------------------------------------------------------------------
-def _run_and_payload(result) -> tuple:
-    """(AuditRun, payload dict) of a run given as either."""
-    from ..jobs.result import as_audit_run
-
-    run = as_audit_run(result)
-    # bridge: typed consumer pending (reports.charts draws from a payload dict)
-    payload = result if isinstance(result, Mapping) else run.to_json()
-    return run, payload
-
-
-def run_charts(result, subtab: str | None = None, payload: Mapping | None = None) -> list:
+def run_charts(result, subtab: str | None = None) -> list:
     """The report charts of a run (an ``AuditRun`` or its payload; ``reports.charts.Chart``),
-    those of one results sub-tab when ``subtab`` is given; ``payload``, when given, is the
-    run's JSON (not encoded again)."""
+    those of one results sub-tab when ``subtab`` is given."""
     if not result:
         return []
+    from ..jobs.result import as_audit_run
     from ..reports.charts import report_charts, value_chart
     from .charts import value_metrics
 
-    run, as_json = _run_and_payload(result) if payload is None else (result, payload)
-    charts = report_charts(as_json)
+    run = as_audit_run(result)
+    charts = report_charts(run)
     have = {c.name for c in charts}
     at = max((i + 1 for i, c in enumerate(charts) if c.name.startswith("values_")), default=0)
     for m in value_metrics(run):  # the pane also plots the hallucination rate
         if f"values_{m}" not in have:
-            charts.insert(at, value_chart(as_json, m))
+            charts.insert(at, value_chart(run, m))
             at += 1
     if subtab is None:
         return charts
@@ -232,12 +221,12 @@ def run_charts(result, subtab: str | None = None, payload: Mapping | None = None
     return [c for c in charts if c.name.startswith(prefixes)]
 
 
-def export_chart(result, name: str, path, payload: Mapping | None = None) -> Path:
+def export_chart(result, name: str, path) -> Path:
     """Write the chart ``name`` of a run (an ``AuditRun`` or its payload) to ``path`` (.png
     or .svg by extension)."""
     from ..reports.charts import export_chart as _export
 
-    chart = next((c for c in run_charts(result, payload=payload) if c.name == name), None)
+    chart = next((c for c in run_charts(result) if c.name == name), None)
     if chart is None:
         raise ValueError(f"this run has no chart {name!r}")
     return _export(chart, path)
@@ -259,21 +248,18 @@ class ChartExportButton(QToolButton):
         self.setMenu(QMenu(self))
         self.menu().aboutToShow.connect(self._fill)
         self.run = None  # the shown AuditRun
-        self.payload: Mapping | None = None  # its JSON, what the report's charts draw
         self.subtab: str | None = None
         self.folder: Path = Path.home()
 
-    def set_view(self, result, subtab: str | None, payload: Mapping | None = None) -> None:
+    def set_view(self, result, subtab: str | None) -> None:
         """Offer the charts of ``subtab`` of a run (an ``AuditRun`` or its payload; None:
-        none); ``payload``, when given, is the run's JSON."""
+        none)."""
         if not result:
-            self.run, self.payload = None, None
-        elif payload is None:
-            self.run, self.payload = _run_and_payload(result)
+            self.run = None
         else:
             from ..jobs.result import as_audit_run
 
-            self.run, self.payload = as_audit_run(result), payload
+            self.run = as_audit_run(result)
         self.subtab = subtab
         self.setVisible(self.run is not None and subtab in SUBTAB_CHARTS)
 
@@ -282,7 +268,7 @@ class ChartExportButton(QToolButton):
 
     def populate(self, menu: QMenu) -> None:
         menu.clear()
-        charts = run_charts(self.run, self.subtab, payload=self.payload)
+        charts = run_charts(self.run, self.subtab)
         for c in charts:
             for ext in ("png", "svg"):
                 a = QAction(f"{c.title} as {ext.upper()}…", menu)
@@ -298,14 +284,14 @@ class ChartExportButton(QToolButton):
 
     def context_menu(self, widget, pos) -> None:
         """Show the menu at ``pos`` of ``widget`` (a right click on a chart)."""
-        if not self.payload:
+        if self.run is None:
             return
         menu = QMenu(widget)
         self.populate(menu)
         menu.exec(widget.mapToGlobal(pos))
 
     def export(self, name: str, ext: str, path=None) -> Path | None:
-        if self.payload is None:
+        if self.run is None:
             return None
         if path is None:
             filt = "PNG image (*.png)" if ext == "png" else "SVG image (*.svg)"
@@ -318,7 +304,7 @@ class ChartExportButton(QToolButton):
                 path += f".{ext}"
         QApplication.setOverrideCursor(Qt.WaitCursor)
         try:
-            out = export_chart(self.run, name, path, payload=self.payload)
+            out = export_chart(self.run, name, path)
         finally:
             QApplication.restoreOverrideCursor()
         self.folder = out.parent
@@ -326,7 +312,7 @@ class ChartExportButton(QToolButton):
         return out
 
     def export_all(self, folder=None) -> list[Path]:
-        if self.payload is None:
+        if self.run is None:
             return []
         if folder is None:
             folder = QFileDialog.getExistingDirectory(
@@ -338,7 +324,7 @@ class ChartExportButton(QToolButton):
 
         QApplication.setOverrideCursor(Qt.WaitCursor)
         try:
-            out = save_figures(self.payload, folder)
+            out = save_figures(self.run, folder)
         finally:
             QApplication.restoreOverrideCursor()
         self.folder = Path(folder)

@@ -286,8 +286,7 @@ class ItemPanel(SaliencyMixin, QWidget):
         self.language = (rs.language if rs is not None else None) or "en"
         from ..review import run_normaliser
 
-        # bridge: typed consumer pending (review.run_normaliser reads a payload dict)
-        self.normaliser = run_normaliser(self.ctx.run_payload(int(run_id)))
+        self.normaliser = run_normaliser(run)
         try:
             ds = p.dataset(run.dataset)
             self.dataset_root = ds.root

@@ -2,10 +2,10 @@
 mixed-effects Poisson regression of word errors with a speaker random intercept, shown in
 the Regression tab beside the logistic regressions.
 
-The run payload carries ``model_based[variable]``: the dict of
-:func:`fairdesk.stats.regression.run_poisson_mixed` plus ``agreement`` (the
-per-level entries of ``agreement_with_bootstrap``, or their sentences). This view only
-renders it: a table of rate ratios with their 95% CIs, p and Holm-adjusted p, and the
+The run carries ``AuditRun.model_based``: grouping column ->
+:class:`~fairdesk.jobs.result_parts.ModelBasedFit` (the fit of
+:func:`fairdesk.stats.regression.run_poisson_mixed` in its ``extra``, the per-level
+``agreement`` with the bootstrap, the conclusions). This view only renders it: a table of rate ratios with their 95% CIs, p and Holm-adjusted p, and the
 agreement with the bootstrap, the speaker SD, the overdispersion check and the conclusions
 in words.
 """
@@ -13,6 +13,7 @@ in words.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..jobs.result_parts import ModelBasedFit
 from ..presentation import MISSING, count, fmt_number, fmt_p, fmt_ratio, fmt_value
 
 HEADS = [
@@ -49,23 +51,26 @@ def _num(v) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def _problem(res: dict) -> str | None:
+def _problem(res: ModelBasedFit) -> str | None:
     """Why a variable's model was not fitted (the audit stores the error instead)."""
-    p = res.get("error") or res.get("problem")
-    return None if p is None or res.get("group_variables") else str(p)
+    p = res.error or res.extra.get("problem")
+    return None if p is None or res.extra.get("group_variables") else str(p)
 
 
-def rate_rows(model_based: dict) -> list[list[str]]:
+def _fits(model_based: Mapping[str, ModelBasedFit] | None):
+    """(column, fit) of the typed block, skipping anything that is not a fit."""
+    return [(v, r) for v, r in (model_based or {}).items() if isinstance(r, ModelBasedFit)]
+
+
+def rate_rows(model_based: Mapping[str, ModelBasedFit] | None) -> list[list[str]]:
     """Table rows: each level of each group variable with its rate ratio against the
-    reference level."""
+    reference level (``model_based``: ``AuditRun.model_based``)."""
     rows = []
-    for var, res in (model_based or {}).items():
-        if not isinstance(res, dict):
-            continue
+    for var, res in _fits(model_based):
         if _problem(res):
             rows.append([str(var), f"(not fitted: {_problem(res)})", "", "", "", "", "", ""])
             continue
-        for gv in res.get("group_variables") or []:
+        for gv in res.extra.get("group_variables") or []:
             ref = gv.get("reference")
             for lev in gv.get("levels") or []:
                 rr, lo, hi = (_num(lev.get(k)) for k in ("rate_ratio", "ci_low", "ci_high"))
@@ -87,60 +92,52 @@ def rate_rows(model_based: dict) -> list[list[str]]:
     return rows
 
 
-def agreement_lines(res: dict) -> list[str]:
+def agreement_lines(res: ModelBasedFit) -> list[str]:
     """The agreement of the model with the bootstrap, one sentence per level."""
-    ag = res.get("agreement")
-    if isinstance(ag, str):
-        return [ag]
-    out = []
-    for a in ag or []:
-        if isinstance(a, dict) and a.get("sentence"):
-            out.append(("✓ " if a.get("agree") else "✗ ") + str(a["sentence"]))
-        elif isinstance(a, str):
-            out.append(a)
-    return out
+    return [
+        ("✓ " if a.agree else "✗ ") + str(a.sentence) for a in res.agreement or () if a.sentence
+    ]
 
 
-def model_based_text(model_based: dict) -> str:
+def model_based_text(model_based: Mapping[str, ModelBasedFit] | None) -> str:
     """Plain text: per variable, the agreement with the bootstrap first, then the speaker
     SD, the overdispersion reading and the model's conclusions."""
     parts = []
-    for var, res in (model_based or {}).items():
-        if not isinstance(res, dict):
-            continue
+    for var, res in _fits(model_based):
+        fit = res.extra
         lines = [f"{var}:"]
         if _problem(res):
             lines.append(f"  not fitted: {_problem(res)}")
             parts.append("\n".join(lines))
             continue
         agree = agreement_lines(res)
-        if res.get("agreement_note"):
-            lines.append(f"Not set beside the bootstrap: {res['agreement_note']}.")
+        if res.agreement_note:
+            lines.append(f"Not set beside the bootstrap: {res.agreement_note}.")
         if agree:
             lines.append("Against the bootstrap comparison of the same groups:")
             lines += [f"  {t}" for t in agree]
         lines.append("The model says:")
-        lines += [f"  • {t}" for t in res.get("conclusions") or []]
-        if res.get("approximation"):
+        lines += [f"  • {t}" for t in res.conclusions or ()]
+        if fit.get("approximation"):
             lines.append(
-                f"  ({res['approximation']}; {res.get('n_utterances', '?')} "
-                f"utterances, {count(res.get('n_speakers', '?'), 'speaker')})"
+                f"  ({fit['approximation']}; {fit.get('n_utterances', '?')} "
+                f"utterances, {count(fit.get('n_speakers', '?'), 'speaker')})"
             )
         parts.append("\n".join(lines))
     return "\n\n".join(parts)
 
 
-def summary_line(model_based: dict) -> str:
+def summary_line(model_based: Mapping[str, ModelBasedFit] | None) -> str:
     """One line over the table: the model, the speaker SD and the overdispersion ratio."""
     bits = []
-    for var, res in (model_based or {}).items():
-        if not isinstance(res, dict) or _problem(res):
+    for var, res in _fits(model_based):
+        if _problem(res):
             continue
-        sd = _num(res.get("speaker_sd"))
-        over = res.get("overdispersion") or {}
+        sd = _num(res.extra.get("speaker_sd"))
+        over = res.extra.get("overdispersion") or {}
         ratio = _num(over.get("ratio", over.get("dispersion")))
-        agree = [a for a in res.get("agreement") or [] if isinstance(a, dict)]
-        n_ok = sum(bool(a.get("agree")) for a in agree)
+        agree = list(res.agreement or ())
+        n_ok = sum(bool(a.agree) for a in agree)
         bit = f"{var}: speaker SD {fmt_number(sd, 2)}" if sd is not None else f"{var}"
         if ratio is not None:
             bit += f", dispersion {fmt_number(ratio, 2)}"
@@ -162,7 +159,7 @@ class ModelBasedView(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.model_based: dict | None = None
+        self.model_based: Mapping[str, ModelBasedFit] | None = None
         self.title = QLabel("")
         self.title.setObjectName("muted")
         self.title.setWordWrap(True)
@@ -188,8 +185,8 @@ class ModelBasedView(QWidget):
         lay.addWidget(self.split, 1)
         self.set_model_based(None)
 
-    def set_model_based(self, model_based: dict | None) -> None:
-        """Show the payload's ``model_based`` block (None or empty: hide)."""
+    def set_model_based(self, model_based: Mapping[str, ModelBasedFit] | None) -> None:
+        """Show a run's ``AuditRun.model_based`` (None or empty: hide)."""
         self.model_based = model_based or None
         rows = rate_rows(model_based or {})
         self.table.setRowCount(len(rows))

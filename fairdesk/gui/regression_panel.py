@@ -13,6 +13,7 @@ bootstrap (:mod:`fairdesk.gui.model_based_view`). Every result is stored with th
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -40,6 +41,9 @@ from .context import Context
 from .jobs import Job
 from .model_based_view import ModelBasedView
 from .theme import plain_tip
+
+if TYPE_CHECKING:
+    from ..jobs.result import AuditRun
 
 #: Item columns that are never demographic variables.
 NOT_VARIABLES = frozenset(
@@ -162,7 +166,7 @@ class RegressionPanel(QWidget):
         super().__init__(parent)
         self.ctx = ctx
         self.run_id: int | None = None
-        self.payload: dict | None = None
+        self.run: AuditRun | None = None
         self.job: Job | None = None
         self.shown: RegressionRun | None = None
         self.outcome = QComboBox()
@@ -251,17 +255,18 @@ class RegressionPanel(QWidget):
         self._set_enabled()
 
     # -- the run ----------------------------------------------------------------------
-    def set_run(self, run_id: int | None, payload: dict | None) -> None:
-        """Show run ``run_id``: its defaults and the newest stored regression."""
-        self.run_id, self.payload = run_id, payload
-        self.model_view.set_model_based((payload or {}).get("model_based"))
+    def set_run(self, run_id: int | None, run: AuditRun | None) -> None:
+        """Show run ``run_id`` (``run``: its :class:`~fairdesk.jobs.result.AuditRun`): its
+        defaults and the newest stored regression."""
+        self.run_id, self.run = run_id, run
+        self.model_view.set_model_based(run.model_based if run is not None else None)
         self.variables.clear()
         self.cluster.clear()
         self.history.clear()
         self.show_payload(None)
         cols: list[str] = []
         all_cols: list[str] = []
-        if run_id is not None and self.ctx.project is not None and payload:
+        if run_id is not None and self.ctx.project is not None and run is not None:
             from ..core.runs import run_items_frame
 
             try:
@@ -271,8 +276,8 @@ class RegressionPanel(QWidget):
                 frame = None
             if frame is not None:
                 all_cols = [str(c) for c in frame.columns]
-                cols = candidate_columns(frame, self._metadata_columns(payload))
-        default = rr.default_request(payload or {}, all_cols)
+                cols = candidate_columns(frame, self._metadata_columns(run))
+        default = rr.default_request(run, all_cols)
         for c in cols:
             it = QListWidgetItem(c)
             it.setFlags(it.flags() | Qt.ItemIsUserCheckable)
@@ -287,9 +292,9 @@ class RegressionPanel(QWidget):
         self._fill_history()
         self._set_enabled()
 
-    def _metadata_columns(self, payload: dict) -> set[str] | None:
+    def _metadata_columns(self, run: AuditRun) -> set[str] | None:
         """The metadata columns of the run's dataset (None when it is not in the project)."""
-        p, name = self.ctx.project, payload.get("dataset")
+        p, name = self.ctx.project, run.dataset
         try:
             summary = p.dataset_summary(p.dataset(name))
         except Exception:  # noqa: BLE001 - a table audit or a dataset removed since

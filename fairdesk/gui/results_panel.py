@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
 )
 
 from ..jobs.result import AuditRun, as_audit_run
-from ..jobs.result_blocks import Representation
 from ..presentation import (
     count,
     fmt_gap,
@@ -93,13 +92,6 @@ def dominated_text(dom: Mapping, long: bool = False) -> str:
     )
 
 
-def leakage_numbers(rep: Representation) -> dict:
-    """The probe's numbers of a representation block (``leakage``, ``balanced_accuracy``,
-    ``chance``, ``split``): the one reader of the free-form ``Representation.leakage``."""
-    leak = rep.leakage or {}
-    return {k: leak.get(k) for k in ("leakage", "balanced_accuracy", "chance", "split")}
-
-
 class ResultsPanel(QWidget):
     """Everything about one run; ``load_run`` shows a stored run, decoded once into its
     :class:`~fairdesk.jobs.result.AuditRun` (``Context.audit_run``); ``result`` is that run.
@@ -123,7 +115,6 @@ class ResultsPanel(QWidget):
         super().__init__(parent)
         self.ctx = ctx
         self.result: AuditRun | None = None
-        self.payload: Mapping | None = None  # its JSON, for the regression tab and the charts
         self.run_id: int | None = None
 
         self.runs = QComboBox()
@@ -222,7 +213,6 @@ class ResultsPanel(QWidget):
         """Show a stored run (its typed result, decoded once per selection)."""
         try:
             run = self.ctx.audit_run(int(run_id))
-            payload = self.ctx.run_payload(int(run_id))
         except ValueError as exc:
             self.header.setText(f"<span style='color:#c62828'>{esc(exc)}</span>")
             return
@@ -232,27 +222,20 @@ class ResultsPanel(QWidget):
             self.reload_runs()
             i = self.runs.findData(self.run_id)
         self.runs.setCurrentIndex(i)
-        self.show_result(run, payload)
+        self.show_result(run)
         self.loaded.emit(self.run_id)
 
     # -- rendering ----------------------------------------------------------------------
-    def show_result(self, result: AuditRun | Mapping | None, payload: Mapping | None = None):
-        """Show a run: an :class:`AuditRun` or a payload (decoded here once); ``payload``,
-        when given, is the stored JSON ``result`` was decoded from."""
+    def show_result(self, result: AuditRun | Mapping | None):
+        """Show a run: an :class:`AuditRun` or a payload (decoded here once)."""
         run = as_audit_run(result) if result else None
-        if run is None:
-            payload = None
-        elif payload is None:
-            # bridge: typed consumer pending (the regression tab's default request and the
-            # report's charts read a payload dict)
-            payload = result if isinstance(result, Mapping) else run.to_json()
-        self.result, self.payload = run, payload
+        self.result = run
         self.cards.set_result(run)
         self.values.set_result(run)
         self.radar.set_result(run)
         self.confusion.set_result(run)
         self.phones.set_result(run)
-        self.regression.set_run(self.run_id if run else None, payload)
+        self.regression.set_run(self.run_id if run else None, run)
         self._fill_groups(run)
         self._fill_comparisons(run)
         self._chart_view()
@@ -263,7 +246,7 @@ class ResultsPanel(QWidget):
         QTimer.singleShot(0, self._fit_split)  # again once the new cards are laid out
 
     def _chart_view(self) -> None:
-        self.chart_export.set_view(self.result, SUBTABS[self.tabs.currentIndex()], self.payload)
+        self.chart_export.set_view(self.result, SUBTABS[self.tabs.currentIndex()])
 
     def step_tab(self, step: int) -> None:
         self.tabs.setCurrentIndex((self.tabs.currentIndex() + step) % self.tabs.count())
@@ -324,7 +307,7 @@ class ResultsPanel(QWidget):
         notes = [str(x) for x in r.notes]
         rep = r.representation
         if rep is not None and rep.leakage is not None:
-            leak = leakage_numbers(rep)
+            leak = rep.leakage  # stats.representation.Leakage
             cases = ", ".join(f"{m}: {c.replace('_', ' ')}" for m, c in (rep.cases or {}).items())
 
             def num(v):
@@ -332,9 +315,9 @@ class ResultsPanel(QWidget):
 
             notes.append(
                 f"representation: silhouette {num(rep.silhouette)}, leakage "
-                f"{num(leak['leakage'])} (probe balanced accuracy "
-                f"{num(leak['balanced_accuracy'])} vs chance {num(leak['chance'])}, "
-                f"folds by {_or_unknown(leak['split'])}); structure "
+                f"{num(leak.leakage)} (probe balanced accuracy "
+                f"{num(leak.balanced_accuracy)} vs chance {num(leak.chance)}, "
+                f"folds by {_or_unknown(leak.split)}); structure "
                 f"{'yes' if rep.structure else 'no'}" + (f" — {cases}" if cases else "")
             )
         elif rep is not None and rep.error:

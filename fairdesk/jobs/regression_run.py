@@ -81,14 +81,22 @@ def outcome_frame(frame, outcome: str):
     return df, outcome, None, outcome
 
 
-def default_request(payload: dict, columns: Sequence[str]) -> dict:
+def default_request(run, columns: Sequence[str]) -> dict:
     """The regression a run suggests: its grouping columns as variables, ``em`` when the run
-    has exact match else ``correct``, speakers as clusters when the items name them."""
-    tested = set(payload.get("tested_metrics") or []) | set(
-        payload.get("descriptive_metrics") or []
+    has exact match else ``correct``, speakers as clusters when the items name them.
+
+    Parameters
+    ----------
+    run : the run's :class:`~fairdesk.jobs.result.AuditRun` (None: no run, the defaults).
+    columns : the columns of the run's item table.
+    """
+    tested = (
+        set(run.tested_metrics or ()) | set(run.descriptive_metrics or ())
+        if run is not None
+        else set()
     )
     outcome = "em" if "em" in tested and "em" in columns else "correct"
-    variables = [b for b in payload.get("by") or [] if b in columns]
+    variables = [b for b in (run.by if run is not None else None) or () if b in columns]
     return {
         "outcome": outcome,
         "variables": variables,

@@ -17,14 +17,14 @@ from ..core.store import Project
 
 
 def audit(folder, request, *, progress, cancelled):
-    """Run an audit; returns ``{"run_id", "result", "from_cache"}``."""
+    """Run an audit; returns ``{"run_id", "result", "from_cache"}`` (``result``: the run's
+    :class:`~fairdesk.jobs.result.AuditRun`)."""
     from ..jobs.audit import run_audit
 
     project = Project(folder)
     try:
         out = run_audit(project, request, progress=progress, cancelled=cancelled)
-        result = out.result.to_json()  # bridge: typed consumer pending
-        return {"run_id": out.run_id, "result": result, "from_cache": out.from_cache}
+        return {"run_id": out.run_id, "result": out.result, "from_cache": out.from_cache}
     finally:
         project.close()
 

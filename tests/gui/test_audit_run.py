@@ -39,6 +39,11 @@ def test_a_run_on_predictions_finishes_and_fills_the_results(qtbot, ctx, mini):
     assert results.run_id == run_id
     r = results.result
     assert r.by == ("gender",) and r.reference == "male"
+    # the job hands the typed run itself (jobs.tasks.audit), the one the store holds
+    from fairdesk.jobs.result import AuditRun
+
+    done = audit.last_result["result"]
+    assert isinstance(done, AuditRun) and done.run_id == run_id and done == r
     assert results.groups.rowCount() == 2 and results.cards.cards
     assert audit.run_btn.isEnabled() and not audit.cancel_btn.isEnabled()
 

@@ -248,6 +248,7 @@ def _poisson_frame(seed=3, speakers=8, per=6, sd=0.4, rate_ratio=1.8):
 def test_the_model_based_result_shows_beside_the_logistic_one(qtbot, ctx, mini):
     from fairdesk.core.runs import run_payload
     from fairdesk.gui.regression_panel import RegressionPanel
+    from fairdesk.jobs.result import as_audit_run
     from fairdesk.metrics import metric_specs
     from fairdesk.stats import AuditSettings, compare_groups
     from fairdesk.stats.regression import agreement_with_bootstrap, run_poisson_mixed
@@ -264,10 +265,12 @@ def test_the_model_based_result_shows_beside_the_logistic_one(qtbot, ctx, mini):
     assert agreement
     payload = dict(run_payload(ctx.project, mini.run_id))
     payload["model_based"] = {"accent": {**res, "agreement": agreement}}
+    run = as_audit_run(payload)  # the typed block: column -> ModelBasedFit
+    assert run.model_based["accent"].agreement[0].sentence == agreement[0]["sentence"]
     panel = RegressionPanel(ctx)
     qtbot.addWidget(panel)
     panel.show()
-    panel.set_run(mini.run_id, payload)
+    panel.set_run(mini.run_id, run)
     view = panel.model_view
     assert not view.isHidden()
     (lev,) = res["group_variables"][0]["levels"]
@@ -285,5 +288,5 @@ def test_the_model_based_result_shows_beside_the_logistic_one(qtbot, ctx, mini):
     assert res["conclusions"][0] in text
     assert "speaker SD" in view.title.text()
     # a run without it: hidden
-    panel.set_run(mini.run_id, run_payload(ctx.project, mini.run_id))
+    panel.set_run(mini.run_id, as_audit_run(run_payload(ctx.project, mini.run_id)))
     assert view.isHidden()

@@ -92,7 +92,8 @@ def test_the_stored_run_decodes_once_and_is_the_typed_result(opened):
     # asking again for the selected run hands back the same object, no second decode
     assert panel.ctx.audit_run(panel.run_id) is run and len(decodes) == 1
     assert isinstance(run, AuditRun) and run == AuditRun.from_json(payload)
-    assert panel.payload == payload  # what the regression tab and the chart export read
+    assert panel.regression.run is run  # the regression tab reads the same AuditRun
+    assert panel.chart_export.run is run  # and so does the chart export
 
 
 def test_the_results_and_the_item_view_share_one_decode(qtbot, stored, monkeypatch):
@@ -146,6 +147,35 @@ def test_the_header_and_the_group_table_show_the_stored_numbers(opened):
         assert row[heads.index("WER")] == _pct(g["wer"])
         status = "reference" if g["group"] == payload["reference"] else "compared"
         assert row[-1].startswith(status)
+
+
+def test_the_header_reads_the_typed_representation_probe(opened):
+    """The representation note of the header from ``Representation.leakage`` (a
+    ``stats.representation.Leakage``): the probe's numbers at three decimals, its split."""
+    from fairdesk.jobs.result import AuditRun
+    from fairdesk.stats.representation import Leakage
+
+    panel, payload, _ = opened
+    rep = copy.deepcopy(payload)
+    rep["representation"] = {
+        "silhouette": 0.12345,
+        "leakage": {
+            "leakage": 0.2,
+            "balanced_accuracy": 0.7,
+            "chance": 0.5,
+            "n_folds": 5,
+            "split": "speaker",
+        },
+        "structure": True,
+        "cases": {"wer": "gap_with_structure"},
+    }
+    run = AuditRun.from_json(rep)
+    assert isinstance(run.representation.leakage, Leakage)
+    head = panel._header(run)
+    assert (
+        "representation: silhouette 0.123, leakage 0.200 (probe balanced accuracy 0.700 vs "
+        "chance 0.500, folds by speaker); structure yes — wer: gap with structure"
+    ) in html.unescape(head)
 
 
 def test_the_cards_and_the_comparisons_show_the_stored_comparisons(opened):
@@ -239,8 +269,7 @@ def test_a_finished_job_handing_an_audit_run_shows_as_a_payload_does(qtbot, ctx,
     panel.show_result(run)
     assert panel.result is run
     assert [panel.header.text(), panel.groups.rowCount(), len(panel.cards.cards)] == shown
-    assert panel.payload["reference"] == payload["reference"]  # the regression tab's input
-    assert panel.regression.payload is panel.payload
+    assert panel.regression.run is run  # the regression tab's input
     from fairdesk.gui.exports import run_charts
 
     names = [c.name for c in run_charts(payload, "values")]

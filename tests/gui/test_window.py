@@ -261,7 +261,7 @@ def test_regression_tab_runs_stores_and_matches_statsmodels(qtbot, ctx, mini):
     assert reg.conclusions.toPlainText().strip()
     assert out.result["conclusions"] and out.conclusions == out.result["conclusions"]
     # reopening the run shows the stored regression again
-    reg.set_run(mini.run_id, w.payload)  # the regression tab reads the stored payload
+    reg.set_run(mini.run_id, w.result)  # the regression tab reads the run's AuditRun
     assert reg.shown is not None and reg.shown.result_id == stored[-1]["id"]
     assert reg.table.rowCount() >= 1
 

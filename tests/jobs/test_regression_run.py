@@ -179,3 +179,36 @@ def test_a_regression_stored_in_todays_layout_opens(run):
     assert {k: v for k, v in old.to_json().items() if k != "schema"} == gui
     with pytest.raises(ValueError, match="schema 7"):
         RegressionRun.from_json({**gui, "schema": 7})
+
+
+def test_the_default_request_reads_the_typed_run():
+    """The Regression tab's defaults from the run's AuditRun: its grouping columns that the
+    item table has, ``em`` only when the run measured it and the table has it, speakers as
+    clusters when the table names them; no run: the plain defaults."""
+    from fairdesk.jobs.regression_run import default_request
+    from fairdesk.jobs.result import AuditRun
+
+    run = AuditRun.from_json(
+        {"by": ["accent", "gender"], "tested_metrics": ["wer"], "descriptive_metrics": ["em"]}
+    )
+    cols = ["id", "accent", "speaker_id", "em"]
+    assert default_request(run, cols) == {
+        "outcome": "em",
+        "variables": ["accent"],
+        "cluster": "speaker_id",
+        "alpha": 0.05,
+    }
+    assert default_request(run, ["accent", "gender"]) == {
+        "outcome": "correct",
+        "variables": ["accent", "gender"],
+        "cluster": None,
+        "alpha": 0.05,
+    }
+    plain = AuditRun.from_json({"by": ["accent"], "tested_metrics": ["wer"]})
+    assert default_request(plain, cols)["outcome"] == "correct"
+    assert default_request(None, cols) == {
+        "outcome": "correct",
+        "variables": [],
+        "cluster": "speaker_id",
+        "alpha": 0.05,
+    }

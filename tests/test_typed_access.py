@@ -1,4 +1,4 @@
-"""Guard of issue 27: the views read the typed audit result (``AuditRun``), not its JSON.
+"""The views read the typed audit result (``AuditRun``), not its JSON.
 
 Over ``fairdesk/gui``, ``fairdesk/reports``, ``fairdesk/cli`` and ``fairdesk/review`` (parsed
 with ``ast``, nothing imported) a *string-key access* is ``x["key"]`` or ``x.get("key")``
@@ -15,19 +15,12 @@ stored payload:
 hold per-item rows, item reports, problems, sensitivity rows and job outputs (legitimate
 dicts); a payload stored under such a name is still caught by the second rule. Accesses on
 a name that means something else in one place are in :data:`ALLOWED`, each with its reason.
-
-Files other helpers are converting in parallel are in :data:`PENDING`: the first test
-skips them (so a regression anywhere else fails now), the second, an ``xfail`` that is not
-strict, checks them too and passes once they are converted; then PENDING is emptied and the
-mark removed.
 """
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("fairdesk/gui", "fairdesk/reports", "fairdesk/cli", "fairdesk/review")
@@ -51,34 +44,11 @@ ALLOWED = {
     ("fairdesk/reports/sections.py", "*", "result"): "a regression result "
     "(stats.regression: univariate, adjustments, anova, ...), not an audit",
     ("fairdesk/reports/sections.py", "*", "res"): "a regression history entry's result "
-    "or one column of the free-form model_based block, not an audit",
-    ("fairdesk/gui/model_based_view.py", "*", "res"): "one grouping column of "
-    "AuditRun.model_based, a free-form Json block until it is typed",
+    "(stats.regression), not an audit",
     ("fairdesk/reports/data.py", "*", "run"): "the store's run row "
     "(core.runs.run_row: created_at, finished_at), not the payload",
     ("fairdesk/reports/incremental.py", "*", "run"): "the store's run row "
     "(created_at, finished_at), not the payload",
-}
-
-#: file → functions still reading the payload by key (None: the whole file), converted by
-#: the helpers working in parallel (gui, reports; cli/audit.py's table-audit assembly and
-#: cmd_audit's orchestration by the producers branch).
-PENDING: dict[str, frozenset[str] | None] = {
-    "fairdesk/cli/audit.py": frozenset({"audit_table", "cmd_audit"}),
-    "fairdesk/gui/app.py": None,
-    "fairdesk/gui/audit_panel.py": None,
-    "fairdesk/gui/charts.py": None,
-    "fairdesk/gui/item_panel.py": None,
-    "fairdesk/gui/item_saliency.py": None,
-    "fairdesk/gui/radar.py": None,
-    "fairdesk/gui/regression_panel.py": None,
-    "fairdesk/gui/verdict_cards.py": None,
-    "fairdesk/reports/charts.py": None,
-    "fairdesk/reports/data.py": None,
-    "fairdesk/reports/html.py": None,
-    "fairdesk/reports/sections.py": None,
-    "fairdesk/reports/tables.py": None,
-    "fairdesk/reports/tiers.py": None,
 }
 
 
@@ -163,28 +133,14 @@ def _all() -> list[tuple[str, str, str, int, str]]:
     return out
 
 
-def _pending(v) -> bool:
-    funcs = PENDING.get(v[0], frozenset())
-    return funcs is None or v[1] in funcs
-
-
 def _report(vs) -> str:
     return "\n".join(f"{f}:{line} in {fn}: {name}[{key!r}]" for f, fn, name, line, key in vs)
 
 
 def test_no_string_key_access_on_an_audit_result():
-    """Outside the files still pending, the views read attributes of the AuditRun."""
-    bad = [v for v in _all() if not _pending(v)]
-    assert not bad, "string-key access on an audit result (read the AuditRun):\n" + _report(bad)
-
-
-@pytest.mark.xfail(
-    strict=False, reason="gui/ and reports/ (and cli/audit.py's assembly) convert in parallel"
-)
-def test_no_string_key_access_anywhere_pending_included():
-    """The pending files too: passes once they read the AuditRun (then empty PENDING)."""
+    """The views read attributes of the AuditRun, never its payload by key."""
     bad = _all()
-    assert not bad, _report(bad)
+    assert not bad, "string-key access on an audit result (read the AuditRun):\n" + _report(bad)
 
 
 def test_the_guard_flags_what_it_should():

@@ -3,5 +3,5 @@
 #: Working sample rate of every model and signal-processing step (Hz).
 SAMPLE_RATE = 16_000
 
-#: At most this many items in one analysis run (METHODS §1, run cap).
+#: At most this many items in one analysis run (docs/METHODS.md, "Run cap").
 MAX_RUN_ITEMS = 20_000

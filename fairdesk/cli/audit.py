@@ -21,7 +21,9 @@ from .tables import table_frame
 
 
 def _add_stats_options(s):
-    g = s.add_argument_group("statistics (METHODS.md §3; every value is recorded with the run)")
+    g = s.add_argument_group(
+        'statistics (docs/METHODS.md, "Comparisons with the reference"; every value is recorded with the run)'
+    )
     g.add_argument("--n-bootstrap", type=int, default=2000, help="resamples, 200-20000")
     g.add_argument("--alpha", type=float, default=0.05)
     g.add_argument("--absolute-error-gap", type=float, default=0.05)
@@ -40,7 +42,7 @@ def _add_stats_options(s):
         "--small-cluster-scaling",
         action="store_true",
         help="scale speaker-bootstrap deviations by sqrt(k/(k-1)) (few speakers "
-        "per group; METHODS.md §3)",
+        'per group; docs/METHODS.md, "Small numbers of speakers")',
     )
     g.add_argument(
         "--normaliser",
@@ -120,13 +122,13 @@ def add_command(sub):
     s.add_argument(
         "--representation",
         action="store_true",
-        help="embed every item: silhouette and leakage (§5)",
+        help='embed every item: silhouette and leakage (docs/METHODS.md, "Representation")',
     )
     s.add_argument(
         "--explain",
         action="store_true",
         help="explain stage: saliency on a speaker-balanced sample and the "
-        "grounding_lift metric (METHODS.md §5; also on with "
+        'grounding_lift metric (docs/METHODS.md, "Saliency grounding"; also on with '
         "--metric grounding_lift)",
     )
     s.add_argument(
@@ -172,7 +174,7 @@ def add_command(sub):
         "--max-items",
         type=positive_int,
         metavar="N",
-        help="lift the run cap of 20,000 items (METHODS.md §1) to N",
+        help='lift the run cap of 20,000 items (docs/METHODS.md, "Run cap") to N',
     )
     s.add_argument("--json", metavar="OUT", help="write the full result as JSON ('-' = stdout)")
     s.add_argument("--quiet", action="store_true")
@@ -265,7 +267,7 @@ def print_failures(res, file=None, limit: int = 10) -> None:
 
 
 def print_no_diacritics(res, file=None) -> None:
-    """Seed 003's first category: diacritics added on items whose reference has none.
+    """The Igbo tone-mark study's first category: diacritics added on items whose reference has none.
 
     Parameters
     ----------

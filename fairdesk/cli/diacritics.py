@@ -1,10 +1,10 @@
-"""``fairdesk diacritics``: seed 003's descriptive table of diacritic loss per category.
+"""``fairdesk diacritics``: the Igbo tone-mark study's descriptive table of diacritic loss per category.
 
 Each category's net loss (and RDD, DER) with a 10,000-resample utterance-bootstrap 95% CI
 and the bootstrap mean, the overall loss across categories, and for a category whose
 references carry no diacritic the diacritics the model added (per 100 reference letters).
 The utterance resampling is asked for explicitly by running this command; the intervals
-describe these recordings (METHODS.md §3). Logic: ``fairdesk.stats.diacritics_table``.
+describe these recordings (docs/METHODS.md, "Diacritics by category"). Logic: ``fairdesk.stats.diacritics_table``.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``fairdesk incremental``: stream a dataset through a recogniser chunk by chunk and measure
-accuracy, latency and stability (adds/revokes), pooled and per group (METHODS.md §6).
+accuracy, latency and stability (adds/revokes), pooled and per group (docs/METHODS.md, "Incremental recognition").
 
 Wired by ``fairdesk.cli.build_parser`` (``incremental.add_command(sub)``).
 """
@@ -32,7 +32,7 @@ _POLICY_CHOICES = (
     "seed001",
     "all",
 )
-#: ``--policy seed001``: seed 001's Table 2 columns (sliding window, literal and snapped, and
+#: ``--policy seed001``: Whetten et al.'s Table 2 columns (sliding window, literal and snapped, and
 #: concatenation), plus the engine's own partials for a streaming engine.
 _SEED001 = ("native", "sliding-literal", "sliding", "concatenation")
 
@@ -129,7 +129,7 @@ def add_command(sub):
         default=200,
         help="local agreement: characters of committed text in the prompt",
     )
-    g = s.add_argument_group("statistics (METHODS.md §3)")
+    g = s.add_argument_group('statistics (docs/METHODS.md, "Comparisons with the reference")')
     g.add_argument("--n-bootstrap", type=int, default=2000)
     g.add_argument("--alpha", type=float, default=0.05)
     g.add_argument("--min-items", type=int, default=30)
@@ -259,7 +259,7 @@ _ROW_NAMES = {
 
 
 def print_table(table, file=None) -> None:
-    """The models × policies table (seed 001's Table 2 layout,
+    """The models × policies table (Whetten et al.'s Table 2 layout,
     :class:`~fairdesk.incremental.result.ModelsTable`), one column per engine × policy under
     a model header line; SPR is inf without revokes."""
     from ..incremental.run import _LABEL

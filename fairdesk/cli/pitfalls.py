@@ -1,4 +1,4 @@
-"""Console rendering of the audit pitfalls (issue 18): hallucination flags per group, WER
+"""Console rendering of the audit pitfalls (docs/METHODS.md, "Audit pitfalls"): hallucination flags per group, WER
 carried by one utterance, verdicts that change without flagged items, and the normaliser
 sensitivity table. Used by ``fairdesk audit``."""
 

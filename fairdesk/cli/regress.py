@@ -1,4 +1,4 @@
-"""``fairdesk regress``: regression tests of bias on a finished run or a table (§4)."""
+"""``fairdesk regress``: regression tests of bias on a finished run or a table (docs/METHODS.md, "Regression")."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from .common import EXIT_OK, UsageError, dump_json, human_out, term
 def add_command(sub):
     s = sub.add_parser(
         "regress",
-        help="regression tests of bias: logistic (METHODS.md §4), "
-        "OLS of WER on covariates (§7), mixed-effects Poisson of word errors",
+        help='regression tests of bias: logistic (docs/METHODS.md, "Regression"), '
+        'OLS of WER on covariates (docs/METHODS.md, "Regression of WER on covariates (OLS)"), mixed-effects Poisson of word errors',
     )
     s.add_argument("--project")
     s.add_argument("--run", type=int, help="a finished audit run of the project")

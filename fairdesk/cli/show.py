@@ -26,7 +26,7 @@ def add_command(sub):
 
 
 def print_diacritics(d: dict | None, out) -> None:
-    """Seed 003's per-item detail: E, P, D, H and each mark dropped, added or changed."""
+    """The Igbo tone-mark study's per-item detail: E, P, D, H and each mark dropped, added or changed."""
     if not d:
         return
     head = (

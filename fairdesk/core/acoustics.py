@@ -1,7 +1,7 @@
 """Acoustic covariates of one utterance: duration, non-speech share, speech rate, SNR, confidence.
 
 One module shared by every analysis that needs per-item acoustic covariates (the hallucination
-flags of METHODS.md §2, regressions of WER on the recording conditions, incremental
+flags (docs/METHODS.md, "Hallucination flags"), regressions of WER on the recording conditions, incremental
 evaluation). Pure numpy; the voice-activity detector is faster-whisper's bundled Silero VAD
 (ONNX, run with onnxruntime), imported lazily.
 

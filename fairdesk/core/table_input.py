@@ -130,7 +130,7 @@ def table_frame(
                 bad.append(line)
                 problems.append({"line": int(line), "reason": reason, "source": str(path)})
         df = df.drop(index=bad)
-        # An empty reference stays empty: the analysis reports it as a problem (METHODS §2);
+        # An empty reference stays empty: the analysis reports it as a problem (docs/METHODS.md, "Per-item metrics");
         # an empty hypothesis is a real output (all deletions).
         ref = df["reference"]
         df["reference"] = ref.where(ref.isna(), ref.astype(str))

@@ -1,4 +1,4 @@
-"""The explain stage (METHODS.md §5): saliency curves, reference word spans and grounding.
+"""The explain stage (docs/METHODS.md, "Saliency" and "Saliency grounding"): saliency curves, reference word spans and grounding.
 
 - :mod:`.saliency`: per-frame importance of the audio for the reference transcript's
   log-probability (occlusion for any scoring backend; gradient × input and integrated

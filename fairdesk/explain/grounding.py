@@ -1,4 +1,4 @@
-"""Grounding: does the saliency land where it should? (METHODS.md §5). Pure numpy/sklearn.
+"""Grounding: does the saliency land where it should? (docs/METHODS.md, "Saliency grounding"). Pure numpy/sklearn.
 
 Definitions
 -----------

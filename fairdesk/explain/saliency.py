@@ -1,4 +1,4 @@
-"""Saliency: a per-frame importance curve of one clip for one target (METHODS.md §5).
+"""Saliency: a per-frame importance curve of one clip for one target (docs/METHODS.md, "Saliency").
 
 The target is the log-probability of a text (the reference transcript) given the audio,
 ``backend.score(audio, text)``. Every method returns a :class:`Saliency` whose ``curve`` has

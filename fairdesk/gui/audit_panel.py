@@ -104,12 +104,12 @@ class AuditPanel(QWidget):
         self.representation = QCheckBox("Representation (silhouette, leakage)")
         self.representation.setToolTip(
             "Embed every item with the model's encoder: silhouette of the groups and a "
-            "speaker-grouped probe's leakage (METHODS §5)"
+            'speaker-grouped probe\'s leakage (docs/METHODS.md, "Representation")'
         )
         self.explain = QCheckBox("Explain (saliency, grounding lift)")
         self.explain.setToolTip(
             "Occlusion saliency on a speaker-balanced sample and the grounding lift per "
-            "group (METHODS §5); several seconds per item on a CPU"
+            'group (docs/METHODS.md, "Saliency grounding"); several seconds per item on a CPU'
         )
         self.model_based = QCheckBox("Model-based (mixed Poisson of word errors)")
         self.model_based.setToolTip(

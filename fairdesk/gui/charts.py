@@ -1,4 +1,4 @@
-"""Group error bars (seed 002): each group's value of each metric with its 95% CI, the
+"""Group error bars (docs/METHODS.md, "Group values and their intervals"): each group's value of each metric with its 95% CI, the
 reference's value as a dashed line, points coloured by the group's verdict. pyqtgraph; the
 chart only renders the run's typed result (:class:`~fairdesk.jobs.result.AuditRun`). (The
 radar is in :mod:`fairdesk.gui.radar`.)
@@ -25,7 +25,7 @@ from .theme import esc, verdict_style
 pg.setConfigOptions(antialias=True, background="w", foreground="#222222")
 
 
-#: Descriptive metrics drawn beside the tested ones (issue 18: hallucinations per group).
+#: Descriptive metrics drawn beside the tested ones (hallucinations per group: docs/METHODS.md, "Audit pitfalls").
 PITFALL_METRICS = ("hallucination_rate", "wer_unflagged")
 
 

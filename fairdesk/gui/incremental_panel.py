@@ -1,5 +1,5 @@
 """The Incremental tab: run a streaming policy on chosen items in the background, and browse
-each item's add/revoke timeline (seed 001's Figure 1) while its audio plays.
+each item's add/revoke timeline (Whetten et al.'s Figure 1) while its audio plays.
 
 Runs are the project's stored incremental runs (``fairdesk incremental`` or this tab;
 :mod:`fairdesk.incremental.store`). For the chosen run the models × policies table is shown;
@@ -7,7 +7,7 @@ for the chosen item, model and policy the timeline: x is the time on the computa
 when each prediction was shown (a diamond per update, on row -1), y the word position; an
 added word is written in green to the right of its marker, a revoked one in red, struck out,
 to the left of its marker. A grey bar on row -1 runs from each update's chunk arrival to its
-prediction (seed 001's LAT is that time over the prediction's words); the red line follows
+prediction (Whetten et al.'s LAT is that time over the prediction's words); the red line follows
 the player.
 """
 

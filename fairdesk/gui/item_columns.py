@@ -24,7 +24,7 @@ HEADERS = {
     "speech_rate": "Words/s",
     "asr_confidence": "Conf.",
 }
-#: The acoustic covariates of each item (issue 18), hidden until "acoustics" is checked.
+#: The acoustic covariates of each item (docs/METHODS.md, "Audit pitfalls"), hidden until "acoustics" is checked.
 ACOUSTIC = {
     "duration_s": 2,
     "nonspeech_share": 2,

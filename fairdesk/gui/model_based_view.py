@@ -1,4 +1,4 @@
-"""The model-based result of an audit (issue 17; ``fairdesk audit --model-based``): the
+"""The model-based result of an audit (docs/METHODS.md, "Model-based comparison (mixed-effects Poisson)"; ``fairdesk audit --model-based``): the
 mixed-effects Poisson regression of word errors with a speaker random intercept, shown in
 the Regression tab beside the logistic regressions.
 

@@ -1,4 +1,4 @@
-"""Word positions and phone confusions of a run (METHODS.md §7): a self-contained view.
+"""Word positions and phone confusions of a run (docs/METHODS.md, "Word-position heatmap" and "Phone confusions"): a self-contained view.
 
 ``PhonesView.set_result(run)`` shows, from an audit's typed result
 (:class:`~fairdesk.jobs.result.AuditRun`, or a payload it decodes):

@@ -1,4 +1,4 @@
-"""What the item view shows of the audit pitfalls (issue 18; METHODS.md §2): the flags of
+"""What the item view shows of the audit pitfalls (docs/METHODS.md, "Audit pitfalls"): the flags of
 each item for the table, and one item's hallucination evidence and acoustic covariates."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The disparity radar of seed 002: one axis per metric, one line per group, each axis scaled
+"""The disparity radar (after the fairness-slicing panel, docs/METHODS.md, "Sources"): one axis per metric, one line per group, each axis scaled
 so that the reference group lies on the unit circle.
 
 :func:`fairdesk.presentation.radar` is the pure computation (tested with known answers;

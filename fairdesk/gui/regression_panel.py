@@ -1,4 +1,4 @@
-"""The Regression tab of the results: logistic-regression tests of bias (METHODS.md §4) on
+"""The Regression tab of the results: logistic-regression tests of bias (docs/METHODS.md, "Regression") on
 the shown run, run in the background and stored with the run.
 
 Pick the outcome and the demographic variables (defaults from the run: its grouping columns,
@@ -242,7 +242,7 @@ class RegressionPanel(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         lay.addWidget(top)
-        # the model-based result of the audit (issue 17), under the logistic results
+        # the model-based result of the audit (docs/METHODS.md, "Model-based comparison (mixed-effects Poisson)"), under the logistic results
         self.model_view = ModelBasedView()
         self.vsplit = QSplitter(Qt.Vertical)
         self.vsplit.addWidget(self.split)

@@ -77,7 +77,7 @@ COMPARISON_COLUMNS = (
 
 
 def dominated_text(dom: Mapping, long: bool = False) -> str:
-    """The ``wer_dominated_by`` flag of a group in words (METHODS §2: one utterance carries
+    """The ``wer_dominated_by`` flag of a group in words (docs/METHODS.md, "Audit pitfalls": one utterance carries
     more than a quarter of at least 20 word errors); the one reader of that free-form block
     (``GroupInfo.wer_dominated_by``)."""
     short = f"one item carries {fmt_percent(dom.get('share', 0), 0)} of the WER errors: {dom.get('item')}"
@@ -147,7 +147,7 @@ class ResultsPanel(QWidget):
         self.values = GroupValuePlot()
         self.radar = RadarWidget()
         self.confusion = ConfusionView()
-        self.phones = PhonesView()  # word-position heatmap and phone confusions (§7)
+        self.phones = PhonesView()  # word-position heatmap and phone confusions (docs/METHODS.md, "Word-position heatmap" and "Phone confusions")
         self.regression = RegressionPanel(ctx)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.groups, "Groups")

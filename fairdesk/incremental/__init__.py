@@ -1,6 +1,6 @@
 """Incremental (streaming) recognition: simulation, adds/revokes, pooled metrics per group.
 
-METHODS.md §6 (seed 001). :func:`simulate` streams one clip through a policy
+docs/METHODS.md, "Incremental recognition" (after Whetten et al. 2023). :func:`simulate` streams one clip through a policy
 (``concatenation``, ``sliding``, ``sliding-literal``, ``local-agreement``,
 ``local-agreement-norm``) or records an engine's own partial results (``native``);
 :func:`item_stats` turns its update log into summable per-item statistics; :func:`pooled`

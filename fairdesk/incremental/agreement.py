@@ -1,4 +1,4 @@
-"""Local agreement (whisper_streaming's LocalAgreement-2), METHODS.md §6.
+"""Local agreement (whisper_streaming's LocalAgreement-2), docs/METHODS.md, "Streaming policies".
 
 Follows ``OnlineASRProcessor`` and ``HypothesisBuffer`` of whisper_streaming
 (https://github.com/ufal/whisper_streaming, ``whisper_online.py``):

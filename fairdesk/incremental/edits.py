@@ -1,4 +1,4 @@
-"""Adds, revokes and stabilisation of a stream of word lists (METHODS.md §6).
+"""Adds, revokes and stabilisation of a stream of word lists (docs/METHODS.md, "Incremental stability").
 
 A *stream* is the sequence of full word lists an incremental recogniser shows, one per
 update. Consecutive lists are compared on *normalised tokens*:

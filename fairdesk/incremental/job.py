@@ -1,4 +1,4 @@
-"""The incremental run (METHODS.md §6) as one job: ``fairdesk incremental`` and the GUI's
+"""The incremental run (docs/METHODS.md, "Incremental recognition") as one job: ``fairdesk incremental`` and the GUI's
 Incremental tab both call :func:`run_incremental`.
 
 A pure function with ``progress`` / ``cancelled`` callbacks (the pattern of

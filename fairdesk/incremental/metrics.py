@@ -1,4 +1,4 @@
-"""Per-item statistics and pooled metrics of incremental recognition (METHODS.md §6).
+"""Per-item statistics and pooled metrics of incremental recognition (docs/METHODS.md, "Incremental stability" and "Incremental latency and speed").
 
 Every metric is a ratio of sums of per-item columns (:func:`item_stats`), so the corpus value
 (:func:`pooled`) and each group's value are pooled, never a mean of per-utterance ratios, and
@@ -14,7 +14,7 @@ lat_pooled
     decode wall time / final words (tokens of the final list; model load and warm-up are never
     inside a decode's time).
 lat_seed001
-    seed 001's LAT: every update that decoded is a *prediction*; its time runs from its
+    Whetten et al.'s LAT: every update that decoded is a *prediction*; its time runs from its
     chunk's arrival (``arrival_s``) to the end of the decode that produced it (``end_s`` on
     the computation clock, so waiting behind earlier decodes counts), divided by the words
     the decode returned (``n_predicted``); averaged over the predictions of the corpus or
@@ -23,7 +23,7 @@ lat_seed001
 EO
     R / (A + R), prefix counts; ``eo_edit`` the same with edit-distance counts.
 RPS
-    R / decode wall time (seed 001); ``revokes_per_audio_second`` = R / seconds of input audio.
+    R / decode wall time (Whetten et al. 2023); ``revokes_per_audio_second`` = R / seconds of input audio.
 SPR
     1 / RPS = decode wall time / R (infinite when R = 0).
 RTF
@@ -188,7 +188,7 @@ def stabilisation(sim: Simulation, stream: str = "displayed") -> tuple[list[floa
 
 
 def seed001_lat(sim: Simulation) -> tuple[float, int, int]:
-    """Seed 001's LAT terms of one stream: (sum over predictions with words of
+    """Whetten et al.'s LAT terms of one stream: (sum over predictions with words of
     (decode end - chunk arrival) / words, number of such predictions, zero-word predictions).
     """
     total, n, zero = 0.0, 0, 0

@@ -1,4 +1,4 @@
-"""A true streaming engine's own partial results (METHODS.md §6, seed 001's PocketSphinx).
+"""A true streaming engine's own partial results (docs/METHODS.md, "Streaming policies"; Whetten et al.'s PocketSphinx).
 
 Policy ``native``: the engine keeps its own state across chunks, so nothing is re-decoded.
 Audio arrives in chunks of ``chunk_s`` as for the re-decoding policies; each chunk is fed to
@@ -9,7 +9,7 @@ the last update (PocketSphinx rescores the best path there, so the flush may rev
 Log fields: ``span`` is the audio the call processed (``(previous t, t)`` for a chunk,
 ``(0, duration)`` for the flush, which searches the whole utterance's lattice);
 ``decode_s`` the wall time of ``feed`` / ``finish``; ``n_predicted`` the words of that
-partial or final hypothesis (each call is one prediction of seed 001's LAT);
+partial or final hypothesis (each call is one prediction of Whetten et al.'s LAT);
 ``n_committed`` is None until the flush. The computation clock is the one of
 :func:`fairdesk.incremental.simulate.simulate`.
 """

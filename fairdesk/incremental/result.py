@@ -70,7 +70,7 @@ def _check_schema(d: dict, what: str) -> None:
 
 @dataclass(frozen=True)
 class ModelsTable:
-    """Seed 001's Table 2 (:func:`fairdesk.incremental.run.models_table`).
+    """Whetten et al.'s Table 2 (:func:`fairdesk.incremental.run.models_table`).
 
     Attributes
     ----------
@@ -116,7 +116,7 @@ class ModelsTable:
 
 @dataclass(frozen=True)
 class IncrementalResult:
-    """Everything an incremental run computed (METHODS.md §6).
+    """Everything an incremental run computed (docs/METHODS.md, "Incremental recognition").
 
     Attributes
     ----------

@@ -4,7 +4,7 @@
 model loading never counts as decode time) and returns one row per item × policy × stream
 with the per-item statistic columns of :mod:`fairdesk.incremental.metrics`.
 :func:`summarise` pools it per model, policy and stream; :func:`models_table` lays that out
-as seed 001's Table 2; :func:`compare_by_group` runs :func:`fairdesk.stats.compare_groups`
+as Whetten et al.'s Table 2; :func:`compare_by_group` runs :func:`fairdesk.stats.compare_groups`
 per model, policy and stream.
 """
 
@@ -42,11 +42,11 @@ __all__ = [
 #: Every policy name: the re-decoding ones and an engine's own partial results.
 ALL_POLICIES = (*POLICIES, NATIVE)
 
-#: Rows of the models × policies table (seed 001's Table 2 rows, both LATs, and RTF).
+#: Rows of the models × policies table (Whetten et al.'s Table 2 rows, both LATs, and RTF).
 TABLE_ROWS = ("wer", "lat_seed001", "lat_pooled", "eo", "rps", "spr", "rtf")
 
-# column order of the table per model: seed 001's sliding window (literal cut, snapped
-# beside it), then concatenation, then the policies beyond the seed
+# column order of the table per model: Whetten et al.'s sliding window (literal cut, snapped
+# beside it), then concatenation, then the policies beyond Whetten et al.
 _COLUMN_ORDER = (
     NATIVE,
     "sliding-literal",
@@ -195,7 +195,7 @@ def evaluate(
         key = item.get("id", len(rows))
         try:
             audio = load_audio(item)
-        except Exception as exc:  # noqa: BLE001 - a bad file is a per-item failure (§8)
+        except Exception as exc:  # noqa: BLE001 - a bad file is a per-item failure (docs/METHODS.md, "Jobs and caching")
             failures.append({"item": key, "reason": str(exc)})
             done += len(policies)
             continue
@@ -268,7 +268,7 @@ def summarise(frame: pd.DataFrame) -> list[dict]:
 
 
 def models_table(summary: Sequence[dict], rows: Sequence[str] = TABLE_ROWS) -> dict:
-    """Seed 001's Table 2 from :func:`summarise` rows: one column per model × policy (the
+    """Whetten et al.'s Table 2 from :func:`summarise` rows: one column per model × policy (the
     displayed stream; local agreement's committed stream as a column of its own).
 
     Returns

@@ -1,6 +1,6 @@
-"""Long recordings: split on silence before streaming (seed 001 §3.1), METHODS.md §6.
+"""Long recordings: split on silence before streaming (Whetten et al. 2023, section 3.1), docs/METHODS.md, "Long recordings".
 
-The seed splits long dialogues into utterances at silences, then streams each one. Here a
+Whetten et al. split long dialogues into utterances at silences, then stream each one. Here a
 recording is split with Silero VAD (the copy faster-whisper ships, run with onnxruntime):
 
 speech regions

@@ -1,6 +1,6 @@
 """Streaming simulation: chunks of audio arrive, a policy decodes, every update is logged.
 
-METHODS.md §6. Audio of one item arrives in chunks of exactly ``chunk_s`` seconds (default
+docs/METHODS.md, "Streaming policies". Audio of one item arrives in chunks of exactly ``chunk_s`` seconds (default
 1.0); a last partial chunk is one more update, and the final *flush* (end of stream) is one more
 update. Each :class:`Update` logs the full displayed word list, the time its audio had arrived,
 the audio span decoded and the decode's wall time.
@@ -22,7 +22,7 @@ Policies
 --------
 ``concatenation``
     Decode ``audio[0:t]`` at every update.
-``sliding`` (seed 001, snapped)
+``sliding`` (Whetten et al. 2023, snapped)
     Decode the window ``audio[w0:t]``. The shown list is the frozen words followed by the
     window's words, joined by dropping a leading n-gram of the window's words (n = 1..5, the
     smallest first) that repeats the tail of the frozen words (each dropping is a *trim*).
@@ -33,7 +33,7 @@ Policies
     word ends before the raw cut, the window keeps growing (no cut), unless it is full
     (>= ``max_window_s``), when the raw cut is used (``forced``). The flush freezes everything.
 ``sliding-literal``
-    The same with the raw (unsnapped) cut, the seed's cut at exactly 35 %: the window's words
+    The same with the raw (unsnapped) cut, Whetten et al.'s cut at exactly 35 %: the window's words
     are frozen in order while their midpoint ``(start + end) / 2`` lies before the cut, so a
     word *straddling* the cut (``start < cut < end``) is frozen when its midpoint is before
     the cut and left to the next window otherwise; the next window starts at the cut, mid-word,
@@ -46,7 +46,7 @@ Every policy needs the backend's word timestamps except concatenation (words wit
 count as starting at the window start and ending at its end). ``native`` (an engine's own
 partial hypotheses, :mod:`fairdesk.incremental.native`) writes the same log.
 
-Each decode is one *prediction* (seed 001's LAT): ``n_predicted`` is the number of words the
+Each decode is one *prediction* (Whetten et al.'s LAT): ``n_predicted`` is the number of words the
 decode returned for its span, before any joining by the policy.
 """
 
@@ -167,7 +167,7 @@ class SlidingWindow(_Policy):
             else:
                 return
         else:
-            # METHODS §6: a word straddling the literal cut is frozen when its midpoint lies
+            # docs/METHODS.md, "Streaming policies": a word straddling the literal cut is frozen when its midpoint lies
             # before the cut, so that no word is lost at the cut
             cut = raw
             k = 0

@@ -42,7 +42,7 @@ class Update:
     n_committed : how many leading words are final (frozen by the sliding window, committed by
         local agreement; the whole list after the flush); None for concatenation before the
         flush.
-    n_predicted : words the decode returned (seed 001's "words in that prediction"); None
+    n_predicted : words the decode returned (Whetten et al.'s "words in that prediction"); None
         when nothing was decoded.
     """
 

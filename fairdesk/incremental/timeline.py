@@ -1,4 +1,4 @@
-"""The add/revoke timeline of one stream (seed 001's Figure 1), as plain data.
+"""The add/revoke timeline of one stream (Whetten et al.'s Figure 1), as plain data.
 
 For every update: the words added and revoked, and when. Words are compared as in
 :mod:`fairdesk.incremental.edits` (normalised tokens), at word level: ``k`` = the number of

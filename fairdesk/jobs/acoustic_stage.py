@@ -3,7 +3,7 @@
 Runs after inference on every analysed item of a project audit (the audio is in the project):
 VAD speech regions, duration, non-speech share and SNR (:mod:`fairdesk.core.acoustics`), the
 model's confidence, and -- for backends with word times -- the words that lie wholly in a
-non-speech stretch (the ``over_nonspeech`` hallucination flag, METHODS.md §2). The columns go
+non-speech stretch (the ``over_nonspeech`` hallucination flag, docs/METHODS.md, "Hallucination flags"). The columns go
 into the per-item frame, so they are stored with the run (``run_items_frame``) for regressions
 and the item table.
 """

@@ -18,7 +18,7 @@ DESCRIPTIVE_BY_DEFAULT = frozenset(
         "ter_wrong",
         # the same number as balanced_accuracy (mean per-class recall): tested once
         "macro_recall",
-        # METHODS.md §2 hallucination flags: reported per group, tested only when asked for
+        # docs/METHODS.md, "Hallucination flags": reported per group, tested only when asked for
         "hallucination_rate",
         "wer_unflagged",
     }
@@ -26,7 +26,7 @@ DESCRIPTIVE_BY_DEFAULT = frozenset(
 #: Metric ids that are the same number; only the first asked for is tested.
 SAME_NUMBER = (("balanced_accuracy", "macro_recall"),)
 
-#: Metric ids computed outside the per-item table (§5).
+#: Metric ids computed outside the per-item table (docs/METHODS.md, "Representation").
 REPRESENTATION_IDS = frozenset({"silhouette", "leakage"})
 #: Metric ids that need the explain stage (saliency); their per-item stat columns are
 #: written by it (fairdesk.jobs.explain_stage), so they are per-item metrics once it ran.
@@ -54,7 +54,7 @@ def split_metric_ids(ids):
 
 
 def resolve_normaliser(settings, frame, language):
-    """(name, reason, language for the slot normaliser) of a run (METHODS.md §2).
+    """(name, reason, language for the slot normaliser) of a run (docs/METHODS.md, "Text normalisation").
 
     ``settings.normaliser`` other than ``auto`` is used as is. ``auto`` decides by
     ``language`` when it names one, else (None, ``""``, ``"auto"``: a table without
@@ -228,14 +228,14 @@ class _Clock:
 
 
 def nodia_specs():
-    """Group metrics of items without diacritics (seed 003's first category)."""
+    """Group metrics of items without diacritics (the Igbo tone-mark study's first category)."""
     from ..stats.diacritics_table import NODIA_SPECS
 
     return list(NODIA_SPECS)
 
 
 def no_diacritic_block(frame, normaliser: str) -> dict | None:
-    """Seed 003's first category: items whose reference carries no diacritic, where DER is
+    """The Igbo tone-mark study's first category: items whose reference carries no diacritic, where DER is
     undefined; the diacritics the model added there, overall and per group (None for a run
     where neither side has any diacritic and the text is English)."""
     from ..stats.diacritics_table import nodia_summary
@@ -310,7 +310,7 @@ def with_group_values(result, frame, specs):
 
 def text_blocks(frame, design, normaliser: str, language: str) -> tuple[dict, list[str]]:
     """The word-position heatmap (matched or partially matched designs) and, for English
-    runs, the model-side phone confusion per group (METHODS.md §7), typed (``AuditRun``
+    runs, the model-side phone confusion per group (docs/METHODS.md, "Word-position heatmap" and "Phone confusions"), typed (``AuditRun``
     field name → block), and the warnings: a block that cannot be computed is left out
     with a warning saying why; the audit goes on."""
     from ..metrics.normalize import get_normalizer, memoised

@@ -1,4 +1,4 @@
-"""The four-stage audit job (METHODS.md §8): prepare → infer → explain → aggregate.
+"""The four-stage audit job (docs/METHODS.md, "Jobs and caching"): prepare → infer → explain → aggregate.
 
 Pure code: it takes ``progress(fraction, message)`` and ``cancelled()`` callbacks, checks for
 cancellation between shards, records each failed item with its reason and goes on, and keeps
@@ -412,7 +412,9 @@ def run_audit(
         t2 = time.monotonic()
         f, run = aggregate(f, req, prep.dataset.language, notes)
         parts: dict = {}
-        if "n_words" in f.columns:  # phone-level annotations (L2-ARCTIC), METHODS §7
+        if (
+            "n_words" in f.columns
+        ):  # phone-level annotations (L2-ARCTIC), docs/METHODS.md, "Phone confusions" and "Accentedness regression"
             from .phone_stage import annotation_blocks
 
             parts.update(

@@ -1,4 +1,4 @@
-"""The audit's explain stage (METHODS.md §5, §8): saliency on the speaker-balanced sample.
+"""The audit's explain stage (docs/METHODS.md, "Saliency grounding" and "Jobs and caching"): saliency on the speaker-balanced sample.
 
 For every group that passes the minimums,
 :func:`~fairdesk.explain.grounding.explain_sample` picks ``explain_per_group`` items
@@ -11,7 +11,7 @@ For every group that passes the minimums,
    (:data:`~fairdesk.explain.grounding.ERROR_KINDS`), else the reference word spans from
    :class:`~fairdesk.explain.alignment.WhisperAligner` (cached in the curve's ``meta``);
 3. its grounding lift;
-4. where the target is annotated error windows, phone-error grounding (METHODS.md §5):
+4. where the target is annotated error windows, phone-error grounding (docs/METHODS.md, "Representation"):
    AUROC and average precision of the saliency for the frames inside the windows, overall
    and within speech frames only (the audit's Silero VAD regions, ``speech_regions``; the
    energy VAD of :func:`~fairdesk.explain.grounding.energy_vad` when the frame has none),
@@ -417,7 +417,7 @@ def _phone_error_grounding(curve, frame_s, regions, row, samples, root) -> dict:
 
 def phone_grounding_summary(items) -> dict:
     """Per group: the mean of its items' AUROC, AP and within-speech AUROC/AP, each with the
-    number of items where it is defined (METHODS.md §5). Empty when no item had windows."""
+    number of items where it is defined (docs/METHODS.md, "Representation"). Empty when no item had windows."""
     per: dict[str, dict[str, list]] = {}
     for r in items:
         peg = r.get("phone_error_grounding")

@@ -1,4 +1,4 @@
-"""``audit --model-based``: the mixed-effects Poisson model beside the bootstrap (issue 17).
+"""``audit --model-based``: the mixed-effects Poisson model beside the bootstrap (docs/METHODS.md, "Model-based comparison (mixed-effects Poisson)").
 
 After the bootstrap analysis, for each grouping column ``v`` of the audit, the word errors of
 each utterance are fitted with :func:`fairdesk.stats.regression.run_poisson_mixed`

@@ -1,4 +1,4 @@
-"""The audit's blocks from phone-level annotations (METHODS.md §7, annotated L2 corpora).
+"""The audit's blocks from phone-level annotations (docs/METHODS.md, "Phone confusions" and "Accentedness regression").
 
 Where the audited items carry ``phone_error`` annotations (L2-ARCTIC's ``CPL,PPL,type``
 marks, :mod:`fairdesk.core.importers_l2arctic`) and ``phone_counts``:

@@ -1,4 +1,4 @@
-"""The pitfalls stage of an audit (issue 18; METHODS.md §2), called by
+"""The pitfalls stage of an audit (docs/METHODS.md, "Audit pitfalls"), called by
 :func:`fairdesk.jobs.analysis.analyse` for every audit (project or table).
 
 The statistics live in :mod:`fairdesk.stats.pitfalls` (flag columns, flag counts, the item

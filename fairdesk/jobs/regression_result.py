@@ -1,4 +1,4 @@
-"""The result of a regression run (METHODS.md §4, §7), typed: :class:`RegressionRun`, with its
+"""The result of a regression run (docs/METHODS.md, "Regression" and "Corpus-specific analyses"), typed: :class:`RegressionRun`, with its
 JSON form.
 
 ``to_json()`` gives the payload stored with the run (``results`` row of kind
@@ -25,8 +25,8 @@ __all__ = ["FAMILIES", "ITEM_COVARIATES", "SCHEMA", "RegressionRun"]
 
 #: The version ``to_json`` writes; ``from_json`` reads it and payloads without one.
 SCHEMA = 1
-#: The model families (``request["family"]``): logistic (seed 000), OLS of WER on
-#: covariates (seed 002), and a mixed-effects Poisson of word errors with a speaker random
+#: The model families (``request["family"]``): logistic (Sekkat et al. 2024), OLS of WER on
+#: covariates (the fairness-slicing panel, docs/METHODS.md, "Sources"), and a mixed-effects Poisson of word errors with a speaker random
 #: intercept.
 FAMILIES = ("logit", "linear", "poisson-mixed")
 #: Per-item covariates a project run stores (fairdesk.core.acoustics), and the word count.

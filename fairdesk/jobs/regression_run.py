@@ -1,4 +1,4 @@
-"""Regression tests of bias (METHODS.md §4, §7) of a stored run or a table, and storing
+"""Regression tests of bias (docs/METHODS.md, "Regression" and "Corpus-specific analyses") of a stored run or a table, and storing
 their result with the run: the one regression job.
 
 Pure code, no Qt: the GUI's Regression tab runs :func:`regress_run` as a background job and

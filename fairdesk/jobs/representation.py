@@ -1,4 +1,4 @@
-"""Representation stage (METHODS.md §5): one embedding per item, silhouette and leakage.
+"""Representation stage (docs/METHODS.md, "Representation"): one embedding per item, silhouette and leakage.
 
 Embeddings are cached in the project store by (audio content hash, model key).
 """

@@ -265,7 +265,7 @@ class Representation:
     ----------
     silhouette : cosine silhouette by group; leakage : the probe
         (``stats.representation.Leakage``); threshold, structure : the rule;
-        cases : metric id → case label (METHODS.md §5).
+        cases : metric id → case label (docs/METHODS.md, "Representation").
     n_items, model_key : the embedded items and the model.
     error : why there is no analysis (fewer than two groups); skipped : why it failed.
     """

@@ -1,4 +1,4 @@
-"""The audit job's optional instability step (METHODS.md §2, ``unstable`` flag).
+"""The audit job's optional instability step (docs/METHODS.md, "Hallucination flags": the ``unstable`` flag).
 
 Koenecke et al. (FAccT 2024) found hallucinations often non-deterministic: the same audio sent
 twice to Whisper's API gave different hallucinated text. With ``AuditRequest.unstable`` every

@@ -1,4 +1,4 @@
-"""Per-item and per-group metrics (METHODS.md §2).
+"""Per-item and per-group metrics (docs/METHODS.md, "Per-item metrics").
 
 Public API
 ----------

@@ -1,4 +1,4 @@
-"""Hallucination flags per item (METHODS.md §2, after Koenecke et al., FAccT 2024).
+"""Hallucination flags per item (docs/METHODS.md, "Hallucination flags", after Koenecke et al., FAccT 2024).
 
 Flags, each with its evidence:
 
@@ -58,7 +58,7 @@ FLAG_COLUMNS = ("hall_loop", "hall_runaway", "hall_over_nonspeech", "hall_unstab
 
 @dataclass(frozen=True)
 class HallucinationSettings:
-    """Thresholds of the flags (METHODS.md §2 defaults), recorded with every run.
+    """Thresholds of the flags (docs/METHODS.md, "Hallucination flags" defaults), recorded with every run.
 
     Parameters
     ----------
@@ -123,8 +123,8 @@ def find_loop(
     Parameters
     ----------
     hyp_tokens, ref_tokens : normalised words.
-    max_n : longest n-gram (METHODS: 4).
-    min_repeats : consecutive repeats needed (METHODS: 4).
+    max_n : longest n-gram (default 4).
+    min_repeats : consecutive repeats needed (default 4).
 
     Returns
     -------

@@ -1,4 +1,4 @@
-"""Checks of per-item transcripts before scoring (METHODS.md §2).
+"""Checks of per-item transcripts before scoring (docs/METHODS.md, "Missing values").
 
 A row whose reference is missing (empty cell, NaN, only spaces) cannot be scored: scoring it
 would count every hypothesis word as an insertion. It becomes a *problem* naming its line and

@@ -35,7 +35,7 @@ WORD_COLUMNS = ("n_words", "n_sub", "n_del", "n_ins")
 CHAR_COLUMNS = ("n_chars", "c_sub", "c_del", "c_ins")
 DIACRITIC_COLUMNS = ("dia_expected", "dia_produced", "dia_dropped", "dia_added")
 TONE_COLUMNS = ("tone_expected", "tone_dropped", "tone_hallucinated", "tone_wrong")
-#: Seed 003's first category: items whose reference carries no diacritic (E = 0), where DER
+#: The Igbo tone-mark study's first category: items whose reference carries no diacritic (E = 0), where DER
 #: is undefined. ``nodia_items`` is 1 for such an item (with at least one reference letter),
 #: ``nodia_added`` its P (every diacritic the model produced there was added),
 #: ``nodia_letters`` its reference letters; ``ref_letters`` counts the letters of every item.

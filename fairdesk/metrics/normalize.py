@@ -1,4 +1,4 @@
-"""Text normalisers used before scoring (METHODS.md §2).
+"""Text normalisers used before scoring (docs/METHODS.md, "Text normalisation").
 
 * :func:`english` -- Whisper's ``EnglishTextNormalizer`` (package ``whisper-normalizer``), so
   English WER/CER compare with published Whisper numbers. It strips diacritics and spells
@@ -12,7 +12,7 @@
   punctuation (category ``P*``) replaced by a space, combining marks kept, whitespace collapsed.
 
 After :func:`english` and :func:`basic`, adjacent digit-only tokens are joined on both sides
-(:func:`join_digits`, METHODS.md §2): Whisper's English normaliser joins spelled-out digit runs
+(:func:`join_digits`, docs/METHODS.md, "Text normalisation"): Whisper's English normaliser joins spelled-out digit runs
 ("six eight zero two" -> "6802") but leaves written ones apart ("6 8 0 2"), which would score a
 correct transcript as four errors.
 
@@ -187,7 +187,7 @@ def _basic_str(s: str) -> str:
 
 
 def tone_preserving(text) -> str:
-    """Normalise text for diacritic and tone metrics (METHODS.md §2).
+    """Normalise text for diacritic and tone metrics (docs/METHODS.md, "Text normalisation").
 
     Parameters
     ----------
@@ -325,7 +325,7 @@ def _letter_counts(text: str) -> tuple[int, int]:
 
 
 def choose_normaliser(references, language=None) -> tuple[str, str]:
-    """The WER/CER normaliser of a run, decided once from all its references (METHODS §2).
+    """The WER/CER normaliser of a run, decided once from all its references (docs/METHODS.md, "Text normalisation").
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""English words to ARPAbet phones: CMUdict, with espeak-ng for the words it lacks (METHODS §7).
+"""English words to ARPAbet phones: CMUdict, with espeak-ng for the words it lacks (docs/METHODS.md, "Phone confusions").
 
 Definitions
 -----------

@@ -3,7 +3,7 @@
 A group's value of a metric is computed *pooled*: the per-item sufficient statistics
 (``stats`` columns) are summed over the group's items (with bootstrap weights when
 resampling), then ``value`` maps the sums to the metric. This makes every metric of
-METHODS.md §2 a ratio of sums, and lets the bootstrap resample with matrix products.
+docs/METHODS.md, "Per-item metrics" a ratio of sums, and lets the bootstrap resample with matrix products.
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def _fixed_metrics() -> dict[str, MetricSpec]:
         ratio_metric("del_rate", "Deletion rate D/N", ("n_del",), ("n_words",)),
         ratio_metric("ins_rate", "Insertion rate I/N", ("n_ins",), ("n_words",)),
         ratio_metric("insertion_ratio", "Insertion ratio I/(S+D+I)", ("n_ins",), _WORD_ERRORS),
-        # METHODS.md §2: hallucination flags (fairdesk.metrics.hallucination)
+        # docs/METHODS.md, "Hallucination flags" (fairdesk.metrics.hallucination)
         ratio_metric(
             "hallucination_rate",
             "Hallucination rate (share of items flagged)",
@@ -212,7 +212,7 @@ def _fixed_metrics() -> dict[str, MetricSpec]:
             kind="proportion",
             family=_CLS,
         ),
-        # METHODS.md §5: mean grounding lift of the explained items (explain stage)
+        # docs/METHODS.md, "Saliency grounding": mean grounding lift of the explained items (explain stage)
         ratio_metric(
             "grounding_lift",
             "Grounding lift",

@@ -1,6 +1,6 @@
 """Spoken-language-understanding labels: intent match, exact match (EM) and slot diffs.
 
-EM (seed 000, METHODS.md §2) is 1 when the intent and *every* slot (name and value, after
+EM (Sekkat et al. 2024; docs/METHODS.md, "Exact match and classification") is 1 when the intent and *every* slot (name and value, after
 normalisation) match the labels, else 0. The slot dictionaries are compared as a whole: a
 missing or an extra slot fails the item.
 

@@ -1,4 +1,4 @@
-"""Per-item transcription statistics: words, characters, diacritics and tones (METHODS.md §2).
+"""Per-item transcription statistics: words, characters, diacritics and tones (docs/METHODS.md, "Word and character error rates" and "Diacritic and tone metrics").
 
 Each function returns a named tuple whose field names are the stat columns of
 :func:`fairdesk.metrics.compute_item_stats`, so group metrics are ratios of their sums.
@@ -265,7 +265,7 @@ def marked_letters(text, count: str = "letters") -> int:
 
 
 def diacritic_counts(reference, hypothesis, count: str = "letters") -> DiacriticCounts:
-    """Expected/produced diacritics of one item (seed 003, METHODS.md §2).
+    """Expected/produced diacritics of one item (docs/METHODS.md, "Diacritic and tone metrics").
 
     Both texts go through :func:`~fairdesk.metrics.normalize.tone_preserving`; E and P are
     counted with :func:`marked_letters`.

@@ -336,7 +336,7 @@ class WhisperCT2Backend(Backend):
     def transcribe_streaming(
         self, audio: np.ndarray, prompt: str | None = None
     ) -> tuple[Transcription, list[float]]:
-        """One decode as whisper_streaming makes it (local agreement, METHODS.md §6).
+        """One decode as whisper_streaming makes it (local agreement, docs/METHODS.md, "Streaming policies").
 
         faster-whisper's sequential ``transcribe`` with timestamp tokens, word timestamps,
         ``initial_prompt=prompt`` and ``condition_on_previous_text=True`` (as

@@ -1,7 +1,7 @@
 """The NLU interface: text in, intent and slots out.
 
 An NLU stage reads each recogniser hypothesis and returns an :class:`NluResult`; exact match
-(EM, METHODS.md §2) then compares it with the item's labelled intent and slots. Three kinds
+(EM, docs/METHODS.md, "Exact match and classification") then compares it with the item's labelled intent and slots. Three kinds
 of NLU are available through :func:`get_nlu`:
 
 ``"demo-music"``

@@ -1,6 +1,6 @@
 """A user's own JointBERT-style NLU, from a local Hugging Face folder (``get_nlu("hf:<folder>")``).
 
-JointBERT (Chen et al., 2019; the SLU model of seed 000) puts an intent head on the pooled
+JointBERT (Chen et al., 2019; the SLU model of Sekkat et al. 2024) puts an intent head on the pooled
 output and a BIO slot-tagging head on the token outputs of one encoder. No standard
 transformers class has both heads, so fairdesk reads such a model as two ordinary models that
 share one tokenizer. The folder convention::

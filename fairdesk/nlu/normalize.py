@@ -1,7 +1,7 @@
 """Text and slot-value normalisation for the NLU stage, kept in one place.
 
 The NLU reads its input after this normalisation, and returns slot values in this form.
-Exact match itself (EM, METHODS.md §2) has one implementation,
+Exact match itself (EM, docs/METHODS.md, "Exact match and classification") has one implementation,
 :func:`fairdesk.metrics.slots.exact_match` (the one the audit uses);
 :func:`exact_match` and :func:`slots_match` here call it. The NLU's normalisation:
 
@@ -283,7 +283,7 @@ def exact_match(
     hyp_intent: str | None,
     hyp_slots: Mapping[str, object] | None,
 ) -> int:
-    """Exact match of one utterance (METHODS.md §2, seed 000), in the NLU's argument order.
+    """Exact match of one utterance (docs/METHODS.md, "Exact match and classification"; Sekkat et al. 2024), in the NLU's argument order.
 
     The same function the audit's EM uses, :func:`fairdesk.metrics.slots.exact_match`
     (English value normaliser), so the NLU tests and the audit cannot disagree.

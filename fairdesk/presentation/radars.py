@@ -133,7 +133,7 @@ def radar_axes(
     (axes, zero)
         ``axes``: the tested metrics with a nonzero value in some group, then descriptive
         ones while fewer than three, then ``hallucination_rate`` whenever the run has it
-        (issue 18), at most :data:`MAX_AXES`; ``zero``: tested metrics where every group's
+        (docs/METHODS.md, "Audit pitfalls"), at most :data:`MAX_AXES`; ``zero``: tested metrics where every group's
         value is 0.
     """
 

@@ -390,7 +390,7 @@ class RecordingSession:
         }
         if prompt.gloss:
             row["gloss"] = prompt.gloss
-        if prompt.extra.get("category"):  # seed 003's categories: `--by category`
+        if prompt.extra.get("category"):  # the Igbo tone-mark study's categories: `--by category`
             row["category"] = str(prompt.extra["category"])
         if prompt.intent:
             row["intent"] = prompt.intent

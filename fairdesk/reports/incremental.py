@@ -1,9 +1,9 @@
 """The report of an incremental (streaming) run: one self-contained HTML file (and PDF).
 
 An incremental run (:mod:`fairdesk.incremental.store`) is reported as: what was run (models,
-policies, chunk size, decoder settings, hardware, date), seed 001's models × policies table
+policies, chunk size, decoder settings, hardware, date), Whetten et al.'s models × policies table
 (its Table 2: WER, both LATs, EO, RPS, SPR, RTF; a column per engine × policy × stream), the
-per-group comparisons when the run has them, and the add/revoke timeline (seed 001's
+per-group comparisons when the run has them, and the add/revoke timeline (Whetten et al.'s
 Figure 1) of the worst streams by edit overhead, drawn with the encodings of the GUI's
 Incremental tab (:mod:`fairdesk.gui.incremental_panel`): x is the computation clock when each
 prediction was shown, y the word position (first word on top); an added word is a green

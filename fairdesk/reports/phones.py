@@ -1,4 +1,4 @@
-"""The report's word-position heatmap and phone confusion section (METHODS.md §7).
+"""The report's word-position heatmap and phone confusion section (docs/METHODS.md, "Word-position heatmap" and "Phone confusions").
 
 Plain values for ``templates/phones.html.j2``, read from the typed result
 (:class:`fairdesk.jobs.result.AuditRun`): a heatmap table per shared content (rows are

@@ -11,7 +11,7 @@ the type keeps as free-form JSON is read by one function here (named in its docs
   bootstrap's WER gap of the same group, and the agreement sentence;
 * :func:`regression_sections`: the regressions stored with the run (``fairdesk regress
   --project P --run N`` and the GUI's Regression tab): odds ratios plain vs clustered,
-  adjusted odds ratios, seed 000's χ² and ANOVA, rate ratios or OLS coefficients, the
+  adjusted odds ratios, Sekkat et al.'s χ² and ANOVA, rate ratios or OLS coefficients, the
   conclusions, and a per-speaker spread chart;
 * :func:`pitfalls_section`: the hallucination block (``run.pitfalls``) with each
   group's hallucination rate and WER without flagged items;

@@ -6,7 +6,7 @@
   items, speakers, excluded and why;
 - :func:`comparisons_table`: one row per comparison with every stored field (block counts
   flattened to ``n_blocks.<name>``, flags joined with ``;``);
-- :func:`odds_ratio_table`: seed 000's table from a ``fairdesk regress`` result.
+- :func:`odds_ratio_table`: Sekkat et al.'s table from a ``fairdesk regress`` result.
 """
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ def _levels(entries) -> dict[str, dict]:
 
 
 def odds_ratio_table(result) -> pd.DataFrame:
-    """Seed 000's odds-ratio table from a regression result.
+    """Sekkat et al.'s odds-ratio table from a regression result.
 
     Parameters
     ----------

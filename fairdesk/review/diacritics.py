@@ -1,4 +1,4 @@
-"""An item's diacritic detail: E, P, D, H (METHODS.md §2) and which marks were dropped,
+"""An item's diacritic detail: E, P, D, H (docs/METHODS.md, "Diacritic and tone metrics") and which marks were dropped,
 added or changed, word by word (``fairdesk show`` and the item report's data).
 
 The mark-level edits are those of :mod:`fairdesk.review.marks` (the GUI's difference view):
@@ -60,7 +60,7 @@ def diacritic_detail(reference, hypothesis, count: str = "letters") -> dict | No
     dict or None
         ``count``, ``expected`` (E), ``produced`` (P), ``dropped`` (D = max(0, E-P)),
         ``added`` (H = max(0, P-E)), ``ref_letters``, ``der`` ((D+H)/E, None when E = 0),
-        ``added_per_100_letters`` (100·P/letters, only when E = 0: seed 003's first
+        ``added_per_100_letters`` (100·P/letters, only when E = 0: the Igbo tone-mark study's first
         category, where DER is undefined), ``marks`` (how many marks were ``dropped``,
         ``added``, ``changed`` by the edits) and ``edits`` (one dict per mark edit:
         ``ref_word, hyp_word, word_op`` (substituted/deleted/inserted), ``kind``,

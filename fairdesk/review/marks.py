@@ -155,7 +155,7 @@ def word_pairs(reference: str, hypothesis: str) -> list[tuple[str, str, list[Mar
     """Substituted word pairs of two transcripts with their letter and mark edits.
 
     The texts are normalised with the tone-preserving normaliser (NFC, lower case,
-    punctuation removed, every combining mark kept; METHODS.md §2) and aligned word by word
+    punctuation removed, every combining mark kept; docs/METHODS.md, "Text normalisation") and aligned word by word
     (jiwer), so a tone-only error shows here even when the WER normaliser hid it.
 
     Returns

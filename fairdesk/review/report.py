@@ -59,7 +59,7 @@ def item_report(row: dict, language: str = "en", normaliser: str | None = None) 
         "alignment": alignment,
     }
     rep.update(item_pitfalls(row))
-    # tone marks and dots: counts and which marks were dropped, added or changed (seed 003)
+    # tone marks and dots: counts and which marks were dropped, added or changed (docs/METHODS.md, "Diacritic and tone metrics")
     rep["diacritics"] = diacritic_detail(row.get("reference"), row.get("hypothesis"))
     if row.get("ref_intent") is not None:
         rep["intent"] = {"reference": row.get("ref_intent"), "hypothesis": row.get("hyp_intent")}

@@ -1,5 +1,5 @@
-"""Fairness statistics: slicing, resampling, comparisons, verdicts, summaries (METHODS.md §3,
-§5). The public API is re-exported here; regression models live in ``stats.regression``."""
+"""Fairness statistics: slicing, resampling, comparisons, verdicts, summaries (docs/METHODS.md, "Comparisons with the reference"
+and "Representation"). The public API is re-exported here; regression models live in ``stats.regression``."""
 
 from fairdesk.stats.bootstrap import ESTIMATOR_LABELS, SCHEMES
 from fairdesk.stats.compare import compare_groups

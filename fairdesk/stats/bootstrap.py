@@ -1,4 +1,4 @@
-"""Vectorised resampling of a group/reference comparison (METHODS.md §3, "Resampling blocks").
+"""Vectorised resampling of a group/reference comparison (docs/METHODS.md, "Resampling schemes").
 
 Every metric is a function of per-item statistics summed over a group, so a bootstrap
 replicate only needs the *weighted sums* of those statistics. Each side of a comparison is
@@ -6,7 +6,7 @@ stored as block sums ``T[s, c, k]`` (speaker-block ``s`` × content-block ``c`` 
 ``k``); a replicate draws count vectors ``u`` (speakers) and ``w`` (contents) and its sums are
 ``Σ_s Σ_c u[s] w[c] T[s, c, k]``, evaluated for all replicates at once with matrix products.
 
-Schemes (§3, in the automatic order):
+Schemes (docs/METHODS.md, "Resampling schemes", in the automatic order):
 
 ``two_way``
     speaker ids and ≥ 5 shared content ids: both sides restricted to the shared content;
@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 SCHEMES = ("two_way", "speaker", "content", "utterance")
-#: Fewest shared content ids for a paired scheme (METHODS.md §3).
+#: Fewest shared content ids for a paired scheme (docs/METHODS.md, "Resampling schemes").
 MIN_SHARED_CONTENT = 5
 #: Share of the reference's content a group must cover for a matched design.
 MATCHED_COVERAGE = 0.95
@@ -158,7 +158,7 @@ def shared_contents(group: Side, reference: Side) -> np.ndarray:
 def content_design(group: Side, reference: Side) -> tuple[str, int, float]:
     """Design of one comparison: ``(design, n_shared, coverage of the reference's content)``.
 
-    matched: the group covers ≥ 95% of the reference's content ids (METHODS.md §3; one
+    matched: the group covers ≥ 95% of the reference's content ids (docs/METHODS.md, "Design: matched, partially matched, unmatched"; one
     shared text read by everyone, as in the Speech Accent Archive, is matched: content cannot
     confound the gap; resampling still needs ≥ 5 shared ids to pair by content);
     partially_matched: ≥ 5 shared; else unmatched.
@@ -178,7 +178,7 @@ def content_design(group: Side, reference: Side) -> tuple[str, int, float]:
 def choose_scheme(
     has_speakers: bool, n_shared: int, requested: str = "auto", where: str = ""
 ) -> str:
-    """The resampling scheme of METHODS.md §3 (automatic order, or a checked override).
+    """The resampling scheme of docs/METHODS.md, "Resampling schemes" (automatic order, or a checked override).
 
     Raises
     ------

@@ -1,4 +1,4 @@
-"""Compare every group with the reference on every metric (METHODS.md §3).
+"""Compare every group with the reference on every metric (docs/METHODS.md, "Comparisons with the reference").
 
 ``compare_groups`` is the whole aggregate stage of an audit: minimums, reference, design,
 resampling scheme, bootstrap CI / p / MDE, Holm adjustment, the speaker jackknife, verdicts,
@@ -56,7 +56,7 @@ from fairdesk.stats.verdicts import (
 def derive_content_ids(references: pd.Series) -> pd.Series:
     """Content ids from reference texts: lower case, punctuation removed, spaces collapsed.
 
-    METHODS.md §1 derives content_id from the normalised reference text when it is absent;
+    docs/METHODS.md, "Items, groups and the reference" derives content_id from the normalised reference text when it is absent;
     this light normalisation keeps the stats layer independent of the metrics normaliser.
     """
 
@@ -214,7 +214,7 @@ def _compare_groups(
     others = [g for g in kept if g != ref] if ref is not None else []
     boot = planned_bootstrap(settings.n_bootstrap, len(others) * len(specs), settings.alpha)
     B = boot["used"]
-    # B is raised for the p-values' resolution under Holm (METHODS.md §3); a group's own CI
+    # B is raised for the p-values' resolution under Holm (docs/METHODS.md, "Multiple comparisons (Holm)"); a group's own CI
     # (and the corpus CI) is a percentile interval over n_bootstrap resamples
     boot["group_ci_replicates"] = n_ci = min(B, settings.n_bootstrap)
 

@@ -1,4 +1,4 @@
-"""One group × metric comparison (METHODS.md §3): its values, estimability, CI, p and MDE
+"""One group × metric comparison (docs/METHODS.md, "Comparisons with the reference"): its values, estimability, CI, p and MDE
 before the Holm step (:func:`pending_one`), then its flags, verdict and reading once the
 family's adjusted p is known (:func:`finish`). :func:`fairdesk.stats.compare.compare_groups`
 runs the whole aggregate stage around these.

@@ -1,25 +1,25 @@
-"""Seed 003's descriptive table: each category's diacritic loss with an utterance bootstrap.
+"""The Igbo tone-mark study's descriptive table: each category's diacritic loss with an utterance bootstrap.
 
-Seed 003 (a tonal-diacritic methodology, one speaker, 21 recordings in four categories)
+The study (a tonal-diacritic methodology, one speaker, 21 recordings in four categories)
 reports per category the diacritic loss with a 10,000-resample, utterance-level percentile
 bootstrap 95% CI and the bootstrap mean, and the overall loss across categories. Here:
 
-* per category: E, P, D, H summed over its items (METHODS.md §2, letters or marks), the
-  seed's headline *net loss* (ΣE−ΣP)/ΣE, RDD = ΣD/ΣE and DER = (ΣD+ΣH)/ΣE, each pooled and
-  recomputed pooled on every replicate (METHODS.md §3: never the mean of per-item rates);
-* a category whose references carry no diacritic (ΣE = 0, the seed's first category) has no
+* per category: E, P, D, H summed over its items (docs/METHODS.md, "Diacritic and tone metrics": letters or marks), the
+  study's headline *net loss* (ΣE−ΣP)/ΣE, RDD = ΣD/ΣE and DER = (ΣD+ΣH)/ΣE, each pooled and
+  recomputed pooled on every replicate (docs/METHODS.md, "Per-item metrics": never the mean of per-item rates);
+* a category whose references carry no diacritic (ΣE = 0, the study's first category) has no
   loss, RDD or DER: it reports the diacritics the model added there, in all and per 100
   reference letters, with the same bootstrap;
 * overall: every item pooled; a replicate redraws utterances within each category (strata).
 
 The bootstrap mean is the mean of the pooled replicate values, so it stays near the pooled
-value. The seed's own example (raw 30/49 = 61.2%, bootstrap mean 75.5%, "resampling at
+value. The study's own example (raw 30/49 = 61.2%, bootstrap mean 75.5%, "resampling at
 utterance level gives more weight to samples with extreme loss rates") looks like a mean of
-per-utterance rates, which METHODS.md §3 rules out; fairdesk's numbers will differ there.
+per-utterance rates, which docs/METHODS.md, "Per-item metrics" rules out; fairdesk's numbers will differ there.
 "Reference letters" are the Unicode letters of the tone-preserving reference (no spaces,
 digits or punctuation).
 
-Resampling utterances of a single speaker's recordings is what the seed did; METHODS.md §3
+Resampling utterances of a single speaker's recordings is what the study did; docs/METHODS.md, "Resampling schemes"
 allows it only when asked for, and says what it means: the interval describes *these
 recordings* (this speaker, these sentences), not other speakers or sentences. The payload
 carries that reading in ``scheme_reading``.
@@ -43,7 +43,7 @@ __all__ = [
     "nodia_summary",
 ]
 
-#: What an utterance-bootstrap interval of one speaker's recordings means (METHODS.md §3).
+#: What an utterance-bootstrap interval of one speaker's recordings means (docs/METHODS.md, "Resampling schemes").
 SCHEME_READING = (
     "utterances resampled within each category (asked for explicitly): the intervals describe "
     "these recordings of these speakers and sentences, not other speakers or other sentences"
@@ -99,7 +99,7 @@ _RATES = {
     ),
 }
 
-#: Group metrics of the no-diacritic items (seed 003's first category), for audit payloads:
+#: Group metrics of the no-diacritic items (the Igbo tone-mark study's first category), for audit payloads:
 #: the diacritics the model added on items whose reference has none, in all and per 100
 #: reference letters of those items. Descriptive (never tested).
 NODIA_SPECS = (
@@ -127,7 +127,7 @@ NODIA_SPECS = (
 
 
 def nodia_summary(stats: pd.DataFrame) -> dict | None:
-    """Diacritics added on the items whose reference carries none (seed 003, category 1).
+    """Diacritics added on the items whose reference carries none (the Igbo tone-mark study's category 1).
 
     Parameters
     ----------
@@ -228,14 +228,14 @@ def diacritic_table(
     n_bootstrap: int = 10_000,
     seed: int = 0,
 ) -> dict:
-    """Seed 003's per-category table (see the module notes).
+    """The Igbo tone-mark study's per-category table (see the module notes).
 
     Parameters
     ----------
     frame : one row per utterance with ``reference``, ``hypothesis`` and the column ``by``.
     by : the category column (e.g. ``category``).
-    count : ``"letters"`` (diacritic-bearing letters, default; METHODS.md §2) or ``"marks"``.
-    n_bootstrap : utterance resamples (the seed's 10,000).
+    count : ``"letters"`` (diacritic-bearing letters, default; docs/METHODS.md, "Diacritic and tone metrics") or ``"marks"``.
+    n_bootstrap : utterance resamples (the study's 10,000).
     seed : every category's replicates come from ``numpy.random.default_rng(seed)`` (a fresh
         generator per category, so a category's interval does not depend on the others; the
         overall one draws the categories in table order from its own fresh generator).
@@ -267,7 +267,7 @@ def diacritic_table(
         raise ValueError(f"--count must be 'letters' or 'marks', got {count!r}")
     if not 200 <= int(n_bootstrap) <= 20_000:
         raise ValueError(
-            f"n_bootstrap must be within 200-20,000 (METHODS.md §3), got {n_bootstrap}"
+            f'n_bootstrap must be within 200-20,000 (docs/METHODS.md, "Diacritics by category"), got {n_bootstrap}'
         )
     f = frame[~frame["reference"].isna()].reset_index(drop=True)
     cats = f[by].astype(object).where(~f[by].isna(), "(missing)").astype(str)

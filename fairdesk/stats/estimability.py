@@ -1,4 +1,4 @@
-"""Estimability checks made before any verdict (METHODS.md §3, "Estimability").
+"""Estimability checks made before any verdict (docs/METHODS.md, "Estimability").
 
 A comparison gets a verdict only when its bootstrap distribution can say something:
 
@@ -92,7 +92,7 @@ def too_few(units: dict) -> bool:
 def auto_scheme(
     group: Side, reference: Side, has_speakers: bool, n_shared: int
 ) -> tuple[str | None, dict | None, str | None]:
-    """The automatic scheme of §3 that has ≥ 2 units per side.
+    """The automatic scheme of docs/METHODS.md, "Resampling schemes" that has ≥ 2 units per side.
 
     Order: two_way (speakers and ≥ 5 shared contents), speaker (speakers), content (no
     speakers, shared contents), utterance (neither). With speaker ids, a side with fewer than
@@ -163,7 +163,7 @@ def rule_of_three(value: float, n_group: float, n_reference: float, unit: str) -
 
 
 def scale_small_clusters(reps: np.ndarray, estimate, k: int | None) -> np.ndarray:
-    """Replicate deviations from the estimate scaled by √(k/(k−1)) (METHODS.md §3).
+    """Replicate deviations from the estimate scaled by √(k/(k−1)) (docs/METHODS.md, "Small numbers of speakers").
 
     The percentile cluster bootstrap's variance is (k−1)/k of the unbiased one with k
     clusters; scaling the deviations restores it. ``reps`` may be replicate sums

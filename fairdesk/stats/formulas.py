@@ -1,4 +1,4 @@
-"""The formulas of a comparison (METHODS.md §3): effect sizes, the bootstrap p-value, Holm's
+"""The formulas of a comparison (docs/METHODS.md, "Comparisons with the reference"): effect sizes, the bootstrap p-value, Holm's
 adjustment, the MDE factor and the B raise. Pure functions of numbers and arrays."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.stats import norm
 
-#: (z_0.975 + z_0.80), the MDE multiplier of §3.
+#: (z_0.975 + z_0.80), the MDE multiplier of docs/METHODS.md, "Minimum detectable effect".
 MDE_FACTOR = float(norm.ppf(0.975) + norm.ppf(0.80))
-#: Most bootstrap resamples (the B raise of §3 stops here).
+#: Most bootstrap resamples (the B raise of docs/METHODS.md, "Multiple comparisons (Holm)" stops here).
 MAX_BOOTSTRAP = 20_000
 
 
@@ -45,7 +45,7 @@ def pooled_sd(a, b) -> float:
 
 
 def bootstrap_p(gap: float, gap_reps: np.ndarray) -> float:
-    """Two-sided bootstrap p on the null-centred replicates (§3):
+    """Two-sided bootstrap p on the null-centred replicates (docs/METHODS.md, "Comparisons with the reference"):
     ``(1 + #{|gap* − gap| ≥ |gap|}) / (B + 1)``; undefined replicates are dropped."""
     reps = np.asarray(gap_reps, dtype=float)
     reps = reps[np.isfinite(reps)]
@@ -83,7 +83,7 @@ def holm_adjust(p_values: Sequence[float]) -> np.ndarray:
 
 
 def planned_bootstrap(requested: int, m: int, alpha: float) -> dict:
-    """B for a run with ``m`` comparisons: at least ⌈5·m/α⌉, capped at 20,000 (§3).
+    """B for a run with ``m`` comparisons: at least ⌈5·m/α⌉, capped at 20,000 (docs/METHODS.md, "Multiple comparisons (Holm)").
 
     The bootstrap p cannot go below 1/(B+1) and Holm multiplies the smallest by m, so this
     keeps the smallest attainable adjusted p at or below α/5.
@@ -102,5 +102,5 @@ def planned_bootstrap(requested: int, m: int, alpha: float) -> dict:
         "required": int(required),
         "raised": used > requested,
         "capped": required > MAX_BOOTSTRAP,
-        "rule": "B >= ceil(5 * comparisons / alpha), at most 20,000 (METHODS.md §3)",
+        "rule": 'B >= ceil(5 * comparisons / alpha), at most 20,000 (docs/METHODS.md, "Multiple comparisons (Holm)")',
     }

@@ -1,4 +1,4 @@
-"""95% CIs of each group's own value and of the corpus-wide value (METHODS.md §3).
+"""95% CIs of each group's own value and of the corpus-wide value (docs/METHODS.md, "Group values and their intervals").
 
 A group's CI resamples within the group: its speakers, and its sentences too when the group
 shares content with other groups (crossed design: the sentences are a sample of their own);

@@ -1,4 +1,4 @@
-"""The speaker jackknife's test of a comparison (METHODS.md §3, speaker confounding).
+"""The speaker jackknife's test of a comparison (docs/METHODS.md, "Verdicts": speaker confounding).
 
 Each group speaker is left out in turn and the comparison redone with the same machinery
 (:func:`fairdesk.stats.bootstrap.jackknife_group_speakers`: the comparison's reference

@@ -1,4 +1,4 @@
-"""Minimums that teach, checked before inference (METHODS.md §3 "Minimums").
+"""Minimums that teach, checked before inference (docs/METHODS.md, "Minimums").
 
 Group sizes are known from the item metadata before any model runs, so the minimums, the
 reference group and the grouping columns are checked first; when minimums exclude groups the

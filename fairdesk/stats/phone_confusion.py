@@ -1,6 +1,6 @@
 """Phone confusions per group: the model's (no annotations) and the speakers' (annotated).
 
-Definitions (METHODS.md §7)
+Definitions (docs/METHODS.md, "Phone confusions" and "Accentedness regression")
 ---------------------------
 model-side phone confusion
     Reference and hypothesis pass the run's normaliser; their words are aligned as jiwer

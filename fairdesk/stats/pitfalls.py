@@ -1,4 +1,4 @@
-"""Statistics of the audit pitfalls (issue 18; METHODS.md §2): hallucination flags per group,
+"""Statistics of the audit pitfalls (docs/METHODS.md, "Audit pitfalls"): hallucination flags per group,
 one utterance that carries a group's WER, and verdicts that only hold with the flagged items
 in.
 

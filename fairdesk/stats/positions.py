@@ -1,4 +1,4 @@
-"""Word-position error heatmap for matched designs (METHODS.md §7, seed 002).
+"""Word-position error heatmap for matched designs (docs/METHODS.md, "Word-position heatmap").
 
 When every speaker reads the same text, each reference word has a position, and the error
 rate per position per group turns "this group's WER is higher" into "this group loses these

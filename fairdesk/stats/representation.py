@@ -1,4 +1,4 @@
-"""Representation structure of embeddings and its link with disparity (METHODS.md §5).
+"""Representation structure of embeddings and its link with disparity (docs/METHODS.md, "Representation").
 
 - **Silhouette**: sklearn silhouette score of the embeddings labelled by group (cosine).
 - **Leakage**: balanced accuracy of a logistic-regression probe predicting the group from
@@ -195,7 +195,7 @@ def _few(n_splits: int, counts, n_speakers: int | None) -> str:
 
 
 def case_label(structure: bool, disparity: bool) -> str:
-    """The §5 case of one metric from structure and disparity."""
+    """The case (docs/METHODS.md, "Representation") of one metric from structure and disparity."""
     if structure and disparity:
         return "representation_linked_disparity"
     if structure:

@@ -45,7 +45,7 @@ def _fields_dict(obj, later: tuple[str, ...]) -> dict:
 
 @dataclass(frozen=True)
 class Comparison:
-    """One group × metric compared with the reference (METHODS.md §3).
+    """One group × metric compared with the reference (docs/METHODS.md, "Comparisons with the reference").
 
     Attributes
     ----------

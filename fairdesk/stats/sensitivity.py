@@ -1,4 +1,4 @@
-"""Statistics of the normaliser sensitivity (issue 18, after Mei, Choi et al. 2025): does a verdict survive a
+"""Statistics of the normaliser sensitivity (docs/METHODS.md, "Normaliser sensitivity"; after Mei, Choi et al. 2025): does a verdict survive a
 different text normalisation?
 
 :func:`normaliser_sensitivity` re-scores a finished run's per-item frame (references and

@@ -1,4 +1,4 @@
-"""Per-run settings of a fairness audit (METHODS.md §3, §5; contract ``AuditSettings``).
+"""Per-run settings of a fairness audit (docs/METHODS.md, "Comparisons with the reference" and "Representation"; contract ``AuditSettings``).
 
 Every default is a setting the user can change per run, and every run records the settings it
 used next to its results (``AuditSettings.to_dict``).
@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, fields, replace
 
 from fairdesk.constants import MAX_RUN_ITEMS
 
-#: Resampling schemes of METHODS.md §3 (``auto`` picks one per comparison).
+#: Resampling schemes of docs/METHODS.md, "Resampling schemes" (``auto`` picks one per comparison).
 RESAMPLING_CHOICES = ("auto", "two_way", "speaker", "content", "utterance")
 
 
@@ -51,18 +51,18 @@ class AuditSettings:
     grounding_gap : practical gap for grounding metrics (``grounding_lift``).
     min_items : a group needs at least this many items.
     min_speakers : a group needs at least this many speakers where speaker ids exist.
-    resampling : ``"auto"`` (METHODS.md §3 order) or one of ``"two_way"``, ``"speaker"``,
+    resampling : ``"auto"`` (the order of docs/METHODS.md, "Resampling schemes") or one of ``"two_way"``, ``"speaker"``,
         ``"content"`` (conditional on the speakers when speaker ids exist), ``"utterance"``.
     structure_threshold : silhouette / leakage at or above this means representation
-        structure (§5).
+        structure (docs/METHODS.md, "Representation").
     max_items : run cap (1..MAX_RUN_ITEMS); larger requests are refused with an offer of a
         stratified sample.
     normaliser : text normaliser name used by the metrics (recorded with the results).
     small_cluster_scaling : scale the replicate deviations of the speaker and two-way
-        schemes by √(k/(k−1)), k = speakers on that side (METHODS.md §3), for the gap CIs
+        schemes by √(k/(k−1)), k = speakers on that side (docs/METHODS.md, "Small numbers of speakers"), for the gap CIs
         and the group and corpus CIs.
     max_items_lifted : allow ``max_items`` above MAX_RUN_ITEMS (the explicit lift of
-        METHODS.md §1, ``--max-items N``).
+        docs/METHODS.md, "Run cap", ``--max-items N``).
     """
 
     n_bootstrap: int = 2000
@@ -132,7 +132,7 @@ class AuditSettings:
 
     def with_run_cap(self, max_items: int) -> AuditSettings:
         """A copy whose run cap is ``max_items``, above MAX_RUN_ITEMS if asked (the explicit
-        lift of METHODS.md §1, ``--max-items``); plain construction keeps refusing it."""
+        lift of docs/METHODS.md, "Run cap", ``--max-items``); plain construction keeps refusing it."""
         _check_int("max_items", max_items, 1, None)
         lifted = replace(self, max_items=min(int(max_items), MAX_RUN_ITEMS))
         object.__setattr__(lifted, "max_items", int(max_items))

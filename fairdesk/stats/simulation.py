@@ -1,4 +1,4 @@
-"""Simulated audits with known truth, used to validate the statistics (METHODS.md §9).
+"""Simulated audits with known truth, used to validate the statistics (docs/METHODS.md, "Validation").
 
 Per utterance, word errors ~ Binomial(words, p) with
 ``logit p = base + group effect + speaker effect (sd 0.3) + sentence effect (sd 0.5)``,
@@ -165,7 +165,7 @@ def coverage_study(
     small_cluster_scaling: bool = False,
     **sim,
 ) -> dict:
-    """Coverage of the true gap by the 95% CI over simulated two-group audits (§9).
+    """Coverage of the true gap by the 95% CI over simulated two-group audits (docs/METHODS.md, "Validation").
 
     Parameters
     ----------
@@ -178,7 +178,7 @@ def coverage_study(
     seed : seed of the simulation (each audit also gets its own bootstrap seed).
     metric : ``wer``, ``sub_rate`` or ``em``.
     resampling : ``auto`` or a forced scheme (e.g. ``content`` to reproduce the panel).
-    small_cluster_scaling : the √(k/(k−1)) scaling of §3.
+    small_cluster_scaling : the √(k/(k−1)) scaling of docs/METHODS.md, "Small numbers of speakers".
     **sim : passed to ``simulate_audit``.
 
     Returns
@@ -233,7 +233,7 @@ def familywise_study(
     speakers_per_group: int = 12,
     seed: int = 2024,
 ) -> dict:
-    """All-null audits (§9): share of audits with at least one ``disparity_detected``.
+    """All-null audits (docs/METHODS.md, "Validation"): share of audits with at least one ``disparity_detected``.
 
     Each audit has a reference and ``n_groups`` null groups in a matched design, compared on
     WER, substitution rate and exact match (``n_groups × 3`` comparisons, Holm-adjusted).
@@ -243,7 +243,7 @@ def familywise_study(
     dict
         ``n_audits, comparisons, any_disparity`` (the family-wise rate of disparity
         verdicts), ``any_significant`` (any p_adjusted < alpha), ``verdicts`` (counts),
-        ``n_bootstrap_used`` (B after the §3 raise).
+        ``n_bootstrap_used`` (B after the raise of docs/METHODS.md, "Multiple comparisons (Holm)").
     """
     from fairdesk.stats.compare import compare_groups
     from fairdesk.stats.settings import AuditSettings
@@ -288,7 +288,7 @@ def value_coverage_study(
     small_cluster_scaling: bool = False,
     **sim,
 ) -> dict:
-    """Coverage of each group's own WER CI and of the corpus-wide WER CI (§9).
+    """Coverage of each group's own WER CI and of the corpus-wide WER CI (docs/METHODS.md, "Validation").
 
     Two groups of equal size (reference effect 0, the other ``effect``); the corpus truth is
     the mean of the two population WERs (equal expected words per group).
@@ -352,7 +352,7 @@ SAFE_VERDICTS = frozenset({"not_estimable", "no_variation", "not_computable"})
 
 
 def small_audit_study(*, n_audits: int = 1000, n_bootstrap: int = 200, seed: int = 11) -> dict:
-    """Small audits (1–3 speakers per group, §9): no verdict from a degenerate distribution.
+    """Small audits (1–3 speakers per group, docs/METHODS.md, "Validation"): no verdict from a degenerate distribution.
 
     Each audit has a reference and one or two groups with 1–3 speakers each, 2–8 utterances
     per speaker, matched or unmatched content, a random true effect, and a baseline error
@@ -369,7 +369,7 @@ def small_audit_study(*, n_audits: int = 1000, n_bootstrap: int = 200, seed: int
     dict
         ``n_audits, comparisons, degenerate, violations`` (degenerate with another verdict;
         must be 0), ``constant_different`` (both constant at different values: a disparity
-        by §3, counted apart), ``verdicts`` (counts).
+        by docs/METHODS.md, "Estimability", counted apart), ``verdicts`` (counts).
     """
     from fairdesk.stats.compare import compare_groups
     from fairdesk.stats.settings import AuditSettings

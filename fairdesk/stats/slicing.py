@@ -1,6 +1,6 @@
 """Grouping an audit frame into slices, minimums, reference choice and the run cap.
 
-METHODS.md §1 and §3 (minimums). One or two grouping keys; two keys give the cross product
+docs/METHODS.md, "Items, groups and the reference" and "Minimums". One or two grouping keys; two keys give the cross product
 labelled ``accent=en-gb × gender=female`` (U+00D7 between the parts).
 """
 
@@ -175,7 +175,7 @@ def apply_minimums(
     group_col: str = "group",
     speaker_col: str = "speaker_id",
 ) -> tuple[list[str], list[tuple[str, str]]]:
-    """Split the groups into kept and excluded by the minimums of METHODS.md §3.
+    """Split the groups into kept and excluded by the minimums of docs/METHODS.md, "Minimums".
 
     A group needs ``min_items`` items and, where speaker ids exist, ``min_speakers`` distinct
     known speakers.

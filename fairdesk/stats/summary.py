@@ -1,4 +1,4 @@
-"""Corpus-level summary of one metric over the analysed groups (METHODS.md §3)."""
+"""Corpus-level summary of one metric over the analysed groups (docs/METHODS.md, "Corpus summary")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Practical size, verdicts, direction and the plain-English reading (METHODS.md §3).
+"""Practical size, verdicts, direction and the plain-English reading (docs/METHODS.md, "Verdicts").
 
-Before any verdict (§3, "Estimability"): ``not_estimable`` (fewer than 2 resampling units
+Before any verdict (docs/METHODS.md, "Estimability"): ``not_estimable`` (fewer than 2 resampling units
 on a side, or replicate gaps without spread while the groups are not both constant) and
 ``no_variation`` (both groups constant at the same value, reported with the rule-of-three
 bound). Neither has a p-value or enters the Holm family.
@@ -14,7 +14,7 @@ Verdicts, checked in this order (first that applies):
 4. ``inconclusive_underpowered``: p_adjusted ≥ alpha and MDE > the practical threshold;
 5. ``no_disparity_detected``: p_adjusted ≥ alpha and MDE ≤ the practical threshold.
 
-``not_computable`` (outside §3) marks a comparison whose gap or p-value is undefined (e.g. a
+``not_computable`` (docs/METHODS.md, "Estimability") marks a comparison whose gap or p-value is undefined (e.g. a
 zero denominator).
 """
 
@@ -36,7 +36,7 @@ VERDICTS = (
     "no_disparity_detected",
     "not_computable",
 )
-#: Fewer speakers than this make a significant result speaker_confounded (§3).
+#: Fewer speakers than this make a significant result speaker_confounded (docs/METHODS.md, "Verdicts").
 MIN_SPEAKERS_FOR_TRUST = 10
 
 
@@ -46,7 +46,7 @@ def is_grounding(spec: MetricSpec) -> bool:
 
 
 def is_practical(gap: float, ratio: float, spec: MetricSpec, settings: AuditSettings) -> bool:
-    """Whether a gap is of practical size (§3).
+    """Whether a gap is of practical size (docs/METHODS.md, "Verdicts").
 
     |gap| ≥ absolute_error_gap, or ratio ≥ disparity_ratio (1/ratio for higher-is-better
     metrics, i.e. the ratio in the *worse* direction); grounding metrics: |gap| ≥
@@ -68,7 +68,7 @@ def is_practical(gap: float, ratio: float, spec: MetricSpec, settings: AuditSett
 
 
 def practical_threshold(reference_value: float, spec: MetricSpec, settings: AuditSettings) -> float:
-    """The smallest |gap| that would count as practical, for the MDE test (§3, steps 4-5).
+    """The smallest |gap| that would count as practical, for the MDE test (docs/METHODS.md, "Minimum detectable effect").
 
     Grounding metrics: ``grounding_gap``. Others: the smaller of ``absolute_error_gap`` and
     the gap the ratio criterion implies at the reference value in the worse direction,
@@ -100,7 +100,7 @@ def decide_verdict(
     alpha: float,
     speaker_confounded: bool,
 ) -> str:
-    """The first verdict of §3 that applies (``speaker_confounded`` decided by the caller)."""
+    """The first verdict of docs/METHODS.md, "Verdicts" that applies (``speaker_confounded`` decided by the caller)."""
     if not math.isfinite(p_adjusted):
         return "not_computable"
     if p_adjusted < alpha:

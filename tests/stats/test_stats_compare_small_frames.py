@@ -258,7 +258,7 @@ def test_bootstrap_record_counts_groups_times_metrics():
         "required": 100,
         "raised": False,
         "capped": False,
-        "rule": "B >= ceil(5 * comparisons / alpha), at most 20,000 (METHODS.md §3)",
+        "rule": 'B >= ceil(5 * comparisons / alpha), at most 20,000 (docs/METHODS.md, "Multiple comparisons (Holm)")',
         "group_ci_replicates": 200,
     }
     res = _run(df, specs=(W, C), n_bootstrap=200, alpha=0.05)

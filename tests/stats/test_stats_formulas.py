@@ -167,7 +167,7 @@ def test_holm_ties_in_order_of_appearance_and_missing_values():
 def test_planned_bootstrap_records_word_for_word():
     from fairdesk.stats.formulas import planned_bootstrap
 
-    rule = "B >= ceil(5 * comparisons / alpha), at most 20,000 (METHODS.md §3)"
+    rule = 'B >= ceil(5 * comparisons / alpha), at most 20,000 (docs/METHODS.md, "Multiple comparisons (Holm)")'
     assert planned_bootstrap(2000, 0, 0.05) == {
         "requested": 2000,
         "used": 2000,

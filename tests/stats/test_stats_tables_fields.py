@@ -631,7 +631,10 @@ def test_diacritic_table_refusals_word_for_word():
     for bad in (199, 20_001):
         with pytest.raises(ValueError) as e:
             diacritic_table(f, "category", n_bootstrap=bad)
-        assert str(e.value) == f"n_bootstrap must be within 200-20,000 (METHODS.md §3), got {bad}"
+        assert (
+            str(e.value)
+            == f'n_bootstrap must be within 200-20,000 (docs/METHODS.md, "Diacritics by category"), got {bad}'
+        )
     assert diacritic_table(f, "category", n_bootstrap=200)["settings"]["n_bootstrap"] == 200
 
 

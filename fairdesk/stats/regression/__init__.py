@@ -1,4 +1,4 @@
-"""Regression tests of demographic bias (METHODS.md §4, seed 000).
+"""Regression tests of demographic bias (docs/METHODS.md, "Regression"; Sekkat et al. 2024).
 
 Logistic regression of a per-utterance binary outcome (exact match, or "recognised without
 error") -- or a binomial GLM of word errors out of reference words -- on categorical
@@ -29,8 +29,8 @@ rows. The entry point is :func:`run_regression`; results are frozen dataclasses 
 ``to_dict()`` is JSON-ready (NaN -> None).
 
 One module per family: :mod:`.univariate`, :mod:`.adjusted` (confounding and interactions),
-:mod:`.independence`, :mod:`.conclusions`, :mod:`.descriptive` (seed 000's χ², ANOVA,
-cross-tables and per-speaker spread), :mod:`.linear` (OLS of WER on covariates, seed 002) and
+:mod:`.independence`, :mod:`.conclusions`, :mod:`.descriptive` (Sekkat et al.'s χ², ANOVA,
+cross-tables and per-speaker spread), :mod:`.linear` (OLS of WER on covariates, docs/METHODS.md, "Regression of WER on covariates (OLS)") and
 :mod:`.poisson_mixed` / :mod:`.poisson_mixed_report` (the mixed-effects Poisson model of word
 errors, Liu, Veliche and Peng 2022); :mod:`.fits` holds the plain and speaker-clustered
 fits they share, :mod:`.data` the preparation of the frame, :mod:`.results` the result objects.

@@ -1,4 +1,4 @@
-"""Seed 000's complementary univariate tests and descriptive tables (its appendices B and C).
+"""Sekkat et al.'s complementary univariate tests and descriptive tables (its appendices B and C).
 
 On the rows the logistic models use (:class:`~.data._Data`):
 

@@ -1,8 +1,8 @@
-"""OLS of WER on numeric covariates (seed 002, METHODS.md §7), with Spearman correlations.
+"""OLS of WER on numeric covariates (docs/METHODS.md, "Regression of WER on covariates (OLS)"), with Spearman correlations.
 
 ``WER ~ covariate + ... (+ C(group variable) ...)`` fitted by ordinary least squares
 (:func:`statsmodels.formula.api.ols`), per speaker when the rows name speakers (each
-speaker's pooled WER = errors / reference words over their utterances; seed 002 regresses
+speaker's pooled WER = errors / reference words over their utterances; the Speech Accent Archive analysis regresses
 per speaker, e.g. WER on age of English onset and age) or per utterance otherwise. Beside
 it, the Spearman rank correlation of WER with each covariate (descriptive, with n).
 """

@@ -1,4 +1,4 @@
-"""Mixed-effects Poisson regression of word errors (issue 17; Liu, Veliche & Peng 2022).
+"""Mixed-effects Poisson regression of word errors (docs/METHODS.md, "Model-based comparison (mixed-effects Poisson)"; Liu, Veliche & Peng 2022).
 
 Per utterance ``j`` of speaker ``s``::
 
@@ -52,7 +52,7 @@ DEFAULT_N_QUAD = 15
 _LOG_2PI = math.log(2.0 * math.pi)
 #: Content ids up to this many (and shared across groups) enter as fixed effects.
 MAX_FIXED_CONTENTS = 50
-#: Fewest content ids shared between groups for content to be modelled (METHODS.md §3).
+#: Fewest content ids shared between groups for content to be modelled (docs/METHODS.md, "Model-based comparison (mixed-effects Poisson)").
 MIN_SHARED_CONTENT = 5
 
 CROSSED_NOTE = (

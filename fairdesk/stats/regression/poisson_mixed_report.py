@@ -5,7 +5,7 @@ u_speaker))`` (:mod:`fairdesk.stats.regression.poisson_mixed`) and reports, for 
 group variable against its reference level, the rate ratio (≈ WER ratio) with its 95% CI,
 p-value and Holm-adjusted p-value; the likelihood-ratio test of each group variable; the
 speaker SD with its test against 0; an overdispersion check; how content is handled; and the
-**tracing** of each level's gap as the covariates are added one at a time (seed 000's
+**tracing** of each level's gap as the covariates are added one at a time (Sekkat et al.'s
 change-in-estimate and confounding rule).
 
 Inference (chosen on simulation, ``bench/poisson_mixed_coverage.py``): Wald intervals and
@@ -199,7 +199,7 @@ def _lr(full: _Model, reduced: _Model) -> tuple[float, int, float]:
 
 
 # --------------------------------------------------------------------------------------------
-# Tracing the source of a gap (seed 000's change-in-estimate, one covariate at a time)
+# Tracing the source of a gap (Sekkat et al.'s change-in-estimate, one covariate at a time)
 # --------------------------------------------------------------------------------------------
 
 

@@ -206,7 +206,7 @@ class RegressionResult:
 
     ``to_dict()`` gives the keys ``univariate``, ``adjustments`` (with the adjusted odds ratios
     per level), ``clustered`` (None without a cluster column), ``independence``,
-    ``conclusions`` and seed 000's ``outcome_chi2``, ``anova``, ``cross_tables`` and
+    ``conclusions`` and Sekkat et al.'s ``outcome_chi2``, ``anova``, ``cross_tables`` and
     ``speaker_spread`` (:mod:`.descriptive`); ``to_dict(detail=True)`` adds the
     run's settings, dropped-row counts, problems and per-entry details.
     """

@@ -34,7 +34,7 @@ def run_regression(
     clip_errors: bool = True,
     speaker_col: str | None = None,
 ) -> RegressionResult:
-    """Regression tests of demographic bias (METHODS.md §4).
+    """Regression tests of demographic bias (docs/METHODS.md, "Regression").
 
     Parameters
     ----------
@@ -174,7 +174,7 @@ def run_regression(
 def _cautions(
     frame: pd.DataFrame, variables, speaker_col, binomial: bool, clustered: bool
 ) -> list[str]:
-    """What the regression cannot separate (issue: trustworthy verdicts, METHODS §3/§4):
+    """What the regression cannot separate (docs/METHODS.md, "Verdicts" and "Regression"):
     a level with one speaker confounds speaker and level, even in the clustered test; the
     unclustered binomial model counts every word as independent."""
     out = []

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .tables import TableError
 
-__all__ = ["MissingColumn", "read_any_table", "table_frame"]
+__all__ = ["MissingColumn", "read_any_table", "rows_frame", "table_frame"]
 
 
 class MissingColumn(TableError):
@@ -71,21 +71,17 @@ def table_frame(
     speaker_col: str = "speaker_id",
     content_col: str = "content_id",
 ):
-    """The per-item audit frame of a table, renaming the named columns.
+    """The per-item audit frame of a table file, renaming the named columns.
 
     Parameters
     ----------
     path : the table file (:func:`read_any_table`).
-    ref_col, hyp_col : the reference and hypothesis columns (renamed ``reference`` and
-        ``hypothesis``; not needed for a table of labels and predicted labels only).
-    speaker_col, content_col : renamed ``speaker_id`` / ``content_id`` when present.
+    ref_col, hyp_col, speaker_col, content_col : as :func:`rows_frame`.
 
     Returns
     -------
     (pandas.DataFrame, list of dict)
-        The frame (a ``line`` column with the file's line numbers; ``item_id`` is the line
-        where the table has none; ``content_id`` derived from the reference where missing)
-        and the problems (unreadable rows and texts that are not UTF-8), by line.
+        As :func:`rows_frame`; the problems also list the file's unreadable rows.
 
     Raises
     ------
@@ -94,12 +90,58 @@ def table_frame(
     fairdesk.core.tables.TableError
         The file cannot be read (:func:`read_any_table`).
     """
+    df, problems = read_any_table(path)
+    return rows_frame(
+        df,
+        problems,
+        source=str(path),
+        ref_col=ref_col,
+        hyp_col=hyp_col,
+        speaker_col=speaker_col,
+        content_col=content_col,
+    )
+
+
+def rows_frame(
+    df,
+    problems=(),
+    *,
+    source: str = "table",
+    ref_col: str = "reference",
+    hyp_col: str = "hypothesis",
+    speaker_col: str = "speaker_id",
+    content_col: str = "content_id",
+):
+    """The per-item audit frame of a table's rows (a DataFrame indexed by line), renaming
+    the named columns.
+
+    Parameters
+    ----------
+    df : the rows (a file's, or a caller's DataFrame; its index names the rows).
+    problems : problems found while reading (``line``, ``reason``, ``source``), kept.
+    source : what the messages call the table (its path).
+    ref_col, hyp_col : the reference and hypothesis columns (renamed ``reference`` and
+        ``hypothesis``; not needed for a table of labels and predicted labels only).
+    speaker_col, content_col : renamed ``speaker_id`` / ``content_id`` when present.
+
+    Returns
+    -------
+    (pandas.DataFrame, list of dict)
+        The frame (a ``line`` column with the rows' line numbers; ``item_id`` is the line
+        where the table has none; ``content_id`` derived from the reference where missing)
+        and the problems (those given, and texts that are not UTF-8), by line.
+
+    Raises
+    ------
+    MissingColumn
+        The reference or hypothesis column is missing.
+    """
     import pandas as pd
 
     from .importers import bad_utf8, derive_content_id
     from .values import classification_only
 
-    df, problems = read_any_table(path)
+    problems = list(problems)
     ren = {ref_col: "reference", hyp_col: "hypothesis"}
     if speaker_col in df.columns:
         ren[speaker_col] = "speaker_id"
@@ -109,10 +151,10 @@ def table_frame(
     for need in () if classify else (ref_col, hyp_col):
         if need not in df.columns:
             raise MissingColumn(
-                f"{path}: no column {need!r} (columns: {', '.join(map(str, df.columns))})",
+                f"{source}: no column {need!r} (columns: {', '.join(map(str, df.columns))})",
                 need,
             )
-    df = df.rename(columns=ren)
+    df = df.rename(columns={k: v for k, v in ren.items() if k != v})
     if "intent" in df.columns and "ref_intent" not in df.columns:
         df = df.rename(columns={"intent": "ref_intent", "slots": "ref_slots"})
     # The frame's index is the file's line numbers: they stay the rows' names from here on.
@@ -128,7 +170,7 @@ def table_frame(
             reason = bad_utf8(r) or bad_utf8(h)
             if reason:
                 bad.append(line)
-                problems.append({"line": int(line), "reason": reason, "source": str(path)})
+                problems.append({"line": int(line), "reason": reason, "source": source})
         df = df.drop(index=bad)
         # An empty reference stays empty: the analysis reports it as a problem (docs/METHODS.md, "Per-item metrics");
         # an empty hypothesis is a real output (all deletions).

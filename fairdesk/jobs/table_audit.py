@@ -64,8 +64,7 @@ def table_input(
     """
     import pandas as pd
 
-    from ..core.importers import bad_utf8, derive_content_id
-    from ..metrics.inputs import classification_only
+    from ..core.table_input import MissingColumn, rows_frame
 
     problems: list[dict] = []
     source = "table"
@@ -86,45 +85,18 @@ def table_input(
             {"line": pr.line, "reason": pr.reason, "source": source} for pr in read.problems
         ]
         df = read.frame()
-    ren = {ref_col: "reference", hyp_col: "hypothesis"}
-    if speaker_col in df.columns:
-        ren[speaker_col] = "speaker_id"
-    if content_col in df.columns:
-        ren[content_col] = "content_id"
-    classify = classification_only(df, ref_col)
-    for need in () if classify else (ref_col, hyp_col):
-        if need not in df.columns:
-            raise FairdeskError(
-                f"{source}: no column {need!r} (columns: {', '.join(map(str, df.columns))})"
-            )
-    df = df.rename(columns={k: v for k, v in ren.items() if k != v})
-    if "intent" in df.columns and "ref_intent" not in df.columns:
-        df = df.rename(columns={"intent": "ref_intent", "slots": "ref_slots"})
-    if "line" not in df.columns:
-        df["line"] = df.index
-    if classify:
-        df = df.drop(columns=[c for c in ("reference", "hypothesis") if c in df.columns])
-        if "content_id" not in df.columns:
-            df["content_id"] = [str(line) for line in df.index]
-    else:
-        bad = []
-        for line, r, h in zip(df.index, df["reference"], df["hypothesis"], strict=True):
-            reason = bad_utf8(r) or bad_utf8(h)
-            if reason:
-                bad.append(line)
-                problems.append({"line": int(line), "reason": reason, "source": source})
-        df = df.drop(index=bad)
-        ref = df["reference"]
-        df["reference"] = ref.where(ref.isna(), ref.astype(str))
-        df["hypothesis"] = df["hypothesis"].fillna("").astype(str)
-        if "content_id" not in df.columns:
-            df["content_id"] = [derive_content_id("" if pd.isna(t) else t) for t in df["reference"]]
-    if "speaker_id" not in df.columns:
-        df["speaker_id"] = None
-    if "item_id" not in df.columns:
-        df["item_id"] = [str(line) for line in df.index]
-    problems = sorted(problems, key=lambda pr: pr["line"])
-    return pd.DataFrame(df).reset_index(drop=True), problems
+    try:
+        return rows_frame(
+            df,
+            problems,
+            source=source,
+            ref_col=ref_col,
+            hyp_col=hyp_col,
+            speaker_col=speaker_col,
+            content_col=content_col,
+        )
+    except MissingColumn as exc:
+        raise FairdeskError(str(exc)) from None
 
 
 def audit_table(

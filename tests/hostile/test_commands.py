@@ -223,7 +223,7 @@ def test_predictions_keyed_by_the_id_that_items_prints(cli, base, tmp_path):
     res = json.loads(out)
     assert code == 0 and res["failures"] == [] and "prediction_problems" not in res
     assert sum(g["n_items"] for g in res["groups"]) == BASE_ITEMS
-    assert all(g["wer"] == 0 for g in res["groups"])
+    assert all(g["values"]["wer"] == 0 for g in res["groups"])
 
 
 # -- every item fails ----------------------------------------------------------------------------

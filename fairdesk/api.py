@@ -184,15 +184,19 @@ class FairdeskProject:
         """
         import pandas as pd
 
-        q = (
-            "SELECT runs.id AS run_id, datasets.name AS dataset, runs.model_id AS model, "
-            "runs.status AS status, runs.created_at AS created_at FROM runs JOIN results "
-            "ON results.run_id = runs.id AND results.kind = 'audit' LEFT JOIN datasets ON "
-            "datasets.id = runs.dataset_id"
-            + (" WHERE runs.status='done'" if done_only else "")
-            + " ORDER BY runs.id DESC"
-        )
-        rows = [dict(r) for r in self._project.conn.execute(q)]
+        from .core.runs import AUDIT, list_runs, run_kind
+
+        rows = [
+            {
+                "run_id": r["id"],
+                "dataset": r["dataset"],
+                "model": r["model_id"],
+                "status": r["status"],
+                "created_at": r["created_at"],
+            }
+            for r in list_runs(self._project, done_only=done_only)
+            if run_kind(r["settings"]) == AUDIT
+        ]
         cols = ["run_id", "dataset", "model", "status", "created_at"]
         return pd.DataFrame(rows, columns=cols)
 

@@ -117,4 +117,4 @@ def test_l2_english_audit_matches_jiwer(project, tmp_path, capsys):
     for name, g in groups.items():
         sub = rows[rows["gender"] == name]
         want = jiwer.wer([norm(r) for r in sub["reference"]], [norm(h) for h in sub["hypothesis"]])
-        assert g["wer"] == pytest.approx(want, abs=1e-12)
+        assert g["values"]["wer"] == pytest.approx(want, abs=1e-12)

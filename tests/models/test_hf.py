@@ -229,6 +229,8 @@ def test_classifier_audit_end_to_end(folders, tmp_path):
     rows = __import__("fairdesk.core.runs", fromlist=["x"]).run_items_frame(p, res["run_id"])
     for g in res["groups"]:
         sub = rows[rows["group"] == g["group"]]
-        assert g["accuracy"] == pytest.approx((sub["label"] == sub["predicted_label"]).mean())
+        assert g["values"]["accuracy"] == pytest.approx(
+            (sub["label"] == sub["predicted_label"]).mean()
+        )
         m = res["confusion"][g["group"]]
         assert sum(map(sum, m["matrix"])) == g["n_items"] == 20

@@ -115,7 +115,7 @@ def test_audit_with_pocketsphinx_stores_what_jiwer_recomputes(tmp_path, capsys):
         g = rows[rows["accent"] == voice]
         refs = [english(t) for t in g["reference"]]
         hyps = [english(t or "") for t in g["hypothesis"]]
-        assert groups[voice]["wer"] == pytest.approx(jiwer.wer(refs, hyps), abs=1e-12)
-        assert groups[voice]["cer"] == pytest.approx(jiwer.cer(refs, hyps), abs=1e-12)
+        assert groups[voice]["values"]["wer"] == pytest.approx(jiwer.wer(refs, hyps), abs=1e-12)
+        assert groups[voice]["values"]["cer"] == pytest.approx(jiwer.cer(refs, hyps), abs=1e-12)
     (c,) = [c for c in res["comparisons"] if c["metric"] == "wer"]
     assert c["gap"] == pytest.approx(c["value"] - c["reference_value"], abs=1e-12)

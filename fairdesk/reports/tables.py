@@ -165,8 +165,8 @@ def comparisons_table(d: RunData) -> pd.DataFrame:
             k, v = f.name, getattr(c, f.name)
             if k == "without_flagged" and v is None:
                 continue
-            if k == "n_blocks" and isinstance(v, Mapping):
-                r.update({f"n_blocks.{b}": n for b, n in v.items()})
+            if k == "n_blocks" and v is not None:
+                r.update({f"n_blocks.{b.name}": getattr(v, b.name) for b in dataclasses.fields(v)})
             elif k == "flags":
                 r[k] = ";".join(map(str, v or ()))
             elif k == "no_variation" and isinstance(v, Mapping):

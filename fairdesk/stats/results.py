@@ -44,6 +44,26 @@ def _fields_dict(obj, later: tuple[str, ...]) -> dict:
 
 
 @dataclass(frozen=True)
+class BlockCounts:
+    """The resampling blocks of one comparison (``Comparison.n_blocks``).
+
+    Attributes
+    ----------
+    group_speakers, reference_speakers : speakers drawn in the group and the reference
+        (None where the scheme draws no speakers).
+    contents : shared content ids drawn (None where the scheme draws none).
+    group_items, reference_items : items the scheme analyses in the group and the
+        reference (every item of the pair where no scheme applies).
+    """
+
+    group_speakers: int | None
+    reference_speakers: int | None
+    contents: int | None
+    group_items: int | None
+    reference_items: int | None
+
+
+@dataclass(frozen=True)
 class Comparison:
     """One group × metric compared with the reference (docs/METHODS.md, "Comparisons with the reference").
 
@@ -62,8 +82,8 @@ class Comparison:
     p_adjusted : Holm-adjusted over every group × metric comparison of the run.
     mde : minimum detectable effect, (z.975 + z.80) × bootstrap SD of the gap.
     estimator : resampling scheme id (``two_way``, ``speaker``, ``content``, ``utterance``).
-    n_blocks : block counts: group_speakers, reference_speakers, contents, group_items,
-        reference_items (None where the scheme has no such block).
+    n_blocks : block counts (``BlockCounts``: group_speakers, reference_speakers, contents,
+        group_items, reference_items; None where the scheme has no such block).
     design : ``matched``, ``partially_matched`` or ``unmatched`` for this pair.
     verdict : see ``fairdesk.stats.verdicts``.
     direction : ``worse``, ``better`` or ``equal`` (respects higher_is_better).
@@ -99,7 +119,7 @@ class Comparison:
     p_adjusted: float
     mde: float
     estimator: str
-    n_blocks: dict
+    n_blocks: BlockCounts
     design: str
     verdict: str
     direction: str
@@ -215,4 +235,12 @@ class AuditResult:
         raise KeyError(f"No comparison for metric {metric!r} and group {group!r}.")
 
 
-__all__ = ["AuditResult", "Comparison", "Exclusion", "GroupInfo", "MetricSummary", "jsonable"]
+__all__ = [
+    "AuditResult",
+    "BlockCounts",
+    "Comparison",
+    "Exclusion",
+    "GroupInfo",
+    "MetricSummary",
+    "jsonable",
+]

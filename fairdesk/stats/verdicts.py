@@ -24,6 +24,7 @@ import math
 
 from fairdesk.metrics.registry import MetricSpec
 from fairdesk.stats.bootstrap import ESTIMATOR_LABELS
+from fairdesk.stats.results import BlockCounts
 from fairdesk.stats.settings import AuditSettings
 
 VERDICTS = (
@@ -124,17 +125,16 @@ def _p(p: float) -> str:
     return f"{p:.2g}" if p >= 0.001 else "< 0.001"
 
 
-def blocks_text(estimator: str, n_blocks: dict) -> str:
+def blocks_text(estimator: str, n_blocks: BlockCounts) -> str:
     """Block counts in words, e.g. ``12 + 14 speakers × 30 shared sentences``."""
-    sg, sr = n_blocks.get("group_speakers"), n_blocks.get("reference_speakers")
-    c = n_blocks.get("contents")
+    sg, sr, c = n_blocks.group_speakers, n_blocks.reference_speakers, n_blocks.contents
     if estimator == "two_way":
         return f"{sg} + {sr} speakers × {c} shared sentences"
     if estimator == "speaker":
         return f"{sg} + {sr} speakers"
     if estimator == "content":
         return f"{c} shared sentences"
-    return f"{n_blocks.get('group_items')} + {n_blocks.get('reference_items')} utterances"
+    return f"{n_blocks.group_items} + {n_blocks.reference_items} utterances"
 
 
 def reading(
@@ -152,7 +152,7 @@ def reading(
     threshold: float,
     estimator: str,
     conditional: bool,
-    n_blocks: dict,
+    n_blocks: BlockCounts,
     verdict: str,
     direction_: str,
     design: str,

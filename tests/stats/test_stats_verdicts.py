@@ -6,6 +6,7 @@ import pytest
 
 from fairdesk.metrics.registry import ratio_metric
 from fairdesk.stats import AuditSettings
+from fairdesk.stats.results import BlockCounts
 from fairdesk.stats.verdicts import (
     blocks_text,
     decide_verdict,
@@ -31,13 +32,13 @@ BASE = dict(
     threshold=0.0555,
     estimator="speaker",
     conditional=False,
-    n_blocks={
-        "group_speakers": 12,
-        "reference_speakers": 14,
-        "contents": 30,
-        "group_items": 300,
-        "reference_items": 350,
-    },
+    n_blocks=BlockCounts(
+        group_speakers=12,
+        reference_speakers=14,
+        contents=30,
+        group_items=300,
+        reference_items=350,
+    ),
     direction_="worse",
     design="matched",
 )

@@ -244,16 +244,16 @@ def _group_values(run: AuditRun) -> dict:
 
 
 def _no_variation(c: Comparison) -> str:
-    """The rule-of-three text of a ``no_variation`` comparison ('' otherwise; the one reader
-    of the free-form ``Comparison.no_variation``)."""
-    nv = c.no_variation or {}
-    if not nv:
+    """The rule-of-three text of a ``no_variation`` comparison ('' otherwise;
+    ``Comparison.no_variation``)."""
+    nv = c.no_variation
+    if nv is None:
         return ""
     m = c.metric or ""
     return (
-        f"constant at {fmt_value(m, nv.get('value'))}; rule-of-three bound "
-        f"{fmt_value(m, nv.get('bound_group'))} (group), "
-        f"{fmt_value(m, nv.get('bound_reference'))} (reference)"
+        f"constant at {fmt_value(m, nv.value)}; rule-of-three bound "
+        f"{fmt_value(m, nv.bound_group)} (group), "
+        f"{fmt_value(m, nv.bound_reference)} (reference)"
     )
 
 

@@ -22,7 +22,7 @@ from fairdesk.stats.estimability import (
 from fairdesk.stats.formulas import MDE_FACTOR, bootstrap_p, cohens_h, pooled_sd
 from fairdesk.stats.formulas import gap_ratio as _ratio
 from fairdesk.stats.jackknife import jackknife_flips
-from fairdesk.stats.results import BlockCounts, Comparison
+from fairdesk.stats.results import BlockCounts, Comparison, NoVariation
 from fairdesk.stats.verdicts import (
     MIN_SPEAKERS_FOR_TRUST,
     decide_verdict,
@@ -69,7 +69,7 @@ class Pending:
     n_invalid: int = 0
     status: str = "test"  # test, not_estimable, no_variation
     reason: str | None = None
-    no_variation: dict | None = None
+    no_variation: NoVariation | None = None
     single_speaker: bool = False
     #: leave-one-speaker-out (p, gap, value) per group speaker, computed where p < alpha
     jack: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None

@@ -64,6 +64,29 @@ class BlockCounts:
 
 
 @dataclass(frozen=True)
+class NoVariation:
+    """The rule-of-three record of a ``no_variation`` comparison (``Comparison.no_variation``;
+    built by ``stats.estimability.rule_of_three``).
+
+    Attributes
+    ----------
+    value : the constant value both sides take.
+    unit : what n counts (``items``, ``reference words``, ...).
+    n_group, n_reference : n per side (items for proportions, the denominator's sum for
+        rates).
+    bound_group, bound_reference : the rule-of-three bound 3/n on the other outcome's rate
+        (NaN where n is 0).
+    """
+
+    value: float
+    unit: str
+    n_group: float
+    n_reference: float
+    bound_group: float
+    bound_reference: float
+
+
+@dataclass(frozen=True)
 class Comparison:
     """One group × metric compared with the reference (docs/METHODS.md, "Comparisons with the reference").
 
@@ -95,8 +118,9 @@ class Comparison:
     n_items, n_speakers : the group's analysed items and speakers (None without ids).
     reading : one plain-English sentence.
     reason : why the comparison is ``not_estimable`` (words), else None.
-    no_variation : for ``no_variation``: ``value, unit, n_group, n_reference, bound_group,
-        bound_reference`` (the rule-of-three bound 3/n on the other outcome), else None.
+    no_variation : for ``no_variation``: a ``NoVariation`` (value, unit, n_group,
+        n_reference, bound_group, bound_reference: the rule-of-three bound 3/n on the other
+        outcome), else None.
     without_flagged : the comparison recomputed without the hallucination-flagged items
         (``verdict, gap, ci_low, ci_high, p_adjusted, n_flagged_group,
         n_flagged_reference``, or ``verdict: None`` with a ``reason``); written by the
@@ -128,7 +152,7 @@ class Comparison:
     n_speakers: int | None
     reading: str
     reason: str | None = None
-    no_variation: dict | None = None
+    no_variation: NoVariation | None = None
     # only where the pitfalls stage recomputed the verdict (the typed JSON leaves it out
     # while None, as today's payload does)
     without_flagged: dict | None = dataclasses.field(default=None, metadata={"omit_none": True})
@@ -242,5 +266,6 @@ __all__ = [
     "Exclusion",
     "GroupInfo",
     "MetricSummary",
+    "NoVariation",
     "jsonable",
 ]

@@ -24,7 +24,7 @@ import math
 
 from fairdesk.metrics.registry import MetricSpec
 from fairdesk.stats.bootstrap import ESTIMATOR_LABELS
-from fairdesk.stats.results import BlockCounts
+from fairdesk.stats.results import BlockCounts, NoVariation
 from fairdesk.stats.settings import AuditSettings
 
 VERDICTS = (
@@ -220,14 +220,14 @@ def reading_not_estimable(
     )
 
 
-def reading_no_variation(label: str, group: str, reference: str, nv: dict) -> str:
+def reading_no_variation(label: str, group: str, reference: str, nv: NoVariation) -> str:
     """The sentence of a ``no_variation`` comparison: both constant, n and the 3/n bound."""
-    unit = nv["unit"]
+    unit = nv.unit
     return (
-        f"{label} is {_num(nv['value'])} on every item of both {group} and the reference "
+        f"{label} is {_num(nv.value)} on every item of both {group} and the reference "
         f"{reference}: there is no variation to compare, which is not evidence of no "
-        f"disparity. With {nv['n_group']:g} and {nv['n_reference']:g} {unit}, the rate of "
-        f"the other outcome is below {_num(nv['bound_group'])} in {group} and "
-        f"{_num(nv['bound_reference'])} in {reference} (rule of three, 95%); test more "
+        f"disparity. With {nv.n_group:g} and {nv.n_reference:g} {unit}, the rate of "
+        f"the other outcome is below {_num(nv.bound_group)} in {group} and "
+        f"{_num(nv.bound_reference)} in {reference} (rule of three, 95%); test more "
         "or harder material to tell the groups apart."
     )

@@ -19,7 +19,7 @@ from fairdesk.stats.bootstrap import (
 )
 from fairdesk.stats.compare import _leave_speakers_out
 from fairdesk.stats.jackknife import jackknife_tests
-from fairdesk.stats.results import BlockCounts
+from fairdesk.stats.results import BlockCounts, NoVariation
 
 # --------------------------------------------------------------------------- compare_groups
 
@@ -109,14 +109,14 @@ def test_no_variation_comparison_every_field(two_speakers):
     _assert_no_test(c)
     assert c.estimator == ("speaker" if two_speakers else "none")
     assert c.flags == ("content_confounded",) and c.reason is None
-    assert c.no_variation == {
-        "value": 0.0,
-        "unit": "reference words",
-        "n_group": 12.0,
-        "n_reference": 10.0,
-        "bound_group": 0.25,
-        "bound_reference": 0.3,
-    }
+    assert c.no_variation == NoVariation(
+        value=0.0,
+        unit="reference words",
+        n_group=12.0,
+        n_reference=10.0,
+        bound_group=0.25,
+        bound_reference=0.3,
+    )
     assert c.reading == NO_VARIATION_READING
     k = 2 if two_speakers else None
     assert c.n_blocks == BlockCounts(
@@ -129,7 +129,7 @@ def test_no_variation_comparison_every_field(two_speakers):
     assert c.n_items == 3 and c.n_speakers == k
     m = _one(res, "em")  # every item an exact match: constant at 1 on both sides
     assert (m.value, m.reference_value, m.gap, m.verdict) == (1.0, 1.0, 0.0, "no_variation")
-    assert m.no_variation["unit"] == "items" and m.no_variation["n_group"] == 3.0
+    assert m.no_variation.unit == "items" and m.no_variation.n_group == 3.0
 
 
 def test_constant_sides_tolerance_relative_to_max_one_and_value():

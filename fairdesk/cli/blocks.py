@@ -16,20 +16,12 @@ __all__ = [
     "group_cis",
     "model_based",
     "no_diacritic_groups",
-    "no_variation",
     "normaliser_sensitivity",
     "overall",
     "pitfalls_by_group",
     "verdicts_without_flagged",
     "wer_dominated",
 ]
-
-
-def no_variation(comparison) -> Mapping:
-    """A ``no_variation`` comparison's counts and rule-of-three bounds
-    (``Comparison.no_variation``: value, n_group, n_reference, unit, bound_group,
-    bound_reference)."""
-    return comparison.no_variation or {}
 
 
 def no_diacritic_groups(block) -> Mapping:

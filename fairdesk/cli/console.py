@@ -105,17 +105,20 @@ def format_groups(res, metrics=None, readings: bool = True) -> str:
             if c.verdict == "not_estimable":
                 out.append(f"{head}not_estimable: {c.reason or ''}")
             elif c.verdict == "no_variation":
-                nv = blocks.no_variation(c)
-                n_ref = nv.get("n_reference")
-                noun = nv.get("unit", "")
+                nv = c.no_variation
+                if nv is None:
+                    value = n_g = n_ref = b_g = b_r = None
+                    noun = ""
+                else:
+                    value, n_g, n_ref, noun = nv.value, nv.n_group, nv.n_reference, nv.unit
+                    b_g, b_r = nv.bound_group, nv.bound_reference
                 if noun and n_ref is not None:
                     noun = plural(n_ref, noun.rstrip("s"), noun) if noun.endswith("s") else noun
                 out.append(
-                    f"{head}no_variation: {fmt_sig(nv.get('value'))} everywhere on "
-                    f"{fmt_count(nv.get('n_group'))} + {fmt_count(n_ref)} "
+                    f"{head}no_variation: {fmt_sig(value)} everywhere on "
+                    f"{fmt_count(n_g)} + {fmt_count(n_ref)} "
                     f"{noun}; other outcome < "
-                    f"{fmt_percent(nv.get('bound_group'))} / "
-                    f"{fmt_percent(nv.get('bound_reference'))} (rule of three)"
+                    f"{fmt_percent(b_g)} / {fmt_percent(b_r)} (rule of three)"
                 )
             else:
                 m = c.metric

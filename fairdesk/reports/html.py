@@ -244,16 +244,16 @@ def _group_values(run: AuditRun) -> dict:
 
 
 def _no_variation(c: Comparison) -> str:
-    """The rule-of-three text of a ``no_variation`` comparison ('' otherwise; the one reader
-    of the free-form ``Comparison.no_variation``)."""
-    nv = c.no_variation or {}
-    if not nv:
+    """The rule-of-three text of a ``no_variation`` comparison ('' otherwise;
+    ``Comparison.no_variation``)."""
+    nv = c.no_variation
+    if nv is None:
         return ""
     m = c.metric or ""
     return (
-        f"constant at {fmt_value(m, nv.get('value'))}; rule-of-three bound "
-        f"{fmt_value(m, nv.get('bound_group'))} (group), "
-        f"{fmt_value(m, nv.get('bound_reference'))} (reference)"
+        f"constant at {fmt_value(m, nv.value)}; rule-of-three bound "
+        f"{fmt_value(m, nv.bound_group)} (group), "
+        f"{fmt_value(m, nv.bound_reference)} (reference)"
     )
 
 
@@ -289,18 +289,20 @@ def _gap_rows(run: AuditRun) -> list[dict]:
 
 
 def _blocks(c: Comparison) -> str:
-    """``5 + 5 speakers, 30 contents, 20 + 20 items`` from a comparison's block counts (the
-    one reader of the free-form ``Comparison.n_blocks``)."""
-    nb = c.n_blocks or {}
+    """``5 + 5 speakers, 30 contents, 20 + 20 items`` from a comparison's block counts
+    (``Comparison.n_blocks``)."""
+    nb = c.n_blocks
+    if nb is None:
+        return ""
     bits = []
     for what, g, r in (
-        ("speakers", "group_speakers", "reference_speakers"),
-        ("items", "group_items", "reference_items"),
+        ("speakers", nb.group_speakers, nb.reference_speakers),
+        ("items", nb.group_items, nb.reference_items),
     ):
-        if nb.get(g) is not None or nb.get(r) is not None:
-            bits.append(f"{_n(nb.get(g))} + {_n(nb.get(r))} {what}")
-    if nb.get("contents") is not None:
-        bits.insert(1 if bits else 0, f"{_n(nb['contents'])} contents")
+        if g is not None or r is not None:
+            bits.append(f"{_n(g)} + {_n(r)} {what}")
+    if nb.contents is not None:
+        bits.insert(1 if bits else 0, f"{_n(nb.contents)} contents")
     return ", ".join(bits)
 
 

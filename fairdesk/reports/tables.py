@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -165,12 +164,14 @@ def comparisons_table(d: RunData) -> pd.DataFrame:
             k, v = f.name, getattr(c, f.name)
             if k == "without_flagged" and v is None:
                 continue
-            if k == "n_blocks" and isinstance(v, Mapping):
-                r.update({f"n_blocks.{b}": n for b, n in v.items()})
+            if k == "n_blocks" and v is not None:
+                r.update({f"n_blocks.{b.name}": getattr(v, b.name) for b in dataclasses.fields(v)})
             elif k == "flags":
                 r[k] = ";".join(map(str, v or ()))
-            elif k == "no_variation" and isinstance(v, Mapping):
-                r.update({f"no_variation.{b}": n for b, n in v.items()})
+            elif k == "no_variation" and v is not None:
+                r.update(
+                    {f"no_variation.{b.name}": getattr(v, b.name) for b in dataclasses.fields(v)}
+                )
             else:
                 r[k] = v
         rows.append(r)

@@ -22,7 +22,7 @@ from fairdesk.stats.estimability import (
 from fairdesk.stats.formulas import MDE_FACTOR, bootstrap_p, cohens_h, pooled_sd
 from fairdesk.stats.formulas import gap_ratio as _ratio
 from fairdesk.stats.jackknife import jackknife_flips
-from fairdesk.stats.results import Comparison
+from fairdesk.stats.results import BlockCounts, Comparison, NoVariation
 from fairdesk.stats.verdicts import (
     MIN_SPEAKERS_FOR_TRUST,
     decide_verdict,
@@ -69,7 +69,7 @@ class Pending:
     n_invalid: int = 0
     status: str = "test"  # test, not_estimable, no_variation
     reason: str | None = None
-    no_variation: dict | None = None
+    no_variation: NoVariation | None = None
     single_speaker: bool = False
     #: leave-one-speaker-out (p, gap, value) per group speaker, computed where p < alpha
     jack: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
@@ -179,13 +179,13 @@ def finish(
         flags.append("content_confounded")
     if pc.single_speaker:
         flags.append("single_speaker_recordings")
-    n_blocks = {
-        "group_speakers": None if pb is None else pb.n_group_speakers,
-        "reference_speakers": None if pb is None else pb.n_reference_speakers,
-        "contents": None if pb is None else pb.n_contents,
-        "group_items": pc.n_items_total if pb is None else pb.n_group_items,
-        "reference_items": pc.n_ref_total if pb is None else pb.n_reference_items,
-    }
+    n_blocks = BlockCounts(
+        group_speakers=None if pb is None else pb.n_group_speakers,
+        reference_speakers=None if pb is None else pb.n_reference_speakers,
+        contents=None if pb is None else pb.n_contents,
+        group_items=pc.n_items_total if pb is None else pb.n_group_items,
+        reference_items=pc.n_ref_total if pb is None else pb.n_reference_items,
+    )
     conditional = pc.scheme == "content" and pb is not None and pb.n_group_speakers is not None
     dirn = direction(pc.gap, spec.higher_is_better)
     common = dict(
@@ -199,7 +199,7 @@ def finish(
         n_blocks=n_blocks,
         design=pc.design,
         direction=dirn,
-        n_items=n_blocks["group_items"],
+        n_items=n_blocks.group_items,
         n_speakers=None if pb is None else pb.n_group_speakers,
     )
     if pc.status != "test":

@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from fairdesk.stats.bootstrap import MIN_SHARED_CONTENT, Side, _side_blocks, shared_contents
+from fairdesk.stats.results import NoVariation
 
 #: Fewest resampling units per side for an estimable comparison.
 MIN_UNITS = 2
@@ -142,7 +143,7 @@ def zero_spread(reps: np.ndarray, centre: float) -> bool:
     return float(np.ptp(r)) <= _ZERO_SPREAD * max(1.0, abs(centre) if math.isfinite(centre) else 1)
 
 
-def rule_of_three(value: float, n_group: float, n_reference: float, unit: str) -> dict:
+def rule_of_three(value: float, n_group: float, n_reference: float, unit: str) -> NoVariation:
     """The ``no_variation`` record: n per side and the rule-of-three bound 3/n.
 
     With no event of the other outcome in n independent trials, 3/n is an approximate 95%
@@ -152,14 +153,14 @@ def rule_of_three(value: float, n_group: float, n_reference: float, unit: str) -
     def bound(n):
         return 3.0 / n if n and n > 0 else math.nan
 
-    return {
-        "value": value,
-        "unit": unit,
-        "n_group": n_group,
-        "n_reference": n_reference,
-        "bound_group": bound(n_group),
-        "bound_reference": bound(n_reference),
-    }
+    return NoVariation(
+        value=value,
+        unit=unit,
+        n_group=n_group,
+        n_reference=n_reference,
+        bound_group=bound(n_group),
+        bound_reference=bound(n_reference),
+    )
 
 
 def scale_small_clusters(reps: np.ndarray, estimate, k: int | None) -> np.ndarray:

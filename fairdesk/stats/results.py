@@ -44,6 +44,49 @@ def _fields_dict(obj, later: tuple[str, ...]) -> dict:
 
 
 @dataclass(frozen=True)
+class BlockCounts:
+    """The resampling blocks of one comparison (``Comparison.n_blocks``).
+
+    Attributes
+    ----------
+    group_speakers, reference_speakers : speakers drawn in the group and the reference
+        (None where the scheme draws no speakers).
+    contents : shared content ids drawn (None where the scheme draws none).
+    group_items, reference_items : items the scheme analyses in the group and the
+        reference (every item of the pair where no scheme applies).
+    """
+
+    group_speakers: int | None
+    reference_speakers: int | None
+    contents: int | None
+    group_items: int | None
+    reference_items: int | None
+
+
+@dataclass(frozen=True)
+class NoVariation:
+    """The rule-of-three record of a ``no_variation`` comparison (``Comparison.no_variation``;
+    built by ``stats.estimability.rule_of_three``).
+
+    Attributes
+    ----------
+    value : the constant value both sides take.
+    unit : what n counts (``items``, ``reference words``, ...).
+    n_group, n_reference : n per side (items for proportions, the denominator's sum for
+        rates).
+    bound_group, bound_reference : the rule-of-three bound 3/n on the other outcome's rate
+        (NaN where n is 0).
+    """
+
+    value: float
+    unit: str
+    n_group: float
+    n_reference: float
+    bound_group: float
+    bound_reference: float
+
+
+@dataclass(frozen=True)
 class Comparison:
     """One group × metric compared with the reference (docs/METHODS.md, "Comparisons with the reference").
 
@@ -62,8 +105,8 @@ class Comparison:
     p_adjusted : Holm-adjusted over every group × metric comparison of the run.
     mde : minimum detectable effect, (z.975 + z.80) × bootstrap SD of the gap.
     estimator : resampling scheme id (``two_way``, ``speaker``, ``content``, ``utterance``).
-    n_blocks : block counts: group_speakers, reference_speakers, contents, group_items,
-        reference_items (None where the scheme has no such block).
+    n_blocks : block counts (``BlockCounts``: group_speakers, reference_speakers, contents,
+        group_items, reference_items; None where the scheme has no such block).
     design : ``matched``, ``partially_matched`` or ``unmatched`` for this pair.
     verdict : see ``fairdesk.stats.verdicts``.
     direction : ``worse``, ``better`` or ``equal`` (respects higher_is_better).
@@ -75,8 +118,9 @@ class Comparison:
     n_items, n_speakers : the group's analysed items and speakers (None without ids).
     reading : one plain-English sentence.
     reason : why the comparison is ``not_estimable`` (words), else None.
-    no_variation : for ``no_variation``: ``value, unit, n_group, n_reference, bound_group,
-        bound_reference`` (the rule-of-three bound 3/n on the other outcome), else None.
+    no_variation : for ``no_variation``: a ``NoVariation`` (value, unit, n_group,
+        n_reference, bound_group, bound_reference: the rule-of-three bound 3/n on the other
+        outcome), else None.
     without_flagged : the comparison recomputed without the hallucination-flagged items
         (``verdict, gap, ci_low, ci_high, p_adjusted, n_flagged_group,
         n_flagged_reference``, or ``verdict: None`` with a ``reason``); written by the
@@ -99,7 +143,7 @@ class Comparison:
     p_adjusted: float
     mde: float
     estimator: str
-    n_blocks: dict
+    n_blocks: BlockCounts
     design: str
     verdict: str
     direction: str
@@ -108,7 +152,7 @@ class Comparison:
     n_speakers: int | None
     reading: str
     reason: str | None = None
-    no_variation: dict | None = None
+    no_variation: NoVariation | None = None
     # only where the pitfalls stage recomputed the verdict (the typed JSON leaves it out
     # while None, as today's payload does)
     without_flagged: dict | None = dataclasses.field(default=None, metadata={"omit_none": True})
@@ -215,4 +259,13 @@ class AuditResult:
         raise KeyError(f"No comparison for metric {metric!r} and group {group!r}.")
 
 
-__all__ = ["AuditResult", "Comparison", "Exclusion", "GroupInfo", "MetricSummary", "jsonable"]
+__all__ = [
+    "AuditResult",
+    "BlockCounts",
+    "Comparison",
+    "Exclusion",
+    "GroupInfo",
+    "MetricSummary",
+    "NoVariation",
+    "jsonable",
+]

@@ -24,6 +24,7 @@ import math
 
 from fairdesk.metrics.registry import MetricSpec
 from fairdesk.stats.bootstrap import ESTIMATOR_LABELS
+from fairdesk.stats.results import BlockCounts, NoVariation
 from fairdesk.stats.settings import AuditSettings
 
 VERDICTS = (
@@ -124,17 +125,16 @@ def _p(p: float) -> str:
     return f"{p:.2g}" if p >= 0.001 else "< 0.001"
 
 
-def blocks_text(estimator: str, n_blocks: dict) -> str:
+def blocks_text(estimator: str, n_blocks: BlockCounts) -> str:
     """Block counts in words, e.g. ``12 + 14 speakers × 30 shared sentences``."""
-    sg, sr = n_blocks.get("group_speakers"), n_blocks.get("reference_speakers")
-    c = n_blocks.get("contents")
+    sg, sr, c = n_blocks.group_speakers, n_blocks.reference_speakers, n_blocks.contents
     if estimator == "two_way":
         return f"{sg} + {sr} speakers × {c} shared sentences"
     if estimator == "speaker":
         return f"{sg} + {sr} speakers"
     if estimator == "content":
         return f"{c} shared sentences"
-    return f"{n_blocks.get('group_items')} + {n_blocks.get('reference_items')} utterances"
+    return f"{n_blocks.group_items} + {n_blocks.reference_items} utterances"
 
 
 def reading(
@@ -152,7 +152,7 @@ def reading(
     threshold: float,
     estimator: str,
     conditional: bool,
-    n_blocks: dict,
+    n_blocks: BlockCounts,
     verdict: str,
     direction_: str,
     design: str,
@@ -220,14 +220,14 @@ def reading_not_estimable(
     )
 
 
-def reading_no_variation(label: str, group: str, reference: str, nv: dict) -> str:
+def reading_no_variation(label: str, group: str, reference: str, nv: NoVariation) -> str:
     """The sentence of a ``no_variation`` comparison: both constant, n and the 3/n bound."""
-    unit = nv["unit"]
+    unit = nv.unit
     return (
-        f"{label} is {_num(nv['value'])} on every item of both {group} and the reference "
+        f"{label} is {_num(nv.value)} on every item of both {group} and the reference "
         f"{reference}: there is no variation to compare, which is not evidence of no "
-        f"disparity. With {nv['n_group']:g} and {nv['n_reference']:g} {unit}, the rate of "
-        f"the other outcome is below {_num(nv['bound_group'])} in {group} and "
-        f"{_num(nv['bound_reference'])} in {reference} (rule of three, 95%); test more "
+        f"disparity. With {nv.n_group:g} and {nv.n_reference:g} {unit}, the rate of "
+        f"the other outcome is below {_num(nv.bound_group)} in {group} and "
+        f"{_num(nv.bound_reference)} in {reference} (rule of three, 95%); test more "
         "or harder material to tell the groups apart."
     )

@@ -19,6 +19,7 @@ from fairdesk.stats.formulas import (
     holm_multipliers,
     pooled_sd,
 )
+from fairdesk.stats.results import BlockCounts
 from fairdesk.stats.simulation import simulate_audit
 from fairdesk.stats.summary import summarise_metric
 from fairdesk.stats.verdicts import (
@@ -58,13 +59,13 @@ def test_hand_worked_comparison(specs):
     assert w.value == pytest.approx(24 / 400) and w.reference_value == pytest.approx(10 / 500)
     assert w.gap == pytest.approx(0.04) and w.ratio == pytest.approx(3.0)
     assert w.estimator == "utterance" and w.n_speakers is None
-    assert w.n_blocks == {
-        "group_speakers": None,
-        "reference_speakers": None,
-        "contents": None,
-        "group_items": 40,
-        "reference_items": 50,
-    }
+    assert w.n_blocks == BlockCounts(
+        group_speakers=None,
+        reference_speakers=None,
+        contents=None,
+        group_items=40,
+        reference_items=50,
+    )
     # effect size: gap / pooled SD of item-level WERs (blocks = items in the utterance scheme)
     va = (df[df.group == "A"].n_sub + df[df.group == "A"].n_ins) / 10
     vr = df[df.group == "R"].n_sub / 10
@@ -204,7 +205,7 @@ def test_two_way_uses_shared_subset(wer):
     val = (sv.n_sub + sv.n_del + sv.n_ins) / sv.n_words
     assert c.estimator == "two_way" and c.design == "partially_matched"
     assert c.value == pytest.approx(val["g"]) and c.reference_value == pytest.approx(val["ref"])
-    assert c.n_blocks["contents"] == 7 and "shared_content_subset" in c.flags
+    assert c.n_blocks.contents == 7 and "shared_content_subset" in c.flags
     assert res.design == "partially_matched"
     assert "12 + 12 speakers × 7 shared sentences" in c.reading
 
@@ -214,7 +215,7 @@ def test_unmatched_is_content_confounded(wer):
     c = compare_groups(df, [wer], AuditSettings(n_bootstrap=200), reference="ref").comparisons[0]
     assert c.design == "unmatched" and c.estimator == "speaker"
     assert "content_confounded" in c.flags and "not causal" in c.reading
-    assert c.n_blocks["contents"] is None and c.n_blocks["group_speakers"] == 12
+    assert c.n_blocks.contents is None and c.n_blocks.group_speakers == 12
 
 
 def test_content_override_is_conditional_on_speakers(wer):
@@ -237,7 +238,7 @@ def test_content_ids_derived_from_reference_text(wer):
     c = compare_groups(
         df.drop(columns="content_id"), [wer], AuditSettings(n_bootstrap=200), reference="ref"
     ).comparisons[0]
-    assert c.estimator == "content" and c.design == "matched" and c.n_blocks["contents"] == 30
+    assert c.estimator == "content" and c.design == "matched" and c.n_blocks.contents == 30
 
 
 def test_few_speakers_significant_is_speaker_confounded(wer):

@@ -223,7 +223,7 @@ def test_auto_falls_back_to_speakers_when_one_speaker_reads_the_shared_text():
     extra = pd.DataFrame([("g", "s2", f"x{k}", 1, 5) for k in range(3)], columns=df.columns)
     c = _run(pd.concat([df, extra], ignore_index=True)).comparisons[0]
     assert c.verdict != "not_estimable" and c.estimator == "speaker"
-    assert c.n_blocks["group_speakers"] == 2 and c.n_blocks["reference_speakers"] == 3
+    assert c.n_blocks.group_speakers == 2 and c.n_blocks.reference_speakers == 3
 
 
 @pytest.mark.parametrize("scheme", ["utterance", "content"])

@@ -19,6 +19,7 @@ from fairdesk.stats.bootstrap import (
 )
 from fairdesk.stats.compare import _leave_speakers_out
 from fairdesk.stats.jackknife import jackknife_tests
+from fairdesk.stats.results import BlockCounts, NoVariation
 
 # --------------------------------------------------------------------------- compare_groups
 
@@ -72,13 +73,13 @@ def test_not_estimable_comparison_every_field():
     _assert_no_test(c)
     assert c.estimator == "none" and c.verdict == "not_estimable" and c.direction == "worse"
     assert c.design == "unmatched" and c.flags == ("content_confounded",)
-    assert c.n_blocks == {
-        "group_speakers": None,
-        "reference_speakers": None,
-        "contents": None,
-        "group_items": 4,
-        "reference_items": 5,
-    }
+    assert c.n_blocks == BlockCounts(
+        group_speakers=None,
+        reference_speakers=None,
+        contents=None,
+        group_items=4,
+        reference_items=5,
+    )
     assert c.n_items == 4 and c.n_speakers is None
     assert c.reason == ONE_SPEAKER_REASON and c.no_variation is None
     assert c.reading == (
@@ -108,27 +109,27 @@ def test_no_variation_comparison_every_field(two_speakers):
     _assert_no_test(c)
     assert c.estimator == ("speaker" if two_speakers else "none")
     assert c.flags == ("content_confounded",) and c.reason is None
-    assert c.no_variation == {
-        "value": 0.0,
-        "unit": "reference words",
-        "n_group": 12.0,
-        "n_reference": 10.0,
-        "bound_group": 0.25,
-        "bound_reference": 0.3,
-    }
+    assert c.no_variation == NoVariation(
+        value=0.0,
+        unit="reference words",
+        n_group=12.0,
+        n_reference=10.0,
+        bound_group=0.25,
+        bound_reference=0.3,
+    )
     assert c.reading == NO_VARIATION_READING
     k = 2 if two_speakers else None
-    assert c.n_blocks == {
-        "group_speakers": k,
-        "reference_speakers": k,
-        "contents": None,
-        "group_items": 3,
-        "reference_items": 5,
-    }
+    assert c.n_blocks == BlockCounts(
+        group_speakers=k,
+        reference_speakers=k,
+        contents=None,
+        group_items=3,
+        reference_items=5,
+    )
     assert c.n_items == 3 and c.n_speakers == k
     m = _one(res, "em")  # every item an exact match: constant at 1 on both sides
     assert (m.value, m.reference_value, m.gap, m.verdict) == (1.0, 1.0, 0.0, "no_variation")
-    assert m.no_variation["unit"] == "items" and m.no_variation["n_group"] == 3.0
+    assert m.no_variation.unit == "items" and m.no_variation.n_group == 3.0
 
 
 def test_constant_sides_tolerance_relative_to_max_one_and_value():
@@ -172,13 +173,13 @@ def test_gaps_without_spread_are_not_estimable():
     assert c.reason == ZERO_SPREAD_REASON and c.flags == ("content_confounded",)
     assert (c.value, c.reference_value, c.gap) == (0.5, 0.25, 0.25)
     _assert_no_test(c)
-    assert c.n_blocks == {
-        "group_speakers": 2,
-        "reference_speakers": 2,
-        "contents": None,
-        "group_items": 4,
-        "reference_items": 4,
-    }
+    assert c.n_blocks == BlockCounts(
+        group_speakers=2,
+        reference_speakers=2,
+        contents=None,
+        group_items=4,
+        reference_items=4,
+    )
     assert c.reading == (
         "WER is 0.5 for g vs 0.25 for the reference r, but no verdict is "
         "possible: " + ZERO_SPREAD_REASON + "."
@@ -281,8 +282,8 @@ def test_paired_schemes_analyse_the_shared_content(resampling):
     rv, nr = _shared_value(rows, "r")
     assert c.estimator == resampling
     assert c.value == pytest.approx(v) and c.reference_value == pytest.approx(rv)
-    assert n == 18 and c.n_items == 18 and c.n_blocks["group_items"] == 18
-    assert c.n_blocks["reference_items"] == nr == 18 and c.n_blocks["contents"] == 6
+    assert n == 18 and c.n_items == 18 and c.n_blocks.group_items == 18
+    assert c.n_blocks.reference_items == nr == 18 and c.n_blocks.contents == 6
     assert "shared_content_subset" in c.flags
     # nothing left out: no flag
     full = _one(_run(_frame(_random_rows(), contents=True), resampling=resampling))
@@ -300,7 +301,7 @@ def test_reference_side_subset_flag():
     rows = [r for r in _random_rows(extra=0)]
     rows += [("r", "r0", f"y{x}", 1, 5, 0) for x in range(3)]
     c = _one(_run(_frame(rows, contents=True), resampling="two_way"))
-    assert c.n_blocks["group_items"] == 18 and c.n_blocks["reference_items"] == 18
+    assert c.n_blocks.group_items == 18 and c.n_blocks.reference_items == 18
     assert "shared_content_subset" in c.flags
 
 

@@ -110,10 +110,10 @@ def test_constant_groups_are_no_variation_with_rule_of_three(wer, em):
         assert c.verdict == "no_variation", c.reading
         assert math.isnan(c.p_value) and math.isnan(c.p_adjusted) and math.isnan(c.mde)
         nv = c.no_variation
-        assert (nv["n_group"], nv["n_reference"], nv["unit"]) == (n, n, unit)
-        assert nv["bound_group"] == pytest.approx(3 / n)
+        assert (nv.n_group, nv.n_reference, nv.unit) == (n, n, unit)
+        assert nv.bound_group == pytest.approx(3 / n)
         assert "not evidence of no disparity" in c.reading
-    assert res.comparison("em", "A").no_variation["value"] == 1.0
+    assert res.comparison("em", "A").no_variation.value == 1.0
     # every item wrong in both groups: also no_variation
     res = compare_groups(_constant_frame(0.0, 0.0), [em], st, reference="R")
     assert res.comparison("em", "A").verdict == "no_variation"

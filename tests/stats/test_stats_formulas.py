@@ -9,6 +9,7 @@ import pytest
 
 from fairdesk.stats.estimability import _count, rule_of_three, units_problem
 from fairdesk.stats.formulas import bootstrap_p, cohens_h, pooled_sd
+from fairdesk.stats.results import NoVariation
 
 SPEAKER = (
     "speaker and group cannot be told apart, so no interval for the group can be "
@@ -61,17 +62,17 @@ def test_count_words():
 
 def test_rule_of_three_bounds():
     r = rule_of_three(1.0, 40, 1, "items")
-    assert r == {
-        "value": 1.0,
-        "unit": "items",
-        "n_group": 40,
-        "n_reference": 1,
-        "bound_group": 3 / 40,
-        "bound_reference": 3.0,
-    }
+    assert r == NoVariation(
+        value=1.0,
+        unit="items",
+        n_group=40,
+        n_reference=1,
+        bound_group=3 / 40,
+        bound_reference=3.0,
+    )
     for n in (0, None, -2):
-        assert math.isnan(rule_of_three(0.0, n, 10, "speakers")["bound_group"])
-    assert rule_of_three(0.0, 60, 20.0, "x")["bound_reference"] == pytest.approx(0.15)
+        assert math.isnan(rule_of_three(0.0, n, 10, "speakers").bound_group)
+    assert rule_of_three(0.0, 60, 20.0, "x").bound_reference == pytest.approx(0.15)
 
 
 def test_cohens_h_edges():

@@ -5,6 +5,7 @@ import math
 
 import pytest
 
+from fairdesk.stats.results import BlockCounts
 from fairdesk.stats.verdicts import _num, _p, reading
 
 BASE = dict(
@@ -21,13 +22,13 @@ BASE = dict(
     threshold=0.0555,
     estimator="speaker",
     conditional=False,
-    n_blocks={
-        "group_speakers": 12,
-        "reference_speakers": 14,
-        "contents": None,
-        "group_items": 300,
-        "reference_items": 350,
-    },
+    n_blocks=BlockCounts(
+        group_speakers=12,
+        reference_speakers=14,
+        contents=None,
+        group_items=300,
+        reference_items=350,
+    ),
     direction_="worse",
     design="matched",
 )

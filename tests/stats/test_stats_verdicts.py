@@ -6,6 +6,7 @@ import pytest
 
 from fairdesk.metrics.registry import ratio_metric
 from fairdesk.stats import AuditSettings
+from fairdesk.stats.results import BlockCounts, NoVariation
 from fairdesk.stats.verdicts import (
     blocks_text,
     decide_verdict,
@@ -31,13 +32,13 @@ BASE = dict(
     threshold=0.0555,
     estimator="speaker",
     conditional=False,
-    n_blocks={
-        "group_speakers": 12,
-        "reference_speakers": 14,
-        "contents": 30,
-        "group_items": 300,
-        "reference_items": 350,
-    },
+    n_blocks=BlockCounts(
+        group_speakers=12,
+        reference_speakers=14,
+        contents=30,
+        group_items=300,
+        reference_items=350,
+    ),
     direction_="worse",
     design="matched",
 )
@@ -126,7 +127,7 @@ def test_reading_not_estimable_word_for_word():
 
 
 def test_reading_no_variation_word_for_word():
-    nv = dict(
+    nv = NoVariation(
         unit="items", value=1.0, n_group=40, n_reference=60, bound_group=0.075, bound_reference=0.05
     )
     assert reading_no_variation("EM", "scot", "us", nv) == (

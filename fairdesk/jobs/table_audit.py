@@ -64,28 +64,15 @@ def table_input(
     """
     import pandas as pd
 
-    from ..core.table_input import MissingColumn, rows_frame
+    from ..core.table_input import read_any_table, rows_frame
+    from ..core.tables import TableError
 
-    problems: list[dict] = []
-    source = "table"
-    if isinstance(table, pd.DataFrame):
-        df = table.copy()
-    else:
-        from ..core.tables import TableError, read_table
-
-        p = Path(table)
-        source = str(p)
-        if not p.is_file():
-            raise FairdeskError(f"{p}: no such file (give a CSV, TSV, JSONL or Parquet file)")
-        try:
-            read = read_table(p)
-        except TableError as exc:
-            raise FairdeskError(str(exc)) from None
-        problems = [
-            {"line": pr.line, "reason": pr.reason, "source": source} for pr in read.problems
-        ]
-        df = read.frame()
     try:
+        if isinstance(table, pd.DataFrame):
+            df, problems, source = table.copy(), [], "table"
+        else:  # the one reader of table files (missing, unreadable, not a regular file)
+            df, problems = read_any_table(table)
+            source = str(table)
         return rows_frame(
             df,
             problems,
@@ -95,7 +82,7 @@ def table_input(
             speaker_col=speaker_col,
             content_col=content_col,
         )
-    except MissingColumn as exc:
+    except TableError as exc:  # MissingColumn included
         raise FairdeskError(str(exc)) from None
 
 

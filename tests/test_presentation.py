@@ -288,3 +288,12 @@ def test_the_gui_and_the_report_value_charts_read_the_same_rows():
         ("ng", ""),
     ]
     assert (rows[1].value, rows[1].low, rows[1].high) == pytest.approx((20.0, 15.0, 25.0))
+
+
+def test_stream_values_read_the_same_in_the_gui_tab_and_the_report():
+    from fairdesk.presentation import fmt_stream_value
+
+    assert fmt_stream_value("wer", 0.125) == "12.5%"
+    assert fmt_stream_value("eo", 0.12345) == "0.123"
+    assert fmt_stream_value("spr", float("inf")) == "inf"
+    assert fmt_stream_value("rps", None) == "–"

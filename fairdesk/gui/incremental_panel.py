@@ -14,7 +14,6 @@ the player.
 from __future__ import annotations
 
 import html
-import math
 import time
 
 import pyqtgraph as pg
@@ -36,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..incremental.result import IncrementalResult, ModelsTable
-from ..presentation import count, fmt_number, fmt_percent, timeline_points
+from ..presentation import count, fmt_stream_value, timeline_points
 from .context import Context
 from .jobs import Job
 from .player import AudioPlayer
@@ -62,13 +61,6 @@ ROW_NAMES = {
     "spr": "SPR",
     "rtf": "RTF",
 }
-
-
-def _cell(metric: str, v) -> str:
-    """A table value: WER in %, the rest to 3 decimals; inf (SPR without revokes) as inf."""
-    if isinstance(v, float) and math.isinf(v):
-        return "inf"
-    return fmt_percent(v) if metric == "wer" else fmt_number(v, 3)
 
 
 class TimelineView(pg.PlotWidget):
@@ -342,7 +334,7 @@ class IncrementalPanel(QWidget):
         self.table.setVerticalHeaderLabels([ROW_NAMES.get(m, m) for m in rows])
         for i, m in enumerate(rows):
             for j, v in enumerate(table.values[m]):
-                self.table.setItem(i, j, QTableWidgetItem(_cell(m, v)))
+                self.table.setItem(i, j, QTableWidgetItem(fmt_stream_value(m, v)))
         self.table.resizeColumnsToContents()
 
     # -- timeline ------------------------------------------------------------------------

@@ -183,6 +183,14 @@ def fmt_percent(value, decimals: int = 1, signed: bool = False) -> str:
     return MISSING if x is None else f"{number(x * 100, decimals, signed=signed)}%"
 
 
+def fmt_stream_value(metric: str, value) -> str:
+    """A value of the incremental tables (the GUI tab and the report alike): WER in percent,
+    the rest to 3 decimals; an infinite one (SPR without revokes) as ``inf``."""
+    if isinstance(value, float) and math.isinf(value):
+        return "inf"
+    return fmt_percent(value) if metric == "wer" else fmt_number(value, 3)
+
+
 def fmt_number(value, decimals: int = 3, signed: bool = False) -> str:
     """A plain number with ``decimals`` digits (no sign on zero); :data:`MISSING` if none."""
     return number(value, decimals, signed=signed)

@@ -28,7 +28,7 @@ from ..presentation import (
     fmt_gap,
     fmt_number,
     fmt_p,
-    fmt_percent,
+    fmt_stream_value,
     fmt_value,
     timeline_points,
 )
@@ -76,14 +76,6 @@ def is_incremental_run(project, run_id: int) -> bool:
 
 
 # -- values ----------------------------------------------------------------------------------
-def _cell(metric: str, v) -> str:
-    """A table value as the GUI tab shows it (WER in %, the rest to 3 decimals; SPR without
-    revokes is inf)."""
-    if isinstance(v, float) and math.isinf(v):
-        return "inf"
-    return fmt_percent(v) if metric == "wer" else fmt_number(v, 3)
-
-
 def _table(p) -> dict | None:
     from ..incremental.run import _LABEL
 
@@ -107,7 +99,9 @@ def _table(p) -> dict | None:
         cells = []
         for v in t.values.get(m) or []:
             finite = math.isfinite(num(v))
-            cells.append({"text": _cell(m, v), "value": repr(float(v)) if finite else ""})
+            cells.append(
+                {"text": fmt_stream_value(m, v), "value": repr(float(v)) if finite else ""}
+            )
         rows.append(
             {"metric": m, "name": ROW_NAMES.get(m, m), "help": ROW_HELP.get(m, ""), "cells": cells}
         )

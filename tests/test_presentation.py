@@ -94,7 +94,17 @@ def test_p_values_including_underflow():
     assert "p " + p.fmt_p(0.0) == "p < 1e-300"  # a regression p that underflowed
     assert p.fmt_p_exact(0.0) == "< 1e-300"
     assert p.fmt_p_exact(1.234e-5) == "1.23e-05"
-    assert p.fmt_p(5e-324) == "< 0.001"  # the smallest float is still > 0
+    # below 1e-300 (the smallest float, 5e-324, too) reads as the floor, with its log10 where
+    # the regression kept it (p_log10, from the log survival function)
+    assert p.fmt_p(5e-324) == "< 1e-300 (log10 p = -323.3)"
+    assert p.fmt_p(0.0, log10=-412.345) == "< 1e-300 (log10 p = -412.3)"
+    assert p.fmt_p_exact(0.0, log10=-412.345) == "< 1e-300 (log10 p = -412.3)"
+    assert p.fmt_p(1e-300) == "< 0.001" and p.fmt_p(0.0423, log10=-1.3737) == "0.042"
+    assert p.p_clause("LR p", 0.0, -412.345) == "LR p < 1e-300 (log10 p = -412.3)"
+    assert p.p_clause("LR p", 0.0423) == "LR p = 0.042"
+    assert p.p_clause("p", 0.0004) == "p = 4.0e-04"
+    assert p.p_clause("p", None) == "p = n/a"
+    assert p.p_log10(0.0) is None and p.p_log10(0.01) == pytest.approx(-2.0)
 
 
 def test_counts_and_plurals():

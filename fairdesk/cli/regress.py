@@ -174,7 +174,7 @@ def _or_text(lev: dict) -> str:
         else f" [{fmt_number(lev['ci_low'], 2)}, {fmt_number(lev['ci_high'], 2)}]"
     )
     p = lev["p_value"]
-    pt = fmt_p(p)
+    pt = fmt_p(p, log10=lev.get("p_log10"))
     ptxt = "" if p is None else f", p {pt if pt.startswith('<') else f'= {pt}'}"
     orv = fmt_number(lev["odds_ratio"], 2)
     return f"{lev['level']} {orv}{ci}{ptxt}"

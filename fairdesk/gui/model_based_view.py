@@ -83,8 +83,8 @@ def rate_rows(model_based: Mapping[str, ModelBasedFit] | None) -> list[list[str]
                         MISSING
                         if lo is None or hi is None
                         else f"{fmt_number(lo, 2)} – {fmt_number(hi, 2)}",
-                        fmt_p(_num(lev.get("p_value"))),
-                        fmt_p(_num(lev.get("p_adjusted"))),
+                        fmt_p(_num(lev.get("p_value")), log10=lev.get("p_log10")),
+                        fmt_p(_num(lev.get("p_adjusted")), log10=lev.get("p_adjusted_log10")),
                         str(lev.get("n_speakers", "")),
                         fmt_value("wer", wer),
                     ]

@@ -142,10 +142,10 @@ def odds_rows(result: dict) -> list[list[str]]:
                     f"{lev['level']} vs {ref}",
                     fmt_or(lev.get("odds_ratio")),
                     fmt_ci(lev),
-                    fmt_p(lev.get("p_value")),
+                    fmt_p(lev.get("p_value"), log10=lev.get("p_log10")),
                     fmt_or(cl.get("odds_ratio")) if cl else "–",
                     fmt_ci(cl) if cl else "–",
-                    fmt_p(cl.get("p_value")) if cl else "–",
+                    fmt_p(cl.get("p_value"), log10=cl.get("p_log10")) if cl else "–",
                 ]
             )
     return rows

@@ -13,6 +13,13 @@ payload without ``schema`` is today's layout (``run_id``, ``request``, ``result`
   infinity left anywhere in it is written as null too;
 - ``created_at``: seconds since the epoch, null read as 0;
 - everything else as stored.
+
+Every p-value of ``result`` has its base-10 logarithm beside it (``p_value`` → ``p_log10``,
+``llr_p_value`` → ``llr_p_log10``, ``p_adjusted`` → ``p_adjusted_log10``, ...; computed by
+fairdesk.stats.regression.logp), which keeps the size of a p that underflowed to 0.0
+(docs/METHODS.md, "Conclusions and p-values"). A result stored before those keys existed is
+read with them filled in (:func:`with_p_log10`): ``log10(p)`` where p > 0, null where p is
+0.0 (its size is lost; it reads ``< 1e-300``).
 """
 
 from __future__ import annotations
@@ -20,8 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ..core.jsonio import clean_json
+from ..core.pvalues import p_log10
 
-__all__ = ["FAMILIES", "ITEM_COVARIATES", "SCHEMA", "RegressionRun"]
+__all__ = ["FAMILIES", "ITEM_COVARIATES", "SCHEMA", "RegressionRun", "log10_key", "with_p_log10"]
 
 #: The version ``to_json`` writes; ``from_json`` reads it and payloads without one.
 SCHEMA = 1
@@ -38,6 +46,35 @@ ITEM_COVARIATES = (
     "asr_confidence",
     "n_words",
 )
+
+
+#: The keys of a result's p-values other than ``*p_value``, and a p's (``p_before`` ...).
+_P_KEYS = ("p_adjusted", "p_before", "p_after")
+
+
+def log10_key(key: str) -> str | None:
+    """The key of the logarithm stored beside the p-value ``key`` (``p_value`` ->
+    ``p_log10``, ``lr_p_value`` -> ``lr_p_log10``, ``p_adjusted`` -> ``p_adjusted_log10``);
+    None for a key that is not a p-value."""
+    if key.endswith("p_value"):
+        return key[: -len("p_value")] + "p_log10"
+    return f"{key}_log10" if key in _P_KEYS else None
+
+
+def with_p_log10(obj):
+    """``obj`` (a stored result: dicts and lists) with each p-value's missing logarithm
+    filled in: ``log10(p)``, or None where p is 0.0 or missing. Logarithms already there are
+    kept."""
+    if isinstance(obj, list):
+        return [with_p_log10(v) for v in obj]
+    if not isinstance(obj, dict):
+        return obj
+    out = {k: with_p_log10(v) for k, v in obj.items()}
+    for k, v in obj.items():
+        lk = log10_key(str(k))
+        if lk is not None and lk not in out and (v is None or isinstance(v, (int, float))):
+            out[lk] = p_log10(v)
+    return out
 
 
 @dataclass(frozen=True)
@@ -130,7 +167,7 @@ class RegressionRun:
         rid = d.get("result_id") if result_id is None else result_id
         return cls(
             request=dict(d.get("request") or {}),
-            result=dict(d.get("result") or {}),
+            result=with_p_log10(dict(d.get("result") or {})),
             created_at=float(d.get("created_at") or 0.0),
             run_id=None if d.get("run_id") is None else int(d["run_id"]),
             result_id=None if rid is None else int(rid),

@@ -9,6 +9,7 @@ incremental timelines of :mod:`.timeline`.
 from .labels import higher_is_better, metric_label, metric_short, short_group
 from .numbers import (
     MISSING,
+    P_FLOOR,
     count,
     finite,
     fmt_ci,
@@ -26,6 +27,8 @@ from .numbers import (
     fmt_value_ci,
     is_ratio,
     number,
+    p_clause,
+    p_log10,
     plural,
     scale,
     unit,
@@ -38,6 +41,7 @@ __all__ = [
     "MAX_AXES",
     "MIN_AXES",
     "MISSING",
+    "P_FLOOR",
     "GroupRow",
     "RadarScale",
     "count",
@@ -58,6 +62,8 @@ __all__ = [
     "group_rows",
     "higher_is_better",
     "is_ratio",
+    "p_clause",
+    "p_log10",
     "metric_label",
     "metric_short",
     "number",

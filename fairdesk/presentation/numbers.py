@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import math
 
+from ..core.pvalues import P_FLOOR, P_FLOOR_VALUE, floor_text, p_clause, p_log10  # noqa: F401
 from ..metrics.registry import RATIO_UNIT, display_spec
 
 #: The one marker of a missing number, in every view.
 MISSING = "–"
-#: The smallest p-value a float can hold is about 1e-308: a p that underflowed to 0.0.
-P_FLOOR = "< 1e-300"
+# P_FLOOR (``< 1e-300``: a p below 1e-300, as one that underflowed to 0.0; a float holds
+# down to about 1e-308), p_clause (``LR p = 0.042``, ``LR p < 1e-300 (log10 p = -412.3)``)
+# and p_log10 come from fairdesk.core.pvalues: the one rule, which the regression sentences
+# of stats (below this layer) share.
 
 
 def finite(value) -> float | None:
@@ -153,27 +156,29 @@ def fmt_value_ci(metric: str, value, ci, with_unit: bool = True) -> str:
     return f"{v} [{MISSING}]" if bounds == MISSING else f"{v} {bounds}"
 
 
-def fmt_p(value, decimals: int = 3) -> str:
-    """A p-value: ``0.042``, ``< 0.001`` below 0.001, ``< 1e-300`` where it underflowed to
-    0.0 (a regression's normal tail), :data:`MISSING` if none."""
+def fmt_p(value, decimals: int = 3, log10=None) -> str:
+    """A p-value: ``0.042``, ``< 0.001`` below 0.001, ``< 1e-300`` below 1e-300 (where it
+    underflowed to 0.0: a regression's normal tail), with ``(log10 p = -412.3)`` when its
+    logarithm ``log10`` (a regression's ``p_log10``) is known; :data:`MISSING` if none."""
     x = finite(value)
     if x is None:
         return MISSING
-    if x <= 0:
-        return P_FLOOR
+    if x < P_FLOOR_VALUE:
+        return floor_text(p_log10(x, log10))
     floor = 10.0**-decimals
     if x < floor:
         return f"< {floor:.{decimals}f}"
     return f"{x:.{decimals}f}"
 
 
-def fmt_p_exact(value, digits: int = 3) -> str:
-    """A p-value with ``digits`` significant digits (``1.2e-05``); ``< 1e-300`` at 0.0."""
+def fmt_p_exact(value, digits: int = 3, log10=None) -> str:
+    """A p-value with ``digits`` significant digits (``1.2e-05``); below 1e-300 as
+    :func:`fmt_p`."""
     x = finite(value)
     if x is None:
         return MISSING
-    if x <= 0:
-        return P_FLOOR
+    if x < P_FLOOR_VALUE:
+        return floor_text(p_log10(x, log10))
     return f"{x:.{digits}g}"
 
 

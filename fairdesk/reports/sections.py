@@ -177,7 +177,7 @@ def _model_based_entry(var: str, m, comps: dict) -> dict:
                     "reference": g.get("reference"),
                     "rr": fmt_ratio(r.get("rate_ratio")),
                     "ci": _ci(r.get("ci_low"), r.get("ci_high")),
-                    "p_adj": fmt_p(r.get("p_adjusted")),
+                    "p_adj": fmt_p(r.get("p_adjusted"), log10=r.get("p_adjusted_log10")),
                     "gap": fmt_gap("wer", c.gap) if c else "–",
                     "gap_ci": fmt_ci("wer", c.ci_low, c.ci_high) if c else "",
                     "boot_p": fmt_p(c.p_adjusted) if c else "–",
@@ -221,10 +221,10 @@ def _or_rows(result: dict) -> list[dict]:
                     "level": f"{lev['level']} vs {u.get('reference')}",
                     "or": fmt_ratio(lev.get("odds_ratio")),
                     "ci": _ci(lev.get("ci_low"), lev.get("ci_high")),
-                    "p": fmt_p(lev.get("p_value")),
+                    "p": fmt_p(lev.get("p_value"), log10=lev.get("p_log10")),
                     "or_cl": fmt_ratio(cl.get("odds_ratio")) if cl else "–",
                     "ci_cl": _ci(cl.get("ci_low"), cl.get("ci_high")) if cl else "",
-                    "p_cl": fmt_p(cl.get("p_value")) if cl else "–",
+                    "p_cl": fmt_p(cl.get("p_value"), log10=cl.get("p_log10")) if cl else "–",
                     "adjusted": "; ".join(adjusted.get((u["variable"], lev["level"]), [])) or "–",
                 }
             )
@@ -239,7 +239,7 @@ def _tests(result: dict) -> list[dict]:
                 {
                     "test": f"χ² outcome × {c['variable']} ({c.get('unit')})",
                     "stat": f"χ² = {fmt_number(c['chi2'], 2)}, df {c['df']}",
-                    "p": fmt_p(c["p_value"]),
+                    "p": fmt_p(c["p_value"], log10=c.get("p_log10")),
                 }
             )
     for a in result.get("anova") or []:
@@ -248,7 +248,7 @@ def _tests(result: dict) -> list[dict]:
                 {
                     "test": f"one-way ANOVA by {a['variable']} ({a.get('per')})",
                     "stat": f"F({a['df_between']}, {a['df_within']}) = {fmt_number(a['f'], 2)}",
-                    "p": fmt_p(a["p_value"]),
+                    "p": fmt_p(a["p_value"], log10=a.get("p_log10")),
                 }
             )
     return rows
@@ -328,7 +328,7 @@ def regression_sections(d) -> list[dict]:
                             "level": f"{r['level']} vs {g['reference']}",
                             "rr": fmt_ratio(r.get("rate_ratio")),
                             "ci": _ci(r.get("ci_low"), r.get("ci_high")),
-                            "p_adj": fmt_p(r.get("p_adjusted")),
+                            "p_adj": fmt_p(r.get("p_adjusted"), log10=r.get("p_adjusted_log10")),
                         }
                     )
         elif family == "linear":
@@ -337,7 +337,7 @@ def regression_sections(d) -> list[dict]:
                     "term": c["term"],
                     "estimate": fmt_number(c.get("estimate"), 4, signed=True),
                     "ci": _ci(c.get("ci_low"), c.get("ci_high"), 4),
-                    "p": fmt_p(c.get("p_value")),
+                    "p": fmt_p(c.get("p_value"), log10=c.get("p_log10")),
                 }
                 for c in res.get("coefficients") or []
             ]

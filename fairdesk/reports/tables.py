@@ -212,7 +212,10 @@ def odds_ratio_table(result) -> pd.DataFrame:
         variable B ``adjusted_or[B]``, ``adjusted_ci_low[B]``, ``adjusted_ci_high[B]``,
         ``adjusted_p[B]``, ``or_change_pct[B]``, ``confounder[B]``, and with a cluster column
         ``clustered_ci_low``, ``clustered_ci_high``, ``clustered_p_value`` (speaker-clustered
-        inference of the univariate model) and ``clustered_test_p``.
+        inference of the univariate model) and ``clustered_test_p``. Each p-value has its
+        base-10 logarithm beside it (``p_log10``, ``lr_p_log10``, ``adjusted_p_log10[B]``,
+        ``clustered_p_log10``, ``clustered_test_p_log10``; empty in a result stored before
+        they existed), which keeps the size of a p that underflowed to 0.0.
     """
     d = result.to_dict(detail=True) if hasattr(result, "to_dict") else dict(result)
     adjustments = d.get("adjustments") or []
@@ -240,7 +243,9 @@ def odds_ratio_table(result) -> pd.DataFrame:
                 "ci_low": lev.get("ci_low"),
                 "ci_high": lev.get("ci_high"),
                 "p_value": lev.get("p_value"),
+                "p_log10": lev.get("p_log10"),
                 "lr_p_value": u.get("llr_p_value"),
+                "lr_p_log10": u.get("llr_p_log10"),
                 "problem": u.get("problem"),
             }
             for a in adj:
@@ -250,6 +255,7 @@ def odds_ratio_table(result) -> pd.DataFrame:
                 row[f"adjusted_ci_low[{b}]"] = al.get("ci_low")
                 row[f"adjusted_ci_high[{b}]"] = al.get("ci_high")
                 row[f"adjusted_p[{b}]"] = al.get("p_value")
+                row[f"adjusted_p_log10[{b}]"] = al.get("p_log10")
                 row[f"or_change_pct[{b}]"] = (a.get("or_change_pct") or {}).get(name)
                 row[f"confounder[{b}]"] = a.get("confounder")
             if clustered:
@@ -257,7 +263,9 @@ def odds_ratio_table(result) -> pd.DataFrame:
                 row["clustered_ci_low"] = cll.get("ci_low")
                 row["clustered_ci_high"] = cll.get("ci_high")
                 row["clustered_p_value"] = cll.get("p_value")
+                row["clustered_p_log10"] = cll.get("p_log10")
                 row["clustered_test_p"] = cl.get("llr_p_value")
+                row["clustered_test_p_log10"] = cl.get("llr_p_log10")
             rows.append(row)
     return pd.DataFrame.from_records(rows)
 

@@ -10,6 +10,7 @@ from scipy import stats
 
 from .data import _Data
 from .fits import _design, _effects, _Fit, _present_levels, _rank, _safe_fit, _separation, _wald
+from .logp import chi2_log10
 from .results import AdjustmentResult
 
 
@@ -78,9 +79,9 @@ def _adjustment(
     if method == "plain":
         stat = 2.0 * (fit2.llf - fit1.llf)
         df = len(d2.terms[b])
-        p = float(stats.chi2.sf(stat, df))
+        p, lg = float(stats.chi2.sf(stat, df)), chi2_log10(stat, df)
     else:
-        stat, df, p = _wald(fit2, d2.terms[b])
+        stat, df, p, lg = _wald(fit2, d2.terms[b])
     # d1 and d2 list A's levels in the same order, so indices line up level by level
     i1, i2 = d1.terms[a], d2.terms[a]
     changed = tuple(
@@ -96,6 +97,7 @@ def _adjustment(
         "lr_stat": float(stat),
         "df": int(df),
         "p_value": p,
+        "p_log10": lg,
         "confounder": bool(p < alpha and changed),
         "or_change_pct": change,
         "levels": _effects(fit2, d2, a),
@@ -134,12 +136,13 @@ def _interaction(
     if method == "plain":
         stat = 2.0 * (fit3.llf - fit2.llf)
         df = len(inter)
-        p = float(stats.chi2.sf(stat, df))
+        p, lg = float(stats.chi2.sf(stat, df)), chi2_log10(stat, df)
     else:
-        stat, df, p = _wald(fit3, inter)
+        stat, df, p, lg = _wald(fit3, inter)
     return {
         "interaction_lr_stat": float(stat),
         "interaction_df": int(df),
         "interaction_p_value": p,
+        "interaction_p_log10": lg,
         "interaction_problem": None,
     }

@@ -1,21 +1,63 @@
-"""Plain-English conclusions drawn from the regression results."""
+"""Plain-English conclusions drawn from the regression results.
+
+Column names are written as given (``dialectal_region``, never ``Dialectal_region``), and
+p-values through :mod:`fairdesk.core.pvalues` (one that underflowed to 0.0 reads
+``p < 1e-300 (log10 p = -412.3)``). A variable's headline names the level that differs most
+(docs/METHODS.md, "Conclusions and p-values").
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 
-from .results import AdjustmentResult, ClusteredResult, IndependenceResult, UnivariateResult
+from ...core.pvalues import p_clause, p_log10
+from ...core.pvalues import p_text as _fmt_p  # noqa: F401 - the sentences' p, by its old name
+from .results import (
+    AdjustmentResult,
+    ClusteredResult,
+    IndependenceResult,
+    LevelEffect,
+    UnivariateResult,
+)
 
 
-def _fmt_p(p: float) -> str:
-    if not math.isfinite(p):
-        return "n/a"
-    return f"{p:.1e}" if p < 0.001 else f"{p:.3f}"
+def _log_p(lev: LevelEffect) -> float:
+    lg = p_log10(lev.p_value, lev.p_log10)
+    return -math.inf if lg is None else lg  # 0.0 without its log: below every other p
 
 
-def _cap(s: str) -> str:
-    return s[:1].upper() + s[1:]
+def largest_effect(levels: Sequence[LevelEffect], alpha: float) -> LevelEffect | None:
+    """The level that differs most from the reference: the largest |log odds ratio| among
+    the levels with p < ``alpha`` (all levels when none is), ties broken by the smaller
+    p (its logarithm, so p-values that underflowed to 0.0 still compare); None without a
+    finite odds ratio."""
+    finite = [lev for lev in levels if math.isfinite(lev.odds_ratio) and lev.odds_ratio > 0]
+    pool = [lev for lev in finite if lev.p_value < alpha] or finite
+    if not pool:
+        return None
+    return max(pool, key=lambda lev: (abs(math.log(lev.odds_ratio)), -_log_p(lev)))
+
+
+def _headline(u: UnivariateResult, label: str, alpha: float, binomial: bool) -> str:
+    """``accent is associated with exact match (LR p = …), odds ratio for b vs a: …`` with one
+    level; with more, the range of the odds ratios and the level that differs most."""
+    odds = "odds ratio of a word error" if binomial else "odds ratio"
+    lr = p_clause("LR p", u.llr_p_value, u.llr_p_log10)
+    head = f"{u.variable} is associated with {label} ({lr})"
+    best = largest_effect(u.levels, alpha)
+    if best is None:
+        return f"{head}."
+    est = f"{best.odds_ratio:.2f} [{best.ci_low:.2f}, {best.ci_high:.2f}]"
+    if len(u.levels) == 1:
+        return f"{head}, {odds} for {best.level} vs {u.reference}: {est}."
+    ors = [lev.odds_ratio for lev in u.levels if math.isfinite(lev.odds_ratio)]
+    odds_pl = odds.replace("odds ratio", "odds ratios", 1)
+    return (
+        f"{head}: {odds_pl} vs {u.reference} range {min(ors):.2f}–{max(ors):.2f} over "
+        f"{len(u.levels)} levels; largest difference: {best.level} {est}, "
+        f"{p_clause('p', best.p_value, best.p_log10)}."
+    )
 
 
 def _conclusions(
@@ -29,27 +71,20 @@ def _conclusions(
     notes: Sequence[str],
 ) -> list[str]:
     out: list[str] = []
-    odds = "odds ratio of a word error" if binomial else "odds ratio"
     for u in univariate:
+        lr = p_clause("LR p", u.llr_p_value, u.llr_p_log10)
         if u.problem:
-            out.append(f"{_cap(u.variable)} could not be modelled: {u.problem}.")
+            out.append(f"{u.variable} could not be modelled: {u.problem}.")
         elif u.llr_p_value < alpha:
-            best = min(u.levels, key=lambda lev: lev.p_value)
-            out.append(
-                f"{_cap(u.variable)} is associated with {label} (LR p = {_fmt_p(u.llr_p_value)}), "
-                f"{odds} for {best.level} vs {u.reference}: {best.odds_ratio:.2f} "
-                f"[{best.ci_low:.2f}, {best.ci_high:.2f}]."
-            )
+            out.append(_headline(u, label, alpha, binomial))
         else:
-            out.append(
-                f"No evidence that {u.variable} is associated with {label} "
-                f"(LR p = {_fmt_p(u.llr_p_value)})."
-            )
+            out.append(f"No evidence that {u.variable} is associated with {label} ({lr}).")
     seen_inter: set[frozenset[str]] = set()
     for adj in adjustments:
         a, b = adj.variable, adj.adjusted_on
+        lr = p_clause("LR p", adj.p_value, adj.p_log10)
         if adj.problem:
-            out.append(f"{_cap(a)} could not be adjusted on {b}: {adj.problem}.")
+            out.append(f"{a} could not be adjusted on {b}: {adj.problem}.")
             continue
         if adj.confounder:
             adj_sig = [lev for lev in adj.levels if lev.p_value < alpha]
@@ -57,18 +92,17 @@ def _conclusions(
             if not adj_sig and was_sig:
                 out.append(
                     f"The effect of {a} is explained by {b}: adjusted on {b}, no level of {a} "
-                    f"differs significantly (LR p = {_fmt_p(adj.p_value)})."
+                    f"differs significantly ({lr})."
                 )
             else:
                 by_level = {lev.level: lev for lev in adj.levels}
                 parts = [
                     f"{lev} {'becomes' if by_level[lev].p_value < alpha else 'is no longer'} "
-                    f"significant (p = {_fmt_p(by_level[lev].p_value)})"
+                    f"significant ({p_clause('p', by_level[lev].p_value, by_level[lev].p_log10)})"
                     for lev in adj.changed_levels
                 ]
                 out.append(
-                    f"{_cap(b)} confounds the effect of {a} (LR p = {_fmt_p(adj.p_value)}): "
-                    f"adjusted on {b}, {'; '.join(parts)}."
+                    f"{b} confounds the effect of {a} ({lr}): adjusted on {b}, {'; '.join(parts)}."
                 )
         pair = frozenset((a, b))
         if (
@@ -78,10 +112,8 @@ def _conclusions(
             and adj.interaction_p_value < alpha
         ):
             seen_inter.add(pair)
-            out.append(
-                f"The effect of {a} depends on {b} (interaction LR p = "
-                f"{_fmt_p(adj.interaction_p_value)})."
-            )
+            inter = p_clause("LR p", adj.interaction_p_value, adj.interaction_p_log10)
+            out.append(f"The effect of {a} depends on {b} (interaction {inter}).")
     if clustered is not None:
         how = (
             "cluster-robust standard errors"
@@ -92,24 +124,26 @@ def _conclusions(
             if plain.problem or clus.problem:
                 continue
             if plain.llr_p_value < alpha <= clus.llr_p_value:
+                wald = p_clause("Wald p", clus.llr_p_value, clus.llr_p_log10)
+                lr = p_clause("LR p", plain.llr_p_value, plain.llr_p_log10)
                 out.append(
                     f"Allowing for {clustered.cluster} clustering ({how}), the association of "
-                    f"{plain.variable} with {label} is no longer significant (Wald p = "
-                    f"{_fmt_p(clus.llr_p_value)}, against LR p = {_fmt_p(plain.llr_p_value)} "
-                    "when utterances are treated as independent)."
+                    f"{plain.variable} with {label} is no longer significant ({wald}, against "
+                    f"{lr} when utterances are treated as independent)."
                 )
         for plain, clus in zip(adjustments, clustered.adjustments, strict=True):
             if plain.confounder and not clus.confounder and not clus.problem:
                 out.append(
                     f"Allowing for {clustered.cluster} clustering, the evidence that "
-                    f"{plain.adjusted_on} confounds {plain.variable} does not hold (Wald p = "
-                    f"{_fmt_p(clus.p_value)})."
+                    f"{plain.adjusted_on} confounds {plain.variable} does not hold "
+                    f"({p_clause('Wald p', clus.p_value, clus.p_log10)})."
                 )
     for ind in independence:
         if ind.valid and ind.p_value < alpha:
             out.append(
-                f"{_cap(ind.variable_a)} and {ind.variable_b} are not independent in this corpus "
-                f"(χ² p = {_fmt_p(ind.p_value)}): read univariate results with the adjusted ones."
+                f"{ind.variable_a} and {ind.variable_b} are not independent in this corpus "
+                f"({p_clause('χ² p', ind.p_value, ind.p_log10)}): read univariate results with "
+                "the adjusted ones."
             )
     out.extend(notes)
     return out

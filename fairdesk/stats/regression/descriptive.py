@@ -22,6 +22,7 @@ import pandas as pd
 from scipy import stats
 
 from .data import _Data
+from .logp import chi2_log10, f_log10
 from .results import _num
 
 
@@ -65,6 +66,7 @@ def outcome_chi2(data: _Data, var: str) -> dict:
         "chi2": _num(chi2),
         "df": int(dof),
         "p_value": _num(p),
+        "p_log10": _num(chi2_log10(chi2, dof)),
         "min_expected": _num(expected.min()),
         "valid": bool(expected.min() >= 1 and np.mean(expected < 5) <= 0.2),
     }
@@ -99,6 +101,7 @@ def anova(data: _Data, var: str) -> dict:
         "df_between": len(groups) - 1,
         "df_within": n - len(groups),
         "p_value": _num(p),
+        "p_log10": _num(f_log10(f, len(groups) - 1, n - len(groups))),
     }
 
 

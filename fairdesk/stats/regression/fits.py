@@ -16,6 +16,7 @@ from scipy import stats
 from statsmodels.tools.sm_exceptions import PerfectSeparationError
 
 from .data import _Data
+from .logp import chi2_log10, normal_log10
 from .results import LevelEffect
 
 CLUSTER_METHODS = ("robust", "gee")
@@ -35,6 +36,7 @@ class _Fit:
     params: np.ndarray
     bse: np.ndarray
     pvalues: np.ndarray
+    log10_pvalues: np.ndarray  # log10 of the Wald p from the z, kept where p underflows
     ci: np.ndarray  # (k, 2) on the log-odds scale
     cov: np.ndarray
     llf: float
@@ -169,10 +171,13 @@ def _fit(data: _Data, mask: np.ndarray, X: np.ndarray, method: str, alpha: float
             llf, llnull = float(res.llf), len(y) * (p0 * math.log(p0) + (1 - p0) * math.log1p(-p0))
         params = np.asarray(res.params, dtype=float)
         bse = np.asarray(res.bse, dtype=float)
+        # statsmodels' Wald p of these fits is the normal's (no use_t): 2·Φ(−|z|)
+        z = np.asarray(res.tvalues, dtype=float)
         fit = _Fit(
             params=params,
             bse=bse,
             pvalues=np.asarray(res.pvalues, dtype=float),
+            log10_pvalues=np.array([normal_log10(v) for v in z]),
             ci=np.asarray(res.conf_int(alpha), dtype=float),
             cov=np.asarray(res.cov_params(), dtype=float),
             llf=llf,
@@ -190,13 +195,14 @@ class _FitProblem(Exception):
     """A model that cannot be estimated; reported per variable, never raised to the caller."""
 
 
-def _wald(fit: _Fit, idx: list[int]) -> tuple[float, int, float]:
-    """Wald χ² of H0: params[idx] = 0 with the fit's covariance; (stat, df, p)."""
+def _wald(fit: _Fit, idx: list[int]) -> tuple[float, int, float, float]:
+    """Wald χ² of H0: params[idx] = 0 with the fit's covariance; (stat, df, p, log10 p)."""
     b = fit.params[idx]
     V = fit.cov[np.ix_(idx, idx)]
     df = int(np.linalg.matrix_rank(V))
     stat = float(b @ np.linalg.pinv(V) @ b)
-    return stat, df, float(stats.chi2.sf(stat, df)) if df else math.nan
+    p = float(stats.chi2.sf(stat, df)) if df else math.nan
+    return stat, df, p, chi2_log10(stat, df)
 
 
 def _effects(fit: _Fit, design: _Design, var: str) -> tuple[LevelEffect, ...]:
@@ -207,6 +213,7 @@ def _effects(fit: _Fit, design: _Design, var: str) -> tuple[LevelEffect, ...]:
             ci_low=float(np.exp(fit.ci[i, 0])),
             ci_high=float(np.exp(fit.ci[i, 1])),
             p_value=float(fit.pvalues[i]),
+            p_log10=float(fit.log10_pvalues[i]),
         )
         for lev, i in zip(design.term_levels[var], design.terms[var], strict=True)
     )

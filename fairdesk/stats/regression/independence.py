@@ -10,6 +10,7 @@ from scipy import stats
 
 from .data import _Data
 from .fits import _present_levels
+from .logp import chi2_log10
 from .results import IndependenceResult
 
 
@@ -62,4 +63,5 @@ def _independence(data: _Data, a: str, b: str) -> IndependenceResult:
         n=n,
         min_expected=low,
         share_expected_below_5=share,
+        p_log10=chi2_log10(chi2, dof),
     )

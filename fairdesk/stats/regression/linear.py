@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 from scipy import stats
 
+from ...core.pvalues import p_clause
+from .logp import f_log10, t_log10
 from .results import _num
 
 __all__ = ["run_linear", "speaker_frame"]
@@ -198,12 +200,21 @@ def run_linear(
                 "ci_low": _num(ci.loc[name, 0]),
                 "ci_high": _num(ci.loc[name, 1]),
                 "p_value": _num(fit.pvalues[name]),
+                "p_log10": _num(t_log10(fit.tvalues[name], fit.df_resid)),
             }
         )
     spearman = []
     for c in covariates:
         rho, p = stats.spearmanr(data[outcome], data[c])
-        spearman.append({"covariate": c, "rho": _num(rho), "p_value": _num(p), "n": int(len(data))})
+        spearman.append(
+            {
+                "covariate": c,
+                "rho": _num(rho),
+                "p_value": _num(p),
+                "p_log10": _num(_spearman_log10(rho, len(data))),
+                "n": int(len(data)),
+            }
+        )
     out = {
         "family": "linear",
         "outcome": outcome,
@@ -218,6 +229,7 @@ def run_linear(
         "r2": _num(fit.rsquared),
         "adj_r2": _num(fit.rsquared_adj),
         "f_p_value": _num(fit.f_pvalue),
+        "f_p_log10": _num(f_log10(fit.fvalue, fit.df_model, fit.df_resid)),
         "spearman": spearman,
         "aggregation": (
             "each speaker's pooled WER (errors / reference words over their "
@@ -231,6 +243,14 @@ def run_linear(
     }
     out["conclusions"] = _conclusions(out, what, covariates, alpha)
     return out
+
+
+def _spearman_log10(rho, n: int) -> float:
+    """log10 of scipy's Spearman p: the two-sided t test of ρ on n − 2 df."""
+    rho = float(rho)
+    if not math.isfinite(rho) or abs(rho) >= 1 or n < 3:
+        return math.nan
+    return t_log10(rho * math.sqrt((n - 2) / ((1 + rho) * (1 - rho))), n - 2)
 
 
 def _literal(s: str, start: int, sep: str) -> tuple[str, int]:
@@ -289,7 +309,8 @@ def _conclusions(out: dict, what: str, covariates: Sequence[str], alpha: float) 
             continue
         lines.append(
             f"Spearman correlation of {what} with {s['covariate']}: ρ = "
-            f"{s['rho']:+.2f} (p = {s['p_value']:.3g}, n = {s['n']} {unit}s; "
+            f"{s['rho']:+.2f} ({p_clause('p', s['p_value'], s.get('p_log10'), sig=3)}, "
+            f"n = {s['n']} {unit}s; "
             "descriptive)."
         )
     lines.append(f"R² = {out['r2']:.3f} (adjusted {out['adj_r2']:.3f}).")

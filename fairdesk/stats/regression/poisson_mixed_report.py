@@ -29,6 +29,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ...core.pvalues import p_clause
+from ...core.pvalues import p_text as _fmt_p
+from .logp import chi2_log10, holm_log10, normal_log10, t_log10
 from .poisson_mixed import (
     CROSSED_NOTE,
     DEFAULT_N_QUAD,
@@ -53,12 +56,6 @@ def _holm(p_values: Sequence[float]) -> np.ndarray:
     out = np.empty_like(p)
     out[order] = np.minimum(adj, 1.0)
     return out
-
-
-def _fmt_p(p: float) -> str:
-    if p is None or not math.isfinite(p):
-        return "n/a"
-    return f"{p:.1e}" if p < 0.001 else f"{p:.3f}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -128,6 +125,7 @@ class _Model:
                 "ci_low": math.nan,
                 "ci_high": math.nan,
                 "p_value": math.nan,
+                "p_log10": math.nan,
             }
         q = stats.t.ppf(0.975, df) if math.isfinite(df) else stats.norm.ppf(0.975)
         tstat = b / se
@@ -140,6 +138,7 @@ class _Model:
             "ci_low": math.exp(b - q * se),
             "ci_high": math.exp(b + q * se),
             "p_value": float(p),
+            "p_log10": t_log10(tstat, df) if math.isfinite(df) else normal_log10(tstat),
         }
 
     def index(self, term: str, level: str) -> int:
@@ -156,15 +155,15 @@ def _overdispersion(data: PreparedData, model: _Model, alpha: float, glm: MixedF
     f = model.fit
     chi2, df, ratio = _pearson(data.y, f.mu, f.beta.size + 1)
     _, _, ratio0 = _pearson(data.y, glm.mu, glm.beta.size)
-    p = float(stats.chi2.sf(chi2, df))
+    p, lg = float(stats.chi2.sf(chi2, df)), chi2_log10(chi2, df)
     over = ratio > OVERDISPERSION_RATIO and p < alpha
     if over:
         reading = (
             f"Errors vary more between utterances than a Poisson count allows, even given "
-            f"each speaker's rate (Pearson χ²/df = {ratio:.2f}, p = {_fmt_p(p)}): bursts of "
-            "errors within an utterance (e.g. an insertion run) or sentence difficulty. The "
-            "model's intervals are then too narrow; trust the bootstrap comparison, which makes "
-            "no Poisson assumption, where the two differ."
+            f"each speaker's rate (Pearson χ²/df = {ratio:.2f}, {p_clause('p', p, lg)}): "
+            "bursts of errors within an utterance (e.g. an insertion run) or sentence "
+            "difficulty. The model's intervals are then too narrow; trust the bootstrap "
+            "comparison, which makes no Poisson assumption, where the two differ."
         )
     elif ratio < 1 / OVERDISPERSION_RATIO:
         reading = (
@@ -186,16 +185,18 @@ def _overdispersion(data: PreparedData, model: _Model, alpha: float, glm: MixedF
         "df": df,
         "ratio": ratio,
         "p_value": p,
+        "p_log10": lg,
         "ratio_without_speaker": ratio0,
         "overdispersed": bool(over),
         "reading": reading,
     }
 
 
-def _lr(full: _Model, reduced: _Model) -> tuple[float, int, float]:
+def _lr(full: _Model, reduced: _Model) -> tuple[float, int, float, float]:
+    """The LR test: (stat, df, p, log10 p)."""
     stat = max(2.0 * (full.fit.loglik - reduced.fit.loglik), 0.0)
     df = full.fit.beta.size - reduced.fit.beta.size
-    return stat, df, float(stats.chi2.sf(stat, df))
+    return stat, df, float(stats.chi2.sf(stat, df)), chi2_log10(stat, df)
 
 
 # --------------------------------------------------------------------------------------------
@@ -233,7 +234,7 @@ def _tracing(data, base, covariates, main, n_quad, alpha) -> tuple[list[dict], l
     out, sentences = [], []
     for added in steps:
         model = main if len(added) == len(covariates) else _Model(data, base + added, n_quad)
-        stat, df, p = _lr(model, unadj)
+        stat, df, p, lg = _lr(model, unadj)
         what = " and ".join(added) + (" are" if len(added) > 1 else " is")
         levels, changed = [], []
         for var in data.group_vars:
@@ -244,7 +245,7 @@ def _tracing(data, base, covariates, main, n_quad, alpha) -> tuple[list[dict], l
                 shrink, text = _shrink_sentence(var, lev, ref, before, after, what)
                 flip = (before["p_value"] < alpha) != (after["p_value"] < alpha)
                 if flip:
-                    changed.append((var, lev, after["p_value"]))
+                    changed.append((lev, after["p_value"], after["p_log10"]))
                 levels.append(
                     {
                         "variable": var,
@@ -253,6 +254,8 @@ def _tracing(data, base, covariates, main, n_quad, alpha) -> tuple[list[dict], l
                         "rate_ratio_after": _num(after["rate_ratio"]),
                         "p_before": _num(before["p_value"]),
                         "p_after": _num(after["p_value"]),
+                        "p_before_log10": _num(before["p_log10"]),
+                        "p_after_log10": _num(after["p_log10"]),
                         "shrink_pct": _num(shrink),
                         "conclusion_changed": bool(flip),
                         "sentence": text,
@@ -262,13 +265,13 @@ def _tracing(data, base, covariates, main, n_quad, alpha) -> tuple[list[dict], l
         confounder = p < alpha and bool(changed)
         if confounder:
             parts = [
-                f"{lev} {'becomes' if q < alpha else 'is no longer'} significant (p = {_fmt_p(q)})"
-                for _, lev, q in changed
+                f"{lev} {'becomes' if q < alpha else 'is no longer'} significant "
+                f"({p_clause('p', q, q_lg)})"
+                for lev, q, q_lg in changed
             ]
-            names = " and ".join(added)
             sentences.append(
-                f"{names[:1].upper()}{names[1:]} confounds the group effect (LR p = "
-                f"{_fmt_p(p)}): adjusted on it, {'; '.join(parts)}."
+                f"{' and '.join(added)} confounds the group effect ({p_clause('LR p', p, lg)}): "
+                f"adjusted on it, {'; '.join(parts)}."
             )
         out.append(
             {
@@ -276,6 +279,7 @@ def _tracing(data, base, covariates, main, n_quad, alpha) -> tuple[list[dict], l
                 "lr_stat": _num(stat),
                 "df": int(df),
                 "lr_p_value": _num(p),
+                "lr_p_log10": _num(lg),
                 "confounder": bool(confounder),
                 "levels": levels,
             }
@@ -366,7 +370,7 @@ def run_poisson_mixed(
     groups, all_p = [], []
     for var in data.group_vars:
         reduced = _Model(data, [t for t in main.terms if t != var], n_quad)
-        stat, df, p = _lr(main, reduced)
+        stat, df, p, lg = _lr(main, reduced)
         labels = data.df[var].map(str).to_numpy(dtype=object)
         ref = data.levels[var][0]
         rows = []
@@ -389,6 +393,7 @@ def run_poisson_mixed(
                 "lr_stat": stat,
                 "df": df,
                 "lr_p_value": p,
+                "lr_p_log10": lg,
                 "levels": rows[1:],
                 "reference_row": rows[0],
             }
@@ -396,10 +401,12 @@ def run_poisson_mixed(
     finite = [r for r in all_p if math.isfinite(r["p_value"])]
     if finite:
         adj = _holm([r["p_value"] for r in finite])
-        for r, a in zip(finite, adj):
-            r["p_adjusted"] = float(a)
+        adj_lg = holm_log10([r["p_log10"] for r in finite])
+        for r, a, a_lg in zip(finite, adj, adj_lg):
+            r["p_adjusted"], r["p_adjusted_log10"] = float(a), float(a_lg)
     for r in all_p:
         r.setdefault("p_adjusted", math.nan)
+        r.setdefault("p_adjusted_log10", math.nan)
 
     cov_out = []
     for c in data.covariates:
@@ -416,6 +423,8 @@ def run_poisson_mixed(
 
     lr_sig = max(2.0 * (fit.loglik - glm.fit.loglik), 0.0)
     p_sig = 0.5 * float(stats.chi2.sf(lr_sig, 1)) if lr_sig > 0 else 1.0
+    # the boundary test's half χ²(1): log10(0.5) + log10 of the tail
+    lg_sig = math.log10(0.5) + chi2_log10(lr_sig, 1) if lr_sig > 0 else 0.0
     p = fit.beta.size
     sd_se = (
         float(math.sqrt(fit.cov[p, p])) if fit.cov.shape[0] > p and fit.cov[p, p] >= 0 else math.nan
@@ -455,6 +464,7 @@ def run_poisson_mixed(
         "speaker_sd_at_boundary": fit.boundary,
         "speaker_sd_lr_stat": lr_sig,
         "speaker_sd_lr_p_value": p_sig,
+        "speaker_sd_lr_p_log10": lg_sig,
         "content": data.content_info,
         "random_effects_note": CROSSED_NOTE,
         "overdispersion": over,
@@ -489,6 +499,7 @@ def _conclusions(out: dict, trace_sentences: list[str]) -> list[str]:
         ref = g["reference"]
         for r in g["levels"]:
             ci = f"[{r['ci_low']:.2f}, {r['ci_high']:.2f}]" if math.isfinite(r["ci_low"]) else ""
+            holm = p_clause("Holm p", r["p_adjusted"], r.get("p_adjusted_log10"))
             if not math.isfinite(r["p_value"]):
                 lines.append(
                     f"{r['level']} vs {ref}: no interval or test (rate ratio "
@@ -498,16 +509,15 @@ def _conclusions(out: dict, trace_sentences: list[str]) -> list[str]:
                 word = "more" if r["rate_ratio"] > 1 else "fewer"
                 lines.append(
                     f"{r['level']} speakers make {r['rate_ratio']:.2f}× the word errors of {ref} "
-                    f"speakers per reference word ({word}; 95% CI {ci}, Holm p = "
-                    f"{_fmt_p(r['p_adjusted'])}; mixed Poisson model{adj})."
+                    f"speakers per reference word ({word}; 95% CI {ci}, {holm}; mixed Poisson "
+                    f"model{adj})."
                 )
             else:
                 lines.append(
                     f"No evidence that {r['level']} differs from {ref} in word errors (rate "
-                    f"ratio {r['rate_ratio']:.2f} {ci}, Holm p = {_fmt_p(r['p_adjusted'])}"
-                    f"{adj})."
+                    f"ratio {r['rate_ratio']:.2f} {ci}, {holm}{adj})."
                 )
-    sd = out["speaker_sd"]
+    sd, lg_key = out["speaker_sd"], "speaker_sd_lr_p_log10"
     if out["speaker_sd_at_boundary"]:
         lines.append(
             "No variation between speakers beyond their groups is detectable (speaker "
@@ -517,7 +527,7 @@ def _conclusions(out: dict, trace_sentences: list[str]) -> list[str]:
         lines.append(
             f"Speakers of the same group differ: speaker SD {sd:.2f} on the log scale (a speaker "
             f"one SD above another makes {math.exp(sd):.2f}× the errors; test of no speaker "
-            f"variation p = {_fmt_p(out['speaker_sd_lr_p_value'])})."
+            f"variation {p_clause('p', out['speaker_sd_lr_p_value'], out.get(lg_key))})."
         )
     lines.append(out["overdispersion"]["reading"])
     c = out["content"]
@@ -569,7 +579,7 @@ def agreement_with_bootstrap(
         agree = (ms == bs) and (not ms or mdir == bdir)
         m_txt = (
             f"rate ratio {r['rate_ratio']:.2f} [{r['ci_low']:.2f}, {r['ci_high']:.2f}], "
-            f"Holm p = {_fmt_p(r['p_adjusted'])}"
+            f"{p_clause('Holm p', r['p_adjusted'], r.get('p_adjusted_log10'))}"
         )
         b_txt = (
             f"WER gap {c['gap']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}], Holm p = "

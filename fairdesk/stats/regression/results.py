@@ -23,13 +23,15 @@ def _num(x: Any) -> Any:
 
 @dataclass(frozen=True)
 class LevelEffect:
-    """Odds ratio of one level against the reference level."""
+    """Odds ratio of one level against the reference level; ``p_log10``: log10 of the Wald
+    p, from the normal log survival function (finite where ``p_value`` underflowed to 0)."""
 
     level: str
     odds_ratio: float
     ci_low: float
     ci_high: float
     p_value: float
+    p_log10: float = math.nan
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -38,6 +40,7 @@ class LevelEffect:
             "ci_low": _num(self.ci_low),
             "ci_high": _num(self.ci_high),
             "p_value": _num(self.p_value),
+            "p_log10": _num(self.p_log10),
         }
 
 
@@ -48,6 +51,7 @@ class UnivariateResult:
     ``llr_p_value`` is the LR test against the null model (plain) or the Wald test of all the
     variable's terms with the clustered covariance (clustered; see ``test``). ``problem`` is
     set (and the numbers are NaN) when the model could not be fitted, e.g. perfect separation.
+    ``llr_p_log10`` is log10 of ``llr_p_value`` from the χ² log survival function.
     """
 
     variable: str
@@ -61,12 +65,14 @@ class UnivariateResult:
     n_dropped: int = 0
     test: str = "lr"
     problem: str | None = None
+    llr_p_log10: float = math.nan
 
     def to_dict(self, detail: bool = False) -> dict[str, Any]:
         out = {
             "variable": self.variable,
             "reference": self.reference,
             "llr_p_value": _num(self.llr_p_value),
+            "llr_p_log10": _num(self.llr_p_log10),
             "pseudo_r2": _num(self.pseudo_r2),
             "n": int(self.n),
             "levels": [lev.to_dict() for lev in self.levels],
@@ -90,7 +96,8 @@ class AdjustmentResult:
     the B terms with the clustered covariance (clustered). ``or_change_pct``: 100 * (adjusted
     OR / unadjusted OR - 1) per level of A. ``levels``: the adjusted odds ratios of A;
     ``changed_levels``: the levels of A whose Wald conclusion at alpha differs between the two
-    models. Interaction fields are NaN unless interactions were asked for.
+    models. Interaction fields are NaN unless interactions were asked for. ``p_log10`` and
+    ``interaction_p_log10``: log10 of the two p-values (χ² log survival function).
     """
 
     variable: str
@@ -111,6 +118,8 @@ class AdjustmentResult:
     interaction_p_value: float = math.nan
     interaction_problem: str | None = None
     with_interaction: bool = False
+    p_log10: float = math.nan
+    interaction_p_log10: float = math.nan
 
     def to_dict(self, detail: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -119,6 +128,7 @@ class AdjustmentResult:
             "lr_stat": _num(self.lr_stat),
             "df": int(self.df),
             "p_value": _num(self.p_value),
+            "p_log10": _num(self.p_log10),
             "confounder": bool(self.confounder),
             "or_change_pct": {k: _num(v) for k, v in self.or_change_pct.items()},
             "levels": [lev.to_dict() for lev in self.levels],
@@ -128,6 +138,7 @@ class AdjustmentResult:
                 interaction_lr_stat=_num(self.interaction_lr_stat),
                 interaction_df=int(self.interaction_df),
                 interaction_p_value=_num(self.interaction_p_value),
+                interaction_p_log10=_num(self.interaction_p_log10),
             )
         if detail:
             out.update(
@@ -144,7 +155,8 @@ class AdjustmentResult:
 
 @dataclass(frozen=True)
 class IndependenceResult:
-    """Pearson χ² test of independence of two demographic variables (utterance counts)."""
+    """Pearson χ² test of independence of two demographic variables (utterance counts);
+    ``p_log10``: log10 of its p."""
 
     variable_a: str
     variable_b: str
@@ -157,6 +169,7 @@ class IndependenceResult:
     n: int = 0
     min_expected: float = math.nan
     share_expected_below_5: float = math.nan
+    p_log10: float = math.nan
 
     def to_dict(self, detail: bool = False) -> dict[str, Any]:
         out = {
@@ -165,6 +178,7 @@ class IndependenceResult:
             "chi2": _num(self.chi2),
             "df": int(self.df),
             "p_value": _num(self.p_value),
+            "p_log10": _num(self.p_log10),
             "valid": bool(self.valid),
             "reason": self.reason,
             "table": {r: {c: int(v) for c, v in row.items()} for r, row in self.table.items()},

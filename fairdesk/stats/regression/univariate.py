@@ -9,6 +9,7 @@ from scipy import stats
 
 from .data import _Data
 from .fits import _design, _effects, _safe_fit, _separation, _wald
+from .logp import chi2_log10
 from .results import UnivariateResult
 
 
@@ -28,13 +29,14 @@ def _univariate(data: _Data, var: str, method: str, alpha: float) -> UnivariateR
     if method == "plain":
         stat = 2.0 * (fit.llf - fit.llnull)
         df = len(design.terms[var])
-        p = float(stats.chi2.sf(stat, df))
+        p, lg = float(stats.chi2.sf(stat, df)), chi2_log10(stat, df)
     else:
-        stat, df, p = _wald(fit, design.terms[var])
+        stat, df, p, lg = _wald(fit, design.terms[var])
     r2 = 1.0 - fit.llf / fit.llnull if method != "gee" else math.nan
     return UnivariateResult(
         **base,
         llr_p_value=p,
+        llr_p_log10=lg,
         pseudo_r2=float(r2),
         levels=_effects(fit, design, var),
         llr_stat=float(stat),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -75,3 +77,56 @@ def small_frame() -> pd.DataFrame:
 def make_clustered_null():
     """The simulator of :func:`clustered_null_frame`, as a fixture (no cross-test imports)."""
     return clustered_null_frame
+
+
+#: The odds of the outcome per level of ``underflow_frame`` (reference Asian, odds 0.25):
+#: odds ratios 3.12, 3.52 and 1.21, as in the dialect corpus where two p-values underflowed.
+UNDERFLOW_ODDS = {"Asian": 0.25, "Inland-North": 0.78, "Mid-Atlantic": 0.88, "Southern": 0.3025}
+
+
+def underflow_frame(n: int = 20_000, n_speakers: int = 100) -> pd.DataFrame:
+    """A huge, clean effect: ``n`` utterances per level of ``dialectal_region`` with exactly
+    the outcome share of :data:`UNDERFLOW_ODDS` (shuffled; 4 × ``n`` rows), so the Wald z of
+    Inland-North and Mid-Atlantic is above 50 and their p-values, and the LR test's,
+    underflow to 0.0 in statsmodels; Southern's does not (p ≈ 5e-15). ``gender`` and the
+    speakers (``n_speakers`` per level) carry no effect; ``n_words`` / ``n_errors``: 10 words
+    per utterance with error rates 10 / 30 / 35 / 12% per level (a binomial outcome whose
+    p-values underflow too)."""
+    rng = np.random.default_rng(28)
+    rates = {"Asian": 0.10, "Inland-North": 0.30, "Mid-Atlantic": 0.35, "Southern": 0.12}
+    parts = []
+    for lev, odds in UNDERFLOW_ODDS.items():
+        k = int(round(n * odds / (1 + odds)))
+        y = rng.permutation(np.r_[np.ones(k, int), np.zeros(n - k, int)])
+        parts.append(
+            pd.DataFrame(
+                {
+                    "dialectal_region": lev,
+                    "recognised": y,
+                    "gender": rng.permutation(np.arange(n) % 2 == 0),
+                    "speaker_id": [f"{lev}-{i % n_speakers}" for i in range(n)],
+                    "n_words": 10,
+                    "n_errors": rng.binomial(10, rates[lev], n),
+                }
+            )
+        )
+    out = pd.concat(parts, ignore_index=True)
+    out["gender"] = np.where(out["gender"], "f", "m")
+    return out
+
+
+def normal_tail_log10(z: float) -> float:
+    """log10 of 2·Φ(−|z|) from the asymptotic (Mills ratio) series, for |z| > 20: independent
+    of scipy."""
+    z = abs(z)
+    series = 1 - 1 / z**2 + 3 / z**4 - 15 / z**6 + 105 / z**8
+    ln = math.log(2) - z * z / 2 - math.log(z) - 0.5 * math.log(2 * math.pi) + math.log(series)
+    return ln / math.log(10)
+
+
+def chi2_df3_tail_log10(x: float) -> float:
+    """log10 of P(χ²₃ ≥ x) = erfc(√(x/2)) + √(2x/π)·e^{−x/2}, with erfc's asymptotic series,
+    for large x: independent of scipy."""
+    t = math.sqrt(x / 2)
+    erfc_scaled = (1 - 1 / (2 * t**2) + 3 / (4 * t**4) - 15 / (8 * t**6)) / (t * math.sqrt(math.pi))
+    return (-x / 2 + math.log(erfc_scaled + math.sqrt(2 * x / math.pi))) / math.log(10)

@@ -68,7 +68,7 @@ def test_a_problem_adjustment_does_not_end_the_list():
         ]
     )
     assert lines == [
-        "Accent could not be adjusted on age: age has a single level.",
+        "accent could not be adjusted on age: age has a single level.",
         "The effect of accent is explained by gender: adjusted on gender, no level of accent "
         "differs significantly (LR p = 0.002).",
     ]
@@ -111,11 +111,11 @@ def test_p_equal_to_alpha_is_not_significant_in_the_confounding_sentences():
         changed_levels=("b",),
     )
     assert _run(adjustments=[neither]) == [
-        "Gender confounds the effect of accent (LR p = 0.002): adjusted on gender, "
+        "gender confounds the effect of accent (LR p = 0.002): adjusted on gender, "
         "b is no longer significant (p = 0.200)."
     ]
     assert _run(adjustments=[became]) == [
-        "Gender confounds the effect of accent (LR p = 0.002): adjusted on gender, "
+        "gender confounds the effect of accent (LR p = 0.002): adjusted on gender, "
         "b becomes significant (p = 0.010); c is no longer significant (p = 0.050)."
     ]
 
@@ -145,7 +145,7 @@ def test_clustering_sentences_skip_a_problem_model_and_go_on():
         "accent with word errors is no longer significant (Wald p = 0.200, against LR p = "
         "0.010 when utterances are treated as independent)."
     )
-    assert lines[0] == "Age could not be modelled: age is constant."
+    assert lines[0] == "age could not be modelled: age is constant."
     assert len(lines) == 3
 
 

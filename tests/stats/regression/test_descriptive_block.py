@@ -83,6 +83,7 @@ def _expected_block(frame: pd.DataFrame, variables, levels, y, n, binomial, what
                 "chi2": float(c2),
                 "df": int(dof),
                 "p_value": float(p),
+                "p_log10": math.log10(p),  # the χ² log survival function's, beside it
                 "min_expected": float(expected.min()),
                 "valid": bool(expected.min() >= 1 and np.mean(expected < 5) <= 0.2),
             }
@@ -102,6 +103,7 @@ def _expected_block(frame: pd.DataFrame, variables, levels, y, n, binomial, what
                 "df_between": len(levels[v]) - 1,
                 "df_within": len(sub) - len(levels[v]),
                 "p_value": float(p),
+                "p_log10": math.log10(p),
             }
         )
         per_var[v] = {

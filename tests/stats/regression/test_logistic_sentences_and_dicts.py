@@ -91,24 +91,35 @@ def test_univariate_and_adjustment_sentences():
         A("x", "z", 0.5, False, inter=True, inter_p=NAN),
     ]
     got = _conclusions(uni, adj, None, [], "exact match", 0.05, False, ["a note."])
+    # column names as given (never capitalised); two levels: their range and the one that
+    # differs most among the significant ones (60+: the larger |log OR|)
     assert got == [
-        "Age is associated with exact match (LR p = 4.0e-04), odds ratio for 60+ vs ref: "
-        "2.50 [2.00, 3.12].",
+        "age is associated with exact match (LR p = 4.0e-04): odds ratios vs ref range "
+        "1.80–2.50 over 2 levels; largest difference: 60+ 2.50 [2.00, 3.12], p = 1.0e-04.",
         "No evidence that accent is associated with exact match (LR p = 0.050).",
-        "Gender could not be modelled: perfect separation.",
+        "gender could not be modelled: perfect separation.",
         "The effect of age depends on accent (interaction LR p = 0.010).",
         "The effect of region is explained by gender: adjusted on gender, no level of region "
         "differs significantly (LR p = 0.001).",
-        "Age confounds the effect of region (LR p = 0.030): adjusted on age, n becomes "
+        "age confounds the effect of region (LR p = 0.030): adjusted on age, n becomes "
         "significant (p = 0.010); s is no longer significant (p = 0.200).",
-        "Region could not be adjusted on snr: collinear.",
+        "region could not be adjusted on snr: collinear.",
         "a note.",
     ]
     # a binomial outcome names the odds ratio of a word error
     (line,) = _conclusions(uni[:1], [], None, [], "WER", 0.05, True, [])
     assert line == (
-        "Age is associated with WER (LR p = 4.0e-04), odds ratio of a word error "
-        "for 60+ vs ref: 2.50 [2.00, 3.12]."
+        "age is associated with WER (LR p = 4.0e-04): odds ratios of a word error vs ref "
+        "range 1.80–2.50 over 2 levels; largest difference: 60+ 2.50 [2.00, 3.12], "
+        "p = 1.0e-04."
+    )
+    # one level: its odds ratio
+    (line,) = _conclusions(
+        [U("age", 0.0004, [L("60+", 0.0001, 2.5)])], [], None, [], "WER", 0.05, True, []
+    )
+    assert line == (
+        "age is associated with WER (LR p = 4.0e-04), odds ratio of a word error for 60+ vs "
+        "ref: 2.50 [2.00, 3.12]."
     )
 
 
@@ -150,7 +161,7 @@ def test_clustered_and_independence_sentences():
         "utterances are treated as independent).",
         "Allowing for speaker_id clustering, the evidence that accent confounds age does not "
         "hold (Wald p = 0.200).",
-        "Age and accent are not independent in this corpus (χ² p = 0.010): read univariate "
+        "age and accent are not independent in this corpus (χ² p = 0.010): read univariate "
         "results with the adjusted ones.",
     ]
     gee = ClusteredResult("gee", "speaker_id", 40, cl_uni, cl_adj)
@@ -234,12 +245,14 @@ def test_result_dicts_every_key():
         "ci_low": 1.5,
         "ci_high": None,
         "p_value": 0.01,
+        "p_log10": None,
     }
     u = UnivariateResult("age", "18-29", 0.01, NAN, np.int64(100), (lev,), 7.5, 2, 3, "wald", None)
     assert u.to_dict() == {
         "variable": "age",
         "reference": "18-29",
         "llr_p_value": 0.01,
+        "llr_p_log10": None,
         "pseudo_r2": None,
         "n": 100,
         "levels": [lev.to_dict()],
@@ -278,12 +291,14 @@ def test_result_dicts_every_key():
         "lr_stat": 4.0,
         "df": 2,
         "p_value": 0.02,
+        "p_log10": None,
         "confounder": True,
         "or_change_pct": {"60+": 12.5},
         "levels": [lev.to_dict()],
         "interaction_lr_stat": 3.0,
         "interaction_df": 4,
         "interaction_p_value": 0.3,
+        "interaction_p_log10": None,
     }
     assert a.to_dict(True) == {
         **a.to_dict(),
@@ -301,6 +316,7 @@ def test_result_dicts_every_key():
         "lr_stat",
         "df",
         "p_value",
+        "p_log10",
         "confounder",
         "or_change_pct",
         "levels",
@@ -319,6 +335,7 @@ def test_result_dicts_every_key():
         "chi2": 3.0,
         "df": 1,
         "p_value": 0.08,
+        "p_log10": None,
         "valid": True,
         "reason": "ok",
         "table": {"x": {"y": 4}},

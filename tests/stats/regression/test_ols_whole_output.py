@@ -3,6 +3,8 @@ and the speaker pooling, each against statsmodels / scipy / pandas called direct
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -82,18 +84,28 @@ def test_per_speaker_wer_whole_output_equals_statsmodels():
             "ci_low": ci.loc[k, 0],
             "ci_high": ci.loc[k, 1],
             "p_value": fit.pvalues[k],
+            # log10 of the t test's p, from the t log survival function
+            "p_log10": math.log10(2 * stats.t.sf(abs(fit.tvalues[k]), fit.df_resid)),
         }
         for k in fit.params.index
     ]
     assert [c["term"] for c in res["coefficients"]] == [c["term"] for c in want_coefs]
     for got, want in zip(res["coefficients"], want_coefs, strict=True):
         assert set(got) == set(want)
-        for k in ("estimate", "se", "ci_low", "ci_high", "p_value"):
+        for k in ("estimate", "se", "ci_low", "ci_high", "p_value", "p_log10"):
             assert got[k] == pytest.approx(want[k], rel=1e-9), k
     sp = []
     for c in ("age", "snr"):
         rho, p = stats.spearmanr(spk.wer, spk[c])
-        sp.append({"covariate": c, "rho": pytest.approx(rho), "p_value": pytest.approx(p), "n": 12})
+        sp.append(
+            {
+                "covariate": c,
+                "rho": pytest.approx(rho),
+                "p_value": pytest.approx(p),
+                "p_log10": pytest.approx(math.log10(p)),
+                "n": 12,
+            }
+        )
     assert res["spearman"] == sp
     assert set(res) == {
         "family",
@@ -109,6 +121,7 @@ def test_per_speaker_wer_whole_output_equals_statsmodels():
         "r2",
         "adj_r2",
         "f_p_value",
+        "f_p_log10",
         "spearman",
         "aggregation",
         "notes",
@@ -122,6 +135,7 @@ def test_per_speaker_wer_whole_output_equals_statsmodels():
     assert res["r2"] == pytest.approx(fit.rsquared)
     assert res["adj_r2"] == pytest.approx(fit.rsquared_adj)
     assert res["f_p_value"] == pytest.approx(fit.f_pvalue)
+    assert res["f_p_log10"] == pytest.approx(math.log10(fit.f_pvalue))
     assert res["aggregation"] == (
         "each speaker's pooled WER (errors / reference words over "
         "their utterances) and covariate means"

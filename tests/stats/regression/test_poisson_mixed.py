@@ -212,7 +212,7 @@ def test_nuisance_duration_is_absorbed_and_traced_in_seed_000_words():
     assert trace["shrink_pct"] == pytest.approx(shrink)
     assert "once duration is included" in trace["sentence"]
     assert step["lr_p_value"] < 1e-6 and step["confounder"]
-    assert any("Duration confounds" in s for s in res["conclusions"])
+    assert any("duration confounds" in s for s in res["conclusions"])
     assert res["covariates"][0]["rate_ratio"] > 1  # per SD of duration
 
 

@@ -104,3 +104,18 @@ def test_holm_of_single_precision_p_values_is_computed_in_double():
     got = _holm(p)
     assert got.dtype == np.float64
     assert got == pytest.approx(want, rel=1e-14)
+
+
+def test_an_underflowed_holm_p_reads_the_floor_with_its_logarithm():
+    out = _out([{**_level("grp", 4.0, 0.0, 3.5, 4.6), "p_adjusted_log10": -412.345}])
+    out["speaker_sd_lr_p_value"], out["speaker_sd_lr_p_log10"] = 0.0, -333.33
+    lines = _conclusions(out, [])
+    assert lines[0] == (
+        "grp speakers make 4.00× the word errors of ref speakers per reference word (more; "
+        "95% CI [3.50, 4.60], Holm p < 1e-300 (log10 p = -412.3); mixed Poisson model)."
+    )
+    assert lines[1].endswith("test of no speaker variation p < 1e-300 (log10 p = -333.3)).")
+    # a result stored before the logarithms: the floor alone
+    (first, *_) = _conclusions(_out([_level("grp", 4.0, 0.0, 3.5, 4.6)]), [])
+    assert "Holm p < 1e-300; mixed Poisson model" in first
+    assert not any("e+00" in s for s in lines)

@@ -59,7 +59,7 @@ def test_lr_p_value_equal_to_alpha_is_not_a_confounder():
     assert s["levels"][0]["conclusion_changed"] is True
     assert s["confounder"] is True
     sentence = (
-        f"Pace confounds the group effect (LR p = {_fmt_p(lr_p)}): adjusted on it, "
+        f"pace confounds the group effect (LR p = {_fmt_p(lr_p)}): adjusted on it, "
         f"grp becomes significant (p = {_fmt_p(s['levels'][0]['p_after'])})."
     )
     assert sentence in above["conclusions"]

@@ -11,7 +11,7 @@ from scipy import stats
 
 from fairdesk.stats.regression.poisson_mixed_report import _Model, run_poisson_mixed
 
-KEYS = ["log_rr", "se", "df", "rate_ratio", "ci_low", "ci_high", "p_value"]
+KEYS = ["log_rr", "se", "df", "rate_ratio", "ci_low", "ci_high", "p_value", "p_log10"]
 
 
 class _Fit:
@@ -37,6 +37,7 @@ def _no_test(b, se, df):
         "ci_low": math.nan,
         "ci_high": math.nan,
         "p_value": math.nan,
+        "p_log10": math.nan,
     }
 
 
@@ -46,6 +47,8 @@ def _same(got, want):
         g, w = got[k], want[k]
         if isinstance(w, float) and math.isnan(w):
             assert isinstance(g, float) and math.isnan(g), k
+        elif k == "p_log10":  # the log survival function's, against log10 of the p itself
+            assert g == pytest.approx(w, rel=1e-12, abs=1e-15), k
         else:
             assert g == w and type(g) is type(w), k
 
@@ -70,6 +73,7 @@ def test_within_speaker_effect_uses_the_normal_and_no_inflation(se):
             "ci_low": math.exp(0.9 - q * se),
             "ci_high": math.exp(0.9 + q * se),
             "p_value": float(2 * stats.norm.sf(0.9 / se)),
+            "p_log10": math.log10(2 * stats.norm.sf(0.9 / se)),
         },
     )
 
@@ -90,6 +94,7 @@ def test_between_speaker_effect_on_one_degree_of_freedom_gets_an_interval():
             "ci_low": math.exp(0.5 - q * se),
             "ci_high": math.exp(0.5 + q * se),
             "p_value": float(2 * stats.t.sf(0.5 / se, 1)),
+            "p_log10": math.log10(2 * stats.t.sf(0.5 / se, 1)),
         },
     )
 
@@ -126,10 +131,19 @@ def test_one_speaker_per_level_is_reported_without_interval_or_test():
     df = pd.concat(rows, ignore_index=True)
     res = run_poisson_mixed(df, "accent", reference="ref", content_col=None)
     row = res["group_variables"][0]["levels"][0]
-    assert list(row) == ["level", "n_utterances", "n_speakers", "wer", *KEYS, "p_adjusted"]
+    assert list(row) == [
+        "level",
+        "n_utterances",
+        "n_speakers",
+        "wer",
+        *KEYS,
+        "p_adjusted",
+        "p_adjusted_log10",
+    ]
     assert row["df"] == 0.0 and row["n_speakers"] == 1
     assert row["ci_low"] is None and row["ci_high"] is None and row["p_value"] is None
-    assert row["p_adjusted"] is None
+    assert row["p_adjusted"] is None and row["p_log10"] is None
+    assert row["p_adjusted_log10"] is None
     assert row["rate_ratio"] == pytest.approx(math.exp(row["log_rr"]), rel=1e-12)
     # no speaker variation can be told from the groups with one speaker each; the rate ratio
     # is the ratio of the two WERs

@@ -261,12 +261,24 @@ def test_tracing_equals_the_refits_one_covariate_at_a_time():
     before = _levels_of(unadj)
     sentences = []
     for step in res["tracing"]:
-        assert set(step) == {"added", "lr_stat", "df", "lr_p_value", "confounder", "levels"}
+        assert set(step) == {
+            "added",
+            "lr_stat",
+            "df",
+            "lr_p_value",
+            "lr_p_log10",
+            "confounder",
+            "levels",
+        }
         ref = refits[tuple(step["added"])]
         lr = 2 * (ref["loglik"] - unadj["loglik"])
         assert step["lr_stat"] == pytest.approx(lr, rel=1e-6)
         assert step["df"] == len(step["added"]) and type(step["df"]) is int
         assert step["lr_p_value"] == pytest.approx(chi2.sf(lr, len(step["added"])), rel=1e-5)
+        # log10 of the LR p beside it (χ² log survival function): finite where p is 0.0
+        assert step["lr_p_log10"] == pytest.approx(
+            chi2.logsf(lr, len(step["added"])) / math.log(10), rel=1e-5
+        )
         after = _levels_of(ref)
         what = " and ".join(step["added"]) + (" are" if len(step["added"]) > 1 else " is")
         assert [lv["level"] for lv in step["levels"]] == ["grp", "oth"]
@@ -279,6 +291,8 @@ def test_tracing_equals_the_refits_one_covariate_at_a_time():
                 "rate_ratio_after",
                 "p_before",
                 "p_after",
+                "p_before_log10",
+                "p_after_log10",
                 "shrink_pct",
                 "conclusion_changed",
                 "sentence",
@@ -303,9 +317,9 @@ def test_tracing_equals_the_refits_one_covariate_at_a_time():
                 f"{lev} {'becomes' if q < 0.05 else 'is no longer'} significant (p = {_fmt_p(q)})"
                 for lev, q in changed
             )
-            names = " and ".join(step["added"])
+            names = " and ".join(step["added"])  # the column names as given
             sentences.append(
-                f"{names[0].upper()}{names[1:]} confounds the group effect (LR p = "
+                f"{names} confounds the group effect (LR p = "
                 f"{_fmt_p(step['lr_p_value'])}): adjusted on it, {parts}."
             )
     # duration: grp's gap goes (no longer significant) and oth's appears (becomes significant);
@@ -315,7 +329,7 @@ def test_tracing_equals_the_refits_one_covariate_at_a_time():
     assert res["tracing"][1]["lr_p_value"] < 1e-6
     flips = {lv["level"]: lv["conclusion_changed"] for lv in res["tracing"][0]["levels"]}
     assert flips == {"grp": True, "oth": True}
-    assert any(s.startswith("Duration and speed confounds the group effect") for s in sentences)
+    assert any(s.startswith("duration and speed confounds the group effect") for s in sentences)
     assert [s for s in res["conclusions"] if s in sentences] == sentences
     assert (
         "grp is no longer significant" in sentences[2] and "oth becomes significant" in sentences[2]
@@ -338,7 +352,7 @@ def test_tracing_flip_at_alpha_equal_to_a_p_value():
     assert r2["tracing"][1]["levels"][1]["conclusion_changed"] is True
     assert r2["tracing"][1]["confounder"] is True
     assert any(
-        c.startswith("Speed confounds the group effect")
+        c.startswith("speed confounds the group effect")
         and c.endswith(f"adjusted on it, oth is no longer significant (p = {_fmt_p(a2)}).")
         for c in r2["conclusions"]
     )
@@ -371,6 +385,7 @@ def test_report_whole_output_against_pandas_scipy_and_statsmodels():
         "speaker_sd_at_boundary",
         "speaker_sd_lr_stat",
         "speaker_sd_lr_p_value",
+        "speaker_sd_lr_p_log10",
         "content",
         "random_effects_note",
         "overdispersion",
@@ -410,8 +425,12 @@ def test_report_whole_output_against_pandas_scipy_and_statsmodels():
         assert row["wer"] == pytest.approx(err[sub.index].sum() / sub.n_words.sum())
     assert set(g["reference_row"]) == {"level", "n_utterances", "n_speakers", "wer"}
     holm = multipletests([r["p_value"] for r in g["levels"]], method="holm")[1]
+    assert g["lr_p_log10"] == pytest.approx(stats.chi2.logsf(g["lr_stat"], 2) / math.log(10))
     for r, h in zip(g["levels"], holm, strict=True):
         assert r["p_adjusted"] == pytest.approx(h)
+        # the logarithms beside them: Holm on the log scale, and the t's log survival function
+        assert r["p_adjusted_log10"] == pytest.approx(math.log10(h))
+        assert r["p_log10"] == pytest.approx(math.log10(r["p_value"]))
         assert r["df"] == 11.0 and r["rate_ratio"] == pytest.approx(math.exp(r["log_rr"]))
         q = stats.t.ppf(0.975, 11)
         assert r["ci_low"] == pytest.approx(math.exp(r["log_rr"] - q * r["se"]))
@@ -430,6 +449,9 @@ def test_report_whole_output_against_pandas_scipy_and_statsmodels():
     assert res["speaker_sd_at_boundary"] is False and res["converged"] is True
     assert res["speaker_sd_lr_p_value"] == pytest.approx(
         0.5 * stats.chi2.sf(res["speaker_sd_lr_stat"], 1)
+    )
+    assert res["speaker_sd_lr_p_log10"] == pytest.approx(
+        math.log10(0.5 * stats.chi2.sf(res["speaker_sd_lr_stat"], 1))
     )
     assert res["content"] == {
         "handling": "absent",
@@ -473,7 +495,7 @@ def test_report_whole_output_against_pandas_scipy_and_statsmodels():
         *[lv["sentence"] for lv in res["tracing"][0]["levels"]],
         res["conclusions"][6],
     ]
-    assert res["conclusions"][6].startswith("Duration confounds the group effect")
+    assert res["conclusions"][6].startswith("duration confounds the group effect")
     assert res["dropped"] == {} and res["notes"] == []
 
 

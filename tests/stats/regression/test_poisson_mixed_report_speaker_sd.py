@@ -66,7 +66,7 @@ def test_no_speaker_variation_has_p_one_and_no_standard_error():
     res = run_poisson_mixed(df, "accent", reference="ref", content_col=None)
     assert res["speaker_sd_at_boundary"] is True and res["speaker_sd"] == 0.0
     assert res["speaker_sd_lr_stat"] == 0.0
-    assert res["speaker_sd_lr_p_value"] == 1.0
+    assert res["speaker_sd_lr_p_value"] == 1.0 and res["speaker_sd_lr_p_log10"] == 0.0
     assert res["speaker_sd_se"] is None
 
 

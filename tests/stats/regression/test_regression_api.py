@@ -10,20 +10,44 @@ import pytest
 
 from fairdesk.stats.regression import RegressionResult, run_regression
 
-UNIVARIATE_KEYS = {"variable", "reference", "llr_p_value", "pseudo_r2", "n", "levels"}
-LEVEL_KEYS = {"level", "odds_ratio", "ci_low", "ci_high", "p_value"}
+UNIVARIATE_KEYS = {
+    "variable",
+    "reference",
+    "llr_p_value",
+    "llr_p_log10",
+    "pseudo_r2",
+    "n",
+    "levels",
+}
+LEVEL_KEYS = {"level", "odds_ratio", "ci_low", "ci_high", "p_value", "p_log10"}
 ADJ_KEYS = {
     "variable",
     "adjusted_on",
     "lr_stat",
     "df",
     "p_value",
+    "p_log10",
     "confounder",
     "or_change_pct",
     "levels",
 }
-INTER_KEYS = {"interaction_lr_stat", "interaction_df", "interaction_p_value"}
-IND_KEYS = {"variable_a", "variable_b", "chi2", "df", "p_value", "valid", "reason", "table"}
+INTER_KEYS = {
+    "interaction_lr_stat",
+    "interaction_df",
+    "interaction_p_value",
+    "interaction_p_log10",
+}
+IND_KEYS = {
+    "variable_a",
+    "variable_b",
+    "chi2",
+    "df",
+    "p_value",
+    "p_log10",
+    "valid",
+    "reason",
+    "table",
+}
 
 
 def test_to_dict_shape(small_frame):
@@ -63,8 +87,17 @@ def test_conclusion_sentence_for_a_significant_variable(small_frame):
     uni = res.univariate[0]
     assert uni.llr_p_value < 0.05
     sentence = res.conclusions[0]
-    assert sentence.startswith("Age is associated with exact match (LR p = ")
-    assert "odds ratio for 60+ vs 18-29: " in sentence
+    # the column name as given, never capitalised; two levels: their range and the one that
+    # differs most (largest |log OR| among the significant ones)
+    assert sentence.startswith("age is associated with exact match (LR p = ")
+    ors = {lev.level: lev.odds_ratio for lev in uni.levels}
+    sig = [lev for lev in uni.levels if lev.p_value < 0.05]
+    best = max(sig, key=lambda lev: abs(np.log(lev.odds_ratio)))
+    assert (
+        f"odds ratios vs 18-29 range {min(ors.values()):.2f}–{max(ors.values()):.2f} over 2 levels"
+        in sentence
+    )
+    assert f"; largest difference: {best.level} {best.odds_ratio:.2f} [" in sentence
 
 
 @pytest.mark.parametrize(
@@ -99,7 +132,7 @@ def test_perfect_separation_is_reported_not_raised(small_frame):
     assert acc.problem and "accent=ng" in acc.problem and not acc.levels
     assert np.isnan(acc.llr_p_value)
     assert res.univariate[1].problem is None  # age is still modelled
-    assert any("Accent could not be modelled: perfect separation" in s for s in res.conclusions)
+    assert any("accent could not be modelled: perfect separation" in s for s in res.conclusions)
     assert any(p.startswith("accent:") for p in res.problems)
     d = json.loads(json.dumps(res.to_dict(), allow_nan=False))
     assert d["univariate"][0]["llr_p_value"] is None

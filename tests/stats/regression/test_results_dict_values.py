@@ -36,6 +36,9 @@ def test_level_and_univariate_dicts_hold_the_statsmodels_numbers(small_frame):
         assert lev["ci_low"] == pytest.approx(math.exp(ci.loc[name, 0]), rel=1e-6)
         assert lev["ci_high"] == pytest.approx(math.exp(ci.loc[name, 1]), rel=1e-6)
         assert lev["odds_ratio"] == pytest.approx(math.exp(fit.params[name]), rel=1e-6)
+        # log10 of the Wald p beside it, from the normal log survival function
+        assert lev["p_log10"] == pytest.approx(math.log10(fit.pvalues[name]), rel=1e-6)
+    assert u["llr_p_log10"] == pytest.approx(math.log10(fit.llr_pvalue), rel=1e-6)
 
 
 def test_hand_made_finite_fields_pass_through():
@@ -46,6 +49,7 @@ def test_hand_made_finite_fields_pass_through():
         "ci_low": 1.5,
         "ci_high": 2.75,
         "p_value": 0.01,
+        "p_log10": None,  # not given: NaN, written as null
     }
     u = UnivariateResult(
         "age", "18-29", 0.01, np.float64(0.125), 100, (lev,), problem="the model did not converge"

@@ -146,7 +146,7 @@ def test_outcome_named_in_the_sentences(outcome, kwargs, label):
     f["no_word_error"] = f["em"]
     res = run_regression(f, outcome, ["age"], references={"age": "18-29"}, **kwargs)
     first = [s for s in res.conclusions if not s.startswith("Caution: ")][0]
-    assert first.startswith(f"Age is associated with {label} (LR p = ")
+    assert first.startswith(f"age is associated with {label} (LR p = ")  # as given
     assert res.outcome == outcome
 
 
@@ -226,14 +226,20 @@ def test_word_error_sentences_name_the_odds_of_a_word_error():
         f, "wer", ["age"], references={"age": "18-29"}, binomial=("n_errors", "n_words")
     )
     first = [s for s in res.conclusions if not s.startswith("Caution: ")][0]
-    best = min(res.univariate[0].levels, key=lambda lev: lev.p_value)
-    assert first.startswith("Age is associated with word errors (LR p = ")
+    levels = res.univariate[0].levels
+    # the level that differs most among the significant ones: largest |log OR|
+    best = max(
+        (lev for lev in levels if lev.p_value < 0.05), key=lambda v: abs(np.log(v.odds_ratio))
+    )
+    ors = [lev.odds_ratio for lev in levels]
+    assert first.startswith("age is associated with word errors (LR p = ")
     assert first.endswith(
-        f"), odds ratio of a word error for {best.level} vs 18-29: "
-        f"{best.odds_ratio:.2f} [{best.ci_low:.2f}, {best.ci_high:.2f}]."
+        f"): odds ratios of a word error vs 18-29 range {min(ors):.2f}–{max(ors):.2f} over 2 "
+        f"levels; largest difference: {best.level} {best.odds_ratio:.2f} "
+        f"[{best.ci_low:.2f}, {best.ci_high:.2f}], p = {_fmt(best.p_value)}."
     )
     logit = run_regression(f, "em", ["age"], references={"age": "18-29"})
-    assert ", odds ratio for " in logit.conclusions[0]
+    assert "): odds ratios vs 18-29 range " in logit.conclusions[0]
 
 
 @pytest.mark.parametrize(

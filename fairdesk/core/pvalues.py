@@ -1,0 +1,80 @@
+"""How a p-value reads: the one rule for every sentence and table that shows one.
+
+It lives below every layer that writes a p-value (the regression sentences of ``stats``,
+the tables of ``presentation``, which re-exports it), so both read the same. A regression
+p-value can be smaller than a float holds (the normal tail beyond z = 40 is below 1e-348)
+and is then stored as 0.0; such a p, and any p below :data:`P_FLOOR_VALUE`, reads
+``< 1e-300``, followed by its base-10 logarithm where the fit kept it (``p_log10``, from the
+log survival function): ``< 1e-300 (log10 p = -412.3)``. Pure: no numpy. See
+docs/METHODS.md, "Conclusions and p-values".
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["P_FLOOR", "P_FLOOR_VALUE", "floor_text", "p_clause", "p_log10", "p_text"]
+
+#: Below this a p-value is shown as :data:`P_FLOOR` (a float holds down to about 1e-308).
+P_FLOOR_VALUE = 1e-300
+#: How a p-value below :data:`P_FLOOR_VALUE` (0.0 included) reads.
+P_FLOOR = "< 1e-300"
+
+
+def _finite(value) -> float | None:
+    if value is None or isinstance(value, (bool, str)):
+        return None
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def p_log10(p, log10=None) -> float | None:
+    """The base-10 logarithm of a p-value.
+
+    Parameters
+    ----------
+    p : the p-value (None or NaN: missing).
+    log10 : its logarithm as the fit computed it (``p_log10``), if known.
+
+    Returns
+    -------
+    float or None
+        ``log10`` when finite; else ``log10(p)`` for ``p > 0``; None for a p that
+        underflowed to 0.0 without its logarithm (a result stored before ``p_log10``), or a
+        missing p.
+    """
+    lg = _finite(log10)
+    if lg is not None:
+        return min(lg, 0.0)
+    x = _finite(p)
+    return math.log10(x) if x is not None and x > 0 else None
+
+
+def floor_text(log10=None) -> str:
+    """``< 1e-300``, with ``(log10 p = -412.3)`` when the logarithm is known."""
+    lg = _finite(log10)
+    return P_FLOOR if lg is None else f"{P_FLOOR} (log10 p = {lg:.1f})"
+
+
+def p_text(p, log10=None, *, sig: int | None = None, missing: str = "n/a") -> str:
+    """A p-value in a sentence: ``0.042``, ``4.0e-04`` below 0.001 (``sig`` significant
+    digits instead, ``{:.{sig}g}``, when given), ``< 1e-300 (log10 p = -412.3)`` below
+    :data:`P_FLOOR_VALUE`, ``missing`` if none."""
+    x = _finite(p)
+    if x is None:
+        return missing
+    if x < P_FLOOR_VALUE:
+        return floor_text(p_log10(x, log10))
+    if sig is not None:
+        return f"{x:.{sig}g}"
+    return f"{x:.1e}" if x < 0.001 else f"{x:.3f}"
+
+
+def p_clause(label: str, p, log10=None, *, sig: int | None = None, missing: str = "n/a") -> str:
+    """``LR p = 0.042``, or ``LR p < 1e-300 (log10 p = -412.3)`` (no ``=`` before ``<``):
+    ``label`` and :func:`p_text`."""
+    text = p_text(p, log10, sig=sig, missing=missing)
+    return f"{label} {text}" if text.startswith("<") else f"{label} = {text}"

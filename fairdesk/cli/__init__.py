@@ -14,7 +14,7 @@ import argparse
 import sys
 
 from .._meta import __version__
-from .common import EXIT_NOTHING, EXIT_OK, EXIT_USAGE, UsageError, dump_json
+from .common import EXIT_NOTHING, EXIT_OK, EXIT_USAGE, UsageError, check_outputs, dump_json
 
 __all__ = [
     "EXIT_NOTHING",
@@ -73,6 +73,7 @@ def main(argv=None) -> int:
         return EXIT_USAGE
     try:
         _check_text_args(a)
+        check_outputs(a)
         return int(a.func(a) or 0)
     except UsageError as exc:
         print(f"fairdesk {a.command}: {exc}", file=sys.stderr)

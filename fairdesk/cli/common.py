@@ -16,6 +16,7 @@ __all__ = [
     "EXIT_OK",
     "EXIT_USAGE",
     "UsageError",
+    "check_outputs",
     "clean_json",
     "dump_json",
     "human_out",
@@ -32,7 +33,8 @@ class UsageError(Exception):
 def dump_json(obj, out=None) -> str:
     """Write ``obj`` as indented JSON to ``out`` (a path; None or ``-``: stdout); NaN and
     ±inf as null. A typed audit result (``AuditRun``) is written as its JSON form
-    (``to_json``). Returns the text."""
+    (``to_json``). A file is replaced only once complete (an ``OutputError`` says why it
+    could not be written). Returns the text."""
     if callable(getattr(obj, "to_json", None)):
         obj = obj.to_json()
     text = json.dumps(
@@ -40,10 +42,22 @@ def dump_json(obj, out=None) -> str:
     )
     if out is None or out == "-":
         print(text)
-    else:
-        with open(out, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
+    else:  # complete or not at all (fairdesk.core.atomic)
+        from ..core.atomic import write_text
+
+        write_text(out, text + "\n")
     return text
+
+
+def check_outputs(a) -> None:
+    """Refuse an output path that cannot be written before the command's work starts:
+    ``--json PATH`` (every command; ``-`` is stdout) must name a file in an existing folder
+    one can write in (``fairdesk.core.atomic.check_output_file``)."""
+    from ..core.atomic import check_output_file
+
+    target = getattr(a, "json", None)
+    if isinstance(target, str) and target != "-":
+        check_output_file(target)
 
 
 def parse_filters(pairs) -> dict[str, list[str]]:

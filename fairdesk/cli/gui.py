@@ -50,6 +50,9 @@ def cmd_gui(a):
     if a.screenshot:
         if not a.project:
             raise UsageError("--screenshot needs --project DIR")
+        from ..core.atomic import check_output_folder
+
+        check_output_folder(a.screenshot, "the screenshots")
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         from ..gui.app import screenshots
 

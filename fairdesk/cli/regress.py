@@ -102,6 +102,15 @@ def run_regress_command(a) -> int:
         raise UsageError("--table-out writes the odds-ratio table of --family logit")
     if a.run and not a.project:
         raise UsageError("--run needs --project")
+    if a.table_out:
+        from ..core.atomic import check_output_file
+        from ..reports.tables import table_format
+
+        try:
+            table_format(a.table_out)
+        except ValueError as exc:
+            raise UsageError(f"--table-out {exc}") from None
+        check_output_file(a.table_out, make_parents=True)
     kw = {
         "family": a.family,
         "covariates": list(a.covariates),

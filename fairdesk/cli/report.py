@@ -90,6 +90,19 @@ def _check_ext(path, exts, option):
         raise UsageError(f"{option} {path}: name the file {' or '.join(exts)}")
 
 
+def _check_paths(files=(), folders=()) -> None:
+    """Refuse output paths that cannot be written before any work (missing folders above a
+    file or a folder are created when writing)."""
+    from ..core.atomic import check_output_file, check_output_folder
+
+    for f in files:
+        if f:
+            check_output_file(f, make_parents=True)
+    for folder, purpose in folders:
+        if folder:
+            check_output_folder(folder, purpose)
+
+
 def cmd_report(a):
     from ..core.extras import require
 
@@ -99,6 +112,7 @@ def cmd_report(a):
 
     _check_ext(a.html, (".html", ".htm"), "--html")
     _check_ext(a.pdf, (".pdf",), "--pdf")
+    _check_paths(files=(a.html, a.pdf), folders=((a.figures, "the figures"),))
     p = _open(a.project)
     try:
         out = write_report(
@@ -134,6 +148,10 @@ def cmd_export(a):
                 from ..core.extras import require
 
                 require("parquet", f"{opt} {f}", ("pyarrow",))
+    _check_paths(
+        files=(a.items, a.groups, a.comparisons),
+        folders=((a.textgrid, "the TextGrids"), (a.eaf, "the ELAN files")),
+    )
     p = _open(a.project)
     d = load_run(p, a.run)
     if a.item:

@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 from .context import Context
+from .qapp import save_grab
 
 
 def screenshot(out_path, project, run_id: int | None = None):
@@ -63,7 +64,7 @@ def screenshot(out_path, project, run_id: int | None = None):
                 ann.history_btn.setChecked(True)
             _settle(ctx)
             app.processEvents()
-            w.grab().save(str(out))
+            save_grab(w, out)
             w.close()
         finally:
             ctx.close(5000)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from .qapp import application
+from .qapp import application, save_grab
 
 log = logging.getLogger("fairdesk.gui")
 
@@ -88,10 +88,10 @@ def screenshots(
     """
     import tempfile
 
+    from ..core.atomic import make_folder
     from .main_window import MainWindow
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = make_folder(out_dir, "the screenshots")
     app = application()
     tmp = tempfile.TemporaryDirectory()
     written: list[Path] = []
@@ -101,7 +101,7 @@ def screenshots(
     first.show()
     app.processEvents()
     path = out / "00_first_run.png"
-    first.grab().save(str(path))
+    save_grab(first, path)
     written.append(path)
     first.close()
     win = MainWindow(project, settings=_throwaway_settings(Path(tmp.name)), restore=False)
@@ -131,7 +131,7 @@ def screenshots(
         settle(win)
         app.processEvents()
         path = out / f"{name}.png"
-        (widget or win).grab().save(str(path))
+        save_grab(widget or win, path)
         written.append(path)
 
     win.show_tab("datasets")
@@ -162,7 +162,7 @@ def screenshots(
     dlg = win.show_shortcuts()
     app.processEvents()
     path = out / "07_shortcuts.png"
-    dlg.grab().save(str(path))
+    save_grab(dlg, path)
     written.append(path)
     dlg.close()
     win.close()
@@ -220,7 +220,7 @@ def _import_shot(win, path: Path, written: list[Path]) -> None:
             QApplication.instance().processEvents()
             ctx.jobs.wait(50)
         QApplication.instance().processEvents()
-        dlg.grab().save(str(path))
+        save_grab(dlg, path)
         written.append(path)
         dlg.close()
         ctx.close()

@@ -25,11 +25,13 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
+    QMessageBox,
     QPushButton,
     QToolButton,
     QVBoxLayout,
 )
 
+from ..core.atomic import OutputError
 from ..reports import tasks
 from .jobs import Job
 
@@ -238,6 +240,9 @@ class ChartExportButton(QToolButton):
     on the radar and the confusion matrices."""
 
     exported = Signal(list)
+    #: why an export could not be written (full disk, a folder one may not write in ...);
+    #: the old files are unchanged (fairdesk.core.atomic)
+    failed = Signal(str)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -290,9 +295,15 @@ class ChartExportButton(QToolButton):
         self.populate(menu)
         menu.exec(widget.mapToGlobal(pos))
 
+    def _failed(self, exc: Exception, asked: bool) -> None:
+        self.failed.emit(str(exc))
+        if asked:  # the user chose the path in a dialog just now: say it there
+            QMessageBox.warning(self, "Export chart", f"Nothing was exported: {exc}")
+
     def export(self, name: str, ext: str, path=None) -> Path | None:
         if self.run is None:
             return None
+        asked = path is None
         if path is None:
             filt = "PNG image (*.png)" if ext == "png" else "SVG image (*.svg)"
             path, _ = QFileDialog.getSaveFileName(
@@ -305,6 +316,9 @@ class ChartExportButton(QToolButton):
         QApplication.setOverrideCursor(Qt.WaitCursor)
         try:
             out = export_chart(self.run, name, path)
+        except (OutputError, ValueError) as exc:
+            self._failed(exc, asked)
+            return None
         finally:
             QApplication.restoreOverrideCursor()
         self.folder = out.parent
@@ -314,6 +328,7 @@ class ChartExportButton(QToolButton):
     def export_all(self, folder=None) -> list[Path]:
         if self.run is None:
             return []
+        asked = folder is None
         if folder is None:
             folder = QFileDialog.getExistingDirectory(
                 self, "Folder for every chart", str(self.folder)
@@ -325,6 +340,9 @@ class ChartExportButton(QToolButton):
         QApplication.setOverrideCursor(Qt.WaitCursor)
         try:
             out = save_figures(self.run, folder)
+        except (OutputError, ValueError) as exc:
+            self._failed(exc, asked)
+            return []
         finally:
             QApplication.restoreOverrideCursor()
         self.folder = Path(folder)

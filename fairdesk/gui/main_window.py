@@ -20,6 +20,7 @@ from .exports import Exporter, ReportDialog, folder_and_format
 from .first_run import FirstRunPage, default_demo_folder
 from .incremental_panel import IncrementalPanel
 from .item_panel import ItemPanel
+from .qapp import save_grab
 from .record_panel import RecordPanel
 from .results_panel import ResultsPanel
 from .settings import app_settings, get_json, put_json, recent_projects, remember_project
@@ -105,6 +106,9 @@ class MainWindow(QMainWindow):
         self.ctx.status.connect(lambda m: self.statusBar().showMessage(m, 8000))
         self.exporter = Exporter(self.ctx, self)
         self.exporter.message.connect(lambda m: self.statusBar().showMessage(m, 15000))
+        self.results.chart_export.failed.connect(
+            lambda m: self.statusBar().showMessage(f"Export failed: {m}", 15000)
+        )
         self.report_dialog: ReportDialog | None = None
         self.ctx.project_changed.connect(self._project_changed)
         self.audit.run_done.connect(lambda _id: self.show_tab("results"))
@@ -254,11 +258,15 @@ class MainWindow(QMainWindow):
             )
             if not path:
                 return None
-        ok = self.grab().save(str(path))
-        self.statusBar().showMessage(
-            f"screenshot saved to {path}" if ok else f"could not write {path}", 8000
-        )
-        return Path(path) if ok else None
+        from ..core.atomic import OutputError
+
+        try:
+            save_grab(self, path)  # complete or not at all
+        except (OutputError, ValueError) as exc:
+            self.statusBar().showMessage(f"could not write the screenshot: {exc}", 8000)
+            return None
+        self.statusBar().showMessage(f"screenshot saved to {path}", 8000)
+        return Path(path)
 
     def shown_run(self) -> int | None:
         """The run the results pane shows (what the exports write)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
@@ -18,3 +19,19 @@ def application(argv=None) -> QApplication:
         app.setOrganizationName("fairdesk")
     apply_style(app)
     return app
+
+
+def save_grab(widget, path) -> Path:
+    """Save a picture of ``widget`` as PNG at ``path``, complete or not at all
+    (:mod:`fairdesk.core.atomic`; an ``OutputError`` says why it could not be written)."""
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+
+    from ..core.atomic import write_bytes
+
+    data = QByteArray()
+    buf = QBuffer(data)
+    buf.open(QIODevice.WriteOnly)
+    if not widget.grab().save(buf, "PNG"):
+        raise ValueError(f"{path}: the picture could not be encoded as PNG")
+    buf.close()
+    return write_bytes(path, bytes(data))

@@ -13,6 +13,7 @@ from pathlib import Path
 from ..constants import SAMPLE_RATE
 from ..recording import recorder as rec
 from .context import Context
+from .qapp import save_grab
 from .record_panel import RecordPanel
 
 
@@ -71,7 +72,7 @@ def screenshot(
         out = Path(out_png)
         out.parent.mkdir(parents=True, exist_ok=True)
         QApplication.processEvents()
-        w.grab().save(str(out))
+        save_grab(w, out)
         w.stop_recording()
         return out
     finally:

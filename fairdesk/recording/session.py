@@ -26,7 +26,6 @@ Layout of a session's dataset ``<project>/recordings/<dataset>/``::
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from pathlib import Path
 
 from ..constants import SAMPLE_RATE
 from ..core import recordings as recdb
+from ..core.atomic import write_text
 from ..core.errors import FairdeskError
 from ..core.importers import import_dataset
 from ..core.store import Project
@@ -147,12 +147,8 @@ class Take:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    """The session manifest, complete or not at all (:mod:`fairdesk.core.atomic`)."""
+    write_text(path, text, encoding="utf-8", newline="\n")
 
 
 class RecordingSession:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.atomic import OutputError, atomic_write
 from ..core.errors import FairdeskError
 
 #: Sample formats a take can be written in: dtype -> (WAV format tag, bytes per sample).
@@ -197,9 +198,11 @@ def read_sidecar(wav) -> dict | None:
 
 
 def _write_json_atomic(path: Path, obj: dict) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(obj, f, ensure_ascii=False, indent=1)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    """The sidecar, complete or not at all (:func:`fairdesk.core.atomic.atomic_write`); the
+    take itself is appended in place (:class:`WavAppender`), as the audio arrives. A disk
+    that refuses it is a :class:`RecorderError` (the message says why and what to do)."""
+    try:
+        with atomic_write(path, "w", encoding="utf-8") as f:
+            json.dump(obj, f, ensure_ascii=False, indent=1)
+    except OutputError as exc:
+        raise RecorderError(str(exc)) from None

@@ -405,13 +405,15 @@ def save_chart(chart: Chart, folder) -> list[Path]:
     """Write one chart as ``<name>.png`` and ``<name>.svg`` in ``folder``."""
     import matplotlib
 
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    from ..core.atomic import atomic_write, make_folder
+
+    folder = make_folder(folder, "the figures")
     out = []
     with matplotlib.rc_context(_FONT):
         for ext in ("png", "svg"):
             path = folder / f"{chart.name}.{ext}"
-            chart.figure.savefig(path, format=ext, dpi=150, metadata={"Date": None})
+            with atomic_write(path, "wb") as f:  # complete or not at all
+                chart.figure.savefig(f, format=ext, dpi=150, metadata={"Date": None})
             out.append(path)
     return out
 
@@ -425,10 +427,11 @@ def export_chart(chart: Chart, path) -> Path:
     ext = path.suffix.lower().lstrip(".")
     if ext not in ("png", "svg", "pdf"):
         raise ValueError(f"{path}: save a chart as .png, .svg or .pdf")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with matplotlib.rc_context(_FONT):
+    from ..core.atomic import atomic_write
+
+    with matplotlib.rc_context(_FONT), atomic_write(path, "wb", make_parents=True) as f:
         chart.figure.savefig(
-            path,
+            f,
             format=ext,
             dpi=150,
             metadata={"Date": None} if ext != "pdf" else {"CreationDate": None},

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..core.atomic import atomic_write, make_folder
 from .data import load_run
 from .tiers import TIERS, file_stem, run_tiers
 from .transcripts import import_transcripts
@@ -46,15 +47,20 @@ def write_eaf(it, path) -> Path:
             if end > start:
                 eaf.add_annotation(name, start, end, label)
     eaf.remove_tier("default")
-    eaf.to_file(str(path))
+    # pympi's to_file renames an existing file to <stem>.bak and writes in place; the same
+    # XML is written here through the atomic writer instead (complete or not at all).
+    from xml.etree import ElementTree
+
+    doc = pympi.Elan.to_adocument(eaf, True)
+    with atomic_write(path, "wb") as f:
+        ElementTree.ElementTree(doc).write(f, xml_declaration=True, encoding="UTF-8")
     return path
 
 
 def export_eafs(project, run_id: int, folder, aligner="auto", items=None) -> list:
     """One ``<item>.eaf`` per analysed item of a run in ``folder`` (see
     :func:`fairdesk.reports.praat.export_textgrids` for the parameters)."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = make_folder(folder, "the ELAN files")
     done = []
     for it in run_tiers(load_run(project, run_id), aligner, items):
         write_eaf(it, folder / f"{file_stem(it.item)}.eaf")

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import base64
 import io
-from pathlib import Path
 
 from .._meta import __version__
+from ..core.atomic import write_text
 from ..jobs.result import AuditRun
 from ..jobs.result_parts import PredictionProblem
 from ..presentation import (
@@ -522,9 +522,7 @@ def write_report(
     d = load_run(project, run_id)
     ctx = report_context(d, embed_audio, worst)
     text = render(ctx)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    path = write_text(path, text, make_parents=True)  # complete or not at all
     out = ReportFiles(path, audio_skipped=list(ctx["audio_skipped"]))
     if pdf is not None:
         from .pdf import write_pdf

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import math
 import time
-from pathlib import Path
 
 from .._meta import __version__
+from ..core.atomic import write_text
 from ..jobs.result import as_audit_run
 from ..presentation import (
     count,
@@ -401,9 +401,7 @@ def write_incremental_report(project, run_id: int, path, worst: int = 3, pdf=Non
 
     ctx = incremental_context(project, run_id, worst)
     text = render_incremental(ctx)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    path = write_text(path, text, make_parents=True)  # complete or not at all
     out = ReportFiles(path)
     if pdf is not None:
         from .pdf import write_pdf

@@ -41,9 +41,12 @@ def write_pdf(html_text: str, path) -> Path:
             "fairdesk[pdf]: pip install 'fairdesk[pdf]', and the Pango library: `apt install "
             "libpango-1.0-0 libpangoft2-1.0-0`; or open the HTML report in a browser and print it"
         ) from None
+    from ..core.atomic import atomic_write
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     # WeasyPrint logs every CSS property it does not support (e.g. grid) as a warning.
     logging.getLogger("weasyprint").setLevel(logging.ERROR)
-    weasyprint.HTML(string=html_text, url_fetcher=_fetch_data_only).write_pdf(str(path))
+    document = weasyprint.HTML(string=html_text, url_fetcher=_fetch_data_only).render()
+    with atomic_write(path, "wb", make_parents=True) as f:  # complete or not at all
+        document.write_pdf(f)
     return path

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from ..core.atomic import atomic_path, make_folder
 from .data import load_run
 from .tiers import TIERS, file_stem, run_tiers
 from .transcripts import import_transcripts
@@ -21,7 +22,8 @@ def write_textgrid(it, path) -> Path:
         if name == "saliency" and not entries:
             continue  # the item was not explained
         tg.addTier(textgrid.IntervalTier(name, list(entries), 0.0, it.duration))
-    tg.save(str(path), format="long_textgrid", includeBlankSpaces=True, reportingMode="error")
+    with atomic_path(path) as tmp:  # complete or not at all
+        tg.save(str(tmp), format="long_textgrid", includeBlankSpaces=True, reportingMode="error")
     return Path(path)
 
 
@@ -44,15 +46,20 @@ def export_textgrids(
     list of ItemTiers
         What was written, with how each item's reference times were obtained.
     """
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = make_folder(folder, "the TextGrids")
     done = []
     for it in run_tiers(load_run(project, run_id), aligner, items):
         write_textgrid(it, folder / f"{file_stem(it.item)}.TextGrid")
         if copy_audio and it.audio is not None and it.audio.exists():
-            shutil.copy2(it.audio, folder / f"{file_stem(it.item)}{it.audio.suffix}")
+            _copy_audio(it.audio, folder / f"{file_stem(it.item)}{it.audio.suffix}")
         done.append(it)
     return done
+
+
+def _copy_audio(src: Path, dst: Path) -> None:
+    """Copy a clip beside its TextGrid, complete or not at all, with its times (``copy2``)."""
+    with atomic_path(dst) as tmp:
+        shutil.copy2(src, tmp)
 
 
 def read_textgrid(path) -> tuple[None, dict]:

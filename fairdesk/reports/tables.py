@@ -38,11 +38,13 @@ def write_table(frame: pd.DataFrame, path) -> Path:
     """Write ``frame`` as CSV/TSV (UTF-8) or Parquet by the extension of ``path``.
 
     Columns holding lists or dicts (slots, flags) are written as JSON text, so every format
-    reads back with plain types.
+    reads back with plain types. Missing folders are created; the file is replaced only once
+    complete (:mod:`fairdesk.core.atomic`).
     """
+    from ..core.atomic import atomic_write
+
     fmt = table_format(path)
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     frame = frame.copy()
     for c in frame.columns:
         if frame[c].map(lambda v: isinstance(v, (list, dict, tuple))).any():
@@ -58,9 +60,11 @@ def write_table(frame: pd.DataFrame, path) -> Path:
         for c in frame.columns:  # mixed object columns (None and str) stay strings
             if frame[c].dtype == object:
                 frame[c] = frame[c].map(lambda v: v if v is None or isinstance(v, str) else str(v))
-        frame.to_parquet(path, index=False)
+        with atomic_write(path, "wb", make_parents=True) as f:
+            frame.to_parquet(f, index=False)
     else:
-        frame.to_csv(path, index=False, sep="\t" if fmt == "tsv" else ",", encoding="utf-8")
+        with atomic_write(path, "w", encoding="utf-8", newline="", make_parents=True) as f:
+            frame.to_csv(f, index=False, sep="\t" if fmt == "tsv" else ",")
     return path
 
 

@@ -6,7 +6,17 @@ of :mod:`.labels`, the radar of :mod:`.radars`, the group rows of :mod:`.rows` a
 incremental timelines of :mod:`.timeline`.
 """
 
-from .labels import higher_is_better, metric_label, metric_short, short_group
+from .labels import (
+    MISSING_MARK,
+    MISSING_STATUS,
+    corpus_label,
+    corpus_note,
+    higher_is_better,
+    metric_label,
+    metric_short,
+    missing_row_note,
+    short_group,
+)
 from .numbers import (
     MISSING,
     count,
@@ -38,8 +48,12 @@ __all__ = [
     "MAX_AXES",
     "MIN_AXES",
     "MISSING",
+    "MISSING_MARK",
+    "MISSING_STATUS",
     "GroupRow",
     "RadarScale",
+    "corpus_label",
+    "corpus_note",
     "count",
     "finite",
     "fmt_ci",
@@ -60,6 +74,7 @@ __all__ = [
     "is_ratio",
     "metric_label",
     "metric_short",
+    "missing_row_note",
     "number",
     "plural",
     "radar",

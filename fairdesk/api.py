@@ -43,6 +43,14 @@ def _settings(settings: AuditSettings | None, options: Mapping) -> AuditSettings
     return dataclasses.replace(base, **options) if options else base
 
 
+def _with_missing(options: Mapping, include_missing: bool | None) -> dict:
+    """The statistics options with ``include_missing`` where it is given."""
+    out = dict(options)
+    if include_missing is not None:
+        out["include_missing"] = bool(include_missing)
+    return out
+
+
 def audit_table(
     frame: pd.DataFrame | str | Path,
     by: str | Sequence[str],
@@ -56,6 +64,7 @@ def audit_table(
     model_based: bool = False,
     covariates: Sequence[str] = (),
     normaliser_sensitivity: bool = False,
+    include_missing: bool | None = None,
     ref_col: str = "reference",
     hyp_col: str = "hypothesis",
     speaker_col: str = "speaker_id",
@@ -93,6 +102,10 @@ def audit_table(
         Covariate columns of that model.
     normaliser_sensitivity : bool
         Re-score under each text normaliser and say whether each verdict holds.
+    include_missing : bool, optional
+        True: the items with no value for a grouping column form the tested group
+        ``(missing)`` (never the default reference); False: a descriptive row, not compared
+        (docs/METHODS.md, "Missing values"); None: as ``settings`` say (default False).
     ref_col, hyp_col, speaker_col, content_col : str
         The table's column names.
     **stats_options
@@ -120,7 +133,7 @@ def audit_table(
         language=None if language in (None, "", "auto") else language,
         filters=filters,
         sample=sample,
-        settings=_settings(settings, stats_options),
+        settings=_settings(settings, _with_missing(stats_options, include_missing)),
         model_based=model_based,
         covariates=covariates,
         normaliser_sensitivity=normaliser_sensitivity,
@@ -229,6 +242,7 @@ class FairdeskProject:
         filters: Mapping[str, Sequence[str]] | None = None,
         sample: int | None = None,
         normaliser_sensitivity: bool = False,
+        include_missing: bool | None = None,
         progress: Callable[[float, str], None] | None = None,
         request_options: Mapping | None = None,
         **stats_options,
@@ -255,6 +269,10 @@ class FairdeskProject:
             Stratified sample of this many items per group.
         normaliser_sensitivity : bool
             Re-score the run under each text normaliser.
+        include_missing : bool, optional
+            True: the items with no value for a grouping column form the tested group
+            ``(missing)``; False: a descriptive row (docs/METHODS.md, "Missing values");
+            None: as ``settings`` say.
         progress : callable, optional
             ``progress(fraction, message)``.
         request_options : mapping, optional
@@ -288,7 +306,7 @@ class FairdeskProject:
             reference=reference,
             metrics=tuple(wanted) if wanted else None,
             sample=sample,
-            settings=_settings(settings, stats_options),
+            settings=_settings(settings, _with_missing(stats_options, include_missing)),
             **options,
         )
         out = audit_project(

@@ -74,6 +74,7 @@ def _settings(a):
         small_cluster_scaling=a.small_cluster_scaling,
     )
     cap = getattr(a, "max_items", None)
+    s = replace(s, include_missing=bool(getattr(a, "include_missing", False)))
     return replace(s, max_items=cap, max_items_lifted=cap > MAX_RUN_ITEMS) if cap else s
 
 
@@ -109,6 +110,13 @@ def add_command(sub):
     )
     s.add_argument("--filter", action="append", metavar="COL=VAL")
     s.add_argument("--reference", help="reference group (default: the largest)")
+    s.add_argument(
+        "--include-missing",
+        action="store_true",
+        help="items with no value for a --by column (empty, only spaces, a list or dict) "
+        "form a tested group named (missing), never the default reference; by default "
+        'they are a descriptive row, not compared (docs/METHODS.md, "Missing values")',
+    )
     s.add_argument("--metric", action="append", metavar="ID", help="metric id (repeatable)")
     s.add_argument(
         "--sample",

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from ..jobs.result_parts import Normaliser
 from ..presentation import (
+    MISSING_MARK,
+    corpus_label,
+    corpus_note,
     count,
     fmt_ci,
     fmt_count,
@@ -18,6 +21,7 @@ from ..presentation import (
     fmt_percent,
     fmt_sig,
     fmt_value_ci,
+    missing_row_note,
     plural,
     unit,
 )
@@ -69,7 +73,9 @@ def format_groups(res, metrics=None, readings: bool = True) -> str:
     )
     for g in groups:
         mark = " (reference)" if g.group == ref else (" (excluded)" if g.excluded else "")
-        name = (str(g.group) + mark)[:29]
+        if g.missing:  # the items with no grouping value: described, not a group
+            mark = f" {MISSING_MARK}"
+        name = str(g.group)[: 29 - len(mark)] + mark
         vals = g.values or {}
         cis = blocks.group_cis(g)
         out.append(
@@ -77,13 +83,19 @@ def format_groups(res, metrics=None, readings: bool = True) -> str:
             + "".join(f"{value_with_ci(vals.get(m), cis.get(m), m):>{cellw}}" for m in metrics)
         )
     overall = [blocks.overall(run.summary.get(m)) for m in metrics]
+    n_missing = max((int(o.get("n_missing") or 0) for o in overall), default=0)
     if any(overall):
         n = sum(g.n_items for g in groups if not g.excluded)
         cells = "".join(
             f"{value_with_ci(o.get('value'), o.get('ci'), m):>{cellw}}"
             for m, o in zip(metrics, overall)
         )
-        out.append(f"{'(corpus, analysed groups)':<30}{n:>7}{'':>5}{cells}")
+        out.append(f"{corpus_label(n_missing):<30}{n:>7}{'':>5}{cells}")
+    for g in groups:
+        if g.missing:
+            out.append(missing_row_note(g.group, g.n_items))
+    if n_missing and any(overall):
+        out.append(corpus_note(n_missing))
     comps = [c for c in run.comparisons if metrics and c.metric == metrics[0]]
     if comps:
         out.append("")

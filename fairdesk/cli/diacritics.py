@@ -40,6 +40,12 @@ def add_command(sub):
         help="utterance resamples (default 10,000, as seed 003; 200-20,000)",
     )
     s.add_argument("--seed", type=int, default=0)
+    s.add_argument(
+        "--include-missing",
+        action="store_true",
+        help="items with no category value form the category (missing); by default they "
+        'are a row of their own, described, not a category (docs/METHODS.md, "Missing values")',
+    )
     s.add_argument("--ref-col", default="reference", help="--table: reference column")
     s.add_argument("--hyp-col", default="hypothesis", help="--table: hypothesis column")
     s.add_argument("--json", metavar="OUT", help="write the table as JSON ('-' = stdout)")
@@ -77,7 +83,14 @@ def cmd_diacritics(a):
     from ..stats.diacritics_table import diacritic_table, format_table
 
     df, problems = _frame(a)
-    table = diacritic_table(df, a.by, count=a.count, n_bootstrap=a.n_bootstrap, seed=a.seed)
+    table = diacritic_table(
+        df,
+        a.by,
+        count=a.count,
+        n_bootstrap=a.n_bootstrap,
+        seed=a.seed,
+        include_missing=bool(a.include_missing),
+    )
     table["input_problems"] = problems
     table["source"] = {"table": a.table} if a.table else {"project": a.project, "run": a.run}
     if a.json:

@@ -365,6 +365,7 @@ def print_summary(res, file=None):
         print(f"  {'group':<30}{'items':>6}" + "".join(f"{m[:12]:>14}" for m in metrics), file=file)
         for g in block["groups"]:
             mark = " (excluded)" if g.get("excluded") else ""
+            mark = " (descriptive)" if g.get("missing") else mark
             print(
                 f"  {(str(g['group']) + mark)[:29]:<30}{g['n_items']:>6}"
                 + "".join(f"{_f(g['values'].get(m), '{:.4f}'):>14}" for m in metrics),

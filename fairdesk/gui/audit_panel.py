@@ -137,6 +137,13 @@ class AuditPanel(QWidget):
         self.min_speakers = QSpinBox()
         self.min_speakers.setRange(1, 10000)
         self.min_speakers.setValue(5)
+        self.include_missing = QCheckBox("Include missing values as a group")
+        self.include_missing.setToolTip(
+            "Items with no value for a grouping column (empty, only spaces, a list) form a "
+            "tested group named (missing), never the default reference. Off: they are a "
+            "descriptive row (count, value, CI), not compared, and the corpus value includes "
+            'them (docs/METHODS.md, "Missing values")'
+        )
 
         what = QGroupBox("What to audit")
         f1 = QFormLayout(what)
@@ -148,6 +155,7 @@ class AuditPanel(QWidget):
         by.addWidget(self.by2, 1)
         f1.addRow("Group by", by)
         f1.addRow("Reference group", self.reference)
+        f1.addRow("", self.include_missing)
         f1.addRow("Sample", self.sample)
         f1.addRow("Device", self.device)
         f1.addRow("Also", self.representation)
@@ -280,6 +288,7 @@ class AuditPanel(QWidget):
             "alpha": self.alpha.value(),
             "min_items": self.min_items.value(),
             "min_speakers": self.min_speakers.value(),
+            "include_missing": self.include_missing.isChecked(),
             "explain_per_group": self.explain_n.value(),
             "split": [int(x) for x in self.split.sizes()],
         }
@@ -309,6 +318,8 @@ class AuditPanel(QWidget):
         ):
             if isinstance(state.get(key), int):
                 spin.setValue(state[key])
+        if isinstance(state.get("include_missing"), bool):
+            self.include_missing.setChecked(state["include_missing"])
         if isinstance(state.get("alpha"), (int, float)):
             self.alpha.setValue(float(state["alpha"]))
         restore_splitter(self.split, state.get("split"))
@@ -470,6 +481,7 @@ class AuditPanel(QWidget):
             alpha=self.alpha.value(),
             min_items=self.min_items.value(),
             min_speakers=self.min_speakers.value(),
+            include_missing=self.include_missing.isChecked(),
         )
         extra = {"model_based": self.model_based.isChecked()} if _supports_model_based() else {}
         return AuditRequest(

@@ -35,7 +35,7 @@ def radar_inputs(result: AuditRun | Mapping) -> tuple[dict, str | None, list[str
     decoded here), groups not excluded; the metrics are
     :func:`fairdesk.presentation.radar_axes` (the report's)."""
     run = as_audit_run(result)
-    vals = {g.group: dict(g.values or {}) for g in run.groups if not g.excluded}
+    vals = {g.group: dict(g.values or {}) for g in run.groups if g.compared}
     metrics, _zero = radar_axes(vals, run.tested_metrics, run.descriptive_metrics, n_flagged(run))
     return vals, run.reference, metrics
 

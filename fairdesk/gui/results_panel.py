@@ -29,6 +29,9 @@ from PySide6.QtWidgets import (
 
 from ..jobs.result import AuditRun, as_audit_run
 from ..presentation import (
+    MISSING_MARK,
+    MISSING_STATUS,
+    corpus_note,
     count,
     fmt_gap,
     fmt_number,
@@ -37,6 +40,7 @@ from ..presentation import (
     fmt_value,
     metric_label,
     metric_short,
+    missing_row_note,
 )
 from .charts import GroupValuePlot
 from .confusion_view import ConfusionView
@@ -49,6 +53,9 @@ from .settings import restore_splitter
 from .table_model import FrameModel
 from .theme import esc, plain_tip, verdict_style
 from .verdict_cards import VerdictCards
+
+#: The Audit panel's option that makes the items with no grouping value a tested group.
+MISSING_OPTION = "'Include missing values as a group'"
 
 #: Sub-tabs, in order (screenshots and the remembered state use the names).
 SUBTABS = ("groups", "comparisons", "values", "radar", "confusion", "phones", "regression")
@@ -305,6 +312,9 @@ class ResultsPanel(QWidget):
                 f"<span style='color:#ef6c00'>{count(len(r.excluded), 'group')} excluded</span>"
             )
         notes = [str(x) for x in r.notes]
+        n_missing = sum(g.n_items or 0 for g in r.groups if g.missing)
+        if n_missing:
+            notes.append(corpus_note(n_missing))
         rep = r.representation
         if rep is not None and rep.leakage is not None:
             leak = rep.leakage  # stats.representation.Leakage
@@ -363,12 +373,15 @@ class ResultsPanel(QWidget):
                 if g.group == ref
                 else f"excluded: {g.reason}"
                 if g.excluded
+                else f"{MISSING_STATUS}: no value, not a group"
+                if g.missing
                 else "compared"
             )
             dom = g.wer_dominated_by
             if dom:
                 status += f" · {dominated_text(dom)}"
-            cells = [g.group, f"{g.n_items or 0:,}", f"{g.n_speakers or 0:,}"]
+            name = f"{g.group} {MISSING_MARK}" if g.missing else g.group
+            cells = [name, f"{g.n_items or 0:,}", f"{g.n_speakers or 0:,}"]
             cells += [fmt_value(m, values.get(m)) for m in metrics] + [status]
             for j, v in enumerate(cells):
                 it = QTableWidgetItem(v)
@@ -379,6 +392,9 @@ class ResultsPanel(QWidget):
                 if g.excluded:
                     it.setForeground(QBrush(QColor("#9aa1a9")))
                     it.setToolTip(plain_tip(g.reason))
+                if g.missing:  # described, not a group: no verdict colours
+                    it.setForeground(QBrush(QColor("#5f6b7a")))
+                    it.setToolTip(plain_tip(missing_row_note(g.group, g.n_items, MISSING_OPTION)))
                 if dom and j == len(cells) - 1:
                     it.setForeground(QBrush(QColor("#b45309")))
                     it.setToolTip(plain_tip(dominated_text(dom, long=True)))

@@ -336,7 +336,11 @@ def compare_by_group(
     out = []
     keys = _keys(frame)
     for vals, part in frame.groupby(keys, sort=False):
-        sliced = slice_frame(part.reset_index(drop=True), by)
+        sliced = slice_frame(
+            part.reset_index(drop=True),
+            by,
+            include_missing=bool(getattr(settings, "include_missing", False)),
+        )
         res = compare_groups(sliced, specs, settings, reference)
         out.append({**dict(zip(keys, vals)), **res.to_dict()})
     return out

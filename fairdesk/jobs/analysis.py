@@ -262,7 +262,7 @@ def _minimums_message(result, settings) -> str | None:
     """The teaching message of ``stats.minimums.exclusion_message`` for this run's groups."""
     from ..stats.minimums import exclusion_message
 
-    groups = result.groups
+    groups = [g for g in result.groups if not g.missing]  # the no-value row has no minimums
     sizes = {g.group: g.n_items for g in groups}
     has_spk = any(g.n_speakers is not None for g in groups)
     speakers = {g.group: g.n_speakers or 0 for g in groups} if has_spk else None

@@ -88,7 +88,13 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
     if items.empty:
         raise FairdeskError(f"no items in dataset {req.dataset!r} match the filters")
     items = use_latest_transcripts(project, items)
-    frame = slice_frame(items, list(req.by), {})
+    absent = [c for c in req.by if c not in items.columns]
+    if absent:  # an import keeps no column without any value
+        raise FairdeskError(
+            f"--by {', '.join(absent)}: no item of dataset {req.dataset!r} has a value there "
+            f"(an import keeps no column without values); columns: {', '.join(items.columns)}"
+        )
+    frame = slice_frame(items, list(req.by), {}, include_missing=req.settings.include_missing)
     if req.sample:
         frame = stratified_sample(frame, "group", int(req.sample), seed=req.settings.seed)
     check_run_cap(frame, req.settings.max_items)
@@ -163,12 +169,22 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
 
 def _check_groups(frame, req: AuditRequest) -> None:
     from ..stats.minimums import check_groups_before_inference
+    from ..stats.slicing import missing_groups
 
-    if frame["group"].nunique() < 2:  # one group: described, nothing compared
+    include = req.settings.include_missing
+    rows = frame["group"].astype(str)
+    if not include:  # the items with no grouping value are no group (a descriptive row)
+        rows = rows[~rows.isin(missing_groups(frame))]
+    if rows.nunique() < 2:  # one group: described, nothing compared
         return
     try:
         check_groups_before_inference(
-            frame, "group", req.settings.min_items, req.settings.min_speakers, req.reference
+            frame,
+            "group",
+            req.settings.min_items,
+            req.settings.min_speakers,
+            req.reference,
+            include_missing=include,
         )
     except ValueError as exc:
         raise FairdeskError(str(exc)) from None

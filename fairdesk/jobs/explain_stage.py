@@ -199,7 +199,9 @@ def explain_stage(project, prep, frame, req, prog, aligner=None, run_remote=None
     started = time.monotonic()
     lifts = np.zeros(len(frame))
     grounded = np.zeros(len(frame))
-    kept, _excluded = apply_minimums(frame, settings.min_items, settings.min_speakers)
+    kept, _excluded = apply_minimums(
+        frame, settings.min_items, settings.min_speakers, include_missing=settings.include_missing
+    )
     eligible = frame[frame["group"].astype(str).isin([str(g) for g in kept])]
     sample = (
         explain_sample(eligible, req.explain_per_group, seed=settings.seed)

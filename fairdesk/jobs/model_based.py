@@ -67,7 +67,8 @@ def model_based_block(frame, run, by, covariates=(), alpha: float | None = None)
     by = [str(b) for b in by]
     if alpha is None:
         alpha = float(run.settings.alpha) if run.settings is not None else 0.05
-    excluded = {str(e.group) for e in run.excluded}
+    # the excluded groups and the row of the items with no grouping value
+    excluded = {str(g.group) for g in run.groups if not g.compared}
     f = frame[~frame["group"].astype(str).isin(excluded)] if excluded else frame
     covariates = list(covariates or ())
     out = {}

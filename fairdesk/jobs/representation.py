@@ -69,7 +69,7 @@ def representation_block(project, prep, frame, run, req, prog) -> dict:
     from ..stats.representation import representation_analysis
 
     X, mask = item_embeddings(project, prep, frame, prog, req=req)
-    excluded = {g.group for g in run.groups if g.excluded}
+    excluded = {g.group for g in run.groups if not g.compared}  # and the no-value row
     groups = frame["group"].astype(str).to_numpy()
     keep = mask.copy()
     keep[mask] = ~np.isin(groups[mask], list(excluded))

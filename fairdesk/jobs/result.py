@@ -268,8 +268,9 @@ class AuditRun:
         raise KeyError(f"No group {name!r}.")
 
     def groups_frame(self):
-        """One row per group: group, n_items, n_speakers, excluded, reason and one column
-        per metric value (a pandas DataFrame)."""
+        """One row per group: group, n_items, n_speakers, excluded, reason, missing (the
+        descriptive row of the items with no grouping value) and one column per metric
+        value (a pandas DataFrame)."""
         import pandas as pd
 
         rows = [
@@ -279,6 +280,7 @@ class AuditRun:
                 "n_speakers": g.n_speakers,
                 "excluded": g.excluded,
                 "reason": g.reason,
+                "missing": g.missing,
                 **{m: (float("nan") if v is None else v) for m, v in g.values.items()},
             }
             for g in self.groups
@@ -303,13 +305,14 @@ class AuditRun:
         ``MetricFrame.by_group`` (pandas DataFrame; undefined values NaN). The group sizes
         and exclusions are in :meth:`groups_frame`."""
         frame = self.groups_frame()
-        drop = ["n_items", "n_speakers", "excluded", "reason"]
+        drop = ["n_items", "n_speakers", "excluded", "reason", "missing"]
         frame = frame.drop(columns=[c for c in drop if c in frame.columns])
         return frame.set_index("group")
 
     @property
     def overall(self):
-        """Metric id → the corpus-wide value of the analysed groups (pandas Series)."""
+        """Metric id → the corpus-wide value of the analysed groups and the items with no
+        grouping value (pandas Series)."""
         import pandas as pd
 
         values = {
@@ -365,7 +368,9 @@ class AuditRun:
         groups = self.groups_frame().set_index("group")
         metrics = [m for m in (*self.tested_metrics, "wer", "cer") if m in groups.columns]
         metrics = list(dict.fromkeys(metrics)) or [
-            c for c in groups.columns if c not in ("n_items", "n_speakers", "excluded", "reason")
+            c
+            for c in groups.columns
+            if c not in ("n_items", "n_speakers", "excluded", "reason", "missing")
         ]
         table = groups[["n_items", "n_speakers", *metrics]].to_html(
             float_format=lambda v: f"{v:.4g}", na_rep="-"

@@ -180,7 +180,7 @@ def audit_table(
             "dataset with a model (--explain) instead of --table"
         )
     try:
-        frame = slice_frame(frame, by, filters)
+        frame = slice_frame(frame, by, filters, include_missing=settings.include_missing)
         if sample:
             frame = stratified_sample(frame, "group", int(sample), seed=settings.seed)
         check_run_cap(frame, settings.max_items)

@@ -6,7 +6,17 @@ of :mod:`.labels`, the radar of :mod:`.radars`, the group rows of :mod:`.rows` a
 incremental timelines of :mod:`.timeline`.
 """
 
-from .labels import higher_is_better, metric_label, metric_short, short_group
+from .labels import (
+    MISSING_MARK,
+    MISSING_STATUS,
+    corpus_label,
+    corpus_note,
+    higher_is_better,
+    metric_label,
+    metric_short,
+    missing_row_note,
+    short_group,
+)
 from .numbers import (
     MISSING,
     P_FLOOR,
@@ -42,8 +52,12 @@ __all__ = [
     "MIN_AXES",
     "MISSING",
     "P_FLOOR",
+    "MISSING_MARK",
+    "MISSING_STATUS",
     "GroupRow",
     "RadarScale",
+    "corpus_label",
+    "corpus_note",
     "count",
     "finite",
     "fmt_ci",
@@ -66,6 +80,7 @@ __all__ = [
     "p_log10",
     "metric_label",
     "metric_short",
+    "missing_row_note",
     "number",
     "plural",
     "radar",

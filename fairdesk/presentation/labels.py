@@ -53,3 +53,43 @@ def higher_is_better(metric: str) -> bool:
         return True
     spec = METRICS.get(metric)
     return bool(spec and spec.higher_is_better)
+
+
+#: The mark of the descriptive row of the items with no grouping value (docs/METHODS.md,
+#: "Missing values"), beside its label in every group table; :func:`missing_row_note`
+#: explains it.
+MISSING_MARK = "*"
+#: The status of that row in the tables that have a status column.
+MISSING_STATUS = "descriptive, not tested"
+
+
+def missing_row_note(label, n_items, option: str = "--include-missing") -> str:
+    """The footnote of a descriptive row: ``* no value for accent (562 items): described
+    (value and 95% CI), not a group: ...``; ``option`` names the switch that makes it one
+    (the GUI's checkbox, the command line's flag)."""
+    from .numbers import count
+
+    return (
+        f"{MISSING_MARK} {label} ({count(n_items or 0, 'item')}): described (value and 95% CI), "
+        f"not a group: not compared, no minimums, not in Holm ({option} makes them a tested "
+        "group, '(missing)')"
+    )
+
+
+def corpus_label(n_missing) -> str:
+    """The corpus row's label: ``(corpus, analysed groups)``, or with the items that have no
+    grouping value ``(corpus, incl. no value)``."""
+    return "(corpus, incl. no value)" if n_missing else "(corpus, analysed groups)"
+
+
+def corpus_note(n_missing) -> str:
+    """What the corpus value pools, where it includes items with no grouping value ('' if
+    none)."""
+    from .numbers import count
+
+    if not n_missing:
+        return ""
+    return (
+        "the corpus value pools the analysed groups and the "
+        f"{count(n_missing, 'item')} with no grouping value"
+    )

@@ -41,7 +41,8 @@ def group_rows(
     reference: str | None,
     verdicts: Mapping[str, str] | None = None,
 ) -> list[GroupRow]:
-    """One :class:`GroupRow` per group not excluded.
+    """One :class:`GroupRow` per analysed group (neither excluded nor the descriptive row
+    of the items with no grouping value, ``GroupInfo.missing``).
 
     Parameters
     ----------
@@ -64,7 +65,7 @@ def group_rows(
 
     rows = []
     for g in groups:
-        if g.excluded:
+        if g.excluded or getattr(g, "missing", False):
             continue
         v = (g.values or {}).get(metric)
         ci = (g.ci or {}).get(metric) or ()

@@ -201,8 +201,8 @@ RADAR_MAX = 3.0
 
 
 def _radar_values(run: AuditRun) -> dict:
-    """Group → metric → value of the analysed groups."""
-    return {g.group: dict(g.values or {}) for g in run.groups if not g.excluded}
+    """Group → metric → value of the analysed groups (not the row of no values)."""
+    return {g.group: dict(g.values or {}) for g in run.groups if g.compared}
 
 
 def radar_scale_of(result: Result) -> RadarScale:

@@ -37,12 +37,14 @@ def verdict_style(verdict) -> tuple[str, str, str]:
 
 @dataclass(frozen=True)
 class Overall:
-    """A metric's corpus-wide value: ``value``, its 95% ``ci`` (``(low, high)`` or None)
-    and the ``scheme`` that resampled it."""
+    """A metric's corpus-wide value: ``value``, its 95% ``ci`` (``(low, high)`` or None),
+    the ``scheme`` that resampled it and ``n_missing``, the items with no grouping value it
+    includes (docs/METHODS.md, "Missing values"; 0 for older runs)."""
 
     value: float | None
     ci: tuple | None
     scheme: str | None
+    n_missing: int = 0
 
 
 def summary_overall(s: MetricSummary | None) -> Overall | None:
@@ -51,7 +53,7 @@ def summary_overall(s: MetricSummary | None) -> Overall | None:
     o = s.overall if s is not None else None
     if not o:
         return None
-    return Overall(o.get("value"), o.get("ci"), o.get("scheme"))
+    return Overall(o.get("value"), o.get("ci"), o.get("scheme"), int(o.get("n_missing") or 0))
 
 
 def group_ci(g: GroupInfo, metric: str) -> tuple | None:

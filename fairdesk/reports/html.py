@@ -24,6 +24,9 @@ from ..jobs.result import AuditRun
 from ..jobs.result_parts import PredictionProblem
 from ..presentation import (
     MISSING,
+    MISSING_MARK,
+    MISSING_STATUS,
+    corpus_note,
     count,
     fmt_ci,
     fmt_gap,
@@ -34,6 +37,7 @@ from ..presentation import (
     fmt_value,
     metric_label,
     metric_short,
+    missing_row_note,
     short_group,
 )
 from ..stats.results import Comparison
@@ -154,6 +158,7 @@ def _corpus(d: RunData, run: AuditRun) -> dict:
                 "excluded": bool(g.excluded),
                 "reason": g.reason or "",
                 "reference": g.group == run.reference,
+                "missing": bool(g.missing),
             }
             for g in run.groups
         ],
@@ -204,12 +209,16 @@ def _group_values(run: AuditRun) -> dict:
                 "group": g.group,
                 "excluded": bool(g.excluded),
                 "reference": g.group == run.reference,
+                "missing": bool(g.missing),
+                "note": missing_row_note(g.group, g.n_items) if g.missing else "",
                 "cells": cells,
             }
         )
     overall = []
+    n_missing = 0
     for m in metrics:
         o = summary_overall(run.summary.get(m))
+        n_missing = max(n_missing, o.n_missing if o else 0)
         overall.append(
             {
                 "value": fmt_value(m, o.value if o else None),
@@ -238,6 +247,7 @@ def _group_values(run: AuditRun) -> dict:
         "metrics": [metric_short(m) for m in metrics],
         "rows": rows,
         "overall": overall if has_overall else None,
+        "corpus_note": corpus_note(n_missing) if has_overall else "",
         "summary": summ,
         "has_ci": any(c["ci"] for r in rows for c in r["cells"]),
     }
@@ -446,6 +456,8 @@ def report_context(d: RunData, embed_audio: bool = False, worst: int = 3) -> dic
         "audio_skipped": skipped,
         "version": __version__,
         "short_group": short_group,
+        "missing_mark": MISSING_MARK,
+        "missing_status": MISSING_STATUS,
         "model_based": model_based_section(run),
         "regressions": regression_sections(d),
         "pitfalls": pitfalls_section(run),

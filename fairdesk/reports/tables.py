@@ -3,7 +3,8 @@
 - :func:`items_table`: one row per analysed item: ids, speaker, group, reference, hypothesis,
   every per-item metric column and every metadata column the run kept;
 - :func:`groups_table`: one row per group × metric: value and 95% CI (when the run has them),
-  items, speakers, excluded and why;
+  items, speakers, excluded and why, and ``no_value`` for the descriptive row of the items
+  with no grouping value;
 - :func:`comparisons_table`: one row per comparison with every stored field (block counts
   flattened to ``n_blocks.<name>``, flags joined with ``;``);
 - :func:`odds_ratio_table`: Sekkat et al.'s table from a ``fairdesk regress`` result.
@@ -113,6 +114,7 @@ def groups_table(d: RunData) -> pd.DataFrame:
                     "reference": g.group == run.reference,
                     "excluded": bool(g.excluded),
                     "excluded_reason": g.reason,
+                    "no_value": bool(g.missing),
                 }
             )
     for m, s in run.summary.items():
@@ -134,6 +136,7 @@ def groups_table(d: RunData) -> pd.DataFrame:
                     "reference": False,
                     "excluded": False,
                     "excluded_reason": None,
+                    "no_value": False,
                 }
             )
     return pd.DataFrame.from_records(rows, columns=GROUP_COLUMNS)
@@ -154,6 +157,9 @@ GROUP_COLUMNS = [
     "reference",
     "excluded",
     "excluded_reason",
+    # the row of the items with no grouping value: described, not compared (docs/METHODS.md,
+    # "Missing values"); the "(all groups)" corpus rows include those items
+    "no_value",
 ]
 
 

@@ -46,7 +46,13 @@ from fairdesk.stats.parallel import parallel_map
 from fairdesk.stats.resampled import resampled_columns
 from fairdesk.stats.results import AuditResult, Exclusion, GroupInfo
 from fairdesk.stats.settings import AuditSettings
-from fairdesk.stats.slicing import check_run_cap, choose_reference, minimums_from_counts
+from fairdesk.stats.slicing import (
+    MISSING_LABEL,
+    check_run_cap,
+    choose_reference,
+    minimums_from_counts,
+    missing_groups,
+)
 from fairdesk.stats.summary import summarise_metric
 from fairdesk.stats.verdicts import (
     MIN_SPEAKERS_FOR_TRUST,
@@ -201,16 +207,30 @@ def _compare_groups(
     if spk_codes is not None:
         pairs = np.unique(np.stack([codes[spk_codes >= 0], spk_codes[spk_codes >= 0]]), axis=1)
         n_spk = np.bincount(pairs[0], minlength=len(labels))
-    sizes = {g: int(n_items[i]) for g, i in label_pos.items()}
+    # items with no grouping value: a descriptive row, or with include_missing a group
+    # that is never the default reference (docs/METHODS.md, "Missing values")
+    missing = missing_groups(frame, group_col) & set(labels)
+    descriptive = set() if settings.include_missing else missing
+    sizes = {g: int(n_items[i]) for g, i in label_pos.items() if g not in descriptive}
     kept, excluded = minimums_from_counts(
         sizes,
-        None if n_spk is None else {g: int(n_spk[i]) for g, i in label_pos.items()},
+        None if n_spk is None else {g: int(n_spk[label_pos[g]]) for g in sizes},
         settings.min_items,
         settings.min_speakers,
     )
     ref = None
-    if kept or reference is not None:
-        ref = choose_reference(sizes, reference, eligible=kept)
+    if (
+        reference is not None
+        and not settings.include_missing
+        and (reference in descriptive or reference == MISSING_LABEL)
+    ):
+        raise ValueError(
+            f"Reference group {reference!r}: the items with no value for the grouping "
+            "column are not a group; compare them as the group '(missing)' with "
+            "include_missing (--include-missing)."
+        )
+    if any(g not in missing for g in kept) or reference is not None:
+        ref = choose_reference(sizes, reference, eligible=kept, not_default=missing)
     others = [g for g in kept if g != ref] if ref is not None else []
     boot = planned_bootstrap(settings.n_bootstrap, len(others) * len(specs), settings.alpha)
     B = boot["used"]
@@ -227,23 +247,29 @@ def _compare_groups(
         return comparison_rng(settings.seed, *parts)
 
     analysed = list(kept) if ref is not None else []
+    # the corpus value pools the analysed groups and the items with no grouping value
+    rows_only = sorted(descriptive, key=lambda g: (-int(n_items[label_pos[g]]), g))
+    pooled = analysed + rows_only if analysed else labels
+    n_missing = sum(int(n_items[label_pos[g]]) for g in rows_only)  # items in no group
     ci_groups, overall = group_intervals(
         X,
         [(s, cols[s.id]) for s in every],
         codes,
         labels,
-        analysed,
+        pooled,
         spk_codes,
         cont_codes,
         requested=settings.resampling,
         scale=settings.small_cluster_scaling,
         n_rep=n_ci,
         rng_for=rng_for,
+        unchecked=tuple(rows_only),
     )
     index_of = {g: np.flatnonzero(codes == label_pos[g]) for g in kept}
     excl_reason = dict(excluded)
     group_infos = []
-    for g in sorted(label_pos, key=lambda g: (-int(n_items[label_pos[g]]), g)):
+    order = sorted((g for g in label_pos if g not in descriptive), key=lambda g: (-sizes[g], g))
+    for g in order + rows_only:
         i = label_pos[g]
         group_infos.append(
             GroupInfo(
@@ -256,6 +282,7 @@ def _compare_groups(
                 ci=ci_groups[g]["ci"],
                 ci_scheme=ci_groups[g]["ci_scheme"],
                 ci_note=ci_groups[g]["ci_note"],
+                missing=g in descriptive,
             )
         )
 
@@ -353,7 +380,7 @@ def _compare_groups(
             [c.gap for c in comparisons if c.metric == spec.id and c.verdict != "not_estimable"],
             spec.higher_is_better,
         )
-        summary[spec.id] = replace(s, overall=overall[spec.id])
+        summary[spec.id] = replace(s, overall={**overall[spec.id], "n_missing": n_missing})
     designs = {pc.design for pc in pending}
     if not designs:
         run_design = None

@@ -34,6 +34,7 @@ import pandas as pd
 
 from ..metrics.registry import MetricSpec, _ratio
 from .groupci import bootstrap_value, percentile_ci
+from .slicing import MISSING_LABEL, missing_mask, no_value_label
 
 __all__ = [
     "NODIA_SPECS",
@@ -227,6 +228,7 @@ def diacritic_table(
     count: str = "letters",
     n_bootstrap: int = 10_000,
     seed: int = 0,
+    include_missing: bool = False,
 ) -> dict:
     """The Igbo tone-mark study's per-category table (see the module notes).
 
@@ -239,6 +241,11 @@ def diacritic_table(
     seed : every category's replicates come from ``numpy.random.default_rng(seed)`` (a fresh
         generator per category, so a category's interval does not depend on the others; the
         overall one draws the categories in table order from its own fresh generator).
+    include_missing : the items with no category value (:func:`~.slicing.is_missing_value`:
+        empty, only whitespace, a list or dict) form the category ``(missing)``; by default
+        they are the row ``no value for <by>`` (``missing`` True) after the categories, a
+        description of those items, not a category (docs/METHODS.md, "Missing values").
+        The overall row includes them either way (``n_missing``).
 
     Returns
     -------
@@ -270,7 +277,15 @@ def diacritic_table(
             f'n_bootstrap must be within 200-20,000 (docs/METHODS.md, "Diacritics by category"), got {n_bootstrap}'
         )
     f = frame[~frame["reference"].isna()].reset_index(drop=True)
-    cats = f[by].astype(object).where(~f[by].isna(), "(missing)").astype(str)
+    no_value = missing_mask(f[by])
+    if len(f) and no_value.all():
+        raise ValueError(
+            f"the category column {by!r} has no values: all {len(f):,} items have none "
+            "(empty, only whitespace, or a list or dict)"
+        )
+    label = MISSING_LABEL if include_missing else no_value_label([by])
+    cats = f[by].astype(object).map(str).str.strip()
+    cats[no_value] = label
     stats = compute_item_stats(
         f[["reference", "hypothesis"]],
         language="und",
@@ -278,7 +293,11 @@ def diacritic_table(
         normalizer="tone-preserving",
     )
     X = stats[list(_STATS)].to_numpy(float)
-    labels = sorted(cats.unique())
+    labels = sorted(
+        set(cats[~no_value]) | ({label} if include_missing and no_value.any() else set())
+    )
+    if not include_missing and no_value.any():
+        labels.append(label)  # the row of the items with no value, after the categories
     rows = []
     strata = []
     for lab in labels:
@@ -294,9 +313,11 @@ def diacritic_table(
         }
         if problem:
             entry["note"] = problem
+        if lab == label and not include_missing:
+            entry["missing"] = True
         rows.append(entry)
     rates, problem = _rates_for(X, strata, n_bootstrap, seed)
-    overall = {**_counts(X), "rates": rates}
+    overall = {**_counts(X), "rates": rates, "n_missing": int(no_value.sum())}
     if problem:
         overall["note"] = problem
     return {
@@ -305,6 +326,7 @@ def diacritic_table(
         "overall": overall,
         "settings": {
             "count": count,
+            "include_missing": bool(include_missing),
             "n_bootstrap": int(n_bootstrap),
             "seed": int(seed),
             "resampling": "utterance",
@@ -336,9 +358,12 @@ def format_table(table: dict) -> list[str]:
     ]
     head = f"{'category':<24} {'n':>3} {'E':>4} {'P':>4}  net loss [95% CI] mean"
     lines.append(head)
-    for r in [*table["categories"], {**table["overall"], "category": "overall"}]:
+    n_missing = table["overall"].get("n_missing") or 0
+    overall = "overall, incl. no value" if n_missing else "overall"
+    for r in [*table["categories"], {**table["overall"], "category": overall}]:
         rt = r["rates"]
-        first = f"{r['category'][:24]:<24} {r['n_items']:>3} {r['expected']:>4} {r['produced']:>4}"
+        name = r["category"] + (" *" if r.get("missing") else "")
+        first = f"{name[:24]:<24} {r['n_items']:>3} {r['expected']:>4} {r['produced']:>4}"
         if r["expected"] == 0:
             add = rt["added_per_100_letters"]
             lines.append(
@@ -353,5 +378,11 @@ def format_table(table: dict) -> list[str]:
                 f"{'':<38}{r['items_without_diacritics']} item(s) without diacritics: "
                 f"{r['added_on_items_without_diacritics']} added"
             )
+    if any(r.get("missing") for r in table["categories"]):
+        lines.append(
+            f"* items with no {table['by']} value ({n_missing}): described, not a category; "
+            "the overall row includes them (--include-missing makes them the category "
+            "'(missing)')."
+        )
     lines.append("Reading: " + table["scheme_reading"] + ".")
     return lines

@@ -272,6 +272,7 @@ def group_intervals(
     scale: bool,
     n_rep: int,
     rng_for,
+    unchecked: tuple[str, ...] = (),
 ) -> tuple[dict, dict]:
     """Each group's own 95% CI and the corpus-wide value with its CI, for every metric.
 
@@ -287,6 +288,8 @@ def group_intervals(
     scale : √(k/(k−1)) small-cluster scaling.
     n_rep : replicates.
     rng_for : ``rng_for(*parts)`` → generator (deterministic per group).
+    unchecked : pooled groups left out of the corpus scheme's unit check (the descriptive
+        row of missing values: a stratum of one speaker is then drawn as it is).
 
     Returns
     -------
@@ -370,17 +373,18 @@ def group_intervals(
     strata = [np.flatnonzero(group_codes == pos[g]) for g in pooled]
     rows = np.concatenate(strata)
     shared_n = 0 if contents is None else shared_content_count(contents, group_codes, rows)
+    checked = [s for g, s in zip(pooled, strata, strict=True) if g not in unchecked] or strata
     k_min = None
     if has_spk:
         k_min = min(
             len(np.unique(speakers[s][speakers[s] >= 0])) + int((speakers[s] < 0).sum())
-            for s in strata
+            for s in checked
         )
     shared = shared_n >= MIN_SHARED_CONTENT
     scheme, problem = value_scheme(
         has_spk,
         k_min if k_min is not None else 0,
-        min(len(s) for s in strata),
+        min(len(s) for s in checked),
         shared,
         requested,
     )

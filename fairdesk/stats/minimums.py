@@ -14,10 +14,12 @@ from dataclasses import dataclass
 import pandas as pd
 
 from fairdesk.stats.slicing import (
+    MISSING_LABEL,
     choose_reference,
     group_sizes,
     has_speaker_ids,
     minimums_from_counts,
+    missing_groups,
     slice_frame,
 )
 from fairdesk.stats.verdicts import MIN_SPEAKERS_FOR_TRUST
@@ -37,9 +39,12 @@ def exclusion_message(
 
     Parameters
     ----------
-    sizes : items per group.
+    sizes : items per group (the groups only: the descriptive row of the items with no
+        grouping value has no minimums, docs/METHODS.md, "Missing values").
     speakers : speakers per group (None without speaker ids).
     min_items, min_speakers : the thresholds.
+
+    The hint lowers only the minimums that exclude a group, never to the value given.
     """
     kept, excluded = minimums_from_counts(sizes, speakers, min_items, min_speakers)
     if not excluded:
@@ -66,11 +71,22 @@ def exclusion_message(
             row += f"  {spk:>12}"
         lines.append(f"{row}  {mark}")
     ex = [g for g, _ in excluded]
-    need_items = min(int(sizes[g]) for g in ex)
-    hint = [f"{FLAG_ITEMS} {min(need_items, min_items)}"]
+    # lower only the minimums that exclude a group, and only below what was given
+    hint = []
+    few_items = [int(sizes[g]) for g in ex if int(sizes[g]) < min_items]
+    if few_items:
+        hint.append(f"{FLAG_ITEMS} {min(few_items)}")
     if speakers is not None:
-        need_spk = min(int(speakers.get(g, 0)) for g in ex)
-        hint.append(f"{FLAG_SPEAKERS} {max(1, min(need_spk, min_speakers))}")
+        few_spk = [int(speakers.get(g, 0)) for g in ex if int(speakers.get(g, 0)) < min_speakers]
+        if few_spk and max(1, min(few_spk)) < min_speakers:
+            hint.append(f"{FLAG_SPEAKERS} {max(1, min(few_spk))}")
+    if not hint:
+        lines.append(
+            "To analyse every group, record more: the minimums cannot go lower for the "
+            "excluded group(s) (a group without a known speaker can't meet "
+            f"{FLAG_SPEAKERS} 1)."
+        )
+        return "\n".join(lines)
     lines.append(
         f"To analyse every group, lower the minimums (e.g. {' '.join(hint)}) or record more. "
         "A lower minimum costs: wider intervals (fewer items and speakers, so more "
@@ -115,6 +131,7 @@ def check_groups_before_inference(
     filters: Mapping[str, Sequence] | None = None,
     *,
     speaker_col: str = "speaker_id",
+    include_missing: bool = False,
 ) -> Precheck:
     """Check ``--by``, the minimums and ``--reference`` on item metadata, before the model.
 
@@ -124,8 +141,11 @@ def check_groups_before_inference(
         has a ``group`` column (sliced) is used as is when ``by`` is ``"group"``.
     by : the grouping column(s).
     min_items, min_speakers : the minimums.
-    reference : the requested reference group (None: the largest kept group).
+    reference : the requested reference group (None: the largest kept group with a value).
     filters : ``{column: allowed values}``.
+    include_missing : the items with no grouping value form the group ``(missing)``
+        (checked like the others, never the default reference); by default they are no
+        group and left out of these checks (docs/METHODS.md, "Missing values").
 
     Returns
     -------
@@ -134,14 +154,17 @@ def check_groups_before_inference(
     Raises
     ------
     ValueError
-        An unknown grouping or filter column (the message lists the columns), fewer than two
-        groups meeting the minimums (the message is ``exclusion_message``), or a reference
-        that is not a group or is excluded.
+        An unknown grouping or filter column (the message lists the columns), a column
+        without any value, fewer than two groups meeting the minimums (the message is
+        ``exclusion_message``), or a reference that is not a group or is excluded.
     """
     if by == "group" and "group" in items.columns and not filters:
         frame = items
     else:
-        frame = slice_frame(items, by, filters)
+        frame = slice_frame(items, by, filters, include_missing=include_missing)
+    missing = missing_groups(frame)
+    if not include_missing:
+        frame = frame[~frame["group"].astype(object).map(str).isin(missing)]
     sizes = {str(g): int(n) for g, n in group_sizes(frame).items()}
     speakers = None
     if has_speaker_ids(frame, speaker_col):
@@ -155,11 +178,21 @@ def check_groups_before_inference(
     if len(kept) < 2:
         if len(sizes) < 2:
             raise ValueError(
-                f"Grouping by {by!r} gives a single group ({', '.join(sizes)}): nothing to "
-                "compare; group by a column with at least two values."
+                f"Grouping by {by!r} gives a single group ({', '.join(sizes) or 'none'}"
+                + (" and items with no value" if missing and not include_missing else "")
+                + "): nothing to compare; group by a column with at least two values."
             )
         raise ValueError(message)
+    if reference is not None and not include_missing and reference in missing | {MISSING_LABEL}:
+        raise ValueError(
+            f"Reference group {reference!r}: the items with no value for the grouping column "
+            "are not a group; compare them as the group '(missing)' with --include-missing."
+        )
     ref = choose_reference(
-        sizes, reference, eligible=kept, by=[by] if isinstance(by, str) else list(by)
+        sizes,
+        reference,
+        eligible=kept,
+        by=[by] if isinstance(by, str) else list(by),
+        not_default=missing,
     )
     return Precheck(sizes, speakers, kept, excluded, ref, message)

@@ -177,6 +177,11 @@ class GroupInfo:
     wer_dominated_by : the item that dominates the group's WER (``item, errors,
         group_errors, share, wer, wer_without_item``), None when none does; written by the
         pitfalls stage (``jobs.pitfalls.pitfalls_stage``).
+    missing : the row of the items with no value for the grouping column(s) (``no value
+        for accent``): descriptive (values and CIs), not a group: no minimums, never the
+        reference, not compared, not in Holm; its items are in the corpus value
+        (docs/METHODS.md, "Missing values"). False for every group, ``(missing)`` with
+        ``include_missing`` included.
     """
 
     group: str
@@ -189,6 +194,13 @@ class GroupInfo:
     ci_scheme: dict = dataclasses.field(default_factory=dict)
     ci_note: dict = dataclasses.field(default_factory=dict)
     wer_dominated_by: dict | None = None
+    missing: bool = False
+
+    @property
+    def compared(self) -> bool:
+        """Whether the group takes part in the comparisons (neither excluded by the
+        minimums nor the descriptive row of missing values)."""
+        return not (self.excluded or self.missing)
 
     def to_dict(self) -> dict:
         """JSON-ready dict (NaN/inf → None; ``wer_dominated_by`` only once set)."""
@@ -215,7 +227,8 @@ class AuditResult:
     ----------
     comparisons : every non-excluded group ≠ reference × metric.
     summary : metric id → ``MetricSummary``.
-    groups : every group, excluded ones included.
+    groups : every group, excluded ones included, then the descriptive rows of the items
+        with no grouping value (``GroupInfo.missing``).
     excluded : the excluded groups with reasons.
     reference : the reference group (None when every group is excluded).
     design : run-level design: ``matched`` (every comparison matched), ``unmatched`` (none

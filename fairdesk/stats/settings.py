@@ -63,6 +63,10 @@ class AuditSettings:
         and the group and corpus CIs.
     max_items_lifted : allow ``max_items`` above MAX_RUN_ITEMS (the explicit lift of
         docs/METHODS.md, "Run cap", ``--max-items N``).
+    include_missing : the items with no value for a grouping column form the tested group
+        ``(missing)`` (never the default reference); by default they are a descriptive row,
+        not compared (docs/METHODS.md, "Missing values"; ``--include-missing``). Runs stored
+        without it read as False.
     """
 
     n_bootstrap: int = 2000
@@ -79,6 +83,7 @@ class AuditSettings:
     normaliser: str = "whisper-english"
     small_cluster_scaling: bool = False
     max_items_lifted: bool = False
+    include_missing: bool = False
 
     def __post_init__(self) -> None:
         _check_int("n_bootstrap", self.n_bootstrap, 200, 20000)
@@ -130,6 +135,12 @@ class AuditSettings:
                 f"{self.small_cluster_scaling!r}."
             )
 
+        if not isinstance(self.include_missing, bool):
+            raise ValueError(
+                "AuditSettings.include_missing must be True or False, got "
+                f"{self.include_missing!r}."
+            )
+
     def with_run_cap(self, max_items: int) -> AuditSettings:
         """A copy whose run cap is ``max_items``, above MAX_RUN_ITEMS if asked (the explicit
         lift of docs/METHODS.md, "Run cap", ``--max-items``); plain construction keeps refusing it."""
@@ -148,7 +159,8 @@ class AuditSettings:
 
     @classmethod
     def from_dict(cls, data: dict) -> AuditSettings:
-        """Settings from a dict such as ``to_dict`` wrote; unknown keys are an error."""
+        """Settings from a dict such as ``to_dict`` wrote; unknown keys are an error, a missing
+        key takes its default (``include_missing`` False: runs stored before it)."""
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:

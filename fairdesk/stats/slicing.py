@@ -6,25 +6,62 @@ labelled ``accent=en-gb × gender=female`` (U+00D7 between the parts).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-#: Label of a group whose key value is missing.
+#: Label of the group of items whose key value is missing, where missing values are asked
+#: to form a tested group (``include_missing``; docs/METHODS.md, "Missing values").
 MISSING_LABEL = "(missing)"
 #: Separator between the parts of a two-key label.
 CROSS = " \u00d7 "
+#: Column ``slice_frame`` adds: True where an item has no value for a grouping key.
+MISSING_COL = "group_missing"
+
+
+def is_missing_value(v) -> bool:
+    """Whether a grouping value is missing: None/NaN, empty or only whitespace, or not a
+    scalar (a list, tuple, set, dict or array, as JSON metadata can hold)."""
+    if v is None:
+        return True
+    if isinstance(v, (list, tuple, set, frozenset, dict, np.ndarray)):
+        return True
+    if isinstance(v, str):
+        return not v.strip()
+    try:
+        return bool(pd.isna(v))
+    except (TypeError, ValueError):
+        return False
+
+
+def missing_mask(series: pd.Series) -> np.ndarray:
+    """Per row, whether the key value is missing (:func:`is_missing_value`)."""
+    return np.fromiter(
+        (is_missing_value(v) for v in series.astype(object)), dtype=bool, count=len(series)
+    )
+
+
+def no_value_label(keys: Sequence[str]) -> str:
+    """The descriptive row of items with no value for ``keys``: ``no value for accent``,
+    ``no value for accent and gender``."""
+    return "no value for " + " and ".join(map(str, keys))
+
+
+def is_missing_label(label) -> bool:
+    """Whether a group label is that of missing values: ``(missing)`` or a two-key label
+    with a ``(missing)`` part (``accent=(missing) × gender=m``)."""
+    parts = str(label).split(CROSS)
+    return any(p.split("=", 1)[-1] == MISSING_LABEL for p in parts)
 
 
 def _value_labels(series: pd.Series) -> pd.Series:
     """String labels of a key column, ``(missing)`` where the value is missing."""
-    missing = series.isna().to_numpy()
+    missing = missing_mask(series)
     # a copy: pandas hands an empty column out read-only
     labels = series.astype(object).map(str).to_numpy(dtype=object, copy=True)
     labels[missing] = MISSING_LABEL
     stripped = np.array([s.strip() for s in labels], dtype=object)
-    stripped[stripped == ""] = MISSING_LABEL
     return pd.Series(stripped, index=series.index, dtype=object)
 
 
@@ -38,9 +75,13 @@ def _check_columns(frame: pd.DataFrame, wanted: Sequence[str], role: str) -> Non
 
 
 def slice_frame(
-    frame: pd.DataFrame, by: Sequence[str] | str, filters: Mapping[str, Sequence] | None = None
+    frame: pd.DataFrame,
+    by: Sequence[str] | str,
+    filters: Mapping[str, Sequence] | None = None,
+    *,
+    include_missing: bool = False,
 ) -> pd.DataFrame:
-    """Filter rows and add the ``group`` label column.
+    """Filter rows and add the ``group`` label column (and ``group_missing``).
 
     Parameters
     ----------
@@ -48,18 +89,26 @@ def slice_frame(
     by : one or two grouping columns.
     filters : ``{column: allowed values}``; a row is kept when its value (compared as text)
         is among the allowed values of every filter column. A filter column can't be a key.
+        ``None`` or ``(missing)`` among the allowed values keeps the missing ones.
+    include_missing : label the items with a missing key value (:func:`is_missing_value`)
+        ``(missing)``, a group like the others (docs/METHODS.md, "Missing values"); by
+        default they are the descriptive row ``no value for <key(s)>``, which
+        ``compare_groups`` shows but does not compare.
 
     Returns
     -------
     DataFrame
         A copy of the kept rows with a ``group`` column: the value itself for one key,
-        ``key1=v1 × key2=v2`` for two keys; a missing key value is ``(missing)``.
+        ``key1=v1 × key2=v2`` for two keys; an item missing a key value (either key, with
+        two) is ``no value for <the missing key(s)>``, or with ``include_missing``
+        ``(missing)`` in that key's place. ``group_missing`` (:data:`MISSING_COL`) is True
+        for those items.
 
     Raises
     ------
     ValueError
-        No key or more than two, an unknown column, a column both filter and key, or no row
-        left after filtering.
+        No key or more than two, an unknown column, a column both filter and key, no row
+        left after filtering, or a key column without any value.
     """
     keys = [by] if isinstance(by, str) else list(by)
     filters = dict(filters or {})
@@ -87,13 +136,42 @@ def slice_frame(
             f"No rows left after the filters {filters}; check the allowed values against the "
             "values present in those columns."
         )
+    masks = {k: missing_mask(out[k]) for k in keys}
+    for k in keys:
+        if masks[k].all():
+            n = len(out)
+            raise ValueError(
+                f"The grouping column {k!r} has no values: "
+                + ("the item has" if n == 1 else f"all {n:,} items have")
+                + " none (empty, only whitespace, or a list or dict)"
+                + (" after the filters" if filters else "")
+                + "; group by a column that has values."
+            )
+    labels = {k: _value_labels(out[k]) for k in keys}
     if len(keys) == 1:
-        out["group"] = _value_labels(out[keys[0]])
+        group = labels[keys[0]]
     else:
-        a = _value_labels(out[keys[0]])
-        b = _value_labels(out[keys[1]])
-        out["group"] = f"{keys[0]}=" + a + CROSS + f"{keys[1]}=" + b
+        a, b = keys
+        group = f"{a}=" + labels[a] + CROSS + f"{b}=" + labels[b]
+    any_missing = np.logical_or.reduce([masks[k] for k in keys])
+    if not include_missing and any_missing.any():
+        group = group.to_numpy(dtype=object, copy=True)
+        for i in np.flatnonzero(any_missing):
+            group[i] = no_value_label([k for k in keys if masks[k][i]])
+        group = pd.Series(group, index=out.index, dtype=object)
+    out["group"] = group
+    out[MISSING_COL] = any_missing
     return out
+
+
+def missing_groups(frame: pd.DataFrame, group_col: str = "group") -> set[str]:
+    """The group labels of items with no value for a grouping key: those ``group_missing``
+    marks (``slice_frame``), or without that column the ``(missing)`` labels."""
+    groups = frame[group_col].astype(object).map(str)
+    if MISSING_COL in frame.columns:
+        mask = frame[MISSING_COL].fillna(False).astype(bool).to_numpy()
+        return set(groups[mask])
+    return {g for g in set(groups) if is_missing_label(g)}
 
 
 def group_sizes(frame: pd.DataFrame, group_col: str = "group") -> pd.Series:
@@ -114,6 +192,7 @@ def choose_reference(
     group_col: str = "group",
     by: Sequence[str] | str | None = None,
     eligible: Sequence[str] | None = None,
+    not_default: Collection[str] = (),
 ) -> str:
     """The reference group: the user's choice, or the largest group by items.
 
@@ -125,6 +204,8 @@ def choose_reference(
     group_col : the group label column.
     by : the grouping keys (lets ``accent=en-gb`` name a one-key group).
     eligible : groups allowed as reference (e.g. those meeting the minimums); default all.
+    not_default : groups never picked when ``reference`` is None (the ``(missing)`` group:
+        docs/METHODS.md, "Missing values"); they can still be named.
 
     Raises
     ------
@@ -133,6 +214,7 @@ def choose_reference(
     """
     if isinstance(frame, pd.DataFrame):
         sizes = group_sizes(frame, group_col)
+        not_default = set(map(str, not_default)) | missing_groups(frame, group_col)
     else:
         sizes = _order_sizes(frame)
     labels = [str(g) for g in sizes.index]
@@ -140,7 +222,13 @@ def choose_reference(
     if reference is None:
         if not allowed:
             raise ValueError("No group is eligible as reference (all are excluded).")
-        return allowed[0]
+        skip = set(map(str, not_default))
+        for g in allowed:
+            if g not in skip:
+                return g
+        raise ValueError(
+            "No group with a value is eligible as reference; name one with --reference."
+        )
     chosen = None
     if reference in labels:
         chosen = reference
@@ -174,11 +262,13 @@ def apply_minimums(
     *,
     group_col: str = "group",
     speaker_col: str = "speaker_id",
+    include_missing: bool = False,
 ) -> tuple[list[str], list[tuple[str, str]]]:
     """Split the groups into kept and excluded by the minimums of docs/METHODS.md, "Minimums".
 
     A group needs ``min_items`` items and, where speaker ids exist, ``min_speakers`` distinct
-    known speakers.
+    known speakers. The items with no grouping value (:func:`missing_groups`) are no group
+    and in neither list, unless ``include_missing`` (then ``(missing)`` is a group).
 
     Returns
     -------
@@ -186,6 +276,9 @@ def apply_minimums(
     excluded : ``(group, reason)`` for the others, the reason saying which minimum failed.
     """
     sizes = dict(group_sizes(frame, group_col).items())
+    if not include_missing:
+        for g in missing_groups(frame, group_col):
+            sizes.pop(g, None)
     speakers = None
     if has_speaker_ids(frame, speaker_col):
         g = frame[group_col].astype(object).map(str)

@@ -52,7 +52,10 @@ class MetricSummary:
     weighted_std : standard deviation of group values weighted by group size (items).
     best_group, worst_group : the groups with the best and worst values.
     overall : the corpus-wide value with its 95% CI: ``value, ci, scheme`` and block counts
-        (``groupci.group_intervals``).
+        (``groupci.group_intervals``), and ``n_missing``: the items with no grouping value
+        that it includes although they are in no group (the descriptive rows; 0 with
+        ``include_missing``, where they are the group ``(missing)``; docs/METHODS.md,
+        "Missing values"; absent in older runs).
     """
 
     max_gap: float

@@ -477,7 +477,8 @@ def test_table_json_keeps_todays_keys_plus_schema_version(tmp_path):
     assert main(args) == 0
     d = json.loads(out.read_text())
     assert set(d) == OLD_TABLE_KEYS | {"schema_version"} and d["schema_version"] == 2
-    assert set(d["settings"]) == OLD_TABLE_SETTINGS
+    # plus the settings added since: include_missing (docs/METHODS.md, "Missing values")
+    assert set(d["settings"]) == OLD_TABLE_SETTINGS | {"include_missing"}
     assert d["settings"]["language"] == "auto" and d["settings"]["by"] == ["accent"]
     assert d["table"] == str(path) and d["failures"] == [] and d["from_cache"] is False
     # the group values live under values only; the JSON opens as the typed run it came from

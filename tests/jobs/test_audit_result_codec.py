@@ -109,7 +109,9 @@ def test_new_and_old_payloads_have_the_same_keys(payloads):
         old, new = payloads[name], payloads[f"stored_{name}"]
         assert set(new) - set(old) == {"schema_version"}, name
         assert set(old) - set(new) == set(), name
-        assert set(new["settings"]) == set(old["settings"]), name
+        # settings added since: include_missing (docs/METHODS.md, "Missing values")
+        assert set(new["settings"]) - set(old["settings"]) <= {"include_missing"}, name
+        assert set(old["settings"]) <= set(new["settings"]), name
         old_run = AuditRun.from_json(old)
         assert [g.group for g in old_run.groups] == [g["group"] for g in new["groups"]]
         assert [c["verdict"] for c in new["comparisons"]] == [
@@ -277,10 +279,17 @@ def test_to_json_writes_todays_keys_without_the_group_copies(payloads):
     d = payloads["run"]
     out = _stored(AuditRun.from_json(d).to_json())
     assert set(out) == set(d) | {"schema_version"}
-    for k in set(d) - {"groups"}:
+    for k in set(d) - {"groups", "settings"}:
         assert out[k] == d[k], k
+    # an old run's settings read include_missing as off, and write it so
+    assert out["settings"] == {**d["settings"], "include_missing": False}
+    assert AuditRun.from_json(d).settings.include_missing is False
     for g_old, g_new in zip(d["groups"], out["groups"], strict=True):
-        assert g_new == {k: v for k, v in g_old.items() if k not in g_old["values"]}
+        # an old run's groups are groups (not the descriptive row of missing values)
+        assert g_new == {
+            **{k: v for k, v in g_old.items() if k not in g_old["values"]},
+            "missing": False,
+        }
     assert out["acoustics"] == d["acoustics"]
 
 

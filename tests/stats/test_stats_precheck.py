@@ -99,7 +99,7 @@ def test_exclusion_message_word_for_word():
         "  group         items      speakers\n"
         "  x             5 ≥ 3         5 ≥ 1  ok\n"
         "  y             2 < 3         2 ≥ 1  excluded\n"
-        "To analyse every group, lower the minimums (e.g. --min-items 2 --min-speakers 1) or "
+        "To analyse every group, lower the minimums (e.g. --min-items 2) or "
         "record more. A lower minimum costs: wider intervals (fewer items and speakers, so more "
         "comparisons end inconclusive_underpowered); a significant gap in a group with fewer "
         "than 10 speakers reads as speaker_confounded (get more speakers, not 'bias'); and a "

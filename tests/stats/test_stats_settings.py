@@ -10,6 +10,7 @@ def test_defaults_match_contract():
     assert s.to_dict() == {
         "n_bootstrap": 2000,
         "seed": 0,
+        "include_missing": False,
         "alpha": 0.05,
         "absolute_error_gap": 0.05,
         "disparity_ratio": 1.25,
@@ -178,7 +179,8 @@ def test_unknown_fields_message_word_for_word():
         AuditSettings.from_dict({"zz": 1, "alpha": 0.1, "aa": 2})
     assert str(e.value) == (
         "Unknown AuditSettings field(s) ['aa', 'zz']; known fields: ['absolute_error_gap', "
-        "'alpha', 'disparity_ratio', 'grounding_gap', 'max_items', 'max_items_lifted', "
+        "'alpha', 'disparity_ratio', 'grounding_gap', 'include_missing', 'max_items', "
+        "'max_items_lifted', "
         "'min_items', 'min_speakers', 'n_bootstrap', 'normaliser', 'resampling', 'seed', "
         "'small_cluster_scaling', 'structure_threshold']."
     )

@@ -26,22 +26,21 @@ def frame():
 
 def test_one_key_labels_and_missing(frame):
     out = slice_frame(frame, ["accent"])
-    assert list(out["group"]) == [
-        "en-gb",
-        "en-gb",
-        "en-us",
-        "en-us",
-        "(missing)",
-        "en-gb",
-        "en-us",
-        "en-us",
-    ]
+    labels = ["en-gb", "en-gb", "en-us", "en-us", "?", "en-gb", "en-us", "en-us"]
+    assert list(out["group"]) == [x.replace("?", "no value for accent") for x in labels]
+    assert list(out["group_missing"]) == [x == "?" for x in labels]
+    out = slice_frame(frame, ["accent"], include_missing=True)
+    assert list(out["group"]) == [x.replace("?", "(missing)") for x in labels]
+    assert list(out["group_missing"]) == [x == "?" for x in labels]
     assert "group" not in frame.columns  # input untouched
 
 
 def test_two_keys_cross_product_label(frame):
     out = slice_frame(frame, ["accent", "gender"])
     assert out["group"].iloc[0] == "accent=en-gb \u00d7 gender=f"
+    assert out["group"].iloc[4] == "no value for accent"
+    assert out["group"].nunique() == 4
+    out = slice_frame(frame, ["accent", "gender"], include_missing=True)
     assert out["group"].iloc[4] == "accent=(missing) \u00d7 gender=m"
     assert out["group"].nunique() == 4
 
@@ -91,7 +90,7 @@ def test_reference_by_value_or_full_label(frame):
 
 def test_unknown_or_excluded_reference(frame):
     one = slice_frame(frame, ["accent"])
-    with pytest.raises(ValueError, match="not one of the groups: en-us, en-gb, \\(missing\\)"):
+    with pytest.raises(ValueError, match="not one of the groups: en-us, en-gb, no value for"):
         choose_reference(one, "fr-fr")
     with pytest.raises(ValueError, match="excluded"):
         choose_reference(one, "en-gb", eligible=["en-us"])
@@ -103,14 +102,17 @@ def test_minimums_with_reasons(frame):
     # en-us: 4 items, speakers b, c, e (+ one unknown) -> kept; en-gb: 3 items, 2 speakers
     assert kept == ["en-us"]
     reasons = dict(excluded)
-    assert reasons["en-gb"] == "2 speakers < min_speakers 3"
+    assert reasons == {"en-gb": "2 speakers < min_speakers 3"}  # no value: no group
+    with_missing = slice_frame(frame, ["accent"], include_missing=True)
+    _, excluded = apply_minimums(with_missing, min_items=3, min_speakers=3, include_missing=True)
+    reasons = dict(excluded)
     assert reasons["(missing)"] == "1 items < min_items 3; 1 speakers < min_speakers 3"
 
 
 def test_minimums_without_speaker_ids(frame):
     one = slice_frame(frame.drop(columns="speaker_id"), ["accent"])
     kept, excluded = apply_minimums(one, min_items=3, min_speakers=50)
-    assert kept == ["en-us", "en-gb"] and [g for g, _ in excluded] == ["(missing)"]
+    assert kept == ["en-us", "en-gb"] and excluded == []
 
 
 def test_run_cap_offers_stratified_sample():
@@ -270,7 +272,13 @@ def test_group_labels_follow_the_kept_rows(frame):
     out = slice_frame(frame, "accent", {"split": ["y"]})
     assert list(out.index) == [3, 5] and list(out["group"]) == ["en-us", "en-gb"]
     blank = pd.DataFrame({"k": ["a", " ", "b", ""]})
-    assert list(slice_frame(blank, "k")["group"]) == ["a", "(missing)", "b", "(missing)"]
+    assert list(slice_frame(blank, "k")["group"]) == ["a", "no value for k", "b", "no value for k"]
+    assert list(slice_frame(blank, "k", include_missing=True)["group"]) == [
+        "a",
+        "(missing)",
+        "b",
+        "(missing)",
+    ]
 
 
 def test_reference_messages_word_for_word():

@@ -536,6 +536,7 @@ def test_diacritic_table_every_field_against_a_numpy_bootstrap():
     assert t["by"] == "category" and t["scheme_reading"] == SCHEME_READING
     assert t["settings"] == {
         "count": "letters",
+        "include_missing": False,
         "n_bootstrap": B,
         "seed": seed,
         "resampling": "utterance",
@@ -575,6 +576,7 @@ def test_diacritic_table_every_field_against_a_numpy_bootstrap():
         "letters": S[7],
         "items_without_diacritics": S[4],
         "added_on_items_without_diacritics": S[5],
+        "n_missing": 0,
     }
     _approx_rates(
         rates,
@@ -592,8 +594,18 @@ def test_diacritic_table_one_utterance_and_missing_values():
         (None, "x", "solo"),
     ]  # no reference: left out
     t = diacritic_table(_dia_frame(rows), "category", n_bootstrap=200, seed=1)
-    missing, solo = t["categories"]
-    assert missing["category"] == "(missing)" and "note" not in missing
+    solo, missing = t["categories"]  # the items with no value: their own row, last
+    assert missing["category"] == "no value for category" and missing["missing"] is True
+    assert "note" not in missing and t["overall"]["n_missing"] == 2
+    as_group = diacritic_table(
+        _dia_frame(rows), "category", n_bootstrap=200, seed=1, include_missing=True
+    )
+    assert [c["category"] for c in as_group["categories"]] == ["(missing)", "solo"]
+    assert "missing" not in as_group["categories"][0]
+    # the same items pooled either way
+    assert as_group["overall"]["n_items"] == t["overall"]["n_items"] == 3
+    net = [x["overall"]["rates"]["net_loss"]["value"] for x in (t, as_group)]
+    assert net[0] == net[1] == pytest.approx(3 / 5)  # E 1 + 2 + 2, P 0 + 0 + 2
     assert missing["rates"]["net_loss"]["n_replicates"] == 200
     assert solo["category"] == "solo" and solo["n_items"] == 1
     assert solo["note"] == "one utterance: nothing to resample"

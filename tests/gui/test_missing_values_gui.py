@@ -1,0 +1,82 @@
+"""Missing grouping values in the GUI (docs/METHODS.md, "Missing values"): the Audit panel's
+"Include missing values as a group" option (off by default, carried by the request) and the
+Results pane's descriptive row (marked, no verdict card)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def _table_run(include_missing=False):
+    import fairdesk
+
+    rng = np.random.default_rng(2)
+    rows = []
+    for acc, p, n_spk in (("north", 0.03, 7), ("south", 0.2, 6), (None, 0.3, 5)):
+        for s in range(n_spk):
+            for c in range(6):
+                ref = f"play track number {c} from the album"
+                hyp = " ".join(w if rng.random() > p else "zzz" for w in ref.split())
+                value = acc if acc else [None, " ", ["x"]][s % 3]
+                rows.append(
+                    {
+                        "reference": ref,
+                        "hypothesis": hyp,
+                        "speaker_id": f"{acc}{s}",
+                        "accent": value,
+                    }
+                )
+    df = pd.DataFrame(rows)
+    return fairdesk.audit_table(
+        df, by="accent", n_bootstrap=200, min_items=10, include_missing=include_missing
+    )
+
+
+def test_audit_panel_option_off_by_default_and_carried_by_the_request(qtbot, ctx):
+    from fairdesk.gui.audit_panel import AuditPanel
+
+    w = AuditPanel(ctx)
+    qtbot.addWidget(w)
+    box = w.include_missing
+    assert box.text() == "Include missing values as a group" and not box.isChecked()
+    assert w.request().settings.include_missing is False
+    box.setChecked(True)
+    assert w.request().settings.include_missing is True
+    state = w.save_state()
+    assert state["include_missing"] is True
+    other = AuditPanel(ctx)
+    qtbot.addWidget(other)
+    other.restore_state(state)
+    assert other.include_missing.isChecked()
+
+
+def test_results_table_shows_the_descriptive_row_marked_and_no_card(qtbot, ctx):
+    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.presentation import MISSING_STATUS
+
+    run = _table_run()
+    assert run.groups[-1].missing
+    w = ResultsPanel(ctx)
+    qtbot.addWidget(w)
+    w.resize(1300, 900)
+    w.show()
+    w.show_result(run)
+    t = w.groups
+    assert t.rowCount() == 3
+    names = [t.item(i, 0).text() for i in range(3)]
+    assert names == ["north", "south", "no value for accent *"]
+    last = t.columnCount() - 1
+    assert t.item(2, last).text().startswith(MISSING_STATUS)
+    assert t.item(2, 1).text() == "30"
+    assert "not compared" in t.item(2, 0).toolTip()
+    assert "Include missing values as a group" in t.item(2, 0).toolTip()
+    # no verdict card, no radar ring for it
+    assert {c.comparison.group for c in w.cards.cards} == {"south"}
+    assert w.radar.scale is None or "no value for accent" not in w.radar.scale.groups
+    assert "30 items with no grouping value" in w.header.text()
+
+    w.show_result(_table_run(include_missing=True))
+    names = [t.item(i, 0).text() for i in range(t.rowCount())]
+    assert "(missing)" in names and not any(n.endswith("*") for n in names)
+    assert "(missing)" in {c.comparison.group for c in w.cards.cards}

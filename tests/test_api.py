@@ -120,6 +120,11 @@ def test_api_options_and_errors(tmp_path):
         fairdesk.audit_table(df, by="accent", n_bootstraps=300, **kw)
     run = fairdesk.audit_table(df, by="accent", metrics=["wer"], n_bootstrap=200, **kw)
     assert run.tested_metrics == ("wer",) and run.settings.n_bootstrap == 200
+    assert run.settings.small_cluster_scaling is True  # the default (docs/METHODS.md)
+    off = fairdesk.audit_table(
+        df, by="accent", metrics=["wer"], n_bootstrap=200, small_cluster_scaling=False, **kw
+    )
+    assert off.settings.small_cluster_scaling is False
     assert {c.metric for c in run.comparisons} == {"wer"}
     text = repr(run)
     assert text.startswith("AuditRun(table='table', by=('accent',), groups=3")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 
@@ -40,9 +41,12 @@ def _add_stats_options(s):
     g.add_argument("--structure-threshold", type=float, default=0.1)
     g.add_argument(
         "--small-cluster-scaling",
-        action="store_true",
-        help="scale speaker-bootstrap deviations by sqrt(k/(k-1)) (few speakers "
-        'per group; docs/METHODS.md, "Small numbers of speakers")',
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="scale the speaker scheme's bootstrap deviations by sqrt(k/(k-1)), k = speakers "
+        "on that side, for the gap and the group and corpus CIs drawn by speakers; the "
+        "two-way scheme is not scaled (default: on; --no-small-cluster-scaling turns it "
+        'off; docs/METHODS.md, "Small numbers of speakers")',
     )
     g.add_argument(
         "--normaliser",

@@ -144,6 +144,13 @@ class AuditPanel(QWidget):
             "descriptive row (count, value, CI), not compared, and the corpus value includes "
             'them (docs/METHODS.md, "Missing values")'
         )
+        self.scaling = QCheckBox("Small-cluster scaling (speaker scheme)")
+        self.scaling.setChecked(True)
+        self.scaling.setToolTip(
+            "Widen the speaker scheme's intervals by √(k/(k−1)), k = speakers on that side, "
+            "which the plain speaker bootstrap needs with few speakers; the two-way scheme "
+            'is not scaled (docs/METHODS.md, "Small numbers of speakers"). On by default.'
+        )
 
         what = QGroupBox("What to audit")
         f1 = QFormLayout(what)
@@ -169,6 +176,7 @@ class AuditPanel(QWidget):
         f2.addRow("Significance level α (Holm)", self.alpha)
         f2.addRow("Min. items per group", self.min_items)
         f2.addRow("Min. speakers per group", self.min_speakers)
+        f2.addRow("", self.scaling)
         for f in (f1, f2):
             f.setLabelAlignment(Qt.AlignRight)
 
@@ -289,6 +297,7 @@ class AuditPanel(QWidget):
             "min_items": self.min_items.value(),
             "min_speakers": self.min_speakers.value(),
             "include_missing": self.include_missing.isChecked(),
+            "small_cluster_scaling": self.scaling.isChecked(),
             "explain_per_group": self.explain_n.value(),
             "split": [int(x) for x in self.split.sizes()],
         }
@@ -320,6 +329,8 @@ class AuditPanel(QWidget):
                 spin.setValue(state[key])
         if isinstance(state.get("include_missing"), bool):
             self.include_missing.setChecked(state["include_missing"])
+        if isinstance(state.get("small_cluster_scaling"), bool):
+            self.scaling.setChecked(state["small_cluster_scaling"])
         if isinstance(state.get("alpha"), (int, float)):
             self.alpha.setValue(float(state["alpha"]))
         restore_splitter(self.split, state.get("split"))
@@ -482,6 +493,7 @@ class AuditPanel(QWidget):
             min_items=self.min_items.value(),
             min_speakers=self.min_speakers.value(),
             include_missing=self.include_missing.isChecked(),
+            small_cluster_scaling=self.scaling.isChecked(),
         )
         extra = {"model_based": self.model_based.isChecked()} if _supports_model_based() else {}
         return AuditRequest(

@@ -508,7 +508,8 @@ def _stats_from_json(d: Mapping, settings: AuditSettings | None) -> AuditResult 
         excluded=decode(d.get("excluded") or [], tuple[Exclusion, ...]),
         reference=d.get("reference"),
         design=d.get("design"),
-        settings=settings if settings is not None else AuditSettings(),
+        # no settings stored at all: an old run, read with the old defaults (scaling off)
+        settings=settings if settings is not None else AuditSettings.from_dict({}),
         bootstrap=freeze(d["bootstrap"]) if d.get("bootstrap") is not None else None,
     )
 

@@ -28,7 +28,9 @@ Rules
   payload has only where a later stage wrote it).
 * :class:`~fairdesk.stats.settings.AuditSettings` is read with ``AuditSettings.from_dict``
   (validated) and written with its ``to_dict``; stored settings today's checks refuse (an
-  older release's limits) are kept as stored, unchecked: the run opens as it was made.
+  older release's limits) are kept as stored, unchecked: the run opens as it was made. A
+  setting whose default changed reads, when its key is missing, as the old default
+  (``small_cluster_scaling``: off; ``fairdesk.stats.settings.STORED_DEFAULTS``).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from typing import Any, Union
 
 import numpy as np
 
-from fairdesk.stats.settings import AuditSettings
+from fairdesk.stats.settings import STORED_DEFAULTS, AuditSettings
 from fairdesk.stats.summary import MetricSummary
 
 #: (class, field name) → rule, for fields of classes this module does not define.
@@ -232,10 +234,12 @@ def decode_settings(data: Mapping) -> tuple[AuditSettings | None, dict]:
 
 def _as_stored(values: Mapping) -> AuditSettings:
     """The settings a stored run was made with, even where today's checks refuse them (a
-    run is a record: it opens as it was; a new run built from them is checked again)."""
+    run is a record: it opens as it was; a new run built from them is checked again). A
+    missing key takes the default it had before (``STORED_DEFAULTS``), else today's."""
     obj = object.__new__(AuditSettings)
     for f in dataclasses.fields(AuditSettings):
         default = f.default if f.default is not dataclasses.MISSING else None
+        default = STORED_DEFAULTS.get(f.name, default)
         object.__setattr__(obj, f.name, values.get(f.name, default))
     return obj
 

@@ -14,6 +14,7 @@ import numpy as np
 from fairdesk.metrics.registry import MetricSpec
 from fairdesk.stats.bootstrap import PairBootstrap
 from fairdesk.stats.estimability import (
+    SCALED_SCHEMES,
     constant_value,
     rule_of_three,
     scale_small_clusters,
@@ -136,7 +137,7 @@ def pending_one(
         return pc
     g_reps = metric_values(spec, pb.group_reps, c)
     r_reps = metric_values(spec, pb.reference_reps, c)
-    if settings.small_cluster_scaling and scheme in ("two_way", "speaker"):
+    if settings.small_cluster_scaling and scheme in SCALED_SCHEMES:
         g_reps = scale_small_clusters(g_reps, v, pb.n_group_speakers)
         r_reps = scale_small_clusters(r_reps, rv, pb.n_reference_speakers)
     gap_reps = g_reps - r_reps
@@ -234,7 +235,7 @@ def finish(
         flags.append("undefined_replicates_dropped")
     if unresolvable:
         flags.append("p_unresolvable")
-    if settings.small_cluster_scaling and pc.scheme in ("two_way", "speaker"):
+    if settings.small_cluster_scaling and pc.scheme in SCALED_SCHEMES:
         flags.append("small_cluster_scaled")
     confounded = False
     significant = math.isfinite(p_adj) and p_adj < settings.alpha

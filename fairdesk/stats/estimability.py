@@ -163,6 +163,12 @@ def rule_of_three(value: float, n_group: float, n_reference: float, unit: str) -
     )
 
 
+#: The schemes whose replicate deviations ``small_cluster_scaling`` scales (docs/METHODS.md,
+#: "Small numbers of speakers"): the speaker scheme only; the two-way scheme covers 94-99%
+#: without it (docs/METHODS.md, "Validation").
+SCALED_SCHEMES = ("speaker",)
+
+
 def scale_small_clusters(reps: np.ndarray, estimate, k: int | None) -> np.ndarray:
     """Replicate deviations from the estimate scaled by √(k/(k−1)) (docs/METHODS.md, "Small numbers of speakers").
 

@@ -24,7 +24,12 @@ from fairdesk.stats.bootstrap import (
     _weighted_sums,
     draw_counts,
 )
-from fairdesk.stats.estimability import MIN_UNITS, constant_value, scale_small_clusters
+from fairdesk.stats.estimability import (
+    MIN_UNITS,
+    SCALED_SCHEMES,
+    constant_value,
+    scale_small_clusters,
+)
 from fairdesk.stats.parallel import parallel_map
 
 
@@ -116,8 +121,8 @@ def bootstrap_value(
         ``speaker``, ``content`` (one content draw), ``utterance`` (items within strata).
     n_rep : replicates.
     rng : generator.
-    scale : apply the √(k/(k−1)) scaling per stratum (k = its speakers) for the speaker and
-        two-way schemes.
+    scale : apply the √(k/(k−1)) scaling per stratum (k = its speakers) for the speaker
+        scheme (``SCALED_SCHEMES``; the two-way scheme is left as drawn).
     """
     X = np.asarray(X, dtype=float)
     K_all = X.shape[1]
@@ -175,7 +180,7 @@ def bootstrap_value(
             # present is sorted: all C columns means w as it is
             wl = None if w is None else (w if len(present) == C else w[:, present])
             out = _weighted_sums(T, us[k], wl, M)
-            if scale and scheme in ("two_way", "speaker"):
+            if scale and scheme in SCALED_SCHEMES:
                 out = scale_small_clusters(out, T.sum(axis=(0, 1)), S)
             return out
 
@@ -188,7 +193,7 @@ def bootstrap_value(
         n_speakers=n_spk if scheme in ("two_way", "speaker") else None,
         n_contents=C if draw_cols else None,
         n_items=len(rows_all),
-        scaled=bool(scale and scheme in ("two_way", "speaker")),
+        scaled=bool(scale and scheme in SCALED_SCHEMES),
     )
 
 
@@ -285,7 +290,7 @@ def group_intervals(
     analysed : groups pooled into the corpus-wide value (every group when empty).
     speakers, contents : integer codes per row (negative = missing), or None.
     requested : the run's ``resampling`` setting.
-    scale : √(k/(k−1)) small-cluster scaling.
+    scale : √(k/(k−1)) small-cluster scaling (of the groups and strata drawn by speakers).
     n_rep : replicates.
     rng_for : ``rng_for(*parts)`` → generator (deterministic per group).
     unchecked : pooled groups left out of the corpus scheme's unit check (the descriptive

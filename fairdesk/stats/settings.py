@@ -11,6 +11,10 @@ from dataclasses import asdict, dataclass, fields, replace
 
 from fairdesk.constants import MAX_RUN_ITEMS
 
+#: Fields whose default changed: a stored settings dict without the key was written before
+#: the change and reads as the old value (``from_dict``), not as today's default.
+STORED_DEFAULTS = {"small_cluster_scaling": False}
+
 #: Resampling schemes of docs/METHODS.md, "Resampling schemes" (``auto`` picks one per comparison).
 RESAMPLING_CHOICES = ("auto", "two_way", "speaker", "content", "utterance")
 
@@ -58,9 +62,11 @@ class AuditSettings:
     max_items : run cap (1..MAX_RUN_ITEMS); larger requests are refused with an offer of a
         stratified sample.
     normaliser : text normaliser name used by the metrics (recorded with the results).
-    small_cluster_scaling : scale the replicate deviations of the speaker and two-way
-        schemes by √(k/(k−1)), k = speakers on that side (docs/METHODS.md, "Small numbers of speakers"), for the gap CIs
-        and the group and corpus CIs.
+    small_cluster_scaling : scale the replicate deviations of the speaker scheme by
+        √(k/(k−1)), k = speakers on that side, for the gap CIs and the group and corpus CIs
+        drawn by speakers (per stratum); the two-way scheme is not scaled (docs/METHODS.md,
+        "Small numbers of speakers"). On by default; a stored run without the key was made
+        before that and reads as off (``STORED_DEFAULTS``).
     max_items_lifted : allow ``max_items`` above MAX_RUN_ITEMS (the explicit lift of
         docs/METHODS.md, "Run cap", ``--max-items N``).
     include_missing : the items with no value for a grouping column form the tested group
@@ -81,7 +87,7 @@ class AuditSettings:
     structure_threshold: float = 0.1
     max_items: int = MAX_RUN_ITEMS
     normaliser: str = "whisper-english"
-    small_cluster_scaling: bool = False
+    small_cluster_scaling: bool = True
     max_items_lifted: bool = False
     include_missing: bool = False
 
@@ -159,14 +165,18 @@ class AuditSettings:
 
     @classmethod
     def from_dict(cls, data: dict) -> AuditSettings:
-        """Settings from a dict such as ``to_dict`` wrote; unknown keys are an error, a missing
-        key takes its default (``include_missing`` False: runs stored before it)."""
+        """Settings from a dict such as ``to_dict`` wrote; unknown keys are an error.
+
+        A missing key takes its default, except a key of ``STORED_DEFAULTS``, which takes its
+        value there (a dict written before that field's default changed:
+        ``small_cluster_scaling`` reads as off); ``include_missing`` reads as False."""
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
             raise ValueError(
                 f"Unknown AuditSettings field(s) {unknown}; known fields: {sorted(known)}."
             )
+        data = {**STORED_DEFAULTS, **data}
         cap = data.get("max_items")
         if isinstance(cap, int) and not isinstance(cap, bool) and cap > MAX_RUN_ITEMS:
             return cls(**{**data, "max_items": MAX_RUN_ITEMS}).with_run_cap(cap)

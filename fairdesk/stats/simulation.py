@@ -162,7 +162,7 @@ def coverage_study(
     seed: int = 0,
     metric: str = "wer",
     resampling: str = "auto",
-    small_cluster_scaling: bool = False,
+    small_cluster_scaling: bool = True,
     **sim,
 ) -> dict:
     """Coverage of the true gap by the 95% CI over simulated two-group audits (docs/METHODS.md, "Validation").
@@ -178,7 +178,8 @@ def coverage_study(
     seed : seed of the simulation (each audit also gets its own bootstrap seed).
     metric : ``wer``, ``sub_rate`` or ``em``.
     resampling : ``auto`` or a forced scheme (e.g. ``content`` to reproduce the panel).
-    small_cluster_scaling : the √(k/(k−1)) scaling of docs/METHODS.md, "Small numbers of speakers".
+    small_cluster_scaling : the √(k/(k−1)) scaling of docs/METHODS.md, "Small numbers of speakers"
+        (on by default, as in ``AuditSettings``; it scales the speaker scheme only).
     **sim : passed to ``simulate_audit``.
 
     Returns
@@ -285,13 +286,15 @@ def value_coverage_study(
     n_bootstrap: int = 500,
     effect: float = 0.3,
     seed: int = 0,
-    small_cluster_scaling: bool = False,
+    small_cluster_scaling: bool = True,
     **sim,
 ) -> dict:
     """Coverage of each group's own WER CI and of the corpus-wide WER CI (docs/METHODS.md, "Validation").
 
     Two groups of equal size (reference effect 0, the other ``effect``); the corpus truth is
     the mean of the two population WERs (equal expected words per group).
+    ``small_cluster_scaling`` (default on, as in ``AuditSettings``) scales the intervals drawn
+    by speakers (the unmatched design's), not the two-way ones.
 
     Returns
     -------

@@ -489,3 +489,47 @@ def test_table_json_keeps_todays_keys_plus_schema_version(tmp_path):
     assert (
         run.normaliser_sensitivity["n_comparisons"] == d["normaliser_sensitivity"]["n_comparisons"]
     )
+
+
+def test_small_cluster_scaling_is_on_by_default_and_no_small_cluster_scaling_turns_it_off(
+    tmp_path,
+):
+    """An unmatched table (every utterance its own sentence: the speaker scheme), 8 speakers
+    per group: by default its gap CI is scaled by √(8/7) (docs/METHODS.md, "Small numbers of
+    speakers") and the settings say so; ``--no-small-cluster-scaling`` records off and gives
+    the plain interval, from the same draws."""
+    import math
+
+    rng = np.random.default_rng(9)
+    rows = []
+    for acc, p in (("us", 0.1), ("scot", 0.2)):
+        for s in range(8):
+            for u in range(6):
+                words = f"play song {acc} {s} {u} now please".split()
+                hyp = " ".join(w if rng.random() > p else "zzz" for w in words)
+                rows.append({"ref": " ".join(words), "hyp": hyp, "spk": f"{acc}{s}", "accent": acc})
+    path = tmp_path / "t.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    base = ["audit", "--table", str(path), "--ref-col", "ref", "--hyp-col", "hyp"]
+    base += ["--speaker-col", "spk", "--by", "accent", "--reference", "us", "--metric", "wer"]
+    base += ["--n-bootstrap", "200", "--min-items", "5", "--min-speakers", "2", "--quiet"]
+    out = {}
+    for name, extra in (
+        ("default", []),
+        ("on", ["--small-cluster-scaling"]),
+        ("off", ["--no-small-cluster-scaling"]),
+    ):
+        o = tmp_path / f"{name}.json"
+        assert main([*base, *extra, "--json", str(o)]) == 0
+        out[name] = json.loads(o.read_text())
+    assert out["default"]["settings"]["small_cluster_scaling"] is True
+    assert out["on"]["settings"]["small_cluster_scaling"] is True
+    assert out["off"]["settings"]["small_cluster_scaling"] is False
+    (on,) = out["default"]["comparisons"]
+    (off,) = out["off"]["comparisons"]
+    assert on["estimator"] == off["estimator"] == "speaker"
+    assert "small_cluster_scaled" in on["flags"] and "small_cluster_scaled" not in off["flags"]
+    assert on["ci_high"] - on["ci_low"] == pytest.approx(
+        math.sqrt(8 / 7) * (off["ci_high"] - off["ci_low"]), rel=1e-9
+    )
+    assert out["on"]["comparisons"] == out["default"]["comparisons"]

@@ -77,3 +77,27 @@ def test_eta_text_reads_the_job_message_or_extrapolates():
     assert eta_text(0.5, "statistics", 10.0) == "about 10 s left"
     assert eta_text(0.01, "preparing", 0.5) == "estimating…"
     assert eta_text(0.25, "x", 60.0) == "about 3 min left"
+
+
+def test_small_cluster_scaling_checkbox_is_on_by_default_and_goes_into_the_request(
+    qtbot, ctx, mini
+):
+    """docs/METHODS.md, "Small numbers of speakers": on by default; unticked, the request
+    (and so its cache key and the stored settings) says off; the choice is remembered."""
+    from fairdesk.gui.audit_panel import AuditPanel
+
+    audit, _ = _panel(qtbot, ctx, mini)
+    assert audit.scaling.isChecked()
+    assert audit.scaling.text() == "Small-cluster scaling (speaker scheme)"
+    assert audit.request().settings.small_cluster_scaling is True
+    audit.scaling.setChecked(False)
+    assert audit.request().settings.small_cluster_scaling is False
+    state = audit.save_state()
+    assert state["small_cluster_scaling"] is False
+    again = AuditPanel(ctx)
+    qtbot.addWidget(again)
+    assert again.scaling.isChecked()
+    again.restore_state(state)
+    assert not again.scaling.isChecked()
+    again.restore_state({"n_bootstrap": 400})  # a state saved before the checkbox: as it is
+    assert not again.scaling.isChecked()

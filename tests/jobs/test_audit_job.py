@@ -201,3 +201,39 @@ def test_minimums_and_reference_are_checked_before_the_model_runs(project):
             ),
             backend=be,
         )
+
+
+def test_results_cached_before_scaling_was_the_default_are_not_reused(project):
+    """Small-cluster scaling became the default (docs/METHODS.md, "Small numbers of
+    speakers"): the settings, and so the request hash, of a default request changed, so a
+    run stored under the old default (scaling off) is not the answer to a new default
+    request; a request that asks for the old settings still finds it."""
+    be = LengthBackend()
+    old = AuditSettings(
+        n_bootstrap=400, min_items=20, min_speakers=5, resampling="speaker",
+        small_cluster_scaling=False,
+    )  # fmt: skip
+    req = AuditRequest(
+        dataset="d", model="fake", by=("accent",), settings=old, metrics=("wer",), nlu="none"
+    )
+    first = run_audit(project, req, backend=be)
+    assert not first.from_cache and first.result.settings.small_cluster_scaling is False
+    new = AuditRequest(
+        dataset="d",
+        model="fake",
+        by=("accent",),
+        metrics=("wer",),
+        nlu="none",
+        settings=AuditSettings(n_bootstrap=400, min_items=20, min_speakers=5, resampling="speaker"),
+    )
+    assert new.settings.small_cluster_scaling is True
+    again = run_audit(project, new, backend=be)
+    assert not again.from_cache and again.result.settings.small_cluster_scaling is True
+    assert again.result.counts.n_cached == 71  # the predictions are reused, not the result
+    c_old = first.result.comparison("wer", "b")
+    c_new = again.result.comparison("wer", "b")
+    assert c_old.estimator == c_new.estimator == "speaker"
+    assert "small_cluster_scaled" in c_new.flags and "small_cluster_scaled" not in c_old.flags
+    # the old settings asked for explicitly: the stored run answers
+    third = run_audit(project, req, backend=be)
+    assert third.from_cache and third.result.settings.small_cluster_scaling is False

@@ -374,7 +374,9 @@ def test_missing_keys_of_older_runs_take_defaults(payloads):
     assert run.timings == {} and run.counts is None and run.acoustics is None
     assert run.run_settings.cpu_count is None and run.run_settings.engine is None
     assert run.run_settings.model == "fake" and run.n_bootstrap_used is None
-    assert run.settings.small_cluster_scaling is False  # AuditSettings' default
+    # stored before scaling became the default (AuditSettings' default is now on)
+    assert run.settings.small_cluster_scaling is False
+    assert AuditSettings().small_cluster_scaling is True
     assert run.group("a").ci == {} and run.group("a").ci_scheme
     assert run.comparison("wer", "b").mde is None
     assert run.comparison("wer", "b").no_variation is None
@@ -457,3 +459,24 @@ def test_stored_settings_todays_checks_refuse_open_as_stored(payloads):
     assert run.settings.n_bootstrap == 100 and run.settings.alpha == 0.05
     assert _stored(run.to_json())["settings"]["n_bootstrap"] == 100
     assert AuditRun.from_json(_stored(run.to_json())) == run
+
+
+def test_stored_settings_without_the_scaling_key_read_as_off(payloads):
+    """Runs stored before small-cluster scaling became the default read as off, on every
+    decoding path: settings today's checks accept, settings they refuse (kept as stored),
+    and a payload with groups but no statistics settings at all."""
+    d = json.loads(json.dumps(payloads["run"]))
+    d["settings"]["small_cluster_scaling"] = True
+    assert AuditRun.from_json(d).settings.small_cluster_scaling is True
+    del d["settings"]["small_cluster_scaling"]
+    assert AuditRun.from_json(d).settings.small_cluster_scaling is False
+    d["settings"]["n_bootstrap"] = 100  # refused today: opened as stored
+    run = AuditRun.from_json(d)
+    assert (run.settings.n_bootstrap, run.settings.small_cluster_scaling) == (100, False)
+    assert run.settings.min_items == 20  # what it stored
+    known = {f.name for f in dataclasses.fields(AuditSettings)}
+    d["settings"] = {k: v for k, v in d["settings"].items() if k not in known}
+    bare = AuditRun.from_json(d)
+    assert bare.result is not None and bare.result.settings.small_cluster_scaling is False
+    # a re-stored run keeps what it read
+    assert _stored(run.to_json())["settings"]["small_cluster_scaling"] is False

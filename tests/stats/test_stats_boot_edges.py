@@ -53,7 +53,9 @@ def test_two_defined_replicate_gaps_still_give_an_interval():
     g[0], g[1] = [3.0, 12.0], [6.0, 12.0]
     r = np.tile([1.0, 12.0], (200, 1))
     pc = _pending(g, r)
-    gaps = np.array([3 / 12 - 1 / 12, 6 / 12 - 1 / 12])
+    # the speaker scheme's deviations scaled by √(3/2) (3 speakers a side, the default)
+    f = math.sqrt(3 / 2)
+    gaps = np.array([3 / 12, 3 / 12 + f * (6 / 12 - 3 / 12)]) - 1 / 12
     assert pc.status == "test" and pc.n_invalid == 198
     assert (pc.ci_low, pc.ci_high) == pytest.approx(tuple(np.percentile(gaps, [2.5, 97.5])))
     assert pc.mde == pytest.approx(MDE_FACTOR * float(np.std(gaps, ddof=1)))

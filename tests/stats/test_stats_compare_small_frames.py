@@ -437,7 +437,12 @@ def test_bootstrap_value_record():
     vb = bootstrap_value(
         X, rows, spk, one_content, "two_way", 50, np.random.default_rng(0), scale=True
     )
-    assert (vb.n_speakers, vb.n_contents, vb.scaled) == (3, 1, True)
+    # the two-way scheme is never scaled (docs/METHODS.md, "Small numbers of speakers")
+    assert (vb.n_speakers, vb.n_contents, vb.scaled) == (3, 1, False)
+    np.testing.assert_array_equal(
+        vb.reps,
+        bootstrap_value(X, rows, spk, one_content, "two_way", 50, np.random.default_rng(0)).reps,
+    )
     # one content: the two-way replicates vary only through the speaker draw
     assert np.ptp(vb.reps[:, 0]) > 0
     vb = bootstrap_value(

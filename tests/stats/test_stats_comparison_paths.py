@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import norm
 
 from fairdesk.metrics.registry import ratio_metric
 from fairdesk.stats import AuditSettings, compare_groups
@@ -230,22 +231,21 @@ def test_undefined_replicates_flag():
     assert c.flags == (
         "content_confounded",
         "undefined_replicates_dropped",
+        "small_cluster_scaled",
         "fewer_than_10_speakers",
     )
     # every replicate defined: no such flag
     c = _one(_run(_frame(_random_rows(shift=100), contents=True)))
     assert c.estimator == "speaker"
-    assert c.flags == ("content_confounded", "fewer_than_10_speakers")
+    assert c.flags == ("content_confounded", "small_cluster_scaled", "fewer_than_10_speakers")
 
 
-@pytest.mark.parametrize(
-    "shift,resampling,k", [(100, "speaker", 3), (0, "two_way", 3), (100, "auto", 4)]
-)
-def test_small_cluster_scaling_widens_the_gap_ci_by_sqrt_k_over_k_minus_1(shift, resampling, k):
-    df = _frame(_random_rows(n_spk=k, shift=shift), contents=True)
-    plain = _one(_run(df, resampling=resampling))
-    scaled = _one(_run(df, resampling=resampling, small_cluster_scaling=True))
-    assert plain.estimator == scaled.estimator == ("two_way" if shift == 0 else "speaker")
+@pytest.mark.parametrize("resampling,k", [("speaker", 3), ("auto", 4)])
+def test_small_cluster_scaling_widens_the_speaker_gap_ci_by_sqrt_k_over_k_minus_1(resampling, k):
+    df = _frame(_random_rows(n_spk=k, shift=100), contents=True)
+    plain = _one(_run(df, resampling=resampling, small_cluster_scaling=False))
+    scaled = _one(_run(df, resampling=resampling))  # on by default
+    assert plain.estimator == scaled.estimator == "speaker"
     f = math.sqrt(k / (k - 1))
     assert scaled.ci_high - scaled.ci_low == pytest.approx(
         f * (plain.ci_high - plain.ci_low), rel=1e-9
@@ -260,9 +260,57 @@ def test_small_cluster_scaling_widens_the_gap_ci_by_sqrt_k_over_k_minus_1(shift,
     assert "conditional_on_speakers" not in scaled.flags
 
 
+@pytest.mark.parametrize("resampling", ["two_way", "auto"])
+def test_small_cluster_scaling_leaves_the_two_way_scheme_alone(resampling):
+    """docs/METHODS.md, "Small numbers of speakers": the two-way scheme covers without it."""
+    df = _frame(_random_rows(n_spk=3, shift=0), contents=True)
+    on = _one(_run(df, resampling=resampling))
+    off = _one(_run(df, resampling=resampling, small_cluster_scaling=False))
+    assert on.estimator == off.estimator == "two_way"
+    assert (on.ci_low, on.ci_high, on.mde, on.p_value) == (
+        off.ci_low,
+        off.ci_high,
+        off.mde,
+        off.p_value,
+    )
+    assert on.flags == off.flags and "small_cluster_scaled" not in on.flags
+
+
+def test_speaker_scheme_ci_is_the_scaled_replicates_percentiles(monkeypatch):
+    """The gap CI recomputed here from the comparison's own replicate sums: each side's
+    replicate WERs moved away from its WER by √(k/(k−1)) with its own k (4 and 7 speakers),
+    then the 2.5 / 97.5 percentiles of their difference."""
+    from fairdesk.stats import compare
+
+    rows = [r for r in _random_rows(n_spk=7, shift=100, seed=5) if r[0] == "r"]
+    rows += [r for r in _random_rows(n_spk=4, shift=100, seed=6) if r[0] == "g"]
+    seen = []
+    real = compare.bootstrap_pair
+
+    def spy(*a, **kw):
+        seen.append(real(*a, **kw))
+        return seen[-1]
+
+    monkeypatch.setattr(compare, "bootstrap_pair", spy)
+    c = _one(_run(_frame(rows, contents=True), n_bootstrap=400))
+    (pb,) = seen
+    assert c.estimator == "speaker" and "small_cluster_scaled" in c.flags
+    assert (pb.n_group_speakers, pb.n_reference_speakers) == (4, 7)
+    df = _frame(rows)
+    sums = df.groupby("group")[["n_sub", "n_words"]].sum()
+    v = sums.loc["g", "n_sub"] / sums.loc["g", "n_words"]
+    rv = sums.loc["r", "n_sub"] / sums.loc["r", "n_words"]
+    g = v + math.sqrt(4 / 3) * (pb.group_reps[:, 0] / pb.group_reps[:, 1] - v)
+    r = rv + math.sqrt(7 / 6) * (pb.reference_reps[:, 0] / pb.reference_reps[:, 1] - rv)
+    lo, hi = np.percentile(g - r, [2.5, 97.5])
+    assert (c.ci_low, c.ci_high) == (pytest.approx(lo, rel=1e-12), pytest.approx(hi, rel=1e-12))
+    z = norm.ppf(0.975) + norm.ppf(0.80)
+    assert c.mde == pytest.approx(z * np.std(g - r, ddof=1), rel=1e-12)
+
+
 def test_scaling_leaves_the_content_scheme_alone():
     df = _frame(_random_rows(), contents=True)
-    plain = _one(_run(df, resampling="content"))
+    plain = _one(_run(df, resampling="content", small_cluster_scaling=False))
     scaled = _one(_run(df, resampling="content", small_cluster_scaling=True))
     assert plain.estimator == "content"
     assert (scaled.ci_low, scaled.ci_high, scaled.mde) == (plain.ci_low, plain.ci_high, plain.mde)
@@ -306,7 +354,7 @@ def test_reference_side_subset_flag():
 
 
 def _p_rows():
-    rng = np.random.default_rng(25)
+    rng = np.random.default_rng(20)  # p in (0.025, 0.045) with the default scaling: B not raised
     rows = []
     for g, base in (("g", 0.35), ("r", 0.25)):
         for s in range(4):
@@ -337,7 +385,11 @@ def test_adjusted_p_equal_to_alpha_is_not_significant():
     # alpha just above p: significant, and with 4 speakers per group speaker_confounded
     above = _one(_run(df, alpha=p * 1.001))
     assert above.verdict == "speaker_confounded"
-    assert above.flags == ("content_confounded", "fewer_than_10_speakers")
+    assert above.flags == (
+        "content_confounded",
+        "small_cluster_scaled",
+        "fewer_than_10_speakers",
+    )
     assert above.reading == _expected_reading(
         above,
         rows,
@@ -350,6 +402,7 @@ def test_adjusted_p_equal_to_alpha_is_not_significant():
     assert at.p_adjusted == p
     assert at.flags == (
         "content_confounded",
+        "small_cluster_scaled",
         "fewer_than_10_speakers",
         "significant_before_multiplicity_adjustment",
     )

@@ -1,6 +1,7 @@
 """METHODS.md §3 "Estimability": not_estimable, no_variation, the B raise, group CIs."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -240,13 +241,68 @@ def test_group_ci_two_way_when_content_is_shared(wer):
     for g in res.groups:
         lo, hi = g.ci["wer"]
         assert lo < g.values["wer"] < hi
-    scaled = compare_groups(
-        df, [wer], AuditSettings(n_bootstrap=300, min_speakers=1, small_cluster_scaling=True)
+    # the two-way scheme is not scaled (docs/METHODS.md, "Small numbers of speakers"): the
+    # default (scaling on) and scaling off give the same intervals, and no flag
+    off = compare_groups(
+        df, [wer], AuditSettings(n_bootstrap=300, min_speakers=1, small_cluster_scaling=False)
     )
-    w0 = np.diff(res.groups[0].ci["wer"])[0]
-    w1 = np.diff(scaled.groups[0].ci["wer"])[0]
-    assert w1 > w0  # √(8/7) wider, up to Monte Carlo noise of the same draws
-    assert "small_cluster_scaled" in scaled.comparisons[0].flags
+    assert res.settings.small_cluster_scaling is True
+    assert [g.ci for g in res.groups] == [g.ci for g in off.groups]
+    assert res.summary["wer"].overall == off.summary["wer"].overall
+    assert res.summary["wer"].overall["scaled"] is False
+    c, c_off = res.comparisons[0], off.comparisons[0]
+    assert (c.estimator, c.ci_low, c.ci_high) == ("two_way", c_off.ci_low, c_off.ci_high)
+    assert "small_cluster_scaled" not in c.flags
+
+
+def test_group_and_corpus_cis_by_speakers_are_scaled_with_each_groups_k(wer):
+    """Unmatched design (the speaker scheme), 4 and 7 speakers: each group's CI and the
+    corpus CI recomputed here from the speakers' sums and the documented draws, each
+    stratum's replicate sums moved from its observed sums by √(k/(k−1)) with its own k."""
+    from fairdesk.stats.bootstrap import comparison_rng, draw_counts
+
+    rng = np.random.default_rng(4)
+    frames = [
+        simulate_audit(rng, {g: e}, design="unmatched", speakers_per_group=k,
+                       utterances_per_speaker=5)
+        for g, e, k in (("ref", 0.0, 7), ("g", 0.4, 4))
+    ]  # fmt: skip
+    df = pd.concat(frames, ignore_index=True)
+    B = 300
+    st = AuditSettings(n_bootstrap=B, min_items=1, min_speakers=1)
+    res = compare_groups(df, [wer], st, reference="ref")
+    assert {g.ci_scheme["wer"] for g in res.groups} == {"speaker"}
+    ov = res.summary["wer"].overall
+    assert (ov["scheme"], ov["scaled"], ov["n_speakers"]) == ("speaker", True, 11)
+
+    def per_speaker(g):  # (k, 2) error and word sums, speakers in their order of appearance
+        sub = df[df["group"] == g]
+        s = sub.groupby("speaker_id", sort=False)[["n_err", "n_words"]].sum()
+        return s.to_numpy(float)
+
+    def scaled_reps(T, u):
+        k, point = len(T), T.sum(0)
+        return point + np.sqrt(k / (k - 1)) * (u @ T - point)
+
+    for g in res.groups:
+        T = per_speaker(g.group)
+        u = draw_counts(comparison_rng(0, "group_ci", g.group), len(T), B)
+        reps = scaled_reps(T, u)
+        assert g.ci["wer"] == pytest.approx(
+            list(np.percentile(reps[:, 0] / reps[:, 1], [2.5, 97.5])), rel=1e-12
+        )
+    # the corpus: one stratum per group (the order of the groups analysed), one generator
+    crng = comparison_rng(0, "corpus_ci")
+    strata = [per_speaker(g.group) for g in res.groups]
+    tot = sum(scaled_reps(T, draw_counts(crng, len(T), B)) for T in strata)
+    assert ov["ci"] == pytest.approx(
+        list(np.percentile(tot[:, 0] / tot[:, 1], [2.5, 97.5])), rel=1e-12
+    )
+    # and off: the plain draws (narrower)
+    off = compare_groups(df, [wer], replace(st, small_cluster_scaling=False), reference="ref")
+    assert off.summary["wer"].overall["scaled"] is False
+    for a, b in zip(res.groups, off.groups, strict=True):
+        assert np.diff(a.ci["wer"])[0] > np.diff(b.ci["wer"])[0]
 
 
 def test_small_audits_never_give_a_verdict_from_a_degenerate_distribution():

@@ -21,10 +21,23 @@ def test_defaults_match_contract():
         "structure_threshold": 0.1,
         "max_items": 20000,
         "normaliser": "whisper-english",
-        "small_cluster_scaling": False,
+        "small_cluster_scaling": True,
     }
     json.dumps(s.to_dict())
     assert AuditSettings.from_dict(s.to_dict()) == s
+
+
+def test_small_cluster_scaling_is_on_by_default_and_off_for_dicts_written_before():
+    """docs/METHODS.md, "Small numbers of speakers": new settings scale; a stored dict
+    without the key was written while the default was off, and reads as off."""
+    assert AuditSettings().small_cluster_scaling is True
+    d = AuditSettings().to_dict()
+    del d["small_cluster_scaling"]
+    assert AuditSettings.from_dict(d).small_cluster_scaling is False
+    assert AuditSettings.from_dict({}).small_cluster_scaling is False
+    assert AuditSettings.from_dict({"small_cluster_scaling": True}).small_cluster_scaling is True
+    # every other missing key still takes today's default
+    assert AuditSettings.from_dict({}) == AuditSettings(small_cluster_scaling=False)
 
 
 @pytest.mark.parametrize(
@@ -166,8 +179,9 @@ def test_run_cap_lift_and_round_trip():
     assert back == lifted and back.max_items == 50000 and back.seed == 3
     assert AuditSettings.from_dict({"max_items": 20001}).max_items == 20001
     assert AuditSettings.from_dict({"max_items": 20000}).max_items == 20000
+    # (a dict without small_cluster_scaling was stored before it was on by default)
     assert AuditSettings.from_dict({"max_items": 7, "seed": 2}) == AuditSettings(
-        max_items=7, seed=2
+        max_items=7, seed=2, small_cluster_scaling=False
     )
     with pytest.raises(ValueError) as e:
         AuditSettings.from_dict({"max_items": True})
@@ -188,4 +202,4 @@ def test_unknown_fields_message_word_for_word():
 
 def test_from_dict_without_a_cap_keeps_the_default():
     s = AuditSettings.from_dict({"seed": 4})
-    assert s == AuditSettings(seed=4) and s.max_items == 20000
+    assert s == AuditSettings(seed=4, small_cluster_scaling=False) and s.max_items == 20000

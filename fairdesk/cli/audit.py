@@ -18,7 +18,7 @@ from .common import (
     positive_int,
     term,
 )
-from .tables import table_frame
+from .tables import no_rows_error, print_table_rows, table_frame
 
 
 def _add_stats_options(s):
@@ -230,7 +230,7 @@ def audit_table(a, settings):
 
     frame, problems = table_frame(a)
     if frame.empty:
-        raise UsageError(f"--table {a.table}: no usable rows")
+        raise no_rows_error(a.table, problems)
     return run_table_audit(
         frame,
         by=a.by,
@@ -375,6 +375,8 @@ def cmd_audit(a):
         if not a.dataset.strip():
             raise UsageError("--dataset: give a dataset name (`fairdesk datasets` lists them)")
         run = _audit_project(a, settings)
+    if run.table_rows is not None:  # the rows used and refused, as import says them
+        print_table_rows(run, a, file=sys.stderr)
     if not a.quiet:
         print_groups(run, file=human_out(a.json))
         if a.normaliser_sensitivity:

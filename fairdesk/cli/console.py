@@ -152,8 +152,8 @@ def format_groups(res, metrics=None, readings: bool = True) -> str:
         out.append(run.minimums_message)
     for w in run.warnings or ():
         out.append(f"warning: {w}")
-    for p in run.input_problems or ():
-        out.append(f"problem: line {p.line}: {p.reason}")
+    for p in () if run.table_rows is not None else run.input_problems or ():
+        out.append(f"problem: line {p.line}: {p.reason}")  # a table's: with its rows (stderr)
     norm = run.normaliser
     if norm is not None and norm != Normaliser():
         out.append(f"normaliser: {norm.name} ({norm.reason})")

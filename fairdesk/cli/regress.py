@@ -132,6 +132,12 @@ def run_regress_command(a) -> int:
         raise usage_error(exc) from None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if out.table_rows is not None:  # the rows used and refused, as import says them
+        from .tables import table_rows_lines
+
+        others = "--filter" if a.filter else ""
+        for line in table_rows_lines(str(a.table), out.table_rows, out.table_problems, others):
+            print(term(line), file=sys.stderr)
     print_regression(out, file=human_out(a.json))
     if a.json:
         dump_json(out.summary, a.json)

@@ -94,6 +94,8 @@ def cmd_show(a):
             ),
             file=out,
         )
+        for w in r["audio_warnings"]:  # stored with the item at import
+            print(term(f"audio: {w}"), file=out)
         for line in r["hallucination_lines"]:
             print(term(f"HALLUCINATION {line}"), file=out)
         if r["acoustics"]:

@@ -39,6 +39,10 @@ AV_EXTENSIONS = (".m4a", ".aac", ".mp4")
 MIN_DURATION_S = 0.1
 CLIP_LEVEL = 0.999
 CLIP_FRACTION = 0.01
+#: Lowest sample rate that carries speech (telephone speech is 8 kHz: up to 4 kHz).
+MIN_SPEECH_RATE = 8000
+#: A mix-down to mono this far below its channels (RMS ratio; -20 dB) has cancelled them.
+CANCEL_RATIO = 0.1
 
 
 @dataclass(frozen=True)
@@ -201,7 +205,8 @@ def declared_frames(path) -> int | None:
 
 def audio_warnings(data: np.ndarray, sr: int, path=None) -> tuple[str, ...]:
     """What is suspicious about decoded audio (kept, but said): digital silence, heavy
-    clipping, a fraction of a second, fewer frames than the header claims."""
+    clipping, channels that cancel in the mix-down to mono, a sample rate under 8 kHz, a
+    fraction of a second, fewer frames than the header claims."""
     out = []
     peak = float(np.max(np.abs(data))) if data.size else 0.0
     if peak == 0.0:
@@ -213,6 +218,23 @@ def audio_warnings(data: np.ndarray, sr: int, path=None) -> tuple[str, ...]:
                 f"heavily clipped ({100 * clipped:.1f}% of samples at full scale); "
                 "re-record at a lower input level"
             )
+    if data.ndim == 2 and data.shape[1] > 1 and peak > 0.0:
+        loud = float(np.sqrt(np.mean(np.square(data, dtype=np.float64))))
+        mixed = float(np.sqrt(np.mean(np.square(to_mono(data), dtype=np.float64))))
+        if loud > 0.0 and mixed < CANCEL_RATIO * loud:
+            db = 20 * np.log10(max(mixed, 1e-12) / loud)
+            out.append(
+                f"the {data.shape[1]} channels cancel when mixed down to mono (the mix is "
+                f"{abs(db):.0f} dB below the channels: one channel is most likely the other "
+                "inverted, R = -L), so the recogniser hears near silence; re-export the file "
+                "with one channel, or fix the inverted channel"
+            )
+    if sr < MIN_SPEECH_RATE:
+        out.append(
+            f"sample rate {sr} Hz is too low to carry speech (under {MIN_SPEECH_RATE} Hz: "
+            f"nothing above {sr / 2000:g} kHz is kept); re-record or export the original "
+            "at 16 kHz or more"
+        )
     dur = data.shape[0] / float(sr)
     if dur < MIN_DURATION_S:
         out.append(

@@ -38,6 +38,7 @@ from .importers_formats import (  # noqa: F401  (the readers stay importable fro
     read_manifest,
     rows_to_candidates,
 )
+from .names import nfc, nfc_record, nul_reason
 from .store import Project
 from .tables import undecodable
 
@@ -92,6 +93,9 @@ def _inside(root: Path, p: str) -> tuple[Path | None, str | None]:
     """Resolve ``p`` and require it inside ``root``; returns (absolute path, reason)."""
     if not p:
         return None, "no audio path in this row"
+    nul = nul_reason(p)
+    if nul:
+        return None, nul
     full = Path(p)
     try:
         resolved = full.resolve()
@@ -101,8 +105,13 @@ def _inside(root: Path, p: str) -> tuple[Path | None, str | None]:
             f"path {p!r} is outside the dataset folder {root}; move the audio "
             "inside the dataset folder"
         )
+    except RuntimeError:  # pathlib's "Symlink loop from ..."
+        return None, (
+            f"path {p!r} cannot be resolved: a symbolic link in it leads back to itself "
+            "(a loop); fix or remove the link"
+        )
     except OSError as exc:
-        return None, f"path {p!r} cannot be resolved ({exc})"
+        return None, f"path {p!r} cannot be resolved ({exc.strerror or exc}); check the path"
     return resolved, None
 
 
@@ -159,6 +168,10 @@ def import_dataset(
     root, cands, problems = reader(path, **cols)
     root = root.resolve()
     problems = list(problems)
+    if not cands and not problems:
+        problems.append(
+            Problem(None, None, "no rows below the header; add one row per audio file", str(path))
+        )
 
     # Per-row checks that need no audio.
     seen: dict[str, int] = {}
@@ -173,6 +186,9 @@ def import_dataset(
         if reason:
             problems.append(Problem(c.row, None, reason, c.source))
             continue
+        # Ids and labels compared as Unicode NFC (docs/METHODS.md, "Items, groups and the reference")
+        c.key, c.speaker_id, c.content_id = nfc(c.key), nfc(c.speaker_id), nfc(c.content_id)
+        c.metadata = nfc_record(c.metadata)
         full, reason = _inside(root, c.path)
         rel = full.relative_to(root).as_posix() if full is not None else c.path
         if reason:
@@ -188,7 +204,7 @@ def import_dataset(
                 )
             )
             continue
-        key = c.key or rel
+        key = c.key or nfc(rel)
         if key in seen:
             problems.append(
                 Problem(
@@ -226,9 +242,9 @@ def import_dataset(
 
     added = updated = unchanged = n_stale = 0
     listed = {c.key for c, _full, _rel in todo}
-    warnings = tuple(
+    warnings = [
         {"item": c.key, "path": rel, "warning": w} for c, rel, info in good for w in info.warnings
-    )
+    ]
     if good:
         with project.transaction() as conn:
             row = conn.execute("SELECT id, root FROM datasets WHERE name=?", (name,)).fetchone()
@@ -254,7 +270,13 @@ def import_dataset(
                     (ds_id,),
                 )
             }
+            by_nfc: dict[str, list[str]] = {}
+            for k in existing:
+                by_nfc.setdefault(nfc(k), []).append(k)
             for c, rel, info in good:
+                old, warn = _stored_match(existing, by_nfc, c.key)
+                if warn:
+                    warnings.append({"item": c.key, "path": rel, "warning": warn})
                 text = unicodedata.normalize("NFC", str(c.text or "").strip())
                 content = c.content_id or (derive_content_id(text) if text else f"item:{c.key}")
                 meta = json.dumps(c.metadata, ensure_ascii=False, sort_keys=True)
@@ -269,7 +291,6 @@ def import_dataset(
                     content,
                     meta,
                 )
-                old = existing.get(c.key)
                 if old is None:
                     conn.execute(
                         "INSERT INTO items(dataset_id, item_key, path, audio_hash, duration, "
@@ -279,19 +300,21 @@ def import_dataset(
                     )
                     added += 1
                 elif (
+                    old["item_key"],
                     old["path"],
                     old["audio_hash"],
                     old["text"],
                     old["speaker_id"],
                     old["content_id"],
                     old["metadata"],
-                ) == (rel, info.content_hash, text, c.speaker_id, content, meta):
+                ) == (c.key, rel, info.content_hash, text, c.speaker_id, content, meta):
                     unchanged += 1
-                else:
+                else:  # an id stored before NFC (typed another way) is renamed to NFC
                     conn.execute(
                         "UPDATE items SET path=?, audio_hash=?, duration=?, sample_rate=?, "
-                        "channels=?, text=?, speaker_id=?, content_id=?, metadata=? WHERE id=?",
-                        (*values, old["id"]),
+                        "channels=?, text=?, speaker_id=?, content_id=?, metadata=?, "
+                        "item_key=? WHERE id=?",
+                        (*values, c.key, old["id"]),
                     )
                     updated += 1
             n_stale = _write_status(conn, ds_id, listed, good)
@@ -309,7 +332,35 @@ def import_dataset(
             )
     problems.sort(key=lambda p: (p.source or "", p.row or 0))
     return ImportReport(
-        name, fmt, len(good), added, updated, unchanged, tuple(problems), warnings, n_stale
+        name, fmt, len(good), added, updated, unchanged, tuple(problems), tuple(warnings), n_stale
+    )
+
+
+def _stored_match(existing: dict, by_nfc: dict, key: str):
+    """The stored item a row updates and a warning when stored ids collide under NFC.
+
+    A project imported before ids were normalised may hold ``key`` typed another way (NFD):
+    that one item is the row's (its id is renamed to NFC). Two stored ids equal under NFC are
+    never merged: the one equal to ``key`` (or none, when neither is) is the row's, the others
+    stay apart (not listed: marked stale) and the warning names them.
+    """
+    same = by_nfc.get(key, [])
+    old = existing.get(key)
+    if old is None and len(same) == 1:
+        return existing[same[0]], None
+    others = [k for k in same if k != key]
+    if not others or (old is None and not same):
+        return old, None
+    kept = ", ".join(repr(k) for k in others)
+    return old, (
+        f"the project holds {len(same)} items whose ids equal {key!r} under Unicode NFC "
+        f"(typed with other code points: {kept}); not merged: "
+        + (
+            "this row updates the one typed as here, "
+            if old is not None
+            else "this row is a new item, "
+        )
+        + "the others are kept apart and marked stale; `fairdesk items --stale` lists them"
     )
 
 

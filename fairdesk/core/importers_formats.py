@@ -7,7 +7,6 @@ Each reader turns a source into candidate rows plus the problems it found while 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,6 +14,8 @@ from .errors import ImportFailed
 from .import_rows import Candidate, Problem, read_table, read_text
 from .importers_l2arctic import read_l2arctic
 from .importers_saa import read_saa
+from .names import DiskNames
+from .tables import header_hint
 
 __all__ = [
     "AUDIO_COLUMNS",
@@ -103,7 +104,7 @@ def rows_to_candidates(
     if a is None:
         raise ImportFailed(
             f"{source}: no audio-path column found (looked for "
-            f"{', '.join(AUDIO_COLUMNS)}); name it with --audio-col"
+            f"{', '.join(AUDIO_COLUMNS)}); name it with --audio-col" + header_hint(header)
         )
     t = _pick(header, text_col, TEXT_COLUMNS, "transcript", source)
     label_only = t is None and any(h.lower() in LABEL_COLUMNS for h in header)
@@ -117,6 +118,7 @@ def rows_to_candidates(
     c = _pick(header, content_col, CONTENT_COLUMNS, "content id", source)
     k = _pick(header, id_col, ID_COLUMNS, "item id", source)
     used = {a, t, s, c, k} | set(drop)
+    names = DiskNames()  # the listed file found under NFC/NFD, trimmed or not, "\\" or "/"
     out = []
     for i, row in rows:
         p = row.get(a)
@@ -127,13 +129,13 @@ def rows_to_candidates(
             v = _clean(v)
             if v is not None:
                 meta[str(col)] = v if isinstance(v, (str, int, float, bool)) else v
-        path = str(p).strip() if p is not None else ""
+        path = names.locate(base, str(p)) if p is not None and str(p).strip() else ""
         out.append(
             Candidate(
                 row=i,
                 source=str(source),
                 key=None if k is None else _str(row.get(k)),
-                path=str(base / path) if path and not os.path.isabs(path) else path,
+                path=path,
                 text=""
                 if label_only
                 else (

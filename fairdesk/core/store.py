@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import StoreError
+from .names import nfc
 from .schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION, _connect, migrate
 
 __all__ = [
@@ -160,15 +161,20 @@ class Project:
         ).fetchone()[0]
         columns: dict[str, dict[str, dict[str, int]]] = {}
         speakers_by: dict[str, dict[str, set]] = {}
+        all_speakers = set()
         for meta, sid in c.execute(f"SELECT metadata, speaker_id {live}", (ds.id,)):
+            sid = nfc(sid)
+            if sid is not None:
+                all_speakers.add(sid)
             for k, v in json.loads(meta).items():
                 if v is None or isinstance(v, (dict, list)):
                     continue
-                v = str(v)
+                k, v = nfc(k), nfc(str(v))
                 col = columns.setdefault(k, {})
                 col.setdefault(v, {"items": 0, "speakers": 0})["items"] += 1
                 if sid is not None:
                     speakers_by.setdefault(k, {}).setdefault(v, set()).add(sid)
+        spk = len(all_speakers)  # one speaker typed two ways (NFC / NFD) counts once
         for k, vals in speakers_by.items():
             for v, s in vals.items():
                 columns[k][v]["speakers"] = len(s)
@@ -228,12 +234,13 @@ class Project:
                 "sample_rate": r["sample_rate"],
                 "channels": r["channels"],
                 "text": r["text"],
-                "speaker_id": r["speaker_id"],
+                # ids and labels as NFC also when stored before imports normalised them
+                "speaker_id": nfc(r["speaker_id"]),
                 "content_id": r["content_id"],
                 "warnings": json.loads(r["warnings"]) or None,
             }
             for k, v in json.loads(r["metadata"]).items():
-                rec.setdefault(k, v)
+                rec.setdefault(nfc(k), nfc(v))
             records.append(rec)
         frame = pd.DataFrame.from_records(records)
         if frame.empty:
@@ -253,6 +260,7 @@ class Project:
                 ]
             )
         for col, values in (filters or {}).items():
+            col, values = nfc(col), [nfc(str(v)) for v in values]
             if col not in frame.columns:
                 raise StoreError(
                     f"filter column {col!r} is not in dataset {ds.name!r} "

@@ -10,9 +10,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .tables import TableError
+from .names import nfc
+from .tables import TableError, header_hint
 
-__all__ = ["MissingColumn", "read_any_table", "rows_frame", "table_frame"]
+__all__ = [
+    "MissingColumn",
+    "no_rows_message",
+    "read_any_table",
+    "row_warnings",
+    "rows_frame",
+    "table_frame",
+]
 
 
 class MissingColumn(TableError):
@@ -151,7 +159,8 @@ def rows_frame(
     for need in () if classify else (ref_col, hyp_col):
         if need not in df.columns:
             raise MissingColumn(
-                f"{source}: no column {need!r} (columns: {', '.join(map(str, df.columns))})",
+                f"{source}: no column {need!r} (columns: {_names(df.columns)})"
+                + header_hint(df.columns),
                 need,
             )
     df = df.rename(columns={k: v for k, v in ren.items() if k != v})
@@ -183,5 +192,98 @@ def rows_frame(
         df["speaker_id"] = None
     if "item_id" not in df.columns:
         df["item_id"] = [str(line) for line in df.index]  # an item is named by its line
+    # Ids and labels as Unicode NFC: "Ìgbò" typed two ways is one group, one speaker
+    # (docs/METHODS.md, "Items, groups and the reference"); the texts are the metrics' to normalise.
+    for col in df.columns:
+        if col not in ("reference", "hypothesis", "line") and (
+            pd.api.types.is_object_dtype(df[col]) or pd.api.types.is_string_dtype(df[col])
+        ):
+            df[col] = df[col].map(nfc)
     problems = sorted(problems, key=lambda pr: pr["line"])
     return pd.DataFrame(df).reset_index(drop=True), problems
+
+
+#: How many line numbers a row warning names.
+SHOWN_LINES = 5
+
+
+def row_warnings(frame, source: str = "table") -> list[str]:
+    """What is suspicious about the used rows of a table frame (:func:`rows_frame`): rows
+    that repeat an earlier row exactly, and item ids used by more than one row (each row
+    is still an item: the audit counts it again). Each sentence counts the rows and names
+    the first :data:`SHOWN_LINES` lines."""
+    if frame.empty:
+        return []
+    lines = frame["line"].tolist() if "line" in frame.columns else list(frame.index)
+    named = "item_id" in frame.columns and not all(
+        str(i) == str(n) for i, n in zip(frame["item_id"], lines, strict=True)
+    )
+    cols = [c for c in frame.columns if c != "line" and (named or c != "item_id")]
+    keys = [repr(t) for t in frame[cols].itertuples(index=False, name=None)]
+    first: dict[str, int] = {}
+    copies = []
+    for key, line in zip(keys, lines, strict=True):
+        if key in first:
+            copies.append((line, first[key]))
+        else:
+            first[key] = line
+    out = []
+    if copies:
+        shown = ", ".join(f"line {a} = line {b}" for a, b in copies[:SHOWN_LINES])
+        more = f" and {len(copies) - SHOWN_LINES} more" if len(copies) > SHOWN_LINES else ""
+        out.append(
+            f"{source}: {_copies(len(copies), 'exact copy', 'exact copies')} of an earlier row "
+            f"({shown}{more}); "
+            "each copy is counted as another item: remove the copies unless they are "
+            "separate recordings"
+        )
+    if named:
+        copied = {a for a, _b in copies}
+        seen: dict[str, int] = {}
+        reused = []
+        for item, line in zip(frame["item_id"], lines, strict=True):
+            if item is None or (isinstance(item, float) and item != item):
+                continue
+            if str(item) in seen and line not in copied:
+                reused.append((str(item), seen[str(item)], line))
+            seen.setdefault(str(item), line)
+        if reused:
+            shown = ", ".join(f"{i!r} on lines {a} and {b}" for i, a, b in reused[:SHOWN_LINES])
+            more = f" and {len(reused) - SHOWN_LINES} more" if len(reused) > SHOWN_LINES else ""
+            out.append(
+                f"{source}: {_copies(len(reused), 'item id', 'item ids')} used again by a "
+                f"later row ({shown}{more}); each row is counted as its own item: give every "
+                "row a unique id"
+            )
+    return out
+
+
+def _copies(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def no_rows_message(source: str, problems) -> str:
+    """Why a table has no usable row: no row below the header, or every row refused (how
+    many, the first reasons, and the fix they share)."""
+    if not problems:
+        return f"{source}: no usable rows: the file has a header but no rows below it; add rows"
+    first = problems[0]
+    where = f"line {first.get('line')}: " if first.get("line") is not None else ""
+    reasons = [str(pr.get("reason", "")) for pr in problems]
+    hint = ""
+    if all("UTF-8" in r for r in reasons):
+        hint = (
+            "; the file is not UTF-8 (most likely Latin-1 or Windows-1252): re-save it as "
+            "UTF-8 (in a spreadsheet: CSV UTF-8)"
+        )
+    n = len(problems)
+    return (
+        f"{source}: no usable rows: {'the one row was' if n == 1 else f'all {n} rows were'} "
+        f"refused (first: {where}{reasons[0]}){hint}"
+    )
+
+
+def _names(columns) -> str:
+    """Column names for a message (a name holding control characters, NUL bytes of a UTF-16
+    file read as UTF-8 among them, is shown escaped)."""
+    return ", ".join(ascii(c) if any(ord(ch) < 32 for ch in str(c)) else str(c) for c in columns)

@@ -42,6 +42,7 @@ __all__ = [
     "TableError",
     "TableProblem",
     "decode_text",
+    "header_hint",
     "read_table",
     "undecodable",
 ]
@@ -154,6 +155,26 @@ def undecodable(value) -> str | None:
 
 #: A byte that was not UTF-8, as ``surrogateescape`` decoding keeps it.
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+
+
+def header_hint(columns) -> str:
+    """Why a header lacks the columns asked for, when its shape tells (else ""): NUL bytes
+    in it (UTF-16 without a byte-order mark) or one column holding another separator."""
+    names = [str(c) for c in columns]
+    if any("\x00" in n for n in names):
+        return (
+            "; the header holds NUL bytes: the file is most likely UTF-16 without a "
+            "byte-order mark: re-save it as UTF-8"
+        )
+    if len(names) == 1:
+        for sep, what in ((";", "semicolons"), ("|", "'|'"), ("\t", "tabs"), (",", "commas")):
+            if sep in names[0]:
+                return (
+                    f"; the header is one column holding {what}: the file is most likely "
+                    f"separated by {what} (a spreadsheet set to a decimal comma writes ';'): "
+                    "re-save it separated by commas, or by tabs as .tsv"
+                )
+    return ""
 
 
 def _format_of(path: Path, fmt: str | None) -> str:

@@ -465,7 +465,8 @@ class ItemPanel(SaliencyMixin, QWidget):
             pit = item_pitfalls(row)
         except (ValueError, TypeError, KeyError):  # a malformed stored cell: show nothing
             pit = {"hallucination_lines": [], "acoustics": {}, "speech_regions": None}
-        self.evidence.setText(evidence_html(pit))
+        warns = (self.report or {}).get("audio_warnings") or []
+        self.evidence.setText(evidence_html({**pit, "audio_warnings": warns}))
         self.evidence.setVisible(bool(self.evidence.text()))
         dur = (pit.get("acoustics") or {}).get("duration_s") or row.get("duration")
         try:

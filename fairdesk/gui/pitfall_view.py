@@ -29,9 +29,16 @@ def hallucination_labels(df) -> list[str]:
 
 
 def evidence_html(pit: dict) -> str:
-    """Rich text of an item's hallucination evidence and acoustic covariates (every value
-    escaped: the evidence quotes the model's words)."""
+    """Rich text of an item's audio warnings (``audio_warnings``), hallucination evidence
+    and acoustic covariates (every value escaped: the evidence quotes the model's words)."""
     parts = []
+    warns = pit.get("audio_warnings") or []  # stored with the item at import
+    if warns:
+        parts.append(
+            "<b style='color:#b26a00'>Audio</b><ul style='margin:2px 0 4px 0'>"
+            + "".join(f"<li>{html.escape(str(t))}</li>" for t in warns)
+            + "</ul>"
+        )
     lines = pit.get("hallucination_lines") or []
     if lines:
         parts.append(

@@ -93,6 +93,7 @@ class RegressionRun:
         without details; not stored: a stored run gives ``result``).
     fit : the fitted :class:`fairdesk.stats.regression.RegressionResult` of the logistic
         family (for the odds-ratio table file; not stored).
+    table_rows, table_problems : a table's rows (not stored; also in ``summary``).
     """
 
     request: dict
@@ -102,6 +103,10 @@ class RegressionRun:
     result_id: int | None = None
     summary: dict | None = field(default=None, compare=False)
     fit: object = field(default=None, compare=False, repr=False)
+    #: A table's rows used and refused (:class:`~fairdesk.jobs.result_parts.TableRows`) and
+    #: the refused rows (``line``, ``reason``, ``source``); None / () for a stored run.
+    table_rows: object = field(default=None, compare=False)
+    table_problems: tuple = field(default=(), compare=False)
 
     @property
     def family(self) -> str:

@@ -381,17 +381,27 @@ def regress_table(
         As :func:`regress_run`, and a table that cannot be read
         (:class:`fairdesk.core.tables.TableError`).
     """
+    from dataclasses import asdict, replace
+
     import pandas as pd
 
-    from ..core.table_input import MissingColumn, read_any_table, table_frame
+    from ..core.table_input import (
+        MissingColumn,
+        no_rows_message,
+        read_any_table,
+        row_warnings,
+        table_frame,
+    )
+    from ..core.tables import TableError
     from ..metrics import compute_item_stats
+    from .result_parts import TableRows
 
     variables = [v for v in dict.fromkeys(variables) if v]
     _check_request(family, outcome, variables, covariates, interactions)
     if progress:
         progress(0.05, "reading the table")
     try:
-        df, _problems = table_frame(
+        df, problems = table_frame(
             path,
             ref_col=ref_col,
             hyp_col=hyp_col,
@@ -405,7 +415,12 @@ def regress_table(
             [df.drop(columns=[c for c in stats.columns if c in df.columns]), stats], axis=1
         )
     except MissingColumn:  # no texts: the table's own columns are the outcome
-        df, _problems = read_any_table(path)
+        df, problems = read_any_table(path)
+    if df.empty:
+        raise TableError(no_rows_message(str(path), problems))
+    rows = TableRows(
+        len(df) + len(problems), len(df), len(problems), tuple(row_warnings(df, str(path)))
+    )
     out = _regress(
         df,
         family=family,
@@ -425,7 +440,12 @@ def regress_table(
     )
     if progress:
         progress(1.0, "done")
-    return out
+    summary = {
+        **(out.summary or {}),
+        "table_rows": {k: v for k, v in asdict(rows).items() if k != "extra"},
+        "table_problems": list(problems),
+    }
+    return replace(out, summary=summary, table_rows=rows, table_problems=tuple(problems))
 
 
 def store_regression(project: Project, run_id: int, result: RegressionRun | dict) -> int:

@@ -45,7 +45,8 @@ Later stages (``result_parts``)::
     groups[i].wer_dominated_by → run.group(name).wer_dominated_by (pitfalls stage)
     comparisons[i].without_flagged → run.comparison(m, g).without_flagged (pitfalls stage)
     pitfalls: {} (a run without transcripts) → run.pitfalls None
-    table, problems, normaliser_sensitivity (``fairdesk audit --table``) → same names (a
+    table, problems, table_rows, normaliser_sensitivity (``fairdesk audit --table``) → same
+                             names (table_rows: TableRows; a
                              table audit's JSON has no run_id, dataset, model, model_key,
                              counts or notes while they are empty)
     run_id, dataset, model, model_key, device, by, notes → same names
@@ -107,6 +108,7 @@ from fairdesk.jobs.result_parts import (
     Pitfalls,
     PredictionProblem,
     RunSettings,
+    TableRows,
     WordPosition,
 )
 from fairdesk.stats.results import AuditResult, Comparison, Exclusion, GroupInfo
@@ -133,6 +135,7 @@ OPTIONAL_KEYS = (
     "prediction_problems",
     "table",
     "problems",
+    "table_rows",
     "normaliser_sensitivity",
     "cached_from_run",
     "pitfalls",
@@ -192,6 +195,7 @@ class AuditRun:
     prediction_problems: tuple[PredictionProblem, ...] | None = None
     table: str | None = None
     problems: tuple[Json, ...] | None = None
+    table_rows: TableRows | None = None
     normaliser_sensitivity: Json = None
     run_id: int | None = None
     dataset: str | None = None

@@ -328,6 +328,26 @@ class Counts:
 
 
 @dataclass(frozen=True)
+class TableRows:
+    """How many rows of a ``--table`` file the audit used (``jobs.table_audit``).
+
+    Attributes
+    ----------
+    rows : the file's data rows (readable or not; blank lines not counted).
+    used : the rows in the audit's groups.
+    refused : the rows left out, each listed in ``problems``.
+    warnings : what is suspicious about rows that were used (exact copies of an earlier
+        row, an item id used twice), with their first line numbers.
+    """
+
+    rows: int = 0
+    used: int = 0
+    refused: int = 0
+    warnings: tuple[str, ...] = ()
+    extra: Mapping[str, Json] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
 class RunSettings:
     """How the run was made (``jobs.audit._run_settings``), beside the statistics'
     ``AuditSettings``.

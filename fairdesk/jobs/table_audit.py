@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ..core.errors import FairdeskError
 from .result import AuditRun
 from .result_codec import canonical
-from .result_parts import RunSettings
+from .result_parts import RunSettings, TableRows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -165,9 +165,13 @@ def audit_table(
         if source is not None
         else (str(table) if isinstance(table, (str, Path)) else "table")
     )
+    from ..core.table_input import no_rows_message, row_warnings
+
     frame, read_problems = table_input(table, ref_col, hyp_col, speaker_col, content_col)
+    n_rows = len(frame) + len(problems) + len(read_problems)  # the file's data rows
     if frame.empty:
-        raise FairdeskError(f"--table {name}: no usable rows")
+        raise FairdeskError(f"--table {no_rows_message(name, [*problems, *read_problems])}")
+    suspicious = row_warnings(frame, name)
     wanted, rep = split_metric_ids(list(metrics) if metrics else None)
     if rep:
         raise FairdeskError(
@@ -196,6 +200,7 @@ def audit_table(
         by=tuple(by),
         failures=(),
         problems=canonical(every),
+        table_rows=TableRows(n_rows, len(frame), len(every), tuple(suspicious)),
         from_cache=False,
         run_settings=RunSettings(
             language=language or "auto", by=tuple(by), filters=canonical(filters)

@@ -57,6 +57,7 @@ def item_report(row: dict, language: str = "en", normaliser: str | None = None) 
         "deletions": int(_num(row.get("n_del"))),
         "insertions": int(_num(row.get("n_ins"))),
         "alignment": alignment,
+        "audio_warnings": _audio_warnings(row.get("warnings")),
     }
     rep.update(item_pitfalls(row))
     # tone marks and dots: counts and which marks were dropped, added or changed (docs/METHODS.md, "Diacritic and tone metrics")
@@ -100,3 +101,13 @@ def run_language(payload, default: str = "en") -> str:
     run = as_audit_run(payload)
     rs = run.run_settings
     return (rs.language if rs is not None else None) or default
+
+
+def _audio_warnings(value) -> list[str]:
+    """The import's warnings about an item's audio (silence, clipping, cancelling channels,
+    a low sample rate ...) as stored with the run's items: a list, or nothing."""
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if isinstance(value, (list, tuple)):
+        return [str(w) for w in value if w]
+    return []

@@ -6,6 +6,7 @@ labelled ``accent=en-gb × gender=female`` (U+00D7 between the parts).
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
@@ -59,10 +60,15 @@ def _value_labels(series: pd.Series) -> pd.Series:
     """String labels of a key column, ``(missing)`` where the value is missing."""
     missing = missing_mask(series)
     # a copy: pandas hands an empty column out read-only
-    labels = series.astype(object).map(str).to_numpy(dtype=object, copy=True)
+    # NFC: a label typed two ways (precomposed / combining marks) is one group
+    labels = series.astype(object).map(_nfc_text).to_numpy(dtype=object, copy=True)
     labels[missing] = MISSING_LABEL
     stripped = np.array([s.strip() for s in labels], dtype=object)
     return pd.Series(stripped, index=series.index, dtype=object)
+
+
+def _nfc_text(value) -> str:
+    return unicodedata.normalize("NFC", str(value))
 
 
 def _check_columns(frame: pd.DataFrame, wanted: Sequence[str], role: str) -> None:
@@ -128,7 +134,7 @@ def slice_frame(
     for col, allowed in filters.items():
         if isinstance(allowed, str) or not isinstance(allowed, Sequence | set | frozenset):
             allowed = [allowed]
-        allowed_text = {MISSING_LABEL if a is None else str(a) for a in allowed}
+        allowed_text = {MISSING_LABEL if a is None else _nfc_text(a) for a in allowed}
         keep &= _value_labels(frame[col]).isin(allowed_text).to_numpy()
     out = frame.loc[keep].copy()
     if out.empty:
@@ -230,6 +236,7 @@ def choose_reference(
             "No group with a value is eligible as reference; name one with --reference."
         )
     chosen = None
+    reference = _nfc_text(reference)
     if reference in labels:
         chosen = reference
     else:

@@ -385,8 +385,10 @@ def test_table_empty_reference_is_a_problem_and_empty_hypothesis_counts_as_delet
     # one empty hypothesis of 4 reference words in 8 items of 4 words: 4 deletions / 32
     assert g["b"]["values"]["wer"] == pytest.approx(4 / 32)
     assert any("empty hypothesis" in w for w in res["warnings"])
-    printed = capsys.readouterr().out
-    assert "problem: line 4" in printed
+    printed = capsys.readouterr()
+    # said once, with the table's rows, on stderr (issue 29)
+    assert f"{path}: line 4: item bad: empty reference" in printed.err
+    assert "16 of 17 rows used; 1 refused:" in printed.err
 
 
 def test_table_classification_labels_without_transcripts(tmp_path):
@@ -476,7 +478,8 @@ def test_table_json_keeps_todays_keys_plus_schema_version(tmp_path):
     args += ["--normaliser-sensitivity", "--model-based", "--quiet", "--json", str(out)]
     assert main(args) == 0
     d = json.loads(out.read_text())
-    assert set(d) == OLD_TABLE_KEYS | {"schema_version"} and d["schema_version"] == 2
+    # table_rows: the rows used and refused (issue 29), added
+    assert set(d) == OLD_TABLE_KEYS | {"schema_version", "table_rows"} and d["schema_version"] == 2
     # plus the settings added since: include_missing (docs/METHODS.md, "Missing values")
     assert set(d["settings"]) == OLD_TABLE_SETTINGS | {"include_missing"}
     assert d["settings"]["language"] == "auto" and d["settings"]["by"] == ["accent"]

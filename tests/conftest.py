@@ -94,3 +94,32 @@ def tone_project(tmp_path, durations: dict, n_speakers: int, n_contents: int, te
     n = len(durations) * n_speakers * n_contents
     assert import_dataset(p, "d", root / "m.csv").imported == n
     return p, root
+
+
+def missing_values_run(include_missing=False):
+    """A --table audit by accent of 3 groups, the third with no accent value (None, only
+    spaces, a JSON list: docs/METHODS.md, "Missing values"), for the views' tests."""
+    import pandas as pd
+
+    import fairdesk
+
+    rng = np.random.default_rng(2)
+    rows = []
+    for acc, p, n_spk in (("north", 0.03, 7), ("south", 0.2, 6), (None, 0.3, 5)):
+        for s in range(n_spk):
+            for c in range(6):
+                ref = f"play track number {c} from the album"
+                hyp = " ".join(w if rng.random() > p else "zzz" for w in ref.split())
+                value = acc if acc else [None, " ", ["x"]][s % 3]
+                rows.append(
+                    {
+                        "reference": ref,
+                        "hypothesis": hyp,
+                        "speaker_id": f"{acc}{s}",
+                        "accent": value,
+                    }
+                )
+    df = pd.DataFrame(rows)
+    return fairdesk.audit_table(
+        df, by="accent", n_bootstrap=200, min_items=10, include_missing=include_missing
+    )

@@ -4,33 +4,7 @@ Results pane's descriptive row (marked, no verdict card)."""
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
-
-
-def _table_run(include_missing=False):
-    import fairdesk
-
-    rng = np.random.default_rng(2)
-    rows = []
-    for acc, p, n_spk in (("north", 0.03, 7), ("south", 0.2, 6), (None, 0.3, 5)):
-        for s in range(n_spk):
-            for c in range(6):
-                ref = f"play track number {c} from the album"
-                hyp = " ".join(w if rng.random() > p else "zzz" for w in ref.split())
-                value = acc if acc else [None, " ", ["x"]][s % 3]
-                rows.append(
-                    {
-                        "reference": ref,
-                        "hypothesis": hyp,
-                        "speaker_id": f"{acc}{s}",
-                        "accent": value,
-                    }
-                )
-    df = pd.DataFrame(rows)
-    return fairdesk.audit_table(
-        df, by="accent", n_bootstrap=200, min_items=10, include_missing=include_missing
-    )
+from tests.conftest import missing_values_run
 
 
 def test_audit_panel_option_off_by_default_and_carried_by_the_request(qtbot, ctx):
@@ -55,7 +29,7 @@ def test_results_table_shows_the_descriptive_row_marked_and_no_card(qtbot, ctx):
     from fairdesk.gui.results_panel import ResultsPanel
     from fairdesk.presentation import MISSING_STATUS
 
-    run = _table_run()
+    run = missing_values_run()
     assert run.groups[-1].missing
     w = ResultsPanel(ctx)
     qtbot.addWidget(w)
@@ -76,7 +50,7 @@ def test_results_table_shows_the_descriptive_row_marked_and_no_card(qtbot, ctx):
     assert w.radar.scale is None or "no value for accent" not in w.radar.scale.groups
     assert "30 items with no grouping value" in w.header.text()
 
-    w.show_result(_table_run(include_missing=True))
+    w.show_result(missing_values_run(include_missing=True))
     names = [t.item(i, 0).text() for i in range(t.rowCount())]
     assert "(missing)" in names and not any(n.endswith("*") for n in names)
     assert "(missing)" in {c.comparison.group for c in w.cards.cards}

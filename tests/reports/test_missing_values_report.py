@@ -3,40 +3,16 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
-
-def _table_run(include_missing=False):
-    import fairdesk
-
-    rng = np.random.default_rng(2)
-    rows = []
-    for acc, p, n_spk in (("north", 0.03, 7), ("south", 0.2, 6), (None, 0.3, 5)):
-        for s in range(n_spk):
-            for c in range(6):
-                ref = f"play track number {c} from the album"
-                hyp = " ".join(w if rng.random() > p else "zzz" for w in ref.split())
-                value = acc if acc else [None, " ", ["x"]][s % 3]
-                rows.append(
-                    {
-                        "reference": ref,
-                        "hypothesis": hyp,
-                        "speaker_id": f"{acc}{s}",
-                        "accent": value,
-                    }
-                )
-    df = pd.DataFrame(rows)
-    return fairdesk.audit_table(
-        df, by="accent", n_bootstrap=200, min_items=10, include_missing=include_missing
-    )
+from tests.conftest import missing_values_run
 
 
 def _report(include_missing=False):
     from fairdesk.reports.data import RunData
     from fairdesk.reports.html import render, report_context
 
-    run = _table_run(include_missing)
+    run = missing_values_run(include_missing)
     d = RunData(project=None, run_id=1, payload=run, items=pd.DataFrame({"group": []}))
     ctx = report_context(d)
     return ctx, render(ctx)

@@ -93,14 +93,19 @@ def _reference(forker, argv, cwd):
     return out
 
 
+def _old_and_new_export(forker, proj, run, target, cwd):
+    """(old, new, the new run's result): the old complete file is an export of another run,
+    the new one the export the kill tests interrupt."""
+    _reference(forker, _export(proj, run + 1, target), cwd)
+    old = target.read_bytes()
+    out = _reference(forker, _export(proj, run, target), cwd)
+    return old, target.read_bytes(), out
+
+
 def test_export_killed_at_20_points_through_the_write_keeps_old_or_new(forker, runs, tmp_path):
     proj, run = runs
     target = tmp_path / "F.csv"
-    # the old complete file: an export of another run
-    _reference(forker, _export(proj, run + 1, target), tmp_path)
-    old = target.read_bytes()
-    new_run = _reference(forker, _export(proj, run, target), tmp_path)
-    new = target.read_bytes()
+    old, new, new_run = _old_and_new_export(forker, proj, run, target, tmp_path)
     assert old != new and new.count(b"\n") == len(IDS) + 1
     total = new_run.written
     assert total == len(new.decode())  # every character went through the atomic writer
@@ -153,10 +158,7 @@ def _random_kills(forker, argv, cwd, targets, olds, news, seconds, seed):
 def test_export_killed_at_20_random_times_keeps_old_or_new(forker, runs, tmp_path):
     proj, run = runs
     target = tmp_path / "F.csv"
-    _reference(forker, _export(proj, run + 1, target), tmp_path)
-    old = target.read_bytes()
-    full = _reference(forker, _export(proj, run, target), tmp_path)
-    new = target.read_bytes()
+    old, new, full = _old_and_new_export(forker, proj, run, target, tmp_path)
     seen = _random_kills(
         forker, _export(proj, run, target), tmp_path, [target], [old], [new], full.seconds, 29
     )

@@ -9,7 +9,7 @@ import logging
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QStackedWidget, QTabWidget
 
 from .._meta import __version__
@@ -28,6 +28,18 @@ from .settings import app_settings, get_json, put_json, recent_projects, remembe
 log = logging.getLogger("fairdesk.gui")
 
 TABS = ("datasets", "audit", "results", "items", "record", "incremental")
+
+
+def first_size(screen, wanted=(1366, 860)) -> tuple[int, int]:
+    """The first window's size: ``wanted``, shrunk to the screen's free area less room for
+    the title bar (a 1366×768 laptop gets 1366×728, not 860 px with the status bar off-screen),
+    never below the window's minimum of 900×560."""
+    if screen is None:
+        return wanted
+    free = screen.availableGeometry()
+    return max(900, min(wanted[0], free.width())), max(560, min(wanted[1], free.height() - 40))
+
+
 #: The window's own shortcuts (the panels list theirs in ``SHORTCUTS``).
 WINDOW_SHORTCUTS = [
     ("Ctrl+O", "Open a project…"),
@@ -66,8 +78,8 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.settings = settings if settings is not None else app_settings()
         self.setWindowTitle(f"fairdesk {__version__}")
-        self.resize(1366, 860)
         self.setMinimumSize(900, 560)
+        self.resize(*first_size(QGuiApplication.primaryScreen()))
         remembered = False
         if folder is None and restore:
             last = self.settings.value("last_project")
@@ -162,7 +174,8 @@ class MainWindow(QMainWindow):
         """Every shortcut: the window's, then each panel's ``SHORTCUTS``."""
         from .shortcuts_dialog import collect_shortcuts
 
-        return collect_shortcuts(WINDOW_SHORTCUTS, self.panels())
+        places = [(self.tabs.tabText(self.tabs.indexOf(p)), p) for p in self.panels()]
+        return collect_shortcuts(WINDOW_SHORTCUTS, places)
 
     def show_shortcuts(self):
         from .shortcuts_dialog import ShortcutsDialog

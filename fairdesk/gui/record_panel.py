@@ -83,7 +83,7 @@ class RecordPanel(QWidget):
 
     #: Keyboard shortcuts of this panel (collected by Help ▸ Keyboard shortcuts).
     SHORTCUTS = [
-        ("Space", "Record: start / stop a take (outside text fields)"),
+        ("Space", "Start / stop recording a take (outside text fields)"),
         ("Alt+Right", "Record: next prompt"),
         ("Alt+Left", "Record: previous prompt"),
         ("Ctrl+Return", "Record: accept the selected take"),

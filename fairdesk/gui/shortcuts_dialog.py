@@ -16,17 +16,52 @@ from PySide6.QtWidgets import (
 
 
 def collect_shortcuts(window_shortcuts, panels) -> list[tuple[str, str]]:
-    """The window's shortcuts, then each panel's ``SHORTCUTS`` (duplicates once), with key
-    names in the platform's native text."""
-    out, seen = [], set()
-    for keys, what in list(window_shortcuts) + [
-        s for p in panels for s in getattr(p, "SHORTCUTS", []) or []
-    ]:
-        native = QKeySequence(keys).toString(QKeySequence.NativeText) or str(keys)
-        if (native, what) not in seen:
-            seen.add((native, what))
-            out.append((native, str(what)))
+    """One row per key, in the order first met: the window's shortcuts, then each panel's
+    ``SHORTCUTS``. A key that several panels bind (Space plays in Browse and Items and
+    records in Record) is one row naming each place; key names are the platform's native
+    text.
+
+    ``panels`` holds ``(place, panel)`` pairs (the tab's label) or bare panels.
+    """
+    order: list[str] = []
+    by_key: dict[str, list[tuple[str, str]]] = {}
+    sources = [("", window_shortcuts)] + [(p if isinstance(p, tuple) else ("", p)) for p in panels]
+    for place, src in sources:
+        rows = src if isinstance(src, list) else getattr(src, "SHORTCUTS", []) or []
+        for keys, what in rows:
+            native = QKeySequence(keys).toString(QKeySequence.NativeText) or str(keys)
+            entries = by_key.setdefault(native, [])
+            if native not in order:
+                order.append(native)
+            if all(w != str(what) for _, w in entries):
+                entries.append((str(place), str(what)))
+    out = []
+    for key in order:
+        entries = by_key[key]
+        if len(entries) == 1:
+            out.append((key, entries[0][1]))
+        else:
+            out.append((key, "\n".join(f"{pl}: {w}" if pl else w for pl, w in entries)))
     return out
+
+
+class _ShortcutTable(QTableWidget):
+    """Home / End / PgUp / PgDn scroll the whole list (a table's End moves along a row)."""
+
+    def keyPressEvent(self, event):  # noqa: N802 - Qt's name
+        bar = self.verticalScrollBar()
+        step = {
+            Qt.Key_PageDown: bar.pageStep(),
+            Qt.Key_PageUp: -bar.pageStep(),
+        }.get(event.key())
+        if event.key() == Qt.Key_Home:
+            bar.setValue(bar.minimum())
+        elif event.key() == Qt.Key_End:
+            bar.setValue(bar.maximum())
+        elif step is not None:
+            bar.setValue(bar.value() + step)
+        else:
+            super().keyPressEvent(event)
 
 
 class ShortcutsDialog(QDialog):
@@ -35,7 +70,7 @@ class ShortcutsDialog(QDialog):
     def __init__(self, rows: list[tuple[str, str]], parent=None):
         super().__init__(parent)
         self.setWindowTitle("Keyboard shortcuts")
-        self.table = QTableWidget(len(rows), 2)
+        self.table = _ShortcutTable(len(rows), 2)
         self.table.setHorizontalHeaderLabels(["Key", "Action"])
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
@@ -48,6 +83,9 @@ class ShortcutsDialog(QDialog):
         hdr = self.table.horizontalHeader()
         hdr.setSectionResizeMode(0, QHeaderView.ResizeToContents)
         hdr.setSectionResizeMode(1, QHeaderView.Stretch)
+        self.table.resizeRowsToContents()
+        self.table.setVerticalScrollMode(QAbstractItemView.ScrollPerPixel)
+        self.table.setFocus()
         buttons = QDialogButtonBox(QDialogButtonBox.Close)
         buttons.rejected.connect(self.reject)
         lay = QVBoxLayout(self)

@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 import soundfile as sf
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QRect, QSettings, Qt
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 
@@ -96,11 +96,49 @@ def test_help_lists_every_panels_shortcuts(qtbot, mini, settings):
     assert {"Ctrl+O", "Ctrl+1", "Ctrl+5", "F9", "F1", "Ctrl+Shift+S"} <= keys
     for panel in win.panels():
         for _key, what in getattr(panel, "SHORTCUTS", []):
-            assert what in {w for _, w in rows}
+            assert any(what in w for _, w in rows), what
+    # one row per key: Space plays in Browse and Items and records in Record, listed once
+    assert len(keys) == len(rows)
+    space = dict(rows)["Space"]
+    assert space.count("\n") >= 2 and "Record: " in space and "Items: " in space
     dlg = win.show_shortcuts()
     assert dlg.table.rowCount() == len(rows)
+    bar = dlg.table.verticalScrollBar()
+    dlg.resize(620, 200)
+    qtbot.wait(10)
+    assert bar.maximum() > 0
+    qtbot.keyClick(dlg.table, Qt.Key_End)
+    assert bar.value() == bar.maximum()
+    qtbot.keyClick(dlg.table, Qt.Key_Home)
+    assert bar.value() == 0
+    qtbot.keyClick(dlg.table, Qt.Key_PageDown)
+    assert bar.value() == min(bar.pageStep(), bar.maximum()) > 0
     dlg.close()
     win.close()
+
+
+class _Screen:
+    def __init__(self, w, h):
+        self._r = QRect(0, 0, w, h)
+
+    def availableGeometry(self):  # noqa: N802 - Qt's name
+        return self._r
+
+
+@pytest.mark.parametrize(
+    ("screen", "size"),
+    [
+        ((1366, 768), (1366, 728)),
+        ((1024, 700), (1024, 660)),
+        ((1920, 1080), (1366, 860)),
+        ((800, 600), (900, 560)),
+    ],
+)
+def test_first_window_fits_the_screen(screen, size):
+    from fairdesk.gui.main_window import first_size
+
+    assert first_size(_Screen(*screen)) == size
+    assert first_size(None) == (1366, 860)
 
 
 def _clipped(win) -> list[str]:

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["AuditRequest", "AuditOutcome", "Cancelled", "run_audit", "prepare"]
 
 #: Bumped whenever a change alters computed numbers (part of the result-cache key).
-METRICS_CODE_VERSION = "4"
+METRICS_CODE_VERSION = "5"
 
 
 # -- prepare ---------------------------------------------------------------------------
@@ -351,8 +351,8 @@ def aggregate(f, req: AuditRequest, language: str, notes: list[str]) -> tuple[ob
     notes.extend(run.warnings)
     if run.input_problems:
         notes.append(
-            f"{len(run.input_problems)} item(s) without a reference were left out "
-            "(see input_problems)"
+            f"{len(run.input_problems)} item(s) without a reference to score (empty, or "
+            "empty after the normaliser) were left out (see input_problems)"
         )
     return f, run
 

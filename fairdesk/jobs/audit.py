@@ -400,6 +400,9 @@ def run_audit(
         prog.check()
         f = analysis_frame(prep.frame, preds)
         notes: list[str] = []
+        device_note = getattr(prep.backend, "device_note", None)
+        if device_note:  # --device auto on the CPU from a GPU that does not work
+            notes.append(device_note)
         fails = tuple(
             ItemFailure(
                 item=str(prep.frame["id"].iloc[i]), path=str(prep.frame["path"].iloc[i]), reason=r

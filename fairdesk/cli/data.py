@@ -93,10 +93,10 @@ def cmd_import(a):
                 else ""
             )
         )
-        for pr in rep.problems:
-            where = f"{pr.source}:" if pr.source else ""
-            line = f"line {pr.row}: " if pr.row is not None else ""
-            print(term(f"  {where}{line}{pr.path or ''}: {pr.reason}"), file=sys.stderr)
+        for pr in rep.problems:  # file: line N: path: reason (each part when known)
+            line = f"line {pr.row}" if pr.row is not None else None
+            where = ": ".join(str(x) for x in (pr.source, line, pr.path) if x)
+            print(term(f"  {where}: {pr.reason}" if where else f"  {pr.reason}"), file=sys.stderr)
         for w in rep.warnings:
             print(term(f"  warning: {w['item']} ({w['path']}): {w['warning']}"), file=sys.stderr)
     return EXIT_OK if rep.imported else EXIT_NOTHING

@@ -88,6 +88,20 @@ def _decode(path) -> tuple[np.ndarray, int]:
             p,
             f"is {kind}, not a regular file; copy the audio into a regular file or remove the row",
         )
+    try:  # a file one may not read would be reported by the decoders as corrupt
+        with open(p, "rb"):
+            pass
+    except PermissionError:
+        raise AudioError(
+            p,
+            "permission denied: fairdesk may not read this file; give your user read "
+            "permission (chmod u+r, or ask the file's owner) or copy the audio somewhere "
+            "you can read",
+        ) from None
+    except OSError as exc:
+        raise AudioError(
+            p, f"cannot be opened ({exc.strerror or exc}); check the path in the manifest"
+        ) from None
     if p.suffix.lower() in AV_EXTENSIONS:
         data, sr = _decode_av(p, None)
     else:

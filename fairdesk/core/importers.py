@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import time
 import unicodedata
 from concurrent.futures import ThreadPoolExecutor
@@ -40,7 +41,7 @@ from .importers_formats import (  # noqa: F401  (the readers stay importable fro
 )
 from .names import nfc, nfc_record, nul_reason
 from .store import Project
-from .tables import undecodable
+from .tables import JSONL_SUFFIXES, undecodable
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,12 @@ def derive_content_id(text: str) -> str:
 
 
 # -- validation and writing ------------------------------------------------------------
+def shown_path(root: Path, p: str) -> str:
+    """``p`` as messages show it: relative to the dataset folder when it lies there."""
+    prefix = str(root).rstrip(os.sep) + os.sep
+    return p[len(prefix) :] if p and p.startswith(prefix) else p
+
+
 def _inside(root: Path, p: str) -> tuple[Path | None, str | None]:
     """Resolve ``p`` and require it inside ``root``; returns (absolute path, reason)."""
     if not p:
@@ -97,6 +104,7 @@ def _inside(root: Path, p: str) -> tuple[Path | None, str | None]:
     if nul:
         return None, nul
     full = Path(p)
+    p = shown_path(root, p)
     try:
         resolved = full.resolve()
         resolved.relative_to(root)
@@ -151,7 +159,19 @@ def import_dataset(
     except OSError as exc:  # e.g. a name too long
         raise ImportFailed(f"{str(path)[:200]}: cannot be opened ({exc.strerror or exc})") from None
     if not exists:
+        if path.is_symlink():
+            raise ImportFailed(
+                f"{path}: a symbolic link to {os.readlink(path)}, which does not exist (or "
+                "leads back to itself); give the manifest or folder it should point at"
+            )
         raise ImportFailed(f"{path}: no such file or folder")
+    mode = path.stat().st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        kind = "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a device or socket"
+        raise ImportFailed(
+            f"{path}: is {kind}, not a regular file or folder; give the dataset's manifest "
+            "(CSV, TSV, JSONL) or its folder"
+        )
     if fmt not in FORMATS:
         raise ImportFailed(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
     if fmt == "auto":
@@ -170,7 +190,14 @@ def import_dataset(
     problems = list(problems)
     if not cands and not problems:
         problems.append(
-            Problem(None, None, "no rows below the header; add one row per audio file", str(path))
+            Problem(
+                None,
+                None,
+                "the manifest holds no record; write one JSON object per line, one per audio file"
+                if path.suffix.lower() in JSONL_SUFFIXES
+                else "the manifest has a header but no rows below it; add one row per audio file",
+                str(path),
+            )
         )
 
     # Per-row checks that need no audio.
@@ -192,7 +219,7 @@ def import_dataset(
         full, reason = _inside(root, c.path)
         rel = full.relative_to(root).as_posix() if full is not None else c.path
         if reason:
-            problems.append(Problem(c.row, c.path or None, reason, c.source))
+            problems.append(Problem(c.row, shown_path(root, c.path) or None, reason, c.source))
             continue
         if c.needs_text and (c.text is None or not str(c.text).strip()):
             problems.append(

@@ -19,6 +19,10 @@ Row numbering
     Row N is the file's Nth physical line (a CSV's header is line 1; JSONL has no header), and
     every message says "line N". A record whose quoted field spans lines is numbered by the
     line where it starts. Parquet has no lines: its rows are numbered 1, 2, ... and said "row N".
+Repeated keys
+    A JSONL record (or an object inside it) that holds a key twice is a problem naming its
+    line and the key: JSON parsers keep the last value only, which would drop the first
+    without a word.
 """
 
 from __future__ import annotations
@@ -244,6 +248,12 @@ def read_table(
         return _read_parquet(path)
     try:
         data = path.read_bytes()
+    except PermissionError:
+        raise TableError(
+            f"{path}: permission denied: fairdesk may not read this file; give your user "
+            "read permission (chmod u+r, or ask the file's owner) or copy it somewhere you "
+            "can read"
+        ) from None
     except OSError as exc:
         raise TableError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     text = decode_text(data, path)
@@ -316,8 +326,9 @@ def _read_jsonl(path: Path, text: str) -> Table:
                 )
             )
             continue
+        repeated: list[str] = []
         try:
-            obj = json.loads(line)
+            obj = json.loads(line, object_pairs_hook=_pairs_hook(repeated))
         except json.JSONDecodeError as exc:
             table.problems.append(
                 TableProblem(n, f"not valid JSON ({exc.msg} at column {exc.colno})")
@@ -334,6 +345,9 @@ def _read_jsonl(path: Path, text: str) -> Table:
                     n, f"not a JSON object (a JSON {type(obj).__name__}); write one object per line"
                 )
             )
+            continue
+        if repeated:
+            table.problems.append(TableProblem(n, _repeated_reason(repeated)))
             continue
         where = _lone_surrogate(obj)
         if where is not None:
@@ -443,6 +457,33 @@ def _read_delimited(
             continue
         table.rows.append((start + 1, record))
     return table
+
+
+def _pairs_hook(repeated: list[str]):
+    """A ``json.loads`` ``object_pairs_hook`` that builds the dict and appends to ``repeated``
+    every key an object holds more than once (the parser would keep only its last value)."""
+
+    def hook(pairs):
+        obj = {}
+        for k, v in pairs:
+            if k in obj and k not in repeated:
+                repeated.append(k)
+            obj[k] = v
+        return obj
+
+    return hook
+
+
+def _repeated_reason(keys: list[str]) -> str:
+    names = ", ".join(repr(k) for k in keys[:5]) + (
+        f" and {len(keys) - 5} more" if len(keys) > 5 else ""
+    )
+    one = len(keys) == 1
+    return (
+        f"the key{'' if one else 's'} {names} appear{'s' if one else ''} more than once in this "
+        "record; JSON keeps only the last value, so the others would be lost without a word: "
+        "keep one value per key"
+    )
 
 
 def _json_depth(line: str) -> int:

@@ -132,7 +132,7 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     import pandas as pd
 
     from ..metrics import compute_item_stats, metric_specs
-    from ..metrics.inputs import check_transcripts, classification_only
+    from ..metrics.inputs import check_transcripts, classification_only, empty_after_normaliser
     from ..stats import compare_groups
     from ..stats.pitfalls import add_pitfall_columns
     from .pitfalls import pitfalls_stage
@@ -157,6 +157,21 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     )
     clock.lap("checks_s")
     stats = compute_item_stats(scored, language=slot_lang, normalizer=name)
+    if not labels_only:  # a reference with no word left after the normaliser: a problem
+        keep, empty = empty_after_normaliser(frame, stats, name)
+        if empty:
+            problems = sorted([*problems, *empty], key=lambda p: _order(p.get("line")))
+            frame, stats = frame.loc[keep.to_numpy()], stats.loc[keep.to_numpy()]
+            if frame.empty:
+                lines = ", ".join(str(p["line"]) for p in problems[:5])
+                more = f" and {len(problems) - 5} more" if len(problems) > 5 else ""
+                raise ValueError(
+                    f"no reference has a word to score after the {name} normaliser: each is "
+                    f"empty, or holds only emoji, symbols or punctuation (lines {lines}{more}; "
+                    f"first: {empty[0]['reason'].split(' is empty')[0]}); write what was "
+                    "said in words"
+                )
+            warnings = check_transcripts(frame)[2]  # the empty hypotheses of the rows kept
     clock.lap("scoring_s")
     if not labels_only:
         frame, stats = add_pitfall_columns(frame, stats, name, slot_lang)
@@ -208,6 +223,11 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
         **blocks,
     )
     return frame, run
+
+
+def _order(line):
+    """A problem's line as a sort key (numbers first, in order; anything else after)."""
+    return (0, line, "") if isinstance(line, (int, float)) else (1, 0, str(line))
 
 
 class _Clock:

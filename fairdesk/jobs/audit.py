@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["AuditRequest", "AuditOutcome", "Cancelled", "run_audit", "prepare"]
 
 #: Bumped whenever a change alters computed numbers (part of the result-cache key).
-METRICS_CODE_VERSION = "4"
+METRICS_CODE_VERSION = "5"
 
 
 # -- prepare ---------------------------------------------------------------------------
@@ -351,8 +351,8 @@ def aggregate(f, req: AuditRequest, language: str, notes: list[str]) -> tuple[ob
     notes.extend(run.warnings)
     if run.input_problems:
         notes.append(
-            f"{len(run.input_problems)} item(s) without a reference were left out "
-            "(see input_problems)"
+            f"{len(run.input_problems)} item(s) without a reference to score (empty, or "
+            "empty after the normaliser) were left out (see input_problems)"
         )
     return f, run
 
@@ -400,6 +400,9 @@ def run_audit(
         prog.check()
         f = analysis_frame(prep.frame, preds)
         notes: list[str] = []
+        device_note = getattr(prep.backend, "device_note", None)
+        if device_note:  # --device auto on the CPU from a GPU that does not work
+            notes.append(device_note)
         fails = tuple(
             ItemFailure(
                 item=str(prep.frame["id"].iloc[i]), path=str(prep.frame["path"].iloc[i]), reason=r

@@ -4,6 +4,11 @@ A row whose reference is missing (empty cell, NaN, only spaces) cannot be scored
 would count every hypothesis word as an insertion. It becomes a *problem* naming its line and
 is left out. An empty hypothesis is a real output (no words on hard audio): it is kept and
 counts as all deletions, with a warning giving the count.
+
+A reference that is not empty but has no word left after the run's normaliser (only emoji,
+symbols or punctuation: "😀😀", "…") cannot be scored either, for the same reason: it is a
+problem naming its line, the text and the normaliser, and is left out in the same way
+(:func:`empty_after_normaliser`).
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import pandas as pd
 
 from ..core.values import as_text, blank, classification_only
 
-__all__ = ["check_transcripts", "classification_only"]
+__all__ = ["check_transcripts", "classification_only", "empty_after_normaliser"]
 
 
 def _line(frame: pd.DataFrame, pos: int):
@@ -71,3 +76,45 @@ def check_transcripts(
                 "each counts as all deletions"
             )
     return kept, problems, warnings
+
+
+def empty_after_normaliser(
+    frame: pd.DataFrame, stats: pd.DataFrame, normaliser: str, ref_col: str = "reference"
+) -> tuple[pd.Series, list[dict]]:
+    """The rows whose reference has no word after the normaliser, as problems.
+
+    Parameters
+    ----------
+    frame : the rows :func:`check_transcripts` kept (their references are not blank).
+    stats : their per-item stats, row for row (``n_words``; ``n_chars`` when present).
+    normaliser : the run's normaliser, as the messages name it.
+
+    Returns
+    -------
+    (keep, problems)
+        ``keep``: a boolean mask by position (True: the row has words to score);
+        ``problems``: ``{"line", "item" (when the frame has ids), "reason"}`` per other row.
+    """
+    import numpy as np
+
+    if "n_words" not in stats.columns or ref_col not in frame.columns:
+        return pd.Series(np.ones(len(frame), bool)), []
+    empty = stats["n_words"].to_numpy(float) <= 0
+    if "n_chars" in stats.columns:
+        empty &= stats["n_chars"].to_numpy(float) <= 0
+    id_col = next((c for c in ("item_id", "id") if c in frame.columns), None)
+    problems = []
+    for pos in empty.nonzero()[0]:
+        text = as_text(frame[ref_col].iloc[pos])
+        shown = text if len(text) <= 40 else text[:40] + "…"
+        p = {
+            "line": _line(frame, int(pos)),
+            "reason": f"{ref_col} {shown!r} is empty after the {normaliser} normaliser (no "
+            "letters or digits: only emoji, symbols or punctuation), so it has no words to "
+            "score: the row is left out, as an empty reference is; write what was said in "
+            "words, or drop the row",
+        }
+        if id_col is not None:
+            p["item"] = as_text(frame[id_col].iloc[pos])
+        problems.append(p)
+    return pd.Series(~empty), problems

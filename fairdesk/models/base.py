@@ -131,6 +131,9 @@ class Backend(ABC):
     #: Set by subclasses in ``__init__``: the model id and where it runs.
     _id: str = ""
     _device: str = "cpu"
+    #: Set when ``--device auto`` fell back to the CPU from a GPU that does not work
+    #: (:func:`fairdesk.models.device.fallback_note`).
+    _device_note: str | None = None
 
     @property
     def id(self) -> str:
@@ -146,6 +149,12 @@ class Backend(ABC):
     def device(self) -> str:
         """Where the model runs: ``"cpu"`` or ``"cuda"`` (``"none"`` for imported results)."""
         return self._device
+
+    @property
+    def device_note(self) -> str | None:
+        """Why the model runs on the CPU although ``auto`` was asked for and a GPU is
+        there (it does not work), else None; the audit says it in the run's notes."""
+        return self._device_note
 
     @property
     def settings(self) -> dict:

@@ -132,12 +132,9 @@ def check_weight_index(index: Path) -> list[str]:
     return shards
 
 
-def resolve_torch_device(device: str) -> str:
-    """Map ``"auto"`` to ``"cuda"`` when torch sees a GPU, else ``"cpu"``."""
-    if device not in ("auto", "cpu", "cuda"):
-        raise ValueError(f"device must be 'auto', 'cpu' or 'cuda', not {device!r}")
-    if device != "auto":
-        return device
-    import torch
+def resolve_torch_device(device: str, who: str = "the model") -> str:
+    """Map ``"auto"`` to ``"cuda"`` when torch has a usable GPU, else ``"cpu"``; ``"cuda"``
+    without one is refused (:func:`fairdesk.models.device.resolve_device`)."""
+    from .device import resolve_device
 
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    return resolve_device(device, "torch", who)

@@ -45,6 +45,7 @@ from fairdesk.models.base import (
     require_nonempty,
     weights_digest,
 )
+from fairdesk.models.device import fallback_note
 
 WINDOW_S = 30
 WINDOW_SAMPLES = WINDOW_S * SAMPLE_RATE
@@ -66,18 +67,12 @@ DEFAULT_STRATEGY = "batched"
 FALLBACK_TEMPERATURES = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 
 
-def resolve_ct2_device(device: str) -> str:
-    """Map ``"auto"`` to ``"cuda"`` when CTranslate2 sees a CUDA device, else ``"cpu"``."""
-    if device not in ("auto", "cpu", "cuda"):
-        raise ValueError(f"device must be 'auto', 'cpu' or 'cuda', not {device!r}")
-    if device != "auto":
-        return device
-    import ctranslate2
+def resolve_ct2_device(device: str, who: str = "the model") -> str:
+    """Map ``"auto"`` to ``"cuda"`` when CTranslate2 has a usable GPU, else ``"cpu"``;
+    ``"cuda"`` without one is refused (:func:`fairdesk.models.device.resolve_device`)."""
+    from .device import resolve_device
 
-    try:
-        return "cuda" if ctranslate2.get_cuda_device_count() > 0 else "cpu"
-    except Exception:  # noqa: BLE001 - a broken CUDA install means CPU
-        return "cpu"
+    return resolve_device(device, "ctranslate2", who)
 
 
 def tiny_en_path() -> Path:
@@ -166,7 +161,8 @@ class WhisperCT2Backend(Backend):
             raise ValueError(f"beam_size must be >= 1, not {beam_size}")
         self._id = model_id
         self._path = path
-        self._device = resolve_ct2_device(device)
+        self._device = resolve_ct2_device(device, model_id)
+        self._device_note = fallback_note(device, "ctranslate2")
         self._compute_type = compute_type or ("float16" if self._device == "cuda" else "int8")
         self._cpu_threads = int(cpu_threads or os.cpu_count() or 1)
         self._num_workers = max(1, int(num_workers))

@@ -63,9 +63,15 @@ def _copy_audio(src: Path, dst: Path) -> None:
 
 
 def read_textgrid(path) -> tuple[None, dict]:
-    """(None, {tier name: [(start, end, label)]}) of a TextGrid (interval and point tiers)."""
+    """(None, {tier name: [(start, end, label)]}) of a TextGrid (interval and point tiers).
+
+    Raises ``ValueError`` with what is wrong and what to do for a file that cannot be read:
+    empty, not UTF-8 or UTF-16 (a TextGrid saved as Latin-1 by an old Praat or an editor),
+    not a Praat text file, or malformed (praatio's error).
+    """
     from praatio import textgrid
 
+    check_textgrid_file(path)
     try:
         tg = textgrid.openTextgrid(
             str(path),
@@ -74,12 +80,68 @@ def read_textgrid(path) -> tuple[None, dict]:
             duplicateNamesMode="rename",
         )
     except Exception as exc:  # noqa: BLE001 - praatio raises many kinds on a bad file
-        raise ValueError(f"{type(exc).__name__}: {exc}") from None
+        raise ValueError(
+            f"the TextGrid is malformed ({type(exc).__name__}: {str(exc)[:200] or 'no detail'})"
+            "; open it in Praat and save it again (Save as text file), or export it again "
+            "with `fairdesk export --textgrid`"
+        ) from None
     out = {}
     for name in tg.tierNames:
         tier = tg.getTier(name)
         out[name] = [(e[0], e[1] if len(e) > 2 else e[0], e[-1]) for e in tier.entries]
     return None, out
+
+
+#: How every Praat text file (long or short TextGrid) begins.
+PRAAT_TEXT_START = 'File type = "ooTextFile"'
+
+
+def check_textgrid_file(path) -> None:
+    """Refuse, with the reason and the fix, a file that no TextGrid reader can read: one that
+    cannot be opened, is empty, is neither UTF-8 nor UTF-16 (praatio's encodings, the ones
+    Praat writes), or is not a Praat text file."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except PermissionError:
+        raise ValueError(
+            "permission denied: fairdesk may not read the file; give your user read "
+            "permission (chmod u+r) or copy the file somewhere you can read"
+        ) from None
+    except OSError as exc:
+        raise ValueError(f"cannot be read ({exc.strerror or exc})") from None
+    if not data.strip():
+        raise ValueError(
+            f"the file is empty ({len(data)} bytes); export it again with "
+            "`fairdesk export --textgrid`, or remove it from the folder"
+        )
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise ValueError(
+                "starts with a UTF-16 byte-order mark but does not decode as UTF-16; "
+                "open it in Praat and save it again (Save as text file)"
+            ) from None
+    else:
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ValueError(
+                f"the file is neither UTF-8 nor UTF-16 (byte 0x{data[exc.start]:02x} at "
+                f"byte {exc.start + 1}; most likely Latin-1 or Windows-1252, as older Praat "
+                "versions and some editors save): set Praat's Preferences > Text writing "
+                "preferences to UTF-8, open the file and save it again, or re-save it as "
+                "UTF-8 in a text editor"
+            ) from None
+    if not text.lstrip().startswith(PRAAT_TEXT_START):
+        binary = data.startswith(b"ooBinaryFile")
+        raise ValueError(
+            "a binary TextGrid; open it in Praat and save it with Save as text file"
+            if binary
+            else f"not a Praat TextGrid (it does not begin with {PRAAT_TEXT_START}); "
+            "give the TextGrids `fairdesk export --textgrid` wrote, edited in Praat"
+        )
 
 
 def import_textgrids(project, dataset: str, folder, tier: str):

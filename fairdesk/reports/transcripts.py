@@ -94,7 +94,7 @@ def import_transcripts(
         try:
             item, tiers = reader(path)
         except ValueError as exc:
-            out.problems.append((name, f"not a readable {what} file ({exc})"))
+            out.problems.append((name, f"not a readable {what} file: {exc}"))
             continue
         if item is None:
             from .tiers import item_from_stem

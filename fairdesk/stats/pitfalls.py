@@ -167,15 +167,34 @@ def verdicts_without_flagged(
         return {}, []
     rest = frame[~flagged].reset_index(drop=True)
     ref = result.reference if reference is None else reference
-    try:
-        again = compare_groups(rest, specs, settings, reference=ref)
-    except ValueError as exc:
+
+    def none_recomputed(reason: str, short: str):
         entries = {
-            (c.metric, c.group): {"verdict": None, "reason": str(exc)}
+            (c.metric, c.group): {"verdict": None, "reason": short}
             for c in result.comparisons
             if c.metric in ids
         }
-        return entries, [{"metric": None, "group": None, "reason": f"not recomputed: {exc}"}]
+        return entries, [{"metric": None, "group": None, "reason": f"not recomputed: {reason}"}]
+
+    if flagged.all():
+        return none_recomputed(
+            f"every item of the run ({len(frame)}) is flagged as a possible hallucination, so "
+            "there are no unflagged items to recompute the verdicts on; read the transcripts "
+            "before trusting any verdict (the model may loop or run on for every input)",
+            "every item is flagged",
+        )
+    if ref is not None and not (rest["group"].astype(str) == str(ref)).any():
+        n_ref = int((frame["group"].astype(str) == str(ref)).sum())
+        return none_recomputed(
+            f"every item of the reference group {ref!r} ({n_ref}) is flagged as a possible "
+            "hallucination, so without the flagged items there is no reference to compare "
+            "with; read its transcripts before trusting its verdicts",
+            f"every item of the reference group {ref!r} is flagged",
+        )
+    try:
+        again = compare_groups(rest, specs, settings, reference=ref)
+    except ValueError as exc:
+        return none_recomputed(str(exc), str(exc))
     by_key = {(c.metric, c.group): c.to_dict() for c in again.comparisons}
     excluded = {e.group: e.reason for e in again.excluded}
     n_flag = frame.loc[flagged, "group"].astype(str).value_counts().to_dict()

@@ -56,6 +56,7 @@ class RunHistory(QTableWidget):
                 if j in (1, HOW):
                     it.setToolTip(plain_tip(v))
                 self.setItem(i, j, it)
+        self.resizeRowsToContents()  # a long name wraps instead of being cut
 
     def _open(self, row: int, _col: int) -> None:
         it = self.item(row, 0)

@@ -411,11 +411,12 @@ def _audit_project(a, settings):
     from .common import _project
 
     p = _project(a.project)
-    flt = parse_filters(a.filter)
-    if set(flt) & set(a.by):
-        raise UsageError(
-            f"column(s) {sorted(set(flt) & set(a.by))} can't be both a filter and a grouping key"
-        )
+    from ..jobs.request import request_filters
+
+    try:
+        filters = request_filters(parse_filters(a.filter), a.by)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     from ..jobs.analysis import split_metric_ids, wants_explain
 
     wanted, rep = split_metric_ids(a.metric)
@@ -423,7 +424,7 @@ def _audit_project(a, settings):
         dataset=a.dataset,
         model=a.model,
         by=tuple(a.by),
-        filters=tuple((k, tuple(v)) for k, v in sorted(flt.items())),
+        filters=filters,
         reference=a.reference,
         metrics=tuple(wanted) if wanted else None,
         sample=a.sample,

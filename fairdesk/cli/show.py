@@ -3,11 +3,21 @@
 For each item: reference and hypothesis aligned word by word (jiwer's alignment, after the
 same normalisation as WER), the S/D/I counts, and for labelled requests the intent and each
 slot (ok / missed / wrong / extra). The headless twin of the player's difference view.
+Its first line names the run as the GUI's Results header does; ``fairdesk runs`` lists the
+runs named as the GUI's run lists do (:func:`fairdesk.presentation.run_name`).
 """
 
 from __future__ import annotations
 
-from ..presentation import count, fmt_number, fmt_sig, fmt_value
+from ..presentation import (
+    RunSpec,
+    count,
+    fmt_number,
+    fmt_sig,
+    fmt_value,
+    run_conditions,
+    run_name,
+)
 from ..review import item_report, rank_failures, run_language, run_normaliser
 from .common import EXIT_OK, UsageError, dump_json, human_out, positive_int, term
 
@@ -23,6 +33,55 @@ def add_command(sub):
     s.add_argument("--worst", type=positive_int, default=10, help="how many items (default 10)")
     s.add_argument("--json", metavar="OUT")
     s.set_defaults(func=cmd_show)
+
+    s = sub.add_parser(
+        "runs",
+        help="list the project's audit runs, each named by its grouping, filters and "
+        "non-default settings",
+    )
+    s.add_argument("--project", required=True)
+    s.add_argument("--all", action="store_true", help="also the running, failed and cancelled runs")
+    s.add_argument("--json", metavar="OUT", help="write the list as JSON ('-' = stdout)")
+    s.set_defaults(func=cmd_runs)
+
+
+def cmd_runs(a):
+    """``fairdesk runs``: one line per run, newest first, named as the GUI names it."""
+    import time
+
+    from ..core.runs import INCREMENTAL, list_runs, run_kind
+    from .common import _project
+
+    p = _project(a.project)
+    rows = []
+    for r in list_runs(p, done_only=not a.all):
+        if run_kind(r["settings"]) == INCREMENTAL:
+            continue  # `fairdesk incremental` lists those
+        spec = RunSpec.from_stored(r["settings"], r["model_id"], r["dataset"])
+        rows.append(
+            {
+                "run_id": r["id"],
+                "status": r["status"],
+                "created_at": r["created_at"],
+                "model": r["model_id"],
+                "dataset": r["dataset"],
+                "by": list(spec.by),
+                "filters": {c: list(v) for c, v in spec.filters},
+                "sample": spec.sample,
+                "conditions": list(run_conditions(spec)),
+                "name": run_name(spec),
+                "short_name": run_name(spec, short=True),
+            }
+        )
+    if a.json:
+        dump_json(rows, a.json)
+    out = human_out(a.json)
+    if not rows:
+        print("no finished runs" if not a.all else "no runs", file=out)
+    for r in rows:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created_at"]))
+        print(term(f"run {r['run_id']:<4} {r['status']:<9} {when}  {r['short_name']}"), file=out)
+    return EXIT_OK
 
 
 def print_diacritics(d: dict | None, out) -> None:
@@ -76,6 +135,8 @@ def cmd_show(a):
     if a.json:
         dump_json(reports, a.json)
     out = human_out(a.json)
+    print(term(f"run {a.run}: {run_name(RunSpec.from_run(run))}"), file=out)
+    print(file=out)
     for r in reports:
         print(
             term(

@@ -6,11 +6,11 @@ from __future__ import annotations
 import html
 import re
 import time
+from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QKeySequence, QShortcut, QStandardItemModel
+from PySide6.QtGui import QKeySequence, QShortcut, QStandardItemModel
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
@@ -18,24 +18,23 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QSpinBox,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from ..jobs import tasks
-from ..presentation import count
+from ..presentation import RunSpec, count, run_name
+from .audit_filters import MAX_VALUES, FilterRows
 from .context import Context
 from .fit_scroll import FitScrollArea
 from .jobs import Job
+from .run_history import RunHistory
 from .settings import restore_splitter
 from .theme import mono_font, plain_tip
 
@@ -95,6 +94,7 @@ class AuditPanel(QWidget):
         self.by1 = QComboBox()
         self.by2 = QComboBox()
         self.reference = QComboBox()
+        self.filters = FilterRows()
         self.sample = QSpinBox()
         self.sample.setRange(0, 100000)
         self.sample.setSpecialValueText("all items")
@@ -163,6 +163,7 @@ class AuditPanel(QWidget):
         f1.addRow("Group by", by)
         f1.addRow("Reference group", self.reference)
         f1.addRow("", self.include_missing)
+        f1.addRow("Only items with", self.filters)
         f1.addRow("Sample", self.sample)
         f1.addRow("Device", self.device)
         f1.addRow("Also", self.representation)
@@ -200,18 +201,8 @@ class AuditPanel(QWidget):
             "What each run started here did: its stages, notes, failed items and errors."
         )
 
-        self.history = QTableWidget(0, 6)
-        self.history.setHorizontalHeaderLabels(
-            ["Run", "Model", "Dataset", "Grouped by", "Status", "Started"]
-        )
-        self.history.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.history.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.history.setAlternatingRowColors(True)
-        self.history.verticalHeader().setVisible(False)
-        self.history.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
-        self.history.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)
-        self.history.setToolTip("Double-click a finished run to show its results")
-        self.history.cellDoubleClicked.connect(self._open_run)
+        self.history = RunHistory(ctx)
+        self.history.open_run.connect(self._open_run)
 
         run_box = QGroupBox("Run")
         rv = QVBoxLayout(run_box)
@@ -299,6 +290,7 @@ class AuditPanel(QWidget):
             "include_missing": self.include_missing.isChecked(),
             "small_cluster_scaling": self.scaling.isChecked(),
             "explain_per_group": self.explain_n.value(),
+            "filters": self.filters.pairs(),
             "split": [int(x) for x in self.split.sizes()],
         }
 
@@ -333,45 +325,20 @@ class AuditPanel(QWidget):
             self.scaling.setChecked(state["small_cluster_scaling"])
         if isinstance(state.get("alpha"), (int, float)):
             self.alpha.setValue(float(state["alpha"]))
+        if isinstance(state.get("filters"), list):
+            self.filters.clear()
+            for pair in state["filters"]:
+                if isinstance(pair, list) and len(pair) == 2:
+                    self.filters.add_row(str(pair[0]), str(pair[1]))
         restore_splitter(self.split, state.get("split"))
 
     # -- run history ----------------------------------------------------------------------
     def _fill_history(self) -> None:
-        import time as _time
+        self.history.fill()
 
-        runs = self.ctx.runs(done_only=False)
-        self.history.setRowCount(len(runs))
-        colours = {
-            "done": "#2e7d32",
-            "failed": "#c62828",
-            "cancelled": "#ef6c00",
-            "running": "#1565c0",
-        }
-        for i, r in enumerate(runs):
-            vals = [
-                str(r.id),
-                r.model_id,
-                r.dataset or "?",
-                " × ".join(r.by),
-                r.status,
-                _time.strftime("%Y-%m-%d %H:%M", _time.localtime(r.created_at)),
-            ]
-            for j, v in enumerate(vals):
-                it = QTableWidgetItem(v)
-                it.setData(Qt.UserRole, r.id)
-                if j == 4:
-                    it.setForeground(QBrush(QColor(colours.get(r.status, "#222222"))))
-                if j == 1:
-                    it.setToolTip(plain_tip(v))
-                self.history.setItem(i, j, it)
-
-    def _open_run(self, row: int, _col: int) -> None:
-        it = self.history.item(row, 0)
-        status = self.history.item(row, 4).text()
-        if it is not None and status == "done":
-            rid = int(it.data(Qt.UserRole))
-            self.ctx.select_run(rid)
-            self.show_run.emit(rid)
+    def _open_run(self, rid: int) -> None:
+        self.ctx.select_run(rid)
+        self.show_run.emit(rid)
 
     # -- choices ------------------------------------------------------------------------
     def _fill_models(self) -> None:
@@ -435,9 +402,12 @@ class AuditPanel(QWidget):
 
     def _dataset_changed(self, name: str) -> None:
         self._columns: dict[str, dict] = {}
+        every: dict[str, dict] = {}
         if name and self.ctx.project is not None:
             s = self.ctx.project.dataset_summary(self.ctx.project.dataset(name))
-            self._columns = {k: v for k, v in s["columns"].items() if 2 <= len(v) <= 200}
+            every = s["columns"]
+            self._columns = {k: v for k, v in every.items() if 2 <= len(v) <= 200}
+        self.filters.set_columns({k: v for k, v in every.items() if len(v) <= MAX_VALUES})
         cols = sorted(self._columns)
         for box, extra in ((self.by1, []), (self.by2, [NONE])):
             box.blockSignals(True)
@@ -480,8 +450,10 @@ class AuditPanel(QWidget):
 
     # -- running ------------------------------------------------------------------------
     def request(self):
-        """The :class:`AuditRequest` the form describes (plain values only)."""
+        """The :class:`AuditRequest` the form describes (plain values only; ValueError
+        when a filter is on a grouping column, as ``fairdesk audit`` refuses it)."""
         from ..jobs.audit import AuditRequest
+        from ..jobs.request import request_filters
         from ..stats.settings import AuditSettings
 
         by = [self.by1.currentText()]
@@ -500,6 +472,7 @@ class AuditPanel(QWidget):
             dataset=self.dataset.currentText(),
             model=self.model.currentData(),
             by=tuple(by),
+            filters=request_filters(self.filters.filters(), by),
             reference=self.reference.currentData(),
             sample=self.sample.value() or None,
             device=self.device.currentText(),
@@ -526,12 +499,8 @@ class AuditPanel(QWidget):
         self.progress.setValue(0)
         self.eta.setText("")
         self.stage.setText(html.escape("starting…"))
-        self._log(
-            f"audit {req.dataset} with {req.model} by {' × '.join(req.by)}"
-            + (f", reference {req.reference}" if req.reference else "")
-            + (f", {req.sample} per group" if req.sample else "")
-            + f", {count(req.settings.n_bootstrap, 'resample')}"
-        )
+        spec = RunSpec(req.by, req.filters, req.sample, req.settings, req.model, req.dataset)
+        self._log(f"audit {run_name(replace(spec, reference=req.reference))}")
         job = Job(tasks.audit, str(self.ctx.folder), req, name="audit", request=req)
         job.signals.progress.connect(self._progress)
         job.signals.result.connect(self._result)

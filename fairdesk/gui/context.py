@@ -3,15 +3,15 @@ the selected run. Every panel takes a :class:`Context`, so each can be opened on
 
 from __future__ import annotations
 
-import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QObject, Signal
 
 from ..core.runs import INCREMENTAL, list_runs, run_kind
 from ..core.store import Project
 from ..jobs.result import AuditRun, as_audit_run
+from ..presentation import SEPARATOR, RunSpec, run_name
 from .jobs import JobRegistry
 
 #: How long closing waits for cancelled jobs (ms) before it lets the window go.
@@ -20,22 +20,31 @@ CLOSE_WAIT_MS = 800
 
 @dataclass(frozen=True)
 class RunInfo:
-    """One row of the ``runs`` table."""
+    """One row of the ``runs`` table; ``spec`` is its stored request, which names it
+    (:func:`fairdesk.presentation.run_name`, as ``fairdesk runs`` does)."""
 
     id: int
     model_id: str
     dataset: str | None
     status: str
     created_at: float
-    by: tuple[str, ...]
+    spec: RunSpec
+
+    @property
+    def by(self) -> tuple[str, ...]:
+        return self.spec.by
+
+    def when(self) -> str:
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(self.created_at))
 
     def label(self) -> str:
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.created_at))
-        model = self.model_id
-        if model.startswith("predictions:") and len(model) > 48:
-            model = "predictions:…" + model[-34:]
-        by = " × ".join(self.by) or "?"
-        return f"run {self.id} · {model} · {self.dataset or '?'} by {by} · {when}"
+        """``run 3 · model on dataset · by accent · only age_group = adult · date``."""
+        return f"run {self.id}{SEPARATOR}{run_name(self.spec, short=True)}{SEPARATOR}{self.when()}"
+
+    def how(self) -> str:
+        """The grouping, filters and non-default settings: ``by gender · only age_group =
+        adult · min. 10 items per group`` (the runs table's column)."""
+        return run_name(replace(self.spec, model=None, dataset=None))
 
 
 class Context(QObject):
@@ -91,12 +100,9 @@ class Context(QObject):
         for r in list_runs(self.project, done_only):
             if run_kind(r["settings"]) == INCREMENTAL:
                 continue  # incremental runs have their own tab
-            try:
-                by = tuple(json.loads(r["settings"]).get("by") or ())
-            except (ValueError, TypeError, AttributeError):
-                by = ()
+            spec = RunSpec.from_stored(r["settings"], r["model_id"], r["dataset"])
             out.append(
-                RunInfo(r["id"], r["model_id"], r["dataset"], r["status"], r["created_at"], by)
+                RunInfo(r["id"], r["model_id"], r["dataset"], r["status"], r["created_at"], spec)
             )
         return out
 

@@ -8,6 +8,7 @@ header as escaped text and the tables as plain item text."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QKeySequence, QShortcut
@@ -31,6 +32,8 @@ from ..jobs.result import AuditRun, as_audit_run
 from ..presentation import (
     MISSING_MARK,
     MISSING_STATUS,
+    SEPARATOR,
+    RunSpec,
     corpus_note,
     count,
     fmt_gap,
@@ -41,7 +44,10 @@ from ..presentation import (
     metric_label,
     metric_short,
     missing_row_note,
+    run_conditions,
+    run_name,
 )
+from ..stats.settings import AuditSettings
 from .charts import GroupValuePlot
 from .confusion_view import ConfusionView
 from .context import Context
@@ -56,6 +62,9 @@ from .verdict_cards import VerdictCards
 
 #: The Audit panel's option that makes the items with no grouping value a tested group.
 MISSING_OPTION = "'Include missing values as a group'"
+
+#: The colour of a run's filters and non-default settings in the header.
+CONDITION_COLOUR = "#8a4b00"
 
 #: Sub-tabs, in order (screenshots and the remembered state use the names).
 SUBTABS = ("groups", "comparisons", "values", "radar", "confusion", "phones", "regression")
@@ -296,15 +305,17 @@ class ResultsPanel(QWidget):
     def _header(r: AuditRun) -> str:
         """The run's one-paragraph summary as rich text; every value from the data is
         escaped (a group named ``<img src=…>`` shows as that text)."""
-        n = sum(g.n_items or 0 for g in r.groups)
-        bits = [
-            f"<b>{esc(_or_unknown(r.model))}</b> on <b>{esc(_or_unknown(r.dataset))}</b>",
-            f"by {esc(' × '.join(map(str, r.by)))}",
-            f"reference <b>{esc(r.reference)}</b>",
-            count(n, "item"),
-            f"design {esc(r.design if r.result is not None else '?')}",
-            f"{esc(r.settings.n_bootstrap if r.settings is not None else '?')} resamples",
-        ]
+        spec = RunSpec.from_run(r)
+        # the run's name (fairdesk show and runs print the same); its filters and
+        # non-default settings stand out, so a filtered run never reads as the whole corpus
+        conditions = run_conditions(spec)
+        bits = [esc(run_name(replace(spec, filters=(), sample=None, settings=None)))]
+        bits += [f"<b style='color:{CONDITION_COLOUR}'>{esc(c)}</b>" for c in conditions]
+        bits.append(f"design {esc(r.design if r.result is not None else '?')}")
+        if r.settings is None or r.settings.n_bootstrap == AuditSettings().n_bootstrap:
+            bits.append(  # a non-default B is one of the conditions
+                f"{esc(r.settings.n_bootstrap if r.settings is not None else '?')} resamples"
+            )
         if r.failures:
             bits.append(f"<span style='color:#c62828'>{len(r.failures)} failed items</span>")
         if r.excluded:
@@ -341,7 +352,7 @@ class ResultsPanel(QWidget):
                 f"({_or_unknown(ex.per_group)} per group); grounding lift tested "
                 "per group"
             )
-        text = " · ".join(bits)
+        text = SEPARATOR.join(bits)
         if notes:
             text += "<br><span style='color:#5f6b7a'>" + esc("; ".join(notes)) + "</span>"
         return text

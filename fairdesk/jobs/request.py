@@ -3,6 +3,7 @@ GUI, the command line and the cache key all read the same fields."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
     from .result import AuditRun
     from .result_parts import ItemFailure
 
-__all__ = ["AuditOutcome", "AuditRequest", "with_settings"]
+__all__ = ["AuditOutcome", "AuditRequest", "request_filters", "with_settings"]
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,31 @@ class AuditOutcome:
     def to_dict(self) -> dict:
         """The result's JSON payload (``AuditRun.to_json``)."""
         return self.result.to_json()
+
+
+def request_filters(
+    filters: Mapping[str, Sequence[str]] | None, by: Sequence[str] = ()
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``AuditRequest.filters`` of ``{column: [value, ...]}``: sorted by column, each
+    column's values in the order given without repeats (an item passes when its value is one
+    of them; several columns must all pass). The command line's ``--filter`` and the GUI's
+    filter rows both build the request's filters here.
+
+    Raises
+    ------
+    ValueError
+        A column is also a grouping column, or a column has no value.
+    """
+    out = []
+    for col, values in sorted((filters or {}).items()):
+        vals = tuple(dict.fromkeys(str(v) for v in values))
+        if not vals:
+            raise ValueError(f"filter on {col!r} has no value: give COLUMN=VALUE")
+        out.append((str(col), vals))
+    both = sorted({c for c, _ in out} & set(by))
+    if both:
+        raise ValueError(f"column(s) {both} can't be both a filter and a grouping key")
+    return tuple(out)
 
 
 def with_settings(req: AuditRequest, **changes) -> AuditRequest:

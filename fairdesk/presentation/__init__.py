@@ -2,8 +2,8 @@
 
 The GUI, the reports and the console format through this package, so one reading prints the
 same everywhere: the units of :mod:`.numbers` (from the metric registry's specs), the labels
-of :mod:`.labels`, the radar of :mod:`.radars`, the group rows of :mod:`.rows` and the
-incremental timelines of :mod:`.timeline`.
+of :mod:`.labels`, the radar of :mod:`.radars`, the group rows of :mod:`.rows`, a run's name
+(:mod:`.runs`) and the incremental timelines of :mod:`.timeline`.
 """
 
 from .labels import (
@@ -45,6 +45,7 @@ from .numbers import (
 )
 from .radars import MAX_AXES, MIN_AXES, RadarScale, radar, radar_axes, radar_scale
 from .rows import GroupRow, group_rows
+from .runs import SEPARATOR, RunSpec, run_conditions, run_name
 from .timeline import timeline_points
 
 __all__ = [
@@ -52,10 +53,12 @@ __all__ = [
     "MIN_AXES",
     "MISSING",
     "P_FLOOR",
+    "SEPARATOR",
     "MISSING_MARK",
     "MISSING_STATUS",
     "GroupRow",
     "RadarScale",
+    "RunSpec",
     "corpus_label",
     "corpus_note",
     "count",
@@ -86,6 +89,8 @@ __all__ = [
     "radar",
     "radar_axes",
     "radar_scale",
+    "run_conditions",
+    "run_name",
     "scale",
     "short_group",
     "timeline_points",

@@ -126,6 +126,14 @@ class RunData:
         return s.normaliser if s is not None else None
 
     @property
+    def scoring(self) -> tuple[str, str | None]:
+        """(language, normaliser) the run's WER was counted with, as ``fairdesk show``
+        aligns the items (:func:`fairdesk.review.run_language`, ``run_normaliser``)."""
+        from ..review import run_language, run_normaliser
+
+        return run_language(self.audit), run_normaliser(self.audit)
+
+    @property
     def model_key(self) -> str:
         """The model's cache key (``name@fingerprint``; '' when unknown)."""
         a = self.audit

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from ..core.atomic import atomic_write, make_folder
 from .data import load_run
-from .tiers import TIERS, file_stem, run_tiers
+from .item_files import item_file
+from .tiers import TIERS, run_tiers
 from .transcripts import import_transcripts
 
 ITEM_PROPERTY = "fairdesk:item"
@@ -52,18 +53,18 @@ def write_eaf(it, path) -> Path:
     from xml.etree import ElementTree
 
     doc = pympi.Elan.to_adocument(eaf, True)
-    with atomic_write(path, "wb") as f:
+    with atomic_write(path, "wb", make_parents=True) as f:
         ElementTree.ElementTree(doc).write(f, xml_declaration=True, encoding="UTF-8")
     return path
 
 
 def export_eafs(project, run_id: int, folder, aligner="auto", items=None) -> list:
-    """One ``<item>.eaf`` per analysed item of a run in ``folder`` (see
+    """One EAF per analysed item of a run in ``folder``, named as the TextGrids are (see
     :func:`fairdesk.reports.praat.export_textgrids` for the parameters)."""
     folder = make_folder(folder, "the ELAN files")
     done = []
     for it in run_tiers(load_run(project, run_id), aligner, items):
-        write_eaf(it, folder / f"{file_stem(it.item)}.eaf")
+        write_eaf(it, folder / item_file(it.item, ".eaf"))
         done.append(it)
     return done
 

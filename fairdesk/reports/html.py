@@ -26,6 +26,7 @@ from ..presentation import (
     MISSING,
     MISSING_MARK,
     MISSING_STATUS,
+    RunSpec,
     corpus_note,
     count,
     fmt_ci,
@@ -38,6 +39,7 @@ from ..presentation import (
     metric_label,
     metric_short,
     missing_row_note,
+    run_name,
     short_group,
 )
 from ..stats.results import Comparison
@@ -438,6 +440,8 @@ def report_context(d: RunData, embed_audio: bool = False, worst: int = 3) -> dic
     return {
         "title": f"fairdesk audit: {run.model or d.model_key} on "
         f"{run.dataset or 'a table'} (run {d.run_id})",
+        # the run's name as every view gives it: grouping, filters, non-default settings
+        "run_name": run_name(RunSpec.from_run(run)),
         "audited": _audited(d, run),
         "corpus": _corpus(d, run),
         "cards": [_card(c) for c in run.comparisons],

@@ -8,12 +8,14 @@ from pathlib import Path
 
 from ..core.atomic import atomic_path, make_folder
 from .data import load_run
-from .tiers import TIERS, file_stem, run_tiers
+from .item_files import item_file
+from .tiers import TIERS, run_tiers
 from .transcripts import import_transcripts
 
 
 def write_textgrid(it, path) -> Path:
-    """Write one :class:`~fairdesk.reports.tiers.ItemTiers` as a long-format TextGrid."""
+    """Write one :class:`~fairdesk.reports.tiers.ItemTiers` as a long-format TextGrid (its
+    folder made if needed)."""
     from praatio import textgrid
 
     tg = textgrid.Textgrid(minTimestamp=0.0, maxTimestamp=it.duration)
@@ -22,7 +24,7 @@ def write_textgrid(it, path) -> Path:
         if name == "saliency" and not entries:
             continue  # the item was not explained
         tg.addTier(textgrid.IntervalTier(name, list(entries), 0.0, it.duration))
-    with atomic_path(path) as tmp:  # complete or not at all
+    with atomic_path(path, make_parents=True) as tmp:  # complete or not at all
         tg.save(str(tmp), format="long_textgrid", includeBlankSpaces=True, reportingMode="error")
     return Path(path)
 
@@ -30,7 +32,9 @@ def write_textgrid(it, path) -> Path:
 def export_textgrids(
     project, run_id: int, folder, aligner="auto", items=None, copy_audio: bool = False
 ) -> list:
-    """One ``<item>.TextGrid`` per analysed item of a run in ``folder``.
+    """One TextGrid per analysed item of a run in ``folder``, named after the item id with
+    folders mirroring its ``/`` parts (``audio/0053/x.TextGrid``;
+    :func:`fairdesk.reports.item_files.item_file`).
 
     Parameters
     ----------
@@ -49,16 +53,16 @@ def export_textgrids(
     folder = make_folder(folder, "the TextGrids")
     done = []
     for it in run_tiers(load_run(project, run_id), aligner, items):
-        write_textgrid(it, folder / f"{file_stem(it.item)}.TextGrid")
+        write_textgrid(it, folder / item_file(it.item, ".TextGrid"))
         if copy_audio and it.audio is not None and it.audio.exists():
-            _copy_audio(it.audio, folder / f"{file_stem(it.item)}{it.audio.suffix}")
+            _copy_audio(it.audio, folder / item_file(it.item, it.audio.suffix))
         done.append(it)
     return done
 
 
 def _copy_audio(src: Path, dst: Path) -> None:
     """Copy a clip beside its TextGrid, complete or not at all, with its times (``copy2``)."""
-    with atomic_path(dst) as tmp:
+    with atomic_path(dst, make_parents=True) as tmp:
         shutil.copy2(src, tmp)
 
 

@@ -6,19 +6,25 @@ Four tiers (names in :data:`TIERS`):
     The reference words as written (tone marks kept), each at its span. Spans come, in order
     of preference, from the alignment the explain stage cached with the item's saliency
     (``saliency.meta["words"]``), from forced alignment with whisper-tiny.en
-    (:class:`fairdesk.explain.alignment.WhisperAligner`, English only, clips up to 30 s), or,
-    where neither is available (other languages, longer clips, no aligner installed), from an
-    even split of the voiced part of the clip by word length. Each item records which one it
-    got (``reference_source``).
+    (:class:`fairdesk.explain.alignment.WhisperAligner`, English only, clips up to 30 s, fed
+    only the speech: the clip cut to the audit's VAD regions or its voiced part, so no word
+    lands in leading silence), or, where neither is available (other languages, longer
+    clips, no aligner installed), from an even split of the speech by word length. Each item
+    records which one it got (``reference_source``).
 ``hypothesis``
     The model's words at the model's own times (``predictions.words``); when the model gave
     no times (imported predictions, most CTC models), one interval spanning the utterance
     with the whole hypothesis.
 ``errors``
-    On each reference word's span, its alignment errors after the run's normaliser:
+    The run's own alignment of the item (:func:`fairdesk.review.word_alignment`: the run's
+    normaliser over the whole texts, then jiwer; the S/D/I that ``fairdesk show`` and the
+    item view give), each operation on the span of the written reference words its
+    normalised token comes from (``zero nine three`` → ``093`` spans three words):
     ``S ref→hyp``, ``D ref``, ``T ref→hyp (dropped 1)`` (a substitution that only changes
-    combining marks: tone-mark error); insertions (``I hyp``) go on the span of the reference
-    word before them (the first word for a leading insertion).
+    combining marks: tone-mark error, scored as a substitution); insertions (``I hyp``) go
+    on the span of the reference word before them (the first word for a leading insertion).
+    A tone-mark difference the normaliser removed is shown as ``T … (…; not scored)``: it
+    is no error of the run's WER.
 ``saliency``
     Only for items explained (a saliency curve stored for the run's model): the stretches
     where the curve is at or above its 80th percentile and above its mean, labelled with
@@ -27,24 +33,28 @@ Four tiers (names in :data:`TIERS`):
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from .align import align_tokens, normaliser, owned_tokens
 from .data import RunData, num
 
 TIERS = ("reference", "hypothesis", "errors", "saliency")
 #: Shortest interval written (seconds); TextGrid and EAF refuse zero-length intervals.
 MIN_INTERVAL = 0.01
+#: Audio kept before and after the speech when the forced aligner reads it (seconds).
+ALIGN_PAD = 0.15
+#: A speech stretch shorter than this is aligned within the whole clip (seconds).
+MIN_ALIGN_SECONDS = 0.3
 #: Saliency spans: frames at or above this quantile of the curve.
 SALIENCY_QUANTILE = 0.8
 
 SOURCE_CACHED = "forced alignment cached by the explain stage"
 SOURCE_WHISPER = "forced alignment with whisper-tiny.en"
-SOURCE_EVEN = "even split of the voiced part by word length (no forced alignment)"
+SOURCE_EVEN = "even split of the speech by word length (no forced alignment)"
 
 
 @dataclass
@@ -133,7 +143,6 @@ class Aligners:
 
     def spans(self, d: RunData, row: dict, words: list[str], samples, duration: float):
         """(list of (start, end, word), source, note) for one item's reference words."""
-        from ..constants import SAMPLE_RATE
         from ..explain.alignment import MAX_SECONDS
         from ..metrics.normalize import is_english
 
@@ -150,24 +159,58 @@ class Aligners:
         if usable and (english or not isinstance(self.mode, str)):
             aligner = self._aligner()
             if aligner is not None:
-                spans = aligner.align(samples, text)
+                spans = _align_speech(aligner, row, samples, text, duration)
                 if spans:
                     src = (
                         SOURCE_WHISPER
                         if aligner is self._whisper
                         else f"forced alignment with {getattr(aligner, 'key', type(aligner).__name__)}"
                     )
-                    return [(w.start, w.end, w.word) for w in spans], src, ""
+                    return spans, src, ""
             note = f"aligner unavailable ({self._whisper_error})" if self._whisper_error else ""
         elif self.mode != "even" and not english:
             note = f"no forced aligner for language {d.language!r} (whisper-tiny.en is English)"
         elif self.mode != "even" and duration > MAX_SECONDS:
             note = f"clip longer than {MAX_SECONDS:.0f} s"
-        if samples is not None:
-            s, e = voiced_span(samples, SAMPLE_RATE)
-        else:
-            s, e = 0.0, duration
+        s, e = speech_bounds(row, samples, duration)
         return even_split(words, s, e), SOURCE_EVEN, note
+
+
+def speech_bounds(row: dict, samples, duration: float) -> tuple[float, float]:
+    """Where the speech of a clip starts and ends (seconds): the first and last of the
+    Silero VAD regions the audit stored with the item (``speech_regions``), else
+    :func:`voiced_span` of the samples, else the whole clip."""
+    from ..constants import SAMPLE_RATE
+
+    raw = row.get("speech_regions")
+    try:
+        regions = json.loads(raw) if isinstance(raw, str) else None
+        regions = [(float(a), float(b)) for a, b in regions or ()]
+    except (TypeError, ValueError):
+        regions = None
+    if regions:
+        s, e = min(a for a, _ in regions), max(b for _, b in regions)
+        if 0 <= s < e:
+            return s, min(e, duration)
+    if samples is not None and len(samples):
+        return voiced_span(samples, SAMPLE_RATE)
+    return 0.0, duration
+
+
+def _align_speech(aligner, row: dict, samples, text: str, duration: float):
+    """Forced alignment of the speech only: the clip cut to :func:`speech_bounds` with
+    :data:`ALIGN_PAD` on each side, the spans moved back to the clip's time (a word is never
+    placed in the silence before the speech, where Whisper's alignment puts it when it reads
+    the whole clip)."""
+    from ..constants import SAMPLE_RATE
+
+    s, e = speech_bounds(row, samples, duration)
+    a, b = max(0.0, s - ALIGN_PAD), min(duration, e + ALIGN_PAD)
+    if b - a < MIN_ALIGN_SECONDS:  # too little to cut to: the whole clip
+        a, b = 0.0, duration
+    cut = samples[int(round(a * SAMPLE_RATE)) : int(round(b * SAMPLE_RATE))]
+    spans = aligner.align(cut, text) if len(cut) else []
+    return [(min(a + w.start, duration), min(a + w.end, duration), w.word) for w in spans or ()]
 
 
 def _cached_words(d: RunData, row: dict, text: str):
@@ -217,31 +260,112 @@ def _saliency_spans(d: RunData, row: dict, duration: float):
     return spans
 
 
-def _error_labels(ref_spans, hyp_text: str, norm) -> list[tuple[float, float, str]]:
-    from ..metrics.normalize import tone_preserving
-    from .align import Op, _mark_detail, base_letters
+def token_owners(words: list[str], tokens, norm) -> list[tuple[int, int]]:
+    """For each token of the whole text's normalisation, the first and last written word
+    it comes from: ``(first, last)`` indices into ``words``.
 
+    Whole-text normalisation can join or split words (``zero nine three`` is one token
+    ``093``; ``4342`` stays one word), so tokens and written words are matched by their
+    letters: each word normalised on its own gives the letters it owns, and a Levenshtein
+    alignment of those letters with the tokens' letters (rapidfuzz, spaces left out) hands
+    each token the words whose letters it holds. A token none of whose letters match
+    takes the word after the previous token's (or the first word); a word no token took
+    goes with the next token (the last one at the end).
+    """
+    from rapidfuzz.distance import Levenshtein
+
+    if not words:
+        return [(0, 0)] * len(tokens)
+    owned, owner = [], []
+    for i, w in enumerate(words):
+        for ch in norm(w).replace(" ", ""):
+            owned.append(ch)
+            owner.append(i)
+    chars, char_token = [], []
+    for j, t in enumerate(tokens):
+        for ch in t:
+            chars.append(ch)
+            char_token.append(j)
+    hits: list[list[int]] = [[] for _ in tokens]
+    for tag, a0, a1, b0, b1 in Levenshtein.opcodes(chars, owned):
+        if tag not in ("equal", "replace"):
+            continue
+        for k in range(a1 - a0):  # a replaced stretch maps letter to letter, in proportion
+            b = b0 + (k * (b1 - b0)) // max(a1 - a0, 1)
+            hits[char_token[a0 + k]].append(owner[b])
+    out: list[tuple[int, int]] = []
+    for h in hits:
+        if h:
+            a, b = min(h), max(h)
+        else:
+            a = b = min(out[-1][1] + 1, len(words) - 1) if out else 0
+        if out:  # in order, as the alignment is
+            a = max(a, out[-1][0])
+            b = max(b, a)
+        out.append((a, b))
+    # a word none of whose letters a token took (``one`` alone is ``one``, in ``ONE ONE
+    # ZERO`` it is part of ``110``; a filler the normaliser drops) goes with the next token
+    covered = {w for a, b in out for w in range(a, b + 1)}
+    for w in range(len(words)):
+        if w in covered or not out:
+            continue
+        j = next((j for j, (a, _) in enumerate(out) if a > w), None)
+        if j is None:
+            out[-1] = (out[-1][0], max(out[-1][1], w))
+        else:
+            out[j] = (w, out[j][1])
+    return out
+
+
+def _error_labels(ref_spans, row: dict, language: str, norm_name) -> list[tuple[float, float, str]]:
+    """The ``errors`` tier: the operations of the run's own alignment of the item
+    (:func:`fairdesk.review.word_alignment`, as ``fairdesk show`` and the item view give
+    them) on the spans of the written reference words they come from."""
+    from ..metrics.normalize import tone_preserving
+    from ..review import word_alignment
+    from .align import Op, _mark_detail, base_letters, normaliser
+
+    norm = normaliser(norm_name, language)
+    al = word_alignment(row.get("reference"), row.get("hypothesis"), language, norm_name)
     ref_words = [w for _, _, w in ref_spans]
-    hyp_words = hyp_text.split()
-    rtok, rown = owned_tokens(ref_words, norm)
-    htok, hown = owned_tokens(hyp_words, norm)
-    labels: dict[int, list[str]] = {}
-    last_ref = 0
-    for op in align_tokens(rtok, htok):
-        if op.ref_index is not None:
-            last_ref = rown[op.ref_index]
-        if op.op == "=":
-            # a normaliser that strips marks (Whisper's English one) hides tone-mark errors
-            r = tone_preserving(ref_words[rown[op.ref_index]])
-            h = tone_preserving(hyp_words[hown[op.hyp_index]])
-            if r != h and base_letters(r) == base_letters(h):
-                op = Op("T", r, h, op.ref_index, op.hyp_index, _mark_detail(r, h))
-            else:
+    hyp_words = str(row.get("hypothesis") or "").split()
+    rown = token_owners(ref_words, al.ref, norm)
+    hown = token_owners(hyp_words, al.hyp, norm)
+    labels: list[tuple[tuple[int, int], str]] = []
+    before = None  # the written words of the last reference token
+    for o in al.ops:
+        r = al.ref[o.ref_index] if o.ref_index is not None else ""
+        h = al.hyp[o.hyp_index] if o.hyp_index is not None else ""
+        if o.ref_index is not None:
+            at = before = rown[o.ref_index]
+        else:  # an insertion: on the reference word before it (the first one if none)
+            at = (before[1], before[1]) if before is not None else (0, 0)
+        if o.op == "=":
+            # a normaliser that strips marks (Whisper's English one) hides tone-mark errors;
+            # they are shown, and said not to be scored
+            rw = tone_preserving(" ".join(ref_words[at[0] : at[1] + 1]))
+            ha, hb = hown[o.hyp_index]
+            hw = tone_preserving(" ".join(hyp_words[ha : hb + 1]))
+            if rw == hw or base_letters(rw) != base_letters(hw):
                 continue
-        lab = op.label()
-        if lab not in labels.get(last_ref, []):
-            labels.setdefault(last_ref, []).append(lab)
-    return [(ref_spans[i][0], ref_spans[i][1], "; ".join(lab)) for i, lab in sorted(labels.items())]
+            detail = _mark_detail(rw, hw)
+            lab = Op("T", rw, hw, o.ref_index, o.hyp_index, f"{detail}; not scored").label()
+        elif o.op == "S":
+            detail = _mark_detail(r, h)
+            kind = "T" if detail and base_letters(r) == base_letters(h) else "S"
+            lab = Op(kind, r, h, o.ref_index, o.hyp_index, detail).label()
+        else:
+            lab = Op(o.op, r, h, o.ref_index, o.hyp_index).label()
+        labels.append((at, lab))
+    # one interval per stretch of written words; stretches that overlap are joined
+    merged: list[list] = []
+    for (a, b), lab in labels:
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+            merged[-1][2].append(lab)
+        else:
+            merged.append([a, b, [lab]])
+    return [(ref_spans[a][0], ref_spans[b][1], "; ".join(labs)) for a, b, labs in merged]
 
 
 def item_tiers(d: RunData, row: dict, aligners: Aligners) -> ItemTiers:
@@ -278,11 +402,14 @@ def item_tiers(d: RunData, row: dict, aligners: Aligners) -> ItemTiers:
     else:
         hyp = [(0.0, duration, hyp_text)] if hyp_text.strip() else []
         hsource = "one interval (the model gave no word times)"
-    norm = normaliser(d.normaliser_name, d.language)
+    language, norm_name = d.scoring
     if ref:
-        errors = clean(_error_labels(ref, hyp_text, norm), duration)
-    else:
-        ins = [o.label() for o in align_tokens([], norm(hyp_text).split())]
+        errors = clean(_error_labels(ref, row, language, norm_name), duration)
+    else:  # nothing to say: every hypothesis word is an insertion
+        from ..review import word_alignment
+
+        al = word_alignment(row.get("reference"), hyp_text, language, norm_name)
+        ins = [f"I {al.hyp[o.hyp_index]}" for o in al.ops if o.op == "I"]
         errors = [(0.0, duration, "; ".join(ins))] if ins else []
     tiers = {
         "reference": ref,
@@ -313,16 +440,3 @@ def run_tiers(d: RunData, aligner="auto", items=None):
         rows = [r for r in rows if str(r.get("id")) in wanted]
     for r in rows:
         yield item_tiers(d, r, aligners)
-
-
-def file_stem(item: str) -> str:
-    """A file name for an item id that reads back to the id (percent-encoding)."""
-    from urllib.parse import quote
-
-    return quote(str(item), safe="-_.,+=@ ") or "_"
-
-
-def item_from_stem(stem: str) -> str:
-    from urllib.parse import unquote
-
-    return unquote(stem)

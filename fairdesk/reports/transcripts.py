@@ -2,8 +2,9 @@
 
 A linguist fixes a transcript (tone marks, typically) in the ``reference`` tier of an exported
 TextGrid or EAF file, or in any tier they name. :func:`import_transcripts` reads every file of
-a folder, maps it to a dataset item (the EAF's ``fairdesk:item`` property, else the file name
-as written by the export), joins the tier's non-empty intervals in time order, and stores the
+a folder and its subfolders, maps it to a dataset item (the EAF's ``fairdesk:item`` property,
+else the file's path in the folder as the export names it: ``audio/0053/x.TextGrid``, or the
+flat percent-encoded ``audio%2F0053%2Fx.TextGrid`` of older exports), joins the tier's non-empty intervals in time order, and stores the
 text as an annotation of kind ``transcript`` (what the record panel stores; value: ``text``,
 ``previous``, ``path``, ``speaker_id``, ``content_id``, ``source``). The item's own reference
 text is not changed here. Every file that cannot be used is reported with the reason (not a
@@ -83,23 +84,24 @@ def import_transcripts(
     frame = project.items(ds)
     by_key = {str(k): r for k, r in zip(frame["id"], frame.to_dict(orient="records"))}
     out = TranscriptImport(dataset, tier)
-    files = sorted(p for p in folder.iterdir() if p.is_file() and p.match(pattern))
+    files = sorted(p for p in folder.rglob(pattern) if p.is_file())
     if not files:
         files = sorted(
-            p for p in folder.iterdir() if p.is_file() and p.suffix.lower() == pattern[1:].lower()
+            p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() == pattern[1:].lower()
         )
     for path in files:
         out.files += 1
-        name = path.name
+        rel = path.relative_to(folder)
+        name = rel.as_posix()
         try:
             item, tiers = reader(path)
         except ValueError as exc:
             out.problems.append((name, f"not a readable {what} file: {exc}"))
             continue
         if item is None:
-            from .tiers import item_from_stem
+            from .item_files import item_from_file
 
-            item = item_from_stem(path.stem)
+            item = item_from_file(rel, path.suffix)
         row = by_key.get(str(item))
         if row is None:
             out.problems.append(

@@ -1,9 +1,15 @@
 """An item's report: reference and hypothesis aligned word by word, error counts, intent and
-slots (what ``fairdesk show`` prints and the GUI's Items view displays)."""
+slots (what ``fairdesk show`` prints and the GUI's Items view displays).
+
+:func:`word_alignment` is the one alignment of an item's words: the run's normaliser over the
+whole texts, then jiwer, as the run's WER counted them. The report's alignment and the
+TextGrid/EAF ``errors`` tiers (:mod:`fairdesk.reports.tiers`) both come from it.
+"""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 
 def _num(v) -> float:
@@ -12,6 +18,78 @@ def _num(v) -> float:
     except (TypeError, ValueError):
         return 0.0
     return 0.0 if math.isnan(v) else v
+
+
+@dataclass(frozen=True)
+class AlignedWord:
+    """One position of an item's word alignment.
+
+    Attributes
+    ----------
+    op : ``=`` (equal), ``S``, ``D`` or ``I``.
+    ref_index, hyp_index : the positions in :attr:`WordAlignment.ref` and ``.hyp`` (None
+        for the missing side).
+    """
+
+    op: str
+    ref_index: int | None
+    hyp_index: int | None
+
+
+@dataclass(frozen=True)
+class WordAlignment:
+    """An item's words as the run scored them.
+
+    Attributes
+    ----------
+    ref, hyp : the normalised tokens of the whole reference and hypothesis.
+    ops : the aligned positions in order (equal words included).
+    output : jiwer's ``WordOutput`` (None when both texts normalise to nothing, or the
+        reference does).
+    """
+
+    ref: tuple[str, ...]
+    hyp: tuple[str, ...]
+    ops: tuple[AlignedWord, ...]
+    output: object = None
+
+    def counts(self) -> dict[str, int]:
+        """``{"S": n, "D": n, "I": n}`` of the alignment."""
+        out = {"S": 0, "D": 0, "I": 0}
+        for o in self.ops:
+            if o.op in out:
+                out[o.op] += 1
+        return out
+
+
+def word_alignment(
+    reference, hypothesis, language: str = "en", normaliser: str | None = None
+) -> WordAlignment:
+    """Align an item's words as its WER was counted: ``normaliser`` (the run's, see
+    :func:`run_normaliser`; None chooses by ``language``) over each whole text, then
+    ``jiwer.process_words``. A reference that normalises to nothing makes every
+    hypothesis token an insertion."""
+    import jiwer
+
+    from ..metrics.normalize import get_normalizer
+
+    norm = get_normalizer(normaliser, language)
+    ref, hyp = norm(reference or ""), norm(hypothesis or "")
+    rt, ht = tuple(ref.split()), tuple(hyp.split())
+    if not rt:
+        return WordAlignment(rt, ht, tuple(AlignedWord("I", None, j) for j in range(len(ht))))
+    out = jiwer.process_words(ref, hyp or "")
+    ops: list[AlignedWord] = []
+    for ch in out.alignments[0]:
+        rs, re_, hs, he = ch.ref_start_idx, ch.ref_end_idx, ch.hyp_start_idx, ch.hyp_end_idx
+        if ch.type in ("equal", "substitute"):
+            kind = "=" if ch.type == "equal" else "S"
+            ops += [AlignedWord(kind, rs + k, hs + k) for k in range(re_ - rs)]
+        elif ch.type == "delete":
+            ops += [AlignedWord("D", k, None) for k in range(rs, re_)]
+        elif ch.type == "insert":
+            ops += [AlignedWord("I", None, k) for k in range(hs, he)]
+    return WordAlignment(rt, ht, tuple(ops), out)
 
 
 def item_report(row: dict, language: str = "en", normaliser: str | None = None) -> dict:
@@ -23,15 +101,9 @@ def item_report(row: dict, language: str = "en", normaliser: str | None = None) 
 
     from ..metrics import slot_diff
     from ..metrics.hallucination import item_pitfalls
-    from ..metrics.normalize import get_normalizer
     from .diacritics import diacritic_detail
 
-    norm = get_normalizer(normaliser, language)
-    ref, hyp = norm(row.get("reference") or ""), norm(row.get("hypothesis") or "")
-    if ref.strip() or hyp.strip():
-        out = jiwer.process_words(ref or "", hyp or "") if ref.strip() else None
-    else:
-        out = None
+    out = word_alignment(row.get("reference"), row.get("hypothesis"), language, normaliser).output
     # skip_correct=False: jiwer otherwise returns "" for an item without errors (the
     # IndexError of a correctly recognised item); the header line is dropped, not indexed.
     text = (

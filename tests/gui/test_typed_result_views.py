@@ -131,9 +131,10 @@ def test_the_header_and_the_group_table_show_the_stored_numbers(opened):
     panel, payload, _ = opened
     head = panel.header.text()
     n = sum(g["n_items"] for g in payload["groups"])
-    assert f"<b>{html.escape(payload['model'])}</b>" in head
-    assert f"<b>{payload['dataset']}</b>" in head and f"{n} items" in head
-    assert f"reference <b>{payload['reference']}</b>" in head
+    # the run's name, as fairdesk show and runs give it (fairdesk.presentation.run_name)
+    by = " × ".join(payload["by"])
+    name = f"{payload['model']} on {payload['dataset']} · by {by} · reference "
+    assert head.startswith(html.escape(f"{name}{payload['reference']} · {n} items"))
     assert f"{payload['settings']['n_bootstrap']} resamples" in head
     assert f"design {payload['design']}" in head
 

@@ -123,3 +123,51 @@ def missing_values_run(include_missing=False):
     return fairdesk.audit_table(
         df, by="accent", n_bootstrap=200, min_items=10, include_missing=include_missing
     )
+
+
+ACCENT_SENTENCES = [
+    "please book a table at the {} near the station",
+    "we met for coffee at the {} after the long meeting",
+    "turn left at the corner and walk past the old market",
+    "the weather tomorrow will be cloudy with some light rain",
+    "send the report to the whole team before friday morning",
+    "remind me to call my sister when i get back home",
+]
+
+
+def english_accents_table():
+    """English references, three accents × 6 speakers × 6 sentences; the word café (one
+    mark) in both café sentences of a and b (E = 12 each) and in 3 of c's (E = 3); the
+    recogniser drops the accent on every other café (docs/METHODS.md, "When the diacritic
+    metrics apply")."""
+    import pandas as pd
+
+    rng = np.random.default_rng(4)
+    rows = []
+    for acc, p in (("a", 0.05), ("b", 0.2), ("c", 0.1)):
+        for s in range(6):
+            for k, sent in enumerate(ACCENT_SENTENCES):
+                accented = k < 2 and (acc != "c" or (k == 0 and s < 3))
+                ref = sent.format("café" if accented else "cafe")
+                words = [w if rng.random() > p else "zzz" for w in ref.split()]
+                hyp = " ".join(w.replace("é", "e") if s % 2 else w for w in words)
+                rows.append(
+                    {
+                        "reference": ref,
+                        "hypothesis": hyp,
+                        "speaker_id": f"{acc}{s}",
+                        "content_id": f"c{k}",
+                        "accent": acc,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def english_accents_run(**kw):
+    """A --table audit of :func:`english_accents_table` by accent, reference a (keywords go
+    to ``fairdesk.audit_table``: ``metrics=["der"]``, ``language``)."""
+    import fairdesk
+
+    return fairdesk.audit_table(
+        english_accents_table(), by="accent", reference="a", n_bootstrap=300, min_items=10, **kw
+    )

@@ -58,7 +58,9 @@ def test_units_come_from_the_registry():
     assert ratios == {"grounding_lift"}
     assert {m for m in METRICS if p.is_ratio(m)} == ratios
     assert p.unit("wer") == "%" and p.unit("wer", gap=True) == "pp"
-    assert p.unit("grounding_lift") == p.unit("grounding_lift", gap=True) == "×"
+    # a difference of two lifts is no multiplier: plain, unit "lift difference"
+    assert p.unit("grounding_lift") == "×"
+    assert p.unit("grounding_lift", gap=True) == "lift difference"
     assert p.scale("em") == 100.0 and p.scale("grounding_lift") == 1.0
 
 
@@ -70,9 +72,19 @@ def test_metric_values_gaps_and_ratios():
     # a rate's gap is in percentage points, never a percentage
     assert p.fmt_gap("wer", -0.1216) == "-12.2 pp"
     assert p.fmt_gap("em", 0.031) == "+3.1 pp"
-    assert p.fmt_gap("grounding_lift", -0.123) == "-0.12×"
+    assert p.fmt_gap("grounding_lift", -0.123) == "-0.12"
+    assert p.fmt_ci("grounding_lift", -0.3, 0.01) == "[-0.30, +0.01]"
     assert p.fmt_ratio(1.5) == "1.50×" and p.fmt_ratio(3.14159, 1) == "3.1×"
     assert p.fmt_percent(0.05) == "5.0%" and p.fmt_percent(0.05, 0, signed=True) == "+5%"
+
+
+def test_diacritic_values_carry_their_basis():
+    class G:
+        basis = {"der": 8.0}
+
+    assert p.group_basis(G, "der") == 8.0 and p.group_basis(G, "wer") is None
+    assert p.fmt_basis(1234) == "E = 1,234" and p.fmt_basis(None) == p.MISSING
+    assert p.with_basis("12.5%", 8) == "12.5% (E = 8)" and p.with_basis("3.0%", None) == "3.0%"
 
 
 def test_confidence_intervals():

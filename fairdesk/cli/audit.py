@@ -6,7 +6,7 @@ import argparse
 import sys
 import time
 
-from ..presentation import count, fmt_gap, fmt_number, fmt_p, fmt_value
+from ..presentation import count, fmt_gap, fmt_number, fmt_p, fmt_value, unit
 from . import blocks
 from .common import (
     EXIT_NOTHING,
@@ -325,13 +325,18 @@ def print_groups(res, file=None):
         print(f"\nGrounding lift ({ex.method}, items explained: {n or 'none'}):", file=file)
         for c in run.comparisons:
             if c.metric == "grounding_lift":
+                # compared on the explained items alone (docs/METHODS.md, "Saliency grounding")
+                on = f"  on {c.sample}" if c.sample else ""
                 print(
                     f"  {term(c.group)[:30]:<30} {fmt_value('grounding_lift', c.value):>6} "
-                    f"vs {fmt_value('grounding_lift', c.reference_value)}  gap "
+                    f"vs {fmt_value('grounding_lift', c.reference_value)}  "
+                    f"{unit('grounding_lift', gap=True)} "
                     f"{fmt_gap('grounding_lift', c.gap):>6} p_adj "
-                    f"{fmt_p(c.p_adjusted):>6}  {c.verdict}",
+                    f"{fmt_p(c.p_adjusted):>6}  {c.verdict}{on}",
                     file=file,
                 )
+                if c.verdict == "not_estimable" and c.reason:
+                    print(term(f"    {c.reason}"), file=file)
     for e in run.excluded:
         print(term(f"  excluded {e.group}: {e.reason}"), file=file)
     print_no_diacritics(run, file)

@@ -3,7 +3,8 @@
 ``format_groups`` is the console view of ``fairdesk audit``: each group's value of the main
 metrics with its own 95% CI, the corpus-wide value with its CI, then the comparisons of the
 first metric with their verdicts, and the reasons of ``not_estimable`` / ``no_variation``
-comparisons and of the minimums.
+comparisons and of the minimums. A diacritic metric's values carry their basis E (expected
+marks); its ``descriptive`` comparisons (E < 10 on a side) show the values, no test.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from ..jobs.result_parts import Normaliser
 from ..presentation import (
     MISSING_MARK,
+    comparison_basis,
     corpus_label,
     corpus_note,
     count,
@@ -20,10 +22,13 @@ from ..presentation import (
     fmt_p,
     fmt_percent,
     fmt_sig,
+    fmt_value,
     fmt_value_ci,
+    group_basis,
     missing_row_note,
     plural,
     unit,
+    with_basis,
 )
 from . import blocks
 
@@ -66,10 +71,15 @@ def format_groups(res, metrics=None, readings: bool = True) -> str:
         metrics = [m for m in SHOWN if any((g.values or {}).get(m) is not None for g in groups)]
     ref = run.reference
     out = []
-    cellw = 22
+    # a diacritic metric's cells carry its basis E, so they are wider
+    # (docs/METHODS.md, "When the diacritic metrics apply")
+    based = {m for m in metrics if any(group_basis(g, m) is not None for g in groups)}
+    width = {m: 30 if m in based else 22 for m in metrics}
     out.append(
         f"{'group':<30}{'items':>7}{'spk':>5}"
-        + "".join(f"{(HEADS.get(m, m.upper()) + f' {unit(m)} [95% CI]'):>{cellw}}" for m in metrics)
+        + "".join(
+            f"{(HEADS.get(m, m.upper()) + f' {unit(m)} [95% CI]'):>{width[m]}}" for m in metrics
+        )
     )
     for g in groups:
         mark = " (reference)" if g.group == ref else (" (excluded)" if g.excluded else "")
@@ -80,14 +90,17 @@ def format_groups(res, metrics=None, readings: bool = True) -> str:
         cis = blocks.group_cis(g)
         out.append(
             f"{name:<30}{g.n_items:>7}{(g.n_speakers or 0):>5}"
-            + "".join(f"{value_with_ci(vals.get(m), cis.get(m), m):>{cellw}}" for m in metrics)
+            + "".join(
+                f"{with_basis(value_with_ci(vals.get(m), cis.get(m), m), group_basis(g, m)):>{width[m]}}"
+                for m in metrics
+            )
         )
     overall = [blocks.overall(run.summary.get(m)) for m in metrics]
     n_missing = max((int(o.get("n_missing") or 0) for o in overall), default=0)
     if any(overall):
         n = sum(g.n_items for g in groups if not g.excluded)
         cells = "".join(
-            f"{value_with_ci(o.get('value'), o.get('ci'), m):>{cellw}}"
+            f"{with_basis(value_with_ci(o.get('value'), o.get('ci'), m), o.get('basis')):>{width[m]}}"
             for m, o in zip(metrics, overall)
         )
         out.append(f"{corpus_label(n_missing):<30}{n:>7}{'':>5}{cells}")
@@ -96,7 +109,10 @@ def format_groups(res, metrics=None, readings: bool = True) -> str:
             out.append(missing_row_note(g.group, g.n_items))
     if n_missing and any(overall):
         out.append(corpus_note(n_missing))
-    comps = [c for c in run.comparisons if metrics and c.metric == metrics[0]]
+    # the comparisons of the first shown metric that has any (a --metric der run tests DER
+    # alone: its comparisons, not WER's, which has none)
+    first = next((m for m in metrics if any(c.metric == m for c in run.comparisons)), None)
+    comps = [c for c in run.comparisons if c.metric == first]
     if comps:
         out.append("")
         schemes = sorted({str(c.estimator) for c in comps if c.estimator})
@@ -111,10 +127,17 @@ def format_groups(res, metrics=None, readings: bool = True) -> str:
                     else ""
                 )
             )
-        out.append(f"{metrics[0].upper()} against {ref}:")
+        out.append(f"{first.upper()} against {ref}:")
         for c in comps:
             head = f"  {str(c.group)[:30]:<30} "
-            if c.verdict == "not_estimable":
+            if c.verdict == "descriptive":
+                m = c.metric
+                out.append(
+                    f"{head}descriptive: {fmt_value(m, c.value, with_unit=False)} vs "
+                    f"{fmt_value(m, c.reference_value, with_unit=False)} on "
+                    f"{comparison_basis(c)}, fewer than 10: no interval, no test"
+                )
+            elif c.verdict == "not_estimable":
                 out.append(f"{head}not_estimable: {c.reason or ''}")
             elif c.verdict == "no_variation":
                 nv = c.no_variation
@@ -134,10 +157,11 @@ def format_groups(res, metrics=None, readings: bool = True) -> str:
                 )
             else:
                 m = c.metric
+                on = f"  ({comparison_basis(c)})" if c.basis is not None else ""
                 out.append(
                     f"{head}gap {fmt_gap(m, c.gap, with_unit=False):>6} "
                     f"{fmt_ci(m, c.ci_low, c.ci_high, with_unit=False)} "
-                    f"p_adj {fmt_p(c.p_adjusted):>6}  {c.verdict}"
+                    f"p_adj {fmt_p(c.p_adjusted):>6}  {c.verdict}{on}"
                 )
             if c.reading and not verbose_off:
                 out.append(f"    {c.reading}")

@@ -34,6 +34,7 @@ from ..presentation import (
     MISSING_STATUS,
     SEPARATOR,
     RunSpec,
+    comparison_basis,
     corpus_note,
     count,
     fmt_gap,
@@ -41,11 +42,13 @@ from ..presentation import (
     fmt_p,
     fmt_percent,
     fmt_value,
+    group_basis,
     metric_label,
     metric_short,
     missing_row_note,
     run_conditions,
     run_name,
+    with_basis,
 )
 from ..stats.settings import AuditSettings
 from .charts import GroupValuePlot
@@ -88,6 +91,8 @@ COMPARISON_COLUMNS = (
     "design",
     "n_items",
     "n_speakers",
+    "basis",
+    "sample",
     "flags",
 )
 
@@ -349,8 +354,8 @@ class ResultsPanel(QWidget):
             notes.append(
                 f"explain: {_or_unknown(ex.method)} saliency on {done} of "
                 f"{ex.n_sampled} sampled items "
-                f"({_or_unknown(ex.per_group)} per group); grounding lift tested "
-                "per group"
+                f"({_or_unknown(ex.per_group)} per group); grounding lift compared on "
+                "the explained items alone"
             )
         text = SEPARATOR.join(bits)
         if notes:
@@ -393,7 +398,10 @@ class ResultsPanel(QWidget):
                 status += f" · {dominated_text(dom)}"
             name = f"{g.group} {MISSING_MARK}" if g.missing else g.group
             cells = [name, f"{g.n_items or 0:,}", f"{g.n_speakers or 0:,}"]
-            cells += [fmt_value(m, values.get(m)) for m in metrics] + [status]
+            # a diacritic metric's value with its basis E
+            # (docs/METHODS.md, "When the diacritic metrics apply")
+            cells += [with_basis(fmt_value(m, values.get(m)), group_basis(g, m)) for m in metrics]
+            cells += [status]
             for j, v in enumerate(cells):
                 it = QTableWidgetItem(v)
                 if 0 < j < len(cells) - 1:
@@ -437,6 +445,8 @@ class ResultsPanel(QWidget):
             row["metric"] = metric_short(row["metric"])
             row["verdict"] = verdict_style(row["verdict"] or "")[0]
             row["flags"] = ", ".join(row["flags"] or [])
+            row["basis"] = comparison_basis(c)
+            row["sample"] = c.sample or ""
             rows.append(row)
         self.comparisons_model.set_frame(
             pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS)) if rows else None

@@ -15,6 +15,7 @@ VERDICT_SHORT = {
     "significant_but_small": "Significant, small",
     "inconclusive_underpowered": "Inconclusive",
     "no_disparity_detected": "No disparity",
+    "descriptive": "Descriptive",
     "not_estimable": "Not estimable",
     "no_variation": "No variation",
     "not_computable": "Not computable",

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from ..jobs.result import AuditRun, as_audit_run
 from ..presentation import (
+    comparison_basis,
     fmt_ci,
     fmt_gap,
     fmt_p,
@@ -33,7 +34,7 @@ from ..stats.results import Comparison
 from .theme import VERDICT_SHORT, VERDICTS, esc, plain_tip, verdict_style
 
 #: Verdicts that test nothing: the card says why instead of showing a gap.
-UNTESTED = frozenset({"not_estimable", "no_variation", "not_computable"})
+UNTESTED = frozenset({"descriptive", "not_estimable", "no_variation", "not_computable"})
 
 
 class VerdictCard(QFrame):
@@ -70,6 +71,8 @@ class VerdictCard(QFrame):
             why = QLabel(esc(_clip(str(reason), 40)))
             vals = QLabel(f"{esc(fmt_value(m, c.value))} vs {esc(fmt_value(m, c.reference_value))}")
             self.labels = [head, why, vals]
+            if verdict == "descriptive":  # the values and their basis E, no test
+                why.setText(esc(comparison_basis(c)))
         else:
             gap = QLabel(
                 f"<span style='font-size:15px'><b>{fmt_gap(m, c.gap)}</b>"
@@ -79,6 +82,10 @@ class VerdictCard(QFrame):
             padj = QLabel(f"p<sub>adj</sub> {fmt_p(c.p_adjusted)}")
             head = QLabel(f"<b>{esc(short)}</b>{arrow}")
             self.labels = [gap, vals, padj, head]
+            if c.basis is not None:
+                self.labels.append(QLabel(esc(comparison_basis(c))))
+        if c.sample:  # a metric compared on a sample names it (the grounding lift's)
+            self.labels.append(QLabel(esc(f"on {c.sample}")))
         for w in self.labels:
             # no word wrap: a label's minimum width is its text, so the grid scrolls
             # sideways on a narrow window instead of cutting p_adj off
@@ -110,7 +117,7 @@ class VerdictCards(QWidget):
         self.legend = QHBoxLayout()
         self.legend.setSpacing(12)
         for key, (label, bg, _fg) in VERDICTS.items():
-            if key in ("not_computable", "no_variation"):
+            if key in ("not_computable", "no_variation", "descriptive"):
                 continue
             sw = QLabel()
             sw.setFixedSize(14, 14)

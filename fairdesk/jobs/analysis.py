@@ -34,6 +34,37 @@ GROUNDING_IDS = frozenset({"grounding_lift"})
 GROUNDING_STATS = ("grounding_lift", "n_grounded")
 
 
+#: The normaliser that strips marks: text it was chosen for is not diacritic-bearing.
+ENGLISH_NORMALISER = "whisper-english"
+
+
+def diacritics_apply(normaliser: str, language, wanted) -> tuple[bool, str]:
+    """Whether DER, RDD, net loss and TER are default metrics of a run, and why
+    (docs/METHODS.md, "When the diacritic metrics apply").
+
+    They are where the text is diacritic-bearing: the normaliser keeps marks (``auto``
+    chose Whisper's basic one, or the user set one that is not ``whisper-english``), or the
+    language is set and not English; or where the user asked for one with ``--metric``.
+    English text with the odd "café" gets none of them by default.
+    """
+    from ..metrics import METRICS
+    from ..metrics.normalize import is_english
+
+    asked = [i for i in wanted or () if i in METRICS and METRICS[i].family == "diacritic"]
+    if asked:
+        return True, f"asked for with --metric ({', '.join(asked)})"
+    if normaliser != ENGLISH_NORMALISER:
+        return True, f"the normaliser {normaliser} keeps marks"
+    lang = language.strip() if isinstance(language, str) else ""
+    if lang and lang.lower() != "auto" and not is_english(lang):
+        return True, f"the language {lang!r} is not English"
+    return False, (
+        "the text is English (normaliser whisper-english), so the diacritic metrics (DER, "
+        "RDD, net loss, TER) are not computed; ask for one with --metric der (or ter, rdd, "
+        "diacritic_net_loss)"
+    )
+
+
 def wants_explain(ids) -> bool:
     """Whether a ``--metric`` list asks for a grounding metric (switches explain on)."""
     return any(i in GROUNDING_IDS for i in (ids or ()))
@@ -191,12 +222,18 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
         axis=1,
     )
     every = metric_specs(stats)
+    dia_ok, dia_why = diacritics_apply(name, language, wanted)
+    if not dia_ok:
+        dropped = [s for s in every if s.family == "diacritic"]
+        every = [s for s in every if s.family != "diacritic"]
+        if dropped:  # the text has a mark or two: say why they are not shown
+            warnings.append(dia_why)
     tested, notes = tested_specs(every, stats, wanted)
     describe = [s for s in every if s.id not in {t.id for t in tested}]
     clock.lap("frame_s")
     result = compare_groups(frame, tested, settings, reference=reference, describe=describe)
     clock.lap("statistics_s")
-    nodia = no_diacritic_block(frame, name)
+    nodia = no_diacritic_block(frame, name) if dia_ok else None
     result = with_group_values(result, frame, nodia_specs() if nodia else [])
     tested_ids = tuple(s.id for s in tested)
     warnings = [*warnings, *notes]

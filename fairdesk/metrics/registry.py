@@ -48,6 +48,10 @@ class MetricSpec:
         differences of ratios).
     scale : the factor from the stored value to the shown number (100 for ``%``).
     decimals : digits after the point of the shown number.
+    sample : for a metric a stage computes on a sample of the items (grounding lift: the
+        explained items, which carry a denominator > 0), the sample's items in words
+        (``explained items``); '' for a metric of every item. A sampled metric is compared on
+        its sample alone (its speakers and contents the blocks, the minimums applied to it).
     """
 
     id: str
@@ -62,6 +66,7 @@ class MetricSpec:
     unit: str = "%"
     scale: float = 100.0
     decimals: int = 1
+    sample: str = ""
 
     @property
     def is_ratio(self) -> bool:
@@ -91,8 +96,10 @@ def ratio_metric(
     kind="rate",
     family="transcription",
     unit=PERCENT_UNIT,
+    sample="",
 ):
-    """A metric sum(num columns) / sum(den columns), shown in ``unit`` (see :data:`UNITS`)."""
+    """A metric sum(num columns) / sum(den columns), shown in ``unit`` (see :data:`UNITS`);
+    ``sample`` names the items of a metric computed on a sample (see :class:`MetricSpec`)."""
     num = tuple(num)
     den = tuple(den)
     stats = tuple(dict.fromkeys(num + den))
@@ -104,7 +111,19 @@ def ratio_metric(
 
     _, scale, decimals = UNITS[unit]
     return MetricSpec(
-        id, label, stats, value, higher_is_better, kind, family, den, num, unit, scale, decimals
+        id,
+        label,
+        stats,
+        value,
+        higher_is_better,
+        kind,
+        family,
+        den,
+        num,
+        unit,
+        scale,
+        decimals,
+        sample,
     )
 
 
@@ -222,6 +241,7 @@ def _fixed_metrics() -> dict[str, MetricSpec]:
             kind="rate",
             family=_GRD,
             unit=RATIO_UNIT,
+            sample="explained items",
         ),
         ratio_metric(
             "mean_confidence",

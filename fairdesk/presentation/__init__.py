@@ -2,10 +2,12 @@
 
 The GUI, the reports and the console format through this package, so one reading prints the
 same everywhere: the units of :mod:`.numbers` (from the metric registry's specs), the labels
-of :mod:`.labels`, the radar of :mod:`.radars`, the group rows of :mod:`.rows`, a run's name
-(:mod:`.runs`) and the incremental timelines of :mod:`.timeline`.
+of :mod:`.labels`, the basis E of the diacritic metrics (:mod:`.basis`), the radar of
+:mod:`.radars`, the group rows of :mod:`.rows`, a run's name (:mod:`.runs`) and the
+incremental timelines of :mod:`.timeline`.
 """
 
+from .basis import comparison_basis, fmt_basis, group_basis, with_basis
 from .labels import (
     MISSING_MARK,
     MISSING_STATUS,
@@ -61,8 +63,10 @@ __all__ = [
     "RunSpec",
     "corpus_label",
     "corpus_note",
+    "comparison_basis",
     "count",
     "finite",
+    "fmt_basis",
     "fmt_ci",
     "fmt_count",
     "fmt_gap",
@@ -76,6 +80,7 @@ __all__ = [
     "fmt_sig",
     "fmt_value",
     "fmt_value_ci",
+    "group_basis",
     "group_rows",
     "higher_is_better",
     "is_ratio",
@@ -95,4 +100,5 @@ __all__ = [
     "short_group",
     "timeline_points",
     "unit",
+    "with_basis",
 ]

@@ -2,8 +2,8 @@
 
 A metric's unit comes from the registry (:func:`fairdesk.metrics.registry.display_spec`):
 rates and proportions are shown in percent (``12.3%``) and their gaps in percentage points
-(``+3.1 pp``); ratio metrics (grounding lift) as ``1.23×`` and their gaps as differences of
-ratios (``+0.12×``). A number that rounds to zero is printed without a sign (``0.0``, never
+(``+3.1 pp``); ratio metrics (grounding lift) as ``1.23×`` and their gaps as plain differences
+(``+0.12``, unit ``lift difference``: a difference of two ratios is not a multiplier). A number that rounds to zero is printed without a sign (``0.0``, never
 ``-0.0``); a missing number (None, NaN, ±inf, text) is :data:`MISSING`.
 """
 
@@ -63,10 +63,18 @@ def is_ratio(metric: str) -> bool:
     return display_spec(metric)[0] == RATIO_UNIT
 
 
+#: The unit of the gaps of ratio metrics (plain differences), by metric; ``difference`` for
+#: any other ratio metric.
+RATIO_GAP_UNITS = {"grounding_lift": "lift difference"}
+
+
 def unit(metric: str, gap: bool = False) -> str:
-    """The unit of a metric's values (``%`` or ``×``) or of its gaps (``pp`` or ``×``)."""
+    """The unit of a metric's values (``%`` or ``×``) or of its gaps (``pp``, or for a ratio
+    metric the plain difference: ``lift difference``)."""
     u = display_spec(metric)[0]
-    return "pp" if gap and u != RATIO_UNIT else u
+    if gap and u == RATIO_UNIT:
+        return RATIO_GAP_UNITS.get(str(metric), "difference")
+    return "pp" if gap else u
 
 
 def scale(metric: str) -> float:
@@ -83,7 +91,7 @@ def _scaled(metric, value, decimals, signed, with_unit, gap):
     if not with_unit:
         return text
     if u == RATIO_UNIT:
-        return f"{text}×"
+        return text if gap else f"{text}×"  # a difference of ratios is no multiplier
     return f"{text} pp" if gap else f"{text}%"
 
 
@@ -101,7 +109,8 @@ def fmt_value(metric: str, value, decimals: int | None = None, with_unit: bool =
 
 
 def fmt_gap(metric: str, value, decimals: int | None = None, with_unit: bool = True) -> str:
-    """A difference to the reference, signed: ``+3.1 pp`` for rates, ``-0.12×`` for ratios."""
+    """A difference to the reference, signed: ``+3.1 pp`` for rates, ``-0.12`` for ratios (a
+    plain difference of two ratios, unit :func:`unit` ``(metric, gap=True)``)."""
     return _scaled(metric, value, decimals, True, with_unit, True)
 
 

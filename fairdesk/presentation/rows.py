@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from .basis import group_basis, with_basis
 from .labels import short_group
 from .numbers import finite, fmt_value, fmt_value_ci, scale
 
@@ -19,8 +20,11 @@ class GroupRow:
     value, low, high : the value and its own 95% CI × the metric's scale (percent for
         rates); None where missing.
     verdict : ``"reference"`` for the reference, else its verdict against it ('' if none).
-    text : the value as shown (``12.3%``); ``text_ci`` with its CI (``12.3% [10.1, 14.6]``).
+    text : the value as shown (``12.3%``); ``text_ci`` with its CI (``12.3% [10.1, 14.6]``);
+        both end with the basis E of a diacritic metric (``12.3% (E = 40)``).
     n_items, n_speakers : the group's counts.
+    basis : the basis E of a diacritic metric, None for any other
+        (docs/METHODS.md, "When the diacritic metrics apply").
     """
 
     group: str
@@ -33,6 +37,7 @@ class GroupRow:
     text_ci: str
     n_items: int | None = None
     n_speakers: int | None = None
+    basis: float | None = None
 
 
 def group_rows(
@@ -70,6 +75,7 @@ def group_rows(
         v = (g.values or {}).get(metric)
         ci = (g.ci or {}).get(metric) or ()
         lo, hi = (shown(ci[0]), shown(ci[1])) if len(ci) == 2 else (None, None)
+        e = group_basis(g, metric)
         rows.append(
             GroupRow(
                 group=g.group,
@@ -78,10 +84,11 @@ def group_rows(
                 low=lo,
                 high=hi,
                 verdict="reference" if g.group == reference else verdicts.get(g.group, ""),
-                text=fmt_value(metric, v),
-                text_ci=fmt_value_ci(metric, v, ci),
+                text=with_basis(fmt_value(metric, v), e),
+                text_ci=with_basis(fmt_value_ci(metric, v, ci), e),
                 n_items=g.n_items,
                 n_speakers=g.n_speakers,
+                basis=e,
             )
         )
     return rows

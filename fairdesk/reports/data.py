@@ -45,6 +45,8 @@ class Overall:
     ci: tuple | None
     scheme: str | None
     n_missing: int = 0
+    #: the basis E of a diacritic metric's corpus value (None for any other metric)
+    basis: float | None = None
 
 
 def summary_overall(s: MetricSummary | None) -> Overall | None:
@@ -53,7 +55,13 @@ def summary_overall(s: MetricSummary | None) -> Overall | None:
     o = s.overall if s is not None else None
     if not o:
         return None
-    return Overall(o.get("value"), o.get("ci"), o.get("scheme"), int(o.get("n_missing") or 0))
+    return Overall(
+        o.get("value"),
+        o.get("ci"),
+        o.get("scheme"),
+        int(o.get("n_missing") or 0),
+        o.get("basis"),
+    )
 
 
 def group_ci(g: GroupInfo, metric: str) -> tuple | None:

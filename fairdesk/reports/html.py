@@ -27,6 +27,7 @@ from ..presentation import (
     MISSING_MARK,
     MISSING_STATUS,
     RunSpec,
+    comparison_basis,
     corpus_note,
     count,
     fmt_ci,
@@ -36,11 +37,13 @@ from ..presentation import (
     fmt_p,
     fmt_ratio,
     fmt_value,
+    group_basis,
     metric_label,
     metric_short,
     missing_row_note,
     run_name,
     short_group,
+    with_basis,
 )
 from ..stats.results import Comparison
 from .align import align_texts, normaliser
@@ -179,7 +182,9 @@ def _card(c: Comparison) -> dict:
         "fg": fg,
         "gap": fmt_gap(m, c.gap),
         "ci": fmt_ci(m, c.ci_low, c.ci_high),
-        "values": f"{fmt_value(m, c.value)} vs {fmt_value(m, c.reference_value)}",
+        "values": f"{fmt_value(m, c.value)} vs {fmt_value(m, c.reference_value)}"
+        + (f" ({comparison_basis(c)})" if c.basis is not None else "")
+        + (f", on {c.sample}" if c.sample else ""),
         "p_adj": fmt_p(c.p_adjusted),
         "arrow": arrow,
         "reading": c.reading or c.reason or label,
@@ -200,7 +205,7 @@ def _group_values(run: AuditRun) -> dict:
         for m in metrics:
             cells.append(
                 {
-                    "value": fmt_value(m, (g.values or {}).get(m)),
+                    "value": with_basis(fmt_value(m, (g.values or {}).get(m)), group_basis(g, m)),
                     "ci": _ci_span(m, group_ci(g, m)),
                     "note": (g.ci_note or {}).get(m) or "",
                     "scheme": (g.ci_scheme or {}).get(m) or "",
@@ -223,7 +228,7 @@ def _group_values(run: AuditRun) -> dict:
         n_missing = max(n_missing, o.n_missing if o else 0)
         overall.append(
             {
-                "value": fmt_value(m, o.value if o else None),
+                "value": with_basis(fmt_value(m, o.value if o else None), o.basis if o else None),
                 "ci": _ci_span(m, o.ci if o else None),
                 "scheme": str((o.scheme if o else None) or ""),
             }
@@ -288,13 +293,13 @@ def _gap_rows(run: AuditRun) -> list[dict]:
                 "mde": fmt_value(m, c.mde),
                 "effect": fmt_number(c.effect_size, 2),
                 "estimator": str(c.estimator or MISSING),
-                "blocks": _blocks(c),
+                "blocks": ", ".join(b for b in (_blocks(c), comparison_basis(c)) if b),
                 "design": str(c.design or "").replace("_", " "),
                 "verdict": label,
                 "bg": bg,
                 "fg": fg,
                 "flags": ", ".join(str(f).replace("_", " ") for f in c.flags or ()),
-                "extra": _no_variation(c) or c.reason or "",
+                "extra": _no_variation(c) or c.reason or (f"on {c.sample}" if c.sample else ""),
             }
         )
     return rows

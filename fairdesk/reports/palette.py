@@ -11,6 +11,8 @@ VERDICTS = {
     "no_disparity_detected": ("No disparity detected", "#2e7d32", "#ffffff"),
     # neutral: nothing was tested (never green: "no disparity" is not what they mean)
     "not_estimable": ("Not estimable", "#cfd8dc", "#1a1a1a"),
+    # a diacritic metric on fewer than 10 expected marks: values shown, no test
+    "descriptive": ("Descriptive (E < 10)", "#eceff1", "#1a1a1a"),
     "no_variation": ("No variation", "#eceff1", "#1a1a1a"),
     "not_computable": ("Not computable", "#e0e0e0", "#1a1a1a"),
 }

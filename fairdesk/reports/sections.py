@@ -39,6 +39,7 @@ from ..presentation import (
     fmt_ratio,
     fmt_value,
     metric_label,
+    unit,
 )
 from ..stats.representation import Leakage
 from .data import SERIES, group_ci, num, verdict_style
@@ -146,9 +147,13 @@ def grounding_section(run: AuditRun) -> dict | None:
                 "gap": fmt_gap("grounding_lift", c.gap),
                 "p_adj": fmt_p(c.p_adjusted),
                 "verdict": verdict_style(c.verdict)[0],
+                # compared on the explained items alone: the sample and why no verdict
+                "sample": c.sample or "",
+                "reason": c.reason or "",
             }
             for c in comps
         ],
+        "gap_unit": unit("grounding_lift", gap=True),
         "failures": ex.failures if ex is not None else (),
     }
 

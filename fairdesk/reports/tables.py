@@ -3,7 +3,7 @@
 - :func:`items_table`: one row per analysed item: ids, speaker, group, reference, hypothesis,
   every per-item metric column and every metadata column the run kept;
 - :func:`groups_table`: one row per group × metric: value and 95% CI (when the run has them),
-  items, speakers, excluded and why, and ``no_value`` for the descriptive row of the items
+  the basis E of a diacritic metric, items, speakers, excluded and why, and ``no_value`` for the descriptive row of the items
   with no grouping value;
 - :func:`comparisons_table`: one row per comparison with every stored field (block counts
   flattened to ``n_blocks.<name>``, flags joined with ``;``);
@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..presentation import group_basis
 from .data import RunData, group_ci, summary_overall
 
 #: Extensions :func:`write_table` knows.
@@ -109,6 +110,7 @@ def groups_table(d: RunData) -> pd.DataFrame:
                     "ci_high": ci[1],
                     "ci_scheme": (g.ci_scheme or {}).get(m),
                     "ci_note": (g.ci_note or {}).get(m),
+                    "basis": group_basis(g, m),
                     "n_items": g.n_items,
                     "n_speakers": g.n_speakers,
                     "reference": g.group == run.reference,
@@ -131,6 +133,7 @@ def groups_table(d: RunData) -> pd.DataFrame:
                     "ci_high": ci[1],
                     "ci_scheme": o.scheme,
                     "ci_note": None,
+                    "basis": o.basis,
                     "n_items": len(d.items),
                     "n_speakers": None,
                     "reference": False,
@@ -152,6 +155,9 @@ GROUP_COLUMNS = [
     "ci_high",
     "ci_scheme",
     "ci_note",
+    # the basis E (expected marks) of a diacritic metric's value, empty for every other
+    # metric (docs/METHODS.md, "When the diacritic metrics apply")
+    "basis",
     "n_items",
     "n_speakers",
     "reference",
@@ -172,12 +178,14 @@ def comparisons_table(d: RunData) -> pd.DataFrame:
         r = {}
         for f in dataclasses.fields(c):
             k, v = f.name, getattr(c, f.name)
-            if k == "without_flagged" and v is None:
+            if k in ("without_flagged", "basis", "sample") and v is None:
                 continue
             if k == "n_blocks" and v is not None:
                 r.update({f"n_blocks.{b.name}": getattr(v, b.name) for b in dataclasses.fields(v)})
             elif k == "flags":
                 r[k] = ";".join(map(str, v or ()))
+            elif k == "basis" and v is not None:  # a diacritic metric's E on each side
+                r.update({f"basis.{b.name}": getattr(v, b.name) for b in dataclasses.fields(v)})
             elif k == "no_variation" and v is not None:
                 r.update(
                     {f"no_variation.{b.name}": getattr(v, b.name) for b in dataclasses.fields(v)}

@@ -30,7 +30,9 @@ from fairdesk.stats.bootstrap import (
 )
 from fairdesk.stats.comparison import Pending, finish, metric_values, pending_one
 from fairdesk.stats.estimability import (
+    MIN_BASIS,
     auto_scheme,
+    has_basis,
     scheme_units,
     too_few,
     units_problem,
@@ -44,7 +46,7 @@ from fairdesk.stats.groupci import group_intervals
 from fairdesk.stats.jackknife import jackknife_tests
 from fairdesk.stats.parallel import parallel_map
 from fairdesk.stats.resampled import resampled_columns
-from fairdesk.stats.results import AuditResult, Exclusion, GroupInfo
+from fairdesk.stats.results import AuditResult, BlockCounts, Exclusion, GroupInfo
 from fairdesk.stats.settings import AuditSettings
 from fairdesk.stats.slicing import (
     MISSING_LABEL,
@@ -232,16 +234,27 @@ def _compare_groups(
     if any(g not in missing for g in kept) or reference is not None:
         ref = choose_reference(sizes, reference, eligible=kept, not_default=missing)
     others = [g for g in kept if g != ref] if ref is not None else []
-    boot = planned_bootstrap(settings.n_bootstrap, len(others) * len(specs), settings.alpha)
-    B = boot["used"]
-    # B is raised for the p-values' resolution under Holm (docs/METHODS.md, "Multiple comparisons (Holm)"); a group's own CI
-    # (and the corpus CI) is a percentile interval over n_bootstrap resamples
-    boot["group_ci_replicates"] = n_ci = min(B, settings.n_bootstrap)
-
     # full-data group values
     sums = np.zeros((len(labels), len(stat_cols)))
     np.add.at(sums, codes, X)
     values = {s.id: metric_values(s, sums, cols[s.id]) for s in every}
+    # a diacritic metric's basis E per group; a comparison with E < 10 on a side is
+    # descriptive and not counted in m (docs/METHODS.md, "When the diacritic metrics apply")
+    bases = {s.id: sums[:, _den_cols(s, cols[s.id])].sum(axis=1) for s in every if has_basis(s)}
+    m_planned = sum(
+        1
+        for g in others
+        for s in specs
+        if not (
+            s.id in bases
+            and min(bases[s.id][label_pos[g]], bases[s.id][label_pos[ref]]) < MIN_BASIS
+        )
+    )
+    boot = planned_bootstrap(settings.n_bootstrap, m_planned, settings.alpha)
+    B = boot["used"]
+    # B is raised for the p-values' resolution under Holm (docs/METHODS.md, "Multiple comparisons (Holm)"); a group's own CI
+    # (and the corpus CI) is a percentile interval over n_bootstrap resamples
+    boot["group_ci_replicates"] = n_ci = min(B, settings.n_bootstrap)
 
     def rng_for(*parts):
         return comparison_rng(settings.seed, *parts)
@@ -283,56 +296,66 @@ def _compare_groups(
                 ci_scheme=ci_groups[g]["ci_scheme"],
                 ci_note=ci_groups[g]["ci_note"],
                 missing=g in descriptive,
+                basis={m: float(b[i]) for m, b in bases.items()} or None,
             )
         )
 
     # the comparisons resample the tested metrics' numerator and denominator sums
     Xt, tspecs, tcols = resampled_columns(X, specs, cols)
+    plain = [s for s in tspecs if not s.sample]
+    sampled = [s for s in tspecs if s.sample]
 
-    def side(g: str) -> Side:
-        ix = index_of[g]
+    def side(g: str, ix=None) -> Side:
+        ix = index_of[g] if ix is None else ix
         return Side(
             stats=Xt[ix],
             speakers=None if spk_codes is None else spk_codes[ix],
             contents=None if cont_codes is None else cont_codes[ix],
         )
 
+    def sample_rows(g: str, spec) -> np.ndarray:
+        """The rows of a sampled metric's sample in group ``g`` (denominator > 0)."""
+        return index_of[g][_denominator(Xt, spec, tcols[spec.id])[index_of[g]] > 0]
+
     pending: list[Pending] = []
     ref_side = side(ref) if ref is not None else None
 
-    def compare_one(g: str) -> list[Pending]:
-        gs = side(g)
-        design, n_shared, _ = content_design(gs, ref_side)
+    def compare_sides(g, gs, rs, specs_, tag=(), sample=None, below=None) -> list[Pending]:
+        """The pending comparisons of ``specs_`` between sides ``gs`` and ``rs`` (the whole
+        groups, or a sampled metric's samples: ``sample`` in words, ``below`` the reason
+        it is below the minimums)."""
+        design, n_shared, _ = content_design(gs, rs)
         where = f" (group {g!r} vs reference {ref!r})"
-        if settings.resampling == "auto":
-            scheme, units, failed = auto_scheme(gs, ref_side, spk_codes is not None, n_shared)
+        if below is not None:
+            scheme, problem = None, below
+        elif settings.resampling == "auto":
+            scheme, units, failed = auto_scheme(gs, rs, spk_codes is not None, n_shared)
             problem = None if scheme else units_problem(units, failed, g, ref)
         else:
             scheme = choose_scheme(spk_codes is not None, n_shared, settings.resampling, where)
-            units = scheme_units(gs, ref_side, scheme)
+            units = scheme_units(gs, rs, scheme)
             problem = units_problem(units, scheme, g, ref) if too_few(units) else None
             if problem:
                 scheme = None
-        single = (
-            scheme in ("utterance", "content")
-            and n_spk is not None
-            and min(int(n_spk[label_pos[g]]), int(n_spk[label_pos[ref]])) < 2
-        )
+        if sample is not None and problem is not None and below is None:
+            problem = f"on {sample}: {problem}"
+        g_spk, r_spk = _n_speakers(gs), _n_speakers(rs)
+        single = scheme in ("utterance", "content") and g_spk is not None and min(g_spk, r_spk) < 2
         pb = None
         if scheme is not None:
             pb = bootstrap_pair(
-                gs, ref_side, scheme, B, rng_for("compare", g, ref), keep_totals=True
+                gs, rs, scheme, B, rng_for("compare", g, ref, *tag), keep_totals=True
             )
-        shared = shared_contents(gs, ref_side)
+        shared = shared_contents(gs, rs)
         g_rows = _analysed_rows(gs, scheme, shared)
-        r_rows = _analysed_rows(ref_side, scheme, shared)
+        r_rows = _analysed_rows(rs, scheme, shared)
         new = [
             pending_one(
                 spec,
                 tcols[spec.id],
                 g,
                 gs,
-                ref_side,
+                rs,
                 g_rows,
                 r_rows,
                 pb,
@@ -342,14 +365,32 @@ def _compare_groups(
                 single,
                 settings,
             )
-            for spec in tspecs
+            for spec in specs_
         ]
+        for pc in new:
+            if sample is not None:
+                pc.sample = sample
+                pc.blocks = _sample_blocks(gs, rs)
+            if below is not None:  # a sample under the minimums: no verdict of any kind
+                pc.status, pc.reason, pc.no_variation = "not_estimable", below, None
+                pc.gap = pc.value - pc.reference_value
         if pb is not None:
             _leave_speakers_out(new, pb, tcols, g, ref, settings)
             slim = pb.slim()
             for pc in new:
                 pc.pb = slim
         return new
+
+    def compare_one(g: str) -> list[Pending]:
+        new = compare_sides(g, side(g), ref_side, plain) if plain else []
+        for spec in sampled:  # each on its own sample (docs/METHODS.md, "Saliency grounding")
+            gi, ri = sample_rows(g, spec), sample_rows(ref, spec)
+            gs, rs = side(g, gi), side(ref, ri)
+            sample = f"the {len(gi)} + {len(ri)} {spec.sample}"
+            below = _below_minimums(spec, gs, rs, g, ref, settings)
+            new += compare_sides(g, gs, rs, [spec], ("sample", spec.id), sample, below)
+        order = {s.id: k for k, s in enumerate(tspecs)}
+        return sorted(new, key=lambda pc: order[pc.spec.id])
 
     # groups run side by side on the available cores (each has its own generator, so
     # the numbers do not depend on the number of threads)
@@ -377,11 +418,16 @@ def _compare_groups(
             list(analysed),
             values[spec.id][idx],
             n_items[idx],
-            [c.gap for c in comparisons if c.metric == spec.id and c.verdict != "not_estimable"],
+            [
+                c.gap
+                for c in comparisons
+                if c.metric == spec.id and c.verdict not in ("not_estimable", "descriptive")
+            ],
             spec.higher_is_better,
         )
         summary[spec.id] = replace(s, overall={**overall[spec.id], "n_missing": n_missing})
-    designs = {pc.design for pc in pending}
+    # the run's design is that of the whole groups (a sampled metric's sample is its own)
+    designs = {pc.design for pc in pending if not pc.spec.sample} or {pc.design for pc in pending}
     if not designs:
         run_design = None
     elif designs == {"matched"}:
@@ -399,6 +445,66 @@ def _compare_groups(
         design=run_design,
         settings=settings,
         bootstrap=boot,
+    )
+
+
+def _den_cols(spec: MetricSpec, c: list[int]) -> list[int]:
+    """The columns (indices into the frame's statistics) of a metric's denominator."""
+    return [c[spec.stats.index(d)] for d in spec.denominator if d in spec.stats]
+
+
+def _denominator(X: np.ndarray, spec: MetricSpec, c: list[int]) -> np.ndarray:
+    """Each row's denominator of a metric (its items with 0 are outside a sampled metric's
+    sample)."""
+    return X[:, _den_cols(spec, c)].sum(axis=1)
+
+
+def _n_speakers(s: Side) -> int | None:
+    """Distinct speaker ids of a side (None without speaker ids), as the minimums count them."""
+    if s.speakers is None:
+        return None
+    spk = np.asarray(s.speakers)
+    return len(np.unique(spk[spk >= 0]))
+
+
+def _n_contents(s: Side) -> int | None:
+    if s.contents is None:
+        return None
+    c = np.asarray(s.contents)
+    return len(np.unique(c[c >= 0]))
+
+
+def _sample_blocks(gs: Side, rs: Side) -> BlockCounts:
+    """The blocks of a sampled metric's samples: their speakers, shared contents, items."""
+    shared = shared_contents(gs, rs)
+    return BlockCounts(
+        group_speakers=_n_speakers(gs),
+        reference_speakers=_n_speakers(rs),
+        contents=None if gs.contents is None else int(len(shared)),
+        group_items=len(gs.stats),
+        reference_items=len(rs.stats),
+    )
+
+
+def _below_minimums(
+    spec: MetricSpec, gs: Side, rs: Side, group: str, ref: str, settings: AuditSettings
+) -> str | None:
+    """Why a sampled metric's samples are under the minimums (items, speakers per group;
+    docs/METHODS.md, "Minimums"), in words naming the sample; None when both meet them."""
+    short = []
+    for name, s in ((group, gs), (ref, rs)):
+        n, k = len(s.stats), _n_speakers(s)
+        if n < settings.min_items:
+            short.append(f"{n} {spec.sample} in {name} < min_items {settings.min_items}")
+        if k is not None and k < settings.min_speakers:
+            short.append(f"{k} speakers in {name}'s sample < min_speakers {settings.min_speakers}")
+    if not short:
+        return None
+    return (
+        f"the {spec.label.lower()} is computed on a sample, {len(gs.stats)} + {len(rs.stats)} "
+        f"{spec.sample}, and the minimums apply to it ({'; '.join(short)}); a larger sample "
+        "per group (--explain-per-group) or lower minimums (--min-items, --min-speakers) "
+        "would allow a test"
     )
 
 

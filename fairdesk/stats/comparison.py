@@ -15,7 +15,11 @@ from fairdesk.metrics.registry import MetricSpec
 from fairdesk.stats.bootstrap import PairBootstrap
 from fairdesk.stats.estimability import (
     SCALED_SCHEMES,
+    basis_of,
+    basis_unit,
     constant_value,
+    descriptive_reason,
+    has_basis,
     rule_of_three,
     scale_small_clusters,
     zero_spread,
@@ -23,7 +27,7 @@ from fairdesk.stats.estimability import (
 from fairdesk.stats.formulas import MDE_FACTOR, bootstrap_p, cohens_h, pooled_sd
 from fairdesk.stats.formulas import gap_ratio as _ratio
 from fairdesk.stats.jackknife import jackknife_flips
-from fairdesk.stats.results import BlockCounts, Comparison, NoVariation
+from fairdesk.stats.results import Basis, BlockCounts, Comparison, NoVariation
 from fairdesk.stats.verdicts import (
     MIN_SPEAKERS_FOR_TRUST,
     decide_verdict,
@@ -31,6 +35,7 @@ from fairdesk.stats.verdicts import (
     is_practical,
     practical_threshold,
     reading,
+    reading_descriptive,
     reading_no_variation,
     reading_not_estimable,
 )
@@ -68,9 +73,14 @@ class Pending:
     n_items_total: int = 0
     n_ref_total: int = 0
     n_invalid: int = 0
-    status: str = "test"  # test, not_estimable, no_variation
+    status: str = "test"  # test, not_estimable, no_variation, descriptive
     reason: str | None = None
     no_variation: NoVariation | None = None
+    basis: Basis | None = None
+    #: the sample a sampled metric was compared on, in words (``the 2 + 2 explained items``)
+    sample: str | None = None
+    #: the sample's blocks (where no bootstrap ran, so ``pb`` cannot give them)
+    blocks: BlockCounts | None = None
     single_speaker: bool = False
     #: leave-one-speaker-out (p, gap, value) per group speaker, computed where p < alpha
     jack: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
@@ -122,6 +132,15 @@ def pending_one(
         n_ref_total=len(rs.stats),
         single_speaker=single,
     )
+    if has_basis(spec):
+        # docs/METHODS.md, "When the diacritic metrics apply": E < 10 on a side: descriptive
+        eg, er = basis_of(spec, Xg, c), basis_of(spec, Xr, c)
+        unit = basis_unit(spec)
+        why = descriptive_reason(spec.label, unit, {g: eg, "the reference": er})
+        pc.basis = Basis(unit=unit, group=eg, reference=er, descriptive=why is not None)
+        if why is not None:  # nothing resampled for it: no estimator
+            pc.status, pc.reason, pc.scheme = "descriptive", why, None
+            return pc
     cg = constant_value(item_values(spec, Xg, c))
     cr = constant_value(item_values(spec, Xr, c))
     both_constant = cg is not None and cr is not None
@@ -180,12 +199,16 @@ def finish(
         flags.append("content_confounded")
     if pc.single_speaker:
         flags.append("single_speaker_recordings")
-    n_blocks = BlockCounts(
-        group_speakers=None if pb is None else pb.n_group_speakers,
-        reference_speakers=None if pb is None else pb.n_reference_speakers,
-        contents=None if pb is None else pb.n_contents,
-        group_items=pc.n_items_total if pb is None else pb.n_group_items,
-        reference_items=pc.n_ref_total if pb is None else pb.n_reference_items,
+    n_blocks = (
+        pc.blocks
+        if pb is None and pc.blocks is not None
+        else BlockCounts(
+            group_speakers=None if pb is None else pb.n_group_speakers,
+            reference_speakers=None if pb is None else pb.n_reference_speakers,
+            contents=None if pb is None else pb.n_contents,
+            group_items=pc.n_items_total if pb is None else pb.n_group_items,
+            reference_items=pc.n_ref_total if pb is None else pb.n_reference_items,
+        )
     )
     conditional = pc.scheme == "content" and pb is not None and pb.n_group_speakers is not None
     dirn = direction(pc.gap, spec.higher_is_better)
@@ -206,9 +229,13 @@ def finish(
     if pc.status != "test":
         if pc.status == "no_variation":
             text = reading_no_variation(spec.label, pc.group, ref, pc.no_variation)
+        elif pc.status == "descriptive":
+            text = reading_descriptive(
+                spec.label, pc.group, ref, pc.value, pc.reference_value, pc.basis
+            )
         else:
             text = reading_not_estimable(
-                spec.label, pc.group, ref, pc.value, pc.reference_value, pc.reason
+                spec.label, pc.group, ref, pc.value, pc.reference_value, pc.reason, pc.sample
             )
         return Comparison(
             **common,
@@ -224,6 +251,8 @@ def finish(
             reading=text,
             reason=pc.reason,
             no_variation=pc.no_variation,
+            basis=pc.basis,
+            sample=pc.sample,
         )
     if pc.scheme in ("two_way", "content") and (
         pb.n_group_items < pc.n_items_total or pb.n_reference_items < pc.n_ref_total
@@ -289,5 +318,9 @@ def finish(
             design=pc.design,
             multiplicity=family if multiplicity else 0,
             single_speaker=pc.single_speaker,
+            basis=pc.basis,
+            sample=pc.sample,
         ),
+        basis=pc.basis,
+        sample=pc.sample,
     )

@@ -22,8 +22,48 @@ from fairdesk.stats.results import NoVariation
 
 #: Fewest resampling units per side for an estimable comparison.
 MIN_UNITS = 2
+#: Fewest expected marks (the basis E) of a diacritic metric for an interval or a test
+#: (docs/METHODS.md, "When the diacritic metrics apply"): fewer make it descriptive.
+MIN_BASIS = 10
+#: The basis of each diacritic metric's denominator, in words.
+BASIS_UNITS = {"dia_expected": "expected diacritics", "tone_expected": "expected tone marks"}
 #: Relative spread below which replicate values count as not varying.
 _ZERO_SPREAD = 1e-12
+
+
+def has_basis(spec) -> bool:
+    """Whether a metric's values carry a basis E (the diacritic metrics: DER, RDD, net loss,
+    TER and its parts; docs/METHODS.md, "When the diacritic metrics apply")."""
+    return (
+        spec.family == "diacritic"
+        and bool(spec.denominator)
+        and (spec.denominator[0] in BASIS_UNITS)
+    )
+
+
+def basis_unit(spec) -> str:
+    """What a diacritic metric's basis E counts (``expected diacritics``, ...)."""
+    return BASIS_UNITS.get(spec.denominator[0], "expected marks") if spec.denominator else ""
+
+
+def basis_of(spec, X: np.ndarray, c: list[int], rows=None) -> float:
+    """The basis E of a metric on ``rows`` of ``X`` (the sum of its denominator)."""
+    den = [c[spec.stats.index(d)] for d in spec.denominator if d in spec.stats]
+    sub = X if rows is None else X[rows]
+    return float(sub[:, den].sum()) if den else 0.0
+
+
+def descriptive_reason(label: str, unit: str, bases: dict) -> str | None:
+    """Why a diacritic comparison or value is descriptive (None when every side named in
+    ``bases``, name → E, has at least :data:`MIN_BASIS`)."""
+    few = [(name, e) for name, e in bases.items() if e < MIN_BASIS]
+    if not few:
+        return None
+    sides = " and ".join(f"{name} has E = {e:g}" for name, e in few)
+    return (
+        f"{sides} {unit} (fewer than {MIN_BASIS}), so the {label} is descriptive: shown, "
+        "with no interval and no test"
+    )
 
 
 def scheme_units(group: Side, reference: Side, scheme: str) -> dict:

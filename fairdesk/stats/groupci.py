@@ -25,9 +25,12 @@ from fairdesk.stats.bootstrap import (
     draw_counts,
 )
 from fairdesk.stats.estimability import (
+    MIN_BASIS,
     MIN_UNITS,
     SCALED_SCHEMES,
+    basis_unit,
     constant_value,
+    has_basis,
     scale_small_clusters,
 )
 from fairdesk.stats.parallel import parallel_map
@@ -306,15 +309,24 @@ def group_intervals(
     has_spk = speakers is not None
     pos = {g: i for i, g in enumerate(labels)}
 
+    def _den(spec, c):
+        return [c[spec.stats.index(d)] for d in spec.denominator if d in spec.stats]
+
     def metric_ci(vb, spec, c, item_idx):
+        den = [c[spec.stats.index(d)] for d in spec.denominator if d in spec.stats]
+        n = float(X[np.ix_(item_idx, den)].sum()) if den else float(len(item_idx))
+        if has_basis(spec) and n < MIN_BASIS:  # docs/METHODS.md, "When the diacritic metrics apply"
+            return (
+                None,
+                "descriptive",
+                f"E = {n:g} {basis_unit(spec)} (fewer than {MIN_BASIS}): descriptive, no interval",
+            )
         if vb.reps is None:
             return None, "not_estimable", vb.problem
         v = float(np.asarray(spec.compute(vb.point[c]), dtype=float))
         reps = np.asarray(spec.compute(vb.reps[:, c]), dtype=float)
         finite = reps[np.isfinite(reps)]
         item_values = np.asarray(spec.compute(X[np.ix_(item_idx, c)]), dtype=float)
-        den = [c[spec.stats.index(d)] for d in spec.denominator if d in spec.stats]
-        n = float(X[np.ix_(item_idx, den)].sum()) if den else float(len(item_idx))
         const = _const_interval(item_values, n, spec.kind == "proportion")
         if const is not None:
             return (
@@ -421,4 +433,6 @@ def group_intervals(
             "scaled": vb.scaled,
             "note": note,
         }
+        if has_basis(spec):  # the corpus value's basis E
+            overall[spec.id]["basis"] = float(X[np.ix_(rows, _den(spec, c))].sum())
     return per_group, overall

@@ -87,6 +87,25 @@ class NoVariation:
 
 
 @dataclass(frozen=True)
+class Basis:
+    """The basis E of a diacritic metric's comparison (``Comparison.basis``;
+    docs/METHODS.md, "When the diacritic metrics apply").
+
+    Attributes
+    ----------
+    unit : what E counts (``expected diacritics``, ``expected tone marks``).
+    group, reference : E on the analysed items of the group and of the reference.
+    descriptive : whether a side has fewer than 10 (``stats.estimability.MIN_BASIS``): the
+        comparison is then ``descriptive`` (value shown, no interval, no test, not in Holm).
+    """
+
+    unit: str
+    group: float
+    reference: float
+    descriptive: bool
+
+
+@dataclass(frozen=True)
 class Comparison:
     """One group × metric compared with the reference (docs/METHODS.md, "Comparisons with the reference").
 
@@ -117,10 +136,15 @@ class Comparison:
         (comparisons / (n_bootstrap + 1) ≥ alpha: no p_adjusted can fall below alpha).
     n_items, n_speakers : the group's analysed items and speakers (None without ids).
     reading : one plain-English sentence.
-    reason : why the comparison is ``not_estimable`` (words), else None.
+    reason : why the comparison is ``not_estimable`` or ``descriptive`` (words), else None.
     no_variation : for ``no_variation``: a ``NoVariation`` (value, unit, n_group,
         n_reference, bound_group, bound_reference: the rule-of-three bound 3/n on the other
         outcome), else None.
+    basis : for a diacritic metric (DER, RDD, net loss, TER), its basis E on each side
+        (``Basis``); None for every other metric (left out of the JSON then).
+    sample : for a metric computed on a sample (grounding lift: the explained items), the
+        sample it was compared on, in words (``the 2 + 2 explained items``); its blocks are
+        ``n_blocks``. None for a metric of every item (left out of the JSON then).
     without_flagged : the comparison recomputed without the hallucination-flagged items
         (``verdict, gap, ci_low, ci_high, p_adjusted, n_flagged_group,
         n_flagged_reference``, or ``verdict: None`` with a ``reason``); written by the
@@ -153,13 +177,16 @@ class Comparison:
     reading: str
     reason: str | None = None
     no_variation: NoVariation | None = None
+    basis: Basis | None = dataclasses.field(default=None, metadata={"omit_none": True})
+    sample: str | None = dataclasses.field(default=None, metadata={"omit_none": True})
     # only where the pitfalls stage recomputed the verdict (the typed JSON leaves it out
     # while None, as today's payload does)
     without_flagged: dict | None = dataclasses.field(default=None, metadata={"omit_none": True})
 
     def to_dict(self) -> dict:
-        """JSON-ready dict (NaN/inf → None; ``without_flagged`` only once set)."""
-        return _fields_dict(self, ("without_flagged",))
+        """JSON-ready dict (NaN/inf → None; ``without_flagged`` only once set, ``basis``
+        only for diacritic metrics)."""
+        return _fields_dict(self, ("without_flagged", "basis", "sample"))
 
 
 @dataclass(frozen=True)
@@ -172,7 +199,8 @@ class GroupInfo:
     ci : metric id → ``[low, high]`` 95% CI of the group's own value (None when not
         estimable), resampled within the group.
     ci_scheme : metric id → scheme of that CI (``two_way``, ``speaker``, ``content``,
-        ``utterance``, ``rule_of_three`` for a constant group, ``not_estimable``).
+        ``utterance``, ``rule_of_three`` for a constant group, ``not_estimable``,
+        ``descriptive`` for a diacritic metric on fewer than 10 expected marks).
     ci_note : metric id → why there is no CI, or how a rule-of-three one was made.
     wer_dominated_by : the item that dominates the group's WER (``item, errors,
         group_errors, share, wer, wer_without_item``), None when none does; written by the
@@ -182,6 +210,8 @@ class GroupInfo:
         reference, not compared, not in Holm; its items are in the corpus value
         (docs/METHODS.md, "Missing values"). False for every group, ``(missing)`` with
         ``include_missing`` included.
+    basis : metric id → the group's basis E (expected marks) for the diacritic metrics
+        (docs/METHODS.md, "When the diacritic metrics apply"); None when the run has none.
     """
 
     group: str
@@ -195,6 +225,7 @@ class GroupInfo:
     ci_note: dict = dataclasses.field(default_factory=dict)
     wer_dominated_by: dict | None = None
     missing: bool = False
+    basis: dict | None = dataclasses.field(default=None, metadata={"omit_none": True})
 
     @property
     def compared(self) -> bool:
@@ -203,8 +234,9 @@ class GroupInfo:
         return not (self.excluded or self.missing)
 
     def to_dict(self) -> dict:
-        """JSON-ready dict (NaN/inf → None; ``wer_dominated_by`` only once set)."""
-        return _fields_dict(self, ("wer_dominated_by",))
+        """JSON-ready dict (NaN/inf → None; ``wer_dominated_by`` only once set, ``basis``
+        only where the run has diacritic metrics)."""
+        return _fields_dict(self, ("wer_dominated_by", "basis"))
 
 
 @dataclass(frozen=True)
@@ -274,6 +306,7 @@ class AuditResult:
 
 __all__ = [
     "AuditResult",
+    "Basis",
     "BlockCounts",
     "Comparison",
     "Exclusion",

@@ -3,7 +3,9 @@
 Before any verdict (docs/METHODS.md, "Estimability"): ``not_estimable`` (fewer than 2 resampling units
 on a side, or replicate gaps without spread while the groups are not both constant) and
 ``no_variation`` (both groups constant at the same value, reported with the rule-of-three
-bound). Neither has a p-value or enters the Holm family.
+bound). Neither has a p-value or enters the Holm family. Nor does ``descriptive`` (a diacritic
+metric whose group or reference has fewer than 10 expected marks: the values with their
+basis E, no interval, no test; docs/METHODS.md, "When the diacritic metrics apply").
 
 Verdicts, checked in this order (first that applies):
 
@@ -24,10 +26,11 @@ import math
 
 from fairdesk.metrics.registry import MetricSpec
 from fairdesk.stats.bootstrap import ESTIMATOR_LABELS
-from fairdesk.stats.results import BlockCounts, NoVariation
+from fairdesk.stats.results import Basis, BlockCounts, NoVariation
 from fairdesk.stats.settings import AuditSettings
 
 VERDICTS = (
+    "descriptive",
     "not_estimable",
     "no_variation",
     "speaker_confounded",
@@ -125,6 +128,14 @@ def _p(p: float) -> str:
     return f"{p:.2g}" if p >= 0.001 else "< 0.001"
 
 
+def basis_text(basis: Basis | None) -> str:
+    """A diacritic comparison's basis in words, ``E = 12 + 40 expected diacritics`` ('' for
+    None)."""
+    if basis is None:
+        return ""
+    return f"E = {basis.group:,.0f} + {basis.reference:,.0f} {basis.unit}"
+
+
 def blocks_text(estimator: str, n_blocks: BlockCounts) -> str:
     """Block counts in words, e.g. ``12 + 14 speakers × 30 shared sentences``."""
     sg, sr, c = n_blocks.group_speakers, n_blocks.reference_speakers, n_blocks.contents
@@ -158,14 +169,19 @@ def reading(
     design: str,
     multiplicity: int = 0,
     single_speaker: bool = False,
+    basis: Basis | None = None,
+    sample: str | None = None,
 ) -> str:
-    """One plain-English sentence with the CI, p_adjusted, estimator and block counts."""
+    """One plain-English sentence with the CI, p_adjusted, estimator and block counts (and
+    the basis E of a diacritic metric; the sample of a metric computed on one)."""
     est = ESTIMATOR_LABELS["content_conditional" if conditional else estimator]
+    where = f" on {sample}" if sample else ""
+    on_basis = f"; {basis_text(basis)}" if basis is not None else ""
     head = (
-        f"{label} is {_num(value)} for {group} vs {_num(reference_value)} for the reference "
-        f"{reference} (gap {_num(gap) if not math.isfinite(gap) else f'{gap:+.3g}'}, 95% CI "
-        f"{_num(ci_low)} to {_num(ci_high)}, p_adjusted {_p(p_adjusted)}; {est}, "
-        f"{blocks_text(estimator, n_blocks)})"
+        f"{label}{where} is {_num(value)} for {group} vs {_num(reference_value)} for the "
+        f"reference {reference} (gap {_num(gap) if not math.isfinite(gap) else f'{gap:+.3g}'}, "
+        f"95% CI {_num(ci_low)} to {_num(ci_high)}, p_adjusted {_p(p_adjusted)}; {est}, "
+        f"{blocks_text(estimator, n_blocks)}{on_basis})"
     )
     if verdict == "speaker_confounded":
         tail = (
@@ -211,12 +227,32 @@ def reading(
 
 
 def reading_not_estimable(
-    label: str, group: str, reference: str, value: float, reference_value: float, reason: str
+    label: str,
+    group: str,
+    reference: str,
+    value: float,
+    reference_value: float,
+    reason: str,
+    sample: str | None = None,
 ) -> str:
-    """The sentence of a ``not_estimable`` comparison: values, no verdict, the reason."""
+    """The sentence of a ``not_estimable`` comparison: values, no verdict, the reason (and
+    the sample of a metric computed on one)."""
+    where = f" on {sample}" if sample else ""
+    return (
+        f"{label}{where} is {_num(value)} for {group} vs {_num(reference_value)} for the "
+        f"reference {reference}, but no verdict is possible: {reason}."
+    )
+
+
+def reading_descriptive(
+    label: str, group: str, reference: str, value: float, reference_value: float, basis: Basis
+) -> str:
+    """The sentence of a ``descriptive`` comparison (a diacritic metric on fewer than 10
+    expected marks on a side): the values with their basis E, no interval, no test."""
     return (
         f"{label} is {_num(value)} for {group} vs {_num(reference_value)} for the reference "
-        f"{reference}, but no verdict is possible: {reason}."
+        f"{reference} ({basis_text(basis)}): fewer than 10 on a side, so the values are "
+        "descriptive, with no interval, no test and no verdict; a mark or two decides them."
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -76,7 +78,8 @@ def test_explain_gives_grounding_comparisons_judged_with_grounding_gap(project):
         dataset="d",
         model="fake",
         by=("accent",),
-        settings=SETTINGS,
+        # the minimums apply to the explained sample (12 items per group) it is compared on
+        settings=replace(SETTINGS, min_items=12),
         nlu="none",
         explain=True,
         explain_per_group=12,
@@ -105,11 +108,15 @@ def test_explain_gives_grounding_comparisons_judged_with_grounding_gap(project):
     (c,) = _comp(res, "grounding_lift")
     assert c["group"] == "b" and c["gap"] == pytest.approx(-50 / 30)
     assert c["direction"] == "worse" and c["verdict"] == "disparity_detected"
+    # compared on the explained items alone: their 10 + 10 speakers, 12 + 12 items
+    assert c["sample"] == "the 12 + 12 explained items"
+    assert c["n_blocks"]["group_items"] == c["n_blocks"]["reference_items"] == 12
+    assert c["n_blocks"]["group_speakers"] == c["n_blocks"]["reference_speakers"] == 10
+    assert "Grounding lift on the 12 + 12 explained items is" in c["reading"]
+    assert "10 + 10 speakers" in c["reading"]
     # a practical threshold above the gap: grounding_gap decides, not absolute_error_gap
     # or the ratio (both would call a gap of -1.67 practical)
-    from dataclasses import replace
-
-    req2 = replace(req, settings=replace(SETTINGS, grounding_gap=2.0))
+    req2 = replace(req, settings=replace(req.settings, grounding_gap=2.0))
     out2 = run_audit(project, req2, backend=be, aligner=al)
     (c2,) = _comp(out2.result.to_json(), "grounding_lift")  # bridge: typed consumer pending
     assert not out2.from_cache and c2["verdict"] == "significant_but_small"
@@ -119,6 +126,49 @@ def test_explain_gives_grounding_comparisons_judged_with_grounding_gap(project):
     assert al.calls == 24
     n_rows = project.conn.execute("SELECT COUNT(*) FROM saliency").fetchone()[0]
     assert n_rows == 24
+
+
+def test_two_explained_items_per_group_get_no_verdict_and_name_their_sample(project, capsys):
+    """docs/METHODS.md, "Grounding lift": the comparison uses the explained items alone (2 +
+    2 here), their speakers and sentences the blocks, the minimums applied to them."""
+    from fairdesk.cli.audit import print_groups
+
+    be, al = RegionScoreBackend(), FakeAligner()
+    req = AuditRequest(
+        dataset="d",
+        model="fake",
+        by=("accent",),
+        settings=SETTINGS,
+        nlu="none",
+        explain=True,
+        explain_per_group=2,
+    )
+    run = run_audit(project, req, backend=be, aligner=al).result
+    (c,) = [c for c in run.comparisons if c.metric == "grounding_lift"]
+    assert c.sample == "the 2 + 2 explained items"
+    assert c.n_items == 2 and c.n_speakers is None
+    nb = c.n_blocks
+    assert (nb.group_items, nb.reference_items) == (2, 2)
+    assert (nb.group_speakers, nb.reference_speakers) == (2, 2)  # spread over speakers
+    assert nb.contents is not None and nb.contents <= 2
+    assert c.verdict == "not_estimable" and c.estimator == "none"
+    assert c.p_value is None and c.p_adjusted is None and c.ci_low is None
+    assert c.gap == pytest.approx(c.value - c.reference_value)
+    assert c.reason.startswith(
+        "the grounding lift is computed on a sample, 2 + 2 explained items, and the minimums "
+        "apply to it (2 explained items in b < min_items 20; 2 speakers in b's sample < "
+        "min_speakers 5; 2 explained items in a < min_items 20; 2 speakers in a's sample < "
+        "min_speakers 5)"
+    )
+    assert c.reading.startswith("Grounding lift on the 2 + 2 explained items is ")
+    assert "no verdict is possible" in c.reading and "speakers × " not in c.reading
+    # outside the Holm family: the WER comparison alone has a p_adjusted
+    (w,) = [x for x in run.comparisons if x.metric == "wer"]
+    assert w.p_adjusted == pytest.approx(w.p_value)
+    print_groups(run)
+    out = capsys.readouterr().out
+    assert "not_estimable  on the 2 + 2 explained items" in out
+    assert "lift difference" in out and "×  p_adj" not in out
 
 
 def test_metric_grounding_lift_switches_explain_on_and_cancel_resumes(project):

@@ -54,3 +54,27 @@ def test_results_table_shows_the_descriptive_row_marked_and_no_card(qtbot, ctx):
     names = [t.item(i, 0).text() for i in range(t.rowCount())]
     assert "(missing)" in names and not any(n.endswith("*") for n in names)
     assert "(missing)" in {c.comparison.group for c in w.cards.cards}
+
+
+def test_results_show_the_basis_e_and_a_descriptive_card(qtbot, ctx):
+    """docs/METHODS.md, "When the diacritic metrics apply": the group table's DER cells carry E,
+    the card of a group under 10 expected marks is descriptive (no gap, no p)."""
+    from fairdesk.gui.results_panel import ResultsPanel
+    from tests.conftest import english_accents_run
+
+    w = ResultsPanel(ctx)
+    qtbot.addWidget(w)
+    w.resize(1300, 900)
+    w.show()
+    w.show_result(english_accents_run(metrics=["der"]))
+    t = w.groups
+    heads = [t.horizontalHeaderItem(j).text() for j in range(t.columnCount())]
+    j = heads.index("DER")
+    cells = {t.item(i, 0).text(): t.item(i, j).text() for i in range(t.rowCount())}
+    assert cells["c"] == "33.3% (E = 3)" and cells["a"].endswith("(E = 12)")
+    card = next(c for c in w.cards.cards if c.comparison.group == "c")
+    texts = " ".join(lab.text() for lab in card.labels)
+    assert "Descriptive" in texts and "E = 3 + 12 expected diacritics" in texts
+    assert card.p_adj_label is None and "p<sub>adj</sub>" not in texts
+    other = next(c for c in w.cards.cards if c.comparison.group == "b")
+    assert "E = 12 + 12 expected diacritics" in " ".join(lab.text() for lab in other.labels)

@@ -93,7 +93,7 @@ def test_grounding_lift_reads_as_a_ratio_and_its_card_is_in_view(qtbot, ctx, pay
     qtbot.wait(50)
     card = next(c for c in w.cards.cards if c.comparison.metric == "grounding_lift")
     texts = " ".join(lab.text() for lab in card.labels)
-    assert "0.93× vs 1.11×" in texts and "−" in texts or "-0.18×" in texts
+    assert "0.93× vs 1.11×" in texts and "<b>-0.18</b>" in texts and "-0.18×" not in texts
     assert "%" not in texts and "pp" not in texts and "110.87" not in texts
     row = [w.groups.item(0, j).text() for j in range(w.groups.columnCount())]
     assert "1.11×" in row

@@ -150,3 +150,22 @@ def test_odds_ratio_table_matches_statsmodels(tmp_path):
     for ext in (".csv", ".parquet"):
         back = _read(write_table(t, tmp_path / f"or{ext}"))
         assert list(back.columns) == list(t.columns) and len(back) == 5
+
+
+def test_groups_and_comparisons_tables_carry_the_basis_e():
+    """docs/METHODS.md, "When the diacritic metrics apply": export --groups has E beside every
+    DER value; the comparisons table flattens each side's E."""
+    from fairdesk.reports.data import RunData
+    from fairdesk.reports.tables import comparisons_table, groups_table
+    from tests.conftest import english_accents_run
+
+    run = english_accents_run(metrics=["der"])
+    d = RunData(project=None, run_id=1, payload=run, items=pd.DataFrame(index=range(108)))
+    g = groups_table(d)
+    der = g[g["metric"] == "der"].set_index("group")
+    assert der.loc[["a", "b", "c", "(all groups)"], "basis"].tolist() == [12, 12, 3, 27]
+    assert der.loc["c", "ci_scheme"] == "descriptive" and pd.isna(der.loc["c", "ci_low"])
+    assert g[g["metric"] == "wer"]["basis"].isna().all()
+    c = comparisons_table(d).set_index("group")
+    assert c.loc["c", "verdict"] == "descriptive"
+    assert (c.loc["c", "basis.group"], c.loc["c", "basis.reference"]) == (3, 12)

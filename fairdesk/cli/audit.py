@@ -410,7 +410,7 @@ def _audit_project(a, settings):
     from ..jobs.table_audit import audit_project
     from .common import _project
 
-    p = _project(a.project)
+    p = _project(a.project, write="an audit")
     flt = parse_filters(a.filter)
     if set(flt) & set(a.by):
         raise UsageError(

@@ -144,7 +144,6 @@ def read_only_connection(db: Path, folder_writable: bool) -> tuple[sqlite3.Conne
             last = exc
             continue
         conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA query_only=ON")
         conn.execute("PRAGMA busy_timeout=30000")
         notes = []
         if q == "immutable=1" and wal_pending(db):
@@ -184,6 +183,7 @@ def layout_read_only(conn: sqlite3.Connection, db: Path) -> int:
             )
         for stmt in READ_ONLY_LAYOUT[v]:
             conn.execute(stmt)
+    conn.execute("PRAGMA query_only=ON")  # after the layout: no write, temporary ones too
     return version
 
 

@@ -70,7 +70,10 @@ def main(argv=None) -> int:
     try:
         return _main(argv)
     finally:
+        import gc
+
         close_all()  # each writing connection moves its -wal into project.sqlite
+        gc.collect()  # and those only an exception's traceback still held (a full disk)
 
 
 def _main(argv) -> int:

@@ -34,9 +34,10 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--version", action="version", version=f"fairdesk {__version__}")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
 
-    from . import audit, data, diacritics, gui, incremental, record, regress, report, show
+    from . import audit, check, data, diacritics, gui, incremental, record, regress, report, show
 
     data.add_commands(sub)
+    check.add_command(sub)
     audit.add_command(sub)
     regress.add_command(sub)
     show.add_command(sub)
@@ -64,7 +65,21 @@ def _check_text_args(a) -> None:
 
 
 def main(argv=None) -> int:
+    from ..core.store import close_all
+
+    try:
+        return _main(argv)
+    finally:
+        import gc
+
+        close_all()  # each writing connection moves its -wal into project.sqlite
+        gc.collect()  # and those only an exception's traceback still held (a full disk)
+
+
+def _main(argv) -> int:
     from ..core.errors import FairdeskError, ImportFailed
+    from ..core.integrity import DATABASE_ERRORS, database_error
+    from ..core.store import last_opened
 
     ap = build_parser()
     a = ap.parse_args(argv)
@@ -83,6 +98,9 @@ def main(argv=None) -> int:
         return EXIT_NOTHING
     except (FairdeskError, ValueError) as exc:
         print(f"fairdesk {a.command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except DATABASE_ERRORS as exc:  # damaged, full or read-only store met outside a transaction
+        print(f"fairdesk {a.command}: {database_error(exc, last_opened())}", file=sys.stderr)
         return EXIT_USAGE
     except ModuleNotFoundError as exc:
         # a lazy import of an extra's package that no code turned into a MissingExtra

@@ -415,7 +415,7 @@ def _audit_project(a, settings):
     from ..jobs.table_audit import audit_project
     from .common import _project
 
-    p = _project(a.project)
+    p = _project(a.project, write="an audit")
     from ..jobs.request import request_filters
 
     try:

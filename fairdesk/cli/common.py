@@ -101,12 +101,18 @@ def term(value) -> str:
     return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], str(value))
 
 
-def _project(path, create: bool = False):
+def _project(path, create: bool = False, write: str | None = None):
     """Open the project at ``path``. Only ``init``, ``demo`` and ``import`` create one
     (``create=True``); every other command refuses a folder without a project, so that a
-    mistyped ``--project`` never makes a new empty one."""
+    mistyped ``--project`` never makes a new empty one. A project that cannot be written is
+    opened read-only; ``write`` (what the command does, e.g. "an import") refuses it before
+    any work (a ReadOnlyProject, exit code 2)."""
+    from ..core.integrity import refuse_read_only
     from ..core.store import Project
 
     if path is None or not str(path).strip():
         raise UsageError("--project: give the project folder")
-    return Project(path, create=create)
+    p = Project(path, create=create)
+    if write:
+        refuse_read_only(p, write)
+    return p

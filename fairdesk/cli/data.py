@@ -63,7 +63,7 @@ def cmd_import(a):
 
     if not a.name.strip():
         raise UsageError("--name: give the dataset a name (letters, digits, spaces ...)")
-    p = _project(a.project, create=True)
+    p = _project(a.project, create=True, write="an import")
     rep = import_dataset(
         p,
         a.name,

@@ -202,7 +202,7 @@ def run_incremental(a):
         def progress(_fraction, msg):
             print(f"\r{msg[:72]:<72}", end="", file=sys.stderr, flush=True)
 
-    proj = _project(a.project)
+    proj = _project(a.project, write="an incremental run")
     try:
         return job(
             proj,

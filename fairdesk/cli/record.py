@@ -169,7 +169,10 @@ def _session(a, create: bool = False):
     pl = _load_list(a.list) if getattr(a, "list", None) else None
     lang = a.language or (pl.language if pl is not None else None) or "en"
     s = RecordingSession(
-        _project(a.project, create=create), a.dataset, Speaker(a.speaker, meta), language=lang
+        _project(a.project, create=create, write="recording"),
+        a.dataset,
+        Speaker(a.speaker, meta),
+        language=lang,
     )
     prompt = None
     if pl is not None:
@@ -275,7 +278,7 @@ def cmd_recover(a):
     from ..recording.session import recover_recordings
     from .common import _project
 
-    out = recover_recordings(_project(a.project))
+    out = recover_recordings(_project(a.project, write="recovering recordings"))
     rows = [
         {
             "path": str(t.path),

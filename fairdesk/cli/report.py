@@ -76,13 +76,17 @@ def add_commands(sub):
     s.set_defaults(func=cmd_annotate)
 
 
-def _open(path):
+def _open(path, write: str | None = None):
+    from ..core.integrity import refuse_read_only
     from ..core.store import Project
 
     folder = Path(path).expanduser()
     if not (folder / "project.sqlite").exists():
         raise UsageError(f"{folder}: no fairdesk project here")
-    return Project(folder, create=False)
+    p = Project(folder, create=False)
+    if write:
+        refuse_read_only(p, write)
+    return p
 
 
 def _check_ext(path, exts, option):
@@ -202,7 +206,7 @@ def cmd_export(a):
 def cmd_annotate(a):
     from ..core.errors import StoreError
 
-    p = _open(a.project)
+    p = _open(a.project, write="importing transcripts")
     try:
         if a.from_textgrid:
             from ..reports.praat import import_textgrids

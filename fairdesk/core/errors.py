@@ -26,6 +26,21 @@ class StoreError(FairdeskError):
     """The project store could not be opened or written."""
 
 
+class DamagedProject(StoreError):
+    """``project.sqlite`` is damaged (or empty): the message says what the integrity check
+    found, that nothing was changed, and names ``fairdesk check`` and the backup."""
+
+
+class ReadOnlyProject(StoreError):
+    """A write to a project opened read-only (a read-only disk, a folder or file without
+    write permission): the message names the project and what still works."""
+
+
+class StoreFull(StoreError):
+    """The disk holding the project filled up while writing to it; the transaction was
+    rolled back (the message names the folder and what to do)."""
+
+
 class ImportFailed(FairdeskError):
     """A whole import was refused (nothing was written)."""
 

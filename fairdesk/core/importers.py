@@ -123,6 +123,22 @@ def _inside(root: Path, p: str) -> tuple[Path | None, str | None]:
     return resolved, None
 
 
+def _backup_before_large_import(project, name: str, n_good: int) -> None:
+    """Keep a backup of the store before an import that adds more than
+    ``integrity.BACKUP_IMPORT_ITEMS`` items (README, "The project store")."""
+    from . import integrity
+
+    if n_good <= integrity.BACKUP_IMPORT_ITEMS or project.read_only:
+        return
+    stored = project.conn.execute(
+        "SELECT COUNT(*) FROM items JOIN datasets ON datasets.id = items.dataset_id "
+        "WHERE datasets.name=?",
+        (name,),
+    ).fetchone()[0]
+    if n_good - stored > integrity.BACKUP_IMPORT_ITEMS:
+        integrity.write_backup(project.conn, project.folder)
+
+
 def import_dataset(
     project: Project,
     name: str,
@@ -273,6 +289,7 @@ def import_dataset(
         {"item": c.key, "path": rel, "warning": w} for c, rel, info in good for w in info.warnings
     ]
     if good:
+        _backup_before_large_import(project, name, len(good))
         with project.transaction() as conn:
             row = conn.execute("SELECT id, root FROM datasets WHERE name=?", (name,)).fetchone()
             if row is None:

@@ -11,11 +11,13 @@ import json
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import integrity, opening
 from .errors import StoreError
 from .names import nfc
 from .schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION, _connect, migrate
@@ -27,10 +29,16 @@ __all__ = [
     "TRANSCRIPT",
     "Dataset",
     "Project",
+    "close_all",
     "copy_database",
+    "last_opened",
     "migrate",
     "remove_dataset_if_empty",
 ]
+
+#: The projects opened in this process and not closed (:func:`close_all`, :func:`last_opened`).
+_OPEN: weakref.WeakSet = weakref.WeakSet()
+_LAST: Path | None = None
 
 #: Annotation kind of a corrected transcript (value: ``{"text", "previous", "source"...}``).
 TRANSCRIPT = "transcript"
@@ -60,7 +68,7 @@ class Project:
     One connection per thread (:meth:`conn`); a background job opens its own.
     """
 
-    def __init__(self, folder, create: bool = True):
+    def __init__(self, folder, create: bool = True, read_only: bool | None = None):
         try:
             self.folder = Path(folder).expanduser().resolve()
             self.db_path = self.folder / DB_NAME
@@ -70,27 +78,80 @@ class Project:
                 f"{str(folder)[:200]}: cannot open this project folder "
                 f"({exc.strerror or exc}); check the --project path"
             ) from None
-        if not exists:
-            if not create:
-                raise StoreError(
-                    f"{self.folder}: no fairdesk project here ({DB_NAME} is missing); check "
-                    f"the --project path, or create a project with `fairdesk init "
-                    f"{self.folder}` (or `fairdesk import` / `fairdesk demo`)"
-                )
-            if self.folder.exists() and not self.folder.is_dir():
-                raise StoreError(f"{self.folder}: exists and is not a folder")
-            try:
-                self.folder.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise StoreError(
-                    f"{self.folder}: cannot create the project folder "
-                    f"({exc.strerror or exc}); choose a writable place"
-                ) from None
         self._local = threading.local()
+        self._conns: list[sqlite3.Connection] = []
+        #: Why the project is read-only (None: it can be written): ``transaction`` refuses.
+        self.read_only: str | None = None
+        #: What a read-only opening may not show (an un-checkpointed -wal), for the views.
+        self.notes: list[str] = []
+        if exists and opening.empty_database(self.db_path):
+            raise integrity.damaged(
+                self.db_path,
+                f"{DB_NAME} is empty: 0 bytes, no project in it",
+                ["the file is empty (0 bytes)"],
+                hint=f"To start a new project here instead, delete the empty {DB_NAME} first",
+            )
+        if not exists:
+            self._create_folder(create)
+        reason = (
+            opening.read_only_reason(self.folder, self.db_path)
+            if read_only is None
+            else ("it was opened read-only" if read_only else None)
+        )
+        if reason is not None and not exists:
+            raise StoreError(
+                f"{self.folder}: cannot create a project here ({reason}); choose a writable place"
+            )
         try:
-            migrate(self.conn)
+            if reason is None:
+                try:
+                    self._open_writable()
+                except sqlite3.OperationalError as exc:
+                    if "readonly" not in str(exc) or read_only is False:
+                        raise
+                    self.close_all()  # found by a failed write: open it read-only instead
+                    reason = "its database cannot be written"
+            if reason is not None:
+                self.read_only = reason
+                self.conn  # noqa: B018 - opened read-only and laid out as the current schema
+        except StoreError:
+            self.close_all()
+            raise
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.db_path}: not a usable fairdesk database ({exc})") from None
+            self.close_all()
+            if "not a database" in str(exc):
+                raise integrity.damaged(
+                    self.db_path, f"not a usable fairdesk database: {exc}"
+                ) from None
+            raise integrity.database_error(exc, self.db_path, "opening the project") from None
+        _OPEN.add(self)
+        global _LAST
+        _LAST = self.db_path
+
+    def _create_folder(self, create: bool) -> None:
+        if not create:
+            raise StoreError(
+                f"{self.folder}: no fairdesk project here ({DB_NAME} is missing); check "
+                f"the --project path, or create a project with `fairdesk init "
+                f"{self.folder}` (or `fairdesk import` / `fairdesk demo`)"
+            )
+        if self.folder.exists() and not self.folder.is_dir():
+            raise StoreError(f"{self.folder}: exists and is not a folder")
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"{self.folder}: cannot create the project folder "
+                f"({exc.strerror or exc}); choose a writable place"
+            ) from None
+
+    def _open_writable(self) -> None:
+        """WAL, the migration (after a backup of an existing project), interrupted runs."""
+        conn = self.conn
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if 0 < version < SCHEMA_VERSION:
+            integrity.write_backup(conn, self.folder)
+        migrate(conn)
         from .runlock import release_interrupted
 
         release_interrupted(self)
@@ -100,28 +161,74 @@ class Project:
     def conn(self) -> sqlite3.Connection:
         c = getattr(self._local, "conn", None)
         if c is None:
-            c = _connect(self.db_path)
+            if self.read_only:
+                folder_writable = opening.folder_writable(self.folder)
+                c, self.notes = opening.read_only_connection(self.db_path, folder_writable)
+                try:
+                    opening.layout_read_only(c, self.db_path)
+                except BaseException:
+                    c.close()
+                    raise
+            else:
+                c = _connect(self.db_path)
             self._local.conn = c
+            self._conns.append(c)
         return c
 
     def close(self) -> None:
+        """Close this thread's connection; a writing one first moves its -wal into the
+        database (so a copy of the folder, or a read-only reader, needs no -wal)."""
         c = getattr(self._local, "conn", None)
         if c is not None:
-            c.close()
+            self._close(c)
             self._local.conn = None
+
+    def _close(self, c: sqlite3.Connection) -> None:
+        if c in self._conns:
+            self._conns.remove(c)
+        if not self.read_only:
+            try:
+                c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error:
+                pass  # busy (another reader) or a full disk: the -wal is kept, nothing lost
+        try:
+            c.close()
+        except sqlite3.Error:
+            pass
+
+    def close_all(self) -> None:
+        """Close every thread's connection (when nothing uses the project any more)."""
+        for c in list(self._conns):
+            self._close(c)
+        self._local = threading.local()
+        _OPEN.discard(self)
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction: everything inside commits together or not at all."""
+        """A write transaction: everything inside commits together or not at all.
+
+        Raises ReadOnlyProject on a read-only project; a full disk (StoreFull) or damage
+        (DamagedProject) found while writing rolls the transaction back and says so."""
+        if self.read_only:
+            raise opening.read_only_refusal(self.folder, self.read_only)
         c = self.conn
         c.execute("BEGIN IMMEDIATE")
         try:
             yield c
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
-        else:
             c.execute("COMMIT")
+        except BaseException as exc:
+            try:
+                c.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # SQLite rolled back already (a full disk can do that)
+            if isinstance(exc, sqlite3.DatabaseError) and integrity.is_store_problem(exc):
+                if integrity.is_full(exc):
+                    try:  # give back the space the rolled-back pages took in the -wal
+                        c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                    except sqlite3.Error:
+                        pass
+                raise integrity.database_error(exc, self.db_path) from None
+            raise
 
     @property
     def schema_version(self) -> int:
@@ -486,3 +593,16 @@ def copy_database(src_folder, dst_folder) -> Path:
     with sqlite3.connect(str(src)) as a, sqlite3.connect(str(dst)) as b:
         a.backup(b)
     return dst
+
+
+def close_all() -> None:
+    """Close every project opened in this process (the end of a command): each writing
+    connection checkpoints its -wal first."""
+    for p in list(_OPEN):
+        p.close_all()
+
+
+def last_opened() -> Path | None:
+    """The database of a project opened in this process (for messages about SQLite errors
+    met outside a transaction)."""
+    return _LAST

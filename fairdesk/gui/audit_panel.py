@@ -397,7 +397,8 @@ class AuditPanel(QWidget):
         if cur and self.dataset.findText(cur) >= 0:
             self.dataset.setCurrentText(cur)
         self._dataset_changed(self.dataset.currentText())
-        self.run_btn.setEnabled(p is not None and self.dataset.count() > 0)
+        self.run_btn.setEnabled(p is not None and self.dataset.count() > 0 and not p.read_only)
+        self.run_btn.setToolTip(self.ctx.read_only_tip() if self.ctx.read_only else "")
         self._fill_history()
 
     def _dataset_changed(self, name: str) -> None:
@@ -566,7 +567,7 @@ class AuditPanel(QWidget):
     def _finished(self) -> None:
         self.job = None
         self._fill_history()
-        self.run_btn.setEnabled(True)
+        self.run_btn.setEnabled(not self.ctx.read_only)
         self.cancel_btn.setEnabled(False)
         self.eta.setText("")
 

@@ -79,6 +79,18 @@ class Context(QObject):
     def folder(self):
         return self.project.folder if self.project is not None else None
 
+    @property
+    def read_only(self) -> str | None:
+        """Why the open project cannot be written (None: it can be, or none is open):
+        browsing, listening and exporting work; the writing actions are disabled."""
+        return self.project.read_only if self.project is not None else None
+
+    def read_only_tip(self) -> str:
+        return (
+            f"the project is read-only ({self.read_only}); copy the folder somewhere "
+            "writable to change it"
+        )
+
     def open_project(self, folder) -> Project:
         if self.project is not None:
             self.project.close()
@@ -86,7 +98,14 @@ class Context(QObject):
         self.run_id = None
         self.project_changed.emit()
         self.runs_changed.emit()
-        self.status.emit(f"project {self.project.folder}")
+        if self.project.read_only:
+            self.status.emit(
+                f"project {self.project.folder} opened read-only ({self.project.read_only}): "
+                "browsing, listening and exports work; importing, auditing, recording and "
+                "saving transcripts do not"
+            )
+        else:
+            self.status.emit(f"project {self.project.folder}")
         return self.project
 
     def refresh(self) -> None:

@@ -225,6 +225,9 @@ class DatasetPanel(QWidget):
         if self.ctx.project is None:
             QMessageBox.information(self, "Import", "Open or create a project folder first.")
             return None
+        if self.ctx.read_only:
+            QMessageBox.information(self, "Import", self.ctx.read_only_tip().capitalize() + ".")
+            return None
         dlg = ImportDialog(self.ctx, self)
         dlg.show()
         return dlg
@@ -232,7 +235,8 @@ class DatasetPanel(QWidget):
     # -- datasets -------------------------------------------------------------------
     def reload(self) -> None:
         p = self.ctx.project
-        self.import_btn.setEnabled(p is not None)
+        self.import_btn.setEnabled(p is not None and not p.read_only)
+        self.import_btn.setToolTip(self.ctx.read_only_tip() if self.ctx.read_only else "")
         self.project_label.setText(str(p.folder) if p else "no project open")
         current = self.current_dataset()
         self.datasets.blockSignals(True)

@@ -147,7 +147,7 @@ class MainWindow(QMainWindow):
         m = self.menuBar().addMenu("&File")
         self._action(m, "Open project…", self.choose_project, QKeySequence.Open)
         self._action(m, "Open the demo project", self.open_demo)
-        self._action(m, "Import dataset…", self.import_dataset, "Ctrl+I")
+        self.import_action = self._action(m, "Import dataset…", self.import_dataset, "Ctrl+I")
         m.addSeparator()
         self._action(m, "Record from an audio file…", self.choose_input_file)
         self._action(m, "Export screenshot…", self.export_screenshot, "Ctrl+Shift+S")
@@ -195,7 +195,16 @@ class MainWindow(QMainWindow):
     # -- projects -----------------------------------------------------------------------
     def _project_changed(self) -> None:
         f = self.ctx.folder
-        self.setWindowTitle(f"fairdesk {__version__}" + (f" — {f}" if f else ""))
+        ro = self.ctx.read_only
+        self.setWindowTitle(
+            f"fairdesk {__version__}" + (f" — {f}" if f else "") + (" (read-only)" if ro else "")
+        )
+        self.import_action.setEnabled(not ro)
+        self.run_action.setEnabled(not ro)
+        for act in (self.import_action, self.run_action):
+            act.setToolTip(self.ctx.read_only_tip() if ro else act.text())
+        if ro:
+            self.statusBar().showMessage(f"{f}: {self.ctx.read_only_tip()}")
         if f is not None:
             remember_project(self.settings, f)
             self.stack.setCurrentWidget(self.tabs)

@@ -379,10 +379,15 @@ class RecordPanel(QWidget):
     def _update_buttons(self) -> None:
         recording = self.recorder.recording
         have_session = self.session(quiet=True) is not None
-        ok = self.can_record and have_session and self.current_prompt() is not None
+        read_only = self.ctx.read_only
+        ok = (
+            self.can_record and have_session and self.current_prompt() is not None and not read_only
+        )
         self.record_btn.setEnabled(recording or ok)
         self.record_btn.setText("■  Stop" if recording else "●  Record")
-        if not self.can_record:
+        if read_only:
+            self.record_btn.setToolTip(self.ctx.read_only_tip())
+        elif not self.can_record:
             self.record_btn.setToolTip(self.no_record_reason)
             self.no_input.setText(
                 self.no_record_reason + " Takes already recorded can still be played and annotated."
@@ -403,7 +408,11 @@ class RecordPanel(QWidget):
         )
         t = self.selected_take()
         self.accept_btn.setEnabled(
-            not recording and t is not None and not t.accepted and t.status != rec.RECORDING
+            not recording
+            and not read_only
+            and t is not None
+            and not t.accepted
+            and t.status != rec.RECORDING
         )
         for w in (
             self.prev_btn,

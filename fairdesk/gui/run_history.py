@@ -4,16 +4,18 @@ double-click on a finished run asks to show it."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
+from ..presentation import run_name
 from .context import Context
 from .theme import plain_tip
 
-COLUMNS = ["Run", "Model", "Dataset", "Grouping, filters, settings", "Status", "Started"]
-#: The column of the run's status (its colour), and of its name.
-STATUS, HOW = 4, 3
+COLUMNS = ["Run", "Status", "Started", "What was run"]
+#: The column of the run's status (its colour), and of its name (last: it takes the width
+#: left and wraps, so a laptop's narrow pane cuts nothing off).
+STATUS, HOW = 1, 3
 COLOURS = {"done": "#2e7d32", "failed": "#c62828", "cancelled": "#ef6c00", "running": "#1565c0"}
 
 
@@ -37,9 +39,12 @@ class RunHistory(QTableWidget):
         self.verticalHeader().setVisible(False)
         head = self.horizontalHeader()
         head.setSectionResizeMode(QHeaderView.ResizeToContents)
-        head.setSectionResizeMode(1, QHeaderView.Stretch)
         head.setSectionResizeMode(HOW, QHeaderView.Stretch)
+        head.setToolTip("What was run: model on dataset, grouping, filters and settings")
+        # the wrapped name's height follows the column's width
+        head.sectionResized.connect(lambda *_: self.resizeRowsToContents())
         self.setWordWrap(True)
+        self.setTextElideMode(Qt.ElideNone)
         self.setToolTip("Double-click a finished run to show its results")
         self.cellDoubleClicked.connect(self._open)
 
@@ -47,16 +52,20 @@ class RunHistory(QTableWidget):
         runs = self.ctx.runs(done_only=False)
         self.setRowCount(len(runs))
         for i, r in enumerate(runs):
-            vals = [str(r.id), r.model_id, r.dataset or "?", r.how(), r.status, r.when()]
+            vals = [str(r.id), r.status, r.when(), run_name(r.spec, short=True)]
             for j, v in enumerate(vals):
                 it = QTableWidgetItem(v)
                 it.setData(Qt.UserRole, r.id)
                 if j == STATUS:
                     it.setForeground(QBrush(QColor(COLOURS.get(r.status, "#222222"))))
-                if j in (1, HOW):
+                if j == HOW:
                     it.setToolTip(plain_tip(v))
                 self.setItem(i, j, it)
         self.resizeRowsToContents()  # a long name wraps instead of being cut
+
+    def resizeEvent(self, event):  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        QTimer.singleShot(0, self.resizeRowsToContents)  # after the stretch column settles
 
     def _open(self, row: int, _col: int) -> None:
         it = self.item(row, 0)

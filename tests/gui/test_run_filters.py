@@ -92,7 +92,8 @@ def test_the_results_header_and_run_lists_name_the_filter(qtbot, fctx, filtered)
         for i in range(audit.history.rowCount())
         if audit.history.item(i, 0).text() == str(filtered.run_id)
     ]
-    assert audit.history.item(row, HOW).text() == "by accent · " + " · ".join(CONDITIONS)
+    how = audit.history.item(row, HOW).text()
+    assert how.endswith(" on mini · by accent · " + " · ".join(CONDITIONS)), how
 
 
 def test_console_names_the_run_as_the_gui_does(qtbot, fctx, filtered, capsys):

@@ -34,6 +34,8 @@ from ..stats.results import Comparison
 from .theme import VERDICT_SHORT, VERDICTS, esc, plain_tip, verdict_style
 
 #: Verdicts that test nothing: the card says why instead of showing a gap.
+#: Verdicts that found a gap (p_adjusted < alpha): they may call a group worse or better.
+SIGNIFICANT = frozenset({"disparity_detected", "speaker_confounded", "significant_but_small"})
 UNTESTED = frozenset({"descriptive", "not_estimable", "no_variation", "not_computable"})
 
 
@@ -63,7 +65,7 @@ class VerdictCard(QFrame):
         lay.setContentsMargins(9, 4, 9, 4)
         lay.setSpacing(0)
         m = c.metric or ""
-        arrow = {"worse": " ▼ worse", "better": " ▲ better"}.get(c.direction, "")
+        arrow = _direction_word(verdict, c.direction, c.gap)
         short = VERDICT_SHORT.get(verdict, label)
         if verdict in UNTESTED:
             reason = c.reason or c.reading or label
@@ -101,6 +103,16 @@ class VerdictCard(QFrame):
     def mousePressEvent(self, event):  # noqa: N802 - Qt API
         self.clicked.emit(self.comparison)
         super().mousePressEvent(event)
+
+
+def _direction_word(verdict: str, direction, gap) -> str:
+    """ "worse" / "better" only where the verdict found a gap (significant after Holm); a gap
+    the test did not find is only "higher" or "lower" than the reference."""
+    if verdict in SIGNIFICANT:
+        return {"worse": " ▼ worse", "better": " ▲ better"}.get(direction, "")
+    if gap is None or gap != gap or gap == 0:
+        return ""
+    return " ▲ higher" if gap > 0 else " ▼ lower"
 
 
 def _clip(text: str, n: int) -> str:

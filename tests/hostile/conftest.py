@@ -21,7 +21,11 @@ BASE_ITEMS = 8
 
 def dump(folder) -> dict[str, list]:
     """Every row of every table of the project at ``folder`` (read-only), table by table."""
-    db = Path(folder) / "project.sqlite"
+    return dump_file(Path(folder) / "project.sqlite")
+
+
+def dump_file(db) -> dict[str, list]:
+    """:func:`dump` of one database file, whatever its name (a backup, say)."""
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
         names = [

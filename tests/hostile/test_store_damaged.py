@@ -18,7 +18,7 @@ import pytest
 
 from fairdesk.core import integrity, schema
 
-from .conftest import BASE_ITEMS, dump
+from .conftest import BASE_ITEMS, dump, dump_file
 from .stores import damage, digest, listing, wal_size
 
 NO_BACKUP = (
@@ -135,21 +135,6 @@ def test_the_message_names_the_backup_and_restoring_it_gives_the_project_back(cl
     code, out, err = cli("datasets", "--project", proj)
     assert code == 0 and out.startswith(f"base: {BASE_ITEMS} items"), err
     assert dump(proj) == good
-
-
-def dump_file(db):
-    """:func:`dump` of a database file that is not named project.sqlite."""
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        names = [
-            r[0]
-            for r in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
-            )
-        ]
-        return {n: sorted(map(repr, conn.execute(f"SELECT * FROM {n}"))) for n in names}
-    finally:
-        conn.close()
 
 
 # -- fairdesk check --------------------------------------------------------------------------

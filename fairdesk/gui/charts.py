@@ -76,6 +76,9 @@ class GroupValuePlot(pg.GraphicsLayoutWidget):
         rows = {m: value_rows(run, m) for m in value_metrics(run)}
         metrics = [m for m, rs in rows.items() if any(r.value is not None for r in rs)]
         ncols = 2 if len(metrics) > 1 else 1
+        # 160 px a row of plots, so six metrics do not squeeze into 40-px strips (the tab
+        # scrolls instead)
+        self.setMinimumHeight(max(200, 160 * ((len(metrics) + ncols - 1) // ncols)))
         for k, metric in enumerate(metrics):
             p = self.addPlot(row=k // ncols, col=k % ncols)
             self.plots[metric] = p

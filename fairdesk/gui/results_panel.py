@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTableView,
     QTableWidget,
@@ -173,7 +174,11 @@ class ResultsPanel(QWidget):
         self.tabs = QTabWidget()
         self.tabs.addTab(self.groups, "Groups")
         self.tabs.addTab(self.comparisons, "Comparisons")
-        self.tabs.addTab(self.values, "Group values (95% CI)")
+        values_scroll = QScrollArea()  # each plot keeps a readable height; the tab scrolls
+        values_scroll.setWidgetResizable(True)
+        values_scroll.setFrameShape(QScrollArea.NoFrame)
+        values_scroll.setWidget(self.values)
+        self.tabs.addTab(values_scroll, "Group values (95% CI)")
         self.tabs.addTab(self.radar, "Radar")
         self.tabs.addTab(self.confusion, "Confusion")
         self.tabs.addTab(self.phones, "Words && phones")
@@ -191,6 +196,9 @@ class ResultsPanel(QWidget):
         self.split = split = QSplitter(Qt.Vertical)
         split.addWidget(self.cards)
         split.addWidget(self.tabs)
+        # the sub-tabs scroll or shrink below their own minimum (308 px with the charts), so
+        # the cards can have two rows on a 700-px screen
+        self.tabs.setMinimumHeight(200)
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
         lay = QVBoxLayout(self)
@@ -288,13 +296,15 @@ class ResultsPanel(QWidget):
         restore_splitter(self.regression.split, state.get("regression_split"))
 
     def _fit_split(self) -> None:
-        """Give the cards the height they need (at most 42% of the pane, at least one row of
-        cards), the tabs the rest."""
+        """Give the cards the height they need (at most 42% of the pane, or two rows of cards
+        where the tabs keep 220 px, at least one row), the tabs the rest."""
         total = self.split.height()
         if total < 200:
             return
         need = self.cards.preferred_height()
-        top = min(need, max(int(total * 0.42), self.cards.one_row_height()), total - 150)
+        # two rows of cards where the tabs keep 220 px (a 700-px laptop screen), else one
+        rows = max(self.cards.one_row_height(), min(self.cards.rows_height(2), total - 220))
+        top = min(need, max(int(total * 0.42), rows), total - 150)
         self.split.setSizes([top, total - top])
         QTimer.singleShot(0, self.cards.reveal)
 

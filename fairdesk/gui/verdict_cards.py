@@ -206,6 +206,7 @@ class VerdictCards(QWidget):
                 self.grid.addWidget(card, i + 1, j + 1)
                 self.cards.append(card)
         self.grid.setRowStretch(len(metrics) + 1, 1)
+        self.n_rows = len(metrics)
         worst = _most_severe(comps)
         if worst is not None:
             self.show_reading(worst)
@@ -226,11 +227,20 @@ class VerdictCards(QWidget):
 
     def one_row_height(self) -> int:
         """Height that shows the legend, one row of cards and the reading."""
+        return self.rows_height(1)
+
+    def rows_height(self, rows: int) -> int:
+        """Height that shows the legend, ``rows`` rows of cards (fewer if there are fewer) and
+        the reading."""
         card = max((c.sizeHint().height() for c in self.cards), default=0)
         head = self.grid.itemAtPosition(0, 1)
         head_h = head.sizeHint().height() if head is not None else 0
         reading = self.reading.heightForWidth(max(200, self.width())) if self.reading.text() else 0
-        return self.legend.sizeHint().height() + head_h + card + max(reading, 0) + 40
+        n = max(1, min(rows, getattr(self, "n_rows", rows)))
+        spacing = max(self.grid.verticalSpacing(), 0)
+        return (
+            self.legend.sizeHint().height() + head_h + n * (card + spacing) + max(reading, 0) + 40
+        )
 
     def show_reading(self, c: Comparison) -> None:
         """Show ``c``'s reading below the grid, select its card and scroll it into view (the

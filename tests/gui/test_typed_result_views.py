@@ -275,3 +275,18 @@ def test_a_finished_job_handing_an_audit_run_shows_as_a_payload_does(qtbot, ctx,
 
     names = [c.name for c in run_charts(payload, "values")]
     assert names and [c.name for c in run_charts(run, "values")] == names
+
+
+def test_a_laptop_pane_shows_two_rows_of_cards_and_scrolls_the_plots(qtbot, opened):
+    """On a 700-px screen the Results pane is about 570 px: the cards get two rows (the
+    sub-tabs shrink to 200 px), and the group-value plots keep 160 px a row and scroll."""
+    panel, payload, _ = opened
+    panel.resize(1000, 640)
+    qtbot.wait(50)
+    panel._fit_split()
+    qtbot.wait(50)
+    top, bottom = panel.split.sizes()
+    want = min(panel.cards.preferred_height(), panel.cards.rows_height(2))
+    assert top >= want - 2 and bottom >= 200
+    rows = (len(panel.values.plots) + 1) // 2
+    assert panel.values.minimumHeight() == max(200, 160 * rows)

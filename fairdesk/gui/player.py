@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -170,6 +171,9 @@ class AudioPlayer(QWidget):
         self.play_btn = QPushButton("▶  Play")
         self.play_btn.setMinimumWidth(90)
         self.time_label = QLabel("0:00.00 / 0:00.00")
+        # the time never gives way to its neighbours ("0:00.00 / 0:0" at 1024 px)
+        fm = self.time_label.fontMetrics()
+        self.time_label.setMinimumWidth(fm.horizontalAdvance("00:00.00 / 00:00.00") + 6)
         self.speed_box = QComboBox()
         for s in SPEEDS:
             self.speed_box.addItem(f"{s:g}×", s)
@@ -195,6 +199,8 @@ class AudioPlayer(QWidget):
         self.info = QLabel("select an item to hear it")
         self.info.setObjectName("muted")
         self.info.setTextFormat(Qt.PlainText)
+        # the file name is the one that gives way on a narrow window (full text as tooltip)
+        self.info.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.no_output = QLabel("")
         self.no_output.setObjectName("muted")
         self.set_sink(self.sink)
@@ -299,6 +305,7 @@ class AudioPlayer(QWidget):
         self.set_position(0.0)
         self.play_btn.setEnabled(self.can_play)
         self.info.setText(f"{Path(path).name} · {self.duration:.2f} s")
+        self.info.setToolTip(self.info.text())
         if out.get("spectrogram") is not None:
             self._show_spectrogram(out["spectrogram"])
         self.ready.emit(path)

@@ -153,4 +153,12 @@ def test_player_analyses_a_long_file_in_a_job(qtbot, tmp_path):
     assert abs(peak - 1000.0) < 40
     p.set_position(3.0)
     assert p.heads[0].value() == 3.0 and "0:03.00" in p.time_label.text()
+    # a narrow window (Items at 1024 px: the player is ~630 px) never cuts the time: the file
+    # name gives way instead, its full text in the tooltip
+    p.resize(600, 400)
+    p.show()
+    qtbot.wait(20)
+    fm = p.time_label.fontMetrics()
+    assert p.time_label.width() >= fm.horizontalAdvance(p.time_label.text())
+    assert p.info.toolTip() == p.info.text() and "long.wav" in p.info.text()
     reg.shutdown(5000)

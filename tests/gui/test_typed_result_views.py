@@ -286,7 +286,9 @@ def test_a_laptop_pane_shows_two_rows_of_cards_and_scrolls_the_plots(qtbot, open
     panel._fit_split()
     qtbot.wait(50)
     top, bottom = panel.split.sizes()
-    want = min(panel.cards.preferred_height(), panel.cards.rows_height(2))
+    total = panel.split.height()
+    want = min(panel.cards.preferred_height(), panel.cards.rows_height(2), total - 220)
+    want = max(want, min(panel.cards.one_row_height(), total - 150))
     assert top >= want - 2 and bottom >= 200
     rows = (len(panel.values.plots) + 1) // 2
     assert panel.values.minimumHeight() == max(200, 160 * rows)

@@ -4,13 +4,14 @@ the window (status bar, the exporter's ``failed``) and leaves the earlier file u
 
 from __future__ import annotations
 
-import errno
 import os
 
 import pytest
 from PySide6.QtCore import QSettings
 
 from fairdesk.core import atomic
+
+from ..hostile.faults import disk_full
 
 
 @pytest.fixture
@@ -29,22 +30,6 @@ def _temps(folder):
     return [n for n in os.listdir(folder) if atomic.TEMP_MARK in n]
 
 
-def _disk_full(monkeypatch):
-    real = atomic._open_file
-
-    class Full:
-        def __init__(self, f):
-            self._f = f
-
-        def write(self, data):
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
-        def __getattr__(self, name):
-            return getattr(self._f, name)
-
-    monkeypatch.setattr(atomic, "_open_file", lambda *a: Full(real(*a)))
-
-
 def test_screenshot_is_written_whole_or_the_reason_is_shown(win, tmp_path, monkeypatch):
     shot = tmp_path / "win.png"
     assert win.export_screenshot(shot) == shot
@@ -56,7 +41,7 @@ def test_screenshot_is_written_whole_or_the_reason_is_shown(win, tmp_path, monke
     msg = win.statusBar().currentMessage()
     assert msg.startswith(f"could not write the screenshot: {tmp_path}: this is a folder")
     # a full disk: the earlier screenshot is kept
-    _disk_full(monkeypatch)
+    disk_full(monkeypatch)
     assert win.export_screenshot(shot) is None
     assert "the disk is full" in win.statusBar().currentMessage()
     assert "the earlier file is unchanged" in win.statusBar().currentMessage()
@@ -70,7 +55,7 @@ def test_chart_export_on_a_full_disk_keeps_the_old_chart(win, tmp_path, monkeypa
     name = run_charts(win.results.result)[0].name
     path = tmp_path / f"{name}.svg"
     path.write_text("<svg>old</svg>")
-    _disk_full(monkeypatch)
+    disk_full(monkeypatch)
     with qtbot.waitSignal(button.failed, timeout=5000) as blocker:
         assert button.export(name, "svg", path) is None
     assert "the disk is full" in blocker.args[0] and str(path) in blocker.args[0]

@@ -106,6 +106,26 @@ class Forker:
 
 
 # -- the helper process ----------------------------------------------------------------------
+def disk_full(monkeypatch) -> None:
+    """Every file :mod:`fairdesk.core.atomic` opens from now on fails its first write with
+    ENOSPC, as a full disk does (no tmpfs or root needed)."""
+    from fairdesk.core import atomic
+
+    real = atomic._open_file
+
+    class Full:
+        def __init__(self, f):
+            self._f = f
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        def __getattr__(self, name):
+            return getattr(self._f, name)
+
+    monkeypatch.setattr(atomic, "_open_file", lambda *a: Full(real(*a)))
+
+
 class _Counter:
     def __init__(self, req: dict):
         self.total = 0

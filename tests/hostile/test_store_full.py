@@ -10,7 +10,6 @@ meeting ENOSPC are in ``test_outputs.py``; ``audit --json`` is here.
 
 from __future__ import annotations
 
-import errno
 import os
 import sqlite3
 
@@ -19,6 +18,7 @@ import pytest
 from fairdesk.core import atomic
 
 from .conftest import dump
+from .faults import disk_full
 from .stores import audit_args, copy_base, predictions, store_limit, wal_size
 
 
@@ -99,19 +99,7 @@ def test_audit_json_on_a_full_disk_keeps_the_old_file_and_the_run(cli, base, tmp
     pred = predictions(tmp_path)
     target = tmp_path / "a.json"
     target.write_text("old complete file\n")
-    real = atomic._open_file
-
-    class Full:
-        def __init__(self, f):
-            self._f = f
-
-        def write(self, data):
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
-        def __getattr__(self, name):
-            return getattr(self._f, name)
-
-    monkeypatch.setattr(atomic, "_open_file", lambda *a: Full(real(*a)))
+    disk_full(monkeypatch)
     code, out, err = cli(*audit_args(proj, pred), "--json", target)
     assert code == 2
     assert err == (

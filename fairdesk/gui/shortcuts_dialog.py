@@ -21,23 +21,20 @@ def collect_shortcuts(window_shortcuts, panels) -> list[tuple[str, str]]:
     records in Record) is one row naming each place; key names are the platform's native
     text.
 
-    ``panels`` holds ``(place, panel)`` pairs (the tab's label) or bare panels.
+    ``panels`` holds ``(place, panel)`` pairs, the place being the panel's tab label.
     """
-    order: list[str] = []
-    by_key: dict[str, list[tuple[str, str]]] = {}
-    sources = [("", window_shortcuts)] + [(p if isinstance(p, tuple) else ("", p)) for p in panels]
-    for place, src in sources:
-        rows = src if isinstance(src, list) else getattr(src, "SHORTCUTS", []) or []
+    by_key: dict[str, list[tuple[str, str]]] = {}  # insertion order: the order first met
+    sources = [("", window_shortcuts)] + [
+        (place, getattr(p, "SHORTCUTS", []) or []) for place, p in panels
+    ]
+    for place, rows in sources:
         for keys, what in rows:
             native = QKeySequence(keys).toString(QKeySequence.NativeText) or str(keys)
             entries = by_key.setdefault(native, [])
-            if native not in order:
-                order.append(native)
             if all(w != str(what) for _, w in entries):
                 entries.append((str(place), str(what)))
     out = []
-    for key in order:
-        entries = by_key[key]
+    for key, entries in by_key.items():
         if len(entries) == 1:
             out.append((key, entries[0][1]))
         else:

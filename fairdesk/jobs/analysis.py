@@ -166,6 +166,8 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     from ..metrics.inputs import check_transcripts, classification_only, empty_after_normaliser
     from ..stats import compare_groups
     from ..stats.pitfalls import add_pitfall_columns
+    from ..stats.planning_types import Plan
+    from ..stats.plans import closed_form_plan, group_sizes
     from .pitfalls import pitfalls_stage
     from .result import AuditRun
     from .result_codec import canonical
@@ -242,6 +244,8 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
         blocks, text_warnings = text_blocks(frame, result.design, name, slot_lang)
         warnings += text_warnings
     result, pitfalls = pitfalls_stage(frame, result, tested, settings, reference)
+    # docs/METHODS.md, "Planning": the closed-form plan of the underpowered comparisons
+    plan = closed_form_plan(result, {s.id: s for s in tested}, group_sizes(frame))
     clock.lap("summaries_s")
     mats = {k: canonical(v, dict[str, ConfusionMatrix]) for k, v in confusions(frame).items()}
     run = AuditRun.from_parts(
@@ -255,6 +259,7 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
         minimums_message=_minimums_message(result, settings),
         no_diacritic_items=canonical(nodia, NoDiacriticItems) if nodia else None,
         pitfalls=pitfalls,
+        plan=canonical(plan, Plan) if plan is not None else None,
         timings=dict(clock.laps),
         **mats,
         **blocks,

@@ -40,6 +40,8 @@ Later stages (``result_parts``)::
     explain                → run.explain (Explain; .items: tuple[ExplainItem])
     representation         → run.representation (Representation)
     model_based            → run.model_based (grouping column → ModelBasedFit)
+    plan                   → run.plan (stats.planning_types.Plan: the closed-form recording
+                             plan of the underpowered comparisons; None when there are none)
     timings                → run.timings (str → seconds)
     prediction_problems    → run.prediction_problems (tuple[PredictionProblem] or None)
     groups[i].wer_dominated_by → run.group(name).wer_dominated_by (pitfalls stage)
@@ -111,6 +113,7 @@ from fairdesk.jobs.result_parts import (
     TableRows,
     WordPosition,
 )
+from fairdesk.stats.planning_types import Plan
 from fairdesk.stats.results import AuditResult, Comparison, Exclusion, GroupInfo
 from fairdesk.stats.settings import AuditSettings
 from fairdesk.stats.summary import MetricSummary
@@ -132,6 +135,7 @@ OPTIONAL_KEYS = (
     "explain",
     "representation",
     "model_based",
+    "plan",
     "prediction_problems",
     "table",
     "problems",
@@ -191,6 +195,7 @@ class AuditRun:
     explain: Explain | None = None
     representation: Representation | None = None
     model_based: Mapping[str, ModelBasedFit] | None = None
+    plan: Plan | None = None
     timings: Mapping[str, float] = field(default_factory=_empty)
     prediction_problems: tuple[PredictionProblem, ...] | None = None
     table: str | None = None

@@ -34,7 +34,19 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--version", action="version", version=f"fairdesk {__version__}")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
 
-    from . import audit, check, data, diacritics, gui, incremental, record, regress, report, show
+    from . import (
+        audit,
+        check,
+        data,
+        diacritics,
+        gui,
+        incremental,
+        plan,
+        record,
+        regress,
+        report,
+        show,
+    )
 
     data.add_commands(sub)
     check.add_command(sub)
@@ -46,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     incremental.add_command(sub)
     report.add_commands(sub)
     diacritics.add_command(sub)
+    plan.add_command(sub)
     return ap
 
 

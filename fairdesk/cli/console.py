@@ -30,6 +30,7 @@ from ..presentation import (
     unit,
     with_basis,
 )
+from ..presentation.plans import reading_plan
 from . import blocks
 
 #: Metrics shown in the group table, in this order, when the result has them.
@@ -164,7 +165,9 @@ def format_groups(res, metrics=None, readings: bool = True) -> str:
                     f"p_adj {fmt_p(c.p_adjusted):>6}  {c.verdict}{on}"
                 )
             if c.reading and not verbose_off:
-                out.append(f"    {c.reading}")
+                # an underpowered comparison's reading ends with its recording plan
+                plan = reading_plan(run.plan, c.metric, c.group)
+                out.append(f"    {c.reading}" + (f" {plan}" if plan else ""))
     boot = blocks.bootstrap(run)
     if boot.get("raised"):
         out.append(

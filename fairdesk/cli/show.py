@@ -18,6 +18,7 @@ from ..presentation import (
     run_conditions,
     run_name,
 )
+from ..presentation.plans import plan_sentence
 from ..review import item_report, rank_failures, run_language, run_normaliser
 from .common import EXIT_OK, UsageError, dump_json, human_out, positive_int, term
 
@@ -136,6 +137,10 @@ def cmd_show(a):
         dump_json(reports, a.json)
     out = human_out(a.json)
     print(term(f"run {a.run}: {run_name(RunSpec.from_run(run))}"), file=out)
+    for cp in run.plan.comparisons if run.plan is not None else ():
+        # the underpowered comparisons' recording plan (docs/METHODS.md, "Recording plan")
+        line = f"underpowered: {cp.metric} {cp.group} vs {cp.reference}: "
+        print(term(line + plan_sentence(cp, run.plan)), file=out)
     print(file=out)
     for r in reports:
         print(

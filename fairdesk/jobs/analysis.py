@@ -244,7 +244,7 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
         blocks, text_warnings = text_blocks(frame, result.design, name, slot_lang)
         warnings += text_warnings
     result, pitfalls = pitfalls_stage(frame, result, tested, settings, reference)
-    # docs/METHODS.md, "Planning": the closed-form plan of the underpowered comparisons
+    # docs/METHODS.md, "Recording plan": the closed-form plan of the underpowered comparisons
     plan = closed_form_plan(result, {s.id: s for s in tested}, group_sizes(frame))
     clock.lap("summaries_s")
     mats = {k: canonical(v, dict[str, ConfusionMatrix]) for k, v in confusions(frame).items()}

@@ -1,5 +1,4 @@
-"""How many speakers would settle an underpowered comparison (docs/METHODS.md, "Planning:
-how many speakers would settle it").
+"""How many speakers would settle an underpowered comparison (docs/METHODS.md, "Recording plan").
 
 SE(k) at k speakers on each side is computed by resampling k of the pilot's k_p speakers
 with replacement within each side (:func:`speaker_curve`), the same draws extended one

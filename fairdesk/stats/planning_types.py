@@ -1,5 +1,4 @@
-"""The immutable results of a recording plan (docs/METHODS.md, "Planning: how many speakers
-would settle it"), built by :mod:`fairdesk.stats.planning` and stored as the audit's
+"""The immutable results of a recording plan (docs/METHODS.md, "Recording plan"), built by :mod:`fairdesk.stats.planning` and stored as the audit's
 ``plan`` block (closed form) or printed by ``fairdesk plan`` (resampling)."""
 
 from __future__ import annotations

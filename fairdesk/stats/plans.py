@@ -1,4 +1,4 @@
-"""A run's recording plan (docs/METHODS.md, "Planning: how many speakers would settle it"):
+"""A run's recording plan (docs/METHODS.md, "Recording plan"):
 the cheap closed form that every audit stores for its underpowered comparisons
 (:func:`closed_form_plan`) and the resampling plan of ``fairdesk plan``
 (:func:`resampling_plan`). The numbers come from :mod:`fairdesk.stats.planning`; the

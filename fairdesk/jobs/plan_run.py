@@ -1,0 +1,110 @@
+"""The resampling plan of a stored run (``fairdesk plan --project P --run N``;
+docs/METHODS.md, "Recording plan"). Reads the run's result and
+per-item rows; the numbers come from :func:`fairdesk.stats.plans.resampling_plan`."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..core.errors import FairdeskError
+from ..core.store import Project
+
+
+def plan_stored_run(
+    project: Project,
+    run_id: int,
+    *,
+    power: float = 0.8,
+    gap: float | None = None,
+    utterances: float | None = None,
+    future_m: int | None = None,
+    n_rep: int | None = None,
+    seed: int = 0,
+):
+    """The recording plan of run ``run_id``'s ``inconclusive_underpowered`` comparisons.
+
+    Returns
+    -------
+    (Plan, AuditRun)
+        The plan (empty ``comparisons`` when none is underpowered) and the run.
+
+    Raises
+    ------
+    FairdeskError
+        An unknown run, a run without comparisons, or out-of-range options.
+    """
+    from ..core.runs import done_run_ids, run_items_frame, run_payload, run_row
+    from ..metrics import metric_specs
+    from ..stats.planning import PLAN_REPLICATES
+    from ..stats.plans import resampling_plan
+    from .result import AuditRun
+
+    if not 0 < power < 1:
+        raise FairdeskError(f"--power {power}: give a power between 0 and 1, e.g. 0.8")
+    if gap is not None and not gap > 0:
+        raise FairdeskError(f"--gap {gap}: give a positive gap as a fraction (0.05 is 5 points)")
+    if utterances is not None and not utterances > 0:
+        raise FairdeskError(f"--utterances-per-speaker {utterances}: give a positive number")
+    if future_m is not None and future_m < 1:
+        raise FairdeskError(f"--future-m {future_m}: give at least 1 comparison")
+    if run_row(project, int(run_id)) is None:
+        known = done_run_ids(project)
+        raise FairdeskError(
+            f"no run {run_id} in project {project.folder}; finished runs: "
+            f"{', '.join(map(str, known)) or 'none'} (list them with fairdesk runs)"
+        )
+    run = AuditRun.from_json(run_payload(project, int(run_id)))
+    if not run.comparisons:
+        why = (
+            "every item failed"
+            if run.all_failed
+            else "no group met the minimums beside the reference"
+        )
+        raise FairdeskError(
+            f"run {run_id} has no comparisons to plan ({why}); see fairdesk show --project "
+            f"{project.folder} --run {run_id}"
+        )
+    items = run_items_frame(project, int(run_id))
+    metrics = sorted({c.metric for c in run.comparisons})
+    specs = {s.id: s for s in metric_specs(items, wanted=metrics)}
+    plan = resampling_plan(
+        items,
+        run.result,
+        specs,
+        power=power,
+        gap=gap,
+        future_m=future_m,
+        utterances=utterances,
+        n_rep=n_rep or PLAN_REPLICATES,
+        seed=seed,
+    )
+    sample = run.run_settings.sample_per_group if run.run_settings else None
+    if sample:
+        plan = replace(
+            plan, sample_per_group=int(sample), dataset_sizes=_dataset_sizes(project, run)
+        )
+    return plan, run
+
+
+def _dataset_sizes(project: Project, run) -> dict[str, tuple[int, int]] | None:
+    """Group -> (items, speakers) in the whole dataset of a sampled run (None if unknown)."""
+    from ..stats.slicing import slice_frame
+
+    try:
+        ds = project.dataset(run.dataset)
+        filters = dict(run.run_settings.filters or {}) if run.run_settings else {}
+        items = project.items(ds, filters)
+        settings = run.settings
+        frame = slice_frame(
+            items, list(run.by), {}, include_missing=bool(settings and settings.include_missing)
+        )
+    except (FairdeskError, KeyError, ValueError):
+        return None
+    out = {}
+    for g, sub in frame.groupby(frame["group"].astype(str), sort=False):
+        n_spk = sub["speaker_id"].nunique() if "speaker_id" in sub.columns else 0
+        out[str(g)] = (int(len(sub)), int(n_spk))
+    return out
+
+
+__all__ = ["plan_stored_run"]

@@ -1,0 +1,187 @@
+"""How a recording plan reads (docs/METHODS.md, "Recording plan"): the one sentence every view ends an underpowered comparison with
+(:func:`plan_sentence`), the plan's table (:func:`plan_lines`) and the note for a sampled
+pilot (:func:`sample_note`). Pure: takes the typed plan (``stats.planning_types``)."""
+
+from __future__ import annotations
+
+from ..metrics.registry import display_spec
+from .labels import metric_short, short_group
+from .numbers import fmt_count, fmt_gap, number
+
+
+def fmt_target(metric: str, gap: float) -> str:
+    """The target gap in words: ``a 5-point gap`` (rates), ``a gap of 0.10`` (ratios)."""
+    u, k, d = display_spec(metric)
+    if u == "%":
+        return f"a {number(gap * k, d).removesuffix('.0')}-point gap"
+    return f"a gap of {number(gap * k, d)}"
+
+
+def _hours(h: float | None) -> str:
+    if h is None:
+        return ""
+    if h < 1:
+        return f" (≈ {max(1, round(h * 60))} minutes of recording)"
+    return f" (≈ {number(h, 1)} hours of recording)"
+
+
+def _utt(x: float) -> str:
+    return number(x, 0) if abs(x - round(x)) < 0.05 else number(x, 1)
+
+
+def _side(need, speakers_word: str) -> str:
+    return f"{fmt_count(need.new_speakers)} more {short_group(need.group)} {speakers_word}"
+
+
+def plan_sentence(cp, plan) -> str:
+    """One sentence: what recording would settle ``cp`` (a ``ComparisonPlan`` of ``plan``).
+
+    ``about 59 more child speakers and 59 more adult speakers, 15 utterances each (≈ 2.5
+    hours of recording), would detect a 5-point gap with 80% power (closed form)``; or why
+    adding speakers does not reach it.
+    """
+    target = fmt_target(cp.metric, cp.target_gap)
+    power = f"{number(plan.power * 100, 0)}% power"
+    how = "closed form" if cp.method == "closed_form" else "resampling the pilot's speakers"
+    tail = f"{power} at alpha {plan.alpha:g}/{plan.future_m} ({how})"
+    if cp.limit == "no_speakers":
+        return (
+            "No speaker plan: the pilot has no speaker ids (or no resampling by speakers), "
+            "so fairdesk cannot say how many speakers would settle it."
+        )
+    if cp.limit == "no_estimate":
+        return "No plan: the pilot gives no standard error to plan from."
+    if not cp.reachable:
+        k_max = max((p.k for p in cp.curve), default=0)
+        if cp.limit == "content":
+            floor = fmt_gap(cp.metric, cp.floor_mde).lstrip("+")
+            text = (
+                f"Not reachable by adding speakers: the shared sentences alone leave an MDE "
+                f"of {floor} for {target} with {tail}; add sentences"
+            )
+            c = cp.contents
+            if c is not None and c.contents_needed is not None:
+                text += (
+                    f" (about {fmt_count(c.contents_needed)} sentences read by every speaker, "
+                    f"{fmt_count(c.new_utterances)} new recordings)"
+                )
+            return text + "."
+        return (
+            f"Not reachable by adding speakers: even {fmt_count(k_max)} speakers per side "
+            f"(20 times the pilot's) would not detect {target} with {tail}."
+        )
+    g, r = cp.group_need, cp.reference_need
+    word = "speakers"
+    parts = [_side(n, word) for n in (g, r) if n is not None and n.new_speakers]
+    if not parts:
+        return f"The pilot's speakers already suffice to detect {target} with {tail}."
+    utts = {_utt(n.utterances_per_speaker) for n in (g, r) if n is not None and n.new_speakers}
+    each = " and ".join(sorted(utts))
+    hours = [n.hours for n in (g, r) if n is not None and n.new_speakers]
+    total = None if any(h is None for h in hours) else sum(hours)
+    text = (
+        f"About {' and '.join(parts)}, {each} utterances each{_hours(total)}, would detect "
+        f"{target} with {tail}"
+    )
+    c = cp.contents
+    if c is not None and c.cheaper == "contents" and c.contents_needed is not None:
+        text += (
+            f"; cheaper: about {fmt_count(c.contents_needed)} sentences read by every pilot "
+            f"speaker ({fmt_count(c.new_utterances)} new recordings)"
+        )
+    return text + "."
+
+
+def reading_plan(plan, metric: str, group: str) -> str | None:
+    """The plan sentence of one comparison of a run's ``plan`` (None when the plan has
+    none for it): what every view appends to an underpowered comparison's reading."""
+    if plan is None:
+        return None
+    for cp in plan.comparisons:
+        if cp.metric == metric and cp.group == group:
+            return plan_sentence(cp, plan)
+    return None
+
+
+def sample_note(plan) -> str | None:
+    """For a pilot audited on a ``--sample``: audit every item first (both figures)."""
+    if not plan.sample_per_group:
+        return None
+    text = (
+        f"The pilot audited a sample of {fmt_count(plan.sample_per_group)} items per group "
+        "(--sample), which leaves out utterances its speakers already recorded: audit every "
+        "item first"
+    )
+    if plan.dataset_sizes:
+        sizes = "; ".join(
+            f"{short_group(g)}: {fmt_count(v[0])} items of {fmt_count(v[1])} speakers"
+            for g, v in plan.dataset_sizes.items()
+        )
+        text += f" (the dataset holds {sizes})"
+    return text + ". The plan below is of the sample."
+
+
+def plan_lines(plan) -> list[str]:
+    """The plan as console lines: per comparison the sentence, the sides and a small table
+    of MDE(k) around k*."""
+    out = [
+        f"Recording plan ({plan.label}); power {number(plan.power * 100, 0)}%, alpha "
+        f"{plan.alpha:g} / m = {plan.future_m} (Bonferroni, the worst case of Holm)."
+    ]
+    note = sample_note(plan)
+    if note:
+        out.append(note)
+    for cp in plan.comparisons:
+        out.append("")
+        out.append(
+            f"{metric_short(cp.metric)}: {short_group(cp.group)} vs {short_group(cp.reference)} "
+            f"({cp.scheme}, {cp.design}); pilot MDE "
+            f"{fmt_gap(cp.metric, cp.pilot_mde).lstrip('+')}, target "
+            f"{fmt_gap(cp.metric, cp.target_gap).lstrip('+')}"
+        )
+        out.append("  " + plan_sentence(cp, plan))
+        for n in (cp.group_need, cp.reference_need):
+            if n is None:
+                continue
+            need = "not reachable" if n.speakers_needed is None else fmt_count(n.speakers_needed)
+            line = f"  {short_group(n.group):<20} speakers now {n.speakers_now:>4}, needed {need}"
+            if n.new_speakers is not None:
+                line += (
+                    f", new {fmt_count(n.new_speakers)} × {_utt(n.utterances_per_speaker)} "
+                    f"utterances = {fmt_count(n.new_utterances)}"
+                )
+                if n.hours is not None:
+                    line += _hours(n.hours).replace(" of recording", "")
+            out.append(line)
+        if cp.method == "resampling" and cp.closed_form_k is not None:
+            out.append(f"  closed-form check: k* ≈ {fmt_count(cp.closed_form_k)}")
+        if cp.floor_mde is not None:
+            out.append(
+                "  MDE with unlimited speakers (content floor): "
+                f"{fmt_gap(cp.metric, cp.floor_mde).lstrip('+')}"
+            )
+        if cp.curve:
+            out.append("  speakers per side   SE       MDE")
+            for p in cp.curve:
+                mark = "  <- k*" if p.k == cp.speakers_needed else ""
+                out.append(
+                    f"  {p.k:>17}   {fmt_gap(cp.metric, p.se, with_unit=False).lstrip('+'):<7}"
+                    f"  {fmt_gap(cp.metric, p.mde, with_unit=False).lstrip('+')}{mark}"
+                )
+        c = cp.contents
+        if c is not None:
+            need = (
+                "not reachable"
+                if c.contents_needed is None
+                else f"{fmt_count(c.contents_needed)} needed"
+            )
+            out.append(
+                f"  by sentences: {c.contents_now} now; {need} at the pilot's speakers"
+                + ("" if c.cheaper is None else f"; cheaper to add: {c.cheaper}")
+            )
+        if cp.note:
+            out.append(f"  note: {cp.note}")
+    return out
+
+
+__all__ = ["fmt_target", "plan_lines", "plan_sentence", "reading_plan", "sample_note"]

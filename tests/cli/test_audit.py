@@ -478,8 +478,12 @@ def test_table_json_keeps_todays_keys_plus_schema_version(tmp_path):
     args += ["--normaliser-sensitivity", "--model-based", "--quiet", "--json", str(out)]
     assert main(args) == 0
     d = json.loads(out.read_text())
-    # table_rows: the rows used and refused (issue 29), added
-    assert set(d) == OLD_TABLE_KEYS | {"schema_version", "table_rows"} and d["schema_version"] == 2
+    # table_rows: the rows used and refused (issue 29), added; plan (issue 32) only where a
+    # comparison is inconclusive_underpowered
+    new = {"schema_version", "table_rows"}
+    assert set(d) - {"plan"} == OLD_TABLE_KEYS | new and d["schema_version"] == 2
+    under = any(c["verdict"] == "inconclusive_underpowered" for c in d["comparisons"])
+    assert ("plan" in d) == under
     # plus the settings added since: include_missing (docs/METHODS.md, "Missing values")
     assert set(d["settings"]) == OLD_TABLE_SETTINGS | {"include_missing"}
     assert d["settings"]["language"] == "auto" and d["settings"]["by"] == ["accent"]

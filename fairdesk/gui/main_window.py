@@ -118,6 +118,7 @@ class MainWindow(QMainWindow):
         self.ctx.status.connect(lambda m: self.statusBar().showMessage(m, 8000))
         self.exporter = Exporter(self.ctx, self)
         self.exporter.message.connect(lambda m: self.statusBar().showMessage(m, 15000))
+        self.statusBar().addPermanentWidget(self.exporter.progress_view)
         self.results.chart_export.failed.connect(
             lambda m: self.statusBar().showMessage(f"Export failed: {m}", 15000)
         )

@@ -61,7 +61,7 @@ def export_tiers(
     leaves no file (:func:`fairdesk.reports.tiers.export_items`); ``partial("writing")``
     says the writing has begun. The forced alignments are read from the project where an
     earlier export stored them. Returns ``{"n": int, "reference_times": {how: count},
-    "aligned": int}`` (``aligned``: the items aligned now, not read back)."""
+    "aligned": int, "reused": int}`` (items forced-aligned now; read back from the project)."""
     from collections import Counter
 
     from ..reports.elan import export_eafs
@@ -86,4 +86,9 @@ def export_tiers(
     finally:
         project.close()
     how = Counter(it.reference_source or "?" for it in done)
-    return {"n": len(done), "reference_times": dict(how), "aligned": aligners.aligned}
+    return {
+        "n": len(done),
+        "reference_times": dict(how),
+        "aligned": aligners.aligned,
+        "reused": aligners.reused,
+    }

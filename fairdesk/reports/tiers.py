@@ -127,8 +127,9 @@ class Aligners:
 
     def __init__(self, mode="auto"):
         self.mode = mode
-        #: how many items were forced-aligned (not read from the store) so far
+        #: how many items were forced-aligned now, and how many read from the project's store
         self.aligned = 0
+        self.reused = 0
         self._whisper = None
         self._whisper_error: str | None = None
 
@@ -184,6 +185,8 @@ class Aligners:
         if usable and (english or not isinstance(self.mode, str)):
             a, b = align_cut(row, samples, duration)
             stored = _stored_alignment(d, row, text, self.name, a, b)
+            if stored is not None:
+                self.reused += 1
             if stored:
                 return stored, self._source(self.mode), ""
             if stored is None:

@@ -10,6 +10,7 @@ import pytest
 
 from fairdesk.cli import main
 from fairdesk.core.progress import Cancelled
+from fairdesk.reports.tiers import SOURCE_CACHED
 
 _keys = itertools.count()
 
@@ -32,6 +33,17 @@ class CountingAligner:
         return [WordSpan(w, i * step, (i + 1) * step, 0.9) for i, w in enumerate(words)]
 
 
+def _forceable(runs) -> int:
+    """How many items of the English run a forced aligner is asked for: those the explain
+    stage did not align already (an earlier test caches one alignment with its saliency)."""
+    from fairdesk.reports.data import load_run
+    from fairdesk.reports.tiers import _cached_words
+
+    d = load_run(runs.project, runs.run)
+    rows = d.items.to_dict(orient="records")
+    return sum(1 for r in rows if not _cached_words(d, r, " ".join(str(r["reference"]).split())))
+
+
 def _reference_times(folder, suffix):
     """{item id: [(start, end, word)]} of the reference tiers of an export."""
     from fairdesk.reports.elan import read_eaf
@@ -51,8 +63,11 @@ def test_the_eaf_export_reuses_the_alignments_of_the_textgrid_export(speech_runs
 
     first = CountingAligner()
     tg = export_textgrids(speech_runs.project, speech_runs.run, tmp_path / "tg", first)
-    assert len(first.texts) == len(tg) == 50
-    assert {it.reference_source for it in tg} == {f"forced alignment with {first.key}"}
+    forced = [it for it in tg if it.reference_source == f"forced alignment with {first.key}"]
+    # every item, but one the explain stage aligned (cached with its saliency) by an earlier test
+    assert len(tg) == 50 and len(forced) == _forceable(speech_runs) >= 49
+    assert {it.reference_source for it in tg} <= {forced[0].reference_source, SOURCE_CACHED}
+    assert len(first.texts) == len(forced)
     again = CountingAligner(first.key)  # the same aligner, in a new export
     eaf = export_eafs(speech_runs.project, speech_runs.run, tmp_path / "eaf", again)
     assert again.texts == []
@@ -80,7 +95,7 @@ def test_a_changed_transcript_or_audio_re_aligns_that_item_only(speech_runs, tmp
     d = load_run(speech_runs.project, speech_runs.run)
     write = lambda it, folder: None  # noqa: E731 - the files are not the point here
     export_items(d, tmp_path, "the files", write, aligner)
-    assert len(aligner.texts) == 50
+    assert len(aligner.texts) == _forceable(speech_runs)
     aligner.texts.clear()
     rows = d.items.set_index("id")
     ids = list(rows.index)
@@ -104,7 +119,7 @@ def test_a_cancelled_export_writes_no_file_and_keeps_the_alignments(speech_runs,
 
     aligner = CountingAligner()
     out = tmp_path / "tg"
-    with pytest.raises(Cancelled, match="cancelled after 5 of 50 items"):
+    with pytest.raises(Cancelled, match=r"cancelled after (5|6) of 50 items"):
         export_textgrids(
             speech_runs.project,
             speech_runs.run,
@@ -116,7 +131,7 @@ def test_a_cancelled_export_writes_no_file_and_keeps_the_alignments(speech_runs,
     assert list(tmp_path.rglob("*")) == []
     # the next export goes on from the five
     export_textgrids(speech_runs.project, speech_runs.run, out, aligner)
-    assert len(aligner.texts) == 50
+    assert len(aligner.texts) == _forceable(speech_runs)
     assert len(list(out.glob("*.TextGrid"))) == 50
 
 
@@ -156,6 +171,7 @@ def test_cli_export_prints_progress_and_aligns_once(speech_runs, tmp_path, capsy
         err.splitlines()
         == ["[  0.0%] aligning the reference words", "[100.0%] 50 files written"] * 2
     )
-    assert len(aligner.texts) == 50  # the EAFs read the TextGrids' alignments
+    n = _forceable(speech_runs)
+    assert len(aligner.texts) == n  # the EAFs read the TextGrids' alignments
     assert main([*args, "--eaf", str(tmp_path / "again"), "--quiet"]) == 0
-    assert capsys.readouterr().err == "" and len(aligner.texts) == 50
+    assert capsys.readouterr().err == "" and len(aligner.texts) == n

@@ -110,8 +110,32 @@ def cmd_datasets(a):
     else:
         if not sums:
             print(f"no datasets in {p.folder}; add one with `fairdesk import` or `fairdesk demo`")
-        for s in sums:
+        from ..core.relink import audio_root
+
+        for ds, s in zip(p.datasets(), sums):
             _print_summary(s)
+            where = audio_root(p, ds, sample=20)
+            if not where.exists or where.missing:
+                print(
+                    f"  warning: {where.describe()}; `fairdesk relink --project {p.folder} "
+                    f"--dataset {ds.name!r} NEW_FOLDER`",
+                    file=sys.stderr,
+                )
+    return EXIT_OK
+
+
+def cmd_relink(a):
+    from ..core.relink import relink_dataset
+
+    p = _project(a.project, write="relinking a dataset")
+    rep = relink_dataset(p, a.dataset, a.root)
+    if a.json:
+        dump_json(rep.to_dict())
+    else:
+        print(
+            f"{a.dataset}: audio is read from {rep.new_root} (was {rep.old_root}); "
+            f"all {count(rep.items, 'file')} found there"
+        )
     return EXIT_OK
 
 
@@ -202,6 +226,16 @@ def add_commands(sub):
     s.add_argument("--project", required=True)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_datasets)
+
+    s = sub.add_parser(
+        "relink",
+        help="read a dataset's audio from another folder (a copied or moved project)",
+    )
+    s.add_argument("--project", required=True)
+    s.add_argument("--dataset", required=True)
+    s.add_argument("root", help="the folder that now holds the dataset's audio")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_relink)
 
     s = sub.add_parser("items", help="list a dataset's items")
     s.add_argument("--project", required=True)

@@ -60,6 +60,7 @@ def add_commands(sub):
         help="copy each clip next to its TextGrid (Praat opens the pair)",
     )
     s.add_argument("--json", metavar="OUT", help="what was written, as JSON")
+    s.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     s.set_defaults(func=cmd_export)
 
     s = sub.add_parser(
@@ -166,19 +167,40 @@ def cmd_export(a):
     written = {"tables": [str(x) for x in export_tables(d, a.items, a.groups, a.comparisons)]}
     for path in written["tables"]:
         print(f"table: {path}")
+    from ..reports.tiers import Aligners
+
+    aligners = Aligners(a.aligner)  # one whisper-tiny.en for both kinds of file
     for kind, folder in (("textgrid", a.textgrid), ("eaf", a.eaf)):
         if not folder:
             continue
-        if kind == "textgrid":
-            from ..reports.praat import export_textgrids
+        progress = None if a.quiet else _progress_lines()
+        try:
+            if kind == "textgrid":
+                from ..reports.praat import export_textgrids
 
-            its = export_textgrids(
-                p, a.run, folder, aligner=a.aligner, items=a.item, copy_audio=a.copy_audio
+                its = export_textgrids(
+                    p,
+                    a.run,
+                    folder,
+                    aligner=aligners,
+                    items=a.item,
+                    copy_audio=a.copy_audio,
+                    progress=progress,
+                )
+            else:
+                from ..reports.elan import export_eafs
+
+                its = export_eafs(
+                    p, a.run, folder, aligner=aligners, items=a.item, progress=progress
+                )
+        except KeyboardInterrupt:
+            print(
+                "fairdesk export: cancelled (Ctrl-C); the forced alignments made so far "
+                f"({aligners.aligned}) are kept in the project and the same command goes on "
+                "from them",
+                file=sys.stderr,
             )
-        else:
-            from ..reports.elan import export_eafs
-
-            its = export_eafs(p, a.run, folder, aligner=a.aligner, items=a.item)
+            raise
         sources: dict[str, int] = {}
         for it in its:
             sources[it.reference_source] = sources.get(it.reference_source, 0) + 1
@@ -201,6 +223,22 @@ def cmd_export(a):
     if a.json:
         dump_json(written, a.json)
     return EXIT_OK
+
+
+def _progress_lines(every: float = 2.0):
+    """``progress(fraction, message)`` printing ``[ 45.0%] message`` on stderr at most every
+    ``every`` seconds and at the end, as ``fairdesk audit`` does."""
+    import time
+
+    last = [0.0]
+
+    def progress(frac, msg):
+        now = time.monotonic()
+        if now - last[0] > every or frac >= 1.0:
+            last[0] = now
+            print(f"[{100 * frac:5.1f}%] {msg}", file=sys.stderr, flush=True)
+
+    return progress
 
 
 def cmd_annotate(a):

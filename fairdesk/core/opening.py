@@ -66,6 +66,12 @@ READ_ONLY_LAYOUT: dict[int, tuple[str, ...]] = {
         "DEFAULT 0, warnings TEXT NOT NULL DEFAULT '[]', updated_at REAL NOT NULL)",
     ),
     4: ("CREATE TEMP VIEW annotations AS SELECT *, '' AS annotator FROM main.annotations",),
+    5: (
+        "CREATE TEMP TABLE alignments (audio_hash TEXT NOT NULL, text_hash TEXT NOT NULL, "
+        "aligner TEXT NOT NULL, cut TEXT NOT NULL, words TEXT NOT NULL, aligner_key TEXT "
+        "NOT NULL DEFAULT '', run_id INTEGER, created_at REAL NOT NULL, PRIMARY KEY "
+        "(audio_hash, text_hash, aligner, cut))",
+    ),
 }
 
 

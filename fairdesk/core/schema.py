@@ -149,8 +149,28 @@ ALTER TABLE annotations ADD COLUMN annotator TEXT NOT NULL DEFAULT '';
 CREATE INDEX annotations_item_kind ON annotations(item_id, kind, id);
 """
 
+# Version 6: the forced alignments of reference words the tier exports (TextGrid, EAF) make,
+# kept so that the next export reads them instead of aligning again. Keyed by what they are
+# the alignment of: the clip's content hash, the reference text's hash, the aligner and the
+# stretch of the clip it read (``cut``); a changed transcript or audio is a new key.
+# ``run_id``: the run the export was of (for information). Idempotent (IF NOT EXISTS) so
+# that it can be renumbered when migrations are merged.
+_ALIGNMENTS = """
+CREATE TABLE IF NOT EXISTS alignments (
+    audio_hash TEXT NOT NULL,
+    text_hash TEXT NOT NULL,
+    aligner TEXT NOT NULL,
+    cut TEXT NOT NULL,
+    words TEXT NOT NULL,
+    aligner_key TEXT NOT NULL DEFAULT '',
+    run_id INTEGER,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (audio_hash, text_hash, aligner, cut)
+);
+"""
+
 #: Migration scripts; index i moves a database from user_version i to i + 1.
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _STALE, _V5)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _STALE, _V5, _ALIGNMENTS)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -62,12 +62,17 @@ class Context(QObject):
     runs_changed = Signal()
     run_selected = Signal(int)
     status = Signal(str)
+    #: a dataset's audio is read from another folder now: (dataset name, new root)
+    dataset_relinked = Signal(str, str)
 
     def __init__(self, folder=None, parent=None):
         super().__init__(parent)
         self.jobs = JobRegistry(self)
         self.project: Project | None = None
         self.run_id: int | None = None
+        #: the run to show first when the project's runs are listed (the one shown when the
+        #: window last closed; the window sets it from its settings), else the newest
+        self.remembered_run: int | None = None
         # (run id, its AuditRun): decoded once per run selection
         self._run_cache: tuple[int, AuditRun] | None = None
         self.runs_changed.connect(self.forget_runs)
@@ -106,7 +111,33 @@ class Context(QObject):
             )
         else:
             self.status.emit(f"project {self.project.folder}")
+        self._say_missing_audio()
         return self.project
+
+    def _say_missing_audio(self) -> None:
+        """Say so when a dataset's audio folder is not where the project names it (a copied
+        or moved project): the status bar names it and the way to relink it."""
+        from ..core.relink import audio_root
+
+        for ds in self.project.datasets():
+            where = audio_root(self.project, ds, sample=5)
+            if where.items and (not where.exists or where.missing):
+                self.status.emit(
+                    f"{where.describe()}; relink it: Datasets ▸ Relink audio folder… "
+                    "(or `fairdesk relink`)"
+                )
+                return
+
+    def relink_dataset(self, name: str, root):
+        """Read dataset ``name``'s audio from ``root`` (:func:`fairdesk.core.relink.
+        relink_dataset`: refused, with a message naming a missing file, unless every file
+        is there); the views that play or export it read the new root from now on."""
+        from ..core.relink import relink_dataset
+
+        rep = relink_dataset(self.project, name, root)
+        self.dataset_relinked.emit(name, str(rep.new_root))
+        self.status.emit(f"audio of {name!r} is read from {rep.new_root} now (was {rep.old_root})")
+        return rep
 
     def refresh(self) -> None:
         self.project_changed.emit()

@@ -68,6 +68,7 @@ class DatasetPanel(QWidget):
         self._frame = None  # the dataset's items (all columns), rows as in the model
         self._root: Path | None = None
         self._filters: dict[str, QComboBox] = {}
+        self.relink_error = ""  # why the last relink was refused
 
         self.open_btn = QPushButton("Open project…")
         self.demo_btn = QPushButton("Open demo…")
@@ -89,6 +90,16 @@ class DatasetPanel(QWidget):
         self.datasets.setMaximumHeight(130)
         self.summary_label = QLabel()
         self.summary_label.setWordWrap(True)
+        # where the audio is read from (a copied project may still name the original's)
+        self.audio_label = QLabel()
+        self.audio_label.setWordWrap(True)
+        self.audio_label.setTextFormat(Qt.RichText)
+        self.relink_btn = QPushButton("Relink audio folder…")
+        self.relink_btn.setToolTip(
+            "The dataset's audio has moved (a copied or moved project): choose the folder "
+            "that holds it now; every file is checked before the project is changed"
+        )
+        self.relink_btn.clicked.connect(lambda: self.relink())
         self.groups = QTreeWidget()
         self.groups.setHeaderLabels(["Column / value", "Items", "Speakers"])
         self.groups.setAlternatingRowColors(True)
@@ -106,6 +117,10 @@ class DatasetPanel(QWidget):
         lv.addWidget(h)
         lv.addWidget(self.datasets)
         lv.addWidget(self.summary_label)
+        audio_row = QHBoxLayout()
+        audio_row.addWidget(self.audio_label, 1)
+        audio_row.addWidget(self.relink_btn, 0, Qt.AlignTop)
+        lv.addLayout(audio_row)
         lv.addWidget(self.groups, 1)
 
         # right: items
@@ -284,6 +299,8 @@ class DatasetPanel(QWidget):
             )
             self.model.set_frame(None)
             self._frame = None
+            self.audio_label.clear()
+            self.relink_btn.hide()
             if self.annotation is not None:
                 self.annotation.set_item(None)
             self._update_count()
@@ -321,6 +338,7 @@ class DatasetPanel(QWidget):
         latest = p.latest_transcripts(frame["db_id"]) if len(frame) else {}
         frame["annotation"] = [latest.get(int(i), "") for i in frame["db_id"]]
         self._frame, self._root = frame, ds.root
+        self._show_audio_root(ds)
         cols = [
             c
             for c in ("id", "text", "annotation", "speaker_id", "duration", "content_id")
@@ -336,6 +354,54 @@ class DatasetPanel(QWidget):
         self._fit_columns()
         self._update_count()
         self.dataset_selected.emit(name)
+
+    # -- where the audio is read from ----------------------------------------------------
+    def _show_audio_root(self, ds) -> None:
+        from ..core.relink import audio_root
+        from .theme import esc
+
+        where = audio_root(self.ctx.project, ds, sample=20)
+        text = f"Audio from <code>{esc(where.root)}</code>"
+        if not where.exists:
+            text += " <span style='color:#c62828'>— folder not found: relink it</span>"
+        elif where.missing:
+            text += (
+                f" <span style='color:#c62828'>— {where.missing} of {where.checked} files "
+                "checked are missing</span>"
+            )
+        self.audio_label.setText(text)
+        self.audio_label.setToolTip(where.describe())
+        self.relink_btn.setVisible(True)
+        self.relink_btn.setEnabled(not self.ctx.read_only)
+
+    def relink(self, folder=None) -> bool:
+        """Read the shown dataset's audio from ``folder`` (asked for when None); refused,
+        with the missing file named, unless every item's file is there. Returns whether
+        the dataset was relinked."""
+        from ..core.errors import FairdeskError
+
+        name = self.current_dataset()
+        if name is None or self.ctx.project is None:
+            return False
+        asked = folder is None
+        if asked:
+            start = self._root if self._root is not None and self._root.is_dir() else Path.home()
+            folder = QFileDialog.getExistingDirectory(
+                self, f"The folder that now holds the audio of {name}", str(start)
+            )
+            if not folder:
+                return False
+        try:
+            self.ctx.relink_dataset(name, folder)
+        except FairdeskError as exc:
+            self.relink_error = str(exc)
+            self.ctx.status.emit(f"not relinked: {exc}")
+            if asked:
+                QMessageBox.warning(self, "Relink audio folder", str(exc))
+            return False
+        self.relink_error = ""
+        self._show(name)  # the items, their player and the label read the new root
+        return True
 
     def _fit_columns(self) -> None:
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)

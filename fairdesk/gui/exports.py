@@ -26,9 +26,11 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMenu,
     QMessageBox,
+    QProgressBar,
     QPushButton,
     QToolButton,
     QVBoxLayout,
+    QWidget,
 )
 
 from ..core.atomic import OutputError
@@ -102,6 +104,67 @@ class ReportDialog(QDialog):
         }
 
 
+class ExportProgress(QWidget):
+    """The status bar's progress of the running tier exports (TextGrids, ELAN files): what
+    is exported, a bar, and Cancel. Cancel stops the export before its files are written
+    (none is then written); once the writing has begun it is disabled, as the files are
+    written in a moment and all of them are."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.what = QLabel()
+        self.bar = QProgressBar()
+        self.bar.setRange(0, 1000)
+        self.bar.setFixedWidth(150)
+        self.bar.setTextVisible(True)
+        self.bar.setFormat("%p%")
+        self.cancel_btn = QPushButton("Cancel")
+        self.cancel_btn.setToolTip(
+            "Stop the export: no file is written; the alignments made so far are kept "
+            "for the next export"
+        )
+        self.cancel_btn.clicked.connect(self.cancel)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.what)
+        lay.addWidget(self.bar)
+        lay.addWidget(self.cancel_btn)
+        self.jobs: list[Job] = []
+        self.hide()
+
+    def track(self, job: Job, what: str) -> None:
+        """Show ``job``'s progress (the newest tracked job's) until it finishes."""
+        self.jobs.append(job)
+        self.what.setText(what)
+        self.bar.setValue(0)
+        self.cancel_btn.setEnabled(True)
+        sig = job.signals
+        sig.progress.connect(lambda f, m, j=job: self._progress(j, f, m))
+        sig.partial.connect(lambda v, j=job: self._partial(j, v))
+        sig.finished.connect(lambda j=job: self._finished(j))
+        self.show()
+
+    def _progress(self, job: Job, fraction: float, message: str) -> None:
+        if self.jobs and job is self.jobs[-1]:
+            self.bar.setValue(int(round(1000 * max(0.0, min(1.0, fraction)))))
+            self.bar.setToolTip(message)
+
+    def _partial(self, job: Job, value) -> None:
+        if value == "writing" and self.jobs and job is self.jobs[-1]:
+            self.cancel_btn.setEnabled(False)  # the files are being written: all of them
+
+    def _finished(self, job: Job) -> None:
+        if job in self.jobs:
+            self.jobs.remove(job)
+        if not self.jobs:
+            self.hide()
+
+    def cancel(self) -> None:
+        """Cancel every tracked export still aligning."""
+        for job in list(self.jobs):
+            job.cancel()
+
+
 class Exporter(QObject):
     """Runs the exports of the window's shown run as jobs and says how they went.
 
@@ -111,17 +174,21 @@ class Exporter(QObject):
     done(str, object) : kind (``report``, ``tables``, ``textgrid``, ``eaf``) and the job's
         result.
     failed(str, str) : kind and the error message.
+    cancelled(str) : kind of an export the user cancelled (it wrote nothing).
     """
 
     message = Signal(str)
     done = Signal(str, object)
     failed = Signal(str, str)
+    cancelled = Signal(str)
 
     def __init__(self, ctx, parent=None):
         super().__init__(parent)
         self.ctx = ctx
         self.last_message = ""
         self.message.connect(lambda m: setattr(self, "last_message", m))
+        #: progress and Cancel of the tier exports (the window puts it in its status bar)
+        self.progress_view = ExportProgress()
 
     def _submit(self, kind: str, job: Job, describe) -> Job:
         job.signals.progress.connect(lambda _f, m: self.message.emit(f"{m}…"))
@@ -131,7 +198,21 @@ class Exporter(QObject):
         job.signals.error.connect(
             lambda m: (self.message.emit(f"Export failed: {m}"), self.failed.emit(kind, m))
         )
+        job.signals.cancelled.connect(lambda j=job: self._cancelled(kind, j))
         return self.ctx.jobs.submit(job, channel=f"export-{kind}")
+
+    def _cancelled(self, kind: str, job: Job) -> None:
+        if job.stale:  # replaced by a newer export of the same kind, which says how it went
+            return
+        self.message.emit(
+            "Export cancelled: no file was written"
+            + (
+                "; the alignments made so far are kept for the next export"
+                if kind in ("textgrid", "eaf")
+                else ""
+            )
+        )
+        self.cancelled.emit(kind)
 
     def report(self, run_id: int, path, *, pdf=None, embed_audio: bool = False) -> Job:
         """Write the HTML report (and the PDF) of ``run_id`` in the background."""
@@ -177,26 +258,35 @@ class Exporter(QObject):
             ),
         )
 
-    def tiers(self, run_id: int, folder, kind: str = "textgrid") -> Job:
-        """One TextGrid or EAF per item in ``folder``."""
+    def tiers(self, run_id: int, folder, kind: str = "textgrid", aligner="auto") -> Job:
+        """One TextGrid or EAF per item in ``folder``, with progress and Cancel in
+        :attr:`progress_view`; the forced alignments an earlier export stored are reused.
+        ``aligner``: ``auto``, ``whisper``, ``even`` or an aligner object (tests)."""
         job = Job(
             tasks.export_tiers,
             str(self.ctx.folder),
             int(run_id),
             str(folder),
             kind=kind,
+            aligner=aligner,
             name=kind,
             request=int(run_id),
         )
+        job.kwargs["partial"] = job.emit_partial
         what = "TextGrids" if kind == "textgrid" else "ELAN files"
 
         def said(out):
             how = ", ".join(f"{n} {k}" for k, n in (out.get("reference_times") or {}).items())
-            return f"{out['n']} {what} of run {run_id} written to {folder}" + (
-                f" (reference times: {how})" if how else ""
+            reused = int(out.get("reused") or 0)
+            return (
+                f"{out['n']} {what} of run {run_id} written to {folder}"
+                + (f" (reference times: {how})" if how else "")
+                + (f"; {reused} alignments read from the project" if reused > 0 else "")
             )
 
-        return self._submit(kind, job, said)
+        self._submit(kind, job, said)
+        self.progress_view.track(job, f"{what} of run {run_id}")
+        return job
 
 
 # -- charts ----------------------------------------------------------------------------

@@ -223,6 +223,7 @@ class ItemPanel(SaliencyMixin, QWidget):
             shortcut(self, key, slot)
         self._pending_run: int | None = None
         ctx.run_selected.connect(self._run_selected)
+        ctx.dataset_relinked.connect(self._relinked)
         if ctx.run_id is not None:
             self._run_selected(ctx.run_id)
 
@@ -232,6 +233,11 @@ class ItemPanel(SaliencyMixin, QWidget):
             self.load_run(run_id)
         else:
             self._pending_run = int(run_id)
+
+    def _relinked(self, name: str, root: str) -> None:
+        """The run's dataset reads its audio from ``root`` now: play from there."""
+        if self.run is not None and self.run.dataset == name and self.dataset_root is not None:
+            self.dataset_root = Path(root)
 
     def showEvent(self, event):  # noqa: N802 - Qt API
         super().showEvent(event)

@@ -23,7 +23,15 @@ from .item_panel import ItemPanel
 from .qapp import save_grab
 from .record_panel import RecordPanel
 from .results_panel import ResultsPanel
-from .settings import app_settings, get_json, put_json, recent_projects, remember_project
+from .settings import (
+    app_settings,
+    get_json,
+    last_run,
+    put_json,
+    recent_projects,
+    remember_project,
+    remember_run,
+)
 
 log = logging.getLogger("fairdesk.gui")
 
@@ -93,6 +101,9 @@ class MainWindow(QMainWindow):
             # the last project cannot be opened any more: start on the first-run page
             log.warning("the last project %s cannot be opened: %s", folder, exc)
             self.ctx = Context(None, self)
+        self._restore = restore
+        if restore and self.ctx.folder is not None:  # before the results list the runs
+            self.ctx.remembered_run = last_run(self.settings, self.ctx.folder)
         self.datasets = DatasetPanel(self.ctx)
         self.audit = AuditPanel(self.ctx)
         self.results = ResultsPanel(self.ctx)
@@ -118,11 +129,13 @@ class MainWindow(QMainWindow):
         self.ctx.status.connect(lambda m: self.statusBar().showMessage(m, 8000))
         self.exporter = Exporter(self.ctx, self)
         self.exporter.message.connect(lambda m: self.statusBar().showMessage(m, 15000))
+        self.statusBar().addPermanentWidget(self.exporter.progress_view)
         self.results.chart_export.failed.connect(
             lambda m: self.statusBar().showMessage(f"Export failed: {m}", 15000)
         )
         self.report_dialog: ReportDialog | None = None
         self.ctx.project_changed.connect(self._project_changed)
+        self.ctx.run_selected.connect(self._remember_run)
         self.audit.run_done.connect(lambda _id: self.show_tab("results"))
         self.audit.show_run.connect(lambda _id: self.show_tab("results"))
         self.welcome.demo.connect(self.open_demo)
@@ -207,11 +220,17 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"{f}: {self.ctx.read_only_tip()}")
         if f is not None:
             remember_project(self.settings, f)
+            # fired before the runs are listed again: they open on the run last shown here
+            self.ctx.remembered_run = last_run(self.settings, f) if self._restore else None
             self.stack.setCurrentWidget(self.tabs)
         else:
             self.welcome.set_recent(recent_projects(self.settings))
             self.stack.setCurrentWidget(self.welcome)
         self.welcome.set_busy("")
+
+    def _remember_run(self, run_id: int) -> None:
+        if self.ctx.folder is not None:
+            remember_run(self.settings, self.ctx.folder, run_id)
 
     def open_project(self, folder) -> None:
         try:

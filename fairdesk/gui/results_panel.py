@@ -231,10 +231,16 @@ class ResultsPanel(QWidget):
         for r in runs:
             self.runs.addItem(r.label(), r.id)
         self.runs.blockSignals(False)
-        if self.run_id is not None and self.runs.findData(self.run_id) >= 0:
+        if (
+            self.run_id is not None
+            and self.ctx.run_id is not None
+            and self.runs.findData(self.run_id) >= 0
+        ):
             self.runs.setCurrentIndex(self.runs.findData(self.run_id))
-        elif runs and self.run_id is None and self.ctx.run_id is None:
-            self.ctx.select_run(runs[0].id)
+        elif runs and self.ctx.run_id is None:
+            # a project just opened: the run shown when it was last closed, else the newest
+            want = self.ctx.remembered_run
+            self.ctx.select_run(want if want in {r.id for r in runs} else runs[0].id)
         elif not runs:
             self.show_result(None)
 

@@ -50,6 +50,22 @@ def remember_project(s: QSettings, folder) -> None:
     )
 
 
+def last_run(s: QSettings, folder) -> int | None:
+    """The run last shown in the project ``folder`` (None: none remembered)."""
+    runs = get_json(s, "last_runs", {})
+    v = runs.get(str(folder)) if isinstance(runs, dict) else None
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def remember_run(s: QSettings, folder, run_id: int) -> None:
+    """Remember ``run_id`` as the run shown in project ``folder`` (the window reopens it);
+    the projects shown most recently are kept."""
+    runs = get_json(s, "last_runs", {})
+    runs = {k: v for k, v in (runs.items() if isinstance(runs, dict) else ()) if k != str(folder)}
+    runs[str(folder)] = int(run_id)
+    put_json(s, "last_runs", dict(list(runs.items())[-4 * MAX_RECENT :]))
+
+
 class _SplitterSizes(QObject):
     """Applies remembered sizes to a splitter when it is first shown (a hidden splitter has
     no real size yet, and would scale them)."""

@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..core.atomic import atomic_write, make_folder
+from ..core.atomic import atomic_write
 from .data import load_run
 from .item_files import item_file
-from .tiers import TIERS, run_tiers
+from .tiers import TIERS, export_items
 from .transcripts import import_transcripts
 
 ITEM_PROPERTY = "fairdesk:item"
@@ -58,15 +58,30 @@ def write_eaf(it, path) -> Path:
     return path
 
 
-def export_eafs(project, run_id: int, folder, aligner="auto", items=None) -> list:
+def export_eafs(
+    project,
+    run_id: int,
+    folder,
+    aligner="auto",
+    items=None,
+    *,
+    progress=None,
+    cancelled=None,
+    writing=None,
+) -> list:
     """One EAF per analysed item of a run in ``folder``, named as the TextGrids are (see
     :func:`fairdesk.reports.praat.export_textgrids` for the parameters)."""
-    folder = make_folder(folder, "the ELAN files")
-    done = []
-    for it in run_tiers(load_run(project, run_id), aligner, items):
-        write_eaf(it, folder / item_file(it.item, ".eaf"))
-        done.append(it)
-    return done
+    return export_items(
+        load_run(project, run_id),
+        folder,
+        "the ELAN files",
+        lambda it, folder: write_eaf(it, folder / item_file(it.item, ".eaf")),
+        aligner,
+        items,
+        progress=progress,
+        cancelled=cancelled,
+        writing=writing,
+    )
 
 
 def read_eaf(path) -> tuple[str | None, dict]:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from ..core.atomic import atomic_path, make_folder
+from ..core.atomic import atomic_path
 from .data import load_run
 from .item_files import item_file
-from .tiers import TIERS, run_tiers
+from .tiers import TIERS, export_items
 from .transcripts import import_transcripts
 
 
@@ -30,7 +30,16 @@ def write_textgrid(it, path) -> Path:
 
 
 def export_textgrids(
-    project, run_id: int, folder, aligner="auto", items=None, copy_audio: bool = False
+    project,
+    run_id: int,
+    folder,
+    aligner="auto",
+    items=None,
+    copy_audio: bool = False,
+    *,
+    progress=None,
+    cancelled=None,
+    writing=None,
 ) -> list:
     """One TextGrid per analysed item of a run in ``folder``, named after the item id with
     folders mirroring its ``/`` parts (``audio/0053/x.TextGrid``;
@@ -44,20 +53,30 @@ def export_textgrids(
     items : only these item ids (default: all).
     copy_audio : also copy each clip next to its TextGrid under the same name (Praat opens
         the pair with Open → Read from file, then View & Edit).
+    progress, cancelled, writing : see :func:`fairdesk.reports.tiers.export_items`.
 
     Returns
     -------
     list of ItemTiers
         What was written, with how each item's reference times were obtained.
     """
-    folder = make_folder(folder, "the TextGrids")
-    done = []
-    for it in run_tiers(load_run(project, run_id), aligner, items):
+
+    def write(it, folder: Path) -> None:
         write_textgrid(it, folder / item_file(it.item, ".TextGrid"))
         if copy_audio and it.audio is not None and it.audio.exists():
             _copy_audio(it.audio, folder / item_file(it.item, it.audio.suffix))
-        done.append(it)
-    return done
+
+    return export_items(
+        load_run(project, run_id),
+        folder,
+        "the TextGrids",
+        write,
+        aligner,
+        items,
+        progress=progress,
+        cancelled=cancelled,
+        writing=writing,
+    )
 
 
 def _copy_audio(src: Path, dst: Path) -> None:

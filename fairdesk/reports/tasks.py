@@ -53,20 +53,42 @@ def export_tables(folder, run_id, out_dir, *, ext="csv", progress, cancelled):
     return [str(p) for p in paths]
 
 
-def export_tiers(folder, run_id, out_dir, *, kind="textgrid", progress, cancelled):
+def export_tiers(
+    folder, run_id, out_dir, *, kind="textgrid", aligner="auto", progress, cancelled, partial=None
+):
     """One Praat TextGrid (``kind="textgrid"``) or ELAN ``.eaf`` (``"eaf"``) per item of a
-    run in ``out_dir``; returns ``{"n": int, "aligners": {how: count}}``."""
+    run in ``out_dir``, with a progress report per item; a cancel before the writing begins
+    leaves no file (:func:`fairdesk.reports.tiers.export_items`); ``partial("writing")``
+    says the writing has begun. The forced alignments are read from the project where an
+    earlier export stored them. Returns ``{"n": int, "reference_times": {how: count},
+    "aligned": int, "reused": int}`` (items forced-aligned now; read back from the project)."""
     from collections import Counter
 
     from ..reports.elan import export_eafs
     from ..reports.praat import export_textgrids
+    from ..reports.tiers import Aligners
 
-    progress(0.0, f"aligning and writing the {'TextGrids' if kind == 'textgrid' else 'EAFs'}")
+    what = "TextGrids" if kind == "textgrid" else "ELAN files"
+    progress(0.0, f"aligning the reference words for the {what}")
+    aligners = aligner if isinstance(aligner, Aligners) else Aligners(aligner)
     project = Project(folder)
     try:
         fn = export_textgrids if kind == "textgrid" else export_eafs
-        done = fn(project, int(run_id), out_dir)
+        done = fn(
+            project,
+            int(run_id),
+            out_dir,
+            aligners,
+            progress=progress,
+            cancelled=cancelled,
+            writing=None if partial is None else (lambda: partial("writing")),
+        )
     finally:
         project.close()
     how = Counter(it.reference_source or "?" for it in done)
-    return {"n": len(done), "reference_times": dict(how)}
+    return {
+        "n": len(done),
+        "reference_times": dict(how),
+        "aligned": aligners.aligned,
+        "reused": aligners.reused,
+    }

@@ -10,7 +10,10 @@ Four tiers (names in :data:`TIERS`):
     only the speech: the clip cut to the audit's VAD regions or its voiced part, so no word
     lands in leading silence), or, where neither is available (other languages, longer
     clips, no aligner installed), from an even split of the speech by word length. Each item
-    records which one it got (``reference_source``).
+    records which one it got (``reference_source``). A forced alignment is stored in the
+    project (:mod:`fairdesk.core.alignments`, keyed by the clip, the text, the aligner and
+    the stretch it read), so the next export, TextGrid or EAF, reads it instead of aligning
+    again; a corrected transcript is aligned anew.
 ``hypothesis``
     The model's words at the model's own times (``predictions.words``); when the model gave
     no times (imported predictions, most CTC models), one interval spanning the utterance
@@ -53,6 +56,8 @@ MIN_ALIGN_SECONDS = 0.3
 SALIENCY_QUANTILE = 0.8
 
 SOURCE_CACHED = "forced alignment cached by the explain stage"
+#: The built-in aligner's name in the project's alignment cache.
+WHISPER_NAME = "whisper-tiny.en"
 SOURCE_WHISPER = "forced alignment with whisper-tiny.en"
 SOURCE_EVEN = "even split of the speech by word length (no forced alignment)"
 
@@ -122,6 +127,9 @@ class Aligners:
 
     def __init__(self, mode="auto"):
         self.mode = mode
+        #: how many items were forced-aligned now, and how many read from the project's store
+        self.aligned = 0
+        self.reused = 0
         self._whisper = None
         self._whisper_error: str | None = None
 
@@ -141,8 +149,26 @@ class Aligners:
                 self._whisper_error = f"{type(exc).__name__}: {exc}"
         return self._whisper
 
+    @property
+    def name(self) -> str:
+        """The aligner's name in the alignment cache (:mod:`fairdesk.core.alignments`):
+        ``whisper-tiny.en`` for the built-in one (known before it is loaded), else the
+        given object's ``key``."""
+        if isinstance(self.mode, str):
+            return WHISPER_NAME
+        return str(getattr(self.mode, "key", type(self.mode).__name__))
+
+    def _source(self, aligner) -> str:
+        if isinstance(self.mode, str):
+            return SOURCE_WHISPER
+        return f"forced alignment with {getattr(aligner, 'key', type(aligner).__name__)}"
+
     def spans(self, d: RunData, row: dict, words: list[str], samples, duration: float):
-        """(list of (start, end, word), source, note) for one item's reference words."""
+        """(list of (start, end, word), source, note) for one item's reference words.
+
+        A forced alignment stored in the project for this clip, text, aligner and cut is
+        read back, not made again (:mod:`fairdesk.core.alignments`); a new one is stored.
+        """
         from ..explain.alignment import MAX_SECONDS
         from ..metrics.normalize import is_english
 
@@ -157,16 +183,20 @@ class Aligners:
         english = is_english(d.language)
         usable = self.mode != "even" and samples is not None and duration <= MAX_SECONDS
         if usable and (english or not isinstance(self.mode, str)):
-            aligner = self._aligner()
-            if aligner is not None:
-                spans = _align_speech(aligner, row, samples, text, duration)
-                if spans:
-                    src = (
-                        SOURCE_WHISPER
-                        if aligner is self._whisper
-                        else f"forced alignment with {getattr(aligner, 'key', type(aligner).__name__)}"
-                    )
-                    return spans, src, ""
+            a, b = align_cut(row, samples, duration)
+            stored = _stored_alignment(d, row, text, self.name, a, b)
+            if stored is not None:
+                self.reused += 1
+            if stored:
+                return stored, self._source(self.mode), ""
+            if stored is None:
+                aligner = self._aligner()
+                if aligner is not None:
+                    spans = _align_speech(aligner, samples, text, a, b, duration)
+                    self.aligned += 1
+                    _store_alignment(d, row, text, self.name, a, b, spans, aligner)
+                    if spans:
+                        return spans, self._source(aligner), ""
             note = f"aligner unavailable ({self._whisper_error})" if self._whisper_error else ""
         elif self.mode != "even" and not english:
             note = f"no forced aligner for language {d.language!r} (whisper-tiny.en is English)"
@@ -174,6 +204,29 @@ class Aligners:
             note = f"clip longer than {MAX_SECONDS:.0f} s"
         s, e = speech_bounds(row, samples, duration)
         return even_split(words, s, e), SOURCE_EVEN, note
+
+
+def _stored_alignment(d: RunData, row: dict, text: str, name: str, a: float, b: float):
+    """The spans stored for this clip, text, aligner and cut (None: none stored, or the
+    item has no audio hash to key them by)."""
+    from ..core.alignments import cut_key, lookup_alignment
+
+    ah = row.get("audio_hash")
+    if not isinstance(ah, str) or not ah:
+        return None
+    return lookup_alignment(d.project, ah, text, name, cut_key(a, b))
+
+
+def _store_alignment(d: RunData, row: dict, text: str, name: str, a, b, spans, aligner) -> None:
+    from ..core.alignments import cut_key, save_alignment
+
+    ah = row.get("audio_hash")
+    if not isinstance(ah, str) or not ah:
+        return
+    key = getattr(aligner, "key", "")
+    save_alignment(
+        d.project, ah, text, name, cut_key(a, b), spans, aligner_key=str(key), run_id=d.run_id
+    )
 
 
 def speech_bounds(row: dict, samples, duration: float) -> tuple[float, float]:
@@ -197,17 +250,23 @@ def speech_bounds(row: dict, samples, duration: float) -> tuple[float, float]:
     return 0.0, duration
 
 
-def _align_speech(aligner, row: dict, samples, text: str, duration: float):
-    """Forced alignment of the speech only: the clip cut to :func:`speech_bounds` with
-    :data:`ALIGN_PAD` on each side, the spans moved back to the clip's time (a word is never
-    placed in the silence before the speech, where Whisper's alignment puts it when it reads
-    the whole clip)."""
-    from ..constants import SAMPLE_RATE
-
+def align_cut(row: dict, samples, duration: float) -> tuple[float, float]:
+    """The stretch of the clip the forced aligner reads (seconds): :func:`speech_bounds`
+    with :data:`ALIGN_PAD` on each side, or the whole clip when that leaves less than
+    :data:`MIN_ALIGN_SECONDS`."""
     s, e = speech_bounds(row, samples, duration)
     a, b = max(0.0, s - ALIGN_PAD), min(duration, e + ALIGN_PAD)
     if b - a < MIN_ALIGN_SECONDS:  # too little to cut to: the whole clip
         a, b = 0.0, duration
+    return a, b
+
+
+def _align_speech(aligner, samples, text: str, a: float, b: float, duration: float):
+    """Forced alignment of the speech only: the clip cut to [a, b] (:func:`align_cut`), the
+    spans moved back to the clip's time (a word is never placed in the silence before the
+    speech, where Whisper's alignment puts it when it reads the whole clip)."""
+    from ..constants import SAMPLE_RATE
+
     cut = samples[int(round(a * SAMPLE_RATE)) : int(round(b * SAMPLE_RATE))]
     spans = aligner.align(cut, text) if len(cut) else []
     return [(min(a + w.start, duration), min(a + w.end, duration), w.word) for w in spans or ()]
@@ -431,12 +490,84 @@ def item_tiers(d: RunData, row: dict, aligners: Aligners) -> ItemTiers:
     )
 
 
-def run_tiers(d: RunData, aligner="auto", items=None):
-    """:class:`ItemTiers` of each analysed item of the run (``items``: only these ids)."""
+def run_tiers(d: RunData, aligner="auto", items=None, *, progress=None, cancelled=None) -> list:
+    """:class:`ItemTiers` of each analysed item of the run (``items``: only these ids).
+
+    Parameters
+    ----------
+    progress : ``progress(fraction, message)`` after each item ("aligning 12/460, ETA …").
+    cancelled : ``cancelled() -> bool``, checked before each item; when it turns true,
+        :class:`fairdesk.core.progress.Cancelled` is raised (the alignments made so far
+        are stored: the next export starts from them).
+    """
+    import time
+
+    from ..core.progress import Cancelled, Progress
+
     aligners = aligner if isinstance(aligner, Aligners) else Aligners(aligner)
     rows = d.items.to_dict(orient="records")
     if items is not None:
         wanted = {str(i) for i in items}
         rows = [r for r in rows if str(r.get("id")) in wanted]
-    for r in rows:
-        yield item_tiers(d, r, aligners)
+    bar = Progress(progress, cancelled)
+    started = time.monotonic()
+    out = []
+    for k, r in enumerate(rows):
+        if bar.cancelled():
+            raise Cancelled(f"the export was cancelled after {k} of {len(rows)} items")
+        out.append(item_tiers(d, r, aligners))
+        bar.items(k + 1, len(rows), started, "aligning item")
+    return out
+
+
+def export_items(
+    d: RunData,
+    folder,
+    purpose: str,
+    write,
+    aligner="auto",
+    items=None,
+    *,
+    progress=None,
+    cancelled=None,
+    writing=None,
+) -> list:
+    """The tiers of every item first, then one file per item: a cancelled export leaves no
+    file behind (the folder is made only once every item is aligned).
+
+    Parameters
+    ----------
+    d : the run.
+    folder : where the files go (checked first, made when the writing starts).
+    purpose : what the files are, for the messages (``the TextGrids``).
+    write : ``write(ItemTiers, folder)`` writes one item's files (through
+        :mod:`fairdesk.core.atomic`).
+    aligner, items : as :func:`run_tiers`.
+    progress : ``progress(fraction, message)``: aligning up to 90 %, writing the rest.
+    cancelled : checked before each item while aligning (:func:`run_tiers`); once the
+        writing has begun it is not asked any more, so the files are all written.
+    writing : called with no argument when the writing begins (the GUI's Cancel stops
+        there).
+    """
+    from ..core.atomic import check_output_folder, make_folder
+    from ..core.progress import Progress
+
+    check_output_folder(folder, purpose)
+    bar = Progress(progress)
+    bar.stage(0.0, 0.9, "aligning the reference words")
+    done = run_tiers(
+        d,
+        aligner,
+        items,
+        progress=lambda f, m: bar.report(f, m, force=f >= 1.0),
+        cancelled=cancelled,
+    )
+    if writing is not None:
+        writing()
+    bar.stage(0.9, 1.0, f"writing {purpose}")
+    folder = make_folder(folder, purpose)
+    for k, it in enumerate(done):
+        write(it, folder)
+        bar.report((k + 1) / max(1, len(done)), f"writing {purpose} {k + 1}/{len(done)}")
+    bar.report(1.0, f"{len(done)} files written", force=True)
+    return done

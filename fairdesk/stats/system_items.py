@@ -1,4 +1,4 @@
-"""The common item set of a comparison of systems (docs/METHODS.md, "Common items"), and
+"""The common item set of a comparison of systems (docs/METHODS.md, "Common items and paired replicates"), and
 the per-item matrices the paired replicates resample: every system's statistics side by
 side, one row per common item, so that one draw of units scores every system."""
 

@@ -1,5 +1,5 @@
 """The typed results of a comparison of systems on the same items (docs/METHODS.md,
-"Comparing systems on the same items"): immutable data built by
+"Comparing systems"): immutable data built by
 :func:`fairdesk.stats.systems.compare_systems`; views only format them."""
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ CORPUS = None
 
 @dataclass(frozen=True)
 class CommonItems:
-    """The items every system has a hypothesis for (docs/METHODS.md, "Common items").
+    """The items every system has a hypothesis for (docs/METHODS.md, "Common items and paired replicates").
 
     Attributes
     ----------

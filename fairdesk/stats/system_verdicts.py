@@ -1,5 +1,5 @@
-"""Verdicts of a system difference and of a gap difference (docs/METHODS.md, "Comparing
-systems on the same items"). Pure functions of numbers.
+"""Verdicts of a system difference and of a gap difference (docs/METHODS.md,
+"System difference" and "Gap difference"). Pure functions of numbers.
 
 System difference Δ = value(B) − value(A), checked in this order:
 ``better`` / ``worse`` (p_adjusted < alpha and |Δ| ≥ the threshold; by the metric's

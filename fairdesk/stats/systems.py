@@ -1,5 +1,5 @@
-"""Compare several systems on the same items (docs/METHODS.md, "Comparing systems on the
-same items"): which recogniser is more accurate in each group, and is the newer one fairer?
+"""Compare several systems on the same items (docs/METHODS.md,
+"Comparing systems"): which recogniser is more accurate in each group, and is the newer one fairer?
 
 :func:`compare_systems` is the public entry point. It takes one item-level frame per
 system, keeps the items every system has a hypothesis for, and computes, for every system B
@@ -11,7 +11,7 @@ against the baseline A (the first system):
   once per replicate and every system scored on that draw;
 * the **gap difference** ΔGap = gap_B − gap_A per non-reference group × metric, both gaps
   against the same reference group on the same replicate draws of the group comparison's
-  scheme (two-way, speaker, content, utterance; docs/METHODS.md, "Resampling blocks");
+  scheme (two-way, speaker, content, utterance; docs/METHODS.md, "Resampling schemes");
 * CI (percentile), p (null-centred bootstrap), MDE, the estimability and descriptive rules,
   Holm over every system-difference and gap-difference test (B raised to ⌈5·m/α⌉ with this
   m), the √(k/(k−1)) small-cluster scaling where the scheme is by speaker, and the verdicts

@@ -19,6 +19,8 @@ apt_pkgs=(libportaudio2 libsndfile1 espeak-ng sox xvfb
           libxcb-xinerama0 libxcb-xkb1 libfontconfig1 libdbus-1-3 libglib2.0-0
           fonts-dejavu-core libpango-1.0-0 libpangoft2-1.0-0 poppler-utils
           desktop-file-utils)
+# NIST SCTK (sclite, sc_stats): a test tool only, for the system-comparison cross-check
+[ "${1:-}" = "--dev" ] && apt_pkgs+=(sctk)
 if command -v apt-get >/dev/null 2>&1; then
   missing=()
   for p in "${apt_pkgs[@]}"; do

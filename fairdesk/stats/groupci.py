@@ -58,6 +58,10 @@ class ValueBootstrap:
     n_items: int
     problem: str | None = None
     scaled: bool = False
+    #: the draws (``bootstrap_value(..., keep_counts=True)``): ``content`` (B × C counts of
+    #: the content codes in ``contents``), ``strata`` (per stratum B × S counts of the
+    #: speaker codes, or item positions for ``utterance``, in ``rows``)
+    counts: dict | None = None
 
 
 def value_scheme(
@@ -110,6 +114,7 @@ def bootstrap_value(
     rng: np.random.Generator,
     *,
     scale: bool = False,
+    keep_counts: bool = False,
 ) -> ValueBootstrap:
     """Replicate sums of the items in ``strata`` (each a set of row indices of ``X``).
 
@@ -126,6 +131,8 @@ def bootstrap_value(
     rng : generator.
     scale : apply the √(k/(k−1)) scaling per stratum (k = its speakers) for the speaker
         scheme (``SCALED_SCHEMES``; the two-way scheme is left as drawn).
+    keep_counts : keep the count matrices (``ValueBootstrap.counts``) so that a check can
+        recompute the replicates; the draws are the same either way.
     """
     X = np.asarray(X, dtype=float)
     K_all = X.shape[1]
@@ -143,6 +150,7 @@ def bootstrap_value(
     else:
         C = 1
     blocks = []
+    row_codes = []
     n_spk = 0
     for idx in strata:
         if scheme == "utterance":
@@ -152,6 +160,7 @@ def bootstrap_value(
             n_spk += S
         else:
             r, S = np.zeros(len(idx), dtype=np.int64), 1
+        row_codes.append(r)
         if draw_cols:
             gc = col_of[idx]
             present, c_local = np.unique(gc, return_inverse=True)
@@ -171,12 +180,17 @@ def bootstrap_value(
     width = C + max(b[2] for b in blocks) * (K + 1)
     step = _chunk(n_rep, width)
     wdt = _draw_dtype(*(b[3] for b in blocks))
+    kept = {"content": [], "strata": [[] for _ in blocks]} if keep_counts else None
     for b0 in range(0, n_rep, step):
         m = min(n_rep, b0 + step) - b0
         w = draw_counts(rng, C, m, dtype=wdt) if draw_cols else None
         # the draws in a fixed order, the strata's products side by side, the parts added
         # in stratum order: the same numbers as one loop
         us = [draw_counts(rng, b[2], m) if draw_rows else None for b in blocks]
+        if kept is not None:
+            kept["content"].append(w)
+            for k, u in enumerate(us):
+                kept["strata"][k].append(u)
 
         def part(k: int, w=w, us=us) -> np.ndarray:
             T, present, S, M = blocks[k]
@@ -189,6 +203,14 @@ def bootstrap_value(
 
         for p in parallel_map(part, range(len(blocks))):
             reps[b0 : b0 + m, live] += p
+    counts = None
+    if kept is not None:
+        counts = {
+            "content": np.vstack(kept["content"]).astype(float) if draw_cols else None,
+            "content_of_row": (col_of if draw_cols else None),
+            "strata": [np.vstack(u).astype(float) if draw_rows else None for u in kept["strata"]],
+            "row_of_item": row_codes,
+        }
     return ValueBootstrap(
         scheme=scheme,
         point=point,
@@ -197,6 +219,7 @@ def bootstrap_value(
         n_contents=C if draw_cols else None,
         n_items=len(rows_all),
         scaled=bool(scale and scheme in SCALED_SCHEMES),
+        counts=counts,
     )
 
 

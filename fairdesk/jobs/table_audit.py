@@ -105,6 +105,7 @@ def audit_table(
     hyp_col: str = "hypothesis",
     speaker_col: str = "speaker_id",
     content_col: str = "content_id",
+    return_frame: bool = False,
 ) -> AuditRun:
     """Audit a table of references and hypotheses: every text metric, no audio.
 
@@ -140,6 +141,9 @@ def audit_table(
         The table's name in the result (``table``; default: the path, or ``table``).
     ref_col, hyp_col, speaker_col, content_col : str
         The table's column names.
+    return_frame : bool
+        Return ``(run, frame)``: also the analysed per-item frame (what a comparison of
+        systems reads, :mod:`fairdesk.jobs.system_run`).
 
     Returns
     -------
@@ -226,7 +230,7 @@ def audit_table(
         from .sensitivity import sensitivity_stage
 
         run = sensitivity_stage(frame, run, settings)
-    return run
+    return (run, frame) if return_frame else run
 
 
 def _input_problems(run: AuditRun) -> list[dict]:

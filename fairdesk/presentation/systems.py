@@ -1,0 +1,246 @@
+"""How a comparison of systems reads (docs/METHODS.md, "Comparing systems on the same
+items"): the system × group table, one sentence per system difference and per gap
+difference, and the classical cross-checks. Every view (console, GUI, report, export)
+formats a :class:`~fairdesk.stats.system_results.SystemComparisonResult` through these
+functions. Pure: no Qt, no I/O."""
+
+from __future__ import annotations
+
+from .labels import metric_short, short_group
+from .numbers import MISSING, count, finite, fmt_ci, fmt_gap, fmt_p, fmt_value_ci
+
+__all__ = [
+    "GAP_WORDS",
+    "SYSTEM_WORDS",
+    "classical_line",
+    "comparison_lines",
+    "difference_sentence",
+    "disagreement_lines",
+    "gap_sentence",
+    "system_table",
+]
+
+#: A system difference's verdict in words.
+SYSTEM_WORDS = {
+    "better": "better",
+    "worse": "worse",
+    "difference_small": "significant but small",
+    "inconclusive_underpowered": "inconclusive (underpowered)",
+    "no_difference_detected": "no difference detected",
+    "descriptive": "descriptive (too few marks to test)",
+    "not_estimable": "not estimable",
+    "no_variation": "no variation",
+    "not_computable": "not computable",
+}
+#: A gap difference's verdict in words.
+GAP_WORDS = {
+    "fairer": "fairer",
+    "less_fair": "less fair",
+    "reversed": "reversed (the disadvantage moved to the other side)",
+    "difference_small": "significant but small",
+    "inconclusive_underpowered": "inconclusive (underpowered)",
+    "no_difference_detected": "no difference detected",
+    "descriptive": "descriptive (too few marks to test)",
+    "not_estimable": "not estimable",
+    "no_variation": "no variation",
+    "not_computable": "not computable",
+}
+_TESTED = {
+    "better",
+    "worse",
+    "difference_small",
+    "inconclusive_underpowered",
+    "no_difference_detected",
+    "fairer",
+    "less_fair",
+    "reversed",
+}
+
+
+def _tail(d) -> str:
+    """``[lo, hi], p_adj 0.01`` of a tested system difference, or its reason."""
+    if d.verdict not in _TESTED:
+        return f"({d.reason})" if d.reason else ""
+    ci = fmt_ci(d.metric, d.ci_low, d.ci_high, gap=True, with_unit=False)
+    return f"{ci}, p_adj {fmt_p(d.p_adjusted)}"
+
+
+def difference_sentence(d) -> str:
+    """``pocketsphinx-en-us vs whisper-tiny.en, WER among child: +33.3 pp [27.0, 39.1],
+    p_adj < 0.001: worse``."""
+    where = "corpus-wide" if d.group is None else f"among {short_group(d.group)}"
+    head = f"{d.system} vs {d.baseline}, {metric_short(d.metric)} {where}"
+    tail = _tail(d)
+    word = SYSTEM_WORDS.get(d.verdict, d.verdict)
+    return f"{head}: {fmt_gap(d.metric, d.difference)} {tail}: {word}".replace("  ", " ")
+
+
+def _gap_points(metric: str, x) -> str:
+    """The size of a gap change in words: ``6.1 points`` (rates), ``0.12`` (ratios)."""
+    text = fmt_gap(metric, abs(x) if finite(x) is not None else x).lstrip("+")
+    return text.replace(" pp", " points")
+
+
+def gap_sentence(g) -> str:
+    """``pocketsphinx-en-us narrows the child-vs-adult WER gap by 6.1 points [2.0, 10.3],
+    p_adj 0.01: fairer``.
+
+    Where both gaps have one sign the size and CI are of the change in the gap's size
+    (narrowing or widening; ΔGap = gap_B − gap_A with the sign of the baseline's gap); where
+    the sign flips, both gaps and ΔGap [CI] are given."""
+    pair = f"{short_group(g.group)}-vs-{short_group(g.reference)} {metric_short(g.metric)} gap"
+    a, b, d = finite(g.baseline_gap), finite(g.gap), finite(g.difference)
+    tested = g.verdict in _TESTED
+    lo, hi = finite(g.ci_low), finite(g.ci_high)
+    tail = f", p_adj {fmt_p(g.p_adjusted)}" if tested else (f" ({g.reason})" if g.reason else "")
+    word = GAP_WORDS.get(g.verdict, g.verdict)
+    if a is None or b is None or d is None:
+        return f"{g.system} leaves the {pair} unmeasured{tail}: {word}"
+    if (a < 0) != (b < 0) and a != 0 and b != 0:
+        ci = fmt_ci(g.metric, lo, hi, gap=True, with_unit=False) if tested else ""
+        return (
+            f"{g.system} turns the {pair} from {fmt_gap(g.metric, a)} to "
+            f"{fmt_gap(g.metric, b)} (ΔGap {fmt_gap(g.metric, d)} {ci}".rstrip()
+            + f"){tail}: {word}"
+        )
+    sign = 1.0 if (a if a != 0 else b) >= 0 else -1.0
+    change = sign * d  # > 0: the gap grew
+    verb = "widens" if change > 0 else "narrows" if change < 0 else "leaves unchanged"
+    k = 1.0 if change > 0 else -1.0
+    ci = ""
+    if tested and lo is not None and hi is not None:
+        ends = sorted((k * sign * lo, k * sign * hi))
+        ci = " " + fmt_ci(g.metric, ends[0], ends[1], gap=False, with_unit=False)
+    if change == 0:
+        return f"{g.system} leaves the {pair} unchanged{ci}{tail}: {word}"
+    return f"{g.system} {verb} the {pair} by {_gap_points(g.metric, change)}{ci}{tail}: {word}"
+
+
+def classical_line(c) -> str:
+    """The sign and Wilcoxon tests of one system against the baseline, labelled."""
+    return (
+        f"{c.system} vs {c.baseline}, {metric_short(c.metric)} per utterance "
+        f"({count(c.n_items, 'utterance')}: {c.n_positive} better for {c.system}, "
+        f"{c.n_negative} worse, {c.n_ties} tied): sign test p {fmt_p(c.sign_p)}, "
+        f"Wilcoxon signed-rank p {fmt_p(c.wilcoxon_p)} ({c.assumption})"
+    )
+
+
+def system_table(result, metric: str) -> tuple[list[str], list[list[str]]]:
+    """The system × group table of one metric: header and rows (``group``, each system's
+    value [CI] on the common items, then each B − A difference [CI] and its verdict).
+
+    The values are each system's own audit on the common items (``result.audits``); a
+    system without one shows :data:`~fairdesk.presentation.numbers.MISSING`.
+    """
+    systems = list(result.systems)
+    head = ["group", *systems]
+    others = systems[1:]
+    head += [f"{s} − {result.baseline}" for s in others]
+    rows = []
+    for g in [*result.groups, None]:
+        label = "corpus" if g is None else short_group(g)
+        if g is not None and g == result.reference:
+            label += " (reference)"
+        row = [label]
+        for s in systems:
+            row.append(_value_cell(result, s, metric, g))
+        for s in others:
+            try:
+                d = result.difference(s, metric, g)
+            except KeyError:
+                row.append(MISSING)
+                continue
+            ci = fmt_ci(metric, d.ci_low, d.ci_high, gap=True, with_unit=False)
+            cell = fmt_gap(metric, d.difference)
+            if ci != MISSING:
+                cell += f" {ci}"
+            row.append(f"{cell} {SYSTEM_WORDS.get(d.verdict, d.verdict)}")
+        rows.append(row)
+    return head, rows
+
+
+def _value_cell(result, system: str, metric: str, group) -> str:
+    audit = (result.audits or {}).get(system)
+    if audit is None:
+        return MISSING
+    if group is None:
+        s = audit.summary.get(metric) if audit.summary else None
+        overall = s.overall if s is not None else None
+        if not overall:
+            return MISSING
+        return fmt_value_ci(metric, overall.get("value"), overall.get("ci"))
+    for gi in audit.groups:
+        if gi.group == group:
+            return fmt_value_ci(metric, gi.values.get(metric), gi.ci.get(metric))
+    return MISSING
+
+
+def _metrics(result) -> list[str]:
+    return list(dict.fromkeys(d.metric for d in result.differences))
+
+
+def comparison_lines(result) -> list[str]:
+    """The comparison as console lines: the common items, per metric the system × group
+    table, the gap-difference sentences, then the classical cross-checks."""
+    c = result.common
+    per = ", ".join(f"{s}: {c.per_system.get(s, 0):,}" for s in result.systems)
+    out = [
+        f"Systems compared on {count(c.n_items, 'common item')} ({per}); baseline "
+        f"{result.baseline}; gaps against {short_group(result.reference)}."
+    ]
+    b = result.bootstrap or {}
+    if b:
+        raised = f", raised from {b['requested']:,}" if b.get("raised") else ""
+        out.append(
+            f"Paired bootstrap, B = {b.get('used', 0):,}{raised}; Holm over the "
+            f"{count(b.get('comparisons', 0), 'system-difference and gap-difference test')}."
+        )
+    for s, ids in sorted(c.failed.items()):
+        if ids:
+            out.append(
+                f"  {s} failed on {count(len(ids), 'item')}, left out of the common set: "
+                + ", ".join(map(str, list(ids)[:5]))
+                + (" …" if len(ids) > 5 else "")
+            )
+    for m in _metrics(result):
+        head, rows = system_table(result, m)
+        out.append("")
+        out.append(f"{metric_short(m)} by group (value [95% CI]; differences in points):")
+        widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+        for r in [head, *rows]:
+            out.append("  " + "  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip())
+    gaps = [g for g in result.gap_differences]
+    if gaps:
+        out.append("")
+        out.append(
+            "Gap differences (how each system changes the baseline's gap against the "
+            "reference; 95% CI of the change):"
+        )
+        out += [f"  {gap_sentence(g)}" for g in gaps]
+    if result.classical:
+        out.append("")
+        out.append("Classical cross-checks, corpus-wide:")
+        out += [f"  {classical_line(t)}" for t in result.classical]
+    return out
+
+
+def disagreement_lines(by_group: dict) -> list[str]:
+    """The utterances where the systems disagree most, per group
+    (:func:`fairdesk.review.ranking.disagreements`), as console lines."""
+    out = []
+    for g, rows in by_group.items():
+        out.append(f"  where the systems disagree most among {short_group(g)}:")
+        for r in rows:
+            mark = "one right, one wrong" if r["one_right"] else "both wrong"
+            errs = ", ".join(f"{n} {e}" for n, e in r["errors"].items())
+            out.append(
+                f"    {r['item_id']} (speaker {r['speaker_id']}): {mark}; word errors {errs} "
+                f"of {count(r['n_words'], 'word')}"
+            )
+            out.append(f"      REF: {r['reference']}")
+            for n, h in r["hypotheses"].items():
+                out.append(f"      {n}: {h}")
+    if not by_group:
+        out.append("  the systems make the same number of word errors on every common item")
+    return out

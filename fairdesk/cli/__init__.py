@@ -46,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         regress,
         report,
         show,
+        systems,
     )
 
     data.add_commands(sub)
@@ -59,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_commands(sub)
     diacritics.add_command(sub)
     plan.add_command(sub)
+    systems.add_command(sub)
     return ap
 
 

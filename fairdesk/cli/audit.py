@@ -88,7 +88,10 @@ def add_command(sub):
     src.add_argument("--project")
     src.add_argument("--dataset")
     src.add_argument(
-        "--model", help="whisper-tiny.en, pocketsphinx-en-us, hf:<folder>, predictions:<file>"
+        "--model",
+        action="append",
+        help="whisper-tiny.en, pocketsphinx-en-us, hf:<folder>, predictions:<file>; repeat "
+        "it to compare systems on the same items (the first is the baseline)",
     )
     src.add_argument(
         "--table",
@@ -96,7 +99,12 @@ def add_command(sub):
         "hypothesis per utterance (no audio needed)",
     )
     src.add_argument("--ref-col", default="reference")
-    src.add_argument("--hyp-col", default="hypothesis")
+    src.add_argument(
+        "--hyp-col",
+        action="append",
+        help="--table: the hypothesis column (default hypothesis); repeat it to compare "
+        "systems, one column each (the first is the baseline)",
+    )
     src.add_argument("--speaker-col", default="speaker_id")
     src.add_argument("--content-col", default="content_id")
     src.add_argument(
@@ -350,6 +358,12 @@ def print_groups(res, file=None):
 
 def cmd_audit(a):
     settings = _settings(a)
+    models = list(a.model or [])
+    hyp_cols = list(a.hyp_col or ["hypothesis"])
+    a.model = models[0] if models else None
+    a.hyp_col = hyp_cols[0]
+    if len(models) > 1 or len(hyp_cols) > 1:
+        return _audit_systems(a, settings, models, hyp_cols)
     if getattr(a, "covariates", None) and not getattr(a, "model_based", False):
         raise UsageError("--covariates belongs to --model-based")
     if a.table:
@@ -410,12 +424,34 @@ def cmd_audit(a):
     return EXIT_OK
 
 
-def _audit_project(a, settings):
-    from ..jobs import AuditRequest
-    from ..jobs.table_audit import audit_project
-    from .common import _project
+def _audit_systems(a, settings, models, hyp_cols):
+    """Several ``--model`` or ``--hyp-col``: one audit per system and their comparison."""
+    from .systems import audit_systems_cmd
 
-    p = _project(a.project, write="an audit")
+    if a.table and len(models) > 0:
+        raise UsageError("--table audits a table alone; drop --project/--model")
+    if not a.table and len(hyp_cols) > 1:
+        raise UsageError("--hyp-col names columns of a --table; give --model once per system")
+    for flag, on in (
+        ("--explain", getattr(a, "explain", False)),
+        ("--unstable", getattr(a, "unstable", False)),
+        ("--model-based", getattr(a, "model_based", False)),
+    ):
+        if on:
+            raise UsageError(
+                f"{flag} is not part of a comparison of systems; audit each system alone "
+                f"with {flag}, then compare the runs with fairdesk compare"
+            )
+    if a.table:
+        return audit_systems_cmd(a, settings, hyp_cols=hyp_cols)
+    if not (a.project and a.dataset):
+        raise UsageError("give --project and --dataset with the --model options")
+    return audit_systems_cmd(a, settings, request=_request(a, settings), models=models)
+
+
+def _request(a, settings):
+    """The project audit's request of the command line's options."""
+    from ..jobs import AuditRequest
     from ..jobs.request import request_filters
 
     try:
@@ -448,6 +484,15 @@ def _audit_project(a, settings):
         ray_address=a.ray_address,
         audio_transport=a.audio_transport,
     )
+    return req
+
+
+def _audit_project(a, settings):
+    from ..jobs.table_audit import audit_project
+    from .common import _project
+
+    p = _project(a.project, write="an audit")
+    req = _request(a, settings)
     last = [0.0]
 
     def progress(frac, msg):

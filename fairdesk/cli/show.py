@@ -141,6 +141,12 @@ def cmd_show(a):
         # the underpowered comparisons' recording plan (docs/METHODS.md, "Recording plan")
         line = f"underpowered: {cp.metric} {cp.group} vs {cp.reference}: "
         print(term(line + plan_sentence(cp, run.plan)), file=out)
+    from ..jobs.system_run import stored_comparisons
+    from .systems import print_disagreements
+
+    cmps = stored_comparisons(p, a.run)
+    if cmps and not a.item:  # the latest comparison of systems with this baseline
+        print_disagreements(p, cmps[-1], a.worst, out)
     print(file=out)
     for r in reports:
         print(

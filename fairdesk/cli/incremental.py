@@ -380,7 +380,23 @@ def print_summary(res, file=None):
             )
         for e in block.get("excluded", []):
             print(f"  excluded {e['group']}: {e['reason']}", file=file)
+    _print_systems(res, file)
     print_failures({"failures": list(res.failures)}, file)
+
+
+def _print_systems(res, file) -> None:
+    """The models paired on the same items, per policy and stream (WER and EO)."""
+    from ..jobs.system_run import decode_comparison
+    from ..presentation.systems import comparison_lines
+
+    for block in res.systems or ():
+        print(f"\nmodels compared, {block['policy']} ({block['stream']}):", file=file)
+        if block.get("error"):
+            print(f"  not compared: {block['error']}", file=file)
+            continue
+        cmp = decode_comparison(block["comparison"])
+        for line in comparison_lines(cmp):
+            print(f"  {line}", file=file)
 
 
 def cmd_incremental(a):

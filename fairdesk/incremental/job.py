@@ -246,9 +246,13 @@ def run_incremental(
         kept = [f for f in frames if not f.empty]
         frame = pd.concat(kept, ignore_index=True) if kept else pd.DataFrame()
         summary = summarise(frame)
-        groups = None
+        groups = systems = None
         if by and not frame.empty:
             groups = compare_by_group(frame, by, settings, metrics, reference)
+            if len(models) > 1:  # the models paired on the same items
+                from fairdesk.incremental.pairing import compare_models_by_group
+
+                systems = compare_models_by_group(frame, by, models, settings, metrics, reference)
         cols = [
             c
             for c in dict.fromkeys(
@@ -286,6 +290,7 @@ def run_incremental(
             split={"vad": "silero (faster_whisper.vad)", **SPLIT_SETTINGS} if split else None,
             policy_options=dict(options or {}),
             groups=None if groups is None else tuple(groups),
+            systems=tuple(systems) if systems else None,
             segments=tuple(segments) if split else None,
             logs=tuple(logs) if keep_logs else None,
         )

@@ -137,6 +137,8 @@ class IncrementalResult:
     split : the silence-split settings, None when recordings were streamed whole.
     policy_options : options by policy name.
     groups : per (model ×) policy × stream the group comparisons (None without ``by``).
+    systems : per policy × stream with several models, the models paired on the same items
+        (``fairdesk.incremental.pairing``; None with one model or without ``by``).
     segments : per-segment rows (None without ``split``).
     logs : every update log (None unless asked for).
     run_id : the stored run (None when not stored).
@@ -158,6 +160,7 @@ class IncrementalResult:
     split: dict | None = None
     policy_options: dict = field(default_factory=dict)
     groups: tuple[dict, ...] | None = None
+    systems: tuple[dict, ...] | None = None
     segments: tuple[dict, ...] | None = None
     logs: tuple[dict, ...] | None = None
     run_id: int | None = None
@@ -213,7 +216,7 @@ class IncrementalResult:
             "failures": list(self.failures),
             "settings": self.settings,
         }
-        for name in ("groups", "logs"):
+        for name in ("groups", "systems", "logs"):
             if getattr(self, name) is not None:
                 out[name] = list(getattr(self, name))
         out["items"] = list(self.items)
@@ -253,7 +256,11 @@ class IncrementalResult:
                 {k: (_nan(v) if k in _SEGMENT_NAN else v) for k, v in s.items()} for s in segments
             )
         known = {f.name for f in fields(cls)}
-        opt = {k: tuple(d[k]) for k in ("groups", "logs") if d.get(k) is not None and k in known}
+        opt = {
+            k: tuple(d[k])
+            for k in ("groups", "systems", "logs")
+            if d.get(k) is not None and k in known
+        }
         return cls(
             dataset=d.get("dataset") or "",
             models=models,

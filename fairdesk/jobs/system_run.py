@@ -33,6 +33,8 @@ __all__ = [
     "audit_table_systems",
     "compare_frames",
     "compare_stored_runs",
+    "decode_comparison",
+    "encode_comparison",
     "stored_comparisons",
     "system_names",
 ]
@@ -62,24 +64,47 @@ class StoredComparison:
 
     def to_json(self) -> dict:
         """The stored payload: the runs and the encoded result (draws left out)."""
-        from .result_codec import encode_dataclass
-
         return {
             "kind": KIND,
             "run_ids": list(self.run_ids),
-            "result": encode_dataclass(replace(self.result, draws=None)),
+            "result": encode_comparison(self.result),
         }
 
     @classmethod
     def from_json(cls, payload: dict, result_id: int | None = None) -> StoredComparison:
-        from ..stats.system_results import SystemComparisonResult
-        from .result_codec import decode_dataclass
-
         return cls(
             result_id=result_id,
             run_ids=tuple(payload.get("run_ids") or ()),
-            result=decode_dataclass(SystemComparisonResult, payload["result"]),
+            result=decode_comparison(payload["result"]),
         )
+
+
+def encode_comparison(result: SystemComparisonResult) -> dict:
+    """A comparison as JSON-ready data: the typed fields, each system's own audit in the
+    layout an audit run stores its statistics (``AuditRun.to_json``), no draws."""
+    from .result import _stats_json
+    from .result_codec import encode_dataclass
+
+    out = encode_dataclass(replace(result, draws=None, audits=None))
+    if result.audits is not None:
+        out["audits"] = {name: _stats_json(a) for name, a in result.audits.items()}
+    return out
+
+
+def decode_comparison(data: dict) -> SystemComparisonResult:
+    """:func:`encode_comparison`'s data back as the typed comparison."""
+    from ..stats.system_results import SystemComparisonResult
+    from .result import _stats_from_json
+    from .result_codec import decode_dataclass
+
+    audits = data.get("audits")
+    res = decode_dataclass(SystemComparisonResult, {**data, "audits": None})
+    if audits is not None:
+        res = replace(
+            res,
+            audits={name: _stats_from_json(a, res.settings) for name, a in audits.items()},
+        )
+    return res
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from .numbers import MISSING, count, finite, fmt_ci, fmt_gap, fmt_p, fmt_value_c
 
 __all__ = [
     "GAP_WORDS",
+    "MISSING",
     "SYSTEM_WORDS",
     "classical_line",
     "comparison_lines",

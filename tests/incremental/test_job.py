@@ -281,3 +281,73 @@ def test_a_run_stored_in_todays_layout_opens_in_the_store_and_the_report(project
     spr = next(r for r in ctx["table"]["rows"] if r["metric"] == "spr")
     assert [c["text"] for c in spr["cells"]] == ["0.400", "inf"]
     assert [c["value"] for c in spr["cells"]] == ["0.4", ""]
+
+
+class _Steady(PrefixBackend):
+    """PrefixBackend without the wrong "uh": no revokes, every word kept."""
+
+    def transcribe(self, audios):
+        out = super().transcribe(audios)
+        from fairdesk.models.base import Transcription
+
+        return [
+            Transcription(
+                " ".join(w.text for w in t.words if w.text != "uh"),
+                tuple(w for w in t.words if w.text != "uh"),
+            )
+            for t in out
+        ]
+
+
+def test_two_models_are_paired_on_the_same_items(project, monkeypatch):
+    """With two models and ``by``, WER and EO are compared model against model on the same
+    items (the paired scheme of a comparison of systems); the gap differences read the
+    per-model group values."""
+    import fairdesk.models
+    from fairdesk.jobs.system_run import decode_comparison
+    from fairdesk.stats.settings import AuditSettings
+
+    monkeypatch.setattr(
+        fairdesk.models,
+        "get_backend",
+        lambda model, *a, **k: PrefixBackend() if model == "m1" else _Steady(),
+    )
+    proj, _root = project
+    settings = AuditSettings(n_bootstrap=200, min_items=2, min_speakers=2)
+    res = run_incremental(
+        proj,
+        "d",
+        ["m1", "m2"],
+        ["concatenation"],
+        1.0,
+        by=["accent"],
+        reference="a",
+        settings=settings,
+        store=False,
+    )
+    assert res.systems and len(res.systems) == 1
+    block = res.systems[0]
+    assert block["policy"] == "concatenation"
+    cmp = decode_comparison(block["comparison"])
+    assert cmp.systems == ("m1", "m2") and {d.metric for d in cmp.differences} == {"wer", "eo"}
+    vals = {
+        (blk["model"], g["group"]): g["values"]
+        for blk in res.groups
+        if blk["stream"] == block["stream"]
+        for g in blk["groups"]
+    }
+    gd = cmp.gap_difference("m2", "eo", "b")
+    assert gd.baseline_gap == pytest.approx(vals[("m1", "b")]["eo"] - vals[("m1", "a")]["eo"])
+    assert gd.gap == pytest.approx(vals[("m2", "b")]["eo"] - vals[("m2", "a")]["eo"])
+    assert vals[("m1", "b")]["eo"] > 0 and gd.gap == pytest.approx(0.0)
+    again = IncrementalResult.from_json(json.loads(json.dumps(res.to_json())))
+    assert again.systems == res.systems
+    import io
+
+    from fairdesk.cli.incremental import print_summary
+
+    buf = io.StringIO()
+    print_summary(res, file=buf)
+    text = buf.getvalue()
+    assert "models compared, concatenation" in text
+    assert "m2 narrows the b-vs-a eo gap" in text

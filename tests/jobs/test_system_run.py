@@ -89,6 +89,14 @@ def test_two_models_store_two_runs_and_the_comparison_with_the_baseline(project,
     text = capsys.readouterr().out
     assert "=== comparison of systems ===" in text
     assert "narrows the b-vs-a WER gap by 10.0 points" in text
+    # the stored comparison reads back with each system's audit: the same table as fresh
+    from fairdesk.jobs.system_run import compare_stored_runs
+    from fairdesk.presentation.systems import MISSING, system_table
+
+    fresh = compare_stored_runs(p, ids, store=False).result
+    head, rows = system_table(res, "wer")
+    assert (head, rows) == system_table(fresh, "wer")
+    assert all(MISSING not in r[1] and MISSING not in r[2] for r in rows)
 
 
 def test_compare_recomputes_the_same_numbers_from_the_stored_runs(project, tmp_path, capsys):

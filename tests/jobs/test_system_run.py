@@ -138,10 +138,10 @@ def test_a_table_with_two_hypothesis_columns_compares_them(tmp_path, capsys):
     words = "the cat sat on a mat with my big red dog".split()
     for g, p_err in (("x", 0.1), ("y", 0.3)):
         for s in range(8):
-            for u in range(6):
+            for _u in range(6):
                 ref = " ".join(rng.choice(words, 6))
 
-                def hyp(p):
+                def hyp(p, ref=ref):
                     return " ".join(w if rng.random() > p else "zz" for w in ref.split())
 
                 rows.append(

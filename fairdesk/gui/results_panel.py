@@ -199,6 +199,7 @@ class ResultsPanel(QWidget):
         self.tabs.setCornerWidget(self.chart_export, Qt.TopRightCorner)
         self.chart_export.setVisible(False)
         self.tabs.currentChanged.connect(lambda _i: self._chart_view())
+        self.tabs.currentChanged.connect(lambda _i: self._fit_split())
         for w in (self.radar, self.confusion):  # a right click offers the export too
             w.setContextMenuPolicy(Qt.CustomContextMenu)
             w.customContextMenuRequested.connect(
@@ -339,6 +340,8 @@ class ResultsPanel(QWidget):
         # two rows of cards where the tabs keep 220 px (a 700-px laptop screen), else one
         rows = max(self.cards.one_row_height(), min(self.cards.rows_height(2), total - 220))
         top = min(need, max(int(total * 0.42), rows), total - 150)
+        if SUBTABS[self.tabs.currentIndex()] == "systems":
+            top = 0  # a long view of its own: the baseline's group cards fold away
         self.split.setSizes([top, total - top])
         QTimer.singleShot(0, self.cards.reveal)
 

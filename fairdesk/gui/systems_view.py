@@ -58,6 +58,14 @@ def verdict_colours(verdict: str) -> tuple[QColor, QColor]:
     return QColor(bg), QColor(fg)
 
 
+def tint(colour: QColor, share: float = 0.3) -> QColor:
+    """``colour`` mixed with white (``share`` of the colour): a table cell's background
+    that keeps its text readable."""
+    return QColor(
+        *(round(255 - share * (255 - c)) for c in (colour.red(), colour.green(), colour.blue()))
+    )
+
+
 class GapCard(QFrame):
     """One gap difference: its verdict and its sentence, in the verdict cards' look."""
 
@@ -193,8 +201,8 @@ class SystemsView(QWidget):
         self.head.setWordWrap(True)
         self.head.setObjectName("muted")
         self.head.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.metric = QComboBox()
-        self.metric.setSizeAdjustPolicy(QComboBox.AdjustToContents)
+        self.metric_box = QComboBox()
+        self.metric_box.setSizeAdjustPolicy(QComboBox.AdjustToContents)
         self.metric_label = QLabel("Metric")
         self.table = QTableWidget()
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
@@ -226,7 +234,7 @@ class SystemsView(QWidget):
         row.addWidget(_heading("Systems by group"))
         row.addStretch(1)
         row.addWidget(self.metric_label)
-        row.addWidget(self.metric)
+        row.addWidget(self.metric_box)
         bl.addLayout(row)
         bl.addWidget(self.table)
         self.gaps_heading = _heading("Gap differences: is the other system fairer?")
@@ -245,7 +253,7 @@ class SystemsView(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.empty)
         lay.addWidget(self.scroll, 1)
-        self.metric.currentIndexChanged.connect(lambda _i: self._fill())
+        self.metric_box.currentIndexChanged.connect(lambda _i: self._fill())
         self.set_comparison(None)
 
     @property
@@ -259,15 +267,17 @@ class SystemsView(QWidget):
         has = comparison is not None
         self.empty.setVisible(not has)
         self.scroll.setVisible(has)
-        self.metric.blockSignals(True)
-        self.metric.clear()
+        self.metric_box.blockSignals(True)
+        self.metric_box.clear()
         if has:
             for m in comparison_metrics(comparison.result):
-                self.metric.addItem(metric_short(m), m)
-                self.metric.setItemData(self.metric.count() - 1, metric_label(m), Qt.ToolTipRole)
-        self.metric.blockSignals(False)
-        several = self.metric.count() > 1
-        self.metric.setVisible(several)
+                self.metric_box.addItem(metric_short(m), m)
+                self.metric_box.setItemData(
+                    self.metric_box.count() - 1, metric_label(m), Qt.ToolTipRole
+                )
+        self.metric_box.blockSignals(False)
+        several = self.metric_box.count() > 1
+        self.metric_box.setVisible(several)
         self.metric_label.setVisible(several)
         if has:
             res = comparison.result
@@ -280,7 +290,7 @@ class SystemsView(QWidget):
 
     def _fill(self) -> None:
         res = self.result
-        metric = self.metric.currentData() if res is not None else None
+        metric = self.metric_box.currentData() if res is not None else None
         self._fill_table(res, metric)
         self._fill_cards(res, metric)
         self.plot.set_rows(metric, system_rows(res, metric) if metric else {})
@@ -331,18 +341,19 @@ class SystemsView(QWidget):
                     except KeyError:
                         d = None
                     if d is not None:
-                        bg, fg = verdict_colours(d.verdict)
-                        it.setBackground(bg.lighter(160) if bg.lightness() < 200 else bg)
+                        it.setBackground(tint(verdict_colours(d.verdict)[0]))
                         it.setToolTip(plain_tip(difference_sentence(d)))
                 t.setItem(i, j, it)
         hdr = t.horizontalHeader()
         hdr.setSectionResizeMode(QHeaderView.ResizeToContents)
-        hdr.setStretchLastSection(True)
+        hdr.setStretchLastSection(False)
         t.resizeRowsToContents()
         h = t.horizontalHeader().sizeHint().height() + sum(
             t.rowHeight(r) for r in range(t.rowCount())
         )
-        t.setFixedHeight(h + 2 * t.frameWidth() + 18)  # room for a sideways scroll bar
+        t.setFixedHeight(h + 2 * t.frameWidth() + 2)
+        w = t.verticalHeader().width() + sum(t.columnWidth(c) for c in range(t.columnCount()))
+        t.setMaximumWidth(w + 2 * t.frameWidth() + 4)  # no empty stretch beside the columns
 
     def _fill_cards(self, res, metric) -> None:
         while self.cards_grid.count():

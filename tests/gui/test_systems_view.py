@@ -48,7 +48,11 @@ def test_systems_view_shows_the_formatted_table_cards_and_chart(qtbot, sctx, min
     assert view.comparison is not None and view.comparison.run_ids == cmp.run_ids
     assert w.tabs.tabText(SUBTABS.index("systems")) == "Systems (2)"
     assert view.scroll.isVisible() and not view.empty.isVisible()
-    metric = view.metric.currentData()
+    assert w.split.sizes()[0] == 0  # the baseline's group cards fold away for this view
+    w.show_subtab("groups")
+    assert w.split.sizes()[0] > 0
+    w.show_subtab("systems")
+    metric = view.metric_box.currentData()
     head, rows = system_table(res, metric)
     t = view.table
     assert [t.horizontalHeaderItem(j).text() for j in range(t.columnCount())] == head
@@ -119,3 +123,45 @@ def test_audit_panel_compares_with_a_second_model_in_one_job(qtbot, tmp_path):
         assert [c.run_ids for c in stored_comparisons(ctx.project, run_id)] == [cmp.run_ids]
     finally:
         ctx.close(10000)
+
+
+def test_item_view_of_a_baseline_aligns_every_systems_hypothesis(qtbot, sctx, mini_systems):
+    from fairdesk.core.runs import run_items_frame
+    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.review.systems_align import systems_alignment
+
+    w = ItemPanel(sctx)
+    qtbot.addWidget(w)
+    w.show()
+    w.only_failing.setChecked(False)
+    w.load_run(mini_systems.run_ids[0])
+    frames = [run_items_frame(sctx.project, r).set_index("item_id") for r in mini_systems.run_ids]
+    # an item where the systems differ: the baseline loses a word, the other does not
+    differ = [
+        i for i in frames[0].index if frames[0].at[i, "hypothesis"] != frames[1].at[i, "hypothesis"]
+    ]
+    assert differ
+    rows = w.frame["item_id"].astype(str).tolist()
+    w.select(w.model.view_row(rows.index(differ[0])))
+    key = str(w._row["item_id"])
+    hyps = {s: frames[k].at[key, "hypothesis"] for k, s in enumerate(mini_systems.systems)}
+    cols, counts = systems_alignment(frames[0].at[key, "reference"], hyps, w.language, w.normaliser)
+    assert w.diff.systems.isVisible()
+    text = w.diff.systems.toPlainText()
+    assert key == differ[0]
+    for s, c in counts.items():
+        assert s[:17] in text  # the row's label (a long name is cut after 17 letters)
+        assert f"{sum(c.values())} errors (S {c['S']}, D {c['D']}, I {c['I']})" in text
+    for c in cols:
+        assert c.ref in text and all(word in text for word in c.words.values())
+
+
+def test_item_view_of_a_run_without_a_comparison_hides_the_systems(qtbot, ctx, mini):
+    from fairdesk.gui.item_panel import ItemPanel
+
+    w = ItemPanel(ctx)
+    qtbot.addWidget(w)
+    w.show()
+    w.load_run(mini.run_id)
+    w.select(0)
+    assert w._row is not None and not w.diff.systems.isVisible()

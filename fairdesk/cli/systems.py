@@ -1,6 +1,6 @@
 """Several systems on the same items: ``fairdesk audit --model A --model B`` (or ``--table T
 --hyp-col a --hyp-col b``) and ``fairdesk compare --project P --run N --run M``
-(docs/METHODS.md, "Comparing systems on the same items"). The numbers come from
+(docs/METHODS.md, "Comparing systems"). The numbers come from
 :mod:`fairdesk.jobs.system_run`, the wording from :mod:`fairdesk.presentation.systems`."""
 
 from __future__ import annotations

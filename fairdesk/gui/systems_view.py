@@ -1,8 +1,7 @@
-"""The Systems view of the results pane (docs/METHODS.md, "Comparing systems on the same
-items"): for a run that is the baseline of a stored comparison of systems, the system ×
-group table with CIs, one card per gap difference with its sentence, the system
-differences, the classical cross-checks and a chart of each system's per-group values with
-error bars, side by side.
+"""The Systems view of the results pane (docs/METHODS.md, "Comparing systems"): for a run that
+is the baseline of a stored comparison of systems, the system × group table with CIs, one
+card per gap difference with its sentence, the system differences, the classical cross-
+checks and a chart of each system's per-group values with error bars, side by side.
 
 It only renders the typed :class:`~fairdesk.stats.system_results.SystemComparisonResult`;
 every string comes from :mod:`fairdesk.presentation.systems`."""

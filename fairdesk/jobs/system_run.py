@@ -1,6 +1,6 @@
-"""Several systems audited on one dataset and compared (docs/METHODS.md, "Comparing systems
-on the same items"): ``fairdesk audit --model A --model B``, ``fairdesk audit --table T
---hyp-col a --hyp-col b`` and ``fairdesk compare --run N --run M``.
+"""Several systems audited on one dataset and compared (docs/METHODS.md, "Comparing systems"):
+``fairdesk audit --model A --model B``, ``fairdesk audit --table T --hyp-col a --hyp-col b``
+and ``fairdesk compare --run N --run M``.
 
 Every system is an ordinary audit run (openable alone, as before); the comparison is a
 result of kind :data:`KIND` stored with the baseline's run, naming the systems' runs. The

@@ -1,8 +1,8 @@
-"""How a comparison of systems reads (docs/METHODS.md, "Comparing systems on the same
-items"): the system × group table, one sentence per system difference and per gap
-difference, and the classical cross-checks. Every view (console, GUI, report, export)
-formats a :class:`~fairdesk.stats.system_results.SystemComparisonResult` through these
-functions. Pure: no Qt, no I/O."""
+"""How a comparison of systems reads (docs/METHODS.md, "Comparing systems"): the system × group
+table, one sentence per system difference and per gap difference, and the classical cross-
+checks. Every view (console, GUI, report, export) formats a
+:class:`~fairdesk.stats.system_results.SystemComparisonResult` through these functions.
+Pure: no Qt, no I/O."""
 
 from __future__ import annotations
 

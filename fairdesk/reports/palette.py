@@ -17,11 +17,11 @@ VERDICTS = {
     "not_computable": ("Not computable", "#e0e0e0", "#1a1a1a"),
 }
 
-#: Verdicts of a comparison of systems (docs/METHODS.md, "Comparing systems on the same
-#: items") → (background, foreground): green where the system is better or fairer, red
-#: where worse or less fair, orange where the gap reversed, amber where significant but
-#: small, grey where underpowered, pale blue where no difference was detected, pale grey
-#: where nothing was tested.
+#: Verdicts of a comparison of systems (docs/METHODS.md, "Comparing systems") → (background,
+#: foreground): green where the system is better or fairer, red where worse or less fair,
+#: orange where the gap reversed, amber where significant but small, grey where
+#: underpowered, pale blue where no difference was detected, pale grey where nothing was
+#: tested.
 SYSTEM_VERDICT_COLOURS = {
     "better": ("#2e7d32", "#ffffff"),
     "fairer": ("#2e7d32", "#ffffff"),

@@ -562,8 +562,9 @@ def write_report(
         out.pdf = write_pdf(render({**ctx, "worst": _strip_audio(ctx["worst"])}), pdf)
     if figures is not None:
         from .charts import save_figures
+        from .systems import save_system_figures
 
-        out.figures = save_figures(d.audit, figures)
+        out.figures = save_figures(d.audit, figures) + save_system_figures(d, figures)
     return out
 
 

@@ -85,6 +85,20 @@ def gap_difference_chart(result, metric: str):
     )
 
 
+def save_system_figures(d, folder) -> list:
+    """The gap-difference charts of the run's comparison of systems as PNG and SVG in
+    ``folder`` (``fairdesk report --figures``); none for a run without one."""
+    from .charts import save_chart
+
+    cmp = run_comparison(d)
+    paths = []
+    for m in comparison_metrics(cmp.result) if cmp is not None else ():
+        chart = gap_difference_chart(cmp.result, m)
+        if chart is not None:
+            paths += save_chart(chart, folder)
+    return paths
+
+
 def systems_section(d, cmp=None) -> dict | None:
     """The report's "Comparison of systems" section of a baseline run (None for a run
     without a stored comparison)."""

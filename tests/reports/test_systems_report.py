@@ -82,7 +82,10 @@ def test_the_baseline_report_has_the_comparison_section_with_its_sentences(compa
 
     folder, base, other, cmp = compared
     out = tmp_path / "r.html"
-    assert main(["report", "--project", str(folder), "--run", str(base), "--html", str(out)]) == 0
+    args = ["report", "--project", str(folder), "--run", str(base), "--html", str(out)]
+    assert main([*args, "--figures", str(tmp_path / "fig")]) == 0
+    for m in {g.metric for g in cmp.result.gap_differences}:  # the chart as files too
+        assert (tmp_path / "fig" / f"gap_differences_{m}.svg").is_file()
     page = _text(out.read_text(encoding="utf-8"))
     assert "Comparison of systems" in page
     section = page[page.index('<section id="systems">') :]

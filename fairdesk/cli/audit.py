@@ -443,10 +443,12 @@ def _audit_systems(a, settings, models, hyp_cols):
                 f"with {flag}, then compare the runs with fairdesk compare"
             )
     if a.table:
-        return audit_systems_cmd(a, settings, hyp_cols=hyp_cols)
+        return audit_systems_cmd(a, settings, hyp_cols=hyp_cols, print_run=print_groups)
     if not (a.project and a.dataset):
         raise UsageError("give --project and --dataset with the --model options")
-    return audit_systems_cmd(a, settings, request=_request(a, settings), models=models)
+    return audit_systems_cmd(
+        a, settings, request=_request(a, settings), models=models, print_run=print_groups
+    )
 
 
 def _request(a, settings):

@@ -1,6 +1,6 @@
 """Several systems on the same items: ``fairdesk audit --model A --model B`` (or ``--table T
 --hyp-col a --hyp-col b``) and ``fairdesk compare --project P --run N --run M``
-(docs/METHODS.md, "Comparing systems on the same items"). The numbers come from
+(docs/METHODS.md, "Comparing systems"). The numbers come from
 :mod:`fairdesk.jobs.system_run`, the wording from :mod:`fairdesk.presentation.systems`."""
 
 from __future__ import annotations
@@ -65,9 +65,11 @@ def cmd_compare(a):
     return EXIT_OK
 
 
-def audit_systems_cmd(a, settings, request=None, models=(), hyp_cols=()):
+def audit_systems_cmd(a, settings, request=None, models=(), hyp_cols=(), print_run=None):
     """``fairdesk audit`` with several ``--model`` (``request``: the project audit's
-    request, its model replaced per system) or several ``--hyp-col`` (``--table``)."""
+    request, its model replaced per system) or several ``--hyp-col`` (``--table``);
+    ``print_run(run, file)`` prints each system's own audit (``cli.audit.print_groups``,
+    passed in so that this module does not import the one that calls it)."""
     from ..core.errors import FairdeskError
     from ..jobs import system_run
 
@@ -117,12 +119,11 @@ def audit_systems_cmd(a, settings, request=None, models=(), hyp_cols=()):
         raise UsageError(str(exc)) from None
     cmp = outcome.comparison
     if not a.quiet:
-        from .audit import print_groups
-
         for name, run, rid in zip(cmp.systems, outcome.runs, cmp.run_ids):
             where = f" (run {rid})" if rid is not None else ""
             print(term(f"\n=== system {name}{where} ==="), file=out)
-            print_groups(run, file=out)
+            if print_run is not None:
+                print_run(run, file=out)
         print(term("\n=== comparison of systems ==="), file=out)
         print_comparison(cmp.result, out)
     if a.json:
@@ -139,16 +140,10 @@ def audit_systems_cmd(a, settings, request=None, models=(), hyp_cols=()):
     return EXIT_OK
 
 
-def comparison_frames(project, cmp) -> dict:
-    """System name → the per-item rows of its run (a stored comparison's runs)."""
-    from ..core.runs import run_items_frame
-
-    return {n: run_items_frame(project, rid) for n, rid in zip(cmp.systems, cmp.run_ids)}
-
-
 def print_disagreements(project, cmp, per_group: int, file=None) -> None:
     """``fairdesk show`` of a baseline run with a stored comparison: the comparison's
     sentences, then per group the utterances where the systems disagree most."""
+    from ..jobs.system_run import comparison_frames
     from ..presentation.systems import disagreement_lines
 
     file = file or sys.stdout

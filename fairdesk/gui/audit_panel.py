@@ -91,6 +91,11 @@ class AuditPanel(QWidget):
         self.dataset = QComboBox()
         self.model = QComboBox()
         self.model.setMinimumWidth(320)
+        self.compare = QComboBox()  # a second system, audited on the same items and compared
+        self.compare.setToolTip(
+            "audit a second model on the same items and compare the two (the model above is "
+            "the baseline); the comparison shows in Results ▸ Systems"
+        )
         self.by1 = QComboBox()
         self.by2 = QComboBox()
         self.reference = QComboBox()
@@ -156,6 +161,7 @@ class AuditPanel(QWidget):
         f1 = QFormLayout(what)
         f1.addRow("Dataset", self.dataset)
         f1.addRow("Model", self.model)
+        f1.addRow("Compare with", self.compare)
         by = QHBoxLayout()
         by.addWidget(self.by1, 1)
         by.addWidget(QLabel("×"))
@@ -358,6 +364,11 @@ class AuditPanel(QWidget):
             if m.item(i).isEnabled() and "<" not in self.model.itemData(i):
                 self.model.setCurrentIndex(i)
                 break
+        self.compare.clear()
+        self.compare.addItem("(no second system)", None)
+        for info in list_models():
+            if info.available and "<" not in info.id:
+                self.compare.addItem(PICK.get(info.id, info.id), info.id)
 
     def set_model(self, model_id: str) -> None:
         """Select ``model_id`` (adding it, e.g. ``predictions:/path.csv``)."""
@@ -371,6 +382,15 @@ class AuditPanel(QWidget):
             self.model.setItemData(0, plain_tip(model_id), Qt.ToolTipRole)
             i = 0
         self.model.setCurrentIndex(i)
+
+    def set_compare(self, model_id: str | None) -> None:
+        """Compare with ``model_id`` (adding it, e.g. ``predictions:/path.csv``); None: no
+        second system."""
+        i = self.compare.findData(model_id)
+        if i < 0:
+            self.compare.addItem(model_id[-60:], model_id)
+            i = self.compare.count() - 1
+        self.compare.setCurrentIndex(i)
 
     def _model_activated(self, index: int) -> None:
         mid = self.model.itemData(index)
@@ -502,7 +522,13 @@ class AuditPanel(QWidget):
         self.stage.setText(html.escape("starting…"))
         spec = RunSpec(req.by, req.filters, req.sample, req.settings, req.model, req.dataset)
         self._log(f"audit {run_name(replace(spec, reference=req.reference))}")
-        job = Job(tasks.audit, str(self.ctx.folder), req, name="audit", request=req)
+        other = self.compare.currentData()
+        if other and other != req.model:  # two systems on the same items, then compared
+            self._log(f"and {other}, compared with {req.model} on the same items")
+            models = [req.model, other]
+            job = Job(tasks.audit_systems, str(self.ctx.folder), req, models, name="audit")
+        else:
+            job = Job(tasks.audit, str(self.ctx.folder), req, name="audit", request=req)
         job.signals.progress.connect(self._progress)
         job.signals.result.connect(self._result)
         job.signals.error.connect(self._error)
@@ -545,6 +571,8 @@ class AuditPanel(QWidget):
         self._log(html.unescape(self.stage.text()))
         for note in res.notes:
             self._log(f"note: {note}")
+        if out.get("systems"):
+            self._log(f"systems compared (Results ▸ Systems): {', '.join(out['systems'])}")
         for f in res.failures[:20]:
             self._log(f"failed: {f.item}: {f.reason}")
         self._fill_history()

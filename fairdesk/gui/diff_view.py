@@ -168,6 +168,47 @@ def inside_words_html(report: dict) -> str:
     )
 
 
+def systems_html(columns, counts: dict, per_line: int = 10) -> str:
+    """HTML of several systems' hypotheses aligned against the reference
+    (:func:`fairdesk.review.systems_align.systems_alignment`): a REF row and a row per
+    system, each word coloured by that system's operation, and each system's error counts."""
+    if not columns:
+        return ""
+    names = list(counts)
+    parts = []
+    for s in range(0, len(columns), per_line):
+        chunk = columns[s : s + per_line]
+        rows = [("REF", [(c.ref, "") for c in chunk])]
+        rows += [(n, [(c.words.get(n, ""), c.ops.get(n, "")) for c in chunk]) for n in names]
+        body = ""
+        for name, cells in rows:
+            tds = []
+            for word, op in cells:
+                bg, fg, _ = OPS.get(op, ("#ffffff", "#1f2933", ""))
+                style = f"background:{bg}; color:{fg}; font-weight:bold;" if op in OPS else ""
+                w = html.escape(word) if word else "<span style='color:#9aa1a9'>—</span>"
+                if op == "D":
+                    w = "<span style='color:#b71c1c'>∅</span>"
+                tds.append(f"<td style='{style} padding:3px 6px;'>{w}</td>")
+            label = html.escape(name if len(name) <= 18 else name[:17] + "…")
+            body += (
+                f"<tr><td style='color:#5f6b7a; padding:3px 6px 3px 0;'><b>{label}</b></td>"
+                + "".join(tds)
+                + "</tr>"
+            )
+        parts.append(
+            f"<table cellspacing='2' style='margin-bottom:6px; font-size:13px;'>{body}</table>"
+        )
+    tally = "; ".join(
+        f"{html.escape(n)}: {sum(c.values())} errors (S {c['S']}, D {c['D']}, I {c['I']})"
+        for n, c in counts.items()
+    )
+    return (
+        "<p style='color:#5f6b7a'>Every system against the reference, as each run's WER "
+        f"counted it (∅: a deleted word): {tally}</p>" + "".join(parts)
+    )
+
+
 class DiffView(QWidget):
     """The coloured alignment, the intent line and the slot table of one item."""
 
@@ -185,11 +226,21 @@ class DiffView(QWidget):
         self.slots.setAlternatingRowColors(True)
         self.slots.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
         self.slots.setMinimumHeight(90)
+        self.systems = QTextBrowser()  # every system's hypothesis (a comparison's baseline run)
+        self.systems.setOpenLinks(False)
+        self.systems.setMinimumHeight(120)
+        self.systems.setVisible(False)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.systems, 2)
         lay.addWidget(self.text, 2)
         lay.addWidget(self.intent)
         lay.addWidget(self.slots, 2)
+
+    def set_systems(self, columns=None, counts=None) -> None:
+        """Show the systems' hypotheses aligned side by side (None: hide the view)."""
+        self.systems.setVisible(bool(columns))
+        self.systems.setHtml(systems_html(columns, counts or {}) if columns else "")
 
     def set_report(self, rep: dict | None) -> None:
         self.slots.setRowCount(0)

@@ -86,6 +86,7 @@ class ItemPanel(SaliencyMixin, QWidget):
         self._row: dict | None = None
         self._saliency_job = None
         self._items = None  # the dataset's items by key: db_id, audio_hash
+        self._systems = None  # a comparison's systems: name → hypothesis by item id
 
         self.run_label = QLabel("No run selected.")
         self.run_label.setObjectName("heading")
@@ -301,7 +302,26 @@ class ItemPanel(SaliencyMixin, QWidget):
         except Exception:  # noqa: BLE001 - a deleted dataset: no audio, the rest still shows
             self.dataset_root = None
             self._items = None
+        self._load_systems(p, int(run_id))
         self.set_items(df)
+
+    def _load_systems(self, project, run_id: int) -> None:
+        """The other systems' item rows when this run is a comparison's baseline: the item
+        view then aligns every system's hypothesis against the reference."""
+        from ..jobs.system_run import comparison_frames, latest_comparison
+
+        self._systems = None
+        cmp = latest_comparison(project, run_id)
+        if cmp is None:
+            return
+        try:
+            frames = comparison_frames(project, cmp)
+        except ValueError:  # a system's run is gone: the item view shows this run alone
+            return
+        self._systems = {
+            n: f.drop_duplicates("item_id").set_index(f["item_id"].astype(str))["hypothesis"]
+            for n, f in frames.items()
+        }
 
     def set_items(self, df) -> None:
         """Rank and show the per-item rows of the run (``run_items_frame``)."""
@@ -435,6 +455,7 @@ class ItemPanel(SaliencyMixin, QWidget):
             self._row = None
             self.title.setText("No item.")
             self.diff.set_report(None)
+            self.diff.set_systems(None)
             self.saliency_info.setText("")
             self.saliency_btn.setVisible(False)
             self.annotation.set_item(None)
@@ -451,6 +472,7 @@ class ItemPanel(SaliencyMixin, QWidget):
             f"S {rep['substitutions']} · D {rep['deletions']} · I {rep['insertions']}"
         )
         self.diff.set_report(rep)
+        self._show_systems(row)
         if self.dataset_root is not None and row.get("path"):
             self.player.load(self.dataset_root / str(row["path"]), row.get("duration"))
         key = str(row.get("id", row.get("item_id")))
@@ -461,6 +483,19 @@ class ItemPanel(SaliencyMixin, QWidget):
         self._show_pitfalls(row)
         self._show_saliency(row)
         self.item_shown.emit(str(rep["id"]))
+
+    def _show_systems(self, row: dict | None) -> None:
+        """Every system's hypothesis of the item aligned against the reference."""
+        from ..review.systems_align import systems_alignment
+
+        key = None if row is None else str(row.get("item_id", row.get("id")))
+        systems = self._systems
+        if not systems or key is None or any(key not in h.index for h in systems.values()):
+            self.diff.set_systems(None)  # not a comparison's item (or not a common one)
+            return
+        hyps = {n: "" if pd.isna(h.at[key]) else str(h.at[key]) for n, h in systems.items()}
+        cols, counts = systems_alignment(row.get("reference"), hyps, self.language, self.normaliser)
+        self.diff.set_systems(cols, counts)
 
     def _show_pitfalls(self, row: dict) -> None:
         """The hallucination evidence under the diff, the acoustic covariates, and the

@@ -60,6 +60,7 @@ from .phones_view import PhonesView
 from .radar import RadarWidget
 from .regression_panel import RegressionPanel
 from .settings import restore_splitter
+from .systems_view import SystemsView
 from .table_model import FrameModel
 from .theme import esc, plain_tip, verdict_style
 from .verdict_cards import VerdictCards
@@ -71,7 +72,16 @@ MISSING_OPTION = "'Include missing values as a group'"
 CONDITION_COLOUR = "#8a4b00"
 
 #: Sub-tabs, in order (screenshots and the remembered state use the names).
-SUBTABS = ("groups", "comparisons", "values", "radar", "confusion", "phones", "regression")
+SUBTABS = (
+    "groups",
+    "comparisons",
+    "values",
+    "systems",
+    "radar",
+    "confusion",
+    "phones",
+    "regression",
+)
 
 COMPARISON_COLUMNS = (
     "metric",
@@ -171,6 +181,7 @@ class ResultsPanel(QWidget):
         self.confusion = ConfusionView()
         self.phones = PhonesView()  # word-position heatmap and phone confusions (docs/METHODS.md, "Word-position heatmap" and "Phone confusions")
         self.regression = RegressionPanel(ctx)
+        self.systems = SystemsView()  # a comparison of systems with this run as baseline
         self.tabs = QTabWidget()
         self.tabs.addTab(self.groups, "Groups")
         self.tabs.addTab(self.comparisons, "Comparisons")
@@ -179,6 +190,7 @@ class ResultsPanel(QWidget):
         values_scroll.setFrameShape(QScrollArea.NoFrame)
         values_scroll.setWidget(self.values)
         self.tabs.addTab(values_scroll, "Group values (95% CI)")
+        self.tabs.addTab(self.systems, "Systems")
         self.tabs.addTab(self.radar, "Radar")
         self.tabs.addTab(self.confusion, "Confusion")
         self.tabs.addTab(self.phones, "Words && phones")
@@ -187,6 +199,7 @@ class ResultsPanel(QWidget):
         self.tabs.setCornerWidget(self.chart_export, Qt.TopRightCorner)
         self.chart_export.setVisible(False)
         self.tabs.currentChanged.connect(lambda _i: self._chart_view())
+        self.tabs.currentChanged.connect(lambda _i: self._fit_split())
         for w in (self.radar, self.confusion):  # a right click offers the export too
             w.setContextMenuPolicy(Qt.CustomContextMenu)
             w.customContextMenuRequested.connect(
@@ -271,6 +284,7 @@ class ResultsPanel(QWidget):
         self.confusion.set_result(run)
         self.phones.set_result(run)
         self.regression.set_run(self.run_id if run else None, run)
+        self._show_systems(run)
         self._fill_groups(run)
         self._fill_comparisons(run)
         self._chart_view()
@@ -279,6 +293,21 @@ class ResultsPanel(QWidget):
         )
         self._fit_split()
         QTimer.singleShot(0, self._fit_split)  # again once the new cards are laid out
+
+    def _show_systems(self, run) -> None:
+        """The comparison of systems stored with the shown run (its baseline), if any."""
+        from ..jobs.system_run import latest_comparison
+
+        cmp = latest_comparison(self.ctx.project, self.run_id) if run is not None else None
+        self.systems.set_comparison(cmp)
+        i = SUBTABS.index("systems")
+        self.tabs.setTabText(i, f"Systems ({len(cmp.systems)})" if cmp else "Systems")
+        self.tabs.setTabToolTip(
+            i,
+            "the systems compared with this run as baseline"
+            if cmp
+            else "no comparison of systems with this run as baseline",
+        )
 
     def _chart_view(self) -> None:
         self.chart_export.set_view(self.result, SUBTABS[self.tabs.currentIndex()])
@@ -311,6 +340,8 @@ class ResultsPanel(QWidget):
         # two rows of cards where the tabs keep 220 px (a 700-px laptop screen), else one
         rows = max(self.cards.one_row_height(), min(self.cards.rows_height(2), total - 220))
         top = min(need, max(int(total * 0.42), rows), total - 150)
+        if SUBTABS[self.tabs.currentIndex()] == "systems":
+            top = 0  # a long view of its own: the baseline's group cards fold away
         self.split.setSizes([top, total - top])
         QTimer.singleShot(0, self.cards.reveal)
 

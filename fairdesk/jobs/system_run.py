@@ -1,6 +1,6 @@
-"""Several systems audited on one dataset and compared (docs/METHODS.md, "Comparing systems
-on the same items"): ``fairdesk audit --model A --model B``, ``fairdesk audit --table T
---hyp-col a --hyp-col b`` and ``fairdesk compare --run N --run M``.
+"""Several systems audited on one dataset and compared (docs/METHODS.md, "Comparing systems"):
+``fairdesk audit --model A --model B``, ``fairdesk audit --table T --hyp-col a --hyp-col b``
+and ``fairdesk compare --run N --run M``.
 
 Every system is an ordinary audit run (openable alone, as before); the comparison is a
 result of kind :data:`KIND` stored with the baseline's run, naming the systems' runs. The
@@ -33,8 +33,10 @@ __all__ = [
     "audit_table_systems",
     "compare_frames",
     "compare_stored_runs",
+    "comparison_frames",
     "decode_comparison",
     "encode_comparison",
+    "latest_comparison",
     "stored_comparisons",
     "system_names",
 ]
@@ -247,6 +249,32 @@ def stored_comparisons(project: Project, run_id: int) -> list[StoredComparison]:
         StoredComparison.from_json(r["payload"], r["id"])
         for r in results_for_run(project, int(run_id), KIND)
     ]
+
+
+def latest_comparison(project: Project, run_id: int | None) -> StoredComparison | None:
+    """The newest comparison of systems stored with run ``run_id`` (its baseline), or None
+    (no run, no comparison, or one that cannot be read)."""
+    if project is None or run_id is None:
+        return None
+    try:
+        cmps = stored_comparisons(project, run_id)
+    except (ValueError, KeyError, TypeError):  # a payload of an older layout
+        return None
+    return cmps[-1] if cmps else None
+
+
+def comparison_frames(project: Project, cmp: StoredComparison) -> dict[str, pd.DataFrame]:
+    """System name → the per-item rows of its run (a stored comparison's runs, baseline
+    first).
+
+    Raises
+    ------
+    ValueError
+        A run's rows are gone (``run_items_frame``).
+    """
+    from ..core.runs import run_items_frame
+
+    return {n: run_items_frame(project, rid) for n, rid in zip(cmp.systems, cmp.run_ids)}
 
 
 def audit_systems(

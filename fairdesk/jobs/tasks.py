@@ -29,6 +29,28 @@ def audit(folder, request, *, progress, cancelled):
         project.close()
 
 
+def audit_systems(folder, request, models, *, progress, cancelled):
+    """Audit ``request`` once per model and compare the systems (the first the baseline;
+    :func:`fairdesk.jobs.system_run.audit_systems`); returns the baseline's
+    ``{"run_id", "result", "from_cache"}`` as :func:`audit` does, with ``systems`` (the
+    names) and ``run_ids`` (every system's run)."""
+    from .system_run import audit_systems as _audit_systems
+
+    project = Project(folder)
+    try:
+        out = _audit_systems(project, request, list(models), progress=progress, cancelled=cancelled)
+        cmp = out.comparison
+        return {
+            "run_id": cmp.run_ids[0],
+            "result": out.runs[0],
+            "from_cache": False,
+            "systems": list(cmp.systems),
+            "run_ids": list(cmp.run_ids),
+        }
+    finally:
+        project.close()
+
+
 def import_dataset(
     folder, name, path, *, fmt="auto", language="en", options=None, progress, cancelled
 ):

@@ -1,23 +1,30 @@
-"""How a comparison of systems reads (docs/METHODS.md, "Comparing systems on the same
-items"): the system × group table, one sentence per system difference and per gap
-difference, and the classical cross-checks. Every view (console, GUI, report, export)
-formats a :class:`~fairdesk.stats.system_results.SystemComparisonResult` through these
-functions. Pure: no Qt, no I/O."""
+"""How a comparison of systems reads (docs/METHODS.md, "Comparing systems"): the system × group
+table, one sentence per system difference and per gap difference, and the classical cross-
+checks. Every view (console, GUI, report, export) formats a
+:class:`~fairdesk.stats.system_results.SystemComparisonResult` through these functions.
+Pure: no Qt, no I/O."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .labels import metric_short, short_group
-from .numbers import MISSING, count, finite, fmt_ci, fmt_gap, fmt_p, fmt_value_ci
+from .numbers import MISSING, count, finite, fmt_ci, fmt_gap, fmt_p, fmt_value_ci, scale
+from .rows import GroupRow, group_rows
 
 __all__ = [
     "GAP_WORDS",
     "MISSING",
     "SYSTEM_WORDS",
     "classical_line",
+    "comparison_head",
     "comparison_lines",
+    "comparison_metrics",
     "difference_sentence",
     "disagreement_lines",
+    "gap_rows",
     "gap_sentence",
+    "system_rows",
     "system_table",
 ]
 
@@ -167,7 +174,9 @@ def _value_cell(result, system: str, metric: str, group) -> str:
         return MISSING
     if group is None:
         s = audit.summary.get(metric) if audit.summary else None
-        overall = s.overall if s is not None else None
+        # a MetricSummary in a fresh result, its dict in a stored one (AuditResult.summary
+        # is declared ``dict``, so the codec reads it back as plain data)
+        overall = s.get("overall") if isinstance(s, dict) else getattr(s, "overall", None)
         if not overall:
             return MISSING
         return fmt_value_ci(metric, overall.get("value"), overall.get("ci"))
@@ -177,13 +186,14 @@ def _value_cell(result, system: str, metric: str, group) -> str:
     return MISSING
 
 
-def _metrics(result) -> list[str]:
+def comparison_metrics(result) -> list[str]:
+    """The metrics of a comparison, in the order the baseline tested them."""
     return list(dict.fromkeys(d.metric for d in result.differences))
 
 
-def comparison_lines(result) -> list[str]:
-    """The comparison as console lines: the common items, per metric the system × group
-    table, the gap-difference sentences, then the classical cross-checks."""
+def comparison_head(result) -> list[str]:
+    """The comparison's opening lines: the common items per system, the baseline and the
+    reference, the bootstrap and Holm family, and each system's failed items."""
     c = result.common
     per = ", ".join(f"{s}: {c.per_system.get(s, 0):,}" for s in result.systems)
     out = [
@@ -204,7 +214,81 @@ def comparison_lines(result) -> list[str]:
                 + ", ".join(map(str, list(ids)[:5]))
                 + (" …" if len(ids) > 5 else "")
             )
-    for m in _metrics(result):
+    return out
+
+
+def system_rows(result, metric: str) -> dict[str, list[GroupRow]]:
+    """Each system's analysed groups' values of ``metric`` with their own 95% CIs, in
+    display units (the rows the GUI's and the report's side-by-side charts draw; the same
+    numbers as :func:`system_table`). A system without an audit has no rows."""
+    out = {}
+    wanted = set(result.groups)
+    for s in result.systems:
+        audit = (result.audits or {}).get(s)
+        if audit is None:
+            continue
+        groups = [g for g in audit.groups if g.group in wanted]
+        out[s] = group_rows(groups, metric, result.reference)
+    return out
+
+
+@dataclass(frozen=True)
+class GapRow:
+    """One gap difference in display units (points for rates): ``difference`` [``low``,
+    ``high``] = gap(system) − gap(baseline); None where not measured. ``label``:
+    ``child vs adult · B`` and ``text`` the sentence of :func:`gap_sentence`."""
+
+    metric: str
+    system: str
+    group: str
+    label: str
+    difference: float | None
+    low: float | None
+    high: float | None
+    verdict: str
+    text: str
+
+
+def gap_rows(result, metric: str | None = None) -> list[GapRow]:
+    """The gap differences (of ``metric``, or all) as :class:`GapRow` (the report's
+    gap-difference chart)."""
+    several = len(result.systems) > 2
+    out = []
+    for g in result.gap_differences:
+        if metric is not None and g.metric != metric:
+            continue
+        k = scale(g.metric)
+
+        def shown(x, k=k):
+            x = finite(x)
+            return None if x is None else x * k
+
+        label = f"{short_group(g.group)} vs {short_group(g.reference)}"
+        if metric is None:
+            label = f"{metric_short(g.metric)} {label}"
+        if several:
+            label += f" · {g.system}"
+        out.append(
+            GapRow(
+                g.metric,
+                g.system,
+                g.group,
+                label,
+                shown(g.difference),
+                shown(g.ci_low),
+                shown(g.ci_high),
+                g.verdict,
+                gap_sentence(g),
+            )
+        )
+    return out
+
+
+def comparison_lines(result) -> list[str]:
+    """The comparison as console lines: the common items, per metric the system × group
+    table, the gap-difference sentences, then the classical cross-checks."""
+    out = comparison_head(result)
+    for m in comparison_metrics(result):
         head, rows = system_table(result, m)
         out.append("")
         out.append(f"{metric_short(m)} by group (value [95% CI]; differences in points):")

@@ -58,6 +58,7 @@ from .sections import (
     representation_section,
     sensitivity_section,
 )
+from .systems import systems_section
 
 
 def _n(v) -> str:
@@ -471,6 +472,7 @@ def report_context(d: RunData, embed_audio: bool = False, worst: int = 3) -> dic
         "regressions": regression_sections(d),
         "pitfalls": pitfalls_section(run),
         "sensitivity": sensitivity_section(run),
+        "systems": systems_section(d),
     }
 
 
@@ -488,11 +490,20 @@ def render(context: dict) -> str:
     )
     ctx = dict(context)
     ctx["charts"] = [{**c, "svg": Markup(c["svg"])} for c in context["charts"]]
+    sys_ = context.get("systems")
+    if sys_:
+        ctx["systems"] = {
+            **sys_,
+            "metrics": [
+                {**m, "chart": m["chart"] and {**m["chart"], "svg": Markup(m["chart"]["svg"])}}
+                for m in sys_["metrics"]
+            ],
+        }
     ctx["regressions"] = [
         {**r, "charts": [{**c, "svg": Markup(c["svg"])} for c in r["charts"]]}
         for r in context.get("regressions") or []
     ]
-    for key in ("model_based", "pitfalls", "sensitivity"):
+    for key in ("model_based", "pitfalls", "sensitivity", "systems"):
         ctx.setdefault(key, None)
     return env.get_template("report.html.j2").render(**ctx)
 
@@ -551,8 +562,9 @@ def write_report(
         out.pdf = write_pdf(render({**ctx, "worst": _strip_audio(ctx["worst"])}), pdf)
     if figures is not None:
         from .charts import save_figures
+        from .systems import save_system_figures
 
-        out.figures = save_figures(d.audit, figures)
+        out.figures = save_figures(d.audit, figures) + save_system_figures(d, figures)
     return out
 
 

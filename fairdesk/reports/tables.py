@@ -1,12 +1,15 @@
 """Tables of a run for notebooks and papers: CSV or Parquet, chosen by the file extension.
 
 - :func:`items_table`: one row per analysed item: ids, speaker, group, reference, hypothesis,
-  every per-item metric column and every metadata column the run kept;
+  every per-item metric column and every metadata column the run kept (and, for a
+  comparison's baseline run, ``hypothesis.<system>`` and ``errors.<system>`` per system);
 - :func:`groups_table`: one row per group × metric: value and 95% CI (when the run has them),
   the basis E of a diacritic metric, items, speakers, excluded and why, and ``no_value`` for the descriptive row of the items
   with no grouping value;
 - :func:`comparisons_table`: one row per comparison with every stored field (block counts
-  flattened to ``n_blocks.<name>``, flags joined with ``;``);
+  flattened to ``n_blocks.<name>``, flags joined with ``;``); for the baseline run of a
+  comparison of systems, in long format with the system-difference and gap-difference rows
+  (columns ``kind``, ``system``, ``baseline``, ...);
 - :func:`odds_ratio_table`: Sekkat et al.'s table from a ``fairdesk regress`` result.
 """
 
@@ -86,10 +89,14 @@ ITEM_DROP = ("db_id", "audio_hash", "item_id")
 
 
 def items_table(d: RunData) -> pd.DataFrame:
-    """One row per analysed item (see the module doc)."""
+    """One row per analysed item (see the module doc); a comparison's baseline run also
+    gets ``hypothesis.<system>`` and ``errors.<system>`` per system."""
+    from .systems import system_item_columns
+
     f = d.items.drop(columns=[c for c in ITEM_DROP if c in d.items.columns])
     first = [c for c in ITEM_FIRST if c in f.columns]
-    return f[first + [c for c in f.columns if c not in first]].reset_index(drop=True)
+    f = f[first + [c for c in f.columns if c not in first]].reset_index(drop=True)
+    return system_item_columns(d, f)
 
 
 def groups_table(d: RunData) -> pd.DataFrame:
@@ -172,7 +179,12 @@ GROUP_COLUMNS = [
 def comparisons_table(d: RunData) -> pd.DataFrame:
     """One row per comparison with every field of the stored result (module doc): the
     ``Comparison`` fields in order, ``without_flagged`` only where the pitfalls stage set
-    it, as the stored payload lists them."""
+    it, as the stored payload lists them. For the baseline run of a comparison of systems
+    the table is in long format: ``kind`` (``group_comparison``, ``system_difference``,
+    ``gap_difference``), ``system`` and ``baseline`` first, then the system-difference and
+    gap-difference rows (:func:`fairdesk.reports.systems.comparison_rows`)."""
+    from .systems import comparison_rows
+
     rows = []
     for c in d.audit.comparisons:
         r = {}
@@ -193,6 +205,13 @@ def comparisons_table(d: RunData) -> pd.DataFrame:
             else:
                 r[k] = v
         rows.append(r)
+    extra = comparison_rows(d)
+    if extra:  # a comparison's baseline: its group comparisons, then the systems' rows
+        rows = [
+            {"kind": "group_comparison", "system": extra[0]["baseline"], "baseline": None, **r}
+            for r in rows
+        ]
+        rows += extra
     return pd.DataFrame.from_records(rows)
 
 

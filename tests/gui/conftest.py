@@ -158,3 +158,58 @@ def gui_log(caplog):
     """The log records of fairdesk's GUI at WARNING and above."""
     caplog.set_level(logging.WARNING)
     return caplog
+
+
+@dataclass(frozen=True)
+class SystemsProject:
+    folder: Path
+    run_ids: tuple[int, int]  # baseline first
+    systems: tuple[str, str]
+
+
+def second_predictions(data: Path) -> Path:
+    """A second system's predictions of :func:`build_data`'s items: it loses a word in a
+    quarter of the south items (the first loses one in half) and never errs in the north."""
+    import pandas as pd
+
+    man = pd.read_csv(data / "manifest.csv")
+    rows = []
+    for k, r in enumerate(man.itertuples()):
+        words = r.text.split()
+        if r.accent == "south" and k % 4 == 0:
+            del words[-1]
+        rows.append({"path": r.path, "text": " ".join(words)})
+    out = data / "predictions_b.csv"
+    pd.DataFrame(rows).to_csv(out, index=False)
+    return out
+
+
+@pytest.fixture(scope="session")
+def mini_systems(tmp_path_factory) -> SystemsProject:
+    """The mini data audited by two systems (imported predictions) and compared: two
+    ordinary runs, the comparison stored with the first (the baseline)."""
+    from fairdesk.core.importers import import_dataset
+    from fairdesk.core.store import Project
+    from fairdesk.jobs.request import AuditRequest
+    from fairdesk.jobs.system_run import audit_systems
+
+    base = tmp_path_factory.mktemp("gui_systems")
+    manifest, preds = build_data(base / "data")
+    preds_b = second_predictions(base / "data")
+    project = Project(base / "project")
+    import_dataset(project, "mini", manifest, fmt="manifest")
+    models = (f"predictions:{preds}", f"predictions:{preds_b}")
+    out = audit_systems(
+        project,
+        AuditRequest(
+            dataset="mini",
+            model=models[0],
+            by=("accent",),
+            reference="north",
+            nlu="none",
+            settings=small_settings(),
+        ),
+        list(models),
+    )
+    project.close()
+    return SystemsProject(base / "project", tuple(out.comparison.run_ids), models)

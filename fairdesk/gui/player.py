@@ -268,6 +268,16 @@ class AudioPlayer(QWidget):
         """Analyse ``paths`` in the background so that showing them later is immediate."""
         self.cache.prefetch(str(p) for p in paths if p)
 
+    def clear(self, info: str = "") -> None:
+        """Show no file: empty plots, the time at 0:00.00 / 0:00.00 and ``info``."""
+        self.stop()
+        self.clear_saliency()
+        self.set_words(())
+        self.path = None
+        self._clear()
+        self.info.setText(info)
+        self.info.setToolTip(info)
+
     def _clear(self) -> None:
         self.samples = None
         self.spectrogram = None
@@ -275,6 +285,8 @@ class AudioPlayer(QWidget):
         self._env.setData([], [])
         self.image.clear()
         self.play_btn.setEnabled(False)
+        self.duration = 0.0
+        self.set_position(0.0)
 
     def _loaded(self, path: str, out: dict) -> None:
         if path != self.path:  # a stale result: another file is shown now (it stays cached)

@@ -116,7 +116,7 @@ def _probe(device=None) -> tuple[bool, str]:
     except Exception as exc:  # noqa: BLE001 - PortAudioError, ValueError: no device
         return False, (
             f"Playback unavailable: no audio output device ({exc}). Connect one, then "
-            "choose it with the player's 'no audio output' button or File ▸ Audio output…"
+            "choose it with the player's 'No output…' button or File ▸ Audio output…"
         )
     return True, ""
 

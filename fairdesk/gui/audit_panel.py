@@ -501,6 +501,7 @@ class AuditPanel(QWidget):
             return None
         self.last_result, self.last_error = None, None
         self.refusal.clear()
+        self.stage.setVisible(True)
         self._t0 = time.monotonic()
         self.progress.setValue(0)
         self.eta.setText("")
@@ -563,6 +564,7 @@ class AuditPanel(QWidget):
         exc = self.job.exception if self.job is not None else None
         if isinstance(exc, MinimumsRefused):
             self.stage.setText("")
+            self.stage.setVisible(False)  # the refusal's own headline says it
             req = self.job.request
             self.refusal.show_refusal(exc.shortfall, sample=req.sample, filtered=bool(req.filters))
             n_ex, n_all = len(exc.shortfall.excluded), len(exc.shortfall.rows)
@@ -577,6 +579,7 @@ class AuditPanel(QWidget):
         self.min_items.setValue(items)
         self.min_speakers.setValue(speakers)
         self.refusal.clear()
+        self.stage.setVisible(True)
         self.stage.setText(
             html.escape(f"Minimums set to {items} items and {speakers} speakers; run again.")
         )

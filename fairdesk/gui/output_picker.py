@@ -1,5 +1,5 @@
 """The one place to choose the audio output, for every player of the window (Items and
-Record): a small dialog opened from the player's "no audio output" button or File ▸ Audio
+Record): a small dialog opened from the player's "No output…" button or File ▸ Audio
 output…, and :func:`choose_output`, which the Record tab's output list calls too."""
 
 from __future__ import annotations

@@ -148,7 +148,6 @@ class AudioPlayer(QWidget):
         self.word_strip.setToolTip("Click a word to hear and select it (L loops it)")
         self.word_strip.setXLink(self.wave)
         self.strip = WordStrip(self.word_strip)
-        self.overlay = SaliencyLayer(self.wave)
 
         self.spec = _plot(130)
         self.spec.setMouseEnabled(x=False, y=False)
@@ -161,6 +160,7 @@ class AudioPlayer(QWidget):
         self.spec.addItem(self.image)
         for w in (self.wave, self.spec):
             w.getPlotItem().getViewBox().setLimits(xMin=0)
+        self.overlay = SaliencyLayer(self.wave, aligned=(self.word_strip, self.spec))
 
         self.heads = []
         for w in (self.wave, self.spec):
@@ -204,9 +204,9 @@ class AudioPlayer(QWidget):
         self.info.setTextFormat(Qt.PlainText)
         # the file name is the one that gives way on a narrow window (full text as tooltip)
         self.info.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
-        self.no_output = QPushButton("no audio output…")
-        self.no_output.setFlat(True)
+        self.no_output = QPushButton("No output…")
         self.no_output.setFocusPolicy(Qt.NoFocus)
+        self.no_output.setMinimumWidth(self.no_output.sizeHint().width())  # never clipped
         self.no_output.clicked.connect(self.pick_output)
         self.set_sink(self.sink)
         controls = QHBoxLayout()

@@ -14,6 +14,8 @@ import pyqtgraph as pg
 #: A word shorter than this (zero-length ones included) is drawn this wide, centred on its
 #: time, so that it stays visible and clickable as in the diff.
 MIN_WORD_S = 0.04
+#: Width of the saliency scale (the right axis), in pixels.
+AXIS_WIDTH = 64
 #: z of the reference-word shading: above the loop selection (20), below the playhead (30).
 WORD_SHADE_Z = 22
 
@@ -111,14 +113,24 @@ class SaliencyLayer:
     """The saliency curve (a translucent fill under the waveform) and the reference words'
     shading on ``plot``, with the curve's scale on the plot's right axis."""
 
-    def __init__(self, plot: pg.PlotWidget):
+    def __init__(self, plot: pg.PlotWidget, aligned=()):
         self.plot = plot
+        #: plots x-linked to ``plot`` (word strip, spectrogram): they get an empty right
+        #: axis of the same width while the scale shows, so their time axes stay aligned
+        self.aligned = list(aligned)
         self.data: tuple | None = None  # (times, curve, words, method)
         self.items: list = []
         self.top = 0.0
-        axis = plot.getPlotItem().getAxis("right")
-        axis.enableAutoSIPrefix(False)
-        axis.setWidth(64)
+        for p in (plot, *self.aligned):
+            axis = p.getPlotItem().getAxis("right")
+            axis.enableAutoSIPrefix(False)
+            axis.setWidth(AXIS_WIDTH)
+        for p in self.aligned:
+            p.getPlotItem().getAxis("right").setTicks([[]])
+
+    def _show_axes(self, on: bool) -> None:
+        for p in (self.plot, *self.aligned):
+            (p.getPlotItem().showAxis if on else p.getPlotItem().hideAxis)("right")
 
     def set(self, curve, frame_s: float, words=(), method: str | None = None) -> None:
         c = np.clip(np.asarray(curve, dtype=float), 0.0, None)
@@ -132,7 +144,7 @@ class SaliencyLayer:
     def clear(self) -> None:
         self.data = None
         self._remove()
-        self.plot.getPlotItem().hideAxis("right")
+        self._show_axes(False)
 
     def _remove(self) -> None:
         for it in self.items:
@@ -173,9 +185,8 @@ class SaliencyLayer:
         self.items.append(curve)
         for it in self.items:
             self.plot.addItem(it)
-        pi = self.plot.getPlotItem()
-        pi.showAxis("right")
-        axis = pi.getAxis("right")
+        self._show_axes(True)
+        axis = self.plot.getPlotItem().getAxis("right")
         short, long = saliency_axis_label(method)
         axis.setTicks([self.ticks(peak)])
         axis.setLabel(short, color="#ef6c00")

@@ -14,12 +14,14 @@ import html
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
+    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -86,8 +88,7 @@ class RefusalView(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.short = None
-        self.title = QLabel()
-        self.title.setWordWrap(True)
+        self.title = QLabel()  # one line: the details are in the table and the advice
         self.title.setTextFormat(Qt.RichText)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
@@ -97,20 +98,27 @@ class RefusalView(QWidget):
         head = self.table.horizontalHeader()
         head.setSectionResizeMode(QHeaderView.ResizeToContents)
         head.setStretchLastSection(True)
-        self.advice = QLabel()
-        self.advice.setWordWrap(True)
-        self.advice.setTextFormat(Qt.RichText)
+        # a text browser, not a wrapped label: it keeps its height in a tight splitter pane
+        # (and scrolls), where a label's height-for-width is not honoured and overlaps
+        self.advice = QTextBrowser()
+        self.advice.setFrameShape(QFrame.NoFrame)
+        self.advice.setOpenLinks(False)
+        self.advice.viewport().setAutoFillBackground(False)
+        self.advice.setStyleSheet("QTextBrowser { background: transparent; }")
+        lines = self.advice.fontMetrics().lineSpacing()
+        self.advice.setFixedHeight(int(lines * 4.6) + 8)
+        self.advice_html = ""
         self.apply = QPushButton("Use these minimums")
         self.apply.setToolTip("set the Statistics minimums to the values suggested above")
         self.apply.clicked.connect(self._apply)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.title)
-        lay.addWidget(self.table)
-        row = QHBoxLayout()
-        row.addWidget(self.advice, 1)
-        row.addWidget(self.apply, 0, Qt.AlignTop)
+        row = QHBoxLayout()  # the table, and beside it the button that applies the advice
+        row.addWidget(self.table, 1)
+        row.addWidget(self.apply, 0, Qt.AlignBottom)
         lay.addLayout(row)
+        lay.addWidget(self.advice)
         self.setVisible(False)
 
     def show_refusal(self, short, *, sample: int | None = None, filtered: bool = False) -> None:
@@ -123,8 +131,9 @@ class RefusalView(QWidget):
         )
         self.title.setText(
             "<span style='color:#c62828'><b>Audit refused:</b></span> "
-            + html.escape(f"the minimums ({mins}) exclude {n_ex} of {count(n_all, 'group')}{left}.")
+            + html.escape(f"the minimums exclude {n_ex} of {count(n_all, 'group')}{left}.")
         )
+        self.title.setToolTip(f"the minimums: {mins}")
         self.table.setRowCount(n_all)
         for i, r in enumerate(short.rows):
             cells = (
@@ -144,11 +153,13 @@ class RefusalView(QWidget):
                 ):
                     cell.setForeground(Qt.red)
                 self.table.setItem(i, j, cell)
-        rows_shown = min(n_all, 6)
-        h = self.table.horizontalHeader().sizeHint().height()
-        h += sum(self.table.rowHeight(i) for i in range(rows_shown)) + 2 * self.table.frameWidth()
-        self.table.setFixedHeight(h)
-        self.advice.setText(advice_html(short, sample=sample, filtered=filtered))
+        self.table.resizeRowsToContents()
+        rows_shown = min(n_all, 5)
+        head = max(self.table.horizontalHeader().sizeHint().height(), self.fontMetrics().height())
+        body = sum(self.table.rowHeight(i) for i in range(rows_shown))
+        self.table.setFixedHeight(head + body + 2 * self.table.frameWidth() + 2)
+        self.advice_html = advice_html(short, sample=sample, filtered=filtered)
+        self.advice.setHtml(self.advice_html)
         self.apply.setVisible(short.lower_items is not None or short.lower_speakers is not None)
         self.setVisible(True)
 

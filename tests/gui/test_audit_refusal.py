@@ -65,7 +65,7 @@ def test_the_refusal_is_a_table_naming_the_panels_controls(qtbot, ctx, mini):
     assert got == {
         a: (items[a], spk[a], f"items: {items[a]} < 30; speakers: {spk[a]} < 5") for a in ACCENTS
     }
-    text = view.title.text() + view.advice.text()
+    text = view.title.text() + view.title.toolTip() + view.advice_html
     assert "Min. items per group" in text and "Min. speakers per group" in text
     assert "--min" not in text and "--min" not in audit.stage.text()
     assert f"lower <b>Min. items per group</b> (Statistics) to {min(items.values())}" in text
@@ -88,7 +88,7 @@ def test_a_refusal_caused_by_the_sample_or_the_filters_names_those_rows(qtbot, c
     audit.min_speakers.setValue(1)
     audit.sample.setValue(3)
     _refused(qtbot, audit)
-    advice = audit.refusal.advice.text()
+    advice = audit.refusal.advice_html
     assert "raise <b>Sample</b> (now 3 per group)" in advice
     assert "Only items with" not in advice
     assert [audit.refusal.table.item(i, 1).text() for i in range(2)] == ["3", "3"]
@@ -97,7 +97,7 @@ def test_a_refusal_caused_by_the_sample_or_the_filters_names_those_rows(qtbot, c
     audit.filters.add_row("gender", "female")
     audit.min_items.setValue(15)
     _refused(qtbot, audit)
-    advice = audit.refusal.advice.text()
+    advice = audit.refusal.advice_html
     assert "remove a row of <b>Only items with</b>" in advice and "Sample" not in advice
     half = SPEAKERS // 2 * len(SENTENCES)
     assert [audit.refusal.table.item(i, 1).text() for i in range(2)] == [str(half)] * 2

@@ -474,6 +474,7 @@ class DatasetPanel(QWidget):
         """The player (and annotation editor), built on first use; returns the player."""
         if self.player is None:
             self.player = AudioPlayer(self.ctx.jobs)
+            self.player.message.connect(self.ctx.status)
             self.annotation = AnnotationPanel(self.ctx)
             self.annotation.restore_state(self._annotation_state)
             self.annotation.saved.connect(self._annotated)

@@ -149,7 +149,9 @@ class DeviceBox(QWidget):
         self.changed.emit()
 
     def _output_activated(self) -> None:
-        set_default_output(self.output_choice())
+        from .output_picker import choose_output
+
+        choose_output(self.output_choice())  # every player, Items' too
         self.changed.emit()
 
     # -- remembered state ---------------------------------------------------------------

@@ -153,6 +153,7 @@ class ItemPanel(SaliencyMixin, QWidget):
         self.title.setTextFormat(Qt.RichText)
         self.title.setWordWrap(True)
         self.player = AudioPlayer(ctx.jobs)
+        self.player.message.connect(ctx.status)  # why nothing plays
         self.saliency_info = QLabel("")
         self.saliency_info.setObjectName("muted")
         self.saliency_btn = QPushButton("Compute saliency")

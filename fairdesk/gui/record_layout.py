@@ -177,6 +177,7 @@ def build(panel) -> None:
     panel.again_btn = QPushButton("Re-record")
     panel.again_btn.setToolTip("record a new take of this prompt; earlier takes are kept (Ctrl+R)")
     panel.player = AudioPlayer(panel.ctx.jobs)
+    panel.player.message.connect(panel.ctx.status)
     # the take list and its buttons beside the player (not above it): fits 768 px high
     col = QWidget()
     cv = QVBoxLayout(col)

@@ -168,7 +168,7 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
 
 
 def _check_groups(frame, req: AuditRequest) -> None:
-    from ..stats.minimums import check_groups_before_inference
+    from ..stats.minimums import MinimumsRefused, check_groups_before_inference
     from ..stats.slicing import missing_groups
 
     include = req.settings.include_missing
@@ -186,6 +186,8 @@ def _check_groups(frame, req: AuditRequest) -> None:
             req.reference,
             include_missing=include,
         )
+    except MinimumsRefused:
+        raise  # typed: its shortfall holds the table the GUI shows (the text is the CLI's)
     except ValueError as exc:
         raise FairdeskError(str(exc)) from None
 

@@ -76,6 +76,8 @@ def cmd_import(a):
         content_col=a.content_col,
         id_col=a.id_col,
         split=a.split,
+        kaldi_meta=a.kaldi_meta,
+        audio_root=a.audio_root,
     )
     d = rep.to_dict()
     if a.json:
@@ -182,6 +184,8 @@ def cmd_models(a):
 
 
 def add_commands(sub):
+    from ..core.importers_formats import FORMATS as IMPORT_FORMATS
+
     s = sub.add_parser("init", help="create an empty project folder")
     s.add_argument("dir")
     s.set_defaults(func=cmd_init)
@@ -194,7 +198,7 @@ def add_commands(sub):
     s = sub.add_parser(
         "import",
         help="import a dataset (manifest, audiofolder, Common Voice, "
-        "LibriSpeech, Speech Accent Archive, L2-ARCTIC)",
+        "LibriSpeech, Speech Accent Archive, L2-ARCTIC, Kaldi)",
     )
     s.add_argument("--project", required=True)
     s.add_argument("--name", required=True)
@@ -202,15 +206,7 @@ def add_commands(sub):
     s.add_argument(
         "--format",
         default="auto",
-        choices=[
-            "auto",
-            "manifest",
-            "audiofolder",
-            "commonvoice",
-            "librispeech",
-            "saa",
-            "l2arctic",
-        ],
+        choices=list(IMPORT_FORMATS),
     )
     s.add_argument("--language", default="en", help="transcript language (default en)")
     s.add_argument("--audio-col")
@@ -219,6 +215,17 @@ def add_commands(sub):
     s.add_argument("--content-col")
     s.add_argument("--id-col")
     s.add_argument("--split", help="Common Voice split (validated, test, ...)")
+    s.add_argument(
+        "--kaldi-meta",
+        metavar="FILES",
+        help="Kaldi: the spk2*/utt2* tables kept as metadata: all (default), none, "
+        "or names (spk2gender,spk2age)",
+    )
+    s.add_argument(
+        "--audio-root",
+        metavar="DIR",
+        help="Kaldi: the folder holding the audio wav.scp lists (default: the data directory)",
+    )
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_import)
 

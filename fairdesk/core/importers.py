@@ -26,6 +26,8 @@ from .import_rows import Candidate, Problem
 from .importers_formats import (  # noqa: F401  (the readers stay importable from here)
     AUDIO_COLUMNS,
     CONTENT_COLUMNS,
+    EITHER_FORMATS,
+    FILE_FORMATS,
     FORMATS,
     ID_COLUMNS,
     LABEL_COLUMNS,
@@ -159,7 +161,7 @@ def import_dataset(
     language : the transcripts' language (``en`` selects Whisper's English normaliser).
     progress : optional ``progress(fraction, message)`` callback.
     **options : ``audio_col``, ``text_col``, ``speaker_col``, ``content_col``, ``id_col``
-        (manifest), ``split`` (Common Voice).
+        (manifest), ``split`` (Common Voice), ``kaldi_meta``, ``audio_root`` (Kaldi).
 
     Returns
     -------
@@ -197,7 +199,9 @@ def import_dataset(
             if (path / n).exists():
                 path = path / n
                 break
-    if fmt != "manifest" and not path.is_dir():
+    if fmt in FILE_FORMATS and path.is_dir() and fmt != "manifest":
+        raise ImportFailed(f"{path}: the {fmt} format expects a file, not a folder")
+    if fmt not in FILE_FORMATS + EITHER_FORMATS and not path.is_dir():
         raise ImportFailed(f"{path}: the {fmt} format expects a folder")
     reader = READERS[fmt]
     cols = {k: v for k, v in options.items() if v is not None}

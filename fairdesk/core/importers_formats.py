@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .errors import ImportFailed
 from .import_rows import Candidate, Problem, read_table, read_text
+from .importers_kaldi import is_kaldi_dir, read_kaldi
 from .importers_l2arctic import read_l2arctic
 from .importers_saa import read_saa
 from .names import DiskNames
@@ -20,6 +21,8 @@ from .tables import header_hint
 __all__ = [
     "AUDIO_COLUMNS",
     "CONTENT_COLUMNS",
+    "EITHER_FORMATS",
+    "FILE_FORMATS",
     "FORMATS",
     "ID_COLUMNS",
     "LABEL_COLUMNS",
@@ -34,7 +37,19 @@ __all__ = [
     "rows_to_candidates",
 ]
 
-FORMATS = ("auto", "manifest", "audiofolder", "commonvoice", "librispeech", "saa", "l2arctic")
+FORMATS = (
+    "auto",
+    "manifest",
+    "audiofolder",
+    "commonvoice",
+    "librispeech",
+    "saa",
+    "l2arctic",
+    "kaldi",
+)
+#: Formats read from one file (the others from a folder; ``hf`` from either).
+FILE_FORMATS = ("manifest",)
+EITHER_FORMATS: tuple[str, ...] = ()
 
 AUDIO_COLUMNS = (
     "path",
@@ -274,20 +289,21 @@ def read_librispeech(root: Path, **_):
 
 
 def detect_format(path: Path) -> str:
-    """Guess the format of a file or folder (see :data:`FORMATS`)."""
+    """Guess the format of a file or folder (see :data:`FORMATS`).
+
+    The specific layouts are sniffed first (a Kaldi ``wav.scp``, Common Voice, LibriSpeech,
+    the Speech Accent Archive, L2-ARCTIC), then the generic ones: audiofolder's
+    ``metadata.csv`` and a folder's ``manifest.*``; any other file is a manifest.
+    """
     path = Path(path)
     if path.is_file():
         return "manifest"
     if not path.is_dir():
         raise ImportFailed(f"{path}: no such file or folder")
+    if is_kaldi_dir(path):
+        return "kaldi"
     if (path / "clips").is_dir() and any(path.glob("*.tsv")):
         return "commonvoice"
-    if (
-        (path / "metadata.csv").exists()
-        or (path / "metadata.jsonl").exists()
-        or any(path.glob("*/metadata.csv"))
-    ):
-        return "audiofolder"
     if next(path.rglob("*.trans.txt"), None) is not None:
         return "librispeech"
     if (path / "speakers_all.csv").exists():
@@ -296,12 +312,19 @@ def detect_format(path: Path) -> str:
         (d / "wav").is_dir() and (d / "transcript").is_dir() for d in path.iterdir() if d.is_dir()
     ):
         return "l2arctic"
+    if (
+        (path / "metadata.csv").exists()
+        or (path / "metadata.jsonl").exists()
+        or any(path.glob("*/metadata.csv"))
+    ):
+        return "audiofolder"
     for name in ("manifest.csv", "manifest.tsv", "manifest.jsonl"):
         if (path / name).exists():
             return "manifest"
+    named = [f for f in FORMATS if f != "auto"]
     raise ImportFailed(
         f"{path}: cannot tell the dataset format; pass --format "
-        "(manifest, audiofolder, commonvoice, librispeech, saa or l2arctic)"
+        f"({', '.join(named[:-1])} or {named[-1]})"
     )
 
 
@@ -312,4 +335,5 @@ READERS: dict[str, Callable] = {
     "librispeech": read_librispeech,
     "saa": read_saa,
     "l2arctic": read_l2arctic,
+    "kaldi": read_kaldi,
 }

@@ -198,7 +198,7 @@ def add_commands(sub):
     s = sub.add_parser(
         "import",
         help="import a dataset (manifest, audiofolder, Common Voice, "
-        "LibriSpeech, Speech Accent Archive, L2-ARCTIC, Kaldi)",
+        "LibriSpeech, Speech Accent Archive, L2-ARCTIC, Kaldi, NeMo, Lhotse)",
     )
     s.add_argument("--project", required=True)
     s.add_argument("--name", required=True)
@@ -224,7 +224,8 @@ def add_commands(sub):
     s.add_argument(
         "--audio-root",
         metavar="DIR",
-        help="Kaldi: the folder holding the audio wav.scp lists (default: the data directory)",
+        help="Kaldi, Lhotse: the folder holding the audio the manifests list (default: the "
+        "data directory or manifest folder)",
     )
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_import)

@@ -31,6 +31,7 @@ from .importers_formats import (  # noqa: F401  (the readers stay importable fro
     FORMATS,
     ID_COLUMNS,
     LABEL_COLUMNS,
+    OPTIONS,
     READERS,
     SPEAKER_COLUMNS,
     TEXT_COLUMNS,
@@ -161,7 +162,7 @@ def import_dataset(
     language : the transcripts' language (``en`` selects Whisper's English normaliser).
     progress : optional ``progress(fraction, message)`` callback.
     **options : ``audio_col``, ``text_col``, ``speaker_col``, ``content_col``, ``id_col``
-        (manifest), ``split`` (Common Voice), ``kaldi_meta``, ``audio_root`` (Kaldi).
+        (manifest), ``split`` (Common Voice), ``kaldi_meta`` (Kaldi), ``audio_root`` (Kaldi, Lhotse).
 
     Returns
     -------
@@ -205,6 +206,17 @@ def import_dataset(
         raise ImportFailed(f"{path}: the {fmt} format expects a folder")
     reader = READERS[fmt]
     cols = {k: v for k, v in options.items() if v is not None}
+    foreign = [k for k in cols if k not in OPTIONS.get(fmt, ())]
+    if foreign:
+        users = {k: [f for f, o in OPTIONS.items() if k in o] for k in foreign}
+        raise ImportFailed(
+            f"the {fmt} format takes no "
+            + "; no ".join(
+                f"--{k.replace('_', '-')} (it applies to {', '.join(users[k]) or 'no format'})"
+                for k in foreign
+            )
+            + "; leave it out"
+        )
     root, cands, problems = reader(path, **cols)
     root = root.resolve()
     problems = list(problems)

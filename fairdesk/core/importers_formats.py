@@ -28,6 +28,7 @@ from .importers_kaldi import is_kaldi_dir, read_kaldi
 from .importers_l2arctic import read_l2arctic
 from .importers_nemo_lhotse import is_lhotse_dir, is_nemo_manifest, read_lhotse, read_nemo
 from .importers_saa import read_saa
+from .importers_vctk_timit import is_timit_dir, is_vctk_dir, read_timit, read_vctk
 
 __all__ = [
     "AUDIO_COLUMNS",
@@ -60,6 +61,8 @@ FORMATS = (
     "kaldi",
     "nemo",
     "lhotse",
+    "vctk",
+    "timit",
 )
 #: Formats read from one file (the others from a folder, or from either).
 FILE_FORMATS = ("manifest", "nemo")
@@ -186,7 +189,7 @@ def detect_format(path: Path) -> str:
     """Guess the format of a file or folder (see :data:`FORMATS`).
 
     The specific layouts are sniffed first (a Kaldi ``wav.scp``, Lhotse recordings and
-    supervisions, Common Voice, LibriSpeech, the Speech Accent Archive, L2-ARCTIC), then the
+    supervisions, VCTK's ``speaker-info.txt``, TIMIT's ``TRAIN/DR1``, Common Voice, LibriSpeech, the Speech Accent Archive, L2-ARCTIC), then the
     generic ones: audiofolder's ``metadata.csv`` and a folder's ``manifest.*``. A file is a
     NeMo manifest when its first record has ``audio_filepath`` and ``duration``, else a
     manifest.
@@ -200,6 +203,10 @@ def detect_format(path: Path) -> str:
         return "kaldi"
     if is_lhotse_dir(path):
         return "lhotse"
+    if is_vctk_dir(path):
+        return "vctk"
+    if is_timit_dir(path):
+        return "timit"
     if (path / "clips").is_dir() and any(path.glob("*.tsv")):
         return "commonvoice"
     if next(path.rglob("*.trans.txt"), None) is not None:
@@ -247,4 +254,6 @@ READERS: dict[str, Callable] = {
     "kaldi": read_kaldi,
     "nemo": read_nemo,
     "lhotse": read_lhotse,
+    "vctk": read_vctk,
+    "timit": read_timit,
 }

@@ -105,7 +105,7 @@ def test_a_manifest_folder_and_the_format_refusals(tmp_path):
         import_dataset(p, "x", root, fmt="sphinx")
     assert str(e.value) == (
         "unknown format 'sphinx'; use one of auto, manifest, audiofolder, "
-        "commonvoice, librispeech, saa, l2arctic, kaldi, nemo, lhotse"
+        "commonvoice, librispeech, saa, l2arctic, kaldi, nemo, lhotse, vctk, timit"
     )
     with pytest.raises(ImportFailed) as e:
         detect_format(tmp_path / "nope")
@@ -116,7 +116,8 @@ def test_a_manifest_folder_and_the_format_refusals(tmp_path):
         detect_format(empty)
     assert str(e.value) == (
         f"{empty}: cannot tell the dataset format; pass --format "
-        "(manifest, audiofolder, commonvoice, librispeech, saa, l2arctic, kaldi, nemo or lhotse)"
+        "(manifest, audiofolder, commonvoice, librispeech, saa, l2arctic, kaldi, nemo, lhotse, "
+        "vctk or timit)"
     )
     (empty / "metadata.jsonl").write_text("{}\n")
     assert detect_format(empty) == "audiofolder"

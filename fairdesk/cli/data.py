@@ -198,7 +198,7 @@ def add_commands(sub):
     s = sub.add_parser(
         "import",
         help="import a dataset (manifest, audiofolder, Common Voice, "
-        "LibriSpeech, Speech Accent Archive, L2-ARCTIC, Kaldi, NeMo, Lhotse)",
+        "LibriSpeech, Speech Accent Archive, L2-ARCTIC, Kaldi, NeMo, Lhotse, VCTK, TIMIT, Hugging Face)",
     )
     s.add_argument("--project", required=True)
     s.add_argument("--name", required=True)

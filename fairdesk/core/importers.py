@@ -217,6 +217,10 @@ def import_dataset(
             )
             + "; leave it out"
         )
+    if fmt == "hf":  # the embedded audio is extracted into the project (importers_hf)
+        from .importers_hf import media_folder
+
+        cols["media_dir"] = media_folder(project.folder, name)
     root, cands, problems = reader(path, **cols)
     root = root.resolve()
     problems = list(problems)

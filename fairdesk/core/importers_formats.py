@@ -24,6 +24,7 @@ from .import_rows import (
     read_text,
     rows_to_candidates,
 )
+from .importers_hf import is_hf_source, read_hf
 from .importers_kaldi import is_kaldi_dir, read_kaldi
 from .importers_l2arctic import read_l2arctic
 from .importers_nemo_lhotse import is_lhotse_dir, is_nemo_manifest, read_lhotse, read_nemo
@@ -63,10 +64,11 @@ FORMATS = (
     "lhotse",
     "vctk",
     "timit",
+    "hf",
 )
 #: Formats read from one file (the others from a folder, or from either).
 FILE_FORMATS = ("manifest", "nemo")
-EITHER_FORMATS: tuple[str, ...] = ("lhotse",)
+EITHER_FORMATS: tuple[str, ...] = ("lhotse", "hf")
 
 
 # -- readers --------------------------------------------------------------------------
@@ -189,13 +191,17 @@ def detect_format(path: Path) -> str:
     """Guess the format of a file or folder (see :data:`FORMATS`).
 
     The specific layouts are sniffed first (a Kaldi ``wav.scp``, Lhotse recordings and
-    supervisions, VCTK's ``speaker-info.txt``, TIMIT's ``TRAIN/DR1``, Common Voice, LibriSpeech, the Speech Accent Archive, L2-ARCTIC), then the
-    generic ones: audiofolder's ``metadata.csv`` and a folder's ``manifest.*``. A file is a
-    NeMo manifest when its first record has ``audio_filepath`` and ``duration``, else a
-    manifest.
+    supervisions, VCTK's ``speaker-info.txt``, TIMIT's ``TRAIN/DR1``, Common Voice,
+    LibriSpeech, the Speech Accent Archive, L2-ARCTIC, a Hugging Face ``save_to_disk`` folder
+    or Parquet with an audio struct), then the generic ones: audiofolder's ``metadata.csv``
+    and a folder's ``manifest.*``. A file is Hugging Face Parquet when it has an audio struct
+    column, a NeMo manifest when its first record has ``audio_filepath`` and ``duration``,
+    else a manifest.
     """
     path = Path(path)
     if path.is_file():
+        if is_hf_source(path):
+            return "hf"
         return "nemo" if is_nemo_manifest(path) else "manifest"
     if not path.is_dir():
         raise ImportFailed(f"{path}: no such file or folder")
@@ -217,6 +223,8 @@ def detect_format(path: Path) -> str:
         (d / "wav").is_dir() and (d / "transcript").is_dir() for d in path.iterdir() if d.is_dir()
     ):
         return "l2arctic"
+    if is_hf_source(path):
+        return "hf"
     if (
         (path / "metadata.csv").exists()
         or (path / "metadata.jsonl").exists()
@@ -242,6 +250,7 @@ OPTIONS: dict[str, tuple[str, ...]] = {
     "kaldi": ("kaldi_meta", "audio_root"),
     "nemo": _COLUMNS,
     "lhotse": ("audio_root",),
+    "hf": _COLUMNS,
 }
 
 READERS: dict[str, Callable] = {
@@ -256,4 +265,5 @@ READERS: dict[str, Callable] = {
     "lhotse": read_lhotse,
     "vctk": read_vctk,
     "timit": read_timit,
+    "hf": read_hf,
 }

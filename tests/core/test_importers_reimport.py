@@ -105,7 +105,7 @@ def test_a_manifest_folder_and_the_format_refusals(tmp_path):
         import_dataset(p, "x", root, fmt="sphinx")
     assert str(e.value) == (
         "unknown format 'sphinx'; use one of auto, manifest, audiofolder, "
-        "commonvoice, librispeech, saa, l2arctic, kaldi, nemo, lhotse, vctk, timit"
+        "commonvoice, librispeech, saa, l2arctic, kaldi, nemo, lhotse, vctk, timit, hf"
     )
     with pytest.raises(ImportFailed) as e:
         detect_format(tmp_path / "nope")
@@ -117,7 +117,7 @@ def test_a_manifest_folder_and_the_format_refusals(tmp_path):
     assert str(e.value) == (
         f"{empty}: cannot tell the dataset format; pass --format "
         "(manifest, audiofolder, commonvoice, librispeech, saa, l2arctic, kaldi, nemo, lhotse, "
-        "vctk or timit)"
+        "vctk, timit or hf)"
     )
     (empty / "metadata.jsonl").write_text("{}\n")
     assert detect_format(empty) == "audiofolder"

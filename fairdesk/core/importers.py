@@ -1,7 +1,7 @@
 """Dataset importers with validation.
 
 Each reader (:mod:`fairdesk.core.importers_formats`: manifest, audiofolder, Common Voice,
-LibriSpeech, SAA, L2-ARCTIC) turns a source into candidate rows plus the problems it found
+LibriSpeech, SAA, L2-ARCTIC, Kaldi, NeMo, Lhotse, VCTK, TIMIT, Hugging Face) turns a source into candidate rows plus the problems it found
 while parsing; :func:`import_dataset` then
 checks every row (path inside the dataset folder, audio decodes, transcript present, id
 unique) and writes the good rows in one transaction. Every problem names the file, the

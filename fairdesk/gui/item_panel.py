@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.plurals import count
 from ..core.run_items import prediction_words
 from ..jobs.result import AuditRun
 from .annotation_panel import AnnotationPanel
@@ -44,7 +45,6 @@ from .item_columns import (
     PREFETCH,
     SHOWN,
     ElideDelegate,
-    plural,
     shortcut,
 )
 from .item_saliency import SaliencyMixin
@@ -324,7 +324,7 @@ class ItemPanel(SaliencyMixin, QWidget):
         n_flag = int(self._flagged.sum())
         self.run_label.setText(
             f"Run {self.run_id}: {int(bad.sum()):,} of "
-            f"{plural(len(df), 'item')} with errors"
+            f"{count(len(df), 'item')} with errors"
             + (f", {n_flag:,} flagged as hallucinated" if n_flag else "")
         )
         self.only_flagged.setEnabled(bool(n_flag))

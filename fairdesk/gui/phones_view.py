@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.plurals import count
 from ..jobs.result import AuditRun, as_audit_run
 from ..jobs.result_blocks import PhoneTable
 from ..jobs.result_parts import WordPosition
@@ -83,7 +84,7 @@ class PhonesView(QWidget):
         self.content.clear()
         for cid, h in self._positions.items():
             ref = h.reference if h.reference is not None else cid
-            self.content.addItem(f"{ref[:80]} ({h.n_items} readings)", cid)
+            self.content.addItem(f"{ref[:80]} ({count(h.n_items, 'reading')})", cid)
         self.content.blockSignals(False)
         if self._positions:
             self.note.setText(
@@ -125,7 +126,7 @@ class PhonesView(QWidget):
                 it.setBackground(heat_color(rate))
                 it.setForeground(QColor(0, 0, 0))
                 err = (h.errors or {}).get(g, [None] * len(words))[c]
-                it.setToolTip(f"{g}: '{words[c]}' lost in {err} of {h.n.get(g)} readings")
+                it.setToolTip(f"{g}: '{words[c]}' lost in {err} of {count(h.n.get(g), 'reading')}")
                 self.heatmap.setItem(r, c, it)
         self.heatmap.resizeColumnsToContents()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..core.plurals import count
 from ..metrics.registry import CLASS_METRIC_IDS, METRICS
 
 #: Short axis/column labels of metrics (the id, spaced, for any other).
@@ -93,3 +94,22 @@ def corpus_note(n_missing) -> str:
         "the corpus value pools the analysed groups and the "
         f"{count(n_missing, 'item')} with no grouping value"
     )
+
+
+#: How each source of a run's reference texts reads (``RunSettings.text_source``'s keys).
+TEXT_SOURCES = {
+    "import": "with the imported reference",
+    "annotation": "with a reference annotated in fairdesk",
+}
+
+
+def text_sources(counts) -> str:
+    """Where a run's references came from, in words, sources without items left out:
+    ``{"annotation": 0, "import": 460}`` reads ``460 items with the imported reference``;
+    none recorded reads ``the dataset's reference transcripts``."""
+    parts = [
+        f"{count(n, 'item')} {TEXT_SOURCES.get(str(k), f'from {k}')}"
+        for k, n in sorted((counts or {}).items(), key=lambda kv: str(kv[0]) != "import")
+        if n
+    ]
+    return "; ".join(parts) or "the dataset's reference transcripts"

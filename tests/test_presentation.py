@@ -352,3 +352,12 @@ def test_one_plural_rule():
     assert p.count(1, "analysis", "analyses") == "1 analysis"
     assert p.count(3, "analysis", "analyses") == "3 analyses"
     assert p.count(None, "word") == f"{M} words" == plurals.count(math.nan, "word")
+
+
+def test_worse_and_better_only_for_found_gaps():
+    assert p.direction_word("disparity_detected", "worse", 0.1) == "▼ worse"
+    assert p.direction_word("significant_but_small", "better", -0.02) == "▲ better"
+    assert p.direction_word("inconclusive_underpowered", "worse", 0.044) == "▲ higher"
+    assert p.direction_word("no_disparity_detected", "better", -0.01) == "▼ lower"
+    assert p.direction_word("no_variation", "equal", 0.0) == ""
+    assert p.direction_word("inconclusive_underpowered", "worse", None) == ""

@@ -38,6 +38,7 @@ from ..presentation import (
     comparison_basis,
     corpus_note,
     count,
+    direction_word,
     fmt_bound,
     fmt_gap,
     fmt_number,
@@ -457,6 +458,8 @@ class ResultsPanel(QWidget):
             row["p_value"], row["p_adjusted"] = fmt_p(row["p_value"]), fmt_p(row["p_adjusted"])
             row["effect_size"] = fmt_number(row["effect_size"], 2)
             row["metric"] = metric_short(row["metric"])
+            # as the card: worse/better only where the verdict found a gap
+            row["direction"] = direction_word(c.verdict or "", c.direction, c.gap)
             row["verdict"] = verdict_style(row["verdict"] or "")[0]
             row["flags"] = ", ".join(row["flags"] or [])
             row["basis"] = comparison_basis(c)

@@ -113,3 +113,22 @@ def text_sources(counts) -> str:
         if n
     ]
     return "; ".join(parts) or "the dataset's reference transcripts"
+
+
+#: Verdicts that found a gap (p_adjusted < alpha): only they may call a group worse or better.
+SIGNIFICANT = frozenset({"disparity_detected", "speaker_confounded", "significant_but_small"})
+
+
+def direction_word(verdict: str, direction, gap) -> str:
+    """How a comparison's direction reads, in the GUI's cards and Comparisons table and the
+    report alike: ``▼ worse`` / ``▲ better`` only where the verdict found a gap; a gap the
+    test did not find is only ``▲ higher`` or ``▼ lower`` than the reference; '' for none."""
+    if verdict in SIGNIFICANT:
+        return {"worse": "▼ worse", "better": "▲ better"}.get(str(direction), "")
+    try:
+        g = float(gap)
+    except (TypeError, ValueError):
+        return ""
+    if g != g or g == 0:
+        return ""
+    return "▲ higher" if g > 0 else "▼ lower"

@@ -30,6 +30,7 @@ from ..presentation import (
     comparison_basis,
     corpus_note,
     count,
+    direction_word,
     fmt_ci,
     fmt_gap,
     fmt_interval,
@@ -177,7 +178,7 @@ def _corpus(d: RunData, run: AuditRun) -> dict:
 def _card(c: Comparison) -> dict:
     label, bg, fg = verdict_style(c.verdict)
     m = c.metric or ""
-    arrow = {"worse": "▼ worse", "better": "▲ better"}.get(c.direction, "")
+    arrow = direction_word(c.verdict, c.direction, c.gap)  # "worse" only for found gaps
     return {
         "metric": metric_short(m),
         "group": c.group,

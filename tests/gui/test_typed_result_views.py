@@ -313,4 +313,11 @@ def test_a_comparisons_ci_bound_near_zero_keeps_its_sign_as_on_the_card(qtbot, c
         if (c.comparison.metric, c.comparison.group) == ("wer", wer["group"])
     )
     assert "[-0.04 pp, +4.7 pp]" in card.labels[0].text()
+    # the table's direction is the card's word: worse/better only for a found gap
+    from fairdesk.presentation import direction_word
+
+    frame = panel.comparisons_model.frame
+    for i, c in enumerate(payload["comparisons"]):
+        want = direction_word(c["verdict"], c["direction"], c["gap"])
+        assert frame.iloc[i]["direction"] == want
     assert "-0.0 " not in card.labels[0].text() and "[0.0 pp" not in card.labels[0].text()

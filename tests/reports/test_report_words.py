@@ -48,3 +48,23 @@ def test_a_ci_bound_near_zero_keeps_its_sign(speech_runs):
     assert _ci(-0.00037, 0.05) == "[-0.0004, 0.05]"
     assert _ci(0.0, 0.05) == "[0.00, 0.05]"
     assert "-0.0" not in _ci(-1e-12, 0.05)
+
+
+def test_the_report_says_worse_only_where_the_verdict_found_a_gap(speech_runs):
+    from fairdesk.presentation import SIGNIFICANT
+    from fairdesk.reports.html import _card
+
+    d = load_run(speech_runs.project, speech_runs.run)
+    comps = d.audit.comparisons
+    assert comps
+    for c in comps:
+        arrow = _card(c)["arrow"]
+        if c.verdict in SIGNIFICANT:
+            assert arrow in ("▼ worse", "▲ better")
+        else:
+            assert "worse" not in arrow and "better" not in arrow
+    # a not-significant gap of the same run reads "higher"
+    from dataclasses import replace
+
+    c = replace(comps[0], verdict="inconclusive_underpowered", direction="worse", gap=0.044)
+    assert _card(c)["arrow"] == "▲ higher"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["count", "plural"]
+__all__ = ["count", "plural", "verb"]
 
 
 def plural(n, noun: str, many: str | None = None) -> str:
@@ -35,3 +35,8 @@ def count(n, noun: str, many: str | None = None, missing: str = "–") -> str:
         return f"{missing} {many or noun + 's'}"
     k = int(x)
     return f"{k:,} {plural(k, noun, many)}"
+
+
+def verb(n, one: str, many: str) -> str:
+    """The verb that agrees with a count: ``one`` for 1 (``was``), else ``many`` (``were``)."""
+    return one if int(n) == 1 else many

@@ -104,7 +104,7 @@ class RadarCanvas(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setMinimumSize(320, 240)
+        self.setMinimumSize(320, 200)  # with its caption: fits the sub-tab at 1366x768
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
         self.scale: RadarScale | None = None
         self.values: dict = {}

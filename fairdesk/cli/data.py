@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from ..presentation import MISSING, count, number
+from ..presentation import MISSING, count, number, plural
 from .common import (
     EXIT_NOTHING,
     EXIT_OK,
@@ -38,7 +38,10 @@ def _print_summary(s: dict, keys=None):
             continue
         print(f"  {col}:")
         for v, c in sorted(values.items()):
-            print(f"    {v:<24} {c['items']:>6} items {c['speakers']:>5} speakers")
+            print(
+                f"    {v:<24} {c['items']:>6} {plural(c['items'], 'item'):<5} "
+                f"{c['speakers']:>5} {plural(c['speakers'], 'speaker')}"
+            )
 
 
 def cmd_demo(a):
@@ -86,8 +89,8 @@ def cmd_import(a):
         print(
             f"{term(rep.dataset)}: {count(rep.imported, 'item')} imported ({rep.added} new, "
             f"{rep.updated} updated, {rep.unchanged} unchanged) as {rep.format}; "
-            f"{len(rep.problems)} problems"
-            + (f", {len(rep.warnings)} warnings" if rep.warnings else "")
+            f"{count(len(rep.problems), 'problem')}"
+            + (f", {count(len(rep.warnings), 'warning')}" if rep.warnings else "")
             + (
                 f"; {count(rep.stale, 'item')} no longer listed marked stale (kept; "
                 "`fairdesk items --stale` lists them)"

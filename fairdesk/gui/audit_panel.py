@@ -544,7 +544,7 @@ class AuditPanel(QWidget):
             html.escape(
                 f"Run {out['run_id']} {how}: {count(n, 'item')}, "
                 f"{count(len(res.comparisons), 'comparison')}, "
-                f"{len(res.failures)} failed items."
+                f"{count(len(res.failures), 'failed item')}."
             )
         )
         self.progress.setValue(1000)

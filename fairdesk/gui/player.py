@@ -217,11 +217,13 @@ class AudioPlayer(QWidget):
         controls.addSpacing(6)
         for b in (self.zoom_in_btn, self.zoom_out_btn, self.fit_btn):
             controls.addWidget(b)
-        controls.addSpacing(10)
-        controls.addWidget(self.no_output)
-        controls.addSpacing(12)
         controls.addStretch(1)
-        controls.addWidget(self.info)
+        # the device note and the file name on a line of their own: beside the controls they
+        # made the Record tab wider than a 1024-px screen
+        notes = QHBoxLayout()
+        notes.addWidget(self.no_output)
+        notes.addSpacing(12)
+        notes.addWidget(self.info, 1)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
@@ -229,6 +231,7 @@ class AudioPlayer(QWidget):
         lay.addWidget(self.word_strip)
         lay.addWidget(self.spec, 3)
         lay.addLayout(controls)
+        lay.addLayout(notes)
 
         from .output_picker import outputs
 

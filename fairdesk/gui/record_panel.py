@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.errors import FairdeskError
+from ..core.plurals import count
 from ..core.store import remove_dataset_if_empty
 from ..recording import recorder as rec
 from ..recording.prompts import PromptError, PromptList, builtin_lists, load_prompts
@@ -226,7 +227,7 @@ class RecordPanel(QWidget):
         self.prompt_list = pl
         if pl.language:
             self.language.setText(pl.language)
-        notes = [f"{len(pl)} prompts · {pl.name}"]
+        notes = [f"{count(len(pl), 'prompt')} · {pl.name}"]
         if pl.problems:
             notes.append(
                 f"{len(pl.problems)} line(s) skipped: "

@@ -42,7 +42,15 @@ def test_a_value_that_rounds_to_zero_has_no_sign():
     assert p.number(-0.0, 2) == "0.00"
     assert p.number(-0.04, 1, signed=True) == "0.0"
     assert p.fmt_gap("wer", -0.0000011) == "0.0 pp"  # −0.00011 pp
-    assert p.fmt_ci("wer", -0.0000011, 0.04) == "[0.0 pp, +4.0 pp]"
+    # a CI bound keeps the sign and the digits that show it: does the CI hold zero?
+    assert p.fmt_ci("wer", -0.0000011, 0.04) == "[-0.0001 pp, +4.0 pp]"
+    assert p.fmt_ci("cer", -0.00036787, 0.0469) == "[-0.04 pp, +4.7 pp]"
+    assert p.fmt_bound("wer", 0.0) == "0.0 pp" and p.fmt_bound("wer", -1e-12) == "0.0 pp"
+    assert p.fmt_bound("wer", 0.0004, gap=False) == "0.04%"
+    assert p.number(-0.037, 1, keep_sign=True) == "-0.04"
+    assert p.number(-0.037, 1, signed=True, keep_sign=True) == "-0.04"
+    assert p.number(0.037, 1, signed=True, keep_sign=True) == "+0.04"
+    assert p.number(-0.25, 1, keep_sign=True) == "-0.2" and "-0.0" not in p.fmt_ci("wer", -1e-9, 0)
     assert p.fmt_number(-0.00011, 1) == "0.0" and p.fmt_sig(-0.0) == "0"
     assert p.fmt_percent(-0.0000011) == "0.0%"
     assert p.number(-0.06, 1) == "-0.1" and p.number(0.06, 1, signed=True) == "+0.1"
@@ -319,3 +327,37 @@ def test_stream_values_read_the_same_in_the_gui_tab_and_the_report():
     assert fmt_stream_value("eo", 0.12345) == "0.123"
     assert fmt_stream_value("spr", float("inf")) == "inf"
     assert fmt_stream_value("rps", None) == "–"
+
+
+def test_text_sources_in_words_without_zero_counts():
+    assert p.text_sources({"annotation": 0, "import": 460}) == (
+        "460 items with the imported reference"
+    )
+    assert p.text_sources({"annotation": 1, "import": 459}) == (
+        "459 items with the imported reference; 1 item with a reference annotated in fairdesk"
+    )
+    assert p.text_sources({}) == p.text_sources(None) == "the dataset's reference transcripts"
+
+
+def test_one_plural_rule():
+    from fairdesk.core import plurals
+
+    assert p.count is not plurals.count and p.plural is plurals.plural
+    assert [p.count(n, "item") for n in (0, 1, 2, 1234)] == [
+        "0 items",
+        "1 item",
+        "2 items",
+        "1,234 items",
+    ]
+    assert p.count(1, "analysis", "analyses") == "1 analysis"
+    assert p.count(3, "analysis", "analyses") == "3 analyses"
+    assert p.count(None, "word") == f"{M} words" == plurals.count(math.nan, "word")
+
+
+def test_worse_and_better_only_for_found_gaps():
+    assert p.direction_word("disparity_detected", "worse", 0.1) == "▼ worse"
+    assert p.direction_word("significant_but_small", "better", -0.02) == "▲ better"
+    assert p.direction_word("inconclusive_underpowered", "worse", 0.044) == "▲ higher"
+    assert p.direction_word("no_disparity_detected", "better", -0.01) == "▼ lower"
+    assert p.direction_word("no_variation", "equal", 0.0) == ""
+    assert p.direction_word("inconclusive_underpowered", "worse", None) == ""

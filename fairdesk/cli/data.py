@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from ..presentation import MISSING, count, number
+from ..presentation import MISSING, count, number, plural
 from .common import (
     EXIT_NOTHING,
     EXIT_OK,
@@ -38,7 +38,10 @@ def _print_summary(s: dict, keys=None):
             continue
         print(f"  {col}:")
         for v, c in sorted(values.items()):
-            print(f"    {v:<24} {c['items']:>6} items {c['speakers']:>5} speakers")
+            print(
+                f"    {v:<24} {c['items']:>6} {plural(c['items'], 'item'):<5} "
+                f"{c['speakers']:>5} {plural(c['speakers'], 'speaker')}"
+            )
 
 
 def cmd_demo(a):
@@ -76,6 +79,8 @@ def cmd_import(a):
         content_col=a.content_col,
         id_col=a.id_col,
         split=a.split,
+        kaldi_meta=a.kaldi_meta,
+        audio_root=a.audio_root,
     )
     d = rep.to_dict()
     if a.json:
@@ -84,8 +89,8 @@ def cmd_import(a):
         print(
             f"{term(rep.dataset)}: {count(rep.imported, 'item')} imported ({rep.added} new, "
             f"{rep.updated} updated, {rep.unchanged} unchanged) as {rep.format}; "
-            f"{len(rep.problems)} problems"
-            + (f", {len(rep.warnings)} warnings" if rep.warnings else "")
+            f"{count(len(rep.problems), 'problem')}"
+            + (f", {count(len(rep.warnings), 'warning')}" if rep.warnings else "")
             + (
                 f"; {count(rep.stale, 'item')} no longer listed marked stale (kept; "
                 "`fairdesk items --stale` lists them)"
@@ -182,6 +187,8 @@ def cmd_models(a):
 
 
 def add_commands(sub):
+    from ..core.importers_formats import FORMATS as IMPORT_FORMATS
+
     s = sub.add_parser("init", help="create an empty project folder")
     s.add_argument("dir")
     s.set_defaults(func=cmd_init)
@@ -194,7 +201,7 @@ def add_commands(sub):
     s = sub.add_parser(
         "import",
         help="import a dataset (manifest, audiofolder, Common Voice, "
-        "LibriSpeech, Speech Accent Archive, L2-ARCTIC)",
+        "LibriSpeech, Speech Accent Archive, L2-ARCTIC, Kaldi, NeMo, Lhotse, VCTK, TIMIT, Hugging Face)",
     )
     s.add_argument("--project", required=True)
     s.add_argument("--name", required=True)
@@ -202,15 +209,7 @@ def add_commands(sub):
     s.add_argument(
         "--format",
         default="auto",
-        choices=[
-            "auto",
-            "manifest",
-            "audiofolder",
-            "commonvoice",
-            "librispeech",
-            "saa",
-            "l2arctic",
-        ],
+        choices=list(IMPORT_FORMATS),
     )
     s.add_argument("--language", default="en", help="transcript language (default en)")
     s.add_argument("--audio-col")
@@ -219,6 +218,18 @@ def add_commands(sub):
     s.add_argument("--content-col")
     s.add_argument("--id-col")
     s.add_argument("--split", help="Common Voice split (validated, test, ...)")
+    s.add_argument(
+        "--kaldi-meta",
+        metavar="FILES",
+        help="Kaldi: the spk2*/utt2* tables kept as metadata: all (default), none, "
+        "or names (spk2gender,spk2age)",
+    )
+    s.add_argument(
+        "--audio-root",
+        metavar="DIR",
+        help="Kaldi, Lhotse: the folder holding the audio the manifests list (default: the "
+        "data directory or manifest folder)",
+    )
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_import)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 import time
 
-from ..presentation import MISSING
+from ..presentation import MISSING, count
 from .common import EXIT_NOTHING, EXIT_OK, UsageError, dump_json
 
 
@@ -137,7 +137,7 @@ def cmd_prompts(a):
             }
         )
     else:
-        print(f"{pl.name} ({pl.language or 'language not set'}): {len(pl)} prompts")
+        print(f"{pl.name} ({pl.language or 'language not set'}): {count(len(pl), 'prompt')}")
         for i, p in enumerate(pl.prompts, 1):
             print(f"{i:>4}  {p.content_id}  {p.text}" + (f"  ‘{p.gloss}’" if p.gloss else ""))
             if p.instruction:

@@ -260,8 +260,9 @@ def cmd_annotate(a):
         raise UsageError(str(exc)) from None
     folder = a.from_textgrid or a.from_eaf
     print(
-        f"{count(rep.files, 'file')} in {folder}: {len(rep.imported)} transcripts imported as "
-        f"annotations, {len(rep.unchanged)} unchanged, {len(rep.problems)} problems"
+        f"{count(rep.files, 'file')} in {folder}: {count(len(rep.imported), 'transcript')} "
+        f"imported as annotations, {len(rep.unchanged)} unchanged, "
+        f"{count(len(rep.problems), 'problem')}"
     )
     for f, item, ann in rep.imported:
         print(f"  {f}: item {item} (annotation {ann})")

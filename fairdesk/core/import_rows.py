@@ -6,12 +6,15 @@ Kept apart from :mod:`fairdesk.core.importers` so that the corpus readers
 
 from __future__ import annotations
 
+import gzip
+import zlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import tables
 from .errors import ImportFailed
-from .tables import TableError, decode_text
+from .names import DiskNames
+from .tables import TableError, decode_text, header_hint
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,128 @@ class Candidate:
     annotations: list = field(default_factory=list)
 
 
+# -- table rows to candidates (manifest, audiofolder, Common Voice, NeMo) -------------------
+AUDIO_COLUMNS = (
+    "path",
+    "audio",
+    "audio_path",
+    "file",
+    "file_name",
+    "filename",
+    "wav",
+    "audio_file",
+    "audio_filepath",
+)
+TEXT_COLUMNS = (
+    "text",
+    "transcript",
+    "transcription",
+    "sentence",
+    "reference",
+    "normalized_text",
+    "ref",
+)
+SPEAKER_COLUMNS = ("speaker_id", "speaker", "client_id", "spk", "spk_id", "participant")
+CONTENT_COLUMNS = ("content_id", "sentence_id", "prompt_id", "text_id")
+ID_COLUMNS = ("id", "item_id", "utt_id", "utterance_id", "key")
+#: A manifest without transcripts is accepted when it has one of these (classifiers).
+LABEL_COLUMNS = ("label", "class", "emotion")
+
+
+def _pick(columns, wanted: str | None, candidates, what: str, source) -> str | None:
+    if wanted:
+        if wanted not in columns:
+            raise ImportFailed(
+                f"{source}: no column {wanted!r} for the {what} (columns: {', '.join(columns)})"
+            )
+        return wanted
+    lower = {c.lower().strip(): c for c in columns}
+    for c in candidates:
+        if c in lower:
+            return lower[c]
+    return None
+
+
+def _clean(v):
+    if v is None:
+        return None
+    if isinstance(v, str):
+        v = v.strip()
+        return v or None
+    return v
+
+
+def rows_to_candidates(
+    header,
+    rows,
+    source: Path,
+    base: Path,
+    *,
+    audio_col=None,
+    text_col=None,
+    speaker_col=None,
+    content_col=None,
+    id_col=None,
+    drop: tuple[str, ...] = (),
+) -> list[Candidate]:
+    """Map table rows to candidates; paths are made relative to the dataset root later."""
+    a = _pick(header, audio_col, AUDIO_COLUMNS, "audio path", source)
+    if a is None:
+        raise ImportFailed(
+            f"{source}: no audio-path column found (looked for "
+            f"{', '.join(AUDIO_COLUMNS)}); name it with --audio-col" + header_hint(header)
+        )
+    t = _pick(header, text_col, TEXT_COLUMNS, "transcript", source)
+    label_only = t is None and any(h.lower() in LABEL_COLUMNS for h in header)
+    if t is None and not label_only:
+        raise ImportFailed(
+            f"{source}: no transcript column found (looked for "
+            f"{', '.join(TEXT_COLUMNS)}); name it with --text-col (a "
+            "classification dataset needs a 'label' column instead)"
+        )
+    s = _pick(header, speaker_col, SPEAKER_COLUMNS, "speaker id", source)
+    c = _pick(header, content_col, CONTENT_COLUMNS, "content id", source)
+    k = _pick(header, id_col, ID_COLUMNS, "item id", source)
+    used = {a, t, s, c, k} | set(drop)
+    names = DiskNames()  # the listed file found under NFC/NFD, trimmed or not, "\\" or "/"
+    out = []
+    for i, row in rows:
+        p = row.get(a)
+        meta = {}
+        for col, v in row.items():
+            if col in used:
+                continue
+            v = _clean(v)
+            if v is not None:
+                meta[str(col)] = v if isinstance(v, (str, int, float, bool)) else v
+        path = names.locate(base, str(p)) if p is not None and str(p).strip() else ""
+        out.append(
+            Candidate(
+                row=i,
+                source=str(source),
+                key=None if k is None else _str(row.get(k)),
+                path=path,
+                text=""
+                if label_only
+                else (
+                    row.get(t)
+                    if isinstance(row.get(t), str) or row.get(t) is None
+                    else str(row.get(t))
+                ),
+                needs_text=not label_only,
+                speaker_id=None if s is None else _str(row.get(s)),
+                content_id=None if c is None else _str(row.get(c)),
+                metadata=meta,
+            )
+        )
+    return out
+
+
+def _str(v) -> str | None:
+    v = _clean(v)
+    return None if v is None else str(v)
+
+
 # -- text decoding ---------------------------------------------------------------------
 def read_text(path: Path) -> str:
     """Read a text file by the encoding policy of :func:`fairdesk.core.tables.decode_text`
@@ -68,3 +193,23 @@ def read_table(
     src = str(path)
     problems = [Problem(pr.line, None, pr.reason, src) for pr in table.problems]
     return table.columns, table.rows, problems
+
+
+def read_jsonl(path: Path) -> tuple[list[tuple[int, dict]], list[Problem]]:
+    """Records of a JSONL file, gzipped (``.gz``) or not, as ``(line, dict)`` with the
+    unreadable lines as problems (the checks of :func:`read_table`)."""
+    path = Path(path)
+    if not path.name.lower().endswith(".gz"):
+        _header, rows, problems = read_table(path)
+        return rows, problems
+    try:
+        data = gzip.decompress(path.read_bytes())
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ImportFailed(
+            f"{path}: not a readable gzip file ({exc}); decompress it with gunzip to check it"
+        ) from None
+    try:
+        table = tables.parse_jsonl(path, decode_text(data, path))
+    except TableError as exc:
+        raise ImportFailed(str(exc)) from None
+    return table.rows, [Problem(pr.line, None, pr.reason, str(path)) for pr in table.problems]

@@ -1,7 +1,7 @@
 """Dataset importers with validation.
 
 Each reader (:mod:`fairdesk.core.importers_formats`: manifest, audiofolder, Common Voice,
-LibriSpeech, SAA, L2-ARCTIC) turns a source into candidate rows plus the problems it found
+LibriSpeech, SAA, L2-ARCTIC, Kaldi, NeMo, Lhotse, VCTK, TIMIT, Hugging Face) turns a source into candidate rows plus the problems it found
 while parsing; :func:`import_dataset` then
 checks every row (path inside the dataset folder, audio decodes, transcript present, id
 unique) and writes the good rows in one transaction. Every problem names the file, the
@@ -26,9 +26,12 @@ from .import_rows import Candidate, Problem
 from .importers_formats import (  # noqa: F401  (the readers stay importable from here)
     AUDIO_COLUMNS,
     CONTENT_COLUMNS,
+    EITHER_FORMATS,
+    FILE_FORMATS,
     FORMATS,
     ID_COLUMNS,
     LABEL_COLUMNS,
+    OPTIONS,
     READERS,
     SPEAKER_COLUMNS,
     TEXT_COLUMNS,
@@ -159,7 +162,7 @@ def import_dataset(
     language : the transcripts' language (``en`` selects Whisper's English normaliser).
     progress : optional ``progress(fraction, message)`` callback.
     **options : ``audio_col``, ``text_col``, ``speaker_col``, ``content_col``, ``id_col``
-        (manifest), ``split`` (Common Voice).
+        (manifest), ``split`` (Common Voice), ``kaldi_meta`` (Kaldi), ``audio_root`` (Kaldi, Lhotse).
 
     Returns
     -------
@@ -197,10 +200,27 @@ def import_dataset(
             if (path / n).exists():
                 path = path / n
                 break
-    if fmt != "manifest" and not path.is_dir():
+    if fmt in FILE_FORMATS and path.is_dir() and fmt != "manifest":
+        raise ImportFailed(f"{path}: the {fmt} format expects a file, not a folder")
+    if fmt not in FILE_FORMATS + EITHER_FORMATS and not path.is_dir():
         raise ImportFailed(f"{path}: the {fmt} format expects a folder")
     reader = READERS[fmt]
     cols = {k: v for k, v in options.items() if v is not None}
+    foreign = [k for k in cols if k not in OPTIONS.get(fmt, ())]
+    if foreign:
+        users = {k: [f for f, o in OPTIONS.items() if k in o] for k in foreign}
+        raise ImportFailed(
+            f"the {fmt} format takes no "
+            + "; no ".join(
+                f"--{k.replace('_', '-')} (it applies to {', '.join(users[k]) or 'no format'})"
+                for k in foreign
+            )
+            + "; leave it out"
+        )
+    if fmt == "hf":  # the embedded audio is extracted into the project (importers_hf)
+        from .importers_hf import media_folder
+
+        cols["media_dir"] = media_folder(project.folder, name)
     root, cands, problems = reader(path, **cols)
     root = root.resolve()
     problems = list(problems)

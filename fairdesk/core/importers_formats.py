@@ -11,15 +11,32 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .errors import ImportFailed
-from .import_rows import Candidate, Problem, read_table, read_text
+from .import_rows import (
+    AUDIO_COLUMNS,
+    CONTENT_COLUMNS,
+    ID_COLUMNS,
+    LABEL_COLUMNS,
+    SPEAKER_COLUMNS,
+    TEXT_COLUMNS,
+    Candidate,
+    Problem,
+    read_table,
+    read_text,
+    rows_to_candidates,
+)
+from .importers_hf import is_hf_source, read_hf
+from .importers_kaldi import is_kaldi_dir, read_kaldi
 from .importers_l2arctic import read_l2arctic
+from .importers_nemo_lhotse import is_lhotse_dir, is_nemo_manifest, read_lhotse, read_nemo
 from .importers_saa import read_saa
-from .names import DiskNames
-from .tables import header_hint
+from .importers_vctk_timit import is_timit_dir, is_vctk_dir, read_timit, read_vctk
 
 __all__ = [
     "AUDIO_COLUMNS",
     "CONTENT_COLUMNS",
+    "EITHER_FORMATS",
+    "OPTIONS",
+    "FILE_FORMATS",
     "FORMATS",
     "ID_COLUMNS",
     "LABEL_COLUMNS",
@@ -34,127 +51,24 @@ __all__ = [
     "rows_to_candidates",
 ]
 
-FORMATS = ("auto", "manifest", "audiofolder", "commonvoice", "librispeech", "saa", "l2arctic")
-
-AUDIO_COLUMNS = (
-    "path",
-    "audio",
-    "audio_path",
-    "file",
-    "file_name",
-    "filename",
-    "wav",
-    "audio_file",
-    "audio_filepath",
+FORMATS = (
+    "auto",
+    "manifest",
+    "audiofolder",
+    "commonvoice",
+    "librispeech",
+    "saa",
+    "l2arctic",
+    "kaldi",
+    "nemo",
+    "lhotse",
+    "vctk",
+    "timit",
+    "hf",
 )
-TEXT_COLUMNS = (
-    "text",
-    "transcript",
-    "transcription",
-    "sentence",
-    "reference",
-    "normalized_text",
-    "ref",
-)
-SPEAKER_COLUMNS = ("speaker_id", "speaker", "client_id", "spk", "spk_id", "participant")
-CONTENT_COLUMNS = ("content_id", "sentence_id", "prompt_id", "text_id")
-ID_COLUMNS = ("id", "item_id", "utt_id", "utterance_id", "key")
-#: A manifest without transcripts is accepted when it has one of these (classifiers).
-LABEL_COLUMNS = ("label", "class", "emotion")
-
-
-def _pick(columns, wanted: str | None, candidates, what: str, source) -> str | None:
-    if wanted:
-        if wanted not in columns:
-            raise ImportFailed(
-                f"{source}: no column {wanted!r} for the {what} (columns: {', '.join(columns)})"
-            )
-        return wanted
-    lower = {c.lower().strip(): c for c in columns}
-    for c in candidates:
-        if c in lower:
-            return lower[c]
-    return None
-
-
-def _clean(v):
-    if v is None:
-        return None
-    if isinstance(v, str):
-        v = v.strip()
-        return v or None
-    return v
-
-
-def rows_to_candidates(
-    header,
-    rows,
-    source: Path,
-    base: Path,
-    *,
-    audio_col=None,
-    text_col=None,
-    speaker_col=None,
-    content_col=None,
-    id_col=None,
-    drop: tuple[str, ...] = (),
-) -> list[Candidate]:
-    """Map table rows to candidates; paths are made relative to the dataset root later."""
-    a = _pick(header, audio_col, AUDIO_COLUMNS, "audio path", source)
-    if a is None:
-        raise ImportFailed(
-            f"{source}: no audio-path column found (looked for "
-            f"{', '.join(AUDIO_COLUMNS)}); name it with --audio-col" + header_hint(header)
-        )
-    t = _pick(header, text_col, TEXT_COLUMNS, "transcript", source)
-    label_only = t is None and any(h.lower() in LABEL_COLUMNS for h in header)
-    if t is None and not label_only:
-        raise ImportFailed(
-            f"{source}: no transcript column found (looked for "
-            f"{', '.join(TEXT_COLUMNS)}); name it with --text-col (a "
-            "classification dataset needs a 'label' column instead)"
-        )
-    s = _pick(header, speaker_col, SPEAKER_COLUMNS, "speaker id", source)
-    c = _pick(header, content_col, CONTENT_COLUMNS, "content id", source)
-    k = _pick(header, id_col, ID_COLUMNS, "item id", source)
-    used = {a, t, s, c, k} | set(drop)
-    names = DiskNames()  # the listed file found under NFC/NFD, trimmed or not, "\\" or "/"
-    out = []
-    for i, row in rows:
-        p = row.get(a)
-        meta = {}
-        for col, v in row.items():
-            if col in used:
-                continue
-            v = _clean(v)
-            if v is not None:
-                meta[str(col)] = v if isinstance(v, (str, int, float, bool)) else v
-        path = names.locate(base, str(p)) if p is not None and str(p).strip() else ""
-        out.append(
-            Candidate(
-                row=i,
-                source=str(source),
-                key=None if k is None else _str(row.get(k)),
-                path=path,
-                text=""
-                if label_only
-                else (
-                    row.get(t)
-                    if isinstance(row.get(t), str) or row.get(t) is None
-                    else str(row.get(t))
-                ),
-                needs_text=not label_only,
-                speaker_id=None if s is None else _str(row.get(s)),
-                content_id=None if c is None else _str(row.get(c)),
-                metadata=meta,
-            )
-        )
-    return out
-
-
-def _str(v) -> str | None:
-    v = _clean(v)
-    return None if v is None else str(v)
+#: Formats read from one file (the others from a folder, or from either).
+FILE_FORMATS = ("manifest", "nemo")
+EITHER_FORMATS: tuple[str, ...] = ("lhotse", "hf")
 
 
 # -- readers --------------------------------------------------------------------------
@@ -274,20 +188,33 @@ def read_librispeech(root: Path, **_):
 
 
 def detect_format(path: Path) -> str:
-    """Guess the format of a file or folder (see :data:`FORMATS`)."""
+    """Guess the format of a file or folder (see :data:`FORMATS`).
+
+    The specific layouts are sniffed first (a Kaldi ``wav.scp``, Lhotse recordings and
+    supervisions, VCTK's ``speaker-info.txt``, TIMIT's ``TRAIN/DR1``, Common Voice,
+    LibriSpeech, the Speech Accent Archive, L2-ARCTIC, a Hugging Face ``save_to_disk`` folder
+    or Parquet with an audio struct), then the generic ones: audiofolder's ``metadata.csv``
+    and a folder's ``manifest.*``. A file is Hugging Face Parquet when it has an audio struct
+    column, a NeMo manifest when its first record has ``audio_filepath`` and ``duration``,
+    else a manifest.
+    """
     path = Path(path)
     if path.is_file():
-        return "manifest"
+        if is_hf_source(path):
+            return "hf"
+        return "nemo" if is_nemo_manifest(path) else "manifest"
     if not path.is_dir():
         raise ImportFailed(f"{path}: no such file or folder")
+    if is_kaldi_dir(path):
+        return "kaldi"
+    if is_lhotse_dir(path):
+        return "lhotse"
+    if is_vctk_dir(path):
+        return "vctk"
+    if is_timit_dir(path):
+        return "timit"
     if (path / "clips").is_dir() and any(path.glob("*.tsv")):
         return "commonvoice"
-    if (
-        (path / "metadata.csv").exists()
-        or (path / "metadata.jsonl").exists()
-        or any(path.glob("*/metadata.csv"))
-    ):
-        return "audiofolder"
     if next(path.rglob("*.trans.txt"), None) is not None:
         return "librispeech"
     if (path / "speakers_all.csv").exists():
@@ -296,14 +223,35 @@ def detect_format(path: Path) -> str:
         (d / "wav").is_dir() and (d / "transcript").is_dir() for d in path.iterdir() if d.is_dir()
     ):
         return "l2arctic"
+    if is_hf_source(path):
+        return "hf"
+    if (
+        (path / "metadata.csv").exists()
+        or (path / "metadata.jsonl").exists()
+        or any(path.glob("*/metadata.csv"))
+    ):
+        return "audiofolder"
     for name in ("manifest.csv", "manifest.tsv", "manifest.jsonl"):
         if (path / name).exists():
             return "manifest"
+    named = [f for f in FORMATS if f != "auto"]
     raise ImportFailed(
         f"{path}: cannot tell the dataset format; pass --format "
-        "(manifest, audiofolder, commonvoice, librispeech, saa or l2arctic)"
+        f"({', '.join(named[:-1])} or {named[-1]})"
     )
 
+
+_COLUMNS = ("audio_col", "text_col", "speaker_col", "content_col", "id_col")
+#: The options each format takes (``import_dataset``'s keyword arguments).
+OPTIONS: dict[str, tuple[str, ...]] = {
+    "manifest": _COLUMNS,
+    "audiofolder": _COLUMNS,
+    "commonvoice": ("split",),
+    "kaldi": ("kaldi_meta", "audio_root"),
+    "nemo": _COLUMNS,
+    "lhotse": ("audio_root",),
+    "hf": _COLUMNS,
+}
 
 READERS: dict[str, Callable] = {
     "manifest": read_manifest,
@@ -312,4 +260,10 @@ READERS: dict[str, Callable] = {
     "librispeech": read_librispeech,
     "saa": read_saa,
     "l2arctic": read_l2arctic,
+    "kaldi": read_kaldi,
+    "nemo": read_nemo,
+    "lhotse": read_lhotse,
+    "vctk": read_vctk,
+    "timit": read_timit,
+    "hf": read_hf,
 }

@@ -135,14 +135,16 @@ def accept_take(
         c.execute("UPDATE recordings SET status=? WHERE id=?", (accepted, rec_id))
 
 
-def save_recorded_transcript(project: Project, item_db_id: int, value: dict, text: str) -> int:
-    """In one transaction: add a ``transcript`` annotation ``value`` to the item and make
-    ``text`` its reference text; returns the annotation id."""
+def save_recorded_transcript(
+    project: Project, item_db_id: int, value: dict, text: str, annotator: str = ""
+) -> int:
+    """In one transaction: add a ``transcript`` annotation ``value`` by ``annotator`` to the
+    item and make ``text`` its reference text; returns the annotation id."""
     now = time.time()
     with project.transaction() as c:
         cur = c.execute(
             "INSERT INTO annotations(item_id, kind, start, end, value, created_at, "
-            "updated_at) VALUES (?,?,?,?,?,?,?)",
+            "updated_at, annotator) VALUES (?,?,?,?,?,?,?,?)",
             (
                 item_db_id,
                 "transcript",
@@ -151,6 +153,7 @@ def save_recorded_transcript(project: Project, item_db_id: int, value: dict, tex
                 json.dumps(value, ensure_ascii=False),
                 now,
                 now,
+                annotator or "",
             ),
         )
         c.execute("UPDATE items SET text=? WHERE id=?", (text, item_db_id))

@@ -307,6 +307,12 @@ def _read_parquet(path: Path) -> Table:
     return Table(path, "parquet", cols, _FrameRows(df, cols), [])
 
 
+def parse_jsonl(path, text: str) -> Table:
+    """The records of JSONL ``text`` read from ``path`` (decoded already, e.g. from a
+    gzipped file), with the same per-line problems as :func:`read_table`."""
+    return _read_jsonl(Path(path), text)
+
+
 def _read_jsonl(path: Path, text: str) -> Table:
     table = Table(path, "jsonl", [])
     seen: dict[str, None] = {}

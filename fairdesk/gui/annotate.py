@@ -179,6 +179,7 @@ class TranscriptEditor(QWidget):
         self.status = QLabel("")
         self.status.setObjectName("muted")
         self.status.setTextFormat(Qt.PlainText)
+        self.status.setWordWrap(True)  # wraps on a narrow window instead of widening it
         row.addWidget(self.status, 1)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)

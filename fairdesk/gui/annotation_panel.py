@@ -8,7 +8,6 @@ Audits take the latest annotation as the reference.
 
 from __future__ import annotations
 
-import getpass
 import time
 import uuid
 
@@ -28,13 +27,6 @@ from PySide6.QtWidgets import (
 
 from .annotate import TranscriptEditor
 from .context import Context
-
-
-def _default_annotator() -> str:
-    try:
-        return getpass.getuser()
-    except Exception:  # noqa: BLE001 - no user name in this environment
-        return ""
 
 
 class AnnotationPanel(QWidget):
@@ -70,10 +62,13 @@ class AnnotationPanel(QWidget):
         self.original.setObjectName("muted")
         self.original.setWordWrap(True)
         self.original.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.annotator = QLineEdit(_default_annotator())
+        self.annotator = QLineEdit(ctx.annotator)
         self.annotator.setPlaceholderText("your name")
         self.annotator.setMaximumWidth(160)
-        self.annotator.setToolTip("Stored with every annotation you make")
+        self.annotator.setToolTip(
+            "Stored with every annotation you make, here and in the Record tab"
+        )
+        self.annotator.textChanged.connect(self._annotator_changed)
         self.editor = TranscriptEditor()
         self.editor.edit.setPlaceholderText("the transcript as spoken, with its tone marks")
         self.editor.save_requested.connect(self._save)
@@ -132,6 +127,9 @@ class AnnotationPanel(QWidget):
             self.annotator.setText(str(state["annotator"]))
         self.history_btn.setChecked(bool(state.get("history_open", False)))
 
+    def _annotator_changed(self, text: str) -> None:
+        self.ctx.annotator = text.strip()
+
     # -- the item ------------------------------------------------------------------------
     def set_item(self, item_db_id: int | None, item_key: str | None = None) -> None:
         """Edit the transcript of the item ``item_db_id`` (None: nothing to edit)."""
@@ -181,9 +179,7 @@ class AnnotationPanel(QWidget):
             self.editor.status.setText("an empty transcript is not saved; type what was said")
             return
         try:
-            ann = p.save_transcript(
-                self.item_db_id, text, self.annotator.text().strip(), session=self.session
-            )
+            ann = p.save_transcript(self.item_db_id, text, self.ctx.annotator, session=self.session)
         except Exception as exc:  # noqa: BLE001 - the message is shown; the text stays
             self.editor.status.setText(f"not saved: {exc}")
             return

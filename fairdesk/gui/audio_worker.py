@@ -115,8 +115,8 @@ def _probe(device=None) -> tuple[bool, str]:
         sd.query_devices(device, kind="output")
     except Exception as exc:  # noqa: BLE001 - PortAudioError, ValueError: no device
         return False, (
-            f"Playback unavailable: no audio output device ({exc}). Connect one "
-            "and choose it in the output device list."
+            f"Playback unavailable: no audio output device ({exc}). Connect one, then "
+            "choose it with the player's 'No output…' button or File ▸ Audio output…"
         )
     return True, ""
 
@@ -130,6 +130,12 @@ def default_sink() -> OutputSink:
     if _DEFAULT is None:
         _DEFAULT = SoundDeviceSink()
     return _DEFAULT
+
+
+def set_default_sink(sink: OutputSink) -> None:
+    """Make ``sink`` the default output (see :func:`fairdesk.gui.output_picker.choose_output`)."""
+    global _DEFAULT
+    _DEFAULT = sink
 
 
 class AudioCache(QObject):

@@ -34,6 +34,7 @@ from .audit_filters import MAX_VALUES, FilterRows
 from .context import Context
 from .fit_scroll import FitScrollArea
 from .jobs import Job
+from .refusal_view import FILTERS_FIELD, ITEMS_FIELD, SAMPLE_FIELD, SPEAKERS_FIELD, RefusalView
 from .run_history import RunHistory
 from .settings import restore_splitter
 from .theme import mono_font, plain_tip
@@ -169,8 +170,8 @@ class AuditPanel(QWidget):
         f1.addRow("Group by", by)
         f1.addRow("Reference group", self.reference)
         f1.addRow("", self.include_missing)
-        f1.addRow("Only items with", self.filters)
-        f1.addRow("Sample", self.sample)
+        f1.addRow(FILTERS_FIELD, self.filters)
+        f1.addRow(SAMPLE_FIELD, self.sample)
         f1.addRow("Device", self.device)
         f1.addRow("Also", self.representation)
         f1.addRow("", self.explain)
@@ -181,8 +182,8 @@ class AuditPanel(QWidget):
         f2 = QFormLayout(stats)
         f2.addRow("Bootstrap resamples", self.n_boot)
         f2.addRow("Significance level α (Holm)", self.alpha)
-        f2.addRow("Min. items per group", self.min_items)
-        f2.addRow("Min. speakers per group", self.min_speakers)
+        f2.addRow(ITEMS_FIELD, self.min_items)
+        f2.addRow(SPEAKERS_FIELD, self.min_speakers)
         f2.addRow("", self.scaling)
         for f in (f1, f2):
             f.setLabelAlignment(Qt.AlignRight)
@@ -197,6 +198,8 @@ class AuditPanel(QWidget):
         self.stage = QLabel("Ready.")
         self.stage.setWordWrap(True)
         self.stage.setTextFormat(Qt.RichText)  # messages are escaped (see _error)
+        self.refusal = RefusalView()
+        self.refusal.use_minimums.connect(self._use_minimums)
         self.eta = QLabel("")
         self.eta.setObjectName("muted")
         self.log = QPlainTextEdit()
@@ -220,6 +223,7 @@ class AuditPanel(QWidget):
         rv.addLayout(btns)
         rv.addWidget(self.progress)
         rv.addWidget(self.stage)
+        rv.addWidget(self.refusal)
         rv.addWidget(self.log, 1)
         hist_box = QGroupBox("Runs in this project")
         hv = QVBoxLayout(hist_box)
@@ -516,6 +520,8 @@ class AuditPanel(QWidget):
             self.stage.setText(html.escape(str(exc)))
             return None
         self.last_result, self.last_error = None, None
+        self.refusal.clear()
+        self.stage.setVisible(True)
         self._t0 = time.monotonic()
         self.progress.setValue(0)
         self.eta.setText("")
@@ -564,7 +570,7 @@ class AuditPanel(QWidget):
             html.escape(
                 f"Run {out['run_id']} {how}: {count(n, 'item')}, "
                 f"{count(len(res.comparisons), 'comparison')}, "
-                f"{len(res.failures)} failed items."
+                f"{count(len(res.failures), 'failed item')}."
             )
         )
         self.progress.setValue(1000)
@@ -580,11 +586,31 @@ class AuditPanel(QWidget):
         self.run_done.emit(int(out["run_id"]))
 
     def _error(self, message: str) -> None:
+        from ..stats.minimums import MinimumsRefused
+
         self.last_error = message
+        exc = self.job.exception if self.job is not None else None
+        if isinstance(exc, MinimumsRefused):
+            self.stage.setText("")
+            self.stage.setVisible(False)  # the refusal's own headline says it
+            req = self.job.request
+            self.refusal.show_refusal(exc.shortfall, sample=req.sample, filtered=bool(req.filters))
+            n_ex, n_all = len(exc.shortfall.excluded), len(exc.shortfall.rows)
+            self._log(f"refused: the minimums exclude {n_ex} of {count(n_all, 'group')}")
+            return
         self.stage.setText(
             f"<span style='color:#c62828'><b>Audit failed:</b> {html.escape(message)}</span>"
         )
         self._log(f"error: {message}")
+
+    def _use_minimums(self, items: int, speakers: int) -> None:
+        self.min_items.setValue(items)
+        self.min_speakers.setValue(speakers)
+        self.refusal.clear()
+        self.stage.setVisible(True)
+        self.stage.setText(
+            html.escape(f"Minimums set to {items} items and {speakers} speakers; run again.")
+        )
 
     def _cancelled(self) -> None:
         self.stage.setText(

@@ -47,6 +47,16 @@ class RunInfo:
         return run_name(replace(self.spec, model=None, dataset=None))
 
 
+def default_annotator() -> str:
+    """The login name (empty where the environment has none)."""
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 - no user name in this environment
+        return ""
+
+
 class Context(QObject):
     """The open project and the background jobs of one window.
 
@@ -68,6 +78,9 @@ class Context(QObject):
     def __init__(self, folder=None, parent=None):
         super().__init__(parent)
         self.jobs = JobRegistry(self)
+        #: Who annotates: stored with every transcript edit, from the Items view's
+        #: annotation panel and the Record tab alike (the panel's field sets it).
+        self.annotator = default_annotator()
         self.project: Project | None = None
         self.run_id: int | None = None
         #: the run to show first when the project's runs are listed (the one shown when the

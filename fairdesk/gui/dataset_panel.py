@@ -29,11 +29,11 @@ from PySide6.QtWidgets import (
 )
 
 from ..jobs import tasks
-from ..presentation import count
+from ..presentation import count, plural
 from .annotation_panel import AnnotationPanel
 from .context import Context
 from .fit_scroll import FitScrollArea
-from .item_columns import plural, shortcut
+from .item_columns import shortcut
 from .jobs import Job
 from .player import AudioPlayer
 from .table_model import FrameModel, fit_columns
@@ -314,11 +314,12 @@ class DatasetPanel(QWidget):
             else ""
         )
         self.summary_label.setText(
-            f"<b>{s['items']:,}</b> items · <b>{s['speakers']}</b> speakers · "
+            f"<b>{s['items']:,}</b> {plural(s['items'], 'item')} · <b>{s['speakers']:,}</b> "
+            f"{plural(s['speakers'], 'speaker')} · "
             f"<b>{s['hours']:.2f}</b> h · {s['format']} · language {s['language']}{extra}"
         )
         for col, values in sorted(s["columns"].items()):
-            top = QTreeWidgetItem([f"{col}  ({len(values)} values)", "", ""])
+            top = QTreeWidgetItem([f"{col}  ({count(len(values), 'value')})", "", ""])
             f = top.font(0)
             f.setBold(True)
             top.setFont(0, f)
@@ -474,6 +475,7 @@ class DatasetPanel(QWidget):
         """The player (and annotation editor), built on first use; returns the player."""
         if self.player is None:
             self.player = AudioPlayer(self.ctx.jobs)
+            self.player.message.connect(self.ctx.status)
             self.annotation = AnnotationPanel(self.ctx)
             self.annotation.restore_state(self._annotation_state)
             self.annotation.saved.connect(self._annotated)
@@ -526,7 +528,7 @@ class DatasetPanel(QWidget):
 
     def _update_count(self) -> None:
         self.count_label.setText(
-            f"{self.model.rowCount():,} of {plural(self.model.source_rows(), 'item')}"
+            f"{self.model.rowCount():,} of {count(self.model.source_rows(), 'item')}"
         )
 
     def visible_rows(self) -> int:

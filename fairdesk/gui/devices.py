@@ -49,7 +49,9 @@ class DeviceBox(QWidget):
         self.output.setToolTip("where takes and items are played")
         for box in (self.input, self.output):
             box.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
-            box.setMinimumContentsLength(14)
+            box.setMinimumContentsLength(12)
+            # the whole choice in the tooltip, where a narrow column still cuts it
+            box.currentTextChanged.connect(lambda t, b=box: b.setToolTip(self._tip(b, t)))
         self.rescan_btn = QPushButton("Rescan")
         self.rescan_btn.setToolTip("look for audio devices again (after plugging one in)")
         self.file_btn = QPushButton("File…")
@@ -60,18 +62,29 @@ class DeviceBox(QWidget):
         self.note.setTextFormat(Qt.PlainText)
         g = QGridLayout(self)
         g.setContentsMargins(0, 0, 0, 0)
+        # each picker on a row of its own, the whole width of the column ("File: take.wa"
+        # and "no output de" were cut beside their labels and buttons at 1366 px)
         g.addWidget(QLabel("Input"), 0, 0)
-        g.addWidget(self.input, 0, 1)
-        g.addWidget(self.file_btn, 0, 2)
-        g.addWidget(QLabel("Output"), 1, 0)
-        g.addWidget(self.output, 1, 1)
-        g.addWidget(self.rescan_btn, 1, 2)
-        g.addWidget(self.note, 2, 0, 1, 3)
-        g.setColumnStretch(1, 1)
+        g.addWidget(self.file_btn, 0, 1, Qt.AlignRight)
+        g.addWidget(self.input, 1, 0, 1, 2)
+        g.addWidget(QLabel("Output"), 2, 0)
+        g.addWidget(self.rescan_btn, 2, 1, Qt.AlignRight)
+        g.addWidget(self.output, 3, 0, 1, 2)
+        g.addWidget(self.note, 4, 0, 1, 2)
+        g.setColumnStretch(0, 1)
         self.rescan_btn.clicked.connect(lambda: self.rescan(True))
         self.file_btn.clicked.connect(self.choose_file)
         self.input.activated.connect(lambda _i: self._input_activated())
         self.output.activated.connect(lambda _i: self._output_activated())
+
+    def _tip(self, box: QComboBox, text: str) -> str:
+        if box is self.input:
+            purpose = "where takes are recorded from"
+            if self.input_file and text.startswith("File: "):
+                text = f"the file {self.input_file}"
+        else:
+            purpose = "where takes and items are played"
+        return f"{text}: {purpose}" if text else purpose
 
     # -- listing ----------------------------------------------------------------------
     def rescan(self, reinit: bool = False) -> None:
@@ -107,6 +120,8 @@ class DeviceBox(QWidget):
         self._select(self.output, keep_out)
         self.input.blockSignals(False)
         self.output.blockSignals(False)
+        for box in (self.input, self.output):  # filled with signals blocked
+            box.setToolTip(self._tip(box, box.currentText()))
         note = self.message
         if self.input_choice() == FILE_INPUT:
             note = f"Recording from the file {self.input_file} (played as the microphone)."
@@ -149,7 +164,9 @@ class DeviceBox(QWidget):
         self.changed.emit()
 
     def _output_activated(self) -> None:
-        set_default_output(self.output_choice())
+        from .output_picker import choose_output
+
+        choose_output(self.output_choice())  # every player, Items' too
         self.changed.emit()
 
     # -- remembered state ---------------------------------------------------------------

@@ -20,19 +20,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.plurals import count
+from ..reports.palette import LETTER_ERROR, WORD_OPS
 from ..review.marks import describe, word_edits, word_pairs
 from .theme import SLOT_STATUS
 
 _TOKEN = re.compile(r"\S+")
-#: Alignment operations: (background, foreground, label). An insertion is violet, not
-#: green: green reads as "correct".
-OPS = {
-    "S": ("#ffe0a3", "#6d4c00", "substitution"),
-    "D": ("#ffcdd2", "#b71c1c", "deletion"),
-    "I": ("#e1d5f5", "#4a148c", "insertion"),
-}
-#: Colour of the letters with an error inside a substituted word.
-LETTER_ERROR = "#c62828"
+#: Alignment operations: (background, foreground, label), the report's colours
+#: (reports/palette.py): an insertion is blue, a tone-mark error violet.
+OPS = WORD_OPS
 
 
 def marked_word(word: str, edits, side: str) -> str:
@@ -138,8 +134,8 @@ def alignment_html(report: dict, per_line: int = 11) -> str:
         for op, (bg, fg, label) in OPS.items()
     )
     head = (
-        f"<p style='color:#5f6b7a'>{report.get('errors', 0)} word errors / "
-        f"{report.get('n_words', 0)} reference words &nbsp; {legend}</p>"
+        f"<p style='color:#5f6b7a'>{count(report.get('errors', 0), 'word error')} / "
+        f"{count(report.get('n_words', 0), 'reference word')} &nbsp; {legend}</p>"
     )
     return head + "".join(parts) + inside_words_html(report)
 

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.atomic import OutputError
+from ..core.plurals import count
 from ..reports import tasks
 from .jobs import Job
 
@@ -232,7 +233,7 @@ class Exporter(QObject):
             if out.get("pdf"):
                 bits.append(f"PDF: {out['pdf']}")
             if out.get("audio_skipped"):
-                bits.append(f"{len(out['audio_skipped'])} clips not embedded")
+                bits.append(f"{count(len(out['audio_skipped']), 'clip')} not embedded")
             return "; ".join(bits)
 
         return self._submit("report", job, said)

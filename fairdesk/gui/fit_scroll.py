@@ -9,7 +9,31 @@ screen; this one uses the *minimum* height instead.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import QFrame, QScrollArea
+from PySide6.QtWidgets import QBoxLayout, QFrame, QScrollArea
+
+
+def _stacked_height(lay, width: int) -> int:
+    """The height a vertical box layout takes at ``width``: a box layout in height-for-width
+    mode gives each wrapping item its height for the width (not its minimum) and the others
+    their minimum, which can exceed ``minimumHeightForWidth``; 0 for other layouts."""
+    if not isinstance(lay, QBoxLayout) or lay.direction() not in (
+        QBoxLayout.TopToBottom,
+        QBoxLayout.BottomToTop,
+    ):
+        return 0
+    m = lay.contentsMargins()
+    inner = width - m.left() - m.right()
+    total, shown = m.top() + m.bottom(), 0
+    for i in range(lay.count()):
+        item = lay.itemAt(i)
+        if item.isEmpty():
+            continue
+        h = item.minimumSize().height()
+        if item.hasHeightForWidth():
+            h = max(h, item.heightForWidth(inner))
+        total += h
+        shown += 1
+    return total + max(0, shown - 1) * max(0, lay.spacing())
 
 
 class FitScrollArea(QScrollArea):
@@ -44,7 +68,14 @@ class FitScrollArea(QScrollArea):
             if self.horizontalScrollBarPolicy() == Qt.ScrollBarAlwaysOff
             else max(vp.width(), m.width())
         )
-        w.resize(width, max(vp.height(), m.height()))
+        height = m.height()
+        lay = w.layout()
+        if lay is not None and lay.hasHeightForWidth():
+            # wrapped labels need more height at this width than the minimum hint says; the
+            # layout then squeezed the other boxes below their minimum (the Record tab's
+            # spectrogram ticks were drawn over its control row)
+            height = max(height, lay.minimumHeightForWidth(width), _stacked_height(lay, width))
+        w.resize(width, max(vp.height(), height))
 
     def minimumSizeHint(self):  # noqa: N802 - Qt API
         s = super().minimumSizeHint()

@@ -194,6 +194,7 @@ class IncrementalPanel(QWidget):
         self.table.setMaximumHeight(200)
         self.view = TimelineView()
         self.player = AudioPlayer(ctx.jobs)
+        self.player.message.connect(ctx.status)
         self.legend = QLabel("")
         self.legend.setWordWrap(True)
 

@@ -60,10 +60,6 @@ CAPS = {
 PREFETCH = 2
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
-
-
 class ElideDelegate(QStyledItemDelegate):
     """Elides a column's text at the end (transcripts) or in the middle (ids)."""
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.plurals import count
 from ..core.run_items import prediction_words
 from ..jobs.result import AuditRun
 from .annotation_panel import AnnotationPanel
@@ -44,13 +45,15 @@ from .item_columns import (
     PREFETCH,
     SHOWN,
     ElideDelegate,
-    plural,
     shortcut,
 )
 from .item_saliency import SaliencyMixin
 from .pitfall_view import evidence_html, hallucination_labels
 from .player import AudioPlayer
 from .table_model import FrameModel, fit_columns
+
+#: The narrowest the reference and hypothesis columns get (px) when they share the width.
+MIN_TEXT_WIDTH = 70
 
 
 class ItemPanel(SaliencyMixin, QWidget):
@@ -129,6 +132,7 @@ class ItemPanel(SaliencyMixin, QWidget):
         self.table.setWordWrap(False)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(24)
+        self.table.viewport().installEventFilter(self)  # the transcripts share the width
         self._delegates = {
             "end": ElideDelegate(Qt.ElideRight, self),
             "middle": ElideDelegate(Qt.ElideMiddle, self),
@@ -154,6 +158,7 @@ class ItemPanel(SaliencyMixin, QWidget):
         self.title.setTextFormat(Qt.RichText)
         self.title.setWordWrap(True)
         self.player = AudioPlayer(ctx.jobs)
+        self.player.message.connect(ctx.status)  # why nothing plays
         self.saliency_info = QLabel("")
         self.saliency_info.setObjectName("muted")
         self.saliency_btn = QPushButton("Compute saliency")
@@ -350,7 +355,7 @@ class ItemPanel(SaliencyMixin, QWidget):
         n_flag = int(self._flagged.sum())
         self.run_label.setText(
             f"Run {self.run_id}: {int(bad.sum()):,} of "
-            f"{plural(len(df), 'item')} with errors"
+            f"{count(len(df), 'item')} with errors"
             + (f", {n_flag:,} flagged as hallucinated" if n_flag else "")
         )
         self.only_flagged.setEnabled(bool(n_flag))
@@ -373,6 +378,8 @@ class ItemPanel(SaliencyMixin, QWidget):
                 else None
             )
             self.table.setItemDelegateForColumn(c, self._delegates[kind] if kind else None)
+        for c, name in enumerate(cols):  # an empty Halluc. column when nothing is flagged:
+            self.table.setColumnHidden(c, name == "halluc" and not n_flag)  # the texts get it
         self._refill(fit=True)
         self._show_acoustics()
 
@@ -394,6 +401,7 @@ class ItemPanel(SaliencyMixin, QWidget):
         self.model.set_mask("flagged", self._flagged if self.only_flagged.isChecked() else None)
         if fit:
             fit_columns(self.table, CAPS, default_cap=70)
+            self._share_text_columns()
         n = self.model.rowCount()
         self.count.setText(f"{n:,} shown")
         if n:
@@ -403,6 +411,26 @@ class ItemPanel(SaliencyMixin, QWidget):
                 self.table.scrollTo(self.table.currentIndex())
         else:
             self.show_item(None)
+
+    def _share_text_columns(self) -> None:
+        """Give the reference and the hypothesis equal shares of the width the columns before
+        them leave (MIN_TEXT_WIDTH each at least), so both show without scrolling sideways; the longer
+        texts are elided, whole in the cell's tooltip."""
+        cols = self.model.columns
+        if "reference" not in cols or "hypothesis" not in cols:
+            return
+        ri, hi = cols.index("reference"), cols.index("hypothesis")
+        before = sum(
+            self.table.columnWidth(c) for c in range(ri) if not self.table.isColumnHidden(c)
+        )
+        each = max(MIN_TEXT_WIDTH, (self.table.viewport().width() - before) // 2)
+        self.table.setColumnWidth(ri, each)
+        self.table.setColumnWidth(hi, each)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
+        if obj is self.table.viewport() and event.type() == QEvent.Resize:
+            self._share_text_columns()
+        return super().eventFilter(obj, event)
 
     def _selected(self, current, _previous) -> None:
         if not current.isValid():

@@ -10,6 +10,9 @@ import numpy as np
 
 from ..core.caches import saliency_hashes
 
+#: How to read the overlay (the scale itself is the waveform's right axis).
+_SCALE = "orange: saliency, scale on the right axis (hover it); green: reference words"
+
 
 class SaliencyMixin:
     """The saliency part of :class:`~.item_panel.ItemPanel`."""
@@ -34,11 +37,13 @@ class SaliencyMixin:
                 self.ctx.project, ah, model_key, row.get("reference") or row.get("text")
             )
         if hit is not None:
-            self.player.set_saliency(hit.curve, hit.frame_s, hit.meta.get("words") or ())
+            method = hit.key.method.split(":")[0]
+            self.player.set_saliency(
+                hit.curve, hit.frame_s, hit.meta.get("words") or (), method=method
+            )
             self.saliency_info.setText(
-                f"saliency: {hit.key.method.split(':')[0]} "
-                f"({hit.curve.size} frames of {hit.frame_s * 1000:.0f} ms)"
-                "; shaded: reference words"
+                f"saliency: {method} ({hit.curve.size} frames of {hit.frame_s * 1000:.0f} ms)"
+                f"; {_SCALE}"
             )
             self.saliency_btn.setVisible(False)
             return
@@ -89,11 +94,9 @@ class SaliencyMixin:
         self._flag_saliency(item)
         if self._row is None or str(self._row.get("id", self._row.get("item_id"))) != item:
             return  # another item is shown now; the curve is stored for later
-        self.player.set_saliency(out["curve"], out["frame_s"], out["words"])
+        self.player.set_saliency(out["curve"], out["frame_s"], out["words"], method="occlusion")
         self.saliency_btn.setVisible(False)
-        self.saliency_info.setText(
-            f"saliency: occlusion ({len(out['curve'])} frames); shaded: reference words"
-        )
+        self.saliency_info.setText(f"saliency: occlusion ({len(out['curve'])} frames); {_SCALE}")
 
     def _flag_saliency(self, item: str) -> None:
         """Mark ``item`` in the table's saliency column."""

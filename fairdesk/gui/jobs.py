@@ -125,6 +125,9 @@ class Job(QRunnable):
         self._last_progress = 0.0
         self.stale = False  # set on the GUI thread when a newer request replaced this one
         self.delivered = False
+        #: The exception behind ``error`` (set before it is emitted), for a receiver that
+        #: shows a typed error's fields (a refusal's table) rather than its text.
+        self.exception: BaseException | None = None
 
     # -- called from the GUI thread -----------------------------------------------------
     def cancel(self) -> None:
@@ -174,6 +177,7 @@ class Job(QRunnable):
             if self._cancel.is_set():
                 sig._w_done.emit("cancelled", None)
             else:
+                self.exception = exc
                 sig._w_done.emit("error", _describe(exc, self.name))
         else:
             sig._w_done.emit("cancelled" if self._cancel.is_set() else "result", value)

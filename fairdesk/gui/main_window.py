@@ -163,6 +163,7 @@ class MainWindow(QMainWindow):
         self.import_action = self._action(m, "Import dataset…", self.import_dataset, "Ctrl+I")
         m.addSeparator()
         self._action(m, "Record from an audio file…", self.choose_input_file)
+        self._action(m, "Audio output…", self.items.player.pick_output)
         self._action(m, "Export screenshot…", self.export_screenshot, "Ctrl+Shift+S")
         self.report_action = self._action(m, "Export report…", self.export_report, "Ctrl+Shift+E")
         self._action(m, "Export tables…", self.export_tables)

@@ -26,10 +26,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.plurals import count
 from ..jobs.result import AuditRun, as_audit_run
 from ..jobs.result_blocks import PhoneTable
 from ..jobs.result_parts import WordPosition
 from ..presentation import fmt_percent
+from .fit_scroll import FitScrollArea
 
 #: Confusions listed per group.
 TOP = 8
@@ -45,13 +47,38 @@ def heat_color(rate) -> QColor:
     return QColor(255, int(255 - 200 * a), int(255 - 200 * a))
 
 
+#: The most rows a table of this tab shows before it scrolls.
+MAX_ROWS = 8
+
+
+def fit_rows(table: QTableWidget, most: int = MAX_ROWS) -> None:
+    """Give ``table`` the height of its header and rows (at most ``most``), and the
+    horizontal scroll bar's when its columns are wider than it."""
+    table.resizeRowsToContents()
+    n = min(table.rowCount(), most)
+    rows = sum(table.rowHeight(r) for r in range(n))
+    header = table.horizontalHeader()
+    head = 0 if header.isHidden() else max(header.height(), header.sizeHint().height())
+    bar = table.horizontalScrollBar().sizeHint().height()
+    h = head + rows + 2 * table.frameWidth() + bar
+    table.setMinimumHeight(h)
+    table.setMaximumHeight(h)
+
+
 class PhonesView(QWidget):
     """The heatmap and the phone-confusion tables of one run."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self._positions: Mapping[str, WordPosition] = {}
-        lay = QVBoxLayout(self)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        page = QWidget()
+        # each table as tall as its rows (at most MAX_ROWS), the page scrolling on a short
+        # screen: a table squeezed into a fixed share showed 1.5 rows under an empty box
+        self.scroll = FitScrollArea(page)
+        outer.addWidget(self.scroll)
+        lay = QVBoxLayout(page)
         top = QHBoxLayout()
         top.addWidget(QLabel("Shared text:"))
         self.content = QComboBox()
@@ -63,17 +90,20 @@ class PhonesView(QWidget):
         lay.addWidget(self.note)
         self.heatmap = QTableWidget()
         self.heatmap.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        lay.addWidget(self.heatmap, 2)
+        lay.addWidget(self.heatmap)
         self.model_title = QLabel("Phone confusions of the model (reference → heard)")
         lay.addWidget(self.model_title)
         self.model = QTableWidget()
         self.model.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        lay.addWidget(self.model, 1)
+        lay.addWidget(self.model)
         self.annotated_title = QLabel("Annotated pronunciation errors (canonical → perceived)")
         lay.addWidget(self.annotated_title)
         self.annotated = QTableWidget()
         self.annotated.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        lay.addWidget(self.annotated, 1)
+        lay.addWidget(self.annotated)
+        lay.addStretch(1)
+        for t in (self.heatmap, self.model, self.annotated):
+            t.setSizeAdjustPolicy(QTableWidget.SizeAdjustPolicy.AdjustIgnored)
 
     def set_result(self, result: AuditRun | Mapping | None) -> None:
         """Show a run's ``word_positions``, ``phone_confusion`` and ``phone_annotations``."""
@@ -83,7 +113,7 @@ class PhonesView(QWidget):
         self.content.clear()
         for cid, h in self._positions.items():
             ref = h.reference if h.reference is not None else cid
-            self.content.addItem(f"{ref[:80]} ({h.n_items} readings)", cid)
+            self.content.addItem(f"{ref[:80]} ({count(h.n_items, 'reading')})", cid)
         self.content.blockSignals(False)
         if self._positions:
             self.note.setText(
@@ -106,6 +136,13 @@ class PhonesView(QWidget):
         self._fill(self.annotated, ann)
         self.annotated.setVisible(bool(ann))
         self.annotated_title.setVisible(bool(ann))
+        self.heatmap.setVisible(bool(self._positions))  # no empty box: the note says why
+        self.content.setEnabled(bool(self._positions))
+        self.model_title.setVisible(self.model.rowCount() > 0)
+        self.model.setVisible(self.model.rowCount() > 0)
+        for t in (self.heatmap, self.model, self.annotated):
+            fit_rows(t)
+        self.scroll.fit()
 
     def _show_content(self, index: int) -> None:
         cid = self.content.itemData(index)
@@ -125,9 +162,10 @@ class PhonesView(QWidget):
                 it.setBackground(heat_color(rate))
                 it.setForeground(QColor(0, 0, 0))
                 err = (h.errors or {}).get(g, [None] * len(words))[c]
-                it.setToolTip(f"{g}: '{words[c]}' lost in {err} of {h.n.get(g)} readings")
+                it.setToolTip(f"{g}: '{words[c]}' lost in {err} of {count(h.n.get(g), 'reading')}")
                 self.heatmap.setItem(r, c, it)
         self.heatmap.resizeColumnsToContents()
+        fit_rows(self.heatmap)
 
     @staticmethod
     def _fill(table: QTableWidget, groups: Mapping[str, PhoneTable]) -> None:

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from ..constants import SAMPLE_RATE
 from .audio_worker import AudioCache, OutputSink, default_sink, stretch
 from .jobs import Job, JobRegistry
+from .player_layers import SaliencyLayer, WordStrip
 
 log = logging.getLogger("fairdesk.gui.player")
 
@@ -90,10 +91,12 @@ class AudioPlayer(QWidget):
     -------
     ready(str) : the file's waveform and spectrogram are drawn.
     failed(str) : the file could not be shown (message).
+    message(str) : why a request did nothing (no audio output ...), for the status bar.
     """
 
     ready = Signal(str)
     failed = Signal(str)
+    message = Signal(str)
 
     def __init__(self, jobs: JobRegistry, parent=None, sink: OutputSink | None = None):
         super().__init__(parent)
@@ -102,6 +105,7 @@ class AudioPlayer(QWidget):
         self.cache.loaded.connect(self._loaded)
         self.cache.failed.connect(lambda p, m: self._failed(m) if p == self.path else None)
         self.sink = sink if sink is not None else default_sink()
+        self._follows_default = sink is None  # a new choice of output applies here too
         self.path: str | None = None
         self.samples: np.ndarray | None = None
         self.duration = 0.0
@@ -114,12 +118,8 @@ class AudioPlayer(QWidget):
         self._play_from = 0.0
         self._t0 = 0.0
         self._stretched: dict = {}
-        self._saliency: tuple | None = None  # (times, curve, words) shown over the waveform
-        self._saliency_items: list = []
         self._nonspeech_items: list = []
         self.nonspeech: list[tuple[float, float]] = []
-        self.words: list[tuple[str, float, float]] = []
-        self._word_items: list = []
 
         self.wave = _plot(90)
         self.wave.setMouseEnabled(x=True, y=False)  # wheel / drag zooms and pans in time
@@ -131,8 +131,9 @@ class AudioPlayer(QWidget):
         )
         self._env.setZValue(10)  # above the saliency fill: the waveform stays visible
         self.wave.addItem(self._env)
+        # a light tint: the reference-word shading (drawn above it) stays visible through it
         self.selection = pg.LinearRegionItem(
-            values=(0, 0), brush=pg.mkBrush(255, 193, 7, 60), pen=pg.mkPen("#ff8f00", width=1)
+            values=(0, 0), brush=pg.mkBrush(255, 193, 7, 38), pen=pg.mkPen("#ff8f00", width=1)
         )
         self.selection.setZValue(20)
         self.selection.setVisible(False)
@@ -144,8 +145,9 @@ class AudioPlayer(QWidget):
         self.word_strip.getPlotItem().hideAxis("bottom")
         self.word_strip.getPlotItem().getAxis("left").setTicks([[]])
         self.word_strip.setYRange(0, 1, padding=0)
-        self.word_strip.setToolTip("Click a word to hear it")
+        self.word_strip.setToolTip("Click a word to hear and select it (L loops it)")
         self.word_strip.setXLink(self.wave)
+        self.strip = WordStrip(self.word_strip)
 
         self.spec = _plot(130)
         self.spec.setMouseEnabled(x=False, y=False)
@@ -158,6 +160,7 @@ class AudioPlayer(QWidget):
         self.spec.addItem(self.image)
         for w in (self.wave, self.spec):
             w.getPlotItem().getViewBox().setLimits(xMin=0)
+        self.overlay = SaliencyLayer(self.wave, aligned=(self.word_strip, self.spec))
 
         self.heads = []
         for w in (self.wave, self.spec):
@@ -201,8 +204,10 @@ class AudioPlayer(QWidget):
         self.info.setTextFormat(Qt.PlainText)
         # the file name is the one that gives way on a narrow window (full text as tooltip)
         self.info.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
-        self.no_output = QLabel("")
-        self.no_output.setObjectName("muted")
+        self.no_output = QPushButton("No output…")
+        self.no_output.setFocusPolicy(Qt.NoFocus)
+        self.no_output.setMinimumWidth(self.no_output.sizeHint().width())  # never clipped
+        self.no_output.clicked.connect(self.pick_output)
         self.set_sink(self.sink)
         controls = QHBoxLayout()
         controls.addWidget(self.play_btn)
@@ -212,11 +217,13 @@ class AudioPlayer(QWidget):
         controls.addSpacing(6)
         for b in (self.zoom_in_btn, self.zoom_out_btn, self.fit_btn):
             controls.addWidget(b)
-        controls.addSpacing(10)
-        controls.addWidget(self.no_output)
-        controls.addSpacing(12)
         controls.addStretch(1)
-        controls.addWidget(self.info)
+        # the device note and the file name on a line of their own: beside the controls they
+        # made the Record tab wider than a 1024-px screen
+        notes = QHBoxLayout()
+        notes.addWidget(self.no_output)
+        notes.addSpacing(12)
+        notes.addWidget(self.info, 1)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
@@ -224,7 +231,11 @@ class AudioPlayer(QWidget):
         lay.addWidget(self.word_strip)
         lay.addWidget(self.spec, 3)
         lay.addLayout(controls)
+        lay.addLayout(notes)
 
+        from .output_picker import outputs
+
+        outputs().changed.connect(self._default_output_changed)
         self.timer = QTimer(self)  # the one display timer of the player
         self.timer.setInterval(30)
         self.timer.timeout.connect(self._tick)
@@ -246,8 +257,18 @@ class AudioPlayer(QWidget):
             if ok
             else why
         )
-        self.no_output.setText("" if ok else "no audio output")
-        self.no_output.setToolTip(why)
+        self.no_output.setVisible(not ok)
+        self.no_output.setToolTip(f"{why}\nClick to choose an output device.")
+
+    def pick_output(self) -> None:
+        """The output dialog (the same setting as File ▸ Audio output… and Record's list)."""
+        from .output_picker import OutputPicker
+
+        OutputPicker(self).exec()
+
+    def _default_output_changed(self) -> None:
+        if self._follows_default:
+            self.set_sink(default_sink())
 
     # -- loading --------------------------------------------------------------------------
     def load(self, path, duration_hint: float | None = None) -> Job | None:
@@ -268,6 +289,16 @@ class AudioPlayer(QWidget):
         """Analyse ``paths`` in the background so that showing them later is immediate."""
         self.cache.prefetch(str(p) for p in paths if p)
 
+    def clear(self, info: str = "") -> None:
+        """Show no file: empty plots, the time at 0:00.00 / 0:00.00 and ``info``."""
+        self.stop()
+        self.clear_saliency()
+        self.set_words(())
+        self.path = None
+        self._clear()
+        self.info.setText(info)
+        self.info.setToolTip(info)
+
     def _clear(self) -> None:
         self.samples = None
         self.spectrogram = None
@@ -275,6 +306,8 @@ class AudioPlayer(QWidget):
         self._env.setData([], [])
         self.image.clear()
         self.play_btn.setEnabled(False)
+        self.duration = 0.0
+        self.set_position(0.0)
 
     def _loaded(self, path: str, out: dict) -> None:
         if path != self.path:  # a stale result: another file is shown now (it stays cached)
@@ -298,10 +331,11 @@ class AudioPlayer(QWidget):
         for w in (self.wave, self.spec):
             w.getPlotItem().getViewBox().setLimits(xMin=0, xMax=max(self.duration, 0.01))
         self.zoom_fit()
-        if self._saliency is not None:
+        if self.overlay.data is not None:
             self._draw_saliency()
         self._draw_words()
         self.selection.setRegion((0.0, self.duration))
+        self.selection.setVisible(self.loop.isChecked())
         self.set_position(0.0)
         self.play_btn.setEnabled(self.can_play)
         self.info.setText(f"{Path(path).name} · {self.duration:.2f} s")
@@ -311,57 +345,38 @@ class AudioPlayer(QWidget):
         self.ready.emit(path)
 
     # -- words -------------------------------------------------------------------------------
+    @property
+    def words(self) -> list[tuple[str, float, float]]:
+        return self.strip.words
+
     def set_words(self, words) -> None:
         """Show word spans under the waveform (dicts/objects with ``word`` or ``text``,
-        ``start``, ``end`` in seconds); clicking one plays it."""
-        spans = []
-        for w in words or ():
-            get = w.get if isinstance(w, dict) else (lambda k, w=w: getattr(w, k, None))
-            start, end = get("start"), get("end")
-            text = get("word") or get("text") or ""
-            if start is not None and end is not None and float(end) > float(start):
-                spans.append((str(text).strip(), float(start), float(end)))
-        self.words = spans
-        self.word_strip.setVisible(bool(spans))  # no strip when the model gave no word times
-        self._draw_words()
+        ``start``, ``end`` in seconds); clicking one selects it and plays it."""
+        self.strip.set(words)
+        self.word_strip.setVisible(bool(self.strip.words))  # no strip without word times
 
     def _draw_words(self) -> None:
-        # a pool of boxes and labels, reused from item to item (creating pyqtgraph items is
-        # the slow part of showing an item)
-        while len(self._word_items) < len(self.words):
-            k = len(self._word_items)
-            box = pg.LinearRegionItem(
-                values=(0, 0),
-                movable=False,
-                brush=pg.mkBrush(21, 101, 192, 35 if k % 2 else 60),
-                pen=pg.mkPen(21, 101, 192, 120),
-            )
-            label = pg.TextItem("", color="#0d47a1", anchor=(0.5, 0.5))
-            self.word_strip.addItem(box)
-            self.word_strip.addItem(label)
-            self._word_items.append((box, label))
-        for k, (box, label) in enumerate(self._word_items):
-            if k < len(self.words):
-                word, start, end = self.words[k]
-                box.setRegion((start, end))
-                label.setText(word)
-                label.setPos((start + end) / 2, 0.5)
-            box.setVisible(k < len(self.words))
-            label.setVisible(k < len(self.words))
+        self.strip.draw()
 
     def word_at(self, t: float) -> tuple[str, float, float] | None:
-        for span in self.words:
-            if span[1] <= t <= span[2]:
-                return span
-        return None
+        k = self.strip.index_at(t)
+        return None if k is None else self.strip.words[k]
 
     def _word_clicked(self, ev) -> None:
-        if self.samples is None:
-            return
         vb = self.word_strip.getPlotItem().getViewBox()
-        span = self.word_at(vb.mapSceneToView(ev.scenePos()).x())
-        if span is not None:
-            self.play_span(span[1], span[2])
+        self.click_word(vb.mapSceneToView(ev.scenePos()).x())
+
+    def click_word(self, t: float) -> None:
+        """What a click at ``t`` s on the word strip does: select the word there (the loop
+        selection, so L loops it) and play it."""
+        k = self.strip.index_at(t)
+        if k is None or self.samples is None:
+            return
+        self.strip.select(k)
+        lo, hi = WordStrip.shown_span(*self.strip.words[k][1:])
+        self.selection.setRegion((lo, min(hi, self.duration)))
+        self.selection.setVisible(True)
+        self.play_span(lo, hi)
 
     # -- non-speech stretches (hallucination evidence) ---------------------------------------
     def set_nonspeech(self, speech_regions, duration: float | None) -> None:
@@ -384,63 +399,23 @@ class AudioPlayer(QWidget):
             self.wave.addItem(r)
 
     # -- saliency overlay (explain stage) ----------------------------------------------------
-    def set_saliency(self, curve, frame_s: float, words=()) -> None:
+    def set_saliency(self, curve, frame_s: float, words=(), method: str | None = None) -> None:
         """Overlay a saliency curve (one value per frame of ``frame_s`` seconds) on the
         waveform as a translucent curve under it (negative values clipped at 0, the maximum at
-        the top), and the reference words as labelled regions (``words``: dicts or objects
-        with ``word``, ``start``, ``end``)."""
-        c = np.clip(np.asarray(curve, dtype=float), 0.0, None)
-        times = (np.arange(c.size) + 0.5) * float(frame_s)
-        spans = []
-        for w in words or ():
-            get = w.get if isinstance(w, dict) else (lambda k, w=w: getattr(w, k, None))
-            if get("start") is not None and get("end") is not None:
-                spans.append((str(get("word")), float(get("start")), float(get("end"))))
-        self._saliency = (times, c, spans)
+        the top, its scale on the right axis in the ``method``'s unit), and the reference words
+        as labelled regions (``words``: dicts or objects with ``word``, ``start``, ``end``)."""
+        self.overlay.set(curve, frame_s, words, method)
         self._draw_saliency()
 
     def clear_saliency(self) -> None:
-        self._saliency = None
-        for it in self._saliency_items:
-            self.wave.removeItem(it)
-        self._saliency_items = []
+        self.overlay.clear()
 
     @property
     def saliency_shown(self) -> bool:
-        return bool(self._saliency_items)
+        return bool(self.overlay.items)
 
     def _draw_saliency(self) -> None:
-        for it in self._saliency_items:
-            self.wave.removeItem(it)
-        self._saliency_items = []
-        if self._saliency is None:
-            return
-        times, c, spans = self._saliency
-        peak = self._peak
-        top = float(c.max()) if c.size else 0.0
-        y = -peak + 2 * peak * (c / top if top > 0 else c)
-        for k, (word, start, end) in enumerate(spans):
-            region = pg.LinearRegionItem(
-                values=(start, end),
-                movable=False,
-                brush=pg.mkBrush(67, 160, 71, 22 if k % 2 else 36),
-                pen=pg.mkPen(67, 160, 71, 90),
-            )
-            region.setZValue(-10)
-            label = pg.TextItem(word, color="#2e7d32", anchor=(0.5, 0))
-            label.setPos((start + end) / 2, peak)
-            self._saliency_items += [region, label]
-        curve = pg.PlotDataItem(
-            times,
-            y,
-            pen=pg.mkPen(239, 108, 0, 230, width=1.5),
-            fillLevel=-peak,
-            brush=pg.mkBrush(255, 152, 0, 45),
-        )
-        curve.setZValue(5)
-        self._saliency_items.append(curve)
-        for it in self._saliency_items:
-            self.wave.addItem(it)
+        self.overlay.draw(self._peak)
 
     def _show_spectrogram(self, spec) -> None:
         self.spectrogram = spec
@@ -519,6 +494,9 @@ class AudioPlayer(QWidget):
                 self.selection.setRegion((w[1], w[2]) if w else self.view_range())
 
     def toggle(self) -> None:
+        if self.samples is None and not self.playing:
+            self.message.emit("Nothing to play: no audio is loaded here yet.")
+            return
         if self.playing:
             self.stop()
         else:
@@ -536,7 +514,10 @@ class AudioPlayer(QWidget):
 
     def play_span(self, start: float, end: float) -> None:
         """Play the file from ``start`` to ``end`` seconds at the chosen speed."""
-        if self.samples is None or not self.can_play:
+        if self.samples is None:
+            return
+        if not self.can_play:  # say why nothing plays (Space, a word click)
+            self.message.emit(self.sink.reason or "Playback unavailable: no audio output.")
             return
         self.stop()
         start, end = max(0.0, float(start)), min(self.duration, float(end))

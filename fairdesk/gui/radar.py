@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRect, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
@@ -27,6 +27,7 @@ from ..presentation import (
     short_group,
 )
 from .charts import n_flagged
+from .fit_scroll import FitScrollArea
 from .theme import SERIES, esc
 
 
@@ -50,9 +51,15 @@ class RadarWidget(QWidget):
         self.caption.setObjectName("muted")
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(Qt.RichText)
-        lay = QVBoxLayout(self)
+        page = QWidget()
+        lay = QVBoxLayout(page)
         lay.addWidget(self.canvas, 1)
         lay.addWidget(self.caption)
+        # below the canvas' minimum (a 700-px screen) the tab scrolls: the caption used to be
+        # drawn over the chart's lower axis label
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(FitScrollArea(page))
         self.scale: RadarScale | None = None
 
     def set_result(self, result: AuditRun | Mapping | None) -> None:
@@ -97,7 +104,7 @@ class RadarCanvas(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setMinimumSize(320, 240)
+        self.setMinimumSize(320, 200)  # with its caption: fits the sub-tab at 1366x768
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
         self.scale: RadarScale | None = None
         self.values: dict = {}
@@ -105,6 +112,34 @@ class RadarCanvas(QWidget):
     def set_scale(self, scale: RadarScale | None, values: dict) -> None:
         self.scale, self.values = scale, values
         self.update()
+
+    @staticmethod
+    def _group_label(s, gi: int) -> str:
+        return short_group(s.groups[gi]) + ("  (reference)" if gi == 0 else "")
+
+    def _reference_lines(self, s) -> list[str]:
+        """The legend's lines under the groups: each metric's reference value (and the
+        maximum an axis is scaled by)."""
+        ref, out = s.groups[0], []
+        for m in s.metrics:
+            v = (self.values.get(ref) or {}).get(m)
+            lab = f"{metric_short(m)}: reference {fmt_value(m, v) or '–'}"
+            if m in s.by_max:
+                lab += f"; 1 = max {fmt_value(m, s.divisor[m])}"
+            out.append(lab)
+        return out
+
+    def _legend_width(self, s) -> int:
+        """Wide enough for the longest group name and reference line (190 px at least, at
+        most 40% of the chart); what is longer still wraps instead of being cut."""
+        label_font = QFont(self.font())
+        label_font.setPointSize(9)
+        small = QFont(self.font())
+        small.setPointSize(8)
+        fm, sm = QFontMetrics(label_font), QFontMetrics(small)
+        names = [fm.horizontalAdvance(self._group_label(s, i)) + 40 for i in range(len(s.groups))]
+        refs = [sm.horizontalAdvance(t) + 14 for t in self._reference_lines(s)]
+        return int(min(max([190, *names, *refs]), max(190, 0.4 * self.width())))
 
     def paintEvent(self, _event):  # noqa: N802 - Qt API
         p = QPainter(self)
@@ -126,7 +161,7 @@ class RadarCanvas(QWidget):
                 "with values.",
             )
             return
-        legend_w = 190
+        legend_w = self._legend_width(s)
         w, h = self.width() - legend_w, self.height()
         line = QFontMetrics(self.font()).height()
         radius = max(40.0, min((w - 240) / 2, (h - 4 * line - 40) / 2))
@@ -142,11 +177,14 @@ class RadarCanvas(QWidget):
         small.setPointSize(8)
         p.setFont(small)
         ring = 0.5
+        label_every = max(1, math.ceil(14 / max(radius / outer, 1e-9)))
         while ring <= outer + 1e-9:  # rings every 0.5× of the reference
             p.setPen(QPen(QColor("#d5d9de"), 1))
             p.setBrush(Qt.NoBrush)
             p.drawPolygon(QPolygonF([at(k, ring) for k in range(n)]))
-            if outer <= 2 or abs(ring - round(ring)) < 1e-9:  # many rings: whole ones only
+            if outer <= 2 or (
+                abs(ring - round(ring)) < 1e-9 and round(ring) % label_every == 0
+            ):  # many rings: whole ones only, 14 px apart at least
                 p.setPen(QColor("#8a939c"))
                 q = at(0, ring)
                 p.drawText(
@@ -193,30 +231,35 @@ class RadarCanvas(QWidget):
         # legend: one line per group, with its values
         x0, y = self.width() - legend_w + 6, 14
         p.setFont(label_font)
-        for gi, g in enumerate(s.groups):
+        for gi in range(len(s.groups)):
             if gi == 0:
                 p.setPen(QPen(QColor("#222222"), 1.6, Qt.DashLine))
             else:
                 p.setPen(QPen(QColor(SERIES[(gi - 1) % len(SERIES)]), 3))
             p.drawLine(QPointF(x0, y + 7), QPointF(x0 + 22, y + 7))
             p.setPen(QColor("#1f2933"))
-            name = fm.elidedText(
-                short_group(g) + ("  (reference)" if gi == 0 else ""), Qt.ElideRight, legend_w - 40
+            name = self._group_label(s, gi)
+            box = fm.boundingRect(
+                QRect(0, 0, int(legend_w - 34), 1000), int(Qt.AlignLeft | Qt.TextWordWrap), name
             )
-            p.drawText(QRectF(x0 + 28, y, legend_w - 34, 16), Qt.AlignLeft | Qt.AlignVCenter, name)
-            y += 18
+            p.drawText(
+                QRectF(x0 + 28, y, legend_w - 34, max(16, box.height())),
+                int(Qt.AlignLeft | Qt.AlignVCenter | Qt.TextWordWrap),
+                name,
+            )
+            y += max(16, box.height()) + 2
         y += 8
         p.setPen(QColor("#6b7785"))
         p.setFont(small)
-        ref = s.groups[0]
-        for m in s.metrics:
-            v = (self.values.get(ref) or {}).get(m)
-            lab = f"{metric_short(m)}: reference {fmt_value(m, v) or '–'}"
-            if m in s.by_max:
-                lab += f"; 1 = max {fmt_value(m, s.divisor[m])}"
-            p.drawText(
-                QRectF(x0, y, legend_w - 8, 14),
-                Qt.AlignLeft | Qt.AlignVCenter,
-                QFontMetrics(small).elidedText(lab, Qt.ElideRight, legend_w - 8),
+        sm = QFontMetrics(small)
+        for lab in self._reference_lines(s):
+            # wrapped, never elided: "WER unflagged: reference 37.2%" is read whole
+            box = sm.boundingRect(
+                QRect(0, 0, int(legend_w - 8), 1000), int(Qt.AlignLeft | Qt.TextWordWrap), lab
             )
-            y += 14
+            p.drawText(
+                QRectF(x0, y, legend_w - 8, box.height()),
+                int(Qt.AlignLeft | Qt.TextWordWrap),
+                lab,
+            )
+            y += box.height() + 1

@@ -98,6 +98,7 @@ def build(panel) -> None:
     panel.counter = QLabel("")
     panel.counter.setObjectName("muted")
     panel.counter.setTextFormat(Qt.PlainText)
+    panel.counter.setWordWrap(True)  # a long list title wraps at 1024 px
     panel.prompt_label = QLabel("")
     panel.prompt_label.setTextFormat(Qt.PlainText)
     panel.prompt_label.setAlignment(Qt.AlignCenter)
@@ -177,6 +178,7 @@ def build(panel) -> None:
     panel.again_btn = QPushButton("Re-record")
     panel.again_btn.setToolTip("record a new take of this prompt; earlier takes are kept (Ctrl+R)")
     panel.player = AudioPlayer(panel.ctx.jobs)
+    panel.player.message.connect(panel.ctx.status)
     # the take list and its buttons beside the player (not above it): fits 768 px high
     col = QWidget()
     cv = QVBoxLayout(col)
@@ -186,13 +188,16 @@ def build(panel) -> None:
     brow.addWidget(panel.accept_btn)
     brow.addWidget(panel.again_btn)
     cv.addLayout(brow)
-    col.setMinimumWidth(230)
+    col.setMinimumWidth(170)
     col.setMaximumWidth(300)
     tv = QHBoxLayout()
     tv.addWidget(col)
     tv.addWidget(panel.player, 1)
     takes_box = QGroupBox("Takes")
     takes_box.setLayout(tv)
+    # the player's plots and control rows never squeezed below their minimum (the group box's
+    # height-for-width minimum forgets them)
+    takes_box.setMinimumHeight(takes_box.minimumSizeHint().height())
 
     panel.transcript = TranscriptEditor()
     tr = QVBoxLayout()

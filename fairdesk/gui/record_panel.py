@@ -28,32 +28,22 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.errors import FairdeskError
+from ..core.plurals import count
 from ..core.store import remove_dataset_if_empty
 from ..recording import recorder as rec
 from ..recording.prompts import PromptError, PromptList, builtin_lists, load_prompts
 from ..recording.session import RecordingSession, Speaker, Take, recover_recordings
 from .context import Context
-from .devices import FILE_INPUT
+from .record_input import choose_input, no_input_advice
 from .record_layout import build as build_ui
 from .record_widgets import GENDERS, SPEAKER_FIELDS, LevelMeter
 from .settings import restore_splitter
 
-__all__ = ["GENDERS", "SPEAKER_FIELDS", "LevelMeter", "RecordPanel"]
+__all__ = ["GENDERS", "SPEAKER_FIELDS", "LevelMeter", "RecordPanel", "no_input_advice"]
 
 log = logging.getLogger("fairdesk.gui.record")
 
 DISPLAY_MS = 40
-
-
-def no_input_advice(message: str) -> str:
-    """The recorder's no-input message with what to do here: press Rescan (no restart), or
-    record from a file."""
-    msg = message.strip()
-    for old in ("and restart fairdesk", "then restart fairdesk"):
-        msg = msg.replace(old, "then press Rescan")
-    if "Rescan" not in msg:
-        msg = msg.rstrip(".") + ". Connect a device and press Rescan."
-    return msg.rstrip(".") + ", or record from a file (Audio ▸ File…)."
 
 
 class RecordPanel(QWidget):
@@ -154,40 +144,11 @@ class RecordPanel(QWidget):
         if self._fixed_factory is not None or self.recorder.recording:
             self._update_buttons()
             return
-        choice = self.devices.input_choice()
-        if choice == FILE_INPUT:
-            from ..core.errors import AudioError
-            from ..recording.file_source import file_stream_factory
-
-            try:
-                self.recorder.stream_factory = file_stream_factory(
-                    self.devices.input_file, speed=self.file_speed
-                )
-                self.can_record, self.no_record_reason = True, ""
-            except (AudioError, OSError) as exc:
-                self.can_record = False
-                self.no_record_reason = (
-                    f"Recording unavailable: the input file cannot be "
-                    f"used ({exc}). Choose another file or a device."
-                )
-        else:
-            device = choice
-
-            def factory(samplerate, channels, dtype, blocksize, callback, _device=None):
-                return rec.sounddevice_stream(
-                    samplerate, channels, dtype, blocksize, callback, device=device
-                )
-
+        factory, self.can_record, self.no_record_reason = choose_input(
+            self.devices, self.file_speed
+        )
+        if factory is not None:
             self.recorder.stream_factory = factory
-            if self.devices.has_input():
-                self.can_record, self.no_record_reason = rec.input_status(device)
-            else:
-                self.can_record = False
-                self.no_record_reason = "Recording unavailable: " + (
-                    self.devices.message or "no audio input device."
-                )
-            if not self.can_record:
-                self.no_record_reason = no_input_advice(self.no_record_reason)
         self._update_buttons()
 
     # -- project and session --------------------------------------------------------------
@@ -266,7 +227,7 @@ class RecordPanel(QWidget):
         self.prompt_list = pl
         if pl.language:
             self.language.setText(pl.language)
-        notes = [f"{len(pl)} prompts · {pl.name}"]
+        notes = [f"{count(len(pl), 'prompt')} · {pl.name}"]
         if pl.problems:
             notes.append(
                 f"{len(pl.problems)} line(s) skipped: "
@@ -304,11 +265,31 @@ class RecordPanel(QWidget):
         if self.recorder.recording or self.prompt_list is None or not len(self.prompt_list):
             return
         self.transcript.flush()
+        moved = self.index != max(0, min(len(self.prompt_list) - 1, index))
         self.index = max(0, min(len(self.prompt_list) - 1, index))
         self.prompts.blockSignals(True)
         self.prompts.setCurrentRow(self.index)
         self.prompts.blockSignals(False)
         self._show_prompt()
+        if moved:  # the live strip, time and message were the previous prompt's take
+            self._reset_live()
+            n = len(getattr(self, "_take_list", []))
+            self._say(
+                f"prompt {self.index + 1}: "
+                + (
+                    f"{n} take(s) recorded; the selected one is below"
+                    if n
+                    else "no take yet; press Space (or Record) to record one"
+                )
+            )
+
+    def _reset_live(self) -> None:
+        """Empty the live strip, the elapsed time and the level meter."""
+        self._live_lo.setData([], [])
+        self._live_hi.setData([], [])
+        self.live.setXRange(0, 3, padding=0)
+        self.elapsed.setText("0:00.0")
+        self.meter.set_level(rec.Level())
 
     def _row_changed(self, row: int) -> None:
         if row >= 0 and row != self.index:
@@ -356,9 +337,7 @@ class RecordPanel(QWidget):
             self.takes.setCurrentRow(select)
             self._take_selected(select)
         else:
-            self.player.stop()
-            self.player._clear()
-            self.player.info.setText("no take of this prompt yet")
+            self.player.clear("no take of this prompt yet")
         self._update_buttons()
         self._load_transcript()
 
@@ -464,15 +443,14 @@ class RecordPanel(QWidget):
             return
         if new_dataset:
             self.ctx.refresh()
-        self._live_lo.setData([], [])
-        self._live_hi.setData([], [])
-        self.live.setXRange(0, 3, padding=0)
+        self._reset_live()
         self._say(f"recording take {self._take.number} of “{pr.text}” — press Space to stop")
         self.timer.start()
         self._refresh_takes(select=None)
         self._update_buttons()
 
-    def stop_recording(self) -> Take | None:
+    def stop_recording(self, why: str = "") -> Take | None:
+        """Stop the take; ``why`` (e.g. the input file ended) starts the message."""
         if not self.recorder.recording or self._take is None:
             return None
         self.timer.stop()
@@ -487,7 +465,7 @@ class RecordPanel(QWidget):
         self._tick()
         self.meter.set_level(rec.Level())
         self._say(
-            f"take {done.number} recorded ({done.duration:.2f} s): listen, then "
+            why + f"take {done.number} recorded ({done.duration:.2f} s): listen, then "
             "Accept it or Re-record"
         )
         self._refresh_takes(select=len(s.takes(self.current_prompt())) - 1)
@@ -498,6 +476,10 @@ class RecordPanel(QWidget):
         r = self.recorder
         if r.error is not None and r.recording:
             self.stop_recording()
+            return
+        if r.recording and r.input_finished:
+            name = Path(getattr(self.recorder.stream_factory, "source", "") or "input").name
+            self.stop_recording(f"The input file {name} ended, so the take stopped: ")
             return
         self.meter.set_level(r.level)
         d = r.duration
@@ -550,7 +532,7 @@ class RecordPanel(QWidget):
         if s is None or pr is None:
             return
         try:
-            ann = s.save_transcript(pr, text)
+            ann = s.save_transcript(pr, text, annotator=self.ctx.annotator)
         except FairdeskError as exc:
             self.transcript.status.setText(
                 f"<span style='color:#c62828'>not saved: {html.escape(str(exc))}</span>"

@@ -38,6 +38,8 @@ from ..presentation import (
     comparison_basis,
     corpus_note,
     count,
+    direction_word,
+    fmt_bound,
     fmt_gap,
     fmt_number,
     fmt_p,
@@ -369,7 +371,9 @@ class ResultsPanel(QWidget):
                 f"{esc(r.settings.n_bootstrap if r.settings is not None else '?')} resamples"
             )
         if r.failures:
-            bits.append(f"<span style='color:#c62828'>{len(r.failures)} failed items</span>")
+            bits.append(
+                f"<span style='color:#c62828'>{count(len(r.failures), 'failed item')}</span>"
+            )
         if r.excluded:
             bits.append(
                 f"<span style='color:#ef6c00'>{count(len(r.excluded), 'group')} excluded</span>"
@@ -400,7 +404,7 @@ class ResultsPanel(QWidget):
             done = sum(ex.items_explained.values())
             notes.append(
                 f"explain: {_or_unknown(ex.method)} saliency on {done} of "
-                f"{ex.n_sampled} sampled items "
+                f"{count(ex.n_sampled, 'sampled item')} "
                 f"({_or_unknown(ex.per_group)} per group); grounding lift compared on "
                 "the explained items alone"
             )
@@ -485,11 +489,14 @@ class ResultsPanel(QWidget):
             m = c.metric or ""
             for k in ("value", "reference_value", "mde"):
                 row[k] = fmt_value(m, row[k])
-            for k in ("gap", "ci_low", "ci_high"):
-                row[k] = fmt_gap(m, row[k])  # the card's unit: pp for rates
+            row["gap"] = fmt_gap(m, row["gap"])  # the card's unit: pp for rates
+            for k in ("ci_low", "ci_high"):
+                row[k] = fmt_bound(m, row[k])  # as the card: a bound near zero keeps its sign
             row["p_value"], row["p_adjusted"] = fmt_p(row["p_value"]), fmt_p(row["p_adjusted"])
             row["effect_size"] = fmt_number(row["effect_size"], 2)
             row["metric"] = metric_short(row["metric"])
+            # as the card: worse/better only where the verdict found a gap
+            row["direction"] = direction_word(c.verdict or "", c.direction, c.gap)
             row["verdict"] = verdict_style(row["verdict"] or "")[0]
             row["flags"] = ", ".join(row["flags"] or [])
             row["basis"] = comparison_basis(c)

@@ -21,13 +21,6 @@ VERDICT_SHORT = {
     "not_computable": "Not computable",
 }
 
-#: Alignment operations in the difference view: (background, foreground, label).
-OPS = {
-    "S": ("#ffe0a3", "#6d4c00", "substitution"),
-    "D": ("#ffcdd2", "#b71c1c", "deletion"),
-    "I": ("#c8e6c9", "#1b5e20", "insertion"),
-}
-
 #: Slot status colours.
 SLOT_STATUS = {"ok": "#2e7d32", "missed": "#c62828", "wrong": "#ef6c00", "extra": "#1565c0"}
 

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from ..jobs.result import AuditRun, as_audit_run
 from ..presentation import (
     comparison_basis,
+    direction_word,
     fmt_ci,
     fmt_gap,
     fmt_p,
@@ -35,7 +36,6 @@ from .theme import VERDICT_SHORT, VERDICTS, esc, plain_tip, verdict_style
 
 #: Verdicts that test nothing: the card says why instead of showing a gap.
 #: Verdicts that found a gap (p_adjusted < alpha): they may call a group worse or better.
-SIGNIFICANT = frozenset({"disparity_detected", "speaker_confounded", "significant_but_small"})
 UNTESTED = frozenset({"descriptive", "not_estimable", "no_variation", "not_computable"})
 
 
@@ -106,13 +106,9 @@ class VerdictCard(QFrame):
 
 
 def _direction_word(verdict: str, direction, gap) -> str:
-    """ "worse" / "better" only where the verdict found a gap (significant after Holm); a gap
-    the test did not find is only "higher" or "lower" than the reference."""
-    if verdict in SIGNIFICANT:
-        return {"worse": " ▼ worse", "better": " ▲ better"}.get(direction, "")
-    if gap is None or gap != gap or gap == 0:
-        return ""
-    return " ▲ higher" if gap > 0 else " ▼ lower"
+    """The card's direction (:func:`fairdesk.presentation.direction_word`), after a space."""
+    word = direction_word(verdict, direction, gap)
+    return f" {word}" if word else ""
 
 
 def _clip(text: str, n: int) -> str:

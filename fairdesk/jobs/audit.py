@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from .._meta import __version__
 from ..core import run_items, runs
 from ..core.errors import FairdeskError
+from ..core.plurals import count
 from ..core.progress import Cancelled, Progress
 from ..core.store import Project
 from .acoustic_stage import add_acoustics
@@ -168,7 +169,7 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
 
 
 def _check_groups(frame, req: AuditRequest) -> None:
-    from ..stats.minimums import check_groups_before_inference
+    from ..stats.minimums import MinimumsRefused, check_groups_before_inference
     from ..stats.slicing import missing_groups
 
     include = req.settings.include_missing
@@ -186,6 +187,8 @@ def _check_groups(frame, req: AuditRequest) -> None:
             req.reference,
             include_missing=include,
         )
+    except MinimumsRefused:
+        raise  # typed: its shortfall holds the table the GUI shows (the text is the CLI's)
     except ValueError as exc:
         raise FairdeskError(str(exc)) from None
 
@@ -442,8 +445,9 @@ def run_audit(
         if acoustics["failures"] or acoustics.get("unavailable"):
             notes.append(
                 acoustics.get("unavailable")
-                or f"{len(acoustics['failures'])} items "
-                "have no acoustic covariates (see acoustics.failures)"
+                or f"{count(len(acoustics['failures']), 'item')} "
+                f"{'has' if len(acoustics['failures']) == 1 else 'have'} no acoustic covariates "
+                "(see acoustics.failures)"
             )
         if explain_block is not None:
             from .result_blocks import Explain
@@ -451,8 +455,9 @@ def run_audit(
             parts["explain"] = canonical(explain_block, Explain)
             if explain_block["failures"]:
                 notes.append(
-                    f"{len(explain_block['failures'])} sampled items were not "
-                    "grounded (see explain.failures)"
+                    f"{count(len(explain_block['failures']), 'sampled item')} "
+                    f"{'was' if len(explain_block['failures']) == 1 else 'were'} not grounded "
+                    "(see explain.failures)"
                 )
         if req.representation:
             from .representation import representation_block
@@ -472,7 +477,8 @@ def run_audit(
         probs = _prediction_problems(prep.backend)
         if probs:
             notes.append(
-                f"{len(probs)} rows of the predictions file were refused or flagged "
+                f"{count(len(probs), 'row')} of the predictions file "
+                f"{'was' if len(probs) == 1 else 'were'} refused or flagged "
                 "(see prediction_problems)"
             )
         timings["total_s"] = time.monotonic() - t0

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from fairdesk.core.plurals import count
 from fairdesk.core.tables import Table, read_table
 from fairdesk.models.base import Backend, file_digest
 
@@ -252,7 +253,8 @@ class PredictionsBackend(Backend):
         bad = sum(not p.kept for p in self.problems)
         warn = sum(p.kept for p in self.problems)
         return (
-            f"{self._path.name}: {len(self)} predictions kept, {bad} rows skipped, {warn} warnings"
+            f"{self._path.name}: {count(len(self), 'prediction')} kept, "
+            f"{count(bad, 'row')} skipped, {count(warn, 'warning')}"
         )
 
     # -- parsing -------------------------------------------------------------------------------

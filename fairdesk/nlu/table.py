@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from fairdesk.core.plurals import count
 from fairdesk.core.tables import Table, read_table
 from fairdesk.nlu.base import NluModel, NluResult, slots_from_json
 
@@ -220,8 +221,8 @@ class TableNlu(NluModel):
     def report(self) -> str:
         """One human-readable paragraph: how many rows were read and which were skipped."""
         lines = [
-            f"{self.source}: {len(self.results)} predictions read, "
-            f"{len(self.bad_rows)} rows skipped"
+            f"{self.source}: {count(len(self.results), 'prediction')} read, "
+            f"{count(len(self.bad_rows), 'row')} skipped"
         ]
         lines += [f"  {b}" for b in self.bad_rows]
         return "\n".join(lines)

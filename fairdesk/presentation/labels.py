@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..core.plurals import count
 from ..metrics.registry import CLASS_METRIC_IDS, METRICS
 
 #: Short axis/column labels of metrics (the id, spaced, for any other).
@@ -93,3 +94,41 @@ def corpus_note(n_missing) -> str:
         "the corpus value pools the analysed groups and the "
         f"{count(n_missing, 'item')} with no grouping value"
     )
+
+
+#: How each source of a run's reference texts reads (``RunSettings.text_source``'s keys).
+TEXT_SOURCES = {
+    "import": "with the imported reference",
+    "annotation": "with a reference annotated in fairdesk",
+}
+
+
+def text_sources(counts) -> str:
+    """Where a run's references came from, in words, sources without items left out:
+    ``{"annotation": 0, "import": 460}`` reads ``460 items with the imported reference``;
+    none recorded reads ``the dataset's reference transcripts``."""
+    parts = [
+        f"{count(n, 'item')} {TEXT_SOURCES.get(str(k), f'from {k}')}"
+        for k, n in sorted((counts or {}).items(), key=lambda kv: str(kv[0]) != "import")
+        if n
+    ]
+    return "; ".join(parts) or "the dataset's reference transcripts"
+
+
+#: Verdicts that found a gap (p_adjusted < alpha): only they may call a group worse or better.
+SIGNIFICANT = frozenset({"disparity_detected", "speaker_confounded", "significant_but_small"})
+
+
+def direction_word(verdict: str, direction, gap) -> str:
+    """How a comparison's direction reads, in the GUI's cards and Comparisons table and the
+    report alike: ``▼ worse`` / ``▲ better`` only where the verdict found a gap; a gap the
+    test did not find is only ``▲ higher`` or ``▼ lower`` than the reference; '' for none."""
+    if verdict in SIGNIFICANT:
+        return {"worse": "▼ worse", "better": "▲ better"}.get(str(direction), "")
+    try:
+        g = float(gap)
+    except (TypeError, ValueError):
+        return ""
+    if g != g or g == 0:
+        return ""
+    return "▲ higher" if g > 0 else "▼ lower"

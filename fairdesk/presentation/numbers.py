@@ -4,13 +4,17 @@ A metric's unit comes from the registry (:func:`fairdesk.metrics.registry.displa
 rates and proportions are shown in percent (``12.3%``) and their gaps in percentage points
 (``+3.1 pp``); ratio metrics (grounding lift) as ``1.23×`` and their gaps as plain differences
 (``+0.12``, unit ``lift difference``: a difference of two ratios is not a multiplier). A number that rounds to zero is printed without a sign (``0.0``, never
-``-0.0``); a missing number (None, NaN, ±inf, text) is :data:`MISSING`.
+``-0.0``); a CI bound that is not zero but rounds to it keeps its sign with the digits that
+show it (``-0.04 pp``, not ``0.0 pp``: whether a CI holds zero is what a reader looks for). A
+missing number (None, NaN, ±inf, text) is :data:`MISSING`.
 """
 
 from __future__ import annotations
 
 import math
 
+from ..core.plurals import count as _count
+from ..core.plurals import plural  # noqa: F401
 from ..core.pvalues import P_FLOOR, P_FLOOR_VALUE, floor_text, p_clause, p_log10  # noqa: F401
 from ..metrics.registry import RATIO_UNIT, display_spec
 
@@ -33,7 +37,17 @@ def finite(value) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def number(value, decimals: int = 1, signed: bool = False, missing: str = MISSING) -> str:
+#: The most digits a bound that rounds to zero gains to show its sign (``-0.04``).
+MAX_EXTRA_DECIMALS = 4
+
+
+def number(
+    value,
+    decimals: int = 1,
+    signed: bool = False,
+    missing: str = MISSING,
+    keep_sign: bool = False,
+) -> str:
     """A plain number with ``decimals`` digits; no sign on a value that rounds to zero.
 
     Parameters
@@ -42,6 +56,9 @@ def number(value, decimals: int = 1, signed: bool = False, missing: str = MISSIN
     decimals : digits after the point.
     signed : a leading ``+`` on positive numbers.
     missing : the text of a missing number.
+    keep_sign : a value that is not zero but rounds to zero gets the digits (up to
+        :data:`MAX_EXTRA_DECIMALS` more) that show its first significant digit and its sign,
+        as CI bounds do (``number(-0.037, 1, keep_sign=True) == "-0.04"``).
 
     Returns
     -------
@@ -51,6 +68,10 @@ def number(value, decimals: int = 1, signed: bool = False, missing: str = MISSIN
     x = finite(value)
     if x is None:
         return missing
+    if keep_sign and x != 0 and round(x, decimals) == 0:
+        for more in range(decimals + 1, decimals + MAX_EXTRA_DECIMALS + 1):
+            if round(x, more) != 0:
+                return number(x, more, signed=signed, missing=missing)
     x = round(x, decimals)
     if x == 0:
         x = 0.0  # -0.0 and what rounds to it: no sign
@@ -82,12 +103,12 @@ def scale(metric: str) -> float:
     return display_spec(metric)[1]
 
 
-def _scaled(metric, value, decimals, signed, with_unit, gap):
+def _scaled(metric, value, decimals, signed, with_unit, gap, keep_sign=False):
     u, k, d = display_spec(metric)
     x = finite(value)
     if x is None:
         return MISSING
-    text = number(x * k, d if decimals is None else decimals, signed=signed)
+    text = number(x * k, d if decimals is None else decimals, signed=signed, keep_sign=keep_sign)
     if not with_unit:
         return text
     if u == RATIO_UNIT:
@@ -112,6 +133,15 @@ def fmt_gap(metric: str, value, decimals: int | None = None, with_unit: bool = T
     """A difference to the reference, signed: ``+3.1 pp`` for rates, ``-0.12`` for ratios (a
     plain difference of two ratios, unit :func:`unit` ``(metric, gap=True)``)."""
     return _scaled(metric, value, decimals, True, with_unit, True)
+
+
+def fmt_bound(
+    metric: str, value, gap: bool = True, decimals: int | None = None, with_unit: bool = True
+) -> str:
+    """One CI bound, as :func:`fmt_gap` (``gap``) or :func:`fmt_value` shows it, except that a
+    bound that is not zero but rounds to zero keeps its sign with the digits that show it: a
+    gap's lower bound of -0.00037 is ``-0.04 pp`` (the CI holds zero), not ``0.0 pp``."""
+    return _scaled(metric, value, decimals, gap, with_unit, gap, keep_sign=True)
 
 
 def fmt_ratio(value, decimals: int = 2) -> str:
@@ -141,8 +171,8 @@ def fmt_ci(
     """
     if finite(low) is None or finite(high) is None:
         return MISSING
-    lo = _scaled(metric, low, decimals, gap, with_unit, gap)
-    hi = _scaled(metric, high, decimals, gap, with_unit, gap)
+    lo = fmt_bound(metric, low, gap, decimals, with_unit)
+    hi = fmt_bound(metric, high, gap, decimals, with_unit)
     return f"[{lo}, {hi}]"
 
 
@@ -228,16 +258,7 @@ def fmt_count(n) -> str:
     return MISSING if x is None else f"{int(x):,}"
 
 
-def plural(n: int, noun: str, many: str | None = None) -> str:
-    """``noun`` or its plural for a count (``many``, default ``noun + "s"``)."""
-    return noun if int(n) == 1 else (many or f"{noun}s")
-
-
 def count(n, noun: str, many: str | None = None) -> str:
     """A count with its noun: ``1 item``, ``2 items``, ``1,234 words``; ``– items`` if
-    none."""
-    x = finite(n)
-    if x is None:
-        return f"{MISSING} {many or noun + 's'}"
-    k = int(x)
-    return f"{k:,} {plural(k, noun, many)}"
+    none (:func:`fairdesk.core.plurals.count`, the one plural rule, with :data:`MISSING`)."""
+    return _count(n, noun, many, missing=MISSING)

@@ -192,6 +192,13 @@ class Recorder:
         return self.frames / float(self.samplerate)
 
     @property
+    def input_finished(self) -> bool:
+        """Whether the input has nothing more to give (a file played as the microphone
+        reached its end: its stream's ``finished`` event is set); a device never finishes."""
+        done = getattr(self._stream, "finished", None)
+        return bool(done is not None and done.is_set())
+
+    @property
     def error(self) -> BaseException | None:
         """The writer's error (disk full, ...), if it failed; the take stops growing."""
         return self._error

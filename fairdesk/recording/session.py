@@ -432,15 +432,15 @@ class RecordingSession:
         self._write_manifest()
 
     def save_transcript(
-        self, prompt: Prompt, text: str, source: str = "record panel"
+        self, prompt: Prompt, text: str, source: str = "record panel", annotator: str = ""
     ) -> int | None:
         """Store a corrected transcript of the accepted item of ``prompt`` at once.
 
         The text is NFC-normalised with its tone marks kept. In one transaction an
         annotation ``kind="transcript"`` (value: text, previous text, take path, source) is
         added and the item's reference text updated; the manifest is rewritten first, so a
-        re-import gives the same text. Returns the annotation id, or None when the text did
-        not change.
+        re-import gives the same text. ``annotator`` (who typed it) is stored with the
+        annotation. Returns the annotation id, or None when the text did not change.
 
         Raises
         ------
@@ -466,7 +466,9 @@ class RecordingSession:
             "content_id": prompt.content_id,
             "source": source,
         }
-        return recdb.save_recorded_transcript(self.project, item["db_id"], value, new)
+        return recdb.save_recorded_transcript(
+            self.project, item["db_id"], value, new, annotator=annotator
+        )
 
     def recover(self) -> list[rec.RecordedTake]:
         """Recover this dataset's unfinished takes (see :func:`recover_recordings`)."""

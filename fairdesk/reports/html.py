@@ -30,6 +30,7 @@ from ..presentation import (
     comparison_basis,
     corpus_note,
     count,
+    direction_word,
     fmt_ci,
     fmt_gap,
     fmt_interval,
@@ -43,12 +44,14 @@ from ..presentation import (
     missing_row_note,
     run_name,
     short_group,
+    text_sources,
     with_basis,
 )
 from ..stats.results import Comparison
 from .align import align_texts, normaliser
 from .data import RunData, group_ci, load_run, num, summary_overall, verdict_style
 from .files import TEMPLATES, ReportFiles  # noqa: E402, F401 - re-exported
+from .palette import ops_css
 from .sections import (
     confusion_section,
     grounding_section,
@@ -93,7 +96,7 @@ def _audited(d: RunData, run: AuditRun) -> list[tuple[str, str]]:
     if b_used and _n(b_used) != b:
         b += f" (raised to {_n(b_used)} for the Holm family)"
     schemes = sorted({str(c.estimator) for c in run.comparisons if c.estimator})
-    text_source = run_setting("text_source") or "the dataset's reference transcripts"
+    text_source = text_sources(run_setting("text_source"))
     filters = run_setting("filters") or {}
     rows = [
         ("Dataset", str(run.dataset or run.table or MISSING)),
@@ -118,7 +121,7 @@ def _audited(d: RunData, run: AuditRun) -> list[tuple[str, str]]:
         ("Seed", setting("seed")),
         ("Normaliser", setting("normaliser")),
         ("Language", _shown(run_setting("language"))),
-        ("Text source", str(text_source)),
+        ("Text source", text_source),
         (
             "Thresholds",
             f"alpha {setting('alpha')}, absolute gap {setting('absolute_error_gap')}, "
@@ -152,6 +155,8 @@ def _corpus(d: RunData, run: AuditRun) -> dict:
         "dataset": ds,
         "columns": [(c, sorted(v.items())) for c, v in columns.items()],
         "analysed": _n(len(d.items)),
+        "analysed_items": count(len(d.items), "item"),
+        "failed_items": count(len(run.failures), "item"),
         "counts": None
         if counts is None
         else {"n_cached": _n(counts.n_cached), "n_inferred": _n(counts.n_inferred)},
@@ -174,7 +179,7 @@ def _corpus(d: RunData, run: AuditRun) -> dict:
 def _card(c: Comparison) -> dict:
     label, bg, fg = verdict_style(c.verdict)
     m = c.metric or ""
-    arrow = {"worse": "▼ worse", "better": "▲ better"}.get(c.direction, "")
+    arrow = direction_word(c.verdict, c.direction, c.gap)  # "worse" only for found gaps
     return {
         "metric": metric_short(m),
         "group": c.group,
@@ -253,12 +258,31 @@ def _group_values(run: AuditRun) -> dict:
         )
     return {
         "metrics": [metric_short(m) for m in metrics],
+        "blocks": column_blocks(len(metrics)),
         "rows": rows,
         "overall": overall if has_overall else None,
         "corpus_note": corpus_note(n_missing) if has_overall else "",
         "summary": summ,
         "has_ci": any(c["ci"] for r in rows for c in r["cells"]),
     }
+
+
+#: The most metric columns of one per-group table: more are split into tables of about
+#: equal width, each beginning with the group column, so a table fits an A4 page's width.
+MAX_GROUP_COLUMNS = 6
+
+
+def column_blocks(n: int, most: int = MAX_GROUP_COLUMNS) -> list[tuple[int, int]]:
+    """``n`` columns as ``(start, stop)`` blocks of at most ``most``, sizes differing by at
+    most one (10 columns: ``[(0, 5), (5, 10)]``)."""
+    k = max(1, -(-n // most))
+    size, extra = divmod(n, k)
+    out, start = [], 0
+    for i in range(k):
+        stop = start + size + (1 if i < extra else 0)
+        out.append((start, stop))
+        start = stop
+    return out
 
 
 def _no_variation(c: Comparison) -> str:
@@ -488,7 +512,9 @@ def render(context: dict) -> str:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["counted"] = count  # {{ n|counted("item") }}: 1 item, 2 items
     ctx = dict(context)
+    ctx["ops_css"] = Markup(ops_css())  # the GUI's colours (palette.OPS)
     ctx["charts"] = [{**c, "svg": Markup(c["svg"])} for c in context["charts"]]
     sys_ = context.get("systems")
     if sys_:

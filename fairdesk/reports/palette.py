@@ -36,3 +36,27 @@ SYSTEM_VERDICT_COLOURS = {
     "no_variation": ("#eceff1", "#1a1a1a"),
     "not_computable": ("#e0e0e0", "#1a1a1a"),
 }
+
+#: Alignment operations → (background, foreground, label), in the GUI's difference view and
+#: the report's item diffs alike. An insertion is blue (an added word, as an extra slot is
+#: blue): not green, which reads as "correct", and not violet, which marks a tone-mark error
+#: (a substitution that differs only in its tone marks, ``T``).
+OPS = {
+    "S": ("#ffe0a3", "#6d4c00", "substitution"),
+    "D": ("#ffcdd2", "#b71c1c", "deletion"),
+    "I": ("#cfe8fc", "#0d47a1", "insertion"),
+    "T": ("#e1d5f5", "#4527a0", "tone-mark error"),
+}
+#: The word-level operations (S, D, I) the difference view counts.
+WORD_OPS = {k: OPS[k] for k in ("S", "D", "I")}
+#: Colour of the letters with an error inside a substituted word.
+LETTER_ERROR = "#c62828"
+
+
+def ops_css() -> str:
+    """The report's ``.op-X`` rules from :data:`OPS` (a deletion is also struck through)."""
+    rules = []
+    for op, (bg, fg, _) in OPS.items():
+        extra = " text-decoration: line-through;" if op == "D" else ""
+        rules.append(f".op-{op} {{ background: {bg}; color: {fg};{extra} }}")
+    return "\n".join(rules)

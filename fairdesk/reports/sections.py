@@ -39,6 +39,7 @@ from ..presentation import (
     fmt_ratio,
     fmt_value,
     metric_label,
+    number,
     unit,
 )
 from ..stats.representation import Leakage
@@ -58,7 +59,7 @@ def _ci(lo, hi, digits: int = 2) -> str:
     """``[lo, hi]`` with ``digits`` decimals; '' when either end is missing."""
     if math.isnan(num(lo)) or math.isnan(num(hi)):
         return ""
-    return f"[{fmt_number(lo, digits)}, {fmt_number(hi, digits)}]"
+    return f"[{number(lo, digits, keep_sign=True)}, {number(hi, digits, keep_sign=True)}]"
 
 
 def confusion_section(run: AuditRun) -> list[dict]:
@@ -358,6 +359,7 @@ def pitfalls_section(run: AuditRun) -> dict | None:
     groups = {str(g.group): g for g in run.groups}
     return {
         "n_flagged": _n(block.n_flagged),
+        "flagged_items": count(block.n_flagged, "item"),
         "checked": ", ".join(block.flags_checked),
         "not_checked": block.not_checked or "",
         "rows": [_pitfall_row(g, c, groups.get(g)) for g, c in block.by_group.items()],

@@ -17,6 +17,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from fairdesk.core.plurals import count
 from fairdesk.metrics.registry import MetricSpec
 from fairdesk.stats.bootstrap import (
     PairBootstrap,
@@ -497,7 +498,9 @@ def _below_minimums(
         if n < settings.min_items:
             short.append(f"{n} {spec.sample} in {name} < min_items {settings.min_items}")
         if k is not None and k < settings.min_speakers:
-            short.append(f"{k} speakers in {name}'s sample < min_speakers {settings.min_speakers}")
+            short.append(
+                f"{count(k, 'speaker')} in {name}'s sample < min_speakers {settings.min_speakers}"
+            )
     if not short:
         return None
     return (

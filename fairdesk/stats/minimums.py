@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from fairdesk.core.errors import FairdeskError
 from fairdesk.stats.slicing import (
     MISSING_LABEL,
     choose_reference,
@@ -27,6 +28,97 @@ from fairdesk.stats.verdicts import MIN_SPEAKERS_FOR_TRUST
 #: The command-line flags of the minimums (``fairdesk audit``).
 FLAG_ITEMS = "--min-items"
 FLAG_SPEAKERS = "--min-speakers"
+
+
+@dataclass(frozen=True)
+class GroupShortfall:
+    """One group against the minimums (a row of the refusal's table).
+
+    Attributes
+    ----------
+    group : the group's label.
+    items, speakers : its items and distinct speakers (speakers None without speaker ids).
+    few_items, few_speakers : whether it misses the items / speakers minimum.
+    """
+
+    group: str
+    items: int
+    speakers: int | None
+    few_items: bool
+    few_speakers: bool
+
+    @property
+    def excluded(self) -> bool:
+        return self.few_items or self.few_speakers
+
+
+@dataclass(frozen=True)
+class Shortfall:
+    """What the minimums exclude: the one source of the numbers that the command line's
+    text (:func:`exclusion_message`) and the GUI's table both format.
+
+    Attributes
+    ----------
+    rows : every group, largest first (then by label).
+    min_items, min_speakers : the thresholds.
+    has_speakers : whether the items have speaker ids (else no speakers minimum applies).
+    lower_items, lower_speakers : the lowered minimums that would keep every group (None
+        where that minimum excludes no group, or cannot go lower).
+    """
+
+    rows: tuple[GroupShortfall, ...]
+    min_items: int
+    min_speakers: int
+    has_speakers: bool
+    lower_items: int | None
+    lower_speakers: int | None
+
+    @property
+    def excluded(self) -> list[GroupShortfall]:
+        return [r for r in self.rows if r.excluded]
+
+    @property
+    def kept(self) -> list[GroupShortfall]:
+        return [r for r in self.rows if not r.excluded]
+
+
+def shortfall(
+    sizes: Mapping[str, int],
+    speakers: Mapping[str, int] | None,
+    min_items: int,
+    min_speakers: int,
+) -> Shortfall:
+    """The groups against the minimums (see :class:`Shortfall`; the hint lowers only the
+    minimums that exclude a group, never to the value given)."""
+    rows = []
+    for g, n in sorted(sizes.items(), key=lambda kv: (-kv[1], str(kv[0]))):
+        k = None if speakers is None else int(speakers.get(g, 0))
+        rows.append(
+            GroupShortfall(
+                str(g), int(n), k, int(n) < min_items, k is not None and k < min_speakers
+            )
+        )
+    ex = [r for r in rows if r.excluded]
+    few_items = [r.items for r in ex if r.few_items]
+    few_spk = [r.speakers for r in ex if r.few_speakers]
+    lower_spk = max(1, min(few_spk)) if few_spk else None
+    return Shortfall(
+        tuple(rows),
+        int(min_items),
+        int(min_speakers),
+        speakers is not None,
+        min(few_items) if few_items else None,
+        lower_spk if lower_spk is not None and lower_spk < min_speakers else None,
+    )
+
+
+class MinimumsRefused(FairdeskError, ValueError):
+    """Fewer than two groups meet the minimums. The message is the command line's text
+    (:func:`exclusion_message`); ``shortfall`` holds its numbers for other views."""
+
+    def __init__(self, short: Shortfall):
+        self.shortfall = short
+        super().__init__(format_shortfall(short))
 
 
 def exclusion_message(
@@ -46,40 +138,37 @@ def exclusion_message(
 
     The hint lowers only the minimums that exclude a group, never to the value given.
     """
-    kept, excluded = minimums_from_counts(sizes, speakers, min_items, min_speakers)
-    if not excluded:
-        return None
-    flags = f"{FLAG_ITEMS} {min_items}" + (
-        f", {FLAG_SPEAKERS} {min_speakers}" if speakers is not None else ""
-    )
+    short = shortfall(sizes, speakers, min_items, min_speakers)
+    return format_shortfall(short) if short.excluded else None
+
+
+def format_shortfall(short: Shortfall) -> str:
+    """The command line's text of a :class:`Shortfall` (its flags, a table, the cost)."""
+    min_items, min_speakers = short.min_items, short.min_speakers
+    has_spk = short.has_speakers
+    flags = f"{FLAG_ITEMS} {min_items}" + (f", {FLAG_SPEAKERS} {min_speakers}" if has_spk else "")
+    n_ex, n_all = len(short.excluded), len(short.rows)
     lines = [
-        f"The minimums ({flags}) exclude {len(excluded)} of {len(sizes)} group(s)"
-        + (": nothing is left to compare." if len(kept) < 2 else "."),
+        f"The minimums ({flags}) exclude {n_ex} of {n_all} group(s)"
+        + (": nothing is left to compare." if len(short.kept) < 2 else "."),
     ]
-    width = max(len("group"), *(len(str(g)) for g in sizes))
+    width = max(len("group"), *(len(r.group) for r in short.rows))
     head = f"  {'group':<{width}}  {'items':>12}"
-    if speakers is not None:
+    if has_spk:
         head += f"  {'speakers':>12}"
     lines.append(head)
-    for g, n in sorted(sizes.items(), key=lambda kv: (-kv[1], str(kv[0]))):
-        mark = "ok" if g in kept else "excluded"
-        cell = f"{n} {'<' if n < min_items else '≥'} {min_items}"
-        row = f"  {str(g):<{width}}  {cell:>12}"
-        if speakers is not None:
-            k = int(speakers.get(g, 0))
-            spk = f"{k} {'<' if k < min_speakers else '≥'} {min_speakers}"
+    for r in short.rows:
+        cell = f"{r.items} {'<' if r.few_items else '≥'} {min_items}"
+        row = f"  {r.group:<{width}}  {cell:>12}"
+        if has_spk:
+            spk = f"{r.speakers} {'<' if r.few_speakers else '≥'} {min_speakers}"
             row += f"  {spk:>12}"
-        lines.append(f"{row}  {mark}")
-    ex = [g for g, _ in excluded]
-    # lower only the minimums that exclude a group, and only below what was given
+        lines.append(f"{row}  {'excluded' if r.excluded else 'ok'}")
     hint = []
-    few_items = [int(sizes[g]) for g in ex if int(sizes[g]) < min_items]
-    if few_items:
-        hint.append(f"{FLAG_ITEMS} {min(few_items)}")
-    if speakers is not None:
-        few_spk = [int(speakers.get(g, 0)) for g in ex if int(speakers.get(g, 0)) < min_speakers]
-        if few_spk and max(1, min(few_spk)) < min_speakers:
-            hint.append(f"{FLAG_SPEAKERS} {max(1, min(few_spk))}")
+    if short.lower_items is not None:
+        hint.append(f"{FLAG_ITEMS} {short.lower_items}")
+    if short.lower_speakers is not None:
+        hint.append(f"{FLAG_SPEAKERS} {short.lower_speakers}")
     if not hint:
         lines.append(
             "To analyse every group, record more: the minimums cannot go lower for the "
@@ -89,17 +178,24 @@ def exclusion_message(
         return "\n".join(lines)
     lines.append(
         f"To analyse every group, lower the minimums (e.g. {' '.join(hint)}) or record more. "
+        + lower_minimum_cost(has_spk)
+    )
+    return "\n".join(lines)
+
+
+def lower_minimum_cost(has_speakers: bool) -> str:
+    """What a lower minimum costs, in words (the CLI's and the GUI's refusal)."""
+    return (
         "A lower minimum costs: wider intervals (fewer items and speakers, so more "
         "comparisons end inconclusive_underpowered)"
         + (
             f"; a significant gap in a group with fewer than {MIN_SPEAKERS_FOR_TRUST} speakers "
             "reads as speaker_confounded (get more speakers, not 'bias'); and a group with "
             "one speaker is not_estimable (speaker and group cannot be told apart)."
-            if speakers is not None
+            if has_speakers
             else "; and a group with one item is not_estimable."
         )
     )
-    return "\n".join(lines)
 
 
 @dataclass(frozen=True)
@@ -182,7 +278,7 @@ def check_groups_before_inference(
                 + (" and items with no value" if missing and not include_missing else "")
                 + "): nothing to compare; group by a column with at least two values."
             )
-        raise ValueError(message)
+        raise MinimumsRefused(shortfall(sizes, speakers, min_items, min_speakers))
     if reference is not None and not include_missing and reference in missing | {MISSING_LABEL}:
         raise ValueError(
             f"Reference group {reference!r}: the items with no value for the grouping column "

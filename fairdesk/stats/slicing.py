@@ -12,6 +12,8 @@ from collections.abc import Collection, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from fairdesk.core.plurals import count
+
 #: Label of the group of items whose key value is missing, where missing values are asked
 #: to form a tested group (``include_missing``; docs/METHODS.md, "Missing values").
 MISSING_LABEL = "(missing)"
@@ -301,11 +303,11 @@ def minimums_from_counts(
     for g, n in _order_sizes(sizes).items():
         reasons = []
         if n < min_items:
-            reasons.append(f"{n} items < min_items {min_items}")
+            reasons.append(f"{count(n, 'item')} < min_items {min_items}")
         if speakers is not None:
             k = int(speakers.get(g, 0))
             if k < min_speakers:
-                reasons.append(f"{k} speakers < min_speakers {min_speakers}")
+                reasons.append(f"{count(k, 'speaker')} < min_speakers {min_speakers}")
         if reasons:
             excluded.append((str(g), "; ".join(reasons)))
         else:

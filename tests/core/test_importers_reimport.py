@@ -102,10 +102,10 @@ def test_a_manifest_folder_and_the_format_refusals(tmp_path):
     assert rep.imported == 1 and rep.format == "manifest"
     assert detect_format(root) == "manifest"
     with pytest.raises(ImportFailed) as e:
-        import_dataset(p, "x", root, fmt="kaldi")
+        import_dataset(p, "x", root, fmt="sphinx")
     assert str(e.value) == (
-        "unknown format 'kaldi'; use one of auto, manifest, audiofolder, "
-        "commonvoice, librispeech, saa, l2arctic"
+        "unknown format 'sphinx'; use one of auto, manifest, audiofolder, "
+        "commonvoice, librispeech, saa, l2arctic, kaldi, nemo, lhotse, vctk, timit, hf"
     )
     with pytest.raises(ImportFailed) as e:
         detect_format(tmp_path / "nope")
@@ -116,7 +116,8 @@ def test_a_manifest_folder_and_the_format_refusals(tmp_path):
         detect_format(empty)
     assert str(e.value) == (
         f"{empty}: cannot tell the dataset format; pass --format "
-        "(manifest, audiofolder, commonvoice, librispeech, saa or l2arctic)"
+        "(manifest, audiofolder, commonvoice, librispeech, saa, l2arctic, kaldi, nemo, lhotse, "
+        "vctk, timit or hf)"
     )
     (empty / "metadata.jsonl").write_text("{}\n")
     assert detect_format(empty) == "audiofolder"

@@ -32,3 +32,16 @@ def test_user_text_is_escaped(qtbot):
     rep = {"reference": "<b>x</b> y", "hypothesis": "<i>x</i> y", "alignment": ""}
     html = alignment_html(rep)
     assert "<b>x</b>" not in html and "&lt;b&gt;" in html
+
+
+def test_one_error_and_one_word_are_singular_and_insertions_are_not_violet():
+    from fairdesk.gui.diff_view import OPS, alignment_html
+    from fairdesk.reports.palette import OPS as REPORT_OPS
+
+    rep = {"reference": "play", "hypothesis": "pay", "errors": 1, "n_words": 1}
+    rep |= {"substitutions": 1, "deletions": 0, "insertions": 0}
+    rep["alignment"] = "REF: play\nHYP:  pay\n        S"
+    text = alignment_html(rep)
+    assert "1 word error / 1 reference word " in text.replace("&nbsp;", " ")
+    assert "1 word errors" not in text and "1 reference words" not in text
+    assert OPS["I"] == REPORT_OPS["I"] and OPS["I"][0] != REPORT_OPS["T"][0]

@@ -235,7 +235,7 @@ def test_an_all_failed_run_shows_its_failures_without_statistics(qtbot, ctx):
         }
     )
     assert panel.result.all_failed
-    assert "1 failed items" in panel.header.text() and "0 items" in panel.header.text()
+    assert "1 failed item<" in panel.header.text() and "0 items" in panel.header.text()
     assert panel.groups.rowCount() == 0 and not panel.cards.cards
     assert panel.comparisons_model.rowCount() == 0
 
@@ -292,3 +292,32 @@ def test_a_laptop_pane_shows_two_rows_of_cards_and_scrolls_the_plots(qtbot, open
     assert top >= want - 2 and bottom >= 200
     rows = (len(panel.values.plots) + 1) // 2
     assert panel.values.minimumHeight() == max(200, 160 * rows)
+
+
+def test_a_comparisons_ci_bound_near_zero_keeps_its_sign_as_on_the_card(qtbot, ctx, stored):
+    """A CI bound of -0.00037 read ``0.0 pp`` (once ``-0.0``) in the Comparisons table: the
+    table and the card print ``-0.04 pp``, so the CI visibly holds zero."""
+    from fairdesk.gui.results_panel import ResultsPanel
+
+    payload = copy.deepcopy(stored[2])
+    wer = next(c for c in payload["comparisons"] if c["metric"] == "wer")
+    wer["ci_low"], wer["ci_high"] = -0.00037, 0.0469
+    panel = ResultsPanel(ctx)
+    qtbot.addWidget(panel)
+    panel.show_result(payload)
+    row = panel.comparisons_model.frame.iloc[payload["comparisons"].index(wer)]
+    assert (row["ci_low"], row["ci_high"]) == ("-0.04 pp", "+4.7 pp")
+    card = next(
+        c
+        for c in panel.cards.cards
+        if (c.comparison.metric, c.comparison.group) == ("wer", wer["group"])
+    )
+    assert "[-0.04 pp, +4.7 pp]" in card.labels[0].text()
+    # the table's direction is the card's word: worse/better only for a found gap
+    from fairdesk.presentation import direction_word
+
+    frame = panel.comparisons_model.frame
+    for i, c in enumerate(payload["comparisons"]):
+        want = direction_word(c["verdict"], c["direction"], c["gap"])
+        assert frame.iloc[i]["direction"] == want
+    assert "-0.0 " not in card.labels[0].text() and "[0.0 pp" not in card.labels[0].text()

@@ -214,13 +214,14 @@ def test_recording_from_an_input_file(qtbot, tmp_path):
             seen.append((frames, sf.info(str(w.recorder.path)).frames))
 
         w.recorder.on_written = on_written
-        w.start_recording()
-        assert w.recorder.recording
-        stream = w.recorder._stream
-        qtbot.waitUntil(lambda: stream.finished.is_set(), timeout=15000)
-        qtbot.wait(100)
-        take = w.stop_recording()
-        assert take is not None
+        with qtbot.waitSignal(w.take_recorded, timeout=15000) as done:
+            w.start_recording()
+            assert w.recorder.recording
+        # the file's end stops the take by itself (issue 30, item 7), and the panel says so
+        assert not w.recorder.recording and w.record_btn.text() == "●  Record"
+        assert "The input file voice.wav ended, so the take stopped" in w.message.text()
+        take = w.selected_take()
+        assert str(take.path) == done.args[0]
         # written to disk as it arrived: after every block the file already holds it
         assert len(seen) >= 10 and all(a == b for a, b in seen)
         assert [a for a, _ in seen] == sorted(a for a, _ in seen)

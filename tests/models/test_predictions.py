@@ -54,7 +54,7 @@ def test_csv_keeps_good_rows_and_reports_bad_ones(tmp_path):
     assert "UTF-8" in bad[11].reason and bad[11].key == "u9"
     assert list(warn) == [3] and "empty text" in warn[3].reason
     assert len(b) == 3 and b.n_rows == 9  # data records
-    assert "3 predictions kept, 6 rows skipped, 1 warnings" in b.summary()
+    assert "3 predictions kept, 6 rows skipped, 1 warning" in b.summary()
     assert str(bad[5]).startswith("line 5")
 
 

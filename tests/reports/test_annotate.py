@@ -56,7 +56,7 @@ def test_edited_tone_mark_imports_as_annotation(speech_runs, exported, tmp_path,
     ]
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert "1 transcripts imported" in out
+    assert "1 transcript imported" in out
     db = _db_id(p, "t", "yo-0-0")
     last = p.annotations(db)[-1]
     assert last["kind"] == "transcript"
@@ -110,7 +110,7 @@ def test_every_mismatch_is_reported_by_file(speech_runs, exported, tmp_path, cap
     assert "yo-1-0.TextGrid: no tier 'reference' (tiers: 'hypothesis', 'errors')" in err
     assert "yo-1-1.TextGrid: tier 'reference' has no text" in err
     assert "broken.TextGrid: not a readable TextGrid file" in err
-    assert "5 files" in cap.out and "1 transcripts imported" in cap.out and "4 problems" in cap.out
+    assert "5 files" in cap.out and "1 transcript imported" in cap.out and "4 problems" in cap.out
     assert p.annotations(_db_id(p, "t", "yo-1-2"))[-1]["value"]["text"] == "mò fẹ́ jẹun"
 
 

@@ -143,7 +143,7 @@ def test_reference_is_the_largest_eligible_group():
     rows += [("g", f"s{i}", 1, 4) for i in range(4)]
     res = _run(_frame(rows), reference=None, min_speakers=2)
     assert res.reference == "r"
-    assert [(x.group, x.reason) for x in res.excluded] == [("big", "1 speakers < min_speakers 2")]
+    assert [(x.group, x.reason) for x in res.excluded] == [("big", "1 speaker < min_speakers 2")]
     assert [c.group for c in res.comparisons] == ["g"]
     with pytest.raises(ValueError, match="big"):
         _run(_frame(rows), reference="big", min_speakers=2)

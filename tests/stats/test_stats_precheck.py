@@ -29,7 +29,7 @@ def test_counts_known_speakers_only_and_precheck_fields():
     assert pc.sizes == {"x": 5, "y": 4, "z": 2}
     assert pc.speakers == {"x": 3, "y": 2, "z": 1}  # the unknown speaker of y is not counted
     assert pc.kept == ["x", "y"] and pc.reference == "x"
-    assert pc.excluded == [("z", "1 speakers < min_speakers 2")]
+    assert pc.excluded == [("z", "1 speaker < min_speakers 2")]
     kept, excluded = apply_minimums(
         _items().rename(columns={"accent": "g"}).assign(group=lambda f: f["g"]), 2, 2
     )
@@ -47,7 +47,7 @@ def test_without_speaker_ids_and_with_another_speaker_column():
     framed = renamed.assign(g=renamed["accent"])
     assert apply_minimums(framed, 2, 2, group_col="g", speaker_col="spk") == (
         ["x", "y"],
-        [("z", "1 speakers < min_speakers 2")],
+        [("z", "1 speaker < min_speakers 2")],
     )
 
 

@@ -106,7 +106,7 @@ def test_minimums_with_reasons(frame):
     with_missing = slice_frame(frame, ["accent"], include_missing=True)
     _, excluded = apply_minimums(with_missing, min_items=3, min_speakers=3, include_missing=True)
     reasons = dict(excluded)
-    assert reasons["(missing)"] == "1 items < min_items 3; 1 speakers < min_speakers 3"
+    assert reasons["(missing)"] == "1 item < min_items 3; 1 speaker < min_speakers 3"
 
 
 def test_minimums_without_speaker_ids(frame):

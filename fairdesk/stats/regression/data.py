@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fairdesk.core.plurals import count, verb
+
 _MIN_CLUSTERS_WARN = 20
 
 
@@ -90,7 +92,10 @@ def _prepare(
         keep = ~y_all.isna().to_numpy()
         if (~keep).any():
             dropped[outcome] = int((~keep).sum())
-            notes.append(f"{int((~keep).sum())} rows with a missing {outcome} were left out.")
+            notes.append(
+                f"{count(int((~keep).sum()), 'row')} with a missing {outcome} "
+                f"{verb(int((~keep).sum()), 'was', 'were')} left out."
+            )
         y = y_all.to_numpy()[keep]
         trials = None
         if len(y) and np.unique(y).size < 2:
@@ -126,12 +131,16 @@ def _prepare(
         if (~keep).any():
             dropped[err_col] = int((~keep).sum())
             notes.append(
-                f"{int((~keep).sum())} rows with missing error or word counts were left out."
+                f"{count(int((~keep).sum()), 'row')} with missing error or word counts "
+                f"{verb(int((~keep).sum()), 'was', 'were')} left out."
             )
         zero = keep & (words == 0)
         if zero.any():
             dropped[n_col] = int(zero.sum())
-            notes.append(f"{int(zero.sum())} rows with 0 reference words were left out.")
+            notes.append(
+                f"{count(int(zero.sum()), 'row')} with 0 reference words "
+                f"{verb(int(zero.sum()), 'was', 'were')} left out."
+            )
             keep &= words > 0
         over = keep & (err > words)
         if over.any():
@@ -142,8 +151,9 @@ def _prepare(
                     "count substitutions + deletions only"
                 )
             notes.append(
-                f"{int(over.sum())} rows had more errors than reference words (insertions); "
-                "their error count was capped at the word count for the binomial model."
+                f"{count(int(over.sum()), 'row')} had more errors than reference words "
+                "(insertions); their error count was capped at the word count for the "
+                "binomial model."
             )
             err = np.where(over, words, err)
         y, trials = err[keep], words[keep]
@@ -178,7 +188,10 @@ def _prepare(
         n_missing = int(sum(v is None for v in labels))
         if n_missing:
             dropped[var] = n_missing
-            notes.append(f"{n_missing} rows with a missing {var} were left out of its models.")
+            notes.append(
+                f"{count(n_missing, 'row')} with a missing {var} "
+                f"{verb(n_missing, 'was', 'were')} left out of its models."
+            )
         if len(ordered) < 2:
             raise ValueError(
                 f"variable {var!r} has {len(ordered)} level(s) ({ordered}) on the rows with a "
@@ -204,8 +217,9 @@ def _prepare(
             codes = codes.copy()
             codes[missing] = len(uniques) + np.arange(int(missing.sum()))
             notes.append(
-                f"{int(missing.sum())} utterances have no {cluster}; each was treated as its own "
-                "cluster."
+                f"{count(int(missing.sum()), 'utterance')} "
+                f"{verb(int(missing.sum()), 'has', 'have')} no {cluster}; each was treated as "
+                "its own cluster."
             )
         groups = codes.astype(int)
         n_clusters = int(np.unique(groups).size)

@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 from scipy import stats
 
+from fairdesk.core.plurals import count, verb
+
 from ...core.pvalues import p_clause
 from .logp import f_log10, t_log10
 from .results import _num
@@ -156,7 +158,8 @@ def run_linear(
     notes = []
     if n_dropped:
         notes.append(
-            f"{n_dropped} utterances with a missing outcome, covariate or variable were left out."
+            f"{count(n_dropped, 'utterance')} with a missing outcome, covariate or variable "
+            f"{verb(n_dropped, 'was', 'were')} left out."
         )
     if per_speaker:
         if speaker_col is None or speaker_col not in df.columns:

@@ -123,7 +123,7 @@ def test_zero_word_rows_go_one_word_rows_stay():
     )
     data, dropped, notes = _prepare(df, "em", ["lvl"], None, None, ("err", "n"), False)
     assert dropped == {"n": 1}
-    assert notes == ["1 rows with 0 reference words were left out."]
+    assert notes == ["1 row with 0 reference words was left out."]
     assert data.index.tolist() == [0, 1, 2, 3, 4, 5, 7]
     assert data.trials.tolist() == [1.0, 1.0, 3.0, 2.0, 4.0, 1.0, 1.0]
 

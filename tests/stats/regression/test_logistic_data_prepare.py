@@ -164,8 +164,8 @@ def test_logit_rows_levels_references_and_notes():
     # clusters a b c d with two rows of no speaker: each its own cluster
     assert data.groups.tolist() == [0, 4, 1, 2, 2, 5, 3]
     assert notes == [
-        "1 rows with a missing em were left out.",
-        "1 rows with a missing age were left out of its models.",
+        "1 row with a missing em was left out.",
+        "1 row with a missing age was left out of its models.",
         "2 utterances have no spk; each was treated as its own cluster.",
         "Only 6 spk clusters: clustered standard errors are unreliable with fewer than about "
         "20 clusters.",
@@ -195,8 +195,8 @@ def test_binomial_rows_notes_and_capping():
     np.testing.assert_array_equal(data.trials, [5, 3, 6, 4, 2, 5])
     assert dropped == {"err": 1, "n": 1}
     assert notes == [
-        "1 rows with missing error or word counts were left out.",
-        "1 rows with 0 reference words were left out.",
+        "1 row with missing error or word counts was left out.",
+        "1 row with 0 reference words was left out.",
         "2 rows had more errors than reference words (insertions); their error count was "
         "capped at the word count for the binomial model.",
     ]

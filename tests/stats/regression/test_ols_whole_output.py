@@ -141,7 +141,7 @@ def test_per_speaker_wer_whole_output_equals_statsmodels():
         "their utterances) and covariate means"
     )
     notes = [
-        "1 utterances with a missing outcome, covariate or variable were left out.",
+        "1 utterance with a missing outcome, covariate or variable was left out.",
         "snr varies within speakers: each speaker's mean enters the model.",
     ]
     assert res["notes"] == notes

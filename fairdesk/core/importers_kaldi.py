@@ -1,0 +1,202 @@
+"""Kaldi / ESPnet data directories (``fairdesk import --format kaldi DIR``).
+
+A data directory (Povey et al., the Kaldi "Data preparation" page; ESPnet keeps the layout)
+holds one table per file, each line ``<key> <value...>``:
+
+* ``wav.scp``: ``<recording-id> <audio path>``. A path is read relative to the data
+  directory (or to ``--audio-root`` when given) or as written when absolute. An entry that is
+  a command (``... |``) or an archive offset (``foo.ark:1234``) is refused naming its line:
+  fairdesk reads audio files, so write the audio out first.
+* ``text``: ``<utterance-id> <transcript>``.
+* ``utt2spk`` (or ``spk2utt``): the speaker of each utterance.
+* ``spk2gender`` (``m``/``f``, stored as ``male``/``female``) and any other ``spk2*`` or
+  ``utt2*`` table (``spk2age``, ``utt2lang``, ``utt2dur`` ...): metadata named after the part
+  behind the ``2`` (``spk2age`` → ``age``). ``--kaldi-meta`` picks them: ``all`` (default),
+  ``none`` or a comma-separated list of file names.
+
+Without ``segments`` an utterance is a whole recording: its id is the ``wav.scp`` key. A
+directory with a ``segments`` file (utterances inside longer recordings) is refused for now:
+fairdesk does not yet import spans of a file as items.
+
+The audio must lie inside the dataset folder (the data directory, or ``--audio-root``), as
+for every importer; point ``--audio-root`` at the corpus folder when ``wav.scp`` lists
+absolute paths there.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .errors import ImportFailed
+from .import_rows import Candidate, Problem, read_text
+from .names import DiskNames
+
+#: Tables that are structure, not metadata.
+STRUCTURE = {"wav.scp", "text", "utt2spk", "spk2utt", "segments", "reco2file_and_channel"}
+GENDERS = {"m": "male", "f": "female"}
+_ARK_OFFSET = re.compile(r"\.(ark|scp):\d+$")
+
+
+def is_kaldi_dir(path: Path) -> bool:
+    """A Kaldi/ESPnet data directory: ``wav.scp`` beside ``text``, ``utt2spk`` or ``spk2utt``."""
+    return (path / "wav.scp").is_file() and any(
+        (path / n).is_file() for n in ("text", "utt2spk", "spk2utt")
+    )
+
+
+def read_kaldi_table(path: Path, problems: list, *, rest: bool = True) -> dict[str, tuple]:
+    """``{key: (line, value)}`` of one Kaldi table; ``rest``: the value is the rest of the
+    line (``text``, ``wav.scp``), else the fields after the key (``spk2utt``: a list).
+    Malformed and repeated keys are problems naming the line (the first entry is kept)."""
+    out: dict[str, tuple] = {}
+    src = str(path)
+    for i, line in enumerate(read_text(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        parts = line.strip().split(None, 1)
+        if len(parts) < 2 and path.name != "text":
+            problems.append(
+                Problem(i, None, f"{path.name} line has a key but no value: {line.strip()!r}", src)
+            )
+            continue
+        key = parts[0]
+        value = parts[1].strip() if len(parts) > 1 else ""
+        if key in out:
+            problems.append(
+                Problem(
+                    i,
+                    None,
+                    f"{path.name} lists {key!r} again (first on line {out[key][0]}); "
+                    "the first entry is used: remove the repeated line",
+                    src,
+                )
+            )
+            continue
+        out[key] = (i, value if rest else value.split())
+    return out
+
+
+def _meta_files(root: Path, choice: str | None) -> list[Path]:
+    found = sorted(
+        p
+        for p in root.iterdir()
+        if p.is_file() and re.match(r"^(spk|utt)2\w+$", p.name) and p.name not in STRUCTURE
+    )
+    if choice is None or choice.strip().lower() == "all":
+        return found
+    if choice.strip().lower() == "none":
+        return []
+    names = [n.strip() for n in choice.split(",") if n.strip()]
+    have = {p.name: p for p in found}
+    missing = [n for n in names if n not in have]
+    if missing:
+        raise ImportFailed(
+            f"{root}: --kaldi-meta names {', '.join(missing)}, not in the data directory "
+            f"(its spk2*/utt2* tables: {', '.join(have) or 'none'}); name those, 'all' or 'none'"
+        )
+    return [have[n] for n in names]
+
+
+def _audio_entry(value: str) -> str | None:
+    """Why a wav.scp value is not a file path (None: it is one)."""
+    if value.endswith("|"):
+        return (
+            f"the entry is a command ({value[:80]!r}), not an audio file; fairdesk reads "
+            "audio files only: run the command to write the audio out and list the file"
+        )
+    if value.startswith("-") or value.endswith("-"):
+        return f"the entry {value[:80]!r} reads standard input; list an audio file instead"
+    if _ARK_OFFSET.search(value):
+        return (
+            f"the entry {value[:80]!r} is an offset into a Kaldi archive; write the audio out "
+            "as files (e.g. wav-copy) and list them"
+        )
+    return None
+
+
+def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, **_):
+    """Candidates of a Kaldi/ESPnet data directory (see the module docstring)."""
+    root = Path(root)
+    if not (root / "wav.scp").is_file():
+        raise ImportFailed(
+            f"{root}: no wav.scp (Kaldi/ESPnet data directory: wav.scp, text, utt2spk, "
+            "spk2gender ...)"
+        )
+    if (root / "segments").exists():
+        raise ImportFailed(
+            f"{root / 'segments'}: this data directory cuts utterances out of longer "
+            "recordings (segments), which fairdesk does not import yet; import a data "
+            "directory whose wav.scp lists one file per utterance (no segments file)"
+        )
+    base = Path(audio_root).expanduser() if audio_root else root
+    if audio_root and not base.is_dir():
+        raise ImportFailed(f"--audio-root {base}: no such folder")
+    problems: list[Problem] = []
+    wavs = read_kaldi_table(root / "wav.scp", problems)
+    texts = read_kaldi_table(root / "text", problems) if (root / "text").is_file() else None
+    if texts is None:
+        raise ImportFailed(f"{root}: no text file (the transcripts: '<utterance-id> <words>')")
+    spk: dict[str, str] = {}
+    if (root / "utt2spk").is_file():
+        spk = {k: v for k, (_i, v) in read_kaldi_table(root / "utt2spk", problems).items()}
+    elif (root / "spk2utt").is_file():
+        for s, (_i, utts) in read_kaldi_table(root / "spk2utt", problems, rest=False).items():
+            for u in utts:
+                spk.setdefault(u, s)
+    tables = []
+    for p in _meta_files(root, kaldi_meta):
+        side, _, name = p.name.partition("2")
+        values = {k: v for k, (_i, v) in read_kaldi_table(p, problems).items()}
+        if name == "gender":
+            values = {k: GENDERS.get(v.lower(), v) for k, v in values.items()}
+        tables.append((side, name, values))
+
+    wav_src, text_src = str(root / "wav.scp"), str(root / "text")
+    names = DiskNames()
+    cands = []
+    for utt, (line, value) in wavs.items():
+        bad = _audio_entry(value)
+        if bad:
+            problems.append(Problem(line, None, f"{utt}: {bad}", wav_src))
+            continue
+        if utt not in texts:
+            problems.append(
+                Problem(
+                    line,
+                    value,
+                    f"{utt} has no transcript in text; add a line '{utt} <words>' or "
+                    "remove the recording",
+                    wav_src,
+                )
+            )
+            continue
+        speaker = spk.get(utt)
+        meta = {}
+        for side, name, values in tables:
+            v = values.get(speaker if side == "spk" else utt)
+            if v is not None:
+                meta[name] = v
+        cands.append(
+            Candidate(
+                row=texts[utt][0],
+                source=text_src,
+                key=utt,
+                path=names.locate(base, value),
+                text=texts[utt][1],
+                speaker_id=speaker,
+                metadata=meta,
+            )
+        )
+    for utt, (line, _t) in texts.items():
+        if utt not in wavs:
+            problems.append(
+                Problem(
+                    line,
+                    None,
+                    f"{utt} has a transcript but no recording in wav.scp; add it there or "
+                    "remove the line",
+                    text_src,
+                )
+            )
+    return base, cands, problems

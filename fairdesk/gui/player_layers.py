@@ -1,0 +1,201 @@
+"""The player's overlays: the word strip under the waveform (click a word to hear and select
+it) and the saliency overlay on the waveform, with its scale on the right axis.
+
+Draw order on the waveform, bottom to top: non-speech shading (z −20), the saliency fill
+(−5), the waveform (10), the loop selection (20, a light tint), the reference-word shading
+of the saliency overlay (22, so the selection never hides it), the playhead (30).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+
+#: A word shorter than this (zero-length ones included) is drawn this wide, centred on its
+#: time, so that it stays visible and clickable as in the diff.
+MIN_WORD_S = 0.04
+#: Width of the saliency scale (the right axis), in pixels.
+AXIS_WIDTH = 64
+#: z of the reference-word shading: above the loop selection (20), below the playhead (30).
+WORD_SHADE_Z = 22
+
+
+def saliency_axis_label(method: str | None) -> tuple[str, str]:
+    """What the saliency values are: ``(short, long)``, the right axis's label and its
+    tooltip, both with the unit."""
+    m = (method or "occlusion").split(":")[0]
+    if m == "occlusion":
+        return "Δ log p, nats", (
+            "saliency (occlusion): the drop in the reference transcript's log-probability "
+            "when a 0.1 s window around the frame is masked, in nats"
+        )
+    if m in ("gradxinput", "integrated_gradients"):
+        name = "gradient × input" if m == "gradxinput" else "integrated gradients"
+        return "attribution, nats", (
+            f"saliency ({name}): the attribution of the reference transcript's "
+            "log-probability to the frame, in nats"
+        )
+    return "saliency", f"saliency ({m})"
+
+
+def _get(w, key):
+    return w.get(key) if isinstance(w, dict) else getattr(w, key, None)
+
+
+class WordStrip:
+    """Word spans drawn on ``plot``: a pool of boxes and labels reused from item to item
+    (creating pyqtgraph items is the slow part of showing an item)."""
+
+    def __init__(self, plot: pg.PlotWidget):
+        self.plot = plot
+        self.words: list[tuple[str, float, float]] = []
+        self.selected: int | None = None
+        self._items: list = []
+
+    def set(self, words) -> None:
+        """Words as dicts/objects with ``word`` or ``text``, ``start``, ``end`` (s); a word
+        with ``end == start`` is kept (drawn :data:`MIN_WORD_S` wide)."""
+        spans = []
+        for w in words or ():
+            start, end = _get(w, "start"), _get(w, "end")
+            text = _get(w, "word") or _get(w, "text") or ""
+            if start is not None and end is not None and float(end) >= float(start):
+                spans.append((str(text).strip(), float(start), float(end)))
+        self.words = spans
+        self.selected = None
+        self.draw()
+
+    @staticmethod
+    def shown_span(start: float, end: float) -> tuple[float, float]:
+        """The span drawn for a word: at least :data:`MIN_WORD_S` wide, centred."""
+        if end - start >= MIN_WORD_S:
+            return start, end
+        mid = (start + end) / 2
+        lo = max(0.0, mid - MIN_WORD_S / 2)
+        return lo, lo + MIN_WORD_S
+
+    def draw(self) -> None:
+        while len(self._items) < len(self.words):
+            box = pg.LinearRegionItem(values=(0, 0), movable=False)
+            label = pg.TextItem("", color="#0d47a1", anchor=(0.5, 0.5))
+            self.plot.addItem(box)
+            self.plot.addItem(label)
+            self._items.append((box, label))
+        for k, (box, label) in enumerate(self._items):
+            shown = k < len(self.words)
+            if shown:
+                word, start, end = self.words[k]
+                lo, hi = self.shown_span(start, end)
+                box.setRegion((lo, hi))
+                if k == self.selected:
+                    box.setBrush(pg.mkBrush(255, 143, 0, 110))
+                else:
+                    box.setBrush(pg.mkBrush(21, 101, 192, 35 if k % 2 else 60))
+                box.update()
+                label.setText(word)
+                label.setPos((lo + hi) / 2, 0.5)
+            box.setVisible(shown)
+            label.setVisible(shown)
+
+    def index_at(self, t: float) -> int | None:
+        for k, (_w, start, end) in enumerate(self.words):
+            lo, hi = self.shown_span(start, end)
+            if lo <= t <= hi:
+                return k
+        return None
+
+    def select(self, k: int | None) -> None:
+        self.selected = k
+        self.draw()
+
+
+class SaliencyLayer:
+    """The saliency curve (a translucent fill under the waveform) and the reference words'
+    shading on ``plot``, with the curve's scale on the plot's right axis."""
+
+    def __init__(self, plot: pg.PlotWidget, aligned=()):
+        self.plot = plot
+        #: plots x-linked to ``plot`` (word strip, spectrogram): they get an empty right
+        #: axis of the same width while the scale shows, so their time axes stay aligned
+        self.aligned = list(aligned)
+        self.data: tuple | None = None  # (times, curve, words, method)
+        self.items: list = []
+        self.top = 0.0
+        for p in (plot, *self.aligned):
+            axis = p.getPlotItem().getAxis("right")
+            axis.enableAutoSIPrefix(False)
+            axis.setWidth(AXIS_WIDTH)
+        for p in self.aligned:
+            p.getPlotItem().getAxis("right").setTicks([[]])
+
+    def _show_axes(self, on: bool) -> None:
+        for p in (self.plot, *self.aligned):
+            (p.getPlotItem().showAxis if on else p.getPlotItem().hideAxis)("right")
+
+    def set(self, curve, frame_s: float, words=(), method: str | None = None) -> None:
+        c = np.clip(np.asarray(curve, dtype=float), 0.0, None)
+        times = (np.arange(c.size) + 0.5) * float(frame_s)
+        spans = []
+        for w in words or ():
+            if _get(w, "start") is not None and _get(w, "end") is not None:
+                spans.append((str(_get(w, "word")), float(_get(w, "start")), float(_get(w, "end"))))
+        self.data = (times, c, spans, method)
+
+    def clear(self) -> None:
+        self.data = None
+        self._remove()
+        self._show_axes(False)
+
+    def _remove(self) -> None:
+        for it in self.items:
+            self.plot.removeItem(it)
+        self.items = []
+
+    def draw(self, peak: float) -> None:
+        """Draw over a waveform whose y range is ``±peak``: saliency 0 at the bottom, the
+        curve's maximum at the top, and the right axis labelled in saliency units."""
+        self._remove()
+        if self.data is None:
+            return
+        times, c, spans, method = self.data
+        top = float(c.max()) if c.size else 0.0
+        self.top = top
+        y = -peak + 2 * peak * (c / top if top > 0 else c)
+        for k, (word, start, end) in enumerate(spans):
+            region = pg.LinearRegionItem(
+                values=(start, end),
+                movable=False,
+                brush=pg.mkBrush(67, 160, 71, 30 if k % 2 else 48),
+                pen=pg.mkPen(67, 160, 71, 110),
+            )
+            region.setZValue(WORD_SHADE_Z)
+            region.setAcceptHoverEvents(False)
+            label = pg.TextItem(word, color="#2e7d32", anchor=(0.5, 0))
+            label.setPos((start + end) / 2, peak)
+            label.setZValue(WORD_SHADE_Z)
+            self.items += [region, label]
+        curve = pg.PlotDataItem(
+            times,
+            y,
+            pen=pg.mkPen(239, 108, 0, 230, width=1.5),
+            fillLevel=-peak,
+            brush=pg.mkBrush(255, 152, 0, 45),
+        )
+        curve.setZValue(-5)
+        self.items.append(curve)
+        for it in self.items:
+            self.plot.addItem(it)
+        self._show_axes(True)
+        axis = self.plot.getPlotItem().getAxis("right")
+        short, long = saliency_axis_label(method)
+        axis.setTicks([self.ticks(peak)])
+        axis.setLabel(short, color="#ef6c00")
+        axis.setToolTip(
+            f"{long}; the orange curve: 0 at the bottom, {top:.3g} (this clip's maximum) "
+            "at the top; negative values are drawn as 0"
+        )
+
+    def ticks(self, peak: float) -> list[tuple[float, str]]:
+        """``(y, text)`` of the right axis: 0, half and the maximum of the curve."""
+        top = self.top
+        return [(-peak + 2 * peak * f, f"{f * top:.2g}") for f in (0.0, 0.5, 1.0)]

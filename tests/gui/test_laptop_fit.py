@@ -1,0 +1,125 @@
+"""Issue 30, item 5: at 1366x768 and 1024x700 nothing is cut: the radar legend wraps its
+reference lines instead of eliding them, the Words & phones tab gives the phone table rows, the
+Record tab's combos show their text, and the Items list's transcripts share the width."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QFont, QFontMetrics
+
+
+def test_the_radar_legend_is_wide_enough_for_its_longest_line(qtbot):
+    from fairdesk.gui.radar import RadarCanvas
+    from fairdesk.presentation import radar_scale
+
+    groups = {
+        "reference-group": {"wer": 0.372, "cer": 0.2, "em": 0.5, "wer_unflagged": 0.3721},
+        "a-much-longer-group-name": {"wer": 0.4, "cer": 0.25, "em": 0.45, "wer_unflagged": 0.4},
+    }
+    metrics = ["wer", "cer", "em", "wer_unflagged"]
+    s = radar_scale(groups, "reference-group", metrics)
+    w = RadarCanvas()
+    qtbot.addWidget(w)
+    w.resize(1300, 320)
+    w.set_scale(s, groups)
+    lines = w._reference_lines(s)
+    assert "WER unflagged: reference 37.2%" in lines  # whole, not "reference 37...."
+    small = QFont(w.font())
+    small.setPointSize(8)
+    width = w._legend_width(s)
+    assert all(QFontMetrics(small).horizontalAdvance(t) <= width - 8 for t in lines)
+    w.grab()  # paints without error
+    # a narrow chart caps the legend (40%) and wraps what is longer
+    w.resize(500, 320)
+    assert w._legend_width(s) <= max(190, 200)
+    w.grab()
+
+
+def test_the_words_and_phones_tables_show_their_rows(qtbot, mini):
+    """Each table of the tab is as tall as its rows (up to MAX_ROWS): the phone table showed
+    1.5 rows under an empty heatmap box; with no shared text the heatmap is hidden."""
+    from fairdesk.gui.context import Context
+    from fairdesk.gui.phones_view import MAX_ROWS, PhonesView
+
+    ctx = Context(mini.folder)
+    try:
+        run = ctx.audit_run(mini.run_id)
+        w = PhonesView()
+        qtbot.addWidget(w)
+        w.resize(1000, 220)  # the sub-tab's height at 1024x700
+        w.show()
+        w.set_result(run)
+        qtbot.wait(50)
+        for t in (w.heatmap, w.model):
+            if not t.isVisible():
+                continue
+            n = min(t.rowCount(), MAX_ROWS)
+            rows = sum(t.rowHeight(r) for r in range(n))
+            assert t.height() >= rows + t.horizontalHeader().height(), t
+            assert t.viewport().height() >= rows  # every row shown, none cut
+        assert w.heatmap.isVisible() == bool(run.word_positions)
+        assert w.model.isVisible() and w.model.rowCount() > 0  # the mini run has phones
+        w.set_result(None)
+        assert not w.heatmap.isVisible() and not w.model.isVisible()
+    finally:
+        ctx.close(5000)
+
+
+def test_the_items_list_shows_reference_and_hypothesis_side_by_side(qtbot, ctx, mini):
+    """The reference and hypothesis share the list's width: both start and end inside the
+    viewport (no sideways scrolling to reach the hypothesis), the full text in the tooltip;
+    the Halluc. column is hidden when no item is flagged."""
+    from PySide6.QtCore import Qt
+
+    from fairdesk.gui.item_panel import MIN_TEXT_WIDTH, ItemPanel
+
+    w = ItemPanel(ctx)
+    qtbot.addWidget(w)
+    w.resize(1366, 700)
+    w.show()
+    with qtbot.waitSignals([w.item_shown, w.player.ready], timeout=10000):
+        ctx.select_run(mini.run_id)
+    for width in (1366, 1024):
+        w.resize(width, 700)
+        qtbot.wait(30)
+        cols, t = w.model.columns, w.table
+        ri, hi = cols.index("reference"), cols.index("hypothesis")
+        assert t.columnWidth(ri) == t.columnWidth(hi) >= MIN_TEXT_WIDTH
+        right = t.columnViewportPosition(hi) + t.columnWidth(hi)
+        assert right <= t.viewport().width() + 1, (width, right, t.viewport().width())
+        assert t.horizontalScrollBar().value() == 0
+        index = w.model.index(0, hi)
+        assert w.model.data(index, Qt.ToolTipRole) == w.model.data(index, Qt.DisplayRole)
+    if "Halluc." in cols:
+        assert t.isColumnHidden(cols.index("Halluc.")) == (not bool(w._flagged.sum()))
+
+
+def test_the_record_tab_fits_1024_px_and_its_pickers_show_their_text(qtbot, tmp_path):
+    """The Record tab was 1166 px at least (wider than a 1024-px screen); the device pickers
+    sat beside their labels and buttons and read "File: take.wa", "no output de"; the
+    spectrogram was squeezed under its control row."""
+    from fairdesk.gui.context import Context
+    from fairdesk.gui.record_panel import RecordPanel
+
+    ctx = Context(tmp_path / "proj")
+    try:
+        w = RecordPanel(ctx)
+        qtbot.addWidget(w)
+        wav = tmp_path / "take.wav"
+        import numpy as np
+        import soundfile as sf
+
+        sf.write(str(wav), np.zeros(1600, dtype="float32"), 16000)
+        w.devices.set_input_file(str(wav))
+        assert w.minimumSizeHint().width() <= 1024 - 16
+        w.resize(1024, 640)
+        w.show()
+        qtbot.wait(50)
+        for box in (w.devices.input, w.devices.output):
+            fm = box.fontMetrics()
+            assert fm.horizontalAdvance(box.currentText()) + 30 <= box.width(), box.currentText()
+        assert str(wav) in w.devices.input.toolTip()
+        pl = w.player
+        spec_bottom = pl.spec.geometry().bottom()
+        assert spec_bottom < pl.play_btn.geometry().top(), (spec_bottom, pl.play_btn.geometry())
+    finally:
+        ctx.close(5000)

@@ -11,9 +11,7 @@ from dataclasses import replace
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut, QStandardItemModel
 from PySide6.QtWidgets import (
-    QCheckBox,
     QComboBox,
-    QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
     QGroupBox,
@@ -31,10 +29,11 @@ from PySide6.QtWidgets import (
 from ..jobs import tasks
 from ..presentation import RunSpec, count, run_name
 from .audit_filters import MAX_VALUES, FilterRows
+from .audit_options import add_option_widgets, statistics_box, supports_model_based
 from .context import Context
 from .fit_scroll import FitScrollArea
 from .jobs import Job
-from .refusal_view import FILTERS_FIELD, ITEMS_FIELD, SAMPLE_FIELD, SPEAKERS_FIELD, RefusalView
+from .refusal_view import FILTERS_FIELD, SAMPLE_FIELD, RefusalView
 from .run_history import RunHistory
 from .settings import restore_splitter
 from .theme import mono_font, plain_tip
@@ -107,56 +106,7 @@ class AuditPanel(QWidget):
         self.sample.setSuffix(" per group")
         self.device = QComboBox()
         self.device.addItems(["auto", "cpu", "cuda"])
-        self.representation = QCheckBox("Representation (silhouette, leakage)")
-        self.representation.setToolTip(
-            "Embed every item with the model's encoder: silhouette of the groups and a "
-            'speaker-grouped probe\'s leakage (docs/METHODS.md, "Representation")'
-        )
-        self.explain = QCheckBox("Explain (saliency, grounding lift)")
-        self.explain.setToolTip(
-            "Occlusion saliency on a speaker-balanced sample and the grounding lift per "
-            'group (docs/METHODS.md, "Saliency grounding"); several seconds per item on a CPU'
-        )
-        self.model_based = QCheckBox("Model-based (mixed Poisson of word errors)")
-        self.model_based.setToolTip(
-            "Also fit the mixed-effects Poisson regression of word errors with a speaker "
-            "random intercept per grouping column, and say whether it agrees with the "
-            "bootstrap (issue 17; shown in Results ▸ Regression)"
-        )
-        self.model_based.setVisible(_supports_model_based())
-        self.explain_n = QSpinBox()
-        self.explain_n.setRange(1, 200)
-        self.explain_n.setValue(12)
-        self.explain_n.setSuffix(" items per group")
-        self.n_boot = QSpinBox()
-        self.n_boot.setRange(200, 20000)
-        self.n_boot.setSingleStep(200)
-        self.n_boot.setValue(2000)
-        self.alpha = QDoubleSpinBox()
-        self.alpha.setRange(0.001, 0.5)
-        self.alpha.setDecimals(3)
-        self.alpha.setSingleStep(0.01)
-        self.alpha.setValue(0.05)
-        self.min_items = QSpinBox()
-        self.min_items.setRange(1, 100000)
-        self.min_items.setValue(30)
-        self.min_speakers = QSpinBox()
-        self.min_speakers.setRange(1, 10000)
-        self.min_speakers.setValue(5)
-        self.include_missing = QCheckBox("Include missing values as a group")
-        self.include_missing.setToolTip(
-            "Items with no value for a grouping column (empty, only spaces, a list) form a "
-            "tested group named (missing), never the default reference. Off: they are a "
-            "descriptive row (count, value, CI), not compared, and the corpus value includes "
-            'them (docs/METHODS.md, "Missing values")'
-        )
-        self.scaling = QCheckBox("Small-cluster scaling (speaker scheme)")
-        self.scaling.setChecked(True)
-        self.scaling.setToolTip(
-            "Widen the speaker scheme's intervals by √(k/(k−1)), k = speakers on that side, "
-            "which the plain speaker bootstrap needs with few speakers; the two-way scheme "
-            'is not scaled (docs/METHODS.md, "Small numbers of speakers"). On by default.'
-        )
+        add_option_widgets(self)
 
         what = QGroupBox("What to audit")
         f1 = QFormLayout(what)
@@ -175,16 +125,10 @@ class AuditPanel(QWidget):
         f1.addRow("Device", self.device)
         f1.addRow("Also", self.representation)
         f1.addRow("", self.explain)
-        if _supports_model_based():
+        if supports_model_based():
             f1.addRow("", self.model_based)
         f1.addRow("Explain sample", self.explain_n)
-        stats = QGroupBox("Statistics")
-        f2 = QFormLayout(stats)
-        f2.addRow("Bootstrap resamples", self.n_boot)
-        f2.addRow("Significance level α (Holm)", self.alpha)
-        f2.addRow(ITEMS_FIELD, self.min_items)
-        f2.addRow(SPEAKERS_FIELD, self.min_speakers)
-        f2.addRow("", self.scaling)
+        stats, f2 = statistics_box(self)
         for f in (f1, f2):
             f.setLabelAlignment(Qt.AlignRight)
 
@@ -492,7 +436,7 @@ class AuditPanel(QWidget):
             include_missing=self.include_missing.isChecked(),
             small_cluster_scaling=self.scaling.isChecked(),
         )
-        extra = {"model_based": self.model_based.isChecked()} if _supports_model_based() else {}
+        extra = {"model_based": self.model_based.isChecked()} if supports_model_based() else {}
         return AuditRequest(
             dataset=self.dataset.currentText(),
             model=self.model.currentData(),
@@ -627,12 +571,3 @@ class AuditPanel(QWidget):
 
     def _log(self, text: str) -> None:
         self.log.appendPlainText(time.strftime("%H:%M:%S  ") + text)
-
-
-def _supports_model_based() -> bool:
-    """Whether this fairdesk's audit job takes ``model_based`` (``audit --model-based``)."""
-    import dataclasses
-
-    from ..jobs.audit import AuditRequest
-
-    return any(f.name == "model_based" for f in dataclasses.fields(AuditRequest))

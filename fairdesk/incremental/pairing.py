@@ -1,5 +1,5 @@
-"""Models compared on the same items in an incremental run (docs/METHODS.md, "Comparing
-systems on the same items"; ``fairdesk incremental --model A --model B --by COL``).
+"""Models compared on the same items in an incremental run (``fairdesk incremental --model A
+--model B --by COL``; docs/METHODS.md, "Comparing systems").
 
 Per policy and stream, every model after the first is compared with the first on the items
 all of them decoded, with the paired replicates of :func:`fairdesk.stats.systems.compare_systems`:
@@ -36,7 +36,6 @@ def compare_models_by_group(
     ``metrics`` outside :data:`PAIRED_METRICS` are ignored.
     """
     from fairdesk.incremental.metrics import INCREMENTAL_METRICS
-    from fairdesk.jobs.system_run import encode_comparison
     from fairdesk.stats import slice_frame
     from fairdesk.stats.systems import compare_systems
 
@@ -59,5 +58,19 @@ def compare_models_by_group(
         except ValueError as exc:
             out.append({"policy": policy, "stream": stream, "error": str(exc)})
             continue
-        out.append({"policy": policy, "stream": stream, "comparison": encode_comparison(res)})
+        out.append({"policy": policy, "stream": stream, "comparison": _encoded(res)})
     return out
+
+
+def _encoded(res) -> dict:
+    """A comparison as JSON-ready data in the layout ``jobs.system_run.decode_comparison``
+    reads (the per-model audits as ``AuditResult.to_dict`` writes them)."""
+    from dataclasses import replace
+
+    from fairdesk.stats.results import jsonable
+
+    data = jsonable(replace(res, audits=None, draws=None))
+    data["settings"] = res.settings.to_dict()
+    if res.audits is not None:
+        data["audits"] = {name: a.to_dict() for name, a in res.audits.items()}
+    return data

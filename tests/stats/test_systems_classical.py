@@ -130,6 +130,7 @@ def _sc_stats(tmp, table):
         input=sgml,
         check=True,
         capture_output=True,
+        cwd=tmp,  # sc_stats writes its <system>.sts summaries into the working directory
     ).stdout.decode()
     found = {}
     for abbrev in ("SI", "WI"):

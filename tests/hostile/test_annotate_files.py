@@ -133,7 +133,7 @@ def test_textgrid_one_may_not_read_says_permission_denied(cli, base, tmp_path, m
 
     monkeypatch.setattr(Path, "read_bytes", read_bytes)
     code, out, err = _annotate(cli, proj, folder)
-    assert code == 0 and "1 transcripts imported" in out
+    assert code == 0 and "1 transcript imported" in out
     assert (
         "  north-0-1.TextGrid: not a readable TextGrid file: permission denied: fairdesk may not "
         "read the file; give your user read permission (chmod u+r) or copy the file somewhere "

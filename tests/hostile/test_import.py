@@ -229,7 +229,7 @@ def _audio_case(cli, base, write):
     (data / "a.csv").write_text("id,path,text\nok,w0.wav,one\nodd,odd.wav,two\n")
     before = dump(proj)
     code, out, err = cli("import", "--project", proj, "--name", "aud", data / "a.csv")
-    assert code == 0 and "2 items imported" in out and "0 problems, 1 warnings" in out
+    assert code == 0 and "2 items imported" in out and "0 problems, 1 warning" in out
     assert "warning: odd (odd.wav)" in err
     after = dump(proj)
     _new_rows_only(before, after, proj, 2)

@@ -126,3 +126,51 @@ def test_a_praat_session_with_a_speaker_tier(project, tmp_path):
     assert list(items["speaker_id"]) == ["S1"] * 5 + ["S2"] * 5
     assert list(items["text"]) == [w[2] for w in words]
     assert list(items["end_s"]) == pytest.approx([b for _a, b, _t in words])
+
+
+class SpanBackend:
+    """Hears every clip it is given (their lengths) and says the tier's first words."""
+
+    id = "fake-span"
+    fingerprint = "v1"
+    device = "cpu"
+    capabilities = {"transcribe"}
+    preferred_workers = 1
+
+    def __init__(self):
+        self.lengths = []
+
+    def transcribe(self, audios):
+        from fairdesk.models.base import Transcription
+
+        self.lengths += [len(a) for a in audios]
+        return [Transcription(text="ana says", words=(), confidence=None, language="en")] * len(
+            audios
+        )
+
+
+def test_an_elan_session_audits_segment_by_segment(project, tmp_path):
+    from fairdesk.jobs import AuditRequest, run_audit
+    from fairdesk.stats import AuditSettings
+
+    elan_session(tmp_path / "corpus")
+    import_dataset(project, "s", tmp_path / "corpus", tiers="Ana-tx,Ben-tx")
+    be = SpanBackend()
+    req = AuditRequest(
+        dataset="s",
+        model="fake",
+        by=("tier",),
+        metrics=("wer",),
+        nlu="none",
+        settings=AuditSettings(n_bootstrap=200, min_items=5, min_speakers=1),
+    )
+    out = run_audit(project, req, backend=be)
+    # 40 segments, each decoded alone (1.2 s at 16 kHz), none sharing a cached transcript
+    assert be.lengths == [19200] * 40
+    f = out.frame
+    assert len(f) == 40 and f["start_s"].notna().all()
+    assert list(f["duration_s"]) == pytest.approx([1.2] * 40)  # the acoustics read the span
+    f = f.assign(errors=f["n_sub"] + f["n_del"] + f["n_ins"])
+    by = f.groupby("tier")[["errors", "n_words"]].sum()
+    wer = (by["errors"] / by["n_words"]).to_dict()
+    assert wer == pytest.approx({"Ana-tx": 1 / 3, "Ben-tx": 2 / 3})

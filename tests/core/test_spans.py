@@ -124,3 +124,26 @@ def test_kaldi_segments_import_spans_of_recordings(tmp_path, session):
     again = import_dataset(p, "k", d)
     assert (again.updated, again.unchanged) == (1, 2)
     assert p.items(p.dataset("k")).set_index("id").loc["u1", "start_s"] == 0.6
+
+
+def test_the_tier_exports_of_a_segment_are_in_session_times(tmp_path):
+    import pympi
+    from praatio import textgrid
+
+    from fairdesk.reports.elan import write_eaf
+    from fairdesk.reports.praat import write_textgrid
+    from fairdesk.reports.tiers import TIERS, ItemTiers
+
+    tiers = {name: [(0.1, 0.6, "hello"), (0.7, 1.1, "there")] for name in TIERS[:2]}
+    it = ItemTiers("s_A_0012500", None, "s", None, 1.2, tiers, offset=12.5)
+    tg = textgrid.openTextgrid(
+        str(write_textgrid(it, tmp_path / "a.TextGrid")), includeEmptyIntervals=False
+    )
+    assert (tg.minTimestamp, tg.maxTimestamp) == pytest.approx((12.5, 13.7))
+    got = [(e.start, e.end, e.label) for e in tg.getTier(TIERS[0]).entries]
+    assert got == [(12.6, 13.1, "hello"), (13.2, 13.6, "there")]
+    eaf = pympi.Elan.Eaf(str(write_eaf(it, tmp_path / "a.eaf")))
+    assert sorted(eaf.get_annotation_data_for_tier(TIERS[1])) == [
+        (12600, 13100, "hello"),
+        (13200, 13600, "there"),
+    ]

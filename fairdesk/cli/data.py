@@ -81,6 +81,9 @@ def cmd_import(a):
         split=a.split,
         kaldi_meta=a.kaldi_meta,
         audio_root=a.audio_root,
+        tiers=a.tiers,
+        speaker_tier=a.speaker_tier,
+        speaker_by=a.speaker_by,
     )
     d = rep.to_dict()
     if a.json:
@@ -201,7 +204,8 @@ def add_commands(sub):
     s = sub.add_parser(
         "import",
         help="import a dataset (manifest, audiofolder, Common Voice, "
-        "LibriSpeech, Speech Accent Archive, L2-ARCTIC, Kaldi, NeMo, Lhotse, VCTK, TIMIT, Hugging Face)",
+        "LibriSpeech, Speech Accent Archive, L2-ARCTIC, Kaldi, NeMo, Lhotse, VCTK, TIMIT, Hugging Face, "
+        "ELAN, Praat)",
     )
     s.add_argument("--project", required=True)
     s.add_argument("--name", required=True)
@@ -229,6 +233,23 @@ def add_commands(sub):
         metavar="DIR",
         help="Kaldi, Lhotse: the folder holding the audio the manifests list (default: the "
         "data directory or manifest folder)",
+    )
+    s.add_argument(
+        "--tiers",
+        metavar="NAMES",
+        help="ELAN, Praat: the tiers holding transcripts, comma-separated (default: every "
+        "time-aligned tier but the speaker tier)",
+    )
+    s.add_argument(
+        "--speaker-tier",
+        metavar="NAME",
+        help="ELAN, Praat: the tier whose label at an utterance's midpoint names its speaker",
+    )
+    s.add_argument(
+        "--speaker-by",
+        choices=["participant", "tier"],
+        help="ELAN: the speaker is the tier's PARTICIPANT attribute, else its name "
+        "(participant, default) or always the tier's name (tier)",
     )
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_import)

@@ -65,9 +65,8 @@ class Audio:
     info: AudioInfo
 
 
-def _decode(path) -> tuple[np.ndarray, int]:
-    import soundfile as sf
-
+def _check_file(path) -> Path:
+    """``path`` as a Path when it is a regular file this process may read, else AudioError."""
     p = Path(path)
     try:
         st = os.stat(p)
@@ -102,6 +101,13 @@ def _decode(path) -> tuple[np.ndarray, int]:
         raise AudioError(
             p, f"cannot be opened ({exc.strerror or exc}); check the path in the manifest"
         ) from None
+    return p
+
+
+def _decode(path) -> tuple[np.ndarray, int]:
+    import soundfile as sf
+
+    p = _check_file(path)
     if p.suffix.lower() in AV_EXTENSIONS:
         data, sr = _decode_av(p, None)
     else:
@@ -287,7 +293,8 @@ def probe(path) -> AudioInfo:
 
 
 def load(path, sample_rate: int = SAMPLE_RATE) -> Audio:
-    """Decode, downmix to mono and resample to ``sample_rate``.
+    """Decode, downmix to mono and resample to ``sample_rate`` (an item that is a span of
+    its file: :func:`fairdesk.core.spans.load`).
 
     Raises
     ------

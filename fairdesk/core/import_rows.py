@@ -45,6 +45,10 @@ class Candidate:
     #: ``(kind, start, end, value)`` annotations that come with the source (L2-ARCTIC's
     #: phone errors); re-importing replaces the item's annotations of these kinds.
     annotations: list = field(default_factory=list)
+    #: The span of the file the item is (seconds; None: the whole file), e.g. a Kaldi
+    #: ``segments`` line or an ELAN interval (:mod:`fairdesk.core.spans`).
+    start_s: float | None = None
+    end_s: float | None = None
 
 
 # -- table rows to candidates (manifest, audiofolder, Common Voice, NeMo) -------------------

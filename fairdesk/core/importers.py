@@ -1,7 +1,7 @@
 """Dataset importers with validation.
 
 Each reader (:mod:`fairdesk.core.importers_formats`: manifest, audiofolder, Common Voice,
-LibriSpeech, SAA, L2-ARCTIC, Kaldi, NeMo, Lhotse, VCTK, TIMIT, Hugging Face) turns a source into candidate rows plus the problems it found
+LibriSpeech, SAA, L2-ARCTIC, Kaldi, NeMo, Lhotse, VCTK, TIMIT, Hugging Face, ELAN, Praat) turns a source into candidate rows plus the problems it found
 while parsing; :func:`import_dataset` then
 checks every row (path inside the dataset folder, audio decodes, transcript present, id
 unique) and writes the good rows in one transaction. Every problem names the file, the
@@ -43,6 +43,7 @@ from .importers_formats import (  # noqa: F401  (the readers stay importable fro
     rows_to_candidates,
 )
 from .names import nfc, nfc_record, nul_reason
+from .spans import probe_span
 from .store import Project
 from .tables import JSONL_SUFFIXES, undecodable
 
@@ -162,7 +163,8 @@ def import_dataset(
     language : the transcripts' language (``en`` selects Whisper's English normaliser).
     progress : optional ``progress(fraction, message)`` callback.
     **options : ``audio_col``, ``text_col``, ``speaker_col``, ``content_col``, ``id_col``
-        (manifest), ``split`` (Common Voice), ``kaldi_meta`` (Kaldi), ``audio_root`` (Kaldi, Lhotse).
+        (manifest), ``split`` (Common Voice), ``kaldi_meta`` (Kaldi), ``audio_root`` (Kaldi, Lhotse),
+        ``tiers``, ``speaker_tier``, ``speaker_by`` (ELAN, Praat).
 
     Returns
     -------
@@ -287,6 +289,8 @@ def import_dataset(
     def check(entry):
         c, full, rel = entry
         try:
+            if c.start_s is not None:
+                return entry, probe_span(full, c.start_s, c.end_s), None
             return entry, audio_io.probe(full), None
         except AudioError as exc:
             return entry, None, exc.reason
@@ -381,6 +385,7 @@ def import_dataset(
                         (*values, c.key, old["id"]),
                     )
                     updated += 1
+            _write_spans(conn, ds_id, good)
             n_stale = _write_status(conn, ds_id, listed, good)
             _write_source_annotations(conn, ds_id, good)
             # The stored problem list is always the last import's.
@@ -489,3 +494,25 @@ def _write_status(conn, ds_id: int, listed: set, good) -> int:
         ],
     )
     return sum(1 for _db, st, _t in rows if st)
+
+
+def _write_spans(conn, ds_id: int, good) -> None:
+    """Store the span of each imported item that is a segment of its file; an item that is
+    a whole file (again) has none."""
+    ids = {
+        r["item_key"]: r["id"]
+        for r in conn.execute("SELECT id, item_key FROM items WHERE dataset_id=?", (ds_id,))
+    }
+    conn.executemany(
+        "DELETE FROM item_spans WHERE item_id=?",
+        [(ids[c.key],) for c, _rel, _info in good if c.start_s is None],
+    )
+    conn.executemany(
+        "INSERT INTO item_spans(item_id, start_s, end_s) VALUES (?,?,?) ON CONFLICT(item_id) "
+        "DO UPDATE SET start_s=excluded.start_s, end_s=excluded.end_s",
+        [
+            (ids[c.key], float(c.start_s), float(c.start_s) + info.duration)
+            for c, _rel, info in good
+            if c.start_s is not None
+        ],
+    )

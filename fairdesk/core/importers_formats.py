@@ -29,6 +29,7 @@ from .importers_kaldi import is_kaldi_dir, read_kaldi
 from .importers_l2arctic import read_l2arctic
 from .importers_nemo_lhotse import is_lhotse_dir, is_nemo_manifest, read_lhotse, read_nemo
 from .importers_saa import read_saa
+from .importers_sessions import is_session_dir, read_eaf, read_textgrid
 from .importers_vctk_timit import is_timit_dir, is_vctk_dir, read_timit, read_vctk
 
 __all__ = [
@@ -65,10 +66,12 @@ FORMATS = (
     "vctk",
     "timit",
     "hf",
+    "eaf",
+    "textgrid",
 )
 #: Formats read from one file (the others from a folder, or from either).
 FILE_FORMATS = ("manifest", "nemo")
-EITHER_FORMATS: tuple[str, ...] = ("lhotse", "hf")
+EITHER_FORMATS: tuple[str, ...] = ("lhotse", "hf", "eaf", "textgrid")
 
 
 # -- readers --------------------------------------------------------------------------
@@ -193,13 +196,16 @@ def detect_format(path: Path) -> str:
     The specific layouts are sniffed first (a Kaldi ``wav.scp``, Lhotse recordings and
     supervisions, VCTK's ``speaker-info.txt``, TIMIT's ``TRAIN/DR1``, Common Voice,
     LibriSpeech, the Speech Accent Archive, L2-ARCTIC, a Hugging Face ``save_to_disk`` folder
-    or Parquet with an audio struct), then the generic ones: audiofolder's ``metadata.csv``
+    or Parquet with an audio struct, session audio with a same-named ELAN ``.eaf`` or Praat
+    ``.TextGrid`` beside it), then the generic ones: audiofolder's ``metadata.csv``
     and a folder's ``manifest.*``. A file is Hugging Face Parquet when it has an audio struct
-    column, a NeMo manifest when its first record has ``audio_filepath`` and ``duration``,
+    column, an ``.eaf`` / ``.TextGrid`` file is ELAN / Praat, a NeMo manifest when its first record has ``audio_filepath`` and ``duration``,
     else a manifest.
     """
     path = Path(path)
     if path.is_file():
+        if path.suffix.lower() in (".eaf", ".textgrid"):
+            return "eaf" if path.suffix.lower() == ".eaf" else "textgrid"
         if is_hf_source(path):
             return "hf"
         return "nemo" if is_nemo_manifest(path) else "manifest"
@@ -225,6 +231,9 @@ def detect_format(path: Path) -> str:
         return "l2arctic"
     if is_hf_source(path):
         return "hf"
+    session = is_session_dir(path)
+    if session is not None:
+        return session
     if (
         (path / "metadata.csv").exists()
         or (path / "metadata.jsonl").exists()
@@ -251,6 +260,8 @@ OPTIONS: dict[str, tuple[str, ...]] = {
     "nemo": _COLUMNS,
     "lhotse": ("audio_root",),
     "hf": _COLUMNS,
+    "eaf": ("tiers", "speaker_tier", "speaker_by"),
+    "textgrid": ("tiers", "speaker_tier"),
 }
 
 READERS: dict[str, Callable] = {
@@ -266,4 +277,6 @@ READERS: dict[str, Callable] = {
     "vctk": read_vctk,
     "timit": read_timit,
     "hf": read_hf,
+    "eaf": read_eaf,
+    "textgrid": read_textgrid,
 }

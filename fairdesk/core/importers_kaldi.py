@@ -14,9 +14,10 @@ holds one table per file, each line ``<key> <value...>``:
   behind the ``2`` (``spk2age`` → ``age``). ``--kaldi-meta`` picks them: ``all`` (default),
   ``none`` or a comma-separated list of file names.
 
-Without ``segments`` an utterance is a whole recording: its id is the ``wav.scp`` key. A
-directory with a ``segments`` file (utterances inside longer recordings) is refused for now:
-fairdesk does not yet import spans of a file as items.
+Without ``segments`` an utterance is a whole recording: its id is the ``wav.scp`` key. With
+a ``segments`` file (``<utterance-id> <recording-id> <start> <end>``, seconds; an end of -1
+is the end of the recording) each utterance is that span of its recording: the item's audio
+is read from the span alone (:mod:`fairdesk.core.spans`).
 
 The audio must lie inside the dataset folder (the data directory, or ``--audio-root``), as
 for every importer; point ``--audio-root`` at the corpus folder when ``wav.scp`` lists
@@ -123,12 +124,6 @@ def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, **_):
             f"{root}: no wav.scp (Kaldi/ESPnet data directory: wav.scp, text, utt2spk, "
             "spk2gender ...)"
         )
-    if (root / "segments").exists():
-        raise ImportFailed(
-            f"{root / 'segments'}: this data directory cuts utterances out of longer "
-            "recordings (segments), which fairdesk does not import yet; import a data "
-            "directory whose wav.scp lists one file per utterance (no segments file)"
-        )
     base = Path(audio_root).expanduser() if audio_root else root
     if audio_root and not base.is_dir():
         raise ImportFailed(f"--audio-root {base}: no such folder")
@@ -154,8 +149,9 @@ def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, **_):
 
     wav_src, text_src = str(root / "wav.scp"), str(root / "text")
     names = DiskNames()
+    segs = _segments(root, wavs, problems) if (root / "segments").is_file() else None
     cands = []
-    for utt, (line, value) in wavs.items():
+    for utt, (line, value, *_) in wavs.items() if segs is None else segs.items():
         bad = _audio_entry(value)
         if bad:
             problems.append(Problem(line, None, f"{utt}: {bad}", wav_src))
@@ -177,26 +173,90 @@ def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, **_):
             v = values.get(speaker if side == "spk" else utt)
             if v is not None:
                 meta[name] = v
-        cands.append(
-            Candidate(
-                row=texts[utt][0],
-                source=text_src,
-                key=utt,
-                path=names.locate(base, value),
-                text=texts[utt][1],
-                speaker_id=speaker,
-                metadata=meta,
-            )
+        c = Candidate(
+            row=texts[utt][0],
+            source=text_src,
+            key=utt,
+            path=names.locate(base, value),
+            text=texts[utt][1],
+            speaker_id=speaker,
+            metadata=meta,
         )
+        if segs is not None:
+            c.start_s, c.end_s = _span_end(c.path, segs[utt][2], segs[utt][3])
+            c.metadata.setdefault("recording", segs[utt][4])
+        cands.append(c)
     for utt, (line, _t) in texts.items():
-        if utt not in wavs:
+        if utt not in (wavs if segs is None else segs):
             problems.append(
                 Problem(
                     line,
                     None,
-                    f"{utt} has a transcript but no recording in wav.scp; add it there or "
-                    "remove the line",
+                    f"{utt} has a transcript but no "
+                    + ("recording in wav.scp" if segs is None else "line in segments")
+                    + "; add it there or remove the line",
                     text_src,
                 )
             )
     return base, cands, problems
+
+
+def _segments(root: Path, wavs: dict, problems: list) -> dict[str, tuple]:
+    """``{utterance: (line, wav.scp value, start, end, recording)}`` of ``segments``; a line
+    that is malformed, names no recording of wav.scp or is an empty span is a problem."""
+    src = str(root / "segments")
+    out = {}
+    for utt, (line, fields) in read_kaldi_table(root / "segments", problems, rest=False).items():
+        if len(fields) < 3:
+            problems.append(
+                Problem(
+                    line,
+                    None,
+                    f"{utt}: a segments line is '<utterance-id> <recording-id> <start> <end>'",
+                    src,
+                )
+            )
+            continue
+        rec = fields[0]
+        try:
+            start, end = float(fields[1]), float(fields[2])
+        except ValueError:
+            problems.append(
+                Problem(line, None, f"{utt}: start and end must be seconds: {fields[1:3]}", src)
+            )
+            continue
+        if rec not in wavs:
+            problems.append(
+                Problem(
+                    line,
+                    None,
+                    f"{utt}: recording {rec!r} is not in wav.scp; add it there or remove the line",
+                    src,
+                )
+            )
+            continue
+        if start < 0 or (end != -1 and end <= start):
+            problems.append(
+                Problem(
+                    line,
+                    None,
+                    f"{utt}: the span {start:g}–{end:g} s is empty or negative; give a start "
+                    "below the end (-1: to the end of the recording)",
+                    src,
+                )
+            )
+            continue
+        out[utt] = (line, wavs[rec][1], start, end, rec)
+    return out
+
+
+def _span_end(path: str, start: float, end: float) -> tuple[float, float]:
+    """An end of -1 (Kaldi: to the end of the recording) as the file's duration."""
+    if end != -1:
+        return start, end
+    try:
+        import soundfile as sf
+
+        return start, float(sf.info(path).duration)
+    except Exception:  # noqa: BLE001 - unreadable: the import's audio check says why
+        return start, start + 1e9

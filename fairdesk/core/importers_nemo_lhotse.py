@@ -4,18 +4,20 @@ NeMo (NVIDIA NeMo's ASR data loaders): a JSONL file (``.json`` or ``.jsonl``), o
 per utterance with ``audio_filepath`` (relative to the manifest's folder, or absolute),
 ``text`` and ``duration``; every other key (``lang``, ``speaker`` ...) is metadata, a
 ``speaker``-type key is the speaker id (as for a generic manifest). An entry with a non-zero
-``offset``, or whose ``duration`` is shorter than its file, is a span of a longer recording:
-refused for now naming its line (fairdesk does not yet import spans as items).
+``offset``, or whose ``duration`` is shorter than its file, is the span ``offset`` to
+``offset + duration`` of a longer recording (:mod:`fairdesk.core.spans`); without an id
+column its item id is ``<audio_filepath>#<start>-<end>``.
 
 Lhotse (``lhotse.RecordingSet`` / ``SupervisionSet`` written with ``to_file``): a folder
 with ``*recordings*.jsonl[.gz]`` and the matching ``*supervisions*.jsonl[.gz]`` (the same
 name with ``supervisions`` for ``recordings``; one pair per split, the split being the part
 of the name after ``supervisions_``). A recording's ``sources`` must be one ``file`` source
 (a path relative to the folder, or to ``--audio-root``); a supervision is an item when it
-covers its whole recording (``start`` 0 and ``duration`` the recording's, within 10 ms):
+covers its whole recording (``start`` 0 and ``duration`` the recording's, within 10 ms) or
+is the span ``start`` to ``start + duration`` of it (a partial supervision):
 its ``id`` is the item id, ``text``, ``speaker`` and ``language``/``gender`` are kept, and
-the keys of ``custom`` become metadata. A supervision of part of a recording is refused for
-now naming its line, as are ``url``/``command``/``memory`` sources.
+the keys of ``custom`` become metadata. ``url``/``command``/``memory`` sources are refused
+naming their line.
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ from .names import DiskNames
 
 #: Seconds a whole-file span may differ from the file's duration (rounding in manifests).
 SPAN_TOLERANCE = 0.01
-SPANS_LATER = "fairdesk does not import spans of a recording as items yet"
 _JSONL = (".jsonl", ".json", ".ndjson", ".jsonl.gz", ".json.gz")
 
 
@@ -87,31 +88,26 @@ def read_nemo(path: Path, **cols):
     out = []
     for c in cands:
         row = by_line[c.row]
-        offset, duration = _number(row.get("offset")), _number(row.get("duration"))
-        if offset:
-            problems.append(
-                Problem(
-                    c.row,
-                    row.get("audio_filepath"),
-                    f"the entry starts {offset:g} s into its file (offset); {SPANS_LATER}: "
-                    "cut the span out as its own file or import whole files",
-                    str(path),
-                )
-            )
-            continue
-        if duration is not None:
-            whole = _file_duration(c.path)
-            if whole is not None and duration < whole - SPAN_TOLERANCE:
+        offset, duration = _number(row.get("offset")) or 0.0, _number(row.get("duration"))
+        whole = _file_duration(c.path) if offset or duration is not None else None
+        if offset or (
+            duration is not None and whole is not None and duration < whole - SPAN_TOLERANCE
+        ):
+            end = offset + duration if duration is not None else whole
+            if end is None or end <= offset:
                 problems.append(
                     Problem(
                         c.row,
                         row.get("audio_filepath"),
-                        f"the entry covers {duration:g} s of a {whole:.3f} s file (duration); "
-                        f"{SPANS_LATER}: cut the span out as its own file or import whole files",
+                        f"the entry starts {offset:g} s into its file (offset) but its span "
+                        "is empty or its file cannot be read; give a positive duration",
                         str(path),
                     )
                 )
                 continue
+            c.start_s, c.end_s = offset, end
+            if c.key is None:  # one file holds several entries: the span names the item
+                c.key = f"{row.get('audio_filepath')}#{offset:.3f}-{end:.3f}"
         out.append(c)
     return path.parent, out, problems
 
@@ -222,20 +218,23 @@ def read_lhotse(path: Path, audio_root=None, **_):
             if audio is None:  # its recording was refused (said there)
                 continue
             start, dur = _number(s.get("start")) or 0.0, _number(s.get("duration"))
+            span = None
             if start > SPAN_TOLERANCE or (
                 dur is not None and rec_dur is not None and dur < rec_dur - SPAN_TOLERANCE
             ):
-                problems.append(
-                    Problem(
-                        line,
-                        audio,
-                        f"supervision {sid} covers {start:g}–{start + (dur or 0):g} s of "
-                        f"recording {rid} ({rec_dur:g} s); {SPANS_LATER}: cut the span "
-                        "out as its own recording or import whole recordings",
-                        src,
+                end = start + dur if dur is not None else rec_dur
+                if end is None or end <= start:
+                    problems.append(
+                        Problem(
+                            line,
+                            audio,
+                            f"supervision {sid} starts at {start:g} s of recording {rid} but "
+                            "has no positive duration; give its duration",
+                            src,
+                        )
                     )
-                )
-                continue
+                    continue
+                span = (start, end)
             meta = {}
             for k in ("language", "gender", "channel"):
                 if s.get(k) not in (None, ""):
@@ -255,6 +254,8 @@ def read_lhotse(path: Path, audio_root=None, **_):
                     text=s.get("text") if isinstance(s.get("text"), str) else None,
                     speaker_id=None if spk in (None, "") else str(spk),
                     metadata=meta,
+                    start_s=span[0] if span else None,
+                    end_s=span[1] if span else None,
                 )
             )
     return base, cands, problems

@@ -72,6 +72,10 @@ READ_ONLY_LAYOUT: dict[int, tuple[str, ...]] = {
         "NOT NULL DEFAULT '', run_id INTEGER, created_at REAL NOT NULL, PRIMARY KEY "
         "(audio_hash, text_hash, aligner, cut))",
     ),
+    6: (
+        "CREATE TEMP TABLE item_spans (item_id INTEGER PRIMARY KEY, start_s REAL NOT NULL, "
+        "end_s REAL NOT NULL)",
+    ),
 }
 
 

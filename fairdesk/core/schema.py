@@ -169,8 +169,21 @@ CREATE TABLE IF NOT EXISTS alignments (
 );
 """
 
+# Version 7: an item may be a span of its audio file (an utterance inside a longer recording:
+# Kaldi ``segments``, NeMo ``offset``, an ELAN or Praat interval). ``start_s``/``end_s`` are
+# seconds from the start of the file; an item without a row here is the whole file (every item
+# of an older project). Idempotent (IF NOT EXISTS) so that it can be renumbered when migrations
+# are merged.
+_SPANS = """
+CREATE TABLE IF NOT EXISTS item_spans (
+    item_id INTEGER PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
+    start_s REAL NOT NULL,
+    end_s REAL NOT NULL
+);
+"""
+
 #: Migration scripts; index i moves a database from user_version i to i + 1.
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _STALE, _V5, _ALIGNMENTS)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _STALE, _V5, _ALIGNMENTS, _SPANS)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

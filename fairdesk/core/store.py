@@ -317,15 +317,18 @@ class Project:
         and one column per metadata key. ``filters`` keeps rows whose column value is one of
         the given strings. ``stale``: False (default) leaves out the items the last re-import
         no longer listed, True keeps only them, None keeps every item. The ``warnings`` column
-        lists the import's warnings about an item's audio.
+        lists the import's warnings about an item's audio. ``start_s``/``end_s`` (only when
+        some item of the dataset is a span of its file): the span in seconds, None for an
+        item that is the whole file.
         """
         import pandas as pd
 
         rows = self.conn.execute(
             "SELECT id, item_key, path, audio_hash, duration, sample_rate, channels, text, "
             "speaker_id, content_id, metadata, COALESCE(s.stale, 0) AS stale, "
-            "COALESCE(s.warnings, '[]') AS warnings FROM items LEFT JOIN item_status AS s "
-            "ON s.item_id = items.id WHERE dataset_id=? ORDER BY id",
+            "COALESCE(s.warnings, '[]') AS warnings, sp.start_s, sp.end_s FROM items "
+            "LEFT JOIN item_status AS s ON s.item_id = items.id LEFT JOIN item_spans AS sp "
+            "ON sp.item_id = items.id WHERE dataset_id=? ORDER BY id",
             (ds.id,),
         ).fetchall()
         if stale is not None:
@@ -346,6 +349,8 @@ class Project:
                 "content_id": r["content_id"],
                 "warnings": json.loads(r["warnings"]) or None,
             }
+            if r["start_s"] is not None:
+                rec["start_s"], rec["end_s"] = r["start_s"], r["end_s"]
             for k, v in json.loads(r["metadata"]).items():
                 rec.setdefault(nfc(k), nfc(v))
             records.append(rec)
@@ -366,6 +371,9 @@ class Project:
                     "warnings",
                 ]
             )
+        if "start_s" in frame.columns:  # None (not NaN) where an item is a whole file
+            for col in ("start_s", "end_s"):
+                frame[col] = frame[col].astype(object).where(frame[col].notna(), None)
         for col, values in (filters or {}).items():
             col, values = nfc(col), [nfc(str(v)) for v in values]
             if col not in frame.columns:

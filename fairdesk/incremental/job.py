@@ -157,7 +157,7 @@ def run_incremental(
     """
     import pandas as pd
 
-    from fairdesk.core import audio as audio_io
+    from fairdesk.core.spans import load_row
     from fairdesk.core.store import Project
     from fairdesk.incremental import STAT_COLUMNS, evaluate, hardware, models_table, summarise
     from fairdesk.incremental import warm_up as warm
@@ -194,7 +194,7 @@ def run_incremental(
         records = items.to_dict("records")
 
         def load(item):
-            return audio_io.load(ds.root / item["path"]).samples
+            return load_row(ds.root, item).samples
 
         frames, failures, timelines, segments, logs = [], [], [], [], []
         decoders, fingerprints = [], {}

@@ -52,9 +52,10 @@ def add_acoustics(f, preds: dict, root, prog=None):
         ``info``: ``{"vad": settings, "n_measured", "failures": [{"item", "reason"}],
         "word_times": bool}``. An unreadable file gets NaN covariates and a failure entry.
     """
-    from ..core import audio as audio_io
     from ..core.acoustics import VAD_SETTINGS, asr_confidence, covariates
     from ..core.errors import AudioError
+    from ..core.spans import item_spans
+    from ..core.spans import load as load_span_or_file
     from ..metrics.hallucination import words_over_nonspeech
 
     try:
@@ -84,12 +85,14 @@ def add_acoustics(f, preds: dict, root, prog=None):
     failures = []
     any_times = False
     started = time.monotonic()
+    spans = item_spans(f)
     for k, (i, rel) in enumerate(zip(rows, f["path"], strict=True)):
         pred = preds[i]
         words = pred.get("words") or []
         cols["asr_confidence"].append(asr_confidence(pred.get("confidence"), words))
         try:
-            cov = covariates(audio_io.load(root / rel).samples)
+            start, end = spans[k] or (None, None)
+            cov = covariates(load_span_or_file(root / rel, start_s=start, end_s=end).samples)
         except AudioError as exc:
             failures.append({"item": str(f["item_id"].iloc[k]), "reason": exc.reason})
             for c in ("duration_s", "speech_s", "nonspeech_share", "snr_db"):

@@ -22,6 +22,7 @@ from ..core import run_items, runs
 from ..core.errors import FairdeskError
 from ..core.plurals import count
 from ..core.progress import Cancelled, Progress
+from ..core.spans import item_spans
 from ..core.store import Project
 from .acoustic_stage import add_acoustics
 from .request import AuditOutcome, AuditRequest, with_settings  # noqa: F401 - re-exported
@@ -214,12 +215,13 @@ def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, r
     cached = run_items.lookup_predictions(project, prep.model_key, list(frame["audio_hash"]))
     preds: dict[int, dict] = {}
     todo = []
+    spans = item_spans(frame)
     for idx, (key, rel, ah) in enumerate(zip(frame["id"], frame["path"], frame["audio_hash"])):
         lookup = getattr(prep.backend, "lookup", None)
         if lookup is None and ah in cached:
             preds[idx] = cached[ah]
         else:
-            todo.append((idx, key, rel))
+            todo.append((idx, key, rel, spans[idx]))
     failures: dict[int, str] = {}
     n_total, n_cached = len(frame), len(preds)
     bind = getattr(prep.backend, "bind", None)

@@ -31,8 +31,8 @@ import time
 
 import numpy as np
 
-from ..core import audio as audio_io
 from ..core.errors import AudioError, Cancelled, FairdeskError
+from ..core.spans import load_row
 from ..explain import store
 from ..explain.grounding import (
     ERROR_KINDS,
@@ -241,7 +241,7 @@ def explain_stage(project, prep, frame, req, prog, aligner=None, run_remote=None
                 curve, frame_s, meta = got[1]["curve"], got[1]["frame_s"], got[1]["meta"]
                 n_computed += 1
             elif hit is None:
-                samples = audio_io.load(root / str(row["path"])).samples
+                samples = load_row(root, row).samples
                 sal = saliency_result(prep.backend, samples, text, method, cancelled=prog.cancelled)
                 curve, frame_s, meta = sal["curve"], sal["frame_s"], sal["meta"]
                 store.save(project, key, frame_s, curve, meta)
@@ -257,7 +257,7 @@ def explain_stage(project, prep, frame, req, prog, aligner=None, run_remote=None
                 akey = own_aligner.key
                 if meta.get("aligner") != akey or "words" not in meta:
                     if samples is None:
-                        samples = audio_io.load(root / str(row["path"])).samples
+                        samples = load_row(root, row).samples
                     words = own_aligner.align(samples, text)
                     meta = {
                         **meta,
@@ -399,7 +399,7 @@ def _speech_mask(row, n: int, frame_s: float, samples, root):
     if isinstance(raw, str) and raw:
         return frames_in_regions(n, frame_s, [tuple(r) for r in json.loads(raw)]), "silero-vad"
     if samples is None:
-        samples = audio_io.load(root / str(row["path"])).samples
+        samples = load_row(root, row).samples
     sp = energy_vad(samples, frame_s)
     out = np.zeros(n, dtype=bool)
     out[: min(n, sp.size)] = sp[:n]

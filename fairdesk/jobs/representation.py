@@ -10,6 +10,7 @@ import time
 import numpy as np
 
 from ..core.caches import lookup_embeddings, save_embeddings
+from ..core.spans import item_spans
 from .shards import embed_audio, load_shard_audio
 
 
@@ -35,8 +36,9 @@ def item_embeddings(
     started = time.monotonic()
     root = prep.dataset.root
     paths = frame["path"]
+    spans = item_spans(frame)
     batches = [
-        [(i, hashes[i], str(paths.iloc[i])) for i in todo[s : s + batch]]
+        [(i, hashes[i], str(paths.iloc[i]), spans[i]) for i in todo[s : s + batch]]
         for s in range(0, len(todo), batch)
     ]
     done = [0]

@@ -4,7 +4,7 @@ engine (:mod:`.engines`), so it lives below both."""
 
 from __future__ import annotations
 
-from ..core import audio as audio_io
+from ..core import spans
 from ..core.errors import AudioError
 from ..core.run_items import prediction_to_dict
 
@@ -14,7 +14,7 @@ def _predict_shard(backend, root, rows) -> list[tuple[int, dict | None, str | No
     out: list[tuple[int, dict | None, str | None]] = []
     lookup = getattr(backend, "lookup", None)
     if lookup is not None:  # imported predictions: no audio needed
-        for idx, key, rel in rows:
+        for idx, key, rel, *_ in rows:
             p = lookup(key, rel)
             if p is None:
                 why = getattr(backend, "missing_reason", None)
@@ -36,12 +36,16 @@ def _predict_shard(backend, root, rows) -> list[tuple[int, dict | None, str | No
 def load_shard_audio(root, rows) -> list[tuple[int, object, str | None]]:
     """Decode a shard's audio: ``(row index, samples or None, failure reason)`` per item.
 
-    ``rows`` are ``(row index, key, relative path, ...)``; fields past the path are ignored.
+    ``rows`` are ``(row index, key, relative path[, span])``: ``span`` is the item's
+    ``(start_s, end_s)`` in its file (:func:`fairdesk.core.spans.span_of`) or None for the
+    whole file; only the span is decoded.
     """
     loaded = []
-    for idx, _key, rel, *_ in rows:
+    for idx, _key, rel, *rest in rows:
+        span = rest[0] if rest and isinstance(rest[0], tuple) else None
+        start, end = span if span is not None else (None, None)
         try:
-            loaded.append((idx, audio_io.load(root / rel).samples, None))
+            loaded.append((idx, spans.load(root / rel, start_s=start, end_s=end).samples, None))
         except AudioError as exc:
             loaded.append((idx, None, exc.reason))
     return loaded

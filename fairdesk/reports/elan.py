@@ -38,13 +38,14 @@ def write_eaf(it, path) -> Path:
         )
     eaf.add_property(ITEM_PROPERTY, it.item)
     eaf.add_property(DATASET_PROPERTY, it.dataset)
+    off = float(getattr(it, "offset", 0.0) or 0.0)  # a segment: times in its session file
     for name in TIERS:
         entries = it.tiers.get(name) or []
         if name == "saliency" and not entries:
             continue
         eaf.add_tier(name)
         for s, e, label in entries:
-            start, end = int(round(s * 1000)), int(round(e * 1000))
+            start, end = int(round((s + off) * 1000)), int(round((e + off) * 1000))
             if end > start:
                 eaf.add_annotation(name, start, end, label)
     eaf.remove_tier("default")

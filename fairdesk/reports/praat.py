@@ -18,12 +18,13 @@ def write_textgrid(it, path) -> Path:
     folder made if needed)."""
     from praatio import textgrid
 
-    tg = textgrid.Textgrid(minTimestamp=0.0, maxTimestamp=it.duration)
+    off = float(getattr(it, "offset", 0.0) or 0.0)  # a segment: times in its session file
+    tg = textgrid.Textgrid(minTimestamp=off, maxTimestamp=off + it.duration)
     for name in TIERS:
-        entries = it.tiers.get(name) or []
+        entries = [(s + off, e + off, label) for s, e, label in it.tiers.get(name) or []]
         if name == "saliency" and not entries:
             continue  # the item was not explained
-        tg.addTier(textgrid.IntervalTier(name, list(entries), 0.0, it.duration))
+        tg.addTier(textgrid.IntervalTier(name, entries, off, off + it.duration))
     with atomic_path(path, make_parents=True) as tmp:  # complete or not at all
         tg.save(str(tmp), format="long_textgrid", includeBlankSpaces=True, reportingMode="error")
     return Path(path)

@@ -75,6 +75,9 @@ class ItemTiers:
     reference_source: str = ""
     hypothesis_source: str = ""
     note: str = ""
+    #: Where the item starts in its audio file (s): a segment of a session; the exports
+    #: write session times (each tier's times + offset), so a round trip lands on it.
+    offset: float = 0.0
 
 
 def clean(intervals, duration: float) -> list[tuple[float, float, str]]:
@@ -430,15 +433,18 @@ def _error_labels(ref_spans, row: dict, language: str, norm_name) -> list[tuple[
 def item_tiers(d: RunData, row: dict, aligners: Aligners) -> ItemTiers:
     """The four tiers of one per-item row of the run (see the module doc)."""
     from ..core import audio as audio_io
+    from ..core import spans as span_io
     from ..core.errors import AudioError
 
     item = str(row.get("id"))
+    span = span_io.span_of(row)
     path = d.audio_path(row)
     samples, note = None, ""
     duration = num(row.get("duration"))
     if path is not None:
         try:
-            samples = audio_io.load(path).samples
+            start, end = span if span is not None else (None, None)
+            samples = span_io.load(path, start_s=start, end_s=end).samples
             duration = len(samples) / audio_io.SAMPLE_RATE
         except AudioError as exc:
             note = f"audio unreadable ({exc.reason}); times from the stored duration"
@@ -487,6 +493,7 @@ def item_tiers(d: RunData, row: dict, aligners: Aligners) -> ItemTiers:
         source,
         hsource,
         "; ".join(x for x in (note, anote) if x),
+        span[0] if span is not None else 0.0,
     )
 
 

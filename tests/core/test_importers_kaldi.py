@@ -150,12 +150,8 @@ def test_kaldi_refuses_pipes_archives_and_bad_lines_by_line(project, tmp_path):
     ) in got
 
 
-def test_kaldi_refuses_segments_and_paths_outside(project, tmp_path):
+def test_kaldi_refuses_paths_outside(project, tmp_path):
     d = kaldi_dir(tmp_path)
-    _write(d / "segments", ["utt1 spkA-001 0.0 0.2"])
-    with pytest.raises(ImportFailed, match="segments"):
-        import_dataset(project, "k", d)
-    (d / "segments").unlink()
     outside = write_wav(tmp_path / "corpus" / "o.wav", seconds=0.3)
     _write(d / "wav.scp", [f"spkA-001 {outside}"])
     rep = import_dataset(project, "k", d)

@@ -55,30 +55,24 @@ def nemo_tree(root):
     )
 
 
-def test_nemo_imports_whole_files_and_refuses_spans(project, tmp_path):
+def test_nemo_imports_whole_files_and_spans(project, tmp_path):
     man = nemo_tree(tmp_path / "nemo")
     assert detect_format(man) == "nemo"
     rep = import_dataset(project, "n", man)
-    assert rep.format == "nemo" and rep.imported == 2
-    assert [(p.row, p.reason) for p in rep.problems] == [
-        (
-            3,
-            "the entry starts 0.5 s into its file (offset); fairdesk does not import spans of "
-            "a recording as items yet: cut the span out as its own file or import whole files",
-        ),
-        (
-            4,
-            "the entry covers 0.4 s of a 1.000 s file (duration); fairdesk does not import "
-            "spans of a recording as items yet: cut the span out as its own file or import "
-            "whole files",
-        ),
-    ]
+    assert rep.format == "nemo" and rep.imported == 4 and rep.problems == ()
     items = project.items(project.dataset("n")).set_index("id")
-    assert list(items.index) == ["audio/a.wav", "audio/b.wav"]
+    late, first = "audio/c.wav#0.500-0.900", "audio/c.wav#0.000-0.400"
+    assert list(items.index) == ["audio/a.wav", "audio/b.wav", late, first]
+    assert items.loc["audio/a.wav", "start_s"] is None
+    assert (items.loc[late, "start_s"], items.loc[late, "end_s"]) == (0.5, 0.9)
+    assert (items.loc[first, "start_s"], items.loc[first, "end_s"]) == (0.0, 0.4)
+    assert items.loc[late, "duration"] == pytest.approx(0.4)
+    assert items.loc[late, "audio_hash"] != items.loc[first, "audio_hash"]
+    items = items.loc[["audio/a.wav", "audio/b.wav"]]
     assert list(items["speaker_id"]) == ["s1", "s2"] and list(items["lang"]) == ["en", "fr"]
     assert items.loc["audio/b.wav", "text"] == "Caf\u00e9"
     assert "offset" not in items.columns
-    assert import_dataset(project, "n", man).unchanged == 2
+    assert import_dataset(project, "n", man).unchanged == 4
 
 
 def test_an_option_the_format_does_not_take_is_refused(project, tmp_path):
@@ -164,10 +158,12 @@ def test_lhotse_imports_whole_recording_supervisions(project, tmp_path, gz):
     root = lhotse_tree(tmp_path / "lh", gz=gz)
     assert detect_format(root) == "lhotse"
     rep = import_dataset(project, "l", root)
-    assert rep.format == "lhotse" and rep.imported == 2
+    assert rep.format == "lhotse" and rep.imported == 3
     items = project.items(project.dataset("l")).set_index("id")
-    assert list(items.index) == ["u1", "u2"]
-    assert dict(items["speaker_id"]) == {"u1": "A", "u2": "B"}
+    assert list(items.index) == ["u1", "u2", "u3"]
+    assert (items.loc["u3", "start_s"], items.loc["u3", "end_s"]) == (0.3, 0.7)
+    assert items.loc["u1", "start_s"] is None
+    assert dict(items["speaker_id"]) == {"u1": "A", "u2": "B", "u3": "B"}
     assert items.loc["u1", "accent"] == "Scottish" and items.loc["u1", "age"] == 30
     assert items.loc["u1", "gender"] == "F" and set(items["split"]) == {"dev"}
     assert set(items["language"]) == {"English"}
@@ -181,11 +177,6 @@ def test_lhotse_imports_whole_recording_supervisions(project, tmp_path, gz):
         (f"corpus_recordings_dev{ext}", 5): (
             "recording r5 has 2 sources (one file per channel); fairdesk imports one audio "
             "file per recording: mix them into one file"
-        ),
-        (f"corpus_supervisions_dev{ext}", 3): (
-            "supervision u3 covers 0.3–0.7 s of recording r3 (1 s); fairdesk does not import "
-            "spans of a recording as items yet: cut the span out as its own recording or "
-            "import whole recordings"
         ),
         (f"corpus_supervisions_dev{ext}", 5): (
             f"supervision u9 names recording nope, which corpus_recordings_dev{ext} does not "

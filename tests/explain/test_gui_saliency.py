@@ -46,7 +46,7 @@ def test_item_view_offers_then_overlays_saliency(qtbot, ctx, mini):  # noqa: F81
     assert results, w.saliency_info.text()
     assert w.player.saliency_shown and not w.saliency_btn.isVisible()
     n_words = len(str(w._row["reference"]).split())
-    assert len(w.player._saliency_items) == 2 * n_words + 1  # regions + labels + the curve
+    assert len(w.player.overlay.items) == 2 * n_words + 1  # regions + labels + the curve
     # shown again: read from the saliency table, no job
     w.player.clear_saliency()
     w.show_item(w._row)

@@ -80,15 +80,18 @@ class SaliencyMixin:
             name="saliency",
             request=item,
         )
-        job.signals.progress.connect(
-            lambda f, m: self.saliency_info.setText(f"computing saliency… {100 * f:.0f}%")
-        )
+        job.signals.progress.connect(self._saliency_progress)
         job.signals.result.connect(lambda out, it=item: self._saliency_done(it, out))
         job.signals.error.connect(lambda msg: self._saliency_failed(msg))
         self.saliency_btn.setEnabled(False)
         self.saliency_info.setText("computing saliency…")
         self._saliency_job = self.ctx.jobs.submit(job, channel="saliency")
         return self._saliency_job
+
+    def _saliency_progress(self, fraction: float, message: str) -> None:
+        """Percent done and the step (loading the model, ``occlusion k/n`` scorings done)."""
+        step = f" ({html.escape(message)})" if message else ""
+        self.saliency_info.setText(f"computing saliency… {100 * fraction:.0f}%{step}")
 
     def _saliency_done(self, item: str, out: dict) -> None:
         self._flag_saliency(item)

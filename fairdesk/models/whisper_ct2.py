@@ -22,6 +22,11 @@ score
     start-of-transcript / no-timestamps prompt, from CTranslate2's ``Whisper.align`` (its
     ``text_token_probs``: softmax over the text vocabulary at each position, as in
     openai-whisper's alignment). The end-of-text token is not included. Clips up to 30 s.
+    The log-mel features are zero-padded to Whisper's 30 s window (3000 frames), as in
+    training; ``score_many(..., context_s=c)`` pads them to ``c`` seconds instead (at least
+    the clip's own frames, rounded up to an even count), which CTranslate2 accepts and which
+    makes the encoder pass about ``30 / c`` times cheaper, but gives different scores: an
+    approximation, used only by occlusion saliency when asked (docs/METHODS.md, "Saliency").
 """
 
 from __future__ import annotations
@@ -65,6 +70,17 @@ STRATEGIES = ("sequential", "batched")
 DEFAULT_STRATEGY = "batched"
 #: Whisper's temperature fallback schedule (OpenAI and faster-whisper defaults).
 FALLBACK_TEMPERATURES = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+
+
+def context_frames(context_s: float, n_content: int) -> int:
+    """Mel frames of a padded encoder window of ``context_s`` seconds for a clip of
+    ``n_content`` frames: at least the content, at most 3000, an even count (the encoder's
+    stride-2 convolution)."""
+    c = float(context_s)
+    if not c > 0:
+        raise ValueError(f"context_s must be positive, not {context_s}")
+    n = max(int(round(c * 100)), int(n_content))
+    return min(MEL_FRAMES, n + n % 2)
 
 
 def resolve_ct2_device(device: str, who: str = "the model") -> str:
@@ -131,6 +147,8 @@ class WhisperCT2Backend(Backend):
     """
 
     capabilities = frozenset({"transcribe", "embed", "score"})
+    #: ``score_many`` takes ``context_s`` (a shorter padded encoder window).
+    score_context = True
 
     def __init__(
         self,
@@ -412,13 +430,17 @@ class WhisperCT2Backend(Backend):
         return Transcription(text, tuple(w for w in words if w.text), confidence, self._language)
 
     # -- encoder ---------------------------------------------------------------------------------
-    def _features(self, audio: np.ndarray) -> tuple[np.ndarray, int]:
-        """Log-mel of one <= 30 s clip padded to 3000 frames, and its content frame count."""
+    def _features(
+        self, audio: np.ndarray, context_s: float | None = None
+    ) -> tuple[np.ndarray, int]:
+        """Log-mel of one <= 30 s clip zero-padded to 3000 frames (or to ``context_s``
+        seconds, at least the content, an even count), and its content frame count."""
         from faster_whisper.audio import pad_or_trim
 
         feats = self._model.feature_extractor(audio)[..., :-1]
         n_content = min(feats.shape[-1], MEL_FRAMES)
-        return pad_or_trim(feats, MEL_FRAMES).astype(np.float32), n_content
+        n_pad = MEL_FRAMES if context_s is None else context_frames(context_s, n_content)
+        return pad_or_trim(feats, n_pad).astype(np.float32), n_content
 
     def _encode(self, feats: list[np.ndarray], to_cpu: bool = False):
         import ctranslate2
@@ -467,10 +489,18 @@ class WhisperCT2Backend(Backend):
         """Sum of token log-probabilities of ``text`` given ``audio`` (see module docstring)."""
         return self.score_many([audio], [text])[0]
 
-    def score_many(self, audios: Sequence[np.ndarray], texts: Sequence[str]) -> list[float]:
+    def score_many(
+        self,
+        audios: Sequence[np.ndarray],
+        texts: Sequence[str],
+        *,
+        context_s: float | None = None,
+    ) -> list[float]:
         """:meth:`score` for many (audio, text) pairs, batched through the encoder.
 
         Used by occlusion saliency, which scores many masked copies of one clip.
+        ``context_s``: pad the features to this many seconds instead of 30 (see the module
+        docstring; an approximation, faster by about ``30 / context_s``).
         """
         self._check_open()
         audios = as_audio_batch(audios)
@@ -492,12 +522,22 @@ class WhisperCT2Backend(Backend):
         scores: list[float] = []
         for start in range(0, len(audios), self._batch_size):
             sl = slice(start, start + self._batch_size)
-            feats, frames = zip(*(self._features(a) for a in audios[sl]), strict=True)
-            enc = self._encode(list(feats))
-            results = self._model.model.align(
-                enc, tok.sot_sequence, token_lists[sl], list(frames), median_filter_width=7
-            )
-            for r in results:
-                p = np.asarray(r.text_token_probs, dtype=np.float64)
-                scores.append(float(np.sum(np.log(np.clip(p, 1e-30, None)))))
+            feats, frames = zip(*(self._features(a, context_s) for a in audios[sl]), strict=True)
+            # a shorter context pads each clip to its own length: mixed lengths, one per pass
+            groups = [list(range(len(feats)))]
+            if len({f.shape[-1] for f in feats}) > 1:
+                groups = [[j] for j in range(len(feats))]
+            ids_sl = token_lists[sl]
+            for g in groups:
+                enc = self._encode([feats[j] for j in g])
+                results = self._model.model.align(
+                    enc,
+                    tok.sot_sequence,
+                    [ids_sl[j] for j in g],
+                    [frames[j] for j in g],
+                    median_filter_width=7,
+                )
+                for r in results:
+                    p = np.asarray(r.text_token_probs, dtype=np.float64)
+                    scores.append(float(np.sum(np.log(np.clip(p, 1e-30, None)))))
         return scores

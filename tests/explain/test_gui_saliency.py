@@ -76,3 +76,33 @@ def test_item_view_offers_then_overlays_saliency(qtbot, ctx, mini):  # noqa: F81
     assert len(out["curve"]) == int(np.ceil(clip.size / 160))
     assert np.abs(want).max() > 0  # the masks change the score: the comparison is not 0 == 0
     np.testing.assert_allclose(out["curve"], want, rtol=1e-3, atol=1e-3)
+
+
+def test_item_view_shows_saliency_progress_while_it_computes(qtbot, ctx, mini, monkeypatch):  # noqa: F811
+    """The item view names the percent done and the step while the job runs (a stand-in
+    task, so no model: what is tested is the view, not the saliency)."""
+    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.jobs import tasks
+
+    def fake_saliency(*args, progress, cancelled, **kw):
+        progress(0.05, "loading whisper-tiny.en")
+        progress(1.0, "occlusion 6/6")
+        return {"curve": np.linspace(0, 1, 40, dtype=np.float32), "frame_s": 0.01, "words": []}
+
+    monkeypatch.setattr(tasks, "saliency", fake_saliency)
+    w = ItemPanel(ctx)
+    qtbot.addWidget(w)
+    w.show()
+    with qtbot.waitSignal(w.item_shown, timeout=10000):
+        ctx.select_run(mini.run_id)
+    job = w.compute_saliency()
+    shown = []
+    job.signals.progress.connect(lambda f, m: shown.append(w.saliency_info.text()))
+    with qtbot.waitSignal(job.signals.finished, timeout=10000):
+        pass
+    assert shown == [
+        "computing saliency… 5% (loading whisper-tiny.en)",
+        "computing saliency… 100% (occlusion 6/6)",
+    ]
+    assert w.player.saliency_shown
+    assert w.saliency_info.text() == "saliency: occlusion (40 frames); shaded: reference words"

@@ -49,6 +49,7 @@ from ..stats.results import Comparison
 from .align import align_texts, normaliser
 from .data import RunData, group_ci, load_run, num, summary_overall, verdict_style
 from .files import TEMPLATES, ReportFiles  # noqa: E402, F401 - re-exported
+from .plan_section import plan_section
 from .sections import (
     confusion_section,
     grounding_section,
@@ -471,6 +472,7 @@ def report_context(d: RunData, embed_audio: bool = False, worst: int = 3) -> dic
         "regressions": regression_sections(d),
         "pitfalls": pitfalls_section(run),
         "sensitivity": sensitivity_section(run),
+        "planning": plan_section(run),
     }
 
 
@@ -492,8 +494,16 @@ def render(context: dict) -> str:
         {**r, "charts": [{**c, "svg": Markup(c["svg"])} for c in r["charts"]]}
         for r in context.get("regressions") or []
     ]
-    for key in ("model_based", "pitfalls", "sensitivity"):
+    for key in ("model_based", "pitfalls", "sensitivity", "planning"):
         ctx.setdefault(key, None)
+    if ctx["planning"]:
+        ctx["planning"] = {
+            **ctx["planning"],
+            "rows": [
+                {**r, "svg": Markup(r["svg"]) if r["svg"] else None}
+                for r in ctx["planning"]["rows"]
+            ],
+        }
     return env.get_template("report.html.j2").render(**ctx)
 
 

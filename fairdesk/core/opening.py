@@ -66,6 +66,10 @@ READ_ONLY_LAYOUT: dict[int, tuple[str, ...]] = {
         "DEFAULT 0, warnings TEXT NOT NULL DEFAULT '[]', updated_at REAL NOT NULL)",
     ),
     4: ("CREATE TEMP VIEW annotations AS SELECT *, '' AS annotator FROM main.annotations",),
+    5: (
+        "CREATE TEMP TABLE recording_plans (id INTEGER PRIMARY KEY, dataset TEXT NOT NULL, "
+        "source TEXT NOT NULL DEFAULT '', body TEXT NOT NULL, created_at REAL NOT NULL)",
+    ),
 }
 
 

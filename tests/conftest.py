@@ -171,3 +171,41 @@ def english_accents_run(**kw):
     return fairdesk.audit_table(
         english_accents_table(), by="accent", reference="a", n_bootstrap=300, min_items=10, **kw
     )
+
+
+def underpowered_pilot(tmp_path):
+    """A stored run whose accent-b comparisons are ``inconclusive_underpowered`` (6 speakers
+    per accent × 5 items of tone audio, predictions imported: the b speakers drop the last
+    word twice as often). Returns ``(project folder, AuditOutput)``; the project is closed.
+    """
+    import csv
+
+    from fairdesk.jobs.audit import AuditRequest, run_audit
+    from fairdesk.stats.settings import AuditSettings
+
+    p, _root = tone_project(tmp_path, {"a": 0.4, "b": 0.4}, 6, 5, "play the song now")
+    preds = tmp_path / "preds.csv"
+    with preds.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["path", "text"])
+        for accent in ("a", "b"):
+            for s in range(6):
+                for c in range(5):
+                    lost = (c + s) % 5 < (2 if accent == "b" else 1)
+                    w.writerow(
+                        [f"{accent}/{s}_{c}.wav", "play the song" if lost else "play the song now"]
+                    )
+    out = run_audit(
+        p,
+        AuditRequest(
+            dataset="d",
+            model=f"predictions:{preds}",
+            by=("accent",),
+            reference="a",
+            nlu="none",
+            settings=AuditSettings(n_bootstrap=200, min_items=5, min_speakers=2),
+        ),
+    )
+    folder = str(p.folder)
+    p.close()
+    return folder, out

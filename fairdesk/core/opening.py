@@ -76,6 +76,10 @@ READ_ONLY_LAYOUT: dict[int, tuple[str, ...]] = {
         "CREATE TEMP TABLE item_spans (item_id INTEGER PRIMARY KEY, start_s REAL NOT NULL, "
         "end_s REAL NOT NULL)",
     ),
+    7: (
+        "CREATE TEMP TABLE recording_plans (id INTEGER PRIMARY KEY, dataset TEXT NOT NULL, "
+        "source TEXT NOT NULL DEFAULT '', body TEXT NOT NULL, created_at REAL NOT NULL)",
+    ),
 }
 
 

@@ -182,8 +182,21 @@ CREATE TABLE IF NOT EXISTS item_spans (
 );
 """
 
+# Version 8: "recording plans": a plan made from an audit's recording plan (groups to fill, speakers
+# per group, prompts, utterances per speaker) for a recording dataset; ``body`` is its JSON
+# (core.recording_plans). Idempotent, so that it can be renumbered when migrations merge.
+_REC_PLANS = """
+CREATE TABLE IF NOT EXISTS recording_plans (
+    id INTEGER PRIMARY KEY,
+    dataset TEXT NOT NULL,
+    source TEXT NOT NULL DEFAULT '',
+    body TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+"""
+
 #: Migration scripts; index i moves a database from user_version i to i + 1.
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _STALE, _V5, _ALIGNMENTS, _SPANS)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _STALE, _V5, _ALIGNMENTS, _SPANS, _REC_PLANS)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -66,9 +66,12 @@ class Context(QObject):
     runs_changed : a run finished (the run lists reload).
     run_selected(int) : the run shown by the results pane and the item view.
     status(str) : a message for the status bar.
+    recording_planned(object) : a recording plan was stored
+        (:class:`fairdesk.core.recording_plans.RecordingPlan`); the Record tab shows it.
     """
 
     project_changed = Signal()
+    recording_planned = Signal(object)
     runs_changed = Signal()
     run_selected = Signal(int)
     status = Signal(str)

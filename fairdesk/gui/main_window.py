@@ -127,6 +127,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.stack)
 
         self.ctx.status.connect(lambda m: self.statusBar().showMessage(m, 8000))
+        # a recording plan made from a verdict card: record it in the Record tab
+        self.ctx.recording_planned.connect(lambda _plan: self.show_tab("record"))
         self.exporter = Exporter(self.ctx, self)
         self.exporter.message.connect(lambda m: self.statusBar().showMessage(m, 15000))
         self.statusBar().addPermanentWidget(self.exporter.progress_view)

@@ -23,6 +23,7 @@ from .annotate import TranscriptEditor
 from .devices import DeviceBox
 from .fit_scroll import FitScrollArea
 from .player import AudioPlayer
+from .record_quota import QuotaBox
 from .record_widgets import LevelMeter, SpeakerForm
 
 
@@ -86,6 +87,8 @@ def build(panel) -> None:
     left_inner = QWidget()
     lv = QVBoxLayout(left_inner)
     lv.setContentsMargins(0, 0, 4, 0)
+    panel.quota = QuotaBox(panel)  # the newest recording plan's quota (hidden without one)
+    lv.addWidget(panel.quota)
     lv.addWidget(spk_box)
     lv.addWidget(dev_box)
     lv.addWidget(prompt_box, 1)

@@ -9,6 +9,7 @@ from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
+    QLabel,
     QLineEdit,
     QSizePolicy,
     QToolButton,
@@ -94,6 +95,14 @@ class SpeakerForm(QWidget):
         self.speaker_id = QLineEdit()
         self.speaker_id.setPlaceholderText("required, e.g. spk01")
         self.meta: dict[str, QWidget] = {}
+        # grouping values a recording plan gives every new speaker of a group whose column
+        # has no field here (e.g. age_group=child): kept and shown, added to the metadata
+        self.extra: dict[str, str] = {}
+        self.extra_label = QLabel("")
+        self.extra_label.setObjectName("muted")
+        self.extra_label.setTextFormat(Qt.PlainText)
+        self.extra_label.setWordWrap(True)
+        self.extra_label.hide()
         self.body = QWidget()
         form = QFormLayout(self.body)
         form.setContentsMargins(4, 0, 4, 0)
@@ -111,6 +120,7 @@ class SpeakerForm(QWidget):
                 w.textChanged.connect(lambda _t: self._edited())
             self.meta[key] = w
             form.addRow(label, w)
+        form.addRow(self.extra_label)
         self.dataset.textChanged.connect(lambda _t: self._edited())
         self.speaker_id.textChanged.connect(lambda _t: self._edited())
         lay = QVBoxLayout(self)
@@ -151,11 +161,29 @@ class SpeakerForm(QWidget):
                 meta[key] = int(v)
             elif v:
                 meta[key] = v
+        meta.update(self.extra)
         return {
             "dataset": self.dataset.text().strip(),
             "speaker_id": self.speaker_id.text().strip(),
             "metadata": meta,
         }
+
+    def set_group_values(self, values: dict) -> None:
+        """Give the speaker a group's values (a recording plan's quota): a column with a
+        field fills it; any other is kept in :attr:`extra` and shown under the fields."""
+        self.extra = {}
+        for k, v in (values or {}).items():
+            w = self.meta.get(k)
+            if isinstance(w, QComboBox):
+                w.setCurrentText(str(v))
+            elif w is not None:
+                w.setText(str(v))
+            else:
+                self.extra[str(k)] = str(v)
+        text = ", ".join(f"{k} = {v}" for k, v in self.extra.items())
+        self.extra_label.setText(f"Group: {text}" if text else "")
+        self.extra_label.setVisible(bool(text))
+        self._edited()
 
     def set_enabled_fields(self, on: bool) -> None:
         for w in (self.dataset, self.speaker_id, *self.meta.values()):

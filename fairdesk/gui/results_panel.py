@@ -232,6 +232,8 @@ class ResultsPanel(QWidget):
             sc.activated.connect(slot)
         self.runs.activated.connect(lambda i: self.ctx.select_run(self.runs.itemData(i)))
         self.reload_btn.clicked.connect(self.reload_runs)
+        self.cards.plan_requested.connect(self.open_plan)
+        self.plan_dialog = None
         ctx.runs_changed.connect(self.reload_runs)
         ctx.run_selected.connect(self.load_run)
         self.reload_runs()
@@ -274,6 +276,19 @@ class ResultsPanel(QWidget):
         self.runs.setCurrentIndex(i)
         self.show_result(run)
         self.loaded.emit(self.run_id)
+
+    def open_plan(self, cp, plan):
+        """The plan of an underpowered card: sentence, sides and MDE-versus-speakers chart
+        (:class:`~fairdesk.gui.plan_view.PlanDialog`), non-modal."""
+        from .plan_view import PlanDialog
+
+        by = tuple(self.result.by) if self.result is not None else ()
+        dlg = PlanDialog(cp, plan, project=self.ctx.project, run_id=self.run_id, by=by,
+                         parent=self)  # fmt: skip
+        dlg.recording_planned.connect(self.ctx.recording_planned.emit)
+        self.plan_dialog = dlg
+        dlg.show()
+        return dlg
 
     # -- rendering ----------------------------------------------------------------------
     def show_result(self, result: AuditRun | Mapping | None):

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QScrollArea,
     QSizePolicy,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -31,6 +32,7 @@ from ..presentation import (
     metric_short,
     short_group,
 )
+from ..presentation.plans import plan_sentence
 from ..stats.results import Comparison
 from .theme import VERDICT_SHORT, VERDICTS, esc, plain_tip, verdict_style
 
@@ -44,10 +46,16 @@ class VerdictCard(QFrame):
     tooltip. Labels keep their full width (the grid scrolls), so p_adj is never clipped."""
 
     clicked = Signal(object)  # the card's Comparison
+    plan_requested = Signal(object)  # the card's ComparisonPlan (its Plan is card.plan)
 
-    def __init__(self, comparison: Comparison, parent=None):
+    def __init__(self, comparison: Comparison, parent=None, plan=None, comparison_plan=None):
         super().__init__(parent)
         self.comparison = c = comparison
+        # an underpowered comparison's recording plan: the sentence every view ends it with
+        self.plan, self.comparison_plan = plan, comparison_plan
+        self.plan_text = (
+            plan_sentence(comparison_plan, plan) if comparison_plan is not None else None
+        )
         verdict = c.verdict or ""
         label, bg, fg = verdict_style(verdict)
         self.verdict_label = label
@@ -94,7 +102,21 @@ class VerdictCard(QFrame):
             w.setTextFormat(Qt.RichText)
             lay.addWidget(w)
         self.p_adj_label = self.labels[2] if verdict not in UNTESTED else None
-        self.setToolTip(plain_tip(c.reading or c.reason or label))
+        self.plan_button = None
+        if self.plan_text is not None:
+            b = QToolButton()
+            b.setText("Plan: how many speakers ▸")
+            b.setToolTip(plain_tip(self.plan_text + " Click for the MDE-versus-speakers chart."))
+            b.setCursor(Qt.PointingHandCursor)
+            b.setStyleSheet(
+                "QToolButton { border: 1px solid #546e7a; border-radius: 4px; padding: 1px 5px;"
+                " background: #eceff1; color: #1a1a1a; }"
+            )
+            b.clicked.connect(lambda: self.plan_requested.emit(self.comparison_plan))
+            lay.addWidget(b, 0, Qt.AlignLeft)
+            self.plan_button = b
+        tip = c.reading or c.reason or label
+        self.setToolTip(plain_tip(tip + (f" {self.plan_text}" if self.plan_text else "")))
 
     def set_selected(self, on: bool) -> None:
         extra = "QFrame#card { border: 3px solid #0d47a1; }" if on else ""
@@ -116,10 +138,18 @@ def _clip(text: str, n: int) -> str:
 
 
 class VerdictCards(QWidget):
-    """The grid of cards: a row per tested metric, a column per compared group."""
+    """The grid of cards: a row per tested metric, a column per compared group.
+
+    Signals
+    -------
+    plan_requested(object, object) : a card's plan button: (ComparisonPlan, Plan).
+    """
+
+    plan_requested = Signal(object, object)
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self.plan = None
         self.cards: list[VerdictCard] = []
         self.selected: Comparison | None = None
         self.legend = QHBoxLayout()
@@ -173,6 +203,8 @@ class VerdictCards(QWidget):
             return
         run = as_audit_run(result)
         comps = run.comparisons
+        self.plan = run.plan
+        plans = {(cp.metric, cp.group): cp for cp in (run.plan.comparisons if run.plan else ())}
         metrics = [m for m in run.tested_metrics if any(c.metric == m for c in comps)]
         groups = list(dict.fromkeys(c.group for c in comps))
         bold = QFont(self.font())
@@ -197,8 +229,11 @@ class VerdictCards(QWidget):
                 c = next((x for x in comps if x.metric == m and x.group == g), None)
                 if c is None:
                     continue
-                card = VerdictCard(c)
+                card = VerdictCard(c, plan=run.plan, comparison_plan=plans.get((m, g)))
                 card.clicked.connect(self.show_reading)
+                card.plan_requested.connect(
+                    lambda cp, _card=card: self.plan_requested.emit(cp, _card.plan)
+                )
                 self.grid.addWidget(card, i + 1, j + 1)
                 self.cards.append(card)
         self.grid.setRowStretch(len(metrics) + 1, 1)
@@ -245,6 +280,9 @@ class VerdictCards(QWidget):
         flags = ", ".join(c.flags or ())
         body = c.reading or c.reason or ""
         wf = without_flagged_text(c)
+        card = next((k for k in self.cards if k.comparison is c), None)
+        if card is not None and card.plan_text:
+            body = f"{body} {card.plan_text}"
         self.reading.setText(
             f"<b>{esc(metric_short(c.metric))} · {esc(c.group)}</b> — <i>{esc(label)}"
             f"</i><br>{esc(body)}"

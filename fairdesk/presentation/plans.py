@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..metrics.registry import display_spec
 from .labels import metric_short, short_group
-from .numbers import fmt_count, fmt_gap, number
+from .numbers import fmt_count, fmt_gap, number, scale
 
 
 def fmt_target(metric: str, gap: float) -> str:
@@ -184,4 +184,80 @@ def plan_lines(plan) -> list[str]:
     return out
 
 
-__all__ = ["fmt_target", "plan_lines", "plan_sentence", "reading_plan", "sample_note"]
+#: The columns of :func:`side_rows`, as every table of a plan's sides heads them.
+SIDE_COLUMNS = (
+    "group",
+    "speakers now",
+    "speakers needed",
+    "new speakers",
+    "utterances each",
+    "new utterances",
+    "recording time",
+)
+
+
+def side_rows(cp) -> list[tuple[str, ...]]:
+    """The two sides of a comparison plan as table rows of text (:data:`SIDE_COLUMNS`):
+    what the report's and the GUI's sides tables show."""
+    rows = []
+    for n in (cp.group_need, cp.reference_need):
+        if n is None:
+            continue
+        reach = n.speakers_needed is not None
+        rows.append(
+            (
+                short_group(n.group) + (" (reference)" if n.group == cp.reference else ""),
+                fmt_count(n.speakers_now),
+                fmt_count(n.speakers_needed) if reach else "not reachable",
+                fmt_count(n.new_speakers) if reach else "–",
+                _utt(n.utterances_per_speaker),
+                fmt_count(n.new_utterances) if reach else "–",
+                _hours(n.hours).strip(" ()").replace(" of recording", "") or "–",
+            )
+        )
+    return rows
+
+
+def plan_title(cp) -> str:
+    """``WER: child vs adult``: the heading of one comparison's plan."""
+    return f"{metric_short(cp.metric)}: {short_group(cp.group)} vs {short_group(cp.reference)}"
+
+
+def curve_data(cp) -> dict:
+    """What an MDE-versus-speakers chart of ``cp`` draws, in display units (percentage
+    points for rates): ``k`` and ``mde`` (the plan's curve), ``target`` (the gap to detect),
+    ``k_star`` (None where unreachable), ``k_pilot`` (the smaller side's pilot speakers),
+    ``floor`` (the two-way content floor, or None), ``y_label`` and ``caption``."""
+    f = scale(cp.metric)
+    ks = [p.k for p in cp.curve]
+    sides = [n.speakers_now for n in (cp.group_need, cp.reference_need) if n is not None]
+    u = "points" if display_spec(cp.metric)[0] == "%" else "difference"
+    return {
+        "k": ks,
+        "mde": [p.mde * f for p in cp.curve],
+        "target": cp.target_gap * f,
+        "k_star": cp.speakers_needed,
+        "k_pilot": min(sides) if sides else None,
+        "floor": None if cp.floor_mde is None else cp.floor_mde * f,
+        "y_label": f"MDE of the {metric_short(cp.metric)} gap ({u})",
+        "x_label": "speakers per side",
+        "caption": (
+            f"MDE of {plan_title(cp)} at k speakers per side ({cp.method.replace('_', ' ')}); "
+            f"the dashed line is the target gap, the dotted one the pilot's speakers"
+            + ("" if cp.speakers_needed is None else ", the marked point k*")
+            + "."
+        ),
+    }
+
+
+__all__ = [
+    "SIDE_COLUMNS",
+    "curve_data",
+    "fmt_target",
+    "plan_lines",
+    "plan_sentence",
+    "plan_title",
+    "reading_plan",
+    "sample_note",
+    "side_rows",
+]

@@ -52,6 +52,7 @@ from .align import align_texts, normaliser
 from .data import RunData, group_ci, load_run, num, summary_overall, verdict_style
 from .files import TEMPLATES, ReportFiles  # noqa: E402, F401 - re-exported
 from .palette import ops_css
+from .plan_section import plan_section
 from .sections import (
     confusion_section,
     grounding_section,
@@ -497,6 +498,7 @@ def report_context(d: RunData, embed_audio: bool = False, worst: int = 3) -> dic
         "pitfalls": pitfalls_section(run),
         "sensitivity": sensitivity_section(run),
         "systems": systems_section(d),
+        "planning": plan_section(run),
     }
 
 
@@ -529,8 +531,16 @@ def render(context: dict) -> str:
         {**r, "charts": [{**c, "svg": Markup(c["svg"])} for c in r["charts"]]}
         for r in context.get("regressions") or []
     ]
-    for key in ("model_based", "pitfalls", "sensitivity", "systems"):
+    for key in ("model_based", "pitfalls", "sensitivity", "systems", "planning"):
         ctx.setdefault(key, None)
+    if ctx["planning"]:
+        ctx["planning"] = {
+            **ctx["planning"],
+            "rows": [
+                {**r, "svg": Markup(r["svg"]) if r["svg"] else None}
+                for r in ctx["planning"]["rows"]
+            ],
+        }
     return env.get_template("report.html.j2").render(**ctx)
 
 

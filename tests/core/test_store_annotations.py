@@ -37,7 +37,8 @@ def _v3_project(folder):
 def test_a_v3_project_migrates_to_the_current_schema_and_keeps_its_data(tmp_path):
     _v3_project(tmp_path / "p")
     p = store.Project(tmp_path / "p", create=False)
-    assert p.schema_version == store.SCHEMA_VERSION == 6  # v4 status, v5 annotators, v6 alignments
+    # v4 item status, v5 annotators, v6 alignments, v7 item spans, v8 recording plans
+    assert p.schema_version == store.SCHEMA_VERSION == 8
     anns = p.annotations(7)
     assert len(anns) == 1 and anns[0]["kind"] == "mispronunciation"
     assert anns[0]["value"] == "x" and anns[0]["start"] == 0.1 and anns[0]["annotator"] == ""
@@ -45,7 +46,7 @@ def test_a_v3_project_migrates_to_the_current_schema_and_keeps_its_data(tmp_path
     assert p.conn.execute("SELECT COUNT(*) FROM saliency").fetchone()[0] == 1
     p.close()
     # opening again does not migrate twice
-    assert store.Project(tmp_path / "p", create=False).schema_version == 6
+    assert store.Project(tmp_path / "p", create=False).schema_version == store.SCHEMA_VERSION
 
 
 def test_transcripts_keep_the_original_coalesce_a_session_and_list_the_history(tmp_path):

@@ -1,0 +1,189 @@
+"""The plan of an underpowered comparison (docs/METHODS.md, "Recording plan"): its sentence, the
+sides table and the MDE-versus-speakers chart (pyqtgraph: the plan's curve, the target gap,
+the pilot's speakers and k*), opened from a verdict card; "Plan a recording session…" stores
+a recording plan (:mod:`fairdesk.jobs.recording_plan`) that the Record tab fills.
+
+Wording and numbers come from :mod:`fairdesk.presentation.plans` (the one formatter).
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+)
+
+from ..core.errors import FairdeskError
+from ..presentation.plans import SIDE_COLUMNS, curve_data, plan_sentence, plan_title, side_rows
+from ..recording.session import safe_name
+from .theme import esc
+
+pg.setConfigOptions(antialias=True, background="w", foreground="#222222")
+
+
+class MdeChart(pg.PlotWidget):
+    """MDE(k) of one comparison plan, with the target gap (dashed), the pilot's speakers
+    (dotted) and k* (a marked point). ``data`` is what it draws
+    (:func:`fairdesk.presentation.plans.curve_data`)."""
+
+    def __init__(self, cp, parent=None):
+        super().__init__(parent)
+        self.data = d = curve_data(cp)
+        p = self.getPlotItem()
+        p.setMenuEnabled(False)
+        p.hideButtons()
+        p.showGrid(x=True, y=True, alpha=0.2)
+        p.setLabel("bottom", d["x_label"])
+        p.setLabel("left", d["y_label"])
+        p.addLegend(offset=(-10, 10), labelTextSize="8pt")
+        self.curve = p.plot(d["k"], d["mde"], pen=pg.mkPen("#0072B2", width=2), symbol="o",
+                            symbolSize=6, symbolBrush="#0072B2", name="MDE(k)")  # fmt: skip
+        self.target = pg.InfiniteLine(
+            pos=d["target"], angle=0, pen=pg.mkPen("#b71c1c", width=1.4, style=Qt.DashLine),
+            label="target gap", labelOpts={"position": 0.9, "color": "#b71c1c"},
+        )  # fmt: skip
+        p.addItem(self.target)
+        self.pilot = None
+        if d["k_pilot"] is not None:
+            self.pilot = pg.InfiniteLine(
+                pos=d["k_pilot"], angle=90, pen=pg.mkPen("#222222", width=1, style=Qt.DotLine),
+                label="pilot", labelOpts={"position": 0.92, "color": "#222222"},
+            )  # fmt: skip
+            p.addItem(self.pilot)
+        self.floor = None
+        if d["floor"] is not None:
+            self.floor = pg.InfiniteLine(
+                pos=d["floor"], angle=0, pen=pg.mkPen("#6d4c41", width=1, style=Qt.DashDotLine)
+            )
+            p.addItem(self.floor)
+        self.k_star = None
+        if d["k_star"] is not None and d["k_star"] in d["k"]:
+            y = d["mde"][d["k"].index(d["k_star"])]
+            self.k_star = p.plot([d["k_star"]], [y], pen=None, symbol="star", symbolSize=16,
+                                 symbolBrush="#D55E00", name=f"k* = {d['k_star']}")  # fmt: skip
+        p.setYRange(0, max([*d["mde"], d["target"]] or [1]) * 1.1)
+        self.setMinimumSize(420, 240)
+
+
+class PlanDialog(QDialog):
+    """One comparison plan: the sentence, the sides and the chart; a button that plans a
+    recording session from it.
+
+    Signals
+    -------
+    recording_planned(object) : the stored :class:`~fairdesk.core.recording_plans.RecordingPlan`.
+    """
+
+    recording_planned = Signal(object)
+
+    def __init__(self, cp, plan, *, project=None, run_id=None, by=None, parent=None):
+        super().__init__(parent)
+        self.cp, self.plan = cp, plan
+        self.project, self.run_id, self.by = project, run_id, by
+        self.setWindowTitle(f"Recording plan · {plan_title(cp)}")
+        self.sentence = QLabel(plan_sentence(cp, plan))
+        self.sentence.setWordWrap(True)
+        self.sentence.setTextFormat(Qt.PlainText)
+        self.sentence.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        rows = side_rows(cp)
+        self.sides = QTableWidget(len(rows), len(SIDE_COLUMNS))
+        self.sides.setHorizontalHeaderLabels(list(SIDE_COLUMNS))
+        self.sides.verticalHeader().setVisible(False)
+        self.sides.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        for i, r in enumerate(rows):
+            for j, v in enumerate(r):
+                it = QTableWidgetItem(v)
+                if j:
+                    it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                self.sides.setItem(i, j, it)
+        self.sides.resizeColumnsToContents()
+        self.sides.setFixedHeight(
+            self.sides.horizontalHeader().height() + 4
+            + sum(self.sides.rowHeight(i) for i in range(len(rows)))
+        )  # fmt: skip
+        self.chart = MdeChart(cp)
+        caption = QLabel(esc(self.chart.data["caption"]))
+        caption.setWordWrap(True)
+        caption.setObjectName("muted")
+        self.record_btn = QPushButton("Plan a recording session…")
+        self.record_btn.setToolTip(
+            "store a recording plan in the project: the groups to fill, speakers per group, "
+            "the prompts and utterances per speaker; the Record tab shows its quota"
+        )
+        can = bool(cp.reachable and project is not None and run_id is not None)
+        self.record_btn.setEnabled(can)
+        if not cp.reachable:
+            self.record_btn.setToolTip("adding speakers does not reach the target: no quota")
+        self.record_btn.clicked.connect(self.plan_session)
+        close = QPushButton("Close")
+        close.clicked.connect(self.accept)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.record_btn)
+        buttons.addStretch(1)
+        buttons.addWidget(close)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.sentence)
+        lay.addWidget(self.sides)
+        lay.addWidget(self.chart, 1)
+        lay.addWidget(caption)
+        lay.addLayout(buttons)
+        self.resize(720, 560)
+        self.recording_plan = None
+
+    def default_dataset(self) -> str:
+        return safe_name(f"plan-{self.cp.group}-{self.cp.reference}", "dataset name")
+
+    def plan_session(self, dataset: str | None = None, prompt_list=None):
+        """Store the recording plan (asks for the dataset name, and for an unmatched design
+        the prompt list, unless given). Returns it, or None (cancelled or refused)."""
+        from ..jobs.recording_plan import SHARED_DESIGNS, make_recording_plan
+
+        if dataset is None:
+            dataset, ok = QInputDialog.getText(
+                self, "Plan a recording session", "Dataset the new recordings go into:",
+                text=self.default_dataset(),
+            )  # fmt: skip
+            if not ok or not dataset.strip():
+                return None
+        if self.cp.design not in SHARED_DESIGNS and prompt_list is None:
+            prompt_list = self._pick_list()
+            if prompt_list is None:
+                return None
+        try:
+            rp = make_recording_plan(
+                self.project, self.run_id, self.plan, self.cp, dataset.strip(),
+                prompt_list=prompt_list, by=self.by,
+            )  # fmt: skip
+        except FairdeskError as exc:
+            QMessageBox.warning(self, "Plan a recording session", str(exc))
+            return None
+        self.recording_plan = rp
+        self.recording_planned.emit(rp)
+        return rp
+
+    def _pick_list(self):
+        from ..recording.prompts import builtin_lists, load_prompts
+
+        lists = builtin_lists()
+        if not lists:
+            QMessageBox.warning(self, "Plan a recording session", "no prompt lists found")
+            return None
+        name, ok = QInputDialog.getItem(
+            self, "Plan a recording session",
+            "Unmatched design: prompt list of new sentences for the new speakers:",
+            list(lists), 0, False,
+        )  # fmt: skip
+        return load_prompts(lists[name]) if ok else None
+
+
+__all__ = ["MdeChart", "PlanDialog"]

@@ -1,0 +1,79 @@
+"""The report's planning section: for every underpowered comparison the recording plan
+stored with the run (``run.plan``, the closed form; docs/METHODS.md, "Recording plan").
+
+Per comparison: the plan sentence, the sides table and an MDE-versus-speakers chart, all
+worded and scaled by :mod:`fairdesk.presentation.plans` (the one formatter every view
+uses). The chart is drawn headless with matplotlib in the style of :mod:`.charts`.
+"""
+
+from __future__ import annotations
+
+from ..jobs.result import AuditRun
+from ..presentation.numbers import number
+from ..presentation.plans import (
+    SIDE_COLUMNS,
+    curve_data,
+    plan_sentence,
+    plan_title,
+    sample_note,
+    side_rows,
+)
+from .data import REFERENCE_COLOUR, SERIES
+
+
+def mde_chart(cp, prefix: str = "p"):
+    """The matplotlib figure of one comparison plan's MDE(k) (the plan's curve), with the
+    target gap, the pilot's speakers and k* marked."""
+    from .charts import _figure, plain
+
+    d = curve_data(cp)
+    fig, ax = _figure(5.6, 3.0)
+    ax.plot(d["k"], d["mde"], marker="o", ms=4, color=SERIES[0], lw=1.6, label="MDE(k)")
+    ax.axhline(d["target"], ls="--", color="#b71c1c", lw=1.2, label="target gap")
+    if d["k_pilot"] is not None:
+        ax.axvline(d["k_pilot"], ls=":", color=REFERENCE_COLOUR, lw=1.0, label="pilot's speakers")
+    if d["floor"] is not None:
+        ax.axhline(d["floor"], ls="-.", color="#6d4c41", lw=1.0, label="content floor")
+    if d["k_star"] is not None and d["k_star"] in d["k"]:
+        y = d["mde"][d["k"].index(d["k_star"])]
+        ax.scatter([d["k_star"]], [y], s=60, color=SERIES[1], zorder=3, label="k*")
+        ax.annotate(f"k* = {d['k_star']}", (d["k_star"], y), textcoords="offset points",
+                    xytext=(6, 8), fontsize=8)  # fmt: skip
+    ax.set_xlabel(plain(d["x_label"]))
+    ax.set_ylabel(plain(d["y_label"]))
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=7, frameon=False)
+    return fig, d
+
+
+def plan_section(run: AuditRun) -> dict | None:
+    """The planning section of a report (None when the run stored no plan)."""
+    from .charts import svg_text
+
+    plan = run.plan
+    if plan is None or not plan.comparisons:
+        return None
+    rows = []
+    for i, cp in enumerate(plan.comparisons):
+        fig, d = mde_chart(cp)
+        rows.append(
+            {
+                "title": plan_title(cp),
+                "sentence": plan_sentence(cp, plan),
+                "sides": side_rows(cp),
+                "svg": svg_text(fig, prefix=f"plan{i}") if d["k"] else None,
+                "caption": d["caption"],
+                "note": cp.note or "",
+            }
+        )
+    return {
+        "label": plan.label,
+        "power": f"{number(plan.power * 100, 0)}%",
+        "alpha": f"{plan.alpha:g} / m = {plan.future_m}",
+        "sample_note": sample_note(plan) or "",
+        "columns": SIDE_COLUMNS,
+        "rows": rows,
+    }
+
+
+__all__ = ["mde_chart", "plan_section"]

@@ -75,14 +75,17 @@ def plan_sentence(cp, plan) -> str:
     parts = [_side(n, word) for n in (g, r) if n is not None and n.new_speakers]
     if not parts:
         return f"The pilot's speakers already suffice to detect {target} with {tail}."
-    utts = {_utt(n.utterances_per_speaker) for n in (g, r) if n is not None and n.new_speakers}
-    each = " and ".join(sorted(utts))
+    new = [n for n in (g, r) if n is not None and n.new_speakers]
+    utts = [_utt(n.utterances_per_speaker) for n in new]
+    if len(set(utts)) == 1:
+        each = f"{utts[0]} utterances each"
+    else:  # per side, so that no number can be read as the other side's
+        each = " and ".join(
+            f"{u} utterances per {short_group(n.group)} speaker" for u, n in zip(utts, new)
+        )
     hours = [n.hours for n in (g, r) if n is not None and n.new_speakers]
     total = None if any(h is None for h in hours) else sum(hours)
-    text = (
-        f"About {' and '.join(parts)}, {each} utterances each{_hours(total)}, would detect "
-        f"{target} with {tail}"
-    )
+    text = f"About {' and '.join(parts)}, {each}{_hours(total)}, would detect {target} with {tail}"
     c = cp.contents
     if c is not None and c.cheaper == "contents" and c.contents_needed is not None:
         text += (

@@ -125,3 +125,32 @@ def test_plan_sentence_wording():
         "for a 5-point gap"
     )
     assert plan_sentence(cp, _plan(cp)).endswith("; add sentences.")
+
+
+def test_the_sentence_gives_utterances_per_side_when_the_sides_differ():
+    """Sides with different utterances per new speaker are named, never "1.5 and 10 each"."""
+    from types import SimpleNamespace as NS
+
+    from fairdesk.presentation.plans import plan_sentence
+
+    def need(group, new, utt, hours):
+        return NS(group=group, new_speakers=new, utterances_per_speaker=utt, hours=hours)
+
+    cp = NS(
+        metric="wer",
+        target_gap=0.05,
+        method="closed_form",
+        limit=None,
+        reachable=True,
+        curve=(),
+        group_need=need("teen", 270, 10.0, 2.0),
+        reference_need=need("adult", 209, 1.5, 1.2),
+        contents=None,
+    )
+    plan = NS(power=0.8, alpha=0.05, future_m=4)
+    s = plan_sentence(cp, plan)
+    assert s.startswith(
+        "About 270 more teen speakers and 209 more adult speakers, 10 utterances per teen "
+        "speaker and 1.5 utterances per adult speaker (≈ 3.2 hours of recording), would detect "
+        "a 5-point gap with 80% power"
+    ), s

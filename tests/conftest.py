@@ -173,28 +173,35 @@ def english_accents_run(**kw):
     )
 
 
+def predictions_csv(path, lose, n_speakers: int = 6, n_contents: int = 5, accents=("a", "b")):
+    """A predictions file for a :func:`tone_project` of "play the song now": the item
+    ``<accent>/<speaker>_<content>.wav`` reads "play the song" (its last word lost) where
+    ``lose(accent, speaker, content)`` is true, else the whole sentence. Returns ``path``."""
+    import csv
+
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["path", "text"])
+        for accent in accents:
+            for s in range(n_speakers):
+                for c in range(n_contents):
+                    text = "play the song" if lose(accent, s, c) else "play the song now"
+                    w.writerow([f"{accent}/{s}_{c}.wav", text])
+    return path
+
+
 def underpowered_pilot(tmp_path):
     """A stored run whose accent-b comparisons are ``inconclusive_underpowered`` (6 speakers
     per accent × 5 items of tone audio, predictions imported: the b speakers drop the last
     word twice as often). Returns ``(project folder, AuditOutput)``; the project is closed.
     """
-    import csv
-
     from fairdesk.jobs.audit import AuditRequest, run_audit
     from fairdesk.stats.settings import AuditSettings
 
     p, _root = tone_project(tmp_path, {"a": 0.4, "b": 0.4}, 6, 5, "play the song now")
-    preds = tmp_path / "preds.csv"
-    with preds.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["path", "text"])
-        for accent in ("a", "b"):
-            for s in range(6):
-                for c in range(5):
-                    lost = (c + s) % 5 < (2 if accent == "b" else 1)
-                    w.writerow(
-                        [f"{accent}/{s}_{c}.wav", "play the song" if lost else "play the song now"]
-                    )
+    preds = predictions_csv(
+        tmp_path / "preds.csv", lambda acc, s, c: (c + s) % 5 < (2 if acc == "b" else 1)
+    )
     out = run_audit(
         p,
         AuditRequest(

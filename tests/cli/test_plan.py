@@ -3,47 +3,18 @@ formatter's wording (docs/METHODS.md, "Planning: how many speakers would settle 
 
 from __future__ import annotations
 
-import csv
 import json
 
 import pytest
 
 from fairdesk.cli import main
 from fairdesk.stats.planning_types import ComparisonPlan, MdePoint, Plan, SideNeed
-from tests.conftest import tone_project
+from tests.conftest import underpowered_pilot
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    from fairdesk.jobs.audit import AuditRequest, run_audit
-    from fairdesk.stats.settings import AuditSettings
-
-    tmp = tmp_path_factory.mktemp("plan")
-    p, _root = tone_project(tmp, {"a": 0.4, "b": 0.4}, 6, 5, "play the song now")
-    preds = tmp / "preds.csv"
-    with preds.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["path", "text"])
-        for accent in ("a", "b"):
-            for s in range(6):
-                for c in range(5):
-                    lost = (c + s) % 5 < (2 if accent == "b" else 1)
-                    hyp = "play the song" if lost else "play the song now"
-                    w.writerow([f"{accent}/{s}_{c}.wav", hyp])
-    out = run_audit(
-        p,
-        AuditRequest(
-            dataset="d",
-            model=f"predictions:{preds}",
-            by=("accent",),
-            reference="a",
-            nlu="none",
-            settings=AuditSettings(n_bootstrap=200, min_items=5, min_speakers=2),
-        ),
-    )
-    folder = str(p.folder)
-    p.close()
-    return folder, out
+    return underpowered_pilot(tmp_path_factory.mktemp("plan"))
 
 
 def test_audit_stores_the_closed_form_plan_and_its_console_reading_ends_with_it(run):

@@ -3,12 +3,10 @@ runs in the background and ``fairdesk regress --project P --run N`` can call."""
 
 from __future__ import annotations
 
-import csv
-
 import numpy as np
 import pytest
 
-from tests.conftest import tone_project
+from tests.conftest import predictions_csv, tone_project
 
 
 @pytest.fixture
@@ -17,18 +15,8 @@ def run(tmp_path):
     from fairdesk.stats.settings import AuditSettings
 
     p, root = tone_project(tmp_path, {"a": 0.4, "b": 0.4}, 6, 5, "play the song now")
-    preds = tmp_path / "preds.csv"
-    with preds.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["path", "text"])
-        for accent in ("a", "b"):
-            for s in range(6):
-                for c in range(5):
-                    # b loses a word in 3 of 5 sentences, a in 1 of 5: a planted effect
-                    lost = c < (3 if accent == "b" else 1)
-                    w.writerow(
-                        [f"{accent}/{s}_{c}.wav", "play the song" if lost else "play the song now"]
-                    )
+    # b loses a word in 3 of 5 sentences, a in 1 of 5: a planted effect
+    preds = predictions_csv(tmp_path / "preds.csv", lambda acc, s, c: c < (3 if acc == "b" else 1))
     out = run_audit(
         p,
         AuditRequest(

@@ -5,30 +5,19 @@ lists where the systems disagree; a table with two ``--hyp-col`` compares its co
 
 from __future__ import annotations
 
-import csv
 import json
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from tests.conftest import tone_project
+from tests.conftest import predictions_csv, tone_project
 
 N_SPK, N_SENT = 6, 5
 
 
 def _preds(path, lose):
-    """A predictions file: ``lose(accent, speaker, sentence)`` says whether the last word
-    is lost."""
-    with path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["path", "text"])
-        for accent in ("a", "b"):
-            for s in range(N_SPK):
-                for c in range(N_SENT):
-                    text = "play the song" if lose(accent, s, c) else "play the song now"
-                    w.writerow([f"{accent}/{s}_{c}.wav", text])
-    return path
+    return predictions_csv(path, lose, N_SPK, N_SENT)
 
 
 @pytest.fixture

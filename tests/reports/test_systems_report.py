@@ -7,14 +7,13 @@ system, equal to what each system's predictions lost."""
 
 from __future__ import annotations
 
-import csv
 import html
 import math
 
 import pandas as pd
 import pytest
 
-from tests.conftest import tone_project
+from tests.conftest import predictions_csv, tone_project
 
 N_SPK, N_SENT = 6, 5
 
@@ -28,15 +27,7 @@ def _lose_b(accent, s, c):  # the other system in 1 sentence of each accent
 
 
 def _preds(path, lose):
-    with path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["path", "text"])
-        for accent in ("a", "b"):
-            for s in range(N_SPK):
-                for c in range(N_SENT):
-                    text = "play the song" if lose(accent, s, c) else "play the song now"
-                    w.writerow([f"{accent}/{s}_{c}.wav", text])
-    return path
+    return predictions_csv(path, lose, N_SPK, N_SENT)
 
 
 @pytest.fixture(scope="module")

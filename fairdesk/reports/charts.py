@@ -149,16 +149,12 @@ def value_chart(result: Result, metric: str) -> Chart:
     return Chart(f"values_{_safe(metric)}", f"{metric_label(metric)} by group", fig, cap)
 
 
-def gap_chart(result: Result, metric: str) -> Chart:
-    """Each group's gap to the reference with the 95% CI of the gap (the GUI's gap plot)."""
-    run = as_audit_run(result)
-    rows = [c for c in run.comparisons if c.metric == metric]
-    ref = run.reference
-    fig, ax = _figure(max(4.0, 1.2 + 0.9 * len(rows)), 3.0)
-    k = _scale(metric)
+def interval_points(ax, points) -> None:
+    """One point per ``(value, low, high, colour)`` at x = 0, 1, ... with its 95% CI as an
+    error bar (a missing bound: no bar; a missing value: no point), over a dashed line at 0:
+    the gap chart and the gap-difference chart of a comparison of systems alike."""
     ax.axhline(0, color="#444444", ls="--", lw=1.2)
-    for i, c in enumerate(rows):
-        y, lo, hi = num(c.gap) * k, num(c.ci_low) * k, num(c.ci_high) * k
+    for i, (y, lo, hi, colour) in enumerate(points):
         if not any(math.isnan(x) for x in (y, lo, hi)):
             ax.errorbar(
                 [i],
@@ -170,14 +166,23 @@ def gap_chart(result: Result, metric: str) -> Chart:
                 capsize=6,
             )
         if not math.isnan(y):
-            ax.scatter(
-                [i],
-                [y],
-                s=90,
-                color=verdict_style(c.verdict)[1],
-                edgecolor="#263238",
-                zorder=3,
-            )
+            ax.scatter([i], [y], s=90, color=colour, edgecolor="#263238", zorder=3)
+
+
+def gap_chart(result: Result, metric: str) -> Chart:
+    """Each group's gap to the reference with the 95% CI of the gap (the GUI's gap plot)."""
+    run = as_audit_run(result)
+    rows = [c for c in run.comparisons if c.metric == metric]
+    ref = run.reference
+    fig, ax = _figure(max(4.0, 1.2 + 0.9 * len(rows)), 3.0)
+    k = _scale(metric)
+    interval_points(
+        ax,
+        [
+            (num(c.gap) * k, num(c.ci_low) * k, num(c.ci_high) * k, verdict_style(c.verdict)[1])
+            for c in rows
+        ],
+    )
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels(
         [plain(short_group(c.group)) for c in rows], rotation=20 if len(rows) > 4 else 0

@@ -43,28 +43,22 @@ def run_comparison(d):
 def gap_difference_chart(result, metric: str):
     """Each gap difference of ``metric`` (gap_B − gap_A) with its 95% CI, coloured by its
     verdict; a dashed line at 0 (no change in the gap). None without a gap difference."""
-    from .charts import Chart, _figure, _safe, plain
+    from .charts import Chart, _figure, _safe, interval_points, plain
 
     rows = [r for r in gap_rows(result, metric)]
     if not rows:
         return None
     fig, ax = _figure(max(5.0, 1.4 + 1.0 * len(rows)), 3.2)
-    ax.axhline(0, color="#444444", ls="--", lw=1.2)
-    for i, r in enumerate(rows):
-        y, lo, hi = (math.nan if v is None else v for v in (r.difference, r.low, r.high))
-        if not any(math.isnan(x) for x in (y, lo, hi)):
-            ax.errorbar(
-                [i],
-                [y],
-                yerr=[[max(y - lo, 0)], [max(hi - y, 0)]],
-                fmt="none",
-                ecolor="#37474f",
-                elinewidth=2,
-                capsize=6,
+    interval_points(
+        ax,
+        [
+            (
+                *(math.nan if v is None else v for v in (r.difference, r.low, r.high)),
+                SYSTEM_VERDICT_COLOURS.get(r.verdict, ("#e0e0e0", ""))[0],
             )
-        if not math.isnan(y):
-            colour = SYSTEM_VERDICT_COLOURS.get(r.verdict, ("#e0e0e0", ""))[0]
-            ax.scatter([i], [y], s=90, color=colour, edgecolor="#263238", zorder=3)
+            for r in rows
+        ],
+    )
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels([plain(r.label) for r in rows], rotation=20 if len(rows) > 3 else 0)
     ax.set_xlim(-0.6, len(rows) - 0.4)

@@ -105,7 +105,8 @@ def test_a_manifest_folder_and_the_format_refusals(tmp_path):
         import_dataset(p, "x", root, fmt="sphinx")
     assert str(e.value) == (
         "unknown format 'sphinx'; use one of auto, manifest, audiofolder, "
-        "commonvoice, librispeech, saa, l2arctic, kaldi, nemo, lhotse, vctk, timit, hf"
+        "commonvoice, librispeech, saa, l2arctic, kaldi, nemo, lhotse, vctk, timit, hf, eaf, "
+        "textgrid"
     )
     with pytest.raises(ImportFailed) as e:
         detect_format(tmp_path / "nope")
@@ -117,7 +118,7 @@ def test_a_manifest_folder_and_the_format_refusals(tmp_path):
     assert str(e.value) == (
         f"{empty}: cannot tell the dataset format; pass --format "
         "(manifest, audiofolder, commonvoice, librispeech, saa, l2arctic, kaldi, nemo, lhotse, "
-        "vctk, timit or hf)"
+        "vctk, timit, hf, eaf or textgrid)"
     )
     (empty / "metadata.jsonl").write_text("{}\n")
     assert detect_format(empty) == "audiofolder"

@@ -105,4 +105,7 @@ def test_item_view_shows_saliency_progress_while_it_computes(qtbot, ctx, mini, m
         "computing saliency… 100% (occlusion 6/6)",
     ]
     assert w.player.saliency_shown
-    assert w.saliency_info.text() == "saliency: occlusion (40 frames); shaded: reference words"
+    assert w.saliency_info.text() == (
+        "saliency: occlusion (40 frames); orange: saliency, scale on the right axis (hover it); "
+        "green: reference words"
+    )

@@ -138,8 +138,11 @@ class IncrementalPanel(QWidget):
 
     run_done = Signal(int)
 
-    def __init__(self, ctx: Context, parent=None):
+    def __init__(self, ctx: Context, parent=None, *, lazy: bool = False):
         super().__init__(parent)
+        #: a hidden tab of the main window reads the project when it is first shown
+        self.lazy = lazy
+        self._stale = False
         self.ctx = ctx
         self.result: IncrementalResult | None = None
         self.job: Job | None = None
@@ -244,6 +247,10 @@ class IncrementalPanel(QWidget):
         """Re-read the datasets and the stored incremental runs."""
         from ..incremental.store import incremental_runs
 
+        if self.lazy and not self.isVisible():
+            self._stale = True
+            return
+        self._stale = False
         p = self.ctx.project
         self.dataset.blockSignals(True)
         self.dataset.clear()
@@ -274,13 +281,15 @@ class IncrementalPanel(QWidget):
         if p is None or not name:
             return
         frame = p.items(p.dataset(name))
-        for _, r in frame.iterrows():
-            it = QListWidgetItem(str(r["id"]))
-            it.setData(
-                Qt.UserRole,
-                {"id": str(r["id"]), "path": str(r["path"]), "duration": r.get("duration")},
-            )
-            it.setToolTip(str(r.get("text") or ""))
+        n = len(frame)
+        durations = frame["duration"].tolist() if "duration" in frame else [None] * n
+        texts = frame["text"].tolist() if "text" in frame else [None] * n
+        for id_, path, duration, text in zip(
+            frame["id"].tolist(), frame["path"].tolist(), durations, texts, strict=True
+        ):
+            it = QListWidgetItem(str(id_))
+            it.setData(Qt.UserRole, {"id": str(id_), "path": str(path), "duration": duration})
+            it.setToolTip(str(text or ""))
             self.items.addItem(it)
 
     def select_run(self, run_id: int) -> None:
@@ -422,3 +431,8 @@ class IncrementalPanel(QWidget):
         self.reload()
         self.select_run(res.run_id)
         self.run_done.emit(int(res.run_id))
+
+    def showEvent(self, event):  # noqa: N802 - Qt API
+        super().showEvent(event)
+        if self._stale:
+            self.reload()

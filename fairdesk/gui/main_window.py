@@ -106,10 +106,10 @@ class MainWindow(QMainWindow):
             self.ctx.remembered_run = last_run(self.settings, self.ctx.folder)
         self.datasets = DatasetPanel(self.ctx)
         self.audit = AuditPanel(self.ctx)
-        self.results = ResultsPanel(self.ctx)
+        self.results = ResultsPanel(self.ctx, lazy=True)  # hidden tabs load on first show
         self.items = ItemPanel(self.ctx)
         self.record = RecordPanel(self.ctx, input_file=input_file)
-        self.incremental = IncrementalPanel(self.ctx)
+        self.incremental = IncrementalPanel(self.ctx, lazy=True)
         self.tabs = QTabWidget()
         for panel, label in (
             (self.datasets, "Datasets"),

@@ -145,8 +145,11 @@ class ResultsPanel(QWidget):
         ("Ctrl+Shift+R", "Results: run the regression of the shown run"),
     ]
 
-    def __init__(self, ctx: Context, parent=None):
+    def __init__(self, ctx: Context, parent=None, *, lazy: bool = False):
         super().__init__(parent)
+        #: render a run selected while the tab is hidden when the tab is first shown
+        self.lazy = lazy
+        self._unrendered = False
         self.ctx = ctx
         self.result: AuditRun | None = None
         self.run_id: int | None = None
@@ -274,7 +277,12 @@ class ResultsPanel(QWidget):
             self.reload_runs()
             i = self.runs.findData(self.run_id)
         self.runs.setCurrentIndex(i)
-        self.show_result(run)
+        if self.lazy and not self.isVisible():
+            # the main window's hidden tab: decoded now (shared with the items), drawn on show
+            self.result, self._unrendered = run, True
+            self._chart_view()
+        else:
+            self.show_result(run)
         self.loaded.emit(self.run_id)
 
     def open_plan(self, cp, plan):
@@ -294,7 +302,7 @@ class ResultsPanel(QWidget):
     def show_result(self, result: AuditRun | Mapping | None):
         """Show a run: an :class:`AuditRun` or a payload (decoded here once)."""
         run = as_audit_run(result) if result else None
-        self.result = run
+        self.result, self._unrendered = run, False
         self.cards.set_result(run)
         self.values.set_result(run)
         self.radar.set_result(run)
@@ -364,6 +372,8 @@ class ResultsPanel(QWidget):
 
     def showEvent(self, event):  # noqa: N802 - Qt API
         super().showEvent(event)
+        if self._unrendered:
+            self.show_result(self.result)
         self._fit_split()
 
     def resizeEvent(self, event):  # noqa: N802 - Qt API

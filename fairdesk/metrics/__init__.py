@@ -10,64 +10,60 @@ Public API
   :func:`tone_counts`, :func:`exact_match`, :func:`intent_match`, :func:`slot_diff`.
 * normalisers: :func:`english`, :func:`basic`, :func:`tone_preserving`,
   :func:`normalizer_for`, :func:`get_normalizer`.
+
+
+The names load their modules on first use (module ``__getattr__``): importing
+``metrics.registry`` (the display specs) does not load pandas.
 """
 
-from .confusion import NO_PREDICTION, confusion_matrix
-from .items import class_column, compute_item_stats
-from .normalize import basic, english, get_normalizer, normalizer_for, tone_preserving
-from .registry import (
-    CLASS_METRIC_IDS,
-    METRIC_IDS,
-    METRICS,
-    MetricSpec,
-    class_labels,
-    class_metric,
-    metric_specs,
-    ratio_metric,
-)
-from .slots import SlotDiff, exact_match, intent_match, parse_slots, slot_diff
-from .text import (
-    CharCounts,
-    DiacriticCounts,
-    ToneCounts,
-    WordCounts,
-    char_counts,
-    diacritic_counts,
-    marked_letters,
-    tone_counts,
-    word_counts,
-)
+#: public name -> the module that defines it (imported on first access)
+_LAZY: dict[str, str] = {
+    "NO_PREDICTION": ".confusion",
+    "confusion_matrix": ".confusion",
+    "class_column": ".items",
+    "compute_item_stats": ".items",
+    "basic": ".normalize",
+    "english": ".normalize",
+    "get_normalizer": ".normalize",
+    "normalizer_for": ".normalize",
+    "tone_preserving": ".normalize",
+    "CLASS_METRIC_IDS": ".registry",
+    "METRIC_IDS": ".registry",
+    "METRICS": ".registry",
+    "MetricSpec": ".registry",
+    "class_labels": ".registry",
+    "class_metric": ".registry",
+    "metric_specs": ".registry",
+    "ratio_metric": ".registry",
+    "SlotDiff": ".slots",
+    "exact_match": ".slots",
+    "intent_match": ".slots",
+    "parse_slots": ".slots",
+    "slot_diff": ".slots",
+    "CharCounts": ".text",
+    "DiacriticCounts": ".text",
+    "ToneCounts": ".text",
+    "WordCounts": ".text",
+    "char_counts": ".text",
+    "diacritic_counts": ".text",
+    "marked_letters": ".text",
+    "tone_counts": ".text",
+    "word_counts": ".text",
+}
 
-__all__ = [
-    "CLASS_METRIC_IDS",
-    "METRICS",
-    "METRIC_IDS",
-    "NO_PREDICTION",
-    "CharCounts",
-    "DiacriticCounts",
-    "MetricSpec",
-    "SlotDiff",
-    "ToneCounts",
-    "WordCounts",
-    "basic",
-    "char_counts",
-    "class_column",
-    "class_labels",
-    "class_metric",
-    "compute_item_stats",
-    "confusion_matrix",
-    "diacritic_counts",
-    "english",
-    "exact_match",
-    "get_normalizer",
-    "intent_match",
-    "marked_letters",
-    "metric_specs",
-    "normalizer_for",
-    "parse_slots",
-    "ratio_metric",
-    "slot_diff",
-    "tone_counts",
-    "tone_preserving",
-    "word_counts",
-]
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -403,6 +402,8 @@ def metric_specs(stats_df, wanted=None) -> list[MetricSpec]:
         For an unknown id (the message lists the valid ones), or a wanted metric whose columns
         are missing (the message says which input columns the audit frame needs).
     """
+    import pandas as pd  # lazily: the GUI's first window reads the display specs only
+
     is_frame = isinstance(stats_df, pd.DataFrame)
     columns = list(stats_df.columns) if is_frame else list(stats_df)
     if wanted is None:

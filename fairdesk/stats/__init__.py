@@ -1,48 +1,50 @@
 """Fairness statistics: slicing, resampling, comparisons, verdicts, summaries (docs/METHODS.md, "Comparisons with the reference"
-and "Representation"). The public API is re-exported here; regression models live in ``stats.regression``."""
+and "Representation"). The public API is re-exported here; regression models live in ``stats.regression``.
 
-from fairdesk.stats.bootstrap import ESTIMATOR_LABELS, SCHEMES
-from fairdesk.stats.compare import compare_groups
-from fairdesk.stats.minimums import Precheck, check_groups_before_inference, exclusion_message
-from fairdesk.stats.representation import (
-    RepresentationResult,
-    leakage,
-    representation_analysis,
-    silhouette,
-)
-from fairdesk.stats.results import AuditResult, Comparison, Exclusion, GroupInfo
-from fairdesk.stats.settings import AuditSettings
-from fairdesk.stats.slicing import (
-    apply_minimums,
-    check_run_cap,
-    choose_reference,
-    slice_frame,
-    stratified_sample,
-)
-from fairdesk.stats.summary import MetricSummary, gini, weighted_std
+The names load their modules on first use (module ``__getattr__``): importing one
+submodule, e.g. ``stats.representation`` for a typed result, does not load scipy.
+"""
 
-__all__ = [
-    "ESTIMATOR_LABELS",
-    "SCHEMES",
-    "AuditResult",
-    "AuditSettings",
-    "Comparison",
-    "Exclusion",
-    "GroupInfo",
-    "MetricSummary",
-    "Precheck",
-    "RepresentationResult",
-    "apply_minimums",
-    "check_groups_before_inference",
-    "check_run_cap",
-    "choose_reference",
-    "compare_groups",
-    "exclusion_message",
-    "gini",
-    "leakage",
-    "representation_analysis",
-    "silhouette",
-    "slice_frame",
-    "stratified_sample",
-    "weighted_std",
-]
+#: public name -> the module that defines it (imported on first access)
+_LAZY: dict[str, str] = {
+    "ESTIMATOR_LABELS": ".bootstrap",
+    "SCHEMES": ".bootstrap",
+    "compare_groups": ".compare",
+    "Precheck": ".minimums",
+    "check_groups_before_inference": ".minimums",
+    "exclusion_message": ".minimums",
+    "RepresentationResult": ".representation",
+    "leakage": ".representation",
+    "representation_analysis": ".representation",
+    "silhouette": ".representation",
+    "AuditResult": ".results",
+    "Comparison": ".results",
+    "Exclusion": ".results",
+    "GroupInfo": ".results",
+    "AuditSettings": ".settings",
+    "apply_minimums": ".slicing",
+    "check_run_cap": ".slicing",
+    "choose_reference": ".slicing",
+    "slice_frame": ".slicing",
+    "stratified_sample": ".slicing",
+    "MetricSummary": ".summary",
+    "gini": ".summary",
+    "weighted_std": ".summary",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -5,6 +5,7 @@ warning class; the public API's names load their modules on first use (module
 ``__getattr__``), so ``fairdesk --help`` and the desktop launch stay fast.
 """
 
+from ._lazy import lazy_attributes
 from ._meta import FairdeskWarning, __version__
 
 #: public name -> the module that defines it (imported on first access)
@@ -18,16 +19,4 @@ _LAZY: dict[str, str] = {
 __all__ = ["FairdeskWarning", "__version__", *_LAZY]
 
 
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'fairdesk' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, globals())

@@ -190,7 +190,7 @@ def import_graph(pkg: Path = PKG) -> dict[str, set[str]]:
 #: The ranks, bottom first: a unit (a subpackage of fairdesk, or one of its top-level
 #: modules; ``"fairdesk"`` is the root package) may import only units of a lower rank.
 LAYERS: list[tuple[str, ...]] = [
-    ("_meta", "constants", "paths", "workers"),
+    ("_meta", "_lazy", "constants", "paths", "workers"),
     ("core",),
     ("models", "recording"),
     ("metrics",),

@@ -16,6 +16,8 @@ The names load their modules on first use (module ``__getattr__``): importing
 ``metrics.registry`` (the display specs) does not load pandas.
 """
 
+from .._lazy import lazy_attributes
+
 #: public name -> the module that defines it (imported on first access)
 _LAZY: dict[str, str] = {
     "NO_PREDICTION": ".confusion",
@@ -54,16 +56,4 @@ _LAZY: dict[str, str] = {
 __all__ = sorted(_LAZY)
 
 
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, globals())

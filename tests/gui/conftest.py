@@ -6,7 +6,8 @@ from __future__ import annotations
 import csv
 import json
 import logging
-from dataclasses import dataclass
+import shutil
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -91,7 +92,7 @@ def small_settings(**kw):
 
 
 @pytest.fixture(scope="session")
-def mini(tmp_path_factory) -> MiniProject:
+def _mini_built(tmp_path_factory) -> MiniProject:
     from fairdesk.core.importers import import_dataset
     from fairdesk.core.store import Project
     from fairdesk.jobs.audit import AuditRequest, run_audit
@@ -113,6 +114,16 @@ def mini(tmp_path_factory) -> MiniProject:
     )
     project.close()
     return MiniProject(base / "project", base / "data", preds, out.run_id, rep.imported)
+
+
+@pytest.fixture
+def mini(_mini_built, tmp_path) -> MiniProject:
+    """The mini project, a fresh copy for each test: a test that adds runs, annotations or
+    settings to it cannot change what the next test opens (the data folder is shared and
+    read only)."""
+    folder = tmp_path / "mini-project"
+    shutil.copytree(_mini_built.folder, folder)
+    return replace(_mini_built, folder=folder)
 
 
 @pytest.fixture
@@ -140,6 +151,16 @@ def _no_pool_threads_left(request):
     busy = [r for r in live if not r.pool.waitForDone(5000)]
     assert not busy, "a test left background jobs running"
     assert QThreadPool.globalInstance().waitForDone(5000)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _fairdesk_style(qapp):
+    """Every GUI test sees the application as users do: fairdesk's font and style
+    (:func:`fairdesk.gui.qapp.application`), not pytest-qt's bare QApplication, whose
+    smaller font would let a layout that overflows a laptop screen pass."""
+    from fairdesk.gui.qapp import application
+
+    application()
 
 
 @pytest.fixture(autouse=True, scope="session")

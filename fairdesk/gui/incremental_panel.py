@@ -22,6 +22,8 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -168,24 +170,6 @@ class IncrementalPanel(QWidget):
         self.status = QLabel("")
         self.status.setObjectName("muted")
 
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Run"))
-        top.addWidget(self.runs, 2)
-        top.addSpacing(12)
-        for w in (
-            QLabel("Dataset"),
-            self.dataset,
-            QLabel("Model"),
-            self.model,
-            QLabel("Policy"),
-            self.policy,
-            QLabel("Chunk"),
-            self.chunk,
-            self.run_btn,
-            self.cancel_btn,
-        ):
-            top.addWidget(w)
-
         self.items = QListWidget()
         self.items.setSelectionMode(QAbstractItemView.ExtendedSelection)
         self.items.setToolTip(
@@ -201,9 +185,24 @@ class IncrementalPanel(QWidget):
         self.legend = QLabel("")
         self.legend.setWordWrap(True)
 
+        # the left column: the shown run, a new run's settings, the items to run it on
+        # (one column rather than a row of ten controls: the tab fits a 1024-px screen)
+        new = QGroupBox("New run")
+        form = QFormLayout(new)
+        form.addRow("Dataset", self.dataset)
+        form.addRow("Model", self.model)
+        form.addRow("Policy", self.policy)
+        form.addRow("Chunk", self.chunk)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.run_btn)
+        buttons.addWidget(self.cancel_btn)
+        form.addRow(buttons)
         left = QWidget()
         ll = QVBoxLayout(left)
         ll.setContentsMargins(0, 0, 0, 0)
+        ll.addWidget(QLabel("Run shown"))
+        ll.addWidget(self.runs)
+        ll.addWidget(new)
         ll.addWidget(QLabel("Items"))
         ll.addWidget(self.items, 1)
         right = QWidget()
@@ -221,9 +220,9 @@ class IncrementalPanel(QWidget):
         split.addWidget(left)
         split.addWidget(right)
         split.setStretchFactor(1, 4)
+        split.setSizes([300, 900])
 
         lay = QVBoxLayout(self)
-        lay.addLayout(top)
         lay.addWidget(split, 1)
         lay.addWidget(self.status)
 

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -71,9 +72,9 @@ class TimelineView(pg.PlotWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setMenuEnabled(False)
-        self.setMinimumHeight(160)
+        self.setMinimumHeight(110)  # the tab fits 1024x700 with the player below
         self.getPlotItem().getAxis("bottom").setLabel("s (computation clock)")
-        self.getPlotItem().getAxis("left").setLabel("word position")
+        self.getPlotItem().getAxis("left").setLabel("word")  # its position in the hypothesis
         self.getPlotItem().invertY(True)
         self.adds = pg.ScatterPlotItem(symbol="s", size=7, brush=pg.mkBrush(ADD), pen=None)
         self.revokes = pg.ScatterPlotItem(
@@ -178,7 +179,8 @@ class IncrementalPanel(QWidget):
         self.stream = QComboBox()  # model × policy of the shown run
         self.table = QTableWidget()
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.table.setMaximumHeight(200)
+        self.table.setMaximumHeight(130)  # a few models × policies; the timeline gets the rest
+        self.table.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Maximum)
         self.view = TimelineView()
         self.player = AudioPlayer(ctx.jobs)
         self.player.message.connect(ctx.status)

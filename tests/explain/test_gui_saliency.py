@@ -10,7 +10,13 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pyqtgraph")
 
-from tests.gui.conftest import _no_pool_threads_left, ctx, mini  # noqa: E402, F401
+from tests.gui.conftest import (  # noqa: E402, F401
+    _fairdesk_style,
+    _mini_built,
+    _no_pool_threads_left,
+    ctx,
+    mini,
+)
 
 
 @pytest.mark.slow

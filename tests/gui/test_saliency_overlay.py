@@ -10,17 +10,9 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pyqtgraph")
 
-from tests.gui.conftest import (  # noqa: E402, F401
-    _fairdesk_style,
-    _mini_built,
-    _no_pool_threads_left,
-    ctx,
-    mini,
-)
-
 
 @pytest.mark.slow
-def test_item_view_offers_then_overlays_saliency(qtbot, ctx, mini):  # noqa: F811
+def test_item_view_offers_then_overlays_saliency(qtbot, ctx, mini):
     from fairdesk.core import audio as audio_io
     from fairdesk.gui.item_panel import ItemPanel
     from fairdesk.models import get_backend
@@ -84,7 +76,7 @@ def test_item_view_offers_then_overlays_saliency(qtbot, ctx, mini):  # noqa: F81
     np.testing.assert_allclose(out["curve"], want, rtol=1e-3, atol=1e-3)
 
 
-def test_item_view_shows_saliency_progress_while_it_computes(qtbot, ctx, mini, monkeypatch):  # noqa: F811
+def test_item_view_shows_saliency_progress_while_it_computes(qtbot, ctx, mini, monkeypatch):
     """The item view names the percent done and the step while the job runs (a stand-in
     task, so no model: what is tested is the view, not the saliency)."""
     from fairdesk.gui.item_panel import ItemPanel

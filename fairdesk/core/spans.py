@@ -27,9 +27,11 @@ from .errors import AudioError
 __all__ = [
     "END_TOLERANCE_S",
     "file_hash",
+    "file_seconds",
     "item_spans",
     "load",
     "load_row",
+    "load_with_context",
     "load_span",
     "probe_span",
     "read_span",
@@ -188,6 +190,35 @@ def load_span(path, start_s: float, end_s: float, sample_rate: int = SAMPLE_RATE
         span_hash(path, start_s, end_s),
     )
     return Audio(audio_io.resample(mono, sr, sample_rate), info)
+
+
+def file_seconds(path) -> float:
+    """A file's duration in seconds from its header (libsndfile), or by decoding it when
+    libsndfile does not read it (M4A/AAC through PyAV)."""
+    import soundfile as sf
+
+    p = _check_file(path)
+    if p.suffix.lower() not in AV_EXTENSIONS:
+        try:
+            info = sf.info(str(p))
+            return info.frames / float(info.samplerate)
+        except Exception:  # noqa: BLE001 - not libsndfile's: FFmpeg may read it
+            pass
+    whole, sr = _decode_av(p, None)
+    return whole.shape[0] / float(sr)
+
+
+def load_with_context(
+    path, start_s: float, end_s: float, context_s: float, sample_rate: int = SAMPLE_RATE
+) -> tuple[Audio, float]:
+    """A span with up to ``context_s`` seconds of the file on each side (cut at the file's
+    start and end): the audio, and where its first sample lies relative to the span's start
+    (0 or negative, in seconds). Only the window is decoded."""
+    lo = max(0.0, float(start_s) - max(0.0, float(context_s)))
+    hi = float(end_s) + max(0.0, float(context_s))
+    if context_s > 0:
+        hi = min(hi, max(file_seconds(path), float(end_s)))
+    return load_span(path, lo, hi, sample_rate), lo - float(start_s)
 
 
 def load(

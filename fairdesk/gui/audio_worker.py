@@ -138,13 +138,30 @@ def set_default_sink(sink: OutputSink) -> None:
     _DEFAULT = sink
 
 
+def audio_key(path, span=None, context: float = 0.0) -> str:
+    """The cache key of what the player shows: a whole file by its path, a segment by its path
+    and span (and the context around it, when asked for)."""
+    if span is None:
+        return str(path)
+    key = f"{path}#{float(span[0]):.4f}-{float(span[1]):.4f}"
+    return key + (f"+{float(context):g}" if context else "")
+
+
+def _source(src):
+    """``(path, span)`` of a prefetch entry: a path, or a ``(path, span)`` pair."""
+    if isinstance(src, tuple):
+        return str(src[0]), src[1]
+    return str(src), None
+
+
 class AudioCache(QObject):
-    """Decoded files (samples, envelope, spectrogram) by path, filled by background jobs.
+    """Decoded files or segments (samples, envelope, spectrogram) by :func:`audio_key`, filled
+    by background jobs.
 
     Signals
     -------
-    loaded(str, object) : a file's analysis is ready (path, dict).
-    failed(str, str) : a file could not be read (path, message).
+    loaded(str, object) : an analysis is ready (key, dict).
+    failed(str, str) : a file could not be read (key, message).
     """
 
     loaded = Signal(str, object)
@@ -157,32 +174,42 @@ class AudioCache(QObject):
         self._data: OrderedDict[str, dict] = OrderedDict()
         self._pending: dict[str, Job] = {}
 
-    def get(self, path: str) -> dict | None:
-        out = self._data.get(str(path))
+    def get(self, path, span=None, context: float = 0.0) -> dict | None:
+        key = audio_key(path, span, context)
+        out = self._data.get(key)
         if out is not None:
-            self._data.move_to_end(str(path))
+            self._data.move_to_end(key)
         return out
 
-    def request(self, path) -> Job | None:
-        """Start analysing ``path`` unless it is cached or under way (returns the job)."""
-        path = str(path)
-        if path in self._data:
+    def request(self, path, span=None, context: float = 0.0) -> Job | None:
+        """Start analysing ``path`` (only ``span`` of it, with ``context`` seconds around, when
+        given) unless it is cached or under way (returns the job)."""
+        key = audio_key(path, span, context)
+        if key in self._data:
             return None
-        job = self._pending.get(path)
+        job = self._pending.get(key)
         if job is not None:
             return job
-        job = Job(tasks.load_audio, path, name="load audio", request=path)
-        job.signals.result.connect(lambda out, p=path: self._done(p, out))
-        job.signals.error.connect(lambda msg, p=path: self._error(p, msg))
-        job.signals.finished.connect(lambda p=path, j=job: self._finished(p, j))
-        self._pending[path] = job
+        job = Job(
+            tasks.load_audio,
+            str(path),
+            span=None if span is None else (float(span[0]), float(span[1])),
+            context=float(context),
+            name="load audio",
+            request=key,
+        )
+        job.signals.result.connect(lambda out, k=key: self._done(k, out))
+        job.signals.error.connect(lambda msg, k=key: self._error(k, msg))
+        job.signals.finished.connect(lambda k=key, j=job: self._finished(k, j))
+        self._pending[key] = job
         return self.jobs.submit(job)
 
-    def prefetch(self, paths) -> None:
-        """Analyse ``paths`` ahead (the neighbours of the shown item)."""
-        for p in paths:
-            if p:
-                self.request(p)
+    def prefetch(self, sources) -> None:
+        """Analyse ``sources`` ahead (the neighbours of the shown item): paths, or ``(path,
+        span)`` pairs for segments."""
+        for src in sources:
+            if src:
+                self.request(*_source(src))
 
     def _done(self, path: str, out: dict) -> None:
         if not isValid(self):  # the view was closed while the job ran

@@ -45,6 +45,17 @@ MAX_FILTER_VALUES = 40
 ALL = "(all)"
 
 
+def segment_column(frame) -> list[str]:
+    """Where each item lies in its recording (``03:12.50–03:14.10``; – for a whole file),
+    with hours on every row when a recording runs past an hour, so the column sorts."""
+    from ..core.spans import item_spans
+    from ..presentation import fmt_segment
+
+    spans = item_spans(frame)
+    hours = any(s is not None and s[1] >= 3600 for s in spans)
+    return [fmt_segment(None, None) if s is None else fmt_segment(*s, hours=hours) for s in spans]
+
+
 class DatasetPanel(QWidget):
     """Datasets of the open project and the items of the selected one.
 
@@ -340,13 +351,20 @@ class DatasetPanel(QWidget):
         frame["annotation"] = [latest.get(int(i), "") for i in frame["db_id"]]
         self._frame, self._root = frame, ds.root
         self._show_audio_root(ds)
+        shown = frame
+        if "start_s" in frame.columns:  # segments of longer recordings: where each lies
+            shown = frame.assign(segment=segment_column(frame))
         cols = [
             c
-            for c in ("id", "text", "annotation", "speaker_id", "duration", "content_id")
-            if c in frame.columns
+            for c in ("id", "text", "annotation", "speaker_id", "duration", "segment", "content_id")
+            if c in shown.columns
         ]
-        cols += [c for c in frame.columns if c not in cols and c not in HIDDEN and c != "path"]
-        self.model.set_frame(frame[cols].copy())
+        cols += [
+            c
+            for c in shown.columns
+            if c not in cols and c not in HIDDEN and c not in ("path", "start_s", "end_s")
+        ]
+        self.model.set_frame(shown[cols].copy())
         for col, values in sorted(s["columns"].items()):
             structured = any(str(v).startswith(("{", "[")) for v in values)
             if 2 <= len(values) <= MAX_FILTER_VALUES and col in cols and not structured:
@@ -455,18 +473,22 @@ class DatasetPanel(QWidget):
             return None
         return self._frame.iloc[self.model.source_row(r)].to_dict()
 
-    def _path(self, view_row: int) -> str | None:
+    def _path(self, view_row: int) -> tuple[str, tuple | None] | None:
+        """``(audio path, span or None)`` of a row of the table (what the player loads)."""
+        from ..core.spans import span_of
+
         if self._frame is None or self._root is None or not 0 <= view_row < self.model.rowCount():
             return None
-        return str(self._root / str(self._frame["path"].iloc[self.model.source_row(view_row)]))
+        row = self._frame.iloc[self.model.source_row(view_row)]
+        return str(self._root / str(row["path"])), span_of(row)
 
     def _row_selected(self, current, _prev) -> None:
         if not current.isValid() or self._frame is None:
             return
         row = self._frame.iloc[self.model.source_row(current.row())]
-        path = self._path(current.row())
-        if path:
-            self.ensure_detail().load(path)
+        src = self._path(current.row())
+        if src:
+            self.ensure_detail().load(src[0], span=src[1])
             self.player.prefetch(self._path(current.row() + d) for d in (1, -1, 2))
         self.ensure_detail()
         self.annotation.set_item(int(row["db_id"]), str(row["id"]))

@@ -291,11 +291,21 @@ class IncrementalPanel(QWidget):
         n = len(frame)
         durations = frame["duration"].tolist() if "duration" in frame else [None] * n
         texts = frame["text"].tolist() if "text" in frame else [None] * n
-        for id_, path, duration, text in zip(
-            frame["id"].tolist(), frame["path"].tolist(), durations, texts, strict=True
+        from ..core.spans import item_spans
+
+        for id_, path, duration, text, span in zip(
+            frame["id"].tolist(),
+            frame["path"].tolist(),
+            durations,
+            texts,
+            item_spans(frame),
+            strict=True,
         ):
             it = QListWidgetItem(str(id_))
-            it.setData(Qt.UserRole, {"id": str(id_), "path": str(path), "duration": duration})
+            it.setData(
+                Qt.UserRole,
+                {"id": str(id_), "path": str(path), "duration": duration, "span": span},
+            )
             it.setToolTip(str(text or ""))
             self.items.addItem(it)
 
@@ -385,7 +395,9 @@ class IncrementalPanel(QWidget):
             if root is not None and meta.get("path"):
                 dur = meta.get("duration")
                 self.player.load(
-                    root / meta["path"], float(dur) if isinstance(dur, (int, float)) else None
+                    root / meta["path"],
+                    float(dur) if isinstance(dur, (int, float)) else None,
+                    span=meta.get("span"),
                 )
 
     # -- running ---------------------------------------------------------------------------

@@ -464,11 +464,15 @@ class ItemPanel(SaliencyMixin, QWidget):
         r = 0 if r < 0 else min(max(r + d, 0), n - 1)
         self.table.selectRow(r)
 
-    def _path_of(self, view_row: int) -> str | None:
+    def _path_of(self, view_row: int) -> tuple[str, tuple | None] | None:
+        """``(audio path, span or None)`` of a row of the table (what the player loads)."""
+        from ..core.spans import span_of
+
         if self.dataset_root is None or not 0 <= view_row < self.model.rowCount():
             return None
-        rel = self._record(self.model.source_row(view_row)).get("path")
-        return str(self.dataset_root / str(rel)) if rel else None
+        rec = self._record(self.model.source_row(view_row))
+        rel = rec.get("path")
+        return (str(self.dataset_root / str(rel)), span_of(rec)) if rel else None
 
     def _prefetch(self, view_row: int) -> None:
         order = [view_row + k * s for k in range(1, PREFETCH + 1) for s in (1, -1)]
@@ -502,7 +506,11 @@ class ItemPanel(SaliencyMixin, QWidget):
         self.diff.set_report(rep)
         self._show_systems(row)
         if self.dataset_root is not None and row.get("path"):
-            self.player.load(self.dataset_root / str(row["path"]), row.get("duration"))
+            from ..core.spans import span_of
+
+            self.player.load(
+                self.dataset_root / str(row["path"]), row.get("duration"), span=span_of(row)
+            )
         key = str(row.get("id", row.get("item_id")))
         db_id = self._item_field(key, "db_id")
         self.annotation.set_item(None if db_id is None else int(db_id), key)

@@ -29,58 +29,37 @@ from PySide6.QtWidgets import (
 )
 
 from ..constants import SAMPLE_RATE
-from .audio_worker import AudioCache, OutputSink, default_sink, stretch
+from .audio_worker import AudioCache, OutputSink, audio_key, default_sink, stretch
 from .jobs import Job, JobRegistry
-from .player_layers import SaliencyLayer, WordStrip
+from .player_layers import (
+    SaliencyLayer,
+    Shading,
+    WordStrip,
+    clock,
+    envelope_curve,
+    info_text,
+    nonspeech_stretches,
+    plot_widget,
+)
 
 log = logging.getLogger("fairdesk.gui.player")
 
 #: Playback speeds offered (1 = as recorded); slower ones keep the pitch.
 SPEEDS = (1.0, 0.75, 0.5)
-#: Kept for callers that pass a duration hint; every file is analysed in a job now.
-LONG_SECONDS = 20.0
 
 
-def audio_output() -> tuple[bool, str]:
-    """Whether the default output can play here, and if not why (checked once, lazily)."""
-    s = default_sink()
-    return s.available, s.reason
-
-
-def nonspeech_stretches(speech_regions, duration) -> list[tuple[float, float]]:
-    """The complement of ``speech_regions`` in ``[0, duration]`` (stretches under 10 ms
-    left out); empty without regions or a duration."""
-    if speech_regions is None or not duration or duration <= 0:
-        return []
-    out, t = [], 0.0
-    for a, b in sorted((float(a), float(b)) for a, b in speech_regions):
-        if a - t >= 0.01:
-            out.append((t, min(a, duration)))
-        t = max(t, b)
-    if duration - t >= 0.01:
-        out.append((t, float(duration)))
-    return out
-
-
-def _fmt(t: float) -> str:
-    return f"{int(t // 60)}:{t % 60:05.2f}"
-
-
-def _plot(height: int) -> pg.PlotWidget:
-    w = pg.PlotWidget()
-    w.setMinimumHeight(height)
-    w.setMenuEnabled(False)
-    w.hideButtons()
-    pi = w.getPlotItem()
-    for name in ("left", "bottom"):
-        pi.getAxis(name).enableAutoSIPrefix(False)  # no "(x0.001)" labels
-    pi.getAxis("left").setWidth(48)
-    w.setXRange(0, 1, padding=0)  # an empty plot shows 0..1 s, not -400..400
-    return w
+#: Seconds of the file shown and played on each side of a segment when Context is checked.
+CONTEXT_S = 1.0
 
 
 class AudioPlayer(QWidget):
-    """Waveform, words and spectrogram of one file, with playback controls.
+    """Waveform, words and spectrogram of one file, or of one segment of a file, with
+    playback controls.
+
+    Times are the item's: a segment (an interval of a session recording) runs from 0 at its
+    start, as its word times and saliency do; the info line says where it lies in the file.
+    Context (a segment only) shows and plays :data:`CONTEXT_S` of the file on each side,
+    shaded as outside the item; the loop selection stays the segment.
 
     Parameters
     ----------
@@ -103,10 +82,13 @@ class AudioPlayer(QWidget):
         self.jobs = jobs
         self.cache = AudioCache(jobs, parent=self)
         self.cache.loaded.connect(self._loaded)
-        self.cache.failed.connect(lambda p, m: self._failed(m) if p == self.path else None)
+        self.cache.failed.connect(lambda k, m: self._failed(m) if k == self._key else None)
         self.sink = sink if sink is not None else default_sink()
         self._follows_default = sink is None  # a new choice of output applies here too
         self.path: str | None = None
+        self.span: tuple[float, float] | None = None  # the segment of the file shown
+        self._key: str | None = None  # the cache key of what is shown (audio_key)
+        self.origin = 0.0  # item time of the first sample (negative with context)
         self.samples: np.ndarray | None = None
         self.duration = 0.0
         self.position = 0.0
@@ -118,10 +100,9 @@ class AudioPlayer(QWidget):
         self._play_from = 0.0
         self._t0 = 0.0
         self._stretched: dict = {}
-        self._nonspeech_items: list = []
         self.nonspeech: list[tuple[float, float]] = []
 
-        self.wave = _plot(90)
+        self.wave = plot_widget(90)
         self.wave.setMouseEnabled(x=True, y=False)  # wheel / drag zooms and pans in time
         self.wave.getPlotItem().hideAxis("bottom")
         self.wave.setYRange(-1, 1, padding=0.05)
@@ -139,7 +120,7 @@ class AudioPlayer(QWidget):
         self.selection.setVisible(False)
         self.wave.addItem(self.selection)
 
-        self.word_strip = _plot(26)
+        self.word_strip = plot_widget(26)
         self.word_strip.setMaximumHeight(30)
         self.word_strip.setMouseEnabled(x=False, y=False)
         self.word_strip.getPlotItem().hideAxis("bottom")
@@ -149,7 +130,7 @@ class AudioPlayer(QWidget):
         self.word_strip.setXLink(self.wave)
         self.strip = WordStrip(self.word_strip)
 
-        self.spec = _plot(130)
+        self.spec = plot_widget(130)
         self.spec.setMouseEnabled(x=False, y=False)
         self.spec.getPlotItem().getAxis("left").setLabel("kHz")
         self.spec.getPlotItem().getAxis("bottom").setLabel("s")
@@ -161,6 +142,8 @@ class AudioPlayer(QWidget):
         for w in (self.wave, self.spec):
             w.getPlotItem().getViewBox().setLimits(xMin=0)
         self.overlay = SaliencyLayer(self.wave, aligned=(self.word_strip, self.spec))
+        self.nonspeech_shade = Shading(self.wave, (96, 108, 122, 45), z=-20)
+        self.context_shade = Shading(self.wave, (120, 120, 120, 70), z=-15)
 
         self.heads = []
         for w in (self.wave, self.spec):
@@ -187,6 +170,13 @@ class AudioPlayer(QWidget):
         self.loop = QCheckBox("Loop")
         self.loop.setToolTip("Loop the selection (drag its edges on the waveform); L")
         self.loop.toggled.connect(self._loop_toggled)
+        self.context = QCheckBox("Context")
+        self.context.setToolTip(
+            f"Also show and play {CONTEXT_S:g} s of the recording before and after the "
+            "segment (shaded: not part of the item)"
+        )
+        self.context.setVisible(False)  # segments only
+        self.context.toggled.connect(self._context_toggled)
         self.zoom_in_btn, self.zoom_out_btn, self.fit_btn = (
             QPushButton(t) for t in ("+", "−", "Fit")
         )
@@ -214,6 +204,7 @@ class AudioPlayer(QWidget):
         controls.addWidget(self.time_label)
         controls.addWidget(self.speed_box)
         controls.addWidget(self.loop)
+        controls.addWidget(self.context)
         controls.addSpacing(6)
         for b in (self.zoom_in_btn, self.zoom_out_btn, self.fit_btn):
             controls.addWidget(b)
@@ -271,23 +262,40 @@ class AudioPlayer(QWidget):
             self.set_sink(default_sink())
 
     # -- loading --------------------------------------------------------------------------
-    def load(self, path, duration_hint: float | None = None) -> Job | None:
-        """Show ``path``: at once when it is cached, else when its job is done (returned)."""
+    def load(self, path, duration_hint: float | None = None, span=None) -> Job | None:
+        """Show ``path`` (only its segment ``span = (start_s, end_s)`` when given): at once
+        when it is cached, else when its job is done (returned)."""
         self.stop()
         self.clear_saliency()
         self.set_words(())
         self.path = str(path)
-        hit = self.cache.get(self.path)
+        self.span = None if span is None else (float(span[0]), float(span[1]))
+        self.context.setVisible(self.span is not None)
+        return self._request(f"loading {Path(path).name}…")
+
+    def _request(self, note: str) -> Job | None:
+        ctx = CONTEXT_S if self.span is not None and self.context.isChecked() else 0.0
+        self._key = audio_key(self.path, self.span, ctx)
+        hit = self.cache.get(self.path, self.span, ctx)
         if hit is not None:
-            self._loaded(self.path, hit)
+            self._loaded(self._key, hit)
             return None
         self._clear()
-        self.info.setText(f"loading {Path(path).name}…")
-        return self.cache.request(self.path)
+        self.info.setText(note)
+        return self.cache.request(self.path, self.span, ctx)
 
-    def prefetch(self, paths) -> None:
-        """Analyse ``paths`` in the background so that showing them later is immediate."""
-        self.cache.prefetch(str(p) for p in paths if p)
+    def _context_toggled(self, _on: bool) -> None:
+        """Reload the segment with (or without) the recording around it; the words, the
+        saliency and the playhead's item time stay."""
+        if self.path is None or self.span is None:
+            return
+        self.stop()
+        self._request(f"loading {Path(self.path).name}…")
+
+    def prefetch(self, sources) -> None:
+        """Analyse ``sources`` (paths, or ``(path, span)`` pairs for segments) in the
+        background so that showing them later is immediate."""
+        self.cache.prefetch(s for s in sources if s)
 
     def clear(self, info: str = "") -> None:
         """Show no file: empty plots, the time at 0:00.00 / 0:00.00 and ``info``."""
@@ -295,6 +303,9 @@ class AudioPlayer(QWidget):
         self.clear_saliency()
         self.set_words(())
         self.path = None
+        self.span = None
+        self._key = None
+        self.context.setVisible(False)
         self._clear()
         self.info.setText(info)
         self.info.setToolTip(info)
@@ -307,42 +318,68 @@ class AudioPlayer(QWidget):
         self.image.clear()
         self.play_btn.setEnabled(False)
         self.duration = 0.0
+        self.origin = 0.0
+        self._shade_context()
         self.set_position(0.0)
 
-    def _loaded(self, path: str, out: dict) -> None:
-        if path != self.path:  # a stale result: another file is shown now (it stays cached)
+    @property
+    def t_lo(self) -> float:
+        """The first second shown (item time: below 0 with a segment's context)."""
+        return self.origin
+
+    @property
+    def t_hi(self) -> float:
+        """The last second shown."""
+        if self.samples is None:
+            return self.duration
+        return self.origin + len(self.samples) / SAMPLE_RATE
+
+    def _loaded(self, key: str, out: dict) -> None:
+        if key != self._key:  # a stale result: another file is shown now (it stays cached)
             return
         self.samples = out["samples"]
         self._stretched = {}
-        self.duration = len(self.samples) / SAMPLE_RATE
-        env = out["envelope"]
-        peak = max(
-            0.05,
-            float(max(np.max(np.abs(env.lo)), np.max(np.abs(env.hi)))) * 1.1
-            if env.lo.size
-            else 1.0,
-        )
-        seg = out.get("segments")
-        if seg is None:
-            seg = (np.repeat(env.times, 2), np.column_stack([env.lo, env.hi]).ravel())
+        self.origin = float(out.get("origin", 0.0))
+        total = len(self.samples) / SAMPLE_RATE
+        if self.span is not None:
+            # the item is the segment; context samples lie outside 0..duration
+            self.duration = min(self.span[1] - self.span[0], total + self.origin)
+        else:
+            self.duration = total
+        seg, peak = envelope_curve(out, self.origin)
         self._env.setData(*seg)
         self.wave.setYRange(-peak, peak, padding=0)
         self._peak = peak
         for w in (self.wave, self.spec):
-            w.getPlotItem().getViewBox().setLimits(xMin=0, xMax=max(self.duration, 0.01))
+            w.getPlotItem().getViewBox().setLimits(
+                xMin=self.t_lo, xMax=max(self.t_hi, self.t_lo + 0.01)
+            )
         self.zoom_fit()
         if self.overlay.data is not None:
             self._draw_saliency()
         self._draw_words()
+        self._shade_context()
         self.selection.setRegion((0.0, self.duration))
         self.selection.setVisible(self.loop.isChecked())
-        self.set_position(0.0)
+        self.set_position(self.t_lo)
         self.play_btn.setEnabled(self.can_play)
-        self.info.setText(f"{Path(path).name} · {self.duration:.2f} s")
-        self.info.setToolTip(self.info.text())
+        text = info_text(
+            Path(self.path or key).name, self.span, self.duration, self.origin, self.t_hi
+        )
+        self.info.setText(text)
+        self.info.setToolTip(text if self.path is None else f"{self.path}\n{text}")
         if out.get("spectrogram") is not None:
             self._show_spectrogram(out["spectrogram"])
-        self.ready.emit(path)
+        self.ready.emit(self.path or key)
+
+    def _shade_context(self) -> None:
+        """Shade what is shown of the recording outside the segment (Context)."""
+        regions = []
+        if self.samples is not None and self.span is not None:
+            for a, b, where in ((self.t_lo, 0.0, "before"), (self.duration, self.t_hi, "after")):
+                if b - a >= 0.005:
+                    regions.append((a, b, f"context {where} the segment (not part of the item)"))
+        self.context_shade.set(regions)
 
     # -- words -------------------------------------------------------------------------------
     @property
@@ -382,21 +419,10 @@ class AudioPlayer(QWidget):
     def set_nonspeech(self, speech_regions, duration: float | None) -> None:
         """Shade the stretches of the clip outside the VAD's ``speech_regions`` (``[[start,
         end], …]`` in seconds), so that words over non-speech show; None clears."""
-        for it in self._nonspeech_items:
-            self.wave.removeItem(it)
-        self._nonspeech_items = []
         self.nonspeech = nonspeech_stretches(speech_regions, duration)
-        for a, b in self.nonspeech:
-            r = pg.LinearRegionItem(
-                values=(a, b),
-                movable=False,
-                brush=pg.mkBrush(96, 108, 122, 45),
-                pen=pg.mkPen(96, 108, 122, 0),
-            )
-            r.setZValue(-20)
-            r.setToolTip(f"non-speech (VAD) {a:.2f}–{b:.2f} s")
-            self._nonspeech_items.append(r)
-            self.wave.addItem(r)
+        self.nonspeech_shade.set(
+            [(a, b, f"non-speech (VAD) {a:.2f}–{b:.2f} s") for a, b in self.nonspeech]
+        )
 
     # -- saliency overlay (explain stage) ----------------------------------------------------
     def set_saliency(self, curve, frame_s: float, words=(), method: str | None = None) -> None:
@@ -421,7 +447,7 @@ class AudioPlayer(QWidget):
         self.spectrogram = spec
         top = float(spec.db.max())
         self.image.setImage(spec.db, autoLevels=False, levels=(top - 80.0, top))
-        self.image.setRect(QRectF(0, 0, spec.duration, spec.sample_rate / 2000.0))
+        self.image.setRect(QRectF(self.origin, 0, spec.duration, spec.sample_rate / 2000.0))
         self.spec.setYRange(0, spec.sample_rate / 2000.0, padding=0)
 
     def _failed(self, message: str) -> None:
@@ -439,9 +465,10 @@ class AudioPlayer(QWidget):
         if self.duration <= 0:
             return
         lo, hi = self.view_range()
+        t_lo, t_hi = self.t_lo, self.t_hi
         c = self.position if centre is None else centre
-        width = min(self.duration, max(0.05, (hi - lo) / factor))
-        lo = min(max(0.0, c - width / 2), max(0.0, self.duration - width))
+        width = min(t_hi - t_lo, max(0.05, (hi - lo) / factor))
+        lo = min(max(t_lo, c - width / 2), max(t_lo, t_hi - width))
         self.wave.setXRange(lo, lo + width, padding=0)
 
     def zoom_in(self) -> None:
@@ -451,14 +478,14 @@ class AudioPlayer(QWidget):
         self.zoom(0.5)
 
     def zoom_fit(self) -> None:
-        self.wave.setXRange(0, max(self.duration, 0.01), padding=0)
+        self.wave.setXRange(self.t_lo, max(self.t_hi, self.t_lo + 0.01), padding=0)
 
     # -- playback ---------------------------------------------------------------------
     def set_position(self, seconds: float) -> None:
-        self.position = max(0.0, min(self.duration, float(seconds)))
+        self.position = max(self.t_lo, min(self.t_hi, float(seconds)))
         for h in self.heads:
             h.setValue(self.position)
-        self.time_label.setText(f"{_fmt(self.position)} / {_fmt(self.duration)}")
+        self.time_label.setText(f"{clock(self.position)} / {clock(self.duration)}")
 
     def _clicked(self, widget, ev) -> None:
         if self.samples is None or ev.double():
@@ -489,7 +516,7 @@ class AudioPlayer(QWidget):
         self.selection.setVisible(on)
         if on and self.samples is not None:
             lo, hi = self.selection.getRegion()
-            if hi - lo < 0.02 or hi > self.duration:
+            if hi - lo < 0.02 or hi > self.t_hi:
                 w = self.word_at(self.position)
                 self.selection.setRegion((w[1], w[2]) if w else self.view_range())
 
@@ -509,21 +536,22 @@ class AudioPlayer(QWidget):
             start = self.position if lo <= self.position < hi - 0.02 else lo
             self.play_span(start, hi)
             return
-        start = self.position if self.position < self.duration - 0.05 else 0.0
-        self.play_span(start, self.duration)
+        start = self.position if self.position < self.t_hi - 0.05 else self.t_lo
+        self.play_span(start, self.t_hi)
 
     def play_span(self, start: float, end: float) -> None:
-        """Play the file from ``start`` to ``end`` seconds at the chosen speed."""
+        """Play from ``start`` to ``end`` seconds (item time) at the chosen speed."""
         if self.samples is None:
             return
         if not self.can_play:  # say why nothing plays (Space, a word click)
             self.message.emit(self.sink.reason or "Playback unavailable: no audio output.")
             return
         self.stop()
-        start, end = max(0.0, float(start)), min(self.duration, float(end))
+        start, end = max(self.t_lo, float(start)), min(self.t_hi, float(end))
         if end - start < 0.01:
             return
-        seg = self.samples[int(start * SAMPLE_RATE) : int(end * SAMPLE_RATE)]
+        first = int(round((start - self.origin) * SAMPLE_RATE))
+        seg = self.samples[first : int(round((end - self.origin) * SAMPLE_RATE))]
         if self.speed != 1.0:
             key = (start, end, self.speed)
             if key not in self._stretched:
@@ -562,6 +590,6 @@ class AudioPlayer(QWidget):
                 self.play_span(*self.selection.getRegion())
                 return
             self.stop()
-            self.set_position(0.0 if end >= self.duration - 1e-6 else start)
+            self.set_position(self.t_lo if end >= self.t_hi - 1e-6 else start)
             return
         self.set_position(t)

@@ -1,7 +1,8 @@
 """The player's overlays: the word strip under the waveform (click a word to hear and select
 it) and the saliency overlay on the waveform, with its scale on the right axis.
 
-Draw order on the waveform, bottom to top: non-speech shading (z −20), the saliency fill
+Draw order on the waveform, bottom to top: non-speech shading (z −20), a segment's
+context (−15), the saliency fill
 (−5), the waveform (10), the loop selection (20, a light tint), the reference-word shading
 of the saliency overlay (22, so the selection never hides it), the playhead (30).
 """
@@ -11,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
+from ..presentation import fmt_segment
+
 #: A word shorter than this (zero-length ones included) is drawn this wide, centred on its
 #: time, so that it stays visible and clickable as in the diff.
 MIN_WORD_S = 0.04
@@ -18,6 +21,92 @@ MIN_WORD_S = 0.04
 AXIS_WIDTH = 64
 #: z of the reference-word shading: above the loop selection (20), below the playhead (30).
 WORD_SHADE_Z = 22
+
+
+def nonspeech_stretches(speech_regions, duration) -> list[tuple[float, float]]:
+    """The complement of ``speech_regions`` in ``[0, duration]`` (stretches under 10 ms
+    left out); empty without regions or a duration."""
+    if speech_regions is None or not duration or duration <= 0:
+        return []
+    out, t = [], 0.0
+    for a, b in sorted((float(a), float(b)) for a, b in speech_regions):
+        if a - t >= 0.01:
+            out.append((t, min(a, duration)))
+        t = max(t, b)
+    if duration - t >= 0.01:
+        out.append((t, float(duration)))
+    return out
+
+
+def clock(t: float) -> str:
+    """The player's time, ``1:03.25`` (``−0:00.50`` before a segment's start)."""
+    sign = "−" if t < -0.005 else ""
+    t = abs(t)
+    return f"{sign}{int(t // 60)}:{t % 60:05.2f}"
+
+
+def plot_widget(height: int) -> pg.PlotWidget:
+    """A bare plot of the player (no menu, no buttons, no SI prefixes), 0–1 s when empty."""
+    w = pg.PlotWidget()
+    w.setMinimumHeight(height)
+    w.setMenuEnabled(False)
+    w.hideButtons()
+    pi = w.getPlotItem()
+    for name in ("left", "bottom"):
+        pi.getAxis(name).enableAutoSIPrefix(False)  # no "(x0.001)" labels
+    pi.getAxis("left").setWidth(48)
+    w.setXRange(0, 1, padding=0)  # an empty plot shows 0..1 s, not -400..400
+    return w
+
+
+def envelope_curve(out: dict, origin: float = 0.0):
+    """The waveform of a decoded file (:func:`fairdesk.jobs.tasks.load_audio`'s result) as
+    ``((x, y) of vertical min-max segments, the y half-range to show)``."""
+    env = out["envelope"]
+    peak = 1.0
+    if env.lo.size:
+        peak = max(0.05, float(max(np.max(np.abs(env.lo)), np.max(np.abs(env.hi)))) * 1.1)
+    seg = out.get("segments")
+    if seg is None:
+        seg = (np.repeat(env.times, 2) + origin, np.column_stack([env.lo, env.hi]).ravel())
+    return seg, peak
+
+
+def info_text(name: str, span, duration: float, origin: float, t_hi: float) -> str:
+    """The player's line about what it shows: the file, a segment's place in it (and the
+    context shown around it), the length."""
+    if span is None:
+        return f"{name} · {duration:.2f} s"
+    text = f"{name} · segment {fmt_segment(*span)} · {duration:.2f} s"
+    if origin < 0 or t_hi > duration + 1e-3:
+        text += f" (with {-origin:.2f} s before, {t_hi - duration:.2f} s after)"
+    return text
+
+
+class Shading:
+    """Stretches of time shaded on a plot (non-speech, a segment's context), each with its
+    tooltip; :meth:`set` replaces them."""
+
+    def __init__(self, plot, rgba: tuple, z: float):
+        self.plot, self.rgba, self.z = plot, rgba, z
+        self.items: list = []
+
+    def set(self, regions) -> None:
+        """Shade ``regions``: ``(start, end, tooltip)`` in seconds (empty: none)."""
+        for it in self.items:
+            self.plot.removeItem(it)
+        self.items = []
+        for a, b, tip in regions:
+            r = pg.LinearRegionItem(
+                values=(a, b),
+                movable=False,
+                brush=pg.mkBrush(*self.rgba),
+                pen=pg.mkPen(*self.rgba[:3], 0),
+            )
+            r.setZValue(self.z)
+            r.setToolTip(tip)
+            self.items.append(r)
+            self.plot.addItem(r)
 
 
 def saliency_axis_label(method: str | None) -> tuple[str, str]:

@@ -67,6 +67,13 @@ def import_dataset(
         project.close()
 
 
+def detect_format(path, *, progress, cancelled):
+    """The format ``fairdesk import --format auto`` would read ``path`` as."""
+    from ..core.importers import detect_format as _detect
+
+    return _detect(Path(path).expanduser())
+
+
 def open_demo(folder, *, progress, cancelled):
     """Create (or reopen) the demo dataset in ``folder``; returns the folder."""
     from ..core.demo import open_demo as _open_demo
@@ -81,19 +88,26 @@ def open_demo(folder, *, progress, cancelled):
     return str(Path(folder))
 
 
-def load_audio(path, *, spectrogram_too: bool = True, progress, cancelled):
-    """Decode a file to the working rate; with its envelope and (optionally) spectrogram."""
-    from ..core import audio
+def load_audio(path, *, span=None, context=0.0, spectrogram_too: bool = True, progress, cancelled):
+    """Decode a file (or only its span ``(start_s, end_s)``, with up to ``context`` seconds
+    of the file on each side) to the working rate; with its envelope and (optionally)
+    spectrogram. ``origin`` is where the first sample lies relative to the span's start (0 for
+    a whole file; negative with context), in seconds."""
+    from ..core import audio, spans
     from ..recording import signal
 
     progress(0.0, f"decoding {Path(path).name}")
-    a = audio.load(path)
+    origin = 0.0
+    if span is None:
+        a = audio.load(path)
+    else:
+        a, origin = spans.load_with_context(path, float(span[0]), float(span[1]), float(context))
     env = signal.envelope(a.samples)
     spec = None
     if spectrogram_too:
         spec = signal.spectrogram(a.samples, progress=progress, cancelled=cancelled)
     # the envelope as vertical min-max segments, ready for one pyqtgraph curve (connect=pairs)
-    seg_x = np.repeat(env.times, 2)
+    seg_x = np.repeat(env.times, 2) + origin
     seg_y = np.column_stack([env.lo, env.hi]).ravel()
     db = None if spec is None else np.ascontiguousarray(spec.db, dtype=np.float32)
     return {
@@ -102,6 +116,7 @@ def load_audio(path, *, spectrogram_too: bool = True, progress, cancelled):
         "spectrogram": spec,
         "segments": (seg_x, seg_y),
         "image": db,
+        "origin": origin,
     }
 
 

@@ -262,3 +262,28 @@ def count(n, noun: str, many: str | None = None) -> str:
     """A count with its noun: ``1 item``, ``2 items``, ``1,234 words``; ``– items`` if
     none (:func:`fairdesk.core.plurals.count`, the one plural rule, with :data:`MISSING`)."""
     return _count(n, noun, many, missing=MISSING)
+
+
+def fmt_clock(seconds, hours: bool = False) -> str:
+    """A time in a recording, ``03:12.50`` (minutes padded, so that a column of them sorts
+    as text), ``1:03:12.50`` with ``hours`` or from an hour on; :data:`MISSING` if none."""
+    x = finite(seconds)
+    if x is None:
+        return MISSING
+    sign = "−" if x < -0.005 else ""
+    cs = int(round(abs(x) * 100))
+    h, rest = divmod(cs, 360000)
+    m, rest = divmod(rest, 6000)
+    s = rest / 100
+    if hours or h:
+        return f"{sign}{h}:{m:02d}:{s:05.2f}"
+    return f"{sign}{m:02d}:{s:05.2f}"
+
+
+def fmt_segment(start, end, hours: bool = False) -> str:
+    """Where a segment lies in its recording, ``03:12.50–03:14.10`` (:func:`fmt_clock`);
+    :data:`MISSING` for a whole file (no start or end)."""
+    if finite(start) is None or finite(end) is None:
+        return MISSING
+    hours = hours or float(end) >= 3600
+    return f"{fmt_clock(start, hours)}–{fmt_clock(end, hours)}"

@@ -205,7 +205,7 @@ def test_results_show_the_rate_the_dominating_item_and_the_verdict_without_it(qt
 
 
 def test_nonspeech_stretches_are_the_complement_of_the_speech():
-    from fairdesk.gui.player import nonspeech_stretches
+    from fairdesk.gui.player_layers import nonspeech_stretches
 
     assert nonspeech_stretches([[0.5, 1.0], [1.2, 2.0]], 3.0) == [
         (0.0, 0.5),

@@ -58,8 +58,8 @@ def test_neighbours_are_prefetched_so_the_next_item_shows_at_once(qtbot, ctx, mi
     w, _ = _panel(qtbot, ctx, mini)
     ctx.jobs.wait(10000)
     qtbot.wait(50)  # deliver the prefetch results
-    nxt = w._path_of(1)
-    assert w.player.cache.get(nxt) is not None
+    nxt, span = w._path_of(1)
+    assert span is None and w.player.cache.get(nxt) is not None
     w.next_item()
     assert w.player.path == nxt and w.player.samples is not None  # no job: from the cache
 

@@ -1,11 +1,13 @@
-"""Import a dataset (manifest, audiofolder, Common Voice, LibriSpeech) in the background and
-show every refused row with its reason."""
+"""Import a dataset (every format of ``fairdesk import``: manifests, corpora in their
+published layouts, Kaldi, NeMo, Lhotse, Hugging Face, ELAN and Praat sessions) in the
+background, with the options of the chosen (or detected) format, and show every refused row
+or interval with its reason."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -22,18 +24,72 @@ from PySide6.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
+    QWidget,
 )
 
 from ..core.importers import FORMATS
+from ..core.importers_formats import OPTIONS
 from ..jobs import tasks
 from ..presentation import count
 from .context import Context
 from .jobs import Job
 from .theme import esc, plain_tip
 
+#: What each format is, as the format list shows it.
+FORMAT_LABELS = {
+    "auto": "Detect from the layout",
+    "manifest": "Manifest (CSV, TSV, JSONL, Parquet of paths)",
+    "audiofolder": "Audio folder (metadata.csv / .jsonl)",
+    "commonvoice": "Common Voice",
+    "librispeech": "LibriSpeech",
+    "saa": "Speech Accent Archive",
+    "l2arctic": "L2-ARCTIC",
+    "kaldi": "Kaldi / ESPnet data directory",
+    "nemo": "NeMo manifest (JSONL)",
+    "lhotse": "Lhotse manifests (recordings + supervisions)",
+    "vctk": "VCTK",
+    "timit": "TIMIT",
+    "hf": "Hugging Face (Parquet, Arrow, save_to_disk)",
+    "eaf": "ELAN session (.eaf beside its recording)",
+    "textgrid": "Praat session (.TextGrid beside its recording)",
+}
+#: The option fields: label, placeholder (the default), tooltip (the CLI flag's help).
+FIELDS = {
+    "split": ("Split", "every split", "Common Voice: the split to import (validated, test, …)"),
+    "kaldi_meta": (
+        "Metadata files",
+        "all spk2* / utt2* tables",
+        "Kaldi: the spk2*/utt2* tables kept as metadata: all (default), none, or names "
+        "(spk2gender,spk2age)",
+    ),
+    "audio_root": (
+        "Audio folder",
+        "the data directory or manifest folder",
+        "Kaldi, Lhotse: the folder holding the audio the manifests list",
+    ),
+    "tiers": (
+        "Transcript tiers",
+        "every time-aligned tier but the speaker tier",
+        "ELAN, Praat: the tiers holding transcripts, comma-separated",
+    ),
+    "speaker_tier": (
+        "Speaker tier",
+        "none",
+        "ELAN, Praat: the tier whose label at an utterance's midpoint names its speaker",
+    ),
+}
+COLUMNS = ("audio_col", "text_col", "speaker_col", "content_col", "id_col")
+#: How long the path must rest before its format is detected (ms).
+DETECT_DELAY_MS = 400
+
 
 class ImportDialog(QDialog):
     """Fields of ``fairdesk import``; the report lists refused rows (source, row, path, reason).
+
+    The format list names every format; "Detect from the layout" sniffs the source in a job
+    and says what it found. Only the options of the chosen (or detected) format are shown:
+    columns for tables, the split for Common Voice, metadata files and the audio folder for
+    Kaldi, tiers and speakers for ELAN and Praat.
 
     Signals
     -------
@@ -49,9 +105,13 @@ class ImportDialog(QDialog):
         self.ctx = ctx
         self.job: Job | None = None
         self.report: dict | None = None
+        self.detected: str | None = None
+        self._detect_job: Job | None = None
 
         self.path = QLineEdit()
-        self.path.setPlaceholderText("manifest file (CSV, TSV, JSONL) or dataset folder")
+        self.path.setPlaceholderText(
+            "a manifest, an .eaf / .TextGrid, a Parquet file, or a dataset folder"
+        )
         file_btn = QPushButton("File…")
         dir_btn = QPushButton("Folder…")
         prow = QHBoxLayout()
@@ -61,29 +121,51 @@ class ImportDialog(QDialog):
         self.name = QLineEdit()
         self.name.setPlaceholderText("dataset name in the project")
         self.format = QComboBox()
-        self.format.addItems(list(FORMATS))
+        for f in FORMATS:
+            self.format.addItem(FORMAT_LABELS.get(f, f), f)
+        self.format.setToolTip("The source's layout (--format); the first entry detects it")
+        self.detect_note = QLabel()
+        self.detect_note.setObjectName("muted")
+        frow = QHBoxLayout()
+        frow.addWidget(self.format)
+        frow.addWidget(self.detect_note, 1)
         self.language = QLineEdit("en")
         self.language.setMaximumWidth(80)
-        self.cols = {
-            k: QLineEdit()
-            for k in ("audio_col", "text_col", "speaker_col", "content_col", "id_col")
-        }
+        self.cols = {k: QLineEdit() for k in COLUMNS}
         for w in self.cols.values():
             w.setPlaceholderText("detected")
-        self.split = QLineEdit()
-        self.split.setPlaceholderText("Common Voice split (validated, test, …)")
+        self.fields = {}
+        for key, (_label, hint, tip) in FIELDS.items():
+            w = QLineEdit()
+            w.setPlaceholderText(hint)
+            w.setToolTip(tip)
+            self.fields[key] = w
+        self.speaker_by = QComboBox()
+        self.speaker_by.addItem("the tier's participant, else its name", "participant")
+        self.speaker_by.addItem("the tier's name", "tier")
+        self.speaker_by.setToolTip(
+            "ELAN: where a tier's speaker comes from (its PARTICIPANT attribute, or its name)"
+        )
+        self.split = self.fields["split"]  # kept under its old name
 
-        form = QFormLayout()
+        self.form = form = QFormLayout()
         form.addRow("Source", prow)
         form.addRow("Name", self.name)
-        form.addRow("Format", self.format)
+        form.addRow("Format", frow)
         form.addRow("Language", self.language)
         crow = QHBoxLayout()
+        crow.setContentsMargins(0, 0, 0, 0)
         for k, w in self.cols.items():
             crow.addWidget(QLabel(k.replace("_col", "")))
             crow.addWidget(w)
-        form.addRow("Columns", crow)
-        form.addRow("Split", self.split)
+        self._col_row = QWidget()
+        self._col_row.setLayout(crow)
+        form.addRow("Columns", self._col_row)
+        for key, (label, _hint, _tip) in FIELDS.items():
+            form.addRow(label, self.fields[key])
+        form.addRow("Speaker from", self.speaker_by)
+        self._option_rows = {"columns": self._col_row, **self.fields}
+        self._option_rows["speaker_by"] = self.speaker_by
 
         self.progress = QProgressBar()
         self.progress.setRange(0, 100)
@@ -93,6 +175,9 @@ class ImportDialog(QDialog):
         self.message.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.problems = QTableWidget(0, 4)
         self.problems.setHorizontalHeaderLabels(["Source", "Line", "Path", "Reason"])
+        self.problems.horizontalHeaderItem(1).setToolTip(
+            "the line of a table, or the interval of an ELAN or Praat tier"
+        )
         self.problems.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.problems.setAlternatingRowColors(True)
         self.problems.setWordWrap(True)
@@ -120,13 +205,94 @@ class ImportDialog(QDialog):
         lay.addWidget(self.problems, 1)
         lay.addWidget(self.buttons)
 
+        self._detect_timer = QTimer(self)
+        self._detect_timer.setSingleShot(True)
+        self._detect_timer.setInterval(DETECT_DELAY_MS)
+        self._detect_timer.timeout.connect(self.detect)
         file_btn.clicked.connect(self._pick_file)
         dir_btn.clicked.connect(self._pick_dir)
         self.path.textChanged.connect(self._suggest_name)
+        self.path.textChanged.connect(lambda _t: self._detect_timer.start())
+        self.format.currentIndexChanged.connect(lambda _i: self._show_options())
+        self._show_options()
+
+    # -- the format and its options --------------------------------------------------------
+    def chosen_format(self) -> str:
+        """The format picked in the list (``auto`` for detection)."""
+        return str(self.format.currentData())
+
+    def effective_format(self) -> str | None:
+        """The format whose options apply: the chosen one, or the detected one under auto."""
+        f = self.chosen_format()
+        return self.detected if f == "auto" else f
+
+    def set_format(self, fmt: str) -> None:
+        i = self.format.findData(fmt)
+        if i >= 0:
+            self.format.setCurrentIndex(i)
+
+    def _show_options(self) -> None:
+        fmt = self.effective_format()
+        wanted = set(OPTIONS.get(fmt or "", ()))
+        show = {
+            "columns": bool(wanted & set(COLUMNS)),
+            **{k: k in wanted for k in FIELDS},
+            "speaker_by": "speaker_by" in wanted,
+        }
+        for key, widget in self._option_rows.items():
+            self.form.setRowVisible(widget, show[key])
+        if self.chosen_format() != "auto":
+            self.detect_note.setText("")
+        elif self.detected:
+            self.detect_note.setText(f"detected: {FORMAT_LABELS.get(self.detected, self.detected)}")
+
+    def detect(self) -> Job | None:
+        """Sniff the source's layout in a job (a folder may be large); the options of the
+        format found are shown when it answers."""
+        text = self.path.text().strip()
+        self.detected = None
+        if not text:
+            self.detect_note.setText("")
+            self._show_options()
+            return None
+        self.detect_note.setText("detecting the layout…")
+        job = Job(tasks.detect_format, text, name="detect format", request=text)
+        job.signals.result.connect(lambda fmt, t=text: self._detected(t, fmt))
+        job.signals.error.connect(lambda msg, t=text: self._detected(t, None, msg))
+        self._detect_job = self.ctx.jobs.submit(job, channel="detect")
+        return self._detect_job
+
+    def _detected(self, text: str, fmt: str | None, error: str = "") -> None:
+        if text != self.path.text().strip():  # the path changed since: a stale answer
+            return
+        self.detected = fmt
+        self._show_options()
+        if fmt is None and self.chosen_format() == "auto":
+            self.detect_note.setText(error.splitlines()[0] if error else "")
+
+    def options(self) -> dict:
+        """The options the chosen (or detected) format takes, as ``import_dataset`` names
+        them; empty fields are left to the importer's defaults."""
+        fmt = self.effective_format()
+        wanted = OPTIONS.get(fmt or "", ())
+        out: dict = {}
+        for k in COLUMNS:
+            if k in wanted:
+                out[k] = self.cols[k].text().strip() or None
+        for k, w in self.fields.items():
+            if k in wanted and w.text().strip():
+                out[k] = w.text().strip()
+        if "speaker_by" in wanted and self.speaker_by.currentData() != "participant":
+            out["speaker_by"] = self.speaker_by.currentData()
+        return out
 
     def _pick_file(self):
         f, _ = QFileDialog.getOpenFileName(
-            self, "Manifest", "", "Manifests (*.csv *.tsv *.jsonl);;All files (*)"
+            self,
+            "Manifest or session",
+            "",
+            "Datasets (*.csv *.tsv *.jsonl *.json *.gz *.parquet *.arrow *.eaf *.TextGrid);;"
+            "All files (*)",
         )
         if f:
             self.path.setText(f)
@@ -149,9 +315,9 @@ class ImportDialog(QDialog):
                 esc("Give the source (a manifest or a folder) and a dataset name.")
             )
             return None
-        options = {k: w.text().strip() or None for k, w in self.cols.items()}
-        if self.split.text().strip():
-            options["split"] = self.split.text().strip()
+        if self.chosen_format() == "auto" and self.detected is None:
+            self.detected = self._detect_now(path)  # the options typed must apply
+        options = self.options()
         self.problems.setRowCount(0)
         self.progress.setValue(0)
         self.message.setText(esc(f"importing {path} …"))
@@ -161,7 +327,7 @@ class ImportDialog(QDialog):
             str(self.ctx.folder),
             name,
             path,
-            fmt=self.format.currentText(),
+            fmt=self.chosen_format(),
             language=self.language.text().strip() or "en",
             options=options,
             name="import",
@@ -172,6 +338,16 @@ class ImportDialog(QDialog):
         job.signals.finished.connect(lambda: self.import_btn.setEnabled(True))
         self.job = self.ctx.jobs.submit(job, channel="import")
         return self.job
+
+    @staticmethod
+    def _detect_now(path: str) -> str | None:
+        from ..core.errors import ImportFailed
+        from ..core.importers import detect_format
+
+        try:
+            return detect_format(Path(path).expanduser())
+        except (ImportFailed, OSError):
+            return None  # the import job says what is wrong
 
     def _progress(self, fraction: float, message: str):
         self.progress.setValue(int(fraction * 100))

@@ -57,7 +57,9 @@ def add_commands(sub):
     s.add_argument(
         "--copy-audio",
         action="store_true",
-        help="copy each clip next to its TextGrid (Praat opens the pair)",
+        help="copy each clip next to its TextGrid (Praat opens the pair); for segments of "
+        "a session, the session recording once, under sessions/ (the TextGrids are in "
+        "session times)",
     )
     s.add_argument("--json", metavar="OUT", help="what was written, as JSON")
     s.add_argument("--quiet", action="store_true", help="no progress lines on stderr")

@@ -20,6 +20,7 @@ import io
 
 from .._meta import __version__
 from ..core.atomic import write_text
+from ..core.spans import span_of
 from ..jobs.result import AuditRun
 from ..jobs.result_parts import PredictionProblem
 from ..presentation import (
@@ -372,7 +373,7 @@ def _worst(d: RunData, per_group: int, embed_audio: bool, skipped: list[str]) ->
                 continue
             audio = None
             if embed_audio:
-                audio = _opus_uri(d.audio_path(r), skipped, str(r.get("id")))
+                audio = _opus_uri(d.audio_path(r), skipped, str(r.get("id")), span_of(r))
             entries.append(
                 {
                     "id": r.get("id"),
@@ -393,18 +394,21 @@ def _worst(d: RunData, per_group: int, embed_audio: bool, skipped: list[str]) ->
     return out
 
 
-def _opus_uri(path, skipped: list[str], item: str) -> str | None:
-    """The clip as Ogg/Opus (libsndfile's encoder) in a ``data:`` URI; None if unreadable."""
+def _opus_uri(path, skipped: list[str], item: str, span=None) -> str | None:
+    """The clip (only its segment ``span`` of a session recording, decoded alone) as
+    Ogg/Opus (libsndfile's encoder) in a ``data:`` URI; None if unreadable."""
     import soundfile as sf
 
     from ..core import audio as audio_io
+    from ..core import spans
     from ..core.errors import AudioError
 
     if path is None:
         skipped.append(f"{item}: the run's dataset is gone, no audio")
         return None
+    start, end = span if span is not None else (None, None)
     try:
-        samples = audio_io.load(path).samples
+        samples = spans.load(path, start_s=start, end_s=end).samples
     except AudioError as exc:
         skipped.append(f"{item}: {exc.reason}")
         return None

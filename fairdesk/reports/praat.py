@@ -53,7 +53,9 @@ def export_textgrids(
     aligner : how reference words get their times (:class:`~fairdesk.reports.tiers.Aligners`).
     items : only these item ids (default: all).
     copy_audio : also copy each clip next to its TextGrid under the same name (Praat opens
-        the pair with Open → Read from file, then View & Edit).
+        the pair with Open → Read from file, then View & Edit). A segment's TextGrid is in
+        session times, so its session recording is copied instead, once, under
+        ``sessions/`` with its path in the dataset.
     progress, cancelled, writing : see :func:`fairdesk.reports.tiers.export_items`.
 
     Returns
@@ -62,13 +64,23 @@ def export_textgrids(
         What was written, with how each item's reference times were obtained.
     """
 
+    d = load_run(project, run_id)
+    copied: set[Path] = set()
+
     def write(it, folder: Path) -> None:
         write_textgrid(it, folder / item_file(it.item, ".TextGrid"))
-        if copy_audio and it.audio is not None and it.audio.exists():
+        if not (copy_audio and it.audio is not None and it.audio.exists()):
+            return
+        if not it.segment:
             _copy_audio(it.audio, folder / item_file(it.item, it.audio.suffix))
+            return
+        dst = folder / "sessions" / _in_dataset(it.audio, d)
+        if dst not in copied:  # one copy of a session for all its segments
+            _copy_audio(it.audio, dst)
+            copied.add(dst)
 
     return export_items(
-        load_run(project, run_id),
+        d,
         folder,
         "the TextGrids",
         write,
@@ -78,6 +90,15 @@ def export_textgrids(
         cancelled=cancelled,
         writing=writing,
     )
+
+
+def _in_dataset(audio: Path, d) -> Path:
+    """``audio``'s path inside its dataset's folder (its name when it lies elsewhere)."""
+    root = getattr(d.dataset, "root", None)
+    try:
+        return Path(audio).resolve().relative_to(Path(root).resolve())
+    except (TypeError, ValueError, OSError):
+        return Path(Path(audio).name)
 
 
 def _copy_audio(src: Path, dst: Path) -> None:

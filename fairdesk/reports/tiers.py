@@ -78,6 +78,8 @@ class ItemTiers:
     #: Where the item starts in its audio file (s): a segment of a session; the exports
     #: write session times (each tier's times + offset), so a round trip lands on it.
     offset: float = 0.0
+    #: The item is a segment (a span of its audio file), not the whole file.
+    segment: bool = False
 
 
 def clean(intervals, duration: float) -> list[tuple[float, float, str]]:
@@ -494,6 +496,7 @@ def item_tiers(d: RunData, row: dict, aligners: Aligners) -> ItemTiers:
         hsource,
         "; ".join(x for x in (note, anote) if x),
         span[0] if span is not None else 0.0,
+        span is not None,
     )
 
 

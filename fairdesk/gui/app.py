@@ -187,6 +187,10 @@ def _import_shot(win, path: Path, written: list[Path]) -> None:
     import csv
     import tempfile
 
+    import soundfile as sf
+
+    from ..constants import SAMPLE_RATE
+    from ..core.spans import load_row, span_of
     from .context import Context
     from .import_dialog import ImportDialog
 
@@ -201,13 +205,18 @@ def _import_shot(win, path: Path, written: list[Path]) -> None:
         with manifest.open("w", newline="", encoding="utf-8") as f:
             w = csv.writer(f)
             w.writerow(["path", "text", "speaker_id"])
-            for r in items.itertuples():
-                src = dss[0].root / r.path
-                dst = manifest.parent / Path(r.path).name
-                dst.write_bytes(src.read_bytes())
-                w.writerow([dst.name, r.text, r.speaker_id])
+            names = []
+            for k, r in enumerate(items.to_dict(orient="records")):
+                if span_of(r) is None:
+                    dst = manifest.parent / Path(r["path"]).name
+                    dst.write_bytes((dss[0].root / r["path"]).read_bytes())
+                else:  # a segment of a session: its clip
+                    dst = manifest.parent / f"clip{k + 1}.wav"
+                    sf.write(str(dst), load_row(dss[0].root, r).samples, SAMPLE_RATE)
+                names.append(dst.name)
+                w.writerow([dst.name, r["text"], r["speaker_id"]])
             w.writerow(["lost_take.wav", "turn it up", "s9"])
-            w.writerow([Path(items.iloc[0].path).name + "", "", "s1"])
+            w.writerow([names[0], "", "s1"])
         ctx = Context(Path(tmp) / "project")
         dlg = ImportDialog(ctx, win)
         dlg.resize(900, 540)
@@ -222,5 +231,13 @@ def _import_shot(win, path: Path, written: list[Path]) -> None:
         QApplication.instance().processEvents()
         save_grab(dlg, path)
         written.append(path)
+        # the formats it offers: the open format list, over the dialog
+        dlg.format.showPopup()
+        QApplication.instance().processEvents()
+        popup = dlg.format.view().window()
+        formats = path.with_name(path.stem + "_formats.png")
+        save_grab(popup, formats)
+        written.append(formats)
+        dlg.format.hidePopup()
         dlg.close()
         ctx.close()

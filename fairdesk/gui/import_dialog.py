@@ -316,7 +316,9 @@ class ImportDialog(QDialog):
             )
             return None
         if self.chosen_format() == "auto" and self.detected is None:
+            self._detect_timer.stop()
             self.detected = self._detect_now(path)  # the options typed must apply
+            self._show_options()
         options = self.options()
         self.problems.setRowCount(0)
         self.progress.setValue(0)
@@ -338,6 +340,10 @@ class ImportDialog(QDialog):
         job.signals.finished.connect(lambda: self.import_btn.setEnabled(True))
         self.job = self.ctx.jobs.submit(job, channel="import")
         return self.job
+
+    def hideEvent(self, event):  # noqa: N802 - Qt API
+        self._detect_timer.stop()  # no detection for a dialog no longer shown
+        super().hideEvent(event)
 
     @staticmethod
     def _detect_now(path: str) -> str | None:

@@ -68,6 +68,9 @@ STRATEGIES = ("sequential", "batched")
 #: the remaining silence again, which often adds a hallucinated "Thank you." (WER 27.6% vs
 #: 18.6% on those 20 clips).
 DEFAULT_STRATEGY = "batched"
+#: On the CPU the default batch keeps batch size × beam size at most this (memory: see
+#: ``batch_size`` of :class:`WhisperCT2Backend`).
+CPU_BATCH_BEAMS = 10
 #: Whisper's temperature fallback schedule (OpenAI and faster-whisper defaults).
 FALLBACK_TEMPERATURES = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 
@@ -139,9 +142,13 @@ class WhisperCT2Backend(Backend):
         decoding re-decodes the silence after the last word and may append a hallucinated
         phrase (see :data:`DEFAULT_STRATEGY`), so the strategy is part of :attr:`fingerprint`.
         Clips over 30 s always use faster-whisper's sequential long-form decoding.
-    batch_size : int
+    batch_size : int or None
         Clips per encoder/decoder batch for the ``batched`` strategy, :meth:`embed` and
-        :meth:`score_many`.
+        :meth:`score_many`. None (default): 8 on CUDA; on the CPU as many as keep batch ×
+        beam at most :data:`CPU_BATCH_BEAMS` (2 at beam 5), because each clip of a batch holds
+        a copy of the encoder's cross-attention keys and values per beam (about 60 MB per clip
+        for tiny at beam 5: batch 8 peaked at 718 MB RSS, batch 2 at 324 MB, equally fast on
+        2 cores; ``bench/segment_memory.py``).
     no_speech_threshold : float or None
         faster-whisper's silence skip (sequential decoding only).
     """
@@ -163,7 +170,7 @@ class WhisperCT2Backend(Backend):
         language: str = "en",
         word_timestamps: bool = True,
         strategy: str = DEFAULT_STRATEGY,
-        batch_size: int = 8,
+        batch_size: int | None = None,
         no_speech_threshold: float | None = 0.6,
     ) -> None:
         path = Path(model_path)
@@ -187,6 +194,8 @@ class WhisperCT2Backend(Backend):
         self._beam_size = int(beam_size)
         self._word_timestamps = bool(word_timestamps)
         self._strategy = strategy
+        if batch_size is None:
+            batch_size = 8 if self._device == "cuda" else min(8, CPU_BATCH_BEAMS // self._beam_size)
         self._batch_size = max(1, int(batch_size))
         self._no_speech_threshold = no_speech_threshold
         # The weights load on first use, so that identity (fingerprint) is cheap: an audit

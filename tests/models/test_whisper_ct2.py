@@ -97,3 +97,21 @@ def test_sampled_decodes(whisper, speech):
     assert c.text == d.text
     with pytest.raises(ValueError, match="temperature > 0"):
         whisper.transcribe_sampled([audio], temperature=0.0)
+
+
+def test_the_cpu_batch_keeps_batch_times_beam_small_and_leaves_results_alone(whisper, speech):
+    from fairdesk.models.whisper_ct2 import CPU_BATCH_BEAMS
+
+    # each clip of a batch holds beam copies of the cross-attention cache: on the CPU the
+    # default keeps batch × beam <= CPU_BATCH_BEAMS (2 at the default beam 5)
+    assert whisper._batch_size == CPU_BATCH_BEAMS // 5 == 2
+    with get_backend("whisper-tiny.en", device="cpu", beam_size=1) as greedy:
+        assert greedy._batch_size == 8
+    with get_backend("whisper-tiny.en", device="cpu", batch_size=5) as asked:
+        assert asked._batch_size == 5
+        # the batch size is not part of the model's identity: the cache stays valid
+        assert asked.fingerprint == whisper.fingerprint
+        clips = [a for a, _text in speech] * 2  # batches of 5 + 1 here, 2 + 2 + 2 there
+        assert [t.text for t in asked.transcribe(clips)] == [
+            t.text for t in whisper.transcribe(clips)
+        ]

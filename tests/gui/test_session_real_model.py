@@ -143,3 +143,32 @@ def test_the_report_embeds_each_worst_segment_alone(audited):
         row = by_id.loc[e["id"]]
         # the segment (Opus adds a few ms of pre-skip rounding), not the 171-s session
         assert len(clip) / sr == pytest.approx(row["end_s"] - row["start_s"], abs=0.03)
+
+
+def test_a_corrected_segment_textgrid_comes_back_as_its_items_annotation(audited, tmp_path):
+    from praatio import textgrid
+
+    from fairdesk.core.store import Project
+    from fairdesk.reports.item_files import item_file
+    from fairdesk.reports.praat import export_textgrids, import_textgrids
+
+    base, _intervals, out = audited
+    project = Project(base / "proj")
+    try:
+        its = export_textgrids(project, out.run_id, tmp_path / "tg", aligner="even")
+        it = its[5]
+        path = tmp_path / "tg" / item_file(it.item, ".TextGrid")
+        tg = textgrid.openTextgrid(str(path), includeEmptyIntervals=False)
+        ref = tg.getTier("reference")
+        first = ref.entries[0]
+        edited = ref.new(entries=[(first.start, first.end, "corrected")] + list(ref.entries[1:]))
+        tg.replaceTier("reference", edited)
+        tg.save(str(path), format="long_textgrid", includeBlankSpaces=True)
+        rep = import_textgrids(project, "s", tmp_path / "tg", "reference")
+        assert rep.problems == [] and [x[1] for x in rep.imported] == [it.item]
+        items = project.items(project.dataset("s")).set_index("id")
+        db_id = int(items.loc[it.item, "db_id"])
+        want = " ".join(["corrected"] + [e.label for e in ref.entries[1:]])
+        assert project.latest_transcripts([db_id])[db_id] == want
+    finally:
+        project.close()

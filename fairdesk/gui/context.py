@@ -195,6 +195,16 @@ class Context(QObject):
         """
         return self._stored(run_id)[1]
 
+    def select_default_run(self) -> None:
+        """A project just opened and no run shown yet: show the run shown when it was last
+        closed (:attr:`remembered_run`), else the newest finished one."""
+        if self.project is None or self.run_id is not None:
+            return
+        runs = self.runs()
+        if runs:
+            want = self.remembered_run
+            self.select_run(want if want in {r.id for r in runs} else runs[0].id)
+
     def select_run(self, run_id: int | None) -> None:
         if run_id is None or run_id == self.run_id:
             return

@@ -4,6 +4,7 @@ and browse a dataset's items with a text filter and per-column filters."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
@@ -35,8 +36,10 @@ from .context import Context
 from .fit_scroll import FitScrollArea
 from .item_columns import shortcut
 from .jobs import Job
-from .player import AudioPlayer
 from .table_model import FrameModel, fit_columns
+
+if TYPE_CHECKING:
+    from .player import AudioPlayer
 
 #: Item columns not worth a table column.
 HIDDEN = ("db_id", "audio_hash", "sample_rate", "channels")
@@ -496,6 +499,8 @@ class DatasetPanel(QWidget):
     def ensure_detail(self) -> AudioPlayer:
         """The player (and annotation editor), built on first use; returns the player."""
         if self.player is None:
+            from .player import AudioPlayer  # pyqtgraph: loaded when an item is first shown
+
             self.player = AudioPlayer(self.ctx.jobs)
             self.player.message.connect(self.ctx.status)
             self.annotation = AnnotationPanel(self.ctx)

@@ -13,16 +13,12 @@ from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QStackedWidget, QTabWidget
 
 from .._meta import __version__
-from .audit_panel import AuditPanel
 from .context import Context
 from .dataset_panel import DatasetPanel
 from .exports import Exporter, ReportDialog, folder_and_format
 from .first_run import FirstRunPage, default_demo_folder
-from .incremental_panel import IncrementalPanel
-from .item_panel import ItemPanel
+from .lazy_tab import LazyTab
 from .qapp import save_grab
-from .record_panel import RecordPanel
-from .results_panel import ResultsPanel
 from .settings import (
     app_settings,
     get_json,
@@ -36,6 +32,22 @@ from .settings import (
 log = logging.getLogger("fairdesk.gui")
 
 TABS = ("datasets", "audit", "results", "items", "record", "incremental")
+#: The tabs built when first shown (or asked for): their module and class.
+LAZY = {
+    "audit": ("audit_panel", "AuditPanel"),
+    "results": ("results_panel", "ResultsPanel"),
+    "items": ("item_panel", "ItemPanel"),
+    "record": ("record_panel", "RecordPanel"),
+    "incremental": ("incremental_panel", "IncrementalPanel"),
+}
+
+
+def panel_class(name: str):
+    """The class of a lazily built tab's panel (its module imported now)."""
+    import importlib
+
+    module, cls = LAZY[name]
+    return getattr(importlib.import_module(f"{__package__}.{module}"), cls)
 
 
 def first_size(screen, wanted=(1366, 860)) -> tuple[int, int]:
@@ -104,22 +116,21 @@ class MainWindow(QMainWindow):
         self._restore = restore
         if restore and self.ctx.folder is not None:  # before the results list the runs
             self.ctx.remembered_run = last_run(self.settings, self.ctx.folder)
+        self._input_file = input_file
         self.datasets = DatasetPanel(self.ctx)
-        self.audit = AuditPanel(self.ctx)
-        self.results = ResultsPanel(self.ctx, lazy=True)  # hidden tabs load on first show
-        self.items = ItemPanel(self.ctx)
-        self.record = RecordPanel(self.ctx, input_file=input_file)
-        self.incremental = IncrementalPanel(self.ctx, lazy=True)
+        # every other tab is built when first shown or asked for (self.audit, …): the window
+        # opens with the first screen only
+        self._lazy = {
+            name: LazyTab(
+                lambda n=name: self._build_panel(n),
+                lambda panel, n=name: self._panel_built(n, panel),
+            )
+            for name in LAZY
+        }
         self.tabs = QTabWidget()
-        for panel, label in (
-            (self.datasets, "Datasets"),
-            (self.audit, "Audit"),
-            (self.results, "Results"),
-            (self.items, "Items"),
-            (self.record, "Record"),
-            (self.incremental, "Incremental"),
-        ):
-            self.tabs.addTab(panel, label)
+        for name in TABS:
+            page = self.datasets if name == "datasets" else self._lazy[name]
+            self.tabs.addTab(page, name.capitalize())
         self.welcome = FirstRunPage()
         self.stack = QStackedWidget()
         self.stack.addWidget(self.welcome)
@@ -132,14 +143,10 @@ class MainWindow(QMainWindow):
         self.exporter = Exporter(self.ctx, self)
         self.exporter.message.connect(lambda m: self.statusBar().showMessage(m, 15000))
         self.statusBar().addPermanentWidget(self.exporter.progress_view)
-        self.results.chart_export.failed.connect(
-            lambda m: self.statusBar().showMessage(f"Export failed: {m}", 15000)
-        )
         self.report_dialog: ReportDialog | None = None
         self.ctx.project_changed.connect(self._project_changed)
+        self.ctx.runs_changed.connect(self.ctx.select_default_run)  # no Results tab needed
         self.ctx.run_selected.connect(self._remember_run)
-        self.audit.run_done.connect(lambda _id: self.show_tab("results"))
-        self.audit.show_run.connect(lambda _id: self.show_tab("results"))
         self.welcome.demo.connect(self.open_demo)
         self.welcome.open_project.connect(self.choose_project)
         self.welcome.import_dataset.connect(self.import_dataset)
@@ -148,6 +155,56 @@ class MainWindow(QMainWindow):
         if restore:
             self.restore_state()
         self._project_changed()
+        self.ctx.select_default_run()
+
+    # -- the lazily built tabs -----------------------------------------------------------
+    def _build_panel(self, name: str):
+        cls = panel_class(name)
+        if name == "record":
+            return cls(self.ctx, input_file=self._input_file)
+        if name in ("results", "incremental"):
+            return cls(self.ctx, lazy=True)  # their hidden sub-tabs load on first show
+        return cls(self.ctx)
+
+    def _panel_built(self, name: str, panel) -> None:
+        if name == "results":
+            panel.chart_export.failed.connect(
+                lambda m: self.statusBar().showMessage(f"Export failed: {m}", 15000)
+            )
+        elif name == "audit":
+            panel.run_done.connect(lambda _id: self.show_tab("results"))
+            panel.show_run.connect(lambda _id: self.show_tab("results"))
+        if self._restore:
+            self._restore_panel(name, panel)
+
+    def current_panel(self):
+        """The panel of the tab shown (built, since it is shown)."""
+        name = TABS[self.tabs.currentIndex()]
+        return self.datasets if name == "datasets" else self._lazy[name].panel()
+
+    def built(self, name: str) -> bool:
+        """Whether the ``name`` tab's panel exists yet (the Datasets tab always does)."""
+        return name == "datasets" or self._lazy[name].is_built
+
+    @property
+    def audit(self):
+        return self._lazy["audit"].panel()
+
+    @property
+    def results(self):
+        return self._lazy["results"].panel()
+
+    @property
+    def items(self):
+        return self._lazy["items"].panel()
+
+    @property
+    def record(self):
+        return self._lazy["record"].panel()
+
+    @property
+    def incremental(self):
+        return self._lazy["incremental"].panel()
 
     # -- menus ------------------------------------------------------------------------
     def _action(self, menu, text: str, slot, key=None) -> QAction:
@@ -165,7 +222,7 @@ class MainWindow(QMainWindow):
         self.import_action = self._action(m, "Import dataset…", self.import_dataset, "Ctrl+I")
         m.addSeparator()
         self._action(m, "Record from an audio file…", self.choose_input_file)
-        self._action(m, "Audio output…", self.items.player.pick_output)
+        self._action(m, "Audio output…", self.pick_output)
         self._action(m, "Export screenshot…", self.export_screenshot, "Ctrl+Shift+S")
         self.report_action = self._action(m, "Export report…", self.export_report, "Ctrl+Shift+E")
         self._action(m, "Export tables…", self.export_tables)
@@ -178,19 +235,34 @@ class MainWindow(QMainWindow):
             self._action(v, name.capitalize(), lambda n=name: self.show_tab(n), f"Ctrl+{i + 1}")
         a = self.menuBar().addMenu("&Audit")
         self.run_action = self._action(a, "Run audit", self._run_audit, "F9")
-        self.cancel_action = self._action(a, "Cancel audit", self.audit.cancel, "Shift+F9")
+        self.cancel_action = self._action(a, "Cancel audit", self._cancel_audit, "Shift+F9")
         h = self.menuBar().addMenu("&Help")
         self._action(h, "Keyboard shortcuts", self.show_shortcuts, "F1")
         self._action(h, "About fairdesk", self._about)
 
+    def pick_output(self) -> None:
+        """The audio output dialog (every player's output)."""
+        from .output_picker import OutputPicker
+
+        OutputPicker(self).exec()
+
+    def _cancel_audit(self) -> None:
+        if self.built("audit"):
+            self.audit.cancel()
+
     def panels(self) -> list:
+        """Every tab's panel (building those not built yet)."""
         return [self.datasets, self.audit, self.results, self.items, self.record, self.incremental]
 
     def shortcut_rows(self) -> list[tuple[str, str]]:
-        """Every shortcut: the window's, then each panel's ``SHORTCUTS``."""
+        """Every shortcut: the window's, then each panel's ``SHORTCUTS`` (read from the
+        panel classes: listing them builds no tab)."""
         from .shortcuts_dialog import collect_shortcuts
 
-        places = [(self.tabs.tabText(self.tabs.indexOf(p)), p) for p in self.panels()]
+        places = [
+            (self.tabs.tabText(i), DatasetPanel if name == "datasets" else panel_class(name))
+            for i, name in enumerate(TABS)
+        ]
         return collect_shortcuts(WINDOW_SHORTCUTS, places)
 
     def show_shortcuts(self):
@@ -369,7 +441,10 @@ class MainWindow(QMainWindow):
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState())
         s.setValue("window/tab", TABS[self.tabs.currentIndex()])
-        for name, panel in zip(TABS, self.panels()):
+        for name in TABS:
+            if not self.built(name):  # never shown: its remembered state stays as it was
+                continue
+            panel = self.datasets if name == "datasets" else self._lazy[name].panel()
             if hasattr(panel, "save_state"):
                 try:
                     put_json(s, f"panels/{name}", panel.save_state())
@@ -385,22 +460,28 @@ class MainWindow(QMainWindow):
         st = s.value("window/state")
         if st is not None:
             self.restoreState(st)
-        for name, panel in zip(TABS, self.panels()):
-            state = get_json(s, f"panels/{name}")
-            if isinstance(state, dict) and hasattr(panel, "restore_state"):
-                try:
-                    panel.restore_state(state)
-                except Exception:  # noqa: BLE001 - a stale state is ignored, not fatal
-                    log.exception("restoring the %s panel's state failed", name)
+        self._restore_panel("datasets", self.datasets)  # the others: when they are built
         tab = s.value("window/tab")
         if tab in TABS:
             self.tabs.setCurrentIndex(TABS.index(tab))
 
+    def _restore_panel(self, name: str, panel) -> None:
+        state = get_json(self.settings, f"panels/{name}")
+        if isinstance(state, dict) and hasattr(panel, "restore_state"):
+            try:
+                panel.restore_state(state)
+            except Exception:  # noqa: BLE001 - a stale state is ignored, not fatal
+                log.exception("restoring the %s panel's state failed", name)
+
     def closeEvent(self, event):  # noqa: N802 - Qt API
         self.save_state()
-        self.items.player.stop()
-        self.incremental.player.stop()
-        self.record.shutdown()  # finishes a running take, saves a pending transcript
-        self.results.regression.shutdown()
+        if self.built("items"):
+            self.items.player.stop()
+        if self.built("incremental"):
+            self.incremental.player.stop()
+        if self.built("record"):
+            self.record.shutdown()  # finishes a running take, saves a pending transcript
+        if self.built("results"):
+            self.results.regression.shutdown()
         self.ctx.close()
         super().closeEvent(event)

@@ -240,6 +240,8 @@ class ResultsPanel(QWidget):
         ctx.runs_changed.connect(self.reload_runs)
         ctx.run_selected.connect(self.load_run)
         self.reload_runs()
+        if ctx.run_id is not None and self.run_id is None:  # built after a run was chosen
+            self.load_run(ctx.run_id)
 
     # -- runs ---------------------------------------------------------------------------
     def reload_runs(self) -> None:
@@ -258,9 +260,7 @@ class ResultsPanel(QWidget):
         ):
             self.runs.setCurrentIndex(self.runs.findData(self.run_id))
         elif runs and self.ctx.run_id is None:
-            # a project just opened: the run shown when it was last closed, else the newest
-            want = self.ctx.remembered_run
-            self.ctx.select_run(want if want in {r.id for r in runs} else runs[0].id)
+            self.ctx.select_default_run()  # a project just opened: the run last shown
         elif not runs:
             self.show_result(None)
 

@@ -216,5 +216,5 @@ def test_main_window_has_the_record_tab(qtbot, project):
     win = MainWindow(project.project.folder)
     qtbot.addWidget(win)
     win.show_tab("record")
-    assert "record" in TABS and win.tabs.currentWidget() is win.record
+    assert "record" in TABS and win.current_panel() is win.record
     win.close()

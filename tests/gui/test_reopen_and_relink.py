@@ -81,9 +81,9 @@ def test_relink_makes_the_views_read_the_new_root(qtbot, copy, mini, tmp_path):
     # the copied data: accepted
     assert panel.relink(data) is True and panel.relink_error == ""
     assert str(data.resolve()) in panel.audio_label.text()
-    assert panel._path(0).startswith(str(data.resolve()))
+    assert panel._path(0)[0].startswith(str(data.resolve()))
     w.ctx.select_run(first)
     w.show_tab("items")
     qtbot.waitUntil(lambda: w.items.run_id == first, timeout=10000)
-    assert w.items._path_of(0).startswith(str(data.resolve()))
+    assert w.items._path_of(0)[0].startswith(str(data.resolve()))
     w.close()

@@ -57,7 +57,7 @@ def test_state_is_restored_in_a_new_window(qtbot, mini, settings, tmp_path):
     qtbot.wait(50)
     assert win2.ctx.folder == mini.folder
     assert win2.stack.currentWidget() is win2.tabs
-    assert win2.tabs.currentWidget() is win2.record
+    assert win2.current_panel() is win2.record
     assert (win2.width(), win2.height()) == (900, 760)
     r2 = win2.record
     assert r2.speaker_id.text() == "spk07" and r2.meta["accent"].text() == "ibadan"

@@ -37,6 +37,7 @@ from .fit_scroll import FitScrollArea
 from .item_columns import shortcut
 from .jobs import Job
 from .table_model import FrameModel, fit_columns
+from .theme import esc
 
 if TYPE_CHECKING:
     from .player import AudioPlayer
@@ -75,9 +76,13 @@ class DatasetPanel(QWidget):
         *AnnotationPanel.SHORTCUTS,
     ]
 
-    def __init__(self, ctx: Context, parent=None):
+    def __init__(self, ctx: Context, parent=None, *, deferred: bool = False):
         super().__init__(parent)
         self.ctx = ctx
+        # the main window's first screen: the first dataset's table is read in a job, so the
+        # window is drawn before pandas and the items are loaded
+        self._defer = deferred
+        self.load_job: Job | None = None
         self._summary: dict | None = None
         self._frame = None  # the dataset's items (all columns), rows as in the model
         self._root: Path | None = None
@@ -320,7 +325,41 @@ class DatasetPanel(QWidget):
             self._update_count()
             return
         ds = p.dataset(name)
-        s = p.dataset_summary(ds)
+        if self._defer:
+            self._defer = False
+            self._load_in_job(ds)
+            return
+        frame = p.items(ds)
+        latest = p.latest_transcripts(frame["db_id"]) if len(frame) else {}
+        frame["annotation"] = [latest.get(int(i), "") for i in frame["db_id"]]
+        self._fill(ds, p.dataset_summary(ds), frame)
+
+    def _load_in_job(self, ds) -> None:
+        """Read the dataset's summary and items in a job; fill the views when it is done
+        (dropped if another dataset or project is shown by then)."""
+        self.summary_label.setText(f"reading {esc(ds.name)}…")
+        self.model.set_frame(None)
+        self._frame = None
+        folder = self.ctx.folder
+        job = Job(tasks.dataset_view, str(folder), ds.name, name="read the dataset")
+        job.signals.result.connect(
+            lambda out, f=folder, d=ds: self._loaded(f, d, out["summary"], out["frame"])
+        )
+        job.signals.error.connect(
+            lambda msg: self.summary_label.setText(
+                f"<span style='color:#c62828'>{esc(msg.splitlines()[0])}</span>"
+            )
+        )
+        self.load_job = self.ctx.jobs.submit(job, channel="dataset-view")
+
+    def _loaded(self, folder, ds, s: dict, frame) -> None:
+        if folder != self.ctx.folder or self.current_dataset() != ds.name:
+            return  # another project or dataset is shown now
+        self._fill(ds, s, frame)
+
+    def _fill(self, ds, s: dict, frame) -> None:
+        """Show a dataset: its summary, column values and items (``annotation`` added)."""
+        name = ds.name
         self._summary = s
         extra = (
             f" · <span style='color:#c62828'>{s['problems']} import problems</span>"
@@ -349,9 +388,6 @@ class DatasetPanel(QWidget):
             top.setExpanded(len(values) <= 8)
         self.groups.resizeColumnToContents(1)
         self.groups.resizeColumnToContents(2)
-        frame = p.items(ds)
-        latest = p.latest_transcripts(frame["db_id"]) if len(frame) else {}
-        frame["annotation"] = [latest.get(int(i), "") for i in frame["db_id"]]
         self._frame, self._root = frame, ds.root
         self._show_audio_root(ds)
         shown = frame

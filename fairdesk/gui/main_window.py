@@ -117,7 +117,10 @@ class MainWindow(QMainWindow):
         if restore and self.ctx.folder is not None:  # before the results list the runs
             self.ctx.remembered_run = last_run(self.settings, self.ctx.folder)
         self._input_file = input_file
-        self.datasets = DatasetPanel(self.ctx)
+        # the Datasets tab as the first screen: its table is read in a job after the window
+        # is drawn (another first tab needs pandas at once: a job would only compete with it)
+        first = self.settings.value("window/tab") if restore else None
+        self.datasets = DatasetPanel(self.ctx, deferred=first in (None, "datasets"))
         # every other tab is built when first shown or asked for (self.audit, …): the window
         # opens with the first screen only
         self._lazy = {

@@ -67,6 +67,20 @@ def import_dataset(
         project.close()
 
 
+def dataset_view(folder, name, *, progress, cancelled):
+    """What the Datasets view shows of a dataset: its summary and its items with each one's
+    latest annotation (``annotation``, '' if none)."""
+    project = Project(folder)
+    try:
+        ds = project.dataset(name)
+        frame = project.items(ds)
+        latest = project.latest_transcripts(frame["db_id"]) if len(frame) else {}
+        frame["annotation"] = [latest.get(int(i), "") for i in frame["db_id"]]
+        return {"summary": project.dataset_summary(ds), "frame": frame}
+    finally:
+        project.close()
+
+
 def detect_format(path, *, progress, cancelled):
     """The format ``fairdesk import --format auto`` would read ``path`` as."""
     from ..core.importers import detect_format as _detect

@@ -68,6 +68,7 @@ def test_relink_makes_the_views_read_the_new_root(qtbot, copy, mini, tmp_path):
     folder, data, first, _newest = copy
     w = _window(qtbot, folder, QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
     panel = w.datasets
+    qtbot.waitUntil(lambda: panel._frame is not None, timeout=10000)  # read in a job
     assert str(mini.data.resolve()) in panel.audio_label.text()  # the original's audio
     assert panel.relink_btn.isVisible()
     # a folder missing one file is refused, naming it; nothing changes

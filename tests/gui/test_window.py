@@ -354,3 +354,27 @@ def test_an_unusable_last_project_starts_on_the_first_run_page(qtbot, settings, 
     win = _window(qtbot, None, settings)
     assert win.ctx.project is None and win.stack.currentWidget() is win.welcome
     win.close()
+
+
+def test_the_first_screen_reads_its_table_in_a_job_and_shows_what_a_direct_read_shows(
+    qtbot, mini, tmp_path
+):
+    from PySide6.QtCore import QSettings
+
+    from fairdesk.gui.dataset_panel import DatasetPanel
+    from fairdesk.gui.main_window import MainWindow
+
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat)
+    win = MainWindow(mini.folder, settings=settings)
+    qtbot.addWidget(win)
+    panel = win.datasets
+    assert panel.load_job is not None  # the window is built before the items are read
+    assert not win.built("items") and not win.built("results")  # only the first screen
+    qtbot.waitUntil(lambda: panel._frame is not None, timeout=10000)
+    direct = DatasetPanel(win.ctx)  # read at once
+    qtbot.addWidget(direct)
+    assert panel.model.columns == direct.model.columns
+    assert panel.model.rowCount() == direct.model.rowCount() == mini.n_items
+    assert panel.summary_label.text() == direct.summary_label.text()
+    assert win.ctx.run_id == mini.run_id  # the run is chosen without the Results tab
+    win.close()

@@ -296,10 +296,9 @@ class RegressionPanel(QWidget):
         """The metadata columns of the run's dataset (None when it is not in the project)."""
         p, name = self.ctx.project, run.dataset
         try:
-            summary = p.dataset_summary(p.dataset(name))
+            return p.metadata_columns(p.dataset(name))
         except Exception:  # noqa: BLE001 - a table audit or a dataset removed since
             return None
-        return set(summary.get("columns") or {})
 
     def _fill_history(self, select_id: int | None = None) -> None:
         self.history.clear()

@@ -74,6 +74,9 @@ MISSING_OPTION = "'Include missing values as a group'"
 CONDITION_COLOUR = "#8a4b00"
 
 #: Sub-tabs, in order (screenshots and the remembered state use the names).
+#: The sub-tabs that a lazy panel (the main window's) draws when first shown for a run; the
+#: cards, tables and header are filled at once.
+DRAWN_ON_SHOW = ("values", "radar", "confusion", "phones", "regression")
 SUBTABS = (
     "groups",
     "comparisons",
@@ -150,6 +153,7 @@ class ResultsPanel(QWidget):
         #: render a run selected while the tab is hidden when the tab is first shown
         self.lazy = lazy
         self._unrendered = False
+        self._undrawn: set[str] = set()  # sub-tabs of DRAWN_ON_SHOW not drawn for the run
         self.ctx = ctx
         self.result: AuditRun | None = None
         self.run_id: int | None = None
@@ -203,7 +207,7 @@ class ResultsPanel(QWidget):
         self.chart_export = ChartExportButton()
         self.tabs.setCornerWidget(self.chart_export, Qt.TopRightCorner)
         self.chart_export.setVisible(False)
-        self.tabs.currentChanged.connect(lambda _i: self._chart_view())
+        self.tabs.currentChanged.connect(lambda _i: self._subtab_shown())
         self.tabs.currentChanged.connect(lambda _i: self._fit_split())
         for w in (self.radar, self.confusion):  # a right click offers the export too
             w.setContextMenuPolicy(Qt.CustomContextMenu)
@@ -304,11 +308,12 @@ class ResultsPanel(QWidget):
         run = as_audit_run(result) if result else None
         self.result, self._unrendered = run, False
         self.cards.set_result(run)
-        self.values.set_result(run)
-        self.radar.set_result(run)
-        self.confusion.set_result(run)
-        self.phones.set_result(run)
-        self.regression.set_run(self.run_id if run else None, run)
+        # the charts and the regression: now when shown (or eager panels), else on first show
+        self._undrawn = set(DRAWN_ON_SHOW)
+        current = SUBTABS[self.tabs.currentIndex()]
+        for name in DRAWN_ON_SHOW:
+            if not self.lazy or name == current:
+                self._draw_subtab(name)
         self._show_systems(run)
         self._fill_groups(run)
         self._fill_comparisons(run)
@@ -333,6 +338,21 @@ class ResultsPanel(QWidget):
             if cmp
             else "no comparison of systems with this run as baseline",
         )
+
+    def _draw_subtab(self, name: str) -> None:
+        """Draw one of :data:`DRAWN_ON_SHOW` for the shown run (once per run)."""
+        if name not in self._undrawn:
+            return
+        self._undrawn.discard(name)
+        run = self.result
+        if name == "regression":
+            self.regression.set_run(self.run_id if run else None, run)
+        else:
+            getattr(self, name).set_result(run)
+
+    def _subtab_shown(self) -> None:
+        self._draw_subtab(SUBTABS[self.tabs.currentIndex()])
+        self._chart_view()
 
     def _chart_view(self) -> None:
         self.chart_export.set_view(self.result, SUBTABS[self.tabs.currentIndex()])

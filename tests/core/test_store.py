@@ -112,3 +112,28 @@ def test_annotation_saved_at_once(tmp_path):
     other = sqlite3.connect(str(p.db_path))
     row = other.execute("SELECT value FROM annotations WHERE id=?", (aid,)).fetchone()
     assert json.loads(row[0]) == {"text": "ákwá"}
+
+
+def test_metadata_columns_are_the_summarys_columns(tmp_path, wav_factory):
+    import json as _json
+    import unicodedata
+
+    from fairdesk.core.importers import import_dataset
+
+    rows = [
+        {"path": "a.wav", "text": "one", "speaker_id": "s1", "accent": "x", "slots": {"a": 1},
+         "note": None, unicodedata.normalize("NFD", "région"): "nord", "flag": True},
+        {"path": "b.wav", "text": "two", "speaker_id": "s2", "accent": "y", "slots": {},
+         "note": None, unicodedata.normalize("NFD", "région"): "sud", "flag": False},
+    ]  # fmt: skip
+    for r in rows:
+        wav_factory(r["path"])
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text("\n".join(_json.dumps(r) for r in rows), encoding="utf-8")
+    p = Project(tmp_path / "proj")
+    rep = import_dataset(p, "d", manifest)
+    assert rep.imported == 2, rep.problems
+    ds = p.dataset("d")
+    want = set(p.dataset_summary(ds)["columns"])
+    assert p.metadata_columns(ds) == want and "région" in want
+    assert "note" not in want  # no scalar value anywhere

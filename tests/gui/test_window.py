@@ -378,3 +378,28 @@ def test_the_first_screen_reads_its_table_in_a_job_and_shows_what_a_direct_read_
     assert panel.summary_label.text() == direct.summary_label.text()
     assert win.ctx.run_id == mini.run_id  # the run is chosen without the Results tab
     win.close()
+
+
+def test_the_window_draws_a_results_chart_when_its_sub_tab_is_first_shown(qtbot, mini, tmp_path):
+    from PySide6.QtCore import QSettings
+
+    from fairdesk.gui.main_window import MainWindow
+    from fairdesk.gui.results_panel import ResultsPanel
+
+    win = MainWindow(mini.folder, settings=QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
+    qtbot.addWidget(win)
+    win.show()
+    win.show_tab("results")
+    win.results.show_subtab("comparisons")
+    r = win.results
+    qtbot.waitUntil(lambda: r.result is not None and not r._unrendered, timeout=10000)
+    assert not r.values.plots and r.radar.scale is None  # not drawn while hidden
+    assert r.groups.rowCount() > 0 and r.cards.cards  # the tables and cards at once
+    r.show_subtab("values")
+    r.show_subtab("radar")
+    eager = ResultsPanel(win.ctx)  # a panel of its own draws everything at once
+    qtbot.addWidget(eager)
+    eager.show_result(r.result)
+    assert set(r.values.plots) == set(eager.values.plots) and r.values.plots
+    assert r.radar.scale.groups == eager.radar.scale.groups
+    win.close()

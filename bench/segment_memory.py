@@ -61,8 +61,9 @@ def child_model(folder: Path) -> dict:
 def child_audit(folder: Path) -> dict:
     from fairdesk.core.importers import import_dataset
     from fairdesk.core.store import Project
-    from fairdesk.jobs import AuditRequest, run_audit
-    from fairdesk.stats import AuditSettings
+
+    sys.path.insert(0, str(ROOT))
+    from tests.session_fixture import audit_by_tier
 
     project = Project(folder / "proj")
     t0 = time.perf_counter()
@@ -70,17 +71,7 @@ def child_audit(folder: Path) -> dict:
     t_import = time.perf_counter() - t0
     own_import, _ = _peak_mb()
     t0 = time.perf_counter()
-    out = run_audit(
-        project,
-        AuditRequest(
-            dataset="session",
-            model="whisper-tiny.en",
-            by=("tier",),
-            metrics=("wer",),
-            nlu="none",
-            settings=AuditSettings(n_bootstrap=200, min_items=5, min_speakers=1),
-        ),
-    )
+    out = audit_by_tier(project, "session", "whisper-tiny.en")
     own, kids = _peak_mb()
     return {
         "imported": rep.imported,

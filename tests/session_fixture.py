@@ -17,7 +17,7 @@ import numpy as np
 
 from fairdesk.constants import SAMPLE_RATE
 
-__all__ = ["Interval", "write_elan_session"]
+__all__ = ["Interval", "audit_by_tier", "write_elan_session"]
 
 
 @dataclass(frozen=True)
@@ -104,3 +104,20 @@ def write_elan_session(
         )
         for iv in out
     ]
+
+
+def audit_by_tier(project, dataset: str, model: str, backend=None):
+    """Audit a session dataset by tier (one speaker per tier): WER only, no NLU, minimums
+    low enough for one speaker a side; returns :func:`fairdesk.jobs.run_audit`'s outcome."""
+    from fairdesk.jobs import AuditRequest, run_audit
+    from fairdesk.stats import AuditSettings
+
+    req = AuditRequest(
+        dataset=dataset,
+        model=model,
+        by=("tier",),
+        metrics=("wer",),
+        nlu="none",
+        settings=AuditSettings(n_bootstrap=200, min_items=5, min_speakers=1),
+    )
+    return run_audit(project, req, backend=backend)

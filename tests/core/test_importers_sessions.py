@@ -150,21 +150,12 @@ class SpanBackend:
 
 
 def test_an_elan_session_audits_segment_by_segment(project, tmp_path):
-    from fairdesk.jobs import AuditRequest, run_audit
-    from fairdesk.stats import AuditSettings
+    from tests.session_fixture import audit_by_tier
 
     elan_session(tmp_path / "corpus")
     import_dataset(project, "s", tmp_path / "corpus", tiers="Ana-tx,Ben-tx")
     be = SpanBackend()
-    req = AuditRequest(
-        dataset="s",
-        model="fake",
-        by=("tier",),
-        metrics=("wer",),
-        nlu="none",
-        settings=AuditSettings(n_bootstrap=200, min_items=5, min_speakers=1),
-    )
-    out = run_audit(project, req, backend=be)
+    out = audit_by_tier(project, "s", "fake", backend=be)
     # 40 segments, each decoded alone (1.2 s at 16 kHz), none sharing a cached transcript
     assert be.lengths == [19200] * 40
     f = out.frame

@@ -11,20 +11,9 @@ from tests.conftest import write_wav
 
 
 def _panel(qtbot, ctx, mini):
-    from fairdesk.gui.audio_worker import NullSink
-    from fairdesk.gui.item_panel import ItemPanel
+    from tests.gui.item_view import open_item_view
 
-    w = ItemPanel(ctx)
-    qtbot.addWidget(w)
-    sink = NullSink()
-    w.player.set_sink(sink)
-    w.only_failing.setChecked(False)
-    w.show()
-    w.activateWindow()
-    qtbot.waitExposed(w)
-    with qtbot.waitSignals([w.item_shown, w.player.ready], timeout=10000):
-        ctx.select_run(mini.run_id)
-    return w, sink
+    return open_item_view(qtbot, ctx, mini.run_id)
 
 
 def test_space_plays_and_pauses_and_j_k_move_anywhere_in_items(qtbot, ctx, mini):

@@ -121,37 +121,18 @@ def test_the_datasets_view_shows_segment_times_and_plays_the_segment(qtbot, sess
 
 def test_the_item_view_plays_the_segment_a_run_scored(qtbot, session):
     from fairdesk.core.store import Project
-    from fairdesk.gui.audio_worker import NullSink
     from fairdesk.gui.context import Context
-    from fairdesk.gui.item_panel import ItemPanel
-    from fairdesk.jobs import AuditRequest, run_audit
-    from fairdesk.stats import AuditSettings
     from tests.core.test_importers_sessions import SpanBackend
+    from tests.gui.item_view import open_item_view
+    from tests.session_fixture import audit_by_tier
 
     folder, wav = session
     project = Project(folder)
-    out = run_audit(
-        project,
-        AuditRequest(
-            dataset="s",
-            model="fake",
-            by=("tier",),
-            metrics=("wer",),
-            nlu="none",
-            settings=AuditSettings(n_bootstrap=200, min_items=5, min_speakers=1),
-        ),
-        backend=SpanBackend(),
-    )
+    out = audit_by_tier(project, "s", "fake", backend=SpanBackend())
     project.close()
     ctx = Context(folder)
     try:
-        w = ItemPanel(ctx)
-        qtbot.addWidget(w)
-        w.player.set_sink(NullSink())
-        w.only_failing.setChecked(False)
-        w.show()
-        with qtbot.waitSignals([w.item_shown, w.player.ready], timeout=10000):
-            ctx.select_run(out.run_id)
+        w, _sink = open_item_view(qtbot, ctx, out.run_id)
         row = w._row
         start, end = float(row["start_s"]), float(row["end_s"])
         assert w.player.span == pytest.approx((start, end))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from tests.session_fixture import write_elan_session
+from tests.session_fixture import audit_by_tier, write_elan_session
 
 SR = 16000
 
@@ -18,25 +18,13 @@ SR = 16000
 def audited(tmp_path_factory):
     from fairdesk.core.importers import import_dataset
     from fairdesk.core.store import Project
-    from fairdesk.jobs import AuditRequest, run_audit
-    from fairdesk.stats import AuditSettings
 
     base = tmp_path_factory.mktemp("session")
     intervals = write_elan_session(base / "corpus")
     project = Project(base / "proj")
     rep = import_dataset(project, "s", base / "corpus", tiers="Ana-tx,Ben-tx")
     assert rep.imported == 40 and rep.problems == ()
-    out = run_audit(
-        project,
-        AuditRequest(
-            dataset="s",
-            model="whisper-tiny.en",
-            by=("tier",),
-            metrics=("wer",),
-            nlu="none",
-            settings=AuditSettings(n_bootstrap=200, min_items=5, min_speakers=1),
-        ),
-    )
+    out = audit_by_tier(project, "s", "whisper-tiny.en")
     project.close()
     return base, intervals, out
 
@@ -88,23 +76,15 @@ def test_each_segment_is_scored_alone_and_exported_into_its_interval(audited):
 
 
 def test_the_item_view_plays_the_scored_segment(qtbot, audited):
-    from fairdesk.gui.audio_worker import NullSink
     from fairdesk.gui.context import Context
-    from fairdesk.gui.item_panel import ItemPanel
+    from tests.gui.item_view import open_item_view
 
     base, _intervals, out = audited
     whole, sr = sf.read(str(base / "corpus" / "session1.wav"), dtype="float32")
     assert sr == SR
     ctx = Context(base / "proj")
     try:
-        w = ItemPanel(ctx)
-        qtbot.addWidget(w)
-        sink = NullSink()
-        w.player.set_sink(sink)
-        w.only_failing.setChecked(False)
-        w.show()
-        with qtbot.waitSignals([w.item_shown, w.player.ready], timeout=20000):
-            ctx.select_run(out.run_id)
+        w, sink = open_item_view(qtbot, ctx, out.run_id, timeout=20000)
         for _ in range(3):  # the first items, one after another
             row = w._row
             start, end = float(row["start_s"]), float(row["end_s"])

@@ -1,0 +1,77 @@
+"""A dataset's counts as the Datasets view and ``fairdesk datasets`` show them: items, speakers,
+hours, and per metadata column its values with their items and speakers
+(:meth:`fairdesk.core.store.Project.dataset_summary`), and the metadata columns alone
+(:meth:`~fairdesk.core.store.Project.metadata_columns`)."""
+
+from __future__ import annotations
+
+import json
+
+from .names import nfc
+
+__all__ = ["dataset_summary", "metadata_columns"]
+
+
+def metadata_columns(conn, ds) -> set[str]:
+    """The metadata columns :func:`dataset_summary` lists (a key with at least one
+    scalar value on a live item), read without counting anything: SQLite's
+    ``json_each``, about ten times quicker on the demo's 2,340 items."""
+    rows = conn.execute(
+        "SELECT DISTINCT j.key FROM items, json_each(items.metadata) AS j "
+        "WHERE items.dataset_id=? AND j.type NOT IN ('null', 'object', 'array') "
+        "AND items.id NOT IN (SELECT item_id FROM item_status WHERE stale=1)",
+        (ds.id,),
+    )
+    return {nfc(k) for (k,) in rows}
+
+
+def dataset_summary(conn, ds) -> dict:
+    """Counts of a dataset: items, speakers, duration, and per metadata column its values."""
+    c = conn
+    live = (
+        "FROM items WHERE dataset_id=? AND id NOT IN (SELECT item_id FROM item_status "
+        "WHERE stale=1)"
+    )
+    n, spk, dur = c.execute(
+        f"SELECT COUNT(*), COUNT(DISTINCT speaker_id), COALESCE(SUM(duration),0) {live}",
+        (ds.id,),
+    ).fetchone()
+    n_stale = c.execute(
+        "SELECT COUNT(*) FROM items JOIN item_status ON item_id = items.id "
+        "WHERE dataset_id=? AND stale=1",
+        (ds.id,),
+    ).fetchone()[0]
+    columns: dict[str, dict[str, dict[str, int]]] = {}
+    speakers_by: dict[str, dict[str, set]] = {}
+    all_speakers = set()
+    for meta, sid in c.execute(f"SELECT metadata, speaker_id {live}", (ds.id,)):
+        sid = nfc(sid)
+        if sid is not None:
+            all_speakers.add(sid)
+        for k, v in json.loads(meta).items():
+            if v is None or isinstance(v, (dict, list)):
+                continue
+            k, v = nfc(k), nfc(str(v))
+            col = columns.setdefault(k, {})
+            col.setdefault(v, {"items": 0, "speakers": 0})["items"] += 1
+            if sid is not None:
+                speakers_by.setdefault(k, {}).setdefault(v, set()).add(sid)
+    spk = len(all_speakers)  # one speaker typed two ways (NFC / NFD) counts once
+    for k, vals in speakers_by.items():
+        for v, s in vals.items():
+            columns[k][v]["speakers"] = len(s)
+    problems = c.execute(
+        "SELECT COUNT(*) FROM import_problems WHERE dataset_id=?", (ds.id,)
+    ).fetchone()[0]
+    return {
+        "name": ds.name,
+        "root": str(ds.root),
+        "format": ds.format,
+        "language": ds.language,
+        "items": n,
+        "speakers": spk,
+        "hours": round(dur / 3600.0, 4),
+        "problems": problems,
+        "stale": n_stale,
+        "columns": columns,
+    }

@@ -68,7 +68,8 @@ class VerdictCard(QFrame):
         )
         self.setStyleSheet(self._style)
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
-        self.setMinimumWidth(140)
+        # no explicit minimum width: it would override the labels' (a card squeezed to 140 px
+        # cut its CI "[-72.1 pp, +" and its plan button at 1024 px); the grid scrolls instead
         lay = QVBoxLayout(self)
         lay.setContentsMargins(9, 4, 9, 4)
         lay.setSpacing(0)
@@ -78,15 +79,18 @@ class VerdictCard(QFrame):
         if verdict in UNTESTED:
             reason = c.reason or c.reading or label
             head = QLabel(f"<b>{esc(short)}</b>")
-            why = QLabel(esc(_clip(str(reason), 40)))
+            # short: a card's width is its longest line, and the reading below says it all
+            why = QLabel(esc(_clip(str(reason), 30)))
             vals = QLabel(f"{esc(fmt_value(m, c.value))} vs {esc(fmt_value(m, c.reference_value))}")
             self.labels = [head, why, vals]
             if verdict == "descriptive":  # the values and their basis E, no test
                 why.setText(esc(comparison_basis(c)))
         else:
+            # the gap, then its CI on a line of its own: side by side they made a card too
+            # wide for five groups on a laptop
             gap = QLabel(
-                f"<span style='font-size:15px'><b>{fmt_gap(m, c.gap)}</b>"
-                f"</span> {fmt_ci(m, c.ci_low, c.ci_high)}"
+                f"<span style='font-size:15px'><b>{fmt_gap(m, c.gap)}</b></span><br>"
+                f"<span style='color:#37474f'>CI {fmt_ci(m, c.ci_low, c.ci_high)}</span>"
             )
             vals = QLabel(f"{fmt_value(m, c.value)} vs {fmt_value(m, c.reference_value)}")
             padj = QLabel(f"p<sub>adj</sub> {fmt_p(c.p_adjusted)}")

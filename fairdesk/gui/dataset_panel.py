@@ -329,10 +329,8 @@ class DatasetPanel(QWidget):
             self._defer = False
             self._load_in_job(ds)
             return
-        frame = p.items(ds)
-        latest = p.latest_transcripts(frame["db_id"]) if len(frame) else {}
-        frame["annotation"] = [latest.get(int(i), "") for i in frame["db_id"]]
-        self._fill(ds, p.dataset_summary(ds), frame)
+        view = tasks.read_dataset_view(p, ds)
+        self._fill(ds, view["summary"], view["frame"])
 
     def _load_in_job(self, ds) -> None:
         """Read the dataset's summary and items in a job; fill the views when it is done

@@ -180,10 +180,13 @@ class MainWindow(QMainWindow):
         if self._restore:
             self._restore_panel(name, panel)
 
+    def panel(self, name: str):
+        """The ``name`` tab's panel, built now if it was not yet."""
+        return self.datasets if name == "datasets" else self._lazy[name].panel()
+
     def current_panel(self):
         """The panel of the tab shown (built, since it is shown)."""
-        name = TABS[self.tabs.currentIndex()]
-        return self.datasets if name == "datasets" else self._lazy[name].panel()
+        return self.panel(TABS[self.tabs.currentIndex()])
 
     def built(self, name: str) -> bool:
         """Whether the ``name`` tab's panel exists yet (the Datasets tab always does)."""
@@ -191,23 +194,23 @@ class MainWindow(QMainWindow):
 
     @property
     def audit(self):
-        return self._lazy["audit"].panel()
+        return self.panel("audit")
 
     @property
     def results(self):
-        return self._lazy["results"].panel()
+        return self.panel("results")
 
     @property
     def items(self):
-        return self._lazy["items"].panel()
+        return self.panel("items")
 
     @property
     def record(self):
-        return self._lazy["record"].panel()
+        return self.panel("record")
 
     @property
     def incremental(self):
-        return self._lazy["incremental"].panel()
+        return self.panel("incremental")
 
     # -- menus ------------------------------------------------------------------------
     def _action(self, menu, text: str, slot, key=None) -> QAction:
@@ -255,7 +258,7 @@ class MainWindow(QMainWindow):
 
     def panels(self) -> list:
         """Every tab's panel (building those not built yet)."""
-        return [self.datasets, self.audit, self.results, self.items, self.record, self.incremental]
+        return [self.panel(name) for name in TABS]
 
     def shortcut_rows(self) -> list[tuple[str, str]]:
         """Every shortcut: the window's, then each panel's ``SHORTCUTS`` (read from the
@@ -447,7 +450,7 @@ class MainWindow(QMainWindow):
         for name in TABS:
             if not self.built(name):  # never shown: its remembered state stays as it was
                 continue
-            panel = self.datasets if name == "datasets" else self._lazy[name].panel()
+            panel = self.panel(name)
             if hasattr(panel, "save_state"):
                 try:
                     put_json(s, f"panels/{name}", panel.save_state())

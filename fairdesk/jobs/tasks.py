@@ -67,16 +67,20 @@ def import_dataset(
         project.close()
 
 
+def read_dataset_view(project, ds) -> dict:
+    """What the Datasets view shows of a dataset: ``summary`` and ``frame``, its items with
+    each one's latest annotation (``annotation``, '' if none)."""
+    frame = project.items(ds)
+    latest = project.latest_transcripts(frame["db_id"]) if len(frame) else {}
+    frame["annotation"] = [latest.get(int(i), "") for i in frame["db_id"]]
+    return {"summary": project.dataset_summary(ds), "frame": frame}
+
+
 def dataset_view(folder, name, *, progress, cancelled):
-    """What the Datasets view shows of a dataset: its summary and its items with each one's
-    latest annotation (``annotation``, '' if none)."""
+    """:func:`read_dataset_view` in a job, on the job's own connection to the project."""
     project = Project(folder)
     try:
-        ds = project.dataset(name)
-        frame = project.items(ds)
-        latest = project.latest_transcripts(frame["db_id"]) if len(frame) else {}
-        frame["annotation"] = [latest.get(int(i), "") for i in frame["db_id"]]
-        return {"summary": project.dataset_summary(ds), "frame": frame}
+        return read_dataset_view(project, project.dataset(name))
     finally:
         project.close()
 

@@ -126,6 +126,7 @@ class ImportDialog(QDialog):
         self.format.setToolTip("The source's layout (--format); the first entry detects it")
         self.detect_note = QLabel()
         self.detect_note.setObjectName("muted")
+        self.detect_note.setTextFormat(Qt.PlainText)  # it quotes paths and their errors
         frow = QHBoxLayout()
         frow.addWidget(self.format)
         frow.addWidget(self.detect_note, 1)

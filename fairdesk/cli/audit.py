@@ -86,7 +86,12 @@ def add_command(sub):
     s = sub.add_parser("audit", help="run a fairness audit (project + model, or a table)")
     src = s.add_argument_group("source: a project dataset and a model, or --table")
     src.add_argument("--project")
-    src.add_argument("--dataset")
+    src.add_argument(
+        "--dataset",
+        action="append",
+        help="a dataset of the project; repeat it to audit several as one (a pilot and its "
+        "new recordings: items keyed by dataset, the same grouping columns in each)",
+    )
     src.add_argument(
         "--model",
         action="append",
@@ -358,6 +363,14 @@ def print_groups(res, file=None):
 
 def cmd_audit(a):
     settings = _settings(a)
+    datasets = [str(d) for d in (a.dataset or [])]
+    a.dataset = datasets[0] if datasets else None
+    a.more_datasets = tuple(datasets[1:])
+    if a.table and a.more_datasets:
+        raise UsageError("--table audits a table alone; drop --dataset")
+    for d in datasets:
+        if not d.strip():
+            raise UsageError("--dataset: give a dataset name (`fairdesk datasets` lists them)")
     models = list(a.model or [])
     hyp_cols = list(a.hyp_col or ["hypothesis"])
     a.model = models[0] if models else None
@@ -485,6 +498,7 @@ def _request(a, settings):
         engine=a.engine,
         ray_address=a.ray_address,
         audio_transport=a.audio_transport,
+        more_datasets=tuple(getattr(a, "more_datasets", ()) or ()),
     )
     return req
 

@@ -39,6 +39,12 @@ INCREMENTAL = "incremental"
 
 
 # -- runs ------------------------------------------------------------------------------------
+def _datasets_setting(prep) -> dict:
+    """``{"datasets": [...]}`` for a run of several datasets (none for one)."""
+    dset = getattr(prep, "dataset_set", None)
+    return {"datasets": list(dset.names)} if dset is not None and dset.several else {}
+
+
 def start_run(project: Project, prep, req):
     """Insert the run (status ``running``) and take its OS lock before the row is visible
     to anyone else; returns ``(run_id, lock)`` (see :mod:`fairdesk.core.runlock`)."""
@@ -59,6 +65,7 @@ def start_run(project: Project, prep, req):
                         "filters": req.filters_dict(),
                         "sample": req.sample,
                         "settings": req.settings.to_dict(),
+                        **_datasets_setting(prep),
                     }
                 ),
                 "running",

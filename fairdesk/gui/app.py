@@ -118,6 +118,9 @@ def screenshots(
         dataset = shown.dataset if shown is not None else None
         if dataset and win.audit.dataset.findText(dataset) >= 0:
             win.audit.dataset.setCurrentText(dataset)  # its columns, then "by"
+            from ..core.dataset_sets import run_dataset_names
+
+            win.audit.with_datasets.set_chosen(run_dataset_names(shown)[1:])
             settle(win)
         if shown is not None and shown.model:
             win.audit.set_model(shown.model)

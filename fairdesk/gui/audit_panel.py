@@ -31,6 +31,7 @@ from ..presentation import RunSpec, count, run_name
 from .audit_filters import MAX_VALUES, FilterRows
 from .audit_options import add_option_widgets, statistics_box, supports_model_based
 from .context import Context
+from .dataset_picker import DatasetPicker
 from .fit_scroll import FitScrollArea
 from .jobs import Job
 from .refusal_view import FILTERS_FIELD, SAMPLE_FIELD, RefusalView
@@ -89,6 +90,7 @@ class AuditPanel(QWidget):
         self.last_error: str | None = None
 
         self.dataset = QComboBox()
+        self.with_datasets = DatasetPicker()
         self.model = QComboBox()
         self.model.setMinimumWidth(320)
         self.compare = QComboBox()  # a second system, audited on the same items and compared
@@ -111,6 +113,7 @@ class AuditPanel(QWidget):
         what = QGroupBox("What to audit")
         f1 = QFormLayout(what)
         f1.addRow("Dataset", self.dataset)
+        f1.addRow("Audit with", self.with_datasets)
         f1.addRow("Model", self.model)
         f1.addRow("Compare with", self.compare)
         by = QHBoxLayout()
@@ -232,6 +235,7 @@ class AuditPanel(QWidget):
         """The form's choices as plain values."""
         return {
             "dataset": self.dataset.currentText(),
+            "with_datasets": self.with_datasets.chosen(),
             "model": self.model.currentData(),
             "by1": self.by1.currentText(),
             "by2": self.by2.currentText(),
@@ -253,6 +257,8 @@ class AuditPanel(QWidget):
             return
         if state.get("dataset") and self.dataset.findText(state["dataset"]) >= 0:
             self.dataset.setCurrentText(state["dataset"])
+        if isinstance(state.get("with_datasets"), list):
+            self.with_datasets.set_chosen(state["with_datasets"])
         m = state.get("model")
         if isinstance(m, str) and m and "<" not in m:
             if not m.startswith(("predictions:", "hf:", "ct2:")) or self.model.findData(m) >= 0:
@@ -370,6 +376,8 @@ class AuditPanel(QWidget):
         self._fill_history()
 
     def _dataset_changed(self, name: str) -> None:
+        p = self.ctx.project
+        self.with_datasets.set_names([d.name for d in p.datasets()] if p else [], name)
         self._columns: dict[str, dict] = {}
         every: dict[str, dict] = {}
         if name and self.ctx.project is not None:
@@ -439,6 +447,7 @@ class AuditPanel(QWidget):
         extra = {"model_based": self.model_based.isChecked()} if supports_model_based() else {}
         return AuditRequest(
             dataset=self.dataset.currentText(),
+            more_datasets=tuple(self.with_datasets.chosen()),
             model=self.model.currentData(),
             by=tuple(by),
             filters=request_filters(self.filters.filters(), by),
@@ -470,7 +479,9 @@ class AuditPanel(QWidget):
         self.progress.setValue(0)
         self.eta.setText("")
         self.stage.setText(html.escape("starting…"))
-        spec = RunSpec(req.by, req.filters, req.sample, req.settings, req.model, req.dataset)
+        spec = RunSpec(
+            req.by, req.filters, req.sample, req.settings, req.model, " + ".join(req.dataset_names)
+        )
         self._log(f"audit {run_name(replace(spec, reference=req.reference))}")
         other = self.compare.currentData()
         if other and other != req.model:  # two systems on the same items, then compared

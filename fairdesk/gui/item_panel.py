@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.errors import FairdeskError
 from ..core.plurals import count
 from ..core.run_items import prediction_words
 from ..jobs.result import AuditRun
@@ -83,7 +85,7 @@ class ItemPanel(SaliencyMixin, QWidget):
         self.frame = None
         self.language = "en"
         self.normaliser = None  # the run's recorded WER normaliser (review.run_normaliser)
-        self.dataset_root: Path | None = None
+        self.dataset_set = None  # the run's datasets (core.dataset_sets.DatasetSet)
         self.report: dict | None = None
         self.run = AuditRun()  # the shown run's typed result (empty before one is shown)
         self._row: dict | None = None
@@ -242,8 +244,13 @@ class ItemPanel(SaliencyMixin, QWidget):
 
     def _relinked(self, name: str, root: str) -> None:
         """The run's dataset reads its audio from ``root`` now: play from there."""
-        if self.run is not None and self.run.dataset == name and self.dataset_root is not None:
-            self.dataset_root = Path(root)
+        sets = self.dataset_set
+        if self.run is not None and sets is not None and name in sets.names:
+            from ..core.dataset_sets import DatasetSet
+
+            self.dataset_set = DatasetSet(
+                tuple(replace(d, root=Path(root)) if d.name == name else d for d in sets.datasets)
+            )
 
     def showEvent(self, event):  # noqa: N802 - Qt API
         super().showEvent(event)
@@ -300,12 +307,13 @@ class ItemPanel(SaliencyMixin, QWidget):
 
         self.normaliser = run_normaliser(run)
         try:
-            ds = p.dataset(run.dataset)
-            self.dataset_root = ds.root
-            items = p.items(ds)
+            from ..core.dataset_sets import run_set, set_items
+
+            self.dataset_set = run_set(p, run)  # every dataset of the run, items keyed by it
+            items = set_items(p, self.dataset_set)
             self._items = items.set_index(items["id"].astype(str))[["db_id", "audio_hash"]]
         except Exception:  # noqa: BLE001 - a deleted dataset: no audio, the rest still shows
-            self.dataset_root = None
+            self.dataset_set = None
             self._items = None
         self._load_systems(p, int(run_id))
         self.set_items(df)
@@ -468,11 +476,28 @@ class ItemPanel(SaliencyMixin, QWidget):
         """``(audio path, span or None)`` of a row of the table (what the player loads)."""
         from ..core.spans import span_of
 
-        if self.dataset_root is None or not 0 <= view_row < self.model.rowCount():
+        if self.dataset_set is None or not 0 <= view_row < self.model.rowCount():
             return None
         rec = self._record(self.model.source_row(view_row))
-        rel = rec.get("path")
-        return (str(self.dataset_root / str(rel)), span_of(rec)) if rel else None
+        path = self.audio_file(rec)
+        return (str(path), span_of(rec)) if path is not None else None
+
+    @property
+    def dataset_root(self) -> Path | None:
+        """The audio root of the run's (first) dataset; None without one."""
+        return None if self.dataset_set is None else Path(self.dataset_set.first.root)
+
+    def audio_file(self, row) -> Path | None:
+        """The audio file of an item row of the run (its own dataset's, for a run of several
+        datasets); None without a dataset or a path."""
+        if self.dataset_set is None:
+            return None
+        from ..core.dataset_sets import audio_file
+
+        try:
+            return audio_file(self.dataset_set, row)
+        except FairdeskError:
+            return None
 
     def _prefetch(self, view_row: int) -> None:
         order = [view_row + k * s for k in range(1, PREFETCH + 1) for s in (1, -1)]
@@ -505,12 +530,11 @@ class ItemPanel(SaliencyMixin, QWidget):
         )
         self.diff.set_report(rep)
         self._show_systems(row)
-        if self.dataset_root is not None and row.get("path"):
+        path = self.audio_file(row)
+        if path is not None:
             from ..core.spans import span_of
 
-            self.player.load(
-                self.dataset_root / str(row["path"]), row.get("duration"), span=span_of(row)
-            )
+            self.player.load(path, row.get("duration"), span=span_of(row))
         key = str(row.get("id", row.get("item_id")))
         db_id = self._item_field(key, "db_id")
         self.annotation.set_item(None if db_id is None else int(db_id), key)

@@ -49,7 +49,7 @@ class SaliencyMixin:
             return
         self.saliency_info.setText("no saliency for this item and model")
         model = str(self.run.model or "")
-        can = bool(ah) and self.dataset_root is not None and not model.startswith("predictions:")
+        can = bool(ah) and self.audio_file(row) is not None and not model.startswith("predictions:")
         self.saliency_btn.setVisible(True)
         self.saliency_btn.setEnabled(can)
         if not can:
@@ -64,7 +64,8 @@ class SaliencyMixin:
         from .jobs import Job
 
         row = self._row
-        if row is None or self.dataset_root is None:
+        path = self.audio_file(row) if row is not None else None
+        if path is None:
             return None
         ah = self._audio_hash(row)
         text = row.get("reference") or row.get("text") or ""
@@ -73,7 +74,7 @@ class SaliencyMixin:
             tasks.saliency,
             self.ctx.folder,
             self.run.model,
-            str(self.dataset_root / str(row["path"])),
+            str(path),
             ah,
             text,
             device=self.run.device or "auto",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -19,6 +18,14 @@ from typing import TYPE_CHECKING
 
 from .._meta import __version__
 from ..core import run_items, runs
+from ..core.dataset_sets import (
+    DatasetSet,
+    check_by_columns,
+    job_paths,
+    open_set,
+    set_items,
+    set_notes,
+)
 from ..core.errors import FairdeskError
 from ..core.plurals import count
 from ..core.progress import Cancelled, Progress
@@ -28,7 +35,9 @@ from .acoustic_stage import add_acoustics
 from .request import AuditOutcome, AuditRequest, with_settings  # noqa: F401 - re-exported
 from .result import AuditRun
 from .result_codec import canonical
-from .result_parts import Acoustics, Counts, ItemFailure, PredictionProblem, RunSettings
+from .result_parts import Acoustics, Counts, ItemFailure, PredictionProblem
+from .run_settings import METRICS_CODE_VERSION
+from .run_settings import run_settings as _run_settings
 from .shards import _predict_shard, load_shard_audio, predict_audio  # noqa: F401
 
 if TYPE_CHECKING:
@@ -38,9 +47,6 @@ if TYPE_CHECKING:
     from ..models.base import Backend
 
 __all__ = ["AuditRequest", "AuditOutcome", "Cancelled", "run_audit", "prepare"]
-
-#: Bumped whenever a change alters computed numbers (part of the result-cache key).
-METRICS_CODE_VERSION = "5"
 
 
 # -- prepare ---------------------------------------------------------------------------
@@ -54,6 +60,7 @@ class Prepared:
     model_key: str
     request_hash: str
     backend_given: bool = False  # passed in by the caller (not loaded from req.model)
+    dataset_set: DatasetSet | None = None  # every dataset of the run (``dataset`` first)
 
 
 def _load_backend(req: AuditRequest):
@@ -85,17 +92,13 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
         raise FairdeskError("give at least one grouping column (--by COL)")
     if len(req.by) > 2:
         raise FairdeskError("at most two grouping columns (--by COL [--by COL2])")
-    ds = project.dataset(req.dataset)
-    items = project.items(ds, req.filters_dict())
+    dset = open_set(project, req.dataset_names)
+    ds = dset.first
+    items = set_items(project, dset, req.filters_dict())
     if items.empty:
-        raise FairdeskError(f"no items in dataset {req.dataset!r} match the filters")
+        raise FairdeskError(f"no items in {dset.said} match the filters")
     items = use_latest_transcripts(project, items)
-    absent = [c for c in req.by if c not in items.columns]
-    if absent:  # an import keeps no column without any value
-        raise FairdeskError(
-            f"--by {', '.join(absent)}: no item of dataset {req.dataset!r} has a value there "
-            f"(an import keeps no column without values); columns: {', '.join(items.columns)}"
-        )
+    check_by_columns(items, req.by, dset)
     frame = slice_frame(items, list(req.by), {}, include_missing=req.settings.include_missing)
     if req.sample:
         frame = stratified_sample(frame, "group", int(req.sample), seed=req.settings.seed)
@@ -159,6 +162,8 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
         hashed["model_based"] = {"covariates": list(req.covariates)}
     elif req.covariates:
         raise FairdeskError("covariates belong to the model-based analysis (--model-based)")
+    if dset.several:  # only then, so that one dataset's runs keep their keys
+        hashed["datasets"] = list(dset.names)
     h.update(json.dumps(hashed, sort_keys=True).encode())
     # Every per-item input of the statistics: a corrected transcript or label gives a new key.
     labels = [c for c in ("intent", "slots", "label") if c in frame.columns]
@@ -166,7 +171,8 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
         frame["id"], frame["audio_hash"], frame["group"], frame["text"], *(frame[c] for c in labels)
     ):
         h.update(("\0".join(map(str, row)) + "\n").encode())
-    return Prepared(frame, ds, backend, model_key, h.hexdigest(), given)
+    frame = job_paths(frame, dset)  # several datasets: each item read from its own root
+    return Prepared(frame, ds, backend, model_key, h.hexdigest(), given, dset)
 
 
 def _check_groups(frame, req: AuditRequest) -> None:
@@ -216,8 +222,9 @@ def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, r
     preds: dict[int, dict] = {}
     todo = []
     spans = item_spans(frame)
-    for idx, (key, rel, ah) in enumerate(zip(frame["id"], frame["path"], frame["audio_hash"])):
-        lookup = getattr(prep.backend, "lookup", None)
+    lookup = getattr(prep.backend, "lookup", None)
+    paths = _rel_paths(frame) if lookup is not None else frame["path"]  # a file names them
+    for idx, (key, rel, ah) in enumerate(zip(frame["id"], paths, frame["audio_hash"])):
         if lookup is None and ah in cached:
             preds[idx] = cached[ah]
         else:
@@ -226,7 +233,7 @@ def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, r
     n_total, n_cached = len(frame), len(preds)
     bind = getattr(prep.backend, "bind", None)
     if bind is not None:  # imported predictions: ambiguous keys are found before any lookup
-        bind(list(zip(frame["id"].astype(str), frame["path"])))
+        bind(list(zip(frame["id"].astype(str), _rel_paths(frame))))
     done = [0]
     started = time.monotonic()
 
@@ -405,6 +412,7 @@ def run_audit(
         prog.check()
         f = analysis_frame(prep.frame, preds)
         notes: list[str] = []
+        notes.extend(set_notes(prep.frame, prep.dataset_set))
         device_note = getattr(prep.backend, "device_note", None)
         if device_note:  # --device auto on the CPU from a GPU that does not work
             notes.append(device_note)
@@ -568,49 +576,14 @@ def _explain(project, prep, f, req, prog, aligner):
 
 def _item_records(f) -> list[dict]:
     """Per-item rows kept with the run (metadata, texts, predictions, per-item stats)."""
-    drop = {"db_id", "audio_hash", "sample_rate", "channels", "text"}
+    drop = {"db_id", "audio_hash", "sample_rate", "channels", "text", "rel_path"}
+    if "rel_path" in f.columns:  # several datasets: the path relative to its dataset's root
+        f = f.assign(path=f["rel_path"])
     cols = [c for c in f.columns if c not in drop]
     return f[cols].to_dict(orient="records")
 
 
-def _run_settings(req: AuditRequest, prep: Prepared) -> RunSettings:
-    """How the run was made (stored under ``settings`` beside the statistics')."""
-    return canonical(_run_settings_dict(req, prep), RunSettings)
-
-
-def _run_settings_dict(req: AuditRequest, prep: Prepared) -> dict:
-    b = prep.backend
-    return {
-        "model": req.model,
-        "model_key": prep.model_key,
-        "decoding": getattr(b, "settings", None)
-        if not callable(getattr(b, "settings", None))
-        else None,
-        "device": getattr(b, "device", "cpu"),
-        "by": list(req.by),
-        "filters": req.filters_dict(),
-        "reference_requested": req.reference,
-        "sample_per_group": req.sample,
-        "nlu": req.nlu,
-        "language": prep.dataset.language,
-        "explain": req.wants_explain,
-        "explain_per_group": req.explain_per_group,
-        "explain_method": req.explain_method,
-        "unstable": req.unstable,
-        "model_based": req.model_based,
-        "covariates": list(req.covariates),
-        "text_source": _text_sources(prep.frame),
-        "shard_size": req.shard_size,
-        "engine": req.engine,
-        "fairdesk_version": __version__,
-        "metrics_code_version": METRICS_CODE_VERSION,
-        "cpu_count": os.cpu_count(),
-    }
-
-
-def _text_sources(frame) -> dict[str, int]:
-    """How many analysed items took their reference from an annotation / the import."""
-    if "text_source" not in frame.columns:
-        return {"import": int(len(frame))}
-    counts = frame["text_source"].value_counts()
-    return {k: int(counts.get(k, 0)) for k in ("annotation", "import")}
+def _rel_paths(frame):
+    """The items' audio paths relative to their dataset's root (what a predictions file
+    names)."""
+    return frame["rel_path"] if "rel_path" in frame.columns else frame["path"]

@@ -88,12 +88,12 @@ def plan_stored_run(
 
 def _dataset_sizes(project: Project, run) -> dict[str, tuple[int, int]] | None:
     """Group -> (items, speakers) in the whole dataset of a sampled run (None if unknown)."""
+    from ..core.dataset_sets import run_set, set_items
     from ..stats.slicing import slice_frame
 
     try:
-        ds = project.dataset(run.dataset)
         filters = dict(run.run_settings.filters or {}) if run.run_settings else {}
-        items = project.items(ds, filters)
+        items = set_items(project, run_set(project, run), filters)
         settings = run.settings
         frame = slice_frame(
             items, list(run.by), {}, include_missing=bool(settings and settings.include_missing)

@@ -24,7 +24,7 @@ class AuditRequest:
 
     Parameters
     ----------
-    dataset : dataset name in the project.
+    dataset : dataset name in the project (the one the run is filed under).
     model : model id (``whisper-tiny.en``, ``pocketsphinx-en-us``, ``hf:<folder>``,
         ``predictions:<file>``).
     by : one or two grouping columns.
@@ -57,6 +57,8 @@ class AuditRequest:
     ray_address : ``None`` (start a local Ray), ``auto`` or ``ray://HOST:10001``.
     audio_transport : ``bytes`` (the driver decodes and ships the samples) or ``path``
         (workers read the files from a path the cluster shares).
+    more_datasets : further datasets audited with it as one set (a pilot and its new
+        recordings; :mod:`fairdesk.core.dataset_sets`: items keyed by dataset).
     """
 
     dataset: str
@@ -81,6 +83,12 @@ class AuditRequest:
     engine: str = "local"
     ray_address: str | None = None
     audio_transport: str = "bytes"
+    more_datasets: tuple[str, ...] = ()
+
+    @property
+    def dataset_names(self) -> tuple[str, ...]:
+        """Every dataset of the audit, ``dataset`` first, each once."""
+        return tuple(dict.fromkeys((self.dataset, *self.more_datasets)))
 
     def filters_dict(self) -> dict[str, list[str]]:
         return {k: list(v) for k, v in self.filters}

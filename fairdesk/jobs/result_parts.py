@@ -356,6 +356,8 @@ class RunSettings:
     ----------
     model, model_key : the model asked for and its cache key; decoding : its decoding
         settings (None when the backend has none); device : where it ran.
+    datasets : the datasets audited (several: audited together as one set,
+        :mod:`fairdesk.core.dataset_sets`; empty in runs stored before).
     by : the grouping columns; filters : column → allowed values; reference_requested :
         the reference group asked for; sample_per_group : per-group sample size.
     nlu : NLU choice; language : the dataset's language.
@@ -370,6 +372,7 @@ class RunSettings:
     model_key: str | None = None
     decoding: Json = None
     device: str | None = None
+    datasets: tuple[str, ...] = ()
     by: tuple[str, ...] = ()
     filters: Mapping[str, Json] = field(default_factory=_empty)
     reference_requested: str | None = None

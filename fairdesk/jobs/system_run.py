@@ -169,10 +169,12 @@ def compare_frames(
 
 
 def _check_same_slice(runs: Sequence[AuditRun], run_ids: Sequence[int]) -> None:
+    from ..core.dataset_sets import run_dataset_names
+
     base = runs[0]
     for rid, run in zip(run_ids[1:], runs[1:]):
         for what, a, b in (
-            ("dataset", base.dataset, run.dataset),
+            ("datasets", run_dataset_names(base), run_dataset_names(run)),
             ("grouping", tuple(base.by), tuple(run.by)),
             (
                 "filters",

@@ -59,6 +59,20 @@ def _settings(value) -> AuditSettings | None:
     return None
 
 
+def _datasets_label(names) -> str | None:
+    """``pilot + session`` for a run of several datasets (None for one or none)."""
+    if isinstance(names, (list, tuple)) and len(names) > 1:
+        return " + ".join(str(n) for n in names)
+    return None
+
+
+def dataset_label(run: AuditRun) -> str | None:
+    """What a run was audited on, as every view names it: ``pilot + session`` for several
+    datasets, the dataset or the table otherwise (None: neither)."""
+    rs = run.run_settings
+    return _datasets_label(rs.datasets if rs is not None else None) or run.dataset or run.table
+
+
 def _int(value) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
@@ -105,7 +119,7 @@ class RunSpec:
             sample=_int(settings.get("sample")),
             settings=_settings(settings.get("settings")),
             model=model,
-            dataset=dataset,
+            dataset=_datasets_label(settings.get("datasets")) or dataset,
         )
 
     @classmethod
@@ -120,7 +134,7 @@ class RunSpec:
             sample=_int(rs.sample_per_group if rs is not None else None),
             settings=run.settings,
             model=run.model or rs_model,
-            dataset=run.dataset or run.table,
+            dataset=dataset_label(run),
             reference=run.reference,
             n_items=sum(g.n_items or 0 for g in run.groups),
         )

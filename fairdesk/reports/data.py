@@ -95,8 +95,11 @@ class RunData:
         (``db_id``, ``audio_hash``, ``duration``, ``path``) where the dataset still has them.
     run : the ``runs`` row as a dict (``created_at``, ``finished_at``, ``model_fingerprint``,
         ``status``), empty when missing.
-    dataset : the dataset (``core.store.Dataset``) or None when it was deleted.
+    dataset : the dataset (``core.store.Dataset``) or None when it was deleted; for a run of
+        several datasets, the first (the one the run is filed under).
     dataset_summary : ``Project.dataset_summary`` of it (empty dict when deleted).
+    dataset_set : every dataset of the run (:class:`fairdesk.core.dataset_sets.DatasetSet`;
+        None when one was deleted).
     """
 
     project: Project
@@ -106,6 +109,7 @@ class RunData:
     run: dict = field(default_factory=dict)
     dataset: object = None
     dataset_summary: dict = field(default_factory=dict)
+    dataset_set: object = None
 
     _audit: AuditRun | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -157,6 +161,14 @@ class RunData:
         """Absolute audio path of a per-item row (None without a dataset)."""
         if self.dataset is None or not row.get("path"):
             return None
+        if self.dataset_set is not None:
+            from ..core.dataset_sets import audio_file
+            from ..core.errors import FairdeskError
+
+            try:
+                return audio_file(self.dataset_set, row)
+            except FairdeskError:  # a row of a dataset the run does not name
+                return None
         return Path(self.dataset.root) / str(row["path"])
 
     def words(self, item_db_id) -> list[dict]:
@@ -188,16 +200,20 @@ def load_run(project: Project, run_id: int) -> RunData:
     payload = run_payload(project, run_id)
     items = run_items_frame(project, run_id)
     run = run_row(project, run_id) or {}
-    ds, summary = None, {}
-    name = as_audit_run(payload).dataset
-    if name:
+    from ..core.dataset_sets import run_set, set_items
+
+    ds, summary, dset = None, {}, None
+    audit = as_audit_run(payload)
+    if audit.dataset:
         try:
-            ds = project.dataset(str(name))
+            dset = run_set(project, audit)
+            ds = dset.first
             summary = project.dataset_summary(ds)
         except StoreError:
-            ds = None
-    if ds is not None and not items.empty and "id" in items.columns:
-        known = project.items(ds)[["id", "db_id", "audio_hash", "duration", "path"]]
+            ds = dset = None
+    if dset is not None and not items.empty and "id" in items.columns:
+        known = set_items(project, dset)
+        known = known[["id", "db_id", "audio_hash", "duration", "path"]]
         known = known.rename(columns={"duration": "_duration", "path": "_path"})
         known["id"] = known["id"].astype(str)
         items = items.assign(id=items["id"].astype(str))
@@ -209,4 +225,4 @@ def load_run(project: Project, run_id: int) -> RunData:
             items["duration"] = items["_duration"]
         items = items.drop(columns=["_path", "_duration"])
     # ``audit`` is decoded again on first read, so a caller may still edit the payload
-    return RunData(project, run_id, payload, items, run, ds, summary)
+    return RunData(project, run_id, payload, items, run, ds, summary, dset)

@@ -31,6 +31,7 @@ from ..presentation import (
     comparison_basis,
     corpus_note,
     count,
+    dataset_label,
     direction_word,
     fmt_ci,
     fmt_gap,
@@ -101,7 +102,7 @@ def _audited(d: RunData, run: AuditRun) -> list[tuple[str, str]]:
     text_source = text_sources(run_setting("text_source"))
     filters = run_setting("filters") or {}
     rows = [
-        ("Dataset", str(run.dataset or run.table or MISSING)),
+        ("Dataset", str(dataset_label(run) or MISSING)),
         ("Model", str(run.model or run_setting("model") or model or MISSING)),
         ("Model fingerprint (weights and decoding settings)", weights or MISSING),
         ("Device", str(run.device or run_setting("device") or MISSING)),
@@ -474,7 +475,7 @@ def report_context(d: RunData, embed_audio: bool = False, worst: int = 3) -> dic
         )
     return {
         "title": f"fairdesk audit: {run.model or d.model_key} on "
-        f"{run.dataset or 'a table'} (run {d.run_id})",
+        f"{dataset_label(run) or 'a table'} (run {d.run_id})",
         # the run's name as every view gives it: grouping, filters, non-default settings
         "run_name": run_name(RunSpec.from_run(run)),
         "audited": _audited(d, run),

@@ -93,12 +93,19 @@ def export_textgrids(
 
 
 def _in_dataset(audio: Path, d) -> Path:
-    """``audio``'s path inside its dataset's folder (its name when it lies elsewhere)."""
-    root = getattr(d.dataset, "root", None)
-    try:
-        return Path(audio).resolve().relative_to(Path(root).resolve())
-    except (TypeError, ValueError, OSError):
-        return Path(Path(audio).name)
+    """``audio``'s path inside its dataset's folder (its name when it lies elsewhere); in a
+    run of several datasets, a file of a dataset after the first under that dataset's name."""
+    sets = getattr(d, "dataset_set", None)
+    roots = [(None, getattr(d.dataset, "root", None))]
+    if sets is not None and sets.several:
+        roots = [(None if i == 0 else x.name, x.root) for i, x in enumerate(sets.datasets)]
+    for name, root in roots:
+        try:
+            rel = Path(audio).resolve().relative_to(Path(root).resolve())
+        except (TypeError, ValueError, OSError):
+            continue
+        return rel if name is None else Path(name) / rel
+    return Path(Path(audio).name)
 
 
 def _copy_audio(src: Path, dst: Path) -> None:

@@ -103,6 +103,8 @@ def import_transcripts(
 
             item = item_from_file(rel, path.suffix)
         row = by_key.get(str(item))
+        if row is None and str(item).startswith(f"{dataset}/"):  # exported from a run of
+            row = by_key.get(str(item)[len(dataset) + 1 :])  # several datasets (dataset/key)
         if row is None:
             out.problems.append(
                 (

@@ -109,8 +109,9 @@ def test_new_and_old_payloads_have_the_same_keys(payloads):
         old, new = payloads[name], payloads[f"stored_{name}"]
         assert set(new) - set(old) == {"schema_version"}, name
         assert set(old) - set(new) == set(), name
-        # settings added since: include_missing (docs/METHODS.md, "Missing values")
-        assert set(new["settings"]) - set(old["settings"]) <= {"include_missing"}, name
+        # settings added since: include_missing (docs/METHODS.md, "Missing values") and the
+        # datasets audited (several audited together: core.dataset_sets)
+        assert set(new["settings"]) - set(old["settings"]) <= {"include_missing", "datasets"}, name
         assert set(old["settings"]) <= set(new["settings"]), name
         old_run = AuditRun.from_json(old)
         assert [g.group for g in old_run.groups] == [g["group"] for g in new["groups"]]
@@ -241,6 +242,9 @@ def test_old_payload_opens_with_the_same_values(payloads):
     rs = run.run_settings
     for k in RUN_SETTINGS_KEYS:
         got = getattr(rs, k)
+        if k == "datasets" and k not in s:  # stored before it was kept: the default
+            assert got == (), k
+            continue
         assert (list(got) if isinstance(got, tuple) else got) == s[k], k
     assert rs.model_based is True and rs.text_source == {"annotation": 0, "import": 72}
     # later stages
@@ -282,7 +286,8 @@ def test_to_json_writes_todays_keys_without_the_group_copies(payloads):
     for k in set(d) - {"groups", "settings"}:
         assert out[k] == d[k], k
     # an old run's settings read include_missing as off, and write it so
-    assert out["settings"] == {**d["settings"], "include_missing": False}
+    # (and the datasets, kept since, as none)
+    assert out["settings"] == {**d["settings"], "include_missing": False, "datasets": []}
     assert AuditRun.from_json(d).settings.include_missing is False
     for g_old, g_new in zip(d["groups"], out["groups"], strict=True):
         # an old run's groups are groups (not the descriptive row of missing values)
@@ -328,7 +333,7 @@ def test_all_failed_payload(payloads):
     assert run.counts.n_items == 40
     out = _stored(run.to_json())
     assert out["groups"] == [] and out["comparisons"] == []
-    assert out["settings"] == d["settings"]
+    assert out["settings"] == {**d["settings"], "datasets": []}  # kept since: none
     with pytest.raises(KeyError):
         run.group("a")
 

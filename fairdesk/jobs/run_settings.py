@@ -1,0 +1,67 @@
+"""How an audit run was made (``settings`` of its stored result, beside the statistics'
+``AuditSettings``): the model and its decoding, the datasets, grouping, filters and sample,
+the optional stages, where the references came from, and the software and machine."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from .._meta import __version__
+from .result_codec import canonical
+from .result_parts import RunSettings
+
+#: Bumped whenever a change alters computed numbers (part of the result-cache key; re-exported
+#: by :mod:`.audit`).
+METRICS_CODE_VERSION = "5"
+
+if TYPE_CHECKING:
+    from .audit import Prepared
+    from .request import AuditRequest
+
+
+def run_settings(req: AuditRequest, prep: Prepared) -> RunSettings:
+    """How the run was made (stored under ``settings`` beside the statistics')."""
+    return canonical(run_settings_dict(req, prep), RunSettings)
+
+
+def run_settings_dict(req: AuditRequest, prep: Prepared) -> dict:
+    b = prep.backend
+    return {
+        "model": req.model,
+        "model_key": prep.model_key,
+        "decoding": getattr(b, "settings", None)
+        if not callable(getattr(b, "settings", None))
+        else None,
+        "device": getattr(b, "device", "cpu"),
+        "datasets": list(prep.dataset_set.names) if prep.dataset_set else [req.dataset],
+        "by": list(req.by),
+        "filters": req.filters_dict(),
+        "reference_requested": req.reference,
+        "sample_per_group": req.sample,
+        "nlu": req.nlu,
+        "language": prep.dataset.language,
+        "explain": req.wants_explain,
+        "explain_per_group": req.explain_per_group,
+        "explain_method": req.explain_method,
+        "unstable": req.unstable,
+        "model_based": req.model_based,
+        "covariates": list(req.covariates),
+        "text_source": _text_sources(prep.frame),
+        "shard_size": req.shard_size,
+        "engine": req.engine,
+        "fairdesk_version": __version__,
+        "metrics_code_version": METRICS_CODE_VERSION,
+        "cpu_count": os.cpu_count(),
+    }
+
+
+def _text_sources(frame) -> dict[str, int]:
+    """How many analysed items took their reference from an annotation / the import."""
+    if "text_source" not in frame.columns:
+        return {"import": int(len(frame))}
+    counts = frame["text_source"].value_counts()
+    return {k: int(counts.get(k, 0)) for k in ("annotation", "import")}
+
+
+__all__ = ["METRICS_CODE_VERSION", "run_settings", "run_settings_dict"]

@@ -411,6 +411,8 @@ def cmd_audit(a):
         print_table_rows(run, a, file=sys.stderr)
     if not a.quiet:
         print_groups(run, file=human_out(a.json))
+        if not a.table:
+            print_followups(a.project, run, file=human_out(a.json))
         if a.normaliser_sensitivity:
             from .pitfalls import print_sensitivity
 
@@ -435,6 +437,22 @@ def cmd_audit(a):
         )
         return EXIT_NOTHING
     return EXIT_OK
+
+
+def print_followups(project, run, file=None) -> None:
+    """The recording plans this run follows up: its MDE now beside each plan's prediction
+    (:func:`fairdesk.jobs.recording_plan.plan_followups`)."""
+    from ..jobs.recording_plan import plan_followups
+    from ..presentation.plans import followup_sentence
+    from .common import _project
+
+    p = _project(project)
+    try:
+        ups = plan_followups(p, run)
+    finally:
+        p.close()
+    for f in ups:
+        print(term(followup_sentence(f)), file=file)
 
 
 def _audit_systems(a, settings, models, hyp_cols):

@@ -17,6 +17,7 @@ from .store import Project
 
 __all__ = [
     "GroupQuota",
+    "PlanPrediction",
     "QuotaProgress",
     "RecordingPlan",
     "latest_plan",
@@ -38,6 +39,50 @@ class GroupQuota:
 
 
 @dataclass(frozen=True)
+class PlanPrediction:
+    """What the comparison a plan was made from predicts, kept so that the audit of the
+    grown dataset can show its new MDE beside it.
+
+    Attributes
+    ----------
+    run_id : the pilot run; metric, group, reference : the comparison; by : its grouping.
+    pilot_mde : the pilot's MDE; k_pilot : the smaller side's pilot speakers.
+    target_gap : the gap to detect; k_star : speakers per side that reach it (None: not
+        reachable by speakers).
+    curve : ``(k, MDE)`` of the plan (k speakers per side); method : ``closed_form`` or
+        ``resampling``.
+    """
+
+    run_id: int
+    metric: str
+    group: str
+    reference: str
+    by: tuple[str, ...]
+    pilot_mde: float | None
+    k_pilot: int | None
+    target_gap: float
+    k_star: int | None
+    curve: tuple[tuple[int, float], ...]
+    method: str
+
+    @classmethod
+    def from_dict(cls, d: dict) -> PlanPrediction:
+        return cls(
+            run_id=int(d["run_id"]),
+            metric=str(d["metric"]),
+            group=str(d["group"]),
+            reference=str(d["reference"]),
+            by=tuple(str(b) for b in d.get("by") or ()),
+            pilot_mde=None if d.get("pilot_mde") is None else float(d["pilot_mde"]),
+            k_pilot=None if d.get("k_pilot") is None else int(d["k_pilot"]),
+            target_gap=float(d["target_gap"]),
+            k_star=None if d.get("k_star") is None else int(d["k_star"]),
+            curve=tuple((int(k), float(m)) for k, m in d.get("curve") or ()),
+            method=str(d.get("method") or ""),
+        )
+
+
+@dataclass(frozen=True)
 class RecordingPlan:
     """A recording plan.
 
@@ -49,6 +94,9 @@ class RecordingPlan:
     prompts : ``(text, content_id)`` pairs to record (the pilot's own for a matched design).
     prompt_source : where the prompts come from, in words.
     source : the audit and comparison it was made from, in words.
+    prediction : what that comparison's plan predicts (None for plans stored before).
+    language : the pilot dataset's language, which the recordings get (so that they can be
+        audited with it); '' for plans stored before.
     id, created_at : set by the store (None before it is saved).
     """
 
@@ -58,6 +106,8 @@ class RecordingPlan:
     prompts: tuple[tuple[str, str], ...]
     prompt_source: str = ""
     source: str = ""
+    prediction: PlanPrediction | None = None
+    language: str = ""
     id: int | None = None
     created_at: float | None = None
 
@@ -78,6 +128,8 @@ class RecordingPlan:
             prompts=tuple((str(t), str(c)) for t, c in d["prompts"]),
             prompt_source=d.get("prompt_source", ""),
             source=d.get("source", ""),
+            prediction=PlanPrediction.from_dict(d["prediction"]) if d.get("prediction") else None,
+            language=str(d.get("language") or ""),
             id=int(row["id"]),
             created_at=float(row["created_at"]),
         )
@@ -160,6 +212,8 @@ def prompt_list_path(project: Project, plan: RecordingPlan):
     path = project.folder / "plans" / f"recording-plan-{plan.id}.jsonl"
     if not path.exists():
         head = {"_list": {"name": f"recording plan {plan.id} ({plan.prompt_source})"}}
+        if plan.language:  # the Record tab gives the recordings the pilot's language
+            head["_list"]["language"] = plan.language
         lines = [json.dumps(head, ensure_ascii=False)]
         lines += [json.dumps({"text": t, "content_id": c}, ensure_ascii=False)
                   for t, c in plan.prompts]  # fmt: skip

@@ -53,6 +53,7 @@ from ..presentation import (
     run_name,
     with_basis,
 )
+from ..presentation.plans import followup_title
 from ..stats.settings import AuditSettings
 from .charts import GroupValuePlot
 from .confusion_view import ConfusionView
@@ -156,6 +157,7 @@ class ResultsPanel(QWidget):
         self._undrawn: set[str] = set()  # sub-tabs of DRAWN_ON_SHOW not drawn for the run
         self.ctx = ctx
         self.result: AuditRun | None = None
+        self.followups: tuple = ()  # recording plans the shown run follows up
         self.run_id: int | None = None
 
         self.runs = QComboBox()
@@ -307,7 +309,8 @@ class ResultsPanel(QWidget):
         """Show a run: an :class:`AuditRun` or a payload (decoded here once)."""
         run = as_audit_run(result) if result else None
         self.result, self._unrendered = run, False
-        self.cards.set_result(run)
+        self.followups = self._followups(run)
+        self.cards.set_result(run, followups=self.followups)
         # the charts and the regression: now when shown (or eager panels), else on first show
         self._undrawn = set(DRAWN_ON_SHOW)
         current = SUBTABS[self.tabs.currentIndex()]
@@ -319,10 +322,20 @@ class ResultsPanel(QWidget):
         self._fill_comparisons(run)
         self._chart_view()
         self.header.setText(
-            self._header(run) if run else "No run yet: run an audit, or pick a stored run."
+            self._header(run) + _followup_note(self.followups)
+            if run
+            else "No run yet: run an audit, or pick a stored run."
         )
         self._fit_split()
         QTimer.singleShot(0, self._fit_split)  # again once the new cards are laid out
+
+    def _followups(self, run) -> tuple:
+        """The recording plans ``run`` follows up (its MDE beside each plan's prediction)."""
+        from ..jobs.recording_plan import plan_followups
+
+        if run is None or self.ctx.project is None:
+            return ()
+        return plan_followups(self.ctx.project, run)
 
     def _show_systems(self, run) -> None:
         """The comparison of systems stored with the shown run (its baseline), if any."""
@@ -556,3 +569,12 @@ class ResultsPanel(QWidget):
 def _or_unknown(v) -> str:
     """``v`` as text, ``?`` when the run did not record it."""
     return "?" if v is None else str(v)
+
+
+def _followup_note(followups) -> str:
+    """The header's line for the recording plans a run follows up: which comparisons' cards
+    read against them (each card's reading gives the sentence)."""
+    if not followups:
+        return ""
+    names = "; ".join(followup_title(f) for f in followups)
+    return "<br>" + esc(f"Read against {names}: its card gives the MDE now beside the plan's.")

@@ -32,7 +32,7 @@ from ..presentation import (
     metric_short,
     short_group,
 )
-from ..presentation.plans import plan_sentence
+from ..presentation.plans import followup_sentence, followup_short, plan_sentence
 from ..stats.results import Comparison
 from .theme import VERDICT_SHORT, VERDICTS, esc, plain_tip, verdict_style
 
@@ -48,8 +48,12 @@ class VerdictCard(QFrame):
     clicked = Signal(object)  # the card's Comparison
     plan_requested = Signal(object)  # the card's ComparisonPlan (its Plan is card.plan)
 
-    def __init__(self, comparison: Comparison, parent=None, plan=None, comparison_plan=None):
+    def __init__(
+        self, comparison: Comparison, parent=None, plan=None, comparison_plan=None, followup=None
+    ):
         super().__init__(parent)
+        # the recording plan made for this comparison, when the run audits its recordings
+        self.followup = followup
         self.comparison = c = comparison
         # an underpowered comparison's recording plan: the sentence every view ends it with
         self.plan, self.comparison_plan = plan, comparison_plan
@@ -100,6 +104,10 @@ class VerdictCard(QFrame):
                 self.labels.append(QLabel(esc(comparison_basis(c))))
         if c.sample:  # a metric compared on a sample names it (the grounding lift's)
             self.labels.append(QLabel(esc(f"on {c.sample}")))
+        if followup is not None:  # the MDE now beside the plan's prediction
+            self.followup_label = QLabel(esc(followup_short(followup)))
+            self.followup_label.setToolTip(plain_tip(followup_sentence(followup)))
+            self.labels.append(self.followup_label)
         for w in self.labels:
             # no word wrap: a label's minimum width is its text, so the grid scrolls
             # sideways on a narrow window instead of cutting p_adj off
@@ -120,7 +128,9 @@ class VerdictCard(QFrame):
             lay.addWidget(b, 0, Qt.AlignLeft)
             self.plan_button = b
         tip = c.reading or c.reason or label
-        self.setToolTip(plain_tip(tip + (f" {self.plan_text}" if self.plan_text else "")))
+        tip += f" {self.plan_text}" if self.plan_text else ""
+        tip += f" {followup_sentence(followup)}" if followup is not None else ""
+        self.setToolTip(plain_tip(tip))
 
     def set_selected(self, on: bool) -> None:
         extra = "QFrame#card { border: 3px solid #0d47a1; }" if on else ""
@@ -192,9 +202,10 @@ class VerdictCards(QWidget):
         lay.addWidget(scroll, 1)
         lay.addWidget(self.reading)
 
-    def set_result(self, result: AuditRun | Mapping | None) -> None:
+    def set_result(self, result: AuditRun | Mapping | None, followups=()) -> None:
         """One card per tested metric × compared group of a run (an AuditRun, or a payload
-        decoded here)."""
+        decoded here); ``followups``: the recording plans it follows up
+        (:func:`fairdesk.jobs.recording_plan.plan_followups`), each on its comparison's card."""
         while self.grid.count():
             w = self.grid.takeAt(0).widget()
             if w is not None:  # hide at once: deleteLater waits for the event loop
@@ -233,7 +244,11 @@ class VerdictCards(QWidget):
                 c = next((x for x in comps if x.metric == m and x.group == g), None)
                 if c is None:
                     continue
-                card = VerdictCard(c, plan=run.plan, comparison_plan=plans.get((m, g)))
+                up = next(
+                    (f for f in followups if (f.prediction.metric, f.prediction.group) == (m, g)),
+                    None,
+                )
+                card = VerdictCard(c, plan=run.plan, comparison_plan=plans.get((m, g)), followup=up)
                 card.clicked.connect(self.show_reading)
                 card.plan_requested.connect(
                     lambda cp, _card=card: self.plan_requested.emit(cp, _card.plan)
@@ -287,11 +302,13 @@ class VerdictCards(QWidget):
         card = next((k for k in self.cards if k.comparison is c), None)
         if card is not None and card.plan_text:
             body = f"{body} {card.plan_text}"
+        up = card.followup if card is not None else None
         self.reading.setText(
             f"<b>{esc(metric_short(c.metric))} · {esc(c.group)}</b> — <i>{esc(label)}"
             f"</i><br>{esc(body)}"
             + (f"<br><i>flags: {esc(flags)}</i>" if flags else "")
             + (f"<br><span style='color:#7c2d12'>{esc(wf)}</span>" if wf else "")
+            + (f"<br><b>{esc(followup_sentence(up))}</b>" if up is not None else "")
         )
         self.selected = c
         for card in self.cards:

@@ -187,6 +187,64 @@ def plan_lines(plan) -> list[str]:
     return out
 
 
+def followup_sentence(f) -> str:
+    """How an audit of the grown dataset reads against the recording plan made for one of
+    its comparisons (a :class:`fairdesk.jobs.recording_plan.PlanFollowup`): its MDE now,
+    the plan's curve at the speakers it has and the plan's target.
+
+    ``Recording plan 2 (from run 1): the WER child vs adult MDE is now 14.2 pp with 12 child
+    and 13 adult speakers; the plan predicted 14.9 pp at 12 speakers per side (pilot 16.5 pp
+    at 10) and 5.0 pp at 240.``
+    """
+    p = f.prediction
+
+    def g(x):
+        return fmt_gap(p.metric, x).lstrip("+")
+
+    kg, kr = f.speakers_now
+    now = "not estimable" if f.mde_now is None else g(f.mde_now)
+    text = (
+        f"Recording plan {f.plan_id} (from run {p.run_id}): the {metric_short(p.metric)} "
+        f"{short_group(p.group)} vs {short_group(p.reference)} MDE is now {now} with "
+        f"{fmt_count(kg)} {short_group(p.group)} and {fmt_count(kr)} "
+        f"{short_group(p.reference)} speakers"
+    )
+    parts = []
+    if f.predicted_now is not None:
+        k = min(kg, kr)
+        how = ", extrapolated" if f.extrapolated else ""
+        parts.append(f"the plan predicted {g(f.predicted_now)} at {fmt_count(k)} speakers per "
+                     f"side{how}")  # fmt: skip
+    if p.pilot_mde is not None:
+        at = f" at {fmt_count(p.k_pilot)}" if p.k_pilot else ""
+        parts.append(f"pilot {g(p.pilot_mde)}{at}")
+    if p.k_star is not None:
+        parts.append(f"target {g(p.target_gap)} at {fmt_count(p.k_star)} per side")
+    else:
+        parts.append(f"target {g(p.target_gap)}, not reachable by speakers")
+    text += "; " + "; ".join(parts)
+    if f.verdict and f.verdict != "inconclusive_underpowered":
+        text += f"; verdict now {f.verdict.replace('_', ' ')}"
+    return text + "."
+
+
+def followup_title(f) -> str:
+    """``recording plan 2 (from run 1) for WER b vs a``: what names a follow-up in a list."""
+    p = f.prediction
+    return (
+        f"recording plan {f.plan_id} (from run {p.run_id}) for {metric_short(p.metric)} "
+        f"{short_group(p.group)} vs {short_group(p.reference)}"
+    )
+
+
+def followup_short(f) -> str:
+    """The card's line: ``MDE 14.2 pp · plan 14.9 pp``."""
+    p = f.prediction
+    now = "–" if f.mde_now is None else fmt_gap(p.metric, f.mde_now).lstrip("+")
+    pred = "–" if f.predicted_now is None else fmt_gap(p.metric, f.predicted_now).lstrip("+")
+    return f"MDE {now} · plan {pred}"
+
+
 #: The columns of :func:`side_rows`, as every table of a plan's sides heads them.
 SIDE_COLUMNS = (
     "group",
@@ -257,6 +315,9 @@ __all__ = [
     "SIDE_COLUMNS",
     "curve_data",
     "fmt_target",
+    "followup_sentence",
+    "followup_short",
+    "followup_title",
     "plan_lines",
     "plan_sentence",
     "plan_title",

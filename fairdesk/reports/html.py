@@ -54,7 +54,7 @@ from .align import align_texts, normaliser
 from .data import RunData, group_ci, load_run, num, summary_overall, verdict_style
 from .files import TEMPLATES, ReportFiles  # noqa: E402, F401 - re-exported
 from .palette import ops_css
-from .plan_section import plan_section
+from .plan_section import followup_lines, plan_section
 from .sections import (
     confusion_section,
     grounding_section,
@@ -504,6 +504,7 @@ def report_context(d: RunData, embed_audio: bool = False, worst: int = 3) -> dic
         "sensitivity": sensitivity_section(run),
         "systems": systems_section(d),
         "planning": plan_section(run),
+        "followups": followup_lines(d),
     }
 
 

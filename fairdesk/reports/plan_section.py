@@ -13,6 +13,7 @@ from ..presentation.numbers import number
 from ..presentation.plans import (
     SIDE_COLUMNS,
     curve_data,
+    followup_sentence,
     plan_sentence,
     plan_title,
     sample_note,
@@ -76,4 +77,14 @@ def plan_section(run: AuditRun) -> dict | None:
     }
 
 
-__all__ = ["mde_chart", "plan_section"]
+def followup_lines(d) -> list[str]:
+    """The recording plans the report's run follows up, one sentence each (its MDE now
+    beside each plan's prediction); empty when none or without the project."""
+    from ..jobs.recording_plan import plan_followups
+
+    if getattr(d, "project", None) is None:
+        return []
+    return [followup_sentence(f) for f in plan_followups(d.project, d.audit)]
+
+
+__all__ = ["followup_lines", "mde_chart", "plan_section"]

@@ -139,7 +139,89 @@ def test_a_recording_plan_shows_its_quota_and_it_moves_as_speakers_record(qtbot,
             f"b: {n} of {quota_b:,} speakers, {n} complete (1 utterance each)"
         )
         assert box.bars[k].value() == n
+    # the recordings get the pilot's language (the plan's prompt list names it), so that
+    # they can be audited with the pilot
+    assert rp.language == "en" and ctx.project.dataset("plan-b").language == "en"
     items = ctx.project.items(ctx.project.dataset("plan-b"))
     assert sorted(items["speaker_id"]) == ["nb1", "nb2"] and set(items["accent"]) == {"b"}
     # the other group's quota has not moved
     assert all(q.started == 0 for i, q in enumerate(box.progress) if i != k)
+
+    # the pilot and the new recordings audited together: the new MDE beside the plan's
+    _audit_grown_and_see_the_followup(qtbot, ctx, tmp_path, rp, cp)
+
+
+def _audit_grown_and_see_the_followup(qtbot, ctx, tmp_path, rp, cp):
+    from fairdesk.cli.audit import print_followups
+    from fairdesk.core.dataset_sets import open_set, set_items
+    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.jobs.audit import AuditRequest, run_audit
+    from fairdesk.jobs.recording_plan import mde_on_curve, plan_followups
+    from fairdesk.presentation.plans import followup_sentence, followup_short, followup_title
+    from fairdesk.stats.settings import AuditSettings
+
+    p = ctx.project
+    assert rp.prediction.run_id == 1 and rp.prediction.k_star == cp.speakers_needed
+    assert rp.prediction.curve == tuple((k.k, k.mde) for k in cp.curve)
+    rows = ["id,text"]
+    for i in set_items(p, open_set(p, ["d", "plan-b"]))["id"]:
+        _ds, _, key = i.partition("/")
+        lose = key.startswith("b/") and int(key[2]) % 2 == 0  # some pilot b speakers err
+        rows.append(f"{i},{'play the song' if lose else 'play the song now'}")
+    preds = tmp_path / "grown.csv"
+    preds.write_text("\n".join(rows) + "\n")
+    req = AuditRequest(
+        dataset="d",
+        more_datasets=("plan-b",),
+        model=f"predictions:{preds}",
+        by=("accent",),
+        reference="a",
+        nlu="none",
+        settings=AuditSettings(n_bootstrap=200, min_items=5, min_speakers=2),
+    )
+    run = run_audit(p, req).result
+    assert run.group("b").n_speakers == 8 and run.group("a").n_speakers == 6
+    ups = plan_followups(p, run)
+    assert len(ups) == 1
+    f = ups[0]
+    c = run.comparison("wer", "b")
+    assert f.plan_id == rp.id and f.mde_now == pytest.approx(c.mde)
+    assert f.speakers_now == (8, 6)
+    # the plan's relative shrinkage, applied to the pilot's MDE (the audit's own scale)
+    pred = rp.prediction
+    assert pred.k_pilot == 6 and pred.pilot_mde == pytest.approx(cp.pilot_mde)
+    ratio = mde_on_curve(pred.curve, 6)[0] / mde_on_curve(pred.curve, 6)[0]
+    assert f.predicted_now == pytest.approx(pred.pilot_mde * ratio)
+    text = followup_sentence(f)
+    assert text.startswith(f"Recording plan {rp.id} (from run 1): the WER b vs a MDE is now ")
+    assert "with 8 b and 6 a speakers" in text and "at 6 speakers per side" in text
+
+    panel = ResultsPanel(ctx)
+    qtbot.addWidget(panel)
+    panel.show_result(run)
+    card = next(
+        k for k in panel.cards.cards if (k.comparison.metric, k.comparison.group) == ("wer", "b")
+    )
+    assert card.followup is not None and card.followup_label.text() == followup_short(f)
+    assert all(k.followup is None for k in panel.cards.cards if k is not card)
+    from fairdesk.gui.theme import esc
+
+    assert esc(followup_title(f)) in panel.header.text()
+    panel.cards.show_reading(card.comparison)
+    assert esc(text) in panel.cards.reading.text()
+    import io
+
+    buf = io.StringIO()
+    print_followups(str(p.folder), run, file=buf)
+    assert buf.getvalue().strip() == text
+    # the report's section says the same sentence
+    import html as _html
+
+    from fairdesk.reports.data import load_run
+    from fairdesk.reports.html import render, report_context
+
+    ctx_r = report_context(load_run(p, run.run_id))
+    assert ctx_r["followups"] == [text]
+    page = render(ctx_r)
+    assert "Against the recording plan" in page and _html.escape(text, quote=False) in page
+    assert "on d + plan-b" in page

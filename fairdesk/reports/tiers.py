@@ -488,7 +488,7 @@ def item_tiers(d: RunData, row: dict, aligners: Aligners) -> ItemTiers:
     return ItemTiers(
         item,
         None if db_id is None or num(db_id) != num(db_id) else int(db_id),
-        str(d.audit.dataset or ""),
+        _item_dataset(d, row),
         path,
         duration,
         tiers,
@@ -581,3 +581,11 @@ def export_items(
         bar.report((k + 1) / max(1, len(done)), f"writing {purpose} {k + 1}/{len(done)}")
     bar.report(1.0, f"{len(done)} files written", force=True)
     return done
+
+
+def _item_dataset(d, row) -> str:
+    """The dataset an item row belongs to: its own in a run of several datasets
+    (docs/METHODS.md, "Several datasets"), else the run's."""
+    own = row.get("dataset") if hasattr(row, "get") else None
+    return str(own) if isinstance(own, str) and own else str(d.audit.dataset or "")
+

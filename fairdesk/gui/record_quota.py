@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 
 from ..core.errors import FairdeskError
 from ..core.recording_plans import latest_plan, prompt_list_path, quota_progress
-from ..presentation.labels import short_group
+from ..presentation.labels import metric_short, short_group
 from ..presentation.numbers import fmt_count, plural
 
 
@@ -29,6 +29,22 @@ def quota_text(q, utterances: int) -> str:
         f"{fmt_count(q.complete)} complete ({utterances} {plural(utterances, 'utterance')} "
         "each)"
     )
+
+
+def source_text(plan) -> str:
+    """``Dataset “plan-b”, 1 utterance per speaker; prompts: … . For WER b vs a (run 1).``"""
+    n = plan.utterances_per_speaker
+    text = (
+        f"Dataset “{plan.dataset}”, {n} {plural(n, 'utterance')} per speaker; prompts: "
+        f"{plan.prompt_source}."
+    )
+    p = plan.prediction
+    if p is not None:  # the comparison it settles, as every view names metrics and groups
+        return text + (
+            f" For {metric_short(p.metric)} {short_group(p.group)} vs "
+            f"{short_group(p.reference)} (run {p.run_id})."
+        )
+    return text + (f" From {plan.source}." if plan.source else "")
 
 
 class QuotaBox(QGroupBox):
@@ -89,10 +105,7 @@ class QuotaBox(QGroupBox):
         self.setVisible(plan is not None)
         if plan is None:
             return
-        self.source.setText(
-            f"Dataset “{plan.dataset}”, {plan.utterances_per_speaker} utterances per speaker; "
-            f"prompts: {plan.prompt_source}. From {plan.source}."
-        )
+        self.source.setText(source_text(plan))
         for i, g in enumerate(plan.groups):
             lab = QLabel("")
             lab.setTextFormat(Qt.PlainText)
@@ -101,7 +114,7 @@ class QuotaBox(QGroupBox):
             bar.setMaximum(max(1, g.speakers))
             bar.setMaximumHeight(12)
             bar.setTextVisible(False)
-            btn = QPushButton(f"Record a {short_group(g.group)} speaker")
+            btn = QPushButton(f"Record a speaker of {short_group(g.group)}")
             btn.setToolTip(
                 "give the speaker form the plan's dataset and this group's values ("
                 + ", ".join(f"{k} = {v}" for k, v in g.values.items())
@@ -143,4 +156,4 @@ class QuotaBox(QGroupBox):
             panel.open_list(path)
 
 
-__all__ = ["QuotaBox", "quota_text"]
+__all__ = ["QuotaBox", "quota_text", "source_text"]

@@ -122,6 +122,10 @@ def test_a_recording_plan_shows_its_quota_and_it_moves_as_speakers_record(qtbot,
     # the Record tab shows it, ready for the first group (b): dataset, accent, prompts
     box = w.quota
     assert box.plan.id == rp.id and box.isVisible()
+    assert box.source.text() == (
+        "Dataset “plan-b”, 1 utterance per speaker; prompts: the pilot's own prompts (matched "
+        "design). For WER b vs a (run 1)."
+    )
     k = [g.group for g in rp.groups].index("b")
     box.use_group(k)
     assert w.form.values()["dataset"] == "plan-b"

@@ -96,6 +96,12 @@ def test_plan_sentence_wording():
         "for a 5-point gap"
     )
     assert plan_sentence(cp, _plan(cp)).endswith("; add sentences.")
+    # a resampling plan with shared sentences says it is an upper bound (conservative)
+    cp = _cp(method="resampling", scheme="two_way", design="matched")
+    assert plan_sentence(cp, _plan(cp)).endswith(
+        "at alpha 0.05/2 (resampling the pilot's speakers; with shared sentences, an upper "
+        "bound)."
+    )
 
 
 def test_the_sentence_gives_utterances_per_side_when_the_sides_differ():

@@ -588,4 +588,3 @@ def _item_dataset(d, row) -> str:
     (docs/METHODS.md, "Several datasets"), else the run's."""
     own = row.get("dataset") if hasattr(row, "get") else None
     return str(own) if isinstance(own, str) and own else str(d.audit.dataset or "")
-

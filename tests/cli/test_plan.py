@@ -99,8 +99,7 @@ def test_plan_sentence_wording():
     # a resampling plan with shared sentences says it is an upper bound (conservative)
     cp = _cp(method="resampling", scheme="two_way", design="matched")
     assert plan_sentence(cp, _plan(cp)).endswith(
-        "at alpha 0.05/2 (resampling the pilot's speakers; with shared sentences, an upper "
-        "bound)."
+        "at alpha 0.05/2 (resampling the pilot's speakers; with shared sentences, an upper bound)."
     )
 
 

@@ -169,12 +169,15 @@ def run_set(project: Project, run) -> DatasetSet:
 
 
 def audio_file(dset: DatasetSet, row) -> Path | None:
-    """The audio file of a per-item row of a run of ``dset`` (None without a path)."""
+    """The audio file of a per-item row of a run of ``dset`` (None without a path, or for a
+    row of a dataset the set does not hold)."""
     rel = row.get("path") if hasattr(row, "get") else None
     if rel is None or rel != rel or not str(rel):
         return None
     name = row.get("dataset") if dset.several else None
     name = name if isinstance(name, str) else None
+    if name and name not in dset.names:
+        return None
     return dset.root_of(name) / str(rel)
 
 

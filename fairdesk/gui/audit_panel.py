@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..jobs import tasks
-from ..presentation import RunSpec, count, run_name
+from ..presentation import RunSpec, count, datasets_label, run_name
 from .audit_filters import MAX_VALUES, FilterRows
 from .audit_options import add_option_widgets, statistics_box, supports_model_based
 from .context import Context
@@ -479,9 +479,8 @@ class AuditPanel(QWidget):
         self.progress.setValue(0)
         self.eta.setText("")
         self.stage.setText(html.escape("starting…"))
-        spec = RunSpec(
-            req.by, req.filters, req.sample, req.settings, req.model, " + ".join(req.dataset_names)
-        )
+        names = datasets_label(req.dataset_names)
+        spec = RunSpec(req.by, req.filters, req.sample, req.settings, req.model, names)
         self._log(f"audit {run_name(replace(spec, reference=req.reference))}")
         other = self.compare.currentData()
         if other and other != req.model:  # two systems on the same items, then compared

@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.errors import FairdeskError
 from ..core.plurals import count
 from ..core.run_items import prediction_words
 from ..jobs.result import AuditRun
@@ -494,10 +493,7 @@ class ItemPanel(SaliencyMixin, QWidget):
             return None
         from ..core.dataset_sets import audio_file
 
-        try:
-            return audio_file(self.dataset_set, row)
-        except FairdeskError:
-            return None
+        return audio_file(self.dataset_set, row)
 
     def _prefetch(self, view_row: int) -> None:
         order = [view_row + k * s for k in range(1, PREFETCH + 1) for s in (1, -1)]

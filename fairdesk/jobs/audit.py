@@ -577,8 +577,7 @@ def _explain(project, prep, f, req, prog, aligner):
 def _item_records(f) -> list[dict]:
     """Per-item rows kept with the run (metadata, texts, predictions, per-item stats)."""
     drop = {"db_id", "audio_hash", "sample_rate", "channels", "text", "rel_path"}
-    if "rel_path" in f.columns:  # several datasets: the path relative to its dataset's root
-        f = f.assign(path=f["rel_path"])
+    f = f.assign(path=_rel_paths(f))  # several datasets: relative to its dataset's root
     cols = [c for c in f.columns if c not in drop]
     return f[cols].to_dict(orient="records")
 

@@ -53,7 +53,7 @@ from .numbers import (
 )
 from .radars import MAX_AXES, MIN_AXES, RadarScale, radar, radar_axes, radar_scale
 from .rows import GroupRow, group_rows
-from .runs import SEPARATOR, RunSpec, dataset_label, run_conditions, run_name
+from .runs import SEPARATOR, RunSpec, dataset_label, datasets_label, run_conditions, run_name
 from .timeline import timeline_points
 
 __all__ = [
@@ -74,6 +74,7 @@ __all__ = [
     "comparison_basis",
     "count",
     "dataset_label",
+    "datasets_label",
     "finite",
     "fmt_basis",
     "fmt_bound",

@@ -196,13 +196,13 @@ def followup_sentence(f) -> str:
     the plan's curve at the speakers it has and the plan's target.
 
     ``Recording plan 2 (from run 1): the WER child vs adult MDE is now 14.2 pp with 12 child
-    and 13 adult speakers; the plan predicted 14.9 pp at 12 speakers per side (pilot 16.5 pp
-    at 10) and 5.0 pp at 240.``
+    and 13 adult speakers; the plan predicted 15.1 pp at 12 speakers per side; pilot 16.5 pp
+    at 10; target 5.0 pp at 240 per side.``
     """
     p = f.prediction
 
     def g(x):
-        return fmt_gap(p.metric, x).lstrip("+")
+        return _size(p.metric, x)
 
     kg, kr = f.speakers_now
     now = "not estimable" if f.mde_now is None else g(f.mde_now)
@@ -243,9 +243,14 @@ def followup_title(f) -> str:
 def followup_short(f) -> str:
     """The card's line: ``MDE 14.2 pp · plan 14.9 pp``."""
     p = f.prediction
-    now = "–" if f.mde_now is None else fmt_gap(p.metric, f.mde_now).lstrip("+")
-    pred = "–" if f.predicted_now is None else fmt_gap(p.metric, f.predicted_now).lstrip("+")
+    now = "–" if f.mde_now is None else _size(p.metric, f.mde_now)
+    pred = "–" if f.predicted_now is None else _size(p.metric, f.predicted_now)
     return f"MDE {now} · plan {pred}"
+
+
+def _size(metric: str, x: float) -> str:
+    """An MDE or target gap as a size, without the sign of a gap: ``14.2 pp``."""
+    return fmt_gap(metric, x).lstrip("+")
 
 
 #: The columns of :func:`side_rows`, as every table of a plan's sides heads them.

@@ -59,9 +59,10 @@ def _settings(value) -> AuditSettings | None:
     return None
 
 
-def _datasets_label(names) -> str | None:
-    """``pilot + session`` for a run of several datasets (None for one or none)."""
-    if isinstance(names, (list, tuple)) and len(names) > 1:
+def datasets_label(names) -> str | None:
+    """``pilot + session``: the datasets of a run as every view names them (the one name for
+    one dataset; None for none)."""
+    if isinstance(names, (list, tuple)) and names:
         return " + ".join(str(n) for n in names)
     return None
 
@@ -70,7 +71,7 @@ def dataset_label(run: AuditRun) -> str | None:
     """What a run was audited on, as every view names it: ``pilot + session`` for several
     datasets, the dataset or the table otherwise (None: neither)."""
     rs = run.run_settings
-    return _datasets_label(rs.datasets if rs is not None else None) or run.dataset or run.table
+    return datasets_label(rs.datasets if rs is not None else None) or run.dataset or run.table
 
 
 def _int(value) -> int | None:
@@ -119,7 +120,7 @@ class RunSpec:
             sample=_int(settings.get("sample")),
             settings=_settings(settings.get("settings")),
             model=model,
-            dataset=_datasets_label(settings.get("datasets")) or dataset,
+            dataset=datasets_label(settings.get("datasets")) or dataset,
         )
 
     @classmethod

@@ -163,12 +163,8 @@ class RunData:
             return None
         if self.dataset_set is not None:
             from ..core.dataset_sets import audio_file
-            from ..core.errors import FairdeskError
 
-            try:
-                return audio_file(self.dataset_set, row)
-            except FairdeskError:  # a row of a dataset the run does not name
-                return None
+            return audio_file(self.dataset_set, row)
         return Path(self.dataset.root) / str(row["path"])
 
     def words(self, item_db_id) -> list[dict]:

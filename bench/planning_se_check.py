@@ -1,19 +1,19 @@
 """Where the matched (two-way) plan's power goes (docs/METHODS.md, "Recording plan"):
 per simulated pilot, the plan's SE at k* beside what audits at k* really give, side by side.
 
-bench/planning_power.py finds the matched plan conservative (mean power 94.8%, target
-70-90%). This script shows why, for --pilots pilots of 12 speakers per group (the §9 model,
-a true WER gap equal to the practical threshold): the plan's SE(k*) (resampling the pilot),
-the mean two-way bootstrap SE of --audits audits simulated at k* speakers per group (what
-their test uses) and the true SD of their gaps. Run: ``.venv/bin/python
-bench/planning_se_check.py [--design matched] [--pilots 6] [--audits 40]``.
+For --pilots pilots of 12 speakers per group (the §9 model, a true WER gap equal to the
+practical threshold): the plan's SE(k*) (the two-way bootstrap's variance on subsets of the
+pilot's speakers, fitted over k), the mean two-way bootstrap SE of --audits audits simulated
+at k* speakers per group (what their test uses) and the true SD of their gaps. Run:
+``.venv/bin/python bench/planning_se_check.py [--design matched] [--pilots 6] [--audits 40]``.
 
-Measured on this machine's 2 shared cores (6 pilots × 40 audits, 20 s), matched: plan
-SE(k*) 0.0151 (the target gap / z-factor) against a bootstrap SE at k* of 0.0088-0.0130
-(mean 0.0113) and a true SD of 0.0072-0.0103 (mean 0.0088). Two things push the power up:
-the plan's curve falls too slowly (drawing k > k_p speakers from k_p repeats their
-speaker × sentence noise, so the content redraw keeps the pilot's share of it), and the
-two-way bootstrap SE exceeds the true SD (it counts that noise twice).
+Measured on this machine's 2 shared cores (6 pilots × 40 audits, 13 s), matched: plan SE(k*)
+0.0149-0.0150 (the target gap / z-factor) against a bootstrap SE at k* of 0.0137-0.0173 (mean
+0.0156) and a true SD of 0.0104-0.0157 (mean 0.0129). The plan predicts the audits' own SE;
+that SE exceeds the true SD by about a fifth (the two-way bootstrap counts the speaker ×
+sentence noise more than once), which is why bench/planning_power.py finds the matched
+plan's power above 80% (83.1%). Before the subset fit (drawing k > k_p speakers with
+replacement) the plan's SE(k*) was 0.0151 where audits at k* gave 0.0088-0.0130.
 """
 
 from __future__ import annotations

@@ -44,8 +44,7 @@ def plan_sentence(cp, plan) -> str:
     power = f"{number(plan.power * 100, 0)}% power"
     how = "closed form" if cp.method == "closed_form" else "resampling the pilot's speakers"
     if cp.method != "closed_form" and getattr(cp, "scheme", None) == "two_way":
-        # docs/METHODS.md, "Validation": the two-way plan asks for more speakers than needed
-        how += "; with shared sentences, an upper bound"
+        how += " and sentences"
     tail = f"{power} at alpha {plan.alpha:g}/{plan.future_m} ({how})"
     if cp.limit == "no_speakers":
         return (

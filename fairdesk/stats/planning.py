@@ -1,15 +1,19 @@
 """How many speakers would settle an underpowered comparison (docs/METHODS.md, "Recording plan").
 
-SE(k) at k speakers on each side is computed by resampling k of the pilot's k_p speakers
-with replacement within each side (:func:`speaker_curve`), the same draws extended one
-speaker at a time for every k (common random numbers, so the curve is smooth and the
-search for k* is not noisy), times sqrt(k_p / (k_p - 1)). A side keeps its own speakers where
-it already has more than k (the reference needs max(k*, its current k)). In the two-way
-scheme (shared content) the content draw is the same on both sides and stays at the pilot's
-contents; its variance does not shrink with speakers (:func:`content_floor`), and the plan by
-contents (:func:`content_curve`) redraws c of the pilot's contents at the pilot's speakers.
-The metric is recomputed from summed item statistics on every replicate (pooled, not a mean
-of per-item values), as in :mod:`fairdesk.stats.bootstrap`.
+SE(k) at k speakers on each side. Speaker scheme (content nested in speakers): resampling
+k of the pilot's k_p speakers with replacement within each side (:func:`speaker_curve`), the
+same draws extended one speaker at a time for every k (common random numbers, so the curve
+is smooth and the search for k* is not noisy), times sqrt(k_p / (k_p - 1)); the metric is
+recomputed from summed item statistics on every replicate (pooled, not a mean of per-item
+values), as in :mod:`fairdesk.stats.bootstrap`. A side keeps its own speakers where it
+already has more than k (the reference needs max(k*, its current k)). Two-way scheme (shared
+content): the two-way bootstrap's variance on subsets of the pilot's distinct speakers,
+fitted as a speaker part over k plus a content floor (:func:`two_way_curve`,
+:mod:`fairdesk.stats.pigeonhole`); drawing k > k_p speakers with replacement would repeat
+their speaker × content noise and over-state SE(k). The plan by contents
+(:func:`plan_contents`) fits subsets of the shared contents the same way. With fewer than
+four speakers on a side (or four shared contents), the resampling of :func:`speaker_curve`,
+:func:`content_floor` and :func:`content_curve` is used instead.
 
 MDE(k) = (z_{1-alpha'/2} + z_power) * SE(k), alpha' = alpha / m (Bonferroni, the worst case
 of Holm), m the future run's tested comparisons (default the pilot's). k* is the smallest k
@@ -26,6 +30,13 @@ from scipy.stats import norm
 
 from fairdesk.metrics.registry import MetricSpec
 from fairdesk.stats.bootstrap import Side, draw_counts, shared_contents
+from fairdesk.stats.pigeonhole import (
+    MIN_UNITS,
+    content_curve_from_terms,
+    curve_from_terms,
+    fit_content_terms,
+    fit_speaker_terms,
+)
 from fairdesk.stats.planning_types import ContentPlan, MdePoint, SideNeed
 
 #: k* is searched up to this many times the pilot's speakers (contents) per side.
@@ -153,6 +164,30 @@ def speaker_curve(
         r = _scaled(_values(spec, sums_r[max(k, kr)], cols), kr)
         out[n] = _sd(g - r)
     return out
+
+
+def two_way_curve(
+    group: Side,
+    reference: Side,
+    spec: MetricSpec,
+    cols: Sequence[int],
+    k_values: Sequence[int],
+    *,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, float] | None:
+    """SE(k) of a shared-content gap for each k of ``k_values`` and its content floor (the
+    SE with unlimited speakers), from the two-way bootstrap's variance on subsets of the
+    pilot's speakers (:mod:`fairdesk.stats.pigeonhole`); None when a side has fewer than
+    :data:`~fairdesk.stats.pigeonhole.MIN_UNITS` speakers or the fit fails."""
+    shared = shared_contents(group, reference)
+    Tg, Tr = _blocks(group, shared), _blocks(reference, shared)
+    kg, kr = Tg.shape[0], Tr.shape[0]
+    if min(kg, kr) < MIN_UNITS:
+        return None
+    terms = fit_speaker_terms(Tg, Tr, spec, cols, rng=rng)
+    if not all(math.isfinite(t) for t in terms):
+        return None
+    return curve_from_terms(terms, kg, kr, k_values), math.sqrt(terms[2])
 
 
 def content_floor(
@@ -291,7 +326,16 @@ def plan_contents(
     C = len(shared_contents(group, reference))
     c_max = SEARCH_FACTOR * C
     cs = list(range(2, c_max + 1))
-    se = content_curve(group, reference, spec, cols, cs, n_rep=n_rep, rng=rng)
+    se = None
+    if C >= MIN_UNITS:
+        shared = shared_contents(group, reference)
+        terms = fit_content_terms(
+            _blocks(group, shared), _blocks(reference, shared), spec, cols, rng=rng
+        )
+        if all(math.isfinite(t) for t in terms):
+            se = content_curve_from_terms(terms, cs)
+    if se is None:
+        se = content_curve(group, reference, spec, cols, cs, n_rep=n_rep, rng=rng)
     mdes = zf * se
     c_star = first_k(cs, mdes, target)
     new_utt = None
@@ -323,5 +367,6 @@ __all__ = [
     "plan_contents",
     "side_need",
     "speaker_curve",
+    "two_way_curve",
     "z_factor",
 ]

@@ -27,6 +27,7 @@ from fairdesk.stats.planning import (
     plan_contents,
     side_need,
     speaker_curve,
+    two_way_curve,
     z_factor,
 )
 from fairdesk.stats.planning_types import METHOD_LABELS, ComparisonPlan, MdePoint, Plan
@@ -281,13 +282,21 @@ def _one(frame, c, spec, settings, zf, gap, utterances, sizes, n_rep, seed) -> C
     k_max = SEARCH_FACTOR * max(kg, kr)
     ks = list(range(2, k_max + 1))
     rng = comparison_rng(seed, "plan", c.group, c.reference, c.metric)
-    se = speaker_curve(gs, rs, rspec, cols, scheme, ks, n_rep=n_rep, rng=rng)
+    fitted = two_way_curve(gs, rs, rspec, cols, ks, rng=rng) if scheme == "two_way" else None
+    if fitted is not None:
+        se, f = fitted
+    else:
+        se = speaker_curve(gs, rs, rspec, cols, scheme, ks, n_rep=n_rep, rng=rng)
+        f = (
+            content_floor(gs, rs, rspec, cols, n_rep=n_rep, rng=rng)
+            if scheme == "two_way"
+            else None
+        )
     mdes = zf * se
     k_star = first_k(ks, mdes, target)
     floor = None
     limit = None if k_star is not None else "search"
     if scheme == "two_way":
-        f = content_floor(gs, rs, rspec, cols, n_rep=n_rep, rng=rng)
         floor = zf * f if math.isfinite(f) else None
         if k_star is None and floor is not None and floor >= target:
             limit = "content"

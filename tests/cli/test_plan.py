@@ -96,10 +96,10 @@ def test_plan_sentence_wording():
         "for a 5-point gap"
     )
     assert plan_sentence(cp, _plan(cp)).endswith("; add sentences.")
-    # a resampling plan with shared sentences says it is an upper bound (conservative)
+    # a resampling plan with shared sentences resamples both
     cp = _cp(method="resampling", scheme="two_way", design="matched")
     assert plan_sentence(cp, _plan(cp)).endswith(
-        "at alpha 0.05/2 (resampling the pilot's speakers; with shared sentences, an upper bound)."
+        "at alpha 0.05/2 (resampling the pilot's speakers and sentences)."
     )
 
 

@@ -13,13 +13,15 @@ audits whose gap difference reads ``fairer``, ``less_fair`` or ``reversed`` (equ
 target ≤ 5%); and the mean paired CI width beside the unpaired one (the same scheme with
 independent draws per system).
 Run: ``.venv/bin/python bench/system_comparison_coverage.py [--audits 300] [--bootstrap 400]
-[--quick]``. A full run (300 audits per row, B = 400) took 56 s on this machine's 2 shared
-cores (load 1.4); ``--quick`` (60 audits per row) about a fifth of it.
+[--quick]``. A full run (300 audits per row, B = 400) took 126 s on this machine's 2 shared
+cores (load 2.5); ``--quick`` (60 audits per row) about a fifth of it.
 
-Measured (300 audits): the speaker scheme (unmatched) covers 93–97% for both differences;
-the two-way scheme (matched) covers 99–100%, conservative, as the two-way gap CIs of an audit
-are (94–99%): the crossed draw counts the item-level noise, which here dominates the
-paired difference, through both the speaker and the sentence draw.
+Measured (300 audits, --seed 0 / --seed 1): matched (two-way, with the correction of
+docs/METHODS.md "The two-way correction") Δ 94.7% / 96.7% and ΔGap 95.7% / 94.7% at 12
+speakers, Δ 94.3% / 94.0% and ΔGap 93.0% / 95.0% at 40; unmatched (speaker scheme) Δ 95.0% /
+92.7% and ΔGap 94.0% / 94.7% at 12, Δ 97.3% / 95.3% and ΔGap 93.3% / 93.7% at 40; moved at
+most 1.3%. Without the correction the matched rows covered 99-100%: the crossed draw counts
+the utterance-level noise, which dominates a paired difference, three times.
 """
 
 from __future__ import annotations

@@ -63,25 +63,118 @@ def linearised(spec: MetricSpec, cols: Sequence[int], T: np.ndarray) -> np.ndarr
     return T @ gradient(spec, cols, T.sum(axis=(0, 1)))
 
 
-def _side_terms(y: np.ndarray) -> tuple[float, np.ndarray, float]:
-    k, C = y.shape
-    tot = float(y.sum())
-    var = (
-        (1 - 1 / C) * float(np.sum(y.sum(axis=1) ** 2))
-        + (1 - 1 / k) * float(np.sum(y.sum(axis=0) ** 2))
-        + float(np.sum(y**2))
-        - (1 / k + 1 / C - 1 / (k * C)) * tot**2
-    )
-    return var, y.sum(axis=0), tot
+def _tables_variance(tables: Sequence[np.ndarray]) -> float:
+    """The two-way bootstrap's variance of Σ_h Σ y_h (B → ∞) for strata h whose speakers
+    are drawn within each and whose C contents share one draw (``tables[h][s, c]``)."""
+    C = tables[0].shape[1]
+    var, Ks, ts = 0.0, [], []
+    for y in tables:
+        k = y.shape[0]
+        t = float(y.sum())
+        K = y.sum(axis=0)
+        var += (
+            (1 - 1 / C) * float(np.sum(y.sum(axis=1) ** 2))
+            + (1 - 1 / k) * float(K @ K)
+            + float(np.sum(y**2))
+            - (1 / k + 1 / C - 1 / (k * C)) * t**2
+        )
+        for K2, t2 in zip(Ks, ts, strict=True):
+            var += 2 * (float(K @ K2) - t * t2 / C)
+        Ks.append(K)
+        ts.append(t)
+    return var
 
 
 def two_way_variance(y_group: np.ndarray, y_reference: np.ndarray) -> float:
     """The two-way bootstrap's variance of the gap (B → ∞, linearised), from both sides'
     ``y[s, c]`` over the same C shared contents."""
-    vg, Kg, tg = _side_terms(y_group)
-    vr, Kr, tr = _side_terms(y_reference)
-    C = y_group.shape[1]
-    return vg + vr - 2 * (float(Kg @ Kr) - tg * tr / C)
+    return _tables_variance([y_group, -y_reference])
+
+
+def moment_variance(tables: Sequence[np.ndarray]) -> float:
+    """The variance of Σ_h Σ y_h under crossed random speaker and content effects, estimated
+    without the bootstrap's over-count of the speaker × content noise (the two-way
+    cluster-robust variance: speakers + contents − cells; Cameron, Gelbach & Miller 2011),
+    each part corrected for centring so that it is unbiased in a complete table whose y sum
+    to zero in every stratum:
+    Σ_h (Σ R² + Σ K_h² − Σ y²) / ((1 − 1/k_h)(1 − 1/C)) + Σ_{h≠h'} K_h·K_h' / (1 − 1/C).
+    NaN where a stratum has one speaker or there is one content."""
+    C = tables[0].shape[1]
+    if C < 2 or any(y.shape[0] < 2 for y in tables):
+        return math.nan
+    out, Ks = 0.0, []
+    for y in tables:
+        k = y.shape[0]
+        K = y.sum(axis=0)
+        own = float(np.sum(y.sum(axis=1) ** 2)) + float(K @ K) - float(np.sum(y**2))
+        out += own / ((1 - 1 / k) * (1 - 1 / C))
+        for K2 in Ks:
+            out += 2 * float(K @ K2) / (1 - 1 / C)
+        Ks.append(K)
+    return out
+
+
+def _table(y: np.ndarray, speakers: np.ndarray | None, contents: np.ndarray, C: int):
+    import pandas as pd
+
+    spk = np.asarray(speakers, dtype=object) if speakers is not None else None
+    if spk is None:
+        rows = np.arange(len(y))
+    else:
+        rows = pd.factorize(spk)[0]
+        missing = rows < 0  # a missing id is its own block, as in the bootstrap
+        rows[missing] = rows.max(initial=-1) + 1 + np.arange(int(missing.sum()))
+    k = int(rows.max(initial=-1)) + 1
+    T = np.zeros(k * C)
+    np.add.at(T, rows * C + contents, y)
+    return T.reshape(k, C)
+
+
+def crossed_factor(
+    ys: Sequence[np.ndarray],
+    speakers: Sequence[np.ndarray | None],
+    contents: Sequence[np.ndarray],
+) -> float:
+    """√(V_moment / V_bootstrap) ≤ 1 for a statistic linearised to per-item values ``ys[h]``
+    in strata h (speakers drawn within each, contents sharing one draw): the factor that
+    takes the two-way bootstrap's replicate deviations to the variance without its
+    over-count. 1 where the moment estimate is unavailable or not positive."""
+    import pandas as pd
+
+    codes = pd.factorize(np.concatenate([np.asarray(c, dtype=object) for c in contents]))[0]
+    C = int(codes.max(initial=-1)) + 1
+    if C < 2:
+        return 1.0
+    raw, centred, start = [], [], 0
+    for y, spk in zip(ys, speakers, strict=True):
+        y = np.asarray(y, dtype=float)
+        cc = codes[start : start + len(y)]
+        start += len(y)
+        raw.append(_table(y, spk, cc, C))
+        centred.append(_table(y - y.mean(), spk, cc, C) if len(y) else raw[-1])
+    boot = _tables_variance(raw)
+    mom = moment_variance(centred)
+    if not (math.isfinite(mom) and mom > 0 and math.isfinite(boot) and boot > 0):
+        return 1.0
+    from scipy.stats import norm, t
+
+    G = min(C, *(y.shape[0] for y in raw))  # the fewer clusters: t with G - 1 df
+    return min(1.0, math.sqrt(mom / boot) * float(t.ppf(0.975, G - 1) / norm.ppf(0.975)))
+
+
+def difference_factor(spec: MetricSpec, plus, minus, parts) -> float:
+    """:func:`crossed_factor` of a paired difference f(S; plus) − f(S; minus) (system B's
+    statistic columns against A's on the same items), summed over ``parts``: tuples
+    ``(X, speakers, contents, sign, totals)`` of a stratum's item statistics, its codes, ±1
+    (a gap's reference side is −1) and the sums its value is computed on (a corpus value's
+    are all strata's)."""
+    ys, spks, conts = [], [], []
+    for X, spk, cont, sign, totals in parts:
+        w = gradient(spec, plus, totals) - gradient(spec, minus, totals)
+        ys.append(sign * (np.asarray(X, dtype=float) @ w))
+        spks.append(spk)
+        conts.append(cont)
+    return crossed_factor(ys, spks, conts)
 
 
 def _subset_sizes(k_p: int) -> np.ndarray:
@@ -171,10 +264,13 @@ __all__ = [
     "MIN_UNITS",
     "N_SUBSETS",
     "content_curve_from_terms",
+    "crossed_factor",
+    "difference_factor",
     "curve_from_terms",
     "fit_content_terms",
     "fit_speaker_terms",
     "gradient",
     "linearised",
+    "moment_variance",
     "two_way_variance",
 ]

@@ -64,6 +64,8 @@ class SystemDifference:
     ``equal`` for the system against the baseline (by the metric's direction), whatever the
     verdict. ``verdict`` is one of :data:`SYSTEM_VERDICTS`; untested entries
     (``descriptive``, ``not_estimable``, ``no_variation``) have NaN CI and p and a ``reason``.
+    ``flags``: ``small_cluster_scaled``; ``two_way_corrected`` where the two-way replicates
+    were scaled to the cluster-robust variance (docs/METHODS.md, "The two-way correction").
     """
 
     metric: str

@@ -70,6 +70,7 @@ from fairdesk.stats.groupci import (
     value_scheme,
 )
 from fairdesk.stats.parallel import parallel_map
+from fairdesk.stats.pigeonhole import difference_factor
 from fairdesk.stats.results import BlockCounts
 from fairdesk.stats.settings import AuditSettings
 from fairdesk.stats.slicing import choose_reference, minimums_from_counts, missing_groups
@@ -292,7 +293,8 @@ def _compare(
         r = all_rows if g is None else rows[g]
         for j in range(1, len(systems)):
             for spec in specs:
-                pending.append(("system", *_difference(items, spec, j, g, r, vb, settings)))
+                units = (strata if g is None else [rows[g]], spk, cont)
+                pending.append(("system", *_difference(items, spec, j, g, r, vb, settings, units)))
 
     def gap_draws(g):
         gs = Side(
@@ -419,8 +421,9 @@ def _interval(reps: np.ndarray, point: float, rec: dict) -> None:
         rec["flags"] = (*rec["flags"], "undefined_replicates_dropped")
 
 
-def _difference(items, spec, j, g, r, vb: ValueBootstrap, settings):
-    """One system difference before Holm: (record, replicate Δ)."""
+def _difference(items, spec, j, g, r, vb: ValueBootstrap, settings, units):
+    """One system difference before Holm: (record, replicate Δ); ``units`` the strata's
+    rows and the speaker and content codes, for the two-way correction."""
     X = items.stacked
     ca, cb = items.columns(spec.id, 0), items.columns(spec.id, j)
     va = float(metric_values(spec, X[r].sum(axis=0), ca))
@@ -480,8 +483,19 @@ def _difference(items, spec, j, g, r, vb: ValueBootstrap, settings):
             "difference is"
         )
         return _untested(rec, "not_estimable", why), None
+    if vb.scheme == "two_way":
+        strata, spk, cont = units
+        parts = [(X[s], spk[s], cont[s], 1, X[r].sum(axis=0)) for s in strata]
+        reps = _corrected(reps, delta, difference_factor(spec, cb, ca, parts), rec)
     _interval(reps, delta, rec)
     return rec, reps
+
+
+def _corrected(reps: np.ndarray, point: float, factor: float, rec: dict) -> np.ndarray:
+    """Two-way replicate deviations times ``factor`` (docs/METHODS.md, "Comparing systems")."""
+    if factor < 1.0:
+        rec["flags"] = (*rec["flags"], "two_way_corrected")
+    return point + (reps - point) * factor
 
 
 def _gap_difference(
@@ -586,5 +600,11 @@ def _gap_difference(
             "together on every draw), so the data cannot show how uncertain it is"
         )
         return _untested(rec, "not_estimable", why), None
+    if scheme == "two_way":
+        parts = [
+            (Xs, side.speakers[ix], side.contents[ix], sign, Xs.sum(axis=0))
+            for Xs, side, ix, sign in ((Xg, gs, g_rows, 1), (Xr, rs, r_rows, -1))
+        ]
+        d_reps = _corrected(d_reps, diff, difference_factor(spec, cb, ca, parts), rec)
     _interval(d_reps, diff, rec)
     return rec, d_reps

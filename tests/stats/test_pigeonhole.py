@@ -132,3 +132,52 @@ def test_small_pilots_fall_back_to_resampling():
     frame = _matched(1, speakers=3)
     gs, rs, spec, cols = _pair(frame)
     assert two_way_curve(gs, rs, spec, cols, [3, 6], rng=np.random.default_rng(0)) is None
+
+
+def test_the_moment_variance_is_unbiased_where_the_bootstrap_over_counts():
+    """Tables of speaker + sentence + cell effects (k = 8, C = 6): the mean moment variance
+    over many tables is the variance of the table's sum about its population mean; the
+    bootstrap's exceeds it, counting the cell variance about three times (Owen 2007)."""
+    rng = np.random.default_rng(0)
+    k, C, sa, sb, se = 8, 6, 0.5, 0.7, 1.2
+    n = 20_000
+    y = (
+        rng.normal(0, sa, (n, k, 1)) + rng.normal(0, sb, (n, 1, C)) + rng.normal(0, se, (n, k, C))
+    )
+    truth = k * C**2 * sa**2 + C * k**2 * sb**2 + k * C * se**2  # Var(Σ y)
+    centred = y - y.mean(axis=(1, 2), keepdims=True)
+    mom = np.mean([P.moment_variance([t]) for t in centred[:4000]])
+    boot = np.mean([P._tables_variance([t]) for t in centred[:4000]])
+    assert mom == pytest.approx(truth, rel=0.05)
+    # the bootstrap's expectation from the two-way ANOVA's mean squares (A rows, B columns,
+    # E cells): the cell noise counted three times, the speaker and sentence parts shrunk
+    # by (1 − 1/k) and (1 − 1/C)
+    EA, EB, EE = sa**2 + se**2 / C, sb**2 + se**2 / k, se**2
+    expected = (
+        (1 - 1 / C) * C**2 * (k - 1) * EA
+        + (1 - 1 / k) * k**2 * (C - 1) * EB
+        + C * (k - 1) * EA
+        + k * (C - 1) * EB
+        + (k - 1) * (C - 1) * EE
+    )
+    assert boot == pytest.approx(expected, rel=0.05)
+    assert boot > 1.1 * mom
+    # Var(Σ y) itself, by Monte Carlo over the tables
+    assert float(np.var(y.sum(axis=(1, 2)))) == pytest.approx(truth, rel=0.03)
+
+
+def test_the_crossed_factor_shrinks_utterance_noise_and_leaves_speakers():
+    """Pure cell noise: the factor is about √(1/3) (times t/z); pure speaker effects (no cell
+    noise): the bootstrap counts nothing twice and the factor is capped at 1."""
+    rng = np.random.default_rng(1)
+    k, C = 40, 30
+    spk = np.repeat(np.arange(k), C)
+    cont = np.tile(np.arange(C), k)
+    noise = rng.normal(0, 1, k * C)
+    f = P.crossed_factor([noise], [spk], [cont])
+    from scipy.stats import norm, t
+
+    tz = t.ppf(0.975, C - 1) / norm.ppf(0.975)
+    assert f == pytest.approx(math.sqrt(1 / 3) * tz, rel=0.15)
+    speakers_only = np.repeat(rng.normal(0, 1, k), C)
+    assert P.crossed_factor([speakers_only], [spk], [cont]) == 1.0

@@ -17,8 +17,9 @@ Run: ``.venv/bin/python bench/system_comparison_coverage.py [--audits 300] [--bo
 cores (load 2.5); ``--quick`` (60 audits per row) about a fifth of it.
 
 Measured (300 audits, --seed 0 / --seed 1): matched (two-way, with the correction of
-docs/METHODS.md "The two-way correction") Δ 94.7% / 96.7% and ΔGap 95.7% / 94.7% at 12
-speakers, Δ 94.3% / 94.0% and ΔGap 93.0% / 95.0% at 40; unmatched (speaker scheme) Δ 95.0% /
+docs/METHODS.md "Common items and paired replicates") Δ 94.7% / 96.7% and ΔGap 95.7% /
+94.7% at 12 speakers,
+Δ 94.3% / 94.0% and ΔGap 93.0% / 95.0% at 40; unmatched (speaker scheme) Δ 95.0% /
 92.7% and ΔGap 94.0% / 94.7% at 12, Δ 97.3% / 95.3% and ΔGap 93.3% / 93.7% at 40; moved at
 most 1.3%. Without the correction the matched rows covered 99-100%: the crossed draw counts
 the utterance-level noise, which dominates a paired difference, three times.

@@ -65,7 +65,8 @@ class SystemDifference:
     verdict. ``verdict`` is one of :data:`SYSTEM_VERDICTS`; untested entries
     (``descriptive``, ``not_estimable``, ``no_variation``) have NaN CI and p and a ``reason``.
     ``flags``: ``small_cluster_scaled``; ``two_way_corrected`` where the two-way replicates
-    were scaled to the cluster-robust variance (docs/METHODS.md, "The two-way correction").
+    were scaled to the cluster-robust variance (see docs/METHODS.md,
+    "Common items and paired replicates").
     """
 
     metric: str

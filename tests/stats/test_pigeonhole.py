@@ -141,9 +141,7 @@ def test_the_moment_variance_is_unbiased_where_the_bootstrap_over_counts():
     rng = np.random.default_rng(0)
     k, C, sa, sb, se = 8, 6, 0.5, 0.7, 1.2
     n = 20_000
-    y = (
-        rng.normal(0, sa, (n, k, 1)) + rng.normal(0, sb, (n, 1, C)) + rng.normal(0, se, (n, k, C))
-    )
+    y = rng.normal(0, sa, (n, k, 1)) + rng.normal(0, sb, (n, 1, C)) + rng.normal(0, se, (n, k, C))
     truth = k * C**2 * sa**2 + C * k**2 * sb**2 + k * C * se**2  # Var(Σ y)
     centred = y - y.mean(axis=(1, 2), keepdims=True)
     mom = np.mean([P.moment_variance([t]) for t in centred[:4000]])

@@ -17,7 +17,7 @@ with R and K the row (speaker) and column (content) sums of y; the gap's two sid
 
 Drawing k > k_p speakers from a pilot's k_p repeats each drawn speaker's speaker × content
 noise, so the content term keeps the pilot's share of it while a future audit of k new
-speakers averages it over k. :func:`two_way_speaker_curve` therefore measures the variance
+speakers averages it over k. :func:`fit_speaker_terms` therefore measures the variance
 on subsets of k ≤ k_p distinct pilot speakers per side and fits
 ``V(k_g, k_r) = a_g (k_g − 1)/k_g² + a_r (k_r − 1)/k_r² + b`` (non-negative least squares;
 the ``(k − 1)/k²`` is the audit's own finite-k factor of a speaker term), whose b is the
@@ -32,15 +32,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from fairdesk.metrics.registry import MetricSpec
+from fairdesk.stats.comparison import metric_values
 
 #: Speaker subsets a curve is fitted on.
 N_SUBSETS = 400
 #: The fewest speakers per side (shared contents) that a subset fit needs.
 MIN_UNITS = 4
-
-
-def _values(spec: MetricSpec, sums: np.ndarray, cols: Sequence[int]) -> np.ndarray:
-    return np.asarray(spec.compute(sums[..., list(cols)]), dtype=float)
 
 
 def gradient(spec: MetricSpec, cols: Sequence[int], totals: np.ndarray) -> np.ndarray:
@@ -53,7 +50,7 @@ def gradient(spec: MetricSpec, cols: Sequence[int], totals: np.ndarray) -> np.nd
     for n, j in enumerate(cols):
         probe[2 * n, j] += h[n]
         probe[2 * n + 1, j] -= h[n]
-    v = _values(spec, probe, cols)
+    v = metric_values(spec, probe, cols)
     g[cols] = (v[0::2] - v[1::2]) / (2 * h)
     return np.where(np.isfinite(g), g, 0.0)
 
@@ -181,6 +178,23 @@ def _subset_sizes(k_p: int) -> np.ndarray:
     return np.arange(max(2, math.ceil(k_p / 3)), k_p + 1)
 
 
+def _fit(samples, n_coef: int) -> tuple[float, ...]:
+    """Non-negative least squares of the variances over their design rows: ``samples``
+    yields ``(row, variance)`` per subset; NaN coefficients with fewer than 3 finite ones."""
+    from scipy.optimize import nnls
+
+    kept = [(row, v) for row, v in samples if math.isfinite(v)]
+    if len(kept) < 3:
+        return (math.nan,) * n_coef
+    coef, _ = nnls(np.asarray([r for r, _ in kept]), np.asarray([v for _, v in kept]))
+    return tuple(float(c) for c in coef)
+
+
+def _factor(n: int) -> float:
+    """(n − 1)/n²: the bootstrap's finite-n factor of a term over n units."""
+    return (n - 1) / n**2
+
+
 def fit_speaker_terms(
     Tg: np.ndarray,
     Tr: np.ndarray,
@@ -192,27 +206,21 @@ def fit_speaker_terms(
 ) -> tuple[float, float, float]:
     """``(a_g, a_r, b)`` of V(k_g, k_r) over subsets of each side's pilot speakers
     (``T[s, c, k]`` blocks over the shared contents; the whole pilot is one of the subsets)."""
-    from scipy.optimize import nnls
-
     kg, kr = Tg.shape[0], Tr.shape[0]
     sg, sr = _subset_sizes(kg), _subset_sizes(kr)
-    rows, vals = [], []
-    for n in range(n_subsets + 1):
-        if n == 0:
-            ig, ir = np.arange(kg), np.arange(kr)
-        else:
-            ig = rng.choice(kg, size=int(rng.choice(sg)), replace=False)
-            ir = rng.choice(kr, size=int(rng.choice(sr)), replace=False)
-        v = two_way_variance(linearised(spec, cols, Tg[ig]), linearised(spec, cols, Tr[ir]))
-        if not math.isfinite(v):
-            continue
-        a, b = len(ig), len(ir)
-        rows.append(((a - 1) / a**2, (b - 1) / b**2, 1.0))
-        vals.append(v)
-    if len(vals) < 3:
-        return math.nan, math.nan, math.nan
-    coef, _ = nnls(np.asarray(rows), np.asarray(vals))
-    return float(coef[0]), float(coef[1]), float(coef[2])
+
+    def samples():
+        for n in range(n_subsets + 1):
+            if n == 0:
+                ig, ir = np.arange(kg), np.arange(kr)
+            else:
+                ig = rng.choice(kg, size=int(rng.choice(sg)), replace=False)
+                ir = rng.choice(kr, size=int(rng.choice(sr)), replace=False)
+            v = two_way_variance(linearised(spec, cols, Tg[ig]), linearised(spec, cols, Tr[ir]))
+            yield (_factor(len(ig)), _factor(len(ir)), 1.0), v
+
+    a_g, a_r, b = _fit(samples(), 3)
+    return a_g, a_r, b
 
 
 def fit_content_terms(
@@ -227,21 +235,23 @@ def fit_content_terms(
     """``(a, b)`` of V(c) = a (c − 1)/c² + b over subsets of c ≤ C of the shared contents
     (the same subset on both sides, every pilot speaker kept): b is what no number of
     contents removes (the speakers' share)."""
-    from scipy.optimize import nnls
-
     C = Tg.shape[1]
     sizes = _subset_sizes(C)
-    rows, vals = [], []
-    for n in range(n_subsets + 1):
-        ic = np.arange(C) if n == 0 else rng.choice(C, size=int(rng.choice(sizes)), replace=False)
-        v = two_way_variance(linearised(spec, cols, Tg[:, ic]), linearised(spec, cols, Tr[:, ic]))
-        if math.isfinite(v):
-            rows.append(((len(ic) - 1) / len(ic) ** 2, 1.0))
-            vals.append(v)
-    if len(vals) < 3:
-        return math.nan, math.nan
-    coef, _ = nnls(np.asarray(rows), np.asarray(vals))
-    return float(coef[0]), float(coef[1])
+
+    def samples():
+        for n in range(n_subsets + 1):
+            ic = (
+                np.arange(C)
+                if n == 0
+                else rng.choice(C, size=int(rng.choice(sizes)), replace=False)
+            )
+            v = two_way_variance(
+                linearised(spec, cols, Tg[:, ic]), linearised(spec, cols, Tr[:, ic])
+            )
+            yield (_factor(len(ic)), 1.0), v
+
+    a, b = _fit(samples(), 2)
+    return a, b
 
 
 def curve_from_terms(terms: tuple[float, float, float], kg: int, kr: int, ks) -> np.ndarray:
@@ -250,14 +260,14 @@ def curve_from_terms(terms: tuple[float, float, float], kg: int, kr: int, ks) ->
     out = []
     for k in ks:
         g, r = max(int(k), kg), max(int(k), kr)
-        out.append(math.sqrt(max(0.0, a_g * (g - 1) / g**2 + a_r * (r - 1) / r**2 + b)))
+        out.append(math.sqrt(max(0.0, a_g * _factor(g) + a_r * _factor(r) + b)))
     return np.asarray(out)
 
 
 def content_curve_from_terms(terms: tuple[float, float], cs) -> np.ndarray:
     """SE(c) at c shared contents, every speaker reading each."""
     a, b = terms
-    return np.asarray([math.sqrt(max(0.0, a * (c - 1) / c**2 + b)) for c in cs])
+    return np.asarray([math.sqrt(max(0.0, a * _factor(int(c)) + b)) for c in cs])
 
 
 __all__ = [
@@ -265,8 +275,8 @@ __all__ = [
     "N_SUBSETS",
     "content_curve_from_terms",
     "crossed_factor",
-    "difference_factor",
     "curve_from_terms",
+    "difference_factor",
     "fit_content_terms",
     "fit_speaker_terms",
     "gradient",

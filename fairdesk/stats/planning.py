@@ -30,6 +30,7 @@ from scipy.stats import norm
 
 from fairdesk.metrics.registry import MetricSpec
 from fairdesk.stats.bootstrap import Side, draw_counts, shared_contents
+from fairdesk.stats.comparison import metric_values
 from fairdesk.stats.pigeonhole import (
     MIN_UNITS,
     content_curve_from_terms,
@@ -90,7 +91,7 @@ def _blocks(side: Side, shared: np.ndarray | None) -> np.ndarray:
 
 
 def _values(spec: MetricSpec, sums: np.ndarray, cols: Sequence[int]) -> np.ndarray:
-    return np.asarray(spec.compute(sums[..., list(cols)]), dtype=float)
+    return metric_values(spec, sums, list(cols))
 
 
 def _scaled(v: np.ndarray, k: int) -> np.ndarray:
@@ -323,12 +324,12 @@ def plan_contents(
     rng: np.random.Generator,
 ) -> ContentPlan:
     """The plan by contents of a shared-content pair, and which is cheaper to add."""
-    C = len(shared_contents(group, reference))
+    shared = shared_contents(group, reference)
+    C = len(shared)
     c_max = SEARCH_FACTOR * C
     cs = list(range(2, c_max + 1))
     se = None
     if C >= MIN_UNITS:
-        shared = shared_contents(group, reference)
         terms = fit_content_terms(
             _blocks(group, shared), _blocks(reference, shared), spec, cols, rng=rng
         )

@@ -485,7 +485,8 @@ def _difference(items, spec, j, g, r, vb: ValueBootstrap, settings, units):
         return _untested(rec, "not_estimable", why), None
     if vb.scheme == "two_way":
         strata, spk, cont = units
-        parts = [(X[s], spk[s], cont[s], 1, X[r].sum(axis=0)) for s in strata]
+        totals = X[r].sum(axis=0)
+        parts = [(X[s], spk[s], cont[s], 1, totals) for s in strata]
         reps = _corrected(reps, delta, difference_factor(spec, cb, ca, parts), rec)
     _interval(reps, delta, rec)
     return rec, reps

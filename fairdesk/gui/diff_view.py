@@ -235,6 +235,8 @@ class DiffView(QWidget):
 
     def set_systems(self, columns=None, counts=None) -> None:
         """Show the systems' hypotheses aligned side by side (None: hide the view)."""
+        if not columns and self.systems.isHidden():
+            return  # nothing shown, nothing to show (each item of a one-system run)
         self.systems.setVisible(bool(columns))
         self.systems.setHtml(systems_html(columns, counts or {}) if columns else "")
 

@@ -49,6 +49,7 @@ from .item_columns import (
     shortcut,
 )
 from .item_saliency import SaliencyMixin
+from .item_systems import comparison_hypotheses, show_systems
 from .pitfall_view import evidence_html, hallucination_labels
 from .player import AudioPlayer
 from .table_model import FrameModel, fit_columns
@@ -90,6 +91,7 @@ class ItemPanel(SaliencyMixin, QWidget):
         self._row: dict | None = None
         self._saliency_job = None
         self._items = None  # the dataset's items by key: db_id, audio_hash
+        self._fields: dict[str, dict] = {}  # the same as dicts (a lookup per item shown)
         self._systems = None  # a comparison's systems: name → hypothesis by item id
 
         self.run_label = QLabel("No run selected.")
@@ -134,10 +136,9 @@ class ItemPanel(SaliencyMixin, QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(24)
         self.table.viewport().installEventFilter(self)  # the transcripts share the width
-        self._delegates = {
-            "end": ElideDelegate(Qt.ElideRight, self),
-            "middle": ElideDelegate(Qt.ElideMiddle, self),
-        }
+        # the transcripts elide at the end, as the view does; a Python delegate is called
+        # for every cell painted, so only the ids have one
+        self._delegates = {"middle": ElideDelegate(Qt.ElideMiddle, self)}
         left = QWidget()
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
@@ -314,26 +315,9 @@ class ItemPanel(SaliencyMixin, QWidget):
         except Exception:  # noqa: BLE001 - a deleted dataset: no audio, the rest still shows
             self.dataset_set = None
             self._items = None
-        self._load_systems(p, int(run_id))
+        self._fields = _first_by_key(self._items)
+        self._systems = comparison_hypotheses(p, int(run_id))
         self.set_items(df)
-
-    def _load_systems(self, project, run_id: int) -> None:
-        """The other systems' item rows when this run is a comparison's baseline: the item
-        view then aligns every system's hypothesis against the reference."""
-        from ..jobs.system_run import comparison_frames, latest_comparison
-
-        self._systems = None
-        cmp = latest_comparison(project, run_id)
-        if cmp is None:
-            return
-        try:
-            frames = comparison_frames(project, cmp)
-        except ValueError:  # a system's run is gone: the item view shows this run alone
-            return
-        self._systems = {
-            n: f.drop_duplicates("item_id").set_index(f["item_id"].astype(str))["hypothesis"]
-            for n, f in frames.items()
-        }
 
     def set_items(self, df) -> None:
         """Rank and show the per-item rows of the run (``run_items_frame``)."""
@@ -357,8 +341,10 @@ class ItemPanel(SaliencyMixin, QWidget):
         if "em" in df.columns:
             bad |= (df["em"].fillna(1) == 0).to_numpy()
         self._bad = bad
+        self._groups = df["group"].astype(str).to_numpy()  # for the group filter
         self.frame = df
         self._records: dict[int, dict] = {}  # rows as dicts, made when first shown
+        self._reports: dict[int, dict] = {}  # their item reports, the same way
         n_flag = int(self._flagged.sum())
         self.run_label.setText(
             f"Run {self.run_id}: {int(bad.sum()):,} of "
@@ -377,14 +363,8 @@ class ItemPanel(SaliencyMixin, QWidget):
         cols = [c for c in SHOWN if c in df.columns]
         self.model.set_frame(df[cols].rename(columns=HEADERS))
         for c, name in enumerate(cols):
-            kind = (
-                "end"
-                if name in ("reference", "hypothesis")
-                else "middle"
-                if name in ("id", "speaker_id")
-                else None
-            )
-            self.table.setItemDelegateForColumn(c, self._delegates[kind] if kind else None)
+            middle = name in ("id", "speaker_id")
+            self.table.setItemDelegateForColumn(c, self._delegates["middle"] if middle else None)
         for c, name in enumerate(cols):  # an empty Halluc. column when nothing is flagged:
             self.table.setColumnHidden(c, name == "halluc" and not n_flag)  # the texts get it
         self._refill(fit=True)
@@ -401,11 +381,13 @@ class ItemPanel(SaliencyMixin, QWidget):
         if self.frame is None:
             return
         g = self.group.currentData()
-        self.model.set_mask(
-            "group", None if g is None else (self.frame["group"].astype(str) == g).to_numpy()
+        self.model.set_masks(  # one relayout for the three
+            {
+                "group": None if g is None else self._groups == g,
+                "failing": self._bad if self.only_failing.isChecked() else None,
+                "flagged": self._flagged if self.only_flagged.isChecked() else None,
+            }
         )
-        self.model.set_mask("failing", self._bad if self.only_failing.isChecked() else None)
-        self.model.set_mask("flagged", self._flagged if self.only_flagged.isChecked() else None)
         if fit:
             fit_columns(self.table, CAPS, default_cap=70)
             self._share_text_columns()
@@ -443,7 +425,7 @@ class ItemPanel(SaliencyMixin, QWidget):
         if not current.isValid():
             return
         src = self.model.source_row(current.row())
-        self.show_item(dict(self._record(src)))
+        self.show_item(dict(self._record(src)), report=self._report(src))
         # after the item is drawn: starting jobs is GUI-thread work too
         view_row = current.row()
         QTimer.singleShot(30, self, lambda: self._prefetch(view_row))
@@ -453,6 +435,16 @@ class ItemPanel(SaliencyMixin, QWidget):
         if rec is None:
             rec = self._records[src] = self.frame.iloc[src].to_dict()
         return rec
+
+    def _report(self, src: int) -> dict:
+        """The item report of frame row ``src`` (made once: the neighbours' while one listens)."""
+        from ..review import item_report
+
+        rep = self._reports.get(src)
+        if rep is None:
+            rep = item_report(self._record(src), self.language, self.normaliser)
+            self._reports[src] = rep
+        return rep
 
     def select(self, index: int) -> None:
         self.table.selectRow(index)
@@ -498,9 +490,14 @@ class ItemPanel(SaliencyMixin, QWidget):
     def _prefetch(self, view_row: int) -> None:
         order = [view_row + k * s for k in range(1, PREFETCH + 1) for s in (1, -1)]
         self.player.prefetch(self._path_of(r) for r in order)
+        for r in (view_row + 1, view_row - 1):  # the alignments of the next and the previous
+            if 0 <= r < self.model.rowCount():
+                self._report(self.model.source_row(r))
 
     # -- one item --------------------------------------------------------------------------
-    def show_item(self, row: dict | None) -> None:
+    def show_item(self, row: dict | None, report: dict | None = None) -> None:
+        """Show an item row of the run (None: no item), with its ``item_report`` when it was
+        made already."""
         from ..review import item_report
 
         if row is None:
@@ -517,7 +514,7 @@ class ItemPanel(SaliencyMixin, QWidget):
             self.player.set_nonspeech(None, None)
             return
         self._row = row
-        rep = item_report(row, self.language, self.normaliser)
+        rep = report if report is not None else item_report(row, self.language, self.normaliser)
         self.report = rep
         self.title.setText(
             f"<b>{html.escape(str(rep['id']))}</b> · group <b>{html.escape(str(rep['group']))}"
@@ -525,33 +522,22 @@ class ItemPanel(SaliencyMixin, QWidget):
             f"S {rep['substitutions']} · D {rep['deletions']} · I {rep['insertions']}"
         )
         self.diff.set_report(rep)
-        self._show_systems(row)
+        show_systems(self.diff, self._systems, row, self.language, self.normaliser)
         path = self.audio_file(row)
+        words = self._words(row)
         if path is not None:
             from ..core.spans import span_of
 
-            self.player.load(path, row.get("duration"), span=span_of(row))
+            self.player.load(path, row.get("duration"), span=span_of(row), words=words)
+        else:
+            self.player.set_words(words)
         key = str(row.get("id", row.get("item_id")))
         db_id = self._item_field(key, "db_id")
         self.annotation.set_item(None if db_id is None else int(db_id), key)
         self._note_rerun()
-        self._show_words(row)
         self._show_pitfalls(row)
         self._show_saliency(row)
         self.item_shown.emit(str(rep["id"]))
-
-    def _show_systems(self, row: dict | None) -> None:
-        """Every system's hypothesis of the item aligned against the reference."""
-        from ..review.systems_align import systems_alignment
-
-        key = None if row is None else str(row.get("item_id", row.get("id")))
-        systems = self._systems
-        if not systems or key is None or any(key not in h.index for h in systems.values()):
-            self.diff.set_systems(None)  # not a comparison's item (or not a common one)
-            return
-        hyps = {n: "" if pd.isna(h.at[key]) else str(h.at[key]) for n, h in systems.items()}
-        cols, counts = systems_alignment(row.get("reference"), hyps, self.language, self.normaliser)
-        self.diff.set_systems(cols, counts)
 
     def _show_pitfalls(self, row: dict) -> None:
         """The hallucination evidence under the diff, the acoustic covariates, and the
@@ -573,10 +559,10 @@ class ItemPanel(SaliencyMixin, QWidget):
         self.player.set_nonspeech(pit.get("speech_regions"), dur)
 
     def _item_field(self, key: str, field: str):
-        if self._items is None or key not in self._items.index:
-            return None
-        v = self._items.at[key, field]
-        return v.iloc[0] if hasattr(v, "iloc") else v
+        """The dataset's ``db_id`` or ``audio_hash`` of item ``key`` (the first item of that
+        key; None when there is none or it is missing)."""
+        v = self._fields.get(field, {}).get(key)
+        return None if v is None or pd.isna(v) else v
 
     def _note_rerun(self) -> None:
         if self._row is None or self.annotation.item_db_id is None:
@@ -590,21 +576,29 @@ class ItemPanel(SaliencyMixin, QWidget):
             else f"Run {self.run_id} used “{used}”; re-run the audit to use the annotation."
         )
 
-    def _show_words(self, row: dict) -> None:
-        """The hypothesis words with their times (when the model gave them) under the
-        waveform, for click-to-play."""
+    def _words(self, row: dict) -> list:
+        """The hypothesis words with their times (when the model gave them), shown under the
+        waveform for click-to-play."""
         ah = self._audio_hash(row)
         model_key = self.run.model_key
-        words = []
-        if ah and model_key:
-            stored = prediction_words(self.ctx.project, ah, model_key)
-            if stored is not None:
-                try:
-                    words = json.loads(stored) or []
-                except ValueError:
-                    words = []
-        self.player.set_words(words)
+        if not (ah and model_key):
+            return []
+        stored = prediction_words(self.ctx.project, ah, model_key)
+        if stored is None:
+            return []
+        try:
+            return json.loads(stored) or []
+        except ValueError:
+            return []
 
     def _audio_hash(self, row: dict) -> str | None:
         v = self._item_field(str(row.get("id", row.get("item_id"))), "audio_hash")
         return None if v is None else str(v)
+
+
+def _first_by_key(items) -> dict[str, dict]:
+    """``{field: {key: value}}`` of an items frame indexed by key, the first row of a key."""
+    if items is None:
+        return {}
+    first = items[~items.index.duplicated()]
+    return {c: dict(zip(first.index, first[c].tolist())) for c in first.columns}

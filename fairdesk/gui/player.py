@@ -262,12 +262,13 @@ class AudioPlayer(QWidget):
             self.set_sink(default_sink())
 
     # -- loading --------------------------------------------------------------------------
-    def load(self, path, duration_hint: float | None = None, span=None) -> Job | None:
-        """Show ``path`` (only its segment ``span = (start_s, end_s)`` when given): at once
-        when it is cached, else when its job is done (returned)."""
+    def load(self, path, duration_hint: float | None = None, span=None, words=()) -> Job | None:
+        """Show ``path`` (only its segment ``span = (start_s, end_s)`` when given) with its
+        ``words`` (as :meth:`set_words`; set here, so that the strip is not hidden and shown
+        again): at once when it is cached, else when its job is done (returned)."""
         self.stop()
         self.clear_saliency()
-        self.set_words(())
+        self.set_words(words)
         self.path = str(path)
         self.span = None if span is None else (float(span[0]), float(span[1]))
         self.context.setVisible(self.span is not None)
@@ -390,7 +391,9 @@ class AudioPlayer(QWidget):
         """Show word spans under the waveform (dicts/objects with ``word`` or ``text``,
         ``start``, ``end`` in seconds); clicking one selects it and plays it."""
         self.strip.set(words)
-        self.word_strip.setVisible(bool(self.strip.words))  # no strip without word times
+        shown = bool(self.strip.words)  # no strip without word times
+        if shown != self.word_strip.isVisible():  # a change of layout: only when it changes
+            self.word_strip.setVisible(shown)
 
     def _draw_words(self) -> None:
         self.strip.draw()

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QPen
+from PySide6.QtWidgets import QGraphicsRectItem
 
 from ..presentation import fmt_segment
 
@@ -83,30 +86,60 @@ def info_text(name: str, span, duration: float, origin: float, t_hi: float) -> s
     return text
 
 
+#: The y extent of a band: beyond any waveform's range (samples lie in ±1), so that a band
+#: spans the plot's height whatever its y range (the view clips it).
+BAND_Y = 100.0
+
+
+class Bands:
+    """A pool of rectangles spanning stretches of time on ``plot``, reused from item to item:
+    one plain ``QGraphicsRectItem`` each (a ``LinearRegionItem`` with its two lines cost
+    ~1 ms to create and more to paint), not counted in the plot's auto-range."""
+
+    def __init__(self, plot, z: float, y: tuple[float, float] = (-BAND_Y, BAND_Y)):
+        self.plot, self.z, self.y = plot, z, y
+        self.items: list[QGraphicsRectItem] = []
+        self.shown = 0  # the first ``shown`` items of the pool are in use
+
+    def set(self, spans) -> list[QGraphicsRectItem]:
+        """Show ``spans`` (``(start, end)`` s) and hide the rest of the pool; the items shown,
+        in order, for their brushes and tooltips."""
+        spans = list(spans)
+        while len(self.items) < len(spans):
+            it = QGraphicsRectItem()
+            it.setPen(QPen(Qt.NoPen))
+            it.setZValue(self.z)
+            self.plot.addItem(it, ignoreBounds=True)
+            self.items.append(it)
+        y0, y1 = self.y
+        for it, (a, b) in zip(self.items, spans):
+            it.setRect(QRectF(float(a), y0, float(b) - float(a), y1 - y0))
+            it.setVisible(True)
+        for it in self.items[len(spans) :]:
+            it.setVisible(False)
+        self.shown = len(spans)
+        return self.items[: self.shown]
+
+
 class Shading:
     """Stretches of time shaded on a plot (non-speech, a segment's context), each with its
     tooltip; :meth:`set` replaces them."""
 
     def __init__(self, plot, rgba: tuple, z: float):
-        self.plot, self.rgba, self.z = plot, rgba, z
-        self.items: list = []
+        self.brush = pg.mkBrush(*rgba)
+        self.bands = Bands(plot, z)
+
+    @property
+    def items(self) -> list:
+        """The rectangles shown."""
+        return self.bands.items[: self.bands.shown]
 
     def set(self, regions) -> None:
         """Shade ``regions``: ``(start, end, tooltip)`` in seconds (empty: none)."""
-        for it in self.items:
-            self.plot.removeItem(it)
-        self.items = []
-        for a, b, tip in regions:
-            r = pg.LinearRegionItem(
-                values=(a, b),
-                movable=False,
-                brush=pg.mkBrush(*self.rgba),
-                pen=pg.mkPen(*self.rgba[:3], 0),
-            )
-            r.setZValue(self.z)
-            r.setToolTip(tip)
-            self.items.append(r)
-            self.plot.addItem(r)
+        regions = list(regions)
+        for it, (_a, _b, tip) in zip(self.bands.set((a, b) for a, b, _t in regions), regions):
+            it.setBrush(self.brush)
+            it.setToolTip(tip)
 
 
 def saliency_axis_label(method: str | None) -> tuple[str, str]:
@@ -132,14 +165,17 @@ def _get(w, key):
 
 
 class WordStrip:
-    """Word spans drawn on ``plot``: a pool of boxes and labels reused from item to item
-    (creating pyqtgraph items is the slow part of showing an item)."""
+    """Word spans drawn on ``plot``: a pool of boxes (:class:`Bands`) and labels reused from
+    item to item (creating pyqtgraph items is the slow part of showing an item)."""
 
     def __init__(self, plot: pg.PlotWidget):
         self.plot = plot
         self.words: list[tuple[str, float, float]] = []
         self.selected: int | None = None
-        self._items: list = []
+        self.boxes = Bands(plot, z=0, y=(0.0, 1.0))
+        self.labels: list = []
+        self._brushes = (pg.mkBrush(21, 101, 192, 60), pg.mkBrush(21, 101, 192, 35))
+        self._selected = pg.mkBrush(255, 143, 0, 110)
 
     def set(self, words) -> None:
         """Words as dicts/objects with ``word`` or ``text``, ``start``, ``end`` (s); a word
@@ -164,27 +200,21 @@ class WordStrip:
         return lo, lo + MIN_WORD_S
 
     def draw(self) -> None:
-        while len(self._items) < len(self.words):
-            box = pg.LinearRegionItem(values=(0, 0), movable=False)
+        shown = [self.shown_span(start, end) for _w, start, end in self.words]
+        boxes = self.boxes.set(shown)
+        while len(self.labels) < len(self.words):
             label = pg.TextItem("", color="#0d47a1", anchor=(0.5, 0.5))
-            self.plot.addItem(box)
-            self.plot.addItem(label)
-            self._items.append((box, label))
-        for k, (box, label) in enumerate(self._items):
-            shown = k < len(self.words)
-            if shown:
-                word, start, end = self.words[k]
-                lo, hi = self.shown_span(start, end)
-                box.setRegion((lo, hi))
-                if k == self.selected:
-                    box.setBrush(pg.mkBrush(255, 143, 0, 110))
-                else:
-                    box.setBrush(pg.mkBrush(21, 101, 192, 35 if k % 2 else 60))
-                box.update()
-                label.setText(word)
-                label.setPos((lo + hi) / 2, 0.5)
-            box.setVisible(shown)
-            label.setVisible(shown)
+            self.plot.addItem(label, ignoreBounds=True)
+            self.labels.append(label)
+        for k, (box, (lo, hi)) in enumerate(zip(boxes, shown)):
+            box.setBrush(self._selected if k == self.selected else self._brushes[k % 2])
+            label = self.labels[k]
+            if label.toPlainText() != self.words[k][0]:
+                label.setText(self.words[k][0])
+            label.setPos((lo + hi) / 2, 0.5)
+            label.setVisible(True)
+        for label in self.labels[len(self.words) :]:
+            label.setVisible(False)
 
     def index_at(self, t: float) -> int | None:
         for k, (_w, start, end) in enumerate(self.words):

@@ -193,10 +193,16 @@ class FrameModel(QAbstractTableModel):
 
     def set_mask(self, name: str, mask) -> None:
         """Keep only rows where ``mask`` (one bool per frame row) is true (None: remove)."""
-        if mask is None:
-            self._masks.pop(name, None)
-        else:
-            self._masks[name] = np.asarray(mask, dtype=bool)
+        self.set_masks({name: mask})
+
+    def set_masks(self, masks: dict) -> None:
+        """:meth:`set_mask` for each ``name: mask`` at once: the view is recomputed (and the
+        table relaid) once."""
+        for name, mask in masks.items():
+            if mask is None:
+                self._masks.pop(name, None)
+            else:
+                self._masks[name] = np.asarray(mask, dtype=bool)
         self._relayout()
 
     def _strings(self, c: int) -> np.ndarray:

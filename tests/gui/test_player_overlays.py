@@ -111,8 +111,8 @@ def test_a_zero_length_word_stays_in_the_strip(player):
     p = player
     p.set_words([*WORDS, {"text": "a", "start": 1.6, "end": 1.6}])
     assert [w[0] for w in p.words] == ["one", "two", "a"]
-    box, label = p.strip._items[2]
-    lo, hi = box.getRegion()
+    box, label = p.strip.boxes.items[2], p.strip.labels[2]
+    lo, hi = box.rect().left(), box.rect().right()
     assert box.isVisible() and label.isVisible() and label.toPlainText() == "a"
     assert hi - lo == pytest.approx(MIN_WORD_S) and lo < 1.6 < hi
     assert p.word_at(1.6) == ("a", 1.6, 1.6)

@@ -157,3 +157,39 @@ def pg_point(x, y):
     from PySide6.QtCore import QPointF
 
     return QPointF(x, y)
+
+
+def test_non_speech_shading_reuses_its_rectangles_with_their_tooltips(player):
+    p = player
+    p.set_nonspeech([[0.3, 0.9], [1.2, 1.5]], 2.0)  # non-speech: 0–0.3, 0.9–1.2, 1.5–2.0
+    shown = p.nonspeech_shade.items
+    ends = [x for it in shown for x in (it.rect().left(), it.rect().right())]
+    assert ends == pytest.approx([0.0, 0.3, 0.9, 1.2, 1.5, 2.0])
+    assert [it.toolTip() for it in shown][1] == "non-speech (VAD) 0.90–1.20 s"
+    assert all(it.isVisible() for it in shown)
+    pool = list(p.nonspeech_shade.bands.items)
+    p.set_nonspeech([[0.0, 1.5]], 2.0)  # one stretch: the pool is reused, the rest hidden
+    assert p.nonspeech_shade.bands.items == pool
+    assert len(p.nonspeech_shade.items) == 1 and not pool[1].isVisible()
+    p.set_nonspeech(None, None)
+    assert p.nonspeech_shade.items == [] and not any(it.isVisible() for it in pool)
+
+
+def test_the_next_items_alignment_is_made_ahead_and_equals_a_fresh_one(qtbot, ctx, mini):
+    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.review import item_report
+
+    w = ItemPanel(ctx)
+    qtbot.addWidget(w)
+    w.only_failing.setChecked(False)
+    w.show()
+    with qtbot.waitSignal(w.item_shown, timeout=10000):
+        ctx.select_run(mini.run_id)
+    assert w.model.rowCount() >= 2
+    nxt = w.model.source_row(w.table.currentIndex().row() + 1)
+    qtbot.waitUntil(lambda: nxt in w._reports, timeout=5000)  # made while one listens
+    ahead = w._reports[nxt]
+    assert ahead == item_report(w._record(nxt), w.language, w.normaliser)
+    with qtbot.waitSignal(w.item_shown, timeout=5000):
+        w.next_item()
+    assert w.report is ahead

@@ -89,3 +89,24 @@ def test_twenty_thousand_rows_sort_and_filter_quickly(qtbot):
     assert m.rowCount() == int(
         (df["reference"].str.contains("number 7") & (df["errors"] > 0)).sum()
     )
+
+
+def test_set_masks_relays_once_and_equals_the_masks_one_by_one(qtbot):
+    from fairdesk.gui.table_model import FrameModel
+
+    df = _frame(500)
+    group = (df["group"] == "en-gb").to_numpy()
+    failing = (df["errors"] > 0).to_numpy()
+    one = FrameModel(df)
+    one.set_mask("group", group)
+    one.set_mask("failing", failing)
+    both = FrameModel(df)
+    layouts = []
+    both.layoutChanged.connect(lambda *a: layouts.append(1))
+    both.set_masks({"group": group, "failing": failing, "flagged": None})
+    assert len(layouts) == 1
+    want = list(df["id"][group & failing])
+    assert [both.row(r)["id"] for r in range(both.rowCount())] == want
+    assert [one.row(r)["id"] for r in range(one.rowCount())] == want
+    both.set_masks({"group": None})  # removed: the other mask stays
+    assert both.rowCount() == int(failing.sum())

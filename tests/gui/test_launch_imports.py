@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 LAUNCH = """
 import sys
 import fairdesk.cli  # what `fairdesk gui` imports first
@@ -19,6 +21,7 @@ w.grab()  # the first full paint
 bad = [m for m in ("scipy", "statsmodels") if m in sys.modules]
 w.close()
 print("LOADED", ",".join(bad) or "-", w.results.run_id)
+print("SWITCH", sys.getswitchinterval())
 """
 
 
@@ -37,3 +40,7 @@ def test_the_first_window_does_not_import_the_statistics_stack(mini, tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     line = next(ln for ln in r.stdout.splitlines() if ln.startswith("LOADED"))
     assert line == f"LOADED - {mini.run_id}", r.stdout
+    # the desktop process switches threads every 1 ms, so that a job's pure-Python work does
+    # not hold the window up for the default 5 ms at each of its many takes of the GIL
+    switch = next(ln for ln in r.stdout.splitlines() if ln.startswith("SWITCH"))
+    assert float(switch.split()[1]) == pytest.approx(0.001)

@@ -361,3 +361,12 @@ def test_worse_and_better_only_for_found_gaps():
     assert p.direction_word("no_disparity_detected", "better", -0.01) == "▼ lower"
     assert p.direction_word("no_variation", "equal", 0.0) == ""
     assert p.direction_word("inconclusive_underpowered", "worse", None) == ""
+
+
+def test_a_gaps_size_is_unsigned_in_the_gaps_unit():
+    from fairdesk.presentation import MISSING, fmt_gap, fmt_size
+
+    assert fmt_size("wer", 0.165) == "16.5 pp" == fmt_size("wer", -0.165)
+    assert fmt_size("wer", 0.165, with_unit=False) == "16.5"
+    assert fmt_size("grounding_lift", 0.31) == fmt_gap("grounding_lift", 0.31).lstrip("+")
+    assert fmt_size("wer", None) == MISSING

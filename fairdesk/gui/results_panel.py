@@ -44,6 +44,7 @@ from ..presentation import (
     fmt_number,
     fmt_p,
     fmt_percent,
+    fmt_size,
     fmt_value,
     group_basis,
     metric_label,
@@ -545,8 +546,9 @@ class ResultsPanel(QWidget):
         for c in r.comparisons if r is not None else ():
             row = {k: getattr(c, k) for k in COMPARISON_COLUMNS}
             m = c.metric or ""
-            for k in ("value", "reference_value", "mde"):
+            for k in ("value", "reference_value"):
                 row[k] = fmt_value(m, row[k])
+            row["mde"] = fmt_size(m, row["mde"])  # a gap's size, in the gap's unit (pp)
             row["gap"] = fmt_gap(m, row["gap"])  # the card's unit: pp for rates
             for k in ("ci_low", "ci_high"):
                 row[k] = fmt_bound(m, row[k])  # as the card: a bound near zero keeps its sign

@@ -135,6 +135,13 @@ def fmt_gap(metric: str, value, decimals: int | None = None, with_unit: bool = T
     return _scaled(metric, value, decimals, True, with_unit, True)
 
 
+def fmt_size(metric: str, value, decimals: int | None = None, with_unit: bool = True) -> str:
+    """The size of a gap, unsigned, in the gaps' unit (``16.5 pp`` for rates): an MDE, a
+    target gap, a content floor."""
+    x = finite(value)
+    return _scaled(metric, None if x is None else abs(x), decimals, False, with_unit, True)
+
+
 def fmt_bound(
     metric: str, value, gap: bool = True, decimals: int | None = None, with_unit: bool = True
 ) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..metrics.registry import display_spec
 from .labels import metric_short, short_group
-from .numbers import fmt_count, fmt_gap, number, scale
+from .numbers import fmt_count, fmt_size, number, scale
 
 
 def fmt_target(metric: str, gap: float) -> str:
@@ -56,7 +56,7 @@ def plan_sentence(cp, plan) -> str:
     if not cp.reachable:
         k_max = max((p.k for p in cp.curve), default=0)
         if cp.limit == "content":
-            floor = fmt_gap(cp.metric, cp.floor_mde).lstrip("+")
+            floor = fmt_size(cp.metric, cp.floor_mde)
             text = (
                 f"Not reachable by adding speakers: the shared sentences alone leave an MDE "
                 f"of {floor} for {target} with {tail}; add sentences"
@@ -141,8 +141,8 @@ def plan_lines(plan) -> list[str]:
         out.append(
             f"{metric_short(cp.metric)}: {short_group(cp.group)} vs {short_group(cp.reference)} "
             f"({cp.scheme}, {cp.design}); pilot MDE "
-            f"{fmt_gap(cp.metric, cp.pilot_mde).lstrip('+')}, target "
-            f"{fmt_gap(cp.metric, cp.target_gap).lstrip('+')}"
+            f"{fmt_size(cp.metric, cp.pilot_mde)}, target "
+            f"{fmt_size(cp.metric, cp.target_gap)}"
         )
         out.append("  " + plan_sentence(cp, plan))
         for n in (cp.group_need, cp.reference_need):
@@ -163,15 +163,15 @@ def plan_lines(plan) -> list[str]:
         if cp.floor_mde is not None:
             out.append(
                 "  MDE with unlimited speakers (content floor): "
-                f"{fmt_gap(cp.metric, cp.floor_mde).lstrip('+')}"
+                f"{fmt_size(cp.metric, cp.floor_mde)}"
             )
         if cp.curve:
             out.append("  speakers per side   SE       MDE")
             for p in cp.curve:
                 mark = "  <- k*" if p.k == cp.speakers_needed else ""
                 out.append(
-                    f"  {p.k:>17}   {fmt_gap(cp.metric, p.se, with_unit=False).lstrip('+'):<7}"
-                    f"  {fmt_gap(cp.metric, p.mde, with_unit=False).lstrip('+')}{mark}"
+                    f"  {p.k:>17}   {fmt_size(cp.metric, p.se, with_unit=False):<7}"
+                    f"  {fmt_size(cp.metric, p.mde, with_unit=False)}{mark}"
                 )
         c = cp.contents
         if c is not None:
@@ -201,7 +201,7 @@ def followup_sentence(f) -> str:
     p = f.prediction
 
     def g(x):
-        return _size(p.metric, x)
+        return fmt_size(p.metric, x)
 
     kg, kr = f.speakers_now
     now = "not estimable" if f.mde_now is None else g(f.mde_now)
@@ -242,14 +242,9 @@ def followup_title(f) -> str:
 def followup_short(f) -> str:
     """The card's line: ``MDE 14.2 pp · plan 14.9 pp``."""
     p = f.prediction
-    now = "–" if f.mde_now is None else _size(p.metric, f.mde_now)
-    pred = "–" if f.predicted_now is None else _size(p.metric, f.predicted_now)
+    now = "–" if f.mde_now is None else fmt_size(p.metric, f.mde_now)
+    pred = "–" if f.predicted_now is None else fmt_size(p.metric, f.predicted_now)
     return f"MDE {now} · plan {pred}"
-
-
-def _size(metric: str, x: float) -> str:
-    """An MDE or target gap as a size, without the sign of a gap: ``14.2 pp``."""
-    return fmt_gap(metric, x).lstrip("+")
 
 
 #: The columns of :func:`side_rows`, as every table of a plan's sides heads them.

@@ -206,6 +206,8 @@ def test_the_cards_and_the_comparisons_show_the_stored_comparisons(opened):
         assert row["n_items"] == c["n_items"]
     row = frame.iloc[comps.index(wer)]
     assert row["value"] == _pct(wer["value"]) and row["gap"] == f"{100 * wer['gap']:+.1f} pp"
+    # the MDE is a gap's size: in the gaps' unit, as the plans and the cards' readings have it
+    assert row["mde"] == f"{100 * wer['mde']:.1f} pp"
 
 
 def test_the_charts_read_the_stored_groups(opened):

@@ -118,6 +118,7 @@ def test_cards_gaps_and_group_values_hold_the_stored_numbers(today, context):
         assert card["ci"] == row["ci"] == f"[{_pp(c['ci_low'])}, {_pp(c['ci_high'])}]"
         assert card["p_adj"] == row["p_adj"] == _p(c["p_adjusted"])
         assert row["p"] == _p(c["p_value"])
+        assert row["mde"] == f"{100 * c['mde']:.1f} pp"  # a gap's size, in the gaps' unit
         assert card["reading"] == c["reading"]
     groups = context["groups"]
     metrics = list(dict.fromkeys(stored["tested_metrics"] + stored["descriptive_metrics"]))

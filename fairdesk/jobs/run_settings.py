@@ -11,9 +11,10 @@ from .._meta import __version__
 from .result_codec import canonical
 from .result_parts import RunSettings
 
-#: Bumped whenever a change alters computed numbers (part of the result-cache key; re-exported
-#: by :mod:`.audit`).
-METRICS_CODE_VERSION = "5"
+#: Bumped whenever a change alters computed numbers or the stored sentences (part of the
+#: result-cache key; re-exported by :mod:`.audit`); 6: the readings' numbers in the metric's
+#: unit, so a cached result does not answer with the old sentences.
+METRICS_CODE_VERSION = "6"
 
 if TYPE_CHECKING:
     from .audit import Prepared

@@ -228,14 +228,21 @@ def finish(
     )
     if pc.status != "test":
         if pc.status == "no_variation":
-            text = reading_no_variation(spec.label, pc.group, ref, pc.no_variation)
+            text = reading_no_variation(spec.id, spec.label, pc.group, ref, pc.no_variation)
         elif pc.status == "descriptive":
             text = reading_descriptive(
-                spec.label, pc.group, ref, pc.value, pc.reference_value, pc.basis
+                spec.id, spec.label, pc.group, ref, pc.value, pc.reference_value, pc.basis
             )
         else:
             text = reading_not_estimable(
-                spec.label, pc.group, ref, pc.value, pc.reference_value, pc.reason, pc.sample
+                spec.id,
+                spec.label,
+                pc.group,
+                ref,
+                pc.value,
+                pc.reference_value,
+                pc.reason,
+                pc.sample,
             )
         return Comparison(
             **common,
@@ -299,6 +306,7 @@ def finish(
         verdict=verdict,
         flags=tuple(flags),
         reading=reading(
+            metric=spec.id,
             label=spec.label,
             group=pc.group,
             reference=ref,

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 
 from fairdesk.metrics.registry import MetricSpec
+from fairdesk.metrics.units import fmt_bound, fmt_gap, fmt_size, fmt_value
 from fairdesk.stats.bootstrap import ESTIMATOR_LABELS
 from fairdesk.stats.results import Basis, BlockCounts, NoVariation
 from fairdesk.stats.settings import AuditSettings
@@ -116,10 +117,26 @@ def decide_verdict(
     return "no_disparity_detected"
 
 
-def _num(x: float) -> str:
+def _shown(metric: str, x, kind: str = "value") -> str:
+    """``x`` of ``metric`` in its unit, as the cards and tables show it (``30.4%``; a gap
+    ``-28.6 pp``, a gap's size ``5.0 pp``, a CI's lower bound ``-80.1`` without the unit that
+    its upper bound carries); ``undefined`` when it is missing."""
     if x is None or not math.isfinite(x):
         return "undefined"
-    return f"{x:.3g}"
+    if kind == "gap":
+        return fmt_gap(metric, x)
+    if kind == "size":
+        return fmt_size(metric, x)
+    if kind == "low":
+        return fmt_bound(metric, x, with_unit=False)
+    if kind == "high":
+        return fmt_bound(metric, x)
+    return fmt_value(metric, x)
+
+
+def _ci(metric: str, low, high) -> str:
+    """``-80.1 to +24.0 pp``: a gap's 95% CI in its unit."""
+    return f"{_shown(metric, low, 'low')} to {_shown(metric, high, 'high')}"
 
 
 def _p(p: float) -> str:
@@ -150,6 +167,7 @@ def blocks_text(estimator: str, n_blocks: BlockCounts) -> str:
 
 def reading(
     *,
+    metric: str,
     label: str,
     group: str,
     reference: str,
@@ -173,15 +191,16 @@ def reading(
     sample: str | None = None,
 ) -> str:
     """One plain-English sentence with the CI, p_adjusted, estimator and block counts (and
-    the basis E of a diacritic metric; the sample of a metric computed on one)."""
+    the basis E of a diacritic metric; the sample of a metric computed on one), every number
+    of ``metric`` in its unit as the cards show it (``30.4%``, a gap ``-28.6 pp``)."""
     est = ESTIMATOR_LABELS["content_conditional" if conditional else estimator]
     where = f" on {sample}" if sample else ""
     on_basis = f"; {basis_text(basis)}" if basis is not None else ""
     head = (
-        f"{label}{where} is {_num(value)} for {group} vs {_num(reference_value)} for the "
-        f"reference {reference} (gap {_num(gap) if not math.isfinite(gap) else f'{gap:+.3g}'}, "
-        f"95% CI {_num(ci_low)} to {_num(ci_high)}, p_adjusted {_p(p_adjusted)}; {est}, "
-        f"{blocks_text(estimator, n_blocks)}{on_basis})"
+        f"{label}{where} is {_shown(metric, value)} for {group} vs "
+        f"{_shown(metric, reference_value)} for the reference {reference} (gap "
+        f"{_shown(metric, gap, 'gap')}, 95% CI {_ci(metric, ci_low, ci_high)}, p_adjusted "
+        f"{_p(p_adjusted)}; {est}, {blocks_text(estimator, n_blocks)}{on_basis})"
     )
     if verdict == "speaker_confounded":
         tail = (
@@ -193,17 +212,19 @@ def reading(
     elif verdict == "significant_but_small":
         tail = (
             f"a significant but small difference ({direction_}), below the practical "
-            f"threshold of {_num(threshold)}"
+            f"threshold of {_shown(metric, threshold, 'size')}"
         )
     elif verdict == "inconclusive_underpowered":
         tail = (
-            f"inconclusive, not fine: this sample could only detect gaps of {_num(mde)} "
-            f"or more, above the practical threshold of {_num(threshold)}"
+            "inconclusive, not fine: this sample could only detect gaps of "
+            f"{_shown(metric, mde, 'size')} or more, above the practical threshold of "
+            f"{_shown(metric, threshold, 'size')}"
         )
     elif verdict == "no_disparity_detected":
         tail = (
-            f"no disparity detected, and the sample could have detected a gap of "
-            f"{_num(mde)} (practical threshold {_num(threshold)})"
+            "no disparity detected, and the sample could have detected a gap of "
+            f"{_shown(metric, mde, 'size')} (practical threshold "
+            f"{_shown(metric, threshold, 'size')})"
         )
     else:
         tail = "not computable (the metric is undefined on one side, e.g. a zero denominator)"
@@ -227,6 +248,7 @@ def reading(
 
 
 def reading_not_estimable(
+    metric: str,
     label: str,
     group: str,
     reference: str,
@@ -239,31 +261,41 @@ def reading_not_estimable(
     the sample of a metric computed on one)."""
     where = f" on {sample}" if sample else ""
     return (
-        f"{label}{where} is {_num(value)} for {group} vs {_num(reference_value)} for the "
-        f"reference {reference}, but no verdict is possible: {reason}."
+        f"{label}{where} is {_shown(metric, value)} for {group} vs "
+        f"{_shown(metric, reference_value)} for the reference {reference}, but no verdict is "
+        f"possible: {reason}."
     )
 
 
 def reading_descriptive(
-    label: str, group: str, reference: str, value: float, reference_value: float, basis: Basis
+    metric: str,
+    label: str,
+    group: str,
+    reference: str,
+    value: float,
+    reference_value: float,
+    basis: Basis,
 ) -> str:
     """The sentence of a ``descriptive`` comparison (a diacritic metric on fewer than 10
     expected marks on a side): the values with their basis E, no interval, no test."""
     return (
-        f"{label} is {_num(value)} for {group} vs {_num(reference_value)} for the reference "
-        f"{reference} ({basis_text(basis)}): fewer than 10 on a side, so the values are "
+        f"{label} is {_shown(metric, value)} for {group} vs {_shown(metric, reference_value)} "
+        f"for the reference {reference} ({basis_text(basis)}): fewer than 10 on a side, so the values are "
         "descriptive, with no interval, no test and no verdict; a mark or two decides them."
     )
 
 
-def reading_no_variation(label: str, group: str, reference: str, nv: NoVariation) -> str:
-    """The sentence of a ``no_variation`` comparison: both constant, n and the 3/n bound."""
+def reading_no_variation(
+    metric: str, label: str, group: str, reference: str, nv: NoVariation
+) -> str:
+    """The sentence of a ``no_variation`` comparison: both constant, n and the 3/n bound (a
+    rate of the other outcome, in percent as the metric's values are)."""
     unit = nv.unit
     return (
-        f"{label} is {_num(nv.value)} on every item of both {group} and the reference "
-        f"{reference}: there is no variation to compare, which is not evidence of no "
+        f"{label} is {_shown(metric, nv.value)} on every item of both {group} and the "
+        f"reference {reference}: there is no variation to compare, which is not evidence of no "
         f"disparity. With {nv.n_group:g} and {nv.n_reference:g} {unit}, the rate of "
-        f"the other outcome is below {_num(nv.bound_group)} in {group} and "
-        f"{_num(nv.bound_reference)} in {reference} (rule of three, 95%); test more "
+        f"the other outcome is below {_shown(metric, nv.bound_group)} in {group} and "
+        f"{_shown(metric, nv.bound_reference)} in {reference} (rule of three, 95%); test more "
         "or harder material to tell the groups apart."
     )

@@ -84,15 +84,15 @@ def test_not_estimable_comparison_every_field():
     assert c.n_items == 4 and c.n_speakers is None
     assert c.reason == ONE_SPEAKER_REASON and c.no_variation is None
     assert c.reading == (
-        "WER is 0.25 for g vs 0.08 for the reference r, but no verdict is "
+        "WER is 25.0% for g vs 8.0% for the reference r, but no verdict is "
         "possible: " + ONE_SPEAKER_REASON + "."
     )
 
 
 NO_VARIATION_READING = (
-    "WER is 0 on every item of both g and the reference r: there is no variation to compare, "
+    "WER is 0.0% on every item of both g and the reference r: there is no variation to compare, "
     "which is not evidence of no disparity. With 12 and 10 reference words, the rate of the "
-    "other outcome is below 0.25 in g and 0.3 in r (rule of three, 95%); test more or harder "
+    "other outcome is below 25.0% in g and 30.0% in r (rule of three, 95%); test more or harder "
     "material to tell the groups apart."
 )
 
@@ -182,7 +182,7 @@ def test_gaps_without_spread_are_not_estimable():
         reference_items=4,
     )
     assert c.reading == (
-        "WER is 0.5 for g vs 0.25 for the reference r, but no verdict is "
+        "WER is 50.0% for g vs 25.0% for the reference r, but no verdict is "
         "possible: " + ZERO_SPREAD_REASON + "."
     )
 
@@ -368,8 +368,9 @@ def _expected_reading(c, rows, verdict_tail, caveat):
     rv = sum(r[3] for r in rows if r[0] == "r") / sum(r[4] for r in rows if r[0] == "r")
     assert c.value == pytest.approx(v) and c.reference_value == pytest.approx(rv)
     return (
-        f"WER is {v:.3g} for g vs {rv:.3g} for the reference r (gap {v - rv:+.3g}, 95% CI "
-        f"{c.ci_low:.3g} to {c.ci_high:.3g}, p_adjusted {c.p_adjusted:.2g}; "
+        f"WER is {100 * v:.1f}% for g vs {100 * rv:.1f}% for the reference r (gap "
+        f"{100 * (v - rv):+.1f} pp, 95% CI {100 * c.ci_low:+.1f} to {100 * c.ci_high:+.1f} pp, "
+        f"p_adjusted {c.p_adjusted:.2g}; "
         f"speaker cluster bootstrap, 4 + 4 speakers): {verdict_tail}; the groups said "
         "different content, so the gap may reflect harder sentences rather than the group "
         f"and is not causal{caveat}."
@@ -411,8 +412,8 @@ def test_adjusted_p_equal_to_alpha_is_not_significant():
     assert at.reading == _expected_reading(
         at,
         rows,
-        f"inconclusive, not fine: this sample could only detect gaps of {at.mde:.3g} "
-        f"or more, above the practical threshold of {threshold:.3g}",
+        f"inconclusive, not fine: this sample could only detect gaps of {100 * at.mde:.1f} pp "
+        f"or more, above the practical threshold of {100 * threshold:.1f} pp",
         "; the 95% CI excludes 0 on its own, but not once the 1 comparisons of this run are "
         "taken into account (Holm), so treat it as a lead to confirm",
     )

@@ -1,14 +1,16 @@
 """Every verdict's reading carries the numbers it is about (METHODS.md §3: the CI,
-p_adjusted, estimator and block count), each formatted from the value given."""
+p_adjusted, estimator and block count), each formatted from the value given in the metric's
+unit, as the cards and tables show it (a WER of 0.3127 reads 31.3%, its gap +11.2 pp)."""
 
 import math
 
 import pytest
 
 from fairdesk.stats.results import BlockCounts
-from fairdesk.stats.verdicts import _num, _p, reading
+from fairdesk.stats.verdicts import _p, _shown, reading
 
 BASE = dict(
+    metric="wer",
     label="WER",
     group="scot",
     reference="us",
@@ -38,17 +40,17 @@ BASE = dict(
     "verdict, numbers, words",
     [
         ("disparity_detected", [], "a disparity of practical size: scot does worse than"),
-        ("significant_but_small", ["0.0555"], "significant but small difference (worse)"),
-        ("inconclusive_underpowered", ["0.0871", "0.0555"], "inconclusive, not fine"),
-        ("no_disparity_detected", ["0.0871", "0.0555"], "no disparity detected"),
+        ("significant_but_small", ["5.5 pp"], "significant but small difference (worse)"),
+        ("inconclusive_underpowered", ["8.7 pp", "5.5 pp"], "inconclusive, not fine"),
+        ("no_disparity_detected", ["8.7 pp", "5.5 pp"], "no disparity detected"),
         ("speaker_confounded", [], "get more speakers"),
     ],
 )
 def test_reading_names_its_numbers(verdict, numbers, words):
     text = reading(**BASE, verdict=verdict)
     assert text.startswith(
-        "WER is 0.313 for scot vs 0.201 for the reference us (gap +0.112, "
-        "95% CI 0.0523 to 0.179, p_adjusted 0.012; "
+        "WER is 31.3% for scot vs 20.1% for the reference us (gap +11.2 pp, "
+        "95% CI +5.2 to +17.9 pp, p_adjusted 0.012; "
     )
     assert "12 + 14 speakers" in text
     for n in numbers:
@@ -79,7 +81,14 @@ def test_reading_caveats():
 
 
 def test_number_formats():
-    assert (_num(None), _num(math.inf), _num(0.123456)) == ("undefined", "undefined", "0.123")
+    assert (_shown("wer", None), _shown("wer", math.inf)) == ("undefined", "undefined")
+    assert (_shown("wer", 0.123456), _shown("wer", -0.0123, "gap")) == ("12.3%", "-1.2 pp")
+    assert _shown("wer", -0.0123, "size") == "1.2 pp"
+    # a ratio metric: its values are multipliers, its gaps plain differences
+    assert (_shown("grounding_lift", 1.5), _shown("grounding_lift", -0.16, "gap")) == (
+        "1.50×",
+        "-0.16",
+    )
     assert (_p(math.nan), _p(0.001), _p(0.00099), _p(0.04567)) == (
         "undefined",
         "0.001",

@@ -1,4 +1,5 @@
-"""Verdict rules at their boundaries and the readings word for word (METHODS.md §3)."""
+"""Verdict rules at their boundaries and the readings word for word (METHODS.md §3), their
+numbers in the metric's unit as the cards show them."""
 
 import math
 
@@ -19,6 +20,7 @@ from fairdesk.stats.verdicts import (
 )
 
 BASE = dict(
+    metric="wer",
     label="WER",
     group="scot",
     reference="us",
@@ -43,8 +45,8 @@ BASE = dict(
     design="matched",
 )
 HEAD = (
-    "WER is 0.313 for scot vs 0.201 for the reference us (gap +0.112, 95% CI 0.0523 to "
-    "0.179, p_adjusted 0.012; "
+    "WER is 31.3% for scot vs 20.1% for the reference us (gap +11.2 pp, 95% CI +5.2 to "
+    "+17.9 pp, p_adjusted 0.012; "
 )
 
 
@@ -111,8 +113,8 @@ def test_single_speaker_caveat_alone_and_not_computable():
         single_speaker=True,
     )
     assert text == (
-        "WER is 0.313 for scot vs 0.201 for the reference us (gap undefined, 95% CI 0.0523 to "
-        "0.179, p_adjusted 0.012; speaker cluster bootstrap, 12 + 14 speakers): not computable "
+        "WER is 31.3% for scot vs 20.1% for the reference us (gap undefined, 95% CI +5.2 to "
+        "+17.9 pp, p_adjusted 0.012; speaker cluster bootstrap, 12 + 14 speakers): not computable "
         "(the metric is undefined on one side, e.g. a zero denominator); a side has a single "
         "speaker, so the interval describes these recordings of this speaker, not the group."
     )
@@ -120,8 +122,9 @@ def test_single_speaker_caveat_alone_and_not_computable():
 
 
 def test_reading_not_estimable_word_for_word():
-    assert reading_not_estimable("WER", "scot", "us", 0.25, 0.125, "fewer than 2 speakers") == (
-        "WER is 0.25 for scot vs 0.125 for the reference us, but no verdict is possible: "
+    text = reading_not_estimable("wer", "WER", "scot", "us", 0.25, 0.125, "fewer than 2 speakers")
+    assert text == (
+        "WER is 25.0% for scot vs 12.5% for the reference us, but no verdict is possible: "
         "fewer than 2 speakers."
     )
 
@@ -130,10 +133,10 @@ def test_reading_no_variation_word_for_word():
     nv = NoVariation(
         unit="items", value=1.0, n_group=40, n_reference=60, bound_group=0.075, bound_reference=0.05
     )
-    assert reading_no_variation("EM", "scot", "us", nv) == (
-        "EM is 1 on every item of both scot and the reference us: there is no variation to "
+    assert reading_no_variation("em", "EM", "scot", "us", nv) == (
+        "EM is 100.0% on every item of both scot and the reference us: there is no variation to "
         "compare, which is not evidence of no disparity. With 40 and 60 items, the rate of the "
-        "other outcome is below 0.075 in scot and 0.05 in us (rule of three, 95%); test more "
+        "other outcome is below 7.5% in scot and 5.0% in us (rule of three, 95%); test more "
         "or harder material to tell the groups apart."
     )
 
@@ -143,17 +146,17 @@ def test_reading_no_variation_word_for_word():
     [
         (
             "significant_but_small",
-            "a significant but small difference (worse), below the practical threshold of 0.0555",
+            "a significant but small difference (worse), below the practical threshold of 5.5 pp",
         ),
         (
             "inconclusive_underpowered",
             "inconclusive, not fine: this sample could only detect gaps "
-            "of 0.0871 or more, above the practical threshold of 0.0555",
+            "of 8.7 pp or more, above the practical threshold of 5.5 pp",
         ),
         (
             "no_disparity_detected",
             "no disparity detected, and the sample could have detected a "
-            "gap of 0.0871 (practical threshold 0.0555)",
+            "gap of 8.7 pp (practical threshold 5.5 pp)",
         ),
     ],
 )

@@ -58,6 +58,12 @@ CAPS = {
 }
 #: Neighbours prefetched on each side of the shown item.
 PREFETCH = 2
+#: The narrowest the reference and hypothesis columns become.
+MIN_TEXT_WIDTH = 70
+#: The narrowest the group column becomes so that the transcripts' headers show whole.
+MIN_GROUP_WIDTH = 64
+#: Room beside a header's text: its margins and the sort indicator.
+HEADER_PAD = 26
 
 
 class ElideDelegate(QStyledItemDelegate):
@@ -77,3 +83,28 @@ def shortcut(widget, key, slot) -> QShortcut:
     sc.setContext(Qt.WidgetWithChildrenShortcut)
     sc.activated.connect(slot)
     return sc
+
+
+def share_text_columns(table, cols: list[str], group_width: int) -> None:
+    """Give the reference and the hypothesis equal shares of the width the columns before
+    them leave (at least their headers' width, :data:`MIN_TEXT_WIDTH` at the least), so both
+    show without scrolling sideways; on a narrow list the group column (fitted to
+    ``group_width``) gives up what they lack, down to :data:`MIN_GROUP_WIDTH`, its text
+    elided. The longer texts are elided, whole in the cell's tooltip."""
+    if "reference" not in cols or "hypothesis" not in cols:
+        return
+    ri, hi = cols.index("reference"), cols.index("hypothesis")
+    fm = table.horizontalHeader().fontMetrics()
+    need = max(MIN_TEXT_WIDTH, *(fm.horizontalAdvance(c) + HEADER_PAD for c in cols[ri : hi + 1]))
+    width = table.viewport().width()
+    shown = [c for c in range(ri) if not table.isColumnHidden(c)]
+    if "group" in cols[:ri] and group_width:
+        gi = cols.index("group")
+        others = sum(table.columnWidth(c) for c in shown if c != gi)
+        lack = 2 * need - (width - others - group_width)
+        table.setColumnWidth(
+            gi, group_width if lack <= 0 else max(MIN_GROUP_WIDTH, group_width - lack)
+        )
+    each = max(MIN_TEXT_WIDTH, (width - sum(table.columnWidth(c) for c in shown)) // 2)
+    table.setColumnWidth(ri, each)
+    table.setColumnWidth(hi, each)

@@ -46,6 +46,7 @@ from .item_columns import (
     PREFETCH,
     SHOWN,
     ElideDelegate,
+    share_text_columns,
     shortcut,
 )
 from .item_saliency import SaliencyMixin
@@ -53,9 +54,6 @@ from .item_systems import comparison_hypotheses, show_systems
 from .pitfall_view import evidence_html, hallucination_labels
 from .player import AudioPlayer
 from .table_model import FrameModel, fit_columns
-
-#: The narrowest the reference and hypothesis columns get (px) when they share the width.
-MIN_TEXT_WIDTH = 70
 
 
 class ItemPanel(SaliencyMixin, QWidget):
@@ -92,6 +90,7 @@ class ItemPanel(SaliencyMixin, QWidget):
         self._saliency_job = None
         self._items = None  # the dataset's items by key: db_id, audio_hash
         self._fields: dict[str, dict] = {}  # the same as dicts (a lookup per item shown)
+        self._group_width = 0  # the group column's fitted width (_share_text_columns)
         self._systems = None  # a comparison's systems: name → hypothesis by item id
 
         self.run_label = QLabel("No run selected.")
@@ -390,6 +389,10 @@ class ItemPanel(SaliencyMixin, QWidget):
         )
         if fit:
             fit_columns(self.table, CAPS, default_cap=70)
+            cols = self.model.columns
+            self._group_width = (
+                self.table.columnWidth(cols.index("group")) if "group" in cols else 0
+            )
             self._share_text_columns()
         n = self.model.rowCount()
         self.count.setText(f"{n:,} shown")
@@ -402,19 +405,7 @@ class ItemPanel(SaliencyMixin, QWidget):
             self.show_item(None)
 
     def _share_text_columns(self) -> None:
-        """Give the reference and the hypothesis equal shares of the width the columns before
-        them leave (MIN_TEXT_WIDTH each at least), so both show without scrolling sideways; the longer
-        texts are elided, whole in the cell's tooltip."""
-        cols = self.model.columns
-        if "reference" not in cols or "hypothesis" not in cols:
-            return
-        ri, hi = cols.index("reference"), cols.index("hypothesis")
-        before = sum(
-            self.table.columnWidth(c) for c in range(ri) if not self.table.isColumnHidden(c)
-        )
-        each = max(MIN_TEXT_WIDTH, (self.table.viewport().width() - before) // 2)
-        self.table.setColumnWidth(ri, each)
-        self.table.setColumnWidth(hi, each)
+        share_text_columns(self.table, self.model.columns, self._group_width)
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
         if obj is self.table.viewport() and event.type() == QEvent.Resize:

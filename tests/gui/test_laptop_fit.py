@@ -70,7 +70,8 @@ def test_the_items_list_shows_reference_and_hypothesis_side_by_side(qtbot, ctx, 
     the Halluc. column is hidden when no item is flagged."""
     from PySide6.QtCore import Qt
 
-    from fairdesk.gui.item_panel import MIN_TEXT_WIDTH, ItemPanel
+    from fairdesk.gui.item_columns import MIN_TEXT_WIDTH
+    from fairdesk.gui.item_panel import ItemPanel
 
     w = ItemPanel(ctx)
     qtbot.addWidget(w)
@@ -84,6 +85,10 @@ def test_the_items_list_shows_reference_and_hypothesis_side_by_side(qtbot, ctx, 
         cols, t = w.model.columns, w.table
         ri, hi = cols.index("reference"), cols.index("hypothesis")
         assert t.columnWidth(ri) == t.columnWidth(hi) >= MIN_TEXT_WIDTH
+        # each header shows whole: "hypothesis" was clipped at 1024 px
+        fm = t.horizontalHeader().fontMetrics()
+        for c in (ri, hi):
+            assert t.columnWidth(c) >= fm.horizontalAdvance(cols[c]) + 20, (width, cols[c])
         right = t.columnViewportPosition(hi) + t.columnWidth(hi)
         assert right <= t.viewport().width() + 1, (width, right, t.viewport().width())
         assert t.horizontalScrollBar().value() == 0

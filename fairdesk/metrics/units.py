@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from ..core.pvalues import P_FLOOR_VALUE, floor_text, p_log10
 from .registry import RATIO_UNIT, display_spec
 
 #: The one marker of a missing number, in every view.
@@ -141,3 +142,18 @@ def fmt_bound(
     bound that is not zero but rounds to zero keeps its sign with the digits that show it: a
     gap's lower bound of -0.00037 is ``-0.04 pp`` (the CI holds zero), not ``0.0 pp``."""
     return _scaled(metric, value, decimals, gap, with_unit, gap, keep_sign=True)
+
+
+def fmt_p(value, decimals: int = 3, log10=None) -> str:
+    """A p-value: ``0.042``, ``< 0.001`` below 0.001, ``< 1e-300`` below 1e-300 (where it
+    underflowed to 0.0: a regression's normal tail), with ``(log10 p = -412.3)`` when its
+    logarithm ``log10`` (a regression's ``p_log10``) is known; :data:`MISSING` if none."""
+    x = finite(value)
+    if x is None:
+        return MISSING
+    if x < P_FLOOR_VALUE:
+        return floor_text(p_log10(x, log10))
+    floor = 10.0**-decimals
+    if x < floor:
+        return f"< {floor:.{decimals}f}"
+    return f"{x:.{decimals}f}"

@@ -23,6 +23,7 @@ from ..metrics.units import (  # noqa: F401 - the one rule, re-exported for the 
     finite,
     fmt_bound,
     fmt_gap,
+    fmt_p,
     fmt_size,
     fmt_value,
     is_ratio,
@@ -86,21 +87,6 @@ def fmt_value_ci(metric: str, value, ci, with_unit: bool = True) -> str:
         return f"{v} [{MISSING}]"
     bounds = fmt_ci(metric, ci[0], ci[1], gap=False, with_unit=False)
     return f"{v} [{MISSING}]" if bounds == MISSING else f"{v} {bounds}"
-
-
-def fmt_p(value, decimals: int = 3, log10=None) -> str:
-    """A p-value: ``0.042``, ``< 0.001`` below 0.001, ``< 1e-300`` below 1e-300 (where it
-    underflowed to 0.0: a regression's normal tail), with ``(log10 p = -412.3)`` when its
-    logarithm ``log10`` (a regression's ``p_log10``) is known; :data:`MISSING` if none."""
-    x = finite(value)
-    if x is None:
-        return MISSING
-    if x < P_FLOOR_VALUE:
-        return floor_text(p_log10(x, log10))
-    floor = 10.0**-decimals
-    if x < floor:
-        return f"< {floor:.{decimals}f}"
-    return f"{x:.{decimals}f}"
 
 
 def fmt_p_exact(value, digits: int = 3, log10=None) -> str:

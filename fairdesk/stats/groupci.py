@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fairdesk.metrics.units import fmt_value
 from fairdesk.stats.bootstrap import (
     MIN_SHARED_CONTENT,
     _chunk,
@@ -356,7 +357,8 @@ def group_intervals(
                 list(const),
                 "rule_of_three",
                 (
-                    f"every unit gives {v:.3g}: the interval is the rule-of-three bound 3/n "
+                    f"every unit gives {fmt_value(spec.id, v)}: the interval is the "
+                    "rule-of-three bound 3/n "
                     f"(n = {n:g})"
                 ),
             )
@@ -365,7 +367,10 @@ def group_intervals(
                 return (
                     None,
                     "not_estimable",
-                    (f"every unit gives {v:.3g}, so the resampled values do not vary: no interval"),
+                    (
+                        f"every unit gives {fmt_value(spec.id, v)}, so the resampled values "
+                        "do not vary: no interval"
+                    ),
                 )
             return (
                 None,

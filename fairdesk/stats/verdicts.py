@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 
 from fairdesk.metrics.registry import MetricSpec
-from fairdesk.metrics.units import fmt_bound, fmt_gap, fmt_size, fmt_value
+from fairdesk.metrics.units import fmt_bound, fmt_gap, fmt_p, fmt_size, fmt_value
 from fairdesk.stats.bootstrap import ESTIMATOR_LABELS
 from fairdesk.stats.results import Basis, BlockCounts, NoVariation
 from fairdesk.stats.settings import AuditSettings
@@ -140,9 +140,10 @@ def _ci(metric: str, low, high) -> str:
 
 
 def _p(p: float) -> str:
-    if not math.isfinite(p):
+    """A p-value as the cards and tables show it (``0.012``, ``< 0.001``)."""
+    if p is None or not math.isfinite(p):
         return "undefined"
-    return f"{p:.2g}" if p >= 0.001 else "< 0.001"
+    return fmt_p(p)
 
 
 def basis_text(basis: Basis | None) -> str:

@@ -414,7 +414,7 @@ def test_constant_group_has_no_interval():
     g = next(gi for gi in _run(_frame(rows)).groups if gi.group == "g")
     assert g.ci == {"wer": None} and g.ci_scheme == {"wer": "not_estimable"}
     assert g.ci_note == {
-        "wer": "every unit gives 0.25, so the resampled values do not vary: no interval"
+        "wer": "every unit gives 25.0%, so the resampled values do not vary: no interval"
     }
 
 

@@ -370,7 +370,7 @@ def _expected_reading(c, rows, verdict_tail, caveat):
     return (
         f"WER is {100 * v:.1f}% for g vs {100 * rv:.1f}% for the reference r (gap "
         f"{100 * (v - rv):+.1f} pp, 95% CI {100 * c.ci_low:+.1f} to {100 * c.ci_high:+.1f} pp, "
-        f"p_adjusted {c.p_adjusted:.2g}; "
+        f"p_adjusted {c.p_adjusted:.3f}; "
         f"speaker cluster bootstrap, 4 + 4 speakers): {verdict_tail}; the groups said "
         "different content, so the gap may reflect harder sentences rather than the group "
         f"and is not causal{caveat}."

@@ -188,11 +188,11 @@ def test_rule_of_three_notes_use_the_denominator_sum():
     assert per["a"]["ci"]["wer"] == [0.0, 0.25]
     assert per["a"]["ci_scheme"]["wer"] == "rule_of_three"
     assert per["a"]["ci_note"]["wer"] == (
-        "every unit gives 0: the interval is the rule-of-three bound 3/n (n = 12)"
+        "every unit gives 0.0%: the interval is the rule-of-three bound 3/n (n = 12)"
     )
     assert per["b"]["ci"]["em"] == [0.25, 1.0]
     assert per["b"]["ci_note"]["em"] == (
-        "every unit gives 1: the interval is the rule-of-three bound 3/n (n = 4)"
+        "every unit gives 100.0%: the interval is the rule-of-three bound 3/n (n = 4)"
     )
     # EM 0 on 3 items: 3/3 = 1 is the proportion's upper bound
     assert per["a"]["ci"]["em"] == [0.0, 1.0]
@@ -201,7 +201,7 @@ def test_rule_of_three_notes_use_the_denominator_sum():
     per2, _ = _gi(X2, [(WER, [1, 2])], [0, 0, 0, 1, 1], ["a", "b"])
     assert per2["a"]["ci"]["wer"] is None
     assert per2["a"]["ci_note"]["wer"] == (
-        "every unit gives 1, so the resampled values do not vary: no interval"
+        "every unit gives 100.0%, so the resampled values do not vary: no interval"
     )
     assert per2["a"]["ci_scheme"]["wer"] == "not_estimable"
     # a rate at 0 with fewer than 3 words: 3/n above 1 is kept for a rate
@@ -215,7 +215,7 @@ def test_rule_of_three_without_denominator_counts_items():
     per, _ = _gi(X, [(HITS, [1])], [0, 0, 0, 0, 1, 1, 1], ["a", "b"])
     assert per["a"]["ci"]["hits"] == [0.0, 0.75]
     assert per["a"]["ci_note"]["hits"] == (
-        "every unit gives 0: the interval is the rule-of-three bound 3/n (n = 4)"
+        "every unit gives 0.0%: the interval is the rule-of-three bound 3/n (n = 4)"
     )
 
 
@@ -268,7 +268,7 @@ def test_replicate_spread_tolerance_is_relative_to_max_one_and_value():
     per, _ = _gi(X, [(WER, [1, 2])], codes, ["a", "b"])
     # (the items, 1e6 and 1e6 + 1e-7, are equal within the same tolerance)
     assert per["a"]["ci"]["wer"] is None and per["a"]["ci_note"]["wer"] == (
-        "every unit gives 1e+06, so the resampled values do not vary: no interval"
+        "every unit gives 100000000.0%, so the resampled values do not vary: no interval"
     )
 
 

@@ -95,3 +95,11 @@ def test_number_formats():
         "< 0.001",
         "0.046",
     )
+
+
+def test_the_readings_p_is_the_cards():
+    from fairdesk.presentation import fmt_p
+
+    for p in (1.0, 0.268, 0.0123, 0.0004):
+        assert f"p_adjusted {fmt_p(p)};" in reading(**{**BASE, "p_adjusted": p}, verdict="x")
+    assert "p_adjusted 1.000;" in reading(**{**BASE, "p_adjusted": 1.0}, verdict="x")

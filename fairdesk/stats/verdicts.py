@@ -134,6 +134,16 @@ def _shown(metric: str, x, kind: str = "value") -> str:
     return fmt_value(metric, x)
 
 
+def _values(metric, label, group, reference, value, reference_value, sample=None) -> str:
+    """``WER on <sample> is 30.4% for en-gb vs 58.9% for the reference en-029``: how every
+    comparison's sentence begins."""
+    where = f" on {sample}" if sample else ""
+    return (
+        f"{label}{where} is {_shown(metric, value)} for {group} vs "
+        f"{_shown(metric, reference_value)} for the reference {reference}"
+    )
+
+
 def _ci(metric: str, low, high) -> str:
     """``-80.1 to +24.0 pp``: a gap's 95% CI in its unit."""
     return f"{_shown(metric, low, 'low')} to {_shown(metric, high, 'high')}"
@@ -195,11 +205,9 @@ def reading(
     the basis E of a diacritic metric; the sample of a metric computed on one), every number
     of ``metric`` in its unit as the cards show it (``30.4%``, a gap ``-28.6 pp``)."""
     est = ESTIMATOR_LABELS["content_conditional" if conditional else estimator]
-    where = f" on {sample}" if sample else ""
     on_basis = f"; {basis_text(basis)}" if basis is not None else ""
     head = (
-        f"{label}{where} is {_shown(metric, value)} for {group} vs "
-        f"{_shown(metric, reference_value)} for the reference {reference} (gap "
+        f"{_values(metric, label, group, reference, value, reference_value, sample)} (gap "
         f"{_shown(metric, gap, 'gap')}, 95% CI {_ci(metric, ci_low, ci_high)}, p_adjusted "
         f"{_p(p_adjusted)}; {est}, {blocks_text(estimator, n_blocks)}{on_basis})"
     )
@@ -260,12 +268,8 @@ def reading_not_estimable(
 ) -> str:
     """The sentence of a ``not_estimable`` comparison: values, no verdict, the reason (and
     the sample of a metric computed on one)."""
-    where = f" on {sample}" if sample else ""
-    return (
-        f"{label}{where} is {_shown(metric, value)} for {group} vs "
-        f"{_shown(metric, reference_value)} for the reference {reference}, but no verdict is "
-        f"possible: {reason}."
-    )
+    head = _values(metric, label, group, reference, value, reference_value, sample)
+    return f"{head}, but no verdict is possible: {reason}."
 
 
 def reading_descriptive(
@@ -280,9 +284,9 @@ def reading_descriptive(
     """The sentence of a ``descriptive`` comparison (a diacritic metric on fewer than 10
     expected marks on a side): the values with their basis E, no interval, no test."""
     return (
-        f"{label} is {_shown(metric, value)} for {group} vs {_shown(metric, reference_value)} "
-        f"for the reference {reference} ({basis_text(basis)}): fewer than 10 on a side, so the values are "
-        "descriptive, with no interval, no test and no verdict; a mark or two decides them."
+        f"{_values(metric, label, group, reference, value, reference_value)} "
+        f"({basis_text(basis)}): fewer than 10 on a side, so the values are descriptive, with "
+        "no interval, no test and no verdict; a mark or two decides them."
     )
 
 

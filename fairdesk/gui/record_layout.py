@@ -173,9 +173,9 @@ def build(panel) -> None:
     # takes and playback
     panel.takes = QListWidget()
     panel.takes.setMinimumHeight(60)
-    panel.accept_btn = QPushButton("✓  Accept take")
+    panel.accept_btn = QPushButton("✓ Accept")
     panel.accept_btn.setToolTip(
-        "make the selected take the dataset item of this prompt "
+        "accept the selected take: make it the dataset item of this prompt "
         "(other takes stay on disk) (Ctrl+Return)"
     )
     panel.again_btn = QPushButton("Re-record")
@@ -191,7 +191,10 @@ def build(panel) -> None:
     brow.addWidget(panel.accept_btn)
     brow.addWidget(panel.again_btn)
     cv.addLayout(brow)
-    col.setMinimumWidth(170)
+    # wide enough for the two buttons' whole labels (they read "Accept t", "le-recor" at
+    # 1024 px)
+    buttons = panel.accept_btn.sizeHint().width() + panel.again_btn.sizeHint().width()
+    col.setMinimumWidth(max(170, buttons + brow.spacing() + 2))
     col.setMaximumWidth(300)
     tv = QHBoxLayout()
     tv.addWidget(col)

@@ -123,6 +123,8 @@ def test_the_record_tab_fits_1024_px_and_its_pickers_show_their_text(qtbot, tmp_
             fm = box.fontMetrics()
             assert fm.horizontalAdvance(box.currentText()) + 30 <= box.width(), box.currentText()
         assert str(wav) in w.devices.input.toolTip()
+        for btn in (w.accept_btn, w.again_btn):  # whole labels ("Accept t", "le-recor" once)
+            assert btn.width() >= btn.sizeHint().width(), (btn.text(), btn.width())
         pl = w.player
         spec_bottom = pl.spec.geometry().bottom()
         assert spec_bottom < pl.play_btn.geometry().top(), (spec_bottom, pl.play_btn.geometry())

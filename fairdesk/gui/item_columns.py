@@ -95,7 +95,7 @@ def share_text_columns(table, cols: list[str], group_width: int) -> None:
         return
     ri, hi = cols.index("reference"), cols.index("hypothesis")
     fm = table.horizontalHeader().fontMetrics()
-    need = max(MIN_TEXT_WIDTH, *(fm.horizontalAdvance(c) + HEADER_PAD for c in cols[ri : hi + 1]))
+    need = max(MIN_TEXT_WIDTH, *(fm.horizontalAdvance(cols[c]) + HEADER_PAD for c in (ri, hi)))
     width = table.viewport().width()
     shown = [c for c in range(ri) if not table.isColumnHidden(c)]
     if "group" in cols[:ri] and group_width:

@@ -358,8 +358,7 @@ def group_intervals(
                 "rule_of_three",
                 (
                     f"every unit gives {fmt_value(spec.id, v)}: the interval is the "
-                    "rule-of-three bound 3/n "
-                    f"(n = {n:g})"
+                    f"rule-of-three bound 3/n (n = {n:g})"
                 ),
             )
         if finite.size < 2 or float(np.ptp(finite)) <= 1e-12 * max(1.0, abs(v)):

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 
 from fairdesk.metrics.registry import MetricSpec
-from fairdesk.metrics.units import fmt_bound, fmt_gap, fmt_p, fmt_size, fmt_value
+from fairdesk.metrics.units import MISSING, fmt_bound, fmt_gap, fmt_p, fmt_size, fmt_value
 from fairdesk.stats.bootstrap import ESTIMATOR_LABELS
 from fairdesk.stats.results import Basis, BlockCounts, NoVariation
 from fairdesk.stats.settings import AuditSettings
@@ -117,21 +117,10 @@ def decide_verdict(
     return "no_disparity_detected"
 
 
-def _shown(metric: str, x, kind: str = "value") -> str:
-    """``x`` of ``metric`` in its unit, as the cards and tables show it (``30.4%``; a gap
-    ``-28.6 pp``, a gap's size ``5.0 pp``, a CI's lower bound ``-80.1`` without the unit that
-    its upper bound carries); ``undefined`` when it is missing."""
-    if x is None or not math.isfinite(x):
-        return "undefined"
-    if kind == "gap":
-        return fmt_gap(metric, x)
-    if kind == "size":
-        return fmt_size(metric, x)
-    if kind == "low":
-        return fmt_bound(metric, x, with_unit=False)
-    if kind == "high":
-        return fmt_bound(metric, x)
-    return fmt_value(metric, x)
+def _said(text: str) -> str:
+    """A number as the cards and tables format it (``30.4%``, ``-28.6 pp``), or ``undefined``
+    where they show the missing marker: a sentence says so in words."""
+    return "undefined" if text == MISSING else text
 
 
 def _values(metric, label, group, reference, value, reference_value, sample=None) -> str:
@@ -139,21 +128,19 @@ def _values(metric, label, group, reference, value, reference_value, sample=None
     comparison's sentence begins."""
     where = f" on {sample}" if sample else ""
     return (
-        f"{label}{where} is {_shown(metric, value)} for {group} vs "
-        f"{_shown(metric, reference_value)} for the reference {reference}"
+        f"{label}{where} is {_said(fmt_value(metric, value))} for {group} vs "
+        f"{_said(fmt_value(metric, reference_value))} for the reference {reference}"
     )
 
 
 def _ci(metric: str, low, high) -> str:
     """``-80.1 to +24.0 pp``: a gap's 95% CI in its unit."""
-    return f"{_shown(metric, low, 'low')} to {_shown(metric, high, 'high')}"
+    return f"{_said(fmt_bound(metric, low, with_unit=False))} to {_said(fmt_bound(metric, high))}"
 
 
 def _p(p: float) -> str:
     """A p-value as the cards and tables show it (``0.012``, ``< 0.001``)."""
-    if p is None or not math.isfinite(p):
-        return "undefined"
-    return fmt_p(p)
+    return _said(fmt_p(p))
 
 
 def basis_text(basis: Basis | None) -> str:
@@ -208,7 +195,7 @@ def reading(
     on_basis = f"; {basis_text(basis)}" if basis is not None else ""
     head = (
         f"{_values(metric, label, group, reference, value, reference_value, sample)} (gap "
-        f"{_shown(metric, gap, 'gap')}, 95% CI {_ci(metric, ci_low, ci_high)}, p_adjusted "
+        f"{_said(fmt_gap(metric, gap))}, 95% CI {_ci(metric, ci_low, ci_high)}, p_adjusted "
         f"{_p(p_adjusted)}; {est}, {blocks_text(estimator, n_blocks)}{on_basis})"
     )
     if verdict == "speaker_confounded":
@@ -221,19 +208,19 @@ def reading(
     elif verdict == "significant_but_small":
         tail = (
             f"a significant but small difference ({direction_}), below the practical "
-            f"threshold of {_shown(metric, threshold, 'size')}"
+            f"threshold of {_said(fmt_size(metric, threshold))}"
         )
     elif verdict == "inconclusive_underpowered":
         tail = (
             "inconclusive, not fine: this sample could only detect gaps of "
-            f"{_shown(metric, mde, 'size')} or more, above the practical threshold of "
-            f"{_shown(metric, threshold, 'size')}"
+            f"{_said(fmt_size(metric, mde))} or more, above the practical threshold of "
+            f"{_said(fmt_size(metric, threshold))}"
         )
     elif verdict == "no_disparity_detected":
         tail = (
             "no disparity detected, and the sample could have detected a gap of "
-            f"{_shown(metric, mde, 'size')} (practical threshold "
-            f"{_shown(metric, threshold, 'size')})"
+            f"{_said(fmt_size(metric, mde))} (practical threshold "
+            f"{_said(fmt_size(metric, threshold))})"
         )
     else:
         tail = "not computable (the metric is undefined on one side, e.g. a zero denominator)"
@@ -297,10 +284,10 @@ def reading_no_variation(
     rate of the other outcome, in percent as the metric's values are)."""
     unit = nv.unit
     return (
-        f"{label} is {_shown(metric, nv.value)} on every item of both {group} and the "
+        f"{label} is {_said(fmt_value(metric, nv.value))} on every item of both {group} and the "
         f"reference {reference}: there is no variation to compare, which is not evidence of no "
         f"disparity. With {nv.n_group:g} and {nv.n_reference:g} {unit}, the rate of "
-        f"the other outcome is below {_shown(metric, nv.bound_group)} in {group} and "
-        f"{_shown(metric, nv.bound_reference)} in {reference} (rule of three, 95%); test more "
+        f"the other outcome is below {_said(fmt_value(metric, nv.bound_group))} in {group} and "
+        f"{_said(fmt_value(metric, nv.bound_reference))} in {reference} (rule of three, 95%); test more "
         "or harder material to tell the groups apart."
     )

@@ -6,8 +6,9 @@ import math
 
 import pytest
 
+from fairdesk.metrics.units import fmt_gap, fmt_size, fmt_value
 from fairdesk.stats.results import BlockCounts
-from fairdesk.stats.verdicts import _p, _shown, reading
+from fairdesk.stats.verdicts import _p, _said, reading
 
 BASE = dict(
     metric="wer",
@@ -81,11 +82,20 @@ def test_reading_caveats():
 
 
 def test_number_formats():
-    assert (_shown("wer", None), _shown("wer", math.inf)) == ("undefined", "undefined")
-    assert (_shown("wer", 0.123456), _shown("wer", -0.0123, "gap")) == ("12.3%", "-1.2 pp")
-    assert _shown("wer", -0.0123, "size") == "1.2 pp"
+    def said(fmt, *args):
+        return _said(fmt(*args))
+
+    assert (said(fmt_value, "wer", None), said(fmt_value, "wer", math.inf)) == (
+        "undefined",
+        "undefined",
+    )
+    assert (said(fmt_value, "wer", 0.123456), said(fmt_gap, "wer", -0.0123)) == (
+        "12.3%",
+        "-1.2 pp",
+    )
+    assert said(fmt_size, "wer", -0.0123) == "1.2 pp"
     # a ratio metric: its values are multipliers, its gaps plain differences
-    assert (_shown("grounding_lift", 1.5), _shown("grounding_lift", -0.16, "gap")) == (
+    assert (said(fmt_value, "grounding_lift", 1.5), said(fmt_gap, "grounding_lift", -0.16)) == (
         "1.50×",
         "-0.16",
     )

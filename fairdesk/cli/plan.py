@@ -41,7 +41,11 @@ def add_command(sub):
         type=positive_int,
         help="tested comparisons in the future run, for alpha/m (default: the pilot's)",
     )
-    s.add_argument("--replicates", type=positive_int, help="resampling replicates (default 1,000)")
+    s.add_argument(
+        "--replicates",
+        type=positive_int,
+        help="resampling replicates (default 1,000; at least 200)",
+    )
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--json", metavar="OUT", help="write the plan as JSON ('-' = stdout)")
     s.set_defaults(func=cmd_plan)

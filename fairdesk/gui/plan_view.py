@@ -24,21 +24,29 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.errors import FairdeskError
-from ..presentation.plans import SIDE_COLUMNS, curve_data, plan_sentence, plan_title, side_rows
+from ..presentation.plans import (
+    SIDE_COLUMNS,
+    crosscheck,
+    curve_data,
+    plan_sentence,
+    plan_title,
+    side_rows,
+    unreached_tip,
+)
 from ..recording.session import safe_name
-from .theme import esc
 
 pg.setConfigOptions(antialias=True, background="w", foreground="#222222")
 
 
 class MdeChart(pg.PlotWidget):
-    """MDE(k) of one comparison plan, with the target gap (dashed), the pilot's speakers
-    (dotted) and k* (a marked point). ``data`` is what it draws
+    """MDE(k) of one comparison plan on the cards' scale: the dense curve as the line, the
+    plan's table points as markers, the pilot's point (the card's MDE), the target
+    (dashed), the pilot's speakers (dotted) and k* (a star). ``data`` is what it draws
     (:func:`fairdesk.presentation.plans.curve_data`)."""
 
-    def __init__(self, cp, parent=None):
+    def __init__(self, cp, plan, parent=None):
         super().__init__(parent)
-        self.data = d = curve_data(cp)
+        self.data = d = curve_data(cp, plan)
         p = self.getPlotItem()
         p.setMenuEnabled(False)
         p.hideButtons()
@@ -46,20 +54,26 @@ class MdeChart(pg.PlotWidget):
         p.setLabel("bottom", d["x_label"])
         p.setLabel("left", d["y_label"])
         p.addLegend(offset=(-10, 10), labelTextSize="8pt")
-        self.curve = p.plot(d["k"], d["mde"], pen=pg.mkPen("#0072B2", width=2), symbol="o",
-                            symbolSize=6, symbolBrush="#0072B2", name="MDE(k)")  # fmt: skip
+        self.line = p.plot(d["line_k"], d["line_mde"], pen=pg.mkPen("#0072B2", width=2),
+                           name="MDE(k)")  # fmt: skip
+        self.curve = p.plot(d["k"], d["mde"], pen=None, symbol="o", symbolSize=6,
+                            symbolBrush="#0072B2", symbolPen="#0072B2")  # fmt: skip
         self.target = pg.InfiniteLine(
             pos=d["target"], angle=0, pen=pg.mkPen("#b71c1c", width=1.4, style=Qt.DashLine),
-            label="target gap", labelOpts={"position": 0.9, "color": "#b71c1c"},
+            label="target", labelOpts={"position": 0.9, "color": "#b71c1c"},
         )  # fmt: skip
         p.addItem(self.target)
-        self.pilot = None
+        self.pilot = self.pilot_point = None
         if d["k_pilot"] is not None:
             self.pilot = pg.InfiniteLine(
                 pos=d["k_pilot"], angle=90, pen=pg.mkPen("#222222", width=1, style=Qt.DotLine),
                 label="pilot", labelOpts={"position": 0.92, "color": "#222222"},
             )  # fmt: skip
             p.addItem(self.pilot)
+            if d["pilot_mde"] is not None:
+                self.pilot_point = p.plot([d["k_pilot"]], [d["pilot_mde"]], pen=None,
+                                          symbol="s", symbolSize=9, symbolBrush="#222222",
+                                          name="pilot (the card's MDE)")  # fmt: skip
         self.floor = None
         if d["floor"] is not None:
             self.floor = pg.InfiniteLine(
@@ -67,11 +81,14 @@ class MdeChart(pg.PlotWidget):
             )
             p.addItem(self.floor)
         self.k_star = None
-        if d["k_star"] is not None and d["k_star"] in d["k"]:
-            y = d["mde"][d["k"].index(d["k_star"])]
-            self.k_star = p.plot([d["k_star"]], [y], pen=None, symbol="star", symbolSize=16,
-                                 symbolBrush="#D55E00", name=f"k* = {d['k_star']}")  # fmt: skip
-        p.setYRange(0, max([*d["mde"], d["target"]] or [1]) * 1.1)
+        if d["k_star_mde"] is not None:
+            self.k_star = p.plot([d["k_star"]], [d["k_star_mde"]], pen=None, symbol="star",
+                                 symbolSize=16, symbolBrush="#D55E00",
+                                 name=f"k* = {d['k_star']}")  # fmt: skip
+        ys = [*d["line_mde"], *d["mde"], d["target"]]
+        if d["pilot_mde"] is not None:
+            ys.append(d["pilot_mde"])
+        p.setYRange(0, max(ys or [1]) * 1.1)
         self.setMinimumSize(420, 240)
 
 
@@ -95,6 +112,11 @@ class PlanDialog(QDialog):
         self.sentence.setWordWrap(True)
         self.sentence.setTextFormat(Qt.PlainText)
         self.sentence.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        # the closed form beside the resampling plan, as a cross-check (never in its place)
+        self.crosscheck = QLabel(crosscheck(cp) or "")
+        self.crosscheck.setTextFormat(Qt.PlainText)
+        self.crosscheck.setObjectName("muted")
+        self.crosscheck.setVisible(bool(self.crosscheck.text()))
         rows = side_rows(cp)
         self.sides = QTableWidget(len(rows), len(SIDE_COLUMNS))
         self.sides.setHorizontalHeaderLabels(list(SIDE_COLUMNS))
@@ -111,8 +133,10 @@ class PlanDialog(QDialog):
             self.sides.horizontalHeader().height() + 4
             + sum(self.sides.rowHeight(i) for i in range(len(rows)))
         )  # fmt: skip
-        self.chart = MdeChart(cp)
-        caption = QLabel(esc(self.chart.data["caption"]))
+        self.chart = MdeChart(cp, plan)
+        # plain text, never HTML: an entity would show as itself ("pilot&#x27;s")
+        self.caption = caption = QLabel(self.chart.data["caption"])
+        caption.setTextFormat(Qt.PlainText)
         caption.setWordWrap(True)
         caption.setObjectName("muted")
         self.record_btn = QPushButton("Plan a recording session…")
@@ -123,16 +147,18 @@ class PlanDialog(QDialog):
         can = bool(cp.reachable and project is not None and run_id is not None)
         self.record_btn.setEnabled(can)
         if not cp.reachable:
-            self.record_btn.setToolTip("adding speakers does not reach the target: no quota")
-        self.record_btn.clicked.connect(self.plan_session)
+            self.record_btn.setToolTip(unreached_tip(cp))
+        # clicked(bool) would arrive as the dataset name: call with no arguments
+        self.record_btn.clicked.connect(lambda: self.plan_session())
         close = QPushButton("Close")
-        close.clicked.connect(self.accept)
+        close.clicked.connect(lambda: self.accept())
         buttons = QHBoxLayout()
         buttons.addWidget(self.record_btn)
         buttons.addStretch(1)
         buttons.addWidget(close)
         lay = QVBoxLayout(self)
         lay.addWidget(self.sentence)
+        lay.addWidget(self.crosscheck)
         lay.addWidget(self.sides)
         lay.addWidget(self.chart, 1)
         lay.addWidget(caption)

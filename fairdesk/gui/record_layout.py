@@ -233,7 +233,7 @@ def build(panel) -> None:
     lay.addWidget(split)
 
     panel.list_combo.currentIndexChanged.connect(lambda _i: panel._load_list())
-    panel.open_btn.clicked.connect(panel.open_list)
+    panel.open_btn.clicked.connect(lambda: panel.open_list())  # not clicked's bool as path
     panel.language.textChanged.connect(lambda _t: panel._form_changed())
     panel.prompts.currentRowChanged.connect(panel._row_changed)
     panel.prev_btn.clicked.connect(lambda: panel.go(panel.index - 1))

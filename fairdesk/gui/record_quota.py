@@ -20,6 +20,7 @@ from ..core.errors import FairdeskError
 from ..core.recording_plans import latest_plan, prompt_list_path, quota_progress
 from ..presentation.labels import metric_short, short_group
 from ..presentation.numbers import fmt_count, plural
+from ..presentation.plans import per_side
 
 
 def quota_text(q, utterances: int) -> str:
@@ -32,7 +33,8 @@ def quota_text(q, utterances: int) -> str:
 
 
 def source_text(plan) -> str:
-    """``Dataset “plan-b”, 1 utterance per speaker; prompts: … . For WER b vs a (run 1).``"""
+    """``Dataset “plan-b”, 1 utterance per speaker; prompts: … . For WER b vs a (run 1): 12
+    speakers per side.``"""
     n = plan.utterances_per_speaker
     text = (
         f"Dataset “{plan.dataset}”, {n} {plural(n, 'utterance')} per speaker; prompts: "
@@ -40,10 +42,12 @@ def source_text(plan) -> str:
     )
     p = plan.prediction
     if p is not None:  # the comparison it settles, as every view names metrics and groups
-        return text + (
+        text += (
             f" For {metric_short(p.metric)} {short_group(p.group)} vs "
-            f"{short_group(p.reference)} (run {p.run_id})."
+            f"{short_group(p.reference)} (run {p.run_id})"
         )
+        # the plan's k*, as the card, the plan dialog, the report and fairdesk plan give it
+        return text + (f": {per_side(p.k_star)}." if p.k_star is not None else ".")
     return text + (f" From {plan.source}." if plan.source else "")
 
 

@@ -167,7 +167,6 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     from ..stats import compare_groups
     from ..stats.pitfalls import add_pitfall_columns
     from ..stats.planning_types import Plan
-    from ..stats.plans import closed_form_plan, group_sizes
     from .pitfalls import pitfalls_stage
     from .result import AuditRun
     from .result_codec import canonical
@@ -244,9 +243,13 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
         blocks, text_warnings = text_blocks(frame, result.design, name, slot_lang)
         warnings += text_warnings
     result, pitfalls = pitfalls_stage(frame, result, tested, settings, reference)
-    # docs/METHODS.md, "Recording plan": the closed-form plan of the underpowered comparisons
-    plan = closed_form_plan(result, {s.id: s for s in tested}, group_sizes(frame))
     clock.lap("summaries_s")
+    # docs/METHODS.md, "Recording plan": the resampling plan of the underpowered comparisons,
+    # the one plan every view shows (``fairdesk plan --run N`` with its defaults gives it)
+    plan, plan_warning = run_plan(frame, result, {s.id: s for s in tested})
+    if plan_warning:
+        warnings.append(plan_warning)
+    clock.lap("plan_s")
     mats = {k: canonical(v, dict[str, ConfusionMatrix]) for k, v in confusions(frame).items()}
     run = AuditRun.from_parts(
         result,
@@ -265,6 +268,29 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
         **blocks,
     )
     return frame, run
+
+
+def run_plan(frame, result, specs) -> tuple[object | None, str | None]:
+    """The recording plan an audit stores: the resampling plan of its
+    ``inconclusive_underpowered`` comparisons (None when it has none), with
+    :func:`fairdesk.stats.plans.resampling_plan`'s defaults (those of ``fairdesk plan``).
+    Where the resampling fails, the closed form, labelled an estimate by every view, and a
+    warning that says so (the second value; None otherwise)."""
+    import numpy as np
+
+    from ..stats.plans import PLANNED_VERDICT, closed_form_plan, group_sizes, resampling_plan
+
+    if not any(c.verdict == PLANNED_VERDICT for c in result.comparisons):
+        return None, None
+    try:
+        plan = resampling_plan(frame, result, specs)
+    except (ValueError, KeyError, FloatingPointError, np.linalg.LinAlgError) as exc:
+        plan = closed_form_plan(result, specs, group_sizes(frame))
+        return plan, (
+            f"the recording plan could not resample the pilot's speakers ({exc}); the plan "
+            "shown is the closed-form estimate: run fairdesk plan for the resampling plan"
+        )
+    return (plan if plan.comparisons else None), None
 
 
 def _order(line):

@@ -484,6 +484,8 @@ def run_audit(
                 model_based_block(f, run, req.by, req.covariates), dict[str, ModelBasedFit]
             )
         timings["aggregate_s"] = time.monotonic() - t2
+        if run.timings and "plan_s" in run.timings:  # the recording plan's share of it
+            timings["plan_s"] = run.timings["plan_s"]
         probs = _prediction_problems(prep.backend)
         if probs:
             notes.append(
@@ -510,6 +512,10 @@ def run_audit(
             run_settings=_run_settings(req, prep),
             timings=dict(timings),
         )
+        if run.plan is not None and req.sample:  # a sampled pilot: "audit every item first"
+            from .plan_run import with_sample
+
+            run = replace(run, plan=with_sample(project, run, run.plan))
         runs.finish_run(project, run_id, prep.request_hash, run.to_json(), items=_item_records(f))
         prog.stage(1.0, 1.0, "done")
         return AuditOutcome(run_id, req, f, fails, run, False, timings)

@@ -35,7 +35,7 @@ def plan_stored_run(
     """
     from ..core.runs import done_run_ids, run_items_frame, run_payload, run_row
     from ..metrics import metric_specs
-    from ..stats.planning import PLAN_REPLICATES
+    from ..stats.planning import PLAN_REPLICATES, check_replicates
     from ..stats.plans import resampling_plan
     from .result import AuditRun
 
@@ -64,26 +64,43 @@ def plan_stored_run(
             f"run {run_id} has no comparisons to plan ({why}); see fairdesk show --project "
             f"{project.folder} --run {run_id}"
         )
-    items = run_items_frame(project, int(run_id))
-    metrics = sorted({c.metric for c in run.comparisons})
-    specs = {s.id: s for s in metric_specs(items, wanted=metrics)}
-    plan = resampling_plan(
-        items,
-        run.result,
-        specs,
-        power=power,
-        gap=gap,
-        future_m=future_m,
-        utterances=utterances,
-        n_rep=n_rep or PLAN_REPLICATES,
-        seed=seed,
-    )
-    sample = run.run_settings.sample_per_group if run.run_settings else None
-    if sample:
-        plan = replace(
-            plan, sample_per_group=int(sample), dataset_sizes=_dataset_sizes(project, run)
+    n_rep = PLAN_REPLICATES if n_rep is None else int(n_rep)
+    try:
+        check_replicates(n_rep)
+    except ValueError as exc:
+        raise FairdeskError(f"--replicates {n_rep}: {exc}") from None
+    stored = run.plan
+    defaults = (power, gap, utterances, future_m, n_rep, seed) == (
+        0.8, None, None, None, PLAN_REPLICATES, 0,
+    )  # fmt: skip
+    if defaults and stored is not None and stored.method == "resampling":
+        # the audit made this very plan (the same defaults and seed): one plan, one number
+        plan = stored
+    else:
+        items = run_items_frame(project, int(run_id))
+        metrics = sorted({c.metric for c in run.comparisons})
+        specs = {s.id: s for s in metric_specs(items, wanted=metrics)}
+        plan = resampling_plan(
+            items,
+            run.result,
+            specs,
+            power=power,
+            gap=gap,
+            future_m=future_m,
+            utterances=utterances,
+            n_rep=n_rep,
+            seed=seed,
         )
-    return plan, run
+    return with_sample(project, run, plan), run
+
+
+def with_sample(project: Project, run, plan):
+    """``plan`` with the pilot's ``--sample`` and the whole dataset's sizes (the "audit every
+    item first" caveat every view shows), when ``run`` was audited on a sample."""
+    sample = run.run_settings.sample_per_group if run.run_settings else None
+    if not sample or plan.sample_per_group == int(sample):
+        return plan
+    return replace(plan, sample_per_group=int(sample), dataset_sizes=_dataset_sizes(project, run))
 
 
 def _dataset_sizes(project: Project, run) -> dict[str, tuple[int, int]] | None:
@@ -107,4 +124,4 @@ def _dataset_sizes(project: Project, run) -> dict[str, tuple[int, int]] | None:
     return out
 
 
-__all__ = ["plan_stored_run"]
+__all__ = ["plan_stored_run", "with_sample"]

@@ -33,18 +33,51 @@ def _side(need, speakers_word: str) -> str:
     return f"{fmt_count(need.new_speakers)} more {short_group(need.group)} {speakers_word}"
 
 
+def per_side(k: int) -> str:
+    """``655 speakers per side``: how every view names a plan's k*."""
+    return f"{fmt_count(k)} {'speaker' if k == 1 else 'speakers'} per side"
+
+
+def search_limit(cp) -> int:
+    """The largest k the plan searched (20 × the larger side's pilot speakers); a plan
+    stored before it was kept gives the largest k of its curve."""
+    return int(getattr(cp, "search_limit", 0) or max((p.k for p in cp.curve), default=0))
+
+
+def is_estimate(cp) -> bool:
+    """Whether ``cp`` is the closed form's quick estimate, not the resampling plan."""
+    return cp.method == "closed_form"
+
+
 def plan_sentence(cp, plan) -> str:
     """One sentence: what recording would settle ``cp`` (a ``ComparisonPlan`` of ``plan``).
 
-    ``about 59 more child speakers and 59 more adult speakers, 15 utterances each (≈ 2.5
-    hours of recording), would detect a 5-point gap with 80% power (closed form)``; or why
-    adding speakers does not reach it.
+    ``655 speakers per side would detect a 5-point gap with 80% power at alpha 0.05/4
+    (resampling the pilot's speakers): about 643 more child speakers and 643 more adult
+    speakers, 15 utterances each (≈ 8.9 hours of recording).``; or why adding speakers does
+    not reach it, or that the search stopped (``More than 820 speakers per side …``). A
+    closed-form plan is labelled an estimate; a pilot audited on a ``--sample`` ends with
+    "audit every item first". Every view (console, card, plan dialog, report) shows it.
     """
+    text = _sentence(cp, plan)
+    sample = getattr(plan, "sample_per_group", None)
+    if sample:
+        text += (
+            f" Audit every item first: the pilot was a sample of {fmt_count(sample)} items "
+            "per group (--sample)."
+        )
+    return text
+
+
+def _sentence(cp, plan) -> str:
     target = fmt_target(cp.metric, cp.target_gap)
     power = f"{number(plan.power * 100, 0)}% power"
-    how = "closed form" if cp.method == "closed_form" else "resampling the pilot's speakers"
-    if cp.method != "closed_form" and getattr(cp, "scheme", None) == "two_way":
-        how += " and sentences"
+    if is_estimate(cp):
+        how = "closed-form estimate, until the resampling plan replaces it"
+    else:
+        how = "resampling the pilot's speakers"
+        if getattr(cp, "scheme", None) == "two_way":
+            how += " and sentences"
     tail = f"{power} at alpha {plan.alpha:g}/{plan.future_m} ({how})"
     if cp.limit == "no_speakers":
         return (
@@ -54,12 +87,11 @@ def plan_sentence(cp, plan) -> str:
     if cp.limit == "no_estimate":
         return "No plan: the pilot gives no standard error to plan from."
     if not cp.reachable:
-        k_max = max((p.k for p in cp.curve), default=0)
         if cp.limit == "content":
             floor = fmt_size(cp.metric, cp.floor_mde)
             text = (
                 f"Not reachable by adding speakers: the shared sentences alone leave an MDE "
-                f"of {floor} for {target} with {tail}; add sentences"
+                f"of {floor} for {target} with {tail}, however many speakers; add sentences"
             )
             c = cp.contents
             if c is not None and c.contents_needed is not None:
@@ -68,15 +100,17 @@ def plan_sentence(cp, plan) -> str:
                     f"{fmt_count(c.new_utterances)} new recordings)"
                 )
             return text + "."
+        k_max = search_limit(cp)
         return (
-            f"Not reachable by adding speakers: even {fmt_count(k_max)} speakers per side "
-            f"(20 times the pilot's) would not detect {target} with {tail}."
+            f"More than {per_side(k_max)} would be needed to detect {target} with {tail}: "
+            f"the search stops at {fmt_count(k_max)} (20 times the pilot's speakers); a "
+            "larger gap, or fewer comparisons in the future run, needs fewer."
         )
     g, r = cp.group_need, cp.reference_need
-    word = "speakers"
-    parts = [_side(n, word) for n in (g, r) if n is not None and n.new_speakers]
+    head = f"{per_side(cp.speakers_needed)} would detect {target} with {tail}"
+    parts = [_side(n, "speakers") for n in (g, r) if n is not None and n.new_speakers]
     if not parts:
-        return f"The pilot's speakers already suffice to detect {target} with {tail}."
+        return f"The pilot's speakers already suffice ({head})."
     new = [n for n in (g, r) if n is not None and n.new_speakers]
     utts = [_utt(n.utterances_per_speaker) for n in new]
     if len(set(utts)) == 1:
@@ -87,7 +121,7 @@ def plan_sentence(cp, plan) -> str:
         )
     hours = [n.hours for n in (g, r) if n is not None and n.new_speakers]
     total = None if any(h is None for h in hours) else sum(hours)
-    text = f"About {' and '.join(parts)}, {each}{_hours(total)}, would detect {target} with {tail}"
+    text = f"{head}: about {' and '.join(parts)}, {each}{_hours(total)}"
     c = cp.contents
     if c is not None and c.cheaper == "contents" and c.contents_needed is not None:
         text += (
@@ -95,6 +129,16 @@ def plan_sentence(cp, plan) -> str:
             f"speaker ({fmt_count(c.new_utterances)} new recordings)"
         )
     return text + "."
+
+
+def crosscheck(cp) -> str | None:
+    """The closed form beside a resampling plan (never in its place): ``closed-form check:
+    k* ≈ 262 per side`` (None for a closed-form plan or where it gives none)."""
+    if is_estimate(cp) or cp.limit in ("no_speakers", "no_estimate"):
+        return None
+    if cp.closed_form_k is None:
+        return f"closed-form check, SE_pilot × √(k_p/k): more than {per_side(search_limit(cp))}"
+    return f"closed-form check, SE_pilot × √(k_p/k): k* ≈ {per_side(cp.closed_form_k)}"
 
 
 def reading_plan(plan, metric: str, group: str) -> str | None:
@@ -148,7 +192,7 @@ def plan_lines(plan) -> list[str]:
         for n in (cp.group_need, cp.reference_need):
             if n is None:
                 continue
-            need = "not reachable" if n.speakers_needed is None else fmt_count(n.speakers_needed)
+            need = fmt_count(n.speakers_needed) if n.speakers_needed else _unreached(cp)
             line = f"  {short_group(n.group):<20} speakers now {n.speakers_now:>4}, needed {need}"
             if n.new_speakers is not None:
                 line += (
@@ -158,8 +202,9 @@ def plan_lines(plan) -> list[str]:
                 if n.hours is not None:
                     line += _hours(n.hours).replace(" of recording", "")
             out.append(line)
-        if cp.method == "resampling" and cp.closed_form_k is not None:
-            out.append(f"  closed-form check: k* ≈ {fmt_count(cp.closed_form_k)}")
+        check = crosscheck(cp)
+        if check:
+            out.append(f"  {check}")
         if cp.floor_mde is not None:
             out.append(
                 "  MDE with unlimited speakers (content floor): "
@@ -259,6 +304,25 @@ SIDE_COLUMNS = (
 )
 
 
+def _unreached(cp) -> str:
+    """A side's "speakers needed" where k* was not found: past the search, or no k."""
+    if cp.limit == "search":
+        return f"more than {fmt_count(search_limit(cp))}"
+    return "not reachable"
+
+
+def unreached_tip(cp) -> str:
+    """Why a plan that reaches no k* has no recording quota to make."""
+    if cp.limit == "search":
+        return (
+            f"more than {per_side(search_limit(cp))} would be needed (the search stops "
+            "there): no quota; a larger gap (fairdesk plan --gap) needs fewer"
+        )
+    if cp.limit == "content":
+        return "adding speakers does not reach the target (the sentences set a floor): no quota"
+    return "no speaker plan: no quota"
+
+
 def side_rows(cp) -> list[tuple[str, ...]]:
     """The two sides of a comparison plan as table rows of text (:data:`SIDE_COLUMNS`):
     what the report's and the GUI's sides tables show."""
@@ -271,7 +335,7 @@ def side_rows(cp) -> list[tuple[str, ...]]:
             (
                 short_group(n.group) + (" (reference)" if n.group == cp.reference else ""),
                 fmt_count(n.speakers_now),
-                fmt_count(n.speakers_needed) if reach else "not reachable",
+                fmt_count(n.speakers_needed) if reach else _unreached(cp),
                 fmt_count(n.new_speakers) if reach else "–",
                 _utt(n.utterances_per_speaker),
                 fmt_count(n.new_utterances) if reach else "–",
@@ -286,44 +350,86 @@ def plan_title(cp) -> str:
     return f"{metric_short(cp.metric)}: {short_group(cp.group)} vs {short_group(cp.reference)}"
 
 
-def curve_data(cp) -> dict:
-    """What an MDE-versus-speakers chart of ``cp`` draws, in display units (percentage
-    points for rates): ``k`` and ``mde`` (the plan's curve), ``target`` (the gap to detect),
-    ``k_star`` (None where unreachable), ``k_pilot`` (the smaller side's pilot speakers),
-    ``floor`` (the two-way content floor, or None), ``y_label`` and ``caption``."""
+def curve_data(cp, plan) -> dict:
+    """What an MDE-versus-speakers chart of ``cp`` (a comparison of ``plan``) draws, in
+    display units (percentage
+    points for rates), on the cards' scale: the MDE at alpha 0.05 and 80% power, so that
+    the pilot's point is the card's MDE.
+
+    The plan itself asks for MDE(k) ≤ the target at alpha/m and the plan's power; on the
+    cards' scale the same condition is MDE(k) ≤ target × (z_.975 + z_.80) / (z_{1-α′/2} +
+    z_power), where the target line is drawn (so k* is still where the curve meets it).
+
+    Keys: ``k`` and ``mde`` (the plan's points, the table's; drawn as markers), ``line_k``
+    and ``line_mde`` (the dense curve, drawn as the line; the points where a stored plan
+    has no dense curve), ``target`` (where the target line is drawn), ``target_gap`` (the
+    gap to detect), ``k_star`` and ``k_star_mde`` (None where not reached), ``k_pilot``
+    (the smaller side's pilot speakers) and ``pilot_mde`` (the card's MDE; None without
+    one), ``floor`` (the two-way content floor, or None), ``y_label``, ``x_label`` and
+    ``caption`` (plain text).
+    """
+    from ..stats.formulas import MDE_FACTOR
+
     f = scale(cp.metric)
-    ks = [p.k for p in cp.curve]
+    to_card = MDE_FACTOR / cp.z_factor if cp.z_factor else 1.0
+    pts = {p.k: p.mde * to_card * f for p in cp.curve}
+    dense = getattr(cp, "dense", ()) or cp.curve
     sides = [n.speakers_now for n in (cp.group_need, cp.reference_need) if n is not None]
     u = "points" if display_spec(cp.metric)[0] == "%" else "difference"
+    k_star = cp.speakers_needed
+    target = cp.target_gap * to_card * f
+    line = {p.k: p.mde * to_card * f for p in dense}
+    star_y = pts.get(k_star, line.get(k_star)) if k_star is not None else None
+    shown_target = fmt_size(cp.metric, cp.target_gap * to_card)
+    caption = (
+        f"MDE of {plan_title(cp)} at k speakers per side ({_method_words(cp)}), at alpha "
+        f"0.05 and 80% power as on the cards, so that the pilot's point is the card's MDE. "
+        f"The dashed line is the target, {fmt_target(cp.metric, cp.target_gap)} at alpha "
+        f"{plan.alpha:g}/{plan.future_m} with {number(plan.power * 100, 0)}% power: on this "
+        f"scale the MDE must fall to {shown_target}"
+        + ("" if k_star is None else f", which it does at k* = {fmt_count(k_star)}")
+        + "; the dotted line marks the pilot's speakers."
+    )
     return {
-        "k": ks,
-        "mde": [p.mde * f for p in cp.curve],
-        "target": cp.target_gap * f,
-        "k_star": cp.speakers_needed,
+        "k": list(pts),
+        "mde": list(pts.values()),
+        "line_k": list(line),
+        "line_mde": list(line.values()),
+        "target": target,
+        "target_gap": cp.target_gap * f,
+        "k_star": k_star,
+        "k_star_mde": star_y,
         "k_pilot": min(sides) if sides else None,
-        "floor": None if cp.floor_mde is None else cp.floor_mde * f,
-        "y_label": f"MDE of the {metric_short(cp.metric)} gap ({u})",
+        "pilot_mde": None if cp.pilot_mde is None else cp.pilot_mde * f,
+        "floor": None if cp.floor_mde is None else cp.floor_mde * to_card * f,
+        "y_label": f"MDE of the {metric_short(cp.metric)} gap ({u}), alpha 0.05",
         "x_label": "speakers per side",
-        "caption": (
-            f"MDE of {plan_title(cp)} at k speakers per side ({cp.method.replace('_', ' ')}); "
-            f"the dashed line is the target gap, the dotted one the pilot's speakers"
-            + ("" if cp.speakers_needed is None else ", the marked point k*")
-            + "."
-        ),
+        "caption": caption,
     }
+
+
+def _method_words(cp) -> str:
+    if is_estimate(cp):
+        return "closed-form estimate"
+    return "resampling the pilot's speakers"
 
 
 __all__ = [
     "SIDE_COLUMNS",
+    "crosscheck",
     "curve_data",
     "fmt_target",
     "followup_sentence",
     "followup_short",
     "followup_title",
+    "is_estimate",
+    "per_side",
     "plan_lines",
     "plan_sentence",
     "plan_title",
     "reading_plan",
     "sample_note",
+    "search_limit",
     "side_rows",
+    "unreached_tip",
 ]

@@ -1,5 +1,6 @@
 """The report's planning section: for every underpowered comparison the recording plan
-stored with the run (``run.plan``, the closed form; docs/METHODS.md, "Recording plan").
+stored with the run (``run.plan``: the resampling plan, or in runs stored before the audit
+made it, the closed-form estimate; docs/METHODS.md, "Recording plan").
 
 Per comparison: the plan sentence, the sides table and an MDE-versus-speakers chart, all
 worded and scaled by :mod:`fairdesk.presentation.plans` (the one formatter every view
@@ -12,6 +13,7 @@ from ..jobs.result import AuditRun
 from ..presentation.numbers import number
 from ..presentation.plans import (
     SIDE_COLUMNS,
+    crosscheck,
     curve_data,
     followup_sentence,
     plan_sentence,
@@ -22,21 +24,27 @@ from ..presentation.plans import (
 from .data import REFERENCE_COLOUR, SERIES
 
 
-def mde_chart(cp, prefix: str = "p"):
-    """The matplotlib figure of one comparison plan's MDE(k) (the plan's curve), with the
-    target gap, the pilot's speakers and k* marked."""
+def mde_chart(cp, plan, prefix: str = "p"):
+    """The matplotlib figure of one comparison plan's MDE(k) on the cards' scale
+    (:func:`fairdesk.presentation.plans.curve_data`): the dense curve as the line, the
+    plan's points as markers, the pilot's point (the card's MDE), the target, the pilot's
+    speakers and k*."""
     from .charts import _figure, plain
 
-    d = curve_data(cp)
+    d = curve_data(cp, plan)
     fig, ax = _figure(5.6, 3.0)
-    ax.plot(d["k"], d["mde"], marker="o", ms=4, color=SERIES[0], lw=1.6, label="MDE(k)")
-    ax.axhline(d["target"], ls="--", color="#b71c1c", lw=1.2, label="target gap")
+    ax.plot(d["line_k"], d["line_mde"], color=SERIES[0], lw=1.6, label="MDE(k)")
+    ax.plot(d["k"], d["mde"], ls="none", marker="o", ms=4, color=SERIES[0])
+    ax.axhline(d["target"], ls="--", color="#b71c1c", lw=1.2, label="target")
     if d["k_pilot"] is not None:
         ax.axvline(d["k_pilot"], ls=":", color=REFERENCE_COLOUR, lw=1.0, label="pilot's speakers")
+        if d["pilot_mde"] is not None:
+            ax.scatter([d["k_pilot"]], [d["pilot_mde"]], s=30, marker="s", zorder=3,
+                       color=REFERENCE_COLOUR, label="pilot (the card's MDE)")  # fmt: skip
     if d["floor"] is not None:
         ax.axhline(d["floor"], ls="-.", color="#6d4c41", lw=1.0, label="content floor")
-    if d["k_star"] is not None and d["k_star"] in d["k"]:
-        y = d["mde"][d["k"].index(d["k_star"])]
+    if d["k_star_mde"] is not None:
+        y = d["k_star_mde"]
         ax.scatter([d["k_star"]], [y], s=60, color=SERIES[1], zorder=3, label="k*")
         ax.annotate(f"k* = {d['k_star']}", (d["k_star"], y), textcoords="offset points",
                     xytext=(6, 8), fontsize=8)  # fmt: skip
@@ -56,19 +64,21 @@ def plan_section(run: AuditRun) -> dict | None:
         return None
     rows = []
     for i, cp in enumerate(plan.comparisons):
-        fig, d = mde_chart(cp)
+        fig, d = mde_chart(cp, plan)
         rows.append(
             {
                 "title": plan_title(cp),
                 "sentence": plan_sentence(cp, plan),
+                "crosscheck": crosscheck(cp) or "",
                 "sides": side_rows(cp),
-                "svg": svg_text(fig, prefix=f"plan{i}") if d["k"] else None,
+                "svg": svg_text(fig, prefix=f"plan{i}") if d["line_k"] else None,
                 "caption": d["caption"],
                 "note": cp.note or "",
             }
         )
     return {
         "label": plan.label,
+        "estimate": plan.method == "closed_form",
         "power": f"{number(plan.power * 100, 0)}%",
         "alpha": f"{plan.alpha:g} / m = {plan.future_m}",
         "sample_note": sample_note(plan) or "",

@@ -44,6 +44,11 @@ from fairdesk.stats.planning_types import ContentPlan, MdePoint, SideNeed
 SEARCH_FACTOR = 20
 #: Replicates of a resampling plan by default.
 PLAN_REPLICATES = 1000
+#: The fewest replicates a resampling plan accepts: the SE of an SD from fewer is too noisy
+#: for a plan (docs/METHODS.md, "Recording plan").
+MIN_PLAN_REPLICATES = 200
+#: About this many k of a plan's dense curve (what a chart draws as its line).
+DENSE_POINTS = 60
 
 
 def z_factor(alpha: float, m: int, power: float) -> float:
@@ -282,6 +287,26 @@ def curve_points(k_star: int | None, k_now: int, k_max: int) -> list[int]:
     return sorted({min(max(2, int(k)), k_max) for k in raw})
 
 
+def dense_ks(k_max: int, extra: Sequence[int] = ()) -> list[int]:
+    """About :data:`DENSE_POINTS` k from 2 to ``k_max``, evenly spread on a log scale (every
+    k from 2 while they are close), with the k of ``extra`` (the table's points)."""
+    if k_max < 2:
+        return []
+    grid = np.unique(np.round(np.geomspace(2, k_max, DENSE_POINTS)).astype(int))
+    ks = {int(k) for k in grid} | {int(k) for k in extra if 2 <= int(k) <= k_max}
+    return sorted(ks)
+
+
+def check_replicates(n_rep: int) -> None:
+    """Refuse fewer than :data:`MIN_PLAN_REPLICATES` replicates (ValueError)."""
+    if int(n_rep) < MIN_PLAN_REPLICATES:
+        raise ValueError(
+            f"a recording plan needs at least {MIN_PLAN_REPLICATES} replicates, not {n_rep}: "
+            "the standard error of an SD from fewer is too noisy to plan from (default "
+            f"{PLAN_REPLICATES:,})"
+        )
+
+
 def side_need(
     group: str,
     k_now: int,
@@ -356,13 +381,17 @@ def plan_contents(
 
 
 __all__ = [
+    "DENSE_POINTS",
+    "MIN_PLAN_REPLICATES",
     "PLAN_REPLICATES",
     "SEARCH_FACTOR",
     "closed_form_k",
     "closed_form_se",
     "content_curve",
+    "check_replicates",
     "content_floor",
     "curve_points",
+    "dense_ks",
     "first_k",
     "merge_needs",
     "plan_contents",

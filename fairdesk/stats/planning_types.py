@@ -95,16 +95,22 @@ class ComparisonPlan:
     pilot_mde : the pilot's own MDE (at alpha 0.05, power 0.8, as the audit reports it).
     speakers_needed : k*, speakers needed on each side (None: not reachable).
     reachable : whether adding speakers reaches the target within 20 x the pilot's speakers.
-    limit : None when reachable; ``content`` (the content floor of a shared-content design),
-        ``search`` (more than 20 x the pilot's speakers), ``no_speakers`` (the pilot has no
-        speaker ids) or ``no_estimate`` (no standard error to plan from).
+    limit : None when reachable; ``content`` (the content floor of a shared-content design
+        keeps the MDE above the target for every k), ``search`` (the search stopped at
+        20 x the pilot's speakers: ``search_limit`` per side is not enough), ``no_speakers``
+        (the pilot has no speaker ids) or ``no_estimate`` (no standard error to plan from).
     floor_mde : the MDE with unlimited speakers (two-way: the content variance alone),
         None where there is no floor.
     closed_form_k : the closed form's k* (the check of a resampling plan).
+    search_limit : the largest k searched (20 x the larger side's pilot speakers; 0 where
+        nothing was searched).
     curve : MDE(k) for a few k around k*.
     group_need, reference_need : the two sides' needs.
     contents : the plan by contents (shared-content designs; resampling plans only).
     note : what the plan assumes, in words (None when nothing to add).
+    dense : MDE(k) at many k from 2 to the search limit (about 60, spread evenly on a log
+        scale, with every k of ``curve``): what a chart draws as its line (``curve`` holds
+        the table's points). Empty in plans stored before it existed.
     """
 
     metric: str
@@ -126,6 +132,8 @@ class ComparisonPlan:
     reference_need: SideNeed | None
     contents: ContentPlan | None = None
     note: str | None = None
+    dense: tuple[MdePoint, ...] = ()
+    search_limit: int = 0
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,12 @@ from fairdesk.stats.formulas import MDE_FACTOR
 from fairdesk.stats.planning import (
     PLAN_REPLICATES,
     SEARCH_FACTOR,
+    check_replicates,
     closed_form_k,
     closed_form_se,
     content_floor,
     curve_points,
+    dense_ks,
     first_k,
     merge_needs,
     plan_contents,
@@ -141,7 +143,7 @@ def closed_form_plan(
         target = _target(c, spec, settings, gap)
         kg, kr = c.n_blocks.group_speakers, c.n_blocks.reference_speakers
         se_p = c.mde / MDE_FACTOR if _finite(c.mde) else math.nan
-        limit, k_star, curve, k_max = None, None, (), 0
+        limit, k_star, curve, dense, k_max = None, None, (), (), 0
         if not kg or not kr:
             limit = "no_speakers"
         elif not (math.isfinite(se_p) and se_p > 0):
@@ -150,10 +152,9 @@ def closed_form_plan(
             k_max = SEARCH_FACTOR * max(kg, kr)
             k_star = closed_form_k(se_p, kg, kr, zf, target, k_max)
             limit = None if k_star is not None else "search"
-            curve = tuple(
-                MdePoint(k, closed_form_se(se_p, kg, kr, k), zf * closed_form_se(se_p, kg, kr, k))
-                for k in curve_points(k_star, min(kg, kr), k_max)
-            )
+            pts = curve_points(k_star, min(kg, kr), k_max)
+            curve = _closed_points(pts, se_p, kg, kr, zf)
+            dense = _closed_points(dense_ks(k_max, pts), se_p, kg, kr, zf)
         ug, dg = _utt(sizes, c.group, utterances)
         ur, dr = _utt(sizes, c.reference, utterances)
         out.append(
@@ -176,11 +177,21 @@ def closed_form_plan(
                 group_need=side_need(c.group, kg or 0, k_star, ug, dg) if kg else None,
                 reference_need=side_need(c.reference, kr or 0, k_star, ur, dr) if kr else None,
                 note=_note(c, utterances, sizes),
+                dense=dense,
+                search_limit=k_max,
             )
         )
     if not out:
         return None
     return _plan_shell("closed_form", settings, power, gap, m, out)
+
+
+def _closed_points(ks, se_p: float, kg: int, kr: int, zf: float) -> tuple[MdePoint, ...]:
+    """MDE(k) of the closed form at each k of ``ks``."""
+    return tuple(
+        MdePoint(k, closed_form_se(se_p, kg, kr, k), zf * closed_form_se(se_p, kg, kr, k))
+        for k in ks
+    )
 
 
 def _sides(frame: pd.DataFrame, spec: MetricSpec):
@@ -240,6 +251,7 @@ def resampling_plan(
     which : ``(metric, group)`` pairs to plan (None: every inconclusive_underpowered one).
     n_rep, seed : replicates and seed (the same request gives the same plan).
     """
+    check_replicates(n_rep)
     settings = result.settings
     m = int(future_m or max(1, tested_m(result)))
     zf = z_factor(settings.alpha, m, power)
@@ -300,10 +312,9 @@ def _one(frame, c, spec, settings, zf, gap, utterances, sizes, n_rep, seed) -> C
         floor = zf * f if math.isfinite(f) else None
         if k_star is None and floor is not None and floor >= target:
             limit = "content"
-    curve = tuple(
-        MdePoint(k, float(se[k - 2]), float(mdes[k - 2]))
-        for k in curve_points(k_star, min(kg, kr), k_max)
-    )
+    pts = curve_points(k_star, min(kg, kr), k_max)
+    curve = tuple(MdePoint(k, float(se[k - 2]), float(mdes[k - 2])) for k in pts)
+    dense = tuple(MdePoint(k, float(se[k - 2]), float(mdes[k - 2])) for k in dense_ks(k_max, pts))
     ug, dg = _utt(sizes, c.group, utterances)
     ur, dr = _utt(sizes, c.reference, utterances)
     gneed = side_need(c.group, kg, k_star, ug, dg)
@@ -328,6 +339,8 @@ def _one(frame, c, spec, settings, zf, gap, utterances, sizes, n_rep, seed) -> C
         group_need=gneed,
         reference_need=rneed,
         contents=contents,
+        dense=dense,
+        search_limit=k_max,
     )
 
 

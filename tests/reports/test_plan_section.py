@@ -44,6 +44,8 @@ def test_report_has_a_planning_section_with_the_plan_sentence_and_sides(pilot):
 
 
 def test_sides_rows_are_the_plan_numbers():
+    from dataclasses import replace
+
     from tests.cli.test_plan import _cp
 
     cp = _cp()
@@ -58,33 +60,51 @@ def test_sides_rows_are_the_plan_numbers():
         group_need=SideNeed("age=child", 10, None, None, 10.0, None, None, 3.6),
         reference_need=None,
     )
-    assert side_rows(unreachable) == [("child", "10", "not reachable", "–", "10", "–", "–")]
+    # the search stopped at its cap (20 x 6 here): "more than", never "not reachable"
+    assert side_rows(unreachable) == [("child", "10", "more than 120", "–", "10", "–", "–")]
+    floor = replace(unreachable, limit="content", floor_mde=0.07)
+    assert side_rows(floor) == [("child", "10", "not reachable", "–", "10", "–", "–")]
 
 
-def test_chart_draws_the_plan_curve_target_and_pilot(pilot):
+def test_chart_draws_the_dense_curve_on_the_cards_scale_with_the_cards_pilot_mde(pilot):
+    """The line is the dense curve (not the table's few points joined), the markers the
+    table's points; everything on the cards' scale (alpha 0.05, 80% power), so the pilot's
+    point is the card's MDE, and the target is drawn where that scale must reach it."""
     from fairdesk.reports.plan_section import mde_chart
+    from fairdesk.stats.formulas import MDE_FACTOR
 
     _p, out = pilot
-    cp = out.result.plan.comparisons[0]
-    assert cp.speakers_needed is None  # the pilot's target (1.2 points) is out of reach
-    fig, _d = mde_chart(cp)
+    plan = out.result.plan
+    cp = plan.comparisons[0]
+    card = out.result.comparison(cp.metric, cp.group)
+    to_card = 100 * MDE_FACTOR / cp.z_factor
+    fig, d = mde_chart(cp, plan)
     ax = fig.axes[0]
-    curve = ax.lines[0]
-    assert list(curve.get_xdata()) == [pt.k for pt in cp.curve]
-    assert list(curve.get_ydata()) == pytest.approx([pt.mde * 100 for pt in cp.curve])
-    assert list(ax.lines[1].get_ydata()) == pytest.approx([cp.target_gap * 100] * 2)
-    assert list(ax.lines[2].get_xdata()) == [6, 6]  # the pilot's speakers
-    assert not ax.collections  # no k* to mark
+    line, points, target, pilot_line = ax.lines[:4]
+    assert len(cp.dense) > 3 * len(cp.curve)
+    assert list(line.get_xdata()) == [pt.k for pt in cp.dense]
+    assert list(line.get_ydata()) == pytest.approx([pt.mde * to_card for pt in cp.dense])
+    assert list(points.get_xdata()) == [pt.k for pt in cp.curve]
+    assert list(target.get_ydata()) == pytest.approx([cp.target_gap * to_card] * 2)
+    assert list(pilot_line.get_xdata()) == [6, 6]  # the pilot's speakers
+    pilot_point = ax.collections[0].get_offsets()[0]
+    assert list(pilot_point) == pytest.approx([6, card.mde * 100])  # the card's MDE
+    assert d["pilot_mde"] == pytest.approx(card.mde * 100)
+    assert "pilot's" in d["caption"] and "&#" not in d["caption"]
 
 
 def test_chart_marks_k_star():
     from fairdesk.reports.plan_section import mde_chart
-    from tests.cli.test_plan import _cp
+    from fairdesk.stats.formulas import MDE_FACTOR
+    from tests.cli.test_plan import _cp, _plan
 
     cp = _cp(curve=(MdePoint(10, 0.05, 0.16), MdePoint(120, 0.016, 0.05)))
-    fig, d = mde_chart(cp)
+    fig, d = mde_chart(cp, _plan(cp))
     assert d["k_pilot"] == 10 and d["k_star"] == 120
-    assert list(fig.axes[0].collections[0].get_offsets()[0]) == pytest.approx([120, 5.0])
+    # on the cards' scale k* sits exactly on the target line
+    y = 5.0 * MDE_FACTOR / cp.z_factor
+    assert list(fig.axes[0].collections[-1].get_offsets()[0]) == pytest.approx([120, y])
+    assert d["target"] == pytest.approx(y)
 
 
 def test_no_plan_no_section(pilot):

@@ -8,8 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import soundfile as sf
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QInputDialog, QLineEdit
 
-from fairdesk.presentation.plans import plan_sentence, side_rows
+from fairdesk.presentation.plans import per_side, plan_sentence, side_rows
+from fairdesk.stats.formulas import MDE_FACTOR
 from tests.conftest import underpowered_pilot
 
 
@@ -57,18 +60,54 @@ def test_underpowered_cards_carry_the_plan_sentence_and_open_the_chart(qtbot, ct
     dlg = PlanDialog(cp, plan, project=ctx.project, run_id=1, by=("accent",))
     qtbot.addWidget(dlg)
     assert dlg.sentence.text() == plan_sentence(cp, plan)
+    # the line is the plan's dense curve, the markers its table's points, both on the
+    # cards' scale (alpha 0.05, 80% power): the pilot's point is the card's MDE
+    to_card = 100 * MDE_FACTOR / cp.z_factor
+    x, y = dlg.chart.line.getData()
+    assert list(x) == [p.k for p in cp.dense] and len(x) > 3 * len(cp.curve)
+    np.testing.assert_allclose(y, [p.mde * to_card for p in cp.dense])
     x, y = dlg.chart.curve.getData()
     assert list(x) == [p.k for p in cp.curve]
-    np.testing.assert_allclose(y, [p.mde * 100 for p in cp.curve])
-    assert dlg.chart.target.value() == pytest.approx(cp.target_gap * 100)
+    assert dlg.chart.target.value() == pytest.approx(cp.target_gap * to_card)
     assert dlg.chart.pilot.value() == 6  # the pilot's speakers per side
+    px, py = dlg.chart.pilot_point.getData()
+    card_mde = run.comparison(cp.metric, cp.group).mde
+    assert (px[0], py[0]) == (6, pytest.approx(card_mde * 100))
+    # the caption is plain text: "pilot's", never "pilot&#x27;s"
+    assert dlg.caption.textFormat() == Qt.PlainText and "&#" not in dlg.caption.text()
+    assert "the pilot's speakers" in dlg.caption.text()
     rows = [
         tuple(dlg.sides.item(i, j).text() for j in range(dlg.sides.columnCount()))
         for i in range(dlg.sides.rowCount())
     ]
     assert rows == side_rows(cp)
-    # the stored (closed-form) plan cannot reach its 1.2-point target: no quota to plan
-    assert not cp.reachable and dlg.chart.k_star is None and not dlg.record_btn.isEnabled()
+    # the stored resampling plan cannot reach its 1.2-point target within 20 x 6 speakers
+    # per side: "more than 120", no quota to plan, and the button says why
+    assert plan.method == "resampling" and not cp.reachable and cp.limit == "search"
+    assert plan_sentence(cp, plan).startswith("More than 120 speakers per side")
+    assert dlg.chart.k_star is None and not dlg.record_btn.isEnabled()
+    assert dlg.record_btn.toolTip().startswith("more than 120 speakers per side")
+
+
+def answer_input(qtbot, text: str) -> None:
+    """When the next modal QInputDialog opens, type ``text`` into it and click OK (its
+    widgets, as a user does)."""
+    tries = []
+
+    def fill():
+        dlg = QApplication.activeModalWidget()
+        if not isinstance(dlg, QInputDialog):
+            tries.append(1)
+            assert len(tries) < 200, "no input dialog opened"
+            QTimer.singleShot(20, fill)
+            return
+        edit = dlg.findChild(QLineEdit)
+        edit.selectAll()
+        qtbot.keyClicks(edit, text)
+        ok = dlg.findChild(QDialogButtonBox).button(QDialogButtonBox.Ok)
+        qtbot.mouseClick(ok, Qt.LeftButton)
+
+    QTimer.singleShot(0, fill)
 
 
 def _voice(path):
@@ -111,8 +150,10 @@ def test_a_recording_plan_shows_its_quota_and_it_moves_as_speakers_record(qtbot,
     dlg = PlanDialog(cp, plan, project=ctx.project, run_id=1, by=tuple(run.by))
     qtbot.addWidget(dlg)
     dlg.recording_planned.connect(ctx.recording_planned.emit)
+    answer_input(qtbot, "plan-b")  # the dataset name, typed into the dialog
     with qtbot.waitSignal(ctx.recording_planned):
-        rp = dlg.plan_session(dataset="plan-b")
+        qtbot.mouseClick(dlg.record_btn, Qt.LeftButton)
+    rp = dlg.recording_plan
     assert rp is not None and latest_plan(ctx.project).id == rp.id
     want = {n.group: n.new_speakers for n in (cp.group_need, cp.reference_need) if n.new_speakers}
     assert {g.group: g.speakers for g in rp.groups} == want
@@ -126,7 +167,7 @@ def test_a_recording_plan_shows_its_quota_and_it_moves_as_speakers_record(qtbot,
     assert box.plan.id == rp.id and box.isVisible()
     assert box.source.text() == (
         "Dataset “plan-b”, 1 utterance per speaker; prompts: the pilot's own prompts (matched "
-        "design). For WER b vs a (run 1)."
+        f"design). For WER b vs a (run 1): {per_side(cp.speakers_needed)}."
     )
     k = [g.group for g in rp.groups].index("b")
     box.use_group(k)

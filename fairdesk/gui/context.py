@@ -181,7 +181,11 @@ class Context(QObject):
 
         run_id = int(run_id)
         if self._run_cache is None or self._run_cache[0] != run_id:
-            self._run_cache = (run_id, as_audit_run(run_payload(self.project, run_id)))
+            from ..jobs.plan_run import with_stored_plan
+
+            run = as_audit_run(run_payload(self.project, run_id))
+            # the resampling plan made since replaces a stored closed-form estimate
+            self._run_cache = (run_id, with_stored_plan(self.project, run_id, run))
         return self._run_cache
 
     def audit_run(self, run_id: int) -> AuditRun:

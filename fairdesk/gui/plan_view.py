@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
+    QWidget,
 )
 
 from ..core.errors import FairdeskError
@@ -28,6 +29,7 @@ from ..presentation.plans import (
     SIDE_COLUMNS,
     crosscheck,
     curve_data,
+    is_estimate,
     plan_sentence,
     plan_title,
     side_rows,
@@ -93,21 +95,60 @@ class MdeChart(pg.PlotWidget):
 
 
 class PlanDialog(QDialog):
-    """One comparison plan: the sentence, the sides and the chart; a button that plans a
-    recording session from it.
+    """One comparison plan: the sentence (and the closed form beside it), the sides and the
+    chart; a button that plans a recording session from it. Where the run stored only the
+    closed-form estimate (runs audited before the audit made the resampling plan), "Make
+    the resampling plan" makes it in a job, stores it with the run and shows it in place
+    of the estimate.
 
     Signals
     -------
     recording_planned(object) : the stored :class:`~fairdesk.core.recording_plans.RecordingPlan`.
+    plan_replaced(object) : the resampling :class:`~fairdesk.stats.planning_types.Plan` that
+        replaced the estimate (the cards show it once the run is read again).
     """
 
     recording_planned = Signal(object)
+    plan_replaced = Signal(object)
 
-    def __init__(self, cp, plan, *, project=None, run_id=None, by=None, parent=None):
+    def __init__(self, cp, plan, *, project=None, run_id=None, by=None, jobs=None, parent=None):
         super().__init__(parent)
+        self.project, self.run_id, self.by, self.jobs = project, run_id, by, jobs
+        self.body = None
+        self.job = None
+        self.recording_plan = None
+        self.record_btn = QPushButton("Plan a recording session…")
+        # clicked(bool) would arrive as the dataset name: call with no arguments
+        self.record_btn.clicked.connect(lambda: self.plan_session())
+        self.resample_btn = QPushButton("Make the resampling plan")
+        self.resample_btn.setToolTip(
+            "this is the closed form's quick estimate: resample the pilot's speakers (as "
+            "fairdesk plan does) and show that plan instead, in every view"
+        )
+        self.resample_btn.clicked.connect(lambda: self.make_resampling_plan())
+        close = QPushButton("Close")
+        close.clicked.connect(lambda: self.accept())
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.record_btn)
+        buttons.addWidget(self.resample_btn)
+        buttons.addStretch(1)
+        buttons.addWidget(close)
+        self.outer = QVBoxLayout(self)
+        self.outer.addLayout(buttons)
+        self.show_plan(cp, plan)
+        self.resize(720, 560)
+
+    def show_plan(self, cp, plan) -> None:
+        """Show ``cp`` of ``plan`` (replacing what the dialog showed)."""
         self.cp, self.plan = cp, plan
-        self.project, self.run_id, self.by = project, run_id, by
         self.setWindowTitle(f"Recording plan · {plan_title(cp)}")
+        if self.body is not None:
+            self.body.hide()
+            self.body.setParent(None)
+            self.body.deleteLater()
+        self.body = body = QWidget()
+        lay = QVBoxLayout(body)
+        lay.setContentsMargins(0, 0, 0, 0)
         self.sentence = QLabel(plan_sentence(cp, plan))
         self.sentence.setWordWrap(True)
         self.sentence.setTextFormat(Qt.PlainText)
@@ -139,32 +180,55 @@ class PlanDialog(QDialog):
         caption.setTextFormat(Qt.PlainText)
         caption.setWordWrap(True)
         caption.setObjectName("muted")
-        self.record_btn = QPushButton("Plan a recording session…")
-        self.record_btn.setToolTip(
-            "store a recording plan in the project: the groups to fill, speakers per group, "
-            "the prompts and utterances per speaker; the Record tab shows its quota"
-        )
-        can = bool(cp.reachable and project is not None and run_id is not None)
-        self.record_btn.setEnabled(can)
-        if not cp.reachable:
-            self.record_btn.setToolTip(unreached_tip(cp))
-        # clicked(bool) would arrive as the dataset name: call with no arguments
-        self.record_btn.clicked.connect(lambda: self.plan_session())
-        close = QPushButton("Close")
-        close.clicked.connect(lambda: self.accept())
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.record_btn)
-        buttons.addStretch(1)
-        buttons.addWidget(close)
-        lay = QVBoxLayout(self)
         lay.addWidget(self.sentence)
         lay.addWidget(self.crosscheck)
         lay.addWidget(self.sides)
         lay.addWidget(self.chart, 1)
         lay.addWidget(caption)
-        lay.addLayout(buttons)
-        self.resize(720, 560)
-        self.recording_plan = None
+        self.outer.insertWidget(0, body, 1)
+        where = self.project is not None and self.run_id is not None
+        self.record_btn.setEnabled(bool(cp.reachable and where))
+        self.record_btn.setToolTip(
+            "store a recording plan in the project: the groups to fill, speakers per group, "
+            "the prompts and utterances per speaker; the Record tab shows its quota"
+            if cp.reachable
+            else unreached_tip(cp)
+        )
+        estimate = is_estimate(cp)
+        self.resample_btn.setVisible(estimate)
+        self.resample_btn.setEnabled(bool(estimate and where and self.jobs is not None))
+
+    def make_resampling_plan(self):
+        """Make the run's resampling plan in a job (``fairdesk plan`` with its defaults,
+        stored with the run) and show it in place of the closed-form estimate."""
+        from ..jobs import tasks
+        from .jobs import Job
+
+        if self.jobs is None or self.project is None or self.run_id is None:
+            return None
+        self.resample_btn.setEnabled(False)
+        self.resample_btn.setText("Resampling the pilot's speakers…")
+        job = Job(tasks.resampling_plan, str(self.project.folder), int(self.run_id),
+                  name="make the resampling plan")  # fmt: skip
+        job.signals.result.connect(self._replaced)
+        job.signals.error.connect(self._not_replaced)
+        self.job = self.jobs.submit(job, channel=f"plan-{self.run_id}")
+        return self.job
+
+    def _replaced(self, plan) -> None:
+        self.resample_btn.setText("Make the resampling plan")
+        key = (self.cp.metric, self.cp.group)
+        cp = next((c for c in plan.comparisons if (c.metric, c.group) == key), None)
+        if cp is None:  # cannot happen for a stored run's own comparison; say so if it does
+            self._not_replaced(f"the resampling plan has no {plan_title(self.cp)}")
+            return
+        self.show_plan(cp, plan)
+        self.plan_replaced.emit(plan)
+
+    def _not_replaced(self, message: str) -> None:
+        self.resample_btn.setText("Make the resampling plan")
+        self.resample_btn.setEnabled(True)
+        QMessageBox.warning(self, "Make the resampling plan", message)
 
     def default_dataset(self) -> str:
         return safe_name(f"plan-{self.cp.group}-{self.cp.reference}", "dataset name")

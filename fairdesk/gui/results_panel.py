@@ -299,11 +299,18 @@ class ResultsPanel(QWidget):
 
         by = tuple(self.result.by) if self.result is not None else ()
         dlg = PlanDialog(cp, plan, project=self.ctx.project, run_id=self.run_id, by=by,
-                         parent=self)  # fmt: skip
+                         jobs=self.ctx.jobs, parent=self)  # fmt: skip
         dlg.recording_planned.connect(self.ctx.recording_planned.emit)
+        # the resampling plan replaced the stored estimate: read the run again (the cards)
+        dlg.plan_replaced.connect(lambda _plan, r=self.run_id: self._replan(r))
         self.plan_dialog = dlg
         dlg.show()
         return dlg
+
+    def _replan(self, run_id) -> None:
+        if run_id is not None and run_id == self.run_id:
+            self.ctx.forget_runs()
+            self.load_run(run_id)
 
     # -- rendering ----------------------------------------------------------------------
     def show_result(self, result: AuditRun | Mapping | None):

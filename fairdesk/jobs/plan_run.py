@@ -69,12 +69,13 @@ def plan_stored_run(
         check_replicates(n_rep)
     except ValueError as exc:
         raise FairdeskError(f"--replicates {n_rep}: {exc}") from None
-    stored = run.plan
     defaults = (power, gap, utterances, future_m, n_rep, seed) == (
         0.8, None, None, None, PLAN_REPLICATES, 0,
     )  # fmt: skip
+    stored = stored_plan(project, int(run_id), run)
     if defaults and stored is not None and stored.method == "resampling":
-        # the audit made this very plan (the same defaults and seed): one plan, one number
+        # the audit (or an earlier fairdesk plan) made this very plan, with the same
+        # defaults and seed: one plan, one number
         plan = stored
     else:
         items = run_items_frame(project, int(run_id))
@@ -91,7 +92,54 @@ def plan_stored_run(
             n_rep=n_rep,
             seed=seed,
         )
+        if defaults and run.plan is not None and plan.comparisons:
+            # the run stored only the closed-form estimate: this plan replaces it in every
+            # view (stored with the run; a read-only project keeps the estimate)
+            _store(project, int(run_id), plan)
     return with_sample(project, run, plan), run
+
+
+#: The kind of the stored result that holds a run's resampling plan, where the audit
+#: stored only the closed-form estimate (runs audited before the audit made the plan).
+PLAN_KIND = "plan"
+
+
+def _store(project: Project, run_id: int, plan) -> None:
+    import logging
+
+    from ..core.runs import add_result
+    from .result_codec import encode
+
+    if project.read_only:
+        return
+    try:
+        add_result(project, run_id, PLAN_KIND, encode(plan))
+    except (FairdeskError, OSError) as exc:  # the plan is still returned and shown
+        logging.getLogger(__name__).warning("the recording plan was not stored: %s", exc)
+
+
+def stored_plan(project: Project, run_id: int, run):
+    """The plan every view shows for ``run``: its own (the resampling plan the audit made),
+    or where it stored only the closed-form estimate, the resampling plan made since with
+    the defaults (``fairdesk plan``, or "Make the resampling plan" in the plan dialog),
+    else that estimate. Carries the sampled pilot's caveat."""
+    plan = run.plan
+    if plan is None or plan.method == "resampling":
+        return plan
+    from ..core.runs import results_for_run
+    from ..stats.planning_types import Plan
+    from .result_codec import decode
+
+    rows = results_for_run(project, int(run_id), PLAN_KIND)
+    if not rows:
+        return plan
+    return with_sample(project, run, decode(rows[-1]["payload"], Plan))
+
+
+def with_stored_plan(project: Project, run_id: int, run):
+    """``run`` with :func:`stored_plan` as its plan (the same object when unchanged)."""
+    plan = stored_plan(project, run_id, run)
+    return run if plan is run.plan else replace(run, plan=plan)
 
 
 def with_sample(project: Project, run, plan):
@@ -124,4 +172,4 @@ def _dataset_sizes(project: Project, run) -> dict[str, tuple[int, int]] | None:
     return out
 
 
-__all__ = ["plan_stored_run", "with_sample"]
+__all__ = ["PLAN_KIND", "plan_stored_run", "stored_plan", "with_sample", "with_stored_plan"]

@@ -106,6 +106,21 @@ def open_demo(folder, *, progress, cancelled):
     return str(Path(folder))
 
 
+def resampling_plan(folder, run_id, *, progress, cancelled):
+    """The resampling plan of stored run ``run_id`` with ``fairdesk plan``'s defaults (stored
+    with the run where it had only the closed-form estimate); returns the Plan."""
+    from .plan_run import plan_stored_run
+
+    progress(0.0, "resampling the pilot's speakers")
+    project = Project(folder)
+    try:
+        plan, _run = plan_stored_run(project, int(run_id))
+    finally:
+        project.close()
+    progress(1.0, "recording plan made")
+    return plan
+
+
 def load_audio(path, *, span=None, context=0.0, spectrogram_too: bool = True, progress, cancelled):
     """Decode a file (or only its span ``(start_s, end_s)``, with up to ``context`` seconds
     of the file on each side) to the working rate; with its envelope and (optionally)

@@ -220,5 +220,10 @@ def load_run(project: Project, run_id: int) -> RunData:
         if "duration" not in items.columns:
             items["duration"] = items["_duration"]
         items = items.drop(columns=["_path", "_duration"])
+    from ..jobs.plan_run import with_stored_plan
+
+    planned = with_stored_plan(project, run_id, audit)
+    if planned is not audit:  # the resampling plan made since replaces the stored estimate
+        payload = planned
     # ``audit`` is decoded again on first read, so a caller may still edit the payload
     return RunData(project, run_id, payload, items, run, ds, summary, dset)

@@ -164,3 +164,86 @@ def test_plan_a_recording_session_by_clicks_and_one_number_everywhere(qtbot, min
         assert lab.text().startswith(f"{q.group}: 0 of {want[q.group]:,} speakers")
     assert not failures, failures
     win.close()
+
+
+def _as_old_run(folder, run_id: int):
+    """Store run ``run_id`` again as a run audited before the audit made the resampling
+    plan: its plan block is the closed-form estimate. Returns that estimate."""
+    from dataclasses import replace
+
+    from fairdesk.core.runs import add_result, run_items_frame, run_payload
+    from fairdesk.core.store import Project
+    from fairdesk.jobs.result import as_audit_run
+    from fairdesk.metrics import metric_specs
+    from fairdesk.stats.plans import closed_form_plan, group_sizes
+
+    p = Project(folder)
+    try:
+        run = as_audit_run(run_payload(p, run_id))
+        items = run_items_frame(p, run_id)
+        specs = {s.id: s for s in metric_specs(items, wanted=list(run.tested_metrics))}
+        estimate = closed_form_plan(run.result, specs, group_sizes(items))
+        add_result(p, run_id, "audit", replace(run, plan=estimate).to_json())
+    finally:
+        p.close()
+    return estimate
+
+
+def test_an_old_runs_estimate_is_labelled_and_replaced_by_the_resampling_plan(
+    qtbot, mini, tmp_path
+):
+    """A run stored with the closed form only: the card and the dialog call it an estimate;
+    "Make the resampling plan" (clicked) makes the plan ``fairdesk plan`` makes, stores it,
+    and the dialog, the cards, the report and ``fairdesk plan --json`` show it."""
+    from fairdesk.core.store import Project
+    from fairdesk.gui.main_window import TABS, MainWindow
+    from fairdesk.jobs.result_codec import decode
+    from fairdesk.reports.data import load_run
+    from fairdesk.stats.planning_types import Plan
+
+    estimate = _as_old_run(mini.folder, mini.run_id)
+    assert estimate is not None and estimate.method == "closed_form"
+    settings = QSettings(str(tmp_path / "fairdesk.ini"), QSettings.IniFormat)
+    win = MainWindow(mini.folder, settings=settings)
+    qtbot.addWidget(win)
+    win.resize(1366, 740)
+    win.show()
+    failures = _watch_failures(win)
+    bar = win.tabs.tabBar()
+    qtbot.mouseClick(bar, Qt.LeftButton, pos=bar.tabRect(TABS.index("results")).center())
+    results = win.results
+    qtbot.waitUntil(lambda: bool(results.cards.cards), timeout=20000)
+
+    def em_card():
+        return next(k for k in results.cards.cards if k.comparison_plan is not None)
+
+    card = em_card()
+    key = (card.comparison.metric, card.comparison.group)
+    assert card.comparison_plan.method == "closed_form"
+    assert "(closed-form estimate, until the resampling plan replaces it)" in card.plan_text
+    qtbot.mouseClick(card.plan_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: results.plan_dialog is not None and results.plan_dialog.isVisible())
+    dlg = results.plan_dialog
+    assert dlg.resample_btn.isVisible() and dlg.resample_btn.isEnabled()
+    with qtbot.waitSignal(dlg.plan_replaced, timeout=60000) as sig:
+        qtbot.mouseClick(dlg.resample_btn, Qt.LeftButton)
+    plan = sig.args[0]
+    cp = next(c for c in plan.comparisons if (c.metric, c.group) == key)
+    assert plan.method == "resampling" and dlg.cp == cp
+    assert dlg.sentence.text() == plan_sentence(cp, plan) and "estimate" not in dlg.sentence.text()
+    assert not dlg.resample_btn.isVisible()
+    qtbot.waitUntil(lambda: em_card().comparison_plan == cp, timeout=10000)
+    assert em_card().plan_text == plan_sentence(cp, plan)
+
+    # the same plan from fairdesk plan (it reads the stored one) and in the report
+    out = tmp_path / "plan.json"
+    args = ["plan", "--project", str(mini.folder), "--run", str(mini.run_id), "--json", str(out)]
+    assert main(args) == 0
+    assert decode(json.loads(out.read_text()), Plan) == plan
+    p = Project(mini.folder)
+    try:
+        assert load_run(p, mini.run_id).audit.plan == plan
+    finally:
+        p.close()
+    assert not failures, failures
+    win.close()

@@ -198,3 +198,47 @@ def test_the_sentence_gives_utterances_per_side_when_the_sides_differ():
         ": about 270 more teen speakers and 209 more adult speakers, 10 utterances per teen "
         "speaker and 1.5 utterances per adult speaker (≈ 3.2 hours of recording)."
     ), s
+
+
+def test_a_sampled_pilot_carries_audit_every_item_first_in_the_stored_plan(tmp_path):
+    """An audit on a ``--sample`` stores the plan with the sample and the dataset's sizes,
+    so the console, the card, the dialog and the report all say "audit every item first"."""
+    from fairdesk.cli.console import format_groups
+    from fairdesk.core.store import Project
+    from fairdesk.jobs.audit import AuditRequest, run_audit
+    from fairdesk.presentation.plans import plan_lines, plan_sentence
+    from fairdesk.reports.html import build_report
+    from fairdesk.stats.settings import AuditSettings
+    from tests.conftest import predictions_csv
+
+    folder, _out = underpowered_pilot(tmp_path)
+    preds = predictions_csv(
+        tmp_path / "preds2.csv", lambda acc, s, c: (c + s) % 5 < (2 if acc == "b" else 1)
+    )
+    p = Project(folder)
+    try:
+        out = run_audit(
+            p,
+            AuditRequest(
+                dataset="d",
+                model=f"predictions:{preds}",
+                by=("accent",),
+                reference="a",
+                nlu="none",
+                sample=24,
+                settings=AuditSettings(n_bootstrap=200, min_items=5, min_speakers=2),
+            ),
+        )
+        plan = out.result.plan
+        assert plan is not None and plan.sample_per_group == 24
+        assert plan.dataset_sizes == {"a": (30, 6), "b": (30, 6)}
+        caveat = "Audit every item first: the pilot was a sample of 24 items per group"
+        for cp in plan.comparisons:
+            assert caveat in plan_sentence(cp, plan)
+        assert caveat in format_groups(out.result)
+        assert "audit every item first (the dataset holds a: 30 items of 6 speakers" in (
+            "\n".join(plan_lines(plan))
+        )
+        assert caveat in build_report(p, out.run_id)
+    finally:
+        p.close()

@@ -1,5 +1,6 @@
-"""The immutable results of a recording plan (docs/METHODS.md, "Recording plan"), built by :mod:`fairdesk.stats.planning` and stored as the audit's
-``plan`` block (closed form) or printed by ``fairdesk plan`` (resampling)."""
+"""The immutable results of a recording plan (docs/METHODS.md, "Recording plan"), built by
+:mod:`fairdesk.stats.planning`: the resampling plan every audit stores as its ``plan`` block
+(and ``fairdesk plan`` prints), or in runs stored before that, the closed-form estimate."""
 
 from __future__ import annotations
 
@@ -142,7 +143,9 @@ class Plan:
 
     Attributes
     ----------
-    method : ``closed_form`` (the audit's own block) or ``resampling`` (``fairdesk plan``).
+    method : ``resampling`` (what the audit stores and ``fairdesk plan`` prints) or
+        ``closed_form`` (the estimate of runs stored before the audit made the resampling
+        plan, or where its resampling failed).
     label : the method in words.
     power : target power.
     alpha : the run's alpha.

@@ -1,7 +1,7 @@
-"""A run's recording plan (docs/METHODS.md, "Recording plan"):
-the cheap closed form that every audit stores for its underpowered comparisons
-(:func:`closed_form_plan`) and the resampling plan of ``fairdesk plan``
-(:func:`resampling_plan`). The numbers come from :mod:`fairdesk.stats.planning`; the
+"""A run's recording plan (docs/METHODS.md, "Recording plan"): the resampling plan that
+every audit stores for its underpowered comparisons and ``fairdesk plan`` prints
+(:func:`resampling_plan`), and the closed form (:func:`closed_form_plan`), its cross-check
+and the estimate of runs stored before. The numbers come from :mod:`fairdesk.stats.planning`; the
 results are :mod:`fairdesk.stats.planning_types`."""
 
 from __future__ import annotations

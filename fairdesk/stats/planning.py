@@ -287,12 +287,14 @@ def curve_points(k_star: int | None, k_now: int, k_max: int) -> list[int]:
     return sorted({min(max(2, int(k)), k_max) for k in raw})
 
 
-def dense_ks(k_max: int, extra: Sequence[int] = ()) -> list[int]:
-    """About :data:`DENSE_POINTS` k from 2 to ``k_max``, evenly spread on a log scale (every
-    k from 2 while they are close), with the k of ``extra`` (the table's points)."""
-    if k_max < 2:
+def dense_ks(k_max: int, extra: Sequence[int] = (), k_min: int = 2) -> list[int]:
+    """About :data:`DENSE_POINTS` k from ``k_min`` (at least 2) to ``k_max``, evenly spread
+    on a log scale (every k while they are close), with the k of ``extra`` (the table's
+    points)."""
+    k_min = max(2, int(k_min))
+    if k_max < k_min:
         return []
-    grid = np.unique(np.round(np.geomspace(2, k_max, DENSE_POINTS)).astype(int))
+    grid = np.unique(np.round(np.geomspace(k_min, k_max, DENSE_POINTS)).astype(int))
     ks = {int(k) for k in grid} | {int(k) for k in extra if 2 <= int(k) <= k_max}
     return sorted(ks)
 

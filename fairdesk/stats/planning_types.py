@@ -109,8 +109,8 @@ class ComparisonPlan:
     group_need, reference_need : the two sides' needs.
     contents : the plan by contents (shared-content designs; resampling plans only).
     note : what the plan assumes, in words (None when nothing to add).
-    dense : MDE(k) at many k from 2 to the search limit (about 60, spread evenly on a log
-        scale, with every k of ``curve``): what a chart draws as its line (``curve`` holds
+    dense : MDE(k) at many k from half the pilot's speakers to the search limit (about 60,
+        spread evenly on a log scale, with every k of ``curve``): what a chart draws as its line (``curve`` holds
         the table's points). Empty in plans stored before it existed.
     """
 

@@ -79,8 +79,9 @@ class MdeChart(pg.PlotWidget):
         self.floor = None
         if d["floor"] is not None:
             self.floor = pg.InfiniteLine(
-                pos=d["floor"], angle=0, pen=pg.mkPen("#6d4c41", width=1, style=Qt.DashDotLine)
-            )
+                pos=d["floor"], angle=0, pen=pg.mkPen("#6d4c41", width=1, style=Qt.DashDotLine),
+                label="content floor", labelOpts={"position": 0.75, "color": "#6d4c41"},
+            )  # fmt: skip
             p.addItem(self.floor)
         self.k_star = None
         if d["k_star_mde"] is not None:
@@ -170,8 +171,15 @@ class PlanDialog(QDialog):
                     it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 self.sides.setItem(i, j, it)
         self.sides.resizeColumnsToContents()
+        # the whole table, no scroll bars: the dialog is as wide as its columns
+        self.sides.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.sides.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        frame = 2 * self.sides.frameWidth()
+        self.sides.setMinimumWidth(
+            frame + sum(self.sides.columnWidth(j) for j in range(len(SIDE_COLUMNS)))
+        )
         self.sides.setFixedHeight(
-            self.sides.horizontalHeader().height() + 4
+            frame + self.sides.horizontalHeader().sizeHint().height()
             + sum(self.sides.rowHeight(i) for i in range(len(rows)))
         )  # fmt: skip
         self.chart = MdeChart(cp, plan)

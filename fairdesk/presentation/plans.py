@@ -72,12 +72,7 @@ def plan_sentence(cp, plan) -> str:
 def _sentence(cp, plan) -> str:
     target = fmt_target(cp.metric, cp.target_gap)
     power = f"{number(plan.power * 100, 0)}% power"
-    if is_estimate(cp):
-        how = "closed-form estimate, until the resampling plan replaces it"
-    else:
-        how = "resampling the pilot's speakers"
-        if getattr(cp, "scheme", None) == "two_way":
-            how += " and sentences"
+    how = _method_words(cp)
     tail = f"{power} at alpha {plan.alpha:g}/{plan.future_m} ({how})"
     if cp.limit == "no_speakers":
         return (
@@ -410,7 +405,9 @@ def curve_data(cp, plan) -> dict:
 
 def _method_words(cp) -> str:
     if is_estimate(cp):
-        return "closed-form estimate"
+        return "closed-form estimate, until the resampling plan replaces it"
+    if getattr(cp, "scheme", None) == "two_way":
+        return "resampling the pilot's speakers and sentences"
     return "resampling the pilot's speakers"
 
 

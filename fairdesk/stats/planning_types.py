@@ -109,7 +109,7 @@ class ComparisonPlan:
     group_need, reference_need : the two sides' needs.
     contents : the plan by contents (shared-content designs; resampling plans only).
     note : what the plan assumes, in words (None when nothing to add).
-    dense : MDE(k) at many k from half the pilot's speakers to the search limit (about 60,
+    dense : MDE(k) at many k from the pilot's speakers (the smaller side's) to the search limit (about 60,
         spread evenly on a log scale, with every k of ``curve``): what a chart draws as its line (``curve`` holds
         the table's points). Empty in plans stored before it existed.
     """

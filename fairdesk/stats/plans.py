@@ -154,7 +154,7 @@ def closed_form_plan(
             limit = None if k_star is not None else "search"
             pts = curve_points(k_star, min(kg, kr), k_max)
             curve = _closed_points(pts, se_p, kg, kr, zf)
-            dense = _closed_points(dense_ks(k_max, pts, min(kg, kr) // 2), se_p, kg, kr, zf)
+            dense = _closed_points(dense_ks(k_max, pts, min(kg, kr)), se_p, kg, kr, zf)
         ug, dg = _utt(sizes, c.group, utterances)
         ur, dr = _utt(sizes, c.reference, utterances)
         out.append(
@@ -315,8 +315,7 @@ def _one(frame, c, spec, settings, zf, gap, utterances, sizes, n_rep, seed) -> C
     pts = curve_points(k_star, min(kg, kr), k_max)
     curve = tuple(MdePoint(k, float(se[k - 2]), float(mdes[k - 2])) for k in pts)
     dense = tuple(
-        MdePoint(k, float(se[k - 2]), float(mdes[k - 2]))
-        for k in dense_ks(k_max, pts, min(kg, kr) // 2)
+        MdePoint(k, float(se[k - 2]), float(mdes[k - 2])) for k in dense_ks(k_max, pts, min(kg, kr))
     )
     ug, dg = _utt(sizes, c.group, utterances)
     ur, dr = _utt(sizes, c.reference, utterances)

@@ -397,7 +397,7 @@ def curve_data(cp, plan) -> dict:
         "k_pilot": min(sides) if sides else None,
         "pilot_mde": None if cp.pilot_mde is None else cp.pilot_mde * f,
         "floor": None if cp.floor_mde is None else cp.floor_mde * to_card * f,
-        "y_label": f"MDE of the {metric_short(cp.metric)} gap ({u}), alpha 0.05",
+        "y_label": f"MDE of the {metric_short(cp.metric)} gap ({u})",
         "x_label": "speakers per side",
         "caption": caption,
     }

@@ -317,6 +317,7 @@ class ItemPanel(SaliencyMixin, QWidget):
         self._fields = _first_by_key(self._items)
         self._systems = comparison_hypotheses(p, int(run_id))
         self.set_items(df)
+        self._start_background_saliency()
 
     def set_items(self, df) -> None:
         """Rank and show the per-item rows of the run (``run_items_frame``)."""

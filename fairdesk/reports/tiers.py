@@ -292,13 +292,14 @@ def _cached_words(d: RunData, row: dict, text: str):
 
 
 def _saliency_spans(d: RunData, row: dict, duration: float):
-    from ..jobs.explain_stage import saliency_for_item
+    from ..jobs.explain_stage import is_coarse_key, saliency_for_item
 
     ah = row.get("audio_hash")
     if not isinstance(ah, str) or not d.model_key:
         return []
     sal = saliency_for_item(d.project, ah, d.model_key, str(row.get("reference") or ""))
-    if sal is None or not len(sal.curve):
+    # the item view's coarse first look is not exported: only the exact curve is a tier
+    if sal is None or not len(sal.curve) or is_coarse_key(sal.key.method):
         return []
     curve = np.asarray(sal.curve, dtype=float)
     peak = float(np.nanmax(curve))

@@ -279,7 +279,27 @@ def _is_special(p: Path) -> bool:
     return not stat.S_ISREG(st.st_mode)
 
 
+#: The temporary files of this process not yet renamed or removed (a process that exits
+#: without finishing its writers removes them: :func:`discard_live_temps`).
+_LIVE_TEMPS: set[Path] = set()
+
+
+def discard_live_temps() -> list[Path]:
+    """Remove the temporary files of writers that have not finished (for a process that
+    exits at once, abandoning a job mid-write); the targets are left as they were."""
+    gone = sorted(_LIVE_TEMPS)
+    for tmp in gone:
+        _discard(tmp)
+    return gone
+
+
 def _create_temp(target: Path) -> tuple[int, Path]:
+    fd, tmp = _new_temp(target)
+    _LIVE_TEMPS.add(tmp)
+    return fd, tmp
+
+
+def _new_temp(target: Path) -> tuple[int, Path]:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     flags |= getattr(os, "O_CLOEXEC", 0)
     for _ in range(100):
@@ -325,10 +345,16 @@ def _is_ours(exc: OSError, names: tuple[str, ...]) -> bool:
 
 
 def _discard(tmp: Path) -> None:
+    _LIVE_TEMPS.discard(tmp)
     try:
         os.unlink(tmp)
     except OSError:
         pass
+
+
+def _replace(tmp: Path, target: Path) -> None:
+    os.replace(tmp, target)
+    _LIVE_TEMPS.discard(tmp)
 
 
 # -- the writers -----------------------------------------------------------------------------
@@ -389,7 +415,7 @@ def atomic_write(
         f.flush()
         os.fsync(f.fileno())
         f.close()
-        os.replace(tmp, target)
+        _replace(tmp, target)
         stage = "done"
     except OSError as exc:
         _close_quietly(f)
@@ -442,7 +468,7 @@ def atomic_path(path, *, make_parents: bool = False) -> Iterator[Path]:
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, target)
+        _replace(tmp, target)
     except OSError as exc:
         _discard(tmp)
         if stage == "commit" or _is_ours(exc, names):

@@ -120,8 +120,10 @@ def screenshots(
     import tempfile
 
     from ..core.atomic import make_folder
+    from . import item_saliency
     from .main_window import MainWindow
 
+    item_saliency.PRECOMPUTE = False  # the pictures show what is stored, nothing computing
     out = make_folder(out_dir, "the screenshots")
     app = application()
     tmp = tempfile.TemporaryDirectory()

@@ -27,6 +27,11 @@ _COARSE = "coarse saliency (0.5 s windows)"
 BACKGROUND_ITEMS = 12
 #: Milliseconds between two looks for idle time to precompute a curve.
 BACKGROUND_POLL_MS = 1500
+#: Whether the item view precomputes curves at all (off for screenshots and for the test
+#: suite, whose timings a model running beside them would disturb; its own test turns it on).
+PRECOMPUTE = True
+#: Model ids that can score a transcript, which a saliency curve needs.
+_SCORING = ("whisper-tiny.en", "ct2:", "hf:")
 
 
 class SaliencyMixin:
@@ -191,7 +196,7 @@ class SaliencyMixin:
             timer = self._bg_timer = QTimer(self)
             timer.setInterval(BACKGROUND_POLL_MS)
             timer.timeout.connect(self._background_tick)
-        if self._saliency_model_ok():
+        if PRECOMPUTE and str(self.run.model or "").startswith(_SCORING):
             timer.start()
         else:
             timer.stop()
@@ -218,6 +223,9 @@ class SaliencyMixin:
         job = self._saliency_job_for(row, background=True)
         if job is None:
             return
+        job.signals.error.connect(
+            lambda msg: self._bg_timer.stop()
+        )  # e.g. a model that cannot score
         self._bg_job = self.ctx.jobs.submit(job, channel=None)
 
     def _next_background_row(self) -> dict | None:

@@ -192,6 +192,7 @@ def test_worst_items_are_precomputed_only_while_nothing_else_runs(qtbot, ctx, mi
 
     monkeypatch.setattr(tasks, "saliency", slow_saliency)
     monkeypatch.setattr(item_saliency, "BACKGROUND_POLL_MS", 20)
+    monkeypatch.setattr(item_saliency, "PRECOMPUTE", True)
     w = ItemPanel(ctx)
     qtbot.addWidget(w)
     w.show()

@@ -285,12 +285,23 @@ _LIVE_TEMPS: set[Path] = set()
 
 
 def discard_live_temps() -> list[Path]:
-    """Remove the temporary files of writers that have not finished (for a process that
-    exits at once, abandoning a job mid-write); the targets are left as they were."""
+    """Remove the temporary files and folders of writers that have not finished (for a
+    process that exits at once, abandoning a job mid-write); the targets are left as they
+    were."""
     gone = sorted(_LIVE_TEMPS)
     for tmp in gone:
-        _discard(tmp)
+        if tmp.is_dir():
+            _discard_folder(tmp)
+        else:
+            _discard(tmp)
     return gone
+
+
+def _discard_folder(tmp: Path) -> None:
+    import shutil
+
+    _LIVE_TEMPS.discard(tmp)
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _create_temp(target: Path) -> tuple[int, Path]:
@@ -479,6 +490,73 @@ def atomic_path(path, *, make_parents: bool = False) -> Iterator[Path]:
         raise
     _fsync_folder(folder)
     _remove_stale(target)
+
+
+@contextmanager
+def atomic_folder(path, purpose: str = "the files") -> Iterator[Path]:
+    """``with atomic_folder(folder, "the TextGrids") as tmp: ...write files into tmp...``:
+    a folder of output files, all or none.
+
+    The files are written into a hidden temporary folder beside the target
+    (``.<name>.tmp-<pid>-<random>``), where a full disk or any other failure shows. When the
+    block ends without an exception, a target that does not exist yet is the temporary folder
+    renamed (atomic); into an existing folder (the user's, which may hold other files) each
+    file is moved with ``os.replace``, a rename on the same disk that needs no space. On any
+    exception the temporary folder is removed and the target is left as it was.
+
+    Raises
+    ------
+    OutputError
+        The file system refused; the message names the target folder and says that none of
+        ``purpose`` was written.
+    """
+    target = Path(os.fspath(path))
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
+    check_output_folder(target, purpose)
+    folder = target.parent if str(target.parent) else Path(".")
+    make_folder(folder, purpose)
+    try:
+        tmp = temp_path(target)
+        os.mkdir(tmp)
+    except OSError as exc:
+        raise output_error(target, exc, False) from None
+    _LIVE_TEMPS.add(tmp)
+    try:
+        yield tmp
+        if not target.exists():
+            os.rename(tmp, target)
+            _LIVE_TEMPS.discard(tmp)
+        else:
+            for src in sorted(tmp.rglob("*")):
+                dest = target / src.relative_to(tmp)
+                if src.is_dir():
+                    dest.mkdir(exist_ok=True)
+                else:
+                    os.replace(src, dest)
+            _discard_folder(tmp)
+        _fsync_folder(folder)
+    except OutputError as exc:
+        _discard_folder(tmp)
+        if exc.errno is not None:
+            raise OutputError(
+                target,
+                _none_written(output_error(target, OSError(exc.errno, ""), False).reason, purpose),
+                exc.errno,
+            ) from None
+        raise
+    except OSError as exc:
+        _discard_folder(tmp)
+        raise OutputError(
+            target, _none_written(output_error(target, exc, False).reason, purpose), exc.errno
+        ) from None
+    except BaseException:
+        _discard_folder(tmp)
+        raise
+
+
+def _none_written(reason: str, purpose: str) -> str:
+    return reason.replace("nothing was written", f"none of {purpose} was written", 1)
 
 
 def write_text(path, text: str, encoding: str = "utf-8", newline: str | None = None, **kw) -> Path:

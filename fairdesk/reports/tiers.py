@@ -544,7 +544,9 @@ def export_items(
     writing=None,
 ) -> list:
     """The tiers of every item first, then one file per item: a cancelled export leaves no
-    file behind (the folder is made only once every item is aligned).
+    file behind (the folder is made only once every item is aligned), and so does a failed
+    one (the files are written into a temporary folder put in place when all are written:
+    :func:`fairdesk.core.atomic.atomic_folder`).
 
     Parameters
     ----------
@@ -560,7 +562,7 @@ def export_items(
     writing : called with no argument when the writing begins (the GUI's Cancel stops
         there).
     """
-    from ..core.atomic import check_output_folder, make_folder
+    from ..core.atomic import atomic_folder, check_output_folder
     from ..core.progress import Progress
 
     check_output_folder(folder, purpose)
@@ -576,10 +578,10 @@ def export_items(
     if writing is not None:
         writing()
     bar.stage(0.9, 1.0, f"writing {purpose}")
-    folder = make_folder(folder, purpose)
-    for k, it in enumerate(done):
-        write(it, folder)
-        bar.report((k + 1) / max(1, len(done)), f"writing {purpose} {k + 1}/{len(done)}")
+    with atomic_folder(folder, purpose) as tmp:  # all the files or none
+        for k, it in enumerate(done):
+            write(it, tmp)
+            bar.report((k + 1) / max(1, len(done)), f"writing {purpose} {k + 1}/{len(done)}")
     bar.report(1.0, f"{len(done)} files written", force=True)
     return done
 

@@ -205,7 +205,7 @@ def add_commands(sub):
         "import",
         help="import a dataset (manifest, audiofolder, Common Voice, "
         "LibriSpeech, Speech Accent Archive, L2-ARCTIC, Kaldi, NeMo, Lhotse, VCTK, TIMIT, Hugging Face, "
-        "ELAN, Praat)",
+        "ELAN, Praat, TalkBank CHAT)",
     )
     s.add_argument("--project", required=True)
     s.add_argument("--name", required=True)
@@ -237,8 +237,9 @@ def add_commands(sub):
     s.add_argument(
         "--tiers",
         metavar="NAMES",
-        help="ELAN, Praat: the tiers holding transcripts, comma-separated (default: every "
-        "time-aligned tier but the speaker tier)",
+        help="ELAN, Praat: the tiers holding transcripts, comma-separated names or patterns "
+        "such as '*-tx' (default: every time-aligned tier but the speaker tier and tiers of "
+        "notes, comments, translations, glosses or phones, which are listed as skipped)",
     )
     s.add_argument(
         "--speaker-tier",

@@ -52,6 +52,7 @@ FORMAT_LABELS = {
     "hf": "Hugging Face (Parquet, Arrow, save_to_disk)",
     "eaf": "ELAN session (.eaf beside its recording)",
     "textgrid": "Praat session (.TextGrid beside its recording)",
+    "chat": "TalkBank CHAT (.cha with time bullets, beside its media)",
 }
 #: The option fields: label, placeholder (the default), tooltip (the CLI flag's help).
 FIELDS = {

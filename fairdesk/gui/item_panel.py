@@ -144,8 +144,8 @@ class ItemPanel(SaliencyMixin, QWidget):
         lv.addWidget(self.run_label)
         row = QHBoxLayout()  # two rows: the list keeps its width on a 1366-pixel screen
         row.addWidget(self.group)
+        row.addWidget(self.count)  # beside its filter, not against the saliency caption
         row.addStretch(1)
-        row.addWidget(self.count)
         lv.addLayout(row)
         row2 = QHBoxLayout()
         row2.addWidget(self.only_failing)
@@ -162,6 +162,7 @@ class ItemPanel(SaliencyMixin, QWidget):
         self.player.message.connect(ctx.status)  # why nothing plays
         self.saliency_info = QLabel("")
         self.saliency_info.setObjectName("muted")
+        self.saliency_info.setWordWrap(True)  # a narrow screen wraps the caption, never cuts it
         self.saliency_btn = QPushButton("Compute saliency")
         self.saliency_btn.setToolTip(
             "Occlusion saliency of the reference transcript under the "

@@ -84,6 +84,7 @@ def cmd_import(a):
         tiers=a.tiers,
         speaker_tier=a.speaker_tier,
         speaker_by=a.speaker_by,
+        speakers=a.speakers,
     )
     d = rep.to_dict()
     if a.json:
@@ -107,6 +108,11 @@ def cmd_import(a):
             print(term(f"  {where}: {pr.reason}" if where else f"  {pr.reason}"), file=sys.stderr)
         for w in rep.warnings:
             print(term(f"  warning: {w['item']} ({w['path']}): {w['warning']}"), file=sys.stderr)
+        if rep.speakers is not None:
+            from ..presentation.imports import speaker_sheet_lines
+
+            for line in speaker_sheet_lines(rep.speakers):
+                print(term(line))
     return EXIT_OK if rep.imported else EXIT_NOTHING
 
 
@@ -205,7 +211,7 @@ def add_commands(sub):
         "import",
         help="import a dataset (manifest, audiofolder, Common Voice, "
         "LibriSpeech, Speech Accent Archive, L2-ARCTIC, Kaldi, NeMo, Lhotse, VCTK, TIMIT, Hugging Face, "
-        "ELAN, Praat)",
+        "ELAN, Praat, TalkBank CHAT)",
     )
     s.add_argument("--project", required=True)
     s.add_argument("--name", required=True)
@@ -237,8 +243,16 @@ def add_commands(sub):
     s.add_argument(
         "--tiers",
         metavar="NAMES",
-        help="ELAN, Praat: the tiers holding transcripts, comma-separated (default: every "
-        "time-aligned tier but the speaker tier)",
+        help="ELAN, Praat: the tiers holding transcripts, comma-separated names or patterns "
+        "such as '*-tx' (default: every time-aligned tier but the speaker tier and tiers of "
+        "notes, comments, translations, glosses or phones, which are listed as skipped)",
+    )
+    s.add_argument(
+        "--speakers",
+        metavar="FILE",
+        help="a speaker sheet (CSV, TSV or .xlsx, one row per speaker) joined to the items by "
+        "speaker id: its other columns (gender, age, dialect ...) become metadata; speakers "
+        "missing from it and rows no item uses are listed",
     )
     s.add_argument(
         "--speaker-tier",

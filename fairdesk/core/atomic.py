@@ -279,7 +279,38 @@ def _is_special(p: Path) -> bool:
     return not stat.S_ISREG(st.st_mode)
 
 
+#: The temporary files of this process not yet renamed or removed (a process that exits
+#: without finishing its writers removes them: :func:`discard_live_temps`).
+_LIVE_TEMPS: set[Path] = set()
+
+
+def discard_live_temps() -> list[Path]:
+    """Remove the temporary files and folders of writers that have not finished (for a
+    process that exits at once, abandoning a job mid-write); the targets are left as they
+    were."""
+    gone = sorted(_LIVE_TEMPS)
+    for tmp in gone:
+        if tmp.is_dir():
+            _discard_folder(tmp)
+        else:
+            _discard(tmp)
+    return gone
+
+
+def _discard_folder(tmp: Path) -> None:
+    import shutil
+
+    _LIVE_TEMPS.discard(tmp)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 def _create_temp(target: Path) -> tuple[int, Path]:
+    fd, tmp = _new_temp(target)
+    _LIVE_TEMPS.add(tmp)
+    return fd, tmp
+
+
+def _new_temp(target: Path) -> tuple[int, Path]:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     flags |= getattr(os, "O_CLOEXEC", 0)
     for _ in range(100):
@@ -325,10 +356,16 @@ def _is_ours(exc: OSError, names: tuple[str, ...]) -> bool:
 
 
 def _discard(tmp: Path) -> None:
+    _LIVE_TEMPS.discard(tmp)
     try:
         os.unlink(tmp)
     except OSError:
         pass
+
+
+def _replace(tmp: Path, target: Path) -> None:
+    os.replace(tmp, target)
+    _LIVE_TEMPS.discard(tmp)
 
 
 # -- the writers -----------------------------------------------------------------------------
@@ -389,7 +426,7 @@ def atomic_write(
         f.flush()
         os.fsync(f.fileno())
         f.close()
-        os.replace(tmp, target)
+        _replace(tmp, target)
         stage = "done"
     except OSError as exc:
         _close_quietly(f)
@@ -442,7 +479,7 @@ def atomic_path(path, *, make_parents: bool = False) -> Iterator[Path]:
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, target)
+        _replace(tmp, target)
     except OSError as exc:
         _discard(tmp)
         if stage == "commit" or _is_ours(exc, names):
@@ -453,6 +490,73 @@ def atomic_path(path, *, make_parents: bool = False) -> Iterator[Path]:
         raise
     _fsync_folder(folder)
     _remove_stale(target)
+
+
+@contextmanager
+def atomic_folder(path, purpose: str = "the files") -> Iterator[Path]:
+    """``with atomic_folder(folder, "the TextGrids") as tmp: ...write files into tmp...``:
+    a folder of output files, all or none.
+
+    The files are written into a hidden temporary folder beside the target
+    (``.<name>.tmp-<pid>-<random>``), where a full disk or any other failure shows. When the
+    block ends without an exception, a target that does not exist yet is the temporary folder
+    renamed (atomic); into an existing folder (the user's, which may hold other files) each
+    file is moved with ``os.replace``, a rename on the same disk that needs no space. On any
+    exception the temporary folder is removed and the target is left as it was.
+
+    Raises
+    ------
+    OutputError
+        The file system refused; the message names the target folder and says that none of
+        ``purpose`` was written.
+    """
+    target = Path(os.fspath(path))
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
+    check_output_folder(target, purpose)
+    folder = target.parent if str(target.parent) else Path(".")
+    make_folder(folder, purpose)
+    try:
+        tmp = temp_path(target)
+        os.mkdir(tmp)
+    except OSError as exc:
+        raise output_error(target, exc, False) from None
+    _LIVE_TEMPS.add(tmp)
+    try:
+        yield tmp
+        if not target.exists():
+            os.rename(tmp, target)
+            _LIVE_TEMPS.discard(tmp)
+        else:
+            for src in sorted(tmp.rglob("*")):
+                dest = target / src.relative_to(tmp)
+                if src.is_dir():
+                    dest.mkdir(exist_ok=True)
+                else:
+                    os.replace(src, dest)
+            _discard_folder(tmp)
+        _fsync_folder(folder)
+    except OutputError as exc:
+        _discard_folder(tmp)
+        if exc.errno is not None:
+            raise OutputError(
+                target,
+                _none_written(output_error(target, OSError(exc.errno, ""), False).reason, purpose),
+                exc.errno,
+            ) from None
+        raise
+    except OSError as exc:
+        _discard_folder(tmp)
+        raise OutputError(
+            target, _none_written(output_error(target, exc, False).reason, purpose), exc.errno
+        ) from None
+    except BaseException:
+        _discard_folder(tmp)
+        raise
+
+
+def _none_written(reason: str, purpose: str) -> str:
+    return reason.replace("nothing was written", f"none of {purpose} was written", 1)
 
 
 def write_text(path, text: str, encoding: str = "utf-8", newline: str | None = None, **kw) -> Path:

@@ -40,6 +40,7 @@ EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
     "report": ("HTML reports and their charts (PNG/SVG figures)", ("jinja2", "matplotlib")),
     "pdf": ("PDF reports", ("weasyprint",)),
     "parquet": ("Parquet tables (read and write)", ("pyarrow",)),
+    "sheets": ("Excel (.xlsx) speaker sheets", ("openpyxl",)),
     "cluster": ("--engine ray: inference on a Ray cluster", ("ray",)),
 }
 

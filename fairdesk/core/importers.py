@@ -66,6 +66,8 @@ class ImportReport:
     problems: tuple[Problem, ...]
     warnings: tuple[dict, ...] = ()
     stale: int = 0
+    #: what joining a speaker sheet did (``--speakers``; None without one)
+    speakers: dict | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -78,6 +80,7 @@ class ImportReport:
             "stale": self.stale,
             "problems": [p.to_dict() for p in self.problems],
             "warnings": list(self.warnings),
+            "speakers": self.speakers,
         }
 
 
@@ -164,7 +167,9 @@ def import_dataset(
     progress : optional ``progress(fraction, message)`` callback.
     **options : ``audio_col``, ``text_col``, ``speaker_col``, ``content_col``, ``id_col``
         (manifest), ``split`` (Common Voice), ``kaldi_meta`` (Kaldi), ``audio_root`` (Kaldi, Lhotse),
-        ``tiers``, ``speaker_tier``, ``speaker_by`` (ELAN, Praat).
+        ``tiers``, ``speaker_tier``, ``speaker_by`` (ELAN, Praat); ``speakers`` (every
+        format): a speaker sheet joined by speaker id
+        (:func:`fairdesk.core.speaker_sheets.join_speaker_sheet`).
 
     Returns
     -------
@@ -208,7 +213,7 @@ def import_dataset(
         raise ImportFailed(f"{path}: the {fmt} format expects a folder")
     reader = READERS[fmt]
     cols = {k: v for k, v in options.items() if v is not None}
-    foreign = [k for k in cols if k not in OPTIONS.get(fmt, ())]
+    foreign = [k for k in cols if k not in OPTIONS.get(fmt, ()) and k != "speakers"]
     if foreign:
         users = {k: [f for f, o in OPTIONS.items() if k in o] for k in foreign}
         raise ImportFailed(
@@ -223,7 +228,13 @@ def import_dataset(
         from .importers_hf import media_folder
 
         cols["media_dir"] = media_folder(project.folder, name)
+    sheet = cols.pop("speakers", None)
     root, cands, problems = reader(path, **cols)
+    joined = None
+    if sheet is not None:
+        from .speaker_sheets import join_speaker_sheet
+
+        cands, joined = join_speaker_sheet(cands, sheet)
     root = root.resolve()
     problems = list(problems)
     if not cands and not problems:
@@ -401,7 +412,16 @@ def import_dataset(
             )
     problems.sort(key=lambda p: (p.source or "", p.row or 0))
     return ImportReport(
-        name, fmt, len(good), added, updated, unchanged, tuple(problems), tuple(warnings), n_stale
+        name,
+        fmt,
+        len(good),
+        added,
+        updated,
+        unchanged,
+        tuple(problems),
+        tuple(warnings),
+        n_stale,
+        None if joined is None else joined.to_dict(),
     )
 
 

@@ -24,6 +24,7 @@ from .import_rows import (
     read_text,
     rows_to_candidates,
 )
+from .importers_chat import is_chat_source, read_chat
 from .importers_hf import is_hf_source, read_hf
 from .importers_kaldi import is_kaldi_dir, read_kaldi
 from .importers_l2arctic import read_l2arctic
@@ -68,10 +69,11 @@ FORMATS = (
     "hf",
     "eaf",
     "textgrid",
+    "chat",
 )
 #: Formats read from one file (the others from a folder, or from either).
 FILE_FORMATS = ("manifest", "nemo")
-EITHER_FORMATS: tuple[str, ...] = ("lhotse", "hf", "eaf", "textgrid")
+EITHER_FORMATS: tuple[str, ...] = ("lhotse", "hf", "eaf", "textgrid", "chat")
 
 
 # -- readers --------------------------------------------------------------------------
@@ -206,6 +208,8 @@ def detect_format(path: Path) -> str:
     if path.is_file():
         if path.suffix.lower() in (".eaf", ".textgrid"):
             return "eaf" if path.suffix.lower() == ".eaf" else "textgrid"
+        if path.suffix.lower() == ".cha":
+            return "chat"
         if is_hf_source(path):
             return "hf"
         return "nemo" if is_nemo_manifest(path) else "manifest"
@@ -234,6 +238,8 @@ def detect_format(path: Path) -> str:
     session = is_session_dir(path)
     if session is not None:
         return session
+    if is_chat_source(path):
+        return "chat"
     if (
         (path / "metadata.csv").exists()
         or (path / "metadata.jsonl").exists()
@@ -262,6 +268,7 @@ OPTIONS: dict[str, tuple[str, ...]] = {
     "hf": _COLUMNS,
     "eaf": ("tiers", "speaker_tier", "speaker_by"),
     "textgrid": ("tiers", "speaker_tier"),
+    "chat": (),
 }
 
 READERS: dict[str, Callable] = {
@@ -279,4 +286,5 @@ READERS: dict[str, Callable] = {
     "hf": read_hf,
     "eaf": read_eaf,
     "textgrid": read_textgrid,
+    "chat": read_chat,
 }

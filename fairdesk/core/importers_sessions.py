@@ -11,31 +11,44 @@ span ``start``–``end`` of the session file (:mod:`fairdesk.core.spans`), with 
 ``<session>_<tier>_<start in ms>`` (stable when other intervals are edited) and metadata
 ``session`` and ``tier``.
 
-* ``--tiers A,B``: the tiers that hold transcripts (default: every time-aligned tier of
-  ELAN, every interval tier of Praat, except the speaker tier). One tier per speaker is the
-  usual layout.
+* ``--tiers A,B``: the tiers that hold transcripts, by name or pattern (``*-tx``,
+  ``Speaker?``; a file takes the tiers it has of those, and a name or pattern that matches no
+  tier of any file is a problem). Default: every time-aligned tier of ELAN and every
+  interval tier of Praat that holds transcripts, except the speaker tier: a tier whose name
+  (or ELAN linguistic type) says notes, comments, translations, glosses or phones is skipped,
+  and the import lists the skipped tiers of each file. One tier per speaker is the usual
+  layout.
 * The speaker of an utterance: with ``--speaker-tier NAME``, the label of that tier's
   interval at the utterance's midpoint; else, with ELAN, the transcript tier's
   ``PARTICIPANT`` attribute, or the tier's name when it has none (``--speaker-by tier``
   always takes the tier's name).
 
 Problems name the file, the tier and the interval: an empty ELAN annotation, an interval that
-overlaps the previous one of its tier, one outside the audio file (found when its span is
-read), a tier that does not exist (the tiers that do are listed).
+overlaps the previous one of its tier (that interval alone is refused), one that starts
+before 0 s, one outside the audio file (found when its span is read), an ELAN annotation
+whose time slot is undefined or cannot be placed (unaligned slots are placed between their
+aligned neighbours, as ELAN does), a tier that does not exist (the tiers that do are
+listed), and a whole file that cannot be read (:mod:`fairdesk.core.session_files`: an empty
+or cut TextGrid, one that is not UTF-8 or UTF-16, an ELAN file that is not ELAN XML).
 """
 
 from __future__ import annotations
 
+import fnmatch
+import re
 from pathlib import Path
 
 from .audio import AUDIO_EXTENSIONS
 from .errors import ImportFailed
 from .import_rows import Candidate, Problem
+from .session_files import SessionFileError, eaf_document, eaf_intervals, textgrid_tiers
 
 __all__ = ["is_session_dir", "read_eaf", "read_textgrid"]
 
 SUFFIXES = {"eaf": (".eaf",), "textgrid": (".textgrid",)}
 SPEAKER_BY = ("participant", "tier")
+#: A tier whose name or ELAN linguistic type matches this holds no transcript by default.
+NOT_TRANSCRIPT = re.compile(r"note|comment|translat|gloss|remark|memo|phone|syllab", re.I)
 
 
 def _annotation_files(path: Path, fmt: str) -> list[Path]:
@@ -52,7 +65,18 @@ def is_session_dir(path: Path) -> str | None:
         for ann in _annotation_files(path, fmt)[:50]:
             if _audio_beside(ann) is not None:
                 return fmt
+            if fmt == "eaf" and _linked_media(ann) is not None:
+                return fmt
     return None
+
+
+def _linked_media(ann: Path) -> Path | None:
+    """The audio an ELAN file links (its MEDIA_DESCRIPTOR), for detection; None when the
+    file cannot be read or links nothing that exists."""
+    try:
+        return _eaf_media(eaf_document(ann), ann)
+    except SessionFileError:
+        return None
 
 
 def _audio_beside(ann: Path) -> Path | None:
@@ -83,24 +107,79 @@ def _names(value) -> list[str] | None:
     return [str(n) for n in value]
 
 
-def _pick_tiers(ann: Path, have: list[str], tiers, speaker_tier, problems) -> list[str] | None:
-    """The transcript tiers of one file; a tier named but missing is a problem (None)."""
+def _pick_tiers(
+    ann: Path, have: list[str], tiers, speaker_tier, problems, kinds=None, matched=None
+) -> list[str] | None:
+    """The transcript tiers of one file (None: the file is refused, with its problem).
+
+    ``tiers``: names or patterns (``fnmatch``); the file takes those it has, and
+    ``matched`` collects the patterns that matched a tier. Without ``tiers``: every tier but
+    the speaker tier and those whose name or linguistic type (``kinds``) says they hold no
+    transcript (:data:`NOT_TRANSCRIPT`), which are listed as skipped."""
+    if speaker_tier and speaker_tier not in have:
+        problems.append(
+            Problem(
+                None,
+                None,
+                f"no tier {speaker_tier!r} in this file (its tiers: {', '.join(have) or 'none'}); "
+                "name one of those (--speaker-tier)",
+                str(ann),
+            )
+        )
+        return None
+    cands = [t for t in have if t != speaker_tier]
     wanted = _names(tiers)
-    missing = [
-        t for t in (wanted or []) + ([speaker_tier] if speaker_tier else []) if t not in have
-    ]
+    if wanted:
+        chosen = []
+        for t in cands:
+            hits = [w for w in wanted if fnmatch.fnmatchcase(t, w)]
+            if hits:
+                chosen.append(t)
+                if matched is not None:
+                    matched.update(hits)
+        if not chosen:
+            problems.append(
+                Problem(
+                    None,
+                    None,
+                    f"no tier matches --tiers {','.join(wanted)} in this file (its tiers: "
+                    f"{', '.join(cands) or 'none'}); name one of those, or a pattern such as "
+                    "'*-tx'",
+                    str(ann),
+                )
+            )
+            return None
+        return chosen
+    kinds = kinds or {}
+    chosen = [t for t in cands if not NOT_TRANSCRIPT.search(f"{t} {kinds.get(t, '')}")]
+    skipped = [t for t in cands if t not in chosen]
+    if skipped:
+        problems.append(
+            Problem(
+                None,
+                None,
+                f"tier{'s' if len(skipped) > 1 else ''} {', '.join(repr(t) for t in skipped)} "
+                "skipped: by name or type not a transcript (notes, comments, translations, "
+                "glosses, phones); to import it as utterances name it with --tiers",
+                str(ann),
+            )
+        )
+    return chosen
+
+
+def _unmatched(tiers, matched: set, problems: list, path: Path) -> None:
+    """A --tiers name or pattern that matched no tier of any file is a problem."""
+    missing = [w for w in _names(tiers) or [] if w not in matched]
     if missing:
         problems.append(
             Problem(
                 None,
                 None,
-                f"no tier {', '.join(repr(t) for t in missing)} in this file (its tiers: "
-                f"{', '.join(have) or 'none'}); name one of those (--tiers, --speaker-tier)",
-                str(ann),
+                f"--tiers {', '.join(repr(w) for w in missing)}: no file has a tier of that "
+                "name (or matching that pattern); check the spelling",
+                str(path),
             )
         )
-        return None
-    return wanted if wanted else [t for t in have if t != speaker_tier]
 
 
 def _speaker_at(intervals, t: float) -> str | None:
@@ -117,6 +196,17 @@ def _utterances(ann, audio, intervals_by_tier, speaker_of, speaker_tier, problem
         last_end = None
         for n, (start, end, text) in enumerate(sorted(intervals), start=1):
             where = f"tier {tier!r} interval {n} ({start:.3f}–{end:.3f} s)"
+            if start < 0 and str(text or "").strip():
+                problems.append(
+                    Problem(
+                        None,
+                        None,
+                        f"{where}: starts before the recording (at {start:.3f} s); move its "
+                        "start to 0 s or later",
+                        str(ann),
+                    )
+                )
+                continue
             if not str(text or "").strip():
                 if speaker_of is not None:  # ELAN: an annotation typed empty
                     problems.append(
@@ -182,21 +272,16 @@ def _root_and_files(path: Path, fmt: str) -> tuple[Path, list[Path]]:
 
 def read_eaf(path, tiers=None, speaker_tier=None, speaker_by=None, **_):
     """Candidates of ELAN sessions (see the module docstring)."""
-    import pympi
-
     _check_speaker_by(speaker_by)
     root, files = _root_and_files(Path(path), "eaf")
     problems: list[Problem] = []
     cands: list[Candidate] = []
+    matched: set[str] = set()
     for ann in files:
         try:
-            eaf = pympi.Elan.Eaf(str(ann))
-        except Exception as exc:  # noqa: BLE001 - pympi raises whatever the XML parser does
-            problems.append(
-                Problem(
-                    None, None, f"not a readable ELAN file ({exc}); re-save it in ELAN", str(ann)
-                )
-            )
+            eaf = eaf_document(ann)
+        except SessionFileError as exc:
+            problems.append(Problem(None, None, str(exc), str(ann)))
             continue
         audio = _audio_beside(ann) or _eaf_media(eaf, ann)
         if audio is None:
@@ -214,26 +299,28 @@ def read_eaf(path, tiers=None, speaker_tier=None, speaker_by=None, **_):
         have = [t for t in eaf.get_tier_names() if "PARENT_REF" not in eaf.tiers[t][2]]
         if speaker_tier and speaker_tier not in have and speaker_tier in eaf.get_tier_names():
             have.append(speaker_tier)
-        chosen = _pick_tiers(ann, have, tiers, speaker_tier, problems)
+        kinds = {t: str(eaf.tiers[t][2].get("LINGUISTIC_TYPE_REF") or "") for t in have}
+        chosen = _pick_tiers(ann, have, tiers, speaker_tier, problems, kinds, matched)
         if chosen is None:
             continue
+        placed: list[str] = []
         by_tier = {
-            t: [(a[0] / 1000.0, a[1] / 1000.0, a[2]) for a in eaf.get_annotation_data_for_tier(t)]
+            t: eaf_intervals(eaf, t, placed)
             for t in chosen + ([speaker_tier] if speaker_tier else [])
         }
+        problems += [Problem(None, None, why, str(ann)) for why in placed]
 
         def speaker_of(tier, eaf=eaf):
             part = str(eaf.tiers[tier][2].get("PARTICIPANT") or "").strip()
             return part if part and speaker_by != "tier" else tier
 
         _utterances(ann, audio, by_tier, speaker_of, speaker_tier, problems, cands)
+    _unmatched(tiers, matched, problems, Path(path))
     return root, cands, problems
 
 
 def read_textgrid(path, tiers=None, speaker_tier=None, speaker_by=None, **_):
     """Candidates of Praat sessions (see the module docstring)."""
-    from praatio import textgrid
-
     if speaker_by is not None:
         raise ImportFailed(
             "the textgrid format takes no --speaker-by (Praat tiers have no participant); "
@@ -242,15 +329,12 @@ def read_textgrid(path, tiers=None, speaker_tier=None, speaker_by=None, **_):
     root, files = _root_and_files(Path(path), "textgrid")
     problems: list[Problem] = []
     cands: list[Candidate] = []
+    matched: set[str] = set()
     for ann in files:
         try:
-            tg = textgrid.openTextgrid(str(ann), includeEmptyIntervals=False)
-        except Exception as exc:  # noqa: BLE001 - praatio raises many kinds on a bad file
-            problems.append(
-                Problem(
-                    None, None, f"not a readable TextGrid ({exc}); re-save it in Praat", str(ann)
-                )
-            )
+            grid = textgrid_tiers(ann)
+        except (SessionFileError, OSError) as exc:
+            problems.append(Problem(None, None, f"not a readable TextGrid: {exc}", str(ann)))
             continue
         audio = _audio_beside(ann)
         if audio is None:
@@ -264,13 +348,14 @@ def read_textgrid(path, tiers=None, speaker_tier=None, speaker_by=None, **_):
                 )
             )
             continue
-        have = [n for n in tg.tierNames if tg.getTier(n).tierType == textgrid.INTERVAL_TIER]
-        chosen = _pick_tiers(ann, have, tiers, speaker_tier, problems)
+        have = [n for n, (cls, _e) in grid.items() if cls == "IntervalTier"]
+        chosen = _pick_tiers(ann, have, tiers, speaker_tier, problems, None, matched)
         if chosen is None:
             continue
-        by_tier = {
-            t: [(e.start, e.end, e.label) for e in tg.getTier(t).entries]
+        by_tier = {  # empty intervals are Praat's gaps between utterances
+            t: [(a, b, label) for a, b, label, _line in grid[t][1] if label.strip()]
             for t in chosen + ([speaker_tier] if speaker_tier else [])
         }
         _utterances(ann, audio, by_tier, None, speaker_tier, problems, cands)
+    _unmatched(tiers, matched, problems, Path(path))
     return root, cands, problems

@@ -46,7 +46,38 @@ def run(project=None, input_file=None) -> int:
         from PySide6.QtCore import QTimer
 
         QTimer.singleShot(0, app.quit)
-    return app.exec()
+    code = app.exec()
+    _exit_abandoning_jobs(win, code)
+    return code
+
+
+def _exit_abandoning_jobs(win, code: int) -> None:
+    """End the process at once when a background job is still inside a model call after the
+    window closed (it was cancelled and waited for briefly: ``Context.close``).
+
+    Letting Python finish would wait for that call (a shard of inference, an encoder pass):
+    seconds on a loaded machine. Nothing half-written is left: the job's database writes are
+    transactions (an unfinished one is rolled back; its run reads ``interrupted`` when the
+    project is next opened and resumes from the cached predictions), its run lock is an OS
+    lock released with the process, and the temporary files of unfinished output writers are
+    removed here (the targets stay as they were)."""
+    jobs = getattr(getattr(win, "ctx", None), "jobs", None)
+    if jobs is None or jobs.pool.activeThreadCount() == 0:
+        return
+    from ..core.atomic import discard_live_temps
+
+    left = [j.name for j in jobs.live()]
+    gone = discard_live_temps()
+    log.info(
+        "exiting without waiting for %s (cancelled, inside a model call); %d unfinished "
+        "output file(s) removed",
+        ", ".join(left) or "a background job",
+        len(gone),
+    )
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def settle(window, timeout: float = 60.0) -> None:
@@ -89,8 +120,10 @@ def screenshots(
     import tempfile
 
     from ..core.atomic import make_folder
+    from . import item_saliency
     from .main_window import MainWindow
 
+    item_saliency.PRECOMPUTE = False  # the pictures show what is stored, nothing computing
     out = make_folder(out_dir, "the screenshots")
     app = application()
     tmp = tempfile.TemporaryDirectory()

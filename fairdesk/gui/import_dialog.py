@@ -52,6 +52,7 @@ FORMAT_LABELS = {
     "hf": "Hugging Face (Parquet, Arrow, save_to_disk)",
     "eaf": "ELAN session (.eaf beside its recording)",
     "textgrid": "Praat session (.TextGrid beside its recording)",
+    "chat": "TalkBank CHAT (.cha with time bullets, beside its media)",
 }
 #: The option fields: label, placeholder (the default), tooltip (the CLI flag's help).
 FIELDS = {
@@ -148,6 +149,20 @@ class ImportDialog(QDialog):
             "ELAN: where a tier's speaker comes from (its PARTICIPANT attribute, or its name)"
         )
         self.split = self.fields["split"]  # kept under its old name
+        self.speakers = QLineEdit()
+        self.speakers.setPlaceholderText(
+            "none (optional: a CSV, TSV or .xlsx, one row per speaker)"
+        )
+        self.speakers.setToolTip(
+            "A speaker sheet joined to the items by speaker id (--speakers): its other "
+            "columns (gender, age, dialect …) become metadata; speakers missing from it and "
+            "rows no item uses are listed"
+        )
+        sheet_btn = QPushButton("Sheet…")
+        srow = QHBoxLayout()
+        srow.setContentsMargins(0, 0, 0, 0)
+        srow.addWidget(self.speakers, 1)
+        srow.addWidget(sheet_btn)
 
         self.form = form = QFormLayout()
         form.addRow("Source", prow)
@@ -165,6 +180,7 @@ class ImportDialog(QDialog):
         for key, (label, _hint, _tip) in FIELDS.items():
             form.addRow(label, self.fields[key])
         form.addRow("Speaker from", self.speaker_by)
+        form.addRow("Speaker sheet", srow)
         self._option_rows = {"columns": self._col_row, **self.fields}
         self._option_rows["speaker_by"] = self.speaker_by
 
@@ -211,6 +227,7 @@ class ImportDialog(QDialog):
         self._detect_timer.setInterval(DETECT_DELAY_MS)
         self._detect_timer.timeout.connect(self.detect)
         file_btn.clicked.connect(self._pick_file)
+        sheet_btn.clicked.connect(self._pick_sheet)
         dir_btn.clicked.connect(self._pick_dir)
         self.path.textChanged.connect(self._suggest_name)
         self.path.textChanged.connect(lambda _t: self._detect_timer.start())
@@ -285,7 +302,16 @@ class ImportDialog(QDialog):
                 out[k] = w.text().strip()
         if "speaker_by" in wanted and self.speaker_by.currentData() != "participant":
             out["speaker_by"] = self.speaker_by.currentData()
+        if self.speakers.text().strip():  # every format
+            out["speakers"] = self.speakers.text().strip()
         return out
+
+    def _pick_sheet(self):
+        f, _ = QFileDialog.getOpenFileName(
+            self, "Speaker sheet", "", "Speaker sheets (*.csv *.tsv *.xlsx);;All files (*)"
+        )
+        if f:
+            self.speakers.setText(f)
 
     def _pick_file(self):
         f, _ = QFileDialog.getOpenFileName(
@@ -368,7 +394,9 @@ class ImportDialog(QDialog):
             f"<b>{esc(rep['dataset'])}</b>: {count(rep['imported'], 'item')} imported ({rep['added']:,} new, "
             f"{rep['updated']:,} updated, {rep['unchanged']:,} unchanged) as "
             f"{esc(rep['format'])}; "
-            f"<b>{len(probs)}</b> rows refused" + (" (listed below)" if probs else ".")
+            f"<b>{len(probs)}</b> rows refused"
+            + (" (listed below)" if probs else ".")
+            + "".join(f"<br>{esc(line)}" for line in self._sheet_lines(rep))
         )
         self.problems.setRowCount(len(probs))
         for r, p in enumerate(probs):
@@ -385,6 +413,12 @@ class ImportDialog(QDialog):
         self.problems.resizeRowsToContents()
         self.ctx.refresh()
         self.imported.emit(rep)
+
+    @staticmethod
+    def _sheet_lines(rep: dict) -> list[str]:
+        from ..presentation.imports import speaker_sheet_lines
+
+        return speaker_sheet_lines(rep["speakers"]) if rep.get("speakers") else []
 
     def _error(self, message: str):
         self.progress.setValue(0)

@@ -144,8 +144,8 @@ class ItemPanel(SaliencyMixin, QWidget):
         lv.addWidget(self.run_label)
         row = QHBoxLayout()  # two rows: the list keeps its width on a 1366-pixel screen
         row.addWidget(self.group)
+        row.addWidget(self.count)  # beside its filter, not against the saliency caption
         row.addStretch(1)
-        row.addWidget(self.count)
         lv.addLayout(row)
         row2 = QHBoxLayout()
         row2.addWidget(self.only_failing)
@@ -162,6 +162,7 @@ class ItemPanel(SaliencyMixin, QWidget):
         self.player.message.connect(ctx.status)  # why nothing plays
         self.saliency_info = QLabel("")
         self.saliency_info.setObjectName("muted")
+        self.saliency_info.setWordWrap(True)  # a narrow screen wraps the caption, never cuts it
         self.saliency_btn = QPushButton("Compute saliency")
         self.saliency_btn.setToolTip(
             "Occlusion saliency of the reference transcript under the "
@@ -317,6 +318,7 @@ class ItemPanel(SaliencyMixin, QWidget):
         self._fields = _first_by_key(self._items)
         self._systems = comparison_hypotheses(p, int(run_id))
         self.set_items(df)
+        self._start_background_saliency()
 
     def set_items(self, df) -> None:
         """Rank and show the per-item rows of the run (``run_items_frame``)."""

@@ -124,6 +124,9 @@ class Job(QRunnable):
         self._done = threading.Event()
         self._last_progress = 0.0
         self.stale = False  # set on the GUI thread when a newer request replaced this one
+        #: Work the user did not ask for (precomputing): it starts at the pool's lowest
+        #: priority and is cancelled when a request on any channel is submitted.
+        self.background = False
         self.delivered = False
         #: The exception behind ``error`` (set before it is emitted), for a receiver that
         #: shows a typed error's fields (a refusal's table) rather than its text.
@@ -217,7 +220,14 @@ class JobRegistry(QObject):
 
     def submit(self, job: Job, channel: str | None = None) -> Job:
         """Start ``job``. A job on the same ``channel`` still running is cancelled and its
-        result dropped as stale (one live request per view)."""
+        result dropped as stale (one live request per view). A request on a channel also
+        cancels every live background job (:attr:`Job.background`), which yields to it;
+        a background job starts at the pool's lowest priority."""
+        if channel is not None and not job.background:
+            for other in self._live.values():
+                if other.background:
+                    other.stale = True
+                    other.cancel()
         if channel is not None:
             job.channel = channel
             old = self._latest.get(channel)
@@ -227,7 +237,7 @@ class JobRegistry(QObject):
             self._latest[channel] = job
         self._live[job.id] = job
         job.signals.finished.connect(lambda j=job: self._forget(j))
-        self.pool.start(job)
+        self.pool.start(job, -100 if job.background else 0)
         return job
 
     def _forget(self, job: Job) -> None:
@@ -240,6 +250,10 @@ class JobRegistry(QObject):
 
     def busy(self, channel: str) -> bool:
         return channel in self._latest
+
+    def requests_running(self) -> bool:
+        """Whether a job that was requested on a channel (not a background one) is live."""
+        return any(j.channel is not None and not j.background for j in self._live.values())
 
     def cancel_all(self) -> None:
         for job in list(self._live.values()):

@@ -480,8 +480,13 @@ class MainWindow(QMainWindow):
                 log.exception("restoring the %s panel's state failed", name)
 
     def closeEvent(self, event):  # noqa: N802 - Qt API
+        # hidden first: what follows (saving a take, cancelling jobs, waiting for them
+        # briefly) must not keep a dead-looking window on screen
+        self.hide()
+        QGuiApplication.sync()  # the window system sees it now, not at the next event loop pass
         self.save_state()
         if self.built("items"):
+            self.items.stop_background_saliency()
             self.items.player.stop()
         if self.built("incremental"):
             self.incremental.player.stop()

@@ -65,13 +65,30 @@ STAGE_SETTINGS = {
 }
 
 
-def stage_method_key(method: str) -> str:
-    """The cache's method key of the audit's explain stage for ``method``."""
+#: The item view's first, coarse curve (docs/METHODS.md, "Coarse curve first"): occlusion
+#: with 0.5 s windows every 0.5 s, cached under its own method key, shown labelled "coarse"
+#: until the exact curve (:data:`STAGE_SETTINGS`) replaces it. Never used by the audit's
+#: grounding statistics, which look up the exact key only.
+COARSE_WINDOW_S = 0.5
+
+
+def stage_method_key(method: str, *, coarse: bool = False) -> str:
+    """The cache's method key of the audit's explain stage for ``method`` (with
+    ``coarse``: the item view's coarse occlusion curve, :data:`COARSE_WINDOW_S`)."""
     s = STAGE_SETTINGS
+    window = COARSE_WINDOW_S if coarse else s["window_s"]
+    stride = COARSE_WINDOW_S if coarse else s["stride_s"]
+    if coarse and method != "occlusion":
+        raise ValueError(f"the coarse curve is an occlusion curve, not {method!r}")
     params = method_params(
-        method, window_s=s["window_s"], stride_s=s["stride_s"], mask=s["mask"], steps=s["steps"]
+        method, window_s=window, stride_s=stride, mask=s["mask"], steps=s["steps"]
     )
     return method_key(method, frame_s=s["frame_s"], **params)
+
+
+def is_coarse_key(key: str) -> bool:
+    """Whether a stored curve's method key is the item view's coarse curve."""
+    return key == stage_method_key("occlusion", coarse=True)
 
 
 def check_explain_backend(backend, method: str) -> None:
@@ -105,8 +122,11 @@ def occlusion_batch(backend) -> int:
     return 16 if getattr(backend, "device", "cpu") == "cuda" else 1
 
 
-def compute_item_saliency(backend, audio, text, method: str, cancelled=None, progress=None):
-    """The explain stage's saliency for one clip (its fixed settings, :data:`STAGE_SETTINGS`)."""
+def compute_item_saliency(
+    backend, audio, text, method: str, cancelled=None, progress=None, *, coarse: bool = False
+):
+    """The explain stage's saliency for one clip (its fixed settings, :data:`STAGE_SETTINGS`;
+    with ``coarse``, the item view's coarse occlusion windows, :data:`COARSE_WINDOW_S`)."""
     s = STAGE_SETTINGS
     batch = occlusion_batch(backend) if method == "occlusion" else None
     return compute_saliency(
@@ -114,8 +134,8 @@ def compute_item_saliency(backend, audio, text, method: str, cancelled=None, pro
         audio,
         text,
         method,
-        window_s=s["window_s"],
-        stride_s=s["stride_s"],
+        window_s=COARSE_WINDOW_S if coarse else s["window_s"],
+        stride_s=COARSE_WINDOW_S if coarse else s["stride_s"],
         frame_s=s["frame_s"],
         mask=s["mask"],
         steps=s["steps"],
@@ -448,16 +468,29 @@ def explain_item(
     aligner=None,
     cancelled=None,
     progress=None,
+    *,
+    coarse: bool = False,
+    align: bool = True,
+    words: list[dict] | None = None,
 ) -> dict:
     """Saliency and word spans of one clip, computed (or read from the cache) and stored.
 
     What the GUI's "Compute saliency" runs; the settings are the explain stage's
     (:data:`STAGE_SETTINGS`), so the audit and the GUI share cache entries.
 
+    Parameters
+    ----------
+    coarse : the item view's coarse occlusion curve (:data:`COARSE_WINDOW_S`), under its own
+        cache key.
+    align : align the reference words when the stored curve has none (False: ``words`` is
+        returned empty unless stored or given).
+    words : word spans already aligned for this clip and text (stored with the curve
+        instead of aligning again).
+
     Returns
     -------
     dict with ``curve`` (numpy), ``frame_s``, ``words`` (list of dicts), ``key``
-    (:class:`~fairdesk.explain.store.SaliencyKey` as a dict) and ``cached``.
+    (:class:`~fairdesk.explain.store.SaliencyKey` as a dict), ``cached`` and ``coarse``.
     """
     check_explain_backend(backend, method)
     text = str(text).strip()
@@ -465,44 +498,62 @@ def explain_item(
         raise FairdeskError("the item has no reference text to explain")
     model_key = f"{backend.id}@{backend.fingerprint}"
     key = store.SaliencyKey(
-        str(audio_hash), model_key, store.target_hash(text), stage_method_key(method)
+        str(audio_hash),
+        model_key,
+        store.target_hash(text),
+        stage_method_key(method, coarse=coarse),
     )
     hit = store.lookup(project, key)
     if hit is None:
         sal = compute_item_saliency(
-            backend, audio, text, method, cancelled=cancelled, progress=progress
+            backend, audio, text, method, cancelled=cancelled, progress=progress, coarse=coarse
         )
         curve, frame_s = sal.curve, sal.frame_s
         meta = {**sal.meta, "score": sal.score, "params": sal.params}
         store.save(project, key, frame_s, curve, meta)
     else:
         curve, frame_s, meta = hit.curve, hit.frame_s, dict(hit.meta)
-    if "words" not in meta:
+    if "words" not in meta and (align or words is not None):
         aligner = aligner or _default_aligner(backend)
-        meta = {
-            **meta,
-            "aligner": aligner.key,
-            "words": [w.to_dict() for w in aligner.align(audio, text)],
-        }
+        got = words if words is not None else [w.to_dict() for w in aligner.align(audio, text)]
+        meta = {**meta, "aligner": aligner.key, "words": got}
         store.update_meta(project, key, meta)
     return {
         "curve": np.asarray(curve),
         "frame_s": float(frame_s),
-        "words": meta["words"],
+        "words": meta.get("words", []),
         "key": key.to_dict(),
         "cached": hit is not None,
+        "coarse": coarse,
     }
+
+
+def exact_saliency_stored(project, backend, audio_hash: str, text: str) -> bool:
+    """Whether the exact occlusion curve of this clip, model and text is in the cache."""
+    key = store.SaliencyKey(
+        str(audio_hash),
+        f"{backend.id}@{backend.fingerprint}",
+        store.target_hash(str(text).strip()),
+        stage_method_key("occlusion"),
+    )
+    return store.lookup(project, key) is not None
 
 
 def saliency_for_item(project, audio_hash: str, model_key: str, text: str | None = None):
     """The stored curve to show for a clip and model: the reference target first, occlusion
-    before gradient methods, newest first; None when there is none."""
+    before gradient methods, the exact curve before the coarse one, newest first; None when
+    there is none (a coarse hit: ``is_coarse_key(hit.key.method)``)."""
     rows = store.for_audio(project, audio_hash, model_key)
     if not rows:
         return None
     want = store.target_hash(text) if text is not None else None
 
     def rank(r):
-        return (r.key.target_hash != want, not r.key.method.startswith("occlusion"), -r.created_at)
+        return (
+            r.key.target_hash != want,
+            not r.key.method.startswith("occlusion"),
+            is_coarse_key(r.key.method),  # the exact curve replaces the coarse one
+            -r.created_at,
+        )
 
     return sorted(rows, key=rank)[0]

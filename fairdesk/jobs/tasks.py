@@ -159,20 +159,75 @@ def spectrogram(samples, *, progress, cancelled):
     return signal.spectrogram(samples, progress=progress, cancelled=cancelled)
 
 
-def saliency(folder, model, audio_path, audio_hash, text, *, device="auto", progress, cancelled):
+def saliency(
+    folder,
+    model,
+    audio_path,
+    audio_hash,
+    text,
+    *,
+    device="auto",
+    partial=None,
+    progress,
+    cancelled,
+):
     """Occlusion saliency and reference word spans of one item, stored in the project's
-    saliency cache; returns :func:`fairdesk.jobs.explain_stage.explain_item`'s dict."""
+    saliency cache; returns :func:`fairdesk.jobs.explain_stage.explain_item`'s dict.
+
+    Unless the exact curve is stored already, the item view's coarse curve (0.5 s windows,
+    a few encoder passes) comes first: it is stored under its own key and handed to
+    ``partial`` (the same dict, ``coarse`` True), then again with the word spans once they
+    are aligned, and the exact curve is computed after it, with progress."""
     from ..core import audio as audio_io
     from ..models import get_backend
-    from .explain_stage import explain_item
+    from .explain_stage import _default_aligner, exact_saliency_stored, explain_item
 
     prog = Progress(progress, min_interval=0.0)  # the saliency's fractions after loading
     prog.stage(0.0, 0.05, f"loading {model}")
     samples = audio_io.load(audio_path).samples
     project = Project(folder)
     backend = get_backend(model, device=device)
+    name = Path(audio_path).name
     try:
-        prog.stage(0.05, 1.0, f"saliency of {Path(audio_path).name}")
+        words = None
+        if not exact_saliency_stored(project, backend, audio_hash, text):
+            prog.stage(0.05, 0.2, f"coarse saliency of {name}")
+            first = explain_item(
+                project,
+                backend,
+                samples,
+                audio_hash,
+                text,
+                "occlusion",
+                cancelled=cancelled,
+                progress=prog.report,
+                coarse=True,
+                align=False,
+            )
+            if partial is not None:
+                partial(first)
+            if not first["words"]:
+                prog.stage(0.2, 0.25, f"aligning the words of {name}")
+                aligner = _default_aligner(backend)
+                words = [w.to_dict() for w in aligner.align(samples, text)]
+                first = explain_item(
+                    project,
+                    backend,
+                    samples,
+                    audio_hash,
+                    text,
+                    "occlusion",
+                    aligner=aligner,
+                    coarse=True,
+                    words=words,
+                )
+                if partial is not None:
+                    partial(first)
+            else:
+                words = first["words"]
+            prog.stage(0.25, 1.0, f"exact saliency of {name}")
+        else:
+            prog.stage(0.05, 1.0, f"saliency of {name}")
         return explain_item(
             project,
             backend,
@@ -182,6 +237,7 @@ def saliency(folder, model, audio_path, audio_hash, text, *, device="auto", prog
             "occlusion",
             cancelled=cancelled,
             progress=prog.report,
+            words=words,
         )
     finally:
         backend.close()

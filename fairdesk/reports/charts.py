@@ -444,9 +444,17 @@ def export_chart(chart: Chart, path) -> Path:
     return path
 
 
-def save_figures(result: Result, folder) -> list[Path]:
-    """Every chart of a result as PNG and SVG in ``folder``; returns the files written."""
+def save_figures(result: Result, folder, more=None) -> list[Path]:
+    """Every chart of a result as PNG and SVG in ``folder``, all or none
+    (:func:`fairdesk.core.atomic.atomic_folder`); ``more(tmp)`` writes further charts into
+    the same folder before it is put in place. Returns the files written (in ``folder``)."""
+    from ..core.atomic import atomic_folder
+
+    folder = Path(folder)
     paths: list[Path] = []
-    for chart in report_charts(result):
-        paths += save_chart(chart, folder)
-    return paths
+    with atomic_folder(folder, "the figures") as tmp:
+        for chart in report_charts(result):
+            paths += save_chart(chart, tmp)
+        if more is not None:
+            paths += more(tmp)
+    return [folder / p.relative_to(tmp) for p in paths]

@@ -607,7 +607,7 @@ def write_report(
         from .charts import save_figures
         from .systems import save_system_figures
 
-        out.figures = save_figures(d.audit, figures) + save_system_figures(d, figures)
+        out.figures = save_figures(d.audit, figures, lambda tmp: save_system_figures(d, tmp))
     return out
 
 

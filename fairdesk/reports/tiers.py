@@ -292,13 +292,14 @@ def _cached_words(d: RunData, row: dict, text: str):
 
 
 def _saliency_spans(d: RunData, row: dict, duration: float):
-    from ..jobs.explain_stage import saliency_for_item
+    from ..jobs.explain_stage import is_coarse_key, saliency_for_item
 
     ah = row.get("audio_hash")
     if not isinstance(ah, str) or not d.model_key:
         return []
     sal = saliency_for_item(d.project, ah, d.model_key, str(row.get("reference") or ""))
-    if sal is None or not len(sal.curve):
+    # the item view's coarse first look is not exported: only the exact curve is a tier
+    if sal is None or not len(sal.curve) or is_coarse_key(sal.key.method):
         return []
     curve = np.asarray(sal.curve, dtype=float)
     peak = float(np.nanmax(curve))
@@ -543,7 +544,9 @@ def export_items(
     writing=None,
 ) -> list:
     """The tiers of every item first, then one file per item: a cancelled export leaves no
-    file behind (the folder is made only once every item is aligned).
+    file behind (the folder is made only once every item is aligned), and so does a failed
+    one (the files are written into a temporary folder put in place when all are written:
+    :func:`fairdesk.core.atomic.atomic_folder`).
 
     Parameters
     ----------
@@ -559,7 +562,7 @@ def export_items(
     writing : called with no argument when the writing begins (the GUI's Cancel stops
         there).
     """
-    from ..core.atomic import check_output_folder, make_folder
+    from ..core.atomic import atomic_folder, check_output_folder
     from ..core.progress import Progress
 
     check_output_folder(folder, purpose)
@@ -575,10 +578,10 @@ def export_items(
     if writing is not None:
         writing()
     bar.stage(0.9, 1.0, f"writing {purpose}")
-    folder = make_folder(folder, purpose)
-    for k, it in enumerate(done):
-        write(it, folder)
-        bar.report((k + 1) / max(1, len(done)), f"writing {purpose} {k + 1}/{len(done)}")
+    with atomic_folder(folder, purpose) as tmp:  # all the files or none
+        for k, it in enumerate(done):
+            write(it, tmp)
+            bar.report((k + 1) / max(1, len(done)), f"writing {purpose} {k + 1}/{len(done)}")
     bar.report(1.0, f"{len(done)} files written", force=True)
     return done
 

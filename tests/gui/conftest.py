@@ -153,6 +153,15 @@ def _no_pool_threads_left(request):
     assert QThreadPool.globalInstance().waitForDone(5000)
 
 
+@pytest.fixture(autouse=True)
+def _no_saliency_precompute(monkeypatch):
+    """The item view's background saliency would run a model beside every test that shows a
+    model's run; its own test turns it on."""
+    from fairdesk.gui import item_saliency
+
+    monkeypatch.setattr(item_saliency, "PRECOMPUTE", False)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _fairdesk_style(qapp):
     """Every GUI test sees the application as users do: fairdesk's font and style

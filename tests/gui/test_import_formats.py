@@ -67,3 +67,39 @@ def test_an_elan_session_is_detected_and_imported_with_its_tiers(qtbot, tmp_path
         assert set(items["speaker_id"]) == {"Ana-tx"} and items["start_s"].notna().all()
     finally:
         c.close(10000)
+
+
+def test_an_elan_session_imported_with_a_speaker_sheet_through_the_window(qtbot, tmp_path):
+    """Clicked as a fieldworker would: File ▸ Import dataset…, the session folder, the
+    speaker sheet, Import; the dialog says what the sheet joined and the items have gender."""
+    from PySide6.QtCore import QSettings, Qt
+    from PySide6.QtWidgets import QApplication
+
+    from fairdesk.gui.import_dialog import ImportDialog
+    from fairdesk.gui.main_window import MainWindow
+
+    elan_session(tmp_path / "corpus")
+    sheet = tmp_path / "speakers.csv"
+    sheet.write_text("participant,gender\nAna,female\nBen,male\nZoe,female\n")
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat)
+    win = MainWindow(tmp_path / "proj", settings=settings)
+    qtbot.addWidget(win)
+    win.show()
+    win.import_action.trigger()
+    dlg = next(w for w in QApplication.topLevelWidgets() if isinstance(w, ImportDialog))
+    qtbot.keyClicks(dlg.path, str(tmp_path / "corpus"))
+    qtbot.waitUntil(lambda: dlg.detected == "eaf", timeout=10000)
+    qtbot.keyClicks(dlg.speakers, str(sheet))
+    dlg.name.clear()
+    qtbot.keyClicks(dlg.name, "field")
+    with qtbot.waitSignal(dlg.imported, timeout=20000) as blocker:
+        qtbot.mouseClick(dlg.import_btn, Qt.LeftButton)
+    rep = blocker.args[0]
+    assert rep["imported"] == 40 and rep["speakers"]["joined_speakers"] == 2
+    assert "1 row of the sheet that no item uses: Zoe" in dlg.message.text()
+    items = win.ctx.project.items(win.ctx.project.dataset("field"))
+    assert items.groupby("speaker_id")["gender"].first().to_dict() == {
+        "Ana": "female",
+        "Ben": "male",
+    }
+    dlg.close()

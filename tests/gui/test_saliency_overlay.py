@@ -36,12 +36,22 @@ def test_item_view_offers_then_overlays_saliency(qtbot, ctx, mini):
     )
     w.show_item(w._row)
     assert w.saliency_btn.isEnabled()
-    results = []
-    job = w.compute_saliency()
+    results, coarse = [], []
+    from PySide6.QtCore import Qt
+
+    qtbot.mouseClick(w.saliency_btn, Qt.LeftButton)
+    job = w._saliency_job
     job.signals.result.connect(results.append)
+    job.signals.partial.connect(lambda out: coarse.append((out, w.saliency_info.text())))
     with qtbot.waitSignal(job.signals.finished, timeout=120000):
         pass
     assert results, w.saliency_info.text()
+    # the coarse curve was drawn first, labelled coarse: one 0.5 s window covers the 0.4 s
+    # clip, so every frame has the same drop (the score of the clip minus that of silence)
+    assert coarse and all(o["coarse"] for o, _ in coarse)
+    assert "coarse saliency (0.5 s windows)" in coarse[0][1]
+    first = coarse[-1][0]["curve"]
+    assert first.size == int(np.ceil(0.4 * 16000 / 160)) and np.ptp(first) == 0
     assert w.player.saliency_shown and not w.saliency_btn.isVisible()
     n_words = len(str(w._row["reference"]).split())
     assert len(w.player.overlay.items) == 2 * n_words + 1  # regions + labels + the curve
@@ -51,7 +61,7 @@ def test_item_view_offers_then_overlays_saliency(qtbot, ctx, mini):
     assert w.player.saliency_shown and "occlusion" in w.saliency_info.text()
     w.repaint()
 
-    # the curve is the occlusion of METHODS.md §5, recomputed here independently: the drop of
+    # the curve is the occlusion of docs/METHODS.md, recomputed here independently: the drop of
     # the reference's score when each 0.1 s window is zeroed, on every 0.01 s frame inside it
     (out,) = results
     clip = audio_io.load(mini.data / str(w._row["path"])).samples
@@ -65,6 +75,7 @@ def test_item_view_offers_then_overlays_saliency(qtbot, ctx, mini):
         masked.append(x)
     try:
         scores = [be.score(a, text) for a in [clip, *masked]]
+        silent_score = be.score(np.zeros_like(clip), text)
     finally:
         be.close()
     drops = scores[0] - np.asarray(scores[1:])
@@ -74,6 +85,7 @@ def test_item_view_offers_then_overlays_saliency(qtbot, ctx, mini):
     assert len(out["curve"]) == int(np.ceil(clip.size / 160))
     assert np.abs(want).max() > 0  # the masks change the score: the comparison is not 0 == 0
     np.testing.assert_allclose(out["curve"], want, rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(first, scores[0] - silent_score, rtol=1e-3, atol=1e-3)
 
 
 def test_item_view_shows_saliency_progress_while_it_computes(qtbot, ctx, mini, monkeypatch):
@@ -107,3 +119,95 @@ def test_item_view_shows_saliency_progress_while_it_computes(qtbot, ctx, mini, m
         "saliency: occlusion (40 frames); orange: saliency, scale on the right axis (hover it); "
         "green: reference words"
     )
+
+
+def _model_run(w):
+    """The shown run as if audited by a model that can score (the view's checks only)."""
+    w.run = dataclasses.replace(
+        w.run, model="whisper-tiny.en", model_key="whisper-tiny.en@test", device="cpu"
+    )
+
+
+def test_coarse_curve_is_drawn_first_then_refined_in_place(qtbot, ctx, mini, monkeypatch):
+    """A click draws the coarse curve as soon as the job hands it over, labelled coarse,
+    keeps it while the exact one is computed with its progress, then replaces it (a
+    stand-in task: what is tested is the view)."""
+    import time
+
+    from PySide6.QtCore import Qt
+
+    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.jobs import tasks
+
+    def fake_saliency(*args, progress, cancelled, partial=None, **kw):
+        progress(0.05, "loading whisper-tiny.en")
+        partial({"curve": np.ones(40, np.float32), "frame_s": 0.01, "words": [], "coarse": True})
+        time.sleep(0.2)  # past the job's progress throttle
+        progress(0.5, "occlusion 3/6")
+        return {"curve": np.linspace(0, 1, 40, dtype=np.float32), "frame_s": 0.01, "words": []}
+
+    monkeypatch.setattr(tasks, "saliency", fake_saliency)
+    w = ItemPanel(ctx)
+    qtbot.addWidget(w)
+    w.show()
+    with qtbot.waitSignal(w.item_shown, timeout=10000):
+        ctx.select_run(mini.run_id)
+    w.stop_background_saliency()
+    _model_run(w)
+    w.show_item(w._row)
+    assert w.saliency_btn.text() == "Compute saliency" and w.saliency_btn.isEnabled()
+    shown, curves = [], []
+    qtbot.mouseClick(w.saliency_btn, Qt.LeftButton)
+    job = w._saliency_job
+    job.signals.progress.connect(lambda f, m: shown.append(w.saliency_info.text()))
+    job.signals.partial.connect(lambda out: curves.append(w.player.saliency_shown))
+    with qtbot.waitSignal(job.signals.finished, timeout=10000):
+        pass
+    assert curves == [True]  # drawn at once
+    assert "coarse saliency (0.5 s windows); refining to the exact curve… 50% (occlusion 3/6)" in (
+        shown
+    )
+    assert w.saliency_info.text().startswith("saliency: occlusion (40 frames)")
+
+
+def test_worst_items_are_precomputed_only_while_nothing_else_runs(qtbot, ctx, mini, monkeypatch):
+    """While no requested job runs, the worst item without a curve gets one in the background
+    (lowest priority, no click); a request on any channel cancels that precomputation."""
+    import threading
+    import time
+
+    from fairdesk.gui import item_saliency
+    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.gui.jobs import Job
+    from fairdesk.jobs import tasks
+
+    started, stopped = [], threading.Event()
+
+    def slow_saliency(folder, model, path, ah, text, *, progress, cancelled, partial=None, **kw):
+        started.append(path)
+        while not cancelled():
+            time.sleep(0.01)
+        stopped.set()
+        return {"curve": np.ones(4, np.float32), "frame_s": 0.01, "words": []}
+
+    monkeypatch.setattr(tasks, "saliency", slow_saliency)
+    monkeypatch.setattr(item_saliency, "BACKGROUND_POLL_MS", 20)
+    monkeypatch.setattr(item_saliency, "PRECOMPUTE", True)
+    w = ItemPanel(ctx)
+    qtbot.addWidget(w)
+    w.show()
+    with qtbot.waitSignal(w.item_shown, timeout=10000):
+        ctx.select_run(mini.run_id)
+    assert not w._bg_timer.isActive()  # imported predictions: no model to ask
+    _model_run(w)
+    w._start_background_saliency()
+    qtbot.waitUntil(lambda: len(started) == 1, timeout=10000)
+    worst = next(r for r in range(len(w.frame)) if w._bad[r])
+    assert started[0].endswith(str(w.frame["path"].iat[worst]).split("/")[-1])
+    assert w._bg_job.background and w._bg_job.running
+    # a request (here a stand-in audit) makes it yield
+    request = Job(lambda progress, cancelled: None, name="audit")
+    ctx.jobs.submit(request, channel="audit")
+    assert stopped.wait(5)
+    qtbot.waitUntil(lambda: not w._bg_job.running, timeout=5000)
+    w.stop_background_saliency()

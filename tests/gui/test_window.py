@@ -403,3 +403,91 @@ def test_the_window_draws_a_results_chart_when_its_sub_tab_is_first_shown(qtbot,
     assert set(r.values.plots) == set(eager.values.plots) and r.values.plots
     assert r.radar.scale.groups == eager.radar.scale.groups
     win.close()
+
+
+CLOSE_SCRIPT = r"""
+import os, sys, time
+from pathlib import Path
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+from fairdesk.core.atomic import atomic_write
+from fairdesk.core.runlock import lock_path
+from fairdesk.core import runlock
+from fairdesk.gui import app as gapp
+from fairdesk.gui.jobs import Job
+
+project, out = Path(sys.argv[1]), Path(sys.argv[2])
+
+def model_call(*, progress, cancelled):
+    # a job inside a model call: it holds a run lock and is writing an output file, and
+    # does not look at the cancel flag for 60 s
+    lock = runlock.RunLock(type("P", (), {"folder": project})(), 7)
+    with atomic_write(out, "w") as f:
+        f.write("half")
+        print("INSIDE", flush=True)
+        time.sleep(60)
+    lock.release()
+
+def start():
+    from fairdesk.gui.main_window import MainWindow
+    win = next(w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow))
+    win.ctx.jobs.submit(Job(model_call, name="inference"), channel="audit")
+    def close():
+        print("CLOSING", time.monotonic(), flush=True)
+        win.close()
+        print("HIDDEN", time.monotonic(), win.isVisible(), flush=True)
+    QTimer.singleShot(1500, close)
+
+gapp.application()
+QTimer.singleShot(300, start)
+sys.exit(gapp.run(project))
+"""
+
+
+def test_closing_abandons_a_job_inside_a_model_call(tmp_path):
+    """The window hides at once and the process exits within 3 s although a job is inside a
+    60 s model call; the run lock is free afterwards and the unfinished output file's
+    temporary is gone (the target was never written)."""
+    import fcntl
+    import os
+    import subprocess
+    import sys
+
+    from fairdesk.core.store import Project
+
+    Project(tmp_path / "proj").close()
+    out = tmp_path / "out.txt"
+    script = tmp_path / "close.py"
+    script.write_text(CLOSE_SCRIPT)
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path)}
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(tmp_path / "proj"), str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    lines, closing = [], None
+    for line in proc.stdout:
+        lines.append(line)
+        if line.startswith("CLOSING"):
+            closing = time.monotonic()
+            break
+    rest, _ = proc.communicate(timeout=60)
+    exited = time.monotonic()
+    log = "".join(lines) + rest
+    assert closing is not None and "INSIDE" in log, log
+    assert proc.returncode == 0, log
+    assert exited - closing < 3.0, log
+    hidden = next(ln for ln in rest.splitlines() if ln.startswith("HIDDEN"))
+    assert hidden.split()[2] == "False"
+    assert float(hidden.split()[1]) - float(log.split("CLOSING")[1].split()[0]) < 1.0
+    assert not out.exists()
+    assert not [p for p in tmp_path.iterdir() if ".tmp-" in p.name], list(tmp_path.iterdir())
+    lock = tmp_path / "proj" / "locks" / "run-7.lock"
+    if lock.exists():  # the OS released the lock with the process
+        fd = os.open(lock, os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        finally:
+            os.close(fd)

@@ -493,3 +493,41 @@ def test_regress_table_out_that_cannot_be_written_is_refused_before_the_fit(cli,
     code, out, err = cli(*reg, "--table-out", tmp_path / "new" / "or.csv")
     assert code == 0, err
     assert (tmp_path / "new" / "or.csv").read_text().startswith("variable,level,")
+
+
+@pytest.mark.parametrize("opt", ["--textgrid", "--eaf", "--figures"])
+@pytest.mark.parametrize("existing", [False, True])
+def test_a_folder_export_that_runs_out_of_room_midway_writes_no_file(
+    cli, runs, tmp_path, monkeypatch, opt, existing
+):
+    """The disk fills after a few files of a folder export: the message names the folder
+    and says none was written, and the folder is as it was (absent, or holding only what
+    the user had in it); the temporary folder is gone."""
+    proj, run = runs
+    out = tmp_path / "out"
+    if existing:
+        out.mkdir()
+        (out / "mine.txt").write_text("mine\n")
+    real = atomic._create_temp
+    opened = []
+
+    def fill_after_three(target):
+        opened.append(target)
+        if len(opened) > 3:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(target)
+
+    monkeypatch.setattr(atomic, "_create_temp", fill_after_three)
+    if opt == "--figures":
+        args = ["report", "--project", proj, "--run", run, "--html", tmp_path / "R.html"]
+    else:
+        args = ["export", "--project", proj, "--run", run, "--aligner", "even"]
+    code, _, err = cli(*args, opt, out)
+    assert code == 2 and len(opened) > 3, err
+    what = {"--textgrid": "the TextGrids", "--eaf": "the ELAN files", "--figures": "the figures"}
+    assert f"{out}: the disk is full" in err and f"none of {what[opt]} was written" in err, err
+    if existing:
+        assert sorted(os.listdir(out)) == ["mine.txt"]
+    else:
+        assert not out.exists()
+    assert not [p for p in tmp_path.rglob("*") if atomic.TEMP_MARK in p.name]

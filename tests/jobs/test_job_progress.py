@@ -74,7 +74,8 @@ def test_reported_fractions_never_decrease(project, monkeypatch, acoustics, unst
 
 
 def test_saliency_job_fractions_never_decrease(tmp_path, monkeypatch):
-    """The GUI's saliency job: loading, then the occlusion's own fractions mapped after it."""
+    """The GUI's saliency job: loading, the coarse curve, the word alignment, then the exact
+    occlusion's own fractions mapped after them."""
     import fairdesk.jobs.explain_stage as stage
     import fairdesk.models as models
     from fairdesk.core.store import Project
@@ -103,5 +104,19 @@ def test_saliency_job_fractions_never_decrease(tmp_path, monkeypatch):
     assert out["curve"].size > 0 and not out["cached"]
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and fractions[:2] == [0.0, 0.05], seen
-    assert [m for _, m in seen][:2] == ["loading fake", "saliency of a.wav"]
+    messages = [m for _, m in seen]
+    assert messages[:2] == ["loading fake", "coarse saliency of a.wav"]
+    assert messages.index("aligning the words of a.wav") < messages.index("exact saliency of a.wav")
     assert len(seen) > 3 and all(0.05 <= f <= 1.0 for f in fractions[1:])
+    # asked again: the exact curve is stored, so no coarse step
+    seen.clear()
+    again = tasks.saliency(
+        tmp_path / "proj",
+        "fake",
+        wav,
+        "h1",
+        "play the song",
+        progress=lambda f, m: seen.append((f, m)),
+        cancelled=lambda: False,
+    )
+    assert again["cached"] and [m for _, m in seen][:2] == ["loading fake", "saliency of a.wav"]

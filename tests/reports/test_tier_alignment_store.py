@@ -81,6 +81,11 @@ def test_the_eaf_export_reuses_the_alignments_of_the_textgrid_export(speech_runs
         assert [w for *_, w in in_eaf[item]] == [w for *_, w in spans]
         for (s1, e1, _), (s2, e2, _) in zip(in_eaf[item], spans):
             assert s1 == pytest.approx(s2, abs=6e-4) and e1 == pytest.approx(e2, abs=6e-4)
+    # a second TextGrid export of the run aligns nothing either, and writes the same times
+    third = CountingAligner(first.key)
+    tg2 = export_textgrids(speech_runs.project, speech_runs.run, tmp_path / "tg2", third)
+    assert third.texts == [] and [it.tiers for it in tg2] == [it.tiers for it in tg]
+    assert _reference_times(tmp_path / "tg2", ".TextGrid") == in_tg
     # another aligner is another alignment
     other = CountingAligner()
     export_eafs(speech_runs.project, speech_runs.run, tmp_path / "o", other, items=["us-0-0"])

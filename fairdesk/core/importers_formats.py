@@ -31,6 +31,7 @@ from .importers_nemo_lhotse import is_lhotse_dir, is_nemo_manifest, read_lhotse,
 from .importers_saa import read_saa
 from .importers_sessions import is_session_dir, read_eaf, read_textgrid
 from .importers_vctk_timit import is_timit_dir, is_vctk_dir, read_timit, read_vctk
+from .labels import normalise_metadata
 
 __all__ = [
     "AUDIO_COLUMNS",
@@ -41,6 +42,7 @@ __all__ = [
     "FORMATS",
     "ID_COLUMNS",
     "LABEL_COLUMNS",
+    "MEDIA_FORMATS",
     "READERS",
     "SPEAKER_COLUMNS",
     "TEXT_COLUMNS",
@@ -69,6 +71,9 @@ FORMATS = (
     "eaf",
     "textgrid",
 )
+#: Formats whose audio may be written into the project's media folder (``media_dir``):
+#: Hugging Face bytes, Kaldi archive entries and channels, Lhotse archives and channels.
+MEDIA_FORMATS = ("hf", "kaldi", "lhotse")
 #: Formats read from one file (the others from a folder, or from either).
 FILE_FORMATS = ("manifest", "nemo")
 EITHER_FORMATS: tuple[str, ...] = ("lhotse", "hf", "eaf", "textgrid")
@@ -165,9 +170,12 @@ def read_librispeech(root: Path, **_):
                         )
                     )
                     continue
-                sex = {"F": "female", "M": "male"}.get(parts[1].upper(), parts[1])
-                speakers[parts[0]] = {"gender": sex, "subset": parts[2]}
+                speakers[parts[0]] = {"gender": parts[1], "subset": parts[2]}
             break
+    listed = next(
+        (sp for sp in (root / "SPEAKERS.TXT", root.parent / "SPEAKERS.TXT") if sp.exists()), None
+    )
+    unlisted: set[str] = set()
     cands = []
     for tf in trans:
         for i, line in enumerate(read_text(tf).splitlines(), start=1):
@@ -176,6 +184,17 @@ def read_librispeech(root: Path, **_):
             utt, _, text = line.strip().partition(" ")
             spk = utt.split("-")[0]
             flac = tf.parent / f"{utt}.flac"
+            if listed is not None and spk not in speakers and spk not in unlisted:
+                unlisted.add(spk)
+                problems.append(
+                    Problem(
+                        None,
+                        str(tf.parent.parent),
+                        f"speaker {spk} is not in SPEAKERS.TXT: imported without gender and "
+                        f"subset; add a line '{spk} | F or M | subset | minutes | name' to it",
+                        str(listed),
+                    )
+                )
             cands.append(
                 Candidate(
                     row=i,
@@ -264,19 +283,38 @@ OPTIONS: dict[str, tuple[str, ...]] = {
     "textgrid": ("tiers", "speaker_tier"),
 }
 
+
+def _in_vocabulary(reader: Callable) -> Callable:
+    """``reader`` whose candidates' metadata pass through the label vocabulary
+    (:func:`fairdesk.core.labels.normalise_metadata`): one place for every format."""
+
+    def read(path, **options):
+        root, cands, problems = reader(path, **options)
+        for c in cands:
+            c.metadata = normalise_metadata(c.metadata)
+        return root, cands, problems
+
+    read.__doc__ = reader.__doc__
+    read.__name__ = getattr(reader, "__name__", "read")
+    return read
+
+
 READERS: dict[str, Callable] = {
-    "manifest": read_manifest,
-    "audiofolder": read_audiofolder,
-    "commonvoice": read_commonvoice,
-    "librispeech": read_librispeech,
-    "saa": read_saa,
-    "l2arctic": read_l2arctic,
-    "kaldi": read_kaldi,
-    "nemo": read_nemo,
-    "lhotse": read_lhotse,
-    "vctk": read_vctk,
-    "timit": read_timit,
-    "hf": read_hf,
-    "eaf": read_eaf,
-    "textgrid": read_textgrid,
+    name: _in_vocabulary(reader)
+    for name, reader in {
+        "manifest": read_manifest,
+        "audiofolder": read_audiofolder,
+        "commonvoice": read_commonvoice,
+        "librispeech": read_librispeech,
+        "saa": read_saa,
+        "l2arctic": read_l2arctic,
+        "kaldi": read_kaldi,
+        "nemo": read_nemo,
+        "lhotse": read_lhotse,
+        "vctk": read_vctk,
+        "timit": read_timit,
+        "hf": read_hf,
+        "eaf": read_eaf,
+        "textgrid": read_textgrid,
+    }.items()
 }

@@ -368,8 +368,6 @@ def write_channel(path: str, channel: int, media: Path) -> Path:
     channel or cannot be read."""
     import soundfile as sf
 
-    if not Path(path).is_file():  # the import's audio check names the missing file
-        return Path(path)
     try:
         data, rate = sf.read(str(path), dtype="int16", always_2d=True)
     except Exception as exc:  # noqa: BLE001 - libsndfile's errors
@@ -384,6 +382,15 @@ def write_channel(path: str, channel: int, media: Path) -> Path:
     return _write_media(media, _wav_bytes(data[:, channel].copy(), int(rate)))
 
 
+def _channels(path: str) -> int | None:
+    import soundfile as sf
+
+    try:
+        return int(sf.info(str(path)).channels)
+    except Exception:  # noqa: BLE001 - libsndfile's errors: not readable here
+        return None
+
+
 def entry_audio(entry: AudioEntry, located: str, media: Path | None) -> str:
     """The audio file an import reads for ``entry`` whose ``path`` was found at ``located``:
     the file itself, or the archive entry or channel written as WAV into ``media``. Raises
@@ -395,8 +402,8 @@ def entry_audio(entry: AudioEntry, located: str, media: Path | None) -> str:
             f"{located} is NIST SPHERE compressed with {kind}, which fairdesk cannot decode; "
             "convert it with sph2pipe -f wav (sph2pipe -f wav F.sph F.wav) and list the WAV"
         )
-    if entry.offset is None and entry.channel is None:
-        return located
+    if entry.offset is None and (entry.channel is None or _channels(located) in (None, 1)):
+        return located  # (a missing or unreadable file: the import's audio check says why)
     if media is None:
         raise EntryRefused(
             "the entry's audio is extracted into the project's media folder: import it "
@@ -410,7 +417,8 @@ def entry_audio(entry: AudioEntry, located: str, media: Path | None) -> str:
 def covering_root(base: Path, media: Path | None, paths: list[str]) -> Path:
     """The root an import stores its item paths under: ``base`` when no path lies in the
     project's ``media`` folder, ``media`` when every one does, else the deepest folder
-    holding both (a data directory with some entries extracted)."""
+    holding both (a data directory with some entries extracted). Paths to no file are left
+    out (the import reports them not found)."""
     base = Path(base)
     if media is None:
         return base
@@ -423,7 +431,7 @@ def covering_root(base: Path, media: Path | None, paths: list[str]) -> Path:
             return False
         return True
 
-    inside = [bool(p) and in_media(p) for p in paths]
+    inside = [in_media(p) for p in paths if p and os.path.lexists(p)]  # (missing: reported)
     if not any(inside):
         return base
     if all(inside):

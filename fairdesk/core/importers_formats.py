@@ -27,7 +27,13 @@ from .import_rows import (
 from .importers_hf import is_hf_source, read_hf
 from .importers_kaldi import is_kaldi_dir, read_kaldi
 from .importers_l2arctic import read_l2arctic
-from .importers_nemo_lhotse import is_lhotse_dir, is_nemo_manifest, read_lhotse, read_nemo
+from .importers_nemo_lhotse import (
+    is_cutset,
+    is_lhotse_dir,
+    is_nemo_manifest,
+    read_lhotse,
+    read_nemo,
+)
 from .importers_saa import read_saa
 from .importers_sessions import is_session_dir, read_eaf, read_textgrid
 from .importers_vctk_timit import is_timit_dir, is_vctk_dir, read_timit, read_vctk
@@ -216,9 +222,11 @@ def detect_format(path: Path) -> str:
     supervisions, VCTK's ``speaker-info.txt``, TIMIT's ``TRAIN/DR1``, Common Voice,
     LibriSpeech, the Speech Accent Archive, L2-ARCTIC, a Hugging Face ``save_to_disk`` folder
     or Parquet with an audio struct, session audio with a same-named ELAN ``.eaf`` or Praat
-    ``.TextGrid`` beside it), then the generic ones: audiofolder's ``metadata.csv``
+    ``.TextGrid`` beside it; a folder of Lhotse ``*cuts*`` CutSets), then the generic ones:
+    audiofolder's ``metadata.csv``
     and a folder's ``manifest.*``. A file is Hugging Face Parquet when it has an audio struct
-    column, an ``.eaf`` / ``.TextGrid`` file is ELAN / Praat, a NeMo manifest when its first record has ``audio_filepath`` and ``duration``,
+    column, an ``.eaf`` / ``.TextGrid`` file is ELAN / Praat, a JSONL file whose first record
+    is a Lhotse cut is a CutSet (``lhotse``), a NeMo manifest when its first record has ``audio_filepath`` and ``duration``,
     else a manifest.
     """
     path = Path(path)
@@ -227,6 +235,8 @@ def detect_format(path: Path) -> str:
             return "eaf" if path.suffix.lower() == ".eaf" else "textgrid"
         if is_hf_source(path):
             return "hf"
+        if is_cutset(path):
+            return "lhotse"
         return "nemo" if is_nemo_manifest(path) else "manifest"
     if not path.is_dir():
         raise ImportFailed(f"{path}: no such file or folder")

@@ -1,14 +1,15 @@
 """One label vocabulary for speaker metadata, whichever format it came from.
 
-docs/METHODS.md, "One label vocabulary": formats write the same gender differently (Kaldi
-``m``, Lhotse ``M``, Common Voice 17 ``male_masculine``), and a dataset merged from two of
-them must share its groups. :func:`normalise_metadata` maps only clear synonyms of gender
-(:data:`GENDER_SYNONYMS`, compared without case and surrounding spaces) to ``female`` /
-``male``; an undisclosed value (:data:`UNDISCLOSED`: ``do_not_wish_to_say``, ``U``,
-``unknown``...) becomes missing, so the item is counted as METHODS §1 counts a missing
-value; every other value (``non-binary``, ``other``, ``intersex`` ...) stays as written.
-When the stored value differs from the one written, the written one is kept as
-``gender_raw``. Every importer's candidates pass through it (``importers_formats.READERS``).
+docs/METHODS.md, "Missing values" (the bullet on one label vocabulary for gender): formats
+write the same gender differently (Kaldi ``m``, Lhotse ``M``, Common Voice 17
+``male_masculine``), and a dataset merged from two of them must share its groups.
+:func:`normalise_metadata` maps only clear synonyms of gender (:data:`GENDER_SYNONYMS`,
+compared without case and surrounding spaces) to ``female`` / ``male``; an undisclosed
+value (:data:`UNDISCLOSED`: ``do_not_wish_to_say``, ``U``, ``unknown``...) becomes
+missing, so the item is counted as every missing value is; every other value
+(``non-binary``, ``other``, ``intersex`` ...) stays as written. When the stored value
+differs from the one written, the written one is kept as ``gender_raw``. Every importer's
+candidates pass through it (``importers_formats.READERS``).
 
 :func:`integer_columns` keeps integer metadata integers in a table with missing values
 (``21``, never ``21.0``), so that filters and labels read ``21``.

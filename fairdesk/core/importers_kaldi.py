@@ -142,6 +142,18 @@ def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, media
         rec = utt if segs is None else rest[-1]
         if rec not in audio:
             audio[rec] = _entry_file(rec, wavs[rec], base, names, media_dir, problems, wav_src)
+            if audio[rec] is None and segs is not None:
+                lost = sorted(u for u, seg in segs.items() if seg[4] == rec)
+                problems[-1] = Problem(
+                    problems[-1].row,
+                    None,
+                    problems[-1].reason
+                    + f" (its {len(lost)} utterance(s) in segments, "
+                    + ", ".join(lost[:5])
+                    + (" ..." if len(lost) > 5 else "")
+                    + ", are not imported)",
+                    wav_src,
+                )
         if audio[rec] is None:
             continue
         if utt not in texts:

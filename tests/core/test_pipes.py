@@ -293,3 +293,44 @@ def test_utterance_under_two_speakers_in_spk2utt_is_refused(project, tmp_path, s
     )
     items = project.items(project.dataset("k"))
     assert dict(zip(items["id"], items["speaker_id"])) == {"u0": "A", "u2": "B"}
+
+
+def test_segments_over_a_sph2pipe_recording_read_spans_of_the_sphere_file(
+    project, tmp_path, speech
+):
+    """A session recording (SPHERE, read through sph2pipe) cut by `segments`; a refused
+    recording names the utterances it carries."""
+    (w0, a), (w1, b), *_ = speech
+    gap = np.zeros(8000, dtype=np.int16)
+    session = np.concatenate([a, gap, b])
+    write_sphere(tmp_path / "corpus" / "sess.sph", session)
+    d = tmp_path / "data" / "dev"
+    t_b = (len(a) + len(gap)) / 16000
+    _write(
+        d / "wav.scp",
+        [
+            f"sess sph2pipe -f wav -p {tmp_path / 'corpus' / 'sess.sph'} |",
+            f"other sox {tmp_path / 'corpus' / 'sess.sph'} -t wav - trim 1 |",
+        ],
+    )
+    _write(
+        d / "segments",
+        [
+            f"sess-0 sess 0.00 {len(a) / 16000:.4f}",
+            f"sess-1 sess {t_b:.4f} -1",
+            "other-0 other 0 1",
+            "other-1 other 1 2",
+        ],
+    )
+    _write(d / "text", [f"sess-0 {w0}", f"sess-1 {w1}", "other-0 a", "other-1 b"])
+    _write(d / "utt2spk", ["sess-0 A", "sess-1 B", "other-0 A", "other-1 B"])
+    rep = import_dataset(project, "seg", d, audio_root=str(tmp_path / "corpus"))
+    assert rep.imported == 2
+    [p] = rep.problems
+    assert (p.source, p.row) == (str(d / "wav.scp"), 2)
+    assert p.reason.endswith("(its 2 utterance(s) in segments, other-0, other-1, are not imported)")
+    got = _samples(project, "seg")
+    assert _close(got["sess-0"], a.astype(np.float32) / 32768)
+    assert _close(got["sess-1"], b.astype(np.float32) / 32768)
+    items = project.items(project.dataset("seg")).set_index("id")
+    assert items.loc["sess-1", "start_s"] == pytest.approx(t_b, abs=1e-3)

@@ -87,7 +87,7 @@ def parse_entry(value: str, command: bool = False) -> AudioEntry:
                 f"the entry {value[:80]!r} reads standard input; list an audio file instead"
             )
         ark = _ARK.match(text)
-        if ark and not any(c.isspace() for c in text):
+        if ark:
             if ark.group("slice"):
                 raise EntryRefused(
                     f"the entry {value[:80]!r} reads a slice {ark.group('slice')} of an "
@@ -347,7 +347,13 @@ def read_archive(path: str, offset: int, media: Path) -> Path:
             "fairdesk that is not installed: pip install kaldiio"
         ) from None
     try:
-        got = kaldiio.load_mat(f"{p.resolve()}:{int(offset)}")
+        name = str(p.resolve())
+        if "[" in name:  # load_mat would read "[...]" as a slice: seek and read the object
+            with open(name, "rb") as fd:
+                fd.seek(int(offset))
+                got = kaldiio.matio.read_kaldi(fd)
+        else:
+            got = kaldiio.load_mat(f"{name}:{int(offset)}")
     except Exception as exc:  # noqa: BLE001 - kaldiio raises ValueError, struct.error, OSError
         raise EntryRefused(
             f"offset {offset} of the archive {p.name} holds no readable Kaldi object ({exc}); "

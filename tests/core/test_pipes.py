@@ -218,11 +218,14 @@ def test_timit_recipe_sph2pipe_reads_sphere_and_its_channel(project, tmp_path, s
     }
 
 
-@pytest.mark.parametrize("prefix", ["", "ark:"])
-def test_ark_offsets_written_by_kaldiio_are_extracted_as_wav(project, tmp_path, speech, prefix):
-    """wav-copy's output (`ark,scp:`) written with kaldiio itself: `<utt> raw.ark:<offset>`."""
+@pytest.mark.parametrize(("prefix", "folder"), [("", "test"), ("ark:", "test [v2]")])
+def test_ark_offsets_written_by_kaldiio_are_extracted_as_wav(
+    project, tmp_path, speech, prefix, folder
+):
+    """wav-copy's output (`ark,scp:`) written with kaldiio itself: `<utt> raw.ark:<offset>`
+    (also in a folder whose name holds brackets, which load_mat would read as a slice)."""
     kaldiio = pytest.importorskip("kaldiio")
-    d = tmp_path / "data" / "test"
+    d = tmp_path / "data" / folder
     d.mkdir(parents=True)
     with kaldiio.WriteHelper(f"ark,scp:{d / 'raw.ark'},{d / 'raw.scp'}") as w:
         for i, (_words, x) in enumerate(speech):

@@ -199,6 +199,19 @@ def test_icefall_cutset_imports_each_supervision_with_its_span(project, tmp_path
     assert items.loc["84-121123-0000", "age"] == 21 and items.loc["stereo-right", "age"] == 40
     assert items.loc["sa1", "age"] is None
     assert list(project.items(ds, {"age": ["21"]})["id"]) == ["84-121123-0000"]
+    try:  # lhotse (when installed) reads the hand-written lines as its own MonoCuts
+        from lhotse.cut import MonoCut
+    except ImportError:
+        return
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        lines = [json.loads(line) for line in f][:5]
+    for d in lines:
+        cut = MonoCut.from_dict(d)
+        if cut.recording.sources[0].type != "file":
+            continue  # lhotse would run the command; fairdesk never does
+        (sup,) = cut.supervisions
+        theirs = cut.load_audio()[0]
+        assert np.max(np.abs(got[sup.id] - theirs)) < 1e-4 and got[sup.id].shape == theirs.shape
 
 
 def test_lhotse_command_sources_are_never_run(project, tmp_path, speech):
@@ -350,3 +363,59 @@ def test_formats_share_gender_groups(project, tmp_path, speech):
     import_dataset(project, "cv", cv)
     g = [project.items(project.dataset(n)).loc[0, "gender"] for n in ("k", "cv")]
     assert g == ["male", "male"]
+
+
+def test_cutset_written_by_lhotse_itself_gives_lhotses_audio(project, tmp_path, speech):
+    """Cross-check with lhotse (when installed after torch): a session's supervisions trimmed
+    into cuts by lhotse, written with ``CutSet.to_file``; each item's audio equals what
+    ``cut.load_audio()`` gives, its text and speaker the supervision's."""
+    lhotse = pytest.importorskip("lhotse")
+    (w0, a), (w1, b), *_ = speech
+    audio = tmp_path / "download"
+    audio.mkdir()
+    session = np.concatenate([a, np.zeros(SR // 2, dtype=np.int16), b])
+    sf.write(audio / "session.flac", session, SR, subtype="PCM_16")
+    rec = lhotse.Recording.from_file(audio / "session.flac", recording_id="session")
+    t_b = (len(a) + SR // 2) / SR
+    sups = [
+        lhotse.SupervisionSegment(
+            id="s0",
+            recording_id="session",
+            start=0.0,
+            duration=len(a) / SR,
+            text=w0,
+            speaker="A",
+            gender="F",
+            custom={"age": 21},
+        ),
+        lhotse.SupervisionSegment(
+            id="s1",
+            recording_id="session",
+            start=t_b,
+            duration=len(b) / SR,
+            text=w1,
+            speaker="B",
+            gender="M",
+        ),
+    ]
+    cuts = lhotse.CutSet.from_manifests(
+        recordings=lhotse.RecordingSet.from_recordings([rec]),
+        supervisions=lhotse.SupervisionSet.from_segments(sups),
+    ).trim_to_supervisions(keep_overlapping=False)
+    fbank = tmp_path / "data" / "fbank"
+    fbank.mkdir(parents=True)
+    cuts.to_file(fbank / "session_cuts_test.jsonl.gz")
+    rep = import_dataset(project, "lh", fbank, audio_root=str(audio))
+    assert rep.imported == 2 and not rep.problems
+    ds = project.dataset("lh")
+    items = project.items(ds).set_index("id")
+    for cut in cuts:
+        (sup,) = cut.supervisions
+        row = items.loc[sup.id]
+        assert (row["text"], row["speaker_id"]) == (sup.text, sup.speaker)
+        assert row["start_s"] == pytest.approx(cut.start, abs=1e-3)
+        ours = load_row(ds.root, {**row.to_dict(), "id": sup.id}).samples
+        theirs = cut.load_audio()[0]
+        assert ours.shape == theirs.shape and np.max(np.abs(ours - theirs)) < 1e-4
+    assert (items.loc["s0", "gender"], items.loc["s0", "age"]) == ("female", 21)
+    assert items.loc["s1", "age"] is None and items.loc["s1", "gender_raw"] == "M"

@@ -31,6 +31,7 @@ from .importers_formats import (  # noqa: F401  (the readers stay importable fro
     FORMATS,
     ID_COLUMNS,
     LABEL_COLUMNS,
+    MEDIA_FORMATS,
     OPTIONS,
     READERS,
     SPEAKER_COLUMNS,
@@ -224,7 +225,7 @@ def import_dataset(
             )
             + "; leave it out"
         )
-    if fmt == "hf":  # the embedded audio is extracted into the project (importers_hf)
+    if fmt in MEDIA_FORMATS:  # embedded or archived audio is extracted into the project
         from .importers_hf import media_folder
 
         cols["media_dir"] = media_folder(project.folder, name)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import ImportFailed
+from .labels import normalise_metadata
 
 __all__ = ["SheetJoin", "join_speaker_sheet", "read_speaker_sheet"]
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from . import integrity, opening, summaries
 from .errors import StoreError
+from .labels import integer_columns
 from .names import nfc
 from .schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION, _connect, migrate
 
@@ -313,6 +314,7 @@ class Project:
                 rec.setdefault(nfc(k), nfc(v))
             records.append(rec)
         frame = pd.DataFrame.from_records(records)
+        integer_columns(frame, records, list(frame.columns))  # 21, not 21.0, beside a gap
         if frame.empty:
             frame = pd.DataFrame(
                 columns=[

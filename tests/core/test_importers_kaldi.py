@@ -107,8 +107,8 @@ def test_kaldi_refuses_pipes_archives_and_bad_lines_by_line(project, tmp_path):
         d / "wav.scp",
         [
             "spkA-001 wav/spkA-001.wav",
-            "spkA-002 sox wav/x.flac -t wav - |",
-            "spkB-001 raw.ark:1234",
+            "spkA-002 sox wav/x.flac -t wav - remix 1 |",
+            "spkB-001 raw.ark:1234[0:10]",
             "lonely",
             "spkA-001 wav/spkA-002.wav",
             "extra wav/spkB-001.wav",
@@ -121,17 +121,17 @@ def test_kaldi_refuses_pipes_archives_and_bad_lines_by_line(project, tmp_path):
         "wav.scp",
         2,
         (
-            "spkA-002: the entry is a command ('sox wav/x.flac -t wav - |'), not an audio file; "
-            "fairdesk reads audio files only: run the command to write the audio out and list "
-            "the file"
+            "spkA-002: the entry 'sox wav/x.flac -t wav - remix 1 |' uses 'remix' (a sox "
+            "effect), which changes the audio; fairdesk reads the file itself and cannot apply "
+            "it: write the changed audio out as a file and list the file"
         ),
     ) in got
     assert (
         "wav.scp",
         3,
         (
-            "spkB-001: the entry 'raw.ark:1234' is an offset into a Kaldi archive; write the "
-            "audio out as files (e.g. wav-copy) and list them"
+            "spkB-001: the entry 'raw.ark:1234[0:10]' reads a slice [0:10] of an archive "
+            "entry; write that part of the audio out and list it"
         ),
     ) in got
     assert ("wav.scp", 4, "wav.scp line has a key but no value: 'lonely'") in got

@@ -521,12 +521,22 @@ def test_librispeech_speakers_table_with_comments_and_unlisted_speakers(tmp_path
         "19-198-0001 HELLO\n\n21-198-0002 UNLISTED\n20-198-0003 AFTER A BROKEN LINE\n",
         encoding="utf-8",
     )
-    _, cands, problems = importers.read_librispeech(root)
+    _, cands, problems = importers.READERS["librispeech"](root)
     assert [(c.row, c.key, c.speaker_id, c.metadata) for c in cands] == [
-        (1, "19-198-0001", "19", {"gender": "female", "subset": "train-clean-100"}),
+        (
+            1,
+            "19-198-0001",
+            "19",
+            {"gender": "female", "gender_raw": "F", "subset": "train-clean-100"},
+        ),
         (3, "21-198-0002", "21", {}),
-        (4, "20-198-0003", "20", {"gender": "male", "subset": "dev-clean"}),
+        (4, "20-198-0003", "20", {"gender": "male", "gender_raw": "M", "subset": "dev-clean"}),
     ]
     assert [(p.row, p.reason) for p in problems] == [
-        (4, "SPEAKERS.TXT line is not 'ID | SEX | SUBSET | MINUTES | NAME'")
+        (4, "SPEAKERS.TXT line is not 'ID | SEX | SUBSET | MINUTES | NAME'"),
+        (
+            None,
+            "speaker 21 is not in SPEAKERS.TXT: imported without gender and subset; add a line "
+            "'21 | F or M | subset | minutes | name' to it",
+        ),
     ]

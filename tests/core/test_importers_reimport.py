@@ -106,7 +106,7 @@ def test_a_manifest_folder_and_the_format_refusals(tmp_path):
     assert str(e.value) == (
         "unknown format 'sphinx'; use one of auto, manifest, audiofolder, "
         "commonvoice, librispeech, saa, l2arctic, kaldi, nemo, lhotse, vctk, timit, hf, eaf, "
-        "textgrid"
+        "textgrid, chat"
     )
     with pytest.raises(ImportFailed) as e:
         detect_format(tmp_path / "nope")
@@ -118,7 +118,7 @@ def test_a_manifest_folder_and_the_format_refusals(tmp_path):
     assert str(e.value) == (
         f"{empty}: cannot tell the dataset format; pass --format "
         "(manifest, audiofolder, commonvoice, librispeech, saa, l2arctic, kaldi, nemo, lhotse, "
-        "vctk, timit, hf, eaf or textgrid)"
+        "vctk, timit, hf, eaf, textgrid or chat)"
     )
     (empty / "metadata.jsonl").write_text("{}\n")
     assert detect_format(empty) == "audiofolder"
@@ -297,6 +297,7 @@ def test_warnings_stale_items_and_the_report_dict(project, tmp_path):
         "stale": 0,
         "problems": [],
         "warnings": [{"item": "q", "path": "quiet.wav", "warning": silence}],
+        "speakers": None,
     }
     status = {
         r["item_key"]: (r["stale"], json.loads(r["warnings"]))

@@ -30,6 +30,10 @@ def _print_summary(s: dict, keys=None):
         f"({s['format']}, root {s['root']})"
         + (f", {s['problems']} import problems" if s.get("problems") else "")
     )
+    roots = s.get("audio_roots") or []
+    if len(roots) > 1:  # audio read from several folders: each, with its items
+        for r in roots:
+            print(f"  audio from {r['root']}: {count(r['items'], 'item')}")
     for col, values in sorted(s["columns"].items()):
         if keys and col not in keys:
             continue
@@ -101,6 +105,12 @@ def cmd_import(a):
                 else ""
             )
         )
+        if rep.roots:
+            print(
+                f"  relative paths read from {rep.roots[0]}"
+                + (f"; also audio from {', '.join(rep.roots[1:])}" if rep.roots[1:] else "")
+                + " (--audio-root to read them from another folder)"
+            )
         for pr in rep.problems:  # file: line N: path: reason (each part when known)
             line = f"line {pr.row}" if pr.row is not None else None
             where = ": ".join(str(x) for x in (pr.source, line, pr.path) if x)
@@ -136,13 +146,24 @@ def cmd_relink(a):
     from ..core.relink import relink_dataset
 
     p = _project(a.project, write="relinking a dataset")
-    rep = relink_dataset(p, a.dataset, a.root)
+
+    def progress(frac, msg):
+        if not a.json:
+            print(f"\r  {msg}", end="\n" if frac >= 1 else "", file=sys.stderr, flush=True)
+
+    rep = relink_dataset(p, a.dataset, a.root, old_root=a.old_root, progress=progress)
     if a.json:
         dump_json(rep.to_dict())
     else:
         print(
             f"{a.dataset}: audio is read from {rep.new_root} (was {rep.old_root}); "
-            f"all {count(rep.items, 'file')} found there"
+            f"all {count(rep.items, 'file')} found there; "
+            + (
+                f"{count(rep.changed, 'file')} hold other audio than before and will be "
+                "transcribed again"
+                if rep.changed
+                else "every file holds the same audio as before"
+            )
         )
     return EXIT_OK
 
@@ -231,8 +252,10 @@ def add_commands(sub):
     s.add_argument(
         "--audio-root",
         metavar="DIR",
-        help="Kaldi, Lhotse: the folder holding the audio the manifests list (default: the "
-        "data directory or manifest folder)",
+        help="manifest, Kaldi, NeMo, Lhotse: the folder the listed relative audio paths "
+        "start from (default: the manifest's folder or data directory, else the nearest "
+        "parent folder where the paths resolve, as recipes write them); absolute paths are "
+        "read as written",
     )
     s.add_argument(
         "--tiers",
@@ -266,6 +289,13 @@ def add_commands(sub):
     s.add_argument("--project", required=True)
     s.add_argument("--dataset", required=True)
     s.add_argument("root", help="the folder that now holds the dataset's audio")
+    s.add_argument(
+        "--from",
+        dest="old_root",
+        metavar="OLD_FOLDER",
+        help="the audio root that moved, when the dataset reads audio from several folders "
+        "(`fairdesk datasets` lists them)",
+    )
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_relink)
 

@@ -3,8 +3,10 @@
 A data directory (Povey et al., the Kaldi "Data preparation" page; ESPnet keeps the layout)
 holds one table per file, each line ``<key> <value...>``:
 
-* ``wav.scp``: ``<recording-id> <audio path>``. A path is read relative to the data
-  directory (or to ``--audio-root`` when given) or as written when absolute. An entry that is
+* ``wav.scp``: ``<recording-id> <audio path>``. An absolute path is read as written; a
+  relative one from ``--audio-root`` when given, else from the data directory or, when the
+  paths do not resolve there, the nearest parent folder where they do (recipes write
+  ``db/...`` relative to the recipe folder, two levels above ``data/train``). An entry that is
   a command (``... |``) or an archive offset (``foo.ark:1234``) is refused naming its line:
   fairdesk reads audio files, so write the audio out first.
 * ``text``: ``<utterance-id> <transcript>``.
@@ -19,9 +21,8 @@ a ``segments`` file (``<utterance-id> <recording-id> <start> <end>``, seconds; a
 is the end of the recording) each utterance is that span of its recording: the item's audio
 is read from the span alone (:mod:`fairdesk.core.spans`).
 
-The audio must lie inside the dataset folder (the data directory, or ``--audio-root``), as
-for every importer; point ``--audio-root`` at the corpus folder when ``wav.scp`` lists
-absolute paths there.
+The import says which folder relative paths were read from
+(:func:`fairdesk.core.audio_paths.choose_root`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from .audio_paths import choose_root, resolve_audio_path
 from .errors import ImportFailed
 from .import_rows import Candidate, Problem, read_text
 from .names import DiskNames
@@ -124,11 +126,12 @@ def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, **_):
             f"{root}: no wav.scp (Kaldi/ESPnet data directory: wav.scp, text, utt2spk, "
             "spk2gender ...)"
         )
-    base = Path(audio_root).expanduser() if audio_root else root
-    if audio_root and not base.is_dir():
-        raise ImportFailed(f"--audio-root {base}: no such folder")
     problems: list[Problem] = []
     wavs = read_kaldi_table(root / "wav.scp", problems)
+    names = DiskNames()
+    base = choose_root(
+        [v for _i, v, *_ in wavs.values() if _audio_entry(v) is None], root, audio_root, names=names
+    )
     texts = read_kaldi_table(root / "text", problems) if (root / "text").is_file() else None
     if texts is None:
         raise ImportFailed(f"{root}: no text file (the transcripts: '<utterance-id> <words>')")
@@ -148,7 +151,6 @@ def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, **_):
         tables.append((side, name, values))
 
     wav_src, text_src = str(root / "wav.scp"), str(root / "text")
-    names = DiskNames()
     segs = _segments(root, wavs, problems) if (root / "segments").is_file() else None
     cands = []
     for utt, (line, value, *_) in wavs.items() if segs is None else segs.items():
@@ -177,7 +179,7 @@ def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, **_):
             row=texts[utt][0],
             source=text_src,
             key=utt,
-            path=names.locate(base, value),
+            path=str(resolve_audio_path(value, [base], names)),
             text=texts[utt][1],
             speaker_id=speaker,
             metadata=meta,

@@ -6,13 +6,16 @@ per utterance with ``audio_filepath`` (relative to the manifest's folder, or abs
 ``speaker``-type key is the speaker id (as for a generic manifest). An entry with a non-zero
 ``offset``, or whose ``duration`` is shorter than its file, is the span ``offset`` to
 ``offset + duration`` of a longer recording (:mod:`fairdesk.core.spans`); without an id
-column its item id is ``<audio_filepath>#<start>-<end>``.
+column its item id is ``<audio_filepath>#<start>-<end>``. An absolute ``audio_filepath`` is
+read as written, a relative one from ``--audio-root`` (default: the manifest's folder, or
+the parent folder where the paths resolve; :func:`fairdesk.core.audio_paths.choose_root`).
 
 Lhotse (``lhotse.RecordingSet`` / ``SupervisionSet`` written with ``to_file``): a folder
 with ``*recordings*.jsonl[.gz]`` and the matching ``*supervisions*.jsonl[.gz]`` (the same
 name with ``supervisions`` for ``recordings``; one pair per split, the split being the part
 of the name after ``supervisions_``). A recording's ``sources`` must be one ``file`` source
-(a path relative to the folder, or to ``--audio-root``); a supervision is an item when it
+(absolute, or relative to ``--audio-root``, by default the folder or the parent folder where
+the paths resolve); a supervision is an item when it
 covers its whole recording (``start`` 0 and ``duration`` the recording's, within 10 ms) or
 is the span ``start`` to ``start + duration`` of it (a partial supervision):
 its ``id`` is the item id, ``text``, ``speaker`` and ``language``/``gender`` are kept, and
@@ -26,8 +29,16 @@ import json
 import re
 from pathlib import Path
 
+from .audio_paths import choose_root, resolve_audio_path
 from .errors import ImportFailed
-from .import_rows import Candidate, Problem, read_jsonl, read_table, rows_to_candidates
+from .import_rows import (
+    Candidate,
+    Problem,
+    listed_paths,
+    read_jsonl,
+    read_table,
+    rows_to_candidates,
+)
 from .names import DiskNames
 
 #: Seconds a whole-file span may differ from the file's duration (rounding in manifests).
@@ -72,7 +83,7 @@ def _file_duration(path: str) -> float | None:
         return None
 
 
-def read_nemo(path: Path, **cols):
+def read_nemo(path: Path, audio_root=None, **cols):
     """Candidates of a NeMo manifest (see the module docstring)."""
     path = Path(path)
     header, rows, problems = read_table(path)
@@ -83,7 +94,8 @@ def read_nemo(path: Path, **cols):
         )
     cols.setdefault("audio_col", "audio_filepath")
     cols.setdefault("text_col", "text")
-    cands = rows_to_candidates(header, rows, path, path.parent, drop=("duration", "offset"), **cols)
+    base = choose_root(listed_paths(header, rows, path, cols["audio_col"]), path.parent, audio_root)
+    cands = rows_to_candidates(header, rows, path, base, drop=("duration", "offset"), **cols)
     by_line = dict(rows)
     out = []
     for c in cands:
@@ -109,7 +121,7 @@ def read_nemo(path: Path, **cols):
             if c.key is None:  # one file holds several entries: the span names the item
                 c.key = f"{row.get('audio_filepath')}#{offset:.3f}-{end:.3f}"
         out.append(c)
-    return path.parent, out, problems
+    return base, out, problems
 
 
 # -- Lhotse ----------------------------------------------------------------------------------
@@ -182,10 +194,17 @@ def read_lhotse(path: Path, audio_root=None, **_):
             f"{folder}: no *recordings*.jsonl[.gz] beside a *supervisions*.jsonl[.gz] "
             "(Lhotse layout: RecordingSet and SupervisionSet manifests)"
         )
-    base = Path(audio_root).expanduser() if audio_root else folder
     names = DiskNames()
     problems: list[Problem] = []
     cands: list[Candidate] = []
+    listed = []
+    for rec_path in _manifests(folder, "recordings"):
+        rows, _probs = read_jsonl(rec_path)
+        for _line, rec in rows:
+            src = rec.get("sources") if isinstance(rec, dict) else None
+            if isinstance(src, list) and src and isinstance(src[0], dict):
+                listed.append(src[0].get("source") if src[0].get("type") == "file" else None)
+    base = choose_root(listed, folder, audio_root, names=names)
     for sup in sups:
         rec_path = folder / sup.name.replace("supervisions", "recordings")
         if not rec_path.exists():
@@ -250,7 +269,7 @@ def read_lhotse(path: Path, audio_root=None, **_):
                     row=line,
                     source=src,
                     key=str(sid),
-                    path=names.locate(base, audio) if audio else "",
+                    path=str(resolve_audio_path(audio, [base], names)) if audio else "",
                     text=s.get("text") if isinstance(s.get("text"), str) else None,
                     speaker_id=None if spk in (None, "") else str(spk),
                     metadata=meta,

@@ -165,7 +165,9 @@ class RunData:
             from ..core.dataset_sets import audio_file
 
             return audio_file(self.dataset_set, row)
-        return Path(self.dataset.root) / str(row["path"])
+        from ..core.audio_paths import audio_file as join
+
+        return join(self.dataset.root, row["path"])
 
     def words(self, item_db_id) -> list[dict]:
         """The model's word timings of an item in this run (``predictions.words``)."""

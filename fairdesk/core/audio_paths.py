@@ -17,21 +17,26 @@ that one join serves both.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from .errors import ImportFailed
-from .names import DiskNames
+from .names import DiskNames, nul_reason
 
 __all__ = [
     "AUDIO_ROOT_HINT",
     "audio_file",
     "choose_root",
     "file_stamp",
+    "not_found",
     "outside_roots",
+    "place",
     "resolve_audio_path",
+    "roots_of",
     "shown_item_path",
+    "under",
 ]
 
 #: How many listed paths :func:`choose_root` tries in each folder.
@@ -149,3 +154,74 @@ def file_stamp(path) -> tuple[int, float] | None:
     except OSError:
         return None
     return int(st.st_size), float(st.st_mtime)
+
+
+# -- an import: where each listed file is, and its audio root ------------------------------
+def place(p: str) -> tuple[Path | None, str | None]:
+    """The absolute path of the listed file ``p`` (as listed: links are not followed, so a
+    file is stored where the manifest says it is); returns (path, reason)."""
+    if not p:
+        return None, "no audio path in this row"
+    nul = nul_reason(p)
+    if nul:
+        return None, nul
+    try:
+        full = Path(os.path.abspath(p))
+        full.resolve()  # a loop of links is found here
+    except RuntimeError:  # pathlib's "Symlink loop from ..."
+        return None, (
+            f"path {p!r} cannot be resolved: a symbolic link in it leads back to itself "
+            "(a loop); fix or remove the link"
+        )
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return None, (
+                f"path {p!r} cannot be resolved: a symbolic link in it leads back to itself "
+                "(a loop); fix or remove the link"
+            )
+        return None, f"path {p!r} cannot be resolved ({exc.strerror or exc}); check the path"
+    return full, None
+
+
+def under(root: Path, full: Path) -> str | None:
+    """``full`` relative to ``root`` (POSIX), as listed or with its links followed; None when
+    it lies outside ``root``."""
+    for cand in (full, full.resolve()):
+        try:
+            return cand.relative_to(root).as_posix()
+        except ValueError:
+            continue
+    return None
+
+
+def roots_of(root: Path, placed: list[Path]) -> dict[Path, tuple[Path | None, str]]:
+    """Each placed file's audio root and path relative to it: the dataset's ``root`` (None)
+    for a file inside it, else one of :func:`outside_roots` (the folders of the files listed
+    outside it, links in the folders followed)."""
+    out: dict[Path, tuple[Path | None, str]] = {}
+    outside: dict[Path, Path] = {}
+    for full in placed:
+        rel = under(root, full)
+        if rel is not None:
+            out[full] = (None, rel)
+        else:
+            outside[full] = full.parent.resolve() / full.name
+    extra = outside_roots(outside.values())
+    for full, real in outside.items():
+        top = next(r for r in extra if real.is_relative_to(r))
+        out[full] = (top, real.relative_to(top).as_posix())
+    return out
+
+
+def not_found(root: Path, full: Path, rel: str) -> str:
+    """Why a listed file is not there, naming where it was looked for."""
+    if under(root, full) is not None:
+        return (
+            f"file not found: {rel} was read relative to {root}; check the path in the "
+            f"manifest or restore the file ({AUDIO_ROOT_HINT})"
+        )
+    return (
+        f"file not found: {full} (an absolute path is read as written; a relative one is "
+        f"read from --audio-root or the manifest's folder); check the path in the manifest "
+        "or restore the file"
+    )

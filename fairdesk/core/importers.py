@@ -10,7 +10,6 @@ row and the reason; the good rows are imported.
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
 import os
@@ -22,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import audio as audio_io
-from .audio_paths import AUDIO_ROOT_HINT, file_stamp, outside_roots
+from .audio_paths import file_stamp, not_found, place, roots_of
 from .errors import AudioError, ImportFailed
 from .import_rows import Candidate, Problem
 from .importers_formats import (  # noqa: F401  (the readers stay importable from here)
@@ -44,7 +43,7 @@ from .importers_formats import (  # noqa: F401  (the readers stay importable fro
     read_manifest,
     rows_to_candidates,
 )
-from .names import nfc, nfc_record, nul_reason
+from .names import nfc, nfc_record
 from .spans import probe_span
 from .store import Project
 from .tables import JSONL_SUFFIXES, undecodable
@@ -105,76 +104,6 @@ def shown_path(root: Path, p: str) -> str:
     """``p`` as messages show it: relative to the dataset folder when it lies there."""
     prefix = str(root).rstrip(os.sep) + os.sep
     return p[len(prefix) :] if p and p.startswith(prefix) else p
-
-
-def _place(p: str) -> tuple[Path | None, str | None]:
-    """The absolute path of the listed file ``p`` (as listed: links are not followed, so a
-    file is stored where the manifest says it is); returns (path, reason)."""
-    if not p:
-        return None, "no audio path in this row"
-    nul = nul_reason(p)
-    if nul:
-        return None, nul
-    try:
-        full = Path(os.path.abspath(p))
-        full.resolve()  # a loop of links is found here
-    except RuntimeError:  # pathlib's "Symlink loop from ..."
-        return None, (
-            f"path {p!r} cannot be resolved: a symbolic link in it leads back to itself "
-            "(a loop); fix or remove the link"
-        )
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            return None, (
-                f"path {p!r} cannot be resolved: a symbolic link in it leads back to itself "
-                "(a loop); fix or remove the link"
-            )
-        return None, f"path {p!r} cannot be resolved ({exc.strerror or exc}); check the path"
-    return full, None
-
-
-def _under(root: Path, full: Path) -> str | None:
-    """``full`` relative to ``root`` (POSIX), as listed or with its links followed; None when
-    it lies outside ``root``."""
-    for cand in (full, full.resolve()):
-        try:
-            return cand.relative_to(root).as_posix()
-        except ValueError:
-            continue
-    return None
-
-
-def _roots_of(root: Path, placed: list[Path]) -> dict[Path, tuple[Path | None, str]]:
-    """Each placed file's audio root and path relative to it: the dataset's ``root`` (None)
-    for a file inside it, else one of :func:`outside_roots` (the folders of the files listed
-    outside it, links in the folders followed)."""
-    out: dict[Path, tuple[Path | None, str]] = {}
-    outside: dict[Path, Path] = {}
-    for full in placed:
-        rel = _under(root, full)
-        if rel is not None:
-            out[full] = (None, rel)
-        else:
-            outside[full] = full.parent.resolve() / full.name
-    extra = outside_roots(outside.values())
-    for full, real in outside.items():
-        top = next(r for r in extra if real.is_relative_to(r))
-        out[full] = (top, real.relative_to(top).as_posix())
-    return out
-
-
-def _not_found(root: Path, full: Path, rel: str) -> str:
-    """Why a listed file is not there, naming where it was looked for."""
-    if _under(root, full) is not None:
-        return (
-            f"file not found: {rel} was read relative to {root}; check the path in the "
-            f"manifest or restore the file ({AUDIO_ROOT_HINT})"
-        )
-    return (
-        f"file not found: {full} (an absolute path is read as written; a relative one is "
-        f"read from --audio-root or the manifest's folder); check the path in the manifest "
-        "or restore the file"
-    )
 
 
 def _backup_before_large_import(project, name: str, n_good: int) -> None:
@@ -292,9 +221,9 @@ def import_dataset(
     # Where each listed file is, and the audio root it is stored relative to.
     placed = {}
     for c in cands:
-        placed[id(c)] = _place(c.path)
+        placed[id(c)] = place(c.path)
     try:
-        rooted = _roots_of(root, [f for f, _r in placed.values() if f is not None])
+        rooted = roots_of(root, [f for f, _r in placed.values() if f is not None])
     except RuntimeError:  # a loop of links in a folder: each row is refused below
         rooted = {}
     item_root: dict[str, tuple[Path | None, str]] = {}
@@ -357,7 +286,7 @@ def import_dataset(
         c, full, rel = entry
         stamp = file_stamp(full)
         if stamp is None and not os.path.lexists(full):
-            return entry, None, _not_found(root, full, rel), None
+            return entry, None, not_found(root, full, rel), None
         try:
             if c.start_s is not None:
                 return entry, probe_span(full, c.start_s, c.end_s), None, stamp

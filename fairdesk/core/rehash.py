@@ -25,7 +25,14 @@ from .batches import select_in
 from .errors import AudioError
 from .spans import probe_span
 
-__all__ = ["Rehashed", "item_files", "refresh_frame", "rehash_items", "store_rehashed"]
+__all__ = [
+    "Rehashed",
+    "current_hash",
+    "item_files",
+    "refresh_frame",
+    "rehash_items",
+    "store_rehashed",
+]
 
 _SELECT = (
     "SELECT items.id, items.item_key, items.path, ar.path AS root_path, d.root AS ds_root, "
@@ -170,3 +177,23 @@ def refresh_frame(project, frame, progress=None):
                 for i, v in zip(frame["db_id"], frame[col])
             ]
     return frame
+
+
+def current_hash(project, audio_hash: str, file) -> str:
+    """The audio hash of the item(s) hashed ``audio_hash`` whose audio is read from
+    ``file``, hashed again (and stored) when the file changed since (saliency of one item:
+    keyed by the audio it reads)."""
+    if not audio_hash:
+        return audio_hash
+    ids = [
+        r[0] for r in project.conn.execute("SELECT id FROM items WHERE audio_hash=?", (audio_hash,))
+    ]
+    want = Path(file).resolve()
+    entries = [e for e in item_files(project.conn, ids) if Path(e["file"]).resolve() == want]
+    done, _failed = rehash_items(entries, only_changed=True)
+    if not done:
+        return audio_hash
+    if not project.read_only:
+        with project.transaction() as c:
+            store_rehashed(c, done)
+    return done[0].audio_hash

@@ -148,6 +148,7 @@ def saliency(folder, model, audio_path, audio_hash, text, *, device="auto", prog
     """Occlusion saliency and reference word spans of one item, stored in the project's
     saliency cache; returns :func:`fairdesk.jobs.explain_stage.explain_item`'s dict."""
     from ..core import audio as audio_io
+    from ..core.rehash import current_hash
     from ..models import get_backend
     from .explain_stage import explain_item
 
@@ -155,6 +156,8 @@ def saliency(folder, model, audio_path, audio_hash, text, *, device="auto", prog
     prog.stage(0.0, 0.05, f"loading {model}")
     samples = audio_io.load(audio_path).samples
     project = Project(folder)
+    # the file changed since it was hashed: keyed by the audio it holds now
+    audio_hash = current_hash(project, audio_hash, audio_path)
     backend = get_backend(model, device=device)
     try:
         prog.stage(0.05, 1.0, f"saliency of {Path(audio_path).name}")

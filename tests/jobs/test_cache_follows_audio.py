@@ -124,3 +124,39 @@ def test_a_file_replaced_in_place_is_hashed_and_transcribed_again(audited):
     assert _wer(again) == pytest.approx(1 / 8)
     row = p.conn.execute("SELECT size, mtime FROM items WHERE path='a/0_0.wav'").fetchone()
     assert (row["size"], row["mtime"]) == (size, f.stat().st_mtime)
+
+
+def test_an_export_of_a_run_reads_the_hash_of_the_audio_there_now(audited):
+    from fairdesk.reports.data import load_run
+
+    p, root, be, req = audited
+    out = run_audit(p, req, backend=be)  # the stored run (from the cache)
+    before = dict(zip(p.items(p.dataset("d"))["id"], p.items(p.dataset("d"))["audio_hash"]))
+    f = root / "b" / "1_1.wav"
+    info = sf.info(str(f))
+    noise = np.random.default_rng(2).uniform(-0.3, 0.3, info.frames).astype(np.float32)
+    sf.write(str(f), noise, info.samplerate)
+    d = load_run(p, out.run_id)
+    rows = d.items.set_index("id")
+    key = "b/1_1.wav"  # the item's id is its path (the manifest has no id column)
+    changed = rows.loc[key, "audio_hash"]
+    assert changed != before[key]  # keyed by the noise now: no alignment of the tone reused
+    stored = dict(zip(p.items(p.dataset("d"))["id"], p.items(p.dataset("d"))["audio_hash"]))
+    assert stored[key] == changed
+    assert all(stored[k] == before[k] for k in stored if k != key)
+
+
+def test_saliency_of_one_item_is_keyed_by_the_audio_there_now(audited):
+    from fairdesk.core.audio import probe
+    from fairdesk.core.rehash import current_hash
+
+    p, root, _be, _req = audited
+    f = root / "a" / "1_0.wav"
+    old = p.items(p.dataset("d")).set_index("id").loc["a/1_0.wav", "audio_hash"]
+    assert current_hash(p, old, f) == old  # unchanged: the same key
+    info = sf.info(str(f))
+    noise = np.random.default_rng(3).uniform(-0.3, 0.3, info.frames).astype(np.float32)
+    sf.write(str(f), noise, info.samplerate)
+    new = current_hash(p, old, f)
+    assert new == probe(f).content_hash != old
+    assert p.items(p.dataset("d")).set_index("id").loc["a/1_0.wav", "audio_hash"] == new

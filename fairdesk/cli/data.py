@@ -105,11 +105,17 @@ def cmd_import(a):
                 else ""
             )
         )
-        if rep.roots:
+        if rep.roots:  # the folder chosen for relative paths, and any other audio root
+            from ..core.importers_formats import OPTIONS
+
+            rooted = "audio_root" in OPTIONS.get(rep.format, ())
+            said = "relative paths read from" if rooted else "audio read from"
+            if rep.roots[1:]:
+                said = f"{said} {rep.roots[0]}; also audio from {', '.join(rep.roots[1:])}"
+            else:
+                said = f"{said} {rep.roots[0]}"
             print(
-                f"  relative paths read from {rep.roots[0]}"
-                + (f"; also audio from {', '.join(rep.roots[1:])}" if rep.roots[1:] else "")
-                + " (--audio-root to read them from another folder)"
+                f"  {said}" + (" (--audio-root to read them from another folder)" if rooted else "")
             )
         for pr in rep.problems:  # file: line N: path: reason (each part when known)
             line = f"line {pr.row}" if pr.row is not None else None
@@ -134,9 +140,12 @@ def cmd_datasets(a):
             _print_summary(s)
             where = audio_root(p, ds, sample=20)
             if not where.exists or where.missing:
+                several = len(s.get("audio_roots") or []) > 1
                 print(
                     f"  warning: {where.describe()}; `fairdesk relink --project {p.folder} "
-                    f"--dataset {ds.name!r} NEW_FOLDER`",
+                    f"--dataset {ds.name!r} "
+                    + (f"--from {where.root} " if several else "")
+                    + "NEW_FOLDER`",
                     file=sys.stderr,
                 )
     return EXIT_OK

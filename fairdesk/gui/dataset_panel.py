@@ -422,7 +422,7 @@ class DatasetPanel(QWidget):
         for where in roots:  # every folder the dataset reads audio from
             text = f"Audio from <code>{esc(where.root)}</code>"
             if len(roots) > 1:
-                text += f" ({where.items:,} items)"
+                text += f" ({count(where.items, 'item')})"
             if not where.exists:
                 text += " <span style='color:#c62828'>— folder not found: relink it</span>"
             elif where.missing:

@@ -213,15 +213,17 @@ def roots_of(root: Path, placed: list[Path]) -> dict[Path, tuple[Path | None, st
     return out
 
 
-def not_found(root: Path, full: Path, rel: str) -> str:
-    """Why a listed file is not there, naming where it was looked for."""
+def not_found(root: Path, full: Path, rel: str, rooted: bool = True) -> str:
+    """Why a listed file is not there, naming where it was looked for; ``rooted``: the
+    format takes ``--audio-root`` (a corpus layout of fixed folders does not)."""
     if under(root, full) is not None:
-        return (
-            f"file not found: {rel} was read relative to {root}; check the path in the "
-            f"manifest or restore the file ({AUDIO_ROOT_HINT})"
+        return f"file not found: {rel} was read relative to {root}; " + (
+            f"check the path in the manifest or restore the file ({AUDIO_ROOT_HINT})"
+            if rooted
+            else "restore the file or remove its entry"
         )
     return (
-        f"file not found: {full} (an absolute path is read as written; a relative one is "
-        f"read from --audio-root or the manifest's folder); check the path in the manifest "
-        "or restore the file"
+        f"file not found: {full} (an absolute path is read as written"
+        + ("; a relative one is read from --audio-root or the manifest's folder" if rooted else "")
+        + "); check the path in the manifest or restore the file"
     )

@@ -286,7 +286,12 @@ def import_dataset(
         c, full, rel = entry
         stamp = file_stamp(full)
         if stamp is None and not os.path.lexists(full):
-            return entry, None, not_found(root, full, rel), None
+            return (
+                entry,
+                None,
+                not_found(root, full, rel, "audio_root" in OPTIONS.get(fmt, ())),
+                None,
+            )
         try:
             if c.start_s is not None:
                 return entry, probe_span(full, c.start_s, c.end_s), None, stamp

@@ -332,3 +332,16 @@ def test_a_project_of_the_previous_schema_opens_and_audits(tmp_path):
         assert all(r[2] and r[3] for r in rows)
     finally:
         p.close()
+
+
+def test_not_found_names_audio_root_only_where_the_format_takes_it(tmp_path):
+    root = tmp_path / "cv"
+    said = audio_paths.not_found(root, root / "clips" / "x.mp3", "clips/x.mp3")
+    assert f"read relative to {root}" in said and "--audio-root" in said
+    fixed = audio_paths.not_found(root, root / "clips" / "x.mp3", "clips/x.mp3", rooted=False)
+    assert fixed == (
+        f"file not found: clips/x.mp3 was read relative to {root}; restore the file or remove "
+        "its entry"
+    )
+    elsewhere = audio_paths.not_found(root, tmp_path / "y.wav", str(tmp_path / "y.wav"))
+    assert elsewhere.startswith(f"file not found: {tmp_path / 'y.wav'} (an absolute path is")

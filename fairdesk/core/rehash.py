@@ -53,8 +53,8 @@ class Rehashed:
     duration: float
     sample_rate: int
     channels: int
-    size: int
-    mtime: float
+    size: int | None
+    mtime: float | None
     changed: bool
 
 
@@ -91,8 +91,8 @@ def _probe(entry: dict, file: Path | None = None) -> Rehashed:
         info.duration,
         info.sample_rate,
         info.channels,
-        size,  # type: ignore[arg-type]
-        mtime,  # type: ignore[arg-type]
+        size,
+        mtime,
         info.content_hash != entry["audio_hash"],
     )
 

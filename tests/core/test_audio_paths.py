@@ -233,7 +233,7 @@ def test_choose_root_walks_up_to_where_the_paths_resolve(tmp_path):
     ]
 
 
-def test_relink_works_per_root(project, tmp_path):
+def test_relink_works_per_root(project, tmp_path, capsys):
     from fairdesk.core.errors import StoreError
     from fairdesk.core.relink import audio_roots, relink_dataset
 
@@ -267,8 +267,12 @@ def test_relink_works_per_root(project, tmp_path):
     write_wav(both / "b.wav", freq=500)
     with pytest.raises(StoreError, match="reads audio from 2 folders .*--from"):
         relink_dataset(project, "d", both)
-    rep = relink_dataset(project, "d", both, old_root=tmp_path / "data")
-    assert rep.new_root == both.resolve() and project.dataset("d").root == both.resolve()
+    args = ["relink", "--project", str(project.folder), "--dataset", "d", str(both)]
+    assert main([*args, "--from", str(tmp_path / "data"), "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["old_root"] == str((tmp_path / "data").resolve())
+    assert rep["new_root"] == str(both.resolve()) and rep["changed"] == 0
+    assert project.dataset("d").root == both.resolve()
     assert inside.exists()
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from .audio_paths import choose_root
 from .errors import ImportFailed
 from .import_rows import (
     AUDIO_COLUMNS,
@@ -20,6 +21,7 @@ from .import_rows import (
     TEXT_COLUMNS,
     Candidate,
     Problem,
+    listed_paths,
     read_table,
     read_text,
     rows_to_candidates,
@@ -88,10 +90,16 @@ EITHER_FORMATS: tuple[str, ...] = ("lhotse", "hf", "eaf", "textgrid", "chat")
 
 
 # -- readers --------------------------------------------------------------------------
-def read_manifest(path: Path, **cols) -> tuple[Path, list[Candidate], list[Problem]]:
+def read_manifest(
+    path: Path, audio_root=None, **cols
+) -> tuple[Path, list[Candidate], list[Problem]]:
+    """A CSV/TSV/JSONL manifest: relative paths are read from ``audio_root``, else the
+    manifest's folder or the parent folder where they resolve (:func:`choose_root`)."""
     path = Path(path)
     header, rows, problems = read_table(path)
-    return path.parent, rows_to_candidates(header, rows, path, path.parent, **cols), problems
+    listed = listed_paths(header, rows, path, cols.get("audio_col"))
+    base = choose_root(listed, path.parent, audio_root)
+    return base, rows_to_candidates(header, rows, path, base, **cols), problems
 
 
 def read_audiofolder(root: Path, **cols) -> tuple[Path, list[Candidate], list[Problem]]:
@@ -288,11 +296,11 @@ def detect_format(path: Path) -> str:
 _COLUMNS = ("audio_col", "text_col", "speaker_col", "content_col", "id_col")
 #: The options each format takes (``import_dataset``'s keyword arguments).
 OPTIONS: dict[str, tuple[str, ...]] = {
-    "manifest": _COLUMNS,
+    "manifest": (*_COLUMNS, "audio_root"),
     "audiofolder": _COLUMNS,
     "commonvoice": ("split",),
     "kaldi": ("kaldi_meta", "audio_root"),
-    "nemo": _COLUMNS,
+    "nemo": (*_COLUMNS, "audio_root"),
     "lhotse": ("audio_root",),
     "hf": _COLUMNS,
     "eaf": ("tiers", "speaker_tier", "speaker_by"),

@@ -3,8 +3,11 @@
 A data directory (Povey et al., the Kaldi "Data preparation" page; ESPnet keeps the layout)
 holds one table per file, each line ``<key> <value...>``:
 
-* ``wav.scp``: ``<recording-id> <audio path>``. A path is read relative to the data
-  directory (or to ``--audio-root`` when given) or as written when absolute. A command that
+* ``wav.scp``: ``<recording-id> <audio path>``. An absolute path is read as written; a
+  relative one from ``--audio-root`` when given, else from the data directory or, when the
+  paths do not resolve there, the nearest parent folder where they do (recipes write
+  ``db/...`` relative to the recipe folder, two levels above ``data/train``; the import says
+  which folder it chose, :func:`fairdesk.core.audio_paths.choose_root`). A command that
   only decodes one file (``flac -c -d -s F |``, ``sox F -t wav - |``, ``sph2pipe -f wav -p
   [-c N] F |``, ``ffmpeg -i F -f wav - |``) is read as the file ``F`` itself (channel N of it
   for ``sph2pipe -c N``), never run; an archive offset (``F.ark:1234``, ``ark:F.ark:1234``)
@@ -35,10 +38,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from .audio_paths import choose_root, resolve_audio_path
 from .errors import ImportFailed
 from .import_rows import Candidate, Problem, read_text
 from .names import DiskNames
-from .pipes import EntryRefused, covering_root, entry_audio, parse_entry
+from .pipes import EntryRefused, entry_audio, parse_entry
 
 #: Tables that are structure, not metadata.
 STRUCTURE = {"wav.scp", "text", "utt2spk", "spk2utt", "segments", "reco2file_and_channel"}
@@ -113,11 +117,10 @@ def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, media
             f"{root}: no wav.scp (Kaldi/ESPnet data directory: wav.scp, text, utt2spk, "
             "spk2gender ...)"
         )
-    base = Path(audio_root).expanduser() if audio_root else root
-    if audio_root and not base.is_dir():
-        raise ImportFailed(f"--audio-root {base}: no such folder")
     problems: list[Problem] = []
     wavs = read_kaldi_table(root / "wav.scp", problems)
+    names = DiskNames()
+    base = choose_root(_entry_paths(wavs), root, audio_root, names=names)
     texts = read_kaldi_table(root / "text", problems) if (root / "text").is_file() else None
     if texts is None:
         raise ImportFailed(f"{root}: no text file (the transcripts: '<utterance-id> <words>')")
@@ -134,7 +137,6 @@ def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, media
         tables.append((side, name, values))
 
     wav_src, text_src = str(root / "wav.scp"), str(root / "text")
-    names = DiskNames()
     segs = _segments(root, wavs, problems) if (root / "segments").is_file() else None
     cands = []
     audio: dict[str, str | None] = {}  # recording id -> the file read (None: refused)
@@ -213,7 +215,21 @@ def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, media
                     text_src,
                 )
             )
-    return covering_root(base, media_dir, [c.path for c in cands]), cands, problems
+    # items read from elsewhere (absolute paths, the project's media folder for archive
+    # entries and channels) keep their own roots (core.audio_paths)
+    return base, cands, problems
+
+
+def _entry_paths(wavs: dict) -> list[str | None]:
+    """The file each wav.scp entry reads (a pipe's input file), for choosing the folder
+    relative paths start from; None for entries that are refused."""
+    out: list[str | None] = []
+    for _line, value, *_ in wavs.values():
+        try:
+            out.append(parse_entry(value).path)
+        except EntryRefused:
+            out.append(None)
+    return out
 
 
 def _entry_file(
@@ -224,7 +240,7 @@ def _entry_file(
     line, value = entry[0], entry[1]
     try:
         parsed = parse_entry(value)
-        return entry_audio(parsed, names.locate(base, parsed.path), media)
+        return entry_audio(parsed, str(resolve_audio_path(parsed.path, [base], names)), media)
     except EntryRefused as exc:
         problems.append(Problem(line, None, f"{rec}: {exc}", src))
         return None

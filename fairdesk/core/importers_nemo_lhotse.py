@@ -40,10 +40,18 @@ import re
 import zlib
 from pathlib import Path
 
+from .audio_paths import choose_root, resolve_audio_path
 from .errors import ImportFailed
-from .import_rows import Candidate, Problem, read_jsonl, read_table, rows_to_candidates
+from .import_rows import (
+    Candidate,
+    Problem,
+    listed_paths,
+    read_jsonl,
+    read_table,
+    rows_to_candidates,
+)
 from .names import DiskNames
-from .pipes import AudioEntry, EntryRefused, covering_root, entry_audio, parse_entry
+from .pipes import AudioEntry, EntryRefused, entry_audio, parse_entry
 
 #: Seconds a whole-file span may differ from the file's duration (rounding in manifests).
 SPAN_TOLERANCE = 0.01
@@ -114,7 +122,7 @@ def _file_duration(path: str) -> float | None:
         return None
 
 
-def read_nemo(path: Path, **cols):
+def read_nemo(path: Path, audio_root=None, **cols):
     """Candidates of a NeMo manifest (see the module docstring)."""
     path = Path(path)
     header, rows, problems = read_table(path)
@@ -125,7 +133,8 @@ def read_nemo(path: Path, **cols):
         )
     cols.setdefault("audio_col", "audio_filepath")
     cols.setdefault("text_col", "text")
-    cands = rows_to_candidates(header, rows, path, path.parent, drop=("duration", "offset"), **cols)
+    base = choose_root(listed_paths(header, rows, path, cols["audio_col"]), path.parent, audio_root)
+    cands = rows_to_candidates(header, rows, path, base, drop=("duration", "offset"), **cols)
     by_line = dict(rows)
     out = []
     for c in cands:
@@ -155,7 +164,7 @@ def read_nemo(path: Path, **cols):
             if c.key is None:  # one file holds several entries: the span names the item
                 c.key = f"{row.get('audio_filepath')}#{offset:.3f}-{end:.3f}"
         out.append(c)
-    return path.parent, out, problems
+    return base, out, problems
 
 
 # -- Lhotse ----------------------------------------------------------------------------------
@@ -266,7 +275,7 @@ class _Audio:
         key = (entry.path, entry.channel, entry.offset)
         if key not in self._done:
             try:
-                located = self.names.locate(self.base, entry.path)
+                located = str(resolve_audio_path(entry.path, [self.base], self.names))
                 self._done[key] = entry_audio(entry, located, self.media)
             except EntryRefused as exc:
                 self._done[key] = exc
@@ -310,17 +319,50 @@ def read_lhotse(path: Path, audio_root=None, media_dir=None, **_):
     module docstring)."""
     path = Path(path)
     folder = path.parent if path.is_file() else path
-    base = Path(audio_root).expanduser() if audio_root else folder
-    if audio_root and not base.is_dir():
-        raise ImportFailed(f"--audio-root {base}: no such folder")
-    audio = _Audio(base, media_dir)
     if path.is_file() and is_cutset(path):
-        cands, problems = _read_cuts([path], audio)
+        cut_files: list[Path] | None = [path]
     elif path.is_dir() and not _manifests(folder, "supervisions") and _cut_files(folder):
-        cands, problems = _read_cuts(_cut_files(folder), audio)
+        cut_files = _cut_files(folder)
+    else:
+        cut_files = None
+    base = choose_root(_listed_sources(folder, cut_files), folder, audio_root)
+    audio = _Audio(base, media_dir)
+    if cut_files is not None:
+        cands, problems = _read_cuts(cut_files, audio)
     else:
         cands, problems = _read_pairs(path, folder, audio)
-    return covering_root(base, media_dir, [c.path for c in cands]), cands, problems
+    # items read from elsewhere (absolute paths, the project's media folder for archive
+    # entries and channels) keep their own roots (core.audio_paths)
+    return base, cands, problems
+
+
+def _listed_sources(folder: Path, cut_files: list[Path] | None) -> list[str | None]:
+    """The file of each recording's source (a command's input file), for choosing the folder
+    relative paths start from (None where a source is refused or not a file)."""
+    recs: list = []
+    if cut_files is None:
+        for rec_path in _manifests(folder, "recordings"):
+            rows, _probs = read_jsonl(rec_path)
+            recs += [rec for _line, rec in rows]
+    else:
+        for f in cut_files:
+            rows, _probs = read_jsonl(f)
+            recs += [cut.get("recording") for _line, cut in rows if isinstance(cut, dict)]
+    out: list[str | None] = []
+    for rec in recs:
+        src = rec.get("sources") if isinstance(rec, dict) else None
+        first = src[0] if isinstance(src, list) and src and isinstance(src[0], dict) else {}
+        kind, value = first.get("type"), first.get("source")
+        try:
+            if kind == "file" and isinstance(value, str):
+                out.append(parse_entry(value).path)
+            elif kind == "command" and isinstance(value, str):
+                out.append(parse_entry(value, command=True).path)
+            else:
+                out.append(None)
+        except EntryRefused:
+            out.append(None)
+    return out
 
 
 def _read_pairs(path: Path, folder: Path, audio: _Audio):

@@ -150,17 +150,16 @@ def test_kaldi_refuses_pipes_archives_and_bad_lines_by_line(project, tmp_path):
     ) in got
 
 
-def test_kaldi_refuses_paths_outside(project, tmp_path):
+def test_kaldi_reads_absolute_paths_outside_and_audio_root(project, tmp_path):
     d = kaldi_dir(tmp_path)
     outside = write_wav(tmp_path / "corpus" / "o.wav", seconds=0.3)
     _write(d / "wav.scp", [f"spkA-001 {outside}"])
     rep = import_dataset(project, "k", d)
-    assert rep.imported == 0
-    assert "is outside the dataset folder" in rep.problems[0].reason
+    assert rep.imported == 1 and rep.roots[1:] == (str(outside.parent),)
     # --audio-root: the corpus folder holds the audio; relative paths are read from there
     _write(d / "wav.scp", [f"spkA-001 {outside}", "spkB-001 o.wav"])
     rep = import_dataset(project, "k2", d, audio_root=str(tmp_path / "corpus"))
-    assert rep.imported == 2
+    assert rep.imported == 2 and rep.roots == (str(outside.parent),)
 
 
 def test_kaldi_cli(project, tmp_path, capsys):

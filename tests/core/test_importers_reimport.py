@@ -181,8 +181,9 @@ def test_every_row_check_names_the_row_the_path_and_the_source(project, tmp_path
         ],
     )
     rep = import_dataset(project, "d", man)
-    assert rep.imported == 2 and rep.added == 2
-    outside = str(tmp_path / "data-private" / "x.wav")
+    # row 7 names a file outside the dataset's folder: read where it is (a second root)
+    assert rep.imported == 3 and rep.added == 3
+    assert rep.roots == (str(root.resolve()), str(tmp_path / "data-private"))
     # sorted by source (none first), then row (none first)
     assert list(rep.problems) == [
         Problem(None, None, "no source", None),
@@ -192,13 +193,6 @@ def test_every_row_check_names_the_row_the_path_and_the_source(project, tmp_path
         Problem(4, None, BAD_REASON, "m.csv"),
         Problem(5, None, BAD_REASON, "m.csv"),
         Problem(6, None, "no audio path in this row", "m.csv"),
-        Problem(
-            7,
-            outside,
-            f"path {outside!r} is outside the dataset folder {root.resolve()}; "
-            "move the audio inside the dataset folder",
-            "m.csv",
-        ),
         Problem(8, "c.wav", "empty transcript; add the reference text or remove the row", "m.csv"),
         Problem(20, None, "late line", "m.csv"),
         Problem(
@@ -220,7 +214,9 @@ def test_every_row_check_names_the_row_the_path_and_the_source(project, tmp_path
     assert (3, None, "/data/a.csv: absolute") in [tuple(r) for r in stored]
     assert (None, None, "no source") in [tuple(r) for r in stored]
     items = project.items(project.dataset("d")).set_index("id")
-    assert sorted(items.index) == ["good", "k1"]
+    assert sorted(items.index) == sorted(
+        ["good", "k1", (tmp_path / "data-private/x.wav").as_posix()]
+    )
     assert items.loc["good", "path"] == "b.wav" and items.loc["good", "accent"] == "ok"
 
 
@@ -297,6 +293,7 @@ def test_warnings_stale_items_and_the_report_dict(project, tmp_path):
         "stale": 0,
         "problems": [],
         "warnings": [{"item": "q", "path": "quiet.wav", "warning": silence}],
+        "audio_roots": [str((tmp_path / "data").resolve())],
         "speakers": None,
     }
     status = {

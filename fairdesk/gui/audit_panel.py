@@ -49,6 +49,14 @@ PICK = {
 _ETA = re.compile(r"ETA\s+(\d+(?:\.\d+)?)\s*s")
 
 
+def _short_id(model_id: str) -> str:
+    """A model id for a combo box: a long path keeps its end (``predictions:…/b.csv``)."""
+    if len(model_id) <= 60:
+        return model_id
+    head, _, rest = model_id.partition(":")
+    return f"{head}:…{rest[-50:]}"
+
+
 def eta_text(fraction: float, message: str, elapsed: float) -> str:
     """Remaining time: from the job's message when it says it, else extrapolated."""
     m = _ETA.search(message or "")
@@ -77,8 +85,8 @@ class AuditPanel(QWidget):
 
     #: Keyboard shortcuts of this panel (collected by Help ▸ Keyboard shortcuts).
     SHORTCUTS = [
-        ("Ctrl+Return", "Audit: run the audit (in the Audit tab)"),
-        ("Esc", "Audit: cancel the running audit (in the Audit tab)"),
+        ("Ctrl+Return", "Run the audit"),
+        ("Esc", "Cancel the running audit"),
     ]
 
     def __init__(self, ctx: Context, parent=None):
@@ -88,6 +96,10 @@ class AuditPanel(QWidget):
         self._t0 = 0.0
         self.last_result: dict | None = None
         self.last_error: str | None = None
+        # the choices remembered per project folder (:meth:`_project_state`)
+        self._projects: dict[str, dict] = {}
+        self._folder: str | None = None  # the project the form was filled for
+        self._compare_extra: list[str] = []  # second systems added by set_compare
 
         self.dataset = QComboBox()
         self.with_datasets = DatasetPicker()
@@ -206,7 +218,9 @@ class AuditPanel(QWidget):
         lay.addWidget(right, 1)
 
         self._fill_models()
+        self.model.currentIndexChanged.connect(self._fill_compare)
         self.model.activated.connect(self._model_activated)
+        self.compare.activated.connect(self._compare_activated)
         self.dataset.currentTextChanged.connect(self._dataset_changed)
         self.by1.currentTextChanged.connect(self._fill_references)
         self.by2.currentTextChanged.connect(self._fill_references)
@@ -234,7 +248,6 @@ class AuditPanel(QWidget):
     def save_state(self) -> dict:
         """The form's choices as plain values."""
         return {
-            "dataset": self.dataset.currentText(),
             "with_datasets": self.with_datasets.chosen(),
             "model": self.model.currentData(),
             "by1": self.by1.currentText(),
@@ -250,13 +263,62 @@ class AuditPanel(QWidget):
             "explain_per_group": self.explain_n.value(),
             "filters": self.filters.pairs(),
             "split": [int(x) for x in self.split.sizes()],
+            "projects": self._project_states(),
         }
+
+    #: The projects whose choices are remembered (the most recent ones).
+    MAX_PROJECTS = 32
+
+    def _project_state(self) -> dict:
+        """The choices that belong to the open project: its dataset, the second system and
+        the reference group (another project has other datasets and groups)."""
+        return {
+            "dataset": self.dataset.currentText(),
+            "compare": self.compare.currentData(),
+            "by1": self.by1.currentText(),
+            "by2": self.by2.currentText(),
+            "reference": self.reference.currentData(),
+        }
+
+    def _project_states(self) -> dict:
+        """Every remembered project's choices, the open one's as they are now (the most
+        recent last)."""
+        states = dict(self._projects)
+        if self.ctx.folder is not None:
+            states.pop(str(self.ctx.folder), None)
+            states[str(self.ctx.folder)] = self._project_state()
+        return dict(list(states.items())[-self.MAX_PROJECTS :])
+
+    def _restore_project(self) -> None:
+        """Apply the open project's remembered choices (:meth:`_project_state`)."""
+        state = self._projects.get(str(self.ctx.folder)) if self.ctx.folder else None
+        if not isinstance(state, dict):
+            return
+        name = state.get("dataset")
+        if isinstance(name, str) and self.dataset.findText(name) >= 0:
+            self.dataset.setCurrentText(name)
+        for box, key in ((self.by1, "by1"), (self.by2, "by2")):
+            v = state.get(key)
+            if isinstance(v, str) and box.findText(v) >= 0:
+                box.setCurrentText(v)
+        other = state.get("compare")
+        if isinstance(other, str) and other:
+            if self.compare.findData(other) >= 0 or other.startswith(
+                ("predictions:", "hf:", "ct2:")
+            ):
+                self.set_compare(other)
+        elif other is None:
+            self.compare.setCurrentIndex(0)
+        ref = state.get("reference")
+        i = self.reference.findData(ref) if isinstance(ref, str) else 0
+        if i >= 0:
+            self.reference.setCurrentIndex(i)
 
     def restore_state(self, state: dict) -> None:
         if not state:
             return
-        if state.get("dataset") and self.dataset.findText(state["dataset"]) >= 0:
-            self.dataset.setCurrentText(state["dataset"])
+        # the dataset, grouping, reference and second system are the project's own
+        # (:meth:`_restore_project`): another project's "demo" is not this one's choice
         if isinstance(state.get("with_datasets"), list):
             self.with_datasets.set_chosen(state["with_datasets"])
         m = state.get("model")
@@ -291,6 +353,9 @@ class AuditPanel(QWidget):
                 if isinstance(pair, list) and len(pair) == 2:
                     self.filters.add_row(str(pair[0]), str(pair[1]))
         restore_splitter(self.split, state.get("split"))
+        if isinstance(state.get("projects"), dict):
+            self._projects = dict(state["projects"])
+        self._restore_project()
 
     # -- run history ----------------------------------------------------------------------
     def _fill_history(self) -> None:
@@ -318,21 +383,36 @@ class AuditPanel(QWidget):
             if m.item(i).isEnabled() and "<" not in self.model.itemData(i):
                 self.model.setCurrentIndex(i)
                 break
+        self._fill_compare()
+
+    def _fill_compare(self, *_) -> None:
+        """The second systems on offer: every available model but the one chosen above."""
+        from ..models import list_models
+
+        chosen = self.model.currentData()
+        old = self.compare.currentData()
+        self.compare.blockSignals(True)
         self.compare.clear()
         self.compare.addItem("(no second system)", None)
         for info in list_models():
-            if info.available and "<" not in info.id:
+            if info.available and "<" not in info.id and info.id != chosen:
                 self.compare.addItem(PICK.get(info.id, info.id), info.id)
+        for info in list_models():  # a file or folder, chosen in a dialog
+            if info.available and "<" in info.id:
+                self.compare.addItem(PICK.get(info.id, info.id), info.id)
+        for mid in self._compare_extra:
+            if mid != chosen:
+                self.compare.addItem(_short_id(mid), mid)
+                self.compare.setItemData(self.compare.count() - 1, plain_tip(mid), Qt.ToolTipRole)
+        i = self.compare.findData(old) if old else 0
+        self.compare.setCurrentIndex(max(i, 0))
+        self.compare.blockSignals(False)
 
     def set_model(self, model_id: str) -> None:
         """Select ``model_id`` (adding it, e.g. ``predictions:/path.csv``)."""
         i = self.model.findData(model_id)
         if i < 0:
-            label = model_id
-            if len(label) > 60:
-                head, _, rest = label.partition(":")
-                label = f"{head}:…{rest[-50:]}"
-            self.model.insertItem(0, label, model_id)
+            self.model.insertItem(0, _short_id(model_id), model_id)
             self.model.setItemData(0, plain_tip(model_id), Qt.ToolTipRole)
             i = 0
         self.model.setCurrentIndex(i)
@@ -340,16 +420,25 @@ class AuditPanel(QWidget):
     def set_compare(self, model_id: str | None) -> None:
         """Compare with ``model_id`` (adding it, e.g. ``predictions:/path.csv``); None: no
         second system."""
-        i = self.compare.findData(model_id)
-        if i < 0:
-            self.compare.addItem(model_id[-60:], model_id)
-            i = self.compare.count() - 1
-        self.compare.setCurrentIndex(i)
+        if model_id is not None and model_id not in self._compare_extra:
+            if self.compare.findData(model_id) < 0 and model_id != self.model.currentData():
+                self._compare_extra.append(model_id)
+                self._fill_compare()
+        self.compare.setCurrentIndex(max(self.compare.findData(model_id), 0))
 
-    def _model_activated(self, index: int) -> None:
-        mid = self.model.itemData(index)
+    def _compare_activated(self, index: int) -> None:
+        """A second system from a file or folder: asked for in a dialog; cancelled, none."""
+        mid = self.compare.itemData(index)
         if not mid or "<" not in mid:
             return
+        chosen = self._ask_path(mid)
+        if chosen:
+            self.set_compare(chosen)
+        else:
+            self.compare.setCurrentIndex(0)
+
+    def _ask_path(self, mid: str) -> str | None:
+        """``prefix:path`` for a pick entry (``predictions:<file>`` …), asked in a dialog."""
         prefix = mid.split(":", 1)[0]
         if prefix == "predictions":
             path, _ = QFileDialog.getOpenFileName(
@@ -357,20 +446,36 @@ class AuditPanel(QWidget):
             )
         else:
             path = QFileDialog.getExistingDirectory(self, f"{PICK[mid]}")
-        if path:
-            self.set_model(f"{prefix}:{path}")
+        return f"{prefix}:{path}" if path else None
+
+    def _model_activated(self, index: int) -> None:
+        mid = self.model.itemData(index)
+        if not mid or "<" not in mid:
+            return
+        chosen = self._ask_path(mid)
+        if chosen:
+            self.set_model(chosen)
 
     def reload(self) -> None:
         p = self.ctx.project
-        cur = self.dataset.currentText()
+        folder = str(self.ctx.folder) if self.ctx.folder is not None else None
+        if self._folder is not None and folder != self._folder:  # another project opens:
+            self._projects[self._folder] = self._project_state()  # keep the one left
+        same = folder == self._folder
+        cur = self.dataset.currentText() if same else ""
+        self._folder = folder
         self.dataset.blockSignals(True)
         self.dataset.clear()
         if p is not None:
             self.dataset.addItems([d.name for d in p.datasets()])
         self.dataset.blockSignals(False)
+        if not cur:  # a project just opened: the dataset it last audited
+            cur = next((r.dataset for r in self.ctx.runs() if r.dataset), "")
         if cur and self.dataset.findText(cur) >= 0:
             self.dataset.setCurrentText(cur)
         self._dataset_changed(self.dataset.currentText())
+        if not same:
+            self._restore_project()
         self.run_btn.setEnabled(p is not None and self.dataset.count() > 0 and not p.read_only)
         self.run_btn.setToolTip(self.ctx.read_only_tip() if self.ctx.read_only else "")
         self._fill_history()
@@ -483,10 +588,14 @@ class AuditPanel(QWidget):
         spec = RunSpec(req.by, req.filters, req.sample, req.settings, req.model, names)
         self._log(f"audit {run_name(replace(spec, reference=req.reference))}")
         other = self.compare.currentData()
-        if other and other != req.model:  # two systems on the same items, then compared
+        if (
+            other and "<" not in other and other != req.model
+        ):  # two systems on the same items, then compared
             self._log(f"and {other}, compared with {req.model} on the same items")
             models = [req.model, other]
-            job = Job(tasks.audit_systems, str(self.ctx.folder), req, models, name="audit")
+            job = Job(
+                tasks.audit_systems, str(self.ctx.folder), req, models, name="audit", request=req
+            )
         else:
             job = Job(tasks.audit, str(self.ctx.folder), req, name="audit", request=req)
         job.signals.progress.connect(self._progress)

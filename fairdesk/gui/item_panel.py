@@ -49,6 +49,7 @@ from .item_columns import (
     share_text_columns,
     shortcut,
 )
+from .item_memory import RememberedItem
 from .item_saliency import SaliencyMixin
 from .item_systems import comparison_hypotheses, show_systems
 from .pitfall_view import evidence_html, hallucination_labels
@@ -56,7 +57,7 @@ from .player import AudioPlayer
 from .table_model import FrameModel, fit_columns
 
 
-class ItemPanel(SaliencyMixin, QWidget):
+class ItemPanel(RememberedItem, SaliencyMixin, QWidget):
     """Ranked items of the selected run and the detail of one item.
 
     Signals
@@ -92,9 +93,7 @@ class ItemPanel(SaliencyMixin, QWidget):
         self._fields: dict[str, dict] = {}  # the same as dicts (a lookup per item shown)
         self._group_width = 0  # the group column's fitted width (_share_text_columns)
         self._systems = None  # a comparison's systems: name → hypothesis by item id
-        # the item shown last in each project: folder → {"run": id, "item": key}; the
-        # remembered one of the open project is selected again once its run is shown
-        self._remembered: dict[str, dict] = {}
+        self._remembered: dict[str, dict] = {}  # RememberedItem's
         self._pending: tuple[int, str] | None = None
 
         self.run_label = QLabel("No run selected.")
@@ -277,37 +276,6 @@ class ItemPanel(SaliencyMixin, QWidget):
         )
         return out
 
-    #: The projects whose shown item is remembered (the most recent ones).
-    MAX_PROJECTS = 32
-
-    def current_item(self) -> str | None:
-        """The key of the item shown (None: none)."""
-        idx = self.table.currentIndex()
-        if self.frame is None or not idx.isValid() or "id" not in self.frame.columns:
-            return None
-        return str(self.frame["id"].iloc[self.model.source_row(idx.row())])
-
-    def _selected_items(self) -> dict:
-        states = dict(self._remembered)
-        key = self.current_item()
-        if self.ctx.folder is not None and self.run_id is not None and key is not None:
-            states.pop(str(self.ctx.folder), None)
-            states[str(self.ctx.folder)] = {"run": int(self.run_id), "item": key}
-        return dict(list(states.items())[-self.MAX_PROJECTS :])
-
-    def _select_pending(self) -> None:
-        """Select the remembered item once its run is the one shown."""
-        if self._pending is None or self.frame is None or self.run_id != self._pending[0]:
-            return
-        _run, key = self._pending
-        self._pending = None
-        if "id" not in self.frame.columns:
-            return
-        hits = np.flatnonzero(self.frame["id"].astype(str).to_numpy() == key)
-        view = self.model.view_row(int(hits[0])) if hits.size else -1
-        if view >= 0:
-            self.table.selectRow(view)
-
     def restore_state(self, state: dict) -> None:
         for name in ("split", "right"):
             sizes = state.get(name)
@@ -321,12 +289,7 @@ class ItemPanel(SaliencyMixin, QWidget):
             self.player.set_speed(float(state["speed"]))
         if isinstance(state.get("annotation"), dict):
             self.annotation.restore_state(state["annotation"])
-        if isinstance(state.get("selected"), dict):
-            self._remembered = dict(state["selected"])
-            mine = self._remembered.get(str(self.ctx.folder)) if self.ctx.folder else None
-            if isinstance(mine, dict) and isinstance(mine.get("run"), int):
-                self._pending = (int(mine["run"]), str(mine.get("item")))
-                self._select_pending()
+        self._restore_selected(state.get("selected"))
 
     # -- the run ---------------------------------------------------------------------------
     def load_run(self, run_id: int) -> None:

@@ -120,9 +120,10 @@ def _pick_file(monkeypatch, path) -> None:
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
 
 
-def _audit_form(qtbot, monkeypatch, win, mini, *, compare=None):
+def _audit_form(qtbot, monkeypatch, win, mini, *, compare=None, dialog=True):
     """The Audit tab with the first system's predictions (chosen in the file dialog) and,
-    when ``compare`` is given, a second one."""
+    when ``compare`` is given, a second one (chosen in Compare with's file dialog, or with
+    ``dialog=False`` set in the form as a remembered choice is)."""
     audit = _tab(qtbot, win, 2, "audit")
     _pick_file(monkeypatch, mini.predictions)
     _choose(audit.model, "predictions:<file>")
@@ -130,7 +131,9 @@ def _audit_form(qtbot, monkeypatch, win, mini, *, compare=None):
     # the model chosen is never offered as the second system
     ids = [audit.compare.itemData(i) for i in range(audit.compare.count())]
     assert audit.model.currentData() not in ids
-    if compare is not None:
+    if compare is not None and not dialog:
+        audit.set_compare(f"predictions:{compare}")
+    elif compare is not None:
         _pick_file(monkeypatch, compare)
         _choose(audit.compare, "predictions:<file>")
         assert audit.compare.currentData() == f"predictions:{compare}"
@@ -209,11 +212,26 @@ def test_audit_two_systems_accepted_then_refused(
     watch.check(refusals=1)
 
 
+def test_a_refused_two_system_audit_shows_the_refusal_table(
+    qtbot, mini, preds_b, tmp_path, size, watch, monkeypatch
+):
+    """Item 2 alone: the second system set in the form (as a restored project does), the
+    sample under the minimums, Run audit clicked: the table, not an AttributeError."""
+    win = _open(qtbot, mini.folder, _settings(tmp_path), size, watch)
+    audit = _audit_form(qtbot, monkeypatch, win, mini)
+    audit.set_compare(f"predictions:{preds_b}")
+    audit.sample.setValue(3)
+    _run(qtbot, win, audit, refused=True)
+    assert _refusal_shown(audit) == {a: 3 for a in ACCENTS}
+    win.close()
+    watch.check(refusals=1)
+
+
 def test_reading_cards_tables_radar_confusion_and_systems(
     qtbot, mini, preds_b, tmp_path, size, watch, monkeypatch
 ):
     win = _open(qtbot, mini.folder, _settings(tmp_path), size, watch)
-    audit = _audit_form(qtbot, monkeypatch, win, mini, compare=preds_b)
+    audit = _audit_form(qtbot, monkeypatch, win, mini, compare=preds_b, dialog=False)
     audit.sample.setValue(SPEAKERS * len(SENTENCES))  # a sampled run (every item, drawn)
     _run(qtbot, win, audit)
     res = win.results
@@ -312,15 +330,16 @@ def test_reopening_restores_the_audit_choices_and_the_item(
 ):
     settings = _settings(tmp_path)
     win = _open(qtbot, mini.folder, settings, size, watch)
-    audit = _audit_form(qtbot, monkeypatch, win, mini, compare=preds_b)
+    audit = _audit_form(qtbot, monkeypatch, win, mini, compare=preds_b, dialog=False)
     audit.reference.setCurrentIndex(audit.reference.findData("south"))
     items = _tab(qtbot, win, 4, "items")
     qtbot.waitUntil(lambda: items.model.rowCount() > 3, timeout=10000)
     items.table.setFocus()
-    qtbot.keyClick(items.table, Qt.Key_J)
-    qtbot.keyClick(items.table, Qt.Key_J)
-    chosen = items.current_item()
-    assert chosen is not None
+    qtbot.keyClick(items.table, Qt.Key_Down)
+    qtbot.keyClick(items.table, Qt.Key_Down)
+    qtbot.waitUntil(lambda: items.report is not None, timeout=10000)
+    chosen = items.report["id"]  # the item shown (the third of the list)
+    assert items.table.currentIndex().row() == 2
     win.close()
 
     again = _open(qtbot, None, settings, size, watch)
@@ -330,8 +349,8 @@ def test_reopening_restores_the_audit_choices_and_the_item(
     assert a2.reference.currentData() == "south"
     assert a2.dataset.currentText() == "mini"
     i2 = _tab(qtbot, again, 4, "items")
-    qtbot.waitUntil(lambda: i2.current_item() is not None, timeout=10000)
-    assert i2.current_item() == chosen
+    qtbot.waitUntil(lambda: i2.report is not None, timeout=10000)
+    assert i2.report["id"] == chosen
     again.close()
     watch.check()
 

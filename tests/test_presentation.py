@@ -370,3 +370,20 @@ def test_a_gaps_size_is_unsigned_in_the_gaps_unit():
     assert fmt_size("wer", 0.165, with_unit=False) == "16.5"
     assert fmt_size("grounding_lift", 0.31) == fmt_gap("grounding_lift", 0.31).lstrip("+")
     assert fmt_size("wer", None) == MISSING
+
+
+def test_an_axis_below_one_percent_in_every_group_is_left_off_and_named():
+    # issue 45 item 5: one flagged item in 200 is 0.5% in one group, 0 in the others
+    vals = {
+        "adult": {"wer": 0.10, "cer": 0.05, "sub_rate": 0.04, "hallucination_rate": 0.0},
+        "child": {"wer": 0.20, "cer": 0.08, "sub_rate": 0.09, "hallucination_rate": 0.005},
+        "teen": {"wer": 0.15, "cer": 0.06, "sub_rate": 0.07, "hallucination_rate": 0.0},
+    }
+    s = p.radar(vals, "adult", ["wer", "cer"], ["sub_rate"], n_flagged=1)
+    assert s.metrics == ("wer", "cer", "sub_rate") and s.small == ("hallucination_rate",)
+    note = p.small_note(s, p.metric_short)
+    assert note.startswith(f"Left off: {p.metric_short('hallucination_rate')}, ")
+    assert "below 1%" in note
+    vals["child"]["hallucination_rate"] = 0.01  # at 1% it is an axis again
+    s = p.radar(vals, "adult", ["wer", "cer"], ["sub_rate"], n_flagged=2)
+    assert "hallucination_rate" in s.metrics and s.small == () and p.small_note(s, str) == ""

@@ -297,5 +297,5 @@ def cmd_recover(a):
                 f"{r['status']:<10} {r['duration']:.2f} s  {r['path']}"
                 + (f"  ({r['error']})" if r["error"] else "")
             )
-        print(f"{len(rows)} unfinished take(s)")
+        print(f"{count(len(rows), 'unfinished take')}")
     return EXIT_OK

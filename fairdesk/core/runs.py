@@ -45,6 +45,16 @@ def _datasets_setting(prep) -> dict:
     return {"datasets": list(dset.names)} if dset is not None and dset.several else {}
 
 
+def _annotated_setting(prep) -> dict:
+    """``{"annotated": n}``: the run's items whose reference is a transcript annotated in
+    fairdesk (none: nothing stored, so a run of the imported texts keeps its settings)."""
+    frame = getattr(prep, "frame", None)
+    if frame is None or "text_source" not in frame.columns:
+        return {}
+    n = int((frame["text_source"] == "annotation").sum())
+    return {"annotated": n} if n else {}
+
+
 def start_run(project: Project, prep, req):
     """Insert the run (status ``running``) and take its OS lock before the row is visible
     to anyone else; returns ``(run_id, lock)`` (see :mod:`fairdesk.core.runlock`)."""
@@ -66,6 +76,7 @@ def start_run(project: Project, prep, req):
                         "sample": req.sample,
                         "settings": req.settings.to_dict(),
                         **_datasets_setting(prep),
+                        **_annotated_setting(prep),
                     }
                 ),
                 "running",

@@ -9,10 +9,9 @@ import time
 from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut, QStandardItemModel
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -28,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from ..jobs import tasks
 from ..presentation import RunSpec, count, datasets_label, run_name
+from .audit_choices import PICK, ModelChoices, ProjectChoices
 from .audit_filters import MAX_VALUES, FilterRows
 from .audit_options import add_option_widgets, statistics_box, supports_model_based
 from .context import Context
@@ -37,15 +37,10 @@ from .jobs import Job
 from .refusal_view import FILTERS_FIELD, SAMPLE_FIELD, RefusalView
 from .run_history import RunHistory
 from .settings import restore_splitter
-from .theme import mono_font, plain_tip
+from .theme import mono_font
 
 NONE = "(none)"
 LARGEST = "(largest group)"
-PICK = {
-    "predictions:<file>": "Predictions file…",
-    "hf:<folder>": "Hugging Face folder…",
-    "ct2:<folder>": "CTranslate2 Whisper folder…",
-}
 _ETA = re.compile(r"ETA\s+(\d+(?:\.\d+)?)\s*s")
 
 
@@ -63,7 +58,7 @@ def eta_text(fraction: float, message: str, elapsed: float) -> str:
     return f"about {secs:.0f} s left"
 
 
-class AuditPanel(QWidget):
+class AuditPanel(ModelChoices, ProjectChoices, QWidget):
     """Audit settings and the run/cancel controls.
 
     Signals
@@ -77,8 +72,8 @@ class AuditPanel(QWidget):
 
     #: Keyboard shortcuts of this panel (collected by Help ▸ Keyboard shortcuts).
     SHORTCUTS = [
-        ("Ctrl+Return", "Audit: run the audit (in the Audit tab)"),
-        ("Esc", "Audit: cancel the running audit (in the Audit tab)"),
+        ("Ctrl+Return", "Run the audit"),
+        ("Esc", "Cancel the running audit"),
     ]
 
     def __init__(self, ctx: Context, parent=None):
@@ -88,6 +83,10 @@ class AuditPanel(QWidget):
         self._t0 = 0.0
         self.last_result: dict | None = None
         self.last_error: str | None = None
+        # the choices remembered per project folder (:meth:`_project_state`)
+        self._projects: dict[str, dict] = {}
+        self._folder: str | None = None  # the project the form was filled for
+        self._compare_extra: list[str] = []  # second systems added by set_compare
 
         self.dataset = QComboBox()
         self.with_datasets = DatasetPicker()
@@ -206,7 +205,9 @@ class AuditPanel(QWidget):
         lay.addWidget(right, 1)
 
         self._fill_models()
+        self.model.currentIndexChanged.connect(self._fill_compare)
         self.model.activated.connect(self._model_activated)
+        self.compare.activated.connect(self._compare_activated)
         self.dataset.currentTextChanged.connect(self._dataset_changed)
         self.by1.currentTextChanged.connect(self._fill_references)
         self.by2.currentTextChanged.connect(self._fill_references)
@@ -234,7 +235,6 @@ class AuditPanel(QWidget):
     def save_state(self) -> dict:
         """The form's choices as plain values."""
         return {
-            "dataset": self.dataset.currentText(),
             "with_datasets": self.with_datasets.chosen(),
             "model": self.model.currentData(),
             "by1": self.by1.currentText(),
@@ -250,13 +250,14 @@ class AuditPanel(QWidget):
             "explain_per_group": self.explain_n.value(),
             "filters": self.filters.pairs(),
             "split": [int(x) for x in self.split.sizes()],
+            "projects": self._project_states(),
         }
 
     def restore_state(self, state: dict) -> None:
         if not state:
             return
-        if state.get("dataset") and self.dataset.findText(state["dataset"]) >= 0:
-            self.dataset.setCurrentText(state["dataset"])
+        # the dataset, grouping, reference and second system are the project's own
+        # (:meth:`_restore_project`): another project's "demo" is not this one's choice
         if isinstance(state.get("with_datasets"), list):
             self.with_datasets.set_chosen(state["with_datasets"])
         m = state.get("model")
@@ -291,6 +292,9 @@ class AuditPanel(QWidget):
                 if isinstance(pair, list) and len(pair) == 2:
                     self.filters.add_row(str(pair[0]), str(pair[1]))
         restore_splitter(self.split, state.get("split"))
+        if isinstance(state.get("projects"), dict):
+            self._projects = dict(state["projects"])
+        self._restore_project()
 
     # -- run history ----------------------------------------------------------------------
     def _fill_history(self) -> None:
@@ -301,76 +305,26 @@ class AuditPanel(QWidget):
         self.show_run.emit(rid)
 
     # -- choices ------------------------------------------------------------------------
-    def _fill_models(self) -> None:
-        from ..models import list_models
-
-        self.model.clear()
-        m: QStandardItemModel = self.model.model()
-        for info in list_models():
-            text = PICK.get(info.id, info.id)
-            self.model.addItem(text, info.id)
-            item = m.item(self.model.count() - 1)
-            tip = info.description if info.available else f"unavailable: {info.reason}"
-            item.setToolTip(tip)
-            if not info.available:
-                item.setEnabled(False)
-        for i in range(self.model.count()):
-            if m.item(i).isEnabled() and "<" not in self.model.itemData(i):
-                self.model.setCurrentIndex(i)
-                break
-        self.compare.clear()
-        self.compare.addItem("(no second system)", None)
-        for info in list_models():
-            if info.available and "<" not in info.id:
-                self.compare.addItem(PICK.get(info.id, info.id), info.id)
-
-    def set_model(self, model_id: str) -> None:
-        """Select ``model_id`` (adding it, e.g. ``predictions:/path.csv``)."""
-        i = self.model.findData(model_id)
-        if i < 0:
-            label = model_id
-            if len(label) > 60:
-                head, _, rest = label.partition(":")
-                label = f"{head}:…{rest[-50:]}"
-            self.model.insertItem(0, label, model_id)
-            self.model.setItemData(0, plain_tip(model_id), Qt.ToolTipRole)
-            i = 0
-        self.model.setCurrentIndex(i)
-
-    def set_compare(self, model_id: str | None) -> None:
-        """Compare with ``model_id`` (adding it, e.g. ``predictions:/path.csv``); None: no
-        second system."""
-        i = self.compare.findData(model_id)
-        if i < 0:
-            self.compare.addItem(model_id[-60:], model_id)
-            i = self.compare.count() - 1
-        self.compare.setCurrentIndex(i)
-
-    def _model_activated(self, index: int) -> None:
-        mid = self.model.itemData(index)
-        if not mid or "<" not in mid:
-            return
-        prefix = mid.split(":", 1)[0]
-        if prefix == "predictions":
-            path, _ = QFileDialog.getOpenFileName(
-                self, "Predictions file", "", "Predictions (*.csv *.tsv *.jsonl *.ndjson)"
-            )
-        else:
-            path = QFileDialog.getExistingDirectory(self, f"{PICK[mid]}")
-        if path:
-            self.set_model(f"{prefix}:{path}")
-
     def reload(self) -> None:
         p = self.ctx.project
-        cur = self.dataset.currentText()
+        folder = str(self.ctx.folder) if self.ctx.folder is not None else None
+        if self._folder is not None and folder != self._folder:  # another project opens:
+            self._projects[self._folder] = self._project_state()  # keep the one left
+        same = folder == self._folder
+        cur = self.dataset.currentText() if same else ""
+        self._folder = folder
         self.dataset.blockSignals(True)
         self.dataset.clear()
         if p is not None:
             self.dataset.addItems([d.name for d in p.datasets()])
         self.dataset.blockSignals(False)
+        if not cur:  # a project just opened: the dataset it last audited
+            cur = next((r.dataset for r in self.ctx.runs() if r.dataset), "")
         if cur and self.dataset.findText(cur) >= 0:
             self.dataset.setCurrentText(cur)
         self._dataset_changed(self.dataset.currentText())
+        if not same:
+            self._restore_project()
         self.run_btn.setEnabled(p is not None and self.dataset.count() > 0 and not p.read_only)
         self.run_btn.setToolTip(self.ctx.read_only_tip() if self.ctx.read_only else "")
         self._fill_history()
@@ -483,10 +437,14 @@ class AuditPanel(QWidget):
         spec = RunSpec(req.by, req.filters, req.sample, req.settings, req.model, names)
         self._log(f"audit {run_name(replace(spec, reference=req.reference))}")
         other = self.compare.currentData()
-        if other and other != req.model:  # two systems on the same items, then compared
+        if (
+            other and "<" not in other and other != req.model
+        ):  # two systems on the same items, then compared
             self._log(f"and {other}, compared with {req.model} on the same items")
             models = [req.model, other]
-            job = Job(tasks.audit_systems, str(self.ctx.folder), req, models, name="audit")
+            job = Job(
+                tasks.audit_systems, str(self.ctx.folder), req, models, name="audit", request=req
+            )
         else:
             job = Job(tasks.audit, str(self.ctx.folder), req, name="audit", request=req)
         job.signals.progress.connect(self._progress)

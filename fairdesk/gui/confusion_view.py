@@ -57,7 +57,9 @@ class ConfusionView(QWidget):
         )
         self.empty.setObjectName("muted")
         self.empty.setAlignment(Qt.AlignCenter)
-        top = QHBoxLayout()
+        self.controls = QWidget()  # hidden with the table when the run has no matrix
+        top = QHBoxLayout(self.controls)
+        top.setContentsMargins(0, 0, 0, 0)
         top.addWidget(QLabel("Matrix"))
         top.addWidget(self.kind)
         top.addSpacing(10)
@@ -66,8 +68,8 @@ class ConfusionView(QWidget):
         top.addSpacing(10)
         top.addWidget(self.accuracy, 1)
         lay = QVBoxLayout(self)
-        lay.addLayout(top)
-        axis = QLabel("rows: true class · columns: predicted class")
+        lay.addWidget(self.controls)
+        self.axis = axis = QLabel("rows: true class · columns: predicted class")
         axis.setObjectName("muted")
         lay.addWidget(axis)
         lay.addWidget(self.table, 1)
@@ -86,7 +88,8 @@ class ConfusionView(QWidget):
                 self.kind.addItem(label, k)
         self.kind.blockSignals(False)
         has = self.kind.count() > 0
-        self.table.setVisible(has)
+        for w in (self.table, self.controls, self.axis):
+            w.setVisible(has)
         self.empty.setVisible(not has)
         self._kind_changed()
 

@@ -314,6 +314,20 @@ def run_charts(result, subtab: str | None = None) -> list:
     return [c for c in charts if c.name.startswith(prefixes)]
 
 
+def has_chart(run, subtab: str | None) -> bool:
+    """Whether ``subtab`` of a run (an ``AuditRun``) draws a chart to export: a confusion
+    matrix, a drawable radar, a group's value (read from the run, nothing drawn)."""
+    if run is None or subtab not in SUBTAB_CHARTS:
+        return False
+    if subtab == "confusion":
+        return bool(run.intent_confusion or run.confusion)
+    if subtab == "radar":
+        from ..reports.charts import _radar_values, radar_scale_of
+
+        return run.reference in _radar_values(run) and radar_scale_of(run).drawable
+    return any(g.compared for g in run.groups)
+
+
 def export_chart(result, name: str, path) -> Path:
     """Write the chart ``name`` of a run (an ``AuditRun`` or its payload) to ``path`` (.png
     or .svg by extension)."""
@@ -358,6 +372,15 @@ class ChartExportButton(QToolButton):
             self.run = as_audit_run(result)
         self.subtab = subtab
         self.setVisible(self.run is not None and subtab in SUBTAB_CHARTS)
+        # shown but off where the view draws no chart (a run without intents or labels):
+        # the button never offers a chart that is not there
+        on = has_chart(self.run, subtab)
+        self.setEnabled(on)
+        self.setToolTip(
+            "Save a chart of this view as PNG or SVG (drawn as in the report)"
+            if on
+            else "This view has no chart to export."
+        )
 
     def _fill(self) -> None:
         self.populate(self.menu())

@@ -8,8 +8,8 @@ screen; this one uses the *minimum* height instead.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import QBoxLayout, QFrame, QScrollArea
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtWidgets import QApplication, QBoxLayout, QFrame, QScrollArea
 
 
 def _stacked_height(lay, width: int) -> int:
@@ -96,3 +96,33 @@ class FitScrollArea(QScrollArea):
             if obj is self.viewport() or event.type() == QEvent.LayoutRequest:
                 self.fit()
         return super().eventFilter(obj, event)
+
+
+class WheelScrollsPage(QObject):
+    """On a plot inside a scrolled page, the mouse wheel scrolls the page instead of zooming
+    the plot (the Record tab: a wheel over the take's waveform zoomed it to 1.20–1.245 s).
+
+    Installed on a ``pyqtgraph`` plot widget's viewport by :func:`wheel_scrolls_page`; the
+    wheel event goes to the vertical scroll bar of the nearest scroll area around the plot
+    (nothing happens where there is none)."""
+
+    def __init__(self, plot):
+        super().__init__(plot)
+        self.plot = plot
+        plot.viewport().installEventFilter(self)
+
+    def eventFilter(self, obj, event):  # noqa: N802 - Qt API
+        if event.type() != QEvent.Wheel:
+            return False
+        area = self.plot.parentWidget()
+        while area is not None and not isinstance(area, QScrollArea):
+            area = area.parentWidget()
+        if area is not None:
+            QApplication.sendEvent(area.verticalScrollBar(), event)
+        return True  # never the plot's zoom
+
+
+def wheel_scrolls_page(*plots) -> None:
+    """Make the wheel over each of ``plots`` scroll the page (:class:`WheelScrollsPage`)."""
+    for plot in plots:
+        WheelScrollsPage(plot)

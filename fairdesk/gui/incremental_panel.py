@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QSplitter,
+    QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -220,7 +221,17 @@ class IncrementalPanel(QWidget):
         # the timeline over the player, the boundary the user's to move
         below = QSplitter(Qt.Vertical)
         below.setChildrenCollapsible(False)
-        below.addWidget(self.view)
+        # an empty timeline is a message, not an axis of −400…400 "s (x0.001)"
+        self.no_timeline = QLabel()
+        self.no_timeline.setObjectName("muted")
+        self.no_timeline.setAlignment(Qt.AlignCenter)
+        self.no_timeline.setWordWrap(True)
+        self.no_timeline.setMinimumHeight(self.view.minimumHeight())
+        self.timeline_stack = QStackedWidget()
+        self.timeline_stack.addWidget(self.no_timeline)
+        self.timeline_stack.addWidget(self.view)
+        self.no_timeline.setText(self._empty_text())
+        below.addWidget(self.timeline_stack)
         below.addWidget(self.player)
         below.setStretchFactor(0, 3)
         below.setStretchFactor(1, 2)
@@ -376,12 +387,26 @@ class IncrementalPanel(QWidget):
                 return tl
         return None
 
+    def _empty_text(self) -> str:
+        """What the timeline's place says while there is no timeline to draw."""
+        if not self.result:
+            return (
+                "No timeline to show: select items on the left and click "
+                f"<b>{html.escape(self.run_btn.text())}</b>; the current item's words, as "
+                "the model adds and revokes them, are drawn here."
+            )
+        return (
+            "The shown run has no timeline of this item: select one it ran on, or run on this one."
+        )
+
     def show_timeline(self) -> None:
         tl = self.current_timeline()
         self.view.set_timeline(tl)
         it = self.items.currentItem()
+        self.timeline_stack.setCurrentWidget(self.view if tl is not None else self.no_timeline)
         if tl is None:
             self.legend.setText("No timeline for this item in the shown run." if it else "")
+            self.no_timeline.setText(self._empty_text())
         else:
             adds, revs = timeline_points(tl)
             final = " ".join(w[0] for w in tl.get("final", []))

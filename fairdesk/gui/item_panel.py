@@ -49,6 +49,7 @@ from .item_columns import (
     share_text_columns,
     shortcut,
 )
+from .item_memory import RememberedItem
 from .item_saliency import SaliencyMixin
 from .item_systems import comparison_hypotheses, show_systems
 from .pitfall_view import evidence_html, hallucination_labels
@@ -56,7 +57,7 @@ from .player import AudioPlayer
 from .table_model import FrameModel, fit_columns
 
 
-class ItemPanel(SaliencyMixin, QWidget):
+class ItemPanel(RememberedItem, SaliencyMixin, QWidget):
     """Ranked items of the selected run and the detail of one item.
 
     Signals
@@ -92,6 +93,8 @@ class ItemPanel(SaliencyMixin, QWidget):
         self._fields: dict[str, dict] = {}  # the same as dicts (a lookup per item shown)
         self._group_width = 0  # the group column's fitted width (_share_text_columns)
         self._systems = None  # a comparison's systems: name → hypothesis by item id
+        self._remembered: dict[str, dict] = {}  # RememberedItem's
+        self._pending: tuple[int, str] | None = None
 
         self.run_label = QLabel("No run selected.")
         self.run_label.setObjectName("heading")
@@ -269,6 +272,7 @@ class ItemPanel(SaliencyMixin, QWidget):
                 "acoustics": self.acoustics.isChecked(),
                 "speed": self.player.speed,
                 "annotation": self.annotation.save_state({}),
+                "selected": self._selected_items(),
             }
         )
         return out
@@ -286,6 +290,7 @@ class ItemPanel(SaliencyMixin, QWidget):
             self.player.set_speed(float(state["speed"]))
         if isinstance(state.get("annotation"), dict):
             self.annotation.restore_state(state["annotation"])
+        self._restore_selected(state.get("selected"))
 
     # -- the run ---------------------------------------------------------------------------
     def load_run(self, run_id: int) -> None:
@@ -370,6 +375,7 @@ class ItemPanel(SaliencyMixin, QWidget):
             self.table.setColumnHidden(c, name == "halluc" and not n_flag)  # the texts get it
         self._refill(fit=True)
         self._show_acoustics()
+        self._select_pending()
 
     def _show_acoustics(self, *_) -> None:
         cols = self.model.columns

@@ -112,6 +112,11 @@ class AudioPlayer(QWidget):
         )
         self._env.setZValue(10)  # above the saliency fill: the waveform stays visible
         self.wave.addItem(self._env)
+        # the zero line under the segments: digital silence (min = max = 0) draws a flat
+        # line, not a gap
+        self._base = pg.PlotCurveItem(pen=pg.mkPen("#1565c0", width=1))
+        self._base.setZValue(9)
+        self.wave.addItem(self._base)
         # a light tint: the reference-word shading (drawn above it) stays visible through it
         self.selection = pg.LinearRegionItem(
             values=(0, 0), brush=pg.mkBrush(255, 193, 7, 38), pen=pg.mkPen("#ff8f00", width=1)
@@ -316,6 +321,7 @@ class AudioPlayer(QWidget):
         self.spectrogram = None
         self._stretched = {}
         self._env.setData([], [])
+        self._base.setData([], [])
         self.image.clear()
         self.play_btn.setEnabled(False)
         self.duration = 0.0
@@ -349,6 +355,7 @@ class AudioPlayer(QWidget):
             self.duration = total
         seg, peak = envelope_curve(out, self.origin)
         self._env.setData(*seg)
+        self._base.setData([self.t_lo, self.t_hi], [0.0, 0.0])
         self.wave.setYRange(-peak, peak, padding=0)
         self._peak = peak
         for w in (self.wave, self.spec):

@@ -25,6 +25,7 @@ from ..presentation import (
     radar,
     radar_axes,
     short_group,
+    small_note,
 )
 from .charts import n_flagged
 from .fit_scroll import FitScrollArea
@@ -96,6 +97,8 @@ class RadarWidget(QWidget):
                 + ", ".join(metric_short(m) for m in self.scale.empty).rstrip(".")
                 + "."
             )
+        if self.scale.small:
+            notes.append(esc(small_note(self.scale, metric_short)))
         self.caption.setText(" ".join(notes))
 
 

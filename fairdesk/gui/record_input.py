@@ -15,7 +15,7 @@ def no_input_advice(message: str) -> str:
         msg = msg.replace(old, "then press Rescan")
     if "Rescan" not in msg:
         msg = msg.rstrip(".") + ". Connect a device and press Rescan."
-    return msg.rstrip(".") + ", or record from a file (Audio ▸ File…)."
+    return msg.rstrip(".") + ", or record from a file (File ▸ Record from an audio file…)."
 
 
 def choose_input(devices, file_speed: float):

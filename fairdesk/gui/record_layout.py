@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from .annotate import TranscriptEditor
 from .devices import DeviceBox
-from .fit_scroll import FitScrollArea
+from .fit_scroll import FitScrollArea, wheel_scrolls_page
 from .player import AudioPlayer
 from .record_quota import QuotaBox
 from .record_widgets import LevelMeter, SpeakerForm
@@ -222,6 +222,8 @@ def build(panel) -> None:
     rv.addWidget(panel.transcript_box)
     rv.addWidget(panel.message)
     right = FitScrollArea(right_inner)
+    # the wheel over the live strip or the take's plots scrolls this page, never zooms them
+    wheel_scrolls_page(panel.live, panel.player.wave, panel.player.spec)
 
     panel.split = split = QSplitter()
     split.addWidget(left)

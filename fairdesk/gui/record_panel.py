@@ -74,10 +74,10 @@ class RecordPanel(QWidget):
     #: Keyboard shortcuts of this panel (collected by Help ▸ Keyboard shortcuts).
     SHORTCUTS = [
         ("Space", "Start / stop recording a take (outside text fields)"),
-        ("Alt+Right", "Record: next prompt"),
-        ("Alt+Left", "Record: previous prompt"),
-        ("Ctrl+Return", "Record: accept the selected take"),
-        ("Ctrl+R", "Record: re-record this prompt"),
+        ("Alt+Right", "Next prompt"),
+        ("Alt+Left", "Previous prompt"),
+        ("Ctrl+Return", "Accept the selected take"),
+        ("Ctrl+R", "Re-record this prompt"),
     ]
 
     def __init__(
@@ -167,8 +167,8 @@ class RecordPanel(QWidget):
                     if found:
                         names = ", ".join(t.path.name for t in found[:4])
                         self._say(
-                            f"{len(found)} take(s) left unfinished by a crash were "
-                            f"recovered: {names}"
+                            f"{count(len(found), 'take')} left unfinished by a crash "
+                            f"{'was' if len(found) == 1 else 'were'} recovered: {names}"
                         )
         self._refresh()
 
@@ -277,7 +277,7 @@ class RecordPanel(QWidget):
             self._say(
                 f"prompt {self.index + 1}: "
                 + (
-                    f"{n} take(s) recorded; the selected one is below"
+                    f"{count(n, 'take')} recorded; the selected one is below"
                     if n
                     else "no take yet; press Space (or Record) to record one"
                 )

@@ -36,6 +36,7 @@ from ..presentation import (
     SEPARATOR,
     RunSpec,
     comparison_basis,
+    comparison_sample,
     corpus_note,
     count,
     direction_word,
@@ -108,7 +109,9 @@ COMPARISON_COLUMNS = (
     "estimator",
     "design",
     "n_items",
+    "reference_n_items",
     "n_speakers",
+    "reference_n_speakers",
     "basis",
     "sample",
     "flags",
@@ -144,10 +147,10 @@ class ResultsPanel(QWidget):
 
     #: Keyboard shortcuts of this pane (collected by Help ▸ Keyboard shortcuts).
     SHORTCUTS = [
-        ("Ctrl+PgDown", "Results: next view (groups, comparisons, values, radar, …)"),
-        ("Ctrl+PgUp", "Results: previous view"),
-        ("F5", "Results: reload the runs"),
-        ("Ctrl+Shift+R", "Results: run the regression of the shown run"),
+        ("Ctrl+PgDown", "Next view (groups, comparisons, values, radar, …)"),
+        ("Ctrl+PgUp", "Previous view"),
+        ("F5", "Reload the runs"),
+        ("Ctrl+Shift+R", "Run the regression of the shown run"),
     ]
 
     def __init__(self, ctx: Context, parent=None, *, lazy: bool = False):
@@ -406,8 +409,8 @@ class ResultsPanel(QWidget):
         # two rows of cards where the tabs keep 220 px (a 700-px laptop screen), else one
         rows = max(self.cards.one_row_height(), min(self.cards.rows_height(2), total - 220))
         top = min(need, max(int(total * 0.42), rows), total - 150)
-        if SUBTABS[self.tabs.currentIndex()] == "systems":
-            top = 0  # a long view of its own: the baseline's group cards fold away
+        # the same for every sub-tab (the Systems view scrolls in its own area): choosing a
+        # sub-tab never moves the cards
         self.split.setSizes([top, total - top])
         QTimer.singleShot(0, self.cards.reveal)
 
@@ -550,8 +553,20 @@ class ResultsPanel(QWidget):
         import pandas as pd
 
         rows = []
+        groups = {g.group: g for g in r.groups} if r is not None else {}
+        rs = r.run_settings if r is not None else None
+        per_group = rs.sample_per_group if rs is not None else None
         for c in r.comparisons if r is not None else ():
-            row = {k: getattr(c, k) for k in COMPARISON_COLUMNS}
+            row = {k: getattr(c, k, None) for k in COMPARISON_COLUMNS}
+            # both sides' counts: a sampled metric's from its own sample, else the groups'
+            ref = groups.get(c.reference)
+            b = c.n_blocks
+            if c.sample and b is not None:
+                row["reference_n_items"] = b.reference_items
+                row["reference_n_speakers"] = b.reference_speakers
+            elif ref is not None:
+                row["reference_n_items"] = ref.n_items
+                row["reference_n_speakers"] = ref.n_speakers
             m = c.metric or ""
             for k in ("value", "reference_value"):
                 row[k] = fmt_value(m, row[k])
@@ -567,7 +582,7 @@ class ResultsPanel(QWidget):
             row["verdict"] = verdict_style(row["verdict"] or "")[0]
             row["flags"] = ", ".join(row["flags"] or [])
             row["basis"] = comparison_basis(c)
-            row["sample"] = c.sample or ""
+            row["sample"] = comparison_sample(c, per_group)
             rows.append(row)
         self.comparisons_model.set_frame(
             pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS)) if rows else None

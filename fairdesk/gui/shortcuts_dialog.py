@@ -17,29 +17,29 @@ from PySide6.QtWidgets import (
 
 def collect_shortcuts(window_shortcuts, panels) -> list[tuple[str, str]]:
     """One row per key, in the order first met: the window's shortcuts, then each panel's
-    ``SHORTCUTS``. A key that several panels bind (Space plays in Browse and Items and
-    records in Record) is one row naming each place; key names are the platform's native
-    text.
+    ``SHORTCUTS``. A panel's action is named by its place (the tab label) and the panel's text,
+    which never names the place itself: ``Audit: Run the audit``. One action in several
+    places is one line naming each (``Datasets, Items: Save the transcript now``); a key that
+    several panels bind to different actions (Space plays in Datasets and Items and records
+    in Record) is one row of one line per action. Key names are the platform's native text.
 
     ``panels`` holds ``(place, panel)`` pairs, the place being the panel's tab label.
     """
-    by_key: dict[str, list[tuple[str, str]]] = {}  # insertion order: the order first met
+    # key -> action text -> places, in insertion order (the order first met)
+    by_key: dict[str, dict[str, list[str]]] = {}
     sources = [("", window_shortcuts)] + [
         (place, getattr(p, "SHORTCUTS", []) or []) for place, p in panels
     ]
     for place, rows in sources:
         for keys, what in rows:
             native = QKeySequence(keys).toString(QKeySequence.NativeText) or str(keys)
-            entries = by_key.setdefault(native, [])
-            if all(w != str(what) for _, w in entries):
-                entries.append((str(place), str(what)))
-    out = []
-    for key, entries in by_key.items():
-        if len(entries) == 1:
-            out.append((key, entries[0][1]))
-        else:
-            out.append((key, "\n".join(f"{pl}: {w}" if pl else w for pl, w in entries)))
-    return out
+            places = by_key.setdefault(native, {}).setdefault(str(what), [])
+            if place and str(place) not in places:
+                places.append(str(place))
+    return [
+        (key, "\n".join(f"{', '.join(pl)}: {w}" if pl else w for w, pl in actions.items()))
+        for key, actions in by_key.items()
+    ]
 
 
 class _ShortcutTable(QTableWidget):

@@ -78,6 +78,15 @@ class VerdictCard(QFrame):
         lay.setContentsMargins(9, 4, 9, 4)
         lay.setSpacing(0)
         m = c.metric or ""
+        # the card names its group and metric itself: the grid's row and column labels
+        # scroll out of view, and a card reading "-0.7 pp" of no group misleads
+        self.title = QLabel(f"{short_group(c.group)} · {metric_short(m)}")
+        self.title.setTextFormat(Qt.PlainText)  # a user's group name, never HTML
+        self.title.setToolTip(plain_tip(f"{c.group}: {metric_label(m)}"))
+        tf = QFont(self.title.font())
+        tf.setBold(True)
+        self.title.setFont(tf)
+        lay.addWidget(self.title)
         arrow = _direction_word(verdict, c.direction, c.gap)
         short = VERDICT_SHORT.get(verdict, label)
         if verdict in UNTESTED:
@@ -224,6 +233,8 @@ class VerdictCards(QWidget):
         groups = list(dict.fromkeys(c.group for c in comps))
         bold = QFont(self.font())
         bold.setBold(True)
+        self.scroll.verticalScrollBar().setValue(0)  # a new run starts at its first row
+        self.scroll.horizontalScrollBar().setValue(0)
         for j, g in enumerate(groups):
             h = QLabel(short_group(g))  # a user's group name: plain text, never HTML
             h.setTextFormat(Qt.PlainText)

@@ -52,9 +52,25 @@ from .numbers import (
     scale,
     unit,
 )
-from .radars import MAX_AXES, MIN_AXES, RadarScale, radar, radar_axes, radar_scale
+from .radars import (
+    MAX_AXES,
+    MIN_AXES,
+    RadarScale,
+    radar,
+    radar_axes,
+    radar_scale,
+    small_note,
+)
 from .rows import GroupRow, group_rows
-from .runs import SEPARATOR, RunSpec, dataset_label, datasets_label, run_conditions, run_name
+from .runs import (
+    SEPARATOR,
+    RunSpec,
+    comparison_sample,
+    dataset_label,
+    datasets_label,
+    run_conditions,
+    run_name,
+)
 from .timeline import timeline_points
 
 __all__ = [
@@ -111,6 +127,8 @@ __all__ = [
     "radar_scale",
     "run_conditions",
     "run_name",
+    "small_note",
+    "comparison_sample",
     "scale",
     "short_group",
     "text_sources",

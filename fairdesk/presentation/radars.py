@@ -3,6 +3,10 @@ scaled so that the reference group lies on the unit circle (pure; the GUI's QPai
 and the report's matplotlib chart only draw what :func:`radar` returns, so one run draws the
 same radar in both).
 
+An axis on which every group's value is below :data:`SMALL` (1%, a rate or proportion) is
+left off: one flagged item in 200 puts a group at 0.5% and another at 0, a ratio that is
+only noise; the chart names the axes left off (:func:`small_note`).
+
 Where the reference's value on a metric is 0 (a perfect WER, say) the ratio is undefined:
 that axis is scaled by the largest group value instead (the largest group sits on the unit
 circle, the reference at the centre), and the chart says so.
@@ -18,6 +22,8 @@ from dataclasses import dataclass, field, replace
 MAX_AXES = 10
 #: The fewest axes worth drawing as a radar.
 MIN_AXES = 3
+#: A rate or proportion below this in every group gets no axis (the stored value, 1%).
+SMALL = 0.01
 
 
 @dataclass(frozen=True)
@@ -32,6 +38,7 @@ class RadarScale:
     divisor : metric -> the value that maps to radius 1.
     by_max : the axes scaled by the largest group value (the reference's value is 0 there).
     empty : metrics left at (or out because of) 0 for every group.
+    small : metrics left out because every group's value is below :data:`SMALL`.
     """
 
     metrics: tuple[str, ...]
@@ -40,6 +47,7 @@ class RadarScale:
     divisor: dict[str, float]
     by_max: tuple[str, ...] = ()
     empty: tuple[str, ...] = field(default=())
+    small: tuple[str, ...] = field(default=())
 
     @property
     def outer(self) -> float:
@@ -111,6 +119,29 @@ def radar_scale(
     return RadarScale(tuple(metrics), tuple(groups), radius, divisor, tuple(by_max), tuple(empty))
 
 
+def too_small(values: Mapping[str, Mapping[str, float | None]], metric: str) -> bool:
+    """Whether ``metric`` is a rate or proportion whose every group value is below
+    :data:`SMALL` but not every one 0 (a ratio metric such as the grounding lift never is)."""
+    from ..metrics.units import is_ratio
+
+    vals = [v for g in values if math.isfinite(v := _get(values, g, metric))]
+    if not vals or not any(vals) or is_ratio(metric):
+        return False
+    return all(abs(v) < SMALL for v in vals)
+
+
+def small_note(scale: RadarScale, name) -> str:
+    """The sentence under a radar naming the axes left off as too small (``name``: a
+    metric's short name), '' for none."""
+    if not scale.small:
+        return ""
+    names = ", ".join(name(m) for m in scale.small)
+    return (
+        f"Left off: {names}, where every group is below {SMALL:.0%}: a ratio between such "
+        "small values (one item more or less) is noise, not a disparity."
+    )
+
+
 def radar_axes(
     values: Mapping[str, Mapping[str, float | None]],
     tested: Sequence[str],
@@ -133,6 +164,7 @@ def radar_axes(
     (axes, zero)
         ``axes``: the tested metrics with a nonzero value in some group, then descriptive
         ones while fewer than three, then ``hallucination_rate`` whenever the run has it
+        (none of them where :func:`too_small`)
         (docs/METHODS.md, "Audit pitfalls"), at most :data:`MAX_AXES`; ``zero``: tested metrics where every group's
         value is 0.
     """
@@ -141,11 +173,11 @@ def radar_axes(
         return [v for g in values if math.isfinite(v := _get(values, g, m))]
 
     def has(m):
-        return any(v != 0 for v in finite(m))
+        return any(v != 0 for v in finite(m)) and not too_small(values, m)
 
     skip = set() if n_flagged else {"wer_unflagged"}
     axes = [m for m in tested if m not in skip and has(m)]
-    zero = [m for m in tested if m not in skip and finite(m) and not has(m)]
+    zero = [m for m in tested if m not in skip and finite(m) and not any(finite(m))]
     for m in descriptive:
         if len(axes) >= MIN_AXES:
             break
@@ -174,7 +206,15 @@ def radar(
     Returns
     -------
     RadarScale
-        Its ``empty`` lists the tested metrics left out because every group is 0.
+        Its ``empty`` lists the tested metrics left out because every group is 0, its
+        ``small`` the tested metrics (and the hallucination rate) left out because every
+        group is below :data:`SMALL`.
     """
     axes, zero = radar_axes(values, tested, descriptive, n_flagged)
-    return replace(radar_scale(values, reference, axes), empty=tuple(zero))
+    skip = set() if n_flagged else {"wer_unflagged"}
+    small = [
+        m
+        for m in dict.fromkeys([*tested, "hallucination_rate"])
+        if m not in skip and too_small(values, m)
+    ]
+    return replace(radar_scale(values, reference, axes), empty=tuple(zero), small=tuple(small))

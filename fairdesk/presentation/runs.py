@@ -26,7 +26,16 @@ if TYPE_CHECKING:
     from ..jobs.result import AuditRun
     from ..stats.settings import AuditSettings
 
-__all__ = ["SEPARATOR", "SHORT_PATH", "RunSpec", "run_conditions", "run_name", "short_model"]
+__all__ = [
+    "SEPARATOR",
+    "SHORT_PATH",
+    "RunSpec",
+    "comparison_sample",
+    "run_conditions",
+    "run_name",
+    "sample_text",
+    "short_model",
+]
 
 #: Between the parts of a run's name.
 SEPARATOR = " · "
@@ -91,6 +100,8 @@ class RunSpec:
     model, dataset : what was audited (None: left out of the name).
     reference : the reference group (None: left out).
     n_items : the items analysed (None: left out).
+    annotated : the items whose reference is a transcript annotated in fairdesk (None: none,
+        the dataset's imported references).
     """
 
     by: tuple[str, ...] = ()
@@ -101,6 +112,7 @@ class RunSpec:
     dataset: str | None = None
     reference: str | None = None
     n_items: int | None = None
+    annotated: int | None = None
 
     @classmethod
     def from_stored(cls, settings, model: str | None = None, dataset: str | None = None) -> RunSpec:
@@ -121,6 +133,7 @@ class RunSpec:
             settings=_settings(settings.get("settings")),
             model=model,
             dataset=datasets_label(settings.get("datasets")) or dataset,
+            annotated=_int(settings.get("annotated")),
         )
 
     @classmethod
@@ -138,6 +151,7 @@ class RunSpec:
             dataset=dataset_label(run),
             reference=run.reference,
             n_items=sum(g.n_items or 0 for g in run.groups),
+            annotated=_int((rs.text_source or {}).get("annotation") if rs is not None else None),
         )
 
 
@@ -184,14 +198,32 @@ def _setting_texts(s: AuditSettings) -> list[str]:
     return out
 
 
+def sample_text(per_group: int) -> str:
+    """A run's stratified sample in words: ``sample of 20 per group``."""
+    return f"sample of {per_group} per group"
+
+
+def comparison_sample(c, per_group: int | None) -> str:
+    """What a comparison was computed on, for the Comparisons table's ``sample`` column: a
+    sampled metric's own sample (``the 2 + 2 explained items``), else the run's stratified
+    sample (``sample of 20 per group``), '' for every item."""
+    own = getattr(c, "sample", None)
+    if own:
+        return str(own)
+    return sample_text(per_group) if per_group else ""
+
+
 def run_conditions(spec: RunSpec) -> tuple[str, ...]:
     """What restricts or changes the run, in words: each filter (``only age_group =
-    adult``), the sample (``sample of 20 per group``) and every statistics setting that is
-    not the default (``min. 10 items per group``, ``small-cluster scaling off``, ``missing
+    adult``), the references annotated in fairdesk (``3 items with an annotated reference``:
+    the same audit of the imported texts is named differently), the sample (``sample of 20
+    per group``) and every statistics setting that is not the default (``min. 10 items per group``, ``small-cluster scaling off``, ``missing
     values as a group`` ...). Empty for a run of every item with the defaults."""
     out = [_filter_text(c, v) for c, v in spec.filters if v]
+    if spec.annotated:
+        out.append(f"{count(spec.annotated, 'item')} with an annotated reference")
     if spec.sample:
-        out.append(f"sample of {spec.sample} per group")
+        out.append(sample_text(spec.sample))
     if spec.settings is not None:
         out += _setting_texts(spec.settings)
     return tuple(out)

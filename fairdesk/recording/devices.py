@@ -43,7 +43,7 @@ _NO_INPUT = (
 NO_DEVICE_HELP = (
     "Connect a microphone or USB audio interface, check that the system sees it "
     "(and that fairdesk may use it), then press Rescan. Or record from a file: "
-    "Input ▸ “Audio file…” (or start with fairdesk gui --input-file WAV)."
+    "File ▸ Record from an audio file… (or start with fairdesk gui --input-file WAV)."
 )
 
 

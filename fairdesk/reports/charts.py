@@ -39,6 +39,7 @@ from ..presentation import (
     metric_short,
     radar,
     short_group,
+    small_note,
     unit,
 )
 from ..presentation import group_rows as present_rows
@@ -322,6 +323,8 @@ def radar_chart(result: Result) -> Chart | None:
             + ", ".join(metric_short(m) for m in all_zero)
             + "."
         )
+    if s.small:
+        cap += " " + small_note(s, metric_short)
     return Chart("radar", "Disparity radar", fig, cap)
 
 

@@ -35,7 +35,7 @@ def test_next_shows_the_new_prompts_state_not_the_previous_take(qtbot, project):
     # back to the first prompt: its take is listed and loaded again
     qtbot.keyClick(w.prompts, Qt.Key_Left, Qt.AltModifier)
     assert w.index == 0 and w.takes.count() == 1
-    assert "prompt 1: 1 take(s) recorded" in w.message.text()
+    assert "prompt 1: 1 take recorded" in w.message.text()
     qtbot.waitUntil(lambda: w.player.duration > 0, timeout=10000)
     w.shutdown()
 

@@ -264,10 +264,11 @@ def audio_warnings(data: np.ndarray, sr: int, path=None) -> tuple[str, ...]:
     if path is not None:
         claimed = declared_frames(path)
         if claimed is not None and claimed > data.shape[0]:
+            have, short = data.shape[0], claimed - data.shape[0]
             out.append(
-                f"shorter than its header claims ({data.shape[0] / sr:.2f} s on disk, "
-                f"the header says {claimed / sr:.2f} s); the file is truncated: copy "
-                "it again from the source"
+                f"shorter than its header claims ({have:,} samples on disk, the header says "
+                f"{claimed:,}: {short:,} missing, {1000 * short / sr:.1f} ms); the file is "
+                "truncated: copy it again from the source"
             )
     return tuple(out)
 

@@ -30,6 +30,10 @@ def _print_summary(s: dict, keys=None):
         f"({s['format']}, root {s['root']})"
         + (f", {s['problems']} import problems" if s.get("problems") else "")
     )
+    roots = s.get("audio_roots") or []
+    if len(roots) > 1:  # audio read from several folders: each, with its items
+        for r in roots:
+            print(f"  audio from {r['root']}: {count(r['items'], 'item')}")
     for col, values in sorted(s["columns"].items()):
         if keys and col not in keys:
             continue
@@ -102,6 +106,18 @@ def cmd_import(a):
                 else ""
             )
         )
+        if rep.roots:  # the folder chosen for relative paths, and any other audio root
+            from ..core.importers_formats import OPTIONS
+
+            rooted = "audio_root" in OPTIONS.get(rep.format, ())
+            said = "relative paths read from" if rooted else "audio read from"
+            if rep.roots[1:]:
+                said = f"{said} {rep.roots[0]}; also audio from {', '.join(rep.roots[1:])}"
+            else:
+                said = f"{said} {rep.roots[0]}"
+            print(
+                f"  {said}" + (" (--audio-root to read them from another folder)" if rooted else "")
+            )
         for pr in rep.problems:  # file: line N: path: reason (each part when known)
             line = f"line {pr.row}" if pr.row is not None else None
             where = ": ".join(str(x) for x in (pr.source, line, pr.path) if x)
@@ -130,9 +146,12 @@ def cmd_datasets(a):
             _print_summary(s)
             where = audio_root(p, ds, sample=20)
             if not where.exists or where.missing:
+                several = len(s.get("audio_roots") or []) > 1
                 print(
                     f"  warning: {where.describe()}; `fairdesk relink --project {p.folder} "
-                    f"--dataset {ds.name!r} NEW_FOLDER`",
+                    f"--dataset {ds.name!r} "
+                    + (f"--from {where.root} " if several else "")
+                    + "NEW_FOLDER`",
                     file=sys.stderr,
                 )
     return EXIT_OK
@@ -142,13 +161,24 @@ def cmd_relink(a):
     from ..core.relink import relink_dataset
 
     p = _project(a.project, write="relinking a dataset")
-    rep = relink_dataset(p, a.dataset, a.root)
+
+    def progress(frac, msg):
+        if not a.json:
+            print(f"\r  {msg}", end="\n" if frac >= 1 else "", file=sys.stderr, flush=True)
+
+    rep = relink_dataset(p, a.dataset, a.root, old_root=a.old_root, progress=progress)
     if a.json:
         dump_json(rep.to_dict())
     else:
         print(
             f"{a.dataset}: audio is read from {rep.new_root} (was {rep.old_root}); "
-            f"all {count(rep.items, 'file')} found there"
+            f"all {count(rep.items, 'file')} found there; "
+            + (
+                f"{count(rep.changed, 'file')} hold other audio than before and will be "
+                "transcribed again"
+                if rep.changed
+                else "every file holds the same audio as before"
+            )
         )
     return EXIT_OK
 
@@ -237,8 +267,10 @@ def add_commands(sub):
     s.add_argument(
         "--audio-root",
         metavar="DIR",
-        help="Kaldi, Lhotse: the folder holding the audio the manifests list (default: the "
-        "data directory or manifest folder)",
+        help="manifest, Kaldi, NeMo, Lhotse: the folder the listed relative audio paths "
+        "start from (default: the manifest's folder or data directory, else the nearest "
+        "parent folder where the paths resolve, as recipes write them); absolute paths are "
+        "read as written",
     )
     s.add_argument(
         "--tiers",
@@ -280,6 +312,13 @@ def add_commands(sub):
     s.add_argument("--project", required=True)
     s.add_argument("--dataset", required=True)
     s.add_argument("root", help="the folder that now holds the dataset's audio")
+    s.add_argument(
+        "--from",
+        dest="old_root",
+        metavar="OLD_FOLDER",
+        help="the audio root that moved, when the dataset reads audio from several folders "
+        "(`fairdesk datasets` lists them)",
+    )
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_relink)
 

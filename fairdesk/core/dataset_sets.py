@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import audio_paths
 from .errors import FairdeskError
 from .store import Dataset, Project
 
@@ -178,7 +179,7 @@ def audio_file(dset: DatasetSet, row) -> Path | None:
     name = name if isinstance(name, str) else None
     if name and name not in dset.names:
         return None
-    return dset.root_of(name) / str(rel)
+    return audio_paths.audio_file(dset.root_of(name), rel)
 
 
 def check_by_columns(items, by, dset: DatasetSet) -> None:
@@ -218,7 +219,8 @@ def job_paths(frame, dset: DatasetSet):
     frame = frame.copy()
     frame["rel_path"] = frame["path"]
     frame["path"] = [
-        str(dset.root_of(d) / str(rel)) for d, rel in zip(frame["dataset"], frame["rel_path"])
+        str(audio_paths.audio_file(dset.root_of(d), rel))
+        for d, rel in zip(frame["dataset"], frame["rel_path"])
     ]
     return frame
 

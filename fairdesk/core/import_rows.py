@@ -102,6 +102,14 @@ def _clean(v):
     return v
 
 
+def listed_paths(header, rows, source, audio_col=None) -> list:
+    """The values of the audio-path column (none when there is no such column: the rows are
+    refused when made candidates): what :func:`fairdesk.core.audio_paths.choose_root`
+    picks the folder of relative paths by."""
+    a = _pick(header, audio_col, AUDIO_COLUMNS, "audio path", source)
+    return [] if a is None else [row.get(a) for _i, row in rows]
+
+
 def rows_to_candidates(
     header,
     rows,
@@ -115,7 +123,8 @@ def rows_to_candidates(
     id_col=None,
     drop: tuple[str, ...] = (),
 ) -> list[Candidate]:
-    """Map table rows to candidates; paths are made relative to the dataset root later."""
+    """Map table rows to candidates, each listed path read relative to ``base`` (or as written
+    when absolute); the importer stores it relative to its audio root."""
     a = _pick(header, audio_col, AUDIO_COLUMNS, "audio path", source)
     if a is None:
         raise ImportFailed(

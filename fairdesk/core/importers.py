@@ -3,8 +3,8 @@
 Each reader (:mod:`fairdesk.core.importers_formats`: manifest, audiofolder, Common Voice,
 LibriSpeech, SAA, L2-ARCTIC, Kaldi, NeMo, Lhotse, VCTK, TIMIT, Hugging Face, ELAN, Praat) turns a source into candidate rows plus the problems it found
 while parsing; :func:`import_dataset` then
-checks every row (path inside the dataset folder, audio decodes, transcript present, id
-unique) and writes the good rows in one transaction. Every problem names the file, the
+checks every row (the listed file found: :mod:`fairdesk.core.audio_paths`; audio decodes,
+transcript present, id unique) and writes the good rows in one transaction. Every problem names the file, the
 row and the reason; the good rows are imported.
 """
 
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import audio as audio_io
+from .audio_paths import file_stamp, not_found, place, roots_of
 from .errors import AudioError, ImportFailed
 from .import_rows import Candidate, Problem
 from .importers_formats import (  # noqa: F401  (the readers stay importable from here)
@@ -31,6 +32,7 @@ from .importers_formats import (  # noqa: F401  (the readers stay importable fro
     FORMATS,
     ID_COLUMNS,
     LABEL_COLUMNS,
+    MEDIA_FORMATS,
     OPTIONS,
     READERS,
     SPEAKER_COLUMNS,
@@ -42,7 +44,7 @@ from .importers_formats import (  # noqa: F401  (the readers stay importable fro
     read_manifest,
     rows_to_candidates,
 )
-from .names import nfc, nfc_record, nul_reason
+from .names import nfc, nfc_record
 from .spans import probe_span
 from .store import Project
 from .tables import JSONL_SUFFIXES, undecodable
@@ -66,6 +68,10 @@ class ImportReport:
     problems: tuple[Problem, ...]
     warnings: tuple[dict, ...] = ()
     stale: int = 0
+    #: The folders the audio is read from: the one relative paths were read from (the
+    #: ``--audio-root``, the manifest's folder or the parent folder where they resolve)
+    #: first, then those of the files listed by absolute paths outside it.
+    roots: tuple[str, ...] = ()
     #: what joining a speaker sheet did (``--speakers``; None without one)
     speakers: dict | None = None
 
@@ -78,6 +84,7 @@ class ImportReport:
             "updated": self.updated,
             "unchanged": self.unchanged,
             "stale": self.stale,
+            "audio_roots": list(self.roots),
             "problems": [p.to_dict() for p in self.problems],
             "warnings": list(self.warnings),
             "speakers": self.speakers,
@@ -101,33 +108,6 @@ def shown_path(root: Path, p: str) -> str:
     """``p`` as messages show it: relative to the dataset folder when it lies there."""
     prefix = str(root).rstrip(os.sep) + os.sep
     return p[len(prefix) :] if p and p.startswith(prefix) else p
-
-
-def _inside(root: Path, p: str) -> tuple[Path | None, str | None]:
-    """Resolve ``p`` and require it inside ``root``; returns (absolute path, reason)."""
-    if not p:
-        return None, "no audio path in this row"
-    nul = nul_reason(p)
-    if nul:
-        return None, nul
-    full = Path(p)
-    p = shown_path(root, p)
-    try:
-        resolved = full.resolve()
-        resolved.relative_to(root)
-    except ValueError:
-        return None, (
-            f"path {p!r} is outside the dataset folder {root}; move the audio "
-            "inside the dataset folder"
-        )
-    except RuntimeError:  # pathlib's "Symlink loop from ..."
-        return None, (
-            f"path {p!r} cannot be resolved: a symbolic link in it leads back to itself "
-            "(a loop); fix or remove the link"
-        )
-    except OSError as exc:
-        return None, f"path {p!r} cannot be resolved ({exc.strerror or exc}); check the path"
-    return resolved, None
 
 
 def _backup_before_large_import(project, name: str, n_good: int) -> None:
@@ -166,9 +146,10 @@ def import_dataset(
     language : the transcripts' language (``en`` selects Whisper's English normaliser).
     progress : optional ``progress(fraction, message)`` callback.
     **options : ``audio_col``, ``text_col``, ``speaker_col``, ``content_col``, ``id_col``
-        (manifest), ``split`` (Common Voice), ``kaldi_meta`` (Kaldi), ``audio_root`` (Kaldi, Lhotse),
-        ``tiers``, ``speaker_tier``, ``speaker_by`` (ELAN, Praat); ``speakers`` (every
-        format): a speaker sheet joined by speaker id
+        (manifest), ``split`` (Common Voice), ``kaldi_meta`` (Kaldi), ``audio_root`` (every
+        format that lists paths: the folder relative paths start from), ``tiers``,
+        ``speaker_tier``, ``speaker_by`` (ELAN, Praat); ``speakers`` (every format): a
+        speaker sheet joined by speaker id
         (:func:`fairdesk.core.speaker_sheets.join_speaker_sheet`).
 
     Returns
@@ -224,7 +205,7 @@ def import_dataset(
             )
             + "; leave it out"
         )
-    if fmt == "hf":  # the embedded audio is extracted into the project (importers_hf)
+    if fmt in MEDIA_FORMATS:  # embedded or archived audio is extracted into the project
         from .importers_hf import media_folder
 
         cols["media_dir"] = media_folder(project.folder, name)
@@ -249,6 +230,16 @@ def import_dataset(
             )
         )
 
+    # Where each listed file is, and the audio root it is stored relative to.
+    placed = {}
+    for c in cands:
+        placed[id(c)] = place(c.path)
+    try:
+        rooted = roots_of(root, [f for f, _r in placed.values() if f is not None])
+    except RuntimeError:  # a loop of links in a folder: each row is refused below
+        rooted = {}
+    item_root: dict[str, tuple[Path | None, str]] = {}
+
     # Per-row checks that need no audio.
     seen: dict[str, int] = {}
     todo: list[tuple[Candidate, Path, str]] = []
@@ -265,11 +256,15 @@ def import_dataset(
         # Ids and labels compared as Unicode NFC (docs/METHODS.md, "Items, groups and the reference")
         c.key, c.speaker_id, c.content_id = nfc(c.key), nfc(c.speaker_id), nfc(c.content_id)
         c.metadata = nfc_record(c.metadata)
-        full, reason = _inside(root, c.path)
-        rel = full.relative_to(root).as_posix() if full is not None else c.path
-        if reason:
+        full, reason = placed[id(c)]
+        if full is not None and full not in rooted:
+            reason = f"path {c.path!r} cannot be resolved; check the path"
+        if reason or full is None:
             problems.append(Problem(c.row, shown_path(root, c.path) or None, reason, c.source))
             continue
+        own_root, in_root = rooted[full]
+        # what the item's path reads as: relative to the dataset's root, else absolute
+        rel = in_root if own_root is None else (own_root / in_root).as_posix()
         if c.needs_text and (c.text is None or not str(c.text).strip()):
             problems.append(
                 Problem(
@@ -294,27 +289,39 @@ def import_dataset(
             continue
         seen[key] = c.row
         c.key = key
+        item_root[key] = (own_root, in_root)
         todo.append((c, full, rel))
 
     # Decode every file (validates it and gives the content hash); threads overlap I/O.
+    # Only a file that decodes as audio is ever read further (or copied).
     def check(entry):
         c, full, rel = entry
+        stamp = file_stamp(full)
+        if stamp is None and not os.path.lexists(full):
+            return (
+                entry,
+                None,
+                not_found(root, full, rel, "audio_root" in OPTIONS.get(fmt, ())),
+                None,
+            )
         try:
             if c.start_s is not None:
-                return entry, probe_span(full, c.start_s, c.end_s), None
-            return entry, audio_io.probe(full), None
+                return entry, probe_span(full, c.start_s, c.end_s), None, stamp
+            return entry, audio_io.probe(full), None, stamp
         except AudioError as exc:
-            return entry, None, exc.reason
+            return entry, None, exc.reason, None
 
     good = []
+    stamps: dict[str, tuple[int, float] | None] = {}
     workers = max(1, min(4, os.cpu_count() or 1))
     with ThreadPoolExecutor(workers) as pool:
-        for n, (entry, info, reason) in enumerate(pool.map(check, todo), start=1):
+        for n, (entry, info, reason, stamp) in enumerate(pool.map(check, todo), start=1):
             c, full, rel = entry
             if reason:
                 problems.append(Problem(c.row, rel, reason, c.source))
             else:
                 good.append((c, rel, info))
+                stamps[c.key] = stamp
             if progress and n % 50 == 0:
                 progress(n / max(1, len(todo)), f"checked {n}/{len(todo)} files")
 
@@ -341,11 +348,12 @@ def import_dataset(
                         f"dataset {name!r} already exists with its audio in {row['root']}; "
                         "choose another --name to import from a different folder"
                     )
+            root_ids = _root_ids(conn, ds_id, {item_root[c.key][0] for c, _r, _i in good})
             existing = {
                 r["item_key"]: r
                 for r in conn.execute(
-                    "SELECT id, item_key, path, audio_hash, text, speaker_id, content_id, metadata "
-                    "FROM items WHERE dataset_id=?",
+                    "SELECT id, item_key, path, root_id, audio_hash, text, speaker_id, "
+                    "content_id, metadata FROM items WHERE dataset_id=?",
                     (ds_id,),
                 )
             }
@@ -359,8 +367,14 @@ def import_dataset(
                 text = unicodedata.normalize("NFC", str(c.text or "").strip())
                 content = c.content_id or (derive_content_id(text) if text else f"item:{c.key}")
                 meta = json.dumps(c.metadata, ensure_ascii=False, sort_keys=True)
+                own_root, stored_path = item_root[c.key]
+                root_id = root_ids[own_root]
+                stamp = stamps.get(c.key) or (None, None)
                 values = (
-                    rel,
+                    stored_path,
+                    root_id,
+                    stamp[0],
+                    stamp[1],
                     info.content_hash,
                     info.duration,
                     info.sample_rate,
@@ -372,30 +386,41 @@ def import_dataset(
                 )
                 if old is None:
                     conn.execute(
-                        "INSERT INTO items(dataset_id, item_key, path, audio_hash, duration, "
-                        "sample_rate, channels, text, speaker_id, content_id, metadata) "
-                        "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                        "INSERT INTO items(dataset_id, item_key, path, root_id, size, mtime, "
+                        "audio_hash, duration, sample_rate, channels, text, speaker_id, "
+                        "content_id, metadata) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                         (ds_id, c.key, *values),
                     )
                     added += 1
-                elif (
+                    continue
+                if (
                     old["item_key"],
                     old["path"],
+                    old["root_id"],
                     old["audio_hash"],
                     old["text"],
                     old["speaker_id"],
                     old["content_id"],
                     old["metadata"],
-                ) == (c.key, rel, info.content_hash, text, c.speaker_id, content, meta):
+                ) == (
+                    c.key,
+                    stored_path,
+                    root_id,
+                    info.content_hash,
+                    text,
+                    c.speaker_id,
+                    content,
+                    meta,
+                ):
                     unchanged += 1
                 else:  # an id stored before NFC (typed another way) is renamed to NFC
-                    conn.execute(
-                        "UPDATE items SET path=?, audio_hash=?, duration=?, sample_rate=?, "
-                        "channels=?, text=?, speaker_id=?, content_id=?, metadata=?, "
-                        "item_key=? WHERE id=?",
-                        (*values, c.key, old["id"]),
-                    )
                     updated += 1
+                conn.execute(
+                    "UPDATE items SET path=?, root_id=?, size=?, mtime=?, audio_hash=?, "
+                    "duration=?, sample_rate=?, channels=?, text=?, speaker_id=?, "
+                    "content_id=?, metadata=?, item_key=? WHERE id=?",
+                    (*values, c.key, old["id"]),
+                )
             _write_spans(conn, ds_id, good)
             n_stale = _write_status(conn, ds_id, listed, good)
             _write_source_annotations(conn, ds_id, good)
@@ -411,6 +436,7 @@ def import_dataset(
                 ],
             )
     problems.sort(key=lambda p: (p.source or "", p.row or 0))
+    others = sorted({str(item_root[c.key][0]) for c, _r, _i in good if item_root[c.key][0]})
     return ImportReport(
         name,
         fmt,
@@ -421,8 +447,23 @@ def import_dataset(
         tuple(problems),
         tuple(warnings),
         n_stale,
+        (str(root), *others),
         None if joined is None else joined.to_dict(),
     )
+
+
+def _root_ids(conn, ds_id: int, roots) -> dict[Path | None, int | None]:
+    """The ``audio_roots`` id of each of the dataset's other roots (made when new); the
+    dataset's own root (None) has none."""
+    out: dict[Path | None, int | None] = {None: None}
+    for r in sorted(x for x in roots if x is not None):
+        conn.execute(
+            "INSERT OR IGNORE INTO audio_roots(dataset_id, path) VALUES (?,?)", (ds_id, str(r))
+        )
+        out[r] = conn.execute(
+            "SELECT id FROM audio_roots WHERE dataset_id=? AND path=?", (ds_id, str(r))
+        ).fetchone()[0]
+    return out
 
 
 def _stored_match(existing: dict, by_nfc: dict, key: str):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from .audio_paths import choose_root
 from .errors import ImportFailed
 from .import_rows import (
     AUDIO_COLUMNS,
@@ -20,6 +21,7 @@ from .import_rows import (
     TEXT_COLUMNS,
     Candidate,
     Problem,
+    listed_paths,
     read_table,
     read_text,
     rows_to_candidates,
@@ -28,10 +30,17 @@ from .importers_chat import is_chat_source, read_chat
 from .importers_hf import is_hf_source, read_hf
 from .importers_kaldi import is_kaldi_dir, read_kaldi
 from .importers_l2arctic import read_l2arctic
-from .importers_nemo_lhotse import is_lhotse_dir, is_nemo_manifest, read_lhotse, read_nemo
+from .importers_nemo_lhotse import (
+    is_cutset,
+    is_lhotse_dir,
+    is_nemo_manifest,
+    read_lhotse,
+    read_nemo,
+)
 from .importers_saa import read_saa
 from .importers_sessions import is_session_dir, read_eaf, read_textgrid
 from .importers_vctk_timit import is_timit_dir, is_vctk_dir, read_timit, read_vctk
+from .labels import normalise_metadata
 
 __all__ = [
     "AUDIO_COLUMNS",
@@ -42,6 +51,7 @@ __all__ = [
     "FORMATS",
     "ID_COLUMNS",
     "LABEL_COLUMNS",
+    "MEDIA_FORMATS",
     "READERS",
     "SPEAKER_COLUMNS",
     "TEXT_COLUMNS",
@@ -71,16 +81,25 @@ FORMATS = (
     "textgrid",
     "chat",
 )
+#: Formats whose audio may be written into the project's media folder (``media_dir``):
+#: Hugging Face bytes, Kaldi archive entries and channels, Lhotse archives and channels.
+MEDIA_FORMATS = ("hf", "kaldi", "lhotse")
 #: Formats read from one file (the others from a folder, or from either).
 FILE_FORMATS = ("manifest", "nemo")
 EITHER_FORMATS: tuple[str, ...] = ("lhotse", "hf", "eaf", "textgrid", "chat")
 
 
 # -- readers --------------------------------------------------------------------------
-def read_manifest(path: Path, **cols) -> tuple[Path, list[Candidate], list[Problem]]:
+def read_manifest(
+    path: Path, audio_root=None, **cols
+) -> tuple[Path, list[Candidate], list[Problem]]:
+    """A CSV/TSV/JSONL manifest: relative paths are read from ``audio_root``, else the
+    manifest's folder or the parent folder where they resolve (:func:`choose_root`)."""
     path = Path(path)
     header, rows, problems = read_table(path)
-    return path.parent, rows_to_candidates(header, rows, path, path.parent, **cols), problems
+    listed = listed_paths(header, rows, path, cols.get("audio_col"))
+    base = choose_root(listed, path.parent, audio_root)
+    return base, rows_to_candidates(header, rows, path, base, **cols), problems
 
 
 def read_audiofolder(root: Path, **cols) -> tuple[Path, list[Candidate], list[Problem]]:
@@ -167,9 +186,12 @@ def read_librispeech(root: Path, **_):
                         )
                     )
                     continue
-                sex = {"F": "female", "M": "male"}.get(parts[1].upper(), parts[1])
-                speakers[parts[0]] = {"gender": sex, "subset": parts[2]}
+                speakers[parts[0]] = {"gender": parts[1], "subset": parts[2]}
             break
+    listed = next(
+        (sp for sp in (root / "SPEAKERS.TXT", root.parent / "SPEAKERS.TXT") if sp.exists()), None
+    )
+    unlisted: set[str] = set()
     cands = []
     for tf in trans:
         for i, line in enumerate(read_text(tf).splitlines(), start=1):
@@ -178,6 +200,17 @@ def read_librispeech(root: Path, **_):
             utt, _, text = line.strip().partition(" ")
             spk = utt.split("-")[0]
             flac = tf.parent / f"{utt}.flac"
+            if listed is not None and spk not in speakers and spk not in unlisted:
+                unlisted.add(spk)
+                problems.append(
+                    Problem(
+                        None,
+                        str(tf.parent.parent),
+                        f"speaker {spk} is not in SPEAKERS.TXT: imported without gender and "
+                        f"subset; add a line '{spk} | F or M | subset | minutes | name' to it",
+                        str(listed),
+                    )
+                )
             cands.append(
                 Candidate(
                     row=i,
@@ -199,9 +232,11 @@ def detect_format(path: Path) -> str:
     supervisions, VCTK's ``speaker-info.txt``, TIMIT's ``TRAIN/DR1``, Common Voice,
     LibriSpeech, the Speech Accent Archive, L2-ARCTIC, a Hugging Face ``save_to_disk`` folder
     or Parquet with an audio struct, session audio with a same-named ELAN ``.eaf`` or Praat
-    ``.TextGrid`` beside it), then the generic ones: audiofolder's ``metadata.csv``
+    ``.TextGrid`` beside it; a folder of Lhotse ``*cuts*`` CutSets), then the generic ones:
+    audiofolder's ``metadata.csv``
     and a folder's ``manifest.*``. A file is Hugging Face Parquet when it has an audio struct
-    column, an ``.eaf`` / ``.TextGrid`` file is ELAN / Praat, a NeMo manifest when its first record has ``audio_filepath`` and ``duration``,
+    column, an ``.eaf`` / ``.TextGrid`` file is ELAN / Praat, a JSONL file whose first record
+    is a Lhotse cut is a CutSet (``lhotse``), a NeMo manifest when its first record has ``audio_filepath`` and ``duration``,
     else a manifest.
     """
     path = Path(path)
@@ -212,6 +247,8 @@ def detect_format(path: Path) -> str:
             return "chat"
         if is_hf_source(path):
             return "hf"
+        if is_cutset(path):
+            return "lhotse"
         return "nemo" if is_nemo_manifest(path) else "manifest"
     if not path.is_dir():
         raise ImportFailed(f"{path}: no such file or folder")
@@ -259,11 +296,11 @@ def detect_format(path: Path) -> str:
 _COLUMNS = ("audio_col", "text_col", "speaker_col", "content_col", "id_col")
 #: The options each format takes (``import_dataset``'s keyword arguments).
 OPTIONS: dict[str, tuple[str, ...]] = {
-    "manifest": _COLUMNS,
+    "manifest": (*_COLUMNS, "audio_root"),
     "audiofolder": _COLUMNS,
     "commonvoice": ("split",),
     "kaldi": ("kaldi_meta", "audio_root"),
-    "nemo": _COLUMNS,
+    "nemo": (*_COLUMNS, "audio_root"),
     "lhotse": ("audio_root",),
     "hf": _COLUMNS,
     "eaf": ("tiers", "speaker_tier", "speaker_by"),
@@ -271,20 +308,39 @@ OPTIONS: dict[str, tuple[str, ...]] = {
     "chat": (),
 }
 
+
+def _in_vocabulary(reader: Callable) -> Callable:
+    """``reader`` whose candidates' metadata pass through the label vocabulary
+    (:func:`fairdesk.core.labels.normalise_metadata`): one place for every format."""
+
+    def read(path, **options):
+        root, cands, problems = reader(path, **options)
+        for c in cands:
+            c.metadata = normalise_metadata(c.metadata)
+        return root, cands, problems
+
+    read.__doc__ = reader.__doc__
+    read.__name__ = getattr(reader, "__name__", "read")
+    return read
+
+
 READERS: dict[str, Callable] = {
-    "manifest": read_manifest,
-    "audiofolder": read_audiofolder,
-    "commonvoice": read_commonvoice,
-    "librispeech": read_librispeech,
-    "saa": read_saa,
-    "l2arctic": read_l2arctic,
-    "kaldi": read_kaldi,
-    "nemo": read_nemo,
-    "lhotse": read_lhotse,
-    "vctk": read_vctk,
-    "timit": read_timit,
-    "hf": read_hf,
-    "eaf": read_eaf,
-    "textgrid": read_textgrid,
-    "chat": read_chat,
+    name: _in_vocabulary(reader)
+    for name, reader in {
+        "manifest": read_manifest,
+        "audiofolder": read_audiofolder,
+        "commonvoice": read_commonvoice,
+        "librispeech": read_librispeech,
+        "saa": read_saa,
+        "l2arctic": read_l2arctic,
+        "kaldi": read_kaldi,
+        "nemo": read_nemo,
+        "lhotse": read_lhotse,
+        "vctk": read_vctk,
+        "timit": read_timit,
+        "hf": read_hf,
+        "eaf": read_eaf,
+        "textgrid": read_textgrid,
+        "chat": read_chat,
+    }.items()
 }

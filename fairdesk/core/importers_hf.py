@@ -25,14 +25,21 @@ re-import writes only what changed: changed bytes get a new name and the item is
 atomically before the import's transaction; a refused import leaves only these content-
 addressed files, which the next import reuses. The item id is the id column, else the
 struct's ``path`` (with the split in front when there is one), else ``<file stem>:<row>``.
-A row whose struct holds no bytes (a path to a file elsewhere) is refused: import such a
-table as a manifest (``--format manifest``).
+A row whose struct holds no bytes but a path (``{'bytes': None, 'path': 'clips/x.wav'}``:
+what ``cast_column("audio", Audio(decode=False))`` over a column of paths writes, and what
+``to_parquet`` / ``save_to_disk`` keep) reads that file where it lies: an absolute path as
+written, a relative one from the table's folder, else from the first of its parent folders
+where the table's first relative path exists (tables are written from the folder that holds
+their ``clips/``). Such files are not copied; a table mixing both kinds has its root at the
+deepest folder holding the media folder and the listed files. A row with neither is
+refused naming its line.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from pathlib import Path
 
@@ -40,6 +47,8 @@ from .atomic import write_bytes
 from .errors import ImportFailed
 from .extras import require
 from .import_rows import ID_COLUMNS, Problem, rows_to_candidates
+from .names import DiskNames
+from .pipes import covering_root
 
 BATCH_ROWS = 64
 _SIGNATURES = (
@@ -181,6 +190,7 @@ def read_hf(path: Path, media_dir=None, audio_col=None, **cols):
             "or dataset_dict.json)"
         )
     cands, problems = [], []
+    bases: list[Path] = []
     for src, split, arrow in sources:
         if not src.is_file():
             raise ImportFailed(f"{src}: listed by the dataset's state.json but not there")
@@ -201,27 +211,38 @@ def read_hf(path: Path, media_dir=None, audio_col=None, **cols):
             )
         header = [n for n in schema.names]
         rows, refs = [], {}
+        listed: list[tuple[int, dict]] = []  # rows whose struct names a file (no bytes)
         n = 0
         for batch in batches:
             for rec in batch.to_pylist():
                 n += 1
                 a = rec.get(audio) or {}
                 data, name = a.get("bytes"), a.get("path")
-                if not data:
+                rec = {k: v for k, v in rec.items() if k == audio or _scalar(v)}
+                refs[n] = name
+                if data:
+                    rec[audio] = str(_extract(media, bytes(data), name))
+                    rows.append((n, rec))
+                elif isinstance(name, str) and name.strip():
+                    rec[audio] = name
+                    listed.append((n, rec))
+                else:
                     problems.append(
                         Problem(
                             n,
-                            name,
-                            "the audio column holds no bytes (only a path to a file elsewhere); "
-                            "import this table with --format manifest",
+                            None,
+                            f"the audio column {audio!r} holds neither bytes nor a path in "
+                            "this row (null); give the row its audio or remove it",
                             str(src),
                         )
                     )
-                    continue
-                rec = {k: v for k, v in rec.items() if k == audio or _scalar(v)}
-                rec[audio] = str(_extract(media, bytes(data), name))
-                refs[n] = name
-                rows.append((n, rec))
+        if listed:
+            folder = _listed_base(src.parent, [r[audio] for _n, r in listed])
+            bases.append(folder)
+            names = DiskNames()
+            for _n, r in listed:
+                r[audio] = names.locate(folder, r[audio])
+            rows = sorted(rows + listed, key=lambda nr: nr[0])
         got = rows_to_candidates(header, rows, src, media, audio_col=audio, **cols)
         has_id = cols.get("id_col") or any(h.lower() in ID_COLUMNS for h in header)
         for c in got:
@@ -231,4 +252,21 @@ def read_hf(path: Path, media_dir=None, audio_col=None, **cols):
                 ref = refs.get(c.row)
                 c.key = (f"{split}/{ref}" if split else ref) if ref else f"{src.stem}:{c.row}"
         cands += got
-    return media, cands, problems
+    if not bases:
+        return media, cands, problems
+    base = Path(os.path.commonpath([str(b.resolve()) for b in bases]))
+    return covering_root(base, media, [c.path for c in cands]), cands, problems
+
+
+def _listed_base(folder: Path, paths: list[str]) -> Path:
+    """The folder a table's relative paths are read from: ``folder`` (the table's), else the
+    first of its parents where the first relative path exists; ``folder`` when none does
+    (the import then reports the files not found)."""
+    first = next((p for p in paths if not os.path.isabs(p)), None)
+    if first is None:
+        return folder
+    names = DiskNames()
+    for f in (folder, *folder.resolve().parents):
+        if os.path.lexists(names.locate(f, first)):
+            return f
+    return folder

@@ -3,13 +3,22 @@
 A data directory (Povey et al., the Kaldi "Data preparation" page; ESPnet keeps the layout)
 holds one table per file, each line ``<key> <value...>``:
 
-* ``wav.scp``: ``<recording-id> <audio path>``. A path is read relative to the data
-  directory (or to ``--audio-root`` when given) or as written when absolute. An entry that is
-  a command (``... |``) or an archive offset (``foo.ark:1234``) is refused naming its line:
-  fairdesk reads audio files, so write the audio out first.
+* ``wav.scp``: ``<recording-id> <audio path>``. An absolute path is read as written; a
+  relative one from ``--audio-root`` when given, else from the data directory or, when the
+  paths do not resolve there, the nearest parent folder where they do (recipes write
+  ``db/...`` relative to the recipe folder, two levels above ``data/train``; the import says
+  which folder it chose, :func:`fairdesk.core.audio_paths.choose_root`). A command that
+  only decodes one file (``flac -c -d -s F |``, ``sox F -t wav - |``, ``sph2pipe -f wav -p
+  [-c N] F |``, ``ffmpeg -i F -f wav - |``) is read as the file ``F`` itself (channel N of it
+  for ``sph2pipe -c N``), never run; an archive offset (``F.ark:1234``, ``ark:F.ark:1234``)
+  is read with ``kaldiio`` and written as WAV into the project's media folder. Any other
+  command, and options that change the audio (``remix``, ``trim``, ``speed``, ``-r``...),
+  are refused naming the line (:mod:`fairdesk.core.pipes`).
 * ``text``: ``<utterance-id> <transcript>``.
-* ``utt2spk`` (or ``spk2utt``): the speaker of each utterance.
-* ``spk2gender`` (``m``/``f``, stored as ``male``/``female``) and any other ``spk2*`` or
+* ``utt2spk`` (or ``spk2utt``): the speaker of each utterance. An utterance missing from it,
+  or listed under two speakers in ``spk2utt``, is refused naming the line.
+* ``spk2gender`` (``m``/``f``: stored as ``male``/``female`` by the label vocabulary,
+  :mod:`fairdesk.core.labels`) and any other ``spk2*`` or
   ``utt2*`` table (``spk2age``, ``utt2lang``, ``utt2dur`` ...): metadata named after the part
   behind the ``2`` (``spk2age`` → ``age``). ``--kaldi-meta`` picks them: ``all`` (default),
   ``none`` or a comma-separated list of file names.
@@ -29,14 +38,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from .audio_paths import choose_root, resolve_audio_path
 from .errors import ImportFailed
 from .import_rows import Candidate, Problem, read_text
 from .names import DiskNames
+from .pipes import EntryRefused, entry_audio, parse_entry
 
 #: Tables that are structure, not metadata.
 STRUCTURE = {"wav.scp", "text", "utt2spk", "spk2utt", "segments", "reco2file_and_channel"}
-GENDERS = {"m": "male", "f": "female"}
-_ARK_OFFSET = re.compile(r"\.(ark|scp):\d+$")
 
 
 def is_kaldi_dir(path: Path) -> bool:
@@ -99,62 +108,55 @@ def _meta_files(root: Path, choice: str | None) -> list[Path]:
     return [have[n] for n in names]
 
 
-def _audio_entry(value: str) -> str | None:
-    """Why a wav.scp value is not a file path (None: it is one)."""
-    if value.endswith("|"):
-        return (
-            f"the entry is a command ({value[:80]!r}), not an audio file; fairdesk reads "
-            "audio files only: run the command to write the audio out and list the file"
-        )
-    if value.startswith("-") or value.endswith("-"):
-        return f"the entry {value[:80]!r} reads standard input; list an audio file instead"
-    if _ARK_OFFSET.search(value):
-        return (
-            f"the entry {value[:80]!r} is an offset into a Kaldi archive; write the audio out "
-            "as files (e.g. wav-copy) and list them"
-        )
-    return None
-
-
-def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, **_):
-    """Candidates of a Kaldi/ESPnet data directory (see the module docstring)."""
+def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, media_dir=None, **_):
+    """Candidates of a Kaldi/ESPnet data directory (see the module docstring); archive
+    entries and channels are written into ``media_dir`` (the project's media folder)."""
     root = Path(root)
     if not (root / "wav.scp").is_file():
         raise ImportFailed(
             f"{root}: no wav.scp (Kaldi/ESPnet data directory: wav.scp, text, utt2spk, "
             "spk2gender ...)"
         )
-    base = Path(audio_root).expanduser() if audio_root else root
-    if audio_root and not base.is_dir():
-        raise ImportFailed(f"--audio-root {base}: no such folder")
     problems: list[Problem] = []
     wavs = read_kaldi_table(root / "wav.scp", problems)
+    names = DiskNames()
+    base = choose_root(_entry_paths(wavs), root, audio_root, names=names)
     texts = read_kaldi_table(root / "text", problems) if (root / "text").is_file() else None
     if texts is None:
         raise ImportFailed(f"{root}: no text file (the transcripts: '<utterance-id> <words>')")
-    spk: dict[str, str] = {}
+    spk: dict[str, str | None] = {}
+    has_spk = (root / "utt2spk").is_file() or (root / "spk2utt").is_file()
     if (root / "utt2spk").is_file():
         spk = {k: v for k, (_i, v) in read_kaldi_table(root / "utt2spk", problems).items()}
     elif (root / "spk2utt").is_file():
-        for s, (_i, utts) in read_kaldi_table(root / "spk2utt", problems, rest=False).items():
-            for u in utts:
-                spk.setdefault(u, s)
+        spk = _spk2utt(root / "spk2utt", problems)
     tables = []
     for p in _meta_files(root, kaldi_meta):
         side, _, name = p.name.partition("2")
         values = {k: v for k, (_i, v) in read_kaldi_table(p, problems).items()}
-        if name == "gender":
-            values = {k: GENDERS.get(v.lower(), v) for k, v in values.items()}
         tables.append((side, name, values))
 
     wav_src, text_src = str(root / "wav.scp"), str(root / "text")
-    names = DiskNames()
     segs = _segments(root, wavs, problems) if (root / "segments").is_file() else None
     cands = []
-    for utt, (line, value, *_) in wavs.items() if segs is None else segs.items():
-        bad = _audio_entry(value)
-        if bad:
-            problems.append(Problem(line, None, f"{utt}: {bad}", wav_src))
+    audio: dict[str, str | None] = {}  # recording id -> the file read (None: refused)
+    for utt, (line, value, *rest) in wavs.items() if segs is None else segs.items():
+        rec = utt if segs is None else rest[-1]
+        if rec not in audio:
+            audio[rec] = _entry_file(rec, wavs[rec], base, names, media_dir, problems, wav_src)
+            if audio[rec] is None and segs is not None:
+                lost = sorted(u for u, seg in segs.items() if seg[4] == rec)
+                problems[-1] = Problem(
+                    problems[-1].row,
+                    None,
+                    problems[-1].reason
+                    + f" (its {len(lost)} utterance(s) in segments, "
+                    + ", ".join(lost[:5])
+                    + (" ..." if len(lost) > 5 else "")
+                    + ", are not imported)",
+                    wav_src,
+                )
+        if audio[rec] is None:
             continue
         if utt not in texts:
             problems.append(
@@ -168,6 +170,21 @@ def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, **_):
             )
             continue
         speaker = spk.get(utt)
+        if has_spk and utt in spk and speaker is None:  # under two speakers: said in spk2utt
+            continue
+        if has_spk and speaker is None:
+            problems.append(
+                Problem(
+                    texts[utt][0],
+                    None,
+                    f"{utt} has no speaker: it is not in "
+                    + ("utt2spk" if (root / "utt2spk").is_file() else "spk2utt")
+                    + f"; add a line '{utt} <speaker-id>' to utt2spk (Kaldi needs one for "
+                    "every utterance)",
+                    text_src,
+                )
+            )
+            continue
         meta = {}
         for side, name, values in tables:
             v = values.get(speaker if side == "spk" else utt)
@@ -177,7 +194,7 @@ def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, **_):
             row=texts[utt][0],
             source=text_src,
             key=utt,
-            path=names.locate(base, value),
+            path=audio[rec] or "",
             text=texts[utt][1],
             speaker_id=speaker,
             metadata=meta,
@@ -198,7 +215,57 @@ def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, **_):
                     text_src,
                 )
             )
+    # items read from elsewhere (absolute paths, the project's media folder for archive
+    # entries and channels) keep their own roots (core.audio_paths)
     return base, cands, problems
+
+
+def _entry_paths(wavs: dict) -> list[str | None]:
+    """The file each wav.scp entry reads (a pipe's input file), for choosing the folder
+    relative paths start from; None for entries that are refused."""
+    out: list[str | None] = []
+    for _line, value, *_ in wavs.values():
+        try:
+            out.append(parse_entry(value).path)
+        except EntryRefused:
+            out.append(None)
+    return out
+
+
+def _entry_file(
+    rec: str, entry: tuple, base: Path, names: DiskNames, media, problems: list, src: str
+) -> str | None:
+    """The audio file of wav.scp's entry ``(line, value)`` for recording ``rec`` (None: refused,
+    a problem naming the line)."""
+    line, value = entry[0], entry[1]
+    try:
+        parsed = parse_entry(value)
+        return entry_audio(parsed, str(resolve_audio_path(parsed.path, [base], names)), media)
+    except EntryRefused as exc:
+        problems.append(Problem(line, None, f"{rec}: {exc}", src))
+        return None
+
+
+def _spk2utt(path: Path, problems: list) -> dict[str, str | None]:
+    """``{utterance: speaker}`` of ``spk2utt``; an utterance listed under two speakers is a
+    problem naming both lines and maps to None (refused, not given the first)."""
+    owner: dict[str, tuple[str, int]] = {}
+    twice: set[str] = set()
+    for s, (i, utts) in read_kaldi_table(path, problems, rest=False).items():
+        for u in utts:
+            if u in owner and owner[u][0] != s:
+                problems.append(
+                    Problem(
+                        i,
+                        None,
+                        f"{u} is listed under speaker {owner[u][0]!r} (line {owner[u][1]}) "
+                        f"and under {s!r}; an utterance has one speaker: remove one of them",
+                        str(path),
+                    )
+                )
+                twice.add(u)
+            owner.setdefault(u, (s, i))
+    return {u: (None if u in twice else s) for u, (s, _i) in owner.items()}
 
 
 def _segments(root: Path, wavs: dict, problems: list) -> dict[str, tuple]:

@@ -12,23 +12,46 @@ Lhotse (``lhotse.RecordingSet`` / ``SupervisionSet`` written with ``to_file``): 
 with ``*recordings*.jsonl[.gz]`` and the matching ``*supervisions*.jsonl[.gz]`` (the same
 name with ``supervisions`` for ``recordings``; one pair per split, the split being the part
 of the name after ``supervisions_``). A recording's ``sources`` must be one ``file`` source
-(a path relative to the folder, or to ``--audio-root``); a supervision is an item when it
-covers its whole recording (``start`` 0 and ``duration`` the recording's, within 10 ms) or
-is the span ``start`` to ``start + duration`` of it (a partial supervision):
-its ``id`` is the item id, ``text``, ``speaker`` and ``language``/``gender`` are kept, and
-the keys of ``custom`` become metadata. ``url``/``command``/``memory`` sources are refused
-naming their line.
+(a path relative to the folder, or to ``--audio-root``) or one ``command`` source that only
+decodes a file (read as the file itself, never run: :mod:`fairdesk.core.pipes`); a
+supervision is an item when it covers its whole recording (``start`` 0 and ``duration`` the
+recording's, within 10 ms) or is the span ``start`` to ``start + duration`` of it (a partial
+supervision): its ``id`` is the item id, ``text``, ``speaker`` and ``language``/``gender``
+are kept, and the keys of ``custom`` become metadata. A supervision of channel N of a
+multi-channel recording reads that channel (written as WAV into the project's media
+folder). ``url``/``memory``/``shar`` sources and other commands are refused naming their line.
+
+A Lhotse ``CutSet`` (``*cuts*.jsonl[.gz]``, icefall's ``data/fbank/librispeech_cuts_train-
+clean-100.jsonl.gz``; one ``MonoCut`` per line with its ``recording`` and ``supervisions``
+inline), given as the file or a folder holding such files: each supervision of a cut is an
+item, the span ``cut start + supervision start`` for the supervision's ``duration`` in the
+cut's recording (the whole recording when it covers it), with the cut's ``custom`` fields
+as metadata under the supervision's own; the split is the part of the name after
+``cuts_``. A ``MixedCut``/``PaddingCut`` and a cut without supervisions are refused naming
+their line.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
+import math
 import re
+import zlib
 from pathlib import Path
 
+from .audio_paths import choose_root, resolve_audio_path
 from .errors import ImportFailed
-from .import_rows import Candidate, Problem, read_jsonl, read_table, rows_to_candidates
+from .import_rows import (
+    Candidate,
+    Problem,
+    listed_paths,
+    read_jsonl,
+    read_table,
+    rows_to_candidates,
+)
 from .names import DiskNames
+from .pipes import AudioEntry, EntryRefused, entry_audio, parse_entry
 
 #: Seconds a whole-file span may differ from the file's duration (rounding in manifests).
 SPAN_TOLERANCE = 0.01
@@ -63,6 +86,33 @@ def _number(v) -> float | None:
         return None
 
 
+def _bad_seconds(row: dict, keys) -> str | None:
+    """Why a value of ``keys`` in ``row`` is not a number of seconds (None: each is one, or
+    absent)."""
+    for k in keys:
+        v = row.get(k)
+        if v is None or v == "" or isinstance(v, bool):
+            if isinstance(v, bool):
+                return f"{k} is {v!r}, not a number of seconds; write it as a number (3.5)"
+            continue
+        if isinstance(v, (int, float)):
+            n = float(v)
+        else:
+            text = str(v).strip()
+            try:
+                n = float(text)
+            except ValueError:
+                fix = (
+                    f"write {text.replace(',', '.')} (a decimal point, not a comma)"
+                    if re.fullmatch(r"-?\d+,\d+", text)
+                    else "write the seconds as a number (3.5)"
+                )
+                return f"{k} is {v!r}, not a number of seconds; {fix}, or remove the entry"
+        if not math.isfinite(n) or n < 0:
+            return f"{k} is {v!r}; give a number of seconds of 0 or more"
+    return None
+
+
 def _file_duration(path: str) -> float | None:
     import soundfile as sf
 
@@ -72,7 +122,7 @@ def _file_duration(path: str) -> float | None:
         return None
 
 
-def read_nemo(path: Path, **cols):
+def read_nemo(path: Path, audio_root=None, **cols):
     """Candidates of a NeMo manifest (see the module docstring)."""
     path = Path(path)
     header, rows, problems = read_table(path)
@@ -83,11 +133,16 @@ def read_nemo(path: Path, **cols):
         )
     cols.setdefault("audio_col", "audio_filepath")
     cols.setdefault("text_col", "text")
-    cands = rows_to_candidates(header, rows, path, path.parent, drop=("duration", "offset"), **cols)
+    base = choose_root(listed_paths(header, rows, path, cols["audio_col"]), path.parent, audio_root)
+    cands = rows_to_candidates(header, rows, path, base, drop=("duration", "offset"), **cols)
     by_line = dict(rows)
     out = []
     for c in cands:
         row = by_line[c.row]
+        bad = _bad_seconds(row, ("offset", "duration"))
+        if bad:
+            problems.append(Problem(c.row, row.get("audio_filepath"), bad, str(path)))
+            continue
         offset, duration = _number(row.get("offset")) or 0.0, _number(row.get("duration"))
         whole = _file_duration(c.path) if offset or duration is not None else None
         if offset or (
@@ -109,7 +164,7 @@ def read_nemo(path: Path, **cols):
             if c.key is None:  # one file holds several entries: the span names the item
                 c.key = f"{row.get('audio_filepath')}#{offset:.3f}-{end:.3f}"
         out.append(c)
-    return path.parent, out, problems
+    return base, out, problems
 
 
 # -- Lhotse ----------------------------------------------------------------------------------
@@ -119,60 +174,203 @@ def _manifests(folder: Path, kind: str) -> list[Path]:
     )
 
 
+def _first_line_record(path: Path) -> dict | None:
+    """The first JSON object of a JSONL file, gzipped or not (None: not one)."""
+    try:
+        opener = gzip.open if path.name.lower().endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.strip():
+                    obj = json.loads(line)
+                    return obj if isinstance(obj, dict) else None
+    except (OSError, ValueError, EOFError, zlib.error):
+        return None
+    return None
+
+
+def is_cutset(path: Path) -> bool:
+    """A Lhotse CutSet manifest: a JSONL file whose first record is a cut (``type``
+    ``MonoCut``, or a ``recording`` beside ``supervisions``)."""
+    if not path.is_file() or not path.name.lower().endswith(_JSONL):
+        return False
+    rec = _first_line_record(path)
+    return rec is not None and (
+        str(rec.get("type", "")).endswith("Cut") or ("recording" in rec and "supervisions" in rec)
+    )
+
+
+def _cut_files(folder: Path) -> list[Path]:
+    return [p for p in _manifests(folder, "cuts") if is_cutset(p)]
+
+
 def is_lhotse_dir(path: Path) -> bool:
-    """A folder with a ``*recordings*`` and a ``*supervisions*`` JSONL manifest."""
-    return bool(_manifests(path, "recordings")) and bool(_manifests(path, "supervisions"))
+    """A folder with a ``*recordings*`` and a ``*supervisions*`` JSONL manifest, or with
+    ``*cuts*`` CutSet manifests (icefall's ``data/fbank``)."""
+    return (bool(_manifests(path, "recordings")) and bool(_manifests(path, "supervisions"))) or (
+        bool(_cut_files(path))
+    )
 
 
-def _split_of(name: str) -> str | None:
+def _split_of(name: str, kind: str = "supervisions") -> str | None:
     stem = re.sub(r"\.(jsonl|json|ndjson)(\.gz)?$", "", name)
-    rest = stem.split("supervisions", 1)[1].strip("_-.")
+    rest = stem.split(kind, 1)[1].strip("_-.") if kind in stem else ""
     return rest or None
 
 
+def _source(rid, sources) -> AudioEntry | str:
+    """The audio of a Lhotse recording's ``sources``, or why it is refused."""
+    if not isinstance(sources, list) or not sources:
+        return "not a Lhotse recording (needs id and sources)"
+    if len(sources) > 1:
+        return (
+            f"recording {rid} has {len(sources)} sources (one file per channel); "
+            "fairdesk imports one audio file per recording: mix them into one file"
+        )
+    src = sources[0] if isinstance(sources[0], dict) else {}
+    kind, value = src.get("type"), str(src.get("source") or "")
+    if kind == "file":
+        return AudioEntry(value)
+    if kind == "command":
+        try:
+            return parse_entry(value, command=True)
+        except EntryRefused as exc:
+            return f"recording {rid}: {exc}"
+    return (
+        f"recording {rid} is read from a {kind!s} source, not a file; fairdesk "
+        "reads audio files only: write the audio out (Recording.to_file) and list it"
+    )
+
+
 def _recordings(path: Path, problems: list) -> dict[str, tuple]:
-    """``{recording id: (line, path or None, duration)}``; refused sources are problems."""
+    """``{recording id: (line, AudioEntry or None, duration)}``; refused sources are
+    problems."""
     rows, probs = read_jsonl(path)
     problems += probs
     out: dict[str, tuple] = {}
     src = str(path)
     for line, rec in rows:
-        rid, sources = rec.get("id"), rec.get("sources")
-        if not rid or not isinstance(sources, list) or not sources:
-            problems.append(
-                Problem(line, None, "not a Lhotse recording (needs id and sources)", src)
-            )
+        rid = rec.get("id")
+        got = _source(rid, rec.get("sources")) if rid else "not a Lhotse recording (needs id)"
+        if isinstance(got, str):
+            problems.append(Problem(line, None, got, src))
+            if rid:
+                out[str(rid)] = (line, None, None)
             continue
-        kinds = [s.get("type") if isinstance(s, dict) else None for s in sources]
-        if len(sources) > 1:
-            reason = (
-                f"recording {rid} has {len(sources)} sources (one file per channel); "
-                "fairdesk imports one audio file per recording: mix them into one file"
-            )
-        elif kinds[0] != "file":
-            reason = (
-                f"recording {rid} is read from a {kinds[0]!s} source, not a file; fairdesk "
-                "reads audio files only: write the audio out (Recording.to_file) and list it"
-            )
-        else:
-            reason = None
-        if reason:
-            problems.append(Problem(line, None, reason, src))
-            out[str(rid)] = (line, None, None)
-            continue
-        out[str(rid)] = (line, str(sources[0].get("source") or ""), _number(rec.get("duration")))
+        out[str(rid)] = (line, got, _number(rec.get("duration")))
     return out
 
 
-def read_lhotse(path: Path, audio_root=None, **_):
-    """Candidates of a Lhotse manifest folder (see the module docstring)."""
+class _Audio:
+    """The audio files of a Lhotse import: each source found once (``--audio-root`` or the
+    manifest's folder), its channel extracted into the media folder when one is picked."""
+
+    def __init__(self, base: Path, media):
+        self.base, self.media, self.names = base, media, DiskNames()
+        self._done: dict[tuple, str | EntryRefused] = {}
+
+    def file(self, entry: AudioEntry, channel) -> str:
+        """The file to read; raises :class:`EntryRefused`."""
+        if entry.channel is None and isinstance(channel, int) and not isinstance(channel, bool):
+            entry = AudioEntry(entry.path, channel=channel, command=entry.command)
+        key = (entry.path, entry.channel, entry.offset)
+        if key not in self._done:
+            try:
+                located = str(resolve_audio_path(entry.path, [self.base], self.names))
+                self._done[key] = entry_audio(entry, located, self.media)
+            except EntryRefused as exc:
+                self._done[key] = exc
+        got = self._done[key]
+        if isinstance(got, EntryRefused):
+            raise got
+        return got
+
+
+def _span(start: float, dur, rec_dur) -> tuple[float, float] | None | str:
+    """The span of a supervision in its recording: None for the whole recording, a reason
+    when it has no positive length."""
+    if start > SPAN_TOLERANCE or (
+        dur is not None and rec_dur is not None and dur < rec_dur - SPAN_TOLERANCE
+    ):
+        end = start + dur if dur is not None else rec_dur
+        if end is None or end <= start:
+            return "has no positive duration; give its duration"
+        return (start, end)
+    return None
+
+
+def _scalars(d) -> dict:
+    return (
+        {str(k): v for k, v in d.items() if isinstance(v, (str, int, float, bool))}
+        if isinstance(d, dict)
+        else {}
+    )
+
+
+def _supervision_meta(s: dict) -> dict:
+    meta = {k: s[k] for k in ("language", "gender") if s.get(k) not in (None, "")}
+    if isinstance(s.get("channel"), int):
+        meta["channel"] = s["channel"]
+    meta.update(_scalars(s.get("custom")))
+    return meta
+
+
+def read_lhotse(path: Path, audio_root=None, media_dir=None, **_):
+    """Candidates of a Lhotse manifest folder, supervisions manifest or CutSet (see the
+    module docstring)."""
     path = Path(path)
     folder = path.parent if path.is_file() else path
+    if path.is_file() and is_cutset(path):
+        cut_files: list[Path] | None = [path]
+    elif path.is_dir() and not _manifests(folder, "supervisions") and _cut_files(folder):
+        cut_files = _cut_files(folder)
+    else:
+        cut_files = None
+    base = choose_root(_listed_sources(folder, cut_files), folder, audio_root)
+    audio = _Audio(base, media_dir)
+    if cut_files is not None:
+        cands, problems = _read_cuts(cut_files, audio)
+    else:
+        cands, problems = _read_pairs(path, folder, audio)
+    # items read from elsewhere (absolute paths, the project's media folder for archive
+    # entries and channels) keep their own roots (core.audio_paths)
+    return base, cands, problems
+
+
+def _listed_sources(folder: Path, cut_files: list[Path] | None) -> list[str | None]:
+    """The file of each recording's source (a command's input file), for choosing the folder
+    relative paths start from (None where a source is refused or not a file)."""
+    recs: list = []
+    if cut_files is None:
+        for rec_path in _manifests(folder, "recordings"):
+            rows, _probs = read_jsonl(rec_path)
+            recs += [rec for _line, rec in rows]
+    else:
+        for f in cut_files:
+            rows, _probs = read_jsonl(f)
+            recs += [cut.get("recording") for _line, cut in rows if isinstance(cut, dict)]
+    out: list[str | None] = []
+    for rec in recs:
+        src = rec.get("sources") if isinstance(rec, dict) else None
+        first = src[0] if isinstance(src, list) and src and isinstance(src[0], dict) else {}
+        kind, value = first.get("type"), first.get("source")
+        try:
+            if kind == "file" and isinstance(value, str):
+                out.append(parse_entry(value).path)
+            elif kind == "command" and isinstance(value, str):
+                out.append(parse_entry(value, command=True).path)
+            else:
+                out.append(None)
+        except EntryRefused:
+            out.append(None)
+    return out
+
+
+def _read_pairs(path: Path, folder: Path, audio: _Audio):
     if path.is_file():
         if "supervisions" not in path.name:
             raise ImportFailed(
-                f"{path}: give the Lhotse folder or its supervisions manifest "
-                "(*supervisions*.jsonl.gz)"
+                f"{path}: give the Lhotse folder, its supervisions manifest "
+                "(*supervisions*.jsonl.gz) or a CutSet (*cuts*.jsonl.gz)"
             )
         sups = [path]
     else:
@@ -180,10 +378,9 @@ def read_lhotse(path: Path, audio_root=None, **_):
     if not sups or not _manifests(folder, "recordings"):
         raise ImportFailed(
             f"{folder}: no *recordings*.jsonl[.gz] beside a *supervisions*.jsonl[.gz] "
-            "(Lhotse layout: RecordingSet and SupervisionSet manifests)"
+            "and no *cuts*.jsonl[.gz] (Lhotse layout: RecordingSet and SupervisionSet "
+            "manifests, or a CutSet)"
         )
-    base = Path(audio_root).expanduser() if audio_root else folder
-    names = DiskNames()
     problems: list[Problem] = []
     cands: list[Candidate] = []
     for sup in sups:
@@ -214,48 +411,130 @@ def read_lhotse(path: Path, audio_root=None, **_):
                     )
                 )
                 continue
-            _l, audio, rec_dur = recs[str(rid)]
-            if audio is None:  # its recording was refused (said there)
+            _l, entry, rec_dur = recs[str(rid)]
+            if entry is None:  # its recording was refused (said there)
                 continue
+            bad = _bad_seconds(s, ("start", "duration"))
             start, dur = _number(s.get("start")) or 0.0, _number(s.get("duration"))
-            span = None
-            if start > SPAN_TOLERANCE or (
-                dur is not None and rec_dur is not None and dur < rec_dur - SPAN_TOLERANCE
-            ):
-                end = start + dur if dur is not None else rec_dur
-                if end is None or end <= start:
-                    problems.append(
-                        Problem(
-                            line,
-                            audio,
-                            f"supervision {sid} starts at {start:g} s of recording {rid} but "
-                            "has no positive duration; give its duration",
-                            src,
-                        )
-                    )
-                    continue
-                span = (start, end)
-            meta = {}
-            for k in ("language", "gender", "channel"):
-                if s.get(k) not in (None, ""):
-                    meta[k] = s[k]
-            custom = s.get("custom")
-            if isinstance(custom, dict):
-                meta.update({str(k): v for k, v in custom.items() if v is not None})
+            span = bad or _span(start, dur, rec_dur)
+            if isinstance(span, str):
+                problems.append(
+                    Problem(line, entry.path, f"supervision {sid} of recording {rid}: {span}", src)
+                )
+                continue
+            try:
+                file = audio.file(entry, s.get("channel"))
+            except EntryRefused as exc:
+                problems.append(Problem(line, entry.path, f"supervision {sid}: {exc}", src))
+                continue
+            meta = _supervision_meta(s)
             if split:
                 meta.setdefault("split", split)
-            spk = s.get("speaker")
-            cands.append(
-                Candidate(
-                    row=line,
-                    source=src,
-                    key=str(sid),
-                    path=names.locate(base, audio) if audio else "",
-                    text=s.get("text") if isinstance(s.get("text"), str) else None,
-                    speaker_id=None if spk in (None, "") else str(spk),
-                    metadata=meta,
-                    start_s=span[0] if span else None,
-                    end_s=span[1] if span else None,
+            cands.append(_candidate(line, src, s, file, meta, span))
+    return cands, problems
+
+
+def _candidate(line: int, src: str, s: dict, file: str, meta: dict, span) -> Candidate:
+    spk = s.get("speaker")
+    return Candidate(
+        row=line,
+        source=src,
+        key=str(s.get("id")),
+        path=file,
+        text=s.get("text") if isinstance(s.get("text"), str) else None,
+        speaker_id=None if spk in (None, "") else str(spk),
+        metadata=meta,
+        start_s=span[0] if span else None,
+        end_s=span[1] if span else None,
+    )
+
+
+def _read_cuts(files: list[Path], audio: _Audio):
+    """Candidates of CutSet manifests: one item per supervision of each MonoCut, the span
+    ``cut start + supervision start`` for the supervision's duration in the cut's recording;
+    the cut's ``custom`` fields are metadata under the supervision's own."""
+    problems: list[Problem] = []
+    cands: list[Candidate] = []
+    for f in files:
+        rows, probs = read_jsonl(f)
+        problems += probs
+        split, src = _split_of(f.name, "cuts"), str(f)
+        for line, cut in rows:
+            cid, kind = cut.get("id"), str(cut.get("type") or "MonoCut")
+            rec = cut.get("recording")
+            if kind != "MonoCut" or not isinstance(rec, dict):
+                problems.append(
+                    Problem(
+                        line,
+                        None,
+                        f"cut {cid} is a {kind}"
+                        + ("" if isinstance(rec, dict) else " without a recording")
+                        + "; fairdesk reads MonoCuts over a recording: write the mixed or "
+                        "padded audio out (CutSet.save_audios) and import that CutSet",
+                        src,
+                    )
                 )
-            )
-    return base, cands, problems
+                continue
+            rid = rec.get("id")
+            entry = _source(rid, rec.get("sources"))
+            if isinstance(entry, str):
+                problems.append(Problem(line, None, f"cut {cid}: {entry}", src))
+                continue
+            sups = cut.get("supervisions")
+            if not isinstance(sups, list) or not sups:
+                problems.append(
+                    Problem(
+                        line,
+                        None,
+                        f"cut {cid} has no supervision (no transcript); add one or leave "
+                        "the cut out",
+                        src,
+                    )
+                )
+                continue
+            bad = _bad_seconds(cut, ("start", "duration"))
+            if bad:
+                problems.append(Problem(line, entry.path, f"cut {cid}: {bad}", src))
+                continue
+            cut_start = _number(cut.get("start")) or 0.0
+            rec_dur = _number(rec.get("duration"))
+            channel = cut.get("channel")
+            if isinstance(channel, list):
+                channel = channel[0] if len(channel) == 1 else channel
+            if isinstance(channel, list):
+                problems.append(
+                    Problem(
+                        line,
+                        entry.path,
+                        f"cut {cid} spans channels {channel}; fairdesk reads one channel per "
+                        "item: give the cut one channel",
+                        src,
+                    )
+                )
+                continue
+            try:
+                file = audio.file(entry, channel)
+            except EntryRefused as exc:
+                problems.append(Problem(line, entry.path, f"cut {cid}: {exc}", src))
+                continue
+            custom = _scalars(cut.get("custom"))
+            for s in sups:
+                if not isinstance(s, dict) or not s.get("id"):
+                    problems.append(
+                        Problem(line, None, f"cut {cid}: a supervision without an id", src)
+                    )
+                    continue
+                bad = _bad_seconds(s, ("start", "duration"))
+                start = cut_start + (_number(s.get("start")) or 0.0)
+                span = bad or _span(start, _number(s.get("duration")), rec_dur)
+                if isinstance(span, str):
+                    problems.append(
+                        Problem(line, entry.path, f"cut {cid}, supervision {s['id']}: {span}", src)
+                    )
+                    continue
+                meta = {**custom, **_supervision_meta(s)}
+                meta.pop("channel", None)
+                if split:
+                    meta.setdefault("split", split)
+                cands.append(_candidate(line, src, s, file, meta, span))
+    return cands, problems

@@ -80,6 +80,12 @@ READ_ONLY_LAYOUT: dict[int, tuple[str, ...]] = {
         "CREATE TEMP TABLE recording_plans (id INTEGER PRIMARY KEY, dataset TEXT NOT NULL, "
         "source TEXT NOT NULL DEFAULT '', body TEXT NOT NULL, created_at REAL NOT NULL)",
     ),
+    8: (
+        "CREATE TEMP TABLE audio_roots (id INTEGER PRIMARY KEY, dataset_id INTEGER NOT NULL, "
+        "path TEXT NOT NULL, UNIQUE (dataset_id, path))",
+        "CREATE TEMP VIEW items AS SELECT *, NULL AS root_id, NULL AS size, NULL AS mtime "
+        "FROM main.items",
+    ),
 }
 
 

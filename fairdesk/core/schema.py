@@ -195,8 +195,36 @@ CREATE TABLE IF NOT EXISTS recording_plans (
 );
 """
 
+# Version 9: "audio roots and stamps": an item's path is relative to its own audio root,
+# ``items.root_id`` (NULL: the dataset's root, ``datasets.root``, as for every item of an
+# older project; else a row of ``audio_roots``, a folder outside the dataset's root that a
+# manifest listed absolute paths in, relinked on its own). ``items.size``/``items.mtime``:
+# the file's size and modification time when its ``audio_hash`` was computed (NULL: not
+# known, an older project), so that audio changed under the same name is hashed again.
+_AUDIO_ROOTS = """
+CREATE TABLE IF NOT EXISTS audio_roots (
+    id INTEGER PRIMARY KEY,
+    dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    UNIQUE (dataset_id, path)
+);
+ALTER TABLE items ADD COLUMN root_id INTEGER REFERENCES audio_roots(id);
+ALTER TABLE items ADD COLUMN size INTEGER;
+ALTER TABLE items ADD COLUMN mtime REAL;
+"""
+
 #: Migration scripts; index i moves a database from user_version i to i + 1.
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _STALE, _V5, _ALIGNMENTS, _SPANS, _REC_PLANS)
+MIGRATIONS: tuple[str, ...] = (
+    _V1,
+    _V2,
+    _V3,
+    _STALE,
+    _V5,
+    _ALIGNMENTS,
+    _SPANS,
+    _REC_PLANS,
+    _AUDIO_ROOTS,
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

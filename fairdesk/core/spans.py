@@ -234,8 +234,9 @@ def load(
 def load_row(root, row, sample_rate: int = SAMPLE_RATE):
     """The audio of an item row: ``path`` relative to ``root``, and only the item's span when
     it is a segment of its file."""
-    from pathlib import Path
 
     span = span_of(row)
     start, end = span if span is not None else (None, None)
-    return load(Path(root) / str(row["path"]), sample_rate, start, end)
+    from .audio_paths import audio_file
+
+    return load(audio_file(root, row["path"]), sample_rate, start, end)

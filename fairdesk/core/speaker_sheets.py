@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import ImportFailed
+from .labels import normalise_metadata
 
 __all__ = ["SheetJoin", "join_speaker_sheet", "read_speaker_sheet"]
 
@@ -131,7 +132,9 @@ def read_speaker_sheet(path) -> tuple[str, dict[str, dict], list[str]]:
                 "one row per speaker"
             )
         first[sid] = line
-        rows[sid] = {c: str(v).strip() for c, v in rec.items() if c != col and str(v).strip() != ""}
+        rows[sid] = normalise_metadata(  # the sheet's labels in the one vocabulary
+            {c: str(v).strip() for c, v in rec.items() if c != col and str(v).strip() != ""}
+        )
     meta = [c for c in columns if c != col]
     return col, rows, meta
 

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import integrity, opening, summaries
+from .audio_paths import shown_item_path
 from .errors import StoreError
+from .labels import integer_columns
 from .names import nfc
 from .schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION, _connect, migrate
 
@@ -270,7 +272,8 @@ class Project:
     ):
         """The dataset's items as a DataFrame (metadata expanded into columns).
 
-        Columns: ``id`` (the item key), ``db_id``, ``path`` (relative), ``audio_hash``,
+        Columns: ``id`` (the item key), ``db_id``, ``path`` (relative to the dataset's root;
+        absolute for a file of another of its audio roots), ``audio_hash``,
         ``duration``, ``sample_rate``, ``channels``, ``text``, ``speaker_id``, ``content_id``
         and one column per metadata key. ``filters`` keeps rows whose column value is one of
         the given strings. ``stale``: False (default) leaves out the items the last re-import
@@ -282,11 +285,13 @@ class Project:
         import pandas as pd
 
         rows = self.conn.execute(
-            "SELECT id, item_key, path, audio_hash, duration, sample_rate, channels, text, "
-            "speaker_id, content_id, metadata, COALESCE(s.stale, 0) AS stale, "
-            "COALESCE(s.warnings, '[]') AS warnings, sp.start_s, sp.end_s FROM items "
+            "SELECT items.id, item_key, items.path, ar.path AS root_path, audio_hash, duration, "
+            "sample_rate, channels, text, speaker_id, content_id, metadata, "
+            "COALESCE(s.stale, 0) AS stale, COALESCE(s.warnings, '[]') AS warnings, "
+            "sp.start_s, sp.end_s FROM items "
             "LEFT JOIN item_status AS s ON s.item_id = items.id LEFT JOIN item_spans AS sp "
-            "ON sp.item_id = items.id WHERE dataset_id=? ORDER BY id",
+            "ON sp.item_id = items.id LEFT JOIN audio_roots AS ar ON ar.id = items.root_id "
+            "WHERE items.dataset_id=? ORDER BY items.id",
             (ds.id,),
         ).fetchall()
         if stale is not None:
@@ -296,7 +301,8 @@ class Project:
             rec = {
                 "id": r["item_key"],
                 "db_id": r["id"],
-                "path": r["path"],
+                # relative to the dataset's root; a file of another root by its full path
+                "path": shown_item_path(r["root_path"], r["path"]),
                 "audio_hash": r["audio_hash"],
                 "duration": r["duration"],
                 "sample_rate": r["sample_rate"],
@@ -313,6 +319,7 @@ class Project:
                 rec.setdefault(nfc(k), nfc(v))
             records.append(rec)
         frame = pd.DataFrame.from_records(records)
+        integer_columns(frame, records, list(frame.columns))  # 21, not 21.0, beside a gap
         if frame.empty:
             frame = pd.DataFrame(
                 columns=[

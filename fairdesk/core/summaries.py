@@ -9,7 +9,26 @@ import json
 
 from .names import nfc
 
-__all__ = ["dataset_summary", "metadata_columns"]
+__all__ = ["audio_roots", "dataset_summary", "metadata_columns"]
+
+
+def audio_roots(conn, ds) -> list[tuple[int | None, str, int]]:
+    """Every folder the dataset reads audio from, as ``(root id, folder, items)``: its own
+    root (id None; listed first, also when no item is there) then its other roots (files a
+    manifest listed by absolute paths outside it) that items use. Stale items count."""
+    counts = {
+        rid: n
+        for rid, n in conn.execute(
+            "SELECT root_id, COUNT(*) FROM items WHERE dataset_id=? GROUP BY root_id", (ds.id,)
+        )
+    }
+    out: list[tuple[int | None, str, int]] = [(None, str(ds.root), int(counts.get(None, 0)))]
+    for rid, path in conn.execute(
+        "SELECT id, path FROM audio_roots WHERE dataset_id=? ORDER BY path", (ds.id,)
+    ):
+        if counts.get(rid):
+            out.append((int(rid), str(path), int(counts[rid])))
+    return out
 
 
 def metadata_columns(conn, ds) -> set[str]:
@@ -66,6 +85,7 @@ def dataset_summary(conn, ds) -> dict:
     return {
         "name": ds.name,
         "root": str(ds.root),
+        "audio_roots": [{"root": r, "items": k} for _i, r, k in audio_roots(conn, ds)],
         "format": ds.format,
         "language": ds.language,
         "items": n,

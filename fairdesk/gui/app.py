@@ -226,6 +226,7 @@ def _import_shot(win, path: Path, written: list[Path]) -> None:
     import soundfile as sf
 
     from ..constants import SAMPLE_RATE
+    from ..core.audio_paths import audio_file
     from ..core.spans import load_row, span_of
     from .context import Context
     from .import_dialog import ImportDialog
@@ -245,7 +246,7 @@ def _import_shot(win, path: Path, written: list[Path]) -> None:
             for k, r in enumerate(items.to_dict(orient="records")):
                 if span_of(r) is None:
                     dst = manifest.parent / Path(r["path"]).name
-                    dst.write_bytes((dss[0].root / r["path"]).read_bytes())
+                    dst.write_bytes(audio_file(dss[0].root, r["path"]).read_bytes())
                 else:  # a segment of a session: its clip
                     dst = manifest.parent / f"clip{k + 1}.wav"
                     sf.write(str(dst), load_row(dss[0].root, r).samples, SAMPLE_RATE)

@@ -152,7 +152,14 @@ class Context(QObject):
 
         rep = relink_dataset(self.project, name, root)
         self.dataset_relinked.emit(name, str(rep.new_root))
-        self.status.emit(f"audio of {name!r} is read from {rep.new_root} now (was {rep.old_root})")
+        self.status.emit(
+            f"audio of {name!r} is read from {rep.new_root} now (was {rep.old_root}); "
+            + (
+                f"{rep.changed} files hold other audio than before (transcribed again)"
+                if rep.changed
+                else "every file holds the same audio as before"
+            )
+        )
         return rep
 
     def refresh(self) -> None:

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.audio_paths import audio_file
 from ..jobs import tasks
 from ..presentation import count, plural
 from .annotation_panel import AnnotationPanel
@@ -413,20 +414,25 @@ class DatasetPanel(QWidget):
 
     # -- where the audio is read from ----------------------------------------------------
     def _show_audio_root(self, ds) -> None:
-        from ..core.relink import audio_root
+        from ..core.relink import audio_roots
         from .theme import esc
 
-        where = audio_root(self.ctx.project, ds, sample=20)
-        text = f"Audio from <code>{esc(where.root)}</code>"
-        if not where.exists:
-            text += " <span style='color:#c62828'>— folder not found: relink it</span>"
-        elif where.missing:
-            text += (
-                f" <span style='color:#c62828'>— {where.missing} of {where.checked} files "
-                "checked are missing</span>"
-            )
-        self.audio_label.setText(text)
-        self.audio_label.setToolTip(where.describe())
+        roots = audio_roots(self.ctx.project, ds, sample=20)
+        lines = []
+        for where in roots:  # every folder the dataset reads audio from
+            text = f"Audio from <code>{esc(where.root)}</code>"
+            if len(roots) > 1:
+                text += f" ({count(where.items, 'item')})"
+            if not where.exists:
+                text += " <span style='color:#c62828'>— folder not found: relink it</span>"
+            elif where.missing:
+                text += (
+                    f" <span style='color:#c62828'>— {where.missing} of {where.checked} files "
+                    "checked are missing</span>"
+                )
+            lines.append(text)
+        self.audio_label.setText("<br>".join(lines))
+        self.audio_label.setToolTip("\n".join(where.describe() for where in roots))
         self.relink_btn.setVisible(True)
         self.relink_btn.setEnabled(not self.ctx.read_only)
 
@@ -517,7 +523,7 @@ class DatasetPanel(QWidget):
         if self._frame is None or self._root is None or not 0 <= view_row < self.model.rowCount():
             return None
         row = self._frame.iloc[self.model.source_row(view_row)]
-        return str(self._root / str(row["path"])), span_of(row)
+        return str(audio_file(self._root, row["path"])), span_of(row)
 
     def _row_selected(self, current, _prev) -> None:
         if not current.isValid() or self._frame is None:

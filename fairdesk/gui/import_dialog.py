@@ -65,8 +65,9 @@ FIELDS = {
     ),
     "audio_root": (
         "Audio folder",
-        "the data directory or manifest folder",
-        "Kaldi, Lhotse: the folder holding the audio the manifests list",
+        "the manifest's folder, or the parent where the paths resolve",
+        "Manifest, Kaldi, NeMo, Lhotse: the folder the listed relative audio paths start "
+        "from (absolute paths are read as written)",
     ),
     "tiers": (
         "Transcript tiers",

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.audio_paths import audio_file
 from ..incremental.result import IncrementalResult, ModelsTable
 from ..presentation import count, fmt_stream_value, timeline_points
 from .context import Context
@@ -395,7 +396,7 @@ class IncrementalPanel(QWidget):
             if root is not None and meta.get("path"):
                 dur = meta.get("duration")
                 self.player.load(
-                    root / meta["path"],
+                    audio_file(root, meta["path"]),
                     float(dur) if isinstance(dur, (int, float)) else None,
                     span=meta.get("span"),
                 )

@@ -53,6 +53,7 @@ def add_acoustics(f, preds: dict, root, prog=None):
         "word_times": bool}``. An unreadable file gets NaN covariates and a failure entry.
     """
     from ..core.acoustics import VAD_SETTINGS, asr_confidence, covariates
+    from ..core.audio_paths import audio_file
     from ..core.errors import AudioError
     from ..core.spans import item_spans
     from ..core.spans import load as load_span_or_file
@@ -92,7 +93,9 @@ def add_acoustics(f, preds: dict, root, prog=None):
         cols["asr_confidence"].append(asr_confidence(pred.get("confidence"), words))
         try:
             start, end = spans[k] or (None, None)
-            cov = covariates(load_span_or_file(root / rel, start_s=start, end_s=end).samples)
+            cov = covariates(
+                load_span_or_file(audio_file(root, rel), start_s=start, end_s=end).samples
+            )
         except AudioError as exc:
             failures.append({"item": str(f["item_id"].iloc[k]), "reason": exc.reason})
             for c in ("duration_s", "speech_s", "nonspeech_share", "snr_db"):

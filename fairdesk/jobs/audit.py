@@ -29,6 +29,7 @@ from ..core.dataset_sets import (
 from ..core.errors import FairdeskError
 from ..core.plurals import count
 from ..core.progress import Cancelled, Progress
+from ..core.rehash import refresh_frame
 from ..core.spans import item_spans
 from ..core.store import Project
 from .acoustic_stage import add_acoustics
@@ -97,6 +98,7 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
     items = set_items(project, dset, req.filters_dict())
     if items.empty:
         raise FairdeskError(f"no items in {dset.said} match the filters")
+    items = refresh_frame(project, items)  # audio changed under its name: hashed again
     items = use_latest_transcripts(project, items)
     check_by_columns(items, req.by, dset)
     frame = slice_frame(items, list(req.by), {}, include_missing=req.settings.include_missing)

@@ -5,6 +5,7 @@ engine (:mod:`.engines`), so it lives below both."""
 from __future__ import annotations
 
 from ..core import spans
+from ..core.audio_paths import audio_file
 from ..core.errors import AudioError
 from ..core.run_items import prediction_to_dict
 
@@ -45,7 +46,9 @@ def load_shard_audio(root, rows) -> list[tuple[int, object, str | None]]:
         span = rest[0] if rest and isinstance(rest[0], tuple) else None
         start, end = span if span is not None else (None, None)
         try:
-            loaded.append((idx, spans.load(root / rel, start_s=start, end_s=end).samples, None))
+            loaded.append(
+                (idx, spans.load(audio_file(root, rel), start_s=start, end_s=end).samples, None)
+            )
         except AudioError as exc:
             loaded.append((idx, None, exc.reason))
     return loaded

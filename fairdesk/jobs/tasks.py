@@ -179,6 +179,7 @@ def saliency(
     ``partial`` (the same dict, ``coarse`` True), then again with the word spans once they
     are aligned, and the exact curve is computed after it, with progress."""
     from ..core import audio as audio_io
+    from ..core.rehash import current_hash
     from ..models import get_backend
     from .explain_stage import _default_aligner, exact_saliency_stored, explain_item
 
@@ -186,6 +187,8 @@ def saliency(
     prog.stage(0.0, 0.05, f"loading {model}")
     samples = audio_io.load(audio_path).samples
     project = Project(folder)
+    # the file changed since it was hashed: keyed by the audio it holds now
+    audio_hash = current_hash(project, audio_hash, audio_path)
     backend = get_backend(model, device=device)
     name = Path(audio_path).name
     try:

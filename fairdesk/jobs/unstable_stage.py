@@ -45,6 +45,7 @@ def add_sampled_decodes(f, backend, root, prog=None, temperature=UNSTABLE_TEMPER
     (frame, info) with ``info = {"temperature", "reproducible", "n_decoded", "failures"}``; an item
     that cannot be decoded keeps None in both columns and is listed in ``failures``.
     """
+    from ..core.audio_paths import audio_file
     from ..core.errors import AudioError
     from ..core.spans import item_spans
     from ..core.spans import load as load_span_or_file
@@ -55,7 +56,7 @@ def add_sampled_decodes(f, backend, root, prog=None, temperature=UNSTABLE_TEMPER
     for k, rel in enumerate(f["path"]):
         try:
             start, end = spans[k] or (None, None)
-            clip = load_span_or_file(root / rel, start_s=start, end_s=end).samples
+            clip = load_span_or_file(audio_file(root, rel), start_s=start, end_s=end).samples
             ta, tb = backend.transcribe_sampled([clip, clip], temperature)
             a_col.append(ta.text)
             b_col.append(tb.text)

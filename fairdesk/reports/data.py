@@ -165,7 +165,9 @@ class RunData:
             from ..core.dataset_sets import audio_file
 
             return audio_file(self.dataset_set, row)
-        return Path(self.dataset.root) / str(row["path"])
+        from ..core.audio_paths import audio_file as join
+
+        return join(self.dataset.root, row["path"])
 
     def words(self, item_db_id) -> list[dict]:
         """The model's word timings of an item in this run (``predictions.words``)."""
@@ -208,7 +210,10 @@ def load_run(project: Project, run_id: int) -> RunData:
         except StoreError:
             ds = dset = None
     if dset is not None and not items.empty and "id" in items.columns:
-        known = set_items(project, dset)
+        from ..core.rehash import refresh_frame
+
+        # a file changed since it was hashed: its alignments and saliency are keyed anew
+        known = refresh_frame(project, set_items(project, dset))
         known = known[["id", "db_id", "audio_hash", "duration", "path"]]
         known = known.rename(columns={"duration": "_duration", "path": "_path"})
         known["id"] = known["id"].astype(str)

@@ -60,3 +60,17 @@ def test_corrupt_empty_missing(tmp_path):
     txt.write_text("hello, not audio")
     with pytest.raises(AudioError, match="notes.wav"):
         audio.load(txt)
+
+
+def test_content_hash_in_blocks_is_the_whole_signal_hash(monkeypatch):
+    import hashlib
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(10_001).astype(np.float32)
+    whole = hashlib.blake2b(digest_size=16)
+    whole.update(b"16000")
+    whole.update(x.tobytes())  # the value every stored project holds
+    monkeypatch.setattr(audio, "HASH_BLOCK", 1000)  # several blocks of the array
+    assert audio.content_hash(x, 16000) == whole.hexdigest()
+    assert audio.content_hash([x[:3], x[3:5000], x[5000:]], 16000) == whole.hexdigest()
+    assert audio.content_hash(x.astype(np.float64), 16000) == whole.hexdigest()

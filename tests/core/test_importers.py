@@ -47,22 +47,24 @@ def _broken_tree(root):
 def test_manifest_good_rows_imported_bad_rows_reported(project, tmp_path):
     man = _broken_tree(tmp_path / "data")
     rep = import_dataset(project, "d", man)
-    assert rep.imported == 3 and rep.added == 3
+    assert rep.imported == 5 and rep.added == 5
     by_line = {p.row: p.reason for p in rep.problems}  # the file's line (header = line 1)
-    assert set(by_line) == {5, 6, 7, 8, 9, 10, 11, 12, 13}
+    assert set(by_line) == {5, 6, 7, 8, 9, 10, 13}
     assert "not found" in by_line[5]
     assert "cannot decode" in by_line[6]
     assert "zero length" in by_line[7]
     assert "duplicate item id 'u1'" in by_line[8] and "first seen on line 2" in by_line[8]
     assert "not valid UTF-8" in by_line[9] and "0xe9" in by_line[9]
     assert "empty transcript" in by_line[10]
-    assert "outside the dataset folder" in by_line[11]
-    assert "outside the dataset folder" in by_line[12]
     assert "fields" in by_line[13]
     ds = project.dataset("d")
     items = project.items(ds)
-    assert list(items["id"]) == ["u1", "u2", "u3"]
-    assert list(items["path"]) == ["a.wav", "sub/b.wav", "c.flac"]
+    assert list(items["id"]) == ["u1", "u2", "u3", "u9", "u10"]
+    # a file outside the manifest's folder (relative or absolute) is read where it is: its
+    # path is shown in full, and the dataset reads from a second audio root
+    outside = (tmp_path / "outside.wav").as_posix()
+    assert list(items["path"]) == ["a.wav", "sub/b.wav", "c.flac", outside, outside]
+    assert rep.roots == (str((tmp_path / "data").resolve()), str(tmp_path))
     row = items.set_index("id").loc["u2"]
     assert row["channels"] == 2 and row["sample_rate"] == 44100 and row["accent"] == "irish"
     assert items.set_index("id").loc["u3", "text"] == "àkwà"
@@ -71,7 +73,7 @@ def test_manifest_good_rows_imported_bad_rows_reported(project, tmp_path):
     # re-import changes nothing
     before = project.conn.execute("SELECT * FROM items ORDER BY id").fetchall()
     rep2 = import_dataset(project, "d", man)
-    assert (rep2.added, rep2.updated, rep2.unchanged) == (0, 0, 3)
+    assert (rep2.added, rep2.updated, rep2.unchanged) == (0, 0, 5)
     after = project.conn.execute("SELECT * FROM items ORDER BY id").fetchall()
     assert [tuple(r) for r in before] == [tuple(r) for r in after]
 
@@ -195,7 +197,7 @@ def test_filters(project, tmp_path):
     man = _broken_tree(tmp_path / "data")
     import_dataset(project, "d", man)
     ds = project.dataset("d")
-    assert project.items(ds, {"accent": ["irish"]})["id"].tolist() == ["u2"]
+    assert project.items(ds, {"accent": ["irish"]})["id"].tolist() == ["u2", "u9", "u10"]
     with pytest.raises(Exception, match="filter column 'dialect'"):
         project.items(ds, {"dialect": ["x"]})
 
@@ -209,30 +211,32 @@ def test_utf16_manifest_with_bom(project, tmp_path):
     assert project.items(project.dataset("u16"))["text"].tolist() == ["àkwà ákwá"]
 
 
-def test_sibling_folder_sharing_the_prefix_is_outside(project, tmp_path):
-    # /x/data and /x/data-private: a string-prefix check would take the second for the first
+def test_files_outside_the_manifest_folder_are_read_where_they_are(project, tmp_path):
+    # /x/data and /x/data-private: a file of the sibling folder is its own audio root (a
+    # string-prefix check would take it for one under /x/data)
     root = tmp_path / "data"
     write_wav(root / "a.wav")
     write_wav(tmp_path / "data-private" / "secret.wav")
     secret = tmp_path / "data-private" / "secret.wav"
+    (tmp_path / "data-private" / "notes.wav").write_text("not audio")
     rows = [
         "id,path,text",
         "u1,a.wav,kept",
-        "u2,../data-private/secret.wav,relative escape",
-        f"u3,{secret},absolute escape",
+        "u2,../data-private/secret.wav,relative",
+        f"u3,{secret},absolute",
+        "u4,../data-private/notes.wav,not audio",
     ]
     (root / "manifest.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    rep = import_dataset(project, "d", root / "manifest.csv")  # reports, does not raise
-    assert rep.imported == 1
-    by_line = {p.row: p for p in rep.problems}
-    assert set(by_line) == {3, 4}
-    for line in (3, 4):
-        assert "outside the dataset folder" in by_line[line].reason
-        assert str(root.resolve()) in by_line[line].reason
-    paths = [r[0] for r in project.conn.execute("SELECT path FROM items")]
-    assert paths == ["a.wav"]
-    # the helper itself, on the resolved roots
-    full, reason = importers._inside(root.resolve(), str(secret))
-    assert full is None and "outside the dataset folder" in reason
-    full, reason = importers._inside(root.resolve(), str(root / "a.wav"))
-    assert reason is None and full == (root / "a.wav").resolve()
+    rep = import_dataset(project, "d", root / "manifest.csv")
+    assert rep.imported == 3
+    # only files that decode as audio are read
+    assert [(p.row, "cannot decode" in p.reason) for p in rep.problems] == [(5, True)]
+    stored = project.conn.execute(
+        "SELECT items.path, ar.path FROM items LEFT JOIN audio_roots ar ON ar.id = items.root_id"
+    ).fetchall()
+    assert [tuple(r) for r in stored] == [
+        ("a.wav", None),
+        ("secret.wav", str(secret.parent)),
+        ("secret.wav", str(secret.parent)),
+    ]
+    assert rep.roots == (str(root.resolve()), str(secret.parent))

@@ -107,8 +107,8 @@ def test_kaldi_refuses_pipes_archives_and_bad_lines_by_line(project, tmp_path):
         d / "wav.scp",
         [
             "spkA-001 wav/spkA-001.wav",
-            "spkA-002 sox wav/x.flac -t wav - |",
-            "spkB-001 raw.ark:1234",
+            "spkA-002 sox wav/x.flac -t wav - remix 1 |",
+            "spkB-001 raw.ark:1234[0:10]",
             "lonely",
             "spkA-001 wav/spkA-002.wav",
             "extra wav/spkB-001.wav",
@@ -121,17 +121,17 @@ def test_kaldi_refuses_pipes_archives_and_bad_lines_by_line(project, tmp_path):
         "wav.scp",
         2,
         (
-            "spkA-002: the entry is a command ('sox wav/x.flac -t wav - |'), not an audio file; "
-            "fairdesk reads audio files only: run the command to write the audio out and list "
-            "the file"
+            "spkA-002: the entry 'sox wav/x.flac -t wav - remix 1 |' uses 'remix' (a sox "
+            "effect), which changes the audio; fairdesk reads the file itself and cannot apply "
+            "it: write the changed audio out as a file and list the file"
         ),
     ) in got
     assert (
         "wav.scp",
         3,
         (
-            "spkB-001: the entry 'raw.ark:1234' is an offset into a Kaldi archive; write the "
-            "audio out as files (e.g. wav-copy) and list them"
+            "spkB-001: the entry 'raw.ark:1234[0:10]' reads a slice [0:10] of an archive "
+            "entry; write that part of the audio out and list it"
         ),
     ) in got
     assert ("wav.scp", 4, "wav.scp line has a key but no value: 'lonely'") in got
@@ -150,17 +150,16 @@ def test_kaldi_refuses_pipes_archives_and_bad_lines_by_line(project, tmp_path):
     ) in got
 
 
-def test_kaldi_refuses_paths_outside(project, tmp_path):
+def test_kaldi_reads_absolute_paths_outside_and_audio_root(project, tmp_path):
     d = kaldi_dir(tmp_path)
     outside = write_wav(tmp_path / "corpus" / "o.wav", seconds=0.3)
     _write(d / "wav.scp", [f"spkA-001 {outside}"])
     rep = import_dataset(project, "k", d)
-    assert rep.imported == 0
-    assert "is outside the dataset folder" in rep.problems[0].reason
+    assert rep.imported == 1 and rep.roots[1:] == (str(outside.parent),)
     # --audio-root: the corpus folder holds the audio; relative paths are read from there
     _write(d / "wav.scp", [f"spkA-001 {outside}", "spkB-001 o.wav"])
     rep = import_dataset(project, "k2", d, audio_root=str(tmp_path / "corpus"))
-    assert rep.imported == 2
+    assert rep.imported == 2 and rep.roots == (str(outside.parent),)
 
 
 def test_kaldi_cli(project, tmp_path, capsys):

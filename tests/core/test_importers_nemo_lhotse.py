@@ -165,7 +165,8 @@ def test_lhotse_imports_whole_recording_supervisions(project, tmp_path, gz):
     assert items.loc["u1", "start_s"] is None
     assert dict(items["speaker_id"]) == {"u1": "A", "u2": "B", "u3": "B"}
     assert items.loc["u1", "accent"] == "Scottish" and items.loc["u1", "age"] == 30
-    assert items.loc["u1", "gender"] == "F" and set(items["split"]) == {"dev"}
+    assert items.loc["u1", "gender"] == "female" and items.loc["u1", "gender_raw"] == "F"
+    assert set(items["split"]) == {"dev"}
     assert set(items["language"]) == {"English"}
     ext = ".jsonl.gz" if gz else ".jsonl"
     got = {(p.source.rsplit("/", 1)[-1], p.row): p.reason for p in rep.problems}

@@ -33,7 +33,7 @@ def test_librispeech_reader_fields_speakers_and_bad_lines(tmp_path):
             path=str(root / "84" / "121" / "84-121-0000.flac"),
             text="GO DO YOU HEAR",
             speaker_id="84",
-            metadata={"gender": "female", "subset": "test-clean"},
+            metadata={"gender": "f", "subset": "test-clean"},
         ),
         Candidate(
             row=3,
@@ -42,12 +42,15 @@ def test_librispeech_reader_fields_speakers_and_bad_lines(tmp_path):
             path=str(root / "84" / "121" / "84-121-0001.flac"),
             text="NO",
             speaker_id="84",
-            metadata={"gender": "female", "subset": "test-clean"},
+            metadata={"gender": "f", "subset": "test-clean"},
         ),
     ]
     assert problems == [
         Problem(5, None, "SPEAKERS.TXT line is not 'ID | SEX | SUBSET | MINUTES | NAME'", str(sp))
     ]
+    # the reader keeps the sex as written; the import's label vocabulary maps it
+    _, cands, _ = formats.READERS["librispeech"](root)
+    assert cands[0].metadata == {"gender": "female", "gender_raw": "f", "subset": "test-clean"}
     # SPEAKERS.TXT in the folder itself wins; an unknown sex is kept as written
     (root / "SPEAKERS.TXT").write_text("84 | X | other | 1 | A\n")
     _, cands, problems = formats.read_librispeech(root)
@@ -55,7 +58,20 @@ def test_librispeech_reader_fields_speakers_and_bad_lines(tmp_path):
     # exactly three fields is enough
     (root / "SPEAKERS.TXT").write_text("84 | M | train\n")
     _, cands, problems = formats.read_librispeech(root)
-    assert cands[0].metadata == {"gender": "male", "subset": "train"} and problems == []
+    assert cands[0].metadata == {"gender": "M", "subset": "train"} and problems == []
+    # a speaker SPEAKERS.TXT does not list is imported without gender, and reported
+    (root / "SPEAKERS.TXT").write_text("7 | M | train\n")
+    _, cands, problems = formats.read_librispeech(root)
+    assert [c.metadata for c in cands] == [{}, {}]
+    assert problems == [
+        Problem(
+            None,
+            str(root / "84"),
+            "speaker 84 is not in SPEAKERS.TXT: imported without gender and subset; add a line "
+            "'84 | F or M | subset | minutes | name' to it",
+            str(root / "SPEAKERS.TXT"),
+        )
+    ]
 
 
 def test_librispeech_reader_refuses_a_folder_without_transcripts(tmp_path):

@@ -106,7 +106,7 @@ def test_a_manifest_folder_and_the_format_refusals(tmp_path):
     assert str(e.value) == (
         "unknown format 'sphinx'; use one of auto, manifest, audiofolder, "
         "commonvoice, librispeech, saa, l2arctic, kaldi, nemo, lhotse, vctk, timit, hf, eaf, "
-        "textgrid"
+        "textgrid, chat"
     )
     with pytest.raises(ImportFailed) as e:
         detect_format(tmp_path / "nope")
@@ -118,7 +118,7 @@ def test_a_manifest_folder_and_the_format_refusals(tmp_path):
     assert str(e.value) == (
         f"{empty}: cannot tell the dataset format; pass --format "
         "(manifest, audiofolder, commonvoice, librispeech, saa, l2arctic, kaldi, nemo, lhotse, "
-        "vctk, timit, hf, eaf or textgrid)"
+        "vctk, timit, hf, eaf, textgrid or chat)"
     )
     (empty / "metadata.jsonl").write_text("{}\n")
     assert detect_format(empty) == "audiofolder"
@@ -181,8 +181,9 @@ def test_every_row_check_names_the_row_the_path_and_the_source(project, tmp_path
         ],
     )
     rep = import_dataset(project, "d", man)
-    assert rep.imported == 2 and rep.added == 2
-    outside = str(tmp_path / "data-private" / "x.wav")
+    # row 7 names a file outside the dataset's folder: read where it is (a second root)
+    assert rep.imported == 3 and rep.added == 3
+    assert rep.roots == (str(root.resolve()), str(tmp_path / "data-private"))
     # sorted by source (none first), then row (none first)
     assert list(rep.problems) == [
         Problem(None, None, "no source", None),
@@ -192,13 +193,6 @@ def test_every_row_check_names_the_row_the_path_and_the_source(project, tmp_path
         Problem(4, None, BAD_REASON, "m.csv"),
         Problem(5, None, BAD_REASON, "m.csv"),
         Problem(6, None, "no audio path in this row", "m.csv"),
-        Problem(
-            7,
-            outside,
-            f"path {outside!r} is outside the dataset folder {root.resolve()}; "
-            "move the audio inside the dataset folder",
-            "m.csv",
-        ),
         Problem(8, "c.wav", "empty transcript; add the reference text or remove the row", "m.csv"),
         Problem(20, None, "late line", "m.csv"),
         Problem(
@@ -220,7 +214,9 @@ def test_every_row_check_names_the_row_the_path_and_the_source(project, tmp_path
     assert (3, None, "/data/a.csv: absolute") in [tuple(r) for r in stored]
     assert (None, None, "no source") in [tuple(r) for r in stored]
     items = project.items(project.dataset("d")).set_index("id")
-    assert sorted(items.index) == ["good", "k1"]
+    assert sorted(items.index) == sorted(
+        ["good", "k1", (tmp_path / "data-private/x.wav").as_posix()]
+    )
     assert items.loc["good", "path"] == "b.wav" and items.loc["good", "accent"] == "ok"
 
 
@@ -297,6 +293,8 @@ def test_warnings_stale_items_and_the_report_dict(project, tmp_path):
         "stale": 0,
         "problems": [],
         "warnings": [{"item": "q", "path": "quiet.wav", "warning": silence}],
+        "audio_roots": [str((tmp_path / "data").resolve())],
+        "speakers": None,
     }
     status = {
         r["item_key"]: (r["stale"], json.loads(r["warnings"]))
@@ -521,12 +519,22 @@ def test_librispeech_speakers_table_with_comments_and_unlisted_speakers(tmp_path
         "19-198-0001 HELLO\n\n21-198-0002 UNLISTED\n20-198-0003 AFTER A BROKEN LINE\n",
         encoding="utf-8",
     )
-    _, cands, problems = importers.read_librispeech(root)
+    _, cands, problems = importers.READERS["librispeech"](root)
     assert [(c.row, c.key, c.speaker_id, c.metadata) for c in cands] == [
-        (1, "19-198-0001", "19", {"gender": "female", "subset": "train-clean-100"}),
+        (
+            1,
+            "19-198-0001",
+            "19",
+            {"gender": "female", "gender_raw": "F", "subset": "train-clean-100"},
+        ),
         (3, "21-198-0002", "21", {}),
-        (4, "20-198-0003", "20", {"gender": "male", "subset": "dev-clean"}),
+        (4, "20-198-0003", "20", {"gender": "male", "gender_raw": "M", "subset": "dev-clean"}),
     ]
     assert [(p.row, p.reason) for p in problems] == [
-        (4, "SPEAKERS.TXT line is not 'ID | SEX | SUBSET | MINUTES | NAME'")
+        (4, "SPEAKERS.TXT line is not 'ID | SEX | SUBSET | MINUTES | NAME'"),
+        (
+            None,
+            "speaker 21 is not in SPEAKERS.TXT: imported without gender and subset; add a line "
+            "'21 | F or M | subset | minutes | name' to it",
+        ),
     ]

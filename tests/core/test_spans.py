@@ -72,7 +72,7 @@ def test_a_schema_6_project_migrates_and_its_items_are_whole_files(tmp_path, wav
     conn.commit()
     conn.close()
     p = Project(folder)
-    assert p.schema_version == schema.SCHEMA_VERSION == 8
+    assert p.schema_version == schema.SCHEMA_VERSION == 9
     items = p.items(p.dataset("d"))
     assert list(items["id"]) == ["a"] and "start_s" not in items.columns
     assert p.conn.execute("SELECT COUNT(*) FROM item_spans").fetchone()[0] == 0

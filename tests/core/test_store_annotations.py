@@ -38,7 +38,7 @@ def test_a_v3_project_migrates_to_the_current_schema_and_keeps_its_data(tmp_path
     _v3_project(tmp_path / "p")
     p = store.Project(tmp_path / "p", create=False)
     # v4 item status, v5 annotators, v6 alignments, v7 item spans, v8 recording plans
-    assert p.schema_version == store.SCHEMA_VERSION == 8
+    assert p.schema_version == store.SCHEMA_VERSION == 9
     anns = p.annotations(7)
     assert len(anns) == 1 and anns[0]["kind"] == "mispronunciation"
     assert anns[0]["value"] == "x" and anns[0]["start"] == 0.1 and anns[0]["annotator"] == ""

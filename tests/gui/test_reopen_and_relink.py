@@ -88,3 +88,39 @@ def test_relink_makes_the_views_read_the_new_root(qtbot, copy, mini, tmp_path):
     qtbot.waitUntil(lambda: w.items.run_id == first, timeout=10000)
     assert w.items._path_of(0)[0].startswith(str(data.resolve()))
     w.close()
+
+
+def test_the_datasets_view_lists_every_audio_root(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtCore import Qt
+
+    from fairdesk.core.importers import import_dataset
+    from fairdesk.core.store import Project
+    from fairdesk.gui import dataset_panel
+    from tests.conftest import write_wav
+
+    write_wav(tmp_path / "data" / "a.wav")
+    corpus = write_wav(tmp_path / "corpus" / "b.wav", freq=400)
+    (tmp_path / "data" / "m.csv").write_text(f"path,text\na.wav,one\n{corpus},two\n")
+    p = Project(tmp_path / "project")
+    assert import_dataset(p, "two", tmp_path / "data" / "m.csv").imported == 2
+    p.close()
+    w = _window(
+        qtbot, tmp_path / "project", QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat)
+    )
+    panel = w.datasets
+    qtbot.waitUntil(lambda: panel._frame is not None, timeout=10000)  # read in a job
+    text = panel.audio_label.text()
+    assert f"<code>{(tmp_path / 'data').resolve()}</code> (1 item)" in text
+    assert f"<code>{tmp_path / 'corpus'}</code> (1 item)" in text
+    # the second root moves: Relink reads it from the new folder (the one whose files it holds)
+    moved = tmp_path / "moved"
+    write_wav(moved / "b.wav", freq=400)
+    corpus.unlink()
+    monkeypatch.setattr(
+        dataset_panel.QFileDialog, "getExistingDirectory", lambda *a, **k: str(moved)
+    )
+    qtbot.mouseClick(panel.relink_btn, Qt.LeftButton)
+    assert panel.relink_error == ""
+    qtbot.waitUntil(lambda: str(moved.resolve()) in panel.audio_label.text(), timeout=10000)
+    assert str(tmp_path / "corpus") not in panel.audio_label.text()
+    w.close()

@@ -17,7 +17,7 @@ from tests.conftest import write_wav
 
 from .conftest import BASE_ITEMS, changed, counts, dump
 
-IMPORT_TABLES = {"datasets", "items", "item_status", "import_problems"}
+IMPORT_TABLES = {"datasets", "items", "item_status", "import_problems", "audio_roots"}
 
 
 def _import(cli, proj, manifest, name="new", *extra):
@@ -364,23 +364,25 @@ def test_dataset_reached_through_a_symlink_imports(cli, base, tmp_path):
     _new_rows_only(before, dump(proj), proj, 2)
 
 
-def test_confinement_is_by_folder_not_by_string_prefix(cli, base, tmp_path):
+def test_files_of_a_sibling_folder_are_read_as_their_own_root(cli, base, tmp_path):
     proj, _ = base
     data, private = tmp_path / "data", tmp_path / "data-private"
     _wavs(data, 1)
     _wavs(private, 1, prefix="secret")
+    (private / "notes.wav").write_text("not audio")
     (data / "m.csv").write_text(
-        f"path,text\nw0.wav,one\n{private / 'secret0.wav'},two\n../data-private/secret0.wav,three\n"
+        f"path,text\nw0.wav,one\n{private / 'secret0.wav'},two\n../data-private/secret0.wav,"
+        "three\n../data-private/notes.wav,four\n"
     )
     before = dump(proj)
     code, out, _ = _import(cli, proj, data / "m.csv", "conf")
     rep = json.loads(out)
-    assert code == 0 and rep["imported"] == 1 and [p["row"] for p in rep["problems"]] == [3, 4]
-    assert all(
-        "outside the dataset folder" in p["reason"] and "move the audio" in p["reason"]
-        for p in rep["problems"]
-    )
-    _new_rows_only(before, dump(proj), proj, 1)
+    assert code == 0 and rep["imported"] == 2 and [p["row"] for p in rep["problems"]] == [4, 5]
+    # the same file named two ways is one item (its id is its path)
+    assert "duplicate item id" in rep["problems"][0]["reason"]
+    assert "cannot decode" in rep["problems"][1]["reason"]  # only audio is ever read
+    assert rep["audio_roots"] == [str(data.resolve()), str(private)]
+    _new_rows_only(before, dump(proj), proj, 2)
 
 
 @pytest.mark.parametrize("name", ["", "   "])

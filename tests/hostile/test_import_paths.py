@@ -16,7 +16,7 @@ from tests.conftest import write_wav
 
 from .conftest import BASE_ITEMS, changed, counts, dump
 
-IMPORT_TABLES = {"datasets", "items", "item_status", "import_problems"}
+IMPORT_TABLES = {"datasets", "items", "item_status", "import_problems", "audio_roots"}
 
 
 def _import(cli, proj, source, name="new", *extra):

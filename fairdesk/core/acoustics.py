@@ -48,6 +48,8 @@ from ..constants import SAMPLE_RATE
 __all__ = [
     "ACOUSTIC_COLUMNS",
     "MIN_SNR_FRAMES",
+    "covariates_blocks",
+    "frame_powers",
     "VAD_SETTINGS",
     "Covariates",
     "asr_confidence",
@@ -152,14 +154,28 @@ def nonspeech_stretches(speech, duration: float) -> tuple[tuple[float, float], .
     return tuple(out)
 
 
-def snr_db(audio: np.ndarray, speech, sample_rate: int = SAMPLE_RATE) -> float:
-    """Energy SNR in dB from a speech / non-speech split (module docstring)."""
+#: Frames whose power is computed at a time (a bounded temporary: 4,096 × 400 float64).
+_POWER_CHUNK = 4096
+
+
+def frame_powers(audio: np.ndarray) -> np.ndarray:
+    """Mean power of every full ``_FRAME``-sample frame every ``_HOP`` samples (float64),
+    computed a chunk of frames at a time (no frames × samples index array)."""
     x = np.asarray(audio, dtype=np.float64)
     if x.size < _FRAME:
-        return math.nan
+        return np.empty(0)
     n = 1 + (x.size - _FRAME) // _HOP
-    idx = np.arange(_FRAME)[None, :] + _HOP * np.arange(n)[:, None]
-    power = np.mean(x[idx] ** 2, axis=1)
+    windows = np.lib.stride_tricks.sliding_window_view(x, _FRAME)[::_HOP][:n]
+    out = np.empty(n)
+    for i in range(0, n, _POWER_CHUNK):
+        out[i : i + _POWER_CHUNK] = np.mean(windows[i : i + _POWER_CHUNK] ** 2, axis=1)
+    return out
+
+
+def _snr_from(power: np.ndarray, speech, sample_rate: int) -> float:
+    n = power.size
+    if n == 0:
+        return math.nan
     centre = (_HOP * np.arange(n) + _FRAME / 2) / sample_rate
     is_speech = np.zeros(n, dtype=bool)
     for a, b in speech:
@@ -170,6 +186,11 @@ def snr_db(audio: np.ndarray, speech, sample_rate: int = SAMPLE_RATE) -> float:
     if p_s <= p_n:
         return math.nan
     return 10.0 * math.log10((p_s - p_n) / max(p_n, _FLOOR))
+
+
+def snr_db(audio: np.ndarray, speech, sample_rate: int = SAMPLE_RATE) -> float:
+    """Energy SNR in dB from a speech / non-speech split (module docstring)."""
+    return _snr_from(frame_powers(audio), speech, sample_rate)
 
 
 def covariates(
@@ -198,6 +219,74 @@ def covariates(
         round(speech_s, 4),
         max(0.0, share) if math.isfinite(share) else share,
         snr_db(audio, speech, sample_rate),
+    )
+
+
+#: Seconds of the audio before a block that the VAD hears again at the block's start, so
+#: that its state is warm there as in one pass over the whole recording.
+VAD_CONTEXT_S = 30.0
+
+
+def covariates_blocks(
+    blocks,
+    sample_rate: int = SAMPLE_RATE,
+    settings: dict | None = None,
+    context_s: float = VAD_CONTEXT_S,
+) -> Covariates:
+    """:func:`covariates` of a recording given as consecutive blocks
+    (:func:`fairdesk.core.spans.iter_blocks`), in memory bounded by a block.
+
+    The frame powers of the SNR are those of the whole signal (a frame that straddles two
+    blocks is completed from the next one), so the SNR equals the whole-signal value for the
+    same speech regions. The VAD runs on each block preceded by up to ``context_s`` seconds
+    of the audio before it (heard again, so that the VAD's state is warm at the block's
+    start; regions that end there belong to the earlier block and are left out, one that runs
+    over the block's start keeps its start), and a region is joined with the one before it
+    when they overlap or the silence between them is shorter than the VAD's
+    ``min_silence_duration_ms``. A recording of one block is
+    :func:`covariates`.
+    """
+    opts = settings or VAD_SETTINGS
+    join_gap = float(opts.get("min_silence_duration_ms", 100)) / 1000.0
+    speech: list[list[float]] = []
+    powers: list[np.ndarray] = []
+    carry = np.empty(0, dtype=np.float32)
+    tail = np.empty(0, dtype=np.float32)  # the context heard again before the next block
+    keep = int(max(0.0, context_s) * sample_rate)
+    start = 0  # samples before this block
+    for block in blocks:
+        block = np.ascontiguousarray(block, dtype=np.float32)
+        t0 = start / sample_rate
+        heard = np.concatenate([tail, block]) if tail.size else block
+        lead = tail.size / sample_rate
+        for a, b in speech_regions(heard, sample_rate, settings):
+            a, b = a - lead + t0, b - lead + t0
+            if b <= t0:
+                continue  # in the context: the earlier block's
+            # a region that began in the context keeps its start (the earlier block, cut
+            # at its end, may have found it too short to be speech)
+            if speech and a - speech[-1][1] < join_gap:
+                speech[-1][1] = max(speech[-1][1], b)
+            else:
+                speech.append([a, b])
+        tail = heard[-keep:].copy() if keep else tail
+        x = np.concatenate([carry, block]) if carry.size else block
+        n = 0 if x.size < _FRAME else 1 + (x.size - _FRAME) // _HOP
+        if n:
+            powers.append(frame_powers(x[: (n - 1) * _HOP + _FRAME]))
+        carry = x[n * _HOP :].copy()
+        start += block.size
+    dur = start / sample_rate
+    regions = tuple((round(a, 4), round(b, 4)) for a, b in speech)
+    speech_s = float(sum(b - a for a, b in regions))
+    share = 1.0 - speech_s / dur if dur > 0 else math.nan
+    power = np.concatenate(powers) if powers else np.empty(0)
+    return Covariates(
+        round(dur, 4),
+        regions,
+        round(speech_s, 4),
+        max(0.0, share) if math.isfinite(share) else share,
+        _snr_from(power, regions, sample_rate),
     )
 
 

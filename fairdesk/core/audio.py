@@ -236,28 +236,63 @@ def declared_frames(path) -> int | None:
     return None
 
 
+@dataclass
+class _Levels:
+    """What :func:`audio_warnings` reads of decoded audio, summed block by block."""
+
+    frames: int = 0
+    channels: int = 1
+    peak: float = 0.0
+    clipped: int = 0  # samples (of every channel) at full scale
+    squares: float = 0.0  # Σ x² over every channel's samples (float64)
+    mixed_squares: float = 0.0  # Σ m² over the mono mix-down
+
+    def add(self, data: np.ndarray) -> np.ndarray:
+        """Count one ``(frames, channels)`` block; returns its mono mix-down."""
+        data = np.asarray(data, dtype=np.float32)
+        if data.ndim == 1:
+            data = data[:, None]
+        self.channels = int(data.shape[1])
+        self.frames += int(data.shape[0])
+        mono = to_mono(data)
+        if data.size:
+            mag = np.abs(data)
+            self.peak = max(self.peak, float(np.max(mag)))
+            self.clipped += int(np.count_nonzero(mag >= CLIP_LEVEL))
+            if self.channels > 1:
+                self.squares += float(np.sum(np.square(data, dtype=np.float64)))
+                self.mixed_squares += float(np.sum(np.square(mono, dtype=np.float64)))
+        return mono
+
+
 def audio_warnings(data: np.ndarray, sr: int, path=None) -> tuple[str, ...]:
     """What is suspicious about decoded audio (kept, but said): digital silence, heavy
     clipping, channels that cancel in the mix-down to mono, a sample rate under 8 kHz, a
     fraction of a second, fewer frames than the header claims."""
+    levels = _Levels()
+    levels.add(data)
+    return _warnings(levels, sr, path)
+
+
+def _warnings(lv: _Levels, sr: int, path=None) -> tuple[str, ...]:
     out = []
-    peak = float(np.max(np.abs(data))) if data.size else 0.0
-    if peak == 0.0:
+    samples = lv.frames * lv.channels
+    if lv.peak == 0.0:
         out.append("digital silence (every sample is 0); check the recording")
     else:
-        clipped = float(np.mean(np.abs(data) >= CLIP_LEVEL))
+        clipped = lv.clipped / samples if samples else 0.0
         if clipped >= CLIP_FRACTION:
             out.append(
                 f"heavily clipped ({100 * clipped:.1f}% of samples at full scale); "
                 "re-record at a lower input level"
             )
-    if data.ndim == 2 and data.shape[1] > 1 and peak > 0.0:
-        loud = float(np.sqrt(np.mean(np.square(data, dtype=np.float64))))
-        mixed = float(np.sqrt(np.mean(np.square(to_mono(data), dtype=np.float64))))
+    if lv.channels > 1 and lv.peak > 0.0 and samples:
+        loud = float(np.sqrt(lv.squares / samples))
+        mixed = float(np.sqrt(lv.mixed_squares / lv.frames))
         if loud > 0.0 and mixed < CANCEL_RATIO * loud:
             db = 20 * np.log10(max(mixed, 1e-12) / loud)
             out.append(
-                f"the {data.shape[1]} channels cancel when mixed down to mono (the mix is "
+                f"the {lv.channels} channels cancel when mixed down to mono (the mix is "
                 f"{abs(db):.0f} dB below the channels: one channel is most likely the other "
                 "inverted, R = -L), so the recogniser hears near silence; re-export the file "
                 "with one channel, or fix the inverted channel"
@@ -268,7 +303,7 @@ def audio_warnings(data: np.ndarray, sr: int, path=None) -> tuple[str, ...]:
             f"nothing above {sr / 2000:g} kHz is kept); re-record or export the original "
             "at 16 kHz or more"
         )
-    dur = data.shape[0] / float(sr)
+    dur = lv.frames / float(sr)
     if dur < MIN_DURATION_S:
         out.append(
             f"very short ({1000 * dur:.0f} ms, under {1000 * MIN_DURATION_S:.0f} ms); "
@@ -276,23 +311,75 @@ def audio_warnings(data: np.ndarray, sr: int, path=None) -> tuple[str, ...]:
         )
     if path is not None:
         claimed = declared_frames(path)
-        if claimed is not None and claimed > data.shape[0]:
+        if claimed is not None and claimed > lv.frames:
+            have, short = lv.frames, claimed - lv.frames
             out.append(
-                f"shorter than its header claims ({data.shape[0] / sr:.2f} s on disk, "
-                f"the header says {claimed / sr:.2f} s); the file is truncated: copy "
-                "it again from the source"
+                f"shorter than its header claims ({have:,} samples on disk, the header says "
+                f"{claimed:,}: {short:,} missing, {1000 * short / sr:.1f} ms); the file is "
+                "truncated: copy it again from the source"
             )
     return tuple(out)
 
 
+#: Frames read at a time when a long file is probed block by block (4 Mi frames: 16 MiB of
+#: float32 per channel); files of more frames than this are never decoded whole at import.
+PROBE_BLOCK = 1 << 22
+
+
+def _probe_blocks(p: Path) -> AudioInfo | None:
+    """:func:`probe` of a file libsndfile reads, one block at a time (None: libsndfile
+    cannot open it, or it fits one block: the caller decodes it whole)."""
+    import soundfile as sf
+
+    try:
+        f = sf.SoundFile(str(p))
+    except Exception:  # noqa: BLE001 - not libsndfile's: decoded whole by the caller
+        return None
+    with f:
+        sr = int(f.samplerate)
+        if int(f.frames) <= PROBE_BLOCK:
+            return None
+        levels = _Levels()
+
+        def monos():
+            while True:
+                data = f.read(PROBE_BLOCK, dtype="float32", always_2d=True)
+                if data.shape[0] == 0:
+                    return
+                if not np.all(np.isfinite(data)):
+                    raise AudioError(
+                        p, "audio contains NaN or infinite samples; re-export the file"
+                    )
+                yield levels.add(data)
+
+        digest = content_hash(monos(), sr)
+    if levels.frames == 0:
+        raise AudioError(p, "audio has zero length; re-record or remove this item")
+    return AudioInfo(
+        sample_rate=sr,
+        channels=levels.channels,
+        frames=levels.frames,
+        duration=levels.frames / float(sr),
+        content_hash=digest,
+        warnings=_warnings(levels, sr, p),
+    )
+
+
 def probe(path) -> AudioInfo:
-    """Decode a file fully (to validate it) and return its facts and content hash.
+    """Decode a file fully (to validate it) and return its facts and content hash; a file
+    of more than :data:`PROBE_BLOCK` frames is decoded block by block (the same hash and
+    warnings, in bounded memory).
 
     Raises
     ------
     AudioError
         When the file is missing, corrupt, empty or not audio; the message names the file.
     """
+    p = _check_file(path)
+    if p.suffix.lower() not in AV_EXTENSIONS:
+        long = _probe_blocks(p)  # a long recording: in bounded memory
+        if long is not None:
+            return long
     data, sr = _decode(path)
     mono = to_mono(data)
     return AudioInfo(

@@ -52,11 +52,10 @@ def add_acoustics(f, preds: dict, root, prog=None):
         ``info``: ``{"vad": settings, "n_measured", "failures": [{"item", "reason"}],
         "word_times": bool}``. An unreadable file gets NaN covariates and a failure entry.
     """
-    from ..core.acoustics import VAD_SETTINGS, asr_confidence, covariates
+    from ..core.acoustics import VAD_SETTINGS, asr_confidence, covariates_blocks
     from ..core.audio_paths import audio_file
     from ..core.errors import AudioError
-    from ..core.spans import item_spans
-    from ..core.spans import load as load_span_or_file
+    from ..core.spans import item_spans, iter_blocks
     from ..metrics.hallucination import words_over_nonspeech
 
     try:
@@ -93,9 +92,8 @@ def add_acoustics(f, preds: dict, root, prog=None):
         cols["asr_confidence"].append(asr_confidence(pred.get("confidence"), words))
         try:
             start, end = spans[k] or (None, None)
-            cov = covariates(
-                load_span_or_file(audio_file(root, rel), start_s=start, end_s=end).samples
-            )
+            # block by block: a recording of hours in the memory of one block
+            cov = covariates_blocks(iter_blocks(audio_file(root, rel), start, end))
         except AudioError as exc:
             failures.append({"item": str(f["item_id"].iloc[k]), "reason": exc.reason})
             for c in ("duration_s", "speech_s", "nonspeech_share", "snr_db"):

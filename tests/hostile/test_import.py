@@ -262,7 +262,18 @@ def test_audio_shorter_than_its_header_is_kept_with_a_warning(cli, base):
         p.write_bytes(b[: len(b) // 2])
 
     w = _audio_case(cli, base, truncated)
-    assert "shorter than its header claims" in w and "the header says 1.00 s" in w
+    assert "shorter than its header claims" in w and "the header says 16,000" in w
+
+
+def test_audio_a_few_samples_short_of_its_header_says_how_many(cli, base):
+    """Seconds at two decimals printed "1.00 s on disk, the header says 1.00 s"."""
+
+    def cut(p):
+        write_wav(p, seconds=1.0)
+        p.write_bytes(p.read_bytes()[:-6])  # three 16-bit samples
+
+    w = _audio_case(cli, base, cut)
+    assert "(15,997 samples on disk, the header says 16,000: 3 missing, 0.2 ms)" in w
 
 
 def test_reimport_with_rows_removed_marks_them_stale(cli, base):

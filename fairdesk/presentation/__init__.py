@@ -53,7 +53,7 @@ from .numbers import (
     unit,
 )
 from .radars import MAX_AXES, MIN_AXES, RadarScale, radar, radar_axes, radar_scale
-from .rows import GroupRow, group_rows
+from .rows import GroupRow, clamped_note, clamped_notes, group_ci_flags, group_rows
 from .runs import SEPARATOR, RunSpec, dataset_label, datasets_label, run_conditions, run_name
 from .timeline import timeline_points
 
@@ -97,6 +97,9 @@ __all__ = [
     "fmt_value_ci",
     "group_basis",
     "group_rows",
+    "clamped_note",
+    "clamped_notes",
+    "group_ci_flags",
     "higher_is_better",
     "is_ratio",
     "p_clause",

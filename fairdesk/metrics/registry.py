@@ -53,8 +53,9 @@ class MetricSpec:
         (``explained items``); '' for a metric of every item. A sampled metric is compared on
         its sample alone (its speakers and contents the blocks, the minimums applied to it).
     value_range : ``(lowest, highest)`` value the metric can take (stored units): every CI
-        bound of a group, corpus or plan value is clamped to it (docs/METHODS.md, "Bounds
-        stay inside the metric's range"). Rates ``(0, inf)``, proportions ``(0, 1)``.
+        bound of a group, corpus or plan value is clamped to it
+        (docs/METHODS.md, "Bounds stay inside the metric's range"). Rates ``(0, inf)``,
+        proportions ``(0, 1)``.
     """
 
     id: str

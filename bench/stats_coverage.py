@@ -1,12 +1,12 @@
 """Coverage of the 95% CIs on simulated audits with known truth (METHODS.md §9).
 
-Prints, per row: scheme, design, speakers per group, whether the √(k/(k−1)) small-cluster
-scaling applied (the default scales the speaker scheme only), coverage of the true value and
-the mean CI width, next to the §9 target; then the per-group and corpus-wide value CIs, the
+Prints, per row: scheme, design, speakers per group, whether the small-cluster scaling
+√(k/(k−1)) · t_{0.975,k−1}/z_{0.975} applied (the default scales the speaker scheme only),
+coverage of the true value and the mean CI width, next to the §9 target; then the per-group and corpus-wide value CIs, the
 all-null family-wise rate and the small-audit estimability check; the --audits used, the
 machine's cores and load, and the run time.
 Run: ``.venv/bin/python bench/stats_coverage.py [--audits 300] [--bootstrap 500]
-[--small-audits 1000] [--quick]``.
+[--small-audits 1000] [--quick] [--part gaps|values|checks] [--scheme two-way|speaker]``.
 """
 
 from __future__ import annotations
@@ -32,8 +32,11 @@ GAP_CASES = [
     ("speaker", "unmatched", 12, "auto", True, UNMATCHED, "93-97%"),
     ("speaker", "unmatched", 20, "auto", True, UNMATCHED, "93-97%"),
     ("speaker", "unmatched", 40, "auto", True, UNMATCHED, "93-97%"),
-    # for comparison: the plain percentile cluster bootstrap (--no-small-cluster-scaling)
+    # for comparison: the plain percentile cluster bootstrap (--no-small-cluster-scaling) on
+    # the same simulated audits as the scaled rows, for the widths side by side
     ("speaker", "unmatched", 12, "auto", False, UNMATCHED, "~91%"),
+    ("speaker", "unmatched", 20, "auto", False, UNMATCHED, "report"),
+    ("speaker", "unmatched", 40, "auto", False, UNMATCHED, "report"),
     ("utterance", "independent", None, "auto", True, {"n_utterances": 400}, "93-97%"),
 ]
 #: §3's argument against pairing by content alone when speakers are known (the measured
@@ -52,7 +55,11 @@ VALUE_CASES = [
     ("unmatched", 20, True, UNMATCHED, "93-97%"),
     ("unmatched", 40, True, UNMATCHED, "93-97%"),
     ("unmatched", 12, False, UNMATCHED, "report"),
+    ("unmatched", 20, False, UNMATCHED, "report"),
+    ("unmatched", 40, False, UNMATCHED, "report"),
 ]
+
+PARTS = ("gaps", "values", "checks")
 
 
 def _machine() -> str:
@@ -70,15 +77,51 @@ def main() -> None:
     ap.add_argument("--small-audits", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--quick", action="store_true", help="skip the §3 content/speaker-only rows")
+    ap.add_argument(
+        "--part",
+        action="append",
+        choices=PARTS,
+        help="run only these parts (repeatable; default all): gaps, values, checks (the "
+        "all-null and small-audit studies); a row's simulated audits are the same whichever "
+        "parts run",
+    )
+    ap.add_argument(
+        "--scheme",
+        choices=("two-way", "speaker"),
+        help="only the rows of this scheme (gap rows by label, value rows by design: matched "
+        "is two-way, unmatched the speaker scheme)",
+    )
     args = ap.parse_args()
+    parts = set(args.part or PARTS)
     t_all = time.perf_counter()
     cases = GAP_CASES if args.quick else GAP_CASES + SECTION3_CASES
+    # seeds from the full lists, so that a row's audits do not depend on the rows selected
+    gap_seeds: dict = {}
+    for _, design, spk, resampling, *_ in GAP_CASES + SECTION3_CASES:
+        gap_seeds.setdefault((design, spk, resampling), len(gap_seeds))
+    value_seeds: dict = {}
+    for design, spk, *_ in VALUE_CASES:
+        value_seeds.setdefault((design, spk), len(value_seeds))
+    design_of = {"two-way": "matched", "speaker": "unmatched"}
+    if args.scheme:
+        cases = [c for c in cases if c[0] == args.scheme]
+    values = [c for c in VALUE_CASES if not args.scheme or c[0] == design_of[args.scheme]]
     print(f"--audits {args.audits} --bootstrap {args.bootstrap} --seed {args.seed}; {_machine()}")
     print(
         f"{args.audits} audits per row, {args.bootstrap} resamples, true values from "
         "2,000,000 Monte Carlo draws; logit effect 0.3, base -1.7, speaker sd 0.3, sentence "
         "sd 0.5; matched = 30 shared sentences, unmatched = 15 own sentences per speaker"
     )
+    if "gaps" in parts:
+        _gaps(args, cases, gap_seeds)
+    if "values" in parts:
+        _values(args, values, value_seeds)
+    if "checks" in parts:
+        _checks(args)
+    print(f"\ntotal {time.perf_counter() - t_all:.0f}s (--audits {args.audits}; {_machine()})")
+
+
+def _gaps(args, cases, seeds) -> None:
     print("\nGap (group − reference) CIs")
     head = (
         f"{'scheme':<22} {'design':<12} {'speakers':>8} {'scaled':>6} {'coverage':>9} "
@@ -86,9 +129,9 @@ def main() -> None:
     )
     print(head)
     print("-" * len(head))
-    seeds: dict = {}  # the scaled and unscaled rows of one design share its simulated audits
+    # the scaled and unscaled rows of one design share its simulated audits
     for label, design, spk, resampling, scaled, extra, target in cases:
-        i = seeds.setdefault((design, spk, resampling), len(seeds))
+        i = seeds[(design, spk, resampling)]
         t0 = time.perf_counter()
         r = coverage_study(
             design,
@@ -108,6 +151,9 @@ def main() -> None:
             f"{r['mean_width']:>14.4f} {target:>11} {dt:>6.1f}s",
             flush=True,
         )
+
+
+def _values(args, cases, seeds) -> None:
     print("\nPer-group value CIs (both groups pooled) and the corpus-wide CI")
     head = (
         f"{'design':<12} {'speakers':>8} {'scaled':>6} {'scheme':>9} {'group cov':>9} "
@@ -115,9 +161,8 @@ def main() -> None:
     )
     print(head)
     print("-" * len(head))
-    seeds = {}
-    for design, spk, scaled, extra, target in VALUE_CASES:
-        i = seeds.setdefault((design, spk), len(seeds))
+    for design, spk, scaled, extra, target in cases:
+        i = seeds[(design, spk)]
         t0 = time.perf_counter()
         r = value_coverage_study(
             design,
@@ -136,6 +181,9 @@ def main() -> None:
             f"{r['corpus_width']:>7.4f} {target:>7} {dt:>6.1f}s",
             flush=True,
         )
+
+
+def _checks(args) -> None:
     t0 = time.perf_counter()
     n_fwer = args.fwer_audits or args.audits
     f = familywise_study(n_groups=10, n_audits=n_fwer, n_bootstrap=max(1000, args.bootstrap))
@@ -157,7 +205,6 @@ def main() -> None:
         f"constant at different values (a disparity by §3): {s['constant_different']}; "
         f"verdicts: {verdicts}; {time.perf_counter() - t0:.0f}s"
     )
-    print(f"\ntotal {time.perf_counter() - t_all:.0f}s (--audits {args.audits}; {_machine()})")
 
 
 if __name__ == "__main__":

@@ -43,8 +43,8 @@ def _add_stats_options(s):
         "--small-cluster-scaling",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="scale the speaker scheme's bootstrap deviations by sqrt(k/(k-1)), k = speakers "
-        "on that side, for the gap and the group and corpus CIs drawn by speakers; the "
+        help="scale the speaker scheme's bootstrap deviations by "
+        "sqrt(k/(k-1)) * t(0.975, k-1) / z(0.975), k = speakers on that side, for the gap and the group and corpus CIs drawn by speakers; the "
         "two-way scheme is not scaled (default: on; --no-small-cluster-scaling turns it "
         'off; docs/METHODS.md, "Small numbers of speakers")',
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..jobs.result_parts import Normaliser
 from ..presentation import (
     MISSING_MARK,
+    clamped_notes,
     comparison_basis,
     corpus_label,
     corpus_note,
@@ -110,6 +111,7 @@ def format_groups(res, metrics=None, readings: bool = True) -> str:
             out.append(missing_row_note(g.group, g.n_items))
     if n_missing and any(overall):
         out.append(corpus_note(n_missing))
+    out.extend(clamped_notes(groups, run.summary, metrics))
     # the comparisons of the first shown metric that has any (a --metric der run tests DER
     # alone: its comparisons, not WER's, which has none)
     first = next((m for m in metrics if any(c.metric == m for c in run.comparisons)), None)

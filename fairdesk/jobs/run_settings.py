@@ -13,8 +13,9 @@ from .result_parts import RunSettings
 
 #: Bumped whenever a change alters computed numbers or the stored sentences (part of the
 #: result-cache key; re-exported by :mod:`.audit`); 6: the readings' numbers in the metric's
-#: unit, so a cached result does not answer with the old sentences.
-METRICS_CODE_VERSION = "6"
+#: unit, so a cached result does not answer with the old sentences; 7: the small-cluster
+#: t factor, CI bounds clamped to the metric's range, gap-difference readings naming both gaps.
+METRICS_CODE_VERSION = "7"
 
 if TYPE_CHECKING:
     from .audit import Prepared

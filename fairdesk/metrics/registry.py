@@ -8,6 +8,7 @@ docs/METHODS.md, "Per-item metrics" a ratio of sums, and lets the bootstrap resa
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -51,6 +52,10 @@ class MetricSpec:
         explained items, which carry a denominator > 0), the sample's items in words
         (``explained items``); '' for a metric of every item. A sampled metric is compared on
         its sample alone (its speakers and contents the blocks, the minimums applied to it).
+    value_range : ``(lowest, highest)`` value the metric can take (stored units): every CI
+        bound of a group, corpus or plan value is clamped to it
+        (docs/METHODS.md, "Bounds stay inside the metric's range"). Rates ``(0, inf)``,
+        proportions ``(0, 1)``.
     """
 
     id: str
@@ -66,6 +71,7 @@ class MetricSpec:
     scale: float = 100.0
     decimals: int = 1
     sample: str = ""
+    value_range: tuple[float, float] = field(default=(0.0, math.inf), compare=False)
 
     @property
     def is_ratio(self) -> bool:
@@ -96,9 +102,11 @@ def ratio_metric(
     family="transcription",
     unit=PERCENT_UNIT,
     sample="",
+    value_range=None,
 ):
     """A metric sum(num columns) / sum(den columns), shown in ``unit`` (see :data:`UNITS`);
-    ``sample`` names the items of a metric computed on a sample (see :class:`MetricSpec`)."""
+    ``sample`` names the items of a metric computed on a sample (see :class:`MetricSpec`);
+    ``value_range`` defaults to ``(0, 1)`` for a proportion and ``(0, inf)`` otherwise."""
     num = tuple(num)
     den = tuple(den)
     stats = tuple(dict.fromkeys(num + den))
@@ -123,6 +131,7 @@ def ratio_metric(
         scale,
         decimals,
         sample,
+        value_range or ((0.0, 1.0) if kind == "proportion" else (0.0, math.inf)),
     )
 
 
@@ -147,6 +156,7 @@ def _net_loss() -> MetricSpec:
         "rate",
         _DIA,
         ("dia_expected",),
+        value_range=(-math.inf, 1.0),
     )
 
 
@@ -156,7 +166,13 @@ def _fixed_metrics() -> dict[str, MetricSpec]:
         ratio_metric("sub_rate", "Substitution rate S/N", ("n_sub",), ("n_words",)),
         ratio_metric("del_rate", "Deletion rate D/N", ("n_del",), ("n_words",)),
         ratio_metric("ins_rate", "Insertion rate I/N", ("n_ins",), ("n_words",)),
-        ratio_metric("insertion_ratio", "Insertion ratio I/(S+D+I)", ("n_ins",), _WORD_ERRORS),
+        ratio_metric(
+            "insertion_ratio",
+            "Insertion ratio I/(S+D+I)",
+            ("n_ins",),
+            _WORD_ERRORS,
+            value_range=(0.0, 1.0),
+        ),
         # docs/METHODS.md, "Hallucination flags" (fairdesk.metrics.hallucination)
         ratio_metric(
             "hallucination_rate",
@@ -182,7 +198,12 @@ def _fixed_metrics() -> dict[str, MetricSpec]:
             family=_DIA,
         ),
         ratio_metric(
-            "rdd", "Raw diacritic drop rate D/E", ("dia_dropped",), ("dia_expected",), family=_DIA
+            "rdd",
+            "Raw diacritic drop rate D/E",
+            ("dia_dropped",),
+            ("dia_expected",),
+            family=_DIA,
+            value_range=(0.0, 1.0),  # D = max(0, E - P) per item
         ),
         _net_loss(),
         ratio_metric("ter", "Tone error rate (TER)", _TONE_ERRORS, ("tone_expected",), family=_DIA),
@@ -250,6 +271,7 @@ def _fixed_metrics() -> dict[str, MetricSpec]:
             higher_is_better=True,
             kind="rate",
             family=_CLS,
+            value_range=(-math.inf, math.inf),  # a score of the user's: not checked in [0, 1]
         ),
     ]
     return {s.id: s for s in specs}
@@ -292,6 +314,74 @@ def display_spec(metric: str) -> tuple[str, float, int]:
     if spec is None:
         return UNITS[PERCENT_UNIT]
     return spec.unit, spec.scale, spec.decimals
+
+
+#: The flag of an interval whose bound was clamped to the metric's range (docs/METHODS.md,
+#: "Bounds stay inside the metric's range").
+BOUND_CLAMPED = "bound_clamped"
+
+
+def metric_range(metric) -> tuple[float, float]:
+    """``(lowest, highest)`` value a metric can take, in stored units.
+
+    ``metric`` is a :class:`MetricSpec` or an id; the per-label-set class metrics are in
+    ``[0, 1]``; an unknown id has no range (``(-inf, inf)``: nothing is clamped).
+    """
+    if isinstance(metric, MetricSpec):
+        return metric.value_range
+    if metric in CLASS_METRIC_IDS:
+        return (0.0, 1.0)
+    spec = METRICS.get(str(metric))
+    return spec.value_range if spec is not None else (-math.inf, math.inf)
+
+
+def gap_range(metric, span: int = 1) -> tuple[float, float]:
+    """The largest gaps the metric's range allows: ``value − other value`` lies in
+    ``[low − high, high − low]`` (a proportion's gap in [−1, 1]); ``span`` 2 for a
+    difference of two gaps (``[−2, 2]`` for a proportion)."""
+    lo, hi = metric_range(metric)
+    width = hi - lo
+    return (-span * width, span * width)
+
+
+def _clamped(low: float, high: float, lo: float, hi: float) -> tuple[float, float, bool]:
+    """``low`` and ``high`` inside ``[lo, hi]`` (NaN left as is) and whether either moved."""
+    out_lo = low if math.isnan(low) else min(max(low, lo), hi)
+    out_hi = high if math.isnan(high) else min(max(high, lo), hi)
+    moved = (not math.isnan(low) and out_lo != low) or (not math.isnan(high) and out_hi != high)
+    return out_lo, out_hi, moved
+
+
+def clamp_value_interval(metric, low: float, high: float) -> tuple[float, float, bool]:
+    """A CI of a group, corpus or plan value with its bounds clamped to the metric's range.
+
+    The one rule of docs/METHODS.md, "Bounds stay inside the metric's range": a percentile
+    bound moved past what the metric can take (by the small-cluster scaling, say: a
+    hallucination rate of 1 in 200 got a lower bound of −0.004%) is set to the range's end.
+
+    Parameters
+    ----------
+    metric : a :class:`MetricSpec` or a metric id (:func:`metric_range`).
+    low, high : the bounds in stored units (NaN passes through).
+
+    Returns
+    -------
+    (low, high, clamped)
+        The bounds inside the range, and whether either moved (then the interval carries
+        the flag :data:`BOUND_CLAMPED`).
+    """
+    lo, hi = metric_range(metric)
+    return _clamped(float(low), float(high), lo, hi)
+
+
+def clamp_gap_interval(metric, low: float, high: float, span: int = 1) -> tuple[float, float, bool]:
+    """A gap's CI (or a difference of two values, ``span`` 1; of two gaps, ``span`` 2) cut at
+    the largest gap the metric's range allows (:func:`gap_range`); a gap is not clamped at 0.
+
+    Returns ``(low, high, clamped)`` as :func:`clamp_value_interval`.
+    """
+    lo, hi = gap_range(metric, span)
+    return _clamped(float(low), float(high), lo, hi)
 
 
 def class_labels(columns) -> list[str]:
@@ -342,7 +432,17 @@ def class_metric(id: str, labels) -> MetricSpec:
         count = present.sum(axis=-1)
         return np.where(count > 0, recall.sum(axis=-1) / np.maximum(count, 1), np.nan)
 
-    return MetricSpec(id, _CLASS_LABELS[id], n_cols + c_cols, value, True, "rate", _CLS, n_cols)
+    return MetricSpec(
+        id,
+        _CLASS_LABELS[id],
+        n_cols + c_cols,
+        value,
+        True,
+        "rate",
+        _CLS,
+        n_cols,
+        value_range=(0.0, 1.0),
+    )
 
 
 _NEEDS = {

@@ -61,7 +61,7 @@ from .radars import (
     radar_scale,
     small_note,
 )
-from .rows import GroupRow, group_rows
+from .rows import GroupRow, clamped_note, clamped_notes, group_ci_flags, group_rows
 from .runs import (
     SEPARATOR,
     RunSpec,
@@ -113,6 +113,9 @@ __all__ = [
     "fmt_value_ci",
     "group_basis",
     "group_rows",
+    "clamped_note",
+    "clamped_notes",
+    "group_ci_flags",
     "higher_is_better",
     "is_ratio",
     "p_clause",

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from ..metrics.registry import BOUND_CLAMPED, metric_range
 from .basis import group_basis, with_basis
-from .labels import short_group
+from .labels import metric_short, short_group
 from .numbers import finite, fmt_value, fmt_value_ci, scale
 
 
@@ -25,6 +26,8 @@ class GroupRow:
     n_items, n_speakers : the group's counts.
     basis : the basis E of a diacritic metric, None for any other
         (docs/METHODS.md, "When the diacritic metrics apply").
+    clamped : whether a bound of the CI was clamped to the metric's range (the flag
+        ``bound_clamped``; :func:`clamped_note` says it in words).
     """
 
     group: str
@@ -38,6 +41,7 @@ class GroupRow:
     n_items: int | None = None
     n_speakers: int | None = None
     basis: float | None = None
+    clamped: bool = False
 
 
 def group_rows(
@@ -89,6 +93,53 @@ def group_rows(
                 n_items=g.n_items,
                 n_speakers=g.n_speakers,
                 basis=e,
+                clamped=BOUND_CLAMPED in group_ci_flags(g, metric),
             )
         )
     return rows
+
+
+def group_ci_flags(group, metric: str) -> tuple[str, ...]:
+    """The flags of a group's own CI of ``metric`` (``GroupInfo.ci_flags``; none in runs
+    stored before they were recorded)."""
+    return tuple((getattr(group, "ci_flags", None) or {}).get(metric) or ())
+
+
+def _range_text(metric: str) -> str:
+    lo, hi = metric_range(metric)
+    if hi == float("inf"):
+        return f"≥ {fmt_value(metric, lo)}"
+    if lo == float("-inf"):
+        return f"≤ {fmt_value(metric, hi)}"
+    return f"{fmt_value(metric, lo)} to {fmt_value(metric, hi)}"
+
+
+def clamped_note(metric: str, where: Iterable[str]) -> str:
+    """The note of the intervals of ``metric`` whose bound was clamped to its range
+    (docs/METHODS.md, "Bounds stay inside the metric's range"), '' when none:
+    ``bound_clamped: the hallucination rate CI of female, (corpus) reached past what the
+    metric can take (0.0% to 100.0%) and was cut at its end``."""
+    names = list(dict.fromkeys(where))
+    if not names:
+        return ""
+    return (
+        f"bound_clamped: the {metric_short(metric)} CI of {', '.join(names)} reached past what "
+        f"the metric can take ({_range_text(metric)}) and was cut at its end"
+    )
+
+
+def clamped_notes(groups: Iterable, summary: Mapping, metrics: Iterable[str]) -> list[str]:
+    """:func:`clamped_note` per metric for the groups' own CIs (``GroupInfo.ci_flags``) and
+    the corpus CI (``MetricSummary.overall["flags"]``, named ``(corpus)``)."""
+    groups = list(groups)
+    out = []
+    for m in metrics:
+        where = [short_group(g.group) for g in groups if BOUND_CLAMPED in group_ci_flags(g, m)]
+        s = summary.get(m) if summary else None
+        overall = (getattr(s, "overall", None) if s is not None else None) or {}
+        if BOUND_CLAMPED in (overall.get("flags") or ()):
+            where.append("(corpus)")
+        note = clamped_note(m, where)
+        if note:
+            out.append(note)
+    return out

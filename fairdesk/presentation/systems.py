@@ -15,6 +15,7 @@ from .rows import GroupRow, group_rows
 __all__ = [
     "GAP_WORDS",
     "MISSING",
+    "SIGNIFICANT_GAP",
     "SYSTEM_WORDS",
     "classical_line",
     "comparison_head",
@@ -44,7 +45,7 @@ SYSTEM_WORDS = {
 GAP_WORDS = {
     "fairer": "fairer",
     "less_fair": "less fair",
-    "reversed": "reversed (the disadvantage moved to the other side)",
+    "reversed": "reversed (the gap changed sign)",
     "difference_small": "significant but small",
     "inconclusive_underpowered": "inconclusive (underpowered)",
     "no_difference_detected": "no difference detected",
@@ -89,39 +90,82 @@ def _gap_points(metric: str, x) -> str:
     return text.replace(" pp", " points")
 
 
-def gap_sentence(g) -> str:
-    """``pocketsphinx-en-us narrows the child-vs-adult WER gap by 6.1 points [2.0, 10.3],
-    p_adj 0.01: fairer``.
+#: A gap's own verdicts (the per-system audits') that make it significant: only such a gap
+#: is read as a disadvantage (docs/METHODS.md, "Gap difference").
+SIGNIFICANT_GAP = ("disparity_detected", "significant_but_small")
 
-    Where both gaps have one sign the size and CI are of the change in the gap's size
-    (narrowing or widening; ΔGap = gap_B − gap_A with the sign of the baseline's gap); where
-    the sign flips, both gaps and ΔGap [CI] are given."""
+
+def _own_gap(metric: str, system: str, gap, ci, verdict, baseline: bool) -> str:
+    """``A's gap of -11.5 pp [-32.0, +7.3] was inconclusive_underpowered`` (the baseline) or
+    ``B's is +14.7 pp [+2.0, +27.0], disparity_detected`` (the system)."""
+    bounds = ""
+    if ci is not None and len(ci) == 2:
+        shown = fmt_ci(metric, ci[0], ci[1], gap=True, with_unit=False)
+        bounds = "" if shown == MISSING else f" {shown}"
+    if baseline:
+        said = f" was {verdict}" if verdict else ""
+        return f"{system}'s gap of {fmt_gap(metric, gap)}{bounds}{said}"
+    said = f", {verdict}" if verdict else ""
+    return f"{system}'s is {fmt_gap(metric, gap)}{bounds}{said}"
+
+
+def _disadvantage(g, a: float, b: float, d: float) -> str:
+    """What happened to the baseline's disadvantage, said only where its gap is itself
+    significant (and a move to the other side only where the system's gap is too); '' else."""
+    if g.verdict not in _TESTED or g.baseline_gap_verdict not in SIGNIFICANT_GAP or a == 0:
+        return ""
+    if b != 0 and (a < 0) != (b < 0):
+        if g.gap_verdict in SIGNIFICANT_GAP:
+            return "the disadvantage moved to the other side"
+        return ""
+    sign = 1.0 if a >= 0 else -1.0
+    change = sign * d  # > 0: the gap grew
+    if change == 0:
+        return "the disadvantage is unchanged"
+    k = 1.0 if change > 0 else -1.0
+    ci = ""
+    lo, hi = finite(g.ci_low), finite(g.ci_high)
+    if lo is not None and hi is not None:
+        ends = sorted((k * sign * lo, k * sign * hi))
+        ci = " " + fmt_ci(g.metric, ends[0], ends[1], gap=False, with_unit=False)
+    verb = "widened" if change > 0 else "narrowed"
+    return f"the disadvantage {verb} by {_gap_points(g.metric, change)}{ci}"
+
+
+def gap_sentence(g) -> str:
+    """One gap difference in words (docs/METHODS.md, "Gap difference"): both gaps with their
+    own CIs and verdicts, ΔGap with its CI, p_adj and verdict, and what happened to the
+    disadvantage only where the baseline's gap is itself significant:
+
+    ``B vs A, child-vs-adult WER gap: A's gap of +10.0 pp [+4.0, +16.0] was
+    disparity_detected; B's is +3.9 pp [-1.0, +8.8], inconclusive_underpowered; ΔGap -6.1 pp
+    [-10.3, -2.0], p_adj 0.010: fairer; the disadvantage narrowed by 6.1 points [2.0, 10.3]``.
+
+    Where the baseline's gap was not significant the sentence says what changed in numbers
+    only (``A's gap of -11.5 pp [-32.0, +7.3] was inconclusive_underpowered; B's is +14.7 pp
+    [+2.0, +27.0], disparity_detected``). Each gap's CI and verdict come from its system's
+    own audit (``GapDifference.gap_ci``, ``gap_verdict``, ...); without them the gaps are
+    given as numbers."""
     pair = f"{short_group(g.group)}-vs-{short_group(g.reference)} {metric_short(g.metric)} gap"
     a, b, d = finite(g.baseline_gap), finite(g.gap), finite(g.difference)
     tested = g.verdict in _TESTED
     lo, hi = finite(g.ci_low), finite(g.ci_high)
     tail = f", p_adj {fmt_p(g.p_adjusted)}" if tested else (f" ({g.reason})" if g.reason else "")
     word = GAP_WORDS.get(g.verdict, g.verdict)
+    head = f"{g.system} vs {g.baseline}, {pair}"
     if a is None or b is None or d is None:
-        return f"{g.system} leaves the {pair} unmeasured{tail}: {word}"
-    if (a < 0) != (b < 0) and a != 0 and b != 0:
-        ci = fmt_ci(g.metric, lo, hi, gap=True, with_unit=False) if tested else ""
-        return (
-            f"{g.system} turns the {pair} from {fmt_gap(g.metric, a)} to "
-            f"{fmt_gap(g.metric, b)} (ΔGap {fmt_gap(g.metric, d)} {ci}".rstrip()
-            + f"){tail}: {word}"
-        )
-    sign = 1.0 if (a if a != 0 else b) >= 0 else -1.0
-    change = sign * d  # > 0: the gap grew
-    verb = "widens" if change > 0 else "narrows" if change < 0 else "leaves unchanged"
-    k = 1.0 if change > 0 else -1.0
+        return f"{head} unmeasured{tail}: {word}"
+    both = (
+        _own_gap(g.metric, g.baseline, a, g.baseline_gap_ci, g.baseline_gap_verdict, True)
+        + "; "
+        + _own_gap(g.metric, g.system, b, g.gap_ci, g.gap_verdict, False)
+    )
     ci = ""
     if tested and lo is not None and hi is not None:
-        ends = sorted((k * sign * lo, k * sign * hi))
-        ci = " " + fmt_ci(g.metric, ends[0], ends[1], gap=False, with_unit=False)
-    if change == 0:
-        return f"{g.system} leaves the {pair} unchanged{ci}{tail}: {word}"
-    return f"{g.system} {verb} the {pair} by {_gap_points(g.metric, change)}{ci}{tail}: {word}"
+        ci = " " + fmt_ci(g.metric, lo, hi, gap=True, with_unit=False)
+    out = f"{head}: {both}; ΔGap {fmt_gap(g.metric, d)}{ci}{tail}: {word}"
+    said = _disadvantage(g, a, b, d)
+    return f"{out}; {said}" if said else out
 
 
 def classical_line(c) -> str:

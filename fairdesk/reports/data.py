@@ -47,6 +47,8 @@ class Overall:
     n_missing: int = 0
     #: the basis E of a diacritic metric's corpus value (None for any other metric)
     basis: float | None = None
+    #: the CI's flags (``bound_clamped``: a bound clamped to the metric's range)
+    flags: tuple[str, ...] = ()
 
 
 def summary_overall(s: MetricSummary | None) -> Overall | None:
@@ -61,6 +63,7 @@ def summary_overall(s: MetricSummary | None) -> Overall | None:
         o.get("scheme"),
         int(o.get("n_missing") or 0),
         o.get("basis"),
+        tuple(o.get("flags") or ()),
     )
 
 

@@ -28,6 +28,7 @@ from ..presentation import (
     MISSING_MARK,
     MISSING_STATUS,
     RunSpec,
+    clamped_notes,
     comparison_basis,
     corpus_note,
     count,
@@ -266,6 +267,7 @@ def _group_values(run: AuditRun) -> dict:
         "rows": rows,
         "overall": overall if has_overall else None,
         "corpus_note": corpus_note(n_missing) if has_overall else "",
+        "clamped_notes": clamped_notes(run.groups, run.summary, metrics),
         "summary": summ,
         "has_ci": any(c["ci"] for r in rows for c in r["cells"]),
     }

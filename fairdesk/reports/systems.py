@@ -203,6 +203,9 @@ def comparison_rows(d, cmp=None) -> list[dict]:
                         )
                 elif k == "flags":
                     r[k] = ";".join(map(str, v or ()))
+                elif k in ("baseline_gap_ci", "gap_ci"):  # each gap's own CI, in two cells
+                    lo, hi = v if v is not None and len(v) == 2 else (None, None)
+                    r[f"{k}_low"], r[f"{k}_high"] = lo, hi
                 else:
                     r[k] = v
             out.append(r)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..presentation import group_basis
+from ..presentation import group_basis, group_ci_flags
 from .data import RunData, group_ci, summary_overall
 
 #: Extensions :func:`write_table` knows.
@@ -117,6 +117,7 @@ def groups_table(d: RunData) -> pd.DataFrame:
                     "ci_high": ci[1],
                     "ci_scheme": (g.ci_scheme or {}).get(m),
                     "ci_note": (g.ci_note or {}).get(m),
+                    "ci_flags": ";".join(group_ci_flags(g, m)),
                     "basis": group_basis(g, m),
                     "n_items": g.n_items,
                     "n_speakers": g.n_speakers,
@@ -140,6 +141,7 @@ def groups_table(d: RunData) -> pd.DataFrame:
                     "ci_high": ci[1],
                     "ci_scheme": o.scheme,
                     "ci_note": None,
+                    "ci_flags": ";".join(o.flags),
                     "basis": o.basis,
                     "n_items": len(d.items),
                     "n_speakers": None,
@@ -162,6 +164,9 @@ GROUP_COLUMNS = [
     "ci_high",
     "ci_scheme",
     "ci_note",
+    # bound_clamped where a CI bound was clamped to the metric's range (docs/METHODS.md,
+    # "Bounds stay inside the metric's range")
+    "ci_flags",
     # the basis E (expected marks) of a diacritic metric's value, empty for every other
     # metric (docs/METHODS.md, "When the diacritic metrics apply")
     "basis",

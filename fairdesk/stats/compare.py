@@ -296,6 +296,7 @@ def _compare_groups(
                 ci=ci_groups[g]["ci"],
                 ci_scheme=ci_groups[g]["ci_scheme"],
                 ci_note=ci_groups[g]["ci_note"],
+                ci_flags=ci_groups[g]["ci_flags"],
                 missing=g in descriptive,
                 basis={m: float(b[i]) for m, b in bases.items()} or None,
             )

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fairdesk.metrics.registry import MetricSpec
+from fairdesk.metrics.registry import BOUND_CLAMPED, MetricSpec, clamp_gap_interval
 from fairdesk.stats.bootstrap import PairBootstrap
 from fairdesk.stats.estimability import (
     SCALED_SCHEMES,
@@ -82,6 +82,8 @@ class Pending:
     #: the sample's blocks (where no bootstrap ran, so ``pb`` cannot give them)
     blocks: BlockCounts | None = None
     single_speaker: bool = False
+    #: whether the CI was cut at the largest gap the metric's range allows
+    clamped: bool = False
     #: leave-one-speaker-out (p, gap, value) per group speaker, computed where p < alpha
     jack: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
@@ -172,7 +174,8 @@ def pending_one(
         )
         return pc
     if finite.size >= 2:
-        pc.ci_low, pc.ci_high = (float(x) for x in np.percentile(finite, [2.5, 97.5]))
+        lo, hi = (float(x) for x in np.percentile(finite, [2.5, 97.5]))
+        pc.ci_low, pc.ci_high, pc.clamped = clamp_gap_interval(spec, lo, hi)
         pc.mde = MDE_FACTOR * float(np.std(finite, ddof=1))
     if spec.kind == "proportion":
         pc.effect_size = cohens_h(v, rv)
@@ -273,6 +276,8 @@ def finish(
         flags.append("p_unresolvable")
     if settings.small_cluster_scaling and pc.scheme in SCALED_SCHEMES:
         flags.append("small_cluster_scaled")
+    if pc.clamped:
+        flags.append(BOUND_CLAMPED)
     confounded = False
     significant = math.isfinite(p_adj) and p_adj < settings.alpha
     if pb.n_group_speakers is not None and pb.n_group_speakers < MIN_SPEAKERS_FOR_TRUST:

@@ -13,6 +13,7 @@ These functions are pure and work on numpy arrays; ``compare`` wires them in.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -209,15 +210,35 @@ def rule_of_three(value: float, n_group: float, n_reference: float, unit: str) -
 SCALED_SCHEMES = ("speaker",)
 
 
-def scale_small_clusters(reps: np.ndarray, estimate, k: int | None) -> np.ndarray:
-    """Replicate deviations from the estimate scaled by √(k/(k−1)) (docs/METHODS.md, "Small numbers of speakers").
+#: Two-sided level of every percentile interval (95%): the t factor's quantile.
+CI_LEVEL = 0.95
 
-    The percentile cluster bootstrap's variance is (k−1)/k of the unbiased one with k
-    clusters; scaling the deviations restores it. ``reps`` may be replicate sums
-    ``(B, n_stats)`` with ``estimate`` the observed sums. ``k`` None or < 2 leaves ``reps``
-    as is.
+
+@functools.lru_cache(maxsize=256)
+def small_cluster_factor(k: int, level: float = CI_LEVEL) -> float:
+    """f = √(k/(k−1)) · t_{1−α/2, k−1} / z_{1−α/2} (docs/METHODS.md, "Small numbers of speakers").
+
+    The percentile cluster bootstrap over k clusters has (k−1)/k of the unbiased variance
+    (the square root restores it), and an interval whose SE comes from k clusters needs
+    Student's t with k − 1 degrees of freedom, not z (the quantile ratio). ``level`` is the
+    interval's two-sided level (α = 1 − level). ``k`` < 2 gives 1 (nothing to scale).
+    """
+    if k < 2:
+        return 1.0
+    from scipy.stats import norm, t
+
+    q = 1.0 - (1.0 - level) / 2.0
+    return math.sqrt(k / (k - 1)) * float(t.ppf(q, k - 1)) / float(norm.ppf(q))
+
+
+def scale_small_clusters(reps: np.ndarray, estimate, k: int | None) -> np.ndarray:
+    """Replicate deviations from the estimate times ``small_cluster_factor(k)`` (docs/METHODS.md, "Small numbers of speakers").
+
+    ``reps`` may be replicate sums ``(B, n_stats)`` with ``estimate`` the observed sums (one
+    stratum or one side of a comparison: each is scaled with its own k before sides are
+    differenced or strata added). ``k`` None or < 2 leaves ``reps`` as is.
     """
     if k is None or k < 2:
         return reps
     est = np.asarray(estimate, dtype=float)
-    return est + math.sqrt(k / (k - 1)) * (np.asarray(reps, dtype=float) - est)
+    return est + small_cluster_factor(int(k)) * (np.asarray(reps, dtype=float) - est)

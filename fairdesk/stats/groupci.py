@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fairdesk.metrics.registry import BOUND_CLAMPED, clamp_value_interval
 from fairdesk.metrics.units import fmt_value
 from fairdesk.stats.bootstrap import (
     MIN_SHARED_CONTENT,
@@ -48,7 +49,7 @@ class ValueBootstrap:
     reps : ``(B, n_stats)`` replicate sums (None when not estimable).
     n_speakers, n_contents, n_items : block counts (None where the scheme has none).
     problem : why no CI (None when estimable).
-    scaled : whether the √(k/(k−1)) small-cluster scaling was applied.
+    scaled : whether the small-cluster scaling (``estimability.small_cluster_factor``) was applied.
     """
 
     scheme: str | None
@@ -130,7 +131,7 @@ def bootstrap_value(
         ``speaker``, ``content`` (one content draw), ``utterance`` (items within strata).
     n_rep : replicates.
     rng : generator.
-    scale : apply the √(k/(k−1)) scaling per stratum (k = its speakers) for the speaker
+    scale : apply the small-cluster scaling per stratum (k = its speakers) for the speaker
         scheme (``SCALED_SCHEMES``; the two-way scheme is left as drawn).
     keep_counts : keep the count matrices (``ValueBootstrap.counts``) so that a check can
         recompute the replicates; the draws are the same either way.
@@ -317,7 +318,7 @@ def group_intervals(
     analysed : groups pooled into the corpus-wide value (every group when empty).
     speakers, contents : integer codes per row (negative = missing), or None.
     requested : the run's ``resampling`` setting.
-    scale : √(k/(k−1)) small-cluster scaling (of the groups and strata drawn by speakers).
+    scale : small-cluster scaling √(k/(k−1)) · t_{k−1}/z (of the groups and strata drawn by speakers).
     n_rep : replicates.
     rng_for : ``rng_for(*parts)`` → generator (deterministic per group).
     unchecked : pooled groups left out of the corpus scheme's unit check (the descriptive
@@ -327,8 +328,11 @@ def group_intervals(
     -------
     (per_group, overall)
         ``per_group[label] = {"ci": {metric: [lo, hi] | None}, "ci_scheme": {metric: str},
-        "ci_note": {metric: str}}``; ``overall[metric] = {"value", "ci", "scheme",
-        "n_groups", "n_speakers", "n_contents", "scaled", "note"}``.
+        "ci_note": {metric: str}, "ci_flags": {metric: ["bound_clamped"]}}``;
+        ``overall[metric] = {"value", "ci", "scheme", "n_groups", "n_speakers",
+        "n_contents", "scaled", "note", "flags"}``. Every percentile CI's bounds are
+        clamped to the metric's range (``metrics.registry.clamp_value_interval``); a
+        clamped one carries the flag ``bound_clamped``.
     """
     has_spk = speakers is not None
     pos = {g: i for i, g in enumerate(labels)}
@@ -336,7 +340,9 @@ def group_intervals(
     def _den(spec, c):
         return [c[spec.stats.index(d)] for d in spec.denominator if d in spec.stats]
 
-    def metric_ci(vb, spec, c, item_idx):
+    def metric_ci(vb, spec, c, item_idx) -> tuple:
+        """``(ci, scheme, note)`` or, for a percentile interval, ``(ci, scheme, None,
+        clamped)``: its bounds clamped to the metric's range."""
         den = [c[spec.stats.index(d)] for d in spec.denominator if d in spec.stats]
         n = float(X[np.ix_(item_idx, den)].sum()) if den else float(len(item_idx))
         if has_basis(spec) and n < MIN_BASIS:  # docs/METHODS.md, "When the diacritic metrics apply"
@@ -376,7 +382,8 @@ def group_intervals(
                 "not_estimable",
                 ("the resampled values do not vary although the items do: no interval"),
             )
-        return list(percentile_ci(finite)), vb.scheme, None
+        lo, hi, clamped = clamp_value_interval(spec, *percentile_ci(finite))
+        return [lo, hi], vb.scheme, None, clamped
 
     sharing = (
         np.zeros(len(labels), dtype=bool)
@@ -400,13 +407,15 @@ def group_intervals(
             vb = bootstrap_value(
                 X, [idx], speakers, contents, scheme, n_rep, rng_for("group_ci", g), scale=scale
             )
-        out = {"ci": {}, "ci_scheme": {}, "ci_note": {}}
+        out = {"ci": {}, "ci_scheme": {}, "ci_note": {}, "ci_flags": {}}
         for spec, c in specs_cols:
-            ci, sch, note = metric_ci(vb, spec, c, idx)
+            ci, sch, note, *clamped = metric_ci(vb, spec, c, idx)
             out["ci"][spec.id] = ci
             out["ci_scheme"][spec.id] = sch
             if note:
                 out["ci_note"][spec.id] = note
+            if any(clamped):
+                out["ci_flags"][spec.id] = [BOUND_CLAMPED]
         out["ci_scaled"] = vb.scaled
         return out
 
@@ -448,7 +457,7 @@ def group_intervals(
         )
     overall = {}
     for spec, c in specs_cols:
-        ci, sch, note = metric_ci(vb, spec, c, rows)
+        ci, sch, note, *clamped = metric_ci(vb, spec, c, rows)
         overall[spec.id] = {
             "value": float(np.asarray(spec.compute(vb.point[c]), dtype=float)),
             "ci": ci,
@@ -459,6 +468,7 @@ def group_intervals(
             "n_contents": vb.n_contents,
             "scaled": vb.scaled,
             "note": note,
+            "flags": [BOUND_CLAMPED] if any(clamped) else [],
         }
         if has_basis(spec):  # the corpus value's basis E
             overall[spec.id]["basis"] = float(X[np.ix_(rows, _den(spec, c))].sum())

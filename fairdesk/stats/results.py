@@ -131,7 +131,8 @@ class Comparison:
     direction : ``worse``, ``better`` or ``equal`` (respects higher_is_better).
     flags : caveats: ``content_confounded`` (unmatched design), ``shared_content_subset``
         (paired scheme dropped unshared items), ``conditional_on_speakers`` (content scheme
-        with speaker ids), ``fewer_than_10_speakers``, ``speaker_jackknife_flip``,
+        with speaker ids), ``small_cluster_scaled`` (speaker scheme, small-cluster scaling),
+        ``bound_clamped`` (the CI cut at the largest gap the metric's range allows), ``fewer_than_10_speakers``, ``speaker_jackknife_flip``,
         ``undefined_replicates_dropped`` (NaN replicates left out), ``p_unresolvable``
         (comparisons / (n_bootstrap + 1) ≥ alpha: no p_adjusted can fall below alpha).
     n_items, n_speakers : the group's analysed items and speakers (None without ids).
@@ -202,6 +203,10 @@ class GroupInfo:
         ``utterance``, ``rule_of_three`` for a constant group, ``not_estimable``,
         ``descriptive`` for a diacritic metric on fewer than 10 expected marks).
     ci_note : metric id → why there is no CI, or how a rule-of-three one was made.
+    ci_flags : metric id → the CI's flags: ``bound_clamped`` where a bound was clamped to
+        the metric's range (docs/METHODS.md, "Bounds stay inside the metric's range");
+        metrics without a flag are absent; None (left out of the JSON) in runs stored before
+        the flags were recorded.
     wer_dominated_by : the item that dominates the group's WER (``item, errors,
         group_errors, share, wer, wer_without_item``), None when none does; written by the
         pitfalls stage (``jobs.pitfalls.pitfalls_stage``).
@@ -223,6 +228,7 @@ class GroupInfo:
     ci: dict = dataclasses.field(default_factory=dict)
     ci_scheme: dict = dataclasses.field(default_factory=dict)
     ci_note: dict = dataclasses.field(default_factory=dict)
+    ci_flags: dict | None = dataclasses.field(default=None, metadata={"omit_none": True})
     wer_dominated_by: dict | None = None
     missing: bool = False
     basis: dict | None = dataclasses.field(default=None, metadata={"omit_none": True})
@@ -236,7 +242,7 @@ class GroupInfo:
     def to_dict(self) -> dict:
         """JSON-ready dict (NaN/inf → None; ``wer_dominated_by`` only once set, ``basis``
         only where the run has diacritic metrics)."""
-        return _fields_dict(self, ("wer_dominated_by", "basis"))
+        return _fields_dict(self, ("wer_dominated_by", "basis", "ci_flags"))
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,8 @@ class AuditSettings:
         stratified sample.
     normaliser : text normaliser name used by the metrics (recorded with the results).
     small_cluster_scaling : scale the replicate deviations of the speaker scheme by
-        √(k/(k−1)), k = speakers on that side, for the gap CIs and the group and corpus CIs
+        f = √(k/(k−1)) · t_{0.975, k−1} / z_{0.975}, k = speakers on that side
+        (``stats.estimability.small_cluster_factor``), for the gap CIs and the group and corpus CIs
         drawn by speakers (per stratum); the two-way scheme is not scaled (docs/METHODS.md,
         "Small numbers of speakers"). On by default; a stored run without the key was made
         before that and reads as off (``STORED_DEFAULTS``).

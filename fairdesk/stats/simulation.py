@@ -178,7 +178,7 @@ def coverage_study(
     seed : seed of the simulation (each audit also gets its own bootstrap seed).
     metric : ``wer``, ``sub_rate`` or ``em``.
     resampling : ``auto`` or a forced scheme (e.g. ``content`` to reproduce the panel).
-    small_cluster_scaling : the √(k/(k−1)) scaling of docs/METHODS.md, "Small numbers of speakers"
+    small_cluster_scaling : the √(k/(k−1)) · t_{k−1}/z scaling of docs/METHODS.md, "Small numbers of speakers"
         (on by default, as in ``AuditSettings``; it scales the speaker scheme only).
     **sim : passed to ``simulate_audit``.
 

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from fairdesk.stats.results import AuditResult, BlockCounts, NoVariation
@@ -66,7 +68,8 @@ class SystemDifference:
     (``descriptive``, ``not_estimable``, ``no_variation``) have NaN CI and p and a ``reason``.
     ``flags``: ``small_cluster_scaled``; ``two_way_corrected`` where the two-way replicates
     were scaled to the cluster-robust variance (see docs/METHODS.md,
-    "Common items and paired replicates").
+    "Common items and paired replicates"); ``bound_clamped`` where the CI was cut at the
+    largest difference the metric's range allows.
     """
 
     metric: str
@@ -100,9 +103,15 @@ class GapDifference:
     Both gaps are ``value(group) − value(reference)`` on the analysed items (the shared
     content for the two-way scheme) and on the same replicate draws. ``verdict`` is one of
     :data:`GAP_VERDICTS`: ``fairer`` (the system's gap is smaller), ``reversed`` (the sign
-    flips and the system's gap is still practical: the disadvantage moved to the other
-    side), ``less_fair``, ``difference_small``, ``inconclusive_underpowered``,
-    ``no_difference_detected``, or an untested status with a ``reason``.
+    flips and the system's gap is still practical), ``less_fair``, ``difference_small``,
+    ``inconclusive_underpowered``, ``no_difference_detected``, or an untested status with a
+    ``reason``. ``reversed`` reads as "the disadvantage moved to the other side" only where
+    both gaps are themselves significant (docs/METHODS.md, "Gap difference").
+
+    ``baseline_gap_ci``, ``gap_ci`` and ``baseline_gap_verdict``, ``gap_verdict``: each gap's
+    own 95% CI and verdict, from the baseline's and the system's own audits on the common
+    items (``SystemComparisonResult.audits``); None where those audits were not run (or in
+    runs stored before they were recorded).
     """
 
     metric: str
@@ -126,6 +135,24 @@ class GapDifference:
     flags: tuple[str, ...] = ()
     reason: str | None = None
     no_variation: NoVariation | None = None
+    baseline_gap_ci: tuple[float, ...] | None = None
+    gap_ci: tuple[float, ...] | None = None
+    baseline_gap_verdict: str | None = None
+    gap_verdict: str | None = None
+
+
+def with_own_gaps(g: GapDifference, audits: Mapping[str, AuditResult]) -> GapDifference:
+    """The gap difference with each gap's own CI and verdict from the baseline's and the
+    system's own audits (docs/METHODS.md, "Gap difference": its reading names both)."""
+    own: dict = {}
+    for key, name in (("baseline_gap", g.baseline), ("gap", g.system)):
+        try:
+            c = audits[name].comparison(g.metric, g.group)
+        except KeyError:
+            continue
+        own[f"{key}_ci"] = (c.ci_low, c.ci_high)
+        own[f"{key}_verdict"] = c.verdict
+    return dataclasses.replace(g, **own) if own else g
 
 
 @dataclass(frozen=True)

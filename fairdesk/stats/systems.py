@@ -14,7 +14,7 @@ against the baseline A (the first system):
   scheme (two-way, speaker, content, utterance; docs/METHODS.md, "Resampling schemes");
 * CI (percentile), p (null-centred bootstrap), MDE, the estimability and descriptive rules,
   Holm over every system-difference and gap-difference test (B raised to ⌈5·m/α⌉ with this
-  m), the √(k/(k−1)) small-cluster scaling where the scheme is by speaker, and the verdicts
+  m), the small-cluster scaling √(k/(k−1))·t_{k−1}/z where the scheme is by speaker, and the verdicts
   of :mod:`fairdesk.stats.system_verdicts`;
 * the sign test and the Wilcoxon signed-rank test on per-utterance values, corpus-wide,
   labelled as assuming independent utterances (:mod:`fairdesk.stats.system_classical`);
@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from fairdesk.metrics.registry import MetricSpec
+from fairdesk.metrics.registry import BOUND_CLAMPED, MetricSpec, clamp_gap_interval
 from fairdesk.stats.bootstrap import (
     MIN_SHARED_CONTENT,
     PairBootstrap,
@@ -80,6 +80,7 @@ from fairdesk.stats.system_results import (
     GapDifference,
     SystemComparisonResult,
     SystemDifference,
+    with_own_gaps,
 )
 from fairdesk.stats.system_verdicts import gap_verdict, system_threshold, system_verdict
 from fairdesk.stats.verdicts import direction
@@ -181,6 +182,9 @@ def compare_systems(
                 speaker_col=speaker_col,
                 content_col=content_col,
             )
+        result["gap_differences"] = tuple(
+            with_own_gaps(g, per_system) for g in result["gap_differences"]
+        )
     return SystemComparisonResult(
         systems=items.systems,
         baseline=items.systems[0],
@@ -409,13 +413,16 @@ def _untested(rec: dict, status: str, reason: str | None, no_variation=None) -> 
     return rec
 
 
-def _interval(reps: np.ndarray, point: float, rec: dict) -> None:
+def _interval(reps: np.ndarray, point: float, rec: dict, spec, span: int) -> None:
+    """CI (cut at the largest difference the metric's range allows: ``span`` 1 for a
+    difference of values, 2 for one of gaps), MDE and p of the replicate differences."""
     finite = reps[np.isfinite(reps)]
     if finite.size >= 2:
         lo, hi = np.percentile(finite, [2.5, 97.5])
-        rec.update(
-            ci_low=float(lo), ci_high=float(hi), mde=MDE_FACTOR * float(np.std(finite, ddof=1))
-        )
+        lo, hi, clamped = clamp_gap_interval(spec, float(lo), float(hi), span)
+        rec.update(ci_low=lo, ci_high=hi, mde=MDE_FACTOR * float(np.std(finite, ddof=1)))
+        if clamped:
+            rec["flags"] = (*rec["flags"], BOUND_CLAMPED)
     rec["p_value"] = bootstrap_p(point, reps)
     if finite.size < reps.size:
         rec["flags"] = (*rec["flags"], "undefined_replicates_dropped")
@@ -488,7 +495,7 @@ def _difference(items, spec, j, g, r, vb: ValueBootstrap, settings, units):
         totals = X[r].sum(axis=0)
         parts = [(X[s], spk[s], cont[s], 1, totals) for s in strata]
         reps = _corrected(reps, delta, difference_factor(spec, cb, ca, parts), rec)
-    _interval(reps, delta, rec)
+    _interval(reps, delta, rec, spec, 1)
     return rec, reps
 
 
@@ -607,5 +614,5 @@ def _gap_difference(
             for Xs, side, ix, sign in ((Xg, gs, g_rows, 1), (Xr, rs, r_rows, -1))
         ]
         d_reps = _corrected(d_reps, diff, difference_factor(spec, cb, ca, parts), rec)
-    _interval(d_reps, diff, rec)
+    _interval(d_reps, diff, rec, spec, 2)
     return rec, d_reps

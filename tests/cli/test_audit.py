@@ -502,7 +502,7 @@ def test_small_cluster_scaling_is_on_by_default_and_no_small_cluster_scaling_tur
     tmp_path,
 ):
     """An unmatched table (every utterance its own sentence: the speaker scheme), 8 speakers
-    per group: by default its gap CI is scaled by √(8/7) (docs/METHODS.md, "Small numbers of
+    per group: by default its gap CI is scaled by √(8/7) · t_{0.975,7}/z (docs/METHODS.md, "Small numbers of
     speakers") and the settings say so; ``--no-small-cluster-scaling`` records off and gives
     the plain interval, from the same draws."""
     import math
@@ -536,7 +536,10 @@ def test_small_cluster_scaling_is_on_by_default_and_no_small_cluster_scaling_tur
     (off,) = out["off"]["comparisons"]
     assert on["estimator"] == off["estimator"] == "speaker"
     assert "small_cluster_scaled" in on["flags"] and "small_cluster_scaled" not in off["flags"]
+    from scipy.stats import norm, t
+
+    f = math.sqrt(8 / 7) * t.ppf(0.975, 7) / norm.ppf(0.975)  # 8 speakers a side
     assert on["ci_high"] - on["ci_low"] == pytest.approx(
-        math.sqrt(8 / 7) * (off["ci_high"] - off["ci_low"]), rel=1e-9
+        f * (off["ci_high"] - off["ci_low"]), rel=1e-9
     )
     assert out["on"]["comparisons"] == out["default"]["comparisons"]

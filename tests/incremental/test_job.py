@@ -350,4 +350,5 @@ def test_two_models_are_paired_on_the_same_items(project, monkeypatch):
     print_summary(res, file=buf)
     text = buf.getvalue()
     assert "models compared, concatenation" in text
-    assert "m2 narrows the b-vs-a eo gap" in text
+    # both gaps named (docs/METHODS.md, "Gap difference"), m2's at 0
+    assert "m2 vs m1, b-vs-a eo gap: m1's gap of +" in text and "m2's is 0.0 pp" in text

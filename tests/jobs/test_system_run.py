@@ -77,7 +77,15 @@ def test_two_models_store_two_runs_and_the_comparison_with_the_baseline(project,
     assert g.difference == pytest.approx(-0.1)
     text = capsys.readouterr().out
     assert "=== comparison of systems ===" in text
-    assert "narrows the b-vs-a WER gap by 10.0 points" in text
+    # the reading names both gaps with their own CIs and verdicts; A's gap is not itself
+    # significant, so nothing is said of a disadvantage (docs/METHODS.md, "Gap difference")
+    (line,) = [x for x in text.splitlines() if "b-vs-a WER gap" in x]
+    own = res.audits[res.systems[0]].comparison("wer", "b")
+    assert own.verdict == "inconclusive_underpowered"
+    lo, hi = (f"{100 * x:+.1f}".replace("+0.0", "0.0") for x in (own.ci_low, own.ci_high))
+    assert f"A.csv's gap of +10.0 pp [{lo}, {hi}] was inconclusive_underpowered; " in line
+    assert f"B.csv's is 0.0 pp, {res.audits[res.systems[1]].comparison('wer', 'b').verdict}" in line
+    assert "ΔGap -10.0 pp [" in line and "disadvantage" not in line
     # the stored comparison reads back with each system's audit: the same table as fresh
     from fairdesk.jobs.system_run import compare_stored_runs
     from fairdesk.presentation.systems import MISSING, system_table
@@ -187,43 +195,119 @@ def test_usage_errors_of_several_systems(tmp_path, capsys):
     assert rc == 2 and "--hyp-col ['zz']: no such column" in capsys.readouterr().err
 
 
-def test_gap_sentence_reads_the_change_in_the_gap_with_its_own_ci():
-    from fairdesk.presentation.systems import gap_sentence
+def _gap_difference(a, b, lo, hi, verdict="fairer", own=None):
     from fairdesk.stats.system_results import GapDifference
 
-    def gd(a, b, lo, hi, verdict="fairer"):
-        return GapDifference(
-            metric="wer",
-            system="B",
-            baseline="A",
-            group="child",
-            reference="adult",
-            gap=b,
-            baseline_gap=a,
-            difference=b - a,
-            ci_low=lo,
-            ci_high=hi,
-            p_value=0.001,
-            p_adjusted=0.01,
-            mde=0.02,
-            threshold=0.05,
-            estimator="speaker",
-            n_blocks=None,
-            design="unmatched",
-            verdict=verdict,
-        )
-
-    # child worse under both; B's gap smaller: narrows, the CI of the narrowing is positive
-    s = gap_sentence(gd(0.10, 0.039, -0.103, -0.020))
-    assert (
-        s == "B narrows the child-vs-adult WER gap by 6.1 points [2.0, 10.3], p_adj 0.010: fairer"
+    return GapDifference(
+        metric="wer",
+        system="B",
+        baseline="A",
+        group="child",
+        reference="adult",
+        gap=b,
+        baseline_gap=a,
+        difference=b - a,
+        ci_low=lo,
+        ci_high=hi,
+        p_value=0.001,
+        p_adjusted=0.01,
+        mde=0.02,
+        threshold=0.05,
+        estimator="speaker",
+        n_blocks=None,
+        design="unmatched",
+        verdict=verdict,
+        **(own or {}),
     )
-    # child better under both (negative gaps); B's gap larger in size: widens
-    s = gap_sentence(gd(-0.02, -0.10, -0.12, -0.04, "less_fair"))
-    assert s.startswith("B widens the child-vs-adult WER gap by 8.0 points [4.0, 12.0]")
-    # the sign flips: both gaps and ΔGap are shown
-    s = gap_sentence(gd(0.08, -0.07, -0.2, -0.1, "reversed"))
-    assert "turns the child-vs-adult WER gap from +8.0 pp to -7.0 pp (ΔGap -15.0 pp" in s
+
+
+def test_gap_sentence_names_both_gaps_and_a_disadvantage_only_where_the_gap_is_significant():
+    """docs/METHODS.md, "Gap difference": both gaps with their own CIs and verdicts; the
+    disadvantage narrowed / widened / moved only for a gap that is itself significant."""
+    from fairdesk.presentation.systems import gap_sentence
+
+    def own(ca, va, cb, vb):
+        return dict(baseline_gap_ci=ca, baseline_gap_verdict=va, gap_ci=cb, gap_verdict=vb)
+
+    # A's gap significant, B's smaller: the disadvantage narrowed, with the CI of the change
+    s = gap_sentence(
+        _gap_difference(
+            0.10,
+            0.039,
+            -0.103,
+            -0.020,
+            own=own(
+                (0.04, 0.16), "disparity_detected", (-0.01, 0.088), "inconclusive_underpowered"
+            ),
+        )
+    )
+    assert s == (
+        "B vs A, child-vs-adult WER gap: A's gap of +10.0 pp [+4.0, +16.0] was "
+        "disparity_detected; B's is +3.9 pp [-1.0, +8.8], inconclusive_underpowered; ΔGap "
+        "-6.1 pp [-10.3, -2.0], p_adj 0.010: fairer; the disadvantage narrowed by 6.1 points "
+        "[2.0, 10.3]"
+    )
+    # negative gaps (the reference worse), B's larger in size: widened
+    s = gap_sentence(
+        _gap_difference(
+            -0.06,
+            -0.14,
+            -0.12,
+            -0.04,
+            "less_fair",
+            own((-0.1, -0.02), "disparity_detected", (-0.2, -0.08), "disparity_detected"),
+        )
+    )
+    assert s.endswith("less fair; the disadvantage widened by 8.0 points [4.0, 12.0]")
+    # the issue's case: A's gap inconclusive, B's on the other side and significant. The
+    # verdict code stays reversed (ΔGap significant and practical), but nothing is said of a
+    # disadvantage that moved: only the numbers
+    s = gap_sentence(
+        _gap_difference(
+            -0.115,
+            0.147,
+            0.10,
+            0.40,
+            "reversed",
+            own((-0.32, 0.073), "inconclusive_underpowered", (0.02, 0.27), "disparity_detected"),
+        )
+    )
+    assert s == (
+        "B vs A, child-vs-adult WER gap: A's gap of -11.5 pp [-32.0, +7.3] was "
+        "inconclusive_underpowered; B's is +14.7 pp [+2.0, +27.0], disparity_detected; ΔGap "
+        "+26.2 pp [+10.0, +40.0], p_adj 0.010: reversed (the gap changed sign)"
+    )
+    assert "disadvantage" not in s
+    # both gaps significant on opposite sides: the disadvantage moved
+    s = gap_sentence(
+        _gap_difference(
+            0.115,
+            -0.147,
+            -0.40,
+            -0.10,
+            "reversed",
+            own((0.05, 0.2), "disparity_detected", (-0.27, -0.02), "disparity_detected"),
+        )
+    )
+    assert s.endswith("reversed (the gap changed sign); the disadvantage moved to the other side")
+    # A's significant but B's on the other side is not: no move is claimed
+    s = gap_sentence(
+        _gap_difference(
+            0.115,
+            -0.06,
+            -0.30,
+            -0.10,
+            "reversed",
+            own((0.05, 0.2), "disparity_detected", (-0.15, 0.03), "inconclusive_underpowered"),
+        )
+    )
+    assert "disadvantage" not in s
+    # without the per-system audits (older stored runs): both gaps as numbers, nothing more
+    s = gap_sentence(_gap_difference(0.10, 0.039, -0.103, -0.020))
+    assert s == (
+        "B vs A, child-vs-adult WER gap: A's gap of +10.0 pp; B's is +3.9 pp; ΔGap -6.1 pp "
+        "[-10.3, -2.0], p_adj 0.010: fairer"
+    )
 
 
 def test_disagreements_rank_one_right_one_wrong_first():

@@ -460,8 +460,11 @@ def test_bootstrap_value_scaling_centres_on_the_observed_sums():
     scaled = bootstrap_value(
         X, [np.arange(6)], spk, None, "speaker", 50, np.random.default_rng(4), scale=True
     )
+    from scipy.stats import norm, t
+
     centre = np.array([7.0, 24.0])
-    np.testing.assert_allclose(scaled.reps, centre + math.sqrt(3 / 2) * (plain.reps - centre))
+    f = math.sqrt(3 / 2) * t.ppf(0.975, 2) / norm.ppf(0.975)  # 3 speakers
+    np.testing.assert_allclose(scaled.reps, centre + f * (plain.reps - centre))
 
 
 def test_bootstrap_value_content_draw_over_strata_with_different_contents():

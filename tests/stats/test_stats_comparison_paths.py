@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import norm
+from scipy.stats import norm, t
 
 from fairdesk.metrics.registry import ratio_metric
 from fairdesk.stats import AuditSettings, compare_groups
@@ -240,13 +240,18 @@ def test_undefined_replicates_flag():
     assert c.flags == ("content_confounded", "small_cluster_scaled", "fewer_than_10_speakers")
 
 
+def _factor(k: int) -> float:
+    """docs/METHODS.md, "Small numbers of speakers": √(k/(k−1)) · t_{0.975, k−1} / z_{0.975}."""
+    return math.sqrt(k / (k - 1)) * t.ppf(0.975, k - 1) / norm.ppf(0.975)
+
+
 @pytest.mark.parametrize("resampling,k", [("speaker", 3), ("auto", 4)])
-def test_small_cluster_scaling_widens_the_speaker_gap_ci_by_sqrt_k_over_k_minus_1(resampling, k):
+def test_small_cluster_scaling_widens_the_speaker_gap_ci_by_the_t_factor(resampling, k):
     df = _frame(_random_rows(n_spk=k, shift=100), contents=True)
     plain = _one(_run(df, resampling=resampling, small_cluster_scaling=False))
     scaled = _one(_run(df, resampling=resampling))  # on by default
     assert plain.estimator == scaled.estimator == "speaker"
-    f = math.sqrt(k / (k - 1))
+    f = _factor(k)  # both sides have k speakers
     assert scaled.ci_high - scaled.ci_low == pytest.approx(
         f * (plain.ci_high - plain.ci_low), rel=1e-9
     )
@@ -278,8 +283,8 @@ def test_small_cluster_scaling_leaves_the_two_way_scheme_alone(resampling):
 
 def test_speaker_scheme_ci_is_the_scaled_replicates_percentiles(monkeypatch):
     """The gap CI recomputed here from the comparison's own replicate sums: each side's
-    replicate WERs moved away from its WER by √(k/(k−1)) with its own k (4 and 7 speakers),
-    then the 2.5 / 97.5 percentiles of their difference."""
+    replicate WERs moved away from its WER by √(k/(k−1)) · t_{k−1}/z with its own k (4 and 7
+    speakers), then the 2.5 / 97.5 percentiles of their difference."""
     from fairdesk.stats import compare
 
     rows = [r for r in _random_rows(n_spk=7, shift=100, seed=5) if r[0] == "r"]
@@ -300,8 +305,8 @@ def test_speaker_scheme_ci_is_the_scaled_replicates_percentiles(monkeypatch):
     sums = df.groupby("group")[["n_sub", "n_words"]].sum()
     v = sums.loc["g", "n_sub"] / sums.loc["g", "n_words"]
     rv = sums.loc["r", "n_sub"] / sums.loc["r", "n_words"]
-    g = v + math.sqrt(4 / 3) * (pb.group_reps[:, 0] / pb.group_reps[:, 1] - v)
-    r = rv + math.sqrt(7 / 6) * (pb.reference_reps[:, 0] / pb.reference_reps[:, 1] - rv)
+    g = v + _factor(4) * (pb.group_reps[:, 0] / pb.group_reps[:, 1] - v)
+    r = rv + _factor(7) * (pb.reference_reps[:, 0] / pb.reference_reps[:, 1] - rv)
     lo, hi = np.percentile(g - r, [2.5, 97.5])
     assert (c.ci_low, c.ci_high) == (pytest.approx(lo, rel=1e-12), pytest.approx(hi, rel=1e-12))
     z = norm.ppf(0.975) + norm.ppf(0.80)
@@ -354,7 +359,7 @@ def test_reference_side_subset_flag():
 
 
 def _p_rows():
-    rng = np.random.default_rng(20)  # p in (0.025, 0.045) with the default scaling: B not raised
+    rng = np.random.default_rng(21)  # p in (0.025, 0.045) with the default scaling: B not raised
     rows = []
     for g, base in (("g", 0.35), ("r", 0.25)):
         for s in range(4):

@@ -258,7 +258,10 @@ def test_group_ci_two_way_when_content_is_shared(wer):
 def test_group_and_corpus_cis_by_speakers_are_scaled_with_each_groups_k(wer):
     """Unmatched design (the speaker scheme), 4 and 7 speakers: each group's CI and the
     corpus CI recomputed here from the speakers' sums and the documented draws, each
-    stratum's replicate sums moved from its observed sums by √(k/(k−1)) with its own k."""
+    stratum's replicate sums moved from its observed sums by √(k/(k−1)) · t_{0.975,k−1} /
+    z_{0.975} with its own k."""
+    from scipy.stats import norm, t
+
     from fairdesk.stats.bootstrap import comparison_rng, draw_counts
 
     rng = np.random.default_rng(4)
@@ -282,7 +285,8 @@ def test_group_and_corpus_cis_by_speakers_are_scaled_with_each_groups_k(wer):
 
     def scaled_reps(T, u):
         k, point = len(T), T.sum(0)
-        return point + np.sqrt(k / (k - 1)) * (u @ T - point)
+        f = np.sqrt(k / (k - 1)) * t.ppf(0.975, k - 1) / norm.ppf(0.975)
+        return point + f * (u @ T - point)
 
     for g in res.groups:
         T = per_speaker(g.group)

@@ -127,6 +127,7 @@ def test_speaker_counts_with_missing_codes_and_not_estimable_messages():
         "ci": {"wer": None},
         "ci_scheme": {"wer": "not_estimable"},
         "ci_note": {"wer": "one speaker" + SPEAKER_MSG},
+        "ci_flags": {},
         "ci_scaled": False,
     }
     for g in ("b", "c"):
@@ -146,6 +147,7 @@ def test_speaker_counts_with_missing_codes_and_not_estimable_messages():
             "n_contents": None,
             "scaled": False,
             "note": "a group of the corpus has one speaker" + SPEAKER_MSG,
+            "flags": [],
         }
     }
     # groups b and c only: two speakers in each stratum (the missing one counted)
@@ -313,7 +315,7 @@ def test_scaling_reaches_the_group_and_corpus_intervals():
     per1, ov1 = _gi(X, [(WER, [1, 2])], codes, ["a", "b"], (), spk, requested="speaker", scale=True)
     assert per0["a"]["ci_scaled"] is False and per1["a"]["ci_scaled"] is True
     assert ov0["wer"]["scaled"] is False and ov1["wer"]["scaled"] is True
-    # the group's value: same draws, deviations scaled by sqrt(3/2); the CI is affine in them
+    # the group's value: same draws, deviations scaled by the t factor; the CI is affine in them
     v = per0["a"]["ci"]["wer"], per1["a"]["ci"]["wer"]
     assert v[0] != v[1]
     lo0, hi0 = ov0["wer"]["ci"]

@@ -118,14 +118,42 @@ def test_exclusion_message_word_for_word():
     )
 
 
+def test_small_cluster_factor_is_sqrt_k_over_k_minus_1_times_t_over_z():
+    """docs/METHODS.md, "Small numbers of speakers": f = √(k/(k−1)) · t_{1−α/2,k−1} / z_{1−α/2},
+    against scipy's quantiles and a few printed t-table values."""
+    from scipy.stats import norm, t
+
+    from fairdesk.stats.estimability import small_cluster_factor
+
+    for k in (2, 3, 4, 5, 7, 12, 20, 40, 200):
+        f = math.sqrt(k / (k - 1)) * t.ppf(0.975, k - 1) / norm.ppf(0.975)
+        assert small_cluster_factor(k) == pytest.approx(f, rel=1e-12)
+        assert small_cluster_factor(k, 0.90) == pytest.approx(
+            math.sqrt(k / (k - 1)) * t.ppf(0.95, k - 1) / norm.ppf(0.95), rel=1e-12
+        )
+    # t-table: t_{0.975, 11} = 2.201, t_{0.975, 19} = 2.093, t_{0.975, 39} = 2.023; z = 1.960
+    assert small_cluster_factor(12) == pytest.approx(math.sqrt(12 / 11) * 2.201 / 1.960, abs=1e-3)
+    assert small_cluster_factor(20) == pytest.approx(math.sqrt(20 / 19) * 2.093 / 1.960, abs=1e-3)
+    assert small_cluster_factor(40) == pytest.approx(math.sqrt(40 / 39) * 2.023 / 1.960, abs=1e-3)
+    # the t factor alone widens a 12-speaker interval by about 1.12 (METHODS §9)
+    assert t.ppf(0.975, 11) / norm.ppf(0.975) == pytest.approx(1.12, abs=0.005)
+    assert small_cluster_factor(1) == small_cluster_factor(0) == 1.0
+    # decreasing towards 1 as k grows
+    fs = [small_cluster_factor(k) for k in range(2, 200)]
+    assert all(x > y > 1.0 for x, y in zip(fs, fs[1:], strict=False))
+
+
 def test_scale_small_clusters_by_hand():
+    from scipy.stats import norm, t
+
     est = np.array([2.0, 4.0])
     reps = np.array([[3.0, 4.0], [1.0, 6.0]])
     for k in (2, 3, 5):
-        f = math.sqrt(k / (k - 1))
+        f = math.sqrt(k / (k - 1)) * t.ppf(0.975, k - 1) / norm.ppf(0.975)
         expected = np.array([[2.0 + f * 1.0, 4.0], [2.0 - f * 1.0, 4.0 + f * 2.0]])
         np.testing.assert_allclose(scale_small_clusters(reps, est, k), expected)
-    np.testing.assert_allclose(scale_small_clusters([[3, 4]], [2, 4], 2), [[2 + math.sqrt(2), 4.0]])
+    f2 = math.sqrt(2) * t.ppf(0.975, 1) / norm.ppf(0.975)
+    np.testing.assert_allclose(scale_small_clusters([[3, 4]], [2, 4], 2), [[2 + f2, 4.0]])
     for k in (None, 1, 0):
         assert scale_small_clusters(reps, est, k) is reps
 

@@ -33,6 +33,13 @@ def _two_systems(design, seed=0, k=12):
     return a, b
 
 
+def _factor(k: int) -> float:
+    """docs/METHODS.md, "Small numbers of speakers": √(k/(k−1)) · t_{0.975, k−1} / z_{0.975}."""
+    from scipy.stats import norm, t
+
+    return math.sqrt(k / (k - 1)) * t.ppf(0.975, k - 1) / norm.ppf(0.975)
+
+
 def _numpy_corpus_ci(a, b, draws, scaled):
     """The corpus-wide WER difference CI recomputed from the counts alone (numpy)."""
     c = draws["corpus"]
@@ -51,7 +58,7 @@ def _numpy_corpus_ci(a, b, draws, scaled):
         if scaled:
             k = u.shape[1]
             point = np.array([err_a[rows].sum(), err_b[rows].sum(), n[rows].sum()])
-            part = point + math.sqrt(k / (k - 1)) * (part - point)
+            part = point + _factor(k) * (part - point)
         tot += part
     delta = tot[:, 1] / tot[:, 2] - tot[:, 0] / tot[:, 2]
     point = err_b.sum() / n.sum() - err_a.sum() / n.sum()
@@ -132,7 +139,7 @@ def test_gap_difference_equals_numpy_with_the_same_counts(wer):
         w = u[:, spk]
         v, reps = err.sum() / n.sum(), (w @ err) / (w @ n)
         k = u.shape[1]
-        return v, v + math.sqrt(k / (k - 1)) * (reps - v)
+        return v, v + _factor(k) * (reps - v)
 
     gaps = {}
     for name, f in (("A", a), ("B", b)):

@@ -14,6 +14,7 @@ from pathlib import Path
 from . import tables
 from .errors import ImportFailed
 from .names import DiskNames
+from .speaker_columns import SPEAKER_COLUMNS, find_speaker_column  # noqa: F401 - re-exported
 from .tables import TableError, decode_text, header_hint
 
 
@@ -72,7 +73,7 @@ TEXT_COLUMNS = (
     "normalized_text",
     "ref",
 )
-SPEAKER_COLUMNS = ("speaker_id", "speaker", "client_id", "spk", "spk_id", "participant")
+# the speaker column: the one rule of :mod:`fairdesk.core.speaker_columns`
 CONTENT_COLUMNS = ("content_id", "sentence_id", "prompt_id", "text_id")
 ID_COLUMNS = ("id", "item_id", "utt_id", "utterance_id", "key")
 #: A manifest without transcripts is accepted when it has one of these (classifiers).
@@ -130,7 +131,10 @@ def rows_to_candidates(
             f"{', '.join(TEXT_COLUMNS)}); name it with --text-col (a "
             "classification dataset needs a 'label' column instead)"
         )
-    s = _pick(header, speaker_col, SPEAKER_COLUMNS, "speaker id", source)
+    try:
+        s = find_speaker_column(header, speaker_col, source=str(source))
+    except TableError as exc:
+        raise ImportFailed(str(exc)) from None
     c = _pick(header, content_col, CONTENT_COLUMNS, "content id", source)
     k = _pick(header, id_col, ID_COLUMNS, "item id", source)
     used = {a, t, s, c, k} | set(drop)

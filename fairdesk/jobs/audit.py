@@ -226,7 +226,7 @@ def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, r
     lookup = getattr(prep.backend, "lookup", None)
     paths = _rel_paths(frame) if lookup is not None else frame["path"]  # a file names them
     # several datasets: items are <dataset>/<key>; a file keyed by plain keys still fits
-    keys, failures, hint = prediction_keys(prep.backend if lookup else None, frame)
+    keys, failures, hint = prediction_keys(prep, frame, project.folder, lookup is not None)
     for idx, (key, rel, ah) in enumerate(zip(keys, paths, frame["audio_hash"])):
         if idx in failures:
             continue

@@ -1,21 +1,60 @@
-"""How the items of several datasets are found in a predictions file (docs/METHODS.md,
-"Several datasets"): their ids are ``<dataset>/<key>``, and a file keyed by the datasets'
-own keys is used where a key names one item of the set."""
+"""How an audit's items are looked up, and what their failure reasons add: in an audit of
+several datasets their ids are ``<dataset>/<key>`` (docs/METHODS.md, "Several datasets")
+and a predictions file keyed by the datasets' own keys is used where a key names one item
+of the set; an item whose dataset folder is gone (a moved project) names
+``fairdesk relink``."""
 
 from __future__ import annotations
 
-__all__ = ["prediction_keys", "set_key_hint", "set_prediction_keys"]
+from pathlib import Path
+
+__all__ = ["prediction_keys", "relink_hint", "set_key_hint", "set_prediction_keys"]
 
 
-def prediction_keys(backend, frame):
+def prediction_keys(prep, frame, project_folder, from_file: bool):
     """``(keys, refused, hint)`` of an audit's items: the key each is looked up by, the
-    items refused before any lookup (row → reason) and a function that adds to a shard's
-    "no prediction" reasons how the items are keyed. ``backend``: a predictions file's
-    (None for a model: the items' ids, nothing refused or added)."""
-    if backend is None or "item_key" not in frame.columns:  # one dataset: its own keys
-        return list(frame["id"]), {}, lambda results: results
-    keys, refused = set_prediction_keys(backend, frame)
-    return keys, refused, lambda results: [(i, p, set_key_hint(frame, i, r)) for i, p, r in results]
+    items refused before any lookup (row → reason) and a function that words a shard's
+    failure reasons (:func:`set_key_hint`, :func:`relink_hint`).
+
+    Parameters
+    ----------
+    prep : the run's ``Prepared`` (backend, dataset set).
+    frame : its items.
+    project_folder : the project's folder (named in the relink command).
+    from_file : the backend is a predictions file (looked up by key, no audio read).
+    """
+    dset = prep.dataset_set
+    several = "item_key" in frame.columns
+    if from_file and several:
+        keys, refused = set_prediction_keys(prep.backend, frame)
+        return keys, refused, lambda res: [(i, p, set_key_hint(frame, i, r)) for i, p, r in res]
+    names = frame["dataset"] if several else [prep.dataset.name] * len(frame)
+    roots = {
+        n: Path(dset.root_of(n) if dset is not None else prep.dataset.root) for n in set(names)
+    }
+    gone = {n: r for n, r in roots.items() if not r.is_dir()}
+    if from_file or not gone:
+        return list(frame["id"]), {}, lambda res: res
+    names = list(names)
+
+    def hint(res):
+        return [
+            (i, p, relink_hint(r, names[i], gone.get(names[i]), project_folder)) for i, p, r in res
+        ]
+
+    return list(frame["id"]), {}, hint
+
+
+def relink_hint(reason: str | None, dataset: str, root: Path | None, project_folder) -> str | None:
+    """An item's "file not found" when its dataset's folder ``root`` is gone: the folder is
+    missing, and ``fairdesk relink`` points the dataset at its new place."""
+    if reason is None or root is None or not reason.startswith("file not found"):
+        return reason
+    return (
+        f"file not found: the dataset's audio folder {root} is missing (moved, renamed or "
+        f"not mounted); point the dataset at its new place with `fairdesk relink --project "
+        f"{project_folder} --dataset {dataset!r} NEW_FOLDER`"
+    )
 
 
 def set_prediction_keys(backend, frame) -> tuple[list[str], dict[int, str]]:

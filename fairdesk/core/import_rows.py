@@ -95,7 +95,11 @@ def _pick(columns, wanted: str | None, candidates, what: str, source) -> str | N
 
 
 def _clean(v):
-    if v is None:
+    """A cell's value, None where it is missing: None, NaN (a Parquet or pandas gap), or
+    blank text (docs/METHODS.md, "Missing values"; never the text "nan")."""
+    if v is None or (isinstance(v, float) and v != v):
+        return None
+    if type(v).__name__ in ("NAType", "NaTType"):  # pandas.NA / NaT
         return None
     if isinstance(v, str):
         v = v.strip()

@@ -210,6 +210,12 @@ def reading(
             f"a significant but small difference ({direction_}), below the practical "
             f"threshold of {_said(fmt_size(metric, threshold))}"
         )
+    elif verdict == "inconclusive_underpowered" and not threshold > 0:
+        tail = (  # the reference at 0: the ratio criterion makes any gap practical
+            "inconclusive, not fine: the reference's value is 0, so by the disparity ratio "
+            "any gap above 0 is of practical size and no sample can rule every such gap "
+            f"out; this sample could detect gaps of {_said(fmt_size(metric, mde))} or more"
+        )
     elif verdict == "inconclusive_underpowered":
         tail = (
             "inconclusive, not fine: this sample could only detect gaps of "

@@ -204,7 +204,26 @@ def read_table(
         raise ImportFailed(str(exc)) from None
     src = str(path)
     problems = [Problem(pr.line, None, pr.reason, src) for pr in table.problems]
+    if not table.columns and not table.rows:
+        raise ImportFailed(no_records_message(path, problems))
     return table.columns, table.rows, problems
+
+
+def no_records_message(path, problems) -> str:
+    """Why a table holds no record at all (no header, no row): it is empty, it holds only
+    blank lines, or every record was refused (how many, and the first reason)."""
+    if problems:
+        first = problems[0]
+        n = len(problems)
+        what = "the one record was" if n == 1 else f"all {n} records were"
+        return f"{path}: no usable record: {what} refused (first: line {first.row}: {first.reason})"
+    try:
+        size = Path(path).stat().st_size
+    except OSError:
+        size = None
+    if size == 0:
+        return f"{path}: the file is empty (0 bytes): no records to import"
+    return f"{path}: the file holds only blank lines: no records to import"
 
 
 def read_jsonl(path: Path) -> tuple[list[tuple[int, dict]], list[Problem]]:
@@ -224,4 +243,7 @@ def read_jsonl(path: Path) -> tuple[list[tuple[int, dict]], list[Problem]]:
         table = tables.parse_jsonl(path, decode_text(data, path))
     except TableError as exc:
         raise ImportFailed(str(exc)) from None
-    return table.rows, [Problem(pr.line, None, pr.reason, str(path)) for pr in table.problems]
+    problems = [Problem(pr.line, None, pr.reason, str(path)) for pr in table.problems]
+    if not table.rows and problems:
+        raise ImportFailed(no_records_message(path, problems))
+    return table.rows, problems

@@ -81,8 +81,7 @@ def find_speaker_column(
     if wanted:
         if wanted not in names:
             raise MissingSpeakerColumn(
-                f"{source}: no column {wanted!r} for the speaker ids "
-                f"(columns: {', '.join(names)}); name the speaker column with --speaker-col"
+                f"{source}: no column {wanted!r} for the speaker id (columns: {', '.join(names)})"
             )
         return wanted
     if SPEAKER_ID in names:

@@ -37,3 +37,45 @@ def test_a_reference_at_zero_is_worded_truthfully():
     plan = reading_plan(run.plan, "wer", "B")
     assert plan is not None and "0-point gap" not in plan and "Not reachable" not in plan
     assert plan.startswith("No plan: the reference's WER is 0")
+
+
+def _partly_matched() -> pd.DataFrame:
+    """Both groups read sentences 0-5; each speaker also reads two sentences of their own:
+    the two-way scheme compares the shared sentences only."""
+    import numpy as np
+
+    rng = np.random.default_rng(2)
+    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
+    rows = []
+    for g, p in (("A", 0.12), ("B", 0.2)):
+        for s in range(10):
+            for c in range(8):
+                if c < 6:
+                    ref = [f"sentence{c}", *(words[(c + k) % 12] for k in range(6))]
+                else:
+                    ref = [f"own{g}{s}x{c}", *words[:6]]
+                hyp = [w if rng.random() > p else "x" for w in ref]
+                rows.append(
+                    {
+                        "reference": " ".join(ref),
+                        "hypothesis": " ".join(hyp),
+                        "speaker": f"{g}{s}",
+                        "grp": g,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def test_a_partly_matched_table_says_the_comparison_is_on_the_shared_sentences():
+    from fairdesk.presentation import fmt_value
+
+    run = fairdesk.audit_table(
+        _partly_matched(), by="grp", reference="A", metrics=["wer"], n_bootstrap=300
+    )
+    (c,) = run.comparisons
+    assert c.estimator == "two_way" and "shared_content_subset" in c.flags
+    table_value = run.group("A").values["wer"]
+    # the comparison's reference value (shared sentences) is not the group table's
+    assert fmt_value("wer", c.reference_value) != fmt_value("wer", table_value)
+    assert c.reading.startswith("Word error rate (WER) on the 6 sentences both groups said is")
+    assert "can differ from the group table's, which count every item" in c.reading

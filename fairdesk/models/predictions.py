@@ -7,7 +7,9 @@ Columns (CSV/TSV header, or JSONL object keys; names are case-insensitive):
 - key: ``item_id`` (also ``id``, what ``fairdesk items --json`` prints) and/or ``path`` (also
   ``audio_path``); at least one per row. A path that names more than one item of the audit
   (a bare ``a.wav`` for ``x/a.wav`` and ``y/a.wav``) is ambiguous: those items get no
-  prediction and the row is reported, never applied to a guess;
+  prediction and the row is reported, never applied to a guess. A key two rows give
+  different predictions is refused (the item gets none; the reason names both lines); a
+  row repeating an earlier one's prediction is used once, with a warning;
 - ``text`` (or ``hypothesis``): the transcript; empty is allowed (flagged);
 - optional ``confidence`` (number), ``intent``, ``slots`` (a JSON object; in JSONL an
   object or a JSON string), ``label``.

@@ -31,3 +31,19 @@ def test_a_card_reading_warns_without_speaker_ids(qtbot):
     assert warning_text("no_speaker_ids") in text.replace("&#x27;", "'")
     with_spk = fairdesk.audit_table(df, by="grp", reference="A", metrics=["wer"], n_bootstrap=200)
     assert "no speaker ids" not in _clicked_reading(qtbot, with_spk)
+
+
+def test_the_run_header_names_the_speaker_column():
+    import html
+
+    from fairdesk.gui.results_panel import ResultsPanel
+
+    df = speaker_table()
+    run = fairdesk.audit_table(df, by="grp", reference="A", metrics=["wer"], n_bootstrap=200)
+    assert "speakers: 24 speakers from column 'speaker'" in html.unescape(ResultsPanel._header(run))
+    bare = fairdesk.audit_table(
+        df.drop(columns=["speaker"]), by="grp", reference="A", metrics=["wer"], n_bootstrap=200
+    )
+    head = html.unescape(ResultsPanel._header(bare))
+    assert "speakers: none (no speaker column)" in head
+    assert head.count("no speaker ids: each utterance counts as independent") == 1

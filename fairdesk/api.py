@@ -317,10 +317,12 @@ class FairdeskProject:
             settings=_settings(settings, _with_missing(stats_options, include_missing)),
             **options,
         )
+        from .presentation.warnings import with_worded_warnings
+
         out = audit_project(
             self._project, req, normaliser_sensitivity=normaliser_sensitivity, progress=progress
         )
-        return out.result
+        return with_worded_warnings(out.result)  # the typed warnings in words
 
 
 def open_project(path: str | Path) -> FairdeskProject:

@@ -178,6 +178,8 @@ def rows_frame(
     spk = find_speaker_column(df.columns, speaker_col, source=source)
     if spk is not None:
         ren[spk] = "speaker_id"
+        if spk != "speaker_id" and "speaker_id" in df.columns:  # another column was named:
+            ren["speaker_id"] = "speaker_id_table"  # the table's own ids kept, by another name
     # a frame this function made keeps the name of its table's speaker column
     origin = df.attrs.get(SPEAKER_SOURCE, spk) if spk == "speaker_id" else spk
     if content_col in df.columns:

@@ -207,3 +207,19 @@ def test_regress_table_finds_the_speaker_column(tmp_path):
     assert out.summary["n_speakers"] == 24  # the random intercept per 'speaker'
     (lv,) = out.summary["group_variables"][0]["levels"]
     assert lv["n_speakers"] == 12
+
+
+def test_naming_another_column_keeps_the_tables_own_speaker_ids():
+    from fairdesk.core.table_input import rows_frame, speaker_source
+
+    df = pd.DataFrame(
+        {
+            "reference": ["a b", "c d"],
+            "hypothesis": ["a b", "c"],
+            "speaker_id": ["x", "y"],
+            "spk": ["p", "q"],
+        }
+    )
+    f, _ = rows_frame(df, speaker_col="spk")
+    assert f["speaker_id"].tolist() == ["p", "q"] and f["speaker_id_table"].tolist() == ["x", "y"]
+    assert speaker_source(f) == "spk" and speaker_source(rows_frame(f)[0]) == "spk"

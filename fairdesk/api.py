@@ -67,7 +67,7 @@ def audit_table(
     include_missing: bool | None = None,
     ref_col: str = "reference",
     hyp_col: str = "hypothesis",
-    speaker_col: str = "speaker_id",
+    speaker_col: str | None = None,
     content_col: str = "content_id",
     **stats_options,
 ) -> AuditRun:
@@ -106,8 +106,14 @@ def audit_table(
         True: the items with no value for a grouping column form the tested group
         ``(missing)`` (never the default reference); False: a descriptive row, not compared
         (docs/METHODS.md, "Missing values"); None: as ``settings`` say (default False).
-    ref_col, hyp_col, speaker_col, content_col : str
+    ref_col, hyp_col, content_col : str
         The table's column names.
+    speaker_col : str, optional
+        The speaker column (default: ``speaker_id``, else one of ``speaker``, ``spk``,
+        ``spk_id``, ``speakerid``, ``client_id``, ``participant``, ``participant_id``,
+        ``talker``, ``subject``, ``subject_id``, ``reader`` in any case; two of them are
+        refused). Without speaker ids each utterance counts as independent and
+        ``run.warnings`` says so.
     **stats_options
         Fields of :class:`~fairdesk.stats.settings.AuditSettings` to change
         (``n_bootstrap=500``, ``alpha=0.01``, ``min_items=10``, ``seed=1``, ...).
@@ -124,8 +130,9 @@ def audit_table(
     >>> print(run.by_group)  # doctest: +SKIP
     """
     from .jobs.table_audit import audit_table as _audit_table
+    from .presentation.warnings import with_worded_warnings
 
-    return _audit_table(
+    run = _audit_table(
         frame,
         by=by,
         reference=reference,
@@ -142,6 +149,7 @@ def audit_table(
         speaker_col=speaker_col,
         content_col=content_col,
     )
+    return with_worded_warnings(run)  # the typed warnings (no speaker ids ...) in words
 
 
 class FairdeskProject:
@@ -309,10 +317,12 @@ class FairdeskProject:
             settings=_settings(settings, _with_missing(stats_options, include_missing)),
             **options,
         )
+        from .presentation.warnings import with_worded_warnings
+
         out = audit_project(
             self._project, req, normaliser_sensitivity=normaliser_sensitivity, progress=progress
         )
-        return out.result
+        return with_worded_warnings(out.result)  # the typed warnings in words
 
 
 def open_project(path: str | Path) -> FairdeskProject:

@@ -110,7 +110,14 @@ def add_command(sub):
         help="--table: the hypothesis column (default hypothesis); repeat it to compare "
         "systems, one column each (the first is the baseline)",
     )
-    src.add_argument("--speaker-col", default="speaker_id")
+    src.add_argument(
+        "--speaker-col",
+        default=None,
+        help="--table: the speaker column (default: speaker_id, else one of speaker, spk, "
+        "spk_id, speakerid, client_id, participant, participant_id, talker, subject, "
+        "subject_id, reader, any case; two of them are refused). Without speaker ids each "
+        "utterance counts as independent",
+    )
     src.add_argument("--content-col", default="content_id")
     src.add_argument(
         "--language",
@@ -407,6 +414,9 @@ def cmd_audit(a):
         if not a.dataset.strip():
             raise UsageError("--dataset: give a dataset name (`fairdesk datasets` lists them)")
         run = _audit_project(a, settings)
+    from ..presentation.warnings import with_worded_warnings
+
+    run = with_worded_warnings(run)  # the typed warnings in words, also in --json
     if run.table_rows is not None:  # the rows used and refused, as import says them
         print_table_rows(run, a, file=sys.stderr)
     if not a.quiet:

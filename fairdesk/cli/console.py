@@ -32,6 +32,7 @@ from ..presentation import (
     with_basis,
 )
 from ..presentation.plans import reading_plan
+from ..presentation.warnings import run_warnings, speakers_line
 from . import blocks
 
 #: Metrics shown in the group table, in this order, when the result has them.
@@ -112,6 +113,9 @@ def format_groups(res, metrics=None, readings: bool = True) -> str:
     if n_missing and any(overall):
         out.append(corpus_note(n_missing))
     out.extend(clamped_notes(groups, run.summary, metrics))
+    spk = speakers_line(run.speakers)  # the run header names the speaker column used
+    if spk:
+        out.append(spk)
     # the comparisons of the first shown metric that has any (a --metric der run tests DER
     # alone: its comparisons, not WER's, which has none)
     first = next((m for m in metrics if any(c.metric == m for c in run.comparisons)), None)
@@ -179,7 +183,7 @@ def format_groups(res, metrics=None, readings: bool = True) -> str:
     if run.minimums_message:
         out.append("")
         out.append(run.minimums_message)
-    for w in run.warnings or ():
+    for w in run_warnings(run):
         out.append(f"warning: {w}")
     for p in () if run.table_rows is not None else run.input_problems or ():
         out.append(f"problem: line {p.line}: {p.reason}")  # a table's: with its rows (stderr)

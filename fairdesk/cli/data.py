@@ -46,6 +46,9 @@ def _print_summary(s: dict, keys=None):
                 f"    {v:<24} {c['items']:>6} {plural(c['items'], 'item'):<5} "
                 f"{c['speakers']:>5} {plural(c['speakers'], 'speaker')}"
             )
+        gap = (s.get("missing") or {}).get(col)
+        if gap:  # no value: missing, as the audit counts it (docs/METHODS.md, "Missing values")
+            print(f"    {'(no value)':<24} {gap:>6} {plural(gap, 'item')}")
 
 
 def cmd_demo(a):
@@ -183,6 +186,14 @@ def cmd_relink(a):
     return EXIT_OK
 
 
+def _id_shown(v) -> str:
+    """A speaker id as ``items`` lists it: the missing marker where there is none (None,
+    NaN or blank: docs/METHODS.md, "Missing values"), never "nan"."""
+    from ..stats.slicing import is_missing_value
+
+    return MISSING if is_missing_value(v) else str(v)
+
+
 def cmd_items(a):
     p = _project(a.project)
     ds = p.dataset(a.dataset)
@@ -197,7 +208,8 @@ def cmd_items(a):
             warn = f"\t[{'; '.join(r['warnings'])}]" if r.get("warnings") else ""
             print(
                 term(
-                    f"{r['id']}\t{r['speaker_id'] or MISSING}\t{number(r['duration'], 2)}s\t{r['text']}{warn}"
+                    f"{r['id']}\t{_id_shown(r['speaker_id'])}\t{number(r['duration'], 2)}s\t"
+                    f"{r['text']}{warn}"
                 )
             )
         what = "stale items (no longer in the dataset's source; kept)" if a.stale else "items"

@@ -14,6 +14,7 @@ from pathlib import Path
 from . import tables
 from .errors import ImportFailed
 from .names import DiskNames
+from .speaker_columns import SPEAKER_COLUMNS, find_speaker_column  # noqa: F401 - re-exported
 from .tables import TableError, decode_text, header_hint
 
 
@@ -72,7 +73,7 @@ TEXT_COLUMNS = (
     "normalized_text",
     "ref",
 )
-SPEAKER_COLUMNS = ("speaker_id", "speaker", "client_id", "spk", "spk_id", "participant")
+# the speaker column: the one rule of :mod:`fairdesk.core.speaker_columns`
 CONTENT_COLUMNS = ("content_id", "sentence_id", "prompt_id", "text_id")
 ID_COLUMNS = ("id", "item_id", "utt_id", "utterance_id", "key")
 #: A manifest without transcripts is accepted when it has one of these (classifiers).
@@ -94,7 +95,11 @@ def _pick(columns, wanted: str | None, candidates, what: str, source) -> str | N
 
 
 def _clean(v):
-    if v is None:
+    """A cell's value, None where it is missing: None, NaN (a Parquet or pandas gap), or
+    blank text (docs/METHODS.md, "Missing values"; never the text "nan")."""
+    if v is None or (isinstance(v, float) and v != v):
+        return None
+    if type(v).__name__ in ("NAType", "NaTType"):  # pandas.NA / NaT
         return None
     if isinstance(v, str):
         v = v.strip()
@@ -139,7 +144,10 @@ def rows_to_candidates(
             f"{', '.join(TEXT_COLUMNS)}); name it with --text-col (a "
             "classification dataset needs a 'label' column instead)"
         )
-    s = _pick(header, speaker_col, SPEAKER_COLUMNS, "speaker id", source)
+    try:
+        s = find_speaker_column(header, speaker_col, source=str(source))
+    except TableError as exc:
+        raise ImportFailed(str(exc)) from None
     c = _pick(header, content_col, CONTENT_COLUMNS, "content id", source)
     k = _pick(header, id_col, ID_COLUMNS, "item id", source)
     used = {a, t, s, c, k} | set(drop)
@@ -205,7 +213,26 @@ def read_table(
         raise ImportFailed(str(exc)) from None
     src = str(path)
     problems = [Problem(pr.line, None, pr.reason, src) for pr in table.problems]
+    if not table.columns and not table.rows:
+        raise ImportFailed(no_records_message(path, problems))
     return table.columns, table.rows, problems
+
+
+def no_records_message(path, problems) -> str:
+    """Why a table holds no record at all (no header, no row): it is empty, it holds only
+    blank lines, or every record was refused (how many, and the first reason)."""
+    if problems:
+        first = problems[0]
+        n = len(problems)
+        what = "the one record was" if n == 1 else f"all {n} records were"
+        return f"{path}: no usable record: {what} refused (first: line {first.row}: {first.reason})"
+    try:
+        size = Path(path).stat().st_size
+    except OSError:
+        size = None
+    if size == 0:
+        return f"{path}: the file is empty (0 bytes): no records to import"
+    return f"{path}: the file holds only blank lines: no records to import"
 
 
 def read_jsonl(path: Path) -> tuple[list[tuple[int, dict]], list[Problem]]:
@@ -225,4 +252,7 @@ def read_jsonl(path: Path) -> tuple[list[tuple[int, dict]], list[Problem]]:
         table = tables.parse_jsonl(path, decode_text(data, path))
     except TableError as exc:
         raise ImportFailed(str(exc)) from None
-    return table.rows, [Problem(pr.line, None, pr.reason, str(path)) for pr in table.problems]
+    problems = [Problem(pr.line, None, pr.reason, str(path)) for pr in table.problems]
+    if not table.rows and problems:
+        raise ImportFailed(no_records_message(path, problems))
+    return table.rows, problems

@@ -66,7 +66,7 @@ def first_record(path: Path) -> dict | None:
                 if line.strip():
                     obj = json.loads(line)
                     return obj if isinstance(obj, dict) else None
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # nested too deep: the reader says so
         return None
     return None
 

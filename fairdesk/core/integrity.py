@@ -46,6 +46,10 @@ BACKUP_SUFFIX = ".backup"
 DATABASE_ERRORS = (sqlite3.DatabaseError,)
 #: Lines of the integrity check quoted in a message.
 _QUOTED = 3
+#: Free bytes below which a disk I/O error on a sound store is the disk being full
+#: (SQLite says "disk I/O error", not "disk is full", when it cannot even grow its -shm or
+#: -wal file).
+LOW_SPACE = 4 * 1024 * 1024
 
 
 def backup_path(folder) -> Path:
@@ -114,8 +118,31 @@ def backup_note(folder) -> str:
 
 
 def is_full(exc: BaseException) -> bool:
-    """An SQLite error of a full disk (or a store at its ``max_page_count``)."""
+    """An SQLite error of a full disk (or a store at its ``max_page_count``), or an
+    ``OSError`` ENOSPC."""
+    import errno
+
+    if isinstance(exc, OSError):
+        return exc.errno == errno.ENOSPC
     return "disk is full" in str(exc) or "disk full" in str(exc)
+
+
+def _is_io_error(exc: BaseException) -> bool:
+    """SQLite's "disk I/O error" (or an ``OSError`` of the disk): a full or failing disk as
+    often as a damaged file; :func:`database_error` checks which."""
+    if isinstance(exc, OSError):
+        return True
+    return "disk i/o error" in str(exc).lower()
+
+
+def free_bytes(folder: Path) -> int:
+    """Free bytes on the device holding ``folder`` (a very large number when unknown)."""
+    import shutil
+
+    try:
+        return int(shutil.disk_usage(folder).free)
+    except OSError:
+        return 1 << 62
 
 
 def _is_damaged(exc: BaseException) -> bool:
@@ -196,6 +223,19 @@ def database_error(exc: BaseException, db: Path | None, doing: str = "") -> Stor
         from .opening import read_only_refusal
 
         return read_only_refusal(db.parent, "the database cannot be written", "the command")
+    if _is_io_error(exc) and db is not None:
+        check = _quick_check(db)  # reads only: it works on a full disk too
+        if check == ["ok"]:  # the file is sound: the disk, not the project, failed
+            if free_bytes(db.parent) < LOW_SPACE:
+                return disk_full(db.parent, doing or "writing to the project")
+            return StoreError(
+                f"{db}: the disk could not be read or written ({exc})"
+                + (f" while {doing}" if doing else "")
+                + "; the integrity check says ok: the project is not damaged and nothing "
+                "was changed. Check the disk (its space, its connection) and run the "
+                "command again"
+            )
+        return damaged(db, str(exc), check)
     if _is_damaged(exc) and db is not None:
         return damaged(db, str(exc))
     return StoreError(

@@ -44,6 +44,16 @@ def metadata_columns(conn, ds) -> set[str]:
     return {nfc(k) for (k,) in rows}
 
 
+def _missing(v) -> bool:
+    """A metadata value that is no value (docs/METHODS.md, "Missing values"): None, NaN
+    (stored by an import before NaN was read as missing), blank text, a list or dict."""
+    if v is None or isinstance(v, (dict, list)):
+        return True
+    if isinstance(v, float):
+        return v != v
+    return isinstance(v, str) and not v.strip()
+
+
 def dataset_summary(conn, ds) -> dict:
     """Counts of a dataset: items, speakers, duration, and per metadata column its values."""
     c = conn
@@ -68,7 +78,7 @@ def dataset_summary(conn, ds) -> dict:
         if sid is not None:
             all_speakers.add(sid)
         for k, v in json.loads(meta).items():
-            if v is None or isinstance(v, (dict, list)):
+            if _missing(v):  # no value: never listed as one ("nan"), as the audit has it
                 continue
             k, v = nfc(k), nfc(str(v))
             col = columns.setdefault(k, {})
@@ -79,6 +89,8 @@ def dataset_summary(conn, ds) -> dict:
     for k, vals in speakers_by.items():
         for v, s in vals.items():
             columns[k][v]["speakers"] = len(s)
+    # per column, the live items with no value for it (absent, None, NaN, blank)
+    missing = {k: n - sum(v["items"] for v in vals.values()) for k, vals in columns.items()}
     problems = c.execute(
         "SELECT COUNT(*) FROM import_problems WHERE dataset_id=?", (ds.id,)
     ).fetchone()[0]
@@ -94,4 +106,5 @@ def dataset_summary(conn, ds) -> dict:
         "problems": problems,
         "stale": n_stale,
         "columns": columns,
+        "missing": {k: m for k, m in missing.items() if m},
     }

@@ -14,7 +14,9 @@ from .names import nfc
 from .tables import TableError, header_hint
 
 __all__ = [
+    "SPEAKER_SOURCE",
     "MissingColumn",
+    "speaker_source",
     "no_rows_message",
     "read_any_table",
     "row_warnings",
@@ -29,6 +31,20 @@ class MissingColumn(TableError):
     def __init__(self, message: str, column: str):
         super().__init__(message)
         self.column = column
+
+
+#: ``DataFrame.attrs`` key of a frame made by :func:`rows_frame`: the table's column the
+#: speaker ids came from (None: the table had none). A frame read again (the command line
+#: reads, the job checks) keeps the name the user's table gave.
+SPEAKER_SOURCE = "fairdesk_speaker_column"
+
+
+def speaker_source(frame) -> str | None:
+    """The table column a frame's ``speaker_id`` came from (:data:`SPEAKER_SOURCE`; a
+    frame not made by :func:`rows_frame`: ``speaker_id`` when it has ids, else None)."""
+    if SPEAKER_SOURCE in getattr(frame, "attrs", {}):
+        return frame.attrs[SPEAKER_SOURCE]
+    return "speaker_id" if "speaker_id" in frame.columns else None
 
 
 def read_any_table(path):
@@ -76,7 +92,7 @@ def table_frame(
     *,
     ref_col: str = "reference",
     hyp_col: str = "hypothesis",
-    speaker_col: str = "speaker_id",
+    speaker_col: str | None = None,
     content_col: str = "content_id",
 ):
     """The per-item audit frame of a table file, renaming the named columns.
@@ -117,7 +133,7 @@ def rows_frame(
     source: str = "table",
     ref_col: str = "reference",
     hyp_col: str = "hypothesis",
-    speaker_col: str = "speaker_id",
+    speaker_col: str | None = None,
     content_col: str = "content_id",
 ):
     """The per-item audit frame of a table's rows (a DataFrame indexed by line), renaming
@@ -130,7 +146,10 @@ def rows_frame(
     source : what the messages call the table (its path).
     ref_col, hyp_col : the reference and hypothesis columns (renamed ``reference`` and
         ``hypothesis``; not needed for a table of labels and predicted labels only).
-    speaker_col, content_col : renamed ``speaker_id`` / ``content_id`` when present.
+    speaker_col : the speaker column (renamed ``speaker_id``); None: found by the one rule
+        (:func:`fairdesk.core.speaker_columns.find_speaker_column`). The column it came
+        from is kept in the frame's ``attrs`` (:func:`speaker_source`).
+    content_col : renamed ``content_id`` when present.
 
     Returns
     -------
@@ -143,16 +162,26 @@ def rows_frame(
     ------
     MissingColumn
         The reference or hypothesis column is missing.
+    fairdesk.core.speaker_columns.AmbiguousSpeakerColumn
+        Two columns could be the speaker column.
+    fairdesk.core.speaker_columns.MissingSpeakerColumn
+        ``speaker_col`` is not a column.
     """
     import pandas as pd
 
     from .importers import bad_utf8, derive_content_id
+    from .speaker_columns import find_speaker_column
     from .values import classification_only
 
     problems = list(problems)
     ren = {ref_col: "reference", hyp_col: "hypothesis"}
-    if speaker_col in df.columns:
-        ren[speaker_col] = "speaker_id"
+    spk = find_speaker_column(df.columns, speaker_col, source=source)
+    if spk is not None:
+        ren[spk] = "speaker_id"
+        if spk != "speaker_id" and "speaker_id" in df.columns:  # another column was named:
+            ren["speaker_id"] = "speaker_id_table"  # the table's own ids kept, by another name
+    # a frame this function made keeps the name of its table's speaker column
+    origin = df.attrs.get(SPEAKER_SOURCE, spk) if spk == "speaker_id" else spk
     if content_col in df.columns:
         ren[content_col] = "content_id"
     classify = classification_only(df, ref_col)  # labels and predicted labels, no text
@@ -200,7 +229,9 @@ def rows_frame(
         ):
             df[col] = df[col].map(nfc)
     problems = sorted(problems, key=lambda pr: pr["line"])
-    return pd.DataFrame(df).reset_index(drop=True), problems
+    out = pd.DataFrame(df).reset_index(drop=True)
+    out.attrs[SPEAKER_SOURCE] = origin
+    return out, problems
 
 
 #: How many line numbers a row warning names.

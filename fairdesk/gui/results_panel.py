@@ -56,6 +56,7 @@ from ..presentation import (
     with_basis,
 )
 from ..presentation.plans import followup_title
+from ..presentation.warnings import coded_warnings, speakers_line
 from ..stats.settings import AuditSettings
 from .charts import GroupValuePlot
 from .confusion_view import ConfusionView
@@ -435,6 +436,9 @@ class ResultsPanel(QWidget):
         bits = [esc(run_name(replace(spec, filters=(), sample=None, settings=None)))]
         bits += [f"<b style='color:{CONDITION_COLOUR}'>{esc(c)}</b>" for c in conditions]
         bits.append(f"design {esc(r.design if r.result is not None else '?')}")
+        spk = speakers_line(r.speakers)  # the speaker column used, always named
+        if spk:
+            bits.append(esc(spk))
         if r.settings is None or r.settings.n_bootstrap == AuditSettings().n_bootstrap:
             bits.append(  # a non-default B is one of the conditions
                 f"{esc(r.settings.n_bootstrap if r.settings is not None else '?')} resamples"
@@ -447,7 +451,7 @@ class ResultsPanel(QWidget):
             bits.append(
                 f"<span style='color:#ef6c00'>{count(len(r.excluded), 'group')} excluded</span>"
             )
-        notes = [str(x) for x in r.notes]
+        notes = [*coded_warnings(r), *(str(x) for x in r.notes)]  # no speaker ids ...
         n_missing = sum(g.n_items or 0 for g in r.groups if g.missing)
         if n_missing:
             notes.append(corpus_note(n_missing))

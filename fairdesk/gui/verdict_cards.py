@@ -33,6 +33,7 @@ from ..presentation import (
     short_group,
 )
 from ..presentation.plans import followup_sentence, followup_short, plan_sentence
+from ..presentation.warnings import coded_warnings
 from ..stats.results import Comparison
 from .theme import VERDICT_SHORT, VERDICTS, esc, plain_tip, verdict_style
 
@@ -222,12 +223,15 @@ class VerdictCards(QWidget):
                 w.setParent(None)
                 w.deleteLater()
         self.cards = []
+        self.warnings: tuple[str, ...] = ()
         self.reading.setText("")
         if not result:
             return
         run = as_audit_run(result)
         comps = run.comparisons
         self.plan = run.plan
+        # the run's typed warnings (no speaker ids ...) under every card's reading
+        self.warnings = coded_warnings(run)
         plans = {(cp.metric, cp.group): cp for cp in (run.plan.comparisons if run.plan else ())}
         metrics = [m for m in run.tested_metrics if any(c.metric == m for c in comps)]
         groups = list(dict.fromkeys(c.group for c in comps))
@@ -320,6 +324,7 @@ class VerdictCards(QWidget):
             + (f"<br><i>flags: {esc(flags)}</i>" if flags else "")
             + (f"<br><span style='color:#7c2d12'>{esc(wf)}</span>" if wf else "")
             + (f"<br><b>{esc(followup_sentence(up))}</b>" if up is not None else "")
+            + "".join(f"<br><span style='color:#7c2d12'>{esc(w)}</span>" for w in self.warnings)
         )
         self.selected = c
         for card in self.cards:

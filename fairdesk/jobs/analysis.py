@@ -128,7 +128,9 @@ def tested_specs(every, stats, wanted):
     return tested, notes
 
 
-def analyse(frame, settings, reference=None, wanted=None, language="en"):
+def analyse(
+    frame, settings, reference=None, wanted=None, language="en", speaker_column="speaker_id"
+):
     """Per-item metrics, every comparison, group values of every metric and confusions.
 
     Parameters
@@ -148,6 +150,8 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
     language : str, optional
         Transcript language (selects the normaliser); None or ``"auto"`` decides from the
         references.
+    speaker_column : the input's name of the ``speaker_id`` column (a table's own, e.g.
+        ``speaker``), recorded in the run's ``speakers``.
 
     Returns
     -------
@@ -260,6 +264,7 @@ def analyse(frame, settings, reference=None, wanted=None, language="en"):
         input_problems=canonical(problems, tuple[InputProblem, ...]),
         warnings=tuple(warnings),
         minimums_message=_minimums_message(result, settings),
+        speakers=speakers_part(frame, speaker_column),
         no_diacritic_items=canonical(nodia, NoDiacriticItems) if nodia else None,
         pitfalls=pitfalls,
         plan=canonical(plan, Plan) if plan is not None else None,
@@ -291,6 +296,21 @@ def run_plan(frame, result, specs) -> tuple[object | None, str | None]:
             "shown is the closed-form estimate: run fairdesk plan for the resampling plan"
         )
     return (plan if plan.comparisons else None), None
+
+
+def speakers_part(frame, column: str | None = "speaker_id"):
+    """The run's :class:`~fairdesk.jobs.result_parts.Speakers`: the column named, the
+    distinct speaker ids of the analysed items, and ``no_speaker_ids`` when there are none
+    (docs/METHODS.md, "Speakers")."""
+    from .result_parts import NO_SPEAKER_IDS, Speakers
+
+    ids = frame["speaker_id"] if "speaker_id" in frame.columns else None
+    n = int(ids.nunique(dropna=True)) if ids is not None else 0
+    return Speakers(
+        column=column if ids is not None else None,
+        n_speakers=n,
+        warnings=() if n else (NO_SPEAKER_IDS,),
+    )
 
 
 def _order(line):

@@ -33,6 +33,7 @@ from ..core.rehash import refresh_frame
 from ..core.spans import item_spans
 from ..core.store import Project
 from .acoustic_stage import add_acoustics
+from .prediction_keys import prediction_keys
 from .request import AuditOutcome, AuditRequest, with_settings  # noqa: F401 - re-exported
 from .result import AuditRun
 from .result_codec import canonical
@@ -226,20 +227,24 @@ def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, r
     spans = item_spans(frame)
     lookup = getattr(prep.backend, "lookup", None)
     paths = _rel_paths(frame) if lookup is not None else frame["path"]  # a file names them
-    for idx, (key, rel, ah) in enumerate(zip(frame["id"], paths, frame["audio_hash"])):
+    # several datasets: items are <dataset>/<key>; a file keyed by plain keys still fits
+    keys, failures, hint = prediction_keys(prep, frame, project.folder, lookup is not None)
+    for idx, (key, rel, ah) in enumerate(zip(keys, paths, frame["audio_hash"])):
+        if idx in failures:
+            continue
         if lookup is None and ah in cached:
             preds[idx] = cached[ah]
         else:
             todo.append((idx, key, rel, spans[idx]))
-    failures: dict[int, str] = {}
     n_total, n_cached = len(frame), len(preds)
     bind = getattr(prep.backend, "bind", None)
     if bind is not None:  # imported predictions: ambiguous keys are found before any lookup
-        bind(list(zip(frame["id"].astype(str), _rel_paths(frame))))
+        bind(list(zip(map(str, keys), _rel_paths(frame))))
     done = [0]
     started = time.monotonic()
 
     def commit(results):  # this thread alone writes the store, one shard at a time
+        results = hint(results)
         run_items.store_shard(project, run_id, prep.model_key, frame, results)
         for idx, pred, reason in results:
             if pred is None:
@@ -248,6 +253,11 @@ def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, r
                 preds[idx] = pred
         done[0] += len(results)
         prog.items(done[0], len(todo), started, "transcribed")
+
+    if failures:  # refused before any lookup: stored as failures
+        run_items.store_shard(
+            project, run_id, prep.model_key, frame, [(i, None, r) for i, r in failures.items()]
+        )
 
     if todo and req.engine != "local":
         from .engines import run_remote

@@ -405,9 +405,11 @@ def regress_table(
             path,
             ref_col=ref_col,
             hyp_col=hyp_col,
-            speaker_col=cluster or "speaker_id",
+            speaker_col=cluster or None,  # None: the one rule (speaker_id, speaker, ...)
             content_col="content_id",
         )
+        if cluster:  # the named speaker column is the frame's speaker_id now
+            cluster = "speaker_id"
         stats = compute_item_stats(df)
         # the counts scored from the table's own texts replace any copies the table carries
         # (an exported run's n_words, read back as text, would otherwise be compared as str)

@@ -26,6 +26,8 @@ Later stages (``result_parts``)::
     normaliser             → run.normaliser (Normaliser: name, reason, language)
     input_problems         → run.input_problems (tuple[InputProblem])
     warnings, notes        → run.warnings, run.notes (tuple[str])
+    speakers               → run.speakers (Speakers: the column the speaker ids came from,
+                             how many, and the typed warning ``no_speaker_ids``)
     minimums_message       → run.minimums_message
     intent_confusion, confusion → run.intent_confusion, run.confusion
                              (group → ConfusionMatrix; None when absent)
@@ -110,6 +112,7 @@ from fairdesk.jobs.result_parts import (
     Pitfalls,
     PredictionProblem,
     RunSettings,
+    Speakers,
     TableRows,
     WordPosition,
 )
@@ -145,6 +148,7 @@ OPTIONAL_KEYS = (
     "pitfalls",
     "normaliser",
     "device",
+    "speakers",
 )
 #: Keys of a project audit that a table audit (``table`` set) does not have.
 PROJECT_KEYS = ("run_id", "dataset", "model", "model_key", "counts", "notes")
@@ -182,6 +186,7 @@ class AuditRun:
     normaliser: Normaliser | None = None
     input_problems: tuple[InputProblem, ...] = ()
     warnings: tuple[str, ...] = ()
+    speakers: Speakers | None = None
     minimums_message: str | None = None
     intent_confusion: Mapping[str, ConfusionMatrix] | None = None
     confusion: Mapping[str, ConfusionMatrix] | None = None

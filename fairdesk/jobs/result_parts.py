@@ -418,3 +418,27 @@ __all__ = [
     "WordPosition",
     "optional",
 ]
+
+
+#: The typed warnings of a run (codes; :mod:`fairdesk.presentation.warnings` words them).
+#: ``no_speaker_ids``: the items have no speaker ids, so each utterance counts as
+#: independent and the intervals are too narrow if speakers recorded several utterances.
+NO_SPEAKER_IDS = "no_speaker_ids"
+WARNING_CODES = (NO_SPEAKER_IDS,)
+
+
+@dataclass(frozen=True)
+class Speakers:
+    """Where the run's speaker ids came from (docs/METHODS.md, "Speakers").
+
+    Attributes
+    ----------
+    column : the input's column that gave the speaker ids (a table's own name, e.g.
+        ``speaker``; a project dataset's ``speaker_id``); None: the items have none.
+    n_speakers : distinct speaker ids among the analysed items.
+    warnings : typed warning codes (:data:`WARNING_CODES`), worded by the views.
+    """
+
+    column: str | None = None
+    n_speakers: int = 0
+    warnings: tuple[str, ...] = ()

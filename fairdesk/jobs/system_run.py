@@ -318,6 +318,10 @@ def audit_systems(
                 cancelled=cancelled,
             )
         )
+        if req.reference is None and outs[0].result.reference is not None:
+            # every system against the baseline's reference group: the largest group of a
+            # system missing some items can be another one, and its gaps change sign
+            req = replace(req, reference=outs[0].result.reference)
     if progress is not None:
         progress(n / (n + 0.25), "comparing the systems on their common items")
     comparison = compare_stored_runs(project, [o.run_id for o in outs])
@@ -373,5 +377,7 @@ def audit_table_systems(table, hyp_cols: Sequence[str], **kwargs) -> SystemsOutc
         )
         runs.append(replace(run, model=col))
         frames[col] = frame
+        if kwargs.get("reference") is None and run.reference is not None:
+            kwargs["reference"] = run.reference  # the baseline's reference for every system
     result = compare_frames(frames, runs)
     return SystemsOutcome(tuple(runs), StoredComparison(None, (None,) * len(runs), result))

@@ -34,7 +34,7 @@ def table_input(
     table,
     ref_col: str = "reference",
     hyp_col: str = "hypothesis",
-    speaker_col: str = "speaker_id",
+    speaker_col: str | None = None,
     content_col: str = "content_id",
 ) -> tuple[pd.DataFrame, list[dict]]:
     """The per-item audit frame of a table (a DataFrame, or a CSV/TSV/JSONL/Parquet path)
@@ -49,8 +49,11 @@ def table_input(
     ----------
     table : pandas.DataFrame or str or Path
         The rows, or a file.
-    ref_col, hyp_col, speaker_col, content_col : str
-        The table's columns for the reference, hypothesis, speaker and content id.
+    ref_col, hyp_col, content_col : str
+        The table's columns for the reference, hypothesis and content id.
+    speaker_col : str, optional
+        The speaker column; None: found by the one rule
+        (:func:`fairdesk.core.speaker_columns.find_speaker_column`).
 
     Returns
     -------
@@ -103,7 +106,7 @@ def audit_table(
     source: str | None = None,
     ref_col: str = "reference",
     hyp_col: str = "hypothesis",
-    speaker_col: str = "speaker_id",
+    speaker_col: str | None = None,
     content_col: str = "content_id",
     return_frame: bool = False,
 ) -> AuditRun:
@@ -139,8 +142,11 @@ def audit_table(
         ``source``).
     source : str, optional
         The table's name in the result (``table``; default: the path, or ``table``).
-    ref_col, hyp_col, speaker_col, content_col : str
+    ref_col, hyp_col, content_col : str
         The table's column names.
+    speaker_col : str, optional
+        The speaker column (None: ``speaker_id``, else one of the usual names; two of them
+        are refused, see :func:`fairdesk.core.speaker_columns.find_speaker_column`).
     return_frame : bool
         Return ``(run, frame)``: also the analysed per-item frame (what a comparison of
         systems reads, :mod:`fairdesk.jobs.system_run`).
@@ -169,9 +175,10 @@ def audit_table(
         if source is not None
         else (str(table) if isinstance(table, (str, Path)) else "table")
     )
-    from ..core.table_input import no_rows_message, row_warnings
+    from ..core.table_input import no_rows_message, row_warnings, speaker_source
 
     frame, read_problems = table_input(table, ref_col, hyp_col, speaker_col, content_col)
+    spk_source = speaker_source(frame)
     n_rows = len(frame) + len(problems) + len(read_problems)  # the file's data rows
     if frame.empty:
         raise FairdeskError(f"--table {no_rows_message(name, [*problems, *read_problems])}")
@@ -194,7 +201,14 @@ def audit_table(
         check_run_cap(frame, settings.max_items)
     except KeyError as exc:
         raise FairdeskError(str(exc)) from None
-    frame, run = analyse(frame, settings, reference=reference, wanted=wanted, language=language)
+    frame, run = analyse(
+        frame,
+        settings,
+        reference=reference,
+        wanted=wanted,
+        language=language,
+        speaker_column=spk_source,
+    )
     every = [*problems, *read_problems]
     every += [{**pr, "source": name} for pr in _input_problems(run)]
     every = sorted(every, key=lambda pr: pr.get("line") or 0)

@@ -7,7 +7,9 @@ Columns (CSV/TSV header, or JSONL object keys; names are case-insensitive):
 - key: ``item_id`` (also ``id``, what ``fairdesk items --json`` prints) and/or ``path`` (also
   ``audio_path``); at least one per row. A path that names more than one item of the audit
   (a bare ``a.wav`` for ``x/a.wav`` and ``y/a.wav``) is ambiguous: those items get no
-  prediction and the row is reported, never applied to a guess;
+  prediction and the row is reported, never applied to a guess. A key two rows give
+  different predictions is refused (the item gets none; the reason names both lines); a
+  row repeating an earlier one's prediction is used once, with a warning;
 - ``text`` (or ``hypothesis``): the transcript; empty is allowed (flagged);
 - optional ``confidence`` (number), ``intent``, ``slots`` (a JSON object; in JSONL an
   object or a JSON string), ``label``.
@@ -21,6 +23,7 @@ starts).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import posixpath
@@ -36,6 +39,8 @@ FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 KEY_COLUMNS = ("item_id", "id", "path", "audio_path")
 TEXT_COLUMNS = ("text", "hypothesis")
 VALUE_COLUMNS = ("confidence", "intent", "slots", "label")
+#: Why an item got no prediction when nothing more specific applies.
+NO_PREDICTION = "no prediction for this item in the imported file"
 
 
 @dataclass(frozen=True)
@@ -144,6 +149,9 @@ class PredictionsBackend(Backend):
         self._by_id: dict[str, Prediction] = {}
         self._by_path: dict[str, Prediction] = {}
         self._first_row: dict[tuple[str, str], int] = {}
+        # the first row's prediction per key, and the keys two rows disagree on (refused)
+        self._kept: dict[tuple[str, str], Prediction] = {}
+        self._conflicts: dict[tuple[str, str], str] = {}
         self._bound: dict[tuple[str | None, str | None], str] | None = None
         self.n_rows = 0
         table = read_table(self._path, fmt=fmt)
@@ -185,9 +193,13 @@ class PredictionsBackend(Backend):
         """
         if item_id is not None and str(item_id) in self._by_id:
             return self._by_id[str(item_id)]
+        if item_id is not None and ("item_id", str(item_id)) in self._conflicts:
+            return None  # two rows disagree (see missing_reason)
         if not rel_path:
             return None
         p = normalise_path(rel_path)
+        if ("path", p) in self._conflicts:
+            return None
         if p in self._by_path:
             return self._by_path[p]
         if self._bound is not None and (item_id, rel_path) in self._bound:
@@ -242,11 +254,16 @@ class PredictionsBackend(Backend):
 
     def missing_reason(self, item_id: str | None, rel_path: str | None = None) -> str:
         """Why :meth:`lookup` found no prediction for this item."""
+        for kind, k in (("item_id", item_id), ("path", rel_path)):
+            if k is not None:
+                k = str(k) if kind == "item_id" else normalise_path(k)
+                if (kind, k) in self._conflicts:
+                    return self._conflicts[kind, k]
         if self._bound is not None:
             why = self._bound.get((None if item_id is None else str(item_id), rel_path))
             if why:
                 return why
-        return "no prediction for this item in the imported file"
+        return NO_PREDICTION
 
     def summary(self) -> str:
         """One line: kept, skipped and flagged rows."""
@@ -326,16 +343,40 @@ class PredictionsBackend(Backend):
             keys.append(("item_id", item_id))
         if path is not None:
             keys.append(("path", normalise_path(path)))
+        fresh = []
         for kind, k in keys:
-            if (kind, k) in self._first_row:
-                self._reject(
-                    row,
-                    key,
-                    f"duplicate {kind} {k!r} (first seen on line {self._first_row[kind, k]})",
+            if (kind, k) not in self._first_row:
+                fresh.append((kind, k))
+                continue
+            first = self._first_row[kind, k]
+            if (kind, k) in self._conflicts:  # a third row of a refused key
+                self._reject(row, key, f"{kind} {k!r} again: {self._conflicts[kind, k]}")
+            elif dataclasses.replace(self._kept[kind, k], row=0) == dataclasses.replace(
+                pred, row=0
+            ):
+                self.problems.append(
+                    Problem(
+                        row,
+                        key,
+                        f"{kind} {k!r} repeats line {first} with the same prediction (used once)",
+                        kept=True,
+                    )
                 )
-                return
+            else:  # two predictions for one item: taking either would be a guess
+                reason = (
+                    f"conflicting predictions for {kind} {k!r} in {self._path.name}: line "
+                    f"{first} says {_short(self._kept[kind, k].text or '')} and line {row} "
+                    f"says {_short(pred.text or '')}; neither is used: keep the right row "
+                    "and delete the other"
+                )
+                self._conflicts[kind, k] = reason
+                (self._by_id if kind == "item_id" else self._by_path).pop(k, None)
+                self._reject(row, key, reason)
+        if len(fresh) < len(keys):
+            return
         for kind, k in keys:
             self._first_row[kind, k] = row
+            self._kept[kind, k] = pred
             (self._by_id if kind == "item_id" else self._by_path)[k] = pred
         if self._has_text and not pred.text:
             self.problems.append(

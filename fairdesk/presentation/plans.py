@@ -81,6 +81,12 @@ def _sentence(cp, plan) -> str:
         )
     if cp.limit == "no_estimate":
         return "No plan: the pilot gives no standard error to plan from."
+    if not cp.target_gap > 0:  # a reference at 0: by the ratio criterion any gap is practical
+        return (
+            f"No plan: the reference's {metric_short(cp.metric)} is 0, so by the disparity "
+            "ratio any gap above 0 is of practical size, and no number of speakers makes "
+            "the smallest detectable gap 0; the interval shows which gaps the data rule out."
+        )
     if not cp.reachable:
         if cp.limit == "content":
             floor = fmt_size(cp.metric, cp.floor_mde)

@@ -51,6 +51,7 @@ from ..presentation import (
     text_sources,
     with_basis,
 )
+from ..presentation.warnings import run_warnings, speakers_line
 from ..stats.results import Comparison
 from .align import align_texts, normaliser
 from .data import RunData, group_ci, load_run, num, summary_overall, verdict_style
@@ -121,6 +122,7 @@ def _audited(d: RunData, run: AuditRun) -> list[tuple[str, str]]:
         ),
         ("Reference group", str(run.reference or MISSING)),
         ("Design", str(run.design or MISSING).replace("_", " ")),
+        ("Speakers", (speakers_line(run.speakers) or MISSING).removeprefix("speakers: ")),
         ("Resampling", f"{setting('resampling')} (used: {', '.join(schemes) or MISSING})"),
         ("Bootstrap resamples B", b),
         ("Seed", setting("seed")),
@@ -457,7 +459,8 @@ def _failures(run: AuditRun) -> dict:
     return {
         "failures": run.failures,
         "excluded": run.excluded,
-        "notes": run.notes,
+        # the typed warnings (no speaker ids ...) in words, then the run's notes
+        "notes": tuple(dict.fromkeys([*run_warnings(run), *run.notes])),
         "prediction_problems": [_prediction_problem(pr) for pr in run.prediction_problems or ()],
         "problems": run.problems or (),
     }

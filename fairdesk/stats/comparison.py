@@ -333,6 +333,7 @@ def finish(
             single_speaker=pc.single_speaker,
             basis=pc.basis,
             sample=pc.sample,
+            shared_subset="shared_content_subset" in flags,
         ),
         basis=pc.basis,
         sample=pc.sample,

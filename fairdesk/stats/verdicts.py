@@ -187,11 +187,17 @@ def reading(
     single_speaker: bool = False,
     basis: Basis | None = None,
     sample: str | None = None,
+    shared_subset: bool = False,
 ) -> str:
     """One plain-English sentence with the CI, p_adjusted, estimator and block counts (and
     the basis E of a diacritic metric; the sample of a metric computed on one), every number
-    of ``metric`` in its unit as the cards show it (``30.4%``, a gap ``-28.6 pp``)."""
+    of ``metric`` in its unit as the cards show it (``30.4%``, a gap ``-28.6 pp``).
+    ``shared_subset``: the values compared are those of the sentences both groups said
+    (``shared_content_subset``), which the sentence says, since the group table's count
+    every item."""
     est = ESTIMATOR_LABELS["content_conditional" if conditional else estimator]
+    if shared_subset and not sample:
+        sample = f"the {n_blocks.contents} sentences both groups said"
     on_basis = f"; {basis_text(basis)}" if basis is not None else ""
     head = (
         f"{_values(metric, label, group, reference, value, reference_value, sample)} (gap "
@@ -209,6 +215,12 @@ def reading(
         tail = (
             f"a significant but small difference ({direction_}), below the practical "
             f"threshold of {_said(fmt_size(metric, threshold))}"
+        )
+    elif verdict == "inconclusive_underpowered" and not threshold > 0:
+        tail = (  # the reference at 0: the ratio criterion makes any gap practical
+            "inconclusive, not fine: the reference's value is 0, so by the disparity ratio "
+            "any gap above 0 is of practical size and no sample can rule every such gap "
+            f"out; this sample could detect gaps of {_said(fmt_size(metric, mde))} or more"
         )
     elif verdict == "inconclusive_underpowered":
         tail = (
@@ -234,6 +246,11 @@ def reading(
         caveat += (
             "; a side has a single speaker, so the interval describes these recordings of "
             "this speaker, not the group"
+        )
+    if shared_subset:
+        caveat += (
+            "; these values are of the sentences both groups said, so they can differ from "
+            "the group table's, which count every item"
         )
     if multiplicity:
         caveat += (

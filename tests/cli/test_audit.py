@@ -446,7 +446,8 @@ def test_regress_table_scores_its_own_texts_over_stale_count_columns(tmp_path, c
         assert code == 0, err
         assert "Traceback" not in err
         fits.append(json.loads(out.read_text()))
-    assert fits[0]["n"] == fits[1]["n"] == len(df)
+    # the table's 'spk' column is its speaker column (the one rule): one row per speaker
+    assert fits[0]["n"] == fits[1]["n"] == df["spk"].nunique()
     assert fits[0]["coefficients"] == fits[1]["coefficients"]
     assert fits[0]["r2"] == fits[1]["r2"]
 
@@ -480,7 +481,8 @@ def test_table_json_keeps_todays_keys_plus_schema_version(tmp_path):
     d = json.loads(out.read_text())
     # table_rows: the rows used and refused (issue 29), added; plan (issue 32) only where a
     # comparison is inconclusive_underpowered
-    new = {"schema_version", "table_rows"}
+    # speakers: the column the speaker ids came from (issue 44)
+    new = {"schema_version", "table_rows", "speakers"}
     assert set(d) - {"plan"} == OLD_TABLE_KEYS | new and d["schema_version"] == 2
     under = any(c["verdict"] == "inconclusive_underpowered" for c in d["comparisons"])
     assert ("plan" in d) == under

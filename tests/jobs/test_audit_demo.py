@@ -133,9 +133,14 @@ def test_predictions_audit_on_demo(demo, tmp_path, capsys):
     res = json.loads(out.read_text())
     groups = {g["group"]: {**g, **g["values"]} for g in res["groups"]}
     assert groups["en-us"]["wer"] < 0.05 and groups["en-029"]["wer"] > 0.1
-    # items of the speakers left out have no prediction: reported as failures, not dropped
-    assert len(res["failures"]) == len(items) - len(sel)
-    assert all("no prediction" in f["reason"] for f in res["failures"])
+    # items of the speakers left out have no prediction: reported as failures, not dropped;
+    # the item whose id a later row repeats with another text has none either (issue 44)
+    assert len(res["failures"]) == len(items) - len(sel) + 1
+    twice = [f for f in res["failures"] if f["item"] == sel["id"].iloc[0]]
+    assert len(twice) == 1 and "conflicting predictions for item_id" in twice[0]["reason"]
+    assert f"line {len(lines)} says 'duplicate'" in twice[0]["reason"]
+    rest = [f for f in res["failures"] if f is not twice[0]]
+    assert all("no prediction" in f["reason"] for f in rest)
     assert res["prediction_problems"]  # the duplicate row is reported
     c = [c for c in res["comparisons"] if c["group"] == "en-029" and c["metric"] == "wer"][0]
     assert c["gap"] > 0 and c["ci_low"] > 0

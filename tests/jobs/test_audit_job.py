@@ -237,3 +237,19 @@ def test_results_cached_before_scaling_was_the_default_are_not_reused(project):
     # the old settings asked for explicitly: the stored run answers
     third = run_audit(project, req, backend=be)
     assert third.from_cache and third.result.settings.small_cluster_scaling is False
+
+
+def test_a_moved_dataset_folder_names_relink_for_every_item(tmp_path):
+    """Issue 44: the audio folder moved away (a moved project) fails every item with a
+    reason that names the missing folder and ``fairdesk relink``, not "restore the file"."""
+    p, root = tone_project(tmp_path, {"a": 0.5, "b": 0.7}, 6, 6, "play the song")
+    root.rename(root.with_name("moved"))
+    req = AuditRequest(
+        dataset="d", model="fake", by=("accent",), settings=SETTINGS, metrics=("wer",), nlu="none"
+    )
+    out = run_audit(p, req, backend=LengthBackend())
+    assert out.result.all_failed and len(out.result.failures) == 72
+    for f in out.result.failures:
+        assert f"the dataset's audio folder {root} is missing" in f.reason
+        assert f"`fairdesk relink --project {p.folder} --dataset 'd' NEW_FOLDER`" in f.reason
+        assert "restore the file" not in f.reason

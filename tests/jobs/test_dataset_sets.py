@@ -169,3 +169,36 @@ def test_cli_report_data_and_tier_names_of_a_run_of_two_datasets(two, tmp_path, 
     bad = ["audit", "--project", str(p.folder), "--dataset", "pilot", "--dataset", " "]
     assert main([*bad, "--model", "x", "--by", "accent"]) == 2
     assert "--dataset: give a dataset name" in capsys.readouterr().err
+
+
+def test_plain_ids_in_an_audit_of_several_datasets(two, tmp_path):
+    """Issue 44: a predictions file keyed by the datasets' own ids (``b4/0.wav``) is used
+    where the id names one item of the set; an id two datasets share (``a0/0.wav``) is
+    refused for both, saying the items are ``<dataset>/<id>``; an item with no row says
+    how it is keyed."""
+    from fairdesk.core.dataset_sets import open_set, set_items
+    from fairdesk.jobs.audit import AuditRequest, run_audit
+    from fairdesk.stats.settings import AuditSettings
+
+    p, _tmp = two
+    items = set_items(p, open_set(p, ["pilot", "more"]))
+    keys = [k for k in items["item_key"] if k != "b5/3.wav"]  # one item without a row
+    rows = ["id,text", *(f"{k},play the song now" for k in dict.fromkeys(keys))]
+    (tmp_path / "plain.csv").write_text("\n".join(rows) + "\n")
+    req = AuditRequest(
+        dataset="pilot",
+        more_datasets=("more",),
+        model=f"predictions:{tmp_path / 'plain.csv'}",
+        by=("accent",),
+        nlu="none",
+        settings=AuditSettings(n_bootstrap=200, min_items=4, min_speakers=2),
+    )
+    run = run_audit(p, req, use_result_cache=False).result
+    failed = {f.item: f.reason for f in run.failures}
+    shared = {f"{d}/a0/{c}.wav" for d in ("pilot", "more") for c in range(4)}
+    assert set(failed) == shared | {"more/b5/3.wav"}
+    why = failed["more/a0/1.wav"]
+    assert "'a0/1.wav'" in why and "2 of the audited datasets" in why
+    assert "<dataset>/<id>" in why and "'more/a0/1.wav'" in why
+    assert "<dataset>/<id> ('more/b5/3.wav')" in failed["more/b5/3.wav"]
+    assert sum(g.n_items for g in run.groups) == len(items) - len(failed)

@@ -336,3 +336,32 @@ def test_disagreements_rank_one_right_one_wrong_first():
     assert ids == ["1", "2", "3"]
     assert out["g"][0]["errors"] == {"A": 0, "B": 3} and out["g"][0]["one_right"]
     assert not out["g"][2]["one_right"]
+
+
+def test_a_system_missing_items_is_compared_against_the_baselines_reference(project, tmp_path):
+    """Issue 44: the second system lacks 5 items of group a, so its largest group is b;
+    without --reference both per-system audits still compare against the baseline's
+    reference group (the gaps keep their sign)."""
+    from fairdesk.jobs.audit import AuditRequest
+    from fairdesk.jobs.system_run import audit_systems
+    from fairdesk.stats.settings import AuditSettings
+
+    p, a, _b = project
+    short = tmp_path / "short.csv"
+    lines = a.read_text(encoding="utf-8").splitlines()
+    dropped = [ln for ln in lines if ln.startswith("a/0_") or ln.startswith('"a/0_')]
+    assert len(dropped) == N_SENT
+    short.write_text("\n".join(ln for ln in lines if ln not in dropped) + "\n", encoding="utf-8")
+    req = AuditRequest(
+        dataset="d",
+        model="x",
+        by=("accent",),
+        nlu="none",
+        settings=AuditSettings(n_bootstrap=200, min_items=5, min_speakers=2),
+    )
+    out = audit_systems(p, req, [f"predictions:{a}", f"predictions:{short}"])
+    base, second = out.runs
+    assert len(second.failures) == N_SENT
+    assert base.reference == second.reference == "a"
+    gb, gs = (r.comparison("wer", "b").gap for r in (base, second))
+    assert gb > 0 and gs > 0

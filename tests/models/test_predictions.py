@@ -14,7 +14,7 @@ CSV = (
     "item_id,path,text,confidence,intent,slots,label\n"  # line 1
     'u1,a/u1.wav,play the song,0.9,play_music,"{""song"": ""yesterday""}",\n'  # 2 good
     "u2,a/u2.wav,,0.1,,,\n"  # 3 empty text: kept, flagged
-    "u1,a/u1b.wav,duplicate,0.5,,,\n"  # 4 duplicate item_id
+    "u1,a/u1b.wav,duplicate,0.5,,,\n"  # 4 item_id u1 again, another text: u1 refused
     ",,no key here,0.5,,,\n"  # 5 missing key
     'u5,a/u5.wav,bad slots,0.5,x,"{not json}",\n'  # 6 malformed JSON
     "u6,a/u6.wav,bad conf,high,,,\n"  # 7 confidence not a number
@@ -34,7 +34,12 @@ def test_csv_keeps_good_rows_and_reports_bad_ones(tmp_path):
     path = write(tmp_path, "preds.csv", CSV.encode() + b"u9,c/u9.wav,caf\xe9 bad bytes,,,,\n")
     b = get_backend(f"predictions:{path}")
     assert isinstance(b, PredictionsBackend)
-    p = b.lookup("u1", None)
+    # two rows give u1 different texts: neither is used, and the reason names both lines
+    assert b.lookup("u1", None) is None
+    why = b.missing_reason("u1", None)
+    assert "conflicting predictions for item_id 'u1' in preds.csv" in why
+    assert "line 2" in why and "line 4" in why
+    p = b.lookup(None, "a/u1.wav")  # row 2 is still keyed by its own path
     assert p.text == "play the song" and p.confidence == 0.9
     assert p.intent == "play_music" and p.slots == {"song": "yesterday"} and p.label is None
     assert b.lookup("u2", None).text == ""
@@ -46,7 +51,8 @@ def test_csv_keeps_good_rows_and_reports_bad_ones(tmp_path):
     bad = {pr.row: pr for pr in b.problems if not pr.kept}
     warn = {pr.row: pr for pr in b.problems if pr.kept}
     assert sorted(bad) == [4, 5, 6, 7, 8, 11]
-    assert "duplicate item_id 'u1'" in bad[4].reason and "line 2" in bad[4].reason
+    assert "conflicting predictions for item_id 'u1'" in bad[4].reason
+    assert "line 2" in bad[4].reason and "line 4" in bad[4].reason
     assert "missing key" in bad[5].reason
     assert "slots is not valid JSON" in bad[6].reason and bad[6].key == "u5"
     assert "not a number" in bad[7].reason
@@ -106,3 +112,40 @@ def test_file_level_errors_and_no_audio(tmp_path):
         b.transcribe([np.zeros(10, np.float32)])
     with pytest.raises(TypeError, match="no settings"):
         get_backend(f"predictions:{tmp_path / 'ok.csv'}", beam_size=3)
+
+
+def test_a_repeated_id_with_the_same_text_is_used_once_with_one_warning(tmp_path):
+    path = write(
+        tmp_path,
+        "preds.csv",
+        "item_id,text\nu1,hello there\nu2,good morning\nu1,hello there\nu3,fine\n",
+    )
+    b = get_backend(f"predictions:{path}")
+    assert b.lookup("u1").text == "hello there" and b.lookup("u1").row == 2
+    (w,) = b.problems
+    assert w.kept and w.row == 4 and "repeats line 2 with the same prediction" in w.reason
+    assert len(b) == 3 and "3 predictions kept, 0 rows skipped, 1 warning" in b.summary()
+
+
+def test_a_repeated_id_with_another_text_is_refused_naming_both_rows(tmp_path):
+    path = write(
+        tmp_path,
+        "preds.jsonl",
+        "\n".join(
+            json.dumps(r)
+            for r in (
+                {"item_id": "a", "text": "one two"},
+                {"item_id": "b", "text": "three"},
+                {"item_id": "a", "text": "one too"},
+                {"item_id": "a", "text": "one two"},
+            )
+        )
+        + "\n",
+    )
+    b = get_backend(f"predictions:{path}")
+    assert b.lookup("a") is None and b.lookup("b").text == "three"
+    why = b.missing_reason("a")
+    assert why.startswith("conflicting predictions for item_id 'a' in preds.jsonl: line 1")
+    assert "'one two'" in why and "line 3 says 'one too'" in why
+    assert [(p.row, p.kept) for p in b.problems] == [(3, False), (4, False)]
+    assert "again" in b.problems[1].reason

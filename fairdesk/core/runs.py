@@ -45,6 +45,13 @@ def _datasets_setting(prep) -> dict:
     return {"datasets": list(dset.names)} if dset is not None and dset.several else {}
 
 
+def _reference_text_setting(req) -> dict:
+    """``reference_text`` where it is not the default ``latest`` (the rows before the choice
+    existed read as ``latest``)."""
+    choice = getattr(req, "reference_text", "latest")
+    return {} if choice == "latest" else {"reference_text": choice}
+
+
 def start_run(project: Project, prep, req):
     """Insert the run (status ``running``) and take its OS lock before the row is visible
     to anyone else; returns ``(run_id, lock)`` (see :mod:`fairdesk.core.runlock`)."""
@@ -66,6 +73,7 @@ def start_run(project: Project, prep, req):
                         "sample": req.sample,
                         "settings": req.settings.to_dict(),
                         **_datasets_setting(prep),
+                        **_reference_text_setting(req),
                     }
                 ),
                 "running",

@@ -26,7 +26,15 @@ if TYPE_CHECKING:
     from ..jobs.result import AuditRun
     from ..stats.settings import AuditSettings
 
-__all__ = ["SEPARATOR", "SHORT_PATH", "RunSpec", "run_conditions", "run_name", "short_model"]
+__all__ = [
+    "SEPARATOR",
+    "SHORT_PATH",
+    "RunSpec",
+    "reference_text_conditions",
+    "run_conditions",
+    "run_name",
+    "short_model",
+]
 
 #: Between the parts of a run's name.
 SEPARATOR = " · "
@@ -74,6 +82,10 @@ def dataset_label(run: AuditRun) -> str | None:
     return datasets_label(rs.datasets if rs is not None else None) or run.dataset or run.table
 
 
+def _text(value) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
 def _int(value) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
@@ -91,6 +103,8 @@ class RunSpec:
     model, dataset : what was audited (None: left out of the name).
     reference : the reference group (None: left out).
     n_items : the items analysed (None: left out).
+    reference_text : which reference text was scored (``--reference-text``; None or
+        ``latest``, the default: not named).
     """
 
     by: tuple[str, ...] = ()
@@ -101,6 +115,7 @@ class RunSpec:
     dataset: str | None = None
     reference: str | None = None
     n_items: int | None = None
+    reference_text: str | None = None
 
     @classmethod
     def from_stored(cls, settings, model: str | None = None, dataset: str | None = None) -> RunSpec:
@@ -121,6 +136,7 @@ class RunSpec:
             settings=_settings(settings.get("settings")),
             model=model,
             dataset=datasets_label(settings.get("datasets")) or dataset,
+            reference_text=_text(settings.get("reference_text")),
         )
 
     @classmethod
@@ -138,6 +154,7 @@ class RunSpec:
             dataset=dataset_label(run),
             reference=run.reference,
             n_items=sum(g.n_items or 0 for g in run.groups),
+            reference_text=rs.reference_text if rs is not None else None,
         )
 
 
@@ -194,7 +211,25 @@ def run_conditions(spec: RunSpec) -> tuple[str, ...]:
         out.append(f"sample of {spec.sample} per group")
     if spec.settings is not None:
         out += _setting_texts(spec.settings)
+    out += reference_text_conditions(spec.reference_text)
     return tuple(out)
+
+
+def reference_text_conditions(choice: str | None) -> list[str]:
+    """Which reference text a run scored, in words, where it is not the default ``latest``
+    (``--reference-text``; docs/METHODS.md, "References from several annotators"):
+    ``references: imported text``, ``references: Ada's versions``, ``references:
+    adjudicated``, ``references: annotators resampled``."""
+    if not choice or choice == "latest":
+        return []
+    if choice.startswith("annotator:"):
+        return [f"references: {choice[len('annotator:') :]}'s versions"]
+    said = {
+        "imported": "imported text",
+        "adjudicated": "adjudicated",
+        "resample": "annotators resampled",
+    }
+    return [f"references: {said.get(choice, choice)}"]
 
 
 def short_model(model: str) -> str:

@@ -407,9 +407,9 @@ class Project:
     ) -> int | None:
         """Store a corrected transcript of an item (its original text is kept).
 
-        Each annotator has their own version (docs/METHODS.md, "References from several
-        annotators"): the text is compared with that annotator's latest version (else the
-        imported text), and ``previous`` is that text. Saving as one types would write one
+        Each annotator has their own version (docs/METHODS.md,
+        "References from several annotators"): the text is compared with that annotator's
+        latest version (else the imported text), and ``previous`` is that text. Saving as one types would write one
         row per pause, so consecutive saves of one editing ``session`` (same item, same
         annotator) update that session's row; a new session adds a row to the item's history.
 

@@ -1,5 +1,5 @@
-"""Which reference text an audit scores against (docs/METHODS.md, "References from several
-annotators"): ``latest`` (the default, as before versions: the newest version by anyone, else
+"""Which reference text an audit scores against
+(docs/METHODS.md, "References from several annotators"): ``latest`` (the default, as before versions: the newest version by anyone, else
 the imported text), ``imported``, ``annotator:NAME``, ``adjudicated`` or ``resample``.
 
 :func:`choose_references` gives the audit's items their reference text for the choice, lists

@@ -59,8 +59,8 @@ class AuditRequest:
         (workers read the files from a path the cluster shares).
     more_datasets : further datasets audited with it as one set (a pilot and its new
         recordings; :mod:`fairdesk.core.dataset_sets`: items keyed by dataset).
-    reference_text : which reference text is scored (docs/METHODS.md, "References from
-        several annotators"): ``latest`` (default), ``imported``, ``annotator:NAME``,
+    reference_text : which reference text is scored
+        (docs/METHODS.md, "References from several annotators"): ``latest`` (default), ``imported``, ``annotator:NAME``,
         ``adjudicated`` or ``resample`` (:mod:`fairdesk.jobs.reference_text`).
     """
 

@@ -13,8 +13,8 @@ current version (else the imported text) is counted as unchanged and not stored 
 named annotator's first version of an item is stored even when it equals the imported text
 (they checked the item, and their agreement counts it).
 
-The transcripts are one annotator's version (``annotator``; docs/METHODS.md, "References from
-several annotators"), written in one transaction: all of them or none. Files that name items
+The transcripts are one annotator's version (``annotator``;
+docs/METHODS.md, "References from several annotators"), written in one transaction: all of them or none. Files that name items
 the dataset does not have are listed and nothing is imported (``refused``), since a version
 with items missing would be half an import.
 """

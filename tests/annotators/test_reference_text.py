@@ -123,3 +123,20 @@ def test_the_command_line_takes_the_choice(tmp_path, capsys):
     assert f"problem: item {item_id('n1')}: its versions disagree" in out
     assert main(["runs", "--project", str(p.folder)]) == 0
     assert "references: adjudicated" in capsys.readouterr().out
+
+
+def test_adjudicate_on_the_command_line_picks_a_version_or_stores_a_merged_text(tmp_path, capsys):
+    from fairdesk.cli import main
+    from fairdesk.jobs.audit import run_audit
+
+    p, preds = two_annotators(tmp_path)
+    base = ["adjudicate", "--project", str(p.folder), "--dataset", "d", "--adjudicator", "Chi"]
+    assert main(base + ["--item", item_id("s1"), "--pick", "Obi"]) == 0
+    assert "adjudicated by Chi as 'ákwá ego'" in capsys.readouterr().out
+    assert main(base + ["--item", item_id("n1"), "--text", "àkwà  ego"]) == 0
+    assert main(base + ["--item", item_id("n1"), "--pick", "Eze"]) == 2
+    assert "no version by Eze (versions by: Ada, Obi)" in capsys.readouterr().err
+    out = run_audit(p, _req(preds, reference_text="adjudicated"))
+    assert out.result.input_problems == ()
+    refs = _refs(out)
+    assert refs[item_id("s1")] == "ákwá ego" and refs[item_id("n1")] == "àkwà  ego"

@@ -3,7 +3,11 @@ on Ctrl+S, with undo/redo), the original text, the annotator's name and the item
 
 Each save is an annotation ``kind="transcript"`` with time and annotator
 (:meth:`fairdesk.core.store.Project.save_transcript`); the imported text stays in the item.
-Audits take the latest annotation as the reference.
+Each annotator keeps their own version (docs/METHODS.md, "References from several
+annotators"): the editor asks for the annotator's name once (remembered, no login-name
+default) and opens on that annotator's version, else on the imported text, with the other
+annotators' versions hidden until adjudication (independent annotation). Audits take the
+latest version by default (``--reference-text``).
 """
 
 from __future__ import annotations
@@ -66,7 +70,8 @@ class AnnotationPanel(QWidget):
         self.annotator.setPlaceholderText("your name")
         self.annotator.setMaximumWidth(160)
         self.annotator.setToolTip(
-            "Stored with every annotation you make, here and in the Record tab"
+            "Your name: each annotator keeps their own version of an item; stored with "
+            "every annotation you make, here and in the Record tab"
         )
         self.annotator.textChanged.connect(self._annotator_changed)
         self.editor = TranscriptEditor()
@@ -128,7 +133,15 @@ class AnnotationPanel(QWidget):
         self.history_btn.setChecked(bool(state.get("history_open", False)))
 
     def _annotator_changed(self, text: str) -> None:
-        self.ctx.annotator = text.strip()
+        from ..core.versions import annotator_name
+
+        if self.editor.pending:  # the last edit is the previous annotator's
+            self.editor.flush()
+        name = annotator_name(text)
+        if name == self.ctx.annotator:
+            return
+        self.ctx.annotator = name
+        self.set_item(self.item_db_id, self.item_key)  # this annotator's own version
 
     # -- the item ------------------------------------------------------------------------
     def set_item(self, item_db_id: int | None, item_key: str | None = None) -> None:
@@ -150,17 +163,33 @@ class AnnotationPanel(QWidget):
             self.editor.set_text("", enabled=False, note="this item is no longer in the project")
             self._fill_history()
             return
-        latest = self.history[-1]
         self.original.setText(self.history[0]["text"])
-        n = len(self.history) - 1
-        note = (
-            f"{n} annotation{'s' if n != 1 else ''}; latest by "
-            f"{latest['annotator'] or 'someone'} {_ago(latest['updated_at'])}"
-            if n
-            else "not annotated yet: edits are saved as you type"
-        )
-        self.editor.set_text(latest["text"], note=note)
         self._fill_history()
+        if not self.ctx.annotator:
+            self.editor.set_text(
+                self.history[0]["text"],
+                enabled=False,
+                note="type your name in Annotator first: each annotator keeps their own "
+                "version of an item",
+            )
+            return
+        iv = p.transcript_versions([self.item_db_id]).get(self.item_db_id)
+        own = iv.version(self.ctx.annotator) if iv is not None else None
+        others = [v for v in (iv.versions if iv is not None else ()) if v is not own]
+        hidden = (
+            ""
+            if not others
+            else "; 1 other annotator's version hidden until adjudication"
+            if len(others) == 1
+            else f"; {len(others)} other annotators' versions hidden until adjudication"
+        )
+        if own is not None:
+            note = f"your version, saved {_ago(own.created_at)}{hidden}"
+            text = own.text
+        else:
+            note = f"not annotated by you yet: starts from the imported text{hidden}"
+            text = self.history[0]["text"]
+        self.editor.set_text(text, note=note)
 
     def current_text(self) -> str:
         return self.editor.text()
@@ -195,9 +224,23 @@ class AnnotationPanel(QWidget):
         self.history_btn.setArrowType(Qt.DownArrow if on else Qt.RightArrow)
         self.tree.setVisible(on)
 
+    def _own_history(self) -> list[dict]:
+        """The imported text and this annotator's own entries (the others' stay hidden
+        until adjudication: independent annotation)."""
+        from ..core.versions import said_annotator
+
+        me = said_annotator(self.ctx.annotator)
+        return [
+            h
+            for h in self.history
+            if h["annotation_id"] is None
+            or (self.ctx.annotator and said_annotator(h["annotator"]) == me)
+        ]
+
     def _fill_history(self) -> None:
         self.tree.clear()
-        for h in reversed(self.history):
+        shown = self._own_history()
+        for h in reversed(shown):
             when = (
                 "imported"
                 if h["created_at"] is None
@@ -208,7 +251,7 @@ class AnnotationPanel(QWidget):
             self.tree.addTopLevelItem(it)
         for c in range(3):
             self.tree.resizeColumnToContents(c)
-        self.history_btn.setText(f"History ({max(0, len(self.history) - 1)})")
+        self.history_btn.setText(f"History ({max(0, len(shown) - 1)})")
 
     def _restore_entry(self, item, _col) -> None:
         text = item.data(0, Qt.UserRole)

@@ -89,6 +89,10 @@ def test_annotate_an_item_with_the_palette_undo_redo_and_reaudit(qtbot, own):
         ann = w.annotation
         item_id, key = ann.item_db_id, ann.item_key
         original = w._row["reference"]
+        # no login-name default: the editor waits for the annotator's name
+        assert not ann.editor.isEnabled() and ann.annotator.text() == ""
+        qtbot.keyClicks(ann.annotator, "Ngozi")
+        assert ann.editor.isEnabled()
         assert ann.editor.text() == original and ann.original.text() == original
         ed = ann.editor
         ed.edit.setFocus()
@@ -140,6 +144,7 @@ def test_dataset_panel_annotates_and_shows_the_latest_text(qtbot, own):
         w.table.selectRow(0)
         item = w.current_item()
         assert w.annotation.item_db_id == int(item["db_id"])
+        qtbot.keyClicks(w.annotation.annotator, "Ngozi")
         ed = w.annotation.editor
         ed.edit.setFocus()
         ed.edit.setCursorPosition(len(ed.edit.text()))
@@ -175,3 +180,47 @@ def test_panels_remember_their_state_as_plain_values(qtbot, ctx):
     d.restore_state(json.loads(json.dumps(d.save_state({}))))
     assert all(isinstance(k, str) and isinstance(v, str) for k, v in ItemPanel.SHORTCUTS)
     assert all(isinstance(k, str) for k, _ in DatasetPanel.SHORTCUTS)
+
+
+def test_a_second_annotator_starts_from_the_imported_text_with_the_first_hidden(qtbot, own):
+    from fairdesk.gui.context import Context
+    from fairdesk.gui.item_panel import ItemPanel
+
+    folder, _req, run_id = own
+    ctx = Context(folder)
+    try:
+        w = ItemPanel(ctx)
+        qtbot.addWidget(w)
+        w.show()
+        with qtbot.waitSignal(w.item_shown, timeout=10000):
+            ctx.select_run(run_id)
+        ann, ed = w.annotation, w.annotation.editor
+        item_id = ann.item_db_id
+        original = ann.original.text()
+        qtbot.keyClicks(ann.annotator, "Ada")
+        ed.edit.setFocus()
+        ed.edit.setCursorPosition(original.index("a") + 1)
+        with qtbot.waitSignal(ann.saved, timeout=5000):
+            ed.buttons[GRAVE].click()
+        ada = ed.text()
+        assert ada != original
+        # Obi takes the keyboard: his editor opens on the imported text, Ada's is hidden
+        ann.annotator.selectAll()
+        qtbot.keyClicks(ann.annotator, "Obi")
+        assert ctx.annotator == "Obi" and ed.text() == original
+        assert "1 other annotator's version hidden until adjudication" in ed.status.text()
+        assert all(
+            ann.tree.topLevelItem(k).text(3) != ada for k in range(ann.tree.topLevelItemCount())
+        )
+        ed.edit.setFocus()
+        ed.edit.end(False)
+        with qtbot.waitSignal(ann.saved, timeout=5000):
+            type_text(ed.edit, " ọ")
+        iv = ctx.project.transcript_versions([item_id])[item_id]
+        assert {v.annotator: v.text for v in iv.versions} == {"Ada": ada, "Obi": original + " ọ"}
+        # back to Ada: her own version again
+        ann.annotator.selectAll()
+        qtbot.keyClicks(ann.annotator, "Ada")
+        assert ed.text() == ada
+    finally:
+        ctx.close(10000)

@@ -16,12 +16,13 @@ import time
 import uuid
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QBrush, QColor, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
+    QPushButton,
     QToolButton,
     QTreeWidget,
     QTreeWidgetItem,
@@ -92,6 +93,44 @@ class AnnotationPanel(QWidget):
         self.tree.setVisible(False)
         self.tree.setToolTip("Double-click an entry to put its text back in the editor (undoable)")
         self.tree.itemDoubleClicked.connect(self._restore_entry)
+        # adjudication: every annotator's version, shown only when asked for (independent
+        # annotation until then), one picked or the editor's text kept as the merged one
+        self.versions_btn = QToolButton()
+        self.versions_btn.setText("Adjudicate")
+        self.versions_btn.setCheckable(True)
+        self.versions_btn.setToolTip(
+            "Show every annotator's version of this item and store the adjudicated one"
+        )
+        self.versions_btn.toggled.connect(self._toggle_versions)
+        self.versions = QTreeWidget()
+        self.versions.setHeaderLabels(["Annotator", "Version", "Marks differing"])
+        self.versions.setRootIsDecorated(False)
+        self.versions.header().setSectionResizeMode(1, QHeaderView.Stretch)
+        self.versions.setMaximumHeight(110)
+        self.adjudicator = QLineEdit()
+        self.adjudicator.setPlaceholderText("adjudicator's name")
+        self.adjudicator.setMaximumWidth(160)
+        self.pick_btn = QPushButton("Adopt selected version")
+        self.pick_btn.clicked.connect(self._adopt_selected)
+        self.merge_btn = QPushButton("Adopt the editor's text")
+        self.merge_btn.setToolTip("Store the text in the editor as the merged, adjudicated version")
+        self.merge_btn.clicked.connect(self._adopt_editor)
+        self.adjudication_note = QLabel("")
+        self.adjudication_note.setObjectName("muted")
+        self.adjudication_note.setWordWrap(True)
+        self.adjudication = QWidget()
+        adj = QVBoxLayout(self.adjudication)
+        adj.setContentsMargins(0, 0, 0, 0)
+        adj.addWidget(self.versions)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Adjudicator:"))
+        row.addWidget(self.adjudicator)
+        row.addWidget(self.pick_btn)
+        row.addWidget(self.merge_btn)
+        row.addStretch(1)
+        adj.addLayout(row)
+        adj.addWidget(self.adjudication_note)
+        self.adjudication.setVisible(False)
 
         head = QHBoxLayout()
         head.addWidget(self.heading)
@@ -102,6 +141,7 @@ class AnnotationPanel(QWidget):
         orig.addWidget(QLabel("Original:"))
         orig.addWidget(self.original, 1)
         orig.addWidget(self.history_btn)
+        orig.addWidget(self.versions_btn)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(3)
@@ -109,6 +149,7 @@ class AnnotationPanel(QWidget):
         lay.addLayout(orig)
         lay.addWidget(self.editor)
         lay.addWidget(self.tree)
+        lay.addWidget(self.adjudication)
 
         sc = QShortcut(QKeySequence.Save, self)
         sc.setContext(Qt.WidgetWithChildrenShortcut)
@@ -165,6 +206,7 @@ class AnnotationPanel(QWidget):
             return
         self.original.setText(self.history[0]["text"])
         self._fill_history()
+        self._fill_versions()
         if not self.ctx.annotator:
             self.editor.set_text(
                 self.history[0]["text"],
@@ -218,6 +260,73 @@ class AnnotationPanel(QWidget):
         self.history = p.transcript_history(self.item_db_id)
         self._fill_history()
         self.saved.emit(self.item_db_id, text)
+
+    # -- adjudication --------------------------------------------------------------------
+    def _toggle_versions(self, on: bool) -> None:
+        self.adjudication.setVisible(on)
+        self._fill_versions()
+
+    def _fill_versions(self) -> None:
+        """Every annotator's version, the marks where each differs from the first, and the
+        item's adjudication (only while the adjudication view is open)."""
+        self.versions.clear()
+        p = self.ctx.project
+        if p is None or self.item_db_id is None or not self.versions_btn.isChecked():
+            self.adjudication_note.setText("")
+            return
+        from ..stats.agreement import mark_units
+
+        iv = p.transcript_versions([self.item_db_id]).get(self.item_db_id)
+        vs = iv.versions if iv is not None else ()
+        texts = tuple(v.text for v in vs)
+        units = mark_units(texts) if len(vs) > 1 else []
+        for k, v in enumerate(vs):
+            differ = sum(1 for u in units if u[k] is not None and u[0] is not None and u[k] != u[0])
+            it = QTreeWidgetItem([v.annotator, v.text, str(differ) if k else "—"])
+            it.setData(0, Qt.UserRole, v.text)
+            if differ:
+                it.setForeground(1, QBrush(QColor("#c62828")))
+            self.versions.addTopLevelItem(it)
+        self.versions.resizeColumnToContents(0)
+        adj = iv.adjudication if iv is not None else None
+        if adj is not None:
+            self.adjudication_note.setText(
+                f"adjudicated by {adj.adjudicator} {_ago(adj.created_at)}: {adj.text}"
+            )
+        elif iv is not None and iv.disagree:
+            self.adjudication_note.setText(
+                "the versions disagree: pick one, or edit a merged text and adopt it"
+            )
+        else:
+            self.adjudication_note.setText(
+                "no disagreement to adjudicate" if vs else "no annotator's version yet"
+            )
+
+    def _adjudicate(self, text: str) -> None:
+        p = self.ctx.project
+        if p is None or self.item_db_id is None:
+            return
+        from ..core.errors import FairdeskError
+
+        try:
+            p.adjudicate(self.item_db_id, text, self.adjudicator.text())
+        except FairdeskError as exc:
+            self.adjudication_note.setText(f"not stored: {exc}")
+            return
+        self.history = p.transcript_history(self.item_db_id)
+        self._fill_history()
+        self._fill_versions()
+        self.saved.emit(self.item_db_id, text)
+
+    def _adopt_selected(self) -> None:
+        it = self.versions.currentItem()
+        if it is None:
+            self.adjudication_note.setText("select the version to adopt first")
+            return
+        self._adjudicate(str(it.data(0, Qt.UserRole)))
+
+    def _adopt_editor(self) -> None:
+        self._adjudicate(self.editor.text())
 
     # -- history -------------------------------------------------------------------------
     def _toggle_history(self, on: bool) -> None:

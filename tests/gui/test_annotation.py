@@ -224,3 +224,62 @@ def test_a_second_annotator_starts_from_the_imported_text_with_the_first_hidden(
         assert ed.text() == ada
     finally:
         ctx.close(10000)
+
+
+def test_adjudication_in_the_items_view_then_an_adjudicated_audit_uses_it(qtbot, own):
+    from fairdesk.core.store import Project
+    from fairdesk.gui.context import Context
+    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.jobs.audit import run_audit
+    from fairdesk.presentation.runs import RunSpec, run_name
+
+    folder, req, run_id = own
+    ctx = Context(folder)
+    try:
+        w = ItemPanel(ctx)
+        qtbot.addWidget(w)
+        w.show()
+        with qtbot.waitSignal(w.item_shown, timeout=10000):
+            ctx.select_run(run_id)
+        ann, ed = w.annotation, w.annotation.editor
+        item_id, key, original = ann.item_db_id, ann.item_key, ann.original.text()
+        pos = original.index("a") + 1
+        for name, mark in (("Ada", GRAVE), ("Obi", "\u0301")):
+            ann.annotator.selectAll()
+            qtbot.keyClicks(ann.annotator, name)
+            ed.edit.setFocus()
+            ed.edit.setCursorPosition(pos)
+            with qtbot.waitSignal(ann.saved, timeout=5000):
+                ed.buttons[mark].click()
+        ada = original[: pos - 1] + "à" + original[pos:]
+        obi = original[: pos - 1] + "á" + original[pos:]
+        ann.versions_btn.click()  # the versions appear only now
+        assert ann.adjudication.isVisible() and ann.versions.topLevelItemCount() == 2
+        assert [ann.versions.topLevelItem(k).text(2) for k in range(2)] == ["—", "1"]
+        assert "the versions disagree" in ann.adjudication_note.text()
+        ann.pick_btn.click()  # nothing selected, no adjudicator: said, nothing stored
+        assert "select the version" in ann.adjudication_note.text()
+        ann.versions.setCurrentItem(ann.versions.topLevelItem(1))  # Obi's
+        ann.pick_btn.click()
+        assert "name the adjudicator" in ann.adjudication_note.text()
+        qtbot.keyClicks(ann.adjudicator, "Chi")
+        with qtbot.waitSignal(ann.saved, timeout=5000):
+            ann.pick_btn.click()
+        assert ann.adjudication_note.text().startswith("adjudicated by Chi")
+        iv = ctx.project.transcript_versions([item_id])[item_id]
+        assert iv.adjudication.text == obi and iv.adjudication.adjudicator == "Chi"
+        assert {v.annotator: v.text for v in iv.versions} == {"Ada": ada, "Obi": obi}
+
+        p = Project(folder)  # the re-audit, as the audit job runs it
+        out = run_audit(p, dataclasses_replace(req, reference_text="adjudicated"))
+        p.close()
+        assert dict(zip(out.frame["item_id"], out.frame["reference"]))[key] == obi
+        assert "references: adjudicated" in run_name(RunSpec.from_run(out.result))
+    finally:
+        ctx.close(10000)
+
+
+def dataclasses_replace(obj, **kw):
+    import dataclasses
+
+    return dataclasses.replace(obj, **kw)

@@ -283,3 +283,33 @@ def dataclasses_replace(obj, **kw):
     import dataclasses
 
     return dataclasses.replace(obj, **kw)
+
+
+def test_the_datasets_view_shows_the_annotators_agreement(qtbot, own):
+    from fairdesk.core.store import Project
+    from fairdesk.gui.context import Context
+    from fairdesk.gui.dataset_panel import DatasetPanel
+
+    folder, _req, _run = own
+    p = Project(folder)  # two annotators' versions of three items (Obi drops a mark on one)
+    frame = p.items(p.dataset("mini"))
+    for k, (db, text) in enumerate(zip(frame["db_id"][:3], frame["text"][:3])):
+        marked = "àkwà " + text
+        p.save_transcript(int(db), marked, "Ada")
+        p.save_transcript(int(db), "àkwa " + text if k == 0 else marked, "Obi")
+    p.close()
+    ctx = Context(folder)
+    try:
+        w = DatasetPanel(ctx)
+        qtbot.addWidget(w)
+        w.show()
+        w.table.selectRow(0)
+        w.agreement_btn.click()
+        qtbot.waitUntil(lambda: "mark agreement" in w.agreement_view.toPlainText(), timeout=20000)
+        text = w.agreement_view.toPlainText()
+        assert "agreement of Ada, Obi on mini" in text
+        assert "overall: 3 shared items, 6 marks" in text
+        assert "mark agreement     83.3% [" in text
+        assert "1. " in text and "1 of 2 marks differ" in text
+    finally:
+        ctx.close(10000)

@@ -35,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
 
     from . import (
+        agreement,
         audit,
         check,
         data,
@@ -61,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     diacritics.add_command(sub)
     plan.add_command(sub)
     systems.add_command(sub)
+    agreement.add_command(sub)
     return ap
 
 

@@ -135,6 +135,15 @@ def add_command(sub):
     s.add_argument("--filter", action="append", metavar="COL=VAL")
     s.add_argument("--reference", help="reference group (default: the largest)")
     s.add_argument(
+        "--reference-text",
+        default="latest",
+        metavar="CHOICE",
+        help="which reference text is scored: latest (default: the newest version by anyone, "
+        "else the imported text), imported, annotator:NAME, adjudicated (items whose "
+        "annotators disagree without adjudication are left out and listed) or resample "
+        "(each bootstrap replicate draws one annotator's version per item)",
+    )
+    s.add_argument(
         "--include-missing",
         action="store_true",
         help="items with no value for a --by column (empty, only spaces, a list or dict) "
@@ -527,6 +536,7 @@ def _request(a, settings):
         ray_address=a.ray_address,
         audio_transport=a.audio_transport,
         more_datasets=tuple(getattr(a, "more_datasets", ()) or ()),
+        reference_text=getattr(a, "reference_text", "latest") or "latest",
     )
     return req
 

@@ -186,7 +186,8 @@ def format_groups(res, metrics=None, readings: bool = True) -> str:
     for w in run_warnings(run):
         out.append(f"warning: {w}")
     for p in () if run.table_rows is not None else run.input_problems or ():
-        out.append(f"problem: line {p.line}: {p.reason}")  # a table's: with its rows (stderr)
+        where = f"line {p.line}" if p.line is not None else f"item {p.item}"
+        out.append(f"problem: {where}: {p.reason}")  # a table's: with its rows (stderr)
     norm = run.normaliser
     if norm is not None and norm != Normaliser():
         out.append(f"normaliser: {norm.name} ({norm.reason})")

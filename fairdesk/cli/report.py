@@ -75,6 +75,13 @@ def add_commands(sub):
     src.add_argument("--from-textgrid", metavar="DIR")
     src.add_argument("--from-eaf", metavar="DIR")
     s.add_argument("--tier", required=True, help="the tier holding the transcript (e.g. reference)")
+    s.add_argument(
+        "--annotator",
+        default="",
+        metavar="NAME",
+        help="whose version the files hold (each annotator keeps their own version of an "
+        "item; default: unnamed)",
+    )
     s.add_argument("--json", metavar="OUT")
     s.set_defaults(func=cmd_annotate)
 
@@ -245,26 +252,38 @@ def _progress_lines(every: float = 2.0):
 
 def cmd_annotate(a):
     from ..core.errors import StoreError
+    from ..core.versions import said_annotator
 
     p = _open(a.project, write="importing transcripts")
     try:
         if a.from_textgrid:
             from ..reports.praat import import_textgrids
 
-            rep = import_textgrids(p, a.dataset, a.from_textgrid, a.tier)
+            rep = import_textgrids(p, a.dataset, a.from_textgrid, a.tier, a.annotator)
         else:
             from ..reports.elan import import_eafs
 
-            rep = import_eafs(p, a.dataset, a.from_eaf, a.tier)
+            rep = import_eafs(p, a.dataset, a.from_eaf, a.tier, a.annotator)
     except FileNotFoundError as exc:
         raise UsageError(str(exc)) from None
     except StoreError as exc:
         raise UsageError(str(exc)) from None
     folder = a.from_textgrid or a.from_eaf
+    if rep.refused:
+        if a.json:
+            dump_json(rep.to_dict(), a.json)
+        listed = "\n".join(f"  {f}: item {i!r}" for f, i in rep.unknown)
+        raise UsageError(
+            f"{folder}: nothing imported: {count(len(rep.unknown), 'file')} "
+            f"{'names an item' if len(rep.unknown) == 1 else 'name items'} that dataset "
+            f"{a.dataset!r} does not have (renamed files, or exported from another "
+            f"dataset?):\n{listed}\nremove or rename {'it' if len(rep.unknown) == 1 else 'them'} "
+            "and import again"
+        )
     print(
         f"{count(rep.files, 'file')} in {folder}: {count(len(rep.imported), 'transcript')} "
         f"imported as annotations, {len(rep.unchanged)} unchanged, "
-        f"{count(len(rep.problems), 'problem')}"
+        f"{count(len(rep.problems), 'problem')} (annotator: {said_annotator(a.annotator)})"
     )
     for f, item, ann in rep.imported:
         print(f"  {f}: item {item} (annotation {ann})")

@@ -55,6 +55,13 @@ def _annotated_setting(prep) -> dict:
     return {"annotated": n} if n else {}
 
 
+def _reference_text_setting(req) -> dict:
+    """``reference_text`` where it is not the default ``latest`` (the rows before the choice
+    existed read as ``latest``)."""
+    choice = getattr(req, "reference_text", "latest")
+    return {} if choice == "latest" else {"reference_text": choice}
+
+
 def start_run(project: Project, prep, req):
     """Insert the run (status ``running``) and take its OS lock before the row is visible
     to anyone else; returns ``(run_id, lock)`` (see :mod:`fairdesk.core.runlock`)."""
@@ -77,6 +84,7 @@ def start_run(project: Project, prep, req):
                         "settings": req.settings.to_dict(),
                         **_datasets_setting(prep),
                         **_annotated_setting(prep),
+                        **_reference_text_setting(req),
                     }
                 ),
                 "running",

@@ -23,6 +23,7 @@ from .errors import StoreError
 from .labels import integer_columns
 from .names import nfc
 from .schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION, _connect, migrate
+from .versions import annotator_name, is_adjudication
 
 __all__ = [
     "DB_NAME",
@@ -377,7 +378,7 @@ class Project:
                     json.dumps(value, ensure_ascii=False),
                     now,
                     now,
-                    annotator or "",
+                    annotator_name(annotator),
                 ),
             )
             return int(cur.lastrowid)
@@ -413,9 +414,11 @@ class Project:
     ) -> int | None:
         """Store a corrected transcript of an item (its original text is kept).
 
-        Saving as one types would write one row per pause, so consecutive saves of one
-        editing ``session`` (same item, same annotator) update that session's row; a new
-        session adds a row to the item's history.
+        Each annotator has their own version (docs/METHODS.md,
+        "References from several annotators"): the text is compared with that annotator's
+        latest version (else the imported text), and ``previous`` is that text. Saving as one types would write one
+        row per pause, so consecutive saves of one editing ``session`` (same item, same
+        annotator) update that session's row; a new session adds a row to the item's history.
 
         Parameters
         ----------
@@ -434,6 +437,7 @@ class Project:
         import unicodedata
 
         new = unicodedata.normalize("NFC", text)
+        annotator = annotator_name(annotator)
         with self.transaction() as c:
             item = c.execute("SELECT text FROM items WHERE id=?", (item_db_id,)).fetchone()
             if item is None:
@@ -448,7 +452,8 @@ class Project:
             if (
                 session is not None
                 and last is not None
-                and last["annotator"] == annotator
+                and annotator_name(last["annotator"]) == annotator
+                and not is_adjudication(last_value)
                 and last_value.get("session") == session
             ):
                 if last_value.get("text") == new:
@@ -459,7 +464,7 @@ class Project:
                     (json.dumps(value, ensure_ascii=False), now, last["id"]),
                 )
                 return int(last["id"])
-            current = last_value.get("text") if last_value else item["text"]
+            current = self._own_version(c, item_db_id, annotator, item["text"])
             if current == new:
                 return None
             value = {"text": new, "previous": current, "original": item["text"], "source": source}
@@ -474,10 +479,26 @@ class Project:
                     json.dumps(value, ensure_ascii=False),
                     now,
                     now,
-                    annotator or "",
+                    annotator,
                 ),
             )
             return int(cur.lastrowid)
+
+    @staticmethod
+    def _own_version(c, item_db_id: int, annotator: str, imported: str) -> str:
+        """The latest version of ``annotator`` (adjudications aside), else the imported text."""
+        for r in c.execute(
+            "SELECT value, annotator FROM annotations WHERE item_id=? AND kind=? ORDER BY id DESC",
+            (item_db_id, TRANSCRIPT),
+        ):
+            if annotator_name(r["annotator"]) != annotator:
+                continue
+            value = json.loads(r["value"])
+            if is_adjudication(value):
+                continue
+            text = value.get("text") if isinstance(value, dict) else None
+            return text if isinstance(text, str) and text.strip() else imported
+        return imported
 
     def transcript_history(self, item_db_id: int) -> list[dict]:
         """An item's transcripts, oldest first: the imported one, then each annotation.
@@ -534,6 +555,19 @@ class Project:
             if isinstance(text, str) and text.strip():
                 out[int(item_id)] = text
         return out
+
+    def transcript_versions(self, item_db_ids: Iterable[int] | None = None) -> dict:
+        """Each item's versions: one per annotator, the adjudicated one, the imported text
+        and the latest (item id -> :class:`fairdesk.core.versions.ItemVersions`)."""
+        from .versions import item_versions
+
+        return item_versions(self, item_db_ids)
+
+    def adjudicate(self, item_db_id: int, text: str, adjudicator: str) -> int:
+        """Store the adjudicated version of an item (:func:`fairdesk.core.versions.adjudicate`)."""
+        from .versions import adjudicate
+
+        return adjudicate(self, item_db_id, text, adjudicator)
 
 
 def remove_dataset_if_empty(project: Project, name: str) -> bool:

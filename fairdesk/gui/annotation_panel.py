@@ -3,7 +3,11 @@ on Ctrl+S, with undo/redo), the original text, the annotator's name and the item
 
 Each save is an annotation ``kind="transcript"`` with time and annotator
 (:meth:`fairdesk.core.store.Project.save_transcript`); the imported text stays in the item.
-Audits take the latest annotation as the reference.
+Each annotator keeps their own version (docs/METHODS.md, "References from several
+annotators"): the editor asks for the annotator's name once (remembered, no login-name
+default) and opens on that annotator's version, else on the imported text, with the other
+annotators' versions hidden until adjudication (independent annotation). Audits take the
+latest version by default (``--reference-text``).
 """
 
 from __future__ import annotations
@@ -12,12 +16,13 @@ import time
 import uuid
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QBrush, QColor, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
+    QPushButton,
     QToolButton,
     QTreeWidget,
     QTreeWidgetItem,
@@ -66,7 +71,8 @@ class AnnotationPanel(QWidget):
         self.annotator.setPlaceholderText("your name")
         self.annotator.setMaximumWidth(160)
         self.annotator.setToolTip(
-            "Stored with every annotation you make, here and in the Record tab"
+            "Your name: each annotator keeps their own version of an item; stored with "
+            "every annotation you make, here and in the Record tab"
         )
         self.annotator.textChanged.connect(self._annotator_changed)
         self.editor = TranscriptEditor()
@@ -87,6 +93,44 @@ class AnnotationPanel(QWidget):
         self.tree.setVisible(False)
         self.tree.setToolTip("Double-click an entry to put its text back in the editor (undoable)")
         self.tree.itemDoubleClicked.connect(self._restore_entry)
+        # adjudication: every annotator's version, shown only when asked for (independent
+        # annotation until then), one picked or the editor's text kept as the merged one
+        self.versions_btn = QToolButton()
+        self.versions_btn.setText("Adjudicate")
+        self.versions_btn.setCheckable(True)
+        self.versions_btn.setToolTip(
+            "Show every annotator's version of this item and store the adjudicated one"
+        )
+        self.versions_btn.toggled.connect(self._toggle_versions)
+        self.versions = QTreeWidget()
+        self.versions.setHeaderLabels(["Annotator", "Version", "Marks differing"])
+        self.versions.setRootIsDecorated(False)
+        self.versions.header().setSectionResizeMode(1, QHeaderView.Stretch)
+        self.versions.setMaximumHeight(110)
+        self.adjudicator = QLineEdit()
+        self.adjudicator.setPlaceholderText("adjudicator's name")
+        self.adjudicator.setMaximumWidth(160)
+        self.pick_btn = QPushButton("Adopt selected version")
+        self.pick_btn.clicked.connect(self._adopt_selected)
+        self.merge_btn = QPushButton("Adopt the editor's text")
+        self.merge_btn.setToolTip("Store the text in the editor as the merged, adjudicated version")
+        self.merge_btn.clicked.connect(self._adopt_editor)
+        self.adjudication_note = QLabel("")
+        self.adjudication_note.setObjectName("muted")
+        self.adjudication_note.setWordWrap(True)
+        self.adjudication = QWidget()
+        adj = QVBoxLayout(self.adjudication)
+        adj.setContentsMargins(0, 0, 0, 0)
+        adj.addWidget(self.versions)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Adjudicator:"))
+        row.addWidget(self.adjudicator)
+        row.addWidget(self.pick_btn)
+        row.addWidget(self.merge_btn)
+        row.addStretch(1)
+        adj.addLayout(row)
+        adj.addWidget(self.adjudication_note)
+        self.adjudication.setVisible(False)
 
         head = QHBoxLayout()
         head.addWidget(self.heading)
@@ -97,6 +141,7 @@ class AnnotationPanel(QWidget):
         orig.addWidget(QLabel("Original:"))
         orig.addWidget(self.original, 1)
         orig.addWidget(self.history_btn)
+        orig.addWidget(self.versions_btn)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(3)
@@ -104,6 +149,7 @@ class AnnotationPanel(QWidget):
         lay.addLayout(orig)
         lay.addWidget(self.editor)
         lay.addWidget(self.tree)
+        lay.addWidget(self.adjudication)
 
         sc = QShortcut(QKeySequence.Save, self)
         sc.setContext(Qt.WidgetWithChildrenShortcut)
@@ -128,7 +174,15 @@ class AnnotationPanel(QWidget):
         self.history_btn.setChecked(bool(state.get("history_open", False)))
 
     def _annotator_changed(self, text: str) -> None:
-        self.ctx.annotator = text.strip()
+        from ..core.versions import annotator_name
+
+        if self.editor.pending:  # the last edit is the previous annotator's
+            self.editor.flush()
+        name = annotator_name(text)
+        if name == self.ctx.annotator:
+            return
+        self.ctx.annotator = name
+        self.set_item(self.item_db_id, self.item_key)  # this annotator's own version
 
     # -- the item ------------------------------------------------------------------------
     def set_item(self, item_db_id: int | None, item_key: str | None = None) -> None:
@@ -150,17 +204,34 @@ class AnnotationPanel(QWidget):
             self.editor.set_text("", enabled=False, note="this item is no longer in the project")
             self._fill_history()
             return
-        latest = self.history[-1]
         self.original.setText(self.history[0]["text"])
-        n = len(self.history) - 1
-        note = (
-            f"{n} annotation{'s' if n != 1 else ''}; latest by "
-            f"{latest['annotator'] or 'someone'} {_ago(latest['updated_at'])}"
-            if n
-            else "not annotated yet: edits are saved as you type"
-        )
-        self.editor.set_text(latest["text"], note=note)
         self._fill_history()
+        self._fill_versions()
+        if not self.ctx.annotator:
+            self.editor.set_text(
+                self.history[0]["text"],
+                enabled=False,
+                note="type your name in Annotator first: each annotator keeps their own "
+                "version of an item",
+            )
+            return
+        iv = p.transcript_versions([self.item_db_id]).get(self.item_db_id)
+        own = iv.version(self.ctx.annotator) if iv is not None else None
+        others = [v for v in (iv.versions if iv is not None else ()) if v is not own]
+        hidden = (
+            ""
+            if not others
+            else "; 1 other annotator's version hidden until adjudication"
+            if len(others) == 1
+            else f"; {len(others)} other annotators' versions hidden until adjudication"
+        )
+        if own is not None:
+            note = f"your version, saved {_ago(own.created_at)}{hidden}"
+            text = own.text
+        else:
+            note = f"not annotated by you yet: starts from the imported text{hidden}"
+            text = self.history[0]["text"]
+        self.editor.set_text(text, note=note)
 
     def current_text(self) -> str:
         return self.editor.text()
@@ -190,14 +261,95 @@ class AnnotationPanel(QWidget):
         self._fill_history()
         self.saved.emit(self.item_db_id, text)
 
+    # -- adjudication --------------------------------------------------------------------
+    def _toggle_versions(self, on: bool) -> None:
+        self.adjudication.setVisible(on)
+        self._fill_versions()
+
+    def _fill_versions(self) -> None:
+        """Every annotator's version, the marks where each differs from the first, and the
+        item's adjudication (only while the adjudication view is open)."""
+        self.versions.clear()
+        p = self.ctx.project
+        if p is None or self.item_db_id is None or not self.versions_btn.isChecked():
+            self.adjudication_note.setText("")
+            return
+        from ..stats.agreement import mark_units
+
+        iv = p.transcript_versions([self.item_db_id]).get(self.item_db_id)
+        vs = iv.versions if iv is not None else ()
+        texts = tuple(v.text for v in vs)
+        units = mark_units(texts) if len(vs) > 1 else []
+        for k, v in enumerate(vs):
+            differ = sum(1 for u in units if u[k] is not None and u[0] is not None and u[k] != u[0])
+            it = QTreeWidgetItem([v.annotator, v.text, str(differ) if k else "—"])
+            it.setData(0, Qt.UserRole, v.text)
+            if differ:
+                it.setForeground(1, QBrush(QColor("#c62828")))
+            self.versions.addTopLevelItem(it)
+        self.versions.resizeColumnToContents(0)
+        adj = iv.adjudication if iv is not None else None
+        if adj is not None:
+            self.adjudication_note.setText(
+                f"adjudicated by {adj.adjudicator} {_ago(adj.created_at)}: {adj.text}"
+            )
+        elif iv is not None and iv.disagree:
+            self.adjudication_note.setText(
+                "the versions disagree: pick one, or edit a merged text and adopt it"
+            )
+        else:
+            self.adjudication_note.setText(
+                "no disagreement to adjudicate" if vs else "no annotator's version yet"
+            )
+
+    def _adjudicate(self, text: str) -> None:
+        p = self.ctx.project
+        if p is None or self.item_db_id is None:
+            return
+        from ..core.errors import FairdeskError
+
+        try:
+            p.adjudicate(self.item_db_id, text, self.adjudicator.text())
+        except FairdeskError as exc:
+            self.adjudication_note.setText(f"not stored: {exc}")
+            return
+        self.history = p.transcript_history(self.item_db_id)
+        self._fill_history()
+        self._fill_versions()
+        self.saved.emit(self.item_db_id, text)
+
+    def _adopt_selected(self) -> None:
+        it = self.versions.currentItem()
+        if it is None:
+            self.adjudication_note.setText("select the version to adopt first")
+            return
+        self._adjudicate(str(it.data(0, Qt.UserRole)))
+
+    def _adopt_editor(self) -> None:
+        self._adjudicate(self.editor.text())
+
     # -- history -------------------------------------------------------------------------
     def _toggle_history(self, on: bool) -> None:
         self.history_btn.setArrowType(Qt.DownArrow if on else Qt.RightArrow)
         self.tree.setVisible(on)
 
+    def _own_history(self) -> list[dict]:
+        """The imported text and this annotator's own entries (the others' stay hidden
+        until adjudication: independent annotation)."""
+        from ..core.versions import said_annotator
+
+        me = said_annotator(self.ctx.annotator)
+        return [
+            h
+            for h in self.history
+            if h["annotation_id"] is None
+            or (self.ctx.annotator and said_annotator(h["annotator"]) == me)
+        ]
+
     def _fill_history(self) -> None:
         self.tree.clear()
-        for h in reversed(self.history):
+        shown = self._own_history()
+        for h in reversed(shown):
             when = (
                 "imported"
                 if h["created_at"] is None
@@ -208,7 +360,7 @@ class AnnotationPanel(QWidget):
             self.tree.addTopLevelItem(it)
         for c in range(3):
             self.tree.resizeColumnToContents(c)
-        self.history_btn.setText(f"History ({max(0, len(self.history) - 1)})")
+        self.history_btn.setText(f"History ({max(0, len(shown) - 1)})")
 
     def _restore_entry(self, item, _col) -> None:
         text = item.data(0, Qt.UserRole)

@@ -47,16 +47,6 @@ class RunInfo:
         return run_name(replace(self.spec, model=None, dataset=None))
 
 
-def default_annotator() -> str:
-    """The login name (empty where the environment has none)."""
-    import getpass
-
-    try:
-        return getpass.getuser()
-    except Exception:  # noqa: BLE001 - no user name in this environment
-        return ""
-
-
 class Context(QObject):
     """The open project and the background jobs of one window.
 
@@ -82,8 +72,9 @@ class Context(QObject):
         super().__init__(parent)
         self.jobs = JobRegistry(self)
         #: Who annotates: stored with every transcript edit, from the Items view's
-        #: annotation panel and the Record tab alike (the panel's field sets it).
-        self.annotator = default_annotator()
+        #: annotation panel and the Record tab alike (the panel's field sets it; asked, not
+        #: taken from the login name: each annotator keeps their own version of an item).
+        self.annotator = ""
         self.project: Project | None = None
         self.run_id: int | None = None
         #: the run to show first when the project's runs are listed (the one shown when the

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMessageBox,
+    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QSplitter,
@@ -120,6 +121,17 @@ class DatasetPanel(QWidget):
             "that holds it now; every file is checked before the project is changed"
         )
         self.relink_btn.clicked.connect(lambda: self.relink())
+        self.agreement_btn = QPushButton("Annotators' agreement…")
+        self.agreement_btn.setToolTip(
+            "How far the annotators' versions of this dataset agree: tone marks (raw, Cohen's "
+            "κ, Krippendorff's α), WER, DER and TER with 95% intervals, and the items where "
+            "they disagree most"
+        )
+        self.agreement_btn.clicked.connect(lambda: self.show_agreement())
+        self.agreement_view = QPlainTextEdit()
+        self.agreement_view.setReadOnly(True)
+        self.agreement_view.setVisible(False)
+        self.agreement_view.setMaximumHeight(220)
         self.groups = QTreeWidget()
         self.groups.setHeaderLabels(["Column / value", "Items", "Speakers"])
         self.groups.setAlternatingRowColors(True)
@@ -141,6 +153,8 @@ class DatasetPanel(QWidget):
         audio_row.addWidget(self.audio_label, 1)
         audio_row.addWidget(self.relink_btn, 0, Qt.AlignTop)
         lv.addLayout(audio_row)
+        lv.addWidget(self.agreement_btn)
+        lv.addWidget(self.agreement_view)
         lv.addWidget(self.groups, 1)
 
         # right: items
@@ -289,6 +303,27 @@ class DatasetPanel(QWidget):
             self.select_dataset(current if current in names else names[0])
         else:
             self._show(None)
+
+    def show_agreement(self) -> Job | None:
+        """Compute the annotators' agreement of the shown dataset in a job and show its
+        words (:func:`fairdesk.presentation.agreement.agreement_lines`)."""
+        name = self.current_dataset()
+        if name is None or self.ctx.folder is None:
+            return None
+        self.agreement_view.setVisible(True)
+        self.agreement_view.setPlainText(f"computing the annotators' agreement on {name}…")
+        job = Job(tasks.agreement_view, str(self.ctx.folder), name, name="annotators' agreement")
+
+        def shown(result, name=name) -> None:
+            from ..presentation.agreement import agreement_lines
+
+            self.agreement_view.setPlainText("\n".join(agreement_lines(result, name)))
+
+        job.signals.result.connect(shown)
+        job.signals.error.connect(
+            lambda msg: self.agreement_view.setPlainText(msg.splitlines()[0] if msg else "")
+        )
+        return self.ctx.jobs.submit(job, channel="agreement")
 
     def current_dataset(self) -> str | None:
         it = self.datasets.currentItem()

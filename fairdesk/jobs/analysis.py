@@ -208,6 +208,9 @@ def analyse(
                     "said in words"
                 )
             warnings = check_transcripts(frame)[2]  # the empty hypotheses of the rows kept
+    versions = None
+    if not labels_only:  # --reference-text resample: every version scored once
+        stats, versions = version_stats(frame, stats, slot_lang, name)
     clock.lap("scoring_s")
     if not labels_only:
         frame, stats = add_pitfall_columns(frame, stats, name, slot_lang)
@@ -236,7 +239,9 @@ def analyse(
     tested, notes = tested_specs(every, stats, wanted)
     describe = [s for s in every if s.id not in {t.id for t in tested}]
     clock.lap("frame_s")
-    result = compare_groups(frame, tested, settings, reference=reference, describe=describe)
+    result = compare_groups(
+        frame, tested, settings, reference=reference, describe=describe, versions=versions
+    )
     clock.lap("statistics_s")
     nodia = no_diacritic_block(frame, name) if dia_ok else None
     result = with_group_values(result, frame, nodia_specs() if nodia else [])
@@ -311,6 +316,51 @@ def speakers_part(frame, column: str | None = "speaker_id"):
         n_speakers=n,
         warnings=() if n else (NO_SPEAKER_IDS,),
     )
+
+
+def version_stats(frame, stats, language: str, normaliser: str):
+    """(stats, versions) for ``--reference-text resample`` (docs/METHODS.md,
+    "References from several annotators").
+
+    An item whose ``text_versions`` holds two or more versions is scored against each
+    version once (one :func:`~fairdesk.metrics.compute_item_stats` call for all of them);
+    its row of ``stats`` becomes the mean over its versions (the point estimate averages
+    over the versions), and ``versions[position]`` keeps the per-version rows that each
+    bootstrap replicate draws from. Without such items: ``(stats, None)`` unchanged.
+    """
+    import numpy as np
+
+    from ..metrics import compute_item_stats
+
+    if "text_versions" not in frame.columns:
+        return stats, None
+    pos, refs = [], []
+    for k, vs in enumerate(frame["text_versions"]):
+        if isinstance(vs, (tuple, list)) and len(vs) > 1:
+            pos += [k] * len(vs)
+            refs += list(vs)
+    if not pos:
+        return stats, None
+    sub = frame.iloc[pos].copy()
+    sub["reference"] = refs
+    per = compute_item_stats(sub, language=language, normalizer=normaliser).reset_index(drop=True)
+    cols = [
+        c
+        for c in per.columns
+        if c in stats.columns
+        and np.issubdtype(per[c].dtype, np.number)
+        and np.issubdtype(stats[c].dtype, np.number)
+    ]
+    stats = stats.copy()
+    for c in cols:
+        stats[c] = stats[c].astype(float)
+    at = np.asarray(pos)
+    versions = {}
+    for k in sorted(set(pos)):
+        rows = per.loc[at == k, cols].astype(float).reset_index(drop=True)
+        versions[k] = rows
+        stats.iloc[k, [stats.columns.get_loc(c) for c in cols]] = rows.mean().to_numpy()
+    return stats, versions
 
 
 def _order(line):

@@ -34,10 +34,11 @@ from ..core.spans import item_spans
 from ..core.store import Project
 from .acoustic_stage import add_acoustics
 from .prediction_keys import prediction_keys
+from .reference_text import choose_references
 from .request import AuditOutcome, AuditRequest, with_settings  # noqa: F401 - re-exported
 from .result import AuditRun
 from .result_codec import canonical
-from .result_parts import Acoustics, Counts, ItemFailure, PredictionProblem
+from .result_parts import Acoustics, Counts, InputProblem, ItemFailure, PredictionProblem
 from .run_settings import METRICS_CODE_VERSION
 from .run_settings import run_settings as _run_settings
 from .shards import _predict_shard, load_shard_audio, predict_audio  # noqa: F401
@@ -63,6 +64,9 @@ class Prepared:
     request_hash: str
     backend_given: bool = False  # passed in by the caller (not loaded from req.model)
     dataset_set: DatasetSet | None = None  # every dataset of the run (``dataset`` first)
+    #: the items --reference-text left out ({"item", "reason"}) and what it says
+    reference_problems: tuple[dict, ...] = ()
+    reference_notes: tuple[str, ...] = ()
 
 
 def _load_backend(req: AuditRequest):
@@ -100,7 +104,8 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
     if items.empty:
         raise FairdeskError(f"no items in {dset.said} match the filters")
     items = refresh_frame(project, items)  # audio changed under its name: hashed again
-    items = use_latest_transcripts(project, items)
+    refs = choose_references(project, items, req.reference_text)
+    items = refs.items
     check_by_columns(items, req.by, dset)
     frame = slice_frame(items, list(req.by), {}, include_missing=req.settings.include_missing)
     if req.sample:
@@ -167,15 +172,29 @@ def prepare(project: Project, req: AuditRequest, backend=None) -> Prepared:
         raise FairdeskError("covariates belong to the model-based analysis (--model-based)")
     if dset.several:  # only then, so that one dataset's runs keep their keys
         hashed["datasets"] = list(dset.names)
+    if req.reference_text != "latest":  # only then, so that the runs before keep their keys
+        hashed["reference_text"] = req.reference_text
     h.update(json.dumps(hashed, sort_keys=True).encode())
     # Every per-item input of the statistics: a corrected transcript or label gives a new key.
     labels = [c for c in ("intent", "slots", "label") if c in frame.columns]
+    if "text_versions" in frame.columns:  # resample: every version is an input
+        labels.append("text_versions")
     for row in zip(
         frame["id"], frame["audio_hash"], frame["group"], frame["text"], *(frame[c] for c in labels)
     ):
         h.update(("\0".join(map(str, row)) + "\n").encode())
     frame = job_paths(frame, dset)  # several datasets: each item read from its own root
-    return Prepared(frame, ds, backend, model_key, h.hexdigest(), given, dset)
+    return Prepared(
+        frame,
+        ds,
+        backend,
+        model_key,
+        h.hexdigest(),
+        given,
+        dset,
+        refs.problems,
+        refs.notes,
+    )
 
 
 def _check_groups(frame, req: AuditRequest) -> None:
@@ -201,20 +220,6 @@ def _check_groups(frame, req: AuditRequest) -> None:
         raise  # typed: its shortfall holds the table the GUI shows (the text is the CLI's)
     except ValueError as exc:
         raise FairdeskError(str(exc)) from None
-
-
-def use_latest_transcripts(project: Project, items):
-    """Items with the latest transcript annotation as their text, where they have one.
-
-    Adds ``text_source``: ``annotation`` or ``import`` per item. The imported text stays in
-    the store (``items.text``); only this frame's copy changes.
-    """
-    latest = project.latest_transcripts(items["db_id"]) if len(items) else {}
-    items = items.copy()
-    ann = [latest.get(int(i)) for i in items["db_id"]]
-    items["text_source"] = ["annotation" if t is not None else "import" for t in ann]
-    items["text"] = [t if t is not None else old for t, old in zip(ann, items["text"])]
-    return items
 
 
 # -- infer -----------------------------------------------------------------------------
@@ -423,7 +428,7 @@ def run_audit(
         timings["infer_s"] = time.monotonic() - t1
         prog.check()
         f = analysis_frame(prep.frame, preds)
-        notes: list[str] = []
+        notes: list[str] = list(prep.reference_notes)
         notes.extend(set_notes(prep.frame, prep.dataset_set))
         device_note = getattr(prep.backend, "device_note", None)
         if device_note:  # --device auto on the CPU from a GPU that does not work
@@ -455,6 +460,12 @@ def run_audit(
         prog.stage(0.95, 1.0, "statistics")
         t2 = time.monotonic()
         f, run = aggregate(f, req, prep.dataset.language, notes)
+        if prep.reference_problems:  # the items --reference-text left out, each with why
+            run = replace(
+                run,
+                input_problems=run.input_problems
+                + canonical(list(prep.reference_problems), tuple[InputProblem, ...]),
+            )
         parts: dict = {}
         if (
             "n_words" in f.columns

@@ -59,6 +59,9 @@ class AuditRequest:
         (workers read the files from a path the cluster shares).
     more_datasets : further datasets audited with it as one set (a pilot and its new
         recordings; :mod:`fairdesk.core.dataset_sets`: items keyed by dataset).
+    reference_text : which reference text is scored
+        (docs/METHODS.md, "References from several annotators"): ``latest`` (default), ``imported``, ``annotator:NAME``,
+        ``adjudicated`` or ``resample`` (:mod:`fairdesk.jobs.reference_text`).
     """
 
     dataset: str
@@ -84,6 +87,12 @@ class AuditRequest:
     ray_address: str | None = None
     audio_transport: str = "bytes"
     more_datasets: tuple[str, ...] = ()
+    reference_text: str = "latest"
+
+    def __post_init__(self) -> None:
+        from .reference_text import parse_reference_text
+
+        object.__setattr__(self, "reference_text", parse_reference_text(self.reference_text))
 
     @property
     def dataset_names(self) -> tuple[str, ...]:

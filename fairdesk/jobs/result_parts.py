@@ -363,7 +363,12 @@ class RunSettings:
     nlu : NLU choice; language : the dataset's language.
     explain, explain_per_group, explain_method : the explain stage's request.
     unstable, model_based, covariates : the optional stages asked for.
-    text_source : where the references came from (``annotation`` / ``import`` counts).
+    text_source : where the references came from (``annotation`` / ``import`` /
+        ``adjudication`` counts).
+    reference_text : which reference text was scored (``--reference-text``; None: a run
+        stored before the choice existed, which used ``latest``).
+    annotators_resampled : items whose annotators' versions each bootstrap replicate drew
+        from (``resample``; docs/METHODS.md, "References from several annotators").
     shard_size, engine : inference sharding and engine.
     fairdesk_version, metrics_code_version, cpu_count : the software and machine.
     """
@@ -386,6 +391,8 @@ class RunSettings:
     model_based: bool = False
     covariates: tuple[str, ...] = ()
     text_source: Mapping[str, int] = field(default_factory=_empty)
+    reference_text: str | None = None
+    annotators_resampled: int = 0
     shard_size: int | None = None
     engine: str | None = None
     fairdesk_version: str | None = None

@@ -50,6 +50,8 @@ def run_settings_dict(req: AuditRequest, prep: Prepared) -> dict:
         "model_based": req.model_based,
         "covariates": list(req.covariates),
         "text_source": _text_sources(prep.frame),
+        "reference_text": req.reference_text,
+        "annotators_resampled": _resampled(prep.frame),
         "shard_size": req.shard_size,
         "engine": req.engine,
         "fairdesk_version": __version__,
@@ -63,7 +65,17 @@ def _text_sources(frame) -> dict[str, int]:
     if "text_source" not in frame.columns:
         return {"import": int(len(frame))}
     counts = frame["text_source"].value_counts()
-    return {k: int(counts.get(k, 0)) for k in ("annotation", "import")}
+    out = {k: int(counts.get(k, 0)) for k in ("annotation", "import")}
+    if counts.get("adjudication", 0):
+        out["adjudication"] = int(counts["adjudication"])
+    return out
+
+
+def _resampled(frame) -> int:
+    """How many items have several versions the bootstrap draws from (``resample``)."""
+    if "text_versions" not in frame.columns:
+        return 0
+    return int(sum(len(v) > 1 for v in frame["text_versions"]))
 
 
 __all__ = ["METRICS_CODE_VERSION", "run_settings", "run_settings_dict"]

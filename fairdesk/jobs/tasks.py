@@ -245,3 +245,15 @@ def saliency(
     finally:
         backend.close()
         project.close()
+
+
+def agreement_view(folder, name, *, progress, cancelled):
+    """The annotators' agreement on dataset ``name`` (:func:`fairdesk.jobs.agreement.
+    dataset_agreement`, every annotator, default settings) in a job, on its own connection."""
+    from .agreement import dataset_agreement
+
+    project = Project(folder)
+    try:
+        return dataset_agreement(project, name)
+    finally:
+        project.close()

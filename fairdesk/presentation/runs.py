@@ -31,6 +31,7 @@ __all__ = [
     "SHORT_PATH",
     "RunSpec",
     "comparison_sample",
+    "reference_text_conditions",
     "run_conditions",
     "run_name",
     "sample_text",
@@ -83,6 +84,10 @@ def dataset_label(run: AuditRun) -> str | None:
     return datasets_label(rs.datasets if rs is not None else None) or run.dataset or run.table
 
 
+def _text(value) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
 def _int(value) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
@@ -102,6 +107,8 @@ class RunSpec:
     n_items : the items analysed (None: left out).
     annotated : the items whose reference is a transcript annotated in fairdesk (None: none,
         the dataset's imported references).
+    reference_text : which reference text was scored (``--reference-text``; None or
+        ``latest``, the default: not named).
     """
 
     by: tuple[str, ...] = ()
@@ -113,6 +120,7 @@ class RunSpec:
     reference: str | None = None
     n_items: int | None = None
     annotated: int | None = None
+    reference_text: str | None = None
 
     @classmethod
     def from_stored(cls, settings, model: str | None = None, dataset: str | None = None) -> RunSpec:
@@ -134,6 +142,7 @@ class RunSpec:
             model=model,
             dataset=datasets_label(settings.get("datasets")) or dataset,
             annotated=_int(settings.get("annotated")),
+            reference_text=_text(settings.get("reference_text")),
         )
 
     @classmethod
@@ -152,6 +161,7 @@ class RunSpec:
             reference=run.reference,
             n_items=sum(g.n_items or 0 for g in run.groups),
             annotated=_int((rs.text_source or {}).get("annotation") if rs is not None else None),
+            reference_text=rs.reference_text if rs is not None else None,
         )
 
 
@@ -226,7 +236,25 @@ def run_conditions(spec: RunSpec) -> tuple[str, ...]:
         out.append(sample_text(spec.sample))
     if spec.settings is not None:
         out += _setting_texts(spec.settings)
+    out += reference_text_conditions(spec.reference_text)
     return tuple(out)
+
+
+def reference_text_conditions(choice: str | None) -> list[str]:
+    """Which reference text a run scored, in words, where it is not the default ``latest``
+    (``--reference-text``; docs/METHODS.md, "References from several annotators"):
+    ``references: imported text``, ``references: Ada's versions``, ``references:
+    adjudicated``, ``references: annotators resampled``."""
+    if not choice or choice == "latest":
+        return []
+    if choice.startswith("annotator:"):
+        return [f"references: {choice[len('annotator:') :]}'s versions"]
+    said = {
+        "imported": "imported text",
+        "adjudicated": "adjudicated",
+        "resample": "annotators resampled",
+    }
+    return [f"references: {said.get(choice, choice)}"]
 
 
 def short_model(model: str) -> str:

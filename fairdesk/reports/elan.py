@@ -102,7 +102,7 @@ def read_eaf(path) -> tuple[str | None, dict]:
     return item, tiers
 
 
-def import_eafs(project, dataset: str, folder, tier: str):
-    """Corrected transcripts from the ``tier`` of each EAF in ``folder``
-    (:func:`fairdesk.reports.transcripts.import_transcripts`)."""
-    return import_transcripts(project, dataset, folder, tier, read_eaf, "*.eaf", "ELAN")
+def import_eafs(project, dataset: str, folder, tier: str, annotator: str = ""):
+    """Corrected transcripts from the ``tier`` of each EAF in ``folder``, as the version of
+    ``annotator`` (:func:`fairdesk.reports.transcripts.import_transcripts`)."""
+    return import_transcripts(project, dataset, folder, tier, read_eaf, "*.eaf", "ELAN", annotator)

@@ -196,9 +196,9 @@ def check_textgrid_file(path) -> None:
         )
 
 
-def import_textgrids(project, dataset: str, folder, tier: str):
-    """Corrected transcripts from the ``tier`` of each TextGrid in ``folder``
-    (:func:`fairdesk.reports.transcripts.import_transcripts`)."""
+def import_textgrids(project, dataset: str, folder, tier: str, annotator: str = ""):
+    """Corrected transcripts from the ``tier`` of each TextGrid in ``folder``, as the version
+    of ``annotator`` (:func:`fairdesk.reports.transcripts.import_transcripts`)."""
     return import_transcripts(
-        project, dataset, folder, tier, read_textgrid, "*.TextGrid", "TextGrid"
+        project, dataset, folder, tier, read_textgrid, "*.TextGrid", "TextGrid", annotator
     )

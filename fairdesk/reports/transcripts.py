@@ -8,8 +8,15 @@ flat percent-encoded ``audio%2F0053%2Fx.TextGrid`` of older exports), joins the 
 text as an annotation of kind ``transcript`` (what the record panel stores; value: ``text``,
 ``previous``, ``path``, ``speaker_id``, ``content_id``, ``source``). The item's own reference
 text is not changed here. Every file that cannot be used is reported with the reason (not a
-readable file, unknown item, missing tier, no text in the tier); a transcript equal to the
-item's current one is counted as unchanged and not stored again.
+readable file, missing tier, no text in the tier); a transcript equal to the annotator's
+current version (else the imported text) is counted as unchanged and not stored again; a
+named annotator's first version of an item is stored even when it equals the imported text
+(they checked the item, and their agreement counts it).
+
+The transcripts are one annotator's version (``annotator``;
+docs/METHODS.md, "References from several annotators"), written in one transaction: all of them or none. Files that name items
+the dataset does not have are listed and nothing is imported (``refused``), since a version
+with items missing would be half an import.
 """
 
 from __future__ import annotations
@@ -29,15 +36,28 @@ class TranscriptImport:
 
     dataset: str
     tier: str
+    annotator: str = ""
     files: int = 0
     imported: list = field(default_factory=list)
     unchanged: list = field(default_factory=list)
     problems: list = field(default_factory=list)
+    #: (file, item) of each file naming an item the dataset lacks: nothing was imported.
+    unknown: list = field(default_factory=list)
+
+    @property
+    def refused(self) -> bool:
+        """Nothing was imported because some files name items the dataset does not have."""
+        return bool(self.unknown)
 
     def to_dict(self) -> dict:
+        from ..core.versions import said_annotator
+
         return {
             "dataset": self.dataset,
             "tier": self.tier,
+            "annotator": said_annotator(self.annotator),
+            "refused": self.refused,
+            "unknown_items": [{"file": f, "item": i} for f, i in self.unknown],
             "files": self.files,
             "imported": [{"file": f, "item": i, "annotation_id": a} for f, i, a in self.imported],
             "unchanged": [{"file": f, "item": i} for f, i in self.unchanged],
@@ -55,7 +75,7 @@ def current_transcript(project, item_db_id: int, text: str) -> str:
 
 
 def import_transcripts(
-    project, dataset: str, folder, tier: str, reader, pattern: str, what: str
+    project, dataset: str, folder, tier: str, reader, pattern: str, what: str, annotator: str = ""
 ) -> TranscriptImport:
     """Import the ``tier`` of every ``pattern`` file in ``folder`` (see the module doc).
 
@@ -69,21 +89,25 @@ def import_transcripts(
         raises ``ValueError`` for an unreadable file.
     pattern : glob of the files (``*.TextGrid``, ``*.eaf``).
     what : the files' kind in messages and in the annotation's ``source``.
+    annotator : whose version the files hold (NFC, trimmed; "" reads as ``unnamed``).
 
     Raises
     ------
     FileNotFoundError
         ``folder`` is not a folder.
     """
-    from ..core.errors import StoreError
+    from ..core.versions import annotator_name, insert_versions
 
+    annotator = annotator_name(annotator)
     folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder}: no such folder")
     ds = project.dataset(dataset)
     frame = project.items(ds)
     by_key = {str(k): r for k, r in zip(frame["id"], frame.to_dict(orient="records"))}
-    out = TranscriptImport(dataset, tier)
+    out = TranscriptImport(dataset, tier, annotator)
+    pending: list[tuple[str, str, int, dict]] = []
+    versions = project.transcript_versions(int(i) for i in frame["db_id"]) if len(frame) else {}
     files = sorted(p for p in folder.rglob(pattern) if p.is_file())
     if not files:
         files = sorted(
@@ -106,6 +130,7 @@ def import_transcripts(
         if row is None and str(item).startswith(f"{dataset}/"):  # exported from a run of
             row = by_key.get(str(item)[len(dataset) + 1 :])  # several datasets (dataset/key)
         if row is None:
+            out.unknown.append((name, str(item)))
             out.problems.append(
                 (
                     name,
@@ -125,12 +150,13 @@ def import_transcripts(
             out.problems.append((name, f"tier {tier!r} has no text: every interval is empty"))
             continue
         text = unicodedata.normalize("NFC", " ".join(" ".join(labels).split()))
-        try:
-            current = current_transcript(project, int(row["db_id"]), str(row["text"]))
-        except StoreError as exc:  # pragma: no cover - the store raised on a read
-            out.problems.append((name, str(exc)))
-            continue
-        if text == current:
+        iv = versions.get(int(row["db_id"]))
+        own = iv.version(annotator) if iv is not None else None
+        current = own.text if own is not None else str(row["text"])
+        # a named annotator's first version is stored even when it reads as the imported
+        # text: they checked the item, and their agreement counts it (unnamed files are
+        # corrections: only a changed text is stored)
+        if (own is not None or not annotator) and text == current:
             out.unchanged.append((name, str(item)))
             continue
         value = {
@@ -142,6 +168,10 @@ def import_transcripts(
             "source": f"{what} {name}, tier {tier}",
         }
         json.dumps(value, ensure_ascii=False)  # fail here, not inside the transaction
-        ann = project.add_annotation(int(row["db_id"]), KIND, value)
-        out.imported.append((name, str(item), ann))
+        pending.append((name, str(item), int(row["db_id"]), value))
+    if out.unknown or not pending:
+        return out  # nothing half-imported: the unknown items are listed
+    with project.transaction() as c:
+        ids = insert_versions(c, [(db, value, annotator) for _n, _i, db, value in pending])
+    out.imported = [(n, i, a) for (n, i, _d, _v), a in zip(pending, ids)]
     return out

@@ -129,6 +129,54 @@ def _present(values: np.ndarray) -> set:
 
 
 @dataclass(frozen=True)
+class VersionDeltas:
+    """Items whose reference has several annotators' versions (docs/METHODS.md,
+    "References from several annotators", ``resample``): the item's statistics row is the
+    mean over its versions, and each replicate draws one version per item, adding the
+    drawn version's difference from that mean.
+
+    Attributes
+    ----------
+    rows : the items' row positions (in the statistics they belong to).
+    n : versions per item (2 or more).
+    deltas : ``(len(rows), max(n), n_stats)``: version statistics minus the mean (rows
+        past an item's ``n`` are zeros, never drawn).
+    """
+
+    rows: np.ndarray
+    n: np.ndarray
+    deltas: np.ndarray
+
+    def subset(self, ix: np.ndarray) -> VersionDeltas | None:
+        """The items among rows ``ix`` (a new row order: positions in ``ix``); None: none."""
+        ix = np.asarray(ix, dtype=np.int64)
+        pos = {int(r): k for k, r in enumerate(ix)}
+        keep = [k for k, r in enumerate(self.rows) if int(r) in pos]
+        if not keep:
+            return None
+        return VersionDeltas(
+            np.array([pos[int(self.rows[k])] for k in keep], dtype=np.int64),
+            self.n[keep],
+            self.deltas[keep],
+        )
+
+    def columns(self, cols: list[int]) -> VersionDeltas:
+        return VersionDeltas(self.rows, self.n, self.deltas[:, :, cols])
+
+
+def version_term(vd: VersionDeltas, weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``Σ_j weights[b, j] · deltas[j, v_bj]`` with ``v_bj`` drawn uniformly among item
+    ``j``'s versions, independently per replicate ``b`` and item (``weights``: the items'
+    bootstrap weights in each replicate, ``(B, len(rows))``)."""
+    B, m = weights.shape
+    v = np.floor(rng.random((B, m)) * vd.n[None, :]).astype(np.int64)
+    out = np.zeros((B, vd.deltas.shape[2]))
+    for k in range(vd.deltas.shape[1]):
+        out += (weights * (v == k)) @ vd.deltas[:, k, :]
+    return out
+
+
+@dataclass(frozen=True)
 class Side:
     """One side of a comparison: per-item statistics and optional block labels.
 
@@ -137,11 +185,13 @@ class Side:
     stats : ``(n_items, n_stats)`` per-item statistics.
     speakers : speaker id per item, or None when speaker ids don't exist.
     contents : content id per item, or None when content ids don't exist.
+    versions : items with several reference versions (``resample``; None: none).
     """
 
     stats: np.ndarray
     speakers: np.ndarray | None = None
     contents: np.ndarray | None = None
+    versions: VersionDeltas | None = None
 
 
 def shared_contents(group: Side, reference: Side) -> np.ndarray:
@@ -221,6 +271,21 @@ class _Blocks:
     draw_cols: bool
     row_labels: np.ndarray  # speaker labels (or item positions) of the rows
     n_items: int
+    item_rows: np.ndarray | None = None  # per analysed item: its row block
+    item_cols: np.ndarray | None = None  # per analysed item: its content block
+    versions: VersionDeltas | None = None  # in analysed-item positions
+
+
+def _item_weights(b: _Blocks, u: np.ndarray | None, w: np.ndarray | None) -> np.ndarray:
+    """The bootstrap weight of each item with versions in a chunk of replicates."""
+    vd = b.versions
+    assert vd is not None and b.item_rows is not None and b.item_cols is not None
+    out = np.ones((len(u) if u is not None else len(w), len(vd.rows)))
+    if u is not None and b.draw_rows:
+        out *= u[:, b.item_rows[vd.rows]]
+    if w is not None and b.draw_cols:
+        out *= np.asarray(w, dtype=float)[:, b.item_cols[vd.rows]]
+    return out
 
 
 def _side_blocks(side: Side, scheme: str, shared: np.ndarray) -> _Blocks:
@@ -238,10 +303,12 @@ def _side_blocks(side: Side, scheme: str, shared: np.ndarray) -> _Blocks:
         X, cc = X[keep], cc[keep]
         spk = None if side.speakers is None else np.asarray(side.speakers)[keep]
         n_cols = len(shared)
+        analysed = np.flatnonzero(keep)
     else:
         spk = None if side.speakers is None else np.asarray(side.speakers)
         cc = np.zeros(n, dtype=np.int64)
         n_cols = 1
+        analysed = np.arange(n)
     if scheme == "utterance":
         rows = np.arange(len(X))
         labels = np.arange(len(X)).astype(object)
@@ -262,6 +329,9 @@ def _side_blocks(side: Side, scheme: str, shared: np.ndarray) -> _Blocks:
         draw_cols=scheme in ("two_way", "content"),
         row_labels=labels,
         n_items=len(X),
+        item_rows=np.asarray(rows, dtype=np.int64),
+        item_cols=cc,
+        versions=None if side.versions is None else side.versions.subset(analysed),
     )
 
 
@@ -399,6 +469,9 @@ def bootstrap_pair(
     Sr = rb.T.shape[0]
     cols = list(range(K)) if columns is None else list(columns)
     Tg, Tr = gb.T[:, :, cols], rb.T[:, :, cols]
+    # resample: the versions are drawn from a stream of their own, so that the speaker and
+    # content draws are those of the same audit without versions
+    vrng = rng.spawn(1)[0] if (gb.versions or rb.versions) is not None else None
     Mg = _content_major(Tg) if gb.draw_rows and gb.draw_cols else None
     Mr = _content_major(Tr) if rb.draw_rows and rb.draw_cols else None
     g_reps = np.full((n_rep, K), np.nan)
@@ -425,6 +498,11 @@ def bootstrap_pair(
         else:
             g_reps[b0:b1, cols] = _weighted_sums(Tg, ug, w, Mg)
         r_reps[b0:b1, cols] = _weighted_sums(Tr, ur, w, Mr)
+        if vrng is not None:
+            for blk, u, reps in ((gb, ug, g_reps), (rb, ur, r_reps)):
+                if blk.versions is not None:
+                    vd = blk.versions.columns(cols)
+                    reps[b0:b1, cols] += version_term(vd, _item_weights(blk, u, w), vrng)
         if w_all is not None:
             if w_all.dtype == np.uint8 and w.max(initial=0) > 255:
                 w_all = w_all.astype(np.uint32)

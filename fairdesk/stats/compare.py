@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -22,6 +22,7 @@ from fairdesk.metrics.registry import MetricSpec
 from fairdesk.stats.bootstrap import (
     PairBootstrap,
     Side,
+    VersionDeltas,
     bootstrap_pair,
     choose_scheme,
     comparison_rng,
@@ -103,6 +104,7 @@ def compare_groups(
     speaker_col: str = "speaker_id",
     content_col: str = "content_id",
     describe: Sequence[MetricSpec] = (),
+    versions: Mapping[int, pd.DataFrame] | None = None,
 ) -> AuditResult:
     """Compare every eligible group with the reference on every metric.
 
@@ -117,6 +119,10 @@ def compare_groups(
     group_col, speaker_col, content_col : column names.
     describe : further metrics reported per group (value and CI) and corpus-wide but not
         tested (no comparison, not in the Holm family).
+    versions : ``resample`` (docs/METHODS.md, "References from several annotators"): per
+        row position of an item with several reference versions, its statistics against
+        each version (one row per version); the frame's row holds their mean. Every
+        replicate draws one version per such item.
 
     Returns
     -------
@@ -142,7 +148,41 @@ def compare_groups(
             speaker_col=speaker_col,
             content_col=content_col,
             describe=describe,
+            versions=versions,
         )
+
+
+def _version_deltas(
+    X: np.ndarray, stat_cols: list[str], versions: Mapping[int, pd.DataFrame] | None
+) -> VersionDeltas | None:
+    """The items' version statistics minus their mean row of ``X`` (None: no item has
+    several versions)."""
+    rows = sorted(int(r) for r, v in (versions or {}).items() if len(v) > 1)
+    if not rows:
+        return None
+    n = np.array([len(versions[r]) for r in rows], dtype=np.int64)  # type: ignore[index]
+    deltas = np.zeros((len(rows), int(n.max()), len(stat_cols)))
+    for k, r in enumerate(rows):
+        # a statistic the versions do not change (a flag added later) keeps the item's value
+        v = versions[r].reindex(columns=stat_cols).to_numpy(dtype=float)  # type: ignore[index]
+        v = np.where(np.isfinite(v), v, X[r][None, :])
+        deltas[k, : len(v)] = v - X[r]
+    return VersionDeltas(np.array(rows, dtype=np.int64), n, deltas)
+
+
+def _resampled_versions(X, vd: VersionDeltas | None, specs, cols):
+    """:func:`resampled_columns` of ``X`` and of the version statistics together (the same
+    column sums for both; without versions exactly ``resampled_columns(X, ...)``)."""
+    if vd is None:
+        return (*resampled_columns(X, specs, cols), None)
+    m, V, K = vd.deltas.shape
+    full = X[vd.rows][:, None, :] + vd.deltas
+    Xs, tspecs, tcols = resampled_columns(np.vstack([X, full.reshape(m * V, K)]), specs, cols)
+    Xt = Xs[: len(X)]
+    Vt = Xs[len(X) :].reshape(m, V, Xs.shape[1]) - Xt[vd.rows][:, None, :]
+    for k, nk in enumerate(vd.n):  # rows past an item's versions stay zero
+        Vt[k, nk:] = 0.0
+    return Xt, tspecs, tcols, VersionDeltas(vd.rows, vd.n, Vt)
 
 
 def _analysed_rows(side: Side, scheme: str | None, shared: np.ndarray) -> np.ndarray:
@@ -154,7 +194,7 @@ def _analysed_rows(side: Side, scheme: str | None, shared: np.ndarray) -> np.nda
 
 
 def _compare_groups(
-    frame, specs, settings, reference, *, group_col, speaker_col, content_col, describe
+    frame, specs, settings, reference, *, group_col, speaker_col, content_col, describe, versions
 ) -> AuditResult:
     settings = settings or AuditSettings()
     specs = list(specs)
@@ -187,6 +227,7 @@ def _compare_groups(
             f"row(s) (first: row {frame.index[r]!r}); drop failed items before comparing."
         )
     cols = {s.id: [stat_cols.index(c) for c in s.stats] for s in every}
+    vd = _version_deltas(X, stat_cols, versions)
     groups = frame[group_col].astype(object).map(str).to_numpy(dtype=object)
 
     speakers = None
@@ -278,6 +319,7 @@ def _compare_groups(
         n_rep=n_ci,
         rng_for=rng_for,
         unchecked=tuple(rows_only),
+        versions=vd,
     )
     index_of = {g: np.flatnonzero(codes == label_pos[g]) for g in kept}
     excl_reason = dict(excluded)
@@ -303,7 +345,7 @@ def _compare_groups(
         )
 
     # the comparisons resample the tested metrics' numerator and denominator sums
-    Xt, tspecs, tcols = resampled_columns(X, specs, cols)
+    Xt, tspecs, tcols, vdt = _resampled_versions(X, vd, specs, cols)
     plain = [s for s in tspecs if not s.sample]
     sampled = [s for s in tspecs if s.sample]
 
@@ -313,6 +355,7 @@ def _compare_groups(
             stats=Xt[ix],
             speakers=None if spk_codes is None else spk_codes[ix],
             contents=None if cont_codes is None else cont_codes[ix],
+            versions=None if vdt is None else vdt.subset(ix),
         )
 
     def sample_rows(g: str, spec) -> np.ndarray:

@@ -20,11 +20,13 @@ from fairdesk.metrics.registry import BOUND_CLAMPED, clamp_value_interval
 from fairdesk.metrics.units import fmt_value
 from fairdesk.stats.bootstrap import (
     MIN_SHARED_CONTENT,
+    VersionDeltas,
     _chunk,
     _content_major,
     _draw_dtype,
     _weighted_sums,
     draw_counts,
+    version_term,
 )
 from fairdesk.stats.estimability import (
     MIN_BASIS,
@@ -117,6 +119,7 @@ def bootstrap_value(
     *,
     scale: bool = False,
     keep_counts: bool = False,
+    versions: VersionDeltas | None = None,
 ) -> ValueBootstrap:
     """Replicate sums of the items in ``strata`` (each a set of row indices of ``X``).
 
@@ -135,6 +138,9 @@ def bootstrap_value(
         scheme (``SCALED_SCHEMES``; the two-way scheme is left as drawn).
     keep_counts : keep the count matrices (``ValueBootstrap.counts``) so that a check can
         recompute the replicates; the draws are the same either way.
+    versions : items with several reference versions (rows of ``X``; ``resample``): each
+        replicate draws one version per item, from a stream of its own (the speaker and
+        content draws are those without versions).
     """
     X = np.asarray(X, dtype=float)
     K_all = X.shape[1]
@@ -142,6 +148,12 @@ def bootstrap_value(
     # a statistic that is 0 on every item replicates to 0: left out of the products (an
     # English run's diacritic and tone columns, say)
     live = [j for j in range(K_all) if np.any(X[rows_all, j])]
+    vds: list[VersionDeltas | None] = [None] * len(strata)
+    if versions is not None:
+        live = sorted(set(live) | {j for j in range(K_all) if np.any(versions.deltas[:, :, j])})
+        vds = [versions.subset(idx) for idx in strata]
+        vds = [None if v is None else v.columns(live) for v in vds]
+    vrngs = [None if v is None else rng.spawn(1)[0] for v in vds]
     K = len(live)
     draw_cols = scheme in ("two_way", "content")
     draw_rows = scheme in ("two_way", "speaker", "utterance")
@@ -199,6 +211,15 @@ def bootstrap_value(
             # present is sorted: all C columns means w as it is
             wl = None if w is None else (w if len(present) == C else w[:, present])
             out = _weighted_sums(T, us[k], wl, M)
+            vd, vrng = vds[k], vrngs[k]
+            if vd is not None and vrng is not None:
+                n_draw = len(us[k]) if us[k] is not None else len(w)
+                weight = np.ones((n_draw, len(vd.rows)))
+                if draw_rows:
+                    weight *= us[k][:, row_codes[k][vd.rows]]
+                if draw_cols:
+                    weight *= np.asarray(w, dtype=float)[:, col_of[strata[k][vd.rows]]]
+                out = out + version_term(vd, weight, vrng)
             if scale and scheme in SCALED_SCHEMES:
                 out = scale_small_clusters(out, T.sum(axis=(0, 1)), S)
             return out
@@ -306,6 +327,7 @@ def group_intervals(
     n_rep: int,
     rng_for,
     unchecked: tuple[str, ...] = (),
+    versions: VersionDeltas | None = None,
 ) -> tuple[dict, dict]:
     """Each group's own 95% CI and the corpus-wide value with its CI, for every metric.
 
@@ -323,6 +345,7 @@ def group_intervals(
     rng_for : ``rng_for(*parts)`` → generator (deterministic per group).
     unchecked : pooled groups left out of the corpus scheme's unit check (the descriptive
         row of missing values: a stratum of one speaker is then drawn as it is).
+    versions : items with several reference versions (``resample``; rows of ``X``).
 
     Returns
     -------
@@ -405,7 +428,15 @@ def group_intervals(
             vb = ValueBootstrap(None, X[idx].sum(axis=0), None, n_spk, None, len(idx), problem)
         else:
             vb = bootstrap_value(
-                X, [idx], speakers, contents, scheme, n_rep, rng_for("group_ci", g), scale=scale
+                X,
+                [idx],
+                speakers,
+                contents,
+                scheme,
+                n_rep,
+                rng_for("group_ci", g),
+                scale=scale,
+                versions=versions,
             )
         out = {"ci": {}, "ci_scheme": {}, "ci_note": {}, "ci_flags": {}}
         for spec, c in specs_cols:
@@ -453,7 +484,15 @@ def group_intervals(
         )
     else:
         vb = bootstrap_value(
-            X, strata, speakers, contents, scheme, n_rep, rng_for("corpus_ci"), scale=scale
+            X,
+            strata,
+            speakers,
+            contents,
+            scheme,
+            n_rep,
+            rng_for("corpus_ci"),
+            scale=scale,
+            versions=versions,
         )
     overall = {}
     for spec, c in specs_cols:

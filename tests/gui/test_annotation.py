@@ -89,6 +89,10 @@ def test_annotate_an_item_with_the_palette_undo_redo_and_reaudit(qtbot, own):
         ann = w.annotation
         item_id, key = ann.item_db_id, ann.item_key
         original = w._row["reference"]
+        # no login-name default: the editor waits for the annotator's name
+        assert not ann.editor.isEnabled() and ann.annotator.text() == ""
+        qtbot.keyClicks(ann.annotator, "Ngozi")
+        assert ann.editor.isEnabled()
         assert ann.editor.text() == original and ann.original.text() == original
         ed = ann.editor
         ed.edit.setFocus()
@@ -140,6 +144,7 @@ def test_dataset_panel_annotates_and_shows_the_latest_text(qtbot, own):
         w.table.selectRow(0)
         item = w.current_item()
         assert w.annotation.item_db_id == int(item["db_id"])
+        qtbot.keyClicks(w.annotation.annotator, "Ngozi")
         ed = w.annotation.editor
         ed.edit.setFocus()
         ed.edit.setCursorPosition(len(ed.edit.text()))
@@ -175,3 +180,136 @@ def test_panels_remember_their_state_as_plain_values(qtbot, ctx):
     d.restore_state(json.loads(json.dumps(d.save_state({}))))
     assert all(isinstance(k, str) and isinstance(v, str) for k, v in ItemPanel.SHORTCUTS)
     assert all(isinstance(k, str) for k, _ in DatasetPanel.SHORTCUTS)
+
+
+def test_a_second_annotator_starts_from_the_imported_text_with_the_first_hidden(qtbot, own):
+    from fairdesk.gui.context import Context
+    from fairdesk.gui.item_panel import ItemPanel
+
+    folder, _req, run_id = own
+    ctx = Context(folder)
+    try:
+        w = ItemPanel(ctx)
+        qtbot.addWidget(w)
+        w.show()
+        with qtbot.waitSignal(w.item_shown, timeout=10000):
+            ctx.select_run(run_id)
+        ann, ed = w.annotation, w.annotation.editor
+        item_id = ann.item_db_id
+        original = ann.original.text()
+        qtbot.keyClicks(ann.annotator, "Ada")
+        ed.edit.setFocus()
+        ed.edit.setCursorPosition(original.index("a") + 1)
+        with qtbot.waitSignal(ann.saved, timeout=5000):
+            ed.buttons[GRAVE].click()
+        ada = ed.text()
+        assert ada != original
+        # Obi takes the keyboard: his editor opens on the imported text, Ada's is hidden
+        ann.annotator.selectAll()
+        qtbot.keyClicks(ann.annotator, "Obi")
+        assert ctx.annotator == "Obi" and ed.text() == original
+        assert "1 other annotator's version hidden until adjudication" in ed.status.text()
+        assert all(
+            ann.tree.topLevelItem(k).text(3) != ada for k in range(ann.tree.topLevelItemCount())
+        )
+        ed.edit.setFocus()
+        ed.edit.end(False)
+        with qtbot.waitSignal(ann.saved, timeout=5000):
+            type_text(ed.edit, " ọ")
+        iv = ctx.project.transcript_versions([item_id])[item_id]
+        assert {v.annotator: v.text for v in iv.versions} == {"Ada": ada, "Obi": original + " ọ"}
+        # back to Ada: her own version again
+        ann.annotator.selectAll()
+        qtbot.keyClicks(ann.annotator, "Ada")
+        assert ed.text() == ada
+    finally:
+        ctx.close(10000)
+
+
+def test_adjudication_in_the_items_view_then_an_adjudicated_audit_uses_it(qtbot, own):
+    from fairdesk.core.store import Project
+    from fairdesk.gui.context import Context
+    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.jobs.audit import run_audit
+    from fairdesk.presentation.runs import RunSpec, run_name
+
+    folder, req, run_id = own
+    ctx = Context(folder)
+    try:
+        w = ItemPanel(ctx)
+        qtbot.addWidget(w)
+        w.show()
+        with qtbot.waitSignal(w.item_shown, timeout=10000):
+            ctx.select_run(run_id)
+        ann, ed = w.annotation, w.annotation.editor
+        item_id, key, original = ann.item_db_id, ann.item_key, ann.original.text()
+        pos = original.index("a") + 1
+        for name, mark in (("Ada", GRAVE), ("Obi", "\u0301")):
+            ann.annotator.selectAll()
+            qtbot.keyClicks(ann.annotator, name)
+            ed.edit.setFocus()
+            ed.edit.setCursorPosition(pos)
+            with qtbot.waitSignal(ann.saved, timeout=5000):
+                ed.buttons[mark].click()
+        ada = original[: pos - 1] + "à" + original[pos:]
+        obi = original[: pos - 1] + "á" + original[pos:]
+        ann.versions_btn.click()  # the versions appear only now
+        assert ann.adjudication.isVisible() and ann.versions.topLevelItemCount() == 2
+        assert [ann.versions.topLevelItem(k).text(2) for k in range(2)] == ["—", "1"]
+        assert "the versions disagree" in ann.adjudication_note.text()
+        ann.pick_btn.click()  # nothing selected, no adjudicator: said, nothing stored
+        assert "select the version" in ann.adjudication_note.text()
+        ann.versions.setCurrentItem(ann.versions.topLevelItem(1))  # Obi's
+        ann.pick_btn.click()
+        assert "name the adjudicator" in ann.adjudication_note.text()
+        qtbot.keyClicks(ann.adjudicator, "Chi")
+        with qtbot.waitSignal(ann.saved, timeout=5000):
+            ann.pick_btn.click()
+        assert ann.adjudication_note.text().startswith("adjudicated by Chi")
+        iv = ctx.project.transcript_versions([item_id])[item_id]
+        assert iv.adjudication.text == obi and iv.adjudication.adjudicator == "Chi"
+        assert {v.annotator: v.text for v in iv.versions} == {"Ada": ada, "Obi": obi}
+
+        p = Project(folder)  # the re-audit, as the audit job runs it
+        out = run_audit(p, dataclasses_replace(req, reference_text="adjudicated"))
+        p.close()
+        assert dict(zip(out.frame["item_id"], out.frame["reference"]))[key] == obi
+        assert "references: adjudicated" in run_name(RunSpec.from_run(out.result))
+    finally:
+        ctx.close(10000)
+
+
+def dataclasses_replace(obj, **kw):
+    import dataclasses
+
+    return dataclasses.replace(obj, **kw)
+
+
+def test_the_datasets_view_shows_the_annotators_agreement(qtbot, own):
+    from fairdesk.core.store import Project
+    from fairdesk.gui.context import Context
+    from fairdesk.gui.dataset_panel import DatasetPanel
+
+    folder, _req, _run = own
+    p = Project(folder)  # two annotators' versions of three items (Obi drops a mark on one)
+    frame = p.items(p.dataset("mini"))
+    for k, (db, text) in enumerate(zip(frame["db_id"][:3], frame["text"][:3])):
+        marked = "àkwà " + text
+        p.save_transcript(int(db), marked, "Ada")
+        p.save_transcript(int(db), "àkwa " + text if k == 0 else marked, "Obi")
+    p.close()
+    ctx = Context(folder)
+    try:
+        w = DatasetPanel(ctx)
+        qtbot.addWidget(w)
+        w.show()
+        w.table.selectRow(0)
+        w.agreement_btn.click()
+        qtbot.waitUntil(lambda: "mark agreement" in w.agreement_view.toPlainText(), timeout=20000)
+        text = w.agreement_view.toPlainText()
+        assert "agreement of Ada, Obi on mini" in text
+        assert "overall: 3 shared items, 6 marks" in text
+        assert "mark agreement     83.3% [" in text
+        assert "1. " in text and "1 of 2 marks differ" in text
+    finally:
+        ctx.close(10000)

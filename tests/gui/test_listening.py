@@ -33,7 +33,9 @@ def test_space_plays_and_pauses_and_j_k_move_anywhere_in_items(qtbot, ctx, mini)
     assert w.table.currentIndex().row() == 1
     qtbot.keyClick(w.diff.text, Qt.Key_Up)
     assert w.table.currentIndex().row() == 0
-    # typing in the transcript editor types: Space and J are characters there
+    # typing in the transcript editor types: Space and J are characters there (once the
+    # annotator has given their name: the editor waits for it)
+    qtbot.keyClicks(w.annotation.annotator, "Ngozi")
     ed = w.annotation.editor
     ed.edit.setFocus()
     ed.edit.setCursorPosition(len(ed.edit.text()))

@@ -113,8 +113,14 @@ def test_new_and_old_payloads_have_the_same_keys(payloads):
         ), name
         assert set(old) - set(new) == set(), name
         # settings added since: include_missing (docs/METHODS.md, "Missing values") and the
-        # datasets audited (several audited together: core.dataset_sets)
-        assert set(new["settings"]) - set(old["settings"]) <= {"include_missing", "datasets"}, name
+        # datasets audited (several audited together: core.dataset_sets), which reference text
+        # was scored (docs/METHODS.md, "References from several annotators")
+        assert set(new["settings"]) - set(old["settings"]) <= {
+            "include_missing",
+            "datasets",
+            "reference_text",
+            "annotators_resampled",
+        }, name
         assert set(old["settings"]) <= set(new["settings"]), name
         old_run = AuditRun.from_json(old)
         assert [g.group for g in old_run.groups] == [g["group"] for g in new["groups"]]
@@ -248,6 +254,9 @@ def test_old_payload_opens_with_the_same_values(payloads):
         if k == "datasets" and k not in s:  # stored before it was kept: the default
             assert got == (), k
             continue
+        if k in ("reference_text", "annotators_resampled") and k not in s:  # ditto
+            assert got in (None, 0), k
+            continue
         assert (list(got) if isinstance(got, tuple) else got) == s[k], k
     assert rs.model_based is True and rs.text_source == {"annotation": 0, "import": 72}
     # later stages
@@ -290,7 +299,13 @@ def test_to_json_writes_todays_keys_without_the_group_copies(payloads):
         assert out[k] == d[k], k
     # an old run's settings read include_missing as off, and write it so
     # (and the datasets, kept since, as none)
-    assert out["settings"] == {**d["settings"], "include_missing": False, "datasets": []}
+    assert out["settings"] == {
+        **d["settings"],
+        "include_missing": False,
+        "datasets": [],
+        "reference_text": None,  # stored before the choice: it used latest
+        "annotators_resampled": 0,
+    }
     assert AuditRun.from_json(d).settings.include_missing is False
     for g_old, g_new in zip(d["groups"], out["groups"], strict=True):
         # an old run's groups are groups (not the descriptive row of missing values)
@@ -336,7 +351,12 @@ def test_all_failed_payload(payloads):
     assert run.counts.n_items == 40
     out = _stored(run.to_json())
     assert out["groups"] == [] and out["comparisons"] == []
-    assert out["settings"] == {**d["settings"], "datasets": []}  # kept since: none
+    assert out["settings"] == {  # kept since: none
+        **d["settings"],
+        "datasets": [],
+        "reference_text": None,
+        "annotators_resampled": 0,
+    }
     with pytest.raises(KeyError):
         run.group("a")
 

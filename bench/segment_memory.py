@@ -15,7 +15,15 @@ the bench prints them side by side with the target and with what decoding the wh
 once would take (60 min × 16 kHz × 4 bytes, float32), which an audit that read the session
 per segment would pay many times over.
 
-Run: ``.venv/bin/python bench/segment_memory.py [--minutes 60] [--segments 300]``.
+``--single-hours H`` measures the other long case instead: recordings that are one item
+each (two files of H hours, 16 kHz mono, real speech with pauses; default 3 h), imported
+from a manifest and audited with imported predictions (the acoustic covariates included:
+the Silero VAD and the SNR over the whole recording), each step in a fresh process; the
+target is 1 GB (:data:`SINGLE_TARGET_MB`), against a peak of 9.1 GB before the block-wise
+probe and covariates.
+
+Run: ``.venv/bin/python bench/segment_memory.py [--minutes 60] [--segments 300]`` or
+``.venv/bin/python bench/segment_memory.py --single-hours 3``.
 
 Measured on this machine (2 shared cores, 24 GiB, CPU only), 60 minutes, 300 segments (18.4
 minutes of speech): model floor 236 MB, import 48 MB, import + audit 458 MB (0.92 of the
@@ -37,6 +45,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_MB = 500.0
+SINGLE_TARGET_MB = 1024.0
 
 
 def _peak_mb() -> tuple[float, float]:
@@ -86,6 +95,114 @@ def child_audit(folder: Path) -> dict:
     }
 
 
+def write_long(folder: Path, hours: float, name: str) -> str:
+    """A WAV of ``hours`` of the embedded real utterances with 0.6 s pauses, written a block
+    at a time; returns its transcript."""
+    import numpy as np
+    import soundfile as sf
+
+    sys.path.insert(0, str(ROOT))
+    from tests.session_fixture import _utterances
+
+    total = int(hours * 3600 * 16000)
+    pause = np.zeros(int(0.6 * 16000), dtype=np.float32)
+    words, n = [], 0
+    with sf.SoundFile(str(folder / name), "w", 16000, 1, subtype="PCM_16") as f:
+        for text, x in _utterances(10**7):
+            if n + x.size + pause.size > total:
+                break
+            f.write(x)
+            f.write(pause)
+            n += x.size + pause.size
+            words.append(text)
+    return " ".join(words)
+
+
+def child_single(folder: Path) -> dict:
+    from fairdesk.core.importers import import_dataset
+    from fairdesk.core.store import Project
+    from fairdesk.jobs import AuditRequest, run_audit
+    from fairdesk.stats import AuditSettings
+
+    project = Project(folder / "proj")
+    t0 = time.perf_counter()
+    rep = import_dataset(project, "long", folder / "corpus" / "manifest.csv")
+    t_import = time.perf_counter() - t0
+    own_import, _ = _peak_mb()
+    t0 = time.perf_counter()
+    out = run_audit(
+        project,
+        AuditRequest(
+            dataset="long",
+            model=f"predictions:{folder / 'corpus' / 'predictions.csv'}",
+            by=("group",),
+            metrics=("wer",),
+            nlu="none",
+            settings=AuditSettings(n_bootstrap=200, min_items=1, min_speakers=1),
+        ),
+    )
+    own, kids = _peak_mb()
+    acoustic = out.result.acoustics if hasattr(out.result, "acoustics") else None
+    return {
+        "imported": rep.imported,
+        "problems": len(rep.problems),
+        "items": int(len(out.frame)),
+        "failures": len(out.failures),
+        "measured": None if acoustic is None else getattr(acoustic, "n_measured", None),
+        "snr": [None if v != v else round(float(v), 1) for v in out.frame.get("snr_db", [])],
+        "import_s": t_import,
+        "audit_s": time.perf_counter() - t0,
+        "import_peak_mb": own_import,
+        "peak_mb": own,
+        "children_mb": kids,
+    }
+
+
+def single_main(hours: float) -> None:
+    import csv
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        corpus = folder / "corpus"
+        corpus.mkdir()
+        t0 = time.perf_counter()
+        rows, preds = [], []
+        for k, name in enumerate(("a.wav", "b.wav")):
+            text = write_long(corpus, hours, name)
+            words = text.split()
+            hyp = " ".join(w for i, w in enumerate(words) if i % 10 != 3)  # a word in ten lost
+            rows.append({"path": name, "text": text, "speaker_id": f"s{k}", "group": "ab"[k]})
+            preds.append({"path": name, "text": hyp})
+        for fname, data in (("manifest.csv", rows), ("predictions.csv", preds)):
+            with open(corpus / fname, "w", newline="", encoding="utf-8") as f:
+                w = csv.DictWriter(f, fieldnames=list(data[0]))
+                w.writeheader()
+                w.writerows(data)
+        size = sum(p.stat().st_size for p in corpus.glob("*.wav")) / 2**20
+        print(
+            f"two recordings of {hours:g} h each (16 kHz mono, {size:.0f} MB of WAV), one item "
+            f"each, written in {time.perf_counter() - t0:.0f} s"
+        )
+        got = _run_child("single", folder)
+    whole_mb = hours * 3600 * 16000 * 4 / 2**20
+    print(
+        f"audit: {got['imported']} imported ({got['problems']} problems), {got['items']} scored, "
+        f"{got['failures']} failures, SNR {got['snr']} dB; import {got['import_s']:.0f} s, "
+        f"audit {got['audit_s']:.0f} s"
+    )
+    print()
+    print(f"{'peak RSS (MB)':<52}{'MB':>8}{'÷ target':>10}")
+    for name, mb in (
+        ("import of the two recordings", got["import_peak_mb"]),
+        ("import + audit with imported predictions", got["peak_mb"]),
+        ("one recording decoded whole (float32)", whole_mb),
+        ("target", SINGLE_TARGET_MB),
+    ):
+        print(f"{name:<52}{mb:>8.0f}{mb / SINGLE_TARGET_MB:>10.2f}")
+    peak = max(got["peak_mb"], got["children_mb"])
+    print(f"{'below' if peak < SINGLE_TARGET_MB else 'ABOVE'} the {SINGLE_TARGET_MB:.0f} MB target")
+
+
 def _run_child(mode: str, folder: Path) -> dict:
     cmd = [sys.executable, __file__, "--child", mode, "--folder", str(folder)]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
@@ -98,12 +215,20 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--minutes", type=float, default=60.0)
     ap.add_argument("--segments", type=int, default=300)
-    ap.add_argument("--child", choices=["model", "audit"], help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--single-hours",
+        type=float,
+        help="measure two recordings of this many hours, one item each, instead",
+    )
+    ap.add_argument("--child", choices=["model", "audit", "single"], help=argparse.SUPPRESS)
     ap.add_argument("--folder", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
-        fn = child_model if a.child == "model" else child_audit
+        fn = {"model": child_model, "audit": child_audit, "single": child_single}[a.child]
         print(json.dumps(fn(Path(a.folder))))
+        return
+    if a.single_hours:
+        single_main(a.single_hours)
         return
 
     sys.path.insert(0, str(ROOT))

@@ -294,7 +294,7 @@ def curve_data(cp) -> dict:
     f = scale(cp.metric)
     ks = [p.k for p in cp.curve]
     sides = [n.speakers_now for n in (cp.group_need, cp.reference_need) if n is not None]
-    u = "points" if display_spec(cp.metric)[0] == "%" else "difference"
+    u = "pp" if display_spec(cp.metric)[0] == "%" else "difference"
     return {
         "k": ks,
         "mde": [p.mde * f for p in cp.curve],

@@ -84,13 +84,12 @@ def difference_sentence(d) -> str:
 
 
 def _gap_points(metric: str, x) -> str:
-    """The size of a gap change in words: ``6.1 points`` (rates), ``0.12`` (ratios)."""
-    text = fmt_gap(metric, abs(x) if finite(x) is not None else x).lstrip("+")
-    return text.replace(" pp", " points")
+    """The size of a gap change: ``6.1 pp`` (rates), ``0.12`` (ratios)."""
+    return fmt_gap(metric, abs(x) if finite(x) is not None else x).lstrip("+")
 
 
 def gap_sentence(g) -> str:
-    """``pocketsphinx-en-us narrows the child-vs-adult WER gap by 6.1 points [2.0, 10.3],
+    """``pocketsphinx-en-us narrows the child-vs-adult WER gap by 6.1 pp [2.0, 10.3],
     p_adj 0.01: fairer``.
 
     Where both gaps have one sign the size and CI are of the change in the gap's size
@@ -234,7 +233,7 @@ def system_rows(result, metric: str) -> dict[str, list[GroupRow]]:
 
 @dataclass(frozen=True)
 class GapRow:
-    """One gap difference in display units (points for rates): ``difference`` [``low``,
+    """One gap difference in display units (pp for rates): ``difference`` [``low``,
     ``high``] = gap(system) − gap(baseline); None where not measured. ``label``:
     ``child vs adult · B`` and ``text`` the sentence of :func:`gap_sentence`."""
 
@@ -291,7 +290,7 @@ def comparison_lines(result) -> list[str]:
     for m in comparison_metrics(result):
         head, rows = system_table(result, m)
         out.append("")
-        out.append(f"{metric_short(m)} by group (value [95% CI]; differences in points):")
+        out.append(f"{metric_short(m)} by group (value [95% CI]; differences in pp):")
         widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
         for r in [head, *rows]:
             out.append("  " + "  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip())

@@ -77,7 +77,7 @@ def test_two_models_store_two_runs_and_the_comparison_with_the_baseline(project,
     assert g.difference == pytest.approx(-0.1)
     text = capsys.readouterr().out
     assert "=== comparison of systems ===" in text
-    assert "narrows the b-vs-a WER gap by 10.0 points" in text
+    assert "narrows the b-vs-a WER gap by 10.0 pp" in text
     # the stored comparison reads back with each system's audit: the same table as fresh
     from fairdesk.jobs.system_run import compare_stored_runs
     from fairdesk.presentation.systems import MISSING, system_table
@@ -215,12 +215,10 @@ def test_gap_sentence_reads_the_change_in_the_gap_with_its_own_ci():
 
     # child worse under both; B's gap smaller: narrows, the CI of the narrowing is positive
     s = gap_sentence(gd(0.10, 0.039, -0.103, -0.020))
-    assert (
-        s == "B narrows the child-vs-adult WER gap by 6.1 points [2.0, 10.3], p_adj 0.010: fairer"
-    )
+    assert s == "B narrows the child-vs-adult WER gap by 6.1 pp [2.0, 10.3], p_adj 0.010: fairer"
     # child better under both (negative gaps); B's gap larger in size: widens
     s = gap_sentence(gd(-0.02, -0.10, -0.12, -0.04, "less_fair"))
-    assert s.startswith("B widens the child-vs-adult WER gap by 8.0 points [4.0, 12.0]")
+    assert s.startswith("B widens the child-vs-adult WER gap by 8.0 pp [4.0, 12.0]")
     # the sign flips: both gaps and ΔGap are shown
     s = gap_sentence(gd(0.08, -0.07, -0.2, -0.1, "reversed"))
     assert "turns the child-vs-adult WER gap from +8.0 pp to -7.0 pp (ΔGap -15.0 pp" in s

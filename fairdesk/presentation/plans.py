@@ -10,10 +10,10 @@ from .numbers import fmt_count, fmt_size, number, scale
 
 
 def fmt_target(metric: str, gap: float) -> str:
-    """The target gap in words: ``a 5-point gap`` (rates), ``a gap of 0.10`` (ratios)."""
+    """The target gap in words: ``a gap of 5 pp`` (rates), ``a gap of 0.10`` (ratios)."""
     u, k, d = display_spec(metric)
     if u == "%":
-        return f"a {number(gap * k, d).removesuffix('.0')}-point gap"
+        return f"a gap of {number(gap * k, d).removesuffix('.0')} pp"
     return f"a gap of {number(gap * k, d)}"
 
 
@@ -37,7 +37,7 @@ def plan_sentence(cp, plan) -> str:
     """One sentence: what recording would settle ``cp`` (a ``ComparisonPlan`` of ``plan``).
 
     ``about 59 more child speakers and 59 more adult speakers, 15 utterances each (≈ 2.5
-    hours of recording), would detect a 5-point gap with 80% power (closed form)``; or why
+    hours of recording), would detect a gap of 5 pp with 80% power (closed form)``; or why
     adding speakers does not reach it.
     """
     target = fmt_target(cp.metric, cp.target_gap)

@@ -42,7 +42,7 @@ def test_plan_command_prints_the_plan_and_writes_json(run, tmp_path, capsys):
     assert main([*args, "--json", str(target)]) == 0
     text = capsys.readouterr().out
     assert "Recording plan (resampling" in text and "speakers per side" in text
-    assert "would detect a 5-point gap with 80% power at alpha 0.05/2" in text
+    assert "would detect a gap of 5 pp with 80% power at alpha 0.05/2" in text
     plan = decode(json.loads(target.read_text()), Plan)
     assert plan.method == "resampling" and plan.future_m == 2 and plan.gap == 0.05
     cp = plan.comparisons[0]
@@ -87,13 +87,13 @@ def test_plan_sentence_wording():
     cp = _cp()
     assert plan_sentence(cp, _plan(cp)) == (
         "About 110 more child speakers and 108 more adult speakers, 10 utterances each "
-        "(≈ 2.2 hours of recording), would detect a 5-point gap with 80% power at alpha "
+        "(≈ 2.2 hours of recording), would detect a gap of 5 pp with 80% power at alpha "
         "0.05/2 (closed form)."
     )
     cp = _cp(speakers_needed=None, reachable=False, limit="content", floor_mde=0.07)
     assert plan_sentence(cp, _plan(cp)).startswith(
         "Not reachable by adding speakers: the shared sentences alone leave an MDE of 7.0 pp "
-        "for a 5-point gap"
+        "for a gap of 5 pp"
     )
     assert plan_sentence(cp, _plan(cp)).endswith("; add sentences.")
     # a resampling plan with shared sentences resamples both
@@ -128,5 +128,5 @@ def test_the_sentence_gives_utterances_per_side_when_the_sides_differ():
     assert s.startswith(
         "About 270 more teen speakers and 209 more adult speakers, 10 utterances per teen "
         "speaker and 1.5 utterances per adult speaker (≈ 3.2 hours of recording), would detect "
-        "a 5-point gap with 80% power"
+        "a gap of 5 pp with 80% power"
     ), s

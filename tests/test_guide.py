@@ -127,3 +127,14 @@ def test_every_picture_the_guide_shows_is_made_by_the_screenshot_script(tmp_path
         assert not img.isNull(), r
         if not r.startswith("img/05_") and not r.startswith("img/07_"):  # dialogs: own size
             assert (img.width(), img.height()) == (1366, 768), (r, img.width(), img.height())
+
+
+def test_your_data_names_the_columns_the_importer_looks_for():
+    from fairdesk.core import import_rows as r
+
+    text = (DOCS / "your-data.md").read_text(encoding="utf-8")
+    for group in ("AUDIO", "TEXT", "SPEAKER", "CONTENT", "ID", "LABEL"):
+        names = getattr(r, f"{group}_COLUMNS")
+        rows = [ln for ln in text.splitlines() if f"`{names[0]}`" in ln]
+        assert rows, group
+        assert any(all(f"`{n}`" in ln for n in names) for ln in rows), (group, names)

@@ -83,6 +83,12 @@ def test_every_label_and_menu_of_every_tab(qtbot, mini, tmp_path):
     for name in TABS:
         win.show_tab(name)  # builds the tab as a user opening it would
         qtbot.wait(10)
+    from fairdesk.gui.results_panel import SUBTABS
+
+    win.show_tab("results")
+    for name in SUBTABS:  # the Results tab's sub-tabs draw on their first show
+        win.results.show_subtab(name)
+        qtbot.wait(10)
     for where, text in [*_texts(win), *_menu_texts(win)]:
         n += 1
         assert not internal_names(text or ""), (where, text)

@@ -1,4 +1,4 @@
-"""Incremental recognition: models × policies (seed 001's Table 2), METHODS.md §6.
+"""Incremental recognition: models × policies (Whetten et al.'s Table 2), METHODS.md, "Incremental recognition".
 
 Builds utterances from the demo corpus (``fairdesk.core.demo.open_demo`` into a temporary
 project): per accent, ``--per-accent`` speakers, each utterance ``--concat`` consecutive
@@ -7,7 +7,7 @@ sliding window to cut; ``--concat 1`` uses the raw clips). Every utterance is st
 ``--chunk`` second chunks with each ``--model`` (warmed up first) through ``--policy``
 (default: seed 001's columns: the engine's own partials where it streams natively, the literal
 sliding window, the snapped one, concatenation; and local agreement), and the pooled metrics
-are printed per model × policy, then as one table (rows WER, LAT (seed 001), LAT (pooled),
+are printed per model × policy, then as one table (rows WER, LAT (per word), LAT (pooled),
 EO, RPS, SPR, RTF) beside METHODS §6's reference figures.
 
 Usage: .venv/bin/python bench/incremental_policies.py [--model whisper-tiny.en
@@ -189,7 +189,9 @@ def main() -> None:
         )
     table = models_table(summary)
     print_table(ModelsTable.from_json(table, summary))
-    print("\nMETHODS §6 reference figures (faster-whisper default decoding, 60 utterances):")
+    print(
+        '\nMETHODS\' reference figures ("Incremental recognition") (faster-whisper default decoding, 60 utterances):'
+    )
     for k, v in REFERENCE.items():
         print(f"  {k:<29}{v}")
     print(f"\nper accent (WER / EO), {len(utts) // len(a.accents)} utterances each:")

@@ -276,7 +276,7 @@ def run_s9_rows(args, rows):
         dt = time.perf_counter() - t0
         rows.append(
             (
-                f"§9 world, {design}",
+                f"validation world, {design}",
                 spk,
                 0.3,
                 args.s9,

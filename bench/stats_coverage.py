@@ -42,8 +42,8 @@ GAP_CASES = [
 #: §3's argument against pairing by content alone when speakers are known (the measured
 #: figures there are of the unscaled schemes); left out by --quick
 SECTION3_CASES = [
-    ("content (conditional)", "matched", 12, "content", False, {}, "§3: 62-75%"),
-    ("speaker only", "matched", 12, "speaker", False, {}, "§3: 91-93%"),
+    ("content (conditional)", "matched", 12, "content", False, {}, "METHODS: 62-75%"),
+    ("speaker only", "matched", 12, "speaker", False, {}, "METHODS: 91-93%"),
 ]
 VALUE_CASES = [
     # (design, speakers, scaling, extra, target): matched = two-way (never scaled),
@@ -76,7 +76,9 @@ def main() -> None:
     ap.add_argument("--fwer-audits", type=int, default=None, help="default: --audits")
     ap.add_argument("--small-audits", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--quick", action="store_true", help="skip the §3 content/speaker-only rows")
+    ap.add_argument(
+        "--quick", action="store_true", help="skip the content-only and speaker-only rows"
+    )
     ap.add_argument(
         "--part",
         action="append",
@@ -189,7 +191,7 @@ def _checks(args) -> None:
     f = familywise_study(n_groups=10, n_audits=n_fwer, n_bootstrap=max(1000, args.bootstrap))
     print(
         f"\nall-null audits, 10 groups × 3 metrics ({f['comparisons']} comparisons, requested "
-        f"{max(1000, args.bootstrap)} resamples, raised to {f['n_bootstrap_used']} by §3, "
+        f"{max(1000, args.bootstrap)} resamples, raised to {f['n_bootstrap_used']} as METHODS says, "
         f"two-way): any disparity_detected in {f['any_disparity']:.1%} of {f['n_audits']} "
         f"audits (target ≤ 5%), any p_adjusted < alpha in {f['any_significant']:.1%}; "
         f"{time.perf_counter() - t0:.0f}s",
@@ -202,7 +204,7 @@ def _checks(args) -> None:
         f"\nsmall audits (1-3 speakers per group, {s['n_audits']} audits, {s['comparisons']} "
         f"comparisons): {s['degenerate']} degenerate, {s['violations']} of them with a verdict "
         f"other than not_estimable/no_variation/not_computable (target 0); both groups "
-        f"constant at different values (a disparity by §3): {s['constant_different']}; "
+        f"constant at different values (a disparity, by METHODS): {s['constant_different']}; "
         f"verdicts: {verdicts}; {time.perf_counter() - t0:.0f}s"
     )
 

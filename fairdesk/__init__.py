@@ -14,6 +14,7 @@ _LAZY: dict[str, str] = {
     "open_project": ".api",
     "FairdeskProject": ".api",
     "AuditRun": ".jobs.result",
+    "AuditSettings": ".stats.settings",
 }
 
 __all__ = ["FairdeskWarning", "__version__", *_LAZY]

@@ -24,7 +24,89 @@ if TYPE_CHECKING:
     from .jobs.result import AuditRun
     from .stats.settings import AuditSettings
 
-__all__ = ["FairdeskProject", "audit_table", "open_project"]
+__all__ = ["AuditSettings", "FairdeskProject", "audit_table", "open_project"]
+
+
+def __getattr__(name: str):
+    """``fairdesk.api.AuditSettings``: the statistics settings, imported on first use."""
+    if name == "AuditSettings":
+        from .stats.settings import AuditSettings
+
+        return AuditSettings
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _named(
+    n_bootstrap, alpha, min_items, min_speakers, seed, random_state, stats_options: Mapping
+) -> dict:
+    """The statistics options: the named ones given (not None), ``random_state`` read as
+    ``seed`` (scikit-learn's name), then the other ``AuditSettings`` fields."""
+    if random_state is not None and seed is not None and int(random_state) != int(seed):
+        raise TypeError(
+            f"seed={seed} and random_state={random_state}: random_state is another name for "
+            "seed; give one of them"
+        )
+    named = {
+        "n_bootstrap": n_bootstrap,
+        "alpha": alpha,
+        "min_items": min_items,
+        "min_speakers": min_speakers,
+        "seed": seed if seed is not None else random_state,
+    }
+    return {**{k: v for k, v in named.items() if v is not None}, **stats_options}
+
+
+def _by_columns(frame, by) -> tuple[object, list[str]]:
+    """``by`` as column names of ``frame``, as fairlearn's ``sensitive_features``: a column
+    name, a pandas Series (aligned on the table's index; an unnamed one is ``by_1``, ...) or
+    a list of them. A Series becomes a column of a copy of the table (the caller's frame is
+    never changed)."""
+    import pandas as pd
+
+    items = list(by) if isinstance(by, (list, tuple)) else [by]
+    if not items or len(items) > 2:
+        raise ValueError(f"by: give one or two grouping columns or Series (got {len(items)})")
+    names: list[str] = []
+    added: dict[str, pd.Series] = {}
+    for k, b in enumerate(items, 1):
+        if isinstance(b, str):
+            names.append(b)
+            continue
+        if not isinstance(b, pd.Series):
+            raise TypeError(
+                f"by: expected a column name or a pandas Series, got {type(b).__name__} "
+                "(wrap an array as pd.Series(values, index=df.index))"
+            )
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(
+                "by: a Series needs the table as a pandas DataFrame (read the file with "
+                "pandas first, or name a column of the file)"
+            )
+        if b.index.equals(frame.index):
+            col = pd.Series(b.to_numpy(), index=frame.index)
+        elif (
+            len(b) == len(frame)
+            and b.index.is_unique
+            and frame.index.is_unique
+            and b.index.sort_values().equals(frame.index.sort_values())
+        ):
+            col = b.reindex(frame.index)  # the same rows in another order
+        else:
+            raise ValueError(
+                f"by: the Series {b.name or k!r} has {len(b)} values whose index is not the "
+                f"table's ({len(frame)} rows): give a Series with the table's index"
+            )
+        name = str(b.name) if b.name is not None else f"by_{k}"
+        if name in frame.columns and not frame[name].equals(col):
+            raise ValueError(
+                f"by: the Series {name!r} differs from the table's column {name!r}: rename "
+                "the Series (Series.rename) or use the column"
+            )
+        added[name] = col
+        names.append(name)
+    if len(set(names)) != len(names):
+        raise ValueError(f"by: the grouping columns repeat a name ({names})")
+    return (frame.assign(**added) if added else frame), names
 
 
 def _settings(settings: AuditSettings | None, options: Mapping) -> AuditSettings:
@@ -53,7 +135,7 @@ def _with_missing(options: Mapping, include_missing: bool | None) -> dict:
 
 def audit_table(
     frame: pd.DataFrame | str | Path,
-    by: str | Sequence[str],
+    by: str | pd.Series | Sequence[str | pd.Series],
     reference: str | None = None,
     metrics: Sequence[str] | None = None,
     language: str = "auto",
@@ -61,6 +143,12 @@ def audit_table(
     *,
     filters: Mapping[str, Sequence[str]] | None = None,
     sample: int | None = None,
+    n_bootstrap: int | None = None,
+    alpha: float | None = None,
+    min_items: int | None = None,
+    min_speakers: int | None = None,
+    seed: int | None = None,
+    random_state: int | None = None,
     model_based: bool = False,
     covariates: Sequence[str] = (),
     normaliser_sensitivity: bool = False,
@@ -79,8 +167,9 @@ def audit_table(
         One row per utterance with a reference and a hypothesis column and the grouping
         column(s); optional speaker and content ids (the resampling uses them). Or a CSV,
         TSV, JSONL or Parquet file with those columns.
-    by : str or sequence of str
-        One or two grouping columns.
+    by : str, pandas.Series or a list of them
+        One or two grouping columns: column names, or Series aligned with the table's index
+        (as fairlearn's ``sensitive_features``; an unnamed Series is named ``by_1``).
     reference : str, optional
         The reference group (default: the largest).
     metrics : sequence of str, optional
@@ -96,6 +185,11 @@ def audit_table(
         Column → allowed values.
     sample : int, optional
         Stratified sample of this many items per group.
+    n_bootstrap, alpha, min_items, min_speakers, seed : optional
+        The statistics settings most often changed (None: as ``settings`` say; defaults
+        2,000, 0.05, 30, 5 and 0).
+    random_state : int, optional
+        Another name for ``seed`` (scikit-learn's).
     model_based : bool
         Also fit the mixed-effects Poisson model of word errors per grouping column.
     covariates : sequence of str
@@ -132,6 +226,10 @@ def audit_table(
     from .jobs.table_audit import audit_table as _audit_table
     from .presentation.warnings import with_worded_warnings
 
+    frame, by = _by_columns(frame, by)
+    stats_options = _named(
+        n_bootstrap, alpha, min_items, min_speakers, seed, random_state, stats_options
+    )
     run = _audit_table(
         frame,
         by=by,
@@ -253,6 +351,12 @@ class FairdeskProject:
         include_missing: bool | None = None,
         progress: Callable[[float, str], None] | None = None,
         request_options: Mapping | None = None,
+        n_bootstrap: int | None = None,
+        alpha: float | None = None,
+        min_items: int | None = None,
+        min_speakers: int | None = None,
+        seed: int | None = None,
+        random_state: int | None = None,
         **stats_options,
     ) -> AuditRun:
         """Run an audit of a dataset with a model (``fairdesk audit --project``).
@@ -286,6 +390,8 @@ class FairdeskProject:
         request_options : mapping, optional
             Other fields of :class:`~fairdesk.jobs.request.AuditRequest` (``device``,
             ``nlu``, ``representation``, ``explain``, ``model_based``, ``engine``, ...).
+        n_bootstrap, alpha, min_items, min_speakers, seed, random_state : optional
+            As in :func:`audit_table` (``random_state`` is another name for ``seed``).
         **stats_options
             Fields of ``AuditSettings`` to change.
 
@@ -300,6 +406,9 @@ class FairdeskProject:
         from .jobs.table_audit import audit_project
 
         by = (by,) if isinstance(by, str) else tuple(by)
+        stats_options = _named(
+            n_bootstrap, alpha, min_items, min_speakers, seed, random_state, stats_options
+        )
         wanted, rep = split_metric_ids(list(metrics) if metrics else None)
         options = dict(request_options or {})
         if rep:

@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-__all__ = ["frozen", "resources_dir"]
+__all__ = ["docs_dir", "frozen", "resources_dir"]
 
 
 def frozen() -> bool:
@@ -28,3 +28,15 @@ def resources_dir() -> Path:
     if frozen():
         return Path(sys._MEIPASS) / "resources"
     return Path(__file__).resolve().parent.parent / "resources"
+
+
+def docs_dir() -> Path:
+    """The user guide's ``docs/`` folder (``FAIRDESK_DOCS`` overrides it): beside the package in
+    a source tree, in the bundle's data folder in a bundle (with ``mkdocs.yml`` and
+    ``CHANGELOG.md`` beside it in both)."""
+    env = os.environ.get("FAIRDESK_DOCS")
+    if env:
+        return Path(env)
+    if frozen():
+        return Path(sys._MEIPASS) / "docs"
+    return Path(__file__).resolve().parent.parent / "docs"

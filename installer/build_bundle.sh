@@ -50,6 +50,13 @@ if [ "$full" != "1" ] && "$py" -c "import torch" 2>/dev/null; then
   echo "fairdesk bundle: $venv has torch; the default bundle leaves it out (excluded in the spec)"
 fi
 
+# the user guide's pictures (Help ▸ User guide shows them): made by the app from this tree
+# (docs/screenshots.py builds the GUI tests' demo project, so it needs pytest, which the spec
+# leaves out of the bundle)
+echo "fairdesk bundle: making the user guide's pictures (docs/screenshots.py)"
+$nice_ "$py" -m pip install -q pytest
+QT_QPA_PLATFORM=offscreen $nice_ "$py" "$root/docs/screenshots.py" "$root/docs/img" >/dev/null
+
 start=$(date +%s)
 echo "fairdesk bundle: running PyInstaller (nice; several minutes)"
 FAIRDESK_BUNDLE_FULL="$full" $nice_ "$py" -m PyInstaller --noconfirm \

@@ -2,7 +2,7 @@
 # Install fairdesk, open the embedded demo project (the synthetic `demo` dataset and the real
 # speech of `l2-english`: 125 Mandarin-L1 speakers reading English, from speechocean762) and
 # audit whisper-tiny.en on the real speech: by age group, then by gender among the adults.
-# The audits take about 10 minutes on 2 free CPU cores (measured: README, "The demo"); transcripts are cached
+# The audits take about 10 minutes on 2 free CPU cores (measured: docs/getting-started.md, "The demo"); transcripts are cached
 # in the project, so running this again is quick.
 #
 # Usage: installer/demo.sh [PROJECT_DIR]   (default: ./fairdesk-demo)

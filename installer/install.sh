@@ -6,7 +6,7 @@
 # Usage: installer/install.sh [--dev]     (fairdesk[all]: every extra but the cluster engine;
 #                                          --dev adds the test tools and the cluster extra,
 #                                          so the Ray engine's tests run too)
-# A headless install (no GUI, no models, no torch) is `pip install .` (README: Set-up).
+# A headless install (no GUI, no models, no torch) is `pip install .` (docs/getting-started.md).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Install fairdesk with its test tools, then lint (the pinned ruff: `ruff check` and
-# `ruff format --check`, either failing stops here) and run the whole test suite (offscreen,
-# no network; pyproject's addopts make pytest refuse undeclared markers).
+# `ruff format --check`, either failing stops here), run the whole test suite (offscreen,
+# no network; pyproject's addopts make pytest refuse undeclared markers), make the user
+# guide's pictures with the app (docs/screenshots.py, into docs/img/) and build the guide
+# with `mkdocs build --strict` into a temporary folder (a broken link or missing picture fails).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -12,3 +14,8 @@ echo "== ruff format --check"
 .venv/bin/ruff format --check .
 export QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+echo "== the user guide: pictures, then mkdocs build --strict"
+.venv/bin/python docs/screenshots.py docs/img >/dev/null
+site="$(mktemp -d)"
+trap 'rm -rf "$site"' EXIT
+NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet -d "$site"

@@ -20,6 +20,7 @@ OPTIONAL = (
     "sounddevice",
     "_sounddevice",
     "audiotsm",
+    "markdown",
     "faster_whisper",
     "ctranslate2",
     "onnxruntime",
@@ -34,6 +35,7 @@ OPTIONAL = (
     "matplotlib",
     "weasyprint",
     "pyarrow",
+    "openpyxl",
     "ray",
 )
 

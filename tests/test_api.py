@@ -1,5 +1,5 @@
-"""The public Python API (fairdesk.api): the README's example runs, and the API gives the
-numbers the command line's ``--json`` gives for the same table."""
+"""The public Python API (fairdesk.api): the guide's Notebooks page runs, and the API gives
+the numbers the command line's ``--json`` gives for the same table."""
 
 from __future__ import annotations
 
@@ -19,23 +19,43 @@ import fairdesk
 from fairdesk.cli import main
 from fairdesk.jobs.result import AuditRun
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "docs" / "notebooks.md"
 
 
-def _readme_example() -> str:
-    text = README.read_text(encoding="utf-8")
-    section = text.split("## Python API", 1)[1].split("\n## ", 1)[0]
-    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
-    return code
+def notebook_blocks() -> list[str]:
+    """The Python blocks of the guide's Notebooks page, in order."""
+    return re.findall(r"```python\n(.*?)```", NOTEBOOKS.read_text(encoding="utf-8"), re.S)
 
 
-def test_readme_example_runs_and_prints_a_group_table():
-    code = _readme_example()
-    out = io.StringIO()
+def run_notebook() -> tuple[dict, list[str]]:
+    """Run every Python block of the Notebooks page in one namespace, as a notebook's cells:
+    (the namespace, what each block printed)."""
     scope: dict = {}
-    with contextlib.redirect_stdout(out):
-        exec(compile(code, str(README), "exec"), scope)
-    printed = out.getvalue()
+    printed = []
+    for i, code in enumerate(notebook_blocks(), 1):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, f"{NOTEBOOKS}, Python block {i}", "exec"), scope)
+        printed.append(out.getvalue())
+    return scope, printed
+
+
+def test_guide_example_runs_and_prints_a_group_table():
+    scope, printed_blocks = run_notebook()
+    everything = "".join(printed_blocks)
+    assert "<AuditRun of a table by accent" in everything and "table='table'" not in everything
+    strict = scope["strict"]  # random_state is seed; the settings object's options kept
+    assert (strict.settings.seed, strict.settings.alpha, strict.settings.n_bootstrap) == (
+        7,
+        0.01,
+        500,
+    )
+    # the groups given as a Series give the numbers of the column
+    pd.testing.assert_series_equal(
+        scope["again"].by_group["wer"], scope["run"].by_group["wer"], check_names=False
+    )
+    assert len(printed_blocks) >= 1
+    printed = printed_blocks[0]
     lines = printed.splitlines()
     # the group table: a header with the metrics, one row per group with its WER
     assert re.match(r"\s+wer\s+cer$", lines[0]) and lines[1].strip() == "group"
@@ -127,8 +147,12 @@ def test_api_options_and_errors(tmp_path):
     assert off.settings.small_cluster_scaling is False
     assert {c.metric for c in run.comparisons} == {"wer"}
     text = repr(run)
-    assert text.startswith("AuditRun(table='table', by=('accent',), groups=3")
-    assert len(text) < 300
+    verdicts = sorted(c.verdict for c in run.comparisons)
+    assert text == (
+        f"<AuditRun of a table by accent: 3 groups, reference {run.reference!r}, "
+        f"2 comparisons ({', '.join(f'{v} 1' for v in verdicts)})>"
+    )
+    assert "table='table'" not in text and len(text) < 300
     html = run._repr_html_()
     assert "<table" in html and "Verdicts" in html and "scot" in html
 
@@ -188,3 +212,78 @@ def test_open_project_runs_and_audit(tmp_path):
             min_speakers=2,
         )
         assert again.from_cache and again.comparisons == run.comparisons
+
+
+def test_difference_and_ratio_tables_are_the_comparisons(tmp_path):
+    df, _ = _table(tmp_path)
+    kw = {"ref_col": "ref", "hyp_col": "hyp", "speaker_col": "spk"}
+    run = fairdesk.audit_table(df, by="accent", reference="us", n_bootstrap=300, **kw)
+    diff, ratio = run.difference(), run.ratio()
+    assert list(diff.index.names) == ["metric", "group"] and len(diff) == len(run.comparisons)
+    for c in run.comparisons:
+        d, r = diff.loc[(c.metric, c.group)], ratio.loc[(c.metric, c.group)]
+        assert d["difference"] == pytest.approx(c.gap) and d["reference"] == "us"
+        assert (d["ci_low"], d["ci_high"]) == pytest.approx((c.ci_low, c.ci_high))
+        # the ratio from the group values, computed here
+        sub = run.by_group[c.metric]
+        assert r["ratio"] == pytest.approx(sub[c.group] / sub["us"])
+        assert r["ci_low"] <= r["ratio"] <= r["ci_high"]
+        # the same replicates: a gap interval above 0 is a ratio interval above 1, and so on
+        assert (d["ci_low"] > 0) == (r["ci_low"] > 1) and (d["ci_high"] < 0) == (r["ci_high"] < 1)
+        assert r["verdict"] == c.verdict and r["p_adjusted"] == pytest.approx(c.p_adjusted)
+    one = run.difference("wer")
+    assert list(one.index) == sorted({"scot", "nyc"}, key=list(one.index).index)
+    assert set(one.index) == {"scot", "nyc"}
+    # fairlearn's spread: max - min and min / max of the groups' values, descriptive
+    wer = run.by_group["wer"]
+    assert run.difference(method="between_groups")["wer"] == pytest.approx(wer.max() - wer.min())
+    assert run.ratio("wer", method="between_groups")["wer"] == pytest.approx(wer.min() / wer.max())
+    with pytest.raises(KeyError, match="no metric 'wrr'"):
+        run.difference("wrr")
+    with pytest.raises(ValueError, match="between_groups"):
+        run.ratio(method="max_min")
+
+
+def test_ratio_interval_is_the_percentiles_of_the_replicate_ratios():
+    from fairdesk.stats.comparison import ratio_interval
+
+    rng = np.random.default_rng(3)
+    g, r = rng.uniform(0.2, 0.4, 500), rng.uniform(0.1, 0.2, 500)
+    g[7] = np.nan  # an undefined replicate is left out, as for the gap
+    ok = ~np.isnan(g)
+    want = np.percentile(g[ok] / r[ok], [2.5, 97.5])
+    assert ratio_interval(g, r) == pytest.approx(tuple(want))
+    r[3] = 0.0  # a reference of 0 in one replicate: no interval
+    assert ratio_interval(g, r) is None
+
+
+def test_by_takes_a_series_or_a_list_and_says_what_is_wrong(tmp_path):
+    df, _ = _table(tmp_path)
+    kw = {"ref_col": "ref", "hyp_col": "hyp", "speaker_col": "spk", "n_bootstrap": 200}
+    by_name = fairdesk.audit_table(df, by="accent", reference="us", **kw)
+    shuffled = df["accent"].sample(frac=1, random_state=1)  # the same rows in another order
+    by_series = fairdesk.audit_table(df.drop(columns="accent"), by=shuffled, reference="us", **kw)
+    assert by_series.by == ("accent",)
+    assert [c.gap for c in by_series.comparisons] == [c.gap for c in by_name.comparisons]
+    two = fairdesk.audit_table(
+        df, by=["accent", pd.Series(np.where(df.index % 2, "odd", "even"), index=df.index)], **kw
+    )
+    assert two.by == ("accent", "by_2") and len(two.groups) == 6
+    assert "by_2" not in df.columns  # the caller's table is not changed
+    with pytest.raises(ValueError, match="index is not the table's"):
+        fairdesk.audit_table(df, by=df["accent"].iloc[:10], **kw)
+    with pytest.raises(ValueError, match="differs from the table's column 'accent'"):
+        fairdesk.audit_table(df, by=df["accent"].str.upper(), **kw)
+    with pytest.raises(TypeError, match="column name or a pandas Series"):
+        fairdesk.audit_table(df, by=df["accent"].to_numpy(), **kw)
+    with pytest.raises(TypeError, match="random_state is another name for seed"):
+        fairdesk.audit_table(df, by="accent", seed=1, random_state=2, **kw)
+    assert fairdesk.audit_table(df, by="accent", random_state=4, **kw).settings.seed == 4
+
+
+def test_audit_settings_is_exported():
+    from fairdesk.api import AuditSettings
+    from fairdesk.stats.settings import AuditSettings as Defined
+
+    assert fairdesk.AuditSettings is AuditSettings is Defined
+    assert "AuditSettings" in fairdesk.__all__

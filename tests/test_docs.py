@@ -125,6 +125,7 @@ def test_links_inside_the_document_reach_a_heading():
     assert sorted(set(links) - anchors) == []
 
 
-def test_readme_links_the_document():
+def test_readme_and_the_guide_link_the_document():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "(docs/METHODS.md)" in readme
+    assert "(METHODS.md)" in (ROOT / "docs" / "index.md").read_text(encoding="utf-8")

@@ -196,7 +196,7 @@ def add_command(sub):
         choices=["local", "ray"],
         help="where inference, saliency and embeddings run: threads here, or "
         "actors on a Ray cluster "
-        "(pip install 'fairdesk[cluster]'; README: Running on a cluster)",
+        "(pip install 'fairdesk[cluster]'; the guide's Running on a cluster, docs/cluster.md)",
     )
     s.add_argument(
         "--ray-address",

@@ -15,8 +15,8 @@ from .common import EXIT_OK, UsageError, dump_json, human_out, term
 def add_command(sub):
     s = sub.add_parser(
         "diacritics",
-        help="seed 003's table: diacritic loss per category with utterance-"
-        "bootstrap CIs (describes these recordings)",
+        help="diacritic loss per category of a tonal-language diagnostic set (the Igbo "
+        "tone-mark study's table), with utterance-bootstrap CIs (describes these recordings)",
     )
     src = s.add_mutually_exclusive_group(required=True)
     src.add_argument("--project", help="project folder (with --run)")
@@ -37,7 +37,7 @@ def add_command(sub):
         "--n-bootstrap",
         type=int,
         default=10_000,
-        help="utterance resamples (default 10,000, as seed 003; 200-20,000)",
+        help="utterance resamples (default 10,000, as the Igbo tone-mark study; 200-20,000)",
     )
     s.add_argument("--seed", type=int, default=0)
     s.add_argument(

@@ -10,7 +10,7 @@ import math
 import re
 import sys
 
-from ..presentation import fmt_number, fmt_p, fmt_percent, fmt_sig
+from ..presentation import INCREMENTAL_ROW_NAMES, fmt_number, fmt_p, fmt_percent, fmt_sig
 from .audit import print_failures
 from .common import (
     EXIT_NOTHING,
@@ -29,12 +29,20 @@ _POLICY_CHOICES = (
     "local-agreement",
     "local-agreement-norm",
     "native",
-    "seed001",
+    "whetten",
     "all",
 )
-#: ``--policy seed001``: Whetten et al.'s Table 2 columns (sliding window, literal and snapped, and
-#: concatenation), plus the engine's own partials for a streaming engine.
-_SEED001 = ("native", "sliding-literal", "sliding", "concatenation")
+#: ``--policy whetten``: the columns of Whetten, Imtiaz and Kennington's models × policies table
+#: (sliding window, literal and snapped, and concatenation), plus the engine's own partials for
+#: a streaming engine.
+_WHETTEN = ("native", "sliding-literal", "sliding", "concatenation")
+#: Old names still accepted: ``--policy seed001`` is ``--policy whetten``.
+POLICY_ALIASES = {"seed001": "whetten"}
+
+
+def _policy(value: str) -> str:
+    """``--policy``'s type: an old name read as its new one (argparse then checks choices)."""
+    return POLICY_ALIASES.get(value, value)
 
 
 def add_command(sub):
@@ -54,12 +62,13 @@ def add_command(sub):
     s.add_argument(
         "--policy",
         action="append",
+        type=_policy,
         choices=_POLICY_CHOICES,
         metavar="POLICY",
         help="concatenation (default), sliding, sliding-literal, local-agreement, "
-        "local-agreement-norm, native (an engine's own partial results), seed001 "
-        "(native where the engine streams, sliding-literal, sliding, "
-        "concatenation) or all (repeatable)",
+        "local-agreement-norm, native (an engine's own partial results), whetten "
+        "(the policies of Whetten, Imtiaz and Kennington's table: native where the engine "
+        "streams, sliding-literal, sliding, concatenation) or all (repeatable)",
     )
     s.add_argument(
         "--by",
@@ -155,8 +164,8 @@ def _policies(a) -> list[str]:
                 "local-agreement",
                 "local-agreement-norm",
             ]
-        elif p == "seed001":
-            out += list(_SEED001)
+        elif p == "whetten":
+            out += list(_WHETTEN)
         else:
             out.append(p)
     return list(dict.fromkeys(out))
@@ -247,15 +256,7 @@ def _f(v, fmt="{:.3f}"):
     return fmt_number(v, decimals, signed=signed)
 
 
-_ROW_NAMES = {
-    "wer": "WER",
-    "lat_seed001": "LAT (seed 001)",
-    "lat_pooled": "LAT (pooled)",
-    "eo": "EO",
-    "rps": "RPS",
-    "spr": "SPR",
-    "rtf": "RTF",
-}
+_ROW_NAMES = INCREMENTAL_ROW_NAMES
 
 
 def print_table(table, file=None) -> None:
@@ -344,7 +345,7 @@ def print_summary(res, file=None):
         if t.get("n_pred_zero"):
             print(
                 f"  {who} ({r['stream']}): {t['n_pred_zero']} predictions with zero words "
-                "skipped by LAT (seed 001)",
+                "skipped by LAT (per word)",
                 file=file,
             )
     print_table(res.table, file)

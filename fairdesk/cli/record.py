@@ -82,9 +82,9 @@ def add_command(sub):
 def _load_list(name):
     from pathlib import Path
 
-    from ..recording.prompts import builtin_lists, load_builtin, load_prompts
+    from ..recording.prompts import builtin_lists, builtin_name, load_builtin, load_prompts
 
-    if name in builtin_lists() and not Path(name).exists():
+    if builtin_name(name) in builtin_lists() and not Path(name).exists():
         return load_builtin(name)
     return load_prompts(name)
 

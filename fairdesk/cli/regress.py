@@ -22,8 +22,9 @@ def add_command(sub):
         "--family",
         choices=FAMILIES,
         default="logit",
-        help="logit: seed 000's logistic regressions (default); linear: OLS of WER "
-        "on --covariates per speaker (seed 002); poisson-mixed: word errors ~ "
+        help="logit: the logistic regressions of the Sonos Voice Control Bias Assessment "
+        "(Sekkat et al. 2024; default); linear: OLS of WER on --covariates per speaker; "
+        "poisson-mixed: word errors ~ "
         "Poisson with a speaker random intercept (Liu et al. 2022)",
     )
     s.add_argument(
@@ -69,7 +70,7 @@ def add_command(sub):
     s.add_argument(
         "--table-out",
         metavar="F",
-        help="seed 000's odds-ratio table (level, OR, CI, p, adjusted OR, clustered "
+        help="the odds-ratio table of Sekkat et al. 2024 (level, OR, CI, p, adjusted OR, clustered "
         "p) as CSV, TSV or Parquet by extension",
     )
     s.set_defaults(func=cmd_regress)

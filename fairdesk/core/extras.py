@@ -19,7 +19,15 @@ __all__ = ["EXTRAS", "MissingExtra", "extra_for", "missing_extra_message", "requ
 EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
     "gui": (
         "the desktop app, recording and playback",
-        ("PySide6", "shiboken6", "pyqtgraph", "sounddevice", "_sounddevice", "audiotsm"),
+        (
+            "PySide6",
+            "shiboken6",
+            "pyqtgraph",
+            "sounddevice",
+            "_sounddevice",
+            "audiotsm",
+            "markdown",
+        ),
     ),
     "asr": (
         "the built-in models (whisper-tiny.en, pocketsphinx-en-us, ct2:<folder>), the VAD "

@@ -112,7 +112,7 @@ def shown_path(root: Path, p: str) -> str:
 
 def _backup_before_large_import(project, name: str, n_good: int) -> None:
     """Keep a backup of the store before an import that adds more than
-    ``integrity.BACKUP_IMPORT_ITEMS`` items (README, "The project store")."""
+    ``integrity.BACKUP_IMPORT_ITEMS`` items (docs/troubleshooting.md, "The project store")."""
     from . import integrity
 
     if n_good <= integrity.BACKUP_IMPORT_ITEMS or project.read_only:

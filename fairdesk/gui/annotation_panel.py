@@ -3,8 +3,8 @@ on Ctrl+S, with undo/redo), the original text, the annotator's name and the item
 
 Each save is an annotation ``kind="transcript"`` with time and annotator
 (:meth:`fairdesk.core.store.Project.save_transcript`); the imported text stays in the item.
-Each annotator keeps their own version (docs/METHODS.md, "References from several
-annotators"): the editor asks for the annotator's name once (remembered, no login-name
+Each annotator keeps their own version
+(docs/METHODS.md, "References from several annotators"): the editor asks for the annotator's name once (remembered, no login-name
 default) and opens on that annotator's version, else on the imported text, with the other
 annotators' versions hidden until adjudication (independent annotation). Audits take the
 latest version by default (``--reference-text``).

@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
 
 from ..core.audio_paths import audio_file
 from ..incremental.result import IncrementalResult, ModelsTable
-from ..presentation import count, fmt_stream_value, timeline_points
+from ..presentation import INCREMENTAL_ROW_NAMES, count, fmt_stream_value, timeline_points
 from .context import Context
 from .jobs import Job
 from .player import AudioPlayer
@@ -57,15 +57,7 @@ POLICY_CHOICES = (
 #: Most word labels drawn per timeline (the markers are always all drawn).
 MAX_LABELS = 600
 ADD, REVOKE = "#2e7d32", "#c62828"
-ROW_NAMES = {
-    "wer": "WER",
-    "lat_seed001": "LAT (seed 001)",
-    "lat_pooled": "LAT (pooled)",
-    "eo": "EO",
-    "rps": "RPS",
-    "spr": "SPR",
-    "rtf": "RTF",
-}
+ROW_NAMES = INCREMENTAL_ROW_NAMES
 
 
 class TimelineView(pg.PlotWidget):

@@ -244,6 +244,7 @@ class MainWindow(QMainWindow):
         self.cancel_action = self._action(a, "Cancel audit", self._cancel_audit, "Shift+F9")
         h = self.menuBar().addMenu("&Help")
         self._action(h, "Keyboard shortcuts", self.show_shortcuts, "F1")
+        self._action(h, "User guide", self.show_guide)
         self._action(h, "About fairdesk", self._about)
 
     def pick_output(self) -> None:
@@ -275,6 +276,13 @@ class MainWindow(QMainWindow):
         from .shortcuts_dialog import ShortcutsDialog
 
         dlg = ShortcutsDialog(self.shortcut_rows(), self)
+        dlg.show()
+        return dlg
+
+    def show_guide(self):
+        from .guide import GuideWindow
+
+        dlg = GuideWindow(self)
         dlg.show()
         return dlg
 

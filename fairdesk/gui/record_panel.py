@@ -31,7 +31,13 @@ from ..core.errors import FairdeskError
 from ..core.plurals import count
 from ..core.store import remove_dataset_if_empty
 from ..recording import recorder as rec
-from ..recording.prompts import PromptError, PromptList, builtin_lists, load_prompts
+from ..recording.prompts import (
+    PromptError,
+    PromptList,
+    builtin_lists,
+    builtin_name,
+    load_prompts,
+)
 from ..recording.session import RecordingSession, Speaker, Take, recover_recordings
 from .context import Context
 from .record_input import choose_input, no_input_advice
@@ -570,6 +576,7 @@ class RecordPanel(QWidget):
         if not state:
             return
         lst = state.get("prompt_list")
+        lst = builtin_name(lst) if isinstance(lst, str) else lst
         if lst and lst not in self.lists and Path(lst).is_file():
             self.open_list(lst)
         elif lst in self.lists:

@@ -134,7 +134,7 @@ def _specs() -> dict[str, MetricSpec]:
         ),
         ratio_metric(
             "lat_seed001",
-            "Seed 001 LAT: mean seconds per word of a prediction",
+            "LAT (Whetten et al.): mean seconds per word of a prediction",
             ("lat_seed_sum",),
             ("n_lat_pred",),
             family=_INC,

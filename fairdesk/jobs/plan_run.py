@@ -42,7 +42,7 @@ def plan_stored_run(
     if not 0 < power < 1:
         raise FairdeskError(f"--power {power}: give a power between 0 and 1, e.g. 0.8")
     if gap is not None and not gap > 0:
-        raise FairdeskError(f"--gap {gap}: give a positive gap as a fraction (0.05 is 5 points)")
+        raise FairdeskError(f"--gap {gap}: give a positive gap as a fraction (0.05 is 5 pp)")
     if utterances is not None and not utterances > 0:
         raise FairdeskError(f"--utterances-per-speaker {utterances}: give a positive number")
     if future_m is not None and future_m < 1:

@@ -357,19 +357,39 @@ class AuditRun:
         ]
         return self.comparisons_frame()[cols]
 
+    def difference(self, metric: str | None = None, method: str = "to_reference"):
+        """Each group's gap to the reference group with its 95% CI, Holm-adjusted p and
+        verdict (pandas DataFrame indexed by metric and group; by group for one ``metric``).
+        ``method="between_groups"``: fairlearn's max − min of the groups' values per metric,
+        descriptive (a Series; no interval, no test)."""
+        from .result_tables import comparison_table
+
+        return comparison_table(self, "difference", metric, method)
+
+    def ratio(self, metric: str | None = None, method: str = "to_reference"):
+        """Each group's value ÷ the reference group's with the ratio's 95% CI (from the same
+        replicates as the gap's; NaN where there is none), and the gap's p and verdict.
+        ``method="between_groups"``: fairlearn's min ÷ max, descriptive."""
+        from .result_tables import comparison_table
+
+        return comparison_table(self, "ratio", metric, method)
+
     def __repr__(self) -> str:
         verdicts: dict[str, int] = {}
         for c in self.comparisons:
             verdicts[c.verdict] = verdicts.get(c.verdict, 0) + 1
-        where = (
-            f"table={self.table!r}"
-            if self.table is not None
-            else (f"run_id={self.run_id!r}, dataset={self.dataset!r}, model={self.model!r}")
-        )
+        if self.table is not None:
+            where = "a table" if self.table == "table" else f"table {self.table!r}"
+        else:
+            what = f"{self.model or '?'} on {self.dataset or '?'}"
+            where = what if self.run_id is None else f"run {self.run_id}: {what}"
+        n_groups = sum(1 for g in self.groups if not g.missing)
+        told = ", ".join(f"{v} {n}" for v, n in sorted(verdicts.items()))
         return (
-            f"AuditRun({where}, by={self.by!r}, groups={len(self.groups)}, "
-            f"reference={self.reference!r}, comparisons={len(self.comparisons)}, "
-            f"verdicts={verdicts!r})"
+            f"<AuditRun of {where} by {' × '.join(self.by) or '?'}: {n_groups} groups, "
+            f"reference {self.reference!r}, {len(self.comparisons)} comparisons"
+            + (f" ({told})" if told else "")
+            + ">"
         )
 
     def _repr_html_(self) -> str:

@@ -9,6 +9,8 @@ incremental timelines of :mod:`.timeline`.
 
 from .basis import comparison_basis, fmt_basis, group_basis, with_basis
 from .labels import (
+    INCREMENTAL_ROW_HELP,
+    INCREMENTAL_ROW_NAMES,
     MISSING_MARK,
     MISSING_STATUS,
     SIGNIFICANT,
@@ -74,6 +76,8 @@ from .runs import (
 from .timeline import timeline_points
 
 __all__ = [
+    "INCREMENTAL_ROW_HELP",
+    "INCREMENTAL_ROW_NAMES",
     "MAX_AXES",
     "MIN_AXES",
     "MISSING",

@@ -27,6 +27,30 @@ SHORT = {
     "grounding_lift": "Grounding lift",
 }
 
+#: Row names of the incremental models × policies table (console, GUI, report) and what each
+#: row measures (docs/METHODS.md, "Incremental latency and speed"); ``lat_seed001`` is the
+#: metric's stored id, kept so that earlier runs still read.
+INCREMENTAL_ROW_NAMES = {
+    "wer": "WER",
+    "lat_seed001": "LAT (per word)",
+    "lat_pooled": "LAT (pooled)",
+    "eo": "EO",
+    "rps": "RPS",
+    "spr": "SPR",
+    "rtf": "RTF",
+}
+INCREMENTAL_ROW_HELP = {
+    "wer": "word error rate of the final transcript",
+    "lat_seed001": "the LAT of Whetten, Imtiaz and Kennington: seconds from a chunk's arrival "
+    "to its prediction, per word of the prediction, averaged over predictions (zero-word ones "
+    "skipped)",
+    "lat_pooled": "decode seconds per final word, pooled",
+    "eo": "edit overhead: revokes / (adds + revokes)",
+    "rps": "revokes per second of decode time",
+    "spr": "decode seconds per revoke (inf: no revokes)",
+    "rtf": "real-time factor: decode seconds / audio seconds",
+}
+
 _CLASS_LABELS = {"balanced_accuracy": "Balanced accuracy", "macro_recall": "Macro recall"}
 
 

@@ -10,10 +10,10 @@ from .numbers import fmt_count, fmt_size, number, scale
 
 
 def fmt_target(metric: str, gap: float) -> str:
-    """The target gap in words: ``a 5-point gap`` (rates), ``a gap of 0.10`` (ratios)."""
+    """The target gap in words: ``a gap of 5 pp`` (rates), ``a gap of 0.10`` (ratios)."""
     u, k, d = display_spec(metric)
     if u == "%":
-        return f"a {number(gap * k, d).removesuffix('.0')}-point gap"
+        return f"a gap of {number(gap * k, d).removesuffix('.0')} pp"
     return f"a gap of {number(gap * k, d)}"
 
 
@@ -52,7 +52,7 @@ def is_estimate(cp) -> bool:
 def plan_sentence(cp, plan) -> str:
     """One sentence: what recording would settle ``cp`` (a ``ComparisonPlan`` of ``plan``).
 
-    ``655 speakers per side would detect a 5-point gap with 80% power at alpha 0.05/4
+    ``655 speakers per side would detect a gap of 5 pp with 80% power at alpha 0.05/4
     (resampling the pilot's speakers): about 643 more child speakers and 643 more adult
     speakers, 15 utterances each (≈ 8.9 hours of recording).``; or why adding speakers does
     not reach it, or that the search stopped (``More than 820 speakers per side …``). A
@@ -376,7 +376,7 @@ def curve_data(cp, plan) -> dict:
     pts = {p.k: p.mde * to_card * f for p in cp.curve}
     dense = getattr(cp, "dense", ()) or cp.curve
     sides = [n.speakers_now for n in (cp.group_need, cp.reference_need) if n is not None]
-    u = "points" if display_spec(cp.metric)[0] == "%" else "difference"
+    u = "pp" if display_spec(cp.metric)[0] == "%" else "difference"
     k_star = cp.speakers_needed
     target = cp.target_gap * to_card * f
     line = {p.k: p.mde * to_card * f for p in dense}

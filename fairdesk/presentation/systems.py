@@ -85,9 +85,8 @@ def difference_sentence(d) -> str:
 
 
 def _gap_points(metric: str, x) -> str:
-    """The size of a gap change in words: ``6.1 points`` (rates), ``0.12`` (ratios)."""
-    text = fmt_gap(metric, abs(x) if finite(x) is not None else x).lstrip("+")
-    return text.replace(" pp", " points")
+    """The size of a gap change: ``6.1 pp`` (rates), ``0.12`` (ratios)."""
+    return fmt_gap(metric, abs(x) if finite(x) is not None else x).lstrip("+")
 
 
 #: A gap's own verdicts (the per-system audits') that make it significant: only such a gap
@@ -139,7 +138,7 @@ def gap_sentence(g) -> str:
 
     ``B vs A, child-vs-adult WER gap: A's gap of +10.0 pp [+4.0, +16.0] was
     disparity_detected; B's is +3.9 pp [-1.0, +8.8], inconclusive_underpowered; ΔGap -6.1 pp
-    [-10.3, -2.0], p_adj 0.010: fairer; the disadvantage narrowed by 6.1 points [2.0, 10.3]``.
+    [-10.3, -2.0], p_adj 0.010: fairer; the disadvantage narrowed by 6.1 pp [2.0, 10.3]``.
 
     Where the baseline's gap was not significant the sentence says what changed in numbers
     only (``A's gap of -11.5 pp [-32.0, +7.3] was inconclusive_underpowered; B's is +14.7 pp
@@ -278,7 +277,7 @@ def system_rows(result, metric: str) -> dict[str, list[GroupRow]]:
 
 @dataclass(frozen=True)
 class GapRow:
-    """One gap difference in display units (points for rates): ``difference`` [``low``,
+    """One gap difference in display units (pp for rates): ``difference`` [``low``,
     ``high``] = gap(system) − gap(baseline); None where not measured. ``label``:
     ``child vs adult · B`` and ``text`` the sentence of :func:`gap_sentence`."""
 
@@ -335,7 +334,7 @@ def comparison_lines(result) -> list[str]:
     for m in comparison_metrics(result):
         head, rows = system_table(result, m)
         out.append("")
-        out.append(f"{metric_short(m)} by group (value [95% CI]; differences in points):")
+        out.append(f"{metric_short(m)} by group (value [95% CI]; differences in pp):")
         widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
         for r in [head, *rows]:
             out.append("  " + "  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip())

@@ -35,7 +35,9 @@ __all__ = [
     "PromptError",
     "PromptList",
     "PromptProblem",
+    "LIST_ALIASES",
     "builtin_lists",
+    "builtin_name",
     "load_builtin",
     "load_prompts",
     "nfc",
@@ -250,6 +252,24 @@ def prompts_dir() -> Path:
     return resources_dir() / "prompts"
 
 
+#: Old names of built-in prompt lists, still accepted wherever a list is named (``record
+#: --list``, a saved Record tab, :func:`load_builtin`): {old name: name}.
+LIST_ALIASES = {
+    f"seed003_{n}": f"igbo_tone_marks_{n}"
+    for n in (
+        "1_orthographic_interference",
+        "2_tone_sensitivity",
+        "3_language_boundaries",
+        "4_domain_terms",
+    )
+}
+
+
+def builtin_name(name: str) -> str:
+    """The current name of a built-in list named ``name`` (an old name read as its new one)."""
+    return LIST_ALIASES.get(name, name)
+
+
 def builtin_lists() -> dict[str, Path]:
     """The prompt lists shipped in ``resources/prompts``: {name: path}, sorted by name."""
     d = prompts_dir()
@@ -260,6 +280,7 @@ def builtin_lists() -> dict[str, Path]:
 def load_builtin(name: str) -> PromptList:
     """A shipped prompt list by name (see :func:`builtin_lists`)."""
     lists = builtin_lists()
+    name = builtin_name(name)
     if name not in lists:
         raise PromptError(f"no built-in prompt list {name!r} (lists: {', '.join(lists) or 'none'})")
     return load_prompts(lists[name])

@@ -24,6 +24,8 @@ from .._meta import __version__
 from ..core.atomic import write_text
 from ..jobs.result import as_audit_run
 from ..presentation import (
+    INCREMENTAL_ROW_HELP,
+    INCREMENTAL_ROW_NAMES,
     count,
     fmt_gap,
     fmt_number,
@@ -43,25 +45,8 @@ __all__ = [
 ]
 
 ADD, REVOKE, UPDATE, ARRIVAL = "#2e7d32", "#c62828", "#1565c0", "#9e9e9e"
-ROW_NAMES = {
-    "wer": "WER",
-    "lat_seed001": "LAT (seed 001)",
-    "lat_pooled": "LAT (pooled)",
-    "eo": "EO",
-    "rps": "RPS",
-    "spr": "SPR",
-    "rtf": "RTF",
-}
-ROW_HELP = {
-    "wer": "word error rate of the final transcript",
-    "lat_seed001": "seed 001's LAT: seconds from a chunk's arrival to its prediction, per "
-    "word of the prediction, averaged over predictions (zero-word ones skipped)",
-    "lat_pooled": "decode seconds per final word, pooled",
-    "eo": "edit overhead: revokes / (adds + revokes)",
-    "rps": "revokes per second of decode time",
-    "spr": "decode seconds per revoke (inf: no revokes)",
-    "rtf": "real-time factor: decode seconds / audio seconds",
-}
+ROW_NAMES = INCREMENTAL_ROW_NAMES
+ROW_HELP = INCREMENTAL_ROW_HELP
 #: Word labels drawn per timeline (the markers are always all drawn).
 MAX_LABELS = 300
 

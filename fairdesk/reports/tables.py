@@ -195,7 +195,10 @@ def comparisons_table(d: RunData) -> pd.DataFrame:
         r = {}
         for f in dataclasses.fields(c):
             k, v = f.name, getattr(c, f.name)
-            if k in ("without_flagged", "basis", "sample") and v is None:
+            if (
+                k in ("without_flagged", "basis", "sample", "ratio_ci_low", "ratio_ci_high")
+                and v is None
+            ):
                 continue
             if k == "n_blocks" and v is not None:
                 r.update({f"n_blocks.{b.name}": getattr(v, b.name) for b in dataclasses.fields(v)})

@@ -1,5 +1,5 @@
-"""Agreement of annotators on the items they share (docs/METHODS.md, "References from several
-annotators"): raw tone-mark agreement, Cohen's κ (two annotators), Krippendorff's α (nominal,
+"""Agreement of annotators on the items they share
+(docs/METHODS.md, "References from several annotators"): raw tone-mark agreement, Cohen's κ (two annotators), Krippendorff's α (nominal,
 any number, missing values allowed), inter-annotator WER, DER and TER, each with a speaker
 bootstrap 95% interval and the items and marks it rests on; the items ranked by how much their
 versions disagree.

@@ -68,6 +68,7 @@ class Pending:
     effect_size: float
     ci_low: float = math.nan
     ci_high: float = math.nan
+    ratio_ci: tuple[float, float] | None = None
     p_value: float = math.nan
     mde: float = math.nan
     n_items_total: int = 0
@@ -86,6 +87,19 @@ class Pending:
     clamped: bool = False
     #: leave-one-speaker-out (p, gap, value) per group speaker, computed where p < alpha
     jack: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+
+def ratio_interval(g_reps: np.ndarray, r_reps: np.ndarray) -> tuple[float, float] | None:
+    """The 95% percentile interval of the replicate ratios group / reference (the
+    replicates where both sides are defined, as the gap's CI); None when a replicate's
+    reference value is 0 (the ratio is undefined or infinite there, so its percentiles are
+    not an interval) or fewer than 2 replicates are defined."""
+    ok = np.isfinite(g_reps) & np.isfinite(r_reps)
+    g, r = g_reps[ok], r_reps[ok]
+    if g.size < 2 or bool(np.any(r == 0)):
+        return None
+    low, high = np.percentile(g / r, [2.5, 97.5])
+    return float(low), float(high)
 
 
 def metric_values(spec: MetricSpec, sums: np.ndarray, cols: list[int]) -> np.ndarray:
@@ -177,6 +191,7 @@ def pending_one(
         lo, hi = (float(x) for x in np.percentile(finite, [2.5, 97.5]))
         pc.ci_low, pc.ci_high, pc.clamped = clamp_gap_interval(spec, lo, hi)
         pc.mde = MDE_FACTOR * float(np.std(finite, ddof=1))
+        pc.ratio_ci = ratio_interval(g_reps, r_reps)
     if spec.kind == "proportion":
         pc.effect_size = cohens_h(v, rv)
     else:
@@ -310,6 +325,8 @@ def finish(
         estimator=pb.scheme,
         verdict=verdict,
         flags=tuple(flags),
+        ratio_ci_low=None if pc.ratio_ci is None else pc.ratio_ci[0],
+        ratio_ci_high=None if pc.ratio_ci is None else pc.ratio_ci[1],
         reading=reading(
             metric=spec.id,
             label=spec.label,

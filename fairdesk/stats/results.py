@@ -146,6 +146,9 @@ class Comparison:
     sample : for a metric computed on a sample (grounding lift: the explained items), the
         sample it was compared on, in words (``the 2 + 2 explained items``); its blocks are
         ``n_blocks``. None for a metric of every item (left out of the JSON then).
+    ratio_ci_low, ratio_ci_high : the 95% percentile interval of the ratio, from the replicate
+        values of the two sides the gap's CI uses; None where no bootstrap ran or a
+        replicate's reference value is 0 (docs/METHODS.md, "Comparisons with the reference").
     without_flagged : the comparison recomputed without the hallucination-flagged items
         (``verdict, gap, ci_low, ci_high, p_adjusted, n_flagged_group,
         n_flagged_reference``, or ``verdict: None`` with a ``reason``); written by the
@@ -183,11 +186,18 @@ class Comparison:
     # only where the pitfalls stage recomputed the verdict (the typed JSON leaves it out
     # while None, as today's payload does)
     without_flagged: dict | None = dataclasses.field(default=None, metadata={"omit_none": True})
+    # the ratio's 95% CI from the same replicates as the gap's (left out of the JSON where
+    # there is none: no bootstrap, a reference of 0 in some replicate; a run made before has
+    # neither key, and opens and writes back as it was stored)
+    ratio_ci_low: float | None = dataclasses.field(default=None, metadata={"omit_none": True})
+    ratio_ci_high: float | None = dataclasses.field(default=None, metadata={"omit_none": True})
 
     def to_dict(self) -> dict:
         """JSON-ready dict (NaN/inf → None; ``without_flagged`` only once set, ``basis``
-        only for diacritic metrics)."""
-        return _fields_dict(self, ("without_flagged", "basis", "sample"))
+        only for diacritic metrics, the ratio's CI only where there is one)."""
+        return _fields_dict(
+            self, ("without_flagged", "basis", "sample", "ratio_ci_low", "ratio_ci_high")
+        )
 
 
 @dataclass(frozen=True)

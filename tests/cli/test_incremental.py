@@ -187,7 +187,7 @@ def test_two_models_give_one_table_stored_with_timelines(project, tmp_path, monk
             "--model",
             "stream-fake",
             "--policy",
-            "seed001",
+            "whetten",
             "--sample",
             "6",
             "--json",
@@ -198,7 +198,7 @@ def test_two_models_give_one_table_stored_with_timelines(project, tmp_path, monk
     res = json.loads(out.read_text())
     table = res["table"]
     cols = [(c["model"], c["policy"]) for c in table["columns"]]
-    # seed 001's columns per engine: its own partials (streaming engines only), the
+    # the columns of Whetten et al.'s table per engine: its own partials (streaming engines only), the
     # literal sliding window with the snapped one beside it, and concatenation
     assert cols == [
         ("whisper-fake", "sliding-literal"),
@@ -232,7 +232,7 @@ def test_two_models_give_one_table_stored_with_timelines(project, tmp_path, monk
     native = cols.index(("stream-fake", "native"))
     assert table["values"]["eo"][native] > 0 and table["values"]["wer"][native] == 0
     text = capsys.readouterr().out
-    assert "own partials" in text and "sliding (literal)" in text and "LAT (seed 001)" in text
+    assert "own partials" in text and "sliding (literal)" in text and "LAT (per word)" in text
     # stored in the project with the timelines (the JSON has them only with --logs)
     assert "timelines" not in res
     runs = incremental_runs(project)
@@ -321,3 +321,22 @@ def test_split_reports_per_segment_and_pooled(project, tmp_path, monkeypatch):
         assert sum(s["n_revokes"] for s in mine) == item["n_revokes"]
         assert sum(s["decode_s"] for s in mine) == pytest.approx(item["decode_s"])
         assert item["n_adds"] - item["n_revokes"] == item["n_final_words"]
+
+
+def test_policy_old_name_is_an_alias():
+    """``--policy seed001`` (the old name) reads as ``--policy whetten``; the help names only
+    the new one."""
+    from fairdesk.cli import incremental as cli_incremental
+
+    parser = argparse.ArgumentParser()
+    cli_incremental.add_command(parser.add_subparsers())
+    common = ["incremental", "--project", "p", "--dataset", "d"]
+    old = parser.parse_args([*common, "--policy", "seed001"])
+    new = parser.parse_args([*common, "--policy", "whetten"])
+    assert old.policy == new.policy == ["whetten"]
+    assert cli_incremental._policies(old) == [
+        "native",
+        "sliding-literal",
+        "sliding",
+        "concatenation",
+    ]

@@ -69,7 +69,7 @@ def test_plan_command_prints_the_plan_and_writes_json(run, tmp_path, capsys):
     assert main([*args, "--json", str(target)]) == 0
     text = capsys.readouterr().out
     assert "Recording plan (resampling" in text and "speakers per side" in text
-    assert "would detect a 5-point gap with 80% power at alpha 0.05/2" in text
+    assert "would detect a gap of 5 pp with 80% power at alpha 0.05/2" in text
     plan = decode(json.loads(target.read_text()), Plan)
     assert plan.method == "resampling" and plan.future_m == 2 and plan.gap == 0.05
     cp = plan.comparisons[0]
@@ -121,7 +121,7 @@ def test_plan_sentence_wording():
     cp = _cp()
     # the closed form is labelled an estimate, to be replaced by the resampling plan
     assert plan_sentence(cp, _plan(cp)) == (
-        "120 speakers per side would detect a 5-point gap with 80% power at alpha 0.05/2 "
+        "120 speakers per side would detect a gap of 5 pp with 80% power at alpha 0.05/2 "
         "(closed-form estimate, until the resampling plan replaces it): about 110 more child "
         "speakers and 108 more adult speakers, 10 utterances each (≈ 2.2 hours of recording)."
     )
@@ -129,7 +129,7 @@ def test_plan_sentence_wording():
     cp = _cp(speakers_needed=None, reachable=False, limit="content", floor_mde=0.07)
     assert plan_sentence(cp, _plan(cp)).startswith(
         "Not reachable by adding speakers: the shared sentences alone leave an MDE of 7.0 pp "
-        "for a 5-point gap"
+        "for a gap of 5 pp"
     )
     assert plan_sentence(cp, _plan(cp)).endswith("; add sentences.")
     # a resampling plan with shared sentences resamples both; the closed form beside it
@@ -152,7 +152,7 @@ def test_a_search_that_stops_at_its_cap_says_more_than_not_unreachable():
         curve=(MdePoint(41, 0.03, 0.2), MdePoint(820, 0.0075, 0.052)),
     )  # fmt: skip
     s = plan_sentence(cp, _plan(cp))
-    assert s.startswith("More than 820 speakers per side would be needed to detect a 5-point")
+    assert s.startswith("More than 820 speakers per side would be needed to detect a gap of 5 pp")
     assert "Not reachable" not in s and "not reachable" not in s
     assert [r[2] for r in side_rows(cp)] == ["more than 820", "more than 820"]
     assert unreached_tip(cp).startswith("more than 820 speakers per side would be needed")
@@ -193,7 +193,7 @@ def test_the_sentence_gives_utterances_per_side_when_the_sides_differ():
     )
     plan = NS(power=0.8, alpha=0.05, future_m=4)
     s = plan_sentence(cp, plan)
-    assert s.startswith("280 speakers per side would detect a 5-point gap with 80% power")
+    assert s.startswith("280 speakers per side would detect a gap of 5 pp with 80% power")
     assert s.endswith(
         ": about 270 more teen speakers and 209 more adult speakers, 10 utterances per teen "
         "speaker and 1.5 utterances per adult speaker (≈ 3.2 hours of recording)."

@@ -218,3 +218,13 @@ def test_main_window_has_the_record_tab(qtbot, project):
     win.show_tab("record")
     assert "record" in TABS and win.current_panel() is win.record
     win.close()
+
+
+def test_a_saved_tab_naming_an_old_list_name_opens_the_list(qtbot, project):
+    """A Record tab saved when the Igbo tone-mark lists were named ``seed003_*`` reopens on the
+    same list under its new name, and the combo shows the list's title, not the old name."""
+    w, _ = make_panel(qtbot, project)
+    w.restore_state({"prompt_list": "seed003_2_tone_sensitivity"})
+    assert w.list_combo.currentData() == "igbo_tone_marks_2_tone_sensitivity"
+    assert w.prompt_list.name.startswith("Igbo tone-mark study, category 2")
+    assert w.save_state()["prompt_list"] == "igbo_tone_marks_2_tone_sensitivity"

@@ -244,7 +244,7 @@ def test_gap_sentence_names_both_gaps_and_a_disadvantage_only_where_the_gap_is_s
     assert s == (
         "B vs A, child-vs-adult WER gap: A's gap of +10.0 pp [+4.0, +16.0] was "
         "disparity_detected; B's is +3.9 pp [-1.0, +8.8], inconclusive_underpowered; ΔGap "
-        "-6.1 pp [-10.3, -2.0], p_adj 0.010: fairer; the disadvantage narrowed by 6.1 points "
+        "-6.1 pp [-10.3, -2.0], p_adj 0.010: fairer; the disadvantage narrowed by 6.1 pp "
         "[2.0, 10.3]"
     )
     # negative gaps (the reference worse), B's larger in size: widened
@@ -258,7 +258,7 @@ def test_gap_sentence_names_both_gaps_and_a_disadvantage_only_where_the_gap_is_s
             own((-0.1, -0.02), "disparity_detected", (-0.2, -0.08), "disparity_detected"),
         )
     )
-    assert s.endswith("less fair; the disadvantage widened by 8.0 points [4.0, 12.0]")
+    assert s.endswith("less fair; the disadvantage widened by 8.0 pp [4.0, 12.0]")
     # the case: A's gap inconclusive, B's on the other side and significant. The
     # verdict code stays reversed (ΔGap significant and practical), but nothing is said of a
     # disadvantage that moved: only the numbers

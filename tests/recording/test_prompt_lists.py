@@ -1,4 +1,4 @@
-"""Seed 003's four categories as built-in prompt lists: the seed's own texts, placeholders
+"""The Igbo tone-mark study's four categories as built-in prompt lists: the seed's own texts, placeholders
 for everything else (never invented Igbo or Yoruba), and placeholders cannot be recorded."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from fairdesk.recording.session import RecordingSession, SessionError, Speaker
 from tests.recording.test_recorder import take_of
 
 LISTS = {
-    "seed003_1_orthographic_interference": "orthographic_interference",
-    "seed003_2_tone_sensitivity": "tone_sensitivity",
-    "seed003_3_language_boundaries": "language_boundaries",
-    "seed003_4_domain_terms": "domain_terms",
+    "igbo_tone_marks_1_orthographic_interference": "orthographic_interference",
+    "igbo_tone_marks_2_tone_sensitivity": "tone_sensitivity",
+    "igbo_tone_marks_3_language_boundaries": "language_boundaries",
+    "igbo_tone_marks_4_domain_terms": "domain_terms",
 }
 # Every example text seed 003 gives (METHODOLOGY.md, category 2), verbatim:
 #   "akwa/akwà/àkwà/ákwá (crying/cloth/egg/bridge)", "oke/òkè/ọkè (big/rat/portion)",
@@ -68,10 +68,10 @@ def test_lists_ship_clean_with_every_category_and_slot():
         assert {p.extra["slot"] for p in pl.prompts} == SLOTS[LISTS[name]]
     counts = {n: len({p.extra["sample"] for p in pl.prompts}) for n, pl in _all().items()}
     assert counts == {
-        "seed003_1_orthographic_interference": 5,
-        "seed003_2_tone_sensitivity": 6,
-        "seed003_3_language_boundaries": 5,
-        "seed003_4_domain_terms": 5,
+        "igbo_tone_marks_1_orthographic_interference": 5,
+        "igbo_tone_marks_2_tone_sensitivity": 6,
+        "igbo_tone_marks_3_language_boundaries": 5,
+        "igbo_tone_marks_4_domain_terms": 5,
     }
 
 
@@ -112,3 +112,18 @@ def test_a_placeholder_cannot_be_recorded_a_seed_prompt_can(tmp_path):
     items = s.project.items(s.project.dataset("seed003"))
     assert items.iloc[0]["category"] == "tone_sensitivity"
     assert items.iloc[0]["text"] == SEED_SENTENCE
+
+
+def test_old_list_names_are_aliases(tmp_path):
+    """The lists' old names (``seed003_*``) still load the same lists, through the library,
+    ``record --list`` and a saved Record tab's state (tests/gui/test_record_panel.py)."""
+    from fairdesk.cli.record import _load_list
+    from fairdesk.recording.prompts import LIST_ALIASES
+
+    assert set(LIST_ALIASES.values()) == set(LISTS)
+    for old, new in LIST_ALIASES.items():
+        assert old not in builtin_lists()
+        assert [p.text for p in load_builtin(old).prompts] == [
+            p.text for p in load_builtin(new).prompts
+        ]
+        assert _load_list(old).name == load_builtin(new).name

@@ -257,7 +257,8 @@ def test_grounding_and_representation_sections(speech_runs):
     assert "Grounding" in plain and "1.80×" in plain and "1.20×" in plain and "0.67×" in plain
     assert "grounding lift undefined" in plain and "whisper-tiny.en@x" in plain
     assert "Silhouette" in plain and "0.210" in plain and "representation only" in plain
-    assert "Grounding lift (seed 002)" in plain and "Representation (seed 002)" in plain
+    assert "Grounding lift (the fairness-slicing panel)" in plain
+    assert "Representation (the fairness-slicing panel)" in plain
 
 
 def test_export_one_chart_by_extension(speech_runs, tmp_path):

@@ -314,6 +314,9 @@ def test_to_dict_is_json_ready_and_deterministic(specs):
         "reading",
         "reason",
         "no_variation",
+        # the ratio's interval, where there is one (docs/METHODS.md)
+        "ratio_ci_low",
+        "ratio_ci_high",
     }
     assert set(d["summary"]["wer"]) == {
         "max_gap",

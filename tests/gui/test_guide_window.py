@@ -1,0 +1,98 @@
+"""Help ▸ User guide: the guide's pages (docs/*.md) inside the app, offline, with pictures,
+headings with anchors, admonitions and tables (Python-Markdown in a QTextBrowser)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, Qt, QUrl
+from PySide6.QtGui import QTextDocument
+
+pytestmark = pytest.mark.gui
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _trigger(win, *path):
+    menu_actions = win.menuBar().actions()
+    for name in path[:-1]:
+        (a,) = [a for a in menu_actions if a.text().replace("&", "") == name]
+        menu_actions = a.menu().actions()
+    (a,) = [a for a in menu_actions if a.text() == path[-1]]
+    a.trigger()
+
+
+def _click_page(qtbot, dlg, title):
+    lst = dlg.page_list
+    (row,) = [i for i in range(lst.count()) if lst.item(i).text() == title]
+    rect = lst.visualItemRect(lst.item(row))
+    qtbot.mouseClick(lst.viewport(), Qt.LeftButton, pos=rect.center())
+    assert lst.currentRow() == row
+
+
+def test_help_opens_the_guide_and_a_page_shows_its_heading_and_picture(
+    qtbot, mini, tmp_path, monkeypatch
+):
+    from fairdesk.gui.guide import GuideWindow
+    from fairdesk.gui.main_window import MainWindow
+
+    # the docs folder as the app finds it, with one picture the page shows (docs/img is made
+    # by docs/screenshots.py; here a stand-in PNG, so the test does not depend on that run)
+    docs = tmp_path / "site" / "docs"
+    shutil.copytree(ROOT / "docs", docs, ignore=shutil.ignore_patterns("img", "*.py"))
+    shutil.copy(ROOT / "mkdocs.yml", docs.parent / "mkdocs.yml")
+    shutil.copy(ROOT / "CHANGELOG.md", docs.parent / "CHANGELOG.md")
+    (docs / "img").mkdir()
+    from PySide6.QtGui import QImage
+
+    img = QImage(40, 30, QImage.Format_RGB32)
+    img.fill(Qt.red)
+    assert img.save(str(docs / "img" / "03_results_comparisons.png"))
+    monkeypatch.setenv("FAIRDESK_DOCS", str(docs))
+
+    win = MainWindow(mini.folder, settings=QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
+    qtbot.addWidget(win)
+    win.show()
+    _trigger(win, "Help", "User guide")
+    (dlg,) = [w for w in win.findChildren(GuideWindow) if w.isVisible()]
+    qtbot.addWidget(dlg)
+    titles = [dlg.page_list.item(i).text() for i in range(dlg.page_list.count())]
+    assert titles[:3] == ["Home", "Getting started", "Your data"] and "Methods" in titles
+
+    _click_page(qtbot, dlg, "Reading the results")
+    doc = dlg.browser.document()
+    text = doc.toPlainText()
+    assert "The five verdicts" in text and "inconclusive_underpowered" in text
+    assert "[!" not in text and "## " not in text  # Markdown rendered, not shown raw
+    # the heading has an anchor; a link to it scrolls there
+    assert "the-mde" in doc.toHtml()
+    # its table is a table
+    from PySide6.QtGui import QTextTable
+
+    cursor = doc.find("disparity_detected")
+    assert isinstance(cursor.currentTable(), QTextTable)
+    # its picture is loaded from the docs folder (offline)
+    url = QUrl("img/03_results_comparisons.png")
+    res = doc.resource(QTextDocument.ImageResource, url)
+    assert res is not None and not res.isNull()
+
+    # a link to another page's heading opens that page
+    dlg.browser.anchorClicked.emit(QUrl("METHODS.md#verdicts"))
+    assert dlg.current == "METHODS.md"
+    assert "what every number means" in dlg.browser.document().toPlainText()
+    assert titles[dlg.page_list.currentRow()] == "Methods"
+
+    # the changes page includes CHANGELOG.md
+    _click_page(qtbot, dlg, "Changes")
+    assert "Readings in the cards' units" in dlg.browser.document().toPlainText()
+
+
+def test_admonitions_render_as_boxes_not_raw_text(tmp_path):
+    from fairdesk.gui.guide import page_html
+
+    page = tmp_path / "p.md"
+    page.write_text('# T\n\n!!! note "Careful"\n    Inconclusive is not fine.\n', encoding="utf-8")
+    out = page_html(page)
+    assert 'class="admonition note"' in out and "!!!" not in out
+    assert '<a name="t"></a>' in out

@@ -13,13 +13,12 @@ import json
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .._meta import __version__
 from ..core import run_items, runs
 from ..core.dataset_sets import (
-    DatasetSet,
     check_by_columns,
     job_paths,
     open_set,
@@ -32,6 +31,7 @@ from ..core.progress import Cancelled, Progress
 from ..core.spans import item_spans
 from ..core.store import Project
 from .acoustic_stage import add_acoustics
+from .prepared import Prepared
 from .request import AuditOutcome, AuditRequest, with_settings  # noqa: F401 - re-exported
 from .result import AuditRun
 from .result_codec import canonical
@@ -41,28 +41,12 @@ from .run_settings import run_settings as _run_settings
 from .shards import _predict_shard, load_shard_audio, predict_audio  # noqa: F401
 
 if TYPE_CHECKING:
-    import pandas as pd
-
-    from ..core.store import Dataset
-    from ..models.base import Backend
+    pass
 
 __all__ = ["AuditRequest", "AuditOutcome", "Cancelled", "run_audit", "prepare"]
 
 
 # -- prepare ---------------------------------------------------------------------------
-@dataclass
-class Prepared:
-    """The selected items and cache keys of a run (``prepare``)."""
-
-    frame: pd.DataFrame
-    dataset: Dataset
-    backend: Backend
-    model_key: str
-    request_hash: str
-    backend_given: bool = False  # passed in by the caller (not loaded from req.model)
-    dataset_set: DatasetSet | None = None  # every dataset of the run (``dataset`` first)
-
-
 def _load_backend(req: AuditRequest):
     from ..models import get_backend
 

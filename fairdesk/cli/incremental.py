@@ -10,7 +10,8 @@ import math
 import re
 import sys
 
-from ..presentation import fmt_number, fmt_p, fmt_percent, fmt_sig
+from ..presentation import fmt_number, fmt_p, fmt_percent, fmt_sig, fmt_stream_value
+from ..presentation.incremental import fmt_stream_ci, fmt_stream_gap, fmt_stream_group, row_name
 from .audit import print_failures
 from .common import (
     EXIT_NOTHING,
@@ -247,17 +248,6 @@ def _f(v, fmt="{:.3f}"):
     return fmt_number(v, decimals, signed=signed)
 
 
-_ROW_NAMES = {
-    "wer": "WER",
-    "lat_seed001": "LAT (seed 001)",
-    "lat_pooled": "LAT (pooled)",
-    "eo": "EO",
-    "rps": "RPS",
-    "spr": "SPR",
-    "rtf": "RTF",
-}
-
-
 def print_table(table, file=None) -> None:
     """The models × policies table (Whetten et al.'s Table 2 layout,
     :class:`~fairdesk.incremental.result.ModelsTable`), one column per engine × policy under
@@ -284,8 +274,8 @@ def print_table(table, file=None) -> None:
     print("\n" + line.rstrip(), file=file)
     print(f"{'':<16}" + "".join(f"{h:>{w}}" for h in heads), file=file)
     for m in table.rows:
-        cells = [_f(v, "{:.1%}" if m == "wer" else "{:.3f}") for v in table.values[m]]
-        print(f"{_ROW_NAMES.get(m, m):<16}" + "".join(f"{x:>{w}}" for x in cells), file=file)
+        cells = [fmt_stream_value(m, v) for v in table.values[m]]
+        print(f"{row_name(m):<16}" + "".join(f"{x:>{w}}" for x in cells), file=file)
 
 
 def print_summary(res, file=None):
@@ -368,13 +358,14 @@ def print_summary(res, file=None):
             mark = " (descriptive)" if g.get("missing") else mark
             print(
                 f"  {(str(g['group']) + mark)[:29]:<30}{g['n_items']:>6}"
-                + "".join(f"{_f(g['values'].get(m), '{:.4f}'):>14}" for m in metrics),
+                + "".join(f"{fmt_stream_group(m, g['values'].get(m)):>14}" for m in metrics),
                 file=file,
             )
         for c in block["comparisons"]:
             print(
-                f"  {c['metric']:<26}{str(c['group'])[:22]:<23}gap {_f(c['gap'], '{:+.4f}')} "
-                f"[{_f(c['ci_low'], '{:+.4f}')}, {_f(c['ci_high'], '{:+.4f}')}] "
+                f"  {c['metric']:<26}{str(c['group'])[:22]:<23}"
+                f"gap {fmt_stream_gap(c['metric'], c['gap'])} "
+                f"{fmt_stream_ci(c['metric'], c['ci_low'], c['ci_high'])} "
                 f"p_adj {fmt_p(c['p_adjusted'])}  {c['verdict']}",
                 file=file,
             )

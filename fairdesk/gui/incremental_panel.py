@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 
 from ..incremental.result import IncrementalResult, ModelsTable
 from ..presentation import count, fmt_stream_value, timeline_points
+from ..presentation.incremental import row_name
 from .context import Context
 from .jobs import Job
 from .player import AudioPlayer
@@ -55,15 +56,6 @@ POLICY_CHOICES = (
 #: Most word labels drawn per timeline (the markers are always all drawn).
 MAX_LABELS = 600
 ADD, REVOKE = "#2e7d32", "#c62828"
-ROW_NAMES = {
-    "wer": "WER",
-    "lat_seed001": "LAT (seed 001)",
-    "lat_pooled": "LAT (pooled)",
-    "eo": "EO",
-    "rps": "RPS",
-    "spr": "SPR",
-    "rtf": "RTF",
-}
 
 
 class TimelineView(pg.PlotWidget):
@@ -358,7 +350,7 @@ class IncrementalPanel(QWidget):
         self.table.setColumnCount(len(cols))
         self.table.setRowCount(len(rows))
         self.table.setHorizontalHeaderLabels([c["label"] for c in cols])
-        self.table.setVerticalHeaderLabels([ROW_NAMES.get(m, m) for m in rows])
+        self.table.setVerticalHeaderLabels([row_name(m) for m in rows])
         for i, m in enumerate(rows):
             for j, v in enumerate(table.values[m]):
                 self.table.setItem(i, j, QTableWidgetItem(fmt_stream_value(m, v)))

@@ -370,3 +370,40 @@ def test_a_gaps_size_is_unsigned_in_the_gaps_unit():
     assert fmt_size("wer", 0.165, with_unit=False) == "16.5"
     assert fmt_size("grounding_lift", 0.31) == fmt_gap("grounding_lift", 0.31).lstrip("+")
     assert fmt_size("wer", None) == MISSING
+
+
+def test_one_ci_of_an_estimate_for_odds_ratios_rate_ratios_and_coefficients():
+    from fairdesk.presentation import fmt_estimate_ci, fmt_ratio
+
+    assert fmt_ratio(3.2149) == "3.21×"
+    assert fmt_estimate_ci(0.8123, 1.4167) == "[0.81, 1.42]"
+    assert fmt_estimate_ci(0.0037, 2.0) == "[0.004, 2.00]"  # a bound near zero keeps a digit
+    assert fmt_estimate_ci(-0.01234, 0.5, 4) == "[-0.0123, 0.5000]"
+    assert fmt_estimate_ci(None, 1.0) == fmt_estimate_ci(0.5, float("nan")) == "–"
+
+
+def test_incremental_rows_and_numbers_from_one_table():
+    from fairdesk.presentation.incremental import (
+        ROW_NAMES,
+        fmt_stream_ci,
+        fmt_stream_gap,
+        fmt_stream_group,
+        row_name,
+    )
+
+    assert row_name("wer") == "WER" and row_name("lat_seed001") == ROW_NAMES["lat_seed001"]
+    assert row_name("unknown") == "unknown"
+    assert fmt_stream_group("wer", 0.1234) == "12.3%" and fmt_stream_group("eo", 0.5) == "50.0%"
+    assert fmt_stream_group("rtf", 0.41234) == "0.4123"
+    assert fmt_stream_gap("wer", 0.031) == "+3.1 pp" and fmt_stream_gap("rps", -0.5) == "-0.5000"
+    assert fmt_stream_ci("eo", -0.012, 0.04) == "[-1.2 pp, +4.0 pp]"
+    assert fmt_stream_ci("rtf", -0.01, 0.00002) == "[-0.0100, +0.00002]"
+    assert fmt_stream_ci("rtf", None, 1.0) == "–"
+
+
+def test_every_view_of_an_incremental_run_names_its_rows_from_presentation():
+    import fairdesk.cli.incremental as cli
+    import fairdesk.reports.incremental as report
+
+    for mod in (cli, report):
+        assert not hasattr(mod, "ROW_NAMES") and not hasattr(mod, "_ROW_NAMES")

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..jobs.result_parts import ModelBasedFit
-from ..presentation import MISSING, count, fmt_number, fmt_p, fmt_ratio, fmt_value
+from ..presentation import count, fmt_estimate_ci, fmt_number, fmt_p, fmt_ratio, fmt_value
 
 HEADS = [
     "Variable",
@@ -80,9 +80,7 @@ def rate_rows(model_based: Mapping[str, ModelBasedFit] | None) -> list[list[str]
                         str(gv.get("variable", var)),
                         f"{lev.get('level')} vs {ref}",
                         fmt_ratio(rr),
-                        MISSING
-                        if lo is None or hi is None
-                        else f"{fmt_number(lo, 2)} – {fmt_number(hi, 2)}",
+                        fmt_estimate_ci(lo, hi),
                         fmt_p(_num(lev.get("p_value")), log10=lev.get("p_log10")),
                         fmt_p(_num(lev.get("p_adjusted")), log10=lev.get("p_adjusted_log10")),
                         str(lev.get("n_speakers", "")),

@@ -3,8 +3,9 @@
 The GUI, the reports and the console format through this package, so one reading prints the
 same everywhere: the units of :mod:`.numbers` (from the metric registry's specs), the labels
 of :mod:`.labels`, the basis E of the diacritic metrics (:mod:`.basis`), the radar of
-:mod:`.radars`, the group rows of :mod:`.rows`, a run's name (:mod:`.runs`) and the
-incremental timelines of :mod:`.timeline`.
+:mod:`.radars`, the group rows of :mod:`.rows`, a run's name (:mod:`.runs`), the
+incremental timelines of :mod:`.timeline` and the incremental tables' row names and group
+numbers (:mod:`.incremental`).
 """
 
 from .basis import comparison_basis, fmt_basis, group_basis, with_basis
@@ -31,6 +32,7 @@ from .numbers import (
     fmt_ci,
     fmt_clock,
     fmt_count,
+    fmt_estimate_ci,
     fmt_gap,
     fmt_interval,
     fmt_number,
@@ -82,6 +84,7 @@ __all__ = [
     "fmt_ci",
     "fmt_clock",
     "fmt_count",
+    "fmt_estimate_ci",
     "fmt_gap",
     "fmt_size",
     "fmt_interval",

@@ -387,17 +387,17 @@ def test_incremental_rows_and_numbers_from_one_table():
         ROW_NAMES,
         fmt_stream_ci,
         fmt_stream_gap,
-        fmt_stream_group,
+        fmt_stream_value,
         row_name,
     )
 
     assert row_name("wer") == "WER" and row_name("lat_seed001") == ROW_NAMES["lat_seed001"]
     assert row_name("unknown") == "unknown"
-    assert fmt_stream_group("wer", 0.1234) == "12.3%" and fmt_stream_group("eo", 0.5) == "50.0%"
-    assert fmt_stream_group("rtf", 0.41234) == "0.4123"
-    assert fmt_stream_gap("wer", 0.031) == "+3.1 pp" and fmt_stream_gap("rps", -0.5) == "-0.5000"
-    assert fmt_stream_ci("eo", -0.012, 0.04) == "[-1.2 pp, +4.0 pp]"
-    assert fmt_stream_ci("rtf", -0.01, 0.00002) == "[-0.0100, +0.00002]"
+    # METHODS' own example: "WER 17.0%, EO 0.30"
+    assert fmt_stream_value("wer", 0.17) == "17.0%" and fmt_stream_value("eo", 0.3) == "0.300"
+    assert fmt_stream_gap("wer", 0.031) == "+3.1 pp" and fmt_stream_gap("eo", -0.05) == "-0.050"
+    assert fmt_stream_ci("wer", -0.012, 0.04) == "[-1.2 pp, +4.0 pp]"
+    assert fmt_stream_ci("rtf", -0.01, 0.00002) == "[-0.010, +0.00002]"
     assert fmt_stream_ci("rtf", None, 1.0) == "–"
 
 

@@ -9,6 +9,7 @@ numbers (:mod:`.incremental`).
 """
 
 from .basis import comparison_basis, fmt_basis, group_basis, with_basis
+from .incremental import fmt_stream_value
 from .labels import (
     MISSING_MARK,
     MISSING_STATUS,
@@ -43,7 +44,6 @@ from .numbers import (
     fmt_segment,
     fmt_sig,
     fmt_size,
-    fmt_stream_value,
     fmt_value,
     fmt_value_ci,
     is_ratio,

@@ -1,21 +1,26 @@
 """The words and numbers of incremental runs, for every view (the GUI's Incremental tab, the
 incremental report, ``fairdesk incremental``): the row names of the models × policies table
-(:data:`ROW_NAMES`, with their explanations :data:`ROW_HELP`) and the per-group values, gaps
-and CIs (:func:`fmt_stream_group`, :func:`fmt_stream_gap`, :func:`fmt_stream_ci`): shares in
-percent and their gaps in percentage points, the rest to four decimals."""
+(:data:`ROW_NAMES`, with their explanations :data:`ROW_HELP`), and one rule for every number of
+it and of the per-group blocks (docs/METHODS.md, "Incremental recognition": ``WER 17.0%, EO
+0.30``): WER in percent and its gaps in percentage points, every other measure (EO, latencies,
+RPS, SPR, RTF) as a plain number to :data:`DECIMALS` decimals, an infinite one (SPR without
+revokes) as ``inf`` (:func:`fmt_stream_value`, :func:`fmt_stream_gap`, :func:`fmt_stream_ci`).
+"""
 
 from __future__ import annotations
 
-from .numbers import MISSING, finite, fmt_ci, fmt_gap, fmt_value, number
+import math
+
+from .numbers import MISSING, finite, fmt_ci, fmt_gap, fmt_percent, number
 
 __all__ = [
+    "DECIMALS",
+    "PERCENT_METRICS",
     "ROW_HELP",
     "ROW_NAMES",
-    "PLAIN_DECIMALS",
-    "SHARE_METRICS",
     "fmt_stream_ci",
     "fmt_stream_gap",
-    "fmt_stream_group",
+    "fmt_stream_value",
     "row_name",
 ]
 
@@ -41,12 +46,10 @@ ROW_HELP = {
     "rtf": "real-time factor: decode seconds / audio seconds",
 }
 
-#: The incremental metrics that are shares (0..1): shown as WER is, in percent, their gaps
-#: in percentage points.
-SHARE_METRICS = frozenset({"wer", "eo", "eo_edit", "revoke_update_share"})
-
-#: Decimals of the incremental metrics that are not shares (seconds, rates, factors).
-PLAIN_DECIMALS = 4
+#: The incremental measures shown in percent (their gaps in percentage points).
+PERCENT_METRICS = frozenset({"wer"})
+#: Decimals of every other incremental measure, its gaps and CI bounds.
+DECIMALS = 3
 
 
 def row_name(metric: str) -> str:
@@ -54,26 +57,30 @@ def row_name(metric: str) -> str:
     return ROW_NAMES.get(metric, metric)
 
 
-def fmt_stream_group(metric: str, value) -> str:
-    """One group's value of an incremental metric: ``12.3%`` for a share, ``0.4120`` else."""
-    if metric in SHARE_METRICS:
-        return fmt_value("wer", value)
-    return number(value, PLAIN_DECIMALS)
+def fmt_stream_value(metric: str, value) -> str:
+    """A value of an incremental measure, in the table and in a group's row alike: WER in
+    percent (``12.3%``), the rest to 3 decimals (``0.300``); an infinite one (SPR without
+    revokes) as ``inf``; :data:`~.numbers.MISSING` if none."""
+    if isinstance(value, float) and math.isinf(value):
+        return "inf"
+    if metric in PERCENT_METRICS:
+        return fmt_percent(value)
+    return number(value, DECIMALS)
 
 
 def fmt_stream_gap(metric: str, value) -> str:
-    """A group's gap to the reference: ``+3.1 pp`` for a share, ``+0.0310`` else."""
-    if metric in SHARE_METRICS:
+    """A group's gap to the reference: ``+3.1 pp`` for WER, ``+0.031`` for the rest."""
+    if metric in PERCENT_METRICS:
         return fmt_gap("wer", value)
-    return number(value, PLAIN_DECIMALS, signed=True)
+    return number(value, DECIMALS, signed=True)
 
 
 def fmt_stream_ci(metric: str, low, high) -> str:
-    """The 95% CI of a gap, ``[-1.2 pp, +4.0 pp]`` for a share, ``[-0.0120, +0.0400]`` else
+    """The 95% CI of a gap, ``[-1.2 pp, +4.0 pp]`` for WER, ``[-0.012, +0.040]`` for the rest
     (a bound that rounds to zero keeps its sign); :data:`~.numbers.MISSING` without both."""
-    if metric in SHARE_METRICS:
+    if metric in PERCENT_METRICS:
         return fmt_ci("wer", low, high)
     if finite(low) is None or finite(high) is None:
         return MISSING
-    lo, hi = (number(x, PLAIN_DECIMALS, signed=True, keep_sign=True) for x in (low, high))
+    lo, hi = (number(x, DECIMALS, signed=True, keep_sign=True) for x in (low, high))
     return f"[{lo}, {hi}]"

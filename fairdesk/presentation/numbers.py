@@ -12,8 +12,6 @@ and coefficients, :func:`fmt_estimate_ci`), p-values, counts and clocks.
 
 from __future__ import annotations
 
-import math
-
 from ..core.plurals import count as _count
 from ..core.plurals import plural  # noqa: F401
 from ..core.pvalues import P_FLOOR, P_FLOOR_VALUE, floor_text, p_clause, p_log10  # noqa: F401
@@ -117,14 +115,6 @@ def fmt_percent(value, decimals: int = 1, signed: bool = False) -> str:
     """A share (0..1) in percent, ``12.5%``; :data:`MISSING` if none."""
     x = finite(value)
     return MISSING if x is None else f"{number(x * 100, decimals, signed=signed)}%"
-
-
-def fmt_stream_value(metric: str, value) -> str:
-    """A value of the incremental tables (the GUI tab and the report alike): WER in percent,
-    the rest to 3 decimals; an infinite one (SPR without revokes) as ``inf``."""
-    if isinstance(value, float) and math.isinf(value):
-        return "inf"
-    return fmt_percent(value) if metric == "wer" else fmt_number(value, 3)
 
 
 def fmt_number(value, decimals: int = 3, signed: bool = False) -> str:

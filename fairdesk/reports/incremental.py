@@ -28,14 +28,13 @@ from ..presentation import (
     count,
     fmt_number,
     fmt_p,
-    fmt_stream_value,
     timeline_points,
 )
 from ..presentation.incremental import (
     ROW_HELP,
     fmt_stream_ci,
     fmt_stream_gap,
-    fmt_stream_group,
+    fmt_stream_value,
     row_name,
 )
 from .data import num, verdict_style
@@ -116,7 +115,7 @@ def _groups(p) -> list[dict]:
                 "n": fmt_number(g.n_items, 0),
                 "excluded": bool(g.excluded),
                 "reference": g.group == run.reference,
-                "values": [fmt_stream_group(m, (g.values or {}).get(m)) for m in ms],
+                "values": [fmt_stream_value(m, (g.values or {}).get(m)) for m in ms],
             }
             for g in run.groups
         ]
@@ -129,8 +128,8 @@ def _groups(p) -> list[dict]:
                 {
                     "metric": m,
                     "group": c.group,
-                    "value": fmt_stream_group(m, c.value),
-                    "ref": fmt_stream_group(m, c.reference_value),
+                    "value": fmt_stream_value(m, c.value),
+                    "ref": fmt_stream_value(m, c.reference_value),
                     "gap": fmt_stream_gap(m, c.gap),
                     "ci": "" if ci == MISSING else ci,
                     "p_adj": fmt_p(c.p_adjusted),

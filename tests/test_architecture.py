@@ -3,8 +3,11 @@ CLI imports it, no module over 620 lines.
 
 The import graph is built with :mod:`ast` over ``fairdesk/**/*.py``. Every import counts,
 at module level or inside a function (a function-level import closes a circle as soon as the
-function runs), except those under ``if TYPE_CHECKING:`` (never executed). Relative imports
-are resolved against the importing module.
+function runs), except those under ``if TYPE_CHECKING:`` (never executed) for the layers.
+The circle check counts those too (``type_checking=True``): a type-only circle still ties two
+modules together (a type checker, a reader and a refactoring follow it), so the shared type
+moves where both can import it (``jobs/prepared.py``). Relative imports are resolved against
+the importing module.
 
 Nodes are modules; a package is its ``__init__``. For ``import a.b.c`` or
 ``from a.b import c`` the edges are:
@@ -134,14 +137,15 @@ class Edge:
     explicit: bool
 
 
-def import_edges(pkg: Path = PKG) -> list[Edge]:
-    """Every import between fairdesk's modules (see the module doc)."""
+def import_edges(pkg: Path = PKG, type_checking: bool = False) -> list[Edge]:
+    """Every import between fairdesk's modules (see the module doc); with ``type_checking``
+    also those under ``if TYPE_CHECKING:``."""
     mods = _module_names(pkg)
     root = pkg.name
     out: list[Edge] = []
     for mod, path in mods.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        skip = _type_checking_nodes(tree)
+        skip = set() if type_checking else _type_checking_nodes(tree)
         lazy = _function_level_nodes(tree)
         here = mod if _is_package(mod, mods) else mod.rpartition(".")[0]
         own = set(_ancestors(mod))
@@ -179,10 +183,11 @@ def import_edges(pkg: Path = PKG) -> list[Edge]:
     return [e for e in out if e.target != e.module]
 
 
-def import_graph(pkg: Path = PKG) -> dict[str, set[str]]:
-    """Map each fairdesk module to the fairdesk modules it imports (see the module doc)."""
+def import_graph(pkg: Path = PKG, type_checking: bool = False) -> dict[str, set[str]]:
+    """Map each fairdesk module to the fairdesk modules it imports (see the module doc); with
+    ``type_checking`` also the imports under ``if TYPE_CHECKING:``."""
     graph: dict[str, set[str]] = {m: set() for m in _module_names(pkg)}
-    for e in import_edges(pkg):
+    for e in import_edges(pkg, type_checking):
         graph[e.module].add(e.target)
     return graph
 
@@ -409,8 +414,27 @@ def test_layers_hold():
 
 
 def test_no_import_circles():
-    cycles = import_cycles(import_graph())
-    assert not cycles, "import circles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
+    cycles = import_cycles(import_graph(type_checking=True))
+    assert not cycles, "import circles (type-only imports included):\n" + "\n".join(
+        " <-> ".join(c) for c in cycles
+    )
+
+
+def test_cycle_check_counts_type_only_imports(tmp_path):
+    pkg = _plant(
+        tmp_path,
+        {
+            "jobs/audit.py": "from .run_settings import run_settings\n",
+            "jobs/run_settings.py": (
+                "from typing import TYPE_CHECKING\n"
+                "if TYPE_CHECKING:\n    from .audit import Prepared\n"
+            ),
+        },
+    )
+    assert import_cycles(import_graph(pkg)) == []  # the layers' view: never executed
+    assert import_cycles(import_graph(pkg, type_checking=True)) == [
+        ["fairdesk.jobs.audit", "fairdesk.jobs.run_settings"]
+    ]
 
 
 def test_nothing_outside_cli_imports_cli():

@@ -387,3 +387,40 @@ def test_an_axis_below_one_percent_in_every_group_is_left_off_and_named():
     vals["child"]["hallucination_rate"] = 0.01  # at 1% it is an axis again
     s = p.radar(vals, "adult", ["wer", "cer"], ["sub_rate"], n_flagged=2)
     assert "hallucination_rate" in s.metrics and s.small == () and p.small_note(s, str) == ""
+
+
+def test_one_ci_of_an_estimate_for_odds_ratios_rate_ratios_and_coefficients():
+    from fairdesk.presentation import fmt_estimate_ci, fmt_ratio
+
+    assert fmt_ratio(3.2149) == "3.21×"
+    assert fmt_estimate_ci(0.8123, 1.4167) == "[0.81, 1.42]"
+    assert fmt_estimate_ci(0.0037, 2.0) == "[0.004, 2.00]"  # a bound near zero keeps a digit
+    assert fmt_estimate_ci(-0.01234, 0.5, 4) == "[-0.0123, 0.5000]"
+    assert fmt_estimate_ci(None, 1.0) == fmt_estimate_ci(0.5, float("nan")) == "–"
+
+
+def test_incremental_rows_and_numbers_from_one_table():
+    from fairdesk.presentation.incremental import (
+        ROW_NAMES,
+        fmt_stream_ci,
+        fmt_stream_gap,
+        fmt_stream_value,
+        row_name,
+    )
+
+    assert row_name("wer") == "WER" and row_name("lat_seed001") == ROW_NAMES["lat_seed001"]
+    assert row_name("unknown") == "unknown"
+    # METHODS' own example: "WER 17.0%, EO 0.30"
+    assert fmt_stream_value("wer", 0.17) == "17.0%" and fmt_stream_value("eo", 0.3) == "0.300"
+    assert fmt_stream_gap("wer", 0.031) == "+3.1 pp" and fmt_stream_gap("eo", -0.05) == "-0.050"
+    assert fmt_stream_ci("wer", -0.012, 0.04) == "[-1.2 pp, +4.0 pp]"
+    assert fmt_stream_ci("rtf", -0.01, 0.00002) == "[-0.010, +0.00002]"
+    assert fmt_stream_ci("rtf", None, 1.0) == "–"
+
+
+def test_every_view_of_an_incremental_run_names_its_rows_from_presentation():
+    import fairdesk.cli.incremental as cli
+    import fairdesk.reports.incremental as report
+
+    for mod in (cli, report):
+        assert not hasattr(mod, "ROW_NAMES") and not hasattr(mod, "_ROW_NAMES")

@@ -7,7 +7,7 @@ import json
 import re
 import sys
 
-from ..core.jsonio import clean_json, json_default
+from ..core.jsonio import json_default, jsonable
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
 
@@ -17,7 +17,7 @@ __all__ = [
     "EXIT_USAGE",
     "UsageError",
     "check_outputs",
-    "clean_json",
+    "jsonable",
     "dump_json",
     "human_out",
     "parse_filters",
@@ -38,7 +38,7 @@ def dump_json(obj, out=None) -> str:
     if callable(getattr(obj, "to_json", None)):
         obj = obj.to_json()
     text = json.dumps(
-        clean_json(json.loads(json.dumps(obj, default=json_default))), ensure_ascii=False, indent=2
+        jsonable(json.loads(json.dumps(obj, default=json_default))), ensure_ascii=False, indent=2
     )
     if out is None or out == "-":
         print(text)

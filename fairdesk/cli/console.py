@@ -140,8 +140,8 @@ def format_groups(res, metrics=None, readings: bool = True) -> str:
             if c.verdict == "descriptive":
                 m = c.metric
                 out.append(
-                    f"{head}descriptive: {fmt_value(m, c.value, with_unit=False)} vs "
-                    f"{fmt_value(m, c.reference_value, with_unit=False)} on "
+                    f"{head}descriptive: {fmt_value(m, c.value)} vs "
+                    f"{fmt_value(m, c.reference_value)} on "
                     f"{comparison_basis(c)}, fewer than 10: no interval, no test"
                 )
             elif c.verdict == "not_estimable":
@@ -166,8 +166,8 @@ def format_groups(res, metrics=None, readings: bool = True) -> str:
                 m = c.metric
                 on = f"  ({comparison_basis(c)})" if c.basis is not None else ""
                 out.append(
-                    f"{head}gap {fmt_gap(m, c.gap, with_unit=False):>6} "
-                    f"{fmt_ci(m, c.ci_low, c.ci_high, with_unit=False)} "
+                    f"{head}gap {fmt_gap(m, c.gap):>9} "
+                    f"{fmt_ci(m, c.ci_low, c.ci_high)} "
                     f"p_adj {fmt_p(c.p_adjusted):>6}  {c.verdict}{on}"
                 )
             if c.reading and not verbose_off:

@@ -6,11 +6,10 @@ Wired by ``fairdesk.cli.build_parser`` (``incremental.add_command(sub)``).
 
 from __future__ import annotations
 
-import math
-import re
 import sys
 
-from ..presentation import INCREMENTAL_ROW_NAMES, fmt_number, fmt_p, fmt_percent, fmt_sig
+from ..presentation import fmt_p
+from ..presentation.incremental import fmt_stream_ci, fmt_stream_gap, fmt_stream_value, row_name
 from .audit import print_failures
 from .common import (
     EXIT_NOTHING,
@@ -242,21 +241,21 @@ def run_incremental(a):
         proj.close()
 
 
-def _f(v, fmt="{:.3f}"):
-    """A number as ``fmt`` (``{:.3f}``, ``{:+.4f}``, ``{:.1%}``, ``{:.3g}``) says, through
-    the presentation formatters (one missing marker, no ``-0.000``); ``inf`` for infinity."""
-    if isinstance(v, float) and math.isinf(v):
-        return "inf"
-    spec = re.fullmatch(r"\{:(\+?)\.(\d+)([fg%])\}", fmt)
-    signed, decimals, kind = spec.group(1) == "+", int(spec.group(2)), spec.group(3)
-    if kind == "%":
-        return fmt_percent(v, decimals, signed=signed)
-    if kind == "g":
-        return fmt_sig(v, decimals)
-    return fmt_number(v, decimals, signed=signed)
-
-
-_ROW_NAMES = INCREMENTAL_ROW_NAMES
+#: The columns of the per-policy summary: (key, head, width); every value through
+#: :func:`~fairdesk.presentation.incremental.fmt_stream_value`, as the table and the report.
+_SUMMARY_COLUMNS = (
+    ("wer", "WER", 8),
+    ("lat_seed001", "LATseed", 8),
+    ("lat_pooled", "LATpool", 8),
+    ("eo", "EO", 7),
+    ("eo_edit", "EO(ed)", 8),
+    ("rps", "RPS", 8),
+    ("spr", "SPR", 8),
+    ("revokes_per_audio_second", "R/aud s", 8),
+    ("rtf", "RTF", 7),
+    ("final_word_latency", "FWL s", 7),
+    ("stabilisation_latency", "stab s", 7),
+)
 
 
 def print_table(table, file=None) -> None:
@@ -285,8 +284,8 @@ def print_table(table, file=None) -> None:
     print("\n" + line.rstrip(), file=file)
     print(f"{'':<16}" + "".join(f"{h:>{w}}" for h in heads), file=file)
     for m in table.rows:
-        cells = [_f(v, "{:.1%}" if m == "wer" else "{:.3f}") for v in table.values[m]]
-        print(f"{_ROW_NAMES.get(m, m):<16}" + "".join(f"{x:>{w}}" for x in cells), file=file)
+        cells = [fmt_stream_value(m, v) for v in table.values[m]]
+        print(f"{row_name(m):<16}" + "".join(f"{x:>{w}}" for x in cells), file=file)
 
 
 def print_summary(res, file=None):
@@ -309,11 +308,7 @@ def print_summary(res, file=None):
     if res.split:
         print(f"split on silence: {res.split}", file=file)
     multi = len(res.models) > 1
-    head = (
-        f"{'policy':<34}{'items':>6}{'WER':>8}{'LATseed':>8}{'LATpool':>8}{'EO':>7}"
-        f"{'EO(ed)':>8}{'RPS':>7}{'SPR':>7}{'R/aud s':>8}{'RTF':>7}{'FWL s':>7}"
-        f"{'stab s':>7}"
-    )
+    head = f"{'policy':<34}{'items':>6}" + "".join(f"{h:>{w}}" for _, h, w in _SUMMARY_COLUMNS)
     print(head, file=file)
     for r in res.summary:
         name = (
@@ -324,12 +319,8 @@ def print_summary(res, file=None):
         if multi:
             name = f"{r.get('model', '')[:14]} {name}"
         print(
-            f"{name[:33]:<34}{r['n_items']:>6}{_f(r['wer'], '{:.1%}'):>8}"
-            f"{_f(r['lat_seed001']):>8}{_f(r['lat_pooled']):>8}"
-            f"{_f(r['eo']):>7}{_f(r['eo_edit']):>8}{_f(r['rps'], '{:.2f}'):>7}"
-            f"{_f(r['spr'], '{:.2f}'):>7}{_f(r['revokes_per_audio_second'], '{:.2f}'):>8}"
-            f"{_f(r['rtf'], '{:.2f}'):>7}{_f(r['final_word_latency'], '{:.2f}'):>7}"
-            f"{_f(r['stabilisation_latency'], '{:.2f}'):>7}",
+            f"{name[:33]:<34}{r['n_items']:>6}"
+            + "".join(f"{fmt_stream_value(k, r[k]):>{w}}" for k, _, w in _SUMMARY_COLUMNS),
             file=file,
         )
     for r in res.summary:
@@ -369,13 +360,14 @@ def print_summary(res, file=None):
             mark = " (descriptive)" if g.get("missing") else mark
             print(
                 f"  {(str(g['group']) + mark)[:29]:<30}{g['n_items']:>6}"
-                + "".join(f"{_f(g['values'].get(m), '{:.4f}'):>14}" for m in metrics),
+                + "".join(f"{fmt_stream_value(m, g['values'].get(m)):>14}" for m in metrics),
                 file=file,
             )
         for c in block["comparisons"]:
             print(
-                f"  {c['metric']:<26}{str(c['group'])[:22]:<23}gap {_f(c['gap'], '{:+.4f}')} "
-                f"[{_f(c['ci_low'], '{:+.4f}')}, {_f(c['ci_high'], '{:+.4f}')}] "
+                f"  {c['metric']:<26}{str(c['group'])[:22]:<23}"
+                f"gap {fmt_stream_gap(c['metric'], c['gap'])} "
+                f"{fmt_stream_ci(c['metric'], c['ci_low'], c['ci_high'])} "
                 f"p_adj {fmt_p(c['p_adjusted'])}  {c['verdict']}",
                 file=file,
             )

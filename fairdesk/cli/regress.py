@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..jobs.regression_result import FAMILIES, ITEM_COVARIATES
-from ..presentation import count, fmt_number, fmt_p, fmt_percent
+from ..presentation import MISSING, count, fmt_estimate_ci, fmt_p, fmt_percent, fmt_ratio
 from .common import EXIT_OK, UsageError, dump_json, human_out, term
 
 
@@ -151,12 +151,19 @@ def run_regress_command(a) -> int:
 
 def regression_lines(out) -> list[str]:
     """The sentences a :class:`~fairdesk.jobs.regression_result.RegressionRun` says: its
-    conclusions and, for the logistic family, the adjusted odds ratios and the per-speaker
-    spread."""
+    conclusions and, for the logistic family, the odds ratios (each level against the
+    reference, then adjusted) and the per-speaker spread."""
     d = out.summary if out.summary is not None else out.result
     lines = list(d.get("conclusions") or [])
     if out.family != "logit":
         return lines
+    for u in d.get("univariate") or []:
+        if u.get("levels") and not u.get("problem"):
+            lines.append(
+                f"Odds ratios of {u['variable']} (against {u.get('reference')}): "
+                + "; ".join(_or_text(lev) for lev in u["levels"])
+                + "."
+            )
     for adj in d.get("adjustments") or []:
         if adj["levels"]:
             lines.append(
@@ -184,15 +191,12 @@ def print_regression(out, file=None) -> None:
 
 
 def _or_text(lev: dict) -> str:
-    ci = (
-        ""
-        if lev["ci_low"] is None
-        else f" [{fmt_number(lev['ci_low'], 2)}, {fmt_number(lev['ci_high'], 2)}]"
-    )
+    ci = fmt_estimate_ci(lev["ci_low"], lev["ci_high"])
+    ci = "" if ci == MISSING else f" {ci}"
     p = lev["p_value"]
     pt = fmt_p(p, log10=lev.get("p_log10"))
     ptxt = "" if p is None else f", p {pt if pt.startswith('<') else f'= {pt}'}"
-    orv = fmt_number(lev["odds_ratio"], 2)
+    orv = fmt_ratio(lev["odds_ratio"])
     return f"{lev['level']} {orv}{ci}{ptxt}"
 
 

@@ -1,13 +1,48 @@
-"""JSON-ready values: NaN and infinity become null, numpy scalars plain numbers."""
+"""JSON-ready values, the one cleaner of every stored or printed result: NaN and ±infinity
+become null (JSON has no NaN), numpy scalars and arrays plain Python, dataclasses dicts,
+tuples lists, keys strings (:func:`jsonable`; :func:`json_number` for one number)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from typing import Any
+
+import numpy as np
+
+
+def json_number(x: Any) -> Any:
+    """One number for JSON: None stays None, a bool a bool, an integer an int, anything else
+    a float, or None when it is NaN or ±inf."""
+    if x is None:
+        return None
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def jsonable(obj: Any) -> Any:
+    """Plain JSON-ready data, recursively: dataclasses → dicts, tuples → lists, numpy →
+    Python, NaN and ±inf → None, keys → str; text and other objects unchanged."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [jsonable(v) for v in obj.tolist()]
+    if isinstance(obj, (bool, np.bool_, int, np.integer, float, np.floating)):
+        return json_number(obj)
+    return obj
 
 
 def json_default(o):
-    import numpy as np
-
+    """``json.dumps``' ``default`` for what :func:`jsonable` leaves: numpy, ``to_dict``
+    objects, else the text."""
     if isinstance(o, (np.integer,)):
         return int(o)
     if isinstance(o, (np.floating,)):
@@ -17,14 +52,3 @@ def json_default(o):
     if hasattr(o, "to_dict"):
         return o.to_dict()
     return str(o)
-
-
-def clean_json(o):
-    """Replace NaN/inf by None recursively (JSON has no NaN)."""
-    if isinstance(o, float):
-        return o if math.isfinite(o) else None
-    if isinstance(o, dict):
-        return {str(k): clean_json(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)):
-        return [clean_json(v) for v in o]
-    return o

@@ -145,7 +145,7 @@ def finish_run(
 ) -> None:
     """Mark a run ``status`` (``done``; ``failed`` when every item failed) and store its
     result (and its per-item rows, for later analyses)."""
-    from .jsonio import clean_json
+    from .jsonio import jsonable
 
     with project.transaction() as c:
         if items is not None:
@@ -154,7 +154,7 @@ def finish_run(
                 (
                     run_id,
                     "items",
-                    json.dumps(clean_json(items), ensure_ascii=False, default=str),
+                    json.dumps(jsonable(items), ensure_ascii=False, default=str),
                     time.time(),
                 ),
             )
@@ -166,7 +166,7 @@ def finish_run(
             (
                 run_id,
                 "audit",
-                json.dumps(clean_json(result), ensure_ascii=False, default=str),
+                json.dumps(jsonable(result), ensure_ascii=False, default=str),
                 time.time(),
             ),
         )

@@ -40,7 +40,8 @@ from PySide6.QtWidgets import (
 
 from ..core.audio_paths import audio_file
 from ..incremental.result import IncrementalResult, ModelsTable
-from ..presentation import INCREMENTAL_ROW_NAMES, count, fmt_stream_value, timeline_points
+from ..presentation import count, fmt_stream_value, timeline_points
+from ..presentation.incremental import row_name
 from .context import Context
 from .jobs import Job
 from .player import AudioPlayer
@@ -57,7 +58,6 @@ POLICY_CHOICES = (
 #: Most word labels drawn per timeline (the markers are always all drawn).
 MAX_LABELS = 600
 ADD, REVOKE = "#2e7d32", "#c62828"
-ROW_NAMES = INCREMENTAL_ROW_NAMES
 
 
 class TimelineView(pg.PlotWidget):
@@ -362,7 +362,7 @@ class IncrementalPanel(QWidget):
         self.table.setColumnCount(len(cols))
         self.table.setRowCount(len(rows))
         self.table.setHorizontalHeaderLabels([c["label"] for c in cols])
-        self.table.setVerticalHeaderLabels([ROW_NAMES.get(m, m) for m in rows])
+        self.table.setVerticalHeaderLabels([row_name(m) for m in rows])
         for i, m in enumerate(rows):
             for j, v in enumerate(table.values[m]):
                 self.table.setItem(i, j, QTableWidgetItem(fmt_stream_value(m, v)))

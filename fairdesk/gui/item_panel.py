@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from ..core.plurals import count
 from ..core.run_items import prediction_words
 from ..jobs.result import AuditRun
+from ..presentation import fmt_value
 from .annotation_panel import AnnotationPanel
 from .context import Context
 from .diff_view import DiffView
@@ -333,7 +334,7 @@ class ItemPanel(RememberedItem, SaliencyMixin, QWidget):
         errs = sum(df[c].fillna(0) for c in ("n_sub", "n_del", "n_ins") if c in df.columns)
         df["errors"] = errs.astype(int) if hasattr(errs, "astype") else 0
         words = df["n_words"].clip(lower=1) if "n_words" in df.columns else 1
-        df["wer"] = (df["errors"] / words).round(3)
+        df["wer"] = df["errors"] / words  # shown in percent (the column's format), sorted by value
         df["rank"] = range(1, len(df) + 1)
         df["saliency"] = self._saliency_flags(df)
         if "text_source" in df.columns:
@@ -367,6 +368,7 @@ class ItemPanel(RememberedItem, SaliencyMixin, QWidget):
             self.group.addItem(g, g)
         self.group.blockSignals(False)
         cols = [c for c in SHOWN if c in df.columns]
+        self.model.set_formats({HEADERS["wer"]: _fmt_wer})
         self.model.set_frame(df[cols].rename(columns=HEADERS))
         for c, name in enumerate(cols):
             middle = name in ("id", "speaker_id")
@@ -601,3 +603,8 @@ def _first_by_key(items) -> dict[str, dict]:
         return {}
     first = items[~items.index.duplicated()]
     return {c: dict(zip(first.index, first[c].tolist())) for c in first.columns}
+
+
+def _fmt_wer(value) -> str:
+    """An item's WER as every view shows WER: in percent (``33.3%``)."""
+    return fmt_value("wer", value)

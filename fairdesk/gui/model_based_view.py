@@ -12,7 +12,6 @@ in words.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 from PySide6.QtCore import Qt
@@ -29,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..jobs.result_parts import ModelBasedFit
-from ..presentation import MISSING, count, fmt_number, fmt_p, fmt_ratio, fmt_value
+from ..presentation import count, finite, fmt_estimate_ci, fmt_number, fmt_p, fmt_ratio, fmt_value
 
 HEADS = [
     "Variable",
@@ -41,14 +40,6 @@ HEADS = [
     "Speakers",
     "WER",
 ]
-
-
-def _num(v) -> float | None:
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        return None
-    return x if math.isfinite(x) else None
 
 
 def _problem(res: ModelBasedFit) -> str | None:
@@ -73,18 +64,16 @@ def rate_rows(model_based: Mapping[str, ModelBasedFit] | None) -> list[list[str]
         for gv in res.extra.get("group_variables") or []:
             ref = gv.get("reference")
             for lev in gv.get("levels") or []:
-                rr, lo, hi = (_num(lev.get(k)) for k in ("rate_ratio", "ci_low", "ci_high"))
-                wer = _num(lev.get("wer"))
+                rr, lo, hi = (finite(lev.get(k)) for k in ("rate_ratio", "ci_low", "ci_high"))
+                wer = finite(lev.get("wer"))
                 rows.append(
                     [
                         str(gv.get("variable", var)),
                         f"{lev.get('level')} vs {ref}",
                         fmt_ratio(rr),
-                        MISSING
-                        if lo is None or hi is None
-                        else f"{fmt_number(lo, 2)} – {fmt_number(hi, 2)}",
-                        fmt_p(_num(lev.get("p_value")), log10=lev.get("p_log10")),
-                        fmt_p(_num(lev.get("p_adjusted")), log10=lev.get("p_adjusted_log10")),
+                        fmt_estimate_ci(lo, hi),
+                        fmt_p(finite(lev.get("p_value")), log10=lev.get("p_log10")),
+                        fmt_p(finite(lev.get("p_adjusted")), log10=lev.get("p_adjusted_log10")),
                         str(lev.get("n_speakers", "")),
                         fmt_value("wer", wer),
                     ]
@@ -133,9 +122,9 @@ def summary_line(model_based: Mapping[str, ModelBasedFit] | None) -> str:
     for var, res in _fits(model_based):
         if _problem(res):
             continue
-        sd = _num(res.extra.get("speaker_sd"))
+        sd = finite(res.extra.get("speaker_sd"))
         over = res.extra.get("overdispersion") or {}
-        ratio = _num(over.get("ratio", over.get("dispersion")))
+        ratio = finite(over.get("ratio", over.get("dispersion")))
         agree = list(res.agreement or ())
         n_ok = sum(bool(a.agree) for a in agree)
         bit = f"{var}: speaker SD {fmt_number(sd, 2)}" if sd is not None else f"{var}"

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 
 from ..jobs import regression_run as rr
 from ..jobs.regression_result import RegressionRun
-from ..presentation import MISSING, finite, fmt_number, fmt_p
+from ..presentation import fmt_estimate_ci, fmt_p, fmt_ratio
 from .context import Context
 from .jobs import Job
 from .model_based_view import ModelBasedView
@@ -115,14 +115,8 @@ def candidate_columns(frame, metadata: set[str] | None = None) -> list[str]:
 def odds_rows(result: dict) -> list[list[str]]:
     """Table rows: each level of each variable with its plain and clustered odds ratio."""
 
-    def fmt_or(v):
-        return fmt_number(v, 2)
-
     def fmt_ci(lev):
-        lo, hi = lev.get("ci_low"), lev.get("ci_high")
-        if finite(lo) is None or finite(hi) is None:
-            return MISSING
-        return f"{fmt_number(lo, 2)} – {fmt_number(hi, 2)}"
+        return fmt_estimate_ci(lev.get("ci_low"), lev.get("ci_high"))
 
     clustered = {
         u["variable"]: {lev["level"]: lev for lev in u.get("levels") or []}
@@ -140,10 +134,10 @@ def odds_rows(result: dict) -> list[list[str]]:
                 [
                     var,
                     f"{lev['level']} vs {ref}",
-                    fmt_or(lev.get("odds_ratio")),
+                    fmt_ratio(lev.get("odds_ratio")),
                     fmt_ci(lev),
                     fmt_p(lev.get("p_value"), log10=lev.get("p_log10")),
-                    fmt_or(cl.get("odds_ratio")) if cl else "–",
+                    fmt_ratio(cl.get("odds_ratio")) if cl else "–",
                     fmt_ci(cl) if cl else "–",
                     fmt_p(cl.get("p_value"), log10=cl.get("p_log10")) if cl else "–",
                 ]

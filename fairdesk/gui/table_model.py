@@ -5,12 +5,16 @@ vectorised numpy/pandas operations (a 20,000-row table sorts and filters in mill
 The model keeps the frame's columns and a *view*: the source rows shown, in order. Sorting
 (:meth:`FrameModel.sort`, called by a sortable ``QTableView``), the text filter, the column
 filters and named row masks all recompute the view; selections survive as persistent
-indexes. Cells are formatted only when Qt asks for them.
+indexes. Cells are formatted only when Qt asks for them: by :func:`display`, or by a column's
+own presentation function (:meth:`FrameModel.set_formats`, e.g. a metric's value in its unit);
+a numeric column sorts by its values either way, never by their text.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
@@ -73,7 +77,25 @@ class FrameModel(QAbstractTableModel):
         self._hay = None  # lower-case text per column (built on the first text filter)
         self._shown: dict[int, np.ndarray] = {}  # display strings per column (lazily)
         self.decorations: dict[str, dict] = {}  # column -> {value: tooltip} (see data())
+        self._formats: dict[str, Callable[[Any], str]] = {}  # column -> text of its cells
         self.set_frame(frame)
+
+    def set_formats(self, formats: Mapping[str, Callable[[Any], str]]) -> None:
+        """Show the cells of the named columns through their own function (a presentation
+        formatter: ``{"WER": lambda v: fmt_value("wer", v)}``) instead of :func:`display`;
+        the text filters match that text, sorting stays by the values."""
+        self._formats = dict(formats)
+        self._shown = {}
+        self._hay = None
+        if self._cols:
+            self._relayout()
+            self.dataChanged.emit(
+                self.index(0, 0), self.index(max(0, self.rowCount() - 1), len(self._cols) - 1)
+            )
+
+    def _display(self, c: int, v) -> str:
+        fmt = self._formats.get(self._cols[c])
+        return display(v) if fmt is None else fmt(v)
 
     # -- data -------------------------------------------------------------------------------
     def set_frame(self, frame) -> None:
@@ -125,10 +147,10 @@ class FrameModel(QAbstractTableModel):
             return None  # most roles Qt asks for: nothing to say, answered first
         v = self._data[index.column()][self._view[index.row()]]
         if role == Qt.DisplayRole:
-            return display(v)
+            return self._display(index.column(), v)
         if role == Qt.ToolTipRole:
             tip = self.decorations.get(self._cols[index.column()], {}).get(v)
-            return tip if tip is not None else display(v)
+            return tip if tip is not None else self._display(index.column(), v)
         if role == Qt.UserRole:
             return v.item() if isinstance(v, np.generic) else v
         if (
@@ -208,7 +230,7 @@ class FrameModel(QAbstractTableModel):
     def _strings(self, c: int) -> np.ndarray:
         s = self._shown.get(c)
         if s is None:
-            s = np.array([display(v) for v in self._data[c]], dtype=object)
+            s = np.array([self._display(c, v) for v in self._data[c]], dtype=object)
             self._shown[c] = s
         return s
 
@@ -220,7 +242,7 @@ class FrameModel(QAbstractTableModel):
             keep &= self._strings(c) == want
         if self._text and n:
             if self._hay is None:
-                self._hay = [_lower_strings(self._frame.iloc[:, c]) for c in range(len(self._cols))]
+                self._hay = [self._haystack(c) for c in range(len(self._cols))]
             hit = np.zeros(n, dtype=bool)
             for col in self._hay:
                 hit |= col.str.contains(self._text, regex=False).fillna(False).to_numpy(dtype=bool)
@@ -230,6 +252,14 @@ class FrameModel(QAbstractTableModel):
             c, order = self._sort
             rows = rows[self._order_of(c, rows, order)]
         return rows.astype(np.int64)
+
+    def _haystack(self, c: int):
+        """Column ``c`` as lower-case text for the text filter (as shown)."""
+        import pandas as pd
+
+        if self._cols[c] in self._formats:
+            return pd.Series(self._strings(c)).astype("string[pyarrow]").str.lower()
+        return _lower_strings(self._frame.iloc[:, c])
 
     def _order_of(self, c: int, rows: np.ndarray, order) -> np.ndarray:
         import pandas as pd

@@ -67,7 +67,7 @@ def _encoded(res) -> dict:
     reads (the per-model audits as ``AuditResult.to_dict`` writes them)."""
     from dataclasses import replace
 
-    from fairdesk.stats.results import jsonable
+    from fairdesk.core.jsonio import jsonable
 
     data = jsonable(replace(res, audits=None, draws=None))
     data["settings"] = res.settings.to_dict()

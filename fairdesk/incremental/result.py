@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields, replace
 
-from fairdesk.core.jsonio import clean_json
+from fairdesk.core.jsonio import jsonable
 
 __all__ = ["SCHEMA", "IncrementalResult", "ModelsTable"]
 
@@ -85,7 +85,7 @@ class ModelsTable:
 
     def to_json(self) -> dict:
         """The JSON-ready table (NaN and infinity as null)."""
-        return clean_json(
+        return jsonable(
             {"rows": list(self.rows), "columns": list(self.columns), "values": self.values}
         )
 
@@ -226,7 +226,7 @@ class IncrementalResult:
             out["timelines"] = list(self.timelines)
         if self.run_id is not None:
             out["run_id"] = self.run_id
-        return clean_json(out)
+        return jsonable(out)
 
     @classmethod
     def from_json(cls, d: dict) -> IncrementalResult:

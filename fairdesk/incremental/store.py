@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from fairdesk.core.jsonio import clean_json
+from fairdesk.core.jsonio import jsonable
 from fairdesk.core.runs import INCREMENTAL, add_result, insert_run, list_runs, results_for_run
 from fairdesk.core.runs import run_kind as _run_kind
 from fairdesk.core.store import Project
@@ -80,7 +80,7 @@ def store_incremental(
         _digest([settings, sorted(map(str, items)), fps]),
         settings,
     )
-    add_result(project, run_id, KIND, clean_json(result))
+    add_result(project, run_id, KIND, jsonable(result))
     return run_id
 
 

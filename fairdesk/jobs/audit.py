@@ -13,13 +13,12 @@ import json
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .._meta import __version__
 from ..core import run_items, runs
 from ..core.dataset_sets import (
-    DatasetSet,
     check_by_columns,
     job_paths,
     open_set,
@@ -34,6 +33,7 @@ from ..core.spans import item_spans
 from ..core.store import Project
 from .acoustic_stage import add_acoustics
 from .prediction_keys import prediction_keys
+from .prepared import Prepared
 from .reference_text import choose_references
 from .request import AuditOutcome, AuditRequest, with_settings  # noqa: F401 - re-exported
 from .result import AuditRun
@@ -44,31 +44,12 @@ from .run_settings import run_settings as _run_settings
 from .shards import _predict_shard, load_shard_audio, predict_audio  # noqa: F401
 
 if TYPE_CHECKING:
-    import pandas as pd
-
-    from ..core.store import Dataset
-    from ..models.base import Backend
+    pass
 
 __all__ = ["AuditRequest", "AuditOutcome", "Cancelled", "run_audit", "prepare"]
 
 
 # -- prepare ---------------------------------------------------------------------------
-@dataclass
-class Prepared:
-    """The selected items and cache keys of a run (``prepare``)."""
-
-    frame: pd.DataFrame
-    dataset: Dataset
-    backend: Backend
-    model_key: str
-    request_hash: str
-    backend_given: bool = False  # passed in by the caller (not loaded from req.model)
-    dataset_set: DatasetSet | None = None  # every dataset of the run (``dataset`` first)
-    #: the items --reference-text left out ({"item", "reason"}) and what it says
-    reference_problems: tuple[dict, ...] = ()
-    reference_notes: tuple[str, ...] = ()
-
-
 def _load_backend(req: AuditRequest):
     from ..models import get_backend
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ..core.jsonio import clean_json
+from ..core.jsonio import jsonable
 from ..core.pvalues import p_log10
 
 __all__ = ["FAMILIES", "ITEM_COVARIATES", "SCHEMA", "RegressionRun", "log10_key", "with_p_log10"]
@@ -144,7 +144,7 @@ class RegressionRun:
 
     def to_json(self) -> dict:
         """The JSON-ready payload stored with the run (see the module docstring)."""
-        return clean_json(
+        return jsonable(
             {
                 "schema": SCHEMA,
                 "run_id": self.run_id,

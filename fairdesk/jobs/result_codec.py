@@ -7,7 +7,7 @@ and ``Any`` (free-form JSON, read back with lists as tuples).
 
 Rules
 -----
-* Non-finite floats are written as None (as :func:`fairdesk.stats.results.jsonable` does),
+* Non-finite floats are written as None (as :func:`fairdesk.core.jsonio.jsonable` does),
   except for fields declared ``metadata={"nonfinite": "string"}`` (or listed in
   :data:`FIELD_RULES` for classes of other modules): there ±inf is written ``"inf"`` /
   ``"-inf"`` (a ratio over a zero reference is infinite, which None would make read as

@@ -9,12 +9,14 @@ comparisons, computing nothing new.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .result import AuditRun
+#: The typed run (:class:`fairdesk.jobs.result.AuditRun`, which imports this module; not
+#: imported here, so that the two are no circle).
+AuditRun = Any
 
 __all__ = ["METHODS", "comparison_table"]
 

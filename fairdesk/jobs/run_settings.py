@@ -18,7 +18,7 @@ from .result_parts import RunSettings
 METRICS_CODE_VERSION = "7"
 
 if TYPE_CHECKING:
-    from .audit import Prepared
+    from .prepared import Prepared
     from .request import AuditRequest
 
 

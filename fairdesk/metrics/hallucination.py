@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from .normalize import as_text, get_normalizer, memoised
+from .units import finite
 
 __all__ = [
     "FLAG_COLUMNS",
@@ -400,14 +401,6 @@ _ITEM_ACOUSTICS = (
 )
 
 
-def _finite(v):
-    try:
-        v = float(v)
-    except (TypeError, ValueError):
-        return None
-    return v if np.isfinite(v) else None
-
-
 def item_pitfalls(row: dict) -> dict:
     """The hallucination evidence and acoustic covariates of one stored item row.
 
@@ -431,6 +424,6 @@ def item_pitfalls(row: dict) -> dict:
     return {
         "hallucination": ev,
         "hallucination_lines": [describe(e) for e in ev],
-        "acoustics": {c: _finite(row.get(c)) for c in _ITEM_ACOUSTICS if c in row},
+        "acoustics": {c: finite(row.get(c)) for c in _ITEM_ACOUSTICS if c in row},
         "speech_regions": regions,
     }

@@ -3,11 +3,13 @@
 The GUI, the reports and the console format through this package, so one reading prints the
 same everywhere: the units of :mod:`.numbers` (from the metric registry's specs), the labels
 of :mod:`.labels`, the basis E of the diacritic metrics (:mod:`.basis`), the radar of
-:mod:`.radars`, the group rows of :mod:`.rows`, a run's name (:mod:`.runs`) and the
-incremental timelines of :mod:`.timeline`.
+:mod:`.radars`, the group rows of :mod:`.rows`, a run's name (:mod:`.runs`), the
+incremental timelines of :mod:`.timeline` and the incremental tables' row names and group
+numbers (:mod:`.incremental`).
 """
 
 from .basis import comparison_basis, fmt_basis, group_basis, with_basis
+from .incremental import fmt_stream_value
 from .labels import (
     INCREMENTAL_ROW_HELP,
     INCREMENTAL_ROW_NAMES,
@@ -33,6 +35,7 @@ from .numbers import (
     fmt_ci,
     fmt_clock,
     fmt_count,
+    fmt_estimate_ci,
     fmt_gap,
     fmt_interval,
     fmt_number,
@@ -43,7 +46,6 @@ from .numbers import (
     fmt_segment,
     fmt_sig,
     fmt_size,
-    fmt_stream_value,
     fmt_value,
     fmt_value_ci,
     is_ratio,
@@ -102,6 +104,7 @@ __all__ = [
     "fmt_ci",
     "fmt_clock",
     "fmt_count",
+    "fmt_estimate_ci",
     "fmt_gap",
     "fmt_size",
     "fmt_interval",

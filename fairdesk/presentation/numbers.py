@@ -6,12 +6,11 @@ gaps in percentage points (``+3.1 pp``); ratio metrics (grounding lift) as ``1.2
 gaps as plain differences (``+0.12``, unit ``lift difference``: a difference of two ratios is
 not a multiplier); a CI bound that is not zero but rounds to it keeps its sign (``-0.04 pp``,
 not ``0.0 pp``: whether a CI holds zero is what a reader looks for). A missing number (None,
-NaN, ±inf, text) is :data:`MISSING`. This module adds CIs, p-values, counts and clocks.
+NaN, ±inf, text) is :data:`MISSING`. This module adds CIs (of metric values and gaps, :func:`fmt_ci`; of odds ratios, rate ratios
+and coefficients, :func:`fmt_estimate_ci`), p-values, counts and clocks.
 """
 
 from __future__ import annotations
-
-import math
 
 from ..core.plurals import count as _count
 from ..core.plurals import plural  # noqa: F401
@@ -42,6 +41,18 @@ def fmt_ratio(value, decimals: int = 2) -> str:
     """A ratio of two values (group ÷ reference): ``1.23×``; :data:`MISSING` if none."""
     x = finite(value)
     return MISSING if x is None else f"{number(x, decimals)}×"
+
+
+def fmt_estimate_ci(low, high, decimals: int = 2) -> str:
+    """The 95% CI of an estimate that is no metric value: an odds ratio or a rate ratio (shown
+    by :func:`fmt_ratio`), a regression coefficient (``decimals=4``): ``[0.81, 1.42]``, a
+    bound that rounds to zero keeping the digits that show it (``[0.004, 0.31]``);
+    :data:`MISSING` when either end is missing. Every view writes an odds ratio's CI so."""
+    if finite(low) is None or finite(high) is None:
+        return MISSING
+    lo = number(low, decimals, keep_sign=True)
+    hi = number(high, decimals, keep_sign=True)
+    return f"[{lo}, {hi}]"
 
 
 def fmt_ci(
@@ -104,14 +115,6 @@ def fmt_percent(value, decimals: int = 1, signed: bool = False) -> str:
     """A share (0..1) in percent, ``12.5%``; :data:`MISSING` if none."""
     x = finite(value)
     return MISSING if x is None else f"{number(x * 100, decimals, signed=signed)}%"
-
-
-def fmt_stream_value(metric: str, value) -> str:
-    """A value of the incremental tables (the GUI tab and the report alike): WER in percent,
-    the rest to 3 decimals; an infinite one (SPR without revokes) as ``inf``."""
-    if isinstance(value, float) and math.isinf(value):
-        return "inf"
-    return fmt_percent(value) if metric == "wer" else fmt_number(value, 3)
 
 
 def fmt_number(value, decimals: int = 3, signed: bool = False) -> str:

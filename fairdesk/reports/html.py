@@ -55,7 +55,7 @@ from ..presentation.warnings import run_warnings, speakers_line
 from ..stats.results import Comparison
 from .align import align_texts, normaliser
 from .data import RunData, group_ci, load_run, num, summary_overall, verdict_style
-from .files import TEMPLATES, ReportFiles  # noqa: E402, F401 - re-exported
+from .files import TEMPLATES, ReportFiles, environment  # noqa: E402, F401 - re-exported
 from .palette import ops_css
 from .plan_section import followup_lines, plan_section
 from .sections import (
@@ -516,17 +516,9 @@ def report_context(d: RunData, embed_audio: bool = False, worst: int = 3) -> dic
 
 def render(context: dict) -> str:
     """The HTML text of a report context (jinja2, autoescape on)."""
-    import jinja2
     from markupsafe import Markup
 
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["counted"] = count  # {{ n|counted("item") }}: 1 item, 2 items
+    env = environment()
     ctx = dict(context)
     ctx["ops_css"] = Markup(ops_css())  # the GUI's colours (palette.OPS)
     ctx["charts"] = [{**c, "svg": Markup(c["svg"])} for c in context["charts"]]

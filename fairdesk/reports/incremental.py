@@ -24,15 +24,18 @@ from .._meta import __version__
 from ..core.atomic import write_text
 from ..jobs.result import as_audit_run
 from ..presentation import (
-    INCREMENTAL_ROW_HELP,
-    INCREMENTAL_ROW_NAMES,
+    MISSING,
     count,
-    fmt_gap,
     fmt_number,
     fmt_p,
-    fmt_stream_value,
-    fmt_value,
     timeline_points,
+)
+from ..presentation.incremental import (
+    ROW_HELP,
+    fmt_stream_ci,
+    fmt_stream_gap,
+    fmt_stream_value,
+    row_name,
 )
 from .data import num, verdict_style
 
@@ -45,8 +48,6 @@ __all__ = [
 ]
 
 ADD, REVOKE, UPDATE, ARRIVAL = "#2e7d32", "#c62828", "#1565c0", "#9e9e9e"
-ROW_NAMES = INCREMENTAL_ROW_NAMES
-ROW_HELP = INCREMENTAL_ROW_HELP
 #: Word labels drawn per timeline (the markers are always all drawn).
 MAX_LABELS = 300
 
@@ -87,20 +88,12 @@ def _table(p) -> dict | None:
             cells.append(
                 {"text": fmt_stream_value(m, v), "value": repr(float(v)) if finite else ""}
             )
-        rows.append(
-            {"metric": m, "name": ROW_NAMES.get(m, m), "help": ROW_HELP.get(m, ""), "cells": cells}
-        )
+        rows.append({"metric": m, "name": row_name(m), "help": ROW_HELP.get(m, ""), "cells": cells})
     n_items = [
         (summ.get((c.get("model", ""), c["policy"], c["stream"])) or {}).get("n_items", "–")
         for c in cols
     ]
     return {"engines": engines, "heads": heads, "rows": rows, "n_items": n_items}
-
-
-def _fmt_metric(m: str, v, signed: bool = False) -> str:
-    if m in ("wer", "eo", "eo_edit", "revoke_update_share"):
-        return fmt_gap("wer", v) if signed else fmt_value("wer", v)
-    return fmt_number(v, 4, signed=signed)
 
 
 def _engine(block) -> tuple[str | None, str | None, str]:
@@ -122,7 +115,7 @@ def _groups(p) -> list[dict]:
                 "n": fmt_number(g.n_items, 0),
                 "excluded": bool(g.excluded),
                 "reference": g.group == run.reference,
-                "values": [_fmt_metric(m, (g.values or {}).get(m)) for m in ms],
+                "values": [fmt_stream_value(m, (g.values or {}).get(m)) for m in ms],
             }
             for g in run.groups
         ]
@@ -130,17 +123,15 @@ def _groups(p) -> list[dict]:
         for c in run.comparisons:
             m = c.metric or ""
             label, bg, fg = verdict_style(c.verdict)
-            ci = ""
-            if not (math.isnan(num(c.ci_low)) or math.isnan(num(c.ci_high))):
-                ci = f"[{_fmt_metric(m, c.ci_low, True)}, {_fmt_metric(m, c.ci_high, True)}]"
+            ci = fmt_stream_ci(m, c.ci_low, c.ci_high)
             comps.append(
                 {
                     "metric": m,
                     "group": c.group,
-                    "value": _fmt_metric(m, c.value),
-                    "ref": _fmt_metric(m, c.reference_value),
-                    "gap": _fmt_metric(m, c.gap, True),
-                    "ci": ci,
+                    "value": fmt_stream_value(m, c.value),
+                    "ref": fmt_stream_value(m, c.reference_value),
+                    "gap": fmt_stream_gap(m, c.gap),
+                    "ci": "" if ci == MISSING else ci,
                     "p_adj": fmt_p(c.p_adjusted),
                     "verdict": label,
                     "bg": bg,
@@ -348,18 +339,11 @@ def incremental_context(project, run_id: int, worst: int = 3) -> dict:
 
 def render_incremental(context: dict) -> str:
     """The HTML text of an incremental report context (jinja2, autoescape on)."""
-    import jinja2
     from markupsafe import Markup
 
-    from .files import TEMPLATES
+    from .files import environment
 
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
+    env = environment()
     ctx = dict(context)
     ctx["timelines"] = [{**t, "svg": Markup(t["svg"])} for t in context["timelines"]]
     return env.get_template("incremental.html.j2").render(**ctx)

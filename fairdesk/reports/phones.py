@@ -19,7 +19,7 @@ from ..jobs.result_blocks import (
     PhoneTable,
 )
 from ..jobs.result_parts import WordPosition
-from ..presentation import fmt_number, fmt_p_exact, fmt_percent
+from ..presentation import fmt_estimate_ci, fmt_number, fmt_p_exact, fmt_percent
 
 #: Contents shown in the heatmap (the most-read first); the JSON has them all.
 MAX_CONTENTS = 6
@@ -104,7 +104,7 @@ def _regression(reg: AccentednessRegression | None) -> dict | None:
     if reg.estimable:
         b = reg.beta_accentedness or Coefficient()
         lo, hi = b.ci or (None, None)
-        regression["beta"] = f"{fmt_number(b.coef, 3)} [{fmt_number(lo, 3)}, {fmt_number(hi, 3)}]"
+        regression["beta"] = f"{fmt_number(b.coef, 3)} {fmt_estimate_ci(lo, hi, 3)}"
         for g, v in (reg.groups or {}).items():
             regression["groups"].append(
                 {

@@ -29,8 +29,10 @@ from ..jobs.result import AuditRun
 from ..jobs.result_blocks import Representation
 from ..jobs.result_parts import GroupFlags, VerdictChange, WerDominated
 from ..presentation import (
+    MISSING,
     count,
     fmt_ci,
+    fmt_estimate_ci,
     fmt_gap,
     fmt_interval,
     fmt_number,
@@ -39,7 +41,6 @@ from ..presentation import (
     fmt_ratio,
     fmt_value,
     metric_label,
-    number,
     unit,
 )
 from ..stats.representation import Leakage
@@ -53,13 +54,6 @@ def _n(v) -> str:
 
 def _num3(v) -> str:
     return fmt_number(v, 3)
-
-
-def _ci(lo, hi, digits: int = 2) -> str:
-    """``[lo, hi]`` with ``digits`` decimals; '' when either end is missing."""
-    if math.isnan(num(lo)) or math.isnan(num(hi)):
-        return ""
-    return f"[{number(lo, digits, keep_sign=True)}, {number(hi, digits, keep_sign=True)}]"
 
 
 def confusion_section(run: AuditRun) -> list[dict]:
@@ -182,7 +176,7 @@ def _model_based_entry(var: str, m, comps: dict) -> dict:
                     "level": r["level"],
                     "reference": g.get("reference"),
                     "rr": fmt_ratio(r.get("rate_ratio")),
-                    "ci": _ci(r.get("ci_low"), r.get("ci_high")),
+                    "ci": fmt_estimate_ci(r.get("ci_low"), r.get("ci_high")),
                     "p_adj": fmt_p(r.get("p_adjusted"), log10=r.get("p_adjusted_log10")),
                     "gap": fmt_gap("wer", c.gap) if c else "–",
                     "gap_ci": fmt_ci("wer", c.ci_low, c.ci_high) if c else "",
@@ -226,10 +220,12 @@ def _or_rows(result: dict) -> list[dict]:
                     "variable": u["variable"],
                     "level": f"{lev['level']} vs {u.get('reference')}",
                     "or": fmt_ratio(lev.get("odds_ratio")),
-                    "ci": _ci(lev.get("ci_low"), lev.get("ci_high")),
+                    "ci": fmt_estimate_ci(lev.get("ci_low"), lev.get("ci_high")),
                     "p": fmt_p(lev.get("p_value"), log10=lev.get("p_log10")),
                     "or_cl": fmt_ratio(cl.get("odds_ratio")) if cl else "–",
-                    "ci_cl": _ci(cl.get("ci_low"), cl.get("ci_high")) if cl else "",
+                    "ci_cl": fmt_estimate_ci(cl.get("ci_low"), cl.get("ci_high"))
+                    if cl
+                    else MISSING,
                     "p_cl": fmt_p(cl.get("p_value"), log10=cl.get("p_log10")) if cl else "–",
                     "adjusted": "; ".join(adjusted.get((u["variable"], lev["level"]), [])) or "–",
                 }
@@ -333,7 +329,7 @@ def regression_sections(d) -> list[dict]:
                         {
                             "level": f"{r['level']} vs {g['reference']}",
                             "rr": fmt_ratio(r.get("rate_ratio")),
-                            "ci": _ci(r.get("ci_low"), r.get("ci_high")),
+                            "ci": fmt_estimate_ci(r.get("ci_low"), r.get("ci_high")),
                             "p_adj": fmt_p(r.get("p_adjusted"), log10=r.get("p_adjusted_log10")),
                         }
                     )
@@ -342,7 +338,7 @@ def regression_sections(d) -> list[dict]:
                 {
                     "term": c["term"],
                     "estimate": fmt_number(c.get("estimate"), 4, signed=True),
-                    "ci": _ci(c.get("ci_low"), c.get("ci_high"), 4),
+                    "ci": fmt_estimate_ci(c.get("ci_low"), c.get("ci_high"), 4),
                     "p": fmt_p(c.get("p_value"), log10=c.get("p_log10")),
                 }
                 for c in res.get("coefficients") or []

@@ -27,11 +27,10 @@ carries that reading in ``scheme_reading``.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
+from ..core.jsonio import json_number
 from ..metrics.registry import MetricSpec, _ratio
 from .groupci import bootstrap_value, percentile_ci
 from .slicing import MISSING_LABEL, missing_mask, no_value_label
@@ -156,13 +155,8 @@ def nodia_summary(stats: pd.DataFrame) -> dict | None:
     }
 
 
-def _num(v) -> float | None:
-    v = float(v)
-    return v if math.isfinite(v) else None
-
-
 def _rate_block(spec, vb, idx_rows) -> dict:
-    value = _num(np.asarray(spec.compute(vb.point)))
+    value = json_number(np.asarray(spec.compute(vb.point)))
     if value is None:
         return {"value": None, "ci": None, "bootstrap_mean": None, "n_replicates": 0}
     reps = np.asarray(spec.compute(vb.reps), dtype=float) if vb.reps is not None else None
@@ -209,7 +203,7 @@ def _rates_for(X, strata, n_bootstrap, seed) -> tuple[dict, str | None]:
     if n < 2:
         return {
             k: {
-                "value": _num(np.asarray(spec.compute(X[np.concatenate(strata)].sum(0)))),
+                "value": json_number(np.asarray(spec.compute(X[np.concatenate(strata)].sum(0)))),
                 "ci": None,
                 "bootstrap_mean": None,
                 "n_replicates": 0,

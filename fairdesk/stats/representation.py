@@ -226,7 +226,7 @@ class RepresentationResult:
 
     def to_dict(self) -> dict:
         """JSON-ready dict (NaN → None)."""
-        from fairdesk.stats.results import jsonable
+        from fairdesk.core.jsonio import jsonable
 
         return jsonable(self)
 

@@ -3,34 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 
-import numpy as np
-
+from fairdesk.core.jsonio import jsonable
 from fairdesk.stats.settings import AuditSettings
 from fairdesk.stats.summary import MetricSummary
-
-
-def jsonable(obj):
-    """Plain JSON-ready data: dataclasses → dicts, tuples → lists, numpy → Python,
-    NaN and ±inf → None."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-    if isinstance(obj, dict):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return [jsonable(v) for v in obj.tolist()]
-    if isinstance(obj, (bool, np.bool_)):
-        return bool(obj)
-    if isinstance(obj, (int, np.integer)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        x = float(obj)
-        return x if math.isfinite(x) else None
-    return obj
 
 
 def _fields_dict(obj, later: tuple[str, ...]) -> dict:

@@ -107,9 +107,10 @@ FULL = [
     "design: unmatched; resampling: content, speaker, utterance (groups said different "
     "content: gaps are not causal)",
     "WER against us:",
-    "  scot                           gap  +11.2 [+5.0, +18.0] p_adj  0.012  disparity_detected",
+    "  scot                           gap  +11.2 pp [+5.0 pp, +18.0 pp] p_adj  0.012  "
+    "disparity_detected",
     "    R1.",
-    "  a-very-long-group-name-of-many gap   +2.0 – p_adj      –  not_computable",
+    "  a-very-long-group-name-of-many gap   +2.0 pp – p_adj      –  not_computable",
     "  odd                            no_variation: – everywhere on – + – ; other outcome < – / – "
     "(rule of three)",
     "  solo                           not_estimable: one speaker in solo",
@@ -143,7 +144,7 @@ def test_other_metric_first():
             "design: unmatched; resampling: speaker (groups said different content: gaps are not "
             "causal)",
             "EM against us:",
-            "  scot                           gap  -10.0 [-20.0, 0.0] p_adj  0.200  "
+            "  scot                           gap  -10.0 pp [-20.0 pp, 0.0 pp] p_adj  0.200  "
             "no_disparity_detected",
         ]
         + FULL[-6:]
@@ -178,7 +179,7 @@ TAIL2 = [
     "",
 ]
 COMP2 = (
-    "  b                              gap  +10.0 [0.0, +20.0] p_adj  0.500  "
+    "  b                              gap  +10.0 pp [0.0 pp, +20.0 pp] p_adj  0.500  "
     "inconclusive_underpowered"
 )
 

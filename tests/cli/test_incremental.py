@@ -122,6 +122,17 @@ def test_cli_table_json_and_groups(project, tmp_path, monkeypatch, capsys):
         assert head in text
     assert "inf" in text
     assert "local-agreement (committed)" in text and "groups (reference a)" in text
+    # the groups as the table and the incremental report print them: WER in percent (its
+    # gaps in pp), EO to three decimals
+    lines = text.split("\n")
+    for g in conc["groups"]:
+        row = next(ln for ln in lines if ln.strip().startswith(f"{g['group']} ")).split()
+        assert f"{100 * g['values']['wer']:.1f}%" in row and f"{g['values']['eo']:.3f}" in row
+    for c in conc["comparisons"]:
+        if c["metric"] == "wer" and abs(100 * c["gap"]) >= 0.05:
+            assert f"gap {100 * c['gap']:+.1f} pp [" in text
+        if c["metric"] == "eo" and abs(c["gap"]) >= 0.0005:
+            assert f"gap {c['gap']:+.3f} [" in text
 
 
 def test_cli_usage_errors(project, monkeypatch):

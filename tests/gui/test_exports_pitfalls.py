@@ -280,7 +280,7 @@ def test_the_model_based_result_shows_beside_the_logistic_one(qtbot, ctx, mini):
         "accent",
         "south vs north",
         f"{lev['rate_ratio']:.2f}×",
-        f"{lev['ci_low']:.2f} – {lev['ci_high']:.2f}",
+        f"[{lev['ci_low']:.2f}, {lev['ci_high']:.2f}]",
     ]
     assert lev["ci_low"] < lev["rate_ratio"] < lev["ci_high"]
     text = view.text.toPlainText()

@@ -110,3 +110,23 @@ def test_set_masks_relays_once_and_equals_the_masks_one_by_one(qtbot):
     assert [one.row(r)["id"] for r in range(one.rowCount())] == want
     both.set_masks({"group": None})  # removed: the other mask stays
     assert both.rowCount() == int(failing.sum())
+
+
+def test_a_column_format_shows_its_text_and_sorts_by_value(qtbot):
+    """A column shown through its own formatter (a metric in percent): the cells and the
+    filters read the text, the sort follows the numbers (``100.0%`` after ``20.0%``)."""
+    from fairdesk.gui.table_model import FrameModel
+
+    df = pd.DataFrame({"id": ["a", "b", "c", "d"], "WER": [1.0, 0.2, np.nan, 0.05]})
+    m = FrameModel()
+    m.set_formats({"WER": lambda v: "–" if np.isnan(v) else f"{100 * v:.1f}%"})
+    m.set_frame(df)
+    assert [m.data(m.index(r, 1)) for r in range(4)] == ["100.0%", "20.0%", "–", "5.0%"]
+    assert m.data(m.index(0, 1), Qt.UserRole) == 1.0  # the value stays a number
+    m.sort(1, Qt.AscendingOrder)
+    assert [m.row(r)["id"] for r in range(4)] == ["d", "b", "a", "c"]  # by value, missing last
+    m.set_text("100.0%")  # the text filter reads what is shown
+    assert [m.row(r)["id"] for r in range(m.rowCount())] == ["a"]
+    m.set_text("")
+    m.set_column_filter(1, "5.0%")
+    assert [m.row(r)["id"] for r in range(m.rowCount())] == ["d"]

@@ -67,7 +67,7 @@ def test_asked_for_der_shows_e_and_groups_under_10_marks_are_not_tested():
     # the console: every DER value with its E; c's comparison descriptive
     text = format_groups(run)
     assert "(E = 3)" in text and "(E = 12)" in text and "(E = 27)" in text
-    assert "descriptive: 33.3 vs" in text and "E = 3 + 12 expected diacritics" in text
+    assert "descriptive: 33.3% vs" in text and "E = 3 + 12 expected diacritics" in text
     # the JSON keeps the basis
     d = run.to_json()
     jc = next(x for x in d["comparisons"] if x["group"] == "c")

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ...core.jsonio import jsonable
 from ...core.pvalues import p_clause
 from ...core.pvalues import p_text as _fmt_p
 from .logp import chi2_log10, holm_log10, normal_log10, t_log10
@@ -475,17 +476,7 @@ def run_poisson_mixed(
         "notes": list(data.notes),
     }
     out["conclusions"] = _conclusions(out, trace_sentences)
-    return _jsonable(out)
-
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, (str, type(None))):
-        return obj
-    return _num(obj)
+    return jsonable(out)
 
 
 def _conclusions(out: dict, trace_sentences: list[str]) -> list[str]:

@@ -6,19 +6,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
-
-def _num(x: Any) -> Any:
-    """Plain Python number for JSON (NaN/inf -> None)."""
-    if x is None:
-        return None
-    if isinstance(x, (bool, np.bool_)):
-        return bool(x)
-    if isinstance(x, (int, np.integer)):
-        return int(x)
-    x = float(x)
-    return x if math.isfinite(x) else None
+from ...core.jsonio import json_number as _num  # noqa: F401 - the one rule, used by the fits
 
 
 @dataclass(frozen=True)

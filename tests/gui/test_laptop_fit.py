@@ -130,3 +130,55 @@ def test_the_record_tab_fits_1024_px_and_its_pickers_show_their_text(qtbot, tmp_
         assert spec_bottom < pl.play_btn.geometry().top(), (spec_bottom, pl.play_btn.geometry())
     finally:
         ctx.close(5000)
+
+
+def _cells(doc):
+    """(text, line count) of every cell of the tables of ``doc``."""
+    from PySide6.QtGui import QTextTable
+
+    for frame in doc.rootFrame().childFrames():
+        if isinstance(frame, QTextTable):
+            for r in range(frame.rows()):
+                for c in range(frame.columns()):
+                    block = frame.cellAt(r, c).firstCursorPosition().block()
+                    yield block.text(), block.layout().lineCount()
+
+
+def test_the_diff_wraps_between_words_never_inside_one(qtbot):
+    """At 1024x700 the Items view's diff broke "REF" into "RE F" and words into "look ed",
+    "restau rant": the alignment now takes as many whole columns a line as its width holds,
+    at every width, and no cell wraps; the lines are re-cut when the view is resized."""
+    import jiwer
+
+    from fairdesk.gui.diff_view import DiffView
+
+    ref = (
+        "we looked for a restaurant near the station but everything was closed because "
+        "of the holiday weekend"
+    )
+    hyp = (
+        "we look for the restaurants near station but everything was close because of a "
+        "holiday weekend"
+    )
+    out = jiwer.process_words(ref, hyp)
+    text = jiwer.visualize_alignment(out, show_measures=False)
+    alignment = "\n".join(x for x in text.split("\n") if x.startswith(("REF:", "HYP:", " ")))
+    rep = {"reference": ref, "hypothesis": hyp, "errors": 6, "n_words": 18}
+    rep |= {"substitutions": 5, "deletions": 1, "insertions": 0, "alignment": alignment}
+    w = DiffView()
+    qtbot.addWidget(w)
+    w.show()
+    w.set_report(rep)
+    for width in (300, 420, 560, 900):
+        w.resize(width, 320)
+        qtbot.wait(20)
+        cells = list(_cells(w.text.document()))
+        assert all(n == 1 for _, n in cells), (width, [c for c in cells if c[1] != 1])
+        assert {"REF", "HYP"} <= {t for t, _ in cells}
+        assert "restaurant" in {t for t, _ in cells} and "restaurants" in {t for t, _ in cells}
+        # the tables fit: no sideways scrolling where the words can fit
+        assert w.text.horizontalScrollBar().maximum() == 0, width
+    lines_narrow = sum(t == "REF" for t, _ in _cells(w.text.document()))
+    w.resize(300, 320)
+    qtbot.wait(20)
+    assert sum(t == "REF" for t, _ in _cells(w.text.document())) > lines_narrow

@@ -172,6 +172,10 @@ def screenshots(
 
     win.show_tab("datasets")
     shot("01_datasets")
+    ds = win.datasets
+    if ds.model.rowCount():  # an item selected: its player and transcript editor
+        ds.table.selectRow(0)
+        shot("01_datasets_item")
     win.show_tab("audit")
     shot("02_audit")
     win.show_tab("results")

@@ -60,6 +60,10 @@ def segment_column(frame) -> list[str]:
     return [fmt_segment(None, None) if s is None else fmt_segment(*s, hours=hours) for s in spans]
 
 
+#: The fewest pixels the items table keeps when an item's player and editor open (5 rows).
+TABLE_MIN_HEIGHT = 150
+
+
 class DatasetPanel(QWidget):
     """Datasets of the open project and the items of the selected one.
 
@@ -375,6 +379,8 @@ class DatasetPanel(QWidget):
             f.setBold(True)
             top.setFont(0, f)
             self.groups.addTopLevelItem(top)
+            top.setFirstColumnSpanned(True)  # "age_group (3 value…" was cut at the Items column
+            top.setToolTip(0, top.text(0))
             if len(values) > MAX_FILTER_VALUES:
                 continue
             for v, c in sorted(values.items()):
@@ -543,7 +549,20 @@ class DatasetPanel(QWidget):
             self._hint.hide()
             self._detail.addWidget(self.player, 1)
             self._detail.addWidget(self.annotation)
+            self._fit_detail()
         return self.player
+
+    def _fit_detail(self) -> None:
+        """Give the player and the transcript editor the height they need (at 768 px they
+        had to be scrolled), the table keeping :data:`TABLE_MIN_HEIGHT` at least."""
+        sizes = self.vsplit.sizes()
+        total = sum(sizes)
+        if total <= 0 or len(sizes) != 2:
+            return
+        want = self.vsplit.widget(1).widget().sizeHint().height() + 4
+        detail = max(sizes[1], min(want, total - TABLE_MIN_HEIGHT))
+        if detail != sizes[1]:
+            self.vsplit.setSizes([total - detail, detail])
 
     def _annotated(self, db_id: int, text: str) -> None:
         """Show the new transcript in the table's annotation column."""

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QGridLayout,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QListWidget,
@@ -174,13 +175,14 @@ class RegressionPanel(QWidget):
             self.outcome.addItem(key, key)
             self.outcome.setItemData(self.outcome.count() - 1, plain_tip(what), Qt.ToolTipRole)
         self.variables = QListWidget()
-        self.variables.setMaximumHeight(78)
+        self.variables.setMaximumHeight(52)  # two rows of variables, then it scrolls
         self.variables.setFlow(QListWidget.LeftToRight)
         self.variables.setWrapping(True)
         self.variables.setSpacing(2)
         self.variables.setToolTip("the demographic variables (check one or more)")
         self.cluster = QComboBox()
         self.cluster.setToolTip("speaker column for the clustered models (none: plain only)")
+        self.cluster.setSizeAdjustPolicy(QComboBox.AdjustToContents)  # "speaker_" was cut
         self.alpha = QDoubleSpinBox()
         self.alpha.setRange(0.001, 0.5)
         self.alpha.setDecimals(3)
@@ -214,18 +216,26 @@ class RegressionPanel(QWidget):
         form = QGridLayout()
         form.setHorizontalSpacing(8)
         form.setVerticalSpacing(4)
-        form.addWidget(QLabel("Outcome"), 0, 0)
-        form.addWidget(self.outcome, 0, 1)
-        form.addWidget(QLabel("Clusters"), 1, 0)
-        form.addWidget(self.cluster, 1, 1)
-        form.addWidget(QLabel("α"), 2, 0)
-        form.addWidget(self.alpha, 2, 1)
-        form.addWidget(QLabel("Variables"), 0, 2)
-        form.addWidget(self.variables, 0, 3, 3, 1)
-        form.addWidget(self.run_btn, 0, 4)
-        form.addWidget(QLabel("Stored"), 1, 4)
-        form.addWidget(self.history, 2, 4)
-        form.setColumnStretch(3, 1)
+        # two rows, not three: at 1366x768 the result table under them showed one row
+        choices = QHBoxLayout()
+        choices.setSpacing(8)
+        for label, widget in (
+            ("Outcome", self.outcome),
+            ("Clusters", self.cluster),
+            ("α", self.alpha),
+        ):
+            choices.addWidget(QLabel(label))
+            choices.addWidget(widget)
+        choices.addStretch(1)
+        stored = QHBoxLayout()
+        stored.addWidget(QLabel("Stored"))
+        stored.addWidget(self.history, 1)
+        form.addLayout(choices, 0, 0, 1, 2)
+        form.addWidget(self.run_btn, 0, 2)
+        form.addWidget(QLabel("Variables"), 1, 0)
+        form.addWidget(self.variables, 1, 1)
+        form.addLayout(stored, 1, 2)
+        form.setColumnStretch(1, 1)
         top = QWidget()
         tv = QVBoxLayout(top)
         tv.setContentsMargins(0, 0, 0, 0)

@@ -96,6 +96,23 @@ def test_the_items_list_shows_reference_and_hypothesis_side_by_side(qtbot, ctx, 
         assert w.model.data(index, Qt.ToolTipRole) == w.model.data(index, Qt.DisplayRole)
     if "Halluc." in cols:
         assert t.isColumnHidden(cols.index("Halluc.")) == (not bool(w._flagged.sum()))
+    # a run with flagged items shows the Halluc. column (110 px of flags): at 1024 px it took
+    # the transcripts' room ("eferen" showed, the hypothesis was off to the right)
+    cols = w.model.columns
+    if "Halluc." in cols:
+        t.setColumnHidden(cols.index("Halluc."), False)
+        w._fitted["Halluc."] = 110
+        from fairdesk.gui.item_columns import text_columns_minimum
+
+        t.setMinimumWidth(text_columns_minimum(t, cols, w._fitted))
+        for width in (1366, 1024, 900):
+            w.resize(width, 700)
+            qtbot.wait(30)
+            fm = t.horizontalHeader().fontMetrics()
+            for c in (ri, hi, cols.index("Halluc."), cols.index("group")):
+                assert t.columnWidth(c) >= fm.horizontalAdvance(cols[c]) + 20, (width, cols[c])
+            right = t.columnViewportPosition(hi) + t.columnWidth(hi)
+            assert right <= t.viewport().width() + 1, (width, right, t.viewport().width())
 
 
 def test_the_record_tab_fits_1024_px_and_its_pickers_show_their_text(qtbot, tmp_path):
@@ -182,3 +199,34 @@ def test_the_diff_wraps_between_words_never_inside_one(qtbot):
     w.resize(300, 320)
     qtbot.wait(20)
     assert sum(t == "REF" for t, _ in _cells(w.text.document())) > lines_narrow
+
+
+def test_a_long_status_message_is_elided_with_the_whole_text_in_the_tooltip(qtbot, tmp_path):
+    """The ELAN export's message ran off the window at 1366x768: the status bar elides a
+    message wider than itself, the whole text in its tooltip, re-elided when resized."""
+    from fairdesk.gui.main_window import MainWindow
+    from fairdesk.gui.status_bar import FitStatusBar
+
+    w = MainWindow(None, restore=False)
+    qtbot.addWidget(w)
+    w.resize(1024, 700)
+    w.show()
+    qtbot.wait(20)
+    bar = w.statusBar()
+    assert isinstance(bar, FitStatusBar)
+    long = "ELAN files written: " + ", ".join(
+        f"/home/field/exports/run 3/s{i}.eaf" for i in range(9)
+    )
+    w.exporter.message.emit(long)  # what an export says when it is done
+    assert bar.currentMessage() == long  # as Qt's bar, the whole message
+    shown = bar.shown_message()
+    assert shown != long and shown.endswith("…") and bar.toolTip() == long
+    assert bar.fontMetrics().horizontalAdvance(shown) <= bar.message_width()
+    w.resize(1366, 768)
+    qtbot.wait(20)
+    wider = bar.shown_message()
+    assert len(wider) > len(shown) and bar.fontMetrics().horizontalAdvance(wider) <= bar.width()
+    bar.showMessage("saved", 0)  # a short one: whole, no tooltip
+    assert bar.shown_message() == "saved" and bar.toolTip() == ""
+    bar.clearMessage()
+    assert bar.full_message() == "" and bar.toolTip() == ""

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -184,6 +184,7 @@ class DatasetPanel(QWidget):
         self.player: AudioPlayer | None = None
         self.annotation: AnnotationPanel | None = None
         self._annotation_state: dict = {}
+        self._detail_fitted = False  # the detail's height given once (_fit_detail)
         detail = QWidget()
         self._detail = QVBoxLayout(detail)
         self._detail.setContentsMargins(0, 0, 0, 0)
@@ -549,7 +550,8 @@ class DatasetPanel(QWidget):
             self._hint.hide()
             self._detail.addWidget(self.player, 1)
             self._detail.addWidget(self.annotation)
-            self._fit_detail()
+        if not self._detail_fitted:
+            QTimer.singleShot(0, self._fit_detail)  # once its widgets are laid out
         return self.player
 
     def _fit_detail(self) -> None:
@@ -557,9 +559,10 @@ class DatasetPanel(QWidget):
         had to be scrolled), the table keeping :data:`TABLE_MIN_HEIGHT` at least."""
         sizes = self.vsplit.sizes()
         total = sum(sizes)
-        if total <= 0 or len(sizes) != 2:
-            return
-        want = self.vsplit.widget(1).widget().sizeHint().height() + 4
+        if total <= 0 or len(sizes) != 2 or not self.isVisible():
+            return  # not laid out yet: on the first item shown
+        self._detail_fitted = True  # once: a height the user drags to is kept
+        want = self.vsplit.widget(1).widget().minimumSizeHint().height() + 4
         detail = max(sizes[1], min(want, total - TABLE_MIN_HEIGHT))
         if detail != sizes[1]:
             self.vsplit.setSizes([total - detail, detail])

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSplitter,
+    QStyle,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -175,7 +176,8 @@ class RegressionPanel(QWidget):
             self.outcome.addItem(key, key)
             self.outcome.setItemData(self.outcome.count() - 1, plain_tip(what), Qt.ToolTipRole)
         self.variables = QListWidget()
-        self.variables.setMaximumHeight(52)  # two rows of variables, then it scrolls
+        # one row of check boxes (more scroll): the result table under it gets the height
+        self.variables.setMaximumHeight(self.variables.fontMetrics().height() + 16)
         self.variables.setFlow(QListWidget.LeftToRight)
         self.variables.setWrapping(True)
         self.variables.setSpacing(2)
@@ -208,6 +210,13 @@ class RegressionPanel(QWidget):
         self.table.verticalHeader().setVisible(False)
         hdr = self.table.horizontalHeader()
         hdr.setSectionResizeMode(QHeaderView.ResizeToContents)
+        # three result rows at least in sight (at 1366x768 it showed one)
+        self.table.setMinimumHeight(  # and a horizontal scroll bar's room (at 1024 px)
+            hdr.sizeHint().height()
+            + 3 * self.table.verticalHeader().defaultSectionSize()
+            + self.table.style().pixelMetric(QStyle.PM_ScrollBarExtent)
+            + 2 * self.table.frameWidth()
+        )
         self.conclusions = QPlainTextEdit()
         self.conclusions.setReadOnly(True)
         self.conclusions.setPlaceholderText("The conclusions, in words, appear here.")

@@ -9,7 +9,7 @@ from .context import Context
 from .qapp import save_grab
 
 
-def screenshot(out_path, project, run_id: int | None = None):
+def screenshot(out_path, project, run_id: int | None = None, size: tuple[int, int] = (1440, 900)):
     """Save a PNG of the Items view with the annotation editor on a real item of ``project``
     (the first item of the run's ranked list, or of the first dataset); a tone mark is put
     on with the palette and undone/redone, so the history is real. Nothing is written to the
@@ -20,6 +20,7 @@ def screenshot(out_path, project, run_id: int | None = None):
     out_path : the PNG to write.
     project : a project folder.
     run_id : the run whose items are shown (default: the newest finished run).
+    size : the panel's size (``fairdesk gui --size``: a laptop's screen).
 
     Returns
     -------
@@ -43,7 +44,7 @@ def screenshot(out_path, project, run_id: int | None = None):
         ctx = Context(dst)
         try:
             w = ItemPanel(ctx)
-            w.resize(1440, 900)
+            w.resize(*size)
             w.show()
             runs = ctx.runs()
             if runs:

@@ -215,7 +215,7 @@ def screenshots(
     from .annotation_shot import screenshot as annotation_screenshot
 
     # the transcript editor with its palette and history, on a copy of the store
-    written.append(annotation_screenshot(out / "08_annotation.png", project, run_id))
+    written.append(annotation_screenshot(out / "08_annotation.png", project, run_id, size=size))
     app.processEvents()
     tmp.cleanup()
     return written

@@ -175,16 +175,18 @@ class TranscriptEditor(QWidget):
             b.clicked.connect(slot)
             sig.connect(b.setEnabled)
             row.addWidget(b)
-        row.addSpacing(12)
+        row.addStretch(1)
+        # on its own line under the palette, the editor's whole width: beside the buttons it
+        # had a third of it at 1366 px and its second line was cut
         self.status = QLabel("")
         self.status.setObjectName("muted")
         self.status.setTextFormat(Qt.PlainText)
         self.status.setWordWrap(True)  # wraps on a narrow window instead of widening it
-        row.addWidget(self.status, 1)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.edit)
         lay.addLayout(row)
+        lay.addWidget(self.status)
 
         self._loading = False
         self._saved = ""

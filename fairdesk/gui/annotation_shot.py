@@ -20,7 +20,7 @@ def screenshot(out_path, project, run_id: int | None = None, size: tuple[int, in
     out_path : the PNG to write.
     project : a project folder.
     run_id : the run whose items are shown (default: the newest finished run).
-    size : the window's size.
+    size : the panel's size (``fairdesk gui --size``: a laptop's screen).
 
     Returns
     -------

@@ -172,6 +172,10 @@ def screenshots(
 
     win.show_tab("datasets")
     shot("01_datasets")
+    ds = win.datasets
+    if ds.model.rowCount():  # an item selected: its player and transcript editor
+        ds.table.selectRow(0)
+        shot("01_datasets_item")
     win.show_tab("audit")
     shot("02_audit")
     win.show_tab("results")
@@ -211,7 +215,7 @@ def screenshots(
     from .annotation_shot import screenshot as annotation_screenshot
 
     # the transcript editor with its palette and history, on a copy of the store
-    written.append(annotation_screenshot(out / "08_annotation.png", project, run_id, size))
+    written.append(annotation_screenshot(out / "08_annotation.png", project, run_id, size=size))
     app.processEvents()
     tmp.cleanup()
     return written

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -35,6 +35,7 @@ from ..jobs import tasks
 from ..presentation import count, plural
 from .annotation_panel import AnnotationPanel
 from .context import Context
+from .dataset_roots import AudioRootsMixin
 from .fit_scroll import FitScrollArea
 from .item_columns import shortcut
 from .jobs import Job
@@ -62,7 +63,11 @@ def segment_column(frame) -> list[str]:
     return [fmt_segment(None, None) if s is None else fmt_segment(*s, hours=hours) for s in spans]
 
 
-class DatasetPanel(QWidget):
+#: The fewest pixels the items table keeps when an item's player and editor open (5 rows).
+TABLE_MIN_HEIGHT = 150
+
+
+class DatasetPanel(AudioRootsMixin, QWidget):
     """Datasets of the open project and the items of the selected one.
 
     Signals
@@ -195,6 +200,7 @@ class DatasetPanel(QWidget):
         self.player: AudioPlayer | None = None
         self.annotation: AnnotationPanel | None = None
         self._annotation_state: dict = {}
+        self._detail_fitted = False  # the detail's height given once (_fit_detail)
         detail = QWidget()
         self._detail = QVBoxLayout(detail)
         self._detail.setContentsMargins(0, 0, 0, 0)
@@ -411,6 +417,8 @@ class DatasetPanel(QWidget):
             f.setBold(True)
             top.setFont(0, f)
             self.groups.addTopLevelItem(top)
+            top.setFirstColumnSpanned(True)  # "age_group (3 value…" was cut at the Items column
+            top.setToolTip(0, top.text(0))
             if len(values) > MAX_FILTER_VALUES:
                 continue
             for v, c in sorted(values.items()):
@@ -446,59 +454,6 @@ class DatasetPanel(QWidget):
         self._fit_columns()
         self._update_count()
         self.dataset_selected.emit(name)
-
-    # -- where the audio is read from ----------------------------------------------------
-    def _show_audio_root(self, ds) -> None:
-        from ..core.relink import audio_roots
-        from .theme import esc
-
-        roots = audio_roots(self.ctx.project, ds, sample=20)
-        lines = []
-        for where in roots:  # every folder the dataset reads audio from
-            text = f"Audio from <code>{esc(where.root)}</code>"
-            if len(roots) > 1:
-                text += f" ({count(where.items, 'item')})"
-            if not where.exists:
-                text += " <span style='color:#c62828'>— folder not found: relink it</span>"
-            elif where.missing:
-                text += (
-                    f" <span style='color:#c62828'>— {where.missing} of {where.checked} files "
-                    "checked are missing</span>"
-                )
-            lines.append(text)
-        self.audio_label.setText("<br>".join(lines))
-        self.audio_label.setToolTip("\n".join(where.describe() for where in roots))
-        self.relink_btn.setVisible(True)
-        self.relink_btn.setEnabled(not self.ctx.read_only)
-
-    def relink(self, folder=None) -> bool:
-        """Read the shown dataset's audio from ``folder`` (asked for when None); refused,
-        with the missing file named, unless every item's file is there. Returns whether
-        the dataset was relinked."""
-        from ..core.errors import FairdeskError
-
-        name = self.current_dataset()
-        if name is None or self.ctx.project is None:
-            return False
-        asked = folder is None
-        if asked:
-            start = self._root if self._root is not None and self._root.is_dir() else Path.home()
-            folder = QFileDialog.getExistingDirectory(
-                self, f"The folder that now holds the audio of {name}", str(start)
-            )
-            if not folder:
-                return False
-        try:
-            self.ctx.relink_dataset(name, folder)
-        except FairdeskError as exc:
-            self.relink_error = str(exc)
-            self.ctx.status.emit(f"not relinked: {exc}")
-            if asked:
-                QMessageBox.warning(self, "Relink audio folder", str(exc))
-            return False
-        self.relink_error = ""
-        self._show(name)  # the items, their player and the label read the new root
-        return True
 
     def _fit_columns(self) -> None:
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
@@ -584,7 +539,22 @@ class DatasetPanel(QWidget):
             self._hint.hide()
             self._detail.addWidget(self.player, 1)
             self._detail.addWidget(self.annotation)
+        if not self._detail_fitted:
+            QTimer.singleShot(0, self._fit_detail)  # once its widgets are laid out
         return self.player
+
+    def _fit_detail(self) -> None:
+        """Give the player and the transcript editor the height they need (at 768 px they
+        had to be scrolled), the table keeping :data:`TABLE_MIN_HEIGHT` at least."""
+        sizes = self.vsplit.sizes()
+        total = sum(sizes)
+        if total <= 0 or len(sizes) != 2 or not self.isVisible():
+            return  # not laid out yet: on the first item shown
+        self._detail_fitted = True  # once: a height the user drags to is kept
+        want = self.vsplit.widget(1).widget().minimumSizeHint().height() + 4
+        detail = max(sizes[1], min(want, total - TABLE_MIN_HEIGHT))
+        if detail != sizes[1]:
+            self.vsplit.setSizes([total - detail, detail])
 
     def _annotated(self, db_id: int, text: str) -> None:
         """Show the new transcript in the table's annotation column."""

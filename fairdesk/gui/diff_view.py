@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
     QLabel,
+    QStyle,
     QTableWidget,
     QTableWidgetItem,
     QTextBrowser,
@@ -91,8 +92,57 @@ def parse_alignment(text: str) -> list[tuple[str, str, str]]:
     return out
 
 
-def alignment_html(report: dict, per_line: int = 11) -> str:
-    """HTML of the coloured alignment (tables of ``per_line`` columns) and a legend."""
+#: Pixel size of the alignment tables' text (the HTML's ``font-size``).
+TABLE_PX = 13
+#: What a column adds to its word: the cell's padding (2 × 7 px), the cell spacing and
+#: the cell's border, with a little slack for the bold face's hinting.
+CELL_EXTRA = 2 * 7 + 2 + 4
+#: The row label's column ("REF", "HYP", a system's name): its padding and spacing.
+LABEL_EXTRA = 6 + 2 + 4
+
+
+def _measure(bold: bool = True):
+    """The advance of a string in the tables' font (pixels), for :func:`line_breaks`."""
+    from PySide6.QtGui import QFont, QFontMetrics
+
+    f = QFont()
+    f.setPixelSize(TABLE_PX)
+    f.setBold(bold)
+    fm = QFontMetrics(f)
+    return fm.horizontalAdvance
+
+
+def line_breaks(widths: list[int], label: int, avail: int | None, per_line: int) -> list[int]:
+    """Where the aligned columns start a new line: the start index of each line.
+
+    ``widths`` are the columns' widths (the wider of their words, padding included), ``label``
+    the row labels' width and ``avail`` the width the tables may take (None: ``per_line``
+    columns a line). A line takes as many whole columns as fit, at least one: a word is
+    never broken (a word wider than the view scrolls sideways instead)."""
+    if not widths:
+        return []
+    if avail is None:
+        return list(range(0, len(widths), per_line))
+    starts, used = [0], label
+    for i, w in enumerate(widths):
+        if used + w > avail and i > starts[-1]:
+            starts.append(i)
+            used = label
+        used += w
+    return starts
+
+
+def _chunks(seq: list, starts: list[int]) -> list[list]:
+    ends = starts[1:] + [len(seq)]
+    return [seq[a:b] for a, b in zip(starts, ends)]
+
+
+def alignment_html(report: dict, per_line: int = 11, width: int | None = None) -> str:
+    """HTML of the coloured alignment and a legend.
+
+    The columns are laid out in tables that fit ``width`` pixels (as many whole columns a
+    line as fit; None: ``per_line`` columns a line); no cell wraps, so a word or a row label
+    is never broken in the middle."""
     cols = parse_alignment(report.get("alignment") or "")
     if not cols:
         ref = html.escape(report.get("reference") or "")
@@ -100,9 +150,11 @@ def alignment_html(report: dict, per_line: int = 11) -> str:
         return (
             f"<p><b>REF</b> {ref or '<i>(empty)</i>'}<br><b>HYP</b> {hyp or '<i>(empty)</i>'}</p>"
         )
+    adv = _measure()
+    widths = [max(adv(r or "—"), adv(h or "—")) + CELL_EXTRA for r, h, _ in cols]
+    starts = line_breaks(widths, adv("HYP") + LABEL_EXTRA, width, per_line)
     parts = []
-    for s in range(0, len(cols), per_line):
-        chunk = cols[s : s + per_line]
+    for chunk in _chunks(cols, starts):
         rows = {"REF": [], "HYP": []}
         for r, h, op in chunk:
             bg, fg, _ = OPS.get(op, ("#ffffff", "#1f2933", ""))
@@ -116,11 +168,11 @@ def alignment_html(report: dict, per_line: int = 11) -> str:
                 if op == "D" and key == "REF":
                     w = f"<s>{w}</s>"
                 weight = "font-weight:bold;" if op else ""
-                rows[key].append(f"<td style='{style}{weight} padding:3px 7px;'>{w}</td>")
+                rows[key].append(f"<td nowrap style='{style}{weight} padding:3px 7px;'>{w}</td>")
         parts.append(
-            "<table cellspacing='2' style='margin-bottom:6px; font-size:13px;'>"
+            f"<table cellspacing='2' style='margin-bottom:6px; font-size:{TABLE_PX}px;'>"
             + "".join(
-                f"<tr><td style='color:#5f6b7a; padding:3px 6px 3px 0;'><b>{k}</b></td>"
+                f"<tr><td nowrap style='color:#5f6b7a; padding:3px 6px 3px 0;'><b>{k}</b></td>"
                 + "".join(v)
                 + "</tr>"
                 for k, v in rows.items()
@@ -164,16 +216,23 @@ def inside_words_html(report: dict) -> str:
     )
 
 
-def systems_html(columns, counts: dict, per_line: int = 10) -> str:
+def systems_html(columns, counts: dict, per_line: int = 10, width: int | None = None) -> str:
     """HTML of several systems' hypotheses aligned against the reference
     (:func:`fairdesk.review.systems_align.systems_alignment`): a REF row and a row per
-    system, each word coloured by that system's operation, and each system's error counts."""
+    system, each word coloured by that system's operation, and each system's error counts.
+    The tables fit ``width`` pixels as :func:`alignment_html`'s do; no word is broken."""
     if not columns:
         return ""
     names = list(counts)
+    labels = [n if len(n) <= 18 else n[:17] + "…" for n in names]
+    adv = _measure()
+    widths = [
+        max([adv(c.ref or "—")] + [adv(c.words.get(n, "") or "—") for n in names]) + CELL_EXTRA
+        for c in columns
+    ]
+    label_w = max(adv(t) for t in ["REF", *labels]) + LABEL_EXTRA
     parts = []
-    for s in range(0, len(columns), per_line):
-        chunk = columns[s : s + per_line]
+    for chunk in _chunks(list(columns), line_breaks(widths, label_w, width, per_line)):
         rows = [("REF", [(c.ref, "") for c in chunk])]
         rows += [(n, [(c.words.get(n, ""), c.ops.get(n, "")) for c in chunk]) for n in names]
         body = ""
@@ -185,15 +244,15 @@ def systems_html(columns, counts: dict, per_line: int = 10) -> str:
                 w = html.escape(word) if word else "<span style='color:#9aa1a9'>—</span>"
                 if op == "D":
                     w = "<span style='color:#b71c1c'>∅</span>"
-                tds.append(f"<td style='{style} padding:3px 6px;'>{w}</td>")
+                tds.append(f"<td nowrap style='{style} padding:3px 6px;'>{w}</td>")
             label = html.escape(name if len(name) <= 18 else name[:17] + "…")
             body += (
-                f"<tr><td style='color:#5f6b7a; padding:3px 6px 3px 0;'><b>{label}</b></td>"
-                + "".join(tds)
-                + "</tr>"
+                f"<tr><td nowrap style='color:#5f6b7a; padding:3px 6px 3px 0;'>"
+                f"<b>{label}</b></td>" + "".join(tds) + "</tr>"
             )
         parts.append(
-            f"<table cellspacing='2' style='margin-bottom:6px; font-size:13px;'>{body}</table>"
+            f"<table cellspacing='2' style='margin-bottom:6px; font-size:{TABLE_PX}px;'>"
+            f"{body}</table>"
         )
     tally = "; ".join(
         f"{html.escape(n)}: {sum(c.values())} errors (S {c['S']}, D {c['D']}, I {c['I']})"
@@ -232,21 +291,55 @@ class DiffView(QWidget):
         lay.addWidget(self.text, 2)
         lay.addWidget(self.intent)
         lay.addWidget(self.slots, 2)
+        self._rep: dict | None = None
+        self._systems: tuple | None = None
+
+    @staticmethod
+    def _room(browser: QTextBrowser) -> int:
+        """The width the tables of ``browser`` may take: its viewport less the document's
+        margins and room for a vertical scroll bar (so its arrival changes nothing)."""
+        margin = int(browser.document().documentMargin())
+        bar = browser.style().pixelMetric(QStyle.PM_ScrollBarExtent)
+        return max(80, browser.viewport().width() - 2 * margin - bar)
+
+    def _render(self) -> None:
+        """(Re)write both views' HTML for their current widths; a view whose HTML is the
+        same is left alone (its scroll position kept)."""
+        if self._systems is not None:
+            html_ = systems_html(*self._systems, width=self._room(self.systems))
+            if html_ != self.systems.property("shown_html"):
+                self.systems.setHtml(html_)
+                self.systems.setProperty("shown_html", html_)
+        if self._rep is not None:
+            html_ = alignment_html(self._rep, width=self._room(self.text))
+            if html_ != self.text.property("shown_html"):
+                self.text.setHtml(html_)
+                self.text.setProperty("shown_html", html_)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._render()  # the lines of words follow the width: wrapped between words
 
     def set_systems(self, columns=None, counts=None) -> None:
         """Show the systems' hypotheses aligned side by side (None: hide the view)."""
         if not columns and self.systems.isHidden():
             return  # nothing shown, nothing to show (each item of a one-system run)
         self.systems.setVisible(bool(columns))
-        self.systems.setHtml(systems_html(columns, counts or {}) if columns else "")
+        self._systems = (columns, counts or {}) if columns else None
+        if not columns:
+            self.systems.setHtml("")
+            self.systems.setProperty("shown_html", "")
+        self._render()
 
     def set_report(self, rep: dict | None) -> None:
         self.slots.setRowCount(0)
+        self._rep = rep
         if rep is None:
             self.text.setHtml("")
+            self.text.setProperty("shown_html", "")
             self.intent.setText("")
             return
-        self.text.setHtml(alignment_html(rep))
+        self._render()
         if "intent" in rep:
             i = rep["intent"]
             ok = str(i.get("reference")) == str(i.get("hypothesis"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QStyledItemDelegate
+from PySide6.QtWidgets import QStyle, QStyledItemDelegate
 
 ALL = "(all groups)"
 HEADERS = {
@@ -85,26 +85,58 @@ def shortcut(widget, key, slot) -> QShortcut:
     return sc
 
 
-def share_text_columns(table, cols: list[str], group_width: int) -> None:
+def share_text_columns(table, cols: list[str], fitted: dict[str, int]) -> None:
     """Give the reference and the hypothesis equal shares of the width the columns before
     them leave (at least their headers' width, :data:`MIN_TEXT_WIDTH` at the least), so both
-    show without scrolling sideways; on a narrow list the group column (fitted to
-    ``group_width``) gives up what they lack, down to :data:`MIN_GROUP_WIDTH`, its text
-    elided. The longer texts are elided, whole in the cell's tooltip."""
+    show without scrolling sideways. On a narrow list the columns before them (fitted to
+    ``fitted``, their widths by name) give up what the two lack, widest first: the group
+    column down to :data:`MIN_GROUP_WIDTH`, the others down to their header's width (a
+    Halluc. column of long flags took the room the transcripts needed at 1024 px); their
+    texts are elided, whole in the cell's tooltip."""
     if "reference" not in cols or "hypothesis" not in cols:
         return
     ri, hi = cols.index("reference"), cols.index("hypothesis")
-    fm = table.horizontalHeader().fontMetrics()
-    need = max(MIN_TEXT_WIDTH, *(fm.horizontalAdvance(cols[c]) + HEADER_PAD for c in (ri, hi)))
+    need, widths, floors = _text_room(table, cols, fitted)
     width = table.viewport().width()
-    shown = [c for c in range(ri) if not table.isColumnHidden(c)]
-    if "group" in cols[:ri] and group_width:
-        gi = cols.index("group")
-        others = sum(table.columnWidth(c) for c in shown if c != gi)
-        lack = 2 * need - (width - others - group_width)
-        table.setColumnWidth(
-            gi, group_width if lack <= 0 else max(MIN_GROUP_WIDTH, group_width - lack)
-        )
-    each = max(MIN_TEXT_WIDTH, (width - sum(table.columnWidth(c) for c in shown)) // 2)
+    shown = list(widths)
+    lack = 2 * need - (width - sum(widths.values()))
+    for c in sorted(shown, key=lambda c: floors[c] - widths[c]):  # the most to give first
+        give = max(0, min(lack, widths[c] - floors[c]))
+        widths[c] -= give
+        lack -= give
+    for c in shown:
+        if table.columnWidth(c) != widths[c]:
+            table.setColumnWidth(c, widths[c])
+    each = max(MIN_TEXT_WIDTH, (width - sum(widths.values())) // 2)
     table.setColumnWidth(ri, each)
     table.setColumnWidth(hi, each)
+
+
+def _text_room(table, cols: list[str], fitted: dict[str, int]):
+    """The width each transcript column needs (its header whole), and the fitted widths and
+    the narrowest widths of the shown columns before them (by column index)."""
+    ri, hi = cols.index("reference"), cols.index("hypothesis")
+    fm = table.horizontalHeader().fontMetrics()
+    need = max(MIN_TEXT_WIDTH, *(fm.horizontalAdvance(cols[c]) + HEADER_PAD for c in (ri, hi)))
+    shown = [c for c in range(ri) if not table.isColumnHidden(c)]
+    widths = {c: fitted.get(cols[c], table.columnWidth(c)) for c in shown}
+    floors = {
+        c: MIN_GROUP_WIDTH
+        if cols[c] == "group"
+        else min(widths[c], fm.horizontalAdvance(HEADERS.get(cols[c], cols[c])) + HEADER_PAD)
+        for c in shown
+    }
+    return need, widths, floors
+
+
+def text_columns_minimum(table, cols: list[str], fitted: dict[str, int]) -> int:
+    """The narrowest the table may be so that :func:`share_text_columns` shows both
+    transcripts with their headers whole, the columns before them at their narrowest (its
+    frame, vertical header and scroll bar included); 0 without the two columns."""
+    if "reference" not in cols or "hypothesis" not in cols:
+        return 0
+    need, _widths, floors = _text_room(table, cols, fitted)
+    bar = table.style().pixelMetric(QStyle.PM_ScrollBarExtent)
+    vh = table.verticalHeader()
+    side = vh.width() if vh.isVisible() else 0
+    return sum(floors.values()) + 2 * need + bar + side + 2 * table.frameWidth() + 2

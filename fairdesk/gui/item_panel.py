@@ -49,6 +49,7 @@ from .item_columns import (
     ElideDelegate,
     share_text_columns,
     shortcut,
+    text_columns_minimum,
 )
 from .item_memory import RememberedItem
 from .item_saliency import SaliencyMixin
@@ -92,7 +93,7 @@ class ItemPanel(RememberedItem, SaliencyMixin, QWidget):
         self._saliency_job = None
         self._items = None  # the dataset's items by key: db_id, audio_hash
         self._fields: dict[str, dict] = {}  # the same as dicts (a lookup per item shown)
-        self._group_width = 0  # the group column's fitted width (_share_text_columns)
+        self._fitted: dict[str, int] = {}  # the columns' fitted widths (_share_text_columns)
         self._systems = None  # a comparison's systems: name → hypothesis by item id
         self._remembered: dict[str, dict] = {}  # RememberedItem's
         self._pending: tuple[int, str] | None = None
@@ -400,9 +401,9 @@ class ItemPanel(RememberedItem, SaliencyMixin, QWidget):
         if fit:
             fit_columns(self.table, CAPS, default_cap=70)
             cols = self.model.columns
-            self._group_width = (
-                self.table.columnWidth(cols.index("group")) if "group" in cols else 0
-            )
+            self._fitted = {c: self.table.columnWidth(i) for i, c in enumerate(cols)}
+            # never so narrow that a transcript column is cut or pushed off to the right
+            self.table.setMinimumWidth(text_columns_minimum(self.table, cols, self._fitted))
             self._share_text_columns()
         n = self.model.rowCount()
         self.count.setText(f"{n:,} shown")
@@ -415,7 +416,7 @@ class ItemPanel(RememberedItem, SaliencyMixin, QWidget):
             self.show_item(None)
 
     def _share_text_columns(self) -> None:
-        share_text_columns(self.table, self.model.columns, self._group_width)
+        share_text_columns(self.table, self.model.columns, self._fitted)
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
         if obj is self.table.viewport() and event.type() == QEvent.Resize:

@@ -28,6 +28,7 @@ from .settings import (
     remember_project,
     remember_run,
 )
+from .status_bar import FitStatusBar
 
 log = logging.getLogger("fairdesk.gui")
 
@@ -139,6 +140,7 @@ class MainWindow(QMainWindow):
         self.stack.addWidget(self.welcome)
         self.stack.addWidget(self.tabs)
         self.setCentralWidget(self.stack)
+        self.setStatusBar(FitStatusBar(self))  # long messages elided, whole in the tooltip
 
         self.ctx.status.connect(lambda m: self.statusBar().showMessage(m, 8000))
         # a recording plan made from a verdict card: record it in the Record tab

@@ -356,7 +356,11 @@ class AudioPlayer(QWidget):
         seg, peak = envelope_curve(out, self.origin)
         self._env.setData(*seg)
         self._base.setData([self.t_lo, self.t_hi], [0.0, 0.0])
-        self.wave.setYRange(-peak, peak, padding=0)
+        # room above and below ±peak for half a tick label: the saliency scale's top tick
+        # (the curve's maximum, at +peak) was cut in half at the plot's edge
+        half_label = self.wave.fontMetrics().height() / 2 + 2
+        view_h = max(1.0, self.wave.getPlotItem().getViewBox().height())
+        self.wave.setYRange(-peak, peak, padding=min(0.2, half_label / view_h))
         self._peak = peak
         for w in (self.wave, self.spec):
             w.getPlotItem().getViewBox().setLimits(

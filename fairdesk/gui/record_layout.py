@@ -186,11 +186,11 @@ def build(panel) -> None:
     col = QWidget()
     cv = QVBoxLayout(col)
     cv.setContentsMargins(0, 0, 0, 0)
-    cv.addWidget(panel.takes, 1)
     brow = QHBoxLayout()
     brow.addWidget(panel.accept_btn)
     brow.addWidget(panel.again_btn)
-    cv.addLayout(brow)
+    cv.addLayout(brow)  # above the list: in sight at 768 px (below it they were half cut)
+    cv.addWidget(panel.takes, 1)
     # wide enough for the two buttons' whole labels (they read "Accept t", "le-recor" at
     # 1024 px)
     buttons = panel.accept_btn.sizeHint().width() + panel.again_btn.sizeHint().width()

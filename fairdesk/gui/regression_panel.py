@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QGridLayout,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QListWidget,
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSplitter,
+    QStyle,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -145,6 +147,10 @@ def odds_rows(result: dict) -> list[list[str]]:
     return rows
 
 
+#: The widest the variables' check boxes become on their line (more of them scroll).
+MAX_VARIABLES_WIDTH = 360
+
+
 class RegressionPanel(QWidget):
     """Regression of the run shown by the results pane.
 
@@ -168,13 +174,15 @@ class RegressionPanel(QWidget):
             self.outcome.addItem(key, key)
             self.outcome.setItemData(self.outcome.count() - 1, plain_tip(what), Qt.ToolTipRole)
         self.variables = QListWidget()
-        self.variables.setMaximumHeight(78)
+        # one row of check boxes (more scroll): the result table under it gets the height
+        self.variables.setMaximumHeight(self.variables.fontMetrics().height() + 16)
         self.variables.setFlow(QListWidget.LeftToRight)
         self.variables.setWrapping(True)
         self.variables.setSpacing(2)
         self.variables.setToolTip("the demographic variables (check one or more)")
         self.cluster = QComboBox()
         self.cluster.setToolTip("speaker column for the clustered models (none: plain only)")
+        self.cluster.setSizeAdjustPolicy(QComboBox.AdjustToContents)  # "speaker_" was cut
         self.alpha = QDoubleSpinBox()
         self.alpha.setRange(0.001, 0.5)
         self.alpha.setDecimals(3)
@@ -200,6 +208,15 @@ class RegressionPanel(QWidget):
         self.table.verticalHeader().setVisible(False)
         hdr = self.table.horizontalHeader()
         hdr.setSectionResizeMode(QHeaderView.ResizeToContents)
+        # two result rows at least in sight with a horizontal scroll bar (at 1366x768 it
+        # showed one; at 1024x700 the Results tab leaves its sub-tabs ~180 px, so more
+        # would be cut at the bottom; a taller page shows more)
+        self.table.setMinimumHeight(
+            hdr.sizeHint().height()
+            + 2 * self.table.verticalHeader().defaultSectionSize()
+            + self.table.style().pixelMetric(QStyle.PM_ScrollBarExtent)
+            + 2 * self.table.frameWidth()
+        )
         self.conclusions = QPlainTextEdit()
         self.conclusions.setReadOnly(True)
         self.conclusions.setPlaceholderText("The conclusions, in words, appear here.")
@@ -208,24 +225,32 @@ class RegressionPanel(QWidget):
         form = QGridLayout()
         form.setHorizontalSpacing(8)
         form.setVerticalSpacing(4)
-        form.addWidget(QLabel("Outcome"), 0, 0)
-        form.addWidget(self.outcome, 0, 1)
-        form.addWidget(QLabel("Clusters"), 1, 0)
-        form.addWidget(self.cluster, 1, 1)
-        form.addWidget(QLabel("α"), 2, 0)
-        form.addWidget(self.alpha, 2, 1)
-        form.addWidget(QLabel("Variables"), 0, 2)
-        form.addWidget(self.variables, 0, 3, 3, 1)
-        form.addWidget(self.run_btn, 0, 4)
-        form.addWidget(QLabel("Stored"), 1, 4)
-        form.addWidget(self.history, 2, 4)
-        form.setColumnStretch(3, 1)
+        # two rows, not four: at 1366x768 the result table under them showed one row.
+        # The choices and the button on the first, the note on the run and the stored
+        # regressions on the second
+        choices = QHBoxLayout()
+        choices.setSpacing(8)
+        for label, widget in (
+            ("Outcome", self.outcome),
+            ("Clusters", self.cluster),
+            ("α", self.alpha),
+            ("Variables", self.variables),
+        ):
+            choices.addWidget(QLabel(label))
+            choices.addWidget(widget, 1 if widget is self.variables else 0)
+        stored = QHBoxLayout()
+        stored.addWidget(QLabel("Stored"))
+        stored.addWidget(self.history, 1)
+        form.addLayout(choices, 0, 0)
+        form.addWidget(self.run_btn, 0, 1)
+        form.addWidget(self.status, 1, 0)
+        form.addLayout(stored, 1, 1)
+        form.setColumnStretch(0, 1)
         top = QWidget()
         tv = QVBoxLayout(top)
         tv.setContentsMargins(0, 0, 0, 0)
         tv.setSpacing(4)
         tv.addLayout(form)
-        tv.addWidget(self.status)
         # odds ratios and the conclusions side by side: the table keeps the height
         self.split = QSplitter(Qt.Horizontal)
         self.split.addWidget(self.table)
@@ -277,11 +302,22 @@ class RegressionPanel(QWidget):
             it.setFlags(it.flags() | Qt.ItemIsUserCheckable)
             it.setCheckState(Qt.Checked if c in default["variables"] else Qt.Unchecked)
             self.variables.addItem(it)
+        # the variables on one line where they fit (at 1024 px "age_group" wrapped out of
+        # sight); a long list scrolls
+        box = self.variables
+        items = sum(
+            box.sizeHintForIndex(box.model().index(k, 0)).width() + 2 * box.spacing()
+            for k in range(box.count())
+        )
+        bar = box.style().pixelMetric(QStyle.PM_ScrollBarExtent)  # the layout reserves it
+        one_line = items + 2 * box.frameWidth() + bar + 8
+        box.setMinimumWidth(min(MAX_VARIABLES_WIDTH, one_line))
         self.cluster.addItem("(none)", None)
         for c in [c for c in all_cols if c in ("speaker_id",)] + cols:
             self.cluster.addItem(c, c)
         i = self.cluster.findData(default["cluster"])
         self.cluster.setCurrentIndex(max(i, 0))
+        self.cluster.setMinimumWidth(self.cluster.sizeHint().width())  # never "speaker_"
         self.outcome.setCurrentIndex(max(0, self.outcome.findData(default["outcome"])))
         self._fill_history()
         self._set_enabled()

@@ -86,15 +86,20 @@ def test_an_elan_session_imported_with_a_speaker_sheet_through_the_window(qtbot,
     qtbot.addWidget(win)
     win.show()
     win.import_action.trigger()
-    dlg = next(w for w in QApplication.topLevelWidgets() if isinstance(w, ImportDialog))
+    dlg = next(  # this window's dialog (an earlier test's may not be deleted yet)
+        w
+        for w in QApplication.topLevelWidgets()
+        if isinstance(w, ImportDialog) and w.isVisible() and w.ctx is win.ctx
+    )
     dlg.path.clear()  # the dialog may offer the last source imported
     qtbot.keyClicks(dlg.path, str(tmp_path / "corpus"))
     qtbot.waitUntil(lambda: dlg.detected == "eaf", timeout=10000)
     qtbot.keyClicks(dlg.speakers, str(sheet))
     dlg.name.clear()
     qtbot.keyClicks(dlg.name, "field")
-    with qtbot.waitSignal(dlg.imported, timeout=20000) as blocker:
+    with qtbot.waitSignal(dlg.imported, timeout=20000, raising=False) as blocker:
         qtbot.mouseClick(dlg.import_btn, Qt.LeftButton)
+    assert blocker.signal_triggered, dlg.message.text()
     rep = blocker.args[0]
     assert rep["imported"] == 40 and rep["speakers"]["joined_speakers"] == 2
     assert "1 row of the sheet that no item uses: Zoe" in dlg.message.text()

@@ -191,57 +191,30 @@ def saliency(
     audio_hash = current_hash(project, audio_hash, audio_path)
     backend = get_backend(model, device=device)
     name = Path(audio_path).name
+
+    def item(**kw):
+        return explain_item(project, backend, samples, audio_hash, text, "occlusion", **kw)
+
+    def hand_over(out):
+        if partial is not None:
+            partial(out)
+
     try:
         words = None
         if not exact_saliency_stored(project, backend, audio_hash, text):
             prog.stage(0.05, 0.2, f"coarse saliency of {name}")
-            first = explain_item(
-                project,
-                backend,
-                samples,
-                audio_hash,
-                text,
-                "occlusion",
-                cancelled=cancelled,
-                progress=prog.report,
-                coarse=True,
-                align=False,
-            )
-            if partial is not None:
-                partial(first)
-            if not first["words"]:
+            first = item(cancelled=cancelled, progress=prog.report, coarse=True, align=False)
+            hand_over(first)
+            words = first["words"] or None
+            if words is None:
                 prog.stage(0.2, 0.25, f"aligning the words of {name}")
                 aligner = _default_aligner(backend)
                 words = [w.to_dict() for w in aligner.align(samples, text)]
-                first = explain_item(
-                    project,
-                    backend,
-                    samples,
-                    audio_hash,
-                    text,
-                    "occlusion",
-                    aligner=aligner,
-                    coarse=True,
-                    words=words,
-                )
-                if partial is not None:
-                    partial(first)
-            else:
-                words = first["words"]
+                hand_over(item(aligner=aligner, coarse=True, words=words))
             prog.stage(0.25, 1.0, f"exact saliency of {name}")
         else:
             prog.stage(0.05, 1.0, f"saliency of {name}")
-        return explain_item(
-            project,
-            backend,
-            samples,
-            audio_hash,
-            text,
-            "occlusion",
-            cancelled=cancelled,
-            progress=prog.report,
-            words=words,
-        )
+        return item(cancelled=cancelled, progress=prog.report, words=words)
     finally:
         backend.close()
         project.close()

@@ -8,9 +8,16 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QStackedWidget, QTabWidget
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QMainWindow,
+    QMessageBox,
+    QStackedWidget,
+    QTabWidget,
+    QToolButton,
+)
 
 from .._meta import __version__
 from .context import Context
@@ -33,6 +40,15 @@ from .status_bar import FitStatusBar
 log = logging.getLogger("fairdesk.gui")
 
 TABS = ("datasets", "audit", "results", "items", "record", "incremental")
+#: The guide's section for each tab (its "?" button): page, heading anchor.
+HELP_PAGES = {
+    "datasets": ("your-data.md", ""),
+    "audit": ("auditing.md", ""),
+    "results": ("reading-results.md", ""),
+    "items": ("listening.md", ""),
+    "record": ("recording.md", ""),
+    "incremental": ("auditing.md", "streaming-incremental-recognition"),
+}
 #: The tabs built when first shown (or asked for): their module and class.
 LAZY = {
     "audit": ("audit_panel", "AuditPanel"),
@@ -135,6 +151,11 @@ class MainWindow(QMainWindow):
         for name in TABS:
             page = self.datasets if name == "datasets" else self._lazy[name]
             self.tabs.addTab(page, name.capitalize())
+        self.help_btn = QToolButton()
+        self.help_btn.setText("?")
+        self.help_btn.setToolTip("This tab's section of the user guide (F1: the shortcuts)")
+        self.help_btn.clicked.connect(lambda: self.show_guide(TABS[self.tabs.currentIndex()]))
+        self.tabs.setCornerWidget(self.help_btn, Qt.TopRightCorner)
         self.welcome = FirstRunPage()
         self.stack = QStackedWidget()
         self.stack.addWidget(self.welcome)
@@ -246,7 +267,7 @@ class MainWindow(QMainWindow):
         self.cancel_action = self._action(a, "Cancel audit", self._cancel_audit, "Shift+F9")
         h = self.menuBar().addMenu("&Help")
         self._action(h, "Keyboard shortcuts", self.show_shortcuts, "F1")
-        self._action(h, "User guide", self.show_guide)
+        self._action(h, "User guide", lambda: self.show_guide())
         self._action(h, "About fairdesk", self._about)
 
     def pick_output(self) -> None:
@@ -281,10 +302,13 @@ class MainWindow(QMainWindow):
         dlg.show()
         return dlg
 
-    def show_guide(self):
+    def show_guide(self, tab: str | None = None):
+        """The user guide; with ``tab`` (a "?" button), at that tab's section."""
         from .guide import GuideWindow
 
         dlg = GuideWindow(self)
+        if tab in HELP_PAGES:
+            dlg.open_page(*HELP_PAGES[tab])
         dlg.show()
         return dlg
 

@@ -96,3 +96,29 @@ def test_admonitions_render_as_boxes_not_raw_text(tmp_path):
     out = page_html(page)
     assert 'class="admonition note"' in out and "!!!" not in out
     assert '<a name="t"></a>' in out
+
+
+def test_each_tab_s_question_mark_opens_its_section_of_the_guide(qtbot, mini, tmp_path):
+    """The "?" beside the tabs opens the guide at the shown tab's page (clicked)."""
+    from PySide6.QtWidgets import QApplication
+
+    from fairdesk.gui.guide import GuideWindow
+    from fairdesk.gui.main_window import HELP_PAGES, TABS, MainWindow
+
+    win = MainWindow(mini.folder, settings=QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
+    qtbot.addWidget(win)
+    win.show()
+    for name in ("datasets", "results", "record"):
+        win.tabs.setCurrentIndex(TABS.index(name))
+        before = set(QApplication.topLevelWidgets())
+        qtbot.mouseClick(win.help_btn, Qt.LeftButton)
+        (dlg,) = [
+            w
+            for w in QApplication.topLevelWidgets()
+            if isinstance(w, GuideWindow) and w not in before
+        ]
+        qtbot.addWidget(dlg)
+        assert dlg.current == HELP_PAGES[name][0]
+        title = (ROOT / "docs" / HELP_PAGES[name][0]).read_text(encoding="utf-8").splitlines()[0]
+        assert title.lstrip("# ") in dlg.browser.toPlainText()
+        dlg.close()

@@ -183,8 +183,8 @@ def _first_line_record(path: Path) -> dict | None:
                 if line.strip():
                     obj = json.loads(line)
                     return obj if isinstance(obj, dict) else None
-    except (OSError, ValueError, EOFError, zlib.error):
-        return None
+    except (OSError, ValueError, EOFError, zlib.error, RecursionError):
+        return None  # deeply nested JSON too: not a cut (the import says what it is)
     return None
 
 

@@ -259,6 +259,20 @@ def closed_form_se(se_pilot: float, kg: int, kr: int, k: int) -> float:
     return se_pilot * math.sqrt((1 / max(k, kg) + 1 / max(k, kr)) / (1 / kg + 1 / kr))
 
 
+def t_share(kg: int, kr: int) -> float:
+    """How much the t part of the small-cluster factor (t_{.975, k−1} / z_{.975}, each
+    side its own k) widened a gap's SD, with the sides' variances in the closed form's
+    proportion (1/k_g : 1/k_r)."""
+    from scipy.stats import t
+
+    z = float(norm.ppf(0.975))
+
+    def r(k: int) -> float:
+        return float(t.ppf(0.975, k - 1)) / z
+
+    return math.sqrt((r(kg) ** 2 / kg + r(kr) ** 2 / kr) / (1 / kg + 1 / kr))
+
+
 def first_k(ks: Sequence[int], mdes: Sequence[float], target: float) -> int | None:
     """The smallest k whose MDE is at most ``target`` (None when none is)."""
     for k, m in zip(ks, mdes, strict=True):
@@ -399,6 +413,7 @@ __all__ = [
     "plan_contents",
     "side_need",
     "speaker_curve",
+    "t_share",
     "two_way_curve",
     "z_factor",
 ]

@@ -29,6 +29,7 @@ from fairdesk.stats.planning import (
     plan_contents,
     side_need,
     speaker_curve,
+    t_share,
     two_way_curve,
     z_factor,
 )
@@ -113,6 +114,22 @@ def _selected(result: AuditResult, which: Sequence[tuple[str, str]] | None):
     return [c for c in result.comparisons if c.verdict == PLANNED_VERDICT]
 
 
+def pilot_se(c: Comparison) -> float:
+    """SE_pilot of the closed form: the comparison's bootstrap SD of the gap (its MDE /
+    (z.975 + z.80)) with the √(k/(k−1)) correction but without the t part of the
+    small-cluster factor (docs/METHODS.md, "Recording plan": SE(k) is a standard error;
+    t_{k−1}/z belongs to an interval from k_p speakers, not to the run of k speakers the
+    plan is for). Each side was scaled with its own k; the two are combined as the closed
+    form combines them (equal variance per speaker, SE² ∝ 1/k_g + 1/k_r)."""
+    if not _finite(c.mde):
+        return math.nan
+    se = float(c.mde) / MDE_FACTOR
+    kg, kr = c.n_blocks.group_speakers, c.n_blocks.reference_speakers
+    if "small_cluster_scaled" in c.flags and kg and kr and kg >= 2 and kr >= 2:
+        se /= t_share(kg, kr)
+    return se
+
+
 def closed_form_plan(
     result: AuditResult,
     specs: Mapping[str, MetricSpec],
@@ -142,7 +159,7 @@ def closed_form_plan(
             continue
         target = _target(c, spec, settings, gap)
         kg, kr = c.n_blocks.group_speakers, c.n_blocks.reference_speakers
-        se_p = c.mde / MDE_FACTOR if _finite(c.mde) else math.nan
+        se_p = pilot_se(c)
         limit, k_star, curve, dense, k_max = None, None, (), (), 0
         if not kg or not kr:
             limit = "no_speakers"
@@ -272,7 +289,7 @@ def _one(frame, c, spec, settings, zf, gap, utterances, sizes, n_rep, seed) -> C
     side, rspec, cols = _sides(frame, spec)
     gs, rs = side(c.group), side(c.reference)
     kg, kr = c.n_blocks.group_speakers, c.n_blocks.reference_speakers
-    se_p = c.mde / MDE_FACTOR if _finite(c.mde) else math.nan
+    se_p = pilot_se(c)
     scheme = c.estimator
     base = dict(
         metric=c.metric,

@@ -293,9 +293,10 @@ def test_regression_tab_runs_stores_and_matches_statsmodels(qtbot, ctx, mini):
     want = float(np.exp(fit.params.iloc[1]))
     row = [reg.table.item(0, j).text() for j in range(reg.table.columnCount())]
     assert row[0] == "accent" and row[1] == "south vs north"
-    assert float(row[2]) == pytest.approx(want, abs=0.006)
+    # the odds ratio as every view writes a ratio ("1.23×") and its CI ("[0.81, 1.42]")
+    assert row[2].endswith("×") and float(row[2][:-1]) == pytest.approx(want, abs=0.006)
     lo, hi = np.exp(fit.conf_int().iloc[1])
-    assert row[3] == f"{lo:.2f} – {hi:.2f}"
+    assert row[3] == f"[{lo:.2f}, {hi:.2f}]"
     assert row[5] != "–"  # the clustered column beside it
     assert reg.conclusions.toPlainText().strip()
     assert out.result["conclusions"] and out.conclusions == out.result["conclusions"]

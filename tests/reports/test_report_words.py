@@ -43,11 +43,12 @@ def test_insertions_have_one_colour_in_the_report_and_the_gui(speech_runs):
 
 
 def test_a_ci_bound_near_zero_keeps_its_sign(speech_runs):
-    from fairdesk.reports.sections import _ci
+    # the report writes an odds ratio's or a coefficient's CI through the one helper
+    from fairdesk.presentation.numbers import fmt_estimate_ci
 
-    assert _ci(-0.00037, 0.05) == "[-0.0004, 0.05]"
-    assert _ci(0.0, 0.05) == "[0.00, 0.05]"
-    assert "-0.0" not in _ci(-1e-12, 0.05)
+    assert fmt_estimate_ci(-0.00037, 0.05) == "[-0.0004, 0.05]"
+    assert fmt_estimate_ci(0.0, 0.05) == "[0.00, 0.05]"
+    assert "-0.0" not in fmt_estimate_ci(-1e-12, 0.05)
 
 
 def test_the_report_says_worse_only_where_the_verdict_found_a_gap(speech_runs):

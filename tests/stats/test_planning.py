@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import norm
+from scipy.stats import t as scipy_t
 
 from fairdesk.stats.compare import compare_groups
 from fairdesk.stats.planning import (
@@ -88,8 +89,10 @@ def test_speaker_curve_matches_a_direct_numpy_resampling():
     assert se == pytest.approx(direct, rel=0.05)
     # the curve falls as 1/sqrt(k) in the speaker scheme (content nested in speakers)
     assert se[3] == pytest.approx(se[0] / math.sqrt(96 / 12), rel=0.08)
-    # at the pilot's k it is the audit's own SE (small-cluster scaled, as the audit is)
-    assert se[0] == pytest.approx(res.comparisons[0].mde / 2.8015852, rel=0.06)
+    # at the pilot's k it is the audit's own SE: its MDE / 2.8016 is scaled by
+    # √(k/(k−1)) · t_{.975, 11} / z_{.975}; the curve carries √(k/(k−1)) only
+    t_part = scipy_t.ppf(0.975, 11) / norm.ppf(0.975)
+    assert se[0] == pytest.approx(res.comparisons[0].mde / 2.8015852 / t_part, rel=0.06)
 
 
 def test_k_star_moves_the_right_way_with_power_gap_and_m():
@@ -181,7 +184,9 @@ def test_closed_form_plan_covers_the_underpowered_comparisons_and_round_trips():
     plan = closed_form_plan(res, WER, group_sizes(frame))
     c = plan.comparisons[0]
     assert plan.method == "closed_form" and "closed form" in plan.label
-    se_p = res.comparisons[0].mde / 2.8015852181129683
+    # SE_pilot: the audit's MDE / 2.8016 without the t part of the small-cluster factor
+    # (12 speakers a side: t_{.975, 11} / z_{.975})
+    se_p = res.comparisons[0].mde / 2.8015852181129683 / (scipy_t.ppf(0.975, 11) / norm.ppf(0.975))
     assert c.speakers_needed == closed_form_k(se_p, 12, 12, c.z_factor, c.target_gap, 240)
     assert c.group_need.hours == pytest.approx(c.group_need.new_utterances * 2.0 / 3600)
     run = AuditRun.from_parts(res, plan=canonical(plan, Plan))

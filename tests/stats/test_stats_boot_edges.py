@@ -7,6 +7,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from scipy.stats import norm as scipy_norm
+from scipy.stats import t as scipy_t
 
 import fairdesk.stats.comparison as comparison
 from fairdesk.metrics.registry import ratio_metric
@@ -53,8 +55,9 @@ def test_two_defined_replicate_gaps_still_give_an_interval():
     g[0], g[1] = [3.0, 12.0], [6.0, 12.0]
     r = np.tile([1.0, 12.0], (200, 1))
     pc = _pending(g, r)
-    # the speaker scheme's deviations scaled by √(3/2) (3 speakers a side, the default)
-    f = math.sqrt(3 / 2)
+    # the speaker scheme's deviations scaled by √(k/(k−1)) · t_{.975, k−1} / z_{.975}
+    # (METHODS §3; 3 speakers a side, the default)
+    f = math.sqrt(3 / 2) * scipy_t.ppf(0.975, 2) / scipy_norm.ppf(0.975)
     gaps = np.array([3 / 12, 3 / 12 + f * (6 / 12 - 3 / 12)]) - 1 / 12
     assert pc.status == "test" and pc.n_invalid == 198
     assert (pc.ci_low, pc.ci_high) == pytest.approx(tuple(np.percentile(gaps, [2.5, 97.5])))

@@ -38,6 +38,11 @@ def test_readme_is_short_and_says_what_a_newcomer_needs():
         (line,) = [ln for ln in text.splitlines() if ln.startswith(f"- `{v}`")]
         assert len(line) > len(v) + 20
     assert len(IMAGE.findall(text)) == 1  # one screenshot
+    # ... which is generated, not in git (.gitignore): the README says so and how it is made
+    (shot,) = IMAGE.findall(text)
+    assert shot.startswith("docs/img/") and "docs/img/" in (ROOT / ".gitignore").read_text()
+    said = " ".join(text[text.index(shot) :].split()[:60])
+    assert "not kept in git" in said and "python docs/screenshots.py" in said
     assert "docs/index.md" in text and "CHANGELOG.md" in text
 
 

@@ -2,8 +2,10 @@
 
 The ``resources/`` folder (demo corpora, prompt lists, icons, the NLU artifact, report
 definitions) sits next to the ``fairdesk`` package in a source tree; in a PyInstaller bundle
-it is copied to the bundle's data folder (``sys._MEIPASS``). A bundle is read-only: fairdesk
-writes projects and settings only to the user's folders, never here.
+it is copied to the bundle's data folder (``sys._MEIPASS``). The user guide (``docs/``) is
+beside the package in a source tree, in the bundle's data folder in a bundle, and inside the
+package (``fairdesk/_guide/``, which setup.py copies there) in an installed wheel. A bundle is
+read-only: fairdesk writes projects and settings only to the user's folders, never here.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ import sys
 from pathlib import Path
 
 __all__ = ["docs_dir", "frozen", "resources_dir"]
+
+#: The ``fairdesk`` package folder.
+_PACKAGE = Path(__file__).resolve().parent
 
 
 def frozen() -> bool:
@@ -27,16 +32,26 @@ def resources_dir() -> Path:
         return Path(env)
     if frozen():
         return Path(sys._MEIPASS) / "resources"
-    return Path(__file__).resolve().parent.parent / "resources"
+    return _PACKAGE.parent / "resources"
 
 
 def docs_dir() -> Path:
-    """The user guide's ``docs/`` folder (``FAIRDESK_DOCS`` overrides it): beside the package in
-    a source tree, in the bundle's data folder in a bundle (with ``mkdocs.yml`` and
-    ``CHANGELOG.md`` beside it in both)."""
+    """The user guide's ``docs/`` folder, with ``mkdocs.yml`` (the navigation) and
+    ``CHANGELOG.md`` (the changes page includes it) in the folder above it.
+
+    ``FAIRDESK_DOCS`` overrides it. A bundle has it in its data folder; a source checkout has it
+    beside the package (preferred, so an editable install shows the guide being edited); an
+    installed wheel has the copy that setup.py puts in the package, ``fairdesk/_guide/docs``.
+    When neither is there, the source checkout's path, which the guide names as missing."""
     env = os.environ.get("FAIRDESK_DOCS")
     if env:
         return Path(env)
     if frozen():
         return Path(sys._MEIPASS) / "docs"
-    return Path(__file__).resolve().parent.parent / "docs"
+    source = _PACKAGE.parent / "docs"
+    if (source / "index.md").is_file() and (_PACKAGE.parent / "mkdocs.yml").is_file():
+        return source
+    packaged = _PACKAGE / "_guide" / "docs"
+    if (packaged / "index.md").is_file():
+        return packaged
+    return source

@@ -26,8 +26,9 @@ stage() { echo "headless: $1 ($(( $(date +%s) - t0 )) s so far)"; }
 
 # a copy of what the wheel is built from: the build writes nothing into this tree
 mkdir -p "$tmp/src"
-cp "$root/pyproject.toml" "$root/README.md" "$tmp/src/"
-(cd "$root" && find fairdesk -name '__pycache__' -prune -o -type f ! -name '*.pyc' -print) |
+# (setup.py copies the user guide, docs/ with mkdocs.yml and CHANGELOG.md, into the package)
+cp "$root"/{pyproject.toml,README.md,setup.py,MANIFEST.in,mkdocs.yml,CHANGELOG.md} "$tmp/src/"
+(cd "$root" && find fairdesk docs -name '__pycache__' -prune -o -type f ! -name '*.pyc' -print) |
   (cd "$root" && tar -cf - -T -) | tar -C "$tmp/src" -xf -
 
 "${PYTHON:-python3}" -m venv "$tmp/venv"
@@ -49,6 +50,10 @@ assert not found, f"a headless install brought extras' packages: {found}"
 import fairdesk
 
 assert "site-packages" in fairdesk.__file__, fairdesk.__file__
+from fairdesk.paths import docs_dir
+
+guide = docs_dir()  # Help > User guide reads the copy inside the installed package
+assert "site-packages" in str(guide) and (guide / "index.md").is_file(), guide
 print(f"headless: fairdesk {fairdesk.__version__} at {fairdesk.__file__}; none of "
       f"{len(OPTIONAL)} extras' packages installed")
 PY

@@ -5,8 +5,9 @@
 # offscreen. It checks the launcher opens the window (and times that cold start), imports the
 # demo into a fresh project, runs small audits with both embedded models, reads the prompt
 # lists, loads PortAudio, checks that hf: models say they are not in this bundle, and opens
-# every GUI panel with --screenshot. Fails on any traceback or missing library in the log, or
-# on any file written inside the bundle.
+# every GUI panel with --screenshot, and that the user guide (pages and pictures) is inside.
+# Fails on any traceback or missing library in the log, or on any file written inside the
+# bundle.
 #
 # Usage: installer/smoke_bundle.sh [BUNDLE_DIR]   (default: dist/fairdesk)
 #   FAIRDESK_SMOKE_KEEP=1   keep the temporary folder (its path is printed)
@@ -107,6 +108,16 @@ step 0 "every GUI panel (--screenshot)" gui --screenshot "$tmp/home/shots" --pro
 shots=$(find "$tmp/home/shots" -name '*.png' | wc -l)
 echo "   $shots screenshots: $(cd "$tmp/home/shots" && ls | tr '\n' ' ')"
 [ "$shots" -ge 5 ] || { echo "   FAILED: too few screenshots"; fail=1; }
+# The user guide (Help ▸ User guide, fairdesk.paths.docs_dir: <bundle>/_internal/docs): every
+# page of this tree, the navigation, the changes and the pictures build_bundle.sh made.
+guide="$app/_internal"
+for f in "$root"/docs/*.md mkdocs.yml CHANGELOG.md; do
+  f="${f#"$root"/}"
+  [ -f "$guide/$f" ] || { echo "   FAILED: the bundle has no $f (Help ▸ User guide)"; fail=1; }
+done
+pics=$(find "$guide/docs/img" -name '*.png' 2>/dev/null | wc -l)
+echo "== the user guide: $(find "$guide/docs" -maxdepth 1 -name '*.md' | wc -l) pages, $pics pictures"
+[ "$pics" -ge 1 ] || { echo "   FAILED: the guide's pictures are not in the bundle"; fail=1; }
 
 # The log: no traceback, no missing library or Qt plugin anywhere.
 bad='Traceback|cannot open shared object|No module named|ModuleNotFoundError|ImportError|library not found|Could not load the Qt platform plugin|Could not find the Qt platform plugin|undefined symbol'

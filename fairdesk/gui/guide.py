@@ -7,7 +7,8 @@ gives headings no anchors) and shown in a :class:`QTextBrowser`. The pages are l
 order of ``mkdocs.yml``'s navigation; a link to another page opens it there (at its heading
 when the link names one), a link to a heading of the same page scrolls to it, and a web link
 opens in the system's browser. The pictures are the app's own screenshots
-(docs/screenshots.py writes them to docs/img/); a page whose picture is missing still reads.
+(docs/screenshots.py writes them to docs/img/; they are not in git): a page whose picture is
+missing still reads, with a line in the picture's place that names it and says how it is made.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ IMAGE_WIDTH = 820
 #: The include line of docs/changes.md (pymdownx.snippets in mkdocs.yml): the file it names,
 #: relative to the folder above docs/.
 _INCLUDE = re.compile(r'^--8<--\s+"([^"]+)"\s*$', re.M)
+_IMG = re.compile(r"<img\b[^>]*>")
+_ATTR = re.compile(r'(\w+)="([^"]*)"')
 _NAV = re.compile(r"^\s*-\s+(.+?):\s+([\w./-]+\.md)\s*$")
 _STYLE = """
 h1 { font-size: 22pt; } h2 { font-size: 16pt; margin-top: 18px; } h3 { font-size: 13pt; }
@@ -46,6 +49,7 @@ table { border-collapse: collapse; } th, td { border: 1px solid #c8c8c8; padding
 th { background-color: #eeeeee; }
 .admonition { background-color: #eef4fb; border: 1px solid #9ec1e6; padding: 6px; }
 .admonition-title { font-weight: bold; }
+.missing-picture { color: #555555; font-style: italic; }
 """
 
 
@@ -87,7 +91,8 @@ def _markdown_text(path: Path) -> str:
 def page_html(path: Path) -> str:
     """One page of the guide as HTML for a QTextBrowser: headings with ids (and the ``<a
     name>`` anchors QTextDocument scrolls to), admonitions, tables, pictures drawn at most
-    :data:`IMAGE_WIDTH` wide."""
+    :data:`IMAGE_WIDTH` wide, and a line in place of a picture that is not there (docs/img/ is
+    made by docs/screenshots.py and is not in git)."""
     import markdown
 
     body = markdown.markdown(
@@ -96,7 +101,20 @@ def page_html(path: Path) -> str:
     body = re.sub(
         r'<(h[1-6]) id="([^"]+)">', lambda m: f'<{m[1]} id="{m[2]}"><a name="{m[2]}"></a>', body
     )
-    body = re.sub(r"<img ", f'<img width="{IMAGE_WIDTH}" ', body)
+
+    def picture(m: re.Match) -> str:
+        attrs = dict(_ATTR.findall(m[0]))
+        src = html.unescape(attrs.get("src", ""))
+        if re.match(r"^[a-z][a-z0-9+.-]*:", src, re.I) or (path.parent / src).is_file():
+            return m[0].replace("<img ", f'<img width="{IMAGE_WIDTH}" ', 1)
+        return (
+            f'<i class="missing-picture">[Picture not in this copy of the guide: '
+            f"{attrs.get('alt') or html.escape(src)} ({html.escape(src)}). The guide's "
+            "pictures are the app's own screenshots, made from fairdesk's source with "
+            "<code>python docs/screenshots.py</code>.]</i>"
+        )
+
+    body = _IMG.sub(picture, body)
     return f"<html><head><style>{_STYLE}</style></head><body>{body}</body></html>"
 
 
@@ -133,7 +151,8 @@ class GuideWindow(QDialog):
         else:
             self.browser.setHtml(
                 "<h1>The user guide is not in this installation</h1><p>It is the "
-                f"<code>docs/</code> folder of fairdesk's source; looked in "
+                "<code>docs/</code> folder of fairdesk's source, which an installed package "
+                "carries as <code>fairdesk/_guide/docs</code>; looked in "
                 f"{html.escape(str(self.folder))}.</p>"
             )
 

@@ -122,3 +122,69 @@ def test_each_tab_s_question_mark_opens_its_section_of_the_guide(qtbot, mini, tm
         title = (ROOT / "docs" / HELP_PAGES[name][0]).read_text(encoding="utf-8").splitlines()[0]
         assert title.lstrip("# ") in dlg.browser.toPlainText()
         dlg.close()
+
+
+def test_an_installed_package_s_guide_reads_without_its_pictures(
+    qtbot, mini, tmp_path, monkeypatch
+):
+    """A wheel built from a fresh clone (docs/img is made by docs/screenshots.py and is not in
+    git) carries the pages without pictures in fairdesk/_guide: Help ▸ User guide finds them
+    there (no source checkout, no FAIRDESK_DOCS) and says in each picture's place what it is
+    and how it is made, with no broken image."""
+    import fairdesk.paths as paths
+    from fairdesk.gui.guide import GuideWindow
+    from fairdesk.gui.main_window import MainWindow
+
+    # the installed layout setup.py makes: site-packages/fairdesk/_guide/{docs,mkdocs.yml,...}
+    package = tmp_path / "site-packages" / "fairdesk"
+    guide = package / "_guide"
+    shutil.copytree(ROOT / "docs", guide / "docs", ignore=shutil.ignore_patterns("img", "*.py"))
+    shutil.copy(ROOT / "mkdocs.yml", guide / "mkdocs.yml")
+    shutil.copy(ROOT / "CHANGELOG.md", guide / "CHANGELOG.md")
+    monkeypatch.delenv("FAIRDESK_DOCS", raising=False)
+    monkeypatch.setattr(paths, "_PACKAGE", package)
+
+    win = MainWindow(mini.folder, settings=QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
+    qtbot.addWidget(win)
+    win.show()
+    _trigger(win, "Help", "User guide")
+    (dlg,) = [w for w in win.findChildren(GuideWindow) if w.isVisible()]
+    qtbot.addWidget(dlg)
+    assert dlg.folder == guide / "docs"
+    titles = [dlg.page_list.item(i).text() for i in range(dlg.page_list.count())]
+    assert titles[:3] == ["Home", "Getting started", "Your data"]  # mkdocs.yml's order
+
+    _click_page(qtbot, dlg, "Reading the results")
+    doc = dlg.browser.document()
+    text = doc.toPlainText()
+    assert "The five verdicts" in text
+    pictures = (
+        "Verdict cards on the Results tab",
+        "Group values with their intervals",
+        "The disparity radar",
+        "The Regression tab",
+    )
+    for alt in pictures:
+        (line,) = [ln for ln in text.splitlines() if f"this copy of the guide: {alt} (img/" in ln]
+        assert line.startswith("[Picture not") and "python docs/screenshots.py" in line
+    assert "img/03_results_radar.png" in text
+    assert "<img" not in doc.toHtml()  # no broken picture drawn
+    _click_page(qtbot, dlg, "Changes")  # the include is packaged too
+    assert "Readings in the cards' units" in dlg.browser.document().toPlainText()
+
+
+def test_a_picture_that_is_there_is_drawn_and_a_web_picture_is_left_alone(tmp_path):
+    from fairdesk.gui.guide import IMAGE_WIDTH, page_html
+
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "a.png").write_bytes(b"png")
+    page = tmp_path / "p.md"
+    page.write_text(
+        "# T\n\n![Here](img/a.png)\n\n![Gone & lost](img/b.png)\n\n![Web](https://x.org/c.png)\n",
+        encoding="utf-8",
+    )
+    out = page_html(page)
+    assert f'<img width="{IMAGE_WIDTH}" alt="Here" src="img/a.png"' in out
+    assert '<img width="820" alt="Web" src="https://x.org/c.png"' in out
+    assert "img/b.png" in out and 'src="img/b.png"' not in out
+    assert "[Picture not in this copy of the guide: Gone &amp; lost (img/b.png)." in out

@@ -22,6 +22,12 @@ class AudioError(FairdeskError):
         super().__init__(f"{self.path}: {reason}")
 
 
+class SpanError(AudioError):
+    """A span (``start_s``–``end_s``) does not fit its file: empty, negative, or outside it.
+    The file itself may be fine; the times that name the span are what to fix (a Kaldi
+    ``segments`` line, an ELAN interval)."""
+
+
 class StoreError(FairdeskError):
     """The project store could not be opened or written."""
 

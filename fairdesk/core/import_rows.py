@@ -50,6 +50,20 @@ class Candidate:
     #: ``segments`` line or an ELAN interval (:mod:`fairdesk.core.spans`).
     start_s: float | None = None
     end_s: float | None = None
+    #: ``(line, file)`` where the audio is listed, when that is not ``row`` of ``source``
+    #: (a Kaldi ``wav.scp`` line): a file not found or not audio is reported there.
+    audio_at: tuple[int, str] | None = None
+    #: ``(line, file)`` where the span's times are given, when not ``row`` of ``source``
+    #: (a Kaldi ``segments`` line): a span that does not fit its file is reported there.
+    span_at: tuple[int, str] | None = None
+
+    def where_audio(self) -> tuple[int, str]:
+        """The ``(line, file)`` a problem with the listed audio file is reported at."""
+        return self.audio_at or (self.row, self.source)
+
+    def where_span(self) -> tuple[int, str]:
+        """The ``(line, file)`` a problem with the span's times is reported at."""
+        return self.span_at or self.where_audio()
 
 
 # -- table rows to candidates (manifest, audiofolder, Common Voice, NeMo) -------------------

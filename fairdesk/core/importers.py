@@ -22,7 +22,7 @@ from pathlib import Path
 
 from . import audio as audio_io
 from .audio_paths import file_stamp, not_found, place, roots_of
-from .errors import AudioError, ImportFailed
+from .errors import AudioError, ImportFailed, SpanError
 from .import_rows import Candidate, Problem
 from .importers_formats import (  # noqa: F401  (the readers stay importable from here)
     AUDIO_COLUMNS,
@@ -240,6 +240,13 @@ def import_dataset(
         rooted = {}
     item_root: dict[str, tuple[Path | None, str]] = {}
 
+    # A problem with a listed file is reported where the file is listed (a Kaldi wav.scp
+    # line, not the transcript's); rows that share that line share the one problem.
+    lost: dict[tuple, list[str]] = {}
+
+    def audio_problem(c: Candidate, where: tuple[int, str], path, reason: str) -> None:
+        lost.setdefault((where[0], path, reason, where[1]), []).append(c.key or path or "")
+
     # Per-row checks that need no audio.
     seen: dict[str, int] = {}
     todo: list[tuple[Candidate, Path, str]] = []
@@ -260,7 +267,7 @@ def import_dataset(
         if full is not None and full not in rooted:
             reason = f"path {c.path!r} cannot be resolved; check the path"
         if reason or full is None:
-            problems.append(Problem(c.row, shown_path(root, c.path) or None, reason, c.source))
+            audio_problem(c, c.where_audio(), shown_path(root, c.path) or None, reason)
             continue
         own_root, in_root = rooted[full]
         # what the item's path reads as: relative to the dataset's root, else absolute
@@ -308,6 +315,8 @@ def import_dataset(
             if c.start_s is not None:
                 return entry, probe_span(full, c.start_s, c.end_s), None, stamp
             return entry, audio_io.probe(full), None, stamp
+        except SpanError as exc:  # the span's times are at fault, not the file
+            return entry, None, (c.where_span(), exc.reason), None
         except AudioError as exc:
             return entry, None, exc.reason, None
 
@@ -317,13 +326,22 @@ def import_dataset(
     with ThreadPoolExecutor(workers) as pool:
         for n, (entry, info, reason, stamp) in enumerate(pool.map(check, todo), start=1):
             c, full, rel = entry
-            if reason:
-                problems.append(Problem(c.row, rel, reason, c.source))
+            if isinstance(reason, tuple):  # a span that does not fit its file
+                (line, src), why = reason
+                problems.append(Problem(line, rel, why, src))
+            elif reason:
+                audio_problem(c, c.where_audio(), rel, reason)
             else:
                 good.append((c, rel, info))
                 stamps[c.key] = stamp
             if progress and n % 50 == 0:
                 progress(n / max(1, len(todo)), f"checked {n}/{len(todo)} files")
+
+    for (line, path_, reason, src), keys in lost.items():
+        if len(keys) > 1:
+            shown = ", ".join(keys[:5]) + (" ..." if len(keys) > 5 else "")
+            reason += f" (the {len(keys)} items that read it are not imported: {shown})"
+        problems.append(Problem(line, path_, reason, src))
 
     added = updated = unchanged = n_stale = 0
     listed = {c.key for c, _full, _rel in todo}

@@ -216,8 +216,8 @@ def read_hf(path: Path, media_dir=None, audio_col=None, **cols):
         for batch in batches:
             for rec in batch.to_pylist():
                 n += 1
-                a = rec.get(audio) or {}
-                data, name = a.get("bytes"), a.get("path")
+                a = rec.get(audio)
+                data, name = (a.get("bytes"), a.get("path")) if a else (None, None)
                 rec = {k: v for k, v in rec.items() if k == audio or _scalar(v)}
                 refs[n] = name
                 if data:
@@ -231,8 +231,13 @@ def read_hf(path: Path, media_dir=None, audio_col=None, **cols):
                         Problem(
                             n,
                             None,
-                            f"the audio column {audio!r} holds neither bytes nor a path in "
-                            "this row (null); give the row its audio or remove it",
+                            "the audio is missing in this row: "
+                            + (
+                                f"the audio column {audio!r} is null"
+                                if a is None
+                                else f"the audio column {audio!r} holds neither bytes nor a path"
+                            )
+                            + "; give the row its audio or remove it",
                             str(src),
                         )
                     )

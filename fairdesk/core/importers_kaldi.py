@@ -43,6 +43,7 @@ from .errors import ImportFailed
 from .import_rows import Candidate, Problem, read_text
 from .names import DiskNames
 from .pipes import EntryRefused, entry_audio, parse_entry
+from .plurals import count
 
 #: Tables that are structure, not metadata.
 STRUCTURE = {"wav.scp", "text", "utt2spk", "spk2utt", "segments", "reco2file_and_channel"}
@@ -55,10 +56,13 @@ def is_kaldi_dir(path: Path) -> bool:
     )
 
 
-def read_kaldi_table(path: Path, problems: list, *, rest: bool = True) -> dict[str, tuple]:
+def read_kaldi_table(
+    path: Path, problems: list, *, rest: bool = True, refused: set | None = None
+) -> dict[str, tuple]:
     """``{key: (line, value)}`` of one Kaldi table; ``rest``: the value is the rest of the
     line (``text``, ``wav.scp``), else the fields after the key (``spk2utt``: a list).
-    Malformed and repeated keys are problems naming the line (the first entry is kept)."""
+    Malformed and repeated keys are problems naming the line (the first entry is kept); the
+    keys of lines refused whole are added to ``refused`` (said once, here)."""
     out: dict[str, tuple] = {}
     src = str(path)
     for i, line in enumerate(read_text(path).splitlines(), start=1):
@@ -69,6 +73,8 @@ def read_kaldi_table(path: Path, problems: list, *, rest: bool = True) -> dict[s
             problems.append(
                 Problem(i, None, f"{path.name} line has a key but no value: {line.strip()!r}", src)
             )
+            if refused is not None:
+                refused.add(parts[0])
             continue
         key = parts[0]
         value = parts[1].strip() if len(parts) > 1 else ""
@@ -110,7 +116,11 @@ def _meta_files(root: Path, choice: str | None) -> list[Path]:
 
 def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, media_dir=None, **_):
     """Candidates of a Kaldi/ESPnet data directory (see the module docstring); archive
-    entries and channels are written into ``media_dir`` (the project's media folder)."""
+    entries and channels are written into ``media_dir`` (the project's media folder).
+
+    A transcript's problems are reported on its ``text`` line, an audio file's on its
+    ``wav.scp`` line and a span's on its ``segments`` line; an empty table is one problem
+    naming it and what it should hold."""
     root = Path(root)
     if not (root / "wav.scp").is_file():
         raise ImportFailed(
@@ -118,26 +128,66 @@ def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, media
             "spk2gender ...)"
         )
     problems: list[Problem] = []
-    wavs = read_kaldi_table(root / "wav.scp", problems)
+    refused_wavs: set[str] = set()
+    wavs = read_kaldi_table(root / "wav.scp", problems, refused=refused_wavs)
     names = DiskNames()
     base = choose_root(_entry_paths(wavs), root, audio_root, names=names)
     texts = read_kaldi_table(root / "text", problems) if (root / "text").is_file() else None
     if texts is None:
         raise ImportFailed(f"{root}: no text file (the transcripts: '<utterance-id> <words>')")
     spk: dict[str, str | None] = {}
-    has_spk = (root / "utt2spk").is_file() or (root / "spk2utt").is_file()
-    if (root / "utt2spk").is_file():
-        spk = {k: v for k, (_i, v) in read_kaldi_table(root / "utt2spk", problems).items()}
-    elif (root / "spk2utt").is_file():
-        spk = _spk2utt(root / "spk2utt", problems)
+    spk_file = next((root / n for n in ("utt2spk", "spk2utt") if (root / n).is_file()), None)
+    if spk_file is not None and spk_file.name == "utt2spk":
+        spk = {k: v for k, (_i, v) in read_kaldi_table(spk_file, problems).items()}
+    elif spk_file is not None:
+        spk = _spk2utt(spk_file, problems)
     tables = []
     for p in _meta_files(root, kaldi_meta):
         side, _, name = p.name.partition("2")
         values = {k: v for k, (_i, v) in read_kaldi_table(p, problems).items()}
+        if not values and _is_empty(p):
+            problems.append(_empty(p, f"; the items are imported without {name}"))
         tables.append((side, name, values))
 
     wav_src, text_src = str(root / "wav.scp"), str(root / "text")
-    segs = _segments(root, wavs, problems) if (root / "segments").is_file() else None
+    seg_path = root / "segments"
+    refused_segs: set[str] = set()
+    no_wavs = not wavs and _is_empty(root / "wav.scp")  # said once below
+    segs = _segments(root, wavs, problems, refused_segs, no_wavs) if seg_path.is_file() else None
+    # An empty table is said once (what it should hold), not once per line it leaves alone.
+    empty = {
+        p.name
+        for p, table in (
+            (root / "wav.scp", wavs),
+            (root / "text", texts),
+            (seg_path, segs),
+            (spk_file, spk),
+        )
+        if p is not None and table is not None and not table and _is_empty(p)
+    }
+    n_utts = f" ({count(len(texts), 'utterance')} in text)" if texts else ""
+    n_recs = f" ({count(len(wavs), 'recording')} in wav.scp)" if wavs else ""
+    for name, consequence in (
+        ("wav.scp", f"; so no utterance has audio and none is imported{n_utts}"),
+        ("text", f"; so no recording has a transcript and none is imported{n_recs}"),
+        (
+            "segments",
+            f"; so no utterance has a span and none is imported{n_utts} (remove segments "
+            "when each recording of wav.scp is one whole utterance)",
+        ),
+        (
+            "utt2spk",
+            "; so no utterance has a speaker and none is imported (Kaldi needs a speaker for every "
+            "utterance)",
+        ),
+        (
+            "spk2utt",
+            "; so no utterance has a speaker and none is imported (Kaldi needs a speaker for every "
+            "utterance)",
+        ),
+    ):
+        if name in empty:
+            problems.append(_empty(root / name, consequence))
     cands = []
     audio: dict[str, str | None] = {}  # recording id -> the file read (None: refused)
     for utt, (line, value, *rest) in wavs.items() if segs is None else segs.items():
@@ -159,31 +209,31 @@ def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, media
         if audio[rec] is None:
             continue
         if utt not in texts:
-            problems.append(
-                Problem(
-                    line,
-                    value,
-                    f"{utt} has no transcript in text; add a line '{utt} <words>' or "
-                    "remove the recording",
-                    wav_src,
+            if "text" not in empty:
+                problems.append(
+                    Problem(
+                        line,
+                        value if segs is None else None,
+                        f"{utt} has no transcript in text; add a line '{utt} <words>' or "
+                        + ("remove the recording" if segs is None else "remove the segment"),
+                        wav_src if segs is None else str(seg_path),
+                    )
                 )
-            )
             continue
         speaker = spk.get(utt)
-        if has_spk and utt in spk and speaker is None:  # under two speakers: said in spk2utt
+        if spk_file is not None and utt in spk and speaker is None:  # two speakers: said
             continue
-        if has_spk and speaker is None:
-            problems.append(
-                Problem(
-                    texts[utt][0],
-                    None,
-                    f"{utt} has no speaker: it is not in "
-                    + ("utt2spk" if (root / "utt2spk").is_file() else "spk2utt")
-                    + f"; add a line '{utt} <speaker-id>' to utt2spk (Kaldi needs one for "
-                    "every utterance)",
-                    text_src,
+        if spk_file is not None and speaker is None:
+            if spk_file.name not in empty:
+                problems.append(
+                    Problem(
+                        texts[utt][0],
+                        None,
+                        f"{utt} has no speaker: it is not in {spk_file.name}; add a line "
+                        f"'{utt} <speaker-id>' to utt2spk (Kaldi needs one for every utterance)",
+                        text_src,
+                    )
                 )
-            )
             continue
         meta = {}
         for side, name, values in tables:
@@ -198,13 +248,19 @@ def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, media
             text=texts[utt][1],
             speaker_id=speaker,
             metadata=meta,
+            audio_at=(wavs[rec][0], wav_src),
         )
         if segs is not None:
             c.start_s, c.end_s = _span_end(c.path, segs[utt][2], segs[utt][3])
+            c.span_at = (segs[utt][0], str(seg_path))
             c.metadata.setdefault("recording", segs[utt][4])
         cands.append(c)
+    listed, refused, table = (
+        (wavs, refused_wavs, "wav.scp") if segs is None else (segs, refused_segs, "segments")
+    )
     for utt, (line, _t) in texts.items():
-        if utt not in (wavs if segs is None else segs):
+        # a line refused in wav.scp or segments is said there, once
+        if utt not in listed and utt not in refused and table not in empty:
             problems.append(
                 Problem(
                     line,
@@ -218,6 +274,40 @@ def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, media
     # items read from elsewhere (absolute paths, the project's media folder for archive
     # entries and channels) keep their own roots (core.audio_paths)
     return base, cands, problems
+
+
+#: What each Kaldi table holds, one line per entry (for the message about an empty one).
+LINES = {
+    "wav.scp": ("recording", "<recording-id> <audio path>"),
+    "text": ("utterance", "<utterance-id> <transcript>"),
+    "utt2spk": ("utterance", "<utterance-id> <speaker-id>"),
+    "spk2utt": ("speaker", "<speaker-id> <utterance-id> <utterance-id> ..."),
+    "segments": ("utterance", "<utterance-id> <recording-id> <start seconds> <end seconds>"),
+}
+
+
+def _is_empty(path: Path) -> bool:
+    """The file holds no line but blank ones (0 bytes, or only spaces and newlines)."""
+    try:
+        return not read_text(path).strip()
+    except (OSError, ImportFailed):
+        return False
+
+
+def _empty(path: Path, consequence: str) -> Problem:
+    """The problem of an empty Kaldi table: which it is and what it should hold."""
+    name = path.name
+    what, form = LINES.get(name) or (
+        ("speaker", f"<speaker-id> <{name[4:]}>")
+        if name.startswith("spk2")
+        else ("utterance", f"<utterance-id> <{name[4:]}>")
+    )
+    return Problem(
+        None,
+        None,
+        f"{name} is empty (no lines); it should hold one line per {what}: '{form}'" + consequence,
+        str(path),
+    )
 
 
 def _entry_paths(wavs: dict) -> list[str | None]:
@@ -268,12 +358,18 @@ def _spk2utt(path: Path, problems: list) -> dict[str, str | None]:
     return {u: (None if u in twice else s) for u, (s, _i) in owner.items()}
 
 
-def _segments(root: Path, wavs: dict, problems: list) -> dict[str, tuple]:
+def _segments(
+    root: Path, wavs: dict, problems: list, refused: set, no_wavs: bool = False
+) -> dict[str, tuple]:
     """``{utterance: (line, wav.scp value, start, end, recording)}`` of ``segments``; a line
-    that is malformed, names no recording of wav.scp or is an empty span is a problem."""
+    that is malformed, names no recording of wav.scp or is an empty span is a problem (its
+    utterance added to ``refused``); ``no_wavs``: wav.scp is empty (said once, not per
+    line)."""
     src = str(root / "segments")
     out = {}
-    for utt, (line, fields) in read_kaldi_table(root / "segments", problems, rest=False).items():
+    table = read_kaldi_table(root / "segments", problems, rest=False, refused=refused)
+    for utt, (line, fields) in table.items():
+        refused.add(utt)  # until the line is read whole
         if len(fields) < 3:
             problems.append(
                 Problem(
@@ -293,6 +389,8 @@ def _segments(root: Path, wavs: dict, problems: list) -> dict[str, tuple]:
             )
             continue
         if rec not in wavs:
+            if no_wavs:
+                continue
             problems.append(
                 Problem(
                     line,
@@ -314,6 +412,7 @@ def _segments(root: Path, wavs: dict, problems: list) -> dict[str, tuple]:
             )
             continue
         out[utt] = (line, wavs[rec][1], start, end, rec)
+        refused.discard(utt)
     return out
 
 

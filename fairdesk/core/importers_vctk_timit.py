@@ -20,7 +20,9 @@ TIMIT (Garofolo et al., LDC93S1, and copies that keep its tree, upper or lower c
     content id (``timit:SA1``: every speaker reads SA1 and SA2; an SX sentence is read by
     seven), its first letters ``sentence_type`` (``SA``, ``SX``, ``SI``). The ``.WRD`` and
     ``.PHN`` alignments are not imported as annotations: their paths are kept as metadata
-    (``words_file``, ``phones_file``) for the phone-level analyses to read.
+    (``words_file``, ``phones_file``) for the phone-level analyses to read. A region folder
+    other than ``DR1``–``DR8`` or a speaker folder not named as TIMIT names speakers is read
+    too, with the facts its name cannot give left unknown, and named as a problem.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from pathlib import Path
 
 from .errors import ImportFailed
 from .import_rows import Candidate, Problem, read_text
+from .plurals import count
 
 GENDERS = {"f": "female", "m": "male"}
 #: TIMIT's dialect regions (the corpus documentation, "Dialect distribution of speakers").
@@ -162,15 +165,12 @@ def _children(path: Path, pattern) -> list[Path]:
 
 
 def _timit_splits(root: Path) -> list[Path]:
-    """TRAIN/TEST folders holding DR folders, in ``root`` or one level down (``TIMIT/``)."""
+    """TRAIN/TEST folders, in ``root`` or one level down (``TIMIT/``): those of the first
+    folder where one holds a DR folder (a split holding only other folders is read too)."""
     for base in [root, *_children(root, lambda n: True)]:
-        splits = [
-            s
-            for s in _children(base, lambda n: n.lower() in ("train", "test"))
-            if _children(s, _DR.match)
-        ]
-        if splits:
-            return sorted(splits)
+        splits = _children(base, lambda n: n.lower() in ("train", "test"))
+        if any(_children(s, _DR.match) for s in splits):
+            return sorted(s for s in splits if _children(s, lambda n: True))
     return []
 
 
@@ -234,8 +234,26 @@ def _timit_text(t: Path) -> str | None:
     return m.group(1) if m else None
 
 
+def _is_sentence(p: Path) -> bool:
+    return p.suffix.lower() == ".txt" and p.is_file()
+
+
+def _sentences(folder: Path) -> list[Path]:
+    try:
+        return sorted(p for p in folder.iterdir() if _is_sentence(p))
+    except OSError:
+        return []
+
+
 def read_timit(root: Path, **_):
-    """Candidates of a TIMIT tree (see the module docstring)."""
+    """Candidates of a TIMIT tree (see the module docstring).
+
+    Folders that leave TIMIT's pattern are read, never passed over: a region folder other
+    than ``DR1``–``DR8`` (``DR9``, ``extra``) gives its speakers no dialect region, a speaker
+    folder not named ``<F|M><3 letters><digit>`` (``BADNAME``) gives its sentences that
+    speaker id and no gender (nor SPKRINFO.TXT facts); each such folder is a problem that
+    says what was left unknown and how to name the folder. A ``.TXT`` outside a speaker
+    folder is a problem naming it."""
     root = Path(root)
     splits = _timit_splits(root)
     if not splits:
@@ -248,63 +266,107 @@ def read_timit(root: Path, **_):
     found = next((p for p in splits[0].parent.rglob("*") if p.name.upper() == "SPKRINFO.TXT"), None)
     if found is not None:
         info = read_spkrinfo(found, problems)
-    cands = []
+    cands: list[Candidate] = []
+    odd: list[tuple[Path, str]] = []  # (folder, what is unknown and what to do)
     for split in splits:
-        for dr in sorted(_children(split, _DR.match)):
-            for spk_dir in sorted(dr.iterdir()):
-                m = _SPK.match(spk_dir.name)
-                if not spk_dir.is_dir() or not m:
-                    continue
-                sex, spk = m.group(1).lower(), m.group(2).upper()
-                base = {
-                    "split": split.name.lower(),
-                    "dialect_region": dr.name.upper(),
-                    "dialect": DIALECTS[dr.name.upper()],
-                    "gender": GENDERS[sex],
-                    **info.get(spk, {}),
-                }
-                for t in sorted(p for p in spk_dir.iterdir() if p.suffix.lower() == ".txt"):
+        for dr in sorted(_children(split, lambda n: True)):
+            region = dr.name.upper() if _DR.match(dr.name) else None
+            n_before = len(cands)
+            if region is not None or not _sentences(dr):
+                speakers = sorted(_children(dr, lambda n: True))
+                for t in _sentences(dr):
                     rel = t.relative_to(root).as_posix()
-                    audio = _timit_audio(t)
-                    if audio is None:
-                        problems.append(
-                            Problem(None, rel, f"no audio {t.stem}.WAV beside {t.name}", str(t))
-                        )
-                        continue
-                    text = _timit_text(t)
-                    if text is None:
-                        problems.append(
-                            Problem(
-                                1,
-                                rel,
-                                "not a TIMIT transcript ('<first sample> <last sample> <words>')",
-                                str(t),
-                            )
-                        )
-                        continue
-                    sent = t.stem.upper()
-                    meta = dict(base, sentence_type=sent[:2])
-                    for kind, name in ((".wrd", "words_file"), (".phn", "phones_file")):
-                        side = next(
-                            (
-                                p
-                                for p in spk_dir.iterdir()
-                                if p.name.lower() == t.stem.lower() + kind
-                            ),
+                    problems.append(
+                        Problem(
                             None,
-                        )
-                        if side is not None:
-                            meta[name] = side.relative_to(root).as_posix()
-                    cands.append(
-                        Candidate(
-                            row=1,
-                            source=str(t),
-                            key=f"{split.name.lower()}/{spk_dir.name.upper()}/{sent}",
-                            path=str(audio),
-                            text=text,
-                            speaker_id=spk_dir.name.upper(),
-                            content_id=f"timit:{sent}",
-                            metadata=meta,
+                            rel,
+                            f"{t.name} lies in the region folder {dr.name}, outside a speaker "
+                            "folder: not imported; move it into its speaker's folder "
+                            f"({dr.name}/FCJF0/{t.name}, F or M for the gender)",
+                            str(t),
                         )
                     )
+            else:  # a speaker folder right under the split: its region is unknown
+                speakers = [dr]
+            for spk_dir in speakers:
+                m = _SPK.match(spk_dir.name)
+                n_spk = len(cands)
+                _timit_speaker(root, split, spk_dir, region, m, info, cands, problems)
+                if m is None and len(cands) > n_spk:
+                    odd.append(
+                        (
+                            spk_dir,
+                            f"is not named as TIMIT names a speaker (F or M, three letters, a "
+                            f"digit: FCJF0): {_imported(len(cands) - n_spk)} "
+                            f"with speaker id {spk_dir.name.upper()} and no gender; "
+                            "rename the folder to its speaker's TIMIT id to give the gender "
+                            "and the SPKRINFO.TXT facts",
+                        )
+                    )
+            if region is None and len(cands) > n_before:
+                odd.append(
+                    (
+                        dr,
+                        "is not one of TIMIT's dialect regions DR1–DR8: "
+                        f"{_imported(len(cands) - n_before)} without dialect_region and "
+                        "dialect; rename the folder to its region "
+                        "(DR1–DR8) if you know it",
+                    )
+                )
+    for folder, what in odd:
+        rel = folder.relative_to(root).as_posix()
+        problems.append(Problem(None, rel + "/", f"the folder {rel} {what}", str(folder)))
     return root, cands, problems
+
+
+def _imported(n: int) -> str:
+    return f"its {count(n, 'sentence')} " + ("is imported" if n == 1 else "are imported")
+
+
+def _timit_speaker(root, split, spk_dir, region, m, info, cands, problems) -> None:
+    """The candidates of one speaker folder (``m``: its name's match of TIMIT's speaker
+    pattern, None when it leaves it)."""
+    base = {"split": split.name.lower()}
+    if region is not None:
+        base.update(dialect_region=region, dialect=DIALECTS[region])
+    if m is not None:
+        base["gender"] = GENDERS[m.group(1).lower()]
+        base.update(info.get(m.group(2).upper(), {}))
+    for t in _sentences(spk_dir):
+        rel = t.relative_to(root).as_posix()
+        audio = _timit_audio(t)
+        if audio is None:
+            problems.append(Problem(None, rel, f"no audio {t.stem}.WAV beside {t.name}", str(t)))
+            continue
+        text = _timit_text(t)
+        if text is None:
+            problems.append(
+                Problem(
+                    1,
+                    rel,
+                    "not a TIMIT transcript ('<first sample> <last sample> <words>')",
+                    str(t),
+                )
+            )
+            continue
+        sent = t.stem.upper()
+        meta = dict(base, sentence_type=sent[:2])
+        for kind, name in ((".wrd", "words_file"), (".phn", "phones_file")):
+            side = next(
+                (p for p in spk_dir.iterdir() if p.name.lower() == t.stem.lower() + kind),
+                None,
+            )
+            if side is not None:
+                meta[name] = side.relative_to(root).as_posix()
+        cands.append(
+            Candidate(
+                row=1,
+                source=str(t),
+                key=f"{split.name.lower()}/{spk_dir.name.upper()}/{sent}",
+                path=str(audio),
+                text=text,
+                speaker_id=spk_dir.name.upper(),
+                content_id=f"timit:{sent}",
+                metadata=meta,
+            )
+        )

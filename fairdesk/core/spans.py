@@ -22,7 +22,7 @@ import numpy as np
 from ..constants import SAMPLE_RATE
 from . import audio as audio_io
 from .audio import AV_EXTENSIONS, Audio, AudioInfo, _check_file, _decode_av
-from .errors import AudioError
+from .errors import AudioError, SpanError
 
 __all__ = [
     "END_TOLERANCE_S",
@@ -115,7 +115,7 @@ def read_span(path, start_s: float, end_s: float) -> tuple[np.ndarray, int, floa
     """
     p = _check_file(path)
     if not (end_s > start_s >= 0):
-        raise AudioError(
+        raise SpanError(
             p,
             f"the span {start_s:g}–{end_s:g} s is empty or negative; give a start below the end",
         )
@@ -140,7 +140,7 @@ def read_span(path, start_s: float, end_s: float) -> tuple[np.ndarray, int, floa
         data = np.ascontiguousarray(whole[first:stop])
         del whole
     if data.shape[0] == 0:
-        raise AudioError(p, f"the span {start_s:g}–{end_s:g} s holds no audio")
+        raise SpanError(p, f"the span {start_s:g}–{end_s:g} s holds no audio")
     if not np.all(np.isfinite(data)):
         raise AudioError(p, "audio contains NaN or infinite samples; re-export the file")
     return data, sr, total / float(sr)
@@ -149,13 +149,13 @@ def read_span(path, start_s: float, end_s: float) -> tuple[np.ndarray, int, floa
 def _bounds(p, start_s: float, end_s: float, sr: int, total: int) -> tuple[int, int]:
     dur = total / float(sr)
     if start_s >= dur:
-        raise AudioError(
+        raise SpanError(
             p,
             f"the span {start_s:g}–{end_s:g} s starts after the end of the file ({dur:.3f} s); "
             "fix the interval's times or the file it points at",
         )
     if end_s > dur + END_TOLERANCE_S:
-        raise AudioError(
+        raise SpanError(
             p,
             f"the span {start_s:g}–{end_s:g} s ends after the end of the file ({dur:.3f} s); "
             "fix the interval's times or the file it points at",

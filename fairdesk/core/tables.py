@@ -307,6 +307,21 @@ def _read_parquet(path: Path) -> Table:
     return Table(path, "parquet", cols, _FrameRows(df, cols), [])
 
 
+def _json_error(line: str, exc: json.JSONDecodeError) -> str:
+    """Where a JSONL line stops being JSON, as its column in that line (counted from 1). The
+    parser counts past the line's end onto a next line (column 1) when the record stops
+    short: that is said as the column after the line's last character."""
+    body = line.rstrip("\r\n")
+    col = min(exc.pos, len(body)) + 1
+    msg = exc.msg.removesuffix(" at")  # "Invalid control character at"
+    if exc.pos >= len(body.rstrip()):
+        return (
+            f"not valid JSON ({msg} at column {col}, where the line ends: the record is cut "
+            "short or broken over lines); write each record whole on one line"
+        )
+    return f"not valid JSON ({msg} at column {col})"
+
+
 def parse_jsonl(path, text: str) -> Table:
     """The records of JSONL ``text`` read from ``path`` (decoded already, e.g. from a
     gzipped file), with the same per-line problems as :func:`read_table`."""
@@ -336,9 +351,7 @@ def _read_jsonl(path: Path, text: str) -> Table:
         try:
             obj = json.loads(line, object_pairs_hook=_pairs_hook(repeated))
         except json.JSONDecodeError as exc:
-            table.problems.append(
-                TableProblem(n, f"not valid JSON ({exc.msg} at column {exc.colno})")
-            )
+            table.problems.append(TableProblem(n, _json_error(line, exc)))
             continue
         except RecursionError:
             table.problems.append(

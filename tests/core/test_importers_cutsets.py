@@ -280,7 +280,9 @@ def test_nemo_duration_that_is_not_a_number_refuses_that_row(project, tmp_path, 
     assert items.loc[0, "end_s"] == pytest.approx(len(a) / SR, abs=1e-3)
 
 
-def test_nemo_integer_metadata_with_a_gap_stays_integer(project, tmp_path, speech, capsys):
+@pytest.mark.parametrize("fmt", ["nemo", "manifest"])
+def test_nemo_integer_metadata_with_a_gap_stays_integer(project, tmp_path, speech, capsys, fmt):
+    """NeMo and a plain JSONL manifest: ages beside a missing one stay 21, never 21.0."""
     from fairdesk.cli import main
 
     folder = tmp_path / "nemo"
@@ -288,13 +290,17 @@ def test_nemo_integer_metadata_with_a_gap_stays_integer(project, tmp_path, speec
     rows = []
     for i, (w, x) in enumerate(speech[:3]):
         sf.write(folder / "audio" / f"{i}.wav", x, SR, subtype="PCM_16")
-        r = {"audio_filepath": f"audio/{i}.wav", "duration": len(x) / SR, "text": w}
+        if fmt == "nemo":
+            r = {"audio_filepath": f"audio/{i}.wav", "duration": len(x) / SR, "text": w}
+        else:
+            r = {"path": f"audio/{i}.wav", "text": w, "speaker_id": f"s{i}"}
         if i != 1:
             r["age"] = 21 if i == 0 else 30
         rows.append(r)
-    man = folder / "m.json"
+    man = folder / ("m.json" if fmt == "nemo" else "m.jsonl")
     man.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    assert import_dataset(project, "n", man).imported == 3
+    rep = import_dataset(project, "n", man)
+    assert rep.format == fmt and rep.imported == 3
     items = project.items(project.dataset("n"))
     assert list(items["age"]) == [21, None, 30]
     code = main(

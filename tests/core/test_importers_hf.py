@@ -159,3 +159,17 @@ def test_hf_save_to_disk_dataset_dict(project, tmp_path):
     (single / "data-00000-of-00001.arrow").write_bytes(b"garbage")
     with pytest.raises(ImportFailed, match="not a readable Arrow stream"):
         import_dataset(project, "bad", single)
+
+
+def test_hf_wav_bytes_a_few_samples_short_of_their_header_say_how_many(project, tmp_path):
+    """Embedded WAV bytes three samples short of their header warned "2.58 s on disk, the
+    header says 2.58 s"; the warning counts samples, so the two numbers differ."""
+    buf = io.BytesIO()
+    sf.write(buf, tone(2.58, 16000, 300), 16000, format="WAV", subtype="PCM_16")
+    short = buf.getvalue()[:-6]  # three 16-bit samples
+    root = hub_snapshot(tmp_path / "hub", [(short, "cv_1.wav", "Hello there", "s1", "Irish", 30)])
+    rep = import_dataset(project, "cv", root)
+    assert rep.imported == 1 and not rep.problems
+    (w,) = [x["warning"] for x in rep.warnings if "header" in x["warning"]]
+    assert "(41,277 samples on disk, the header says 41,280: 3 missing, 0.2 ms)" in w
+    assert "2.58 s" not in w

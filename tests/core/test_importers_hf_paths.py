@@ -111,11 +111,16 @@ def test_a_row_without_bytes_or_path_is_named(project, tmp_path, speech):
     pq.write_table(pa.table({"audio": audio, "sentence": cols["sentence"]}), folder / "t.parquet")
     rep = import_dataset(project, "t", folder / "t.parquet", fmt="hf")
     assert rep.imported == 1
+    # audio = null was said to be "only a path to a file elsewhere"
     assert [(p.row, p.reason) for p in rep.problems] == [
         (
-            n,
-            "the audio column 'audio' holds neither bytes nor a path in this row (null); give "
-            "the row its audio or remove it",
-        )
-        for n in (2, 3)
+            2,
+            "the audio is missing in this row: the audio column 'audio' is null; give the row "
+            "its audio or remove it",
+        ),
+        (
+            3,
+            "the audio is missing in this row: the audio column 'audio' holds neither bytes nor "
+            "a path; give the row its audio or remove it",
+        ),
     ]

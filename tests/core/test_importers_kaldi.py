@@ -170,3 +170,172 @@ def test_kaldi_cli(project, tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["imported"] == 3 and out["format"] == "kaldi"
     assert set(project.items(project.dataset("k"))["lang"]) == {"en", "fr"}
+
+
+def recipe_dir(root):
+    """data/train as a recipe's data preparation writes it for a corpus of long recordings:
+    wav.scp with paths relative to the recipe folder (db/...), segments, text, utt2spk,
+    spk2utt, spk2gender."""
+    for i, rec in enumerate(("rec1", "rec2")):
+        write_wav(root / "db" / f"{rec}.wav", seconds=2.0, freq=200 + 40 * i)
+    d = root / "data" / "train"
+    _write(d / "wav.scp", ["rec1 db/rec1.wav", "rec2 db/rec2.wav", "rec3 db/gone.wav"])
+    segs = [
+        ("rec1-a", "rec1", "0.00", "0.90", "spkA"),
+        ("rec1-b", "rec1", "1.00", "1.90", "spkA"),
+        ("rec2-a", "rec2", "0.00", "1.00", "spkB"),
+        ("rec3-a", "rec3", "0.00", "1.00", "spkB"),
+        ("rec3-b", "rec3", "1.00", "2.00", "spkB"),
+    ]
+    _write(d / "segments", [f"{u} {r} {a} {b}" for u, r, a, b, _s in segs])
+    _write(d / "text", [f"{u} WORDS OF {u.upper()}" for u, *_ in segs])
+    _write(d / "utt2spk", [f"{u} {s}" for u, *_r, s in segs])
+    _write(d / "spk2utt", ["spkA rec1-a rec1-b", "spkB rec2-a rec3-a rec3-b"])
+    _write(d / "spk2gender", ["spkA f", "spkB m"])
+    return d
+
+
+def _problems(rep):
+    return [(p.source.rsplit("/", 1)[-1], p.row, p.path, p.reason) for p in rep.problems]
+
+
+def test_kaldi_files_problems_under_wav_scp_and_segments_by_line(project, tmp_path):
+    """A wav.scp path that is not there and a span past the end of its recording were filed
+    under text (the transcript's line); they belong to the line that lists them."""
+    d = recipe_dir(tmp_path)
+    _write(
+        d / "segments",
+        [
+            "rec1-a rec1 0.00 0.90",
+            "rec1-b rec1 1.00 3.50",  # past the 2 s recording
+            "rec2-a rec2 0.00 1.00",
+            "rec3-a rec3 0.00 1.00",
+            "rec3-b rec3 1.00 2.00",
+        ],
+    )
+    rep = import_dataset(project, "k", d)
+    assert rep.imported == 2  # rec1-a, rec2-a
+    assert rep.roots[0] == str(tmp_path.resolve())  # db/... read from the recipe folder
+    got = _problems(rep)
+    assert [g[:3] for g in got] == [
+        ("segments", 2, "db/rec1.wav"),
+        ("wav.scp", 3, "db/gone.wav"),
+    ]
+    assert got[0][3] == (
+        "the span 1–3.5 s ends after the end of the file (2.000 s); fix the interval's times "
+        "or the file it points at"
+    )
+    # the two segments of the missing recording share its one wav.scp line
+    assert got[1][3].startswith("file not found: db/gone.wav was read relative to ")
+    assert got[1][3].endswith("(the 2 items that read it are not imported: rec3-a, rec3-b)")
+    assert not any(src == "text" for src, *_ in got)
+
+
+def test_kaldi_without_segments_files_a_missing_file_under_wav_scp(project, tmp_path):
+    d = kaldi_dir(tmp_path)
+    _write(
+        d / "wav.scp",
+        ["spkA-001 wav/spkA-001.wav", "spkA-002 wav/nowhere.wav", "spkB-001 wav/spkB-001.wav"],
+    )
+    (d / "wav" / "spkB-001.wav").write_bytes(b"not audio at all")
+    rep = import_dataset(project, "k", d)
+    assert rep.imported == 1
+    got = _problems(rep)
+    assert [g[:3] for g in got] == [
+        ("wav.scp", 2, "wav/nowhere.wav"),
+        ("wav.scp", 3, "wav/spkB-001.wav"),
+    ]
+    assert got[0][3].startswith("file not found: wav/nowhere.wav")
+
+
+def test_kaldi_a_refused_segments_or_wav_scp_line_is_reported_once(project, tmp_path):
+    """Each refused segments line was reported twice: on its line, and again as a transcript
+    'with no line in segments'."""
+    d = recipe_dir(tmp_path)
+    _write(
+        d / "segments",
+        [
+            "rec1-a rec1 0.00 0.90",
+            "rec1-b rec1",  # malformed
+            "rec2-a rec2 zero 1.00",  # not seconds
+            "rec3-a recX 0.00 1.00",  # no such recording
+            "rec3-b rec2 1.50 1.20",  # empty span
+        ],
+    )
+    _write(d / "wav.scp", ["rec1 db/rec1.wav", "rec2 db/rec2.wav"])
+    rep = import_dataset(project, "k", d)
+    assert rep.imported == 1
+    got = _problems(rep)
+    assert [(src, row) for src, row, *_ in got] == [("segments", n) for n in (2, 3, 4, 5)]
+    assert got[0][3] == ("rec1-b: a segments line is '<utterance-id> <recording-id> <start> <end>'")
+    assert got[1][3] == "rec2-a: start and end must be seconds: ['zero', '1.00']"
+    assert got[2][3] == (
+        "rec3-a: recording 'recX' is not in wav.scp; add it there or remove the line"
+    )
+    assert got[3][3].startswith("rec3-b: the span 1.5–1.2 s is empty or negative")
+    # without segments: a wav.scp line with no path is said once too
+    (d / "segments").unlink()
+    _write(d / "wav.scp", ["rec1-a db/rec1.wav", "rec1-b", "rec2-a db/rec2.wav"])
+    rep = import_dataset(project, "k2", d)
+    got = _problems(rep)
+    assert ("wav.scp", 2, None, "wav.scp line has a key but no value: 'rec1-b'") in got
+    assert not [g for g in got if g[3].startswith("rec1-b has a transcript")]
+
+
+@pytest.mark.parametrize(
+    ("empty", "says"),
+    [
+        (
+            "wav.scp",
+            "wav.scp is empty (no lines); it should hold one line per recording: "
+            "'<recording-id> <audio path>'; so no utterance has audio and none is imported "
+            "(5 utterances in text)",
+        ),
+        (
+            "text",
+            "text is empty (no lines); it should hold one line per utterance: '<utterance-id> "
+            "<transcript>'; so no recording has a transcript and none is imported "
+            "(3 recordings in wav.scp)",
+        ),
+        (
+            "segments",
+            "segments is empty (no lines); it should hold one line per utterance: "
+            "'<utterance-id> <recording-id> <start seconds> <end seconds>'; so no utterance "
+            "has a span and none is imported (5 utterances in text) (remove segments when "
+            "each recording of wav.scp is one whole utterance)",
+        ),
+        (
+            "utt2spk",
+            "utt2spk is empty (no lines); it should hold one line per utterance: "
+            "'<utterance-id> <speaker-id>'; so no utterance has a speaker and none is "
+            "imported (Kaldi needs a speaker for every utterance)",
+        ),
+    ],
+)
+def test_an_empty_kaldi_file_is_named_with_what_it_should_hold(project, tmp_path, empty, says):
+    """Empty Kaldi files were reported as 'the manifest has a header but no rows'."""
+    d = recipe_dir(tmp_path)
+    (d / empty).write_text("\n" if empty == "text" else "", encoding="utf-8")
+    rep = import_dataset(project, "k", d)
+    assert rep.imported == 0
+    assert _problems(rep) == [(empty, None, None, says)]
+
+
+def test_an_empty_kaldi_metadata_table_is_named_and_the_items_kept(project, tmp_path):
+    d = recipe_dir(tmp_path)
+    (d / "spk2gender").write_text("", encoding="utf-8")
+    (d / "wav.scp").write_text("rec1 db/rec1.wav\nrec2 db/rec2.wav\n", encoding="utf-8")
+    (d / "segments").write_text("rec1-a rec1 0 0.9\nrec2-a rec2 0 1\n", encoding="utf-8")
+    (d / "text").write_text("rec1-a ONE\nrec2-a TWO\n", encoding="utf-8")
+    rep = import_dataset(project, "k", d)
+    assert rep.imported == 2
+    assert _problems(rep) == [
+        (
+            "spk2gender",
+            None,
+            None,
+            "spk2gender is empty (no lines); it should hold one line per speaker: "
+            "'<speaker-id> <gender>'; the items are imported without gender",
+        )
+    ]
+    assert "gender" not in project.items(project.dataset("k")).columns

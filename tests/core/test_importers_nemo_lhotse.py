@@ -75,6 +75,34 @@ def test_nemo_imports_whole_files_and_spans(project, tmp_path):
     assert import_dataset(project, "n", man).unchanged == 4
 
 
+def test_nemo_json_errors_name_the_line_and_the_column_in_it(project, tmp_path):
+    """A record cut short at column 138 was said to fail at column 1 (the parser counts the
+    line's end as the start of a next line): the column is the one in the line."""
+    man = nemo_tree(tmp_path / "nemo")
+    good = man.read_text(encoding="utf-8").splitlines()
+    head = '{"audio_filepath": "audio/a.wav", "duration": 0.5, "text": "'
+    text = "a transcript long enough to run past the hundredth column of the line"
+    cut = head + text.ljust(137 - len(head) - 1) + '"'  # no closing brace
+    assert len(cut) == 137
+    typo = '{"audio_filepath": "audio/b.wav",, "duration": 0.5, "text": "x"}'
+    broken = head + "a line break\ninside the text" + '"}'  # one record over two lines
+    man.write_text("\n".join([good[0], cut, typo, broken, good[3]]) + "\n", encoding="utf-8")
+    rep = import_dataset(project, "n", man, fmt="nemo")
+    assert rep.imported == 2
+    ends = ", where the line ends: the record is cut short or broken over lines); write each "
+    ends += "record whole on one line"
+    assert [(p.row, p.reason) for p in rep.problems] == [
+        (2, "not valid JSON (Expecting ',' delimiter at column 138" + ends),
+        (
+            3,
+            f"not valid JSON (Expecting property name enclosed in double quotes at column "
+            f"{typo.index(',,') + 2})",
+        ),
+        (4, f"not valid JSON (Invalid control character at column {len(head) + 13}" + ends),
+        (5, "not valid JSON (Expecting value at column 1)"),
+    ]
+
+
 def test_an_option_the_format_does_not_take_is_refused(project, tmp_path):
     man = nemo_tree(tmp_path / "nemo")
     with pytest.raises(ImportFailed) as e:

@@ -161,6 +161,72 @@ def test_timit_reads_sphere_path_facts_and_spkrinfo(project, tmp_path):
     ]
 
 
+def test_timit_folders_off_its_pattern_are_imported_and_said(project, tmp_path):
+    """Sentences under DR9/ or a speaker folder not named <F|M><3 letters><digit> were left
+    out without a word (32 of 40 imported, 0 problems); they are imported with what the
+    folder cannot tell left unknown, and each such folder is a problem saying so."""
+    root = timit_tree(tmp_path / "timit")
+    t = root / "TIMIT"
+    extra = [
+        ("TRAIN", "DR9", "FABC0", "SA1"),
+        ("TRAIN", "DR9", "FABC0", "SX12"),
+        ("TRAIN", "DR1", "BADNAME", "SA2"),
+        ("TEST", "extra", "MXYZ1", "SI10"),  # a split with only an odd region folder
+        ("TEST", "DR8", "spk7", "SA1"),
+    ]
+    for split, dr, spk, sent in extra:
+        d = t / split / dr / spk
+        write_sphere(d / f"{sent}.WAV")
+        _write(d / f"{sent}.TXT", "0 6400 Words here.\n")
+    write_sphere(t / "TRAIN" / "DR2" / "SA1.WAV")  # outside a speaker folder
+    _write(t / "TRAIN" / "DR2" / "SA1.TXT", "0 6400 Lost.\n")
+    rep = import_dataset(project, "t", root)
+    assert rep.imported == 4 + len(extra)
+    items = project.items(project.dataset("t")).set_index("id")
+    dr9 = items.loc["train/FABC0/SA1"]
+    assert (dr9["speaker_id"], dr9["gender"], dr9["split"]) == ("FABC0", "female", "train")
+    assert pd.isna(dr9["dialect_region"]) and pd.isna(dr9["dialect"])
+    bad = items.loc["train/BADNAME/SA2"]
+    assert (bad["speaker_id"], bad["dialect_region"], bad["dialect"]) == (
+        "BADNAME",
+        "DR1",
+        "New England",
+    )
+    assert pd.isna(bad["gender"]) and bad["content_id"] == "timit:SA2"
+    assert items.loc["test/MXYZ1/SI10", "gender"] == "male"
+    assert pd.isna(items.loc["test/MXYZ1/SI10", "dialect_region"])
+    assert items.loc["test/SPK7/SA1", "dialect_region"] == "DR8"
+    got = {pr.path: pr.reason for pr in rep.problems if pr.path.endswith("/")}
+    region = (
+        "is not one of TIMIT's dialect regions DR1–DR8: {} without dialect_region and "
+        "dialect; rename the folder to its region (DR1–DR8) if you know it"
+    )
+    speaker = (
+        "is not named as TIMIT names a speaker (F or M, three letters, a digit: FCJF0): {} "
+        "with speaker id {} and no gender; rename the folder to its speaker's TIMIT id to "
+        "give the gender and the SPKRINFO.TXT facts"
+    )
+    assert got == {
+        "TIMIT/TRAIN/DR9/": "the folder TIMIT/TRAIN/DR9 "
+        + region.format("its 2 sentences are imported"),
+        "TIMIT/TEST/extra/": "the folder TIMIT/TEST/extra "
+        + region.format("its 1 sentence is imported"),
+        "TIMIT/TRAIN/DR1/BADNAME/": "the folder TIMIT/TRAIN/DR1/BADNAME "
+        + speaker.format("its 1 sentence is imported", "BADNAME"),
+        "TIMIT/TEST/DR8/spk7/": "the folder TIMIT/TEST/DR8/spk7 "
+        + speaker.format("its 1 sentence is imported", "SPK7"),
+    }
+    (stray,) = [pr for pr in rep.problems if pr.path == "TIMIT/TRAIN/DR2/SA1.TXT"]
+    assert stray.reason == (
+        "SA1.TXT lies in the region folder DR2, outside a speaker folder: not imported; move "
+        "it into its speaker's folder (DR2/FCJF0/SA1.TXT, F or M for the gender)"
+    )
+    # every sentence file is an item or a problem: none left out without a word
+    txts = {p.relative_to(root).as_posix() for p in root.rglob("*.TXT") if "DOC" not in p.parts}
+    named = {pr.path for pr in rep.problems}
+    assert len(txts) == rep.imported + len(named & txts)
+
+
 def test_vctk_and_timit_need_their_layout(project, tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(ImportFailed, match="VCTK layout"):

@@ -1,18 +1,20 @@
 """File names of per-item exports (TextGrid, EAF, a copied clip) that read back to the item.
 
 An item id such as ``audio/0053/x`` is written as folders mirroring the id,
-``audio/0053/x.TextGrid``, so the export reads as the dataset does. An id ending in an audio
-file's extension (``audio/1203/012030036.opus``, as audio-folder datasets name their items)
-loses it: ``audio/1203/012030036.TextGrid``, the name Praat pairs with the clip
-``012030036.opus`` (a copied clip keeps its own extension: ``012030036.opus``). Where two items
-of one export would then get the same name (``x.wav`` and ``x.flac``, or ``x`` and
-``x.wav``; compared without case, as Windows and macOS compare names), those items keep their
-whole id, extension included (``x.wav.TextGrid``, ``x.flac.TextGrid``): :func:`item_files`. A character no file name
-may hold on Windows, macOS or Linux (``<>:"\\|?*``, control characters, a trailing dot or
-space, a reserved name such as ``CON``), and ``%`` itself, is percent-encoded (``%3F``); an
-id whose parts cannot be folders (an empty part, ``.`` or ``..``) is written flat with its
-``/`` encoded (``a%2F%2Fb.TextGrid``), as exports before this one named every file.
-:func:`item_from_file` reads both kinds back to the id.
+``audio/0053/x.TextGrid``, so the export reads as the dataset does. An id that ends in an
+audio file's extension (``audio/1203/012030036.opus``, as audio-folder datasets name their
+items) is written without it, ``audio/1203/012030036.TextGrid``: the clip's name with the
+TextGrid's suffix, as Praat users name the pair (a copied clip keeps its own extension,
+``012030036.opus``). Where two items of one export would then get the same name (``x.wav``
+and ``x.flac``, or ``x`` and ``x.wav``; compared without case, as Windows and macOS compare
+names), those items keep their whole id, extension included (``x.wav.TextGrid``,
+``x.flac.TextGrid``): :func:`item_files`. A character no file name may hold on Windows,
+macOS or Linux (``<>:"\\|?*``, control characters, a trailing dot or space, a reserved name
+such as ``CON``), and ``%`` itself, is percent-encoded (``%3F``); an id whose parts cannot be
+folders (an empty part, ``.`` or ``..``) is written flat with its ``/`` encoded
+(``a%2F%2Fb.TextGrid``), as exports before this one named every file.
+:func:`item_from_file` reads every kind back, and :class:`ItemResolver` finds the item a
+name without the audio extension stands for.
 """
 
 from __future__ import annotations

@@ -13,10 +13,10 @@ Four tiers (names in :data:`TIERS`):
     the words are held inside the speech (:func:`speech_bounds`: the audit's Silero VAD
     regions, or the same VAD run now; :func:`within_speech`), since Whisper's alignment
     begins the first word at the start of the audio it reads: no word starts in the leading
-    silence, which stays an empty interval, and none ends in the trailing one. A forced alignment is stored in the
-    project (:mod:`fairdesk.core.alignments`, keyed by the clip, the text, the aligner and
-    the stretch it read), so the next export, TextGrid or EAF, reads it instead of aligning
-    again; a corrected transcript is aligned anew.
+    silence, which stays an empty interval, and none ends in the trailing one. A forced
+    alignment is stored in the project (:mod:`fairdesk.core.alignments`, keyed by the clip,
+    the text, the aligner and the stretch it read), so the next export, TextGrid or EAF,
+    reads it instead of aligning again; a corrected transcript is aligned anew.
 ``hypothesis``
     The model's words at the model's own times (``predictions.words``); when the model gave
     no times (imported predictions, most CTC models), one interval spanning the utterance

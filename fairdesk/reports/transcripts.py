@@ -5,8 +5,8 @@ TextGrid or EAF file, or in any tier they name. :func:`import_transcripts` reads
 a folder and its subfolders, maps it to a dataset item (the EAF's ``fairdesk:item`` property,
 else the file's path in the folder as the export names it: ``audio/0053/x.TextGrid``, also
 for the item ``audio/0053/x.opus`` whose audio extension the name leaves out, or the
-flat percent-encoded ``audio%2F0053%2Fx.TextGrid`` of older exports), joins the tier's non-empty intervals in time order, and stores the
-text as an annotation of kind ``transcript`` (what the record panel stores; value: ``text``,
+flat percent-encoded ``audio%2F0053%2Fx.TextGrid`` of older exports), joins the tier's
+non-empty intervals in time order, and stores the text as an annotation of kind ``transcript`` (what the record panel stores; value: ``text``,
 ``previous``, ``path``, ``speaker_id``, ``content_id``, ``source``). The item's own reference
 text is not changed here. Every file that cannot be used is reported with the reason (not a
 readable file, missing tier, no text in the tier); a transcript equal to the annotator's

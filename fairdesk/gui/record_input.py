@@ -9,13 +9,19 @@ from .devices import FILE_INPUT
 
 def no_input_advice(message: str) -> str:
     """The recorder's no-input message with what to do here: press Rescan (no restart), or
-    record from a file."""
+    record from a file (the Audio box's File… button, :class:`fairdesk.gui.devices.DeviceBox`,
+    or the File menu's Record from an audio file…)."""
     msg = message.strip()
     for old in ("and restart fairdesk", "then restart fairdesk"):
         msg = msg.replace(old, "then press Rescan")
     if "Rescan" not in msg:
         msg = msg.rstrip(".") + ". Connect a device and press Rescan."
-    return msg.rstrip(".") + ", or record from a file (File ▸ Record from an audio file…)."
+    if "record from a file" in msg.lower():  # the device listing's help says it already
+        return msg
+    return msg.rstrip(".") + (
+        ", or record from a file (the File… button beside Input in the Audio box, or "
+        "File ▸ Record from an audio file…)."
+    )
 
 
 def choose_input(devices, file_speed: float):

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.errors import FairdeskError
-from ..core.plurals import count
+from ..core.plurals import count, verb
 from ..core.store import remove_dataset_if_empty
 from ..recording import recorder as rec
 from ..recording.prompts import (
@@ -174,7 +174,7 @@ class RecordPanel(QWidget):
                         names = ", ".join(t.path.name for t in found[:4])
                         self._say(
                             f"{count(len(found), 'take')} left unfinished by a crash "
-                            f"{'was' if len(found) == 1 else 'were'} recovered: {names}"
+                            f"{verb(len(found), 'was', 'were')} recovered: {names}"
                         )
         self._refresh()
 
@@ -236,7 +236,7 @@ class RecordPanel(QWidget):
         notes = [f"{count(len(pl), 'prompt')} · {pl.name}"]
         if pl.problems:
             notes.append(
-                f"{len(pl.problems)} line(s) skipped: "
+                f"{count(len(pl.problems), 'line')} skipped: "
                 + "; ".join(f"line {p.line}: {p.reason}" for p in pl.problems[:3])
             )
         self.list_note.setText("\n".join(notes))

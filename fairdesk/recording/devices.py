@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..constants import SAMPLE_RATE
+from ..core.plurals import count
 from .wavfile import RecorderError
 
 
@@ -42,8 +43,9 @@ _NO_INPUT = (
 #: What to do when no device is found (shown in the panel; no restart needed).
 NO_DEVICE_HELP = (
     "Connect a microphone or USB audio interface, check that the system sees it "
-    "(and that fairdesk may use it), then press Rescan. Or record from a file: "
-    "File ▸ Record from an audio file… (or start with fairdesk gui --input-file WAV)."
+    "(and that fairdesk may use it), then press Rescan. Or record from a file: the "
+    "File… button beside Input in the Audio box, File ▸ Record from an audio file…, or "
+    "start with fairdesk gui --input-file WAV."
 )
 
 
@@ -176,7 +178,8 @@ def sounddevice_stream(
         if not ok:
             raise RecorderUnavailable(why.removeprefix("Recording unavailable: ")) from None
         raise RecorderUnavailable(
-            f"the audio input refused {samplerate} Hz, {channels} channel(s), {dtype} ({exc}); "
+            f"the audio input refused {samplerate} Hz, {count(channels, 'channel')}, {dtype} "
+            f"({exc}); "
             "choose another sample rate or device"
         ) from None
 

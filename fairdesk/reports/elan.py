@@ -8,7 +8,6 @@ from pathlib import Path
 
 from ..core.atomic import atomic_write
 from .data import load_run
-from .item_files import item_file
 from .tiers import TIERS, export_items
 from .transcripts import import_transcripts
 
@@ -76,7 +75,7 @@ def export_eafs(
         load_run(project, run_id),
         folder,
         "the ELAN files",
-        lambda it, folder: write_eaf(it, folder / item_file(it.item, ".eaf")),
+        lambda it, folder: write_eaf(it, folder / it.file(".eaf")),
         aligner,
         items,
         progress=progress,

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from ..core.atomic import atomic_path
 from .data import load_run
-from .item_files import item_file
 from .tiers import TIERS, export_items
 from .transcripts import import_transcripts
 
@@ -43,8 +42,9 @@ def export_textgrids(
     writing=None,
 ) -> list:
     """One TextGrid per analysed item of a run in ``folder``, named after the item id with
-    folders mirroring its ``/`` parts (``audio/0053/x.TextGrid``;
-    :func:`fairdesk.reports.item_files.item_file`).
+    folders mirroring its ``/`` parts and without an audio extension (``audio/0053/x.TextGrid``
+    for the item ``audio/0053/x`` or ``audio/0053/x.opus``; items whose names would clash keep
+    their whole id: :func:`fairdesk.reports.item_files.item_files`).
 
     Parameters
     ----------
@@ -52,7 +52,8 @@ def export_textgrids(
     folder : created if needed.
     aligner : how reference words get their times (:class:`~fairdesk.reports.tiers.Aligners`).
     items : only these item ids (default: all).
-    copy_audio : also copy each clip next to its TextGrid under the same name (Praat opens
+    copy_audio : also copy each clip next to its TextGrid under the same name, with the
+        clip's extension (``x.TextGrid`` and ``x.opus``; Praat opens
         the pair with Open → Read from file, then View & Edit). A segment's TextGrid is in
         session times, so its session recording is copied instead, once, under
         ``sessions/`` with its path in the dataset.
@@ -68,11 +69,11 @@ def export_textgrids(
     copied: set[Path] = set()
 
     def write(it, folder: Path) -> None:
-        write_textgrid(it, folder / item_file(it.item, ".TextGrid"))
+        write_textgrid(it, folder / it.file(".TextGrid"))
         if not (copy_audio and it.audio is not None and it.audio.exists()):
             return
         if not it.segment:
-            _copy_audio(it.audio, folder / item_file(it.item, it.audio.suffix))
+            _copy_audio(it.audio, folder / it.file(it.audio.suffix))
             return
         dst = folder / "sessions" / _in_dataset(it.audio, d)
         if dst not in copied:  # one copy of a session for all its segments

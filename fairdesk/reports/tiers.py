@@ -7,13 +7,16 @@ Four tiers (names in :data:`TIERS`):
     of preference, from the alignment the explain stage cached with the item's saliency
     (``saliency.meta["words"]``), from forced alignment with whisper-tiny.en
     (:class:`fairdesk.explain.alignment.WhisperAligner`, English only, clips up to 30 s, fed
-    only the speech: the clip cut to the audit's VAD regions or its voiced part, so no word
-    lands in leading silence), or, where neither is available (other languages, longer
-    clips, no aligner installed), from an even split of the speech by word length. Each item
-    records which one it got (``reference_source``). A forced alignment is stored in the
-    project (:mod:`fairdesk.core.alignments`, keyed by the clip, the text, the aligner and
-    the stretch it read), so the next export, TextGrid or EAF, reads it instead of aligning
-    again; a corrected transcript is aligned anew.
+    only the speech with :data:`ALIGN_PAD` around it), or, where neither is available (other
+    languages, longer clips, no aligner installed), from an even split of the speech by word
+    length. Each item records which one it got (``reference_source``). Whatever the source,
+    the words are held inside the speech (:func:`speech_bounds`: the audit's Silero VAD
+    regions, or the same VAD run now; :func:`within_speech`), since Whisper's alignment
+    begins the first word at the start of the audio it reads: no word starts in the leading
+    silence, which stays an empty interval, and none ends in the trailing one. A forced
+    alignment is stored in the project (:mod:`fairdesk.core.alignments`, keyed by the clip,
+    the text, the aligner and the stretch it read), so the next export, TextGrid or EAF,
+    reads it instead of aligning again; a corrected transcript is aligned anew.
 ``hypothesis``
     The model's words at the model's own times (``predictions.words``); when the model gave
     no times (imported predictions, most CTC models), one interval spanning the utterance
@@ -80,6 +83,18 @@ class ItemTiers:
     offset: float = 0.0
     #: The item is a segment (a span of its audio file), not the whole file.
     segment: bool = False
+    #: The item's file in the export, without a suffix (:func:`export_items` sets it so that
+    #: every name of the export is distinct: :func:`fairdesk.reports.item_files.item_files`).
+    stem: Path | None = None
+
+    def file(self, suffix: str) -> Path:
+        """The item's file in the export with ``suffix`` (``audio/1203/012030036.TextGrid``
+        for the item ``audio/1203/012030036.opus``)."""
+        from .item_files import item_file
+
+        if self.stem is None:
+            return item_file(self.item, suffix)
+        return self.stem.with_name(self.stem.name + suffix)
 
 
 def clean(intervals, duration: float) -> list[tuple[float, float, str]]:
@@ -99,15 +114,56 @@ def clean(intervals, duration: float) -> list[tuple[float, float, str]]:
     return [tuple(x) for x in out]
 
 
-def voiced_span(samples: np.ndarray, sr: int, floor_db: float = -35.0) -> tuple[float, float]:
-    """First and last 20 ms frame whose RMS is within ``floor_db`` of the loudest frame."""
+def voiced_span(
+    samples: np.ndarray,
+    sr: int,
+    floor_db: float = -35.0,
+    above_noise_db: float = 10.0,
+    min_run_s: float = 0.06,
+) -> tuple[float, float]:
+    """Start of the first and end of the last sounding stretch of a clip (seconds), by the
+    energy of 20 ms frames: a frame sounds when its RMS is within ``floor_db`` of the loudest
+    frame and ``above_noise_db`` above the noise floor (the 10th percentile of the frames'
+    levels: a recording whose background lies 35 dB below its peak would otherwise sound
+    throughout), and a stretch counts when it lasts ``min_run_s`` (a click or a breath alone
+    is no speech, as Praat's silence detection drops sounding intervals shorter than its
+    minimum). The whole clip when nothing sounds."""
     hop = max(1, int(0.02 * sr))
     n = len(samples) // hop
+    whole = (0.0, len(samples) / sr)
     if n == 0:
-        return 0.0, len(samples) / sr
-    rms = np.sqrt(np.mean(samples[: n * hop].reshape(n, hop) ** 2, axis=1) + 1e-12)
-    loud = np.flatnonzero(20 * np.log10(rms / rms.max()) > floor_db)
-    return float(loud[0] * hop / sr), float(min((loud[-1] + 1) * hop / sr, len(samples) / sr))
+        return whole
+    frames = np.asarray(samples[: n * hop], dtype=np.float64).reshape(n, hop)
+    db = 10 * np.log10(np.mean(frames**2, axis=1) + 1e-12)
+    loud = (db > db.max() + floor_db) & (db > np.percentile(db, 10) + above_noise_db)
+    need = max(1, int(round(min_run_s * sr / hop)))
+    runs, k = [], 0
+    while k < n:
+        if loud[k]:
+            j = k
+            while j < n and loud[j]:
+                j += 1
+            if j - k >= need:
+                runs.append((k, j))
+            k = j
+        else:
+            k += 1
+    if not runs:
+        return whole
+    return float(runs[0][0] * hop / sr), float(min(runs[-1][1] * hop / sr, whole[1]))
+
+
+def within_speech(spans, start: float, end: float) -> list[tuple[float, float, str]]:
+    """Word spans held inside the speech ``[start, end]`` (:func:`speech_bounds`), so the
+    silence before and after it is left empty. A forced alignment does not say where speech
+    starts: Whisper's (a dynamic time warping path that begins at the first frame it is
+    given) starts the first word at the start of the audio it reads, the silence kept before
+    the speech included, and an alignment of the whole clip (the explain stage's) at 0 s."""
+    out = []
+    for s, e, w in spans:
+        a = min(max(float(s), start), end)
+        out.append((a, min(max(float(e), a), end), w))
+    return out
 
 
 def even_split(words: list[str], start: float, end: float) -> list[tuple[float, float, str]]:
@@ -169,10 +225,13 @@ class Aligners:
         return f"forced alignment with {getattr(aligner, 'key', type(aligner).__name__)}"
 
     def spans(self, d: RunData, row: dict, words: list[str], samples, duration: float):
-        """(list of (start, end, word), source, note) for one item's reference words.
+        """(list of (start, end, word), source, note) for one item's reference words, held
+        inside the speech (:func:`speech_bounds`, :func:`within_speech`): no word starts in
+        the silence before it or ends in the silence after it.
 
         A forced alignment stored in the project for this clip, text, aligner and cut is
-        read back, not made again (:mod:`fairdesk.core.alignments`); a new one is stored.
+        read back, not made again (:mod:`fairdesk.core.alignments`); a new one is stored
+        (as the aligner gave it: the hold inside the speech is applied on reading).
         """
         from ..explain.alignment import MAX_SECONDS
         from ..metrics.normalize import is_english
@@ -180,20 +239,21 @@ class Aligners:
         if not words:
             return [], "", ""
         text = " ".join(words)
+        bounds = speech_bounds(row, samples, duration)
         if self.mode != "even":
             cached = _cached_words(d, row, text)
             if cached:
-                return cached, SOURCE_CACHED, ""
+                return within_speech(cached, *bounds), SOURCE_CACHED, ""
         note = ""
         english = is_english(d.language)
         usable = self.mode != "even" and samples is not None and duration <= MAX_SECONDS
         if usable and (english or not isinstance(self.mode, str)):
-            a, b = align_cut(row, samples, duration)
+            a, b = cut_around(*bounds, duration)
             stored = _stored_alignment(d, row, text, self.name, a, b)
             if stored is not None:
                 self.reused += 1
             if stored:
-                return stored, self._source(self.mode), ""
+                return within_speech(stored, *bounds), self._source(self.mode), ""
             if stored is None:
                 aligner = self._aligner()
                 if aligner is not None:
@@ -201,14 +261,13 @@ class Aligners:
                     self.aligned += 1
                     _store_alignment(d, row, text, self.name, a, b, spans, aligner)
                     if spans:
-                        return spans, self._source(aligner), ""
+                        return within_speech(spans, *bounds), self._source(aligner), ""
             note = f"aligner unavailable ({self._whisper_error})" if self._whisper_error else ""
         elif self.mode != "even" and not english:
             note = f"no forced aligner for language {d.language!r} (whisper-tiny.en is English)"
         elif self.mode != "even" and duration > MAX_SECONDS:
             note = f"clip longer than {MAX_SECONDS:.0f} s"
-        s, e = speech_bounds(row, samples, duration)
-        return even_split(words, s, e), SOURCE_EVEN, note
+        return even_split(words, *bounds), SOURCE_EVEN, note
 
 
 def _stored_alignment(d: RunData, row: dict, text: str, name: str, a: float, b: float):
@@ -236,8 +295,11 @@ def _store_alignment(d: RunData, row: dict, text: str, name: str, a, b, spans, a
 
 def speech_bounds(row: dict, samples, duration: float) -> tuple[float, float]:
     """Where the speech of a clip starts and ends (seconds): the first and last of the
-    Silero VAD regions the audit stored with the item (``speech_regions``), else
-    :func:`voiced_span` of the samples, else the whole clip."""
+    Silero VAD regions the audit stored with the item (``speech_regions``), else of the
+    regions the same detector with the same settings finds now
+    (:func:`fairdesk.core.acoustics.speech_regions`: an audit without the acoustic stage
+    stored none), else :func:`voiced_span` of the samples (no speech found, or no VAD
+    installed), else the whole clip."""
     from ..constants import SAMPLE_RATE
 
     raw = row.get("speech_regions")
@@ -246,6 +308,8 @@ def speech_bounds(row: dict, samples, duration: float) -> tuple[float, float]:
         regions = [(float(a), float(b)) for a, b in regions or ()]
     except (TypeError, ValueError):
         regions = None
+    if not regions and samples is not None and len(samples):
+        regions = _vad_regions(samples)
     if regions:
         s, e = min(a for a, _ in regions), max(b for _, b in regions)
         if 0 <= s < e:
@@ -255,11 +319,28 @@ def speech_bounds(row: dict, samples, duration: float) -> tuple[float, float]:
     return 0.0, duration
 
 
+def _vad_regions(samples) -> list[tuple[float, float]]:
+    """Silero VAD's speech regions of the samples (the audit's detector and settings); none
+    where it is not installed or fails."""
+    try:
+        from ..core.acoustics import speech_regions
+
+        return [(float(a), float(b)) for a, b in speech_regions(samples)]
+    except Exception:  # noqa: BLE001 - no VAD (faster-whisper, onnxruntime): the energy
+        return []
+
+
 def align_cut(row: dict, samples, duration: float) -> tuple[float, float]:
     """The stretch of the clip the forced aligner reads (seconds): :func:`speech_bounds`
     with :data:`ALIGN_PAD` on each side, or the whole clip when that leaves less than
     :data:`MIN_ALIGN_SECONDS`."""
-    s, e = speech_bounds(row, samples, duration)
+    return cut_around(*speech_bounds(row, samples, duration), duration)
+
+
+def cut_around(s: float, e: float, duration: float) -> tuple[float, float]:
+    """The speech ``[s, e]`` with :data:`ALIGN_PAD` on each side (the aligner hears the
+    speech's first and last sounds whole), or the whole clip when that leaves less than
+    :data:`MIN_ALIGN_SECONDS`."""
     a, b = max(0.0, s - ALIGN_PAD), min(duration, e + ALIGN_PAD)
     if b - a < MIN_ALIGN_SECONDS:  # too little to cut to: the whole clip
         a, b = 0.0, duration
@@ -575,6 +656,11 @@ def export_items(
         progress=lambda f, m: bar.report(f, m, force=f >= 1.0),
         cancelled=cancelled,
     )
+    from .item_files import item_files
+
+    names = item_files((it.item for it in done), "")
+    for it in done:
+        it.stem = names[it.item]
     if writing is not None:
         writing()
     bar.stage(0.9, 1.0, f"writing {purpose}")

@@ -3,9 +3,10 @@
 A linguist fixes a transcript (tone marks, typically) in the ``reference`` tier of an exported
 TextGrid or EAF file, or in any tier they name. :func:`import_transcripts` reads every file of
 a folder and its subfolders, maps it to a dataset item (the EAF's ``fairdesk:item`` property,
-else the file's path in the folder as the export names it: ``audio/0053/x.TextGrid``, or the
-flat percent-encoded ``audio%2F0053%2Fx.TextGrid`` of older exports), joins the tier's non-empty intervals in time order, and stores the
-text as an annotation of kind ``transcript`` (what the record panel stores; value: ``text``,
+else the file's path in the folder as the export names it: ``audio/0053/x.TextGrid``, also
+for the item ``audio/0053/x.opus`` whose audio extension the name leaves out, or the
+flat percent-encoded ``audio%2F0053%2Fx.TextGrid`` of older exports), joins the tier's
+non-empty intervals in time order, and stores the text as an annotation of kind ``transcript`` (what the record panel stores; value: ``text``,
 ``previous``, ``path``, ``speaker_id``, ``content_id``, ``source``). The item's own reference
 text is not changed here. Every file that cannot be used is reported with the reason (not a
 readable file, missing tier, no text in the tier); a transcript equal to the annotator's
@@ -25,6 +26,8 @@ import json
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .item_files import ItemResolver, item_from_file
 
 KIND = "transcript"
 
@@ -105,6 +108,7 @@ def import_transcripts(
     ds = project.dataset(dataset)
     frame = project.items(ds)
     by_key = {str(k): r for k, r in zip(frame["id"], frame.to_dict(orient="records"))}
+    resolve = ItemResolver(by_key)  # a file named without the id's audio extension too
     out = TranscriptImport(dataset, tier, annotator)
     pending: list[tuple[str, str, int, dict]] = []
     versions = project.transcript_versions(int(i) for i in frame["db_id"]) if len(frame) else {}
@@ -123,23 +127,27 @@ def import_transcripts(
             out.problems.append((name, f"not a readable {what} file: {exc}"))
             continue
         if item is None:
-            from .item_files import item_from_file
-
             item = item_from_file(rel, path.suffix)
-        row = by_key.get(str(item))
-        if row is None and str(item).startswith(f"{dataset}/"):  # exported from a run of
-            row = by_key.get(str(item)[len(dataset) + 1 :])  # several datasets (dataset/key)
-        if row is None:
+        key = resolve(str(item))
+        if key is None and str(item).startswith(f"{dataset}/"):  # exported from a run of
+            key = resolve(str(item)[len(dataset) + 1 :])  # several datasets (dataset/key)
+        if key is None:
             out.unknown.append((name, str(item)))
+            several = resolve.candidates(str(item))
             out.problems.append(
                 (
                     name,
-                    f"unknown item {item!r}: dataset {dataset!r} has no "
+                    f"item {item!r} could be any of {', '.join(map(repr, several))} in "
+                    f"dataset {dataset!r}; rename the file after the whole item id "
+                    f"({several[0]}{path.suffix})"
+                    if len(several) > 1
+                    else f"unknown item {item!r}: dataset {dataset!r} has no "
                     "such item (was the file renamed, or exported from "
                     "another dataset?)",
                 )
             )
             continue
+        item, row = key, by_key[key]
         if tier not in tiers:
             have = ", ".join(repr(t) for t in tiers) or "none"
             out.problems.append((name, f"no tier {tier!r} (tiers: {have})"))

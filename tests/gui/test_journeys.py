@@ -413,12 +413,27 @@ def test_record_from_a_file_accept_and_next(qtbot, mini, tmp_path, size, watch, 
     qtbot.mouseClick(rp.prev_btn, Qt.LeftButton)
     assert "prompt 1: 1 take recorded" in rp.message.text()
     assert "(s)" not in rp.message.text()
+    # the take's waveform: its digital silence is a flat line at zero, not a gap
+    qtbot.waitUntil(lambda: rp.player.duration > 0, timeout=10000)
+    base = rp.player._base
+    assert list(base.yData) == [0.0, 0.0]
+    assert base.xData[0] <= 0.0 and base.xData[-1] >= rp.player.duration - 0.05
     # the wheel over a plot scrolls the page, it never zooms the plot
-    for plot in (rp.live, rp.player.wave):
-        before = plot.getPlotItem().getViewBox().viewRange()[0]
+    from PySide6.QtWidgets import QScrollArea
+
+    for plot in (rp.live, rp.player.wave, rp.player.spec):
+        area = plot.parentWidget()
+        while not isinstance(area, QScrollArea):
+            area = area.parentWidget()
+        bar = area.verticalScrollBar()
+        bar.setValue(bar.maximum())  # at the bottom: a notch up scrolls when it can
+        top = bar.value()
+        before = plot.getPlotItem().getViewBox().viewRange()
         _wheel(plot.viewport())
         qtbot.wait(20)
-        assert plot.getPlotItem().getViewBox().viewRange()[0] == pytest.approx(before)
+        after = plot.getPlotItem().getViewBox().viewRange()
+        assert after[0] == pytest.approx(before[0]) and after[1] == pytest.approx(before[1])
+        assert bar.value() < top  # the page moved (it scrolls at both sizes)
     rp.shutdown()
     win.close()
     watch.check()
@@ -448,9 +463,64 @@ def test_no_device_text_names_what_exists():
     from fairdesk.gui.record_input import no_input_advice
     from fairdesk.recording.devices import NO_DEVICE_HELP
 
-    for text in (no_input_advice("No input device was found."), NO_DEVICE_HELP):
+    listed = f"No audio input device found. {NO_DEVICE_HELP}"
+    for text in (
+        no_input_advice("No input device was found."),
+        NO_DEVICE_HELP,
+        no_input_advice(listed),
+    ):
         assert "Input ▸" not in text and "Audio ▸ File" not in text
         assert "File ▸ Record from an audio file…" in text
+        assert "File… button beside Input" in text and "Audio box" in text
+        assert text.lower().count("record from a file") == 1, text
+
+
+def test_without_a_device_the_record_tab_names_controls_that_exist(
+    qtbot, mini, tmp_path, size, watch, monkeypatch
+):
+    """No input device: the Record tab says how to record from a file, naming a button and a
+    menu entry that are there; the button it names makes recording possible."""
+    import soundfile as sf
+    from PySide6.QtWidgets import QGroupBox, QLabel
+
+    from fairdesk.recording.devices import NO_DEVICE_HELP
+
+    monkeypatch.setattr(
+        "fairdesk.gui.devices.query_devices",
+        lambda rescan=False: ([], f"No audio input device found. {NO_DEVICE_HELP}"),
+    )
+    sr = 16000
+    wav = tmp_path / "voice.wav"
+    sf.write(str(wav), (0.3 * np.sin(2 * np.pi * 220 * np.arange(sr) / sr)).astype(np.float32), sr)
+    win = _open(qtbot, mini.folder, _settings(tmp_path), size, watch)
+    rp = _tab(qtbot, win, 5, "record")
+    qtbot.waitUntil(rp.isVisible, timeout=3000)
+    rp.speaker_id.setText("spk01")
+    advice = rp.no_input.text()
+    assert advice.count("record from a file") == 1, advice  # said once
+    assert rp.no_input.isVisible() and not rp.record_btn.isEnabled()
+    assert (
+        advice
+        == rp.record_btn.toolTip() + " Takes already recorded can still be played and annotated."
+    )
+    # what it names: the File… button beside the Input label in the Audio box, and the menu
+    assert "the File… button beside Input in the Audio box" in advice
+    box = rp.devices
+    while not isinstance(box, QGroupBox):
+        box = box.parentWidget()
+    assert box.title() == "Audio" and box.isVisible()
+    assert rp.devices.file_btn.text() == "File…" and rp.devices.file_btn.isVisible()
+    assert any(lab.text() == "Input" for lab in rp.devices.findChildren(QLabel))
+    assert "File ▸ Record from an audio file…" in advice
+    assert _menu_action(win, "File", "Record from an audio file…").isEnabled()
+    # the button it names: the take can be recorded from the file
+    _pick_file(monkeypatch, wav)
+    qtbot.mouseClick(rp.devices.file_btn, Qt.LeftButton)
+    assert rp.devices.input_choice() == "file" and rp.can_record
+    assert rp.record_btn.isEnabled() and not rp.no_input.isVisible()
+    rp.shutdown()
+    win.close()
+    watch.check()
 
 
 def test_the_shortcuts_dialog_from_the_help_menu(qtbot, mini, tmp_path, size, watch):

@@ -35,7 +35,6 @@ def test_each_segment_is_scored_alone_and_exported_into_its_interval(audited):
 
     from fairdesk.core.store import Project
     from fairdesk.reports.elan import export_eafs
-    from fairdesk.reports.item_files import item_file
     from fairdesk.reports.praat import export_textgrids
 
     base, intervals, out = audited
@@ -58,7 +57,7 @@ def test_each_segment_is_scored_alone_and_exported_into_its_interval(audited):
         row = by_id.loc[it.item]
         start, end = float(row["start_s"]), float(row["end_s"])
         tg = textgrid.openTextgrid(
-            str(base / "tg" / item_file(it.item, ".TextGrid")), includeEmptyIntervals=False
+            str(base / "tg" / it.file(".TextGrid")), includeEmptyIntervals=False
         )
         assert (tg.minTimestamp, tg.maxTimestamp) == pytest.approx((start, end), abs=2e-4)
         hyp = tg.getTier("hypothesis").entries
@@ -67,7 +66,7 @@ def test_each_segment_is_scored_alone_and_exported_into_its_interval(audited):
         assert words == str(row["hypothesis"] or "").split(), it.item
         ref = tg.getTier("reference").entries
         assert " ".join(e.label for e in ref).split() == str(row["reference"]).split()
-        eaf = pympi.Elan.Eaf(str(base / "eaf" / item_file(it.item, ".eaf")))
+        eaf = pympi.Elan.Eaf(str(base / "eaf" / it.file(".eaf")))
         got = eaf.get_annotation_data_for_tier("hypothesis")
         assert all(round(start * 1000) - 1 <= a < b <= round(end * 1000) + 1 for a, b, *_ in got), (
             it.item
@@ -129,7 +128,6 @@ def test_a_corrected_segment_textgrid_comes_back_as_its_items_annotation(audited
     from praatio import textgrid
 
     from fairdesk.core.store import Project
-    from fairdesk.reports.item_files import item_file
     from fairdesk.reports.praat import export_textgrids, import_textgrids
 
     base, _intervals, out = audited
@@ -137,7 +135,7 @@ def test_a_corrected_segment_textgrid_comes_back_as_its_items_annotation(audited
     try:
         its = export_textgrids(project, out.run_id, tmp_path / "tg", aligner="even")
         it = its[5]
-        path = tmp_path / "tg" / item_file(it.item, ".TextGrid")
+        path = tmp_path / "tg" / it.file(".TextGrid")
         tg = textgrid.openTextgrid(str(path), includeEmptyIntervals=False)
         ref = tg.getTier("reference")
         first = ref.entries[0]

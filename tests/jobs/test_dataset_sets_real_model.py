@@ -71,7 +71,6 @@ def test_tier_exports_keep_the_two_recordings_apart(grown, tmp_path):
     import pympi
 
     from fairdesk.reports.elan import DATASET_PROPERTY, ITEM_PROPERTY, export_eafs
-    from fairdesk.reports.item_files import item_file
     from fairdesk.reports.praat import export_textgrids
 
     base, p, out = grown
@@ -89,7 +88,7 @@ def test_tier_exports_keep_the_two_recordings_apart(grown, tmp_path):
     eafs = export_eafs(p, out.run_id, tmp_path / "eaf", aligner="even")
     seen = set()
     for it in eafs:
-        eaf = pympi.Elan.Eaf(str(tmp_path / "eaf" / item_file(it.item, ".eaf")))
+        eaf = pympi.Elan.Eaf(str(tmp_path / "eaf" / it.file(".eaf")))
         props = dict(eaf.properties)
         item, ds = props[ITEM_PROPERTY], props[DATASET_PROPERTY]
         assert item.startswith(f"{ds}/")  # each file names its item's own dataset

@@ -137,13 +137,14 @@ def _textgrid_errors(path: Path) -> list[str]:
 
 @pytest.mark.slow
 def test_textgrid_errors_equal_show_on_every_item(demo_run):
-    from fairdesk.reports.item_files import item_from_file
+    from fairdesk.reports.item_files import ItemResolver, item_from_file
 
     files = sorted(demo_run.textgrids.rglob("*.TextGrid"))
     assert len(files) == len(demo_run.show) > 500
+    resolve = ItemResolver(demo_run.show)
     with_digits = 0
     for f in files:
-        item = item_from_file(f.relative_to(demo_run.textgrids), ".TextGrid")
+        item = resolve(item_from_file(f.relative_to(demo_run.textgrids), ".TextGrid"))
         rep = demo_run.show[item]
         labels = _textgrid_errors(f)
         assert _counts(labels) == _show_counts(rep), (item, rep["alignment"], labels)
@@ -169,11 +170,12 @@ def test_a_joined_number_spans_the_words_it_was_said_in(demo_run):
     """``ZERO NINE THREE`` is one token ``093``: its error covers all three words."""
     from praatio import textgrid
 
-    from fairdesk.reports.item_files import item_from_file
+    from fairdesk.reports.item_files import ItemResolver, item_from_file
 
+    resolve = ItemResolver(demo_run.show)
     checked = 0
     for f in sorted(demo_run.textgrids.rglob("*.TextGrid")):
-        rep = demo_run.show[item_from_file(f.relative_to(demo_run.textgrids), ".TextGrid")]
+        rep = demo_run.show[resolve(item_from_file(f.relative_to(demo_run.textgrids), ".TextGrid"))]
         words = str(rep["reference"]).split()
         if not (len(words) >= 3 and all(w in DIGITS for w in words)):
             continue
@@ -194,19 +196,30 @@ def test_files_are_named_with_folders_and_annotate_reads_old_names_too(demo_run,
     from fairdesk.core.store import Project
 
     ids = sorted(demo_run.show)
-    assert all("/" in i for i in ids)  # audio/<speaker>/<utterance>
+    assert all("/" in i and i.endswith(".opus") for i in ids)  # audio/<speaker>/<utt>.opus
     first, second = ids[0], ids[1]
-    nested = demo_run.textgrids / f"{first}.TextGrid"
+    # named as the guide's example: folders for the id's parts, no audio extension before
+    # the suffix (audio/0001/000010011.TextGrid, beside the clip audio/0001/000010011.opus)
+    stem = first.removesuffix(".opus")
+    nested = demo_run.textgrids / f"{stem}.TextGrid"
     assert nested.is_file() and not list(demo_run.textgrids.glob("*%2F*"))
-    assert (demo_run.eafs / f"{second}.eaf").is_file()
+    assert not list(demo_run.textgrids.rglob("*.opus.TextGrid"))
+    assert len(list(demo_run.textgrids.rglob("*.TextGrid"))) == len(ids)
+    assert (demo_run.eafs / f"{second.removesuffix('.opus')}.eaf").is_file()
+    assert not list(demo_run.eafs.rglob("*.opus.eaf"))
 
     edit = demo_run.textgrids.parent / "edited"
-    old_name = edit / (second.replace("/", "%2F") + ".TextGrid")  # as exports used to name it
-    new_name = edit / f"{first}.TextGrid"
+    # as exports used to name it: flat, percent-encoded, the whole id
+    old_name = edit / (second.replace("/", "%2F") + ".TextGrid")
+    new_name = edit / f"{stem}.TextGrid"
     new_name.parent.mkdir(parents=True)
     for src, dst, text in (
         (nested, new_name, "corrected one"),
-        (demo_run.textgrids / f"{second}.TextGrid", old_name, "corrected two"),
+        (
+            demo_run.textgrids / f"{second.removesuffix('.opus')}.TextGrid",
+            old_name,
+            "corrected two",
+        ),
     ):
         tg = textgrid.openTextgrid(str(src), includeEmptyIntervals=False)
         ref = tg.getTier("reference")
@@ -217,7 +230,7 @@ def test_files_are_named_with_folders_and_annotate_reads_old_names_too(demo_run,
     assert main([*args, "--from-textgrid", str(edit), "--tier", "reference"]) == 0
     out = capsys.readouterr().out
     assert "2 transcripts imported" in out
-    assert f"{first}.TextGrid: item {first}" in out and f"item {second}" in out
+    assert f"{stem}.TextGrid: item {first}" in out and f"item {second}" in out
     p = Project(demo_run.project)
     items = p.items(p.dataset("l2-english")).set_index("id")
     texts = {
@@ -267,8 +280,10 @@ def test_forced_alignment_starts_after_the_leading_silence():
     assert source == "forced alignment with even-test" and not note
     # the aligner read the voiced second with ALIGN_PAD on each side, not the whole clip
     assert aligner.seconds == [pytest.approx(1.0 + 2 * ALIGN_PAD, abs=0.03)]
-    assert spans[0][0] == pytest.approx(0.5 - ALIGN_PAD, abs=0.03)
-    assert spans[-1][1] == pytest.approx(1.5 + ALIGN_PAD, abs=0.03)
+    # it began the first word at the start of what it read, in the silence kept before the
+    # speech: the word starts where the speech does, and the last ends where it ends
+    assert spans[0][0] == pytest.approx(0.5, abs=0.03)
+    assert spans[-1][1] == pytest.approx(1.5, abs=0.03)
 
 
 def test_the_audits_vad_regions_are_preferred_to_the_energy():
@@ -283,7 +298,8 @@ def test_the_audits_vad_regions_are_preferred_to_the_energy():
     assert speech_bounds({}, None, 1.8) == (0.0, 1.8)
     aligner = _EvenAligner()
     spans, _, _ = Aligners(aligner).spans(SimpleNamespace(language="en"), row, ["a"], samples, 1.8)
-    assert spans == [(pytest.approx(0.7 - ALIGN_PAD), pytest.approx(1.3 + ALIGN_PAD), "a")]
+    assert aligner.seconds == [pytest.approx(0.6 + 2 * ALIGN_PAD)]  # read with the pads
+    assert spans == [(pytest.approx(0.7), pytest.approx(1.3), "a")]  # held in the speech
 
 
 def test_a_whole_clip_of_speech_is_aligned_whole():

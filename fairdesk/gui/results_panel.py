@@ -231,6 +231,10 @@ class ResultsPanel(QWidget):
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
         lay = QVBoxLayout(self)
+        # narrow margins: on a 700-px screen every row counts (two rows of cards above the
+        # Regression tab's four result rows)
+        lay.setContentsMargins(6, 4, 6, 4)
+        lay.setSpacing(4)
         lay.addLayout(top)
         lay.addWidget(self.header)
         lay.addWidget(split, 1)

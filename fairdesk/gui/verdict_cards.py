@@ -41,7 +41,7 @@ from .theme import VERDICT_SHORT, VERDICTS, esc, plain_tip, verdict_style
 #: Verdicts that test nothing: the card says why instead of showing a gap.
 #: Verdicts that found a gap (p_adjusted < alpha): they may call a group worse or better.
 #: The most lines of the reading below the cards shown at once (a longer one scrolls).
-READING_LINES = 5
+READING_LINES = 4
 
 UNTESTED = frozenset({"descriptive", "not_estimable", "no_variation", "not_computable"})
 
@@ -147,7 +147,7 @@ class VerdictCard(QFrame):
             b.setToolTip(plain_tip(self.plan_text + " Click for the MDE-versus-speakers chart."))
             b.setCursor(Qt.PointingHandCursor)
             b.setStyleSheet(
-                "QToolButton { border: 1px solid #546e7a; border-radius: 4px; padding: 1px 5px;"
+                "QToolButton { border: 1px solid #546e7a; border-radius: 4px; padding: 0px 5px;"
                 " background: #eceff1; color: #1a1a1a; }"
             )
             b.clicked.connect(lambda: self.plan_requested.emit(self.comparison_plan))
@@ -237,6 +237,7 @@ class VerdictCards(QWidget):
         box.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(4)
         lay.addLayout(self.legend)
         lay.addWidget(scroll, 1)
         lay.addWidget(box)
@@ -323,25 +324,51 @@ class VerdictCards(QWidget):
 
     def _fit_reading(self) -> None:
         """The reading's box: as tall as its text, at most :data:`READING_LINES` lines
-        (then it scrolls); hidden when there is none."""
+        where the cards need the room (then it scrolls), the whole text where every card is
+        in sight above it; hidden when there is none."""
         box = self.reading_box
         if not self.reading.text():
             box.setFixedHeight(0)
             box.setVisible(False)
             return
         box.setVisible(True)
+        text = self._reading_text_height()
+        rows = [self._row_height(i) for i in range(self.n_rows)]
+        grid = sum(rows) + max(len(rows) - 1, 0) * self._spacing() + 4
+        spare = self.height() - self.legend.sizeHint().height() - grid - 2 * self._gap()
+        box.setFixedHeight(min(text, max(self._reading_cap(), spare)))
+
+    def _gap(self) -> int:
+        return max(self.layout().spacing(), 0)
+
+    def _reading_text_height(self) -> int:
+        """The reading's whole height (frame included) at the box's width."""
+        box = self.reading_box
         width = max(200, box.viewport().width() or self.width())
-        frame = 2 * box.frameWidth()
-        text = self.reading.heightForWidth(width)
-        cap = READING_LINES * self.reading.fontMetrics().lineSpacing() + 12
-        box.setFixedHeight(min(max(text, 0), cap) + frame)
+        return max(self.reading.heightForWidth(width), 0) + 2 * box.frameWidth()
+
+    def _reading_cap(self) -> int:
+        """The reading's height when the cards need the room: :data:`READING_LINES`
+        lines at most."""
+        cap = READING_LINES * self._line_pitch() + 12  # whole lines, the padding around
+        return min(self._reading_text_height(), cap + 2 * self.reading_box.frameWidth())
+
+    def _line_pitch(self) -> int:
+        """The height of a line of the reading's rich text (a line more, less a line)."""
+        probe = QLabel()
+        probe.setFont(self.reading.font())
+        probe.setTextFormat(Qt.RichText)
+        probe.setText("x<br>x")
+        two = probe.heightForWidth(1000)
+        probe.setText("x")
+        return max(two - probe.heightForWidth(1000), self.reading.fontMetrics().height())
 
     def resizeEvent(self, event):  # noqa: N802 - Qt API
         super().resizeEvent(event)
         self._fit_reading()
 
     def _reading_height(self) -> int:
-        return self.reading_box.height() if self.reading.text() else 0
+        return self._reading_cap() if self.reading.text() else 0
 
     def preferred_height(self) -> int:
         """Height that shows every card without scrolling (legend and reading included)."""

@@ -29,6 +29,9 @@ class ColumnsLayout(QLayout):
         self._items = []
         self.column_spacing = column_spacing
         self.line_spacing = line_spacing
+        #: the widths the split takes for the lines (by position), at least their own: the
+        #: cards of a grid share them, so every card sets its lines the same way
+        self.shared_widths: list[int] = []
 
     # -- QLayout's API --------------------------------------------------------------------
     def addItem(self, item):  # noqa: N802 - Qt API
@@ -69,7 +72,7 @@ class ColumnsLayout(QLayout):
         inner = rect.adjusted(m.left(), m.top(), -m.right(), -m.bottom())
         x = inner.x()
         for col in self.columns(inner.width()):
-            width = max(_row_width(r, self.column_spacing) for r in col)
+            width = max(self._row_width(r) for r in col)
             y = inner.y()
             for row in col:
                 h = max(i.sizeHint().height() for i in row)
@@ -78,7 +81,7 @@ class ColumnsLayout(QLayout):
                     hint = item.sizeHint()
                     w = max(hint.width(), item.minimumSize().width())
                     item.setGeometry(QRect(left, y + h - hint.height(), w, hint.height()))
-                    left += w + self.column_spacing
+                    left += self._w(item) + self.column_spacing
                 y += h + self.line_spacing
             x += width + self.column_spacing
 
@@ -102,27 +105,39 @@ class ColumnsLayout(QLayout):
             fits = [
                 cols
                 for cols in _splits(lines, k)
-                if sum(max(i.sizeHint().width() for i in c) for c in cols)
-                + (k - 1) * self.column_spacing
+                if sum(max(self._w(i) for i in c) for c in cols) + (k - 1) * self.column_spacing
                 <= width
             ]
             if not fits:
                 break
-            fits = [
-                [[i] for i in c] for c in min(fits, key=lambda c: (self._height1(c), _width(c)))
-            ]
-            best = fits
+            # the shortest; of equally short splits the one with the later cuts (the same
+            # split on every card of a row, whatever its numbers' widths)
+            chosen = min(fits, key=lambda c: (self._height1(c), [-len(x) for x in c]))
+            best = [[[i] for i in c] for c in chosen]
         return best
 
     def _pack(self, lines, width: int) -> list[list]:
         """One column: consecutive lines side by side while they fit ``width``."""
         rows: list[list] = []
         for item in lines:
-            if rows and _row_width([*rows[-1], item], self.column_spacing) <= width:
+            if rows and self._row_width([*rows[-1], item]) <= width:
                 rows[-1].append(item)
             else:
                 rows.append([item])
         return rows
+
+    def _w(self, item) -> int:
+        """A line's width for the split: its own, or the width its peers share."""
+        own = item.sizeHint().width()
+        k = self._items.index(item)
+        return max(own, self.shared_widths[k]) if k < len(self.shared_widths) else own
+
+    def _row_width(self, row) -> int:
+        return sum(self._w(i) for i in row) + (len(row) - 1) * self.column_spacing
+
+    def line_widths(self) -> list[int]:
+        """The lines' own widths, by position (0 for a hidden one)."""
+        return [0 if i.isEmpty() else i.sizeHint().width() for i in self._items]
 
     def _height1(self, cols) -> int:
         """The tallest column of a split of lines (one line a row)."""
@@ -140,18 +155,9 @@ class ColumnsLayout(QLayout):
 
     def _size(self, cols) -> QSize:
         m = self.contentsMargins()
-        w = sum(max(_row_width(r, self.column_spacing) for r in c) for c in cols)
+        w = sum(max(self._row_width(r) for r in c) for c in cols)
         w += max(len(cols) - 1, 0) * self.column_spacing
         return QSize(w + m.left() + m.right(), self._height(cols) + m.top() + m.bottom())
-
-
-def _row_width(row, spacing: int) -> int:
-    return sum(i.sizeHint().width() for i in row) + (len(row) - 1) * spacing
-
-
-def _width(cols) -> int:
-    """The width of a split of lines (one line a row), spacing left out."""
-    return sum(max(i.sizeHint().width() for i in c) for c in cols)
 
 
 def _splits(lines, k):

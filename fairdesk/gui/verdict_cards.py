@@ -72,7 +72,7 @@ class VerdictCard(QFrame):
         self.setCursor(Qt.PointingHandCursor)
         self._style = (
             f"QFrame#card {{ background: {bg.name()}; border-radius: 7px; "
-            f"border: 1px solid {bg.darker(125).name()}; }}"
+            f"border: 1px solid {bg.darker(125).name()}; padding: 2px; }}"
             f"QFrame#card QLabel {{ color: {fg.name()}; background: transparent; }}"
         )
         self.setStyleSheet(self._style)
@@ -159,7 +159,9 @@ class VerdictCard(QFrame):
         self.setToolTip(plain_tip(tip))
 
     def set_selected(self, on: bool) -> None:
-        extra = "QFrame#card { border: 3px solid #0d47a1; }" if on else ""
+        # as wide a border and padding together as an unselected card's: selecting a card
+        # never re-sets its lines in other columns
+        extra = "QFrame#card { border: 3px solid #0d47a1; padding: 0px; }" if on else ""
         self.setStyleSheet(self._style + extra)
 
     def mousePressEvent(self, event):  # noqa: N802 - Qt API
@@ -295,6 +297,16 @@ class VerdictCards(QWidget):
                 )
                 self.grid.addWidget(card, i, j + 1)
                 self.cards.append(card)
+        # the cards of one shape (the same lines) share their lines' widths: each sets its
+        # lines in the same columns, whatever its numbers' widths
+        shapes: dict[int, list] = {}
+        for card in self.cards:
+            shapes.setdefault(card.lines.count(), []).append(card)
+        for same in shapes.values():
+            widths = [max(w) for w in zip(*(k.lines.line_widths() for k in same))]
+            for card in same:
+                card.lines.shared_widths = widths
+                card.lines.invalidate()
         self.grid.setRowStretch(len(metrics), 1)
         self.n_rows = len(metrics)
         worst = _most_severe(comps)
@@ -336,6 +348,8 @@ class VerdictCards(QWidget):
         rows = [self._row_height(i) for i in range(self.n_rows)]
         grid = sum(rows) + max(len(rows) - 1, 0) * self._spacing() + 4
         spare = self.height() - self.legend.sizeHint().height() - grid - 2 * self._gap()
+        pitch, pad = self._line_pitch(), 12 + 2 * box.frameWidth()
+        spare = pad + max(spare - pad, 0) // pitch * pitch  # whole lines
         box.setFixedHeight(min(text, max(self._reading_cap(), spare)))
 
     def _gap(self) -> int:

@@ -432,3 +432,50 @@ def test_two_rows_of_named_cards_and_four_regression_rows_fit(qtbot, mini, tmp_p
     st = reg.status
     assert st.heightForWidth(st.width()) <= st.height() + 1, (st.text(), st.size())
     win.close()
+
+
+@pytest.mark.parametrize("size", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_three_groups_of_cards_show_two_rows_whole(qtbot, mini, tmp_path, size):
+    """A run of three compared groups (accent × gender) on a laptop: its cards, each
+    naming its group, show two rows whole beside the sub-tabs' table (at 1024 px a card
+    was seven lines tall and the pane showed a row and a half)."""
+    from PySide6.QtCore import QSettings
+
+    from fairdesk.core.store import Project
+    from fairdesk.gui.main_window import TABS, MainWindow
+    from fairdesk.jobs.audit import AuditRequest, run_audit
+    from fairdesk.presentation import short_group
+    from tests.gui.conftest import small_settings
+
+    p = Project(mini.folder)
+    try:
+        run_id = run_audit(
+            p,
+            AuditRequest(
+                dataset="mini",
+                model=f"predictions:{mini.predictions}",
+                by=("accent", "gender"),
+                settings=small_settings(),
+            ),
+        ).run_id
+    finally:
+        p.close()
+    settings = QSettings(str(tmp_path / "fit.ini"), QSettings.IniFormat)
+    win = MainWindow(mini.folder, settings=settings, restore=False)
+    qtbot.addWidget(win)
+    win.resize(*size)
+    win.show()
+    _click_tab(qtbot, win.tabs, TABS.index("results"))
+    res = win.panel("results")
+    qtbot.waitUntil(lambda: bool(res.cards.cards), timeout=10000)
+    if res.run_id != run_id:
+        with qtbot.waitSignal(res.loaded, timeout=10000):
+            win.ctx.select_run(run_id)
+    qtbot.wait(50)
+    groups = {c.comparison.group for c in res.cards.cards}
+    assert len(groups) == 3 and res.cards.n_rows >= 2
+    for card in res.cards.cards:
+        assert card.title.text().startswith(short_group(card.comparison.group) + " · ")
+    assert _rows_in_sight(res.cards) >= 2, res.split.sizes()
+    assert res.cards.scroll.verticalScrollBar().value() == 0
+    win.close()

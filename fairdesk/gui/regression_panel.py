@@ -147,6 +147,9 @@ def odds_rows(result: dict) -> list[list[str]]:
     return rows
 
 
+#: The result rows the Regression sub-tab keeps in sight (it gets the height for them).
+SHOWN_ROWS = 4
+
 #: The widest the variables' check boxes become on their line (more of them scroll).
 MAX_VARIABLES_WIDTH = 360
 
@@ -206,6 +209,8 @@ class RegressionPanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().setVisible(False)
+        # rows as tall as their text: the table shows four at 1024x700 (30-px rows showed two)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 9)
         hdr = self.table.horizontalHeader()
         hdr.setSectionResizeMode(QHeaderView.ResizeToContents)
         # two result rows at least in sight with a horizontal scroll bar (at 1366x768 it
@@ -238,13 +243,15 @@ class RegressionPanel(QWidget):
         ):
             choices.addWidget(QLabel(label))
             choices.addWidget(widget, 1 if widget is self.variables else 0)
+        # each row its own widths: in one grid the button's column was as wide as the
+        # stored list and squeezed the variables under the button at 1024 px
+        choices.addWidget(self.run_btn)
         stored = QHBoxLayout()
+        stored.addWidget(self.status, 1)
         stored.addWidget(QLabel("Stored"))
-        stored.addWidget(self.history, 1)
+        stored.addWidget(self.history)
         form.addLayout(choices, 0, 0)
-        form.addWidget(self.run_btn, 0, 1)
-        form.addWidget(self.status, 1, 0)
-        form.addLayout(stored, 1, 1)
+        form.addLayout(stored, 1, 0)
         form.setColumnStretch(0, 1)
         top = QWidget()
         tv = QVBoxLayout(top)
@@ -258,6 +265,7 @@ class RegressionPanel(QWidget):
         self.split.setStretchFactor(0, 3)
         self.split.setStretchFactor(1, 2)
         self.split.setSizes([700, 460])
+        self.top = top
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         lay.addWidget(top)
@@ -272,6 +280,24 @@ class RegressionPanel(QWidget):
         self.run_btn.clicked.connect(self.start)
         self.history.activated.connect(self._history_picked)
         self._set_enabled()
+
+    def rows_height(self, rows: int = SHOWN_ROWS) -> int:
+        """The panel's height that shows the form and ``rows`` rows of the result table
+        (with its header and horizontal scroll bar): the Results pane gives the Regression
+        sub-tab this much when it is shown."""
+        t = self.table
+        m = self.layout().contentsMargins()
+        table = (
+            t.horizontalHeader().sizeHint().height()
+            + rows * t.verticalHeader().defaultSectionSize()
+            + t.style().pixelMetric(QStyle.PM_ScrollBarExtent)
+            + 2 * t.frameWidth()
+        )
+        below = self.model_view.sizeHint().height() if self.model_view.isVisibleTo(self) else 0
+        return (
+            m.top() + m.bottom() + self.top.sizeHint().height() + self.layout().spacing()
+            + table + below
+        )  # fmt: skip
 
     # -- the run ----------------------------------------------------------------------
     def set_run(self, run_id: int | None, run: AuditRun | None) -> None:

@@ -231,6 +231,10 @@ class ResultsPanel(QWidget):
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
         lay = QVBoxLayout(self)
+        # narrow margins: on a 700-px screen every row counts (two rows of cards above the
+        # Regression tab's four result rows)
+        lay.setContentsMargins(6, 4, 6, 4)
+        lay.setSpacing(4)
         lay.addLayout(top)
         lay.addWidget(self.header)
         lay.addWidget(split, 1)
@@ -402,18 +406,29 @@ class ResultsPanel(QWidget):
 
     def _fit_split(self) -> None:
         """Give the cards the height they need (at most 42% of the pane, or two rows of cards
-        where the tabs keep 220 px, at least one row), the tabs the rest."""
+        where the sub-tabs keep what they need, at least one row), the sub-tabs the rest."""
         total = self.split.height()
         if total < 200:
             return
         need = self.cards.preferred_height()
-        # two rows of cards where the tabs keep 220 px (a 700-px laptop screen), else one
-        rows = max(self.cards.one_row_height(), min(self.cards.rows_height(2), total - 220))
-        top = min(need, max(int(total * 0.42), rows), total - 150)
-        # the same for every sub-tab (the Systems view scrolls in its own area): choosing a
-        # sub-tab never moves the cards
+        room = total - self._subtab_need() - self.split.handleWidth()
+        # two rows of cards where the sub-tab keeps its room (a 700-px laptop screen), else
+        # what is left, one row at least
+        two = max(self.cards.rows_height(2), int(total * 0.42))
+        top = min(need, max(self.cards.one_row_height(), min(two, room)), total - 150)
+        # the Systems view scrolls in its own area; only the Regression sub-tab asks for
+        # more (four result rows): choosing a sub-tab never folds the cards away
         self.split.setSizes([top, total - top])
         QTimer.singleShot(0, self.cards.reveal)
+
+    def _subtab_need(self) -> int:
+        """The height the shown sub-tab keeps: 200 px (its minimum), the Regression's form
+        and four result rows when it is shown."""
+        base = self.tabs.minimumHeight()
+        if SUBTABS[self.tabs.currentIndex()] != "regression":
+            return base
+        bar = self.tabs.tabBar().sizeHint().height()
+        return max(base, bar + self.regression.rows_height() + 6)
 
     def showEvent(self, event):  # noqa: N802 - Qt API
         super().showEvent(event)

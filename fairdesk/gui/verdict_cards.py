@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QFrame,
@@ -35,10 +35,14 @@ from ..presentation import (
 from ..presentation.plans import followup_sentence, followup_short, plan_sentence
 from ..presentation.warnings import coded_warnings
 from ..stats.results import Comparison
+from .card_columns import ColumnsLayout
 from .theme import VERDICT_SHORT, VERDICTS, esc, plain_tip, verdict_style
 
 #: Verdicts that test nothing: the card says why instead of showing a gap.
 #: Verdicts that found a gap (p_adjusted < alpha): they may call a group worse or better.
+#: The most lines of the reading below the cards shown at once (a longer one scrolls).
+READING_LINES = 4
+
 UNTESTED = frozenset({"descriptive", "not_estimable", "no_variation", "not_computable"})
 
 
@@ -68,11 +72,13 @@ class VerdictCard(QFrame):
         self.setCursor(Qt.PointingHandCursor)
         self._style = (
             f"QFrame#card {{ background: {bg.name()}; border-radius: 7px; "
-            f"border: 1px solid {bg.darker(125).name()}; }}"
+            f"border: 1px solid {bg.darker(125).name()}; padding: 2px; }}"
             f"QFrame#card QLabel {{ color: {fg.name()}; background: transparent; }}"
         )
         self.setStyleSheet(self._style)
-        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        policy = QSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
+        policy.setHeightForWidth(True)  # its lines share columns on a wide card
+        self.setSizePolicy(policy)
         # no explicit minimum width: it would override the labels' (a card squeezed to 140 px
         # cut its CI "[-72.1 pp, +" and its plan button at 1024 px); the grid scrolls instead
         lay = QVBoxLayout(self)
@@ -102,14 +108,18 @@ class VerdictCard(QFrame):
         else:
             # the gap, then its CI on a line of its own: side by side they made a card too
             # wide for five groups on a laptop
-            gap = QLabel(
-                f"<span style='font-size:15px'><b>{fmt_gap(m, c.gap)}</b></span><br>"
-                f"<span style='color:#37474f'>CI {fmt_ci(m, c.ci_low, c.ci_high)}</span>"
+            # the CI on a line of its own where the card is narrow, beside the gap where the
+            # card has the width (the card's lines pack: ColumnsLayout)
+            gap = QLabel(f"<span style='font-size:15px'><b>{fmt_gap(m, c.gap)}</b></span>")
+            ci = QLabel(f"<span style='color:#37474f'>CI {fmt_ci(m, c.ci_low, c.ci_high)}</span>")
+            # the two values and p_adj on one line: no wider than the verdict's line, and a
+            # line shorter (a card in one column was seven lines tall)
+            vals = QLabel(
+                f"{fmt_value(m, c.value)} vs {fmt_value(m, c.reference_value)}"
+                f" · p<sub>adj</sub> {fmt_p(c.p_adjusted)}"
             )
-            vals = QLabel(f"{fmt_value(m, c.value)} vs {fmt_value(m, c.reference_value)}")
-            padj = QLabel(f"p<sub>adj</sub> {fmt_p(c.p_adjusted)}")
             head = QLabel(f"<b>{esc(short)}</b>{arrow}")
-            self.labels = [gap, vals, padj, head]
+            self.labels = [gap, ci, vals, head]
             if c.basis is not None:
                 self.labels.append(QLabel(esc(comparison_basis(c))))
         if c.sample:  # a metric compared on a sample names it (the grounding lift's)
@@ -118,11 +128,17 @@ class VerdictCard(QFrame):
             self.followup_label = QLabel(esc(followup_short(followup)))
             self.followup_label.setToolTip(plain_tip(followup_sentence(followup)))
             self.labels.append(self.followup_label)
+        # the lines in one column on a narrow card, in two or three on a wide one (a card
+        # as wide as the pane was seven lines tall: two rows did not fit a laptop's pane)
+        self.body = QWidget()
+        self.lines = ColumnsLayout(self.body)
+        self.lines.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.body)
         for w in self.labels:
             # no word wrap: a label's minimum width is its text, so the grid scrolls
             # sideways on a narrow window instead of cutting p_adj off
             w.setTextFormat(Qt.RichText)
-            lay.addWidget(w)
+            self.lines.addWidget(w)
         self.p_adj_label = self.labels[2] if verdict not in UNTESTED else None
         self.plan_button = None
         if self.plan_text is not None:
@@ -131,11 +147,11 @@ class VerdictCard(QFrame):
             b.setToolTip(plain_tip(self.plan_text + " Click for the MDE-versus-speakers chart."))
             b.setCursor(Qt.PointingHandCursor)
             b.setStyleSheet(
-                "QToolButton { border: 1px solid #546e7a; border-radius: 4px; padding: 1px 5px;"
+                "QToolButton { border: 1px solid #546e7a; border-radius: 4px; padding: 0px 5px;"
                 " background: #eceff1; color: #1a1a1a; }"
             )
             b.clicked.connect(lambda: self.plan_requested.emit(self.comparison_plan))
-            lay.addWidget(b, 0, Qt.AlignLeft)
+            self.lines.addWidget(b)
             self.plan_button = b
         tip = c.reading or c.reason or label
         tip += f" {self.plan_text}" if self.plan_text else ""
@@ -143,7 +159,9 @@ class VerdictCard(QFrame):
         self.setToolTip(plain_tip(tip))
 
     def set_selected(self, on: bool) -> None:
-        extra = "QFrame#card { border: 3px solid #0d47a1; }" if on else ""
+        # as wide a border and padding together as an unselected card's: selecting a card
+        # never re-sets its lines in other columns
+        extra = "QFrame#card { border: 3px solid #0d47a1; padding: 0px; }" if on else ""
         self.setStyleSheet(self._style + extra)
 
     def mousePressEvent(self, event):  # noqa: N802 - Qt API
@@ -176,6 +194,7 @@ class VerdictCards(QWidget):
         self.plan = None
         self.cards: list[VerdictCard] = []
         self.selected: Comparison | None = None
+        self.n_rows = 0  # rows of cards (one per tested metric)
         self.legend = QHBoxLayout()
         self.legend.setSpacing(12)
         for key, (label, bg, _fg) in VERDICTS.items():
@@ -203,14 +222,29 @@ class VerdictCards(QWidget):
         self.reading.setWordWrap(True)
         self.reading.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.reading.setTextFormat(Qt.RichText)
-        self.reading.setStyleSheet(
-            "background:#f3f5f8; border:1px solid #d9dde2; border-radius:5px; padding:7px;"
+        self.reading.setAlignment(Qt.AlignLeft | Qt.AlignTop)
+        self.reading.setStyleSheet("QLabel { background: transparent; padding: 6px; }")
+        # the reading scrolls past READING_LINES lines: a long one (seven lines at 1024 px)
+        # took the room of a row of cards
+        self.reading_box = box = QScrollArea()
+        box.setObjectName("reading")
+        box.setWidgetResizable(True)
+        box.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        box.setStyleSheet(
+            "QScrollArea#reading { background:#f3f5f8; border:1px solid #d9dde2;"
+            " border-radius:5px; } QScrollArea#reading > QWidget > QWidget"
+            " { background: transparent; }"
         )
+        box.setWidget(self.reading)
+        box.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(4)
         lay.addLayout(self.legend)
         lay.addWidget(scroll, 1)
-        lay.addWidget(self.reading)
+        lay.addWidget(box)
+        self._chosen = False  # the reading's card was clicked (else: the run's default)
+        self._fit_reading()
 
     def set_result(self, result: AuditRun | Mapping | None, followups=()) -> None:
         """One card per tested metric × compared group of a run (an AuditRun, or a payload
@@ -225,6 +259,9 @@ class VerdictCards(QWidget):
         self.cards = []
         self.warnings: tuple[str, ...] = ()
         self.reading.setText("")
+        self._chosen = False
+        self.n_rows = 0
+        self._fit_reading()
         if not result:
             return
         run = as_audit_run(result)
@@ -235,18 +272,8 @@ class VerdictCards(QWidget):
         plans = {(cp.metric, cp.group): cp for cp in (run.plan.comparisons if run.plan else ())}
         metrics = [m for m in run.tested_metrics if any(c.metric == m for c in comps)]
         groups = list(dict.fromkeys(c.group for c in comps))
-        bold = QFont(self.font())
-        bold.setBold(True)
-        self.scroll.verticalScrollBar().setValue(0)  # a new run starts at its first row
-        self.scroll.horizontalScrollBar().setValue(0)
-        for j, g in enumerate(groups):
-            h = QLabel(short_group(g))  # a user's group name: plain text, never HTML
-            h.setTextFormat(Qt.PlainText)
-            h.setFont(bold)
-            h.setAlignment(Qt.AlignCenter)
-            h.setWordWrap(True)
-            h.setToolTip(plain_tip(g))
-            self.grid.addWidget(h, 0, j + 1)
+        # no row of group names above the cards: each card names its group and metric
+        # itself (a header row scrolled out of sight left cards reading "-0.7 pp" of no group)
         for i, m in enumerate(metrics):
             lab = QLabel(
                 f"<b>{esc(metric_short(m))}</b><br><span style='color:#5f6b7a'>"
@@ -254,7 +281,7 @@ class VerdictCards(QWidget):
             )
             lab.setToolTip(plain_tip(metric_label(m)))
             lab.setMinimumWidth(100)
-            self.grid.addWidget(lab, i + 1, 0)
+            self.grid.addWidget(lab, i, 0)
             for j, g in enumerate(groups):
                 c = next((x for x in comps if x.metric == m and x.group == g), None)
                 if c is None:
@@ -268,27 +295,100 @@ class VerdictCards(QWidget):
                 card.plan_requested.connect(
                     lambda cp, _card=card: self.plan_requested.emit(cp, _card.plan)
                 )
-                self.grid.addWidget(card, i + 1, j + 1)
+                self.grid.addWidget(card, i, j + 1)
                 self.cards.append(card)
-        self.grid.setRowStretch(len(metrics) + 1, 1)
+        # the cards of one shape (the same lines) share their lines' widths: each sets its
+        # lines in the same columns, whatever its numbers' widths
+        shapes: dict[int, list] = {}
+        for card in self.cards:
+            shapes.setdefault(card.lines.count(), []).append(card)
+        for same in shapes.values():
+            widths = [max(w) for w in zip(*(k.lines.line_widths() for k in same))]
+            for card in same:
+                card.lines.shared_widths = widths
+                card.lines.invalidate()
+        self.grid.setRowStretch(len(metrics), 1)
         self.n_rows = len(metrics)
         worst = _most_severe(comps)
         if worst is not None:
-            self.show_reading(worst)
+            # the most severe card's reading, the grid at its top: a new run opens at its
+            # first row, every card naming its group (item 4 of issue 45)
+            self.show_reading(worst, reveal=False)
+        self.to_top()
+        QTimer.singleShot(0, self.to_top)  # again once the cards are laid out
+
+    def to_top(self) -> None:
+        """Scroll the cards to their first row and column, unless a card was clicked since
+        the run was shown (then its card stays in view)."""
+        if not self._chosen:
+            self.scroll.verticalScrollBar().setValue(0)
+            self.scroll.horizontalScrollBar().setValue(0)
 
     def reveal(self) -> None:
-        """Scroll the selected card (the one the reading describes) into view."""
+        """Scroll the card the user chose (the one the reading describes) into view; the
+        run's default reading leaves the grid at its top."""
+        if not self._chosen:
+            self.to_top()
+            return
         for card in self.cards:
             if card.comparison is self.selected:
                 self.scroll.ensureWidgetVisible(card, 4, 4)
 
+    def _fit_reading(self) -> None:
+        """The reading's box: as tall as its text, at most :data:`READING_LINES` lines
+        where the cards need the room (then it scrolls), the whole text where every card is
+        in sight above it; hidden when there is none."""
+        box = self.reading_box
+        if not self.reading.text():
+            box.setFixedHeight(0)
+            box.setVisible(False)
+            return
+        box.setVisible(True)
+        text = self._reading_text_height()
+        rows = [self._row_height(i) for i in range(self.n_rows)]
+        grid = sum(rows) + max(len(rows) - 1, 0) * self._spacing() + 4
+        spare = self.height() - self.legend.sizeHint().height() - grid - 2 * self._gap()
+        pitch, pad = self._line_pitch(), 12 + 2 * box.frameWidth()
+        spare = pad + max(spare - pad, 0) // pitch * pitch  # whole lines
+        box.setFixedHeight(min(text, max(self._reading_cap(), spare)))
+
+    def _gap(self) -> int:
+        return max(self.layout().spacing(), 0)
+
+    def _reading_text_height(self) -> int:
+        """The reading's whole height (frame included) at the box's width."""
+        box = self.reading_box
+        width = max(200, box.viewport().width() or self.width())
+        return max(self.reading.heightForWidth(width), 0) + 2 * box.frameWidth()
+
+    def _reading_cap(self) -> int:
+        """The reading's height when the cards need the room: :data:`READING_LINES`
+        lines at most."""
+        cap = READING_LINES * self._line_pitch() + 12  # whole lines, the padding around
+        return min(self._reading_text_height(), cap + 2 * self.reading_box.frameWidth())
+
+    def _line_pitch(self) -> int:
+        """The height of a line of the reading's rich text (a line more, less a line)."""
+        probe = QLabel()
+        probe.setFont(self.reading.font())
+        probe.setTextFormat(Qt.RichText)
+        probe.setText("x<br>x")
+        two = probe.heightForWidth(1000)
+        probe.setText("x")
+        return max(two - probe.heightForWidth(1000), self.reading.fontMetrics().height())
+
+    def resizeEvent(self, event):  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        self._fit_reading()
+
+    def _reading_height(self) -> int:
+        return self._reading_cap() if self.reading.text() else 0
+
     def preferred_height(self) -> int:
         """Height that shows every card without scrolling (legend and reading included)."""
-        width = max(200, self.scroll.viewport().width() or self.width())
-        g = self.grid
-        grid = g.totalHeightForWidth(width) if g.hasHeightForWidth() else g.totalSizeHint().height()
-        reading = self.reading.heightForWidth(max(200, self.width())) if self.reading.text() else 0
-        return self.legend.sizeHint().height() + grid + max(reading, 0) + 24
+        rows = [self._row_height(i) for i in range(self.n_rows)]
+        grid = sum(rows) + max(len(rows) - 1, 0) * self._spacing() + 4
+        return self.legend.sizeHint().height() + grid + self._reading_height() + 24
 
     def one_row_height(self) -> int:
         """Height that shows the legend, one row of cards and the reading."""
@@ -297,19 +397,40 @@ class VerdictCards(QWidget):
     def rows_height(self, rows: int) -> int:
         """Height that shows the legend, ``rows`` rows of cards (fewer if there are fewer) and
         the reading."""
-        card = max((c.sizeHint().height() for c in self.cards), default=0)
-        head = self.grid.itemAtPosition(0, 1)
-        head_h = head.sizeHint().height() if head is not None else 0
-        reading = self.reading.heightForWidth(max(200, self.width())) if self.reading.text() else 0
-        n = max(1, min(rows, getattr(self, "n_rows", rows)))
-        spacing = max(self.grid.verticalSpacing(), 0)
-        return (
-            self.legend.sizeHint().height() + head_h + n * (card + spacing) + max(reading, 0) + 40
+        n = max(1, min(rows, self.n_rows))
+        # the tallest rows: any two rows in sight, wherever the grid is scrolled
+        heights = sorted((self._row_height(i) for i in range(self.n_rows)), reverse=True)
+        grid = sum(heights[:n]) + n * self._spacing() + 4
+        return self.legend.sizeHint().height() + grid + self._reading_height() + 24
+
+    def _spacing(self) -> int:
+        return max(self.grid.verticalSpacing(), 0)
+
+    def _row_height(self, row: int) -> int:
+        """The height of a row of cards at their width (their lines share columns on a
+        wide card); before the cards are laid out, at the width the row will give them."""
+        cards = [
+            it.widget()
+            for j in range(1, self.grid.columnCount())
+            if (it := self.grid.itemAtPosition(row, j)) is not None
+        ]
+        if not cards:
+            return 0
+        n = max(self.grid.columnCount() - 1, 1)
+        label = self.grid.itemAtPosition(row, 0)
+        label_w = label.sizeHint().width() if label is not None else 0
+        vp = self.scroll.viewport().width() or self.width()
+        share = (vp - label_w - n * self.grid.horizontalSpacing() - 4) // n
+        return max(
+            c.heightForWidth(max(share, c.minimumSizeHint().width()))
+            if c.hasHeightForWidth()
+            else c.sizeHint().height()
+            for c in cards
         )
 
-    def show_reading(self, c: Comparison) -> None:
-        """Show ``c``'s reading below the grid, select its card and scroll it into view (the
-        reading never describes a row the grid hides)."""
+    def show_reading(self, c: Comparison, reveal: bool = True) -> None:
+        """Show ``c``'s reading below the grid and select its card; ``reveal``: scroll it
+        into view (a clicked card, never hidden by the reading it asked for)."""
         label = verdict_style(c.verdict or "")[0]
         flags = ", ".join(c.flags or ())
         body = c.reading or c.reason or ""
@@ -327,10 +448,13 @@ class VerdictCards(QWidget):
             + "".join(f"<br><span style='color:#7c2d12'>{esc(w)}</span>" for w in self.warnings)
         )
         self.selected = c
+        self._chosen = self._chosen or reveal
+        self._fit_reading()
+        self.reading_box.verticalScrollBar().setValue(0)
         for card in self.cards:
             on = card.comparison is c
             card.set_selected(on)
-            if on:
+            if on and reveal:
                 self.scroll.ensureWidgetVisible(card, 4, 4)
 
 

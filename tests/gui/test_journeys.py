@@ -259,8 +259,9 @@ def test_reading_cards_tables_radar_confusion_and_systems(
     def named():
         return [c for c in res.cards.cards if _visible_in(c.title, res.cards.scroll)]
 
-    # the selected card (the reading's) is scrolled into view once the cards are laid out
-    qtbot.waitUntil(lambda: any(c.comparison is res.cards.selected for c in named()), timeout=5000)
+    # the new run's cards open at their top (the reading names its card), every card named
+    qtbot.waitUntil(lambda: bool(named()), timeout=5000)
+    assert res.cards.scroll.verticalScrollBar().value() == 0
     assert all(c.title.text() for c in named())
     # the Comparisons table: both sides' counts, and the sample of a sampled run
     with qtbot.waitSignal(res.loaded, timeout=10000, raising=False):
@@ -554,5 +555,67 @@ def test_the_incremental_tab_without_a_run_says_so(qtbot, mini, tmp_path, size, 
     assert not inc.view.isVisible()
     assert inc.no_timeline.isVisible() and "No timeline" in inc.no_timeline.text()
     assert not [lab for lab in inc.findChildren(QLabel) if "x0.001" in lab.text()]
+    win.close()
+    watch.check()
+
+
+def test_switching_runs_opens_the_cards_at_the_top_each_named(qtbot, mini, tmp_path, size, watch):
+    """Issue 45, item 4: the user scrolls the cards down and clicks the last card, then picks
+    another run in the run picker with the keyboard: the new run's cards start at the top
+    (no header row to scroll back to) and every card names its group and metric."""
+    from fairdesk.core.store import Project
+    from fairdesk.jobs.audit import AuditRequest, run_audit
+    from fairdesk.presentation import metric_short, short_group
+    from tests.gui.conftest import small_settings
+
+    p = Project(mini.folder)  # a second run: accent × gender, three groups compared
+    try:
+        second = run_audit(
+            p,
+            AuditRequest(
+                dataset="mini",
+                model=f"predictions:{mini.predictions}",
+                by=("accent", "gender"),
+                settings=small_settings(),
+            ),
+        ).run_id
+    finally:
+        p.close()
+    win = _open(qtbot, mini.folder, _settings(tmp_path), size, watch)
+    res = _tab(qtbot, win, 3, "results")
+    qtbot.waitUntil(lambda: bool(res.cards.cards), timeout=10000)
+    qtbot.wait(50)
+    for _ in range(2):  # there and back: each run's cards open at the top
+        shown = res.run_id
+        cards = res.cards
+        bar = cards.scroll.verticalScrollBar()
+        bar.setValue(bar.maximum())  # the user scrolled down ...
+        last = cards.cards[-1]
+        qtbot.mouseClick(last, Qt.LeftButton)  # ... and read the last card
+        assert cards.selected is last.comparison
+        # another run, picked in the run picker with the keyboard
+        picker = res.runs
+        picker.setFocus()
+        key = Qt.Key_Down if picker.currentIndex() < picker.count() - 1 else Qt.Key_Up
+        with qtbot.waitSignal(res.loaded, timeout=10000):
+            qtbot.keyClick(picker, key)
+        assert res.run_id != shown and res.run_id in (mini.run_id, second)
+        qtbot.wait(100)  # the cards laid out (and the split fitted) after the event loop
+        assert bar.value() == 0 and cards.scroll.horizontalScrollBar().value() == 0
+        assert cards.cards
+        vp = cards.scroll.viewport()
+        for card in cards.cards:
+            c = card.comparison
+            assert card.title.text() == f"{short_group(c.group)} · {metric_short(c.metric)}"
+            assert card.title.isVisible()
+        # the first row in sight from its top, its titles whole
+        first = [k for k in cards.cards if k.comparison.metric == cards.cards[0].comparison.metric]
+        for card in first:
+            y = card.title.mapTo(vp, card.title.rect().topLeft()).y()
+            assert 0 <= y and y + card.title.height() <= vp.height(), (y, vp.height())
+            fm = card.title.fontMetrics()
+            assert fm.horizontalAdvance(card.title.text()) <= card.title.width()
+    groups = {short_group(k.comparison.group) for k in res.cards.cards}
+    assert groups  # the last run shown names its groups on its cards
     win.close()
     watch.check()

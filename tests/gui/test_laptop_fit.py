@@ -364,3 +364,118 @@ def test_the_saliency_scale_shows_its_top_tick_whole(qtbot, ctx, mini):
     for y, text in p.overlay.ticks(p._peak):
         at = vb.mapViewToScene(QPointF(0.0, y)).y()  # the scene is the widget's area
         assert half - 1 <= at <= p.wave.height() - half + 1, (text, at, p.wave.height())
+
+
+def _rows_in_sight(cards) -> int:
+    """The rows of verdict cards drawn whole in the cards' viewport, each card's title (its
+    group and metric) whole in the card."""
+    vp = cards.scroll.viewport()
+    rows: dict[int, list] = {}
+    for card in cards.cards:
+        rows.setdefault(card.mapTo(vp, card.rect().topLeft()).y(), []).append(card)
+    whole = 0
+    for y, row in rows.items():
+        if 0 <= y and y + max(c.height() for c in row) <= vp.height() + 1:
+            assert all(c.title.isVisible() and _whole(c.title) for c in row), y
+            whole += 1
+    return whole
+
+
+@pytest.mark.parametrize("size", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_two_rows_of_named_cards_and_four_regression_rows_fit(qtbot, mini, tmp_path, size):
+    """Issue 45, items 4 and 15, checked: at 1024x700 and 1366x768 the Results tab shows
+    two rows of verdict cards whole, each card naming its group and metric (the header row
+    of group names scrolled away once), on every sub-tab; the Regression sub-tab shows four
+    result rows under its form and the labels that were cut read whole."""
+    from PySide6.QtCore import QSettings
+
+    from fairdesk.gui.main_window import TABS, MainWindow
+    from fairdesk.gui.results_panel import SUBTABS
+    from fairdesk.presentation import metric_short, short_group
+
+    settings = QSettings(str(tmp_path / "fit.ini"), QSettings.IniFormat)
+    win = MainWindow(mini.folder, settings=settings, restore=False)
+    qtbot.addWidget(win)
+    win.resize(*size)
+    win.show()
+    _click_tab(qtbot, win.tabs, TABS.index("results"))
+    res = win.panel("results")
+    qtbot.waitUntil(lambda: bool(res.cards.cards), timeout=10000)
+    qtbot.wait(50)
+    cards = res.cards
+    assert cards.n_rows >= 2  # the mini run tests WER and CER
+    for card in cards.cards:
+        c = card.comparison
+        assert card.title.text() == f"{short_group(c.group)} · {metric_short(c.metric)}"
+    for name in ("groups", "comparisons", "regression"):
+        _click_tab(qtbot, res.tabs, SUBTABS.index(name))
+        qtbot.wait(30)
+        assert _rows_in_sight(cards) >= 2, (name, res.split.sizes())
+        assert cards.scroll.verticalScrollBar().value() == 0
+    # Regression: four result rows in sight under the form (it showed one or two)
+    reg = res.regression
+    t = reg.table
+    rows = 4 * t.verticalHeader().defaultSectionSize()
+    assert t.viewport().height() >= rows, (t.viewport().height(), rows)
+    bottom = t.mapTo(win, t.rect().bottomLeft()).y()
+    assert bottom <= win.centralWidget().mapTo(win, win.centralWidget().rect().bottomLeft()).y()
+    # ... the labels whole: the Clusters choice, each variable, the run button, the note
+    assert _whole(reg.cluster, reg.cluster.currentText(), pad=24), reg.cluster.currentText()
+    box = reg.variables
+    for k in range(box.count()):
+        r = box.visualItemRect(box.item(k))
+        assert box.viewport().rect().contains(r), box.item(k).text()
+    # the variables' box ends before the run button (it ran under it at 1024 px)
+    right = box.mapTo(reg, box.rect().topRight()).x()
+    assert right < reg.run_btn.mapTo(reg, reg.run_btn.rect().topLeft()).x()
+    assert reg.run_btn.width() >= reg.run_btn.sizeHint().width()
+    st = reg.status
+    assert st.heightForWidth(st.width()) <= st.height() + 1, (st.text(), st.size())
+    win.close()
+
+
+@pytest.mark.parametrize("size", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_three_groups_of_cards_show_two_rows_whole(qtbot, mini, tmp_path, size):
+    """A run of three compared groups (accent × gender) on a laptop: its cards, each
+    naming its group, show two rows whole beside the sub-tabs' table (at 1024 px a card
+    was seven lines tall and the pane showed a row and a half)."""
+    from PySide6.QtCore import QSettings
+
+    from fairdesk.core.store import Project
+    from fairdesk.gui.main_window import TABS, MainWindow
+    from fairdesk.jobs.audit import AuditRequest, run_audit
+    from fairdesk.presentation import short_group
+    from tests.gui.conftest import small_settings
+
+    p = Project(mini.folder)
+    try:
+        run_id = run_audit(
+            p,
+            AuditRequest(
+                dataset="mini",
+                model=f"predictions:{mini.predictions}",
+                by=("accent", "gender"),
+                settings=small_settings(),
+            ),
+        ).run_id
+    finally:
+        p.close()
+    settings = QSettings(str(tmp_path / "fit.ini"), QSettings.IniFormat)
+    win = MainWindow(mini.folder, settings=settings, restore=False)
+    qtbot.addWidget(win)
+    win.resize(*size)
+    win.show()
+    _click_tab(qtbot, win.tabs, TABS.index("results"))
+    res = win.panel("results")
+    qtbot.waitUntil(lambda: bool(res.cards.cards), timeout=10000)
+    if res.run_id != run_id:
+        with qtbot.waitSignal(res.loaded, timeout=10000):
+            win.ctx.select_run(run_id)
+    qtbot.wait(50)
+    groups = {c.comparison.group for c in res.cards.cards}
+    assert len(groups) == 3 and res.cards.n_rows >= 2
+    for card in res.cards.cards:
+        assert card.title.text().startswith(short_group(card.comparison.group) + " · ")
+    assert _rows_in_sight(res.cards) >= 2, res.split.sizes()
+    assert res.cards.scroll.verticalScrollBar().value() == 0
+    win.close()

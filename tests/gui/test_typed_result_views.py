@@ -192,8 +192,11 @@ def test_the_cards_and_the_comparisons_show_the_stored_comparisons(opened):
     card = cards[("wer", wer["group"])]
     texts = [lab.text() for lab in card.labels]
     assert f"{100 * wer['gap']:+.1f} pp" in texts[0]
-    assert texts[1] == f"{_pct(wer['value'])} vs {_pct(wer['reference_value'])}"
-    assert f"{wer['p_adjusted']:.3f}" in texts[2] or "&lt; 0.001" in texts[2] or "<" in texts[2]
+    # the two values and p_adj share a line
+    assert "CI [" in texts[1]
+    assert texts[2].startswith(f"{_pct(wer['value'])} vs {_pct(wer['reference_value'])} · ")
+    padj = texts[2].split("p<sub>adj</sub> ")[1]
+    assert f"{wer['p_adjusted']:.3f}" in padj or "&lt; 0.001" in padj or "<" in padj
     assert html.escape(wer["reading"]) in card.toolTip()
 
     m = panel.comparisons_model
@@ -315,7 +318,7 @@ def test_a_comparisons_ci_bound_near_zero_keeps_its_sign_as_on_the_card(qtbot, c
         for c in panel.cards.cards
         if (c.comparison.metric, c.comparison.group) == ("wer", wer["group"])
     )
-    assert "[-0.04 pp, +4.7 pp]" in card.labels[0].text()
+    assert "[-0.04 pp, +4.7 pp]" in card.labels[1].text()
     # the table's direction is the card's word: worse/better only for a found gap
     from fairdesk.presentation import direction_word
 
@@ -323,4 +326,4 @@ def test_a_comparisons_ci_bound_near_zero_keeps_its_sign_as_on_the_card(qtbot, c
     for i, c in enumerate(payload["comparisons"]):
         want = direction_word(c["verdict"], c["direction"], c["gap"])
         assert frame.iloc[i]["direction"] == want
-    assert "-0.0 " not in card.labels[0].text() and "[0.0 pp" not in card.labels[0].text()
+    assert "-0.0 " not in card.labels[1].text() and "[0.0 pp" not in card.labels[1].text()

@@ -8,13 +8,13 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from tests.annotators.fixture import two_annotators
-from tests.gui.test_journeys import (  # noqa: F401 - the watch fixture
+from tests.gui.test_journeys import (
     _choose,
     _open,
     _pick_file,
     _settings,
     _tab,
-    watch,
+    watch,  # noqa: F401 - the journeys' fixture
 )
 
 N_BOOT = 200
@@ -31,7 +31,10 @@ def _card(res, metric: str, group: str):
 
 
 def test_results_show_the_annotators_agreement_beside_the_diacritic_comparisons(
-    qtbot, tmp_path, watch, monkeypatch  # noqa: F811
+    qtbot,
+    tmp_path,
+    watch,  # noqa: F811 - the fixture imported above
+    monkeypatch,
 ):
     from fairdesk import constants
     from fairdesk.jobs.agreement import dataset_agreement
@@ -101,4 +104,3 @@ def test_results_show_the_annotators_agreement_beside_the_diacritic_comparisons(
     assert alpha in reading or alpha.replace("\u2212", "-") in reading
     win.close()
     watch.check()
-

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..core.atomic import atomic_path
 from .data import load_run
 from .item_files import item_file
-from .tiers import TIERS, export_items
+from .tiers import export_items
 from .transcripts import import_transcripts
 
 
@@ -20,7 +20,7 @@ def write_textgrid(it, path) -> Path:
 
     off = float(getattr(it, "offset", 0.0) or 0.0)  # a segment: times in its session file
     tg = textgrid.Textgrid(minTimestamp=off, maxTimestamp=off + it.duration)
-    for name in TIERS:
+    for name in it.names():
         entries = [(s + off, e + off, label) for s, e, label in it.tiers.get(name) or []]
         if name == "saliency" and not entries:
             continue  # the item was not explained
@@ -41,6 +41,7 @@ def export_textgrids(
     progress=None,
     cancelled=None,
     writing=None,
+    annotator_tiers: bool = False,
 ) -> list:
     """One TextGrid per analysed item of a run in ``folder``, named after the item id with
     folders mirroring its ``/`` parts (``audio/0053/x.TextGrid``;
@@ -57,6 +58,8 @@ def export_textgrids(
         session times, so its session recording is copied instead, once, under
         ``sessions/`` with its path in the dataset.
     progress, cancelled, writing : see :func:`fairdesk.reports.tiers.export_items`.
+    annotator_tiers : also one ``annotator:NAME`` tier per annotator, their version of the
+        reference (:func:`fairdesk.reports.tiers.run_tiers`).
 
     Returns
     -------
@@ -89,6 +92,7 @@ def export_textgrids(
         progress=progress,
         cancelled=cancelled,
         writing=writing,
+        annotator_tiers=annotator_tiers,
     )
 
 

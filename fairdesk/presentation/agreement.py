@@ -165,9 +165,10 @@ def agreement_line(g: AgreementGroup, where: str | None = None) -> str:
 
 
 def resampled_sentence(g: AgreementGroup) -> str:
-    """What a ``resample`` run's diacritic reading adds (docs/METHODS.md, "References from
-    several annotators"): ``annotators agree on 84.0% of marks, α = 0.710, so the interval
-    includes their disagreement``."""
+    """What a ``resample`` run's diacritic reading adds
+    (docs/METHODS.md, "References from several annotators"):
+    ``annotators agree on 84.0% of marks, α = 0.710, so the interval includes their
+    disagreement``."""
     bits = []
     if g.raw.value is not None:
         bits.append(f"annotators agree on {fmt_percent(g.raw.value)} of marks")

@@ -15,13 +15,23 @@ if TYPE_CHECKING:
     from ..core.store import Project
     from .result import AuditRun
 
-__all__ = ["dataset_agreement", "run_agreement", "run_by"]
+__all__ = ["dataset_agreement", "dataset_annotators", "run_agreement", "run_by"]
 
 
 def _value(v) -> str | None:
     from ..stats.slicing import is_missing_value
 
     return None if is_missing_value(v) else str(v)
+
+
+def dataset_annotators(project: Project, dataset: str) -> list[str]:
+    """The annotators with a version of any of ``dataset``'s items, in name order (NFC,
+    trimmed; ``unnamed`` for rows stored without a name); adjudicators are not annotators."""
+    frame = project.items(project.dataset(dataset))
+    if not len(frame):
+        return []
+    versions = project.transcript_versions(int(i) for i in frame["db_id"])
+    return sorted({v.annotator for iv in versions.values() for v in iv.versions})
 
 
 def dataset_agreement(

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..core.atomic import atomic_write
 from .data import load_run
 from .item_files import item_file
-from .tiers import export_items
+from .tier_export import export_items
 from .transcripts import import_transcripts
 
 ITEM_PROPERTY = "fairdesk:item"

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..core.atomic import atomic_path
 from .data import load_run
 from .item_files import item_file
-from .tiers import export_items
+from .tier_export import export_items
 from .transcripts import import_transcripts
 
 
@@ -57,7 +57,7 @@ def export_textgrids(
         the pair with Open → Read from file, then View & Edit). A segment's TextGrid is in
         session times, so its session recording is copied instead, once, under
         ``sessions/`` with its path in the dataset.
-    progress, cancelled, writing : see :func:`fairdesk.reports.tiers.export_items`.
+    progress, cancelled, writing : see :func:`fairdesk.reports.tier_export.export_items`.
     annotator_tiers : also one ``annotator:NAME`` tier per annotator, their version of the
         reference (:func:`fairdesk.reports.tiers.run_tiers`).
 

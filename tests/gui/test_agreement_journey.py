@@ -1,7 +1,8 @@
 """Issue 47, clicked on the real main window: an audit of a dataset that two annotators
 annotated shows their agreement beside every diacritic comparison in Results (a line under
 the cards, and in a diacritic card's reading), with ``fairdesk agreement``'s numbers; the
-reading of a ``resample`` run says the interval includes their disagreement."""
+reading of a ``resample`` run (chosen in the Audit tab's References) says the interval
+includes their disagreement."""
 
 from __future__ import annotations
 
@@ -38,24 +39,11 @@ def test_results_show_the_annotators_agreement_beside_the_diacritic_comparisons(
 ):
     from fairdesk import constants
     from fairdesk.jobs.agreement import dataset_agreement
-    from fairdesk.jobs.audit import AuditRequest, run_audit
-    from fairdesk.stats.settings import AuditSettings
 
     monkeypatch.setattr(constants, "AGREEMENT_BOOTSTRAP", N_BOOT)
     p, preds = two_annotators(tmp_path)
     # the agreement as `fairdesk agreement --by accent` computes it, for the expected words
     want = dataset_agreement(p, "d", by="accent", n_bootstrap=N_BOOT)
-    # a run that resampled the annotators' versions (the command line's choice)
-    resampled = run_audit(
-        p,
-        AuditRequest(
-            dataset="d",
-            model=f"predictions:{preds}",
-            by=("accent",),
-            settings=AuditSettings(n_bootstrap=200, min_items=2, min_speakers=2),
-            reference_text="resample",
-        ),
-    ).run_id
     p.close()
 
     win = _open(qtbot, p.folder, _settings(tmp_path), (1366, 768), watch)
@@ -66,6 +54,13 @@ def test_results_show_the_annotators_agreement_beside_the_diacritic_comparisons(
     audit.n_boot.setValue(200)
     audit.min_items.setValue(2)
     audit.min_speakers.setValue(2)
+    # References: the default, then one entry per annotator of the dataset
+    refs = [audit.reference_text.itemData(i) for i in range(audit.reference_text.count())]
+    assert refs == ["latest", "imported", "adjudicated", "resample"] + [
+        "annotator:Ada",
+        "annotator:Obi",
+    ]
+    assert audit.reference_text.currentData() == "latest"
     with qtbot.waitSignal(audit.run_done, timeout=90000) as done:
         qtbot.mouseClick(audit.run_btn, Qt.LeftButton)
     res = win.results
@@ -92,11 +87,19 @@ def test_results_show_the_annotators_agreement_beside_the_diacritic_comparisons(
     qtbot.mouseClick(_card(res, "WER", "south"), Qt.LeftButton)
     assert "annotators agree" not in res.cards.reading.text()
 
-    # the resample run, picked in the runs list: its diacritic reading names the agreement
-    _choose(res.runs, resampled)
+    # audited again resampling the annotators' versions (References in the Audit tab):
+    # the run's name says so and its diacritic reading names the agreement
+    audit = _tab(qtbot, win, 2, "audit")
+    _choose(audit.reference_text, "resample")
+    with qtbot.waitSignal(audit.run_done, timeout=90000) as again:
+        qtbot.mouseClick(audit.run_btn, Qt.LeftButton)
+    resampled = again.args[0]
     qtbot.waitUntil(lambda: res.run_id == resampled, timeout=10000)
+    qtbot.waitUntil(res.isVisible, timeout=5000)
     qtbot.waitUntil(res.cards.agreement.isVisible, timeout=60000)
     assert "annotators resampled" in res.header.text()
+    assert "annotators resampled" in res.runs.currentText()
+    assert res.result.run_settings.annotators_resampled == 2  # n1 and s1 disagree
     qtbot.mouseClick(_card(res, "DER", "south"), Qt.LeftButton)
     reading = res.cards.reading.text()
     alpha = f"α = {south.alpha.value:.3f}".replace("-", "\u2212")

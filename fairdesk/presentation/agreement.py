@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 __all__ = [
     "STATISTICS",
     "agreement_blocks",
+    "agreement_head",
     "agreement_json",
     "agreement_line",
     "agreement_method",
@@ -23,7 +24,7 @@ __all__ = [
     "resampled_run",
     "agreement_lines",
     "disagreement_lines",
-    "resampled_sentence",
+    "group_of",
     "reason_text",
     "stat_text",
 ]
@@ -149,8 +150,9 @@ def group_of(result: AgreementResult, group: str | None) -> AgreementGroup:
 
 
 def agreement_line(g: AgreementGroup, where: str | None = None) -> str:
-    """One line beside a diacritic comparison: ``annotators agree on 70.0% [45.0, 90.0] of
-    10 marks (κ 0.412 [0.100, 0.800]; α …) in north``; without a number, the reason."""
+    """One line beside a diacritic comparison: ``annotators agree on 70.0% [50.0, 100.0] of
+    10 marks in accent = north (κ 0.423 [0.000, 0.500]; α …)``; without a number, the
+    reason."""
     place = f" in {where}" if where else ""
     raw = g.raw
     if raw.value is None:
@@ -162,24 +164,6 @@ def agreement_line(g: AgreementGroup, where: str | None = None) -> str:
         if getattr(g, field).value is not None
     ]
     return text + (f" ({'; '.join(extra)})" if extra else "")
-
-
-def resampled_sentence(g: AgreementGroup) -> str:
-    """What a ``resample`` run's diacritic reading adds
-    (docs/METHODS.md, "References from several annotators"):
-    ``annotators agree on 84.0% of marks, α = 0.710, so the interval includes their
-    disagreement``."""
-    bits = []
-    if g.raw.value is not None:
-        bits.append(f"annotators agree on {fmt_percent(g.raw.value)} of marks")
-    if g.alpha.value is not None:
-        bits.append(f"α = {fmt_number(g.alpha.value, 3)}")
-    if not bits:
-        return (
-            "each replicate drew one annotator's version per item, so the interval includes "
-            f"their disagreement (agreement on marks: {reason_text(g.raw.reason)})"
-        )
-    return ", ".join(bits) + ", so the interval includes their disagreement"
 
 
 def agreement_json(result: AgreementResult) -> dict:
@@ -205,10 +189,14 @@ def resampled_run(run) -> bool:
 
 def comparison_agreement(result: AgreementResult, group: str | None, resampled: bool) -> str:
     """The agreement beside a diacritic comparison of ``group``: its group's line (the overall
-    one when the agreement has no such group), and for a ``resample`` run what its reading
-    adds (the interval includes the annotators' disagreement)."""
+    one when the agreement has no such group); a ``resample`` run's adds that the interval
+    includes the annotators' disagreement: ``annotators agree on 66.7% [50.0, 100.0] of 6
+    marks in accent = south (κ 0.400 [...]; α 0.389 [...]), so the interval includes their
+    disagreement``."""
     g = group_of(result, group)
     line = agreement_line(g, None if g is result.overall else f"{result.by} = {g.group}")
-    if resampled:
-        line += f"; {resampled_sentence(g)}"
+    if resampled:  # docs/METHODS.md, "References from several annotators"
+        if g.raw.value is None:
+            line += "; each replicate drew one annotator's version per item"
+        line += ", so the interval includes their disagreement"
     return line

@@ -126,11 +126,14 @@ def test_a_resample_runs_diacritic_cards_name_the_agreement(audited, tmp_path):
             assert c["agreement"] == ""  # only beside the diacritic comparisons
             continue
         g = groups[c["group"]]
-        said = c["agreement"].replace("\u2212", "-")
-        assert f"annotators agree on {g['raw']['value'] * 100:.1f}% of marks" in said
+        said = c["agreement"]
+        assert said.startswith(f"annotators agree on {g['raw']['value'] * 100:.1f}% [")
+        assert f"in accent = {c['group']}" in said
         if g["alpha"]["value"] is not None:
-            assert f"α = {g['alpha']['value']:.3f}" in said
-        assert said.endswith("so the interval includes their disagreement")
+            assert f"α {g['alpha']['value']:.3f} [".replace("-", "\u2212") in said.replace(
+                "-", "\u2212"
+            )
+        assert said.endswith(", so the interval includes their disagreement")
 
 
 def test_a_dataset_with_one_annotator_has_no_agreement_section(tmp_path):

@@ -102,8 +102,9 @@ def test_results_show_the_annotators_agreement_beside_the_diacritic_comparisons(
     assert res.result.run_settings.annotators_resampled == 2  # n1 and s1 disagree
     qtbot.mouseClick(_card(res, "DER", "south"), Qt.LeftButton)
     reading = res.cards.reading.text()
-    alpha = f"α = {south.alpha.value:.3f}".replace("-", "\u2212")
-    assert "so the interval includes their disagreement" in reading
-    assert alpha in reading or alpha.replace("\u2212", "-") in reading
+    alpha = f"α {south.alpha.value:.3f} [".replace("-", "\u2212")
+    assert ", so the interval includes their disagreement" in reading
+    assert f"annotators agree on {south.raw.value * 100:.1f}% [" in reading
+    assert alpha in reading.replace("-", "\u2212")
     win.close()
     watch.check()

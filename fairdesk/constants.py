@@ -5,3 +5,8 @@ SAMPLE_RATE = 16_000
 
 #: At most this many items in one analysis run (docs/METHODS.md, "Run cap").
 MAX_RUN_ITEMS = 20_000
+
+#: Speaker-bootstrap resamples of the annotators' agreement: ``fairdesk agreement``'s
+#: default, and the number the report and the Results view show
+#: (docs/METHODS.md, "References from several annotators").
+AGREEMENT_BOOTSTRAP = 2000

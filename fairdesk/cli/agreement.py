@@ -6,6 +6,7 @@ text) with the adjudicator's name and the time; nothing is overwritten."""
 
 from __future__ import annotations
 
+from ..constants import AGREEMENT_BOOTSTRAP
 from .common import EXIT_OK, UsageError, dump_json
 
 
@@ -28,7 +29,9 @@ def add_command(sub):
         default="auto",
         help="the WER normaliser (default auto, as an audit chooses it)",
     )
-    s.add_argument("--n-bootstrap", type=int, default=2000, help="speaker-bootstrap resamples")
+    s.add_argument(
+        "--n-bootstrap", type=int, default=AGREEMENT_BOOTSTRAP, help="speaker-bootstrap resamples"
+    )
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--top", type=int, default=20, help="most disagreeing items listed")
     s.add_argument("--json", metavar="OUT", help="the whole result as JSON")

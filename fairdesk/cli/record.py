@@ -71,6 +71,12 @@ def add_command(sub):
     )
     session_args(s)
     s.add_argument("--text", required=True)
+    s.add_argument(
+        "--annotator",
+        default="",
+        metavar="NAME",
+        help="whose version this is (each annotator keeps their own; without it: unnamed)",
+    )
     s.set_defaults(func=cmd_transcript)
 
     s = rs.add_parser("recover", help="make takes left unfinished by a crash readable")
@@ -265,7 +271,7 @@ def cmd_accept(a):
 
 def cmd_transcript(a):
     s, prompt = _session(a)
-    ann = s.save_transcript(prompt, a.text, source="cli")
+    ann = s.save_transcript(prompt, a.text, source="cli", annotator=a.annotator)
     item = s.item(prompt)
     if a.json:
         dump_json({"item": item["id"], "text": item["text"], "annotation_id": ann})

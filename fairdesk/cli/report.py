@@ -53,6 +53,12 @@ def add_commands(sub):
         help="reference word times: auto (cached alignment, whisper-tiny.en for "
         "English, else an even split), whisper (fail without it), even",
     )
+    s.add_argument(
+        "--annotator-tiers",
+        action="store_true",
+        help="also one tier per annotator (annotator:NAME), their version of each item's "
+        "reference, in the TextGrids and ELAN files",
+    )
     s.add_argument("--item", action="append", metavar="ID", help="only this item (repeatable)")
     s.add_argument(
         "--copy-audio",
@@ -162,6 +168,8 @@ def cmd_export(a):
                 from ..core.extras import require
 
                 require("parquet", f"{opt} {f}", ("pyarrow",))
+    if a.annotator_tiers and not (a.textgrid or a.eaf):
+        raise UsageError("--annotator-tiers adds tiers to --textgrid and --eaf files: give one")
     _check_paths(
         files=(a.items, a.groups, a.comparisons),
         folders=((a.textgrid, "the TextGrids"), (a.eaf, "the ELAN files")),
@@ -195,12 +203,19 @@ def cmd_export(a):
                     items=a.item,
                     copy_audio=a.copy_audio,
                     progress=progress,
+                    annotator_tiers=a.annotator_tiers,
                 )
             else:
                 from ..reports.elan import export_eafs
 
                 its = export_eafs(
-                    p, a.run, folder, aligner=aligners, items=a.item, progress=progress
+                    p,
+                    a.run,
+                    folder,
+                    aligner=aligners,
+                    items=a.item,
+                    progress=progress,
+                    annotator_tiers=a.annotator_tiers,
                 )
         except KeyboardInterrupt:
             print(

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from .annotate import TranscriptEditor
+from .annotator_field import NAME_FIRST, AnnotatorField
 from .context import Context
 
 
@@ -67,14 +68,9 @@ class AnnotationPanel(QWidget):
         self.original.setObjectName("muted")
         self.original.setWordWrap(True)
         self.original.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.annotator = QLineEdit(ctx.annotator)
-        self.annotator.setPlaceholderText("your name")
-        self.annotator.setMaximumWidth(160)
-        self.annotator.setToolTip(
-            "Your name: each annotator keeps their own version of an item; stored with "
-            "every annotation you make, here and in the Record tab"
-        )
-        self.annotator.textChanged.connect(self._annotator_changed)
+        self.annotator = AnnotatorField(ctx)
+        ctx.annotator_changing.connect(self._annotator_changing)
+        ctx.annotator_changed.connect(self._annotator_changed)
         self.editor = TranscriptEditor()
         self.editor.edit.setPlaceholderText("the transcript as spoken, with its tone marks")
         self.editor.save_requested.connect(self._save)
@@ -173,15 +169,11 @@ class AnnotationPanel(QWidget):
             self.annotator.setText(str(state["annotator"]))
         self.history_btn.setChecked(bool(state.get("history_open", False)))
 
-    def _annotator_changed(self, text: str) -> None:
-        from ..core.versions import annotator_name
-
+    def _annotator_changing(self) -> None:
         if self.editor.pending:  # the last edit is the previous annotator's
             self.editor.flush()
-        name = annotator_name(text)
-        if name == self.ctx.annotator:
-            return
-        self.ctx.annotator = name
+
+    def _annotator_changed(self, _name: str) -> None:
         self.set_item(self.item_db_id, self.item_key)  # this annotator's own version
 
     # -- the item ------------------------------------------------------------------------
@@ -211,8 +203,7 @@ class AnnotationPanel(QWidget):
             self.editor.set_text(
                 self.history[0]["text"],
                 enabled=False,
-                note="type your name in Annotator first: each annotator keeps their own "
-                "version of an item",
+                note=NAME_FIRST,
             )
             return
         iv = p.transcript_versions([self.item_db_id]).get(self.item_db_id)

@@ -3,11 +3,32 @@ built here onto the panel, so the panel module holds its behaviour and stays sma
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox, QSpinBox
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QSpinBox,
+)
 
 from .refusal_view import ITEMS_FIELD, SPEAKERS_FIELD
 
-__all__ = ["add_option_widgets", "statistics_box", "supports_model_based"]
+__all__ = [
+    "REFERENCE_TEXTS",
+    "add_option_widgets",
+    "fill_reference_texts",
+    "statistics_box",
+    "supports_model_based",
+]
+
+#: The References choices (``--reference-text``) every dataset offers, then one per annotator.
+REFERENCE_TEXTS = (
+    ("newest version (latest)", "latest"),
+    ("imported text", "imported"),
+    ("adjudicated versions", "adjudicated"),
+    ("resample the annotators' versions", "resample"),
+)
 
 
 def supports_model_based() -> bool:
@@ -41,6 +62,15 @@ def add_option_widgets(panel) -> None:
         "bootstrap (issue 17; shown in Results ▸ Regression)"
     )
     panel.model_based.setVisible(supports_model_based())
+    panel.reference_text = QComboBox()
+    panel.reference_text.setToolTip(
+        "Which reference text the audit scores: the newest version by anyone (the default, "
+        "as before), the imported text, the adjudicated versions (disagreeing items without "
+        "adjudication left out and listed), one annotator's versions, or resample: every "
+        "bootstrap replicate draws one annotator's version per item, so the intervals include "
+        'their disagreement (docs/METHODS.md, "References from several annotators")'
+    )
+    fill_reference_texts(panel, [])
     panel.explain_n = QSpinBox()
     panel.explain_n.setRange(1, 200)
     panel.explain_n.setValue(12)
@@ -74,6 +104,22 @@ def add_option_widgets(panel) -> None:
         "which the plain speaker bootstrap needs with few speakers; the two-way scheme "
         'is not scaled (docs/METHODS.md, "Small numbers of speakers"). On by default.'
     )
+
+
+def fill_reference_texts(panel, annotators) -> None:
+    """The References choices: the fixed ones, then ``NAME's versions`` per annotator of the
+    dataset; the current choice kept when the new dataset offers it, else ``latest``."""
+    box = panel.reference_text
+    old = box.currentData()
+    box.blockSignals(True)
+    box.clear()
+    for label, value in REFERENCE_TEXTS:
+        box.addItem(label, value)
+    for name in annotators:
+        box.addItem(f"{name}'s versions", f"annotator:{name}")
+    i = box.findData(old) if old else -1
+    box.setCurrentIndex(max(0, i))
+    box.blockSignals(False)
 
 
 def statistics_box(panel) -> tuple[QGroupBox, QFormLayout]:

@@ -29,7 +29,12 @@ from ..jobs import tasks
 from ..presentation import RunSpec, count, datasets_label, run_name
 from .audit_choices import PICK, ModelChoices, ProjectChoices
 from .audit_filters import MAX_VALUES, FilterRows
-from .audit_options import add_option_widgets, statistics_box, supports_model_based
+from .audit_options import (
+    add_option_widgets,
+    fill_reference_texts,
+    statistics_box,
+    supports_model_based,
+)
 from .context import Context
 from .dataset_picker import DatasetPicker
 from .fit_scroll import FitScrollArea
@@ -121,6 +126,7 @@ class AuditPanel(ModelChoices, ProjectChoices, QWidget):
         by.addWidget(self.by2, 1)
         f1.addRow("Group by", by)
         f1.addRow("Reference group", self.reference)
+        f1.addRow("References", self.reference_text)
         f1.addRow("", self.include_missing)
         f1.addRow(FILTERS_FIELD, self.filters)
         f1.addRow(SAMPLE_FIELD, self.sample)
@@ -249,6 +255,7 @@ class AuditPanel(ModelChoices, ProjectChoices, QWidget):
             "small_cluster_scaling": self.scaling.isChecked(),
             "explain_per_group": self.explain_n.value(),
             "filters": self.filters.pairs(),
+            "reference_text": self.reference_text.currentData(),
             "split": [int(x) for x in self.split.sizes()],
             "projects": self._project_states(),
         }
@@ -284,6 +291,10 @@ class AuditPanel(ModelChoices, ProjectChoices, QWidget):
             self.include_missing.setChecked(state["include_missing"])
         if isinstance(state.get("small_cluster_scaling"), bool):
             self.scaling.setChecked(state["small_cluster_scaling"])
+        if self.reference_text.findData(state.get("reference_text")) >= 0:
+            self.reference_text.setCurrentIndex(
+                self.reference_text.findData(state.get("reference_text"))
+            )
         if isinstance(state.get("alpha"), (int, float)):
             self.alpha.setValue(float(state["alpha"]))
         if isinstance(state.get("filters"), list):
@@ -330,6 +341,8 @@ class AuditPanel(ModelChoices, ProjectChoices, QWidget):
         self._fill_history()
 
     def _dataset_changed(self, name: str) -> None:
+        from ..jobs.agreement import dataset_annotators
+
         p = self.ctx.project
         self.with_datasets.set_names([d.name for d in p.datasets()] if p else [], name)
         self._columns: dict[str, dict] = {}
@@ -339,6 +352,7 @@ class AuditPanel(ModelChoices, ProjectChoices, QWidget):
             every = s["columns"]
             self._columns = {k: v for k, v in every.items() if 2 <= len(v) <= 200}
         self.filters.set_columns({k: v for k, v in every.items() if len(v) <= MAX_VALUES})
+        fill_reference_texts(self, dataset_annotators(p, name) if name and p else [])
         cols = sorted(self._columns)
         for box, extra in ((self.by1, []), (self.by2, [NONE])):
             box.blockSignals(True)
@@ -406,6 +420,7 @@ class AuditPanel(ModelChoices, ProjectChoices, QWidget):
             by=tuple(by),
             filters=request_filters(self.filters.filters(), by),
             reference=self.reference.currentData(),
+            reference_text=self.reference_text.currentData() or "latest",
             sample=self.sample.value() or None,
             device=self.device.currentText(),
             representation=self.representation.isChecked(),

@@ -67,6 +67,11 @@ class Context(QObject):
     status = Signal(str)
     #: a dataset's audio is read from another folder now: (dataset name, new root)
     dataset_relinked = Signal(str, str)
+    #: the annotator is about to change: editors save their pending edit (still the
+    #: previous annotator's) before ``annotator_changed``
+    annotator_changing = Signal()
+    #: the annotator's name changed (NFC, trimmed; "" while none is given)
+    annotator_changed = Signal(str)
 
     def __init__(self, folder=None, parent=None):
         super().__init__(parent)
@@ -86,6 +91,17 @@ class Context(QObject):
         self.project_changed.connect(self.forget_runs)
         if folder is not None:
             self.open_project(folder)
+
+    def set_annotator(self, name) -> None:
+        """Name who annotates (NFC, trimmed): the annotator fields and editors follow."""
+        from ..core.versions import annotator_name
+
+        name = annotator_name(name)
+        if name == self.annotator:
+            return
+        self.annotator_changing.emit()
+        self.annotator = name
+        self.annotator_changed.emit(name)
 
     @property
     def folder(self):

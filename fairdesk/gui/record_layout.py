@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from .annotate import TranscriptEditor
+from .annotator_field import AnnotatorField
 from .devices import DeviceBox
 from .fit_scroll import FitScrollArea, wheel_scrolls_page
 from .player import AudioPlayer
@@ -206,7 +207,14 @@ def build(panel) -> None:
     takes_box.setMinimumHeight(takes_box.minimumSizeHint().height())
 
     panel.transcript = TranscriptEditor()
+    # who annotates: the same field (and name) as the Items view's annotation panel
+    panel.annotator = AnnotatorField(panel.ctx)
+    who = QHBoxLayout()
+    who.addWidget(QLabel("Annotator:"))
+    who.addWidget(panel.annotator)
+    who.addStretch(1)
     tr = QVBoxLayout()
+    tr.addLayout(who)
     tr.addWidget(panel.transcript)
     panel.transcript_box = QGroupBox("Transcript (what the speaker said; saved as you type)")
     panel.transcript_box.setLayout(tr)

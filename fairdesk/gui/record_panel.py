@@ -108,12 +108,14 @@ class RecordPanel(QWidget):
         self._session_key = None
         self._take: Take | None = None  # the take being recorded
         self._folder = None
-        self._last_saved: tuple[str, str] | None = None
+        self._last_saved: tuple[tuple[str, str], str] | None = None
         self._build()
         self.timer = QTimer(self)  # the one display timer (runs while recording)
         self.timer.setInterval(DISPLAY_MS)
         self.timer.timeout.connect(self._tick)
         self.ctx.project_changed.connect(self._project_changed)
+        self.ctx.annotator_changing.connect(self._annotator_changing)
+        self.ctx.annotator_changed.connect(lambda _name: self._load_transcript())
         name = "igbo_tonal_minimal_pairs"
         if name in self.lists:
             self.list_combo.setCurrentIndex(list(self.lists).index(name))
@@ -518,7 +520,16 @@ class RecordPanel(QWidget):
         self.ctx.refresh()  # the dataset browser shows the new item
         return db_id
 
+    def _annotator_changing(self) -> None:
+        if self.transcript.pending:  # the last edit is the previous annotator's
+            self.transcript.flush()
+
     def _load_transcript(self) -> None:
+        """The accepted take's transcript as the named annotator has it: their own version,
+        else the prompt's text (other annotators' versions stay hidden until adjudication,
+        as in the Items view)."""
+        from .annotator_field import NAME_FIRST
+
         s, pr = self.session(quiet=True), self.current_prompt()
         item = s.item(pr) if s is not None and pr is not None else None
         if item is None:
@@ -527,11 +538,17 @@ class RecordPanel(QWidget):
                 enabled=False,
                 note="accept a take to annotate its transcript",
             )
-        else:
-            note = f"item {item['id']} · take {item.get('take', '?')}"
-            if self._last_saved and self._last_saved[0] == item["id"]:
-                note += f" · saved {self._last_saved[1]}"
-            self.transcript.set_text(item["text"], enabled=True, note=note)
+            return
+        own = s.version(pr, self.ctx.annotator) if self.ctx.annotator else None
+        text = own if own is not None else pr.text
+        if not self.ctx.annotator:
+            self.transcript.set_text(text, enabled=False, note=NAME_FIRST)
+            return
+        note = f"item {item['id']} · take {item.get('take', '?')} · {self.ctx.annotator}'s "
+        note += "version" if own is not None else "version: starts from the prompt's text"
+        if self._last_saved and self._last_saved[0] == (item["id"], self.ctx.annotator):
+            note += f" · saved {self._last_saved[1]}"
+        self.transcript.set_text(text, enabled=True, note=note)
 
     def _save_transcript(self, text: str) -> None:
         s, pr = self.session(quiet=True), self.current_prompt()
@@ -546,7 +563,7 @@ class RecordPanel(QWidget):
             return
         from time import strftime
 
-        self._last_saved = (s.item_key(pr), strftime("%H:%M:%S"))
+        self._last_saved = ((s.item_key(pr), self.ctx.annotator), strftime("%H:%M:%S"))
         self.transcript.mark_saved(text, f"saved {self._last_saved[1]}")
         if ann is not None:
             self.transcript_saved.emit(ann)
@@ -570,6 +587,7 @@ class RecordPanel(QWidget):
             "prompt_index": int(self.index),
             "language": self.language.text(),
             "split": [int(x) for x in self.split.sizes()],
+            "annotator": self.ctx.annotator,
         }
 
     def restore_state(self, state: dict) -> None:
@@ -583,6 +601,8 @@ class RecordPanel(QWidget):
             self.list_combo.setCurrentIndex(max(0, self.list_combo.findData(lst)))
         if state.get("language"):
             self.language.setText(str(state["language"]))
+        if state.get("annotator") and not self.ctx.annotator:
+            self.annotator.setText(str(state["annotator"]))
         self.form.restore_state(state.get("speaker") or {})
         if self._fixed_factory is None and state.get("devices"):
             had_file = self.devices.input_file

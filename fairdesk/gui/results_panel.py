@@ -69,7 +69,7 @@ from .settings import restore_splitter
 from .systems_view import SystemsView
 from .table_model import FrameModel
 from .theme import esc, plain_tip, verdict_style
-from .verdict_cards import VerdictCards
+from .verdict_cards import VerdictCards, ask_agreement
 
 #: The Audit panel's option that makes the items with no grouping value a tested group.
 MISSING_OPTION = "'Include missing values as a group'"
@@ -327,6 +327,7 @@ class ResultsPanel(QWidget):
         self.result, self._unrendered = run, False
         self.followups = self._followups(run)
         self.cards.set_result(run, followups=self.followups)
+        self.agreement_job = ask_agreement(self.cards, self.ctx, run)  # beside DER/TER
         # the charts and the regression: now when shown (or eager panels), else on first show
         self._undrawn = set(DRAWN_ON_SHOW)
         current = SUBTABS[self.tabs.currentIndex()]

@@ -218,6 +218,16 @@ class VerdictCards(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.NoFrame)
         scroll.setWidget(self.grid_host)
+        # the annotators' agreement beside the diacritic comparisons (several versions)
+        self.agreed = None  # the AgreementResult shown, or None
+        self.run: AuditRun | None = None  # the run whose cards are shown
+        self.resampled = False
+        self.agreement = QLabel()
+        self.agreement.setObjectName("muted")
+        self.agreement.setWordWrap(True)
+        self.agreement.setTextFormat(Qt.PlainText)
+        self.agreement.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.agreement.setVisible(False)
         self.reading = QLabel()
         self.reading.setWordWrap(True)
         self.reading.setTextInteractionFlags(Qt.TextSelectableByMouse)
@@ -242,6 +252,7 @@ class VerdictCards(QWidget):
         lay.setSpacing(4)
         lay.addLayout(self.legend)
         lay.addWidget(scroll, 1)
+        lay.addWidget(self.agreement)
         lay.addWidget(box)
         self._chosen = False  # the reading's card was clicked (else: the run's default)
         self._fit_reading()
@@ -261,10 +272,14 @@ class VerdictCards(QWidget):
         self.reading.setText("")
         self._chosen = False
         self.n_rows = 0
+        self.agreed, self.resampled, self.run = None, False, None
+        self.agreement.setText("")
+        self.agreement.setVisible(False)
         self._fit_reading()
         if not result:
             return
         run = as_audit_run(result)
+        self.run = run
         comps = run.comparisons
         self.plan = run.plan
         # the run's typed warnings (no speaker ids ...) under every card's reading
@@ -428,6 +443,27 @@ class VerdictCards(QWidget):
             for c in cards
         )
 
+    def set_agreement(self, result, resampled: bool = False) -> None:
+        """Show the annotators' agreement (an :class:`~fairdesk.stats.agreement.
+        AgreementResult`; None: none) beside the diacritic comparisons: a line per group
+        under the cards, and in a diacritic comparison's reading its group's
+        (:func:`fairdesk.presentation.agreement.comparison_agreement`)."""
+        from ..presentation.agreement import agreement_line, is_diacritic
+
+        dia = [c for c in (k.comparison for k in self.cards) if is_diacritic(c.metric)]
+        self.agreed = result if dia else None
+        self.resampled = resampled
+        if self.agreed is None:
+            self.agreement.setVisible(False)
+            return
+        lines = [f"Annotators' agreement ({', '.join(result.annotators)}), beside the "
+                 f"diacritic comparisons: {agreement_line(result.overall)}"]  # fmt: skip
+        lines += [f"{result.by} = {g.group}: {agreement_line(g)}" for g in result.groups]
+        self.agreement.setText("\n".join(lines))
+        self.agreement.setVisible(True)
+        if self.selected is not None:
+            self.show_reading(self.selected, reveal=False)
+
     def show_reading(self, c: Comparison, reveal: bool = True) -> None:
         """Show ``c``'s reading below the grid and select its card; ``reveal``: scroll it
         into view (a clicked card, never hidden by the reading it asked for)."""
@@ -445,6 +481,7 @@ class VerdictCards(QWidget):
             + (f"<br><i>flags: {esc(flags)}</i>" if flags else "")
             + (f"<br><span style='color:#7c2d12'>{esc(wf)}</span>" if wf else "")
             + (f"<br><b>{esc(followup_sentence(up))}</b>" if up is not None else "")
+            + (f"<br><i>{esc(self._agreement_of(c))}</i>" if self._agreement_of(c) else "")
             + "".join(f"<br><span style='color:#7c2d12'>{esc(w)}</span>" for w in self.warnings)
         )
         self.selected = c
@@ -456,6 +493,37 @@ class VerdictCards(QWidget):
             card.set_selected(on)
             if on and reveal:
                 self.scroll.ensureWidgetVisible(card, 4, 4)
+
+    def _agreement_of(self, c: Comparison) -> str:
+        """The agreement beside ``c`` when it is a diacritic comparison ("" otherwise)."""
+        from ..presentation.agreement import comparison_agreement, is_diacritic
+
+        if self.agreed is None or not is_diacritic(c.metric):
+            return ""
+        return comparison_agreement(self.agreed, c.group, self.resampled)
+
+
+def ask_agreement(cards: VerdictCards, ctx, run: AuditRun | None):
+    """Compute, in a job, the annotators' agreement on ``run``'s dataset
+    (:func:`fairdesk.jobs.agreement.run_agreement`) and show it beside the cards' diacritic
+    comparisons when it arrives for the run still shown; returns the job (None: nothing to
+    ask: no run, project or diacritic comparison)."""
+    from ..jobs import tasks
+    from ..presentation.agreement import is_diacritic, resampled_run
+    from .jobs import Job
+
+    if run is None or ctx.folder is None or not run.dataset:
+        return None
+    if not any(is_diacritic(c.metric) for c in run.comparisons):
+        return None
+    job = Job(tasks.run_agreement_view, str(ctx.folder), run, name="annotators' agreement")
+
+    def shown(result, run=run) -> None:
+        if cards.run is run:  # still the run shown
+            cards.set_agreement(result, resampled_run(run))
+
+    job.signals.result.connect(shown)
+    return ctx.jobs.submit(job, channel="run-agreement")
 
 
 def without_flagged_text(c: Comparison) -> str:

@@ -13,14 +13,25 @@ from ..stats.agreement import AgreementItem, AgreementResult, agreement
 
 if TYPE_CHECKING:
     from ..core.store import Project
+    from .result import AuditRun
 
-__all__ = ["dataset_agreement"]
+__all__ = ["dataset_agreement", "dataset_annotators", "run_agreement", "run_by"]
 
 
 def _value(v) -> str | None:
     from ..stats.slicing import is_missing_value
 
     return None if is_missing_value(v) else str(v)
+
+
+def dataset_annotators(project: Project, dataset: str) -> list[str]:
+    """The annotators with a version of any of ``dataset``'s items, in name order (NFC,
+    trimmed; ``unnamed`` for rows stored without a name); adjudicators are not annotators."""
+    frame = project.items(project.dataset(dataset))
+    if not len(frame):
+        return []
+    versions = project.transcript_versions(int(i) for i in frame["db_id"])
+    return sorted({v.annotator for iv in versions.values() for v in iv.versions})
 
 
 def dataset_agreement(
@@ -96,3 +107,41 @@ def dataset_agreement(
         seed=seed,
         top=top,
     )
+
+
+def run_by(run: AuditRun) -> str | None:
+    """The column a run's agreement is given per value of: its grouping column when it has
+    one (several columns or none: overall only)."""
+    by = tuple(run.by or ())
+    return by[0] if len(by) == 1 else None
+
+
+def run_agreement(
+    project: Project, run: AuditRun, n_bootstrap: int | None = None, seed: int = 0
+) -> AgreementResult | None:
+    """The agreement of every annotator of a run's dataset, overall and per value of its
+    grouping column (:func:`run_by`), with ``fairdesk agreement``'s defaults
+    (:data:`fairdesk.constants.AGREEMENT_BOOTSTRAP` resamples, seed 0, the normaliser chosen as an audit does): what the
+    report's agreement section and the Results view show beside the diacritic comparisons.
+
+    None when the dataset does not have two annotators' versions (or is gone, or the run
+    has no dataset): there is no agreement to show.
+    """
+    from ..constants import AGREEMENT_BOOTSTRAP  # read now: a test may make it smaller
+
+    if not run.dataset:
+        return None
+    by = run_by(run)
+    try:
+        ds = project.dataset(run.dataset)
+        if by is not None and by not in project.items(ds).columns:
+            by = None
+        return dataset_agreement(
+            project,
+            run.dataset,
+            by=by,
+            n_bootstrap=AGREEMENT_BOOTSTRAP if n_bootstrap is None else n_bootstrap,
+            seed=seed,
+        )
+    except FairdeskError:
+        return None

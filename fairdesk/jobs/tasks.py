@@ -220,6 +220,19 @@ def saliency(
         project.close()
 
 
+def run_agreement_view(folder, run, *, progress, cancelled):
+    """The annotators' agreement beside a run's diacritic comparisons
+    (:func:`fairdesk.jobs.agreement.run_agreement`; None: fewer than two annotators) in a
+    job, on its own connection."""
+    from .agreement import run_agreement
+
+    project = Project(folder)
+    try:
+        return run_agreement(project, run)
+    finally:
+        project.close()
+
+
 def agreement_view(folder, name, *, progress, cancelled):
     """The annotators' agreement on dataset ``name`` (:func:`fairdesk.jobs.agreement.
     dataset_agreement`, every annotator, default settings) in a job, on its own connection."""

@@ -37,6 +37,7 @@ from ..core.atomic import write_text
 from ..core.errors import FairdeskError
 from ..core.importers import import_dataset
 from ..core.store import Project
+from ..core.versions import annotator_name
 from . import recorder as rec
 from .prompts import Prompt, nfc
 
@@ -231,6 +232,16 @@ class RecordingSession:
             "db_id": None if r is None else r[0],
             "text": row["text"] if r is None else r[1],
         }
+
+    def version(self, prompt: Prompt, annotator: str) -> str | None:
+        """``annotator``'s own version of the accepted item of ``prompt`` (None: they have
+        none, or no take is accepted)."""
+        item = self.item(prompt)
+        if item is None or item["db_id"] is None:
+            return None
+        iv = self.project.transcript_versions([item["db_id"]]).get(item["db_id"])
+        v = iv.version(annotator) if iv is not None else None
+        return None if v is None else v.text
 
     def speakers(self) -> dict[str, dict]:
         """Speakers of the dataset so far with their metadata (from the manifest)."""
@@ -453,14 +464,19 @@ class RecordingSession:
         new = nfc(text)
         if not new:
             raise SessionError("the transcript is empty; type what the speaker said")
-        if new == item["text"]:
+        annotator = annotator_name(annotator)
+        # each annotator's own version: compared with theirs, else with the prompt's text
+        # (docs/METHODS.md, "References from several annotators")
+        own = self.version(prompt, annotator) if annotator else None
+        current = own if own is not None else (prompt.text if annotator else item["text"])
+        if new == current:
             return None
         key = self.item_key(prompt)
         self.rows[key] = {**self.rows[key], "text": new}
         self._write_manifest()
         value = {
             "text": new,
-            "previous": item["text"],
+            "previous": current,
             "path": item["path"],
             "speaker_id": self.speaker.id,
             "content_id": prompt.content_id,

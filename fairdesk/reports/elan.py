@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..core.atomic import atomic_write
 from .data import load_run
-from .tiers import TIERS, export_items
+from .tier_export import export_items
 from .transcripts import import_transcripts
 
 ITEM_PROPERTY = "fairdesk:item"
@@ -38,7 +38,7 @@ def write_eaf(it, path) -> Path:
     eaf.add_property(ITEM_PROPERTY, it.item)
     eaf.add_property(DATASET_PROPERTY, it.dataset)
     off = float(getattr(it, "offset", 0.0) or 0.0)  # a segment: times in its session file
-    for name in TIERS:
+    for name in it.names():
         entries = it.tiers.get(name) or []
         if name == "saliency" and not entries:
             continue
@@ -68,6 +68,7 @@ def export_eafs(
     progress=None,
     cancelled=None,
     writing=None,
+    annotator_tiers: bool = False,
 ) -> list:
     """One EAF per analysed item of a run in ``folder``, named as the TextGrids are (see
     :func:`fairdesk.reports.praat.export_textgrids` for the parameters)."""
@@ -81,6 +82,7 @@ def export_eafs(
         progress=progress,
         cancelled=cancelled,
         writing=writing,
+        annotator_tiers=annotator_tiers,
     )
 
 

@@ -33,7 +33,6 @@ from ..presentation import (
     corpus_note,
     count,
     dataset_label,
-    direction_word,
     fmt_ci,
     fmt_gap,
     fmt_interval,
@@ -59,7 +58,9 @@ from .files import TEMPLATES, ReportFiles, environment  # noqa: E402, F401 - re-
 from .palette import ops_css
 from .plan_section import followup_lines, plan_section
 from .sections import (
+    card,
     confusion_section,
+    definitions,
     grounding_section,
     model_based_section,
     pitfalls_section,
@@ -180,27 +181,6 @@ def _corpus(d: RunData, run: AuditRun) -> dict:
             }
             for g in run.groups
         ],
-    }
-
-
-def _card(c: Comparison) -> dict:
-    label, bg, fg = verdict_style(c.verdict)
-    m = c.metric or ""
-    arrow = direction_word(c.verdict, c.direction, c.gap)  # "worse" only for found gaps
-    return {
-        "metric": metric_short(m),
-        "group": c.group,
-        "label": label,
-        "bg": bg,
-        "fg": fg,
-        "gap": fmt_gap(m, c.gap),
-        "ci": fmt_ci(m, c.ci_low, c.ci_high),
-        "values": f"{fmt_value(m, c.value)} vs {fmt_value(m, c.reference_value)}"
-        + (f" ({comparison_basis(c)})" if c.basis is not None else "")
-        + (f", on {c.sample}" if c.sample else ""),
-        "p_adj": fmt_p(c.p_adjusted),
-        "arrow": arrow,
-        "reading": c.reading or c.reason or label,
     }
 
 
@@ -423,33 +403,6 @@ def _opus_uri(path, skipped: list[str], item: str, span=None) -> str | None:
     return "data:audio/ogg;codecs=opus;base64," + base64.b64encode(buf.getvalue()).decode()
 
 
-def _definitions(run: AuditRun) -> list[dict]:
-    from ..core.demo import resources_dir
-
-    path = resources_dir() / "reports" / "definitions.md"
-    sections: list[dict] = []
-    cur = None
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("## "):
-            key, _, title = line[3:].partition("|")
-            cur = {"id": key.strip(), "title": title.strip(), "text": []}
-            sections.append(cur)
-        elif cur is not None and line.strip():
-            cur["text"].append(line.strip())
-    used = set(run.tested_metrics) | set(run.descriptive_metrics)
-    if representation_section(run) is not None:
-        used.add("representation")
-    if run.explain is not None:
-        used.add("grounding_lift")
-    if "ter" in used or "der" in used:
-        used |= {"der", "ter"}
-    keep = [s for s in sections if "(always)" in s["title"] or s["id"] in used]
-    for s in keep:
-        s["title"] = s["title"].replace(" (always)", "")
-        s["text"] = " ".join(s["text"])
-    return keep
-
-
 def _prediction_problem(pr: PredictionProblem) -> str:
     """One refused or flagged row of a predictions file, as a line of text."""
     return f"line {pr.row}: {pr.key or ''} {pr.reason}"
@@ -469,11 +422,15 @@ def _failures(run: AuditRun) -> dict:
 # -- assembling ----------------------------------------------------------------------------
 def report_context(d: RunData, embed_audio: bool = False, worst: int = 3) -> dict:
     """Everything the template shows, as plain (unescaped) values."""
+    from ..presentation.agreement import resampled_run
     from .charts import report_charts, svg_text
     from .phones import phones_context
+    from .sections import agreement_section
 
     run = d.audit
     skipped: list[str] = []
+    agreement = agreement_section(d)
+    agreed = agreement["result"] if agreement is not None else None
     charts = []
     for i, ch in enumerate(report_charts(run, confusion=False)):
         charts.append(
@@ -486,7 +443,8 @@ def report_context(d: RunData, embed_audio: bool = False, worst: int = 3) -> dic
         "run_name": run_name(RunSpec.from_run(run)),
         "audited": _audited(d, run),
         "corpus": _corpus(d, run),
-        "cards": [_card(c) for c in run.comparisons],
+        "cards": [card(c, agreed, resampled_run(run)) for c in run.comparisons],
+        "agreement": agreement,
         "groups": _group_values(run),
         "gaps": _gap_rows(run),
         "charts": charts,
@@ -497,7 +455,7 @@ def report_context(d: RunData, embed_audio: bool = False, worst: int = 3) -> dic
         "worst": _worst(d, worst, embed_audio, skipped),
         "worst_n": worst,
         "failures": _failures(run),
-        "definitions": _definitions(run),
+        "definitions": definitions(run),
         "reference": run.reference,
         "audio_skipped": skipped,
         "version": __version__,
@@ -535,7 +493,7 @@ def render(context: dict) -> str:
         {**r, "charts": [{**c, "svg": Markup(c["svg"])} for c in r["charts"]]}
         for r in context.get("regressions") or []
     ]
-    for key in ("model_based", "pitfalls", "sensitivity", "systems", "planning"):
+    for key in ("model_based", "pitfalls", "sensitivity", "systems", "planning", "agreement"):
         ctx.setdefault(key, None)
     if ctx["planning"]:
         ctx["planning"] = {

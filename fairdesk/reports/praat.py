@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..core.atomic import atomic_path
 from .data import load_run
-from .tiers import TIERS, export_items
+from .tier_export import export_items
 from .transcripts import import_transcripts
 
 
@@ -19,7 +19,7 @@ def write_textgrid(it, path) -> Path:
 
     off = float(getattr(it, "offset", 0.0) or 0.0)  # a segment: times in its session file
     tg = textgrid.Textgrid(minTimestamp=off, maxTimestamp=off + it.duration)
-    for name in TIERS:
+    for name in it.names():
         entries = [(s + off, e + off, label) for s, e, label in it.tiers.get(name) or []]
         if name == "saliency" and not entries:
             continue  # the item was not explained
@@ -40,6 +40,7 @@ def export_textgrids(
     progress=None,
     cancelled=None,
     writing=None,
+    annotator_tiers: bool = False,
 ) -> list:
     """One TextGrid per analysed item of a run in ``folder``, named after the item id with
     folders mirroring its ``/`` parts and without an audio extension (``audio/0053/x.TextGrid``
@@ -57,7 +58,9 @@ def export_textgrids(
         the pair with Open → Read from file, then View & Edit). A segment's TextGrid is in
         session times, so its session recording is copied instead, once, under
         ``sessions/`` with its path in the dataset.
-    progress, cancelled, writing : see :func:`fairdesk.reports.tiers.export_items`.
+    progress, cancelled, writing : see :func:`fairdesk.reports.tier_export.export_items`.
+    annotator_tiers : also one ``annotator:NAME`` tier per annotator, their version of the
+        reference (:func:`fairdesk.reports.tiers.run_tiers`).
 
     Returns
     -------
@@ -90,6 +93,7 @@ def export_textgrids(
         progress=progress,
         cancelled=cancelled,
         writing=writing,
+        annotator_tiers=annotator_tiers,
     )
 
 

@@ -30,7 +30,9 @@ from ..jobs.result_blocks import Representation
 from ..jobs.result_parts import GroupFlags, VerdictChange, WerDominated
 from ..presentation import (
     MISSING,
+    comparison_basis,
     count,
+    direction_word,
     fmt_ci,
     fmt_estimate_ci,
     fmt_gap,
@@ -41,9 +43,11 @@ from ..presentation import (
     fmt_ratio,
     fmt_value,
     metric_label,
+    metric_short,
     unit,
 )
 from ..stats.representation import Leakage
+from ..stats.results import Comparison
 from .data import SERIES, group_ci, num, verdict_style
 
 
@@ -429,3 +433,92 @@ def sensitivity_section(run: AuditRun) -> dict | None:
         "n_flipped": _n(s.get("n_flipped", 0)),
         "n": _n(s.get("n_comparisons", len(rows))),
     }
+
+
+def agreement_section(d) -> dict | None:
+    """The annotators' agreement on the run's dataset when it has two annotators' versions
+    (docs/METHODS.md, "References from several annotators"): overall and per group of the
+    run's grouping column, each statistic with its 95% interval and basis, then the items
+    where they disagree most. The numbers are ``fairdesk agreement``'s
+    (:func:`fairdesk.jobs.agreement.run_agreement`), the words
+    :mod:`fairdesk.presentation.agreement`'s, as the console prints them. ``result`` keeps
+    the typed result for the lines beside the diacritic comparisons. None: no agreement."""
+    from ..jobs.agreement import run_agreement
+    from ..presentation.agreement import (
+        STATISTICS,
+        agreement_blocks,
+        agreement_head,
+        agreement_method,
+        disagreement_lines,
+    )
+
+    result = run_agreement(d.project, d.audit)
+    if result is None:
+        return None
+    return {
+        "result": result,
+        "head": agreement_head(result, d.audit.dataset),
+        "method": agreement_method(result),
+        "headings": [heading for _field, heading, _share in STATISTICS],
+        "rows": [
+            {"name": name, "basis": basis, "stats": [text for _h, text in stats]}
+            for name, basis, stats in agreement_blocks(result)
+        ],
+        "disagreements": disagreement_lines(result),
+    }
+
+
+def card(c: Comparison, agreement=None, resampled: bool = False) -> dict:
+    """A verdict card of the report; beside a diacritic comparison, the annotators' agreement
+    (``agreement``: an :class:`~fairdesk.stats.agreement.AgreementResult`, or None)."""
+    from ..presentation.agreement import comparison_agreement, is_diacritic
+
+    label, bg, fg = verdict_style(c.verdict)
+    m = c.metric or ""
+    arrow = direction_word(c.verdict, c.direction, c.gap)  # "worse" only for found gaps
+    return {
+        "metric": metric_short(m),
+        "group": c.group,
+        "label": label,
+        "bg": bg,
+        "fg": fg,
+        "gap": fmt_gap(m, c.gap),
+        "ci": fmt_ci(m, c.ci_low, c.ci_high),
+        "values": f"{fmt_value(m, c.value)} vs {fmt_value(m, c.reference_value)}"
+        + (f" ({comparison_basis(c)})" if c.basis is not None else "")
+        + (f", on {c.sample}" if c.sample else ""),
+        "p_adj": fmt_p(c.p_adjusted),
+        "arrow": arrow,
+        "reading": c.reading or c.reason or label,
+        "agreement": comparison_agreement(agreement, c.group, resampled)
+        if agreement is not None and is_diacritic(m)
+        else "",
+    }
+
+
+def definitions(run: AuditRun) -> list[dict]:
+    """The definitions of the metrics the run used (resources/reports/definitions.md)."""
+    from ..core.demo import resources_dir
+
+    path = resources_dir() / "reports" / "definitions.md"
+    sections: list[dict] = []
+    cur = None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            key, _, title = line[3:].partition("|")
+            cur = {"id": key.strip(), "title": title.strip(), "text": []}
+            sections.append(cur)
+        elif cur is not None and line.strip():
+            cur["text"].append(line.strip())
+    used = set(run.tested_metrics) | set(run.descriptive_metrics)
+    if representation_section(run) is not None:
+        used.add("representation")
+    if run.explain is not None:
+        used.add("grounding_lift")
+    if "ter" in used or "der" in used:
+        used |= {"der", "ter"}
+    keep = [s for s in sections if "(always)" in s["title"] or s["id"] in used]
+    for s in keep:
+        s["title"] = s["title"].replace(" (always)", "")
+        s["text"] = " ".join(s["text"])
+    return keep

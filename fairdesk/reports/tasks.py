@@ -58,7 +58,7 @@ def export_tiers(
 ):
     """One Praat TextGrid (``kind="textgrid"``) or ELAN ``.eaf`` (``"eaf"``) per item of a
     run in ``out_dir``, with a progress report per item; a cancel before the writing begins
-    leaves no file (:func:`fairdesk.reports.tiers.export_items`); ``partial("writing")``
+    leaves no file (:func:`fairdesk.reports.tier_export.export_items`); ``partial("writing")``
     says the writing has begun. The forced alignments are read from the project where an
     earlier export stored them. Returns ``{"n": int, "reference_times": {how: count},
     "aligned": int, "reused": int}`` (items forced-aligned now; read back from the project)."""

@@ -31,6 +31,13 @@ Four tiers (names in :data:`TIERS`):
     on the span of the reference word before them (the first word for a leading insertion).
     A tone-mark difference the normaliser removed is shown as ``T … (…; not scored)``: it
     is no error of the run's WER.
+``annotator:NAME`` (only when asked: ``export --annotator-tiers``)
+    One tier per annotator with a version of any of the run's items
+    (docs/METHODS.md, "References from several annotators"): that annotator's latest version,
+    its words timed as the reference's are (cached, forced or even split), empty for an
+    item they did not annotate. Every file has the same annotator tiers, so ELAN and Praat
+    compare the annotators tier by tier, and ``fairdesk annotate --tier annotator:NAME``
+    reads one back.
 ``saliency``
     Only for items explained (a saliency curve stored for the run's model): the stretches
     where the curve is at or above its 80th percentile and above its mean, labelled with
@@ -49,6 +56,9 @@ import numpy as np
 from .data import RunData, num
 
 TIERS = ("reference", "hypothesis", "errors", "saliency")
+#: With ``--annotator-tiers``: one more tier per annotator, ``annotator:NAME``, their version
+#: of the item's reference (empty where they have none), words timed as the reference's are.
+ANNOTATOR_TIER = "annotator:"
 #: Shortest interval written (seconds); TextGrid and EAF refuse zero-length intervals.
 MIN_INTERVAL = 0.01
 #: Audio kept before and after the speech when the forced aligner reads it (seconds).
@@ -95,6 +105,10 @@ class ItemTiers:
         if self.stem is None:
             return item_file(self.item, suffix)
         return self.stem.with_name(self.stem.name + suffix)
+
+    def names(self) -> list[str]:
+        """The tiers in the order written: :data:`TIERS`, then the annotators' tiers."""
+        return list(TIERS) + [n for n in self.tiers if n not in TIERS]
 
 
 def clean(intervals, duration: float) -> list[tuple[float, float, str]]:
@@ -514,8 +528,10 @@ def _error_labels(ref_spans, row: dict, language: str, norm_name) -> list[tuple[
     return [(ref_spans[a][0], ref_spans[b][1], "; ".join(labs)) for a, b, labs in merged]
 
 
-def item_tiers(d: RunData, row: dict, aligners: Aligners) -> ItemTiers:
-    """The four tiers of one per-item row of the run (see the module doc)."""
+def item_tiers(d: RunData, row: dict, aligners: Aligners, versions=None) -> ItemTiers:
+    """The four tiers of one per-item row of the run (see the module doc); ``versions``
+    (``{annotator: text or None}``, every annotator of the run in order) adds one
+    ``annotator:NAME`` tier each."""
     from ..core import audio as audio_io
     from ..core import spans as span_io
     from ..core.errors import AudioError
@@ -566,6 +582,10 @@ def item_tiers(d: RunData, row: dict, aligners: Aligners) -> ItemTiers:
         "errors": errors,
         "saliency": clean(_saliency_spans(d, row, duration), duration),
     }
+    for name, text in (versions or {}).items():
+        vwords = str(text or "").split()
+        vspans = aligners.spans(d, row, vwords, samples, duration)[0] if vwords else []
+        tiers[f"{ANNOTATOR_TIER}{name}"] = clean(vspans, duration)
     db_id = row.get("db_id")
     return ItemTiers(
         item,
@@ -582,11 +602,51 @@ def item_tiers(d: RunData, row: dict, aligners: Aligners) -> ItemTiers:
     )
 
 
-def run_tiers(d: RunData, aligner="auto", items=None, *, progress=None, cancelled=None) -> list:
+def annotator_versions(d: RunData, rows: list[dict]) -> dict[int, dict[str, str | None]]:
+    """Per item db id, every annotator's version (``{annotator: text or None}``, the
+    annotators of any of ``rows``' items in name order).
+
+    Raises
+    ------
+    FairdeskError
+        No item has an annotator's version: there is no tier to write.
+    """
+    from ..core.errors import FairdeskError
+
+    ids = [int(num(r.get("db_id"))) for r in rows if num(r.get("db_id")) == num(r.get("db_id"))]
+    found = d.project.transcript_versions(ids) if ids else {}
+    names = sorted({v.annotator for iv in found.values() for v in iv.versions})
+    if not names:
+        raise FairdeskError(
+            f"--annotator-tiers: no item of run {d.run_id} has an annotator's version; "
+            "annotate in the Items view or import TextGrids with `fairdesk annotate "
+            "--annotator NAME`, or export without it"
+        )
+    out = {}
+    for db in ids:
+        iv = found.get(db)
+        out[db] = {
+            n: (v.text if (v := iv.version(n) if iv is not None else None) is not None else None)
+            for n in names
+        }
+    return out
+
+
+def run_tiers(
+    d: RunData,
+    aligner="auto",
+    items=None,
+    *,
+    progress=None,
+    cancelled=None,
+    annotator_tiers: bool = False,
+) -> list:
     """:class:`ItemTiers` of each analysed item of the run (``items``: only these ids).
 
     Parameters
     ----------
+    annotator_tiers : also one ``annotator:NAME`` tier per annotator (their versions;
+        :func:`annotator_versions` raises when there is none).
     progress : ``progress(fraction, message)`` after each item ("aligning 12/460, ETA …").
     cancelled : ``cancelled() -> bool``, checked before each item; when it turns true,
         :class:`fairdesk.core.progress.Cancelled` is raised (the alignments made so far
@@ -601,75 +661,20 @@ def run_tiers(d: RunData, aligner="auto", items=None, *, progress=None, cancelle
     if items is not None:
         wanted = {str(i) for i in items}
         rows = [r for r in rows if str(r.get("id")) in wanted]
+    versions = annotator_versions(d, rows) if annotator_tiers else {}
     bar = Progress(progress, cancelled)
     started = time.monotonic()
     out = []
     for k, r in enumerate(rows):
         if bar.cancelled():
             raise Cancelled(f"the export was cancelled after {k} of {len(rows)} items")
-        out.append(item_tiers(d, r, aligners))
+        db = num(r.get("db_id"))
+        mine = versions.get(int(db), {}) if db == db else {}
+        if annotator_tiers and not mine:  # the dataset no longer has it: every tier, empty
+            mine = dict.fromkeys(next(iter(versions.values())))
+        out.append(item_tiers(d, r, aligners, mine or None))
         bar.items(k + 1, len(rows), started, "aligning item")
     return out
-
-
-def export_items(
-    d: RunData,
-    folder,
-    purpose: str,
-    write,
-    aligner="auto",
-    items=None,
-    *,
-    progress=None,
-    cancelled=None,
-    writing=None,
-) -> list:
-    """The tiers of every item first, then one file per item: a cancelled export leaves no
-    file behind (the folder is made only once every item is aligned), and so does a failed
-    one (the files are written into a temporary folder put in place when all are written:
-    :func:`fairdesk.core.atomic.atomic_folder`).
-
-    Parameters
-    ----------
-    d : the run.
-    folder : where the files go (checked first, made when the writing starts).
-    purpose : what the files are, for the messages (``the TextGrids``).
-    write : ``write(ItemTiers, folder)`` writes one item's files (through
-        :mod:`fairdesk.core.atomic`).
-    aligner, items : as :func:`run_tiers`.
-    progress : ``progress(fraction, message)``: aligning up to 90 %, writing the rest.
-    cancelled : checked before each item while aligning (:func:`run_tiers`); once the
-        writing has begun it is not asked any more, so the files are all written.
-    writing : called with no argument when the writing begins (the GUI's Cancel stops
-        there).
-    """
-    from ..core.atomic import atomic_folder, check_output_folder
-    from ..core.progress import Progress
-
-    check_output_folder(folder, purpose)
-    bar = Progress(progress)
-    bar.stage(0.0, 0.9, "aligning the reference words")
-    done = run_tiers(
-        d,
-        aligner,
-        items,
-        progress=lambda f, m: bar.report(f, m, force=f >= 1.0),
-        cancelled=cancelled,
-    )
-    from .item_files import item_files
-
-    names = item_files((it.item for it in done), "")
-    for it in done:
-        it.stem = names[it.item]
-    if writing is not None:
-        writing()
-    bar.stage(0.9, 1.0, f"writing {purpose}")
-    with atomic_folder(folder, purpose) as tmp:  # all the files or none
-        for k, it in enumerate(done):
-            write(it, tmp)
-            bar.report((k + 1) / max(1, len(done)), f"writing {purpose} {k + 1}/{len(done)}")
-    bar.report(1.0, f"{len(done)} files written", force=True)
-    return done
 
 
 def _item_dataset(d, row) -> str:

@@ -62,3 +62,69 @@ def test_a_transcript_corrected_in_the_record_tab_names_its_annotator(qtbot, pro
     assert [h["annotator"] for h in hist[1:]] == ["Ngozi"]
     assert hist[-1]["text"] == "àkwà"
     w.shutdown()
+
+
+def test_the_record_tabs_own_annotator_field_stores_each_annotators_version(qtbot, project):  # noqa: F811
+    """Issue 47: the Record tab asks for the annotator's name (no login-name default), writes
+    the take's annotation under that name, and a second annotator starts from the prompt's
+    text with the first one's version hidden; the name is the Items view's too and is
+    remembered."""
+    from fairdesk.gui.annotation_panel import AnnotationPanel
+    from fairdesk.gui.record_panel import RecordPanel
+
+    w, sig = make_panel(qtbot, project)
+    _speaker(w)
+    w.go(3)
+    record_take(qtbot, w, len(sig))
+    with qtbot.waitSignal(w.take_accepted, timeout=10000) as acc:
+        w.accept_btn.click()
+    db = acc.args[0]
+    ed = w.transcript
+    assert w.annotator.text() == "" and not ed.isEnabled()
+    assert "type your name in Annotator first" in ed.status.text()
+    w.annotator.setFocus()
+    w.annotator.setText(" Ada\u0301 ")  # an input method's decomposed á: trimmed and NFC
+    assert project.annotator == "Adá" and ed.isEnabled() and ed.edit.text() == "àkwá"
+    ed.edit.setFocus()
+    ed.edit.end(False)
+    with qtbot.waitSignal(w.transcript_saved, timeout=3000):
+        ed.buttons[GRAVE].click()
+    assert ed.edit.text() == "àkwà"
+
+    # a second annotator, typed into the same field: the prompt's text, Adá's hidden
+    w.annotator.selectAll()
+    qtbot.keyClicks(w.annotator, "Obi")
+    assert project.annotator == "Obi" and ed.edit.text() == "àkwá"
+    assert "starts from the prompt's text" in ed.status.text()
+    ed.edit.setFocus()
+    ed.edit.end(False)
+    qtbot.keyClicks(ed.edit, " ji")
+    with qtbot.waitSignal(w.transcript_saved, timeout=3000):
+        w.prompts.setFocus()  # leaving the field saves
+    iv = project.project.transcript_versions([db])[db]
+    assert {v.annotator: v.text for v in iv.versions} == {"Adá": "àkwà", "Obi": "àkwá ji"}
+    hist = project.project.transcript_history(db)
+    assert [h["annotator"] for h in hist[1:]] == ["Adá", "Obi"]
+
+    # back to Adá: her own version again; the Items view's field shows the same name
+    names = AnnotationPanel(project)
+    qtbot.addWidget(names)
+    assert names.annotator.text() == "Obi"
+    names.annotator.setText("Adá")
+    assert w.annotator.text() == "Adá" and ed.edit.text() == "àkwà"
+
+    # remembered with the tab's state: a new window's Record tab is named at once
+    state = w.save_state()
+    assert state["annotator"] == "Adá"
+    w.shutdown()
+    from fairdesk.gui.context import Context
+
+    other = Context(project.folder)
+    try:
+        w2 = RecordPanel(other, stream_factory=None)
+        qtbot.addWidget(w2)
+        w2.restore_state(state)
+        assert w2.annotator.text() == "Adá" and other.annotator == "Adá"
+        w2.shutdown()
+    finally:
+        other.close(10000)

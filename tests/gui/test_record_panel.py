@@ -103,8 +103,11 @@ def test_record_accept_and_annotate_with_the_palette(qtbot, project, caplog):
     assert items.iloc[0]["age"] == 34 and items.iloc[0]["speaker_id"] == "spk01"
     assert w.prompts.item(3).text().startswith("✓")
 
-    # The speaker said àkwà ('bed'): the linguist marks a low tone on the last vowel.
+    # The speaker said àkwà ('bed'): the linguist names themself, then marks a low tone on
+    # the last vowel.
     ed = w.transcript
+    assert not ed.isEnabled() and ed.edit.text() == "àkwá"  # no login-name default
+    qtbot.keyClicks(w.annotator, "Ngozi")
     assert ed.isEnabled() and ed.edit.text() == "àkwá"
     ed.edit.setFocus()
     ed.edit.end(False)
@@ -171,7 +174,9 @@ def test_without_an_input_device_the_panel_still_annotates(qtbot, project, monke
     assert w.no_input.isVisible()
     w.start_recording()  # refused quietly, nothing created
     assert not w.recorder.recording
-    assert w.takes.count() == 1 and w.transcript.isEnabled()
+    assert w.takes.count() == 1 and not w.transcript.isEnabled()
+    qtbot.keyClicks(w.annotator, "Ngozi")
+    assert w.transcript.isEnabled()
     w.transcript.edit.setFocus()
     w.transcript.edit.setCursorPosition(1)
     with qtbot.waitSignal(w.transcript_saved, timeout=3000):

@@ -364,6 +364,36 @@ def test_rerecording_keeps_both_takes_and_accepting_again_updates_the_item(tmp_p
     assert not np.array_equal(a1, a2)
 
 
+def test_a_named_annotators_correction_is_their_own_version(tmp_path, igbo, capsys):
+    """Issue 47: a correction made with a name is that annotator's version (NFC, trimmed);
+    a second annotator's equal to the first one's is stored too (compared with their own,
+    else the prompt's text); ``fairdesk record transcript --annotator`` does the same."""
+    from fairdesk.cli import main
+
+    folder = tmp_path / "proj"
+    project = Project(folder)
+    s = RecordingSession(project, "field", Speaker("spk3"), language="ig")
+    p = igbo[0]  # akwa with its prompt's marks
+    db_id = s.accept(p, take_of(s, p))
+    assert s.version(p, "Ada") is None
+    assert s.save_transcript(p, "àkwà", annotator=" Ada ") is not None
+    assert s.save_transcript(p, "àkwà", annotator="Ada") is None  # unchanged: no row
+    assert s.save_transcript(p, "àkwà", annotator="Obi") is not None  # Obi's own, equal
+    assert s.version(p, "Ada") == s.version(p, "Obi") == "àkwà"
+    project.close()
+    args = ["record", "transcript", "--project", str(folder), "--dataset", "field"]
+    args += ["--speaker", "spk3", "--list", "igbo_tonal_minimal_pairs", "--prompt", "1"]
+    assert main(args + ["--text", "akwa", "--annotator", "Chi"]) == 0
+    again = Project(folder)
+    iv = again.transcript_versions([db_id])[db_id]
+    assert {v.annotator: v.text for v in iv.versions} == {
+        "Ada": "àkwà",
+        "Obi": "àkwà",
+        "Chi": "akwa",
+    }
+    again.close()
+
+
 def test_transcript_correction_is_nfc_and_survives_reopening(tmp_path, igbo):
     folder = tmp_path / "proj"
     project = Project(folder)

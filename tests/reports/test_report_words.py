@@ -53,7 +53,7 @@ def test_a_ci_bound_near_zero_keeps_its_sign(speech_runs):
 
 def test_the_report_says_worse_only_where_the_verdict_found_a_gap(speech_runs):
     from fairdesk.presentation import SIGNIFICANT
-    from fairdesk.reports.html import _card
+    from fairdesk.reports.sections import card as _card
 
     d = load_run(speech_runs.project, speech_runs.run)
     comps = d.audit.comparisons

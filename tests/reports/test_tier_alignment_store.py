@@ -94,7 +94,7 @@ def test_the_eaf_export_reuses_the_alignments_of_the_textgrid_export(speech_runs
 
 def test_a_changed_transcript_or_audio_re_aligns_that_item_only(speech_runs, tmp_path):
     from fairdesk.reports.data import load_run
-    from fairdesk.reports.tiers import export_items
+    from fairdesk.reports.tier_export import export_items
 
     aligner = CountingAligner()
     d = load_run(speech_runs.project, speech_runs.run)

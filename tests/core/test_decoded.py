@@ -132,3 +132,17 @@ def test_an_undecodable_file_is_refused_and_leaves_no_entry(tmp_path, cache):
     p2 = write_m4a(tmp_path / "ok.m4a", _session(seconds=2.0))
     with pytest.raises(AudioError, match="starts after the end of the file"):
         spans.read_span(p2, 5.0, 6.0)
+
+
+def test_a_long_compressed_recording_is_read_in_blocks_from_its_decoded_file(
+    tmp_path, cache, decodes, monkeypatch
+):
+    monkeypatch.setattr(spans, "LONG_BYTES", 0)  # every file counts as long
+    p = write_m4a(tmp_path / "s.m4a", _session())
+    whole, sr = audio_io._decode_av(p, None)
+    decodes.clear()
+    blocks = list(spans.iter_blocks(p, block_s=4.0))
+    assert max(b.size for b in blocks) <= 4 * sr  # never the whole recording at once
+    np.testing.assert_array_equal(np.concatenate(blocks), whole[:, 0])
+    list(spans.iter_blocks(p, block_s=4.0))
+    assert len(decodes) == 1

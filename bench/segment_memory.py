@@ -22,14 +22,27 @@ the Silero VAD and the SNR over the whole recording), each step in a fresh proce
 target is 1 GB (:data:`SINGLE_TARGET_MB`), against a peak of 9.1 GB before the block-wise
 probe and covariates.
 
-Run: ``.venv/bin/python bench/segment_memory.py [--minutes 60] [--segments 300]`` or
-``.venv/bin/python bench/segment_memory.py --single-hours 3``.
+``--whisper-minutes M`` measures a recording of M minutes that is one item (16 kHz mono,
+real speech with pauses; and a one-minute recording as the other group) imported from a
+manifest and audited with whisper-tiny.en, acoustic covariates included; target 1 GB.
+
+Run: ``.venv/bin/python bench/segment_memory.py [--minutes 60] [--segments 300]``,
+``.venv/bin/python bench/segment_memory.py --single-hours 3`` or
+``.venv/bin/python bench/segment_memory.py --whisper-minutes 30``.
 
 Measured on this machine (2 shared cores, 24 GiB, CPU only), 60 minutes, 300 segments (18.4
 minutes of speech): model floor 236 MB, import 48 MB, import + audit 458 MB (0.92 of the
 target; audit 165 s). With whisper-tiny.en's earlier CPU batch of 8 clips the audit peaked at
 851 MB: each clip of a batch holds a copy of the cross-attention cache per beam, so the CPU
 default now keeps batch × beam at most 10.
+
+``--whisper-minutes 30``, measured 2026-12-06 on a 2-core AMD EPYC virtual machine (23 GiB,
+CPU only, cores shared): import 158 MB, import + audit 890 MB (0.87 of the target; audit
+93 s). Before whisper's log-mel features of a long clip were computed in blocks
+(:func:`fairdesk.models.whisper_ct2.bound_features`) the same audit peaked at 1,879 MB:
+faster-whisper built the windowed frames and spectrum of the whole 30 minutes at once. The
+model's transcription of the 30-minute clip alone (model and clip loaded first) peaks at
+574 MB.
 """
 
 from __future__ import annotations
@@ -118,7 +131,9 @@ def write_long(folder: Path, hours: float, name: str) -> str:
     return " ".join(words)
 
 
-def child_single(folder: Path) -> dict:
+def child_single(folder: Path, model: str | None = None) -> dict:
+    """Import ``corpus/manifest.csv`` and audit it with ``model`` (default: the imported
+    predictions beside it)."""
     from fairdesk.core.importers import import_dataset
     from fairdesk.core.store import Project
     from fairdesk.jobs import AuditRequest, run_audit
@@ -134,7 +149,7 @@ def child_single(folder: Path) -> dict:
         project,
         AuditRequest(
             dataset="long",
-            model=f"predictions:{folder / 'corpus' / 'predictions.csv'}",
+            model=model or f"predictions:{folder / 'corpus' / 'predictions.csv'}",
             by=("group",),
             metrics=("wer",),
             nlu="none",
@@ -203,6 +218,54 @@ def single_main(hours: float) -> None:
     print(f"{'below' if peak < SINGLE_TARGET_MB else 'ABOVE'} the {SINGLE_TARGET_MB:.0f} MB target")
 
 
+def child_whisper(folder: Path) -> dict:
+    return child_single(folder, "whisper-tiny.en")
+
+
+def whisper_main(minutes: float) -> None:
+    """A recording of ``minutes`` (one item, 16 kHz mono real speech with pauses) and a
+    one-minute one (the other group), imported from a manifest and audited with
+    whisper-tiny.en, acoustic covariates included; target 1 GB."""
+    import csv
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        corpus = folder / "corpus"
+        corpus.mkdir()
+        t0 = time.perf_counter()
+        rows = []
+        for k, (name, mins) in enumerate((("long.wav", minutes), ("short.wav", 1.0))):
+            text = write_long(corpus, mins / 60.0, name)
+            rows.append({"path": name, "text": text, "speaker_id": f"s{k}", "group": "ab"[k]})
+        with open(corpus / "manifest.csv", "w", newline="", encoding="utf-8") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+        print(
+            f"one recording of {minutes:g} min and one of 1 min (16 kHz mono), one item each, "
+            f"written in {time.perf_counter() - t0:.0f} s"
+        )
+        got = _run_child("whisper", folder)
+    whole_mb = minutes * 60 * 16000 * 4 / 2**20
+    print(
+        f"audit: {got['imported']} imported ({got['problems']} problems), {got['items']} scored, "
+        f"{got['failures']} failures, SNR {got['snr']} dB; import {got['import_s']:.0f} s, "
+        f"audit {got['audit_s']:.0f} s"
+    )
+    print()
+    print(f"{'peak RSS (MB)':<52}{'MB':>8}{'÷ target':>10}")
+    for name, mb in (
+        ("import of the two recordings", got["import_peak_mb"]),
+        ("import + audit with whisper-tiny.en", got["peak_mb"]),
+        ("largest child", got["children_mb"]),
+        (f"the {minutes:g}-min recording decoded whole (float32)", whole_mb),
+        ("target", SINGLE_TARGET_MB),
+    ):
+        print(f"{name:<52}{mb:>8.0f}{mb / SINGLE_TARGET_MB:>10.2f}")
+    peak = max(got["peak_mb"], got["children_mb"])
+    print(f"{'below' if peak < SINGLE_TARGET_MB else 'ABOVE'} the {SINGLE_TARGET_MB:.0f} MB target")
+
+
 def _run_child(mode: str, folder: Path) -> dict:
     cmd = [sys.executable, __file__, "--child", mode, "--folder", str(folder)]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
@@ -220,15 +283,31 @@ def main() -> None:
         type=float,
         help="measure two recordings of this many hours, one item each, instead",
     )
-    ap.add_argument("--child", choices=["model", "audit", "single"], help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--whisper-minutes",
+        type=float,
+        help="measure one recording of this many minutes, one item, audited with "
+        "whisper-tiny.en, instead",
+    )
+    ap.add_argument(
+        "--child", choices=["model", "audit", "single", "whisper"], help=argparse.SUPPRESS
+    )
     ap.add_argument("--folder", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
-        fn = {"model": child_model, "audit": child_audit, "single": child_single}[a.child]
+        fn = {
+            "model": child_model,
+            "audit": child_audit,
+            "single": child_single,
+            "whisper": child_whisper,
+        }[a.child]
         print(json.dumps(fn(Path(a.folder))))
         return
     if a.single_hours:
         single_main(a.single_hours)
+        return
+    if a.whisper_minutes:
+        whisper_main(a.whisper_minutes)
         return
 
     sys.path.insert(0, str(ROOT))

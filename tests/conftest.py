@@ -28,6 +28,15 @@ def write_wav(path, seconds=0.5, sr=16000, channels=1, freq=220.0, fmt=None, sub
     return path
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _decoded_cache(tmp_path_factory):
+    """The decoded-audio cache (fairdesk.core.decoded) of the test run: a temporary folder,
+    never the user's own cache (set before any test, inherited by the CLI's processes)."""
+    if "FAIRDESK_CACHE" not in os.environ:
+        os.environ["FAIRDESK_CACHE"] = str(tmp_path_factory.mktemp("fairdesk-cache"))
+    yield
+
+
 @pytest.fixture
 def wav_factory(tmp_path):
     def make(rel, **kw):

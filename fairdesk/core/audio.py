@@ -127,6 +127,26 @@ def _decode_av(p: Path, sf_error: str | None) -> tuple[np.ndarray, int]:
     """Decode with PyAV (FFmpeg): every audio frame of the first audio stream as float32
     ``(frames, channels)``. ``sf_error``: why soundfile refused it (None when PyAV was the
     first choice, by extension)."""
+    chunks, rates = [], []
+    for arr, rate in av_blocks(p, sf_error):
+        chunks.append(arr)
+        rates.append(rate)
+    if not chunks:
+        raise AudioError(p, "audio has zero length; re-record or remove this item")
+    return np.concatenate(chunks, axis=0), int(rates[-1])
+
+
+def av_blocks(p: Path, sf_error: str | None = None):
+    """Decode with PyAV (FFmpeg) one frame at a time: ``(float32 (frames, channels), sample
+    rate)`` per decoded frame of the first audio stream, in order (:func:`_decode_av` joins
+    them; :mod:`fairdesk.core.decoded` writes them to a file in bounded memory).
+
+    Raises
+    ------
+    AudioError
+        When PyAV is missing or FFmpeg cannot decode the file (``sf_error``: why soundfile
+        refused it, named in the message).
+    """
     try:
         import av
     except ImportError:  # pragma: no cover - av is a dependency
@@ -135,8 +155,6 @@ def _decode_av(p: Path, sf_error: str | None) -> tuple[np.ndarray, int]:
             "cannot decode M4A/AAC without PyAV; install the 'av' package "
             "or convert the file to WAV",
         ) from None
-    chunks = []
-    sr = None
     try:
         with av.open(str(p)) as container:
             stream = next((s for s in container.streams if s.type == "audio"), None)
@@ -149,8 +167,7 @@ def _decode_av(p: Path, sf_error: str | None) -> tuple[np.ndarray, int]:
                 n_ch = len(frame.layout.channels)
                 # planar: (channels, n); packed: (1, n * channels), interleaved
                 arr = arr.T if frame.format.is_planar else arr.reshape(-1, n_ch)
-                chunks.append(np.asarray(arr, dtype=np.float32))
-                sr = frame.sample_rate
+                yield np.asarray(arr, dtype=np.float32), int(frame.sample_rate)
     except AudioError:
         raise
     except Exception as exc:  # av.error.FFmpegError and kin: corrupt or not audio
@@ -161,9 +178,6 @@ def _decode_av(p: Path, sf_error: str | None) -> tuple[np.ndarray, int]:
             f"cannot decode audio ({why}); the file is corrupt or in an unsupported format "
             "(use WAV, FLAC, OGG, MP3 or M4A)",
         ) from None
-    if not chunks or sr is None:
-        raise AudioError(p, "audio has zero length; re-record or remove this item")
-    return np.concatenate(chunks, axis=0), int(sr)
 
 
 #: Samples hashed at a time by :func:`content_hash` (4 MiB of float32).

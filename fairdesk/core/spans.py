@@ -3,7 +3,10 @@
 An item with a span (``start_s``, ``end_s``: seconds from the start of the file) is read by
 seeking to its first frame and decoding only its frames (soundfile for WAV, FLAC, OGG ...;
 a 90-minute session is never decoded whole for one segment). Containers that libsndfile does
-not read (M4A/AAC through PyAV) are decoded and cut, which holds the file in memory.
+not read (M4A/AAC through PyAV) are decoded once, frame by frame, into the decoded-audio cache
+(:mod:`fairdesk.core.decoded`), and their spans are read from that file by seeking: a session
+of N segments is decoded once, never whole in memory. Only when the cache cannot be written
+is the file decoded whole and cut, once per span.
 
 The hash the caches are keyed by (predictions, embeddings, saliency) is the span's: a hash of
 the file's bytes (read in chunks, once per file and process) with the start and end, so two
@@ -22,6 +25,7 @@ import numpy as np
 from ..constants import SAMPLE_RATE
 from . import audio as audio_io
 from .audio import AV_EXTENSIONS, Audio, AudioInfo, _check_file, _decode_av
+from .decoded import decoded_file
 from .errors import AudioError, SpanError
 
 __all__ = [
@@ -119,21 +123,27 @@ def read_span(path, start_s: float, end_s: float) -> tuple[np.ndarray, int, floa
             p,
             f"the span {start_s:g}–{end_s:g} s is empty or negative; give a start below the end",
         )
-    import soundfile as sf
-
     sf_error = None
+    data = None
     if p.suffix.lower() not in AV_EXTENSIONS:
         try:
-            with sf.SoundFile(str(p)) as f:
-                sr, total = int(f.samplerate), int(f.frames)
-                first, stop = _bounds(p, start_s, end_s, sr, total)
-                f.seek(first)
-                data = f.read(stop - first, dtype="float32", always_2d=True)
+            data, sr, total = _read_frames(p, p, start_s, end_s)
         except AudioError:
             raise
         except Exception as exc:  # noqa: BLE001 - soundfile's errors: FFmpeg may read it
             sf_error = str(exc).strip() or type(exc).__name__
-    if p.suffix.lower() in AV_EXTENSIONS or sf_error is not None:
+    if data is None:
+        entry = decoded_file(
+            p, file_hash(p), sf_error
+        )  # decoded once per file, then read by seeking
+        if entry is not None:
+            try:
+                data, sr, total = _read_frames(entry, p, start_s, end_s)
+            except AudioError:
+                raise
+            except Exception:  # noqa: BLE001 - an unreadable entry: decode the file itself
+                data = None
+    if data is None:
         whole, sr = _decode_av(p, sf_error)  # decoded whole, then cut
         total = whole.shape[0]
         first, stop = _bounds(p, start_s, end_s, sr, total)
@@ -144,6 +154,19 @@ def read_span(path, start_s: float, end_s: float) -> tuple[np.ndarray, int, floa
     if not np.all(np.isfinite(data)):
         raise AudioError(p, "audio contains NaN or infinite samples; re-export the file")
     return data, sr, total / float(sr)
+
+
+def _read_frames(source, p, start_s: float, end_s: float) -> tuple[np.ndarray, int, int]:
+    """The span's frames of ``source`` (a file libsndfile reads: ``p`` itself or its decoded
+    cache entry) by seeking: ``(data, sample rate, frames of the file)``; messages name ``p``."""
+    import soundfile as sf
+
+    with sf.SoundFile(str(source)) as f:
+        sr, total = int(f.samplerate), int(f.frames)
+        first, stop = _bounds(p, start_s, end_s, sr, total)
+        f.seek(first)
+        data = f.read(stop - first, dtype="float32", always_2d=True)
+    return data, sr, total
 
 
 def _bounds(p, start_s: float, end_s: float, sr: int, total: int) -> tuple[int, int]:
@@ -193,8 +216,8 @@ def load_span(path, start_s: float, end_s: float, sample_rate: int = SAMPLE_RATE
 
 
 def file_seconds(path) -> float:
-    """A file's duration in seconds from its header (libsndfile), or by decoding it when
-    libsndfile does not read it (M4A/AAC through PyAV)."""
+    """A file's duration in seconds from its header (libsndfile), or from its decoded cache
+    entry when libsndfile does not read it (M4A/AAC through PyAV: decoded once)."""
     import soundfile as sf
 
     p = _check_file(path)
@@ -203,6 +226,13 @@ def file_seconds(path) -> float:
             info = sf.info(str(p))
             return info.frames / float(info.samplerate)
         except Exception:  # noqa: BLE001 - not libsndfile's: FFmpeg may read it
+            pass
+    entry = decoded_file(p, file_hash(p))
+    if entry is not None:
+        try:
+            info = sf.info(str(entry))
+            return info.frames / float(info.samplerate)
+        except Exception:  # noqa: BLE001 - an unreadable entry: decode the file itself
             pass
     whole, sr = _decode_av(p, None)
     return whole.shape[0] / float(sr)
@@ -244,6 +274,9 @@ def load_row(root, row, sample_rate: int = SAMPLE_RATE):
 
 #: Seconds of audio one block holds when a long recording is read block by block.
 BLOCK_S = 600.0
+#: Bytes above which a whole compressed file (M4A/AAC) is read block by block from its
+#: decoded cache entry rather than decoded whole (16 MiB: about 17 minutes of AAC at 128 kbit/s).
+LONG_BYTES = 16 * 2**20
 
 
 def iter_blocks(path, start_s=None, end_s=None, block_s: float = BLOCK_S, sample_rate=SAMPLE_RATE):
@@ -251,7 +284,9 @@ def iter_blocks(path, start_s=None, end_s=None, block_s: float = BLOCK_S, sample
     consecutive float32 blocks of at most ``block_s`` seconds: a recording of any length in
     bounded memory. Resampling runs as one stream over the blocks (soxr), so the blocks
     joined equal the whole file resampled at once up to the filter's rounding. A file that
-    libsndfile cannot open (M4A/AAC) is decoded whole and then cut into blocks.
+    libsndfile cannot open (M4A/AAC) is read from its decoded cache entry when it is a span
+    or larger than :data:`LONG_BYTES` (:mod:`fairdesk.core.decoded`), else decoded whole and
+    cut into blocks.
 
     Raises
     ------
@@ -265,6 +300,12 @@ def iter_blocks(path, start_s=None, end_s=None, block_s: float = BLOCK_S, sample
         f = None if p.suffix.lower() in AV_EXTENSIONS else sf.SoundFile(str(p))
     except Exception:  # noqa: BLE001 - not libsndfile's: FFmpeg decodes it whole
         f = None
+    if f is None and start_s is None and p.stat().st_size > LONG_BYTES:
+        entry = decoded_file(p, file_hash(p))  # a long recording: read from its decoded file
+        try:
+            f = None if entry is None else sf.SoundFile(str(entry))
+        except Exception:  # noqa: BLE001 - an unreadable entry: decode the file itself
+            f = None
     if f is None:
         whole = load(p, sample_rate, start_s, end_s).samples
         step = max(1, int(block_s * sample_rate))

@@ -24,6 +24,13 @@ HEADERS = {
     "speech_rate": "Words/s",
     "asr_confidence": "Conf.",
 }
+#: Columns of numbers (their headers): fitted to their values, never elided to give the
+#: transcripts room.
+NUMBERS = frozenset(
+    HEADERS[k]
+    for k in ("rank", "errors", "n_words", "wer", "em", "duration_s", "nonspeech_share")
+    + ("snr_db", "speech_rate", "asr_confidence")
+)
 #: The acoustic covariates of each item (docs/METHODS.md, "Audit pitfalls"), hidden until "acoustics" is checked.
 ACOUSTIC = {
     "duration_s": 2,
@@ -123,6 +130,8 @@ def _text_room(table, cols: list[str], fitted: dict[str, int]):
     floors = {
         c: MIN_GROUP_WIDTH
         if cols[c] == "group"
+        else widths[c]
+        if cols[c] in NUMBERS  # a number is never cut ("400.…" hid a WER of 400.0%)
         else min(widths[c], fm.horizontalAdvance(HEADERS.get(cols[c], cols[c])) + HEADER_PAD)
         for c in shown
     }

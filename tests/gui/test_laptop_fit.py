@@ -326,6 +326,13 @@ def test_every_panel_fits_a_field_laptop_and_its_labels_show_whole(qtbot, mini, 
         i = cols.index(c)
         assert fm.horizontalAdvance(c) + 20 <= t.columnWidth(i), (c, t.columnWidth(i))
         assert t.columnViewportPosition(i) + t.columnWidth(i) <= t.viewport().width() + 1
+    # the numbers are never cut to give the transcripts room ("400.…" hid a WER of 400.0%)
+    vfm = t.fontMetrics()
+    for c in ("Err.", "WER"):
+        i = cols.index(c)
+        texts = [items.model.index(r, i).data() for r in range(items.model.rowCount())]
+        widest = max(vfm.horizontalAdvance(str(x)) for x in texts)
+        assert widest + 8 <= t.columnWidth(i), (c, widest, t.columnWidth(i))
     status = items.annotation.editor.status
     status.setText("not annotated yet: edits are saved as you type")
     qtbot.wait(20)

@@ -8,7 +8,6 @@ header as escaped text and the tables as plain item text."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QKeySequence, QShortcut
@@ -33,12 +32,8 @@ from ..jobs.result import AuditRun, as_audit_run
 from ..presentation import (
     MISSING_MARK,
     MISSING_STATUS,
-    SEPARATOR,
-    RunSpec,
     comparison_basis,
     comparison_sample,
-    corpus_note,
-    count,
     direction_word,
     fmt_bound,
     fmt_gap,
@@ -51,13 +46,9 @@ from ..presentation import (
     metric_label,
     metric_short,
     missing_row_note,
-    run_conditions,
-    run_name,
     with_basis,
 )
 from ..presentation.plans import followup_title
-from ..presentation.warnings import coded_warnings, speakers_line
-from ..stats.settings import AuditSettings
 from .charts import GroupValuePlot
 from .confusion_view import ConfusionView
 from .context import Context
@@ -65,6 +56,7 @@ from .exports import ChartExportButton
 from .phones_view import PhonesView
 from .radar import RadarWidget
 from .regression_panel import RegressionPanel
+from .run_header import run_header
 from .settings import restore_splitter
 from .systems_view import SystemsView
 from .table_model import FrameModel
@@ -73,9 +65,6 @@ from .verdict_cards import VerdictCards, ask_agreement
 
 #: The Audit panel's option that makes the items with no grouping value a tested group.
 MISSING_OPTION = "'Include missing values as a group'"
-
-#: The colour of a run's filters and non-default settings in the header.
-CONDITION_COLOUR = "#8a4b00"
 
 #: Sub-tabs, in order (screenshots and the remembered state use the names).
 #: The sub-tabs that a lazy panel (the main window's) draws when first shown for a run; the
@@ -339,7 +328,7 @@ class ResultsPanel(QWidget):
         self._fill_comparisons(run)
         self._chart_view()
         self.header.setText(
-            self._header(run) + _followup_note(self.followups)
+            run_header(run) + _followup_note(self.followups)
             if run
             else "No run yet: run an audit, or pick a stored run."
         )
@@ -440,67 +429,6 @@ class ResultsPanel(QWidget):
     def resizeEvent(self, event):  # noqa: N802 - Qt API
         super().resizeEvent(event)
         self._fit_split()
-
-    @staticmethod
-    def _header(r: AuditRun) -> str:
-        """The run's one-paragraph summary as rich text; every value from the data is
-        escaped (a group named ``<img src=…>`` shows as that text)."""
-        spec = RunSpec.from_run(r)
-        # the run's name (fairdesk show and runs print the same); its filters and
-        # non-default settings stand out, so a filtered run never reads as the whole corpus
-        conditions = run_conditions(spec)
-        bits = [esc(run_name(replace(spec, filters=(), sample=None, settings=None)))]
-        bits += [f"<b style='color:{CONDITION_COLOUR}'>{esc(c)}</b>" for c in conditions]
-        bits.append(f"design {esc(r.design if r.result is not None else '?')}")
-        spk = speakers_line(r.speakers)  # the speaker column used, always named
-        if spk:
-            bits.append(esc(spk))
-        if r.settings is None or r.settings.n_bootstrap == AuditSettings().n_bootstrap:
-            bits.append(  # a non-default B is one of the conditions
-                f"{esc(r.settings.n_bootstrap if r.settings is not None else '?')} resamples"
-            )
-        if r.failures:
-            bits.append(
-                f"<span style='color:#c62828'>{count(len(r.failures), 'failed item')}</span>"
-            )
-        if r.excluded:
-            bits.append(
-                f"<span style='color:#ef6c00'>{count(len(r.excluded), 'group')} excluded</span>"
-            )
-        notes = [*coded_warnings(r), *(str(x) for x in r.notes)]  # no speaker ids ...
-        n_missing = sum(g.n_items or 0 for g in r.groups if g.missing)
-        if n_missing:
-            notes.append(corpus_note(n_missing))
-        rep = r.representation
-        if rep is not None and rep.leakage is not None:
-            leak = rep.leakage  # stats.representation.Leakage
-            cases = ", ".join(f"{m}: {c.replace('_', ' ')}" for m, c in (rep.cases or {}).items())
-
-            def num(v):
-                return fmt_number(v, 3)
-
-            notes.append(
-                f"representation: silhouette {num(rep.silhouette)}, leakage "
-                f"{num(leak.leakage)} (probe balanced accuracy "
-                f"{num(leak.balanced_accuracy)} vs chance {num(leak.chance)}, "
-                f"folds by {_or_unknown(leak.split)}); structure "
-                f"{'yes' if rep.structure else 'no'}" + (f" — {cases}" if cases else "")
-            )
-        elif rep is not None and rep.error:
-            notes.append(f"representation: {rep.error}")
-        ex = r.explain
-        if ex is not None:
-            done = sum(ex.items_explained.values())
-            notes.append(
-                f"explain: {_or_unknown(ex.method)} saliency on {done} of "
-                f"{count(ex.n_sampled, 'sampled item')} "
-                f"({_or_unknown(ex.per_group)} per group); grounding lift compared on "
-                "the explained items alone"
-            )
-        text = SEPARATOR.join(bits)
-        if notes:
-            text += "<br><span style='color:#5f6b7a'>" + esc("; ".join(notes)) + "</span>"
-        return text
 
     def _fill_groups(self, r: AuditRun | None) -> None:
         t = self.groups
@@ -608,11 +536,6 @@ class ResultsPanel(QWidget):
             pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS)) if rows else None
         )
         self.comparisons.resizeColumnsToContents()
-
-
-def _or_unknown(v) -> str:
-    """``v`` as text, ``?`` when the run did not record it."""
-    return "?" if v is None else str(v)
 
 
 def _followup_note(followups) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 import fairdesk
+from fairdesk.gui.run_header import run_header
 from fairdesk.presentation.warnings import warning_text
 from tests.cli.test_speaker_columns import speaker_table
 
@@ -36,14 +37,12 @@ def test_a_card_reading_warns_without_speaker_ids(qtbot):
 def test_the_run_header_names_the_speaker_column():
     import html
 
-    from fairdesk.gui.results_panel import ResultsPanel
-
     df = speaker_table()
     run = fairdesk.audit_table(df, by="grp", reference="A", metrics=["wer"], n_bootstrap=200)
-    assert "speakers: 24 speakers from column 'speaker'" in html.unescape(ResultsPanel._header(run))
+    assert "speakers: 24 speakers from column 'speaker'" in html.unescape(run_header(run))
     bare = fairdesk.audit_table(
         df.drop(columns=["speaker"]), by="grp", reference="A", metrics=["wer"], n_bootstrap=200
     )
-    head = html.unescape(ResultsPanel._header(bare))
+    head = html.unescape(run_header(bare))
     assert "speakers: none (no speaker column)" in head
     assert head.count("no speaker ids: each utterance counts as independent") == 1

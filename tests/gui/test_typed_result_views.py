@@ -173,7 +173,9 @@ def test_the_header_reads_the_typed_representation_probe(opened):
     }
     run = AuditRun.from_json(rep)
     assert isinstance(run.representation.leakage, Leakage)
-    head = panel._header(run)
+    from fairdesk.gui.run_header import run_header
+
+    head = run_header(run)
     assert (
         "representation: silhouette 0.123, leakage 0.200 (probe balanced accuracy 0.700 vs "
         "chance 0.500, folds by speaker); structure yes — wer: gap with structure"

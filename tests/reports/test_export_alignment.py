@@ -323,7 +323,7 @@ def test_a_whole_clip_of_speech_is_aligned_whole():
 )
 def test_token_owners_map_whole_text_tokens_to_written_words(text, owners):
     from fairdesk.metrics.normalize import get_normalizer
-    from fairdesk.reports.tiers import token_owners
+    from fairdesk.reports.tier_errors import token_owners
 
     norm = get_normalizer(None, "en")
     assert token_owners(text.split(), norm(text).split(), norm) == owners
@@ -334,20 +334,20 @@ def _spans(words):
 
 
 def test_error_labels_are_the_runs_alignment():
-    from fairdesk.reports.tiers import _error_labels
+    from fairdesk.reports.tier_errors import error_labels
     from fairdesk.review import word_alignment
 
     ref = "ZERO NINE THREE FOUR"
     row = {"reference": ref, "hypothesis": "0 c 934"}
-    labels = _error_labels(_spans(ref.split()), row, "en", None)
+    labels = error_labels(_spans(ref.split()), row, "en", None)
     assert labels == [(0.0, 3.9, "I 0; I c; S 0934→934")]
     assert word_alignment(ref, "0 c 934").counts() == {"S": 1, "D": 0, "I": 2}
 
 
 def test_a_tone_mark_the_normaliser_removed_is_shown_as_not_scored():
-    from fairdesk.reports.tiers import _error_labels
+    from fairdesk.reports.tier_errors import error_labels
 
     row = {"reference": "a café please", "hypothesis": "a cafe please"}
-    labels = _error_labels(_spans(row["reference"].split()), row, "en", None)
+    labels = error_labels(_spans(row["reference"].split()), row, "en", None)
     assert labels == [(1.0, 1.9, "T café→cafe (dropped 1; not scored)")]
     assert _counts([lab for *_, lab in labels]) == {"S": 0, "D": 0, "I": 0}

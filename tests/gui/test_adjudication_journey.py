@@ -18,6 +18,7 @@ from tests.gui.test_journeys import (
     _run,
     _settings,
     _tab,
+    size,  # noqa: F401 - the journeys' fixture (both laptop sizes)
     watch,  # noqa: F401 - the journeys' fixture
 )
 
@@ -58,6 +59,7 @@ def _mark_first_letter(qtbot, ann, mark: str) -> None:
 def test_two_annotators_disagree_an_adjudicator_picks_and_an_adjudicated_audit_uses_it(
     qtbot,
     tmp_path,
+    size,  # noqa: F811 - the fixture imported above
     watch,  # noqa: F811 - the fixture imported above
     monkeypatch,
 ):
@@ -75,7 +77,7 @@ def test_two_annotators_disagree_an_adjudicator_picks_and_an_adjudicated_audit_u
     ada = unicodedata.normalize("NFC", "a" + GRAVE + "kwa ego")  # àkwa ego
     obi = unicodedata.normalize("NFC", "a" + ACUTE + "kwa ego")  # ákwa ego
 
-    win = _open(qtbot, folder, _settings(tmp_path), (1366, 768), watch)
+    win = _open(qtbot, folder, _settings(tmp_path), size, watch)
     # a first audit with the default references, so that the Items tab lists its items
     audit = _tab(qtbot, win, 2, "audit")
     _pick_file(monkeypatch, preds)

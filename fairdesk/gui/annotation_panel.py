@@ -103,6 +103,8 @@ class AnnotationPanel(QWidget):
         self.versions.setRootIsDecorated(False)
         self.versions.header().setSectionResizeMode(1, QHeaderView.Stretch)
         self.versions.setMaximumHeight(110)
+        # never squeezed to its header on a small screen (the bottom scrolls instead)
+        self.versions.setMinimumHeight(72)
         self.adjudicator = QLineEdit()
         self.adjudicator.setPlaceholderText("adjudicator's name")
         self.adjudicator.setMaximumWidth(160)

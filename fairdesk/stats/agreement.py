@@ -9,8 +9,9 @@ as TER aligns them (rapidfuzz Levenshtein opcodes); every aligned base letter th
 mark in any version is a unit, whose category in each version is its mark set (a letter a
 version lacks: a missing value). With more than two annotators the first annotator with a
 version of the item is the pivot the others align to. κ is scikit-learn's
-``cohen_kappa_score`` and α the ``krippendorff`` package's, on the same units (point estimate
-and every replicate); nothing here re-derives them.
+``cohen_kappa_score`` and α the ``krippendorff`` package's on the same units (the point
+estimates); the bootstrap replicates apply the same formulas to sums taken per speaker once
+(:func:`_replicate_stats`), tested equal to the packages on every replicate.
 
 Pure numbers: words are :mod:`fairdesk.presentation.agreement`'s.
 """
@@ -317,6 +318,81 @@ def _stats(t: _Table, w_items: np.ndarray, n_ann: int) -> np.ndarray:
     return np.array([raw, kappa, alpha, float(wer), float(der), float(ter)])
 
 
+def _speaker_counts(draws: np.ndarray, n_speakers: int) -> np.ndarray:
+    """``(B, n_speakers)``: how often each speaker is drawn in each replicate's row of
+    ``draws``."""
+    B = draws.shape[0]
+    flat = (draws + n_speakers * np.arange(B)[:, None]).ravel()
+    return np.bincount(flat, minlength=B * n_speakers).reshape(B, n_speakers).astype(float)
+
+
+def _by_speaker(values: np.ndarray, owner: np.ndarray, n_speakers: int) -> np.ndarray:
+    """``values`` (rows: items or units) summed per speaker (``owner[row]``)."""
+    out = np.zeros((n_speakers, *values.shape[1:]))
+    np.add.at(out, owner, values)
+    return out
+
+
+def _replicate_stats(t: _Table, counts: np.ndarray, n_ann: int) -> np.ndarray:
+    """``(B, 6)``: :func:`_stats` of every replicate at once, the speakers drawn ``counts``
+    times (``(B, n_speakers)``). Every statistic is a function of sums that are linear in the
+    item weights, so the sums are taken per speaker once and each replicate is a product:
+    raw agreement from the agreeing and total pairs; κ from the two annotators' weighted
+    confusion matrix (scikit-learn's ``cohen_kappa_score`` formula, unweighted); α from the
+    weighted coincidence matrix (the ``krippendorff`` package's ``_coincidences``, nominal
+    distance). Equal to :func:`_stats` replicate by replicate (tests/annotators)."""
+    S = t.n_speakers
+    B = counts.shape[0]
+    out = np.full((B, 6), np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for k, (num, den) in enumerate(
+            ((t.wer_err, t.wer_words), (t.der_num, t.der_den), (t.ter_num, t.ter_den)), 3
+        ):
+            out[:, k] = _mean_ratio(
+                counts @ _by_speaker(num, t.speakers, S), counts @ _by_speaker(den, t.speakers, S)
+            )
+        if not len(t.unit_item):
+            return out
+        owner = t.speakers[t.unit_item]
+        tot = counts @ _by_speaker(t.pairs, owner, S)
+        out[:, 0] = np.where(tot > 0, (counts @ _by_speaker(t.agree, owner, S)) / tot, np.nan)
+        V = t.n_categories
+        codes = t.unit_codes
+        if n_ann == 2 and V:
+            both = np.isfinite(codes[0]) & np.isfinite(codes[1])
+            cell = np.zeros((len(owner), V * V))
+            idx = np.flatnonzero(both)
+            cell[idx, (codes[0, idx] * V + codes[1, idx]).astype(np.int64)] = 1.0
+            conf = (counts @ _by_speaker(cell, owner, S)).reshape(B, V, V)
+            sum0, sum1 = conf.sum(axis=1), conf.sum(axis=2)
+            n = sum0.sum(axis=1)
+            expected = sum0[:, :, None] * sum1[:, None, :] / n[:, None, None]
+            off = 1.0 - np.eye(V)
+            k_num = (off * conf).sum(axis=(1, 2))
+            k_den = (off * expected).sum(axis=(1, 2))
+            out[:, 1] = np.where((n > 0) & (k_den != 0), 1 - k_num / k_den, np.nan)
+        if V >= 2:
+            value_counts = np.stack([(codes == v).sum(axis=0) for v in range(V)], axis=1).astype(
+                float
+            )
+            pairable = np.maximum(value_counts.sum(axis=1), 2)
+            unit_o = (
+                value_counts[:, :, None] * value_counts[:, None, :]
+                - value_counts[:, None, :] * np.eye(V)[None]
+            ) / (pairable - 1)[:, None, None]
+            o = (counts @ _by_speaker(unit_o.reshape(len(owner), V * V), owner, S)).reshape(B, V, V)
+            n_v = o.sum(axis=1)
+            n = n_v.sum(axis=1)
+            e = (n_v[:, :, None] * n_v[:, None, :] - n_v[:, None, :] * np.eye(V)[None]) / (n - 1)[
+                :, None, None
+            ]
+            d = 1.0 - np.eye(V)
+            a_den = (e * d).sum(axis=(1, 2))
+            drawn = counts @ _by_speaker(np.ones(len(owner)), owner, S) > 0
+            out[:, 2] = np.where(drawn & (a_den != 0), 1 - (o * d).sum(axis=(1, 2)) / a_den, np.nan)
+    return out
+
+
 def _group(
     name: str | None,
     items: Sequence[AgreementItem],
@@ -336,9 +412,7 @@ def _group(
     reps = np.full((n_bootstrap, len(point)), np.nan)
     if t.n_speakers >= 2:
         draws = rng.integers(0, t.n_speakers, size=(n_bootstrap, t.n_speakers))
-        for r in range(n_bootstrap):
-            counts = np.bincount(draws[r], minlength=t.n_speakers).astype(float)
-            reps[r] = _stats(t, counts[t.speakers], n_ann)
+        reps = _replicate_stats(t, _speaker_counts(draws, t.n_speakers), n_ann)
     n_marks = int(len(t.unit_item))
     reasons = [
         NO_MARKS if n_marks == 0 else None,

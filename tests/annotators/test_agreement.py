@@ -140,3 +140,52 @@ def test_the_command_prints_and_writes_json(tmp_path, capsys):
     assert data["overall"]["raw"]["value"] == pytest.approx(0.7)
     assert main(args + ["--annotators", "Ada,Eze"]) == 2
     assert "Eze annotated no item" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("case", ["fixture", "three_with_missing", "one_category"])
+def test_the_bootstrap_replicates_equal_the_packages_replicate_by_replicate(case):
+    """The replicates computed at once from per-speaker sums equal, one by one, the point
+    estimates' path (sklearn's cohen_kappa_score, the krippendorff package) on each
+    replicate's speaker counts, degenerate replicates (a speaker drawn alone, one category)
+    included."""
+    from fairdesk.metrics.normalize import basic
+    from fairdesk.stats.agreement import (
+        AgreementItem,
+        _replicate_stats,
+        _speaker_counts,
+        _stats,
+        _table,
+    )
+    from tests.annotators.fixture import ITEMS
+
+    if case == "fixture":
+        items = [AgreementItem(k, v[0], v[1], (v[3], v[4])) for k, v in ITEMS.items()]
+    elif case == "three_with_missing":
+        items = [
+            AgreementItem("i1", "s1", None, ("àkwà", "àkwa", None)),
+            AgreementItem("i2", "s2", None, ("ákwá", "ákwá", "àkwá")),
+            AgreementItem("i3", "s3", None, (None, "ọ̀ja", "ọ̀ja")),
+            AgreementItem("i4", "s3", None, ("ákwà ji", "àkwà", "ákwà ji")),
+            AgreementItem("i5", None, None, ("ego", "égó", "ègò")),  # no speaker: its own
+        ]
+    else:  # every mark is a grave: κ and α are undefined in every replicate
+        items = [
+            AgreementItem("i1", "s1", None, ("àkwà", "àkwà")),
+            AgreementItem("i2", "s2", None, ("àkwà", "àkwà")),
+            AgreementItem("i3", "s3", None, ("akwà", "akwà ji")),
+        ]
+    n_ann = len(items[0].texts)
+    t = _table(items, n_ann, basic)
+    rng = np.random.default_rng(5)
+    draws = rng.integers(0, t.n_speakers, size=(300, t.n_speakers))
+    counts = _speaker_counts(draws, t.n_speakers)
+    for r in range(len(draws)):  # the counts, as np.bincount gives them per replicate
+        assert list(counts[r]) == list(np.bincount(draws[r], minlength=t.n_speakers))
+    fast = _replicate_stats(t, counts, n_ann)
+    slow = np.array([_stats(t, counts[r][t.speakers], n_ann) for r in range(len(draws))])
+    assert np.array_equal(np.isnan(fast), np.isnan(slow))
+    np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-12)
+    if case == "one_category":
+        assert np.isnan(fast[:, 1:3]).all()
+    else:  # the replicates vary (the comparison is not of constants)
+        assert np.nanstd(fast[:, 2]) > 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from ..presentation import MISSING, count, number, plural
@@ -239,6 +240,7 @@ def cmd_models(a):
 
 def add_commands(sub):
     from ..core.importers_formats import FORMATS as IMPORT_FORMATS
+    from .import_help import formats_epilog
 
     s = sub.add_parser("init", help="create an empty project folder")
     s.add_argument("dir")
@@ -254,6 +256,8 @@ def add_commands(sub):
         help="import a dataset (manifest, audiofolder, Common Voice, "
         "LibriSpeech, Speech Accent Archive, L2-ARCTIC, Kaldi, NeMo, Lhotse, VCTK, TIMIT, Hugging Face, "
         "ELAN, Praat, TalkBank CHAT)",
+        epilog=formats_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     s.add_argument("--project", required=True)
     s.add_argument("--name", required=True)

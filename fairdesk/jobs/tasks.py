@@ -182,7 +182,9 @@ def saliency_backend(model, device="auto", *, warm: bool = False):
             backend = get_backend(model, device=device)
             if not getattr(backend, "shareable", False):
                 return backend, True
-            release_saliency_backends()
+            # the one kept before is dropped, not closed: a job may still be using it (it
+            # goes when that job is done)
+            _WARM.clear()
             # loaded under the lock: two jobs never load it twice
             backend.warm() if warm else backend.load()
             _WARM[key] = backend
@@ -221,7 +223,8 @@ def saliency(
     Unless the exact curve is stored already, the item view's coarse curve (0.5 s windows,
     a few encoder passes) comes first: it is stored under its own key and handed to
     ``partial`` (the same dict, ``coarse`` True), then again with the word spans once they
-    are aligned, and the exact curve is computed after it, with progress."""
+    are aligned, and the exact curve is computed after it, with progress. The model stays
+    loaded for the next item's job (:func:`saliency_backend`)."""
     from ..core import audio as audio_io
     from ..core.rehash import current_hash
     from .explain_stage import _default_aligner, exact_saliency_stored, explain_item

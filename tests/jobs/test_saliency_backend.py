@@ -45,13 +45,19 @@ def test_a_shareable_backend_is_loaded_once_and_kept(made):
     assert not owned and a.loads == 1 and a.warms == 0
     b, owned = tasks.saliency_backend("m1", "cpu")
     assert b is a and not owned and len(made) == 1 and a.loads == 1
-    # another model replaces it: the first one is closed, only one is kept
+    # another model replaces it, only one is kept; the first is not closed under a job
+    # that may still use it
     c, _ = tasks.saliency_backend("m2", "cpu", warm=True)
-    assert c is not a and a._closed and c.warms == 1 and not c._closed
+    assert c is not a and not a._closed and c.warms == 1 and a.warms == 0
+    assert tasks.saliency_backend("m1", "cpu")[0] not in (a, c) and len(made) == 3
+    c, _ = tasks.saliency_backend("m2", "cpu")
+    assert len(made) == 4
     # a closed one is not handed out again
     c.close()
     d, _ = tasks.saliency_backend("m2", "cpu")
-    assert d is not c and len(made) == 3
+    assert d is not c and len(made) == 5
+    tasks.release_saliency_backends()
+    assert d._closed
 
 
 def test_a_backend_that_is_not_shareable_is_the_callers(made):

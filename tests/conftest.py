@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -35,6 +36,16 @@ def _decoded_cache(tmp_path_factory):
     if "FAIRDESK_CACHE" not in os.environ:
         os.environ["FAIRDESK_CACHE"] = str(tmp_path_factory.mktemp("fairdesk-cache"))
     yield
+
+
+@pytest.fixture(autouse=True)
+def _no_kept_saliency_model():
+    """A test starts with no model kept loaded by an earlier test's saliency job
+    (fairdesk.jobs.tasks.saliency_backend): a fake ``get_backend`` must be the one asked."""
+    yield
+    tasks = sys.modules.get("fairdesk.jobs.tasks")
+    if tasks is not None:
+        tasks.release_saliency_backends()
 
 
 @pytest.fixture

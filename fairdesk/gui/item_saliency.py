@@ -197,9 +197,24 @@ class SaliencyMixin:
             timer.setInterval(BACKGROUND_POLL_MS)
             timer.timeout.connect(self._background_tick)
         if PRECOMPUTE and str(self.run.model or "").startswith(_SCORING):
+            self._preload_saliency_model()
             timer.start()
         else:
             timer.stop()
+
+    def _preload_saliency_model(self) -> None:
+        """Load the run's model in the background (once per model), so that the first
+        "Compute saliency" finds it loaded (:func:`fairdesk.jobs.tasks.saliency_backend`)."""
+        from ..jobs import tasks
+        from .jobs import Job
+
+        key = (str(self.run.model), self.run.device or "auto")
+        if getattr(self, "_preloaded_model", None) == key:
+            return
+        self._preloaded_model = key
+        job = Job(tasks.warm_saliency_model, key[0], device=key[1], name="saliency model")
+        job.background = True
+        self.ctx.jobs.submit(job, channel=None)
 
     def stop_background_saliency(self) -> None:
         """Stop precomputing (the window closes, another run is shown)."""

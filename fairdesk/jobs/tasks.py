@@ -8,6 +8,7 @@ job's ``result`` signal. The report-writing ones (report, tables, tiers) are in
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -159,6 +160,51 @@ def spectrogram(samples, *, progress, cancelled):
     return signal.spectrogram(samples, progress=progress, cancelled=cancelled)
 
 
+_WARM_LOCK = threading.Lock()
+#: The last shareable backend a saliency job used, by (model, device): kept loaded for the
+#: next item's curve (a whisper-tiny.en load and its first pass cost about 1 s of a coarse
+#: curve's 2-4 s on two cores).
+_WARM: dict[tuple[str, str], object] = {}
+
+
+def saliency_backend(model, device="auto", *, warm: bool = False):
+    """``(backend, owned)`` for a saliency job: a shareable backend
+    (:attr:`~fairdesk.models.whisper_ct2.WhisperCT2Backend.shareable`) is loaded once and
+    kept for the next job (``owned`` False: do not close it); any other is new and the
+    caller's to close. Only one model is kept. ``warm``: a backend loaded now also runs one
+    pass (the preload job; a job that scores at once has no use for it)."""
+    from ..models import get_backend
+
+    key = (str(model), str(device))
+    with _WARM_LOCK:
+        backend = _WARM.get(key)
+        if backend is None or getattr(backend, "_closed", False):
+            backend = get_backend(model, device=device)
+            if not getattr(backend, "shareable", False):
+                return backend, True
+            # the one kept before is dropped, not closed: a job may still be using it (it
+            # goes when that job is done)
+            _WARM.clear()
+            # loaded under the lock: two jobs never load it twice
+            backend.warm() if warm else backend.load()
+            _WARM[key] = backend
+    return backend, False
+
+
+def release_saliency_backends() -> None:
+    """Close the backends kept loaded between saliency jobs."""
+    for backend in list(_WARM.values()):
+        close = getattr(backend, "close", None)
+        if close is not None:
+            close()
+    _WARM.clear()
+
+
+def warm_saliency_model(model, *, device="auto", progress, cancelled):
+    """Load the saliency model of a run ahead of the first "Compute saliency" (a job)."""
+    saliency_backend(model, device, warm=True)
+
+
 def saliency(
     folder,
     model,
@@ -177,10 +223,10 @@ def saliency(
     Unless the exact curve is stored already, the item view's coarse curve (0.5 s windows,
     a few encoder passes) comes first: it is stored under its own key and handed to
     ``partial`` (the same dict, ``coarse`` True), then again with the word spans once they
-    are aligned, and the exact curve is computed after it, with progress."""
+    are aligned, and the exact curve is computed after it, with progress. The model stays
+    loaded for the next item's job (:func:`saliency_backend`)."""
     from ..core import audio as audio_io
     from ..core.rehash import current_hash
-    from ..models import get_backend
     from .explain_stage import _default_aligner, exact_saliency_stored, explain_item
 
     prog = Progress(progress, min_interval=0.0)  # the saliency's fractions after loading
@@ -189,7 +235,7 @@ def saliency(
     project = Project(folder)
     # the file changed since it was hashed: keyed by the audio it holds now
     audio_hash = current_hash(project, audio_hash, audio_path)
-    backend = get_backend(model, device=device)
+    backend, owned = saliency_backend(model, device)
     name = Path(audio_path).name
 
     def item(**kw):
@@ -216,7 +262,8 @@ def saliency(
             prog.stage(0.05, 1.0, f"saliency of {name}")
         return item(cancelled=cancelled, progress=prog.report, words=words)
     finally:
-        backend.close()
+        if owned:
+            backend.close()
         project.close()
 
 

@@ -220,6 +220,10 @@ class WhisperCT2Backend(Backend):
     """
 
     capabilities = frozenset({"transcribe", "embed", "score"})
+    #: One loaded backend may serve several jobs in turn and at once (CTranslate2 queues
+    #: concurrent calls on its workers; the feature extractor and tokenizer keep no state
+    #: between calls): :func:`fairdesk.jobs.tasks.saliency` keeps it loaded between items.
+    shareable = True
     #: ``score_many`` takes ``context_s`` (a shorter padded encoder window).
     score_context = True
 
@@ -316,6 +320,17 @@ class WhisperCT2Backend(Backend):
             )
             bound_features(self._loaded.feature_extractor)
         return self._loaded
+
+    def load(self) -> None:
+        """Load the model now (otherwise the first call that needs it does)."""
+        self._check_open()
+        self._model  # noqa: B018 (the property loads it)
+
+    def warm(self) -> None:
+        """Load the model now and run one short scoring, so that the next call finds it
+        ready: CTranslate2's first pass after a load costs more than a later one."""
+        self._check_open()
+        self.score(np.zeros(SAMPLE_RATE // 10, dtype=np.float32), "a")
 
     def _check_open(self) -> None:
         if self._closed:

@@ -190,7 +190,13 @@ def test_worst_items_are_precomputed_only_while_nothing_else_runs(qtbot, ctx, mi
         stopped.set()
         return {"curve": np.ones(4, np.float32), "frame_s": 0.01, "words": []}
 
+    preloaded = []
+
+    def preload(model, *, device, progress, cancelled):
+        preloaded.append((model, device))
+
     monkeypatch.setattr(tasks, "saliency", slow_saliency)
+    monkeypatch.setattr(tasks, "warm_saliency_model", preload)
     monkeypatch.setattr(item_saliency, "BACKGROUND_POLL_MS", 20)
     monkeypatch.setattr(item_saliency, "PRECOMPUTE", True)
     w = ItemPanel(ctx)
@@ -211,3 +217,8 @@ def test_worst_items_are_precomputed_only_while_nothing_else_runs(qtbot, ctx, mi
     assert stopped.wait(5)
     qtbot.waitUntil(lambda: not w._bg_job.running, timeout=5000)
     w.stop_background_saliency()
+    # the run's model was loaded in the background ahead of the first click, once
+    qtbot.waitUntil(lambda: preloaded == [("whisper-tiny.en", "cpu")], timeout=5000)
+    w._start_background_saliency()
+    w.stop_background_saliency()
+    assert preloaded == [("whisper-tiny.en", "cpu")]

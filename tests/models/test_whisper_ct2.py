@@ -124,3 +124,12 @@ def test_the_loaded_model_computes_long_features_in_blocks(whisper):
 
     fe = whisper._model.feature_extractor
     assert isinstance(fe, FeatureExtractor) and type(fe) is _block_features_class(FeatureExtractor)
+
+
+def test_load_and_warm_leave_scores_unchanged(whisper, speech):
+    audio, text = speech[2]
+    before = whisper.score(audio, text)
+    with get_backend("whisper-tiny.en", device="cpu", cpu_threads=2) as other:
+        other.load()
+        other.warm()
+        assert other.score(audio, text) == pytest.approx(before, abs=1e-6)

@@ -154,7 +154,8 @@ def mark_units(texts: Sequence[str | None]) -> list[tuple[str | None, ...]]:
 
         from rapidfuzz.distance import Levenshtein
 
-        for tag, i1, i2, j1, j2 in Levenshtein.opcodes(pivot.base, u.base):
+        for op in Levenshtein.opcodes(pivot.base, u.base):
+            tag, i1, i2, j1, j2 = op.tag, op.src_start, op.src_end, op.dest_start, op.dest_end
             if tag in ("equal", "replace"):
                 m = min(i2 - i1, j2 - j1)
                 for d in range(m):

@@ -77,7 +77,8 @@ def common_items(
     unknown = set(failed) - set(systems)
     if unknown:
         raise ValueError(f"failed names unknown systems {sorted(map(str, unknown))}.")
-    usable, seen = {}, {}
+    usable: dict[str, set] = {}
+    seen: dict[object, None] = {}  # every item id once, in first-seen order
     for name, f in frames.items():
         lack = [c for c in [item_col, *stat_cols] if c not in f.columns]
         if lack:

@@ -447,8 +447,7 @@ def token_owners(words: list[str], tokens, norm) -> list[tuple[int, int]]:
             chars.append(ch)
             char_token.append(j)
     hits: list[list[int]] = [[] for _ in tokens]
-    for op in Levenshtein.opcodes(chars, owned):
-        tag, a0, a1, b0, b1 = op.tag, op.src_start, op.src_end, op.dest_start, op.dest_end
+    for tag, a0, a1, b0, b1 in Levenshtein.opcodes(chars, owned):
         if tag not in ("equal", "replace"):
             continue
         for k in range(a1 - a0):  # a replaced stretch maps letter to letter, in proportion

@@ -32,6 +32,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
+from .block_labels import _codes, _missing_mask, _present
+
 SCHEMES = ("two_way", "speaker", "content", "utterance")
 #: Fewest shared content ids for a paired scheme (docs/METHODS.md, "Resampling schemes").
 MIN_SHARED_CONTENT = 5
@@ -101,36 +103,6 @@ def _row_counts(idx: np.ndarray, n_blocks: int) -> np.ndarray:
         flat += offsets[: b - a]
         out[a:b] = np.bincount(flat.ravel(), minlength=(b - a) * n_blocks).reshape(b - a, n_blocks)
     return out.reshape(idx.shape[:-1] + (n_blocks,))
-
-
-def _missing_mask(values: np.ndarray) -> np.ndarray:
-    """Missing labels: None/NaN, or negative codes in an integer array."""
-    values = np.asarray(values)
-    if values.dtype.kind in "iu":
-        return values < 0
-    return pd.isna(values)
-
-
-def _codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes ``0..n-1`` of labels and the labels; a missing label is its own block."""
-    values = np.asarray(values)
-    missing = _missing_mask(values)
-    if missing.any():
-        values = values.astype(object)
-        values[missing] = None
-    codes, uniq = pd.factorize(values)
-    labels = np.asarray(uniq, dtype=object)
-    if missing.any():
-        n_missing = int(missing.sum())
-        codes = codes.copy()
-        codes[missing] = len(labels) + np.arange(n_missing)
-        labels = np.concatenate([labels, np.array([None] * n_missing, dtype=object)])
-    return codes.astype(np.int64), labels
-
-
-def _present(values: np.ndarray) -> set:
-    values = np.asarray(values)
-    return set(pd.unique(values[~_missing_mask(values)]).tolist())
 
 
 @dataclass(frozen=True)

@@ -75,7 +75,7 @@ from fairdesk.stats.results import BlockCounts
 from fairdesk.stats.settings import AuditSettings
 from fairdesk.stats.slicing import choose_reference, minimums_from_counts, missing_groups
 from fairdesk.stats.system_classical import classical_tests
-from fairdesk.stats.system_items import SystemItems, common_items
+from fairdesk.stats.system_items import SystemItems, common_items, sclite_percent
 from fairdesk.stats.system_results import (
     GapDifference,
     SystemComparisonResult,
@@ -381,8 +381,8 @@ def _compare(
             system=systems[j],
             baseline=systems[0],
             scale=spec.scale,
-            baseline_percent=_sclite_percent(items, spec, 0),
-            system_percent=_sclite_percent(items, spec, j),
+            baseline_percent=sclite_percent(items, spec, 0),
+            system_percent=sclite_percent(items, spec, j),
         )
         for j in range(1, len(systems))
         for spec in specs
@@ -396,18 +396,6 @@ def _compare(
         "bootstrap": boot,
         "draws": draws,
     }
-
-
-def _sclite_percent(items: SystemItems, spec, j: int) -> np.ndarray | None:
-    """Per-utterance WER% as sclite computes it (100·S/N + 100·D/N + 100·I/N, in this order:
-    its floating-point ties decide sc_stats' Wilcoxon ranks); None for other metrics."""
-    raw = items.raw[items.systems[j]]
-    if spec.id != "wer" or not {"n_sub", "n_del", "n_ins", "n_words"} <= set(raw.columns):
-        return None
-    n = raw["n_words"].to_numpy(float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        parts = [100 * raw[c].to_numpy(float) / n for c in ("n_sub", "n_del", "n_ins")]
-    return parts[0] + parts[1] + parts[2]
 
 
 def _untested(rec: dict, status: str, reason: str | None, no_variation=None) -> dict:

@@ -145,6 +145,7 @@ PACKAGES: dict[str, dict[str, list[str]]] = {
             "fairdesk/stats/compare.py",
             "fairdesk/stats/comparison.py",
             "fairdesk/stats/bootstrap.py",
+            "fairdesk/stats/block_labels.py",
             "fairdesk/stats/groupci.py",
             "fairdesk/stats/jackknife.py",
             "fairdesk/stats/parallel.py",

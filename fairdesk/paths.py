@@ -25,13 +25,18 @@ def frozen() -> bool:
     return bool(getattr(sys, "frozen", False)) and hasattr(sys, "_MEIPASS")
 
 
+def _bundle() -> Path:
+    """The folder a bundle unpacks to (PyInstaller's ``sys._MEIPASS``; only when frozen)."""
+    return Path(sys._MEIPASS)  # type: ignore[attr-defined]  # PyInstaller sets it at run time
+
+
 def resources_dir() -> Path:
     """The ``resources/`` folder (``FAIRDESK_RESOURCES`` overrides it)."""
     env = os.environ.get("FAIRDESK_RESOURCES")
     if env:
         return Path(env)
     if frozen():
-        return Path(sys._MEIPASS) / "resources"
+        return _bundle() / "resources"
     return _PACKAGE.parent / "resources"
 
 
@@ -47,7 +52,7 @@ def docs_dir() -> Path:
     if env:
         return Path(env)
     if frozen():
-        return Path(sys._MEIPASS) / "docs"
+        return _bundle() / "docs"
     source = _PACKAGE.parent / "docs"
     if (source / "index.md").is_file() and (_PACKAGE.parent / "mkdocs.yml").is_file():
         return source

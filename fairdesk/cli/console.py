@@ -120,7 +120,7 @@ def format_groups(res, metrics=None, readings: bool = True) -> str:
     # alone: its comparisons, not WER's, which has none)
     first = next((m for m in metrics if any(c.metric == m for c in run.comparisons)), None)
     comps = [c for c in run.comparisons if c.metric == first]
-    if comps:
+    if first is not None and comps:
         out.append("")
         schemes = sorted({str(c.estimator) for c in comps if c.estimator})
         design = run.design

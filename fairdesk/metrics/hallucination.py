@@ -134,7 +134,7 @@ def find_loop(
         "words": n * repeats, "repeats_in_reference": int}`` for the run covering most words.
     """
     hyp, ref = list(hyp_tokens), list(ref_tokens)
-    best = None
+    best: dict | None = None
     for n in range(1, int(max_n) + 1):
         for start, k in _runs(hyp, n):
             if k < min_repeats:

@@ -166,12 +166,13 @@ class Phonemizer:
         self.unknown: set[str] = set()
 
     def _espeak(self, words: list[str]) -> dict[str, tuple[str, ...]]:
-        if not words or not self.espeak:
+        espeak = self.espeak
+        if not words or not espeak:
             return {}
 
         def run(text: str) -> list[str]:
             r = subprocess.run(
-                [self.espeak, "-q", "-v", self.voice, "--ipa", "--sep=_"],
+                [espeak, "-q", "-v", self.voice, "--ipa", "--sep=_"],
                 input=text,
                 capture_output=True,
                 text=True,

@@ -147,7 +147,7 @@ def _value_text(value) -> str:
     return as_text(value)
 
 
-def _normalized(slots, norm: Callable[[object], str]) -> dict[str, tuple[str, list]]:
+def _normalized(slots, norm: Callable[[object], str]) -> dict[str, tuple[str, list[str], list]]:
     """``{normalised name: (display name, sorted normalised values, raw values)}``; slots whose
     values all normalise to ``""`` are dropped."""
     out = {}

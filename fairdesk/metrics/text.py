@@ -115,7 +115,8 @@ def _edit_counts(ref, hyp) -> tuple[int, int, int, int]:
     """(n_ref, S, D, I) of the alignment jiwer makes: rapidfuzz Levenshtein opcodes of the
     token sequences (jiwer maps tokens to integers and calls the same function)."""
     s = d = i = 0
-    for tag, i1, i2, j1, j2 in Levenshtein.opcodes(ref, hyp):
+    for op in Levenshtein.opcodes(ref, hyp):
+        tag, i1, i2, j1, j2 = op.tag, op.src_start, op.src_end, op.dest_start, op.dest_end
         if tag == "replace":
             s += i2 - i1
         elif tag == "delete":
@@ -317,7 +318,8 @@ def tone_counts_units(ref: _Units, hyp: _Units) -> ToneCounts:
         return ToneCounts(0, 0, 0, 0)
     rmarks, hmarks = ref.marks, hyp.marks
     dropped = halluc = wrong = 0
-    for tag, i1, i2, j1, j2 in Levenshtein.opcodes(ref.base, hyp.base):
+    for op in Levenshtein.opcodes(ref.base, hyp.base):
+        tag, i1, i2, j1, j2 = op.tag, op.src_start, op.src_end, op.dest_start, op.dest_end
         if tag in ("equal", "replace"):
             n = min(i2 - i1, j2 - j1)
             for k in range(n):

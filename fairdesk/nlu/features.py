@@ -87,7 +87,7 @@ class TfidfSpace:
         return x
 
     def to_dict(self) -> dict:
-        vocab = sorted(self.index, key=self.index.get)
+        vocab = sorted(self.index, key=self.index.__getitem__)
         return {"analyzer": self.analyzer, "vocabulary": vocab, "idf": self.idf.tolist()}
 
     @classmethod

@@ -143,6 +143,7 @@ class MusicSlotFiller:
             slots = {k: v for k, v in m.groupdict().items() if v and k != "work"}
             work = m.groupdict().get("work")
             if work:
+                assert work_kind is not None  # a pattern with a work group names its kinds
                 kind, score = self.best_kind(work, _WORK_KINDS[work_kind])
                 slots[kind if score >= self.type_threshold else "song"] = work
             return slots

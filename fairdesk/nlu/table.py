@@ -31,6 +31,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import SupportsFloat, SupportsIndex
 
 from fairdesk.core.plurals import count
 from fairdesk.core.tables import Table, read_table
@@ -195,8 +196,10 @@ class TableNlu(NluModel):
         slots.update({k: str(v).strip() for k, v in record.get("__slot_columns__", {}).items()})
         col, conf = _first(record, _CONF)
         confidence = None
-        if not _blank(conf):
+        if col is not None and not _blank(conf):  # col is None only when conf is missing
             try:
+                if not isinstance(conf, str | SupportsFloat | SupportsIndex):
+                    raise TypeError
                 confidence = float(conf)
             except (TypeError, ValueError):
                 return BadRow(line, col, f"confidence {conf!r} is not a number")

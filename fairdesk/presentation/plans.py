@@ -327,7 +327,7 @@ def unreached_tip(cp) -> str:
 def side_rows(cp) -> list[tuple[str, ...]]:
     """The two sides of a comparison plan as table rows of text (:data:`SIDE_COLUMNS`):
     what the report's and the GUI's sides tables show."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for n in (cp.group_need, cp.reference_need):
         if n is None:
             continue

@@ -62,8 +62,11 @@ class RadarScale:
 
 
 def _get(values, g, m) -> float:
+    raw = (values.get(g) or {}).get(m)
+    if raw is None:
+        return math.nan
     try:
-        v = float((values.get(g) or {}).get(m))
+        v = float(raw)
     except (TypeError, ValueError):
         return math.nan
     return v if math.isfinite(v) else math.nan

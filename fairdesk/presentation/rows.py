@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..metrics.registry import BOUND_CLAMPED, metric_range
@@ -77,7 +77,7 @@ def group_rows(
         if g.excluded or getattr(g, "missing", False):
             continue
         v = (g.values or {}).get(metric)
-        ci = (g.ci or {}).get(metric) or ()
+        ci: Sequence = (g.ci or {}).get(metric) or ()
         lo, hi = (shown(ci[0]), shown(ci[1])) if len(ci) == 2 else (None, None)
         e = group_basis(g, metric)
         rows.append(

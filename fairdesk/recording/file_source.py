@@ -120,13 +120,22 @@ def file_stream_factory(path, speed: float | None = 1.0, loop: bool = False) -> 
 
     path = Path(path).expanduser()
     probe(path)
-    cache: dict[tuple, np.ndarray] = {}
+    return _FileStreamFactory(path, speed, loop)
 
-    def make(samplerate, channels, dtype, blocksize, callback, device=None):
+
+class _FileStreamFactory:
+    """The ``stream_factory`` :func:`file_stream_factory` makes: decoded samples are kept per
+    (rate, channels, dtype); ``source`` names the file (the GUI shows which is the input)."""
+
+    def __init__(self, path: Path, speed: float | None, loop: bool):
+        self.path, self.speed, self.loop = path, speed, loop
+        self.source = str(path)
+        self._cache: dict[tuple, np.ndarray] = {}
+
+    def __call__(self, samplerate, channels, dtype, blocksize, callback, device=None):
         key = (int(samplerate), int(channels), dtype)
-        if key not in cache:
-            cache[key] = file_samples(path, samplerate, channels, dtype)
-        return FileStream(cache[key], samplerate, blocksize, callback, speed=speed, loop=loop)
-
-    make.source = str(path)  # the GUI shows which file is the input
-    return make
+        if key not in self._cache:
+            self._cache[key] = file_samples(self.path, samplerate, channels, dtype)
+        return FileStream(
+            self._cache[key], samplerate, blocksize, callback, speed=self.speed, loop=self.loop
+        )

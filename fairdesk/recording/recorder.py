@@ -276,7 +276,7 @@ class Recorder:
         _write_json_atomic(sidecar_path(path), self._meta)
         self._stream = stream
         self._writer = threading.Thread(
-            target=self._write_loop, name="fairdesk-take-writer", daemon=True
+            target=self._write_loop, args=(self._file,), name="fairdesk-take-writer", daemon=True
         )
         self._writer.start()
         try:
@@ -302,9 +302,8 @@ class Recorder:
             self._overflows += 1
         self._queue.put_nowait(indata.copy())
 
-    def _write_loop(self) -> None:
+    def _write_loop(self, f: WavAppender) -> None:
         last_sync = time.monotonic()
-        f = self._file
         while True:
             block = self._queue.get()
             if block is None:
@@ -383,6 +382,8 @@ class Recorder:
         """
         if not self.recording:
             raise RecorderError("not recording")
+        path = self.path
+        assert path is not None  # set by start()
         try:
             self._close_stream()
         finally:
@@ -395,7 +396,7 @@ class Recorder:
                 "that is kept. Free disk space or choose another folder"
             )
         return RecordedTake(
-            self.path,
+            path,
             self.samplerate,
             self.channels,
             self.frames,

@@ -509,8 +509,8 @@ def recover_recordings(project: Project, folder=None) -> list[rec.RecordedTake]:
             wav.resolve().relative_to(base.resolve())
         except ValueError:
             return None
-        meta = rec.read_sidecar(wav)
-        status = (meta or {}).get("status")
+        meta = rec.read_sidecar(wav) or {}
+        status = meta.get("status")
         if status == rec.RECORDING:
             return None  # a live recorder writes it
         if status in (rec.DONE, rec.RECOVERED):

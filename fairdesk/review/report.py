@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from jiwer import WordOutput
 
 
 def _num(v) -> float:
@@ -51,7 +55,7 @@ class WordAlignment:
     ref: tuple[str, ...]
     hyp: tuple[str, ...]
     ops: tuple[AlignedWord, ...]
-    output: object = None
+    output: WordOutput | None = None
 
     def counts(self) -> dict[str, int]:
         """``{"S": n, "D": n, "I": n}`` of the alignment."""
@@ -99,8 +103,8 @@ def item_report(row: dict, language: str = "en", normaliser: str | None = None) 
     shown is the one its WER counted; None chooses by ``language``."""
     import jiwer
 
-    from ..metrics import slot_diff
     from ..metrics.hallucination import item_pitfalls
+    from ..metrics.slots import slot_diff
     from .diacritics import diacritic_detail
 
     out = word_alignment(row.get("reference"), row.get("hypothesis"), language, normaliser).output

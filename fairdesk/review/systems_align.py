@@ -53,7 +53,9 @@ def systems_alignment(
         al = word_alignment(reference, hypotheses[n], language, normaliser)
         ref = al.ref
         counts[n] = al.counts()
-        here, before, nxt = {}, {}, 0
+        here: dict[int, tuple[str, str]] = {}
+        before: dict[int, list[str]] = {}  # words inserted before reference word k
+        nxt = 0
         for o in al.ops:
             word = al.hyp[o.hyp_index] if o.hyp_index is not None else ""
             if o.ref_index is None:

@@ -5,6 +5,8 @@ The names load their modules on first use (module ``__getattr__``): importing on
 submodule, e.g. ``stats.representation`` for a typed result, does not load scipy.
 """
 
+from typing import TYPE_CHECKING
+
 from .._lazy import lazy_attributes
 
 #: public name -> the module that defines it (imported on first access)
@@ -33,6 +35,32 @@ _LAZY: dict[str, str] = {
     "gini": ".summary",
     "weighted_std": ".summary",
 }
+
+# the same names for type checkers (``X as X``: re-exported; tests/test_lazy_exports.py)
+if TYPE_CHECKING:
+    from .bootstrap import ESTIMATOR_LABELS as ESTIMATOR_LABELS
+    from .bootstrap import SCHEMES as SCHEMES
+    from .compare import compare_groups as compare_groups
+    from .minimums import Precheck as Precheck
+    from .minimums import check_groups_before_inference as check_groups_before_inference
+    from .minimums import exclusion_message as exclusion_message
+    from .representation import RepresentationResult as RepresentationResult
+    from .representation import leakage as leakage
+    from .representation import representation_analysis as representation_analysis
+    from .representation import silhouette as silhouette
+    from .results import AuditResult as AuditResult
+    from .results import Comparison as Comparison
+    from .results import Exclusion as Exclusion
+    from .results import GroupInfo as GroupInfo
+    from .settings import AuditSettings as AuditSettings
+    from .slicing import apply_minimums as apply_minimums
+    from .slicing import check_run_cap as check_run_cap
+    from .slicing import choose_reference as choose_reference
+    from .slicing import slice_frame as slice_frame
+    from .slicing import stratified_sample as stratified_sample
+    from .summary import MetricSummary as MetricSummary
+    from .summary import gini as gini
+    from .summary import weighted_std as weighted_std
 
 __all__ = sorted(_LAZY)
 

@@ -139,9 +139,9 @@ def mark_units(texts: Sequence[str | None]) -> list[tuple[str | None, ...]]:
     pivot = units[present[0]]
     assert pivot is not None
     rows: list[list[str | None]] = []
-    for m in pivot.marks:
+    for marks in pivot.marks:
         row: list[str | None] = [None] * n
-        row[present[0]] = _category(m)
+        row[present[0]] = _category(marks)
         rows.append(row)
     extra: list[list[str | None]] = []
     for k in present[1:]:
@@ -155,7 +155,8 @@ def mark_units(texts: Sequence[str | None]) -> list[tuple[str | None, ...]]:
 
         from rapidfuzz.distance import Levenshtein
 
-        for tag, i1, i2, j1, j2 in Levenshtein.opcodes(pivot.base, u.base):
+        for op in Levenshtein.opcodes(pivot.base, u.base):
+            tag, i1, i2, j1, j2 = op.tag, op.src_start, op.src_end, op.dest_start, op.dest_end
             if tag in ("equal", "replace"):
                 m = min(i2 - i1, j2 - j1)
                 for d in range(m):
@@ -210,9 +211,10 @@ def _table(items: Sequence[AgreementItem], n_ann: int, normalise: Callable) -> _
         normed = [None if t is None else normalise(t) for t in it.texts]
         units = [None if t is None else _units(tone_preserving(t)) for t in it.texts]
         for p, (a, b) in enumerate(pairs):
-            if normed[a] is None or normed[b] is None:
+            na, nb = normed[a], normed[b]
+            if na is None or nb is None:
                 continue
-            ab, ba = word_counts_many([normed[a], normed[b]], [normed[b], normed[a]])
+            ab, ba = word_counts_many([na, nb], [nb, na])
             wer_err[i, p] = ab.n_sub + ab.n_del + ab.n_ins
             wer_words[i, p] = (ab.n_words + ba.n_words) / 2
         for q, (a, b) in enumerate(ordered):

@@ -32,6 +32,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
+from .block_labels import _codes, _missing_mask, _present
+
 SCHEMES = ("two_way", "speaker", "content", "utterance")
 #: Fewest shared content ids for a paired scheme (docs/METHODS.md, "Resampling schemes").
 MIN_SHARED_CONTENT = 5
@@ -91,7 +93,9 @@ def _row_counts(idx: np.ndarray, n_blocks: int) -> np.ndarray:
     n = len(rows)
     out = np.empty((n, n_blocks), dtype=np.int64)
     step = max(1, _COUNT_BLOCK // max(1, n_blocks))
-    wide = np.int32 if step * n_blocks < np.iinfo(np.int32).max else np.int64
+    wide: type[np.signedinteger] = (
+        np.int32 if step * n_blocks < np.iinfo(np.int32).max else np.int64
+    )
     offsets = (np.arange(min(step, n), dtype=wide) * n_blocks)[:, None]
     for a in range(0, n, step):
         b = min(n, a + step)
@@ -99,33 +103,6 @@ def _row_counts(idx: np.ndarray, n_blocks: int) -> np.ndarray:
         flat += offsets[: b - a]
         out[a:b] = np.bincount(flat.ravel(), minlength=(b - a) * n_blocks).reshape(b - a, n_blocks)
     return out.reshape(idx.shape[:-1] + (n_blocks,))
-
-
-def _missing_mask(values: np.ndarray) -> np.ndarray:
-    """Missing labels: None/NaN, or negative codes in an integer array."""
-    values = np.asarray(values)
-    if values.dtype.kind in "iu":
-        return values < 0
-    return pd.isna(values)
-
-
-def _codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes ``0..n-1`` of labels and the labels; a missing label is its own block."""
-    values = np.asarray(values)
-    missing = _missing_mask(values)
-    codes, uniq = pd.factorize(np.where(missing, None, values) if missing.any() else values)
-    labels = np.asarray(uniq, dtype=object)
-    if missing.any():
-        n_missing = int(missing.sum())
-        codes = codes.copy()
-        codes[missing] = len(labels) + np.arange(n_missing)
-        labels = np.concatenate([labels, np.array([None] * n_missing, dtype=object)])
-    return codes.astype(np.int64), labels
-
-
-def _present(values: np.ndarray) -> set:
-    values = np.asarray(values)
-    return set(pd.unique(values[~_missing_mask(values)]).tolist())
 
 
 @dataclass(frozen=True)
@@ -280,7 +257,9 @@ def _item_weights(b: _Blocks, u: np.ndarray | None, w: np.ndarray | None) -> np.
     """The bootstrap weight of each item with versions in a chunk of replicates."""
     vd = b.versions
     assert vd is not None and b.item_rows is not None and b.item_cols is not None
-    out = np.ones((len(u) if u is not None else len(w), len(vd.rows)))
+    draws = u if u is not None else w
+    assert draws is not None, "a chunk of replicates draws rows, contents or both"
+    out = np.ones((len(draws), len(vd.rows)))
     if u is not None and b.draw_rows:
         out *= u[:, b.item_rows[vd.rows]]
     if w is not None and b.draw_cols:
@@ -288,7 +267,7 @@ def _item_weights(b: _Blocks, u: np.ndarray | None, w: np.ndarray | None) -> np.
     return out
 
 
-def _side_blocks(side: Side, scheme: str, shared: np.ndarray) -> _Blocks:
+def _side_blocks(side: Side, scheme: str, shared: np.ndarray | None) -> _Blocks:
     # speaker ids keep their type: integer codes (as compare passes them) mark a missing id
     # with a negative code, labels with None/NaN; either way each such item is its own block
     X = np.asarray(side.stats, dtype=float)
@@ -296,6 +275,7 @@ def _side_blocks(side: Side, scheme: str, shared: np.ndarray) -> _Blocks:
         raise ValueError("Side.stats must be a 2-D (items × statistics) array.")
     n, k = X.shape
     if scheme in ("two_way", "content"):
+        assert shared is not None, "the content-drawing schemes need the shared contents"
         contents = np.asarray(side.contents)
         cc = pd.Index(shared).get_indexer(contents).astype(np.int64)
         cc[_missing_mask(contents)] = -1
@@ -318,7 +298,7 @@ def _side_blocks(side: Side, scheme: str, shared: np.ndarray) -> _Blocks:
         rows = np.zeros(len(X), dtype=np.int64)
         labels = np.array(["(all)"], dtype=object)
     n_rows = len(labels)
-    T = np.zeros((n_rows * n_cols, k))
+    T: np.ndarray = np.zeros((n_rows * n_cols, k))
     flat = rows * n_cols + cc
     for j in range(k):
         T[:, j] = np.bincount(flat, weights=X[:, j], minlength=n_rows * n_cols)
@@ -483,7 +463,9 @@ def bootstrap_pair(
     if keep_totals and Mg is not None and n_rep * Sg * Kc * Mg.itemsize <= _TOTALS_BYTES:
         totals = np.empty((n_rep, Sg, Kc), dtype=Mg.dtype)
     w_all = np.empty((n_rep, C), dtype=np.uint8) if gb.draw_cols and totals is None else None
-    keep = {"group": [], "reference": []} if keep_counts else None
+    keep: dict[str, list[np.ndarray]] | None = (
+        {"group": [], "reference": []} if keep_counts else None
+    )
     step = _chunk(n_rep, C + max(Sg, Sr) * (Kc + 1))
     wdt = _draw_dtype(Mg, Mr)
     for b0 in range(0, n_rep, step):
@@ -493,6 +475,8 @@ def bootstrap_pair(
         ug = draw_counts(rng, Sg, m) if gb.draw_rows else None
         ur = draw_counts(rng, Sr, m) if rb.draw_rows else None
         if totals is not None:
+            # kept only where both are drawn (Mg exists): w and ug are this chunk's draws
+            assert w is not None and Mg is not None and ug is not None
             totals[b0:b1] = (w.astype(Mg.dtype, copy=False) @ Mg).reshape(m, Sg, Kc)
             g_reps[b0:b1, cols] = np.einsum("bs,bsk->bk", ug, totals[b0:b1].astype(float))
         else:
@@ -504,12 +488,16 @@ def bootstrap_pair(
                     vd = blk.versions.columns(cols)
                     reps[b0:b1, cols] += version_term(vd, _item_weights(blk, u, w), vrng)
         if w_all is not None:
+            assert w is not None  # both exist where the scheme draws contents
             if w_all.dtype == np.uint8 and w.max(initial=0) > 255:
                 w_all = w_all.astype(np.uint32)
             w_all[b0:b1] = w
         if keep is not None:
-            keep["group"].append(ug)
-            keep["reference"].append(ur)
+            # a side's list stays empty where its rows are not drawn (and is not read)
+            if ug is not None:
+                keep["group"].append(ug)
+            if ur is not None:
+                keep["reference"].append(ur)
     counts = None
     if keep is not None:
         if w_all is None and gb.draw_cols:
@@ -600,6 +588,7 @@ def jackknife_group_speakers(pb: PairBootstrap, rng: np.random.Generator) -> Spe
         M = _content_major(T)
         W = (w.astype(M.dtype) @ M).reshape(B, S, K).astype(float)
     if pb.scheme == "content":
+        assert W is not None  # the content scheme draws contents: w exists
         base = W.sum(axis=1)  # B × K
         reps[:, :, cols] = base[None] - W.transpose(1, 0, 2)
         return SpeakerJackknife(gb.row_labels, point, reps)
@@ -609,7 +598,7 @@ def jackknife_group_speakers(pb: PairBootstrap, rng: np.random.Generator) -> Spe
     for j0 in range(0, S, step):
         js = np.arange(j0, min(S, j0 + step))
         # 16-bit draws below 32,768 speakers, as in draw_counts
-        small = np.int16 if S <= np.iinfo(np.int16).max else np.int64
+        small: type[np.signedinteger] = np.int16 if S <= np.iinfo(np.int16).max else np.int64
         idx = rng.integers(0, S - 1, size=(len(js), B, S - 1), dtype=small)
         idx += idx >= js.astype(small)[:, None, None]  # skip the left-out speaker
         u = _row_counts(idx, S)

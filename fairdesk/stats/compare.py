@@ -211,11 +211,11 @@ def _compare_groups(
         )
     every = specs + describe
     stat_cols = list(dict.fromkeys(c for s in every for c in s.stats))
-    missing = [c for c in stat_cols if c not in frame.columns]
-    if missing:
+    lacking = [c for c in stat_cols if c not in frame.columns]
+    if lacking:
         raise ValueError(
-            f"The frame lacks the per-item statistic column(s) {missing} needed by metrics "
-            f"{[s.id for s in every if set(s.stats) & set(missing)]}; compute item stats first."
+            f"The frame lacks the per-item statistic column(s) {lacking} needed by metrics "
+            f"{[s.id for s in every if set(s.stats) & set(lacking)]}; compute item stats first."
         )
     check_run_cap(frame, settings.max_items, group_col=group_col)
     X = frame[stat_cols].to_numpy(dtype=float)
@@ -369,13 +369,14 @@ def _compare_groups(
         """The pending comparisons of ``specs_`` between sides ``gs`` and ``rs`` (the whole
         groups, or a sampled metric's samples: ``sample`` in words, ``below`` the reason
         it is below the minimums)."""
+        assert ref is not None  # groups are compared only against a reference
         design, n_shared, _ = content_design(gs, rs)
         where = f" (group {g!r} vs reference {ref!r})"
         if below is not None:
             scheme, problem = None, below
         elif settings.resampling == "auto":
             scheme, units, failed = auto_scheme(gs, rs, spk_codes is not None, n_shared)
-            problem = None if scheme else units_problem(units, failed, g, ref)
+            problem = None if failed is None else units_problem(units, failed, g, ref)
         else:
             scheme = choose_scheme(spk_codes is not None, n_shared, settings.resampling, where)
             units = scheme_units(gs, rs, scheme)
@@ -385,7 +386,12 @@ def _compare_groups(
         if sample is not None and problem is not None and below is None:
             problem = f"on {sample}: {problem}"
         g_spk, r_spk = _n_speakers(gs), _n_speakers(rs)
-        single = scheme in ("utterance", "content") and g_spk is not None and min(g_spk, r_spk) < 2
+        single = (
+            scheme in ("utterance", "content")
+            and g_spk is not None
+            and r_spk is not None
+            and min(g_spk, r_spk) < 2
+        )
         pb = None
         if scheme is not None:
             pb = bootstrap_pair(
@@ -427,6 +433,7 @@ def _compare_groups(
         return new
 
     def compare_one(g: str) -> list[Pending]:
+        assert ref is not None  # others is empty without a reference
         new = compare_sides(g, side(g), ref_side, plain) if plain else []
         for spec in sampled:  # each on its own sample (docs/METHODS.md, "Saliency grounding")
             gi, ri = sample_rows(g, spec), sample_rows(ref, spec)

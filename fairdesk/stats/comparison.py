@@ -160,7 +160,7 @@ def pending_one(
     cg = constant_value(item_values(spec, Xg, c))
     cr = constant_value(item_values(spec, Xr, c))
     both_constant = cg is not None and cr is not None
-    if both_constant and abs(cg - cr) <= 1e-12 * max(1.0, abs(cg)):
+    if cg is not None and cr is not None and abs(cg - cr) <= 1e-12 * max(1.0, abs(cg)):
         ng, unit = denominator(spec, Xg, c)
         nr, _ = denominator(spec, Xr, c)
         pc.status = "no_variation"
@@ -246,12 +246,15 @@ def finish(
     )
     if pc.status != "test":
         if pc.status == "no_variation":
+            assert pc.no_variation is not None  # set with the status
             text = reading_no_variation(spec.id, spec.label, pc.group, ref, pc.no_variation)
         elif pc.status == "descriptive":
+            assert pc.basis is not None  # set with the status
             text = reading_descriptive(
                 spec.id, spec.label, pc.group, ref, pc.value, pc.reference_value, pc.basis
             )
         else:
+            assert pc.reason is not None  # set with the status
             text = reading_not_estimable(
                 spec.id,
                 spec.label,
@@ -279,6 +282,7 @@ def finish(
             basis=pc.basis,
             sample=pc.sample,
         )
+    assert pb is not None  # a comparison that is tested was resampled
     if pc.scheme in ("two_way", "content") and (
         pb.n_group_items < pc.n_items_total or pb.n_reference_items < pc.n_ref_total
     ):
@@ -300,6 +304,7 @@ def finish(
         confounded = significant
     elif significant and pb.n_group_speakers is not None:
         # p_adj >= p, so a significant comparison had p < alpha: its jackknife was computed
+        assert pc.jack is not None
         if jackknife_flips(pc.jack, spec, pc.reference_value, mult, practical, settings):
             confounded = True
             flags.append("speaker_jackknife_flip")

@@ -255,7 +255,7 @@ def diacritic_table(
     ValueError
         When a needed column is missing, ``count`` is unknown or ``n_bootstrap`` < 200.
     """
-    from ..metrics import compute_item_stats
+    from ..metrics.items import compute_item_stats
 
     missing = [c for c in ("reference", "hypothesis", by) if c not in frame.columns]
     if missing:

@@ -133,7 +133,7 @@ def too_few(units: dict) -> bool:
 
 def auto_scheme(
     group: Side, reference: Side, has_speakers: bool, n_shared: int
-) -> tuple[str | None, dict | None, str | None]:
+) -> tuple[str | None, dict, str | None]:
     """The automatic scheme of docs/METHODS.md, "Resampling schemes" that has ≥ 2 units per side.
 
     Order: two_way (speakers and ≥ 5 shared contents), speaker (speakers), content (no
@@ -157,6 +157,7 @@ def auto_scheme(
         if not too_few(units):
             return scheme, units, None
         first_problem = first_problem or (scheme, units)
+    assert first_problem is not None  # candidates is never empty
     return None, first_problem[1], first_problem[0]
 
 

@@ -54,7 +54,7 @@ def bootstrap_p(gap: float, gap_reps: np.ndarray) -> float:
     return float((1 + np.count_nonzero(np.abs(reps - gap) >= abs(gap))) / (reps.size + 1))
 
 
-def holm_multipliers(p_values: Sequence[float]) -> np.ndarray:
+def holm_multipliers(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
     """Holm's multiplier m − rank + 1 of each p-value (rank 1 = smallest; NaN → NaN)."""
     p = np.asarray(p_values, dtype=float)
     out = np.full(p.shape, np.nan)
@@ -64,7 +64,7 @@ def holm_multipliers(p_values: Sequence[float]) -> np.ndarray:
     return out
 
 
-def holm_adjust(p_values: Sequence[float]) -> np.ndarray:
+def holm_adjust(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
     """Holm–Bonferroni adjusted p-values; NaN stays NaN.
 
     The same numbers as statsmodels ``multipletests(p, method="holm")[1]`` (checked by the

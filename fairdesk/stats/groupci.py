@@ -158,6 +158,7 @@ def bootstrap_value(
     draw_cols = scheme in ("two_way", "content")
     draw_rows = scheme in ("two_way", "speaker", "utterance")
     if draw_cols:
+        assert contents is not None, f"the {scheme} scheme draws content ids"
         gcode, C = _local(contents[rows_all])
         col_of = np.full(len(X), -1, dtype=np.int64)
         col_of[rows_all] = gcode
@@ -170,6 +171,7 @@ def bootstrap_value(
         if scheme == "utterance":
             r, S = np.arange(len(idx)), len(idx)
         elif scheme in ("two_way", "speaker"):
+            assert speakers is not None, f"the {scheme} scheme draws speaker ids"
             r, S = _local(speakers[idx])
             n_spk += S
         else:
@@ -181,7 +183,7 @@ def bootstrap_value(
         else:
             present, c_local = np.zeros(1, dtype=np.int64), np.zeros(len(idx), dtype=np.int64)
         Cl = len(present)
-        T = np.zeros((S * Cl, K))
+        T: np.ndarray = np.zeros((S * Cl, K))
         flat = r * Cl + c_local
         for k, j in enumerate(live):
             T[:, k] = np.bincount(flat, weights=X[idx, j], minlength=S * Cl)
@@ -194,7 +196,10 @@ def bootstrap_value(
     width = C + max(b[2] for b in blocks) * (K + 1)
     step = _chunk(n_rep, width)
     wdt = _draw_dtype(*(b[3] for b in blocks))
-    kept = {"content": [], "strata": [[] for _ in blocks]} if keep_counts else None
+    # the draws per chunk: the content draws, and per stratum its row draws
+    kept: dict[str, list] | None = (
+        {"content": [], "strata": [[] for _ in blocks]} if keep_counts else None
+    )
     for b0 in range(0, n_rep, step):
         m = min(n_rep, b0 + step) - b0
         w = draw_counts(rng, C, m, dtype=wdt) if draw_cols else None
@@ -418,7 +423,7 @@ def group_intervals(
         gi = pos[g]
         idx = np.flatnonzero(group_codes == gi)
         n_spk = 0
-        if has_spk:
+        if speakers is not None:
             n_spk = len(np.unique(speakers[idx][speakers[idx] >= 0])) + int(
                 (speakers[idx] < 0).sum()
             )
@@ -438,17 +443,22 @@ def group_intervals(
                 scale=scale,
                 versions=versions,
             )
-        out = {"ci": {}, "ci_scheme": {}, "ci_note": {}, "ci_flags": {}}
+        cis, schemes, notes, flags = {}, {}, {}, {}
         for spec, c in specs_cols:
             ci, sch, note, *clamped = metric_ci(vb, spec, c, idx)
-            out["ci"][spec.id] = ci
-            out["ci_scheme"][spec.id] = sch
+            cis[spec.id] = ci
+            schemes[spec.id] = sch
             if note:
-                out["ci_note"][spec.id] = note
+                notes[spec.id] = note
             if any(clamped):
-                out["ci_flags"][spec.id] = [BOUND_CLAMPED]
-        out["ci_scaled"] = vb.scaled
-        return out
+                flags[spec.id] = [BOUND_CLAMPED]
+        return {
+            "ci": cis,
+            "ci_scheme": schemes,
+            "ci_note": notes,
+            "ci_flags": flags,
+            "ci_scaled": vb.scaled,
+        }
 
     # groups side by side on the cores (one generator per group: same numbers)
     per_group = dict(zip(labels, parallel_map(one_group, labels), strict=True))
@@ -459,7 +469,7 @@ def group_intervals(
     shared_n = 0 if contents is None else shared_content_count(contents, group_codes, rows)
     checked = [s for g, s in zip(pooled, strata, strict=True) if g not in unchecked] or strata
     k_min = None
-    if has_spk:
+    if speakers is not None:
         k_min = min(
             len(np.unique(speakers[s][speakers[s] >= 0])) + int((speakers[s] < 0).sum())
             for s in checked
@@ -473,6 +483,7 @@ def group_intervals(
         requested,
     )
     if scheme is None:
+        assert problem is not None  # value_scheme says why there is no scheme
         vb = ValueBootstrap(
             None,
             X[rows].sum(axis=0),

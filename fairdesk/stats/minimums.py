@@ -100,7 +100,7 @@ def shortfall(
         )
     ex = [r for r in rows if r.excluded]
     few_items = [r.items for r in ex if r.few_items]
-    few_spk = [r.speakers for r in ex if r.few_speakers]
+    few_spk = [r.speakers for r in ex if r.few_speakers and r.speakers is not None]
     lower_spk = max(1, min(few_spk)) if few_spk else None
     return Shortfall(
         tuple(rows),

@@ -179,8 +179,8 @@ def model_phone_confusion(
     # per group: how often each reference text and each (reference, hypothesis) pair occurs;
     # the reference phones (every phone's n) and the confused pairs are then counted once per
     # distinct text and pair and weighted by those counts
-    refs_of: dict[str, Counter] = defaultdict(Counter)
-    pairs_of: dict[str, Counter] = defaultdict(Counter)
+    refs_of: dict[str, Counter[str]] = defaultdict(Counter)
+    pairs_of: dict[str, Counter[tuple[str, str]]] = defaultdict(Counter)
     for g, r, h, n in triples:
         n = int(n)
         refs_of[g][r] += n

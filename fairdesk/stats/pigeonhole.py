@@ -64,7 +64,9 @@ def _tables_variance(tables: Sequence[np.ndarray]) -> float:
     """The two-way bootstrap's variance of Σ_h Σ y_h (B → ∞) for strata h whose speakers
     are drawn within each and whose C contents share one draw (``tables[h][s, c]``)."""
     C = tables[0].shape[1]
-    var, Ks, ts = 0.0, [], []
+    var = 0.0
+    Ks: list[np.ndarray] = []
+    ts: list[float] = []
     for y in tables:
         k = y.shape[0]
         t = float(y.sum())
@@ -99,7 +101,8 @@ def moment_variance(tables: Sequence[np.ndarray]) -> float:
     C = tables[0].shape[1]
     if C < 2 or any(y.shape[0] < 2 for y in tables):
         return math.nan
-    out, Ks = 0.0, []
+    out = 0.0
+    Ks: list[np.ndarray] = []
     for y in tables:
         k = y.shape[0]
         K = y.sum(axis=0)

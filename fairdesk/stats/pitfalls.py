@@ -204,7 +204,7 @@ def verdicts_without_flagged(
         if c.metric not in ids:
             continue
         c2 = by_key.get((c.metric, c.group))
-        entry = (
+        entry: dict[str, object] = (
             {"verdict": None, "reason": excluded.get(c.group, "not compared")}
             if c2 is None
             else {k: c2[k] for k in ("verdict", "gap", "ci_low", "ci_high", "p_adjusted")}
@@ -253,10 +253,10 @@ def flag_counts(frame: pd.DataFrame) -> dict[str, dict]:
     ids = _item_ids(frame[flagged]).groupby(groups[flagged], sort=False).agg(list)
     out = {}
     for g in sums.index:
-        row = {"n_items": int(sizes[g])}
-        for c in FLAG_COLUMNS:
-            row[c.removeprefix("hall_")] = int(sums.at[g, c])
-        row["rate"] = row["hallucinated"] / row["n_items"] if row["n_items"] else None
+        n = int(sizes[g])
+        counts = {c.removeprefix("hall_"): int(sums.at[g, c]) for c in FLAG_COLUMNS}
+        row: dict[str, object] = {"n_items": n, **counts}
+        row["rate"] = counts["hallucinated"] / n if n else None
         row["items"] = list(ids.get(g, []))
         out[g] = row
     return out

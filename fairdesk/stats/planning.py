@@ -23,7 +23,7 @@ with MDE(k) <= the target gap (default the smallest practical gap), searched up 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from scipy.stats import norm
@@ -273,7 +273,7 @@ def t_share(kg: int, kr: int) -> float:
     return math.sqrt((r(kg) ** 2 / kg + r(kr) ** 2 / kr) / (1 / kg + 1 / kr))
 
 
-def first_k(ks: Sequence[int], mdes: Sequence[float], target: float) -> int | None:
+def first_k(ks: Iterable[int], mdes: Iterable[float], target: float) -> int | None:
     """The smallest k whose MDE is at most ``target`` (None when none is)."""
     for k, m in zip(ks, mdes, strict=True):
         if math.isfinite(m) and m <= target:

@@ -160,7 +160,9 @@ def closed_form_plan(
         target = _target(c, spec, settings, gap)
         kg, kr = c.n_blocks.group_speakers, c.n_blocks.reference_speakers
         se_p = pilot_se(c)
-        limit, k_star, curve, dense, k_max = None, None, (), (), 0
+        limit, k_star, k_max = None, None, 0
+        curve: tuple[MdePoint, ...] = ()
+        dense: tuple[MdePoint, ...] = ()
         if not kg or not kr:
             limit = "no_speakers"
         elif not (math.isfinite(se_p) and se_p > 0):
@@ -316,10 +318,11 @@ def _one(frame, c, spec, settings, zf, gap, utterances, sizes, n_rep, seed) -> C
         se, f = fitted
     else:
         se = speaker_curve(gs, rs, rspec, cols, scheme, ks, n_rep=n_rep, rng=rng)
+        # the content floor only exists in the two-way scheme (read below only there)
         f = (
             content_floor(gs, rs, rspec, cols, n_rep=n_rep, rng=rng)
             if scheme == "two_way"
-            else None
+            else math.nan
         )
     mdes = zf * se
     k_star = first_k(ks, mdes, target)

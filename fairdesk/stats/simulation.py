@@ -263,6 +263,7 @@ def familywise_study(
             frame, specs, AuditSettings(n_bootstrap=n_bootstrap, seed=i), reference="ref"
         )
         n_comp = len(res.comparisons)
+        assert res.bootstrap is not None  # compare_groups always records its bootstrap
         b_used = res.bootstrap["used"]
         disparity += any(c.verdict == "disparity_detected" for c in res.comparisons)
         significant += any(c.p_adjusted < res.settings.alpha for c in res.comparisons)

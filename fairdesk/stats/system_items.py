@@ -77,7 +77,8 @@ def common_items(
     unknown = set(failed) - set(systems)
     if unknown:
         raise ValueError(f"failed names unknown systems {sorted(map(str, unknown))}.")
-    usable, seen = {}, {}
+    usable: dict[str, set] = {}
+    seen: dict[object, None] = {}  # every item id once, in first-seen order
     for name, f in frames.items():
         lack = [c for c in [item_col, *stat_cols] if c not in f.columns]
         if lack:
@@ -133,3 +134,15 @@ def common_items(
         raw=raw,
         common=common,
     )
+
+
+def sclite_percent(items: SystemItems, spec: MetricSpec, j: int) -> np.ndarray | None:
+    """Per-utterance WER% as sclite computes it (100·S/N + 100·D/N + 100·I/N, in this order:
+    its floating-point ties decide sc_stats' Wilcoxon ranks); None for other metrics."""
+    raw = items.raw[items.systems[j]]
+    if spec.id != "wer" or not {"n_sub", "n_del", "n_ins", "n_words"} <= set(raw.columns):
+        return None
+    n = raw["n_words"].to_numpy(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        parts = [100 * raw[c].to_numpy(float) / n for c in ("n_sub", "n_del", "n_ins")]
+    return parts[0] + parts[1] + parts[2]

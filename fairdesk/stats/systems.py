@@ -75,7 +75,7 @@ from fairdesk.stats.results import BlockCounts
 from fairdesk.stats.settings import AuditSettings
 from fairdesk.stats.slicing import choose_reference, minimums_from_counts, missing_groups
 from fairdesk.stats.system_classical import classical_tests
-from fairdesk.stats.system_items import SystemItems, common_items
+from fairdesk.stats.system_items import SystemItems, common_items, sclite_percent
 from fairdesk.stats.system_results import (
     GapDifference,
     SystemComparisonResult,
@@ -341,7 +341,8 @@ def _compare(
     p_raw = np.array([rec["p_value"] for _, rec, _ in pending], dtype=float)
     p_adj = holm_adjust(p_raw)
     n_family = int(np.isfinite(p_raw).sum())
-    diffs, gaps = [], []
+    diffs: list[SystemDifference] = []
+    gaps: list[GapDifference] = []
     for (kind, rec, _), pa in zip(pending, p_adj, strict=True):
         rec["p_adjusted"] = float(pa)
         if rec["verdict"] is None:
@@ -367,9 +368,10 @@ def _compare(
             if not pa < settings.alpha and (ci[0] > 0 or ci[1] < 0):
                 rec["flags"] = (*rec["flags"], "significant_before_multiplicity_adjustment")
         rec.pop("_hib", None)
-        (diffs if kind == "system" else gaps).append(
-            SystemDifference(**rec) if kind == "system" else GapDifference(**rec)
-        )
+        if kind == "system":
+            diffs.append(SystemDifference(**rec))
+        else:
+            gaps.append(GapDifference(**rec))
     boot["family"] = n_family
     classical = tuple(
         classical_tests(
@@ -379,8 +381,8 @@ def _compare(
             system=systems[j],
             baseline=systems[0],
             scale=spec.scale,
-            baseline_percent=_sclite_percent(items, spec, 0),
-            system_percent=_sclite_percent(items, spec, j),
+            baseline_percent=sclite_percent(items, spec, 0),
+            system_percent=sclite_percent(items, spec, j),
         )
         for j in range(1, len(systems))
         for spec in specs
@@ -394,18 +396,6 @@ def _compare(
         "bootstrap": boot,
         "draws": draws,
     }
-
-
-def _sclite_percent(items: SystemItems, spec, j: int) -> np.ndarray | None:
-    """Per-utterance WER% as sclite computes it (100·S/N + 100·D/N + 100·I/N, in this order:
-    its floating-point ties decide sc_stats' Wilcoxon ranks); None for other metrics."""
-    raw = items.raw[items.systems[j]]
-    if spec.id != "wer" or not {"n_sub", "n_del", "n_ins", "n_words"} <= set(raw.columns):
-        return None
-    n = raw["n_words"].to_numpy(float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        parts = [100 * raw[c].to_numpy(float) / n for c in ("n_sub", "n_del", "n_ins")]
-    return parts[0] + parts[1] + parts[2]
 
 
 def _untested(rec: dict, status: str, reason: str | None, no_variation=None) -> dict:
@@ -475,7 +465,11 @@ def _difference(items, spec, j, g, r, vb: ValueBootstrap, settings, units):
     const_a = constant_value(item_values(spec, X[r], ca))
     const_b = constant_value(item_values(spec, X[r], cb))
     both = const_a is not None and const_b is not None
-    if both and abs(const_a - const_b) <= 1e-12 * max(1.0, abs(const_a)):
+    if (
+        const_a is not None
+        and const_b is not None
+        and abs(const_a - const_b) <= 1e-12 * max(1.0, abs(const_a))
+    ):
         n, unit = denominator(spec, X[r], ca)
         return _untested(rec, "no_variation", None, rule_of_three(const_a, n, n, unit)), None
     if vb.reps is None:
@@ -581,8 +575,9 @@ def _gap_difference(
                 "descriptive: shown, with no interval and no test"
             )
             return _untested(rec, "descriptive", why), None
-    consts = [constant_value(item_values(spec, Xs, c)) for Xs in (Xg, Xr) for c in (ca, cb)]
-    if all(v is not None for v in consts) and np.ptp(consts) <= 1e-12 * max(1.0, abs(consts[0])):
+    maybe = [constant_value(item_values(spec, Xs, c)) for Xs in (Xg, Xr) for c in (ca, cb)]
+    consts = [v for v in maybe if v is not None]
+    if len(consts) == len(maybe) and np.ptp(consts) <= 1e-12 * max(1.0, abs(consts[0])):
         n, unit = denominator(spec, Xg, ca)
         nr, _ = denominator(spec, Xr, ca)
         return _untested(rec, "no_variation", None, rule_of_three(consts[0], n, nr, unit)), None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 from scipy import stats
@@ -12,6 +12,16 @@ from .data import _Data
 from .fits import _design, _effects, _Fit, _present_levels, _rank, _safe_fit, _separation, _wald
 from .logp import chi2_log10
 from .results import AdjustmentResult
+
+
+class _Interaction(TypedDict, total=False):
+    """The interaction fields of an :class:`AdjustmentResult`."""
+
+    interaction_lr_stat: float
+    interaction_df: int
+    interaction_p_value: float
+    interaction_p_log10: float
+    interaction_problem: str | None
 
 
 def _adjustment(
@@ -30,20 +40,15 @@ def _adjustment(
         ]
     )
     test = "lr" if method == "plain" else "wald"
-    base: dict[str, Any] = {
-        "variable": a,
-        "adjusted_on": b,
-        "n": int(mask.sum()),
-        "test": test,
-        "with_interaction": interactions,
-    }
-    failed = {
-        "lr_stat": math.nan,
-        "df": 0,
-        "p_value": math.nan,
-        "confounder": False,
-        "or_change_pct": {},
-    }
+    n = int(mask.sum())
+
+    def failed(problem: str | None) -> AdjustmentResult:
+        return AdjustmentResult(
+            variable=a, adjusted_on=b, n=n, test=test, with_interaction=interactions,
+            lr_stat=math.nan, df=0, p_value=math.nan, confounder=False, or_change_pct={},
+            problem=problem,
+        )  # fmt: skip
+
     for var in (a, b):
         present = _present_levels(data, var, mask)
         if len(present) < 2 or present[0] != data.levels[var][0]:
@@ -54,10 +59,10 @@ def _adjustment(
                 else f"the reference level {data.levels[var][0]!r} of {var} has no row where "
                 f"{other} is known"
             )
-            return AdjustmentResult(**base, **failed, problem=why)
+            return failed(why)
     problem = _separation(data, mask, [a, b], cells=False)
     if problem:
-        return AdjustmentResult(**base, **failed, problem=problem)
+        return failed(problem)
     d1 = _design(data, mask, [a])
     key = (frozenset((a, b)), method)
     if key not in cache:
@@ -74,7 +79,7 @@ def _adjustment(
     d2, fit2, problem = cache[key]
     fit1, problem1 = _safe_fit(data, mask, d1, method, alpha)
     if fit2 is None or fit1 is None:
-        return AdjustmentResult(**base, **failed, problem=problem or problem1)
+        return failed(problem or problem1)
 
     if method == "plain":
         stat = 2.0 * (fit2.llf - fit1.llf)
@@ -93,29 +98,35 @@ def _adjustment(
         lev: float(100.0 * (np.exp(fit2.params[j2] - fit1.params[j1]) - 1.0))
         for lev, j1, j2 in zip(d1.term_levels[a], i1, i2, strict=True)
     }
-    result = {
-        "lr_stat": float(stat),
-        "df": int(df),
-        "p_value": p,
-        "p_log10": lg,
-        "confounder": bool(p < alpha and changed),
-        "or_change_pct": change,
-        "levels": _effects(fit2, d2, a),
-        "unadjusted_levels": _effects(fit1, d1, a),
-        "changed_levels": changed,
-    }
+    inter: _Interaction = {}
     if interactions:
         ikey = (frozenset((a, b)), method, "interaction")
         if ikey not in cache:
             cache[ikey] = _interaction(data, mask, a, b, fit2, method, alpha)
-        result.update(cache[ikey])
-    return AdjustmentResult(**base, **result)
+        inter = cache[ikey]
+    return AdjustmentResult(
+        variable=a,
+        adjusted_on=b,
+        n=n,
+        test=test,
+        with_interaction=interactions,
+        lr_stat=float(stat),
+        df=int(df),
+        p_value=p,
+        p_log10=lg,
+        confounder=bool(p < alpha and changed),
+        or_change_pct=change,
+        levels=_effects(fit2, d2, a),
+        unadjusted_levels=_effects(fit1, d1, a),
+        changed_levels=changed,
+        **inter,
+    )
 
 
 def _interaction(
     data: _Data, mask: np.ndarray, a: str, b: str, fit2: _Fit, method: str, alpha: float
-) -> dict[str, Any]:
-    failed: dict[str, Any] = {
+) -> _Interaction:
+    failed: _Interaction = {
         "interaction_lr_stat": math.nan,
         "interaction_df": 0,
         "interaction_p_value": math.nan,

@@ -131,12 +131,12 @@ def _conclusions(
                     f"{plain.variable} with {label} is no longer significant ({wald}, against "
                     f"{lr} when utterances are treated as independent)."
                 )
-        for plain, clus in zip(adjustments, clustered.adjustments, strict=True):
-            if plain.confounder and not clus.confounder and not clus.problem:
+        for plain_adj, clus_adj in zip(adjustments, clustered.adjustments, strict=True):
+            if plain_adj.confounder and not clus_adj.confounder and not clus_adj.problem:
                 out.append(
                     f"Allowing for {clustered.cluster} clustering, the evidence that "
-                    f"{plain.adjusted_on} confounds {plain.variable} does not hold "
-                    f"({p_clause('Wald p', clus.p_value, clus.p_log10)})."
+                    f"{plain_adj.adjusted_on} confounds {plain_adj.variable} does not hold "
+                    f"({p_clause('Wald p', clus_adj.p_value, clus_adj.p_log10)})."
                 )
     for ind in independence:
         if ind.valid and ind.p_value < alpha:

@@ -39,7 +39,7 @@ def outcome_chi2(data: _Data, var: str) -> dict:
     rows = []
     for lev in levels:
         m = mask & (vals == lev)
-        if data.binomial:
+        if data.trials is not None:  # binomial
             err = float(data.y[m].sum())
             rows.append([err, float(data.trials[m].sum()) - err])
         else:
@@ -78,12 +78,13 @@ def anova(data: _Data, var: str) -> dict:
     y = data.y / data.trials if data.binomial else data.y
     groups = [y[mask & (vals == lev)] for lev in data.levels[var]]
     groups = [g for g in groups if g.size]
-    out = {
+    n = int(sum(g.size for g in groups))
+    out: dict[str, object] = {
         "variable": var,
         "per": "utterance error rate (errors / words)"
         if data.binomial
         else "utterance outcome (0/1)",
-        "n": int(sum(g.size for g in groups)),
+        "n": n,
         "k": len(groups),
     }
     if len(groups) < 2 or all(g.size < 2 for g in groups):
@@ -94,7 +95,6 @@ def anova(data: _Data, var: str) -> dict:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             f, p = stats.f_oneway(*groups)
-    n = out["n"]
     return {
         **out,
         "f": _num(f),
@@ -157,7 +157,7 @@ def speaker_spread(
                 {
                     "s": speakers[m],
                     "y": data.y[m],
-                    "n": data.trials[m] if data.binomial else np.ones(int(m.sum())),
+                    "n": data.trials[m] if data.trials is not None else np.ones(int(m.sum())),
                 }
             )
             g = df.groupby("s", sort=True).agg(y=("y", "sum"), n=("n", "sum"), k=("y", "size"))

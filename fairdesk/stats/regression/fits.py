@@ -102,7 +102,7 @@ def _design(
 def _separation(data: _Data, mask: np.ndarray, variables: Sequence[str], cells: bool) -> str | None:
     """Reason when a level (or, with ``cells``, a cross cell) has a degenerate outcome."""
     y = data.y[mask]
-    t = data.trials[mask] if data.binomial else np.ones_like(y)
+    t = data.trials[mask] if data.trials is not None else np.ones_like(y)
     unit = "cell" if cells else "level"
     if cells:
         table = pd.DataFrame({var: data.values[var][mask] for var in variables})
@@ -141,7 +141,8 @@ def _fit(data: _Data, mask: np.ndarray, X: np.ndarray, method: str, alpha: float
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # convergence is checked below, not warned about
         if method == "gee":
-            if data.binomial:  # one Bernoulli row per reference word, same speaker cluster
+            assert groups is not None, "a GEE needs the speaker clusters"
+            if data.trials is not None:  # one Bernoulli row per reference word, same cluster
                 trials = data.trials[mask].astype(int)
                 rows = np.repeat(np.arange(len(y)), trials)
                 pos = np.arange(rows.size) - np.repeat(np.cumsum(trials) - trials, trials)
@@ -158,7 +159,7 @@ def _fit(data: _Data, mask: np.ndarray, X: np.ndarray, method: str, alpha: float
             res = model.fit(maxiter=100)
             converged = bool(getattr(res, "converged", True))
             llf = llnull = math.nan
-        elif data.binomial:
+        elif data.trials is not None:  # binomial
             endog = np.column_stack([y, data.trials[mask] - y])
             res = sm.GLM(endog, X, family=sm.families.Binomial()).fit(**cov_kw)
             converged = bool(res.converged)

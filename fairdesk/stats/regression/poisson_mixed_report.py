@@ -368,7 +368,8 @@ def run_poisson_mixed(
     glm = _Model(data, base + data.covariates, n_quad, sigma=0.0)
     spk = pd.Series(data.speakers)
 
-    groups, all_p = [], []
+    groups = []
+    all_p: list[tuple[dict, float, float]] = []  # (level row, p, log10 p) of every effect
     for var in data.group_vars:
         reduced = _Model(data, [t for t in main.terms if t != var], n_quad)
         stat, df, p, lg = _lr(main, reduced)
@@ -384,8 +385,9 @@ def run_poisson_mixed(
                 "wer": float(data.y[mask].sum() / np.exp(data.offset[mask]).sum()),
             }
             if lev != ref:
-                row.update(main.effect(main.index(var, lev)))
-                all_p.append(row)
+                eff = main.effect(main.index(var, lev))
+                row.update(eff)
+                all_p.append((row, eff["p_value"], eff["p_log10"]))
             rows.append(row)
         groups.append(
             {
@@ -399,13 +401,13 @@ def run_poisson_mixed(
                 "reference_row": rows[0],
             }
         )
-    finite = [r for r in all_p if math.isfinite(r["p_value"])]
+    finite = [(r, p, lg) for r, p, lg in all_p if math.isfinite(p)]
     if finite:
-        adj = _holm([r["p_value"] for r in finite])
-        adj_lg = holm_log10([r["p_log10"] for r in finite])
-        for r, a, a_lg in zip(finite, adj, adj_lg):
+        adj = _holm([p for _, p, _ in finite])
+        adj_lg = holm_log10([lg for _, _, lg in finite])
+        for (r, _, _), a, a_lg in zip(finite, adj, adj_lg):
             r["p_adjusted"], r["p_adjusted_log10"] = float(a), float(a_lg)
-    for r in all_p:
+    for r, _, _ in all_p:
         r.setdefault("p_adjusted", math.nan)
         r.setdefault("p_adjusted_log10", math.nan)
 
@@ -431,7 +433,8 @@ def run_poisson_mixed(
         float(math.sqrt(fit.cov[p, p])) if fit.cov.shape[0] > p and fit.cov[p, p] >= 0 else math.nan
     )
     over = _overdispersion(data, main, alpha, glm.fit)
-    tracing, trace_sentences = ([], [])
+    tracing: list[dict] = []
+    trace_sentences: list[str] = []
     if data.covariates:
         tracing, trace_sentences = _tracing(data, base, data.covariates, main, n_quad, alpha)
 

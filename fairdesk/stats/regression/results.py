@@ -191,7 +191,7 @@ class ClusteredResult:
     adjustments: tuple[AdjustmentResult, ...]
 
     def to_dict(self, detail: bool = False) -> dict[str, Any]:
-        out = {
+        out: dict[str, object] = {
             "method": self.method,
             "cluster": self.cluster,
             "univariate": [u.to_dict(detail) for u in self.univariate],

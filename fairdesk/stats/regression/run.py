@@ -107,6 +107,7 @@ def run_regression(
     univariate, adjustments = analyse("plain")
     clustered = None
     if cluster is not None:
+        assert data.groups is not None  # read from the cluster column
         c_uni, c_adj = analyse(cluster_method)
         clustered = ClusteredResult(
             method=cluster_method,

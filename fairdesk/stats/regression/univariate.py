@@ -16,16 +16,22 @@ from .results import UnivariateResult
 def _univariate(data: _Data, var: str, method: str, alpha: float) -> UnivariateResult:
     mask = np.array([v is not None for v in data.values[var]])
     n, ref = int(mask.sum()), data.levels[var][0]
-    base = {"variable": var, "reference": ref, "n": n, "n_dropped": int((~mask).sum())}
+    n_dropped = int((~mask).sum())
     test = "lr" if method == "plain" else "wald"
-    failed = {"llr_p_value": math.nan, "pseudo_r2": math.nan, "levels": (), "test": test}
+
+    def failed(problem: str | None) -> UnivariateResult:
+        return UnivariateResult(
+            variable=var, reference=ref, n=n, n_dropped=n_dropped, llr_p_value=math.nan,
+            pseudo_r2=math.nan, levels=(), test=test, problem=problem,
+        )  # fmt: skip
+
     problem = _separation(data, mask, [var], cells=False)
     if problem:
-        return UnivariateResult(**base, **failed, problem=problem)
+        return failed(problem)
     design = _design(data, mask, [var])
     fit, problem = _safe_fit(data, mask, design, method, alpha)
     if fit is None:
-        return UnivariateResult(**base, **failed, problem=problem)
+        return failed(problem)
     if method == "plain":
         stat = 2.0 * (fit.llf - fit.llnull)
         df = len(design.terms[var])
@@ -34,7 +40,10 @@ def _univariate(data: _Data, var: str, method: str, alpha: float) -> UnivariateR
         stat, df, p, lg = _wald(fit, design.terms[var])
     r2 = 1.0 - fit.llf / fit.llnull if method != "gee" else math.nan
     return UnivariateResult(
-        **base,
+        variable=var,
+        reference=ref,
+        n=n,
+        n_dropped=n_dropped,
         llr_p_value=p,
         llr_p_log10=lg,
         pseudo_r2=float(r2),

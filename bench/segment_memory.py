@@ -200,22 +200,14 @@ def single_main(hours: float) -> None:
         )
         got = _run_child("single", folder)
     whole_mb = hours * 3600 * 16000 * 4 / 2**20
-    print(
-        f"audit: {got['imported']} imported ({got['problems']} problems), {got['items']} scored, "
-        f"{got['failures']} failures, SNR {got['snr']} dB; import {got['import_s']:.0f} s, "
-        f"audit {got['audit_s']:.0f} s"
+    _report(
+        got,
+        [
+            ("import of the two recordings", got["import_peak_mb"]),
+            ("import + audit with imported predictions", got["peak_mb"]),
+            ("one recording decoded whole (float32)", whole_mb),
+        ],
     )
-    print()
-    print(f"{'peak RSS (MB)':<52}{'MB':>8}{'÷ target':>10}")
-    for name, mb in (
-        ("import of the two recordings", got["import_peak_mb"]),
-        ("import + audit with imported predictions", got["peak_mb"]),
-        ("one recording decoded whole (float32)", whole_mb),
-        ("target", SINGLE_TARGET_MB),
-    ):
-        print(f"{name:<52}{mb:>8.0f}{mb / SINGLE_TARGET_MB:>10.2f}")
-    peak = max(got["peak_mb"], got["children_mb"])
-    print(f"{'below' if peak < SINGLE_TARGET_MB else 'ABOVE'} the {SINGLE_TARGET_MB:.0f} MB target")
 
 
 def child_whisper(folder: Path) -> dict:
@@ -247,6 +239,19 @@ def whisper_main(minutes: float) -> None:
         )
         got = _run_child("whisper", folder)
     whole_mb = minutes * 60 * 16000 * 4 / 2**20
+    _report(
+        got,
+        [
+            ("import of the two recordings", got["import_peak_mb"]),
+            ("import + audit with whisper-tiny.en", got["peak_mb"]),
+            ("largest child", got["children_mb"]),
+            (f"the {minutes:g}-min recording decoded whole (float32)", whole_mb),
+        ],
+    )
+
+
+def _report(got: dict, rows: list[tuple[str, float]]) -> None:
+    """The audit's line, then each peak beside the target, then the verdict."""
     print(
         f"audit: {got['imported']} imported ({got['problems']} problems), {got['items']} scored, "
         f"{got['failures']} failures, SNR {got['snr']} dB; import {got['import_s']:.0f} s, "
@@ -254,13 +259,7 @@ def whisper_main(minutes: float) -> None:
     )
     print()
     print(f"{'peak RSS (MB)':<52}{'MB':>8}{'÷ target':>10}")
-    for name, mb in (
-        ("import of the two recordings", got["import_peak_mb"]),
-        ("import + audit with whisper-tiny.en", got["peak_mb"]),
-        ("largest child", got["children_mb"]),
-        (f"the {minutes:g}-min recording decoded whole (float32)", whole_mb),
-        ("target", SINGLE_TARGET_MB),
-    ):
+    for name, mb in [*rows, ("target", SINGLE_TARGET_MB)]:
         print(f"{name:<52}{mb:>8.0f}{mb / SINGLE_TARGET_MB:>10.2f}")
     peak = max(got["peak_mb"], got["children_mb"])
     print(f"{'below' if peak < SINGLE_TARGET_MB else 'ABOVE'} the {SINGLE_TARGET_MB:.0f} MB target")

@@ -39,7 +39,7 @@ default now keeps batch × beam at most 10.
 ``--whisper-minutes 30``, measured 2026-12-06 on a 2-core AMD EPYC virtual machine (23 GiB,
 CPU only, cores shared): import 158 MB, import + audit 890 MB (0.87 of the target; audit
 93 s). Before whisper's log-mel features of a long clip were computed in blocks
-(:func:`fairdesk.models.whisper_ct2.bound_features`) the same audit peaked at 1,879 MB:
+(:func:`fairdesk.models.whisper_features.bound_features`) the same audit peaked at 1,879 MB:
 faster-whisper built the windowed frames and spectrum of the whole 30 minutes at once. The
 model's transcription of the 30-minute clip alone (model and clip loaded first) peaks at
 574 MB.

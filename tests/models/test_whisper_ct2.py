@@ -120,7 +120,7 @@ def test_the_cpu_batch_keeps_batch_times_beam_small_and_leaves_results_alone(whi
 def test_the_loaded_model_computes_long_features_in_blocks(whisper):
     from faster_whisper.feature_extractor import FeatureExtractor
 
-    from fairdesk.models.whisper_ct2 import _block_features_class
+    from fairdesk.models.whisper_features import _block_features_class
 
     fe = whisper._model.feature_extractor
     assert isinstance(fe, FeatureExtractor) and type(fe) is _block_features_class(FeatureExtractor)

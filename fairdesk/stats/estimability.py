@@ -226,10 +226,17 @@ def small_cluster_factor(k: int, level: float = CI_LEVEL) -> float:
     """
     if k < 2:
         return 1.0
+    return math.sqrt(k / (k - 1)) * t_ratio(k, level)
+
+
+def t_ratio(k: int, level: float = CI_LEVEL) -> float:
+    """t_{1−α/2, k−1} / z_{1−α/2}: the t part of :func:`small_cluster_factor` (1 for ``k`` < 2)."""
+    if k < 2:
+        return 1.0
     from scipy.stats import norm, t
 
     q = 1.0 - (1.0 - level) / 2.0
-    return math.sqrt(k / (k - 1)) * float(t.ppf(q, k - 1)) / float(norm.ppf(q))
+    return float(t.ppf(q, k - 1)) / float(norm.ppf(q))
 
 
 def scale_small_clusters(reps: np.ndarray, estimate, k: int | None) -> np.ndarray:

@@ -260,17 +260,12 @@ def closed_form_se(se_pilot: float, kg: int, kr: int, k: int) -> float:
 
 
 def t_share(kg: int, kr: int) -> float:
-    """How much the t part of the small-cluster factor (t_{.975, k−1} / z_{.975}, each
-    side its own k) widened a gap's SD, with the sides' variances in the closed form's
-    proportion (1/k_g : 1/k_r)."""
-    from scipy.stats import t
+    """How much the t part of the small-cluster factor
+    (:func:`~fairdesk.stats.estimability.t_ratio`, each side its own k) widened a gap's SD,
+    with the sides' variances in the closed form's proportion (1/k_g : 1/k_r)."""
+    from fairdesk.stats.estimability import t_ratio
 
-    z = float(norm.ppf(0.975))
-
-    def r(k: int) -> float:
-        return float(t.ppf(0.975, k - 1)) / z
-
-    return math.sqrt((r(kg) ** 2 / kg + r(kr) ** 2 / kr) / (1 / kg + 1 / kr))
+    return math.sqrt((t_ratio(kg) ** 2 / kg + t_ratio(kr) ** 2 / kr) / (1 / kg + 1 / kr))
 
 
 def first_k(ks: Iterable[int], mdes: Iterable[float], target: float) -> int | None:

@@ -91,6 +91,27 @@ def small_settings(**kw):
     return AuditSettings(n_bootstrap=200, min_items=5, min_speakers=2, **kw)
 
 
+def audit_three_groups(mini) -> int:
+    """A second run of the mini project, grouped by accent × gender (three groups compared
+    with the reference); returns its id."""
+    from fairdesk.core.store import Project
+    from fairdesk.jobs.audit import AuditRequest, run_audit
+
+    p = Project(mini.folder)
+    try:
+        return run_audit(
+            p,
+            AuditRequest(
+                dataset="mini",
+                model=f"predictions:{mini.predictions}",
+                by=("accent", "gender"),
+                settings=small_settings(),
+            ),
+        ).run_id
+    finally:
+        p.close()
+
+
 @pytest.fixture(scope="session")
 def _mini_built(tmp_path_factory) -> MiniProject:
     from fairdesk.core.importers import import_dataset

@@ -14,7 +14,7 @@ from tests.annotators.fixture import item_id, project
 from tests.gui.test_journeys import (
     _choose,
     _open,
-    _pick_file,
+    _predictions_form,
     _run,
     _settings,
     _tab,
@@ -79,13 +79,7 @@ def test_two_annotators_disagree_an_adjudicator_picks_and_an_adjudicated_audit_u
 
     win = _open(qtbot, folder, _settings(tmp_path), size, watch)
     # a first audit with the default references, so that the Items tab lists its items
-    audit = _tab(qtbot, win, 2, "audit")
-    _pick_file(monkeypatch, preds)
-    _choose(audit.model, "predictions:<file>")
-    audit.by1.setCurrentText("accent")
-    audit.n_boot.setValue(200)
-    audit.min_items.setValue(2)
-    audit.min_speakers.setValue(2)
+    audit = _predictions_form(qtbot, monkeypatch, win, preds, min_items=2)
     assert audit.reference_text.currentData() == "latest"
     first = _run(qtbot, win, audit)
 

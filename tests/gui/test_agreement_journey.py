@@ -12,7 +12,7 @@ from tests.annotators.fixture import two_annotators
 from tests.gui.test_journeys import (
     _choose,
     _open,
-    _pick_file,
+    _predictions_form,
     _settings,
     _tab,
     watch,  # noqa: F401 - the journeys' fixture
@@ -47,13 +47,7 @@ def test_results_show_the_annotators_agreement_beside_the_diacritic_comparisons(
     p.close()
 
     win = _open(qtbot, p.folder, _settings(tmp_path), (1366, 768), watch)
-    audit = _tab(qtbot, win, 2, "audit")
-    _pick_file(monkeypatch, preds)
-    _choose(audit.model, "predictions:<file>")
-    audit.by1.setCurrentText("accent")
-    audit.n_boot.setValue(200)
-    audit.min_items.setValue(2)
-    audit.min_speakers.setValue(2)
+    audit = _predictions_form(qtbot, monkeypatch, win, preds, min_items=2)
     # References: the default, then one entry per annotator of the dataset
     refs = [audit.reference_text.itemData(i) for i in range(audit.reference_text.count())]
     assert refs == ["latest", "imported", "adjudicated", "resample"] + [

@@ -124,9 +124,7 @@ def _audit_form(qtbot, monkeypatch, win, mini, *, compare=None, dialog=True):
     """The Audit tab with the first system's predictions (chosen in the file dialog) and,
     when ``compare`` is given, a second one (chosen in Compare with's file dialog, or with
     ``dialog=False`` set in the form as a remembered choice is)."""
-    audit = _tab(qtbot, win, 2, "audit")
-    _pick_file(monkeypatch, mini.predictions)
-    _choose(audit.model, "predictions:<file>")
+    audit = _predictions_form(qtbot, monkeypatch, win, mini.predictions, min_items=5)
     assert audit.model.currentData() == f"predictions:{mini.predictions}"
     # the model chosen is never offered as the second system
     ids = [audit.compare.itemData(i) for i in range(audit.compare.count())]
@@ -137,9 +135,18 @@ def _audit_form(qtbot, monkeypatch, win, mini, *, compare=None, dialog=True):
         _pick_file(monkeypatch, compare)
         _choose(audit.compare, "predictions:<file>")
         assert audit.compare.currentData() == f"predictions:{compare}"
+    return audit
+
+
+def _predictions_form(qtbot, monkeypatch, win, predictions, *, min_items: int):
+    """The Audit tab with the predictions file chosen in the model's file dialog, grouped
+    by accent, 200 resamples, ``min_items`` items and 2 speakers per group at the least."""
+    audit = _tab(qtbot, win, 2, "audit")
+    _pick_file(monkeypatch, predictions)
+    _choose(audit.model, "predictions:<file>")
     audit.by1.setCurrentText("accent")
     audit.n_boot.setValue(200)
-    audit.min_items.setValue(5)
+    audit.min_items.setValue(min_items)
     audit.min_speakers.setValue(2)
     return audit
 
@@ -563,24 +570,10 @@ def test_switching_runs_opens_the_cards_at_the_top_each_named(qtbot, mini, tmp_p
     """Issue 45, item 4: the user scrolls the cards down and clicks the last card, then picks
     another run in the run picker with the keyboard: the new run's cards start at the top
     (no header row to scroll back to) and every card names its group and metric."""
-    from fairdesk.core.store import Project
-    from fairdesk.jobs.audit import AuditRequest, run_audit
     from fairdesk.presentation import metric_short, short_group
-    from tests.gui.conftest import small_settings
+    from tests.gui.conftest import audit_three_groups
 
-    p = Project(mini.folder)  # a second run: accent × gender, three groups compared
-    try:
-        second = run_audit(
-            p,
-            AuditRequest(
-                dataset="mini",
-                model=f"predictions:{mini.predictions}",
-                by=("accent", "gender"),
-                settings=small_settings(),
-            ),
-        ).run_id
-    finally:
-        p.close()
+    second = audit_three_groups(mini)  # a second run: accent × gender, three groups compared
     win = _open(qtbot, mini.folder, _settings(tmp_path), size, watch)
     res = _tab(qtbot, win, 3, "results")
     qtbot.waitUntil(lambda: bool(res.cards.cards), timeout=10000)

@@ -388,17 +388,12 @@ def _rows_in_sight(cards) -> int:
     return whole
 
 
-@pytest.mark.parametrize("size", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_two_rows_of_named_cards_and_four_regression_rows_fit(qtbot, mini, tmp_path, size):
-    """Issue 45, items 4 and 15, checked: at 1024x700 and 1366x768 the Results tab shows
-    two rows of verdict cards whole, each card naming its group and metric (the header row
-    of group names scrolled away once), on every sub-tab; the Regression sub-tab shows four
-    result rows under its form and the labels that were cut read whole."""
+def _results_window(qtbot, mini, tmp_path, size):
+    """The main window at ``size`` on the mini project, its Results tab clicked and the
+    shown run's cards drawn: (window, results panel)."""
     from PySide6.QtCore import QSettings
 
     from fairdesk.gui.main_window import TABS, MainWindow
-    from fairdesk.gui.results_panel import SUBTABS
-    from fairdesk.presentation import metric_short, short_group
 
     settings = QSettings(str(tmp_path / "fit.ini"), QSettings.IniFormat)
     win = MainWindow(mini.folder, settings=settings, restore=False)
@@ -408,6 +403,19 @@ def test_two_rows_of_named_cards_and_four_regression_rows_fit(qtbot, mini, tmp_p
     _click_tab(qtbot, win.tabs, TABS.index("results"))
     res = win.panel("results")
     qtbot.waitUntil(lambda: bool(res.cards.cards), timeout=10000)
+    return win, res
+
+
+@pytest.mark.parametrize("size", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_two_rows_of_named_cards_and_four_regression_rows_fit(qtbot, mini, tmp_path, size):
+    """Issue 45, items 4 and 15, checked: at 1024x700 and 1366x768 the Results tab shows
+    two rows of verdict cards whole, each card naming its group and metric (the header row
+    of group names scrolled away once), on every sub-tab; the Regression sub-tab shows four
+    result rows under its form and the labels that were cut read whole."""
+    from fairdesk.gui.results_panel import SUBTABS
+    from fairdesk.presentation import metric_short, short_group
+
+    win, res = _results_window(qtbot, mini, tmp_path, size)
     qtbot.wait(50)
     cards = res.cards
     assert cards.n_rows >= 2  # the mini run tests WER and CER
@@ -446,35 +454,12 @@ def test_three_groups_of_cards_show_two_rows_whole(qtbot, mini, tmp_path, size):
     """A run of three compared groups (accent × gender) on a laptop: its cards, each
     naming its group, show two rows whole beside the sub-tabs' table (at 1024 px a card
     was seven lines tall and the pane showed a row and a half)."""
-    from PySide6.QtCore import QSettings
 
-    from fairdesk.core.store import Project
-    from fairdesk.gui.main_window import TABS, MainWindow
-    from fairdesk.jobs.audit import AuditRequest, run_audit
     from fairdesk.presentation import short_group
-    from tests.gui.conftest import small_settings
+    from tests.gui.conftest import audit_three_groups
 
-    p = Project(mini.folder)
-    try:
-        run_id = run_audit(
-            p,
-            AuditRequest(
-                dataset="mini",
-                model=f"predictions:{mini.predictions}",
-                by=("accent", "gender"),
-                settings=small_settings(),
-            ),
-        ).run_id
-    finally:
-        p.close()
-    settings = QSettings(str(tmp_path / "fit.ini"), QSettings.IniFormat)
-    win = MainWindow(mini.folder, settings=settings, restore=False)
-    qtbot.addWidget(win)
-    win.resize(*size)
-    win.show()
-    _click_tab(qtbot, win.tabs, TABS.index("results"))
-    res = win.panel("results")
-    qtbot.waitUntil(lambda: bool(res.cards.cards), timeout=10000)
+    run_id = audit_three_groups(mini)
+    win, res = _results_window(qtbot, mini, tmp_path, size)
     if res.run_id != run_id:
         with qtbot.waitSignal(res.loaded, timeout=10000):
             win.ctx.select_run(run_id)

@@ -185,6 +185,11 @@ def _options(a) -> dict:
     }
 
 
+def _print_progress(_fraction: float, msg: str) -> None:
+    """One progress line on stderr, overwritten by the next."""
+    print(f"\r{msg[:72]:<72}", end="", file=sys.stderr, flush=True)
+
+
 def run_incremental(a):
     """:func:`fairdesk.incremental.job.run_incremental` with the command's options; its
     errors as usage errors. Returns the
@@ -204,12 +209,7 @@ def run_incremental(a):
         )
     except ValueError as e:
         raise UsageError(str(e)) from None
-    progress = None
-    if not a.quiet:
-
-        def progress(_fraction, msg):
-            print(f"\r{msg[:72]:<72}", end="", file=sys.stderr, flush=True)
-
+    progress = None if a.quiet else _print_progress
     proj = _project(a.project, write="an incremental run")
     try:
         return job(

@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..presentation import count
 from .common import EXIT_NOTHING, EXIT_OK, UsageError, dump_json
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def add_commands(sub):
@@ -177,11 +181,14 @@ def cmd_export(a):
     p = _open(a.project)
     d = load_run(p, a.run)
     if a.item:
-        known = set(d.items["id"].astype(str))
+        items: pd.DataFrame = d.items  # RunData types it as object
+        known = set(items["id"].astype(str))
         unknown = [i for i in a.item if i not in known]
         if unknown:
             raise UsageError(f"run {a.run} has no item(s) {', '.join(map(repr, unknown))}")
-    written = {"tables": [str(x) for x in export_tables(d, a.items, a.groups, a.comparisons)]}
+    written: dict[str, list[Any]] = {
+        "tables": [str(x) for x in export_tables(d, a.items, a.groups, a.comparisons)]
+    }
     for path in written["tables"]:
         print(f"table: {path}")
     from ..reports.tiers import Aligners

@@ -37,6 +37,7 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from fairdesk.nlu.base import NluModel, NluResult
 
@@ -153,7 +154,7 @@ class HfJointNlu(NluModel):
         self.device = device
         self.id = f"hf:{self.folder.name}"
         self.fingerprint = _folder_digest(self.folder)
-        self._loaded = None
+        self._loaded: tuple[Any, Any, Any] | None = None  # (tokenizer, intent, slots)
 
     def _load(self):
         if self._loaded is None:

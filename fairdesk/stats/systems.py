@@ -301,6 +301,7 @@ def _compare(
                 pending.append(("system", *_difference(items, spec, j, g, r, vb, settings, units)))
 
     def gap_draws(g):
+        assert ref is not None  # gaps are drawn only against a reference
         gs = Side(
             X[rows[g]],
             None if spk is None else spk[rows[g]],
@@ -314,7 +315,7 @@ def _compare(
         design, n_shared, _ = content_design(gs, rs)
         if settings.resampling == "auto":
             scheme, units, failed_ = auto_scheme(gs, rs, spk is not None, n_shared)
-            problem = None if scheme else units_problem(units, failed_, g, ref)
+            problem = None if failed_ is None else units_problem(units, failed_, g, ref)
         else:
             where = f" (group {g!r} vs reference {ref!r})"
             scheme = choose_scheme(spk is not None, n_shared, settings.resampling, where)

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 
 from .atomic import write_text
 from .errors import FairdeskError
+from .schema import inserted_id
 from .store import Project
 
 __all__ = [
@@ -157,7 +158,7 @@ def save_plan(project: Project, plan: RecordingPlan) -> RecordingPlan:
             "INSERT INTO recording_plans (dataset, source, body, created_at) VALUES (?,?,?,?)",
             (plan.dataset, plan.source, plan.body(), now),
         )
-        rid = int(cur.lastrowid)
+        rid = inserted_id(cur)
     return RecordingPlan(**{**plan.__dict__, "id": rid, "created_at": now})
 
 

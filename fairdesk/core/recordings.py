@@ -8,6 +8,7 @@ import json
 import time
 from collections.abc import Callable
 
+from .schema import inserted_id
 from .store import Project
 
 __all__ = [
@@ -71,18 +72,18 @@ def add_take(
     with project.transaction() as c:
         ds_id = _dataset_id(c, dataset)
         new_ds = ds_id is None
-        if new_ds:
+        if ds_id is None:
             cur = c.execute(
                 "INSERT INTO datasets(name, root, format, created_at, language) VALUES (?,?,?,?,?)",
                 (dataset, root, "manifest", time.time(), language),
             )
-            ds_id = int(cur.lastrowid)
+            ds_id = inserted_id(cur)
         cur = c.execute(
             "INSERT INTO recordings(dataset_id, path, prompt, speaker_id, status, duration, "
             "created_at) VALUES (?,?,?,?,?,?,?)",
             (ds_id, path, prompt, speaker_id, status, None, time.time()),
         )
-        return int(cur.lastrowid), ds_id, new_ds
+        return inserted_id(cur), ds_id, new_ds
 
 
 def drop_take(project: Project, rec_id: int, ds_id: int, drop_dataset: bool) -> None:
@@ -157,7 +158,7 @@ def save_recorded_transcript(
             ),
         )
         c.execute("UPDATE items SET text=? WHERE id=?", (text, item_db_id))
-        return int(cur.lastrowid)
+        return inserted_id(cur)
 
 
 def fix_unfinished(project: Project, status: str, decide: Callable[[str], dict | None]) -> None:

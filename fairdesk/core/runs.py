@@ -12,6 +12,7 @@ import json
 import time
 
 from .errors import StoreError
+from .schema import inserted_id
 from .store import Project
 
 __all__ = [
@@ -91,7 +92,7 @@ def start_run(project: Project, prep, req):
                 time.time(),
             ),
         )
-        run_id = int(cur.lastrowid)
+        run_id = inserted_id(cur)
         lock = RunLock(project, run_id)  # held before COMMIT: never seen running and unlocked
     return run_id, lock
 
@@ -132,7 +133,7 @@ def insert_run(
                 now,
             ),
         )
-        return int(cur.lastrowid)
+        return inserted_id(cur)
 
 
 def finish_run(
@@ -267,7 +268,7 @@ def add_result(project: Project, run_id: int, kind: str, payload: dict) -> int:
             "INSERT INTO results(run_id, kind, payload, created_at) VALUES (?,?,?,?)",
             (int(run_id), kind, text, time.time()),
         )
-        return int(cur.lastrowid)
+        return inserted_id(cur)
 
 
 def results_for_run(project: Project, run_id: int, kind: str | None = None) -> list[dict]:

@@ -265,3 +265,10 @@ def _split_sql(script: str) -> Iterator[str]:
     for stmt in script.split(";"):
         if stmt.strip():
             yield stmt
+
+
+def inserted_id(cur: sqlite3.Cursor) -> int:
+    """The row id of the row that an ``INSERT`` through ``cur`` just wrote."""
+    rid = cur.lastrowid
+    assert rid is not None  # set by every INSERT
+    return rid

@@ -22,7 +22,7 @@ from .audio_paths import shown_item_path
 from .errors import StoreError
 from .labels import integer_columns
 from .names import nfc
-from .schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION, _connect, migrate
+from .schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION, _connect, inserted_id, migrate
 from .versions import annotator_name, is_adjudication
 
 __all__ = [
@@ -381,7 +381,7 @@ class Project:
                     annotator_name(annotator),
                 ),
             )
-            return int(cur.lastrowid)
+            return inserted_id(cur)
 
     def annotations(self, item_db_id: int, kind: str | None = None) -> list[dict]:
         q = "SELECT * FROM annotations WHERE item_id=?" + (" AND kind=?" if kind else "")
@@ -451,7 +451,7 @@ class Project:
             now = time.time()
             if (
                 session is not None
-                and last is not None
+                and last_value is not None
                 and annotator_name(last["annotator"]) == annotator
                 and not is_adjudication(last_value)
                 and last_value.get("session") == session
@@ -482,7 +482,7 @@ class Project:
                     annotator,
                 ),
             )
-            return int(cur.lastrowid)
+            return inserted_id(cur)
 
     @staticmethod
     def _own_version(c, item_db_id: int, annotator: str, imported: str) -> str:

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .errors import StoreError
+from .schema import inserted_id
 
 __all__ = [
     "ADJUDICATION",
@@ -208,7 +209,7 @@ def insert_versions(conn, rows: Iterable[tuple[int, dict, str]]) -> list[int]:
                 annotator_name(annotator),
             ),
         )
-        ids.append(int(cur.lastrowid))
+        ids.append(inserted_id(cur))
     return ids
 
 

@@ -307,8 +307,8 @@ def asr_confidence(confidence, words=()) -> float:
     except (TypeError, ValueError):
         pass
     probs = [
-        float(w.get("probability"))
+        float(p)
         for w in words or ()
-        if isinstance(w, dict) and w.get("probability") is not None
+        if isinstance(w, dict) and (p := w.get("probability")) is not None
     ]
     return float(np.mean(probs)) if probs else math.nan

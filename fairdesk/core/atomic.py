@@ -237,7 +237,7 @@ def stale_temps(target) -> list[Path]:
     target = Path(target)
     prefix = _temp_prefix(target)
     folder = target.parent if str(target.parent) else Path(".")
-    out = []
+    out: list[Path] = []
     try:
         names = os.listdir(folder)
     except OSError:
@@ -405,7 +405,7 @@ def atomic_write(
         return
     existed = target.is_file()
     folder = target.parent if str(target.parent) else Path(".")
-    names = (str(target), str(folder))
+    names: tuple[str, ...] = (str(target), str(folder))
     try:
         if make_parents:
             make_folder(folder)

@@ -157,7 +157,7 @@ def av_blocks(p: Path, sf_error: str | None = None):
         ) from None
     try:
         with av.open(str(p)) as container:
-            stream = next((s for s in container.streams if s.type == "audio"), None)
+            stream = next(iter(container.streams.audio), None)
             if stream is None:
                 raise AudioError(p, "holds no audio stream; export the recording as audio")
             for frame in container.decode(stream):
@@ -197,7 +197,7 @@ def content_hash(samples, sample_rate: int) -> str:
     for block in blocks:
         flat = np.ascontiguousarray(block, dtype=np.float32).reshape(-1)
         for i in range(0, flat.size, HASH_BLOCK):
-            h.update(memoryview(flat[i : i + HASH_BLOCK]))
+            h.update(flat[i : i + HASH_BLOCK].data)
     return h.hexdigest()
 
 

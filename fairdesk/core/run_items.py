@@ -26,7 +26,7 @@ __all__ = [
 
 def prediction_to_dict(p) -> dict:
     """A backend's Transcription / Classification / Prediction as the stored plain dict."""
-    d = asdict(p) if is_dataclass(p) else dict(p)
+    d = asdict(p) if is_dataclass(p) and not isinstance(p, type) else dict(p)
     text = d.pop("text", None) or ""
     words = d.pop("words", None) or []
     conf = d.pop("confidence", None)

@@ -12,9 +12,13 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from types import ModuleType
 
+fcntl: ModuleType | None
 try:  # POSIX; on other systems runs are never marked interrupted automatically
-    import fcntl
+    import fcntl as _fcntl
+
+    fcntl = _fcntl
 except ImportError:  # pragma: no cover
     fcntl = None
 

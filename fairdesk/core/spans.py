@@ -258,6 +258,8 @@ def load(
     only (the info's hash is then :func:`span_hash`)."""
     if start_s is None:
         return audio_io.load(path, sample_rate)
+    if end_s is None:
+        raise TypeError("a span needs end_s as well as start_s")
     return load_span(path, float(start_s), float(end_s), sample_rate)
 
 

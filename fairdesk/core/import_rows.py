@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import zlib
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -218,7 +219,7 @@ def read_text(path: Path) -> str:
 # -- table reading (the one reader, core.tables) ------------------------------------------
 def read_table(
     path: Path, quoting: str = "rfc4180", name_blank: bool = False
-) -> tuple[list[str], list[tuple[int, dict]], list[Problem]]:
+) -> tuple[list[str], Sequence[tuple[int, dict]], list[Problem]]:
     """Rows of a CSV, TSV, JSONL or Parquet file as ``(line, dict)``; unreadable rows as
     problems (see :mod:`fairdesk.core.tables`: numbering, quoting, encodings)."""
     try:
@@ -249,7 +250,7 @@ def no_records_message(path, problems) -> str:
     return f"{path}: the file holds only blank lines: no records to import"
 
 
-def read_jsonl(path: Path) -> tuple[list[tuple[int, dict]], list[Problem]]:
+def read_jsonl(path: Path) -> tuple[Sequence[tuple[int, dict]], list[Problem]]:
     """Records of a JSONL file, gzipped (``.gz``) or not, as ``(line, dict)`` with the
     unreadable lines as problems (the checks of :func:`read_table`)."""
     path = Path(path)

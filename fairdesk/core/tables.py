@@ -36,6 +36,7 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from .errors import FairdeskError
 
@@ -102,7 +103,7 @@ class Table:
     path: Path
     format: str
     columns: list[str]
-    rows: list[tuple[int, dict]] = field(default_factory=list)
+    rows: Sequence[tuple[int, dict]] = field(default_factory=list)
     problems: list[TableProblem] = field(default_factory=list)
 
     def frame(self, line_column: str | None = None):
@@ -265,7 +266,7 @@ def read_table(
     return _read_delimited(path, text, fmt, delimiter, quoting, name_blank)
 
 
-class _FrameRows(Sequence):
+class _FrameRows(Sequence[tuple[int, dict]]):
     """A Parquet table's ``(row number, record)`` pairs, made when asked for: a million-row
     ``--table`` goes to :meth:`Table.frame` without a dict per row."""
 
@@ -291,8 +292,6 @@ class _FrameRows(Sequence):
 
     def __eq__(self, other) -> bool:
         return list(self) == list(other) if isinstance(other, Sequence) else NotImplemented
-
-    __hash__ = None
 
 
 def _read_parquet(path: Path) -> Table:
@@ -329,7 +328,8 @@ def parse_jsonl(path, text: str) -> Table:
 
 
 def _read_jsonl(path: Path, text: str) -> Table:
-    table = Table(path, "jsonl", [])
+    rows: list[tuple[int, dict]] = []
+    table = Table(path, "jsonl", [], rows)
     seen: dict[str, None] = {}
     for n, line in enumerate(io.StringIO(text, newline=""), start=1):
         if not line.strip():
@@ -381,7 +381,7 @@ def _read_jsonl(path: Path, text: str) -> Table:
             continue
         for k in obj:
             seen.setdefault(str(k), None)
-        table.rows.append((n, {str(k): v for k, v in obj.items()}))
+        rows.append((n, {str(k): v for k, v in obj.items()}))
     table.columns = list(seen)
     return table
 
@@ -406,7 +406,7 @@ def _read_delimited(
     path: Path, text: str, fmt: str, delimiter: str, quoting: str, name_blank: bool = False
 ) -> Table:
     lines = list(io.StringIO(text, newline=""))
-    q = csv.QUOTE_NONE if quoting == "none" else csv.QUOTE_MINIMAL
+    q: Literal[0, 3] = csv.QUOTE_NONE if quoting == "none" else csv.QUOTE_MINIMAL
     src = _Lines(lines, 0)
     try:
         header = next(csv.reader(src, delimiter=delimiter, quoting=q, strict=True))
@@ -430,7 +430,8 @@ def _read_delimited(
     if len(set(header)) != len(header):
         dup = sorted({h for h in header if header.count(h) > 1})
         raise TableError(f"{path}: duplicate column names {dup}; rename them")
-    table = Table(path, fmt, header)
+    rows: list[tuple[int, dict]] = []
+    table = Table(path, fmt, header, rows)
     while src.next < len(lines):
         start = src.next  # 0-based index of the line where the next record starts
         reader = csv.reader(src, delimiter=delimiter, quoting=q, strict=True)
@@ -470,11 +471,12 @@ def _read_delimited(
             )
             continue
         record = dict(zip(header, values, strict=True))
-        bad = next(((c, r) for c, v in record.items() if (r := undecodable(v))), None)
-        if bad:
-            table.problems.append(TableProblem(start + 1, f"column {bad[0]!r}: {bad[1]}", record))
+        bad_cell = next(((c, r) for c, v in record.items() if (r := undecodable(v))), None)
+        if bad_cell:
+            column, why = bad_cell
+            table.problems.append(TableProblem(start + 1, f"column {column!r}: {why}", record))
             continue
-        table.rows.append((start + 1, record))
+        rows.append((start + 1, record))
     return table
 
 

@@ -45,6 +45,7 @@ from .importers_formats import (  # noqa: F401  (the readers stay importable fro
     rows_to_candidates,
 )
 from .names import nfc, nfc_record
+from .schema import inserted_id
 from .spans import probe_span
 from .store import Project
 from .tables import JSONL_SUFFIXES, undecodable
@@ -184,9 +185,9 @@ def import_dataset(
     if fmt == "auto":
         fmt = detect_format(path)
     if fmt == "manifest" and path.is_dir():
-        for n in ("manifest.csv", "manifest.tsv", "manifest.jsonl"):
-            if (path / n).exists():
-                path = path / n
+        for fname in ("manifest.csv", "manifest.tsv", "manifest.jsonl"):
+            if (path / fname).exists():
+                path = path / fname
                 break
     if fmt in FILE_FORMATS and path.is_dir() and fmt != "manifest":
         raise ImportFailed(f"{path}: the {fmt} format expects a file, not a folder")
@@ -266,9 +267,10 @@ def import_dataset(
         full, reason = placed[id(c)]
         if full is not None and full not in rooted:
             reason = f"path {c.path!r} cannot be resolved; check the path"
-        if reason or full is None:
+        if reason:
             audio_problem(c, c.where_audio(), shown_path(root, c.path) or None, reason)
             continue
+        assert full is not None  # place gives a reason whenever it finds no file
         own_root, in_root = rooted[full]
         # what the item's path reads as: relative to the dataset's root, else absolute
         rel = in_root if own_root is None else (own_root / in_root).as_posix()
@@ -358,7 +360,7 @@ def import_dataset(
                     "VALUES (?,?,?,?,?)",
                     (name, str(root), fmt, time.time(), language),
                 )
-                ds_id = cur.lastrowid
+                ds_id = inserted_id(cur)
             else:
                 ds_id = row["id"]
                 if Path(row["root"]) != root:

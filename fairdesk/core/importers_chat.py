@@ -121,7 +121,7 @@ def read_chat(path, **_):
         from rustling.chat import CHAT  # pylangacq's reader
     except ImportError:  # pragma: no cover - pylangacq < 0.23 has no rustling
         try:
-            from pylangacq import Reader as CHAT  # type: ignore[no-redef]
+            from pylangacq import Reader as CHAT  # type: ignore[no-redef,attr-defined]  # pylangacq < 0.23 only
         except ImportError:
             raise ImportFailed(
                 "reading CHAT needs pylangacq: pip install 'pylangacq>=0.23'"
@@ -215,7 +215,7 @@ def read_chat(path, **_):
                 continue
             p = people.get(code)
             name = str(getattr(p, "name", "") or "").strip() if p is not None else ""
-            meta = {"session": cha.stem, "participant": code}
+            meta: dict[str, object] = {"session": cha.stem, "participant": code}
             if p is not None:
                 age = _age_text(getattr(p, "age", None))
                 fields = {

@@ -197,7 +197,7 @@ def read_librispeech(root: Path, **_):
         for i, line in enumerate(read_text(tf).splitlines(), start=1):
             if not line.strip():
                 continue
-            utt, _, text = line.strip().partition(" ")
+            utt, _sep, text = line.strip().partition(" ")
             spk = utt.split("-")[0]
             flac = tf.parent / f"{utt}.flac"
             if listed is not None and spk not in speakers and spk not in unlisted:
@@ -324,23 +324,23 @@ def _in_vocabulary(reader: Callable) -> Callable:
     return read
 
 
+_FORMAT_READERS: dict[str, Callable] = {
+    "manifest": read_manifest,
+    "audiofolder": read_audiofolder,
+    "commonvoice": read_commonvoice,
+    "librispeech": read_librispeech,
+    "saa": read_saa,
+    "l2arctic": read_l2arctic,
+    "kaldi": read_kaldi,
+    "nemo": read_nemo,
+    "lhotse": read_lhotse,
+    "vctk": read_vctk,
+    "timit": read_timit,
+    "hf": read_hf,
+    "eaf": read_eaf,
+    "textgrid": read_textgrid,
+    "chat": read_chat,
+}
 READERS: dict[str, Callable] = {
-    name: _in_vocabulary(reader)
-    for name, reader in {
-        "manifest": read_manifest,
-        "audiofolder": read_audiofolder,
-        "commonvoice": read_commonvoice,
-        "librispeech": read_librispeech,
-        "saa": read_saa,
-        "l2arctic": read_l2arctic,
-        "kaldi": read_kaldi,
-        "nemo": read_nemo,
-        "lhotse": read_lhotse,
-        "vctk": read_vctk,
-        "timit": read_timit,
-        "hf": read_hf,
-        "eaf": read_eaf,
-        "textgrid": read_textgrid,
-        "chat": read_chat,
-    }.items()
+    name: _in_vocabulary(reader) for name, reader in _FORMAT_READERS.items()
 }

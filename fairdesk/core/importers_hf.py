@@ -244,9 +244,9 @@ def read_hf(path: Path, media_dir=None, audio_col=None, **cols):
         if listed:
             folder = _listed_base(src.parent, [r[audio] for _n, r in listed])
             bases.append(folder)
-            names = DiskNames()
+            disk_names = DiskNames()
             for _n, r in listed:
-                r[audio] = names.locate(folder, r[audio])
+                r[audio] = disk_names.locate(folder, r[audio])
             rows = sorted(rows + listed, key=lambda nr: nr[0])
         got = rows_to_candidates(header, rows, src, media, audio_col=audio, **cols)
         has_id = cols.get("id_col") or any(h.lower() in ID_COLUMNS for h in header)

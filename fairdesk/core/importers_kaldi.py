@@ -143,7 +143,7 @@ def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, media
         spk = _spk2utt(spk_file, problems)
     tables = []
     for p in _meta_files(root, kaldi_meta):
-        side, _, name = p.name.partition("2")
+        side, _sep, name = p.name.partition("2")
         values = {k: v for k, (_i, v) in read_kaldi_table(p, problems).items()}
         if not values and _is_empty(p):
             problems.append(_empty(p, f"; the items are imported without {name}"))
@@ -237,7 +237,8 @@ def read_kaldi(root: Path, kaldi_meta: str | None = None, audio_root=None, media
             continue
         meta = {}
         for side, name, values in tables:
-            v = values.get(speaker if side == "spk" else utt)
+            key = speaker if side == "spk" else utt
+            v = None if key is None else values.get(key)
             if v is not None:
                 meta[name] = v
         c = Candidate(

@@ -98,7 +98,8 @@ def parse_phones_tier(path: Path) -> dict:
     if "phones" not in names:
         raise ValueError(f"no 'phones' tier (tiers: {', '.join(tg.tierNames) or 'none'})")
     tier = tg.getTier(names["phones"])
-    errors, phones = [], Counter()
+    errors: list[dict] = []
+    phones: Counter[str] = Counter()
     for start, end, label in tier.entries:
         label = label.strip()
         if "," in label:

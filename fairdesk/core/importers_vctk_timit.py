@@ -207,7 +207,7 @@ def read_spkrinfo(path: Path, problems: list) -> dict[str, dict]:
                 )
             )
             continue
-        meta = {}
+        meta: dict[str, int | str] = {}
         rec, born = _date(parts[4]), _date(parts[5])
         if rec and born:
             meta["age"] = rec.year - born.year - ((rec.month, rec.day) < (born.month, born.day))

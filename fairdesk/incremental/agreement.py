@@ -47,7 +47,10 @@ def prompt_words(committed: list[Word], buffer_start_s: float, chars: int = 200)
     """whisper_streaming's prompt: committed words that end at or before the buffer start,
     the last ``chars`` characters of them (whole words, counted with one separator each)."""
     k = max(0, len(committed) - 1)
-    while k > 0 and committed[k - 1].end is not None and committed[k - 1].end > buffer_start_s:
+    while k > 0:
+        end = committed[k - 1].end
+        if end is None or end <= buffer_start_s:
+            break
         k -= 1
     pool = [w.text for w in committed[:k]]
     taken: list[str] = []

@@ -59,8 +59,9 @@ def word_tokens(words) -> list[list[str]]:
     return [_norm_word(getattr(w, "text", w)).split() for w in words]
 
 
-def common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
-    """Length of the longest common prefix of two token lists."""
+def common_prefix(a: Sequence[object], b: Sequence[object]) -> int:
+    """Length of the longest common prefix of two token lists (or of two lists of words'
+    token lists)."""
     k = 0
     for x, y in zip(a, b):
         if x != y:

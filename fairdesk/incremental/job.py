@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Sequence
+from typing import Any
 
 __all__ = ["model_policies", "open_backend", "run_incremental"]
 
@@ -197,7 +198,8 @@ def run_incremental(
             return load_row(ds.root, item).samples
 
         frames, failures, timelines, segments, logs = [], [], [], [], []
-        decoders, fingerprints = [], {}
+        decoders: list[dict[str, Any]] = []
+        fingerprints = {}
         for mi, model in enumerate(models):
             backend, used = open_backend(model, device, threads, **dec_settings)
             with backend:

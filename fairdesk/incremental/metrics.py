@@ -269,7 +269,7 @@ def pooled(frame: pd.DataFrame) -> dict:
     ``stabilisation_latency`` and the totals they come from.
     """
     s = {c: float(np.asarray(frame[c], dtype=float).sum()) for c in STAT_COLUMNS}
-    out = {
+    out: dict[str, object] = {
         sid: float(spec.compute(np.array([s[c] for c in spec.stats])))
         for sid, spec in INCREMENTAL_METRICS.items()
     }

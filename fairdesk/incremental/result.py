@@ -122,7 +122,7 @@ class IncrementalResult:
     ----------
     dataset : the dataset's name.
     models, policies : what was run (a model runs the policies it can: ``decoders``).
-    chunk_s : seconds per chunk.
+    chunk_s : seconds per chunk (None when a stored payload lacks it).
     n_items : items streamed.
     summary : pooled metrics per (model,) policy and stream
         (:func:`fairdesk.incremental.run.summarise`).
@@ -147,7 +147,7 @@ class IncrementalResult:
     dataset: str
     models: tuple[str, ...]
     policies: tuple[str, ...]
-    chunk_s: float
+    chunk_s: float | None
     n_items: int
     summary: tuple[dict, ...]
     table: ModelsTable

@@ -15,6 +15,7 @@ import platform
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -25,6 +26,9 @@ from fairdesk.incremental.native import NATIVE, supports_native
 from fairdesk.incremental.simulate import POLICIES, simulate
 from fairdesk.incremental.timeline import timeline
 from fairdesk.workers import usable_cores
+
+if TYPE_CHECKING:
+    from fairdesk.incremental.segment import Segment
 
 __all__ = [
     "ALL_POLICIES",
@@ -187,7 +191,9 @@ def evaluate(
         )
     options = options or {}
     items = list(items)
-    rows, failures, extras = [], [], Extras()
+    rows: list[dict] = []
+    failures: list[dict] = []
+    extras = Extras()
     tag = {} if model is None else {"model": model}
     total = len(items) * len(policies)
     done = 0
@@ -205,7 +211,7 @@ def evaluate(
 
                 raise Cancelled("incremental run cancelled")
             opts = options.get(policy, {})
-            segs = []
+            segs: list[Segment] = []
             if split:
                 from fairdesk.incremental.segment import simulate_segmented
 
@@ -258,7 +264,7 @@ def _keys(frame: pd.DataFrame) -> list[str]:
 
 def summarise(frame: pd.DataFrame) -> list[dict]:
     """Pooled metrics per (model,) policy and stream (in the order they appear)."""
-    out = []
+    out: list[dict] = []
     if frame.empty:
         return out
     keys = _keys(frame)

@@ -158,10 +158,10 @@ class SlidingWindow(_Policy):
         words = self.window_words
         forced = False
         if self.snap:
-            ends = [i for i, w in enumerate(words) if w.end is not None and w.end <= raw_s]
+            ends = [(i, w.end) for i, w in enumerate(words) if w.end is not None and w.end <= raw_s]
             if ends:
-                k = ends[-1] + 1
-                cut = int(round(words[k - 1].end * SAMPLE_RATE))
+                k = ends[-1][0] + 1
+                cut = int(round(ends[-1][1] * SAMPLE_RATE))
             elif window >= self.max_window:
                 k, cut, forced = 0, raw, True
             else:
@@ -175,7 +175,7 @@ class SlidingWindow(_Policy):
                 k += 1
         cut = max(cut, self.w0 + 1)  # always move forward
         cut_s = cut / SAMPLE_RATE
-        straddling = [i for i, w in enumerate(words) if w.start < cut_s < w.end]
+        straddling = [i for i, w in enumerate(words) if _times(w)[0] < cut_s < _times(w)[1]]
         self.frozen = self.frozen + words[:k]
         self.window_words = words[k:]
         self.sim.cuts.append(
@@ -193,8 +193,16 @@ class SlidingWindow(_Policy):
         self.w0 = cut
 
 
+def _times(w: Word) -> tuple[float, float]:
+    """A decoded word's start and end (the decoder gives every word both, :class:`Decoder`)."""
+    if w.start is None or w.end is None:
+        raise ValueError(f"word {w.text!r} has no start or end time")
+    return float(w.start), float(w.end)
+
+
 def _midpoint(w: Word) -> float:
-    return 0.5 * (float(w.start) + float(w.end))
+    start, end = _times(w)
+    return 0.5 * (start + end)
 
 
 def make_policy(name: str, decode: Decoder, sim: Simulation, **options) -> _Policy:

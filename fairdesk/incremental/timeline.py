@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from fairdesk.incremental.edits import common_prefix, word_tokens
 from fairdesk.incremental.simulate import Simulation
+from fairdesk.models.base import Word
 
 __all__ = ["timeline"]
 
 
-def _w(w) -> list:
+def _w(w: Word) -> list:
     return [w.text, w.start, w.end]
 
 
@@ -28,7 +29,8 @@ def timeline(sim: Simulation, stream: str = "displayed") -> dict:
     ``n_committed``, ``added`` (``[text, start, end]`` per word), ``revoked`` (the same for
     the words taken back) and ``position`` (the index of the first changed word).
     """
-    events, prev = [], ()
+    events: list[dict] = []
+    prev: tuple[Word, ...] = ()
     for u, words in zip(sim.updates, sim.stream(stream)):
         k = common_prefix(word_tokens(prev), word_tokens(words))
         events.append(

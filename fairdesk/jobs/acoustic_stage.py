@@ -81,7 +81,7 @@ def add_acoustics(f, preds: dict, root, prog=None):
     rows = sorted(preds)
     if len(rows) != len(f):
         raise ValueError(f"add_acoustics: {len(f)} frame rows but {len(rows)} predictions")
-    cols = {c: [] for c in ACOUSTIC_STAGE_COLUMNS}
+    cols: dict[str, list] = {c: [] for c in ACOUSTIC_STAGE_COLUMNS}
     failures = []
     any_times = False
     started = time.monotonic()

@@ -247,7 +247,7 @@ def analyse(
     result = with_group_values(result, frame, nodia_specs() if nodia else [])
     tested_ids = tuple(s.id for s in tested)
     warnings = [*warnings, *notes]
-    blocks = {}
+    blocks: dict = {}
     if not labels_only:
         blocks, text_warnings = text_blocks(frame, result.design, name, slot_lang)
         warnings += text_warnings
@@ -295,8 +295,8 @@ def run_plan(frame, result, specs) -> tuple[object | None, str | None]:
     try:
         plan = resampling_plan(frame, result, specs)
     except (ValueError, KeyError, FloatingPointError, np.linalg.LinAlgError) as exc:
-        plan = closed_form_plan(result, specs, group_sizes(frame))
-        return plan, (
+        closed_form = closed_form_plan(result, specs, group_sizes(frame))
+        return closed_form, (
             f"the recording plan could not resample the pilot's speakers ({exc}); the plan "
             "shown is the closed-form estimate: run fairdesk plan for the resampling plan"
         )

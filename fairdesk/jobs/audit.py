@@ -12,7 +12,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -44,7 +44,7 @@ from .run_settings import run_settings as _run_settings
 from .shards import _predict_shard, load_shard_audio, predict_audio  # noqa: F401
 
 if TYPE_CHECKING:
-    pass
+    import pandas as pd
 
 __all__ = ["AuditRequest", "AuditOutcome", "Cancelled", "run_audit", "prepare"]
 
@@ -59,10 +59,11 @@ def _load_backend(req: AuditRequest):
         raise
     except (OSError, ValueError, TypeError, RuntimeError) as exc:
         # A missing file or folder, an unreadable model: a usage error naming the model.
+        filename = getattr(exc, "filename", None)
         msg = (
             str(exc)
-            if isinstance(exc, (ValueError, TypeError)) or not getattr(exc, "filename", None)
-            else f"{exc.filename}: {exc.strerror}"
+            if isinstance(exc, (ValueError, TypeError)) or not filename
+            else f"{filename}: {getattr(exc, 'strerror', None)}"
         )
         raise FairdeskError(
             f"--model {req.model}: {msg}; check the path after the prefix "
@@ -255,7 +256,7 @@ def infer(project: Project, prep: Prepared, req: AuditRequest, prog: Progress, r
         workers = req.workers or getattr(prep.backend, "preferred_workers", 1) or 1
         root = prep.dataset.root
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            pending = set()
+            pending: set[Future] = set()
             it = iter(shards)
             try:
                 while True:
@@ -350,7 +351,9 @@ def _apply_nlu(f, req: AuditRequest, notes: list[str]):
     return f
 
 
-def aggregate(f, req: AuditRequest, language: str, notes: list[str]) -> tuple[object, AuditRun]:
+def aggregate(
+    f, req: AuditRequest, language: str, notes: list[str]
+) -> tuple[pd.DataFrame, AuditRun]:
     """Per-item metrics and every comparison; returns (frame with stats, typed run)."""
     from .analysis import analyse
 

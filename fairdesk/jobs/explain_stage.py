@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Collection
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -54,9 +56,20 @@ from ..explain.saliency import (
     method_params,
 )
 
+
+class StageSettings(TypedDict):
+    """The explain stage's fixed saliency settings (:data:`STAGE_SETTINGS`)."""
+
+    window_s: float
+    stride_s: float
+    mask: str
+    steps: int
+    frame_s: float
+
+
 #: Settings of the explain stage that are not request fields (recorded with every result
 #: and part of the saliency cache key through the method key).
-STAGE_SETTINGS = {
+STAGE_SETTINGS: StageSettings = {
     "window_s": DEFAULT_WINDOW_S,
     "stride_s": DEFAULT_WINDOW_S,
     "mask": "zero",
@@ -95,7 +108,7 @@ def check_explain_backend(backend, method: str) -> None:
     """Refuse, before any work, a model or method the explain stage cannot use."""
     if method not in METHODS:
         raise FairdeskError(f"unknown explain method {method!r}; use one of {', '.join(METHODS)}")
-    caps = getattr(backend, "capabilities", set())
+    caps: Collection[str] = getattr(backend, "capabilities", set())
     if "score" not in caps:
         raise FairdeskError(
             f"model {getattr(backend, 'id', '?')!r} gives no log-probability of a text, which "
@@ -160,7 +173,7 @@ def saliency_audio(backend, loaded, texts: dict, method: str) -> list[tuple]:
     :func:`fairdesk.jobs.shards.load_shard_audio` gives them) against ``texts[row]``:
     ``(row, :func:`saliency_result` or None, failure reason)`` per clip, the reasons worded
     as the explain stage words them. What a Ray actor runs (:mod:`fairdesk.jobs.engines`)."""
-    out = []
+    out: list[tuple] = []
     for idx, samples, why in loaded:
         if samples is None:
             out.append((idx, None, why))
@@ -230,7 +243,8 @@ def explain_stage(project, prep, frame, req, prog, aligner=None, run_remote=None
     )
     mkey = stage_method_key(method)
     root = prep.dataset.root
-    items, failures = [], []
+    items: list[dict[str, Any]] = []
+    failures: list[dict[str, str]] = []
     n_cached = n_computed = n_aligned = 0
     own_aligner = aligner
     total = len(sample)
@@ -303,7 +317,7 @@ def explain_stage(project, prep, frame, req, prog, aligner=None, run_remote=None
             except AudioError as exc:
                 failures.append({"item": item, "reason": f"phone-error grounding: {exc.reason}"})
         spk = row.get("speaker_id")
-        rec = {
+        rec: dict[str, Any] = {
             "item": item,
             "group": str(row["group"]),
             "speaker_id": None if spk is None or spk != spk else str(spk),
@@ -375,7 +389,9 @@ def _remote_saliency(project, prep, sample, req, prog, mkey, run_remote) -> dict
     :class:`~fairdesk.explain.store.SaliencyKey`, ``(row label, saliency_result or None,
     failure reason)``.
     """
-    misses, keys, seen = [], {}, set()
+    misses: list[list[tuple[int, str, str, str]]] = []
+    keys: dict[int, tuple[store.SaliencyKey, object]] = {}
+    seen: set[store.SaliencyKey] = set()
     for row_ix, row in sample.iterrows():
         text = str(row.get("reference") or "").strip()
         if not text:

@@ -49,7 +49,8 @@ def annotation_blocks(project, frame, reference=None, alpha: float = 0.05) -> di
     anns = load_phone_annotations(project, frame["db_id"])
     if not anns:
         return {}
-    errors, n_phones = [], defaultdict(Counter)
+    errors = []
+    n_phones: defaultdict[str, Counter] = defaultdict(Counter)
     rows = []
     for db, g, n, s, d, i in zip(
         frame["db_id"],

@@ -54,7 +54,7 @@ def plan_stored_run(
             f"{', '.join(map(str, known)) or 'none'} (list them with fairdesk runs)"
         )
     run = AuditRun.from_json(run_payload(project, int(run_id)))
-    if not run.comparisons:
+    if run.result is None or not run.comparisons:
         why = (
             "every item failed"
             if run.all_failed

@@ -230,7 +230,7 @@ def plan_followups(project: Project, run) -> tuple[PlanFollowup, ...]:
         return ()
     for rp in plans:
         pred = rp.prediction
-        if pred is None or rp.dataset not in names or pred.run_id == run.run_id:
+        if pred is None or rp.id is None or rp.dataset not in names or pred.run_id == run.run_id:
             continue
         if tuple(pred.by) != tuple(run.by):
             continue
@@ -242,7 +242,7 @@ def plan_followups(project: Project, run) -> tuple[PlanFollowup, ...]:
         if c is None or key in seen:
             continue
         seen.add(key)
-        k = tuple(int(_speakers(run, g)) for g in (pred.group, pred.reference))
+        k = (_speakers(run, pred.group), _speakers(run, pred.reference))
         at, extra = predicted_mde(pred, min(k))
         mde = getattr(c, "mde", None)
         out.append(

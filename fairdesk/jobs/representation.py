@@ -99,7 +99,7 @@ def representation_block(project, prep, frame, run, req, prog) -> dict:
             "n_items": int(len(sub)),
             "model_key": prep.model_key,
         }
-    out = rep.to_dict() if hasattr(rep, "to_dict") else dict(rep)
+    out = rep.to_dict()
     out["n_items"] = int(len(sub))
     out["model_key"] = prep.model_key
     return out

@@ -41,7 +41,7 @@ def load_shard_audio(root, rows) -> list[tuple[int, object, str | None]]:
     ``(start_s, end_s)`` in its file (:func:`fairdesk.core.spans.span_of`) or None for the
     whole file; only the span is decoded.
     """
-    loaded = []
+    loaded: list[tuple[int, object, str | None]] = []
     for idx, _key, rel, *rest in rows:
         span = rest[0] if rest and isinstance(rest[0], tuple) else None
         start, end = span if span is not None else (None, None)
@@ -56,7 +56,9 @@ def load_shard_audio(root, rows) -> list[tuple[int, object, str | None]]:
 
 def predict_audio(backend, loaded) -> list[tuple[int, dict | None, str | None]]:
     """Run the backend on decoded audio (:func:`load_shard_audio`), one batch per shard."""
-    out = [(idx, None, why) for idx, a, why in loaded if a is None]
+    out: list[tuple[int, dict | None, str | None]] = [
+        (idx, None, why) for idx, a, why in loaded if a is None
+    ]
     ok = [idx for idx, a, _ in loaded if a is not None]
     audios = [a for _, a, _ in loaded if a is not None]
     if not ok:
@@ -81,6 +83,8 @@ def embed_audio(backend, loaded) -> list[tuple[int, object]]:
     import numpy as np
 
     ok = [(idx, a) for idx, a, _ in loaded if a is not None]
-    vecs = np.asarray(backend.embed([a for _, a in ok]), dtype=np.float32) if ok else []
-    got = {idx: v for (idx, _), v in zip(ok, vecs)}
+    got: dict[int, object] = {}
+    if ok:
+        vecs = np.asarray(backend.embed([a for _, a in ok]), dtype=np.float32)
+        got = {idx: v for (idx, _), v in zip(ok, vecs)}
     return [(idx, got.get(idx)) for idx, _, _ in loaded]

@@ -11,7 +11,7 @@ stored runs are the same.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -125,7 +125,8 @@ class SystemsOutcome:
 
 def system_names(models: Sequence[str]) -> tuple[str, ...]:
     """Display names of the systems: the model ids, ``B (2)`` for a repeated one."""
-    out, seen = [], {}
+    out: list[str] = []
+    seen: dict[str, int] = {}
     for m in models:
         seen[m] = seen.get(m, 0) + 1
         out.append(m if seen[m] == 1 else f"{m} ({seen[m]})")
@@ -136,7 +137,7 @@ def compare_frames(
     frames: dict[str, pd.DataFrame],
     runs: Sequence[AuditRun],
     *,
-    failed: dict[str, Sequence] | None = None,
+    failed: Mapping[str, Sequence] | None = None,
 ) -> SystemComparisonResult:
     """Compare systems on their analysed item frames (one per system, baseline first).
 
@@ -276,7 +277,12 @@ def comparison_frames(project: Project, cmp: StoredComparison) -> dict[str, pd.D
     """
     from ..core.runs import run_items_frame
 
-    return {n: run_items_frame(project, rid) for n, rid in zip(cmp.systems, cmp.run_ids)}
+    frames = {}
+    for n, rid in zip(cmp.systems, cmp.run_ids):
+        if rid is None:  # a comparison of a table's columns stores no run
+            raise ValueError(f"system {n} has no stored run, so no stored per-item results")
+        frames[n] = run_items_frame(project, rid)
+    return frames
 
 
 def audit_systems(

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, overload
 
 from ..core.errors import FairdeskError
 from .result import AuditRun
@@ -89,6 +89,54 @@ def table_input(
         raise FairdeskError(str(exc)) from None
 
 
+@overload
+def audit_table(
+    table,
+    *,
+    by: Sequence[str] | str,
+    reference: str | None = None,
+    metrics: Sequence[str] | None = None,
+    language: str | None = None,
+    filters: Mapping[str, Sequence[str]] | None = None,
+    sample: int | None = None,
+    settings: AuditSettings | None = None,
+    model_based: bool = False,
+    covariates: Sequence[str] = (),
+    normaliser_sensitivity: bool = False,
+    problems: Sequence[Mapping] = (),
+    source: str | None = None,
+    ref_col: str = "reference",
+    hyp_col: str = "hypothesis",
+    speaker_col: str | None = None,
+    content_col: str = "content_id",
+    return_frame: Literal[False] = False,
+) -> AuditRun: ...
+
+
+@overload
+def audit_table(
+    table,
+    *,
+    by: Sequence[str] | str,
+    reference: str | None = None,
+    metrics: Sequence[str] | None = None,
+    language: str | None = None,
+    filters: Mapping[str, Sequence[str]] | None = None,
+    sample: int | None = None,
+    settings: AuditSettings | None = None,
+    model_based: bool = False,
+    covariates: Sequence[str] = (),
+    normaliser_sensitivity: bool = False,
+    problems: Sequence[Mapping] = (),
+    source: str | None = None,
+    ref_col: str = "reference",
+    hyp_col: str = "hypothesis",
+    speaker_col: str | None = None,
+    content_col: str = "content_id",
+    return_frame: Literal[True],
+) -> tuple[AuditRun, pd.DataFrame]: ...
+
+
 def audit_table(
     table,
     *,
@@ -109,7 +157,7 @@ def audit_table(
     speaker_col: str | None = None,
     content_col: str = "content_id",
     return_frame: bool = False,
-) -> AuditRun:
+) -> AuditRun | tuple[AuditRun, pd.DataFrame]:
     """Audit a table of references and hypotheses: every text metric, no audio.
 
     Parameters

@@ -185,8 +185,9 @@ def saliency_backend(model, device="auto", *, warm: bool = False):
             # the one kept before is dropped, not closed: a job may still be using it (it
             # goes when that job is done)
             _WARM.clear()
-            # loaded under the lock: two jobs never load it twice
-            backend.warm() if warm else backend.load()
+            # loaded under the lock: two jobs never load it twice (a shareable backend has
+            # load() and warm(), WhisperCT2Backend's; Backend itself has neither)
+            getattr(backend, "warm" if warm else "load")()
             _WARM[key] = backend
     return backend, False
 

@@ -27,6 +27,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..jobs.result import AuditRun, as_audit_run
 from ..jobs.result_parts import ConfusionMatrix
@@ -46,7 +47,11 @@ from ..presentation import group_rows as present_rows
 from ..presentation import scale as unit_scale
 from .data import REFERENCE_COLOUR, SERIES, num, verdict_style
 
-_FONT = {
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+    from matplotlib.typing import RcKeyType
+
+_FONT: dict[RcKeyType, Any] = {
     "font.family": "DejaVu Sans",
     "font.size": 9,
     "svg.fonttype": "none",
@@ -62,7 +67,7 @@ class Chart:
 
     name: str
     title: str
-    figure: object
+    figure: Figure
     caption: str = ""
 
 
@@ -216,7 +221,7 @@ def radar_scale_of(result: Result) -> RadarScale:
     run = as_audit_run(result)
     return radar(
         _radar_values(run),
-        run.reference,
+        run.reference or "",  # a run without statistics has no reference: no group is it
         run.tested_metrics,
         run.descriptive_metrics,
         (run.pitfalls.n_flagged if run.pitfalls is not None else 0) or 0,

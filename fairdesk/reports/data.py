@@ -16,13 +16,19 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..core.store import Project
+from ..core.store import Dataset, Project
 from ..jobs.result import AuditRun, as_audit_run
 from ..presentation import MISSING
 from ..stats.results import GroupInfo
 from ..stats.summary import MetricSummary
 from .palette import VERDICTS  # noqa: E402, F401 - the GUI's colours
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..core.dataset_sets import DatasetSet
 
 REFERENCE_COLOUR = "#222222"
 #: Series colours (colour-blind safe, Okabe-Ito; the GUI's).
@@ -108,11 +114,11 @@ class RunData:
     project: Project
     run_id: int
     payload: Mapping | AuditRun
-    items: object
+    items: pd.DataFrame
     run: dict = field(default_factory=dict)
-    dataset: object = None
+    dataset: Dataset | None = None
     dataset_summary: dict = field(default_factory=dict)
-    dataset_set: object = None
+    dataset_set: DatasetSet | None = None
 
     _audit: AuditRun | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -124,9 +130,11 @@ class RunData:
     @property
     def audit(self) -> AuditRun:
         """The typed audit result (``as_audit_run(payload)``, decoded once)."""
-        if self._audit is None:
-            object.__setattr__(self, "_audit", as_audit_run(self.payload))
-        return self._audit
+        audit = self._audit
+        if audit is None:
+            audit = as_audit_run(self.payload)
+            object.__setattr__(self, "_audit", audit)
+        return audit
 
     @property
     def language(self) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import io
+from typing import Any
 
 from .._meta import __version__
 from ..core.atomic import write_text
@@ -147,9 +148,9 @@ def _audited(d: RunData, run: AuditRun) -> list[tuple[str, str]]:
             ", ".join(metric_label(m) for m in run.descriptive_metrics) or MISSING,
         ),
     ]
-    if run_setting("sample_per_group"):
+    if rs is not None and rs.sample_per_group:
         rows.append(("Sample", f"{count(rs.sample_per_group, 'item')} per group (stratified)"))
-    if run_setting("nlu") and rs.nlu != "none":
+    if rs is not None and rs.nlu and rs.nlu != "none":
         rows.append(("NLU", str(rs.nlu)))
     return rows
 
@@ -192,7 +193,7 @@ def _ci_span(metric: str, ci) -> str:
 
 def _group_values(run: AuditRun) -> dict:
     metrics = list(dict.fromkeys(run.tested_metrics + run.descriptive_metrics))
-    rows = []
+    rows: list[dict[str, Any]] = []
     for g in run.groups:
         cells = []
         for m in metrics:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
 from .._meta import __version__
 from ..core.atomic import write_text
@@ -70,7 +71,7 @@ def _table(p) -> dict | None:
     if not cols:
         return None
     summ = {(r.get("model", ""), r.get("policy"), r.get("stream")): r for r in p.summary}
-    engines = []
+    engines: list[dict[str, Any]] = []
     for c in cols:
         if engines and engines[-1]["model"] == c.get("model", ""):
             engines[-1]["span"] += 1

@@ -10,6 +10,7 @@ accentedness regression, each only when the run has it.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from ..jobs.result import AuditRun
 from ..jobs.result_blocks import (
@@ -94,7 +95,7 @@ def _regression(reg: AccentednessRegression | None) -> dict | None:
     """The accentedness regression's view; None without it."""
     if reg is None or reg == AccentednessRegression():
         return None
-    regression = {
+    regression: dict[str, Any] = {
         "n": fmt_number(reg.n, 0),
         "reference": reg.reference,
         "reason": None if reg.estimable else reg.reason,

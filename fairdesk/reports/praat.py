@@ -105,6 +105,8 @@ def _in_dataset(audio: Path, d) -> Path:
     if sets is not None and sets.several:
         roots = [(None if i == 0 else x.name, x.root) for i, x in enumerate(sets.datasets)]
     for name, root in roots:
+        if root is None:  # a deleted dataset: no folder to be inside
+            continue
         try:
             rel = Path(audio).resolve().relative_to(Path(root).resolve())
         except (TypeError, ValueError, OSError):

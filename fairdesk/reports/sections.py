@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Any
 
 from ..jobs.result import AuditRun
 from ..jobs.result_blocks import Representation
@@ -300,7 +301,7 @@ def regression_sections(d) -> list[dict]:
     out = []
     for k, s in enumerate(stored):
         req, res, family = s.request, s.result, s.family
-        entry = {
+        entry: dict[str, Any] = {
             "family": family,
             "outcome": str(req.get("outcome") or ""),
             "variables": ", ".join(req.get("variables") or []) or "–",
@@ -502,7 +503,7 @@ def definitions(run: AuditRun) -> list[dict]:
 
     path = resources_dir() / "reports" / "definitions.md"
     sections: list[dict] = []
-    cur = None
+    cur: dict[str, Any] | None = None
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith("## "):
             key, _, title = line[3:].partition("|")

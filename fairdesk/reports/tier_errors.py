@@ -23,20 +23,23 @@ def token_owners(words: list[str], tokens, norm) -> list[tuple[int, int]]:
 
     if not words:
         return [(0, 0)] * len(tokens)
-    owned, owner = [], []
-    for i, w in enumerate(words):
-        for ch in norm(w).replace(" ", ""):
+    owned: list[str] = []
+    owner: list[int] = []
+    for i, word in enumerate(words):
+        for ch in norm(word).replace(" ", ""):
             owned.append(ch)
             owner.append(i)
-    chars, char_token = [], []
+    chars: list[str] = []
+    char_token: list[int] = []
     for j, t in enumerate(tokens):
         for ch in t:
             chars.append(ch)
             char_token.append(j)
     hits: list[list[int]] = [[] for _ in tokens]
-    for tag, a0, a1, b0, b1 in Levenshtein.opcodes(chars, owned):
-        if tag not in ("equal", "replace"):
+    for op in Levenshtein.opcodes(chars, owned):
+        if op.tag not in ("equal", "replace"):
             continue
+        a0, a1, b0, b1 = op.src_start, op.src_end, op.dest_start, op.dest_end
         for k in range(a1 - a0):  # a replaced stretch maps letter to letter, in proportion
             b = b0 + (k * (b1 - b0)) // max(a1 - a0, 1)
             hits[char_token[a0 + k]].append(owner[b])
@@ -56,11 +59,11 @@ def token_owners(words: list[str], tokens, norm) -> list[tuple[int, int]]:
     for w in range(len(words)):
         if w in covered or not out:
             continue
-        j = next((j for j, (a, _) in enumerate(out) if a > w), None)
-        if j is None:
+        nxt = next((j for j, (a, _) in enumerate(out) if a > w), None)
+        if nxt is None:
             out[-1] = (out[-1][0], max(out[-1][1], w))
         else:
-            out[j] = (w, out[j][1])
+            out[nxt] = (w, out[nxt][1])
     return out
 
 
@@ -87,7 +90,7 @@ def error_labels(ref_spans, row: dict, language: str, norm_name) -> list[tuple[f
             at = before = rown[o.ref_index]
         else:  # an insertion: on the reference word before it (the first one if none)
             at = (before[1], before[1]) if before is not None else (0, 0)
-        if o.op == "=":
+        if o.op == "=" and o.hyp_index is not None:  # a match has both indices
             # a normaliser that strips marks (Whisper's English one) hides tone-mark errors;
             # they are shown, and said not to be scored
             rw = tone_preserving(" ".join(ref_words[at[0] : at[1] + 1]))

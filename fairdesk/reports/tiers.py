@@ -467,7 +467,11 @@ def item_tiers(d: RunData, row: dict, aligners: Aligners, versions=None) -> Item
         from ..review import word_alignment
 
         al = word_alignment(row.get("reference"), hyp_text, language, norm_name)
-        ins = [f"I {al.hyp[o.hyp_index]}" for o in al.ops if o.op == "I"]
+        ins = [
+            f"I {al.hyp[o.hyp_index]}"
+            for o in al.ops
+            if o.op == "I" and o.hyp_index is not None  # an insertion has its index
+        ]
         errors = [(0.0, duration, "; ".join(ins))] if ins else []
     tiers = {
         "reference": ref,

@@ -14,10 +14,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
 from fairdesk.constants import SAMPLE_RATE
+
+_T = TypeVar("_T")
 
 #: Every capability a backend may declare.
 CAPABILITIES = frozenset({"transcribe", "embed", "score", "classify"})
@@ -261,6 +264,16 @@ def as_audio_batch(audios: Sequence[np.ndarray] | np.ndarray) -> list[np.ndarray
             raise ValueError(f"audio item {i} contains NaN or infinite samples")
         out.append(a)
     return out
+
+
+def all_filled(out: Sequence[_T | None], model_id: str) -> list[_T]:
+    """The per-clip results of a batched call, every clip's slot filled (a backend's
+    batches cover every clip): RuntimeError naming the first clip without one otherwise."""
+    done = [x for x in out if x is not None]
+    if len(done) != len(out):
+        i = next(i for i, x in enumerate(out) if x is None)
+        raise RuntimeError(f"{model_id}: no result for audio item {i}")
+    return done
 
 
 def require_nonempty(audios: list[np.ndarray], model_id: str, what: str) -> None:

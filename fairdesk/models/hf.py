@@ -49,6 +49,7 @@ import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -58,6 +59,7 @@ from fairdesk.models.base import (
     Classification,
     Transcription,
     Word,
+    all_filled,
     as_audio_batch,
     make_fingerprint,
     package_version,
@@ -156,7 +158,7 @@ class HFBackend(DifferentiableScore, Backend):
                 f"{self._folder}: no usable feature extractor (preprocessor_config.json): {e}. "
                 "Save it next to the model: processor.save_pretrained(folder)"
             ) from e
-        self._tok = None
+        self._tok: Any = None  # a transformers tokenizer (none for a classifier)
         if self._kind != "classifier":
             try:
                 self._tok = tf.AutoTokenizer.from_pretrained(str(self._folder), **common)
@@ -198,7 +200,11 @@ class HFBackend(DifferentiableScore, Backend):
 
     @property
     def settings(self) -> dict:
-        s = {"kind": self._kind, "dtype": self._dtype_name, "device": self._device}
+        s: dict[str, object] = {
+            "kind": self._kind,
+            "dtype": self._dtype_name,
+            "device": self._device,
+        }
         if self._kind == "seq2seq":
             s.update(
                 max_new_tokens=self._max_new_tokens,
@@ -310,7 +316,7 @@ class HFBackend(DifferentiableScore, Backend):
                 frames = self._valid_frames(inputs, clips, hidden.shape[1])
                 for j, (i, n) in enumerate(zip(idx, frames, strict=True)):
                     out[i] = hidden[j, :n].double().mean(0).cpu().numpy()
-        return np.stack(out).astype(np.float32)
+        return np.stack(all_filled(out, self._id)).astype(np.float32)
 
     # -- classify ------------------------------------------------------------------------------
     def classify(self, audios: Sequence[np.ndarray]) -> list[Classification]:
@@ -336,7 +342,7 @@ class HFBackend(DifferentiableScore, Backend):
                         float(p[k]),
                         {lab: float(v) for lab, v in zip(labels, p, strict=True)},
                     )
-        return out  # type: ignore[return-value]
+        return all_filled(out, self._id)
 
     # -- transcribe ----------------------------------------------------------------------------
     def transcribe(self, audios: Sequence[np.ndarray]) -> list[Transcription]:
@@ -355,7 +361,7 @@ class HFBackend(DifferentiableScore, Backend):
         sub = [audios[i] for i in todo]
         for i, t in zip(todo, run(sub) if sub else [], strict=True):
             out[i] = t
-        return out  # type: ignore[return-value]
+        return all_filled(out, self._id)
 
     def _transcribe_ctc(self, audios: list[np.ndarray]) -> list[Transcription]:
         import torch
@@ -373,7 +379,7 @@ class HFBackend(DifferentiableScore, Backend):
                     path = ids[j, :n].tolist()
                     path_lp = best[j, :n].cpu().numpy()
                     out[i] = self._ctc_result(path, path_lp, stride, clips[j].size)
-        return out  # type: ignore[return-value]
+        return all_filled(out, self._id)
 
     def _ctc_result(
         self, path: list[int], path_lp: np.ndarray, stride, n_samples: int
@@ -402,7 +408,9 @@ class HFBackend(DifferentiableScore, Backend):
         return Transcription(text.strip(), tuple(words), confidence, self._language)
 
     def _generate_kwargs(self) -> dict:
-        kw = dict(max_new_tokens=self._max_new_tokens, num_beams=self._num_beams, do_sample=False)
+        kw: dict[str, object] = dict(
+            max_new_tokens=self._max_new_tokens, num_beams=self._num_beams, do_sample=False
+        )
         gen = getattr(self._model, "generation_config", None)
         if self._language and getattr(gen, "lang_to_id", None):
             kw.update(language=self._language, task="transcribe")

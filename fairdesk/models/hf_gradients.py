@@ -8,22 +8,47 @@ respect to that input. torch is imported when called.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from fairdesk.constants import SAMPLE_RATE
 from fairdesk.models.base import as_audio_batch, require_nonempty
 
+if TYPE_CHECKING:
+
+    class _Host(Protocol):
+        """What the mixin reads of the :class:`HFBackend` it is mixed into."""
+
+        _id: str
+        _kind: str
+        _device: str
+        _masked: bool
+        _model: Any
+        _tok: Any
+        _fe: Any
+
+        @property
+        def differentiable(self) -> bool: ...
+        def _unsupported(self, capability: str, why: str = "") -> NotImplementedError: ...
+        def _check_open(self) -> None: ...
+        def _check_window(self, audios: list[np.ndarray], what: str) -> None: ...
+        def _inputs(self, clips: list[np.ndarray]) -> dict: ...
+        def _prefix(self) -> list[int]: ...
+        def _target_tokens(self, text: str) -> list[int]: ...
+        def _seq2seq_lp_tensor(self, x: Any, text: str) -> Any: ...
+        def _ctc_lp_tensor(self, x: Any, text: str) -> Any: ...
+
 
 class DifferentiableScore:
     """``model_input`` and ``score_with_grad`` over an open :class:`HFBackend`'s model."""
 
     @property
-    def differentiable(self) -> bool:
+    def differentiable(self: _Host) -> bool:
         """Whether :meth:`score_with_grad` works (CTC and seq2seq models)."""
         return self._kind in ("seq2seq", "ctc")
 
-    def model_input(self, audio: np.ndarray) -> tuple[np.ndarray, float, int]:
+    def model_input(self: _Host, audio: np.ndarray) -> tuple[np.ndarray, float, int]:
         """The model's input for one clip: ``(values (T, F), seconds per step, steps of clip)``.
 
         See the module docstring (differentiable score).
@@ -47,7 +72,9 @@ class DifferentiableScore:
             n_valid = values.shape[0]
         return values.astype(np.float32), float(step_s), int(n_valid)
 
-    def score_with_grad(self, inputs: np.ndarray, text: str) -> tuple[np.ndarray, np.ndarray]:
+    def score_with_grad(
+        self: _Host, inputs: np.ndarray, text: str
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Scores of ``text`` for a batch of model inputs ``(B, T, F)`` and their gradients.
 
         Returns
@@ -79,7 +106,7 @@ class DifferentiableScore:
             (grad,) = torch.autograd.grad(lp.sum(), x)
         return (lp.detach().double().cpu().numpy(), grad.detach().float().cpu().numpy())
 
-    def _seq2seq_lp_tensor(self, x, text: str):
+    def _seq2seq_lp_tensor(self: _Host, x, text: str):
         import torch
 
         b = x.shape[0]
@@ -92,7 +119,7 @@ class DifferentiableScore:
         pos = torch.arange(len(prefix) - 1, len(seq) - 1, device=self._device)
         return logp[:, pos, targets].sum(dim=-1)
 
-    def _ctc_lp_tensor(self, x, text: str):
+    def _ctc_lp_tensor(self: _Host, x, text: str):
         import torch
 
         b, n = x.shape[0], x.shape[1]

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fairdesk.core.plurals import count
-from fairdesk.core.tables import Table, read_table
+from fairdesk.core.tables import Table, TableProblem, read_table
 from fairdesk.models.base import Backend, file_digest
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
@@ -308,10 +308,11 @@ class PredictionsBackend(Backend):
 
     def _load(self, table: Table) -> None:
         """Good rows and the reader's problems, in the file's line order."""
-        events = [(n, 1, r) for n, r in table.rows] + [(pr.line, 0, pr) for pr in table.problems]
-        for n, is_row, item in sorted(events, key=lambda e: (e[0], e[1])):
+        events: list[tuple[int, int, dict | TableProblem]] = [(n, 1, r) for n, r in table.rows]
+        events += [(pr.line, 0, pr) for pr in table.problems]
+        for n, _, item in sorted(events, key=lambda e: (e[0], e[1])):
             self.n_rows += 1
-            if not is_row:
+            if isinstance(item, TableProblem):
                 rec = {str(k).strip().lower(): v for k, v in (item.record or {}).items()}
                 key = (
                     _clean(rec.get("item_id"))

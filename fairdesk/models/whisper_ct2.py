@@ -36,6 +36,7 @@ import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -44,6 +45,7 @@ from fairdesk.models.base import (
     Backend,
     Transcription,
     Word,
+    all_filled,
     as_audio_batch,
     make_fingerprint,
     package_version,
@@ -205,7 +207,7 @@ class WhisperCT2Backend(Backend):
         self._no_speech_threshold = no_speech_threshold
         # The weights load on first use, so that identity (fingerprint) is cheap: an audit
         # answered from the cache never loads the model.
-        self._loaded = None
+        self._loaded: Any = None  # a faster_whisper.WhisperModel once loaded
         self._closed = False
         self._language = language if _is_multilingual(path) else "en"
         self._tokenizer = None
@@ -302,12 +304,12 @@ class WhisperCT2Backend(Backend):
             idx = short[start : start + self._batch_size]
             for i, t in zip(idx, self._transcribe_batched([audios[i] for i in idx]), strict=True):
                 out[i] = t
-        return out  # type: ignore[return-value]
+        return all_filled(out, self._id)
 
     def transcribe_sampled(
         self,
         audios: Sequence[np.ndarray],
-        temperature: float | Sequence[float] = FALLBACK_TEMPERATURES,
+        temperature: float | list[float] | tuple[float, ...] = FALLBACK_TEMPERATURES,
     ) -> list[Transcription]:
         """One possibly sampled decode per clip, for the optional ``unstable`` flag.
 

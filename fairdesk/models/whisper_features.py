@@ -38,7 +38,7 @@ def _block_features_class(base: type) -> type:
     if _BlockFeatures is not type(None):
         return _BlockFeatures
 
-    class BlockFeatures(base):  # type: ignore[misc, valid-type]
+    class BlockFeatures(base):
         def __call__(self, waveform, padding=160, chunk_length=None):
             waveform = np.asarray(waveform)
             n_fft, hop = self.n_fft, self.hop_length

@@ -59,3 +59,16 @@ def test_the_items_list_and_incremental_print_percent_and_pp(captured):
     assert re.search(r"\b\d+\.\d%", groups) and re.search(r"gap [+-]\d+\.\d pp", groups)
     assert not re.search(r"\b0\.\d{4}\b", groups)
     assert "WER" in captured["report-5.txt"]
+
+
+def test_a_changed_word_or_value_is_reported(captured):
+    """The comparison finds one changed word in a text and one changed value in a JSON."""
+    from tests.golden.capture import differences
+
+    changed = dict(captured)
+    changed["console-2.txt"] = captured["console-2.txt"].replace("disparity", "gap", 1)
+    changed["audit-2-accent.json"] = captured["audit-2-accent.json"].replace(
+        '"verdict": "disparity_detected"', '"verdict": "inconclusive_underpowered"', 1
+    )
+    diffs = differences(changed)
+    assert [d.split(" ")[0] for d in diffs] == ["audit-2-accent.json", "console-2.txt"]

@@ -533,7 +533,7 @@ def gui_views(cap: Capture) -> None:
 
     QSettings.setDefaultFormat(QSettings.IniFormat)
     QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, str(cap.root / "settings"))
-    item_saliency.PRECOMPUTE = False
+    precompute, item_saliency.PRECOMPUTE = item_saliency.PRECOMPUTE, False
     app = application()
     from fairdesk.gui.context import Context
 
@@ -545,6 +545,7 @@ def gui_views(cap: Capture) -> None:
         cap.files[f"gui-incremental-{INCREMENTAL_RUN}.txt"] = _incremental_text(ctx, app)
     finally:
         ctx.close(10000)
+        item_saliency.PRECOMPUTE = precompute
 
 
 def _results_text(ctx, app, run: int) -> str:

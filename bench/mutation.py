@@ -232,7 +232,6 @@ EQUIVALENT: dict[str, str] = {
     # stats
     "fairdesk.stats.verdicts.x_direction__mutmut_11": "gap <= 0 for gap < 0: gap == 0 has returned 'equal' two lines above",
     "fairdesk.stats.verdicts.x_direction__mutmut_13": "gap >= 0 for gap > 0: gap == 0 has returned 'equal' two lines above",
-    "fairdesk.stats.verdicts.x_reading__mutmut_13": "_num(None) for _num(gap) where gap is not finite: both read 'undefined'",
     "fairdesk.stats.summary.x_summarise_metric__mutmut_66": "den == 0 then divides numpy floats under errstate: num >= den = 0, so num/0 is inf "
     "for num > 0 and nan for 0, the values of the else branch",
     "fairdesk.stats.minimums.x_check_groups_before_inference__mutmut_42": "speakers.get default: groupby(...).nunique() has an entry for every group of sizes",

@@ -15,6 +15,7 @@ _LAZY: dict[str, str] = {
     "audit_table": ".api",
     "open_project": ".api",
     "FairdeskProject": ".api",
+    "reading": ".api",
     "AuditRun": ".jobs.result",
     "AuditSettings": ".stats.settings",
 }
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from .api import FairdeskProject as FairdeskProject
     from .api import audit_table as audit_table
     from .api import open_project as open_project
+    from .api import reading as reading
     from .jobs.result import AuditRun as AuditRun
     from .stats.settings import AuditSettings as AuditSettings
 

@@ -8,7 +8,8 @@ Every call returns a :class:`~fairdesk.jobs.result.AuditRun`, the same typed res
 command line writes with ``--json`` and the desktop app stores: ``by_group`` (one row per
 group, one column per metric, as fairlearn's ``MetricFrame.by_group``), ``overall``,
 ``comparisons_table`` (one row per comparison with its verdict), ``groups`` /
-``comparisons`` (typed records) and ``to_json()``.
+``comparisons`` (typed records) and ``to_json()``; :func:`reading` words a comparison as
+every view does (``fairdesk.reading(run.comparisons[0], run)``).
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from .jobs.result import AuditRun
+    from .stats.results import Comparison
     from .stats.settings import AuditSettings
 
-__all__ = ["AuditSettings", "FairdeskProject", "audit_table", "open_project"]
+__all__ = ["AuditSettings", "FairdeskProject", "audit_table", "open_project", "reading"]
 
 
 def __getattr__(name: str):
@@ -448,3 +450,31 @@ def open_project(path: str | Path) -> FairdeskProject:
         ``.datasets``, ``.runs()``, ``.run(run_id)`` and ``.audit(...)``.
     """
     return FairdeskProject(path)
+
+
+def reading(comparison: Comparison, run: AuditRun) -> str:
+    """The plain-English reading of one comparison of a run, in the words every view uses.
+
+    Parameters
+    ----------
+    comparison : Comparison
+        One of ``run.comparisons`` (a group × metric compared with the reference).
+    run : AuditRun
+        The run it belongs to (its settings give the practical threshold, its tested
+        comparisons the Holm family a caveat names).
+
+    Returns
+    -------
+    str
+        One sentence: the values, the gap with its 95% CI, p_adjusted, the estimator and its
+        blocks, the verdict and its caveats (docs/METHODS.md, "Verdicts"); the reason for a
+        comparison without a verdict. A stored run reads in this release's words.
+
+    Examples
+    --------
+    >>> run = fairdesk.audit_table(df, by="accent")             # doctest: +SKIP
+    >>> print(fairdesk.reading(run.comparisons[0], run))        # doctest: +SKIP
+    """
+    from .presentation.readings import reading as _reading
+
+    return _reading(comparison, run)

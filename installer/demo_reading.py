@@ -30,6 +30,7 @@ SCHEMES = {
 
 def reading(res, metric: str = "wer") -> list[str]:
     """The lines to print for one audit result (an ``AuditRun`` or its JSON)."""
+    import fairdesk
     from fairdesk.jobs.result import as_audit_run
 
     run = as_audit_run(res)
@@ -46,7 +47,7 @@ def reading(res, metric: str = "wer") -> list[str]:
         flags = ", ".join(c.flags or ()) or "none"
         lines.append(f"{c.group} vs {c.reference}: {c.verdict} (flags: {flags})")
         lines.extend(
-            textwrap.wrap(c.reading or "", 92, initial_indent="  ", subsequent_indent="  ")
+            textwrap.wrap(fairdesk.reading(c, run), 92, initial_indent="  ", subsequent_indent="  ")
         )
     for e in run.excluded:
         lines.append(f"{e.group}: not compared ({e.reason})")

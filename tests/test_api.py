@@ -125,8 +125,15 @@ def test_api_gives_the_numbers_of_the_cli_json(tmp_path):
         )
         words = sum(len(r.split()) for r in sub["ref"])
         assert run.by_group.loc[g, "wer"] == pytest.approx(errors / words)
-    # to_json is the CLI's --json (timings aside)
-    mine = json.loads(json.dumps(run.to_json()))
+    # to_json is the CLI's --json (timings aside), which writes in each comparison's reading
+    # in words (fairdesk.reading: written at output time, not stored)
+    from fairdesk.presentation.readings import readings_json
+
+    assert "reading" not in run.to_json()["comparisons"][0]
+    mine = json.loads(json.dumps(readings_json(run.to_json(), run)))
+    assert [c["reading"] for c in mine["comparisons"]] == [
+        fairdesk.reading(c, run) for c in run.comparisons
+    ]
     assert set(mine) == set(d)
     assert {k: v for k, v in mine.items() if k not in ("timings", "table", "problems")} == {
         k: v for k, v in d.items() if k not in ("timings", "table", "problems")

@@ -445,7 +445,9 @@ def cmd_audit(a):
     elif not run.groups:
         print_failures(run, file=sys.stderr)
     if a.json:
-        dump_json(run, a.json)
+        from ..presentation.readings import readings_json
+
+        dump_json(readings_json(run.to_json(), run), a.json)  # each reading in today's words
     if not run.groups:
         print(
             f"fairdesk audit: nothing to analyse: every item failed ({len(run.failures)}"

@@ -32,6 +32,7 @@ from ..presentation import (
     with_basis,
 )
 from ..presentation.plans import reading_plan
+from ..presentation.readings import reading
 from ..presentation.warnings import run_warnings, speakers_line
 from . import blocks
 
@@ -170,10 +171,10 @@ def format_groups(res, metrics=None, readings: bool = True) -> str:
                     f"{fmt_ci(m, c.ci_low, c.ci_high)} "
                     f"p_adj {fmt_p(c.p_adjusted):>6}  {c.verdict}{on}"
                 )
-            if c.reading and not verbose_off:
+            if not verbose_off:
                 # an underpowered comparison's reading ends with its recording plan
                 plan = reading_plan(run.plan, c.metric, c.group)
-                out.append(f"    {c.reading}" + (f" {plan}" if plan else ""))
+                out.append(f"    {reading(c, run)}" + (f" {plan}" if plan else ""))
     boot = blocks.bootstrap(run)
     if boot.get("raised"):
         out.append(

@@ -61,7 +61,9 @@ def cmd_compare(a):
                 file=human_out(a.json),
             )
     if a.json:
-        dump_json(cmp.to_json(), a.json)
+        from ..presentation.readings import systems_readings_json
+
+        dump_json(systems_readings_json(cmp.to_json(), cmp.result), a.json)
     return EXIT_OK
 
 
@@ -127,13 +129,15 @@ def audit_systems_cmd(a, settings, request=None, models=(), hyp_cols=(), print_r
         print(term("\n=== comparison of systems ==="), file=out)
         print_comparison(cmp.result, out)
     if a.json:
+        from ..presentation.readings import readings_json, systems_readings_json
+
         dump_json(
             {
                 "systems": [
-                    {"name": n, "run_id": rid, "audit": r.to_json()}
+                    {"name": n, "run_id": rid, "audit": readings_json(r.to_json(), r)}
                     for n, rid, r in zip(cmp.systems, cmp.run_ids, outcome.runs)
                 ],
-                "comparison": cmp.to_json(),
+                "comparison": systems_readings_json(cmp.to_json(), cmp.result),
             },
             a.json,
         )

@@ -33,6 +33,7 @@ from ..presentation import (
     short_group,
 )
 from ..presentation.plans import followup_sentence, followup_short, plan_sentence
+from ..presentation.readings import reading as comparison_reading
 from ..presentation.warnings import coded_warnings
 from ..stats.results import Comparison
 from .card_columns import ColumnsLayout
@@ -54,9 +55,17 @@ class VerdictCard(QFrame):
     plan_requested = Signal(object)  # the card's ComparisonPlan (its Plan is card.plan)
 
     def __init__(
-        self, comparison: Comparison, parent=None, plan=None, comparison_plan=None, followup=None
+        self,
+        comparison: Comparison,
+        parent=None,
+        plan=None,
+        comparison_plan=None,
+        followup=None,
+        reading: str = "",
     ):
         super().__init__(parent)
+        # the comparison's reading in words (fairdesk.presentation.readings.reading)
+        self.reading_text = reading
         # the recording plan made for this comparison, when the run audits its recordings
         self.followup = followup
         self.comparison = c = comparison
@@ -97,7 +106,7 @@ class VerdictCard(QFrame):
         arrow = _direction_word(verdict, c.direction, c.gap)
         short = VERDICT_SHORT.get(verdict, label)
         if verdict in UNTESTED:
-            reason = c.reason or c.reading or label
+            reason = c.reason or reading or label
             head = QLabel(f"<b>{esc(short)}</b>")
             # short: a card's width is its longest line, and the reading below says it all
             why = QLabel(esc(_clip(str(reason), 30)))
@@ -153,7 +162,7 @@ class VerdictCard(QFrame):
             b.clicked.connect(lambda: self.plan_requested.emit(self.comparison_plan))
             self.lines.addWidget(b)
             self.plan_button = b
-        tip = c.reading or c.reason or label
+        tip = reading or c.reason or label
         tip += f" {self.plan_text}" if self.plan_text else ""
         tip += f" {followup_sentence(followup)}" if followup is not None else ""
         self.setToolTip(plain_tip(tip))
@@ -305,7 +314,13 @@ class VerdictCards(QWidget):
                     (f for f in followups if (f.prediction.metric, f.prediction.group) == (m, g)),
                     None,
                 )
-                card = VerdictCard(c, plan=run.plan, comparison_plan=plans.get((m, g)), followup=up)
+                card = VerdictCard(
+                    c,
+                    plan=run.plan,
+                    comparison_plan=plans.get((m, g)),
+                    followup=up,
+                    reading=comparison_reading(c, run),
+                )
                 card.clicked.connect(self.show_reading)
                 card.plan_requested.connect(
                     lambda cp, _card=card: self.plan_requested.emit(cp, _card.plan)
@@ -469,9 +484,13 @@ class VerdictCards(QWidget):
         into view (a clicked card, never hidden by the reading it asked for)."""
         label = verdict_style(c.verdict or "")[0]
         flags = ", ".join(c.flags or ())
-        body = c.reading or c.reason or ""
-        wf = without_flagged_text(c)
         card = next((k for k in self.cards if k.comparison is c), None)
+        if card is not None:
+            body = card.reading_text
+        else:
+            body = comparison_reading(c, self.run) if self.run is not None else ""
+        body = body or c.reason or ""
+        wf = without_flagged_text(c)
         if card is not None and card.plan_text:
             body = f"{body} {card.plan_text}"
         up = card.followup if card is not None else None

@@ -11,10 +11,12 @@ from .._meta import __version__
 from .result_codec import canonical
 from .result_parts import RunSettings
 
-#: Bumped whenever a change alters computed numbers or the stored sentences (part of the
-#: result-cache key; re-exported by :mod:`.audit`); 6: the readings' numbers in the metric's
-#: unit, so a cached result does not answer with the old sentences; 7: the small-cluster
-#: t factor, CI bounds clamped to the metric's range, gap-difference readings naming both gaps.
+#: Bumped whenever a change alters computed numbers or a sentence the statistics still store
+#: (part of the result-cache key; re-exported by :mod:`.audit`); 6: the readings' numbers in
+#: the metric's unit; 7: the small-cluster t factor, CI bounds clamped to the metric's range,
+#: gap-difference readings naming both gaps. A comparison's reading is no longer stored: it is
+#: written at output time (``fairdesk.presentation.readings``), so a change of its words
+#: leaves this version, and every cached result, as they are (tests/jobs/test_audit_job.py).
 METRICS_CODE_VERSION = "7"
 
 if TYPE_CHECKING:

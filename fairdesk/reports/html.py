@@ -444,7 +444,7 @@ def report_context(d: RunData, embed_audio: bool = False, worst: int = 3) -> dic
         "run_name": run_name(RunSpec.from_run(run)),
         "audited": _audited(d, run),
         "corpus": _corpus(d, run),
-        "cards": [card(c, agreed, resampled_run(run)) for c in run.comparisons],
+        "cards": [card(c, run, agreed, resampled_run(run)) for c in run.comparisons],
         "agreement": agreement,
         "groups": _group_values(run),
         "gaps": _gap_rows(run),

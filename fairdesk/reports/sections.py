@@ -469,10 +469,13 @@ def agreement_section(d) -> dict | None:
     }
 
 
-def card(c: Comparison, agreement=None, resampled: bool = False) -> dict:
-    """A verdict card of the report; beside a diacritic comparison, the annotators' agreement
-    (``agreement``: an :class:`~fairdesk.stats.agreement.AgreementResult`, or None)."""
+def card(c: Comparison, run: AuditRun, agreement=None, resampled: bool = False) -> dict:
+    """A verdict card of the report (``c`` one of ``run``'s comparisons, read by
+    :func:`fairdesk.presentation.readings.reading`); beside a diacritic comparison, the
+    annotators' agreement (``agreement``: an :class:`~fairdesk.stats.agreement.AgreementResult`,
+    or None)."""
     from ..presentation.agreement import comparison_agreement, is_diacritic
+    from ..presentation.readings import reading
 
     label, bg, fg = verdict_style(c.verdict)
     m = c.metric or ""
@@ -490,7 +493,7 @@ def card(c: Comparison, agreement=None, resampled: bool = False) -> dict:
         + (f", on {c.sample}" if c.sample else ""),
         "p_adj": fmt_p(c.p_adjusted),
         "arrow": arrow,
-        "reading": c.reading or c.reason or label,
+        "reading": reading(c, run) or c.reason or label,
         "agreement": comparison_agreement(agreement, c.group, resampled)
         if agreement is not None and is_diacritic(m)
         else "",

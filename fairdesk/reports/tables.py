@@ -7,9 +7,9 @@
   the basis E of a diacritic metric, items, speakers, excluded and why, and ``no_value`` for the descriptive row of the items
   with no grouping value;
 - :func:`comparisons_table`: one row per comparison with every stored field (block counts
-  flattened to ``n_blocks.<name>``, flags joined with ``;``); for the baseline run of a
-  comparison of systems, in long format with the system-difference and gap-difference rows
-  (columns ``kind``, ``system``, ``baseline``, ...);
+  flattened to ``n_blocks.<name>``, flags joined with ``;``) and its reading in words; for
+  the baseline run of a comparison of systems, in long format with the system-difference and
+  gap-difference rows (columns ``kind``, ``system``, ``baseline``, ...);
 - :func:`odds_ratio_table`: Sekkat et al.'s table from a ``fairdesk regress`` result.
 """
 
@@ -188,6 +188,7 @@ def comparisons_table(d: RunData) -> pd.DataFrame:
     the table is in long format: ``kind`` (``group_comparison``, ``system_difference``,
     ``gap_difference``), ``system`` and ``baseline`` first, then the system-difference and
     gap-difference rows (:func:`fairdesk.reports.systems.comparison_rows`)."""
+    from ..presentation.readings import reading
     from .systems import comparison_rows
 
     rows = []
@@ -212,6 +213,8 @@ def comparisons_table(d: RunData) -> pd.DataFrame:
                 )
             else:
                 r[k] = v
+            if k == "n_speakers":  # the reading in words, where the stored results had it
+                r["reading"] = reading(c, d.audit)
         rows.append(r)
     extra = comparison_rows(d)
     if extra:  # a comparison's baseline: its group comparisons, then the systems' rows

@@ -11,7 +11,6 @@ from .._lazy import lazy_attributes
 
 #: public name -> the module that defines it (imported on first access)
 _LAZY: dict[str, str] = {
-    "ESTIMATOR_LABELS": ".bootstrap",
     "SCHEMES": ".bootstrap",
     "compare_groups": ".compare",
     "Precheck": ".minimums",
@@ -38,7 +37,6 @@ _LAZY: dict[str, str] = {
 
 # the same names for type checkers (``X as X``: re-exported; tests/test_lazy_exports.py)
 if TYPE_CHECKING:
-    from .bootstrap import ESTIMATOR_LABELS as ESTIMATOR_LABELS
     from .bootstrap import SCHEMES as SCHEMES
     from .compare import compare_groups as compare_groups
     from .minimums import Precheck as Precheck

@@ -40,14 +40,6 @@ MIN_SHARED_CONTENT = 5
 #: Share of the reference's content a group must cover for a matched design.
 MATCHED_COVERAGE = 0.95
 
-ESTIMATOR_LABELS = {
-    "two_way": "two-way bootstrap (speakers × sentences)",
-    "speaker": "speaker cluster bootstrap",
-    "content": "paired-by-content bootstrap",
-    "content_conditional": "paired-by-content bootstrap, conditional on these speakers",
-    "utterance": "utterance bootstrap",
-}
-
 _CHUNK_ELEMENTS = 4_000_000  # replicates × blocks per chunk, bounds memory
 #: Most bytes of per-speaker totals a pair bootstrap keeps for its jackknife.
 _TOTALS_BYTES = 256 * 2**20

@@ -459,7 +459,7 @@ def _compare_groups(
     unresolvable = len(family) / (B + 1) >= settings.alpha
     mult = holm_multipliers(p_raw)
     comparisons = [
-        finish(pc, float(p_adj[k]), float(mult[k]), unresolvable, len(family), ref, settings)
+        finish(pc, float(p_adj[k]), float(mult[k]), unresolvable, ref, settings)
         for k, pc in enumerate(pending)
     ]
 

@@ -1,5 +1,5 @@
 """One group × metric comparison (docs/METHODS.md, "Comparisons with the reference"): its values, estimability, CI, p and MDE
-before the Holm step (:func:`pending_one`), then its flags, verdict and reading once the
+before the Holm step (:func:`pending_one`), then its flags and verdict once the
 family's adjusted p is known (:func:`finish`). :func:`fairdesk.stats.compare.compare_groups`
 runs the whole aggregate stage around these.
 """
@@ -34,10 +34,6 @@ from fairdesk.stats.verdicts import (
     direction,
     is_practical,
     practical_threshold,
-    reading,
-    reading_descriptive,
-    reading_no_variation,
-    reading_not_estimable,
 )
 
 __all__ = [
@@ -205,10 +201,9 @@ def pending_one(
     return pc
 
 
-def finish(
-    pc: Pending, p_adj: float, mult: float, unresolvable: bool, family: int, ref, settings
-) -> Comparison:
-    """The Comparison of one pending entry: flags, verdict and reading."""
+def finish(pc: Pending, p_adj: float, mult: float, unresolvable: bool, ref, settings) -> Comparison:
+    """The Comparison of one pending entry: flags and verdict (its reading in words is
+    :func:`fairdesk.presentation.readings.reading`)."""
     pb, spec = pc.pb, pc.spec
     practical = is_practical(pc.gap, pc.ratio, spec, settings)
     threshold = practical_threshold(pc.reference_value, spec, settings)
@@ -245,26 +240,6 @@ def finish(
         n_speakers=None if pb is None else pb.n_group_speakers,
     )
     if pc.status != "test":
-        if pc.status == "no_variation":
-            assert pc.no_variation is not None  # set with the status
-            text = reading_no_variation(spec.id, spec.label, pc.group, ref, pc.no_variation)
-        elif pc.status == "descriptive":
-            assert pc.basis is not None  # set with the status
-            text = reading_descriptive(
-                spec.id, spec.label, pc.group, ref, pc.value, pc.reference_value, pc.basis
-            )
-        else:
-            assert pc.reason is not None  # set with the status
-            text = reading_not_estimable(
-                spec.id,
-                spec.label,
-                pc.group,
-                ref,
-                pc.value,
-                pc.reference_value,
-                pc.reason,
-                pc.sample,
-            )
         return Comparison(
             **common,
             effect_size=math.nan,
@@ -276,7 +251,6 @@ def finish(
             estimator=pc.scheme or "none",
             verdict=pc.status,
             flags=tuple(flags),
-            reading=text,
             reason=pc.reason,
             no_variation=pc.no_variation,
             basis=pc.basis,
@@ -332,31 +306,6 @@ def finish(
         flags=tuple(flags),
         ratio_ci_low=None if pc.ratio_ci is None else pc.ratio_ci[0],
         ratio_ci_high=None if pc.ratio_ci is None else pc.ratio_ci[1],
-        reading=reading(
-            metric=spec.id,
-            label=spec.label,
-            group=pc.group,
-            reference=ref,
-            value=pc.value,
-            reference_value=pc.reference_value,
-            gap=pc.gap,
-            ci_low=pc.ci_low,
-            ci_high=pc.ci_high,
-            p_adjusted=p_adj,
-            mde=pc.mde,
-            threshold=threshold,
-            estimator=pb.scheme,
-            conditional=conditional,
-            n_blocks=n_blocks,
-            verdict=verdict,
-            direction_=dirn,
-            design=pc.design,
-            multiplicity=family if multiplicity else 0,
-            single_speaker=pc.single_speaker,
-            basis=pc.basis,
-            sample=pc.sample,
-            shared_subset="shared_content_subset" in flags,
-        ),
         basis=pc.basis,
         sample=pc.sample,
     )

@@ -84,7 +84,8 @@ class Basis:
 
 @dataclass(frozen=True)
 class Comparison:
-    """One group × metric compared with the reference (docs/METHODS.md, "Comparisons with the reference").
+    """One group × metric compared with the reference (docs/METHODS.md, "Comparisons with the reference"):
+    numbers and codes; its reading in words is :func:`fairdesk.presentation.readings.reading`.
 
     Attributes
     ----------
@@ -113,7 +114,6 @@ class Comparison:
         ``undefined_replicates_dropped`` (NaN replicates left out), ``p_unresolvable``
         (comparisons / (n_bootstrap + 1) ≥ alpha: no p_adjusted can fall below alpha).
     n_items, n_speakers : the group's analysed items and speakers (None without ids).
-    reading : one plain-English sentence.
     reason : why the comparison is ``not_estimable`` or ``descriptive`` (words), else None.
     no_variation : for ``no_variation``: a ``NoVariation`` (value, unit, n_group,
         n_reference, bound_group, bound_reference: the rule-of-three bound 3/n on the other
@@ -155,7 +155,6 @@ class Comparison:
     flags: tuple[str, ...]
     n_items: int
     n_speakers: int | None
-    reading: str
     reason: str | None = None
     no_variation: NoVariation | None = None
     basis: Basis | None = dataclasses.field(default=None, metadata={"omit_none": True})

@@ -3,6 +3,8 @@
 import math
 
 from fairdesk.cli.console import format_groups, value_with_ci
+from fairdesk.jobs.result import as_audit_run
+from fairdesk.presentation.readings import reading
 
 RES = {
     "reference": "us",
@@ -42,7 +44,21 @@ RES = {
             "p_adjusted": 0.0123,
             "verdict": "disparity_detected",
             "estimator": "speaker",
+            # a stored run's reading is written again in today's words, not read back
             "reading": "R1.",
+            "reference": "us",
+            "value": 0.3127,
+            "reference_value": 0.2011,
+            "direction": "worse",
+            "design": "unmatched",
+            "flags": ["content_confounded"],
+            "n_blocks": {
+                "group_speakers": 8,
+                "reference_speakers": 12,
+                "contents": None,
+                "group_items": 80,
+                "reference_items": 120,
+            },
         },
         {
             "metric": "wer",
@@ -96,6 +112,9 @@ RES = {
 }
 
 HEAD = "group                           items  spk"
+#: where a comparison's reading goes (the hand-built comparisons lack the numbers of a
+#: sentence; its words are tested in tests/test_presentation_sentences.py)
+READ = "READING OF "
 FULL = [
     HEAD + "        WER % [95% CI]         EM % [95% CI]",
     "us (reference)                    120   12     20.1 [18.0, 22.0]              50.0 [–]",
@@ -109,13 +128,20 @@ FULL = [
     "WER against us:",
     "  scot                           gap  +11.2 pp [+5.0 pp, +18.0 pp] p_adj  0.012  "
     "disparity_detected",
-    "    R1.",
+    "    Word error rate (WER) is 31.3% for scot vs 20.1% for the reference us (gap +11.2 pp, "
+    "95% CI +5.0 to +18.0 pp, p_adjusted 0.012; speaker cluster bootstrap, 8 + 12 speakers): a "
+    "disparity of practical size: scot does worse than the reference; the groups said different "
+    "content, so the gap may reflect harder sentences rather than the group and is not causal.",
     "  a-very-long-group-name-of-many gap   +2.0 pp – p_adj      –  not_computable",
+    READ + "a-very-long-group-name-of-many-chars",
     "  odd                            no_variation: – everywhere on – + – ; other outcome < – / – "
     "(rule of three)",
+    READ + "odd",
     "  solo                           not_estimable: one speaker in solo",
+    READ + "solo",
     "  same                           no_variation: 0 everywhere on 40 + 60 items; other outcome "
     "< 7.5% / 5.0% (rule of three)",
+    READ + "same",
     "B raised from 2,000 to 4,000 resamples for 40 comparisons (B ≥ 5·m/alpha)",
     "",
     "MIN",
@@ -126,9 +152,12 @@ FULL = [
 
 
 def test_full_table_word_for_word():
-    assert format_groups(RES).split("\n") == FULL
+    run = as_audit_run(RES)
+    said = {c.group: "    " + reading(c, run) for c in run.comparisons if c.metric == "wer"}
+    full = [said[ln[len(READ) :]] if ln.startswith(READ) else ln for ln in FULL]
+    assert format_groups(RES).split("\n") == full
     quiet = format_groups(RES, readings=False).split("\n")
-    assert quiet == [ln for ln in FULL if ln != "    R1."]
+    assert quiet == [ln for ln in full if ln not in said.values()]
 
 
 def test_other_metric_first():
@@ -185,19 +214,22 @@ COMP2 = (
 
 
 def test_design_line_variants_and_empty_result():
+    # the table alone: the hand-built comparisons lack the numbers of a reading
     assert format_groups({}) == HEAD
-    assert format_groups(RES2).split("\n") == TAIL2 + [
+    assert format_groups(RES2, readings=False).split("\n") == TAIL2 + [
         "design: unknown; resampling: utterance",
         "WER against a:",
         COMP2,
     ]
     no_scheme = {**RES2, "comparisons": [{**RES2["comparisons"][0], "estimator": None}]}
-    assert format_groups({**no_scheme, "design": "matched"}).split("\n") == TAIL2 + [
+    assert format_groups({**no_scheme, "design": "matched"}, readings=False).split(
+        "\n"
+    ) == TAIL2 + [
         "design: matched; resampling: none",
         "WER against a:",
         COMP2,
     ]
-    assert format_groups(no_scheme).split("\n") == TAIL2 + ["WER against a:", COMP2]
+    assert format_groups(no_scheme, readings=False).split("\n") == TAIL2 + ["WER against a:", COMP2]
 
 
 def test_value_with_ci():
@@ -221,7 +253,7 @@ def test_long_heads_and_a_missing_reason():
         ],
         "comparisons": [{"metric": "cer", "group": "b", "verdict": "not_estimable"}],
     }
-    assert format_groups(res).split("\n") == [
+    assert format_groups(res, readings=False).split("\n") == [
         HEAD + "        CER % [95% CI]    BAL.ACC % [95% CI]",
         "a (reference)                       2    0              10.0 [–]              50.0 [–]",
         "b                                   3    0              20.0 [–]                     –",

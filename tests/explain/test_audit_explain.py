@@ -9,6 +9,7 @@ import pytest
 
 from fairdesk.explain.alignment import WordSpan
 from fairdesk.jobs import AuditRequest, Cancelled, run_audit
+from fairdesk.presentation.readings import reading, readings_json
 from fairdesk.stats import AuditSettings
 from tests.conftest import tone_project
 
@@ -88,7 +89,8 @@ def test_explain_gives_grounding_comparisons_judged_with_grounding_gap(project):
     out = run_audit(
         project, req, backend=be, aligner=al, progress=lambda f, m: seen.append((round(f, 3), m))
     )
-    res = out.result.to_json()  # the stored layout, read by key below
+    # the stored layout with each reading, as --json writes it, read by key below
+    res = readings_json(out.result.to_json(), out.result)
     assert any(m == "explain" and f == 0.88 for f, m in seen)
     assert any(m == "statistics" and f == 0.95 for f, m in seen)
     ex = res["explain"]
@@ -160,8 +162,8 @@ def test_two_explained_items_per_group_get_no_verdict_and_name_their_sample(proj
         "min_speakers 5; 2 explained items in a < min_items 20; 2 speakers in a's sample < "
         "min_speakers 5)"
     )
-    assert c.reading.startswith("Grounding lift on the 2 + 2 explained items is ")
-    assert "no verdict is possible" in c.reading and "speakers × " not in c.reading
+    assert reading(c, run).startswith("Grounding lift on the 2 + 2 explained items is ")
+    assert "no verdict is possible" in reading(c, run) and "speakers × " not in reading(c, run)
     # outside the Holm family: the WER comparison alone has a p_adjusted
     (w,) = [x for x in run.comparisons if x.metric == "wer"]
     assert w.p_adjusted == pytest.approx(w.p_value)

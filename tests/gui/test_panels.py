@@ -80,6 +80,7 @@ def test_import_dialog_imports_in_a_job_and_lists_refused_rows(qtbot, tmp_path):
 
 def test_results_panel_renders_the_stored_run(qtbot, ctx, mini):
     from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.presentation.readings import reading
 
     w = ResultsPanel(ctx)
     qtbot.addWidget(w)
@@ -93,7 +94,7 @@ def test_results_panel_renders_the_stored_run(qtbot, ctx, mini):
     tested = [m for m in r.tested_metrics if any(c.metric == m for c in r.comparisons)]
     assert len(w.cards.cards) == len(tested) == len(r.comparisons)
     wer = next(c for c in w.cards.cards if c.comparison.metric == "wer")
-    assert html.escape(wer.comparison.reading) in wer.toolTip()
+    assert html.escape(reading(wer.comparison, r)) in wer.toolTip()
     assert w.groups.rowCount() == 2
     heads = [w.groups.horizontalHeaderItem(i).text() for i in range(w.groups.columnCount())]
     assert heads[:3] == ["Group", "Items", "Speakers"] and "WER" in heads

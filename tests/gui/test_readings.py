@@ -118,7 +118,7 @@ def test_untested_verdicts_get_neutral_cards_with_their_reason(qtbot, ctx, paylo
             seen.add(v)
             assert green not in card.styleSheet()
             text = " ".join(lab.text() for lab in card.labels)
-            assert (card.comparison.reason or card.comparison.reading).split()[0] in text
+            assert (card.comparison.reason or card.reading_text).split()[0] in text
             assert card.verdict_label in ("Not estimable", "No variation")
     assert "not_estimable" in seen
 

@@ -184,6 +184,7 @@ def test_the_header_reads_the_typed_representation_probe(opened):
 
 def test_the_cards_and_the_comparisons_show_the_stored_comparisons(opened):
     from fairdesk.presentation import fmt_p, metric_short
+    from fairdesk.presentation.readings import reading
 
     panel, payload, _ = opened
     comps = payload["comparisons"]
@@ -199,7 +200,10 @@ def test_the_cards_and_the_comparisons_show_the_stored_comparisons(opened):
     assert texts[2].startswith(f"{_pct(wer['value'])} vs {_pct(wer['reference_value'])} · ")
     padj = texts[2].split("p<sub>adj</sub> ")[1]
     assert f"{wer['p_adjusted']:.3f}" in padj or "&lt; 0.001" in padj or "<" in padj
-    assert html.escape(wer["reading"]) in card.toolTip()
+    # the reading, written from the shown run's typed comparison
+    run = panel.cards.run
+    said = reading(run.comparison("wer", wer["group"]), run)
+    assert said.startswith("Word error rate (WER) is ") and html.escape(said) in card.toolTip()
 
     m = panel.comparisons_model
     assert m.rowCount() == len(comps)

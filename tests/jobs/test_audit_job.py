@@ -253,3 +253,37 @@ def test_a_moved_dataset_folder_names_relink_for_every_item(tmp_path):
         assert f"the dataset's audio folder {root} is missing" in f.reason
         assert f"`fairdesk relink --project {p.folder} --dataset 'd' NEW_FOLDER`" in f.reason
         assert "restore the file" not in f.reason
+
+
+def test_a_wording_change_keeps_the_cached_result(project, monkeypatch):
+    """The readings are written at output time (fairdesk.presentation.readings): the cache
+    key (METRICS_CODE_VERSION and the request) holds no words, the stored result holds no
+    sentence, so new words answer from the cache and read in the new words."""
+    from fairdesk.cli.console import format_groups
+    from fairdesk.core.runs import run_payload
+    from fairdesk.jobs.run_settings import METRICS_CODE_VERSION
+    from fairdesk.presentation import readings
+
+    be = LengthBackend()
+    req = AuditRequest(
+        dataset="d", model="fake", by=("accent",), settings=SETTINGS, metrics=("wer",), nlu="none"
+    )
+    first = run_audit(project, req, backend=be)
+    assert not first.from_cache and be.calls == 71
+    stored = run_payload(project, first.run_id)
+    assert stored["settings"]["metrics_code_version"] == METRICS_CODE_VERSION
+    assert all("reading" not in c for c in stored["comparisons"])  # numbers only
+    c = first.result.comparison("wer", "b")
+    before = readings.reading(c, first.result)
+    assert before.startswith("Word error rate (WER) is ")
+
+    words = readings.verdict_sentence
+    monkeypatch.setattr(readings, "verdict_sentence", lambda **kw: "In other words: " + words(**kw))
+    again = run_audit(project, req, backend=be)
+    assert again.from_cache and be.calls == 71  # a cache hit: no model, no statistics
+    assert again.result.comparisons == first.result.comparisons
+    now = readings.reading(again.result.comparison("wer", "b"), again.result)
+    assert now == "In other words: " + before
+    assert f"    {now}" in format_groups(again.result).split("\n")
+    payload = readings.readings_json(again.result.to_json(), again.result)
+    assert [x["reading"] for x in payload["comparisons"] if x["metric"] == "wer"] == [now]

@@ -10,6 +10,7 @@ from statsmodels.stats.multitest import multipletests
 
 import fairdesk
 from fairdesk.cli.console import format_groups
+from fairdesk.presentation.readings import reading
 from tests.conftest import english_accents_run
 
 
@@ -42,13 +43,13 @@ def test_asked_for_der_shows_e_and_groups_under_10_marks_are_not_tested():
     assert (b.basis.group, b.basis.reference, b.basis.descriptive) == (12, 12, False)
     assert b.basis.unit == "expected diacritics" and b.verdict != "descriptive"
     assert b.p_value is not None and b.ci_low is not None
-    assert "E = 12 + 12 expected diacritics" in b.reading
+    assert "E = 12 + 12 expected diacritics" in reading(b, run)
     # c: E = 3: the value shown, no interval, no test, no verdict
     assert (c.basis.group, c.basis.reference, c.basis.descriptive) == (3, 12, True)
     assert c.verdict == "descriptive" and c.estimator == "none"
     assert c.p_value is None and c.p_adjusted is None and c.ci_low is None and c.ci_high is None
     assert c.value == pytest.approx(1 / 3)  # 3 expected, 1 dropped (speaker c1)
-    assert "E = 3 + 12 expected diacritics" in c.reading and "no test" in c.reading
+    assert "E = 3 + 12 expected diacritics" in reading(c, run) and "no test" in reading(c, run)
     assert c.reason.startswith("c has E = 3 expected diacritics (fewer than 10)")
     # not in Holm's m: B planned for 1 comparison, b's p_adjusted is Holm over b alone
     assert run.bootstrap["comparisons"] == 1

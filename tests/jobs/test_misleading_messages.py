@@ -32,8 +32,11 @@ def test_a_reference_at_zero_is_worded_truthfully():
     )
     (c,) = run.comparisons
     assert c.reference_value == 0 and c.verdict == "inconclusive_underpowered"
-    assert "practical threshold of 0" not in c.reading
-    assert "the reference's value is 0, so by the disparity ratio any gap above 0" in c.reading
+    assert "practical threshold of 0" not in fairdesk.reading(c, run)
+    assert (
+        "the reference's value is 0, so by the disparity ratio any gap above 0"
+        in fairdesk.reading(c, run)
+    )
     plan = reading_plan(run.plan, "wer", "B")
     assert plan is not None and "0-point gap" not in plan and "Not reachable" not in plan
     assert plan.startswith("No plan: the reference's WER is 0")
@@ -77,5 +80,7 @@ def test_a_partly_matched_table_says_the_comparison_is_on_the_shared_sentences()
     table_value = run.group("A").values["wer"]
     # the comparison's reference value (shared sentences) is not the group table's
     assert fmt_value("wer", c.reference_value) != fmt_value("wer", table_value)
-    assert c.reading.startswith("Word error rate (WER) on the 6 sentences both groups said is")
-    assert "can differ from the group table's, which count every item" in c.reading
+    assert fairdesk.reading(c, run).startswith(
+        "Word error rate (WER) on the 6 sentences both groups said is"
+    )
+    assert "can differ from the group table's, which count every item" in fairdesk.reading(c, run)

@@ -9,6 +9,7 @@ import re
 import html5lib
 import pytest
 
+from fairdesk.presentation.readings import reading
 from fairdesk.reports.data import load_run, verdict_style
 from fairdesk.reports.html import render, report_context, write_report
 from tests.reports.conftest import EVIL, with_interval_fields
@@ -60,9 +61,9 @@ def test_report_shows_every_group_verdict_and_section(report, speech_runs):
     plain = "".join(parse(text).itertext())
     for g in d.payload["groups"]:
         assert g["group"] in plain
-    for c in d.payload["comparisons"]:
-        assert verdict_style(c["verdict"])[0] in plain
-        assert c["reading"] in plain
+    for c in d.audit.comparisons:
+        assert verdict_style(c.verdict)[0] in plain
+        assert reading(c, d.audit) in plain
     for heading in (
         "What was audited",
         "Corpus",

@@ -59,7 +59,7 @@ def test_the_report_says_worse_only_where_the_verdict_found_a_gap(speech_runs):
     comps = d.audit.comparisons
     assert comps
     for c in comps:
-        arrow = _card(c)["arrow"]
+        arrow = _card(c, d.audit)["arrow"]
         if c.verdict in SIGNIFICANT:
             assert arrow in ("▼ worse", "▲ better")
         else:
@@ -68,4 +68,4 @@ def test_the_report_says_worse_only_where_the_verdict_found_a_gap(speech_runs):
     from dataclasses import replace
 
     c = replace(comps[0], verdict="inconclusive_underpowered", direction="worse", gap=0.044)
-    assert _card(c)["arrow"] == "▲ higher"
+    assert _card(c, d.audit)["arrow"] == "▲ higher"

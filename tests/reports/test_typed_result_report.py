@@ -107,11 +107,14 @@ def test_what_was_audited_and_the_corpus_hold_the_stored_settings(today, context
 
 
 def test_cards_gaps_and_group_values_hold_the_stored_numbers(today, context):
-    _d, stored = today
+    from fairdesk.presentation.readings import reading
+
+    d, stored = today
     comps = stored["comparisons"]
     assert {c["metric"] for c in comps} <= {"wer", "cer"}  # both shown in percent
     assert len(context["cards"]) == len(context["gaps"]) == len(comps)
-    for card, row, c in zip(context["cards"], context["gaps"], comps, strict=True):
+    typed = d.audit.comparisons
+    for card, row, c, t in zip(context["cards"], context["gaps"], comps, typed, strict=True):
         assert card["group"] == row["group"] == c["group"]
         assert card["gap"] == row["gap"] == _pp(c["gap"])
         assert card["values"] == f"{_pct(c['value'])} vs {_pct(c['reference_value'])}"
@@ -119,7 +122,8 @@ def test_cards_gaps_and_group_values_hold_the_stored_numbers(today, context):
         assert card["p_adj"] == row["p_adj"] == _p(c["p_adjusted"])
         assert row["p"] == _p(c["p_value"])
         assert row["mde"] == f"{100 * c['mde']:.1f} pp"  # a gap's size, in the gaps' unit
-        assert card["reading"] == c["reading"]
+        assert (t.metric, t.group) == (c["metric"], c["group"])
+        assert card["reading"] == reading(t, d.audit)  # written from the typed comparison
     groups = context["groups"]
     metrics = list(dict.fromkeys(stored["tested_metrics"] + stored["descriptive_metrics"]))
     for r, g in zip(groups["rows"], stored["groups"], strict=True):
@@ -179,8 +183,14 @@ def test_export_rows_hold_the_stored_values(today):
                 else [k]
             )
             want += [x for x in keys if x not in want]
+            if k == "n_speakers" and "reading" not in want:
+                want.append("reading")  # written from the numbers, where results held it
     assert list(comps.columns) == want  # the stored keys, in their order
-    for row, c in zip(comps.to_dict(orient="records"), stored["comparisons"], strict=True):
+    from fairdesk.presentation.readings import reading
+
+    rows = comps.to_dict(orient="records")
+    for row, c, t in zip(rows, stored["comparisons"], d.audit.comparisons, strict=True):
+        assert row["reading"] == reading(t, d.audit)
         for k, v in c.items():
             if v in ("inf", "-inf") and k in ("ratio", "effect_size"):
                 v = float(v)  # how the stored JSON writes an infinite ratio (schema 2)

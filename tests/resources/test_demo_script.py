@@ -30,6 +30,16 @@ RESULT = {
             "estimator": "speaker",
             "verdict": "inconclusive_underpowered",
             "flags": ["content_confounded"],
+            "value": 0.41,
+            "reference_value": 0.376,
+            "gap": 0.034,
+            "ci_low": -0.02,
+            "ci_high": 0.09,
+            "p_adjusted": 0.4,
+            "mde": 0.08,
+            "design": "unmatched",
+            "n_blocks": {"group_speakers": 6, "reference_speakers": 8},
+            # a stored sentence is not read back: the reading is written in today's words
             "reading": "Word error rate (WER) is 0.41 for child vs 0.376 ...",
         },
         {
@@ -39,6 +49,8 @@ RESULT = {
             "estimator": "speaker",
             "verdict": "inconclusive_underpowered",
             "flags": [],
+            "value": 0.2,
+            "reference_value": 0.19,
             "reading": "CER ...",
         },
     ],
@@ -52,7 +64,9 @@ def test_reading_says_design_scheme_and_verdicts():
     assert lines[0].startswith("Design: unmatched: the groups read different sentences")
     assert "speakers resampled" in text
     assert "child vs adult: inconclusive_underpowered (flags: content_confounded)" in text
-    assert "  Word error rate (WER) is 0.41" in text and "CER ..." not in text
+    assert "  Word error rate (WER) is 41.0% for child vs 37.6% for the reference adult" in text
+    assert "6 + 8 speakers" in text and "not causal" in text
+    assert "Character error rate" not in text and "0.376" not in text
     assert "teen: not compared (20 items < min_items 30)" in text
 
 
@@ -64,7 +78,8 @@ def test_reading_command_line(tmp_path):
         capture_output=True,
         text=True,
     )
-    assert r.returncode == 0 and "CER ..." in r.stdout and "Word error" not in r.stdout
+    assert r.returncode == 0 and "Character error rate (CER) is 20.0% for child" in r.stdout
+    assert "Word error" not in r.stdout
 
 
 def test_demo_script_parses_and_audits_real_speech():

@@ -9,6 +9,7 @@ import pytest
 from statsmodels.stats.multitest import multipletests
 
 from fairdesk.metrics.registry import ratio_metric
+from fairdesk.presentation.readings import reading
 from fairdesk.stats import AuditSettings, compare_groups, gini, weighted_std
 from fairdesk.stats.bootstrap import Side, bootstrap_pair, comparison_rng
 from fairdesk.stats.formulas import (
@@ -96,8 +97,9 @@ def test_hand_worked_comparison(specs):
         list(multipletests([c.p_value for c in res.comparisons], method="holm")[1])
     )
     assert w.verdict == "disparity_detected"  # ratio 3 ≥ 1.25, p tiny
-    assert "95% CI" in w.reading and "p_adjusted" in w.reading
-    assert "utterance bootstrap, 40 + 50 utterances" in w.reading
+    text = reading(w, res)
+    assert "95% CI" in text and "p_adjusted" in text
+    assert "utterance bootstrap, 40 + 50 utterances" in text
 
 
 def test_bootstrap_p_on_known_distribution():
@@ -207,23 +209,25 @@ def test_two_way_uses_shared_subset(wer):
     assert c.value == pytest.approx(val["g"]) and c.reference_value == pytest.approx(val["ref"])
     assert c.n_blocks.contents == 7 and "shared_content_subset" in c.flags
     assert res.design == "partially_matched"
-    assert "12 + 12 speakers × 7 shared sentences" in c.reading
+    assert "12 + 12 speakers × 7 shared sentences" in reading(c, res)
 
 
 def test_unmatched_is_content_confounded(wer):
     df = _speaker_frame(np.random.default_rng(1), design="unmatched", utterances_per_speaker=5)
-    c = compare_groups(df, [wer], AuditSettings(n_bootstrap=200), reference="ref").comparisons[0]
+    res = compare_groups(df, [wer], AuditSettings(n_bootstrap=200), reference="ref")
+    c = res.comparisons[0]
     assert c.design == "unmatched" and c.estimator == "speaker"
-    assert "content_confounded" in c.flags and "not causal" in c.reading
+    assert "content_confounded" in c.flags and "not causal" in reading(c, res)
     assert c.n_blocks.contents is None and c.n_blocks.group_speakers == 12
 
 
 def test_content_override_is_conditional_on_speakers(wer):
     df = _speaker_frame(np.random.default_rng(2))
     st = AuditSettings(n_bootstrap=200, resampling="content")
-    c = compare_groups(df, [wer], st, reference="ref").comparisons[0]
+    res = compare_groups(df, [wer], st, reference="ref")
+    c = res.comparisons[0]
     assert c.estimator == "content" and "conditional_on_speakers" in c.flags
-    assert "conditional on these speakers" in c.reading
+    assert "conditional on these speakers" in reading(c, res)
     with pytest.raises(ValueError, match="--resampling two_way needs speaker ids"):
         compare_groups(
             df.drop(columns="speaker_id"),
@@ -243,10 +247,11 @@ def test_content_ids_derived_from_reference_text(wer):
 
 def test_few_speakers_significant_is_speaker_confounded(wer):
     df = _speaker_frame(np.random.default_rng(4), effects={"ref": 0.0, "g": 1.5}, n_spk=6)
-    c = compare_groups(df, [wer], AuditSettings(n_bootstrap=400), reference="ref").comparisons[0]
+    res = compare_groups(df, [wer], AuditSettings(n_bootstrap=400), reference="ref")
+    c = res.comparisons[0]
     assert c.p_adjusted < 0.05
     assert c.verdict == "speaker_confounded" and "fewer_than_10_speakers" in c.flags
-    assert "get more speakers" in c.reading
+    assert "get more speakers" in reading(c, res)
 
 
 def test_exclusions_and_groups_table(specs):
@@ -311,7 +316,6 @@ def test_to_dict_is_json_ready_and_deterministic(specs):
         "flags",
         "n_items",
         "n_speakers",
-        "reading",
         "reason",
         "no_variation",
         # the ratio's interval, where there is one (docs/METHODS.md)

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from fairdesk.metrics.registry import ratio_metric
+from fairdesk.presentation.readings import reading
 from fairdesk.stats import AuditSettings, compare_groups
 from fairdesk.stats.bootstrap import comparison_rng
 from fairdesk.stats.compare import planned_bootstrap
@@ -44,7 +45,7 @@ def test_one_speaker_per_group_is_not_estimable(wer):
     assert c.p_value is not None and math.isnan(c.p_value) and math.isnan(c.p_adjusted)
     assert math.isnan(c.ci_low) and math.isnan(c.mde)
     assert "one speaker in en-us" in c.reason and "record more speakers" in c.reason
-    assert "no verdict is possible" in c.reading
+    assert "no verdict is possible" in reading(c, res)
     assert c.to_dict()["p_value"] is None
     # the group's own CI is not estimable either
     g = next(x for x in res.groups if x.group == "en-us")
@@ -54,11 +55,12 @@ def test_one_speaker_per_group_is_not_estimable(wer):
 def test_single_speaker_utterance_resampling_only_when_asked(wer):
     df = _one_speaker_frame()
     st = AuditSettings(n_bootstrap=400, min_items=1, min_speakers=1, resampling="utterance")
-    c = compare_groups(df, [wer], st, reference="en-gb").comparison("wer", "en-us")
+    res = compare_groups(df, [wer], st, reference="en-gb")
+    c = res.comparison("wer", "en-us")
     assert c.verdict not in ("not_estimable", "no_variation")
     assert c.ci_high > c.ci_low
     assert "single_speaker_recordings" in c.flags
-    assert "these recordings of this speaker" in c.reading
+    assert "these recordings of this speaker" in reading(c, res)
 
 
 def test_not_estimable_stays_out_of_holm(wer):
@@ -108,12 +110,12 @@ def test_constant_groups_are_no_variation_with_rule_of_three(wer, em):
     res = compare_groups(_constant_frame(1.0, 1.0), [em, wer], st, reference="R")
     for metric, n, unit in (("em", 12, "items"), ("wer", 60, "reference words")):
         c = res.comparison(metric, "A")
-        assert c.verdict == "no_variation", c.reading
+        assert c.verdict == "no_variation", reading(c, res)
         assert math.isnan(c.p_value) and math.isnan(c.p_adjusted) and math.isnan(c.mde)
         nv = c.no_variation
         assert (nv.n_group, nv.n_reference, nv.unit) == (n, n, unit)
         assert nv.bound_group == pytest.approx(3 / n)
-        assert "not evidence of no disparity" in c.reading
+        assert "not evidence of no disparity" in reading(c, res)
     assert res.comparison("em", "A").no_variation.value == 1.0
     # every item wrong in both groups: also no_variation
     res = compare_groups(_constant_frame(0.0, 0.0), [em], st, reference="R")

@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 
 from fairdesk.metrics.registry import ratio_metric
+from fairdesk.presentation.readings import reading
 from fairdesk.stats import AuditSettings, compare_groups
 
 WER = ratio_metric("wer", "WER", ["n_err"], ["n_words"])
@@ -38,5 +39,6 @@ def test_ci_and_adjusted_verdict_are_reconciled():
             assert excludes0
         if has:
             flagged += 1
-            assert "Holm" in c.reading and "11 comparisons" in c.reading
+            text = reading(c, res, specs=[WER])
+            assert "Holm" in text and "11 comparisons" in text
     assert flagged >= 1

@@ -154,4 +154,4 @@ def test_one_speaker_gap_is_speaker_confounded():
     c = compare_groups(
         spread, specs, AuditSettings(n_bootstrap=1000, seed=1), reference="ref"
     ).comparisons[0]
-    assert c.verdict == "disparity_detected" and c.direction == "worse", c.reading
+    assert c.verdict == "disparity_detected" and c.direction == "worse", (c.gap, c.p_adjusted)

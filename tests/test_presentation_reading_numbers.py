@@ -7,8 +7,9 @@ import math
 import pytest
 
 from fairdesk.metrics.units import fmt_gap, fmt_size, fmt_value
+from fairdesk.presentation.readings import _p, _said
+from fairdesk.presentation.readings import verdict_sentence as reading
 from fairdesk.stats.results import BlockCounts
-from fairdesk.stats.verdicts import _p, _said, reading
 
 BASE = dict(
     metric="wer",

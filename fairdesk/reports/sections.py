@@ -46,6 +46,7 @@ from ..presentation import (
     metric_short,
     unit,
 )
+from ..presentation.regression_words import regression_conclusions
 from ..stats.representation import Leakage
 from ..stats.results import Comparison
 from .data import SERIES, group_ci, num, verdict_style
@@ -307,7 +308,7 @@ def regression_sections(d) -> list[dict]:
             "covariates": ", ".join(req.get("covariates") or []) or "–",
             "filters": ", ".join(req.get("filters") or []) or "none",
             "cluster": req.get("cluster") or "none",
-            "conclusions": list(res.get("conclusions") or []),
+            "conclusions": regression_conclusions(s),
             "odds": [],
             "tests": [],
             "rates": [],

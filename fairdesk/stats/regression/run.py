@@ -12,7 +12,7 @@ import pandas as pd
 from .adjusted import _adjustment
 from .conclusions import _conclusions
 from .data import _prepare
-from .descriptive import descriptive_block, descriptive_sentences
+from .descriptive import descriptive_block
 from .fits import CLUSTER_METHODS
 from .independence import _independence
 from .results import AdjustmentResult, ClusteredResult, RegressionResult, UnivariateResult
@@ -138,7 +138,6 @@ def run_regression(
     if spk_col is not None and spk_col in frame.columns:
         speakers = frame.loc[data.index, spk_col].astype(str).to_numpy(dtype=object)
     descriptive = descriptive_block(data, variables, speakers, outcome_label)
-    conclusions += descriptive_sentences(descriptive, outcome_label, alpha)
     cautions = _cautions(
         frame.loc[data.index], variables, spk_col, binomial is not None, cluster is not None
     )
@@ -169,6 +168,7 @@ def run_regression(
         problems=tuple(problems),
         descriptive=descriptive,
         cautions=tuple(cautions),
+        outcome_label=outcome_label,
     )
 
 

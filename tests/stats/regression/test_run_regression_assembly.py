@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fairdesk.presentation.regression_words import descriptive_sentences
 from fairdesk.stats.regression import run_regression
 from tests.stats.regression.conftest import small_frame_data
 
@@ -256,9 +257,10 @@ def test_descriptive_block_and_sentences_use_the_outcome_name(kwargs, label):
     assert d["speaker_spread"][0]["measure"] == f"{label} rate"
     chi = d["outcome_chi2"][0]
     sig = "depends on" if chi["p_value"] < 0.05 else "shows no evidence of depending on"
+    assert res.to_dict(detail=True)["outcome_label"] == label
     assert any(
         s.startswith(f"χ² test: {label} {sig} age (χ² = {chi['chi2']:.2f}, df = 2, ")
-        for s in res.conclusions
+        for s in descriptive_sentences(d, res.outcome_label, 0.05)
     )
     words = run_regression(
         f, "wer", ["age"], binomial=("n_errors", "n_words"), cluster="speaker_id"

@@ -1,0 +1,85 @@
+"""The regression results' words are written at output time (fairdesk.presentation.regression_words):
+a fresh logistic fit and one stored before the χ² and ANOVA sentences moved out of the
+statistics read, in every view, the same sentences as before the move.
+
+``jobs/data/regression_logit_main.json`` was captured before the move: a logistic
+regression of exact match on age and accent (120 utterances, 16 speakers, clustered by
+speaker) as stored with a run (``payload``), its stored sentences and what
+``fairdesk regress`` printed for it (``console``)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fairdesk.cli.regress import regression_lines
+from fairdesk.jobs.regression_result import RegressionRun
+from fairdesk.presentation.regression_words import descriptive_sentences, regression_conclusions
+from fairdesk.stats.regression import run_regression
+
+OLD = json.loads(
+    (Path(__file__).parent / "jobs" / "data" / "regression_logit_main.json").read_text("utf-8")
+)
+
+
+def _fresh() -> RegressionRun:
+    """The fixture's regression, fitted today."""
+    rng = np.random.default_rng(7)
+    n = 120
+    spk = [f"s{i % 16:02d}" for i in range(n)]
+    age = ["young" if int(s[1:]) % 2 else "old" for s in spk]
+    accent = [("north", "south", "east")[int(s[1:]) % 3] for s in spk]
+    p = np.array([0.75 if a == "young" else 0.45 for a in age])
+    em = (rng.random(n) < p).astype(int)
+    frame = pd.DataFrame({"em": em, "age": age, "accent": accent, "speaker_id": spk})
+    res = run_regression(
+        frame,
+        "em",
+        ["age", "accent"],
+        cluster="speaker_id",
+        outcome_label="exact match",
+        speaker_col="speaker_id",
+    )
+    req = OLD["payload"]["request"]
+    return RegressionRun(req, res.to_dict(detail=True), summary=res.to_dict(), fit=res)
+
+
+def test_fresh_fit_says_what_it_said_before_the_move():
+    run = _fresh()
+    assert regression_conclusions(run) == OLD["summary_conclusions"]
+    assert regression_lines(run) == OLD["console"]
+    # the statistics store no χ² or ANOVA sentence, only their numbers and the outcome's name
+    assert not any(s.startswith(("χ² test", "One-way ANOVA")) for s in run.result["conclusions"])
+    assert run.result["outcome_label"] == "exact match"
+
+
+def test_stored_run_from_before_renders_with_todays_words():
+    old = RegressionRun.from_json(OLD["payload"])
+    assert "outcome_label" not in old.result
+    assert regression_conclusions(old) == OLD["summary_conclusions"]
+    assert regression_lines(old) == OLD["console"]
+    # the stored test sentences are replaced by today's, written from the stored numbers
+    payload = copy.deepcopy(OLD["payload"])
+    stored = payload["result"]["conclusions"]
+    k = sum(s.startswith(("χ² test", "One-way ANOVA")) for s in stored)
+    assert k == 4
+    payload["result"]["conclusions"] = stored[:-k] + ["worded before"] * k
+    assert regression_conclusions(RegressionRun.from_json(payload)) == OLD["summary_conclusions"]
+
+
+def test_other_families_keep_their_stored_sentences():
+    run = RegressionRun({"family": "linear"}, {"conclusions": ["R² = 0.100 (adjusted 0.050)."]})
+    assert regression_conclusions(run) == ["R² = 0.100 (adjusted 0.050)."]
+
+
+def test_descriptive_sentences_at_another_alpha():
+    res = OLD["payload"]["result"]
+    lines = descriptive_sentences(res, "exact match", 0.001)
+    assert lines[0] == (
+        "χ² test: exact match shows no evidence of depending on age (χ² = 6.68, df = 1, "
+        "p = 0.010, on utterances)."
+    )

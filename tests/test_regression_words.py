@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from fairdesk.cli.regress import regression_lines
 from fairdesk.jobs.regression_result import RegressionRun
@@ -72,8 +73,8 @@ def test_stored_run_from_before_renders_with_todays_words():
 
 
 def test_other_families_keep_their_stored_sentences():
-    run = RegressionRun({"family": "linear"}, {"conclusions": ["R² = 0.100 (adjusted 0.050)."]})
-    assert regression_conclusions(run) == ["R² = 0.100 (adjusted 0.050)."]
+    run = RegressionRun({"family": "poisson-mixed"}, {"conclusions": ["Content: none."]})
+    assert regression_conclusions(run) == ["Content: none."]
 
 
 def test_descriptive_sentences_at_another_alpha():
@@ -83,3 +84,49 @@ def test_descriptive_sentences_at_another_alpha():
         "χ² test: exact match shows no evidence of depending on age (χ² = 6.68, df = 1, "
         "p = 0.010, on utterances)."
     )
+
+
+OLS = json.loads(
+    (Path(__file__).parent / "jobs" / "data" / "regression_ols_main.json").read_text("utf-8")
+)
+
+
+def _ols_frame() -> pd.DataFrame:
+    """``regression_ols_main.json``'s data: 90 utterances of 15 speakers whose WER grows
+    with age of onset."""
+    rng = np.random.default_rng(11)
+    n = 90
+    spk = [f"s{i % 15:02d}" for i in range(n)]
+    age = np.array([20 + 3 * int(s[1:]) for s in spk], float)
+    snr = rng.normal(20, 5, n)
+    words = rng.integers(5, 20, n)
+    errs = rng.binomial(words, np.clip(0.05 + 0.004 * (age - 20) / 3, 0, 1))
+    return pd.DataFrame(
+        {
+            "speaker_id": spk,
+            "age_onset": age,
+            "snr_db": snr,
+            "n_words": words,
+            "n_sub": errs,
+            "n_del": 0,
+            "n_ins": 0,
+        }
+    )
+
+
+@pytest.mark.parametrize("level", ["speaker", "utterance"])
+def test_ols_fresh_and_stored_say_what_they_said_before_the_move(level):
+    from fairdesk.stats.regression.linear import run_linear
+
+    old = OLS[level]
+    stored = RegressionRun.from_json(old["payload"])
+    assert regression_lines(stored) == old["console"]
+    assert regression_conclusions(stored) == old["payload"]["result"]["conclusions"]
+    d = run_linear(_ols_frame(), ["age_onset", "snr_db"], level=level)
+    assert "conclusions" not in d  # numbers only
+    fresh = RegressionRun(old["payload"]["request"], d, summary=d)
+    assert regression_lines(fresh) == old["console"]
+    # a stored run's sentences are not read: they are written from its numbers
+    payload = copy.deepcopy(old["payload"])
+    payload["result"]["conclusions"] = ["worded before"]
+    assert regression_lines(RegressionRun.from_json(payload)) == old["console"]

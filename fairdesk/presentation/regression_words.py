@@ -4,19 +4,77 @@
 conclusions (``fairdesk regress`` and its ``--json``, the GUI's Regression tab, the HTML
 report): the sentences the fit stored, then the sentences written here from the stored
 numbers. So far the logistic family's χ² and one-way ANOVA tests
-(:func:`descriptive_sentences`, Sekkat et al.'s appendix C) are written here; a result
-stored before they were (its ``conclusions`` end with them) is read with today's words.
+(:func:`descriptive_sentences`, Sekkat et al.'s appendix C) and all of the OLS family's
+conclusions (:func:`linear_sentences`) are written here; a result stored before they were
+(its ``conclusions`` hold them) is read with today's words.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..core.pvalues import p_clause
 from ..jobs.regression_result import RegressionRun, outcome_label
 from .numbers import fmt_number, fmt_p_coarse
 
-__all__ = ["descriptive_sentences", "regression_conclusions"]
+__all__ = ["descriptive_sentences", "linear_sentences", "regression_conclusions"]
+
+
+def _signed(x: float, decimals: int) -> str:
+    """``+0.0123``: a coefficient, its bounds, a correlation (the sign always shown)."""
+    return f"{x:+.{decimals}f}"
+
+
+def linear_sentences(res: Mapping[str, Any]) -> list[str]:
+    """The OLS family's conclusions from its stored numbers (``run_linear``'s dict): per
+    covariate its coefficient with CI and p (holding the others fixed), its Spearman
+    correlation (descriptive), R², then the fit's notes."""
+    what = "WER" if res.get("outcome", "wer") == "wer" else str(res["outcome"])
+    alpha = float(res.get("alpha", 0.05))
+    covariates = [str(s["covariate"]) for s in res.get("spearman") or []]
+    by = {c["term"]: c for c in res.get("coefficients") or []}
+    unit = res["level"]
+    lines = []
+    for c in covariates:
+        e = by.get(c)
+        if e is None or e["estimate"] is None:
+            continue
+        ci = (
+            f"{fmt_fixed(100 * (1 - alpha), 0)}% CI "
+            f"[{_signed(e['ci_low'], 4)}, {_signed(e['ci_high'], 4)}]"
+        )
+        p = e["p_value"]
+        ptxt = "p < 0.001" if p is not None and p < 0.001 else f"p = {fmt_fixed(p, 3)}"
+        others = [x for x in covariates if x != c]
+        held = f", holding {', '.join(others)} fixed" if others else ""
+        if p is not None and p < alpha:
+            lines.append(
+                f"{what} per {unit} changes by {_signed(e['estimate'], 4)} per unit of {c}"
+                f"{held} ({ci}, {ptxt}; OLS, n = {res['n']} {unit}s)."
+            )
+        else:
+            lines.append(
+                f"No evidence that {c} predicts {what} per {unit}{held} "
+                f"(β = {_signed(e['estimate'], 4)}, {ci}, {ptxt}; n = {res['n']})."
+            )
+    for s in res.get("spearman") or []:
+        if s["rho"] is None or math.isnan(float(s["rho"])):
+            continue
+        lines.append(
+            f"Spearman correlation of {what} with {s['covariate']}: ρ = "
+            f"{_signed(s['rho'], 2)} ({p_clause('p', s['p_value'], s.get('p_log10'), sig=3)}, "
+            f"n = {s['n']} {unit}s; "
+            "descriptive)."
+        )
+    lines.append(f"R² = {fmt_fixed(res['r2'], 3)} (adjusted {fmt_fixed(res['adj_r2'], 3)}).")
+    return lines + [str(n) for n in res.get("notes") or []]
+
+
+def fmt_fixed(x: float, decimals: int) -> str:
+    """A statistic to ``decimals`` places as Python writes it (``nan`` included)."""
+    return f"{x:.{decimals}f}"
 
 
 def descriptive_sentences(block: Mapping[str, Any], outcome_label: str, alpha: float) -> list[str]:
@@ -51,6 +109,8 @@ def descriptive_sentences(block: Mapping[str, Any], outcome_label: str, alpha: f
 def regression_conclusions(run: RegressionRun) -> list[str]:
     """The conclusions of ``run`` in words, as every view shows them.
 
+    The OLS family's are all written from its stored numbers (stored sentences are not read).
+
     The logistic family's stored ``conclusions`` are followed by its χ² and ANOVA sentences,
     written from the stored numbers at the run's ``alpha``; its outcome is named by the
     stored ``outcome_label``. A logistic result stored before the label was (its
@@ -59,6 +119,8 @@ def regression_conclusions(run: RegressionRun) -> list[str]:
     (:func:`~fairdesk.jobs.regression_result.outcome_label`).
     """
     res = run.result
+    if run.family == "linear":
+        return linear_sentences(res)
     lines = [str(s) for s in res.get("conclusions") or []]
     if run.family != "logit":
         return lines

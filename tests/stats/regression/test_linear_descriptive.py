@@ -9,7 +9,7 @@ import pytest
 import statsmodels.formula.api as smf
 from scipy import stats
 
-from fairdesk.presentation.regression_words import descriptive_sentences
+from fairdesk.presentation.regression_words import descriptive_sentences, linear_sentences
 from fairdesk.stats.regression import run_regression
 from fairdesk.stats.regression.linear import run_linear
 
@@ -65,7 +65,7 @@ def test_linear_recovers_planted_onset_effect_per_speaker():
     sp = {s["covariate"]: s for s in res["spearman"]}
     rho, p = stats.spearmanr(spk.wer, spk.age_onset)
     assert sp["age_onset"]["rho"] == pytest.approx(rho) and sp["age_onset"]["n"] == 120
-    assert any("age_onset" in c and "changes by" in c for c in res["conclusions"])
+    assert any("age_onset" in c and "changes by" in c for c in linear_sentences(res))
 
 
 def test_linear_per_utterance_with_group_term_equals_statsmodels():

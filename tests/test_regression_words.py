@@ -53,8 +53,10 @@ def test_fresh_fit_says_what_it_said_before_the_move():
     run = _fresh()
     assert regression_conclusions(run) == OLD["summary_conclusions"]
     assert regression_lines(run) == OLD["console"]
-    # the statistics store no χ² or ANOVA sentence, only their numbers and the outcome's name
-    assert not any(s.startswith(("χ² test", "One-way ANOVA")) for s in run.result["conclusions"])
+    # the statistics store only the sentences they still write (cautions and data notes),
+    # the numbers and the outcome's name
+    assert run.result["conclusions"] == run.result["cautions"] + run.result["notes"]
+    assert run.result["notes"] == [OLD["summary_conclusions"][2]]
     assert run.result["outcome_label"] == "exact match"
 
 
@@ -68,8 +70,10 @@ def test_stored_run_from_before_renders_with_todays_words():
     stored = payload["result"]["conclusions"]
     k = sum(s.startswith(("χ² test", "One-way ANOVA")) for s in stored)
     assert k == 4
-    payload["result"]["conclusions"] = stored[:-k] + ["worded before"] * k
+    payload["result"]["conclusions"] = ["worded before"] * 2 + stored[2:-k] + ["worded before"] * k
     assert regression_conclusions(RegressionRun.from_json(payload)) == OLD["summary_conclusions"]
+    # between the models' sentences and the tests': the data notes, kept as stored
+    assert regression_conclusions(old)[2].startswith("Only 16 speaker_id clusters")
 
 
 def test_other_families_keep_their_stored_sentences():

@@ -3,23 +3,32 @@
 :func:`regression_conclusions` is the one function every view calls for a regression's
 conclusions (``fairdesk regress`` and its ``--json``, the GUI's Regression tab, the HTML
 report): the sentences the fit stored, then the sentences written here from the stored
-numbers. So far the logistic family's χ² and one-way ANOVA tests
-(:func:`descriptive_sentences`, Sekkat et al.'s appendix C) and all of the OLS family's
-conclusions (:func:`linear_sentences`) are written here; a result stored before they were
-(its ``conclusions`` hold them) is read with today's words.
+numbers: the logistic family's model sentences
+(:mod:`.regression_logit_words`) and χ² and one-way ANOVA tests (:func:`descriptive_sentences`,
+Sekkat et al.'s appendix C), and the OLS family's (:func:`linear_sentences`); a result stored
+before they were written here (its ``conclusions`` hold them) is read with today's words. The
+mixed Poisson family's sentences are still the stored ones.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from itertools import takewhile
 from typing import Any
 
 from ..core.pvalues import p_clause
 from ..jobs.regression_result import RegressionRun, outcome_label
+from ..stats.regression.results import RegressionResult
 from .numbers import fmt_number, fmt_p_coarse
+from .regression_logit_words import logistic_results, logistic_sentences
 
-__all__ = ["descriptive_sentences", "linear_sentences", "regression_conclusions"]
+__all__ = [
+    "descriptive_sentences",
+    "linear_sentences",
+    "regression_conclusions",
+    "result_conclusions",
+]
 
 
 def _signed(x: float, decimals: int) -> str:
@@ -110,27 +119,51 @@ def regression_conclusions(run: RegressionRun) -> list[str]:
     """The conclusions of ``run`` in words, as every view shows them.
 
     The OLS family's are all written from its stored numbers (stored sentences are not read).
-
-    The logistic family's stored ``conclusions`` are followed by its χ² and ANOVA sentences,
-    written from the stored numbers at the run's ``alpha``; its outcome is named by the
-    stored ``outcome_label``. A logistic result stored before the label was (its
-    ``conclusions`` already end with those sentences, as many as the numbers give) has them
-    replaced by today's words, the outcome named from the request
-    (:func:`~fairdesk.jobs.regression_result.outcome_label`).
+    The logistic family's: its cautions, the sentences of :func:`~.regression_logit_words.
+    logistic_sentences` from the stored models, the data notes, then the χ² and ANOVA
+    sentences, written at the run's ``alpha`` and naming the outcome by the stored
+    ``outcome_label``. A logistic result stored before the sentences moved here (no
+    ``notes`` key: its ``conclusions`` hold them all) is read with today's words: the notes
+    are what follows the cautions and as many sentences as the models give, the outcome
+    named from the request (:func:`~fairdesk.jobs.regression_result.outcome_label`) when the
+    result does not name it. Other families' stored sentences are shown as stored.
     """
     res = run.result
     if run.family == "linear":
         return linear_sentences(res)
-    lines = [str(s) for s in res.get("conclusions") or []]
+    stored = [str(s) for s in res.get("conclusions") or []]
     if run.family != "logit":
-        return lines
+        return stored
     alpha = float(res.get("alpha", run.alpha))
+    binomial = res.get("model") == "binomial"
+    uni, adj, clustered, ind = logistic_results(res)
+    if "cautions" in res:
+        cautions = [str(s) for s in res["cautions"]]
+    else:
+        cautions = list(takewhile(lambda s: s.startswith("Caution: "), stored))
     label = res.get("outcome_label")
-    if label is None:  # stored with the sentences written in: replace them
+    if label is None:  # stored with the test sentences written in: drop them
         label = outcome_label(run.outcome)
-        lines = _without_last(lines, len(descriptive_sentences(res, str(label), alpha)))
-    return lines + descriptive_sentences(res, str(label), alpha)
+        stored = _without_last(stored, len(descriptive_sentences(res, str(label), alpha)))
+    label = str(label)
+    if "notes" in res:
+        notes = [str(s) for s in res["notes"]]
+    else:  # stored with the models' sentences written in, between cautions and notes
+        said = logistic_sentences(uni, adj, clustered, ind, label, alpha, binomial, ())
+        notes = stored[len(cautions) + len(said) :]
+    return (
+        cautions
+        + logistic_sentences(uni, adj, clustered, ind, label, alpha, binomial, notes)
+        + descriptive_sentences(res, label, alpha)
+    )
 
 
 def _without_last(lines: Sequence[str], k: int) -> list[str]:
     return list(lines[: len(lines) - k]) if k else list(lines)
+
+
+def result_conclusions(result: RegressionResult) -> list[str]:
+    """The conclusions of a logistic fit (:func:`fairdesk.stats.regression.run_regression`)
+    in words, as :func:`regression_conclusions` writes them for a stored run of it."""
+    request = {"family": "logit", "outcome": result.outcome, "alpha": result.alpha}
+    return regression_conclusions(RegressionRun(request, result.to_dict(detail=True)))

@@ -211,8 +211,9 @@ class RegressionResult:
     ``conclusions`` and Sekkat et al.'s ``outcome_chi2``, ``anova``, ``cross_tables`` and
     ``speaker_spread`` (:mod:`.descriptive`); ``to_dict(detail=True)`` adds the
     run's settings, dropped-row counts, problems, the outcome's name in sentences
-    (``outcome_label``) and per-entry details. The χ² and ANOVA tests are numbers here:
-    fairdesk.presentation.regression_words writes their sentences after ``conclusions``.
+    (``outcome_label``), the data ``notes`` and per-entry details. ``conclusions`` holds the
+    sentences written here (the cautions, then the notes); every other conclusion is
+    written from the numbers by fairdesk.presentation.regression_words.
     """
 
     outcome: str
@@ -231,6 +232,8 @@ class RegressionResult:
     #: How the sentences name the outcome (fairdesk.presentation.regression_words writes
     #: the χ² and ANOVA sentences with it).
     outcome_label: str = ""
+    #: Sentences on the rows the data preparation left out or changed.
+    notes: tuple[str, ...] = ()
 
     def to_dict(self, detail: bool = False) -> dict[str, Any]:
         """JSON-ready dict (NaN -> None); ``detail=True`` adds settings and diagnostics."""
@@ -251,5 +254,6 @@ class RegressionResult:
                 dropped={k: int(v) for k, v in self.dropped.items()},
                 problems=list(self.problems),
                 outcome_label=self.outcome_label,
+                notes=list(self.notes),
             )
         return out

@@ -6,6 +6,7 @@ import sys
 
 from ..jobs.regression_result import FAMILIES, ITEM_COVARIATES
 from ..presentation import MISSING, count, fmt_estimate_ci, fmt_p, fmt_percent, fmt_ratio
+from ..presentation.regression_words import regression_conclusions
 from .common import EXIT_OK, UsageError, dump_json, human_out, term
 
 
@@ -141,7 +142,8 @@ def run_regress_command(a) -> int:
             print(term(line), file=sys.stderr)
     print_regression(out, file=human_out(a.json))
     if a.json:
-        dump_json(out.summary, a.json)
+        summary = dict(out.summary if out.summary is not None else out.result)
+        dump_json({**summary, "conclusions": regression_conclusions(out)}, a.json)
     if a.table_out:
         from ..reports.tables import write_odds_ratio_table
 
@@ -154,7 +156,7 @@ def regression_lines(out) -> list[str]:
     conclusions and, for the logistic family, the odds ratios (each level against the
     reference, then adjusted) and the per-speaker spread."""
     d = out.summary if out.summary is not None else out.result
-    lines = list(d.get("conclusions") or [])
+    lines = regression_conclusions(out)
     if out.family != "logit":
         return lines
     for u in d.get("univariate") or []:

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 from ..jobs import regression_run as rr
 from ..jobs.regression_result import RegressionRun
 from ..presentation import fmt_estimate_ci, fmt_p, fmt_ratio
+from ..presentation.regression_words import regression_conclusions
 from .context import Context
 from .jobs import Job
 from .model_based_view import ModelBasedView
@@ -448,7 +449,7 @@ class RegressionPanel(QWidget):
                 if j >= 2:
                     it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 self.table.setItem(i, j, it)
-        lines = payload.conclusions if payload is not None else []
+        lines = regression_conclusions(payload) if payload is not None else []
         problems = payload.problems if payload is not None else []
         if problems:
             lines += ["", "Problems:"] + [f"- {p}" for p in problems]

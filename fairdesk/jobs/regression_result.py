@@ -29,7 +29,15 @@ from dataclasses import dataclass, field, replace
 from ..core.jsonio import jsonable
 from ..core.pvalues import p_log10
 
-__all__ = ["FAMILIES", "ITEM_COVARIATES", "SCHEMA", "RegressionRun", "log10_key", "with_p_log10"]
+__all__ = [
+    "FAMILIES",
+    "ITEM_COVARIATES",
+    "SCHEMA",
+    "RegressionRun",
+    "log10_key",
+    "outcome_label",
+    "with_p_log10",
+]
 
 #: The version ``to_json`` writes; ``from_json`` reads it and payloads without one.
 SCHEMA = 1
@@ -46,6 +54,16 @@ ITEM_COVARIATES = (
     "asr_confidence",
     "n_words",
 )
+
+
+#: How sentences name a run's outcome (:func:`outcome_label`); any other outcome is a 0/1
+#: column, named as it is.
+OUTCOME_LABELS = {"em": "exact match", "correct": "recognised without error", "wer": "word errors"}
+
+
+def outcome_label(outcome: str) -> str:
+    """How the sentences name the outcome of a run's regression (``em`` -> exact match)."""
+    return OUTCOME_LABELS.get(outcome, outcome)
 
 
 #: The keys of a result's p-values other than ``*p_value``, and a p's (``p_before`` ...).
@@ -130,7 +148,9 @@ class RegressionRun:
 
     @property
     def conclusions(self) -> list[str]:
-        """The conclusions in words."""
+        """The conclusions the fit stored in words; every view shows
+        :func:`fairdesk.presentation.regression_words.regression_conclusions` (these and the
+        sentences written from the stored numbers)."""
         return list(self.result.get("conclusions") or [])
 
     @property

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 from ..core.runs import add_result, results_for_run
 from ..core.store import Project
-from .regression_result import FAMILIES, ITEM_COVARIATES, RegressionRun
+from .regression_result import FAMILIES, ITEM_COVARIATES, RegressionRun, outcome_label
 
 #: The outcomes a stored run can be regressed on: id -> what it means.
 OUTCOMES = {
@@ -53,7 +53,7 @@ def outcome_frame(frame, outcome: str):
                 "outcome 'em' needs intent and slot labels (this run has no exact "
                 "match); use the outcome 'correct' or 'wer'"
             )
-        return df[df["em"].notna()], "em", None, "exact match"
+        return df[df["em"].notna()], "em", None, outcome_label("em")
     errs = None
     if {"n_sub", "n_del", "n_ins"} <= set(df.columns):
         errs = df["n_sub"] + df["n_del"] + df["n_ins"]
@@ -63,7 +63,7 @@ def outcome_frame(frame, outcome: str):
                 "outcome 'correct' needs word-error counts (n_sub, n_del, n_ins); this run has none"
             )
         df["correct"] = (errs == 0).astype(int)
-        return df, "correct", None, "recognised without error"
+        return df, "correct", None, outcome_label("correct")
     if outcome == "wer":
         if errs is None or "n_words" not in df.columns:
             raise ValueError(
@@ -72,13 +72,13 @@ def outcome_frame(frame, outcome: str):
             )
         df["n_errors"] = errs
         df = df[df["n_words"] > 0]
-        return df, "n_errors", ("n_errors", "n_words"), "word errors"
+        return df, "n_errors", ("n_errors", "n_words"), outcome_label("wer")
     if outcome not in df.columns:
         raise ValueError(
             f"no outcome column {outcome!r} in the run's items (columns: "
             f"{', '.join(map(str, df.columns))})"
         )
-    return df, outcome, None, outcome
+    return df, outcome, None, outcome_label(outcome)
 
 
 def default_request(run, columns: Sequence[str]) -> dict:

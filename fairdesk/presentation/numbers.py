@@ -12,6 +12,8 @@ and coefficients, :func:`fmt_estimate_ci`), p-values, counts and clocks.
 
 from __future__ import annotations
 
+import math
+
 from ..core.plurals import count as _count
 from ..core.plurals import plural  # noqa: F401
 from ..core.pvalues import P_FLOOR, P_FLOOR_VALUE, floor_text, p_clause, p_log10  # noqa: F401
@@ -109,6 +111,15 @@ def fmt_p_exact(value, digits: int = 3, log10=None) -> str:
     if x < P_FLOOR_VALUE:
         return floor_text(p_log10(x, log10))
     return f"{x:.{digits}g}"
+
+
+def fmt_p_coarse(value) -> str:
+    """A test's p to three decimals, ``< 0.001`` below that, :data:`MISSING` for NaN (the
+    regression's χ² and ANOVA sentences)."""
+    x = float(value)
+    if math.isnan(x):
+        return MISSING
+    return "< 0.001" if x < 0.001 else f"{x:.3f}"
 
 
 def fmt_percent(value, decimals: int = 1, signed: bool = False) -> str:

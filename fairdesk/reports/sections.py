@@ -47,6 +47,7 @@ from ..presentation import (
     metric_short,
     unit,
 )
+from ..presentation.regression_words import regression_conclusions
 from ..stats.representation import Leakage
 from ..stats.results import Comparison
 from .data import SERIES, group_ci, num, verdict_style
@@ -308,7 +309,7 @@ def regression_sections(d) -> list[dict]:
             "covariates": ", ".join(req.get("covariates") or []) or "–",
             "filters": ", ".join(req.get("filters") or []) or "none",
             "cluster": req.get("cluster") or "none",
-            "conclusions": list(res.get("conclusions") or []),
+            "conclusions": regression_conclusions(s),
             "odds": [],
             "tests": [],
             "rates": [],

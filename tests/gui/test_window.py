@@ -299,7 +299,9 @@ def test_regression_tab_runs_stores_and_matches_statsmodels(qtbot, ctx, mini):
     assert row[3] == f"[{lo:.2f}, {hi:.2f}]"
     assert row[5] != "–"  # the clustered column beside it
     assert reg.conclusions.toPlainText().strip()
-    assert out.result["conclusions"] and out.conclusions == out.result["conclusions"]
+    from fairdesk.presentation.regression_words import regression_conclusions
+
+    assert regression_conclusions(out)
     # reopening the run shows the stored regression again
     reg.set_run(mini.run_id, w.result)  # the regression tab reads the run's AuditRun
     assert reg.shown is not None and reg.shown.result_id == stored[-1]["id"]

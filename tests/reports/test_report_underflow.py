@@ -12,6 +12,7 @@ import shutil
 import pytest
 
 from fairdesk.core.store import Project
+from fairdesk.presentation.regression_words import regression_conclusions
 from fairdesk.reports.data import load_run
 from fairdesk.reports.html import render, report_context
 from tests.reports.test_html import parse
@@ -57,7 +58,7 @@ def test_report_shows_the_floor_with_its_logarithm(report):
     (u,) = out.result["univariate"]
     best = next(lev for lev in u["levels"] if lev["level"] == "Mid-Atlantic")
     assert best["p_value"] == 0.0 and math.isfinite(best["p_log10"])
-    head = out.conclusions[0]
+    head = regression_conclusions(out)[0]
     assert head.startswith("dialectal_region is associated with recognised (LR p < 1e-300 (")
     assert "largest difference: Mid-Atlantic 3.52" in head
     assert head in plain
@@ -85,5 +86,7 @@ def test_a_regression_stored_before_p_log10_is_read_and_shown(report):
     cells = {r["level"]: r["p"] for r in _or_rows(new.result)}
     assert cells["Mid-Atlantic vs Asian"].startswith("< 1e-300 (log10 p = -")
     assert cells["Southern vs Asian"] == "< 0.001"
-    # its stored sentences are shown as they were written
-    assert all(c in "".join(parse(text).itertext()) for c in old.conclusions)
+    # its sentences are written from its stored numbers, today's words
+    said = regression_conclusions(old)
+    assert said[0].startswith("dialectal_region is associated with recognised (LR p < 1e-300)")
+    assert all(c in "".join(parse(text).itertext()) for c in said)

@@ -29,7 +29,8 @@ rows. The entry point is :func:`run_regression`; results are frozen dataclasses 
 ``to_dict()`` is JSON-ready (NaN -> None).
 
 One module per family: :mod:`.univariate`, :mod:`.adjusted` (confounding and interactions),
-:mod:`.independence`, :mod:`.conclusions`, :mod:`.descriptive` (Sekkat et al.'s χ², ANOVA,
+:mod:`.independence`, :mod:`.conclusions` (the level a conclusion names; the sentences are
+written by fairdesk.presentation.regression_words), :mod:`.descriptive` (Sekkat et al.'s χ², ANOVA,
 cross-tables and per-speaker spread), :mod:`.linear` (OLS of WER on covariates, docs/METHODS.md, "Regression of WER on covariates (OLS)") and
 :mod:`.poisson_mixed` / :mod:`.poisson_mixed_report` (the mixed-effects Poisson model of word
 errors, Liu, Veliche and Peng 2022); :mod:`.fits` holds the plain and speaker-clustered

@@ -14,7 +14,6 @@ On the rows the logistic models use (:class:`~.data._Data`):
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -198,34 +197,3 @@ def descriptive_block(
         ),
     }
     return block
-
-
-def descriptive_sentences(block: dict, outcome_label: str, alpha: float) -> list[str]:
-    """One line per χ² and ANOVA test."""
-    lines = []
-    for c in block["outcome_chi2"]:
-        if c.get("p_value") is None or c.get("chi2") is None:
-            continue
-        sig = "depends on" if c["p_value"] < alpha else "shows no evidence of depending on"
-        lines.append(
-            f"χ² test: {outcome_label} {sig} {c['variable']} (χ² = {c['chi2']:.2f}, "
-            f"df = {c['df']}, p = {_p(c['p_value'])}, on {c['unit']})."
-        )
-    for a in block["anova"]:
-        if a.get("p_value") is None:
-            continue
-        if a.get("f") is None:
-            lines.append(
-                f"One-way ANOVA by {a['variable']}: the outcome does not vary within "
-                "any level, so F is infinite (the levels differ completely)."
-            )
-            continue
-        lines.append(
-            f"One-way ANOVA of the {a['per']} by {a['variable']}: F({a['df_between']}, "
-            f"{a['df_within']}) = {a['f']:.2f}, p = {_p(a['p_value'])}."
-        )
-    return lines
-
-
-def _p(p: float) -> str:
-    return "< 0.001" if p < 0.001 else f"{p:.3f}" if not math.isnan(p) else "–"

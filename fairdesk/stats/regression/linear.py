@@ -18,7 +18,6 @@ from scipy import stats
 
 from fairdesk.core.plurals import count, verb
 
-from ...core.pvalues import p_clause
 from .logp import f_log10, t_log10
 from .results import _num
 
@@ -103,7 +102,8 @@ def run_linear(
     dict
         JSON-ready: ``family="linear", level, formula, n, n_utterances, n_dropped,
         coefficients`` (``term, estimate, se, ci_low, ci_high, p_value``), ``r2, adj_r2,
-        f_p_value, spearman`` (per covariate ``rho, p_value, n``), ``notes, conclusions``.
+        f_p_value, spearman`` (per covariate ``rho, p_value, n``), ``notes``; its conclusions
+        in words are fairdesk.presentation.regression_words.linear_sentences.
 
     Raises
     ------
@@ -244,7 +244,6 @@ def run_linear(
         ),
         "notes": notes,
     }
-    out["conclusions"] = _conclusions(out, what, covariates, alpha)
     return out
 
 
@@ -282,39 +281,3 @@ def _pretty(name: str) -> str:
     if s.startswith("Q("):
         return ast.literal_eval(s[2:-1])
     return s
-
-
-def _conclusions(out: dict, what: str, covariates: Sequence[str], alpha: float) -> list[str]:
-    by = {c["term"]: c for c in out["coefficients"]}
-    unit = out["level"]
-    lines = []
-    for c in covariates:
-        e = by.get(c)
-        if e is None or e["estimate"] is None:
-            continue
-        ci = f"{100 * (1 - alpha):.0f}% CI [{e['ci_low']:+.4f}, {e['ci_high']:+.4f}]"
-        p = e["p_value"]
-        ptxt = "p < 0.001" if p is not None and p < 0.001 else f"p = {p:.3f}"
-        others = [x for x in covariates if x != c]
-        held = f", holding {', '.join(others)} fixed" if others else ""
-        if p is not None and p < alpha:
-            lines.append(
-                f"{what} per {unit} changes by {e['estimate']:+.4f} per unit of {c}"
-                f"{held} ({ci}, {ptxt}; OLS, n = {out['n']} {unit}s)."
-            )
-        else:
-            lines.append(
-                f"No evidence that {c} predicts {what} per {unit}{held} "
-                f"(β = {e['estimate']:+.4f}, {ci}, {ptxt}; n = {out['n']})."
-            )
-    for s in out["spearman"]:
-        if s["rho"] is None or math.isnan(float(s["rho"])):
-            continue
-        lines.append(
-            f"Spearman correlation of {what} with {s['covariate']}: ρ = "
-            f"{s['rho']:+.2f} ({p_clause('p', s['p_value'], s.get('p_log10'), sig=3)}, "
-            f"n = {s['n']} {unit}s; "
-            "descriptive)."
-        )
-    lines.append(f"R² = {out['r2']:.3f} (adjusted {out['adj_r2']:.3f}).")
-    return lines + list(out["notes"])

@@ -210,7 +210,10 @@ class RegressionResult:
     per level), ``clustered`` (None without a cluster column), ``independence``,
     ``conclusions`` and Sekkat et al.'s ``outcome_chi2``, ``anova``, ``cross_tables`` and
     ``speaker_spread`` (:mod:`.descriptive`); ``to_dict(detail=True)`` adds the
-    run's settings, dropped-row counts, problems and per-entry details.
+    run's settings, dropped-row counts, problems, the outcome's name in sentences
+    (``outcome_label``), the data ``notes`` and per-entry details. ``conclusions`` holds the
+    sentences written here (the cautions, then the notes); every other conclusion is
+    written from the numbers by fairdesk.presentation.regression_words.
     """
 
     outcome: str
@@ -226,6 +229,11 @@ class RegressionResult:
     descriptive: dict = field(default_factory=dict)
     #: Sentences on what the data cannot support (single-speaker levels, independence).
     cautions: tuple[str, ...] = ()
+    #: How the sentences name the outcome (fairdesk.presentation.regression_words writes
+    #: the χ² and ANOVA sentences with it).
+    outcome_label: str = ""
+    #: Sentences on the rows the data preparation left out or changed.
+    notes: tuple[str, ...] = ()
 
     def to_dict(self, detail: bool = False) -> dict[str, Any]:
         """JSON-ready dict (NaN -> None); ``detail=True`` adds settings and diagnostics."""
@@ -245,5 +253,7 @@ class RegressionResult:
                 alpha=float(self.alpha),
                 dropped={k: int(v) for k, v in self.dropped.items()},
                 problems=list(self.problems),
+                outcome_label=self.outcome_label,
+                notes=list(self.notes),
             )
         return out

@@ -10,9 +10,8 @@ import numpy as np
 import pandas as pd
 
 from .adjusted import _adjustment
-from .conclusions import _conclusions
 from .data import _prepare
-from .descriptive import descriptive_block, descriptive_sentences
+from .descriptive import descriptive_block
 from .fits import CLUSTER_METHODS
 from .independence import _independence
 from .results import AdjustmentResult, ClusteredResult, RegressionResult, UnivariateResult
@@ -123,26 +122,14 @@ def run_regression(
             if binomial is not None
             else ("exact match" if outcome == "em" else outcome.replace("_", " "))
         )
-    conclusions = _conclusions(
-        univariate,
-        adjustments,
-        clustered,
-        independence,
-        outcome_label,
-        alpha,
-        binomial is not None,
-        notes,
-    )
     spk_col = speaker_col or cluster
     speakers = None
     if spk_col is not None and spk_col in frame.columns:
         speakers = frame.loc[data.index, spk_col].astype(str).to_numpy(dtype=object)
     descriptive = descriptive_block(data, variables, speakers, outcome_label)
-    conclusions += descriptive_sentences(descriptive, outcome_label, alpha)
     cautions = _cautions(
         frame.loc[data.index], variables, spk_col, binomial is not None, cluster is not None
     )
-    conclusions = list(cautions) + list(conclusions)
     problems = [f"{u.variable}: {u.problem}" for u in univariate if u.problem]
     problems += [
         f"{a.variable} adjusted on {a.adjusted_on}: {a.problem}" for a in adjustments if a.problem
@@ -164,11 +151,13 @@ def run_regression(
         adjustments=adjustments,
         clustered=clustered,
         independence=independence,
-        conclusions=tuple(conclusions),
+        conclusions=tuple(cautions) + tuple(notes),
+        notes=tuple(notes),
         dropped=dropped,
         problems=tuple(problems),
         descriptive=descriptive,
         cautions=tuple(cautions),
+        outcome_label=outcome_label,
     )
 
 

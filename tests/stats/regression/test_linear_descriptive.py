@@ -9,6 +9,7 @@ import pytest
 import statsmodels.formula.api as smf
 from scipy import stats
 
+from fairdesk.presentation.regression_words import descriptive_sentences, linear_sentences
 from fairdesk.stats.regression import run_regression
 from fairdesk.stats.regression.linear import run_linear
 
@@ -64,7 +65,7 @@ def test_linear_recovers_planted_onset_effect_per_speaker():
     sp = {s["covariate"]: s for s in res["spearman"]}
     rho, p = stats.spearmanr(spk.wer, spk.age_onset)
     assert sp["age_onset"]["rho"] == pytest.approx(rho) and sp["age_onset"]["n"] == 120
-    assert any("age_onset" in c and "changes by" in c for c in res["conclusions"])
+    assert any("age_onset" in c and "changes by" in c for c in linear_sentences(res))
 
 
 def test_linear_per_utterance_with_group_term_equals_statsmodels():
@@ -120,8 +121,11 @@ def test_seed000_chi2_anova_crosstabs_and_spread(small_frame):
     assert uk["median"] == pytest.approx(want.median())
     adj = d["adjustments"][0]
     assert adj["levels"] and {"odds_ratio", "ci_low", "p_value"} <= set(adj["levels"][0])
-    assert any(s.startswith("χ² test") for s in d["conclusions"])
-    assert any(s.startswith("One-way ANOVA") for s in d["conclusions"])
+    # the statistics give the numbers; presentation writes their sentences
+    assert not any(s.startswith(("χ² test", "One-way ANOVA")) for s in d["conclusions"])
+    said = descriptive_sentences(d, "exact match", 0.05)
+    assert any(s.startswith("χ² test") for s in said)
+    assert any(s.startswith("One-way ANOVA") for s in said)
 
 
 def test_seed000_wer_outcome_uses_words(small_frame):

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 import statsmodels.formula.api as smf
 
-from fairdesk.stats.regression.linear import _conclusions, _pretty, run_linear
+from fairdesk.presentation.regression_words import linear_sentences
+from fairdesk.stats.regression.linear import _pretty, run_linear
 
 
 def _frame(var: str, ref: str, other: str) -> pd.DataFrame:
@@ -86,7 +87,8 @@ def _out(p: float) -> dict:
         "coefficients": [
             {"term": "age", "estimate": 0.01, "ci_low": 0.002, "ci_high": 0.018, "p_value": p}
         ],
-        "spearman": [],
+        # one entry per covariate, as run_linear writes (no ρ: no Spearman sentence)
+        "spearman": [{"covariate": "age", "rho": None, "p_value": None, "n": 12}],
     }
 
 
@@ -99,7 +101,7 @@ def _out(p: float) -> dict:
     ],
 )
 def test_p_text_at_the_thousandth(p, ptxt):
-    got = _conclusions(_out(p), "WER", ["age"], 0.05)
+    got = linear_sentences(_out(p))
     assert got == [
         f"WER per speaker changes by +0.0100 per unit of age (95% CI [+0.0020, +0.0180], "
         f"{ptxt}; OLS, n = 12 speakers).",

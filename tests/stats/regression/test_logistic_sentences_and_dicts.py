@@ -8,8 +8,8 @@ import math
 
 import numpy as np
 
-from fairdesk.stats.regression.conclusions import _conclusions
-from fairdesk.stats.regression.descriptive import descriptive_sentences
+from fairdesk.presentation.regression_logit_words import logistic_sentences as _conclusions
+from fairdesk.presentation.regression_words import descriptive_sentences
 from fairdesk.stats.regression.results import (
     AdjustmentResult,
     ClusteredResult,
@@ -396,6 +396,8 @@ def test_result_dicts_every_key():
         "alpha": 0.1,
         "dropped": {"age": 2},
         "problems": ["p."],
+        "outcome_label": "",
+        "notes": [],
     }
     r0 = RegressionResult("em", "logit", 0.05, (), (), None, (), ())
     assert r0.to_dict()["clustered"] is None

@@ -11,6 +11,7 @@ import pytest
 import statsmodels.formula.api as smf
 from scipy import stats
 
+from fairdesk.presentation.regression_words import linear_sentences
 from fairdesk.stats.regression.linear import _pretty, run_linear, speaker_frame
 
 
@@ -125,7 +126,6 @@ def test_per_speaker_wer_whole_output_equals_statsmodels():
         "spearman",
         "aggregation",
         "notes",
-        "conclusions",
     }
     assert res["family"] == "linear" and res["outcome"] == "wer" and res["level"] == "speaker"
     assert res["formula"] == "WER ~ age + snr + C(l1)"
@@ -163,7 +163,7 @@ def test_per_speaker_wer_whole_output_equals_statsmodels():
             "speakers; descriptive)."
         )
     lines.append(f"R² = {fit.rsquared:.3f} (adjusted {fit.rsquared_adj:.3f}).")
-    assert res["conclusions"] == lines + notes
+    assert linear_sentences(res) == lines + notes
 
 
 def test_explicit_reference_level_speaker_level_and_alpha():
@@ -181,7 +181,7 @@ def test_explicit_reference_level_speaker_level_and_alpha():
     assert res["level"] == "speaker" and res["references"] == {"l1": "zh"}
     assert res["alpha"] == 0.1
     # a single covariate: nothing is held fixed
-    assert res["conclusions"][0] == (
+    assert linear_sentences(res)[0] == (
         f"WER per speaker changes by {fit.params['age']:+.4f} per unit of age (90% CI "
         f"[{ci.loc['age', 0]:+.4f}, {ci.loc['age', 1]:+.4f}], p < 0.001; OLS, n = 12 speakers)."
     )
@@ -192,7 +192,7 @@ def test_p_value_equal_to_alpha_is_not_evidence():
     p = {c["term"]: c["p_value"] for c in run_linear(df, ["age", "snr"])["coefficients"]}["snr"]
     assert 0.001 < p < 1
     res = run_linear(df, ["age", "snr"], alpha=p)
-    line = res["conclusions"][1]
+    line = linear_sentences(res)[1]
     assert line.startswith("No evidence that snr predicts WER per speaker, holding age fixed")
     assert line.endswith(f", p = {p:.3f}; n = 12).")
 
@@ -226,17 +226,17 @@ def test_per_utterance_numeric_outcome_equals_statsmodels():
     co = {c["term"]: c for c in res["coefficients"]}
     assert co["x"]["estimate"] == pytest.approx(fit.params["x"], rel=1e-9)
     assert co["x"]["se"] == pytest.approx(fit.bse["x"], rel=1e-9)
-    assert res["conclusions"][0].startswith(
+    assert linear_sentences(res)[0].startswith(
         f"score per utterance changes by {fit.params['x']:+.4f} per unit of x (95% CI"
     )
-    assert res["conclusions"][0].endswith("; OLS, n = 30 utterances).")
+    assert linear_sentences(res)[0].endswith("; OLS, n = 30 utterances).")
 
 
 def test_three_covariates_hold_the_other_two_fixed():
     df = per_utterance_frame()
     df = df.assign(z=np.sin(np.arange(len(df))), w=np.cos(np.arange(len(df))))
     res = run_linear(df, ["x", "z", "w"], outcome="score", level="utterance")
-    for line, held in zip(res["conclusions"][:3], ["z, w", "x, w", "x, z"], strict=True):
+    for line, held in zip(linear_sentences(res)[:3], ["z, w", "x, w", "x, z"], strict=True):
         assert f", holding {held} fixed (" in line
 
 
@@ -245,7 +245,7 @@ def test_constant_covariate_has_no_spearman_sentence():
     df = per_utterance_frame()
     with np.errstate(all="ignore"):
         res = run_linear(df, ["const", "x"], outcome="score", speaker_col=None)
-    sp = [c for c in res["conclusions"] if c.startswith("Spearman")]
+    sp = [c for c in linear_sentences(res) if c.startswith("Spearman")]
     rho, p = stats.spearmanr(df.score.astype(float), df.x)
     assert sp == [
         f"Spearman correlation of score with x: ρ = {rho:+.2f} (p = {p:.3g}, "
@@ -385,5 +385,5 @@ def test_names_with_quotes_and_backslashes_read_back():
     res = run_linear(df, ["age\\y"], ["speaker's l1"])
     assert [c["term"] for c in res["coefficients"]] == ["Intercept", "speaker's l1[T.zh]", "age\\y"]
     assert res["formula"] == "WER ~ age\\y + C(speaker's l1)"
-    assert res["conclusions"][0].startswith("WER per speaker changes by ")
-    assert " per unit of age\\y (95% CI [" in res["conclusions"][0]
+    assert linear_sentences(res)[0].startswith("WER per speaker changes by ")
+    assert " per unit of age\\y (95% CI [" in linear_sentences(res)[0]

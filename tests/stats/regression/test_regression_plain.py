@@ -9,6 +9,7 @@ import statsmodels.api as sm
 import statsmodels.formula.api as smf
 from scipy import stats
 
+from fairdesk.presentation.regression_words import result_conclusions
 from fairdesk.stats.regression import run_regression
 
 TOL = 1e-6
@@ -85,7 +86,7 @@ def test_confounding_by_region_is_detected(confounded):
     assert adj.or_change_pct["male"] < -20  # the OR moves towards 1
     assert any(
         s.startswith("The effect of gender is explained by region: adjusted on region, no level")
-        for s in res.conclusions
+        for s in result_conclusions(res)
     )
     # region is not confounded by gender: its levels stay significant
     rev = next(a for a in res.adjustments if (a.variable, a.adjusted_on) == ("region", "gender"))
@@ -132,7 +133,7 @@ def test_binomial_caps_insertions_and_reports(small_frame):
     frame = small_frame.copy()
     frame.loc[:4, "n_errors"] = frame.loc[:4, "n_words"] + 2
     res = run_regression(frame, "wer", ["age"], binomial=("n_errors", "n_words"))
-    assert any("capped" in s for s in res.conclusions)
+    assert any("capped" in s for s in result_conclusions(res))
     with pytest.raises(ValueError, match="more errors"):
         run_regression(frame, "wer", ["age"], binomial=("n_errors", "n_words"), clip_errors=False)
 

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fairdesk.presentation.regression_words import descriptive_sentences, result_conclusions
 from fairdesk.stats.regression import run_regression
 from tests.stats.regression.conftest import small_frame_data
 
@@ -88,7 +89,7 @@ def test_single_speaker_caution_counts_the_rows_kept_and_comes_first():
     res = run_regression(df, "ok", ["region"], cluster="talker")
     want = SINGLE.format(var="region", level="b")
     assert list(res.cautions) == [want]
-    assert res.conclusions[0] == want
+    assert result_conclusions(res)[0] == want
     assert res.to_dict()["cautions"] == [want]
     # the speaker column can be named without clustering: same caution, and the speaker
     # spread uses it
@@ -122,7 +123,7 @@ def test_unclustered_word_model_caution_after_the_speaker_cautions():
     df = _speakers_frame()
     res = run_regression(df, "wer", ["region"], binomial=("errors", "words"), speaker_col="talker")
     assert list(res.cautions) == [SINGLE.format(var="region", level="b"), WORDS]
-    assert list(res.conclusions[:2]) == list(res.cautions)
+    assert list(result_conclusions(res)[:2]) == list(res.cautions)
     assert res.model == "binomial" and res.to_dict(detail=True)["model"] == "binomial"
     clustered = run_regression(
         df, "wer", ["region"], binomial=("errors", "words"), cluster="talker"
@@ -145,7 +146,7 @@ def test_outcome_named_in_the_sentences(outcome, kwargs, label):
     f = small_frame_data()
     f["no_word_error"] = f["em"]
     res = run_regression(f, outcome, ["age"], references={"age": "18-29"}, **kwargs)
-    first = [s for s in res.conclusions if not s.startswith("Caution: ")][0]
+    first = [s for s in result_conclusions(res) if not s.startswith("Caution: ")][0]
     assert first.startswith(f"age is associated with {label} (LR p = ")  # as given
     assert res.outcome == outcome
 
@@ -217,7 +218,7 @@ def test_clustered_sentence_when_clustering_removes_the_evidence(method, how):
         f"Allowing for speaker_id clustering ({how}), the association of group with "
         f"exact match is no longer significant (Wald p = {_fmt(clus)}, against LR p = "
         f"{_fmt(plain)} when utterances are treated as independent)."
-    ) in res.conclusions
+    ) in result_conclusions(res)
 
 
 def test_word_error_sentences_name_the_odds_of_a_word_error():
@@ -225,7 +226,7 @@ def test_word_error_sentences_name_the_odds_of_a_word_error():
     res = run_regression(
         f, "wer", ["age"], references={"age": "18-29"}, binomial=("n_errors", "n_words")
     )
-    first = [s for s in res.conclusions if not s.startswith("Caution: ")][0]
+    first = [s for s in result_conclusions(res) if not s.startswith("Caution: ")][0]
     levels = res.univariate[0].levels
     # the level that differs most among the significant ones: largest |log OR|
     best = max(
@@ -239,7 +240,7 @@ def test_word_error_sentences_name_the_odds_of_a_word_error():
         f"[{best.ci_low:.2f}, {best.ci_high:.2f}], p = {_fmt(best.p_value)}."
     )
     logit = run_regression(f, "em", ["age"], references={"age": "18-29"})
-    assert "): odds ratios vs 18-29 range " in logit.conclusions[0]
+    assert "): odds ratios vs 18-29 range " in result_conclusions(logit)[0]
 
 
 @pytest.mark.parametrize(
@@ -256,9 +257,10 @@ def test_descriptive_block_and_sentences_use_the_outcome_name(kwargs, label):
     assert d["speaker_spread"][0]["measure"] == f"{label} rate"
     chi = d["outcome_chi2"][0]
     sig = "depends on" if chi["p_value"] < 0.05 else "shows no evidence of depending on"
+    assert res.to_dict(detail=True)["outcome_label"] == label
     assert any(
         s.startswith(f"χ² test: {label} {sig} age (χ² = {chi['chi2']:.2f}, df = 2, ")
-        for s in res.conclusions
+        for s in descriptive_sentences(d, res.outcome_label, 0.05)
     )
     words = run_regression(
         f, "wer", ["age"], binomial=("n_errors", "n_words"), cluster="speaker_id"

@@ -16,8 +16,10 @@ import statsmodels.formula.api as smf
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
+from fairdesk.presentation.regression_logit_words import logistic_sentences as _conclusions
+from fairdesk.presentation.regression_words import result_conclusions
 from fairdesk.stats.regression import run_regression
-from fairdesk.stats.regression.conclusions import _conclusions, largest_effect
+from fairdesk.stats.regression.conclusions import largest_effect
 from fairdesk.stats.regression.logp import (
     _beta_i_log,
     _gamma_q_log,
@@ -76,9 +78,9 @@ def test_p_log10_keeps_the_size_of_underflowed_wald_and_lr_p_values(frame, sm_fi
     assert stat == pytest.approx(sm_fit.llr, rel=1e-7)
     assert u["llr_p_log10"] == pytest.approx(chi2_df3_tail_log10(stat), rel=1e-9)
     # no sentence reads 0.0e+00; the underflowed ones read p < 1e-300 with their logarithm
-    assert not any("e+00" in s for s in res.conclusions)
+    assert not any("e+00" in s for s in result_conclusions(res))
     lr = f"LR p < 1e-300 (log10 p = {u['llr_p_log10']:.1f})"
-    assert lr in res.conclusions[0]
+    assert lr in result_conclusions(res)[0]
 
 
 def test_headline_names_the_largest_effect_among_several_zero_p_values(frame, sm_fit):
@@ -92,7 +94,7 @@ def test_headline_names_the_largest_effect_among_several_zero_p_values(frame, sm
     # the first level whose p is 0 (Inland-North, 3.12) would have won the old "smallest p"
     # rule; Mid-Atlantic differs most (3.52)
     assert u.levels[0].p_value == best.p_value == 0.0
-    assert res.conclusions[0] == (
+    assert result_conclusions(res)[0] == (
         f"dialectal_region is associated with recognised (LR p < 1e-300 (log10 p = "
         f"{u.llr_p_log10:.1f})): odds ratios vs Asian range {ors['Southern']:.2f}–"
         f"{math.exp(sm_fit.params[name]):.2f} over 3 levels; largest difference: Mid-Atlantic "
@@ -101,7 +103,7 @@ def test_headline_names_the_largest_effect_among_several_zero_p_values(frame, sm
     )
     assert ors["Inland-North"] == pytest.approx(3.12, abs=0.005)
     assert f"{math.exp(sm_fit.params[name]):.2f}" == "3.52"
-    assert not any("Dialectal_region" in s for s in res.conclusions)  # as given
+    assert not any("Dialectal_region" in s for s in result_conclusions(res))  # as given
 
 
 def _lev(level, odds, p, log10=math.nan):
@@ -210,9 +212,11 @@ def test_binomial_glm_and_adjustment_p_log10(frame):
     assert all(math.isfinite(lev.p_log10) for lev in adj.levels)
     (ind,) = res.independence
     assert ind.p_log10 == pytest.approx(math.log10(ind.p_value), rel=1e-9)
-    assert not any("e+00" in s for s in res.conclusions)
-    assert res.conclusions[0].startswith("Caution: ")  # the unclustered binomial model
-    line = next(s for s in res.conclusions if s.startswith("dialectal_region is associated"))
+    assert not any("e+00" in s for s in result_conclusions(res))
+    assert result_conclusions(res)[0].startswith("Caution: ")  # the unclustered binomial model
+    line = next(
+        s for s in result_conclusions(res) if s.startswith("dialectal_region is associated")
+    )
     assert "largest difference: Mid-Atlantic" in line and "p < 1e-300 (log10 p = -" in line
 
 

@@ -127,12 +127,12 @@ def occlusion_workers(backend) -> int:
     calls (``parallel_calls``: CTranslate2 workers, :func:`fairdesk.models.scoring_settings`);
     1 on a GPU, whose batches are the parallelism.
 
-    Measured with bench/saliency_coarse.py (whisper-tiny.en int8, a 2.6 s demo clip, the
-    coarse curve's 7 scorings, 2 cores): one call at a time on 2 intra-op threads took 1.9 s
-    (2.7 CPU-s) quiet and 7.1 s beside two busy processes; two calls at once on two
-    single-thread workers 1.5 s (2.4 CPU-s) and 2.5 s, the same scores. Two threads of one
-    call wait for each other at every layer, and under load one of them is often not
-    running.
+    Measured on our 2-core machine (whisper-tiny.en int8, a 2.6 s demo clip, the coarse
+    curve's 7 scorings, the model warm, median of 3; the machine shared, so wall times are
+    noisy): one call at a time on 2 intra-op threads took 1.9 s (2.7 CPU-s) quiet and 7.1 s
+    (2.5 CPU-s) beside two busy processes; two calls at once on two single-thread workers
+    1.5 s (2.4 CPU-s) and 2.5 s (2.4 CPU-s), the same scores. Two threads of one call wait
+    for each other at every layer, and under load one of them is often not running.
     """
     if getattr(backend, "device", "cpu") == "cuda":
         return 1

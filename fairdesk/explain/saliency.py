@@ -22,8 +22,11 @@ occlusion (any backend with ``score``)
     by white Gaussian noise of RMS ``NOISE_RMS`` = 1e-3, i.e. −60 dBFS, drawn from a
     generator seeded by ``(seed, window start)``, so the same call gives the same curve;
     it avoids a hard digital-silence edge that some models treat as a cue). The masked copies
-    are scored through ``backend.score_many`` in batches of ``batch_size``; ``cancelled()`` is
-    checked before each batch and raises :class:`fairdesk.core.errors.Cancelled`.
+    are scored through ``backend.score_many`` in batches of ``batch_size``, ``workers``
+    batches at once (from as many threads, for a backend that serves concurrent calls; each
+    score lands at its copy's index, so the curve does not depend on the order they finish
+    in); ``cancelled()`` is checked before each batch and raises
+    :class:`fairdesk.core.errors.Cancelled`.
 short context (``context_s``, an opt-in approximation; backends with ``score_context``)
     Every copy, the unmasked clip included, is scored with the model's input padded to
     ``context_s`` seconds instead of its own window (Whisper: 30 s of log-mel frames), so
@@ -63,6 +66,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -213,6 +217,7 @@ def occlusion(
     batch_size: int = DEFAULT_BATCH,
     seed: int = 0,
     context_s: float | None = None,
+    workers: int = 1,
     cancelled: Callable[[], bool] | None = None,
     progress: Callable[[float, str], None] | None = None,
 ) -> Saliency:
@@ -230,6 +235,9 @@ def occlusion(
     seed : seed of the noise mask.
     context_s : score with the model input padded to this many seconds (a faster
         approximation, see the module docstring); None: the model's own window (exact).
+    workers : batches scored at once, each from its own thread (the backend must serve
+        concurrent calls, e.g. CTranslate2 with as many workers); the same scores as one
+        at a time.
     cancelled : ``() -> bool``; when it returns True, :class:`Cancelled` is raised.
     progress : ``(fraction, message)``, after every batch, the message
         ``"occlusion k/n"`` (scorings done of all).
@@ -252,17 +260,41 @@ def occlusion(
     windows = occlusion_windows(audio.size, window_s, stride_s)
     batch_size = max(1, int(batch_size))
     # index 0 is the unmasked clip, index i the clip with window i - 1 masked
-    scores = np.empty(len(windows) + 1)
-    todo = list(range(len(windows) + 1))
-    for b0 in range(0, len(todo), batch_size):
-        _check(cancelled)
-        idx = todo[b0 : b0 + batch_size]
+    n = len(windows) + 1
+    scores = np.empty(n)
+    batches = [list(range(b0, min(n, b0 + batch_size))) for b0 in range(0, n, batch_size)]
+
+    def score(idx: list[int]) -> list[int]:
         clips = [audio if i == 0 else _mask(audio, *windows[i - 1], mask, seed) for i in idx]
-        out = scores_of(backend, clips, [text] * len(clips), **kw)
-        scores[idx] = np.asarray(out, dtype=float)
+        scores[idx] = np.asarray(scores_of(backend, clips, [text] * len(clips), **kw), float)
+        return idx
+
+    done = 0
+
+    def report(idx: list[int]) -> None:
+        nonlocal done
+        done += len(idx)
         if progress is not None:
-            done = b0 + len(idx)
-            progress(min(1.0, done / len(todo)), f"occlusion {done}/{len(todo)}")
+            progress(min(1.0, done / n), f"occlusion {done}/{n}")
+
+    if int(workers) <= 1:
+        for idx in batches:
+            _check(cancelled)
+            report(score(idx))
+    else:
+        with ThreadPoolExecutor(int(workers), thread_name_prefix="occlusion") as pool:
+            queue, running = iter(batches), set()
+            while True:
+                for idx in queue:
+                    _check(cancelled)  # on a cancel, the running batches finish first
+                    running.add(pool.submit(score, idx))
+                    if len(running) >= int(workers):
+                        break
+                if not running:
+                    break
+                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    report(f.result())
     base = float(scores[0])
     drops = base - scores[1:]
     centres = _frame_centres(audio.size, frame_s)
@@ -413,10 +445,12 @@ def compute_saliency(
     steps: int = DEFAULT_STEPS,
     batch_size: int | None = None,
     context_s: float | None = None,
+    workers: int = 1,
     cancelled: Callable[[], bool] | None = None,
     progress: Callable[[float, str], None] | None = None,
 ) -> Saliency:
-    """Dispatch on ``method`` (one of :data:`METHODS`); ``context_s`` is occlusion's."""
+    """Dispatch on ``method`` (one of :data:`METHODS`); ``context_s`` and ``workers`` are
+    occlusion's."""
     if method == "occlusion":
         return occlusion(
             backend,
@@ -428,6 +462,7 @@ def compute_saliency(
             mask=mask,
             batch_size=batch_size or DEFAULT_BATCH,
             context_s=context_s,
+            workers=workers,
             cancelled=cancelled,
             progress=progress,
         )

@@ -211,7 +211,7 @@ class RegressionPanel(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().setVisible(False)
         # rows as tall as their text: the table shows four at 1024x700 (30-px rows showed two)
-        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 9)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 7)
         hdr = self.table.horizontalHeader()
         hdr.setSectionResizeMode(QHeaderView.ResizeToContents)
         # two result rows at least in sight with a horizontal scroll bar (at 1366x768 it
@@ -231,9 +231,9 @@ class RegressionPanel(QWidget):
         form = QGridLayout()
         form.setHorizontalSpacing(8)
         form.setVerticalSpacing(4)
-        # two rows, not four: at 1366x768 the result table under them showed one row.
-        # The choices and the button on the first, the note on the run and the stored
-        # regressions on the second
+        # one row, not four: at 1366x768 the result table under them showed one row, and
+        # with a second row (the note and the stored regressions, now beside the table) a
+        # run of three groups kept 1.7 rows of cards at 1024x700
         choices = QHBoxLayout()
         choices.setSpacing(8)
         for label, widget in (
@@ -247,13 +247,20 @@ class RegressionPanel(QWidget):
         # each row its own widths: in one grid the button's column was as wide as the
         # stored list and squeezed the variables under the button at 1024 px
         choices.addWidget(self.run_btn)
-        stored = QHBoxLayout()
-        stored.addWidget(self.status, 1)
-        stored.addWidget(QLabel("Stored"))
-        stored.addWidget(self.history)
         form.addLayout(choices, 0, 0)
-        form.addLayout(stored, 1, 0)
         form.setColumnStretch(0, 1)
+        # the stored regressions and the note on the run above the conclusions, beside the
+        # table: the table keeps the height under the choices
+        stored = QHBoxLayout()
+        stored.addWidget(QLabel("Stored"))
+        stored.addWidget(self.history, 1)
+        side = QWidget()
+        sv = QVBoxLayout(side)
+        sv.setContentsMargins(0, 0, 0, 0)
+        sv.setSpacing(4)
+        sv.addLayout(stored)
+        sv.addWidget(self.status)
+        sv.addWidget(self.conclusions, 1)
         top = QWidget()
         tv = QVBoxLayout(top)
         tv.setContentsMargins(0, 0, 0, 0)
@@ -262,13 +269,16 @@ class RegressionPanel(QWidget):
         # odds ratios and the conclusions side by side: the table keeps the height
         self.split = QSplitter(Qt.Horizontal)
         self.split.addWidget(self.table)
-        self.split.addWidget(self.conclusions)
+        self.split.addWidget(side)
         self.split.setStretchFactor(0, 3)
         self.split.setStretchFactor(1, 2)
         self.split.setSizes([700, 460])
         self.top = top
         lay = QVBoxLayout(self)
-        lay.setContentsMargins(6, 6, 6, 6)
+        # thin margins above and below: on a 700-px screen the cards above the sub-tabs keep
+        # two rows beside the table's four
+        lay.setContentsMargins(6, 2, 6, 2)
+        lay.setSpacing(4)
         lay.addWidget(top)
         # the model-based result of the audit (docs/METHODS.md, "Model-based comparison (mixed-effects Poisson)"), under the logistic results
         self.model_view = ModelBasedView()

@@ -43,6 +43,9 @@ from .theme import VERDICT_SHORT, VERDICTS, esc, plain_tip, verdict_style
 #: Verdicts that found a gap (p_adjusted < alpha): they may call a group worse or better.
 #: The most lines of the reading below the cards shown at once (a longer one scrolls).
 READING_LINES = 4
+#: ... and where two rows of cards would not be in sight above that many (the Regression
+#: sub-tab's four result rows at 1024x700 left 1.7 rows of cards), the least.
+READING_TIGHT_LINES = 3
 
 UNTESTED = frozenset({"descriptive", "not_estimable", "no_variation", "not_computable"})
 
@@ -375,12 +378,22 @@ class VerdictCards(QWidget):
             return
         box.setVisible(True)
         text = self._reading_text_height()
-        rows = [self._row_height(i) for i in range(self.n_rows)]
-        grid = sum(rows) + max(len(rows) - 1, 0) * self._spacing() + 4
-        spare = self.height() - self.legend.sizeHint().height() - grid - 2 * self._gap()
         pitch, pad = self._line_pitch(), 12 + 2 * box.frameWidth()
-        spare = pad + max(spare - pad, 0) // pitch * pitch  # whole lines
-        box.setFixedHeight(min(text, max(self._reading_cap(), spare)))
+
+        def below(rows: int | None) -> int:  # the room under ``rows`` rows, in whole lines
+            left = self.height() - self.legend.sizeHint().height() - self._grid_height(rows)
+            return pad + max(left - 2 * self._gap() - pad, 0) // pitch * pitch
+
+        cap = self._reading_cap()
+        if below(2) < cap:  # two rows of cards in sight before the reading's last lines
+            cap = max(self._reading_cap(READING_TIGHT_LINES), below(2))
+        box.setFixedHeight(min(text, max(cap, below(None))))
+
+    def _grid_height(self, rows: int | None = None) -> int:
+        """The height of the grid's ``rows`` tallest rows of cards (None: all of them)."""
+        heights = sorted((self._row_height(i) for i in range(self.n_rows)), reverse=True)
+        heights = heights if rows is None else heights[:rows]
+        return sum(heights) + max(len(heights) - 1, 0) * self._spacing() + 4
 
     def _gap(self) -> int:
         return max(self.layout().spacing(), 0)
@@ -391,10 +404,9 @@ class VerdictCards(QWidget):
         width = max(200, box.viewport().width() or self.width())
         return max(self.reading.heightForWidth(width), 0) + 2 * box.frameWidth()
 
-    def _reading_cap(self) -> int:
-        """The reading's height when the cards need the room: :data:`READING_LINES`
-        lines at most."""
-        cap = READING_LINES * self._line_pitch() + 12  # whole lines, the padding around
+    def _reading_cap(self, lines: int = READING_LINES) -> int:
+        """The reading's height when the cards need the room: ``lines`` lines at most."""
+        cap = lines * self._line_pitch() + 12  # whole lines, the padding around
         return min(self._reading_text_height(), cap + 2 * self.reading_box.frameWidth())
 
     def _line_pitch(self) -> int:

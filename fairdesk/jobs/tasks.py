@@ -173,13 +173,14 @@ def saliency_backend(model, device="auto", *, warm: bool = False):
     kept for the next job (``owned`` False: do not close it); any other is new and the
     caller's to close. Only one model is kept. ``warm``: a backend loaded now also runs one
     pass (the preload job; a job that scores at once has no use for it)."""
-    from ..models import get_backend
+    from ..models import get_backend, scoring_settings
 
     key = (str(model), str(device))
     with _WARM_LOCK:
         backend = _WARM.get(key)
         if backend is None or getattr(backend, "_closed", False):
-            backend = get_backend(model, device=device)
+            # set up for concurrent scorings of the masked copies (same scores)
+            backend = get_backend(model, device=device, **scoring_settings(model, device))
             if not getattr(backend, "shareable", False):
                 return backend, True
             # the one kept before is dropped, not closed: a job may still be using it (it

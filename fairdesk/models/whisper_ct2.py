@@ -131,7 +131,9 @@ class WhisperCT2Backend(Backend):
     cpu_threads : int, optional
         Intra-op threads (default ``os.cpu_count()``).
     num_workers : int
-        CTranslate2 workers (parallel calls from several Python threads).
+        CTranslate2 workers (parallel calls from several Python threads; each with
+        ``cpu_threads`` threads). Neither changes a result (:func:`fairdesk.models.
+        scoring_settings` picks both for occlusion saliency).
     beam_size : int
         1 = greedy. Default 5 (faster-whisper's default).
     language : str
@@ -263,11 +265,27 @@ class WhisperCT2Backend(Backend):
         self._check_open()
         self._model  # noqa: B018 (the property loads it)
 
+    @property
+    def parallel_calls(self) -> int:
+        """Calls served at once (CTranslate2 workers, ``num_workers``): occlusion saliency
+        scores that many masked copies concurrently
+        (:func:`fairdesk.jobs.explain_stage.occlusion_workers`)."""
+        return self._num_workers
+
     def warm(self) -> None:
-        """Load the model now and run one short scoring, so that the next call finds it
-        ready: CTranslate2's first pass after a load costs more than a later one."""
+        """Load the model now and run one short scoring on every worker, so that the next
+        calls find it ready: CTranslate2's first pass after a load costs more than a later
+        one."""
         self._check_open()
-        self.score(np.zeros(SAMPLE_RATE // 10, dtype=np.float32), "a")
+        self.load()
+        clip = np.zeros(SAMPLE_RATE // 10, dtype=np.float32)
+        if self._num_workers == 1:
+            self.score(clip, "a")
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(self._num_workers) as pool:
+            list(pool.map(lambda _: self.score(clip, "a"), range(self._num_workers)))
 
     def _check_open(self) -> None:
         if self._closed:

@@ -101,3 +101,45 @@ def test_plain_score_backend_and_bad_input():
         occlusion(ScoreOnly(), np.zeros(0, np.float32), "x")
     with pytest.raises(ValueError, match="mask"):
         occlusion(ScoreOnly(), clip(0.5), "x", mask="pink")
+
+
+class SlowRegionBackend(RegionBackend):
+    """RegionBackend whose calls take a varying time, so that concurrent calls finish out of
+    order; it records how many ran at once."""
+
+    def __init__(self, lo, hi):
+        super().__init__(lo, hi)
+        import threading
+
+        self._lock = threading.Lock()
+        self.now = self.most = 0
+
+    def score_many(self, audios, texts):
+        import time
+
+        with self._lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        time.sleep(0.002 * (len(self.calls) % 3))
+        try:
+            return super().score_many(audios, texts)
+        finally:
+            with self._lock:
+                self.now -= 1
+
+
+def test_concurrent_workers_give_the_same_curve_and_progress_and_cancel():
+    a = np.random.default_rng(2).standard_normal(int(1.57 * SR)).astype(np.float32) * 0.1
+    single = occlusion(RegionBackend(0.21, 0.93), a, "x", batch_size=1)
+    be = SlowRegionBackend(0.21, 0.93)
+    seen = []
+    par = occlusion(be, a, "x", batch_size=1, workers=3, progress=lambda f, m: seen.append(m))
+    np.testing.assert_array_equal(par.curve, single.curve)
+    assert par.score == single.score and par.meta == single.meta
+    assert 1 < be.most <= 3 and len(be.calls) == 17
+    assert seen == [f"occlusion {k}/17" for k in range(1, 18)]
+    # a cancel stops the submissions; the scorings already running finish
+    be = SlowRegionBackend(0.21, 0.93)
+    with pytest.raises(Cancelled):
+        occlusion(be, a, "x", batch_size=1, workers=3, cancelled=lambda: len(be.calls) >= 4)
+    assert 4 <= len(be.calls) <= 4 + 3

@@ -453,8 +453,11 @@ def test_two_rows_of_named_cards_and_four_regression_rows_fit(qtbot, mini, tmp_p
 def test_three_groups_of_cards_show_two_rows_whole(qtbot, mini, tmp_path, size):
     """A run of three compared groups (accent × gender) on a laptop: its cards, each
     naming its group, show two rows whole beside the sub-tabs' table (at 1024 px a card
-    was seven lines tall and the pane showed a row and a half)."""
+    was seven lines tall and the pane showed a row and a half), the Regression sub-tab
+    included, which keeps its four result rows (it took them first and left 1.7 rows of
+    cards)."""
 
+    from fairdesk.gui.results_panel import SUBTABS
     from fairdesk.presentation import short_group
     from tests.gui.conftest import audit_three_groups
 
@@ -470,4 +473,12 @@ def test_three_groups_of_cards_show_two_rows_whole(qtbot, mini, tmp_path, size):
         assert card.title.text().startswith(short_group(card.comparison.group) + " · ")
     assert _rows_in_sight(res.cards) >= 2, res.split.sizes()
     assert res.cards.scroll.verticalScrollBar().value() == 0
+    for name in ("groups", "regression"):
+        _click_tab(qtbot, res.tabs, SUBTABS.index(name))
+        qtbot.wait(30)
+        assert _rows_in_sight(res.cards) >= 2, (name, res.split.sizes())
+        assert res.cards.scroll.verticalScrollBar().value() == 0
+    t = res.regression.table
+    rows = 4 * t.verticalHeader().defaultSectionSize()
+    assert t.viewport().height() >= rows, (t.viewport().height(), rows)
     win.close()

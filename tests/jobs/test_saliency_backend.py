@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 
 import pytest
@@ -77,3 +78,31 @@ def test_two_threads_get_one_load(made):
     for t in threads:
         t.join()
     assert len(made) == 1 and all(g is made[0] for g in got) and made[0].loads == 1
+
+
+def test_the_saliency_backend_is_set_up_for_concurrent_scorings(monkeypatch):
+    asked = []
+
+    def get_backend(model, device="auto", **settings):
+        asked.append(settings)
+        return Fake(shareable=True)
+
+    monkeypatch.setattr(models, "get_backend", get_backend)
+    monkeypatch.setattr(models, "scoring_settings", lambda m, d: {"num_workers": 3})
+    tasks.release_saliency_backends()
+    tasks.saliency_backend("whisper-tiny.en", "cpu")
+    assert asked == [{"num_workers": 3}]
+    tasks.release_saliency_backends()
+
+
+def test_scoring_settings_one_single_thread_worker_per_core_on_the_cpu(monkeypatch):
+    import os
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert models.scoring_settings("plain", "cpu") == {}
+    if importlib.util.find_spec("ctranslate2") is None:
+        pytest.skip("ctranslate2 not installed")
+    assert models.scoring_settings("whisper-tiny.en", "cpu") == {"cpu_threads": 1, "num_workers": 2}
+    assert models.scoring_settings("ct2:/x", "cpu")["num_workers"] == 2
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)), raising=False)
+    assert models.scoring_settings("whisper-tiny.en", "cpu") == {"cpu_threads": 4, "num_workers": 4}

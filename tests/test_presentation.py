@@ -193,7 +193,7 @@ def test_timeline_points():
 
 def test_one_timeline_points_for_the_gui_and_the_report():
     pytest.importorskip("PySide6")
-    from fairdesk.gui import incremental_panel
+    from fairdesk.gui.incremental import incremental_panel
     from fairdesk.reports import incremental
 
     assert incremental_panel.timeline_points is incremental.timeline_points is p.timeline_points
@@ -272,7 +272,7 @@ def _payload():
 def test_the_gui_and_the_report_draw_the_same_radar():
     pytest.importorskip("PySide6")
     pytest.importorskip("matplotlib")
-    from fairdesk.gui.radar import radar_inputs
+    from fairdesk.gui.results.radar import radar_inputs
     from fairdesk.reports.charts import radar_chart, radar_metrics, radar_scale_of
 
     payload = _payload()
@@ -304,7 +304,7 @@ def test_the_module_is_pure():
 
 def test_the_gui_and_the_report_value_charts_read_the_same_rows():
     pytest.importorskip("PySide6")
-    from fairdesk.gui import charts as gui_charts
+    from fairdesk.gui.results import charts as gui_charts
     from fairdesk.reports import charts as report_charts
 
     payload = _payload()

@@ -298,7 +298,7 @@ def run_charts(result, subtab: str | None = None) -> list:
         return []
     from ..jobs.result import as_audit_run
     from ..reports.charts import report_charts, value_chart
-    from .charts import value_metrics
+    from .results.charts import value_metrics
 
     run = as_audit_run(result)
     charts = report_charts(run)

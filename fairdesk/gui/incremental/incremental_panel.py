@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 
 from ...core.audio_paths import audio_file
 from ...incremental.result import IncrementalResult, ModelsTable
+from ...incremental.run import ALL_POLICIES
 from ...presentation import count, fmt_stream_value, timeline_points
 from ...presentation.incremental import row_name
 from ..audio.player import AudioPlayer
@@ -47,14 +48,7 @@ from ..context import Context
 from ..jobs import Job
 
 MODELS = ("whisper-tiny.en", "pocketsphinx-en-us")
-POLICY_CHOICES = (
-    "concatenation",
-    "sliding",
-    "sliding-literal",
-    "local-agreement",
-    "local-agreement-norm",
-    "native",
-)
+POLICY_CHOICES = ALL_POLICIES
 #: Most word labels drawn per timeline (the markers are always all drawn).
 MAX_LABELS = 600
 ADD, REVOKE = "#2e7d32", "#c62828"

@@ -31,10 +31,10 @@ from ..presentation import (
     timeline_points,
 )
 from ..presentation.incremental import (
-    ROW_HELP,
     fmt_stream_ci,
     fmt_stream_gap,
     fmt_stream_value,
+    row_help,
     row_name,
 )
 from .data import num, verdict_style
@@ -88,7 +88,7 @@ def _table(p) -> dict | None:
             cells.append(
                 {"text": fmt_stream_value(m, v), "value": repr(float(v)) if finite else ""}
             )
-        rows.append({"metric": m, "name": row_name(m), "help": ROW_HELP.get(m, ""), "cells": cells})
+        rows.append({"metric": m, "name": row_name(m), "help": row_help(m), "cells": cells})
     n_items = [
         (summ.get((c.get("model", ""), c["policy"], c["stream"])) or {}).get("n_items", "–")
         for c in cols

@@ -62,7 +62,8 @@ is a submodule): the root is the public API, on top of everything; import the mo
 
 Inside ``gui/`` each part of the window is a subpackage with a docstring (``results/``,
 ``items/``, ``record/``...); the shared ``widgets/`` import nothing else of the gui, and no
-part imports the window that holds it (``app``, ``main_window``).
+part imports the window that holds it (``app``, ``main_window``); two parts import each
+other one way only.
 """
 
 from __future__ import annotations
@@ -494,9 +495,11 @@ def _gui_unit(module: str) -> str:
 
 
 def test_gui_parts_import_downwards():
-    """The shared widgets import nothing else of the gui, and no part imports the window that
-    holds it (``app``, ``main_window``)."""
+    """The shared widgets import nothing else of the gui, no part imports the window that
+    holds it (``app``, ``main_window``), and two parts (subpackages or top-level modules of
+    ``gui/``) import each other one way only, function-level and type-only imports included."""
     bad = []
+    ties: dict[tuple[str, str], str] = {}
     for e in import_edges(type_checking=True):
         if not (e.explicit and e.module.startswith("fairdesk.gui.")):
             continue
@@ -507,4 +510,11 @@ def test_gui_parts_import_downwards():
             bad.append(f"{e.module} (line {e.line}) imports {e.target}: widgets/ is shared")
         if (GUI / mu).is_dir() and tu in ("app", "main_window"):
             bad.append(f"{e.module} (line {e.line}) imports {e.target}: the window is on top")
+        if mu != tu and mu and tu:
+            ties.setdefault((mu, tu), f"{e.module} (line {e.line}) imports {e.target}")
+    bad += [
+        f"{why} and {ties[(b, a)]}: gui parts {a} and {b} import each other"
+        for (a, b), why in ties.items()
+        if a < b and (b, a) in ties
+    ]
     assert not bad, "\n".join(sorted(set(bad)))

@@ -19,34 +19,11 @@ from PySide6.QtGui import QFont
 from ...jobs.result import AuditRun, as_audit_run
 from ...presentation import GroupRow, is_ratio, metric_short, short_group
 from ...presentation import group_rows as present_rows
+from ...presentation.rows import value_metrics
 from ...reports.charts import group_rows  # noqa: F401 - the report's rows, the same
 from ..widgets.theme import esc, verdict_style
 
 pg.setConfigOptions(antialias=True, background="w", foreground="#222222")
-
-
-#: Descriptive metrics drawn beside the tested ones (hallucinations per group: docs/METHODS.md, "Audit pitfalls").
-PITFALL_METRICS = ("hallucination_rate", "wer_unflagged")
-
-
-def n_flagged(run: AuditRun) -> int:
-    """Items of the run flagged as hallucinations (0 without a pitfalls stage)."""
-    return (run.pitfalls.n_flagged or 0) if run.pitfalls is not None else 0
-
-
-def value_metrics(result: AuditRun | Mapping) -> list[str]:
-    """The metrics with a value plot: the tested ones, then the hallucination rate (when the
-    run has it) and the WER without flagged items (when an item was flagged)."""
-    run = as_audit_run(result)
-    out = list(run.tested_metrics)
-    flagged = n_flagged(run) > 0
-    for m in PITFALL_METRICS:
-        if m in out or m not in run.descriptive_metrics:
-            continue
-        if m == "wer_unflagged" and not flagged:
-            continue  # equal to the WER: nothing to add
-        out.append(m)
-    return out
 
 
 def value_rows(run: AuditRun, metric: str) -> list[GroupRow]:

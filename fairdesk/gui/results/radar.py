@@ -27,9 +27,9 @@ from ...presentation import (
     short_group,
     small_note,
 )
+from ...presentation.rows import n_flagged
 from ..widgets.fit_scroll import FitScrollArea
 from ..widgets.theme import SERIES, esc
-from .charts import n_flagged
 
 
 def radar_inputs(result: AuditRun | Mapping) -> tuple[dict, str | None, list[str]]:

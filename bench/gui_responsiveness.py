@@ -353,7 +353,7 @@ class PaintCounter:
 def next_item_speed(app, project: Path, run_id: int, steps: int = 20):
     """(prefetched ms per step, cold ms per step, prefetched GUI-thread CPU ms per step,
     prefetched ms per step with a forced full repaint of the panel)."""
-    from fairdesk.gui.audio_worker import NullSink
+    from fairdesk.gui.audio.audio_worker import NullSink
     from fairdesk.gui.main_window import MainWindow
 
     win = MainWindow(project)
@@ -507,7 +507,7 @@ def first_saliency(app, folder: Path, run_id: int) -> tuple[float, float]:
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
-    from fairdesk.gui.audio_worker import NullSink
+    from fairdesk.gui.audio.audio_worker import NullSink
     from fairdesk.gui.main_window import MainWindow
     from fairdesk.models import get_backend
 

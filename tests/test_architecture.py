@@ -59,6 +59,11 @@ Nothing inside fairdesk imports the root package itself (``import fairdesk``,
 is a submodule): the root is the public API, on top of everything; import the module itself
 (``from ..constants import X``), and ``__version__`` and ``FairdeskWarning`` from
 :mod:`fairdesk._meta`.
+
+Inside ``gui/`` each part of the window is a subpackage with a docstring (``results/``,
+``items/``, ``record/``...); the shared ``widgets/`` import nothing else of the gui, and no
+part imports the window that holds it (``app``, ``main_window``); two parts import each
+other one way only.
 """
 
 from __future__ import annotations
@@ -450,11 +455,66 @@ def test_nothing_outside_cli_imports_cli():
 
 
 def test_no_module_over_600_lines():
-    # gui/record_panel.py is being split separately.
+    # gui/record/record_panel.py is being split separately.
     long = {
         str(p.relative_to(PKG)): n
         for p in PKG.rglob("*.py")
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > 620
-        and p.relative_to(PKG).as_posix() != "gui/record_panel.py"
+        and p.relative_to(PKG).as_posix() != "gui/record/record_panel.py"
     }
     assert not long, long
+
+
+GUI = PKG / "gui"
+
+
+def test_every_gui_part_is_a_package_that_says_what_it_is():
+    """``gui/`` is split by the part of the window (``results/``, ``items/``, ``record/``...):
+    every folder of it is a package whose ``__init__`` has a docstring saying what the part
+    is (and stays light: it imports nothing, so importing one module loads only its part)."""
+    bad = []
+    for folder in sorted(p for p in GUI.rglob("*") if p.is_dir() and p.name != "__pycache__"):
+        init = folder / "__init__.py"
+        rel = folder.relative_to(PKG).as_posix()
+        if not init.exists():
+            bad.append(f"{rel}: no __init__.py")
+            continue
+        tree = ast.parse(init.read_text(encoding="utf-8"))
+        if not (ast.get_docstring(tree) or "").strip():
+            bad.append(f"{rel}/__init__.py: no docstring saying what this part of the window is")
+        if any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in ast.walk(tree)):
+            bad.append(f"{rel}/__init__.py: imports modules (keep a part's __init__ light)")
+    assert not bad, "\n".join(bad)
+
+
+def _gui_unit(module: str) -> str:
+    """The part of ``fairdesk.gui`` a module belongs to: its subpackage, or the top-level
+    module itself (``main_window``); ``""`` for the ``fairdesk.gui`` package."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 else ""
+
+
+def test_gui_parts_import_downwards():
+    """The shared widgets import nothing else of the gui, no part imports the window that
+    holds it (``app``, ``main_window``), and two parts (subpackages or top-level modules of
+    ``gui/``) import each other one way only, function-level and type-only imports included."""
+    bad = []
+    ties: dict[tuple[str, str], str] = {}
+    for e in import_edges(type_checking=True):
+        if not (e.explicit and e.module.startswith("fairdesk.gui.")):
+            continue
+        if not e.target.startswith("fairdesk.gui"):
+            continue
+        mu, tu = _gui_unit(e.module), _gui_unit(e.target)
+        if mu == "widgets" and tu != "widgets":
+            bad.append(f"{e.module} (line {e.line}) imports {e.target}: widgets/ is shared")
+        if (GUI / mu).is_dir() and tu in ("app", "main_window"):
+            bad.append(f"{e.module} (line {e.line}) imports {e.target}: the window is on top")
+        if mu != tu and mu and tu:
+            ties.setdefault((mu, tu), f"{e.module} (line {e.line}) imports {e.target}")
+    bad += [
+        f"{why} and {ties[(b, a)]}: gui parts {a} and {b} import each other"
+        for (a, b), why in ties.items()
+        if a < b and (b, a) in ties
+    ]
+    assert not bad, "\n".join(sorted(set(bad)))

@@ -193,7 +193,7 @@ def test_timeline_points():
 
 def test_one_timeline_points_for_the_gui_and_the_report():
     pytest.importorskip("PySide6")
-    from fairdesk.gui import incremental_panel
+    from fairdesk.gui.incremental import incremental_panel
     from fairdesk.reports import incremental
 
     assert incremental_panel.timeline_points is incremental.timeline_points is p.timeline_points
@@ -272,7 +272,7 @@ def _payload():
 def test_the_gui_and_the_report_draw_the_same_radar():
     pytest.importorskip("PySide6")
     pytest.importorskip("matplotlib")
-    from fairdesk.gui.radar import radar_inputs
+    from fairdesk.gui.results.radar import radar_inputs
     from fairdesk.reports.charts import radar_chart, radar_metrics, radar_scale_of
 
     payload = _payload()
@@ -304,7 +304,7 @@ def test_the_module_is_pure():
 
 def test_the_gui_and_the_report_value_charts_read_the_same_rows():
     pytest.importorskip("PySide6")
-    from fairdesk.gui import charts as gui_charts
+    from fairdesk.gui.results import charts as gui_charts
     from fairdesk.reports import charts as report_charts
 
     payload = _payload()
@@ -401,14 +401,17 @@ def test_one_ci_of_an_estimate_for_odds_ratios_rate_ratios_and_coefficients():
 
 def test_incremental_rows_and_numbers_from_one_table():
     from fairdesk.presentation.incremental import (
-        ROW_NAMES,
         fmt_stream_ci,
         fmt_stream_gap,
         fmt_stream_value,
+        row_help,
         row_name,
     )
+    from fairdesk.presentation.labels import INCREMENTAL_ROW_HELP, INCREMENTAL_ROW_NAMES
 
-    assert row_name("wer") == "WER" and row_name("lat_seed001") == ROW_NAMES["lat_seed001"]
+    assert row_name("wer") == "WER"
+    assert row_name("lat_seed001") == INCREMENTAL_ROW_NAMES["lat_seed001"]
+    assert row_help("eo") == INCREMENTAL_ROW_HELP["eo"] and row_help("unknown") == ""
     assert row_name("unknown") == "unknown"
     # METHODS' own example: "WER 17.0%, EO 0.30"
     assert fmt_stream_value("wer", 0.17) == "17.0%" and fmt_stream_value("eo", 0.3) == "0.300"
@@ -424,3 +427,19 @@ def test_every_view_of_an_incremental_run_names_its_rows_from_presentation():
 
     for mod in (cli, report):
         assert not hasattr(mod, "ROW_NAMES") and not hasattr(mod, "_ROW_NAMES")
+    # no second table: the only dict in fairdesk keyed by the rows' ids is presentation.labels'
+    import ast
+    from pathlib import Path
+
+    from fairdesk.presentation.labels import INCREMENTAL_ROW_NAMES
+
+    pkg = Path(cli.__file__).resolve().parents[1]
+    rows = set(INCREMENTAL_ROW_NAMES)
+    tables = sorted(
+        f"{py.relative_to(pkg).as_posix()}:{node.lineno}"
+        for py in pkg.rglob("*.py")
+        for node in ast.walk(ast.parse(py.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Dict)
+        and len({k.value for k in node.keys if isinstance(k, ast.Constant)} & rows) >= 3
+    )
+    assert [t.split(":")[0] for t in tables] == ["presentation/labels.py"] * 2, tables

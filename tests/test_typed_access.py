@@ -37,9 +37,9 @@ PAYLOAD_SOURCES = frozenset({"run_payload", "results_for_run", "to_json"})
 #: (file, function, name) → why a flagged access is legitimate; function ``*`` = anywhere
 #: in the file.
 ALLOWED = {
-    ("fairdesk/gui/regression_panel.py", "*", "result"): "a regression result "
+    ("fairdesk/gui/results/regression_panel.py", "*", "result"): "a regression result "
     "(stats.regression: univariate, clustered, ...), not an audit",
-    ("fairdesk/gui/regression_panel.py", "*", "res"): "a regression result "
+    ("fairdesk/gui/results/regression_panel.py", "*", "res"): "a regression result "
     "(stats.regression), not an audit",
     ("fairdesk/reports/sections.py", "*", "result"): "a regression result "
     "(stats.regression: univariate, adjustments, anova, ...), not an audit",

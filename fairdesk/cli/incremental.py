@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 
+from ..constants import NATIVE_POLICY, REDECODING_POLICIES
 from ..presentation import fmt_p
 from ..presentation.incremental import fmt_stream_ci, fmt_stream_gap, fmt_stream_value, row_name
 from .audit import print_failures
@@ -21,16 +22,7 @@ from .common import (
     positive_int,
 )
 
-_POLICY_CHOICES = (
-    "concatenation",
-    "sliding",
-    "sliding-literal",
-    "local-agreement",
-    "local-agreement-norm",
-    "native",
-    "whetten",
-    "all",
-)
+_POLICY_CHOICES = (*REDECODING_POLICIES, NATIVE_POLICY, "whetten", "all")
 #: ``--policy whetten``: the columns of Whetten, Imtiaz and Kennington's models × policies table
 #: (sliding window, literal and snapped, and concatenation), plus the engine's own partials for
 #: a streaming engine.
@@ -155,14 +147,9 @@ def _policies(a) -> list[str]:
     out: list[str] = []
     for p in a.policy or ["concatenation"]:
         if p == "all":
-            out += [
-                "native",
-                "sliding-literal",
-                "sliding",
-                "concatenation",
-                "local-agreement",
-                "local-agreement-norm",
-            ]
+            from ..incremental.run import COLUMN_ORDER
+
+            out += list(COLUMN_ORDER)
         elif p == "whetten":
             out += list(_WHETTEN)
         else:
@@ -336,7 +323,7 @@ def print_summary(res, file=None):
         if t.get("n_pred_zero"):
             print(
                 f"  {who} ({r['stream']}): {t['n_pred_zero']} predictions with zero words "
-                "skipped by LAT (per word)",
+                f"skipped by {row_name('lat_seed001')}",
                 file=file,
             )
     print_table(res.table, file)

@@ -120,7 +120,7 @@ def screenshots(
     import tempfile
 
     from ..core.atomic import make_folder
-    from . import item_saliency
+    from .items import item_saliency
     from .main_window import MainWindow
 
     item_saliency.PRECOMPUTE = False  # the pictures show what is stored, nothing computing
@@ -179,7 +179,7 @@ def screenshots(
     win.show_tab("audit")
     shot("02_audit")
     win.show_tab("results")
-    from .results_panel import SUBTABS
+    from .results.results_panel import SUBTABS
 
     for name in SUBTABS:
         win.results.show_subtab(name)
@@ -208,11 +208,11 @@ def screenshots(
     win.close()
     app.processEvents()
 
-    from .record_shot import screenshot as record_screenshot
+    from .record.record_shot import screenshot as record_screenshot
 
     with tempfile.TemporaryDirectory() as rtmp:  # a synthetic take, never in the user's project
         written.append(record_screenshot(out / "06_record.png", Path(rtmp) / "field", size=size))
-    from .annotation_shot import screenshot as annotation_screenshot
+    from .items.annotation_shot import screenshot as annotation_screenshot
 
     # the transcript editor with its palette and history, on a copy of the store
     written.append(annotation_screenshot(out / "08_annotation.png", project, run_id, size=size))
@@ -233,7 +233,7 @@ def _import_shot(win, path: Path, written: list[Path]) -> None:
     from ..core.audio_paths import audio_file
     from ..core.spans import load_row, span_of
     from .context import Context
-    from .import_dialog import ImportDialog
+    from .data.import_dialog import ImportDialog
 
     p = win.ctx.project
     dss = p.datasets() if p is not None else []

@@ -297,8 +297,8 @@ def run_charts(result, subtab: str | None = None) -> list:
     if not result:
         return []
     from ..jobs.result import as_audit_run
+    from ..presentation.rows import value_metrics
     from ..reports.charts import report_charts, value_chart
-    from .charts import value_metrics
 
     run = as_audit_run(result)
     charts = report_charts(run)

@@ -21,10 +21,9 @@ from PySide6.QtWidgets import (
 
 from .._meta import __version__
 from .context import Context
-from .dataset_panel import DatasetPanel
+from .data.dataset_panel import DatasetPanel
 from .exports import Exporter, ReportDialog, folder_and_format
 from .first_run import FirstRunPage, default_demo_folder
-from .lazy_tab import LazyTab
 from .qapp import save_grab
 from .settings import (
     app_settings,
@@ -36,6 +35,7 @@ from .settings import (
     remember_run,
 )
 from .status_bar import FitStatusBar
+from .widgets.lazy_tab import LazyTab
 
 log = logging.getLogger("fairdesk.gui")
 
@@ -51,11 +51,11 @@ HELP_PAGES = {
 }
 #: The tabs built when first shown (or asked for): their module and class.
 LAZY = {
-    "audit": ("audit_panel", "AuditPanel"),
-    "results": ("results_panel", "ResultsPanel"),
-    "items": ("item_panel", "ItemPanel"),
-    "record": ("record_panel", "RecordPanel"),
-    "incremental": ("incremental_panel", "IncrementalPanel"),
+    "audit": ("audit.audit_panel", "AuditPanel"),
+    "results": ("results.results_panel", "ResultsPanel"),
+    "items": ("items.item_panel", "ItemPanel"),
+    "record": ("record.record_panel", "RecordPanel"),
+    "incremental": ("incremental.incremental_panel", "IncrementalPanel"),
 }
 
 
@@ -272,7 +272,7 @@ class MainWindow(QMainWindow):
 
     def pick_output(self) -> None:
         """The audio output dialog (every player's output)."""
-        from .output_picker import OutputPicker
+        from .audio.output_picker import OutputPicker
 
         OutputPicker(self).exec()
 

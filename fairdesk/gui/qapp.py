@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from .theme import apply_style
+from .widgets.theme import apply_style
 
 #: The interpreter's thread switch interval in the desktop application (s; Python's default
 #: is 0.005). The GUI thread takes the GIL many times per pass of the event loop (each call

@@ -21,13 +21,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from fairdesk.constants import SAMPLE_RATE
+from fairdesk.constants import NATIVE_POLICY, SAMPLE_RATE
 from fairdesk.incremental.streams import Simulation, Update, update_ends
 
 __all__ = ["NATIVE", "simulate_native", "supports_native"]
 
 #: Name of the policy that records an engine's own partial hypotheses.
-NATIVE = "native"
+NATIVE = NATIVE_POLICY
 
 
 def supports_native(backend) -> bool:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ALL_POLICIES",
+    "COLUMN_ORDER",
     "TABLE_ROWS",
     "Extras",
     "compare_by_group",
@@ -49,9 +50,10 @@ ALL_POLICIES = (*POLICIES, NATIVE)
 #: Rows of the models × policies table (Whetten et al.'s Table 2 rows, both LATs, and RTF).
 TABLE_ROWS = ("wer", "lat_seed001", "lat_pooled", "eo", "rps", "spr", "rtf")
 
-# column order of the table per model: Whetten et al.'s sliding window (literal cut, snapped
-# beside it), then concatenation, then the policies beyond Whetten et al.
-_COLUMN_ORDER = (
+#: Every policy in the column order of the table per model (``--policy all`` runs them so):
+#: Whetten et al.'s sliding window (literal cut, snapped beside it), then concatenation, then
+#: the policies beyond Whetten et al.
+COLUMN_ORDER = (
     NATIVE,
     "sliding-literal",
     "sliding",
@@ -288,8 +290,8 @@ def models_table(summary: Sequence[dict], rows: Sequence[str] = TABLE_ROWS) -> d
     def order(r):
         p = r["policy"]
         return (
-            p not in _COLUMN_ORDER,
-            _COLUMN_ORDER.index(p) if p in _COLUMN_ORDER else 0,
+            p not in COLUMN_ORDER,
+            COLUMN_ORDER.index(p) if p in COLUMN_ORDER else 0,
             r["stream"] != "displayed",
         )
 

@@ -11,18 +11,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fairdesk.constants import SAMPLE_RATE
+from fairdesk.constants import REDECODING_POLICIES, SAMPLE_RATE
 from fairdesk.incremental.edits import tokens
 from fairdesk.models.base import Word
 
 #: Re-decoding policies (any backend with ``transcribe``).
-POLICIES = (
-    "concatenation",
-    "sliding",
-    "sliding-literal",
-    "local-agreement",
-    "local-agreement-norm",
-)
+POLICIES = REDECODING_POLICIES
 
 
 @dataclass(frozen=True)

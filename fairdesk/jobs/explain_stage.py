@@ -34,6 +34,7 @@ from typing import Any, TypedDict
 import numpy as np
 
 from ..core.errors import AudioError, Cancelled, FairdeskError
+from ..core.jsonio import json_number, jsonable
 from ..core.spans import load_row
 from ..explain import store
 from ..explain.grounding import (
@@ -340,7 +341,7 @@ def explain_stage(project, prep, frame, req, prog, aligner=None, run_remote=None
             "item": item,
             "group": str(row["group"]),
             "speaker_id": None if spk is None or spk != spk else str(spk),
-            "lift": None if math.isnan(lift) else lift,
+            "lift": json_number(lift),
             "target": target,
             "n_regions": len(regions),
             "cached": hit is not None,
@@ -462,12 +463,12 @@ def _speech_mask(row, n: int, frame_s: float, samples, root):
 
 
 def _phone_error_grounding(curve, frame_s, regions, row, samples, root) -> dict:
-    """Phone-error grounding of one item, NaN as None (JSON)."""
+    """Phone-error grounding of one item, JSON-ready (NaN as None: core.jsonio)."""
     c = np.asarray(curve, dtype=np.float64)
     flags = frames_in_regions(c.size, frame_s, regions)
     speech, source = _speech_mask(row, c.size, frame_s, samples, root)
     out = phone_error_grounding(c, flags, speech)
-    out = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in out.items()}
+    out = jsonable(out)
     out["speech_source"] = source
     return out
 

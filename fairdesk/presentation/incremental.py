@@ -1,6 +1,7 @@
 """The words and numbers of incremental runs, for every view (the GUI's Incremental tab, the
 incremental report, ``fairdesk incremental``): the row names of the models × policies table
-(:data:`ROW_NAMES`, with their explanations :data:`ROW_HELP`), and one rule for every number of
+(:func:`row_name`, with their explanations :func:`row_help`, both from the one table of
+:mod:`.labels`), and one rule for every number of
 it and of the per-group blocks (docs/METHODS.md, "Incremental recognition": ``WER 17.0%, EO
 0.30``): WER in percent and its gaps in percentage points, every other measure (EO, latencies,
 RPS, SPR, RTF) as a plain number to :data:`DECIMALS` decimals, an infinite one (SPR without
@@ -17,18 +18,12 @@ from .numbers import MISSING, finite, fmt_ci, fmt_gap, fmt_percent, number
 __all__ = [
     "DECIMALS",
     "PERCENT_METRICS",
-    "ROW_HELP",
-    "ROW_NAMES",
     "fmt_stream_ci",
     "fmt_stream_gap",
     "fmt_stream_value",
+    "row_help",
     "row_name",
 ]
-
-#: The row names of the models × policies table, by metric id (one table, every view).
-ROW_NAMES = INCREMENTAL_ROW_NAMES  # the one table (presentation.labels)
-#: What each row measures (the report's row tooltips).
-ROW_HELP = INCREMENTAL_ROW_HELP
 
 #: The incremental measures shown in percent (their gaps in percentage points).
 PERCENT_METRICS = frozenset({"wer"})
@@ -37,8 +32,15 @@ DECIMALS = 3
 
 
 def row_name(metric: str) -> str:
-    """The row name of ``metric`` (:data:`ROW_NAMES`; the id itself when it has none)."""
-    return ROW_NAMES.get(metric, metric)
+    """The row name of ``metric`` in the models × policies table
+    (:data:`~fairdesk.presentation.labels.INCREMENTAL_ROW_NAMES`; the id itself when it has
+    none)."""
+    return INCREMENTAL_ROW_NAMES.get(metric, metric)
+
+
+def row_help(metric: str) -> str:
+    """What the row of ``metric`` measures (the report's row tooltips; '' when unknown)."""
+    return INCREMENTAL_ROW_HELP.get(metric, "")
 
 
 def fmt_stream_value(metric: str, value) -> str:

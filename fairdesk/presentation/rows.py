@@ -1,14 +1,43 @@
-"""The per-group rows that the GUI, the report and the console show."""
+"""The per-group rows that the GUI, the report and the console show, and which metrics get a
+value chart (:func:`value_metrics`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..metrics.registry import BOUND_CLAMPED, metric_range
 from .basis import group_basis, with_basis
 from .labels import metric_short, short_group
 from .numbers import finite, fmt_value, fmt_value_ci, scale
+
+if TYPE_CHECKING:
+    from ..jobs.result import AuditRun
+
+#: Descriptive metrics drawn beside the tested ones in the value charts (hallucinations per
+#: group: docs/METHODS.md, "Audit pitfalls").
+PITFALL_METRICS = ("hallucination_rate", "wer_unflagged")
+
+
+def n_flagged(run: AuditRun) -> int:
+    """Items of the run flagged as hallucinations (0 without a pitfalls stage)."""
+    return (run.pitfalls.n_flagged or 0) if run.pitfalls is not None else 0
+
+
+def value_metrics(run: AuditRun) -> list[str]:
+    """The metrics with a value chart (the Results pane's and its exports): the tested ones,
+    then the hallucination rate (when the run has it) and the WER without flagged items (when
+    an item was flagged)."""
+    out = list(run.tested_metrics)
+    flagged = n_flagged(run) > 0
+    for m in PITFALL_METRICS:
+        if m in out or m not in run.descriptive_metrics:
+            continue
+        if m == "wer_unflagged" and not flagged:
+            continue  # equal to the WER: nothing to add
+        out.append(m)
+    return out
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ input stream (imported lazily), and an in-memory stand-in for tests and demos th
 array through the same callback.
 
 This is the one module outside ``fairdesk/gui`` that may import sounddevice
-(``tests/test_boundaries.py``); the GUI's device pickers (:mod:`fairdesk.gui.devices`) are
+(``tests/test_boundaries.py``); the GUI's device pickers (:mod:`fairdesk.gui.audio.devices`) are
 widgets over :func:`query_devices`.
 
 Importing this module touches no device; sounddevice is imported when a stream is opened.

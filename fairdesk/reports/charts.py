@@ -45,6 +45,7 @@ from ..presentation import (
 )
 from ..presentation import group_rows as present_rows
 from ..presentation import scale as unit_scale
+from ..presentation.rows import n_flagged
 from .data import REFERENCE_COLOUR, SERIES, num, verdict_style
 
 if TYPE_CHECKING:
@@ -224,7 +225,7 @@ def radar_scale_of(result: Result) -> RadarScale:
         run.reference or "",  # a run without statistics has no reference: no group is it
         run.tested_metrics,
         run.descriptive_metrics,
-        (run.pitfalls.n_flagged if run.pitfalls is not None else 0) or 0,
+        n_flagged(run),
     )
 
 

@@ -5,11 +5,11 @@ policies, chunk size, decoder settings, hardware, date), Whetten et al.'s models
 (its Table 2: WER, both LATs, EO, RPS, SPR, RTF; a column per engine × policy × stream), the
 per-group comparisons when the run has them, and the add/revoke timeline (Whetten et al.'s
 Figure 1) of the worst streams by edit overhead, drawn with the encodings of the GUI's
-Incremental tab (:mod:`fairdesk.gui.incremental_panel`): x is the computation clock when each
-prediction was shown, y the word position (first word on top); an added word is a green
-square with its text to the right, a revoked word a red cross at its old position with its
-text to the left; a blue diamond on row -1 per update, with a grey bar from the chunk's
-arrival to the prediction.
+Incremental tab (:mod:`fairdesk.gui.incremental.incremental_panel`): x is the computation
+clock when each prediction was shown, y the word position (first word on top); an added word
+is a green square with its text to the right, a revoked word a red cross at its old position
+with its text to the left; a blue diamond on row -1 per update, with a grey bar from the
+chunk's arrival to the prediction.
 
 As in :mod:`fairdesk.reports.html`, every user string goes through jinja2's autoescape and
 only matplotlib's SVG (which escapes its own text) is inserted as markup.
@@ -32,10 +32,10 @@ from ..presentation import (
     timeline_points,
 )
 from ..presentation.incremental import (
-    ROW_HELP,
     fmt_stream_ci,
     fmt_stream_gap,
     fmt_stream_value,
+    row_help,
     row_name,
 )
 from .data import num, verdict_style
@@ -89,7 +89,7 @@ def _table(p) -> dict | None:
             cells.append(
                 {"text": fmt_stream_value(m, v), "value": repr(float(v)) if finite else ""}
             )
-        rows.append({"metric": m, "name": row_name(m), "help": ROW_HELP.get(m, ""), "cells": cells})
+        rows.append({"metric": m, "name": row_name(m), "help": row_help(m), "cells": cells})
     n_items = [
         (summ.get((c.get("model", ""), c["policy"], c["stream"])) or {}).get("n_items", "–")
         for c in cols

@@ -1,4 +1,4 @@
-"""The verdict colours, shared by the GUI (``gui/theme.py``) and the reports, so a chart
+"""The verdict colours, shared by the GUI (``gui/widgets/theme.py``) and the reports, so a chart
 exported from either encodes verdicts the same way. Plain data: no Qt, no matplotlib."""
 
 #: Verdict → (label, background, foreground). Red: a disparity; orange: significant but

@@ -549,7 +549,7 @@ def gui_views(cap: Capture) -> None:
 
 
 def _results_text(ctx, app, run: int) -> str:
-    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.gui.results.results_panel import ResultsPanel
 
     w = ResultsPanel(ctx)
     w.resize(1300, 900)
@@ -598,7 +598,7 @@ def _comparison(ctx, run: int):
 
 
 def _items_text(ctx, app, run: int) -> str:
-    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.gui.items.item_panel import ItemPanel
 
     w = ItemPanel(ctx)
     try:
@@ -612,7 +612,7 @@ def _items_text(ctx, app, run: int) -> str:
 
 
 def _incremental_text(ctx, app) -> str:
-    from fairdesk.gui.incremental_panel import IncrementalPanel
+    from fairdesk.gui.incremental.incremental_panel import IncrementalPanel
 
     w = IncrementalPanel(ctx)
     try:

@@ -178,7 +178,7 @@ def _no_pool_threads_left(request):
 def _no_saliency_precompute(monkeypatch):
     """The item view's background saliency would run a model beside every test that shows a
     model's run; its own test turns it on."""
-    from fairdesk.gui import item_saliency
+    from fairdesk.gui.items import item_saliency
 
     monkeypatch.setattr(item_saliency, "PRECOMPUTE", False)
 

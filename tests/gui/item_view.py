@@ -6,8 +6,8 @@ from __future__ import annotations
 
 def open_item_view(qtbot, ctx, run_id: int, timeout: int = 10000):
     """(the shown ItemPanel, its NullSink) with ``run_id``'s first item on screen."""
-    from fairdesk.gui.audio_worker import NullSink
-    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.gui.audio.audio_worker import NullSink
+    from fairdesk.gui.items.item_panel import ItemPanel
 
     w = ItemPanel(ctx)
     qtbot.addWidget(w)

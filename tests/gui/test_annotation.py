@@ -45,7 +45,7 @@ def own(tmp_path):
 
 
 def test_transcript_editor_undo_redo_covers_marks_and_typing(qtbot):
-    from fairdesk.gui.annotate import TranscriptEditor
+    from fairdesk.gui.annotation.annotate import TranscriptEditor
 
     ed = TranscriptEditor()
     qtbot.addWidget(ed)
@@ -75,7 +75,7 @@ def test_transcript_editor_undo_redo_covers_marks_and_typing(qtbot):
 def test_annotate_an_item_with_the_palette_undo_redo_and_reaudit(qtbot, own):
     from fairdesk.core.store import Project
     from fairdesk.gui.context import Context
-    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.gui.items.item_panel import ItemPanel
     from fairdesk.jobs.audit import run_audit
 
     folder, req, run_id = own
@@ -133,7 +133,7 @@ def test_annotate_an_item_with_the_palette_undo_redo_and_reaudit(qtbot, own):
 
 def test_dataset_panel_annotates_and_shows_the_latest_text(qtbot, own):
     from fairdesk.gui.context import Context
-    from fairdesk.gui.dataset_panel import DatasetPanel
+    from fairdesk.gui.data.dataset_panel import DatasetPanel
 
     folder, _req, _run = own
     ctx = Context(folder)
@@ -161,8 +161,8 @@ def test_dataset_panel_annotates_and_shows_the_latest_text(qtbot, own):
 def test_panels_remember_their_state_as_plain_values(qtbot, ctx):
     import json
 
-    from fairdesk.gui.dataset_panel import DatasetPanel
-    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.gui.data.dataset_panel import DatasetPanel
+    from fairdesk.gui.items.item_panel import ItemPanel
 
     a = ItemPanel(ctx)
     qtbot.addWidget(a)
@@ -184,7 +184,7 @@ def test_panels_remember_their_state_as_plain_values(qtbot, ctx):
 
 def test_a_second_annotator_starts_from_the_imported_text_with_the_first_hidden(qtbot, own):
     from fairdesk.gui.context import Context
-    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.gui.items.item_panel import ItemPanel
 
     folder, _req, run_id = own
     ctx = Context(folder)
@@ -229,7 +229,7 @@ def test_a_second_annotator_starts_from_the_imported_text_with_the_first_hidden(
 def test_adjudication_in_the_items_view_then_an_adjudicated_audit_uses_it(qtbot, own):
     from fairdesk.core.store import Project
     from fairdesk.gui.context import Context
-    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.gui.items.item_panel import ItemPanel
     from fairdesk.jobs.audit import run_audit
     from fairdesk.presentation.runs import RunSpec, run_name
 
@@ -288,7 +288,7 @@ def dataclasses_replace(obj, **kw):
 def test_the_datasets_view_shows_the_annotators_agreement(qtbot, own):
     from fairdesk.core.store import Project
     from fairdesk.gui.context import Context
-    from fairdesk.gui.dataset_panel import DatasetPanel
+    from fairdesk.gui.data.dataset_panel import DatasetPanel
 
     folder, _req, _run = own
     p = Project(folder)  # two annotators' versions of three items (Obi drops a mark on one)

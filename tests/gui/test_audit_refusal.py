@@ -10,7 +10,7 @@ from tests.gui.conftest import ACCENTS, SENTENCES, SPEAKERS
 
 
 def _panel(qtbot, ctx, mini):
-    from fairdesk.gui.audit_panel import AuditPanel
+    from fairdesk.gui.audit.audit_panel import AuditPanel
 
     audit = AuditPanel(ctx)
     qtbot.addWidget(audit)

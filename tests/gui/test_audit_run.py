@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from fairdesk.gui.audit_panel import eta_text
+from fairdesk.gui.audit.audit_panel import eta_text
 
 
 def _panel(qtbot, ctx, mini, by="gender"):
-    from fairdesk.gui.audit_panel import AuditPanel
-    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.gui.audit.audit_panel import AuditPanel
+    from fairdesk.gui.results.results_panel import ResultsPanel
 
     audit, results = AuditPanel(ctx), ResultsPanel(ctx)
     for w in (audit, results):
@@ -84,7 +84,7 @@ def test_small_cluster_scaling_checkbox_is_on_by_default_and_goes_into_the_reque
 ):
     """docs/METHODS.md, "Small numbers of speakers": on by default; unticked, the request
     (and so its cache key and the stored settings) says off; the choice is remembered."""
-    from fairdesk.gui.audit_panel import AuditPanel
+    from fairdesk.gui.audit.audit_panel import AuditPanel
 
     audit, _ = _panel(qtbot, ctx, mini)
     assert audit.scaling.isChecked()

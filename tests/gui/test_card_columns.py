@@ -1,4 +1,4 @@
-"""The verdict card's line layout (gui/card_columns.py): as many columns as the width holds,
+"""The verdict card's line layout (gui/widgets/card_columns.py): as many columns as the width holds,
 the tallest column as short as it can be, the lines' order kept; one column packs lines side
 by side where they fit. Sizes below are fixed, so every split is worked out by hand."""
 
@@ -12,7 +12,7 @@ LINES = [(60, 20), (150, 16), (160, 16), (150, 16), (200, 22)]
 
 
 def _card(qtbot, sizes=LINES):
-    from fairdesk.gui.card_columns import ColumnsLayout
+    from fairdesk.gui.widgets.card_columns import ColumnsLayout
 
     host = QWidget()
     qtbot.addWidget(host)

@@ -25,6 +25,6 @@ import pytest
     ],
 )
 def test_direction_word(verdict, direction, gap, word):
-    from fairdesk.gui.verdict_cards import _direction_word
+    from fairdesk.gui.results.verdict_cards import _direction_word
 
     assert _direction_word(verdict, direction, gap) == word

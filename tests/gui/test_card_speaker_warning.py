@@ -6,13 +6,13 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 import fairdesk
-from fairdesk.gui.run_header import run_header
+from fairdesk.gui.results.run_header import run_header
 from fairdesk.presentation.warnings import warning_text
 from tests.cli.test_speaker_columns import speaker_table
 
 
 def _clicked_reading(qtbot, run) -> str:
-    from fairdesk.gui.verdict_cards import VerdictCards
+    from fairdesk.gui.results.verdict_cards import VerdictCards
 
     w = VerdictCards()
     qtbot.addWidget(w)

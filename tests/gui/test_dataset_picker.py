@@ -27,10 +27,10 @@ def sets(tmp_path):
 
 def test_audit_with_another_dataset_from_the_panel_and_play_its_items(qtbot, sets):
     from fairdesk.core.runs import run_items_frame
-    from fairdesk.gui.audio_worker import NullSink
-    from fairdesk.gui.audit_panel import AuditPanel
-    from fairdesk.gui.item_panel import ItemPanel
-    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.gui.audio.audio_worker import NullSink
+    from fairdesk.gui.audit.audit_panel import AuditPanel
+    from fairdesk.gui.items.item_panel import ItemPanel
+    from fairdesk.gui.results.results_panel import ResultsPanel
 
     ctx, tmp, preds = sets
     audit, results = AuditPanel(ctx), ResultsPanel(ctx)

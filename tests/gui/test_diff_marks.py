@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 def test_a_tone_only_error_is_named_and_its_letter_underlined(qtbot):
-    from fairdesk.gui.diff_view import OPS, DiffView, alignment_html
+    from fairdesk.gui.items.diff_view import OPS, DiffView, alignment_html
 
     rep = {
         "reference": "àkwà ọ́ dị mma",
@@ -27,7 +27,7 @@ def test_a_tone_only_error_is_named_and_its_letter_underlined(qtbot):
 
 
 def test_user_text_is_escaped(qtbot):
-    from fairdesk.gui.diff_view import alignment_html
+    from fairdesk.gui.items.diff_view import alignment_html
 
     rep = {"reference": "<b>x</b> y", "hypothesis": "<i>x</i> y", "alignment": ""}
     html = alignment_html(rep)
@@ -35,7 +35,7 @@ def test_user_text_is_escaped(qtbot):
 
 
 def test_one_error_and_one_word_are_singular_and_insertions_are_not_violet():
-    from fairdesk.gui.diff_view import OPS, alignment_html
+    from fairdesk.gui.items.diff_view import OPS, alignment_html
     from fairdesk.reports.palette import OPS as REPORT_OPS
 
     rep = {"reference": "play", "hypothesis": "pay", "errors": 1, "n_words": 1}

@@ -70,7 +70,7 @@ def test_export_tables_writes_items_groups_and_comparisons(qtbot, mini, settings
 
 def test_each_chart_exports_as_png_and_svg(qtbot, ctx, mini, tmp_path):
     from fairdesk.gui.exports import run_charts
-    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.gui.results.results_panel import ResultsPanel
 
     panel = ResultsPanel(ctx)
     qtbot.addWidget(panel)
@@ -133,7 +133,7 @@ def looped(tmp_path_factory):
 
 def test_a_looping_item_is_flagged_with_its_evidence(qtbot, looped):
     from fairdesk.gui.context import Context
-    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.gui.items.item_panel import ItemPanel
 
     folder, run_id, item = looped
     ctx = Context(folder)
@@ -172,8 +172,8 @@ def test_a_looping_item_is_flagged_with_its_evidence(qtbot, looped):
 
 def test_results_show_the_rate_the_dominating_item_and_the_verdict_without_it(qtbot, looped):
     from fairdesk.gui.context import Context
-    from fairdesk.gui.radar import radar_inputs
-    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.gui.results.radar import radar_inputs
+    from fairdesk.gui.results.results_panel import ResultsPanel
 
     folder, run_id, item = looped
     ctx = Context(folder)
@@ -205,7 +205,7 @@ def test_results_show_the_rate_the_dominating_item_and_the_verdict_without_it(qt
 
 
 def test_nonspeech_stretches_are_the_complement_of_the_speech():
-    from fairdesk.gui.player_layers import nonspeech_stretches
+    from fairdesk.gui.audio.player_layers import nonspeech_stretches
 
     assert nonspeech_stretches([[0.5, 1.0], [1.2, 2.0]], 3.0) == [
         (0.0, 0.5),
@@ -247,7 +247,7 @@ def _poisson_frame(seed=3, speakers=8, per=6, sd=0.4, rate_ratio=1.8):
 
 def test_the_model_based_result_shows_beside_the_logistic_one(qtbot, ctx, mini):
     from fairdesk.core.runs import run_payload
-    from fairdesk.gui.regression_panel import RegressionPanel
+    from fairdesk.gui.results.regression_panel import RegressionPanel
     from fairdesk.jobs.result import as_audit_run
     from fairdesk.metrics import metric_specs
     from fairdesk.stats import AuditSettings, compare_groups

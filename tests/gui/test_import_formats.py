@@ -13,7 +13,7 @@ def _visible(dlg, widget) -> bool:
 def test_every_format_is_offered_with_only_its_options(qtbot, tmp_path):
     from fairdesk.core.importers import FORMATS
     from fairdesk.gui.context import Context
-    from fairdesk.gui.import_dialog import FORMAT_LABELS, ImportDialog
+    from fairdesk.gui.data.import_dialog import FORMAT_LABELS, ImportDialog
 
     c = Context(tmp_path / "proj")
     try:
@@ -42,7 +42,7 @@ def test_every_format_is_offered_with_only_its_options(qtbot, tmp_path):
 
 def test_an_elan_session_is_detected_and_imported_with_its_tiers(qtbot, tmp_path):
     from fairdesk.gui.context import Context
-    from fairdesk.gui.import_dialog import ImportDialog
+    from fairdesk.gui.data.import_dialog import ImportDialog
 
     elan_session(tmp_path / "corpus")
     c = Context(tmp_path / "proj")
@@ -75,7 +75,7 @@ def test_an_elan_session_imported_with_a_speaker_sheet_through_the_window(qtbot,
     from PySide6.QtCore import QSettings, Qt
     from PySide6.QtWidgets import QApplication
 
-    from fairdesk.gui.import_dialog import ImportDialog
+    from fairdesk.gui.data.import_dialog import ImportDialog
     from fairdesk.gui.main_window import MainWindow
 
     elan_session(tmp_path / "corpus")

@@ -64,7 +64,7 @@ def _store_run(folder, monkeypatch, ids, policies=("concatenation",)):
 def test_tab_opens_a_stored_run_and_draws_the_timeline(qtbot, project_copy, monkeypatch):
     from fairdesk.core.store import Project
     from fairdesk.gui.context import Context
-    from fairdesk.gui.incremental_panel import IncrementalPanel
+    from fairdesk.gui.incremental.incremental_panel import IncrementalPanel
     from fairdesk.incremental.store import load_incremental
     from fairdesk.presentation import count, timeline_points
 
@@ -110,7 +110,7 @@ def test_tab_opens_a_stored_run_and_draws_the_timeline(qtbot, project_copy, monk
 def test_tab_runs_a_policy_on_selected_items_in_the_background(qtbot, project_copy, monkeypatch):
     import fairdesk.models
     from fairdesk.gui.context import Context
-    from fairdesk.gui.incremental_panel import IncrementalPanel
+    from fairdesk.gui.incremental.incremental_panel import IncrementalPanel
 
     monkeypatch.setattr(fairdesk.models, "get_backend", lambda *a, **k: StableThenWrong())
     ctx = Context(project_copy)

@@ -468,7 +468,7 @@ def _wheel(widget) -> None:
 
 
 def test_no_device_text_names_what_exists():
-    from fairdesk.gui.record_input import no_input_advice
+    from fairdesk.gui.record.record_input import no_input_advice
     from fairdesk.recording.devices import NO_DEVICE_HELP
 
     listed = f"No audio input device found. {NO_DEVICE_HELP}"
@@ -494,7 +494,7 @@ def test_without_a_device_the_record_tab_names_controls_that_exist(
     from fairdesk.recording.devices import NO_DEVICE_HELP
 
     monkeypatch.setattr(
-        "fairdesk.gui.devices.query_devices",
+        "fairdesk.gui.audio.devices.query_devices",
         lambda rescan=False: ([], f"No audio input device found. {NO_DEVICE_HELP}"),
     )
     sr = 16000

@@ -9,7 +9,7 @@ from PySide6.QtGui import QFont, QFontMetrics
 
 
 def test_the_radar_legend_is_wide_enough_for_its_longest_line(qtbot):
-    from fairdesk.gui.radar import RadarCanvas
+    from fairdesk.gui.results.radar import RadarCanvas
     from fairdesk.presentation import radar_scale
 
     groups = {
@@ -39,7 +39,7 @@ def test_the_words_and_phones_tables_show_their_rows(qtbot, mini):
     """Each table of the tab is as tall as its rows (up to MAX_ROWS): the phone table showed
     1.5 rows under an empty heatmap box; with no shared text the heatmap is hidden."""
     from fairdesk.gui.context import Context
-    from fairdesk.gui.phones_view import MAX_ROWS, PhonesView
+    from fairdesk.gui.results.phones_view import MAX_ROWS, PhonesView
 
     ctx = Context(mini.folder)
     try:
@@ -71,8 +71,8 @@ def test_the_items_list_shows_reference_and_hypothesis_side_by_side(qtbot, ctx, 
     the Halluc. column is hidden when no item is flagged."""
     from PySide6.QtCore import Qt
 
-    from fairdesk.gui.item_columns import MIN_TEXT_WIDTH
-    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.gui.items.item_columns import MIN_TEXT_WIDTH
+    from fairdesk.gui.items.item_panel import ItemPanel
 
     w = ItemPanel(ctx)
     qtbot.addWidget(w)
@@ -103,7 +103,7 @@ def test_the_items_list_shows_reference_and_hypothesis_side_by_side(qtbot, ctx, 
     if "Halluc." in cols:
         t.setColumnHidden(cols.index("Halluc."), False)
         w._fitted["Halluc."] = 110
-        from fairdesk.gui.item_columns import text_columns_minimum
+        from fairdesk.gui.items.item_columns import text_columns_minimum
 
         t.setMinimumWidth(text_columns_minimum(t, cols, w._fitted))
         for width in (1366, 1024, 900):
@@ -121,7 +121,7 @@ def test_the_record_tab_fits_1024_px_and_its_pickers_show_their_text(qtbot, tmp_
     sat beside their labels and buttons and read "File: take.wa", "no output de"; the
     spectrogram was squeezed under its control row."""
     from fairdesk.gui.context import Context
-    from fairdesk.gui.record_panel import RecordPanel
+    from fairdesk.gui.record.record_panel import RecordPanel
 
     ctx = Context(tmp_path / "proj")
     try:
@@ -168,7 +168,7 @@ def test_the_diff_wraps_between_words_never_inside_one(qtbot):
     at every width, and no cell wraps; the lines are re-cut when the view is resized."""
     import jiwer
 
-    from fairdesk.gui.diff_view import DiffView
+    from fairdesk.gui.items.diff_view import DiffView
 
     ref = (
         "we looked for a restaurant near the station but everything was closed because "
@@ -304,7 +304,7 @@ def test_every_panel_fits_a_field_laptop_and_its_labels_show_whole(qtbot, mini, 
     # Results ▸ Regression: two rows in sight (it showed one), the Clusters choice whole
     _click_tab(qtbot, win.tabs, TABS.index("results"))
     res = win.panel("results")
-    from fairdesk.gui.results_panel import SUBTABS
+    from fairdesk.gui.results.results_panel import SUBTABS
 
     _click_tab(qtbot, res.tabs, SUBTABS.index("regression"))
     reg = res.regression
@@ -355,7 +355,7 @@ def test_the_saliency_scale_shows_its_top_tick_whole(qtbot, ctx, mini):
     room above and below the peak."""
     from PySide6.QtCore import QPointF
 
-    from fairdesk.gui.player import AudioPlayer
+    from fairdesk.gui.audio.player import AudioPlayer
 
     p = AudioPlayer(ctx.jobs)
     qtbot.addWidget(p)
@@ -412,7 +412,7 @@ def test_two_rows_of_named_cards_and_four_regression_rows_fit(qtbot, mini, tmp_p
     two rows of verdict cards whole, each card naming its group and metric (the header row
     of group names scrolled away once), on every sub-tab; the Regression sub-tab shows four
     result rows under its form and the labels that were cut read whole."""
-    from fairdesk.gui.results_panel import SUBTABS
+    from fairdesk.gui.results.results_panel import SUBTABS
     from fairdesk.presentation import metric_short, short_group
 
     win, res = _results_window(qtbot, mini, tmp_path, size)
@@ -457,7 +457,8 @@ def test_three_groups_of_cards_show_two_rows_whole(qtbot, mini, tmp_path, size):
     included, which keeps its four result rows (it took them first and left 1.7 rows of
     cards)."""
 
-    from fairdesk.gui.results_panel import SUBTABS
+    from fairdesk.gui.results.results_panel import SUBTABS
+
     from fairdesk.presentation import short_group
     from tests.gui.conftest import audit_three_groups
 

@@ -56,9 +56,9 @@ def test_neighbours_are_prefetched_so_the_next_item_shows_at_once(qtbot, ctx, mi
 
 
 def test_a_stale_result_is_dropped_and_kept_in_the_cache(qtbot, tmp_path):
-    from fairdesk.gui.audio_worker import NullSink
+    from fairdesk.gui.audio.audio_worker import NullSink
+    from fairdesk.gui.audio.player import AudioPlayer
     from fairdesk.gui.jobs import JobRegistry
-    from fairdesk.gui.player import AudioPlayer
 
     reg = JobRegistry()
     p = AudioPlayer(reg, sink=NullSink())
@@ -79,9 +79,9 @@ def test_a_stale_result_is_dropped_and_kept_in_the_cache(qtbot, tmp_path):
 
 
 def test_words_loops_slow_playback_and_zoom(qtbot, tmp_path):
-    from fairdesk.gui.audio_worker import NullSink
+    from fairdesk.gui.audio.audio_worker import NullSink
+    from fairdesk.gui.audio.player import AudioPlayer
     from fairdesk.gui.jobs import JobRegistry
-    from fairdesk.gui.player import AudioPlayer
 
     reg = JobRegistry()
     sink = NullSink()
@@ -121,9 +121,9 @@ def test_words_loops_slow_playback_and_zoom(qtbot, tmp_path):
 
 
 def test_empty_player_axes_start_at_zero(qtbot):
-    from fairdesk.gui.audio_worker import NullSink
+    from fairdesk.gui.audio.audio_worker import NullSink
+    from fairdesk.gui.audio.player import AudioPlayer
     from fairdesk.gui.jobs import JobRegistry
-    from fairdesk.gui.player import AudioPlayer
 
     p = AudioPlayer(JobRegistry(), sink=NullSink())
     qtbot.addWidget(p)

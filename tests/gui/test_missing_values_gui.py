@@ -8,7 +8,7 @@ from tests.conftest import missing_values_run
 
 
 def test_audit_panel_option_off_by_default_and_carried_by_the_request(qtbot, ctx):
-    from fairdesk.gui.audit_panel import AuditPanel
+    from fairdesk.gui.audit.audit_panel import AuditPanel
 
     w = AuditPanel(ctx)
     qtbot.addWidget(w)
@@ -26,7 +26,7 @@ def test_audit_panel_option_off_by_default_and_carried_by_the_request(qtbot, ctx
 
 
 def test_results_table_shows_the_descriptive_row_marked_and_no_card(qtbot, ctx):
-    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.gui.results.results_panel import ResultsPanel
     from fairdesk.presentation import MISSING_STATUS
 
     run = missing_values_run()
@@ -59,7 +59,7 @@ def test_results_table_shows_the_descriptive_row_marked_and_no_card(qtbot, ctx):
 def test_results_show_the_basis_e_and_a_descriptive_card(qtbot, ctx):
     """docs/METHODS.md, "When the diacritic metrics apply": the group table's DER cells carry E,
     the card of a group under 10 expected marks is descriptive (no gap, no p)."""
-    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.gui.results.results_panel import ResultsPanel
     from tests.conftest import english_accents_run
 
     w = ResultsPanel(ctx)

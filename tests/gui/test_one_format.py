@@ -49,8 +49,8 @@ def test_a_comparison_and_an_odds_ratio_print_the_same_in_console_report_and_gui
     from fairdesk.cli import main
     from fairdesk.cli.console import format_groups
     from fairdesk.core.runs import run_payload
-    from fairdesk.gui.regression_panel import RegressionPanel
-    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.gui.results.regression_panel import RegressionPanel
+    from fairdesk.gui.results.results_panel import ResultsPanel
     from fairdesk.jobs.regression_run import stored_regressions
     from fairdesk.jobs.result import as_audit_run
     from fairdesk.reports.html import write_report

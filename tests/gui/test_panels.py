@@ -11,7 +11,7 @@ from tests.conftest import write_wav
 
 
 def test_dataset_panel_lists_datasets_counts_and_filters_items(qtbot, ctx, mini):
-    from fairdesk.gui.dataset_panel import DatasetPanel
+    from fairdesk.gui.data.dataset_panel import DatasetPanel
 
     w = DatasetPanel(ctx)
     qtbot.addWidget(w)
@@ -42,7 +42,7 @@ def test_dataset_panel_lists_datasets_counts_and_filters_items(qtbot, ctx, mini)
 
 def test_import_dialog_imports_in_a_job_and_lists_refused_rows(qtbot, tmp_path):
     from fairdesk.gui.context import Context
-    from fairdesk.gui.import_dialog import ImportDialog
+    from fairdesk.gui.data.import_dialog import ImportDialog
 
     data = tmp_path / "data"
     write_wav(data / "a.wav")
@@ -79,7 +79,7 @@ def test_import_dialog_imports_in_a_job_and_lists_refused_rows(qtbot, tmp_path):
 
 
 def test_results_panel_renders_the_stored_run(qtbot, ctx, mini):
-    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.gui.results.results_panel import ResultsPanel
     from fairdesk.presentation.readings import reading
 
     w = ResultsPanel(ctx)
@@ -112,7 +112,7 @@ def test_results_panel_renders_the_stored_run(qtbot, ctx, mini):
 
 
 def test_item_panel_ranks_failures_and_shows_audio_and_difference(qtbot, ctx, mini):
-    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.gui.items.item_panel import ItemPanel
 
     w = ItemPanel(ctx)
     qtbot.addWidget(w)
@@ -137,8 +137,8 @@ def test_item_panel_ranks_failures_and_shows_audio_and_difference(qtbot, ctx, mi
 
 
 def test_player_analyses_a_long_file_in_a_job(qtbot, tmp_path):
+    from fairdesk.gui.audio.player import AudioPlayer
     from fairdesk.gui.jobs import JobRegistry
-    from fairdesk.gui.player import AudioPlayer
 
     reg = JobRegistry()
     p = AudioPlayer(reg)

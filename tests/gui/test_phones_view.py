@@ -8,7 +8,7 @@ pytest.importorskip("PySide6")
 def test_phones_view_shows_heatmap_and_confusions():
     from PySide6.QtWidgets import QApplication
 
-    from fairdesk.gui.phones_view import PhonesView, heat_color
+    from fairdesk.gui.results.phones_view import PhonesView, heat_color
 
     QApplication.instance() or QApplication([])
     payload = {

@@ -31,9 +31,9 @@ def ctx(pilot):
 
 
 def test_underpowered_cards_carry_the_plan_sentence_and_open_the_chart(qtbot, ctx, pilot):
-    from fairdesk.gui.plan_view import PlanDialog
-    from fairdesk.gui.theme import esc
-    from fairdesk.gui.verdict_cards import VerdictCards
+    from fairdesk.gui.results.plan_view import PlanDialog
+    from fairdesk.gui.results.verdict_cards import VerdictCards
+    from fairdesk.gui.widgets.theme import esc
 
     run = ctx.audit_run(1)
     plan = run.plan
@@ -134,8 +134,8 @@ def _record_and_accept(qtbot, w):
 
 def test_a_recording_plan_shows_its_quota_and_it_moves_as_speakers_record(qtbot, ctx, tmp_path):
     from fairdesk.core.recording_plans import latest_plan
-    from fairdesk.gui.plan_view import PlanDialog
-    from fairdesk.gui.record_panel import RecordPanel
+    from fairdesk.gui.record.record_panel import RecordPanel
+    from fairdesk.gui.results.plan_view import PlanDialog
     from fairdesk.jobs.plan_run import plan_stored_run
 
     # a 5-point target is reachable: the resampling plan of `fairdesk plan --gap 0.05`
@@ -201,7 +201,7 @@ def test_a_recording_plan_shows_its_quota_and_it_moves_as_speakers_record(qtbot,
 def _audit_grown_and_see_the_followup(qtbot, ctx, tmp_path, rp, cp):
     from fairdesk.cli.audit import print_followups
     from fairdesk.core.dataset_sets import open_set, set_items
-    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.gui.results.results_panel import ResultsPanel
     from fairdesk.jobs.audit import AuditRequest, run_audit
     from fairdesk.jobs.recording_plan import mde_on_curve, plan_followups
     from fairdesk.presentation.plans import followup_sentence, followup_short, followup_title
@@ -251,7 +251,7 @@ def _audit_grown_and_see_the_followup(qtbot, ctx, tmp_path, rp, cp):
     )
     assert card.followup is not None and card.followup_label.text() == followup_short(f)
     assert all(k.followup is None for k in panel.cards.cards if k is not card)
-    from fairdesk.gui.theme import esc
+    from fairdesk.gui.widgets.theme import esc
 
     assert esc(followup_title(f)) in panel.header.text()
     panel.cards.show_reading(card.comparison)

@@ -29,9 +29,9 @@ class NoDevice:
 
 @pytest.fixture
 def player(qtbot, tmp_path):
-    from fairdesk.gui.audio_worker import NullSink
+    from fairdesk.gui.audio.audio_worker import NullSink
+    from fairdesk.gui.audio.player import AudioPlayer
     from fairdesk.gui.jobs import JobRegistry
-    from fairdesk.gui.player import AudioPlayer
 
     reg = JobRegistry()
     p = AudioPlayer(reg, sink=NullSink())
@@ -45,7 +45,7 @@ def player(qtbot, tmp_path):
 
 
 def test_without_output_space_and_word_clicks_say_why(qtbot, ctx, mini):
-    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.gui.items.item_panel import ItemPanel
 
     w = ItemPanel(ctx)
     qtbot.addWidget(w)
@@ -69,10 +69,10 @@ def test_without_output_space_and_word_clicks_say_why(qtbot, ctx, mini):
 
 
 def test_one_output_setting_for_every_player(qtbot, monkeypatch):
-    from fairdesk.gui import audio_worker
+    from fairdesk.gui.audio import audio_worker
+    from fairdesk.gui.audio.output_picker import OutputPicker, choose_output
+    from fairdesk.gui.audio.player import AudioPlayer
     from fairdesk.gui.jobs import JobRegistry
-    from fairdesk.gui.output_picker import OutputPicker, choose_output
-    from fairdesk.gui.player import AudioPlayer
 
     reg = JobRegistry()
     items, record = AudioPlayer(reg), AudioPlayer(reg)  # both follow the default output
@@ -106,7 +106,7 @@ def test_a_clicked_word_is_selected_and_l_loops_it(player):
 
 
 def test_a_zero_length_word_stays_in_the_strip(player):
-    from fairdesk.gui.player_layers import MIN_WORD_S
+    from fairdesk.gui.audio.player_layers import MIN_WORD_S
 
     p = player
     p.set_words([*WORDS, {"text": "a", "start": 1.6, "end": 1.6}])
@@ -121,7 +121,7 @@ def test_a_zero_length_word_stays_in_the_strip(player):
 
 
 def test_the_saliency_overlay_has_a_scale_and_the_selection_keeps_the_shading(qtbot, player):
-    from fairdesk.gui.player_layers import WORD_SHADE_Z
+    from fairdesk.gui.audio.player_layers import WORD_SHADE_Z
 
     p = player
     curve = np.zeros(200)
@@ -176,7 +176,7 @@ def test_non_speech_shading_reuses_its_rectangles_with_their_tooltips(player):
 
 
 def test_the_next_items_alignment_is_made_ahead_and_equals_a_fresh_one(qtbot, ctx, mini):
-    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.gui.items.item_panel import ItemPanel
     from fairdesk.review import item_report
 
     w = ItemPanel(ctx)

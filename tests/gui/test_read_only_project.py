@@ -57,7 +57,7 @@ def test_the_window_opens_a_read_only_project(qtbot, mini, tmp_path, monkeypatch
         assert not win.import_action.isEnabled() and not win.run_action.isEnabled()
         told = []
         monkeypatch.setattr(
-            "fairdesk.gui.dataset_panel.QMessageBox.information",
+            "fairdesk.gui.data.dataset_panel.QMessageBox.information",
             lambda _parent, title, text: told.append((title, text)),
         )
         assert win.datasets.import_dialog() is None

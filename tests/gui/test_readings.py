@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
-from fairdesk.gui.radar import radar_inputs
+from fairdesk.gui.results.radar import radar_inputs
 
 HOSTILE = "<h1>x</h1><img src=/etc/passwd>"
 
@@ -58,7 +58,7 @@ def payload(ctx, mini):
 
 
 def _results(qtbot, ctx, width=1300):
-    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.gui.results.results_panel import ResultsPanel
 
     w = ResultsPanel(ctx)
     qtbot.addWidget(w)
@@ -106,7 +106,7 @@ def test_grounding_lift_reads_as_a_ratio_and_its_card_is_in_view(qtbot, ctx, pay
 
 
 def test_untested_verdicts_get_neutral_cards_with_their_reason(qtbot, ctx, payload):
-    from fairdesk.gui.theme import verdict_style
+    from fairdesk.gui.widgets.theme import verdict_style
 
     w = _results(qtbot, ctx)
     w.show_result(payload)
@@ -166,7 +166,7 @@ def test_user_strings_render_as_plain_text(qtbot, ctx, payload):
 
 def test_record_prompt_and_import_messages_are_plain_text(qtbot, tmp_path):
     from fairdesk.gui.context import Context
-    from fairdesk.gui.record_panel import RecordPanel
+    from fairdesk.gui.record.record_panel import RecordPanel
 
     c = Context(tmp_path / "proj")
     try:

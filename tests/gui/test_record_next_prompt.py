@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from fairdesk.gui.annotate import GRAVE
+from fairdesk.gui.annotation.annotate import GRAVE
 from tests.gui.test_record_panel import make_panel, project, record_take  # noqa: F401
 
 
@@ -41,7 +41,7 @@ def test_next_shows_the_new_prompts_state_not_the_previous_take(qtbot, project):
 
 
 def test_a_transcript_corrected_in_the_record_tab_names_its_annotator(qtbot, project):  # noqa: F811
-    from fairdesk.gui.annotation_panel import AnnotationPanel
+    from fairdesk.gui.annotation.annotation_panel import AnnotationPanel
 
     names = AnnotationPanel(project)  # the Items view's field: one name for both tabs
     qtbot.addWidget(names)
@@ -69,8 +69,8 @@ def test_the_record_tabs_own_annotator_field_stores_each_annotators_version(qtbo
     the take's annotation under that name, and a second annotator starts from the prompt's
     text with the first one's version hidden; the name is the Items view's too and is
     remembered."""
-    from fairdesk.gui.annotation_panel import AnnotationPanel
-    from fairdesk.gui.record_panel import RecordPanel
+    from fairdesk.gui.annotation.annotation_panel import AnnotationPanel
+    from fairdesk.gui.record.record_panel import RecordPanel
 
     w, sig = make_panel(qtbot, project)
     _speaker(w)

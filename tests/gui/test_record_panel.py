@@ -11,7 +11,7 @@ import pytest
 import soundfile as sf
 from PySide6.QtCore import Qt
 
-from fairdesk.gui.annotate import ACUTE, DOT_BELOW, GRAVE, MACRON, apply_mark
+from fairdesk.gui.annotation.annotate import ACUTE, DOT_BELOW, GRAVE, MACRON, apply_mark
 from fairdesk.recording import recorder as rec
 
 
@@ -49,7 +49,7 @@ def project(tmp_path):
 
 
 def make_panel(qtbot, ctx, seconds=1.2, **kw):
-    from fairdesk.gui.record_panel import RecordPanel
+    from fairdesk.gui.record.record_panel import RecordPanel
 
     sig = rec.synthetic_speech(seconds)
     w = RecordPanel(ctx, stream_factory=rec.ArrayStream.factory(sig, realtime=True, speed=3), **kw)
@@ -142,7 +142,7 @@ def test_record_accept_and_annotate_with_the_palette(qtbot, project, caplog):
 
 
 def test_without_an_input_device_the_panel_still_annotates(qtbot, project, monkeypatch):
-    from fairdesk.gui.record_panel import RecordPanel
+    from fairdesk.gui.record.record_panel import RecordPanel
     from fairdesk.recording.prompts import load_builtin
     from fairdesk.recording.session import RecordingSession, Speaker
 
@@ -186,7 +186,7 @@ def test_without_an_input_device_the_panel_still_annotates(qtbot, project, monke
 
 
 def test_a_failing_device_disables_recording_with_the_reason(qtbot, project):
-    from fairdesk.gui.record_panel import RecordPanel
+    from fairdesk.gui.record.record_panel import RecordPanel
 
     def factory(*a, **k):
         raise rec.RecorderUnavailable("no audio input device found; connect a microphone")

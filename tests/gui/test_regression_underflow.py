@@ -4,8 +4,8 @@
 
 from __future__ import annotations
 
-from fairdesk.gui.model_based_view import rate_rows
-from fairdesk.gui.regression_panel import odds_rows
+from fairdesk.gui.results.model_based_view import rate_rows
+from fairdesk.gui.results.regression_panel import odds_rows
 from fairdesk.jobs.regression_result import RegressionRun
 
 

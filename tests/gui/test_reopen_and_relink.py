@@ -95,7 +95,7 @@ def test_the_datasets_view_lists_every_audio_root(qtbot, tmp_path, monkeypatch):
 
     from fairdesk.core.importers import import_dataset
     from fairdesk.core.store import Project
-    from fairdesk.gui import dataset_panel
+    from fairdesk.gui.data import dataset_panel
     from tests.conftest import write_wav
 
     write_wav(tmp_path / "data" / "a.wav")

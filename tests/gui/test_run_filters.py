@@ -71,9 +71,9 @@ def _plain(rich: str) -> str:
 
 
 def test_the_results_header_and_run_lists_name_the_filter(qtbot, fctx, filtered):
-    from fairdesk.gui.audit_panel import AuditPanel
-    from fairdesk.gui.results_panel import ResultsPanel
-    from fairdesk.gui.run_history import HOW
+    from fairdesk.gui.audit.audit_panel import AuditPanel
+    from fairdesk.gui.audit.run_history import HOW
+    from fairdesk.gui.results.results_panel import ResultsPanel
 
     results, audit = ResultsPanel(fctx), AuditPanel(fctx)
     for w in (results, audit):
@@ -97,7 +97,7 @@ def test_the_results_header_and_run_lists_name_the_filter(qtbot, fctx, filtered)
 
 
 def test_console_names_the_run_as_the_gui_does(qtbot, fctx, filtered, capsys):
-    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.gui.results.results_panel import ResultsPanel
 
     results = ResultsPanel(fctx)
     qtbot.addWidget(results)
@@ -134,8 +134,8 @@ def test_runs_json_lists_the_request(filtered, tmp_path):
 
 def test_the_audit_panel_filter_reaches_the_request_and_the_run(qtbot, fctx, filtered):
     from fairdesk.cli.common import parse_filters
-    from fairdesk.gui.audit_panel import AuditPanel
-    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.gui.audit.audit_panel import AuditPanel
+    from fairdesk.gui.results.results_panel import ResultsPanel
     from fairdesk.jobs.request import request_filters
 
     audit, results = AuditPanel(fctx), ResultsPanel(fctx)

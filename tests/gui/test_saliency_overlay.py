@@ -14,7 +14,7 @@ pytest.importorskip("pyqtgraph")
 @pytest.mark.slow
 def test_item_view_offers_then_overlays_saliency(qtbot, ctx, mini):
     from fairdesk.core import audio as audio_io
-    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.gui.items.item_panel import ItemPanel
     from fairdesk.models import get_backend
 
     w = ItemPanel(ctx)
@@ -91,7 +91,7 @@ def test_item_view_offers_then_overlays_saliency(qtbot, ctx, mini):
 def test_item_view_shows_saliency_progress_while_it_computes(qtbot, ctx, mini, monkeypatch):
     """The item view names the percent done and the step while the job runs (a stand-in
     task, so no model: what is tested is the view, not the saliency)."""
-    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.gui.items.item_panel import ItemPanel
     from fairdesk.jobs import tasks
 
     def fake_saliency(*args, progress, cancelled, **kw):
@@ -136,7 +136,7 @@ def test_coarse_curve_is_drawn_first_then_refined_in_place(qtbot, ctx, mini, mon
 
     from PySide6.QtCore import Qt
 
-    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.gui.items.item_panel import ItemPanel
     from fairdesk.jobs import tasks
 
     def fake_saliency(*args, progress, cancelled, partial=None, **kw):
@@ -176,8 +176,8 @@ def test_worst_items_are_precomputed_only_while_nothing_else_runs(qtbot, ctx, mi
     import threading
     import time
 
-    from fairdesk.gui import item_saliency
-    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.gui.items import item_saliency
+    from fairdesk.gui.items.item_panel import ItemPanel
     from fairdesk.gui.jobs import Job
     from fairdesk.jobs import tasks
 

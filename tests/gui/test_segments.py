@@ -28,9 +28,9 @@ def session(tmp_path):
 
 
 def _player(qtbot):
-    from fairdesk.gui.audio_worker import NullSink
+    from fairdesk.gui.audio.audio_worker import NullSink
+    from fairdesk.gui.audio.player import AudioPlayer
     from fairdesk.gui.jobs import JobRegistry
-    from fairdesk.gui.player import AudioPlayer
 
     reg = JobRegistry()
     sink = NullSink()
@@ -88,9 +88,9 @@ def test_the_player_shows_and_plays_only_the_segment_and_context_on_request(qtbo
 
 
 def test_the_datasets_view_shows_segment_times_and_plays_the_segment(qtbot, session):
-    from fairdesk.gui.audio_worker import NullSink
+    from fairdesk.gui.audio.audio_worker import NullSink
     from fairdesk.gui.context import Context
-    from fairdesk.gui.dataset_panel import DatasetPanel
+    from fairdesk.gui.data.dataset_panel import DatasetPanel
 
     folder, _wav = session
     ctx = Context(folder)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from fairdesk.core.progress import Cancelled
-from fairdesk.gui.diff_view import parse_alignment
+from fairdesk.gui.items.diff_view import parse_alignment
 from fairdesk.recording.signal import envelope, spectrogram
 
 

@@ -28,7 +28,7 @@ def _stored(mini_systems):
 
 
 def test_systems_view_shows_the_formatted_table_cards_and_chart(qtbot, sctx, mini_systems):
-    from fairdesk.gui.results_panel import SUBTABS, ResultsPanel
+    from fairdesk.gui.results.results_panel import SUBTABS, ResultsPanel
     from fairdesk.presentation.systems import (
         difference_sentence,
         gap_sentence,
@@ -74,8 +74,8 @@ def test_systems_view_shows_the_formatted_table_cards_and_chart(qtbot, sctx, min
 
 
 def test_a_run_without_a_comparison_says_how_to_make_one(qtbot, sctx, mini_systems):
-    from fairdesk.gui.results_panel import SUBTABS, ResultsPanel
-    from fairdesk.gui.systems_view import NO_COMPARISON
+    from fairdesk.gui.results.results_panel import SUBTABS, ResultsPanel
+    from fairdesk.gui.results.systems_view import NO_COMPARISON
 
     w = ResultsPanel(sctx)
     qtbot.addWidget(w)
@@ -91,9 +91,9 @@ def test_a_run_without_a_comparison_says_how_to_make_one(qtbot, sctx, mini_syste
 def test_audit_panel_compares_with_a_second_model_in_one_job(qtbot, tmp_path):
     from fairdesk.core.importers import import_dataset
     from fairdesk.core.store import Project
-    from fairdesk.gui.audit_panel import AuditPanel
+    from fairdesk.gui.audit.audit_panel import AuditPanel
     from fairdesk.gui.context import Context
-    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.gui.results.results_panel import ResultsPanel
     from fairdesk.jobs.system_run import stored_comparisons
     from tests.gui.conftest import build_data, second_predictions
 
@@ -130,7 +130,7 @@ def test_audit_panel_compares_with_a_second_model_in_one_job(qtbot, tmp_path):
 
 def test_item_view_of_a_baseline_aligns_every_systems_hypothesis(qtbot, sctx, mini_systems):
     from fairdesk.core.runs import run_items_frame
-    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.gui.items.item_panel import ItemPanel
     from fairdesk.review.systems_align import systems_alignment
 
     w = ItemPanel(sctx)
@@ -160,7 +160,7 @@ def test_item_view_of_a_baseline_aligns_every_systems_hypothesis(qtbot, sctx, mi
 
 
 def test_item_view_of_a_run_without_a_comparison_hides_the_systems(qtbot, ctx, mini):
-    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.gui.items.item_panel import ItemPanel
 
     w = ItemPanel(ctx)
     qtbot.addWidget(w)

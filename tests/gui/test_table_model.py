@@ -26,7 +26,7 @@ def _frame(n=20000, seed=0):
 
 
 def test_sort_filter_and_masks_match_pandas(qtbot):
-    from fairdesk.gui.table_model import FrameModel
+    from fairdesk.gui.widgets.table_model import FrameModel
 
     df = _frame(2000)
     m = FrameModel(df)
@@ -54,7 +54,7 @@ def test_sort_filter_and_masks_match_pandas(qtbot):
 def test_selection_follows_its_row_through_a_sort(qtbot):
     from PySide6.QtWidgets import QTableView
 
-    from fairdesk.gui.table_model import FrameModel
+    from fairdesk.gui.widgets.table_model import FrameModel
 
     df = _frame(500)
     m = FrameModel(df)
@@ -72,7 +72,7 @@ def test_twenty_thousand_rows_sort_and_filter_quickly(qtbot):
     this test, on a shared CI machine, only checks it is nowhere near per-row Python."""
     from PySide6.QtWidgets import QTableView
 
-    from fairdesk.gui.table_model import FrameModel, fit_columns
+    from fairdesk.gui.widgets.table_model import FrameModel, fit_columns
 
     df = _frame()
     m = FrameModel(df)
@@ -92,7 +92,7 @@ def test_twenty_thousand_rows_sort_and_filter_quickly(qtbot):
 
 
 def test_set_masks_relays_once_and_equals_the_masks_one_by_one(qtbot):
-    from fairdesk.gui.table_model import FrameModel
+    from fairdesk.gui.widgets.table_model import FrameModel
 
     df = _frame(500)
     group = (df["group"] == "en-gb").to_numpy()
@@ -115,7 +115,7 @@ def test_set_masks_relays_once_and_equals_the_masks_one_by_one(qtbot):
 def test_a_column_format_shows_its_text_and_sorts_by_value(qtbot):
     """A column shown through its own formatter (a metric in percent): the cells and the
     filters read the text, the sort follows the numbers (``100.0%`` after ``20.0%``)."""
-    from fairdesk.gui.table_model import FrameModel
+    from fairdesk.gui.widgets.table_model import FrameModel
 
     df = pd.DataFrame({"id": ["a", "b", "c", "d"], "WER": [1.0, 0.2, np.nan, 0.05]})
     m = FrameModel()

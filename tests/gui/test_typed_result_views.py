@@ -50,7 +50,7 @@ def stored(tmp_path, mini):
 def opened(qtbot, stored, monkeypatch):
     """The Results tab on the stored run; counts the payload decodes."""
     from fairdesk.gui.context import Context
-    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.gui.results.results_panel import ResultsPanel
     from fairdesk.jobs.result import AuditRun
 
     decodes = []
@@ -98,8 +98,8 @@ def test_the_stored_run_decodes_once_and_is_the_typed_result(opened):
 
 def test_the_results_and_the_item_view_share_one_decode(qtbot, stored, monkeypatch):
     from fairdesk.gui.context import Context
-    from fairdesk.gui.item_panel import ItemPanel
-    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.gui.items.item_panel import ItemPanel
+    from fairdesk.gui.results.results_panel import ResultsPanel
     from fairdesk.jobs.result import AuditRun
 
     folder, run_id, payload = stored
@@ -173,7 +173,7 @@ def test_the_header_reads_the_typed_representation_probe(opened):
     }
     run = AuditRun.from_json(rep)
     assert isinstance(run.representation.leakage, Leakage)
-    from fairdesk.gui.run_header import run_header
+    from fairdesk.gui.results.run_header import run_header
 
     head = run_header(run)
     assert (
@@ -233,7 +233,7 @@ def test_the_charts_read_the_stored_groups(opened):
 
 
 def test_an_all_failed_run_shows_its_failures_without_statistics(qtbot, ctx):
-    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.gui.results.results_panel import ResultsPanel
 
     panel = ResultsPanel(ctx)
     qtbot.addWidget(panel)
@@ -258,8 +258,8 @@ def test_a_finished_job_handing_an_audit_run_shows_as_a_payload_does(qtbot, ctx,
     import time
 
     from fairdesk.core.runs import run_payload
-    from fairdesk.gui.audit_panel import AuditPanel
-    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.gui.audit.audit_panel import AuditPanel
+    from fairdesk.gui.results.results_panel import ResultsPanel
     from fairdesk.jobs.result import as_audit_run
 
     payload = run_payload(ctx.project, mini.run_id)
@@ -309,7 +309,7 @@ def test_a_laptop_pane_shows_two_rows_of_cards_and_scrolls_the_plots(qtbot, open
 def test_a_comparisons_ci_bound_near_zero_keeps_its_sign_as_on_the_card(qtbot, ctx, stored):
     """A CI bound of -0.00037 read ``0.0 pp`` (once ``-0.0``) in the Comparisons table: the
     table and the card print ``-0.04 pp``, so the CI visibly holds zero."""
-    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.gui.results.results_panel import ResultsPanel
 
     payload = copy.deepcopy(stored[2])
     wer = next(c for c in payload["comparisons"] if c["metric"] == "wer")

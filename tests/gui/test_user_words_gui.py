@@ -83,7 +83,7 @@ def test_every_label_and_menu_of_every_tab(qtbot, mini, tmp_path):
     for name in TABS:
         win.show_tab(name)  # builds the tab as a user opening it would
         qtbot.wait(10)
-    from fairdesk.gui.results_panel import SUBTABS
+    from fairdesk.gui.results.results_panel import SUBTABS
 
     win.show_tab("results")
     for name in SUBTABS:  # the Results tab's sub-tabs draw on their first show

@@ -193,7 +193,7 @@ def test_recording_from_an_input_file(qtbot, tmp_path):
     """--input-file: the take equals the file (resampled to 16 kHz) and is on disk while the
     recording runs."""
     from fairdesk.gui.context import Context
-    from fairdesk.gui.record_panel import RecordPanel
+    from fairdesk.gui.record.record_panel import RecordPanel
     from fairdesk.recording import recorder as rec
 
     sr = 22050  # not the working rate: the file source resamples
@@ -242,7 +242,7 @@ def test_recording_from_an_input_file(qtbot, tmp_path):
 
 def test_a_failed_first_take_leaves_no_empty_dataset(qtbot, tmp_path):
     from fairdesk.gui.context import Context
-    from fairdesk.gui.record_panel import RecordPanel
+    from fairdesk.gui.record.record_panel import RecordPanel
     from fairdesk.recording import recorder as rec
 
     def factory(*a, **k):
@@ -267,7 +267,7 @@ def test_regression_tab_runs_stores_and_matches_statsmodels(qtbot, ctx, mini):
     import statsmodels.formula.api as smf
 
     from fairdesk.core.runs import results_for_run, run_items_frame
-    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.gui.results.results_panel import ResultsPanel
 
     w = ResultsPanel(ctx)
     qtbot.addWidget(w)
@@ -366,7 +366,7 @@ def test_the_first_screen_reads_its_table_in_a_job_and_shows_what_a_direct_read_
 ):
     from PySide6.QtCore import QSettings
 
-    from fairdesk.gui.dataset_panel import DatasetPanel
+    from fairdesk.gui.data.dataset_panel import DatasetPanel
     from fairdesk.gui.main_window import MainWindow
 
     settings = QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat)
@@ -389,7 +389,7 @@ def test_the_window_draws_a_results_chart_when_its_sub_tab_is_first_shown(qtbot,
     from PySide6.QtCore import QSettings
 
     from fairdesk.gui.main_window import MainWindow
-    from fairdesk.gui.results_panel import ResultsPanel
+    from fairdesk.gui.results.results_panel import ResultsPanel
 
     win = MainWindow(mini.folder, settings=QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
     qtbot.addWidget(win)

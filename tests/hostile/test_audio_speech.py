@@ -114,7 +114,7 @@ def test_item_view_shows_the_audio_warning(cli, warned, tmp_path, qtbot):
     from PySide6.QtWidgets import QApplication
 
     from fairdesk.gui.context import Context
-    from fairdesk.gui.item_panel import ItemPanel
+    from fairdesk.gui.items.item_panel import ItemPanel
 
     proj = warned[0]
     run = _audit(cli, proj, tmp_path)

@@ -189,3 +189,15 @@ def test_empty_audio_has_one_flush_update():
     st = item_stats(sim, "a")
     assert st["n_final_words"] == 0 and st["n_fwl"] == 0 and st["n_del"] == 1
     assert tokens(sim.final_words) == []
+
+
+def test_one_list_of_policies_in_every_order():
+    """The chooser's list (the CLI's ``--policy``, the Incremental tab) and the table's column
+    order (``--policy all``) name the same policies, from the one list in fairdesk.constants."""
+    from fairdesk.cli.incremental import _POLICY_CHOICES
+    from fairdesk.constants import NATIVE_POLICY, REDECODING_POLICIES
+    from fairdesk.incremental.run import ALL_POLICIES, COLUMN_ORDER
+
+    assert ALL_POLICIES == (*REDECODING_POLICIES, NATIVE_POLICY)
+    assert sorted(COLUMN_ORDER) == sorted(ALL_POLICIES)
+    assert _POLICY_CHOICES == (*ALL_POLICIES, "whetten", "all")

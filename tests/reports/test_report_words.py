@@ -28,7 +28,7 @@ def test_text_source_in_words_and_counts_with_their_plural(speech_runs):
 
 
 def test_insertions_have_one_colour_in_the_report_and_the_gui(speech_runs):
-    from fairdesk.gui import diff_view
+    from fairdesk.gui.items import diff_view
 
     d = load_run(speech_runs.project, speech_runs.run)
     text = render(report_context(d))

@@ -62,7 +62,7 @@ def test_word_pairs_align_raw_transcripts_with_marks_kept():
 def test_item_report_of_a_correct_item_has_its_alignment():
     """The root of the Items view's IndexError: jiwer prints nothing for a correct sentence."""
     pytest.importorskip("PySide6")
-    from fairdesk.gui.diff_view import parse_alignment
+    from fairdesk.gui.items.diff_view import parse_alignment
     from fairdesk.review import item_report
 
     rep = item_report(

@@ -1,0 +1,3 @@
+"""The Audit tab: choose the model, datasets, filters and statistics settings, start a run,
+see a refusal by the minimums, and the table of the project's stored runs.
+"""

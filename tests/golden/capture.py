@@ -528,7 +528,7 @@ def gui_views(cap: Capture) -> None:
     folder, no background saliency)."""
     from PySide6.QtCore import QSettings
 
-    from fairdesk.gui import item_saliency
+    from fairdesk.gui.items import item_saliency
     from fairdesk.gui.qapp import application
 
     QSettings.setDefaultFormat(QSettings.IniFormat)

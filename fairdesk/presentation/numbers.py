@@ -114,12 +114,12 @@ def fmt_p_exact(value, digits: int = 3, log10=None) -> str:
 
 
 def fmt_p_coarse(value) -> str:
-    """A test's p to three decimals, ``< 0.001`` below that, :data:`MISSING` for NaN (the
-    regression's χ² and ANOVA sentences)."""
+    """A test's p as a clause: ``p = 0.005`` to three decimals, ``p < 0.001`` below that,
+    ``p = –`` (:data:`MISSING`) for NaN (the regression's χ² and ANOVA sentences)."""
     x = float(value)
     if math.isnan(x):
-        return MISSING
-    return "< 0.001" if x < 0.001 else f"{x:.3f}"
+        return f"p = {MISSING}"
+    return "p < 0.001" if x < 0.001 else f"p = {x:.3f}"
 
 
 def fmt_percent(value, decimals: int = 1, signed: bool = False) -> str:

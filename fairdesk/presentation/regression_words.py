@@ -97,7 +97,7 @@ def descriptive_sentences(block: Mapping[str, Any], outcome_label: str, alpha: f
         sig = "depends on" if c["p_value"] < alpha else "shows no evidence of depending on"
         lines.append(
             f"χ² test: {outcome_label} {sig} {c['variable']} (χ² = {fmt_number(c['chi2'], 2)}, "
-            f"df = {c['df']}, p = {fmt_p_coarse(c['p_value'])}, on {c['unit']})."
+            f"df = {c['df']}, {fmt_p_coarse(c['p_value'])}, on {c['unit']})."
         )
     for a in block.get("anova") or []:
         if a.get("p_value") is None:
@@ -110,7 +110,7 @@ def descriptive_sentences(block: Mapping[str, Any], outcome_label: str, alpha: f
             continue
         lines.append(
             f"One-way ANOVA of the {a['per']} by {a['variable']}: F({a['df_between']}, "
-            f"{a['df_within']}) = {fmt_number(a['f'], 2)}, p = {fmt_p_coarse(a['p_value'])}."
+            f"{a['df_within']}) = {fmt_number(a['f'], 2)}, {fmt_p_coarse(a['p_value'])}."
         )
     return lines
 

@@ -458,7 +458,6 @@ def test_three_groups_of_cards_show_two_rows_whole(qtbot, mini, tmp_path, size):
     cards)."""
 
     from fairdesk.gui.results.results_panel import SUBTABS
-
     from fairdesk.presentation import short_group
     from tests.gui.conftest import audit_three_groups
 

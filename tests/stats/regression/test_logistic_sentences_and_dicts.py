@@ -225,14 +225,14 @@ def test_descriptive_sentences():
         ],
     }
     assert descriptive_sentences(block, "EM", 0.05) == [
-        "χ² test: EM depends on age (χ² = 12.35, df = 2, p = < 0.001, on utterances).",
+        "χ² test: EM depends on age (χ² = 12.35, df = 2, p < 0.001, on utterances).",
         "χ² test: EM shows no evidence of depending on accent (χ² = 1.00, df = 3, p = 0.050, "
         "on words).",
         "χ² test: EM depends on room (χ² = 2.00, df = 1, p = 0.001, on words).",
         "One-way ANOVA of the speaker means by age: F(2, 40) = 3.46, p = 0.040.",
         "One-way ANOVA by accent: the outcome does not vary within any level, so F is infinite "
         "(the levels differ completely).",
-        "One-way ANOVA of the utterances by room: F(1, 9) = 20.00, p = < 0.001.",
+        "One-way ANOVA of the utterances by room: F(1, 9) = 20.00, p < 0.001.",
         "One-way ANOVA of the utterances by nan: F(1, 9) = 0.00, p = –.",
     ]
 

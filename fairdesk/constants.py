@@ -12,8 +12,8 @@ MAX_RUN_ITEMS = 20_000
 AGREEMENT_BOOTSTRAP = 2000
 
 #: The streaming policies that re-decode the audio so far (any backend with ``transcribe``),
-#: and the one that records an engine's own partial results (docs/METHODS.md, "Incremental
-#: recognition"). Here, so that ``fairdesk --help`` offers them without loading the
+#: and the one that records an engine's own partial results
+#: (docs/METHODS.md, "Incremental recognition"). Here, so that ``fairdesk --help`` offers them without loading the
 #: incremental package; :mod:`fairdesk.incremental` names them ``POLICIES`` and ``NATIVE``.
 REDECODING_POLICIES = (
     "concatenation",

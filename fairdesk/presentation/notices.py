@@ -19,7 +19,9 @@ if TYPE_CHECKING:
 __all__ = ["AREAS", "notice_text", "notice_texts"]
 
 #: area → the presentation module (relative to this package) whose ``TEXTS`` words it.
-AREAS: dict[str, str] = {}
+AREAS: dict[str, str] = {
+    "stored": ".stored_words",
+}
 
 
 def _texts(area: str) -> Mapping[str, Callable[..., str]]:

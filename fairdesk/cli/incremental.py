@@ -361,7 +361,7 @@ def print_summary(res, file=None):
         for e in block.get("excluded", []):
             print(f"  excluded {e['group']}: {e['reason']}", file=file)
     _print_systems(res, file)
-    print_failures({"failures": list(res.failures)}, file)
+    print_failures(res.failures, file)
 
 
 def _print_systems(res, file) -> None:

@@ -90,6 +90,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fairdesk.core.jsonio import ResultJson
 from fairdesk.jobs.result_blocks import (
     AccentednessRegression,
     Explain,
@@ -429,7 +430,7 @@ class AuditRun:
         return cls(result=result, **parts)
 
     # -- JSON ----------------------------------------------------------------------------
-    def to_json(self) -> dict:
+    def to_json(self) -> ResultJson:
         """The JSON-ready payload (``schema_version`` 2; layout in the module docstring)."""
         own = {f.name: f for f in dataclasses.fields(self)}
         skip = {"result", "normaliser_reason", "n_bootstrap_used", "run_settings"}
@@ -472,7 +473,7 @@ class AuditRun:
         for k, v in self.extra.items():
             out.setdefault(k, encode(v))
         out["schema_version"] = SCHEMA_VERSION
-        return out
+        return ResultJson(out)
 
     @classmethod
     def from_json(cls, d: Mapping) -> AuditRun:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..core.errors import FairdeskError
+from ..core.jsonio import ResultJson
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -64,13 +65,15 @@ class StoredComparison:
     def systems(self) -> tuple[str, ...]:
         return self.result.systems
 
-    def to_json(self) -> dict:
+    def to_json(self) -> ResultJson:
         """The stored payload: the runs and the encoded result (draws left out)."""
-        return {
-            "kind": KIND,
-            "run_ids": list(self.run_ids),
-            "result": encode_comparison(self.result),
-        }
+        return ResultJson(
+            {
+                "kind": KIND,
+                "run_ids": list(self.run_ids),
+                "result": encode_comparison(self.result),
+            }
+        )
 
     @classmethod
     def from_json(cls, payload: dict, result_id: int | None = None) -> StoredComparison:

@@ -436,7 +436,7 @@ def cmd_audit(a):
             print_sensitivity(blocks.normaliser_sensitivity(run), file=human_out(a.json))
         model_based = blocks.model_based(run)
         if model_based:
-            from ..jobs.model_based import model_based_lines
+            from ..presentation.regression_poisson_words import model_based_lines
 
             for line in model_based_lines(model_based):
                 print(term(line), file=human_out(a.json))
@@ -444,8 +444,10 @@ def cmd_audit(a):
         print_failures(run.failures, file=sys.stderr)
     if a.json:
         from ..presentation.readings import readings_json
+        from ..presentation.regression_poisson_words import model_based_json
 
-        dump_json(readings_json(run.to_json(), run), a.json)  # each reading in today's words
+        # each reading, and the model-based fit's notes, in today's words
+        dump_json(model_based_json(readings_json(run.to_json(), run), run.model_based), a.json)
     if not run.groups:
         print(
             f"fairdesk audit: nothing to analyse: every item failed ({len(run.failures)}"

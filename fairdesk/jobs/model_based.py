@@ -103,11 +103,7 @@ def model_based_block(frame, run, by, covariates=(), alpha: float | None = None)
         del m["conclusions"]  # derived from the numbers when shown
         if len(by) > 1:  # the bootstrap compared combined groups: nothing to set beside
             m["agreement"] = []
-            m["agreement_note"] = (
-                "the audit compared combinations of "
-                + " × ".join(by)
-                + "; the model compares the levels of each column"
-            )
+            m["agreement_note"] = Notice("poisson.combined_groups", {"columns": by}).to_json()
         else:
             m["agreement"] = [
                 {

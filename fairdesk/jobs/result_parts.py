@@ -257,7 +257,8 @@ class ModelBasedFit:
     conclusions : the fit's conclusions in words, as a run stored before they were derived
         from the numbers kept them (None since: the views derive them).
     agreement : each level beside the bootstrap (:class:`Agreement`).
-    agreement_note : why nothing is set beside (two grouping columns).
+    agreement_note : why nothing is set beside (two grouping columns), coded
+        (``Notice.to_json``); a run stored before it was coded kept the sentence.
     notes : the fit's data notes and caveats (groups the audit excluded), coded
         (``Notice.to_json``); a run stored before they were coded kept sentences.
     extra : the fit itself as ``MixedPoissonResult.to_json`` writes it (formula,
@@ -268,7 +269,7 @@ class ModelBasedFit:
     error: str | None = optional()
     conclusions: tuple[str, ...] | None = optional()
     agreement: tuple[Agreement, ...] | None = optional()
-    agreement_note: str | None = optional()
+    agreement_note: Mapping[str, Any] | str | None = optional()
     notes: tuple[Mapping[str, Any] | str, ...] | None = optional()
     extra: Mapping[str, Json] = field(default_factory=_empty)
 

@@ -22,6 +22,7 @@ from .notices import notice_text
 
 __all__ = [
     "TEXTS",
+    "agreement_note_text",
     "agreement_text",
     "model_based_conclusions",
     "model_based_json",
@@ -262,6 +263,14 @@ def _groups_excluded(groups) -> str:
     return f"groups excluded by the audit's minimums were left out: {sorted(groups)}"
 
 
+def _combined_groups(columns) -> str:
+    return (
+        "the audit compared combinations of "
+        + " × ".join(columns)
+        + "; the model compares the levels of each column"
+    )
+
+
 def _model(terms) -> str:
     return (
         f"word errors ~ Poisson(reference words × exp({' + '.join(terms)} + speaker)), "
@@ -367,6 +376,7 @@ TEXTS: dict[str, Callable[..., str]] = {
     "poisson.no_speaker_id": _no_speaker_id,
     "poisson.level_no_error": _level_no_error,
     "poisson.groups_excluded": _groups_excluded,
+    "poisson.combined_groups": _combined_groups,
     "poisson.model": _model,
     "poisson.approximation": _approximation,
     "poisson.inference": _inference,
@@ -454,6 +464,13 @@ def agreement_text(a: Agreement) -> str | None:
     return a.sentence
 
 
+def agreement_note_text(m: ModelBasedFit) -> str:
+    """Why the model is not set beside the bootstrap, in words ("" where it is)."""
+    if m.agreement_note is None:
+        return ""
+    return notice_text(_as_notice(m.agreement_note))
+
+
 def model_based_lines(block: Mapping[str, ModelBasedFit] | None) -> list[str]:
     """What ``fairdesk audit --model-based`` prints: conclusions and agreement per column.
 
@@ -488,6 +505,8 @@ def model_based_json(payload: Mapping[str, Any], block: Mapping[str, ModelBasedF
             continue
         w = {**entry, **poisson_json(fit)}
         w["notes"] = model_based_notes(m)
+        if m.agreement_note is not None:
+            w["agreement_note"] = agreement_note_text(m)
         if m.agreement is not None:
             w["agreement"] = [
                 {

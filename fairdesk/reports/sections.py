@@ -48,6 +48,7 @@ from ..presentation import (
     unit,
 )
 from ..presentation.regression_poisson_words import (
+    agreement_note_text,
     agreement_text,
     model_based_conclusions,
     model_based_result,
@@ -210,7 +211,7 @@ def _model_based_entry(var: str, m: ModelBasedFit, comps: dict) -> dict:
         "overdispersion": poisson_overdispersion_text(fit),
         "rows": rows,
         "conclusions": model_based_conclusions(m),
-        "note": m.agreement_note or "",
+        "note": agreement_note_text(m),
     }
 
 

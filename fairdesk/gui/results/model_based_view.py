@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from ...jobs.result_parts import ModelBasedFit
 from ...presentation import count, finite, fmt_estimate_ci, fmt_number, fmt_p, fmt_ratio, fmt_value
 from ...presentation.regression_poisson_words import (
+    agreement_note_text,
     agreement_text,
     model_based_conclusions,
     model_based_result,
@@ -111,8 +112,9 @@ def model_based_text(model_based: Mapping[str, ModelBasedFit] | None) -> str:
             parts.append("\n".join(lines))
             continue
         agree = agreement_lines(res)
-        if res.agreement_note:
-            lines.append(f"Not set beside the bootstrap: {res.agreement_note}.")
+        note = agreement_note_text(res)
+        if note:
+            lines.append(f"Not set beside the bootstrap: {note}.")
         if agree:
             lines.append("Against the bootstrap comparison of the same groups:")
             lines += [f"  {t}" for t in agree]

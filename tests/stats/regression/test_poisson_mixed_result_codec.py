@@ -22,6 +22,7 @@ import pytest
 from fairdesk.presentation.notices import notice_text
 from fairdesk.presentation.regression_poisson_words import (
     TEXTS,
+    agreement_note_text,
     model_based_json,
     model_based_lines,
     poisson_conclusions,
@@ -164,17 +165,21 @@ def test_model_based_block_stored_coded_reads_as_the_old_words():
         }
         for a in rows
     ]
+    coded["agreement_note"] = Notice("poisson.combined_groups", {"columns": ["a", "b"]}).to_json()
     # the same block as the report stored it, in words
     worded = {
         **case["result"],
         "notes": case["result"]["notes"]
         + ["groups excluded by the audit's minimums were left out: ['zz']"],
         "agreement": case["agreement"],
+        "agreement_note": "the audit compared combinations of a × b; the model compares the "
+        "levels of each column",
     }
     for block in (coded, worded):
         typed = canonical({"accent": block}, dict[str, ModelBasedFit])
         payload = {"model_based": {"accent": json.loads(json.dumps(block))}}
         assert model_based_json(payload, typed)["model_based"]["accent"] == worded
+        assert agreement_note_text(typed["accent"]) == worded["agreement_note"]
         lines = model_based_lines(typed)
         assert lines[1:] == ["  " + s for s in case["result"]["conclusions"]] + [
             "  " + a["sentence"] for a in case["agreement"]

@@ -180,16 +180,25 @@ def test_group_rows_in_display_units_with_the_verdicts():
 
 # -- timeline points -----------------------------------------------------------------------------
 def test_timeline_points():
-    tl = {
-        "events": [
-            {"shown_s": 0.5, "position": 0, "added": [["a", 0.0], ["b", 0.1]], "revoked": []},
-            {"shown_s": 1.0, "position": 1, "added": [["c", 0.2]], "revoked": [["b", 0.1]]},
-        ]
-    }
+    from fairdesk.incremental.result_parts import Timeline, TimelineEvent
+
+    def event(i, shown, position, added, revoked):
+        return TimelineEvent(i, shown - 0.5, shown, False, 0, 0, position, added, revoked)
+
+    tl = Timeline(
+        "concatenation",
+        "displayed",
+        1.0,
+        0.5,
+        events=(
+            event(0, 0.5, 0, (("a", 0.0, None), ("b", 0.1, None)), ()),
+            event(1, 1.0, 1, (("c", 0.2, None),), (("b", 0.1, None),)),
+        ),
+    )
     adds, revs = p.timeline_points(tl)
     assert adds == [(0.5, 0, "a"), (0.5, 1, "b"), (1.0, 1, "c")]
     assert revs == [(1.0, 1, "b")]
-    assert p.timeline_points({}) == ([], [])
+    assert p.timeline_points(Timeline("concatenation")) == ([], [])
 
 
 def test_one_timeline_points_for_the_gui_and_the_report():

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from ..constants import NATIVE_POLICY, REDECODING_POLICIES
-from ..presentation import fmt_p
+from ..presentation import fmt_count, fmt_p
 from ..presentation.incremental import fmt_stream_ci, fmt_stream_gap, fmt_stream_value, row_name
 from .audit import print_failures
 from .common import (
@@ -257,13 +257,13 @@ def print_table(table, file=None) -> None:
         return
     heads = []
     for c in cols:
-        h = _LABEL.get(c["policy"], c["policy"])
-        heads.append(h if c["stream"] == "displayed" else f"{h} ({c['stream'][:4]}.)")
+        h = _LABEL.get(c.policy, c.policy)
+        heads.append(h if c.stream == "displayed" else f"{h} ({c.stream[:4]}.)")
     w = max(10, *(len(h) + 2 for h in heads))
     models = []
     for i, c in enumerate(cols):
-        new = i == 0 or c["model"] != cols[i - 1]["model"]
-        models.append(c["model"] if new else "")
+        new = i == 0 or c.model != cols[i - 1].model
+        models.append(c.model if new else "")
     line = f"{'':<16}"
     for i, m in enumerate(models):
         if m:
@@ -278,12 +278,11 @@ def print_table(table, file=None) -> None:
 def print_summary(res, file=None):
     """What an :class:`~fairdesk.incremental.result.IncrementalResult` says, as text."""
     file = file if file is not None else sys.stdout
-    hw = res.hardware
     for d in res.decoders:
-        dec = d["decoder"]
+        dec = d.decoder
         print(
-            f"{d['model']} on {hw.get('cpu') or hw.get('machine')} "
-            f"({hw.get('usable_cpus')} usable CPUs, {dec.get('cpu_threads') or 'own'} decoder "
+            f"{d.model} on {res.machine} "
+            f"({res.usable_cpus} usable CPUs, {d.cpu_threads or 'own'} decoder "
             f"threads); chunk {res.chunk_s} s; decoder: "
             + ", ".join(
                 f"{k}={dec[k]}"
@@ -299,30 +298,29 @@ def print_summary(res, file=None):
     print(head, file=file)
     for r in res.summary:
         name = (
-            r["policy"]
-            if not r["policy"].startswith("local-agreement")
-            else f"{r['policy']} ({r['stream']})"
+            r.policy if not r.policy.startswith("local-agreement") else f"{r.policy} ({r.stream})"
         )
         if multi:
-            name = f"{r.get('model', '')[:14]} {name}"
+            name = f"{(r.model or '')[:14]} {name}"
         print(
-            f"{name[:33]:<34}{r['n_items']:>6}"
-            + "".join(f"{fmt_stream_value(k, r[k]):>{w}}" for k, _, w in _SUMMARY_COLUMNS),
+            f"{name[:33]:<34}{r.n_items:>6}"
+            + "".join(f"{fmt_stream_value(k, r.value(k)):>{w}}" for k, _, w in _SUMMARY_COLUMNS),
             file=file,
         )
     for r in res.summary:
-        t = r["totals"]
-        who = f"{r.get('model', '')} {r['policy']}".strip()
-        if r["policy"].startswith("sliding") or t.get("n_trims"):
+        t = r.totals
+        who = f"{r.model or ''} {r.policy}".strip()
+        if r.policy.startswith("sliding") or t.n_trims:
             print(
-                f"  {who}: {t['n_trims']} trims, {t['n_cuts']} cuts, "
-                f"{t['n_cuts_inside_word']} inside a word, {t['n_cuts_forced']} forced, "
-                f"{t['n_straddled']} straddling words ({t['n_straddled_frozen']} frozen)",
+                f"  {who}: {fmt_count(t.n_trims)} trims, {fmt_count(t.n_cuts)} cuts, "
+                f"{fmt_count(t.n_cuts_inside_word)} inside a word, "
+                f"{fmt_count(t.n_cuts_forced)} forced, {fmt_count(t.n_straddled)} straddling "
+                f"words ({fmt_count(t.n_straddled_frozen)} frozen)",
                 file=file,
             )
-        if t.get("n_pred_zero"):
+        if t.n_pred_zero:
             print(
-                f"  {who} ({r['stream']}): {t['n_pred_zero']} predictions with zero words "
+                f"  {who} ({r.stream}): {fmt_count(t.n_pred_zero)} predictions with zero words "
                 f"skipped by {row_name('lat_seed001')}",
                 file=file,
             )
@@ -330,36 +328,35 @@ def print_summary(res, file=None):
     if res.segments:
         print(
             f"\n{len(res.segments)} segment rows (per segment: --json); items split into "
-            f"{max(int(i.get('n_segments', 1)) for i in res.items)} segments at most",
+            f"{res.max_segments} segments at most",
             file=file,
         )
     for block in res.groups or ():
-        model = f"{block['model']} " if block.get("model") and multi else ""
+        model = f"{block.model} " if block.model and multi else ""
         print(
-            f"\n{model}{block['policy']} ({block['stream']}), groups "
-            f"(reference {block.get('reference')}):",
+            f"\n{model}{block.policy} ({block.stream}), groups (reference {block.reference}):",
             file=file,
         )
         metrics = res.metrics
         print(f"  {'group':<30}{'items':>6}" + "".join(f"{m[:12]:>14}" for m in metrics), file=file)
-        for g in block["groups"]:
-            mark = " (excluded)" if g.get("excluded") else ""
-            mark = " (descriptive)" if g.get("missing") else mark
+        for g in block.stats.groups:
+            mark = " (excluded)" if g.excluded else ""
+            mark = " (descriptive)" if g.missing else mark
             print(
-                f"  {(str(g['group']) + mark)[:29]:<30}{g['n_items']:>6}"
-                + "".join(f"{fmt_stream_value(m, g['values'].get(m)):>14}" for m in metrics),
+                f"  {(str(g.group) + mark)[:29]:<30}{g.n_items:>6}"
+                + "".join(f"{fmt_stream_value(m, g.values.get(m)):>14}" for m in metrics),
                 file=file,
             )
-        for c in block["comparisons"]:
+        for c in block.stats.comparisons:
             print(
-                f"  {c['metric']:<26}{str(c['group'])[:22]:<23}"
-                f"gap {fmt_stream_gap(c['metric'], c['gap'])} "
-                f"{fmt_stream_ci(c['metric'], c['ci_low'], c['ci_high'])} "
-                f"p_adj {fmt_p(c['p_adjusted'])}  {c['verdict']}",
+                f"  {c.metric:<26}{str(c.group)[:22]:<23}"
+                f"gap {fmt_stream_gap(c.metric, c.gap)} "
+                f"{fmt_stream_ci(c.metric, c.ci_low, c.ci_high)} "
+                f"p_adj {fmt_p(c.p_adjusted)}  {c.verdict}",
                 file=file,
             )
-        for e in block.get("excluded", []):
-            print(f"  excluded {e['group']}: {e['reason']}", file=file)
+        for e in block.stats.excluded:
+            print(f"  excluded {e.group}: {e.reason}", file=file)
     _print_systems(res, file)
     print_failures(res.failures, file)
 
@@ -370,11 +367,11 @@ def _print_systems(res, file) -> None:
     from ..presentation.systems import comparison_lines
 
     for block in res.systems or ():
-        print(f"\nmodels compared, {block['policy']} ({block['stream']}):", file=file)
-        if block.get("error"):
-            print(f"  not compared: {block['error']}", file=file)
+        print(f"\nmodels compared, {block.policy} ({block.stream}):", file=file)
+        if block.error or block.comparison is None:
+            print(f"  not compared: {block.error}", file=file)
             continue
-        cmp = decode_comparison(block["comparison"])
+        cmp = decode_comparison(block.comparison)
         for line in comparison_lines(cmp):
             print(f"  {line}", file=file)
 

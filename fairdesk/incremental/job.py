@@ -164,6 +164,14 @@ def run_incremental(
     from fairdesk.incremental import warm_up as warm
     from fairdesk.incremental.metrics import DEFAULT_COMPARED, INCREMENTAL_METRICS
     from fairdesk.incremental.result import IncrementalResult, ModelsTable
+    from fairdesk.incremental.result_parts import (
+        FailedItem,
+        GroupComparisons,
+        ModelDecoder,
+        PolicySummary,
+        SystemsBlock,
+        Timeline,
+    )
     from fairdesk.incremental.run import compare_by_group
     from fairdesk.incremental.segment import SPLIT_SETTINGS
     from fairdesk.incremental.store import store_incremental
@@ -247,7 +255,8 @@ def run_incremental(
         # a model whose every item failed gives an empty frame: leave it out of the pooling
         kept = [f for f in frames if not f.empty]
         frame = pd.concat(kept, ignore_index=True) if kept else pd.DataFrame()
-        summary = summarise(frame)
+        pooled_rows = summarise(frame)
+        summary = [PolicySummary.from_json(r) for r in pooled_rows]
         groups = systems = None
         if by and not frame.empty:
             groups = compare_by_group(frame, by, settings, metrics, reference)
@@ -275,9 +284,9 @@ def run_incremental(
             chunk_s=chunk_s,
             n_items=int(len(items)),
             summary=tuple(summary),
-            table=ModelsTable.from_json(models_table(summary), summary),
+            table=ModelsTable.from_json(models_table(pooled_rows), summary),
             hardware=hardware(decoders[0]["decoder"]["cpu_threads"]),
-            decoders=tuple(decoders),
+            decoders=tuple(ModelDecoder.from_json(d) for d in decoders),
             settings={
                 **settings.to_dict(),
                 "by": by,
@@ -286,13 +295,13 @@ def run_incremental(
                 "metrics": metrics,
                 **chosen,
             },
-            failures=tuple(failures),
+            failures=tuple(FailedItem.from_json(f) for f in failures),
             items=tuple(rows),
-            timelines=tuple(timelines),
+            timelines=tuple(Timeline.from_json(t) for t in timelines),
             split={"vad": "silero (faster_whisper.vad)", **SPLIT_SETTINGS} if split else None,
             policy_options=dict(options or {}),
-            groups=None if groups is None else tuple(groups),
-            systems=tuple(systems) if systems else None,
+            groups=None if groups is None else tuple(GroupComparisons.from_json(g) for g in groups),
+            systems=tuple(SystemsBlock.from_json(b) for b in systems) if systems else None,
             segments=tuple(segments) if split else None,
             logs=tuple(logs) if keep_logs else None,
         )

@@ -10,7 +10,13 @@ import sys
 
 from ..constants import NATIVE_POLICY, REDECODING_POLICIES
 from ..presentation import fmt_count, fmt_p
-from ..presentation.incremental import fmt_stream_ci, fmt_stream_gap, fmt_stream_value, row_name
+from ..presentation.incremental import (
+    column_head,
+    fmt_stream_ci,
+    fmt_stream_gap,
+    fmt_stream_value,
+    row_name,
+)
 from .audit import print_failures
 from .common import (
     EXIT_NOTHING,
@@ -249,16 +255,11 @@ def print_table(table, file=None) -> None:
     """The models × policies table (Whetten et al.'s Table 2 layout,
     :class:`~fairdesk.incremental.result.ModelsTable`), one column per engine × policy under
     a model header line; SPR is inf without revokes."""
-    from ..incremental.run import _LABEL
-
     file = file if file is not None else sys.stdout
     cols = table.columns
     if not cols:
         return
-    heads = []
-    for c in cols:
-        h = _LABEL.get(c.policy, c.policy)
-        heads.append(h if c.stream == "displayed" else f"{h} ({c.stream[:4]}.)")
+    heads = [column_head(c, compact=True) for c in cols]
     w = max(10, *(len(h) + 2 for h in heads))
     models = []
     for i, c in enumerate(cols):
@@ -303,7 +304,7 @@ def print_summary(res, file=None):
         if multi:
             name = f"{(r.model or '')[:14]} {name}"
         print(
-            f"{name[:33]:<34}{r.n_items:>6}"
+            f"{name[:33]:<34}{fmt_count(r.n_items):>6}"
             + "".join(f"{fmt_stream_value(k, r.value(k)):>{w}}" for k, _, w in _SUMMARY_COLUMNS),
             file=file,
         )
@@ -343,7 +344,7 @@ def print_summary(res, file=None):
             mark = " (excluded)" if g.excluded else ""
             mark = " (descriptive)" if g.missing else mark
             print(
-                f"  {(str(g.group) + mark)[:29]:<30}{g.n_items:>6}"
+                f"  {(str(g.group) + mark)[:29]:<30}{fmt_count(g.n_items):>6}"
                 + "".join(f"{fmt_stream_value(m, g.values.get(m)):>14}" for m in metrics),
                 file=file,
             )

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ALL_POLICIES",
     "COLUMN_ORDER",
+    "POLICY_LABELS",
     "TABLE_ROWS",
     "Extras",
     "compare_by_group",
@@ -61,7 +62,9 @@ COLUMN_ORDER = (
     "local-agreement",
     "local-agreement-norm",
 )
-_LABEL = {
+#: The short name of each policy in the table's column labels (the views' heads through
+#: :func:`fairdesk.presentation.incremental.policy_label`).
+POLICY_LABELS = {
     NATIVE: "own partials",
     "sliding-literal": "sliding (literal)",
     "sliding": "sliding (snapped)",
@@ -301,7 +304,7 @@ def models_table(summary: Sequence[dict], rows: Sequence[str] = TABLE_ROWS) -> d
         cols += sorted((r for r in summary if r.get("model", "") == m), key=order)
     columns = []
     for r in cols:
-        label = _LABEL.get(r["policy"], r["policy"])
+        label = POLICY_LABELS.get(r["policy"], r["policy"])
         if r["stream"] != "displayed":
             label += f", {r['stream']}"
         columns.append(

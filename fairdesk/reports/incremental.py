@@ -27,11 +27,13 @@ from ..incremental.result_parts import Timeline
 from ..presentation import (
     MISSING,
     count,
+    fmt_count,
     fmt_number,
     fmt_p,
     timeline_points,
 )
 from ..presentation.incremental import (
+    column_head,
     fmt_stream_ci,
     fmt_stream_gap,
     fmt_stream_value,
@@ -64,8 +66,6 @@ def is_incremental_run(project, run_id: int) -> bool:
 
 # -- values ----------------------------------------------------------------------------------
 def _table(p) -> dict | None:
-    from ..incremental.run import _LABEL
-
     t = p.table
     cols = t.columns
     if not cols:
@@ -76,10 +76,7 @@ def _table(p) -> dict | None:
             engines[-1]["span"] += 1
         else:
             engines.append({"model": c.model, "span": 1})
-    heads = []
-    for c in cols:
-        h = _LABEL.get(c.policy, c.policy)
-        heads.append(h if c.stream == "displayed" else f"{h}, {c.stream}")
+    heads = [column_head(c) for c in cols]
     rows = []
     for m in t.rows:
         cells = []
@@ -90,7 +87,7 @@ def _table(p) -> dict | None:
             )
         rows.append({"metric": m, "name": row_name(m), "help": row_help(m), "cells": cells})
     rows_of = [p.summary_row(c) for c in cols]
-    n_items = [MISSING if r is None else r.n_items for r in rows_of]
+    n_items = [MISSING if r is None else fmt_count(r.n_items) for r in rows_of]
     return {"engines": engines, "heads": heads, "rows": rows, "n_items": n_items}
 
 
@@ -104,7 +101,7 @@ def _groups(p) -> list[dict]:
         rows = [
             {
                 "group": g.group,
-                "n": fmt_number(g.n_items, 0),
+                "n": fmt_count(g.n_items),
                 "excluded": bool(g.excluded),
                 "reference": g.group == run.reference,
                 "values": [fmt_stream_value(m, (g.values or {}).get(m)) for m in ms],

@@ -166,9 +166,7 @@ def run_incremental(
     from fairdesk.incremental.result import IncrementalResult, ModelsTable
     from fairdesk.incremental.result_parts import (
         FailedItem,
-        GroupComparisons,
         ModelDecoder,
-        PolicySummary,
         SystemsBlock,
         Timeline,
     )
@@ -255,8 +253,7 @@ def run_incremental(
         # a model whose every item failed gives an empty frame: leave it out of the pooling
         kept = [f for f in frames if not f.empty]
         frame = pd.concat(kept, ignore_index=True) if kept else pd.DataFrame()
-        pooled_rows = summarise(frame)
-        summary = [PolicySummary.from_json(r) for r in pooled_rows]
+        summary = summarise(frame)
         groups = systems = None
         if by and not frame.empty:
             groups = compare_by_group(frame, by, settings, metrics, reference)
@@ -284,7 +281,7 @@ def run_incremental(
             chunk_s=chunk_s,
             n_items=int(len(items)),
             summary=tuple(summary),
-            table=ModelsTable.from_json(models_table(pooled_rows), summary),
+            table=ModelsTable.from_json(models_table(summary), summary),
             hardware=hardware(decoders[0]["decoder"]["cpu_threads"]),
             decoders=tuple(ModelDecoder.from_json(d) for d in decoders),
             settings={
@@ -300,7 +297,7 @@ def run_incremental(
             timelines=tuple(Timeline.from_json(t) for t in timelines),
             split={"vad": "silero (faster_whisper.vad)", **SPLIT_SETTINGS} if split else None,
             policy_options=dict(options or {}),
-            groups=None if groups is None else tuple(GroupComparisons.from_json(g) for g in groups),
+            groups=None if groups is None else tuple(groups),
             systems=tuple(SystemsBlock.from_json(b) for b in systems) if systems else None,
             segments=tuple(segments) if split else None,
             logs=tuple(logs) if keep_logs else None,

@@ -247,8 +247,8 @@ def test_two_models_give_one_table_stored_with_timelines(project, tmp_path, monk
     # stored in the project with the timelines (the JSON has them only with --logs)
     assert "timelines" not in res
     runs = incremental_runs(project)
-    assert [r["id"] for r in runs] == [res["run_id"]]
-    assert runs[0]["models"] == ["whisper-fake", "stream-fake"]
+    assert [r.id for r in runs] == [res["run_id"]]
+    assert runs[0].models == ("whisper-fake", "stream-fake")
     stored = load_incremental(project, res["run_id"])
     assert stored.run_id == res["run_id"]
     assert [c.to_json() for c in stored.table.columns] == table["columns"]

@@ -162,7 +162,7 @@ def test_cancel_stops_before_anything_is_stored_and_progress_reaches_one(project
 
     with pytest.raises(Cancelled):
         run_incremental(proj, "d", ["m"], ["concatenation"], 1.0, cancelled=cancelled)
-    assert [r["id"] for r in incremental_runs(proj)] == [res.run_id]
+    assert [r.id for r in incremental_runs(proj)] == [res.run_id]
 
 
 def test_usage_problems_are_value_errors(project, fake):

@@ -271,10 +271,9 @@ class IncrementalPanel(QWidget):
         self.runs.blockSignals(True)
         self.runs.clear()
         for r in incremental_runs(p) if p is not None else []:
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created_at"]))
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at))
             self.runs.addItem(
-                f"run {r['id']} · {' + '.join(r['models'])} · {r['dataset'] or '?'} · {when}",
-                r["id"],
+                f"run {r.id} · {' + '.join(r.models)} · {r.dataset or '?'} · {when}", r.id
             )
         self.runs.blockSignals(False)
         i = self.runs.findData(keep) if keep is not None else -1

@@ -364,16 +364,16 @@ def print_summary(res, file=None):
 
 def _print_systems(res, file) -> None:
     """The models paired on the same items, per policy and stream (WER and EO)."""
-    from ..jobs.system_run import decode_comparison
+    from ..presentation.notices import notice_text
     from ..presentation.systems import comparison_lines
 
     for block in res.systems or ():
         print(f"\nmodels compared, {block.policy} ({block.stream}):", file=file)
-        if block.error or block.comparison is None:
-            print(f"  not compared: {block.error}", file=file)
+        if block.error is not None or block.comparison is None:
+            why = "" if block.error is None else notice_text(block.error)
+            print(f"  not compared: {why}", file=file)
             continue
-        cmp = decode_comparison(block.comparison)
-        for line in comparison_lines(cmp):
+        for line in comparison_lines(block.comparison):
             print(f"  {line}", file=file)
 
 

@@ -167,7 +167,6 @@ def run_incremental(
     from fairdesk.incremental.result_parts import (
         FailedItem,
         ModelDecoder,
-        SystemsBlock,
         Timeline,
     )
     from fairdesk.incremental.run import compare_by_group
@@ -298,7 +297,7 @@ def run_incremental(
             split={"vad": "silero (faster_whisper.vad)", **SPLIT_SETTINGS} if split else None,
             policy_options=dict(options or {}),
             groups=None if groups is None else tuple(groups),
-            systems=tuple(SystemsBlock.from_json(b) for b in systems) if systems else None,
+            systems=tuple(systems) if systems else None,
             segments=tuple(segments) if split else None,
             logs=tuple(logs) if keep_logs else None,
         )

@@ -17,18 +17,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from fairdesk.core.jsonio import jsonable
 from fairdesk.incremental.metrics import STAT_COLUMNS
-from fairdesk.stats.codec import decode_settings, freeze, stats_from_json
+from fairdesk.stats.codec import (
+    decode_settings,
+    decode_system_comparison,
+    freeze,
+    stats_from_json,
+)
 from fairdesk.stats.notices import Notice
 from fairdesk.stats.results import AuditResult
 from fairdesk.stats.settings import AuditSettings
+from fairdesk.stats.system_results import SystemComparisonResult
 
 __all__ = [
     "METRIC_FIELDS",
+    "NOT_COMPARED",
     "SPR_REVOKES",
     "GroupComparisons",
     "FailedItem",
@@ -40,6 +47,7 @@ __all__ = [
     "Timeline",
     "TimelineEvent",
     "TimedWord",
+    "encode_system_comparison",
 ]
 
 #: The pooled metrics of a summary row (:func:`fairdesk.incremental.metrics.pooled`).
@@ -295,6 +303,22 @@ class GroupComparisons:
         )
 
 
+#: The code of a systems block whose models could not be compared (``error``: the
+#: statistics' reason).
+NOT_COMPARED = "incremental.models_not_compared"
+
+
+def encode_system_comparison(res: SystemComparisonResult) -> dict:
+    """A comparison of models as JSON-ready data: its typed fields (no draws), its settings,
+    and each model's audit as ``AuditResult.to_dict`` writes it
+    (:func:`fairdesk.stats.codec.decode_system_comparison` reads it back)."""
+    data = jsonable(replace(res, audits=None, draws=None))
+    data["settings"] = res.settings.to_dict()
+    if res.audits is not None:
+        data["audits"] = {name: a.to_dict() for name, a in res.audits.items()}
+    return data
+
+
 @dataclass(frozen=True)
 class SystemsBlock:
     """The models paired on the same items for one policy × stream
@@ -303,33 +327,35 @@ class SystemsBlock:
     Attributes
     ----------
     policy, stream : the stream compared.
-    comparison : the encoded system comparison (read with
-        ``fairdesk.jobs.system_run.decode_comparison``), None when not compared.
-    error : why the models could not be compared (the statistics' error), else None.
+    comparison : every model against the first (None when not compared).
+    error : why the models could not be compared (code :data:`NOT_COMPARED`, the
+        statistics' reason in ``args["error"]``), else None.
     """
 
     policy: str
     stream: str
-    comparison: Mapping[str, Any] | None = None
-    error: str | None = None
+    comparison: SystemComparisonResult | None = None
+    error: Notice | None = None
 
     def to_json(self) -> dict:
         """The stored block."""
         out: dict[str, Any] = {"policy": self.policy, "stream": self.stream}
         if self.error is not None:
-            out["error"] = self.error
+            out["error"] = self.error.args.get("error")
         if self.comparison is not None:
-            out["comparison"] = jsonable(self.comparison)
+            out["comparison"] = encode_system_comparison(self.comparison)
         return out
 
     @classmethod
     def from_json(cls, d: Mapping) -> SystemsBlock:
         """A stored block."""
+        cmp = d.get("comparison")
+        err = d.get("error")
         return cls(
             policy=str(d.get("policy")),
             stream=str(d.get("stream") or "displayed"),
-            comparison=d.get("comparison"),
-            error=d.get("error"),
+            comparison=None if cmp is None else decode_system_comparison(cmp),
+            error=None if err is None else Notice(NOT_COMPARED, {"error": err}),
         )
 
 

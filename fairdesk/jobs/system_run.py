@@ -97,19 +97,11 @@ def encode_comparison(result: SystemComparisonResult) -> dict:
 
 
 def decode_comparison(data: dict) -> SystemComparisonResult:
-    """:func:`encode_comparison`'s data back as the typed comparison."""
-    from ..stats.system_results import SystemComparisonResult
-    from .result import _stats_from_json
-    from .result_codec import decode_dataclass
+    """:func:`encode_comparison`'s data back as the typed comparison
+    (:func:`fairdesk.stats.codec.decode_system_comparison`)."""
+    from ..stats.codec import decode_system_comparison
 
-    audits = data.get("audits")
-    res = decode_dataclass(SystemComparisonResult, {**data, "audits": None})
-    if audits is not None:
-        res = replace(
-            res,
-            audits={name: _stats_from_json(a, res.settings) for name, a in audits.items()},
-        )
-    return res
+    return decode_system_comparison(data)
 
 
 @dataclass(frozen=True)

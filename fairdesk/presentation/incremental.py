@@ -17,6 +17,7 @@ from .numbers import MISSING, finite, fmt_ci, fmt_gap, fmt_percent, number
 
 __all__ = [
     "DECIMALS",
+    "TEXTS",
     "PERCENT_METRICS",
     "column_head",
     "policy_label",
@@ -90,3 +91,12 @@ def fmt_stream_ci(metric: str, low, high) -> str:
         return MISSING
     lo, hi = (number(x, DECIMALS, signed=True, keep_sign=True) for x in (low, high))
     return f"[{lo}, {hi}]"
+
+
+def _not_compared(error: str) -> str:
+    return error
+
+
+#: code → words of the incremental notes (see fairdesk.presentation.notices): the reason the
+#: models of a policy could not be paired is the statistics' own message.
+TEXTS = {"incremental.models_not_compared": _not_compared}

@@ -22,6 +22,7 @@ __all__ = ["AREAS", "notice_text", "notice_texts"]
 AREAS: dict[str, str] = {
     "stored": ".stored_words",
     "poisson": ".regression_poisson_words",
+    "incremental": ".incremental",
 }
 
 

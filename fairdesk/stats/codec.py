@@ -42,13 +42,16 @@ import math
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
 from fairdesk.stats.results import AuditResult, Comparison, Exclusion, GroupInfo
 from fairdesk.stats.settings import STORED_DEFAULTS, AuditSettings
 from fairdesk.stats.summary import MetricSummary
+
+if TYPE_CHECKING:
+    from fairdesk.stats.system_results import SystemComparisonResult
 
 #: (class, field name) → rule, for fields of classes this module does not define.
 FIELD_RULES: dict[tuple[type, str], str] = {
@@ -279,6 +282,21 @@ def stats_from_json(d: Mapping, settings: AuditSettings | None) -> AuditResult |
     )
 
 
+def decode_system_comparison(data: Mapping) -> SystemComparisonResult:
+    """A comparison of systems from its encoded data (the typed fields, and each system's
+    audit in the layout of :func:`stats_json` or ``AuditResult.to_dict``), typed."""
+    from fairdesk.stats.system_results import SystemComparisonResult
+
+    audits = data.get("audits")
+    res = decode_dataclass(SystemComparisonResult, {**data, "audits": None})
+    if audits is not None:
+        res = dataclasses.replace(
+            res,
+            audits={name: stats_from_json(a, res.settings) for name, a in audits.items()},
+        )
+    return res
+
+
 __all__ = [
     "FIELD_RULES",
     "canonical",
@@ -286,6 +304,7 @@ __all__ = [
     "decode",
     "decode_dataclass",
     "decode_settings",
+    "decode_system_comparison",
     "encode",
     "encode_dataclass",
     "freeze",

@@ -304,6 +304,7 @@ def test_two_models_are_paired_on_the_same_items(project, monkeypatch):
     items (the paired scheme of a comparison of systems); the gap differences read the
     per-model group values."""
     import fairdesk.models
+    from fairdesk.incremental.result_parts import SystemsBlock
     from fairdesk.jobs.system_run import decode_comparison
     from fairdesk.stats.settings import AuditSettings
 
@@ -328,7 +329,12 @@ def test_two_models_are_paired_on_the_same_items(project, monkeypatch):
     assert res.systems and len(res.systems) == 1
     block = res.systems[0]
     assert block.policy == "concatenation" and block.comparison is not None
-    cmp = decode_comparison(block.comparison)
+    cmp = block.comparison
+    # stored as written, read back the same
+    assert SystemsBlock.from_json(json.loads(json.dumps(block.to_json()))).to_json() == (
+        block.to_json()
+    )
+    assert decode_comparison(block.to_json()["comparison"]).systems == cmp.systems
     assert cmp.systems == ("m1", "m2") and {d.metric for d in cmp.differences} == {"wer", "eo"}
     vals = {
         (blk.model, g.group): g.values

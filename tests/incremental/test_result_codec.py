@@ -19,6 +19,7 @@ from fairdesk.incremental.result_parts import (
     SystemsBlock,
     Timeline,
 )
+from fairdesk.presentation.notices import notice_text
 from fairdesk.stats.notices import Notice
 from fairdesk.stats.results import AuditResult
 
@@ -101,6 +102,8 @@ def test_the_small_parts_round_trip():
     assert FailedItem.from_json(f).to_json() == f
     assert FailedItem.from_json({"item": 1, "reason": "x"}).to_json() == {"item": 1, "reason": "x"}
     s = {"policy": "concatenation", "stream": "displayed", "error": "too few items"}
-    assert SystemsBlock.from_json(s).to_json() == s
+    block = SystemsBlock.from_json(s)
+    assert block.to_json() == s and block.error is not None
+    assert notice_text(block.error) == "too few items"
     tl = {"item": "1", "model": "m", "policy": "concatenation", "events": []}
     assert Timeline.from_json(tl).to_json() == tl

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from fairdesk.core.jsonio import jsonable
+from fairdesk.core.jsonio import ResultJson, jsonable
 from fairdesk.incremental.result_parts import (
     SPR_REVOKES,
     FailedItem,
@@ -228,7 +228,7 @@ class IncrementalResult:
         """This result, stored as run ``run_id``."""
         return replace(self, run_id=None if run_id is None else int(run_id))
 
-    def to_json(self, timelines: bool = True) -> dict:
+    def to_json(self, timelines: bool = True) -> ResultJson:
         """The JSON-ready payload: today's layout plus ``schema`` (see the module docstring).
 
         Parameters
@@ -268,7 +268,7 @@ class IncrementalResult:
             out["timelines"] = [t.to_json() for t in self.timelines]
         if self.run_id is not None:
             out["run_id"] = self.run_id
-        return jsonable(out)
+        return ResultJson(jsonable(out))
 
     @classmethod
     def from_json(cls, d: Mapping) -> IncrementalResult:

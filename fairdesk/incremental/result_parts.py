@@ -7,7 +7,9 @@ that failed (:class:`FailedItem`) and the add/revoke timeline of one stream
 (:class:`Timeline`, :class:`TimelineEvent`).
 
 Each has ``to_json()``, the dict today's layout stores, and ``from_json()``, which reads it
-(and an in-memory row of :func:`~fairdesk.incremental.run.summarise` and friends). A key a
+(and the in-memory dict a producer builds: :func:`~fairdesk.incremental.metrics.pooled`'s
+row, ``AuditResult.to_dict()``, a timeline), so a fresh result and its stored JSON read
+back hold the same values. A key a
 stored payload lacks (a run made before the metric existed) reads as None and is left out
 again by ``to_json``; a stored null of a metric reads as NaN (undefined) or, for SPR without
 revokes, infinity (see :mod:`fairdesk.incremental.result`).

@@ -18,9 +18,11 @@ import pandas as pd
 import pytest
 
 from fairdesk.cli.regress import regression_lines
-from fairdesk.jobs.regression_result import RegressionRun
+from fairdesk.jobs.regression_result import RegressionRequest, RegressionRun
+from fairdesk.presentation.notices import notice_texts
 from fairdesk.presentation.regression_words import descriptive_sentences, regression_conclusions
-from fairdesk.stats.regression import run_regression
+from fairdesk.stats.regression import RegressionResult, run_regression
+from fairdesk.stats.regression.descriptive_results import Descriptive
 
 OLD = json.loads(
     (Path(__file__).parent / "jobs" / "data" / "regression_logit_main.json").read_text("utf-8")
@@ -45,24 +47,26 @@ def _fresh() -> RegressionRun:
         outcome_label="exact match",
         speaker_col="speaker_id",
     )
-    req = OLD["payload"]["request"]
-    return RegressionRun(req, res.to_dict(detail=True), summary=res.to_dict(), fit=res)
+    req = RegressionRequest.from_json(OLD["payload"]["request"])
+    return RegressionRun(req, res)
 
 
 def test_fresh_fit_says_what_it_said_before_the_move():
     run = _fresh()
     assert regression_conclusions(run) == OLD["summary_conclusions"]
     assert regression_lines(run) == OLD["console"]
-    # the statistics store only the sentences they still write (cautions and data notes),
-    # the numbers and the outcome's name
-    assert run.result["conclusions"] == run.result["cautions"] + run.result["notes"]
-    assert run.result["notes"] == [OLD["summary_conclusions"][2]]
-    assert run.result["outcome_label"] == "exact match"
+    # the statistics return no sentence: coded notes (cautions and data notes), the numbers
+    # and the outcome's name
+    res = run.result
+    assert isinstance(res, RegressionResult)
+    assert res.conclusions == res.cautions + res.notes
+    assert notice_texts(res.notes) == [OLD["summary_conclusions"][2]]
+    assert res.outcome_label == "exact match"
 
 
 def test_stored_run_from_before_renders_with_todays_words():
     old = RegressionRun.from_json(OLD["payload"])
-    assert "outcome_label" not in old.result
+    assert isinstance(old.result, RegressionResult) and old.result.outcome_label == ""
     assert regression_conclusions(old) == OLD["summary_conclusions"]
     assert regression_lines(old) == OLD["console"]
     # the stored test sentences are replaced by today's, written from the stored numbers
@@ -82,13 +86,13 @@ def test_a_stored_mixed_poisson_result_is_worded_from_its_numbers():
     stored = json.loads((Path(__file__).parent / "golden" / "regress-2-poisson.json").read_text())
     words = list(stored["conclusions"])
     stored["conclusions"] = ["worded before"] * len(words)
-    run = RegressionRun({"family": "poisson-mixed"}, stored)
+    run = RegressionRun(RegressionRequest("poisson-mixed"), stored)
     assert regression_conclusions(run) == words
 
 
 def test_descriptive_sentences_at_another_alpha():
-    res = OLD["payload"]["result"]
-    lines = descriptive_sentences(res, "exact match", 0.001)
+    block = Descriptive.from_json(OLD["payload"]["result"])
+    lines = descriptive_sentences(block, "exact match", 0.001)
     assert lines[0] == (
         "χ² test: exact match shows no evidence of depending on age (χ² = 6.68, df = 1, "
         "p = 0.010, on utterances)."
@@ -132,8 +136,8 @@ def test_ols_fresh_and_stored_say_what_they_said_before_the_move(level):
     assert regression_lines(stored) == old["console"]
     assert regression_conclusions(stored) == old["payload"]["result"]["conclusions"]
     d = run_linear(_ols_frame(), ["age_onset", "snr_db"], level=level)
-    assert "conclusions" not in d  # numbers only
-    fresh = RegressionRun(old["payload"]["request"], d, summary=d)
+    assert "conclusions" not in d.to_json()  # numbers only
+    fresh = RegressionRun(RegressionRequest.from_json(old["payload"]["request"]), d)
     assert regression_lines(fresh) == old["console"]
     # a stored run's sentences are not read: they are written from its numbers
     payload = copy.deepcopy(old["payload"])

@@ -5,8 +5,17 @@ from __future__ import annotations
 import sys
 
 from ..jobs.regression_result import FAMILIES, ITEM_COVARIATES
-from ..presentation import MISSING, count, fmt_estimate_ci, fmt_p, fmt_percent, fmt_ratio
-from ..presentation.regression_words import regression_conclusions
+from ..presentation import (
+    MISSING,
+    count,
+    finite,
+    fmt_estimate_ci,
+    fmt_p,
+    fmt_percent,
+    fmt_ratio,
+)
+from ..presentation.regression_words import regression_conclusions, regression_summary
+from ..stats.regression.results import LevelEffect, RegressionResult
 from .common import EXIT_OK, UsageError, dump_json, human_out, term
 
 
@@ -142,54 +151,44 @@ def run_regress_command(a) -> int:
             print(term(line), file=sys.stderr)
     print_regression(out, file=human_out(a.json))
     if a.json:
-        summary = dict(out.summary if out.summary is not None else out.result)
-        if out.family == "poisson-mixed":
-            summary = _poisson_json(out.result)
+        summary = regression_summary(out)
         dump_json({**summary, "conclusions": regression_conclusions(out)}, a.json)
     if a.table_out:
         from ..reports.tables import write_odds_ratio_table
 
-        write_odds_ratio_table(out.fit, a.table_out)
+        write_odds_ratio_table(out.result, a.table_out)
     return EXIT_OK
-
-
-def _poisson_json(result: dict) -> dict:
-    """A stored mixed Poisson result as ``--json`` writes it: its notes in words."""
-    from ..presentation.regression_poisson_words import poisson_json
-    from ..stats.regression.poisson_mixed_result import MixedPoissonResult
-
-    return poisson_json(MixedPoissonResult.from_json(result))
 
 
 def regression_lines(out) -> list[str]:
     """The sentences a :class:`~fairdesk.jobs.regression_result.RegressionRun` says: its
     conclusions and, for the logistic family, the odds ratios (each level against the
     reference, then adjusted) and the per-speaker spread."""
-    d = out.summary if out.summary is not None else out.result
     lines = regression_conclusions(out)
-    if out.family != "logit":
+    res = out.result
+    if not isinstance(res, RegressionResult):
         return lines
-    for u in d.get("univariate") or []:
-        if u.get("levels") and not u.get("problem"):
+    for u in res.univariate:
+        if u.levels and not u.problem:
             lines.append(
-                f"Odds ratios of {u['variable']} (against {u.get('reference')}): "
-                + "; ".join(_or_text(lev) for lev in u["levels"])
+                f"Odds ratios of {u.variable} (against {u.reference}): "
+                + "; ".join(_or_text(lev) for lev in u.levels)
                 + "."
             )
-    for adj in d.get("adjustments") or []:
-        if adj["levels"]:
+    for adj in res.adjustments:
+        if adj.levels:
             lines.append(
-                f"Odds ratios of {adj['variable']} adjusted on {adj['adjusted_on']}: "
-                + "; ".join(_or_text(lev) for lev in adj["levels"])
+                f"Odds ratios of {adj.variable} adjusted on {adj.adjusted_on}: "
+                + "; ".join(_or_text(lev) for lev in adj.levels)
                 + "."
             )
-    for sp in d.get("speaker_spread") or []:
+    for sp in res.descriptive.speaker_spread:
         lines.append(
-            f"Per-speaker {sp['measure']} by {sp['variable']}: "
+            f"Per-speaker {sp.measure} by {sp.variable}: "
             + "; ".join(
-                f"{lev['level']} {_pct(lev['min'])}–{_pct(lev['max'])} (median "
-                f"{_pct(lev['median'])}, {count(lev['n_speakers'], 'speaker')})"
-                for lev in sp["levels"]
+                f"{lev.level} {_pct(lev.min)}–{_pct(lev.max)} (median "
+                f"{_pct(lev.median)}, {count(lev.n_speakers, 'speaker')})"
+                for lev in sp.levels
             )
             + "."
         )
@@ -202,14 +201,14 @@ def print_regression(out, file=None) -> None:
         print(term(sentence), file=file or sys.stdout)
 
 
-def _or_text(lev: dict) -> str:
-    ci = fmt_estimate_ci(lev["ci_low"], lev["ci_high"])
+def _or_text(lev: LevelEffect) -> str:
+    ci = fmt_estimate_ci(lev.ci_low, lev.ci_high)
     ci = "" if ci == MISSING else f" {ci}"
-    p = lev["p_value"]
-    pt = fmt_p(p, log10=lev.get("p_log10"))
+    p = finite(lev.p_value)
+    pt = fmt_p(p, log10=finite(lev.p_log10))
     ptxt = "" if p is None else f", p {pt if pt.startswith('<') else f'= {pt}'}"
-    orv = fmt_ratio(lev["odds_ratio"])
-    return f"{lev['level']} {orv}{ci}{ptxt}"
+    orv = fmt_ratio(lev.odds_ratio)
+    return f"{lev.level} {orv}{ci}{ptxt}"
 
 
 def _pct(v) -> str:

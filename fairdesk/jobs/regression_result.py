@@ -2,8 +2,8 @@
 JSON form.
 
 ``to_json()`` gives the payload stored with the run (``results`` row of kind
-``"regression"``) with ``"schema": SCHEMA`` added; ``from_json()`` reads it back, and a
-payload without ``schema`` is today's layout (``run_id``, ``request``, ``result``,
+``"regression"``) with ``"schema": SCHEMA`` added; ``from_json()`` reads it back (any
+schema up to :data:`SCHEMA`), and a payload without ``schema`` is the first layout (``run_id``, ``request``, ``result``,
 ``created_at``: every regression stored before the version existed; a request without
 ``family`` is a logistic one). Values JSON cannot hold, field by field:
 
@@ -24,15 +24,20 @@ read with them filled in (:func:`with_p_log10`): ``log10(p)`` where p > 0, null 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ..core.jsonio import jsonable
 from ..core.pvalues import p_log10
+from ..stats.regression.linear_results import LinearResult
+from ..stats.regression.results import RegressionResult
 
 __all__ = [
     "FAMILIES",
     "ITEM_COVARIATES",
     "SCHEMA",
+    "RegressionRequest",
     "RegressionRun",
     "log10_key",
     "outcome_label",
@@ -40,7 +45,10 @@ __all__ = [
 ]
 
 #: The version ``to_json`` writes; ``from_json`` reads it and payloads without one.
-SCHEMA = 1
+#: 2: the logistic and OLS results' notes (cautions, data notes, problems, reasons) are
+#: coded notes (``{"code", "args"}``, fairdesk.stats.regression.codes) where schema 1 and
+#: before stored sentences; the layout is otherwise the same.
+SCHEMA = 2
 #: The model families (``request["family"]``): logistic (Sekkat et al. 2024), OLS of WER on
 #: covariates (the fairness-slicing panel, docs/METHODS.md, "Sources"), and a mixed-effects Poisson of word errors with a speaker random
 #: intercept.
@@ -95,32 +103,100 @@ def with_p_log10(obj):
     return out
 
 
+def _no_references() -> dict[str, str]:
+    return {}
+
+
+@dataclass(frozen=True)
+class RegressionRequest:
+    """What a regression fitted: ``family`` (one of :data:`FAMILIES`), ``outcome``,
+    ``variables``, ``covariates``, ``filters`` (``COL=VAL``), ``cluster`` (None: none),
+    ``alpha`` and ``references`` (variable → reference level)."""
+
+    family: str = "logit"
+    outcome: str = ""
+    variables: tuple[str, ...] = ()
+    covariates: tuple[str, ...] = ()
+    filters: tuple[str, ...] = ()
+    cluster: str | None = None
+    alpha: float = 0.05
+    references: Mapping[str, str] = field(default_factory=_no_references)
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored ``request`` dict."""
+        return {
+            "family": self.family,
+            "outcome": self.outcome,
+            "variables": list(self.variables),
+            "covariates": list(self.covariates),
+            "filters": list(self.filters),
+            "cluster": self.cluster,
+            "alpha": float(self.alpha),
+            "references": dict(self.references),
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any], family: str | None = None) -> RegressionRequest:
+        """A stored ``request`` (keys missing in older ones take their defaults; ``family``:
+        the one to use when the request does not name it)."""
+        cluster = d.get("cluster")
+        return cls(
+            family=str(d.get("family") or family or "logit"),
+            outcome=str(d.get("outcome") or ""),
+            variables=tuple(str(v) for v in d.get("variables") or ()),
+            covariates=tuple(str(c) for c in d.get("covariates") or ()),
+            filters=tuple(str(f) for f in d.get("filters") or ()),
+            cluster=None if cluster is None else str(cluster),
+            alpha=float(d.get("alpha", 0.05)),
+            references={str(k): str(v) for k, v in (d.get("references") or {}).items()},
+        )
+
+
+#: A fitted result: the logistic (or binomial) family's, the OLS family's, or the mixed
+#: Poisson family's stored dict.
+FamilyResult = RegressionResult | LinearResult | dict
+
+
+def decode_result(request: RegressionRequest, d: Mapping[str, Any]) -> FamilyResult:
+    """The typed result of a stored ``result`` dict of ``request``'s family."""
+    full: dict = with_p_log10(dict(d))
+    if request.family == "linear":
+        return LinearResult.from_json(full)
+    if request.family == "logit":
+        return RegressionResult.from_json(full, request.outcome, request.alpha)
+    return full
+
+
+def encode_result(result: FamilyResult) -> dict[str, Any]:
+    """The stored ``result`` dict (the notes as codes)."""
+    if isinstance(result, RegressionResult):
+        return result.to_json(detail=True)
+    if isinstance(result, LinearResult):
+        return result.to_json()
+    return dict(result)
+
+
 @dataclass(frozen=True)
 class RegressionRun:
     """One regression of a run's (or a table's) items.
 
     Attributes
     ----------
-    request : what was fitted: ``family``, ``outcome``, ``variables``, ``covariates``,
-        ``filters`` (``COL=VAL``), ``cluster``, ``alpha``, ``references``.
-    result : the fitted models with details (what is stored and shown).
+    request : what was fitted (:class:`RegressionRequest`).
+    result : the fitted models: :class:`~fairdesk.stats.regression.RegressionResult`
+        (logistic family), :class:`~fairdesk.stats.regression.linear_results.LinearResult`
+        (OLS), the stored dict (mixed Poisson).
     created_at : when it was fitted (seconds since the epoch).
     run_id : the regressed run (None for a table).
     result_id : its stored ``results`` row (None when not stored).
-    summary : the result as ``fairdesk regress --json`` writes it (the logistic family's
-        without details; not stored: a stored run gives ``result``).
-    fit : the fitted :class:`fairdesk.stats.regression.RegressionResult` of the logistic
-        family (for the odds-ratio table file; not stored).
-    table_rows, table_problems : a table's rows (not stored; also in ``summary``).
+    table_rows, table_problems : a table's rows (not stored).
     """
 
-    request: dict
-    result: dict
+    request: RegressionRequest
+    result: FamilyResult
     created_at: float = 0.0
     run_id: int | None = None
     result_id: int | None = None
-    summary: dict | None = field(default=None, compare=False)
-    fit: object = field(default=None, compare=False, repr=False)
     #: A table's rows used and refused (:class:`~fairdesk.jobs.result_parts.TableRows`) and
     #: the refused rows (``line``, ``reason``, ``source``); None / () for a stored run.
     table_rows: object = field(default=None, compare=False)
@@ -129,34 +205,22 @@ class RegressionRun:
     @property
     def family(self) -> str:
         """``logit``, ``linear`` or ``poisson-mixed``."""
-        return self.request.get("family") or self.result.get("family") or "logit"
+        return self.request.family
 
     @property
     def outcome(self) -> str:
         """The fitted outcome (``em``, ``correct``, ``wer``, a column ...)."""
-        return str(self.request.get("outcome") or "")
+        return self.request.outcome
 
     @property
     def variables(self) -> list[str]:
         """The demographic variables regressed on."""
-        return list(self.request.get("variables") or [])
+        return list(self.request.variables)
 
     @property
     def alpha(self) -> float:
         """The significance level (CIs at ``1 - alpha``)."""
-        return float(self.request.get("alpha", 0.05))
-
-    @property
-    def conclusions(self) -> list[str]:
-        """The conclusions the fit stored in words; every view shows
-        :func:`fairdesk.presentation.regression_words.regression_conclusions` (these and the
-        sentences written from the stored numbers)."""
-        return list(self.result.get("conclusions") or [])
-
-    @property
-    def problems(self) -> list[str]:
-        """What the fit reports as problems (levels left out, models not fitted)."""
-        return list(self.result.get("problems") or [])
+        return float(self.request.alpha)
 
     def with_result_id(self, result_id: int | None) -> RegressionRun:
         """This regression, stored as ``results`` row ``result_id``."""
@@ -168,15 +232,15 @@ class RegressionRun:
             {
                 "schema": SCHEMA,
                 "run_id": self.run_id,
-                "request": self.request,
-                "result": self.result,
+                "request": self.request.to_json(),
+                "result": encode_result(self.result),
                 "created_at": self.created_at,
             }
         )
 
     @classmethod
-    def from_json(cls, d: dict, result_id: int | None = None) -> RegressionRun:
-        """The regression of a stored payload (``to_json()`` or today's layout).
+    def from_json(cls, d: Mapping[str, Any], result_id: int | None = None) -> RegressionRun:
+        """The regression of a stored payload (any schema up to :data:`SCHEMA`, or none).
 
         Raises
         ------
@@ -187,12 +251,16 @@ class RegressionRun:
         if v is not None and (not isinstance(v, int) or v > SCHEMA):
             raise ValueError(
                 f"this regression result has schema {v!r}; this fairdesk reads schema "
-                f"{SCHEMA} or none (a newer fairdesk wrote it: update fairdesk)"
+                f"{SCHEMA} or older (a newer fairdesk wrote it: update fairdesk)"
             )
         rid = d.get("result_id") if result_id is None else result_id
+        stored = dict(d.get("result") or {})
+        request = RegressionRequest.from_json(
+            d.get("request") or {}, family=stored.get("family") or "logit"
+        )
         return cls(
-            request=dict(d.get("request") or {}),
-            result=with_p_log10(dict(d.get("result") or {})),
+            request=request,
+            result=decode_result(request, stored),
             created_at=float(d.get("created_at") or 0.0),
             run_id=None if d.get("run_id") is None else int(d["run_id"]),
             result_id=None if rid is None else int(rid),

@@ -16,7 +16,13 @@ from collections.abc import Callable, Sequence
 
 from ..core.runs import add_result, results_for_run
 from ..core.store import Project
-from .regression_result import FAMILIES, ITEM_COVARIATES, RegressionRun, outcome_label
+from .regression_result import (
+    FAMILIES,
+    ITEM_COVARIATES,
+    RegressionRequest,
+    RegressionRun,
+    outcome_label,
+)
 
 #: The outcomes a stored run can be regressed on: id -> what it means.
 OUTCOMES = {
@@ -159,7 +165,7 @@ def _check_columns(df, variables, covariates) -> None:
 
 
 def _fit(df, family, outcome, variables, covariates, refs, cluster, alpha, interactions, level):
-    """Fit one family: returns (stored result, --json summary, fitted logit or None)."""
+    """Fit one family: its typed result (the mixed Poisson family's dict)."""
     if family == "poisson-mixed":
         from ..stats.regression import run_poisson_mixed
 
@@ -174,13 +180,12 @@ def _fit(df, family, outcome, variables, covariates, refs, cluster, alpha, inter
         )
         # stored with its notes coded; views decode it (MixedPoissonResult.from_json) and
         # word it with fairdesk.presentation.regression_poisson_words
-        d = fit.to_json()
-        return d, d, None
+        return fit.to_json()
     spk = cluster or ("speaker_id" if "speaker_id" in df.columns else None)
     if family == "linear":
         from ..stats.regression.linear import run_linear
 
-        d = run_linear(
+        return run_linear(
             df,
             list(covariates),
             list(variables),
@@ -190,11 +195,10 @@ def _fit(df, family, outcome, variables, covariates, refs, cluster, alpha, inter
             level=level,
             alpha=alpha,
         )
-        return d, d, None
     from ..stats.regression import run_regression
 
     df, col, binomial, label = outcome_frame(df, outcome or "em")
-    res = run_regression(
+    return run_regression(
         df,
         col,
         list(variables),
@@ -206,7 +210,6 @@ def _fit(df, family, outcome, variables, covariates, refs, cluster, alpha, inter
         outcome_label=label,
         speaker_col=spk,
     )
-    return res.to_dict(detail=True), res.to_dict(), res
 
 
 def _regress(
@@ -243,20 +246,20 @@ def _regress(
         raise Cancelled("regression cancelled")
     if progress:
         progress(0.2, f"fitting {family} on {', '.join(variables or covariates)}")
-    stored, summary, fit = _fit(
+    result = _fit(
         df, family, outcome, variables, covariates, references, cluster, alpha, interactions, level
     )
-    request = {
-        "family": family,
-        "outcome": outcome or {"logit": "em", "linear": "wer"}.get(family, "word errors"),
-        "variables": list(variables),
-        "covariates": list(covariates),
-        "filters": [f"{c}={v}" for c, vals in (filters or {}).items() for v in vals],
-        "cluster": cluster or None,
-        "alpha": float(alpha),
-        "references": dict(references),
-    }
-    return RegressionRun(request, stored, time.time(), run_id=run_id, summary=summary, fit=fit)
+    request = RegressionRequest(
+        family=family,
+        outcome=outcome or {"logit": "em", "linear": "wer"}.get(family, "word errors"),
+        variables=tuple(variables),
+        covariates=tuple(covariates),
+        filters=tuple(f"{c}={v}" for c, vals in (filters or {}).items() for v in vals),
+        cluster=cluster or None,
+        alpha=float(alpha),
+        references={str(k): str(v) for k, v in references.items()},
+    )
+    return RegressionRun(request, result, time.time(), run_id=run_id)
 
 
 def regress_run(
@@ -384,7 +387,7 @@ def regress_table(
         As :func:`regress_run`, and a table that cannot be read
         (:class:`fairdesk.core.tables.TableError`).
     """
-    from dataclasses import asdict, replace
+    from dataclasses import replace
 
     import pandas as pd
 
@@ -445,12 +448,7 @@ def regress_table(
     )
     if progress:
         progress(1.0, "done")
-    summary = {
-        **(out.summary or {}),
-        "table_rows": {k: v for k, v in asdict(rows).items() if k != "extra"},
-        "table_problems": list(problems),
-    }
-    return replace(out, summary=summary, table_rows=rows, table_problems=tuple(problems))
+    return replace(out, table_rows=rows, table_problems=tuple(problems))
 
 
 def store_regression(project: Project, run_id: int, result: RegressionRun | dict) -> int:

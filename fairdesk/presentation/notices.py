@@ -23,6 +23,7 @@ AREAS: dict[str, str] = {
     "stored": ".stored_words",
     "poisson": ".regression_poisson_words",
     "incremental": ".incremental",
+    "regression": ".regression_notes",
 }
 
 

@@ -13,8 +13,7 @@ result dict, null numbers as NaN, as the fit had them). Column names are written
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from ..core.pvalues import p_clause
 from ..stats.regression.conclusions import largest_effect
@@ -22,11 +21,11 @@ from ..stats.regression.results import (
     AdjustmentResult,
     ClusteredResult,
     IndependenceResult,
-    LevelEffect,
     UnivariateResult,
 )
+from .notices import notice_text
 
-__all__ = ["LogisticResults", "logistic_results", "logistic_sentences"]
+__all__ = ["logistic_sentences"]
 
 
 def _f2(x: float) -> str:
@@ -72,7 +71,7 @@ def logistic_sentences(
     for u in univariate:
         lr = p_clause("LR p", u.llr_p_value, u.llr_p_log10)
         if u.problem:
-            out.append(f"{u.variable} could not be modelled: {u.problem}.")
+            out.append(f"{u.variable} could not be modelled: {notice_text(u.problem)}.")
         elif u.llr_p_value < alpha:
             out.append(_headline(u, label, alpha, binomial))
         else:
@@ -82,7 +81,7 @@ def logistic_sentences(
         a, b = adj.variable, adj.adjusted_on
         lr = p_clause("LR p", adj.p_value, adj.p_log10)
         if adj.problem:
-            out.append(f"{a} could not be adjusted on {b}: {adj.problem}.")
+            out.append(f"{a} could not be adjusted on {b}: {notice_text(adj.problem)}.")
             continue
         if adj.confounder:
             adj_sig = [lev for lev in adj.levels if lev.p_value < alpha]
@@ -145,97 +144,3 @@ def logistic_sentences(
             )
     out.extend(notes)
     return out
-
-
-def _nan(x: Any) -> float:
-    return math.nan if x is None else float(x)
-
-
-def _level(d: Mapping[str, Any]) -> LevelEffect:
-    return LevelEffect(
-        str(d["level"]),
-        _nan(d.get("odds_ratio")),
-        _nan(d.get("ci_low")),
-        _nan(d.get("ci_high")),
-        _nan(d.get("p_value")),
-        _nan(d.get("p_log10")),
-    )
-
-
-def _univariate(d: Mapping[str, Any]) -> UnivariateResult:
-    return UnivariateResult(
-        variable=str(d["variable"]),
-        reference=str(d.get("reference")),
-        llr_p_value=_nan(d.get("llr_p_value")),
-        pseudo_r2=_nan(d.get("pseudo_r2")),
-        n=int(d.get("n") or 0),
-        levels=tuple(_level(lev) for lev in d.get("levels") or []),
-        problem=d.get("problem"),
-        llr_p_log10=_nan(d.get("llr_p_log10")),
-    )
-
-
-def _adjustment(d: Mapping[str, Any]) -> AdjustmentResult:
-    return AdjustmentResult(
-        variable=str(d["variable"]),
-        adjusted_on=str(d["adjusted_on"]),
-        lr_stat=_nan(d.get("lr_stat")),
-        df=int(d.get("df") or 0),
-        p_value=_nan(d.get("p_value")),
-        confounder=bool(d.get("confounder")),
-        or_change_pct={},
-        levels=tuple(_level(lev) for lev in d.get("levels") or []),
-        unadjusted_levels=tuple(_level(lev) for lev in d.get("unadjusted_levels") or []),
-        changed_levels=tuple(str(lev) for lev in d.get("changed_levels") or []),
-        problem=d.get("problem"),
-        interaction_p_value=_nan(d.get("interaction_p_value")),
-        with_interaction="interaction_p_value" in d,
-        p_log10=_nan(d.get("p_log10")),
-        interaction_p_log10=_nan(d.get("interaction_p_log10")),
-    )
-
-
-def _independence(d: Mapping[str, Any]) -> IndependenceResult:
-    return IndependenceResult(
-        variable_a=str(d["variable_a"]),
-        variable_b=str(d["variable_b"]),
-        chi2=_nan(d.get("chi2")),
-        df=int(d.get("df") or 0),
-        p_value=_nan(d.get("p_value")),
-        valid=bool(d.get("valid")),
-        reason=str(d.get("reason") or ""),
-        table={},
-        p_log10=_nan(d.get("p_log10")),
-    )
-
-
-#: The typed results :func:`logistic_sentences` reads: univariate, adjustments, clustered,
-#: independence.
-LogisticResults = tuple[
-    tuple[UnivariateResult, ...],
-    tuple[AdjustmentResult, ...],
-    ClusteredResult | None,
-    tuple[IndependenceResult, ...],
-]
-
-
-def logistic_results(res: Mapping[str, Any]) -> LogisticResults:
-    """The typed results of a stored logistic result dict (``to_dict(detail=True)``)."""
-    cl = res.get("clustered")
-    clustered = (
-        None
-        if not cl
-        else ClusteredResult(
-            method=str(cl.get("method")),
-            cluster=str(cl.get("cluster")),
-            n_clusters=int(cl.get("n_clusters") or 0),
-            univariate=tuple(_univariate(u) for u in cl.get("univariate") or []),
-            adjustments=tuple(_adjustment(a) for a in cl.get("adjustments") or []),
-        )
-    )
-    return (
-        tuple(_univariate(u) for u in res.get("univariate") or []),
-        tuple(_adjustment(a) for a in res.get("adjustments") or []),
-        clustered,
-        tuple(_independence(i) for i in res.get("independence") or []),
-    )

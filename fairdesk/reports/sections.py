@@ -34,6 +34,7 @@ from ..presentation import (
     comparison_basis,
     count,
     direction_word,
+    finite,
     fmt_ci,
     fmt_estimate_ci,
     fmt_gap,
@@ -57,7 +58,10 @@ from ..presentation.regression_poisson_words import (
     poisson_overdispersion_text,
 )
 from ..presentation.regression_words import regression_conclusions
+from ..stats.regression.descriptive_results import Descriptive, SpeakerSpread
+from ..stats.regression.linear_results import LinearResult
 from ..stats.regression.poisson_mixed_result import MixedPoissonResult
+from ..stats.regression.results import RegressionResult
 from ..stats.representation import Leakage
 from ..stats.results import Comparison
 from .data import SERIES, group_ci, num, verdict_style
@@ -229,72 +233,70 @@ def _rate_rows(fit: MixedPoissonResult) -> list[dict]:
     ]
 
 
-def _or_rows(result: dict) -> list[dict]:
+def _or_rows(result: RegressionResult) -> list[dict]:
     clustered = {
-        u["variable"]: {lev["level"]: lev for lev in u.get("levels") or []}
-        for u in ((result.get("clustered") or {}).get("univariate") or [])
+        u.variable: {lev.level: lev for lev in u.levels}
+        for u in (result.clustered.univariate if result.clustered is not None else ())
     }
     adjusted: dict[tuple, list[str]] = {}
-    for a in result.get("adjustments") or []:
-        for lev in a.get("levels") or []:
-            adjusted.setdefault((a["variable"], lev["level"]), []).append(
-                f"{fmt_ratio(lev.get('odds_ratio'))} on {a['adjusted_on']}"
+    for a in result.adjustments:
+        for lev in a.levels:
+            adjusted.setdefault((a.variable, lev.level), []).append(
+                f"{fmt_ratio(lev.odds_ratio)} on {a.adjusted_on}"
             )
     rows = []
-    for u in result.get("univariate") or []:
-        for lev in u.get("levels") or []:
-            cl = clustered.get(u["variable"], {}).get(lev["level"]) or {}
+    for u in result.univariate:
+        for lev in u.levels:
+            cl = clustered.get(u.variable, {}).get(lev.level)
             rows.append(
                 {
-                    "variable": u["variable"],
-                    "level": f"{lev['level']} vs {u.get('reference')}",
-                    "or": fmt_ratio(lev.get("odds_ratio")),
-                    "ci": fmt_estimate_ci(lev.get("ci_low"), lev.get("ci_high")),
-                    "p": fmt_p(lev.get("p_value"), log10=lev.get("p_log10")),
-                    "or_cl": fmt_ratio(cl.get("odds_ratio")) if cl else "–",
-                    "ci_cl": fmt_estimate_ci(cl.get("ci_low"), cl.get("ci_high"))
-                    if cl
-                    else MISSING,
-                    "p_cl": fmt_p(cl.get("p_value"), log10=cl.get("p_log10")) if cl else "–",
-                    "adjusted": "; ".join(adjusted.get((u["variable"], lev["level"]), [])) or "–",
+                    "variable": u.variable,
+                    "level": f"{lev.level} vs {u.reference}",
+                    "or": fmt_ratio(lev.odds_ratio),
+                    "ci": fmt_estimate_ci(lev.ci_low, lev.ci_high),
+                    "p": fmt_p(lev.p_value, log10=finite(lev.p_log10)),
+                    "or_cl": fmt_ratio(cl.odds_ratio) if cl else "–",
+                    "ci_cl": fmt_estimate_ci(cl.ci_low, cl.ci_high) if cl else MISSING,
+                    "p_cl": fmt_p(cl.p_value, log10=finite(cl.p_log10)) if cl else "–",
+                    "adjusted": "; ".join(adjusted.get((u.variable, lev.level), [])) or "–",
                 }
             )
     return rows
 
 
-def _tests(result: dict) -> list[dict]:
+def _tests(block: Descriptive) -> list[dict]:
     rows = []
-    for c in result.get("outcome_chi2") or []:
-        if c.get("p_value") is not None:
+    for c in block.outcome_chi2:
+        if finite(c.p_value) is not None:
             rows.append(
                 {
-                    "test": f"χ² outcome × {c['variable']} ({c.get('unit')})",
-                    "stat": f"χ² = {fmt_number(c['chi2'], 2)}, df {c['df']}",
-                    "p": fmt_p(c["p_value"], log10=c.get("p_log10")),
+                    "test": f"χ² outcome × {c.variable} ({c.unit})",
+                    "stat": f"χ² = {fmt_number(c.chi2, 2)}, df {c.df}",
+                    "p": fmt_p(c.p_value, log10=finite(c.p_log10)),
                 }
             )
-    for a in result.get("anova") or []:
-        if a.get("p_value") is not None:
+    for a in block.anova:
+        if finite(a.p_value) is not None:
             rows.append(
                 {
-                    "test": f"one-way ANOVA by {a['variable']} ({a.get('per')})",
-                    "stat": f"F({a['df_between']}, {a['df_within']}) = {fmt_number(a['f'], 2)}",
-                    "p": fmt_p(a["p_value"], log10=a.get("p_log10")),
+                    "test": f"one-way ANOVA by {a.variable} ({a.per})",
+                    "stat": f"F({a.df_between}, {a.df_within}) = {fmt_number(a.f, 2)}",
+                    "p": fmt_p(a.p_value, log10=finite(a.p_log10)),
                 }
             )
     return rows
 
 
-def _spread_chart(spread: dict, prefix: str) -> str | None:
+def _spread_chart(spread: SpeakerSpread, prefix: str) -> str | None:
     """Each speaker's value within each level of one variable, as a strip chart (SVG)."""
     from .charts import _figure, plain, svg_text
 
-    levels = spread.get("levels") or []
+    levels = spread.levels
     if not levels:
         return None
     fig, ax = _figure(6.4, 0.5 + 0.42 * len(levels))
     for i, lev in enumerate(levels):
-        vals = [num(s["value"]) for s in lev.get("speakers") or []]
+        vals = [num(s.value) for s in lev.speakers]
         vals = [v for v in vals if not math.isnan(v)]
         jitter = [((k * 0.618) % 1 - 0.5) * 0.35 for k in range(len(vals))]
         ax.scatter(
@@ -304,12 +306,10 @@ def _spread_chart(spread: dict, prefix: str) -> str | None:
             alpha=0.75,
             color=SERIES[i % len(SERIES)],
         )
-        if not math.isnan(num(lev.get("median"))):
-            ax.plot([100 * num(lev["median"])] * 2, [i - 0.3, i + 0.3], color="#222222", lw=1.5)
-    ax.set_yticks(
-        range(len(levels)), [plain(f"{lv['level']} ({lv['n_speakers']})") for lv in levels]
-    )
-    ax.set_xlabel(plain(f"{spread.get('measure', 'value')} per speaker (%)"))
+        if not math.isnan(num(lev.median)):
+            ax.plot([100 * num(lev.median)] * 2, [i - 0.3, i + 0.3], color="#222222", lw=1.5)
+    ax.set_yticks(range(len(levels)), [plain(f"{lv.level} ({lv.n_speakers})") for lv in levels])
+    ax.set_xlabel(plain(f"{spread.measure or 'value'} per speaker (%)"))
     ax.invert_yaxis()
     return svg_text(fig, prefix=prefix)
 
@@ -327,11 +327,11 @@ def regression_sections(d) -> list[dict]:
         req, res, family = s.request, s.result, s.family
         entry: dict[str, Any] = {
             "family": family,
-            "outcome": str(req.get("outcome") or ""),
-            "variables": ", ".join(req.get("variables") or []) or "–",
-            "covariates": ", ".join(req.get("covariates") or []) or "–",
-            "filters": ", ".join(req.get("filters") or []) or "none",
-            "cluster": req.get("cluster") or "none",
+            "outcome": req.outcome,
+            "variables": ", ".join(req.variables) or "–",
+            "covariates": ", ".join(req.covariates) or "–",
+            "filters": ", ".join(req.filters) or "none",
+            "cluster": req.cluster or "none",
             "conclusions": regression_conclusions(s),
             "odds": [],
             "tests": [],
@@ -339,30 +339,27 @@ def regression_sections(d) -> list[dict]:
             "coefficients": [],
             "charts": [],
         }
-        if family == "logit":
+        if isinstance(res, RegressionResult):
             entry["odds"] = _or_rows(res)
-            entry["tests"] = _tests(res)
-            for j, sp in enumerate(res.get("speaker_spread") or []):
+            entry["tests"] = _tests(res.descriptive)
+            for j, sp in enumerate(res.descriptive.speaker_spread):
                 svg = _spread_chart(sp, prefix=f"r{k}s{j}")
                 if svg:
                     entry["charts"].append(
-                        {
-                            "title": f"Per-speaker {sp.get('measure')} by {sp['variable']}",
-                            "svg": svg,
-                        }
+                        {"title": f"Per-speaker {sp.measure} by {sp.variable}", "svg": svg}
                     )
-        elif family == "poisson-mixed":
-            entry["rates"] = _rate_rows(MixedPoissonResult.from_json(res))
-        elif family == "linear":
+        elif isinstance(res, LinearResult):
             entry["coefficients"] = [
                 {
-                    "term": c["term"],
-                    "estimate": fmt_number(c.get("estimate"), 4, signed=True),
-                    "ci": fmt_estimate_ci(c.get("ci_low"), c.get("ci_high"), 4),
-                    "p": fmt_p(c.get("p_value"), log10=c.get("p_log10")),
+                    "term": c.term,
+                    "estimate": fmt_number(c.estimate, 4, signed=True),
+                    "ci": fmt_estimate_ci(c.ci_low, c.ci_high, 4),
+                    "p": fmt_p(c.p_value, log10=finite(c.p_log10)),
                 }
-                for c in res.get("coefficients") or []
+                for c in res.coefficients
             ]
+        elif family == "poisson-mixed" and isinstance(res, dict):
+            entry["rates"] = _rate_rows(MixedPoissonResult.from_json(res))
         out.append(entry)
     return out
 

@@ -239,17 +239,14 @@ def export_tables(d: RunData, items=None, groups=None, comparisons=None) -> list
     return out
 
 
-def _levels(entries) -> dict[str, dict]:
-    return {str(e["level"]): e for e in entries or []}
-
-
 def odds_ratio_table(result) -> pd.DataFrame:
     """Sekkat et al.'s odds-ratio table from a regression result.
 
     Parameters
     ----------
-    result : a :class:`fairdesk.stats.regression.RegressionResult`, or its
-        ``to_dict(detail=True)`` (the plain ``to_dict()`` has no adjusted odds ratios).
+    result : a :class:`fairdesk.stats.regression.RegressionResult`, or its JSON
+        (``to_json(detail=True)``; the plain ``to_json()`` has no adjusted odds ratios),
+        decoded first.
 
     Returns
     -------
@@ -265,55 +262,55 @@ def odds_ratio_table(result) -> pd.DataFrame:
         ``clustered_p_log10``, ``clustered_test_p_log10``; empty in a result stored before
         they existed), which keeps the size of a p that underflowed to 0.0.
     """
-    d = result.to_dict(detail=True) if hasattr(result, "to_dict") else dict(result)
-    adjustments = d.get("adjustments") or []
-    clustered = d.get("clustered") or {}
-    cl_uni = {u["variable"]: u for u in clustered.get("univariate") or []}
+    from ..core.jsonio import json_number as num
+    from ..presentation.notices import notice_text
+    from ..stats.regression.results import RegressionResult
+
+    res = result if isinstance(result, RegressionResult) else RegressionResult.from_json(result)
+    cl_uni = {u.variable: u for u in res.clustered.univariate} if res.clustered else {}
     rows = []
-    for u in d.get("univariate") or []:
-        var, ref = u["variable"], str(u["reference"])
-        levels = [
-            {"level": ref, "odds_ratio": 1.0, "ci_low": None, "ci_high": None, "p_value": None}
-        ] + list(u.get("levels") or [])
-        adj = [a for a in adjustments if a["variable"] == var]
-        cl = cl_uni.get(var) or {}
-        cl_levels = _levels(cl.get("levels"))
-        for lev in levels:
-            name = str(lev["level"])
+    for u in res.univariate:
+        var, ref = u.variable, u.reference
+        by_level = {lev.level: lev for lev in u.levels}
+        adj = [a for a in res.adjustments if a.variable == var]
+        cl = cl_uni.get(var)
+        cl_levels = {lev.level: lev for lev in cl.levels} if cl is not None else {}
+        for name in [ref] + [lev.level for lev in u.levels]:
             is_ref = name == ref
+            lev = None if is_ref else by_level[name]
             row = {
                 "variable": var,
                 "level": name,
                 "reference": ref,
                 "is_reference": is_ref,
-                "n": u.get("n"),
-                "odds_ratio": lev.get("odds_ratio"),
-                "ci_low": lev.get("ci_low"),
-                "ci_high": lev.get("ci_high"),
-                "p_value": lev.get("p_value"),
-                "p_log10": lev.get("p_log10"),
-                "lr_p_value": u.get("llr_p_value"),
-                "lr_p_log10": u.get("llr_p_log10"),
-                "problem": u.get("problem"),
+                "n": u.n,
+                "odds_ratio": 1.0 if lev is None else num(lev.odds_ratio),
+                "ci_low": None if lev is None else num(lev.ci_low),
+                "ci_high": None if lev is None else num(lev.ci_high),
+                "p_value": None if lev is None else num(lev.p_value),
+                "p_log10": None if lev is None else num(lev.p_log10),
+                "lr_p_value": num(u.llr_p_value),
+                "lr_p_log10": num(u.llr_p_log10),
+                "problem": None if u.problem is None else notice_text(u.problem),
             }
             for a in adj:
-                b = a["adjusted_on"]
-                al = _levels(a.get("levels")).get(name, {})
-                row[f"adjusted_or[{b}]"] = 1.0 if is_ref else al.get("odds_ratio")
-                row[f"adjusted_ci_low[{b}]"] = al.get("ci_low")
-                row[f"adjusted_ci_high[{b}]"] = al.get("ci_high")
-                row[f"adjusted_p[{b}]"] = al.get("p_value")
-                row[f"adjusted_p_log10[{b}]"] = al.get("p_log10")
-                row[f"or_change_pct[{b}]"] = (a.get("or_change_pct") or {}).get(name)
-                row[f"confounder[{b}]"] = a.get("confounder")
-            if clustered:
-                cll = cl_levels.get(name, {})
-                row["clustered_ci_low"] = cll.get("ci_low")
-                row["clustered_ci_high"] = cll.get("ci_high")
-                row["clustered_p_value"] = cll.get("p_value")
-                row["clustered_p_log10"] = cll.get("p_log10")
-                row["clustered_test_p"] = cl.get("llr_p_value")
-                row["clustered_test_p_log10"] = cl.get("llr_p_log10")
+                b = a.adjusted_on
+                al = {x.level: x for x in a.levels}.get(name)
+                row[f"adjusted_or[{b}]"] = 1.0 if is_ref else al and num(al.odds_ratio)
+                row[f"adjusted_ci_low[{b}]"] = al and num(al.ci_low)
+                row[f"adjusted_ci_high[{b}]"] = al and num(al.ci_high)
+                row[f"adjusted_p[{b}]"] = al and num(al.p_value)
+                row[f"adjusted_p_log10[{b}]"] = al and num(al.p_log10)
+                row[f"or_change_pct[{b}]"] = num(a.or_change_pct.get(name))
+                row[f"confounder[{b}]"] = a.confounder
+            if res.clustered is not None:
+                cll = cl_levels.get(name)
+                row["clustered_ci_low"] = cll and num(cll.ci_low)
+                row["clustered_ci_high"] = cll and num(cll.ci_high)
+                row["clustered_p_value"] = cll and num(cll.p_value)
+                row["clustered_p_log10"] = cll and num(cll.p_log10)
+                row["clustered_test_p"] = None if cl is None else num(cl.llr_p_value)
+                row["clustered_test_p_log10"] = None if cl is None else num(cl.llr_p_log10)
             rows.append(row)
     return pd.DataFrame.from_records(rows)
 

@@ -67,11 +67,11 @@ def test_a_comparison_and_an_odds_ratio_print_the_same_in_console_report_and_gui
     gap = f"{100 * c.gap:+.1f} pp"
     ci = f"[{100 * c.ci_low:+.1f} pp, {100 * c.ci_high:+.1f} pp]"
     (stored,) = stored_regressions(ctx.project, run_id)
-    (u,) = stored.result["univariate"]
-    (lev,) = u["levels"]
-    odds = f"{lev['odds_ratio']:.2f}×"
-    odds_ci = f"[{lev['ci_low']:.2f}, {lev['ci_high']:.2f}]"
-    assert lev["ci_low"] >= 0.005
+    (u,) = stored.result.univariate
+    (lev,) = u.levels
+    odds = f"{lev.odds_ratio:.2f}×"
+    odds_ci = f"[{lev.ci_low:.2f}, {lev.ci_high:.2f}]"
+    assert lev.ci_low >= 0.005
 
     # console: the audit's view and the regression's
     console = format_groups(run)

@@ -4,9 +4,12 @@
 
 from __future__ import annotations
 
+import math
+
 from fairdesk.gui.results.model_based_view import rate_rows
 from fairdesk.gui.results.regression_panel import odds_rows
 from fairdesk.jobs.regression_result import RegressionRun
+from fairdesk.stats.regression import RegressionResult
 
 
 def _level(p_log10=None, **kw):
@@ -26,7 +29,7 @@ def test_odds_rows_show_the_floor_with_its_logarithm():
             "univariate": [{"variable": "dialectal_region", "levels": [_level(-686.79)]}]
         },
     }
-    (row,) = odds_rows(result)
+    (row,) = odds_rows(RegressionResult.from_json(result))
     assert row[:2] == ["dialectal_region", "Mid-Atlantic vs Asian"]
     assert row[4] == "< 1e-300 (log10 p = -671.9)"
     assert row[7] == "< 1e-300 (log10 p = -686.8)"
@@ -48,9 +51,10 @@ def test_a_result_stored_before_p_log10_reads_the_floor():
         },
     }
     run = RegressionRun.from_json(stored)
-    (u,) = run.result["univariate"]
-    assert u["llr_p_log10"] is None and u["levels"][0]["p_log10"] is None
-    assert u["levels"][1]["p_log10"] == -14.0
+    assert isinstance(run.result, RegressionResult)
+    (u,) = run.result.univariate
+    assert math.isnan(u.llr_p_log10) and math.isnan(u.levels[0].p_log10)
+    assert u.levels[1].p_log10 == -14.0
     rows = odds_rows(run.result)
     assert [r[4] for r in rows] == ["< 1e-300", "< 0.001"]
 

@@ -41,17 +41,18 @@ def test_regress_run_stores_the_result_with_the_run(run):
     p, run_id = run
     out = regress_run(p.folder, run_id, "correct", ["accent"], cluster="speaker_id")
     res = out.result
-    lev = res["univariate"][0]["levels"][0]
+    lev = res.univariate[0].levels[0]
     df = run_items_frame(p, run_id)
     df["correct"] = ((df["n_sub"] + df["n_del"] + df["n_ins"]) == 0).astype(int)
     fit = smf.logit("correct ~ C(accent, Treatment('a'))", df).fit(disp=0)
-    assert lev["level"] == "b"
-    assert lev["odds_ratio"] == pytest.approx(float(np.exp(fit.params.iloc[1])), rel=1e-6)
-    assert lev["odds_ratio"] == pytest.approx((2 / 3) / 4, rel=1e-6)  # (12/18) / (24/6)
-    assert res["clustered"]["cluster"] == "speaker_id" and res["conclusions"]
+    assert lev.level == "b"
+    assert lev.odds_ratio == pytest.approx(float(np.exp(fit.params.iloc[1])), rel=1e-6)
+    assert lev.odds_ratio == pytest.approx((2 / 3) / 4, rel=1e-6)  # (12/18) / (24/6)
+    assert res.clustered is not None and res.clustered.cluster == "speaker_id"
+    assert res.conclusions
     rows = results_for_run(p, run_id, "regression")
     assert [r["id"] for r in rows] == [out.result_id]
-    assert rows[0]["payload"]["schema"] == 1
+    assert rows[0]["payload"]["schema"] == 2
     assert rows[0]["payload"]["request"] == {
         "family": "logit",
         "outcome": "correct",
@@ -65,7 +66,7 @@ def test_regress_run_stores_the_result_with_the_run(run):
     again = stored_regressions(p, run_id)
     assert again == [out] and again[0].result == res and again[0].run_id == run_id
     # the same fit as the CLI's: the speaker spread is computed for the GUI's runs too
-    assert res["speaker_spread"]
+    assert res.descriptive.speaker_spread
     # the audit's own results are untouched
     from fairdesk.core.runs import run_payload
 
@@ -129,9 +130,12 @@ def test_a_regression_stored_in_todays_layout_opens(run):
     """Payloads stored before the schema version (the GUI's: no family; the CLI's: a family)
     open as RegressionRun; a newer schema is refused; to_json / from_json round-trip."""
     import json
+    import math
 
     from fairdesk.jobs.regression_result import SCHEMA, RegressionRun
     from fairdesk.jobs.regression_run import store_regression, stored_regressions
+    from fairdesk.presentation.regression_words import regression_conclusions, regression_problems
+    from fairdesk.stats.regression.linear_results import LinearResult
 
     p, run_id = run
     gui = {
@@ -160,11 +164,21 @@ def test_a_regression_stored_in_todays_layout_opens(run):
     new, old = stored_regressions(p, run_id)
     assert [new.result_id, old.result_id] == ids[::-1]
     assert old.family == "logit" and old.alpha == 0.1 and old.created_at == 12.5
-    assert old.conclusions == ["None differ."] and old.problems == ["p"]
-    assert new.family == "linear" and new.result["coefficients"][0]["p_value"] is None
+    assert regression_conclusions(old) == ["None differ."]
+    assert regression_problems(old) == []  # the problems of its models (none stored)
+    assert isinstance(new.result, LinearResult)
+    assert new.family == "linear" and math.isnan(new.result.coefficients[0].p_value)
     back = RegressionRun.from_json(json.loads(json.dumps(old.to_json())), old.result_id)
     assert back == old and back.to_json()["schema"] == SCHEMA
-    assert {k: v for k, v in old.to_json().items() if k != "schema"} == gui
+    assert old.to_json()["request"] == {
+        **gui["request"],
+        "family": "logit",
+        "covariates": [],
+        "filters": [],
+    }
+    assert old.to_json()["result"]["conclusions"] == [
+        {"code": "stored.sentence", "args": {"text": "None differ."}}
+    ]
     with pytest.raises(ValueError, match="schema 7"):
         RegressionRun.from_json({**gui, "schema": 7})
 

@@ -85,13 +85,14 @@ def test_model_based_section_shows_rate_ratios_beside_bootstrap(html):
 def test_stored_regressions_show_odds_ratios_clustered_and_conclusions(html):
     d, pm, text = html
     from fairdesk.jobs.regression_run import stored_regressions
+    from fairdesk.presentation.notices import notice_texts
 
     plain = "".join(parse(text).itertext())
     logit = [s for s in stored_regressions(d.project, d.run_id) if s.family == "logit"][0].result
-    lev = logit["univariate"][0]["levels"][0]
-    cl = logit["clustered"]["univariate"][0]["levels"][0]
-    assert f"{lev['odds_ratio']:.2f}×" in plain and f"{cl['odds_ratio']:.2f}×" in plain
-    for c in logit["conclusions"] + pm["conclusions"]:
+    lev = logit.univariate[0].levels[0]
+    cl = logit.clustered.univariate[0].levels[0]
+    assert f"{lev.odds_ratio:.2f}×" in plain and f"{cl.odds_ratio:.2f}×" in plain
+    for c in notice_texts(logit.conclusions) + pm["conclusions"]:
         assert c in plain
     assert "Per-speaker" in plain and text.count("<svg") >= 4  # the spread chart
 

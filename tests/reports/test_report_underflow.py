@@ -55,29 +55,29 @@ def test_report_shows_the_floor_with_its_logarithm(report):
     out, stored, text = report
     plain = "".join(parse(text).itertext())
     assert "e+00" not in plain
-    (u,) = out.result["univariate"]
-    best = next(lev for lev in u["levels"] if lev["level"] == "Mid-Atlantic")
-    assert best["p_value"] == 0.0 and math.isfinite(best["p_log10"])
+    (u,) = out.result.univariate
+    best = next(lev for lev in u.levels if lev.level == "Mid-Atlantic")
+    assert best.p_value == 0.0 and math.isfinite(best.p_log10)
     head = regression_conclusions(out)[0]
     assert head.startswith("dialectal_region is associated with recognised (LR p < 1e-300 (")
     assert "largest difference: Mid-Atlantic 3.52" in head
     assert head in plain
     # the odds-ratio table's cell of Mid-Atlantic: the floor and the logarithm
-    assert f"< 1e-300 (log10 p = {best['p_log10']:.1f})" in plain
+    assert f"< 1e-300 (log10 p = {best.p_log10:.1f})" in plain
 
 
 def test_a_regression_stored_before_p_log10_is_read_and_shown(report):
     out, stored, text = report
     new, old = stored[:2]  # newest first (the shared project may hold older ones)
-    assert new.result["univariate"][0]["llr_p_log10"] == pytest.approx(
-        out.result["univariate"][0]["llr_p_log10"]
+    assert new.result.univariate[0].llr_p_log10 == pytest.approx(
+        out.result.univariate[0].llr_p_log10
     )
-    levels = {lev["level"]: lev for lev in old.result["univariate"][0]["levels"]}
-    # filled in on reading: None where p underflowed (its size is lost), log10 of p elsewhere
-    assert levels["Mid-Atlantic"]["p_value"] == 0.0 and levels["Mid-Atlantic"]["p_log10"] is None
+    levels = {lev.level: lev for lev in old.result.univariate[0].levels}
+    # filled in on reading: NaN where p underflowed (its size is lost), log10 of p elsewhere
+    assert levels["Mid-Atlantic"].p_value == 0.0 and math.isnan(levels["Mid-Atlantic"].p_log10)
     south = levels["Southern"]
-    assert south["p_log10"] == pytest.approx(math.log10(south["p_value"]), rel=1e-12)
-    assert old.result["univariate"][0]["llr_p_log10"] is None
+    assert south.p_log10 == pytest.approx(math.log10(south.p_value), rel=1e-12)
+    assert math.isnan(old.result.univariate[0].llr_p_log10)
     # the report's odds-ratio rows: the floor, without a logarithm for the old one
     from fairdesk.reports.sections import _or_rows
 

@@ -38,8 +38,10 @@ from PySide6.QtWidgets import (
 
 from ...jobs import regression_run as rr
 from ...jobs.regression_result import RegressionRun
-from ...presentation import fmt_estimate_ci, fmt_p, fmt_ratio
-from ...presentation.regression_words import regression_conclusions
+from ...presentation import finite, fmt_estimate_ci, fmt_p, fmt_ratio
+from ...presentation.notices import notice_text
+from ...presentation.regression_words import regression_conclusions, regression_problems
+from ...stats.regression.results import LevelEffect, RegressionResult
 from ..context import Context
 from ..jobs import Job
 from ..widgets.theme import plain_tip
@@ -115,34 +117,37 @@ def candidate_columns(frame, metadata: set[str] | None = None) -> list[str]:
     return out
 
 
-def odds_rows(result: dict) -> list[list[str]]:
-    """Table rows: each level of each variable with its plain and clustered odds ratio."""
+def odds_rows(result: object) -> list[list[str]]:
+    """Table rows: each level of each variable with its plain and clustered odds ratio
+    (none for a family other than the logistic one)."""
+    if not isinstance(result, RegressionResult):
+        return []
 
-    def fmt_ci(lev):
-        return fmt_estimate_ci(lev.get("ci_low"), lev.get("ci_high"))
+    def fmt_ci(lev: LevelEffect) -> str:
+        return fmt_estimate_ci(lev.ci_low, lev.ci_high)
 
     clustered = {
-        u["variable"]: {lev["level"]: lev for lev in u.get("levels") or []}
-        for u in ((result.get("clustered") or {}).get("univariate") or [])
+        u.variable: {lev.level: lev for lev in u.levels}
+        for u in (result.clustered.univariate if result.clustered is not None else ())
     }
     rows = []
-    for u in result.get("univariate") or []:
-        var, ref = u["variable"], u.get("reference")
-        if u.get("problem"):
-            rows.append([var, f"(not fitted: {u['problem']})", "", "", "", "", "", ""])
+    for u in result.univariate:
+        var, ref = u.variable, u.reference
+        if u.problem:
+            rows.append([var, f"(not fitted: {notice_text(u.problem)})", "", "", "", "", "", ""])
             continue
-        for lev in u.get("levels") or []:
-            cl = clustered.get(var, {}).get(lev["level"])
+        for lev in u.levels:
+            cl = clustered.get(var, {}).get(lev.level)
             rows.append(
                 [
                     var,
-                    f"{lev['level']} vs {ref}",
-                    fmt_ratio(lev.get("odds_ratio")),
+                    f"{lev.level} vs {ref}",
+                    fmt_ratio(lev.odds_ratio),
                     fmt_ci(lev),
-                    fmt_p(lev.get("p_value"), log10=lev.get("p_log10")),
-                    fmt_ratio(cl.get("odds_ratio")) if cl else "–",
+                    fmt_p(lev.p_value, log10=finite(lev.p_log10)),
+                    fmt_ratio(cl.odds_ratio) if cl else "–",
                     fmt_ci(cl) if cl else "–",
-                    fmt_p(cl.get("p_value"), log10=cl.get("p_log10")) if cl else "–",
+                    fmt_p(cl.p_value, log10=finite(cl.p_log10)) if cl else "–",
                 ]
             )
     return rows
@@ -450,8 +455,8 @@ class RegressionPanel(QWidget):
     # -- rendering ------------------------------------------------------------------------
     def show_payload(self, payload: RegressionRun | None) -> None:
         self.shown = payload
-        res = payload.result if payload is not None else {}
-        rows = odds_rows(res) if payload is not None else []
+        res = payload.result if payload is not None else None
+        rows = odds_rows(res)
         self.table.setRowCount(len(rows))
         for i, row in enumerate(rows):
             for j, v in enumerate(row):
@@ -460,23 +465,17 @@ class RegressionPanel(QWidget):
                     it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 self.table.setItem(i, j, it)
         lines = regression_conclusions(payload) if payload is not None else []
-        problems = payload.problems if payload is not None else []
+        problems = regression_problems(payload) if payload is not None else []
         if problems:
             lines += ["", "Problems:"] + [f"- {p}" for p in problems]
         self.conclusions.setPlainText(
             "\n".join(f"• {t}" if t and not t.startswith(("-", "Problems")) else t for t in lines)
         )
         if payload is not None:
-            cl = res.get("clustered") or {}
+            model, clustering = _model_and_clustering(payload)
             self.status.setText(
-                f"{_model_name(payload)} model of {payload.outcome} on "
-                f"{', '.join(payload.variables)}; CIs at {1 - payload.alpha:.0%}"
-                + (
-                    f"; clustered by {cl.get('cluster')} ({cl.get('n_clusters', '?')} clusters, "
-                    f"{cl.get('method')})"
-                    if cl
-                    else "; no clustering"
-                )
+                f"{model} model of {payload.outcome} on "
+                f"{', '.join(payload.variables)}; CIs at {1 - payload.alpha:.0%}" + clustering
             )
 
     def shutdown(self) -> None:
@@ -484,12 +483,21 @@ class RegressionPanel(QWidget):
             self.job.cancel()
 
 
-def _model_name(run: RegressionRun) -> str:
-    """The fitted model as the status line names it: the mixed Poisson formula in words
-    (from its decoded result), else the stored model name."""
-    if run.family == "poisson-mixed":
+def _model_and_clustering(run: RegressionRun) -> tuple[str, str]:
+    """The status line's model name and clustering clause: the logistic family's model and
+    clustering, the mixed Poisson formula in words (from its decoded result; a random
+    intercept, no clustered inference), ``?`` for the OLS family."""
+    result = run.result
+    if isinstance(result, RegressionResult):
+        cl = result.clustered
+        if cl is None:
+            return result.model, "; no clustering"
+        return result.model, (
+            f"; clustered by {cl.cluster} ({cl.n_clusters} clusters, {cl.method})"
+        )
+    if isinstance(result, dict) and run.family == "poisson-mixed":
         from ...presentation.regression_poisson_words import poisson_model_text
         from ...stats.regression.poisson_mixed_result import MixedPoissonResult
 
-        return poisson_model_text(MixedPoissonResult.from_json(run.result))
-    return str(run.result.get("model", "?"))
+        return poisson_model_text(MixedPoissonResult.from_json(result)), "; no clustering"
+    return "?", "; no clustering"

@@ -8,6 +8,14 @@ from typing import Any, TypedDict
 import numpy as np
 from scipy import stats
 
+from ..notices import Notice, notice
+from .codes import (
+    COLLINEAR,
+    INTERACTION_MODEL,
+    NO_INTERACTION_TERM,
+    REFERENCE_ABSENT,
+    SINGLE_LEVEL,
+)
 from .data import _Data
 from .fits import _design, _effects, _Fit, _present_levels, _rank, _safe_fit, _separation, _wald
 from .logp import chi2_log10
@@ -21,7 +29,7 @@ class _Interaction(TypedDict, total=False):
     interaction_df: int
     interaction_p_value: float
     interaction_p_log10: float
-    interaction_problem: str | None
+    interaction_problem: Notice | None
 
 
 def _adjustment(
@@ -42,7 +50,7 @@ def _adjustment(
     test = "lr" if method == "plain" else "wald"
     n = int(mask.sum())
 
-    def failed(problem: str | None) -> AdjustmentResult:
+    def failed(problem: Notice | None) -> AdjustmentResult:
         return AdjustmentResult(
             variable=a, adjusted_on=b, n=n, test=test, with_interaction=interactions,
             lr_stat=math.nan, df=0, p_value=math.nan, confounder=False, or_change_pct={},
@@ -54,10 +62,11 @@ def _adjustment(
         if len(present) < 2 or present[0] != data.levels[var][0]:
             other = b if var == a else a
             why = (
-                f"{var} has a single level where {other} is known"
+                notice(SINGLE_LEVEL, variable=var, other=other)
                 if len(present) < 2
-                else f"the reference level {data.levels[var][0]!r} of {var} has no row where "
-                f"{other} is known"
+                else notice(
+                    REFERENCE_ABSENT, variable=var, reference=data.levels[var][0], other=other
+                )
             )
             return failed(why)
     problem = _separation(data, mask, [a, b], cells=False)
@@ -71,8 +80,7 @@ def _adjustment(
             cache[key] = (
                 d2,
                 None,
-                f"{a} and {b} are collinear (one determines the other), so one cannot be "
-                "adjusted on the other",
+                notice(COLLINEAR, variable=a, other=b),
             )
         else:
             cache[key] = (d2, *_safe_fit(data, mask, d2, method, alpha))
@@ -133,17 +141,17 @@ def _interaction(
     }
     problem = _separation(data, mask, [a, b], cells=True)
     if problem:
-        return {**failed, "interaction_problem": f"interaction model: {problem}"}
+        return {**failed, "interaction_problem": notice(INTERACTION_MODEL, problem=problem)}
     d3 = _design(data, mask, [a, b], interaction=True)
-    inter = d3.terms[f"{a}:{b}"]
+    inter = d3.terms[a + ":" + b]
     if not inter:
         return {
             **failed,
-            "interaction_problem": "no interaction term is estimable (too many empty cells)",
+            "interaction_problem": notice(NO_INTERACTION_TERM),
         }
     fit3, problem = _safe_fit(data, mask, d3, method, alpha)
     if fit3 is None:
-        return {**failed, "interaction_problem": f"interaction model: {problem}"}
+        return {**failed, "interaction_problem": notice(INTERACTION_MODEL, problem=problem)}
     if method == "plain":
         stat = 2.0 * (fit3.llf - fit2.llf)
         df = len(inter)

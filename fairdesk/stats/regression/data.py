@@ -9,7 +9,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fairdesk.core.plurals import count, verb
+from ..notices import Notice, notice
+from .codes import (
+    CAPPED_ERRORS,
+    FEW_CLUSTERS,
+    MISSING_COUNTS,
+    MISSING_OUTCOME,
+    MISSING_VARIABLE,
+    NO_SPEAKER,
+    ZERO_WORDS,
+)
 
 _MIN_CLUSTERS_WARN = 20
 
@@ -57,7 +66,7 @@ def _prepare(
     cluster: str | None,
     binomial: tuple[str, str] | None,
     clip_errors: bool,
-) -> tuple[_Data, dict[str, int], list[str]]:
+) -> tuple[_Data, dict[str, int], list[Notice]]:
     if not isinstance(frame, pd.DataFrame):
         raise ValueError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
     if not variables:
@@ -66,7 +75,7 @@ def _prepare(
         raise ValueError(f"variables lists a column twice: {variables}; list each once")
     for var in variables:
         _check_column(frame, var, "Demographic variable")
-    notes: list[str] = []
+    notes: list[Notice] = []
     dropped: dict[str, int] = {}
 
     if binomial is None:
@@ -92,10 +101,7 @@ def _prepare(
         keep = ~y_all.isna().to_numpy()
         if (~keep).any():
             dropped[outcome] = int((~keep).sum())
-            notes.append(
-                f"{count(int((~keep).sum()), 'row')} with a missing {outcome} "
-                f"{verb(int((~keep).sum()), 'was', 'were')} left out."
-            )
+            notes.append(notice(MISSING_OUTCOME, n=int((~keep).sum()), outcome=outcome))
         y = y_all.to_numpy()[keep]
         trials = None
         if len(y) and np.unique(y).size < 2:
@@ -130,17 +136,11 @@ def _prepare(
                 )
         if (~keep).any():
             dropped[err_col] = int((~keep).sum())
-            notes.append(
-                f"{count(int((~keep).sum()), 'row')} with missing error or word counts "
-                f"{verb(int((~keep).sum()), 'was', 'were')} left out."
-            )
+            notes.append(notice(MISSING_COUNTS, n=int((~keep).sum())))
         zero = keep & (words == 0)
         if zero.any():
             dropped[n_col] = int(zero.sum())
-            notes.append(
-                f"{count(int(zero.sum()), 'row')} with 0 reference words "
-                f"{verb(int(zero.sum()), 'was', 'were')} left out."
-            )
+            notes.append(notice(ZERO_WORDS, n=int(zero.sum())))
             keep &= words > 0
         over = keep & (err > words)
         if over.any():
@@ -150,11 +150,7 @@ def _prepare(
                     "which a binomial model cannot hold (insertions); pass clip_errors=True or "
                     "count substitutions + deletions only"
                 )
-            notes.append(
-                f"{count(int(over.sum()), 'row')} had more errors than reference words "
-                "(insertions); their error count was capped at the word count for the "
-                "binomial model."
-            )
+            notes.append(notice(CAPPED_ERRORS, n=int(over.sum())))
             err = np.where(over, words, err)
         y, trials = err[keep], words[keep]
         if len(y) and (y.sum() == 0 or y.sum() == trials.sum()):
@@ -188,10 +184,7 @@ def _prepare(
         n_missing = int(sum(v is None for v in labels))
         if n_missing:
             dropped[var] = n_missing
-            notes.append(
-                f"{count(n_missing, 'row')} with a missing {var} "
-                f"{verb(n_missing, 'was', 'were')} left out of its models."
-            )
+            notes.append(notice(MISSING_VARIABLE, n=n_missing, variable=var))
         if len(ordered) < 2:
             raise ValueError(
                 f"variable {var!r} has {len(ordered)} level(s) ({ordered}) on the rows with a "
@@ -216,19 +209,14 @@ def _prepare(
         if missing.any():
             codes = codes.copy()
             codes[missing] = len(uniques) + np.arange(int(missing.sum()))
-            notes.append(
-                f"{count(int(missing.sum()), 'utterance')} "
-                f"{verb(int(missing.sum()), 'has', 'have')} no {cluster}; each was treated as "
-                "its own cluster."
-            )
+            notes.append(notice(NO_SPEAKER, n=int(missing.sum()), cluster=cluster))
         groups = codes.astype(int)
         n_clusters = int(np.unique(groups).size)
         if n_clusters < 2:
             raise ValueError(f"cluster column {cluster!r} has a single cluster: nothing to cluster")
         if n_clusters < _MIN_CLUSTERS_WARN:
             notes.append(
-                f"Only {n_clusters} {cluster} clusters: clustered standard errors are unreliable "
-                f"with fewer than about {_MIN_CLUSTERS_WARN} clusters."
+                notice(FEW_CLUSTERS, n=n_clusters, cluster=cluster, minimum=_MIN_CLUSTERS_WARN)
             )
     data = _Data(y=y, trials=trials, values=values, levels=levels, groups=groups, index=sub.index)
     return data, dropped, notes

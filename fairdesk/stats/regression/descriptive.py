@@ -20,9 +20,21 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..notices import notice
+from .codes import CHI2_NOT_TESTED
 from .data import _Data
+from .descriptive_results import (
+    Anova,
+    CellCounts,
+    CrossTables,
+    Descriptive,
+    OutcomeChi2,
+    PairTable,
+    SpeakerSpread,
+    SpeakerValue,
+    SpreadLevel,
+)
 from .logp import chi2_log10, f_log10
-from .results import _num
 
 
 def _labels(data: _Data, var: str) -> tuple[np.ndarray, np.ndarray]:
@@ -31,7 +43,7 @@ def _labels(data: _Data, var: str) -> tuple[np.ndarray, np.ndarray]:
     return vals, mask
 
 
-def outcome_chi2(data: _Data, var: str) -> dict:
+def outcome_chi2(data: _Data, var: str) -> OutcomeChi2:
     """χ² test of independence of the outcome and ``var``."""
     vals, mask = _labels(data, var)
     levels = [lev for lev in data.levels[var] if (vals[mask] == lev).any()]
@@ -46,65 +58,55 @@ def outcome_chi2(data: _Data, var: str) -> dict:
             rows.append([ones, float(m.sum()) - ones])
     table = np.array(rows)
     cols = ["word errors", "correct words"] if data.binomial else ["1", "0"]
-    out = {
-        "variable": var,
-        "unit": "reference words" if data.binomial else "utterances",
-        "table": {lev: dict(zip(cols, map(int, r))) for lev, r in zip(levels, rows)},
-    }
+    unit = "reference words" if data.binomial else "utterances"
+    counts = {lev: dict(zip(cols, map(int, r))) for lev, r in zip(levels, rows)}
     if len(levels) < 2 or (table.sum(axis=0) == 0).any():
-        return {
-            **out,
-            "chi2": None,
-            "df": 0,
-            "p_value": None,
-            "reason": "fewer than two levels, or a constant outcome on these rows",
-        }
+        return OutcomeChi2(var, unit, counts, reason=notice(CHI2_NOT_TESTED))
     chi2, p, dof, expected = stats.chi2_contingency(table)
-    return {
-        **out,
-        "chi2": _num(chi2),
-        "df": int(dof),
-        "p_value": _num(p),
-        "p_log10": _num(chi2_log10(chi2, dof)),
-        "min_expected": _num(expected.min()),
-        "valid": bool(expected.min() >= 1 and np.mean(expected < 5) <= 0.2),
-    }
+    return OutcomeChi2(
+        var,
+        unit,
+        counts,
+        chi2=float(chi2),
+        df=int(dof),
+        p_value=float(p),
+        p_log10=float(chi2_log10(chi2, dof)),
+        min_expected=float(expected.min()),
+        valid=bool(expected.min() >= 1 and np.mean(expected < 5) <= 0.2),
+    )
 
 
-def anova(data: _Data, var: str) -> dict:
+def anova(data: _Data, var: str) -> Anova:
     """One-way ANOVA of the outcome (per utterance) across the levels of ``var``."""
     vals, mask = _labels(data, var)
     y = data.y / data.trials if data.binomial else data.y
     groups = [y[mask & (vals == lev)] for lev in data.levels[var]]
     groups = [g for g in groups if g.size]
     n = int(sum(g.size for g in groups))
-    out: dict[str, object] = {
-        "variable": var,
-        "per": "utterance error rate (errors / words)"
-        if data.binomial
-        else "utterance outcome (0/1)",
-        "n": n,
-        "k": len(groups),
-    }
+    per = "utterance error rate (errors / words)" if data.binomial else "utterance outcome (0/1)"
     if len(groups) < 2 or all(g.size < 2 for g in groups):
-        return {**out, "f": None, "df_between": 0, "df_within": 0, "p_value": None}
+        return Anova(var, per, n, len(groups))
     with np.errstate(all="ignore"):
         import warnings
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             f, p = stats.f_oneway(*groups)
-    return {
-        **out,
-        "f": _num(f),
-        "df_between": len(groups) - 1,
-        "df_within": n - len(groups),
-        "p_value": _num(p),
-        "p_log10": _num(f_log10(f, len(groups) - 1, n - len(groups))),
-    }
+    return Anova(
+        var,
+        per,
+        n,
+        len(groups),
+        tested=True,
+        f=float(f),
+        df_between=len(groups) - 1,
+        df_within=n - len(groups),
+        p_value=float(p),
+        p_log10=float(f_log10(f, len(groups) - 1, n - len(groups))),
+    )
 
 
-def cross_tables(data: _Data, variables: Sequence[str], speakers: np.ndarray | None) -> dict:
+def cross_tables(data: _Data, variables: Sequence[str], speakers: np.ndarray | None) -> CrossTables:
     """Counts per level of each variable, and per cell of each pair (utterances, speakers)."""
     frame = pd.DataFrame({v: data.values[v] for v in variables})
     if speakers is not None:
@@ -113,14 +115,10 @@ def cross_tables(data: _Data, variables: Sequence[str], speakers: np.ndarray | N
     for v in variables:
         sub = frame[frame[v].notna()]
         per_var[v] = {
-            lev: {
-                "utterances": int((sub[v] == lev).sum()),
-                **(
-                    {"speakers": int(sub.loc[sub[v] == lev, "_speaker"].nunique())}
-                    if speakers is not None
-                    else {}
-                ),
-            }
+            lev: CellCounts(
+                int((sub[v] == lev).sum()),
+                int(sub.loc[sub[v] == lev, "_speaker"].nunique()) if speakers is not None else None,
+            )
             for lev in data.levels[v]
         }
     pairs = []
@@ -128,21 +126,24 @@ def cross_tables(data: _Data, variables: Sequence[str], speakers: np.ndarray | N
         for b in variables[i + 1 :]:
             sub = frame[frame[a].notna() & frame[b].notna()]
             utt = pd.crosstab(sub[a], sub[b])
+            spk: dict[tuple[str, str], int] = {}
+            if speakers is not None:
+                for (r, c), k in sub.groupby([a, b])["_speaker"].nunique().items():
+                    spk[(str(r), str(c))] = int(k)
             cells = {
-                str(r): {str(c): {"utterances": int(utt.loc[r, c])} for c in utt.columns}
+                str(r): {
+                    str(c): CellCounts(int(utt.loc[r, c]), spk.get((str(r), str(c))))
+                    for c in utt.columns
+                }
                 for r in utt.index
             }
-            if speakers is not None:
-                spk = sub.groupby([a, b])["_speaker"].nunique()
-                for (r, c), k in spk.items():
-                    cells[str(r)][str(c)]["speakers"] = int(k)
-            pairs.append({"variable_a": a, "variable_b": b, "cells": cells})
-    return {"levels": per_var, "pairs": pairs}
+            pairs.append(PairTable(a, b, cells))
+    return CrossTables(per_var, tuple(pairs))
 
 
 def speaker_spread(
     data: _Data, variables: Sequence[str], speakers: np.ndarray, what: str
-) -> list[dict]:
+) -> tuple[SpeakerSpread, ...]:
     """Each speaker's outcome rate within each level (EM rate, or pooled WER)."""
     out = []
     for v in variables:
@@ -163,37 +164,35 @@ def speaker_spread(
             if g.empty:  # no speaker ids in this level (a --table without a speaker column)
                 continue
             rate = (g["y"] / g["n"]).to_numpy(float)
-            rows = [
-                {"speaker": str(s), "n_utterances": int(k), "value": _num(r)}
-                for s, k, r in zip(g.index, g["k"], rate)
-            ]
+            rows = tuple(
+                SpeakerValue(str(s), int(k), float(r)) for s, k, r in zip(g.index, g["k"], rate)
+            )
             levels.append(
-                {
-                    "level": lev,
-                    "n_speakers": len(rows),
-                    "min": _num(rate.min()),
-                    "median": _num(np.median(rate)),
-                    "max": _num(rate.max()),
-                    "sd": _num(rate.std(ddof=1)) if rate.size > 1 else None,
-                    "speakers": rows,
-                }
+                SpreadLevel(
+                    lev,
+                    len(rows),
+                    float(rate.min()),
+                    float(np.median(rate)),
+                    float(rate.max()),
+                    float(rate.std(ddof=1)) if rate.size > 1 else None,
+                    rows,
+                )
             )
         if levels:
-            out.append({"variable": v, "measure": what, "levels": levels})
-    return out
+            out.append(SpeakerSpread(v, what, tuple(levels)))
+    return tuple(out)
 
 
 def descriptive_block(
     data: _Data, variables: Sequence[str], speakers: np.ndarray | None, outcome_label: str
-) -> dict:
-    """Everything of this module for a regression result (JSON-ready)."""
-    what = "WER (errors / reference words)" if data.binomial else f"{outcome_label} rate"
-    block = {
-        "outcome_chi2": [outcome_chi2(data, v) for v in variables],
-        "anova": [anova(data, v) for v in variables],
-        "cross_tables": cross_tables(data, variables, speakers),
-        "speaker_spread": (
-            speaker_spread(data, variables, speakers, what) if speakers is not None else []
+) -> Descriptive:
+    """Everything of this module for a regression result."""
+    what = "WER (errors / reference words)" if data.binomial else outcome_label + " rate"
+    return Descriptive(
+        outcome_chi2=tuple(outcome_chi2(data, v) for v in variables),
+        anova=tuple(anova(data, v) for v in variables),
+        cross_tables=cross_tables(data, variables, speakers),
+        speaker_spread=(
+            speaker_spread(data, variables, speakers, what) if speakers is not None else ()
         ),
-    }
-    return block
+    )

@@ -15,6 +15,8 @@ import statsmodels.api as sm
 from scipy import stats
 from statsmodels.tools.sm_exceptions import PerfectSeparationError
 
+from ..notices import Notice, notice
+from .codes import NOT_CONVERGED, NOT_ESTIMABLE, SEPARATION, SEPARATION_WORDS
 from .data import _Data
 from .logp import chi2_log10, normal_log10
 from .results import LevelEffect
@@ -73,14 +75,14 @@ def _design(
             terms[var].append(len(cols))
             cols.append(col)
             dummies[var].append(col)
-            names.append(f"{var}[T.{lev}]")
+            names.append(var + "[T." + lev + "]")
     X = np.column_stack(cols)
     if interaction:
         a, b = variables
-        key = f"{a}:{b}"
+        key = a + ":" + b
         terms[key] = []
         cells = [
-            (f"{a}[T.{la}]:{b}[T.{lb}]", ca * cb)
+            (a + "[T." + la + "]:" + b + "[T." + lb + "]", ca * cb)
             for la, ca in zip(term_levels[a], dummies[a], strict=True)
             for lb, cb in zip(term_levels[b], dummies[b], strict=True)
         ]
@@ -99,35 +101,33 @@ def _design(
     return _Design(X=X, names=names, terms=terms, term_levels=term_levels)
 
 
-def _separation(data: _Data, mask: np.ndarray, variables: Sequence[str], cells: bool) -> str | None:
-    """Reason when a level (or, with ``cells``, a cross cell) has a degenerate outcome."""
+def _separation(
+    data: _Data, mask: np.ndarray, variables: Sequence[str], cells: bool
+) -> Notice | None:
+    """Why a level (or, with ``cells``, a cross cell) cannot be fitted: a degenerate
+    outcome (``cell``: its [variable, level] pairs)."""
     y = data.y[mask]
     t = data.trials[mask] if data.trials is not None else np.ones_like(y)
     unit = "cell" if cells else "level"
+    labelled: list[tuple[list[list[str]], np.ndarray]] = []
     if cells:
         table = pd.DataFrame({var: data.values[var][mask] for var in variables})
-        labelled = {
-            " × ".join(f"{var}={lev}" for var, lev in zip(variables, key, strict=True)): rows
-            for key, rows in table.groupby(list(variables), sort=False).indices.items()
-        }
+        for key, rows in table.groupby(list(variables), sort=False).indices.items():
+            pairs = [[var, str(lev)] for var, lev in zip(variables, key, strict=True)]
+            labelled.append((pairs, rows))
     else:
-        labelled = {}
         for var in variables:
             vals = data.values[var][mask]
             for lev in _present_levels(data, var, mask):
-                labelled[f"{var}={lev}"] = np.flatnonzero(vals == lev)
-    for label, rows in labelled.items():
+                labelled.append(([[var, lev]], np.flatnonzero(vals == lev)))
+    for cell, rows in labelled:
         succ, tot = y[rows].sum(), t[rows].sum()
         if succ == 0 or succ == tot:
             if data.binomial:
-                what = "no word error" if succ == 0 else "every word wrong"
-                found = f"{label} has {what} ({int(tot)} words)"
-            else:
-                found = f"{label} has outcome = {int(succ > 0)} on all {len(rows)} rows"
-            return (
-                f"perfect separation: {found}, so its odds ratio is infinite; merge or drop "
-                f"that {unit}"
-            )
+                return notice(
+                    SEPARATION_WORDS, cell=cell, unit=unit, all_wrong=bool(succ > 0), words=int(tot)
+                )
+            return notice(SEPARATION, cell=cell, unit=unit, value=int(succ > 0), rows=len(rows))
     return None
 
 
@@ -185,15 +185,13 @@ def _fit(data: _Data, mask: np.ndarray, X: np.ndarray, method: str, alpha: float
             llnull=llnull,
         )
     if not converged or not np.all(np.isfinite(bse)) or np.abs(params).max() > _MAX_ABS_COEF:
-        raise _FitProblem(
-            "the model did not converge (coefficients ran off to infinity: quasi-complete "
-            "separation or too few rows per level); merge sparse levels"
-        )
+        raise _FitProblem(notice(NOT_CONVERGED))
     return fit
 
 
 class _FitProblem(Exception):
-    """A model that cannot be estimated; reported per variable, never raised to the caller."""
+    """A model that cannot be estimated; reported per variable, never raised to the caller
+    (``args[0]``: its coded note)."""
 
 
 def _wald(fit: _Fit, idx: list[int]) -> tuple[float, int, float, float]:
@@ -222,10 +220,10 @@ def _effects(fit: _Fit, design: _Design, var: str) -> tuple[LevelEffect, ...]:
 
 def _safe_fit(
     data: _Data, mask: np.ndarray, design: _Design, method: str, alpha: float
-) -> tuple[_Fit | None, str | None]:
+) -> tuple[_Fit | None, Notice | None]:
     try:
         return _fit(data, mask, design.X, method, alpha), None
     except _FitProblem as exc:
-        return None, str(exc)
+        return None, exc.args[0]
     except (np.linalg.LinAlgError, PerfectSeparationError, ValueError) as exc:
-        return None, f"the model could not be estimated ({type(exc).__name__}: {exc})"
+        return None, notice(NOT_ESTIMABLE, error=type(exc).__name__, message=str(exc))

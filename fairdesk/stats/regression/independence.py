@@ -8,6 +8,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..notices import notice
+from .codes import EXPECTED_BELOW_1, EXPECTED_BELOW_5, INDEPENDENCE_SINGLE_LEVEL
 from .data import _Data
 from .fits import _present_levels
 from .logp import chi2_log10
@@ -35,22 +37,19 @@ def _independence(data: _Data, a: str, b: str) -> IndependenceResult:
             0,
             math.nan,
             False,
-            f"{one} has a single level on the shared rows",
+            notice(INDEPENDENCE_SINGLE_LEVEL, variable=one),
             as_dict,
             n=n,
         )
     chi2, p, dof, expected = stats.chi2_contingency(table.to_numpy())
     share = float(np.mean(expected < 5))
     low = float(expected.min())
+    reason = None
     if low < 1:
-        valid, reason = False, f"an expected count is below 1 (smallest {low:.2f})"
+        reason = notice(EXPECTED_BELOW_1, smallest=low)
     elif share > 0.2:
-        valid, reason = (
-            False,
-            (f"{share:.0%} of cells have an expected count below 5 (more than 20%)"),
-        )
-    else:
-        valid, reason = True, ""
+        reason = notice(EXPECTED_BELOW_5, share=share)
+    valid = reason is None
     return IndependenceResult(
         a,
         b,

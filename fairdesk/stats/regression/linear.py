@@ -16,10 +16,16 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 from scipy import stats
 
-from fairdesk.core.plurals import count, verb
-
+from ..notices import Notice, notice
+from .codes import (
+    AGGREGATION_SPEAKER_MEAN,
+    AGGREGATION_SPEAKER_WER,
+    AGGREGATION_UTTERANCE,
+    COVARIATE_VARIES,
+    OLS_DROPPED,
+)
+from .linear_results import Coefficient, LinearResult, SpearmanResult
 from .logp import f_log10, t_log10
-from .results import _num
 
 __all__ = ["run_linear", "speaker_frame"]
 
@@ -39,13 +45,13 @@ def speaker_frame(
     variables: Sequence[str],
     errors_col: str | None,
     words_col: str | None,
-) -> tuple[pd.DataFrame, list[str]]:
+) -> tuple[pd.DataFrame, list[Notice]]:
     """One row per speaker: pooled WER (or the outcome's mean), covariate means, group labels.
 
     Covariates that vary within a speaker (per-item acoustic measures) enter as the speaker's
     mean (a note says so); a group variable must be constant within each speaker.
     """
-    notes: list[str] = []
+    notes: list[Notice] = []
     g = frame.groupby(frame[speaker_col].astype(str), sort=True)
     out = pd.DataFrame(index=pd.Index(sorted(g.groups), name=speaker_col))
     if errors_col is not None:
@@ -56,7 +62,7 @@ def speaker_frame(
     for c in covariates:
         out[c] = g[c].mean()
         if (g[c].nunique(dropna=True) > 1).any():
-            notes.append(f"{c} varies within speakers: each speaker's mean enters the model.")
+            notes.append(notice(COVARIATE_VARIES, covariate=c))
     for v in variables:
         n_levels = g[v].nunique(dropna=True)
         if (n_levels > 1).any():
@@ -81,7 +87,7 @@ def run_linear(
     *,
     errors_cols: Sequence[str] = ("n_sub", "n_del", "n_ins"),
     words_col: str = "n_words",
-) -> dict:
+) -> LinearResult:
     """OLS of WER (or another numeric outcome) on covariates, per speaker or per utterance.
 
     Parameters
@@ -99,11 +105,11 @@ def run_linear(
 
     Returns
     -------
-    dict
-        JSON-ready: ``family="linear", level, formula, n, n_utterances, n_dropped,
-        coefficients`` (``term, estimate, se, ci_low, ci_high, p_value``), ``r2, adj_r2,
-        f_p_value, spearman`` (per covariate ``rho, p_value, n``), ``notes``; its conclusions
-        in words are fairdesk.presentation.regression_words.linear_sentences.
+    LinearResult
+        ``level, formula, n, n_utterances, n_dropped, coefficients`` (``term, estimate, se,
+        ci_low, ci_high, p_value``), ``r2, adj_r2, f_p_value, spearman`` (per covariate
+        ``rho, p_value, n``), ``notes``; ``to_json()`` is the dict a project stores; its
+        conclusions in words are fairdesk.presentation.regression_words.linear_sentences.
 
     Raises
     ------
@@ -155,12 +161,9 @@ def run_linear(
         and speaker_col in df.columns
         and df[speaker_col].notna().all()
     )
-    notes = []
+    notes: list[Notice] = []
     if n_dropped:
-        notes.append(
-            f"{count(n_dropped, 'utterance')} with a missing outcome, covariate or variable "
-            f"{verb(n_dropped, 'was', 'were')} left out."
-        )
+        notes.append(notice(OLS_DROPPED, n=n_dropped))
     if per_speaker:
         if speaker_col is None or speaker_col not in df.columns:
             raise ValueError("a per-speaker fit needs a speaker column")
@@ -182,8 +185,8 @@ def run_linear(
             )
         data[v] = data[v].astype(str)
         refs[v] = ref
-        terms.append(f"C({_q(v)}, Treatment({ref!r}))")
-    formula = f"{_q(outcome)} ~ " + " + ".join(terms)
+        terms.append("C(" + _q(v) + ", Treatment(" + repr(ref) + "))")
+    formula = _q(outcome) + " ~ " + " + ".join(terms)
     n_params = 1 + len(covariates) + sum(data[v].nunique() - 1 for v in variables)
     if len(data) <= n_params:
         raise ValueError(
@@ -193,58 +196,52 @@ def run_linear(
     fit = smf.ols(formula, data).fit()
     what = "WER" if outcome == "wer" else outcome
     ci = fit.conf_int(alpha)
-    coefs = []
-    for name in fit.params.index:
-        coefs.append(
-            {
-                "term": _pretty(name),
-                "estimate": _num(fit.params[name]),
-                "se": _num(fit.bse[name]),
-                "ci_low": _num(ci.loc[name, 0]),
-                "ci_high": _num(ci.loc[name, 1]),
-                "p_value": _num(fit.pvalues[name]),
-                "p_log10": _num(t_log10(fit.tvalues[name], fit.df_resid)),
-            }
+    coefs = tuple(
+        Coefficient(
+            term=_pretty(name),
+            estimate=float(fit.params[name]),
+            se=float(fit.bse[name]),
+            ci_low=float(ci.loc[name, 0]),
+            ci_high=float(ci.loc[name, 1]),
+            p_value=float(fit.pvalues[name]),
+            p_log10=float(t_log10(fit.tvalues[name], fit.df_resid)),
         )
+        for name in fit.params.index
+    )
     spearman = []
     for c in covariates:
         rho, p = stats.spearmanr(data[outcome], data[c])
         spearman.append(
-            {
-                "covariate": c,
-                "rho": _num(rho),
-                "p_value": _num(p),
-                "p_log10": _num(_spearman_log10(rho, len(data))),
-                "n": int(len(data)),
-            }
+            SpearmanResult(
+                covariate=c,
+                rho=float(rho),
+                p_value=float(p),
+                p_log10=float(_spearman_log10(rho, len(data))),
+                n=int(len(data)),
+            )
         )
-    out = {
-        "family": "linear",
-        "outcome": outcome,
-        "level": unit,
-        "formula": f"{what} ~ " + " + ".join(covariates + [f"C({v})" for v in variables]),
-        "n": int(len(data)),
-        "n_utterances": int(n_utt - n_dropped),
-        "n_dropped": n_dropped,
-        "alpha": float(alpha),
-        "references": refs,
-        "coefficients": coefs,
-        "r2": _num(fit.rsquared),
-        "adj_r2": _num(fit.rsquared_adj),
-        "f_p_value": _num(fit.f_pvalue),
-        "f_p_log10": _num(f_log10(fit.fvalue, fit.df_model, fit.df_resid)),
-        "spearman": spearman,
-        "aggregation": (
-            "each speaker's pooled WER (errors / reference words over their "
-            "utterances) and covariate means"
-            if per_speaker and outcome == "wer"
-            else "each speaker's mean"
-            if per_speaker
-            else "one row per utterance"
-        ),
-        "notes": notes,
-    }
-    return out
+    if per_speaker:
+        aggregation = AGGREGATION_SPEAKER_WER if outcome == "wer" else AGGREGATION_SPEAKER_MEAN
+    else:
+        aggregation = AGGREGATION_UTTERANCE
+    return LinearResult(
+        outcome=outcome,
+        level=unit,
+        formula=what + " ~ " + " + ".join(covariates + ["C(" + v + ")" for v in variables]),
+        n=int(len(data)),
+        n_utterances=int(n_utt - n_dropped),
+        n_dropped=n_dropped,
+        alpha=float(alpha),
+        references=refs,
+        coefficients=coefs,
+        r2=float(fit.rsquared),
+        adj_r2=float(fit.rsquared_adj),
+        f_p_value=float(fit.f_pvalue),
+        f_p_log10=float(f_log10(fit.fvalue, fit.df_model, fit.df_resid)),
+        spearman=tuple(spearman),
+        aggregation=notice(aggregation),
+        notes=tuple(notes),
+    )
 
 
 def _spearman_log10(rho, n: int) -> float:
@@ -277,7 +274,7 @@ def _pretty(name: str) -> str:
     if s.startswith("C(Q("):
         var, end = _literal(s, 4, "), Treatment(")
         _, end = _literal(s, end + len("), Treatment("), "))[")
-        return f"{var}{s[end + 2 :]}"
+        return str(var) + s[end + 2 :]
     if s.startswith("Q("):
         return ast.literal_eval(s[2:-1])
     return s

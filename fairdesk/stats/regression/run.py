@@ -9,7 +9,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..notices import Notice, notice
 from .adjusted import _adjustment
+from .codes import BINOMIAL_UNCLUSTERED, SINGLE_SPEAKER_LEVEL
 from .data import _prepare
 from .descriptive import descriptive_block
 from .fits import CLUSTER_METHODS
@@ -130,19 +132,6 @@ def run_regression(
     cautions = _cautions(
         frame.loc[data.index], variables, spk_col, binomial is not None, cluster is not None
     )
-    problems = [f"{u.variable}: {u.problem}" for u in univariate if u.problem]
-    problems += [
-        f"{a.variable} adjusted on {a.adjusted_on}: {a.problem}" for a in adjustments if a.problem
-    ]
-    problems += [
-        f"{a.variable} × {a.adjusted_on}: {a.interaction_problem}"
-        for a in adjustments
-        if a.with_interaction and a.interaction_problem and not a.problem
-    ]
-    if clustered is not None:
-        problems += [
-            f"clustered {u.variable}: {u.problem}" for u in clustered.univariate if u.problem
-        ]
     return RegressionResult(
         outcome=outcome,
         model="binomial" if binomial is not None else "logit",
@@ -151,10 +140,8 @@ def run_regression(
         adjustments=adjustments,
         clustered=clustered,
         independence=independence,
-        conclusions=tuple(cautions) + tuple(notes),
         notes=tuple(notes),
         dropped=dropped,
-        problems=tuple(problems),
         descriptive=descriptive,
         cautions=tuple(cautions),
         outcome_label=outcome_label,
@@ -163,25 +150,17 @@ def run_regression(
 
 def _cautions(
     frame: pd.DataFrame, variables, speaker_col, binomial: bool, clustered: bool
-) -> list[str]:
+) -> list[Notice]:
     """What the regression cannot separate (docs/METHODS.md, "Verdicts" and "Regression"):
     a level with one speaker confounds speaker and level, even in the clustered test; the
     unclustered binomial model counts every word as independent."""
-    out = []
+    out: list[Notice] = []
     if speaker_col is not None and speaker_col in frame.columns:
         for var in variables:
             n_spk = frame.groupby(frame[var].astype(str))[speaker_col].nunique()
             for level, n in n_spk.items():
                 if n == 1:
-                    out.append(
-                        f"Caution: {var} = {level} has a single speaker: speaker and level "
-                        "cannot be told apart, and a speaker-clustered test cannot separate "
-                        "them; record more speakers of this level."
-                    )
+                    out.append(notice(SINGLE_SPEAKER_LEVEL, variable=var, level=str(level)))
     if binomial and not clustered:
-        out.append(
-            "Caution: the binomial model counts every reference word as an independent "
-            "trial, but words of one utterance and utterances of one speaker are not "
-            "independent, so its intervals are too narrow; add --cluster speaker_id."
-        )
+        out.append(notice(BINOMIAL_UNCLUSTERED))
     return out

@@ -7,6 +7,7 @@ import math
 import numpy as np
 from scipy import stats
 
+from ..notices import Notice
 from .data import _Data
 from .fits import _design, _effects, _safe_fit, _separation, _wald
 from .logp import chi2_log10
@@ -19,7 +20,7 @@ def _univariate(data: _Data, var: str, method: str, alpha: float) -> UnivariateR
     n_dropped = int((~mask).sum())
     test = "lr" if method == "plain" else "wald"
 
-    def failed(problem: str | None) -> UnivariateResult:
+    def failed(problem: Notice | None) -> UnivariateResult:
         return UnivariateResult(
             variable=var, reference=ref, n=n, n_dropped=n_dropped, llr_p_value=math.nan,
             pseudo_r2=math.nan, levels=(), test=test, problem=problem,

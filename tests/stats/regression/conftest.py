@@ -130,3 +130,24 @@ def chi2_df3_tail_log10(x: float) -> float:
     t = math.sqrt(x / 2)
     erfc_scaled = (1 - 1 / (2 * t**2) + 3 / (4 * t**4) - 15 / (8 * t**6)) / (t * math.sqrt(math.pi))
     return (-x / 2 + math.log(erfc_scaled + math.sqrt(2 * x / math.pi))) / math.log(10)
+
+
+def words(note) -> str | None:
+    """A coded note in words (fairdesk.presentation.notices.notice_text); None stays None."""
+    from fairdesk.presentation.notices import notice_text
+
+    return None if note is None else notice_text(note)
+
+
+def texts(notes) -> list[str]:
+    """Coded notes in words, in order."""
+    from fairdesk.presentation.notices import notice_texts
+
+    return notice_texts(notes)
+
+
+def S(text: str):  # noqa: N802 - a note written as its sentence
+    """A note that is its sentence (``stored.sentence``): hand-made results in tests."""
+    from fairdesk.stats.notices import Notice
+
+    return Notice("stored.sentence", {"text": text})

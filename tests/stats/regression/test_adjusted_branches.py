@@ -14,8 +14,9 @@ import statsmodels.api as sm
 import statsmodels.formula.api as smf
 from scipy import stats
 
+from fairdesk.presentation.notices import notice_text
 from fairdesk.stats.regression import run_regression
-from tests.stats.regression.conftest import confounded_frame
+from tests.stats.regression.conftest import confounded_frame, texts, words
 
 TOL = 1e-6
 
@@ -36,8 +37,8 @@ def _assert_failed(adj, n: int, problem: str, test: str = "lr") -> None:
     assert adj.or_change_pct == {}
     assert adj.levels == () and adj.unadjusted_levels == () and adj.changed_levels == ()
     assert adj.n == n and adj.test == test
-    assert adj.problem == problem
-    d = adj.to_dict(detail=True)
+    assert adj.problem is not None and notice_text(adj.problem) == problem
+    d = adj.to_dict(detail=True, words=notice_text)
     assert d["df"] == 0 and d["confounder"] is False and d["problem"] == problem
 
 
@@ -240,12 +241,17 @@ def test_interaction_without_an_estimable_term():
     )
     for adj in res.adjustments:
         assert adj.problem is None and adj.df == 1
-        assert adj.interaction_problem == "no interaction term is estimable (too many empty cells)"
+        assert (
+            words(adj.interaction_problem)
+            == "no interaction term is estimable (too many empty cells)"
+        )
         assert adj.interaction_df == 0
         assert math.isnan(adj.interaction_lr_stat) and math.isnan(adj.interaction_p_value)
-        d = adj.to_dict(detail=True)
-        assert d["interaction_df"] == 0 and d["interaction_problem"] == adj.interaction_problem
-    assert "a × b: no interaction term is estimable (too many empty cells)" in res.problems
+        d = adj.to_dict(detail=True, words=notice_text)
+        assert d["interaction_df"] == 0 and d["interaction_problem"] == words(
+            adj.interaction_problem
+        )
+    assert "a × b: no interaction term is estimable (too many empty cells)" in texts(res.problems)
 
 
 def test_interaction_model_that_runs_off_to_infinity_is_reported():
@@ -280,6 +286,6 @@ def test_interaction_model_that_runs_off_to_infinity_is_reported():
     )
     for adj in res.adjustments:
         assert adj.problem is None and np.isfinite(adj.lr_stat)
-        assert adj.interaction_problem == why
+        assert words(adj.interaction_problem) == why
         assert adj.interaction_df == 0
         assert math.isnan(adj.interaction_lr_stat) and math.isnan(adj.interaction_p_value)

@@ -16,6 +16,7 @@ from fairdesk.stats.regression.results import (
     LevelEffect,
     UnivariateResult,
 )
+from tests.stats.regression.conftest import S
 
 ALPHA = 0.05
 
@@ -56,7 +57,7 @@ def test_p_values_are_written_plainly_or_as_not_available():
 def test_a_problem_adjustment_does_not_end_the_list():
     lines = _run(
         adjustments=[
-            _adj("accent", "age", problem="age has a single level"),
+            _adj("accent", "age", problem=S("age has a single level")),
             _adj(
                 "accent",
                 "gender",
@@ -138,7 +139,7 @@ def test_each_interaction_is_reported_once_per_pair():
 
 
 def test_clustering_sentences_skip_a_problem_model_and_go_on():
-    plain = [_uni("age", 0.3, problem="age is constant"), _uni("accent", 0.01)]
+    plain = [_uni("age", 0.3, problem=S("age is constant")), _uni("accent", 0.01)]
     clus = ClusteredResult("robust", "speaker", 12, (_uni("age", 0.3), _uni("accent", 0.2)), ())
     lines = _run(univariate=plain, clustered=clus)
     assert lines[-1] == (

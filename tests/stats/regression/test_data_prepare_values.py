@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from fairdesk.stats.regression.data import _ordered_levels, _prepare
+from tests.stats.regression.conftest import texts
 
 
 def _msg(*args) -> str:
@@ -123,7 +124,7 @@ def test_zero_word_rows_go_one_word_rows_stay():
     )
     data, dropped, notes = _prepare(df, "em", ["lvl"], None, None, ("err", "n"), False)
     assert dropped == {"n": 1}
-    assert notes == ["1 row with 0 reference words was left out."]
+    assert texts(notes) == ["1 row with 0 reference words was left out."]
     assert data.index.tolist() == [0, 1, 2, 3, 4, 5, 7]
     assert data.trials.tolist() == [1.0, 1.0, 3.0, 2.0, 4.0, 1.0, 1.0]
 
@@ -152,7 +153,7 @@ def test_cluster_codes_are_integers_two_clusters_suffice():
     )
     data, _, notes = _prepare(df, "em", ["lvl"], None, "spk", None, False)
     assert data.groups.dtype.kind == "i" and data.groups.tolist() == [0, 1, 0, 1, 0, 1]
-    assert notes == [
+    assert texts(notes) == [
         "Only 2 spk clusters: clustered standard errors are unreliable with "
         "fewer than about 20 clusters."
     ]

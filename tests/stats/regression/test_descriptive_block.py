@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from fairdesk.presentation.notices import notice_text
 from fairdesk.presentation.regression_words import descriptive_sentences
 from fairdesk.stats.regression import run_regression
 
@@ -172,8 +173,8 @@ def test_whole_block_for_a_0_1_outcome_equals_pandas_and_scipy():
     y = frame["em"].astype(float)
     n = pd.Series(1.0, index=frame.index)
     want = _expected_block(frame, variables, levels, y, n, False, "exact match rate")
-    _close(res.descriptive, want)
-    d = res.to_dict()
+    _close(res.descriptive.to_json(notice_text), want)
+    d = res.to_dict(words=notice_text)
     for key in ("outcome_chi2", "anova", "cross_tables", "speaker_spread"):
         _close(d[key], want[key])
 
@@ -188,17 +189,20 @@ def test_whole_block_for_word_errors_equals_pandas_and_scipy():
     y = frame["n_errors"].astype(float)
     n = frame["n_words"].astype(float)
     want = _expected_block(frame, variables, levels, y, n, True, "WER (errors / reference words)")
-    _close(res.descriptive, want)
+    _close(res.descriptive.to_json(notice_text), want)
 
 
 def test_speaker_spread_names_the_outcome_and_needs_a_speaker_column():
     frame = _frame()
     res = run_regression(frame, "em", ["age"], outcome_label="exact match")
-    assert res.descriptive["speaker_spread"] == []
-    assert "speakers" not in res.descriptive["cross_tables"]["levels"]["age"]["60+"]
+    assert res.descriptive.to_json(notice_text)["speaker_spread"] == []
+    assert (
+        "speakers"
+        not in res.descriptive.to_json(notice_text)["cross_tables"]["levels"]["age"]["60+"]
+    )
     frame = frame.assign(no_err=frame["em"])
     res = run_regression(frame, "no_err", ["age"], speaker_col="speaker_id")
-    assert res.descriptive["speaker_spread"][0]["measure"] == "no err rate"
+    assert res.descriptive.to_json(notice_text)["speaker_spread"][0]["measure"] == "no err rate"
 
 
 def test_speaker_spread_is_empty_when_the_speaker_column_holds_no_ids():
@@ -206,12 +210,12 @@ def test_speaker_spread_is_empty_when_the_speaker_column_holds_no_ids():
     no spread to give (it used to fail on the minimum of an empty array)."""
     frame = _frame().assign(speaker_id=None)
     res = run_regression(frame, "em", ["age"], speaker_col="speaker_id")
-    assert res.descriptive["speaker_spread"] == []
+    assert res.descriptive.to_json(notice_text)["speaker_spread"] == []
     half = _frame()
     half.loc[half["age"] != "18-29", "speaker_id"] = None  # only 18-29 has speaker ids
-    (spread,) = run_regression(half, "em", ["age"], speaker_col="speaker_id").descriptive[
-        "speaker_spread"
-    ]
+    (spread,) = run_regression(half, "em", ["age"], speaker_col="speaker_id").descriptive.to_json(
+        notice_text
+    )["speaker_spread"]
     assert [lv["level"] for lv in spread["levels"]] == ["18-29"]
     assert spread["levels"][0]["n_speakers"] == 9
 
@@ -223,7 +227,7 @@ def test_chi2_validity_at_smallest_expected_1_and_20_percent_below_5():
     lev = np.concatenate([[k] * v for k, v in sizes.items()])
     em = np.concatenate([[0, 1], [0, 1] * 12, [0, 1] * 12, [0, 1] * 12 + [0], [1, 0] * 12 + [1]])
     frame = pd.DataFrame({"em": em, "v": lev})
-    (chi,) = run_regression(frame, "em", ["v"]).descriptive["outcome_chi2"]
+    (chi,) = run_regression(frame, "em", ["v"]).descriptive.to_json(notice_text)["outcome_chi2"]
     table = pd.crosstab(frame["v"], frame["em"]).to_numpy()
     expected = stats.chi2_contingency(table)[3]
     assert expected.min() == 1.0 and np.mean(expected < 5) == 0.2
@@ -231,11 +235,11 @@ def test_chi2_validity_at_smallest_expected_1_and_20_percent_below_5():
     assert chi["valid"] is True
     # two more utterances in the small level: expected 2, still 2 cells of 10 below 5
     frame2 = pd.concat([frame, pd.DataFrame({"em": [1, 0], "v": ["a", "a"]})])
-    (chi2,) = run_regression(frame2, "em", ["v"]).descriptive["outcome_chi2"]
+    (chi2,) = run_regression(frame2, "em", ["v"]).descriptive.to_json(notice_text)["outcome_chi2"]
     assert chi2["valid"] is True and chi2["min_expected"] == pytest.approx(4 * 51 / 102)
     # the small level with 1 utterance: expected counts about 0.5 -> not valid
     frame3 = frame.iloc[1:]
-    (chi3,) = run_regression(frame3, "em", ["v"]).descriptive["outcome_chi2"]
+    (chi3,) = run_regression(frame3, "em", ["v"]).descriptive.to_json(notice_text)["outcome_chi2"]
     assert chi3["min_expected"] < 1 and chi3["valid"] is False
 
 
@@ -245,7 +249,7 @@ def test_chi2_expected_counts_of_5_or_a_little_above_are_not_below_5(ones):
     k = sum(ones)
     em = [1] * ones[0] + [0] * (k - ones[0]) + [1] * ones[1] + [0] * (k - ones[1])
     frame = pd.DataFrame({"em": em, "v": ["x"] * k + ["y"] * k})
-    (chi,) = run_regression(frame, "em", ["v"]).descriptive["outcome_chi2"]
+    (chi,) = run_regression(frame, "em", ["v"]).descriptive.to_json(notice_text)["outcome_chi2"]
     expected = stats.chi2_contingency(pd.crosstab(frame["v"], frame["em"]).to_numpy())[3]
     assert (expected == k / 2).all()
     assert chi["min_expected"] == k / 2 and chi["valid"] is True
@@ -255,7 +259,7 @@ def test_three_levels_below_5_of_ten_cells_is_not_valid():
     sizes = {"a": 4, "b": 4, "c": 30, "d": 31, "e": 31}
     lev = np.concatenate([[k] * v for k, v in sizes.items()])
     frame = pd.DataFrame({"em": np.arange(len(lev)) % 2, "v": lev})
-    (chi,) = run_regression(frame, "em", ["v"]).descriptive["outcome_chi2"]
+    (chi,) = run_regression(frame, "em", ["v"]).descriptive.to_json(notice_text)["outcome_chi2"]
     expected = stats.chi2_contingency(pd.crosstab(frame["v"], frame["em"]).to_numpy())[3]
     assert expected.min() >= 1 and np.mean(expected < 5) == 0.4
     assert chi["valid"] is False
@@ -271,7 +275,7 @@ def test_constant_outcome_where_the_variable_is_known():
         }
     )
     res = run_regression(frame, "em", ["a", "b"])
-    chi = {c["variable"]: c for c in res.descriptive["outcome_chi2"]}["b"]
+    chi = {c["variable"]: c for c in res.descriptive.to_json(notice_text)["outcome_chi2"]}["b"]
     assert chi == {
         "variable": "b",
         "unit": "utterances",
@@ -281,14 +285,14 @@ def test_constant_outcome_where_the_variable_is_known():
         "p_value": None,
         "reason": "fewer than two levels, or a constant outcome on these rows",
     }
-    said = descriptive_sentences(res.to_dict(), "exact match", 0.05)
+    said = descriptive_sentences(res.descriptive, "exact match", 0.05)
     assert not any(s.startswith("χ² test: exact match") and " b " in s for s in said)
 
 
 def test_anova_with_one_utterance_per_level_has_no_f():
     frame = pd.DataFrame({"em": [0, 1, 1], "a": ["x", "y", "z"]})
     res = run_regression(frame, "em", ["a"])
-    (an,) = res.descriptive["anova"]
+    (an,) = res.descriptive.to_json(notice_text)["anova"]
     assert an == {
         "variable": "a",
         "per": "utterance outcome (0/1)",
@@ -299,14 +303,14 @@ def test_anova_with_one_utterance_per_level_has_no_f():
         "df_within": 0,
         "p_value": None,
     }
-    said = descriptive_sentences(res.to_dict(), "exact match", 0.05)
+    said = descriptive_sentences(res.descriptive, "exact match", 0.05)
     assert not any(s.startswith("One-way ANOVA") for s in said)
 
 
 def test_anova_without_variation_within_levels_is_infinite_f():
     frame = pd.DataFrame({"em": [0, 0, 1, 1], "a": ["x", "x", "y", "y"]})
     res = run_regression(frame, "em", ["a"])
-    (an,) = res.descriptive["anova"]
+    (an,) = res.descriptive.to_json(notice_text)["anova"]
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         f, _ = stats.f_oneway([0.0, 0.0], [1.0, 1.0])
@@ -315,5 +319,5 @@ def test_anova_without_variation_within_levels_is_infinite_f():
     assert an["n"] == 4 and an["k"] == 2
     assert (
         "One-way ANOVA by a: the outcome does not vary within any level, so F is infinite "
-        "(the levels differ completely)." in descriptive_sentences(res.to_dict(), "em", 0.05)
+        "(the levels differ completely)." in descriptive_sentences(res.descriptive, "em", 0.05)
     )

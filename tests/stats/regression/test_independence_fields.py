@@ -11,7 +11,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from fairdesk.presentation.notices import notice_text
 from fairdesk.stats.regression import run_regression
+from tests.stats.regression.conftest import words
 
 
 def _frame(counts: dict[str, dict[str, int]]) -> pd.DataFrame:
@@ -44,7 +46,7 @@ def test_all_fields_equal_scipy_and_the_counts():
     assert ind.min_expected == pytest.approx(expected.min(), rel=1e-12)
     assert ind.share_expected_below_5 == pytest.approx(np.mean(expected < 5), rel=1e-12)
     assert ind.table == counts
-    d = ind.to_dict(detail=True)
+    d = ind.to_dict(detail=True, words=notice_text)
     assert d["n"] == 46
     assert d["min_expected"] == pytest.approx(expected.min(), rel=1e-12)
     assert d["share_expected_below_5"] == pytest.approx(np.mean(expected < 5), rel=1e-12)
@@ -70,7 +72,7 @@ def test_expected_count_of_exactly_5_is_not_below_5():
     ind = _independence(_frame(counts))
     assert ind.min_expected == 5.0
     assert ind.share_expected_below_5 == 0.0
-    assert ind.valid and ind.reason == ""
+    assert ind.valid and ind.reason is None
 
 
 def test_expected_counts_between_5_and_6_are_not_below_5():
@@ -79,7 +81,7 @@ def test_expected_counts_between_5_and_6_are_not_below_5():
     ind = _independence(_frame(counts))
     assert ind.min_expected == pytest.approx(5.5)
     assert ind.share_expected_below_5 == 0.0
-    assert ind.valid and ind.reason == ""
+    assert ind.valid and ind.reason is None
 
 
 def test_smallest_expected_count_of_exactly_1_is_valid():
@@ -91,7 +93,7 @@ def test_smallest_expected_count_of_exactly_1_is_valid():
     assert ind.min_expected == 1.0
     # not below 1, so the reason is the share below 5 (1 cell of 4)
     assert not ind.valid
-    assert ind.reason == "25% of cells have an expected count below 5 (more than 20%)"
+    assert words(ind.reason) == "25% of cells have an expected count below 5 (more than 20%)"
 
 
 def test_smallest_expected_count_between_1_and_2_with_few_sparse_cells_is_valid():
@@ -106,7 +108,7 @@ def test_smallest_expected_count_between_1_and_2_with_few_sparse_cells_is_valid(
     ind = _independence(_frame(counts))
     assert ind.min_expected == pytest.approx(expected.min(), rel=1e-12)
     assert ind.share_expected_below_5 == 0.2
-    assert ind.valid and ind.reason == ""
+    assert ind.valid and ind.reason is None
 
 
 def test_exactly_20_percent_of_cells_below_5_is_valid():
@@ -119,7 +121,7 @@ def test_exactly_20_percent_of_cells_below_5_is_valid():
     ind = _independence(_frame(counts))
     assert ind.min_expected == 2.0
     assert ind.share_expected_below_5 == 0.2
-    assert ind.valid and ind.reason == ""
+    assert ind.valid and ind.reason is None
 
 
 def test_more_than_20_percent_below_5_and_below_1_messages():
@@ -130,13 +132,13 @@ def test_more_than_20_percent_below_5_and_below_1_messages():
     ind = _independence(_frame(counts))
     assert ind.share_expected_below_5 == 0.25 and ind.min_expected == 2.0
     assert not ind.valid
-    assert ind.reason == "25% of cells have an expected count below 5 (more than 20%)"
+    assert words(ind.reason) == "25% of cells have an expected count below 5 (more than 20%)"
     # margins 5/95 of 100 and 10/90: smallest expected 0.5
     counts = {"x": {"p": 1, "q": 4}, "y": {"p": 9, "q": 86}}
     ind = _independence(_frame(counts))
     assert ind.min_expected == pytest.approx(0.5)
     assert not ind.valid
-    assert ind.reason == "an expected count is below 1 (smallest 0.50)"
+    assert words(ind.reason) == "an expected count is below 1 (smallest 0.50)"
 
 
 def _assert_single_level(ind, one: str, table: dict, n: int) -> None:
@@ -144,7 +146,7 @@ def _assert_single_level(ind, one: str, table: dict, n: int) -> None:
     assert math.isnan(ind.chi2) and math.isnan(ind.p_value)
     assert ind.df == 0
     assert ind.valid is False
-    assert ind.reason == f"{one} has a single level on the shared rows"
+    assert words(ind.reason) == f"{one} has a single level on the shared rows"
     assert ind.table == table
     assert ind.n == n
     assert math.isnan(ind.min_expected) and math.isnan(ind.share_expected_below_5)
@@ -174,6 +176,6 @@ def test_second_variable_with_a_single_level_on_the_shared_rows():
     )
     ind = _independence(frame)
     _assert_single_level(ind, "b", {"x": {"p": 2}, "y": {"p": 2}}, 4)
-    d = ind.to_dict(detail=True)
+    d = ind.to_dict(detail=True, words=notice_text)
     assert d["chi2"] is None and d["p_value"] is None and d["df"] == 0 and d["valid"] is False
     assert d["n"] == 4 and d["min_expected"] is None and d["share_expected_below_5"] is None

@@ -9,9 +9,22 @@ import pytest
 import statsmodels.formula.api as smf
 from scipy import stats
 
+from fairdesk.presentation.notices import notice_text
 from fairdesk.presentation.regression_words import descriptive_sentences, linear_sentences
 from fairdesk.stats.regression import run_regression
 from fairdesk.stats.regression.linear import run_linear
+from fairdesk.stats.regression.linear_results import LinearResult
+
+
+def _ols(*args, **kwargs) -> dict:
+    """:func:`run_linear`'s result as ``fairdesk regress --json`` writes it."""
+    return run_linear(*args, **kwargs).to_json(words=notice_text)
+
+
+def linear_sentences_of(d) -> list[str]:
+    """:func:`linear_sentences` of a result's JSON (decoded first)."""
+    return linear_sentences(LinearResult.from_json(d))
+
 
 BETA_ONSET, BETA_AGE = 0.01, 0.002
 
@@ -46,7 +59,7 @@ def onset_frame(seed: int = 4, n_speakers: int = 120) -> pd.DataFrame:
 
 def test_linear_recovers_planted_onset_effect_per_speaker():
     df = onset_frame()
-    res = run_linear(df, ["age_onset", "age"])
+    res = _ols(df, ["age_onset", "age"])
     assert res["level"] == "speaker" and res["n"] == 120 and res["n_utterances"] == 360
     co = {c["term"]: c for c in res["coefficients"]}
     assert co["age_onset"]["ci_low"] <= BETA_ONSET <= co["age_onset"]["ci_high"]
@@ -65,12 +78,12 @@ def test_linear_recovers_planted_onset_effect_per_speaker():
     sp = {s["covariate"]: s for s in res["spearman"]}
     rho, p = stats.spearmanr(spk.wer, spk.age_onset)
     assert sp["age_onset"]["rho"] == pytest.approx(rho) and sp["age_onset"]["n"] == 120
-    assert any("age_onset" in c and "changes by" in c for c in linear_sentences(res))
+    assert any("age_onset" in c and "changes by" in c for c in linear_sentences_of(res))
 
 
 def test_linear_per_utterance_with_group_term_equals_statsmodels():
     df = onset_frame(seed=5, n_speakers=40)
-    res = run_linear(df, ["duration_s"], ["l1"], {"l1": "es"}, level="utterance")
+    res = _ols(df, ["duration_s"], ["l1"], {"l1": "es"}, level="utterance")
     assert res["level"] == "utterance" and res["n"] == 120
     d = df.assign(wer=(df.n_sub + df.n_del + df.n_ins) / df.n_words)
     fit = smf.ols("wer ~ duration_s + C(l1, Treatment('es'))", d).fit()
@@ -82,16 +95,16 @@ def test_linear_per_utterance_with_group_term_equals_statsmodels():
 def test_linear_refuses_bad_input():
     df = onset_frame(n_speakers=10)
     with pytest.raises(ValueError, match="covariate"):
-        run_linear(df, [])
+        _ols(df, [])
     with pytest.raises(ValueError, match="unknown column"):
-        run_linear(df, ["nope"])
+        _ols(df, ["nope"])
     with pytest.raises(ValueError, match="not constant within speakers"):
-        run_linear(df.assign(l1=np.arange(len(df)) % 2), ["age"], ["l1"])
+        _ols(df.assign(l1=np.arange(len(df)) % 2), ["age"], ["l1"])
 
 
 def test_seed000_chi2_anova_crosstabs_and_spread(small_frame):
     res = run_regression(small_frame, "em", ["age", "accent"], cluster="speaker_id")
-    d = res.to_dict()
+    d = res.to_dict(words=notice_text)
     chi = {c["variable"]: c for c in d["outcome_chi2"]}["age"]
     table = pd.crosstab(small_frame["age"], small_frame["em"])
     c2, p, dof, _ = stats.chi2_contingency(table.to_numpy())
@@ -123,7 +136,7 @@ def test_seed000_chi2_anova_crosstabs_and_spread(small_frame):
     assert adj["levels"] and {"odds_ratio", "ci_low", "p_value"} <= set(adj["levels"][0])
     # the statistics give the numbers; presentation writes their sentences
     assert not any(s.startswith(("χ² test", "One-way ANOVA")) for s in d["conclusions"])
-    said = descriptive_sentences(d, "exact match", 0.05)
+    said = descriptive_sentences(res.descriptive, "exact match", 0.05)
     assert any(s.startswith("χ² test") for s in said)
     assert any(s.startswith("One-way ANOVA") for s in said)
 
@@ -132,12 +145,12 @@ def test_seed000_wer_outcome_uses_words(small_frame):
     res = run_regression(
         small_frame, "wer", ["age"], binomial=("n_errors", "n_words"), cluster="speaker_id"
     )
-    chi = res.to_dict()["outcome_chi2"][0]
+    chi = res.to_dict(words=notice_text)["outcome_chi2"][0]
     assert chi["unit"] == "reference words"
     t = small_frame.groupby("age")[["n_errors", "n_words"]].sum()
     table = np.c_[t.n_errors, t.n_words - t.n_errors]
     assert chi["chi2"] == pytest.approx(stats.chi2_contingency(table)[0])
-    an = res.to_dict()["anova"][0]
+    an = res.to_dict(words=notice_text)["anova"][0]
     r = small_frame.n_errors / small_frame.n_words
     f, _ = stats.f_oneway(*[r[small_frame.age == a] for a in sorted(small_frame.age.unique())])
     assert an["f"] == pytest.approx(f)

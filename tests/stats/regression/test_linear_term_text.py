@@ -10,8 +10,20 @@ import pandas as pd
 import pytest
 import statsmodels.formula.api as smf
 
+from fairdesk.presentation.notices import notice_text
 from fairdesk.presentation.regression_words import linear_sentences
 from fairdesk.stats.regression.linear import _pretty, run_linear
+from fairdesk.stats.regression.linear_results import LinearResult
+
+
+def _ols(*args, **kwargs) -> dict:
+    """:func:`run_linear`'s result as ``fairdesk regress --json`` writes it."""
+    return run_linear(*args, **kwargs).to_json(words=notice_text)
+
+
+def linear_sentences_of(d) -> list[str]:
+    """:func:`linear_sentences` of a result's JSON (decoded first)."""
+    return linear_sentences(LinearResult.from_json(d))
 
 
 def _frame(var: str, ref: str, other: str) -> pd.DataFrame:
@@ -43,7 +55,7 @@ def _frame(var: str, ref: str, other: str) -> pd.DataFrame:
 )
 def test_term_names_with_separator_text_read_back(var, ref, other, want):
     df = _frame(var, ref, other)
-    res = run_linear(df, ["x"], [var], outcome="y", speaker_col=None, references={var: ref})
+    res = _ols(df, ["x"], [var], outcome="y", speaker_col=None, references={var: ref})
     assert [c["term"] for c in res["coefficients"]] == ["Intercept", want, "x"]
     assert res["references"] == {var: ref}
     # the numbers are those of the same model with plain names
@@ -101,7 +113,7 @@ def _out(p: float) -> dict:
     ],
 )
 def test_p_text_at_the_thousandth(p, ptxt):
-    got = linear_sentences(_out(p))
+    got = linear_sentences_of(_out(p))
     assert got == [
         f"WER per speaker changes by +0.0100 per unit of age (95% CI [+0.0020, +0.0180], "
         f"{ptxt}; OLS, n = 12 speakers).",

@@ -8,8 +8,10 @@ import math
 
 import numpy as np
 
+from fairdesk.presentation.notices import notice_text
 from fairdesk.presentation.regression_logit_words import logistic_sentences as _conclusions
 from fairdesk.presentation.regression_words import descriptive_sentences
+from fairdesk.stats.regression.descriptive_results import Descriptive
 from fairdesk.stats.regression.results import (
     AdjustmentResult,
     ClusteredResult,
@@ -18,6 +20,7 @@ from fairdesk.stats.regression.results import (
     RegressionResult,
     UnivariateResult,
 )
+from tests.stats.regression.conftest import S
 
 NAN = math.nan
 
@@ -63,7 +66,7 @@ def test_univariate_and_adjustment_sentences():
     uni = [
         U("age", 0.0004, [L("30s", 0.02, 1.8), L("60+", 0.0001, 2.5)]),
         U("accent", 0.05),  # p = alpha: no evidence
-        U("gender", NAN, problem="perfect separation"),
+        U("gender", NAN, problem=S("perfect separation")),
     ]
     adj = [
         A("age", "accent", 0.2, False, inter=True, inter_p=0.01),
@@ -86,7 +89,7 @@ def test_univariate_and_adjustment_sentences():
             unadj=[L("n", 0.3), L("s", 0.01)],
             changed=["n", "s"],
         ),
-        A("region", "snr", NAN, False, problem="collinear", inter=True, inter_p=0.01),
+        A("region", "snr", NAN, False, problem=S("collinear"), inter=True, inter_p=0.01),
         A("x", "y", 0.5, False, inter=True, inter_p=0.05),
         A("x", "z", 0.5, False, inter=True, inter_p=NAN),
     ]
@@ -134,7 +137,7 @@ def test_clustered_and_independence_sentences():
         U("age", 0.05),
         U("accent", 0.04),
         U("gender", 0.3),
-        U("room", NAN, problem="singular"),
+        U("room", NAN, problem=S("singular")),
     )
     adj = [
         A("age", "accent", 0.01, True, [L("60+", 0.2)], changed=["60+"]),
@@ -145,14 +148,14 @@ def test_clustered_and_independence_sentences():
     cl_adj = (
         A("age", "accent", 0.2, False),
         A("accent", "age", 0.01, True),
-        A("gender", "age", NAN, False, problem="singular"),
+        A("gender", "age", NAN, False, problem=S("singular")),
         A("room", "age", 0.5, False),
     )
     robust = ClusteredResult("robust", "speaker_id", 40, cl_uni, cl_adj)
     ind = [
-        IndependenceResult("age", "accent", 9.0, 2, 0.01, True, "", {}),
-        IndependenceResult("age", "gender", 9.0, 2, 0.01, False, "sparse", {}),
-        IndependenceResult("gender", "room", 1.0, 2, 0.05, True, "", {}),
+        IndependenceResult("age", "accent", 9.0, 2, 0.01, True, None, {}),
+        IndependenceResult("age", "gender", 9.0, 2, 0.01, False, S("sparse"), {}),
+        IndependenceResult("gender", "room", 1.0, 2, 0.05, True, None, {}),
     ]
     got = _conclusions(uni, adj, robust, ind, "WER", 0.05, True, [])
     assert got[-3:] == [
@@ -224,7 +227,7 @@ def test_descriptive_sentences():
             },
         ],
     }
-    assert descriptive_sentences(block, "EM", 0.05) == [
+    assert descriptive_sentences(Descriptive.from_json(block), "EM", 0.05) == [
         "χ² test: EM depends on age (χ² = 12.35, df = 2, p < 0.001, on utterances).",
         "χ² test: EM shows no evidence of depending on accent (χ² = 1.00, df = 3, p = 0.050, "
         "on words).",
@@ -233,8 +236,7 @@ def test_descriptive_sentences():
         "One-way ANOVA by accent: the outcome does not vary within any level, so F is infinite "
         "(the levels differ completely).",
         "One-way ANOVA of the utterances by room: F(1, 9) = 20.00, p < 0.001.",
-        "One-way ANOVA of the utterances by nan: F(1, 9) = 0.00, p = –.",
-    ]
+    ]  # a NaN p is no p (a fit's NaN was stored as null, and a null p says nothing)
 
 
 def test_result_dicts_every_key():
@@ -248,7 +250,7 @@ def test_result_dicts_every_key():
         "p_log10": None,
     }
     u = UnivariateResult("age", "18-29", 0.01, NAN, np.int64(100), (lev,), 7.5, 2, 3, "wald", None)
-    assert u.to_dict() == {
+    assert u.to_dict(words=notice_text) == {
         "variable": "age",
         "reference": "18-29",
         "llr_p_value": 0.01,
@@ -257,8 +259,8 @@ def test_result_dicts_every_key():
         "n": 100,
         "levels": [lev.to_dict()],
     }
-    assert u.to_dict(True) == {
-        **u.to_dict(),
+    assert u.to_dict(True, words=notice_text) == {
+        **u.to_dict(words=notice_text),
         "llr_stat": 7.5,
         "df": 2,
         "n_dropped": 3,
@@ -282,10 +284,10 @@ def test_result_dicts_every_key():
         3.0,
         4,
         0.3,
-        "sparse",
+        S("sparse"),
         True,
     )
-    assert a.to_dict() == {
+    assert a.to_dict(words=notice_text) == {
         "variable": "age",
         "adjusted_on": "accent",
         "lr_stat": 4.0,
@@ -300,8 +302,8 @@ def test_result_dicts_every_key():
         "interaction_p_value": 0.3,
         "interaction_p_log10": None,
     }
-    assert a.to_dict(True) == {
-        **a.to_dict(),
+    assert a.to_dict(True, words=notice_text) == {
+        **a.to_dict(words=notice_text),
         "unadjusted_levels": [lev.to_dict()],
         "changed_levels": ["60+"],
         "n": 90,
@@ -310,7 +312,7 @@ def test_result_dicts_every_key():
         "interaction_problem": "sparse",
     }
     plain = AdjustmentResult("age", "accent", 4.0, 2, 0.02, False, {})
-    assert set(plain.to_dict(True)) == {
+    assert set(plain.to_dict(True, words=notice_text)) == {
         "variable",
         "adjusted_on",
         "lr_stat",
@@ -327,9 +329,9 @@ def test_result_dicts_every_key():
         "problem",
     }
     ind = IndependenceResult(
-        "a", "b", 3.0, 1, 0.08, True, "ok", {"x": {"y": np.int64(4)}}, 20, 2.5, 0.25
+        "a", "b", 3.0, 1, 0.08, True, S("ok"), {"x": {"y": np.int64(4)}}, 20, 2.5, 0.25
     )
-    assert ind.to_dict() == {
+    assert ind.to_dict(words=notice_text) == {
         "variable_a": "a",
         "variable_b": "b",
         "chi2": 3.0,
@@ -340,24 +342,24 @@ def test_result_dicts_every_key():
         "reason": "ok",
         "table": {"x": {"y": 4}},
     }
-    assert ind.to_dict(True) == {
-        **ind.to_dict(),
+    assert ind.to_dict(True, words=notice_text) == {
+        **ind.to_dict(words=notice_text),
         "n": 20,
         "min_expected": 2.5,
         "share_expected_below_5": 0.25,
     }
     cl = ClusteredResult("robust", "speaker_id", 40, (u,), (a,))
-    assert cl.to_dict() == {
+    assert cl.to_dict(words=notice_text) == {
         "method": "robust",
         "cluster": "speaker_id",
-        "univariate": [u.to_dict()],
-        "adjustments": [a.to_dict()],
+        "univariate": [u.to_dict(words=notice_text)],
+        "adjustments": [a.to_dict(words=notice_text)],
     }
-    assert cl.to_dict(True) == {
+    assert cl.to_dict(True, words=notice_text) == {
         "method": "robust",
         "cluster": "speaker_id",
-        "univariate": [u.to_dict(True)],
-        "adjustments": [a.to_dict(True)],
+        "univariate": [u.to_dict(True, words=notice_text)],
+        "adjustments": [a.to_dict(True, words=notice_text)],
         "n_clusters": 40,
     }
     r = RegressionResult(
@@ -368,36 +370,34 @@ def test_result_dicts_every_key():
         (a,),
         cl,
         (ind,),
-        ("c.",),
         {"age": 2},
-        ("p.",),
-        {"anova": []},
-        ("k.",),
+        Descriptive(present=False),
+        (S("k."),),
+        "",
+        (S("c."),),
     )
-    assert r.to_dict() == {
-        "univariate": [u.to_dict()],
-        "adjustments": [a.to_dict()],
-        "clustered": cl.to_dict(),
-        "independence": [ind.to_dict()],
-        "conclusions": ["c."],
+    assert r.to_dict(words=notice_text) == {
+        "univariate": [u.to_dict(words=notice_text)],
+        "adjustments": [a.to_dict(words=notice_text)],
+        "clustered": cl.to_dict(words=notice_text),
+        "independence": [ind.to_dict(words=notice_text)],
+        "conclusions": ["k.", "c."],
         "cautions": ["k."],
-        "anova": [],
     }
-    assert r.to_dict(True) == {
-        "univariate": [u.to_dict(True)],
-        "adjustments": [a.to_dict(True)],
-        "clustered": cl.to_dict(True),
-        "independence": [ind.to_dict(True)],
-        "conclusions": ["c."],
+    assert r.to_dict(True, words=notice_text) == {
+        "univariate": [u.to_dict(True, words=notice_text)],
+        "adjustments": [a.to_dict(True, words=notice_text)],
+        "clustered": cl.to_dict(True, words=notice_text),
+        "independence": [ind.to_dict(True, words=notice_text)],
+        "conclusions": ["k.", "c."],
         "cautions": ["k."],
-        "anova": [],
         "outcome": "em",
         "model": "logit",
         "alpha": 0.1,
         "dropped": {"age": 2},
-        "problems": ["p."],
+        "problems": ["age × accent: sparse"],
         "outcome_label": "",
-        "notes": [],
+        "notes": ["c."],
     }
     r0 = RegressionResult("em", "logit", 0.05, (), (), None, (), ())
-    assert r0.to_dict()["clustered"] is None
+    assert r0.to_dict(words=notice_text)["clustered"] is None

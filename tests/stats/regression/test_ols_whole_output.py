@@ -11,8 +11,20 @@ import pytest
 import statsmodels.formula.api as smf
 from scipy import stats
 
+from fairdesk.presentation.notices import notice_text, notice_texts
 from fairdesk.presentation.regression_words import linear_sentences
 from fairdesk.stats.regression.linear import _pretty, run_linear, speaker_frame
+from fairdesk.stats.regression.linear_results import LinearResult
+
+
+def _ols(*args, **kwargs) -> dict:
+    """:func:`run_linear`'s result as ``fairdesk regress --json`` writes it."""
+    return run_linear(*args, **kwargs).to_json(words=notice_text)
+
+
+def linear_sentences_of(d) -> list[str]:
+    """:func:`linear_sentences` of a result's JSON (decoded first)."""
+    return linear_sentences(LinearResult.from_json(d))
 
 
 def speakers_frame() -> pd.DataFrame:
@@ -67,7 +79,7 @@ def _p(p: float) -> str:
 
 def test_per_speaker_wer_whole_output_equals_statsmodels():
     df = speakers_frame()
-    res = run_linear(df, ["age", "snr"], ["l1"])
+    res = _ols(df, ["age", "snr"], ["l1"])
     spk = _pooled(df)
     fit = smf.ols("wer ~ age + snr + C(l1, Treatment('es'))", spk).fit()
     ci = fit.conf_int(0.05)
@@ -163,12 +175,12 @@ def test_per_speaker_wer_whole_output_equals_statsmodels():
             "speakers; descriptive)."
         )
     lines.append(f"R² = {fit.rsquared:.3f} (adjusted {fit.rsquared_adj:.3f}).")
-    assert linear_sentences(res) == lines + notes
+    assert linear_sentences_of(res) == lines + notes
 
 
 def test_explicit_reference_level_speaker_level_and_alpha():
     df = speakers_frame()
-    res = run_linear(df, ["age"], ["l1"], {"l1": "zh"}, level="speaker", alpha=0.1)
+    res = _ols(df, ["age"], ["l1"], {"l1": "zh"}, level="speaker", alpha=0.1)
     spk = _pooled(df)
     fit = smf.ols("wer ~ age + C(l1, Treatment('zh'))", spk).fit()
     ci = fit.conf_int(0.1)
@@ -181,7 +193,7 @@ def test_explicit_reference_level_speaker_level_and_alpha():
     assert res["level"] == "speaker" and res["references"] == {"l1": "zh"}
     assert res["alpha"] == 0.1
     # a single covariate: nothing is held fixed
-    assert linear_sentences(res)[0] == (
+    assert linear_sentences_of(res)[0] == (
         f"WER per speaker changes by {fit.params['age']:+.4f} per unit of age (90% CI "
         f"[{ci.loc['age', 0]:+.4f}, {ci.loc['age', 1]:+.4f}], p < 0.001; OLS, n = 12 speakers)."
     )
@@ -189,10 +201,10 @@ def test_explicit_reference_level_speaker_level_and_alpha():
 
 def test_p_value_equal_to_alpha_is_not_evidence():
     df = speakers_frame()
-    p = {c["term"]: c["p_value"] for c in run_linear(df, ["age", "snr"])["coefficients"]}["snr"]
+    p = {c["term"]: c["p_value"] for c in _ols(df, ["age", "snr"])["coefficients"]}["snr"]
     assert 0.001 < p < 1
-    res = run_linear(df, ["age", "snr"], alpha=p)
-    line = linear_sentences(res)[1]
+    res = _ols(df, ["age", "snr"], alpha=p)
+    line = linear_sentences_of(res)[1]
     assert line.startswith("No evidence that snr predicts WER per speaker, holding age fixed")
     assert line.endswith(f", p = {p:.3f}; n = 12).")
 
@@ -217,7 +229,7 @@ def per_utterance_frame() -> pd.DataFrame:
 
 def test_per_utterance_numeric_outcome_equals_statsmodels():
     df = per_utterance_frame()
-    res = run_linear(df, ["x"], outcome="score", speaker_col="speaker_id")
+    res = _ols(df, ["x"], outcome="score", speaker_col="speaker_id")
     d = df.assign(score=df.score.astype(float))
     fit = smf.ols("score ~ x", d).fit()
     assert res["level"] == "utterance" and res["outcome"] == "score"
@@ -226,17 +238,17 @@ def test_per_utterance_numeric_outcome_equals_statsmodels():
     co = {c["term"]: c for c in res["coefficients"]}
     assert co["x"]["estimate"] == pytest.approx(fit.params["x"], rel=1e-9)
     assert co["x"]["se"] == pytest.approx(fit.bse["x"], rel=1e-9)
-    assert linear_sentences(res)[0].startswith(
+    assert linear_sentences_of(res)[0].startswith(
         f"score per utterance changes by {fit.params['x']:+.4f} per unit of x (95% CI"
     )
-    assert linear_sentences(res)[0].endswith("; OLS, n = 30 utterances).")
+    assert linear_sentences_of(res)[0].endswith("; OLS, n = 30 utterances).")
 
 
 def test_three_covariates_hold_the_other_two_fixed():
     df = per_utterance_frame()
     df = df.assign(z=np.sin(np.arange(len(df))), w=np.cos(np.arange(len(df))))
-    res = run_linear(df, ["x", "z", "w"], outcome="score", level="utterance")
-    for line, held in zip(linear_sentences(res)[:3], ["z, w", "x, w", "x, z"], strict=True):
+    res = _ols(df, ["x", "z", "w"], outcome="score", level="utterance")
+    for line, held in zip(linear_sentences_of(res)[:3], ["z, w", "x, w", "x, z"], strict=True):
         assert f", holding {held} fixed (" in line
 
 
@@ -244,8 +256,8 @@ def test_three_covariates_hold_the_other_two_fixed():
 def test_constant_covariate_has_no_spearman_sentence():
     df = per_utterance_frame()
     with np.errstate(all="ignore"):
-        res = run_linear(df, ["const", "x"], outcome="score", speaker_col=None)
-    sp = [c for c in linear_sentences(res) if c.startswith("Spearman")]
+        res = _ols(df, ["const", "x"], outcome="score", speaker_col=None)
+    sp = [c for c in linear_sentences_of(res) if c.startswith("Spearman")]
     rho, p = stats.spearmanr(df.score.astype(float), df.x)
     assert sp == [
         f"Spearman correlation of score with x: ρ = {rho:+.2f} (p = {p:.3g}, "
@@ -257,7 +269,7 @@ def test_constant_covariate_has_no_spearman_sentence():
 def test_speaker_mean_of_a_numeric_outcome():
     df = speakers_frame().dropna(subset=["age"])
     df = df.assign(score=df.age / 10 + df.snr)
-    res = run_linear(df, ["age"], outcome="score")
+    res = _ols(df, ["age"], outcome="score")
     assert res["level"] == "speaker" and res["aggregation"] == "each speaker's mean"
     g = df.groupby("speaker_id")
     fit = smf.ols("score ~ age", pd.DataFrame({"score": g.score.mean(), "age": g.age.mean()})).fit()
@@ -273,37 +285,37 @@ def _msg(exc_info) -> str:
 def test_refusals_word_for_word():
     df = speakers_frame()
     with pytest.raises(ValueError) as e:
-        run_linear(df, [])
+        _ols(df, [])
     assert _msg(e) == "the linear model needs at least one covariate (--covariates COL)"
     with pytest.raises(ValueError) as e:
-        run_linear(df, ["age"], level="word")
+        _ols(df, ["age"], level="word")
     assert _msg(e) == "level must be one of ('auto', 'speaker', 'utterance'), got 'word'"
     for a in (0.0, 1.0, 1.5):
         with pytest.raises(ValueError) as e:
-            run_linear(df, ["age"], alpha=a)
+            _ols(df, ["age"], alpha=a)
         assert _msg(e) == f"alpha must be between 0 and 1, got {a}"
     with pytest.raises(ValueError) as e:
-        run_linear(df[["age", "n_words"]], ["age", "nope"])
+        _ols(df[["age", "n_words"]], ["age", "nope"])
     assert _msg(e) == "unknown column(s) ['nope'] (columns: age, n_words)"
     with pytest.raises(ValueError) as e:
-        run_linear(df.drop(columns=["n_ins"]), ["age"])
+        _ols(df.drop(columns=["n_ins"]), ["age"])
     assert _msg(e) == "outcome 'wer' needs the word-error counts ['n_ins']"
     with pytest.raises(ValueError) as e:
-        run_linear(df, ["age"], outcome="score")
+        _ols(df, ["age"], outcome="score")
     assert _msg(e) == "no outcome column 'score'"
     bad = per_utterance_frame()
     bad.loc[["r3", "r5"], "score"] = ["abc", "def"]
     with pytest.raises(ValueError) as e:
-        run_linear(bad, ["x"], outcome="score")
+        _ols(bad, ["x"], outcome="score")
     assert _msg(e) == "column 'score' must be numeric; row r3 holds 'abc'"
     with pytest.raises(ValueError) as e:
-        run_linear(df, ["age"], level="speaker", speaker_col=None)
+        _ols(df, ["age"], level="speaker", speaker_col=None)
     assert _msg(e) == "a per-speaker fit needs a speaker column"
     with pytest.raises(ValueError) as e:
-        run_linear(df, ["age"], level="speaker", speaker_col="talker")
+        _ols(df, ["age"], level="speaker", speaker_col="talker")
     assert _msg(e) == "a per-speaker fit needs a speaker column"
     with pytest.raises(ValueError) as e:
-        run_linear(df, ["age"], ["l1"], {"l1": "fr"})
+        _ols(df, ["age"], ["l1"], {"l1": "fr"})
     assert _msg(e) == "reference level 'fr' is not among 'l1''s levels ['es', 'zh']"
 
 
@@ -318,10 +330,10 @@ def test_rows_against_coefficients_boundary():
             "g": ["p", "q", "r", "p", "q", "r"],
         }
     )
-    res = run_linear(df, ["a", "b"], ["g"], outcome="y", level="utterance")
+    res = _ols(df, ["a", "b"], ["g"], outcome="y", level="utterance")
     assert res["n"] == 6 and len(res["coefficients"]) == 5
     with pytest.raises(ValueError) as e:
-        run_linear(df.iloc[:5], ["a", "b"], ["g"], outcome="y", level="utterance")
+        _ols(df.iloc[:5], ["a", "b"], ["g"], outcome="y", level="utterance")
     assert _msg(e) == (
         "5 utterances for 5 coefficients: the model needs more rows than coefficients"
     )
@@ -355,7 +367,9 @@ def test_speaker_frame_pools_and_checks():
     )
     assert list(out.columns) == ["spk", "wer", "n_utterances", "cov"]
     assert out["wer"].tolist() == pytest.approx([2 / 20, 3 / 20, 3 / 6])
-    assert notes == ["cov varies within speakers: each speaker's mean enters the model."]
+    assert notice_texts(notes) == [
+        "cov varies within speakers: each speaker's mean enters the model."
+    ]
     bad = pd.DataFrame({"spk": list("aabbccddee"), "y": 1.0, "var": list("xxxyxyxyxy")})
     with pytest.raises(ValueError) as e:
         speaker_frame(bad, "spk", "y", [], ["var"], None, None)
@@ -382,8 +396,8 @@ def test_pretty_term_names(name, want):
 
 def test_names_with_quotes_and_backslashes_read_back():
     df = speakers_frame().rename(columns={"l1": "speaker's l1", "age": "age\\y"})
-    res = run_linear(df, ["age\\y"], ["speaker's l1"])
+    res = _ols(df, ["age\\y"], ["speaker's l1"])
     assert [c["term"] for c in res["coefficients"]] == ["Intercept", "speaker's l1[T.zh]", "age\\y"]
     assert res["formula"] == "WER ~ age\\y + C(speaker's l1)"
-    assert linear_sentences(res)[0].startswith("WER per speaker changes by ")
-    assert " per unit of age\\y (95% CI [" in linear_sentences(res)[0]
+    assert linear_sentences_of(res)[0].startswith("WER per speaker changes by ")
+    assert " per unit of age\\y (95% CI [" in linear_sentences_of(res)[0]

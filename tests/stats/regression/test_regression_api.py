@@ -8,8 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fairdesk.presentation.notices import notice_text
 from fairdesk.presentation.regression_words import result_conclusions
 from fairdesk.stats.regression import RegressionResult, run_regression
+from tests.stats.regression.conftest import texts, words
 
 UNIVARIATE_KEYS = {
     "variable",
@@ -54,7 +56,7 @@ IND_KEYS = {
 def test_to_dict_shape(small_frame):
     res = run_regression(small_frame, "em", ["age", "accent"], cluster="speaker_id")
     assert isinstance(res, RegressionResult)
-    d = json.loads(json.dumps(res.to_dict(), allow_nan=False))
+    d = json.loads(json.dumps(res.to_dict(words=notice_text), allow_nan=False))
     assert set(d) == {
         "univariate",
         "adjustments",
@@ -77,9 +79,14 @@ def test_to_dict_shape(small_frame):
     assert [set(i) for i in d["independence"]] == [IND_KEYS]
     assert all(isinstance(s, str) for s in d["conclusions"])
     with_inter = run_regression(small_frame, "em", ["age", "accent"], interactions=True)
-    assert all(set(a) == ADJ_KEYS | INTER_KEYS for a in with_inter.to_dict()["adjustments"])
-    assert with_inter.to_dict()["clustered"] is None
-    detail = json.loads(json.dumps(with_inter.to_dict(detail=True), allow_nan=False))
+    assert all(
+        set(a) == ADJ_KEYS | INTER_KEYS
+        for a in with_inter.to_dict(words=notice_text)["adjustments"]
+    )
+    assert with_inter.to_dict(words=notice_text)["clustered"] is None
+    detail = json.loads(
+        json.dumps(with_inter.to_dict(detail=True, words=notice_text), allow_nan=False)
+    )
     assert {"dropped", "problems", "alpha", "model"} <= set(detail)
 
 
@@ -130,14 +137,14 @@ def test_perfect_separation_is_reported_not_raised(small_frame):
     frame.loc[frame["accent"] == "ng", "em"] = 1
     res = run_regression(frame, "em", ["accent", "age"], cluster="speaker_id", interactions=True)
     acc = res.univariate[0]
-    assert acc.problem and "accent=ng" in acc.problem and not acc.levels
+    assert acc.problem and "accent=ng" in words(acc.problem) and not acc.levels
     assert np.isnan(acc.llr_p_value)
     assert res.univariate[1].problem is None  # age is still modelled
     assert any(
         "accent could not be modelled: perfect separation" in s for s in result_conclusions(res)
     )
-    assert any(p.startswith("accent:") for p in res.problems)
-    d = json.loads(json.dumps(res.to_dict(), allow_nan=False))
+    assert any(p.startswith("accent:") for p in texts(res.problems))
+    d = json.loads(json.dumps(res.to_dict(words=notice_text), allow_nan=False))
     assert d["univariate"][0]["llr_p_value"] is None
 
 
@@ -148,7 +155,7 @@ def test_sparse_interaction_cell_is_reported(small_frame):
     res = run_regression(frame, "em", ["accent", "age"], interactions=True)
     adj = res.adjustments[0]
     assert adj.problem is None and np.isfinite(adj.p_value)
-    assert adj.interaction_problem and "accent=in × age=60+" in adj.interaction_problem
+    assert adj.interaction_problem and "accent=in × age=60+" in words(adj.interaction_problem)
 
 
 def test_missing_values_dropped_and_counted(small_frame):
@@ -168,7 +175,7 @@ def test_missing_values_dropped_and_counted(small_frame):
 def test_collinear_variables_reported(small_frame):
     frame = small_frame.assign(age_copy=small_frame["age"].map(lambda a: f"band {a}"))
     res = run_regression(frame, "em", ["age", "age_copy"])
-    assert all(a.problem and "collinear" in a.problem for a in res.adjustments)
+    assert all(a.problem and "collinear" in words(a.problem) for a in res.adjustments)
 
 
 def test_categorical_order_and_bool_outcome():
@@ -213,11 +220,13 @@ def test_single_speaker_levels_and_unclustered_word_models_carry_cautions():
                     }
                 )
     df = pd.DataFrame(rows)
-    res = run_regression(df, "ok", ["region"], cluster="speaker_id").to_dict()
+    res = run_regression(df, "ok", ["region"], cluster="speaker_id").to_dict(words=notice_text)
     single = [c for c in res["cautions"] if "single speaker" in c]
     assert len(single) == 1 and "region = b" in single[0]
     assert single[0] in res["conclusions"]
-    words = run_regression(df, "wer", ["region"], binomial=("errors", "words")).to_dict()
+    words = run_regression(df, "wer", ["region"], binomial=("errors", "words")).to_dict(
+        words=notice_text
+    )
     assert any("not independent" in c for c in words["cautions"])
     clustered = run_regression(
         df, "wer", ["region"], binomial=("errors", "words"), cluster="speaker_id"

@@ -11,12 +11,14 @@ import numpy as np
 import pytest
 import statsmodels.formula.api as smf
 
+from fairdesk.presentation.notices import notice_text
 from fairdesk.stats.regression import (
     AdjustmentResult,
     LevelEffect,
     UnivariateResult,
     run_regression,
 )
+from tests.stats.regression.conftest import S
 
 
 def _json(d: dict) -> dict:
@@ -27,7 +29,7 @@ def test_level_and_univariate_dicts_hold_the_statsmodels_numbers(small_frame):
     res = run_regression(small_frame, "em", ["age"], references={"age": "18-29"})
     fit = smf.logit("em ~ C(age, Treatment('18-29'))", small_frame).fit(disp=0)
     ci = fit.conf_int(0.05)
-    u = _json(res.to_dict())["univariate"][0]
+    u = _json(res.to_dict(words=notice_text))["univariate"][0]
     assert u["pseudo_r2"] == pytest.approx(fit.prsquared, rel=1e-6)
     assert u["pseudo_r2"] > 0
     assert [lev["level"] for lev in u["levels"]] == ["30-44", "60+"]
@@ -52,10 +54,16 @@ def test_hand_made_finite_fields_pass_through():
         "p_log10": None,  # not given: NaN, written as null
     }
     u = UnivariateResult(
-        "age", "18-29", 0.01, np.float64(0.125), 100, (lev,), problem="the model did not converge"
+        "age",
+        "18-29",
+        0.01,
+        np.float64(0.125),
+        100,
+        (lev,),
+        problem=S("the model did not converge"),
     )
-    assert u.to_dict()["pseudo_r2"] == 0.125
-    assert u.to_dict(True)["problem"] == "the model did not converge"
+    assert u.to_dict(words=notice_text)["pseudo_r2"] == 0.125
+    assert u.to_dict(True, words=notice_text)["problem"] == "the model did not converge"
     a = AdjustmentResult(
         "age",
         "accent",
@@ -64,9 +72,12 @@ def test_hand_made_finite_fields_pass_through():
         math.nan,
         False,
         {},
-        problem="age has a single level where accent is known",
+        problem=S("age has a single level where accent is known"),
     )
-    assert a.to_dict(True)["problem"] == "age has a single level where accent is known"
+    assert (
+        a.to_dict(True, words=notice_text)["problem"]
+        == "age has a single level where accent is known"
+    )
 
 
 def test_separated_variable_problem_in_the_detailed_dict(small_frame):
@@ -78,7 +89,7 @@ def test_separated_variable_problem_in_the_detailed_dict(small_frame):
         f"perfect separation: accent=ng has outcome = 1 on all {n_ng} rows, so its odds "
         "ratio is infinite; merge or drop that level"
     )
-    d = _json(res.to_dict(detail=True))
+    d = _json(res.to_dict(detail=True, words=notice_text))
     assert d["univariate"][0]["variable"] == "accent"
     assert d["univariate"][0]["problem"] == want
     assert d["univariate"][1]["problem"] is None
@@ -89,7 +100,7 @@ def test_separated_variable_problem_in_the_detailed_dict(small_frame):
 def test_collinear_pair_problem_in_the_detailed_dict(small_frame):
     frame = small_frame.assign(age_copy=small_frame["age"].map(lambda a: f"band {a}"))
     res = run_regression(frame, "em", ["age", "age_copy"])
-    d = _json(res.to_dict(detail=True))
+    d = _json(res.to_dict(detail=True, words=notice_text))
     # the pair is checked once (either order): the sentence names it as first met
     want = (
         "age and age_copy are collinear (one determines the other), so one cannot be "

@@ -8,9 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fairdesk.presentation.notices import notice_text
 from fairdesk.presentation.regression_words import descriptive_sentences, result_conclusions
 from fairdesk.stats.regression import run_regression
-from tests.stats.regression.conftest import small_frame_data
+from tests.stats.regression.conftest import small_frame_data, texts
 
 SINGLE = (
     "Caution: {var} = {level} has a single speaker: speaker and level cannot be told "
@@ -43,7 +44,7 @@ def test_problems_list_every_failed_model_once():
         f"interaction model: perfect separation: age=60+ × accent=in has outcome = 0 on "
         f"all {n_cell} rows, so its odds ratio is infinite; merge or drop that cell"
     )
-    assert list(res.problems) == [
+    assert texts(res.problems) == [
         f"room: {sep}",
         f"age adjusted on room: {sep}",
         f"accent adjusted on room: {sep}",
@@ -53,11 +54,11 @@ def test_problems_list_every_failed_model_once():
         f"accent × age: {inter}",
         f"clustered room: {sep}",
     ]
-    assert res.to_dict(detail=True)["problems"] == list(res.problems)
+    assert res.to_dict(detail=True, words=notice_text)["problems"] == texts(res.problems)
     # without interactions the interaction lines are not asked for; without a cluster
     # there is no clustered line
     plain = run_regression(f, "em", ["age", "accent", "room"])
-    assert list(plain.problems) == list(res.problems)[:5]
+    assert texts(plain.problems) == texts(res.problems)[:5]
 
 
 def _speakers_frame(single_b: bool = True) -> pd.DataFrame:
@@ -88,27 +89,27 @@ def test_single_speaker_caution_counts_the_rows_kept_and_comes_first():
     df = _speakers_frame()
     res = run_regression(df, "ok", ["region"], cluster="talker")
     want = SINGLE.format(var="region", level="b")
-    assert list(res.cautions) == [want]
+    assert texts(res.cautions) == [want]
     assert result_conclusions(res)[0] == want
-    assert res.to_dict()["cautions"] == [want]
+    assert res.to_dict(words=notice_text)["cautions"] == [want]
     # the speaker column can be named without clustering: same caution, and the speaker
     # spread uses it
     by_name = run_regression(df, "ok", ["region"], speaker_col="talker")
-    assert by_name.clustered is None and list(by_name.cautions) == [want]
-    spread = by_name.to_dict()["speaker_spread"][0]
+    assert by_name.clustered is None and texts(by_name.cautions) == [want]
+    spread = by_name.to_dict(words=notice_text)["speaker_spread"][0]
     assert [lv["n_speakers"] for lv in spread["levels"]] == [6, 1]
     # with both kept speakers of b there is nothing to caution about
     both = run_regression(_speakers_frame(single_b=False), "ok", ["region"], cluster="talker")
-    assert list(both.cautions) == []
+    assert texts(both.cautions) == []
 
 
 def test_no_speaker_column_no_speaker_caution_nor_spread():
     df = _speakers_frame()
     res = run_regression(df, "ok", ["region"])
-    assert list(res.cautions) == [] and res.to_dict()["speaker_spread"] == []
+    assert texts(res.cautions) == [] and res.to_dict(words=notice_text)["speaker_spread"] == []
     # a speaker column that is not in the frame is not used either
     res = run_regression(df, "ok", ["region"], speaker_col="nobody")
-    assert list(res.cautions) == [] and res.to_dict()["speaker_spread"] == []
+    assert texts(res.cautions) == [] and res.to_dict(words=notice_text)["speaker_spread"] == []
 
 
 def test_numeric_speaker_ids_are_spread_as_text():
@@ -122,15 +123,18 @@ def test_numeric_speaker_ids_are_spread_as_text():
 def test_unclustered_word_model_caution_after_the_speaker_cautions():
     df = _speakers_frame()
     res = run_regression(df, "wer", ["region"], binomial=("errors", "words"), speaker_col="talker")
-    assert list(res.cautions) == [SINGLE.format(var="region", level="b"), WORDS]
-    assert list(result_conclusions(res)[:2]) == list(res.cautions)
-    assert res.model == "binomial" and res.to_dict(detail=True)["model"] == "binomial"
+    assert texts(res.cautions) == [SINGLE.format(var="region", level="b"), WORDS]
+    assert list(result_conclusions(res)[:2]) == texts(res.cautions)
+    assert (
+        res.model == "binomial"
+        and res.to_dict(detail=True, words=notice_text)["model"] == "binomial"
+    )
     clustered = run_regression(
         df, "wer", ["region"], binomial=("errors", "words"), cluster="talker"
     )
-    assert list(clustered.cautions) == [SINGLE.format(var="region", level="b")]
+    assert texts(clustered.cautions) == [SINGLE.format(var="region", level="b")]
     alone = run_regression(df, "wer", ["region"], binomial=("errors", "words"))
-    assert list(alone.cautions) == [WORDS]
+    assert texts(alone.cautions) == [WORDS]
 
 
 @pytest.mark.parametrize(
@@ -162,7 +166,7 @@ def test_settings_of_the_result():
     assert res.clustered.n_clusters == f.speaker_id.nunique() + 3
     gee = run_regression(f, "em", ["age"], cluster="speaker_id", cluster_method="gee")
     assert gee.clustered.method == "gee"
-    d = res.to_dict(detail=True)
+    d = res.to_dict(detail=True, words=notice_text)
     assert d["alpha"] == float(np.float32(0.25)) and d["outcome"] == "em"
     assert d["clustered"]["n_clusters"] == f.speaker_id.nunique() + 3
 
@@ -253,14 +257,14 @@ def test_word_error_sentences_name_the_odds_of_a_word_error():
 def test_descriptive_block_and_sentences_use_the_outcome_name(kwargs, label):
     f = small_frame_data()
     res = run_regression(f, "em", ["age"], cluster="speaker_id", **kwargs)
-    d = res.to_dict()
+    d = res.to_dict(words=notice_text)
     assert d["speaker_spread"][0]["measure"] == f"{label} rate"
     chi = d["outcome_chi2"][0]
     sig = "depends on" if chi["p_value"] < 0.05 else "shows no evidence of depending on"
-    assert res.to_dict(detail=True)["outcome_label"] == label
+    assert res.to_dict(detail=True, words=notice_text)["outcome_label"] == label
     assert any(
         s.startswith(f"χ² test: {label} {sig} age (χ² = {chi['chi2']:.2f}, df = 2, ")
-        for s in descriptive_sentences(d, res.outcome_label, 0.05)
+        for s in descriptive_sentences(res.descriptive, res.outcome_label, 0.05)
     )
     words = run_regression(
         f, "wer", ["age"], binomial=("n_errors", "n_words"), cluster="speaker_id"

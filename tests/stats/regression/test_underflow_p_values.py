@@ -16,6 +16,7 @@ import statsmodels.formula.api as smf
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
+from fairdesk.presentation.notices import notice_text
 from fairdesk.presentation.regression_logit_words import logistic_sentences as _conclusions
 from fairdesk.presentation.regression_words import result_conclusions
 from fairdesk.stats.regression import run_regression
@@ -62,7 +63,7 @@ def test_the_constructed_p_values_do_underflow_in_statsmodels(sm_fit):
 
 def test_p_log10_keeps_the_size_of_underflowed_wald_and_lr_p_values(frame, sm_fit):
     res = run_regression(frame, "recognised", ["dialectal_region"], references=REF)
-    (u,) = res.to_dict()["univariate"]
+    (u,) = res.to_dict(words=notice_text)["univariate"]
     for lev in u["levels"]:
         z = sm_fit.tvalues[TERM.format(lev["level"])]
         assert lev["p_value"] == pytest.approx(sm_fit.pvalues[TERM.format(lev["level"])], rel=1e-9)
@@ -163,7 +164,7 @@ def test_clustered_wald_p_values_keep_their_logarithm(frame, method):
         cluster="speaker_id",
         cluster_method=method,
     )
-    d = res.to_dict(detail=True)["clustered"]["univariate"][0]
+    d = res.to_dict(detail=True, words=notice_text)["clustered"]["univariate"][0]
     if method == "robust":
         fit = smf.logit("recognised ~ C(dialectal_region, Treatment('Asian'))", frame).fit(
             disp=0, cov_type="cluster", cov_kwds={"groups": frame["speaker_id"]}

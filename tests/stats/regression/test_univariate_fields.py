@@ -12,7 +12,9 @@ import pytest
 import statsmodels.formula.api as smf
 from scipy import stats
 
+from fairdesk.presentation.notices import notice_text
 from fairdesk.stats.regression import run_regression
+from tests.stats.regression.conftest import texts, words
 
 TOL = 1e-6
 
@@ -34,7 +36,7 @@ def test_plain_lr_statistic_df_and_rows_equal_statsmodels(small_frame):
         assert uni.llr_p_value == pytest.approx(stats.chi2.sf(fit.llr, uni.df), rel=TOL)
         assert uni.pseudo_r2 == pytest.approx(fit.prsquared, rel=TOL)
         assert uni.n == len(used) and uni.n_dropped == dropped
-        d = uni.to_dict(detail=True)
+        d = uni.to_dict(detail=True, words=notice_text)
         assert (d["n"], d["n_dropped"], d["df"], d["test"]) == (len(used), dropped, uni.df, "lr")
         assert d["llr_stat"] == pytest.approx(fit.llr, rel=TOL)
 
@@ -72,7 +74,7 @@ def _assert_failed(uni, n: int, n_dropped: int, problem: str, test: str = "lr") 
     assert uni.levels == ()
     assert uni.n == n and uni.n_dropped == n_dropped
     assert uni.test == test
-    assert uni.problem == problem
+    assert words(uni.problem) == problem
 
 
 def test_separation_refusal_word_for_word(small_frame):
@@ -90,7 +92,7 @@ def test_separation_refusal_word_for_word(small_frame):
     _assert_failed(res.univariate[0], len(frame) - 10, 10, why)
     _assert_failed(res.clustered.univariate[0], len(frame) - 10, 10, why, test="wald")
     assert res.univariate[0].reference == res.clustered.univariate[0].reference == ref
-    assert f"accent: {why}" in res.problems
+    assert f"accent: {why}" in texts(res.problems)
 
 
 def test_fit_running_off_to_infinity_is_reported():

@@ -37,14 +37,6 @@ PAYLOAD_SOURCES = frozenset({"run_payload", "results_for_run", "to_json"})
 #: (file, function, name) → why a flagged access is legitimate; function ``*`` = anywhere
 #: in the file.
 ALLOWED = {
-    ("fairdesk/gui/results/regression_panel.py", "*", "result"): "a regression result "
-    "(stats.regression: univariate, clustered, ...), not an audit",
-    ("fairdesk/gui/results/regression_panel.py", "*", "res"): "a regression result "
-    "(stats.regression), not an audit",
-    ("fairdesk/reports/sections.py", "*", "result"): "a regression result "
-    "(stats.regression: univariate, adjustments, anova, ...), not an audit",
-    ("fairdesk/reports/sections.py", "*", "res"): "a regression history entry's result "
-    "(stats.regression), not an audit",
     ("fairdesk/reports/data.py", "*", "run"): "the store's run row "
     "(core.runs.run_row: created_at, finished_at), not the payload",
     ("fairdesk/reports/incremental.py", "*", "run"): "the store's run row "

@@ -25,8 +25,9 @@ demographic variables, following the Sonos Voice Control Bias Assessment methodo
 
 With the plain option the numbers are those of ``statsmodels.formula.api.logit`` (or
 ``statsmodels.api.GLM`` with a binomial family on ``(errors, words - errors)``) on the same
-rows. The entry point is :func:`run_regression`; results are frozen dataclasses whose
-``to_dict()`` is JSON-ready (NaN -> None).
+rows. The entry point is :func:`run_regression`; results are frozen dataclasses of numbers
+and coded notes (:mod:`.codes`; fairdesk.presentation words them) whose ``to_json()`` is
+JSON-ready (NaN -> None) and whose ``from_json()`` reads it back, older layouts included.
 
 One module per family: :mod:`.univariate`, :mod:`.adjusted` (confounding and interactions),
 :mod:`.independence`, :mod:`.conclusions` (the level a conclusion names; the sentences are
@@ -34,7 +35,8 @@ written by fairdesk.presentation.regression_words), :mod:`.descriptive` (Sekkat 
 cross-tables and per-speaker spread), :mod:`.linear` (OLS of WER on covariates, docs/METHODS.md, "Regression of WER on covariates (OLS)") and
 :mod:`.poisson_mixed` / :mod:`.poisson_mixed_report` (the mixed-effects Poisson model of word
 errors, Liu, Veliche and Peng 2022); :mod:`.fits` holds the plain and speaker-clustered
-fits they share, :mod:`.data` the preparation of the frame, :mod:`.results` the result objects.
+fits they share, :mod:`.data` the preparation of the frame, :mod:`.results`,
+:mod:`.descriptive_results` and :mod:`.linear_results` the result objects.
 """
 
 from .fits import CLUSTER_METHODS

@@ -194,3 +194,18 @@ def test_a_newer_schema_is_refused():
     payload = dict(OLD["logit"]["payload"], schema=SCHEMA + 1)
     with pytest.raises(ValueError, match="update fairdesk"):
         RegressionRun.from_json(payload)
+
+
+def test_a_wording_change_reaches_a_stored_run(monkeypatch):
+    """A stored run holds codes: today's words, whatever they are, write its notes."""
+    from fairdesk.presentation import regression_notes
+
+    run = RegressionRun.from_json(
+        json.loads(json.dumps(RegressionRun.from_json(OLD["binomial"]["payload"]).to_json()))
+    )
+    monkeypatch.setitem(
+        regression_notes.TEXTS, codes.ZERO_WORDS, lambda n: f"{n} rows had no reference word."
+    )
+    said = regression_conclusions(run)
+    assert "2 rows had no reference word." in said
+    assert "2 rows with 0 reference words were left out." not in said

@@ -131,6 +131,11 @@ def _adjustment(
     )
 
 
+def _json(note: Notice | None) -> dict[str, Any] | None:
+    """A note nested in another's args: its JSON, so the args stay JSON-ready."""
+    return None if note is None else note.to_json()
+
+
 def _interaction(
     data: _Data, mask: np.ndarray, a: str, b: str, fit2: _Fit, method: str, alpha: float
 ) -> _Interaction:
@@ -141,7 +146,7 @@ def _interaction(
     }
     problem = _separation(data, mask, [a, b], cells=True)
     if problem:
-        return {**failed, "interaction_problem": notice(INTERACTION_MODEL, problem=problem)}
+        return {**failed, "interaction_problem": notice(INTERACTION_MODEL, problem=_json(problem))}
     d3 = _design(data, mask, [a, b], interaction=True)
     inter = d3.terms[a + ":" + b]
     if not inter:
@@ -151,7 +156,7 @@ def _interaction(
         }
     fit3, problem = _safe_fit(data, mask, d3, method, alpha)
     if fit3 is None:
-        return {**failed, "interaction_problem": notice(INTERACTION_MODEL, problem=problem)}
+        return {**failed, "interaction_problem": notice(INTERACTION_MODEL, problem=_json(problem))}
     if method == "plain":
         stat = 2.0 * (fit3.llf - fit2.llf)
         df = len(inter)

@@ -388,7 +388,7 @@ class RegressionResult:
     def problems(self) -> tuple[Notice, ...]:
         """The models that could not be fitted, each with its problem."""
         out = [
-            Notice(PROBLEM_UNIVARIATE, {"variable": u.variable, "problem": u.problem})
+            Notice(PROBLEM_UNIVARIATE, {"variable": u.variable, "problem": u.problem.to_json()})
             for u in self.univariate
             if u.problem
         ]
@@ -397,16 +397,24 @@ class RegressionResult:
                 out.append(
                     Notice(
                         PROBLEM_ADJUSTED,
-                        {"variable": a.variable, "other": a.adjusted_on, "problem": a.problem},
+                        {
+                            "variable": a.variable,
+                            "other": a.adjusted_on,
+                            "problem": a.problem.to_json(),
+                        },
                     )
                 )
         for a in self.adjustments:
             if a.with_interaction and a.interaction_problem and not a.problem:
                 args = {"variable": a.variable, "other": a.adjusted_on}
-                out.append(Notice(PROBLEM_INTERACTION, {**args, "problem": a.interaction_problem}))
+                out.append(
+                    Notice(
+                        PROBLEM_INTERACTION, {**args, "problem": a.interaction_problem.to_json()}
+                    )
+                )
         if self.clustered is not None:
             out += [
-                Notice(PROBLEM_CLUSTERED, {"variable": u.variable, "problem": u.problem})
+                Notice(PROBLEM_CLUSTERED, {"variable": u.variable, "problem": u.problem.to_json()})
                 for u in self.clustered.univariate
                 if u.problem
             ]

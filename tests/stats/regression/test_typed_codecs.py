@@ -209,3 +209,19 @@ def test_a_wording_change_reaches_a_stored_run(monkeypatch):
     said = regression_conclusions(run)
     assert "2 rows had no reference word." in said
     assert "2 rows with 0 reference words were left out." not in said
+
+
+def test_nested_problems_read_back_equal():
+    """An interaction model's problem names the fit's own problem (a note in a note): its
+    JSON in the args, so a stored-and-read result equals the fresh one, worded alike."""
+    frame = small_frame_data(300)
+    frame.loc[(frame["accent"] == "in") & (frame["age"] == "60+"), "em"] = 0
+    res = run_regression(frame, "em", ["accent", "age"], interactions=True)
+    noted = [a for a in res.adjustments if a.interaction_problem is not None]
+    assert noted and noted[0].interaction_problem.code == codes.INTERACTION_MODEL
+    back = RegressionResult.from_json(json.loads(json.dumps(res.to_json(detail=True))))
+    assert back == res
+    assert [notice_text(n) for n in back.problems] == [notice_text(n) for n in res.problems]
+    assert notice_text(noted[0].interaction_problem).startswith(
+        "interaction model: perfect separation: accent=in × age=60+ has outcome = 0"
+    )

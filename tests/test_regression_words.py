@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from fairdesk.cli.regress import regression_lines
-from fairdesk.jobs.regression_result import RegressionRequest, RegressionRun
+from fairdesk.jobs.regression_result import RegressionRequest, RegressionRun, decode_result
 from fairdesk.presentation.notices import notice_texts
 from fairdesk.presentation.regression_words import descriptive_sentences, regression_conclusions
 from fairdesk.stats.regression import RegressionResult, run_regression
@@ -86,7 +86,8 @@ def test_a_stored_mixed_poisson_result_is_worded_from_its_numbers():
     stored = json.loads((Path(__file__).parent / "golden" / "regress-2-poisson.json").read_text())
     words = list(stored["conclusions"])
     stored["conclusions"] = ["worded before"] * len(words)
-    run = RegressionRun(RegressionRequest("poisson-mixed"), stored)
+    request = RegressionRequest("poisson-mixed")
+    run = RegressionRun(request, decode_result(request, stored))
     assert regression_conclusions(run) == words
 
 

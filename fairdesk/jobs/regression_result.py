@@ -31,6 +31,7 @@ from typing import Any
 from ..core.jsonio import jsonable
 from ..core.pvalues import p_log10
 from ..stats.regression.linear_results import LinearResult
+from ..stats.regression.poisson_mixed_result import MixedPoissonResult
 from ..stats.regression.results import RegressionResult
 
 __all__ = [
@@ -154,7 +155,7 @@ class RegressionRequest:
 
 #: A fitted result: the logistic (or binomial) family's, the OLS family's, or the mixed
 #: Poisson family's stored dict.
-FamilyResult = RegressionResult | LinearResult | dict
+FamilyResult = RegressionResult | LinearResult | MixedPoissonResult
 
 
 def decode_result(request: RegressionRequest, d: Mapping[str, Any]) -> FamilyResult:
@@ -164,7 +165,7 @@ def decode_result(request: RegressionRequest, d: Mapping[str, Any]) -> FamilyRes
         return LinearResult.from_json(full)
     if request.family == "logit":
         return RegressionResult.from_json(full, request.outcome, request.alpha)
-    return full
+    return MixedPoissonResult.from_json(full)
 
 
 def encode_result(result: FamilyResult) -> dict[str, Any]:
@@ -173,7 +174,7 @@ def encode_result(result: FamilyResult) -> dict[str, Any]:
         return result.to_json(detail=True)
     if isinstance(result, LinearResult):
         return result.to_json()
-    return dict(result)
+    return dict(result.to_json())
 
 
 @dataclass(frozen=True)
@@ -185,7 +186,8 @@ class RegressionRun:
     request : what was fitted (:class:`RegressionRequest`).
     result : the fitted models: :class:`~fairdesk.stats.regression.RegressionResult`
         (logistic family), :class:`~fairdesk.stats.regression.linear_results.LinearResult`
-        (OLS), the stored dict (mixed Poisson).
+        (OLS), :class:`~fairdesk.stats.regression.poisson_mixed_result.MixedPoissonResult`
+        (mixed Poisson).
     created_at : when it was fitted (seconds since the epoch).
     run_id : the regressed run (None for a table).
     result_id : its stored ``results`` row (None when not stored).

@@ -165,7 +165,7 @@ def _check_columns(df, variables, covariates) -> None:
 
 
 def _fit(df, family, outcome, variables, covariates, refs, cluster, alpha, interactions, level):
-    """Fit one family: its typed result (the mixed Poisson family's dict)."""
+    """Fit one family: its typed result."""
     if family == "poisson-mixed":
         from ..stats.regression import run_poisson_mixed
 
@@ -178,9 +178,8 @@ def _fit(df, family, outcome, variables, covariates, refs, cluster, alpha, inter
             content_col="content_id" if "content_id" in df.columns else None,
             alpha=alpha,
         )
-        # stored with its notes coded; views decode it (MixedPoissonResult.from_json) and
-        # word it with fairdesk.presentation.regression_poisson_words
-        return fit.to_json()
+        # words: fairdesk.presentation.regression_poisson_words
+        return fit
     spk = cluster or ("speaker_id" if "speaker_id" in df.columns else None)
     if family == "linear":
         from ..stats.regression.linear import run_linear

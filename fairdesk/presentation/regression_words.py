@@ -146,8 +146,8 @@ def regression_conclusions(run: RegressionRun) -> list[str]:
     res = run.result
     if isinstance(res, LinearResult):
         return linear_sentences(res)
-    if not isinstance(res, RegressionResult):  # the mixed Poisson family's stored dict
-        return poisson_conclusions(MixedPoissonResult.from_json(res))
+    if isinstance(res, MixedPoissonResult):
+        return poisson_conclusions(res)
     alpha = res.alpha
     binomial = res.model == "binomial"
     uni, adj, clustered, ind = res.univariate, res.adjustments, res.clustered, res.independence
@@ -192,8 +192,8 @@ def regression_summary(run: RegressionRun) -> dict[str, Any]:
         out = res.to_json(words=notice_text)
     elif isinstance(res, LinearResult):
         out = res.to_json(words=notice_text)
-    else:  # the mixed Poisson family's stored dict
-        out = poisson_json(MixedPoissonResult.from_json(res))
+    else:
+        out = poisson_json(res)
     if isinstance(run.table_rows, TableRows):
         from dataclasses import asdict
 

@@ -358,8 +358,8 @@ def regression_sections(d) -> list[dict]:
                 }
                 for c in res.coefficients
             ]
-        elif family == "poisson-mixed" and isinstance(res, dict):
-            entry["rates"] = _rate_rows(MixedPoissonResult.from_json(res))
+        elif isinstance(res, MixedPoissonResult):
+            entry["rates"] = _rate_rows(res)
         out.append(entry)
     return out
 

@@ -495,9 +495,6 @@ def _model_and_clustering(run: RegressionRun) -> tuple[str, str]:
         return result.model, (
             f"; clustered by {cl.cluster} ({cl.n_clusters} clusters, {cl.method})"
         )
-    if isinstance(result, dict) and run.family == "poisson-mixed":
-        from ...presentation.regression_poisson_words import poisson_model_text
-        from ...stats.regression.poisson_mixed_result import MixedPoissonResult
+    from ...presentation.regression_poisson_words import poisson_model_text
 
-        return poisson_model_text(MixedPoissonResult.from_json(result)), "; no clustering"
-    return "?", "; no clustering"
+    return poisson_model_text(result), "; no clustering"

@@ -205,8 +205,8 @@ def test_regress_table_finds_the_speaker_column(tmp_path):
     speaker_table().to_csv(t, index=False)
     out = regress_table(t, None, ["grp"], family="poisson-mixed")
     assert out.result.n_speakers == 24  # the random intercept per 'speaker'
-    (lv,) = out.result["group_variables"][0]["levels"]
-    assert lv["n_speakers"] == 12
+    (lv,) = out.result.group_variables[0].levels
+    assert lv.n_speakers == 12
 
 
 def test_naming_another_column_keeps_the_tables_own_speaker_ids():

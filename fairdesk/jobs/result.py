@@ -25,7 +25,9 @@ Later stages (``result_parts``)::
     tested_metrics, descriptive_metrics → run.tested_metrics, run.descriptive_metrics
     normaliser             → run.normaliser (Normaliser: name, reason, language)
     input_problems         → run.input_problems (tuple[InputProblem])
-    warnings, notes        → run.warnings, run.notes (tuple[str])
+    warnings, notes        → run.warnings, run.notes (tuple[Notice]: coded notes, area
+                             ``run``, codes in ``fairdesk.jobs.run_notes``; worded by
+                             ``fairdesk.presentation.run_notes``)
     speakers               → run.speakers (Speakers: the column the speaker ids came from,
                              how many, and the typed warning ``no_speaker_ids``)
     minimums_message       → run.minimums_message
@@ -81,6 +83,18 @@ stays None: the information was not stored); nothing is rewritten in the store.
 the duplicated group value keys, with the infinite ratios as ``"inf"`` / ``"-inf"``. A
 payload with a ``schema_version`` above :data:`SCHEMA_VERSION` is refused (ValueError: a
 newer fairdesk wrote it). ``schema_version`` takes no part in ``==``.
+
+Coded notes (still ``schema_version`` 2)
+----------------------------------------
+``notes`` and ``warnings`` (and the notes of the blocks that had a sentence: see
+``result_parts``) are stored coded, ``{"code": ..., "args": {...}}``
+(:class:`fairdesk.stats.notices.Notice`), no longer as sentences, so a stored run reads
+with today's words and a wording change leaves cached runs cached. A payload stored before
+holds the sentences: each is read back into its code where the old words give its numbers
+(:func:`fairdesk.jobs.run_notes.old_sentence`), else as ``stored.sentence`` (worded as
+stored). The schema version is not raised: the JSON ``--json`` prints is unchanged (it
+writes the sentences in at output time: :func:`fairdesk.presentation.readings.readings_json`),
+and a reader of version 2 that expects sentences finds objects only in the stored runs.
 """
 
 from __future__ import annotations
@@ -119,6 +133,7 @@ from fairdesk.jobs.result_parts import (
 )
 from fairdesk.stats.codec import stats_from_json as _stats_from_json
 from fairdesk.stats.codec import stats_json as _stats_json
+from fairdesk.stats.notices import Notice
 from fairdesk.stats.planning_types import Plan
 from fairdesk.stats.results import AuditResult, Comparison, Exclusion, GroupInfo
 from fairdesk.stats.settings import AuditSettings
@@ -188,7 +203,7 @@ class AuditRun:
     descriptive_metrics: tuple[str, ...] = ()
     normaliser: Normaliser | None = None
     input_problems: tuple[InputProblem, ...] = ()
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Notice, ...] = ()
     speakers: Speakers | None = None
     minimums_message: str | None = None
     intent_confusion: Mapping[str, ConfusionMatrix] | None = None
@@ -217,7 +232,7 @@ class AuditRun:
     device: str | None = None
     by: tuple[str, ...] = ()
     failures: tuple[ItemFailure, ...] = ()
-    notes: tuple[str, ...] = ()
+    notes: tuple[Notice, ...] = ()
     counts: Counts | None = None
     from_cache: bool = False
     cached_from_run: int | None = None

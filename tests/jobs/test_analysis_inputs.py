@@ -87,7 +87,11 @@ def test_empty_hypotheses_are_all_deletions_with_a_warning():
     f, res = analyse(df, AUTO, language=None)
     res = res.to_json()  # bridge: typed consumer pending
     assert f["n_del"].tolist() == [3, 2, 0, 0] and f["n_words"].tolist() == [3, 2, 2, 1]
-    assert res["warnings"][0].startswith("2 item(s)")
+    # stored coded (its words: tests/jobs/test_run_notes.py)
+    assert res["warnings"][0] == {
+        "code": "run.empty_hypotheses",
+        "args": {"n": 2, "column": "hypothesis"},
+    }
 
 
 def test_classification_table_without_transcripts_balanced_accuracy_tested_once():
@@ -118,7 +122,10 @@ def test_classification_table_without_transcripts_balanced_accuracy_tested_once(
     _, res = analyse(df, AUTO, wanted=["macro_recall", "balanced_accuracy"], language=None)
     res = res.to_json()  # bridge: typed consumer pending
     assert res["tested_metrics"] == ["macro_recall"]
-    assert any("tested once" in w for w in res["warnings"])
+    assert {
+        "code": "run.same_number",
+        "args": {"dropped": ["balanced_accuracy"], "kept": "macro_recall"},
+    } in res["warnings"]
 
 
 def test_classifier_rows_with_empty_transcripts_are_not_problems():

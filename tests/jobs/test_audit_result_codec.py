@@ -14,8 +14,10 @@ from fairdesk.jobs import AuditRequest, run_audit
 from fairdesk.jobs.analysis import analyse
 from fairdesk.jobs.result import SCHEMA_VERSION, AuditRun
 from fairdesk.jobs.result_parts import RUN_SETTINGS_KEYS, ConfusionMatrix, RunSettings
+from fairdesk.presentation.notices import notice_texts
 from fairdesk.presentation.readings import reading
 from fairdesk.stats import AuditSettings
+from fairdesk.stats.notices import Notice
 from tests.conftest import tone_project
 from tests.jobs.test_audit_job import SETTINGS, LengthBackend
 
@@ -301,8 +303,13 @@ def test_to_json_writes_todays_keys_without_the_group_copies(payloads):
     d = payloads["run"]
     out = _stored(AuditRun.from_json(d).to_json())
     assert set(out) == set(d) | {"schema_version"}
-    for k in set(d) - {"groups", "settings", "comparisons"}:
+    for k in set(d) - {"groups", "settings", "comparisons", "notes", "warnings"}:
         assert out[k] == d[k], k
+    # the notes and warnings are stored coded; their words are the old sentences
+    again = AuditRun.from_json(out)
+    for k in ("notes", "warnings"):
+        assert all(set(n) == {"code", "args"} for n in out[k]), k
+        assert notice_texts(getattr(again, k)) == d[k], k
     # a comparison's reading is written at output time (presentation.readings), not stored
     stored = [{k: v for k, v in c.items() if k != "reading"} for c in d["comparisons"]]
     assert out["comparisons"] == stored
@@ -355,7 +362,13 @@ def test_all_failed_payload(payloads):
     assert run.all_failed and run.result is None and run.settings is None
     assert run.groups == () and run.comparisons == () and run.summary == {}
     assert len(run.failures) == len(d["failures"]) == 40
-    assert run.notes == tuple(d["notes"]) and "every item failed" in run.notes[0]
+    # the old sentence read back into its code and number, worded as it was
+    assert run.notes == (Notice("run.all_failed", {"n": 40}),)
+    assert (
+        notice_texts(run.notes)
+        == d["notes"]
+        == ["every item failed (40); no statistics were computed"]
+    )
     assert run.run_settings.model_key == d["settings"]["model_key"]
     assert run.counts.n_items == 40
     out = _stored(run.to_json())

@@ -410,9 +410,7 @@ def no_diacritic_block(frame, normaliser: str) -> dict | None:
     return {
         "overall": nodia_summary(frame),
         "groups": groups,
-        "reading": "DER is undefined where the reference carries no diacritic; these "
-        "items report the diacritics the model added there (every one was "
-        "added), in all and per 100 reference letters",
+        "reading": notice(run_notes.NO_DIACRITIC_ITEMS),
     }
 
 

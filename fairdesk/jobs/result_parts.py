@@ -79,12 +79,13 @@ class NoDiacriticItems:
     overall : ``diacritics_table.nodia_summary`` of the run (n_items, added, letters,
         per_100_letters, ...).
     groups : group → the same summary (None for a group with no such item).
-    reading : one sentence.
+    reading : what the block is, coded (``run.no_diacritic_items``; words:
+        :mod:`fairdesk.presentation.run_notes`).
     """
 
     overall: Mapping[str, Json] | None = None
     groups: Mapping[str, Mapping[str, Json] | None] = field(default_factory=_empty)
-    reading: str | None = None
+    reading: Notice | None = None
     extra: Mapping[str, Json] = field(default_factory=_empty)
 
 

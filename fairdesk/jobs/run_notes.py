@@ -63,6 +63,12 @@ PLAN_CLOSED_FORM = "run.plan_closed_form"
 #: the bare code :data:`fairdesk.jobs.result_parts.NO_SPEAKER_IDS`.
 NO_SPEAKER_IDS = "run.no_speaker_ids"
 
+#: what the no-diacritic items block is (``NoDiacriticItems.reading``).
+NO_DIACRITIC_ITEMS = "run.no_diacritic_items"
+#: accentedness is a function of the group (``AccentednessRegression.reason``; the code
+#: is :data:`fairdesk.stats.phone_confusion.ACCENTEDNESS_COLLINEAR`).
+ACCENTEDNESS_COLLINEAR = "run.accentedness_collinear"
+
 STORED = "stored.sentence"
 
 
@@ -193,6 +199,20 @@ OLD_SENTENCES: tuple[tuple[str, str, Callable[[re.Match], dict[str, Any] | None]
         r"the recording plan could not resample the pilot's speakers \((?P<error>.*)\); the "
         r"plan shown is the closed-form estimate: run fairdesk plan for the resampling plan",
         lambda m: {"error": m["error"]},
+    ),
+    (
+        NO_DIACRITIC_ITEMS,
+        r"DER is undefined where the reference carries no diacritic; these items report the "
+        r"diacritics the model added there \(every one was added\), in all and per 100 "
+        r"reference letters",
+        lambda m: {},
+    ),
+    (
+        ACCENTEDNESS_COLLINEAR,
+        r"accentedness is a function of the group here \(e.g. constant within each group\), "
+        r"so their effects cannot be separated; annotate more items whose accentedness "
+        r"varies within groups",
+        lambda m: {},
     ),
     (
         NO_SPEAKER_IDS,

@@ -18,6 +18,8 @@ __all__ = ["TEXTS", "no_speaker_ids", "words_json"]
 
 #: The keys of a run's JSON that hold its coded notes (a list each).
 NOTE_KEYS = ("notes", "warnings")
+#: (key of a run's JSON, the key of that block holding one coded note).
+NOTE_FIELDS = (("no_diacritic_items", "reading"), ("accentedness_regression", "reason"))
 
 
 def _was(n: int) -> str:
@@ -150,6 +152,22 @@ def _plan_closed_form(error: str) -> str:
     )
 
 
+def _no_diacritic_items() -> str:
+    return (
+        "DER is undefined where the reference carries no diacritic; these "
+        "items report the diacritics the model added there (every one was "
+        "added), in all and per 100 reference letters"
+    )
+
+
+def _accentedness_collinear() -> str:
+    return (
+        "accentedness is a function of the group here (e.g. constant within "
+        "each group), so their effects cannot be separated; annotate more "
+        "items whose accentedness varies within groups"
+    )
+
+
 def no_speaker_ids(table: bool = True) -> str:
     """The warning of a run without speaker ids (``table``: it audited a ``--table``;
     else a project dataset, whose speaker ids come from its import)."""
@@ -186,17 +204,23 @@ TEXTS: dict[str, Callable[..., str]] = {
     "run.phone_confusion_failed": _phone_confusion_failed,
     "run.plan_closed_form": _plan_closed_form,
     "run.no_speaker_ids": no_speaker_ids,
+    "run.no_diacritic_items": _no_diacritic_items,
+    "run.accentedness_collinear": _accentedness_collinear,
 }
 
 
 def words_json(payload: Mapping[str, Any], run: Any) -> dict[str, Any]:
     """A run's JSON (``AuditRun.to_json``) with its coded notes written as today's
     sentences, under the keys that held them (what ``--json`` prints)."""
-    from .notices import notice_texts
+    from .notices import notice_text, notice_texts
 
     out = dict(payload)
     for key in NOTE_KEYS:
         notes = getattr(run, key, None)
         if key in out and notes is not None:
             out[key] = notice_texts(notes)
+    for key, attr in NOTE_FIELDS:  # a block's one note
+        block, note = out.get(key), getattr(getattr(run, key, None), attr, None)
+        if isinstance(block, Mapping) and attr in block and note is not None:
+            out[key] = {**block, attr: notice_text(note)}
     return out

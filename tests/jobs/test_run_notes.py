@@ -133,6 +133,18 @@ OLD = [
         "plan shown is the closed-form estimate: run fairdesk plan for the resampling plan",
     ),
     (
+        Notice("run.no_diacritic_items"),
+        "DER is undefined where the reference carries no diacritic; these items report the "
+        "diacritics the model added there (every one was added), in all and per 100 reference "
+        "letters",
+    ),
+    (
+        Notice("run.accentedness_collinear"),
+        "accentedness is a function of the group here (e.g. constant within each group), so "
+        "their effects cannot be separated; annotate more items whose accentedness varies "
+        "within groups",
+    ),
+    (
         Notice("run.no_speaker_ids", {"table": True}),
         "no speaker ids: each utterance counts as independent, so if speakers recorded "
         "several utterances the intervals are too narrow; name the speaker column with "

@@ -89,7 +89,8 @@ def split_metric_ids(ids):
 
 
 def resolve_normaliser(settings, frame, language):
-    """(name, reason, language for the slot normaliser) of a run (docs/METHODS.md, "Text normalisation").
+    """(name, reason, language for the slot normaliser) of a run (docs/METHODS.md, "Text
+    normalisation"); the reason is a coded note (``run.normaliser_*``, with its numbers).
 
     ``settings.normaliser`` other than ``auto`` is used as is. ``auto`` decides by
     ``language`` when it names one, else (None, ``""``, ``"auto"``: a table without
@@ -102,12 +103,14 @@ def resolve_normaliser(settings, frame, language):
     if lang.lower() == "auto":
         lang = ""
     if settings.normaliser != "auto":
-        return settings.normaliser, f"set by the user: {settings.normaliser}", lang or "en"
+        reason = notice(run_notes.NORMALISER_SET, name=settings.normaliser)
+        return settings.normaliser, reason, lang or "en"
     refs = frame["reference"] if "reference" in frame.columns else ()
-    name, reason = choose_normaliser(refs, lang or None)
+    name, basis = choose_normaliser(refs, lang or None)
     if not lang:
         lang = "en" if name == "whisper-english" else "und"
-    return name, reason, lang
+    args = {k: v for k, v in basis.items() if k != "basis"}
+    return name, Notice(run_notes.NORMALISER_PREFIX + basis["basis"], args), lang
 
 
 def tested_specs(every, stats, wanted):

@@ -15,7 +15,8 @@ when every item failed; the properties below read empty then)::
     bootstrap              → run.bootstrap (the B used and why; settings.bootstrap_raise is
                              the same dict and is not kept twice)
     settings.<AuditSettings field> → run.settings (AuditSettings; None for an all-failed run)
-    settings.normaliser_reason     → run.normaliser_reason
+    settings.normaliser_reason     → run.normaliser_reason (a coded note, as
+                             normaliser.reason)
     settings.n_bootstrap_used      → run.n_bootstrap_used
     settings.<_run_settings key>   → run.run_settings.<key> (RunSettings)
     settings.<anything else>       → run.settings_extra[<key>]
@@ -195,7 +196,7 @@ class AuditRun:
     """
 
     result: AuditResult | None = None
-    normaliser_reason: str | None = None
+    normaliser_reason: Notice | None = None
     n_bootstrap_used: int | None = None
     run_settings: RunSettings | None = None
     settings_extra: Mapping[str, Json] = field(default_factory=_empty)
@@ -478,7 +479,7 @@ class AuditRun:
             if self.result.bootstrap is not None:
                 settings["bootstrap_raise"] = encode(self.result.bootstrap)
         if self.normaliser_reason is not None:
-            settings["normaliser_reason"] = self.normaliser_reason
+            settings["normaliser_reason"] = encode(self.normaliser_reason)
         if self.run_settings is not None:
             rs = encode(self.run_settings)
             if self.table is not None:  # a table audit has no model, engine, ...
@@ -524,7 +525,7 @@ class AuditRun:
         known = names | set(STATS_KEYS) | {"settings"}
         return cls(
             result=result,
-            normaliser_reason=reason,
+            normaliser_reason=None if reason is None else decode(reason, Notice),
             n_bootstrap_used=None if used is None else int(used),
             run_settings=decode(run_part, RunSettings) if run_part else None,
             settings_extra=freeze(rest),

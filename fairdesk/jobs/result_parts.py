@@ -35,12 +35,13 @@ class Normaliser:
     Attributes
     ----------
     name : normaliser id (e.g. ``whisper-english``).
-    reason : why it was chosen (words).
+    reason : why it was chosen, coded (``run.normaliser_*`` with its numbers; words:
+        :mod:`fairdesk.presentation.run_notes`).
     language : the language asked for (None, ``auto`` or a code).
     """
 
     name: str | None = None
-    reason: str | None = None
+    reason: Notice | None = None
     language: str | None = None
 
 

@@ -69,6 +69,17 @@ NO_DIACRITIC_ITEMS = "run.no_diacritic_items"
 #: is :data:`fairdesk.stats.phone_confusion.ACCENTEDNESS_COLLINEAR`).
 ACCENTEDNESS_COLLINEAR = "run.accentedness_collinear"
 
+#: the normaliser the run used (``Normaliser.reason``, ``AuditRun.normaliser_reason``):
+#: set by the user (``name``); decided by the ``language`` (``english``); ``auto`` on
+#: references without letters; ``auto`` by the ``share`` of plain-ASCII letters among
+#: ``letters`` against ``threshold`` (``english``). The codes after "auto" are
+#: ``NORMALISER_PREFIX`` + the ``basis`` of ``metrics.normalize.choose_normaliser``.
+NORMALISER_SET = "run.normaliser_set"
+NORMALISER_PREFIX = "run.normaliser_"
+NORMALISER_LANGUAGE = NORMALISER_PREFIX + "language"
+NORMALISER_NO_LETTERS = NORMALISER_PREFIX + "no_letters"
+NORMALISER_ASCII_SHARE = NORMALISER_PREFIX + "ascii_share"
+
 STORED = "stored.sentence"
 
 
@@ -98,6 +109,15 @@ def _disagree(m: re.Match) -> dict[str, Any]:
         else "annotator:" + used[: -len("'s")]
     )
     return {"n": int(m["n"]), "choice": choice}
+
+
+def _language(m: re.Match) -> dict[str, Any] | None:
+    import ast
+
+    english = not m["not"]
+    if english == bool(m.group(3)):  # "is English: basic ..." is no sentence it wrote
+        return None
+    return {"language": ast.literal_eval(m["lang"]), "english": english}
 
 
 _COUNT = r"(?P<n>\d+) "
@@ -199,6 +219,25 @@ OLD_SENTENCES: tuple[tuple[str, str, Callable[[re.Match], dict[str, Any] | None]
         r"the recording plan could not resample the pilot's speakers \((?P<error>.*)\); the "
         r"plan shown is the closed-form estimate: run fairdesk plan for the resampling plan",
         lambda m: {"error": m["error"]},
+    ),
+    (NORMALISER_SET, r"set by the user: (?P<name>.+)", lambda m: {"name": m["name"]}),
+    (
+        NORMALISER_LANGUAGE,
+        r"language (?P<lang>'.*') is (?P<not>not )?English(: basic normaliser, marks kept)?",
+        lambda m: _language(m),
+    ),
+    (NORMALISER_NO_LETTERS, r"language auto: the references have no letters", lambda m: {}),
+    (
+        NORMALISER_ASCII_SHARE,
+        r"language auto: (?P<only>only )?(?P<share>[\d.]+)% of the (?P<letters>[\d,]+) "
+        r"reference letters are plain ASCII \((?:≥|<) (?P<t>\d+)%\), so Whisper's "
+        r"(?:English normaliser|basic normaliser with diacritics and tone marks kept)",
+        lambda m: {
+            "share": float(m["share"]) / 100,
+            "letters": int(m["letters"].replace(",", "")),
+            "threshold": int(m["t"]) / 100,
+            "english": not m["only"],
+        },
     ),
     (
         NO_DIACRITIC_ITEMS,

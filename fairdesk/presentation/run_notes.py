@@ -19,7 +19,11 @@ __all__ = ["TEXTS", "no_speaker_ids", "words_json"]
 #: The keys of a run's JSON that hold its coded notes (a list each).
 NOTE_KEYS = ("notes", "warnings")
 #: (key of a run's JSON, the key of that block holding one coded note).
-NOTE_FIELDS = (("no_diacritic_items", "reading"), ("accentedness_regression", "reason"))
+NOTE_FIELDS = (
+    ("no_diacritic_items", "reading"),
+    ("accentedness_regression", "reason"),
+    ("normaliser", "reason"),
+)
 
 
 def _was(n: int) -> str:
@@ -168,6 +172,33 @@ def _accentedness_collinear() -> str:
     )
 
 
+def _normaliser_set(name: str) -> str:
+    return f"set by the user: {name}"
+
+
+def _normaliser_language(language: str, english: bool) -> str:
+    if english:
+        return f"language {language!r} is English"
+    return f"language {language!r} is not English: basic normaliser, marks kept"
+
+
+def _normaliser_no_letters() -> str:
+    return "language auto: the references have no letters"
+
+
+def _normaliser_ascii_share(share: float, letters: int, threshold: float, english: bool) -> str:
+    if english:
+        return (
+            f"language auto: {share:.1%} of the {letters:,} reference letters are plain ASCII "
+            f"(≥ {threshold:.0%}), so Whisper's English normaliser"
+        )
+    return (
+        f"language auto: only {share:.1%} of the {letters:,} reference letters are plain ASCII "
+        f"(< {threshold:.0%}), so Whisper's basic normaliser with diacritics and tone "
+        "marks kept"
+    )
+
+
 def no_speaker_ids(table: bool = True) -> str:
     """The warning of a run without speaker ids (``table``: it audited a ``--table``;
     else a project dataset, whose speaker ids come from its import)."""
@@ -206,6 +237,10 @@ TEXTS: dict[str, Callable[..., str]] = {
     "run.no_speaker_ids": no_speaker_ids,
     "run.no_diacritic_items": _no_diacritic_items,
     "run.accentedness_collinear": _accentedness_collinear,
+    "run.normaliser_set": _normaliser_set,
+    "run.normaliser_language": _normaliser_language,
+    "run.normaliser_no_letters": _normaliser_no_letters,
+    "run.normaliser_ascii_share": _normaliser_ascii_share,
 }
 
 
@@ -223,4 +258,7 @@ def words_json(payload: Mapping[str, Any], run: Any) -> dict[str, Any]:
         block, note = out.get(key), getattr(getattr(run, key, None), attr, None)
         if isinstance(block, Mapping) and attr in block and note is not None:
             out[key] = {**block, attr: notice_text(note)}
+    settings, reason = out.get("settings"), getattr(run, "normaliser_reason", None)
+    if isinstance(settings, Mapping) and "normaliser_reason" in settings and reason is not None:
+        out["settings"] = {**settings, "normaliser_reason": notice_text(reason)}
     return out

@@ -14,7 +14,7 @@ from fairdesk.jobs import AuditRequest, run_audit
 from fairdesk.jobs.analysis import analyse
 from fairdesk.jobs.result import SCHEMA_VERSION, AuditRun
 from fairdesk.jobs.result_parts import RUN_SETTINGS_KEYS, ConfusionMatrix, RunSettings
-from fairdesk.presentation.notices import notice_texts
+from fairdesk.presentation.notices import notice_text, notice_texts
 from fairdesk.presentation.readings import reading
 from fairdesk.stats import AuditSettings
 from fairdesk.stats.notices import Notice
@@ -255,7 +255,10 @@ def test_old_payload_opens_with_the_same_values(payloads):
     )
     assert run.settings.n_bootstrap == 400 and run.n_bootstrap_used == s["n_bootstrap_used"]
     assert dict(run.bootstrap) == s["bootstrap_raise"] == d["bootstrap"]
-    assert run.normaliser_reason == s["normaliser_reason"]
+    # an old run's sentence read back into its code (and worded as it was)
+    assert run.normaliser_reason == Notice("run.normaliser_set", {"name": "whisper-english"})
+    assert notice_text(run.normaliser_reason) == s["normaliser_reason"]
+    assert run.normaliser.reason == run.normaliser_reason
     rs = run.run_settings
     for k in RUN_SETTINGS_KEYS:
         got = getattr(rs, k)
@@ -303,8 +306,12 @@ def test_to_json_writes_todays_keys_without_the_group_copies(payloads):
     d = payloads["run"]
     out = _stored(AuditRun.from_json(d).to_json())
     assert set(out) == set(d) | {"schema_version"}
-    for k in set(d) - {"groups", "settings", "comparisons", "notes", "warnings"}:
+    for k in set(d) - {"groups", "settings", "comparisons", "notes", "warnings", "normaliser"}:
         assert out[k] == d[k], k
+    assert out["normaliser"] == {
+        **d["normaliser"],
+        "reason": {"code": "run.normaliser_set", "args": {"name": "whisper-english"}},
+    }
     # the notes and warnings are stored coded; their words are the old sentences
     again = AuditRun.from_json(out)
     for k in ("notes", "warnings"):
@@ -317,6 +324,7 @@ def test_to_json_writes_todays_keys_without_the_group_copies(payloads):
     # (and the datasets, kept since, as none)
     assert out["settings"] == {
         **d["settings"],
+        "normaliser_reason": {"code": "run.normaliser_set", "args": {"name": "whisper-english"}},
         "include_missing": False,
         "datasets": [],
         "reference_text": None,  # stored before the choice: it used latest

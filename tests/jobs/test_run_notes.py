@@ -145,6 +145,38 @@ OLD = [
         "within groups",
     ),
     (
+        Notice("run.normaliser_set", {"name": "whisper-basic"}),
+        "set by the user: whisper-basic",
+    ),
+    (
+        Notice("run.normaliser_language", {"language": "en", "english": True}),
+        "language 'en' is English",
+    ),
+    (
+        Notice("run.normaliser_language", {"language": "ig", "english": False}),
+        "language 'ig' is not English: basic normaliser, marks kept",
+    ),
+    (
+        Notice("run.normaliser_no_letters"),
+        "language auto: the references have no letters",
+    ),
+    (
+        Notice(
+            "run.normaliser_ascii_share",
+            {"share": 1.0, "letters": 2283, "threshold": 0.99, "english": True},
+        ),
+        "language auto: 100.0% of the 2,283 reference letters are plain ASCII (≥ 99%), so "
+        "Whisper's English normaliser",
+    ),
+    (
+        Notice(
+            "run.normaliser_ascii_share",
+            {"share": 0.5, "letters": 12, "threshold": 0.99, "english": False},
+        ),
+        "language auto: only 50.0% of the 12 reference letters are plain ASCII (< 99%), so "
+        "Whisper's basic normaliser with diacritics and tone marks kept",
+    ),
+    (
         Notice("run.no_speaker_ids", {"table": True}),
         "no speaker ids: each utterance counts as independent, so if speakers recorded "
         "several utterances the intervals are too narrow; name the speaker column with "
@@ -206,3 +238,30 @@ def test_json_output_words_the_notes_under_their_keys():
     run = AuditRun(notes=(Notice("run.all_failed", {"n": 3}),), run_id=1)
     out = readings_json(run.to_json(), run)
     assert out["notes"] == ["every item failed (3); no statistics were computed"]
+
+
+def test_the_normaliser_reason_of_an_audit_is_coded_with_its_numbers():
+    import pandas as pd
+
+    from fairdesk.jobs.analysis import analyse
+    from fairdesk.stats import AuditSettings
+
+    df = pd.DataFrame(
+        {
+            "group": ["a"] * 6 + ["b"] * 6,
+            "speaker_id": [f"s{i}" for i in range(12)],
+            "reference": ["Ọ́ na-eri ákwà", "ụlọ akwụkwọ"] * 6,
+            "hypothesis": ["o na eri akwa", "ulo akwukwo"] * 6,
+        }
+    )
+    _, run = analyse(
+        df,
+        AuditSettings(normaliser="auto", n_bootstrap=200, min_items=2, min_speakers=2),
+        language=None,
+    )
+    reason = run.normaliser.reason
+    assert reason is not None and reason.code == "run.normaliser_ascii_share"
+    assert reason.args["english"] is False and reason.args["letters"] == 120
+    assert run.normaliser_reason == reason
+    assert notice_text(reason).startswith("language auto: only ")
+    assert old_sentence(notice_text(reason)).code == reason.code

@@ -169,7 +169,8 @@ class VerdictChange:
     verdict, verdict_without_flagged : the verdict with and without the flagged items
         (None: not compared without them, ``reason`` says why).
     gap, gap_without_flagged : the gaps.
-    reason : why there is no verdict without the flagged items.
+    reason : why there is no verdict without the flagged items (a coded note:
+        ``stats.pitfalls``' codes, worded by :mod:`fairdesk.presentation.run_notes`).
     n_flagged_group, n_flagged_reference : flagged items in the group and the reference.
     """
 
@@ -179,7 +180,7 @@ class VerdictChange:
     verdict_without_flagged: str | None = None
     gap: float | None = None
     gap_without_flagged: float | None = None
-    reason: str | None = None
+    reason: Notice | None = None
     n_flagged_group: int | None = None
     n_flagged_reference: int | None = None
     extra: Mapping[str, Json] = field(default_factory=_empty)

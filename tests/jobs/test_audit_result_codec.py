@@ -184,7 +184,7 @@ def test_typed_pitfall_rows_and_prediction_problems():
     bare = canonical(
         {"verdicts_without_flagged": [{"metric": None, "group": None, "reason": "x"}]}, Pitfalls
     )
-    assert bare.verdicts_without_flagged[0].reason == "x"
+    assert notice_text(bare.verdicts_without_flagged[0].reason) == "x"  # an old sentence
     assert bare.verdicts_without_flagged[0].verdict is None
     row = {"row": 3, "key": "a/1.wav", "reason": "duplicate", "kept": False}
     run = AuditRun.from_json({"prediction_problems": [row]})

@@ -89,8 +89,10 @@ def split_metric_ids(ids):
 
 
 def resolve_normaliser(settings, frame, language):
-    """(name, reason, language for the slot normaliser) of a run (docs/METHODS.md, "Text
-    normalisation"); the reason is a coded note (``run.normaliser_*``, with its numbers).
+    """(name, reason, language for the slot normaliser) of a run.
+
+    docs/METHODS.md, "Text normalisation". The reason is a coded note
+    (``run.normaliser_*``, with its numbers).
 
     ``settings.normaliser`` other than ``auto`` is used as is. ``auto`` decides by
     ``language`` when it names one, else (None, ``""``, ``"auto"``: a table without

@@ -291,3 +291,14 @@ def test_the_normaliser_reason_of_an_audit_is_coded_with_its_numbers():
     assert run.normaliser_reason == reason
     assert notice_text(reason).startswith("language auto: only ")
     assert old_sentence(notice_text(reason)).code == reason.code
+
+
+def test_a_wording_change_needs_no_new_result(monkeypatch):
+    """A stored run holds codes and numbers: changed words in presentation apply to it as
+    it is (no recomputation, so no new cache key)."""
+    from fairdesk.presentation import run_notes
+
+    run = AuditRun(notes=(Notice("run.all_failed", {"n": 5}),), run_id=1)
+    stored = json.loads(json.dumps(run.to_json()))
+    monkeypatch.setitem(run_notes.TEXTS, "run.all_failed", lambda n: f"{n} items failed")
+    assert notice_texts(AuditRun.from_json(stored).notes) == ["5 items failed"]

@@ -65,7 +65,9 @@ def speaker_notices(run: AuditRun) -> tuple[Notice, ...]:
     sp = run.speakers
     table = run.table is not None
     return tuple(
-        Notice(CODE, {"table": table}) if c == NO_SPEAKER_IDS else Notice(STORED, {"text": c})
+        Notice(CODE, {"table": table})
+        if c == NO_SPEAKER_IDS
+        else Notice(STORED, {"text": warning_text(c)})
         for c in (sp.warnings if sp else ())
     )
 

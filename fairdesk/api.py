@@ -209,7 +209,8 @@ def audit_table(
         ``spk_id``, ``speakerid``, ``client_id``, ``participant``, ``participant_id``,
         ``talker``, ``subject``, ``subject_id``, ``reader`` in any case; two of them are
         refused). Without speaker ids each utterance counts as independent and
-        ``run.warnings`` says so.
+        ``run.warnings`` says so (coded notes: ``fairdesk.presentation.notices.notice_texts``
+        words them).
     **stats_options
         Fields of :class:`~fairdesk.stats.settings.AuditSettings` to change
         (``n_bootstrap=500``, ``alpha=0.01``, ``min_items=10``, ``seed=1``, ...).
@@ -226,7 +227,7 @@ def audit_table(
     >>> print(run.by_group)  # doctest: +SKIP
     """
     from .jobs.table_audit import audit_table as _audit_table
-    from .presentation.warnings import with_worded_warnings
+    from .presentation.warnings import with_run_warnings
 
     frame, by = _by_columns(frame, by)
     stats_options = _named(
@@ -249,7 +250,7 @@ def audit_table(
         speaker_col=speaker_col,
         content_col=content_col,
     )
-    return with_worded_warnings(run)  # the typed warnings (no speaker ids ...) in words
+    return with_run_warnings(run)  # the typed warnings (no speaker ids ...) in words
 
 
 class FairdeskProject:
@@ -428,12 +429,12 @@ class FairdeskProject:
             settings=_settings(settings, _with_missing(stats_options, include_missing)),
             **options,
         )
-        from .presentation.warnings import with_worded_warnings
+        from .presentation.warnings import with_run_warnings
 
         out = audit_project(
             self._project, req, normaliser_sensitivity=normaliser_sensitivity, progress=progress
         )
-        return with_worded_warnings(out.result)  # the typed warnings in words
+        return with_run_warnings(out.result)  # the typed warnings in words
 
 
 def open_project(path: str | Path) -> FairdeskProject:

@@ -367,11 +367,12 @@ def print_groups(run: AuditRun, file=None):
     for e in run.excluded:
         print(term(f"  excluded {e.group}: {e.reason}"), file=file)
     print_no_diacritics(run, file)
+    from ..presentation.warnings import run_notes
     from .pitfalls import print_pitfalls
 
     print_pitfalls(run, file)
     print_failures(run.failures, file)
-    for n in run.notes:
+    for n in run_notes(run):
         print(term(f"note: {n}"), file=file)
 
 
@@ -421,9 +422,9 @@ def cmd_audit(a):
         if not a.dataset.strip():
             raise UsageError("--dataset: give a dataset name (`fairdesk datasets` lists them)")
         run = _audit_project(a, settings)
-    from ..presentation.warnings import with_worded_warnings
+    from ..presentation.warnings import with_run_warnings
 
-    run = with_worded_warnings(run)  # the typed warnings in words, also in --json
+    run = with_run_warnings(run)  # the typed warnings among the run's, also in --json
     if run.table_rows is not None:  # the rows used and refused, as import says them
         print_table_rows(run, a, file=sys.stderr)
     if not a.quiet:

@@ -33,6 +33,7 @@ from ..presentation import (
     unit,
     with_basis,
 )
+from ..presentation.notices import notice_text
 from ..presentation.plans import reading_plan
 from ..presentation.readings import reading
 from ..presentation.warnings import run_warnings, speakers_line
@@ -193,5 +194,6 @@ def format_groups(run: AuditRun, metrics=None, readings: bool = True) -> str:
         out.append(f"problem: {where}: {p.reason}")  # a table's: with its rows (stderr)
     norm = run.normaliser
     if norm is not None and norm != Normaliser():
-        out.append(f"normaliser: {norm.name} ({norm.reason})")
+        why = notice_text(norm.reason) if norm.reason is not None else None
+        out.append(f"normaliser: {norm.name} ({why})")
     return "\n".join(out)

@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..presentation import MISSING, fmt_gap, fmt_percent, fmt_value
+from ..presentation.notices import notice_text
 from ..stats.sensitivity import normaliser_sensitivity
 from . import blocks
 
@@ -59,10 +60,11 @@ def print_pitfalls(run: AuditRun, file=None) -> None:
             file=file,
         )
     for c in blocks.verdicts_without_flagged(block):
+        why = notice_text(c.reason) if c.reason is not None else None
         if c.metric is None:
-            print(f"  verdicts without flagged items: {c.reason}", file=file)
+            print(f"  verdicts without flagged items: {why}", file=file)
             continue
-        after = c.verdict_without_flagged or f"not compared ({c.reason})"
+        after = c.verdict_without_flagged or f"not compared ({why})"
         print(
             f"  {c.metric} {c.group}: {c.verdict} -> {after} without the flagged "
             f"items ({c.n_flagged_group} in the group, {c.n_flagged_reference} in the "

@@ -35,7 +35,6 @@ __all__ = [
     "run_dataset_names",
     "run_set",
     "set_items",
-    "set_notes",
     "shared_speakers",
 ]
 
@@ -223,27 +222,3 @@ def job_paths(frame, dset: DatasetSet):
         for d, rel in zip(frame["dataset"], frame["rel_path"])
     ]
     return frame
-
-
-def set_notes(frame, dset: DatasetSet | None) -> list[str]:
-    """What a run's notes say of several datasets audited together: their items per
-    dataset, and the speaker ids found in more than one of them (none for one dataset)."""
-    from .plurals import count
-
-    if dset is None or not dset.several:
-        return []
-    n = frame["dataset"].value_counts()
-    out = [
-        "audited together: "
-        + ", ".join(f"{name} ({count(int(n.get(name, 0)), 'item')})" for name in dset.names)
-    ]
-    shared = shared_speakers(frame)
-    if shared:
-        ids = sorted(shared)
-        said = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
-        out.append(
-            f"{count(len(ids), 'speaker id')} ({said}) {'is' if len(ids) == 1 else 'are'} "
-            "found in more than one dataset and each counted as one speaker; rename the "
-            "speakers of one dataset if they are different people"
-        )
-    return out

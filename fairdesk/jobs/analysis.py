@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from ..stats.notices import Notice, notice
+from . import run_notes
+
 #: Metrics reported per group but not tested by default: they decompose a tested metric
 #: (WER into S/D/I; TER into its parts; diacritic counts into RDD and net loss). Testing them
 #: too would multiply the Holm family without a new question; ask with --metric to test them.
@@ -38,9 +41,10 @@ GROUNDING_STATS = ("grounding_lift", "n_grounded")
 ENGLISH_NORMALISER = "whisper-english"
 
 
-def diacritics_apply(normaliser: str, language, wanted) -> tuple[bool, str]:
-    """Whether DER, RDD, net loss and TER are default metrics of a run, and why
-    (docs/METHODS.md, "When the diacritic metrics apply").
+def diacritics_apply(normaliser: str, language, wanted) -> bool:
+    """Whether DER, RDD, net loss and TER are default metrics of a run (docs/METHODS.md,
+    "When the diacritic metrics apply"; a run without them says why in its warnings:
+    ``run.diacritics_off``).
 
     They are where the text is diacritic-bearing: the normaliser keeps marks (``auto``
     chose Whisper's basic one, or the user set one that is not ``whisper-english``), or the
@@ -51,18 +55,18 @@ def diacritics_apply(normaliser: str, language, wanted) -> tuple[bool, str]:
     from ..metrics.normalize import is_english
 
     asked = [i for i in wanted or () if i in METRICS and METRICS[i].family == "diacritic"]
-    if asked:
-        return True, f"asked for with --metric ({', '.join(asked)})"
-    if normaliser != ENGLISH_NORMALISER:
-        return True, f"the normaliser {normaliser} keeps marks"
+    if asked or normaliser != ENGLISH_NORMALISER:  # asked for, or the normaliser keeps marks
+        return True
     lang = language.strip() if isinstance(language, str) else ""
-    if lang and lang.lower() != "auto" and not is_english(lang):
-        return True, f"the language {lang!r} is not English"
-    return False, (
-        "the text is English (normaliser whisper-english), so the diacritic metrics (DER, "
-        "RDD, net loss, TER) are not computed; ask for one with --metric der (or ter, rdd, "
-        "diacritic_net_loss)"
-    )
+    return bool(lang and lang.lower() != "auto" and not is_english(lang))  # not English
+
+
+def _empty_hypotheses(frame) -> list[Notice]:
+    """The warning on the items with an empty hypothesis (none: an empty list)."""
+    from ..metrics.inputs import empty_hypotheses
+
+    n = empty_hypotheses(frame)
+    return [notice(run_notes.EMPTY_HYPOTHESES, n=n, column="hypothesis")] if n else []
 
 
 def wants_explain(ids) -> bool:
@@ -85,7 +89,10 @@ def split_metric_ids(ids):
 
 
 def resolve_normaliser(settings, frame, language):
-    """(name, reason, language for the slot normaliser) of a run (docs/METHODS.md, "Text normalisation").
+    """(name, reason, language for the slot normaliser) of a run.
+
+    docs/METHODS.md, "Text normalisation". The reason is a coded note
+    (``run.normaliser_*``, with its numbers).
 
     ``settings.normaliser`` other than ``auto`` is used as is. ``auto`` decides by
     ``language`` when it names one, else (None, ``""``, ``"auto"``: a table without
@@ -98,12 +105,14 @@ def resolve_normaliser(settings, frame, language):
     if lang.lower() == "auto":
         lang = ""
     if settings.normaliser != "auto":
-        return settings.normaliser, f"set by the user: {settings.normaliser}", lang or "en"
+        reason = notice(run_notes.NORMALISER_SET, name=settings.normaliser)
+        return settings.normaliser, reason, lang or "en"
     refs = frame["reference"] if "reference" in frame.columns else ()
-    name, reason = choose_normaliser(refs, lang or None)
+    name, basis = choose_normaliser(refs, lang or None)
     if not lang:
         lang = "en" if name == "whisper-english" else "und"
-    return name, reason, lang
+    args = {k: v for k, v in basis.items() if k != "basis"}
+    return name, Notice(run_notes.NORMALISER_PREFIX + basis["basis"], args), lang
 
 
 def tested_specs(every, stats, wanted):
@@ -121,10 +130,7 @@ def tested_specs(every, stats, wanted):
         present = [s.id for s in tested if s.id in same]
         if len(present) > 1:
             tested = [s for s in tested if s.id not in present[1:]]
-            notes.append(
-                f"{', '.join(present[1:])} equals {present[0]} (mean per-class "
-                f"recall): tested once, as {present[0]}"
-            )
+            notes.append(notice(run_notes.SAME_NUMBER, dropped=tuple(present[1:]), kept=present[0]))
     return tested, notes
 
 
@@ -178,7 +184,8 @@ def analyse(
 
     clock = _Clock()
     labels_only = classification_only(frame)
-    frame, problems, warnings = check_transcripts(frame)
+    frame, problems, said = check_transcripts(frame)
+    warnings = _empty_hypotheses(frame) if said else []  # said: a count of empty hypotheses
     if frame.empty:
         raise ValueError(
             "no row has a reference: nothing to score (see the problems: "
@@ -207,7 +214,8 @@ def analyse(
                     f"first: {empty[0]['reason'].split(' is empty')[0]}); write what was "
                     "said in words"
                 )
-            warnings = check_transcripts(frame)[2]  # the empty hypotheses of the rows kept
+            # the empty hypotheses of the rows kept
+            warnings = _empty_hypotheses(frame) if check_transcripts(frame)[2] else []
     versions = None
     if not labels_only:  # --reference-text resample: every version scored once
         stats, versions = version_stats(frame, stats, slot_lang, name)
@@ -230,12 +238,12 @@ def analyse(
         axis=1,
     )
     every = metric_specs(stats)
-    dia_ok, dia_why = diacritics_apply(name, language, wanted)
+    dia_ok = diacritics_apply(name, language, wanted)
     if not dia_ok:
         dropped = [s for s in every if s.family == "diacritic"]
         every = [s for s in every if s.family != "diacritic"]
         if dropped:  # the text has a mark or two: say why they are not shown
-            warnings.append(dia_why)
+            warnings.append(notice(run_notes.DIACRITICS_OFF))
     tested, notes = tested_specs(every, stats, wanted)
     describe = [s for s in every if s.id not in {t.id for t in tested}]
     clock.lap("frame_s")
@@ -280,7 +288,7 @@ def analyse(
     return frame, run
 
 
-def run_plan(frame, result, specs) -> tuple[object | None, str | None]:
+def run_plan(frame, result, specs) -> tuple[object | None, Notice | None]:
     """The recording plan an audit stores: the resampling plan of its
     ``inconclusive_underpowered`` comparisons (None when it has none), with
     :func:`fairdesk.stats.plans.resampling_plan`'s defaults (those of ``fairdesk plan``).
@@ -296,10 +304,7 @@ def run_plan(frame, result, specs) -> tuple[object | None, str | None]:
         plan = resampling_plan(frame, result, specs)
     except (ValueError, KeyError, FloatingPointError, np.linalg.LinAlgError) as exc:
         closed_form = closed_form_plan(result, specs, group_sizes(frame))
-        return closed_form, (
-            f"the recording plan could not resample the pilot's speakers ({exc}); the plan "
-            "shown is the closed-form estimate: run fairdesk plan for the resampling plan"
-        )
+        return closed_form, notice(run_notes.PLAN_CLOSED_FORM, error=str(exc))
     return (plan if plan.comparisons else None), None
 
 
@@ -410,9 +415,7 @@ def no_diacritic_block(frame, normaliser: str) -> dict | None:
     return {
         "overall": nodia_summary(frame),
         "groups": groups,
-        "reading": "DER is undefined where the reference carries no diacritic; these "
-        "items report the diacritics the model added there (every one was "
-        "added), in all and per 100 reference letters",
+        "reading": notice(run_notes.NO_DIACRITIC_ITEMS),
     }
 
 
@@ -466,7 +469,7 @@ def with_group_values(result, frame, specs):
     return replace(result, groups=tuple(groups))
 
 
-def text_blocks(frame, design, normaliser: str, language: str) -> tuple[dict, list[str]]:
+def text_blocks(frame, design, normaliser: str, language: str) -> tuple[dict, list[Notice]]:
     """The word-position heatmap (matched or partially matched designs) and, for English
     runs, the model-side phone confusion per group (docs/METHODS.md, "Word-position heatmap" and "Phone confusions"), typed (``AuditRun``
     field name → block), and the warnings: a block that cannot be computed is left out
@@ -477,7 +480,8 @@ def text_blocks(frame, design, normaliser: str, language: str) -> tuple[dict, li
     from .result_parts import WordPosition
 
     norm = memoised(get_normalizer(normaliser, language))  # the texts the scoring normalised
-    out, warnings = {}, []
+    out: dict = {}
+    warnings: list[Notice] = []
     if design in ("matched", "partially_matched"):
         from ..stats.positions import word_position_heatmap
 
@@ -490,7 +494,7 @@ def text_blocks(frame, design, normaliser: str, language: str) -> tuple[dict, li
         try:
             out["phone_confusion"] = canonical(model_phone_confusion(frame, norm), PhoneConfusion)
         except (OSError, ImportError) as exc:  # no CMUdict (fairdesk[asr]) / espeak-ng here
-            warnings.append(f"phone confusion not computed: {exc}")
+            warnings.append(notice(run_notes.PHONE_CONFUSION_FAILED, error=str(exc)))
     return out, warnings
 
 

@@ -23,14 +23,13 @@ from ..core.dataset_sets import (
     job_paths,
     open_set,
     set_items,
-    set_notes,
 )
 from ..core.errors import FairdeskError
-from ..core.plurals import count
 from ..core.progress import Cancelled, Progress
 from ..core.rehash import refresh_frame
 from ..core.spans import item_spans
 from ..core.store import Project
+from ..stats.notices import notice
 from .acoustic_stage import add_acoustics
 from .prediction_keys import prediction_keys
 from .prepared import Prepared
@@ -39,12 +38,26 @@ from .request import AuditOutcome, AuditRequest, with_settings  # noqa: F401 - r
 from .result import AuditRun
 from .result_codec import canonical
 from .result_parts import Acoustics, Counts, InputProblem, ItemFailure, PredictionProblem
+from .run_notes import (
+    ACOUSTICS_FAILURES,
+    ACOUSTICS_UNAVAILABLE,
+    ALL_FAILED,
+    DEVICE_FALLBACK,
+    EXPLAIN_FAILURES,
+    INPUT_PROBLEMS,
+    NLU_INTENTS_UNKNOWN,
+    NLU_USED,
+    PREDICTION_PROBLEMS,
+    set_notes,
+)
 from .run_settings import METRICS_CODE_VERSION
 from .run_settings import run_settings as _run_settings
 from .shards import _predict_shard, load_shard_audio, predict_audio  # noqa: F401
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from ..stats.notices import Notice
 
 __all__ = ["AuditRequest", "AuditOutcome", "Cancelled", "run_audit", "prepare"]
 
@@ -322,7 +335,7 @@ def analysis_frame(frame, preds: dict[int, dict]):
     return pd.DataFrame(f).reset_index(drop=True)
 
 
-def _apply_nlu(f, req: AuditRequest, notes: list[str]):
+def _apply_nlu(f, req: AuditRequest, notes: list[Notice]):
     """Parse hypotheses into intents and slots when the dataset has intent labels."""
     if "ref_intent" not in f.columns or "hyp_intent" in f.columns or req.nlu == "none":
         return f
@@ -334,10 +347,7 @@ def _apply_nlu(f, req: AuditRequest, notes: list[str]):
         known = set(getattr(nlu, "intents", []) or [])
         ref = set(f["ref_intent"].dropna().astype(str))
         if known and not ref <= known:
-            notes.append(
-                "EM not computed: the dataset's intents are not those of the embedded "
-                "music NLU; pass --nlu hf:<folder> or --nlu table:<file>"
-            )
+            notes.append(notice(NLU_INTENTS_UNKNOWN))
             return f
     else:
         nlu = get_nlu(spec)
@@ -347,12 +357,12 @@ def _apply_nlu(f, req: AuditRequest, notes: list[str]):
     f = f.copy()
     f["hyp_intent"] = parsed["hyp_intent"].to_numpy()
     f["hyp_slots"] = parsed["hyp_slots"].to_numpy()
-    notes.append(f"intents and slots from the NLU {nlu.id}")
+    notes.append(notice(NLU_USED, nlu=str(nlu.id)))
     return f
 
 
 def aggregate(
-    f, req: AuditRequest, language: str, notes: list[str]
+    f, req: AuditRequest, language: str, notes: list[Notice]
 ) -> tuple[pd.DataFrame, AuditRun]:
     """Per-item metrics and every comparison; returns (frame with stats, typed run)."""
     from .analysis import analyse
@@ -363,10 +373,7 @@ def aggregate(
     )
     notes.extend(run.warnings)
     if run.input_problems:
-        notes.append(
-            f"{len(run.input_problems)} item(s) without a reference to score (empty, or "
-            "empty after the normaliser) were left out (see input_problems)"
-        )
+        notes.append(notice(INPUT_PROBLEMS, n=len(run.input_problems)))
     return f, run
 
 
@@ -412,11 +419,11 @@ def run_audit(
         timings["infer_s"] = time.monotonic() - t1
         prog.check()
         f = analysis_frame(prep.frame, preds)
-        notes: list[str] = list(prep.reference_notes)
+        notes: list[Notice] = list(prep.reference_notes)
         notes.extend(set_notes(prep.frame, prep.dataset_set))
-        device_note = getattr(prep.backend, "device_note", None)
-        if device_note:  # --device auto on the CPU from a GPU that does not work
-            notes.append(device_note)
+        gpu = getattr(prep.backend, "device_fallback", None)
+        if gpu:  # --device auto on the CPU from a GPU that does not work
+            notes.append(notice(DEVICE_FALLBACK, library=gpu[0], why=gpu[1]))
         fails = tuple(
             ItemFailure(
                 item=str(prep.frame["id"].iloc[i]), path=str(prep.frame["path"].iloc[i]), reason=r
@@ -461,21 +468,16 @@ def run_audit(
             )
         if acoustics["failures"] or acoustics.get("unavailable"):
             notes.append(
-                acoustics.get("unavailable")
-                or f"{count(len(acoustics['failures']), 'item')} "
-                f"{'has' if len(acoustics['failures']) == 1 else 'have'} no acoustic covariates "
-                "(see acoustics.failures)"
+                notice(ACOUSTICS_UNAVAILABLE, text=acoustics["unavailable"])
+                if acoustics.get("unavailable")
+                else notice(ACOUSTICS_FAILURES, n=len(acoustics["failures"]))
             )
         if explain_block is not None:
             from .result_blocks import Explain
 
             parts["explain"] = canonical(explain_block, Explain)
             if explain_block["failures"]:
-                notes.append(
-                    f"{count(len(explain_block['failures']), 'sampled item')} "
-                    f"{'was' if len(explain_block['failures']) == 1 else 'were'} not grounded "
-                    "(see explain.failures)"
-                )
+                notes.append(notice(EXPLAIN_FAILURES, n=len(explain_block["failures"])))
         if req.representation:
             from .representation import representation_block
             from .result_blocks import Representation
@@ -495,11 +497,7 @@ def run_audit(
             timings["plan_s"] = run.timings["plan_s"]
         probs = _prediction_problems(prep.backend)
         if probs:
-            notes.append(
-                f"{count(len(probs), 'row')} of the predictions file "
-                f"{'was' if len(probs) == 1 else 'were'} refused or flagged "
-                "(see prediction_problems)"
-            )
+            notes.append(notice(PREDICTION_PROBLEMS, n=len(probs)))
         timings["total_s"] = time.monotonic() - t0
         run = replace(
             run,
@@ -549,7 +547,7 @@ def _all_failed(project, prep, req, run_id, fails, counts, timings, t0) -> Audit
         failures=fails,
         counts=canonical(counts, Counts),
         from_cache=False,
-        notes=(f"every item failed ({len(fails)}); no statistics were computed",),
+        notes=(notice(ALL_FAILED, n=len(fails)),),
         run_settings=_run_settings(req, prep),
         timings=dict(timings),
         prediction_problems=_prediction_problems(prep.backend),

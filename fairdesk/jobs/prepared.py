@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ..core.dataset_sets import DatasetSet
     from ..core.store import Dataset
     from ..models.base import Backend
+    from ..stats.notices import Notice
 
 __all__ = ["Prepared"]
 
@@ -30,4 +31,4 @@ class Prepared:
     dataset_set: DatasetSet | None = None  # every dataset of the run (``dataset`` first)
     #: the items --reference-text left out ({"item", "reason"}) and what it says
     reference_problems: tuple[dict, ...] = ()
-    reference_notes: tuple[str, ...] = ()
+    reference_notes: tuple[Notice, ...] = ()

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..core.errors import FairdeskError
-from ..core.plurals import count
 from ..core.versions import annotator_name
+from ..stats.notices import Notice
+from .run_notes import REFERENCES_DISAGREE, REFERENCES_LEFT_OUT, REFERENCES_RESAMPLED
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -75,13 +76,13 @@ class ReferenceChoice:
         ``text_versions``: the item's distinct versions, one tuple per item).
     problems : the items left out, as ``{"item", "reason"}``.
     disagreeing : items whose versions disagree and have no adjudication.
-    notes : what the run says about its references.
+    notes : what the run says about its references (coded notes, area ``run``).
     """
 
     items: pd.DataFrame
     problems: tuple[dict, ...] = ()
     disagreeing: int = 0
-    notes: tuple[str, ...] = ()
+    notes: tuple[Notice, ...] = ()
 
 
 def _quoted(versions) -> str:
@@ -173,30 +174,12 @@ def choose_references(project: Project, items: pd.DataFrame, choice: str) -> Ref
     )
 
 
-def _notes(choice: str, disagreeing: int, problems: list) -> tuple[str, ...]:
+def _notes(choice: str, disagreeing: int, problems: list) -> tuple[Notice, ...]:
     out = []
     if disagreeing and choice not in ("adjudicated", "resample"):
-        out.append(
-            f"{count(disagreeing, 'item')} {'has' if disagreeing == 1 else 'have'} versions by "
-            "several annotators that disagree, without adjudication; this audit used "
-            + (
-                "the newest version of each"
-                if choice == "latest"
-                else "the imported text"
-                if choice == "imported"
-                else f"{annotator_of(choice)}'s"
-            )
-            + " (see `fairdesk agreement`; adjudicate them, or audit with --reference-text "
-            "adjudicated or resample)"
-        )
+        out.append(Notice(REFERENCES_DISAGREE, {"n": disagreeing, "choice": choice}))
     if problems:
-        out.append(
-            f"{count(len(problems), 'item')} left out by --reference-text {choice} "
-            "(see input_problems)"
-        )
+        out.append(Notice(REFERENCES_LEFT_OUT, {"n": len(problems), "choice": choice}))
     if choice == "resample" and disagreeing:
-        out.append(
-            f"{count(disagreeing, 'item')} with disagreeing versions: each bootstrap replicate "
-            "draws one version per item, so the intervals include the annotators' disagreement"
-        )
+        out.append(Notice(REFERENCES_RESAMPLED, {"n": disagreeing}))
     return tuple(out)

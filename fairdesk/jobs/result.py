@@ -15,7 +15,8 @@ when every item failed; the properties below read empty then)::
     bootstrap              → run.bootstrap (the B used and why; settings.bootstrap_raise is
                              the same dict and is not kept twice)
     settings.<AuditSettings field> → run.settings (AuditSettings; None for an all-failed run)
-    settings.normaliser_reason     → run.normaliser_reason
+    settings.normaliser_reason     → run.normaliser_reason (a coded note, as
+                             normaliser.reason)
     settings.n_bootstrap_used      → run.n_bootstrap_used
     settings.<_run_settings key>   → run.run_settings.<key> (RunSettings)
     settings.<anything else>       → run.settings_extra[<key>]
@@ -25,7 +26,9 @@ Later stages (``result_parts``)::
     tested_metrics, descriptive_metrics → run.tested_metrics, run.descriptive_metrics
     normaliser             → run.normaliser (Normaliser: name, reason, language)
     input_problems         → run.input_problems (tuple[InputProblem])
-    warnings, notes        → run.warnings, run.notes (tuple[str])
+    warnings, notes        → run.warnings, run.notes (tuple[Notice]: coded notes, area
+                             ``run``, codes in ``fairdesk.jobs.run_notes``; worded by
+                             ``fairdesk.presentation.run_notes``)
     speakers               → run.speakers (Speakers: the column the speaker ids came from,
                              how many, and the typed warning ``no_speaker_ids``)
     minimums_message       → run.minimums_message
@@ -81,6 +84,18 @@ stays None: the information was not stored); nothing is rewritten in the store.
 the duplicated group value keys, with the infinite ratios as ``"inf"`` / ``"-inf"``. A
 payload with a ``schema_version`` above :data:`SCHEMA_VERSION` is refused (ValueError: a
 newer fairdesk wrote it). ``schema_version`` takes no part in ``==``.
+
+Coded notes (still ``schema_version`` 2)
+----------------------------------------
+``notes`` and ``warnings`` (and the notes of the blocks that had a sentence: see
+``result_parts``) are stored coded, ``{"code": ..., "args": {...}}``
+(:class:`fairdesk.stats.notices.Notice`), no longer as sentences, so a stored run reads
+with today's words and a wording change leaves cached runs cached. A payload stored before
+holds the sentences: each is read back into its code where the old words give its numbers
+(:func:`fairdesk.jobs.run_notes.old_sentence`), else as ``stored.sentence`` (worded as
+stored). The schema version is not raised: the JSON ``--json`` prints is unchanged (it
+writes the sentences in at output time: :func:`fairdesk.presentation.readings.readings_json`),
+and a reader of version 2 that expects sentences finds objects only in the stored runs.
 """
 
 from __future__ import annotations
@@ -119,6 +134,7 @@ from fairdesk.jobs.result_parts import (
 )
 from fairdesk.stats.codec import stats_from_json as _stats_from_json
 from fairdesk.stats.codec import stats_json as _stats_json
+from fairdesk.stats.notices import Notice
 from fairdesk.stats.planning_types import Plan
 from fairdesk.stats.results import AuditResult, Comparison, Exclusion, GroupInfo
 from fairdesk.stats.settings import AuditSettings
@@ -180,7 +196,7 @@ class AuditRun:
     """
 
     result: AuditResult | None = None
-    normaliser_reason: str | None = None
+    normaliser_reason: Notice | None = None
     n_bootstrap_used: int | None = None
     run_settings: RunSettings | None = None
     settings_extra: Mapping[str, Json] = field(default_factory=_empty)
@@ -188,7 +204,7 @@ class AuditRun:
     descriptive_metrics: tuple[str, ...] = ()
     normaliser: Normaliser | None = None
     input_problems: tuple[InputProblem, ...] = ()
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Notice, ...] = ()
     speakers: Speakers | None = None
     minimums_message: str | None = None
     intent_confusion: Mapping[str, ConfusionMatrix] | None = None
@@ -217,7 +233,7 @@ class AuditRun:
     device: str | None = None
     by: tuple[str, ...] = ()
     failures: tuple[ItemFailure, ...] = ()
-    notes: tuple[str, ...] = ()
+    notes: tuple[Notice, ...] = ()
     counts: Counts | None = None
     from_cache: bool = False
     cached_from_run: int | None = None
@@ -463,7 +479,7 @@ class AuditRun:
             if self.result.bootstrap is not None:
                 settings["bootstrap_raise"] = encode(self.result.bootstrap)
         if self.normaliser_reason is not None:
-            settings["normaliser_reason"] = self.normaliser_reason
+            settings["normaliser_reason"] = encode(self.normaliser_reason)
         if self.run_settings is not None:
             rs = encode(self.run_settings)
             if self.table is not None:  # a table audit has no model, engine, ...
@@ -509,7 +525,7 @@ class AuditRun:
         known = names | set(STATS_KEYS) | {"settings"}
         return cls(
             result=result,
-            normaliser_reason=reason,
+            normaliser_reason=None if reason is None else decode(reason, Notice),
             n_bootstrap_used=None if used is None else int(used),
             run_settings=decode(run_part, RunSettings) if run_part else None,
             settings_extra=freeze(rest),

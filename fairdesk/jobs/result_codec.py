@@ -10,12 +10,14 @@ from ..stats.codec import (
     canonical,
     decode,
     decode_dataclass,
+    decode_notice,
     decode_settings,
     encode,
     encode_dataclass,
     freeze,
     hints,
 )
+from . import run_notes as _run_notes  # noqa: F401 - adds the reader of a run's old sentences
 
 __all__ = [
     "FIELD_RULES",
@@ -23,6 +25,7 @@ __all__ = [
     "canonical",
     "decode",
     "decode_dataclass",
+    "decode_notice",
     "decode_settings",
     "encode",
     "encode_dataclass",

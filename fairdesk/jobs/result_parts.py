@@ -35,12 +35,13 @@ class Normaliser:
     Attributes
     ----------
     name : normaliser id (e.g. ``whisper-english``).
-    reason : why it was chosen (words).
+    reason : why it was chosen, coded (``run.normaliser_*`` with its numbers; words:
+        :mod:`fairdesk.presentation.run_notes`).
     language : the language asked for (None, ``auto`` or a code).
     """
 
     name: str | None = None
-    reason: str | None = None
+    reason: Notice | None = None
     language: str | None = None
 
 
@@ -79,12 +80,13 @@ class NoDiacriticItems:
     overall : ``diacritics_table.nodia_summary`` of the run (n_items, added, letters,
         per_100_letters, ...).
     groups : group → the same summary (None for a group with no such item).
-    reading : one sentence.
+    reading : what the block is, coded (``run.no_diacritic_items``; words:
+        :mod:`fairdesk.presentation.run_notes`).
     """
 
     overall: Mapping[str, Json] | None = None
     groups: Mapping[str, Mapping[str, Json] | None] = field(default_factory=_empty)
-    reading: str | None = None
+    reading: Notice | None = None
     extra: Mapping[str, Json] = field(default_factory=_empty)
 
 
@@ -167,7 +169,8 @@ class VerdictChange:
     verdict, verdict_without_flagged : the verdict with and without the flagged items
         (None: not compared without them, ``reason`` says why).
     gap, gap_without_flagged : the gaps.
-    reason : why there is no verdict without the flagged items.
+    reason : why there is no verdict without the flagged items (a coded note:
+        ``stats.pitfalls``' codes, worded by :mod:`fairdesk.presentation.run_notes`).
     n_flagged_group, n_flagged_reference : flagged items in the group and the reference.
     """
 
@@ -177,7 +180,7 @@ class VerdictChange:
     verdict_without_flagged: str | None = None
     gap: float | None = None
     gap_without_flagged: float | None = None
-    reason: str | None = None
+    reason: Notice | None = None
     n_flagged_group: int | None = None
     n_flagged_reference: int | None = None
     extra: Mapping[str, Json] = field(default_factory=_empty)

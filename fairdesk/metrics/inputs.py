@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..core.values import as_text, blank, classification_only
 
-__all__ = ["check_transcripts", "classification_only", "empty_after_normaliser"]
+__all__ = ["check_transcripts", "classification_only", "empty_after_normaliser", "empty_hypotheses"]
 
 
 def _line(frame: pd.DataFrame, pos: int):
@@ -29,6 +29,11 @@ def _line(frame: pd.DataFrame, pos: int):
             return v
     v = frame.index[pos]
     return int(v) if isinstance(v, int) or hasattr(v, "__index__") else v
+
+
+def empty_hypotheses(frame: pd.DataFrame, hyp_col: str = "hypothesis") -> int:
+    """How many rows of ``frame`` have an empty (blank) ``hyp_col`` (0 without it)."""
+    return int(blank(frame[hyp_col]).sum()) if hyp_col in frame.columns else 0
 
 
 def check_transcripts(
@@ -69,7 +74,7 @@ def check_transcripts(
     kept = frame.loc[~empty_ref]
     warnings = []
     if hyp_col in kept.columns:
-        n_empty = int(blank(kept[hyp_col]).sum())
+        n_empty = empty_hypotheses(kept, hyp_col)
         if n_empty:
             warnings.append(
                 f"{n_empty} item(s) have an empty {hyp_col} (the model produced no words): "

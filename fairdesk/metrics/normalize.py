@@ -324,7 +324,7 @@ def _letter_counts(text: str) -> tuple[int, int]:
     return letters, plain
 
 
-def choose_normaliser(references, language=None) -> tuple[str, str]:
+def choose_normaliser(references, language=None) -> tuple[str, dict]:
     """The WER/CER normaliser of a run, decided once from all its references (docs/METHODS.md, "Text normalisation").
 
     Parameters
@@ -335,17 +335,20 @@ def choose_normaliser(references, language=None) -> tuple[str, str]:
 
     Returns
     -------
-    (name, reason)
+    (name, basis)
         ``"whisper-english"`` when at least 99% of the reference letters are plain ASCII
         (a letter with a combining mark, e.g. "ọ́", is not), else ``"whisper-basic"``
-        (Whisper's basic normaliser with every mark kept, so tone marks count); the reason
-        in words, to record with the run.
+        (Whisper's basic normaliser with every mark kept, so tone marks count); and what
+        decided it, as numbers to record with the run (the words are the presentation's):
+        ``{"basis": "language", "language": code, "english": bool}``,
+        ``{"basis": "no_letters"}`` or ``{"basis": "ascii_share", "share": plain share,
+        "letters": n, "threshold": ENGLISH_ASCII_SHARE, "english": bool}``.
     """
     lang = as_text(language).strip()
     if lang and lang.lower() != "auto":
-        if is_english(lang):
-            return "whisper-english", f"language {lang!r} is English"
-        return "whisper-basic", f"language {lang!r} is not English: basic normaliser, marks kept"
+        english = bool(is_english(lang))
+        name = "whisper-english" if english else "whisper-basic"
+        return name, {"basis": "language", "language": lang, "english": english}
     letters = plain = 0
     for r in references:
         t = as_text(r)
@@ -354,15 +357,9 @@ def choose_normaliser(references, language=None) -> tuple[str, str]:
             letters += a
             plain += b
     if letters == 0:
-        return "whisper-english", "language auto: the references have no letters"
+        return "whisper-english", {"basis": "no_letters"}
     share = plain / letters
-    if share >= ENGLISH_ASCII_SHARE:
-        return "whisper-english", (
-            f"language auto: {share:.1%} of the {letters:,} reference letters are plain ASCII "
-            f"(≥ {ENGLISH_ASCII_SHARE:.0%}), so Whisper's English normaliser"
-        )
-    return "whisper-basic", (
-        f"language auto: only {share:.1%} of the {letters:,} reference letters are plain ASCII "
-        f"(< {ENGLISH_ASCII_SHARE:.0%}), so Whisper's basic normaliser with diacritics and tone "
-        "marks kept"
-    )
+    english = share >= ENGLISH_ASCII_SHARE
+    basis = {"basis": "ascii_share", "share": share, "letters": letters}
+    basis.update(threshold=ENGLISH_ASCII_SHARE, english=english)
+    return ("whisper-english" if english else "whisper-basic"), basis

@@ -135,8 +135,8 @@ class Backend(ABC):
     _id: str = ""
     _device: str = "cpu"
     #: Set when ``--device auto`` fell back to the CPU from a GPU that does not work
-    #: (:func:`fairdesk.models.device.fallback_note`).
-    _device_note: str | None = None
+    #: (:func:`fairdesk.models.device.fallback`: the library and why).
+    _device_fallback: tuple[str, str] | None = None
 
     @property
     def id(self) -> str:
@@ -154,10 +154,11 @@ class Backend(ABC):
         return self._device
 
     @property
-    def device_note(self) -> str | None:
-        """Why the model runs on the CPU although ``auto`` was asked for and a GPU is
-        there (it does not work), else None; the audit says it in the run's notes."""
-        return self._device_note
+    def device_fallback(self) -> tuple[str, str] | None:
+        """(library, why) when the model runs on the CPU although ``auto`` was asked for
+        and a GPU is there (it does not work), else None; the audit says it in the run's
+        notes."""
+        return self._device_fallback
 
     @property
     def settings(self) -> dict:

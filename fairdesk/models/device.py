@@ -6,7 +6,7 @@ runs (:class:`DeviceUnavailable`, a usage error: exit 2), with the reason and th
 (``--device auto`` or ``cpu``), instead of every item failing with the CUDA runtime's error.
 ``auto`` runs on the GPU when it is usable, else on the CPU; when the library sees a GPU that
 does not work (a driver too old for the runtime, a card it cannot run on) the fallback is said
-in the run's notes (:func:`fallback_note`), once per run. PocketSphinx and imported
+in the run's notes (:func:`fallback`), once per run. PocketSphinx and imported
 predictions run on no GPU and do not ask.
 
 Whether a GPU is usable is asked once per library and process (a tiny allocation on the GPU,
@@ -21,7 +21,7 @@ __all__ = [
     "DEVICES",
     "DeviceUnavailable",
     "cuda_status",
-    "fallback_note",
+    "fallback",
     "forget",
     "resolve_device",
 ]
@@ -136,15 +136,14 @@ def resolve_device(device: str, library: str, who: str = "the model") -> str:
     return "cpu"
 
 
-def fallback_note(device: str, library: str) -> str | None:
-    """What to say when ``auto`` ran on the CPU although ``library`` saw a GPU (it did not
-    work), else None (a CPU-only machine says nothing: the CPU is what it has)."""
+def fallback(device: str, library: str) -> tuple[str, str] | None:
+    """(the library as the messages name it, why it cannot use the GPU) when ``auto`` ran on
+    the CPU although ``library`` saw a GPU (it did not work), else None (a CPU-only machine
+    says nothing: the CPU is what it has). The run's notes say it
+    (``run.device_fallback``, worded by :mod:`fairdesk.presentation.run_notes`)."""
     if device != "auto":
         return None
     usable, why, seen = cuda_status(library)
     if usable or not seen:
         return None
-    return (
-        f"--device auto: a CUDA GPU is there but {LIBRARIES[library]} cannot use it ({why}); "
-        "ran on the CPU instead (slower); fix the GPU driver, or pass --device cpu to say so"
-    )
+    return LIBRARIES[library], why

@@ -66,7 +66,7 @@ from fairdesk.models.base import (
     require_nonempty,
     weights_digest,
 )
-from fairdesk.models.device import fallback_note
+from fairdesk.models.device import fallback
 from fairdesk.models.hf_folder import (
     KINDS,
     PICKLE_SUFFIXES,
@@ -130,7 +130,7 @@ class HFBackend(DifferentiableScore, Backend):
         import transformers as tf
 
         self._device = resolve_torch_device(device, self._id)
-        self._device_note = fallback_note(device, "torch")
+        self._device_fallback = fallback(device, "torch")
         if cpu_threads:
             torch.set_num_threads(int(cpu_threads))
         self._batch_size = max(1, int(batch_size))

@@ -52,7 +52,7 @@ from fairdesk.models.base import (
     require_nonempty,
     weights_digest,
 )
-from fairdesk.models.device import fallback_note
+from fairdesk.models.device import fallback
 from fairdesk.models.whisper_features import bound_features
 
 WINDOW_S = 30
@@ -196,7 +196,7 @@ class WhisperCT2Backend(Backend):
         self._id = model_id
         self._path = path
         self._device = resolve_ct2_device(device, model_id)
-        self._device_note = fallback_note(device, "ctranslate2")
+        self._device_fallback = fallback(device, "ctranslate2")
         self._compute_type = compute_type or ("float16" if self._device == "cuda" else "int8")
         self._cpu_threads = int(cpu_threads or os.cpu_count() or 1)
         self._num_workers = max(1, int(num_workers))

@@ -374,8 +374,9 @@ _READING_AFTER = "n_speakers"
 
 def readings_json(payload: Mapping[str, Any], run: AuditRun | _Run) -> dict:
     """``payload`` (a run's JSON, ``AuditRun.to_json``) with each comparison's ``reading``
-    written in, after ``n_speakers`` as the stored results had it: what ``--json`` writes
-    (docs/METHODS.md asks a reading with every verdict)."""
+    written in, after ``n_speakers`` as the stored results had it, and the run's notes and
+    warnings in words (:func:`fairdesk.presentation.run_notes.words_json`): what ``--json``
+    writes (docs/METHODS.md asks a reading with every verdict)."""
     out = dict(payload)
     comps = list(payload.get("comparisons") or ())
     written = []
@@ -391,7 +392,9 @@ def readings_json(payload: Mapping[str, Any], run: AuditRun | _Run) -> dict:
         written.append(row)
     if "comparisons" in payload:
         out["comparisons"] = written
-    return out
+    from .run_notes import words_json
+
+    return words_json(out, run)  # the run's coded notes and warnings in words
 
 
 def systems_readings_json(payload: Mapping[str, Any], result: Any) -> dict:

@@ -51,7 +51,7 @@ from ..presentation import (
     text_sources,
     with_basis,
 )
-from ..presentation.warnings import run_warnings, speakers_line
+from ..presentation.warnings import run_notes, run_warnings, speakers_line
 from ..stats.results import Comparison
 from .align import align_texts, normaliser
 from .data import RunData, group_ci, load_run, num, summary_overall, verdict_style
@@ -414,7 +414,7 @@ def _failures(run: AuditRun) -> dict:
         "failures": run.failures,
         "excluded": run.excluded,
         # the typed warnings (no speaker ids ...) in words, then the run's notes
-        "notes": tuple(dict.fromkeys([*run_warnings(run), *run.notes])),
+        "notes": tuple(dict.fromkeys([*run_warnings(run), *run_notes(run)])),
         "prediction_problems": [_prediction_problem(pr) for pr in run.prediction_problems or ()],
         "problems": run.problems or (),
     }

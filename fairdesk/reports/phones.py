@@ -21,6 +21,7 @@ from ..jobs.result_blocks import (
 )
 from ..jobs.result_parts import WordPosition
 from ..presentation import fmt_estimate_ci, fmt_number, fmt_p_exact, fmt_percent
+from ..presentation.notices import notice_text
 
 #: Contents shown in the heatmap (the most-read first); the JSON has them all.
 MAX_CONTENTS = 6
@@ -98,7 +99,7 @@ def _regression(reg: AccentednessRegression | None) -> dict | None:
     regression: dict[str, Any] = {
         "n": fmt_number(reg.n, 0),
         "reference": reg.reference,
-        "reason": None if reg.estimable else reg.reason,
+        "reason": None if reg.estimable or reg.reason is None else notice_text(reg.reason),
         "beta": None,
         "groups": [],
     }

@@ -48,6 +48,7 @@ from ..presentation import (
     metric_short,
     unit,
 )
+from ..presentation.notices import notice_text
 from ..presentation.regression_poisson_words import (
     agreement_note_text,
     agreement_text,
@@ -406,7 +407,8 @@ def _changed_verdicts(rows: tuple[VerdictChange, ...]) -> list[str]:
     return [
         f"{c.metric} {c.group}: "
         f"{verdict_style(c.verdict)[0]} → "
-        f"{verdict_style(c.verdict_without_flagged)[0]}" + (f" ({c.reason})" if c.reason else "")
+        f"{verdict_style(c.verdict_without_flagged)[0]}"
+        + (f" ({notice_text(c.reason)})" if c.reason is not None else "")
         for c in rows
         if c.metric
     ]

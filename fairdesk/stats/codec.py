@@ -24,6 +24,9 @@ Rules
   came, so nothing stored is lost); a dataclass without ``extra`` drops them (the statistics'
   own types, whose keys ``compare_groups`` fixes; ``GroupInfo`` repeats its ``values`` as
   top-level keys in today's layout, which are dropped on purpose).
+* A coded note (:class:`~fairdesk.stats.notices.Notice`) is written ``{"code", "args"}``;
+  a string where one is declared is a sentence an older run stored, read back by
+  :func:`decode_notice`.
 * A field declared ``metadata={"key": "with"}`` is written and read under that JSON key
   (a key that is a Python keyword).
 * A field declared ``metadata={"omit_none": True}`` is left out while None (a key today's
@@ -41,11 +44,12 @@ import dataclasses
 import math
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
+from fairdesk.stats.notices import Notice
 from fairdesk.stats.results import AuditResult, Comparison, Exclusion, GroupInfo
 from fairdesk.stats.settings import STORED_DEFAULTS, AuditSettings
 from fairdesk.stats.summary import MetricSummary
@@ -170,6 +174,8 @@ def decode(data, hint: Any):
         return None
     if hint is AuditSettings:
         return decode_settings(data)[0]
+    if hint is Notice:
+        return decode_notice(data)
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         return decode_dataclass(hint, data)
     if hint is float:
@@ -190,6 +196,26 @@ def decode(data, hint: Any):
         vh = args[1] if len(args) == 2 else Any
         return {str(k): decode(v, vh) for k, v in data.items()}
     return freeze(data)
+
+
+#: Readers of the sentences older runs stored where a coded note is declared: each returns
+#: the note (code and numbers) its old wording gives, or None. The module that owns the
+#: codes adds its reader (``fairdesk.jobs.run_notes`` for a run's notes).
+OLD_SENTENCE_READERS: list[Callable[[str], Notice | None]] = []
+
+
+def decode_notice(data) -> Notice:
+    """A stored coded note (``{"code", "args"}``), or a sentence stored before its notes
+    were coded: read back into its code where a reader of :data:`OLD_SENTENCE_READERS`
+    knows its words, else ``Notice("stored.sentence", {"text": ...})`` (worded as stored)."""
+    if isinstance(data, Mapping):
+        return Notice(str(data["code"]), freeze(dict(data.get("args") or {})))
+    text = str(data)
+    for read in OLD_SENTENCE_READERS:
+        note = read(text)
+        if note is not None:
+            return note
+    return Notice("stored.sentence", {"text": text})
 
 
 def decode_dataclass(cls: type, data: Mapping):
@@ -303,6 +329,8 @@ __all__ = [
     "SETTINGS_RECORDS",
     "decode",
     "decode_dataclass",
+    "decode_notice",
+    "OLD_SENTENCE_READERS",
     "decode_settings",
     "decode_system_comparison",
     "encode",

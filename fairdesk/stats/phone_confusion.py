@@ -33,6 +33,8 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
+from .notices import notice
+
 __all__ = [
     "accentedness_regression",
     "annotated_phone_confusion",
@@ -41,6 +43,10 @@ __all__ = [
     "model_phone_confusion",
     "tabulate",
 ]
+
+#: The accentedness regression's coded note when accentedness is a function of the group
+#: (words: :mod:`fairdesk.presentation.run_notes`).
+ACCENTEDNESS_COLLINEAR = "run.accentedness_collinear"
 
 GAP = "-"
 
@@ -297,9 +303,7 @@ def accentedness_regression(
         return {
             **base,
             "estimable": False,
-            "reason": "accentedness is a function of the group here (e.g. constant within "
-            "each group), so their effects cannot be separated; annotate more "
-            "items whose accentedness varies within groups",
+            "reason": notice(ACCENTEDNESS_COLLINEAR),
         }
     m0 = smf.ols(f"y ~ {term}", d).fit()
     m1 = m1.fit()

@@ -14,6 +14,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from .notices import Notice, notice
 from .results import AuditResult
 
 __all__ = [
@@ -26,6 +27,16 @@ __all__ = [
     "nonspeech_share_by_group",
     "verdicts_without_flagged",
 ]
+
+#: The coded reasons of the verdicts without the flagged items (area ``run``): every item
+#: of the run (``n``) is flagged; every item of the ``reference`` group (``n``) is; the
+#: recomputation failed (``error``); the group was excluded without them (``reason``: the
+#: exclusion's); the group was not compared without them.
+NOT_RECOMPUTED_ALL_FLAGGED = "run.not_recomputed_all_flagged"
+NOT_RECOMPUTED_REFERENCE_FLAGGED = "run.not_recomputed_reference_flagged"
+NOT_RECOMPUTED = "run.not_recomputed"
+WITHOUT_FLAGGED_EXCLUDED = "run.without_flagged_excluded"
+WITHOUT_FLAGGED_NOT_COMPARED = "run.without_flagged_not_compared"
 
 #: A group's WER counts as carried by one utterance when the group has at least this many
 #: word errors (S+D+I) ...
@@ -156,7 +167,10 @@ def verdicts_without_flagged(
         One per comparison whose verdict changes: metric, group, verdict,
         verdict_without_flagged, gap, gap_without_flagged, reason, n_flagged_group,
         n_flagged_reference (or one row ``metric: None`` with the reason nothing was
-        recomputed).
+        recomputed); the ``reason`` is a coded note (:data:`NOT_RECOMPUTED_ALL_FLAGGED`,
+        :data:`NOT_RECOMPUTED_REFERENCE_FLAGGED`, :data:`NOT_RECOMPUTED`,
+        :data:`WITHOUT_FLAGGED_EXCLUDED`, :data:`WITHOUT_FLAGGED_NOT_COMPARED`; words:
+        :mod:`fairdesk.presentation.run_notes`).
     """
     from .compare import compare_groups
 
@@ -168,33 +182,28 @@ def verdicts_without_flagged(
     rest = frame[~flagged].reset_index(drop=True)
     ref = result.reference if reference is None else reference
 
-    def none_recomputed(reason: str, short: str):
+    def none_recomputed(reason: Notice, short: str):
         entries = {
             (c.metric, c.group): {"verdict": None, "reason": short}
             for c in result.comparisons
             if c.metric in ids
         }
-        return entries, [{"metric": None, "group": None, "reason": f"not recomputed: {reason}"}]
+        return entries, [{"metric": None, "group": None, "reason": reason}]
 
     if flagged.all():
         return none_recomputed(
-            f"every item of the run ({len(frame)}) is flagged as a possible hallucination, so "
-            "there are no unflagged items to recompute the verdicts on; read the transcripts "
-            "before trusting any verdict (the model may loop or run on for every input)",
-            "every item is flagged",
+            notice(NOT_RECOMPUTED_ALL_FLAGGED, n=len(frame)), "every item is flagged"
         )
     if ref is not None and not (rest["group"].astype(str) == str(ref)).any():
         n_ref = int((frame["group"].astype(str) == str(ref)).sum())
         return none_recomputed(
-            f"every item of the reference group {ref!r} ({n_ref}) is flagged as a possible "
-            "hallucination, so without the flagged items there is no reference to compare "
-            "with; read its transcripts before trusting its verdicts",
+            notice(NOT_RECOMPUTED_REFERENCE_FLAGGED, reference=ref, n=n_ref),
             f"every item of the reference group {ref!r} is flagged",
         )
     try:
         again = compare_groups(rest, specs, settings, reference=ref)
     except ValueError as exc:
-        return none_recomputed(str(exc), str(exc))
+        return none_recomputed(notice(NOT_RECOMPUTED, error=str(exc)), str(exc))
     by_key = {(c.metric, c.group): c.to_dict() for c in again.comparisons}
     excluded = {e.group: e.reason for e in again.excluded}
     n_flag = frame.loc[flagged, "group"].astype(str).value_counts().to_dict()
@@ -222,12 +231,21 @@ def verdicts_without_flagged(
                     "verdict_without_flagged": entry["verdict"],
                     "gap": gap,
                     "gap_without_flagged": entry.get("gap"),
-                    "reason": entry.get("reason"),
+                    "reason": None if c2 is not None else _why_not(excluded, c.group),
                     "n_flagged_group": entry["n_flagged_group"],
                     "n_flagged_reference": entry["n_flagged_reference"],
                 }
             )
     return entries, changed
+
+
+def _why_not(excluded: dict, group) -> Notice | None:
+    """The coded reason a comparison has no verdict without the flagged items: its group's
+    exclusion (kept as the exclusion says it), else not compared."""
+    if group in excluded:
+        reason = excluded[group]
+        return None if reason is None else notice(WITHOUT_FLAGGED_EXCLUDED, reason=reason)
+    return notice(WITHOUT_FLAGGED_NOT_COMPARED)
 
 
 def flag_counts(frame: pd.DataFrame) -> dict[str, dict]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from fairdesk.presentation.notices import notice_texts
 from tests.annotators.fixture import ITEMS, item_id, two_annotators
 
 
@@ -49,7 +50,7 @@ def test_latest_is_the_default_newest_version_and_says_how_many_disagree(tmp_pat
     assert rs.reference_text == "latest" and rs.text_source["annotation"] == 6
     assert any(
         n.startswith("2 items have versions by several annotators that disagree")
-        for n in out.result.notes
+        for n in notice_texts(out.result.notes)
     )
     assert "references:" not in _name(out.result)
     assert "references:" not in _stored_name(p, out.run_id)

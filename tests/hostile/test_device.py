@@ -14,6 +14,16 @@ from fairdesk.models import device as dev
 
 from .conftest import dump, predictions_file
 
+
+def _note(fallback) -> str:
+    """The run's note on a fallback (``run.device_fallback`` in words)."""
+    from fairdesk.presentation.notices import notice_text
+    from fairdesk.stats.notices import Notice
+
+    library, why = fallback
+    return notice_text(Notice("run.device_fallback", {"library": library, "why": why}))
+
+
 IDS = [f"{a}-{s}-{c}" for a in ("north", "south") for s in range(2) for c in range(2)]
 CT2_NONE = "CTranslate2 sees no CUDA GPU (no GPU, its driver, or a CPU-only build)"
 BROKEN = "CUDA driver version is insufficient for CUDA runtime version"
@@ -91,21 +101,25 @@ def test_auto_uses_a_working_gpu_and_falls_back_saying_why(ct2, torch_gpu):
     ct2(1)
     assert dev.resolve_device("auto", "ctranslate2") == "cuda"
     assert dev.resolve_device("cuda", "ctranslate2") == "cuda"
-    assert dev.fallback_note("auto", "ctranslate2") is None
+    assert dev.fallback("auto", "ctranslate2") is None
     ct2(1, broken=True)
     assert dev.resolve_device("auto", "ctranslate2") == "cpu"
-    assert dev.fallback_note("auto", "ctranslate2") == (
+    assert dev.fallback("auto", "ctranslate2") == (
+        "CTranslate2",
+        f"the CUDA runtime fails: {BROKEN}",
+    )
+    assert _note(dev.fallback("auto", "ctranslate2")) == (
         f"--device auto: a CUDA GPU is there but CTranslate2 cannot use it (the CUDA runtime "
         f"fails: {BROKEN}); ran on the CPU instead (slower); fix the GPU driver, or pass "
         "--device cpu to say so"
     )
-    assert dev.fallback_note("cpu", "ctranslate2") is None  # asked for the CPU: nothing to say
+    assert dev.fallback("cpu", "ctranslate2") is None  # asked for the CPU: nothing to say
     ct2(0)  # a machine without a GPU: the CPU is what it has, nothing to say
     assert dev.resolve_device("auto", "ctranslate2") == "cpu"
-    assert dev.fallback_note("auto", "ctranslate2") is None
+    assert dev.fallback("auto", "ctranslate2") is None
     torch_gpu(True, broken=True)
     assert dev.resolve_device("auto", "torch") == "cpu"
-    assert "PyTorch cannot use it (the CUDA runtime fails" in dev.fallback_note("auto", "torch")
+    assert "PyTorch cannot use it (the CUDA runtime fails" in _note(dev.fallback("auto", "torch"))
     torch_gpu(True)
     assert dev.resolve_device("auto", "torch") == "cuda"
 
@@ -118,7 +132,7 @@ def test_the_gpu_is_asked_once_per_process(ct2, monkeypatch):
     monkeypatch.setattr(ctranslate2, "get_cuda_device_count", lambda: asked.append(1) or 0)
     for _ in range(3):
         dev.resolve_device("auto", "ctranslate2")
-        dev.fallback_note("auto", "ctranslate2")
+        dev.fallback("auto", "ctranslate2")
     assert asked == [1]
 
 
@@ -133,7 +147,8 @@ def test_whisper_backend_resolves_through_the_device_module(ct2, tmp_path):
     ct2(1, broken=True)
     b = WhisperCT2Backend("ct2:m", folder, "auto")  # the weights load on first use only
     assert (b.device, b.settings["compute_type"]) == ("cpu", "int8")
-    assert b.device_note.startswith("--device auto: a CUDA GPU is there but CTranslate2")
+    assert b.device_fallback is not None
+    assert _note(b.device_fallback).startswith("--device auto: a CUDA GPU is there but CTranslate2")
     with pytest.raises(dev.DeviceUnavailable, match="--device cuda: ct2:m cannot run on a GPU"):
         WhisperCT2Backend("ct2:m", folder, "cuda")
 
@@ -176,7 +191,7 @@ def test_audit_on_auto_says_the_fallback_once(cli, base, ct2, monkeypatch, tmp_p
 
     def get_backend(model_id, device="auto", **settings):  # a backend on faster-whisper's
         b = PredictionsBackend(pred, "predictions:p", device)  # device choice, quickly
-        b._device_note = dev.fallback_note(device, "ctranslate2")
+        b._device_fallback = dev.fallback(device, "ctranslate2")
         return b
 
     monkeypatch.setattr(models, "get_backend", get_backend)
@@ -184,6 +199,6 @@ def test_audit_on_auto_says_the_fallback_once(cli, base, ct2, monkeypatch, tmp_p
     args += ["--by", "accent", "--n-bootstrap", "200", "--min-items", "1", "--min-speakers", "1"]
     code, out, err = cli(*args, "--json", tmp_path / "r.json")
     assert code == 0
-    note = dev.fallback_note("auto", "ctranslate2")
+    note = _note(dev.fallback("auto", "ctranslate2"))
     assert (out + err).count(note) == 1 and f"note: {note}" in out
     assert note in json.loads((tmp_path / "r.json").read_text())["notes"]

@@ -30,7 +30,8 @@ def _frame(refs, hyps, groups=None):
 def test_choose_normaliser_by_share_of_ascii_letters():
     assert choose_normaliser(["Play some music", None, ""])[0] == "whisper-english"
     name, reason = choose_normaliser(["Ọ́ na-eri ákwà", "ụlọ akwụkwọ"])
-    assert name == "whisper-basic" and "ASCII" in reason
+    assert name == "whisper-basic" and reason["basis"] == "ascii_share" and not reason["english"]
+    assert reason["letters"] == 20 and reason["share"] < reason["threshold"] == 0.99
     # decomposed (NFD) marks count too: the base letter is ASCII, the mark is not plain
     assert choose_normaliser([unicodedata.normalize("NFD", "àkwà ákwá")])[0] == "whisper-basic"
     # 1 marked letter in 200: 99.5% plain, still English
@@ -46,7 +47,7 @@ def test_igbo_table_keeps_tone_marks_by_default():
     f, res = analyse(_frame(refs, hyps, ["a", "a", "b", "b"]), AUTO, language=None)
     res = res.to_json()  # bridge: typed consumer pending
     assert res["settings"]["normaliser"] == "whisper-basic"
-    assert "plain ASCII" in res["normaliser"]["reason"]
+    assert res["normaliser"]["reason"]["code"] == "run.normaliser_ascii_share"  # stored coded
     assert res["settings"]["normaliser_reason"] == res["normaliser"]["reason"]
     assert f["n_sub"].tolist() == [2, 0, 2, 0]  # with marks kept, akwa ≠ ákwà
     # the English normaliser would strip the marks and see no error
@@ -87,7 +88,11 @@ def test_empty_hypotheses_are_all_deletions_with_a_warning():
     f, res = analyse(df, AUTO, language=None)
     res = res.to_json()  # bridge: typed consumer pending
     assert f["n_del"].tolist() == [3, 2, 0, 0] and f["n_words"].tolist() == [3, 2, 2, 1]
-    assert res["warnings"][0].startswith("2 item(s)")
+    # stored coded (its words: tests/jobs/test_run_notes.py)
+    assert res["warnings"][0] == {
+        "code": "run.empty_hypotheses",
+        "args": {"n": 2, "column": "hypothesis"},
+    }
 
 
 def test_classification_table_without_transcripts_balanced_accuracy_tested_once():
@@ -118,7 +123,10 @@ def test_classification_table_without_transcripts_balanced_accuracy_tested_once(
     _, res = analyse(df, AUTO, wanted=["macro_recall", "balanced_accuracy"], language=None)
     res = res.to_json()  # bridge: typed consumer pending
     assert res["tested_metrics"] == ["macro_recall"]
-    assert any("tested once" in w for w in res["warnings"])
+    assert {
+        "code": "run.same_number",
+        "args": {"dropped": ["balanced_accuracy"], "kept": "macro_recall"},
+    } in res["warnings"]
 
 
 def test_classifier_rows_with_empty_transcripts_are_not_problems():

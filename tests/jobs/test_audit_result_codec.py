@@ -14,8 +14,10 @@ from fairdesk.jobs import AuditRequest, run_audit
 from fairdesk.jobs.analysis import analyse
 from fairdesk.jobs.result import SCHEMA_VERSION, AuditRun
 from fairdesk.jobs.result_parts import RUN_SETTINGS_KEYS, ConfusionMatrix, RunSettings
+from fairdesk.presentation.notices import notice_text, notice_texts
 from fairdesk.presentation.readings import reading
 from fairdesk.stats import AuditSettings
+from fairdesk.stats.notices import Notice
 from tests.conftest import tone_project
 from tests.jobs.test_audit_job import SETTINGS, LengthBackend
 
@@ -182,7 +184,7 @@ def test_typed_pitfall_rows_and_prediction_problems():
     bare = canonical(
         {"verdicts_without_flagged": [{"metric": None, "group": None, "reason": "x"}]}, Pitfalls
     )
-    assert bare.verdicts_without_flagged[0].reason == "x"
+    assert notice_text(bare.verdicts_without_flagged[0].reason) == "x"  # an old sentence
     assert bare.verdicts_without_flagged[0].verdict is None
     row = {"row": 3, "key": "a/1.wav", "reason": "duplicate", "kept": False}
     run = AuditRun.from_json({"prediction_problems": [row]})
@@ -253,7 +255,10 @@ def test_old_payload_opens_with_the_same_values(payloads):
     )
     assert run.settings.n_bootstrap == 400 and run.n_bootstrap_used == s["n_bootstrap_used"]
     assert dict(run.bootstrap) == s["bootstrap_raise"] == d["bootstrap"]
-    assert run.normaliser_reason == s["normaliser_reason"]
+    # an old run's sentence read back into its code (and worded as it was)
+    assert run.normaliser_reason == Notice("run.normaliser_set", {"name": "whisper-english"})
+    assert notice_text(run.normaliser_reason) == s["normaliser_reason"]
+    assert run.normaliser.reason == run.normaliser_reason
     rs = run.run_settings
     for k in RUN_SETTINGS_KEYS:
         got = getattr(rs, k)
@@ -301,8 +306,17 @@ def test_to_json_writes_todays_keys_without_the_group_copies(payloads):
     d = payloads["run"]
     out = _stored(AuditRun.from_json(d).to_json())
     assert set(out) == set(d) | {"schema_version"}
-    for k in set(d) - {"groups", "settings", "comparisons"}:
+    for k in set(d) - {"groups", "settings", "comparisons", "notes", "warnings", "normaliser"}:
         assert out[k] == d[k], k
+    assert out["normaliser"] == {
+        **d["normaliser"],
+        "reason": {"code": "run.normaliser_set", "args": {"name": "whisper-english"}},
+    }
+    # the notes and warnings are stored coded; their words are the old sentences
+    again = AuditRun.from_json(out)
+    for k in ("notes", "warnings"):
+        assert all(set(n) == {"code", "args"} for n in out[k]), k
+        assert notice_texts(getattr(again, k)) == d[k], k
     # a comparison's reading is written at output time (presentation.readings), not stored
     stored = [{k: v for k, v in c.items() if k != "reading"} for c in d["comparisons"]]
     assert out["comparisons"] == stored
@@ -310,6 +324,7 @@ def test_to_json_writes_todays_keys_without_the_group_copies(payloads):
     # (and the datasets, kept since, as none)
     assert out["settings"] == {
         **d["settings"],
+        "normaliser_reason": {"code": "run.normaliser_set", "args": {"name": "whisper-english"}},
         "include_missing": False,
         "datasets": [],
         "reference_text": None,  # stored before the choice: it used latest
@@ -355,7 +370,13 @@ def test_all_failed_payload(payloads):
     assert run.all_failed and run.result is None and run.settings is None
     assert run.groups == () and run.comparisons == () and run.summary == {}
     assert len(run.failures) == len(d["failures"]) == 40
-    assert run.notes == tuple(d["notes"]) and "every item failed" in run.notes[0]
+    # the old sentence read back into its code and number, worded as it was
+    assert run.notes == (Notice("run.all_failed", {"n": 40}),)
+    assert (
+        notice_texts(run.notes)
+        == d["notes"]
+        == ["every item failed (40); no statistics were computed"]
+    )
     assert run.run_settings.model_key == d["settings"]["model_key"]
     assert run.counts.n_items == 40
     out = _stored(run.to_json())

@@ -13,6 +13,8 @@ from fairdesk.jobs.result_blocks import (
     ItemGrounding,
     PhoneAnnotations,
 )
+from fairdesk.presentation.notices import notice_text
+from fairdesk.presentation.readings import readings_json
 from fairdesk.stats import AuditSettings
 from tests.conftest import tone_project
 from tests.explain.test_audit_explain import FakeAligner, RegionScoreBackend
@@ -76,7 +78,7 @@ def test_explain_and_phone_annotation_blocks(tmp_path):
     reg = d["accentedness_regression"]
     assert isinstance(run.accentedness_regression, AccentednessRegression)
     assert run.accentedness_regression.estimable is reg["estimable"] is False
-    assert "function of the group" in run.accentedness_regression.reason
+    assert "function of the group" in notice_text(run.accentedness_regression.reason)
     assert run.accentedness_regression.n_per_group == reg["n_per_group"]
     b = ex.phone_error_grounding["b"]
     assert isinstance(b, GroupGrounding) and b.n_auroc == 3
@@ -85,8 +87,9 @@ def test_explain_and_phone_annotation_blocks(tmp_path):
     )
     # the same blocks as main's producers stored them (fixture payload, schema 1)
     old = json.loads(V1.read_text(encoding="utf-8"))["explain_annotations"]
+    worded = readings_json(d, run)  # the regression's reason is stored coded, --json words it
     for key in ("phone_annotations", "accentedness_regression"):
-        assert d[key] == old[key], key
+        assert worded[key] == old[key], key
     strip = ("seconds",)
     assert {k: v for k, v in d["explain"].items() if k not in strip} == {
         k: v for k, v in old["explain"].items() if k not in strip
@@ -178,6 +181,11 @@ def test_no_diacritic_items_block(tmp_path):
     assert dict(block.groups["orthographic"]) == d["no_diacritic_items"]["groups"]["orthographic"]
     assert block.groups["orthographic"]["added"] == 20
     assert dict(block.overall) == d["no_diacritic_items"]["overall"]
-    assert block.reading == d["no_diacritic_items"]["reading"]
+    assert notice_text(block.reading) == d["no_diacritic_items"]["reading"]
     assert run.group("orthographic").values["dia_added_no_dia"] == 20
-    assert _stored(run.to_json())["no_diacritic_items"] == d["no_diacritic_items"]
+    # stored coded; --json words it as before
+    assert _stored(run.to_json())["no_diacritic_items"]["reading"] == {
+        "code": "run.no_diacritic_items",
+        "args": {},
+    }
+    assert readings_json(run.to_json(), run)["no_diacritic_items"] == d["no_diacritic_items"]

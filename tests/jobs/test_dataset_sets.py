@@ -11,6 +11,8 @@ from dataclasses import replace
 import pytest
 
 from fairdesk.core.errors import FairdeskError
+from fairdesk.presentation.notices import notice_texts
+from fairdesk.stats.notices import Notice
 from tests.conftest import write_wav
 
 
@@ -104,8 +106,10 @@ def test_audit_of_two_datasets_pools_groups_reads_each_items_audio_and_says_so(t
     assert res.group("a").values["wer"] == 0
     assert run_dataset_names(res) == ("pilot", "more")
     assert run_set(p, res).names == ("pilot", "more")
-    assert any("audited together: pilot (32 items), more (16 items)" in x for x in res.notes)
-    assert any("a0" in x and "more than one dataset" in x for x in res.notes)
+    notes = notice_texts(res.notes)
+    assert "audited together: pilot (32 items), more (16 items)" in notes
+    assert any("a0" in x and "more than one dataset" in x for x in notes)
+    assert Notice("run.datasets_together", {"datasets": (("pilot", 32), ("more", 16))}) in res.notes
     rows = run_items_frame(p, out.run_id)
     assert set(rows["dataset"]) == {"pilot", "more"}
     assert "rel_path" not in rows.columns

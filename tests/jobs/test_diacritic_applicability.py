@@ -10,7 +10,9 @@ from statsmodels.stats.multitest import multipletests
 
 import fairdesk
 from fairdesk.cli.console import format_groups
+from fairdesk.presentation.notices import notice_texts
 from fairdesk.presentation.readings import reading
+from fairdesk.stats.notices import Notice
 from tests.conftest import english_accents_run
 
 
@@ -26,8 +28,10 @@ def test_english_text_with_a_few_accents_has_no_diacritic_metric_by_default():
     assert not any(c.metric in dia for c in run.comparisons)
     assert all(not dia & set(g.values) and g.basis is None for g in run.groups)
     assert not dia & set(run.summary) and run.no_diacritic_items is None
+    assert Notice("run.diacritics_off") in run.warnings
     assert any(
-        "diacritic metrics (DER, RDD, net loss, TER) are not computed" in w for w in run.warnings
+        "diacritic metrics (DER, RDD, net loss, TER) are not computed" in w
+        for w in notice_texts(run.warnings)
     )
     assert "DER % [95% CI]" not in format_groups(run)
 

@@ -210,15 +210,26 @@ def test_letter_counts_by_hand():
     assert _letter_counts("e\u0329 b") == (2, 1)  # the mark follows its own letter
 
 
+def _worded(references, language=None):
+    """(name, the reason in words) as a run records it: the basis ``choose_normaliser``
+    returns, worded by the presentation (``run.normaliser_*``)."""
+    from fairdesk.presentation.notices import notice_text
+    from fairdesk.stats.notices import Notice
+
+    name, basis = choose_normaliser(references, language)
+    args = {k: v for k, v in basis.items() if k != "basis"}
+    return name, notice_text(Notice("run.normaliser_" + basis["basis"], args))
+
+
 def test_choose_normaliser_by_language_word_for_word():
-    assert choose_normaliser([], "yo") == (
+    assert _worded([], "yo") == (
         "whisper-basic",
         "language 'yo' is not English: basic normaliser, marks kept",
     )
-    assert choose_normaliser([], "en-GB") == ("whisper-english", "language 'en-GB' is English")
+    assert _worded([], "en-GB") == ("whisper-english", "language 'en-GB' is English")
     # "auto" in any case decides from the text
     for lang in ("auto", "AUTO", "Auto"):
-        assert choose_normaliser(["hello"], lang) == (
+        assert _worded(["hello"], lang) == (
             "whisper-english",
             "language auto: 100.0% of the 5 reference letters are plain ASCII (≥ 99%), so "
             "Whisper's English normaliser",
@@ -226,21 +237,21 @@ def test_choose_normaliser_by_language_word_for_word():
 
 
 def test_choose_normaliser_from_text_word_for_word():
-    assert choose_normaliser(["123", None, "?!"]) == (
+    assert _worded(["123", None, "?!"]) == (
         "whisper-english",
         "language auto: the references have no letters",
     )
     # 2 texts: 3 plain letters and 1 marked + 1 plain: 4 plain of 5
-    assert choose_normaliser(["abc", "e\u0329b"]) == (
+    assert _worded(["abc", "e\u0329b"]) == (
         "whisper-basic",
         "language auto: only 80.0% of the 5 reference letters are plain ASCII (< 99%), so "
         "Whisper's basic normaliser with diacritics and tone marks kept",
     )
     # exactly 99 plain letters of 100: English (the bound is inclusive)
-    name, reason = choose_normaliser(["a" * 99, "e\u0329"])
+    name, reason = _worded(["a" * 99, "e\u0329"])
     assert name == "whisper-english"
     assert reason.startswith("language auto: 99.0% of the 100 reference letters")
-    assert choose_normaliser(["e\u0329" * 2])[1].startswith(
+    assert _worded(["e\u0329" * 2])[1].startswith(
         "language auto: only 0.0% of the 2 reference letters"
     )
 

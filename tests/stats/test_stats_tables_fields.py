@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fairdesk.stats.notices import Notice
 from fairdesk.stats.phone_confusion import (
     annotated_phone_confusion,
     confused_phone_pairs,
@@ -969,7 +970,5 @@ def test_accentedness_regression_too_little_to_fit():
         "n_per_group": {"a": 3, "b": 2},
         "alpha": 0.05,
         "estimable": False,
-        "reason": "accentedness is a function of the group here (e.g. constant within each "
-        "group), so their effects cannot be separated; annotate more items whose "
-        "accentedness varies within groups",
+        "reason": Notice("run.accentedness_collinear"),  # worded in presentation
     }

@@ -500,7 +500,9 @@ class AuditPanel(ModelChoices, ProjectChoices, QWidget):
         )
         self.progress.setValue(1000)
         self._log(html.unescape(self.stage.text()))
-        for note in res.notes:
+        from ...presentation.warnings import run_notes
+
+        for note in run_notes(res):
             self._log(f"note: {note}")
         if out.get("systems"):
             self._log(f"systems compared (Results ▸ Systems): {', '.join(out['systems'])}")

@@ -16,7 +16,7 @@ from ...presentation import (
     run_conditions,
     run_name,
 )
-from ...presentation.warnings import coded_warnings, speakers_line
+from ...presentation.warnings import coded_warnings, run_notes, speakers_line
 from ...stats.settings import AuditSettings
 from ..widgets.theme import esc
 
@@ -49,7 +49,7 @@ def run_header(r: AuditRun) -> str:
         bits.append(
             f"<span style='color:#ef6c00'>{count(len(r.excluded), 'group')} excluded</span>"
         )
-    notes = [*coded_warnings(r), *(str(x) for x in r.notes)]  # no speaker ids ...
+    notes = [*coded_warnings(r), *run_notes(r)]  # no speaker ids ...
     n_missing = sum(g.n_items or 0 for g in r.groups if g.missing)
     if n_missing:
         notes.append(corpus_note(n_missing))

@@ -24,6 +24,7 @@ AREAS: dict[str, str] = {
     "poisson": ".regression_poisson_words",
     "incremental": ".incremental",
     "regression": ".regression_notes",
+    "plans": ".plans",
 }
 
 

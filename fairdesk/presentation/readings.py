@@ -391,6 +391,11 @@ def readings_json(payload: Mapping[str, Any], run: AuditRun | _Run) -> dict:
         written.append(row)
     if "comparisons" in payload:
         out["comparisons"] = written
+    plan = getattr(run, "plan", None)
+    if isinstance(payload.get("plan"), Mapping) and plan is not None:
+        from .plans import plan_json
+
+        out["plan"] = plan_json(plan)  # its notes in today's words, where they were stored
     return out
 
 

@@ -28,6 +28,9 @@ Rules
   (a key that is a Python keyword).
 * A field declared ``metadata={"omit_none": True}`` is left out while None (a key today's
   payload has only where a later stage wrote it).
+* A dataclass with its own codec (a class attribute ``JSON_CODEC = True``, with
+  ``to_json()`` and ``from_json(data)``: the recording plan's types) is written and read by
+  it.
 * :class:`~fairdesk.stats.settings.AuditSettings` is read with ``AuditSettings.from_dict``
   (validated) and written with its ``to_dict``; stored settings today's checks refuse (an
   older release's limits) are kept as stored, unchecked: the run opens as it was made. A
@@ -88,6 +91,9 @@ def encode(value, hint: Any = Any, rule: str | None = None):
     if isinstance(value, AuditSettings):
         return value.to_dict()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        if getattr(type(value), "JSON_CODEC", False):
+            own: Any = value  # a type with its own codec (to_json)
+            return own.to_json()
         return encode_dataclass(value)
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
@@ -171,6 +177,9 @@ def decode(data, hint: Any):
     if hint is AuditSettings:
         return decode_settings(data)[0]
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        if getattr(hint, "JSON_CODEC", False):
+            typed: Any = hint  # a type with its own codec (from_json)
+            return typed.from_json(data)
         return decode_dataclass(hint, data)
     if hint is float:
         return _float_in(data)

@@ -25,6 +25,8 @@ AREAS: dict[str, str] = {
     "incremental": ".incremental",
     "regression": ".regression_notes",
     "plans": ".plans",
+    "systems": ".systems",
+    "pitfalls": ".pitfalls",
 }
 
 

@@ -31,6 +31,10 @@ Rules
 * A dataclass with its own codec (a class attribute ``JSON_CODEC = True``, with
   ``to_json()`` and ``from_json(data)``: the recording plan's types) is written and read by
   it.
+* A coded note (:class:`~fairdesk.stats.notices.Notice`) stored as a sentence by a version
+  before the codes reads as its code where it is one the pitfalls stored
+  (:func:`fairdesk.stats.pitfall_types.stored_note`), else as ``stored.sentence`` (worded
+  as it was stored).
 * :class:`~fairdesk.stats.settings.AuditSettings` is read with ``AuditSettings.from_dict``
   (validated) and written with its ``to_dict``; stored settings today's checks refuse (an
   older release's limits) are kept as stored, unchecked: the run opens as it was made. A
@@ -49,6 +53,8 @@ from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
+from fairdesk.stats.notices import Notice
+from fairdesk.stats.pitfall_types import stored_note
 from fairdesk.stats.results import AuditResult, Comparison, Exclusion, GroupInfo
 from fairdesk.stats.settings import STORED_DEFAULTS, AuditSettings
 from fairdesk.stats.summary import MetricSummary
@@ -176,6 +182,8 @@ def decode(data, hint: Any):
         return None
     if hint is AuditSettings:
         return decode_settings(data)[0]
+    if hint is Notice and not isinstance(data, Mapping):  # a sentence stored before the codes
+        return stored_note(data)
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         if getattr(hint, "JSON_CODEC", False):
             typed: Any = hint  # a type with its own codec (from_json)
@@ -294,10 +302,18 @@ def stats_from_json(d: Mapping, settings: AuditSettings | None) -> AuditResult |
 def decode_system_comparison(data: Mapping) -> SystemComparisonResult:
     """A comparison of systems from its encoded data (the typed fields, and each system's
     audit in the layout of :func:`stats_json` or ``AuditResult.to_dict``), typed."""
-    from fairdesk.stats.system_results import SystemComparisonResult
+    from fairdesk.stats.system_results import SystemComparisonResult, stored_reason
 
     audits = data.get("audits")
-    res = decode_dataclass(SystemComparisonResult, {**data, "audits": None})
+    body = {**data, "audits": None}
+    for key in ("differences", "gap_differences"):  # reasons stored as sentences before
+        body[key] = [
+            {**d, "reason": stored_reason(d.get("reason"), d.get("metric"))}
+            if isinstance(d, Mapping)
+            else d
+            for d in data.get(key) or ()
+        ]
+    res = decode_dataclass(SystemComparisonResult, body)
     if audits is not None:
         res = dataclasses.replace(
             res,

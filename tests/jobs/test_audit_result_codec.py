@@ -14,8 +14,10 @@ from fairdesk.jobs import AuditRequest, run_audit
 from fairdesk.jobs.analysis import analyse
 from fairdesk.jobs.result import SCHEMA_VERSION, AuditRun
 from fairdesk.jobs.result_parts import RUN_SETTINGS_KEYS, ConfusionMatrix, RunSettings
+from fairdesk.presentation.pitfalls import note_text, pitfalls_json
 from fairdesk.presentation.readings import reading
 from fairdesk.stats import AuditSettings
+from fairdesk.stats.notices import Notice
 from tests.conftest import tone_project
 from tests.jobs.test_audit_job import SETTINGS, LengthBackend
 
@@ -182,7 +184,8 @@ def test_typed_pitfall_rows_and_prediction_problems():
     bare = canonical(
         {"verdicts_without_flagged": [{"metric": None, "group": None, "reason": "x"}]}, Pitfalls
     )
-    assert bare.verdicts_without_flagged[0].reason == "x"
+    # a reason stored as a sentence (before the coded notes) reads as a stored sentence
+    assert bare.verdicts_without_flagged[0].reason == Notice("stored.sentence", {"text": "x"})
     assert bare.verdicts_without_flagged[0].verdict is None
     row = {"row": 3, "key": "a/1.wav", "reason": "duplicate", "kept": False}
     run = AuditRun.from_json({"prediction_problems": [row]})
@@ -284,7 +287,7 @@ def test_old_payload_opens_with_the_same_values(payloads):
         assert flags.hallucinated == row["hallucinated"] and flags.items == tuple(row["items"])
         assert flags.loop == row["loop"] and flags.rate == row["rate"] and flags.extra == {}
         assert _stored(run.to_json())["pitfalls"]["by_group"][g] == row
-    assert run.pitfalls.not_checked == pf["not_checked"]
+    assert note_text(run.pitfalls.not_checked) == pf["not_checked"]  # a stored sentence
     wp = run.word_positions["c1"]
     assert wp.words == ("play", "the", "song")
     assert wp.errors["b"] == tuple(d["word_positions"]["c1"]["errors"]["b"])
@@ -301,8 +304,12 @@ def test_to_json_writes_todays_keys_without_the_group_copies(payloads):
     d = payloads["run"]
     out = _stored(AuditRun.from_json(d).to_json())
     assert set(out) == set(d) | {"schema_version"}
-    for k in set(d) - {"groups", "settings", "comparisons"}:
+    for k in set(d) - {"groups", "settings", "comparisons", "pitfalls"}:
         assert out[k] == d[k], k
+    # the pitfalls' notes are coded when stored and worded at output time (--json)
+    run = AuditRun.from_json(d)
+    assert _stored(pitfalls_json(run.to_json(), run))["pitfalls"] == d["pitfalls"]
+    assert out["pitfalls"]["not_checked"]["code"] == "pitfalls.over_nonspeech_not_checked"
     # a comparison's reading is written at output time (presentation.readings), not stored
     stored = [{k: v for k, v in c.items() if k != "reading"} for c in d["comparisons"]]
     assert out["comparisons"] == stored

@@ -97,3 +97,14 @@ def test_a_stored_note_sentence_reads_back_as_codes_with_their_numbers():
     assert [n.code for n in odd] == ["stored.sentence"]
     assert notice_texts(odd) == ["a sentence of another version"]
     assert notes_of_sentence(None) == () and notes_of_sentence("") == ()
+
+
+def test_a_stored_plan_reads_with_todays_words(monkeypatch):
+    """The note is worded when shown: a new wording reaches a plan stored before it."""
+    from fairdesk.presentation import plans as words
+    from fairdesk.presentation.plans import plan_lines
+
+    plan = Plan.from_json(json.loads(GOLDEN.read_text(encoding="utf-8")))
+    monkeypatch.setitem(words.TEXTS, NOTE_TWO_WAY, lambda: "new words for the two-way note")
+    assert "  note: new words for the two-way note" in plan_lines(plan)
+    assert plan_json(plan)["comparisons"][0]["note"] == "new words for the two-way note"

@@ -38,6 +38,7 @@ __all__ = [
     "disagreement_lines",
     "gap_rows",
     "gap_sentence",
+    "incremental_systems_json",
     "reason_text",
     "systems_json",
     "system_rows",
@@ -117,6 +118,23 @@ def systems_json(payload: Mapping[str, Any], result) -> dict:
             ]
     if isinstance(payload.get("classical"), list):
         out["classical"] = [{**c, "assumption": CLASSICAL_ASSUMPTION} for c in payload["classical"]]
+    return out
+
+
+def incremental_systems_json(payload: Mapping[str, Any], blocks) -> dict:
+    """An incremental run's JSON (``IncrementalResult.to_json``) as ``--json`` writes it:
+    each ``systems`` block's comparison with its reasons and assumption in words
+    (:func:`systems_json`; ``blocks`` the typed blocks, in the same order)."""
+    out = dict(payload)
+    if not blocks or not isinstance(payload.get("systems"), list):
+        return out
+    rows = []
+    for entry, b in zip(payload["systems"], blocks, strict=True):
+        cmp = entry.get("comparison") if isinstance(entry, Mapping) else None
+        if isinstance(cmp, Mapping) and b.comparison is not None:
+            entry = {**entry, "comparison": systems_json(cmp, b.comparison)}
+        rows.append(entry)
+    out["systems"] = rows
     return out
 
 

@@ -48,6 +48,7 @@ from ..presentation import (
     metric_short,
     unit,
 )
+from ..presentation.pitfalls import note_text
 from ..presentation.regression_poisson_words import (
     agreement_note_text,
     agreement_text,
@@ -57,7 +58,6 @@ from ..presentation.regression_poisson_words import (
     poisson_model_text,
     poisson_overdispersion_text,
 )
-from ..presentation.pitfalls import note_text
 from ..presentation.regression_words import regression_conclusions
 from ..stats.regression.descriptive_results import Descriptive, SpeakerSpread
 from ..stats.regression.linear_results import LinearResult

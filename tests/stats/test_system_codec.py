@@ -87,3 +87,17 @@ def test_the_descriptive_reasons_of_before_read_back_with_their_numbers():
     assert "the corpus has E = 3.5 expected marks (fewer than 10), so the " in notice_text(corpus)
     other = Notice.from_json(stored_reason("a reason of another version", "wer"))
     assert notice_text(other) == "a reason of another version"
+
+
+@pytest.mark.parametrize("name", sorted(STORED))
+def test_an_incremental_runs_systems_json_words_the_reasons_as_before(name):
+    """``fairdesk incremental --json`` writes a paired comparison's reasons and assumption
+    in words, as the stored comparison of before held them."""
+    from fairdesk.incremental.result_parts import SystemsBlock
+    from fairdesk.presentation.systems import incremental_systems_json
+
+    block = SystemsBlock("policy", "displayed", decode_comparison(STORED[name]))
+    data = {"systems": [block.to_json()]}
+    (out,) = _json(incremental_systems_json(data, [block]))["systems"]
+    for key in ("differences", "gap_differences", "classical"):
+        assert out["comparison"][key] == STORED[name][key]

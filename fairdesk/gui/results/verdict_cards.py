@@ -3,8 +3,6 @@ reading as tooltip and, for the selected card, as text below the grid."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (

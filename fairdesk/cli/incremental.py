@@ -385,5 +385,8 @@ def cmd_incremental(a):
         if res.run_id is not None:
             print(f"\nstored as run {res.run_id} (GUI: Incremental tab)", file=out)
     if a.json:
-        dump_json(res.to_json(timelines=a.logs), a.json)
+        from ..presentation.systems import incremental_systems_json
+
+        # the paired comparisons' reasons in today's words, where they were stored
+        dump_json(incremental_systems_json(res.to_json(timelines=a.logs), res.systems), a.json)
     return EXIT_OK if res.summary else EXIT_NOTHING

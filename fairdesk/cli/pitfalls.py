@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..presentation import MISSING, fmt_gap, fmt_percent, fmt_value
-from ..presentation.notices import notice_text
+from ..presentation.pitfalls import note_text
 from ..stats.sensitivity import normaliser_sensitivity
 from . import blocks
 
@@ -51,7 +51,7 @@ def print_pitfalls(run: AuditRun, file=None) -> None:
                 file=file,
             )
     if block.not_checked:
-        print(f"  not checked: {block.not_checked}", file=file)
+        print(f"  not checked: {note_text(block.not_checked)}", file=file)
     for d in blocks.wer_dominated(block):
         print(
             f"  WER of {d.group} is carried by one utterance: item {d.item} holds "
@@ -60,11 +60,10 @@ def print_pitfalls(run: AuditRun, file=None) -> None:
             file=file,
         )
     for c in blocks.verdicts_without_flagged(block):
-        why = notice_text(c.reason) if c.reason is not None else None
         if c.metric is None:
-            print(f"  verdicts without flagged items: {why}", file=file)
+            print(f"  verdicts without flagged items: {note_text(c.reason)}", file=file)
             continue
-        after = c.verdict_without_flagged or f"not compared ({why})"
+        after = c.verdict_without_flagged or f"not compared ({note_text(c.reason)})"
         print(
             f"  {c.metric} {c.group}: {c.verdict} -> {after} without the flagged "
             f"items ({c.n_flagged_group} in the group, {c.n_flagged_reference} in the "

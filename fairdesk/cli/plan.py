@@ -53,8 +53,7 @@ def add_command(sub):
 
 def cmd_plan(a):
     from ..jobs.plan_run import plan_stored_run
-    from ..jobs.result_codec import encode
-    from ..presentation.plans import plan_lines
+    from ..presentation.plans import plan_json, plan_lines
     from .common import _project
 
     p = _project(a.project)
@@ -69,7 +68,7 @@ def cmd_plan(a):
         seed=a.seed,
     )
     if a.json:
-        dump_json(encode(plan), a.json)
+        dump_json(plan_json(plan), a.json)  # the notes in today's words
     out = human_out(a.json)
     if not plan.comparisons:
         print(

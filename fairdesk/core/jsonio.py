@@ -32,8 +32,13 @@ def json_number(x: Any) -> Any:
 
 def jsonable(obj: Any) -> Any:
     """Plain JSON-ready data, recursively: dataclasses → dicts, tuples → lists, numpy →
-    Python, NaN and ±inf → None, keys → str; text and other objects unchanged."""
+    Python, NaN and ±inf → None, keys → str; text and other objects unchanged. A
+    dataclass with its own codec (class attribute ``JSON_CODEC``) is written by its
+    ``to_json``."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        if getattr(type(obj), "JSON_CODEC", False):  # a type with its own codec
+            own: Any = obj
+            return jsonable(own.to_json())
         return {f.name: jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
     if isinstance(obj, dict):
         return {str(k): jsonable(v) for k, v in obj.items()}

@@ -48,6 +48,8 @@ def pitfalls_stage(
     """
     from ..core.acoustics import VAD_SETTINGS
     from ..metrics.hallucination import HallucinationSettings
+    from ..stats.notices import notice
+    from ..stats.pitfall_types import OVER_NONSPEECH_NOT_CHECKED
     from ..stats.pitfalls import (
         DOMINANCE_MIN_ERRORS,
         DOMINANCE_SHARE,
@@ -67,7 +69,7 @@ def pitfalls_stage(
         entry = entries.get((c.metric, c.group))
         if entry is not None:
             flags = c.flags
-            if entry["verdict"] != c.verdict:
+            if entry.verdict != c.verdict:
                 flags = (*flags, "verdict_changes_without_flagged_items")
             c = replace(c, without_flagged=entry, flags=tuple(flags))
         comps.append(c)
@@ -89,9 +91,7 @@ def pitfalls_stage(
         "verdicts_without_flagged": changed,
     }
     if not checked:
-        block["not_checked"] = (
-            "over_nonspeech: the backend gives no word times (or the audit had no audio)"
-        )
+        block["not_checked"] = notice(OVER_NONSPEECH_NOT_CHECKED)
     share = nonspeech_share_by_group(frame)
     if share is not None:
         block["nonspeech_share_by_group"] = share

@@ -169,8 +169,8 @@ class VerdictChange:
     verdict, verdict_without_flagged : the verdict with and without the flagged items
         (None: not compared without them, ``reason`` says why).
     gap, gap_without_flagged : the gaps.
-    reason : why there is no verdict without the flagged items (a coded note:
-        ``stats.pitfalls``' codes, worded by :mod:`fairdesk.presentation.run_notes`).
+    reason : why there is no verdict without the flagged items (a coded note,
+        :mod:`fairdesk.stats.pitfall_types`).
     n_flagged_group, n_flagged_reference : flagged items in the group and the reference.
     """
 
@@ -217,7 +217,7 @@ class Pitfalls:
     wer_dominated : groups whose WER one utterance carries (:class:`WerDominated`).
     verdicts_without_flagged : the verdicts that change without the flagged items
         (:class:`VerdictChange`).
-    not_checked : why a flag was not computed (None when every one was).
+    not_checked : why a flag was not computed (a coded note; None when every one was).
     nonspeech_share_by_group : group → share of items with non-speech information (None
         when the audit measured no audio).
     """
@@ -228,7 +228,7 @@ class Pitfalls:
     by_group: Mapping[str, GroupFlags] = field(default_factory=_empty)
     wer_dominated: tuple[WerDominated, ...] = ()
     verdicts_without_flagged: tuple[VerdictChange, ...] = ()
-    not_checked: str | None = optional()
+    not_checked: Notice | None = optional()
     nonspeech_share_by_group: Mapping[str, float | None] | None = optional()
     extra: Mapping[str, Json] = field(default_factory=_empty)
 

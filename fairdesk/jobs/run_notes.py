@@ -80,14 +80,6 @@ NORMALISER_LANGUAGE = NORMALISER_PREFIX + "language"
 NORMALISER_NO_LETTERS = NORMALISER_PREFIX + "no_letters"
 NORMALISER_ASCII_SHARE = NORMALISER_PREFIX + "ascii_share"
 
-#: the reasons of the verdicts without the flagged items (``VerdictChange.reason``; the
-#: codes are those of :mod:`fairdesk.stats.pitfalls`).
-NOT_RECOMPUTED_ALL_FLAGGED = "run.not_recomputed_all_flagged"
-NOT_RECOMPUTED_REFERENCE_FLAGGED = "run.not_recomputed_reference_flagged"
-NOT_RECOMPUTED = "run.not_recomputed"
-WITHOUT_FLAGGED_EXCLUDED = "run.without_flagged_excluded"
-WITHOUT_FLAGGED_NOT_COMPARED = "run.without_flagged_not_compared"
-
 STORED = "stored.sentence"
 
 
@@ -277,27 +269,6 @@ OLD_SENTENCES: tuple[tuple[str, str, Callable[[re.Match], dict[str, Any] | None]
         r"several utterances the intervals are too narrow; (?P<fix>.+)",
         lambda m: {"table": m["fix"].startswith("name the speaker column")},
     ),
-)
-#: The reasons of the verdicts without the flagged items, after the others (the last reads
-#: any "not recomputed: ..." as the recomputation's error).
-OLD_SENTENCES += (
-    (
-        NOT_RECOMPUTED_ALL_FLAGGED,
-        r"not recomputed: every item of the run \((?P<n>\d+)\) is flagged as a possible "
-        r"hallucination, so there are no unflagged items to recompute the verdicts on; read "
-        r"the transcripts before trusting any verdict \(the model may loop or run on for "
-        r"every input\)",
-        _n,
-    ),
-    (
-        NOT_RECOMPUTED_REFERENCE_FLAGGED,
-        r"not recomputed: every item of the reference group (?P<ref>'.*') \((?P<n>\d+)\) is "
-        r"flagged as a possible hallucination, so without the flagged items there is no "
-        r"reference to compare with; read its transcripts before trusting its verdicts",
-        lambda m: _reference(m),
-    ),
-    (NOT_RECOMPUTED, r"not recomputed: (?P<error>.*)", lambda m: {"error": m["error"]}),
-    (WITHOUT_FLAGGED_NOT_COMPARED, r"not compared", lambda m: {}),
 )
 _PATTERNS = tuple((code, re.compile(p, re.S), args) for code, p, args in OLD_SENTENCES)
 

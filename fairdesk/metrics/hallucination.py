@@ -27,8 +27,8 @@ pooled WER over the rest (metric ``wer_unflagged``).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -43,7 +43,7 @@ __all__ = [
     "find_loop",
     "hallucination_columns",
     "item_pitfalls",
-    "describe",
+    "ItemPitfalls",
     "parse_evidence",
     "runaway",
     "unflagged_columns",
@@ -361,35 +361,6 @@ def unflagged_columns(stats: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def describe(evidence: dict) -> str:
-    """One line of evidence for people (``fairdesk show``)."""
-    f = evidence.get("flag")
-    if f == "loop":
-        return (
-            f'loop: "{evidence["ngram"]}" x{evidence["repeats"]} in a row from word '
-            f"{evidence['start_word'] + 1} ({evidence['repeats_in_reference']}x in the "
-            "reference)"
-        )
-    if f == "runaway":
-        return (
-            f"runaway: {evidence['hyp_words']} hypothesis words for "
-            f"{evidence['ref_words']} reference words (limit {evidence['limit']:g})"
-        )
-    if f == "over_nonspeech":
-        a, b = evidence["nonspeech"]
-        return (
-            f'over non-speech: "{evidence["word"]}" at {evidence["start"]:.2f}-'
-            f"{evidence['end']:.2f} s lies in the non-speech stretch {a:.2f}-{b:.2f} s"
-        )
-    if f == "unstable":
-        return (
-            f"unstable: two decodes differ by a word edit rate of "
-            f'{evidence["edit_rate"]:.2f} ("{evidence["decode_a"]}" vs '
-            f'"{evidence["decode_b"]}")'
-        )
-    return json.dumps(evidence)
-
-
 #: Per-item acoustic columns shown with an item (fairdesk.core.acoustics).
 _ITEM_ACOUSTICS = (
     "duration_s",
@@ -401,7 +372,24 @@ _ITEM_ACOUSTICS = (
 )
 
 
-def item_pitfalls(row: dict) -> dict:
+@dataclass(frozen=True)
+class ItemPitfalls:
+    """The hallucination evidence and acoustic covariates of one stored item
+    (:func:`item_pitfalls`); :mod:`fairdesk.presentation.pitfalls` words the evidence.
+
+    Attributes
+    ----------
+    evidence : the evidence records (``flag`` and its numbers, as stored).
+    acoustics : column -> value (None where undefined), only the columns the run has.
+    speech_regions : the VAD's ``[start, end]`` speech regions in seconds (None without).
+    """
+
+    evidence: tuple[dict, ...] = ()
+    acoustics: Mapping[str, float | None] = field(default_factory=dict)
+    speech_regions: list | None = None
+
+
+def item_pitfalls(row: dict) -> ItemPitfalls:
     """The hallucination evidence and acoustic covariates of one stored item row.
 
     Parameters
@@ -410,10 +398,9 @@ def item_pitfalls(row: dict) -> dict:
 
     Returns
     -------
-    dict
-        ``{"hallucination": [evidence dicts], "hallucination_lines": [str],
-        "acoustics": {column: float or None}, "speech_regions": [[start, end], ...] or None}``
-        (``acoustics`` holds only the columns the run has).
+    ItemPitfalls
+        The evidence records, the acoustics (only the columns the run has) and the speech
+        regions.
     """
     ev = parse_evidence(row.get("hallucination_evidence"))
     regions = row.get("speech_regions")
@@ -421,9 +408,8 @@ def item_pitfalls(row: dict) -> dict:
         regions = json.loads(regions) if regions.strip() else None
     elif not isinstance(regions, list):
         regions = None
-    return {
-        "hallucination": ev,
-        "hallucination_lines": [describe(e) for e in ev],
-        "acoustics": {c: finite(row.get(c)) for c in _ITEM_ACOUSTICS if c in row},
-        "speech_regions": regions,
-    }
+    return ItemPitfalls(
+        evidence=tuple(ev),
+        acoustics={c: finite(row.get(c)) for c in _ITEM_ACOUSTICS if c in row},
+        speech_regions=regions,
+    )

@@ -25,6 +25,9 @@ AREAS: dict[str, str] = {
     "incremental": ".incremental",
     "regression": ".regression_notes",
     "run": ".run_notes",
+    "plans": ".plans",
+    "systems": ".systems",
+    "pitfalls": ".pitfalls",
 }
 
 

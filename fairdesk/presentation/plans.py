@@ -1,12 +1,60 @@
 """How a recording plan reads (docs/METHODS.md, "Recording plan"): the one sentence every view ends an underpowered comparison with
 (:func:`plan_sentence`), the plan's table (:func:`plan_lines`) and the note for a sampled
-pilot (:func:`sample_note`). Pure: takes the typed plan (``stats.planning_types``)."""
+pilot (:func:`sample_note`), the plans' coded notes (:data:`TEXTS`, area ``plans``), the
+``--json`` form of a plan (:func:`plan_json`) and what its chart draws (:func:`curve_data`).
+Pure: takes the typed plan (``stats.planning_types``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
 from ..metrics.registry import display_spec
+from ..stats.planning_types import METHOD_LABELS, NOTE_TWO_WAY, NOTE_UTTERANCES
 from .labels import metric_short, short_group
-from .numbers import fmt_count, fmt_size, number, scale
+from .notices import notice_texts
+from .numbers import fmt_count, fmt_sig, fmt_size, number, scale
+
+#: The words of the plans' coded notes (:mod:`fairdesk.presentation.notices`).
+TEXTS: dict[str, Callable[..., str]] = {
+    NOTE_TWO_WAY: lambda: (
+        "two-way scheme: part of the uncertainty comes from the shared sentences and "
+        "does not shrink with more speakers"
+    ),
+    NOTE_UTTERANCES: lambda pilot, utterances: (
+        "the MDEs assume each new speaker records about as much as the pilot's ("
+        + number(pilot, 0)
+        + " utterances); "
+        + fmt_sig(utterances, 6)
+        + " per speaker makes them approximate"
+    ),
+}
+
+
+def method_label(method: str) -> str:
+    """A plan's method in words (``resampling k of the pilot's speakers per side …``)."""
+    return METHOD_LABELS.get(method, method)
+
+
+def plan_note(cp) -> str | None:
+    """What a comparison plan assumes, in words (its notes joined; None without any)."""
+    return "; ".join(notice_texts(cp.notes)) or None
+
+
+def plan_json(plan) -> dict[str, Any]:
+    """The plan as ``--json`` writes it: its stored form (``Plan.to_json``) with the
+    method's ``label`` and each comparison's ``note`` (None without one) in today's words,
+    where earlier versions stored them."""
+    out = plan.to_json()
+    out["label"] = method_label(plan.method)
+    comps = []
+    for entry, cp in zip(out["comparisons"], plan.comparisons, strict=True):
+        row = {k: v for k, v in entry.items() if k != "notes"}
+        row["note"] = plan_note(cp)
+        comps.append(row)
+    out["comparisons"] = comps
+    return out
 
 
 def fmt_target(metric: str, gap: float) -> str:
@@ -175,7 +223,7 @@ def plan_lines(plan) -> list[str]:
     """The plan as console lines: per comparison the sentence, the sides and a small table
     of MDE(k) around k*."""
     out = [
-        f"Recording plan ({plan.label}); power {number(plan.power * 100, 0)}%, alpha "
+        f"Recording plan ({method_label(plan.method)}); power {number(plan.power * 100, 0)}%, alpha "
         f"{plan.alpha:g} / m = {plan.future_m} (Bonferroni, the worst case of Holm)."
     ]
     note = sample_note(plan)
@@ -230,8 +278,9 @@ def plan_lines(plan) -> list[str]:
                 f"  by sentences: {c.contents_now} now; {need} at the pilot's speakers"
                 + ("" if c.cheaper is None else f"; cheaper to add: {c.cheaper}")
             )
-        if cp.note:
-            out.append(f"  note: {cp.note}")
+        note = plan_note(cp)
+        if note:
+            out.append(f"  note: {note}")
     return out
 
 
@@ -351,7 +400,40 @@ def plan_title(cp) -> str:
     return f"{metric_short(cp.metric)}: {short_group(cp.group)} vs {short_group(cp.reference)}"
 
 
-def curve_data(cp, plan) -> dict:
+@dataclass(frozen=True)
+class PlanCurve:
+    """What an MDE-versus-speakers chart of one comparison plan draws, in display units
+    (:func:`curve_data`).
+
+    Attributes
+    ----------
+    k, mde : the plan's points (the table's; drawn as markers).
+    line_k, line_mde : the dense curve, drawn as the line (the points where a stored plan
+        has no dense curve).
+    target : where the target line is drawn; target_gap : the gap to detect.
+    k_star, k_star_mde : k* and its MDE (None where not reached).
+    k_pilot : the smaller side's pilot speakers; pilot_mde : the card's MDE (None without).
+    floor : the two-way content floor (None without one).
+    y_label, x_label, caption : plain text.
+    """
+
+    k: tuple[int, ...]
+    mde: tuple[float, ...]
+    line_k: tuple[int, ...]
+    line_mde: tuple[float, ...]
+    target: float
+    target_gap: float
+    k_star: int | None
+    k_star_mde: float | None
+    k_pilot: int | None
+    pilot_mde: float | None
+    floor: float | None
+    y_label: str
+    x_label: str
+    caption: str
+
+
+def curve_data(cp, plan) -> PlanCurve:
     """What an MDE-versus-speakers chart of ``cp`` (a comparison of ``plan``) draws, in
     display units (percentage
     points for rates), on the cards' scale: the MDE at alpha 0.05 and 80% power, so that
@@ -361,13 +443,7 @@ def curve_data(cp, plan) -> dict:
     cards' scale the same condition is MDE(k) ≤ target × (z_.975 + z_.80) / (z_{1-α′/2} +
     z_power), where the target line is drawn (so k* is still where the curve meets it).
 
-    Keys: ``k`` and ``mde`` (the plan's points, the table's; drawn as markers), ``line_k``
-    and ``line_mde`` (the dense curve, drawn as the line; the points where a stored plan
-    has no dense curve), ``target`` (where the target line is drawn), ``target_gap`` (the
-    gap to detect), ``k_star`` and ``k_star_mde`` (None where not reached), ``k_pilot``
-    (the smaller side's pilot speakers) and ``pilot_mde`` (the card's MDE; None without
-    one), ``floor`` (the two-way content floor, or None), ``y_label``, ``x_label`` and
-    ``caption`` (plain text).
+    Returns a :class:`PlanCurve`.
     """
     from ..stats.formulas import MDE_FACTOR
 
@@ -391,22 +467,22 @@ def curve_data(cp, plan) -> dict:
         + ("" if k_star is None else f", which it does at k* = {fmt_count(k_star)}")
         + "; the dotted line marks the pilot's speakers."
     )
-    return {
-        "k": list(pts),
-        "mde": list(pts.values()),
-        "line_k": list(line),
-        "line_mde": list(line.values()),
-        "target": target,
-        "target_gap": cp.target_gap * f,
-        "k_star": k_star,
-        "k_star_mde": star_y,
-        "k_pilot": min(sides) if sides else None,
-        "pilot_mde": None if cp.pilot_mde is None else cp.pilot_mde * f,
-        "floor": None if cp.floor_mde is None else cp.floor_mde * to_card * f,
-        "y_label": f"MDE of the {metric_short(cp.metric)} gap ({u})",
-        "x_label": "speakers per side",
-        "caption": caption,
-    }
+    return PlanCurve(
+        k=tuple(pts),
+        mde=tuple(pts.values()),
+        line_k=tuple(line),
+        line_mde=tuple(line.values()),
+        target=target,
+        target_gap=cp.target_gap * f,
+        k_star=k_star,
+        k_star_mde=star_y,
+        k_pilot=min(sides) if sides else None,
+        pilot_mde=None if cp.pilot_mde is None else cp.pilot_mde * f,
+        floor=None if cp.floor_mde is None else cp.floor_mde * to_card * f,
+        y_label=f"MDE of the {metric_short(cp.metric)} gap ({u})",
+        x_label="speakers per side",
+        caption=caption,
+    )
 
 
 def _method_words(cp) -> str:
@@ -419,6 +495,11 @@ def _method_words(cp) -> str:
 
 __all__ = [
     "SIDE_COLUMNS",
+    "TEXTS",
+    "PlanCurve",
+    "method_label",
+    "plan_json",
+    "plan_note",
     "crosscheck",
     "curve_data",
     "fmt_target",

@@ -392,6 +392,15 @@ def readings_json(payload: Mapping[str, Any], run: AuditRun | _Run) -> dict:
         written.append(row)
     if "comparisons" in payload:
         out["comparisons"] = written
+    if hasattr(run, "pitfalls"):
+        from .pitfalls import pitfalls_json
+
+        out = pitfalls_json(out, run)  # the pitfalls' notes in today's words
+    plan = getattr(run, "plan", None)
+    if isinstance(payload.get("plan"), Mapping) and plan is not None:
+        from .plans import plan_json
+
+        out["plan"] = plan_json(plan)  # its notes in today's words, where they were stored
     from .run_notes import words_json
 
     return words_json(out, run)  # the run's coded notes and warnings in words
@@ -401,8 +410,12 @@ def systems_readings_json(payload: Mapping[str, Any], result: Any) -> dict:
     """A stored comparison of systems' payload (``StoredComparison.to_json``) with the
     readings of each system's own audit on the common items written in
     (:func:`readings_json`; ``result`` is its ``SystemComparisonResult``)."""
+    from .systems import systems_json
+
     out = dict(payload)
     body = out.get("result")
+    if isinstance(body, Mapping) and result is not None:
+        out["result"] = body = systems_json(body, result)  # reasons in today's words
     audits = getattr(result, "audits", None)
     if isinstance(body, Mapping) and isinstance(body.get("audits"), Mapping) and audits:
         out["result"] = {

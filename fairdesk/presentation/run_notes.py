@@ -19,7 +19,6 @@ __all__ = ["TEXTS", "no_speaker_ids", "words_json"]
 #: The keys of a run's JSON that hold its coded notes (a list each).
 NOTE_KEYS = ("notes", "warnings")
 #: (key of a run's JSON, the key of that block holding one coded note).
-_CHANGED = "verdicts_without_flagged"  # the pitfalls' rows, each with its reason
 NOTE_FIELDS = (
     ("no_diacritic_items", "reading"),
     ("accentedness_regression", "reason"),
@@ -200,40 +199,6 @@ def _normaliser_ascii_share(share: float, letters: int, threshold: float, englis
     )
 
 
-def _not_recomputed_all_flagged(n: int) -> str:
-    return (
-        f"not recomputed: every item of the run ({n}) is flagged as a possible hallucination, "
-        "so there are no unflagged items to recompute the verdicts on; read the transcripts "
-        "before trusting any verdict (the model may loop or run on for every input)"
-    )
-
-
-def _not_recomputed_reference_flagged(reference: str, n: int) -> str:
-    return (
-        f"not recomputed: every item of the reference group {reference!r} ({n}) is flagged as "
-        "a possible hallucination, so without the flagged items there is no reference to "
-        "compare with; read its transcripts before trusting its verdicts"
-    )
-
-
-def _not_recomputed(error: str) -> str:
-    return f"not recomputed: {error}"
-
-
-def _without_flagged_excluded(reason: Any) -> str:
-    """The exclusion's reason as the exclusion words it (a coded note or a sentence)."""
-    from ..stats.notices import Notice
-    from .notices import notice_text
-
-    if isinstance(reason, Mapping) and "code" in reason:
-        reason = Notice.from_json(reason)
-    return notice_text(reason) if isinstance(reason, Notice) else str(reason)
-
-
-def _without_flagged_not_compared() -> str:
-    return "not compared"
-
-
 def no_speaker_ids(table: bool = True) -> str:
     """The warning of a run without speaker ids (``table``: it audited a ``--table``;
     else a project dataset, whose speaker ids come from its import)."""
@@ -276,11 +241,6 @@ TEXTS: dict[str, Callable[..., str]] = {
     "run.normaliser_language": _normaliser_language,
     "run.normaliser_no_letters": _normaliser_no_letters,
     "run.normaliser_ascii_share": _normaliser_ascii_share,
-    "run.not_recomputed_all_flagged": _not_recomputed_all_flagged,
-    "run.not_recomputed_reference_flagged": _not_recomputed_reference_flagged,
-    "run.not_recomputed": _not_recomputed,
-    "run.without_flagged_excluded": _without_flagged_excluded,
-    "run.without_flagged_not_compared": _without_flagged_not_compared,
 }
 
 
@@ -298,15 +258,6 @@ def words_json(payload: Mapping[str, Any], run: Any) -> dict[str, Any]:
         block, note = out.get(key), getattr(getattr(run, key, None), attr, None)
         if isinstance(block, Mapping) and attr in block and note is not None:
             out[key] = {**block, attr: notice_text(note)}
-    pit, rows = out.get("pitfalls"), getattr(getattr(run, "pitfalls", None), _CHANGED, None)
-    if isinstance(pit, Mapping) and isinstance(pit.get(_CHANGED), list) and rows is not None:
-        out["pitfalls"] = {
-            **pit,
-            _CHANGED: [
-                {**d, "reason": notice_text(r.reason)} if r.reason is not None else d
-                for d, r in zip(pit[_CHANGED], rows, strict=True)
-            ],
-        }
     settings, reason = out.get("settings"), getattr(run, "normaliser_reason", None)
     if isinstance(settings, Mapping) and "normaliser_reason" in settings and reason is not None:
         out["settings"] = {**settings, "normaliser_reason": notice_text(reason)}

@@ -6,14 +6,27 @@ Pure: no Qt, no I/O."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from ..metrics.registry import METRICS
+from ..stats.system_results import (
+    REASON_FEW_MARKS,
+    REASON_GAP_FEW_MARKS,
+    REASON_GAP_NO_SPREAD,
+    REASON_NO_SPREAD,
+    REASON_RESAMPLING,
+)
 from .labels import metric_short, short_group
-from .numbers import MISSING, count, finite, fmt_ci, fmt_gap, fmt_p, fmt_value_ci, scale
+from .notices import notice_text
+from .numbers import MISSING, count, finite, fmt_ci, fmt_gap, fmt_p, fmt_sig, fmt_value_ci, scale
 from .rows import GroupRow, group_rows
 
 __all__ = [
+    "CLASSICAL_ASSUMPTION",
     "GAP_WORDS",
+    "TEXTS",
     "MISSING",
     "SIGNIFICANT_GAP",
     "SYSTEM_WORDS",
@@ -25,9 +38,105 @@ __all__ = [
     "disagreement_lines",
     "gap_rows",
     "gap_sentence",
+    "incremental_systems_json",
+    "reason_text",
+    "systems_json",
     "system_rows",
     "system_table",
 ]
+
+#: What the classical cross-checks assume, shown with their numbers in every view.
+CLASSICAL_ASSUMPTION = "assumes independent utterances"
+
+
+def _label(metric: str | None) -> str:
+    spec = METRICS.get(str(metric))
+    return spec.label if spec is not None else str(metric)
+
+
+def _where(group: str | None) -> str:
+    return "the corpus" if group is None else str(group)
+
+
+#: The words of a difference's coded reason (:mod:`fairdesk.presentation.notices`, area
+#: ``systems``).
+TEXTS: dict[str, Callable[..., str]] = {
+    REASON_FEW_MARKS: lambda group, expected, min_basis, metric: (
+        _where(group)
+        + " has E = "
+        + fmt_sig(expected, 6)
+        + " expected marks (fewer than "
+        + str(min_basis)
+        + "), so the "
+        + _label(metric)
+        + " difference is descriptive: shown, with no interval and no test"
+    ),
+    REASON_GAP_FEW_MARKS: lambda group, expected_group, expected_reference, min_basis, metric: (
+        str(group)
+        + " has E = "
+        + fmt_sig(expected_group, 6)
+        + " and the reference E = "
+        + fmt_sig(expected_reference, 6)
+        + " expected marks (a side with fewer than "
+        + str(min_basis)
+        + "), so the "
+        + _label(metric)
+        + " gap difference is descriptive: shown, with no interval and no test"
+    ),
+    REASON_NO_SPREAD: lambda group: (
+        "the resampled differences do not vary in "
+        + _where(group)
+        + " (the two systems score alike on every unit drawn), so the data cannot show how "
+        "uncertain the difference is"
+    ),
+    REASON_GAP_NO_SPREAD: lambda: (
+        "the resampled gap differences do not vary (the two systems' gaps move together on "
+        "every draw), so the data cannot show how uncertain it is"
+    ),
+    REASON_RESAMPLING: lambda text: str(text),
+}
+
+
+def reason_text(d) -> str | None:
+    """A system or gap difference's reason in words (None without one)."""
+    return None if d.reason is None else notice_text(d.reason)
+
+
+def systems_json(payload: Mapping[str, Any], result) -> dict:
+    """A comparison's stored JSON (``encode_comparison``) as ``--json`` writes it: each
+    difference's ``reason`` in today's words and each cross-check's ``assumption``, where
+    earlier versions stored them."""
+    out = dict(payload)
+    for key, rows in (
+        ("differences", result.differences),
+        ("gap_differences", result.gap_differences),
+    ):
+        if isinstance(payload.get(key), list):
+            out[key] = [
+                {**entry, "reason": reason_text(d)}
+                for entry, d in zip(payload[key], rows, strict=True)
+            ]
+    if isinstance(payload.get("classical"), list):
+        out["classical"] = [{**c, "assumption": CLASSICAL_ASSUMPTION} for c in payload["classical"]]
+    return out
+
+
+def incremental_systems_json(payload: Mapping[str, Any], blocks) -> dict:
+    """An incremental run's JSON (``IncrementalResult.to_json``) as ``--json`` writes it:
+    each ``systems`` block's comparison with its reasons and assumption in words
+    (:func:`systems_json`; ``blocks`` the typed blocks, in the same order)."""
+    out = dict(payload)
+    if not blocks or not isinstance(payload.get("systems"), list):
+        return out
+    rows = []
+    for entry, b in zip(payload["systems"], blocks, strict=True):
+        cmp = entry.get("comparison") if isinstance(entry, Mapping) else None
+        if isinstance(cmp, Mapping) and b.comparison is not None:
+            entry = {**entry, "comparison": systems_json(cmp, b.comparison)}
+        rows.append(entry)
+    out["systems"] = rows
+    return out
+
 
 #: A system difference's verdict in words.
 SYSTEM_WORDS = {
@@ -69,7 +178,8 @@ _TESTED = {
 def _tail(d) -> str:
     """``[lo, hi], p_adj 0.01`` of a tested system difference, or its reason."""
     if d.verdict not in _TESTED:
-        return f"({d.reason})" if d.reason else ""
+        why = reason_text(d)
+        return f"({why})" if why else ""
     ci = fmt_ci(d.metric, d.ci_low, d.ci_high, gap=True, with_unit=False)
     return f"{ci}, p_adj {fmt_p(d.p_adjusted)}"
 
@@ -149,7 +259,8 @@ def gap_sentence(g) -> str:
     a, b, d = finite(g.baseline_gap), finite(g.gap), finite(g.difference)
     tested = g.verdict in _TESTED
     lo, hi = finite(g.ci_low), finite(g.ci_high)
-    tail = f", p_adj {fmt_p(g.p_adjusted)}" if tested else (f" ({g.reason})" if g.reason else "")
+    why = reason_text(g)
+    tail = f", p_adj {fmt_p(g.p_adjusted)}" if tested else (f" ({why})" if why else "")
     word = GAP_WORDS.get(g.verdict, g.verdict)
     head = f"{g.system} vs {g.baseline}, {pair}"
     if a is None or b is None or d is None:
@@ -173,7 +284,7 @@ def classical_line(c) -> str:
         f"{c.system} vs {c.baseline}, {metric_short(c.metric)} per utterance "
         f"({count(c.n_items, 'utterance')}: {c.n_positive} better for {c.system}, "
         f"{c.n_negative} worse, {c.n_ties} tied): sign test p {fmt_p(c.sign_p)}, "
-        f"Wilcoxon signed-rank p {fmt_p(c.wilcoxon_p)} ({c.assumption})"
+        f"Wilcoxon signed-rank p {fmt_p(c.wilcoxon_p)} ({CLASSICAL_ASSUMPTION})"
     )
 
 

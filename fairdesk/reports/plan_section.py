@@ -16,6 +16,8 @@ from ..presentation.plans import (
     crosscheck,
     curve_data,
     followup_sentence,
+    method_label,
+    plan_note,
     plan_sentence,
     plan_title,
     sample_note,
@@ -33,23 +35,23 @@ def mde_chart(cp, plan, prefix: str = "p"):
 
     d = curve_data(cp, plan)
     fig, ax = _figure(5.6, 3.0)
-    ax.plot(d["line_k"], d["line_mde"], color=SERIES[0], lw=1.6, label="MDE(k)")
-    ax.plot(d["k"], d["mde"], ls="none", marker="o", ms=4, color=SERIES[0])
-    ax.axhline(d["target"], ls="--", color="#b71c1c", lw=1.2, label="target")
-    if d["k_pilot"] is not None:
-        ax.axvline(d["k_pilot"], ls=":", color=REFERENCE_COLOUR, lw=1.0, label="pilot's speakers")
-        if d["pilot_mde"] is not None:
-            ax.scatter([d["k_pilot"]], [d["pilot_mde"]], s=30, marker="s", zorder=3,
+    ax.plot(d.line_k, d.line_mde, color=SERIES[0], lw=1.6, label="MDE(k)")
+    ax.plot(d.k, d.mde, ls="none", marker="o", ms=4, color=SERIES[0])
+    ax.axhline(d.target, ls="--", color="#b71c1c", lw=1.2, label="target")
+    if d.k_pilot is not None:
+        ax.axvline(d.k_pilot, ls=":", color=REFERENCE_COLOUR, lw=1.0, label="pilot's speakers")
+        if d.pilot_mde is not None:
+            ax.scatter([d.k_pilot], [d.pilot_mde], s=30, marker="s", zorder=3,
                        color=REFERENCE_COLOUR, label="pilot (the card's MDE)")  # fmt: skip
-    if d["floor"] is not None:
-        ax.axhline(d["floor"], ls="-.", color="#6d4c41", lw=1.0, label="content floor")
-    if d["k_star_mde"] is not None:
-        y = d["k_star_mde"]
-        ax.scatter([d["k_star"]], [y], s=60, color=SERIES[1], zorder=3, label="k*")
-        ax.annotate(f"k* = {d['k_star']}", (d["k_star"], y), textcoords="offset points",
+    if d.floor is not None:
+        ax.axhline(d.floor, ls="-.", color="#6d4c41", lw=1.0, label="content floor")
+    if d.k_star_mde is not None:
+        y = d.k_star_mde
+        ax.scatter([d.k_star], [y], s=60, color=SERIES[1], zorder=3, label="k*")
+        ax.annotate(f"k* = {d.k_star}", (d.k_star, y), textcoords="offset points",
                     xytext=(6, 8), fontsize=8)  # fmt: skip
-    ax.set_xlabel(plain(d["x_label"]))
-    ax.set_ylabel(plain(d["y_label"]))
+    ax.set_xlabel(plain(d.x_label))
+    ax.set_ylabel(plain(d.y_label))
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=7, frameon=False)
     return fig, d
@@ -71,13 +73,13 @@ def plan_section(run: AuditRun) -> dict | None:
                 "sentence": plan_sentence(cp, plan),
                 "crosscheck": crosscheck(cp) or "",
                 "sides": side_rows(cp),
-                "svg": svg_text(fig, prefix=f"plan{i}") if d["line_k"] else None,
-                "caption": d["caption"],
-                "note": cp.note or "",
+                "svg": svg_text(fig, prefix=f"plan{i}") if d.line_k else None,
+                "caption": d.caption,
+                "note": plan_note(cp) or "",
             }
         )
     return {
-        "label": plan.label,
+        "label": method_label(plan.method),
         "estimate": plan.method == "closed_form",
         "power": f"{number(plan.power * 100, 0)}%",
         "alpha": f"{plan.alpha:g} / m = {plan.future_m}",

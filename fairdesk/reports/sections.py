@@ -48,7 +48,7 @@ from ..presentation import (
     metric_short,
     unit,
 )
-from ..presentation.notices import notice_text
+from ..presentation.pitfalls import note_text
 from ..presentation.regression_poisson_words import (
     agreement_note_text,
     agreement_text,
@@ -375,7 +375,7 @@ def pitfalls_section(run: AuditRun) -> dict | None:
         "n_flagged": _n(block.n_flagged),
         "flagged_items": count(block.n_flagged, "item"),
         "checked": ", ".join(block.flags_checked),
-        "not_checked": block.not_checked or "",
+        "not_checked": note_text(block.not_checked) or "",
         "rows": [_pitfall_row(g, c, groups.get(g)) for g, c in block.by_group.items()],
         "changed": _changed_verdicts(block.verdicts_without_flagged),
         "dominated": _dominated(block.wer_dominated),
@@ -408,7 +408,7 @@ def _changed_verdicts(rows: tuple[VerdictChange, ...]) -> list[str]:
         f"{c.metric} {c.group}: "
         f"{verdict_style(c.verdict)[0]} → "
         f"{verdict_style(c.verdict_without_flagged)[0]}"
-        + (f" ({notice_text(c.reason)})" if c.reason is not None else "")
+        + (f" ({note_text(c.reason)})" if c.reason else "")
         for c in rows
         if c.metric
     ]

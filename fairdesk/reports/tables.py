@@ -188,6 +188,7 @@ def comparisons_table(d: RunData) -> pd.DataFrame:
     the table is in long format: ``kind`` (``group_comparison``, ``system_difference``,
     ``gap_difference``), ``system`` and ``baseline`` first, then the system-difference and
     gap-difference rows (:func:`fairdesk.reports.systems.comparison_rows`)."""
+    from ..presentation.pitfalls import without_flagged_json
     from ..presentation.readings import reading
     from .systems import comparison_rows
 
@@ -205,6 +206,8 @@ def comparisons_table(d: RunData) -> pd.DataFrame:
                 r.update({f"n_blocks.{b.name}": getattr(v, b.name) for b in dataclasses.fields(v)})
             elif k == "flags":
                 r[k] = ";".join(map(str, v or ()))
+            elif k == "without_flagged" and v is not None:  # its reason in words
+                r[k] = without_flagged_json(v)
             elif k == "basis" and v is not None:  # a diacritic metric's E on each side
                 r.update({f"basis.{b.name}": getattr(v, b.name) for b in dataclasses.fields(v)})
             elif k == "no_variation" and v is not None:

@@ -107,6 +107,7 @@ def item_report(row: dict, language: str = "en", normaliser: str | None = None) 
 
     from ..metrics.hallucination import item_pitfalls
     from ..metrics.slots import slot_diff
+    from ..presentation.pitfalls import evidence_lines
     from .diacritics import diacritic_detail
 
     out = word_alignment(row.get("reference"), row.get("hypothesis"), language, normaliser).output
@@ -137,7 +138,11 @@ def item_report(row: dict, language: str = "en", normaliser: str | None = None) 
         "alignment": alignment,
         "audio_warnings": _audio_warnings(row.get("warnings")),
     }
-    rep.update(item_pitfalls(row))
+    pit = item_pitfalls(row)
+    rep["hallucination"] = list(pit.evidence)
+    rep["hallucination_lines"] = evidence_lines(pit.evidence)  # the evidence in words
+    rep["acoustics"] = dict(pit.acoustics)
+    rep["speech_regions"] = pit.speech_regions
     # tone marks and dots: counts and which marks were dropped, added or changed (docs/METHODS.md, "Diacritic and tone metrics")
     rep["diacritics"] = diacritic_detail(row.get("reference"), row.get("hypothesis"))
     if row.get("ref_intent") is not None:

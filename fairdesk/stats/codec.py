@@ -31,6 +31,13 @@ Rules
   (a key that is a Python keyword).
 * A field declared ``metadata={"omit_none": True}`` is left out while None (a key today's
   payload has only where a later stage wrote it).
+* A dataclass with its own codec (a class attribute ``JSON_CODEC = True``, with
+  ``to_json()`` and ``from_json(data)``: the recording plan's types) is written and read by
+  it.
+* A coded note (:class:`~fairdesk.stats.notices.Notice`) stored as a sentence by a version
+  before the codes reads as its code where it is one the pitfalls stored
+  (:func:`fairdesk.stats.pitfall_types.stored_note`), else as ``stored.sentence`` (worded
+  as it was stored).
 * :class:`~fairdesk.stats.settings.AuditSettings` is read with ``AuditSettings.from_dict``
   (validated) and written with its ``to_dict``; stored settings today's checks refuse (an
   older release's limits) are kept as stored, unchecked: the run opens as it was made. A
@@ -50,6 +57,7 @@ from typing import TYPE_CHECKING, Any, Union
 import numpy as np
 
 from fairdesk.stats.notices import Notice
+from fairdesk.stats.pitfall_types import stored_note
 from fairdesk.stats.results import AuditResult, Comparison, Exclusion, GroupInfo
 from fairdesk.stats.settings import STORED_DEFAULTS, AuditSettings
 from fairdesk.stats.summary import MetricSummary
@@ -92,6 +100,9 @@ def encode(value, hint: Any = Any, rule: str | None = None):
     if isinstance(value, AuditSettings):
         return value.to_dict()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        if getattr(type(value), "JSON_CODEC", False):
+            own: Any = value  # a type with its own codec (to_json)
+            return own.to_json()
         return encode_dataclass(value)
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
@@ -175,8 +186,15 @@ def decode(data, hint: Any):
     if hint is AuditSettings:
         return decode_settings(data)[0]
     if hint is Notice:
+        if not isinstance(data, Mapping):  # a sentence stored before the codes
+            note = stored_note(data)  # the pitfalls' old sentences
+            if note is not None and note.code != "stored.sentence":
+                return note
         return decode_notice(data)
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        if getattr(hint, "JSON_CODEC", False):
+            typed: Any = hint  # a type with its own codec (from_json)
+            return typed.from_json(data)
         return decode_dataclass(hint, data)
     if hint is float:
         return _float_in(data)
@@ -311,10 +329,18 @@ def stats_from_json(d: Mapping, settings: AuditSettings | None) -> AuditResult |
 def decode_system_comparison(data: Mapping) -> SystemComparisonResult:
     """A comparison of systems from its encoded data (the typed fields, and each system's
     audit in the layout of :func:`stats_json` or ``AuditResult.to_dict``), typed."""
-    from fairdesk.stats.system_results import SystemComparisonResult
+    from fairdesk.stats.system_results import SystemComparisonResult, stored_reason
 
     audits = data.get("audits")
-    res = decode_dataclass(SystemComparisonResult, {**data, "audits": None})
+    body = {**data, "audits": None}
+    for key in ("differences", "gap_differences"):  # reasons stored as sentences before
+        body[key] = [
+            {**d, "reason": stored_reason(d.get("reason"), d.get("metric"))}
+            if isinstance(d, Mapping)
+            else d
+            for d in data.get(key) or ()
+        ]
+    res = decode_dataclass(SystemComparisonResult, body)
     if audits is not None:
         res = dataclasses.replace(
             res,

@@ -15,6 +15,17 @@ import numpy as np
 import pandas as pd
 
 from .notices import Notice, notice
+from .pitfall_types import (
+    NOT_COMPARED,
+    NOT_RECOMPUTED_ALL,
+    NOT_RECOMPUTED_REFERENCE,
+    NOT_RECOMPUTED_REFUSED,
+    REASON_ALL_FLAGGED,
+    REASON_EXCLUDED,
+    REASON_REFERENCE_FLAGGED,
+    REASON_REFUSED,
+    WithoutFlagged,
+)
 from .results import AuditResult
 
 __all__ = [
@@ -27,16 +38,6 @@ __all__ = [
     "nonspeech_share_by_group",
     "verdicts_without_flagged",
 ]
-
-#: The coded reasons of the verdicts without the flagged items (area ``run``): every item
-#: of the run (``n``) is flagged; every item of the ``reference`` group (``n``) is; the
-#: recomputation failed (``error``); the group was excluded without them (``reason``: the
-#: exclusion's); the group was not compared without them.
-NOT_RECOMPUTED_ALL_FLAGGED = "run.not_recomputed_all_flagged"
-NOT_RECOMPUTED_REFERENCE_FLAGGED = "run.not_recomputed_reference_flagged"
-NOT_RECOMPUTED = "run.not_recomputed"
-WITHOUT_FLAGGED_EXCLUDED = "run.without_flagged_excluded"
-WITHOUT_FLAGGED_NOT_COMPARED = "run.without_flagged_not_compared"
 
 #: A group's WER counts as carried by one utterance when the group has at least this many
 #: word errors (S+D+I) ...
@@ -141,7 +142,7 @@ def dominant_items(
 
 def verdicts_without_flagged(
     frame: pd.DataFrame, result: AuditResult, specs, settings, reference=None
-) -> tuple[dict[tuple[str, str], dict], list[dict]]:
+) -> tuple[dict[tuple[str, str], WithoutFlagged], list[dict]]:
     """Each tested comparison recomputed without the flagged items.
 
     Parameters
@@ -160,17 +161,14 @@ def verdicts_without_flagged(
     Returns
     -------
     entries : dict
-        ``(metric, group)`` -> the comparison without the flagged items (``verdict, gap,
-        ci_low, ci_high, p_adjusted, n_flagged_group, n_flagged_reference``, or ``verdict:
-        None`` with a ``reason``), for every tested comparison.
+        ``(metric, group)`` -> the comparison without the flagged items
+        (:class:`~fairdesk.stats.pitfall_types.WithoutFlagged`: its verdict and numbers, or
+        the coded reason it was not recomputed), for every tested comparison.
     changed : list of dict
         One per comparison whose verdict changes: metric, group, verdict,
-        verdict_without_flagged, gap, gap_without_flagged, reason, n_flagged_group,
-        n_flagged_reference (or one row ``metric: None`` with the reason nothing was
-        recomputed); the ``reason`` is a coded note (:data:`NOT_RECOMPUTED_ALL_FLAGGED`,
-        :data:`NOT_RECOMPUTED_REFERENCE_FLAGGED`, :data:`NOT_RECOMPUTED`,
-        :data:`WITHOUT_FLAGGED_EXCLUDED`, :data:`WITHOUT_FLAGGED_NOT_COMPARED`; words:
-        :mod:`fairdesk.presentation.run_notes`).
+        verdict_without_flagged, gap, gap_without_flagged, reason (a coded note or None),
+        n_flagged_group, n_flagged_reference (or one row ``metric: None`` with the coded
+        reason nothing was recomputed).
     """
     from .compare import compare_groups
 
@@ -182,9 +180,9 @@ def verdicts_without_flagged(
     rest = frame[~flagged].reset_index(drop=True)
     ref = result.reference if reference is None else reference
 
-    def none_recomputed(reason: Notice, short: str):
+    def none_recomputed(reason: Notice, short: Notice):
         entries = {
-            (c.metric, c.group): {"verdict": None, "reason": short}
+            (c.metric, c.group): WithoutFlagged(recomputed=False, reason=short)
             for c in result.comparisons
             if c.metric in ids
         }
@@ -192,60 +190,74 @@ def verdicts_without_flagged(
 
     if flagged.all():
         return none_recomputed(
-            notice(NOT_RECOMPUTED_ALL_FLAGGED, n=len(frame)), "every item is flagged"
+            notice(NOT_RECOMPUTED_ALL, n_items=len(frame)), notice(REASON_ALL_FLAGGED)
         )
     if ref is not None and not (rest["group"].astype(str) == str(ref)).any():
         n_ref = int((frame["group"].astype(str) == str(ref)).sum())
         return none_recomputed(
-            notice(NOT_RECOMPUTED_REFERENCE_FLAGGED, reference=ref, n=n_ref),
-            f"every item of the reference group {ref!r} is flagged",
+            notice(NOT_RECOMPUTED_REFERENCE, reference=str(ref), n_reference=n_ref),
+            notice(REASON_REFERENCE_FLAGGED, reference=str(ref)),
         )
     try:
         again = compare_groups(rest, specs, settings, reference=ref)
     except ValueError as exc:
-        return none_recomputed(notice(NOT_RECOMPUTED, error=str(exc)), str(exc))
-    by_key = {(c.metric, c.group): c.to_dict() for c in again.comparisons}
+        return none_recomputed(
+            notice(NOT_RECOMPUTED_REFUSED, text=str(exc)), notice(REASON_REFUSED, text=str(exc))
+        )
+    by_key = {(c.metric, c.group): c for c in again.comparisons}
     excluded = {e.group: e.reason for e in again.excluded}
     n_flag = frame.loc[flagged, "group"].astype(str).value_counts().to_dict()
-    entries: dict[tuple[str, str], dict] = {}
+    entries: dict[tuple[str, str], WithoutFlagged] = {}
     changed = []
     for c in result.comparisons:
         if c.metric not in ids:
             continue
         c2 = by_key.get((c.metric, c.group))
-        entry: dict[str, object] = (
-            {"verdict": None, "reason": excluded.get(c.group, "not compared")}
-            if c2 is None
-            else {k: c2[k] for k in ("verdict", "gap", "ci_low", "ci_high", "p_adjusted")}
-        )
-        entry["n_flagged_group"] = int(n_flag.get(str(c.group), 0))
-        entry["n_flagged_reference"] = int(n_flag.get(str(c.reference), 0))
+        n_g = int(n_flag.get(str(c.group), 0))
+        n_r = int(n_flag.get(str(c.reference), 0))
+        if c2 is None:
+            why = excluded.get(c.group)
+            reason = notice(NOT_COMPARED) if why is None else _excluded(why)
+            entry = WithoutFlagged(
+                recomputed=False, reason=reason, n_flagged_group=n_g, n_flagged_reference=n_r
+            )
+        else:
+            entry = WithoutFlagged(
+                recomputed=True,
+                verdict=c2.verdict,
+                gap=_finite(c2.gap),
+                ci_low=_finite(c2.ci_low),
+                ci_high=_finite(c2.ci_high),
+                p_adjusted=_finite(c2.p_adjusted),
+                n_flagged_group=n_g,
+                n_flagged_reference=n_r,
+            )
         entries[(c.metric, c.group)] = entry
-        if entry["verdict"] != c.verdict:
-            gap = c.gap if c.gap is None or math.isfinite(c.gap) else None
+        if entry.verdict != c.verdict:
             changed.append(
                 {
                     "metric": c.metric,
                     "group": c.group,
                     "verdict": c.verdict,
-                    "verdict_without_flagged": entry["verdict"],
-                    "gap": gap,
-                    "gap_without_flagged": entry.get("gap"),
-                    "reason": None if c2 is not None else _why_not(excluded, c.group),
-                    "n_flagged_group": entry["n_flagged_group"],
-                    "n_flagged_reference": entry["n_flagged_reference"],
+                    "verdict_without_flagged": entry.verdict,
+                    "gap": _finite(c.gap),
+                    "gap_without_flagged": entry.gap,
+                    "reason": entry.reason,
+                    "n_flagged_group": n_g,
+                    "n_flagged_reference": n_r,
                 }
             )
     return entries, changed
 
 
-def _why_not(excluded: dict, group) -> Notice | None:
-    """The coded reason a comparison has no verdict without the flagged items: its group's
-    exclusion (kept as the exclusion says it), else not compared."""
-    if group in excluded:
-        reason = excluded[group]
-        return None if reason is None else notice(WITHOUT_FLAGGED_EXCLUDED, reason=reason)
-    return notice(WITHOUT_FLAGGED_NOT_COMPARED)
+def _finite(x) -> float | None:
+    """A number as stored: None where missing or not finite."""
+    return None if x is None or not math.isfinite(x) else float(x)
+
+
+def _excluded(why) -> Notice:
+    """An exclusion's reason as a coded note (the statistics' own note where it is one)."""
+    return why if isinstance(why, Notice) else notice(REASON_EXCLUDED, text=str(why))
 
 
 def flag_counts(frame: pd.DataFrame) -> dict[str, dict]:

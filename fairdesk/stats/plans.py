@@ -15,6 +15,7 @@ import pandas as pd
 from fairdesk.metrics.registry import MetricSpec
 from fairdesk.stats.bootstrap import Side, comparison_rng
 from fairdesk.stats.formulas import MDE_FACTOR
+from fairdesk.stats.notices import Notice, notice
 from fairdesk.stats.planning import (
     PLAN_REPLICATES,
     SEARCH_FACTOR,
@@ -33,7 +34,13 @@ from fairdesk.stats.planning import (
     two_way_curve,
     z_factor,
 )
-from fairdesk.stats.planning_types import METHOD_LABELS, ComparisonPlan, MdePoint, Plan
+from fairdesk.stats.planning_types import (
+    NOTE_TWO_WAY,
+    NOTE_UTTERANCES,
+    ComparisonPlan,
+    MdePoint,
+    Plan,
+)
 from fairdesk.stats.results import AuditResult, Comparison
 from fairdesk.stats.verdicts import practical_threshold
 
@@ -68,7 +75,6 @@ def _plan_shell(method, settings, power, gap, future_m, comps, **kw) -> Plan:
     sides = merge_needs([n for c in comps for n in (c.group_need, c.reference_need) if n])
     return Plan(
         method=method,
-        label=METHOD_LABELS[method],
         power=float(power),
         alpha=float(settings.alpha),
         future_m=int(future_m),
@@ -90,21 +96,17 @@ def _utt(sizes, g: str, utterances: float | None) -> tuple[float, float | None]:
     return u, (None if not math.isfinite(d) else d)
 
 
-def _note(c: Comparison, utterances, sizes) -> str | None:
+def _notes(c: Comparison, utterances, sizes) -> tuple[Notice, ...]:
+    """What the plan assumes, coded: the two-way scheme's content part, and new speakers
+    recording a different number of utterances than the pilot's (by more than 10%)."""
     notes = []
     if c.estimator == "two_way":
-        notes.append(
-            "two-way scheme: part of the uncertainty comes from the shared sentences and "
-            "does not shrink with more speakers"
-        )
+        notes.append(notice(NOTE_TWO_WAY))
     if utterances is not None:
         pilot = sizes.get(c.group, (math.nan,))[0]
         if math.isfinite(pilot) and abs(utterances - pilot) > 0.1 * pilot:
-            notes.append(
-                f"the MDEs assume each new speaker records about as much as the pilot's "
-                f"({pilot:.0f} utterances); {utterances:g} per speaker makes them approximate"
-            )
-    return "; ".join(notes) or None
+            notes.append(notice(NOTE_UTTERANCES, pilot=float(pilot), utterances=float(utterances)))
+    return tuple(notes)
 
 
 def _selected(result: AuditResult, which: Sequence[tuple[str, str]] | None):
@@ -195,7 +197,7 @@ def closed_form_plan(
                 curve=curve,
                 group_need=side_need(c.group, kg or 0, k_star, ug, dg) if kg else None,
                 reference_need=side_need(c.reference, kr or 0, k_star, ur, dr) if kr else None,
-                note=_note(c, utterances, sizes),
+                notes=_notes(c, utterances, sizes),
                 dense=dense,
                 search_limit=k_max,
             )
@@ -303,7 +305,7 @@ def _one(frame, c, spec, settings, zf, gap, utterances, sizes, n_rep, seed) -> C
         target_gap=target,
         z_factor=zf,
         pilot_mde=c.mde if _finite(c.mde) else None,
-        note=_note(c, utterances, sizes),
+        notes=_notes(c, utterances, sizes),
     )
     if scheme not in ("speaker", "two_way") or not kg or not kr or gs.speakers is None:
         return ComparisonPlan(

@@ -6,6 +6,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from fairdesk.core.jsonio import jsonable
+from fairdesk.stats.pitfall_types import WithoutFlagged
 from fairdesk.stats.settings import AuditSettings
 from fairdesk.stats.summary import MetricSummary
 
@@ -127,9 +128,8 @@ class Comparison:
         values of the two sides the gap's CI uses; None where no bootstrap ran or a
         replicate's reference value is 0 (docs/METHODS.md, "Comparisons with the reference").
     without_flagged : the comparison recomputed without the hallucination-flagged items
-        (``verdict, gap, ci_low, ci_high, p_adjusted, n_flagged_group,
-        n_flagged_reference``, or ``verdict: None`` with a ``reason``); written by the
-        pitfalls stage (``jobs.pitfalls.pitfalls_stage``), None before it.
+        (:class:`~fairdesk.stats.pitfall_types.WithoutFlagged`); written by the pitfalls
+        stage (``jobs.pitfalls.pitfalls_stage``), None before it.
     """
 
     metric: str
@@ -161,7 +161,9 @@ class Comparison:
     sample: str | None = dataclasses.field(default=None, metadata={"omit_none": True})
     # only where the pitfalls stage recomputed the verdict (the typed JSON leaves it out
     # while None, as today's payload does)
-    without_flagged: dict | None = dataclasses.field(default=None, metadata={"omit_none": True})
+    without_flagged: WithoutFlagged | None = dataclasses.field(
+        default=None, metadata={"omit_none": True}
+    )
     # the ratio's 95% CI from the same replicates as the gap's (left out of the JSON where
     # there is none: no bootstrap, a reference of 0 in some replicate; a run made before has
     # neither key, and opens and writes back as it was stored)

@@ -65,7 +65,7 @@ def simulate_audit(
             spk = np.array([None] * n, dtype=object)
             w = rng.integers(5, 12, size=n)
             logit = base + eff + rng.normal(0, speaker_sd, n) + rng.normal(0, sentence_sd, n)
-            content = np.array([f"{g}/u{i}" for i in range(n)], dtype=object)
+            content = np.array([str(g) + "/u" + str(i) for i in range(n)], dtype=object)
         else:
             s_eff = rng.normal(0, speaker_sd, size=speakers_per_group)
             for i, x in shifts.items():
@@ -75,16 +75,16 @@ def simulate_audit(
                 ci = np.tile(np.arange(n_sentences), speakers_per_group)
                 w = words[ci]
                 logit = base + eff + s_eff[si] + sent_eff[ci]
-                content = np.array([f"s{c}" for c in ci], dtype=object)
+                content = np.array(["s" + str(c) for c in ci], dtype=object)
             elif design == "unmatched":
                 si = np.repeat(np.arange(speakers_per_group), utterances_per_speaker)
                 n = si.size
                 w = rng.integers(5, 12, size=n)
                 logit = base + eff + s_eff[si] + rng.normal(0, sentence_sd, n)
-                content = np.array([f"{g}/u{i}" for i in range(n)], dtype=object)
+                content = np.array([str(g) + "/u" + str(i) for i in range(n)], dtype=object)
             else:
                 raise ValueError(f"Unknown design {design!r}: matched, unmatched, independent.")
-            spk = np.array([f"{g}/spk{s}" for s in si], dtype=object)
+            spk = np.array([str(g) + "/spk" + str(s) for s in si], dtype=object)
         err = rng.binomial(w, expit(logit))
         split = rng.multinomial(err, ERROR_SPLIT) if err.size else np.zeros((0, 3), int)
         frames.append(
@@ -251,7 +251,7 @@ def familywise_study(
 
     rng = np.random.default_rng(seed)
     specs = _study_specs()
-    effects = {"ref": 0.0, **{f"g{i}": 0.0 for i in range(n_groups)}}
+    effects = {"ref": 0.0, **{"g" + str(i): 0.0 for i in range(n_groups)}}
     disparity = significant = 0
     verdicts: dict[str, int] = {}
     n_comp = b_used = 0
@@ -384,7 +384,7 @@ def small_audit_study(*, n_audits: int = 1000, n_bootstrap: int = 200, seed: int
     n_comp = degenerate = violations = const_diff = 0
     for i in range(n_audits):
         n_groups = int(rng.integers(1, 3))
-        effects = {"ref": 0.0, **{f"g{j}": float(rng.normal(0, 0.7)) for j in range(n_groups)}}
+        effects = {"ref": 0.0, **{"g" + str(j): float(rng.normal(0, 0.7)) for j in range(n_groups)}}
         design = "matched" if rng.random() < 0.5 else "unmatched"
         frames = []
         for g, eff in effects.items():

@@ -5,9 +5,12 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
+from fairdesk.stats.notices import Notice, notice
 from fairdesk.stats.results import AuditResult, BlockCounts, NoVariation
 from fairdesk.stats.settings import AuditSettings
 
@@ -38,6 +41,91 @@ GAP_VERDICTS = (
 )
 #: The ``group`` of a corpus-wide system difference.
 CORPUS = None
+
+#: Why a system difference is descriptive: too few expected marks (args ``group``: None for
+#: the corpus, ``expected``: E, ``min_basis``, ``metric``).
+REASON_FEW_MARKS = "systems.few_marks"
+#: Why a gap difference is descriptive: a side with too few expected marks (args ``group``,
+#: ``expected_group``, ``expected_reference``, ``min_basis``, ``metric``).
+REASON_GAP_FEW_MARKS = "systems.gap_few_marks"
+#: Why a system difference is not estimable: its replicates do not vary (arg ``group``).
+REASON_NO_SPREAD = "systems.no_spread"
+#: Why a gap difference is not estimable: its replicates do not vary.
+REASON_GAP_NO_SPREAD = "systems.gap_no_spread"
+#: Why a difference is not estimable: the resampling's own problem (arg ``text``, the
+#: resampling module's message, until it gives a code of its own).
+REASON_RESAMPLING = "systems.resampling_problem"
+
+_N = r"[-+0-9.eE]+|nan|inf"
+#: The reasons as versions before the coded reasons stored them (read back as codes).
+_STORED_REASONS = (
+    (
+        REASON_FEW_MARKS,
+        re.compile(
+            r"(?P<group>.+) has E = (?P<expected>" + _N + r") expected marks \(fewer than "
+            r"(?P<min_basis>\d+)\), so the .+ difference is descriptive: shown, with no "
+            r"interval and no test"
+        ),
+    ),
+    (
+        REASON_GAP_FEW_MARKS,
+        re.compile(
+            r"(?P<group>.+) has E = (?P<expected_group>" + _N + r") and the reference E = "
+            r"(?P<expected_reference>" + _N + r") expected marks \(a side with fewer than "
+            r"(?P<min_basis>\d+)\), so the .+ gap difference is descriptive: shown, with no "
+            r"interval and no test"
+        ),
+    ),
+    (
+        REASON_NO_SPREAD,
+        re.compile(
+            r"the resampled differences do not vary in (?P<group>.+) \(the two systems score "
+            r"alike on every unit drawn\), so the data cannot show how uncertain the "
+            r"difference is"
+        ),
+    ),
+    (
+        REASON_GAP_NO_SPREAD,
+        re.compile(
+            r"the resampled gap differences do not vary \(the two systems' gaps move "
+            r"together on every draw\), so the data cannot show how uncertain it is"
+        ),
+    ),
+)
+
+
+def reason_notice(reason: Notice | str | None) -> Notice | None:
+    """A difference's reason as a coded note: a note stays as it is; a message of the
+    resampling (text) is :data:`REASON_RESAMPLING`; None stays None."""
+    if reason is None or isinstance(reason, Notice):
+        return reason
+    return notice(REASON_RESAMPLING, text=str(reason))
+
+
+def stored_reason(data: Any, metric: str | None = None) -> Any:
+    """A stored difference's ``reason`` as :func:`fairdesk.jobs.result_codec.decode` reads a
+    note: a coded note (``{"code", "args"}``) as it is; a sentence stored by a version
+    before the coded reasons as its code with its numbers (one this module does not know:
+    kept as a stored sentence)."""
+    if not isinstance(data, str):
+        return data
+    for code, pattern in _STORED_REASONS:
+        m = pattern.fullmatch(data)
+        if m is None:
+            continue
+        args: dict[str, Any] = {}
+        for k, v in m.groupdict().items():
+            if k == "group":
+                corpus = code in (REASON_FEW_MARKS, REASON_NO_SPREAD) and v == "the corpus"
+                args[k] = None if corpus else v
+            elif k == "min_basis":
+                args[k] = int(v)
+            else:
+                args[k] = float(v)
+        if code in (REASON_FEW_MARKS, REASON_GAP_FEW_MARKS):
+            args["metric"] = metric
+        return notice(code, **args).to_json()
+    return notice("stored.sentence", text=data).to_json()
 
 
 @dataclass(frozen=True)
@@ -92,7 +180,7 @@ class SystemDifference:
     direction: str
     verdict: str
     flags: tuple[str, ...] = ()
-    reason: str | None = None
+    reason: Notice | None = None
     no_variation: NoVariation | None = None
 
 
@@ -133,7 +221,7 @@ class GapDifference:
     design: str
     verdict: str
     flags: tuple[str, ...] = ()
-    reason: str | None = None
+    reason: Notice | None = None
     no_variation: NoVariation | None = None
     baseline_gap_ci: tuple[float, ...] | None = None
     gap_ci: tuple[float, ...] | None = None
@@ -150,8 +238,8 @@ def with_own_gaps(g: GapDifference, audits: Mapping[str, AuditResult]) -> GapDif
             c = audits[name].comparison(g.metric, g.group)
         except KeyError:
             continue
-        own[f"{key}_ci"] = (c.ci_low, c.ci_high)
-        own[f"{key}_verdict"] = c.verdict
+        own[key + "_ci"] = (c.ci_low, c.ci_high)
+        own[key + "_verdict"] = c.verdict
     return dataclasses.replace(g, **own) if own else g
 
 
@@ -178,7 +266,8 @@ class ClassicalTests:
         tie or continuity correction, z truncated to two decimals (NaN below 8 utterances,
         where sc_stats uses no normal approximation); see
         :mod:`fairdesk.stats.system_classical`.
-    assumption : the label every view shows with these numbers.
+    The label every view shows with these numbers ("assumes independent utterances") is
+    :mod:`fairdesk.presentation.systems`' ``CLASSICAL_ASSUMPTION``.
     """
 
     metric: str
@@ -194,7 +283,6 @@ class ClassicalTests:
     sign_p_sctk: float
     wilcoxon_z_sctk: float
     wilcoxon_p_sctk: float
-    assumption: str = "assumes independent utterances"
 
 
 @dataclass(frozen=True)

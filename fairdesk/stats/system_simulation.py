@@ -52,12 +52,12 @@ def simulate_two_systems(
             si = np.repeat(np.arange(speakers_per_group), n_sentences)
             ci = np.tile(np.arange(n_sentences), speakers_per_group)
             w, z = words[ci], sent_eff[ci]
-            content = np.array([f"s{c}" for c in ci], dtype=object)
+            content = np.array(["s" + str(c) for c in ci], dtype=object)
         elif design == "unmatched":
             si = np.repeat(np.arange(speakers_per_group), utterances_per_speaker)
             w = rng.integers(5, 12, size=si.size)
             z = rng.normal(0, SENTENCE_SD, si.size)
-            content = np.array([f"{g}/u{i}" for i in range(si.size)], dtype=object)
+            content = np.array([str(g) + "/u" + str(i) for i in range(si.size)], dtype=object)
         else:
             raise ValueError(f"Unknown design {design!r}: matched or unmatched.")
         u = _correlated_u(rng, si.size)
@@ -70,7 +70,9 @@ def simulate_two_systems(
                 pd.DataFrame(
                     {
                         "group": g,
-                        "speaker_id": np.array([f"{g}/spk{k}" for k in si], dtype=object),
+                        "speaker_id": np.array(
+                            [str(g) + "/spk" + str(k) for k in si], dtype=object
+                        ),
                         "content_id": content,
                         "n_words": w,
                         "n_sub": split[:, 0],

@@ -69,6 +69,7 @@ from fairdesk.stats.groupci import (
     shared_content_count,
     value_scheme,
 )
+from fairdesk.stats.notices import Notice, notice
 from fairdesk.stats.parallel import parallel_map
 from fairdesk.stats.pigeonhole import difference_factor
 from fairdesk.stats.results import BlockCounts
@@ -77,9 +78,14 @@ from fairdesk.stats.slicing import choose_reference, minimums_from_counts, missi
 from fairdesk.stats.system_classical import classical_tests
 from fairdesk.stats.system_items import SystemItems, common_items, sclite_percent
 from fairdesk.stats.system_results import (
+    REASON_FEW_MARKS,
+    REASON_GAP_FEW_MARKS,
+    REASON_GAP_NO_SPREAD,
+    REASON_NO_SPREAD,
     GapDifference,
     SystemComparisonResult,
     SystemDifference,
+    reason_notice,
     with_own_gaps,
 )
 from fairdesk.stats.system_verdicts import gap_verdict, system_threshold, system_verdict
@@ -317,7 +323,7 @@ def _compare(
             scheme, units, failed_ = auto_scheme(gs, rs, spk is not None, n_shared)
             problem = None if failed_ is None else units_problem(units, failed_, g, ref)
         else:
-            where = f" (group {g!r} vs reference {ref!r})"
+            where = " (group " + repr(g) + " vs reference " + repr(ref) + ")"
             scheme = choose_scheme(spk is not None, n_shared, settings.resampling, where)
             units = scheme_units(gs, rs, scheme)
             problem = units_problem(units, scheme, g, ref) if too_few(units) else None
@@ -399,8 +405,8 @@ def _compare(
     }
 
 
-def _untested(rec: dict, status: str, reason: str | None, no_variation=None) -> dict:
-    rec.update(verdict=status, reason=reason, no_variation=no_variation)
+def _untested(rec: dict, status: str, reason: Notice | str | None, no_variation=None) -> dict:
+    rec.update(verdict=status, reason=reason_notice(reason), no_variation=no_variation)
     return rec
 
 
@@ -454,13 +460,11 @@ def _difference(items, spec, j, g, r, vb: ValueBootstrap, settings, units):
     )
     if vb.scaled:
         rec["flags"] = ("small_cluster_scaled",)
-    where = "the corpus" if g is None else g
     if has_basis(spec):
         e = basis_of(spec, X, ca, r)
         if e < MIN_BASIS:
-            why = (
-                f"{where} has E = {e:g} expected marks (fewer than {MIN_BASIS}), so the "
-                f"{spec.label} difference is descriptive: shown, with no interval and no test"
+            why = notice(
+                REASON_FEW_MARKS, group=g, expected=float(e), min_basis=MIN_BASIS, metric=spec.id
             )
             return _untested(rec, "descriptive", why), None
     const_a = constant_value(item_values(spec, X[r], ca))
@@ -479,12 +483,7 @@ def _difference(items, spec, j, g, r, vb: ValueBootstrap, settings, units):
     if not math.isfinite(delta):
         return rec, None
     if not both and zero_spread(reps, delta):
-        why = (
-            f"the resampled differences do not vary in {where} (the two systems score "
-            "alike on every unit drawn), so the data cannot show how uncertain the "
-            "difference is"
-        )
-        return _untested(rec, "not_estimable", why), None
+        return _untested(rec, "not_estimable", notice(REASON_NO_SPREAD, group=g)), None
     if vb.scheme == "two_way":
         strata, spk, cont = units
         totals = X[r].sum(axis=0)
@@ -570,10 +569,13 @@ def _gap_difference(
     if has_basis(spec):
         eg, er = basis_of(spec, Xg, ca), basis_of(spec, Xr, ca)
         if min(eg, er) < MIN_BASIS:
-            why = (
-                f"{g} has E = {eg:g} and the reference E = {er:g} expected marks (a side "
-                f"with fewer than {MIN_BASIS}), so the {spec.label} gap difference is "
-                "descriptive: shown, with no interval and no test"
+            why = notice(
+                REASON_GAP_FEW_MARKS,
+                group=g,
+                expected_group=float(eg),
+                expected_reference=float(er),
+                min_basis=MIN_BASIS,
+                metric=spec.id,
             )
             return _untested(rec, "descriptive", why), None
     maybe = [constant_value(item_values(spec, Xs, c)) for Xs in (Xg, Xr) for c in (ca, cb)]
@@ -599,11 +601,7 @@ def _gap_difference(
         - side_reps(pb.reference_reps, ca, rp, pb.n_reference_speakers)
     )
     if zero_spread(d_reps, diff):
-        why = (
-            "the resampled gap differences do not vary (the two systems' gaps move "
-            "together on every draw), so the data cannot show how uncertain it is"
-        )
-        return _untested(rec, "not_estimable", why), None
+        return _untested(rec, "not_estimable", notice(REASON_GAP_NO_SPREAD)), None
     if scheme == "two_way":
         parts = [
             (Xs, side.speakers[ix], side.contents[ix], sign, Xs.sum(axis=0))

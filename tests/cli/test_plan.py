@@ -98,7 +98,7 @@ def test_plan_command_errors(run, capsys):
 
 
 def _plan(cp):
-    return Plan("closed_form", "closed form", 0.8, 0.05, 2, 0.025, None, (cp,), ())
+    return Plan("closed_form", 0.8, 0.05, 2, 0.025, None, (cp,), ())
 
 
 def _cp(**kw):

@@ -199,7 +199,7 @@ def test_results_show_the_rate_the_dominating_item_and_the_verdict_without_it(qt
         panel.cards.show_reading(card.comparison)
         reading = panel.cards.reading.text()
         assert "Without the flagged items (1 in south, 0 in north)" in reading
-        assert ("verdict holds" in reading) == (wf["verdict"] == card.comparison.verdict)
+        assert ("verdict holds" in reading) == (wf.verdict == card.comparison.verdict)
     finally:
         ctx.close(10000)
 

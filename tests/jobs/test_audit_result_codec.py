@@ -15,6 +15,7 @@ from fairdesk.jobs.analysis import analyse
 from fairdesk.jobs.result import SCHEMA_VERSION, AuditRun
 from fairdesk.jobs.result_parts import RUN_SETTINGS_KEYS, ConfusionMatrix, RunSettings
 from fairdesk.presentation.notices import notice_text, notice_texts
+from fairdesk.presentation.pitfalls import note_text, pitfalls_json
 from fairdesk.presentation.readings import reading
 from fairdesk.stats import AuditSettings
 from fairdesk.stats.notices import Notice
@@ -184,7 +185,8 @@ def test_typed_pitfall_rows_and_prediction_problems():
     bare = canonical(
         {"verdicts_without_flagged": [{"metric": None, "group": None, "reason": "x"}]}, Pitfalls
     )
-    assert notice_text(bare.verdicts_without_flagged[0].reason) == "x"  # an old sentence
+    # a reason stored as a sentence (before the coded notes) reads as a stored sentence
+    assert bare.verdicts_without_flagged[0].reason == Notice("stored.sentence", {"text": "x"})
     assert bare.verdicts_without_flagged[0].verdict is None
     row = {"row": 3, "key": "a/1.wav", "reason": "duplicate", "kept": False}
     run = AuditRun.from_json({"prediction_problems": [row]})
@@ -289,7 +291,7 @@ def test_old_payload_opens_with_the_same_values(payloads):
         assert flags.hallucinated == row["hallucinated"] and flags.items == tuple(row["items"])
         assert flags.loop == row["loop"] and flags.rate == row["rate"] and flags.extra == {}
         assert _stored(run.to_json())["pitfalls"]["by_group"][g] == row
-    assert run.pitfalls.not_checked == pf["not_checked"]
+    assert note_text(run.pitfalls.not_checked) == pf["not_checked"]  # a stored sentence
     wp = run.word_positions["c1"]
     assert wp.words == ("play", "the", "song")
     assert wp.errors["b"] == tuple(d["word_positions"]["c1"]["errors"]["b"])
@@ -306,7 +308,15 @@ def test_to_json_writes_todays_keys_without_the_group_copies(payloads):
     d = payloads["run"]
     out = _stored(AuditRun.from_json(d).to_json())
     assert set(out) == set(d) | {"schema_version"}
-    for k in set(d) - {"groups", "settings", "comparisons", "notes", "warnings", "normaliser"}:
+    for k in set(d) - {
+        "groups",
+        "settings",
+        "comparisons",
+        "pitfalls",
+        "notes",
+        "warnings",
+        "normaliser",
+    }:
         assert out[k] == d[k], k
     assert out["normaliser"] == {
         **d["normaliser"],
@@ -317,6 +327,10 @@ def test_to_json_writes_todays_keys_without_the_group_copies(payloads):
     for k in ("notes", "warnings"):
         assert all(set(n) == {"code", "args"} for n in out[k]), k
         assert notice_texts(getattr(again, k)) == d[k], k
+    # the pitfalls' notes are coded when stored and worded at output time (--json)
+    run = AuditRun.from_json(d)
+    assert _stored(pitfalls_json(run.to_json(), run))["pitfalls"] == d["pitfalls"]
+    assert out["pitfalls"]["not_checked"]["code"] == "pitfalls.over_nonspeech_not_checked"
     # a comparison's reading is written at output time (presentation.readings), not stored
     stored = [{k: v for k, v in c.items() if k != "reading"} for c in d["comparisons"]]
     assert out["comparisons"] == stored

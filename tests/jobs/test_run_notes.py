@@ -177,23 +177,6 @@ OLD = [
         "Whisper's basic normaliser with diacritics and tone marks kept",
     ),
     (
-        Notice("run.not_recomputed_all_flagged", {"n": 8}),
-        "not recomputed: every item of the run (8) is flagged as a possible hallucination, so "
-        "there are no unflagged items to recompute the verdicts on; read the transcripts "
-        "before trusting any verdict (the model may loop or run on for every input)",
-    ),
-    (
-        Notice("run.not_recomputed_reference_flagged", {"reference": "north", "n": 4}),
-        "not recomputed: every item of the reference group 'north' (4) is flagged as a "
-        "possible hallucination, so without the flagged items there is no reference to "
-        "compare with; read its transcripts before trusting its verdicts",
-    ),
-    (
-        Notice("run.not_recomputed", {"error": "only one group left"}),
-        "not recomputed: only one group left",
-    ),
-    (Notice("run.without_flagged_not_compared"), "not compared"),
-    (
         Notice("run.no_speaker_ids", {"table": True}),
         "no speaker ids: each utterance counts as independent, so if speakers recorded "
         "several utterances the intervals are too narrow; name the speaker column with "
@@ -218,16 +201,8 @@ def test_the_words_are_the_old_sentence_and_it_reads_back_as_the_code(note, sent
 
 def test_every_code_has_words_an_old_pattern_and_a_known_answer():
     codes = {c for c, _, _ in OLD_SENTENCES}
-    # an exclusion's reason is the exclusion's own words: no pattern gives it back
-    assert codes | {"run.without_flagged_excluded"} == set(TEXTS)
+    assert codes == set(TEXTS)
     assert codes == {n.code for n, _ in OLD}
-
-
-def test_a_verdict_without_the_flagged_items_of_an_excluded_group_says_its_exclusion():
-    words = TEXTS["run.without_flagged_excluded"]
-    assert words(reason="3 items < min_items 5") == "3 items < min_items 5"
-    coded = Notice("run.all_failed", {"n": 2})  # an exclusion that is a coded note, too
-    assert words(reason=coded) == words(reason=coded.to_json()) == notice_text(coded)
 
 
 def test_a_sentence_no_code_reads_stays_a_stored_sentence():

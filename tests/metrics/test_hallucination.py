@@ -7,7 +7,6 @@ import pytest
 
 from fairdesk.metrics.hallucination import (
     HallucinationSettings,
-    describe,
     find_loop,
     hallucination_columns,
     item_pitfalls,
@@ -15,6 +14,8 @@ from fairdesk.metrics.hallucination import (
     unstable,
     words_over_nonspeech,
 )
+from fairdesk.presentation.pitfalls import evidence_line as describe
+from fairdesk.presentation.pitfalls import evidence_lines
 
 
 def flags(ref, hyp, **kw):
@@ -116,12 +117,12 @@ def test_settings_change_the_thresholds_and_item_pitfalls_reads_stored_rows():
         "speech_regions": "[[0.1, 0.9]]",
     }
     rep = item_pitfalls(row)
-    assert rep["hallucination_lines"] == [
+    assert evidence_lines(rep.evidence) == [
         "runaway: 20 hypothesis words for 3 reference words (limit 11)"
     ]
-    assert rep["acoustics"] == {"nonspeech_share": 0.25, "snr_db": None}
-    assert rep["speech_regions"] == [[0.1, 0.9]]
-    assert item_pitfalls({})["hallucination"] == []
+    assert rep.acoustics == {"nonspeech_share": 0.25, "snr_db": None}
+    assert rep.speech_regions == [[0.1, 0.9]]
+    assert item_pitfalls({}).evidence == ()
 
 
 def test_words_whose_times_collapsed_to_a_point_are_not_evidence():

@@ -22,13 +22,13 @@ import pytest
 from fairdesk.metrics import hallucination as hal
 from fairdesk.metrics.hallucination import (
     HallucinationSettings,
-    describe,
     find_loop,
     item_pitfalls,
     unflagged_columns,
     unstable,
     words_over_nonspeech,
 )
+from fairdesk.presentation.pitfalls import evidence_line as describe
 
 # --------------------------------------------------------------------------- hallucination
 
@@ -185,11 +185,11 @@ def test_unflagged_columns_are_integers_even_from_float_columns():
 
 
 def test_item_pitfalls_speech_regions_shapes():
-    assert item_pitfalls({"speech_regions": [[0.1, 0.9]]})["speech_regions"] == [[0.1, 0.9]]
-    assert item_pitfalls({"speech_regions": "[[0.1, 0.9]]"})["speech_regions"] == [[0.1, 0.9]]
-    assert item_pitfalls({"speech_regions": "  "})["speech_regions"] is None
-    assert item_pitfalls({"speech_regions": float("nan")})["speech_regions"] is None
-    assert item_pitfalls({})["speech_regions"] is None
+    assert item_pitfalls({"speech_regions": [[0.1, 0.9]]}).speech_regions == [[0.1, 0.9]]
+    assert item_pitfalls({"speech_regions": "[[0.1, 0.9]]"}).speech_regions == [[0.1, 0.9]]
+    assert item_pitfalls({"speech_regions": "  "}).speech_regions is None
+    assert item_pitfalls({"speech_regions": float("nan")}).speech_regions is None
+    assert item_pitfalls({}).speech_regions is None
 
 
 def test_hallucination_module_names():

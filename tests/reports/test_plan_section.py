@@ -89,8 +89,8 @@ def test_chart_draws_the_dense_curve_on_the_cards_scale_with_the_cards_pilot_mde
     assert list(pilot_line.get_xdata()) == [6, 6]  # the pilot's speakers
     pilot_point = ax.collections[0].get_offsets()[0]
     assert list(pilot_point) == pytest.approx([6, card.mde * 100])  # the card's MDE
-    assert d["pilot_mde"] == pytest.approx(card.mde * 100)
-    assert "pilot's" in d["caption"] and "&#" not in d["caption"]
+    assert d.pilot_mde == pytest.approx(card.mde * 100)
+    assert "pilot's" in d.caption and "&#" not in d.caption
 
 
 def test_chart_marks_k_star():
@@ -100,11 +100,11 @@ def test_chart_marks_k_star():
 
     cp = _cp(curve=(MdePoint(10, 0.05, 0.16), MdePoint(120, 0.016, 0.05)))
     fig, d = mde_chart(cp, _plan(cp))
-    assert d["k_pilot"] == 10 and d["k_star"] == 120
+    assert d.k_pilot == 10 and d.k_star == 120
     # on the cards' scale k* sits exactly on the target line
     y = 5.0 * MDE_FACTOR / cp.z_factor
     assert list(fig.axes[0].collections[-1].get_offsets()[0]) == pytest.approx([120, y])
-    assert d["target"] == pytest.approx(y)
+    assert d.target == pytest.approx(y)
 
 
 def test_no_plan_no_section(pilot):

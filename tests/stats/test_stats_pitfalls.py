@@ -106,17 +106,14 @@ def test_verdicts_without_flagged_on_the_typed_result():
     n_b = int(f.loc[f.group == "b", "hallucinated"].sum())
     for (m, g), e in entries.items():
         want = again.comparison(m, g)
-        assert e["verdict"] == want.verdict and e["gap"] == pytest.approx(want.gap)
-        assert e["n_flagged_group"] == n_b > 0 and e["n_flagged_reference"] == 0
+        assert e.verdict == want.verdict and e.gap == pytest.approx(want.gap)
+        assert e.n_flagged_group == n_b > 0 and e.n_flagged_reference == 0
     assert {(x["metric"], x["group"]) for x in changed} == {
-        k for k, e in entries.items() if e["verdict"] != result.comparison(*k).verdict
+        k for k, e in entries.items() if e.verdict != result.comparison(*k).verdict
     }
     assert result.comparison("wer", "b").without_flagged is None  # the input is not changed
     # the stage wrote the same entries into the run's comparisons
-    assert (
-        dict(run.comparison("wer", "b").without_flagged)["verdict"]
-        == entries[("wer", "b")]["verdict"]
-    )
+    assert run.comparison("wer", "b").without_flagged == entries[("wer", "b")]
 
 
 def test_flag_counts_by_hand():

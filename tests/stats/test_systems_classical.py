@@ -42,7 +42,10 @@ def test_textbook_tests_are_scipys():
     assert t.wilcoxon_p == pytest.approx(sps.wilcoxon(d).pvalue)
     assert t.n_positive + t.n_negative + t.n_ties == 60
     assert t.mean_difference == pytest.approx(np.mean(b - a))
-    assert t.assumption == "assumes independent utterances"
+    from fairdesk.presentation.systems import CLASSICAL_ASSUMPTION, classical_line
+
+    assert classical_line(t).endswith("(" + CLASSICAL_ASSUMPTION + ")")
+    assert CLASSICAL_ASSUMPTION == "assumes independent utterances"
 
 
 def test_sctk_conventions_by_hand():

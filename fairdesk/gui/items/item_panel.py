@@ -544,21 +544,21 @@ class ItemPanel(RememberedItem, SaliencyMixin, QWidget):
     def _show_pitfalls(self, row: dict) -> None:
         """The hallucination evidence under the diff, the acoustic covariates, and the
         non-speech stretches shaded on the waveform."""
-        from ...metrics.hallucination import item_pitfalls
+        from ...metrics.hallucination import ItemPitfalls, item_pitfalls
 
         try:
             pit = item_pitfalls(row)
         except (ValueError, TypeError, KeyError):  # a malformed stored cell: show nothing
-            pit = {"hallucination_lines": [], "acoustics": {}, "speech_regions": None}
+            pit = ItemPitfalls()
         warns = (self.report or {}).get("audio_warnings") or []
-        self.evidence.setText(evidence_html({**pit, "audio_warnings": warns}))
+        self.evidence.setText(evidence_html(pit, warns))
         self.evidence.setVisible(bool(self.evidence.text()))
-        dur = (pit.get("acoustics") or {}).get("duration_s") or row.get("duration")
+        dur = pit.acoustics.get("duration_s") or row.get("duration")
         try:
             dur = float(dur) if dur is not None else None
         except (TypeError, ValueError):
             dur = None
-        self.player.set_nonspeech(pit.get("speech_regions"), dur)
+        self.player.set_nonspeech(pit.speech_regions, dur)
 
     def _item_field(self, key: str, field: str):
         """The dataset's ``db_id`` or ``audio_hash`` of item ``key`` (the first item of that

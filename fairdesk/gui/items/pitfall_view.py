@@ -7,7 +7,8 @@ import html
 
 import pandas as pd
 
-from ...presentation import fmt_number, fmt_percent
+from ...presentation import fmt_number, fmt_percent, number
+from ...presentation.pitfalls import evidence_lines
 
 #: Hallucination flag columns and their short name in the "Halluc." column.
 HALL_FLAGS = {
@@ -28,18 +29,20 @@ def hallucination_labels(df) -> list[str]:
     return [", ".join(name for c, name in cols if flags[c][i]) for i in range(len(df))]
 
 
-def evidence_html(pit: dict) -> str:
-    """Rich text of an item's audio warnings (``audio_warnings``), hallucination evidence
-    and acoustic covariates (every value escaped: the evidence quotes the model's words)."""
+def evidence_html(pit, warnings=()) -> str:
+    """Rich text of an item's audio warnings (stored with the item at import), hallucination
+    evidence and acoustic covariates (``pit``: its
+    :class:`~fairdesk.metrics.hallucination.ItemPitfalls`; every value escaped: the
+    evidence quotes the model's words)."""
     parts = []
-    warns = pit.get("audio_warnings") or []  # stored with the item at import
+    warns = list(warnings or ())
     if warns:
         parts.append(
             "<b style='color:#b26a00'>Audio</b><ul style='margin:2px 0 4px 0'>"
             + "".join(f"<li>{html.escape(str(t))}</li>" for t in warns)
             + "</ul>"
         )
-    lines = pit.get("hallucination_lines") or []
+    lines = evidence_lines(pit.evidence)
     if lines:
         parts.append(
             "<b style='color:#b71c1c'>Hallucination flags</b>"
@@ -47,20 +50,20 @@ def evidence_html(pit: dict) -> str:
             + "".join(f"<li>{html.escape(t)}</li>" for t in lines)
             + "</ul>"
         )
-    a = pit.get("acoustics") or {}
+    a = pit.acoustics  # column -> value
     bits = []
     if a.get("duration_s") is not None:
-        bits.append(f"{a['duration_s']:.2f} s")
+        bits.append(f"{number(a['duration_s'], 2)} s")
     if a.get("nonspeech_share") is not None:
         bits.append(
             f"non-speech {fmt_percent(a['nonspeech_share'], 0)} (shaded grey on the waveform)"
         )
     if a.get("snr_db") is not None:
-        bits.append(f"SNR {a['snr_db']:.1f} dB")
+        bits.append(f"SNR {number(a['snr_db'], 1)} dB")
     if a.get("speech_rate") is not None:
-        bits.append(f"{a['speech_rate']:.2f} words/s")
+        bits.append(f"{number(a['speech_rate'], 2)} words/s")
     if a.get("asr_confidence") is not None:
         bits.append(f"confidence {fmt_number(a['asr_confidence'], 2)}")
-    if bits and (lines or pit.get("speech_regions")):
+    if bits and (lines or pit.speech_regions):
         parts.append("<span style='color:#5f6b7a'>" + html.escape(" · ".join(bits)) + "</span>")
     return "".join(parts)

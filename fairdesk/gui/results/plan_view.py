@@ -53,44 +53,44 @@ class MdeChart(pg.PlotWidget):
         p.setMenuEnabled(False)
         p.hideButtons()
         p.showGrid(x=True, y=True, alpha=0.2)
-        p.setLabel("bottom", d["x_label"])
-        p.setLabel("left", d["y_label"])
+        p.setLabel("bottom", d.x_label)
+        p.setLabel("left", d.y_label)
         p.addLegend(offset=(-10, 10), labelTextSize="8pt")
-        self.line = p.plot(d["line_k"], d["line_mde"], pen=pg.mkPen("#0072B2", width=2),
+        self.line = p.plot(list(d.line_k), list(d.line_mde), pen=pg.mkPen("#0072B2", width=2),
                            name="MDE(k)")  # fmt: skip
-        self.curve = p.plot(d["k"], d["mde"], pen=None, symbol="o", symbolSize=6,
+        self.curve = p.plot(list(d.k), list(d.mde), pen=None, symbol="o", symbolSize=6,
                             symbolBrush="#0072B2", symbolPen="#0072B2")  # fmt: skip
         self.target = pg.InfiniteLine(
-            pos=d["target"], angle=0, pen=pg.mkPen("#b71c1c", width=1.4, style=Qt.DashLine),
+            pos=d.target, angle=0, pen=pg.mkPen("#b71c1c", width=1.4, style=Qt.DashLine),
             label="target", labelOpts={"position": 0.9, "color": "#b71c1c"},
         )  # fmt: skip
         p.addItem(self.target)
         self.pilot = self.pilot_point = None
-        if d["k_pilot"] is not None:
+        if d.k_pilot is not None:
             self.pilot = pg.InfiniteLine(
-                pos=d["k_pilot"], angle=90, pen=pg.mkPen("#222222", width=1, style=Qt.DotLine),
+                pos=d.k_pilot, angle=90, pen=pg.mkPen("#222222", width=1, style=Qt.DotLine),
                 label="pilot", labelOpts={"position": 0.92, "color": "#222222"},
             )  # fmt: skip
             p.addItem(self.pilot)
-            if d["pilot_mde"] is not None:
-                self.pilot_point = p.plot([d["k_pilot"]], [d["pilot_mde"]], pen=None,
+            if d.pilot_mde is not None:
+                self.pilot_point = p.plot([d.k_pilot], [d.pilot_mde], pen=None,
                                           symbol="s", symbolSize=9, symbolBrush="#222222",
                                           name="pilot (the card's MDE)")  # fmt: skip
         self.floor = None
-        if d["floor"] is not None:
+        if d.floor is not None:
             self.floor = pg.InfiniteLine(
-                pos=d["floor"], angle=0, pen=pg.mkPen("#6d4c41", width=1, style=Qt.DashDotLine),
+                pos=d.floor, angle=0, pen=pg.mkPen("#6d4c41", width=1, style=Qt.DashDotLine),
                 label="content floor", labelOpts={"position": 0.75, "color": "#6d4c41"},
             )  # fmt: skip
             p.addItem(self.floor)
         self.k_star = None
-        if d["k_star_mde"] is not None:
-            self.k_star = p.plot([d["k_star"]], [d["k_star_mde"]], pen=None, symbol="star",
+        if d.k_star_mde is not None:
+            self.k_star = p.plot([d.k_star], [d.k_star_mde], pen=None, symbol="star",
                                  symbolSize=16, symbolBrush="#D55E00",
-                                 name=f"k* = {d['k_star']}")  # fmt: skip
-        ys = [*d["line_mde"], *d["mde"], d["target"]]
-        if d["pilot_mde"] is not None:
-            ys.append(d["pilot_mde"])
+                                 name=f"k* = {d.k_star}")  # fmt: skip
+        ys = [*d.line_mde, *d.mde, d.target]
+        if d.pilot_mde is not None:
+            ys.append(d.pilot_mde)
         p.setYRange(0, max(ys or [1]) * 1.1)
         self.setMinimumSize(420, 240)
 
@@ -184,7 +184,7 @@ class PlanDialog(QDialog):
         )  # fmt: skip
         self.chart = MdeChart(cp, plan)
         # plain text, never HTML: an entity would show as itself ("pilot&#x27;s")
-        self.caption = caption = QLabel(self.chart.data["caption"])
+        self.caption = caption = QLabel(self.chart.data.caption)
         caption.setTextFormat(Qt.PlainText)
         caption.setWordWrap(True)
         caption.setObjectName("muted")

@@ -3,8 +3,6 @@ reading as tooltip and, for the selected card, as text below the grid."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
@@ -32,6 +30,7 @@ from ...presentation import (
     metric_short,
     short_group,
 )
+from ...presentation.pitfalls import note_text
 from ...presentation.plans import followup_sentence, followup_short, plan_sentence
 from ...presentation.readings import reading as comparison_reading
 from ...presentation.warnings import coded_warnings
@@ -557,24 +556,22 @@ def ask_agreement(cards: VerdictCards, ctx, run: AuditRun | None):
 
 def without_flagged_text(c: Comparison) -> str:
     """The comparison recomputed without the hallucination-flagged items, in words (empty
-    when nothing was flagged on either side): the one reader of the free-form
+    when nothing was flagged on either side): the one reader of
     ``Comparison.without_flagged``."""
     wf = c.without_flagged
-    if not isinstance(wf, Mapping):
+    if wf is None:
         return ""
-    n_g, n_r = wf.get("n_flagged_group", 0) or 0, wf.get("n_flagged_reference", 0) or 0
-    if not (n_g or n_r) and wf.get("verdict") is not None:
+    n_g, n_r = wf.n_flagged_group or 0, wf.n_flagged_reference or 0
+    if not (n_g or n_r) and wf.verdict is not None:
         return ""
     m = c.metric or ""
     left = f"Without the flagged items ({n_g} in {c.group}, {n_r} in {c.reference})"
-    if wf.get("verdict") is None:
-        return f"{left}: not recomputed ({wf.get('reason') or 'not compared'})."
-    same = wf["verdict"] == c.verdict
-    what = verdict_style(wf["verdict"])[0]
+    if wf.verdict is None:
+        return f"{left}: not recomputed ({note_text(wf.reason) or 'not compared'})."
+    same = wf.verdict == c.verdict
+    what = verdict_style(wf.verdict)[0]
     gap = (
-        f"gap {fmt_gap(m, wf.get('gap'))} {fmt_ci(m, wf.get('ci_low'), wf.get('ci_high'))}"
-        if wf.get("gap") is not None
-        else ""
+        f"gap {fmt_gap(m, wf.gap)} {fmt_ci(m, wf.ci_low, wf.ci_high)}" if wf.gap is not None else ""
     )
     turn = f"the verdict holds ({what})" if same else f"the verdict changes to {what}"
     return f"{left}: {gap + '; ' if gap else ''}{turn}."

@@ -4,16 +4,23 @@ After the bootstrap analysis, for each grouping column ``v`` of the audit, the w
 each utterance are fitted with :func:`fairdesk.stats.regression.run_poisson_mixed`
 (``errors ~ Poisson(words · exp(v + covariates + speaker))``) with the audit's reference
 group as reference, and each level's rate ratio is set beside the bootstrap comparison of
-the same groups (:func:`~fairdesk.stats.regression.agreement_with_bootstrap`). The result
-goes under ``payload["model_based"][v]``, stored with the run, so the GUI and the report find
-it: the fit as ``MixedPoissonResult.to_json()`` writes it (numbers and coded notes; its
-conclusions are derived from the numbers when shown, not stored) and the agreement with its
-coded note. Groups the audit excluded (below the minimums) are left out of the model too.
+the same groups (:func:`~fairdesk.stats.regression.agreement_with_bootstrap`). The result is
+a typed :class:`~fairdesk.jobs.model_based_parts.ModelBasedFit` per column
+(``AuditRun.model_based``), stored with the run under ``payload["model_based"][v]`` (its
+codec: the fit's numbers and coded notes, its conclusions derived from the numbers when
+shown, not stored; the agreement with its coded note), so the GUI and the report find it. Groups the audit excluded (below the minimums) are left out of the model too.
 What ``fairdesk audit --model-based`` prints is
 :func:`fairdesk.presentation.regression_poisson_words.model_based_lines`.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .model_based_parts import Agreement, ModelBasedFit
+
+if TYPE_CHECKING:
+    from .result import AuditRun
 
 __all__ = ["ITEM_COVARIATES", "model_based_block"]
 
@@ -29,7 +36,7 @@ ITEM_COVARIATES = (
 )
 
 
-def _reference_level(run, by: list[str], var: str) -> str | None:
+def _reference_level(run: AuditRun, by: list[str], var: str) -> str | None:
     """The audit's reference group as a level of ``var`` (``a=x × b=y`` for two columns)."""
     ref = run.reference
     if ref is None:
@@ -44,16 +51,18 @@ def _reference_level(run, by: list[str], var: str) -> str | None:
     return None
 
 
-def model_based_block(frame, run, by, covariates=(), alpha: float | None = None) -> dict:
-    """The model-based analysis of each grouping column (JSON-ready).
+def model_based_block(
+    frame, run: AuditRun, by, covariates=(), alpha: float | None = None
+) -> dict[str, ModelBasedFit]:
+    """The model-based analysis of each grouping column.
 
     Parameters
     ----------
     frame : the audit's per-item frame after the statistics (``group``, the grouping
         columns, ``n_sub``, ``n_del``, ``n_ins``, ``n_words``, ``speaker_id``, optional
         ``content_id`` and covariate columns).
-    run : the audit's ``AuditRun`` (``reference``, ``comparisons``, ``excluded``,
-        ``settings``), or its payload.
+    run : the audit's ``AuditRun`` (``reference``, ``comparisons``, ``groups``,
+        ``settings``).
     by : the grouping columns.
     covariates : covariate columns (see :data:`ITEM_COVARIATES`).
     alpha : level of the tests (default: the audit's).
@@ -61,15 +70,13 @@ def model_based_block(frame, run, by, covariates=(), alpha: float | None = None)
     Returns
     -------
     dict
-        ``{v: run_poisson_mixed result (to_json) + "agreement"}``, or
-        ``{v: {"error": reason}}``
-        when the model cannot be fitted for ``v`` (the audit itself stands).
+        grouping column → :class:`~fairdesk.jobs.model_based_parts.ModelBasedFit`: the fit
+        with its agreement with the bootstrap and its notes, or only the ``error`` that
+        says why the model cannot be fitted for that column (the audit itself stands).
     """
     from ..stats.notices import Notice
     from ..stats.regression import agreement_with_bootstrap, run_poisson_mixed
-    from .result import as_audit_run
 
-    run = as_audit_run(run)
     by = [str(b) for b in by]
     if alpha is None:
         alpha = float(run.settings.alpha) if run.settings is not None else 0.05
@@ -77,7 +84,7 @@ def model_based_block(frame, run, by, covariates=(), alpha: float | None = None)
     excluded = {str(g.group) for g in run.groups if not g.compared}
     f = frame[~frame["group"].astype(str).isin(excluded)] if excluded else frame
     covariates = list(covariates or ())
-    out = {}
+    out: dict[str, ModelBasedFit] = {}
     for v in by:
         ref = _reference_level(run, by, v)
         try:
@@ -96,28 +103,28 @@ def model_based_block(frame, run, by, covariates=(), alpha: float | None = None)
                 alpha=alpha,
             )
         except ValueError as exc:
-            out[v] = {"error": str(exc)}
+            out[v] = ModelBasedFit(error=str(exc))
             continue
-        comps = [c.to_dict() for c in run.comparisons]
-        m = fit.to_json()
-        del m["conclusions"]  # derived from the numbers when shown
+        agreement: tuple[Agreement, ...] = ()
+        agreement_note = None
         if len(by) > 1:  # the bootstrap compared combined groups: nothing to set beside
-            m["agreement"] = []
-            m["agreement_note"] = Notice("poisson.combined_groups", {"columns": by}).to_json()
+            agreement_note = Notice("poisson.combined_groups", {"columns": by})
         else:
-            m["agreement"] = [
-                {
-                    "level": a.level,
-                    "agree": a.agree,
-                    "model_significant": a.model_significant,
-                    "bootstrap_significant": a.bootstrap_significant,
-                    "note": a.note.to_json(),
-                }
+            comps = [c.to_dict() for c in run.comparisons]
+            agreement = tuple(
+                Agreement(
+                    level=a.level,
+                    agree=a.agree,
+                    model_significant=a.model_significant,
+                    bootstrap_significant=a.bootstrap_significant,
+                    note=a.note,
+                )
                 for a in agreement_with_bootstrap(fit, comps, v)
-            ]
-        if excluded:
-            m["notes"].append(
-                Notice("poisson.groups_excluded", {"groups": sorted(excluded)}).to_json()
             )
-        out[v] = m
+        notes = list(fit.notes)
+        if excluded:
+            notes.append(Notice("poisson.groups_excluded", {"groups": sorted(excluded)}))
+        out[v] = ModelBasedFit(
+            fit=fit, agreement=agreement, agreement_note=agreement_note, notes=tuple(notes)
+        )
     return out

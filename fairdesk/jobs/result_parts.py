@@ -3,7 +3,8 @@
 Each part is what a stage after the statistics adds to the stored result; its fields are
 the keys that stage writes today. ``Json`` fields are free-form blocks (lists read back as
 tuples); parts with an ``extra`` field keep keys they do not declare (written back as they
-came). Read them as read-only.
+came). Read them as read-only. The model-based block (:class:`ModelBasedFit`,
+:class:`Agreement`) has its own codec in :mod:`fairdesk.jobs.model_based_parts`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..stats.notices import Notice
+from .model_based_parts import Agreement, ModelBasedFit
 
 #: A free-form JSON value (read back with lists as tuples).
 Json = Any
@@ -230,50 +232,6 @@ class Pitfalls:
     verdicts_without_flagged: tuple[VerdictChange, ...] = ()
     not_checked: Notice | None = optional()
     nonspeech_share_by_group: Mapping[str, float | None] | None = optional()
-    extra: Mapping[str, Json] = field(default_factory=_empty)
-
-
-@dataclass(frozen=True)
-class Agreement:
-    """The model beside the bootstrap for one level
-    (``stats.regression.agreement_with_bootstrap``): whether they ``agree``, whether each
-    finds a significant gap, and the coded ``note`` that says so with its numbers (worded by
-    fairdesk.presentation.regression_poisson_words); a run stored before the note was coded
-    kept its ``sentence`` instead."""
-
-    level: str | None = None
-    agree: bool = False
-    model_significant: bool = False
-    bootstrap_significant: bool = False
-    sentence: str | None = optional()
-    note: Notice | None = optional()
-    extra: Mapping[str, Json] = field(default_factory=_empty)
-
-
-@dataclass(frozen=True)
-class ModelBasedFit:
-    """The mixed-effects Poisson model of one grouping column (``jobs.model_based``).
-
-    Attributes
-    ----------
-    error : why the model was not fitted (the other fields are then absent).
-    conclusions : the fit's conclusions in words, as a run stored before they were derived
-        from the numbers kept them (None since: the views derive them).
-    agreement : each level beside the bootstrap (:class:`Agreement`).
-    agreement_note : why nothing is set beside (two grouping columns), coded
-        (``Notice.to_json``); a run stored before it was coded kept the sentence.
-    notes : the fit's data notes and caveats (groups the audit excluded), coded
-        (``Notice.to_json``); a run stored before they were coded kept sentences.
-    extra : the fit itself as ``MixedPoissonResult.to_json`` writes it (formula,
-        group variables and levels, covariates, speaker and content handling, ...); the
-        views decode it with ``MixedPoissonResult.from_json``.
-    """
-
-    error: str | None = optional()
-    conclusions: tuple[str, ...] | None = optional()
-    agreement: tuple[Agreement, ...] | None = optional()
-    agreement_note: Mapping[str, Any] | str | None = optional()
-    notes: tuple[Mapping[str, Any] | str, ...] | None = optional()
     extra: Mapping[str, Json] = field(default_factory=_empty)
 
 

@@ -18,7 +18,7 @@ from ..core.pvalues import p_clause, p_text
 from ..jobs.result_parts import Agreement, ModelBasedFit
 from ..stats.notices import Notice
 from ..stats.regression.poisson_mixed_result import MixedPoissonResult
-from .notices import notice_text
+from .notices import notice_text, notice_texts
 
 __all__ = [
     "TEXTS",
@@ -28,7 +28,6 @@ __all__ = [
     "model_based_json",
     "model_based_lines",
     "model_based_notes",
-    "model_based_result",
     "poisson_approximation_text",
     "poisson_conclusions",
     "poisson_json",
@@ -414,61 +413,27 @@ def poisson_overdispersion_text(result: MixedPoissonResult) -> str:
 # -- the model beside the bootstrap (``audit --model-based``: AuditRun.model_based) ----------
 
 
-def model_based_result(m: ModelBasedFit) -> MixedPoissonResult | None:
-    """The fit of one grouping column, decoded from its stored form (None where the model
-    was not fitted, or where a stored block kept no numbers)."""
-    if m.error or "group_variables" not in m.extra:
-        return None
-    notes = [n for n in m.notes or () if not _audit_caveat(n)]
-    return MixedPoissonResult.from_json({**m.extra, "notes": notes})
-
-
-#: How a run stored before the notes were coded said the audit's caveat.
-_EXCLUDED = "groups excluded by the audit's minimums were left out: "
-
-
-def _audit_caveat(n: Any) -> bool:
-    """Whether a stored note is the audit's caveat (added after the fit: not one of the
-    fit's conclusions)."""
-    if isinstance(n, Mapping):
-        return n.get("code") == "poisson.groups_excluded"
-    return str(n).startswith(_EXCLUDED)
-
-
 def model_based_conclusions(m: ModelBasedFit) -> list[str]:
     """The model's conclusions in words: from its numbers (a run stored with sentences is
     read with today's words), else as a block without numbers stored them."""
-    fit = model_based_result(m)
-    if fit is None:
-        return [str(s) for s in m.conclusions or ()]
-    return poisson_conclusions(fit)
+    if m.fit is None:
+        return notice_texts(m.conclusions or ())
+    return poisson_conclusions(m.fit)
 
 
 def model_based_notes(m: ModelBasedFit) -> list[str]:
     """The block's data notes and caveats in words."""
-    return [notice_text(_as_notice(n)) for n in m.notes or ()]
-
-
-def _as_notice(n: Any) -> Notice:
-    if isinstance(n, Notice):
-        return n
-    if isinstance(n, Mapping) and "code" in n:
-        return Notice.from_json(n)
-    return Notice("stored.sentence", {"text": str(n)})
+    return notice_texts(m.notes or ())
 
 
 def agreement_text(a: Agreement) -> str | None:
     """One level's agreement with the bootstrap in words (None where there is none)."""
-    if a.note is not None:
-        return notice_text(a.note)
-    return a.sentence
+    return None if a.note is None else notice_text(a.note)
 
 
 def agreement_note_text(m: ModelBasedFit) -> str:
     """Why the model is not set beside the bootstrap, in words ("" where it is)."""
-    if m.agreement_note is None:
-        return ""
-    return notice_text(_as_notice(m.agreement_note))
+    return "" if m.agreement_note is None else notice_text(m.agreement_note)
 
 
 def model_based_lines(block: Mapping[str, ModelBasedFit] | None) -> list[str]:
@@ -491,33 +456,30 @@ def model_based_lines(block: Mapping[str, ModelBasedFit] | None) -> list[str]:
 
 def model_based_json(payload: Mapping[str, Any], block: Mapping[str, ModelBasedFit] | None) -> dict:
     """``payload`` (a run's JSON) with its ``model_based`` block in words, as ``--json``
-    writes it: each fit's notes, conclusions and agreement sentences written in."""
+    writes it: each fit's notes, conclusions and agreement sentences written in (a block
+    without a fit as stored)."""
     out = dict(payload)
-    stored = payload.get("model_based")
-    if not isinstance(stored, Mapping) or not block:
+    if not isinstance(payload.get("model_based"), Mapping) or not block:
         return out
     worded = {}
-    for v, entry in stored.items():
-        m = block.get(v)
-        fit = model_based_result(m) if m is not None else None
-        if m is None or fit is None or not isinstance(entry, Mapping):
-            worded[v] = entry
-            continue
-        w = {**entry, **poisson_json(fit)}
-        w["notes"] = model_based_notes(m)
-        if m.agreement_note is not None:
-            w["agreement_note"] = agreement_note_text(m)
-        if m.agreement is not None:
-            w["agreement"] = [
-                {
-                    "level": a.level,
-                    "agree": a.agree,
-                    "model_significant": a.model_significant,
-                    "bootstrap_significant": a.bootstrap_significant,
-                    "sentence": agreement_text(a),
-                }
-                for a in m.agreement
-            ]
+    for v, m in block.items():
+        w = m.to_json()
+        if m.fit is not None:
+            w.update(poisson_json(m.fit))
+            w["notes"] = model_based_notes(m)
+            if m.agreement_note is not None:
+                w["agreement_note"] = agreement_note_text(m)
+            if m.agreement is not None:
+                w["agreement"] = [
+                    {
+                        "level": a.level,
+                        "agree": a.agree,
+                        "model_significant": a.model_significant,
+                        "bootstrap_significant": a.bootstrap_significant,
+                        "sentence": agreement_text(a),
+                    }
+                    for a in m.agreement
+                ]
         worded[v] = w
     out["model_based"] = worded
     return out

@@ -53,7 +53,6 @@ from ..presentation.regression_poisson_words import (
     agreement_note_text,
     agreement_text,
     model_based_conclusions,
-    model_based_result,
     poisson_approximation_text,
     poisson_model_text,
     poisson_overdispersion_text,
@@ -181,10 +180,9 @@ def model_based_section(run: AuditRun) -> list[dict]:
 
 
 def _model_based_entry(var: str, m: ModelBasedFit, comps: dict) -> dict:
-    """One grouping column's model (``ModelBasedFit``, its fit decoded by
-    :func:`~fairdesk.presentation.regression_poisson_words.model_based_result`), each level
+    """One grouping column's model (``ModelBasedFit``, its typed ``fit``), each level
     beside the bootstrap's WER comparison of the same group."""
-    fit = model_based_result(m)
+    fit = m.fit
     if m.error or fit is None:
         return {"variable": var, "error": m.error or "not fitted"}
     agree = {a.level: agreement_text(a) or "" for a in m.agreement or ()}

@@ -253,6 +253,7 @@ def test_the_model_based_result_shows_beside_the_logistic_one(qtbot, ctx, mini):
     from fairdesk.presentation.notices import notice_text
     from fairdesk.presentation.regression_poisson_words import poisson_json
     from fairdesk.stats import AuditSettings, compare_groups
+    from fairdesk.stats.notices import Notice
     from fairdesk.stats.regression import agreement_with_bootstrap, run_poisson_mixed
 
     frame = _poisson_frame()
@@ -272,7 +273,11 @@ def test_the_model_based_result_shows_beside_the_logistic_one(qtbot, ctx, mini):
     payload = dict(run_payload(ctx.project, mini.run_id))
     payload["model_based"] = {"accent": {**res, "agreement": agreement}}
     run = as_audit_run(payload)  # the typed block: column -> ModelBasedFit
-    assert run.model_based["accent"].agreement[0].sentence == agreement[0]["sentence"]
+    # an old sentence: a stored.sentence note, worded as stored
+    assert run.model_based["accent"].agreement[0].note == Notice(
+        "stored.sentence", {"text": agreement[0]["sentence"]}
+    )
+    assert run.model_based["accent"].fit is not None
     panel = RegressionPanel(ctx)
     qtbot.addWidget(panel)
     panel.show()

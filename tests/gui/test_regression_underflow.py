@@ -62,8 +62,8 @@ def test_a_result_stored_before_p_log10_reads_the_floor():
 def test_model_based_rows_show_the_holm_p_with_its_logarithm():
     from fairdesk.jobs.result_parts import ModelBasedFit
 
-    fit = ModelBasedFit(
-        extra={
+    fit = ModelBasedFit.from_json(
+        {
             "group_variables": [
                 {
                     "variable": "accent",

@@ -18,6 +18,7 @@ def html(speech_runs):
     from fairdesk.core.runs import run_items_frame
     from fairdesk.jobs.model_based import model_based_block
     from fairdesk.jobs.regression_run import regress_run, store_regression
+    from fairdesk.jobs.result import AuditRun
     from fairdesk.presentation.regression_poisson_words import poisson_json
     from fairdesk.stats.regression import run_poisson_mixed
     from fairdesk.stats.sensitivity import normaliser_sensitivity
@@ -47,7 +48,8 @@ def html(speech_runs):
     )
     d = load_run(p, run)
     d.payload = copy.deepcopy(d.payload)
-    d.payload["model_based"] = model_based_block(items, d.payload, ["accent"])
+    block = model_based_block(items, AuditRun.from_json(d.payload), ["accent"])
+    d.payload["model_based"] = {v: m.to_json() for v, m in block.items()}
     d.payload["normaliser_sensitivity"] = normaliser_sensitivity(
         items, AuditSettings(n_bootstrap=200, min_items=10, min_speakers=3), "us", ["wer"]
     )

@@ -3,9 +3,8 @@ mixed-effects Poisson regression of word errors with a speaker random intercept,
 the Regression tab beside the logistic regressions.
 
 The run carries ``AuditRun.model_based``: grouping column ->
-:class:`~fairdesk.jobs.result_parts.ModelBasedFit` (the fit of
-:func:`fairdesk.stats.regression.run_poisson_mixed`, decoded by
-:func:`fairdesk.presentation.regression_poisson_words.model_based_result`, and the per-level
+:class:`~fairdesk.jobs.result_parts.ModelBasedFit` (the typed fit of
+:func:`fairdesk.stats.regression.run_poisson_mixed`, ``fit``, and the per-level
 ``agreement`` with the bootstrap). This view only renders it: a table of rate ratios with their 95% CIs, p and Holm-adjusted p, and the
 agreement with the bootstrap, the speaker SD, the overdispersion check and the conclusions
 in words.
@@ -34,7 +33,6 @@ from ...presentation.regression_poisson_words import (
     agreement_note_text,
     agreement_text,
     model_based_conclusions,
-    model_based_result,
     poisson_approximation_text,
 )
 
@@ -54,7 +52,7 @@ def _problem(res: ModelBasedFit) -> str | None:
     """Why a variable's model was not fitted (the audit stores the error instead)."""
     if res.error:
         return str(res.error)
-    if model_based_result(res) is None:
+    if res.fit is None:
         return "no fit stored"
     return None
 
@@ -69,7 +67,7 @@ def rate_rows(model_based: Mapping[str, ModelBasedFit] | None) -> list[list[str]
     reference level (``model_based``: ``AuditRun.model_based``)."""
     rows = []
     for var, res in _fits(model_based):
-        fit = model_based_result(res)
+        fit = res.fit
         if fit is None:
             rows.append([str(var), f"(not fitted: {_problem(res)})", "", "", "", "", "", ""])
             continue
@@ -105,7 +103,7 @@ def model_based_text(model_based: Mapping[str, ModelBasedFit] | None) -> str:
     SD, the overdispersion reading and the model's conclusions."""
     parts = []
     for var, res in _fits(model_based):
-        fit = model_based_result(res)
+        fit = res.fit
         lines = [f"{var}:"]
         if fit is None:
             lines.append(f"  not fitted: {_problem(res)}")
@@ -132,7 +130,7 @@ def summary_line(model_based: Mapping[str, ModelBasedFit] | None) -> str:
     """One line over the table: the model, the speaker SD and the overdispersion ratio."""
     bits = []
     for var, res in _fits(model_based):
-        fit = model_based_result(res)
+        fit = res.fit
         if fit is None:
             continue
         sd = finite(fit.speaker_sd)

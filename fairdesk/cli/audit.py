@@ -7,6 +7,7 @@ import sys
 import time
 
 from ..presentation import count, fmt_gap, fmt_number, fmt_p, fmt_value, unit
+from ..presentation.estimability_words import reason_text, sample_text
 from . import blocks
 from .common import (
     EXIT_NOTHING,
@@ -355,7 +356,7 @@ def print_groups(res, file=None):
         for c in run.comparisons:
             if c.metric == "grounding_lift":
                 # compared on the explained items alone (docs/METHODS.md, "Saliency grounding")
-                on = f"  on {c.sample}" if c.sample else ""
+                on = f"  on {sample_text(c.sample)}" if c.sample else ""
                 print(
                     f"  {term(c.group)[:30]:<30} {fmt_value('grounding_lift', c.value):>6} "
                     f"vs {fmt_value('grounding_lift', c.reference_value)}  "
@@ -365,7 +366,7 @@ def print_groups(res, file=None):
                     file=file,
                 )
                 if c.verdict == "not_estimable" and c.reason:
-                    print(term(f"    {c.reason}"), file=file)
+                    print(term(f"    {reason_text(c.reason)}"), file=file)
     for e in run.excluded:
         print(term(f"  excluded {e.group}: {e.reason}"), file=file)
     print_no_diacritics(run, file)

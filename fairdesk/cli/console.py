@@ -31,6 +31,7 @@ from ..presentation import (
     unit,
     with_basis,
 )
+from ..presentation.estimability_words import reason_text
 from ..presentation.plans import reading_plan
 from ..presentation.readings import reading
 from ..presentation.warnings import run_warnings, speakers_line
@@ -146,7 +147,7 @@ def format_groups(res, metrics=None, readings: bool = True) -> str:
                     f"{comparison_basis(c)}, fewer than 10: no interval, no test"
                 )
             elif c.verdict == "not_estimable":
-                out.append(f"{head}not_estimable: {c.reason or ''}")
+                out.append(f"{head}not_estimable: {reason_text(c.reason) or ''}")
             elif c.verdict == "no_variation":
                 nv = c.no_variation
                 if nv is None:

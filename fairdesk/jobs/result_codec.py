@@ -26,6 +26,10 @@ Rules
   (a key that is a Python keyword).
 * A field declared ``metadata={"omit_none": True}`` is left out while None (a key today's
   payload has only where a later stage wrote it).
+* A coded note (:class:`~fairdesk.stats.notices.Notice`) stored as a sentence by an older
+  run reads as ``stored.sentence`` (its words as stored); a
+  :class:`~fairdesk.stats.results.ComparisonSample` stored in words (``the 2 + 2 explained
+  items``) reads back as its numbers.
 * :class:`~fairdesk.stats.settings.AuditSettings` is read with ``AuditSettings.from_dict``
   (validated) and written with its ``to_dict``; stored settings today's checks refuse (an
   older release's limits) are kept as stored, unchecked: the run opens as it was made. A
@@ -44,6 +48,8 @@ from typing import Any, Union
 
 import numpy as np
 
+from fairdesk.stats.notices import Notice
+from fairdesk.stats.results import ComparisonSample, stored_notice
 from fairdesk.stats.settings import STORED_DEFAULTS, AuditSettings
 from fairdesk.stats.summary import MetricSummary
 
@@ -164,6 +170,11 @@ def decode(data, hint: Any):
         return None
     if hint is AuditSettings:
         return decode_settings(data)[0]
+    if hint is Notice:  # a coded note, or the sentence an older run stored
+        note = stored_notice(data)
+        return Notice(note.code, freeze(dict(note.args)))
+    if hint is ComparisonSample:  # typed, or the words an older run stored
+        return ComparisonSample.from_json(data)
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         return decode_dataclass(hint, data)
     if hint is float:

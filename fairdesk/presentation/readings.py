@@ -26,6 +26,7 @@ from ..metrics.units import MISSING, fmt_bound, fmt_gap, fmt_p, fmt_size, fmt_va
 from ..stats.results import Basis, BlockCounts, Comparison, NoVariation
 from ..stats.settings import AuditSettings
 from ..stats.verdicts import practical_threshold
+from .estimability_words import reason_text, sample_text
 
 if TYPE_CHECKING:
     from ..jobs.result import AuditRun
@@ -332,8 +333,8 @@ def reading(
             c.reference,
             c.value,
             c.reference_value,
-            c.reason or "",
-            c.sample,
+            reason_text(c.reason) or "",
+            sample_text(c.sample),
         )
     flags = set(c.flags or ())
     # a payload written by hand may lack the blocks: the items alone
@@ -363,7 +364,7 @@ def reading(
         multiplicity=multiplicity,
         single_speaker="single_speaker_recordings" in flags,
         basis=c.basis,
-        sample=c.sample,
+        sample=sample_text(c.sample),
         shared_subset="shared_content_subset" in flags,
     )
 
@@ -374,8 +375,9 @@ _READING_AFTER = "n_speakers"
 
 def readings_json(payload: Mapping[str, Any], run: AuditRun | _Run) -> dict:
     """``payload`` (a run's JSON, ``AuditRun.to_json``) with each comparison's ``reading``
-    written in, after ``n_speakers`` as the stored results had it: what ``--json`` writes
-    (docs/METHODS.md asks a reading with every verdict)."""
+    written in, after ``n_speakers`` as the stored results had it, and its ``reason`` and
+    ``sample`` in words: what ``--json`` writes (docs/METHODS.md asks a reading with every
+    verdict)."""
     out = dict(payload)
     comps = list(payload.get("comparisons") or ())
     written = []
@@ -384,6 +386,10 @@ def readings_json(payload: Mapping[str, Any], run: AuditRun | _Run) -> dict:
         for k, v in entry.items():
             if k == "reading":
                 continue
+            if k == "reason":  # the note in words, as the results stored it
+                v = reason_text(c.reason)
+            elif k == "sample":
+                v = sample_text(c.sample)
             row[k] = v
             if k == _READING_AFTER:
                 row["reading"] = reading(c, run)

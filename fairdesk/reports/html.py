@@ -51,6 +51,7 @@ from ..presentation import (
     text_sources,
     with_basis,
 )
+from ..presentation.estimability_words import reason_text, sample_text
 from ..presentation.warnings import run_warnings, speakers_line
 from ..stats.results import Comparison
 from .align import align_texts, normaliser
@@ -313,7 +314,9 @@ def _gap_rows(run: AuditRun) -> list[dict]:
                 "bg": bg,
                 "fg": fg,
                 "flags": ", ".join(str(f).replace("_", " ") for f in c.flags or ()),
-                "extra": _no_variation(c) or c.reason or (f"on {c.sample}" if c.sample else ""),
+                "extra": _no_variation(c)
+                or reason_text(c.reason)
+                or (f"on {sample_text(c.sample)}" if c.sample else ""),
             }
         )
     return rows

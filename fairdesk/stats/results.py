@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 
 from fairdesk.core.jsonio import jsonable
+from fairdesk.stats.notices import Notice
 from fairdesk.stats.settings import AuditSettings
 from fairdesk.stats.summary import MetricSummary
 
@@ -83,6 +85,45 @@ class Basis:
 
 
 @dataclass(frozen=True)
+class ComparisonSample:
+    """The sample a sampled metric (grounding lift: the explained items) was compared on
+    (``Comparison.sample``); worded ``the 2 + 2 explained items`` by
+    :func:`fairdesk.presentation.estimability_words.sample_words`.
+
+    Attributes
+    ----------
+    group, reference : the sample's items in the group and in the reference.
+    items : what the sample counts (the metric's ``MetricSpec.sample``: ``explained items``).
+    """
+
+    group: int
+    reference: int
+    items: str
+
+    @classmethod
+    def from_json(cls, data) -> ComparisonSample:
+        """From ``{"group", "reference", "items"}``, or from the words a run stored before
+        the sample was typed (``the 2 + 2 explained items``)."""
+        if isinstance(data, str):
+            m = _STORED_SAMPLE.match(data)
+            if m is None:
+                raise ValueError(f"not a stored comparison sample: {data!r}")
+            return cls(int(m.group(1)), int(m.group(2)), m.group(3))
+        return cls(int(data["group"]), int(data["reference"]), str(data["items"]))
+
+
+_STORED_SAMPLE = re.compile(r"^the (\d+) \+ (\d+) (.+)$")
+
+
+def stored_notice(data) -> Notice:
+    """A note as stored: a coded one (``{"code", "args"}``) or, from a run stored before its
+    notes were coded, the sentence itself (``stored.sentence``)."""
+    if isinstance(data, str):
+        return Notice("stored.sentence", {"text": data})
+    return Notice.from_json(data)
+
+
+@dataclass(frozen=True)
 class Comparison:
     """One group × metric compared with the reference (docs/METHODS.md, "Comparisons with the reference"):
     numbers and codes; its reading in words is :func:`fairdesk.presentation.readings.reading`.
@@ -114,15 +155,19 @@ class Comparison:
         ``undefined_replicates_dropped`` (NaN replicates left out), ``p_unresolvable``
         (comparisons / (n_bootstrap + 1) ≥ alpha: no p_adjusted can fall below alpha).
     n_items, n_speakers : the group's analysed items and speakers (None without ids).
-    reason : why the comparison is ``not_estimable`` or ``descriptive`` (words), else None.
+    reason : why the comparison is ``not_estimable`` or ``descriptive`` (a coded note,
+        :class:`~fairdesk.stats.notices.Notice`, worded by
+        :func:`fairdesk.presentation.notices.notice_text`), else None. A run stored before
+        the notes were coded kept the sentence: it reads as ``stored.sentence``.
     no_variation : for ``no_variation``: a ``NoVariation`` (value, unit, n_group,
         n_reference, bound_group, bound_reference: the rule-of-three bound 3/n on the other
         outcome), else None.
     basis : for a diacritic metric (DER, RDD, net loss, TER), its basis E on each side
         (``Basis``); None for every other metric (left out of the JSON then).
     sample : for a metric computed on a sample (grounding lift: the explained items), the
-        sample it was compared on, in words (``the 2 + 2 explained items``); its blocks are
-        ``n_blocks``. None for a metric of every item (left out of the JSON then).
+        sample it was compared on (``ComparisonSample``: its sizes, worded ``the 2 + 2
+        explained items``); its blocks are ``n_blocks``. None for a metric of every item
+        (left out of the JSON then).
     ratio_ci_low, ratio_ci_high : the 95% percentile interval of the ratio, from the replicate
         values of the two sides the gap's CI uses; None where no bootstrap ran or a
         replicate's reference value is 0 (docs/METHODS.md, "Comparisons with the reference").
@@ -155,10 +200,10 @@ class Comparison:
     flags: tuple[str, ...]
     n_items: int
     n_speakers: int | None
-    reason: str | None = None
+    reason: Notice | None = None
     no_variation: NoVariation | None = None
     basis: Basis | None = dataclasses.field(default=None, metadata={"omit_none": True})
-    sample: str | None = dataclasses.field(default=None, metadata={"omit_none": True})
+    sample: ComparisonSample | None = dataclasses.field(default=None, metadata={"omit_none": True})
     # only where the pitfalls stage recomputed the verdict (the typed JSON leaves it out
     # while None, as today's payload does)
     without_flagged: dict | None = dataclasses.field(default=None, metadata={"omit_none": True})
@@ -301,9 +346,11 @@ __all__ = [
     "Basis",
     "BlockCounts",
     "Comparison",
+    "ComparisonSample",
     "Exclusion",
     "GroupInfo",
     "MetricSummary",
     "NoVariation",
     "jsonable",
+    "stored_notice",
 ]

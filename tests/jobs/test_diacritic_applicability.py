@@ -10,6 +10,7 @@ from statsmodels.stats.multitest import multipletests
 
 import fairdesk
 from fairdesk.cli.console import format_groups
+from fairdesk.presentation.estimability_words import reason_text
 from fairdesk.presentation.readings import reading
 from tests.conftest import english_accents_run
 
@@ -50,7 +51,10 @@ def test_asked_for_der_shows_e_and_groups_under_10_marks_are_not_tested():
     assert c.p_value is None and c.p_adjusted is None and c.ci_low is None and c.ci_high is None
     assert c.value == pytest.approx(1 / 3)  # 3 expected, 1 dropped (speaker c1)
     assert "E = 3 + 12 expected diacritics" in reading(c, run) and "no test" in reading(c, run)
-    assert c.reason.startswith("c has E = 3 expected diacritics (fewer than 10)")
+    assert c.reason is not None and c.reason.code == "estimability.descriptive_basis"
+    assert (reason_text(c.reason) or "").startswith(
+        "c has E = 3 expected diacritics (fewer than 10)"
+    )
     # not in Holm's m: B planned for 1 comparison, b's p_adjusted is Holm over b alone
     assert run.bootstrap["comparisons"] == 1
     tested = [x for x in run.comparisons if x.verdict != "descriptive"]

@@ -1,0 +1,118 @@
+"""A comparison's ``reason`` and ``sample`` are typed (a coded note, the sample's sizes):
+their words come from presentation and equal what the statistics wrote before; runs stored
+with the sentences open and read as stored."""
+
+import math
+
+from fairdesk.jobs.result_codec import decode, encode
+from fairdesk.presentation.estimability_words import reason_text, sample_text
+from fairdesk.presentation.notices import notice_text
+from fairdesk.presentation.readings import readings_json
+from fairdesk.stats.estimability import descriptive_reason
+from fairdesk.stats.notices import Notice, notice
+from fairdesk.stats.results import BlockCounts, Comparison, ComparisonSample
+
+
+def _comparison(**kw) -> Comparison:
+    base = dict(
+        metric="grounding_lift",
+        group="b",
+        reference="a",
+        value=0.5,
+        reference_value=1.5,
+        gap=-1.0,
+        ratio=1 / 3,
+        effect_size=math.nan,
+        ci_low=math.nan,
+        ci_high=math.nan,
+        p_value=math.nan,
+        p_adjusted=math.nan,
+        mde=math.nan,
+        estimator="none",
+        n_blocks=BlockCounts(2, 2, 2, 2, 2),
+        design="matched",
+        verdict="not_estimable",
+        direction="worse",
+        flags=(),
+        n_items=2,
+        n_speakers=None,
+    )
+    return Comparison(**{**base, **kw})
+
+
+def test_the_descriptive_basis_note_reads_as_before():
+    note = descriptive_reason("DER", "expected diacritics", {"c": 3.0, "the reference": 12.0})
+    assert note is not None and note.code == "estimability.descriptive_basis"
+    assert notice_text(note) == (
+        "c has E = 3 expected diacritics (fewer than 10), so the DER is descriptive: shown, "
+        "with no interval and no test"
+    )
+    both = descriptive_reason("TER", "expected tone marks", {"x": 2.5, "the reference": 0.0})
+    assert notice_text(both).startswith(
+        "x has E = 2.5 and the reference has E = 0 expected tone marks (fewer than 10)"
+    )
+    assert descriptive_reason("DER", "expected diacritics", {"c": 10.0}) is None
+
+
+def test_a_sampled_metric_below_the_minimums_reads_as_before():
+    note = notice(
+        "minimums.sample_below",
+        label="Grounding lift",
+        items="explained items",
+        group=2,
+        reference=2,
+        short=(("min_items", "b", 2, 5), ("min_speakers", "a", 1, 2)),
+    )
+    assert notice_text(note) == (
+        "the grounding lift is computed on a sample, 2 + 2 explained items, and the minimums "
+        "apply to it (2 explained items in b < min_items 5; 1 speaker in a's sample < "
+        "min_speakers 2); a larger sample per group (--explain-per-group) or lower minimums "
+        "(--min-items, --min-speakers) would allow a test"
+    )
+
+
+def test_a_units_note_on_a_sample_names_the_sample():
+    inner = notice("estimability.few_speakers", k=1, name="b")
+    note = notice(
+        "estimability.on_sample",
+        group=2,
+        reference=3,
+        items="explained items",
+        reason=inner.to_json(),
+    )
+    assert notice_text(note) == "on the 2 + 3 explained items: " + notice_text(inner)
+
+
+def test_typed_reason_and_sample_round_trip_and_write_words_in_json():
+    c = _comparison(
+        reason=notice("estimability.few_speakers", k=1, name="b"),
+        sample=ComparisonSample(2, 2, "explained items"),
+    )
+    data = encode(c, Comparison)
+    assert data["reason"] == {"code": "estimability.few_speakers", "args": {"k": 1, "name": "b"}}
+    assert data["sample"] == {"group": 2, "reference": 2, "items": "explained items"}
+    back = decode(data, Comparison)
+    assert (back.reason, back.sample) == (c.reason, c.sample)
+    assert sample_text(back.sample) == "the 2 + 2 explained items"
+
+    class Run:
+        comparisons = (back,)
+        settings = None
+
+    out = readings_json({"comparisons": [data]}, Run())["comparisons"][0]
+    assert out["sample"] == "the 2 + 2 explained items"
+    assert out["reason"] == reason_text(back.reason)
+    assert out["reason"].startswith("one speaker in b: speaker and group cannot be told apart")
+
+
+def test_a_run_stored_with_sentences_opens_and_reads_as_stored():
+    stored = encode(_comparison(), Comparison)
+    stored["reason"] = "an older sentence, kept as it was"
+    stored["sample"] = "the 4 + 5 explained items"
+    c = decode(stored, Comparison)
+    assert c.reason == Notice("stored.sentence", {"text": "an older sentence, kept as it was"})
+    assert reason_text(c.reason) == "an older sentence, kept as it was"
+    assert c.sample == ComparisonSample(4, 5, "explained items")
+    assert sample_text(c.sample) == "the 4 + 5 explained items"
+    none = decode(encode(_comparison(), Comparison), Comparison)
+    assert none.reason is None and none.sample is None and reason_text(None) is None

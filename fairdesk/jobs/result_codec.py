@@ -29,7 +29,8 @@ Rules
 * A coded note (:class:`~fairdesk.stats.notices.Notice`) stored as a sentence by an older
   run reads as ``stored.sentence`` (its words as stored); a
   :class:`~fairdesk.stats.results.ComparisonSample` stored in words (``the 2 + 2 explained
-  items``) reads back as its numbers.
+  items``) reads back as its numbers; a ``stored.sentence`` note is written back as the
+  sentence, so an older run writes back as it was stored.
 * :class:`~fairdesk.stats.settings.AuditSettings` is read with ``AuditSettings.from_dict``
   (validated) and written with its ``to_dict``; stored settings today's checks refuse (an
   older release's limits) are kept as stored, unchecked: the run opens as it was made. A
@@ -49,7 +50,7 @@ from typing import Any, Union
 import numpy as np
 
 from fairdesk.stats.notices import Notice
-from fairdesk.stats.results import ComparisonSample, stored_notice
+from fairdesk.stats.results import STORED_SENTENCE, ComparisonSample, stored_notice
 from fairdesk.stats.settings import STORED_DEFAULTS, AuditSettings
 from fairdesk.stats.summary import MetricSummary
 
@@ -87,6 +88,8 @@ def encode(value, hint: Any = Any, rule: str | None = None):
         return None
     if isinstance(value, AuditSettings):
         return value.to_dict()
+    if isinstance(value, Notice) and value.code == STORED_SENTENCE:
+        return value.args["text"]  # an older run's sentence: written back as it was stored
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return encode_dataclass(value)
     if isinstance(value, (bool, np.bool_)):

@@ -23,6 +23,7 @@ AREAS: dict[str, str] = {
     "stored": ".stored_words",
     "estimability": ".estimability_words",
     "minimums": ".minimums_words",
+    "interval": ".interval_words",
 }
 
 

@@ -27,6 +27,7 @@ from ..stats.results import Basis, BlockCounts, Comparison, NoVariation
 from ..stats.settings import AuditSettings
 from ..stats.verdicts import practical_threshold
 from .estimability_words import reason_text, sample_text
+from .interval_words import note_json_text
 
 if TYPE_CHECKING:
     from ..jobs.result import AuditRun
@@ -397,6 +398,28 @@ def readings_json(payload: Mapping[str, Any], run: AuditRun | _Run) -> dict:
         written.append(row)
     if "comparisons" in payload:
         out["comparisons"] = written
+    return interval_notes_json(out)
+
+
+def interval_notes_json(payload: Mapping[str, Any]) -> dict:
+    """``payload`` with the notes of the values' own CIs in words (each group's
+    ``ci_note``, each summary's ``overall.note``), where the result holds coded notes."""
+    out = dict(payload)
+    if isinstance(out.get("groups"), list):
+        out["groups"] = [
+            {**g, "ci_note": {m: note_json_text(n) for m, n in g["ci_note"].items()}}
+            if isinstance(g, Mapping) and isinstance(g.get("ci_note"), Mapping)
+            else g
+            for g in out["groups"]
+        ]
+    if isinstance(out.get("summary"), Mapping):
+        summary = {}
+        for m, s in out["summary"].items():
+            o = s.get("overall") if isinstance(s, Mapping) else None
+            if isinstance(o, Mapping) and "note" in o:
+                s = {**s, "overall": {**o, "note": note_json_text(o["note"])}}
+            summary[m] = s
+        out["summary"] = summary
     return out
 
 

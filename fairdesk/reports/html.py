@@ -52,6 +52,7 @@ from ..presentation import (
     with_basis,
 )
 from ..presentation.estimability_words import reason_text, sample_text
+from ..presentation.interval_words import ci_note_text
 from ..presentation.warnings import run_warnings, speakers_line
 from ..stats.results import Comparison
 from .align import align_texts, normaliser
@@ -202,7 +203,7 @@ def _group_values(run: AuditRun) -> dict:
                 {
                     "value": with_basis(fmt_value(m, (g.values or {}).get(m)), group_basis(g, m)),
                     "ci": _ci_span(m, group_ci(g, m)),
-                    "note": (g.ci_note or {}).get(m) or "",
+                    "note": ci_note_text(g, m) or "",
                     "scheme": (g.ci_scheme or {}).get(m) or "",
                 }
             )

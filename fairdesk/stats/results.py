@@ -115,11 +115,15 @@ class ComparisonSample:
 _STORED_SAMPLE = re.compile(r"^the (\d+) \+ (\d+) (.+)$")
 
 
+#: The code of a note an older run stored as its sentence (fairdesk.presentation.stored_words).
+STORED_SENTENCE = "stored.sentence"
+
+
 def stored_notice(data) -> Notice:
     """A note as stored: a coded one (``{"code", "args"}``) or, from a run stored before its
     notes were coded, the sentence itself (``stored.sentence``)."""
     if isinstance(data, str):
-        return Notice("stored.sentence", {"text": data})
+        return Notice(STORED_SENTENCE, {"text": data})
     return Notice.from_json(data)
 
 
@@ -233,7 +237,9 @@ class GroupInfo:
     ci_scheme : metric id → scheme of that CI (``two_way``, ``speaker``, ``content``,
         ``utterance``, ``rule_of_three`` for a constant group, ``not_estimable``,
         ``descriptive`` for a diacritic metric on fewer than 10 expected marks).
-    ci_note : metric id → why there is no CI, or how a rule-of-three one was made.
+    ci_note : metric id → why there is no CI, or how a rule-of-three one was made (a coded
+        note; a run stored before the notes were coded kept the sentence:
+        ``stored.sentence``).
     ci_flags : metric id → the CI's flags: ``bound_clamped`` where a bound was clamped to
         the metric's range (docs/METHODS.md, "Bounds stay inside the metric's range");
         metrics without a flag are absent; None (left out of the JSON) in runs stored before
@@ -258,7 +264,7 @@ class GroupInfo:
     values: dict
     ci: dict = dataclasses.field(default_factory=dict)
     ci_scheme: dict = dataclasses.field(default_factory=dict)
-    ci_note: dict = dataclasses.field(default_factory=dict)
+    ci_note: dict[str, Notice] = dataclasses.field(default_factory=dict)
     ci_flags: dict | None = dataclasses.field(default=None, metadata={"omit_none": True})
     wer_dominated_by: dict | None = None
     missing: bool = False
@@ -351,6 +357,7 @@ __all__ = [
     "GroupInfo",
     "MetricSummary",
     "NoVariation",
+    "STORED_SENTENCE",
     "jsonable",
     "stored_notice",
 ]

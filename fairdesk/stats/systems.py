@@ -69,6 +69,7 @@ from fairdesk.stats.groupci import (
     shared_content_count,
     value_scheme,
 )
+from fairdesk.stats.notices import Notice
 from fairdesk.stats.parallel import parallel_map
 from fairdesk.stats.pigeonhole import difference_factor
 from fairdesk.stats.results import BlockCounts
@@ -399,7 +400,7 @@ def _compare(
     }
 
 
-def _untested(rec: dict, status: str, reason: str | None, no_variation=None) -> dict:
+def _untested(rec: dict, status: str, reason: str | Notice | None, no_variation=None) -> dict:
     rec.update(verdict=status, reason=reason, no_variation=no_variation)
     return rec
 

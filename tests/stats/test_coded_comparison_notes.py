@@ -116,3 +116,40 @@ def test_a_run_stored_with_sentences_opens_and_reads_as_stored():
     assert sample_text(c.sample) == "the 4 + 5 explained items"
     none = decode(encode(_comparison(), Comparison), Comparison)
     assert none.reason is None and none.sample is None and reason_text(None) is None
+
+
+def test_the_interval_notes_read_as_the_statistics_wrote_them():
+    from fairdesk.presentation.interval_words import note_json_text
+    from fairdesk.stats.groupci import value_scheme
+
+    speaker = (
+        ": speaker and group cannot be told apart, so the group's value has no estimable "
+        "interval; record more speakers (--resampling utterance describes these recordings only)"
+    )
+    assert notice_text(value_scheme(True, 1, 9, False, "speaker")[1]) == "one speaker" + speaker
+    assert notice_text(value_scheme(True, 0, 9, False, "speaker")[1]) == "no speaker" + speaker
+    cases = [
+        (
+            notice("interval.rule_of_three", metric="wer", value=0.0, n=252.0),
+            "every unit gives 0.0%: the interval is the rule-of-three bound 3/n (n = 252)",
+        ),
+        (
+            notice("interval.constant", metric="wer", value=0.25),
+            "every unit gives 25.0%, so the resampled values do not vary: no interval",
+        ),
+        (
+            notice("interval.descriptive_basis", e=3.0, unit="expected diacritics", minimum=10),
+            "E = 3 expected diacritics (fewer than 10): descriptive, no interval",
+        ),
+        (
+            notice("interval.no_spread"),
+            "the resampled values do not vary although the items do: no interval",
+        ),
+    ]
+    for note, words in cases:
+        assert notice_text(note) == words
+    corpus = notice("interval.corpus_group", reason=notice("interval.one_utterance").to_json())
+    assert note_json_text(corpus.to_json()) == (
+        "a group of the corpus has one utterance: nothing to resample"
+    )
+    assert note_json_text("a sentence stored before") == "a sentence stored before"

@@ -15,6 +15,18 @@ from fairdesk.metrics.registry import ratio_metric
 from fairdesk.presentation.estimability_words import reason_text
 from fairdesk.stats import AuditSettings, compare_groups
 
+
+def _words(notes):
+    """Coded notes (metric → Notice, or one Notice) in today's words."""
+    from fairdesk.presentation.notices import notice_text
+
+    if notes is None or isinstance(notes, str):
+        return notes
+    if isinstance(notes, dict):
+        return {k: _words(v) for k, v in notes.items()}
+    return notice_text(notes)
+
+
 W = ratio_metric("wer", "WER", ["n_sub"], ["n_words"])
 C = ratio_metric("cer", "CER", ["n_csub"], ["n_chars"])
 
@@ -120,7 +132,7 @@ def test_groups_table_order_reasons_and_notes():
     assert g.values == {"wer": pytest.approx(0.25)} and g.ci == {"wer": None}
     assert g.ci_scheme == {"wer": "not_estimable"}
     assert res.groups[0].ci_scheme == {"wer": "speaker"}
-    assert g.ci_note == {
+    assert _words(g.ci_note) == {
         "wer": (
             "one speaker: speaker and group cannot be told apart, so the group's value has no "
             "estimable interval; record more speakers (--resampling utterance describes these "
@@ -418,7 +430,7 @@ def test_constant_group_has_no_interval():
     rows = [("r", f"t{i}", i % 2, 4) for i in range(6)] + [("g", f"s{i}", 1, 4) for i in range(4)]
     g = next(gi for gi in _run(_frame(rows)).groups if gi.group == "g")
     assert g.ci == {"wer": None} and g.ci_scheme == {"wer": "not_estimable"}
-    assert g.ci_note == {
+    assert _words(g.ci_note) == {
         "wer": "every unit gives 25.0%, so the resampled values do not vary: no interval"
     }
 
@@ -494,6 +506,6 @@ def test_group_whose_speakers_agree_has_no_interval():
     g = next(gi for gi in _run(_frame(rows)).groups if gi.group == "g")
     assert g.values["wer"] == 0.125
     assert g.ci == {"wer": None} and g.ci_scheme == {"wer": "not_estimable"}
-    assert g.ci_note == {
+    assert _words(g.ci_note) == {
         "wer": "the resampled values do not vary although the items do: no interval"
     }

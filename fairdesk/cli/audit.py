@@ -368,7 +368,7 @@ def print_groups(res, file=None):
                 if c.verdict == "not_estimable" and c.reason:
                     print(term(f"    {reason_text(c.reason)}"), file=file)
     for e in run.excluded:
-        print(term(f"  excluded {e.group}: {e.reason}"), file=file)
+        print(term(f"  excluded {e.group}: {reason_text(e.reason)}"), file=file)
     print_no_diacritics(run, file)
     from .pitfalls import print_pitfalls
 

@@ -35,7 +35,13 @@ def _sample_below(
     )
 
 
+def _excluded(short: Iterable[tuple[str, int, int]]) -> str:
+    nouns = {"min_items": "item", "min_speakers": "speaker"}
+    return "; ".join(f"{count(n, nouns[s])} < {s} {minimum}" for s, n, minimum in short)
+
+
 #: code → words (see fairdesk.presentation.notices).
 TEXTS: dict[str, Callable[..., str]] = {
     "minimums.sample_below": _sample_below,
+    "minimums.excluded": _excluded,
 }

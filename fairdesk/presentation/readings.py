@@ -401,16 +401,28 @@ def readings_json(payload: Mapping[str, Any], run: AuditRun | _Run) -> dict:
     return interval_notes_json(out)
 
 
+def _group_words(g: Any) -> Any:
+    if not isinstance(g, Mapping):
+        return g
+    out = dict(g)
+    if "reason" in out:
+        out["reason"] = note_json_text(out["reason"])
+    if isinstance(out.get("ci_note"), Mapping):
+        out["ci_note"] = {m: note_json_text(n) for m, n in out["ci_note"].items()}
+    return out
+
+
 def interval_notes_json(payload: Mapping[str, Any]) -> dict:
-    """``payload`` with the notes of the values' own CIs in words (each group's
-    ``ci_note``, each summary's ``overall.note``), where the result holds coded notes."""
+    """``payload`` with the groups' notes in words (each group's ``reason`` for being
+    excluded and its ``ci_note``, each exclusion's ``reason``, each summary's
+    ``overall.note``), where the result holds coded notes."""
     out = dict(payload)
     if isinstance(out.get("groups"), list):
-        out["groups"] = [
-            {**g, "ci_note": {m: note_json_text(n) for m, n in g["ci_note"].items()}}
-            if isinstance(g, Mapping) and isinstance(g.get("ci_note"), Mapping)
-            else g
-            for g in out["groups"]
+        out["groups"] = [_group_words(g) for g in out["groups"]]
+    if isinstance(out.get("excluded"), list):
+        out["excluded"] = [
+            {**e, "reason": note_json_text(e.get("reason"))} if isinstance(e, Mapping) else e
+            for e in out["excluded"]
         ]
     if isinstance(out.get("summary"), Mapping):
         summary = {}

@@ -178,7 +178,7 @@ def _corpus(d: RunData, run: AuditRun) -> dict:
                 "n_items": _n(g.n_items),
                 "n_speakers": _n(g.n_speakers),
                 "excluded": bool(g.excluded),
-                "reason": g.reason or "",
+                "reason": reason_text(g.reason) or "",
                 "reference": g.group == run.reference,
                 "missing": bool(g.missing),
             }
@@ -416,7 +416,9 @@ def _prediction_problem(pr: PredictionProblem) -> str:
 def _failures(run: AuditRun) -> dict:
     return {
         "failures": run.failures,
-        "excluded": run.excluded,
+        "excluded": [
+            {"group": e.group, "reason": reason_text(e.reason) or ""} for e in run.excluded
+        ],
         # the typed warnings (no speaker ids ...) in words, then the run's notes
         "notes": tuple(dict.fromkeys([*run_warnings(run), *run.notes])),
         "prediction_problems": [_prediction_problem(pr) for pr in run.prediction_problems or ()],

@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..presentation import group_basis, group_ci_flags
+from ..presentation.estimability_words import reason_text
 from ..presentation.interval_words import ci_note_text
 from .data import RunData, group_ci, summary_overall
 
@@ -124,7 +125,7 @@ def groups_table(d: RunData) -> pd.DataFrame:
                     "n_speakers": g.n_speakers,
                     "reference": g.group == run.reference,
                     "excluded": bool(g.excluded),
-                    "excluded_reason": g.reason,
+                    "excluded_reason": reason_text(g.reason),
                     "no_value": bool(g.missing),
                 }
             )

@@ -260,7 +260,7 @@ class GroupInfo:
     n_items: int
     n_speakers: int | None
     excluded: bool
-    reason: str | None
+    reason: Notice | None
     values: dict
     ci: dict = dataclasses.field(default_factory=dict)
     ci_scheme: dict = dataclasses.field(default_factory=dict)
@@ -284,14 +284,15 @@ class GroupInfo:
 
 @dataclass(frozen=True)
 class Exclusion:
-    """A group left out of the analysis and why."""
+    """A group left out of the analysis and why (a coded note, ``minimums.excluded``; a run
+    stored before the notes were coded kept the sentence: ``stored.sentence``)."""
 
     group: str
-    reason: str
+    reason: Notice
 
     def to_dict(self) -> dict:
         """JSON-ready dict."""
-        return {"group": self.group, "reason": self.reason}
+        return {"group": self.group, "reason": jsonable(self.reason)}
 
 
 @dataclass(frozen=True)

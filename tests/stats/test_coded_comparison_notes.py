@@ -153,3 +153,30 @@ def test_the_interval_notes_read_as_the_statistics_wrote_them():
         "a group of the corpus has one utterance: nothing to resample"
     )
     assert note_json_text("a sentence stored before") == "a sentence stored before"
+
+
+def test_an_exclusion_reads_as_the_statistics_wrote_it_and_opens_from_before():
+    from fairdesk.stats.results import Exclusion, GroupInfo
+    from fairdesk.stats.slicing import minimums_from_counts
+
+    kept, excluded = minimums_from_counts({"a": 40, "east": 5}, {"a": 6, "east": 1}, 10, 5)
+    assert kept == ["a"] and excluded[0][1].code == "minimums.excluded"
+    assert notice_text(excluded[0][1]) == "5 items < min_items 10; 1 speaker < min_speakers 5"
+    _, one = minimums_from_counts({"b": 1}, None, 3, 5)
+    assert notice_text(one[0][1]) == "1 item < min_items 3"
+    old = decode({"group": "east", "reason": "5 items < min_items 10"}, Exclusion)
+    assert reason_text(old.reason) == "5 items < min_items 10"
+    assert encode(old, Exclusion) == {"group": "east", "reason": "5 items < min_items 10"}
+    g = decode(
+        {
+            "group": "east",
+            "n_items": 5,
+            "n_speakers": 1,
+            "excluded": True,
+            "reason": "x",
+            "values": {},
+            "ci_note": {"wer": "y"},
+        },
+        GroupInfo,
+    )
+    assert reason_text(g.reason) == "x" and notice_text(g.ci_note["wer"]) == "y"

@@ -13,6 +13,13 @@ from fairdesk.stats.minimums import check_groups_before_inference, exclusion_mes
 from fairdesk.stats.slicing import has_speaker_ids
 
 
+def _worded(excluded):
+    """``(group, note)`` pairs with each note in today's words."""
+    from fairdesk.presentation.notices import notice_text
+
+    return [(g, notice_text(r)) for g, r in excluded]
+
+
 def _items():
     """Accents x (5 items, 3 speakers), y (4 items, 2 speakers and one unknown), z (2, 1)."""
     return pd.DataFrame(
@@ -29,7 +36,7 @@ def test_counts_known_speakers_only_and_precheck_fields():
     assert pc.sizes == {"x": 5, "y": 4, "z": 2}
     assert pc.speakers == {"x": 3, "y": 2, "z": 1}  # the unknown speaker of y is not counted
     assert pc.kept == ["x", "y"] and pc.reference == "x"
-    assert pc.excluded == [("z", "1 speaker < min_speakers 2")]
+    assert _worded(pc.excluded) == [("z", "1 speaker < min_speakers 2")]
     kept, excluded = apply_minimums(
         _items().rename(columns={"accent": "g"}).assign(group=lambda f: f["g"]), 2, 2
     )
@@ -45,10 +52,8 @@ def test_without_speaker_ids_and_with_another_speaker_column():
     assert pc.speakers == {"x": 3, "y": 2, "z": 1}
     assert not has_speaker_ids(renamed) and has_speaker_ids(_items())
     framed = renamed.assign(g=renamed["accent"])
-    assert apply_minimums(framed, 2, 2, group_col="g", speaker_col="spk") == (
-        ["x", "y"],
-        [("z", "1 speaker < min_speakers 2")],
-    )
+    kept, excluded = apply_minimums(framed, 2, 2, group_col="g", speaker_col="spk")
+    assert (kept, _worded(excluded)) == (["x", "y"], [("z", "1 speaker < min_speakers 2")])
 
 
 def test_filters_apply_whatever_the_grouping():
@@ -175,4 +180,4 @@ def test_unknown_speakers_do_not_count_towards_the_minimum():
     # y: speakers d, e and one unknown: 2 known, below a minimum of 3
     kept, excluded = apply_minimums(framed, 1, 3)
     assert kept == ["x"]
-    assert dict(excluded)["y"] == "2 speakers < min_speakers 3"
+    assert dict(_worded(excluded))["y"] == "2 speakers < min_speakers 3"

@@ -32,6 +32,7 @@ from ..presentation import (
     with_basis,
 )
 from ..presentation.estimability_words import reason_text
+from ..presentation.notices import notice_text
 from ..presentation.plans import reading_plan
 from ..presentation.readings import reading
 from ..presentation.warnings import run_warnings, speakers_line
@@ -184,7 +185,7 @@ def format_groups(res, metrics=None, readings: bool = True) -> str:
         )
     if run.minimums_message:
         out.append("")
-        out.append(run.minimums_message)
+        out.append(notice_text(run.minimums_message))
     for w in run_warnings(run):
         out.append(f"warning: {w}")
     for p in () if run.table_rows is not None else run.input_problems or ():

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..stats.notices import Notice
+
 #: Metrics reported per group but not tested by default: they decompose a tested metric
 #: (WER into S/D/I; TER into its parts; diacritic counts into RDD and net loss). Testing them
 #: too would multiply the Holm family without a new question; ask with --metric to test them.
@@ -416,15 +421,16 @@ def no_diacritic_block(frame, normaliser: str) -> dict | None:
     }
 
 
-def _minimums_message(result, settings) -> str | None:
-    """The teaching message of ``stats.minimums.exclusion_message`` for this run's groups."""
-    from ..stats.minimums import exclusion_message
+def _minimums_message(result, settings) -> Notice | None:
+    """What the minimums excluded in this run's groups (``stats.minimums.exclusion_notice``:
+    a coded note, worded by presentation)."""
+    from ..stats.minimums import exclusion_notice
 
     groups = [g for g in result.groups if not g.missing]  # the no-value row has no minimums
     sizes = {g.group: g.n_items for g in groups}
     has_spk = any(g.n_speakers is not None for g in groups)
     speakers = {g.group: g.n_speakers or 0 for g in groups} if has_spk else None
-    return exclusion_message(sizes, speakers, settings.min_items, settings.min_speakers)
+    return exclusion_notice(sizes, speakers, settings.min_items, settings.min_speakers)
 
 
 def with_group_values(result, frame, specs):

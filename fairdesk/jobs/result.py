@@ -116,6 +116,7 @@ from fairdesk.jobs.result_parts import (
     TableRows,
     WordPosition,
 )
+from fairdesk.stats.notices import Notice
 from fairdesk.stats.planning_types import Plan
 from fairdesk.stats.results import AuditResult, Comparison, Exclusion, GroupInfo
 from fairdesk.stats.settings import AuditSettings
@@ -187,7 +188,7 @@ class AuditRun:
     input_problems: tuple[InputProblem, ...] = ()
     warnings: tuple[str, ...] = ()
     speakers: Speakers | None = None
-    minimums_message: str | None = None
+    minimums_message: Notice | None = None
     intent_confusion: Mapping[str, ConfusionMatrix] | None = None
     confusion: Mapping[str, ConfusionMatrix] | None = None
     no_diacritic_items: NoDiacriticItems | None = None

@@ -415,7 +415,7 @@ def _group_words(g: Any) -> Any:
 def interval_notes_json(payload: Mapping[str, Any]) -> dict:
     """``payload`` with the groups' notes in words (each group's ``reason`` for being
     excluded and its ``ci_note``, each exclusion's ``reason``, each summary's
-    ``overall.note``), where the result holds coded notes."""
+    ``overall.note``, the run's ``minimums_message``), where the result holds coded notes."""
     out = dict(payload)
     if isinstance(out.get("groups"), list):
         out["groups"] = [_group_words(g) for g in out["groups"]]
@@ -424,6 +424,8 @@ def interval_notes_json(payload: Mapping[str, Any]) -> dict:
             {**e, "reason": note_json_text(e.get("reason"))} if isinstance(e, Mapping) else e
             for e in out["excluded"]
         ]
+    if out.get("minimums_message") is not None:  # what the minimums excluded, in words
+        out["minimums_message"] = note_json_text(out["minimums_message"])
     if isinstance(out.get("summary"), Mapping):
         summary = {}
         for m, s in out["summary"].items():

@@ -180,3 +180,19 @@ def test_an_exclusion_reads_as_the_statistics_wrote_it_and_opens_from_before():
         GroupInfo,
     )
     assert reason_text(g.reason) == "x" and notice_text(g.ci_note["wer"]) == "y"
+
+
+def test_the_minimums_message_is_a_coded_note_worded_as_the_refusal_was():
+    from fairdesk.presentation.minimums_words import exclusion_message
+    from fairdesk.stats.minimums import exclusion_notice
+
+    args = ({"a": 40, "b": 30, "c": 3}, {"a": 6, "b": 5}, 30, 5)
+    note = exclusion_notice(*args)
+    assert note is not None and note.code == "minimums.shortfall"
+    assert notice_text(note) == exclusion_message(*args)
+    assert notice_text(note).startswith(
+        "The minimums (--min-items 30, --min-speakers 5) exclude 1 of 3 group(s).\n"
+    )
+    # the stored JSON form reads back to the same words
+    assert notice_text(Notice.from_json(note.to_json())) == exclusion_message(*args)
+    assert exclusion_notice({"a": 40, "b": 30}, None, 30, 5) is None

@@ -7,9 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fairdesk.presentation.minimums_words import exclusion_message, shortfall_text
 from fairdesk.stats import apply_minimums
 from fairdesk.stats.estimability import scale_small_clusters
-from fairdesk.stats.minimums import check_groups_before_inference, exclusion_message
+from fairdesk.stats.minimums import check_groups_before_inference
 from fairdesk.stats.slicing import has_speaker_ids
 
 
@@ -46,7 +47,7 @@ def test_counts_known_speakers_only_and_precheck_fields():
 def test_without_speaker_ids_and_with_another_speaker_column():
     no_ids = _items().drop(columns="speaker_id")
     pc = check_groups_before_inference(no_ids, "accent", 2, 50)
-    assert pc.speakers is None and pc.kept == ["x", "y", "z"] and pc.message is None
+    assert pc.speakers is None and pc.kept == ["x", "y", "z"] and pc.shortfall is None
     renamed = _items().rename(columns={"speaker_id": "spk"})
     pc = check_groups_before_inference(renamed, "accent", 2, 2, speaker_col="spk")
     assert pc.speakers == {"x": 3, "y": 2, "z": 1}
@@ -93,7 +94,9 @@ def test_single_group_and_two_groups_one_excluded_messages():
     two = _items().iloc[:9]
     with pytest.raises(ValueError) as e:
         check_groups_before_inference(two, "accent", 5, 1)
-    assert str(e.value) == exclusion_message({"x": 5, "y": 4}, {"x": 3, "y": 2}, 5, 1)
+    assert shortfall_text(e.value.shortfall) == exclusion_message(
+        {"x": 5, "y": 4}, {"x": 3, "y": 2}, 5, 1
+    )
 
 
 def test_exclusion_message_word_for_word():

@@ -24,6 +24,7 @@ AREAS: dict[str, str] = {
     "estimability": ".estimability_words",
     "minimums": ".minimums_words",
     "interval": ".interval_words",
+    "diacritics": ".diacritics_words",
 }
 
 

@@ -25,6 +25,7 @@ AREAS: dict[str, str] = {
     "minimums": ".minimums_words",
     "interval": ".interval_words",
     "diacritics": ".diacritics_words",
+    "representation": ".representation_words",
 }
 
 

@@ -424,6 +424,14 @@ def interval_notes_json(payload: Mapping[str, Any]) -> dict:
             {**e, "reason": note_json_text(e.get("reason"))} if isinstance(e, Mapping) else e
             for e in out["excluded"]
         ]
+    rep = out.get("representation")
+    if isinstance(rep, Mapping) and isinstance(rep.get("leakage"), Mapping):
+        leak = rep["leakage"]  # the probe's note in words ("" when it ran as asked)
+        note = leak.get("note")
+        out["representation"] = {
+            **rep,
+            "leakage": {**leak, "note": "" if note is None else note_json_text(note)},
+        }
     if out.get("minimums_message") is not None:  # what the minimums excluded, in words
         out["minimums_message"] = note_json_text(out["minimums_message"])
     if isinstance(out.get("summary"), Mapping):

@@ -48,6 +48,7 @@ from ..presentation import (
     unit,
 )
 from ..presentation.estimability_words import reason_text, sample_text
+from ..presentation.notices import notice_text
 from ..presentation.regression_words import regression_conclusions
 from ..stats.representation import Leakage
 from ..stats.results import Comparison
@@ -89,7 +90,9 @@ def _leakage_rows(leak: Leakage | None) -> list[tuple[str, str]]:
     rows = []
     for f in dataclasses.fields(leak):
         v = getattr(leak, f.name)
-        if isinstance(v, str):
+        if f.name == "note":  # a coded note in words (none: empty, as before)
+            shown = "" if v is None else notice_text(v)
+        elif isinstance(v, str):
             shown = v
         elif isinstance(v, int) and not isinstance(v, bool):
             shown = _n(v)

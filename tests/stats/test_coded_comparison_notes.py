@@ -196,3 +196,37 @@ def test_the_minimums_message_is_a_coded_note_worded_as_the_refusal_was():
     # the stored JSON form reads back to the same words
     assert notice_text(Notice.from_json(note.to_json())) == exclusion_message(*args)
     assert exclusion_notice({"a": 40, "b": 30}, None, 30, 5) is None
+
+
+def test_the_probe_notes_read_as_the_statistics_wrote_them():
+    cases = [
+        (
+            notice("representation.single_speaker_groups", groups=("north", "south")),
+            "probe not run: group(s) north, south have a single speaker, and speaker-split "
+            "folds need two per group; record more items or speakers per group",
+        ),
+        (
+            notice(
+                "representation.too_few_folds",
+                n_splits=5,
+                n_speakers=None,
+                min_items=1,
+                max_items=4,
+            ),
+            "probe not run: cross-validation needs at least 2 folds (5 asked) but there are a "
+            "group of 1 item(s); record more items or speakers per group",
+        ),
+        (
+            notice(
+                "representation.fewer_folds",
+                k=6,
+                n_splits=8,
+                min_items=10,
+                max_items=10,
+                n_speakers=6,
+            ),
+            "6 folds instead of 8: groups of 10 to 10 items, 6 speakers",
+        ),
+    ]
+    for note, words in cases:
+        assert notice_text(note) == words

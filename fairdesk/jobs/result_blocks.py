@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from fairdesk.jobs.result_parts import ItemFailure, Json, optional
+from fairdesk.stats.notices import Notice
 from fairdesk.stats.representation import Leakage
 
 
@@ -125,7 +126,8 @@ class AccentednessRegression:
     Attributes
     ----------
     formula, reference, n, n_per_group, alpha : the model and its data.
-    estimable : False when accentedness is a function of the group (``reason`` says so;
+    estimable : False when accentedness is a function of the group (``reason``, a coded
+        note, says so;
         the fields below are then left out of the JSON).
     beta_accentedness : the accentedness coefficient; r2, r2_without : R² with and without
         it; groups : group → :class:`GroupEffect`; mean_accentedness : group → mean.
@@ -137,7 +139,7 @@ class AccentednessRegression:
     n_per_group: Mapping[str, int] = field(default_factory=_empty)
     alpha: float | None = None
     estimable: bool = False
-    reason: str | None = optional()
+    reason: Notice | None = optional()
     beta_accentedness: Coefficient | None = optional()
     r2: float | None = optional()
     r2_without: float | None = optional()

@@ -26,6 +26,7 @@ AREAS: dict[str, str] = {
     "interval": ".interval_words",
     "diacritics": ".diacritics_words",
     "representation": ".representation_words",
+    "phones": ".phone_words",
 }
 
 

@@ -432,6 +432,9 @@ def interval_notes_json(payload: Mapping[str, Any]) -> dict:
             **rep,
             "leakage": {**leak, "note": "" if note is None else note_json_text(note)},
         }
+    acc = out.get("accentedness_regression")
+    if isinstance(acc, Mapping) and acc.get("reason") is not None:
+        out["accentedness_regression"] = {**acc, "reason": note_json_text(acc["reason"])}
     if out.get("minimums_message") is not None:  # what the minimums excluded, in words
         out["minimums_message"] = note_json_text(out["minimums_message"])
     if isinstance(out.get("summary"), Mapping):

@@ -33,6 +33,8 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
+from fairdesk.stats.notices import notice
+
 __all__ = [
     "accentedness_regression",
     "annotated_phone_confusion",
@@ -246,6 +248,11 @@ def annotated_phone_confusion(errors, n_phones: dict | None = None, top: int = 1
     return out
 
 
+#: Note code: accentedness is a function of the group (worded by
+#: fairdesk.presentation.phone_words).
+CONFOUNDED_WITH_GROUP = "phones.accentedness_confounded"
+
+
 def accentedness_regression(
     frame,
     *,
@@ -283,11 +290,11 @@ def accentedness_regression(
     if len(groups) < 2 or len(d) < len(groups) + 3:
         return None
     ref = reference if reference in groups.index else str(groups.index[0])
-    term = f"C(g, Treatment(reference={ref!r}))"
-    m1 = smf.ols(f"y ~ acc + {term}", d)
+    term = "C(g, Treatment(reference=" + repr(ref) + "))"
+    m1 = smf.ols("y ~ acc + " + term, d)
     x = m1.exog
     base = {
-        "formula": f"{outcome} ~ accentedness + C(group)",
+        "formula": outcome + " ~ accentedness + C(group)",
         "reference": ref,
         "n": int(len(d)),
         "n_per_group": {str(k): int(v) for k, v in groups.items()},
@@ -297,11 +304,9 @@ def accentedness_regression(
         return {
             **base,
             "estimable": False,
-            "reason": "accentedness is a function of the group here (e.g. constant within "
-            "each group), so their effects cannot be separated; annotate more "
-            "items whose accentedness varies within groups",
+            "reason": notice(CONFOUNDED_WITH_GROUP).to_json(),
         }
-    m0 = smf.ols(f"y ~ {term}", d).fit()
+    m0 = smf.ols("y ~ " + term, d).fit()
     m1 = m1.fit()
 
     def coef(m, name):
@@ -316,7 +321,7 @@ def accentedness_regression(
     for g in sorted(groups.index):
         if g == ref:
             continue
-        name = f"{term}[T.{g}]"
+        name = term + "[T." + str(g) + "]"
         w0, w1 = coef(m0, name), coef(m1, name)
         out_groups[g] = {
             "without": w0,

@@ -972,7 +972,14 @@ def test_accentedness_regression_too_little_to_fit():
     assert res["estimable"] and res["n"] == 5 and res["reference"] == "a"
     assert accentedness_regression(five.iloc[:4]) is None
     const = five.assign(accentedness=[0.1, 0.1, 0.1, 0.3, 0.3])
-    assert accentedness_regression(const) == {
+    from fairdesk.presentation.interval_words import note_json_text
+
+    got = accentedness_regression(const)
+    assert got is not None and got["reason"] == {
+        "code": "phones.accentedness_confounded",
+        "args": {},
+    }
+    assert {**got, "reason": note_json_text(got["reason"])} == {
         "formula": "wer ~ accentedness + C(group)",
         "reference": "a",
         "n": 5,

@@ -454,6 +454,21 @@ def systems_readings_json(payload: Mapping[str, Any], result: Any) -> dict:
     (:func:`readings_json`; ``result`` is its ``SystemComparisonResult``)."""
     out = dict(payload)
     body = out.get("result")
+    if isinstance(body, Mapping):  # each untested difference's reason in words
+        body = {
+            **body,
+            **{
+                k: [
+                    {**d, "reason": note_json_text(d.get("reason"))}
+                    if isinstance(d, Mapping)
+                    else d
+                    for d in body[k]
+                ]
+                for k in ("differences", "gap_differences")
+                if isinstance(body.get(k), list)
+            },
+        }
+        out["result"] = body
     audits = getattr(result, "audits", None)
     if isinstance(body, Mapping) and isinstance(body.get("audits"), Mapping) and audits:
         out["result"] = {

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .estimability_words import reason_text
 from .labels import metric_short, short_group
 from .numbers import MISSING, count, finite, fmt_ci, fmt_gap, fmt_p, fmt_value_ci, scale
 from .rows import GroupRow, group_rows
@@ -69,7 +70,7 @@ _TESTED = {
 def _tail(d) -> str:
     """``[lo, hi], p_adj 0.01`` of a tested system difference, or its reason."""
     if d.verdict not in _TESTED:
-        return f"({d.reason})" if d.reason else ""
+        return f"({reason_text(d.reason)})" if d.reason else ""
     ci = fmt_ci(d.metric, d.ci_low, d.ci_high, gap=True, with_unit=False)
     return f"{ci}, p_adj {fmt_p(d.p_adjusted)}"
 
@@ -149,7 +150,11 @@ def gap_sentence(g) -> str:
     a, b, d = finite(g.baseline_gap), finite(g.gap), finite(g.difference)
     tested = g.verdict in _TESTED
     lo, hi = finite(g.ci_low), finite(g.ci_high)
-    tail = f", p_adj {fmt_p(g.p_adjusted)}" if tested else (f" ({g.reason})" if g.reason else "")
+    tail = (
+        f", p_adj {fmt_p(g.p_adjusted)}"
+        if tested
+        else (f" ({reason_text(g.reason)})" if g.reason else "")
+    )
     word = GAP_WORDS.get(g.verdict, g.verdict)
     head = f"{g.system} vs {g.baseline}, {pair}"
     if a is None or b is None or d is None:

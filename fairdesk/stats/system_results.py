@@ -8,6 +8,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from fairdesk.stats.notices import Notice
 from fairdesk.stats.results import AuditResult, BlockCounts, NoVariation
 from fairdesk.stats.settings import AuditSettings
 
@@ -92,7 +93,7 @@ class SystemDifference:
     direction: str
     verdict: str
     flags: tuple[str, ...] = ()
-    reason: str | None = None
+    reason: Notice | None = None
     no_variation: NoVariation | None = None
 
 
@@ -133,7 +134,7 @@ class GapDifference:
     design: str
     verdict: str
     flags: tuple[str, ...] = ()
-    reason: str | None = None
+    reason: Notice | None = None
     no_variation: NoVariation | None = None
     baseline_gap_ci: tuple[float, ...] | None = None
     gap_ci: tuple[float, ...] | None = None

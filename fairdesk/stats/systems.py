@@ -72,7 +72,7 @@ from fairdesk.stats.groupci import (
 from fairdesk.stats.notices import Notice
 from fairdesk.stats.parallel import parallel_map
 from fairdesk.stats.pigeonhole import difference_factor
-from fairdesk.stats.results import BlockCounts
+from fairdesk.stats.results import STORED_SENTENCE, BlockCounts
 from fairdesk.stats.settings import AuditSettings
 from fairdesk.stats.slicing import choose_reference, minimums_from_counts, missing_groups
 from fairdesk.stats.system_classical import classical_tests
@@ -401,6 +401,8 @@ def _compare(
 
 
 def _untested(rec: dict, status: str, reason: str | Notice | None, no_variation=None) -> dict:
+    if isinstance(reason, str):  # a sentence not coded yet: kept as it reads
+        reason = Notice(STORED_SENTENCE, {"text": reason})
     rec.update(verdict=status, reason=reason, no_variation=no_variation)
     return rec
 

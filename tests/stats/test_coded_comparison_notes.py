@@ -2,6 +2,7 @@
 their words come from presentation and equal what the statistics wrote before; runs stored
 with the sentences open and read as stored."""
 
+import dataclasses
 import math
 
 from fairdesk.jobs.result_codec import decode, encode
@@ -230,3 +231,15 @@ def test_the_probe_notes_read_as_the_statistics_wrote_them():
     ]
     for note, words in cases:
         assert notice_text(note) == words
+
+
+def test_a_system_difference_reason_is_typed_and_reads_as_stored():
+    from fairdesk.stats.system_results import SystemDifference
+
+    data = {f.name: None for f in dataclasses.fields(SystemDifference)}
+    data.update(flags=[], verdict="not_estimable", reason="one utterance: nothing to resample")
+    d = decode(data, SystemDifference)
+    assert d.reason == Notice("stored.sentence", {"text": "one utterance: nothing to resample"})
+    assert encode(d, SystemDifference)["reason"] == "one utterance: nothing to resample"
+    coded = decode({**data, "reason": notice("interval.one_utterance").to_json()}, SystemDifference)
+    assert reason_text(coded.reason) == "one utterance: nothing to resample"

@@ -171,21 +171,19 @@ def main() -> None:
     )
     for r in summary:
         name = (
-            r["policy"]
-            if not r["policy"].startswith("local-agreement")
-            else f"{r['policy']} ({r['stream']})"
+            r.policy if not r.policy.startswith("local-agreement") else f"{r.policy} ({r.stream})"
         )
-        t = r["totals"]
+        t = r.totals
         print(
-            f"{(r['model'][:16] + ' ' + name)[:43]:<44}{f(r['wer'], '{:.1%}'):>7}"
-            f"{f(r['lat_seed001'], '{:.3f}'):>7}{f(r['lat_pooled'], '{:.3f}'):>7}"
-            f"{f(r['eo'], '{:.3f}'):>7}"
-            f"{f(r['eo_edit'], '{:.3f}'):>7}{f(r['revoke_update_share'], '{:.2f}'):>7}"
-            f"{f(r['rps'], '{:.2f}'):>7}"
-            f"{f(r['revokes_per_audio_second'], '{:.2f}'):>7}{f(r['rtf'], '{:.2f}'):>6}"
-            f"{f(r['final_word_latency'], '{:.2f}'):>6}"
-            f"{f(r['stabilisation_latency'], '{:.2f}'):>6}{t['n_trims']:>6}{t['n_cuts']:>6}"
-            f"{t['n_straddled']:>6}"
+            f"{((r.model or '')[:16] + ' ' + name)[:43]:<44}{f(r.wer, '{:.1%}'):>7}"
+            f"{f(r.lat_seed001, '{:.3f}'):>7}{f(r.lat_pooled, '{:.3f}'):>7}"
+            f"{f(r.eo, '{:.3f}'):>7}"
+            f"{f(r.eo_edit, '{:.3f}'):>7}{f(r.revoke_update_share, '{:.2f}'):>7}"
+            f"{f(r.rps, '{:.2f}'):>7}"
+            f"{f(r.revokes_per_audio_second, '{:.2f}'):>7}{f(r.rtf, '{:.2f}'):>6}"
+            f"{f(r.final_word_latency, '{:.2f}'):>6}"
+            f"{f(r.stabilisation_latency, '{:.2f}'):>6}{t.n_trims:>6}{t.n_cuts:>6}"
+            f"{t.n_straddled:>6}"
         )
     table = models_table(summary)
     print_table(ModelsTable.from_json(table, summary))
@@ -215,7 +213,7 @@ def main() -> None:
                     "hardware": hw,
                     "decoders": decoders,
                     "chunk_s": a.chunk,
-                    "summary": summary,
+                    "summary": [r.to_json() for r in summary],
                     "table": table,
                     "items": frame.drop(columns=["text"]).to_dict("records"),
                 },

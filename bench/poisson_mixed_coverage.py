@@ -158,7 +158,7 @@ def run_poisson_rows(args, rows):
             effects = ((EFFECT,) if i < args.datasets else ()) + ((0.0,) if i < args.nulls else ())
             for eff in effects:
                 f = simulate(rng, spk, sd, eff)
-                r = run_poisson_mixed(f, "group", reference="ref", content_col=None)
+                r = run_poisson_mixed(f, "group", reference="ref", content_col=None).to_json()
                 lv = level(r)
                 lo, hi, p, _ = boot(f, seed=i)
                 if eff:
@@ -205,7 +205,9 @@ def run_nuisance_rows(args, rows):
         plain, adj, bs = Tally(), Tally(), Tally()
         for i in range(args.nuisance):
             f = simulate(rng, spk, sd, 0.0, nuisance=True)
-            r = run_poisson_mixed(f, "group", ["duration"], reference="ref", content_col=None)
+            r = run_poisson_mixed(
+                f, "group", ["duration"], reference="ref", content_col=None
+            ).to_json()
             lv = level(r)
             adj.cover(math.log(lv["ci_low"]), math.log(lv["ci_high"]), 0.0)
             adj.reject(lv["p_value"])
@@ -263,7 +265,7 @@ def run_s9_rows(args, rows):
                     speakers_per_group=spk,
                     utterances_per_speaker=15,
                 )
-                r = run_poisson_mixed(f, "group", reference="ref")
+                r = run_poisson_mixed(f, "group", reference="ref").to_json()
                 lv = level(r)
                 lo, hi, p, scheme = boot(f, seed=i)
                 if eff:

@@ -9,6 +9,7 @@ import math
 import pytest
 
 from fairdesk import presentation as p
+from fairdesk.jobs.result import AuditRun
 from fairdesk.metrics.registry import METRICS, display_spec
 from fairdesk.stats.results import GroupInfo
 
@@ -179,16 +180,25 @@ def test_group_rows_in_display_units_with_the_verdicts():
 
 # -- timeline points -----------------------------------------------------------------------------
 def test_timeline_points():
-    tl = {
-        "events": [
-            {"shown_s": 0.5, "position": 0, "added": [["a", 0.0], ["b", 0.1]], "revoked": []},
-            {"shown_s": 1.0, "position": 1, "added": [["c", 0.2]], "revoked": [["b", 0.1]]},
-        ]
-    }
+    from fairdesk.incremental.result_parts import Timeline, TimelineEvent
+
+    def event(i, shown, position, added, revoked):
+        return TimelineEvent(i, shown - 0.5, shown, False, 0, 0, position, added, revoked)
+
+    tl = Timeline(
+        "concatenation",
+        "displayed",
+        1.0,
+        0.5,
+        events=(
+            event(0, 0.5, 0, (("a", 0.0, None), ("b", 0.1, None)), ()),
+            event(1, 1.0, 1, (("c", 0.2, None),), (("b", 0.1, None),)),
+        ),
+    )
     adds, revs = p.timeline_points(tl)
     assert adds == [(0.5, 0, "a"), (0.5, 1, "b"), (1.0, 1, "c")]
     assert revs == [(1.0, 1, "b")]
-    assert p.timeline_points({}) == ([], [])
+    assert p.timeline_points(Timeline("concatenation")) == ([], [])
 
 
 def test_one_timeline_points_for_the_gui_and_the_report():
@@ -276,14 +286,15 @@ def test_the_gui_and_the_report_draw_the_same_radar():
     from fairdesk.reports.charts import radar_chart, radar_metrics, radar_scale_of
 
     payload = _payload()
-    vals, ref, gui_axes = radar_inputs(payload)
-    assert gui_axes == radar_metrics(payload) == ["wer", "cer", "sub_rate"]
-    report = radar_scale_of(payload)
+    run = AuditRun.from_json(payload)
+    vals, ref, gui_axes = radar_inputs(run)
+    assert gui_axes == radar_metrics(run) == ["wer", "cer", "sub_rate"]
+    report = radar_scale_of(run)
     gui = p.radar(vals, ref, payload["tested_metrics"], payload["descriptive_metrics"])
     assert gui == report
     assert report.by_max == ("wer", "sub_rate") and report.empty == ("ter",)
     assert report.radius["accent=scot"] == pytest.approx((1.0, 2.0, 1.0))
-    chart = radar_chart(payload)
+    chart = radar_chart(run)
     ticks = [t.get_text() for t in chart.figure.axes[0].get_xticklabels()]
     assert ticks == ["WER *", "CER", "Sub. rate *"]
     assert "Left out because every group is at 0: TER." in chart.caption
@@ -310,7 +321,7 @@ def test_the_gui_and_the_report_value_charts_read_the_same_rows():
     payload = _payload()
     payload["groups"][1]["ci"] = {"wer": [0.15, 0.25]}
     payload["comparisons"] = [{"metric": "wer", "group": "accent=scot", "verdict": "x"}]
-    rows = report_charts.group_rows(payload, "wer")
+    rows = report_charts.group_rows(AuditRun.from_json(payload), "wer")
     assert gui_charts.group_rows is report_charts.group_rows
     assert [(r.label, r.verdict) for r in rows] == [
         ("us", "reference"),

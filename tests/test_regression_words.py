@@ -76,9 +76,14 @@ def test_stored_run_from_before_renders_with_todays_words():
     assert regression_conclusions(old)[2].startswith("Only 16 speaker_id clusters")
 
 
-def test_other_families_keep_their_stored_sentences():
-    run = RegressionRun({"family": "poisson-mixed"}, {"conclusions": ["Content: none."]})
-    assert regression_conclusions(run) == ["Content: none."]
+def test_a_stored_mixed_poisson_result_is_worded_from_its_numbers():
+    # a result stored with its sentences (the fit's own words): the same words again, the
+    # stored sentences not read
+    stored = json.loads((Path(__file__).parent / "golden" / "regress-2-poisson.json").read_text())
+    words = list(stored["conclusions"])
+    stored["conclusions"] = ["worded before"] * len(words)
+    run = RegressionRun({"family": "poisson-mixed"}, stored)
+    assert regression_conclusions(run) == words
 
 
 def test_descriptive_sentences_at_another_alpha():

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ..presentation import count, fmt_gap, fmt_number, fmt_p, fmt_value, unit
 from ..presentation.estimability_words import reason_text, sample_text
@@ -20,6 +22,10 @@ from .common import (
     term,
 )
 from .tables import no_rows_error, print_table_rows, table_frame
+
+if TYPE_CHECKING:
+    from ..jobs.result import AuditRun
+    from ..jobs.result_parts import ItemFailure
 
 
 def _add_stats_options(s):
@@ -279,24 +285,17 @@ def audit_table(a, settings):
 
 
 # -- printing ----------------------------------------------------------------------------
-def _as_run(res):
-    """The typed result of ``res`` (an AuditRun as is, a payload decoded)."""
-    from ..jobs.result import as_audit_run  # the statistics stack: imported on first use
-
-    return as_audit_run(res)
-
-
-def print_failures(res, file=None, limit: int = 10) -> None:
-    """The items that failed, with their reasons (the first ``limit``).
+def print_failures(failures: Sequence[ItemFailure], file=None, limit: int = 10) -> None:
+    """The items that failed (a run's ``failures``), with their reasons (the first
+    ``limit``).
 
     Parameters
     ----------
-    res : AuditRun or a payload (read with ``as_audit_run``).
+    failures : the failed items of a run (``AuditRun.failures``).
     file : where to print (default: stdout at call time).
     limit : how many to list; the rest are counted.
     """
     file = file or sys.stdout
-    failures = _as_run(res).failures
     if failures:
         print(f"\n{count(len(failures), 'item')} failed:", file=file)
         for f in failures[:limit]:
@@ -308,15 +307,15 @@ def print_failures(res, file=None, limit: int = 10) -> None:
             )
 
 
-def print_no_diacritics(res, file=None) -> None:
+def print_no_diacritics(run: AuditRun, file=None) -> None:
     """The Igbo tone-mark study's first category: diacritics added on items whose reference has none.
 
     Parameters
     ----------
-    res : AuditRun or a payload (read with ``as_audit_run``).
+    run : the audit.
     file : where to print.
     """
-    block = _as_run(res).no_diacritic_items
+    block = run.no_diacritic_items
     if block is None:
         return
     print(
@@ -334,18 +333,17 @@ def print_no_diacritics(res, file=None) -> None:
             )
 
 
-def print_groups(res, file=None):
+def print_groups(run: AuditRun, file=None):
     """The console view of an audit: the group table, the grounding lift, the exclusions,
     the no-diacritic items, the pitfalls, the failures and the notes.
 
     Parameters
     ----------
-    res : AuditRun or a payload (read with ``as_audit_run``).
+    run : the audit.
     file : where to print (default: stdout at call time).
     """
     from .console import format_groups
 
-    run = _as_run(res)
     # sys.stdout looked up at call time (a default bound at import outlives a swapped stream)
     file = file if file is not None else sys.stdout
     print("\n".join(term(line) for line in format_groups(run).split("\n")), file=file)
@@ -373,7 +371,7 @@ def print_groups(res, file=None):
     from .pitfalls import print_pitfalls
 
     print_pitfalls(run, file)
-    print_failures(run, file)
+    print_failures(run.failures, file)
     for n in run.notes:
         print(term(f"note: {n}"), file=file)
 
@@ -439,16 +437,18 @@ def cmd_audit(a):
             print_sensitivity(blocks.normaliser_sensitivity(run), file=human_out(a.json))
         model_based = blocks.model_based(run)
         if model_based:
-            from ..jobs.model_based import model_based_lines
+            from ..presentation.regression_poisson_words import model_based_lines
 
             for line in model_based_lines(model_based):
                 print(term(line), file=human_out(a.json))
     elif not run.groups:
-        print_failures(run, file=sys.stderr)
+        print_failures(run.failures, file=sys.stderr)
     if a.json:
         from ..presentation.readings import readings_json
+        from ..presentation.regression_poisson_words import model_based_json
 
-        dump_json(readings_json(run.to_json(), run), a.json)  # each reading in today's words
+        # each reading, and the model-based fit's notes, in today's words
+        dump_json(model_based_json(readings_json(run.to_json(), run), run.model_based), a.json)
     if not run.groups:
         print(
             f"fairdesk audit: nothing to analyse: every item failed ({len(run.failures)}"

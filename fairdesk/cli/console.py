@@ -9,6 +9,8 @@ marks); its ``descriptive`` comparisons (E < 10 on a side) show the values, no t
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..jobs.result_parts import Normaliser
 from ..presentation import (
     MISSING_MARK,
@@ -38,6 +40,9 @@ from ..presentation.readings import reading
 from ..presentation.warnings import run_warnings, speakers_line
 from . import blocks
 
+if TYPE_CHECKING:
+    from ..jobs.result import AuditRun
+
 #: Metrics shown in the group table, in this order, when the result has them.
 SHOWN = ("wer", "cer", "em", "accuracy", "balanced_accuracy", "der", "ter", "hallucination_rate")
 #: Short column heads where the metric id is long.
@@ -50,12 +55,12 @@ def value_with_ci(value, ci, metric: str = "") -> str:
     return fmt_value_ci(metric, value, ci, with_unit=False)
 
 
-def format_groups(res, metrics=None, readings: bool = True) -> str:
+def format_groups(run: AuditRun, metrics=None, readings: bool = True) -> str:
     """The console table of an audit result.
 
     Parameters
     ----------
-    res : AuditRun or a stored payload (read with ``as_audit_run``).
+    run : the audit.
     metrics : metric ids to show (default: those of ``SHOWN`` the result has).
     readings : print each comparison's plain-English reading under it.
 
@@ -68,9 +73,6 @@ def format_groups(res, metrics=None, readings: bool = True) -> str:
         ``not_estimable``, n and the 3/n bound for ``no_variation``), the minimums message
         and the warnings.
     """
-    from ..jobs.result import as_audit_run  # the statistics stack: imported on first use
-
-    run = as_audit_run(res)
     verbose_off = not readings
     groups = run.groups
     if metrics is None:

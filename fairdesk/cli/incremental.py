@@ -9,8 +9,15 @@ from __future__ import annotations
 import sys
 
 from ..constants import NATIVE_POLICY, REDECODING_POLICIES
-from ..presentation import fmt_p
-from ..presentation.incremental import fmt_stream_ci, fmt_stream_gap, fmt_stream_value, row_name
+from ..presentation import fmt_count, fmt_p
+from ..presentation.estimability_words import reason_text
+from ..presentation.incremental import (
+    column_head,
+    fmt_stream_ci,
+    fmt_stream_gap,
+    fmt_stream_value,
+    row_name,
+)
 from .audit import print_failures
 from .common import (
     EXIT_NOTHING,
@@ -249,21 +256,16 @@ def print_table(table, file=None) -> None:
     """The models × policies table (Whetten et al.'s Table 2 layout,
     :class:`~fairdesk.incremental.result.ModelsTable`), one column per engine × policy under
     a model header line; SPR is inf without revokes."""
-    from ..incremental.run import _LABEL
-
     file = file if file is not None else sys.stdout
     cols = table.columns
     if not cols:
         return
-    heads = []
-    for c in cols:
-        h = _LABEL.get(c["policy"], c["policy"])
-        heads.append(h if c["stream"] == "displayed" else f"{h} ({c['stream'][:4]}.)")
+    heads = [column_head(c, compact=True) for c in cols]
     w = max(10, *(len(h) + 2 for h in heads))
     models = []
     for i, c in enumerate(cols):
-        new = i == 0 or c["model"] != cols[i - 1]["model"]
-        models.append(c["model"] if new else "")
+        new = i == 0 or c.model != cols[i - 1].model
+        models.append(c.model if new else "")
     line = f"{'':<16}"
     for i, m in enumerate(models):
         if m:
@@ -278,12 +280,11 @@ def print_table(table, file=None) -> None:
 def print_summary(res, file=None):
     """What an :class:`~fairdesk.incremental.result.IncrementalResult` says, as text."""
     file = file if file is not None else sys.stdout
-    hw = res.hardware
     for d in res.decoders:
-        dec = d["decoder"]
+        dec = d.decoder
         print(
-            f"{d['model']} on {hw.get('cpu') or hw.get('machine')} "
-            f"({hw.get('usable_cpus')} usable CPUs, {dec.get('cpu_threads') or 'own'} decoder "
+            f"{d.model} on {res.machine} "
+            f"({res.usable_cpus} usable CPUs, {d.cpu_threads or 'own'} decoder "
             f"threads); chunk {res.chunk_s} s; decoder: "
             + ", ".join(
                 f"{k}={dec[k]}"
@@ -299,30 +300,29 @@ def print_summary(res, file=None):
     print(head, file=file)
     for r in res.summary:
         name = (
-            r["policy"]
-            if not r["policy"].startswith("local-agreement")
-            else f"{r['policy']} ({r['stream']})"
+            r.policy if not r.policy.startswith("local-agreement") else f"{r.policy} ({r.stream})"
         )
         if multi:
-            name = f"{r.get('model', '')[:14]} {name}"
+            name = f"{(r.model or '')[:14]} {name}"
         print(
-            f"{name[:33]:<34}{r['n_items']:>6}"
-            + "".join(f"{fmt_stream_value(k, r[k]):>{w}}" for k, _, w in _SUMMARY_COLUMNS),
+            f"{name[:33]:<34}{fmt_count(r.n_items):>6}"
+            + "".join(f"{fmt_stream_value(k, r.value(k)):>{w}}" for k, _, w in _SUMMARY_COLUMNS),
             file=file,
         )
     for r in res.summary:
-        t = r["totals"]
-        who = f"{r.get('model', '')} {r['policy']}".strip()
-        if r["policy"].startswith("sliding") or t.get("n_trims"):
+        t = r.totals
+        who = f"{r.model or ''} {r.policy}".strip()
+        if r.policy.startswith("sliding") or t.n_trims:
             print(
-                f"  {who}: {t['n_trims']} trims, {t['n_cuts']} cuts, "
-                f"{t['n_cuts_inside_word']} inside a word, {t['n_cuts_forced']} forced, "
-                f"{t['n_straddled']} straddling words ({t['n_straddled_frozen']} frozen)",
+                f"  {who}: {fmt_count(t.n_trims)} trims, {fmt_count(t.n_cuts)} cuts, "
+                f"{fmt_count(t.n_cuts_inside_word)} inside a word, "
+                f"{fmt_count(t.n_cuts_forced)} forced, {fmt_count(t.n_straddled)} straddling "
+                f"words ({fmt_count(t.n_straddled_frozen)} frozen)",
                 file=file,
             )
-        if t.get("n_pred_zero"):
+        if t.n_pred_zero:
             print(
-                f"  {who} ({r['stream']}): {t['n_pred_zero']} predictions with zero words "
+                f"  {who} ({r.stream}): {fmt_count(t.n_pred_zero)} predictions with zero words "
                 f"skipped by {row_name('lat_seed001')}",
                 file=file,
             )
@@ -330,52 +330,51 @@ def print_summary(res, file=None):
     if res.segments:
         print(
             f"\n{len(res.segments)} segment rows (per segment: --json); items split into "
-            f"{max(int(i.get('n_segments', 1)) for i in res.items)} segments at most",
+            f"{res.max_segments} segments at most",
             file=file,
         )
     for block in res.groups or ():
-        model = f"{block['model']} " if block.get("model") and multi else ""
+        model = f"{block.model} " if block.model and multi else ""
         print(
-            f"\n{model}{block['policy']} ({block['stream']}), groups "
-            f"(reference {block.get('reference')}):",
+            f"\n{model}{block.policy} ({block.stream}), groups (reference {block.reference}):",
             file=file,
         )
         metrics = res.metrics
         print(f"  {'group':<30}{'items':>6}" + "".join(f"{m[:12]:>14}" for m in metrics), file=file)
-        for g in block["groups"]:
-            mark = " (excluded)" if g.get("excluded") else ""
-            mark = " (descriptive)" if g.get("missing") else mark
+        for g in block.stats.groups:
+            mark = " (excluded)" if g.excluded else ""
+            mark = " (descriptive)" if g.missing else mark
             print(
-                f"  {(str(g['group']) + mark)[:29]:<30}{g['n_items']:>6}"
-                + "".join(f"{fmt_stream_value(m, g['values'].get(m)):>14}" for m in metrics),
+                f"  {(str(g.group) + mark)[:29]:<30}{fmt_count(g.n_items):>6}"
+                + "".join(f"{fmt_stream_value(m, g.values.get(m)):>14}" for m in metrics),
                 file=file,
             )
-        for c in block["comparisons"]:
+        for c in block.stats.comparisons:
             print(
-                f"  {c['metric']:<26}{str(c['group'])[:22]:<23}"
-                f"gap {fmt_stream_gap(c['metric'], c['gap'])} "
-                f"{fmt_stream_ci(c['metric'], c['ci_low'], c['ci_high'])} "
-                f"p_adj {fmt_p(c['p_adjusted'])}  {c['verdict']}",
+                f"  {c.metric:<26}{str(c.group)[:22]:<23}"
+                f"gap {fmt_stream_gap(c.metric, c.gap)} "
+                f"{fmt_stream_ci(c.metric, c.ci_low, c.ci_high)} "
+                f"p_adj {fmt_p(c.p_adjusted)}  {c.verdict}",
                 file=file,
             )
-        for e in block.get("excluded", []):
-            print(f"  excluded {e['group']}: {e['reason']}", file=file)
+        for e in block.stats.excluded:
+            print(f"  excluded {e.group}: {reason_text(e.reason)}", file=file)
     _print_systems(res, file)
-    print_failures({"failures": list(res.failures)}, file)
+    print_failures(res.failures, file)
 
 
 def _print_systems(res, file) -> None:
     """The models paired on the same items, per policy and stream (WER and EO)."""
-    from ..jobs.system_run import decode_comparison
+    from ..presentation.notices import notice_text
     from ..presentation.systems import comparison_lines
 
     for block in res.systems or ():
-        print(f"\nmodels compared, {block['policy']} ({block['stream']}):", file=file)
-        if block.get("error"):
-            print(f"  not compared: {block['error']}", file=file)
+        print(f"\nmodels compared, {block.policy} ({block.stream}):", file=file)
+        if block.error is not None or block.comparison is None:
+            why = "" if block.error is None else notice_text(block.error)
+            print(f"  not compared: {why}", file=file)
             continue
-        cmp = decode_comparison(block["comparison"])
-        for line in comparison_lines(cmp):
+        for line in comparison_lines(block.comparison):
             print(f"  {line}", file=file)
 
 
@@ -387,5 +386,8 @@ def cmd_incremental(a):
         if res.run_id is not None:
             print(f"\nstored as run {res.run_id} (GUI: Incremental tab)", file=out)
     if a.json:
-        dump_json(res.to_json(timelines=a.logs), a.json)
+        from ..presentation.readings import incremental_notes_json
+
+        # the group blocks' notes in words, at output time
+        dump_json(incremental_notes_json(res.to_json(timelines=a.logs)), a.json)
     return EXIT_OK if res.summary else EXIT_NOTHING

@@ -5,25 +5,26 @@ sensitivity table. Used by ``fairdesk audit``."""
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from ..presentation import MISSING, fmt_gap, fmt_percent, fmt_value
 from ..stats.sensitivity import normaliser_sensitivity
 from . import blocks
 
+if TYPE_CHECKING:
+    from ..jobs.result import AuditRun
+
 __all__ = ["normaliser_sensitivity", "print_pitfalls", "print_sensitivity"]
 
 
-def print_pitfalls(res, file=None) -> None:
+def print_pitfalls(run: AuditRun, file=None) -> None:
     """Hallucination flags per group and the WER pitfalls of a result (nothing if absent).
 
     Parameters
     ----------
-    res : AuditRun or a payload (read with ``as_audit_run``).
+    run : the audit.
     file : where to print (default: stdout at call time).
     """
-    from ..jobs.result import as_audit_run
-
-    run = as_audit_run(res)
     file = file if file is not None else sys.stdout
     block = run.pitfalls
     if block is None:

@@ -143,12 +143,22 @@ def run_regress_command(a) -> int:
     print_regression(out, file=human_out(a.json))
     if a.json:
         summary = dict(out.summary if out.summary is not None else out.result)
+        if out.family == "poisson-mixed":
+            summary = _poisson_json(out.result)
         dump_json({**summary, "conclusions": regression_conclusions(out)}, a.json)
     if a.table_out:
         from ..reports.tables import write_odds_ratio_table
 
         write_odds_ratio_table(out.fit, a.table_out)
     return EXIT_OK
+
+
+def _poisson_json(result: dict) -> dict:
+    """A stored mixed Poisson result as ``--json`` writes it: its notes in words."""
+    from ..presentation.regression_poisson_words import poisson_json
+    from ..stats.regression.poisson_mixed_result import MixedPoissonResult
+
+    return poisson_json(MixedPoissonResult.from_json(result))
 
 
 def regression_lines(out) -> list[str]:

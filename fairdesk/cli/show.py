@@ -116,9 +116,9 @@ def cmd_show(a):
     p = _project(a.project)
     df = run_items_frame(p, a.run)
     from ..jobs.plan_run import with_stored_plan
-    from ..jobs.result import as_audit_run
+    from ..jobs.result import AuditRun
 
-    run = with_stored_plan(p, a.run, as_audit_run(run_payload(p, a.run)))
+    run = with_stored_plan(p, a.run, AuditRun.from_json(run_payload(p, a.run)))
     lang = run_language(run)
     norm = run_normaliser(run)  # align as the run's WER was counted
     if a.item:

@@ -6,9 +6,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import Any, NewType
 
 import numpy as np
+
+#: A result's JSON (what a codec's ``to_json()`` writes and the store keeps): a plain dict to
+#: statisticians' eyes, a distinct type to the type checker, so that reading a result by
+#: string key instead of through its typed object is found by type
+#: (tests/test_typed_access.py), whatever the variable is called.
+ResultJson = NewType("ResultJson", dict[str, Any])
 
 
 def json_number(x: Any) -> Any:

@@ -12,6 +12,7 @@ import json
 import time
 
 from .errors import StoreError
+from .jsonio import ResultJson
 from .schema import inserted_id
 from .store import Project
 
@@ -271,7 +272,7 @@ def add_result(project: Project, run_id: int, kind: str, payload: dict) -> int:
         return inserted_id(cur)
 
 
-def results_for_run(project: Project, run_id: int, kind: str | None = None) -> list[dict]:
+def results_for_run(project: Project, run_id: int, kind: str | None = None) -> list[ResultJson]:
     """Results stored with run ``run_id`` (of ``kind`` when given), oldest first.
 
     Returns
@@ -286,26 +287,28 @@ def results_for_run(project: Project, run_id: int, kind: str | None = None) -> l
         args.append(kind)
     rows = project.conn.execute(q + " ORDER BY id", args).fetchall()
     return [
-        {
-            "id": int(r["id"]),
-            "run_id": int(r["run_id"]),
-            "kind": r["kind"],
-            "created_at": float(r["created_at"]),
-            "payload": json.loads(r["payload"]),
-        }
+        ResultJson(
+            {
+                "id": int(r["id"]),
+                "run_id": int(r["run_id"]),
+                "kind": r["kind"],
+                "created_at": float(r["created_at"]),
+                "payload": json.loads(r["payload"]),
+            }
+        )
         for r in rows
     ]
 
 
-def _latest_payload(project: Project, run_id: int, kind: str):
+def _latest_payload(project: Project, run_id: int, kind: str) -> ResultJson | None:
     r = project.conn.execute(
         "SELECT payload FROM results WHERE run_id=? AND kind=? ORDER BY id DESC LIMIT 1",
         (run_id, kind),
     ).fetchone()
-    return None if r is None else json.loads(r["payload"])
+    return None if r is None else ResultJson(json.loads(r["payload"]))
 
 
-def lookup_result(project: Project, request_hash: str):
+def lookup_result(project: Project, request_hash: str) -> tuple[int, ResultJson] | None:
     """``(run_id, audit payload)`` of the newest finished run of ``request_hash``, or None."""
     r = project.conn.execute(
         "SELECT runs.id AS run_id, results.payload AS payload FROM runs JOIN results ON "
@@ -315,10 +318,10 @@ def lookup_result(project: Project, request_hash: str):
     ).fetchone()
     if r is None:
         return None
-    return int(r["run_id"]), json.loads(r["payload"])
+    return int(r["run_id"]), ResultJson(json.loads(r["payload"]))
 
 
-def run_payload(project: Project, run_id: int) -> dict:
+def run_payload(project: Project, run_id: int) -> ResultJson:
     """The audit result stored with a finished run.
 
     Raises

@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, Signal
 
 from ..core.runs import INCREMENTAL, list_runs, run_kind
 from ..core.store import Project
-from ..jobs.result import AuditRun, as_audit_run
+from ..jobs.result import AuditRun
 from ..presentation import SEPARATOR, RunSpec, run_name
 from .jobs import JobRegistry
 
@@ -197,7 +197,7 @@ class Context(QObject):
         if self._run_cache is None or self._run_cache[0] != run_id:
             from ..jobs.plan_run import with_stored_plan
 
-            run = as_audit_run(run_payload(self.project, run_id))
+            run = AuditRun.from_json(run_payload(self.project, run_id))
             # the resampling plan made since replaces a stored closed-form estimate
             self._run_cache = (run_id, with_stored_plan(self.project, run_id, run))
         return self._run_cache

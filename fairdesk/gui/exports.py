@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction
@@ -37,6 +38,9 @@ from ..core.atomic import OutputError
 from ..core.plurals import count
 from ..reports import tasks
 from .jobs import Job
+
+if TYPE_CHECKING:
+    from ..jobs.result import AuditRun
 
 #: The chart kinds of each results sub-tab (``reports.charts`` name prefixes).
 SUBTAB_CHARTS = {
@@ -291,16 +295,14 @@ class Exporter(QObject):
 
 
 # -- charts ----------------------------------------------------------------------------
-def run_charts(result, subtab: str | None = None) -> list:
-    """The report charts of a run (an ``AuditRun`` or its payload; ``reports.charts.Chart``),
-    those of one results sub-tab when ``subtab`` is given."""
-    if not result:
+def run_charts(run: AuditRun | None, subtab: str | None = None) -> list:
+    """The report charts of a run (``reports.charts.Chart``), those of one results sub-tab
+    when ``subtab`` is given."""
+    if run is None:
         return []
-    from ..jobs.result import as_audit_run
     from ..presentation.rows import value_metrics
     from ..reports.charts import report_charts, value_chart
 
-    run = as_audit_run(result)
     charts = report_charts(run)
     have = {c.name for c in charts}
     at = max((i + 1 for i, c in enumerate(charts) if c.name.startswith("values_")), default=0)
@@ -328,12 +330,11 @@ def has_chart(run, subtab: str | None) -> bool:
     return any(g.compared for g in run.groups)
 
 
-def export_chart(result, name: str, path) -> Path:
-    """Write the chart ``name`` of a run (an ``AuditRun`` or its payload) to ``path`` (.png
-    or .svg by extension)."""
+def export_chart(run: AuditRun, name: str, path) -> Path:
+    """Write the chart ``name`` of a run to ``path`` (.png or .svg by extension)."""
     from ..reports.charts import export_chart as _export
 
-    chart = next((c for c in run_charts(result) if c.name == name), None)
+    chart = next((c for c in run_charts(run) if c.name == name), None)
     if chart is None:
         raise ValueError(f"this run has no chart {name!r}")
     return _export(chart, path)
@@ -357,19 +358,13 @@ class ChartExportButton(QToolButton):
         self.setPopupMode(QToolButton.InstantPopup)
         self.setMenu(QMenu(self))
         self.menu().aboutToShow.connect(self._fill)
-        self.run = None  # the shown AuditRun
+        self.run: AuditRun | None = None  # the shown run
         self.subtab: str | None = None
         self.folder: Path = Path.home()
 
-    def set_view(self, result, subtab: str | None) -> None:
-        """Offer the charts of ``subtab`` of a run (an ``AuditRun`` or its payload; None:
-        none)."""
-        if not result:
-            self.run = None
-        else:
-            from ..jobs.result import as_audit_run
-
-            self.run = as_audit_run(result)
+    def set_view(self, run: AuditRun | None, subtab: str | None) -> None:
+        """Offer the charts of ``subtab`` of a run (None: none)."""
+        self.run = run
         self.subtab = subtab
         self.setVisible(self.run is not None and subtab in SUBTAB_CHARTS)
         # shown but off where the view draws no chart (a run without intents or labels):

@@ -164,6 +164,11 @@ def run_incremental(
     from fairdesk.incremental import warm_up as warm
     from fairdesk.incremental.metrics import DEFAULT_COMPARED, INCREMENTAL_METRICS
     from fairdesk.incremental.result import IncrementalResult, ModelsTable
+    from fairdesk.incremental.result_parts import (
+        FailedItem,
+        ModelDecoder,
+        Timeline,
+    )
     from fairdesk.incremental.run import compare_by_group
     from fairdesk.incremental.segment import SPLIT_SETTINGS
     from fairdesk.incremental.store import store_incremental
@@ -277,7 +282,7 @@ def run_incremental(
             summary=tuple(summary),
             table=ModelsTable.from_json(models_table(summary), summary),
             hardware=hardware(decoders[0]["decoder"]["cpu_threads"]),
-            decoders=tuple(decoders),
+            decoders=tuple(ModelDecoder.from_json(d) for d in decoders),
             settings={
                 **settings.to_dict(),
                 "by": by,
@@ -286,9 +291,9 @@ def run_incremental(
                 "metrics": metrics,
                 **chosen,
             },
-            failures=tuple(failures),
+            failures=tuple(FailedItem.from_json(f) for f in failures),
             items=tuple(rows),
-            timelines=tuple(timelines),
+            timelines=tuple(Timeline.from_json(t) for t in timelines),
             split={"vad": "silero (faster_whisper.vad)", **SPLIT_SETTINGS} if split else None,
             policy_options=dict(options or {}),
             groups=None if groups is None else tuple(groups),

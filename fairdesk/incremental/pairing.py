@@ -15,6 +15,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from fairdesk.incremental.result_parts import SystemsBlock, encode_system_comparison
+
 #: The incremental metrics compared across models with the paired scheme.
 PAIRED_METRICS = ("wer", "eo")
 
@@ -28,10 +30,11 @@ def compare_models_by_group(
     settings=None,
     metrics: Sequence[str] = PAIRED_METRICS,
     reference: str | None = None,
-) -> list[dict]:
-    """Per policy × stream with at least two models: ``policy``, ``stream`` and
-    ``comparison`` (the encoded :class:`~fairdesk.stats.system_results.SystemComparisonResult`
-    of every model against the first), or ``error`` (why the models could not be compared).
+) -> list[SystemsBlock]:
+    """Per policy × stream with at least two models, a
+    :class:`~fairdesk.incremental.result_parts.SystemsBlock`: ``policy``, ``stream`` and
+    ``comparison`` (every model against the first, as its stored JSON reads back), or
+    ``error`` (why the models could not be compared).
 
     ``metrics`` outside :data:`PAIRED_METRICS` are ignored.
     """
@@ -56,21 +59,10 @@ def compare_models_by_group(
         try:
             res = compare_systems(frames, specs, settings, reference, item_col="id", audits=True)
         except ValueError as exc:
-            out.append({"policy": policy, "stream": stream, "error": str(exc)})
+            out.append(
+                SystemsBlock.from_json({"policy": policy, "stream": stream, "error": str(exc)})
+            )
             continue
-        out.append({"policy": policy, "stream": stream, "comparison": _encoded(res)})
+        data = {"policy": policy, "stream": stream, "comparison": encode_system_comparison(res)}
+        out.append(SystemsBlock.from_json(data))
     return out
-
-
-def _encoded(res) -> dict:
-    """A comparison as JSON-ready data in the layout ``jobs.system_run.decode_comparison``
-    reads (the per-model audits as ``AuditResult.to_dict`` writes them)."""
-    from dataclasses import replace
-
-    from fairdesk.core.jsonio import jsonable
-
-    data = jsonable(replace(res, audits=None, draws=None))
-    data["settings"] = res.settings.to_dict()
-    if res.audits is not None:
-        data["audits"] = {name: a.to_dict() for name, a in res.audits.items()}
-    return data

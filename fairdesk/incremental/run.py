@@ -23,6 +23,7 @@ import pandas as pd
 from fairdesk.constants import SAMPLE_RATE
 from fairdesk.incremental.metrics import DEFAULT_COMPARED, INCREMENTAL_METRICS, item_stats, pooled
 from fairdesk.incremental.native import NATIVE, supports_native
+from fairdesk.incremental.result_parts import GroupComparisons, PolicySummary
 from fairdesk.incremental.simulate import POLICIES, simulate
 from fairdesk.incremental.timeline import timeline
 from fairdesk.workers import usable_cores
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ALL_POLICIES",
     "COLUMN_ORDER",
+    "POLICY_LABELS",
     "TABLE_ROWS",
     "Extras",
     "compare_by_group",
@@ -61,7 +63,9 @@ COLUMN_ORDER = (
     "local-agreement",
     "local-agreement-norm",
 )
-_LABEL = {
+#: The short name of each policy in the table's column labels (the views' heads through
+#: :func:`fairdesk.presentation.incremental.policy_label`).
+POLICY_LABELS = {
     NATIVE: "own partials",
     "sliding-literal": "sliding (literal)",
     "sliding": "sliding (snapped)",
@@ -264,18 +268,18 @@ def _keys(frame: pd.DataFrame) -> list[str]:
     return (["model"] if "model" in frame.columns else []) + ["policy", "stream"]
 
 
-def summarise(frame: pd.DataFrame) -> list[dict]:
+def summarise(frame: pd.DataFrame) -> list[PolicySummary]:
     """Pooled metrics per (model,) policy and stream (in the order they appear)."""
-    out: list[dict] = []
+    out: list[PolicySummary] = []
     if frame.empty:
         return out
     keys = _keys(frame)
     for vals, part in frame.groupby(keys, sort=False):
-        out.append({**dict(zip(keys, vals)), **pooled(part)})
+        out.append(PolicySummary.from_json({**dict(zip(keys, vals)), **pooled(part)}))
     return out
 
 
-def models_table(summary: Sequence[dict], rows: Sequence[str] = TABLE_ROWS) -> dict:
+def models_table(summary: Sequence[PolicySummary], rows: Sequence[str] = TABLE_ROWS) -> dict:
     """Whetten et al.'s Table 2 from :func:`summarise` rows: one column per model × policy (the
     displayed stream; local agreement's committed stream as a column of its own).
 
@@ -287,35 +291,35 @@ def models_table(summary: Sequence[dict], rows: Sequence[str] = TABLE_ROWS) -> d
         JSON writers turn it into null).
     """
 
-    def order(r):
-        p = r["policy"]
+    def order(r: PolicySummary):
+        p = r.policy
         return (
             p not in COLUMN_ORDER,
             COLUMN_ORDER.index(p) if p in COLUMN_ORDER else 0,
-            r["stream"] != "displayed",
+            r.stream != "displayed",
         )
 
-    models = list(dict.fromkeys(r.get("model", "") for r in summary))
-    cols = []
+    models = list(dict.fromkeys(r.model or "" for r in summary))
+    cols: list[PolicySummary] = []
     for m in models:
-        cols += sorted((r for r in summary if r.get("model", "") == m), key=order)
+        cols += sorted((r for r in summary if (r.model or "") == m), key=order)
     columns = []
     for r in cols:
-        label = _LABEL.get(r["policy"], r["policy"])
-        if r["stream"] != "displayed":
-            label += f", {r['stream']}"
+        label = POLICY_LABELS.get(r.policy, r.policy)
+        if r.stream != "displayed":
+            label += ", " + r.stream
         columns.append(
             {
-                "model": r.get("model", ""),
-                "policy": r["policy"],
-                "stream": r["stream"],
-                "label": f"{r.get('model', '')} {label}".strip(),
+                "model": r.model or "",
+                "policy": r.policy,
+                "stream": r.stream,
+                "label": ((r.model or "") + " " + label).strip(),
             }
         )
     return {
         "rows": list(rows),
         "columns": columns,
-        "values": {m: [c.get(m) for c in cols] for m in rows},
+        "values": {m: [c.value(m) for c in cols] for m in rows},
     }
 
 
@@ -325,13 +329,14 @@ def compare_by_group(
     settings=None,
     metrics: Sequence[str] = DEFAULT_COMPARED,
     reference: str | None = None,
-) -> list[dict]:
+) -> list[GroupComparisons]:
     """:func:`fairdesk.stats.compare_groups` per (model,) policy and stream on the pooled
     metrics.
 
-    Returns one dict per (model ×) policy × stream: ``model``, ``policy``, ``stream`` and the
-    ``AuditResult``'s ``to_dict()`` (groups with their values, comparisons with CIs, p,
-    verdicts, exclusions).
+    Returns one :class:`~fairdesk.incremental.result_parts.GroupComparisons` per (model ×)
+    policy × stream: ``model``, ``policy``, ``stream`` and the ``AuditResult`` (groups with
+    their values, comparisons with CIs, p, verdicts, exclusions) as its stored JSON reads
+    back.
     """
     from fairdesk.stats import compare_groups, slice_frame
 
@@ -350,5 +355,5 @@ def compare_by_group(
             include_missing=bool(getattr(settings, "include_missing", False)),
         )
         res = compare_groups(sliced, specs, settings, reference)
-        out.append({**dict(zip(keys, vals)), **res.to_dict()})
+        out.append(GroupComparisons.from_json({**dict(zip(keys, vals)), **res.to_dict()}))
     return out

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 
 from fairdesk.core.jsonio import jsonable
 from fairdesk.core.runs import INCREMENTAL, add_result, insert_run, list_runs, results_for_run
@@ -24,6 +25,7 @@ from fairdesk.incremental.result import IncrementalResult
 
 __all__ = [
     "KIND",
+    "StoredRun",
     "incremental_runs",
     "is_incremental_settings",
     "load_incremental",
@@ -84,22 +86,40 @@ def store_incremental(
     return run_id
 
 
-def incremental_runs(project: Project) -> list[dict]:
-    """Stored incremental runs, newest first: ``id``, ``models``, ``dataset``, ``created_at``,
-    ``policies``."""
+@dataclass(frozen=True)
+class StoredRun:
+    """A stored incremental run as the run lists show it.
+
+    Attributes
+    ----------
+    id : the run id.
+    models, policies : what was streamed.
+    dataset : the dataset's name (None when it is gone).
+    created_at : when it was stored (seconds since the epoch).
+    """
+
+    id: int
+    models: tuple[str, ...]
+    dataset: str | None
+    created_at: float
+    policies: tuple[str, ...] = ()
+
+
+def incremental_runs(project: Project) -> list[StoredRun]:
+    """Stored incremental runs, newest first."""
     out = []
     for r in list_runs(project):
         if _run_kind(r["settings"]) != KIND:
             continue
         s = json.loads(r["settings"])
         out.append(
-            {
-                "id": r["id"],
-                "models": s.get("models") or [r["model_id"]],
-                "dataset": r["dataset"],
-                "created_at": r["created_at"],
-                "policies": s.get("policies") or [],
-            }
+            StoredRun(
+                id=int(r["id"]),
+                models=tuple(s.get("models") or [r["model_id"]]),
+                dataset=r["dataset"],
+                created_at=r["created_at"],
+                policies=tuple(s.get("policies") or ()),
+            )
         )
     return out
 
@@ -115,7 +135,7 @@ def load_incremental(project: Project, run_id: int) -> IncrementalResult:
     """
     rows = results_for_run(project, int(run_id), KIND)
     if not rows:
-        known = [r["id"] for r in incremental_runs(project)]
+        known = [r.id for r in incremental_runs(project)]
         raise ValueError(
             f"run {run_id} has no stored incremental result; incremental runs: {known or 'none'}"
         )

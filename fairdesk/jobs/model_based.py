@@ -6,12 +6,16 @@ each utterance are fitted with :func:`fairdesk.stats.regression.run_poisson_mixe
 group as reference, and each level's rate ratio is set beside the bootstrap comparison of
 the same groups (:func:`~fairdesk.stats.regression.agreement_with_bootstrap`). The result
 goes under ``payload["model_based"][v]``, stored with the run, so the GUI and the report find
-it. Groups the audit excluded (below the minimums) are left out of the model too.
+it: the fit as ``MixedPoissonResult.to_json()`` writes it (numbers and coded notes; its
+conclusions are derived from the numbers when shown, not stored) and the agreement with its
+coded note. Groups the audit excluded (below the minimums) are left out of the model too.
+What ``fairdesk audit --model-based`` prints is
+:func:`fairdesk.presentation.regression_poisson_words.model_based_lines`.
 """
 
 from __future__ import annotations
 
-__all__ = ["ITEM_COVARIATES", "model_based_block", "model_based_lines"]
+__all__ = ["ITEM_COVARIATES", "model_based_block"]
 
 #: Per-item covariates an audit provides without user work (fairdesk.core.acoustics) and the
 #: word count; any numeric metadata column can be named too.
@@ -57,9 +61,11 @@ def model_based_block(frame, run, by, covariates=(), alpha: float | None = None)
     Returns
     -------
     dict
-        ``{v: run_poisson_mixed result + "agreement"}``, or ``{v: {"error": reason}}``
+        ``{v: run_poisson_mixed result (to_json) + "agreement"}``, or
+        ``{v: {"error": reason}}``
         when the model cannot be fitted for ``v`` (the audit itself stands).
     """
+    from ..stats.notices import Notice
     from ..stats.regression import agreement_with_bootstrap, run_poisson_mixed
     from .result import as_audit_run
 
@@ -80,7 +86,7 @@ def model_based_block(frame, run, by, covariates=(), alpha: float | None = None)
                 raise ValueError(f"no covariate column {missing} in this run's items")
             if "speaker_id" not in f.columns:
                 raise ValueError("the model needs speaker ids (speaker_id)")
-            m = run_poisson_mixed(
+            fit = run_poisson_mixed(
                 f,
                 [v],
                 covariates,
@@ -93,36 +99,25 @@ def model_based_block(frame, run, by, covariates=(), alpha: float | None = None)
             out[v] = {"error": str(exc)}
             continue
         comps = [c.to_dict() for c in run.comparisons]
+        m = fit.to_json()
+        del m["conclusions"]  # derived from the numbers when shown
         if len(by) > 1:  # the bootstrap compared combined groups: nothing to set beside
             m["agreement"] = []
-            m["agreement_note"] = (
-                "the audit compared combinations of "
-                + " × ".join(by)
-                + "; the model compares the levels of each column"
-            )
+            m["agreement_note"] = Notice("poisson.combined_groups", {"columns": by}).to_json()
         else:
-            m["agreement"] = agreement_with_bootstrap(m, comps, v)
+            m["agreement"] = [
+                {
+                    "level": a.level,
+                    "agree": a.agree,
+                    "model_significant": a.model_significant,
+                    "bootstrap_significant": a.bootstrap_significant,
+                    "note": a.note.to_json(),
+                }
+                for a in agreement_with_bootstrap(fit, comps, v)
+            ]
         if excluded:
-            m.setdefault("notes", []).append(
-                f"groups excluded by the audit's minimums were left out: {sorted(excluded)}"
+            m["notes"].append(
+                Notice("poisson.groups_excluded", {"groups": sorted(excluded)}).to_json()
             )
         out[v] = m
     return out
-
-
-def model_based_lines(block) -> list[str]:
-    """What ``fairdesk audit --model-based`` prints: conclusions and agreement per column.
-
-    Parameters
-    ----------
-    block : ``AuditRun.model_based``: grouping column -> ``ModelBasedFit``.
-    """
-    lines = []
-    for v, m in (block or {}).items():
-        lines.append(f"Model-based (mixed-effects Poisson) by {v}:")
-        if m.error:
-            lines.append(f"  not fitted: {m.error}")
-            continue
-        lines += [f"  {s}" for s in m.conclusions or ()]
-        lines += [f"  {a.sentence}" for a in m.agreement or () if a.sentence]
-    return lines

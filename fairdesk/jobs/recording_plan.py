@@ -123,10 +123,10 @@ def make_recording_plan(
 def _pilot_language(project: Project, run_id: int) -> str:
     """The language the pilot run was audited in ('' when it did not say)."""
     from ..core.runs import run_payload
-    from .result import as_audit_run
+    from .result import AuditRun
 
     try:
-        rs = as_audit_run(run_payload(project, int(run_id))).run_settings
+        rs = AuditRun.from_json(run_payload(project, int(run_id))).run_settings
     except (ValueError, FairdeskError):
         return ""
     return str((rs.language if rs is not None else None) or "")

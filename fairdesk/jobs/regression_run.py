@@ -163,7 +163,7 @@ def _fit(df, family, outcome, variables, covariates, refs, cluster, alpha, inter
     if family == "poisson-mixed":
         from ..stats.regression import run_poisson_mixed
 
-        d = run_poisson_mixed(
+        fit = run_poisson_mixed(
             df,
             list(variables),
             list(covariates),
@@ -172,6 +172,9 @@ def _fit(df, family, outcome, variables, covariates, refs, cluster, alpha, inter
             content_col="content_id" if "content_id" in df.columns else None,
             alpha=alpha,
         )
+        # stored with its notes coded; views decode it (MixedPoissonResult.from_json) and
+        # word it with fairdesk.presentation.regression_poisson_words
+        d = fit.to_json()
         return d, d, None
     spk = cluster or ("speaker_id" if "speaker_id" in df.columns else None)
     if family == "linear":

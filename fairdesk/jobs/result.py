@@ -90,6 +90,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fairdesk.core.jsonio import ResultJson
 from fairdesk.jobs.result_blocks import (
     AccentednessRegression,
     Explain,
@@ -116,6 +117,8 @@ from fairdesk.jobs.result_parts import (
     TableRows,
     WordPosition,
 )
+from fairdesk.stats.codec import stats_from_json as _stats_from_json
+from fairdesk.stats.codec import stats_json as _stats_json
 from fairdesk.stats.notices import Notice
 from fairdesk.stats.planning_types import Plan
 from fairdesk.stats.results import AuditResult, Comparison, Exclusion, GroupInfo
@@ -430,7 +433,7 @@ class AuditRun:
         return cls(result=result, **parts)
 
     # -- JSON ----------------------------------------------------------------------------
-    def to_json(self) -> dict:
+    def to_json(self) -> ResultJson:
         """The JSON-ready payload (``schema_version`` 2; layout in the module docstring)."""
         own = {f.name: f for f in dataclasses.fields(self)}
         skip = {"result", "normaliser_reason", "n_bootstrap_used", "run_settings"}
@@ -473,7 +476,7 @@ class AuditRun:
         for k, v in self.extra.items():
             out.setdefault(k, encode(v))
         out["schema_version"] = SCHEMA_VERSION
-        return out
+        return ResultJson(out)
 
     @classmethod
     def from_json(cls, d: Mapping) -> AuditRun:
@@ -515,38 +518,6 @@ class AuditRun:
             extra={k: freeze(v) for k, v in d.items() if k not in known},
             **kw,
         )
-
-
-def _stats_json(r: AuditResult) -> dict:
-    """The statistics' keys (as ``AuditResult.to_dict`` writes them, less ``settings``,
-    with the field-wise non-finite rules)."""
-    return {
-        "comparisons": encode(r.comparisons, tuple[Comparison, ...]),
-        "summary": encode(r.summary, Mapping[str, MetricSummary]),
-        "groups": encode(r.groups, tuple[GroupInfo, ...]),
-        "excluded": encode(r.excluded, tuple[Exclusion, ...]),
-        "reference": r.reference,
-        "design": r.design,
-        "bootstrap": encode(r.bootstrap),
-    }
-
-
-def _stats_from_json(d: Mapping, settings: AuditSettings | None) -> AuditResult | None:
-    """The statistics of a payload; None for a run without them (every item failed: no
-    audit settings and no groups)."""
-    if settings is None and not d.get("groups") and not d.get("comparisons"):
-        return None
-    return AuditResult(
-        comparisons=decode(d.get("comparisons") or [], tuple[Comparison, ...]),
-        summary=decode(d.get("summary") or {}, Mapping[str, MetricSummary]),
-        groups=decode(d.get("groups") or [], tuple[GroupInfo, ...]),
-        excluded=decode(d.get("excluded") or [], tuple[Exclusion, ...]),
-        reference=d.get("reference"),
-        design=d.get("design"),
-        # no settings stored at all: an old run, read with the old defaults (scaling off)
-        settings=settings if settings is not None else AuditSettings.from_dict({}),
-        bootstrap=freeze(d["bootstrap"]) if d.get("bootstrap") is not None else None,
-    )
 
 
 def as_audit_run(x) -> AuditRun:

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..stats.notices import Notice
+
 #: A free-form JSON value (read back with lists as tuples).
 Json = Any
 
@@ -232,13 +234,16 @@ class Pitfalls:
 class Agreement:
     """The model beside the bootstrap for one level
     (``stats.regression.agreement_with_bootstrap``): whether they ``agree``, whether each
-    finds a significant gap, and the ``sentence`` that says so."""
+    finds a significant gap, and the coded ``note`` that says so with its numbers (worded by
+    fairdesk.presentation.regression_poisson_words); a run stored before the note was coded
+    kept its ``sentence`` instead."""
 
     level: str | None = None
     agree: bool = False
     model_significant: bool = False
     bootstrap_significant: bool = False
-    sentence: str | None = None
+    sentence: str | None = optional()
+    note: Notice | None = optional()
     extra: Mapping[str, Json] = field(default_factory=_empty)
 
 
@@ -249,19 +254,23 @@ class ModelBasedFit:
     Attributes
     ----------
     error : why the model was not fitted (the other fields are then absent).
-    conclusions : the fit's conclusions in words.
+    conclusions : the fit's conclusions in words, as a run stored before they were derived
+        from the numbers kept them (None since: the views derive them).
     agreement : each level beside the bootstrap (:class:`Agreement`).
-    agreement_note : why nothing is set beside (two grouping columns).
-    notes : caveats (groups the audit excluded).
-    extra : the fit itself as ``stats.regression.run_poisson_mixed`` returns it (formula,
-        group variables and levels, covariates, speaker and content handling, ...).
+    agreement_note : why nothing is set beside (two grouping columns), coded
+        (``Notice.to_json``); a run stored before it was coded kept the sentence.
+    notes : the fit's data notes and caveats (groups the audit excluded), coded
+        (``Notice.to_json``); a run stored before they were coded kept sentences.
+    extra : the fit itself as ``MixedPoissonResult.to_json`` writes it (formula,
+        group variables and levels, covariates, speaker and content handling, ...); the
+        views decode it with ``MixedPoissonResult.from_json``.
     """
 
     error: str | None = optional()
     conclusions: tuple[str, ...] | None = optional()
     agreement: tuple[Agreement, ...] | None = optional()
-    agreement_note: str | None = optional()
-    notes: tuple[str, ...] | None = optional()
+    agreement_note: Mapping[str, Any] | str | None = optional()
+    notes: tuple[Mapping[str, Any] | str, ...] | None = optional()
     extra: Mapping[str, Json] = field(default_factory=_empty)
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..core.errors import FairdeskError
+from ..core.jsonio import ResultJson
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -64,13 +65,15 @@ class StoredComparison:
     def systems(self) -> tuple[str, ...]:
         return self.result.systems
 
-    def to_json(self) -> dict:
+    def to_json(self) -> ResultJson:
         """The stored payload: the runs and the encoded result (draws left out)."""
-        return {
-            "kind": KIND,
-            "run_ids": list(self.run_ids),
-            "result": encode_comparison(self.result),
-        }
+        return ResultJson(
+            {
+                "kind": KIND,
+                "run_ids": list(self.run_ids),
+                "result": encode_comparison(self.result),
+            }
+        )
 
     @classmethod
     def from_json(cls, payload: dict, result_id: int | None = None) -> StoredComparison:
@@ -94,19 +97,11 @@ def encode_comparison(result: SystemComparisonResult) -> dict:
 
 
 def decode_comparison(data: dict) -> SystemComparisonResult:
-    """:func:`encode_comparison`'s data back as the typed comparison."""
-    from ..stats.system_results import SystemComparisonResult
-    from .result import _stats_from_json
-    from .result_codec import decode_dataclass
+    """:func:`encode_comparison`'s data back as the typed comparison
+    (:func:`fairdesk.stats.codec.decode_system_comparison`)."""
+    from ..stats.codec import decode_system_comparison
 
-    audits = data.get("audits")
-    res = decode_dataclass(SystemComparisonResult, {**data, "audits": None})
-    if audits is not None:
-        res = replace(
-            res,
-            audits={name: _stats_from_json(a, res.settings) for name, a in audits.items()},
-        )
-    return res
+    return decode_system_comparison(data)
 
 
 @dataclass(frozen=True)

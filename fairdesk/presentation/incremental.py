@@ -17,7 +17,10 @@ from .numbers import MISSING, finite, fmt_ci, fmt_gap, fmt_percent, number
 
 __all__ = [
     "DECIMALS",
+    "TEXTS",
     "PERCENT_METRICS",
+    "column_head",
+    "policy_label",
     "fmt_stream_ci",
     "fmt_stream_gap",
     "fmt_stream_value",
@@ -36,6 +39,24 @@ def row_name(metric: str) -> str:
     (:data:`~fairdesk.presentation.labels.INCREMENTAL_ROW_NAMES`; the id itself when it has
     none)."""
     return INCREMENTAL_ROW_NAMES.get(metric, metric)
+
+
+def policy_label(policy: str) -> str:
+    """The short name of a policy in the table's heads (``Con.``, ``sliding (snapped)``;
+    the stored column labels use the same table, :data:`fairdesk.incremental.run.POLICY_LABELS`)."""
+    from ..incremental.run import POLICY_LABELS
+
+    return POLICY_LABELS.get(policy, policy)
+
+
+def column_head(column, compact: bool = False) -> str:
+    """The head of a table column (its policy; a stream other than the displayed one after
+    it): ``local agr., committed``, or ``local agr. (comm.)`` where space is short (the
+    console)."""
+    h = policy_label(column.policy)
+    if column.stream == "displayed":
+        return h
+    return f"{h} ({column.stream[:4]}.)" if compact else f"{h}, {column.stream}"
 
 
 def row_help(metric: str) -> str:
@@ -70,3 +91,12 @@ def fmt_stream_ci(metric: str, low, high) -> str:
         return MISSING
     lo, hi = (number(x, DECIMALS, signed=True, keep_sign=True) for x in (low, high))
     return f"[{lo}, {hi}]"
+
+
+def _not_compared(error: str) -> str:
+    return error
+
+
+#: code → words of the incremental notes (see fairdesk.presentation.notices): the reason the
+#: models of a policy could not be paired is the statistics' own message.
+TEXTS = {"incremental.models_not_compared": _not_compared}

@@ -27,6 +27,8 @@ AREAS: dict[str, str] = {
     "diacritics": ".diacritics_words",
     "representation": ".representation_words",
     "phones": ".phone_words",
+    "poisson": ".regression_poisson_words",
+    "incremental": ".incremental",
 }
 
 

@@ -40,6 +40,8 @@ __all__ = [
     "no_variation_sentence",
     "not_estimable_sentence",
     "reading",
+    "incremental_notes_json",
+    "notes_json",
     "readings_json",
     "systems_readings_json",
     "tested_family",
@@ -399,6 +401,36 @@ def readings_json(payload: Mapping[str, Any], run: AuditRun | _Run) -> dict:
     if "comparisons" in payload:
         out["comparisons"] = written
     return interval_notes_json(out)
+
+
+def notes_json(payload: Mapping[str, Any]) -> dict:
+    """A statistics payload (``AuditResult.to_dict`` layout: an incremental group block, say)
+    with every coded note in words, read from the JSON alone: each comparison's ``reason``
+    and ``sample``, then :func:`interval_notes_json`."""
+    from ..stats.results import ComparisonSample
+
+    out = dict(payload)
+    if isinstance(out.get("comparisons"), list):
+        rows = []
+        for c in out["comparisons"]:
+            if isinstance(c, Mapping):
+                c = dict(c)
+                if c.get("reason") is not None:
+                    c["reason"] = note_json_text(c["reason"])
+                if c.get("sample") is not None:
+                    c["sample"] = sample_text(ComparisonSample.from_json(c["sample"]))
+            rows.append(c)
+        out["comparisons"] = rows
+    return interval_notes_json(out)
+
+
+def incremental_notes_json(payload: Mapping[str, Any]) -> dict:
+    """An incremental run's JSON (``IncrementalResult.to_json``) with the notes of each
+    group block in words (:func:`notes_json`): what ``fairdesk incremental --json`` writes."""
+    out = dict(payload)
+    if isinstance(out.get("groups"), list):
+        out["groups"] = [notes_json(b) if isinstance(b, Mapping) else b for b in out["groups"]]
+    return out
 
 
 def _group_words(g: Any) -> Any:

@@ -5,9 +5,10 @@ conclusions (``fairdesk regress`` and its ``--json``, the GUI's Regression tab, 
 report): the sentences the fit stored, then the sentences written here from the stored
 numbers: the logistic family's model sentences
 (:mod:`.regression_logit_words`) and χ² and one-way ANOVA tests (:func:`descriptive_sentences`,
-Sekkat et al.'s appendix C), and the OLS family's (:func:`linear_sentences`); a result stored
-before they were written here (its ``conclusions`` hold them) is read with today's words. The
-mixed Poisson family's sentences are still the stored ones.
+Sekkat et al.'s appendix C), and the OLS family's (:func:`linear_sentences`), and the mixed Poisson family's
+(:func:`~.regression_poisson_words.poisson_conclusions`, from the decoded
+:class:`~fairdesk.stats.regression.poisson_mixed_result.MixedPoissonResult`); a result stored
+before they were written here (its ``conclusions`` hold them) is read with today's words.
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ from typing import Any
 
 from ..core.pvalues import p_clause
 from ..jobs.regression_result import RegressionRun, outcome_label
+from ..stats.regression.poisson_mixed_result import MixedPoissonResult
 from ..stats.regression.results import RegressionResult
 from .numbers import fmt_number, fmt_p_coarse
 from .regression_logit_words import logistic_results, logistic_sentences
+from .regression_poisson_words import poisson_conclusions
 
 __all__ = [
     "descriptive_sentences",
@@ -126,11 +129,15 @@ def regression_conclusions(run: RegressionRun) -> list[str]:
     ``notes`` key: its ``conclusions`` hold them all) is read with today's words: the notes
     are what follows the cautions and as many sentences as the models give, the outcome
     named from the request (:func:`~fairdesk.jobs.regression_result.outcome_label`) when the
-    result does not name it. Other families' stored sentences are shown as stored.
+    result does not name it. The mixed Poisson family's are all written from its decoded
+    result (:func:`~.regression_poisson_words.poisson_conclusions`). Other families' stored
+    sentences are shown as stored.
     """
     res = run.result
     if run.family == "linear":
         return linear_sentences(res)
+    if run.family == "poisson-mixed":
+        return poisson_conclusions(MixedPoissonResult.from_json(res))
     stored = [str(s) for s in res.get("conclusions") or []]
     if run.family != "logit":
         return stored

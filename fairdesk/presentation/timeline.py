@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from ..incremental.result_parts import Timeline
 
-def timeline_points(tl) -> tuple[list, list]:
+
+def timeline_points(tl: Timeline) -> tuple[list, list]:
     """``(adds, revokes)``: ``(time, position, text)`` per added / revoked word.
 
     Parameters
     ----------
-    tl : a stored timeline (its ``events``: ``shown_s``, ``position``, ``added`` and
-        ``revoked`` words as ``[text, ...]``).
+    tl : a timeline (its ``events``: ``shown_s``, ``position``, ``added`` and ``revoked``
+        words as ``(text, start, end)``).
 
     Returns
     -------
@@ -17,10 +19,10 @@ def timeline_points(tl) -> tuple[list, list]:
         A word revoked at an update sits at its old position.
     """
     adds, revs = [], []
-    for e in tl.get("events", []):
-        t, k = float(e["shown_s"]), int(e["position"])
-        for i, w in enumerate(e["revoked"]):
+    for e in tl.events:
+        t, k = float(e.shown_s), int(e.position)
+        for i, w in enumerate(e.revoked):
             revs.append((t, k + i, str(w[0])))
-        for i, w in enumerate(e["added"]):
+        for i, w in enumerate(e.added):
             adds.append((t, k + i, str(w[0])))
     return adds, revs

@@ -15,8 +15,8 @@ reference group in near-black, 95% CIs as error bars, a dashed line at the refer
 :func:`report_charts` lists every chart of a result; :func:`save_figures` writes each as PNG
 and SVG (``fairdesk report --figures DIR`` and the GUI's per-chart export).
 
-Each public function takes the result as a :class:`fairdesk.jobs.result.AuditRun` or a stored
-payload dict (read with ``as_audit_run``) and reads it by attribute.
+Each public function takes the result as a :class:`fairdesk.jobs.result.AuditRun` and reads it
+by attribute.
 """
 
 from __future__ import annotations
@@ -24,12 +24,11 @@ from __future__ import annotations
 import io
 import math
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..jobs.result import AuditRun, as_audit_run
+from ..jobs.result import AuditRun
 from ..jobs.result_parts import ConfusionMatrix
 from ..presentation import (
     GroupRow,
@@ -87,10 +86,6 @@ def plain(text) -> str:
     return str(text).replace("\\", "\\\\").replace("$", r"\$")
 
 
-#: A result as the charts take it: typed, or a stored payload (decoded on entry).
-Result = AuditRun | Mapping
-
-
 def _verdicts(run: AuditRun, metric: str) -> dict:
     return {c.group: c.verdict for c in run.comparisons if c.metric == metric}
 
@@ -103,17 +98,16 @@ def _unit(metric: str) -> str:
     return unit(metric)
 
 
-def group_rows(result: Result, metric: str) -> list[GroupRow]:
+def group_rows(run: AuditRun, metric: str) -> list[GroupRow]:
     """One :class:`fairdesk.presentation.GroupRow` per group not excluded (display units:
     percent for rates, the ratio itself for ratios): what the report's and the GUI's value
     charts draw."""
-    run = as_audit_run(result)
     return present_rows(run.groups, metric, run.reference, _verdicts(run, metric))
 
 
-def value_chart(result: Result, metric: str) -> Chart:
+def value_chart(run: AuditRun, metric: str) -> Chart:
     """Each analysed group's value of ``metric`` with its 95% CI (see the module doc)."""
-    rows = group_rows(result, metric)
+    rows = group_rows(run, metric)
     fig, ax = _figure(max(4.0, 1.0 + 0.9 * len(rows)), 3.2)
     n_ci = 0
     for i, r in enumerate(rows):
@@ -176,9 +170,8 @@ def interval_points(ax, points) -> None:
             ax.scatter([i], [y], s=90, color=colour, edgecolor="#263238", zorder=3)
 
 
-def gap_chart(result: Result, metric: str) -> Chart:
+def gap_chart(run: AuditRun, metric: str) -> Chart:
     """Each group's gap to the reference with the 95% CI of the gap (the GUI's gap plot)."""
-    run = as_audit_run(result)
     rows = [c for c in run.comparisons if c.metric == metric]
     ref = run.reference
     fig, ax = _figure(max(4.0, 1.2 + 0.9 * len(rows)), 3.0)
@@ -217,9 +210,8 @@ def _radar_values(run: AuditRun) -> dict:
     return {g.group: dict(g.values or {}) for g in run.groups if g.compared}
 
 
-def radar_scale_of(result: Result) -> RadarScale:
+def radar_scale_of(run: AuditRun) -> RadarScale:
     """The radar of a result: :func:`fairdesk.presentation.radar` (the GUI's)."""
-    run = as_audit_run(result)
     return radar(
         _radar_values(run),
         run.reference or "",  # a run without statistics has no reference: no group is it
@@ -229,12 +221,12 @@ def radar_scale_of(result: Result) -> RadarScale:
     )
 
 
-def radar_metrics(result: Result) -> list[str]:
+def radar_metrics(run: AuditRun) -> list[str]:
     """The radar's axes (:func:`fairdesk.presentation.radar_axes`, the GUI's)."""
-    return list(radar_scale_of(result).metrics)
+    return list(radar_scale_of(run).metrics)
 
 
-def radar_chart(result: Result) -> Chart | None:
+def radar_chart(run: AuditRun) -> Chart | None:
     """One axis per metric, one line per group, the reference as the unit circle.
 
     Axes where every group's value is 0 carry no information and are left out (the caption
@@ -242,7 +234,6 @@ def radar_chart(result: Result) -> Chart | None:
     """
     import numpy as np
 
-    run = as_audit_run(result)
     ref = run.reference
     if ref not in _radar_values(run):
         return None
@@ -364,10 +355,9 @@ def confusion_chart(group: str, conf: ConfusionMatrix, kind: str = "confusion") 
     return Chart(f"{kind}_{_safe(group)}", f"{short_group(group)}: {what} confusion", fig)
 
 
-def report_charts(result: Result, confusion: bool = True) -> list[Chart]:
+def report_charts(run: AuditRun, confusion: bool = True) -> list[Chart]:
     """Every chart of a result, in report order (``confusion=False``: without the confusion
     matrices, which the HTML report shows as tables)."""
-    run = as_audit_run(result)
     charts: list[Chart] = []
     for m in run.tested_metrics:
         charts.append(value_chart(run, m))
@@ -453,7 +443,7 @@ def export_chart(chart: Chart, path) -> Path:
     return path
 
 
-def save_figures(result: Result, folder, more=None) -> list[Path]:
+def save_figures(run: AuditRun, folder, more=None) -> list[Path]:
     """Every chart of a result as PNG and SVG in ``folder``, all or none
     (:func:`fairdesk.core.atomic.atomic_folder`); ``more(tmp)`` writes further charts into
     the same folder before it is put in place. Returns the files written (in ``folder``)."""
@@ -462,7 +452,7 @@ def save_figures(result: Result, folder, more=None) -> list[Path]:
     folder = Path(folder)
     paths: list[Path] = []
     with atomic_folder(folder, "the figures") as tmp:
-        for chart in report_charts(result):
+        for chart in report_charts(run):
             paths += save_chart(chart, tmp)
         if more is not None:
             paths += more(tmp)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.store import Dataset, Project
-from ..jobs.result import AuditRun, as_audit_run
+from ..jobs.result import AuditRun
 from ..presentation import MISSING
 from ..stats.results import GroupInfo
 from ..stats.summary import MetricSummary
@@ -129,10 +129,11 @@ class RunData:
 
     @property
     def audit(self) -> AuditRun:
-        """The typed audit result (``as_audit_run(payload)``, decoded once)."""
+        """The typed audit result (``AuditRun.from_json(payload)``, decoded once)."""
         audit = self._audit
         if audit is None:
-            audit = as_audit_run(self.payload)
+            p = self.payload
+            audit = p if isinstance(p, AuditRun) else AuditRun.from_json(p)
             object.__setattr__(self, "_audit", audit)
         return audit
 
@@ -212,7 +213,7 @@ def load_run(project: Project, run_id: int) -> RunData:
     from ..core.dataset_sets import run_set, set_items
 
     ds, summary, dset = None, {}, None
-    audit = as_audit_run(payload)
+    audit = AuditRun.from_json(payload)
     if audit.dataset:
         try:
             dset = run_set(project, audit)

@@ -23,15 +23,18 @@ from typing import Any
 
 from .._meta import __version__
 from ..core.atomic import write_text
-from ..jobs.result import as_audit_run
+from ..incremental.result_parts import Timeline
 from ..presentation import (
     MISSING,
     count,
+    fmt_count,
     fmt_number,
     fmt_p,
     timeline_points,
 )
+from ..presentation.estimability_words import reason_text
 from ..presentation.incremental import (
+    column_head,
     fmt_stream_ci,
     fmt_stream_gap,
     fmt_stream_value,
@@ -64,23 +67,17 @@ def is_incremental_run(project, run_id: int) -> bool:
 
 # -- values ----------------------------------------------------------------------------------
 def _table(p) -> dict | None:
-    from ..incremental.run import _LABEL
-
     t = p.table
     cols = t.columns
     if not cols:
         return None
-    summ = {(r.get("model", ""), r.get("policy"), r.get("stream")): r for r in p.summary}
     engines: list[dict[str, Any]] = []
     for c in cols:
-        if engines and engines[-1]["model"] == c.get("model", ""):
+        if engines and engines[-1]["model"] == c.model:
             engines[-1]["span"] += 1
         else:
-            engines.append({"model": c.get("model", ""), "span": 1})
-    heads = []
-    for c in cols:
-        h = _LABEL.get(c["policy"], c["policy"])
-        heads.append(h if c["stream"] == "displayed" else f"{h}, {c['stream']}")
+            engines.append({"model": c.model, "span": 1})
+    heads = [column_head(c) for c in cols]
     rows = []
     for m in t.rows:
         cells = []
@@ -90,30 +87,22 @@ def _table(p) -> dict | None:
                 {"text": fmt_stream_value(m, v), "value": repr(float(v)) if finite else ""}
             )
         rows.append({"metric": m, "name": row_name(m), "help": row_help(m), "cells": cells})
-    n_items = [
-        (summ.get((c.get("model", ""), c["policy"], c["stream"])) or {}).get("n_items", "–")
-        for c in cols
-    ]
+    rows_of = [p.summary_row(c) for c in cols]
+    n_items = [MISSING if r is None else fmt_count(r.n_items) for r in rows_of]
     return {"engines": engines, "heads": heads, "rows": rows, "n_items": n_items}
-
-
-def _engine(block) -> tuple[str | None, str | None, str]:
-    """(model, policy, stream) of one group-comparison block of an incremental run (the
-    incremental result's own keys; its statistics are read as an ``AuditRun``)."""
-    return block.get("model"), block.get("policy"), block.get("stream", "displayed")
 
 
 def _groups(p) -> list[dict]:
     metrics = p.metrics
     out = []
     for b in p.groups or ():
-        run = as_audit_run(b)
-        model, policy, stream = _engine(b)
+        run = b.stats
+        model, policy, stream = b.model, b.policy, b.stream
         ms = metrics or sorted({k for g in run.groups for k in g.values or {}})
         rows = [
             {
                 "group": g.group,
-                "n": fmt_number(g.n_items, 0),
+                "n": fmt_count(g.n_items),
                 "excluded": bool(g.excluded),
                 "reference": g.group == run.reference,
                 "values": [fmt_stream_value(m, (g.values or {}).get(m)) for m in ms],
@@ -147,7 +136,7 @@ def _groups(p) -> list[dict]:
                 "metrics": ms,
                 "rows": rows,
                 "comparisons": comps,
-                "excluded": [f"{e.group}: {e.reason}" for e in run.excluded],
+                "excluded": [f"{e.group}: {reason_text(e.reason)}" for e in run.excluded],
             }
         )
     return out
@@ -164,7 +153,6 @@ def _kv(v) -> str:
 def _what_was_run(p, run: dict, run_id: int) -> list[tuple[str, str]]:
     t = run.get("finished_at") or run.get("created_at")
     when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t)) if t else "unknown"
-    s = p.settings
     rows = [
         ("Run", f"{run_id} (incremental), finished {when}"),
         ("Dataset", _kv(p.dataset or None)),
@@ -175,38 +163,38 @@ def _what_was_run(p, run: dict, run_id: int) -> list[tuple[str, str]]:
         ("Split on silence", _kv(p.split) if p.split else "no"),
     ]
     for d in p.decoders:
-        dec = {k: v for k, v in (d.get("decoder") or {}).items() if k != "model"}
+        dec = {k: v for k, v in d.decoder.items() if k != "model"}
         rows.append(
             (
-                f"Decoder: {d.get('model')}",
-                f"{_kv(dec)}; policies {_kv(d.get('policies'))}; warm-up "
-                f"{_kv(round(num(d.get('warm_up_s')), 3))} s (not timed)",
+                f"Decoder: {d.model}",
+                f"{_kv(dec)}; policies {_kv(list(d.policies))}; warm-up "
+                f"{_kv(round(num(d.warm_up_s), 3))} s (not timed)",
             )
         )
     for pol, opts in p.policy_options.items():
         if pol in p.policies and opts:
             rows.append((f"Options: {pol}", _kv(opts)))
     rows.append(("Hardware", _kv(p.hardware)))
-    if s.get("by"):
-        rows.append(("Grouped by", _kv(s.get("by"))))
-    if s.get("filters"):
-        rows.append(("Filters", _kv(s.get("filters"))))
-    if s.get("sample"):
-        rows.append(("Sample", _kv(s.get("sample"))))
-    if s.get("metrics"):
-        rows.append(("Compared metrics", _kv(s.get("metrics"))))
+    if p.by:
+        rows.append(("Grouped by", _kv(p.by)))
+    if p.filters:
+        rows.append(("Filters", _kv(p.filters)))
+    if p.sample:
+        rows.append(("Sample", _kv(p.sample)))
+    if p.metrics:
+        rows.append(("Compared metrics", _kv(p.metrics)))
     rows.append(("fairdesk", f"report by {__version__}"))
     return rows
 
 
 # -- timelines -------------------------------------------------------------------------------
-def _eo(tl: dict) -> tuple[float, int]:
-    a = sum(len(e["added"]) for e in tl.get("events", []))
-    r = sum(len(e["revoked"]) for e in tl.get("events", []))
+def _eo(tl: Timeline) -> tuple[float, int]:
+    a = sum(len(e.added) for e in tl.events)
+    r = sum(len(e.revoked) for e in tl.events)
     return (r / (a + r) if a + r else 0.0), r
 
 
-def worst_timelines(p, n: int) -> list[dict]:
+def worst_timelines(p, n: int) -> list[Timeline]:
     """The ``n`` timelines of an :class:`~fairdesk.incremental.result.IncrementalResult`
     with the highest word-level edit overhead (ties: more revokes first, then the stored
     order)."""
@@ -215,18 +203,18 @@ def worst_timelines(p, n: int) -> list[dict]:
     return [tls[i] for i in order[: max(0, int(n))]]
 
 
-def timeline_chart(tl: dict, name: str = "timeline"):
+def timeline_chart(tl: Timeline, name: str = "timeline"):
     """The add/revoke timeline of one stream as a :class:`fairdesk.reports.charts.Chart`;
     the add markers are in the SVG group ``adds``, the revokes in ``revokes``."""
     from .charts import Chart, _figure, plain
 
     adds, revs = timeline_points(tl)
-    ev = tl.get("events", [])
+    ev = tl.events
     top = max([q[1] for q in adds + revs], default=0)
     fig, ax = _figure(7.6, min(9.0, max(2.6, 1.3 + 0.2 * (top + 2))))
     for e in ev:
         ax.plot(
-            [float(e["arrival_s"]), float(e["shown_s"])],
+            [float(e.arrival_s), float(e.shown_s)],
             [-1, -1],
             color=ARRIVAL,
             lw=3,
@@ -234,7 +222,7 @@ def timeline_chart(tl: dict, name: str = "timeline"):
             zorder=1,
         )
     up = ax.scatter(
-        [float(e["shown_s"]) for e in ev],
+        [float(e.shown_s) for e in ev],
         [-1.0] * len(ev),
         marker="D",
         s=28,
@@ -278,14 +266,12 @@ def timeline_chart(tl: dict, name: str = "timeline"):
     ax.set_xlabel("s (computation clock)")
     ax.set_ylabel("word position")
     ax.grid(axis="x", alpha=0.3)
-    title = " · ".join(
-        str(x) for x in (tl.get("item"), tl.get("model"), tl.get("policy")) if x not in (None, "")
-    )
+    title = " · ".join(str(x) for x in (tl.item, tl.model, tl.policy) if x not in (None, ""))
     ax.set_title(plain(title), fontsize=10)
     eo, nr = _eo(tl)
     caption = (
         f"{count(len(ev), 'update')}, {count(len(adds), 'add')}, {count(nr, 'revoke')} (EO {fmt_number(eo, 3)}); "
-        f"chunk {tl.get('chunk_s')} s, audio {num(tl.get('duration_s')):.2f} s."
+        f"chunk {tl.chunk_s} s, audio {fmt_number(tl.duration_s, 2)} s."
     )
     return Chart(name, title, fig, caption)
 
@@ -298,12 +284,12 @@ def _timelines(p, worst: int) -> list[dict]:
         ch = timeline_chart(tl, f"timeline_{i + 1}")
         out.append(
             {
-                "item": tl.get("item"),
-                "model": tl.get("model", ""),
-                "policy": tl.get("policy"),
-                "stream": tl.get("stream", "displayed"),
+                "item": tl.item,
+                "model": tl.model or "",
+                "policy": tl.policy,
+                "stream": tl.stream or "displayed",
                 "caption": ch.caption,
-                "final": " ".join(str(w[0]) for w in tl.get("final") or []),
+                "final": tl.final_text,
                 "svg": svg_text(ch.figure, prefix=f"t{i}"),
                 "chart": ch,
             }
@@ -331,9 +317,7 @@ def incremental_context(project, run_id: int, worst: int = 3) -> dict:
         "n_timelines": len(p.timelines),
         "worst_n": worst,
         "n_segments": n_seg,
-        "failures": [
-            f"{f.get('model', '')} {f.get('item')}: {f.get('reason')}".strip() for f in p.failures
-        ],
+        "failures": [f"{f.model or ''} {f.item}: {f.reason}".strip() for f in p.failures],
         "version": __version__,
     }
 

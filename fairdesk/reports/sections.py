@@ -28,7 +28,7 @@ from typing import Any
 
 from ..jobs.result import AuditRun
 from ..jobs.result_blocks import Representation
-from ..jobs.result_parts import GroupFlags, VerdictChange, WerDominated
+from ..jobs.result_parts import GroupFlags, ModelBasedFit, VerdictChange, WerDominated
 from ..presentation import (
     MISSING,
     comparison_basis,
@@ -49,7 +49,17 @@ from ..presentation import (
 )
 from ..presentation.estimability_words import reason_text, sample_text
 from ..presentation.notices import notice_text
+from ..presentation.regression_poisson_words import (
+    agreement_note_text,
+    agreement_text,
+    model_based_conclusions,
+    model_based_result,
+    poisson_approximation_text,
+    poisson_model_text,
+    poisson_overdispersion_text,
+)
 from ..presentation.regression_words import regression_conclusions
+from ..stats.regression.poisson_mixed_result import MixedPoissonResult
 from ..stats.representation import Leakage
 from ..stats.results import Comparison
 from .data import SERIES, group_ci, num, verdict_style
@@ -169,45 +179,58 @@ def model_based_section(run: AuditRun) -> list[dict]:
     return [_model_based_entry(var, m, comps) for var, m in (run.model_based or {}).items()]
 
 
-def _model_based_entry(var: str, m, comps: dict) -> dict:
-    """One grouping column's model (``ModelBasedFit``; the fit itself is its free-form
-    ``extra``, read here only), each level beside the bootstrap's WER comparison of the
-    same group."""
-    if m.error:
-        return {"variable": var, "error": m.error}
-    agree = {a.level: a.sentence or "" for a in m.agreement or ()}
+def _model_based_entry(var: str, m: ModelBasedFit, comps: dict) -> dict:
+    """One grouping column's model (``ModelBasedFit``, its fit decoded by
+    :func:`~fairdesk.presentation.regression_poisson_words.model_based_result`), each level
+    beside the bootstrap's WER comparison of the same group."""
+    fit = model_based_result(m)
+    if m.error or fit is None:
+        return {"variable": var, "error": m.error or "not fitted"}
+    agree = {a.level: agreement_text(a) or "" for a in m.agreement or ()}
     rows = []
-    fit = m.extra  # the fit itself, as stats.regression.run_poisson_mixed returns it
-    for g in fit.get("group_variables") or ():
-        for r in g.get("levels") or ():
-            c = comps.get(r["level"])
+    for g in fit.group_variables:
+        for r in g.levels:
+            c = comps.get(r.level)
             rows.append(
                 {
-                    "level": r["level"],
-                    "reference": g.get("reference"),
-                    "rr": fmt_ratio(r.get("rate_ratio")),
-                    "ci": fmt_estimate_ci(r.get("ci_low"), r.get("ci_high")),
-                    "p_adj": fmt_p(r.get("p_adjusted"), log10=r.get("p_adjusted_log10")),
+                    "level": r.level,
+                    "reference": g.reference,
+                    "rr": fmt_ratio(r.rate_ratio),
+                    "ci": fmt_estimate_ci(r.ci_low, r.ci_high),
+                    "p_adj": fmt_p(r.p_adjusted, log10=r.p_adjusted_log10),
                     "gap": fmt_gap("wer", c.gap) if c else "–",
                     "gap_ci": fmt_ci("wer", c.ci_low, c.ci_high) if c else "",
                     "boot_p": fmt_p(c.p_adjusted) if c else "–",
                     "verdict": verdict_style(c.verdict)[0] if c else "–",
-                    "agreement": agree.get(r["level"], ""),
+                    "agreement": agree.get(r.level, ""),
                 }
             )
     return {
         "variable": var,
         "error": None,
-        "model": fit.get("model", ""),
-        "approximation": fit.get("approximation", ""),
-        "speaker_sd": fmt_number(fit.get("speaker_sd"), 2),
-        "n": f"{count(fit.get('n_utterances'), 'utterance')}, "
-        f"{count(fit.get('n_speakers'), 'speaker')}",
-        "overdispersion": (fit.get("overdispersion") or {}).get("reading", ""),
+        "model": poisson_model_text(fit),
+        "approximation": poisson_approximation_text(fit),
+        "speaker_sd": fmt_number(fit.speaker_sd, 2),
+        "n": f"{count(fit.n_utterances, 'utterance')}, {count(fit.n_speakers, 'speaker')}",
+        "overdispersion": poisson_overdispersion_text(fit),
         "rows": rows,
-        "conclusions": list(m.conclusions or ()),
-        "note": m.agreement_note or "",
+        "conclusions": model_based_conclusions(m),
+        "note": agreement_note_text(m),
     }
+
+
+def _rate_rows(fit: MixedPoissonResult) -> list[dict]:
+    """Each level of a mixed Poisson fit against its reference: rate ratio, CI, Holm p."""
+    return [
+        {
+            "level": r.level + " vs " + g.reference,
+            "rr": fmt_ratio(r.rate_ratio),
+            "ci": fmt_estimate_ci(r.ci_low, r.ci_high),
+            "p_adj": fmt_p(r.p_adjusted, log10=r.p_adjusted_log10),
+        }
+        for g in fit.group_variables
+        for r in g.levels
+    ]
 
 
 def _or_rows(result: dict) -> list[dict]:
@@ -333,16 +356,7 @@ def regression_sections(d) -> list[dict]:
                         }
                     )
         elif family == "poisson-mixed":
-            for g in res.get("group_variables") or []:
-                for r in g.get("levels") or []:
-                    entry["rates"].append(
-                        {
-                            "level": f"{r['level']} vs {g['reference']}",
-                            "rr": fmt_ratio(r.get("rate_ratio")),
-                            "ci": fmt_estimate_ci(r.get("ci_low"), r.get("ci_high")),
-                            "p_adj": fmt_p(r.get("p_adjusted"), log10=r.get("p_adjusted_log10")),
-                        }
-                    )
+            entry["rates"] = _rate_rows(MixedPoissonResult.from_json(res))
         elif family == "linear":
             entry["coefficients"] = [
                 {

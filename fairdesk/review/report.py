@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from jiwer import WordOutput
 
+    from ..jobs.result import AuditRun
+
 
 def _num(v) -> float:
     try:
@@ -147,34 +149,28 @@ def item_report(row: dict, language: str = "en", normaliser: str | None = None) 
     return rep
 
 
-def run_normaliser(payload) -> str | None:
+def run_normaliser(run: AuditRun) -> str | None:
     """The text normaliser a stored run used for WER (resolved from ``auto``), or None for
     runs stored before it was recorded.
 
     Parameters
     ----------
-    payload : AuditRun or a stored payload (read with ``as_audit_run``).
+    run : the audit.
     """
-    from ..jobs.result import as_audit_run  # the statistics stack: imported on first use
-
-    run = as_audit_run(payload)
     name = (run.normaliser.name if run.normaliser is not None else None) or (
         run.settings.normaliser if run.settings is not None else None
     )
     return None if name in (None, "", "auto") else str(name)
 
 
-def run_language(payload, default: str = "en") -> str:
+def run_language(run: AuditRun, default: str = "en") -> str:
     """The language a stored run's texts were scored in (``default`` when not recorded).
 
     Parameters
     ----------
-    payload : AuditRun or a stored payload (read with ``as_audit_run``).
+    run : the audit.
     default : the language of a run that did not record one.
     """
-    from ..jobs.result import as_audit_run
-
-    run = as_audit_run(payload)
     rs = run.run_settings
     return (rs.language if rs is not None else None) or default
 

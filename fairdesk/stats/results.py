@@ -14,12 +14,30 @@ from fairdesk.stats.summary import MetricSummary
 
 def _fields_dict(obj, later: tuple[str, ...]) -> dict:
     """JSON-ready dict of a dataclass; the ``later`` fields (written by a later stage) left
-    out while None, so ``compare_groups``' dicts keep their keys."""
+    out while None, so ``compare_groups``' dicts keep their keys. Coded notes are written
+    as the result codec writes them (:func:`note_json`)."""
     return {
-        f.name: jsonable(getattr(obj, f.name))
+        f.name: jsonable(_notes_json(getattr(obj, f.name)))
         for f in dataclasses.fields(obj)
         if not (f.name in later and getattr(obj, f.name) is None)
     }
+
+
+def note_json(note: Notice):
+    """A coded note's JSON: ``{"code", "args"}``, or the sentence itself for a note an
+    older run stored as its sentence (``stored.sentence``), so that run writes back as it
+    was stored."""
+    if note.code == STORED_SENTENCE:
+        return note.args["text"]
+    return note.to_json()
+
+
+def _notes_json(value):
+    if isinstance(value, Notice):
+        return note_json(value)
+    if isinstance(value, dict):
+        return {k: _notes_json(v) for k, v in value.items()}
+    return value
 
 
 @dataclass(frozen=True)
@@ -292,7 +310,7 @@ class Exclusion:
 
     def to_dict(self) -> dict:
         """JSON-ready dict."""
-        return {"group": self.group, "reason": jsonable(self.reason)}
+        return {"group": self.group, "reason": note_json(self.reason)}
 
 
 @dataclass(frozen=True)
@@ -360,5 +378,6 @@ __all__ = [
     "NoVariation",
     "STORED_SENTENCE",
     "jsonable",
+    "note_json",
     "stored_notice",
 ]

@@ -3,7 +3,7 @@
 import math
 
 from fairdesk.cli.console import format_groups, value_with_ci
-from fairdesk.jobs.result import as_audit_run
+from fairdesk.jobs.result import AuditRun, as_audit_run
 from fairdesk.presentation.readings import reading
 
 RES = {
@@ -155,14 +155,14 @@ def test_full_table_word_for_word():
     run = as_audit_run(RES)
     said = {c.group: "    " + reading(c, run) for c in run.comparisons if c.metric == "wer"}
     full = [said[ln[len(READ) :]] if ln.startswith(READ) else ln for ln in FULL]
-    assert format_groups(RES).split("\n") == full
-    quiet = format_groups(RES, readings=False).split("\n")
+    assert format_groups(AuditRun.from_json(RES)).split("\n") == full
+    quiet = format_groups(AuditRun.from_json(RES), readings=False).split("\n")
     assert quiet == [ln for ln in full if ln not in said.values()]
 
 
 def test_other_metric_first():
     assert (
-        format_groups(RES, metrics=["em"], readings=False).split("\n")
+        format_groups(AuditRun.from_json(RES), metrics=["em"], readings=False).split("\n")
         == [
             HEAD + "         EM % [95% CI]",
             "us (reference)                    120   12              50.0 [–]",
@@ -215,21 +215,24 @@ COMP2 = (
 
 def test_design_line_variants_and_empty_result():
     # the table alone: the hand-built comparisons lack the numbers of a reading
-    assert format_groups({}) == HEAD
-    assert format_groups(RES2, readings=False).split("\n") == TAIL2 + [
+    assert format_groups(AuditRun.from_json({})) == HEAD
+    assert format_groups(AuditRun.from_json(RES2), readings=False).split("\n") == TAIL2 + [
         "design: unknown; resampling: utterance",
         "WER against a:",
         COMP2,
     ]
     no_scheme = {**RES2, "comparisons": [{**RES2["comparisons"][0], "estimator": None}]}
-    assert format_groups({**no_scheme, "design": "matched"}, readings=False).split(
-        "\n"
-    ) == TAIL2 + [
+    assert format_groups(
+        AuditRun.from_json({**no_scheme, "design": "matched"}), readings=False
+    ).split("\n") == TAIL2 + [
         "design: matched; resampling: none",
         "WER against a:",
         COMP2,
     ]
-    assert format_groups(no_scheme, readings=False).split("\n") == TAIL2 + ["WER against a:", COMP2]
+    assert format_groups(AuditRun.from_json(no_scheme), readings=False).split("\n") == TAIL2 + [
+        "WER against a:",
+        COMP2,
+    ]
 
 
 def test_value_with_ci():
@@ -253,7 +256,7 @@ def test_long_heads_and_a_missing_reason():
         ],
         "comparisons": [{"metric": "cer", "group": "b", "verdict": "not_estimable"}],
     }
-    assert format_groups(res, readings=False).split("\n") == [
+    assert format_groups(AuditRun.from_json(res), readings=False).split("\n") == [
         HEAD + "        CER % [95% CI]    BAL.ACC % [95% CI]",
         "a (reference)                       2    0              10.0 [–]              50.0 [–]",
         "b                                   3    0              20.0 [–]                     –",

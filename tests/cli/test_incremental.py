@@ -113,9 +113,9 @@ def test_cli_table_json_and_groups(project, tmp_path, monkeypatch, capsys):
 
     # the JSON read back: the committed stream has no revokes, so its null SPR is inf again
     typed = IncrementalResult.from_json(res)
-    committed = next(r for r in typed.summary if r["stream"] == "committed")
+    committed = next(r for r in typed.summary if r.stream == "committed")
     assert rows[("local-agreement", "committed")]["spr"] is None
-    assert committed["totals"]["n_revokes"] == 0 and committed["spr"] == float("inf")
+    assert committed.totals.n_revokes == 0 and committed.spr == float("inf")
     print_summary(typed)
     text = capsys.readouterr().out
     for head in ("WER", "LAT", "EO", "RPS", "SPR", "RTF", "FWL"):
@@ -247,20 +247,20 @@ def test_two_models_give_one_table_stored_with_timelines(project, tmp_path, monk
     # stored in the project with the timelines (the JSON has them only with --logs)
     assert "timelines" not in res
     runs = incremental_runs(project)
-    assert [r["id"] for r in runs] == [res["run_id"]]
-    assert runs[0]["models"] == ["whisper-fake", "stream-fake"]
+    assert [r.id for r in runs] == [res["run_id"]]
+    assert runs[0].models == ("whisper-fake", "stream-fake")
     stored = load_incremental(project, res["run_id"])
     assert stored.run_id == res["run_id"]
-    assert list(stored.table.columns) == table["columns"]
+    assert [c.to_json() for c in stored.table.columns] == table["columns"]
     assert len(stored.timelines) == 6 * 7
     for tl in stored.timelines:
         row = next(
             r
             for r in res["items"]
-            if r["id"] == tl["item"] and r["model"] == tl["model"] and r["policy"] == tl["policy"]
+            if r["id"] == tl.item and r["model"] == tl.model and r["policy"] == tl.policy
         )
-        assert sum(len(e["added"]) for e in tl["events"]) == row["n_adds"]
-        assert sum(len(e["revoked"]) for e in tl["events"]) == row["n_revokes"]
+        assert sum(len(e.added) for e in tl.events) == row["n_adds"]
+        assert sum(len(e.revoked) for e in tl.events) == row["n_revokes"]
     # an audit-run list leaves the incremental run out
     from fairdesk.incremental.store import is_incremental_settings
 

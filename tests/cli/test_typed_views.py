@@ -51,7 +51,7 @@ def test_a_stored_run_opens_in_the_console_views(tmp_path, capsys):
 
     typed, stored = io.StringIO(), io.StringIO()
     print_groups(run, file=typed)
-    print_groups(payload, file=stored)
+    print_groups(AuditRun.from_json(payload), file=stored)
     text = typed.getvalue()
     assert text == stored.getvalue()  # a payload and its AuditRun print the same
 
@@ -75,8 +75,8 @@ def test_a_stored_run_opens_in_the_console_views(tmp_path, capsys):
     assert "answered from the cache" in again.err
 
     # the run's recorded normaliser and language, as show aligns with them
-    assert run_normaliser(payload) == run_normaliser(run) == "whisper-english"
-    assert run_language(payload) == run_language(run) == "en"
+    assert run_normaliser(AuditRun.from_json(payload)) == run_normaliser(run) == "whisper-english"
+    assert run_language(AuditRun.from_json(payload)) == run_language(run) == "en"
 
     assert main(["show", "--project", str(p.folder), "--run", str(run_id), "--group", "b"]) == 0
     shown = capsys.readouterr().out
@@ -109,7 +109,13 @@ def test_dump_json_writes_an_audit_run_as_its_json_form(tmp_path):
 
 
 def test_run_normaliser_and_language_of_payloads_without_them():
-    assert run_normaliser({}) is None and run_language({}) == "en"
-    assert run_language({}, default="yo") == "yo"
-    assert run_normaliser({"settings": {"normaliser": "tone-preserving"}}) == "tone-preserving"
-    assert run_language({"settings": {"language": "yo"}}) == "yo"
+    assert (
+        run_normaliser(AuditRun.from_json({})) is None
+        and run_language(AuditRun.from_json({})) == "en"
+    )
+    assert run_language(AuditRun.from_json({}), default="yo") == "yo"
+    assert (
+        run_normaliser(AuditRun.from_json({"settings": {"normaliser": "tone-preserving"}}))
+        == "tone-preserving"
+    )
+    assert run_language(AuditRun.from_json({"settings": {"language": "yo"}})) == "yo"

@@ -76,7 +76,7 @@ def test_run_listing_and_kinds(tmp_path):
 
     from fairdesk.incremental.store import incremental_runs, is_incremental_settings
 
-    assert [r["id"] for r in incremental_runs(p)] == [inc]
+    assert [r.id for r in incremental_runs(p)] == [inc]
     assert is_incremental_settings(row["settings"]) and not is_incremental_settings("{")
 
 

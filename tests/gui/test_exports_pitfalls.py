@@ -250,18 +250,24 @@ def test_the_model_based_result_shows_beside_the_logistic_one(qtbot, ctx, mini):
     from fairdesk.gui.results.regression_panel import RegressionPanel
     from fairdesk.jobs.result import as_audit_run
     from fairdesk.metrics import metric_specs
+    from fairdesk.presentation.notices import notice_text
+    from fairdesk.presentation.regression_poisson_words import poisson_json
     from fairdesk.stats import AuditSettings, compare_groups
     from fairdesk.stats.regression import agreement_with_bootstrap, run_poisson_mixed
 
     frame = _poisson_frame()
-    res = run_poisson_mixed(frame, "accent", reference="north", content_col=None)
+    fit = run_poisson_mixed(frame, "accent", reference="north", content_col=None)
+    # the block in the layout a run stored before the typed result has it (in words)
+    res = poisson_json(fit)
     boot = compare_groups(
         frame,
         metric_specs(frame, ["wer"]),
         AuditSettings(n_bootstrap=400, min_items=5, min_speakers=2, resampling="speaker"),
         reference="north",
     ).to_dict()
-    agreement = agreement_with_bootstrap(res, boot["comparisons"], "accent")
+    agreement = [
+        a.to_json(notice_text) for a in agreement_with_bootstrap(fit, boot["comparisons"], "accent")
+    ]
     assert agreement
     payload = dict(run_payload(ctx.project, mini.run_id))
     payload["model_based"] = {"accent": {**res, "agreement": agreement}}

@@ -82,13 +82,11 @@ def test_tab_opens_a_stored_run_and_draws_the_timeline(qtbot, project_copy, monk
         assert panel.table.columnCount() == 2 and panel.table.rowCount() == 7
         assert panel.stream.count() == 2
         tl = panel.current_timeline()
-        assert tl is not None and str(tl["item"]) in ids
+        assert tl is not None and str(tl.item) in ids
         # the drawn markers are the stored adds and revokes, recomputed from the events
         stored = load_incremental(ctx.project, run_id)
         row = next(
-            r
-            for r in stored.items
-            if str(r["id"]) == str(tl["item"]) and r["policy"] == tl["policy"]
+            r for r in stored.items if str(r["id"]) == str(tl.item) and r["policy"] == tl.policy
         )
         adds, revs = timeline_points(tl)
         assert len(adds) == row["n_adds"] and len(revs) == row["n_revokes"] > 0

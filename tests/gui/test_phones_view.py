@@ -2,6 +2,8 @@
 
 import pytest
 
+from fairdesk.jobs.result import AuditRun
+
 pytest.importorskip("PySide6")
 
 
@@ -33,12 +35,12 @@ def test_phones_view_shows_heatmap_and_confusions():
         },
     }
     v = PhonesView()
-    v.set_result(payload)
+    v.set_result(AuditRun.from_json(payload))
     assert v.heatmap.rowCount() == 2 and v.heatmap.columnCount() == 3
     assert v.heatmap.item(1, 2).text() == "100%"
     assert v.heatmap.item(1, 2).background().color() == heat_color(1.0)
     assert "lost in 2 of 2" in v.heatmap.item(1, 2).toolTip()
     assert v.model.item(0, 3).text() == "L→- ×2 (50%)"
     assert v.annotated.isHidden()
-    v.set_result({})
+    v.set_result(AuditRun.from_json({}))
     assert v.heatmap.rowCount() == 0 and "matched design" in v.note.text()

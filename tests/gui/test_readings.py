@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from fairdesk.gui.results.radar import radar_inputs
+from fairdesk.jobs.result import AuditRun
 from fairdesk.presentation.estimability_words import reason_text
 
 HOSTILE = "<h1>x</h1><img src=/etc/passwd>"
@@ -72,7 +73,7 @@ def test_group_values_have_their_ci_and_old_runs_none(qtbot, ctx, payload):
     import pyqtgraph as pg
 
     w = _results(qtbot, ctx)
-    w.show_result(payload)
+    w.show_result(AuditRun.from_json(payload))
     assert w.values.has_ci
     bars = [i for i in w.values.plots["wer"].items if isinstance(i, pg.ErrorBarItem)]
     assert len(bars) == 1
@@ -84,13 +85,15 @@ def test_group_values_have_their_ci_and_old_runs_none(qtbot, ctx, payload):
     old = copy.deepcopy(payload)
     for g in old["groups"]:
         g.pop("ci")
-    w.show_result(old)  # a run stored before per-group CIs: points, no error bar, no error
+    w.show_result(
+        AuditRun.from_json(old)
+    )  # a run stored before per-group CIs: points, no error bar, no error
     assert not w.values.has_ci and "wer" in w.values.plots
 
 
 def test_grounding_lift_reads_as_a_ratio_and_its_card_is_in_view(qtbot, ctx, payload):
     w = _results(qtbot, ctx, width=1280)
-    w.show_result(payload)
+    w.show_result(AuditRun.from_json(payload))
     qtbot.wait(50)
     card = next(c for c in w.cards.cards if c.comparison.metric == "grounding_lift")
     texts = " ".join(lab.text() for lab in card.labels)
@@ -110,7 +113,7 @@ def test_untested_verdicts_get_neutral_cards_with_their_reason(qtbot, ctx, paylo
     from fairdesk.gui.widgets.theme import verdict_style
 
     w = _results(qtbot, ctx)
-    w.show_result(payload)
+    w.show_result(AuditRun.from_json(payload))
     green = verdict_style("no_disparity_detected")[1].name()
     seen = set()
     for card in w.cards.cards:
@@ -126,7 +129,7 @@ def test_untested_verdicts_get_neutral_cards_with_their_reason(qtbot, ctx, paylo
 
 def test_cards_keep_p_adj_readable_at_1280(qtbot, ctx, payload):
     w = _results(qtbot, ctx, width=1280)
-    w.show_result(payload)
+    w.show_result(AuditRun.from_json(payload))
     qtbot.wait(50)
     for card in w.cards.cards:
         lab = card.p_adj_label
@@ -150,7 +153,7 @@ def test_user_strings_render_as_plain_text(qtbot, ctx, payload):
     r["dataset"] = HOSTILE
     r["notes"] = [f"speaker {HOSTILE} has one item"]
     w = _results(qtbot, ctx)
-    w.show_result(r)
+    w.show_result(AuditRun.from_json(r))
     head = w.header.text()
     assert "<img" not in head and "<h1>" not in head
     assert html.escape(HOSTILE) in head
@@ -188,7 +191,7 @@ def test_record_prompt_and_import_messages_are_plain_text(qtbot, tmp_path):
 
 
 def test_radar_inputs_use_tested_metrics_and_descriptive_when_few(payload):
-    vals, ref, metrics = radar_inputs(payload)
+    vals, ref, metrics = radar_inputs(AuditRun.from_json(payload))
     assert ref == "north" and set(vals) == {"north", "south"}
     assert metrics[: len(payload["tested_metrics"])] == [
         m for m in payload["tested_metrics"] if any(v.get(m) is not None for v in vals.values())

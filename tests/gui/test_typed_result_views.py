@@ -10,6 +10,8 @@ import shutil
 
 import pytest
 
+from fairdesk.jobs.result import AuditRun
+
 
 def todays_layout(payload: dict) -> dict:
     """``payload`` as ``run_audit`` writes it today: no ``schema_version``, each group's
@@ -238,13 +240,15 @@ def test_an_all_failed_run_shows_its_failures_without_statistics(qtbot, ctx):
     panel = ResultsPanel(ctx)
     qtbot.addWidget(panel)
     panel.show_result(
-        {
-            "groups": [],
-            "comparisons": [],
-            "model": "m",
-            "dataset": "d",
-            "failures": [{"item": "a", "reason": "no audio"}],
-        }
+        AuditRun.from_json(
+            {
+                "groups": [],
+                "comparisons": [],
+                "model": "m",
+                "dataset": "d",
+                "failures": [{"item": "a", "reason": "no audio"}],
+            }
+        )
     )
     assert panel.result.all_failed
     assert "1 failed item<" in panel.header.text() and "0 items" in panel.header.text()
@@ -252,9 +256,10 @@ def test_an_all_failed_run_shows_its_failures_without_statistics(qtbot, ctx):
     assert panel.comparisons_model.rowCount() == 0
 
 
-def test_a_finished_job_handing_an_audit_run_shows_as_a_payload_does(qtbot, ctx, mini):
-    """The producers may hand the job's result as an AuditRun: the audit pane's summary and
-    the results tab (its regression tab and chart export on the run's JSON) read it the same."""
+def test_a_finished_job_handing_an_audit_run_shows_as_the_stored_run_does(qtbot, ctx, mini):
+    """The audit job hands its result as an AuditRun: the audit pane's summary and the
+    results tab (its regression tab and chart export) read it as they read the stored run
+    decoded from the project (views take the typed run only)."""
     import time
 
     from fairdesk.core.runs import run_payload
@@ -267,7 +272,7 @@ def test_a_finished_job_handing_an_audit_run_shows_as_a_payload_does(qtbot, ctx,
     audit = AuditPanel(ctx)
     qtbot.addWidget(audit)
     texts = []
-    for result in (payload, run):
+    for result in (AuditRun.from_json(payload), run):
         audit._t0 = time.monotonic()
         audit._result({"run_id": mini.run_id, "result": result, "from_cache": True})
         texts.append(audit.stage.text())
@@ -277,7 +282,7 @@ def test_a_finished_job_handing_an_audit_run_shows_as_a_payload_does(qtbot, ctx,
 
     panel = ResultsPanel(ctx)
     qtbot.addWidget(panel)
-    panel.show_result(payload)
+    panel.show_result(AuditRun.from_json(payload))
     shown = [panel.header.text(), panel.groups.rowCount(), len(panel.cards.cards)]
     panel.show_result(run)
     assert panel.result is run
@@ -285,7 +290,7 @@ def test_a_finished_job_handing_an_audit_run_shows_as_a_payload_does(qtbot, ctx,
     assert panel.regression.run is run  # the regression tab's input
     from fairdesk.gui.exports import run_charts
 
-    names = [c.name for c in run_charts(payload, "values")]
+    names = [c.name for c in run_charts(AuditRun.from_json(payload), "values")]
     assert names and [c.name for c in run_charts(run, "values")] == names
 
 
@@ -316,7 +321,7 @@ def test_a_comparisons_ci_bound_near_zero_keeps_its_sign_as_on_the_card(qtbot, c
     wer["ci_low"], wer["ci_high"] = -0.00037, 0.0469
     panel = ResultsPanel(ctx)
     qtbot.addWidget(panel)
-    panel.show_result(payload)
+    panel.show_result(AuditRun.from_json(payload))
     row = panel.comparisons_model.frame.iloc[payload["comparisons"].index(wer)]
     assert (row["ci_low"], row["ci_high"]) == ("-0.04 pp", "+4.7 pp")
     card = next(

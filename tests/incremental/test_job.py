@@ -58,7 +58,7 @@ def test_warm_up_decodes_the_first_items_audio(project, fake):
     first = items.loc[items["id"].astype(str) == str(res.items[0]["id"]), "path"].iloc[0]
     n = audio_io.load(proj.dataset("d").root / first).samples.size
     assert fake[0].seen[0] == min(n, 2 * 16000)
-    assert res.warm_up_s == res.decoders[0]["warm_up_s"] > 0
+    assert res.warm_up_s == res.decoders[0].warm_up_s > 0
     assert res.to_json()["warm_up_s"] == res.warm_up_s
 
 
@@ -70,7 +70,7 @@ def test_warm_up_on_silence_when_the_first_item_cannot_be_read(project, fake):
         proj, "d", ["m"], ["concatenation"], 1.0, item_ids=list(items["id"][:2]), store=False
     )
     assert fake[0].seen[0] == 16000  # one second of silence
-    assert [f["item"] for f in res.failures] == [items["id"].iloc[0]]
+    assert [f.item for f in res.failures] == [items["id"].iloc[0]]
     assert res.n_items == 2 and len(res.items) == 1
 
 
@@ -106,7 +106,7 @@ def test_groups_are_compared_when_asked_by_either_caller(project, fake):
         proj, "d", ["m"], ["concatenation"], 1.0, by=["accent"], settings=settings, store=False
     )
     assert len(res.groups) == 1 and res.settings["by"] == ["accent"]
-    vals = {g["group"]: g["values"] for g in res.groups[0]["groups"]}
+    vals = {g.group: g.values for g in res.groups[0].stats.groups}
     for accent in ("a", "b"):
         rows = [r for r in res.items if str(r["id"]) in _ids(proj, accent)]
         adds = sum(r["n_adds"] for r in rows)
@@ -132,7 +132,7 @@ def test_a_run_where_every_item_failed_is_not_stored(project, fake):
         (root / rel).unlink()
     res = run_incremental(proj, "d", ["m", "n"], ["concatenation"], 1.0, item_ids=chosen)
     assert res.run_id is None and res.summary == () and res.items == ()
-    assert len(res.failures) == 6 and {f["model"] for f in res.failures} == {"m", "n"}
+    assert len(res.failures) == 6 and {f.model for f in res.failures} == {"m", "n"}
     assert list(res.table.columns) == [] and incremental_runs(proj) == []
 
 
@@ -162,7 +162,7 @@ def test_cancel_stops_before_anything_is_stored_and_progress_reaches_one(project
 
     with pytest.raises(Cancelled):
         run_incremental(proj, "d", ["m"], ["concatenation"], 1.0, cancelled=cancelled)
-    assert [r["id"] for r in incremental_runs(proj)] == [res.run_id]
+    assert [r.id for r in incremental_runs(proj)] == [res.run_id]
 
 
 def test_usage_problems_are_value_errors(project, fake):
@@ -243,11 +243,11 @@ def test_todays_layout_opens_and_restores_spr_and_nan_field_by_field():
     res = IncrementalResult.from_json(json.loads(json.dumps(TODAY)))
     assert res.model == "m" and res.warm_up_s == 0.25 and res.groups is None
     conc = res.summary[0]
-    assert conc["spr"] == math.inf  # no revokes: decode seconds per revoke is infinite
-    assert math.isnan(conc["lat_seed001"])  # undefined, not infinite
-    assert res.summary[1]["spr"] == 0.4
-    assert res.table.values["spr"] == [0.4, math.inf]
-    assert res.table.values["wer"] == [0.5, 0.0] and math.isnan(res.table.values["lat_seed001"][1])
+    assert conc.spr == math.inf  # no revokes: decode seconds per revoke is infinite
+    assert conc.lat_seed001 is not None and math.isnan(conc.lat_seed001)  # undefined
+    assert res.summary[1].spr == 0.4
+    assert res.table.values["spr"] == (0.4, math.inf)
+    assert res.table.values["wer"] == (0.5, 0.0) and math.isnan(res.table.values["lat_seed001"][1])
     out = res.to_json()
     assert out["schema"] == SCHEMA
     # the JSON is today's layout plus the version (with the first model's warm-up on top)
@@ -261,7 +261,7 @@ def test_spr_null_with_revokes_is_undefined_and_a_newer_schema_is_refused():
     d["summary"][1]["spr"] = None
     d["table"]["values"]["spr"][0] = None
     res = IncrementalResult.from_json(d)
-    assert math.isnan(res.summary[1]["spr"]) and math.isnan(res.table.values["spr"][0])
+    assert math.isnan(res.summary[1].spr or 0.0) and math.isnan(res.table.values["spr"][0])
     with pytest.raises(ValueError, match="schema 99"):
         IncrementalResult.from_json({**TODAY, "schema": SCHEMA + 98})
 
@@ -276,7 +276,7 @@ def test_a_run_stored_in_todays_layout_opens_in_the_store_and_the_report(project
     row = proj.conn.execute("SELECT payload FROM results WHERE run_id=?", (run_id,)).fetchone()
     assert "schema" not in json.loads(row[0])
     res = load_incremental(proj, run_id)
-    assert res.run_id == run_id and res.table.values["spr"] == [0.4, math.inf]
+    assert res.run_id == run_id and res.table.values["spr"] == (0.4, math.inf)
     ctx = incremental_context(proj, run_id, worst=1)
     spr = next(r for r in ctx["table"]["rows"] if r["metric"] == "spr")
     assert [c["text"] for c in spr["cells"]] == ["0.400", "inf"]
@@ -304,6 +304,7 @@ def test_two_models_are_paired_on_the_same_items(project, monkeypatch):
     items (the paired scheme of a comparison of systems); the gap differences read the
     per-model group values."""
     import fairdesk.models
+    from fairdesk.incremental.result_parts import SystemsBlock
     from fairdesk.jobs.system_run import decode_comparison
     from fairdesk.stats.settings import AuditSettings
 
@@ -327,14 +328,19 @@ def test_two_models_are_paired_on_the_same_items(project, monkeypatch):
     )
     assert res.systems and len(res.systems) == 1
     block = res.systems[0]
-    assert block["policy"] == "concatenation"
-    cmp = decode_comparison(block["comparison"])
+    assert block.policy == "concatenation" and block.comparison is not None
+    cmp = block.comparison
+    # stored as written, read back the same
+    assert SystemsBlock.from_json(json.loads(json.dumps(block.to_json()))).to_json() == (
+        block.to_json()
+    )
+    assert decode_comparison(block.to_json()["comparison"]).systems == cmp.systems
     assert cmp.systems == ("m1", "m2") and {d.metric for d in cmp.differences} == {"wer", "eo"}
     vals = {
-        (blk["model"], g["group"]): g["values"]
+        (blk.model, g.group): g.values
         for blk in res.groups
-        if blk["stream"] == block["stream"]
-        for g in blk["groups"]
+        if blk.stream == block.stream
+        for g in blk.stats.groups
     }
     gd = cmp.gap_difference("m2", "eo", "b")
     assert gd.baseline_gap == pytest.approx(vals[("m1", "b")]["eo"] - vals[("m1", "a")]["eo"])

@@ -139,7 +139,7 @@ def test_group_comparison_reuses_compare_groups():
     frame, failures, _ = evaluate(be, items, load, ["concatenation"], 1.0)
     assert not failures and len(frame) == 60
     summary = summarise(frame)
-    assert summary[0]["policy"] == "concatenation" and summary[0]["wer"] == 0
+    assert summary[0].policy == "concatenation" and summary[0].wer == 0
     res = compare_by_group(
         frame,
         "group_col",
@@ -148,16 +148,16 @@ def test_group_comparison_reuses_compare_groups():
     )
     assert len(res) == 1
     block = res[0]
-    values = {g["group"]: g["values"] for g in block["groups"]}
+    values = {g.group: g.values for g in block.stats.groups}
     assert values["a"]["eo"] == 0 and values["b"]["eo"] > 0
     # group b's pooled EO equals the hand pooled value of its rows
     b = frame[frame.group_col == "b"]
     assert values["b"]["eo"] == pytest.approx(
         b.n_revokes.sum() / (b.n_adds.sum() + b.n_revokes.sum())
     )
-    comps = {c["metric"]: c for c in block["comparisons"]}
+    comps = {c.metric: c for c in block.stats.comparisons}
     assert set(comps) == {"eo", "revokes_per_audio_second", "wer"}
-    assert comps["eo"]["gap"] > 0 and comps["eo"]["ci_low"] >= 0
+    assert comps["eo"].gap > 0 and comps["eo"].ci_low >= 0
 
 
 def test_failures_are_per_item():

@@ -49,6 +49,10 @@ def _request(preds, **kw):
 def test_model_based_result_is_stored_with_the_run(project):
     from fairdesk.core.runs import run_items_frame, run_payload
     from fairdesk.jobs.audit import run_audit
+    from fairdesk.presentation.regression_poisson_words import (
+        agreement_text,
+        model_based_conclusions,
+    )
     from fairdesk.stats.regression import agreement_with_bootstrap, run_poisson_mixed
 
     p, preds = project
@@ -63,15 +67,21 @@ def test_model_based_result_is_stored_with_the_run(project):
     direct = run_poisson_mixed(
         run_items_frame(p, out.run_id), ["accent"], reference={"accent": "a"}
     )
-    assert lev["ci_low"] == pytest.approx(direct["group_variables"][0]["levels"][0]["ci_low"])
-    assert stored["agreement"] == agreement_with_bootstrap(
+    assert lev["ci_low"] == pytest.approx(direct.group_variables[0].levels[0].ci_low)
+    want = agreement_with_bootstrap(
         # bridge: typed consumer pending
         direct,
         out.result.to_json()["comparisons"],
         "accent",
     )
+    assert [a["level"] for a in stored["agreement"]] == [a.level for a in want]
+    assert [a["agree"] for a in stored["agreement"]] == [a.agree for a in want]
+    assert [a["note"]["code"] for a in stored["agreement"]] == [a.note.code for a in want]
     assert stored["agreement"][0]["agree"]  # neither finds a gap with 6 speakers a side
-    assert "bootstrap" in stored["agreement"][0]["sentence"]
+    assert "conclusions" not in stored  # derived from the numbers when shown
+    typed = out.result.model_based["accent"]
+    assert "bootstrap" in (agreement_text(typed.agreement[0]) or "")
+    assert model_based_conclusions(typed)[0].startswith("No evidence that b differs from a")
     again = run_audit(p, _request(preds, model_based=True))
     # bridge: typed consumer pending
     assert again.from_cache and again.result.to_json()["model_based"]["accent"]["agreement"]
@@ -100,9 +110,9 @@ def test_a_model_that_cannot_be_fitted_leaves_the_audit_standing(project):
 
 
 def test_model_based_lines():
-    from fairdesk.jobs.model_based import model_based_lines
     from fairdesk.jobs.result_codec import canonical
     from fairdesk.jobs.result_parts import ModelBasedFit
+    from fairdesk.presentation.regression_poisson_words import model_based_lines
 
     block = {
         "g": {"error": "too few speakers"},

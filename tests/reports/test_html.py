@@ -9,6 +9,7 @@ import re
 import html5lib
 import pytest
 
+from fairdesk.jobs.result import AuditRun
 from fairdesk.presentation.readings import reading
 from fairdesk.reports.data import load_run, verdict_style
 from fairdesk.reports.html import render, report_context, write_report
@@ -151,14 +152,14 @@ def test_value_chart_draws_each_groups_interval(speech_runs):
 
     d = load_run(speech_runs.project, speech_runs.run)
     p = with_interval_fields(d.payload)
-    ax = value_chart(p, "wer").figure.axes[0]
+    ax = value_chart(AuditRun.from_json(p), "wer").figure.axes[0]
     bars = [
         seg for c in ax.collections if isinstance(c, LineCollection) for seg in c.get_segments()
     ]
     want = sorted(x * 100 for g in p["groups"] for x in g["ci"]["wer"])
     got = sorted(x for s in bars for x in (min(s[:, 1]), max(s[:, 1])))
     assert got == pytest.approx(want)
-    old = value_chart(_without_intervals(d.payload), "wer")
+    old = value_chart(AuditRun.from_json(_without_intervals(d.payload)), "wer")
     assert "no bars are drawn" in old.caption
 
 
@@ -199,7 +200,7 @@ def test_chart_svg_escapes_user_text():
             {"group": EVIL + " & $x$", "values": {"wer": 0.3}, "excluded": False},
         ],
     }
-    svg = svg_text(value_chart(payload, "wer").figure)
+    svg = svg_text(value_chart(AuditRun.from_json(payload), "wer").figure)
     assert "<script" not in svg and "&lt;script&gt;" in svg
     tree = parse(f"<!DOCTYPE html><html><head><title>t</title></head><body>{svg}</body></html>")
     assert external_references(svg, tree) == []
@@ -214,8 +215,10 @@ def test_reports_never_import_qt():
         "fairdesk.reports.praat, fairdesk.reports.elan, fairdesk.reports.tables, "
         "fairdesk.reports.pdf\nfairdesk.cli.build_parser()\n"
         "from fairdesk.reports.charts import value_chart, svg_text\n"
-        "svg_text(value_chart({'groups': [{'group': 'a', 'values': {'wer': 0.1}}], "
-        "'reference': 'a'}, 'wer').figure)\n"
+        "from fairdesk.jobs.result import AuditRun\n"
+        "svg_text(value_chart(AuditRun.from_json({'groups': [{'group': 'a', "
+        "'values': {'wer': 0.1}}], "
+        "'reference': 'a'}), 'wer').figure)\n"
         "bad = [m for m in ('PySide6', 'pyqtgraph', 'torch', 'matplotlib.backends.backend_qtagg')"
         " if m in sys.modules]\nassert not bad, bad\nprint('ok')"
     )
@@ -266,7 +269,7 @@ def test_export_one_chart_by_extension(speech_runs, tmp_path):
     from fairdesk.reports.charts import export_chart, report_charts
 
     d = load_run(speech_runs.project, speech_runs.run)
-    charts = {c.name: c for c in report_charts(d.payload)}
+    charts = {c.name: c for c in report_charts(AuditRun.from_json(d.payload))}
     assert {"values_wer", "gaps_wer", "radar"} <= set(charts)
     svg = export_chart(charts["radar"], tmp_path / "radar.svg").read_text()
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg

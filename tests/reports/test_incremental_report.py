@@ -140,9 +140,9 @@ def test_table_values_equal_the_stored_payload(report, stored):
             assert float(td.get("data-value")) == v  # exact, not rounded
             assert td.text == (f"{v:.1%}" if m == "wer" else f"{v:.3f}")
     # SPR without revokes is inf; the native engine's own partials have revokes
-    summ = {(r["model"], r["policy"], r["stream"]): r for r in p.summary}
+    summ = {r.key: r for r in p.summary}
     for td, c in zip(rows["spr"].findall("td"), t.columns):
-        revokes = summ[(c["model"], c["policy"], c["stream"])]["totals"]["n_revokes"]
+        revokes = summ[c.key].totals.n_revokes
         assert (td.text == "inf") == (revokes == 0)
     # an engine header spans its columns
     spans = [(th.text, int(th.get("colspan"))) for th in engines.findall("th")[1:]]
@@ -165,14 +165,14 @@ def test_timeline_markers_match_the_stored_events(report, stored):
     assert len(shown) == 4
     eos = []
     for tl in p.timelines:
-        a = sum(len(e["added"]) for e in tl["events"])
-        r = sum(len(e["revoked"]) for e in tl["events"])
+        a = sum(len(e.added) for e in tl.events)
+        r = sum(len(e.revoked) for e in tl.events)
         eos.append(r / (a + r) if a + r else 0.0)
     top = sorted(eos, reverse=True)[:4]
     got = []
     for tl in shown:
-        a = sum(len(e["added"]) for e in tl["events"])
-        r = sum(len(e["revoked"]) for e in tl["events"])
+        a = sum(len(e.added) for e in tl.events)
+        r = sum(len(e.revoked) for e in tl.events)
         got.append(r / (a + r))
     assert got == pytest.approx(top) and top[0] > 0
     tree = parse(report[1])
@@ -181,11 +181,11 @@ def test_timeline_markers_match_the_stored_events(report, stored):
         revs = _group(tree, f"t{i}-revokes")
         ups = _group(tree, f"t{i}-updates")
         assert len(adds) == len(revs) == len(ups) == 1
-        n_add = sum(len(e["added"]) for e in tl["events"])
-        n_rev = sum(len(e["revoked"]) for e in tl["events"])
+        n_add = sum(len(e.added) for e in tl.events)
+        n_rev = sum(len(e.revoked) for e in tl.events)
         assert len(list(adds[0].iter(f"{SVG}use"))) == n_add
         assert len(list(revs[0].iter(f"{SVG}use"))) == n_rev
-        assert len(list(ups[0].iter(f"{SVG}use"))) == len(tl["events"])
+        assert len(list(ups[0].iter(f"{SVG}use"))) == len(tl.events)
     # the figures were written too
     files = report[0]
     assert sorted(f.name for f in files.figures) == sorted(
@@ -203,7 +203,7 @@ def test_planted_script_shows_as_text(report, stored):
     plain = "".join(tree.itertext())
     # the <script> item's own-partials stream is among the worst: its heading and the
     # figure's title show the id as text
-    shown = [tl["item"] for tl in worst_timelines(load_incremental(project, run_id), 4)]
+    shown = [tl.item for tl in worst_timelines(load_incremental(project, run_id), 4)]
     assert EVIL in shown
     assert plain.count(EVIL) >= 2
     titles = [t for t in tree.iter("{http://www.w3.org/2000/svg}text") if EVIL in (t.text or "")]
@@ -220,7 +220,7 @@ def test_groups_section(report, stored):
     heads = ["".join(h.itertext()) for h in sec.iter("h3")]
     assert len(heads) == len(p.groups)
     assert all("(reference" in h for h in heads)
-    verdicts = [c["verdict"] for b in p.groups for c in b["comparisons"]]
+    verdicts = [c.verdict for b in p.groups for c in b.stats.comparisons]
     tags = [s for s in sec.iter("span") if s.get("class") == "tag"]
     assert len(tags) == len(verdicts)
 

@@ -6,8 +6,10 @@ import copy
 
 import pytest
 
+from fairdesk.presentation.notices import notice_text
 from fairdesk.reports.data import load_run
 from fairdesk.reports.html import render, report_context
+from fairdesk.stats.notices import Notice
 from tests.reports.test_html import external_references, parse
 
 
@@ -16,6 +18,7 @@ def html(speech_runs):
     from fairdesk.core.runs import run_items_frame
     from fairdesk.jobs.model_based import model_based_block
     from fairdesk.jobs.regression_run import regress_run, store_regression
+    from fairdesk.presentation.regression_poisson_words import poisson_json
     from fairdesk.stats.regression import run_poisson_mixed
     from fairdesk.stats.sensitivity import normaliser_sensitivity
     from fairdesk.stats.settings import AuditSettings
@@ -26,7 +29,8 @@ def html(speech_runs):
     # the us speakers make no error at all (no finite rate ratio against them): give each
     # of them one substitution in one sentence, so the model has numbers to render
     items.loc[(items["accent"] == "us") & (items["content_id"] == "c0"), "n_sub"] = 1
-    pm = run_poisson_mixed(items, ["accent"], reference={"accent": "us"})
+    # stored as a run before the typed result stored it: in words
+    pm = poisson_json(run_poisson_mixed(items, ["accent"], reference={"accent": "us"}))
     store_regression(
         p,
         run,
@@ -72,8 +76,8 @@ def test_model_based_section_shows_rate_ratios_beside_bootstrap(html):
     lev = mb["group_variables"][0]["levels"][0]
     assert f"{lev['rate_ratio']:.2f}×" in plain
     assert f"[{lev['ci_low']:.2f}, {lev['ci_high']:.2f}]" in plain
-    for a in mb["agreement"]:
-        assert a["sentence"] in plain
+    for a in mb["agreement"]:  # stored coded, worded in the report
+        assert notice_text(Notice.from_json(a["note"])) in plain
     wer = [c for c in d.payload["comparisons"] if c["metric"] == "wer"][0]
     assert f"{100 * wer['gap']:+.1f} pp" in plain
 

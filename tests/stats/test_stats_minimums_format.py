@@ -6,6 +6,7 @@ import pytest
 
 from fairdesk.cli.console import format_groups, value_with_ci
 from fairdesk.jobs.analysis import analyse
+from fairdesk.jobs.result import AuditRun
 from fairdesk.presentation.minimums_words import exclusion_message, shortfall_text
 from fairdesk.stats import AuditSettings
 from fairdesk.stats.minimums import check_groups_before_inference
@@ -85,7 +86,7 @@ def test_console_table_shows_cis_corpus_and_reasons():
     st = AuditSettings(n_bootstrap=200, min_items=5, min_speakers=2, normaliser="auto")
     _, res = analyse(pd.DataFrame(rows), st, language=None)
     res = res.to_json()  # bridge: typed consumer pending
-    text = format_groups(res)
+    text = format_groups(AuditRun.from_json(res))
     assert "(corpus, analysed groups)" in text and "WER % [95% CI]" in text
     big = next(g for g in res["groups"] if g["group"] == "big")
     assert value_with_ci(big["values"]["wer"], big["ci"]["wer"]) in text
@@ -94,5 +95,5 @@ def test_console_table_shows_cis_corpus_and_reasons():
     st = AuditSettings(n_bootstrap=200, min_items=5, min_speakers=1, normaliser="auto")
     _, res = analyse(pd.DataFrame(rows), st, language=None)
     res = res.to_json()  # bridge: typed consumer pending
-    text = format_groups(res)
+    text = format_groups(AuditRun.from_json(res))
     assert "not_estimable: one speaker in solo" in text

@@ -485,11 +485,9 @@ class AuditPanel(ModelChoices, ProjectChoices, QWidget):
 
     def _result(self, out: dict) -> None:
         """A finished audit job (``{"run_id", "result", "from_cache"}`` of
-        ``jobs.tasks.audit``; its ``result`` an AuditRun or a payload)."""
-        from ...jobs.result import as_audit_run
-
+        ``jobs.tasks.audit``; its ``result`` the run's AuditRun)."""
         self.last_result = out
-        res = as_audit_run(out["result"])
+        res = out["result"]
         secs = time.monotonic() - self._t0
         how = "answered from the cache" if out.get("from_cache") else f"finished in {secs:.1f} s"
         n = sum(g.n_items or 0 for g in res.groups)

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 
 from ...core.audio_paths import audio_file
 from ...incremental.result import IncrementalResult, ModelsTable
+from ...incremental.result_parts import Timeline
 from ...incremental.run import ALL_POLICIES
 from ...presentation import count, fmt_stream_value, timeline_points
 from ...presentation.incremental import row_name
@@ -77,7 +78,7 @@ class TimelineView(pg.PlotWidget):
         self.labels: list = []
         self.timeline: dict | None = None
 
-    def set_timeline(self, tl: dict | None) -> None:
+    def set_timeline(self, tl: Timeline | None) -> None:
         for it in self.labels:
             self.removeItem(it)
         self.labels = []
@@ -90,9 +91,9 @@ class TimelineView(pg.PlotWidget):
         adds, revs = timeline_points(tl)
         self.adds.setData([a[0] for a in adds], [a[1] for a in adds])
         self.revokes.setData([r[0] for r in revs], [r[1] for r in revs])
-        ev = tl.get("events", [])
-        self.updates.setData([float(e["shown_s"]) for e in ev], [-1.0] * len(ev))
-        xs = [x for e in ev for x in (float(e["arrival_s"]), float(e["shown_s"]))]
+        ev = tl.events
+        self.updates.setData([float(e.shown_s) for e in ev], [-1.0] * len(ev))
+        xs = [x for e in ev for x in (float(e.arrival_s), float(e.shown_s))]
         self.arrival.setData(xs, [-1.0] * len(xs))
         top = max([p[1] for p in adds + revs], default=0)
         step = max(1, (top + 1) // 12)  # at most a dozen word ticks
@@ -270,10 +271,9 @@ class IncrementalPanel(QWidget):
         self.runs.blockSignals(True)
         self.runs.clear()
         for r in incremental_runs(p) if p is not None else []:
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created_at"]))
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at))
             self.runs.addItem(
-                f"run {r['id']} · {' + '.join(r['models'])} · {r['dataset'] or '?'} · {when}",
-                r["id"],
+                f"run {r.id} · {' + '.join(r.models)} · {r.dataset or '?'} · {when}", r.id
             )
         self.runs.blockSignals(False)
         i = self.runs.findData(keep) if keep is not None else -1
@@ -331,12 +331,12 @@ class IncrementalPanel(QWidget):
         self.stream.clear()
         seen = []
         for tl in timelines:
-            key = (tl.get("model", ""), tl["policy"])
+            key = (tl.model or "", tl.policy)
             if key not in seen:
                 seen.append(key)
                 self.stream.addItem(f"{key[0]} · {key[1]}", key)
         self.stream.blockSignals(False)
-        have = {tl["item"] for tl in timelines}
+        have = {tl.item for tl in timelines}
         for i in range(self.items.count()):
             it = self.items.item(i)
             f = it.font()
@@ -355,7 +355,7 @@ class IncrementalPanel(QWidget):
         self.table.clear()
         self.table.setColumnCount(len(cols))
         self.table.setRowCount(len(rows))
-        self.table.setHorizontalHeaderLabels([c["label"] for c in cols])
+        self.table.setHorizontalHeaderLabels([c.label for c in cols])
         self.table.setVerticalHeaderLabels([row_name(m) for m in rows])
         for i, m in enumerate(rows):
             for j, v in enumerate(table.values[m]):
@@ -363,13 +363,13 @@ class IncrementalPanel(QWidget):
         self.table.resizeColumnsToContents()
 
     # -- timeline ------------------------------------------------------------------------
-    def current_timeline(self) -> dict | None:
+    def current_timeline(self) -> Timeline | None:
         it = self.items.currentItem()
         key = self.stream.currentData()
         if it is None or key is None or not self.result:
             return None
         for tl in self.result.timelines:
-            if str(tl["item"]) == it.text() and (tl.get("model", ""), tl["policy"]) == key:
+            if str(tl.item) == it.text() and (tl.model or "", tl.policy) == key:
                 return tl
         return None
 
@@ -395,9 +395,9 @@ class IncrementalPanel(QWidget):
             self.no_timeline.setText(self._empty_text())
         else:
             adds, revs = timeline_points(tl)
-            final = " ".join(w[0] for w in tl.get("final", []))
+            final = tl.final_text
             self.legend.setText(
-                f"<b>{len(tl['events'])}</b> updates, <span style='color:{ADD}'>"
+                f"<b>{len(tl.events)}</b> updates, <span style='color:{ADD}'>"
                 f"{count(len(adds), 'add')}</span>, <span style='color:{REVOKE}'>{count(len(revs), 'revoke')}"
                 f"</span>; final: {html.escape(final)}"
             )
@@ -455,7 +455,7 @@ class IncrementalPanel(QWidget):
 
     def _done(self, res: IncrementalResult) -> None:
         if res.run_id is None:  # every item failed: nothing to show or store
-            why = "; ".join(f"{f['item']}: {f['reason']}" for f in res.failures[:3])
+            why = "; ".join(f"{f.item}: {f.reason}" for f in res.failures[:3])
             self.status.setText(f"no item gave a result, nothing stored ({why})")
             return
         self.status.setText(f"stored as run {res.run_id}")

@@ -9,14 +9,12 @@ existed have none, and their points are drawn without error bars.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
-from ...jobs.result import AuditRun, as_audit_run
+from ...jobs.result import AuditRun
 from ...presentation import GroupRow, is_ratio, metric_short, short_group
 from ...presentation import group_rows as present_rows
 from ...presentation.rows import value_metrics
@@ -42,14 +40,13 @@ class GroupValuePlot(pg.GraphicsLayoutWidget):
         self.has_ci = False
         self.setMinimumHeight(200)
 
-    def set_result(self, result: AuditRun | Mapping | None) -> None:
-        """Plot a run (an AuditRun, or a payload decoded here)."""
+    def set_result(self, run: AuditRun | None) -> None:
+        """Plot a run."""
         self.clear()
         self.plots.clear()
         self.has_ci = False
-        if not result:
+        if run is None:
             return
-        run = as_audit_run(result)
         rows = {m: value_rows(run, m) for m in value_metrics(run)}
         metrics = [m for m, rs in rows.items() if any(r.value is not None for r in rs)]
         ncols = 2 if len(metrics) > 1 else 1

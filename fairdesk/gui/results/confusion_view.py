@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...jobs.result import AuditRun, as_audit_run
+from ...jobs.result import AuditRun
 from ...jobs.result_parts import ConfusionMatrix
 from ...presentation import fmt_percent, short_group
 from ..widgets.theme import plain_tip
@@ -78,9 +78,9 @@ class ConfusionView(QWidget):
         self.kind.currentIndexChanged.connect(self._kind_changed)
         self.group.currentIndexChanged.connect(self._draw)
 
-    def set_result(self, result: AuditRun | Mapping | None) -> None:
-        """Show a run's matrices (an AuditRun, or a payload decoded here)."""
-        self._result = result = as_audit_run(result) if result else None
+    def set_result(self, result: AuditRun | None) -> None:
+        """Show a run's matrices."""
+        self._result = result
         self.kind.blockSignals(True)
         self.kind.clear()
         for k, label in KINDS.items():

@@ -4,8 +4,9 @@ the Regression tab beside the logistic regressions.
 
 The run carries ``AuditRun.model_based``: grouping column ->
 :class:`~fairdesk.jobs.result_parts.ModelBasedFit` (the fit of
-:func:`fairdesk.stats.regression.run_poisson_mixed` in its ``extra``, the per-level
-``agreement`` with the bootstrap, the conclusions). This view only renders it: a table of rate ratios with their 95% CIs, p and Holm-adjusted p, and the
+:func:`fairdesk.stats.regression.run_poisson_mixed`, decoded by
+:func:`fairdesk.presentation.regression_poisson_words.model_based_result`, and the per-level
+``agreement`` with the bootstrap). This view only renders it: a table of rate ratios with their 95% CIs, p and Holm-adjusted p, and the
 agreement with the bootstrap, the speaker SD, the overdispersion check and the conclusions
 in words.
 """
@@ -29,6 +30,13 @@ from PySide6.QtWidgets import (
 
 from ...jobs.result_parts import ModelBasedFit
 from ...presentation import count, finite, fmt_estimate_ci, fmt_number, fmt_p, fmt_ratio, fmt_value
+from ...presentation.regression_poisson_words import (
+    agreement_note_text,
+    agreement_text,
+    model_based_conclusions,
+    model_based_result,
+    poisson_approximation_text,
+)
 
 HEADS = [
     "Variable",
@@ -44,8 +52,11 @@ HEADS = [
 
 def _problem(res: ModelBasedFit) -> str | None:
     """Why a variable's model was not fitted (the audit stores the error instead)."""
-    p = res.error or res.extra.get("problem")
-    return None if p is None or res.extra.get("group_variables") else str(p)
+    if res.error:
+        return str(res.error)
+    if model_based_result(res) is None:
+        return "no fit stored"
+    return None
 
 
 def _fits(model_based: Mapping[str, ModelBasedFit] | None):
@@ -58,24 +69,22 @@ def rate_rows(model_based: Mapping[str, ModelBasedFit] | None) -> list[list[str]
     reference level (``model_based``: ``AuditRun.model_based``)."""
     rows = []
     for var, res in _fits(model_based):
-        if _problem(res):
+        fit = model_based_result(res)
+        if fit is None:
             rows.append([str(var), f"(not fitted: {_problem(res)})", "", "", "", "", "", ""])
             continue
-        for gv in res.extra.get("group_variables") or []:
-            ref = gv.get("reference")
-            for lev in gv.get("levels") or []:
-                rr, lo, hi = (finite(lev.get(k)) for k in ("rate_ratio", "ci_low", "ci_high"))
-                wer = finite(lev.get("wer"))
+        for gv in fit.group_variables:
+            for lev in gv.levels:
                 rows.append(
                     [
-                        str(gv.get("variable", var)),
-                        f"{lev.get('level')} vs {ref}",
-                        fmt_ratio(rr),
-                        fmt_estimate_ci(lo, hi),
-                        fmt_p(finite(lev.get("p_value")), log10=lev.get("p_log10")),
-                        fmt_p(finite(lev.get("p_adjusted")), log10=lev.get("p_adjusted_log10")),
-                        str(lev.get("n_speakers", "")),
-                        fmt_value("wer", wer),
+                        gv.variable,
+                        f"{lev.level} vs {gv.reference}",
+                        fmt_ratio(lev.rate_ratio),
+                        fmt_estimate_ci(lev.ci_low, lev.ci_high),
+                        fmt_p(lev.p_value, log10=lev.p_log10),
+                        fmt_p(lev.p_adjusted, log10=lev.p_adjusted_log10),
+                        str(lev.n_speakers),
+                        fmt_value("wer", lev.wer),
                     ]
                 )
     return rows
@@ -83,9 +92,12 @@ def rate_rows(model_based: Mapping[str, ModelBasedFit] | None) -> list[list[str]
 
 def agreement_lines(res: ModelBasedFit) -> list[str]:
     """The agreement of the model with the bootstrap, one sentence per level."""
-    return [
-        ("✓ " if a.agree else "✗ ") + str(a.sentence) for a in res.agreement or () if a.sentence
-    ]
+    out = []
+    for a in res.agreement or ():
+        text = agreement_text(a)
+        if text:
+            out.append(("✓ " if a.agree else "✗ ") + text)
+    return out
 
 
 def model_based_text(model_based: Mapping[str, ModelBasedFit] | None) -> str:
@@ -93,25 +105,25 @@ def model_based_text(model_based: Mapping[str, ModelBasedFit] | None) -> str:
     SD, the overdispersion reading and the model's conclusions."""
     parts = []
     for var, res in _fits(model_based):
-        fit = res.extra
+        fit = model_based_result(res)
         lines = [f"{var}:"]
-        if _problem(res):
+        if fit is None:
             lines.append(f"  not fitted: {_problem(res)}")
             parts.append("\n".join(lines))
             continue
         agree = agreement_lines(res)
-        if res.agreement_note:
-            lines.append(f"Not set beside the bootstrap: {res.agreement_note}.")
+        note = agreement_note_text(res)
+        if note:
+            lines.append(f"Not set beside the bootstrap: {note}.")
         if agree:
             lines.append("Against the bootstrap comparison of the same groups:")
             lines += [f"  {t}" for t in agree]
         lines.append("The model says:")
-        lines += [f"  • {t}" for t in res.conclusions or ()]
-        if fit.get("approximation"):
-            lines.append(
-                f"  ({fit['approximation']}; {fit.get('n_utterances', '?')} "
-                f"utterances, {count(fit.get('n_speakers', '?'), 'speaker')})"
-            )
+        lines += [f"  • {t}" for t in model_based_conclusions(res)]
+        lines.append(
+            f"  ({poisson_approximation_text(fit)}; {fit.n_utterances} "
+            f"utterances, {count(fit.n_speakers, 'speaker')})"
+        )
         parts.append("\n".join(lines))
     return "\n\n".join(parts)
 
@@ -120,11 +132,11 @@ def summary_line(model_based: Mapping[str, ModelBasedFit] | None) -> str:
     """One line over the table: the model, the speaker SD and the overdispersion ratio."""
     bits = []
     for var, res in _fits(model_based):
-        if _problem(res):
+        fit = model_based_result(res)
+        if fit is None:
             continue
-        sd = finite(res.extra.get("speaker_sd"))
-        over = res.extra.get("overdispersion") or {}
-        ratio = finite(over.get("ratio", over.get("dispersion")))
+        sd = finite(fit.speaker_sd)
+        ratio = finite(fit.overdispersion.ratio)
         agree = list(res.agreement or ())
         n_ok = sum(bool(a.agree) for a in agree)
         bit = f"{var}: speaker SD {fmt_number(sd, 2)}" if sd is not None else f"{var}"

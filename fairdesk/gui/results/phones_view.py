@@ -1,7 +1,7 @@
 """Word positions and phone confusions of a run (docs/METHODS.md, "Word-position heatmap" and "Phone confusions"): a self-contained view.
 
 ``PhonesView.set_result(run)`` shows, from an audit's typed result
-(:class:`~fairdesk.jobs.result.AuditRun`, or a payload it decodes):
+(:class:`~fairdesk.jobs.result.AuditRun`):
 
 * the word-position heatmap of one shared content (a combo picks which): rows are groups,
   columns the reference words, each cell the group's error rate at that word, shaded white
@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.plurals import count
-from ...jobs.result import AuditRun, as_audit_run
+from ...jobs.result import AuditRun
 from ...jobs.result_blocks import PhoneTable
 from ...jobs.result_parts import WordPosition
 from ...presentation import fmt_percent
@@ -105,9 +105,8 @@ class PhonesView(QWidget):
         for t in (self.heatmap, self.model, self.annotated):
             t.setSizeAdjustPolicy(QTableWidget.SizeAdjustPolicy.AdjustIgnored)
 
-    def set_result(self, result: AuditRun | Mapping | None) -> None:
+    def set_result(self, run: AuditRun | None) -> None:
         """Show a run's ``word_positions``, ``phone_confusion`` and ``phone_annotations``."""
-        run = as_audit_run(result) if result else None
         self._positions = (run.word_positions if run is not None else None) or {}
         self.content.blockSignals(True)
         self.content.clear()

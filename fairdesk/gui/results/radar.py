@@ -10,13 +10,12 @@ group sits on the unit circle, the reference at the centre), and the chart says 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 
 from PySide6.QtCore import QPointF, QRect, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from ...jobs.result import AuditRun, as_audit_run
+from ...jobs.result import AuditRun
 from ...presentation import (
     RadarScale,
     fmt_value,
@@ -32,11 +31,9 @@ from ..widgets.fit_scroll import FitScrollArea
 from ..widgets.theme import SERIES, esc
 
 
-def radar_inputs(result: AuditRun | Mapping) -> tuple[dict, str | None, list[str]]:
-    """(group -> metric -> value, reference, metrics) of a run (an AuditRun, or a payload
-    decoded here), groups not excluded; the metrics are
+def radar_inputs(run: AuditRun) -> tuple[dict, str | None, list[str]]:
+    """(group -> metric -> value, reference, metrics) of a run, groups not excluded; the metrics are
     :func:`fairdesk.presentation.radar_axes` (the report's)."""
-    run = as_audit_run(result)
     vals = {g.group: dict(g.values or {}) for g in run.groups if g.compared}
     metrics, _zero = radar_axes(vals, run.tested_metrics, run.descriptive_metrics, n_flagged(run))
     return vals, run.reference, metrics
@@ -63,14 +60,13 @@ class RadarWidget(QWidget):
         outer.addWidget(FitScrollArea(page))
         self.scale: RadarScale | None = None
 
-    def set_result(self, result: AuditRun | Mapping | None) -> None:
-        """Draw a run (an AuditRun, or a payload decoded here)."""
-        if not result:
+    def set_result(self, run: AuditRun | None) -> None:
+        """Draw a run."""
+        if run is None:
             self.scale = None
             self.canvas.set_scale(None, {})
             self.caption.setText("")
             return
-        run = as_audit_run(result)
         vals, ref, metrics = radar_inputs(run)
         if ref not in vals or not metrics:
             self.scale = None

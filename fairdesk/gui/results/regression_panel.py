@@ -469,7 +469,7 @@ class RegressionPanel(QWidget):
         if payload is not None:
             cl = res.get("clustered") or {}
             self.status.setText(
-                f"{res.get('model', '?')} model of {payload.outcome} on "
+                f"{_model_name(payload)} model of {payload.outcome} on "
                 f"{', '.join(payload.variables)}; CIs at {1 - payload.alpha:.0%}"
                 + (
                     f"; clustered by {cl.get('cluster')} ({cl.get('n_clusters', '?')} clusters, "
@@ -482,3 +482,14 @@ class RegressionPanel(QWidget):
     def shutdown(self) -> None:
         if self.job is not None:
             self.job.cancel()
+
+
+def _model_name(run: RegressionRun) -> str:
+    """The fitted model as the status line names it: the mixed Poisson formula in words
+    (from its decoded result), else the stored model name."""
+    if run.family == "poisson-mixed":
+        from ...presentation.regression_poisson_words import poisson_model_text
+        from ...stats.regression.poisson_mixed_result import MixedPoissonResult
+
+        return poisson_model_text(MixedPoissonResult.from_json(run.result))
+    return str(run.result.get("model", "?"))

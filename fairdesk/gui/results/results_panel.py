@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...jobs.result import AuditRun, as_audit_run
+from ...jobs.result import AuditRun
 from ...presentation import (
     MISSING_MARK,
     MISSING_STATUS,
@@ -311,9 +311,8 @@ class ResultsPanel(QWidget):
             self.load_run(run_id)
 
     # -- rendering ----------------------------------------------------------------------
-    def show_result(self, result: AuditRun | Mapping | None):
-        """Show a run: an :class:`AuditRun` or a payload (decoded here once)."""
-        run = as_audit_run(result) if result else None
+    def show_result(self, run: AuditRun | None):
+        """Show a run."""
         self.result, self._unrendered = run, False
         self.followups = self._followups(run)
         self.cards.set_result(run, followups=self.followups)

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...jobs.result import AuditRun, as_audit_run
+from ...jobs.result import AuditRun
 from ...presentation import (
     comparison_basis,
     direction_word,
@@ -270,9 +270,8 @@ class VerdictCards(QWidget):
         self._chosen = False  # the reading's card was clicked (else: the run's default)
         self._fit_reading()
 
-    def set_result(self, result: AuditRun | Mapping | None, followups=()) -> None:
-        """One card per tested metric × compared group of a run (an AuditRun, or a payload
-        decoded here); ``followups``: the recording plans it follows up
+    def set_result(self, run: AuditRun | None, followups=()) -> None:
+        """One card per tested metric × compared group of a run; ``followups``: the recording plans it follows up
         (:func:`fairdesk.jobs.recording_plan.plan_followups`), each on its comparison's card."""
         while self.grid.count():
             w = self.grid.takeAt(0).widget()
@@ -289,9 +288,8 @@ class VerdictCards(QWidget):
         self.agreement.setText("")
         self.agreement.setVisible(False)
         self._fit_reading()
-        if not result:
+        if run is None:
             return
-        run = as_audit_run(result)
         self.run = run
         comps = run.comparisons
         self.plan = run.plan

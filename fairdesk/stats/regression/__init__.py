@@ -38,7 +38,12 @@ fits they share, :mod:`.data` the preparation of the frame, :mod:`.results` the 
 """
 
 from .fits import CLUSTER_METHODS
-from .poisson_mixed_report import agreement_with_bootstrap, run_poisson_mixed
+from .poisson_mixed_report import (
+    BootstrapAgreement,
+    MixedPoissonResult,
+    agreement_with_bootstrap,
+    run_poisson_mixed,
+)
 from .results import (
     AdjustmentResult,
     ClusteredResult,
@@ -52,9 +57,11 @@ from .run import run_regression
 __all__ = [
     "CLUSTER_METHODS",
     "AdjustmentResult",
+    "BootstrapAgreement",
     "ClusteredResult",
     "IndependenceResult",
     "LevelEffect",
+    "MixedPoissonResult",
     "RegressionResult",
     "UnivariateResult",
     "agreement_with_bootstrap",

@@ -27,8 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -36,8 +35,10 @@ from numpy.polynomial.hermite import hermgauss
 from scipy import optimize, sparse
 from scipy.special import gammaln, logsumexp
 
+from ..notices import Notice
+from .poisson_mixed_result import MAX_FIXED_CONTENTS, MIN_SHARED_CONTENT, Content
+
 __all__ = [
-    "CROSSED_NOTE",
     "DEFAULT_N_QUAD",
     "MAX_FIXED_CONTENTS",
     "MixedFit",
@@ -50,15 +51,6 @@ __all__ = [
 #: to ~1e-9 on audit-sized speakers, see the tests).
 DEFAULT_N_QUAD = 15
 _LOG_2PI = math.log(2.0 * math.pi)
-#: Content ids up to this many (and shared across groups) enter as fixed effects.
-MAX_FIXED_CONTENTS = 50
-#: Fewest content ids shared between groups for content to be modelled (docs/METHODS.md, "Model-based comparison (mixed-effects Poisson)").
-MIN_SHARED_CONTENT = 5
-
-CROSSED_NOTE = (
-    "Crossed speaker × content random effects are not fitted: adaptive Gauss-Hermite "
-    "quadrature integrates one grouping factor (the speaker) only."
-)
 
 
 @dataclass(frozen=True)
@@ -105,12 +97,14 @@ class MixedFit:
 
     @property
     def approximation(self) -> str:
-        """The integral approximation in words."""
+        """The integral approximation, coded: ``glm`` (no random effect: the plain Poisson
+        GLM), ``laplace`` (one node) or ``aghq`` (adaptive Gauss-Hermite quadrature,
+        ``n_quad`` nodes per speaker)."""
         if self.sigma_fixed and self.sigma == 0.0:
-            return "none (no random effect: plain Poisson GLM)"
+            return "glm"
         if self.n_quad == 1:
-            return "Laplace approximation"
-        return f"adaptive Gauss-Hermite quadrature, {self.n_quad} nodes per speaker"
+            return "laplace"
+        return "aghq"
 
 
 class _Marginal:
@@ -394,7 +388,7 @@ class PreparedData:
             )
         df = frame.copy()
         self.dropped: dict[str, int] = {}
-        self.notes: list[str] = []
+        self.notes: list[Notice] = []
         numeric = {}
         for c in [words_col, *errors_cols]:
             vals = pd.to_numeric(df[c], errors="coerce")
@@ -425,25 +419,23 @@ class PreparedData:
             keep &= ~miss
         zero = keep & (words <= 0)
         if zero.any():
-            self.dropped[f"{words_col} = 0"] = int(zero.sum())
+            self.dropped[words_col + " = 0"] = int(zero.sum())
             keep &= ~zero
         for k, v in self.dropped.items():
             if v:
                 self.notes.append(
-                    f"{v} utterance(s) left out: missing {k}."
+                    Notice("poisson.left_out_missing", {"n": v, "what": k})
                     if not k.endswith("= 0")
-                    else f"{v} utterance(s) with no reference word left out."
+                    else Notice("poisson.left_out_no_words", {"n": v})
                 )
         df, errs, words = df[keep], errs[keep], words[keep]
         spk = df[speaker_col].astype(object)
         no_spk = spk.isna()
         if no_spk.any():
             spk = spk.where(
-                ~no_spk, pd.Series([f"\x00utt{i}" for i in range(len(spk))], index=spk.index)
+                ~no_spk, pd.Series(["\x00utt" + str(i) for i in range(len(spk))], index=spk.index)
             )
-            self.notes.append(
-                f"{int(no_spk.sum())} utterance(s) have no speaker id; each is its own speaker."
-            )
+            self.notes.append(Notice("poisson.no_speaker_id", {"n": int(no_spk.sum())}))
         self.content_col = content_col
         self.content = (
             df[content_col].astype(object)
@@ -479,11 +471,12 @@ class PreparedData:
             if none:
                 keep = ~np.isin(labels, none)
                 self.notes.append(
-                    f"{var} level(s) {', '.join(map(repr, none))} have no word error in any "
-                    f"of their {int((~keep).sum())} utterance(s) and were left out (a rate "
-                    "ratio of 0 has no Wald interval; the bootstrap comparison reports them)."
+                    Notice(
+                        "poisson.level_no_error",
+                        {"variable": var, "levels": list(none), "n": int((~keep).sum())},
+                    )
                 )
-                self.dropped[f"{var}: no error"] = int((~keep).sum())
+                self.dropped[var + ": no error"] = int((~keep).sum())
                 df, self.y, self.offset = df[keep], self.y[keep], self.offset[keep]
                 self.speakers = self.speakers[keep]
                 if self.content is not None:
@@ -537,60 +530,34 @@ class PreparedData:
         self.cov_info[name] = {"kind": "categorical", "reference": levels[0]}
         return self._dummies(labels, levels) + ("categorical",)
 
-    def _content(self, max_fixed: int) -> dict:
-        info: dict[str, Any] = {"handling": "absent", "n_contents": 0, "n_shared": 0}
+    def _content(self, max_fixed: int) -> Content:
         if self.content is None:
-            info["reason"] = "no content ids: sentence difficulty is not separated."
-            return info
+            return Content("absent")
         var = self.group_vars[0]
         labels = self.df[var].map(str).to_numpy(dtype=object)
         cont = self.content.map(str).to_numpy(dtype=object)
         per = pd.DataFrame({"c": cont, "g": labels}).drop_duplicates().groupby("c").size()
         n_shared, n_cont = int((per >= 2).sum()), int(per.size)
-        info.update(n_contents=n_cont, n_shared=n_shared)
+        info = Content("absent", n_cont, n_shared, var, int(max_fixed))
         if n_shared < MIN_SHARED_CONTENT:
-            info["handling"] = "not_shared"
-            info["reason"] = (
-                f"the levels of {var} share {n_shared} content id(s) (< {MIN_SHARED_CONTENT}): "
-                "content differences between groups cannot be separated from the groups "
-                "(content_confounded); within-group sentence variation shows in the "
-                "overdispersion check."
-            )
-            return info
+            return replace(info, handling="not_shared")
         if n_cont > max_fixed:
-            info["handling"] = "not_modelled"
-            info["reason"] = (
-                f"{n_cont} content ids ({n_shared} shared) are too many for fixed effects "
-                f"(at most {max_fixed}); {CROSSED_NOTE[:-1].lower()}. Sentence difficulty then "
-                "shows as extra-Poisson variation (see the overdispersion check); the two-way "
-                "bootstrap comparison resamples sentences."
-            )
-            return info
+            return replace(info, handling="not_modelled")
         # content with no error at all: its fixed effect runs to -inf and its utterances carry
         # no information about the other effects, so they are left out (exactly the limit)
         tot = pd.Series(self.y).groupby(cont).sum()
         zero = set(tot.index[tot.to_numpy() == 0])
         if zero:
             keep = ~pd.Series(cont).isin(zero).to_numpy()
-            info["dropped_error_free_contents"] = len(zero)
-            info["dropped_utterances"] = int((~keep).sum())
+            info = replace(
+                info, dropped_error_free_contents=len(zero), dropped_utterances=int((~keep).sum())
+            )
             self._subset(keep)
             cont = cont[keep]
         levels = _levels(pd.Series(cont))
         X, names = self._dummies(pd.Series(cont), levels)
         self.terms["content"] = (X, names, "content")
-        info["handling"] = "fixed_effect"
-        info["reason"] = (
-            f"{n_cont} content ids, {n_shared} shared across the levels of {var}: content "
-            "enters as a fixed effect (every comparison is within sentence). " + CROSSED_NOTE
-        )
-        if zero:
-            info["reason"] += (
-                f" {len(zero)} content id(s) had no error in any utterance; their "
-                f"{info['dropped_utterances']} utterance(s) carry no information about the "
-                "groups once content is a fixed effect and were left out."
-            )
-        return info
+        return replace(info, handling="fixed_effect")
 
     def _subset(self, keep: np.ndarray) -> None:
         self.df = self.df[keep]

@@ -23,30 +23,44 @@ use the normal. On 1,500–2,000 null datasets the plain normal Wald test reject
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from ...core.jsonio import jsonable
-from ...core.pvalues import p_clause
-from ...core.pvalues import p_text as _fmt_p
+from ..notices import Notice
 from .logp import chi2_log10, holm_log10, normal_log10, t_log10
 from .poisson_mixed import (
-    CROSSED_NOTE,
     DEFAULT_N_QUAD,
     MAX_FIXED_CONTENTS,
     MixedFit,
     PreparedData,
     fit_poisson_mixed,
 )
-from .results import _num
+from .poisson_mixed_result import (
+    OVERDISPERSION_RATIO,
+    CovariateEffect,
+    GroupVariable,
+    LevelRow,
+    MixedPoissonResult,
+    Overdispersion,
+    RateEffect,
+    TraceLevel,
+    TraceStep,
+)
 
-__all__ = ["agreement_with_bootstrap", "run_poisson_mixed"]
-
-#: Pearson χ²/df above this (and significant) reads as extra-Poisson variation.
-OVERDISPERSION_RATIO = 1.2
+__all__ = [
+    "OVERDISPERSION_RATIO",
+    "BootstrapAgreement",
+    "MixedPoissonResult",
+    "agreement_with_bootstrap",
+    "run_poisson_mixed",
+    "shrink_pct",
+]
 
 
 def _holm(p_values: Sequence[float]) -> np.ndarray:
@@ -109,7 +123,7 @@ class _Model:
                     self.df[k] = min(k_lev, k_ref) - 1
         self.X = X
 
-    def effect(self, j: int) -> dict:
+    def effect(self, j: int) -> RateEffect:
         f = self.fit
         b, se = float(f.beta[j]), float(f.se_beta[j])
         df = float(self.df[j])
@@ -118,29 +132,21 @@ class _Model:
             # biased low by about p/S, as REML would correct in a linear mixed model)
             se *= math.sqrt(self.n_speakers / self.df_between)
         if not (math.isfinite(se) and se > 0) or df < 1:
-            return {
-                "log_rr": b,
-                "se": se,
-                "df": _num(df),
-                "rate_ratio": math.exp(b),
-                "ci_low": math.nan,
-                "ci_high": math.nan,
-                "p_value": math.nan,
-                "p_log10": math.nan,
-            }
+            nan = math.nan
+            return RateEffect(b, se, df, math.exp(b), nan, nan, nan, nan)
         q = stats.t.ppf(0.975, df) if math.isfinite(df) else stats.norm.ppf(0.975)
         tstat = b / se
         p = 2 * (stats.t.sf(abs(tstat), df) if math.isfinite(df) else stats.norm.sf(abs(tstat)))
-        return {
-            "log_rr": b,
-            "se": se,
-            "df": _num(df),
-            "rate_ratio": math.exp(b),
-            "ci_low": math.exp(b - q * se),
-            "ci_high": math.exp(b + q * se),
-            "p_value": float(p),
-            "p_log10": t_log10(tstat, df) if math.isfinite(df) else normal_log10(tstat),
-        }
+        return RateEffect(
+            log_rr=b,
+            se=se,
+            df=df,
+            rate_ratio=math.exp(b),
+            ci_low=math.exp(b - q * se),
+            ci_high=math.exp(b + q * se),
+            p_value=float(p),
+            p_log10=t_log10(tstat, df) if math.isfinite(df) else normal_log10(tstat),
+        )
 
     def index(self, term: str, level: str) -> int:
         return self.labels.index((term, level))
@@ -152,45 +158,22 @@ def _pearson(y: np.ndarray, mu: np.ndarray, n_params: int) -> tuple[float, int, 
     return chi2, df, chi2 / df
 
 
-def _overdispersion(data: PreparedData, model: _Model, alpha: float, glm: MixedFit) -> dict:
+def _overdispersion(
+    data: PreparedData, model: _Model, alpha: float, glm: MixedFit
+) -> Overdispersion:
     f = model.fit
     chi2, df, ratio = _pearson(data.y, f.mu, f.beta.size + 1)
     _, _, ratio0 = _pearson(data.y, glm.mu, glm.beta.size)
     p, lg = float(stats.chi2.sf(chi2, df)), chi2_log10(chi2, df)
-    over = ratio > OVERDISPERSION_RATIO and p < alpha
-    if over:
-        reading = (
-            f"Errors vary more between utterances than a Poisson count allows, even given "
-            f"each speaker's rate (Pearson χ²/df = {ratio:.2f}, {p_clause('p', p, lg)}): "
-            "bursts of errors within an utterance (e.g. an insertion run) or sentence "
-            "difficulty. The model's intervals are then too narrow; trust the bootstrap "
-            "comparison, which makes no Poisson assumption, where the two differ."
-        )
-    elif ratio < 1 / OVERDISPERSION_RATIO:
-        reading = (
-            f"Errors vary less than a Poisson count given each speaker's rate (Pearson χ²/df "
-            f"= {ratio:.2f}); the intervals are, if anything, conservative."
-        )
-    else:
-        reading = (
-            f"Given each speaker's rate, the errors vary as a Poisson count should (Pearson "
-            f"χ²/df = {ratio:.2f})."
-        )
-    if ratio0 > OVERDISPERSION_RATIO and ratio0 > ratio + 0.1:
-        reading += (
-            f" Without the speaker term χ²/df would be {ratio0:.2f}: the speaker intercept "
-            "accounts for the extra variation between speakers."
-        )
-    return {
-        "pearson_chi2": chi2,
-        "df": df,
-        "ratio": ratio,
-        "p_value": p,
-        "p_log10": lg,
-        "ratio_without_speaker": ratio0,
-        "overdispersed": bool(over),
-        "reading": reading,
-    }
+    return Overdispersion(
+        pearson_chi2=chi2,
+        df=df,
+        ratio=ratio,
+        p_value=p,
+        p_log10=lg,
+        ratio_without_speaker=ratio0,
+        overdispersed=bool(ratio > OVERDISPERSION_RATIO and p < alpha),
+    )
 
 
 def _lr(full: _Model, reduced: _Model) -> tuple[float, int, float, float]:
@@ -205,87 +188,54 @@ def _lr(full: _Model, reduced: _Model) -> tuple[float, int, float, float]:
 # --------------------------------------------------------------------------------------------
 
 
-def _shrink_sentence(
-    var: str, level: str, ref: str, before: dict, after: dict, what: str
-) -> tuple[float | None, str]:
-    """% shrinkage of the log rate ratio and its sentence."""
-    b0, b1 = before["log_rr"], after["log_rr"]
-    rr = f"rate ratio {before['rate_ratio']:.2f} → {after['rate_ratio']:.2f}"
-    who = f"{level} (vs {ref}, {var})"
-    if abs(b0) < 0.01:
-        return None, (
-            f"The rate ratio for {who} is about 1 before adjustment; once {what} "
-            f"included it is {after['rate_ratio']:.2f} ({rr})."
-        )
-    shrink = 100.0 * (1.0 - b1 / b0)
-    if abs(shrink) < 5.0:
-        text = f"The gap for {who} hardly moves once {what} included ({rr})."
-    elif shrink > 100.0:
-        text = f"The gap for {who} reverses once {what} included ({rr})."
-    elif shrink > 0.0:
-        text = f"The gap for {who} shrinks by {shrink:.0f}% once {what} included ({rr})."
-    else:
-        text = f"The gap for {who} grows by {-shrink:.0f}% once {what} included ({rr})."
-    return shrink, text
+def shrink_pct(log_rr_before: float, log_rr_after: float) -> float:
+    """% shrinkage of the log rate ratio once covariates are added, 100 (1 − after /
+    before); NaN where the rate ratio before is about 1 (|log RR| < 0.01)."""
+    if abs(log_rr_before) < 0.01:
+        return math.nan
+    return 100.0 * (1.0 - log_rr_after / log_rr_before)
 
 
-def _tracing(data, base, covariates, main, n_quad, alpha) -> tuple[list[dict], list[str]]:
+def _tracing(data, base, covariates, main, n_quad, alpha) -> list[TraceStep]:
     unadj = _Model(data, base, n_quad)
     steps = [[c] for c in covariates] + ([list(covariates)] if len(covariates) > 1 else [])
-    out, sentences = [], []
+    out = []
     for added in steps:
         model = main if len(added) == len(covariates) else _Model(data, base + added, n_quad)
         stat, df, p, lg = _lr(model, unadj)
-        what = " and ".join(added) + (" are" if len(added) > 1 else " is")
-        levels, changed = [], []
+        levels = []
         for var in data.group_vars:
-            ref = data.levels[var][0]
             for lev in data.levels[var][1:]:
                 before = unadj.effect(unadj.index(var, lev))
                 after = model.effect(model.index(var, lev))
-                shrink, text = _shrink_sentence(var, lev, ref, before, after, what)
-                flip = (before["p_value"] < alpha) != (after["p_value"] < alpha)
-                if flip:
-                    changed.append((lev, after["p_value"], after["p_log10"]))
+                shrink = shrink_pct(before.log_rr, after.log_rr)
+                flip = (before.p_value < alpha) != (after.p_value < alpha)
                 levels.append(
-                    {
-                        "variable": var,
-                        "level": lev,
-                        "rate_ratio_before": _num(before["rate_ratio"]),
-                        "rate_ratio_after": _num(after["rate_ratio"]),
-                        "p_before": _num(before["p_value"]),
-                        "p_after": _num(after["p_value"]),
-                        "p_before_log10": _num(before["p_log10"]),
-                        "p_after_log10": _num(after["p_log10"]),
-                        "shrink_pct": _num(shrink),
-                        "conclusion_changed": bool(flip),
-                        "sentence": text,
-                    }
+                    TraceLevel(
+                        variable=var,
+                        level=lev,
+                        rate_ratio_before=before.rate_ratio,
+                        rate_ratio_after=after.rate_ratio,
+                        p_before=before.p_value,
+                        p_after=after.p_value,
+                        p_before_log10=before.p_log10,
+                        p_after_log10=after.p_log10,
+                        shrink_pct=shrink,
+                        conclusion_changed=bool(flip),
+                    )
                 )
-                sentences.append(text)
-        confounder = p < alpha and bool(changed)
-        if confounder:
-            parts = [
-                f"{lev} {'becomes' if q < alpha else 'is no longer'} significant "
-                f"({p_clause('p', q, q_lg)})"
-                for lev, q, q_lg in changed
-            ]
-            sentences.append(
-                f"{' and '.join(added)} confounds the group effect ({p_clause('LR p', p, lg)}): "
-                f"adjusted on it, {'; '.join(parts)}."
-            )
         out.append(
-            {
-                "added": list(added),
-                "lr_stat": _num(stat),
-                "df": int(df),
-                "lr_p_value": _num(p),
-                "lr_p_log10": _num(lg),
-                "confounder": bool(confounder),
-                "levels": levels,
-            }
+            TraceStep(
+                added=tuple(added),
+                lr_stat=stat,
+                df=int(df),
+                lr_p_value=p,
+                lr_p_log10=lg,
+                confounder=bool(p < alpha and any(t.conclusion_changed for t in levels)),
+                levels=tuple(levels),
+            )
         )
-    return out, sentences
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -306,7 +256,7 @@ def run_poisson_mixed(
     words_col: str = "n_words",
     n_quad: int = DEFAULT_N_QUAD,
     max_fixed_contents: int = MAX_FIXED_CONTENTS,
-) -> dict:
+) -> MixedPoissonResult:
     """Mixed-effects Poisson regression of word errors with a speaker random intercept.
 
     Parameters
@@ -336,12 +286,13 @@ def run_poisson_mixed(
 
     Returns
     -------
-    dict
-        JSON-ready: ``family, model, approximation, inference, n_utterances, n_speakers,
-        group_variables`` (per variable: reference, LR test, and per level ``rate_ratio,
-        ci_low, ci_high, p_value, p_adjusted`` (Holm across all levels), counts and raw WER),
-        ``covariates, speaker_sd, speaker_sd_se, speaker_sd_lr_p_value, content,
-        overdispersion, tracing, converged, loglik, dropped, conclusions``.
+    MixedPoissonResult
+        Numbers and coded notes: per group variable its reference, LR test, and per level
+        ``rate_ratio, ci_low, ci_high, p_value, p_adjusted`` (Holm across all levels),
+        counts and raw WER; the covariates, the speaker SD and its test, the content
+        handling, the overdispersion check, the tracing, convergence, what was dropped and
+        the data notes; the conclusions derive from them
+        (:meth:`~.poisson_mixed_result.MixedPoissonResult.conclusions`).
 
     Raises
     ------
@@ -369,7 +320,7 @@ def run_poisson_mixed(
     spk = pd.Series(data.speakers)
 
     groups = []
-    all_p: list[tuple[dict, float, float]] = []  # (level row, p, log10 p) of every effect
+    all_p: list[tuple[str, str, float, float]] = []  # (variable, level, p, log10 p)
     for var in data.group_vars:
         reduced = _Model(data, [t for t in main.terms if t != var], n_quad)
         stat, df, p, lg = _lr(main, reduced)
@@ -378,51 +329,61 @@ def run_poisson_mixed(
         rows = []
         for lev in data.levels[var]:
             mask = labels == lev
-            row = {
-                "level": lev,
-                "n_utterances": int(mask.sum()),
-                "n_speakers": int(spk[mask].nunique()),
-                "wer": float(data.y[mask].sum() / np.exp(data.offset[mask]).sum()),
-            }
-            if lev != ref:
-                eff = main.effect(main.index(var, lev))
-                row.update(eff)
-                all_p.append((row, eff["p_value"], eff["p_log10"]))
-            rows.append(row)
-        groups.append(
-            {
-                "variable": var,
-                "reference": ref,
-                "lr_stat": stat,
-                "df": df,
-                "lr_p_value": p,
-                "lr_p_log10": lg,
-                "levels": rows[1:],
-                "reference_row": rows[0],
-            }
-        )
-    finite = [(r, p, lg) for r, p, lg in all_p if math.isfinite(p)]
+            eff = None if lev == ref else main.effect(main.index(var, lev))
+            if eff is not None:
+                all_p.append((var, lev, eff.p_value, eff.p_log10))
+            rows.append(
+                LevelRow(
+                    level=lev,
+                    n_utterances=int(mask.sum()),
+                    n_speakers=int(spk[mask].nunique()),
+                    wer=float(data.y[mask].sum() / np.exp(data.offset[mask]).sum()),
+                    effect=eff,
+                )
+            )
+        groups.append((var, ref, stat, df, p, lg, rows))
+    finite = [(v, lev, p, lg) for v, lev, p, lg in all_p if math.isfinite(p)]
+    adjusted: dict[tuple[str, str], tuple[float, float]] = {}
     if finite:
-        adj = _holm([p for _, p, _ in finite])
-        adj_lg = holm_log10([lg for _, _, lg in finite])
-        for (r, _, _), a, a_lg in zip(finite, adj, adj_lg):
-            r["p_adjusted"], r["p_adjusted_log10"] = float(a), float(a_lg)
-    for r, _, _ in all_p:
-        r.setdefault("p_adjusted", math.nan)
-        r.setdefault("p_adjusted_log10", math.nan)
+        adj = _holm([p for _, _, p, _ in finite])
+        adj_lg = holm_log10([lg for _, _, _, lg in finite])
+        for (v, lev, _, _), a, a_lg in zip(finite, adj, adj_lg, strict=True):
+            adjusted[(v, lev)] = (float(a), float(a_lg))
+    nan2 = (math.nan, math.nan)
+    fitted_groups = tuple(
+        GroupVariable(
+            variable=var,
+            reference=ref,
+            lr_stat=stat,
+            df=int(df),
+            lr_p_value=p,
+            lr_p_log10=lg,
+            levels=tuple(
+                replace(
+                    r,
+                    p_adjusted=adjusted.get((var, r.level), nan2)[0],
+                    p_adjusted_log10=adjusted.get((var, r.level), nan2)[1],
+                )
+                for r in rows[1:]
+            ),
+            reference_row=rows[0],
+        )
+        for var, ref, stat, df, p, lg, rows in groups
+    )
 
     cov_out = []
     for c in data.covariates:
         info = data.cov_info[c]
         for name in data.terms[c][1]:
             e = main.effect(main.index(c, name))
-            entry = {"covariate": c, "kind": info["kind"], **e}
             if info["kind"] == "numeric":
-                entry["per"] = f"1 SD ({info['sd']:.4g})"
-                entry["sd"] = info["sd"]
+                cov_out.append(CovariateEffect(c, "numeric", e, sd=float(info["sd"])))
             else:
-                entry.update(level=name, reference=info["reference"])
-            cov_out.append(entry)
+                cov_out.append(
+                    CovariateEffect(
+                        c, "categorical", e, level=name, reference=str(info["reference"])
+                    )
+                )
 
     lr_sig = max(2.0 * (fit.loglik - glm.fit.loglik), 0.0)
     p_sig = 0.5 * float(stats.chi2.sf(lr_sig, 1)) if lr_sig > 0 else 1.0
@@ -432,116 +393,107 @@ def run_poisson_mixed(
     sd_se = (
         float(math.sqrt(fit.cov[p, p])) if fit.cov.shape[0] > p and fit.cov[p, p] >= 0 else math.nan
     )
-    over = _overdispersion(data, main, alpha, glm.fit)
-    tracing: list[dict] = []
-    trace_sentences: list[str] = []
+    tracing: list[TraceStep] = []
     if data.covariates:
-        tracing, trace_sentences = _tracing(data, base, data.covariates, main, n_quad, alpha)
-
-    terms = " + ".join(main.terms)
-    out = {
-        "family": "poisson-mixed",
-        "model": (
-            f"word errors ~ Poisson(reference words × exp({terms} + speaker)), "
-            "speaker ~ Normal(0, σ²)"
+        tracing = _tracing(data, base, data.covariates, main, n_quad, alpha)
+    se_factor = math.sqrt(main.n_speakers / max(main.df_between, 1))
+    return MixedPoissonResult(
+        terms=tuple(main.terms),
+        approximation=Notice(
+            "poisson.approximation", {"kind": fit.approximation, "n_quad": int(fit.n_quad)}
         ),
-        "approximation": f"maximum likelihood, {fit.approximation} (as lme4 glmer, nAGQ = "
-        f"{fit.n_quad})",
-        "inference": (
-            "Wald 95% intervals and p-values from the observed information (Louis' identity). "
-            "Effects constant within speakers: standard error × sqrt(speakers / (speakers − "
-            f"between-speaker effects)) = × {math.sqrt(main.n_speakers / max(main.df_between, 1)):.3f}, "
-            "Student's t on min(speakers of the level, speakers of the reference) − 1 df; "
-            "within-speaker effects: normal. Holm across all levels of all group variables; "
-            "LR test per group variable"
-        ),
-        "alpha": float(alpha),
-        "n_utterances": int(data.y.size),
-        "n_speakers": int(main.n_speakers),
-        "n_words": int(round(float(np.exp(data.offset).sum()))),
-        "n_errors": int(data.y.sum()),
-        "group_variables": groups,
-        "covariates": cov_out,
-        "speaker_sd": fit.sigma,
-        "speaker_variance": fit.sigma**2,
-        "speaker_sd_se": sd_se,
-        "speaker_sd_at_boundary": fit.boundary,
-        "speaker_sd_lr_stat": lr_sig,
-        "speaker_sd_lr_p_value": p_sig,
-        "speaker_sd_lr_p_log10": lg_sig,
-        "content": data.content_info,
-        "random_effects_note": CROSSED_NOTE,
-        "overdispersion": over,
-        "tracing": tracing,
-        "converged": fit.converged,
-        "loglik": fit.loglik,
-        "dropped": dict(data.dropped),
-        "notes": list(data.notes),
-    }
-    out["conclusions"] = _conclusions(out, trace_sentences)
-    return jsonable(out)
+        inference=Notice("poisson.inference", {"se_factor": se_factor}),
+        alpha=float(alpha),
+        n_utterances=int(data.y.size),
+        n_speakers=int(main.n_speakers),
+        n_words=int(round(float(np.exp(data.offset).sum()))),
+        n_errors=int(data.y.sum()),
+        group_variables=fitted_groups,
+        covariates=tuple(cov_out),
+        speaker_sd=float(fit.sigma),
+        speaker_variance=float(fit.sigma**2),
+        speaker_sd_se=sd_se,
+        speaker_sd_at_boundary=bool(fit.boundary),
+        speaker_sd_lr_stat=float(lr_sig),
+        speaker_sd_lr_p_value=float(p_sig),
+        speaker_sd_lr_p_log10=float(lg_sig),
+        content=data.content_info,
+        overdispersion=_overdispersion(data, main, alpha, glm.fit),
+        tracing=tuple(tracing),
+        converged=bool(fit.converged),
+        loglik=float(fit.loglik),
+        dropped=dict(data.dropped),
+        notes=tuple(data.notes),
+    )
 
 
-def _conclusions(out: dict, trace_sentences: list[str]) -> list[str]:
-    alpha = out["alpha"]
-    adjusted = [c for c in {e["covariate"] for e in out["covariates"]}]
-    if out["content"]["handling"] == "fixed_effect":
-        adjusted.append("content")
-    adj = f", adjusted for {', '.join(sorted(adjusted))}" if adjusted else ""
-    lines = []
-    for g in out["group_variables"]:
-        ref = g["reference"]
-        for r in g["levels"]:
-            ci = f"[{r['ci_low']:.2f}, {r['ci_high']:.2f}]" if math.isfinite(r["ci_low"]) else ""
-            holm = p_clause("Holm p", r["p_adjusted"], r.get("p_adjusted_log10"))
-            if not math.isfinite(r["p_value"]):
-                lines.append(
-                    f"{r['level']} vs {ref}: no interval or test (rate ratio "
-                    f"{r['rate_ratio']:.2f}); a side has fewer than 2 speakers."
-                )
-            elif math.isfinite(r["p_adjusted"]) and r["p_adjusted"] < alpha:
-                word = "more" if r["rate_ratio"] > 1 else "fewer"
-                lines.append(
-                    f"{r['level']} speakers make {r['rate_ratio']:.2f}× the word errors of {ref} "
-                    f"speakers per reference word ({word}; 95% CI {ci}, {holm}; mixed Poisson "
-                    f"model{adj})."
-                )
-            else:
-                lines.append(
-                    f"No evidence that {r['level']} differs from {ref} in word errors (rate "
-                    f"ratio {r['rate_ratio']:.2f} {ci}, {holm}{adj})."
-                )
-    sd, lg_key = out["speaker_sd"], "speaker_sd_lr_p_log10"
-    if out["speaker_sd_at_boundary"]:
-        lines.append(
-            "No variation between speakers beyond their groups is detectable (speaker "
-            "SD estimated at 0)."
-        )
-    else:
-        lines.append(
-            f"Speakers of the same group differ: speaker SD {sd:.2f} on the log scale (a speaker "
-            f"one SD above another makes {math.exp(sd):.2f}× the errors; test of no speaker "
-            f"variation {p_clause('p', out['speaker_sd_lr_p_value'], out.get(lg_key))})."
-        )
-    lines.append(out["overdispersion"]["reading"])
-    c = out["content"]
-    if c["handling"] != "absent":
-        lines.append(f"Content: {c['reason']}")
-    lines += trace_sentences
-    if not out["converged"]:
-        lines.append("The optimiser did not meet its tolerance: read the numbers with care.")
-    lines += out["notes"]
-    return lines
+@dataclass(frozen=True)
+class BootstrapAgreement:
+    """The model beside the bootstrap comparison for one level: whether each finds a
+    significant gap, in which ``direction`` the model's goes (``worse``/``better``),
+    whether they ``agree``, and the numbers of both (the model's rate ratio with its CI and
+    Holm p, the bootstrap's WER gap with its CI and Holm p); ``adjusted``: what the model
+    adjusted for."""
+
+    level: str
+    reference: str
+    agree: bool
+    model_significant: bool
+    bootstrap_significant: bool
+    direction: str
+    adjusted: tuple[str, ...]
+    rate_ratio: float
+    ci_low: float
+    ci_high: float
+    p_adjusted: float
+    p_adjusted_log10: float
+    gap: float
+    gap_ci_low: float
+    gap_ci_high: float
+    boot_p_adjusted: float
+
+    @property
+    def kind(self) -> str:
+        """``agree_gap``, ``agree_none``, ``disagree_adjusted`` (the bootstrap's gap the
+        adjusted model does not find) or ``disagree``."""
+        if self.agree:
+            return "agree_gap" if self.model_significant else "agree_none"
+        if self.adjusted and self.bootstrap_significant and not self.model_significant:
+            return "disagree_adjusted"
+        return "disagree"
+
+    @property
+    def note(self) -> Notice:
+        """The agreement, coded (``poisson.agreement``)."""
+        args = {k: v for k, v in jsonable(self).items() if k not in _AGREE_FLAGS}
+        return Notice("poisson.agreement", {"kind": self.kind, **args})
+
+    def to_json(self, words: Callable[[Notice], str] | None = None) -> dict[str, Any]:
+        """``level, agree, model_significant, bootstrap_significant, sentence`` (the note
+        coded, or in ``words``)."""
+        return {
+            "level": self.level,
+            "agree": self.agree,
+            "model_significant": self.model_significant,
+            "bootstrap_significant": self.bootstrap_significant,
+            "sentence": self.note.to_json() if words is None else words(self.note),
+        }
+
+
+_AGREE_FLAGS = frozenset({"agree", "model_significant", "bootstrap_significant"})
 
 
 def agreement_with_bootstrap(
-    result: dict, comparisons: Sequence[Mapping], variable: str | None = None, metric: str = "wer"
-) -> list[dict]:
-    """Whether the model and the bootstrap comparison of the same groups agree, in words.
+    result: MixedPoissonResult,
+    comparisons: Sequence[Mapping],
+    variable: str | None = None,
+    metric: str = "wer",
+) -> list[BootstrapAgreement]:
+    """Whether the model and the bootstrap comparison of the same groups agree.
 
     Parameters
     ----------
-    result : the dict of :func:`run_poisson_mixed`.
+    result : the result of :func:`run_poisson_mixed`.
     comparisons : the audit's comparisons (``Comparison`` dicts: ``metric, group, reference,
         gap, ci_low, ci_high, p_adjusted``).
     variable : the group variable the audit sliced by (default: the model's first).
@@ -549,54 +501,46 @@ def agreement_with_bootstrap(
 
     Returns
     -------
-    list of dict
-        Per level: ``level, agree, model_significant, bootstrap_significant, sentence``.
+    list of BootstrapAgreement
+        One per level the model and the bootstrap both test.
     """
-    alpha = result["alpha"]
+    alpha = result.alpha
     gv = next(
-        (g for g in result["group_variables"] if variable is None or g["variable"] == variable),
+        (g for g in result.group_variables if variable is None or g.variable == variable),
         None,
     )
     if gv is None:
         raise ValueError(f"The model has no group variable {variable!r}.")
-    adjusted = sorted({e["covariate"] for e in result["covariates"]})
+    adjusted = tuple(sorted({e.covariate for e in result.covariates}))
     by = {c["group"]: c for c in comparisons if c.get("metric") == metric}
     out = []
-    for r in gv["levels"]:
-        c = by.get(r["level"])
-        if c is None or c.get("p_adjusted") is None or r.get("p_adjusted") is None:
+    for r in gv.levels:
+        c = by.get(r.level)
+        e = r.effect
+        if c is None or c.get("p_adjusted") is None or e is None or math.isnan(r.p_adjusted):
             continue
-        ms = r["p_adjusted"] < alpha
-        bs = c["p_adjusted"] < alpha
-        mdir = "worse" if r["rate_ratio"] > 1 else "better"
+        ms = bool(r.p_adjusted < alpha)
+        bs = bool(c["p_adjusted"] < alpha)
+        mdir = "worse" if e.rate_ratio > 1 else "better"
         bdir = "worse" if c["gap"] > 0 else "better"
-        agree = (ms == bs) and (not ms or mdir == bdir)
-        m_txt = (
-            f"rate ratio {r['rate_ratio']:.2f} [{r['ci_low']:.2f}, {r['ci_high']:.2f}], "
-            f"{p_clause('Holm p', r['p_adjusted'], r.get('p_adjusted_log10'))}"
-        )
-        b_txt = (
-            f"WER gap {c['gap']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}], Holm p = "
-            f"{_fmt_p(c['p_adjusted'])}"
-        )
-        if agree and ms:
-            s = f"The model and the bootstrap agree: {r['level']} is {mdir} than {gv['reference']}"
-        elif agree:
-            s = f"Neither the model nor the bootstrap finds a gap for {r['level']}"
-        else:
-            s = f"The model and the bootstrap disagree on {r['level']}"
-            if adjusted and bs and not ms:
-                s += (
-                    f": the model, adjusted for {', '.join(adjusted)}, finds no gap, so the "
-                    "bootstrap's gap may come from those factors"
-                )
         out.append(
-            {
-                "level": r["level"],
-                "agree": bool(agree),
-                "model_significant": bool(ms),
-                "bootstrap_significant": bool(bs),
-                "sentence": f"{s} (model: {m_txt}; bootstrap: {b_txt}).",
-            }
+            BootstrapAgreement(
+                level=r.level,
+                reference=gv.reference,
+                agree=bool((ms == bs) and (not ms or mdir == bdir)),
+                model_significant=ms,
+                bootstrap_significant=bs,
+                direction=mdir,
+                adjusted=adjusted,
+                rate_ratio=e.rate_ratio,
+                ci_low=e.ci_low,
+                ci_high=e.ci_high,
+                p_adjusted=r.p_adjusted,
+                p_adjusted_log10=r.p_adjusted_log10,
+                gap=float(c["gap"]),
+                gap_ci_low=float(c["ci_low"]),
+                gap_ci_high=float(c["ci_high"]),
+                boot_p_adjusted=float(c["p_adjusted"]),
+            )
         )
     return out

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fairdesk.presentation.notices import notice_texts
 from fairdesk.stats.regression.poisson_mixed import MAX_FIXED_CONTENTS, PreparedData, _levels
 
 ERR = ("n_sub", "n_del", "n_ins")
@@ -110,7 +111,7 @@ def test_dropped_counts_and_notes():
         "snr": 1,
         "n_words = 0": 2,
     }
-    assert d.notes == [
+    assert notice_texts(d.notes) == [
         "1 utterance(s) left out: missing counts (n_words, n_sub, n_del, n_ins).",
         "3 utterance(s) left out: missing accent.",
         "1 utterance(s) left out: missing snr.",
@@ -129,7 +130,7 @@ def test_missing_speaker_ids_become_their_own_speakers():
     df.loc[["r1", "r4"], "speaker_id"] = None
     d = _prep(df, content_col="content_id")
     assert d.speakers.tolist() == ["s0", "\x00utt1", "s2", "s3", "\x00utt4", "s0"]
-    assert d.notes == ["2 utterance(s) have no speaker id; each is its own speaker."]
+    assert notice_texts(d.notes) == ["2 utterance(s) have no speaker id; each is its own speaker."]
     assert d.content_col == "content_id"
     assert d.content.tolist() == ["c0", "c1", "c2", "c0", "c1", "c2"]
 
@@ -189,6 +190,8 @@ def test_rows_without_their_counts_are_left_out_and_counted():
     df.loc[["r4", "r7"], "n_del"] = np.nan
     d = _prep(df)
     assert d.dropped == {"counts (n_words, n_sub, n_del, n_ins)": 3}
-    assert d.notes == ["3 utterance(s) left out: missing counts (n_words, n_sub, n_del, n_ins)."]
+    assert notice_texts(d.notes) == [
+        "3 utterance(s) left out: missing counts (n_words, n_sub, n_del, n_ins)."
+    ]
     assert list(d.df.index) == [f"r{i}" for i in range(12) if i not in (1, 4, 7)]
     assert d.y.tolist() == (df.n_sub + df.n_del + df.n_ins).drop(["r1", "r4", "r7"]).tolist()

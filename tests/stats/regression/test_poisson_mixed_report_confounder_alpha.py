@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from fairdesk.stats.regression.poisson_mixed_report import _fmt_p, run_poisson_mixed
+from fairdesk.core.pvalues import p_text as _fmt_p
+from tests.stats.regression.poisson_words import run_poisson_mixed
 
 
 def _suppressed_gap_frame() -> pd.DataFrame:

@@ -11,7 +11,8 @@ import pytest
 from scipy import stats
 
 from fairdesk.stats.regression.poisson_mixed import PreparedData, fit_poisson_mixed
-from fairdesk.stats.regression.poisson_mixed_report import _Model, run_poisson_mixed
+from fairdesk.stats.regression.poisson_mixed_report import _Model
+from tests.stats.regression.poisson_words import run_poisson_mixed
 
 ERR = ("n_sub", "n_del", "n_ins")
 
@@ -122,7 +123,7 @@ def test_model_without_the_first_group_variable_keeps_welch_df_of_the_others():
     assert data.levels["gender"] == ["m", "f"]
     assert m.n_speakers == 24 and m.df_between == 22
     assert list(m.df) == [22.0, 7.0]
-    assert m.effect(1)["df"] == 7.0
+    assert m.effect(1).df == 7.0
 
 
 def test_design_labels_intercept_then_term_levels():

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from fairdesk.presentation.notices import notice_text
 from fairdesk.stats.regression.poisson_mixed_report import _overdispersion, _pearson
 
 
@@ -19,7 +20,8 @@ def _check(y, mu, p, mu0, p0, alpha=0.05):
     data = SimpleNamespace(y=np.asarray(y, float))
     model = SimpleNamespace(fit=SimpleNamespace(mu=np.asarray(mu, float), beta=np.zeros(p)))
     glm = SimpleNamespace(mu=np.asarray(mu0, float), beta=np.zeros(p0))
-    return _overdispersion(data, model, alpha, glm)
+    # the check as the report writes it: numbers, and its reading in words
+    return _overdispersion(data, model, alpha, glm).to_json(notice_text)
 
 
 def _poisson_reading(ratio):

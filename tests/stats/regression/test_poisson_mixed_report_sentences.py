@@ -10,12 +10,15 @@ import pandas as pd
 import pytest
 from scipy.stats import chi2
 
-from fairdesk.stats.regression.poisson_mixed_report import (
-    _fmt_p,
-    _shrink_sentence,
-    agreement_with_bootstrap,
-    run_poisson_mixed,
-)
+from fairdesk.core.pvalues import p_text as _fmt_p
+from tests.stats.regression.poisson_words import agreement_words as agreement_with_bootstrap
+from tests.stats.regression.poisson_words import run_poisson_mixed, shrink_sentence
+
+
+def _shrink_sentence(var, level, ref, before, after, what):
+    """(shrinkage, sentence) with the covariates named as the sentence does ("a and b are")."""
+    added = what.rsplit(" ", 1)[0].split(" and ")
+    return shrink_sentence(var, level, ref, before, after, added)
 
 
 def _lev(level, rr, p, lo=None, hi=None):

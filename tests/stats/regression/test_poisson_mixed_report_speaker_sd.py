@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from fairdesk.stats.regression.poisson_mixed import fit_poisson_mixed
-from fairdesk.stats.regression.poisson_mixed_report import run_poisson_mixed
+from tests.stats.regression.poisson_words import run_poisson_mixed
 
 
 def _frame(seed, spk=6, per=5, sd=0.25):

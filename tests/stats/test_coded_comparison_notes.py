@@ -243,3 +243,21 @@ def test_a_system_difference_reason_is_typed_and_reads_as_stored():
     assert encode(d, SystemDifference)["reason"] == "one utterance: nothing to resample"
     coded = decode({**data, "reason": notice("interval.one_utterance").to_json()}, SystemDifference)
     assert reason_text(coded.reason) == "one utterance: nothing to resample"
+
+
+def test_the_command_line_prints_a_minimums_refusal_as_its_table():
+    import pandas as pd
+    import pytest
+
+    from fairdesk.cli import error_text
+    from fairdesk.presentation.minimums_words import exclusion_message
+    from fairdesk.stats.minimums import MinimumsRefused, check_groups_before_inference
+
+    items = pd.DataFrame(
+        {"accent": ["x"] * 5 + ["y"] * 4, "speaker_id": [f"s{i % 3}" for i in range(9)]}
+    )
+    with pytest.raises(MinimumsRefused) as e:
+        check_groups_before_inference(items, "accent", 5, 4)
+    assert "exclude 2 of 2 group(s): nothing is left to compare (x: 5 items" in str(e.value)
+    assert error_text(e.value) == exclusion_message({"x": 5, "y": 4}, {"x": 3, "y": 3}, 5, 4)
+    assert error_text(ValueError("plain")) == "plain"

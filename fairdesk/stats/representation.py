@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fairdesk.core.jsonio import ResultJson
 from fairdesk.stats.notices import Notice, notice
 
 CASES = (
@@ -238,11 +239,11 @@ class RepresentationResult:
     structure: bool
     cases: dict
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> ResultJson:
         """JSON-ready dict (NaN → None)."""
         from fairdesk.core.jsonio import jsonable
 
-        return jsonable(self)
+        return ResultJson(jsonable(self))
 
 
 def representation_analysis(

@@ -6,7 +6,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from fairdesk.core.jsonio import jsonable
+from fairdesk.core.jsonio import ResultJson, jsonable
 from fairdesk.stats.notices import Notice
 from fairdesk.stats.pitfall_types import WithoutFlagged
 from fairdesk.stats.settings import AuditSettings
@@ -237,11 +237,13 @@ class Comparison:
     ratio_ci_low: float | None = dataclasses.field(default=None, metadata={"omit_none": True})
     ratio_ci_high: float | None = dataclasses.field(default=None, metadata={"omit_none": True})
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> ResultJson:
         """JSON-ready dict (NaN/inf → None; ``without_flagged`` only once set, ``basis``
         only for diacritic metrics, the ratio's CI only where there is one)."""
-        return _fields_dict(
-            self, ("without_flagged", "basis", "sample", "ratio_ci_low", "ratio_ci_high")
+        return ResultJson(
+            _fields_dict(
+                self, ("without_flagged", "basis", "sample", "ratio_ci_low", "ratio_ci_high")
+            )
         )
 
 
@@ -296,10 +298,10 @@ class GroupInfo:
         minimums nor the descriptive row of missing values)."""
         return not (self.excluded or self.missing)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> ResultJson:
         """JSON-ready dict (NaN/inf → None; ``wer_dominated_by`` only once set, ``basis``
         only where the run has diacritic metrics)."""
-        return _fields_dict(self, ("wer_dominated_by", "basis", "ci_flags"))
+        return ResultJson(_fields_dict(self, ("wer_dominated_by", "basis", "ci_flags")))
 
 
 @dataclass(frozen=True)
@@ -310,9 +312,9 @@ class Exclusion:
     group: str
     reason: Notice
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> ResultJson:
         """JSON-ready dict."""
-        return {"group": self.group, "reason": note_json(self.reason)}
+        return ResultJson({"group": self.group, "reason": note_json(self.reason)})
 
 
 @dataclass(frozen=True)
@@ -343,22 +345,24 @@ class AuditResult:
     settings: AuditSettings
     bootstrap: dict | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> ResultJson:
         """JSON-ready dict (NaN/inf → None); ``settings`` also records the B used."""
         settings = self.settings.to_dict()
         if self.bootstrap is not None:
             settings["n_bootstrap_used"] = self.bootstrap["used"]
             settings["bootstrap_raise"] = jsonable(self.bootstrap)
-        return {
-            "comparisons": [c.to_dict() for c in self.comparisons],
-            "summary": {m: jsonable(s) for m, s in self.summary.items()},
-            "groups": [g.to_dict() for g in self.groups],
-            "excluded": [e.to_dict() for e in self.excluded],
-            "reference": self.reference,
-            "design": self.design,
-            "settings": settings,
-            "bootstrap": jsonable(self.bootstrap),
-        }
+        return ResultJson(
+            {
+                "comparisons": [c.to_dict() for c in self.comparisons],
+                "summary": {m: jsonable(s) for m, s in self.summary.items()},
+                "groups": [g.to_dict() for g in self.groups],
+                "excluded": [e.to_dict() for e in self.excluded],
+                "reference": self.reference,
+                "design": self.design,
+                "settings": settings,
+                "bootstrap": jsonable(self.bootstrap),
+            }
+        )
 
     def comparison(self, metric: str, group: str) -> Comparison:
         """The comparison of ``group`` on ``metric`` (KeyError if absent)."""

@@ -1,165 +1,219 @@
-"""The views read the typed audit result (``AuditRun``), not its JSON.
+"""The views read typed results, not their JSON: checked by type, not by variable name.
 
-Over ``fairdesk/gui``, ``fairdesk/reports``, ``fairdesk/cli`` and ``fairdesk/review`` (parsed
-with ``ast``, nothing imported) a *string-key access* is ``x["key"]`` or ``x.get("key")``
-with a string constant. It is flagged when ``x`` conventionally holds an audit result or a
-stored payload:
+A result's JSON (what a codec's ``to_json()`` writes, what the store keeps and
+:func:`fairdesk.core.runs.run_payload` returns) has its own type to the checker,
+:data:`fairdesk.core.jsonio.ResultJson`. This test type-checks ``fairdesk/gui``,
+``fairdesk/reports``, ``fairdesk/cli``, ``fairdesk/presentation`` and ``fairdesk/review``
+with mypy's build API and counts every *string-key read* (``x["key"]`` or
+``x.get("key")`` with a string constant) whose object is of that type, or was read by
+string key from one (``payload["groups"][0]["wer"]`` counts twice), or is a typed result's
+free-JSON ``extra`` field — whatever the variables are called. Writes (``x["k"] = v``) are
+not reads. The JSON-writing code is set aside by name (:data:`JSON_WRITERS`).
 
-- a name in :data:`SUSPECT_NAMES`, or an attribute in :data:`SUSPECT_ATTRS`
-  (``self.payload[...]``, ``outcome.result.get(...)``);
-- a name the same function assigned from a call of :data:`PAYLOAD_SOURCES` (whatever it is
-  called: ``p = run_payload(...)`` then ``p["groups"]``), or such a call subscripted
-  directly.
-
-``r``, ``p``, ``d``, ``out``, ``s`` and the like are not on the list: in these packages they
-hold per-item rows, item reports, problems, sensitivity rows and job outputs (legitimate
-dicts); a payload stored under such a name is still caught by the second rule. Accesses on
-a name that means something else in one place are in :data:`ALLOWED`, each with its reason.
+A second test keeps the rule from passing vacuously: every ``to_json``/``to_dict`` of a
+result (``fairdesk/jobs``, ``fairdesk/stats``, ``fairdesk/incremental``) returns
+``ResultJson``, so the checker knows a result's JSON wherever it goes.
 """
 
 from __future__ import annotations
 
 import ast
+import os
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("fairdesk/gui", "fairdesk/reports", "fairdesk/cli", "fairdesk/review")
-
-#: Names that hold an audit result or a stored payload by convention in these packages.
-SUSPECT_NAMES = frozenset(
-    {"res", "result", "results", "payload", "run", "audit", "audit_run", "outcome", "stored"}
-)
-#: Attributes that do (``self.payload``, ``outcome.result``, ``d.run``).
-SUSPECT_ATTRS = frozenset({"result", "payload", "run", "audit_result"})
-#: Calls that return an audit payload (a dict): whatever their value is named, it is one.
-PAYLOAD_SOURCES = frozenset({"run_payload", "results_for_run", "to_json"})
-
-#: (file, function, name) → why a flagged access is legitimate; function ``*`` = anywhere
-#: in the file.
-ALLOWED = {
-    ("fairdesk/reports/data.py", "*", "run"): "the store's run row "
-    "(core.runs.run_row: created_at, finished_at), not the payload",
-    ("fairdesk/reports/incremental.py", "*", "run"): "the store's run row "
-    "(created_at, finished_at), not the payload",
-}
+PACKAGES = ("gui", "reports", "cli", "presentation", "review")
+RESULT_TYPE = "fairdesk.core.jsonio.ResultJson"
+#: At most this many string-key reads of result JSON in the views (the issue's bound).
+LIMIT = 30
+#: (file, function) → why the JSON is read by key there: code that writes JSON output.
+JSON_WRITERS: dict[tuple[str, str], str] = {}
+#: Typed results' free-JSON fields: a view reading them by key reads untyped data.
+FREE_FIELDS = frozenset({"extra", "settings_extra"})
+#: Classes whose ``to_dict`` writes settings, not a result (named: the settings aside).
+SETTINGS_CODECS = frozenset({"AuditSettings"})
+#: Packages whose classes are results (an ``extra`` read on their instances counts).
+RESULT_PACKAGES = ("fairdesk.jobs", "fairdesk.stats", "fairdesk.incremental")
 
 
-def _key(node) -> str | None:
-    """The string constant of a subscript or of a ``.get`` call's first argument."""
-    if isinstance(node, ast.Subscript):
-        s = node.slice
-        return s.value if isinstance(s, ast.Constant) and isinstance(s.value, str) else None
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "get"
-        and node.args
-        and isinstance(node.args[0], ast.Constant)
-        and isinstance(node.args[0].value, str)
-    ):
-        return node.args[0].value
-    return None
+def _build(probe: str | None = None):
+    """mypy's build of the view packages with expression types kept (``probe``: the text of
+    one more module, ``fairdesk.cli._probe_``, checked as if it were there)."""
+    mypy_build = pytest.importorskip("mypy.build")
+    from mypy.main import process_options
+    from mypy.modulefinder import BuildSource
+
+    files = [
+        str(p.relative_to(ROOT))
+        for pkg in PACKAGES
+        for p in sorted((ROOT / "fairdesk" / pkg).rglob("*.py"))
+    ]
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        sources, options = process_options(
+            [
+                *files,
+                "--check-untyped-defs",
+                "--follow-imports=silent",
+                "--ignore-missing-imports",
+                "--no-incremental",
+                "--python-version=3.11",
+            ],
+            require_targets=True,
+        )
+        options.export_types = True
+        options.preserve_asts = True
+        if probe is not None:
+            path = str(ROOT / "fairdesk" / "cli" / "_probe_.py")  # never written
+            sources = [BuildSource(path, "fairdesk.cli._probe_", probe)]
+        return sources, mypy_build.build(sources, options)
+    finally:
+        os.chdir(cwd)
 
 
-def _callee(node) -> str | None:
-    if isinstance(node, ast.Call):
-        f = node.func
-        return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
-    return None
+def _reads(probe: str | None = None) -> list[tuple[str, str, int, str]]:
+    """(file, function, line, key) of every counted read (``probe``: of that module's text
+    alone)."""
+    from mypy.nodes import CallExpr, IndexExpr, MemberExpr, StrExpr
+    from mypy.server.subexpr import get_subexpressions
+    from mypy.types import Instance, get_proper_type
 
+    sources, res = _build(probe)
+    types = res.types
 
-def _tainted(func) -> set[str]:
-    """Names ``func`` assigns from a call of PAYLOAD_SOURCES (``x = run_payload(...)``,
-    ``x = run_payload(...) or {}``)."""
-    out = set()
-    for n in ast.walk(func):
-        if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None:
-            value = n.value
-            calls = value.values if isinstance(value, ast.BoolOp) else [value]
-            if any(_callee(c) in PAYLOAD_SOURCES for c in calls):
-                targets = n.targets if isinstance(n, ast.Assign) else [n.target]
-                out |= {t.id for t in targets if isinstance(t, ast.Name)}
-    return out
+    def is_json(e) -> bool:
+        t = get_proper_type(types.get(e))
+        if isinstance(t, Instance) and t.type.fullname == RESULT_TYPE:
+            return True
+        if isinstance(e, MemberExpr) and e.name in FREE_FIELDS:
+            owner = get_proper_type(types.get(e.expr))
+            return isinstance(owner, Instance) and owner.type.fullname.startswith(RESULT_PACKAGES)
+        return False
 
+    def key_read(e):
+        if isinstance(e, IndexExpr) and isinstance(e.index, StrExpr):
+            return e.base, e.index.value
+        if (
+            isinstance(e, CallExpr)
+            and isinstance(e.callee, MemberExpr)
+            and e.callee.name == "get"
+            and e.args
+            and isinstance(e.args[0], StrExpr)
+        ):
+            return e.callee.expr, e.args[0].value
+        return None
 
-def _base(node):
-    return node.value if isinstance(node, ast.Subscript) else node.func.value
+    def from_json(base) -> bool:
+        for _ in range(50):
+            if is_json(base):
+                return True
+            nxt = key_read(base)
+            if nxt is None and isinstance(base, IndexExpr):
+                nxt = (base.base, None)  # payload["groups"][0]
+            if nxt is None:
+                return False
+            base = nxt[0]
+        return False
 
-
-def violations(path: Path, source: str | None = None) -> list[tuple[str, str, str, int, str]]:
-    """(file, function, name, line, key) of every flagged access in one module (``source``:
-    its text, default read from ``path``)."""
-    rel = path.relative_to(ROOT).as_posix()
-    tree = ast.parse(source if source is not None else path.read_text(encoding="utf-8"))
     found = []
+    for src in sources:
+        path = Path(src.path)
+        rel = path.resolve().relative_to(ROOT).as_posix()
+        tree = ast.parse(src.text if src.text is not None else path.read_text(encoding="utf-8"))
+        writes = {
+            (n.lineno, n.slice.value)
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Subscript)
+            and not isinstance(n.ctx, ast.Load)
+            and isinstance(n.slice, ast.Constant)
+        }
+        funcs = [
+            (n.lineno, n.end_lineno or n.lineno, n.name)
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
 
-    def visit(node, func: str, tainted: set[str]):
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                visit(child, child.name, tainted | _tainted(child))
+        def func_at(line: int, funcs=funcs) -> str:
+            inner = [f for f in funcs if f[0] <= line <= f[1]]
+            return min(inner, key=lambda f: f[1] - f[0])[2] if inner else "<module>"
+
+        mtree = res.graph[src.module].tree
+        assert mtree is not None
+        for e in get_subexpressions(mtree):
+            kr = key_read(e)
+            if kr is None:
                 continue
-            key = _key(child)
-            if key is not None:
-                base = _base(child)
-                name = None
-                if isinstance(base, ast.Name) and (base.id in SUSPECT_NAMES or base.id in tainted):
-                    name = base.id
-                elif isinstance(base, ast.Attribute) and base.attr in SUSPECT_ATTRS:
-                    name = base.attr
-                elif _callee(base) in PAYLOAD_SOURCES:
-                    name = f"{_callee(base)}()"
-                if name is not None and (rel, func, name) not in ALLOWED:
-                    if (rel, "*", name) not in ALLOWED:
-                        found.append((rel, func, name, child.lineno, key))
-            visit(child, func, tainted)
-
-    visit(tree, "<module>", _tainted(tree))
-    return found
+            base, key = kr
+            if isinstance(e, IndexExpr) and (e.line, key) in writes:
+                continue
+            if from_json(base):
+                fn = func_at(e.line)
+                if (rel, fn) not in JSON_WRITERS:
+                    found.append((rel, fn, e.line, key))
+    return sorted(set(found))
 
 
-def _all() -> list[tuple[str, str, str, int, str]]:
-    out = []
-    for pkg in PACKAGES:
-        for path in sorted((ROOT / pkg).rglob("*.py")):
-            out += violations(path)
-    return out
+def test_views_read_results_by_attribute_not_by_key():
+    found = _reads()
+    listing = "\n".join(f"{f}:{line} in {fn}: [{key!r}]" for f, fn, line, key in found)
+    assert len(found) <= LIMIT, (
+        f"{len(found)} string-key reads of result JSON in the views (at most {LIMIT}; read "
+        "the typed result instead):\n" + listing
+    )
 
 
-def _report(vs) -> str:
-    return "\n".join(f"{f}:{line} in {fn}: {name}[{key!r}]" for f, fn, name, line, key in vs)
+def test_every_result_codec_writes_result_json():
+    """Every ``to_json``/``to_dict`` of a result class returns ``ResultJson``."""
+    bad = []
+    for pkg in RESULT_PACKAGES:
+        for path in sorted((ROOT / pkg.replace(".", "/")).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for cls in ast.walk(tree):
+                if not isinstance(cls, ast.ClassDef) or cls.name in SETTINGS_CODECS:
+                    continue
+                for fn in cls.body:
+                    if (
+                        isinstance(fn, ast.FunctionDef)
+                        and fn.name in ("to_json", "to_dict")
+                        and (fn.returns is None or ast.unparse(fn.returns) != "ResultJson")
+                    ):
+                        bad.append(f"{path.relative_to(ROOT)}:{fn.lineno} {cls.name}.{fn.name}")
+    assert not bad, "codecs whose JSON the checker cannot tell from a dict:\n" + "\n".join(bad)
 
 
-def test_no_string_key_access_on_an_audit_result():
-    """The views read attributes of the AuditRun, never its payload by key."""
-    bad = _all()
-    assert not bad, "string-key access on an audit result (read the AuditRun):\n" + _report(bad)
+def test_the_count_finds_reads_by_type_whatever_the_names():
+    """Known answers on a probe module: reads of a stored payload, of a codec's JSON, of a
+    value read from them and of a typed result's ``extra`` count; attribute reads, writes
+    and plain dicts do not."""
+    probe = """
+from fairdesk.core.runs import run_payload, results_for_run
+from fairdesk.jobs.result import AuditRun
 
 
-def test_the_guard_flags_what_it_should():
-    """Known answers of the rules on a small module (so the guard cannot pass vacuously)."""
-    src = """
-def view(p, run_id):
-    res = compute()
-    a = res["groups"]
-    b = res.get("reference")
-    stored = run_payload(p, run_id) or {}
-    c = stored.get("groups")
-    x = run_payload(p, run_id)
-    d = x["comparisons"]
-    e = run_payload(p, run_id)["warnings"]
-    f = self.payload.get("model")
-    rows = [r["id"] for r in items]
-    g = res[key]
-    h = run.groups
-    return a, b, c, d, e, f, rows, g, h
+def view(project, run_id: int, typed: AuditRun):
+    zz = run_payload(project, run_id)
+    a = zz["groups"]
+    b = zz.get("reference")
+    c = zz["groups"][0]["wer"]
+    d = typed.to_json()["comparisons"]
+    e = results_for_run(project, run_id)[-1]["payload"]
+    f = typed.extra.get("x")
+    zz["note"] = 1
+    plain = {"groups": 1}
+    g = plain["groups"]
+    h = typed.groups
+    return a, b, c, d, e, f, g, h
 """
-    mod = ROOT / "fairdesk" / "cli" / "_guard_probe_.py"  # parsed from src, never written
-    got = [(fn, name, line, key) for _, fn, name, line, key in violations(mod, src)]
+    got = [(fn, line, key) for _, fn, line, key in _reads(probe)]
     assert got == [
-        ("view", "res", 4, "groups"),
-        ("view", "res", 5, "reference"),
-        ("view", "stored", 7, "groups"),
-        ("view", "x", 9, "comparisons"),
-        ("view", "run_payload()", 10, "warnings"),
-        ("view", "payload", 11, "model"),
+        ("view", 8, "groups"),
+        ("view", 9, "reference"),
+        ("view", 10, "groups"),
+        ("view", 10, "wer"),
+        ("view", 11, "comparisons"),
+        ("view", 12, "payload"),
+        ("view", 13, "x"),
     ]

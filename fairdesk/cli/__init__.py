@@ -93,6 +93,19 @@ def main(argv=None) -> int:
         gc.collect()  # and those only an exception's traceback still held (a full disk)
 
 
+def error_text(exc: BaseException) -> str:
+    """What the command line prints for a refusal: a minimums refusal as its table and cost
+    (``presentation.minimums_words.shortfall_text`` of its numbers), any other error as its
+    message."""
+    from ..stats.minimums import MinimumsRefused
+
+    if isinstance(exc, MinimumsRefused):
+        from ..presentation.minimums_words import shortfall_text
+
+        return shortfall_text(exc.shortfall)
+    return str(exc)
+
+
 def _main(argv) -> int:
     from ..core.errors import FairdeskError, ImportFailed
     from ..core.integrity import DATABASE_ERRORS, database_error
@@ -114,7 +127,7 @@ def _main(argv) -> int:
         print(f"fairdesk {a.command}: {exc}", file=sys.stderr)
         return EXIT_NOTHING
     except (FairdeskError, ValueError) as exc:
-        print(f"fairdesk {a.command}: {exc}", file=sys.stderr)
+        print(f"fairdesk {a.command}: {error_text(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except DATABASE_ERRORS as exc:  # damaged, full or read-only store met outside a transaction
         print(f"fairdesk {a.command}: {database_error(exc, last_opened())}", file=sys.stderr)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..presentation import count, fmt_gap, fmt_number, fmt_p, fmt_value, unit
+from ..presentation.estimability_words import reason_text, sample_text
 from . import blocks
 from .common import (
     EXIT_NOTHING,
@@ -353,7 +354,7 @@ def print_groups(run: AuditRun, file=None):
         for c in run.comparisons:
             if c.metric == "grounding_lift":
                 # compared on the explained items alone (docs/METHODS.md, "Saliency grounding")
-                on = f"  on {c.sample}" if c.sample else ""
+                on = f"  on {sample_text(c.sample)}" if c.sample else ""
                 print(
                     f"  {term(c.group)[:30]:<30} {fmt_value('grounding_lift', c.value):>6} "
                     f"vs {fmt_value('grounding_lift', c.reference_value)}  "
@@ -363,9 +364,9 @@ def print_groups(run: AuditRun, file=None):
                     file=file,
                 )
                 if c.verdict == "not_estimable" and c.reason:
-                    print(term(f"    {c.reason}"), file=file)
+                    print(term(f"    {reason_text(c.reason)}"), file=file)
     for e in run.excluded:
-        print(term(f"  excluded {e.group}: {e.reason}"), file=file)
+        print(term(f"  excluded {e.group}: {reason_text(e.reason)}"), file=file)
     print_no_diacritics(run, file)
     from ..presentation.warnings import run_notes
     from .pitfalls import print_pitfalls

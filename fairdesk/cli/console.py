@@ -33,6 +33,7 @@ from ..presentation import (
     unit,
     with_basis,
 )
+from ..presentation.estimability_words import reason_text
 from ..presentation.notices import notice_text
 from ..presentation.plans import reading_plan
 from ..presentation.readings import reading
@@ -149,7 +150,7 @@ def format_groups(run: AuditRun, metrics=None, readings: bool = True) -> str:
                     f"{comparison_basis(c)}, fewer than 10: no interval, no test"
                 )
             elif c.verdict == "not_estimable":
-                out.append(f"{head}not_estimable: {c.reason or ''}")
+                out.append(f"{head}not_estimable: {reason_text(c.reason) or ''}")
             elif c.verdict == "no_variation":
                 nv = c.no_variation
                 if nv is None:
@@ -186,7 +187,7 @@ def format_groups(run: AuditRun, metrics=None, readings: bool = True) -> str:
         )
     if run.minimums_message:
         out.append("")
-        out.append(run.minimums_message)
+        out.append(notice_text(run.minimums_message))
     for w in run_warnings(run):
         out.append(f"warning: {w}")
     for p in () if run.table_rows is not None else run.input_problems or ():

@@ -80,16 +80,19 @@ def _frame(a):
 
 
 def cmd_diacritics(a):
-    from ..stats.diacritics_table import diacritic_table, format_table
+    from ..presentation.diacritics_words import format_table, table_json
+    from ..stats.diacritics_table import diacritic_table
 
     df, problems = _frame(a)
-    table = diacritic_table(
-        df,
-        a.by,
-        count=a.count,
-        n_bootstrap=a.n_bootstrap,
-        seed=a.seed,
-        include_missing=bool(a.include_missing),
+    table = table_json(
+        diacritic_table(
+            df,
+            a.by,
+            count=a.count,
+            n_bootstrap=a.n_bootstrap,
+            seed=a.seed,
+            include_missing=bool(a.include_missing),
+        )
     )
     table["input_problems"] = problems
     table["source"] = {"table": a.table} if a.table else {"project": a.project, "run": a.run}

@@ -10,6 +10,7 @@ import sys
 
 from ..constants import NATIVE_POLICY, REDECODING_POLICIES
 from ..presentation import fmt_count, fmt_p
+from ..presentation.estimability_words import reason_text
 from ..presentation.incremental import (
     column_head,
     fmt_stream_ci,
@@ -357,7 +358,7 @@ def print_summary(res, file=None):
                 file=file,
             )
         for e in block.stats.excluded:
-            print(f"  excluded {e.group}: {e.reason}", file=file)
+            print(f"  excluded {e.group}: {reason_text(e.reason)}", file=file)
     _print_systems(res, file)
     print_failures(res.failures, file)
 
@@ -385,8 +386,10 @@ def cmd_incremental(a):
         if res.run_id is not None:
             print(f"\nstored as run {res.run_id} (GUI: Incremental tab)", file=out)
     if a.json:
+        from ..presentation.readings import incremental_notes_json
         from ..presentation.systems import incremental_systems_json
 
-        # the paired comparisons' reasons in today's words, where they were stored
-        dump_json(incremental_systems_json(res.to_json(timelines=a.logs), res.systems), a.json)
+        # the group blocks' notes and the paired comparisons' reasons in words, at output time
+        worded = incremental_notes_json(res.to_json(timelines=a.logs))
+        dump_json(incremental_systems_json(worded, res.systems), a.json)
     return EXIT_OK if res.summary else EXIT_NOTHING

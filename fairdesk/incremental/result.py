@@ -82,14 +82,16 @@ class ModelsTable:
     columns: tuple[TableColumn, ...] = ()
     values: Mapping[str, tuple[float, ...]] = field(default_factory=_empty)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> ResultJson:
         """The JSON-ready table (NaN and infinity as null)."""
-        return jsonable(
-            {
-                "rows": list(self.rows),
-                "columns": [c.to_json() for c in self.columns],
-                "values": {m: list(v) for m, v in self.values.items()},
-            }
+        return ResultJson(
+            jsonable(
+                {
+                    "rows": list(self.rows),
+                    "columns": [c.to_json() for c in self.columns],
+                    "values": {m: list(v) for m, v in self.values.items()},
+                }
+            )
         )
 
     @classmethod

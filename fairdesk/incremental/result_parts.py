@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from fairdesk.core.jsonio import jsonable
+from fairdesk.core.jsonio import ResultJson, jsonable
 from fairdesk.incremental.metrics import STAT_COLUMNS
 from fairdesk.stats.codec import (
     decode_settings,
@@ -127,9 +127,9 @@ class StreamTotals:
     n_lat_pred: float | None = None
     n_pred_zero: float | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> ResultJson:
         """The stored ``totals`` dict."""
-        return jsonable(_present(self, STAT_COLUMNS))
+        return ResultJson(jsonable(_present(self, STAT_COLUMNS)))
 
     @classmethod
     def from_json(cls, d: Mapping | None) -> StreamTotals:
@@ -183,13 +183,13 @@ class PolicySummary:
         """``(model or "", policy, stream)``: the column of the table it fills."""
         return (self.model or "", self.policy, self.stream)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> ResultJson:
         """The stored summary row (NaN and infinity as null)."""
         out: dict[str, Any] = {} if self.model is None else {"model": self.model}
         out.update(policy=self.policy, stream=self.stream)
         out.update(_present(self, METRIC_FIELDS))
         out.update(n_items=self.n_items, totals=self.totals.to_json())
-        return jsonable(out)
+        return ResultJson(jsonable(out))
 
     @classmethod
     def from_json(cls, d: Mapping) -> PolicySummary:
@@ -226,14 +226,16 @@ class TableColumn:
         """``(model, policy, stream)``, as :attr:`PolicySummary.key`."""
         return (self.model, self.policy, self.stream)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> ResultJson:
         """The stored column."""
-        return {
-            "model": self.model,
-            "policy": self.policy,
-            "stream": self.stream,
-            "label": self.label,
-        }
+        return ResultJson(
+            {
+                "model": self.model,
+                "policy": self.policy,
+                "stream": self.stream,
+                "label": self.label,
+            }
+        )
 
     @classmethod
     def from_json(cls, d: Mapping) -> TableColumn:
@@ -273,7 +275,7 @@ class GroupComparisons:
         """The reference group."""
         return self.stats.reference
 
-    def to_json(self) -> dict:
+    def to_json(self) -> ResultJson:
         """The stored block: ``model``, ``policy``, ``stream`` and the audit's
         ``AuditResult.to_dict()`` (a stored reading back in its comparison)."""
         out: dict[str, Any] = {} if self.model is None else {"model": self.model}
@@ -282,7 +284,7 @@ class GroupComparisons:
         for c, r in zip(out["comparisons"], self.stored_readings):
             if r is not None:
                 c["reading"] = r.args.get("text")
-        return out
+        return ResultJson(out)
 
     @classmethod
     def from_json(cls, d: Mapping) -> GroupComparisons:
@@ -339,14 +341,14 @@ class SystemsBlock:
     comparison: SystemComparisonResult | None = None
     error: Notice | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> ResultJson:
         """The stored block."""
         out: dict[str, Any] = {"policy": self.policy, "stream": self.stream}
         if self.error is not None:
             out["error"] = self.error.args.get("error")
         if self.comparison is not None:
             out["comparison"] = encode_system_comparison(self.comparison)
-        return out
+        return ResultJson(out)
 
     @classmethod
     def from_json(cls, d: Mapping) -> SystemsBlock:
@@ -376,15 +378,17 @@ class ModelDecoder:
         """The decoder's CPU threads (None where the engine keeps its own)."""
         return self.decoder.get("cpu_threads") or None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> ResultJson:
         """The stored entry of ``decoders``."""
-        return jsonable(
-            {
-                "model": self.model,
-                "policies": list(self.policies),
-                "warm_up_s": self.warm_up_s,
-                "decoder": dict(self.decoder),
-            }
+        return ResultJson(
+            jsonable(
+                {
+                    "model": self.model,
+                    "policies": list(self.policies),
+                    "warm_up_s": self.warm_up_s,
+                    "decoder": dict(self.decoder),
+                }
+            )
         )
 
     @classmethod
@@ -407,12 +411,12 @@ class FailedItem:
     reason: str
     model: str | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> ResultJson:
         """The stored entry of ``failures``."""
         out = {"item": self.item, "reason": self.reason}
         if self.model is not None:
             out["model"] = self.model
-        return jsonable(out)
+        return ResultJson(jsonable(out))
 
     @classmethod
     def from_json(cls, d: Mapping) -> FailedItem:
@@ -442,12 +446,12 @@ class TimelineEvent:
     added: tuple[TimedWord, ...] = ()
     revoked: tuple[TimedWord, ...] = ()
 
-    def to_json(self) -> dict:
+    def to_json(self) -> ResultJson:
         """The stored event."""
         out = {f.name: getattr(self, f.name) for f in fields(self)}
         out["added"] = [list(w) for w in self.added]
         out["revoked"] = [list(w) for w in self.revoked]
-        return jsonable(out)
+        return ResultJson(jsonable(out))
 
     @classmethod
     def from_json(cls, d: Mapping) -> TimelineEvent:
@@ -498,7 +502,7 @@ class Timeline:
         """The final words, joined by spaces."""
         return " ".join(w[0] for w in self.final)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> ResultJson:
         """The stored timeline."""
         out: dict[str, Any] = {} if self.item is None else {"item": self.item}
         if self.model is not None:
@@ -510,7 +514,7 @@ class Timeline:
         out["events"] = [e.to_json() for e in self.events]
         if self.final or self.has_final:
             out["final"] = [list(w) for w in self.final]
-        return jsonable(out)
+        return ResultJson(jsonable(out))
 
     @classmethod
     def from_json(cls, d: Mapping) -> Timeline:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fairdesk.constants import REDECODING_POLICIES, SAMPLE_RATE
+from fairdesk.core.jsonio import ResultJson
 from fairdesk.incremental.edits import tokens
 from fairdesk.models.base import Word
 
@@ -56,19 +57,21 @@ class Update:
         """The committed / frozen words (empty when the policy commits nothing yet)."""
         return self.words[: self.n_committed or 0]
 
-    def to_dict(self) -> dict:
-        return {
-            "index": self.index,
-            "arrival_s": self.arrival_s,
-            "is_flush": self.is_flush,
-            "span": list(self.span) if self.span else None,
-            "decode_s": self.decode_s,
-            "start_s": self.start_s,
-            "end_s": self.end_s,
-            "words": [[w.text, w.start, w.end] for w in self.words],
-            "n_committed": self.n_committed,
-            "n_predicted": self.n_predicted,
-        }
+    def to_dict(self) -> ResultJson:
+        return ResultJson(
+            {
+                "index": self.index,
+                "arrival_s": self.arrival_s,
+                "is_flush": self.is_flush,
+                "span": list(self.span) if self.span else None,
+                "decode_s": self.decode_s,
+                "start_s": self.start_s,
+                "end_s": self.end_s,
+                "words": [[w.text, w.start, w.end] for w in self.words],
+                "n_committed": self.n_committed,
+                "n_predicted": self.n_predicted,
+            }
+        )
 
 
 @dataclass(frozen=True)
@@ -129,15 +132,17 @@ class Simulation:
             return [u.committed for u in self.updates]
         raise ValueError(f"stream must be 'displayed' or 'committed', not {which!r}")
 
-    def to_dict(self) -> dict:
-        return {
-            "policy": self.policy,
-            "duration_s": self.duration_s,
-            "chunk_s": self.chunk_s,
-            "n_trims": self.n_trims,
-            "cuts": [c.__dict__ for c in self.cuts],
-            "updates": [u.to_dict() for u in self.updates],
-        }
+    def to_dict(self) -> ResultJson:
+        return ResultJson(
+            {
+                "policy": self.policy,
+                "duration_s": self.duration_s,
+                "chunk_s": self.chunk_s,
+                "n_trims": self.n_trims,
+                "cuts": [c.__dict__ for c in self.cuts],
+                "updates": [u.to_dict() for u in self.updates],
+            }
+        )
 
 
 # ------------------------------------------------------------------------------- decoding

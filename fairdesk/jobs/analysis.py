@@ -419,15 +419,16 @@ def no_diacritic_block(frame, normaliser: str) -> dict | None:
     }
 
 
-def _minimums_message(result, settings) -> str | None:
-    """The teaching message of ``stats.minimums.exclusion_message`` for this run's groups."""
-    from ..stats.minimums import exclusion_message
+def _minimums_message(result, settings) -> Notice | None:
+    """What the minimums excluded in this run's groups (``stats.minimums.exclusion_notice``:
+    a coded note, worded by presentation)."""
+    from ..stats.minimums import exclusion_notice
 
     groups = [g for g in result.groups if not g.missing]  # the no-value row has no minimums
     sizes = {g.group: g.n_items for g in groups}
     has_spk = any(g.n_speakers is not None for g in groups)
     speakers = {g.group: g.n_speakers or 0 for g in groups} if has_spk else None
-    return exclusion_message(sizes, speakers, settings.min_items, settings.min_speakers)
+    return exclusion_notice(sizes, speakers, settings.min_items, settings.min_speakers)
 
 
 def with_group_values(result, frame, specs):

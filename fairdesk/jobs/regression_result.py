@@ -28,6 +28,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from fairdesk.core.jsonio import ResultJson
+
 from ..core.jsonio import jsonable
 from ..core.pvalues import p_log10
 from ..stats.regression.linear_results import LinearResult
@@ -123,18 +125,20 @@ class RegressionRequest:
     alpha: float = 0.05
     references: Mapping[str, str] = field(default_factory=_no_references)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ResultJson:
         """The stored ``request`` dict."""
-        return {
-            "family": self.family,
-            "outcome": self.outcome,
-            "variables": list(self.variables),
-            "covariates": list(self.covariates),
-            "filters": list(self.filters),
-            "cluster": self.cluster,
-            "alpha": float(self.alpha),
-            "references": dict(self.references),
-        }
+        return ResultJson(
+            {
+                "family": self.family,
+                "outcome": self.outcome,
+                "variables": list(self.variables),
+                "covariates": list(self.covariates),
+                "filters": list(self.filters),
+                "cluster": self.cluster,
+                "alpha": float(self.alpha),
+                "references": dict(self.references),
+            }
+        )
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any], family: str | None = None) -> RegressionRequest:
@@ -228,16 +232,18 @@ class RegressionRun:
         """This regression, stored as ``results`` row ``result_id``."""
         return replace(self, result_id=None if result_id is None else int(result_id))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> ResultJson:
         """The JSON-ready payload stored with the run (see the module docstring)."""
-        return jsonable(
-            {
-                "schema": SCHEMA,
-                "run_id": self.run_id,
-                "request": self.request.to_json(),
-                "result": encode_result(self.result),
-                "created_at": self.created_at,
-            }
+        return ResultJson(
+            jsonable(
+                {
+                    "schema": SCHEMA,
+                    "run_id": self.run_id,
+                    "request": self.request.to_json(),
+                    "result": encode_result(self.result),
+                    "created_at": self.created_at,
+                }
+            )
         )
 
     @classmethod

@@ -453,6 +453,7 @@ def regress_table(
 def store_regression(project: Project, run_id: int, result: RegressionRun | dict) -> int:
     """Store a regression (:func:`regress_run`'s result, or its JSON payload) with run
     ``run_id``; returns the ``results`` row's id."""
+    body: dict
     if isinstance(result, RegressionRun):
         body = result.to_json()
     else:

@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from fairdesk.core.jsonio import ResultJson
+
 from ..stats.settings import AuditSettings
 
 if TYPE_CHECKING:
@@ -133,9 +135,9 @@ class AuditOutcome:
     from_cache: bool
     timings: dict
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> ResultJson:
         """The result's JSON payload (``AuditRun.to_json``)."""
-        return self.result.to_json()
+        return ResultJson(self.result.to_json())
 
 
 def request_filters(

@@ -206,7 +206,7 @@ class AuditRun:
     input_problems: tuple[InputProblem, ...] = ()
     warnings: tuple[Notice, ...] = ()
     speakers: Speakers | None = None
-    minimums_message: str | None = None
+    minimums_message: Notice | None = None
     intent_confusion: Mapping[str, ConfusionMatrix] | None = None
     confusion: Mapping[str, ConfusionMatrix] | None = None
     no_diacritic_items: NoDiacriticItems | None = None

@@ -21,6 +21,11 @@ __all__ = ["AREAS", "notice_text", "notice_texts"]
 #: area → the presentation module (relative to this package) whose ``TEXTS`` words it.
 AREAS: dict[str, str] = {
     "stored": ".stored_words",
+    "estimability": ".estimability_words",
+    "minimums": ".minimums_words",
+    "interval": ".interval_words",
+    "diacritics": ".diacritics_words",
+    "representation": ".representation_words",
     "poisson": ".regression_poisson_words",
     "incremental": ".incremental",
     "regression": ".regression_notes",

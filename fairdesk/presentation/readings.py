@@ -26,6 +26,8 @@ from ..metrics.units import MISSING, fmt_bound, fmt_gap, fmt_p, fmt_size, fmt_va
 from ..stats.results import Basis, BlockCounts, Comparison, NoVariation
 from ..stats.settings import AuditSettings
 from ..stats.verdicts import practical_threshold
+from .estimability_words import reason_text, sample_text
+from .interval_words import note_json_text
 
 if TYPE_CHECKING:
     from ..jobs.result import AuditRun
@@ -38,6 +40,8 @@ __all__ = [
     "no_variation_sentence",
     "not_estimable_sentence",
     "reading",
+    "incremental_notes_json",
+    "notes_json",
     "readings_json",
     "systems_readings_json",
     "tested_family",
@@ -332,8 +336,8 @@ def reading(
             c.reference,
             c.value,
             c.reference_value,
-            c.reason or "",
-            c.sample,
+            reason_text(c.reason) or "",
+            sample_text(c.sample),
         )
     flags = set(c.flags or ())
     # a payload written by hand may lack the blocks: the items alone
@@ -363,7 +367,7 @@ def reading(
         multiplicity=multiplicity,
         single_speaker="single_speaker_recordings" in flags,
         basis=c.basis,
-        sample=c.sample,
+        sample=sample_text(c.sample),
         shared_subset="shared_content_subset" in flags,
     )
 
@@ -374,9 +378,10 @@ _READING_AFTER = "n_speakers"
 
 def readings_json(payload: Mapping[str, Any], run: AuditRun | _Run) -> dict:
     """``payload`` (a run's JSON, ``AuditRun.to_json``) with each comparison's ``reading``
-    written in, after ``n_speakers`` as the stored results had it, and the run's notes and
-    warnings in words (:func:`fairdesk.presentation.run_notes.words_json`): what ``--json``
-    writes (docs/METHODS.md asks a reading with every verdict)."""
+    written in, after ``n_speakers`` as the stored results had it, its ``reason`` and
+    ``sample`` and the statistics' other notes in words, and the run's notes and warnings in
+    words (:func:`fairdesk.presentation.run_notes.words_json`): what ``--json`` writes
+    (docs/METHODS.md asks a reading with every verdict)."""
     out = dict(payload)
     comps = list(payload.get("comparisons") or ())
     written = []
@@ -385,6 +390,10 @@ def readings_json(payload: Mapping[str, Any], run: AuditRun | _Run) -> dict:
         for k, v in entry.items():
             if k == "reading":
                 continue
+            if k == "reason":  # the note in words, as the results stored it
+                v = reason_text(c.reason)
+            elif k == "sample":
+                v = sample_text(c.sample)
             row[k] = v
             if k == _READING_AFTER:
                 row["reading"] = reading(c, run)
@@ -392,6 +401,7 @@ def readings_json(payload: Mapping[str, Any], run: AuditRun | _Run) -> dict:
         written.append(row)
     if "comparisons" in payload:
         out["comparisons"] = written
+    out = interval_notes_json(out)  # the statistics' notes in words
     if hasattr(run, "pitfalls"):
         from .pitfalls import pitfalls_json
 
@@ -404,6 +414,83 @@ def readings_json(payload: Mapping[str, Any], run: AuditRun | _Run) -> dict:
     from .run_notes import words_json
 
     return words_json(out, run)  # the run's coded notes and warnings in words
+
+
+def notes_json(payload: Mapping[str, Any]) -> dict:
+    """A statistics payload (``AuditResult.to_dict`` layout: an incremental group block, say)
+    with every coded note in words, read from the JSON alone: each comparison's ``reason``
+    and ``sample``, then :func:`interval_notes_json`."""
+    from ..stats.results import ComparisonSample
+
+    out = dict(payload)
+    if isinstance(out.get("comparisons"), list):
+        rows = []
+        for c in out["comparisons"]:
+            if isinstance(c, Mapping):
+                c = dict(c)
+                if c.get("reason") is not None:
+                    c["reason"] = note_json_text(c["reason"])
+                if c.get("sample") is not None:
+                    c["sample"] = sample_text(ComparisonSample.from_json(c["sample"]))
+            rows.append(c)
+        out["comparisons"] = rows
+    return interval_notes_json(out)
+
+
+def incremental_notes_json(payload: Mapping[str, Any]) -> dict:
+    """An incremental run's JSON (``IncrementalResult.to_json``) with the notes of each
+    group block in words (:func:`notes_json`): what ``fairdesk incremental --json`` writes."""
+    out = dict(payload)
+    if isinstance(out.get("groups"), list):
+        out["groups"] = [notes_json(b) if isinstance(b, Mapping) else b for b in out["groups"]]
+    return out
+
+
+def _group_words(g: Any) -> Any:
+    if not isinstance(g, Mapping):
+        return g
+    out = dict(g)
+    if "reason" in out:
+        out["reason"] = note_json_text(out["reason"])
+    if isinstance(out.get("ci_note"), Mapping):
+        out["ci_note"] = {m: note_json_text(n) for m, n in out["ci_note"].items()}
+    return out
+
+
+def interval_notes_json(payload: Mapping[str, Any]) -> dict:
+    """``payload`` with the groups' notes in words (each group's ``reason`` for being
+    excluded and its ``ci_note``, each exclusion's ``reason``, each summary's
+    ``overall.note``, the run's ``minimums_message``), where the result holds coded notes."""
+    out = dict(payload)
+    if isinstance(out.get("groups"), list):
+        out["groups"] = [_group_words(g) for g in out["groups"]]
+    if isinstance(out.get("excluded"), list):
+        out["excluded"] = [
+            {**e, "reason": note_json_text(e.get("reason"))} if isinstance(e, Mapping) else e
+            for e in out["excluded"]
+        ]
+    rep = out.get("representation")
+    if isinstance(rep, Mapping) and isinstance(rep.get("leakage"), Mapping):
+        leak = rep["leakage"]  # the probe's note in words ("" when it ran as asked)
+        note = leak.get("note")
+        out["representation"] = {
+            **rep,
+            "leakage": {**leak, "note": "" if note is None else note_json_text(note)},
+        }
+    acc = out.get("accentedness_regression")
+    if isinstance(acc, Mapping) and acc.get("reason") is not None:
+        out["accentedness_regression"] = {**acc, "reason": note_json_text(acc["reason"])}
+    if out.get("minimums_message") is not None:  # what the minimums excluded, in words
+        out["minimums_message"] = note_json_text(out["minimums_message"])
+    if isinstance(out.get("summary"), Mapping):
+        summary = {}
+        for m, s in out["summary"].items():
+            o = s.get("overall") if isinstance(s, Mapping) else None
+            if isinstance(o, Mapping) and "note" in o:
+                s = {**s, "overall": {**o, "note": note_json_text(o["note"])}}
+            summary[m] = s
+        out["summary"] = summary
+    return out
 
 
 def systems_readings_json(payload: Mapping[str, Any], result: Any) -> dict:

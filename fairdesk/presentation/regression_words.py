@@ -188,6 +188,7 @@ def regression_summary(run: RegressionRun) -> dict[str, Any]:
     family's as fitted, each note in words; a table's rows used and refused beside it
     (``table_rows``, ``table_problems``)."""
     res = run.result
+    out: dict[str, Any]
     if isinstance(res, RegressionResult):
         out = res.to_json(words=notice_text)
     elif isinstance(res, LinearResult):

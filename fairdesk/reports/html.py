@@ -51,6 +51,8 @@ from ..presentation import (
     text_sources,
     with_basis,
 )
+from ..presentation.estimability_words import reason_text, sample_text
+from ..presentation.interval_words import ci_note_text
 from ..presentation.warnings import run_notes, run_warnings, speakers_line
 from ..stats.results import Comparison
 from .align import align_texts, normaliser
@@ -176,7 +178,7 @@ def _corpus(d: RunData, run: AuditRun) -> dict:
                 "n_items": _n(g.n_items),
                 "n_speakers": _n(g.n_speakers),
                 "excluded": bool(g.excluded),
-                "reason": g.reason or "",
+                "reason": reason_text(g.reason) or "",
                 "reference": g.group == run.reference,
                 "missing": bool(g.missing),
             }
@@ -201,7 +203,7 @@ def _group_values(run: AuditRun) -> dict:
                 {
                     "value": with_basis(fmt_value(m, (g.values or {}).get(m)), group_basis(g, m)),
                     "ci": _ci_span(m, group_ci(g, m)),
-                    "note": (g.ci_note or {}).get(m) or "",
+                    "note": ci_note_text(g, m) or "",
                     "scheme": (g.ci_scheme or {}).get(m) or "",
                 }
             )
@@ -313,7 +315,9 @@ def _gap_rows(run: AuditRun) -> list[dict]:
                 "bg": bg,
                 "fg": fg,
                 "flags": ", ".join(str(f).replace("_", " ") for f in c.flags or ()),
-                "extra": _no_variation(c) or c.reason or (f"on {c.sample}" if c.sample else ""),
+                "extra": _no_variation(c)
+                or reason_text(c.reason)
+                or (f"on {sample_text(c.sample)}" if c.sample else ""),
             }
         )
     return rows
@@ -412,7 +416,9 @@ def _prediction_problem(pr: PredictionProblem) -> str:
 def _failures(run: AuditRun) -> dict:
     return {
         "failures": run.failures,
-        "excluded": run.excluded,
+        "excluded": [
+            {"group": e.group, "reason": reason_text(e.reason) or ""} for e in run.excluded
+        ],
         # the typed warnings (no speaker ids ...) in words, then the run's notes
         "notes": tuple(dict.fromkeys([*run_warnings(run), *run_notes(run)])),
         "prediction_problems": [_prediction_problem(pr) for pr in run.prediction_problems or ()],

@@ -32,6 +32,7 @@ from ..presentation import (
     fmt_p,
     timeline_points,
 )
+from ..presentation.estimability_words import reason_text
 from ..presentation.incremental import (
     column_head,
     fmt_stream_ci,
@@ -135,7 +136,7 @@ def _groups(p) -> list[dict]:
                 "metrics": ms,
                 "rows": rows,
                 "comparisons": comps,
-                "excluded": [f"{e.group}: {e.reason}" for e in run.excluded],
+                "excluded": [f"{e.group}: {reason_text(e.reason)}" for e in run.excluded],
             }
         )
     return out

@@ -48,6 +48,8 @@ from ..presentation import (
     metric_short,
     unit,
 )
+from ..presentation.estimability_words import reason_text, sample_text
+from ..presentation.notices import notice_text
 from ..presentation.pitfalls import note_text
 from ..presentation.regression_poisson_words import (
     agreement_note_text,
@@ -102,7 +104,9 @@ def _leakage_rows(leak: Leakage | None) -> list[tuple[str, str]]:
     rows = []
     for f in dataclasses.fields(leak):
         v = getattr(leak, f.name)
-        if isinstance(v, str):
+        if f.name == "note":  # a coded note in words (none: empty, as before)
+            shown = "" if v is None else notice_text(v)
+        elif isinstance(v, str):
             shown = v
         elif isinstance(v, int) and not isinstance(v, bool):
             shown = _n(v)
@@ -163,8 +167,8 @@ def grounding_section(run: AuditRun) -> dict | None:
                 "p_adj": fmt_p(c.p_adjusted),
                 "verdict": verdict_style(c.verdict)[0],
                 # compared on the explained items alone: the sample and why no verdict
-                "sample": c.sample or "",
-                "reason": c.reason or "",
+                "sample": sample_text(c.sample) or "",
+                "reason": reason_text(c.reason) or "",
             }
             for c in comps
         ],
@@ -502,10 +506,10 @@ def card(c: Comparison, run: AuditRun, agreement=None, resampled: bool = False) 
         "ci": fmt_ci(m, c.ci_low, c.ci_high),
         "values": f"{fmt_value(m, c.value)} vs {fmt_value(m, c.reference_value)}"
         + (f" ({comparison_basis(c)})" if c.basis is not None else "")
-        + (f", on {c.sample}" if c.sample else ""),
+        + (f", on {sample_text(c.sample)}" if c.sample else ""),
         "p_adj": fmt_p(c.p_adjusted),
         "arrow": arrow,
-        "reading": reading(c, run) or c.reason or label,
+        "reading": reading(c, run) or reason_text(c.reason) or label,
         "agreement": comparison_agreement(agreement, c.group, resampled)
         if agreement is not None and is_diacritic(m)
         else "",

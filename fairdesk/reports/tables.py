@@ -22,6 +22,8 @@ from pathlib import Path
 import pandas as pd
 
 from ..presentation import group_basis, group_ci_flags
+from ..presentation.estimability_words import reason_text
+from ..presentation.interval_words import ci_note_text
 from .data import RunData, group_ci, summary_overall
 
 #: Extensions :func:`write_table` knows.
@@ -116,14 +118,14 @@ def groups_table(d: RunData) -> pd.DataFrame:
                     "ci_low": ci[0],
                     "ci_high": ci[1],
                     "ci_scheme": (g.ci_scheme or {}).get(m),
-                    "ci_note": (g.ci_note or {}).get(m),
+                    "ci_note": ci_note_text(g, m),
                     "ci_flags": ";".join(group_ci_flags(g, m)),
                     "basis": group_basis(g, m),
                     "n_items": g.n_items,
                     "n_speakers": g.n_speakers,
                     "reference": g.group == run.reference,
                     "excluded": bool(g.excluded),
-                    "excluded_reason": g.reason,
+                    "excluded_reason": reason_text(g.reason),
                     "no_value": bool(g.missing),
                 }
             )

@@ -15,7 +15,7 @@ _LAZY: dict[str, str] = {
     "compare_groups": ".compare",
     "Precheck": ".minimums",
     "check_groups_before_inference": ".minimums",
-    "exclusion_message": ".minimums",
+    "exclusion_notice": ".minimums",
     "RepresentationResult": ".representation",
     "leakage": ".representation",
     "representation_analysis": ".representation",
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from .compare import compare_groups as compare_groups
     from .minimums import Precheck as Precheck
     from .minimums import check_groups_before_inference as check_groups_before_inference
-    from .minimums import exclusion_message as exclusion_message
+    from .minimums import exclusion_notice as exclusion_notice
     from .representation import RepresentationResult as RepresentationResult
     from .representation import leakage as leakage
     from .representation import representation_analysis as representation_analysis

@@ -196,7 +196,9 @@ def _table(items: Sequence[AgreementItem], n_ann: int, normalise: Callable) -> _
     speakers: dict[str, int] = {}
     spk = np.array(
         [
-            speakers.setdefault(it.speaker if it.speaker else f"\0item {it.item}", len(speakers))
+            speakers.setdefault(
+                it.speaker if it.speaker else "\0item " + str(it.item), len(speakers)
+            )
             for it in items
         ],
         dtype=np.int64,

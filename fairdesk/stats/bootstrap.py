@@ -220,8 +220,11 @@ def choose_scheme(
         needs.append("speaker ids")
     if requested in ("two_way", "content") and not paired:
         needs.append(
-            f"at least {MIN_SHARED_CONTENT} content ids shared with the reference "
-            f"(found {n_shared})"
+            "at least "
+            + str(MIN_SHARED_CONTENT)
+            + " content ids shared with the reference (found "
+            + str(n_shared)
+            + ")"
         )
     if needs:
         raise ValueError(

@@ -35,9 +35,11 @@ Rules
   ``to_json()`` and ``from_json(data)``: the recording plan's types) is written and read by
   it.
 * A coded note (:class:`~fairdesk.stats.notices.Notice`) stored as a sentence by a version
-  before the codes reads as its code where it is one the pitfalls stored
-  (:func:`fairdesk.stats.pitfall_types.stored_note`), else as ``stored.sentence`` (worded
-  as it was stored).
+  before the codes reads as its code where a decoder knows its words (the pitfalls',
+  :func:`fairdesk.stats.pitfall_types.stored_note`; a run's notes, :data:`OLD_SENTENCE_READERS`),
+  else as ``stored.sentence`` (its words as stored; written back as the sentence, so an older
+  run writes back as it was stored); a :class:`~fairdesk.stats.results.ComparisonSample`
+  stored in words (``the 2 + 2 explained items``) reads back as its numbers.
 * :class:`~fairdesk.stats.settings.AuditSettings` is read with ``AuditSettings.from_dict``
   (validated) and written with its ``to_dict``; stored settings today's checks refuse (an
   older release's limits) are kept as stored, unchecked: the run opens as it was made. A
@@ -58,7 +60,14 @@ import numpy as np
 
 from fairdesk.stats.notices import Notice
 from fairdesk.stats.pitfall_types import stored_note
-from fairdesk.stats.results import AuditResult, Comparison, Exclusion, GroupInfo
+from fairdesk.stats.results import (
+    STORED_SENTENCE,
+    AuditResult,
+    Comparison,
+    ComparisonSample,
+    Exclusion,
+    GroupInfo,
+)
 from fairdesk.stats.settings import STORED_DEFAULTS, AuditSettings
 from fairdesk.stats.summary import MetricSummary
 
@@ -99,6 +108,8 @@ def encode(value, hint: Any = Any, rule: str | None = None):
         return None
     if isinstance(value, AuditSettings):
         return value.to_dict()
+    if isinstance(value, Notice) and value.code == STORED_SENTENCE:
+        return value.args["text"]  # an older run's sentence: written back as it was stored
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         if getattr(type(value), "JSON_CODEC", False):
             own: Any = value  # a type with its own codec (to_json)
@@ -185,12 +196,16 @@ def decode(data, hint: Any):
         return None
     if hint is AuditSettings:
         return decode_settings(data)[0]
-    if hint is Notice:
-        if not isinstance(data, Mapping):  # a sentence stored before the codes
+    if hint is Notice:  # a coded note, or the sentence an older run stored
+        if isinstance(data, str):
             note = stored_note(data)  # the pitfalls' old sentences
-            if note is not None and note.code != "stored.sentence":
-                return note
-        return decode_notice(data)
+            if note is None or note.code == STORED_SENTENCE:
+                note = decode_notice(data)  # a run's old sentences, else stored.sentence
+        else:
+            note = decode_notice(data)
+        return Notice(note.code, freeze(dict(note.args)))
+    if hint is ComparisonSample:  # typed, or the words an older run stored
+        return ComparisonSample.from_json(data)
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         if getattr(hint, "JSON_CODEC", False):
             typed: Any = hint  # a type with its own codec (from_json)

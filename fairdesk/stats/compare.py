@@ -17,7 +17,6 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from fairdesk.core.plurals import count
 from fairdesk.metrics.registry import MetricSpec
 from fairdesk.stats.bootstrap import (
     PairBootstrap,
@@ -33,6 +32,7 @@ from fairdesk.stats.bootstrap import (
 from fairdesk.stats.comparison import Pending, finish, metric_values, pending_one
 from fairdesk.stats.estimability import (
     MIN_BASIS,
+    ON_SAMPLE,
     auto_scheme,
     has_basis,
     scheme_units,
@@ -46,9 +46,16 @@ from fairdesk.stats.formulas import (
 )
 from fairdesk.stats.groupci import group_intervals
 from fairdesk.stats.jackknife import jackknife_tests
+from fairdesk.stats.notices import Notice, notice
 from fairdesk.stats.parallel import parallel_map
 from fairdesk.stats.resampled import resampled_columns
-from fairdesk.stats.results import AuditResult, BlockCounts, Exclusion, GroupInfo
+from fairdesk.stats.results import (
+    AuditResult,
+    BlockCounts,
+    ComparisonSample,
+    Exclusion,
+    GroupInfo,
+)
 from fairdesk.stats.settings import AuditSettings
 from fairdesk.stats.slicing import (
     MISSING_LABEL,
@@ -367,11 +374,11 @@ def _compare_groups(
 
     def compare_sides(g, gs, rs, specs_, tag=(), sample=None, below=None) -> list[Pending]:
         """The pending comparisons of ``specs_`` between sides ``gs`` and ``rs`` (the whole
-        groups, or a sampled metric's samples: ``sample`` in words, ``below`` the reason
-        it is below the minimums)."""
+        groups, or a sampled metric's samples: ``sample`` its sizes, ``below`` the note
+        saying it is below the minimums)."""
         assert ref is not None  # groups are compared only against a reference
         design, n_shared, _ = content_design(gs, rs)
-        where = f" (group {g!r} vs reference {ref!r})"
+        where = " (group " + repr(g) + " vs reference " + repr(ref) + ")"
         if below is not None:
             scheme, problem = None, below
         elif settings.resampling == "auto":
@@ -384,7 +391,13 @@ def _compare_groups(
             if problem:
                 scheme = None
         if sample is not None and problem is not None and below is None:
-            problem = f"on {sample}: {problem}"
+            problem = notice(
+                ON_SAMPLE,
+                group=sample.group,
+                reference=sample.reference,
+                items=sample.items,
+                reason=problem.to_json(),
+            )
         g_spk, r_spk = _n_speakers(gs), _n_speakers(rs)
         single = (
             scheme in ("utterance", "content")
@@ -438,7 +451,7 @@ def _compare_groups(
         for spec in sampled:  # each on its own sample (docs/METHODS.md, "Saliency grounding")
             gi, ri = sample_rows(g, spec), sample_rows(ref, spec)
             gs, rs = side(g, gi), side(ref, ri)
-            sample = f"the {len(gi)} + {len(ri)} {spec.sample}"
+            sample = ComparisonSample(len(gi), len(ri), spec.sample)
             below = _below_minimums(spec, gs, rs, g, ref, settings)
             new += compare_sides(g, gs, rs, [spec], ("sample", spec.id), sample, below)
         order = {s.id: k for k, s in enumerate(tspecs)}
@@ -538,27 +551,33 @@ def _sample_blocks(gs: Side, rs: Side) -> BlockCounts:
     )
 
 
+#: Note code: a sampled metric's samples are under the minimums (``label``, ``items``, the
+#: sample sizes ``group`` and ``reference``, and ``short``: ``(setting, side name, n,
+#: minimum)`` per minimum missed; worded by fairdesk.presentation.minimums_words).
+SAMPLE_BELOW_MINIMUMS = "minimums.sample_below"
+
+
 def _below_minimums(
     spec: MetricSpec, gs: Side, rs: Side, group: str, ref: str, settings: AuditSettings
-) -> str | None:
+) -> Notice | None:
     """Why a sampled metric's samples are under the minimums (items, speakers per group;
-    docs/METHODS.md, "Minimums"), in words naming the sample; None when both meet them."""
+    docs/METHODS.md, "Minimums"), a note naming the sample; None when both meet them."""
     short = []
     for name, s in ((group, gs), (ref, rs)):
         n, k = len(s.stats), _n_speakers(s)
         if n < settings.min_items:
-            short.append(f"{n} {spec.sample} in {name} < min_items {settings.min_items}")
+            short.append(("min_items", name, n, settings.min_items))
         if k is not None and k < settings.min_speakers:
-            short.append(
-                f"{count(k, 'speaker')} in {name}'s sample < min_speakers {settings.min_speakers}"
-            )
+            short.append(("min_speakers", name, k, settings.min_speakers))
     if not short:
         return None
-    return (
-        f"the {spec.label.lower()} is computed on a sample, {len(gs.stats)} + {len(rs.stats)} "
-        f"{spec.sample}, and the minimums apply to it ({'; '.join(short)}); a larger sample "
-        "per group (--explain-per-group) or lower minimums (--min-items, --min-speakers) "
-        "would allow a test"
+    return notice(
+        SAMPLE_BELOW_MINIMUMS,
+        label=spec.label,
+        items=spec.sample,
+        group=len(gs.stats),
+        reference=len(rs.stats),
+        short=tuple(short),
     )
 
 

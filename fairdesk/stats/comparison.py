@@ -14,6 +14,7 @@ import numpy as np
 from fairdesk.metrics.registry import BOUND_CLAMPED, MetricSpec, clamp_gap_interval
 from fairdesk.stats.bootstrap import PairBootstrap
 from fairdesk.stats.estimability import (
+    NO_SPREAD,
     SCALED_SCHEMES,
     basis_of,
     basis_unit,
@@ -27,7 +28,8 @@ from fairdesk.stats.estimability import (
 from fairdesk.stats.formulas import MDE_FACTOR, bootstrap_p, cohens_h, pooled_sd
 from fairdesk.stats.formulas import gap_ratio as _ratio
 from fairdesk.stats.jackknife import jackknife_flips
-from fairdesk.stats.results import Basis, BlockCounts, Comparison, NoVariation
+from fairdesk.stats.notices import Notice, notice
+from fairdesk.stats.results import Basis, BlockCounts, Comparison, ComparisonSample, NoVariation
 from fairdesk.stats.verdicts import (
     MIN_SPEAKERS_FOR_TRUST,
     decide_verdict,
@@ -71,11 +73,11 @@ class Pending:
     n_ref_total: int = 0
     n_invalid: int = 0
     status: str = "test"  # test, not_estimable, no_variation, descriptive
-    reason: str | None = None
+    reason: Notice | None = None
     no_variation: NoVariation | None = None
     basis: Basis | None = None
-    #: the sample a sampled metric was compared on, in words (``the 2 + 2 explained items``)
-    sample: str | None = None
+    #: the sample a sampled metric was compared on (its sizes)
+    sample: ComparisonSample | None = None
     #: the sample's blocks (where no bootstrap ran, so ``pb`` cannot give them)
     blocks: BlockCounts | None = None
     single_speaker: bool = False
@@ -122,7 +124,7 @@ def denominator(spec: MetricSpec, X: np.ndarray, c: list[int]) -> tuple[float, s
 
 
 def pending_one(
-    spec, c, g, gs, rs, g_rows, r_rows, pb, scheme, design, problem, single, settings
+    spec, c, g, gs, rs, g_rows, r_rows, pb, scheme, design, problem: Notice | None, single, settings
 ) -> Pending:
     """One group × metric before the Holm step: values, estimability, CI, p, MDE."""
     Xg, Xr = gs.stats[g_rows], rs.stats[r_rows]
@@ -178,10 +180,7 @@ def pending_one(
         return pc
     if not both_constant and zero_spread(gap_reps, gap):
         pc.status = "not_estimable"
-        pc.reason = (
-            "the resampled gaps do not vary although the items do, so the data cannot show "
-            "how uncertain the gap is; record more speakers and sentences"
-        )
+        pc.reason = notice(NO_SPREAD)
         return pc
     if finite.size >= 2:
         lo, hi = (float(x) for x in np.percentile(finite, [2.5, 97.5]))

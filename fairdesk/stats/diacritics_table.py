@@ -21,8 +21,8 @@ digits or punctuation).
 
 Resampling utterances of a single speaker's recordings is what the study did; docs/METHODS.md, "Resampling schemes"
 allows it only when asked for, and says what it means: the interval describes *these
-recordings* (this speaker, these sentences), not other speakers or sentences. The payload
-carries that reading in ``scheme_reading``.
+recordings* (this speaker, these sentences), not other speakers or sentences; the command's
+output carries that reading in ``scheme_reading`` (fairdesk.presentation.diacritics_words).
 """
 
 from __future__ import annotations
@@ -32,22 +32,21 @@ import pandas as pd
 
 from ..core.jsonio import json_number
 from ..metrics.registry import MetricSpec, _ratio
-from .groupci import bootstrap_value, percentile_ci
+from .groupci import ONE_UTTERANCE, bootstrap_value, percentile_ci
+from .notices import notice
 from .slicing import MISSING_LABEL, missing_mask, no_value_label
 
 __all__ = [
     "NODIA_SPECS",
-    "SCHEME_READING",
+    "REPLICATES_DROPPED",
     "diacritic_table",
-    "format_table",
     "nodia_summary",
 ]
 
-#: What an utterance-bootstrap interval of one speaker's recordings means (docs/METHODS.md, "Resampling schemes").
-SCHEME_READING = (
-    "utterances resampled within each category (asked for explicitly): the intervals describe "
-    "these recordings of these speakers and sentences, not other speakers or other sentences"
-)
+#: Note code: replicates whose rate was undefined were left out (``n``: how many;
+#: ``without``: the rate needs items without diacritics, else with them); worded by
+#: fairdesk.presentation.diacritics_words.
+REPLICATES_DROPPED = "diacritics.replicates_dropped"
 
 _STATS = (
     "dia_expected",
@@ -166,7 +165,7 @@ def _rate_block(spec, vb, idx_rows) -> dict:
             "ci": None,
             "bootstrap_mean": None,
             "n_replicates": 0,
-            "note": vb.problem,
+            "note": None if vb.problem is None else vb.problem.to_json(),
         }
     finite = reps[np.isfinite(reps)]
     out = {"value": value, "ci": None, "bootstrap_mean": None, "n_replicates": int(finite.size)}
@@ -177,10 +176,11 @@ def _rate_block(spec, vb, idx_rows) -> dict:
     if finite.size < reps.size:
         # the rate's denominator was 0 there: no item with diacritics (E) or, for the
         # added-per-100-letters rate, no item without them
-        what = "without" if spec.id == "added_per_100_letters" else "with"
-        out["note"] = (
-            f"{reps.size - finite.size} replicates drew no item {what} diacritics and are left out"
-        )
+        out["note"] = notice(
+            REPLICATES_DROPPED,
+            n=int(reps.size - finite.size),
+            without=spec.id == "added_per_100_letters",
+        ).to_json()
     return out
 
 
@@ -198,7 +198,7 @@ def _counts(X: np.ndarray) -> dict:
     }
 
 
-def _rates_for(X, strata, n_bootstrap, seed) -> tuple[dict, str | None]:
+def _rates_for(X, strata, n_bootstrap, seed) -> tuple[dict, dict | None]:
     n = sum(len(s) for s in strata)
     if n < 2:
         return {
@@ -209,7 +209,7 @@ def _rates_for(X, strata, n_bootstrap, seed) -> tuple[dict, str | None]:
                 "n_replicates": 0,
             }
             for k, spec in _RATES.items()
-        }, "one utterance: nothing to resample"
+        }, notice(ONE_UTTERANCE).to_json()
     vb = bootstrap_value(
         X, strata, None, None, "utterance", n_bootstrap, np.random.default_rng(seed)
     )
@@ -247,8 +247,10 @@ def diacritic_table(
         ``categories`` (one entry per category, sorted: ``category``, counts, ``rates`` with
         ``net_loss``, ``rdd``, ``der``, ``added_per_100_letters``, each ``value``, ``ci``,
         ``bootstrap_mean``, ``n_replicates``; ``no_diacritics`` True when ΣE = 0),
-        ``overall`` (the same over every item, strata = categories), ``settings`` and
-        ``scheme_reading``.
+        ``overall`` (the same over every item, strata = categories) and ``settings``. A
+        ``note`` (on a category, the overall row or a rate) is a coded note's JSON
+        (``Notice.to_json``). The words (the notes, the reading of the scheme, the console
+        lines) are :mod:`fairdesk.presentation.diacritics_words`'.
 
     Raises
     ------
@@ -327,56 +329,4 @@ def diacritic_table(
             "ci": "percentile 95%",
             "normaliser": "tone-preserving",
         },
-        "scheme_reading": SCHEME_READING,
     }
-
-
-def _pct(block: dict, scale: float = 100.0, unit: str = "%") -> str:
-    v = block.get("value")
-    if v is None:
-        return "-"
-    s = f"{scale * v:.1f}{unit}"
-    if block.get("ci"):
-        lo, hi = block["ci"]
-        s += f" [{scale * lo:.1f}, {scale * hi:.1f}] mean {scale * block['bootstrap_mean']:.1f}"
-    return s
-
-
-def format_table(table: dict) -> list[str]:
-    """Console lines of :func:`diacritic_table` (net loss, RDD, DER; added per 100 letters)."""
-    count = table["settings"]["count"]
-    lines = [
-        f"Diacritics by {table['by']} (counting {count}; 95% CI and bootstrap mean of "
-        f"{table['settings']['n_bootstrap']:,} utterance resamples, seed "
-        f"{table['settings']['seed']})"
-    ]
-    head = f"{'category':<24} {'n':>3} {'E':>4} {'P':>4}  net loss [95% CI] mean"
-    lines.append(head)
-    n_missing = table["overall"].get("n_missing") or 0
-    overall = "overall, incl. no value" if n_missing else "overall"
-    for r in [*table["categories"], {**table["overall"], "category": overall}]:
-        rt = r["rates"]
-        name = r["category"] + (" *" if r.get("missing") else "")
-        first = f"{name[:24]:<24} {r['n_items']:>3} {r['expected']:>4} {r['produced']:>4}"
-        if r["expected"] == 0:
-            add = rt["added_per_100_letters"]
-            lines.append(
-                f"{first}  no diacritics in the references: {r['produced']} added "
-                f"on {r['letters']} letters = {_pct(add, 1.0, '')} per 100 letters"
-            )
-            continue
-        lines.append(f"{first}  {_pct(rt['net_loss'])}")
-        lines.append(f"{'':<38}RDD {_pct(rt['rdd'])}; DER {_pct(rt['der'])}")
-        if r.get("items_without_diacritics"):
-            lines.append(
-                f"{'':<38}{r['items_without_diacritics']} item(s) without diacritics: "
-                f"{r['added_on_items_without_diacritics']} added"
-            )
-    if any(r.get("missing") for r in table["categories"]):
-        lines.append(
-            f"* items with no {table['by']} value ({n_missing}): described, not a category; "
-            "the overall row includes them (--include-missing makes them the category "
-            "'(missing)')."
-        )
-    lines.append("Reading: " + table["scheme_reading"] + ".")
-    return lines

@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from fairdesk.stats.bootstrap import MIN_SHARED_CONTENT, Side, _side_blocks, shared_contents
+from fairdesk.stats.notices import Notice, notice
 from fairdesk.stats.results import NoVariation
 
 #: Fewest resampling units per side for an estimable comparison.
@@ -28,6 +29,17 @@ MIN_UNITS = 2
 MIN_BASIS = 10
 #: The basis of each diacritic metric's denominator, in words.
 BASIS_UNITS = {"dia_expected": "expected diacritics", "tone_expected": "expected tone marks"}
+#: Note codes (worded by fairdesk.presentation.estimability_words).
+DESCRIPTIVE_BASIS = "estimability.descriptive_basis"
+NO_SHARED_ITEMS = "estimability.no_shared_items"
+ONE_UTTERANCE = "estimability.one_utterance"
+FEW_SPEAKERS = "estimability.few_speakers"
+FEW_SHARED = "estimability.few_shared"
+#: the resampled gaps do not vary although the items do
+NO_SPREAD = "estimability.no_spread"
+#: a units note (``reason``) on a sampled metric's sample (``group``, ``reference``,
+#: ``items``: the sample's sizes and what it counts)
+ON_SAMPLE = "estimability.on_sample"
 #: Relative spread below which replicate values count as not varying.
 _ZERO_SPREAD = 1e-12
 
@@ -54,17 +66,15 @@ def basis_of(spec, X: np.ndarray, c: list[int], rows=None) -> float:
     return float(sub[:, den].sum()) if den else 0.0
 
 
-def descriptive_reason(label: str, unit: str, bases: dict) -> str | None:
+def descriptive_reason(label: str, unit: str, bases: dict) -> Notice | None:
     """Why a diacritic comparison or value is descriptive (None when every side named in
-    ``bases``, name → E, has at least :data:`MIN_BASIS`)."""
-    few = [(name, e) for name, e in bases.items() if e < MIN_BASIS]
+    ``bases``, name → E, has at least :data:`MIN_BASIS`): the note
+    ``estimability.descriptive_basis`` with the metric's ``label``, the basis ``unit``,
+    ``minimum`` and the short ``sides`` as ``((name, E), ...)``."""
+    few = tuple((name, e) for name, e in bases.items() if e < MIN_BASIS)
     if not few:
         return None
-    sides = " and ".join(f"{name} has E = {e:g}" for name, e in few)
-    return (
-        f"{sides} {unit} (fewer than {MIN_BASIS}), so the {label} is descriptive: shown, "
-        "with no interval and no test"
-    )
+    return notice(DESCRIPTIVE_BASIS, label=label, unit=unit, minimum=MIN_BASIS, sides=few)
 
 
 def scheme_units(group: Side, reference: Side, scheme: str) -> dict:
@@ -90,37 +100,23 @@ def scheme_units(group: Side, reference: Side, scheme: str) -> dict:
     }
 
 
-def units_problem(units: dict, scheme: str, group: str, reference: str) -> str | None:
-    """Why ``units`` are too few for ``scheme`` (None when every side has ≥ 2)."""
+def units_problem(units: dict, scheme: str, group: str, reference: str) -> Notice | None:
+    """Why ``units`` are too few for ``scheme`` (None when every side has ≥ 2), as a note:
+    ``estimability.no_shared_items`` (``name``), ``estimability.one_utterance`` (``k``,
+    ``name``), ``estimability.few_speakers`` (``k``, ``name``) or
+    ``estimability.few_shared`` (``k``)."""
     for side, name in (("group", group), ("reference", reference)):
         k = units[side]
         if k is not None and k < MIN_UNITS:
-            if units[f"{side}_items"] == 0:
-                return (
-                    f"{name} has no item on the sentences shared with the other side, so "
-                    "nothing can be compared; record the shared sentences in both groups"
-                )
+            if units[side + "_items"] == 0:
+                return notice(NO_SHARED_ITEMS, name=name)
             if scheme == "utterance":
-                return (
-                    f"only {k} utterance in {name}: there is nothing to resample and no "
-                    "uncertainty can be estimated; record more utterances"
-                )
-            return (
-                f"{_count(k, 'speaker')} in {name}: speaker and group cannot be told apart, so "
-                "no interval for the group can be estimated; record more speakers "
-                "(--resampling utterance gives an interval that describes these recordings "
-                "of this speaker only)"
-            )
+                return notice(ONE_UTTERANCE, k=k, name=name)
+            return notice(FEW_SPEAKERS, k=k, name=name)
     c = units.get("contents")
     if c is not None and c < MIN_UNITS:
-        return f"only {_count(c, 'shared sentence')}: nothing to resample"
+        return notice(FEW_SHARED, k=c)
     return None
-
-
-def _count(k: int, noun: str) -> str:
-    if k == 0:
-        return f"no {noun}"
-    return f"one {noun}" if k == 1 else f"{k} {noun}s"
 
 
 def too_few(units: dict) -> bool:
@@ -144,7 +140,7 @@ def auto_scheme(
     Returns
     -------
     (scheme, units, problem)
-        ``scheme`` None with ``problem`` (words) when no scheme is estimable.
+        ``scheme`` None with ``problem`` (the first scheme tried) when no scheme is estimable.
     """
     paired = n_shared >= MIN_SHARED_CONTENT
     if has_speakers:

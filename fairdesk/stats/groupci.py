@@ -17,7 +17,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from fairdesk.metrics.registry import BOUND_CLAMPED, clamp_value_interval
-from fairdesk.metrics.units import fmt_value
 from fairdesk.stats.bootstrap import (
     MIN_SHARED_CONTENT,
     VersionDeltas,
@@ -37,6 +36,7 @@ from fairdesk.stats.estimability import (
     has_basis,
     scale_small_clusters,
 )
+from fairdesk.stats.notices import Notice, notice
 from fairdesk.stats.parallel import parallel_map
 
 
@@ -50,7 +50,7 @@ class ValueBootstrap:
     point : observed sums ``(n_stats,)``.
     reps : ``(B, n_stats)`` replicate sums (None when not estimable).
     n_speakers, n_contents, n_items : block counts (None where the scheme has none).
-    problem : why no CI (None when estimable).
+    problem : why no CI, a coded note (None when estimable).
     scaled : whether the small-cluster scaling (``estimability.small_cluster_factor``) was applied.
     """
 
@@ -60,7 +60,7 @@ class ValueBootstrap:
     n_speakers: int | None
     n_contents: int | None
     n_items: int
-    problem: str | None = None
+    problem: Notice | None = None
     scaled: bool = False
     #: the draws (``bootstrap_value(..., keep_counts=True)``): ``content`` (B × C counts of
     #: the content codes in ``contents``), ``strata`` (per stratum B × S counts of the
@@ -68,10 +68,22 @@ class ValueBootstrap:
     counts: dict | None = None
 
 
+#: Note codes of a value's CI (worded by fairdesk.presentation.interval_words).
+FEW_SPEAKERS = "interval.few_speakers"
+ONE_UTTERANCE = "interval.one_utterance"
+DESCRIPTIVE_BASIS = "interval.descriptive_basis"
+RULE_OF_THREE = "interval.rule_of_three"
+CONSTANT = "interval.constant"
+NO_SPREAD = "interval.no_spread"
+#: the corpus value has no CI: a group of it has too few units (``reason``: that note)
+CORPUS_GROUP = "interval.corpus_group"
+
+
 def value_scheme(
     has_speakers: bool, n_speakers: int, n_items: int, content_shared: bool, requested: str
-) -> tuple[str | None, str | None]:
-    """The scheme for one group's own CI and, when there is none, why.
+) -> tuple[str | None, Notice | None]:
+    """The scheme for one group's own CI and, when there is none, why (a note:
+    ``interval.few_speakers`` with ``k``, or ``interval.one_utterance``).
 
     ``auto``: two_way (speaker ids, content shared with other groups), speaker (speaker
     ids), content (shared content, no speaker ids), utterance. A forced scheme is followed
@@ -88,13 +100,9 @@ def value_scheme(
     else:
         scheme = "content"
     if scheme in ("two_way", "speaker") and n_speakers < MIN_UNITS:
-        return None, (
-            f"{'one speaker' if n_speakers == 1 else 'no speaker'}: speaker and group cannot "
-            "be told apart, so the group's value has no estimable interval; record more "
-            "speakers (--resampling utterance describes these recordings only)"
-        )
+        return None, notice(FEW_SPEAKERS, k=n_speakers)
     if scheme == "utterance" and n_items < MIN_UNITS:
-        return None, "one utterance: nothing to resample"
+        return None, notice(ONE_UTTERANCE)
     return scheme, None
 
 
@@ -158,7 +166,7 @@ def bootstrap_value(
     draw_cols = scheme in ("two_way", "content")
     draw_rows = scheme in ("two_way", "speaker", "utterance")
     if draw_cols:
-        assert contents is not None, f"the {scheme} scheme draws content ids"
+        assert contents is not None, "the " + scheme + " scheme draws content ids"
         gcode, C = _local(contents[rows_all])
         col_of = np.full(len(X), -1, dtype=np.int64)
         col_of[rows_all] = gcode
@@ -171,7 +179,7 @@ def bootstrap_value(
         if scheme == "utterance":
             r, S = np.arange(len(idx)), len(idx)
         elif scheme in ("two_way", "speaker"):
-            assert speakers is not None, f"the {scheme} scheme draws speaker ids"
+            assert speakers is not None, "the " + scheme + " scheme draws speaker ids"
             r, S = _local(speakers[idx])
             n_spk += S
         else:
@@ -356,9 +364,9 @@ def group_intervals(
     -------
     (per_group, overall)
         ``per_group[label] = {"ci": {metric: [lo, hi] | None}, "ci_scheme": {metric: str},
-        "ci_note": {metric: str}, "ci_flags": {metric: ["bound_clamped"]}}``;
+        "ci_note": {metric: Notice}, "ci_flags": {metric: ["bound_clamped"]}}``;
         ``overall[metric] = {"value", "ci", "scheme", "n_groups", "n_speakers",
-        "n_contents", "scaled", "note", "flags"}``. Every percentile CI's bounds are
+        "n_contents", "scaled", "note" (a coded note's JSON, ``Notice.to_json``), "flags"}``. Every percentile CI's bounds are
         clamped to the metric's range (``metrics.registry.clamp_value_interval``); a
         clamped one carries the flag ``bound_clamped``.
     """
@@ -377,7 +385,7 @@ def group_intervals(
             return (
                 None,
                 "descriptive",
-                f"E = {n:g} {basis_unit(spec)} (fewer than {MIN_BASIS}): descriptive, no interval",
+                notice(DESCRIPTIVE_BASIS, e=n, unit=basis_unit(spec), minimum=MIN_BASIS),
             )
         if vb.reps is None:
             return None, "not_estimable", vb.problem
@@ -390,25 +398,19 @@ def group_intervals(
             return (
                 list(const),
                 "rule_of_three",
-                (
-                    f"every unit gives {fmt_value(spec.id, v)}: the interval is the "
-                    f"rule-of-three bound 3/n (n = {n:g})"
-                ),
+                notice(RULE_OF_THREE, metric=spec.id, value=v, n=n),
             )
         if finite.size < 2 or float(np.ptp(finite)) <= 1e-12 * max(1.0, abs(v)):
             if constant_value(item_values) is not None:  # a constant with no 3/n bound
                 return (
                     None,
                     "not_estimable",
-                    (
-                        f"every unit gives {fmt_value(spec.id, v)}, so the resampled values "
-                        "do not vary: no interval"
-                    ),
+                    notice(CONSTANT, metric=spec.id, value=v),
                 )
             return (
                 None,
                 "not_estimable",
-                ("the resampled values do not vary although the items do: no interval"),
+                notice(NO_SPREAD),
             )
         lo, hi, clamped = clamp_value_interval(spec, *percentile_ci(finite))
         return [lo, hi], vb.scheme, None, clamped
@@ -491,7 +493,7 @@ def group_intervals(
             None,
             None,
             len(rows),
-            "a group of the corpus has " + problem,
+            notice(CORPUS_GROUP, reason=problem.to_json()),
         )
     else:
         vb = bootstrap_value(
@@ -517,7 +519,7 @@ def group_intervals(
             "n_speakers": vb.n_speakers,
             "n_contents": vb.n_contents,
             "scaled": vb.scaled,
-            "note": note,
+            "note": None if note is None else note.to_json(),
             "flags": [BOUND_CLAMPED] if any(clamped) else [],
         }
         if has_basis(spec):  # the corpus value's basis E

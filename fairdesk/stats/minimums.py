@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from fairdesk.core.errors import FairdeskError
+from fairdesk.stats.notices import Notice
 from fairdesk.stats.slicing import (
     MISSING_LABEL,
     choose_reference,
@@ -23,11 +24,6 @@ from fairdesk.stats.slicing import (
     missing_groups,
     slice_frame,
 )
-from fairdesk.stats.verdicts import MIN_SPEAKERS_FOR_TRUST
-
-#: The command-line flags of the minimums (``fairdesk audit``).
-FLAG_ITEMS = "--min-items"
-FLAG_SPEAKERS = "--min-speakers"
 
 
 @dataclass(frozen=True)
@@ -55,7 +51,8 @@ class GroupShortfall:
 @dataclass(frozen=True)
 class Shortfall:
     """What the minimums exclude: the one source of the numbers that the command line's
-    text (:func:`exclusion_message`) and the GUI's table both format.
+    text (:func:`fairdesk.presentation.minimums_words.shortfall_text`) and the GUI's table
+    both format.
 
     Attributes
     ----------
@@ -80,6 +77,35 @@ class Shortfall:
     @property
     def kept(self) -> list[GroupShortfall]:
         return [r for r in self.rows if not r.excluded]
+
+    def to_args(self) -> dict:
+        """The numbers as a note's ``args`` (rows as ``(group, items, speakers, few_items,
+        few_speakers)``)."""
+        return {
+            "rows": tuple(
+                (r.group, r.items, r.speakers, r.few_items, r.few_speakers) for r in self.rows
+            ),
+            "min_items": self.min_items,
+            "min_speakers": self.min_speakers,
+            "has_speakers": self.has_speakers,
+            "lower_items": self.lower_items,
+            "lower_speakers": self.lower_speakers,
+        }
+
+    @classmethod
+    def from_args(cls, **args) -> Shortfall:
+        """The inverse of :meth:`to_args` (lists read as tuples)."""
+        return cls(
+            tuple(
+                GroupShortfall(str(g), int(n), None if k is None else int(k), bool(fi), bool(fs))
+                for g, n, k, fi, fs in args["rows"]
+            ),
+            int(args["min_items"]),
+            int(args["min_speakers"]),
+            bool(args["has_speakers"]),
+            args.get("lower_items"),
+            args.get("lower_speakers"),
+        )
 
 
 def shortfall(
@@ -113,21 +139,29 @@ def shortfall(
 
 
 class MinimumsRefused(FairdeskError, ValueError):
-    """Fewer than two groups meet the minimums. The message is the command line's text
-    (:func:`exclusion_message`); ``shortfall`` holds its numbers for other views."""
+    """Fewer than two groups meet the minimums. ``shortfall`` holds the numbers every view
+    words (:func:`fairdesk.presentation.minimums_words.shortfall_text`: the command line's
+    text, the GUI's table)."""
 
-    def __init__(self, short: Shortfall):
+    def __init__(self, short: Shortfall, message: str):
         self.shortfall = short
-        super().__init__(format_shortfall(short))
+        super().__init__(message)
 
 
-def exclusion_message(
+#: Note code: what the minimums excluded and what lowering them costs (``args``: the
+#: :class:`Shortfall`'s numbers, :meth:`Shortfall.to_args`; worded by
+#: fairdesk.presentation.minimums_words).
+SHORTFALL = "minimums.shortfall"
+
+
+def exclusion_notice(
     sizes: Mapping[str, int],
     speakers: Mapping[str, int] | None,
     min_items: int,
     min_speakers: int,
-) -> str | None:
-    """What the minimums excluded and what lowering them costs (None when nothing is).
+) -> Notice | None:
+    """What the minimums excluded, as a coded note (``minimums.shortfall``; None when
+    nothing is).
 
     Parameters
     ----------
@@ -139,63 +173,7 @@ def exclusion_message(
     The hint lowers only the minimums that exclude a group, never to the value given.
     """
     short = shortfall(sizes, speakers, min_items, min_speakers)
-    return format_shortfall(short) if short.excluded else None
-
-
-def format_shortfall(short: Shortfall) -> str:
-    """The command line's text of a :class:`Shortfall` (its flags, a table, the cost)."""
-    min_items, min_speakers = short.min_items, short.min_speakers
-    has_spk = short.has_speakers
-    flags = f"{FLAG_ITEMS} {min_items}" + (f", {FLAG_SPEAKERS} {min_speakers}" if has_spk else "")
-    n_ex, n_all = len(short.excluded), len(short.rows)
-    lines = [
-        f"The minimums ({flags}) exclude {n_ex} of {n_all} group(s)"
-        + (": nothing is left to compare." if len(short.kept) < 2 else "."),
-    ]
-    width = max(len("group"), *(len(r.group) for r in short.rows))
-    head = f"  {'group':<{width}}  {'items':>12}"
-    if has_spk:
-        head += f"  {'speakers':>12}"
-    lines.append(head)
-    for r in short.rows:
-        cell = f"{r.items} {'<' if r.few_items else '≥'} {min_items}"
-        row = f"  {r.group:<{width}}  {cell:>12}"
-        if has_spk:
-            spk = f"{r.speakers} {'<' if r.few_speakers else '≥'} {min_speakers}"
-            row += f"  {spk:>12}"
-        lines.append(f"{row}  {'excluded' if r.excluded else 'ok'}")
-    hint = []
-    if short.lower_items is not None:
-        hint.append(f"{FLAG_ITEMS} {short.lower_items}")
-    if short.lower_speakers is not None:
-        hint.append(f"{FLAG_SPEAKERS} {short.lower_speakers}")
-    if not hint:
-        lines.append(
-            "To analyse every group, record more: the minimums cannot go lower for the "
-            "excluded group(s) (a group without a known speaker can't meet "
-            f"{FLAG_SPEAKERS} 1)."
-        )
-        return "\n".join(lines)
-    lines.append(
-        f"To analyse every group, lower the minimums (e.g. {' '.join(hint)}) or record more. "
-        + lower_minimum_cost(has_spk)
-    )
-    return "\n".join(lines)
-
-
-def lower_minimum_cost(has_speakers: bool) -> str:
-    """What a lower minimum costs, in words (the CLI's and the GUI's refusal)."""
-    return (
-        "A lower minimum costs: wider intervals (fewer items and speakers, so more "
-        "comparisons end inconclusive_underpowered)"
-        + (
-            f"; a significant gap in a group with fewer than {MIN_SPEAKERS_FOR_TRUST} speakers "
-            "reads as speaker_confounded (get more speakers, not 'bias'); and a group with "
-            "one speaker is not_estimable (speaker and group cannot be told apart)."
-            if has_speakers
-            else "; and a group with one item is not_estimable."
-        )
-    )
+    return Notice(SHORTFALL, short.to_args()) if short.excluded else None
 
 
 @dataclass(frozen=True)
@@ -205,9 +183,11 @@ class Precheck:
     Attributes
     ----------
     sizes, speakers : items and speakers per group (speakers None without ids).
-    kept, excluded : groups meeting the minimums / ``(group, reason)`` for the others.
+    kept, excluded : groups meeting the minimums / ``(group, reason)`` for the others (the
+        reason a coded note, ``minimums.excluded``).
     reference : the reference group the run will use.
-    message : ``exclusion_message`` (None when no group is excluded).
+    shortfall : what the minimums exclude (None when no group is excluded; in words:
+        :func:`fairdesk.presentation.minimums_words.shortfall_text`).
     """
 
     sizes: dict
@@ -215,7 +195,7 @@ class Precheck:
     kept: list
     excluded: list
     reference: str
-    message: str | None
+    shortfall: Shortfall | None
 
 
 def check_groups_before_inference(
@@ -251,8 +231,8 @@ def check_groups_before_inference(
     ------
     ValueError
         An unknown grouping or filter column (the message lists the columns), a column
-        without any value, fewer than two groups meeting the minimums (the message is
-        ``exclusion_message``), or a reference that is not a group or is excluded.
+        without any value, fewer than two groups meeting the minimums
+        (:class:`MinimumsRefused`, its ``shortfall`` the numbers), or a reference that is not a group or is excluded.
     """
     if by == "group" and "group" in items.columns and not filters:
         frame = items
@@ -270,7 +250,7 @@ def check_groups_before_inference(
         }
         speakers = {k: speakers.get(k, 0) for k in sizes}
     kept, excluded = minimums_from_counts(sizes, speakers, min_items, min_speakers)
-    message = exclusion_message(sizes, speakers, min_items, min_speakers)
+    short = shortfall(sizes, speakers, min_items, min_speakers)
     if len(kept) < 2:
         if len(sizes) < 2:
             raise ValueError(
@@ -278,7 +258,17 @@ def check_groups_before_inference(
                 + (" and items with no value" if missing and not include_missing else "")
                 + "): nothing to compare; group by a column with at least two values."
             )
-        raise MinimumsRefused(shortfall(sizes, speakers, min_items, min_speakers))
+        raise MinimumsRefused(
+            short,
+            f"The minimums (--min-items {min_items}, --min-speakers {min_speakers}) exclude "
+            f"{len(short.excluded)} of {len(short.rows)} group(s): nothing is left to compare ("
+            + "; ".join(
+                f"{r.group}: {r.items} items"
+                + ("" if r.speakers is None else f", {r.speakers} speakers")
+                for r in short.rows
+            )
+            + ").",
+        )
     if reference is not None and not include_missing and reference in missing | {MISSING_LABEL}:
         raise ValueError(
             f"Reference group {reference!r}: the items with no value for the grouping column "
@@ -291,4 +281,4 @@ def check_groups_before_inference(
         by=[by] if isinstance(by, str) else list(by),
         not_default=missing,
     )
-    return Precheck(sizes, speakers, kept, excluded, ref, message)
+    return Precheck(sizes, speakers, kept, excluded, ref, short if short.excluded else None)

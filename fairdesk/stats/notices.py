@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fairdesk.core.jsonio import ResultJson
+
 from ..core.jsonio import jsonable
 
 __all__ = ["Notice", "notice"]
@@ -36,9 +38,9 @@ class Notice:
         """The part of ``code`` before the first dot (the presentation module's area)."""
         return self.code.split(".", 1)[0]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ResultJson:
         """``{"code": ..., "args": {...}}``, JSON-ready."""
-        return {"code": self.code, "args": jsonable(dict(self.args))}
+        return ResultJson({"code": self.code, "args": jsonable(dict(self.args))})
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Notice:

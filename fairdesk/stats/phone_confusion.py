@@ -289,11 +289,11 @@ def accentedness_regression(
     if len(groups) < 2 or len(d) < len(groups) + 3:
         return None
     ref = reference if reference in groups.index else str(groups.index[0])
-    term = f"C(g, Treatment(reference={ref!r}))"
-    m1 = smf.ols(f"y ~ acc + {term}", d)
+    term = "C(g, Treatment(reference=" + repr(ref) + "))"
+    m1 = smf.ols("y ~ acc + " + term, d)
     x = m1.exog
     base = {
-        "formula": f"{outcome} ~ accentedness + C(group)",
+        "formula": outcome + " ~ accentedness + C(group)",
         "reference": ref,
         "n": int(len(d)),
         "n_per_group": {str(k): int(v) for k, v in groups.items()},
@@ -305,7 +305,7 @@ def accentedness_regression(
             "estimable": False,
             "reason": notice(ACCENTEDNESS_COLLINEAR),
         }
-    m0 = smf.ols(f"y ~ {term}", d).fit()
+    m0 = smf.ols("y ~ " + term, d).fit()
     m1 = m1.fit()
 
     def coef(m, name):
@@ -320,7 +320,7 @@ def accentedness_regression(
     for g in sorted(groups.index):
         if g == ref:
             continue
-        name = f"{term}[T.{g}]"
+        name = term + "[T." + str(g) + "]"
         w0, w1 = coef(m0, name), coef(m1, name)
         out_groups[g] = {
             "without": w0,

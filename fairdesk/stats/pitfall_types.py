@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from fairdesk.core.jsonio import json_number
+from fairdesk.core.jsonio import ResultJson, json_number
 from fairdesk.stats.notices import Notice, notice
 
 __all__ = [
@@ -127,7 +127,7 @@ class WithoutFlagged:
     n_flagged_group: int | None = None
     n_flagged_reference: int | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ResultJson:
         """As stored in a comparison (``without_flagged``): ``verdict, gap, ci_low,
         ci_high, p_adjusted`` where recomputed, else ``verdict`` null and the ``reason``
         (coded); then the flagged counts."""
@@ -149,7 +149,7 @@ class WithoutFlagged:
             out["n_flagged_group"] = int(self.n_flagged_group)
         if self.n_flagged_reference is not None:
             out["n_flagged_reference"] = int(self.n_flagged_reference)
-        return out
+        return ResultJson(out)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> WithoutFlagged:

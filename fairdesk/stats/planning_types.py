@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from fairdesk.core.jsonio import json_number
+from fairdesk.core.jsonio import ResultJson, json_number
 from fairdesk.stats.notices import Notice, notice
 
 #: How a plan's SE(k) was obtained.
@@ -38,9 +38,11 @@ class MdePoint:
     se: float
     mde: float
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ResultJson:
         """``{"k", "se", "mde"}`` (NaN as null)."""
-        return {"k": int(self.k), "se": json_number(self.se), "mde": json_number(self.mde)}
+        return ResultJson(
+            {"k": int(self.k), "se": json_number(self.se), "mde": json_number(self.mde)}
+        )
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> MdePoint:
@@ -77,18 +79,20 @@ class SideNeed:
     hours: float | None
     mean_duration_s: float | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ResultJson:
         """The need as stored (every field by name)."""
-        return {
-            "group": self.group,
-            "speakers_now": int(self.speakers_now),
-            "speakers_needed": _int(self.speakers_needed),
-            "new_speakers": _int(self.new_speakers),
-            "utterances_per_speaker": json_number(self.utterances_per_speaker),
-            "new_utterances": _int(self.new_utterances),
-            "hours": json_number(self.hours),
-            "mean_duration_s": json_number(self.mean_duration_s),
-        }
+        return ResultJson(
+            {
+                "group": self.group,
+                "speakers_now": int(self.speakers_now),
+                "speakers_needed": _int(self.speakers_needed),
+                "new_speakers": _int(self.new_speakers),
+                "utterances_per_speaker": json_number(self.utterances_per_speaker),
+                "new_utterances": _int(self.new_utterances),
+                "hours": json_number(self.hours),
+                "mean_duration_s": json_number(self.mean_duration_s),
+            }
+        )
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SideNeed:
@@ -129,15 +133,17 @@ class ContentPlan:
     curve: tuple[MdePoint, ...]
     cheaper: str | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ResultJson:
         """The plan by contents as stored."""
-        return {
-            "contents_now": int(self.contents_now),
-            "contents_needed": _int(self.contents_needed),
-            "new_utterances": _int(self.new_utterances),
-            "curve": [p.to_json() for p in self.curve],
-            "cheaper": self.cheaper,
-        }
+        return ResultJson(
+            {
+                "contents_now": int(self.contents_now),
+                "contents_needed": _int(self.contents_needed),
+                "new_utterances": _int(self.new_utterances),
+                "curve": [p.to_json() for p in self.curve],
+                "cheaper": self.cheaper,
+            }
+        )
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ContentPlan:
@@ -210,35 +216,37 @@ class ComparisonPlan:
     dense: tuple[MdePoint, ...] = ()
     search_limit: int = 0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ResultJson:
         """The comparison plan as stored: every field by name, the notes coded
         (``notes``: ``[{"code", "args"}]``); ``--json`` writes them as the ``note``
         sentence of older versions (:func:`fairdesk.presentation.plans.plan_json`)."""
-        return {
-            "metric": self.metric,
-            "group": self.group,
-            "reference": self.reference,
-            "method": self.method,
-            "scheme": self.scheme,
-            "design": self.design,
-            "target_gap": json_number(self.target_gap),
-            "z_factor": json_number(self.z_factor),
-            "pilot_mde": json_number(self.pilot_mde),
-            "speakers_needed": _int(self.speakers_needed),
-            "reachable": bool(self.reachable),
-            "limit": self.limit,
-            "floor_mde": json_number(self.floor_mde),
-            "closed_form_k": _int(self.closed_form_k),
-            "curve": [p.to_json() for p in self.curve],
-            "group_need": None if self.group_need is None else self.group_need.to_json(),
-            "reference_need": None
-            if self.reference_need is None
-            else self.reference_need.to_json(),
-            "contents": None if self.contents is None else self.contents.to_json(),
-            "notes": [n.to_json() for n in self.notes],
-            "dense": [p.to_json() for p in self.dense],
-            "search_limit": int(self.search_limit),
-        }
+        return ResultJson(
+            {
+                "metric": self.metric,
+                "group": self.group,
+                "reference": self.reference,
+                "method": self.method,
+                "scheme": self.scheme,
+                "design": self.design,
+                "target_gap": json_number(self.target_gap),
+                "z_factor": json_number(self.z_factor),
+                "pilot_mde": json_number(self.pilot_mde),
+                "speakers_needed": _int(self.speakers_needed),
+                "reachable": bool(self.reachable),
+                "limit": self.limit,
+                "floor_mde": json_number(self.floor_mde),
+                "closed_form_k": _int(self.closed_form_k),
+                "curve": [p.to_json() for p in self.curve],
+                "group_need": None if self.group_need is None else self.group_need.to_json(),
+                "reference_need": None
+                if self.reference_need is None
+                else self.reference_need.to_json(),
+                "contents": None if self.contents is None else self.contents.to_json(),
+                "notes": [n.to_json() for n in self.notes],
+                "dense": [p.to_json() for p in self.dense],
+                "search_limit": int(self.search_limit),
+            }
+        )
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ComparisonPlan:
@@ -319,28 +327,30 @@ class Plan:
         """The method's name (:data:`METHOD_LABELS`)."""
         return METHOD_LABELS.get(self.method, self.method)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ResultJson:
         """The plan as stored (the ``plan`` block of a run, a stored ``plan`` result):
         every field by name, the comparisons' notes coded. ``--json`` adds the method's
         ``label`` and each comparison's ``note`` in words
         (:func:`fairdesk.presentation.plans.plan_json`)."""
         sizes = self.dataset_sizes
-        return {
-            "method": self.method,
-            "power": json_number(self.power),
-            "alpha": json_number(self.alpha),
-            "future_m": int(self.future_m),
-            "alpha_adjusted": json_number(self.alpha_adjusted),
-            "gap": json_number(self.gap),
-            "comparisons": [c.to_json() for c in self.comparisons],
-            "sides": [n.to_json() for n in self.sides],
-            "sample_per_group": _int(self.sample_per_group),
-            "dataset_sizes": None
-            if sizes is None
-            else {str(g): [int(x) for x in v] for g, v in sizes.items()},
-            "n_bootstrap": _int(self.n_bootstrap),
-            "seed": _int(self.seed),
-        }
+        return ResultJson(
+            {
+                "method": self.method,
+                "power": json_number(self.power),
+                "alpha": json_number(self.alpha),
+                "future_m": int(self.future_m),
+                "alpha_adjusted": json_number(self.alpha_adjusted),
+                "gap": json_number(self.gap),
+                "comparisons": [c.to_json() for c in self.comparisons],
+                "sides": [n.to_json() for n in self.sides],
+                "sample_per_group": _int(self.sample_per_group),
+                "dataset_sizes": None
+                if sizes is None
+                else {str(g): [int(x) for x in v] for g, v in sizes.items()},
+                "n_bootstrap": _int(self.n_bootstrap),
+                "seed": _int(self.seed),
+            }
+        )
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Plan:

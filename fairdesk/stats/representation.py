@@ -16,6 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fairdesk.core.jsonio import ResultJson
+from fairdesk.stats.notices import Notice, notice
+
 CASES = (
     "representation_linked_disparity",
     "representation_only",
@@ -71,7 +74,10 @@ class Leakage:
     chance : 1 / number of groups.
     n_folds : folds used.
     split : ``speaker`` (folds split by speaker) or ``item`` (no speaker ids).
-    note : why the probe used fewer folds than asked, or was not run (NaN values).
+    note : why the probe used fewer folds than asked, or was not run (NaN values): a coded
+        note (``representation.*``, worded by fairdesk.presentation.representation_words);
+        None when it ran as asked. A run stored before the notes were coded kept the
+        sentence (``stored.sentence``; ``""`` when there was none).
     """
 
     leakage: float
@@ -79,7 +85,15 @@ class Leakage:
     chance: float
     n_folds: int
     split: str
-    note: str = ""
+    note: Notice | None = None
+
+
+#: Note codes of the probe (worded by fairdesk.presentation.representation_words): not run,
+#: a group has one speaker (``groups``: the first five); not run, fewer than 2 folds
+#: possible; run with fewer folds than asked.
+SINGLE_SPEAKER_GROUPS = "representation.single_speaker_groups"
+TOO_FEW_FOLDS = "representation.too_few_folds"
+FEWER_FOLDS = "representation.fewer_folds"
 
 
 def leakage(
@@ -122,7 +136,9 @@ def leakage(
         s = np.asarray(speakers, dtype=object)
         miss = np.array([v is None or (isinstance(v, float) and math.isnan(v)) for v in s])
         if not miss.all():
-            s = np.where(miss, np.array([f"\0item{i}" for i in range(len(s))], dtype=object), s)
+            s = np.where(
+                miss, np.array(["\0item" + str(i) for i in range(len(s))], dtype=object), s
+            )
             spk = np.array([str(v) for v in s], dtype=object)
     _, counts = np.unique(y.astype(str), return_counts=True)
     if spk is not None:
@@ -137,9 +153,7 @@ def leakage(
                 chance,
                 0,
                 "speaker",
-                f"probe not run: group(s) {', '.join(lone[:5])} have a single "
-                "speaker, and speaker-split folds need two per group; record more "
-                "items or speakers per group",
+                notice(SINGLE_SPEAKER_GROUPS, groups=tuple(str(g) for g in lone[:5])),
             )
         if k < 2:
             return Leakage(
@@ -171,26 +185,27 @@ def leakage(
         pred[test] = model.predict(X[test])
     bacc = float(balanced_accuracy_score(y.astype(str), pred.astype(str)))
     note = (
-        ""
+        None
         if k == n_splits
-        else (
-            f"{k} folds instead of {n_splits}: groups of {int(counts.min())} to "
-            f"{int(counts.max())} items"
-            + (f", {len(set(spk.tolist()))} speakers" if spk is not None else "")
+        else notice(
+            FEWER_FOLDS,
+            k=k,
+            n_splits=n_splits,
+            min_items=int(counts.min()),
+            max_items=int(counts.max()),
+            n_speakers=len(set(spk.tolist())) if spk is not None else None,
         )
     )
     return Leakage(bacc - chance, bacc, chance, k, split, note)
 
 
-def _few(n_splits: int, counts, n_speakers: int | None) -> str:
-    what = (
-        f"{n_speakers} speaker(s) and at most {int(counts.max())} items per group"
-        if n_speakers is not None
-        else f"a group of {int(counts.min())} item(s)"
-    )
-    return (
-        f"probe not run: cross-validation needs at least 2 folds ({n_splits} asked) but "
-        f"there are {what}; record more items or speakers per group"
+def _few(n_splits: int, counts, n_speakers: int | None) -> Notice:
+    return notice(
+        TOO_FEW_FOLDS,
+        n_splits=n_splits,
+        n_speakers=n_speakers,
+        min_items=int(counts.min()),
+        max_items=int(counts.max()),
     )
 
 
@@ -224,11 +239,11 @@ class RepresentationResult:
     structure: bool
     cases: dict
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> ResultJson:
         """JSON-ready dict (NaN → None)."""
         from fairdesk.core.jsonio import jsonable
 
-        return jsonable(self)
+        return ResultJson(jsonable(self))
 
 
 def representation_analysis(

@@ -71,14 +71,14 @@ def resampled_columns(
             out_cols[s.id] = [column((j,)) for j in c]
             continue
         # the denominator keeps its name where it is one statistic (its unit is reported)
-        den_name = s.denominator[0] if len(den) == 1 else f"{s.id}:denominator"
+        den_name = s.denominator[0] if len(den) == 1 else s.id + ":denominator"
         out_specs.append(
             replace(
                 s,
-                stats=(f"{s.id}:numerator", den_name),
+                stats=(s.id + ":numerator", den_name),
                 value=_ratio_of_two,
                 denominator=(den_name,),
-                numerator=(f"{s.id}:numerator",),
+                numerator=(s.id + ":numerator",),
             )
         )
         out_cols[s.id] = [column(num), column(den)]

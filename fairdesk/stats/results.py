@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 
-from fairdesk.core.jsonio import jsonable
+from fairdesk.core.jsonio import ResultJson, jsonable
+from fairdesk.stats.notices import Notice
 from fairdesk.stats.pitfall_types import WithoutFlagged
 from fairdesk.stats.settings import AuditSettings
 from fairdesk.stats.summary import MetricSummary
@@ -13,12 +15,30 @@ from fairdesk.stats.summary import MetricSummary
 
 def _fields_dict(obj, later: tuple[str, ...]) -> dict:
     """JSON-ready dict of a dataclass; the ``later`` fields (written by a later stage) left
-    out while None, so ``compare_groups``' dicts keep their keys."""
+    out while None, so ``compare_groups``' dicts keep their keys. Coded notes are written
+    as the result codec writes them (:func:`note_json`)."""
     return {
-        f.name: jsonable(getattr(obj, f.name))
+        f.name: jsonable(_notes_json(getattr(obj, f.name)))
         for f in dataclasses.fields(obj)
         if not (f.name in later and getattr(obj, f.name) is None)
     }
+
+
+def note_json(note: Notice):
+    """A coded note's JSON: ``{"code", "args"}``, or the sentence itself for a note an
+    older run stored as its sentence (``stored.sentence``), so that run writes back as it
+    was stored."""
+    if note.code == STORED_SENTENCE:
+        return note.args["text"]
+    return note.to_json()
+
+
+def _notes_json(value):
+    if isinstance(value, Notice):
+        return note_json(value)
+    if isinstance(value, dict):
+        return {k: _notes_json(v) for k, v in value.items()}
+    return value
 
 
 @dataclass(frozen=True)
@@ -84,6 +104,49 @@ class Basis:
 
 
 @dataclass(frozen=True)
+class ComparisonSample:
+    """The sample a sampled metric (grounding lift: the explained items) was compared on
+    (``Comparison.sample``); worded ``the 2 + 2 explained items`` by
+    :func:`fairdesk.presentation.estimability_words.sample_words`.
+
+    Attributes
+    ----------
+    group, reference : the sample's items in the group and in the reference.
+    items : what the sample counts (the metric's ``MetricSpec.sample``: ``explained items``).
+    """
+
+    group: int
+    reference: int
+    items: str
+
+    @classmethod
+    def from_json(cls, data) -> ComparisonSample:
+        """From ``{"group", "reference", "items"}``, or from the words a run stored before
+        the sample was typed (``the 2 + 2 explained items``)."""
+        if isinstance(data, str):
+            m = _STORED_SAMPLE.match(data)
+            if m is None:
+                raise ValueError(f"not a stored comparison sample: {data!r}")
+            return cls(int(m.group(1)), int(m.group(2)), m.group(3))
+        return cls(int(data["group"]), int(data["reference"]), str(data["items"]))
+
+
+_STORED_SAMPLE = re.compile(r"^the (\d+) \+ (\d+) (.+)$")
+
+
+#: The code of a note an older run stored as its sentence (fairdesk.presentation.stored_words).
+STORED_SENTENCE = "stored.sentence"
+
+
+def stored_notice(data) -> Notice:
+    """A note as stored: a coded one (``{"code", "args"}``) or, from a run stored before its
+    notes were coded, the sentence itself (``stored.sentence``)."""
+    if isinstance(data, str):
+        return Notice(STORED_SENTENCE, {"text": data})
+    return Notice.from_json(data)
+
+
+@dataclass(frozen=True)
 class Comparison:
     """One group × metric compared with the reference (docs/METHODS.md, "Comparisons with the reference"):
     numbers and codes; its reading in words is :func:`fairdesk.presentation.readings.reading`.
@@ -115,15 +178,19 @@ class Comparison:
         ``undefined_replicates_dropped`` (NaN replicates left out), ``p_unresolvable``
         (comparisons / (n_bootstrap + 1) ≥ alpha: no p_adjusted can fall below alpha).
     n_items, n_speakers : the group's analysed items and speakers (None without ids).
-    reason : why the comparison is ``not_estimable`` or ``descriptive`` (words), else None.
+    reason : why the comparison is ``not_estimable`` or ``descriptive`` (a coded note,
+        :class:`~fairdesk.stats.notices.Notice`, worded by
+        :func:`fairdesk.presentation.notices.notice_text`), else None. A run stored before
+        the notes were coded kept the sentence: it reads as ``stored.sentence``.
     no_variation : for ``no_variation``: a ``NoVariation`` (value, unit, n_group,
         n_reference, bound_group, bound_reference: the rule-of-three bound 3/n on the other
         outcome), else None.
     basis : for a diacritic metric (DER, RDD, net loss, TER), its basis E on each side
         (``Basis``); None for every other metric (left out of the JSON then).
     sample : for a metric computed on a sample (grounding lift: the explained items), the
-        sample it was compared on, in words (``the 2 + 2 explained items``); its blocks are
-        ``n_blocks``. None for a metric of every item (left out of the JSON then).
+        sample it was compared on (``ComparisonSample``: its sizes, worded ``the 2 + 2
+        explained items``); its blocks are ``n_blocks``. None for a metric of every item
+        (left out of the JSON then).
     ratio_ci_low, ratio_ci_high : the 95% percentile interval of the ratio, from the replicate
         values of the two sides the gap's CI uses; None where no bootstrap ran or a
         replicate's reference value is 0 (docs/METHODS.md, "Comparisons with the reference").
@@ -155,10 +222,10 @@ class Comparison:
     flags: tuple[str, ...]
     n_items: int
     n_speakers: int | None
-    reason: str | None = None
+    reason: Notice | None = None
     no_variation: NoVariation | None = None
     basis: Basis | None = dataclasses.field(default=None, metadata={"omit_none": True})
-    sample: str | None = dataclasses.field(default=None, metadata={"omit_none": True})
+    sample: ComparisonSample | None = dataclasses.field(default=None, metadata={"omit_none": True})
     # only where the pitfalls stage recomputed the verdict (the typed JSON leaves it out
     # while None, as today's payload does)
     without_flagged: WithoutFlagged | None = dataclasses.field(
@@ -170,11 +237,13 @@ class Comparison:
     ratio_ci_low: float | None = dataclasses.field(default=None, metadata={"omit_none": True})
     ratio_ci_high: float | None = dataclasses.field(default=None, metadata={"omit_none": True})
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> ResultJson:
         """JSON-ready dict (NaN/inf → None; ``without_flagged`` only once set, ``basis``
         only for diacritic metrics, the ratio's CI only where there is one)."""
-        return _fields_dict(
-            self, ("without_flagged", "basis", "sample", "ratio_ci_low", "ratio_ci_high")
+        return ResultJson(
+            _fields_dict(
+                self, ("without_flagged", "basis", "sample", "ratio_ci_low", "ratio_ci_high")
+            )
         )
 
 
@@ -190,7 +259,9 @@ class GroupInfo:
     ci_scheme : metric id → scheme of that CI (``two_way``, ``speaker``, ``content``,
         ``utterance``, ``rule_of_three`` for a constant group, ``not_estimable``,
         ``descriptive`` for a diacritic metric on fewer than 10 expected marks).
-    ci_note : metric id → why there is no CI, or how a rule-of-three one was made.
+    ci_note : metric id → why there is no CI, or how a rule-of-three one was made (a coded
+        note; a run stored before the notes were coded kept the sentence:
+        ``stored.sentence``).
     ci_flags : metric id → the CI's flags: ``bound_clamped`` where a bound was clamped to
         the metric's range (docs/METHODS.md, "Bounds stay inside the metric's range");
         metrics without a flag are absent; None (left out of the JSON) in runs stored before
@@ -211,11 +282,11 @@ class GroupInfo:
     n_items: int
     n_speakers: int | None
     excluded: bool
-    reason: str | None
+    reason: Notice | None
     values: dict
     ci: dict = dataclasses.field(default_factory=dict)
     ci_scheme: dict = dataclasses.field(default_factory=dict)
-    ci_note: dict = dataclasses.field(default_factory=dict)
+    ci_note: dict[str, Notice] = dataclasses.field(default_factory=dict)
     ci_flags: dict | None = dataclasses.field(default=None, metadata={"omit_none": True})
     wer_dominated_by: dict | None = None
     missing: bool = False
@@ -227,22 +298,23 @@ class GroupInfo:
         minimums nor the descriptive row of missing values)."""
         return not (self.excluded or self.missing)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> ResultJson:
         """JSON-ready dict (NaN/inf → None; ``wer_dominated_by`` only once set, ``basis``
         only where the run has diacritic metrics)."""
-        return _fields_dict(self, ("wer_dominated_by", "basis", "ci_flags"))
+        return ResultJson(_fields_dict(self, ("wer_dominated_by", "basis", "ci_flags")))
 
 
 @dataclass(frozen=True)
 class Exclusion:
-    """A group left out of the analysis and why."""
+    """A group left out of the analysis and why (a coded note, ``minimums.excluded``; a run
+    stored before the notes were coded kept the sentence: ``stored.sentence``)."""
 
     group: str
-    reason: str
+    reason: Notice
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> ResultJson:
         """JSON-ready dict."""
-        return {"group": self.group, "reason": self.reason}
+        return ResultJson({"group": self.group, "reason": note_json(self.reason)})
 
 
 @dataclass(frozen=True)
@@ -273,22 +345,24 @@ class AuditResult:
     settings: AuditSettings
     bootstrap: dict | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> ResultJson:
         """JSON-ready dict (NaN/inf → None); ``settings`` also records the B used."""
         settings = self.settings.to_dict()
         if self.bootstrap is not None:
             settings["n_bootstrap_used"] = self.bootstrap["used"]
             settings["bootstrap_raise"] = jsonable(self.bootstrap)
-        return {
-            "comparisons": [c.to_dict() for c in self.comparisons],
-            "summary": {m: jsonable(s) for m, s in self.summary.items()},
-            "groups": [g.to_dict() for g in self.groups],
-            "excluded": [e.to_dict() for e in self.excluded],
-            "reference": self.reference,
-            "design": self.design,
-            "settings": settings,
-            "bootstrap": jsonable(self.bootstrap),
-        }
+        return ResultJson(
+            {
+                "comparisons": [c.to_dict() for c in self.comparisons],
+                "summary": {m: jsonable(s) for m, s in self.summary.items()},
+                "groups": [g.to_dict() for g in self.groups],
+                "excluded": [e.to_dict() for e in self.excluded],
+                "reference": self.reference,
+                "design": self.design,
+                "settings": settings,
+                "bootstrap": jsonable(self.bootstrap),
+            }
+        )
 
     def comparison(self, metric: str, group: str) -> Comparison:
         """The comparison of ``group`` on ``metric`` (KeyError if absent)."""
@@ -303,9 +377,13 @@ __all__ = [
     "Basis",
     "BlockCounts",
     "Comparison",
+    "ComparisonSample",
     "Exclusion",
     "GroupInfo",
     "MetricSummary",
     "NoVariation",
+    "STORED_SENTENCE",
     "jsonable",
+    "note_json",
+    "stored_notice",
 ]

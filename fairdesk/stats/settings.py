@@ -23,7 +23,7 @@ def _check_int(name: str, value, low: int, high: int | None) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"AuditSettings.{name} must be an integer, got {value!r}.")
     if value < low or (high is not None and value > high):
-        span = f"{low}..{high}" if high is not None else f">= {low}"
+        span = str(low) + ".." + str(high) if high is not None else ">= " + str(low)
         raise ValueError(f"AuditSettings.{name} must be in {span}, got {value}.")
 
 

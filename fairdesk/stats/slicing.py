@@ -12,7 +12,7 @@ from collections.abc import Collection, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from fairdesk.core.plurals import count
+from fairdesk.stats.notices import Notice, notice
 
 #: Label of the group of items whose key value is missing, where missing values are asked
 #: to form a tested group (``include_missing``; docs/METHODS.md, "Missing values").
@@ -160,7 +160,7 @@ def slice_frame(
         group = labels[keys[0]]
     else:
         a, b = keys
-        group = f"{a}=" + labels[a] + CROSS + f"{b}=" + labels[b]
+        group = (a + "=") + labels[a] + CROSS + (b + "=") + labels[b]
     any_missing = np.logical_or.reduce([masks[k] for k in keys])
     if not include_missing and any_missing.any():
         group = group.to_numpy(dtype=object, copy=True)
@@ -272,7 +272,7 @@ def apply_minimums(
     group_col: str = "group",
     speaker_col: str = "speaker_id",
     include_missing: bool = False,
-) -> tuple[list[str], list[tuple[str, str]]]:
+) -> tuple[list[str], list[tuple[str, Notice]]]:
     """Split the groups into kept and excluded by the minimums of docs/METHODS.md, "Minimums".
 
     A group needs ``min_items`` items and, where speaker ids exist, ``min_speakers`` distinct
@@ -282,7 +282,8 @@ def apply_minimums(
     Returns
     -------
     kept : group labels meeting both minimums (largest first, ties by name).
-    excluded : ``(group, reason)`` for the others, the reason saying which minimum failed.
+    excluded : ``(group, reason)`` for the others, the reason a coded note saying which
+        minimum failed (``minimums.excluded``).
     """
     sizes = dict(group_sizes(frame, group_col).items())
     if not include_missing:
@@ -295,21 +296,28 @@ def apply_minimums(
     return minimums_from_counts(sizes, speakers, min_items, min_speakers)
 
 
+#: Note code of a group the minimums exclude: ``short``, ``(setting, n, minimum)`` per
+#: minimum it misses (``min_items`` with its items, ``min_speakers`` with its speakers);
+#: worded by fairdesk.presentation.minimums_words.
+EXCLUDED = "minimums.excluded"
+
+
 def minimums_from_counts(
     sizes: Mapping[str, int], speakers: Mapping[str, int] | None, min_items: int, min_speakers: int
-) -> tuple[list[str], list[tuple[str, str]]]:
+) -> tuple[list[str], list[tuple[str, Notice]]]:
     """``apply_minimums`` on precomputed items (and speakers, None without ids) per group."""
-    kept, excluded = [], []
+    kept: list[str] = []
+    excluded: list[tuple[str, Notice]] = []
     for g, n in _order_sizes(sizes).items():
-        reasons = []
+        short = []
         if n < min_items:
-            reasons.append(f"{count(n, 'item')} < min_items {min_items}")
+            short.append(("min_items", int(n), int(min_items)))
         if speakers is not None:
             k = int(speakers.get(g, 0))
             if k < min_speakers:
-                reasons.append(f"{count(k, 'speaker')} < min_speakers {min_speakers}")
-        if reasons:
-            excluded.append((str(g), "; ".join(reasons)))
+                short.append(("min_speakers", k, int(min_speakers)))
+        if short:
+            excluded.append((str(g), notice(EXCLUDED, short=tuple(short))))
         else:
             kept.append(str(g))
     return kept, excluded
@@ -379,10 +387,10 @@ def stratified_sample(
     if speaker_col in frame.columns:
         spk = frame[speaker_col].astype(object).to_numpy(dtype=object)
         spk = np.array(
-            [f"\0item{i}" if pd.isna(v) else str(v) for i, v in enumerate(spk)], dtype=object
+            ["\0item" + str(i) if pd.isna(v) else str(v) for i, v in enumerate(spk)], dtype=object
         )
     else:
-        spk = np.array([f"\0item{i}" for i in range(n)], dtype=object)
+        spk = np.array(["\0item" + str(i) for i in range(n)], dtype=object)
     if content_col in frame.columns:
         cont = frame[content_col].astype(str).to_numpy()
         uniq = np.unique(cont)

@@ -9,6 +9,7 @@ import pytest
 
 from fairdesk.explain.alignment import WordSpan
 from fairdesk.jobs import AuditRequest, Cancelled, run_audit
+from fairdesk.presentation.estimability_words import reason_text, sample_text
 from fairdesk.presentation.readings import reading, readings_json
 from fairdesk.stats import AuditSettings
 from tests.conftest import tone_project
@@ -147,7 +148,8 @@ def test_two_explained_items_per_group_get_no_verdict_and_name_their_sample(proj
     )
     run = run_audit(project, req, backend=be, aligner=al).result
     (c,) = [c for c in run.comparisons if c.metric == "grounding_lift"]
-    assert c.sample == "the 2 + 2 explained items"
+    assert (c.sample.group, c.sample.reference) == (2, 2)
+    assert sample_text(c.sample) == "the 2 + 2 explained items"
     assert c.n_items == 2 and c.n_speakers is None
     nb = c.n_blocks
     assert (nb.group_items, nb.reference_items) == (2, 2)
@@ -156,7 +158,7 @@ def test_two_explained_items_per_group_get_no_verdict_and_name_their_sample(proj
     assert c.verdict == "not_estimable" and c.estimator == "none"
     assert c.p_value is None and c.p_adjusted is None and c.ci_low is None
     assert c.gap == pytest.approx(c.value - c.reference_value)
-    assert c.reason.startswith(
+    assert (reason_text(c.reason) or "").startswith(
         "the grounding lift is computed on a sample, 2 + 2 explained items, and the minimums "
         "apply to it (2 explained items in b < min_items 20; 2 speakers in b's sample < "
         "min_speakers 5; 2 explained items in a < min_items 20; 2 speakers in a's sample < "

@@ -37,7 +37,8 @@ def _counts(mini):
 
 
 def test_the_refusal_is_a_table_naming_the_panels_controls(qtbot, ctx, mini):
-    from fairdesk.stats.minimums import MinimumsRefused, exclusion_message
+    from fairdesk.presentation.minimums_words import exclusion_message
+    from fairdesk.stats.minimums import MinimumsRefused
 
     audit = _panel(qtbot, ctx, mini)
     audit.min_items.setValue(30)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QLabel
 
 from fairdesk.gui.results.radar import radar_inputs
 from fairdesk.jobs.result import AuditRun
+from fairdesk.presentation.estimability_words import reason_text
 
 HOSTILE = "<h1>x</h1><img src=/etc/passwd>"
 
@@ -121,7 +122,7 @@ def test_untested_verdicts_get_neutral_cards_with_their_reason(qtbot, ctx, paylo
             seen.add(v)
             assert green not in card.styleSheet()
             text = " ".join(lab.text() for lab in card.labels)
-            assert (card.comparison.reason or card.reading_text).split()[0] in text
+            assert (reason_text(card.comparison.reason) or card.reading_text).split()[0] in text
             assert card.verdict_label in ("Not estimable", "No variation")
     assert "not_estimable" in seen
 

@@ -18,6 +18,8 @@ import pytest
 from fairdesk.core.runlock import RunLock, lock_path, run_is_live
 from fairdesk.core.store import Project
 from fairdesk.jobs import AuditRequest, run_audit
+from fairdesk.presentation.interval_words import note_json_text
+from fairdesk.presentation.notices import notice_text
 from fairdesk.stats import AuditSettings
 
 from .conftest import BASE_ITEMS, changed, dump
@@ -180,7 +182,8 @@ def test_representation_on_groups_under_five_items_degrades(base):
     leak = rep["leakage"]
     # one speaker per group: no speaker-split fold can test it -> skipped, with the reason
     assert leak["n_folds"] == 0 and leak["leakage"] is None
-    assert "probe not run" in leak["note"] and "single speaker" in leak["note"]
+    words = note_json_text(leak["note"])  # the stored note in words
+    assert "probe not run" in words and "single speaker" in words
     assert rep["silhouette"] is not None  # the rest of the stage still ran
     assert json.loads(json.dumps(res))  # the run is stored and JSON-ready
     assert "'done'" in dump(proj)["runs"][0]
@@ -205,10 +208,11 @@ def test_leakage_probe_uses_fewer_folds_or_none(groups, speakers, folds):
         warnings.simplefilter("ignore", UserWarning)  # sklearn: a class smaller than k
         r = leakage(X, groups, speakers)
     assert r.n_folds == folds
+    note = notice_text(r.note) if r.note is not None else ""
     assert (
-        (np.isnan(r.leakage) and "probe not run" in r.note)
+        (np.isnan(r.leakage) and "probe not run" in note)
         if folds == 0
-        else (np.isfinite(r.leakage) and f"{folds} folds instead of 5" in r.note)
+        else (np.isfinite(r.leakage) and f"{folds} folds instead of 5" in note)
     )
 
 

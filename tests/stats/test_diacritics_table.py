@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairdesk.stats.diacritics_table import diacritic_table, format_table
+from fairdesk.presentation.diacritics_words import format_table, table_json
+from fairdesk.stats.diacritics_table import diacritic_table
 
 # References from seed 003's own examples (akwa/akwà/àkwà/ákwá, oke/òkè/ọkè, the monotone
 # "O na-eri oji n'ututu"); hypotheses are made-up recogniser outputs.
@@ -60,7 +61,7 @@ def _numpy_bootstrap(E, P, B, seed):
 
 
 def test_counts_and_rates_by_hand():
-    t = diacritic_table(_frame(), "category", n_bootstrap=2000, seed=3)
+    t = table_json(diacritic_table(_frame(), "category", n_bootstrap=2000, seed=3))
     cats = {c["category"]: c for c in t["categories"]}
     tone = cats["tone"]
     assert (tone["expected"], tone["produced"], tone["n_items"]) == (9, 8, 4)

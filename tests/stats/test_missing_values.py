@@ -5,8 +5,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fairdesk.presentation.minimums_words import exclusion_message, shortfall_text
+from fairdesk.presentation.notices import notice_text
 from fairdesk.stats import AuditSettings, compare_groups, slice_frame
-from fairdesk.stats.minimums import check_groups_before_inference, exclusion_message
+from fairdesk.stats.minimums import check_groups_before_inference
 from fairdesk.stats.slicing import choose_reference, is_missing_value
 
 B = 400
@@ -179,13 +181,15 @@ def test_precheck_ignores_the_no_value_row():
     df = _frame()
     pc = check_groups_before_inference(df, "accent", 30, 5)
     assert pc.sizes == {"us": 120, "uk": 100} and pc.reference == "us"
-    assert pc.excluded == [] and pc.message is None
+    assert pc.excluded == [] and pc.shortfall is None
     # the no-value row is below the minimums but no group: nothing is excluded
     small = pd.concat([df[~df["accent"].map(_is_blank)], df[df["accent"].map(_is_blank)][:3]])
     pc = check_groups_before_inference(small, "accent", 30, 5)
-    assert pc.message is None
+    assert pc.shortfall is None
     pc = check_groups_before_inference(small, "accent", 30, 5, include_missing=True)
-    assert [g for g, _ in pc.excluded] == ["(missing)"] and "(missing)" in pc.message
+    assert [g for g, _ in pc.excluded] == ["(missing)"] and "(missing)" in shortfall_text(
+        pc.shortfall
+    )
     # with include_missing the largest group with a value is the default reference
     big = pd.concat([df, df[df["accent"].map(_is_blank)].assign(content_id="d")])
     pc = check_groups_before_inference(big, "accent", 30, 5, include_missing=True)
@@ -239,7 +243,7 @@ def test_a_one_speaker_no_value_row_keeps_the_corpus_interval(wer):
     res = compare_groups(slice_frame(df, "accent"), [wer], AuditSettings(n_bootstrap=B))
     row = res.groups[-1]
     assert row.missing and row.n_speakers == 1 and row.ci["wer"] is None
-    assert "one speaker" in row.ci_note["wer"]
+    assert "one speaker" in notice_text(row.ci_note["wer"])
     overall = res.summary["wer"].overall
     assert overall["ci"] is not None and overall["n_missing"] == 10
     assert overall["ci"][0] < overall["value"] < overall["ci"][1]

@@ -12,7 +12,20 @@ import pytest
 import fairdesk.stats.compare as compare
 import fairdesk.stats.formulas as formulas
 from fairdesk.metrics.registry import ratio_metric
+from fairdesk.presentation.estimability_words import reason_text
 from fairdesk.stats import AuditSettings, compare_groups
+
+
+def _words(notes):
+    """Coded notes (metric → Notice, or one Notice) in today's words."""
+    from fairdesk.presentation.notices import notice_text
+
+    if notes is None or isinstance(notes, str):
+        return notes
+    if isinstance(notes, dict):
+        return {k: _words(v) for k, v in notes.items()}
+    return notice_text(notes)
+
 
 W = ratio_metric("wer", "WER", ["n_sub"], ["n_words"])
 C = ratio_metric("cer", "CER", ["n_csub"], ["n_chars"])
@@ -109,17 +122,21 @@ def test_groups_table_order_reasons_and_notes():
     rows += [("g", "s1", e, 4) for e in (1, 2, 0, 1)] + [("a", None, 1, 4)]
     res = _run(_frame(rows))
     # largest first, the last group has no speaker at all (counted 0, excluded)
-    assert [(gi.group, gi.n_items, gi.n_speakers, gi.excluded, gi.reason) for gi in res.groups] == [
+    assert [
+        (gi.group, gi.n_items, gi.n_speakers, gi.excluded, _words(gi.reason)) for gi in res.groups
+    ] == [
         ("r", 6, 6, False, None),
         ("g", 4, 1, False, None),
         ("a", 1, 0, True, "0 speakers < min_speakers 1"),
     ]
-    assert [(x.group, x.reason) for x in res.excluded] == [("a", "0 speakers < min_speakers 1")]
+    assert [(x.group, _words(x.reason)) for x in res.excluded] == [
+        ("a", "0 speakers < min_speakers 1")
+    ]
     g = res.groups[1]
     assert g.values == {"wer": pytest.approx(0.25)} and g.ci == {"wer": None}
     assert g.ci_scheme == {"wer": "not_estimable"}
     assert res.groups[0].ci_scheme == {"wer": "speaker"}
-    assert g.ci_note == {
+    assert _words(g.ci_note) == {
         "wer": (
             "one speaker: speaker and group cannot be told apart, so the group's value has no "
             "estimable interval; record more speakers (--resampling utterance describes these "
@@ -143,7 +160,9 @@ def test_reference_is_the_largest_eligible_group():
     rows += [("g", f"s{i}", 1, 4) for i in range(4)]
     res = _run(_frame(rows), reference=None, min_speakers=2)
     assert res.reference == "r"
-    assert [(x.group, x.reason) for x in res.excluded] == [("big", "1 speaker < min_speakers 2")]
+    assert [(x.group, _words(x.reason)) for x in res.excluded] == [
+        ("big", "1 speaker < min_speakers 2")
+    ]
     assert [c.group for c in res.comparisons] == ["g"]
     with pytest.raises(ValueError, match="big"):
         _run(_frame(rows), reference="big", min_speakers=2)
@@ -182,20 +201,24 @@ def _spk_reason(k, name):
 def test_one_utterance_is_not_estimable(resampling):
     rows = [("g", None, 1, 4)] + [("r", None, i % 2, 4) for i in range(4)]
     c = _run(_frame(rows).drop(columns="speaker_id"), resampling=resampling).comparisons[0]
-    assert (c.verdict, c.estimator, c.reason) == ("not_estimable", "none", UTT_G)
+    assert (c.verdict, c.estimator, reason_text(c.reason)) == ("not_estimable", "none", UTT_G)
     assert c.value == pytest.approx(0.25) and c.reference_value == pytest.approx(0.125)
 
 
 def test_forced_speaker_scheme_with_one_reference_speaker():
     rows = [("g", f"s{i}", 1, 4) for i in range(3)] + [("r", "t1", i % 2, 4) for i in range(4)]
     c = _run(_frame(rows), resampling="speaker").comparisons[0]
-    assert (c.verdict, c.estimator, c.reason) == ("not_estimable", "none", _spk_reason("one", "r"))
+    assert (c.verdict, c.estimator, reason_text(c.reason)) == (
+        "not_estimable",
+        "none",
+        _spk_reason("one", "r"),
+    )
 
 
 def test_auto_scheme_refusal_names_the_reference():
     rows = [("g", f"s{i}", 1, 4) for i in range(3)] + [("r", "t1", i % 2, 4) for i in range(4)]
     c = _run(_frame(rows)).comparisons[0]
-    assert (c.verdict, c.reason) == ("not_estimable", _spk_reason("one", "r"))
+    assert (c.verdict, reason_text(c.reason)) == ("not_estimable", _spk_reason("one", "r"))
 
 
 def test_forced_scheme_the_data_cannot_support():
@@ -413,7 +436,7 @@ def test_constant_group_has_no_interval():
     rows = [("r", f"t{i}", i % 2, 4) for i in range(6)] + [("g", f"s{i}", 1, 4) for i in range(4)]
     g = next(gi for gi in _run(_frame(rows)).groups if gi.group == "g")
     assert g.ci == {"wer": None} and g.ci_scheme == {"wer": "not_estimable"}
-    assert g.ci_note == {
+    assert _words(g.ci_note) == {
         "wer": "every unit gives 25.0%, so the resampled values do not vary: no interval"
     }
 
@@ -489,6 +512,6 @@ def test_group_whose_speakers_agree_has_no_interval():
     g = next(gi for gi in _run(_frame(rows)).groups if gi.group == "g")
     assert g.values["wer"] == 0.125
     assert g.ci == {"wer": None} and g.ci_scheme == {"wer": "not_estimable"}
-    assert g.ci_note == {
+    assert _words(g.ci_note) == {
         "wer": "the resampled values do not vary although the items do: no interval"
     }

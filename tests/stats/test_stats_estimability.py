@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from fairdesk.metrics.registry import ratio_metric
+from fairdesk.presentation.estimability_words import reason_text
 from fairdesk.presentation.readings import reading
 from fairdesk.stats import AuditSettings, compare_groups
 from fairdesk.stats.bootstrap import comparison_rng
@@ -44,7 +45,8 @@ def test_one_speaker_per_group_is_not_estimable(wer):
     assert c.verdict == "not_estimable"
     assert c.p_value is not None and math.isnan(c.p_value) and math.isnan(c.p_adjusted)
     assert math.isnan(c.ci_low) and math.isnan(c.mde)
-    assert "one speaker in en-us" in c.reason and "record more speakers" in c.reason
+    why = reason_text(c.reason) or ""
+    assert "one speaker in en-us" in why and "record more speakers" in why
     assert "no verdict is possible" in reading(c, res)
     assert c.to_dict()["p_value"] is None
     # the group's own CI is not estimable either
@@ -161,7 +163,8 @@ def test_zero_spread_is_not_estimable(wer):
         "wer", "A"
     )
     assert c.estimator == "speaker" and c.verdict == "not_estimable"
-    assert "do not vary" in c.reason
+    assert c.reason is not None and c.reason.code == "estimability.no_spread"
+    assert "do not vary" in (reason_text(c.reason) or "")
 
 
 def test_effect_size_with_zero_block_sd_is_undefined(wer):

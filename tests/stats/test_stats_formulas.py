@@ -1,5 +1,5 @@
 """Edges of the comparison formulas and the estimability messages (METHODS.md §3), against
-hand-worked values; messages word for word."""
+hand-worked values; the coded notes' words word for word."""
 
 import math
 import warnings
@@ -7,7 +7,9 @@ import warnings
 import numpy as np
 import pytest
 
-from fairdesk.stats.estimability import _count, rule_of_three, units_problem
+from fairdesk.presentation.estimability_words import count_words
+from fairdesk.presentation.notices import notice_text
+from fairdesk.stats.estimability import rule_of_three, units_problem
 from fairdesk.stats.formulas import bootstrap_p, cohens_h, pooled_sd
 from fairdesk.stats.results import NoVariation
 
@@ -49,11 +51,18 @@ UNITS = {"group": 5, "reference": 5, "contents": None, "group_items": 7, "refere
     ],
 )
 def test_units_problem_word_for_word(units, scheme, message):
-    assert units_problem({**UNITS, **units}, scheme, "scot", "us") == message
+    """The coded note reads, in today's words, what the statistics used to write."""
+    note = units_problem({**UNITS, **units}, scheme, "scot", "us")
+    assert (None if note is None else notice_text(note)) == message
+    if note is not None:
+        assert note.code.startswith("estimability.") and note.args.get("name", "us") in (
+            "scot",
+            "us",
+        )
 
 
 def test_count_words():
-    assert (_count(0, "speaker"), _count(1, "speaker"), _count(3, "speaker")) == (
+    assert (count_words(0, "speaker"), count_words(1, "speaker"), count_words(3, "speaker")) == (
         "no speaker",
         "one speaker",
         "3 speakers",

@@ -8,9 +8,24 @@ import numpy as np
 import pytest
 
 from fairdesk.metrics.registry import MetricSpec, ratio_metric
+from fairdesk.presentation.interval_words import note_json_text
+from fairdesk.presentation.notices import notice_text
 from fairdesk.stats.bootstrap import comparison_rng
-from fairdesk.stats.groupci import bootstrap_value, group_intervals, percentile_ci, value_scheme
+from fairdesk.stats.groupci import bootstrap_value, group_intervals, percentile_ci
+from fairdesk.stats.groupci import value_scheme as _value_scheme
 from fairdesk.stats.resampled import resampled_columns
+
+
+def _words(notes):
+    """Coded notes (metric → Notice, or one Notice) in today's words."""
+    from fairdesk.presentation.notices import notice_text
+
+    if notes is None or isinstance(notes, str):
+        return notes
+    if isinstance(notes, dict):
+        return {k: _words(v) for k, v in notes.items()}
+    return notice_text(notes)
+
 
 # ratio metrics on statistics (errors, words) and (hits, items); X carries a leading junk
 # column so that the metric's columns are not 0..k-1
@@ -88,6 +103,21 @@ def test_value_scheme_minimum_units_and_messages():
 # --------------------------------------------------------------------------- group_intervals
 
 
+def value_scheme(*args):
+    """``stats.groupci.value_scheme`` with its note in today's words."""
+    scheme, note = _value_scheme(*args)
+    return scheme, None if note is None else notice_text(note)
+
+
+def _worded(per, overall):
+    """``group_intervals``' coded notes in today's words (what the statistics wrote)."""
+    for g in per.values():
+        g["ci_note"] = {m: notice_text(n) for m, n in g["ci_note"].items()}
+    for o in overall.values():
+        o["note"] = note_json_text(o["note"])
+    return per, overall
+
+
 def _gi(
     X,
     specs_cols,
@@ -101,18 +131,20 @@ def _gi(
     scale=False,
     n_rep=200,
 ):
-    return group_intervals(
-        np.asarray(X, dtype=float),
-        specs_cols,
-        np.asarray(codes),
-        list(labels),
-        list(analysed),
-        None if speakers is None else np.asarray(speakers, dtype=np.int64),
-        None if contents is None else np.asarray(contents, dtype=np.int64),
-        requested=requested,
-        scale=scale,
-        n_rep=n_rep,
-        rng_for=rng_for,
+    return _worded(
+        *group_intervals(
+            np.asarray(X, dtype=float),
+            specs_cols,
+            np.asarray(codes),
+            list(labels),
+            list(analysed),
+            None if speakers is None else np.asarray(speakers, dtype=np.int64),
+            None if contents is None else np.asarray(contents, dtype=np.int64),
+            requested=requested,
+            scale=scale,
+            n_rep=n_rep,
+            rng_for=rng_for,
+        )
     )
 
 

@@ -7,8 +7,9 @@ import pytest
 from fairdesk.cli.console import format_groups, value_with_ci
 from fairdesk.jobs.analysis import analyse
 from fairdesk.jobs.result import AuditRun
+from fairdesk.presentation.minimums_words import exclusion_message, shortfall_text
 from fairdesk.stats import AuditSettings
-from fairdesk.stats.minimums import check_groups_before_inference, exclusion_message
+from fairdesk.stats.minimums import check_groups_before_inference
 
 
 def _items():
@@ -31,7 +32,8 @@ def _items():
 def test_default_minimums_exclude_everything_and_say_what_to_change():
     with pytest.raises(ValueError) as e:
         check_groups_before_inference(_items(), "accent", 30, 5)
-    msg = str(e.value)
+    assert "exclude 3 of 3 group(s): nothing is left to compare" in str(e.value)
+    msg = shortfall_text(e.value.shortfall)  # the command line's text of its numbers
     assert "exclude 3 of 3 group(s): nothing is left to compare" in msg
     assert "en-gb" in msg and "20 < 30" in msg and "2 < 5" in msg
     assert "--min-items 20 --min-speakers 2" in msg
@@ -40,7 +42,7 @@ def test_default_minimums_exclude_everything_and_say_what_to_change():
 
 def test_precheck_passes_and_checks_reference_and_by():
     pc = check_groups_before_inference(_items(), "accent", 20, 2, reference="en-in")
-    assert pc.reference == "en-in" and pc.excluded == [] and pc.message is None
+    assert pc.reference == "en-in" and pc.excluded == [] and pc.shortfall is None
     assert pc.sizes == {"en-gb": 20, "en-in": 20, "en-ng": 20}
     assert pc.speakers == {"en-gb": 2, "en-in": 2, "en-ng": 2}
     with pytest.raises(ValueError, match="not one of the groups"):
@@ -50,7 +52,7 @@ def test_precheck_passes_and_checks_reference_and_by():
     items = _items()
     items.loc[items.accent == "en-ng", "speaker_id"] = "one"
     pc = check_groups_before_inference(items, "accent", 20, 2)
-    assert [g for g, _ in pc.excluded] == ["en-ng"] and "1 < 2" in pc.message
+    assert [g for g, _ in pc.excluded] == ["en-ng"] and "1 < 2" in shortfall_text(pc.shortfall)
     with pytest.raises(ValueError, match="excluded by the minimums"):
         check_groups_before_inference(items, "accent", 20, 2, reference="en-ng")
 

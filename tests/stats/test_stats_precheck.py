@@ -7,10 +7,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fairdesk.presentation.minimums_words import exclusion_message, shortfall_text
 from fairdesk.stats import apply_minimums
 from fairdesk.stats.estimability import scale_small_clusters
-from fairdesk.stats.minimums import check_groups_before_inference, exclusion_message
+from fairdesk.stats.minimums import check_groups_before_inference
 from fairdesk.stats.slicing import has_speaker_ids
+
+
+def _worded(excluded):
+    """``(group, note)`` pairs with each note in today's words."""
+    from fairdesk.presentation.notices import notice_text
+
+    return [(g, notice_text(r)) for g, r in excluded]
 
 
 def _items():
@@ -29,7 +37,7 @@ def test_counts_known_speakers_only_and_precheck_fields():
     assert pc.sizes == {"x": 5, "y": 4, "z": 2}
     assert pc.speakers == {"x": 3, "y": 2, "z": 1}  # the unknown speaker of y is not counted
     assert pc.kept == ["x", "y"] and pc.reference == "x"
-    assert pc.excluded == [("z", "1 speaker < min_speakers 2")]
+    assert _worded(pc.excluded) == [("z", "1 speaker < min_speakers 2")]
     kept, excluded = apply_minimums(
         _items().rename(columns={"accent": "g"}).assign(group=lambda f: f["g"]), 2, 2
     )
@@ -39,16 +47,14 @@ def test_counts_known_speakers_only_and_precheck_fields():
 def test_without_speaker_ids_and_with_another_speaker_column():
     no_ids = _items().drop(columns="speaker_id")
     pc = check_groups_before_inference(no_ids, "accent", 2, 50)
-    assert pc.speakers is None and pc.kept == ["x", "y", "z"] and pc.message is None
+    assert pc.speakers is None and pc.kept == ["x", "y", "z"] and pc.shortfall is None
     renamed = _items().rename(columns={"speaker_id": "spk"})
     pc = check_groups_before_inference(renamed, "accent", 2, 2, speaker_col="spk")
     assert pc.speakers == {"x": 3, "y": 2, "z": 1}
     assert not has_speaker_ids(renamed) and has_speaker_ids(_items())
     framed = renamed.assign(g=renamed["accent"])
-    assert apply_minimums(framed, 2, 2, group_col="g", speaker_col="spk") == (
-        ["x", "y"],
-        [("z", "1 speaker < min_speakers 2")],
-    )
+    kept, excluded = apply_minimums(framed, 2, 2, group_col="g", speaker_col="spk")
+    assert (kept, _worded(excluded)) == (["x", "y"], [("z", "1 speaker < min_speakers 2")])
 
 
 def test_filters_apply_whatever_the_grouping():
@@ -88,7 +94,9 @@ def test_single_group_and_two_groups_one_excluded_messages():
     two = _items().iloc[:9]
     with pytest.raises(ValueError) as e:
         check_groups_before_inference(two, "accent", 5, 1)
-    assert str(e.value) == exclusion_message({"x": 5, "y": 4}, {"x": 3, "y": 2}, 5, 1)
+    assert shortfall_text(e.value.shortfall) == exclusion_message(
+        {"x": 5, "y": 4}, {"x": 3, "y": 2}, 5, 1
+    )
 
 
 def test_exclusion_message_word_for_word():
@@ -175,4 +183,4 @@ def test_unknown_speakers_do_not_count_towards_the_minimum():
     # y: speakers d, e and one unknown: 2 known, below a minimum of 3
     kept, excluded = apply_minimums(framed, 1, 3)
     assert kept == ["x"]
-    assert dict(excluded)["y"] == "2 speakers < min_speakers 3"
+    assert dict(_worded(excluded))["y"] == "2 speakers < min_speakers 3"

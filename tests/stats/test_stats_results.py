@@ -8,19 +8,29 @@ from fairdesk.stats import AuditSettings
 
 
 def test_exclusion_to_dict():
+    from fairdesk.stats.notices import Notice, notice
     from fairdesk.stats.results import Exclusion
 
-    assert Exclusion("scot", "3 items < min_items 30").to_dict() == {
+    note = notice("minimums.excluded", short=(("min_items", 3, 30),))
+    assert Exclusion("scot", note).to_dict() == {
+        "group": "scot",
+        "reason": {"code": "minimums.excluded", "args": {"short": [["min_items", 3, 30]]}},
+    }
+    # a reason an older run stored as its sentence is written back as stored
+    stored = Notice("stored.sentence", {"text": "3 items < min_items 30"})
+    assert Exclusion("scot", stored).to_dict() == {
         "group": "scot",
         "reason": "3 items < min_items 30",
     }
 
 
 def test_audit_result_to_dict_keys_and_missing_comparison():
+    from fairdesk.stats.notices import Notice
     from fairdesk.stats.results import AuditResult, Exclusion
 
     boot = {"requested": 2000, "used": 4000, "raised": True, "capped": False, "ratio": math.nan}
-    res = AuditResult((), {}, (), (Exclusion("x", "r"),), "us", "matched", AuditSettings(), boot)
+    why = Notice("stored.sentence", {"text": "r"})
+    res = AuditResult((), {}, (), (Exclusion("x", why),), "us", "matched", AuditSettings(), boot)
     d = res.to_dict()
     assert d == {
         "comparisons": [],

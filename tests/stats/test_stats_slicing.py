@@ -101,11 +101,11 @@ def test_minimums_with_reasons(frame):
     kept, excluded = apply_minimums(one, min_items=3, min_speakers=3)
     # en-us: 4 items, speakers b, c, e (+ one unknown) -> kept; en-gb: 3 items, 2 speakers
     assert kept == ["en-us"]
-    reasons = dict(excluded)
+    reasons = dict(_worded(excluded))
     assert reasons == {"en-gb": "2 speakers < min_speakers 3"}  # no value: no group
     with_missing = slice_frame(frame, ["accent"], include_missing=True)
     _, excluded = apply_minimums(with_missing, min_items=3, min_speakers=3, include_missing=True)
-    reasons = dict(excluded)
+    reasons = dict(_worded(excluded))
     assert reasons["(missing)"] == "1 item < min_items 3; 1 speaker < min_speakers 3"
 
 
@@ -346,9 +346,14 @@ def test_reference_value_with_equals_sign_and_missing_speaker_counts():
         choose_reference({"a": 3, "b": 5, "c": 1}, "c", eligible=["a", "b"])
     assert str(e.value) == "Reference group 'c' is excluded by the minimums; pick one of: b, a."
     # a group missing from the speaker counts has no known speaker
-    assert minimums_from_counts({"a": 5, "b": 5}, {"a": 3}, 1, 1) == (
-        ["a"],
-        [("b", "0 speakers < min_speakers 1")],
-    )
+    kept, excluded = minimums_from_counts({"a": 5, "b": 5}, {"a": 3}, 1, 1)
+    assert (kept, _worded(excluded)) == (["a"], [("b", "0 speakers < min_speakers 1")])
     sizes = group_sizes(pd.DataFrame({"group": []}))
     assert sizes.empty and sizes.dtype == np.int64
+
+
+def _worded(excluded):
+    """``(group, note)`` pairs with each note in today's words."""
+    from fairdesk.presentation.notices import notice_text
+
+    return [(g, notice_text(r)) for g, r in excluded]

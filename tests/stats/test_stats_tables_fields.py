@@ -529,10 +529,11 @@ def _approx_rates(got, want):
 
 
 def test_diacritic_table_every_field_against_a_numpy_bootstrap():
-    from fairdesk.stats.diacritics_table import SCHEME_READING, diacritic_table
+    from fairdesk.presentation.diacritics_words import SCHEME_READING, table_json
+    from fairdesk.stats.diacritics_table import diacritic_table
 
     B, seed = 400, 3
-    t = diacritic_table(_dia_frame(), "category", n_bootstrap=B, seed=seed)
+    t = table_json(diacritic_table(_dia_frame(), "category", n_bootstrap=B, seed=seed))
     assert list(t) == ["by", "categories", "overall", "settings", "scheme_reading"]
     assert t["by"] == "category" and t["scheme_reading"] == SCHEME_READING
     assert t["settings"] == {
@@ -609,7 +610,10 @@ def test_diacritic_table_one_utterance_and_missing_values():
     assert net[0] == net[1] == pytest.approx(3 / 5)  # E 1 + 2 + 2, P 0 + 0 + 2
     assert missing["rates"]["net_loss"]["n_replicates"] == 200
     assert solo["category"] == "solo" and solo["n_items"] == 1
-    assert solo["note"] == "one utterance: nothing to resample"
+    assert solo["note"] == {"code": "interval.one_utterance", "args": {}}
+    from fairdesk.presentation.diacritics_words import table_json
+
+    assert table_json(t)["categories"][0]["note"] == "one utterance: nothing to resample"
     none = {"ci": None, "bootstrap_mean": None, "n_replicates": 0}
     # akwà -> akwa: E 1, P 0, D 1
     assert solo["rates"] == {
@@ -619,7 +623,7 @@ def test_diacritic_table_one_utterance_and_missing_values():
         "added_per_100_letters": {"value": None, **none},
     }
     assert "note" not in t["overall"] and t["overall"]["n_items"] == 3
-    one = diacritic_table(_dia_frame(rows[:1]), "category", n_bootstrap=200)
+    one = table_json(diacritic_table(_dia_frame(rows[:1]), "category", n_bootstrap=200))
     assert one["overall"]["note"] == "one utterance: nothing to resample"
     assert one["overall"]["rates"]["rdd"] == {"value": 1.0, **none}
 
@@ -652,7 +656,7 @@ def test_diacritic_table_refusals_word_for_word():
 
 
 def test_format_table_word_for_word():
-    from fairdesk.stats.diacritics_table import format_table
+    from fairdesk.presentation.diacritics_words import format_table
 
     none = {"value": None, "ci": None, "bootstrap_mean": None}
     table = {
@@ -780,8 +784,12 @@ def test_rate_spec_fields():
 
 def test_rate_block_with_and_without_replicates():
     """A value bootstrap that is not estimable (no replicates) and one with few finite ones."""
+    from fairdesk.presentation.interval_words import note_json_text
     from fairdesk.stats import diacritics_table as dt
     from fairdesk.stats.groupci import ValueBootstrap
+    from fairdesk.stats.notices import notice
+
+    DROPPED = {"code": "diacritics.replicates_dropped", "args": {"n": 1, "without": False}}
 
     def sums(E, D):
         v = np.zeros(len(dt._STATS))
@@ -789,13 +797,14 @@ def test_rate_block_with_and_without_replicates():
         return v
 
     rdd = dt._RATES["rdd"]
-    vb = ValueBootstrap(None, sums(4, 1), None, None, None, 3, problem="why not")
+    why = notice("interval.one_utterance")
+    vb = ValueBootstrap(None, sums(4, 1), None, None, None, 3, problem=why)
     assert dt._rate_block(rdd, vb, None) == {
         "value": 0.25,
         "ci": None,
         "bootstrap_mean": None,
         "n_replicates": 0,
-        "note": "why not",
+        "note": why.to_json(),
     }
     reps = np.array([sums(4, 1), sums(0, 0), sums(2, 1)])
     vb = ValueBootstrap("utterance", sums(4, 1), reps, None, None, 3)
@@ -805,15 +814,16 @@ def test_rate_block_with_and_without_replicates():
         "ci": [pytest.approx(lo), pytest.approx(hi)],
         "bootstrap_mean": pytest.approx(0.375),
         "n_replicates": 2,
-        "note": "1 replicates drew no item with diacritics and are left out",
+        "note": DROPPED,
     }
+    assert note_json_text(DROPPED) == "1 replicates drew no item with diacritics and are left out"
     vb = ValueBootstrap("utterance", sums(4, 1), reps[:2], None, None, 3)
     assert dt._rate_block(rdd, vb, None) == {
         "value": 0.25,
         "ci": None,
         "bootstrap_mean": None,
         "n_replicates": 1,
-        "note": "1 replicates drew no item with diacritics and are left out",
+        "note": DROPPED,
     }
     vb = ValueBootstrap("utterance", sums(0, 0), reps, None, None, 3)
     assert dt._rate_block(rdd, vb, None) == {

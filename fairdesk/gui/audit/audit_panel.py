@@ -518,6 +518,9 @@ class AuditPanel(ModelChoices, ProjectChoices, QWidget):
         self.last_error = message
         exc = self.job.exception if self.job is not None else None
         if isinstance(exc, MinimumsRefused):
+            from ...presentation.minimums_words import shortfall_text
+
+            self.last_error = shortfall_text(exc.shortfall)  # the command line's text
             self.stage.setText("")
             self.stage.setVisible(False)  # the refusal's own headline says it
             req = self.job.request

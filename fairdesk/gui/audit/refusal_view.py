@@ -51,7 +51,7 @@ def misses_text(row, short) -> str:
 
 def advice_html(short, *, sample: int | None = None, filtered: bool = False) -> str:
     """What to change in the form (rich text, escaped), and what a lower minimum costs."""
-    from ...stats.minimums import lower_minimum_cost
+    from ...presentation.minimums_words import lower_minimum_cost
 
     b = lambda name: f"<b>{html.escape(name)}</b>"  # noqa: E731 - a local label formatter
     steps = []

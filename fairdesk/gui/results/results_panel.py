@@ -48,6 +48,7 @@ from ...presentation import (
     missing_row_note,
     with_basis,
 )
+from ...presentation.estimability_words import reason_text
 from ...presentation.plans import followup_title
 from ..context import Context
 from ..exports import ChartExportButton
@@ -454,7 +455,7 @@ class ResultsPanel(QWidget):
             status = (
                 "reference"
                 if g.group == ref
-                else f"excluded: {g.reason}"
+                else f"excluded: {reason_text(g.reason)}"
                 if g.excluded
                 else f"{MISSING_STATUS}: no value, not a group"
                 if g.missing
@@ -477,7 +478,7 @@ class ResultsPanel(QWidget):
                     it.setFont(bold)
                 if g.excluded:
                     it.setForeground(QBrush(QColor("#9aa1a9")))
-                    it.setToolTip(plain_tip(g.reason))
+                    it.setToolTip(plain_tip(reason_text(g.reason) or ""))
                 if g.missing:  # described, not a group: no verdict colours
                     it.setForeground(QBrush(QColor("#5f6b7a")))
                     it.setToolTip(plain_tip(missing_row_note(g.group, g.n_items, MISSING_OPTION)))

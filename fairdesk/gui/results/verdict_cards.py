@@ -30,6 +30,7 @@ from ...presentation import (
     metric_short,
     short_group,
 )
+from ...presentation.estimability_words import reason_text, sample_text
 from ...presentation.pitfalls import note_text
 from ...presentation.plans import followup_sentence, followup_short, plan_sentence
 from ...presentation.readings import reading as comparison_reading
@@ -108,7 +109,7 @@ class VerdictCard(QFrame):
         arrow = _direction_word(verdict, c.direction, c.gap)
         short = VERDICT_SHORT.get(verdict, label)
         if verdict in UNTESTED:
-            reason = c.reason or reading or label
+            reason = reason_text(c.reason) or reading or label
             head = QLabel(f"<b>{esc(short)}</b>")
             # short: a card's width is its longest line, and the reading below says it all
             why = QLabel(esc(_clip(str(reason), 30)))
@@ -134,7 +135,7 @@ class VerdictCard(QFrame):
             if c.basis is not None:
                 self.labels.append(QLabel(esc(comparison_basis(c))))
         if c.sample:  # a metric compared on a sample names it (the grounding lift's)
-            self.labels.append(QLabel(esc(f"on {c.sample}")))
+            self.labels.append(QLabel(esc(f"on {sample_text(c.sample)}")))
         if followup is not None:  # the MDE now beside the plan's prediction
             self.followup_label = QLabel(esc(followup_short(followup)))
             self.followup_label.setToolTip(plain_tip(followup_sentence(followup)))
@@ -164,7 +165,7 @@ class VerdictCard(QFrame):
             b.clicked.connect(lambda: self.plan_requested.emit(self.comparison_plan))
             self.lines.addWidget(b)
             self.plan_button = b
-        tip = reading or c.reason or label
+        tip = reading or reason_text(c.reason) or label
         tip += f" {self.plan_text}" if self.plan_text else ""
         tip += f" {followup_sentence(followup)}" if followup is not None else ""
         self.setToolTip(plain_tip(tip))
@@ -498,7 +499,7 @@ class VerdictCards(QWidget):
             body = card.reading_text
         else:
             body = comparison_reading(c, self.run) if self.run is not None else ""
-        body = body or c.reason or ""
+        body = body or reason_text(c.reason) or ""
         wf = without_flagged_text(c)
         if card is not None and card.plan_text:
             body = f"{body} {card.plan_text}"

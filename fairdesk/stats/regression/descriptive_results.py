@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fairdesk.core.jsonio import ResultJson
+
 from ...core.jsonio import json_number as _num
 from ..notices import Notice
 from .codes import Words, decode_note, write_note
@@ -36,7 +38,7 @@ class OutcomeChi2:
     valid: bool = False
     reason: Notice | None = None
 
-    def to_json(self, words: Words = None) -> dict[str, Any]:
+    def to_json(self, words: Words = None) -> ResultJson:
         out: dict[str, Any] = {
             "variable": self.variable,
             "unit": self.unit,
@@ -47,11 +49,11 @@ class OutcomeChi2:
         }
         if self.reason is not None:
             out["reason"] = write_note(self.reason, words)
-            return out
+            return ResultJson(out)
         out.update(
             p_log10=_num(self.p_log10), min_expected=_num(self.min_expected), valid=self.valid
         )
-        return out
+        return ResultJson(out)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> OutcomeChi2:
@@ -89,7 +91,7 @@ class Anova:
     p_value: float | None = None
     p_log10: float | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ResultJson:
         out: dict[str, Any] = {
             "variable": self.variable,
             "per": self.per,
@@ -102,7 +104,7 @@ class Anova:
         }
         if self.tested:
             out["p_log10"] = _num(self.p_log10)
-        return out
+        return ResultJson(out)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Anova:
@@ -127,11 +129,11 @@ class CellCounts:
     utterances: int
     speakers: int | None = None
 
-    def to_json(self) -> dict[str, int]:
+    def to_json(self) -> ResultJson:
         out = {"utterances": int(self.utterances)}
         if self.speakers is not None:
             out["speakers"] = int(self.speakers)
-        return out
+        return ResultJson(out)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> CellCounts:
@@ -147,12 +149,16 @@ class PairTable:
     variable_b: str
     cells: Mapping[str, Mapping[str, CellCounts]]
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "variable_a": self.variable_a,
-            "variable_b": self.variable_b,
-            "cells": {r: {c: v.to_json() for c, v in row.items()} for r, row in self.cells.items()},
-        }
+    def to_json(self) -> ResultJson:
+        return ResultJson(
+            {
+                "variable_a": self.variable_a,
+                "variable_b": self.variable_b,
+                "cells": {
+                    r: {c: v.to_json() for c, v in row.items()} for r, row in self.cells.items()
+                },
+            }
+        )
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> PairTable:
@@ -178,13 +184,16 @@ class CrossTables:
     levels: Mapping[str, Mapping[str, CellCounts]] = field(default_factory=_no_levels)
     pairs: tuple[PairTable, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "levels": {
-                v: {lev: c.to_json() for lev, c in row.items()} for v, row in self.levels.items()
-            },
-            "pairs": [p.to_json() for p in self.pairs],
-        }
+    def to_json(self) -> ResultJson:
+        return ResultJson(
+            {
+                "levels": {
+                    v: {lev: c.to_json() for lev, c in row.items()}
+                    for v, row in self.levels.items()
+                },
+                "pairs": [p.to_json() for p in self.pairs],
+            }
+        )
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> CrossTables:
@@ -205,12 +214,14 @@ class SpeakerValue:
     n_utterances: int
     value: float
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "speaker": self.speaker,
-            "n_utterances": int(self.n_utterances),
-            "value": _num(self.value),
-        }
+    def to_json(self) -> ResultJson:
+        return ResultJson(
+            {
+                "speaker": self.speaker,
+                "n_utterances": int(self.n_utterances),
+                "value": _num(self.value),
+            }
+        )
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> SpeakerValue:
@@ -232,16 +243,18 @@ class SpreadLevel:
     sd: float | None
     speakers: tuple[SpeakerValue, ...]
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "level": self.level,
-            "n_speakers": int(self.n_speakers),
-            "min": _num(self.min),
-            "median": _num(self.median),
-            "max": _num(self.max),
-            "sd": _num(self.sd),
-            "speakers": [s.to_json() for s in self.speakers],
-        }
+    def to_json(self) -> ResultJson:
+        return ResultJson(
+            {
+                "level": self.level,
+                "n_speakers": int(self.n_speakers),
+                "min": _num(self.min),
+                "median": _num(self.median),
+                "max": _num(self.max),
+                "sd": _num(self.sd),
+                "speakers": [s.to_json() for s in self.speakers],
+            }
+        )
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> SpreadLevel:
@@ -264,12 +277,14 @@ class SpeakerSpread:
     measure: str
     levels: tuple[SpreadLevel, ...]
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "variable": self.variable,
-            "measure": self.measure,
-            "levels": [lev.to_json() for lev in self.levels],
-        }
+    def to_json(self) -> ResultJson:
+        return ResultJson(
+            {
+                "variable": self.variable,
+                "measure": self.measure,
+                "levels": [lev.to_json() for lev in self.levels],
+            }
+        )
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> SpeakerSpread:
@@ -292,15 +307,17 @@ class Descriptive:
     #: False for a result stored without the block (its keys are then not written).
     present: bool = True
 
-    def to_json(self, words: Words = None) -> dict[str, Any]:
+    def to_json(self, words: Words = None) -> ResultJson:
         if not self.present:
-            return {}
-        return {
-            "outcome_chi2": [c.to_json(words) for c in self.outcome_chi2],
-            "anova": [a.to_json() for a in self.anova],
-            "cross_tables": self.cross_tables.to_json(),
-            "speaker_spread": [s.to_json() for s in self.speaker_spread],
-        }
+            return ResultJson({})
+        return ResultJson(
+            {
+                "outcome_chi2": [c.to_json(words) for c in self.outcome_chi2],
+                "anova": [a.to_json() for a in self.anova],
+                "cross_tables": self.cross_tables.to_json(),
+                "speaker_spread": [s.to_json() for s in self.speaker_spread],
+            }
+        )
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Descriptive:

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fairdesk.core.jsonio import ResultJson
+
 from ...core.jsonio import json_number as _num
 from ..notices import Notice
 from .codes import AGGREGATION_UTTERANCE, Words, decode_note, decode_notes, write_note
@@ -33,16 +35,18 @@ class Coefficient:
     p_value: float
     p_log10: float
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "term": self.term,
-            "estimate": _num(self.estimate),
-            "se": _num(self.se),
-            "ci_low": _num(self.ci_low),
-            "ci_high": _num(self.ci_high),
-            "p_value": _num(self.p_value),
-            "p_log10": _num(self.p_log10),
-        }
+    def to_json(self) -> ResultJson:
+        return ResultJson(
+            {
+                "term": self.term,
+                "estimate": _num(self.estimate),
+                "se": _num(self.se),
+                "ci_low": _num(self.ci_low),
+                "ci_high": _num(self.ci_high),
+                "p_value": _num(self.p_value),
+                "p_log10": _num(self.p_log10),
+            }
+        )
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Coefficient:
@@ -67,14 +71,16 @@ class SpearmanResult:
     p_log10: float
     n: int
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "covariate": self.covariate,
-            "rho": _num(self.rho),
-            "p_value": _num(self.p_value),
-            "p_log10": _num(self.p_log10),
-            "n": int(self.n),
-        }
+    def to_json(self) -> ResultJson:
+        return ResultJson(
+            {
+                "covariate": self.covariate,
+                "rho": _num(self.rho),
+                "p_value": _num(self.p_value),
+                "p_log10": _num(self.p_log10),
+                "n": int(self.n),
+            }
+        )
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> SpearmanResult:
@@ -113,26 +119,28 @@ class LinearResult:
 
     family = "linear"
 
-    def to_json(self, words: Words = None) -> dict[str, Any]:
-        return {
-            "family": "linear",
-            "outcome": self.outcome,
-            "level": self.level,
-            "formula": self.formula,
-            "n": int(self.n),
-            "n_utterances": int(self.n_utterances),
-            "n_dropped": int(self.n_dropped),
-            "alpha": float(self.alpha),
-            "references": dict(self.references),
-            "coefficients": [c.to_json() for c in self.coefficients],
-            "r2": _num(self.r2),
-            "adj_r2": _num(self.adj_r2),
-            "f_p_value": _num(self.f_p_value),
-            "f_p_log10": _num(self.f_p_log10),
-            "spearman": [s.to_json() for s in self.spearman],
-            "aggregation": write_note(self.aggregation, words),
-            "notes": [write_note(n, words) for n in self.notes],
-        }
+    def to_json(self, words: Words = None) -> ResultJson:
+        return ResultJson(
+            {
+                "family": "linear",
+                "outcome": self.outcome,
+                "level": self.level,
+                "formula": self.formula,
+                "n": int(self.n),
+                "n_utterances": int(self.n_utterances),
+                "n_dropped": int(self.n_dropped),
+                "alpha": float(self.alpha),
+                "references": dict(self.references),
+                "coefficients": [c.to_json() for c in self.coefficients],
+                "r2": _num(self.r2),
+                "adj_r2": _num(self.adj_r2),
+                "f_p_value": _num(self.f_p_value),
+                "f_p_log10": _num(self.f_p_log10),
+                "spearman": [s.to_json() for s in self.spearman],
+                "aggregation": write_note(self.aggregation, words),
+                "notes": [write_note(n, words) for n in self.notes],
+            }
+        )
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> LinearResult:

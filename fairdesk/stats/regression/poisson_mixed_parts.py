@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fairdesk.core.jsonio import ResultJson
+
 from ...core.jsonio import json_number
 from ..notices import Notice
 
@@ -76,17 +78,19 @@ class RateEffect:
     p_value: float
     p_log10: float
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "log_rr": json_number(self.log_rr),
-            "se": json_number(self.se),
-            "df": json_number(self.df),
-            "rate_ratio": json_number(self.rate_ratio),
-            "ci_low": json_number(self.ci_low),
-            "ci_high": json_number(self.ci_high),
-            "p_value": json_number(self.p_value),
-            "p_log10": json_number(self.p_log10),
-        }
+    def to_json(self) -> ResultJson:
+        return ResultJson(
+            {
+                "log_rr": json_number(self.log_rr),
+                "se": json_number(self.se),
+                "df": json_number(self.df),
+                "rate_ratio": json_number(self.rate_ratio),
+                "ci_low": json_number(self.ci_low),
+                "ci_high": json_number(self.ci_high),
+                "p_value": json_number(self.p_value),
+                "p_log10": json_number(self.p_log10),
+            }
+        )
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> RateEffect:
@@ -144,7 +148,7 @@ class LevelRow:
         """The base-10 logarithm of :attr:`p_value` (NaN where none)."""
         return self.effect.p_log10 if self.effect else math.nan
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ResultJson:
         out: dict[str, Any] = {
             "level": self.level,
             "n_utterances": self.n_utterances,
@@ -155,7 +159,7 @@ class LevelRow:
             out.update(self.effect.to_json())
             out["p_adjusted"] = json_number(self.p_adjusted)
             out["p_adjusted_log10"] = json_number(self.p_adjusted_log10)
-        return out
+        return ResultJson(out)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> LevelRow:
@@ -189,17 +193,19 @@ class GroupVariable:
     levels: tuple[LevelRow, ...]
     reference_row: LevelRow
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "variable": self.variable,
-            "reference": self.reference,
-            "lr_stat": json_number(self.lr_stat),
-            "df": self.df,
-            "lr_p_value": json_number(self.lr_p_value),
-            "lr_p_log10": json_number(self.lr_p_log10),
-            "levels": [r.to_json() for r in self.levels],
-            "reference_row": self.reference_row.to_json(),
-        }
+    def to_json(self) -> ResultJson:
+        return ResultJson(
+            {
+                "variable": self.variable,
+                "reference": self.reference,
+                "lr_stat": json_number(self.lr_stat),
+                "df": self.df,
+                "lr_p_value": json_number(self.lr_p_value),
+                "lr_p_log10": json_number(self.lr_p_log10),
+                "levels": [r.to_json() for r in self.levels],
+                "reference_row": self.reference_row.to_json(),
+            }
+        )
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> GroupVariable:
@@ -236,7 +242,7 @@ class CovariateEffect:
         """What the effect is per (a numeric covariate: one SD)."""
         return None if self.sd is None else Notice("poisson.per_sd", {"sd": self.sd})
 
-    def to_json(self, words: Words | None = None) -> dict[str, Any]:
+    def to_json(self, words: Words | None = None) -> ResultJson:
         out: dict[str, Any] = {"covariate": self.covariate, "kind": self.kind}
         out.update(self.effect.to_json())
         if self.kind == "numeric":
@@ -246,7 +252,7 @@ class CovariateEffect:
         else:
             out["level"] = self.level
             out["reference"] = self.reference
-        return out
+        return ResultJson(out)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> CovariateEffect:
@@ -309,7 +315,7 @@ class Content:
             },
         )
 
-    def to_json(self, words: Words | None = None) -> dict[str, Any]:
+    def to_json(self, words: Words | None = None) -> ResultJson:
         out: dict[str, Any] = {
             "handling": self.handling,
             "n_contents": self.n_contents,
@@ -319,7 +325,7 @@ class Content:
             out["dropped_error_free_contents"] = self.dropped_error_free_contents
             out["dropped_utterances"] = self.dropped_utterances
         out["reason"] = _note(self.reason, words)
-        return out
+        return ResultJson(out)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any], variable: str) -> Content:
@@ -379,17 +385,19 @@ class Overdispersion:
             },
         )
 
-    def to_json(self, words: Words | None = None) -> dict[str, Any]:
-        return {
-            "pearson_chi2": json_number(self.pearson_chi2),
-            "df": self.df,
-            "ratio": json_number(self.ratio),
-            "p_value": json_number(self.p_value),
-            "p_log10": json_number(self.p_log10),
-            "ratio_without_speaker": json_number(self.ratio_without_speaker),
-            "overdispersed": self.overdispersed,
-            "reading": _note(self.reading, words),
-        }
+    def to_json(self, words: Words | None = None) -> ResultJson:
+        return ResultJson(
+            {
+                "pearson_chi2": json_number(self.pearson_chi2),
+                "df": self.df,
+                "ratio": json_number(self.ratio),
+                "p_value": json_number(self.p_value),
+                "p_log10": json_number(self.p_log10),
+                "ratio_without_speaker": json_number(self.ratio_without_speaker),
+                "overdispersed": self.overdispersed,
+                "reading": _note(self.reading, words),
+            }
+        )
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Overdispersion:
@@ -450,20 +458,22 @@ class TraceLevel:
             },
         )
 
-    def to_json(self, reference: str, added: Sequence[str], words: Words | None) -> dict:
-        return {
-            "variable": self.variable,
-            "level": self.level,
-            "rate_ratio_before": json_number(self.rate_ratio_before),
-            "rate_ratio_after": json_number(self.rate_ratio_after),
-            "p_before": json_number(self.p_before),
-            "p_after": json_number(self.p_after),
-            "p_before_log10": json_number(self.p_before_log10),
-            "p_after_log10": json_number(self.p_after_log10),
-            "shrink_pct": json_number(self.shrink_pct),
-            "conclusion_changed": self.conclusion_changed,
-            "sentence": _note(self.shrink(reference, added), words),
-        }
+    def to_json(self, reference: str, added: Sequence[str], words: Words | None) -> ResultJson:
+        return ResultJson(
+            {
+                "variable": self.variable,
+                "level": self.level,
+                "rate_ratio_before": json_number(self.rate_ratio_before),
+                "rate_ratio_after": json_number(self.rate_ratio_after),
+                "p_before": json_number(self.p_before),
+                "p_after": json_number(self.p_after),
+                "p_before_log10": json_number(self.p_before_log10),
+                "p_after_log10": json_number(self.p_after_log10),
+                "shrink_pct": json_number(self.shrink_pct),
+                "conclusion_changed": self.conclusion_changed,
+                "sentence": _note(self.shrink(reference, added), words),
+            }
+        )
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> TraceLevel:
@@ -525,18 +535,21 @@ class TraceStep:
             },
         )
 
-    def to_json(self, references: Mapping[str, str], words: Words | None) -> dict:
-        return {
-            "added": list(self.added),
-            "lr_stat": json_number(self.lr_stat),
-            "df": self.df,
-            "lr_p_value": json_number(self.lr_p_value),
-            "lr_p_log10": json_number(self.lr_p_log10),
-            "confounder": self.confounder,
-            "levels": [
-                t.to_json(references.get(t.variable, ""), self.added, words) for t in self.levels
-            ],
-        }
+    def to_json(self, references: Mapping[str, str], words: Words | None) -> ResultJson:
+        return ResultJson(
+            {
+                "added": list(self.added),
+                "lr_stat": json_number(self.lr_stat),
+                "df": self.df,
+                "lr_p_value": json_number(self.lr_p_value),
+                "lr_p_log10": json_number(self.lr_p_log10),
+                "confounder": self.confounder,
+                "levels": [
+                    t.to_json(references.get(t.variable, ""), self.added, words)
+                    for t in self.levels
+                ],
+            }
+        )
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> TraceStep:

@@ -25,11 +25,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
+
+from fairdesk.core.jsonio import ResultJson
 
 from ...core.jsonio import jsonable
 from ..notices import Notice
@@ -468,16 +469,18 @@ class BootstrapAgreement:
         args = {k: v for k, v in jsonable(self).items() if k not in _AGREE_FLAGS}
         return Notice("poisson.agreement", {"kind": self.kind, **args})
 
-    def to_json(self, words: Callable[[Notice], str] | None = None) -> dict[str, Any]:
+    def to_json(self, words: Callable[[Notice], str] | None = None) -> ResultJson:
         """``level, agree, model_significant, bootstrap_significant, sentence`` (the note
         coded, or in ``words``)."""
-        return {
-            "level": self.level,
-            "agree": self.agree,
-            "model_significant": self.model_significant,
-            "bootstrap_significant": self.bootstrap_significant,
-            "sentence": self.note.to_json() if words is None else words(self.note),
-        }
+        return ResultJson(
+            {
+                "level": self.level,
+                "agree": self.agree,
+                "model_significant": self.model_significant,
+                "bootstrap_significant": self.bootstrap_significant,
+                "sentence": self.note.to_json() if words is None else words(self.note),
+            }
+        )
 
 
 _AGREE_FLAGS = frozenset({"agree", "model_significant", "bootstrap_significant"})

@@ -29,6 +29,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fairdesk.core.jsonio import ResultJson
+
 from ...core.jsonio import json_number, jsonable
 from ..notices import Notice
 from .poisson_mixed_parts import (
@@ -200,7 +202,7 @@ class MixedPoissonResult:
             out.append(Notice("poisson.not_converged"))
         return out + list(self.notes)
 
-    def to_json(self, words: Words | None = None) -> dict[str, Any]:
+    def to_json(self, words: Words | None = None) -> ResultJson:
         """The JSON layout (see the module docstring): notes coded, or in ``words``."""
         refs = self.references()
         out: dict[str, Any] = {
@@ -232,7 +234,7 @@ class MixedPoissonResult:
             "notes": [_note(n, words) for n in self.notes],
             "conclusions": [_note(n, words) for n in self.conclusions()],
         }
-        return jsonable(out)
+        return ResultJson(jsonable(out))
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> MixedPoissonResult:

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fairdesk.core.jsonio import ResultJson
+
 from ...core.jsonio import json_number as _num
 from ..notices import Notice
 from .codes import (
@@ -49,15 +51,17 @@ class LevelEffect:
     p_value: float
     p_log10: float = math.nan
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "level": self.level,
-            "odds_ratio": _num(self.odds_ratio),
-            "ci_low": _num(self.ci_low),
-            "ci_high": _num(self.ci_high),
-            "p_value": _num(self.p_value),
-            "p_log10": _num(self.p_log10),
-        }
+    def to_json(self) -> ResultJson:
+        return ResultJson(
+            {
+                "level": self.level,
+                "odds_ratio": _num(self.odds_ratio),
+                "ci_low": _num(self.ci_low),
+                "ci_high": _num(self.ci_high),
+                "p_value": _num(self.p_value),
+                "p_log10": _num(self.p_log10),
+            }
+        )
 
     to_dict = to_json
 
@@ -100,7 +104,7 @@ class UnivariateResult:
     problem: Notice | None = None
     llr_p_log10: float = math.nan
 
-    def to_json(self, detail: bool = False, words: Words = None) -> dict[str, Any]:
+    def to_json(self, detail: bool = False, words: Words = None) -> ResultJson:
         out = {
             "variable": self.variable,
             "reference": self.reference,
@@ -118,7 +122,7 @@ class UnivariateResult:
                 test=self.test,
                 problem=write_note(self.problem, words),
             )
-        return out
+        return ResultJson(out)
 
     to_dict = to_json
 
@@ -173,7 +177,7 @@ class AdjustmentResult:
     p_log10: float = math.nan
     interaction_p_log10: float = math.nan
 
-    def to_json(self, detail: bool = False, words: Words = None) -> dict[str, Any]:
+    def to_json(self, detail: bool = False, words: Words = None) -> ResultJson:
         out: dict[str, Any] = {
             "variable": self.variable,
             "adjusted_on": self.adjusted_on,
@@ -202,7 +206,7 @@ class AdjustmentResult:
             )
             if self.with_interaction:
                 out["interaction_problem"] = write_note(self.interaction_problem, words)
-        return out
+        return ResultJson(out)
 
     to_dict = to_json
 
@@ -250,7 +254,7 @@ class IndependenceResult:
     share_expected_below_5: float = math.nan
     p_log10: float = math.nan
 
-    def to_json(self, detail: bool = False, words: Words = None) -> dict[str, Any]:
+    def to_json(self, detail: bool = False, words: Words = None) -> ResultJson:
         reason = write_note(self.reason, words)
         out = {
             "variable_a": self.variable_a,
@@ -269,7 +273,7 @@ class IndependenceResult:
                 min_expected=_num(self.min_expected),
                 share_expected_below_5=_num(self.share_expected_below_5),
             )
-        return out
+        return ResultJson(out)
 
     to_dict = to_json
 
@@ -311,7 +315,7 @@ class ClusteredResult:
     univariate: tuple[UnivariateResult, ...]
     adjustments: tuple[AdjustmentResult, ...]
 
-    def to_json(self, detail: bool = False, words: Words = None) -> dict[str, Any]:
+    def to_json(self, detail: bool = False, words: Words = None) -> ResultJson:
         out: dict[str, object] = {
             "method": self.method,
             "cluster": self.cluster,
@@ -320,7 +324,7 @@ class ClusteredResult:
         }
         if detail:
             out["n_clusters"] = int(self.n_clusters)
-        return out
+        return ResultJson(out)
 
     to_dict = to_json
 
@@ -420,7 +424,7 @@ class RegressionResult:
             ]
         return tuple(out)
 
-    def to_json(self, detail: bool = False, words: Words = None) -> dict[str, Any]:
+    def to_json(self, detail: bool = False, words: Words = None) -> ResultJson:
         """JSON-ready dict (NaN -> None); ``detail=True`` adds settings and diagnostics."""
         out: dict[str, Any] = {
             "univariate": [u.to_json(detail, words) for u in self.univariate],
@@ -444,7 +448,7 @@ class RegressionResult:
             )
             if not self.stored_conclusions:  # an older result's notes are in its conclusions
                 out["notes"] = [write_note(n, words) for n in self.notes]
-        return out
+        return ResultJson(out)
 
     to_dict = to_json
 

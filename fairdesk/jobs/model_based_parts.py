@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..core.jsonio import ResultJson
 from ..stats.notices import Notice
 
 if TYPE_CHECKING:  # imported when a fit is read: the regression package loads scipy
@@ -81,7 +82,7 @@ class Agreement:
     bootstrap_significant: bool = False
     note: Notice | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ResultJson:
         """``level, agree, model_significant, bootstrap_significant`` and the ``note``
         coded (a stored sentence as ``sentence``, as it was stored)."""
         out: dict[str, Any] = {
@@ -95,7 +96,7 @@ class Agreement:
                 out["sentence"] = _write_note(self.note)
             else:
                 out["note"] = self.note.to_json()
-        return out
+        return ResultJson(out)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Agreement:
@@ -149,7 +150,7 @@ class ModelBasedFit:
     conclusions: tuple[Notice, ...] | None = None
     stored_words: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ResultJson:
         """The block as stored (see the module docstring): ``error``, ``conclusions``,
         ``agreement``, ``agreement_note`` and ``notes`` where present, in that order, then
         the fit's keys (less its notes and conclusions)."""
@@ -172,7 +173,7 @@ class ModelBasedFit:
             if self.notes is not None:
                 del fit["notes"]  # the block's notes hold them, with the audit's caveat
             out.update(fit)
-        return out
+        return ResultJson(out)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> ModelBasedFit:

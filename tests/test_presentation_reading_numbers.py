@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from fairdesk.metrics.units import fmt_gap, fmt_size, fmt_value
 from fairdesk.presentation.readings import _p, _said
 from fairdesk.presentation.readings import verdict_sentence as reading
+from fairdesk.presentation.units import fmt_gap, fmt_size, fmt_value
 from fairdesk.stats.results import BlockCounts
 
 BASE = dict(

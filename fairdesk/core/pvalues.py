@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["P_FLOOR", "P_FLOOR_VALUE", "floor_text", "p_clause", "p_log10", "p_text"]
+__all__ = ["P_FLOOR_VALUE", "finite_number", "p_log10"]
 
 #: Below this a p-value is shown as :data:`P_FLOOR` (a float holds down to about 1e-308).
 P_FLOOR_VALUE = 1e-300
-#: How a p-value below :data:`P_FLOOR_VALUE` (0.0 included) reads.
-P_FLOOR = "< 1e-300"
 
 
-def _finite(value) -> float | None:
+def finite_number(value) -> float | None:
+    """``value`` as a finite float, or None (None, a bool, text, NaN, ±inf)."""
     if value is None or isinstance(value, (bool, str)):
         return None
     try:
@@ -46,35 +45,8 @@ def p_log10(p, log10=None) -> float | None:
         underflowed to 0.0 without its logarithm (a result stored before ``p_log10``), or a
         missing p.
     """
-    lg = _finite(log10)
+    lg = finite_number(log10)
     if lg is not None:
         return min(lg, 0.0)
-    x = _finite(p)
+    x = finite_number(p)
     return math.log10(x) if x is not None and x > 0 else None
-
-
-def floor_text(log10=None) -> str:
-    """``< 1e-300``, with ``(log10 p = -412.3)`` when the logarithm is known."""
-    lg = _finite(log10)
-    return P_FLOOR if lg is None else f"{P_FLOOR} (log10 p = {lg:.1f})"
-
-
-def p_text(p, log10=None, *, sig: int | None = None, missing: str = "n/a") -> str:
-    """A p-value in a sentence: ``0.042``, ``4.0e-04`` below 0.001 (``sig`` significant
-    digits instead, ``{:.{sig}g}``, when given), ``< 1e-300 (log10 p = -412.3)`` below
-    :data:`P_FLOOR_VALUE`, ``missing`` if none."""
-    x = _finite(p)
-    if x is None:
-        return missing
-    if x < P_FLOOR_VALUE:
-        return floor_text(p_log10(x, log10))
-    if sig is not None:
-        return f"{x:.{sig}g}"
-    return f"{x:.1e}" if x < 0.001 else f"{x:.3f}"
-
-
-def p_clause(label: str, p, log10=None, *, sig: int | None = None, missing: str = "n/a") -> str:
-    """``LR p = 0.042``, or ``LR p < 1e-300 (log10 p = -412.3)`` (no ``=`` before ``<``):
-    ``label`` and :func:`p_text`."""
-    text = p_text(p, log10, sig=sig, missing=missing)
-    return f"{label} {text}" if text.startswith("<") else f"{label} = {text}"

@@ -33,8 +33,8 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..core.pvalues import finite_number as finite
 from .normalize import as_text, get_normalizer, memoised
-from .units import finite
 
 __all__ = [
     "FLAG_COLUMNS",

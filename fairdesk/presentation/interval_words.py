@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..metrics.units import fmt_value
+from .units import fmt_value
 
 __all__ = ["TEXTS", "ci_note_text", "note_json_text"]
 

@@ -1,7 +1,7 @@
 """Numbers as every view shows them: one missing marker, one rule per unit.
 
-A metric's value, gap and CI bound follow :mod:`fairdesk.metrics.units` (re-exported here; the
-statistics' readings use the same rule): rates and proportions in percent (``12.3%``), their
+A metric's value, gap and CI bound follow :mod:`fairdesk.presentation.units` (re-exported
+here): rates and proportions in percent (``12.3%``), their
 gaps in percentage points (``+3.1 pp``); ratio metrics (grounding lift) as ``1.23×``, their
 gaps as plain differences (``+0.12``, unit ``lift difference``: a difference of two ratios is
 not a multiplier); a CI bound that is not zero but rounds to it keeps its sign (``-0.04 pp``,
@@ -16,8 +16,9 @@ import math
 
 from ..core.plurals import count as _count
 from ..core.plurals import plural  # noqa: F401
-from ..core.pvalues import P_FLOOR, P_FLOOR_VALUE, floor_text, p_clause, p_log10  # noqa: F401
-from ..metrics.units import (  # noqa: F401 - the one rule, re-exported for the views
+from ..core.pvalues import P_FLOOR_VALUE, p_log10  # noqa: F401
+from .pvalues import P_FLOOR, floor_text, p_clause  # noqa: F401
+from .units import (  # noqa: F401 - the one rule, re-exported for the views
     MAX_EXTRA_DECIMALS,
     MISSING,
     RATIO_GAP_UNITS,
@@ -34,9 +35,9 @@ from ..metrics.units import (  # noqa: F401 - the one rule, re-exported for the 
 )
 
 # P_FLOOR (``< 1e-300``: a p below 1e-300, as one that underflowed to 0.0; a float holds
-# down to about 1e-308), p_clause (``LR p = 0.042``, ``LR p < 1e-300 (log10 p = -412.3)``)
-# and p_log10 come from fairdesk.core.pvalues: the one rule, which the regression sentences
-# of stats (below this layer) share.
+# down to about 1e-308) and p_clause (``LR p = 0.042``, ``LR p < 1e-300 (log10 p = -412.3)``)
+# come from fairdesk.presentation.pvalues; the numbers, p_log10 and the floor's value, from
+# fairdesk.core.pvalues, below every layer.
 
 
 def fmt_ratio(value, decimals: int = 2) -> str:

@@ -125,7 +125,7 @@ def radar_scale(
 def too_small(values: Mapping[str, Mapping[str, float | None]], metric: str) -> bool:
     """Whether ``metric`` is a rate or proportion whose every group value is below
     :data:`SMALL` but not every one 0 (a ratio metric such as the grounding lift never is)."""
-    from ..metrics.units import is_ratio
+    from .units import is_ratio
 
     vals = [v for g in values if math.isfinite(v := _get(values, g, metric))]
     if not vals or not any(vals) or is_ratio(metric):

@@ -22,12 +22,12 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..metrics.registry import CLASS_METRIC_IDS, METRICS, MetricSpec, class_metric
-from ..metrics.units import MISSING, fmt_bound, fmt_gap, fmt_p, fmt_size, fmt_value
 from ..stats.results import Basis, BlockCounts, Comparison, NoVariation
 from ..stats.settings import AuditSettings
 from ..stats.verdicts import practical_threshold
 from .estimability_words import reason_text, sample_text
 from .interval_words import note_json_text
+from .units import MISSING, fmt_bound, fmt_gap, fmt_p, fmt_size, fmt_value
 
 if TYPE_CHECKING:
     from ..jobs.result import AuditRun

@@ -4,7 +4,7 @@
 :mod:`fairdesk.stats.regression` (:func:`logistic_results` reads those back from a stored
 result dict, null numbers as NaN, as the fit had them). Column names are written as given
 (``dialectal_region``, never ``Dialectal_region``), and p-values through
-:mod:`fairdesk.core.pvalues` (one that underflowed to 0.0 reads
+:mod:`fairdesk.presentation.pvalues` (one that underflowed to 0.0 reads
 ``p < 1e-300 (log10 p = -412.3)``). A variable's headline names the level that differs most
 (:func:`~fairdesk.stats.regression.conclusions.largest_effect`; docs/METHODS.md,
 "Conclusions and p-values").
@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ..core.pvalues import p_clause
 from ..stats.regression.conclusions import largest_effect
 from ..stats.regression.results import (
     AdjustmentResult,
@@ -24,6 +23,7 @@ from ..stats.regression.results import (
     UnivariateResult,
 )
 from .notices import notice_text
+from .pvalues import p_clause
 
 __all__ = ["logistic_sentences"]
 

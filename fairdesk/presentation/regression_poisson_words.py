@@ -14,11 +14,11 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..core.pvalues import p_clause, p_text
 from ..jobs.result_parts import Agreement, ModelBasedFit
 from ..stats.notices import Notice
 from ..stats.regression.poisson_mixed_result import MixedPoissonResult
 from .notices import notice_text, notice_texts
+from .pvalues import p_clause, p_text
 
 __all__ = [
     "TEXTS",

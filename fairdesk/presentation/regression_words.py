@@ -19,18 +19,18 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..core.pvalues import p_clause
 from ..jobs.regression_result import RegressionRequest, RegressionRun, outcome_label
 from ..jobs.result_parts import TableRows
-from ..metrics.units import finite
 from ..stats.regression.descriptive_results import Descriptive
 from ..stats.regression.linear_results import LinearResult
 from ..stats.regression.poisson_mixed_result import MixedPoissonResult
 from ..stats.regression.results import RegressionResult
 from .notices import notice_text, notice_texts
 from .numbers import fmt_number, fmt_p_coarse
+from .pvalues import p_clause
 from .regression_logit_words import logistic_sentences
 from .regression_poisson_words import poisson_conclusions, poisson_json
+from .units import finite
 
 __all__ = [
     "descriptive_sentences",

@@ -3,7 +3,7 @@
 A p-value of a large, clean effect is smaller than a float holds (a Wald z of 40 gives
 2·Φ(−40) ≈ 7e-350), so statsmodels and ``scipy.stats.*.sf`` return 0.0 and its size is
 lost. Its logarithm keeps it: every regression p-value is stored with its ``p_log10``
-beside it (docs/METHODS.md, "Conclusions and p-values"), and :mod:`fairdesk.core.pvalues`
+beside it (docs/METHODS.md, "Conclusions and p-values"), and :mod:`fairdesk.presentation.pvalues`
 shows an underflowed p as ``< 1e-300 (log10 p = -412.3)``. The normal's comes from
 ``scipy.stats.norm.logsf`` (accurate in the far tail); scipy's ``logsf`` of χ², t and F is
 ``log(sf)`` and turns -inf where sf underflows, so below 1e-290 their tails come from the

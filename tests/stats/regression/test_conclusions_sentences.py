@@ -8,7 +8,7 @@ per pair of variables.
 
 import math
 
-from fairdesk.core.pvalues import p_text as _fmt_p
+from fairdesk.presentation.pvalues import p_text as _fmt_p
 from fairdesk.presentation.regression_logit_words import logistic_sentences as _conclusions
 from fairdesk.stats.regression.results import (
     AdjustmentResult,

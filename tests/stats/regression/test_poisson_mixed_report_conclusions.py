@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from fairdesk.core.pvalues import p_text as _fmt_p
+from fairdesk.presentation.pvalues import p_text as _fmt_p
 from fairdesk.presentation.regression_poisson_words import poisson_conclusions
 from fairdesk.stats.regression.poisson_mixed_report import _holm
 from fairdesk.stats.regression.poisson_mixed_result import MixedPoissonResult

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from fairdesk.core.pvalues import p_text as _fmt_p
+from fairdesk.presentation.pvalues import p_text as _fmt_p
 from tests.stats.regression.poisson_words import run_poisson_mixed
 
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from scipy.stats import chi2
 
-from fairdesk.core.pvalues import p_text as _fmt_p
+from fairdesk.presentation.pvalues import p_text as _fmt_p
 from tests.stats.regression.poisson_words import agreement_words as agreement_with_bootstrap
 from tests.stats.regression.poisson_words import run_poisson_mixed, shrink_sentence
 

@@ -1,6 +1,5 @@
 """A metric's numbers in its unit, the one rule of every view (fairdesk.presentation re-exports
-these) and of the plain-English readings the statistics write (``fairdesk.stats.verdicts``,
-below the presentation layer): rates and proportions in percent (``12.3%``), their gaps in
+these): rates and proportions in percent (``12.3%``), their gaps in
 percentage points (``+3.1 pp``); ratio metrics (grounding lift) as ``1.23×``, their gaps as
 plain differences (``+0.12``: a difference of two ratios is not a multiplier). A number that
 rounds to zero has no sign (``0.0``, never ``-0.0``); a CI bound that is not zero but rounds
@@ -12,8 +11,9 @@ from __future__ import annotations
 
 import math
 
-from ..core.pvalues import P_FLOOR_VALUE, floor_text, p_log10
-from .registry import RATIO_UNIT, display_spec
+from ..core.pvalues import P_FLOOR_VALUE, p_log10
+from ..metrics.registry import RATIO_UNIT, display_spec
+from .pvalues import floor_text
 
 #: The one marker of a missing number, in every view.
 MISSING = "–"

@@ -20,7 +20,18 @@ from ..stats.system_results import (
 )
 from .labels import metric_short, short_group
 from .notices import notice_text
-from .numbers import MISSING, count, finite, fmt_ci, fmt_gap, fmt_p, fmt_sig, fmt_value_ci, scale
+from .numbers import (
+    MISSING,
+    count,
+    finite,
+    fmt_ci,
+    fmt_count,
+    fmt_gap,
+    fmt_p,
+    fmt_sig,
+    fmt_value_ci,
+    scale,
+)
 from .rows import GroupRow, group_rows
 
 __all__ = [
@@ -349,16 +360,16 @@ def comparison_head(result) -> list[str]:
     """The comparison's opening lines: the common items per system, the baseline and the
     reference, the bootstrap and Holm family, and each system's failed items."""
     c = result.common
-    per = ", ".join(f"{s}: {c.per_system.get(s, 0):,}" for s in result.systems)
+    per = ", ".join(f"{s}: {fmt_count(c.per_system.get(s, 0))}" for s in result.systems)
     out = [
         f"Systems compared on {count(c.n_items, 'common item')} ({per}); baseline "
         f"{result.baseline}; gaps against {short_group(result.reference)}."
     ]
     b = result.bootstrap or {}
     if b:
-        raised = f", raised from {b['requested']:,}" if b.get("raised") else ""
+        raised = f", raised from {fmt_count(b['requested'])}" if b.get("raised") else ""
         out.append(
-            f"Paired bootstrap, B = {b.get('used', 0):,}{raised}; Holm over the "
+            f"Paired bootstrap, B = {fmt_count(b.get('used', 0))}{raised}; Holm over the "
             f"{count(b.get('comparisons', 0), 'system-difference and gap-difference test')}."
         )
     for s, ids in sorted(c.failed.items()):

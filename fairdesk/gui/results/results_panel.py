@@ -36,6 +36,7 @@ from ...presentation import (
     comparison_sample,
     direction_word,
     fmt_bound,
+    fmt_count,
     fmt_gap,
     fmt_number,
     fmt_p,
@@ -465,7 +466,7 @@ class ResultsPanel(QWidget):
             if dom:
                 status += f" · {dominated_text(dom)}"
             name = f"{g.group} {MISSING_MARK}" if g.missing else g.group
-            cells = [name, f"{g.n_items or 0:,}", f"{g.n_speakers or 0:,}"]
+            cells = [name, fmt_count(g.n_items or 0), fmt_count(g.n_speakers or 0)]
             # a diacritic metric's value with its basis E
             # (docs/METHODS.md, "When the diacritic metrics apply")
             cells += [with_basis(fmt_value(m, values.get(m)), group_basis(g, m)) for m in metrics]

@@ -236,3 +236,15 @@ def underpowered_pilot(tmp_path):
     folder = str(p.folder)
     p.close()
     return folder, out
+
+
+def coded_words(notes):
+    """Coded notes (a Notice, or a dict of them by metric) in today's words; None and text as
+    they are."""
+    from fairdesk.presentation.notices import notice_text
+
+    if notes is None or isinstance(notes, str):
+        return notes
+    if isinstance(notes, dict):
+        return {k: coded_words(v) for k, v in notes.items()}
+    return notice_text(notes)

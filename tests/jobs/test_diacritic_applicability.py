@@ -14,18 +14,8 @@ from fairdesk.presentation.estimability_words import reason_text
 from fairdesk.presentation.notices import notice_texts
 from fairdesk.presentation.readings import reading
 from fairdesk.stats.notices import Notice
+from tests.conftest import coded_words as _words
 from tests.conftest import english_accents_run
-
-
-def _words(notes):
-    """Coded notes (metric → Notice, or one Notice) in today's words."""
-    from fairdesk.presentation.notices import notice_text
-
-    if notes is None or isinstance(notes, str):
-        return notes
-    if isinstance(notes, dict):
-        return {k: _words(v) for k, v in notes.items()}
-    return notice_text(notes)
 
 
 def _audit(**kw):

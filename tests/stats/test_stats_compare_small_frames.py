@@ -14,18 +14,7 @@ import fairdesk.stats.formulas as formulas
 from fairdesk.metrics.registry import ratio_metric
 from fairdesk.presentation.estimability_words import reason_text
 from fairdesk.stats import AuditSettings, compare_groups
-
-
-def _words(notes):
-    """Coded notes (metric → Notice, or one Notice) in today's words."""
-    from fairdesk.presentation.notices import notice_text
-
-    if notes is None or isinstance(notes, str):
-        return notes
-    if isinstance(notes, dict):
-        return {k: _words(v) for k, v in notes.items()}
-    return notice_text(notes)
-
+from tests.conftest import coded_words as _words
 
 W = ratio_metric("wer", "WER", ["n_sub"], ["n_words"])
 C = ratio_metric("cer", "CER", ["n_csub"], ["n_chars"])

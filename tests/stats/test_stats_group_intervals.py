@@ -15,18 +15,6 @@ from fairdesk.stats.groupci import bootstrap_value, group_intervals, percentile_
 from fairdesk.stats.groupci import value_scheme as _value_scheme
 from fairdesk.stats.resampled import resampled_columns
 
-
-def _words(notes):
-    """Coded notes (metric → Notice, or one Notice) in today's words."""
-    from fairdesk.presentation.notices import notice_text
-
-    if notes is None or isinstance(notes, str):
-        return notes
-    if isinstance(notes, dict):
-        return {k: _words(v) for k, v in notes.items()}
-    return notice_text(notes)
-
-
 # ratio metrics on statistics (errors, words) and (hits, items); X carries a leading junk
 # column so that the metric's columns are not 0..k-1
 WER = ratio_metric("wer", "WER", ["e"], ["n"])

@@ -238,8 +238,6 @@ EQUIVALENT: dict[str, str] = {
     "fairdesk.stats.minimums.x_check_groups_before_inference__mutmut_44": "speakers.get default: groupby(...).nunique() has an entry for every group of sizes",
     "fairdesk.stats.minimums.x_check_groups_before_inference__mutmut_45": "speakers.get default: groupby(...).nunique() has an entry for every group of sizes",
     "fairdesk.stats.minimums.x_check_groups_before_inference__mutmut_70": "the join's separator in the single-group message: it joins exactly one label",
-    "fairdesk.stats.minimums.x_exclusion_message__mutmut_100": "default 1 instead of 0 for a group without a speaker count: the hint is "
-    "max(1, min(need, min_speakers)), 1 either way",
     "fairdesk.stats.settings.xǁAuditSettingsǁwith_run_cap__mutmut_15": "replace() without max_items: the copy's max_items is set on the next line",
     "fairdesk.stats.settings.xǁAuditSettingsǁfrom_dict__mutmut_16": "cap == MAX_RUN_ITEMS lifted via with_run_cap(MAX_RUN_ITEMS): an equal object",
     "fairdesk.stats.estimability.x_rule_of_three__mutmut_6": "n >= 0 for n > 0 after 'n and': n == 0 is falsy and short-circuits",
@@ -311,9 +309,6 @@ EQUIVALENT: dict[str, str] = {
     "fairdesk.stats.slicing.x_stratified_sample__mutmut_134": "positions are ints; an empty selection indexes the same empty frame",
     "fairdesk.stats.slicing.x_stratified_sample__mutmut_136": "positions are ints; an empty selection indexes the same empty frame",
     # stats/regression
-    "fairdesk.stats.regression.linear.x__conclusions__mutmut_12": "e is never None: every covariate has a coefficient named after it (_pretty reads the "
-    "term back) and OLS estimates are finite (statsmodels refuses NaN/inf rows)",
-    "fairdesk.stats.regression.linear.x__conclusions__mutmut_17": "that 'continue' is never reached (see x__conclusions__mutmut_12), nor is the 'break'",
     "fairdesk.stats.regression.linear.x_run_linear__mutmut_69": "outcome 'wer' converted too: the column was computed as floats just above and "
     "to_numeric leaves it unchanged",
     "fairdesk.stats.regression.linear.x_run_linear__mutmut_71": "as x_run_linear__mutmut_69: the 'wer' column converted to the same floats",
@@ -323,10 +318,6 @@ EQUIVALENT: dict[str, str] = {
     "fairdesk.stats.regression.linear.x_speaker_frame__mutmut_8": "groupby sort: out's index is sorted(g.groups) and every column aligns on the speaker",
     "fairdesk.stats.regression.linear.x_speaker_frame__mutmut_10": "an empty frame takes the index of its first column: the grouped Series, indexed by "
     "the sorted speaker labels and named speaker_col, the same index",
-    "fairdesk.stats.regression.poisson_mixed_report.x__shrink_sentence__mutmut_24": "abs(shrink) == 5.0 never happens: for a double q = b1/b0 near 0.95 (or 1.05), 1 - q "
-    "is a multiple of 2**-53 and 100(1 - q) rounds to 5 +- 4e-15, never to 5.0",
-    "fairdesk.stats.regression.poisson_mixed_report.x__shrink_sentence__mutmut_30": "shrink in [0, 5) is caught by abs(shrink) < 5 before this test",
-    "fairdesk.stats.regression.poisson_mixed_report.x__shrink_sentence__mutmut_31": "shrink in (0, 5) is caught by abs(shrink) < 5 before this test",
     "fairdesk.stats.regression.poisson_mixed_report.x__tracing__mutmut_17": "the last step refits the main model's terms on the same data: a deterministic fit, "
     "the same numbers as main",
     "fairdesk.stats.regression.poisson_mixed.xǁPreparedDataǁ_covariate__mutmut_14": "to_numeric's result has a numeric dtype already (int, float or nullable): the mean, "
@@ -680,12 +671,6 @@ EQUIVALENT.update(
         "fairdesk.stats.regression.poisson_mixed_report.x_run_poisson_mixed__mutmut_220": "the covariance matrix is square: shape[1] is shape[0]",
         "fairdesk.stats.regression.poisson_mixed_report.x_run_poisson_mixed__mutmut_222": "the inverse of the positive-definite information has a strictly positive diagonal: "
         "cov[p, p] is never exactly 0",
-        "fairdesk.stats.regression.poisson_mixed_report.x__conclusions__mutmut_36": "ci is used only for rows with a finite p-value, whose ci_low = exp(b - q se) is finite; "
-        "the formatted NaN is never read",
-        "fairdesk.stats.regression.poisson_mixed_report.x__conclusions__mutmut_44": "ci is used only for rows with a finite p-value, whose ci_low is finite: the '' branch is "
-        "never read",
-        "fairdesk.stats.regression.poisson_mixed_report.x__conclusions__mutmut_68": "a rate ratio of exactly 1 has log rate ratio 0, test statistic 0 and p = 1: never "
-        "significant, so never in this branch",
         "fairdesk.stats.regression.poisson_mixed.xǁPreparedDataǁ__init____mutmut_132": "errs is a numeric Series without missing values here: int or float counts give the same "
         "sums, WERs and Pearson terms, and fit_poisson_mixed converts y to float",
         "fairdesk.stats.regression.poisson_mixed.xǁ_Marginalǁ__init____mutmut_8": "X enters only products with float arrays (X @ beta, X.T @ y, e * X): an integer or "
@@ -853,13 +838,6 @@ EQUIVALENT_DIFFS: list[tuple[str, str]] = [
 #: Equivalent in the named functions only (mutant-name prefix, regex on the diff, why): changes
 #: that cannot alter a result there, though the same text elsewhere might.
 EQUIVALENT_IN: list[tuple[str, str, str]] = [
-    # stats/regression: a model with a problem carries NaN p-values
-    (
-        "fairdesk.stats.regression.conclusions.x__conclusions",
-        r"if plain\.problem or clus\.problem:"
-        r" \| \+ +if plain\.problem and clus\.problem:",
-        "a model with a problem has NaN p-values, and NaN < alpha <= NaN is False, so no line",
-    ),
     # core: the importer's SQL and its sqlite3.Row lookups
     (
         "fairdesk.core.importers.x_",

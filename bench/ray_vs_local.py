@@ -37,7 +37,7 @@ def infer_rate(project, req) -> tuple[float, dict, float]:
     t = time.perf_counter()
     out = run_audit(project, req, use_result_cache=False)
     wall = time.perf_counter() - t
-    n = out.result.to_json()["counts"]["n_inferred"]  # bridge: typed consumer pending
+    n = out.result.counts.n_inferred
     hyps = dict(zip(out.frame["item_id"], out.frame["hypothesis"], strict=True))
     return n / out.timings["infer_s"], hyps, wall
 

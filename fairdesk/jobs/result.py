@@ -106,6 +106,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fairdesk.core.jsonio import ResultJson
+from fairdesk.jobs import run_notes as _run_notes  # noqa: F401 - its old-sentence reader
 from fairdesk.jobs.result_blocks import (
     AccentednessRegression,
     Explain,

@@ -277,3 +277,19 @@ def test_a_wording_change_needs_no_new_result(monkeypatch):
     stored = json.loads(json.dumps(run.to_json()))
     monkeypatch.setitem(run_notes.TEXTS, "run.all_failed", lambda n: f"{n} items failed")
     assert notice_texts(AuditRun.from_json(stored).notes) == ["5 items failed"]
+
+
+def test_a_fresh_process_reads_an_old_runs_sentences_into_their_codes():
+    """Decoding an AuditRun needs nothing else imported first: jobs.result brings the run
+    notes' reader of old sentences with it."""
+    import subprocess
+    import sys
+
+    code = (
+        "from fairdesk.jobs.result import AuditRun\n"
+        "r = AuditRun.from_json({'groups': [], 'comparisons': [], 'notes': "
+        "['every item failed (3); no statistics were computed']})\n"
+        "print(r.notes[0].code, r.notes[0].args['n'])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["run.all_failed", "3"]

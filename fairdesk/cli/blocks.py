@@ -10,6 +10,10 @@ where the run has no such block.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..stats.sensitivity_types import NormaliserSensitivity
 
 __all__ = [
     "bootstrap",
@@ -69,7 +73,7 @@ def model_based(run) -> Mapping:
     return run.model_based or {}
 
 
-def normaliser_sensitivity(run) -> Mapping:
+def normaliser_sensitivity(run) -> NormaliserSensitivity | None:
     """The re-scoring under each normaliser (``AuditRun.normaliser_sensitivity``:
-    normalisers, run_normaliser, rows, n_flipped, n_comparisons or note)."""
-    return run.normaliser_sensitivity or {}
+    normalisers, run_normaliser, rows, n_flipped, n_comparisons or note); None: not run."""
+    return run.normaliser_sensitivity

@@ -53,7 +53,8 @@ Later stages (``result_parts``)::
     comparisons[i].without_flagged → run.comparison(m, g).without_flagged (pitfalls stage)
     pitfalls: {} (a run without transcripts) → run.pitfalls None
     table, problems, table_rows, normaliser_sensitivity (``fairdesk audit --table``) → same
-                             names (table_rows: TableRows; a
+                             names (table_rows: TableRows; normaliser_sensitivity:
+                             NormaliserSensitivity; a
                              table audit's JSON has no run_id, dataset, model, model_key,
                              counts or notes while they are empty)
     run_id, dataset, model, model_key, device, by, notes → same names
@@ -137,6 +138,7 @@ from fairdesk.stats.codec import stats_json as _stats_json
 from fairdesk.stats.notices import Notice
 from fairdesk.stats.planning_types import Plan
 from fairdesk.stats.results import AuditResult, Comparison, Exclusion, GroupInfo
+from fairdesk.stats.sensitivity_types import NormaliserSensitivity
 from fairdesk.stats.settings import AuditSettings
 from fairdesk.stats.summary import MetricSummary
 
@@ -225,7 +227,7 @@ class AuditRun:
     table: str | None = None
     problems: tuple[Json, ...] | None = None
     table_rows: TableRows | None = None
-    normaliser_sensitivity: Json = None
+    normaliser_sensitivity: NormaliserSensitivity | None = None
     run_id: int | None = None
     dataset: str | None = None
     model: str | None = None

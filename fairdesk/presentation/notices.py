@@ -33,6 +33,7 @@ AREAS: dict[str, str] = {
     "plans": ".plans",
     "systems": ".systems",
     "pitfalls": ".pitfalls",
+    "sensitivity": ".sensitivity_words",
 }
 
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..stats.bootstrap_plan import BootstrapPlan
     from ..stats.sensitivity_types import NormaliserSensitivity
 
 __all__ = [
@@ -45,9 +46,10 @@ def group_cis(group) -> Mapping:
     return group.ci or {}
 
 
-def bootstrap(run) -> Mapping:
-    """The B used and why (``AuditRun.bootstrap``: requested, used, comparisons, raised)."""
-    return run.bootstrap or {}
+def bootstrap(run) -> BootstrapPlan | None:
+    """The B used and why (``AuditRun.bootstrap``: requested, used, comparisons, raised);
+    None: no statistics."""
+    return run.bootstrap
 
 
 def pitfalls_by_group(pitfalls) -> Mapping:

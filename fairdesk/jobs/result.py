@@ -133,6 +133,7 @@ from fairdesk.jobs.result_parts import (
     TableRows,
     WordPosition,
 )
+from fairdesk.stats.bootstrap_plan import BootstrapPlan
 from fairdesk.stats.codec import stats_from_json as _stats_from_json
 from fairdesk.stats.codec import stats_json as _stats_json
 from fairdesk.stats.notices import Notice
@@ -274,7 +275,7 @@ class AuditRun:
         return self.result.design if self.result is not None else None
 
     @property
-    def bootstrap(self) -> Mapping[str, Json] | None:
+    def bootstrap(self) -> BootstrapPlan | None:
         """The B used and why (``compare.planned_bootstrap``)."""
         return self.result.bootstrap if self.result is not None else None
 
@@ -446,7 +447,7 @@ class AuditRun:
         if result is not None:
             result = _stats_from_json(_stats_json(result), result.settings)
         if result is not None and "n_bootstrap_used" not in parts and result.bootstrap:
-            parts["n_bootstrap_used"] = result.bootstrap.get("used")
+            parts["n_bootstrap_used"] = result.bootstrap.used
         return cls(result=result, **parts)
 
     # -- JSON ----------------------------------------------------------------------------

@@ -34,6 +34,7 @@ AREAS: dict[str, str] = {
     "systems": ".systems",
     "pitfalls": ".pitfalls",
     "sensitivity": ".sensitivity_words",
+    "bootstrap": ".bootstrap_words",
 }
 
 

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from fairdesk.core.jsonio import ResultJson, jsonable
+from fairdesk.stats.bootstrap_plan import BootstrapPlan
 from fairdesk.stats.notices import Notice
 from fairdesk.stats.pitfall_types import WithoutFlagged
 from fairdesk.stats.settings import AuditSettings
@@ -343,13 +344,13 @@ class AuditResult:
     reference: str | None
     design: str | None
     settings: AuditSettings
-    bootstrap: dict | None = None
+    bootstrap: BootstrapPlan | None = None
 
     def to_dict(self) -> ResultJson:
         """JSON-ready dict (NaN/inf → None); ``settings`` also records the B used."""
         settings = self.settings.to_dict()
         if self.bootstrap is not None:
-            settings["n_bootstrap_used"] = self.bootstrap["used"]
+            settings["n_bootstrap_used"] = self.bootstrap.used
             settings["bootstrap_raise"] = jsonable(self.bootstrap)
         return ResultJson(
             {

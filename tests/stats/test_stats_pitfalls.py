@@ -66,7 +66,7 @@ def test_dominance_thresholds_are_at_least_20_errors_and_more_than_a_quarter():
         )
 
     assert dominant_items(frame([5, 5, 5, 5])) == {}  # 20 errors, 1/4 exactly
-    assert dominant_items(frame([6, 5, 5, 4]))["g"]["item"] == "i0"  # 20 errors, 6/20
+    assert dominant_items(frame([6, 5, 5, 4]))["g"].item == "i0"  # 20 errors, 6/20
     assert dominant_items(frame([6, 5, 5, 3])) == {}  # 19 errors
 
 

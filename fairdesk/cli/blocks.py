@@ -10,6 +10,11 @@ where the run has no such block.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..stats.bootstrap_plan import BootstrapPlan
+    from ..stats.sensitivity_types import NormaliserSensitivity
 
 __all__ = [
     "bootstrap",
@@ -41,9 +46,10 @@ def group_cis(group) -> Mapping:
     return group.ci or {}
 
 
-def bootstrap(run) -> Mapping:
-    """The B used and why (``AuditRun.bootstrap``: requested, used, comparisons, raised)."""
-    return run.bootstrap or {}
+def bootstrap(run) -> BootstrapPlan | None:
+    """The B used and why (``AuditRun.bootstrap``: requested, used, comparisons, raised);
+    None: no statistics."""
+    return run.bootstrap
 
 
 def pitfalls_by_group(pitfalls) -> Mapping:
@@ -69,7 +75,7 @@ def model_based(run) -> Mapping:
     return run.model_based or {}
 
 
-def normaliser_sensitivity(run) -> Mapping:
+def normaliser_sensitivity(run) -> NormaliserSensitivity | None:
     """The re-scoring under each normaliser (``AuditRun.normaliser_sensitivity``:
-    normalisers, run_normaliser, rows, n_flipped, n_comparisons or note)."""
-    return run.normaliser_sensitivity or {}
+    normalisers, run_normaliser, rows, n_flipped, n_comparisons or note); None: not run."""
+    return run.normaliser_sensitivity

@@ -180,10 +180,10 @@ def format_groups(run: AuditRun, metrics=None, readings: bool = True) -> str:
                 plan = reading_plan(run.plan, c.metric, c.group)
                 out.append(f"    {reading(c, run)}" + (f" {plan}" if plan else ""))
     boot = blocks.bootstrap(run)
-    if boot.get("raised"):
+    if boot is not None and boot.raised:
         out.append(
-            f"B raised from {fmt_count(boot['requested'])} to {count(boot['used'], 'resample')} "
-            f"for {count(boot['comparisons'], 'comparison')} (B ≥ 5·m/alpha)"
+            f"B raised from {fmt_count(boot.requested)} to {count(boot.used, 'resample')} "
+            f"for {count(boot.comparisons, 'comparison')} (B ≥ 5·m/alpha)"
         )
     if run.minimums_message:
         out.append("")

@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..presentation import MISSING, fmt_gap, fmt_percent, fmt_value
+from ..presentation.notices import notice_text
 from ..presentation.pitfalls import note_text
 from ..stats.sensitivity import normaliser_sensitivity
 from . import blocks
@@ -88,28 +89,29 @@ def print_sensitivity(block, file=None) -> None:
     file : where to print (default: stdout at call time).
     """
     file = file if file is not None else sys.stdout
-    if not block or not block.get("rows"):
-        print(f"\nNormaliser sensitivity: {block.get('note', 'no comparison')}", file=file)
+    if block is None or not block.rows:
+        note = "no comparison" if block is None or block.note is None else notice_text(block.note)
+        print(f"\nNormaliser sensitivity: {note}", file=file)
         return
-    names = block["normalisers"]
+    names = block.normalisers
     print(
-        f"\nNormaliser sensitivity (run normaliser: {block['run_normaliser']}; re-scored, "
+        f"\nNormaliser sensitivity (run normaliser: {block.run_normaliser}; re-scored, "
         "not re-decoded):",
         file=file,
     )
-    for r in block["rows"]:
+    for r in block.rows:
         print(
-            f"  {r['metric']} {r['group']} vs {r['reference']}: "
-            f"{'holds under all' if r['holds'] else 'VERDICT CHANGES'}",
+            f"  {r.metric} {r.group} vs {r.reference}: "
+            f"{'holds under all' if r.holds else 'VERDICT CHANGES'}",
             file=file,
         )
         for n in names:
             print(
-                f"      {n:<18} value {fmt_value(r['metric'], r['value'].get(n)):>7}  gap "
-                f"{fmt_gap(r['metric'], r['gap'].get(n)):>8}  {r['verdict'].get(n, MISSING)}",
+                f"      {n:<18} value {fmt_value(r.metric, r.value.get(n)):>7}  gap "
+                f"{fmt_gap(r.metric, r.gap.get(n)):>8}  {r.verdict.get(n, MISSING)}",
                 file=file,
             )
     print(
-        f"  {block['n_flipped']} of {block['n_comparisons']} verdicts change with the normaliser",
+        f"  {block.n_flipped} of {block.n_comparisons} verdicts change with the normaliser",
         file=file,
     )

@@ -87,7 +87,7 @@ def pitfalls_stage(
         + (["unstable"] if "hypothesis_sampled_a" in frame.columns else []),
         "n_flagged": int(frame["hallucinated"].sum()),
         "by_group": flag_counts(frame),
-        "wer_dominated": [{"group": g, **d} for g, d in dom.items()],
+        "wer_dominated": [{"group": g, **d.to_json()} for g, d in dom.items()],
         "verdicts_without_flagged": changed,
     }
     if not checked:

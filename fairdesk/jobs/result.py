@@ -53,7 +53,8 @@ Later stages (``result_parts``)::
     comparisons[i].without_flagged → run.comparison(m, g).without_flagged (pitfalls stage)
     pitfalls: {} (a run without transcripts) → run.pitfalls None
     table, problems, table_rows, normaliser_sensitivity (``fairdesk audit --table``) → same
-                             names (table_rows: TableRows; a
+                             names (table_rows: TableRows; normaliser_sensitivity:
+                             NormaliserSensitivity; a
                              table audit's JSON has no run_id, dataset, model, model_key,
                              counts or notes while they are empty)
     run_id, dataset, model, model_key, device, by, notes → same names
@@ -133,11 +134,13 @@ from fairdesk.jobs.result_parts import (
     TableRows,
     WordPosition,
 )
+from fairdesk.stats.bootstrap_plan import BootstrapPlan
 from fairdesk.stats.codec import stats_from_json as _stats_from_json
 from fairdesk.stats.codec import stats_json as _stats_json
 from fairdesk.stats.notices import Notice
 from fairdesk.stats.planning_types import Plan
 from fairdesk.stats.results import AuditResult, Comparison, Exclusion, GroupInfo
+from fairdesk.stats.sensitivity_types import NormaliserSensitivity
 from fairdesk.stats.settings import AuditSettings
 from fairdesk.stats.summary import MetricSummary
 
@@ -226,7 +229,7 @@ class AuditRun:
     table: str | None = None
     problems: tuple[Json, ...] | None = None
     table_rows: TableRows | None = None
-    normaliser_sensitivity: Json = None
+    normaliser_sensitivity: NormaliserSensitivity | None = None
     run_id: int | None = None
     dataset: str | None = None
     model: str | None = None
@@ -273,7 +276,7 @@ class AuditRun:
         return self.result.design if self.result is not None else None
 
     @property
-    def bootstrap(self) -> Mapping[str, Json] | None:
+    def bootstrap(self) -> BootstrapPlan | None:
         """The B used and why (``compare.planned_bootstrap``)."""
         return self.result.bootstrap if self.result is not None else None
 
@@ -445,7 +448,7 @@ class AuditRun:
         if result is not None:
             result = _stats_from_json(_stats_json(result), result.settings)
         if result is not None and "n_bootstrap_used" not in parts and result.bootstrap:
-            parts["n_bootstrap_used"] = result.bootstrap.get("used")
+            parts["n_bootstrap_used"] = result.bootstrap.used
         return cls(result=result, **parts)
 
     # -- JSON ----------------------------------------------------------------------------

@@ -9,7 +9,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .result import AuditRun
-from .result_codec import canonical
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -61,4 +60,4 @@ def sensitivity_stage(frame: pd.DataFrame, run: AuditRun, settings) -> AuditRun:
     block = normaliser_sensitivity(
         frame, settings, run.reference, list(run.tested_metrics) or None, run_language(run)
     )
-    return replace(run, normaliser_sensitivity=canonical(block))
+    return replace(run, normaliser_sensitivity=type(block).from_json(block.to_json()))

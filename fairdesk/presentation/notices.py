@@ -33,6 +33,8 @@ AREAS: dict[str, str] = {
     "plans": ".plans",
     "systems": ".systems",
     "pitfalls": ".pitfalls",
+    "sensitivity": ".sensitivity_words",
+    "bootstrap": ".bootstrap_words",
 }
 
 

@@ -460,7 +460,8 @@ def _group_words(g: Any) -> Any:
 def interval_notes_json(payload: Mapping[str, Any]) -> dict:
     """``payload`` with the groups' notes in words (each group's ``reason`` for being
     excluded and its ``ci_note``, each exclusion's ``reason``, each summary's
-    ``overall.note``, the run's ``minimums_message``), where the result holds coded notes."""
+    ``overall.note``, the run's ``minimums_message``, the bootstrap's ``rule``), where the
+    result holds coded notes."""
     out = dict(payload)
     if isinstance(out.get("groups"), list):
         out["groups"] = [_group_words(g) for g in out["groups"]]
@@ -490,7 +491,9 @@ def interval_notes_json(payload: Mapping[str, Any]) -> dict:
                 s = {**s, "overall": {**o, "note": note_json_text(o["note"])}}
             summary[m] = s
         out["summary"] = summary
-    return out
+    from .bootstrap_words import bootstrap_json
+
+    return bootstrap_json(out)  # the bootstrap's rule in words
 
 
 def systems_readings_json(payload: Mapping[str, Any], result: Any) -> dict:

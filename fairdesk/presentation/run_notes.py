@@ -23,6 +23,7 @@ NOTE_FIELDS = (
     ("no_diacritic_items", "reading"),
     ("accentedness_regression", "reason"),
     ("normaliser", "reason"),
+    ("normaliser_sensitivity", "note"),
 )
 
 

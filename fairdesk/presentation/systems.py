@@ -18,6 +18,7 @@ from ..stats.system_results import (
     REASON_NO_SPREAD,
     REASON_RESAMPLING,
 )
+from .bootstrap_words import bootstrap_json
 from .labels import metric_short, short_group
 from .notices import notice_text
 from .numbers import (
@@ -129,7 +130,11 @@ def systems_json(payload: Mapping[str, Any], result) -> dict:
             ]
     if isinstance(payload.get("classical"), list):
         out["classical"] = [{**c, "assumption": CLASSICAL_ASSUMPTION} for c in payload["classical"]]
-    return out
+    if isinstance(out.get("audits"), Mapping):  # each system's audit: its rule in words
+        out["audits"] = {
+            n: bootstrap_json(a) if isinstance(a, Mapping) else a for n, a in out["audits"].items()
+        }
+    return bootstrap_json(out)  # the bootstrap's rule in words
 
 
 def incremental_systems_json(payload: Mapping[str, Any], blocks) -> dict:
@@ -365,12 +370,12 @@ def comparison_head(result) -> list[str]:
         f"Systems compared on {count(c.n_items, 'common item')} ({per}); baseline "
         f"{result.baseline}; gaps against {short_group(result.reference)}."
     ]
-    b = result.bootstrap or {}
-    if b:
-        raised = f", raised from {fmt_count(b['requested'])}" if b.get("raised") else ""
+    b = result.bootstrap
+    if b is not None:
+        raised = f", raised from {fmt_count(b.requested)}" if b.raised else ""
         out.append(
-            f"Paired bootstrap, B = {fmt_count(b.get('used', 0))}{raised}; Holm over the "
-            f"{count(b.get('comparisons', 0), 'system-difference and gap-difference test')}."
+            f"Paired bootstrap, B = {fmt_count(b.used or 0)}{raised}; Holm over the "
+            f"{count(b.comparisons or 0, 'system-difference and gap-difference test')}."
         )
     for s, ids in sorted(c.failed.items()):
         if ids:

@@ -86,9 +86,9 @@ def _shown(v) -> str:
 
 # -- sections ------------------------------------------------------------------------------
 def _bootstrap_used(run: AuditRun):
-    """The B the run used (``settings.n_bootstrap_used``, else the free-form ``bootstrap``
-    block's ``used``: its one reader)."""
-    return run.n_bootstrap_used or (run.bootstrap or {}).get("used")
+    """The B the run used (``settings.n_bootstrap_used``, else the ``bootstrap`` block's
+    ``used``)."""
+    return run.n_bootstrap_used or (run.bootstrap.used if run.bootstrap is not None else None)
 
 
 def _audited(d: RunData, run: AuditRun) -> list[tuple[str, str]]:

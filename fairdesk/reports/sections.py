@@ -429,26 +429,26 @@ def _dominated(rows: tuple[WerDominated, ...]) -> list[str]:
 
 def sensitivity_section(run: AuditRun) -> dict | None:
     """The verdicts under each normaliser, when the run was re-scored (the one reader of
-    the free-form ``run.normaliser_sensitivity``)."""
+    typed ``run.normaliser_sensitivity``)."""
     s = run.normaliser_sensitivity
-    if not s or not s.get("rows"):
+    if s is None or not s.rows:
         return None
-    names = list(s.get("normalisers") or ())
+    names = list(s.normalisers)
     rows = [
         {
-            "metric": r["metric"],
-            "group": r["group"],
-            "verdicts": [verdict_style((r.get("verdict") or {}).get(n))[0] for n in names],
-            "holds": "yes" if r.get("holds") else "no",
+            "metric": r.metric,
+            "group": r.group,
+            "verdicts": [verdict_style(r.verdict.get(n))[0] for n in names],
+            "holds": "yes" if r.holds else "no",
         }
-        for r in s["rows"]
+        for r in s.rows
     ]
     return {
         "normalisers": names,
-        "run": s.get("run_normaliser"),
+        "run": s.run_normaliser,
         "rows": rows,
-        "n_flipped": _n(s.get("n_flipped", 0)),
-        "n": _n(s.get("n_comparisons", len(rows))),
+        "n_flipped": _n(s.n_flipped),
+        "n": _n(s.n_comparisons),
     }
 
 

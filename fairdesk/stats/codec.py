@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
+from fairdesk.stats.bootstrap_plan import BootstrapPlan
 from fairdesk.stats.notices import Notice
 from fairdesk.stats.pitfall_types import stored_note
 from fairdesk.stats.results import (
@@ -337,7 +338,7 @@ def stats_from_json(d: Mapping, settings: AuditSettings | None) -> AuditResult |
         design=d.get("design"),
         # no settings stored at all: an old run, read with the old defaults (scaling off)
         settings=settings if settings is not None else AuditSettings.from_dict({}),
-        bootstrap=freeze(d["bootstrap"]) if d.get("bootstrap") is not None else None,
+        bootstrap=BootstrapPlan.from_json(d["bootstrap"]) if d.get("bootstrap") else None,
     )
 
 

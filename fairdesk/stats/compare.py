@@ -300,10 +300,11 @@ def _compare_groups(
         )
     )
     boot = planned_bootstrap(settings.n_bootstrap, m_planned, settings.alpha)
-    B = boot["used"]
+    B = int(boot.used or 0)
     # B is raised for the p-values' resolution under Holm (docs/METHODS.md, "Multiple comparisons (Holm)"); a group's own CI
     # (and the corpus CI) is a percentile interval over n_bootstrap resamples
-    boot["group_ci_replicates"] = n_ci = min(B, settings.n_bootstrap)
+    n_ci = min(B, settings.n_bootstrap)
+    boot = replace(boot, group_ci_replicates=n_ci)
 
     def rng_for(*parts):
         return comparison_rng(settings.seed, *parts)

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.stats import norm
 
+from fairdesk.stats.bootstrap_plan import BootstrapPlan, bootstrap_rule
+
 #: (z_0.975 + z_0.80), the MDE multiplier of docs/METHODS.md, "Minimum detectable effect".
 MDE_FACTOR = float(norm.ppf(0.975) + norm.ppf(0.80))
 #: Most bootstrap resamples (the B raise of docs/METHODS.md, "Multiple comparisons (Holm)" stops here).
@@ -82,7 +84,7 @@ def holm_adjust(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
     return out
 
 
-def planned_bootstrap(requested: int, m: int, alpha: float) -> dict:
+def planned_bootstrap(requested: int, m: int, alpha: float) -> BootstrapPlan:
     """B for a run with ``m`` comparisons: at least ⌈5·m/α⌉, capped at 20,000 (docs/METHODS.md, "Multiple comparisons (Holm)").
 
     The bootstrap p cannot go below 1/(B+1) and Holm multiplies the smallest by m, so this
@@ -90,17 +92,18 @@ def planned_bootstrap(requested: int, m: int, alpha: float) -> dict:
 
     Returns
     -------
-    dict
-        ``requested, used, comparisons`` (m), ``required`` (⌈5·m/α⌉), ``raised``, ``capped``.
+    BootstrapPlan
+        ``requested, used, comparisons`` (m), ``required`` (⌈5·m/α⌉), ``raised``, ``capped``
+        and the coded ``rule``.
     """
     required = math.ceil(5 * m / alpha - 1e-9) if m else 0
     used = max(requested, min(MAX_BOOTSTRAP, required))
-    return {
-        "requested": int(requested),
-        "used": int(used),
-        "comparisons": int(m),
-        "required": int(required),
-        "raised": used > requested,
-        "capped": required > MAX_BOOTSTRAP,
-        "rule": 'B >= ceil(5 * comparisons / alpha), at most 20,000 (docs/METHODS.md, "Multiple comparisons (Holm)")',
-    }
+    return BootstrapPlan(
+        requested=int(requested),
+        used=int(used),
+        comparisons=int(m),
+        required=int(required),
+        raised=used > requested,
+        capped=required > MAX_BOOTSTRAP,
+        rule=bootstrap_rule(),
+    )

@@ -17,6 +17,7 @@ from fairdesk.core.jsonio import ResultJson, json_number
 from fairdesk.stats.notices import Notice, notice
 
 __all__ = [
+    "DominantItem",
     "NOT_COMPARED",
     "NOT_RECOMPUTED_ALL",
     "NOT_RECOMPUTED_REFERENCE",
@@ -176,3 +177,55 @@ class WithoutFlagged:
 
 def _count(x: Any) -> int | None:
     return None if x is None else int(x)
+
+
+def _num(x: Any) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
+
+
+@dataclass(frozen=True)
+class DominantItem:
+    """The utterance that carries a group's word errors
+    (:func:`fairdesk.stats.pitfalls.dominant_items`; ``GroupInfo.wer_dominated_by``).
+
+    Attributes
+    ----------
+    item : the utterance's item id.
+    errors : its word errors (S+D+I); group_errors : the group's; share : their ratio.
+    wer, wer_without_item : the group's pooled WER with and without the utterance (None
+        where undefined).
+    """
+
+    JSON_CODEC: ClassVar[bool] = True
+
+    item: str
+    errors: int
+    group_errors: int
+    share: float | None
+    wer: float | None = None
+    wer_without_item: float | None = None
+
+    def to_json(self) -> ResultJson:
+        """``item, errors, group_errors, share, wer, wer_without_item`` (NaN as null)."""
+        return ResultJson(
+            {
+                "item": self.item,
+                "errors": int(self.errors),
+                "group_errors": int(self.group_errors),
+                "share": json_number(self.share),
+                "wer": json_number(self.wer),
+                "wer_without_item": json_number(self.wer_without_item),
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> DominantItem:
+        """The inverse of :meth:`to_json`."""
+        return cls(
+            item=str(data.get("item")),
+            errors=int(data.get("errors") or 0),
+            group_errors=int(data.get("group_errors") or 0),
+            share=_num(data.get("share")),
+            wer=_num(data.get("wer")),
+            wer_without_item=_num(data.get("wer_without_item")),
+        )

@@ -24,6 +24,7 @@ from .pitfall_types import (
     REASON_EXCLUDED,
     REASON_REFERENCE_FLAGGED,
     REASON_REFUSED,
+    DominantItem,
     WithoutFlagged,
 )
 from .results import AuditResult
@@ -98,7 +99,7 @@ def _item_ids(frame: pd.DataFrame) -> pd.Series:
 
 def dominant_items(
     frame: pd.DataFrame, min_errors: int = DOMINANCE_MIN_ERRORS, share: float = DOMINANCE_SHARE
-) -> dict[str, dict]:
+) -> dict[str, DominantItem]:
     """Groups whose word errors one utterance carries.
 
     Parameters
@@ -113,8 +114,9 @@ def dominant_items(
     Returns
     -------
     dict
-        group -> ``{"item", "errors", "group_errors", "share", "wer", "wer_without_item"}``
-        for every group where one utterance holds more than ``share`` of >= ``min_errors``.
+        group -> :class:`~fairdesk.stats.pitfall_types.DominantItem` (``item, errors,
+        group_errors, share, wer, wer_without_item``) for every group where one utterance
+        holds more than ``share`` of >= ``min_errors``.
     """
     err = frame[["n_sub", "n_del", "n_ins"]].to_numpy(float).sum(axis=1)
     words = frame["n_words"].to_numpy(float)
@@ -129,14 +131,14 @@ def dominant_items(
         if e[k] > share * total:
             n = float(words[ix].sum())
             n_wo = n - words[ix][k]
-            out[g] = {
-                "item": str(ids[ix][k]),
-                "errors": int(e[k]),
-                "group_errors": int(total),
-                "share": float(e[k] / total),
-                "wer": total / n if n > 0 else None,
-                "wer_without_item": (total - e[k]) / n_wo if n_wo > 0 else None,
-            }
+            out[g] = DominantItem(
+                item=str(ids[ix][k]),
+                errors=int(e[k]),
+                group_errors=int(total),
+                share=float(e[k] / total),
+                wer=total / n if n > 0 else None,
+                wer_without_item=float((total - e[k]) / n_wo) if n_wo > 0 else None,
+            )
     return out
 
 

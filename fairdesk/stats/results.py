@@ -7,8 +7,9 @@ import re
 from dataclasses import dataclass
 
 from fairdesk.core.jsonio import ResultJson, jsonable
+from fairdesk.stats.bootstrap_plan import BootstrapPlan
 from fairdesk.stats.notices import Notice
-from fairdesk.stats.pitfall_types import WithoutFlagged
+from fairdesk.stats.pitfall_types import DominantItem, WithoutFlagged
 from fairdesk.stats.settings import AuditSettings
 from fairdesk.stats.summary import MetricSummary
 
@@ -266,9 +267,9 @@ class GroupInfo:
         the metric's range (docs/METHODS.md, "Bounds stay inside the metric's range");
         metrics without a flag are absent; None (left out of the JSON) in runs stored before
         the flags were recorded.
-    wer_dominated_by : the item that dominates the group's WER (``item, errors,
-        group_errors, share, wer, wer_without_item``), None when none does; written by the
-        pitfalls stage (``jobs.pitfalls.pitfalls_stage``).
+    wer_dominated_by : the item that dominates the group's WER (:class:`DominantItem`:
+        ``item, errors, group_errors, share, wer, wer_without_item``), None when none does;
+        written by the pitfalls stage (``jobs.pitfalls.pitfalls_stage``).
     missing : the row of the items with no value for the grouping column(s) (``no value
         for accent``): descriptive (values and CIs), not a group: no minimums, never the
         reference, not compared, not in Holm; its items are in the corpus value
@@ -288,7 +289,7 @@ class GroupInfo:
     ci_scheme: dict = dataclasses.field(default_factory=dict)
     ci_note: dict[str, Notice] = dataclasses.field(default_factory=dict)
     ci_flags: dict | None = dataclasses.field(default=None, metadata={"omit_none": True})
-    wer_dominated_by: dict | None = None
+    wer_dominated_by: DominantItem | None = None
     missing: bool = False
     basis: dict | None = dataclasses.field(default=None, metadata={"omit_none": True})
 
@@ -343,13 +344,13 @@ class AuditResult:
     reference: str | None
     design: str | None
     settings: AuditSettings
-    bootstrap: dict | None = None
+    bootstrap: BootstrapPlan | None = None
 
     def to_dict(self) -> ResultJson:
         """JSON-ready dict (NaN/inf → None); ``settings`` also records the B used."""
         settings = self.settings.to_dict()
         if self.bootstrap is not None:
-            settings["n_bootstrap_used"] = self.bootstrap["used"]
+            settings["n_bootstrap_used"] = self.bootstrap.used
             settings["bootstrap_raise"] = jsonable(self.bootstrap)
         return ResultJson(
             {

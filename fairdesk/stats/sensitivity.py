@@ -14,6 +14,9 @@ from dataclasses import replace
 
 import pandas as pd
 
+from .notices import notice
+from .sensitivity_types import NO_TEXT_METRIC, NormaliserSensitivity, SensitivityRow
+
 __all__ = ["SENSITIVITY_NORMALISERS", "no_normalisation", "normaliser_sensitivity"]
 
 #: The normalisers compared, by settings name (``none``: whitespace collapsed, nothing else).
@@ -77,7 +80,7 @@ def normaliser_sensitivity(
     metrics=None,
     language: str = "en",
     normalisers=SENSITIVITY_NORMALISERS,
-) -> dict:
+) -> NormaliserSensitivity:
     """Verdicts of every tested text comparison under each normaliser.
 
     Parameters
@@ -94,11 +97,10 @@ def normaliser_sensitivity(
 
     Returns
     -------
-    dict
-        ``{"normalisers", "run_normaliser", "metrics", "rows": [{"metric", "group",
-        "reference", "verdict": {name: v}, "value", "reference_value", "gap",
-        "p_adjusted": {name: x}, "holds": bool}], "n_comparisons", "n_flipped",
-        "reference_by_normaliser"}``.
+    NormaliserSensitivity
+        One row per tested text comparison (its verdict and numbers under each
+        normaliser, and whether the verdict holds), or no row and the coded note
+        :data:`~fairdesk.stats.sensitivity_types.NO_TEXT_METRIC`.
     """
     from ..metrics.normalize import is_english
 
@@ -108,15 +110,11 @@ def normaliser_sensitivity(
         )
     ids = [m for m in (metrics or ["wer"]) if m in TEXT_METRICS]
     if not ids:
-        return {
-            "normalisers": list(normalisers),
-            "run_normaliser": settings.normaliser,
-            "metrics": [],
-            "rows": [],
-            "n_comparisons": 0,
-            "n_flipped": 0,
-            "note": "no tested text metric (WER/CER family) to re-score",
-        }
+        return NormaliserSensitivity(
+            normalisers=tuple(normalisers),
+            run_normaliser=settings.normaliser,
+            note=notice(NO_TEXT_METRIC),
+        )
     for c in ("group", "reference", "hypothesis"):
         if c not in frame.columns:
             raise ValueError(
@@ -148,14 +146,14 @@ def normaliser_sensitivity(
     out_rows = []
     for r in rows.values():
         r["holds"] = len(r["verdict"]) == len(normalisers) and len(set(r["verdict"].values())) == 1
-        out_rows.append(r)
-    out_rows.sort(key=lambda r: (ids.index(r["metric"]), str(r["group"])))
-    return {
-        "normalisers": list(normalisers),
-        "run_normaliser": settings.normaliser,
-        "metrics": ids,
-        "rows": out_rows,
-        "n_comparisons": len(out_rows),
-        "n_flipped": sum(not r["holds"] for r in out_rows),
-        "reference_by_normaliser": {n: res.reference for n, res in results.items()},
-    }
+        out_rows.append(SensitivityRow.from_json(r))
+    out_rows.sort(key=lambda r: (ids.index(r.metric), str(r.group)))
+    return NormaliserSensitivity(
+        normalisers=tuple(normalisers),
+        run_normaliser=settings.normaliser,
+        metrics=tuple(ids),
+        rows=tuple(out_rows),
+        n_comparisons=len(out_rows),
+        n_flipped=sum(not r.holds for r in out_rows),
+        reference_by_normaliser={n: res.reference for n, res in results.items()},
+    )

@@ -264,7 +264,7 @@ def familywise_study(
         )
         n_comp = len(res.comparisons)
         assert res.bootstrap is not None  # compare_groups always records its bootstrap
-        b_used = res.bootstrap["used"]
+        b_used = res.bootstrap.used or 0
         disparity += any(c.verdict == "disparity_detected" for c in res.comparisons)
         significant += any(c.p_adjusted < res.settings.alpha for c in res.comparisons)
         for c in res.comparisons:

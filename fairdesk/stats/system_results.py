@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fairdesk.stats.bootstrap_plan import BootstrapPlan
 from fairdesk.stats.notices import Notice, notice
 from fairdesk.stats.results import AuditResult, BlockCounts, NoVariation
 from fairdesk.stats.settings import AuditSettings
@@ -316,7 +317,7 @@ class SystemComparisonResult:
     gap_differences: tuple[GapDifference, ...]
     classical: tuple[ClassicalTests, ...]
     audits: dict[str, AuditResult] | None
-    bootstrap: dict
+    bootstrap: BootstrapPlan
     settings: AuditSettings
     draws: dict | None = field(default=None, compare=False, repr=False)
 

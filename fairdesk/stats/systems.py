@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -253,7 +254,7 @@ def _compare(
         m += sum(not few_marks(spec, g, ref) for g in others)
     m *= len(systems) - 1
     boot = planned_bootstrap(settings.n_bootstrap, m, settings.alpha)
-    B = boot["used"]
+    B = int(boot.used or 0)
     scale = settings.small_cluster_scaling
     sharing = (
         np.zeros(len(labels), dtype=bool)
@@ -379,7 +380,7 @@ def _compare(
             diffs.append(SystemDifference(**rec))
         else:
             gaps.append(GapDifference(**rec))
-    boot["family"] = n_family
+    boot = replace(boot, family=n_family)
     classical = tuple(
         classical_tests(
             item_values(spec, X, items.columns(spec.id, 0)),

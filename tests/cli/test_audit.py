@@ -499,9 +499,7 @@ def test_table_json_keeps_todays_keys_plus_schema_version(tmp_path):
 
     assert all("reading" in c for c in d["comparisons"])
     assert json.loads(json.dumps(readings_json(run.to_json(), run))) == d
-    assert (
-        run.normaliser_sensitivity["n_comparisons"] == d["normaliser_sensitivity"]["n_comparisons"]
-    )
+    assert run.normaliser_sensitivity.n_comparisons == d["normaliser_sensitivity"]["n_comparisons"]
 
 
 def test_small_cluster_scaling_is_on_by_default_and_no_small_cluster_scaling_turns_it_off(

@@ -189,7 +189,7 @@ def test_results_show_the_rate_the_dominating_item_and_the_verdict_without_it(qt
         row = next(i for i in range(t.rowCount()) if t.item(i, 0).text() == "south")
         assert t.item(row, heads.index("Halluc.")).text() == "5.0%"
         # 10 deletions + 36 looped insertions: the loop carries the group's WER
-        assert south.wer_dominated_by["item"] == item
+        assert south.wer_dominated_by.item == item
         status = t.item(row, len(heads) - 1).text()
         assert item in status and "carries" in status
         assert "hallucination_rate" in radar_inputs(r)[2]

@@ -233,7 +233,8 @@ def test_old_payload_opens_with_the_same_values(payloads):
         for m, v in g["values"].items():
             assert g[m] == v == info.values[m]
         assert {m: ci and list(ci) for m, ci in info.ci.items()} == g["ci"]
-        assert info.wer_dominated_by == g["wer_dominated_by"]
+        dom = info.wer_dominated_by
+        assert (dom and dom.to_json()) == g["wer_dominated_by"]
     assert run.group("b").values["wer"] == pytest.approx(1 / 3)
     for c in d["comparisons"]:
         typed = run.comparison(c["metric"], c["group"])
@@ -251,12 +252,21 @@ def test_old_payload_opens_with_the_same_values(payloads):
     assert run.summary["wer"].max_gap == d["summary"]["wer"]["max_gap"]
     assert run.summary["wer"].overall["n_items"] == 71
     # settings split in two: the statistics' and the run's
+    from fairdesk.presentation.bootstrap_words import bootstrap_json
+    from fairdesk.stats.bootstrap_plan import BootstrapPlan, bootstrap_rule
+
     s = d["settings"]
     assert run.settings == AuditSettings.from_dict(
         {k: v for k, v in s.items() if k in AuditSettings.__dataclass_fields__}
     )
     assert run.settings.n_bootstrap == 400 and run.n_bootstrap_used == s["n_bootstrap_used"]
-    assert dict(run.bootstrap) == s["bootstrap_raise"] == d["bootstrap"]
+    # the rule of a run stored before it was coded: kept as stored
+    assert run.bootstrap is not None and run.bootstrap.rule is not None
+    assert run.bootstrap.rule.code == "stored.sentence"
+    worded = bootstrap_json({"bootstrap": run.bootstrap.to_json()})["bootstrap"]
+    assert worded == s["bootstrap_raise"] == d["bootstrap"]
+    coded = {**d["bootstrap"], "rule": bootstrap_rule().to_json()}
+    assert BootstrapPlan.from_json(coded).rule == bootstrap_rule()
     # an old run's sentence read back into its code (and worded as it was)
     assert run.normaliser_reason == Notice("run.normaliser_set", {"name": "whisper-english"})
     assert notice_text(run.normaliser_reason) == s["normaliser_reason"]
@@ -517,7 +527,7 @@ def test_classification_confusion_and_frames():
 def test_from_parts_and_replace(payloads):
     run = AuditRun.from_json(payloads["run"])
     built = AuditRun.from_parts(run.result, normaliser_reason=run.normaliser_reason)
-    assert built.n_bootstrap_used == run.result.bootstrap["used"] == 400
+    assert built.n_bootstrap_used == run.result.bootstrap.used == 400
     built = dataclasses.replace(
         built, run_settings=RunSettings(model="fake", by=("accent",)), run_id=9
     )

@@ -61,7 +61,7 @@ def test_asked_for_der_shows_e_and_groups_under_10_marks_are_not_tested():
         "c has E = 3 expected diacritics (fewer than 10)"
     )
     # not in Holm's m: B planned for 1 comparison, b's p_adjusted is Holm over b alone
-    assert run.bootstrap["comparisons"] == 1
+    assert run.bootstrap.comparisons == 1
     tested = [x for x in run.comparisons if x.verdict != "descriptive"]
     want = multipletests([x.p_value for x in tested], method="holm")[1]
     assert [x.p_adjusted for x in tested] == pytest.approx(list(want))

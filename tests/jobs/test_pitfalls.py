@@ -85,10 +85,10 @@ def test_a_group_carried_by_one_utterance_gets_the_flag_naming_it():
     # by hand: b has 9 single deletions + item b15 with 3 subs + 10 insertions = 22 errors
     dom = dominant_items(f)
     assert list(dom) == ["b"]
-    assert dom["b"]["item"] == "b15" and dom["b"]["errors"] == 13
-    assert dom["b"]["group_errors"] == 22 and dom["b"]["share"] == pytest.approx(13 / 22)
-    assert dom["b"]["wer"] == pytest.approx(22 / 150)
-    assert dom["b"]["wer_without_item"] == pytest.approx(9 / 145)
+    assert dom["b"].item == "b15" and dom["b"].errors == 13
+    assert dom["b"].group_errors == 22 and dom["b"].share == pytest.approx(13 / 22)
+    assert dom["b"].wer == pytest.approx(22 / 150)
+    assert dom["b"].wer_without_item == pytest.approx(9 / 145)
     groups = {g["group"]: {**g, **g["values"]} for g in res["groups"]}
     assert groups["b"]["wer_dominated_by"]["item"] == "b15"
     assert groups["a"]["wer_dominated_by"] is None  # 10 errors < 20

@@ -52,7 +52,7 @@ def html(speech_runs):
     d.payload["model_based"] = {v: m.to_json() for v, m in block.items()}
     d.payload["normaliser_sensitivity"] = normaliser_sensitivity(
         items, AuditSettings(n_bootstrap=200, min_items=10, min_speakers=3), "us", ["wer"]
-    )
+    ).to_json()
     text = render(report_context(d))
     return d, pm, text
 

@@ -76,7 +76,7 @@ def test_default_no_tested_missing_group_a_descriptive_row(wer):
     # the summary's spread is over the groups only
     assert res.summary["wer"].best_group == "us" and res.summary["wer"].worst_group == "uk"
     # B planned for one comparison (the no-value row is no member of the Holm family)
-    assert res.bootstrap["comparisons"] == 1
+    assert res.bootstrap.comparisons == 1
 
 
 def test_the_descriptive_row_ci_is_that_of_its_items_alone(wer):

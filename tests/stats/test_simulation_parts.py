@@ -25,6 +25,7 @@ from scipy.special import expit
 import fairdesk.stats.compare as compare_mod
 import fairdesk.stats.simulation as sim
 from fairdesk.metrics.registry import ratio_metric
+from fairdesk.stats.bootstrap_plan import BootstrapPlan
 from fairdesk.stats.compare import compare_groups
 from fairdesk.stats.settings import AuditSettings
 
@@ -518,9 +519,9 @@ def test_familywise_study_matches_an_independent_loop():
         "any_disparity": dis / 3,
         "any_significant": sig / 3,
         "verdicts": verdicts,
-        "n_bootstrap_used": res.bootstrap["used"],
+        "n_bootstrap_used": res.bootstrap.used,
     }
-    assert res.bootstrap["used"] == 600  # ceil(5 * 6 / 0.05)
+    assert res.bootstrap.used == 600  # ceil(5 * 6 / 0.05)
 
 
 def test_value_coverage_study_matches_an_independent_loop():
@@ -810,7 +811,7 @@ def test_familywise_study_defaults_and_counts(monkeypatch):
         verdicts, ps = _PATTERNS[i % 5]
         return NS(
             comparisons=[NS(verdict=v, p_adjusted=p) for v, p in zip(verdicts, ps)],
-            bootstrap={"used": 1000 + i},
+            bootstrap=BootstrapPlan(used=1000 + i),
             settings=settings,
         )
 
@@ -842,7 +843,7 @@ def test_familywise_study_explicit_arguments_reach_the_parts(monkeypatch):
     def answer(i, frame, specs, settings, reference=None):
         return NS(
             comparisons=[NS(verdict="equivalent", p_adjusted=0.5)],
-            bootstrap={"used": 7},
+            bootstrap=BootstrapPlan(used=7),
             settings=settings,
         )
 

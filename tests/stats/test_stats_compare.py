@@ -348,12 +348,12 @@ def test_p_unresolvable_flag_and_b_raise(wer):
     effects = {"ref": 0.0, **{f"g{i}": 2.0 for i in range(12)}}
     df = simulate_audit(np.random.default_rng(0), effects, n_sentences=10)
     res = compare_groups(df, [wer], AuditSettings(n_bootstrap=200), reference="ref")
-    assert res.bootstrap["used"] == 1200 and res.bootstrap["raised"]  # ⌈5·12/0.05⌉
+    assert res.bootstrap.used == 1200 and res.bootstrap.raised  # ⌈5·12/0.05⌉
     assert res.to_dict()["settings"]["n_bootstrap_used"] == 1200
     assert res.to_dict()["settings"]["n_bootstrap"] == 200  # the request stays recorded
     assert not any("p_unresolvable" in c.flags for c in res.comparisons)
     assert min(c.p_adjusted for c in res.comparisons) == pytest.approx(12 / 1201)
     # alpha 0.0005 needs B = 120,000: capped at 20,000, and 12/20,001 ≥ 0.0005
     res = compare_groups(df, [wer], AuditSettings(n_bootstrap=200, alpha=0.0005), reference="ref")
-    assert res.bootstrap["used"] == 20000 and res.bootstrap["capped"]
+    assert res.bootstrap.used == 20000 and res.bootstrap.capped
     assert all("p_unresolvable" in c.flags for c in res.comparisons)

@@ -259,11 +259,13 @@ def _three_groups(extra=()):
 
 
 def test_bootstrap_record_counts_groups_times_metrics():
+    from fairdesk.presentation.bootstrap_words import bootstrap_json
+
     df = _three_groups()
     df["n_csub"], df["n_chars"] = df["n_sub"], 4 * df["n_words"]
     res = _run(df, specs=(W, C), n_bootstrap=200, alpha=0.2)
     # m = 2 groups x 2 metrics; ceil(5 * 4 / 0.2) = 100 < 200 requested
-    assert res.bootstrap == {
+    assert bootstrap_json({"bootstrap": res.bootstrap.to_json()})["bootstrap"] == {
         "requested": 200,
         "used": 200,
         "comparisons": 4,
@@ -274,8 +276,8 @@ def test_bootstrap_record_counts_groups_times_metrics():
         "group_ci_replicates": 200,
     }
     res = _run(df, specs=(W, C), n_bootstrap=200, alpha=0.05)
-    assert res.bootstrap["required"] == 400 and res.bootstrap["used"] == 400
-    assert res.bootstrap["group_ci_replicates"] == 200
+    assert res.bootstrap.required == 400 and res.bootstrap.used == 400
+    assert res.bootstrap.group_ci_replicates == 200
 
 
 @pytest.mark.parametrize(
@@ -286,7 +288,7 @@ def test_unresolvable_boundary(monkeypatch, alpha, flagged):
     # 2/(B+1); the flag is raised exactly when that is not below alpha
     monkeypatch.setattr(formulas, "MAX_BOOTSTRAP", 200)
     res = _run(_three_groups(), alpha=alpha)
-    assert res.bootstrap["used"] == 200 and res.bootstrap["capped"]
+    assert res.bootstrap.used == 200 and res.bootstrap.capped
     tested = [c for c in res.comparisons if c.verdict != "not_estimable"]
     assert len(tested) == 2
     assert all(("p_unresolvable" in c.flags) is flagged for c in tested)

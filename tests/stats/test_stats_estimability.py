@@ -86,7 +86,7 @@ def test_not_estimable_stays_out_of_holm(wer):
     many = res.comparison("wer", "many")
     assert many.p_adjusted == pytest.approx(many.p_value)
     # m counted before the estimability check: 2 comparisons -> ⌈5·2/0.05⌉ = 200 ≤ 400
-    assert res.bootstrap["comparisons"] == 2 and res.bootstrap["used"] == 400
+    assert res.bootstrap.comparisons == 2 and res.bootstrap.used == 400
 
 
 def _constant_frame(g_correct: float, r_correct: float, n: int = 12):
@@ -179,15 +179,12 @@ def test_effect_size_with_zero_block_sd_is_undefined(wer):
 
 
 def test_b_raise_rule():
-    assert planned_bootstrap(2000, 30, 0.05)["used"] == 3000
-    assert planned_bootstrap(2000, 10, 0.05) == {
-        **planned_bootstrap(2000, 10, 0.05),
-        "used": 2000,
-        "raised": False,
-    }
+    assert planned_bootstrap(2000, 30, 0.05).used == 3000
+    r = planned_bootstrap(2000, 10, 0.05)
+    assert r.used == 2000 and r.raised is False
     r = planned_bootstrap(2000, 300, 0.05)
-    assert r["required"] == 30000 and r["used"] == 20000 and r["capped"]
-    assert planned_bootstrap(200, 7, 0.05)["used"] == 700
+    assert r.required == 30000 and r.used == 20000 and r.capped
+    assert planned_bootstrap(200, 7, 0.05).used == 700
 
 
 def test_group_ci_equals_a_numpy_loop():

@@ -175,10 +175,16 @@ def test_holm_ties_in_order_of_appearance_and_missing_values():
 
 
 def test_planned_bootstrap_records_word_for_word():
+    from fairdesk.presentation.bootstrap_words import bootstrap_json
+    from fairdesk.stats.bootstrap_plan import BOOTSTRAP_RULE, BootstrapPlan
     from fairdesk.stats.formulas import planned_bootstrap
 
+    def worded(plan):  # the block as --json writes it: the coded rule in words
+        assert plan.rule is not None and plan.rule.code == BOOTSTRAP_RULE
+        return bootstrap_json({"bootstrap": plan.to_json()})["bootstrap"]
+
     rule = 'B >= ceil(5 * comparisons / alpha), at most 20,000 (docs/METHODS.md, "Multiple comparisons (Holm)")'
-    assert planned_bootstrap(2000, 0, 0.05) == {
+    assert worded(planned_bootstrap(2000, 0, 0.05)) == {
         "requested": 2000,
         "used": 2000,
         "comparisons": 0,
@@ -188,7 +194,7 @@ def test_planned_bootstrap_records_word_for_word():
         "rule": rule,
     }
     # 5 · 200 / 0.05 = 20,000 exactly: raised to the cap, not capped
-    assert planned_bootstrap(2000, 200, 0.05) == {
+    assert worded(planned_bootstrap(2000, 200, 0.05)) == {
         "requested": 2000,
         "used": 20000,
         "comparisons": 200,
@@ -197,7 +203,13 @@ def test_planned_bootstrap_records_word_for_word():
         "capped": False,
         "rule": rule,
     }
-    assert planned_bootstrap(2000, 201, 0.05)["capped"]
+    assert planned_bootstrap(2000, 201, 0.05).capped
+    # the stored block reads back equal to the plan; a stored sentence is kept as stored
+    plan = planned_bootstrap(2000, 200, 0.05)
+    assert BootstrapPlan.from_json(plan.to_json()) == plan
+    old = BootstrapPlan.from_json(worded(plan))
+    assert old.rule is not None and old.rule.code == "stored.sentence"
+    assert old.to_json() == worded(plan)
 
 
 def test_too_few_and_constant_value_edges():

@@ -38,18 +38,18 @@ def test_sensitivity_table_shows_the_flip_of_the_english_normaliser():
     _f, res = analyse(frame, settings, language="en")
     res = res.to_json()  # bridge: typed consumer pending
     block = normaliser_sensitivity(frame, settings, res["reference"], res["tested_metrics"], "en")
-    assert block["run_normaliser"] == "whisper-english"
-    row = [r for r in block["rows"] if r["metric"] == "wer"][0]
-    assert not row["holds"] and block["n_flipped"] >= 1
-    assert row["value"]["whisper-english"] == 0.0  # "$20" -> "20 dollars", "it's" -> "it is"
-    assert row["verdict"]["whisper-english"] != "disparity_detected"
-    assert row["verdict"]["whisper-basic"] == "disparity_detected"
+    assert block.run_normaliser == "whisper-english"
+    row = [r for r in block.rows if r.metric == "wer"][0]
+    assert not row.holds and block.n_flipped >= 1
+    assert row.value["whisper-english"] == 0.0  # "$20" -> "20 dollars", "it's" -> "it is"
+    assert row.verdict["whisper-english"] != "disparity_detected"
+    assert row.verdict["whisper-basic"] == "disparity_detected"
     # independent: jiwer on the basic-normalised texts of group b
     b = frame[frame.group == "b"]
     want = jiwer.wer([basic(t) for t in b.reference], [basic(t) for t in b.hypothesis])
-    assert row["value"]["whisper-basic"] == pytest.approx(want)
+    assert row.value["whisper-basic"] == pytest.approx(want)
     none = jiwer.wer([" ".join(t.split()) for t in b.reference], list(b.hypothesis))
-    assert row["value"]["none"] == pytest.approx(none)
+    assert row.value["none"] == pytest.approx(none)
 
 
 def test_dominance_thresholds_are_at_least_20_errors_and_more_than_a_quarter():
@@ -66,7 +66,7 @@ def test_dominance_thresholds_are_at_least_20_errors_and_more_than_a_quarter():
         )
 
     assert dominant_items(frame([5, 5, 5, 5])) == {}  # 20 errors, 1/4 exactly
-    assert dominant_items(frame([6, 5, 5, 4]))["g"]["item"] == "i0"  # 20 errors, 6/20
+    assert dominant_items(frame([6, 5, 5, 4]))["g"].item == "i0"  # 20 errors, 6/20
     assert dominant_items(frame([6, 5, 5, 3])) == {}  # 19 errors
 
 
@@ -126,3 +126,29 @@ def test_flag_counts_by_hand():
         assert counts[g]["rate"] == pytest.approx(len(flagged) / 60)
         assert counts[g]["items"] == list(flagged["item_id"])
     assert counts["a"]["hallucinated"] == 0 and counts["b"]["loop"] > 0
+
+
+def test_sensitivity_without_a_text_metric_is_a_coded_note_worded_as_before():
+    from fairdesk.jobs.result import AuditRun
+    from fairdesk.presentation.notices import notice_text
+    from fairdesk.presentation.run_notes import words_json
+    from fairdesk.stats.sensitivity_types import NO_TEXT_METRIC, NormaliserSensitivity
+
+    frame = pd.DataFrame({"group": ["a"], "reference": ["x"], "hypothesis": ["x"]})
+    block = normaliser_sensitivity(frame, AuditSettings(), None, ["bleu"], "en")
+    assert block.note is not None and block.note.code == NO_TEXT_METRIC and not block.rows
+    sentence = "no tested text metric (WER/CER family) to re-score"
+    assert notice_text(block.note) == sentence
+    stored = {  # as a run stored it before the note was coded
+        "normalisers": ["whisper-english", "none"],
+        "run_normaliser": "whisper-english",
+        "metrics": [],
+        "rows": [],
+        "n_comparisons": 0,
+        "n_flipped": 0,
+        "note": sentence,
+    }
+    old = NormaliserSensitivity.from_json(stored)
+    assert old.note is not None and old.note.code == NO_TEXT_METRIC
+    run = AuditRun(normaliser_sensitivity=old)
+    assert words_json(run.to_json(), run)["normaliser_sensitivity"] == stored

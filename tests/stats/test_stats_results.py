@@ -1,7 +1,5 @@
 """The result objects' JSON form and lookups (hand-built results)."""
 
-import math
-
 import pytest
 
 from fairdesk.stats import AuditSettings
@@ -25,12 +23,14 @@ def test_exclusion_to_dict():
 
 
 def test_audit_result_to_dict_keys_and_missing_comparison():
+    from fairdesk.stats.bootstrap_plan import BootstrapPlan
     from fairdesk.stats.notices import Notice
     from fairdesk.stats.results import AuditResult, Exclusion
 
-    boot = {"requested": 2000, "used": 4000, "raised": True, "capped": False, "ratio": math.nan}
+    boot = {"requested": 2000, "used": 4000, "raised": True, "capped": False}
     why = Notice("stored.sentence", {"text": "r"})
-    res = AuditResult((), {}, (), (Exclusion("x", why),), "us", "matched", AuditSettings(), boot)
+    plan = BootstrapPlan.from_json(boot)
+    res = AuditResult((), {}, (), (Exclusion("x", why),), "us", "matched", AuditSettings(), plan)
     d = res.to_dict()
     assert d == {
         "comparisons": [],
@@ -42,9 +42,9 @@ def test_audit_result_to_dict_keys_and_missing_comparison():
         "settings": {
             **AuditSettings().to_dict(),
             "n_bootstrap_used": 4000,
-            "bootstrap_raise": {**boot, "ratio": None},
+            "bootstrap_raise": boot,
         },
-        "bootstrap": {**boot, "ratio": None},
+        "bootstrap": boot,
     }
     plain = AuditResult((), {}, (), (), None, None, AuditSettings()).to_dict()
     assert plain["settings"] == AuditSettings().to_dict() and plain["bootstrap"] is None

@@ -112,7 +112,7 @@ def test_corpus_difference_ci_equals_numpy_with_the_same_counts(wer, em, design,
     (lo, hi), delta = _numpy_corpus_ci(a, b, r.draws, scaled=scheme == "speaker")
     assert d.difference == pytest.approx(delta, abs=1e-12)
     assert (d.ci_low, d.ci_high) == pytest.approx((lo, hi), abs=1e-9)
-    assert r.draws["corpus"]["strata"][0].shape[0] == r.bootstrap["used"]
+    assert r.draws["corpus"]["strata"][0].shape[0] == r.bootstrap.used
     assert ("two_way_corrected" in d.flags) == (scheme == "two_way")
 
 
@@ -159,13 +159,13 @@ def test_holm_runs_over_every_system_and_gap_test_and_b_is_raised(wer, em):
     s = AuditSettings(n_bootstrap=200)
     r = compare_systems({"A": a, "B": b}, [wer, em], s, audits=False)
     # corpus + 2 groups + 1 gap difference, per metric
-    assert r.bootstrap["comparisons"] == 8
-    assert r.bootstrap["used"] == math.ceil(5 * 8 / s.alpha)
+    assert r.bootstrap.comparisons == 8
+    assert r.bootstrap.used == math.ceil(5 * 8 / s.alpha)
     tests = [*r.differences, *r.gap_differences]
     p = np.array([t.p_value for t in tests])
     adj = np.array([t.p_adjusted for t in tests])
     np.testing.assert_allclose(adj, holm_adjust(p), equal_nan=True)
-    assert r.bootstrap["family"] == int(np.isfinite(p).sum())
+    assert r.bootstrap.family == int(np.isfinite(p).sum())
 
 
 def test_common_items_drop_and_list_each_systems_failures(wer):

@@ -7,7 +7,7 @@ header as escaped text and the tables as plain item text."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QKeySequence, QShortcut
@@ -65,6 +65,9 @@ from .run_header import run_header
 from .systems_view import SystemsView
 from .verdict_cards import VerdictCards, ask_agreement
 
+if TYPE_CHECKING:
+    from ...stats.pitfall_types import DominantItem
+
 #: The Audit panel's option that makes the items with no grouping value a tested group.
 MISSING_OPTION = "'Include missing values as a group'"
 
@@ -110,18 +113,18 @@ COMPARISON_COLUMNS = (
 )
 
 
-def dominated_text(dom: Mapping, long: bool = False) -> str:
+def dominated_text(dom: DominantItem, long: bool = False) -> str:
     """The ``wer_dominated_by`` flag of a group in words (docs/METHODS.md, "Audit pitfalls": one utterance carries
-    more than a quarter of at least 20 word errors); the one reader of that free-form block
-    (``GroupInfo.wer_dominated_by``)."""
-    short = f"one item carries {fmt_percent(dom.get('share', 0), 0)} of the WER errors: {dom.get('item')}"
+    more than a quarter of at least 20 word errors; ``GroupInfo.wer_dominated_by``)."""
+    share = dom.share if dom.share is not None else 0
+    short = f"one item carries {fmt_percent(share, 0)} of the WER errors: {dom.item}"
     if not long:
         return short
-    wo = dom.get("wer_without_item")
+    wo = dom.wer_without_item
     return (
-        f"One utterance ({dom.get('item')}) holds {dom.get('errors')} of the group's "
-        f"{dom.get('group_errors')} word errors ({fmt_percent(dom.get('share', 0), 0)}); the pooled "
-        f"WER is {fmt_percent(dom.get('wer'), 1)}, {fmt_percent(wo, 1) if wo is not None else '–'} "
+        f"One utterance ({dom.item}) holds {dom.errors} of the group's "
+        f"{dom.group_errors} word errors ({fmt_percent(share, 0)}); the pooled "
+        f"WER is {fmt_percent(dom.wer, 1)}, {fmt_percent(wo, 1) if wo is not None else '–'} "
         "without it. Listen to it in Items before trusting this group's WER."
     )
 

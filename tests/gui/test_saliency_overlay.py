@@ -211,12 +211,16 @@ def test_worst_items_are_precomputed_only_while_nothing_else_runs(qtbot, ctx, mi
     worst = next(r for r in range(len(w.frame)) if w._bad[r])
     assert started[0].endswith(str(w.frame["path"].iat[worst]).split("/")[-1])
     assert w._bg_job.background and w._bg_job.running
-    # a request (here a stand-in audit) makes it yield
-    request = Job(lambda progress, cancelled: None, name="audit")
+    # a request (here a stand-in audit, held until the check: one that ended at once would
+    # let the poll start the next precomputation before it) makes it yield
+    release = threading.Event()
+    request = Job(lambda progress, cancelled: release.wait(10), name="audit")
     ctx.jobs.submit(request, channel="audit")
     assert stopped.wait(5)
     qtbot.waitUntil(lambda: not w._bg_job.running, timeout=5000)
     w.stop_background_saliency()
+    release.set()
+    assert request.wait(5)
     # the run's model was loaded in the background ahead of the first click, once
     qtbot.waitUntil(lambda: preloaded == [("whisper-tiny.en", "cpu")], timeout=5000)
     w._start_background_saliency()

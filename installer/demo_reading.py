@@ -31,9 +31,10 @@ SCHEMES = {
 def reading(res, metric: str = "wer") -> list[str]:
     """The lines to print for one audit result (an ``AuditRun`` or its JSON)."""
     import fairdesk
-    from fairdesk.jobs.result import as_audit_run
+    from fairdesk.jobs.result import AuditRun
+    from fairdesk.presentation.notices import notice_text
 
-    run = as_audit_run(res)
+    run = res if isinstance(res, AuditRun) else AuditRun.from_json(res)
     comps = [c for c in run.comparisons if c.metric == metric]
     lines = [f"Design: {DESIGNS.get(run.design, run.design or 'not computed')}."]
     schemes = sorted({c.estimator for c in comps if c.estimator})
@@ -50,7 +51,8 @@ def reading(res, metric: str = "wer") -> list[str]:
             textwrap.wrap(fairdesk.reading(c, run), 92, initial_indent="  ", subsequent_indent="  ")
         )
     for e in run.excluded:
-        lines.append(f"{e.group}: not compared ({e.reason})")
+        why = notice_text(e.reason) if e.reason is not None else "no reason stored"
+        lines.append(f"{e.group}: not compared ({why})")
     return lines
 
 

@@ -1,6 +1,6 @@
 """The number of bootstrap resamples a run used and why, as a typed result
-(:func:`fairdesk.stats.formulas.planned_bootstrap`; docs/METHODS.md, "Multiple comparisons
-(Holm)").
+(:func:`fairdesk.stats.formulas.planned_bootstrap`;
+docs/METHODS.md, "Multiple comparisons (Holm)").
 
 :class:`BootstrapPlan` is the ``bootstrap`` block of an audit
 (``AuditResult.bootstrap``) and of a comparison of systems

@@ -1,6 +1,6 @@
 """The normaliser sensitivity as a typed result
-(:func:`fairdesk.stats.sensitivity.normaliser_sensitivity`; docs/METHODS.md, "Normaliser
-sensitivity").
+(:func:`fairdesk.stats.sensitivity.normaliser_sensitivity`;
+docs/METHODS.md, "Normaliser sensitivity").
 
 :class:`NormaliserSensitivity` holds every tested text comparison re-scored under each
 normaliser (:class:`SensitivityRow`), or, where the run tested no text metric, the coded

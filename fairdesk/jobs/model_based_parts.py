@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..core.jsonio import ResultJson
-from ..stats.notices import Notice
+from ..stats.notices import STORED_SENTENCE, Notice, note_json, stored_notice
 
 if TYPE_CHECKING:  # imported when a fit is read: the regression package loads scipy
     from ..stats.regression.poisson_mixed_result import MixedPoissonResult
@@ -36,7 +36,6 @@ if TYPE_CHECKING:  # imported when a fit is read: the regression package loads s
 __all__ = ["STORED_SENTENCE", "Agreement", "ModelBasedFit"]
 
 #: The code of a sentence a run stored before its note was coded.
-STORED_SENTENCE = "stored.sentence"
 
 #: The block's own keys (the typed fields), beside the fit's.
 _BLOCK_KEYS = ("error", "conclusions", "agreement", "agreement_note", "notes")
@@ -45,18 +44,8 @@ _BLOCK_KEYS = ("error", "conclusions", "agreement", "agreement_note", "notes")
 _EXCLUDED = "groups excluded by the audit's minimums were left out: "
 
 
-def _read_note(x: Any) -> Notice:
-    """A stored note: coded (``{"code", "args"}``), else a sentence as stored."""
-    if isinstance(x, Mapping) and "code" in x:
-        return Notice.from_json(x)
-    return Notice(STORED_SENTENCE, {"text": str(x)})
-
-
-def _write_note(n: Notice) -> Any:
-    """A note as stored: a stored sentence as the sentence, else coded."""
-    if n.code == STORED_SENTENCE:
-        return str(n.args.get("text", ""))
-    return n.to_json()
+_read_note = stored_notice  # a stored note: coded, else a sentence as stored
+_write_note = note_json  # a note as stored: a stored sentence as the sentence, else coded
 
 
 def _is_audit_caveat(n: Notice) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..stats.codec import OLD_SENTENCE_READERS
+from ..stats.notices import STORED_SENTENCE as STORED
 from ..stats.notices import Notice
 
 if TYPE_CHECKING:
@@ -79,8 +80,6 @@ NORMALISER_PREFIX = "run.normaliser_"
 NORMALISER_LANGUAGE = NORMALISER_PREFIX + "language"
 NORMALISER_NO_LETTERS = NORMALISER_PREFIX + "no_letters"
 NORMALISER_ASCII_SHARE = NORMALISER_PREFIX + "ascii_share"
-
-STORED = "stored.sentence"
 
 
 def _n(m: re.Match) -> dict[str, Any]:

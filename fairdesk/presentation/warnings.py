@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from ..jobs.result_parts import Speakers
     from ..stats.notices import Notice
 
-STORED = "stored.sentence"
 
 __all__ = [
     "coded_warnings",
@@ -60,14 +59,14 @@ def speaker_notices(run: AuditRun) -> tuple[Notice, ...]:
     """The typed warning codes of ``run``'s speakers as coded notes (area ``run``)."""
     from ..jobs.result_parts import NO_SPEAKER_IDS
     from ..jobs.run_notes import NO_SPEAKER_IDS as CODE
-    from ..stats.notices import Notice
+    from ..stats.notices import STORED_SENTENCE, Notice
 
     sp = run.speakers
     table = run.table is not None
     return tuple(
         Notice(CODE, {"table": table})
         if c == NO_SPEAKER_IDS
-        else Notice(STORED, {"text": warning_text(c)})
+        else Notice(STORED_SENTENCE, {"text": warning_text(c)})
         for c in (sp.warnings if sp else ())
     )
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..core.jsonio import ResultJson
-from .notices import Notice, notice
+from .notices import STORED_SENTENCE, Notice, notice, stored_notice
 
 __all__ = ["BOOTSTRAP_RULE", "BootstrapPlan", "bootstrap_rule"]
 
@@ -35,9 +35,7 @@ def bootstrap_rule() -> Notice:
 def _read_rule(x: Any) -> Notice:
     """The stored rule: coded, else the sentence of an older result, kept as stored (its
     JSON writes it back word for word)."""
-    if isinstance(x, Mapping) and "code" in x:
-        return Notice.from_json(x)
-    return Notice("stored.sentence", {"text": str(x)})
+    return stored_notice(x)
 
 
 def _int(x: Any) -> int | None:
@@ -90,7 +88,7 @@ class BootstrapPlan:
             if getattr(self, k) is not None:
                 out[k] = getattr(self, k)
         if self.rule is not None:
-            stored = self.rule.code == "stored.sentence"
+            stored = self.rule.code == STORED_SENTENCE
             out["rule"] = str(self.rule.args.get("text", "")) if stored else self.rule.to_json()
         for k in ("group_ci_replicates", "family"):
             if getattr(self, k) is not None:

@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING, Any, Union
 import numpy as np
 
 from fairdesk.stats.bootstrap_plan import BootstrapPlan
-from fairdesk.stats.notices import Notice
+from fairdesk.stats.notices import Notice, stored_notice
 from fairdesk.stats.pitfall_types import stored_note
 from fairdesk.stats.results import (
     STORED_SENTENCE,
@@ -249,7 +249,7 @@ def decode_notice(data) -> Notice:
         note = read(text)
         if note is not None:
             return note
-    return Notice("stored.sentence", {"text": text})
+    return stored_notice(text)
 
 
 def decode_dataclass(cls: type, data: Mapping):

@@ -18,7 +18,7 @@ from fairdesk.core.jsonio import ResultJson
 
 from ..core.jsonio import jsonable
 
-__all__ = ["Notice", "notice"]
+__all__ = ["STORED_SENTENCE", "Notice", "note_json", "notice", "stored_notice"]
 
 
 def _empty() -> Mapping[str, Any]:
@@ -51,3 +51,27 @@ class Notice:
 def notice(code: str, **args: Any) -> Notice:
     """``Notice(code, args)`` written as a call: ``notice("minimums.too_few", k=3)``."""
     return Notice(code, args)
+
+
+#: The code of a note an older version stored as its sentence (worded as it was stored).
+STORED_SENTENCE = "stored.sentence"
+
+
+def stored_notice(data: Any) -> Notice:
+    """A note as a result's JSON holds it: a coded one (``{"code", "args"}``), or the
+    sentence a version before the codes stored, kept as :data:`STORED_SENTENCE` (a
+    :class:`Notice` is returned as it is). Decoders that know an old sentence's code read it
+    first and fall back on this."""
+    if isinstance(data, Notice):
+        return data
+    if isinstance(data, Mapping) and "code" in data:
+        return Notice.from_json(data)
+    return Notice(STORED_SENTENCE, {"text": str(data)})
+
+
+def note_json(note: Notice) -> Any:
+    """A coded note's JSON: ``{"code", "args"}``, or the sentence itself for a note an
+    older run stored as its sentence, so that run writes back as it was stored."""
+    if note.code == STORED_SENTENCE:
+        return note.args["text"]
+    return note.to_json()

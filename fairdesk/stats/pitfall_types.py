@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from fairdesk.core.jsonio import ResultJson, json_number
-from fairdesk.stats.notices import Notice, notice
+from fairdesk.stats.notices import Notice, notice, stored_notice
 
 __all__ = [
     "DominantItem",
@@ -82,10 +82,8 @@ def stored_note(data: Any) -> Notice | None:
     pitfalls' (else kept as a stored sentence, worded as it was); None stays None."""
     if data is None:
         return None
-    if isinstance(data, Notice):
-        return data
-    if isinstance(data, Mapping) and "code" in data:
-        return Notice.from_json(data)
+    if isinstance(data, Notice) or (isinstance(data, Mapping) and "code" in data):
+        return stored_notice(data)
     text = str(data)
     if text in _CONSTANT:
         return notice(_CONSTANT[text])
@@ -99,7 +97,7 @@ def stored_note(data: Any) -> Notice | None:
     m = _SHORT_REFERENCE.fullmatch(text)
     if m is not None:
         return notice(REASON_REFERENCE_FLAGGED, reference=ast.literal_eval(m["ref"]))
-    return Notice("stored.sentence", {"text": text})
+    return stored_notice(text)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from fairdesk.core.jsonio import ResultJson, jsonable
 from fairdesk.stats.bootstrap_plan import BootstrapPlan
-from fairdesk.stats.notices import Notice
+from fairdesk.stats.notices import STORED_SENTENCE, Notice, note_json, stored_notice
 from fairdesk.stats.pitfall_types import DominantItem, WithoutFlagged
 from fairdesk.stats.settings import AuditSettings
 from fairdesk.stats.summary import MetricSummary
@@ -23,15 +23,6 @@ def _fields_dict(obj, later: tuple[str, ...]) -> dict:
         for f in dataclasses.fields(obj)
         if not (f.name in later and getattr(obj, f.name) is None)
     }
-
-
-def note_json(note: Notice):
-    """A coded note's JSON: ``{"code", "args"}``, or the sentence itself for a note an
-    older run stored as its sentence (``stored.sentence``), so that run writes back as it
-    was stored."""
-    if note.code == STORED_SENTENCE:
-        return note.args["text"]
-    return note.to_json()
 
 
 def _notes_json(value):
@@ -136,17 +127,6 @@ _STORED_SAMPLE = re.compile(r"^the (\d+) \+ (\d+) (.+)$")
 
 
 #: The code of a note an older run stored as its sentence (fairdesk.presentation.stored_words).
-STORED_SENTENCE = "stored.sentence"
-
-
-def stored_notice(data) -> Notice:
-    """A note as stored: a coded one (``{"code", "args"}``) or, from a run stored before its
-    notes were coded, the sentence itself (``stored.sentence``)."""
-    if isinstance(data, str):
-        return Notice(STORED_SENTENCE, {"text": data})
-    return Notice.from_json(data)
-
-
 @dataclass(frozen=True)
 class Comparison:
     """One group × metric compared with the reference (docs/METHODS.md, "Comparisons with the reference"):

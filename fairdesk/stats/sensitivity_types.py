@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..core.jsonio import ResultJson, jsonable
-from .notices import Notice, notice
+from .notices import STORED_SENTENCE, Notice, notice, stored_notice
 
 __all__ = ["NO_TEXT_METRIC", "NormaliserSensitivity", "SensitivityRow"]
 
@@ -79,11 +79,9 @@ class SensitivityRow:
 
 def _read_note(x: Any) -> Notice:
     """The stored note: coded, else the sentence (today's code where it is the known one)."""
-    if isinstance(x, Mapping) and "code" in x:
-        return Notice.from_json(x)
     if x == _NO_TEXT_METRIC_STORED:
         return notice(NO_TEXT_METRIC)
-    return Notice("stored.sentence", {"text": str(x)})
+    return stored_notice(x)
 
 
 @dataclass(frozen=True)
@@ -127,7 +125,7 @@ class NormaliserSensitivity:
             "n_flipped": self.n_flipped,
         }
         if self.note is not None:
-            stored = self.note.code == "stored.sentence"  # an older run's sentence, as stored
+            stored = self.note.code == STORED_SENTENCE  # an older run's sentence, as stored
             out["note"] = str(self.note.args.get("text", "")) if stored else self.note.to_json()
         if self.reference_by_normaliser is not None:
             out["reference_by_normaliser"] = jsonable(dict(self.reference_by_normaliser))

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..notices import Notice, notice
+from ..notices import STORED_SENTENCE, Notice, notice
 
 # cautions: what the data cannot separate
 SINGLE_SPEAKER_LEVEL = "regression.single_speaker_level"  # variable, level
@@ -56,7 +56,7 @@ AGGREGATION_SPEAKER_MEAN = "regression.aggregation_speaker_mean"
 AGGREGATION_UTTERANCE = "regression.aggregation_utterance"
 
 #: The code of a sentence stored by an older version (``Notice("stored.sentence", ...)``).
-STORED = "stored.sentence"
+STORED = STORED_SENTENCE
 
 _N = r"(\d+)"
 #: Sentences older versions stored, and the note each one is: (pattern, code, its args

@@ -16,7 +16,7 @@ from typing import Any
 from fairdesk.core.jsonio import ResultJson
 
 from ...core.jsonio import json_number
-from ..notices import Notice
+from ..notices import Notice, stored_notice
 
 __all__ = [
     "MAX_FIXED_CONTENTS",
@@ -58,9 +58,7 @@ def _note(note: Notice, words: Words | None) -> Any:
 
 def _stored_note(x: Any) -> Notice:
     """A note as stored: coded (``{"code", "args"}``), else a sentence."""
-    if isinstance(x, Mapping) and "code" in x:
-        return Notice.from_json(x)
-    return Notice("stored.sentence", {"text": str(x)})
+    return stored_notice(x)
 
 
 @dataclass(frozen=True)

@@ -35,9 +35,9 @@ Rules
   ``to_json()`` and ``from_json(data)``: the recording plan's types) is written and read by
   it.
 * A coded note (:class:`~fairdesk.stats.notices.Notice`) stored as a sentence by a version
-  before the codes reads as its code where a decoder knows its words (the pitfalls',
-  :func:`fairdesk.stats.pitfall_types.stored_note`; a run's notes, :data:`OLD_SENTENCE_READERS`),
-  else as ``stored.sentence`` (its words as stored; written back as the sentence, so an older
+  before the codes reads as its code where a reader of :data:`OLD_SENTENCE_READERS` knows
+  its words (the pitfalls', :func:`fairdesk.stats.pitfall_types.stored_note`; a run's
+  notes), else as ``stored.sentence`` (its words as stored; written back as the sentence, so an older
   run writes back as it was stored); a :class:`~fairdesk.stats.results.ComparisonSample`
   stored in words (``the 2 + 2 explained items``) reads back as its numbers.
 * :class:`~fairdesk.stats.settings.AuditSettings` is read with ``AuditSettings.from_dict``
@@ -198,12 +198,7 @@ def decode(data, hint: Any):
     if hint is AuditSettings:
         return decode_settings(data)[0]
     if hint is Notice:  # a coded note, or the sentence an older run stored
-        if isinstance(data, str):
-            note = stored_note(data)  # the pitfalls' old sentences
-            if note is None or note.code == STORED_SENTENCE:
-                note = decode_notice(data)  # a run's old sentences, else stored.sentence
-        else:
-            note = decode_notice(data)
+        note = decode_notice(data)
         return Notice(note.code, freeze(dict(note.args)))
     if hint is ComparisonSample:  # typed, or the words an older run stored
         return ComparisonSample.from_json(data)
@@ -232,10 +227,17 @@ def decode(data, hint: Any):
     return freeze(data)
 
 
+def _pitfalls_sentence(text: str) -> Notice | None:
+    """The pitfalls' note an older run stored as ``text`` (None: not one of theirs)."""
+    note = stored_note(text)
+    return None if note is None or note.code == STORED_SENTENCE else note
+
+
 #: Readers of the sentences older runs stored where a coded note is declared: each returns
-#: the note (code and numbers) its old wording gives, or None. The module that owns the
-#: codes adds its reader (``fairdesk.jobs.run_notes`` for a run's notes).
-OLD_SENTENCE_READERS: list[Callable[[str], Notice | None]] = []
+#: the note (code and numbers) its old wording gives, or None; the first that knows it wins.
+#: The module that owns the codes adds its reader (the pitfalls' here, below ``jobs``;
+#: ``fairdesk.jobs.run_notes`` adds a run's notes).
+OLD_SENTENCE_READERS: list[Callable[[str], Notice | None]] = [_pitfalls_sentence]
 
 
 def decode_notice(data) -> Notice:
